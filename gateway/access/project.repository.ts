@@ -1,0 +1,25 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { AccessDatabase } from './access.database';
+
+export interface ProjectRecord {
+  id: string;
+  name: string;
+  createdAt: Date;
+}
+
+export class ProjectRepository {
+  constructor(private readonly db: Kysely<AccessDatabase>) {}
+
+  async insert(name: string, now: Date, trx: Transaction<AccessDatabase>): Promise<ProjectRecord> {
+    const row = await trx
+      .insertInto('projects')
+      .values({ name, created_at: now })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { id: row.id, name: row.name, createdAt: row.created_at };
+  }
+
+  transaction<T>(work: (trx: Transaction<AccessDatabase>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(work);
+  }
+}

@@ -1,0 +1,74 @@
+import express, { type Express } from 'express';
+import type { Logger } from '../services/common/logger';
+import type { Authenticator } from './auth/authenticator';
+import type { GatewayConfig } from './config';
+import { errorHandler } from './http/errors';
+import { routeFallback } from './http/fallback';
+import type { HttpMetrics } from './http/metrics';
+import { requestId } from './http/request-id';
+import { type AnyRoute, mountRoutes } from './http/route';
+import { buildOpenApiDocument } from './openapi/document';
+import { swaggerAssetsPath } from './openapi/docs-page';
+import { audienceSegmentRoutes } from './routes/audience/audience-segments.routes';
+import { audienceDashboardRoutes } from './routes/audience/audiences.routes';
+import { projectRoutes } from './routes/projects.routes';
+import type { RouteDeps } from './routes/route-deps';
+import { systemRoutes, type SystemDeps } from './routes/system.routes';
+
+export interface AppDeps {
+  config: GatewayConfig;
+  logger: Logger;
+  authenticator: Authenticator;
+  metrics: HttpMetrics;
+  routes: RouteDeps;
+  readiness: SystemDeps['readiness'];
+}
+
+/** The /v1 audience API is also served under /api/v1 (the specification calls it both ways). */
+function withApiPrefixAliases(routes: AnyRoute[]): AnyRoute[] {
+  return routes.flatMap((route) => [
+    route,
+    { ...route, path: `/api${route.path}`, operationId: `${route.operationId}ApiPrefixed`, summary: `${route.summary} (/api alias)` },
+  ]);
+}
+
+export function createApp(deps: AppDeps): { app: Express; routes: AnyRoute[] } {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.config.TRUST_PROXY);
+  app.set('etag', false);
+
+  let document: unknown;
+  const routes: AnyRoute[] = [
+    ...systemRoutes({
+      metrics: deps.metrics.registry,
+      readiness: deps.readiness,
+      openApiDocument: () => (document ??= buildOpenApiDocument(routes, {
+        title: 'Referral platform API',
+        version: '1.0.0',
+        description:
+          'Audiences, affiliate tax information and claims for incentive programs. Errors share one body: ' +
+          '`{ status, code, message, details }`. Lists share one shape: `{ results, total_results, page, page_size }`.',
+      })),
+    }),
+    ...projectRoutes(deps.routes),
+    ...audienceDashboardRoutes(deps.routes),
+    ...withApiPrefixAliases(audienceSegmentRoutes(deps.routes)),
+  ];
+
+  app.use(requestId());
+  app.use(deps.metrics.middleware);
+  app.use('/docs/assets', express.static(swaggerAssetsPath, { index: false, maxAge: '1h' }));
+  const router = express.Router();
+  mountRoutes(router, routes, {
+    authenticator: deps.authenticator,
+    jsonLimit: deps.config.JSON_BODY_LIMIT,
+    batchLimit: deps.config.BATCH_BODY_LIMIT,
+    validateResponses: deps.config.VALIDATE_RESPONSES,
+    logger: deps.logger,
+  });
+  app.use(router);
+  app.use(routeFallback(routes));
+  app.use(errorHandler(deps.logger));
+  return { app, routes };
+}

@@ -1,0 +1,37 @@
+import { AudienceServiceClient } from '../gen/referral/audience/v1/audience';
+import { HealthCheckResponse_ServingStatus, HealthClient } from '../gen/grpc/health/v1/health';
+import { createGrpcClient, type GrpcClient } from '../services/common/grpc/client';
+import type { GatewayConfig } from './config';
+
+/** The gateway reaches services only through these generated clients. */
+export interface ServiceClients {
+  audience: GrpcClient<AudienceServiceClient>['call'];
+  /** One health check per service, for /readyz. */
+  health: Array<{ service: string; check(): Promise<boolean> }>;
+  close(): void;
+}
+
+const HEALTH_TIMEOUT_MS = 1_000;
+
+export function createServiceClients(config: GatewayConfig): ServiceClients {
+  const audience = createGrpcClient(AudienceServiceClient, config.AUDIENCE_GRPC_ADDR, config.GRPC_TIMEOUT_MS);
+  const targets = [{ service: 'audience', address: config.AUDIENCE_GRPC_ADDR, name: 'referral.audience.v1.AudienceService' }];
+  const healthClients = targets.map((target) => ({
+    ...target,
+    client: createGrpcClient(HealthClient, target.address, HEALTH_TIMEOUT_MS),
+  }));
+  return {
+    audience: audience.call,
+    health: healthClients.map(({ service, name, client }) => ({
+      service,
+      check: async () => {
+        const response = await client.call.check({ service: name }).catch(() => undefined);
+        return response?.status === HealthCheckResponse_ServingStatus.SERVING;
+      },
+    })),
+    close: () => {
+      audience.close();
+      for (const { client } of healthClients) client.close();
+    },
+  };
+}

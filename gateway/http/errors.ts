@@ -1,0 +1,139 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import type { ErrorRequestHandler } from 'express';
+import { ZodError, type z } from 'zod';
+import { DomainError, type FieldViolation } from '../../services/common/errors';
+import { isServiceError, readGrpcError, toGrpcStatus } from '../../services/common/grpc/errors';
+import type { Logger } from '../../services/common/logger';
+
+/** The one error body of the API (DESIGN.md §3). */
+export interface ErrorBody {
+  status: number;
+  code: string;
+  message: string;
+  details: FieldViolation[];
+}
+
+/** An error raised by the gateway itself, already in HTTP terms. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: FieldViolation[] = [],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** gRPC status -> HTTP status, as DESIGN.md §3 lays it down. */
+const HTTP_STATUS_BY_GRPC: Partial<Record<GrpcStatus, number>> = {
+  [GrpcStatus.INVALID_ARGUMENT]: 400,
+  [GrpcStatus.FAILED_PRECONDITION]: 400,
+  [GrpcStatus.OUT_OF_RANGE]: 400,
+  [GrpcStatus.UNAUTHENTICATED]: 401,
+  [GrpcStatus.PERMISSION_DENIED]: 403,
+  [GrpcStatus.NOT_FOUND]: 404,
+  [GrpcStatus.ALREADY_EXISTS]: 409,
+  [GrpcStatus.ABORTED]: 409,
+  [GrpcStatus.RESOURCE_EXHAUSTED]: 429,
+  [GrpcStatus.INTERNAL]: 500,
+  [GrpcStatus.UNAVAILABLE]: 503,
+  [GrpcStatus.DEADLINE_EXCEEDED]: 504,
+};
+
+const DEFAULT_CODE_BY_HTTP: Record<number, string> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHENTICATED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+  500: 'INTERNAL',
+  503: 'SERVICE_UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+};
+
+const GENERIC_MESSAGE_BY_HTTP: Record<number, string> = {
+  500: 'something went wrong on our side; the request id identifies it in our logs',
+  503: 'a service this request needs is not available; try again shortly',
+  504: 'a service this request needs did not answer in time; try again shortly',
+};
+
+export function zodDetails(error: ZodError | z.core.$ZodError, prefix?: string): FieldViolation[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.reduce<string>(
+      (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)),
+      '',
+    );
+    return { field: [prefix, path].filter(Boolean).join('.') || prefix || '(body)', reason: issue.message };
+  });
+}
+
+/** Maps anything thrown while serving a request to the error body; nothing internal leaks. */
+export function toErrorBody(error: unknown): { body: ErrorBody; internal: boolean } {
+  if (error instanceof HttpError) {
+    return { body: { status: error.status, code: error.code, message: error.message, details: error.details }, internal: false };
+  }
+  if (error instanceof ZodError) {
+    const details = zodDetails(error);
+    return { body: { status: 400, code: 'VALIDATION_FAILED', message: summarise(details), details }, internal: false };
+  }
+  if (error instanceof DomainError) {
+    // The gateway's own domain (projects, keys) uses the same typed errors as the services.
+    const { status } = toGrpcStatus(error);
+    return fromRemote(status.code, error.code, error.message, error.details);
+  }
+  if (isServiceError(error)) {
+    const remote = readGrpcError(error);
+    return fromRemote(remote.grpcStatus, remote.code, remote.message, remote.details);
+  }
+  const bodyParserError = error as { type?: string; status?: number; expose?: boolean };
+  if (bodyParserError?.type === 'entity.too.large') {
+    return { body: { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'the request body is larger than this endpoint accepts', details: [] }, internal: false };
+  }
+  if (bodyParserError?.type === 'entity.parse.failed') {
+    return { body: { status: 400, code: 'INVALID_JSON', message: 'the request body is not valid JSON', details: [] }, internal: false };
+  }
+  if (bodyParserError?.expose && typeof bodyParserError.status === 'number' && bodyParserError.status >= 400 && bodyParserError.status < 500) {
+    const status = bodyParserError.status;
+    return { body: { status, code: DEFAULT_CODE_BY_HTTP[status] ?? 'BAD_REQUEST', message: 'the request could not be read', details: [] }, internal: false };
+  }
+  return { body: { status: 500, code: 'INTERNAL', message: GENERIC_MESSAGE_BY_HTTP[500]!, details: [] }, internal: true };
+}
+
+function fromRemote(
+  grpcStatus: GrpcStatus,
+  code: string | undefined,
+  message: string,
+  details: FieldViolation[],
+): { body: ErrorBody; internal: boolean } {
+  const status = HTTP_STATUS_BY_GRPC[grpcStatus] ?? 500;
+  const generic = GENERIC_MESSAGE_BY_HTTP[status];
+  if (generic || code === undefined) {
+    // A service's own messages are shown only for the errors it chose to raise.
+    return {
+      body: { status, code: DEFAULT_CODE_BY_HTTP[status] ?? 'INTERNAL', message: generic ?? message, details: generic ? [] : details },
+      internal: status >= 500,
+    };
+  }
+  return { body: { status, code, message, details }, internal: false };
+}
+
+function summarise(details: FieldViolation[]): string {
+  const first = details[0];
+  if (!first) return 'the request is invalid';
+  return details.length === 1 ? `${first.field}: ${first.reason}` : `${first.field}: ${first.reason} (and ${details.length - 1} more)`;
+}
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    const { body, internal } = toErrorBody(error);
+    if (internal) logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
+    if (res.headersSent) return;
+    if (error instanceof HttpError) res.set(error.headers);
+    res.status(body.status).json(body);
+  };
+}

@@ -1,0 +1,43 @@
+import type { RequestHandler } from 'express';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { Logger } from '../../services/common/logger';
+
+export interface HttpMetrics {
+  registry: Registry;
+  /** Records one request (metrics, and the access log line). */
+  middleware: RequestHandler;
+}
+
+/** Prometheus metrics labelled by route pattern (never by raw path, which would explode cardinality). */
+export function createHttpMetrics(logger: Logger, accessLogAtInfo: boolean): HttpMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by route',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+
+  const middleware: RequestHandler = (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.once('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = (req.route?.path as string | undefined) ?? 'unmatched';
+      requests.inc({ method: req.method, route, status: String(res.statusCode) });
+      duration.observe({ method: req.method, route }, seconds);
+      const line = { method: req.method, route, status: res.statusCode, duration_ms: Math.round(seconds * 1e4) / 10 };
+      if (accessLogAtInfo) logger.info(line, 'request');
+      else logger.debug(line, 'request');
+    });
+    next();
+  };
+  return { registry, middleware };
+}

@@ -1,0 +1,164 @@
+import express, { type Request, type RequestHandler, type Router } from 'express';
+import { z } from 'zod';
+import type { Logger } from '../../services/common/logger';
+import type { Authenticator } from '../auth/authenticator';
+import type { AuthRequirement, CallerFor } from '../auth/caller';
+import { HttpError, zodDetails } from './errors';
+
+export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+}
+
+/** A body array that may not exceed a size: refused with 413 before it is validated item by item. */
+export interface ArrayLimit {
+  field: string;
+  max: number;
+  code: string;
+}
+
+type AnyObject = z.ZodObject<z.ZodRawShape>;
+type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+export interface Reply {
+  status: number;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** Sent as is, for the few non-JSON endpoints (metrics, docs). */
+  raw?: { contentType: string; content: string | Buffer };
+  headers?: Record<string, string>;
+}
+
+/**
+ * One HTTP endpoint, declared once: the same declaration mounts the route, validates its input,
+ * checks its caller, and writes its part of the OpenAPI document.
+ */
+export interface RouteDefinition<
+  A extends AuthRequirement = AuthRequirement,
+  P extends AnyObject | undefined = AnyObject | undefined,
+  Q extends AnyObject | undefined = AnyObject | undefined,
+  H extends AnyObject | undefined = AnyObject | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+> {
+  method: HttpMethod;
+  /** Express syntax (`:param`); the OpenAPI document shows `{param}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: A;
+  params?: P;
+  query?: Q;
+  headers?: H;
+  body?: B;
+  /** 'batch' selects the larger body limit. */
+  bodyLimit?: 'json' | 'batch';
+  arrayLimit?: ArrayLimit;
+  responses: Record<number, ResponseSpec>;
+  handle(input: {
+    params: Out<P>;
+    query: Out<Q>;
+    headers: Out<H>;
+    body: Out<B>;
+    caller: CallerFor<A>;
+    req: Request;
+  }): Promise<Reply>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- erased for the registry; defineRoute keeps each one typed
+export type AnyRoute = RouteDefinition<any, any, any, any, any>;
+
+export function defineRoute<
+  A extends AuthRequirement,
+  P extends AnyObject | undefined = undefined,
+  Q extends AnyObject | undefined = undefined,
+  H extends AnyObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(route: RouteDefinition<A, P, Q, H, B>): RouteDefinition<A, P, Q, H, B> {
+  return route;
+}
+
+export interface MountOptions {
+  authenticator: Authenticator;
+  jsonLimit: string;
+  batchLimit: string;
+  validateResponses: boolean;
+  logger: Logger;
+}
+
+function parsePart(schema: z.ZodType | undefined, value: unknown, prefix?: string): unknown {
+  if (!schema) return undefined;
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const details = zodDetails(parsed.error, prefix);
+  const first = details[0]!;
+  const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';
+  throw new HttpError(400, 'VALIDATION_FAILED', `${first.field}: ${first.reason}${more}`, details);
+}
+
+/** Body routes accept JSON only; anything else is refused before it is read. */
+const requireJson: RequestHandler = (req, _res, next) => {
+  if (!req.is('application/json')) {
+    next(new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as JSON with Content-Type: application/json'));
+    return;
+  }
+  next();
+};
+
+export function mountRoutes(router: Router, routes: AnyRoute[], options: MountOptions): void {
+  const parsers = {
+    json: express.json({ limit: options.jsonLimit }),
+    batch: express.json({ limit: options.batchLimit }),
+  };
+  for (const route of routes) {
+    const chain: RequestHandler[] = [
+      async (req, res, next) => {
+        // Who is calling is settled before any body is read.
+        res.locals.caller = await options.authenticator.authenticate(req, route.auth);
+        next();
+      },
+    ];
+    if (route.body) chain.push(requireJson, parsers[route.bodyLimit ?? 'json']);
+    chain.push(async (req, res) => {
+      if (route.arrayLimit) enforceArrayLimit(req.body, route.arrayLimit);
+      const reply = await route.handle({
+        params: parsePart(route.params, req.params),
+        query: parsePart(route.query, req.query),
+        headers: parsePart(route.headers, req.headers),
+        body: parsePart(route.body, req.body),
+        caller: res.locals.caller,
+        req,
+      });
+      if (options.validateResponses) checkResponse(route, reply, options.logger);
+      if (reply.headers) res.set(reply.headers);
+      if (reply.raw) res.status(reply.status).type(reply.raw.contentType).send(reply.raw.content);
+      else if (reply.body === undefined) res.status(reply.status).end();
+      else res.status(reply.status).json(reply.body);
+    });
+    router[route.method](route.path, ...chain);
+  }
+}
+
+function enforceArrayLimit(body: unknown, limit: ArrayLimit): void {
+  const value = (body as Record<string, unknown> | undefined)?.[limit.field];
+  if (Array.isArray(value) && value.length > limit.max) {
+    throw new HttpError(413, limit.code, `${limit.field} holds ${value.length} items; at most ${limit.max} are accepted per request`, [
+      { field: limit.field, reason: `at most ${limit.max} items` },
+    ]);
+  }
+}
+
+/** Test-time guard that the OpenAPI document tells the truth about every response. */
+function checkResponse(route: AnyRoute, reply: Reply, logger: Logger): void {
+  const spec = route.responses[reply.status];
+  if (!spec) throw new Error(`${route.operationId} answered ${reply.status}, which its OpenAPI entry does not list`);
+  if (!spec.schema || reply.raw) return;
+  const parsed = spec.schema.safeParse(reply.body);
+  if (!parsed.success) {
+    logger.error({ route: route.operationId, issues: parsed.error.issues }, 'response does not match its schema');
+    throw new Error(`${route.operationId} response does not match its OpenAPI schema`);
+  }
+}

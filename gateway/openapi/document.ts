@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import type { AnyRoute } from '../http/route';
+
+const errorSchema = z
+  .object({
+    status: z.number().int().describe('The HTTP status, repeated'),
+    code: z.string().describe('Stable, machine-readable error code, e.g. AUDIENCE_ENTRY_EXISTS'),
+    message: z.string().describe('A sentence a person can act on'),
+    details: z
+      .array(z.object({ field: z.string(), reason: z.string() }))
+      .describe('Field violations, e.g. { field: "entries[3].identifier", reason: "..." }'),
+  })
+  .describe('Every error response has this body');
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid input; `details` names each offending field. Nothing was changed.',
+  401: 'Missing, unknown or revoked credential',
+  403: 'The credential is valid but its role may not call this endpoint',
+  404: 'Not found (ids of other projects are not found either)',
+  413: 'The body, or an array in it, is larger than this endpoint accepts',
+  415: 'The body is not JSON',
+  429: 'Rate limit exceeded; see Retry-After',
+  500: 'Unexpected server error; the X-Request-Id header identifies it',
+  503: 'A service this endpoint needs is unavailable',
+  504: 'A service this endpoint needs did not answer in time',
+};
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
+  return rest;
+}
+
+function parameters(schema: z.ZodType | undefined, location: 'path' | 'query' | 'header') {
+  if (!schema) return [];
+  const object = jsonSchema(schema, 'input') as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  return Object.entries(object.properties ?? {}).map(([name, property]) => {
+    const { description, ...propertySchema } = property;
+    return {
+      name,
+      in: location,
+      required: location === 'path' || (object.required ?? []).includes(name),
+      ...(description ? { description } : {}),
+      schema: propertySchema,
+    };
+  });
+}
+
+function errorStatuses(route: AnyRoute): number[] {
+  const statuses = new Set<number>([500]);
+  if (route.params || route.query || route.body || route.headers) statuses.add(400);
+  if (route.auth.kind !== 'none') statuses.add(401).add(403);
+  if (route.params) statuses.add(404);
+  if (route.body) statuses.add(413).add(415);
+  statuses.add(429);
+  if (route.tags.some((tag) => tag !== 'System')) statuses.add(503).add(504);
+  return [...statuses].filter((status) => !(status in route.responses));
+}
+
+const SECURITY: Record<AnyRoute['auth']['kind'], Array<Record<string, string[]>>> = {
+  none: [],
+  platform: [{ platformKey: [] }],
+  api_key: [{ apiKey: [] }],
+};
+
+/** OpenAPI 3.1, generated from the same route declarations that serve the API. */
+export function buildOpenApiDocument(routes: AnyRoute[], info: { title: string; version: string; description: string }) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    const roles = route.auth.kind === 'api_key' ? `\n\nAPI key roles: ${route.auth.roles.join(', ')}.` : '';
+    const responses: Record<string, unknown> = {};
+    for (const [status, spec] of Object.entries(route.responses)) {
+      const schema = spec.schema ? jsonSchema(spec.schema, 'output') : Number(status) >= 400 ? { $ref: '#/components/schemas/Error' } : undefined;
+      responses[status] = {
+        description: spec.description,
+        ...(schema ? { content: { 'application/json': { schema } } } : {}),
+      };
+    }
+    for (const status of errorStatuses(route)) {
+      responses[String(status)] = {
+        description: ERROR_DESCRIPTIONS[status],
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      };
+    }
+    (paths[path] ??= {})[route.method] = {
+      operationId: route.operationId,
+      summary: route.summary,
+      description: `${route.description ?? ''}${roles}`.trim() || undefined,
+      tags: route.tags,
+      security: SECURITY[route.auth.kind],
+      parameters: [
+        ...parameters(route.params, 'path'),
+        ...parameters(route.query, 'query'),
+        ...parameters(route.headers, 'header'),
+      ],
+      ...(route.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
+        : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info,
+    servers: [{ url: '/' }],
+    paths,
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'A project API key (admin, service_role or read_only)' },
+        platformKey: { type: 'http', scheme: 'bearer', description: 'The PLATFORM_API_KEY of this deployment' },
+      },
+      schemas: { Error: jsonSchema(errorSchema, 'output') },
+    },
+  };
+}

@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { cursorQuery, listSchema, pageQuery } from '../../http/list';
+
+/** HTTP shapes of the audience API (snake_case); the gRPC contract is in proto/referral/audience. */
+const timestamp = z.string().describe('ISO-8601 UTC');
+const condition = z.record(z.string(), z.unknown()).describe('A JSON object; dynamic matching evaluates it');
+
+export const badgeSchema = z.object({
+  name: z.string(),
+  description: z.string().nullable(),
+  image_url: z.string().nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const segmentSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  type: z.enum(['static', 'dynamic']).describe('dynamic when the segment has a condition'),
+  condition: condition.nullable(),
+  entries_count: z.number().int(),
+  badge: badgeSchema.nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const entrySchema = z.object({
+  identifier: z.string(),
+  identifier_type: z.string(),
+  kind: z.enum(['static', 'dynamic']),
+  source: z.enum(['dashboard', 'api', 'condition']),
+  added_at: timestamp,
+});
+
+export const entryBatchSchema = z.object({
+  job_id: z.string(),
+  status: z.enum(['queued', 'active', 'completed', 'failed']),
+  received: z.number().int(),
+  added: z.number().int(),
+  skipped: z.number().int().describe('Entries already in the segment, or repeated in the batch'),
+  error: z.string().nullable(),
+});
+
+export const userAudiencesSchema = z.object({
+  results: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      badge_name: z.string().nullable(),
+      badge_description: z.string().nullable(),
+      badge_image: z.string().nullable(),
+    }),
+  ),
+});
+
+export const segmentListSchema = listSchema(segmentSchema);
+export const entryListSchema = listSchema(entrySchema, true);
+
+const identifier = z.string().min(1).max(512);
+const identifierType = z
+  .string()
+  .min(1)
+  .max(64)
+  .describe('evm_address, solana_address, sui_address, xrpl_address, stellar_address or email');
+
+export const userRefBody = z.strictObject({ identifier, identifier_type: identifierType });
+
+export const createSegmentBody = z.strictObject({
+  name: z.string().max(1_000),
+  description: z.string().max(10_000).nullable().optional(),
+  condition: condition.nullable().optional(),
+});
+
+export const updateSegmentBody = z.strictObject({
+  name: z.string().max(1_000).optional(),
+  description: z.string().max(10_000).nullable().optional(),
+  condition: condition.nullable().optional(),
+});
+
+export const MAX_BATCH_ENTRIES = 10_000;
+export const batchBody = z.strictObject({
+  entries: z.array(userRefBody).min(1).describe(`1 to ${MAX_BATCH_ENTRIES} entries (more: 413)`),
+});
+
+export const badgeBody = z.strictObject({
+  name: z.string().max(1_000),
+  description: z.string().max(10_000).nullable().optional(),
+  image_url: z.string().max(4_096).nullable().optional().describe('An https URL'),
+});
+
+export const updateBadgeBody = badgeBody.partial();
+
+export const segmentParams = z.object({ segmentId: z.string().max(64) });
+export const projectParams = z.object({ projectId: z.string().max(64) });
+export const audienceParams = z.object({ projectId: z.string().max(64), audienceId: z.string().max(64) });
+export const batchJobParams = z.object({ segmentId: z.string().max(64), jobId: z.string().max(64) });
+export const entryParams = z.object({ segmentId: z.string().max(64), userIdentifier: z.string().max(512) });
+
+export const listQuery = z.object(pageQuery);
+export const entriesQuery = z.object({ ...pageQuery, ...cursorQuery });
+export const waitQuery = z.object({
+  wait: z
+    .enum(['true', 'false'])
+    .optional()
+    .transform((value) => value === 'true')
+    .describe('true: wait (up to 30 s) for the job to finish'),
+});
+export const lookupQuery = z.object({ user_identifier: identifier, user_identifier_type: identifierType });
+export const removeEntryQuery = z.object({ user_identifier_type: identifierType.optional() });
+export const idempotencyHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe('A retried request with the same key returns the same job and adds nothing twice'),
+});

@@ -1,0 +1,10 @@
+import type { AccessService } from '../access/access.service';
+import type { ServiceClients } from '../clients';
+
+/** What route handlers may use: generated gRPC clients, and the gateway's own access domain. */
+export interface RouteDeps {
+  clients: ServiceClients;
+  access: AccessService;
+  /** Evicts a revoked key from every replica's cache. */
+  keyRevoked(keyId: string): Promise<void>;
+}

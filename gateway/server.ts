@@ -1,0 +1,118 @@
+import type { Server } from 'node:http';
+import { type Clock, systemClock } from '../services/common/clock';
+import { ensureDatabaseExists, openDatabase } from '../services/common/db/database';
+import { migrateToLatest } from '../services/common/db/migrate';
+import type { RunningProcess } from '../services/common/lifecycle';
+import { createLogger, type Logger } from '../services/common/logger';
+import type { AccessDatabase } from './access/access.database';
+import { AccessService } from './access/access.service';
+import { ApiKeyRepository } from './access/api-key.repository';
+import { accessMigrations } from './access/migrations';
+import { ProjectRepository } from './access/project.repository';
+import { createApp } from './app';
+import { ApiKeyCache } from './auth/api-key-cache';
+import { Authenticator } from './auth/authenticator';
+import { RevocationChannel } from './auth/revocation-channel';
+import { createServiceClients } from './clients';
+import type { GatewayConfig } from './config';
+import { createHttpMetrics } from './http/metrics';
+import { RateLimiter } from './http/rate-limit';
+
+export const ACCESS_SCHEMA = 'access';
+
+export interface GatewayOverrides {
+  clock?: Clock;
+  logger?: Logger;
+}
+
+export interface RunningGateway extends RunningProcess {
+  port: number;
+}
+
+/** The gateway's composition root, used by main.ts and by the tests. */
+export async function startGateway(config: GatewayConfig, overrides: GatewayOverrides = {}): Promise<RunningGateway> {
+  const logger = overrides.logger ?? createLogger({ service: 'gateway', level: config.LOG_LEVEL });
+  const clock = overrides.clock ?? systemClock;
+  if (!config.PLATFORM_API_KEY) {
+    logger.warn(
+      'PLATFORM_API_KEY is not set, so POST /api/v1/projects answers 403. ' +
+        'Set it to a secret of at least 32 characters, e.g. export PLATFORM_API_KEY=$(openssl rand -hex 32)',
+    );
+  }
+
+  await ensureDatabaseExists(config.DATABASE_URL);
+  const database = openDatabase<AccessDatabase>({
+    url: config.DATABASE_URL,
+    schema: ACCESS_SCHEMA,
+    poolMax: config.DB_POOL_MAX,
+    applicationName: 'gateway',
+    logger,
+  });
+  await migrateToLatest(database.db, ACCESS_SCHEMA, accessMigrations, logger);
+
+  const apiKeys = new ApiKeyRepository(database.db);
+  const access = new AccessService(new ProjectRepository(database.db), apiKeys, clock);
+  const cache = new ApiKeyCache(config.API_KEY_CACHE_TTL_MS);
+  const revocations = new RevocationChannel(config.REDIS_URL, config.QUEUE_PREFIX, logger);
+  await revocations.subscribe((keyId) => cache.evictKeyId(keyId));
+  const clients = createServiceClients(config);
+  const authenticator = new Authenticator(
+    access,
+    cache,
+    new RateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST),
+    config.PLATFORM_API_KEY,
+  );
+
+  const { app } = createApp({
+    config,
+    logger,
+    authenticator,
+    metrics: createHttpMetrics(logger, config.ACCESS_LOG),
+    routes: {
+      clients,
+      access,
+      keyRevoked: async (keyId) => {
+        cache.evictKeyId(keyId);
+        await revocations.publish(keyId);
+      },
+    },
+    readiness: [
+      { name: 'postgres', check: () => apiKeys.ping().then(() => true) },
+      { name: 'redis', check: () => revocations.ping().then(() => true) },
+      ...clients.health.map((health) => ({ name: health.service, check: health.check })),
+    ],
+  });
+
+  const server = await new Promise<Server>((resolve, reject) => {
+    const listening = app.listen(config.PORT, config.HOST, (error?: Error) => (error ? reject(error) : resolve(listening)));
+  });
+  // Longer than typical load balancer idle timeouts, so the balancer closes first.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  logger.info({ port, docs: `http://localhost:${port}/docs` }, 'gateway listening');
+
+  return {
+    port,
+    stop: async () => {
+      await new Promise<void>((resolve) => {
+        const force = setTimeout(() => {
+          server.closeAllConnections();
+          resolve();
+        }, config.SHUTDOWN_GRACE_MS);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      clients.close();
+      await revocations.close();
+      await database.close();
+      logger.info('gateway stopped');
+      logger.flush();
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+
+/** The audience schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
+export interface AudienceDatabase {
+  segments: SegmentTable;
+  badges: BadgeTable;
+  entries: EntryTable;
+  entry_batches: EntryBatchTable;
+}
+
+type Timestamp = Date;
+/** int8 comes back from pg as a string; we keep it exact. */
+type BigIntColumn = ColumnType<string, string | number | bigint, string | number | bigint>;
+
+export interface SegmentTable {
+  id: Generated<string>;
+  project_id: string;
+  name: string;
+  description: string | null;
+  condition: ColumnType<unknown | null, string | null, string | null>;
+  entries_count: ColumnType<string, string | number | undefined, string | number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface BadgeTable {
+  segment_id: string;
+  name: string;
+  description: string | null;
+  image_url: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface EntryTable {
+  segment_id: string;
+  project_id: string;
+  identifier_type: string;
+  identifier: string;
+  kind: 'static' | 'dynamic';
+  source: 'dashboard' | 'api' | 'condition';
+  added_at: Timestamp;
+}
+
+export type EntryBatchStatus = 'queued' | 'active' | 'completed' | 'failed';
+
+export interface EntryBatchTable {
+  id: string;
+  project_id: string;
+  segment_id: string;
+  idempotency_key: string | null;
+  request_hash: string;
+  status: EntryBatchStatus;
+  identifiers: string[] | null;
+  identifier_types: string[] | null;
+  received: number;
+  added: ColumnType<number, number | undefined, number>;
+  skipped: ColumnType<number, number | undefined, number>;
+  error: string | null;
+  created_at: Timestamp;
+  started_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  finished_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export type SegmentRow = Selectable<SegmentTable>;
+export type BadgeRow = Selectable<BadgeTable>;
+export type EntryRow = Selectable<EntryTable>;
+export type EntryBatchRow = Selectable<EntryBatchTable>;
+export type NewEntryBatch = Insertable<EntryBatchTable>;
+export type { BigIntColumn };

@@ -1,0 +1,66 @@
+import { type FieldViolation, invalidFields } from '../../common/errors';
+
+/** Field rules shared by segment and badge writes; field names are the API's. */
+export const LIMITS = {
+  nameLength: 100,
+  segmentDescriptionLength: 1_000,
+  badgeDescriptionLength: 500,
+  conditionBytes: 16 * 1024,
+  imageUrlLength: 2_048,
+};
+
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+
+export function checkName(value: string, field = 'name'): { value: string; violations: FieldViolation[] } {
+  const trimmed = value.trim();
+  if (trimmed.length === 0) return { value: trimmed, violations: [{ field, reason: 'must not be empty' }] };
+  if (trimmed.length > LIMITS.nameLength) {
+    return { value: trimmed, violations: [{ field, reason: `must be at most ${LIMITS.nameLength} characters` }] };
+  }
+  if (CONTROL_CHARACTERS.test(trimmed)) return { value: trimmed, violations: [{ field, reason: 'must not contain control characters' }] };
+  return { value: trimmed, violations: [] };
+}
+
+export function checkDescription(value: string | undefined | null, maxLength: number, field = 'description') {
+  if (value === undefined || value === null) return { value: null, violations: [] as FieldViolation[] };
+  const violations: FieldViolation[] =
+    value.length > maxLength ? [{ field, reason: `must be at most ${maxLength} characters` }] : [];
+  return { value: value.length === 0 ? null : value, violations };
+}
+
+/** A condition is a JSON object; dynamic matching (a later capability) interprets it. */
+export function checkCondition(json: string | undefined | null, field = 'condition') {
+  if (json === undefined || json === null) return { value: null, violations: [] as FieldViolation[] };
+  if (Buffer.byteLength(json) > LIMITS.conditionBytes) {
+    return { value: null, violations: [{ field, reason: `must be at most ${LIMITS.conditionBytes} bytes of JSON` }] };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return { value: null, violations: [{ field, reason: 'must be valid JSON' }] };
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    return { value: null, violations: [{ field, reason: 'must be a JSON object' }] };
+  }
+  return { value: JSON.stringify(parsed), violations: [] as FieldViolation[] };
+}
+
+export function checkImageUrl(value: string | undefined | null, field = 'image_url') {
+  if (value === undefined || value === null || value === '') return { value: null, violations: [] as FieldViolation[] };
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || url.protocol !== 'https:' || value.length > LIMITS.imageUrlLength) {
+    return { value: null, violations: [{ field, reason: `must be an https URL of at most ${LIMITS.imageUrlLength} characters` }] };
+  }
+  return { value, violations: [] as FieldViolation[] };
+}
+
+/** Throws one error listing every violation, so a client fixes a request in one round. */
+export function throwIfInvalid(violations: FieldViolation[]): void {
+  if (violations.length > 0) throw invalidFields(violations);
+}

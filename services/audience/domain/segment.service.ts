@@ -1,0 +1,107 @@
+import type { Clock } from '../../common/clock';
+import { AlreadyExistsError, InvalidArgumentError } from '../../common/errors';
+import { type Page } from '../../common/db/pagination';
+import { type SegmentRecord, type SegmentChanges, SegmentNameTaken, type SegmentRepository } from '../repositories/segment.repository';
+import { checkCondition, checkDescription, checkName, LIMITS, throwIfInvalid } from './segment-fields';
+import { requireSegment, segmentNotFound } from './segment-lookup';
+
+export interface SegmentInput {
+  name: string;
+  description?: string | null;
+  conditionJson?: string | null;
+}
+
+/** The fields an update may name; a named field left unset is cleared. */
+export const UPDATABLE_SEGMENT_FIELDS = ['name', 'description', 'condition_json'] as const;
+export type UpdatableSegmentField = (typeof UPDATABLE_SEGMENT_FIELDS)[number];
+
+export class SegmentService {
+  constructor(
+    private readonly segments: SegmentRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(projectId: string, input: SegmentInput): Promise<SegmentRecord> {
+    const name = checkName(input.name);
+    const description = checkDescription(input.description, LIMITS.segmentDescriptionLength);
+    const condition = checkCondition(input.conditionJson);
+    throwIfInvalid([...name.violations, ...description.violations, ...condition.violations]);
+    try {
+      return await this.segments.insert({
+        projectId,
+        name: name.value,
+        description: description.value,
+        conditionJson: condition.value,
+        now: this.clock.now(),
+      });
+    } catch (error) {
+      throw translateNameTaken(error);
+    }
+  }
+
+  get(projectId: string, segmentId: string): Promise<SegmentRecord> {
+    return requireSegment(this.segments, projectId, segmentId);
+  }
+
+  list(projectId: string, page: Page): Promise<{ records: SegmentRecord[]; total: number }> {
+    return this.segments.list(projectId, page);
+  }
+
+  async update(
+    projectId: string,
+    segmentId: string,
+    mask: string[],
+    input: Partial<SegmentInput>,
+  ): Promise<SegmentRecord> {
+    const unknown = mask.filter((path) => !(UPDATABLE_SEGMENT_FIELDS as readonly string[]).includes(path));
+    if (unknown.length > 0) {
+      throw new InvalidArgumentError('VALIDATION_FAILED', `cannot update ${unknown.join(', ')}`, unknown.map((field) => ({ field, reason: 'is not updatable' })));
+    }
+    const existing = await requireSegment(this.segments, projectId, segmentId);
+    if (mask.length === 0) return existing;
+
+    const changes: SegmentChanges = { now: this.clock.now() };
+    const violations = [];
+    if (mask.includes('name')) {
+      if (input.name === undefined || input.name === null) {
+        violations.push({ field: 'name', reason: 'must not be empty' });
+      } else {
+        const name = checkName(input.name);
+        violations.push(...name.violations);
+        changes.name = name.value;
+      }
+    }
+    if (mask.includes('description')) {
+      const description = checkDescription(input.description, LIMITS.segmentDescriptionLength);
+      violations.push(...description.violations);
+      changes.description = description.value;
+    }
+    if (mask.includes('condition_json')) {
+      const condition = checkCondition(input.conditionJson);
+      violations.push(...condition.violations);
+      changes.conditionJson = condition.value;
+    }
+    throwIfInvalid(violations);
+    try {
+      const updated = await this.segments.update(projectId, segmentId, changes);
+      if (!updated) throw segmentNotFound();
+      return updated;
+    } catch (error) {
+      throw translateNameTaken(error);
+    }
+  }
+
+  async delete(projectId: string, segmentId: string): Promise<void> {
+    await requireSegment(this.segments, projectId, segmentId);
+    if (!(await this.segments.delete(projectId, segmentId))) throw segmentNotFound();
+  }
+}
+
+function translateNameTaken(error: unknown): unknown {
+  if (error instanceof SegmentNameTaken) {
+    return new AlreadyExistsError('AUDIENCE_NAME_TAKEN', 'an audience with this name already exists in this project', [
+      { field: 'name', reason: 'is already used by another audience' },
+    ]);
+  }
+  return error;
+}

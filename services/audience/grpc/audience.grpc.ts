@@ -1,0 +1,145 @@
+import type { AudienceServiceServer } from '../../../gen/referral/audience/v1/audience';
+import { toPage } from '../../common/db/pagination';
+import { invalidFields } from '../../common/errors';
+import type { Logger } from '../../common/logger';
+import { type CallContext, implementService } from '../../common/grpc/service';
+import type { BadgeService } from '../domain/badge.service';
+import type { EntryBatchService } from '../domain/entry-batch.service';
+import type { EntryService } from '../domain/entry.service';
+import type { SegmentService } from '../domain/segment.service';
+import type { UserAudienceService } from '../domain/user-audience.service';
+import {
+  toBadgeMessage,
+  toEntryBatchMessage,
+  toEntryMessage,
+  toSegmentMessage,
+  toUserAudienceMessage,
+} from './audience.mappers';
+
+export const AUDIENCE_SERVICE_NAME = 'referral.audience.v1.AudienceService';
+
+export interface AudienceDomain {
+  segments: SegmentService;
+  entries: EntryService;
+  batches: EntryBatchService;
+  badges: BadgeService;
+  userAudiences: UserAudienceService;
+}
+
+/** A wait the caller asked for, cut short so the answer arrives before the caller's deadline. */
+function waitWithinDeadline(waitMs: number, context: CallContext): number {
+  if (waitMs <= 0) return 0;
+  if (!context.deadline) return waitMs;
+  return Math.max(0, Math.min(waitMs, context.deadline.getTime() - Date.now() - 500));
+}
+
+function requireUser(user: { identifier: string; identifierType: string } | undefined) {
+  if (!user) throw invalidFields([{ field: 'user', reason: 'is required' }]);
+  return user;
+}
+
+/** Translates protobuf <-> domain and delegates; no rules live here. */
+export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger): AudienceServiceServer {
+  return implementService<AudienceServiceServer>(
+    'AudienceService',
+    {
+      createSegment: async (req) =>
+        toSegmentMessage(
+          await domain.segments.create(req.projectId, {
+            name: req.name,
+            description: req.description,
+            conditionJson: req.conditionJson,
+          }),
+        ),
+
+      listSegments: async (req) => {
+        const page = toPage(req.page);
+        const { records, total } = await domain.segments.list(req.projectId, page);
+        return { results: records.map(toSegmentMessage), totalResults: String(total), page: page.page, pageSize: page.pageSize };
+      },
+
+      getSegment: async (req) => toSegmentMessage(await domain.segments.get(req.projectId, req.segmentId)),
+
+      updateSegment: async (req) =>
+        toSegmentMessage(
+          await domain.segments.update(req.projectId, req.segmentId, req.updateMask ?? [], {
+            name: req.name,
+            description: req.description,
+            conditionJson: req.conditionJson,
+          }),
+        ),
+
+      deleteSegment: async (req) => {
+        await domain.segments.delete(req.projectId, req.segmentId);
+        return {};
+      },
+
+      addEntry: async (req) => {
+        const user = requireUser(req.user);
+        return toEntryMessage(await domain.entries.add(req.projectId, req.segmentId, user.identifier, user.identifierType));
+      },
+
+      listEntries: async (req) => {
+        const result = await domain.entries.list(req.projectId, req.segmentId, toPage(req.page), req.cursor || undefined);
+        return {
+          results: result.records.map(toEntryMessage),
+          totalResults: String(result.total),
+          page: result.page,
+          pageSize: result.pageSize,
+          nextCursor: result.nextCursor ?? undefined,
+        };
+      },
+
+      removeEntry: async (req) => {
+        const removed = await domain.entries.remove(req.projectId, req.segmentId, req.identifier, req.identifierType);
+        return { removed: String(removed) };
+      },
+
+      submitEntryBatch: async (req, context) => {
+        const { batch, created } = await domain.batches.submit(
+          req.projectId,
+          req.segmentId,
+          req.entries,
+          req.idempotencyKey,
+          waitWithinDeadline(req.waitMs, context),
+        );
+        return { batch: toEntryBatchMessage(batch), created };
+      },
+
+      getEntryBatch: async (req, context) =>
+        toEntryBatchMessage(
+          await domain.batches.get(req.projectId, req.segmentId, req.jobId, waitWithinDeadline(req.waitMs, context)),
+        ),
+
+      createBadge: async (req) =>
+        toBadgeMessage(
+          await domain.badges.create(req.projectId, req.segmentId, {
+            name: req.badge?.name ?? '',
+            description: req.badge?.description,
+            imageUrl: req.badge?.imageUrl,
+          }),
+        ),
+
+      updateBadge: async (req) =>
+        toBadgeMessage(
+          await domain.badges.update(req.projectId, req.segmentId, req.updateMask ?? [], {
+            name: req.badge?.name,
+            description: req.badge?.description,
+            imageUrl: req.badge?.imageUrl,
+          }),
+        ),
+
+      deleteBadge: async (req) => {
+        await domain.badges.delete(req.projectId, req.segmentId);
+        return {};
+      },
+
+      getUserAudiences: async (req) => {
+        const user = requireUser(req.user);
+        const audiences = await domain.userAudiences.lookup(req.projectId, user.identifier, user.identifierType);
+        return { results: audiences.map(toUserAudienceMessage) };
+      },
+    },
+    logger,
+  );
+}

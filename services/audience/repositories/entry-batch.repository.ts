@@ -1,0 +1,206 @@
+import { type Kysely, sql } from 'kysely';
+import { isForeignKeyViolation } from '../../common/db/errors';
+import type { UserIdentifier } from '../../common/identifiers';
+import type { AudienceDatabase, EntryBatchStatus } from '../database';
+
+export interface EntryBatchRecord {
+  id: string;
+  projectId: string;
+  segmentId: string;
+  requestHash: string;
+  status: EntryBatchStatus;
+  received: number;
+  added: number;
+  skipped: number;
+  error: string | null;
+  createdAt: Date;
+}
+
+export interface NewEntryBatch {
+  id: string;
+  projectId: string;
+  segmentId: string;
+  idempotencyKey: string | null;
+  requestHash: string;
+  entries: UserIdentifier[];
+  now: Date;
+}
+
+export type ApplyOutcome = { applied: true; added: number } | { applied: false; reason: 'finished' | 'missing' };
+
+const COLUMNS = [
+  'id',
+  'project_id',
+  'segment_id',
+  'request_hash',
+  'status',
+  'received',
+  'added',
+  'skipped',
+  'error',
+  'created_at',
+] as const;
+
+export class EntryBatchRepository {
+  constructor(private readonly db: Kysely<AudienceDatabase>) {}
+
+  /**
+   * Stores a batch with its entries. With an idempotency key already used in the project,
+   * nothing is written and the earlier batch is returned with created = false.
+   * Undefined when the segment no longer exists.
+   */
+  async create(batch: NewEntryBatch): Promise<{ record: EntryBatchRecord; created: boolean } | undefined> {
+    try {
+      const inserted = await this.db
+        .insertInto('entry_batches')
+        .values({
+          id: batch.id,
+          project_id: batch.projectId,
+          segment_id: batch.segmentId,
+          idempotency_key: batch.idempotencyKey,
+          request_hash: batch.requestHash,
+          status: 'queued',
+          identifiers: batch.entries.map((entry) => entry.identifier),
+          identifier_types: batch.entries.map((entry) => entry.identifierType),
+          received: batch.entries.length,
+          created_at: batch.now,
+        })
+        .onConflict((conflict) =>
+          conflict.columns(['project_id', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing(),
+        )
+        .returning(COLUMNS)
+        .executeTakeFirst();
+      if (inserted) return { record: toRecord(inserted), created: true };
+    } catch (error) {
+      if (isForeignKeyViolation(error)) return undefined;
+      throw error;
+    }
+    const existing = await this.db
+      .selectFrom('entry_batches')
+      .select(COLUMNS)
+      .where('project_id', '=', batch.projectId)
+      .where('idempotency_key', '=', batch.idempotencyKey)
+      .executeTakeFirstOrThrow();
+    return { record: toRecord(existing), created: false };
+  }
+
+  async findById(projectId: string, segmentId: string, id: string): Promise<EntryBatchRecord | undefined> {
+    const row = await this.db
+      .selectFrom('entry_batches')
+      .select(COLUMNS)
+      .where('project_id', '=', projectId)
+      .where('segment_id', '=', segmentId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  async markActive(id: string, now: Date): Promise<void> {
+    await this.db
+      .updateTable('entry_batches')
+      .set({ status: 'active', started_at: now })
+      .where('id', '=', id)
+      .where('status', '=', 'queued')
+      .execute();
+  }
+
+  /**
+   * Moves the stored entries into the segment in one transaction: duplicates (already in the
+   * segment, or repeated in the batch) are skipped by the primary key, the segment's count and
+   * the batch's outcome are updated together, and the staged entries are dropped. A second
+   * delivery of the same job finds the batch finished and changes nothing.
+   */
+  async apply(id: string, now: Date): Promise<ApplyOutcome> {
+    return this.db.transaction().execute(async (trx) => {
+      const batch = await trx
+        .selectFrom('entry_batches')
+        .select(['segment_id', 'status', 'received'])
+        .where('id', '=', id)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!batch) return { applied: false, reason: 'missing' } as const;
+      if (batch.status === 'completed' || batch.status === 'failed') return { applied: false, reason: 'finished' } as const;
+
+      const inserted = await sql<{ added: number }>`
+        WITH inserted AS (
+          INSERT INTO entries (segment_id, project_id, identifier_type, identifier, kind, source, added_at)
+          SELECT b.segment_id, b.project_id, u.identifier_type, u.identifier, 'static', 'api', ${now}
+          FROM entry_batches b, unnest(b.identifier_types, b.identifiers) AS u(identifier_type, identifier)
+          WHERE b.id = ${id}
+          ON CONFLICT DO NOTHING
+          RETURNING 1
+        )
+        SELECT count(*)::int AS added FROM inserted`.execute(trx);
+      const added = inserted.rows[0]?.added ?? 0;
+      if (added > 0) {
+        await trx
+          .updateTable('segments')
+          .set({ entries_count: sql`entries_count + ${added}` })
+          .where('id', '=', batch.segment_id)
+          .execute();
+      }
+      await trx
+        .updateTable('entry_batches')
+        .set({
+          status: 'completed',
+          added,
+          skipped: batch.received - added,
+          identifiers: null,
+          identifier_types: null,
+          started_at: sql`coalesce(started_at, ${now})`,
+          finished_at: now,
+        })
+        .where('id', '=', id)
+        .execute();
+      return { applied: true, added } as const;
+    });
+  }
+
+  async markFailed(id: string, error: string, now: Date): Promise<void> {
+    await this.db
+      .updateTable('entry_batches')
+      .set({ status: 'failed', error, identifiers: null, identifier_types: null, finished_at: now })
+      .where('id', '=', id)
+      .where('status', 'in', ['queued', 'active'])
+      .execute();
+  }
+
+  /** Batches stored before `cutoff` and still unfinished: their job may have been lost with Redis. */
+  async findUnfinishedBefore(cutoff: Date, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('entry_batches')
+      .select('id')
+      .where('status', 'in', ['queued', 'active'])
+      .where('created_at', '<', cutoff)
+      .orderBy('created_at')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => row.id);
+  }
+}
+
+function toRecord(row: {
+  id: string;
+  project_id: string;
+  segment_id: string;
+  request_hash: string;
+  status: EntryBatchStatus;
+  received: number;
+  added: number;
+  skipped: number;
+  error: string | null;
+  created_at: Date;
+}): EntryBatchRecord {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    segmentId: row.segment_id,
+    requestHash: row.request_hash,
+    status: row.status,
+    received: row.received,
+    added: row.added,
+    skipped: row.skipped,
+    error: row.error,
+    createdAt: row.created_at,
+  };
+}

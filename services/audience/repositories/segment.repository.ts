@@ -1,0 +1,198 @@
+import { type Kysely, sql } from 'kysely';
+import { isUniqueViolation } from '../../common/db/errors';
+import type { Page } from '../../common/db/pagination';
+import type { AudienceDatabase } from '../database';
+
+export interface BadgeRecord {
+  name: string;
+  description: string | null;
+  imageUrl: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface SegmentRecord {
+  id: string;
+  projectId: string;
+  name: string;
+  description: string | null;
+  /** The condition as JSON text, exactly as stored. */
+  conditionJson: string | null;
+  entriesCount: string;
+  badge: BadgeRecord | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface NewSegment {
+  projectId: string;
+  name: string;
+  description: string | null;
+  conditionJson: string | null;
+  now: Date;
+}
+
+export interface SegmentChanges {
+  name?: string;
+  description?: string | null;
+  conditionJson?: string | null;
+  now: Date;
+}
+
+/** Thrown when a segment's name is already used in its project. */
+export class SegmentNameTaken extends Error {}
+
+export class SegmentRepository {
+  constructor(private readonly db: Kysely<AudienceDatabase>) {}
+
+  async insert(segment: NewSegment): Promise<SegmentRecord> {
+    try {
+      const { id } = await this.db
+        .insertInto('segments')
+        .values({
+          project_id: segment.projectId,
+          name: segment.name,
+          description: segment.description,
+          condition: segment.conditionJson,
+          created_at: segment.now,
+          updated_at: segment.now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return (await this.findById(segment.projectId, id))!;
+    } catch (error) {
+      if (isUniqueViolation(error, 'segments_project_name_key')) throw new SegmentNameTaken();
+      throw error;
+    }
+  }
+
+  async findById(projectId: string, segmentId: string): Promise<SegmentRecord | undefined> {
+    const row = await this.selectWithBadge()
+      .where('segments.project_id', '=', projectId)
+      .where('segments.id', '=', segmentId)
+      .executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  /** True when the segment exists in the project; cheaper than findById where only that matters. */
+  async exists(projectId: string, segmentId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('segments')
+      .select('id')
+      .where('project_id', '=', projectId)
+      .where('id', '=', segmentId)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async list(projectId: string, page: Page): Promise<{ records: SegmentRecord[]; total: number }> {
+    const [rows, count] = await Promise.all([
+      this.selectWithBadge()
+        .where('segments.project_id', '=', projectId)
+        .orderBy('segments.created_at')
+        .orderBy('segments.id')
+        .limit(page.pageSize)
+        .offset(page.offset)
+        .execute(),
+      this.db
+        .selectFrom('segments')
+        .select((eb) => eb.fn.countAll<string>().as('total'))
+        .where('project_id', '=', projectId)
+        .executeTakeFirstOrThrow(),
+    ]);
+    return { records: rows.map(toRecord), total: Number(count.total) };
+  }
+
+  async update(projectId: string, segmentId: string, changes: SegmentChanges): Promise<SegmentRecord | undefined> {
+    try {
+      const updated = await this.db
+        .updateTable('segments')
+        .set({
+          ...(changes.name !== undefined && { name: changes.name }),
+          ...(changes.description !== undefined && { description: changes.description }),
+          ...(changes.conditionJson !== undefined && { condition: changes.conditionJson }),
+          updated_at: changes.now,
+        })
+        .where('project_id', '=', projectId)
+        .where('id', '=', segmentId)
+        .returning('id')
+        .executeTakeFirst();
+      return updated ? this.findById(projectId, segmentId) : undefined;
+    } catch (error) {
+      if (isUniqueViolation(error, 'segments_project_name_key')) throw new SegmentNameTaken();
+      throw error;
+    }
+  }
+
+  /** Entries, badge and batch history go with the segment (ON DELETE CASCADE). */
+  async delete(projectId: string, segmentId: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('segments')
+      .where('project_id', '=', projectId)
+      .where('id', '=', segmentId)
+      .executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
+  private selectWithBadge() {
+    return this.db
+      .selectFrom('segments')
+      .leftJoin('badges', 'badges.segment_id', 'segments.id')
+      .select([
+        'segments.id',
+        'segments.project_id',
+        'segments.name',
+        'segments.description',
+        'segments.entries_count',
+        'segments.created_at',
+        'segments.updated_at',
+        'badges.segment_id as badge_segment_id',
+        'badges.name as badge_name',
+        'badges.description as badge_description',
+        'badges.image_url as badge_image_url',
+        'badges.created_at as badge_created_at',
+        'badges.updated_at as badge_updated_at',
+      ])
+      .select(sql<string | null>`segments.condition::text`.as('condition_json'));
+  }
+}
+
+interface SegmentWithBadgeRow {
+  id: string;
+  project_id: string;
+  name: string;
+  description: string | null;
+  entries_count: string;
+  created_at: Date;
+  updated_at: Date;
+  condition_json: string | null;
+  badge_segment_id: string | null;
+  badge_name: string | null;
+  badge_description: string | null;
+  badge_image_url: string | null;
+  badge_created_at: Date | null;
+  badge_updated_at: Date | null;
+}
+
+function toRecord(row: SegmentWithBadgeRow): SegmentRecord {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    name: row.name,
+    description: row.description,
+    conditionJson: row.condition_json,
+    entriesCount: row.entries_count,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    badge:
+      row.badge_segment_id === null
+        ? null
+        : {
+            name: row.badge_name!,
+            description: row.badge_description,
+            imageUrl: row.badge_image_url,
+            createdAt: row.badge_created_at!,
+            updatedAt: row.badge_updated_at!,
+          },
+  };
+}

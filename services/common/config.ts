@@ -1,0 +1,39 @@
+import { z } from 'zod';
+
+/** A configuration problem found at start-up; the message names every bad variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/**
+ * Validates the environment once, at start-up, against a service's schema.
+ * Every problem is reported together so a misconfigured deployment is fixed in one pass.
+ */
+export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.output<S> {
+  const parsed = schema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || '(environment)'}: ${issue.message}`);
+  throw new ConfigError(`invalid configuration:\n${problems.join('\n')}`);
+}
+
+const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+/** Variables every process reads; each service extends this with its own. */
+export const baseEnv = {
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgres://postgres@127.0.0.1:5432/referral'),
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
+  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]+$/).default('referral'),
+  LOG_LEVEL: logLevel.default('info'),
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
+};
+
+/** A gRPC listening port, with the service's own default. */
+export const grpcPortEnv = (defaultPort: number) => z.coerce.number().int().min(0).max(65_535).default(defaultPort);
+
+/** A boolean flag in the environment: "true"/"1" or "false"/"0". */
+export const envFlag = (defaultValue: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .default(defaultValue ? 'true' : 'false')
+    .transform((value) => value === 'true' || value === '1');

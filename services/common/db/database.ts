@@ -1,0 +1,58 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Logger } from '../logger';
+
+export interface DatabaseOptions {
+  url: string;
+  /** The service's own schema: its tables are found through search_path, nobody else's are. */
+  schema: string;
+  poolMax: number;
+  applicationName: string;
+  logger: Logger;
+}
+
+export interface Database<DB> {
+  db: Kysely<DB>;
+  pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
+
+export function openDatabase<DB>(options: DatabaseOptions): Database<DB> {
+  if (!SCHEMA_NAME.test(options.schema)) throw new Error(`invalid schema name: ${options.schema}`);
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolMax,
+    application_name: options.applicationName,
+    options: `-c search_path=${options.schema}`,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 10_000,
+  });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', (error) => options.logger.warn({ err: error }, 'idle database connection failed'));
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return { db, pool, close: () => db.destroy() };
+}
+
+/** Creates the database named in `url` when it does not exist yet (first start on a fresh server). */
+export async function ensureDatabaseExists(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
+  if (!name) throw new Error('DATABASE_URL names no database');
+  const maintenance = new URL(url);
+  maintenance.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: maintenance.toString() });
+  await client.connect();
+  try {
+    const existing = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (existing.rowCount === 0) {
+      await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`).catch((error: { code?: string }) => {
+        // Another process created it between our check and our CREATE: that is the goal anyway.
+        if (error.code !== '42P04') throw error;
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * The small, typed set of errors domain code throws. Transport layers map them to gRPC
+ * status (services/common/grpc/errors.ts) and from there to HTTP (gateway/http/errors.ts).
+ * `code` is stable and machine-readable; `message` is a sentence a person can act on.
+ */
+export interface FieldViolation {
+  field: string;
+  reason: string;
+}
+
+export abstract class DomainError extends Error {
+  abstract readonly kind:
+    | 'invalid_argument'
+    | 'failed_precondition'
+    | 'not_found'
+    | 'already_exists'
+    | 'conflict'
+    | 'permission_denied'
+    | 'unauthenticated'
+    | 'resource_exhausted';
+
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details: FieldViolation[] = [],
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class InvalidArgumentError extends DomainError {
+  readonly kind = 'invalid_argument';
+}
+
+/** The request is well formed but the resource is not in a state that allows it. */
+export class FailedPreconditionError extends DomainError {
+  readonly kind = 'failed_precondition';
+}
+
+export class NotFoundError extends DomainError {
+  readonly kind = 'not_found';
+}
+
+export class AlreadyExistsError extends DomainError {
+  readonly kind = 'already_exists';
+}
+
+/** The resource's current state forbids the change (e.g. approving a revoked form): 409. */
+export class ConflictError extends DomainError {
+  readonly kind = 'conflict';
+}
+
+export class PermissionDeniedError extends DomainError {
+  readonly kind = 'permission_denied';
+}
+
+export class UnauthenticatedError extends DomainError {
+  readonly kind = 'unauthenticated';
+}
+
+export class ResourceExhaustedError extends DomainError {
+  readonly kind = 'resource_exhausted';
+}
+
+/** Shorthand for the common case of one or more bad fields. */
+export function invalidFields(details: FieldViolation[], message?: string): InvalidArgumentError {
+  const summary =
+    message ??
+    (details.length === 1 ? `${details[0]!.field}: ${details[0]!.reason}` : `${details.length} fields are invalid`);
+  return new InvalidArgumentError('VALIDATION_FAILED', summary, details);
+}

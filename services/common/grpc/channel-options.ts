@@ -1,0 +1,17 @@
+import type { ChannelOptions } from '@grpc/grpc-js';
+
+/** Shared by servers and clients: a 10,000-entry batch of long identifiers must fit in one message. */
+export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+
+export const channelOptions: ChannelOptions = {
+  'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
+  'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_timeout_ms': 10_000,
+  'grpc.keepalive_permit_without_calls': 1,
+};
+
+/** Keys of a generated service/client interface without its index signature. */
+export type KnownKeys<T> = keyof { [K in keyof T as string extends K ? never : K]: T[K] };
+
+export const REQUEST_ID_METADATA_KEY = 'x-request-id';

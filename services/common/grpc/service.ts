@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import type { handleUnaryCall, ServerUnaryCall, sendUnaryData } from '@grpc/grpc-js';
+import type { Logger } from '../logger';
+import { isValidRequestId, runWithRequestContext } from '../request-context';
+import { type KnownKeys, REQUEST_ID_METADATA_KEY } from './channel-options';
+import { toGrpcStatus } from './errors';
+
+export interface CallContext {
+  requestId: string;
+  /** The caller's deadline, so long waits (e.g. ?wait=true) end before the caller gives up. */
+  deadline: Date | undefined;
+}
+
+/** A service's handlers as plain async functions: transport concerns stay in this file. */
+export type UnaryHandlers<S> = {
+  [K in KnownKeys<S>]: S[K] extends handleUnaryCall<infer Req, infer Res>
+    ? (request: Req, context: CallContext) => Promise<Res>
+    : never;
+};
+
+/**
+ * Adapts async handlers to grpc-js: request id from metadata into the log context, domain
+ * errors to gRPC status, unknown errors to INTERNAL with the stack only in the log.
+ */
+export function implementService<S>(serviceName: string, handlers: UnaryHandlers<S>, logger: Logger): S {
+  const implementation: Record<string, handleUnaryCall<unknown, unknown>> = {};
+  for (const [method, handler] of Object.entries(handlers) as [string, (req: unknown, ctx: CallContext) => Promise<unknown>][]) {
+    implementation[method] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
+      const incoming = call.metadata.get(REQUEST_ID_METADATA_KEY)[0];
+      const requestId = isValidRequestId(incoming) ? incoming : randomUUID();
+      const rawDeadline = call.getDeadline();
+      const deadline = rawDeadline instanceof Date ? rawDeadline : Number.isFinite(rawDeadline) ? new Date(rawDeadline) : undefined;
+      runWithRequestContext({ requestId }, () => {
+        handler(call.request, { requestId, deadline }).then(
+          (response) => callback(null, response),
+          (error: unknown) => {
+            const { status, internal } = toGrpcStatus(error);
+            if (internal) logger.error({ err: error, rpc: `${serviceName}/${method}` }, 'rpc failed');
+            else logger.debug({ rpc: `${serviceName}/${method}`, code: status.code }, 'rpc refused');
+            callback(status);
+          },
+        );
+      });
+    };
+  }
+  return implementation as S;
+}
