@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+import { TEST_PLATFORM_KEY, type TestStack } from './stack';
+
+export interface TestProject {
+  id: string;
+  name: string;
+  keys: { admin: string; service: string; readOnly: string };
+  keyIds: { admin: string; service: string; readOnly: string };
+}
+
+export async function createProject(stack: TestStack, name = 'Test program'): Promise<TestProject> {
+  const response = await stack.api.post('/api/v1/projects', { key: TEST_PLATFORM_KEY, body: { name } });
+  if (response.status !== 201) throw new Error(`project creation failed: ${response.status} ${response.text}`);
+  const byRole = (role: string) => response.body.api_keys.find((key: { role: string }) => key.role === role);
+  return {
+    id: response.body.id,
+    name: response.body.name,
+    keys: { admin: byRole('admin').key, service: byRole('service_role').key, readOnly: byRole('read_only').key },
+    keyIds: { admin: byRole('admin').id, service: byRole('service_role').id, readOnly: byRole('read_only').id },
+  };
+}
+
+export async function createSegment(stack: TestStack, project: TestProject, body: Record<string, unknown> = {}) {
+  const response = await stack.api.post(`/api/v1/projects/${project.id}/audiences`, {
+    key: project.keys.admin,
+    body: { name: `Segment ${randomBytes(3).toString('hex')}`, ...body },
+  });
+  if (response.status !== 201) throw new Error(`segment creation failed: ${response.status} ${response.text}`);
+  return response.body as { id: string; name: string; entries_count: number };
+}
+
+/** A deterministic, valid, lowercase evm address for index n. */
+export function evmAddress(n: number): string {
+  return `0x${n.toString(16).padStart(40, '0')}`;
+}
+
+/** The same address with mixed letter case (the same user). */
+export function mixedCase(address: string): string {
+  return `0x${[...address.slice(2)].map((c, i) => (i % 2 ? c.toUpperCase() : c)).join('')}`;
+}
+
+export function randomEvmAddress(): string {
+  return `0x${randomBytes(20).toString('hex')}`;
+}

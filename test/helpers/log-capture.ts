@@ -1,0 +1,22 @@
+import { Writable } from 'node:stream';
+import { createLogger, type Logger } from '../../services/common/logger';
+
+/** Every line a component logs during a test, kept in memory so tests can search it. */
+export class LogCapture {
+  readonly lines: string[] = [];
+
+  logger(service: string): Logger {
+    const lines = this.lines;
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+        done();
+      },
+    });
+    return createLogger({ service, level: 'debug', destination: stream });
+  }
+
+  text(): string {
+    return this.lines.join('\n');
+  }
+}

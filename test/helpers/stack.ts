@@ -1,0 +1,144 @@
+import { randomBytes } from 'node:crypto';
+import IORedis from 'ioredis';
+import pg from 'pg';
+import { gatewayConfigSchema } from '../../gateway/config';
+import { startGateway } from '../../gateway/server';
+import { loadConfig } from '../../services/common/config';
+import type { RunningProcess } from '../../services/common/lifecycle';
+import { audienceConfigSchema } from '../../services/audience/config';
+import { startAudienceService } from '../../services/audience/server';
+import { databaseUrl, runId, TEST_DB_PREFIX, TEST_REDIS_URL, templateDatabase } from '../setup/test-env';
+import { TestClock } from './clock';
+import { Api } from './http';
+import { LogCapture } from './log-capture';
+
+export const TEST_PLATFORM_KEY = 'test-platform-key-0123456789abcdef0123456789';
+
+export interface StackOptions {
+  clock?: TestClock;
+  /** Gateway variables to override; `undefined` removes a default (e.g. PLATFORM_API_KEY). */
+  gatewayEnv?: Record<string, string | undefined>;
+  audienceEnv?: Record<string, string | undefined>;
+}
+
+export interface TestStack {
+  api: Api;
+  baseUrl: string;
+  clock: TestClock;
+  logs: LogCapture;
+  /** Direct access to this stack's database, to check what was (not) written. */
+  db: pg.Pool;
+  databaseUrl: string;
+  redisUrl: string;
+  queuePrefix: string;
+  audienceAddress: string;
+  stop(): Promise<void>;
+}
+
+async function cloneTemplate(name: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: databaseUrl('postgres') });
+  await admin.connect();
+  try {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)} TEMPLATE ${pg.escapeIdentifier(templateDatabase())}`);
+        return;
+      } catch (error) {
+        // Two files cloning at the same instant: the template is briefly "in use".
+        if ((error as { code?: string }).code !== '55006' || attempt >= 20) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50 * (attempt + 1)));
+      }
+    }
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * The real stack in this test process: the audience gRPC service with its workers and the
+ * gateway, on free ports, over a database cloned from the run's migrated template and a
+ * Redis key prefix of its own.
+ */
+export async function startStack(options: StackOptions = {}): Promise<TestStack> {
+  const suffix = randomBytes(4).toString('hex');
+  const database = `${TEST_DB_PREFIX}${runId()}_${suffix}`;
+  await cloneTemplate(database);
+  const url = databaseUrl(database);
+  const queuePrefix = `test:${runId()}:${suffix}`;
+  const clock = options.clock ?? new TestClock();
+  const logs = new LogCapture();
+  const common = { DATABASE_URL: url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: queuePrefix, DB_POOL_MAX: '5', SHUTDOWN_GRACE_MS: '5000' };
+
+  const running: RunningProcess[] = [];
+  const audience = await startAudienceService(
+    loadConfig(audienceConfigSchema, withOverrides({ ...common, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0' }, options.audienceEnv)),
+    { clock, logger: logs.logger('audience') },
+  );
+  running.push(audience);
+  const audienceAddress = `127.0.0.1:${audience.grpcPort}`;
+
+  const gateway = await startGateway(
+    loadConfig(
+      gatewayConfigSchema,
+      withOverrides(
+        {
+          ...common,
+          HOST: '127.0.0.1',
+          PORT: '0',
+          PLATFORM_API_KEY: TEST_PLATFORM_KEY,
+          AUDIENCE_GRPC_ADDR: audienceAddress,
+          VALIDATE_RESPONSES: 'true',
+          RATE_LIMIT_PER_SECOND: '100000',
+          RATE_LIMIT_BURST: '100000',
+        },
+        options.gatewayEnv,
+      ),
+    ),
+    { clock, logger: logs.logger('gateway') },
+  );
+  running.unshift(gateway);
+
+  const baseUrl = `http://127.0.0.1:${gateway.port}`;
+  const db = new pg.Pool({ connectionString: url, max: 2 });
+  return {
+    api: new Api(baseUrl),
+    baseUrl,
+    clock,
+    logs,
+    db,
+    databaseUrl: url,
+    redisUrl: TEST_REDIS_URL,
+    queuePrefix,
+    audienceAddress,
+    stop: async () => {
+      for (const process of running) await process.stop();
+      await db.end();
+      await dropDatabase(database);
+      await deleteKeys(`${queuePrefix}:*`);
+    },
+  };
+}
+
+function withOverrides(base: Record<string, string>, overrides: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: Record<string, string | undefined> = { ...base, ...overrides };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
+  return env;
+}
+
+async function dropDatabase(name: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: databaseUrl('postgres') });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
+  await admin.end();
+}
+
+async function deleteKeys(pattern: string): Promise<void> {
+  const redis = new IORedis(TEST_REDIS_URL);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    if (keys.length > 0) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  await redis.quit();
+}

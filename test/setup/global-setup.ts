@@ -1,0 +1,45 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { accessMigrations } from '../../gateway/access/migrations';
+import { ACCESS_SCHEMA } from '../../gateway/server';
+import { openDatabase } from '../../services/common/db/database';
+import { migrateToLatest } from '../../services/common/db/migrate';
+import { createLogger } from '../../services/common/logger';
+import { audienceMigrations } from '../../services/audience/migrations';
+import { AUDIENCE_SCHEMA } from '../../services/audience/server';
+import { startContainersIfAsked } from './containers';
+import { databaseUrl, TEST_DB_PREFIX } from './test-env';
+
+/**
+ * Once per run: a template database with every service's migrations applied. Each test file
+ * clones it (CREATE DATABASE ... TEMPLATE), which takes a fraction of a second, and gets a
+ * database of its own.
+ */
+export default async function globalSetup(): Promise<void> {
+  await startContainersIfAsked();
+  const run = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  process.env.REFERRAL_TEST_RUN = run;
+  const template = `${TEST_DB_PREFIX}${run}_template`;
+
+  const admin = new pg.Client({ connectionString: databaseUrl('postgres') });
+  try {
+    await admin.connect();
+  } catch (error) {
+    throw new Error(
+      `tests need PostgreSQL at ${databaseUrl('postgres')} (set DATABASE_URL, or TESTCONTAINERS=1 with a container engine): ${String(error)}`,
+    );
+  }
+  await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(template)}`);
+  await admin.end();
+
+  const logger = createLogger({ service: 'test-setup', level: 'warn' });
+  const schemas = [
+    { schema: AUDIENCE_SCHEMA, migrations: audienceMigrations },
+    { schema: ACCESS_SCHEMA, migrations: accessMigrations },
+  ];
+  for (const { schema, migrations } of schemas) {
+    const database = openDatabase({ url: databaseUrl(template), schema, poolMax: 1, applicationName: 'test-setup', logger });
+    await migrateToLatest(database.db, schema, migrations, logger);
+    await database.close();
+  }
+}
