@@ -1,0 +1,2 @@
+export { ReferralApiError, ReferralClient } from './referral-client';
+export type { ReferralClientOptions, UserAudience, UserIdentifierType } from './referral-client';
