@@ -63,13 +63,19 @@ const GENERIC_MESSAGE_BY_HTTP: Record<number, string> = {
 };
 
 export function zodDetails(error: ZodError | z.core.$ZodError, prefix?: string): FieldViolation[] {
-  return error.issues.map((issue) => {
-    const path = issue.path.reduce<string>(
+  const fieldName = (path: PropertyKey[]) => {
+    const joined = path.reduce<string>(
       (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)),
       '',
     );
-    return { field: [prefix, path].filter(Boolean).join('.') || prefix || '(body)', reason: issue.message };
-  });
+    return [prefix, joined].filter(Boolean).join('.') || '(body)';
+  };
+  return error.issues.flatMap((issue) =>
+    // Unknown fields are named one by one, so the client sees exactly what to drop.
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ field: fieldName([...issue.path, key]), reason: 'is not a known field' }))
+      : [{ field: fieldName(issue.path), reason: issue.message }],
+  );
 }
 
 /** Maps anything thrown while serving a request to the error body; nothing internal leaks. */
