@@ -1,0 +1,214 @@
+import { randomUUID } from 'node:crypto';
+import { QueueKit } from '../../services/common/queue';
+import { applyEntryBatchJob } from '../../services/audience/jobs/apply-entry-batch.job';
+import { requeueStaleEntryBatchesJob } from '../../services/audience/jobs/requeue-stale-entry-batches.job';
+import { createLogger } from '../../services/common/logger';
+import { createProject, createSegment, evmAddress, mixedCase, type TestProject } from '../helpers/fixtures';
+import { startStack, type TestStack } from '../helpers/stack';
+
+const evm = (n: number) => ({ identifier: evmAddress(n), identifier_type: 'evm_address' });
+
+describe('batch entry add (POST /v1/audience-segments/{segmentId}/entries/batch)', () => {
+  let stack: TestStack;
+  let project: TestProject;
+  let queues: QueueKit;
+  beforeAll(async () => {
+    stack = await startStack();
+    project = await createProject(stack);
+    queues = new QueueKit({ redisUrl: stack.redisUrl, prefix: stack.queuePrefix, logger: createLogger({ service: 'test', level: 'silent' }) });
+  });
+  afterAll(async () => {
+    await queues.close();
+    await stack.stop();
+  });
+
+  const batchPath = (segmentId: string, wait = false) => `/v1/audience-segments/${segmentId}/entries/batch${wait ? '?wait=true' : ''}`;
+  const entriesIn = async (segmentId: string) =>
+    (await stack.db.query('SELECT identifier FROM audience.entries WHERE segment_id = $1 ORDER BY identifier', [segmentId])).rows.map(
+      (row) => row.identifier as string,
+    );
+  const batchesOf = async (segmentId: string) =>
+    (await stack.db.query('SELECT count(*)::int AS n FROM audience.entry_batches WHERE segment_id = $1', [segmentId])).rows[0].n as number;
+  const segmentCount = async (segmentId: string) =>
+    (await stack.api.get(`/api/v1/projects/${project.id}/audiences/${segmentId}`, { key: project.keys.admin })).body.entries_count;
+
+  it('queues the batch (202) and reports its job until it completes', async () => {
+    const segment = await createSegment(stack, project);
+    const submitted = await stack.api.post(batchPath(segment.id), { key: project.keys.service, body: { entries: [evm(1), evm(2)] } });
+    expect(submitted.status).toBe(202);
+    expect(submitted.body).toEqual({ job_id: expect.any(String), status: 'queued', received: 2, added: 0, skipped: 0, error: null });
+
+    const finished = await stack.api.get(`${batchPath(segment.id)}/${submitted.body.job_id}?wait=true`, { key: project.keys.service });
+    expect(finished.status).toBe(200);
+    expect(finished.body).toMatchObject({ job_id: submitted.body.job_id, status: 'completed', received: 2, added: 2, skipped: 0 });
+    expect(await entriesIn(segment.id)).toEqual([evmAddress(1), evmAddress(2)]);
+    expect(await segmentCount(segment.id)).toBe(2);
+  });
+
+  it('with ?wait=true answers 200 once the job has finished', async () => {
+    const segment = await createSegment(stack, project);
+    const response = await stack.api.post(batchPath(segment.id, true), { key: project.keys.service, body: { entries: [evm(3)] } });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ status: 'completed', received: 1, added: 1, skipped: 0 });
+  });
+
+  it('skips users already in the segment and repeats inside the batch silently, counting them', async () => {
+    const segment = await createSegment(stack, project);
+    await stack.api.post(`/api/v1/projects/${project.id}/audiences/${segment.id}/entries`, { key: project.keys.admin, body: evm(10) });
+    const entries = [
+      evm(10), // already there
+      { identifier: mixedCase(evmAddress(10)), identifier_type: 'evm_address' }, // already there, other case
+      evm(11),
+      evm(11), // repeated in the batch
+      { identifier: mixedCase(evmAddress(12)), identifier_type: 'evm_address' },
+      evm(12), // the same user as the previous one
+      evm(13),
+    ];
+    const response = await stack.api.post(batchPath(segment.id, true), { key: project.keys.service, body: { entries } });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ status: 'completed', received: 7, added: 3, skipped: 4, error: null });
+    expect(await entriesIn(segment.id)).toEqual([evmAddress(10), evmAddress(11), evmAddress(12), evmAddress(13)]);
+    expect(await segmentCount(segment.id)).toBe(4);
+  });
+
+  it('refuses a batch with any invalid entry, naming the indexes, and writes nothing', async () => {
+    const segment = await createSegment(stack, project);
+    const entries = [evm(20), { identifier: '0x12', identifier_type: 'evm_address' }, evm(21), { identifier: evmAddress(22), identifier_type: 'btc' }];
+    const response = await stack.api.post(batchPath(segment.id), { key: project.keys.service, body: { entries } });
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('INVALID_BATCH');
+    expect(response.body.details).toEqual([
+      { field: 'entries[1].identifier', reason: expect.stringContaining('evm_address') },
+      { field: 'entries[3].identifier_type', reason: expect.any(String) },
+    ]);
+    expect(await entriesIn(segment.id)).toEqual([]);
+    expect(await batchesOf(segment.id)).toBe(0);
+  });
+
+  it('refuses malformed bodies with 400 before anything is stored', async () => {
+    const segment = await createSegment(stack, project);
+    const bodies: Array<{ body?: unknown; rawBody?: string }> = [
+      { body: { entries: [] } },
+      { body: { entries: 'all of them' } },
+      { body: { entries: [{ identifier: 42, identifier_type: 'evm_address' }] } },
+      { body: { entries: [evm(1)], mode: 'replace' } },
+      { rawBody: '{"entries": [' },
+    ];
+    for (const body of bodies) {
+      const response = await stack.api.post(batchPath(segment.id), {
+        key: project.keys.service,
+        ...body,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ status: 400, code: expect.any(String), message: expect.any(String) });
+    }
+    expect(await batchesOf(segment.id)).toBe(0);
+  });
+
+  it('takes 10,000 entries and answers 413 to 10,001', async () => {
+    const segment = await createSegment(stack, project);
+    const entries = Array.from({ length: 10_001 }, (_, i) => evm(100_000 + i));
+
+    const tooMany = await stack.api.post(batchPath(segment.id), { key: project.keys.service, body: { entries } });
+    expect(tooMany.status).toBe(413);
+    expect(tooMany.body.code).toBe('BATCH_TOO_LARGE');
+    expect(await batchesOf(segment.id)).toBe(0);
+
+    const full = await stack.api.post(batchPath(segment.id, true), { key: project.keys.service, body: { entries: entries.slice(0, 10_000) } });
+    expect(full.status).toBe(200);
+    expect(full.body).toMatchObject({ status: 'completed', received: 10_000, added: 10_000, skipped: 0 });
+    expect(await segmentCount(segment.id)).toBe(10_000);
+  });
+
+  it('answers a retry with the same Idempotency-Key with the same job, adding nothing twice', async () => {
+    const segment = await createSegment(stack, project);
+    const body = { entries: [evm(30), evm(31)] };
+    const headers = { 'idempotency-key': `import-${randomUUID()}` };
+    const first = await stack.api.post(batchPath(segment.id, true), { key: project.keys.service, body, headers });
+    const retries = await Promise.all([1, 2, 3].map(() => stack.api.post(batchPath(segment.id, true), { key: project.keys.service, body, headers })));
+
+    for (const retry of retries) {
+      expect(retry.body.job_id).toBe(first.body.job_id);
+      expect(retry.body).toMatchObject({ status: 'completed', added: 2, skipped: 0 });
+    }
+    expect(await batchesOf(segment.id)).toBe(1);
+    expect(await entriesIn(segment.id)).toEqual([evmAddress(30), evmAddress(31)]);
+  });
+
+  it('creates one job for concurrent first attempts with the same Idempotency-Key', async () => {
+    const segment = await createSegment(stack, project);
+    const headers = { 'idempotency-key': `race-${randomUUID()}` };
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () => stack.api.post(batchPath(segment.id), { key: project.keys.service, body: { entries: [evm(40)] }, headers })),
+    );
+    expect(new Set(responses.map((r) => r.body.job_id)).size).toBe(1);
+    expect(responses.every((r) => r.status === 202)).toBe(true);
+    expect(await batchesOf(segment.id)).toBe(1);
+  });
+
+  it('answers 409 when an Idempotency-Key is reused for a different request', async () => {
+    const segment = await createSegment(stack, project);
+    const headers = { 'idempotency-key': `reuse-${randomUUID()}` };
+    await stack.api.post(batchPath(segment.id, true), { key: project.keys.service, body: { entries: [evm(50)] }, headers });
+    const different = await stack.api.post(batchPath(segment.id), { key: project.keys.service, body: { entries: [evm(51)] }, headers });
+    expect(different.status).toBe(409);
+    expect(different.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(await entriesIn(segment.id)).toEqual([evmAddress(50)]);
+  });
+
+  it('changes nothing when a finished batch’s job is delivered again', async () => {
+    const segment = await createSegment(stack, project);
+    const done = await stack.api.post(batchPath(segment.id, true), { key: project.keys.service, body: { entries: [evm(60), evm(61)] } });
+    expect(done.body.status).toBe('completed');
+
+    const redelivery = await queues.enqueue(applyEntryBatchJob, { batchId: done.body.job_id }, { jobId: `redelivery-${done.body.job_id}` });
+    const outcome = await redelivery.waitUntilFinished(queues.queueEvents(applyEntryBatchJob.queue), 10_000);
+    expect(outcome).toEqual({ applied: false, reason: 'finished' });
+    expect(await entriesIn(segment.id)).toEqual([evmAddress(60), evmAddress(61)]);
+    expect(await segmentCount(segment.id)).toBe(2);
+    const job = await stack.api.get(`${batchPath(segment.id)}/${done.body.job_id}`, { key: project.keys.service });
+    expect(job.body).toMatchObject({ added: 2, skipped: 0 });
+  });
+
+  it('applies a stored batch whose job never reached Redis, through the relay', async () => {
+    const segment = await createSegment(stack, project);
+    const batchId = randomUUID();
+    const storedAt = new Date(stack.clock.now().getTime() - 10 * 60_000);
+    await stack.db.query(
+      `INSERT INTO audience.entry_batches (id, project_id, segment_id, request_hash, status, identifiers, identifier_types, received, created_at)
+       VALUES ($1, $2, $3, 'h', 'queued', $4, $5, 2, $6)`,
+      [batchId, project.id, segment.id, [evmAddress(70), evmAddress(71)], ['evm_address', 'evm_address'], storedAt],
+    );
+
+    const relay = await queues.enqueue(requeueStaleEntryBatchesJob, {});
+    expect(await relay.waitUntilFinished(queues.queueEvents(requeueStaleEntryBatchesJob.queue), 10_000)).toEqual({ requeued: 1 });
+
+    const job = await stack.api.get(`${batchPath(segment.id)}/${batchId}?wait=true`, { key: project.keys.service });
+    expect(job.body).toMatchObject({ status: 'completed', added: 2 });
+    expect(await entriesIn(segment.id)).toEqual([evmAddress(70), evmAddress(71)]);
+  });
+
+  it('answers 404 for an unknown job, or a job asked for under another segment', async () => {
+    const segment = await createSegment(stack, project);
+    const other = await createSegment(stack, project);
+    const done = await stack.api.post(batchPath(segment.id, true), { key: project.keys.service, body: { entries: [evm(80)] } });
+    for (const path of [`${batchPath(segment.id)}/${randomUUID()}`, `${batchPath(other.id)}/${done.body.job_id}`, `${batchPath(segment.id)}/nope`]) {
+      const response = await stack.api.get(path, { key: project.keys.service });
+      expect(response.status).toBe(404);
+      expect(response.body.code).toBe('BATCH_JOB_NOT_FOUND');
+    }
+  });
+
+  it('answers 404 for a segment of another project and is served under /api/v1 too', async () => {
+    const other = await createProject(stack);
+    const foreign = await createSegment(stack, other);
+    const refused = await stack.api.post(batchPath(foreign.id), { key: project.keys.service, body: { entries: [evm(90)] } });
+    expect(refused.status).toBe(404);
+    expect(refused.body.code).toBe('AUDIENCE_NOT_FOUND');
+
+    const aliased = await stack.api.post(`/api${batchPath(foreign.id, true)}`, { key: other.keys.service, body: { entries: [evm(90)] } });
+    expect(aliased.status).toBe(200);
+    expect(aliased.body.added).toBe(1);
+  });
+});
