@@ -1,0 +1,167 @@
+import { createProject, createSegment, type TestProject } from '../helpers/fixtures';
+import { startStack, type TestStack } from '../helpers/stack';
+
+describe('HTTP conventions of the gateway', () => {
+  let stack: TestStack;
+  let project: TestProject;
+  beforeAll(async () => {
+    stack = await startStack({ gatewayEnv: { JSON_BODY_LIMIT: '1kb', RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '5' } });
+    project = await createProject(stack);
+  });
+  afterAll(() => stack.stop());
+
+  const expectErrorBody = (body: unknown, status: number, code: string) =>
+    expect(body).toEqual({ status, code, message: expect.any(String), details: expect.any(Array) });
+
+  it('answers unknown paths with 404 and a known path with the wrong method with 405 and Allow', async () => {
+    const missing = await stack.api.get('/v1/nothing-here');
+    expect(missing.status).toBe(404);
+    expectErrorBody(missing.body, 404, 'ROUTE_NOT_FOUND');
+
+    const wrongMethod = await stack.api.request('PUT', `/v1/audience-segments/x/badge`);
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('POST, PATCH, DELETE');
+    expectErrorBody(wrongMethod.body, 405, 'METHOD_NOT_ALLOWED');
+  });
+
+  it('answers malformed JSON with 400, a non-JSON body with 415 and an oversized one with 413', async () => {
+    const path = `/api/v1/projects/${project.id}/audiences`;
+    const malformed = await stack.api.post(path, { key: project.keys.admin, rawBody: '{"name":', headers: { 'content-type': 'application/json' } });
+    expectErrorBody(malformed.body, 400, 'INVALID_JSON');
+    const text = await stack.api.post(path, { key: project.keys.admin, rawBody: 'name=x', headers: { 'content-type': 'text/plain' } });
+    expectErrorBody(text.body, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    const big = await stack.api.post(path, { key: project.keys.admin, body: { name: 'x', description: 'd'.repeat(2_000) } });
+    expectErrorBody(big.body, 413, 'PAYLOAD_TOO_LARGE');
+    const { rows } = await stack.db.query('SELECT count(*)::int AS n FROM audience.segments');
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('authenticates before reading a body', async () => {
+    const response = await stack.api.post(`/api/v1/projects/${project.id}/audiences`, { rawBody: '{', headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(401);
+  });
+
+  it('echoes a sane X-Request-Id, makes one otherwise, and logs requests with it', async () => {
+    const given = await stack.api.get('/healthz', { headers: { 'x-request-id': 'trace-abc.123' } });
+    expect(given.headers.get('x-request-id')).toBe('trace-abc.123');
+    const made = await stack.api.get('/healthz', { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const line = stack.logs.lines.map((l) => JSON.parse(l)).find((l) => l.request_id === 'trace-abc.123' && l.msg === 'request');
+    expect(line).toMatchObject({ route: '/healthz', status: 200, method: 'GET' });
+  });
+
+  it('carries the request id into the audience service’s logs', async () => {
+    const segment = await createSegment(stack, project);
+    await stack.api.post(`/v1/audience-segments/${segment.id}/entries/batch?wait=true`, {
+      key: project.keys.service,
+      headers: { 'x-request-id': 'batch-trace-1' },
+      body: { entries: [{ identifier: `0x${'1'.repeat(40)}`, identifier_type: 'evm_address' }] },
+    });
+    const applied = stack.logs.lines.map((l) => JSON.parse(l)).find((l) => l.service === 'audience' && l.msg === 'entry batch applied');
+    expect(applied?.request_id).toBe('batch-trace-1');
+  });
+
+  it('rate-limits each key and answers 429 with Retry-After', async () => {
+    const own = await createProject(stack);
+    const responses = [];
+    for (let i = 0; i < 8; i += 1) responses.push(await stack.api.get('/v1/audiences/audience-segments', { key: own.keys.service }));
+    const limited = responses.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    expectErrorBody(limited[0]!.body, 429, 'RATE_LIMITED');
+    expect(Number(limited[0]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Another key has its own allowance.
+    expect((await stack.api.get('/v1/audiences/audience-segments', { key: own.keys.readOnly })).status).toBe(200);
+  });
+
+  it('exposes Prometheus metrics labelled by route', async () => {
+    await stack.api.get('/healthz');
+    const metrics = await stack.api.get('/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get('content-type')).toContain('text/plain');
+    expect(metrics.text).toMatch(/http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
+    expect(metrics.text).toContain('process_resident_memory_bytes');
+  });
+
+  it('says /readyz is not ready when a service it uses is down', async () => {
+    const lonely = await startStack({ gatewayEnv: { AUDIENCE_GRPC_ADDR: '127.0.0.1:1' } });
+    try {
+      const response = await lonely.api.get('/readyz');
+      expect(response.status).toBe(503);
+      expect(response.body.checks).toMatchObject({ postgres: 'up', redis: 'up', audience: 'down' });
+      const own = await createProject(lonely);
+      const call = await lonely.api.get('/v1/audiences/audience-segments', { key: own.keys.service });
+      expectErrorBody(call.body, 503, 'SERVICE_UNAVAILABLE');
+    } finally {
+      await lonely.stop();
+    }
+  });
+});
+
+describe('the API reference', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(() => stack.stop());
+
+  it('documents every endpoint of the API in OpenAPI 3.1 with request and response shapes', async () => {
+    const { status, body: document } = await stack.api.get('/openapi.json');
+    expect(status).toBe(200);
+    expect(document.openapi).toBe('3.1.0');
+    const expected: Array<[string, string]> = [
+      ['post', '/api/v1/projects'],
+      ['post', '/api/v1/projects/{projectId}/api-keys'],
+      ['get', '/api/v1/projects/{projectId}/api-keys'],
+      ['delete', '/api/v1/projects/{projectId}/api-keys/{keyId}'],
+      ['post', '/api/v1/projects/{projectId}/audiences'],
+      ['get', '/api/v1/projects/{projectId}/audiences'],
+      ['get', '/api/v1/projects/{projectId}/audiences/{audienceId}'],
+      ['patch', '/api/v1/projects/{projectId}/audiences/{audienceId}'],
+      ['delete', '/api/v1/projects/{projectId}/audiences/{audienceId}'],
+      ['post', '/api/v1/projects/{projectId}/audiences/{audienceId}/entries'],
+      ['get', '/v1/audiences/audience-segments'],
+      ['get', '/v1/audiences/audience-segments/user'],
+      ['get', '/v1/audience-segments/{segmentId}/entries'],
+      ['post', '/v1/audience-segments/{segmentId}/entries/batch'],
+      ['get', '/v1/audience-segments/{segmentId}/entries/batch/{jobId}'],
+      ['delete', '/v1/audience-segments/{segmentId}/entries/{userIdentifier}'],
+      ['post', '/v1/audience-segments/{segmentId}/badge'],
+      ['patch', '/v1/audience-segments/{segmentId}/badge'],
+      ['delete', '/v1/audience-segments/{segmentId}/badge'],
+      ['post', '/api/v1/audience-segments/{segmentId}/entries/batch'],
+      ['get', '/healthz'],
+      ['get', '/readyz'],
+      ['get', '/metrics'],
+    ];
+    for (const [method, path] of expected) {
+      const operation = document.paths[path]?.[method];
+      expect(operation).toBeDefined();
+      expect(operation.responses).toBeDefined();
+    }
+    const batch = document.paths['/v1/audience-segments/{segmentId}/entries/batch'].post;
+    expect(batch.requestBody.content['application/json'].schema.properties.entries.type).toBe('array');
+    expect(batch.responses['202'].content['application/json'].schema.properties.job_id.type).toBe('string');
+    expect(batch.responses['413'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
+    expect(batch.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(
+      expect.arrayContaining(['path:segmentId', 'query:wait', 'header:idempotency-key']),
+    );
+    // Every operation that answers JSON says what the JSON looks like.
+    for (const operations of Object.values<Record<string, { responses: Record<string, { content?: unknown }> }>>(document.paths)) {
+      for (const operation of Object.values(operations)) {
+        for (const [code, response] of Object.entries(operation.responses)) {
+          if (Number(code) >= 400) expect(response.content).toBeDefined();
+        }
+      }
+    }
+  });
+
+  it('serves a readable reference page at /docs', async () => {
+    const page = await stack.api.get('/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.text).toContain('swagger-ui-bundle.js');
+    const asset = await stack.api.get('/docs/assets/swagger-ui-bundle.js');
+    expect(asset.status).toBe(200);
+    expect(asset.text.length).toBeGreaterThan(100_000);
+  });
+});
