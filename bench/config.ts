@@ -1,0 +1,70 @@
+/**
+ * Sizes and knobs of `npm run bench`. The defaults are issue 2's numbers; BENCH_SCALE shrinks the
+ * data sets for quick iterations (e.g. BENCH_SCALE=0.05) and BENCH_DURATION_S the lookup runs.
+ */
+function numberEnv(name: string, fallback: number, { min = 0, integer = false } = {}): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
+    throw new Error(`${name} must be a number${integer ? ' (integer)' : ''} >= ${min}; got ${raw}`);
+  }
+  return value;
+}
+
+const scale = numberEnv('BENCH_SCALE', 1, { min: 0.0001 });
+
+export interface BenchConfig {
+  scale: number;
+  ingest: {
+    /** Entries sent through the gateway (and loaded with COPY). */
+    entries: number;
+    /** Entries per batch request (the API's maximum). */
+    batchSize: number;
+    /** Batch requests in flight at a time. */
+    inflight: number;
+    /** Concurrent COPY streams of the physical limit (1: one COPY, as the issue describes it). */
+    copyStreams: number;
+  };
+  lookup: {
+    segments: number;
+    /** Of the segments, how many carry a badge. */
+    badged: number;
+    entries: number;
+    connections: number;
+    durationS: number;
+    warmupS: number;
+    /** Share of lookups for a user that exists; the rest ask for an unknown address. */
+    existingShare: number;
+    /** Share of lookups sent with the address in mixed letter case. */
+    mixedCaseShare: number;
+  };
+  /** RSS sampling period. */
+  memorySampleMs: number;
+  goals: { ingestRatioMax: number; lookupRatioMin: number; lookupP99MaxMs: number };
+}
+
+export function loadBenchConfig(): BenchConfig {
+  const batchSize = numberEnv('BENCH_BATCH_SIZE', 10_000, { min: 1, integer: true });
+  return {
+    scale,
+    ingest: {
+      entries: Math.max(batchSize, Math.round(1_000_000 * scale)),
+      batchSize,
+      inflight: numberEnv('BENCH_INGEST_INFLIGHT', 4, { min: 1, integer: true }),
+      copyStreams: numberEnv('BENCH_COPY_STREAMS', 1, { min: 1, integer: true }),
+    },
+    lookup: {
+      segments: 20,
+      badged: 8,
+      entries: Math.max(1_000, Math.round(1_000_000 * scale)),
+      connections: numberEnv('BENCH_CONNECTIONS', 50, { min: 1, integer: true }),
+      durationS: numberEnv('BENCH_DURATION_S', 20, { min: 1 }),
+      warmupS: numberEnv('BENCH_WARMUP_S', 3, { min: 0 }),
+      existingShare: 0.9,
+      mixedCaseShare: 0.3,
+    },
+    memorySampleMs: 250,
+    goals: { ingestRatioMax: 2.0, lookupRatioMin: 0.5, lookupP99MaxMs: 25 },
+  };
+}

@@ -1,0 +1,285 @@
+/**
+ * `npm run bench` (issue 2, section 5): the real stack, started as `npm start` runs it, measured
+ * against its physical limit in the same run.
+ *
+ *   1. Batch ingest through the gateway vs. COPY of the same rows into an identical table.
+ *   2. getUserAudiences through the gateway (autocannon) vs. the repository's SQL sent with pg.
+ *   3. Peak RSS of every process of the stack, sampled through the whole run.
+ *
+ * Environment: BENCH_SCALE (default 1) shrinks the data sets; BENCH_DURATION_S (default 20) the
+ * lookup runs; BENCH_WARMUP_S (3); BENCH_PHASES (ingest,lookup); BENCH_COPY_STREAMS (1) splits the
+ * COPY of the physical limit over concurrent streams; BENCH_INGEST_INFLIGHT (4); BENCH_CPU_PROF_DIR runs every
+ * process of the stack with --cpu-prof into that folder; BENCH_POSTGRES_URL, REDIS_URL,
+ * BENCH_DATABASE (referral_bench), BENCH_LOG (the stack's output; a file under /tmp by default).
+ */
+import { execSync } from 'node:child_process';
+import os from 'node:os';
+import pg from 'pg';
+import { Api } from './api';
+import { loadBenchConfig } from './config';
+import { CpuMeter, type CpuReport } from './cpu';
+import { type IngestResult, runIngest, summarizeTimings } from './ingest';
+import {
+  crossCheck,
+  explainLookup,
+  openDirectLookup,
+  type RunFigures,
+  runDirectLoad,
+  runGatewayLoad,
+  setUpLookupData,
+} from './lookup';
+import { type MemoryReport, MemorySampler } from './memory';
+import { loadAverage } from './proc';
+import { cpuTable, fmt, keyValues, lookupTable, memoryTable, section, table } from './report';
+import { deleteRedisKeys, dropDatabase, recreateDatabase, type RunningStack, startStack } from './stack';
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const progress = (line: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+/** The commit measured, and whether the working tree (which `npm run build` compiled) differs from it. */
+function gitCommit(): string {
+  const git = (args: string) => execSync(`git ${args}`, { cwd: __dirname, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  try {
+    const commit = git('rev-parse --short HEAD');
+    const changed = git('status --porcelain --untracked-files=all -- ":(top)" ":(top,exclude)bench"').split('\n').filter(Boolean).length;
+    return changed > 0 ? `${commit} + ${changed} uncommitted change(s) in the working tree (measured as built)` : commit;
+  } catch {
+    return 'unknown (not a git checkout)';
+  }
+}
+
+interface PhaseCpu {
+  report: CpuReport;
+  loadBefore: string;
+  loadAfter: string;
+}
+
+async function main(): Promise<number> {
+  const config = loadBenchConfig();
+  const phases = new Set((process.env.BENCH_PHASES ?? 'ingest,lookup').split(',').map((phase) => phase.trim()));
+  const postgresUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const databaseName = process.env.BENCH_DATABASE ?? 'referral_bench';
+  const logFile = process.env.BENCH_LOG ?? `/tmp/referral-bench-${new Date().toISOString().replace(/[:.]/g, '-')}.log`;
+  const cpuProfDir = process.env.BENCH_CPU_PROF_DIR;
+  const cores = os.cpus().length;
+
+  log(section('referral platform benchmark (issue 2, section 5)'));
+  log(
+    keyValues(
+      [
+        ['commit', gitCommit()],
+        ['started', new Date().toISOString()],
+        ['node', process.version],
+        ['cores', `${cores} (${os.cpus()[0]?.model ?? '?'})`],
+        ['load average at start', loadAverage()],
+        ['scale', `${config.scale} (ingest ${fmt.int(config.ingest.entries)} entries; lookup ${fmt.int(config.lookup.entries)} entries in ${config.lookup.segments} segments)`],
+        ['lookup load', `${config.lookup.connections} connections, ${config.lookup.durationS} s (after ${config.lookup.warmupS} s of warm-up)`],
+        ['stack output', logFile],
+        ...(cpuProfDir ? [['cpu profiles', cpuProfDir] as [string, string]] : []),
+      ],
+    ),
+  );
+
+  await recreateDatabase(postgresUrl, databaseName);
+  let stack: RunningStack | undefined;
+  let memory: MemorySampler | undefined;
+  const clients: pg.Client[] = [];
+  let cleanedUp = false;
+  const cleanUp = async () => {
+    if (cleanedUp) return;
+    cleanedUp = true;
+    for (const client of clients) await client.end().catch(() => undefined);
+    await stack?.stop().catch((error) => process.stderr.write(`bench: stopping the stack failed: ${String(error)}\n`));
+    memory?.stop();
+    await dropDatabase(postgresUrl, databaseName).catch((error) => process.stderr.write(`bench: dropping ${databaseName} failed: ${String(error)}\n`));
+    if (stack) await deleteRedisKeys(redisUrl, stack.queuePrefix).catch(() => undefined);
+  };
+  const interrupted = () => {
+    process.stderr.write('bench: interrupted; stopping the stack and cleaning up\n');
+    void cleanUp().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+
+  let ingest: IngestResult | undefined;
+  let lookupRuns: { gateway: RunFigures; direct: RunFigures; sql: string; plan: string; notes: string[]; users: number; entries: number } | undefined;
+  const cpu = new Map<string, PhaseCpu>();
+  let memoryReport: MemoryReport | undefined;
+  let stackInfo = '';
+  try {
+    progress('starting the stack (node dist/scripts/start-stack.js)');
+    stack = await startStack({
+      databaseName,
+      postgresUrl,
+      redisUrl,
+      logFile,
+      nodeArgs: cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : undefined,
+    });
+    stackInfo = `gateway ${stack.baseUrl}; ${Object.entries(stack.grpcAddresses).map(([name, value]) => `${name}=${value}`).join(', ')}; queue prefix ${stack.queuePrefix}`;
+    progress(`stack ready: ${stackInfo}`);
+    memory = new MemorySampler(stack.pid, config.memorySampleMs);
+    memory.start();
+
+    const admin = new pg.Client({ connectionString: stack.databaseUrl, application_name: 'bench-setup' });
+    const meterClient = new pg.Client({ connectionString: stack.databaseUrl, application_name: 'bench-meter' });
+    clients.push(admin, meterClient);
+    await admin.connect();
+    await meterClient.connect();
+    const meter = new CpuMeter(stack.pid, meterClient);
+    const around = async <T>(phase: string, work: () => Promise<T>): Promise<T> => {
+      memory!.setPhase(phase);
+      const loadBefore = loadAverage();
+      const start = await meter.snapshot();
+      const result = await work();
+      const end = await meter.snapshot();
+      cpu.set(phase, { report: CpuMeter.between(start, end, cores), loadBefore, loadAfter: loadAverage() });
+      return result;
+    };
+    const api = new Api(stack.baseUrl);
+
+    if (phases.has('ingest')) {
+      ingest = await runIngest({ api, platformKey: stack.platformKey, db: admin, databaseUrl: stack.databaseUrl, redisUrl, queuePrefix: stack.queuePrefix, config, log: progress, around });
+      progress(`ingest: ours ${fmt.s(ingest.oursSeconds)}, COPY ${fmt.s(ingest.copySeconds)}`);
+    }
+
+    if (phases.has('lookup')) {
+      memory.setPhase('lookup setup');
+      progress(`lookup: setting up ${config.lookup.segments} segments and ${fmt.int(config.lookup.entries)} entries (COPY, not measured)`);
+      const data = await setUpLookupData(api, stack.platformKey, admin, config);
+      const direct = await openDirectLookup(stack.databaseUrl, data.project.id, config.lookup.connections);
+      try {
+        const notes = await crossCheck(api, data, direct);
+        const { connections, durationS, warmupS } = config.lookup;
+        if (warmupS > 0) {
+          progress(`lookup: warming up the gateway (${warmupS} s)`);
+          await runGatewayLoad(stack.baseUrl, data.project.keys.service, data.requests, connections, warmupS, 'warm-up');
+        }
+        progress(`lookup: gateway, ${connections} connections, ${durationS} s`);
+        const gateway = await around('lookup (gateway)', () =>
+          runGatewayLoad(stack!.baseUrl, data.project.keys.service, data.requests, connections, durationS, 'gateway (HTTP -> gRPC -> SQL)'),
+        );
+        if (warmupS > 0) {
+          progress(`lookup: warming up the direct query (${warmupS} s)`);
+          await runDirectLoad(direct, data.requests, connections, warmupS, 'warm-up');
+        }
+        progress(`lookup: direct SQL with pg, ${connections} concurrent, ${durationS} s`);
+        const directRun = await around('lookup (direct)', () =>
+          runDirectLoad(direct, data.requests, connections, durationS, 'direct (one SQL query, pg)'),
+        );
+        const plan = await explainLookup(direct, data.project.id);
+        lookupRuns = { gateway, direct: directRun, sql: direct.sql, plan, notes, users: data.users, entries: data.entries };
+      } finally {
+        await direct.close();
+      }
+    }
+    memory.setPhase('shutdown');
+  } finally {
+    progress('stopping the stack');
+    await cleanUp();
+    memoryReport = memory?.stop();
+  }
+  progress(`done; load average ${loadAverage()}`);
+
+  // ---------------------------------------------------------------- report
+  const goals: [string, string, string, boolean][] = [];
+  log(section('stack'));
+  log(stackInfo);
+
+  if (ingest) {
+    const ratio = ingest.oursSeconds / ingest.copySeconds;
+    const timings = summarizeTimings(ingest.timings);
+    log(section('batch ingest'));
+    log(
+      table(
+        ['path', 'time', 'entries/s', 'rows'],
+        [
+          [`ours: ${ingest.batches} x POST .../entries/batch (${config.ingest.inflight} in flight) until all jobs completed`, fmt.s(ingest.oursSeconds), fmt.int(ingest.entries / ingest.oursSeconds), fmt.int(ingest.rowsInTable)],
+          [`COPY into an identical table (same PK, indexes, FK)${config.ingest.copyStreams > 1 ? `, ${config.ingest.copyStreams} streams` : ''}`, fmt.s(ingest.copySeconds), fmt.int(ingest.entries / ingest.copySeconds), fmt.int(ingest.copyRows)],
+        ],
+      ),
+    );
+    log(`ratio ours / COPY: ${fmt.ratio(ratio)} (goal <= ${config.goals.ingestRatioMax.toFixed(1)}x)`);
+    log(
+      `entries_count ${fmt.int(ingest.entriesCount)}; jobs added ${fmt.int(ingest.added)}, skipped ${fmt.int(ingest.skipped)}, failed ${ingest.failed}; ` +
+        `last batch accepted after ${fmt.s(ingest.submittedAfterSeconds)}`,
+    );
+    log(
+      table(
+        ['per batch of ' + fmt.int(config.ingest.batchSize), 'p50', 'mean', 'max', 'sum'],
+        [
+          ['POST round trip (202)', fmt.ms(timings.submit!.p50), fmt.ms(timings.submit!.mean), fmt.ms(timings.submit!.max), fmt.s(timings.submit!.sum / 1000)],
+          ['queued, waiting for a worker', fmt.ms(timings.queued!.p50), fmt.ms(timings.queued!.mean), fmt.ms(timings.queued!.max), fmt.s(timings.queued!.sum / 1000)],
+          ['worker: apply (INSERT ... SELECT unnest)', fmt.ms(timings.process!.p50), fmt.ms(timings.process!.mean), fmt.ms(timings.process!.max), fmt.s(timings.process!.sum / 1000)],
+        ],
+      ),
+    );
+    const workerBusy = timings.process!.sum / 1000 / (ingest.workerConcurrency * ingest.oursSeconds);
+    log(`batch workers (BATCH_WORKER_CONCURRENCY=${ingest.workerConcurrency}) busy ${fmt.pct(workerBusy)} of our ingest time`);
+    const same = JSON.stringify(ingest.indexesCompared.ours) === JSON.stringify(ingest.indexesCompared.copy);
+    log(`COPY table ${same ? 'has the same' : 'DIFFERS in'} indexes and constraints: ${ingest.indexesCompared.copy.join('; ')}`);
+    for (const phase of ['ingest (gateway)', 'ingest (COPY)']) {
+      const measured = cpu.get(phase);
+      if (!measured) continue;
+      log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
+      log(cpuTable(measured.report, { count: ingest.entries, unit: 'entry', scale: 1e6, label: 'CPU µs/entry' }));
+    }
+    goals.push([`ingest: ours / COPY <= ${config.goals.ingestRatioMax}`, fmt.ratio(ratio), `${fmt.s(ingest.oursSeconds)} vs ${fmt.s(ingest.copySeconds)}`, ratio <= config.goals.ingestRatioMax]);
+    goals.push([
+      'ingest: every entry stored, entries_count right',
+      fmt.int(ingest.entriesCount),
+      `rows ${fmt.int(ingest.rowsInTable)}, failed jobs ${ingest.failed}`,
+      ingest.entriesCount === ingest.entries && ingest.rowsInTable === ingest.entries && ingest.failed === 0,
+    ]);
+  }
+
+  if (lookupRuns) {
+    const { gateway, direct } = lookupRuns;
+    const ratio = gateway.rps / direct.rps;
+    log(section('lookup: getUserAudiences'));
+    log(
+      `${fmt.int(lookupRuns.entries)} entries, ${fmt.int(lookupRuns.users)} users in 1-3 of ${config.lookup.segments} segments (${config.lookup.badged} with badges); ` +
+        `requests: ${fmt.pct(config.lookup.existingShare)} existing users, ${fmt.pct(config.lookup.mixedCaseShare)} in mixed case`,
+    );
+    log(lookupTable([gateway, direct]));
+    log(`throughput ratio gateway / direct: ${fmt.ratio(ratio)} (goal >= ${config.goals.lookupRatioMin}); gateway p99 ${fmt.ms(gateway.p99)} (goal < ${config.goals.lookupP99MaxMs} ms)`);
+    log(`cross-check (gateway == direct): ${lookupRuns.notes.join(' | ')}`);
+    for (const [phase, run] of [['lookup (gateway)', gateway], ['lookup (direct)', direct]] as const) {
+      const measured = cpu.get(phase);
+      if (!measured) continue;
+      log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
+      log(cpuTable(measured.report, { count: run.ok + run.non2xx + run.errors, unit: 'request', scale: 1e6, label: 'CPU µs/request' }));
+    }
+    log('\nthe SQL (captured from EntryRepository.findUserAudiences):');
+    log(lookupRuns.sql);
+    log('\nEXPLAIN (ANALYZE, BUFFERS), one existing user, after the load:');
+    log(lookupRuns.plan);
+    goals.push([`lookup: gateway / direct >= ${config.goals.lookupRatioMin}`, fmt.ratio(ratio), `${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s`, ratio >= config.goals.lookupRatioMin]);
+    goals.push([`lookup: gateway p99 < ${config.goals.lookupP99MaxMs} ms`, fmt.ms(gateway.p99), `p50 ${fmt.ms(gateway.p50)}`, gateway.p99 < config.goals.lookupP99MaxMs]);
+    goals.push([
+      'lookup: gateway answered 2xx to everything',
+      `${fmt.int(gateway.non2xx + gateway.errors + gateway.timeouts)} bad`,
+      `${fmt.int(gateway.ok)} 2xx, ${gateway.non2xx} non-2xx, ${gateway.errors} errors, ${gateway.timeouts} timeouts`,
+      gateway.non2xx + gateway.errors + gateway.timeouts === 0 && gateway.ok > 0,
+    ]);
+  }
+
+  if (memoryReport) {
+    log(section(`memory: peak RSS of the stack (${memoryReport.samples} samples every ${config.memorySampleMs} ms)`));
+    log(memoryTable(memoryReport));
+  }
+
+  log(section('summary'));
+  log(table(['goal', 'measured', 'detail', 'result'], goals.map(([goal, measured, detail, pass]) => [goal, measured, detail, pass ? 'PASS' : 'MISS'])));
+  if (memoryReport) log(`peak RSS of the stack (sum of its processes): ${fmt.mb(memoryReport.peakTotal)}`);
+  log(`load average at the end: ${loadAverage()} (${cores} cores); the stack's output is in ${logFile}`);
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.exit(1);
+  },
+);
