@@ -20,6 +20,8 @@ const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'si
 
 /** Variables every process reads; each service extends this with its own. */
 export const baseEnv = {
+  /** "production" removes the development stand-ins for secrets (see requiredInProduction). */
+  NODE_ENV: z.string().default('development'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgres://postgres@127.0.0.1:5432/referral'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
   QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]+$/).default('referral'),
@@ -37,3 +39,23 @@ export const envFlag = (defaultValue: boolean) =>
     .enum(['true', 'false', '1', '0'])
     .default(defaultValue ? 'true' : 'false')
     .transform((value) => value === 'true' || value === '1');
+
+/** An optional variable where an empty value (`NAME=` in a .env file) means unset. */
+export const optionalEnv = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+
+/**
+ * Secrets that have a fixed, publicly known development stand-in must be set in production:
+ * with NODE_ENV=production a missing one stops start-up with a message naming it.
+ * Use as `.superRefine(requiredInProduction([...names]))` on a config object.
+ */
+export function requiredInProduction<K extends string>(names: readonly K[]) {
+  return (env: { NODE_ENV: string } & Partial<Record<K, unknown>>, ctx: z.RefinementCtx): void => {
+    if (env.NODE_ENV !== 'production') return;
+    for (const name of names) {
+      if (env[name] === undefined) {
+        ctx.addIssue({ code: 'custom', path: [name], message: `${name} must be set when NODE_ENV=production` });
+      }
+    }
+  };
+}
