@@ -1,7 +1,7 @@
 /**
  * `npm start`: the whole stack on one machine. Each service and the gateway run as their own
  * process (as they do in containers), started from the same entry points docker-compose uses.
- * The gateway's address variables (AUDIENCE_GRPC_ADDR, ...) decide each service's port.
+ * The gateway's address variables (AUDIENCE_GRPC_ADDR, TAX_GRPC_ADDR, ...) decide each service's port.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import path from 'node:path';
@@ -23,6 +23,11 @@ const services: Member[] = [
     name: 'audience',
     entry: path.join(dist, 'services/audience/main.js'),
     env: { GRPC_HOST: '127.0.0.1', GRPC_PORT: portOf(process.env.AUDIENCE_GRPC_ADDR, 50051) },
+  },
+  {
+    name: 'tax',
+    entry: path.join(dist, 'services/tax/main.js'),
+    env: { GRPC_HOST: '127.0.0.1', GRPC_PORT: portOf(process.env.TAX_GRPC_ADDR, 50052) },
   },
 ];
 const gateway: Member = { name: 'gateway', entry: path.join(dist, 'gateway/main.js'), env: {} };

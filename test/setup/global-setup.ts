@@ -7,6 +7,8 @@ import { migrateToLatest } from '../../services/common/db/migrate';
 import { createLogger } from '../../services/common/logger';
 import { audienceMigrations } from '../../services/audience/migrations';
 import { AUDIENCE_SCHEMA } from '../../services/audience/server';
+import { taxMigrations } from '../../services/tax/migrations';
+import { TAX_SCHEMA } from '../../services/tax/server';
 import { startContainersIfAsked } from './containers';
 import { databaseUrl, TEST_DB_PREFIX } from './test-env';
 
@@ -36,6 +38,7 @@ export default async function globalSetup(): Promise<void> {
   const schemas = [
     { schema: AUDIENCE_SCHEMA, migrations: audienceMigrations },
     { schema: ACCESS_SCHEMA, migrations: accessMigrations },
+    { schema: TAX_SCHEMA, migrations: taxMigrations },
   ];
   for (const { schema, migrations } of schemas) {
     const database = openDatabase({ url: databaseUrl(template), schema, poolMax: 1, applicationName: 'test-setup', logger });

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { baseEnv, envFlag, grpcPortEnv, optionalEnv, requiredInProduction } from '../common/config';
+import { DEVELOPMENT_KEY_ID, developmentKeyRing, parseKeyRing } from '../common/crypto/field-cipher';
+
+const ENCRYPTION_VARIABLES = ['TAX_ENCRYPTION_KEYS', 'TAX_ENCRYPTION_ACTIVE_KEY_ID'] as const;
+
+export const taxConfigSchema = z
+  .object({
+    ...baseEnv,
+    GRPC_HOST: z.string().default('0.0.0.0'),
+    GRPC_PORT: grpcPortEnv(50052),
+    /** Run the BullMQ workers (the W-8 expiry sweep) in this process. */
+    RUN_WORKERS: envFlag(true),
+    /**
+     * Keys that encrypt tax identification numbers: `id:base64key,...` (32 bytes each). Keep
+     * retired keys listed until no stored value names them; new values use the active key.
+     */
+    TAX_ENCRYPTION_KEYS: optionalEnv(z.string()),
+    TAX_ENCRYPTION_ACTIVE_KEY_ID: optionalEnv(z.string()),
+    /** How often approved W-8 forms past their expiry are moved to expired. */
+    W8_EXPIRY_SWEEP_EVERY_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(3_600_000),
+  })
+  .superRefine(requiredInProduction(ENCRYPTION_VARIABLES))
+  .transform((env, ctx) => {
+    const { TAX_ENCRYPTION_KEYS: spec, TAX_ENCRYPTION_ACTIVE_KEY_ID: activeKeyId, ...rest } = env;
+    if (spec === undefined && activeKeyId === undefined) {
+      return { ...rest, encryption: { keys: developmentKeyRing(), activeKeyId: DEVELOPMENT_KEY_ID, development: true } };
+    }
+    if (spec === undefined || activeKeyId === undefined) {
+      const missing = spec === undefined ? 'TAX_ENCRYPTION_KEYS' : 'TAX_ENCRYPTION_ACTIVE_KEY_ID';
+      ctx.addIssue({ code: 'custom', path: [missing], message: `${missing} must be set together with ${ENCRYPTION_VARIABLES.find((name) => name !== missing)}` });
+      return z.NEVER;
+    }
+    const ring = parseKeyRing(spec);
+    if ('problem' in ring) {
+      ctx.addIssue({ code: 'custom', path: ['TAX_ENCRYPTION_KEYS'], message: ring.problem });
+      return z.NEVER;
+    }
+    if (!ring.keys.has(activeKeyId)) {
+      ctx.addIssue({ code: 'custom', path: ['TAX_ENCRYPTION_ACTIVE_KEY_ID'], message: `names no key listed in TAX_ENCRYPTION_KEYS` });
+      return z.NEVER;
+    }
+    return { ...rest, encryption: { keys: ring.keys, activeKeyId, development: false } };
+  });
+
+export type TaxConfig = z.output<typeof taxConfigSchema>;

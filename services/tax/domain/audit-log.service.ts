@@ -1,0 +1,12 @@
+import type { Page } from '../../common/db/pagination';
+import type { AuditEntryRecord, AuditLogRepository } from '../repositories/audit-log.repository';
+import { requireProjectId } from './tax-subject';
+
+export class AuditLogService {
+  constructor(private readonly auditLog: AuditLogRepository) {}
+
+  /** Newest first. */
+  list(projectId: string, page: Page): Promise<{ records: AuditEntryRecord[]; total: number }> {
+    return this.auditLog.list(requireProjectId(projectId), page);
+  }
+}

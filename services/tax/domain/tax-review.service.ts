@@ -1,0 +1,135 @@
+import type { Clock } from '../../common/clock';
+import type { Page } from '../../common/db/pagination';
+import { ConflictError, invalidFields } from '../../common/errors';
+import type { Logger } from '../../common/logger';
+import type { RecordStatus } from '../database';
+import type { AuditLogRepository } from '../repositories/audit-log.repository';
+import type { Actor, TaxRecordRepository } from '../repositories/tax-record.repository';
+import type { TaxSettingsRepository } from '../repositories/tax-settings.repository';
+import { checkText, LIMITS } from './form-fields';
+import { maskedView, type TaxInfoView, unmaskedTin } from './tax-info-view';
+import { effectiveStatus, RECORD_STATUSES, recordStatusAt, type TaxStatusView } from './tax-status';
+import { invalidTransition, requireProjectId, taxInfoNotFound, taxSubject, type UserInput } from './tax-subject';
+import type { TinVault } from './tin-vault';
+import { expiresAtFor } from './w8-expiry';
+
+export const UNMASKED_READ_ACTION = 'tax_info.unmasked_read';
+
+export interface UnmaskedTaxInfo {
+  status: TaxStatusView;
+  record: TaxInfoView | null;
+  taxIdNumber: string | null;
+}
+
+function adminActor(apiKeyId: string | undefined): Actor & { id: string } {
+  if (!apiKeyId) throw invalidFields([{ field: 'actor.api_key_id', reason: 'is required: administrative actions are attributed' }]);
+  return { type: 'admin', id: apiKeyId };
+}
+
+/**
+ * The admin's side: the review queue, approve and revoke (§3.1), and the one unmasked read,
+ * which is written to the audit log before the value is opened.
+ */
+export class TaxReviewService {
+  constructor(
+    private readonly records: TaxRecordRepository,
+    private readonly settings: TaxSettingsRepository,
+    private readonly auditLog: AuditLogRepository,
+    private readonly vault: TinVault,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  async list(projectId: string, status: string | undefined, page: Page): Promise<{ records: TaxInfoView[]; total: number }> {
+    requireProjectId(projectId);
+    if (status !== undefined && !(RECORD_STATUSES as readonly string[]).includes(status)) {
+      throw invalidFields([{ field: 'status', reason: `must be one of ${RECORD_STATUSES.join(', ')}` }]);
+    }
+    const now = this.clock.now();
+    const { records, total } = await this.records.list(projectId, status as RecordStatus | undefined, page, now);
+    return { records: records.map((record) => maskedView(record, this.vault, now)), total };
+  }
+
+  /** submitted -> approved; a W-8 gets its expires_at from the project's expiry rule now. */
+  async approve(projectId: string, userInput: UserInput | undefined, actorKeyId: string | undefined): Promise<TaxStatusView> {
+    const { user } = taxSubject(projectId, userInput);
+    const actor = adminActor(actorKeyId);
+    const [record, settings] = await Promise.all([this.records.findCurrent(projectId, user), this.settings.get(projectId)]);
+    if (!record) throw taxInfoNotFound();
+    const now = this.clock.now();
+    const current = recordStatusAt(record, now);
+    if (current !== 'submitted') throw invalidTransition(`only submitted tax info can be approved; this tax info is ${current}`);
+    const expiresAt = expiresAtFor(record.formType, record.signatureDate, settings.w8ExpiryRule);
+    if (expiresAt !== null && expiresAt.getTime() <= now.getTime()) {
+      throw new ConflictError(
+        'TAX_FORM_EXPIRED',
+        `this ${record.formType} form signed on ${record.signatureDate} expired at ${expiresAt.toISOString()}; the affiliate must submit a new form`,
+      );
+    }
+    const approved = await this.records.approve(record.id, expiresAt, actor, now);
+    if (!approved) return this.refuseChanged(projectId, userInput, 'approved');
+    this.logger.info({ project_id: projectId, tax_record_id: approved.id, actor_api_key_id: actor.id }, 'tax info approved');
+    return effectiveStatus(user, true, approved, now);
+  }
+
+  /** submitted or approved -> revoked, with the reason the affiliate will see. */
+  async revoke(
+    projectId: string,
+    userInput: UserInput | undefined,
+    actorKeyId: string | undefined,
+    reasonInput: string | undefined,
+  ): Promise<TaxStatusView> {
+    const { user } = taxSubject(projectId, userInput);
+    const actor = adminActor(actorKeyId);
+    const reason = checkText(reasonInput, 'reason', LIMITS.reasonLength);
+    if (reason.violations.length > 0) throw invalidFields(reason.violations);
+    const now = this.clock.now();
+    const revoked = await this.records.revoke(projectId, user, reason.value, actor, now);
+    if (!revoked) return this.refuseChanged(projectId, userInput, 'revoked');
+    this.logger.info(
+      { project_id: projectId, tax_record_id: revoked.record.id, from_status: revoked.previousStatus, actor_api_key_id: actor.id },
+      'tax info revoked',
+    );
+    return effectiveStatus(user, true, revoked.record, now);
+  }
+
+  /**
+   * The full record with the tax id in clear. The audit entry (who, when, whose record; never
+   * the value) is committed before the value is opened: no unaudited read can happen.
+   */
+  async readUnmasked(
+    projectId: string,
+    userInput: UserInput | undefined,
+    actorKeyId: string | undefined,
+    requestId: string | null,
+  ): Promise<UnmaskedTaxInfo> {
+    const { user } = taxSubject(projectId, userInput);
+    const actor = adminActor(actorKeyId);
+    const [record, settings] = await Promise.all([this.records.findCurrent(projectId, user), this.settings.get(projectId)]);
+    const now = this.clock.now();
+    const status = effectiveStatus(user, settings.requireTaxInfo, record, now);
+    if (!record) return { status, record: null, taxIdNumber: null };
+
+    await this.auditLog.insert({
+      projectId,
+      action: UNMASKED_READ_ACTION,
+      actorApiKeyId: actor.id,
+      user,
+      recordId: record.id,
+      requestId,
+      now,
+    });
+    this.logger.info({ project_id: projectId, tax_record_id: record.id, actor_api_key_id: actor.id }, 'unmasked tax info read (audited)');
+    return { status, record: maskedView(record, this.vault, now), taxIdNumber: unmaskedTin(record, this.vault) };
+  }
+
+  /** The conditional update found the record changed under it: say what it is now. */
+  private async refuseChanged(projectId: string, userInput: UserInput | undefined, target: 'approved' | 'revoked'): Promise<never> {
+    const { user } = taxSubject(projectId, userInput);
+    const record = await this.records.findCurrent(projectId, user);
+    if (!record) throw taxInfoNotFound();
+    const current = recordStatusAt(record, this.clock.now());
+    const allowed = target === 'approved' ? 'submitted' : 'submitted or approved';
+    throw invalidTransition(`only ${allowed} tax info can be ${target}; this tax info is ${current}`);
+  }
+}

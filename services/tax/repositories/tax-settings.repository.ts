@@ -1,0 +1,100 @@
+import type { Kysely } from 'kysely';
+import type { SealedValue } from '../../common/crypto/field-cipher';
+import type { TaxDatabase, TaxSettingsRow, W8ExpiryRule } from '../database';
+import { type Address, addressFromJson, addressToJson } from './address';
+
+export interface TaxSettingsRecord {
+  projectId: string;
+  requireTaxInfo: boolean;
+  companyLegalName: string | null;
+  companyAddress: Address | null;
+  companyTaxId: SealedValue | null;
+  companyContactEmail: string | null;
+  w8ExpiryRule: W8ExpiryRule;
+  /** Null while the project has never changed its settings. */
+  updatedAt: Date | null;
+}
+
+/** Only the fields present change; null clears a company field. */
+export interface TaxSettingsChanges {
+  requireTaxInfo?: boolean;
+  companyLegalName?: string | null;
+  companyAddress?: Address | null;
+  companyTaxId?: SealedValue | null;
+  companyContactEmail?: string | null;
+  w8ExpiryRule?: W8ExpiryRule;
+}
+
+export const DEFAULT_W8_EXPIRY_RULE: W8ExpiryRule = 'three_years';
+
+export function defaultSettings(projectId: string): TaxSettingsRecord {
+  return {
+    projectId,
+    requireTaxInfo: false,
+    companyLegalName: null,
+    companyAddress: null,
+    companyTaxId: null,
+    companyContactEmail: null,
+    w8ExpiryRule: DEFAULT_W8_EXPIRY_RULE,
+    updatedAt: null,
+  };
+}
+
+export class TaxSettingsRepository {
+  constructor(private readonly db: Kysely<TaxDatabase>) {}
+
+  /** The project's settings, or the defaults when it never changed them. */
+  async get(projectId: string): Promise<TaxSettingsRecord> {
+    const row = await this.db.selectFrom('tax_settings').selectAll().where('project_id', '=', projectId).executeTakeFirst();
+    return row ? toRecord(row) : defaultSettings(projectId);
+  }
+
+  /** One statement: the first change creates the row, later ones update only the named columns. */
+  async update(projectId: string, changes: TaxSettingsChanges, now: Date): Promise<TaxSettingsRecord> {
+    const columns = toColumns(changes);
+    const row = await this.db
+      .insertInto('tax_settings')
+      .values({ project_id: projectId, ...columns, created_at: now, updated_at: now })
+      .onConflict((conflict) => conflict.column('project_id').doUpdateSet({ ...columns, updated_at: now }))
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toRecord(row);
+  }
+}
+
+function toColumns(changes: TaxSettingsChanges) {
+  return {
+    ...(changes.requireTaxInfo !== undefined && { require_tax_info: changes.requireTaxInfo }),
+    ...(changes.companyLegalName !== undefined && { company_legal_name: changes.companyLegalName }),
+    ...(changes.companyAddress !== undefined && { company_address: addressToJson(changes.companyAddress) }),
+    ...(changes.companyTaxId !== undefined && {
+      company_tax_id_key_id: changes.companyTaxId?.keyId ?? null,
+      company_tax_id_iv: changes.companyTaxId?.iv ?? null,
+      company_tax_id_ciphertext: changes.companyTaxId?.ciphertext ?? null,
+      company_tax_id_auth_tag: changes.companyTaxId?.authTag ?? null,
+    }),
+    ...(changes.companyContactEmail !== undefined && { company_contact_email: changes.companyContactEmail }),
+    ...(changes.w8ExpiryRule !== undefined && { w8_expiry_rule: changes.w8ExpiryRule }),
+  };
+}
+
+function toRecord(row: TaxSettingsRow): TaxSettingsRecord {
+  return {
+    projectId: row.project_id,
+    requireTaxInfo: row.require_tax_info,
+    companyLegalName: row.company_legal_name,
+    companyAddress: addressFromJson(row.company_address),
+    companyTaxId:
+      row.company_tax_id_key_id === null
+        ? null
+        : {
+            keyId: row.company_tax_id_key_id,
+            iv: row.company_tax_id_iv!,
+            ciphertext: row.company_tax_id_ciphertext!,
+            authTag: row.company_tax_id_auth_tag!,
+          },
+    companyContactEmail: row.company_contact_email,
+    w8ExpiryRule: row.w8_expiry_rule,
+    updatedAt: row.updated_at,
+  };
+}
