@@ -11,9 +11,12 @@ import { buildOpenApiDocument } from './openapi/document';
 import { swaggerAssetsPath } from './openapi/docs-page';
 import { audienceSegmentRoutes } from './routes/audience/audience-segments.routes';
 import { audienceDashboardRoutes } from './routes/audience/audiences.routes';
+import { signInRoutes } from './routes/auth/sign-in.routes';
 import { projectRoutes } from './routes/projects.routes';
 import type { RouteDeps } from './routes/route-deps';
 import { systemRoutes, type SystemDeps } from './routes/system.routes';
+import { affiliatePortalRoutes } from './routes/tax/affiliate-portal.routes';
+import { taxAdminRoutes } from './routes/tax/tax-admin.routes';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -54,6 +57,9 @@ export function createApp(deps: AppDeps): { app: Express; routes: AnyRoute[] } {
     ...projectRoutes(deps.routes),
     ...audienceDashboardRoutes(deps.routes),
     ...withApiPrefixAliases(audienceSegmentRoutes(deps.routes)),
+    ...signInRoutes(deps.routes),
+    ...affiliatePortalRoutes(deps.routes),
+    ...taxAdminRoutes(deps.routes),
   ];
 
   app.use(requestId());

@@ -1,11 +1,13 @@
 import { AudienceServiceClient } from '../gen/referral/audience/v1/audience';
 import { HealthCheckResponse_ServingStatus, HealthClient } from '../gen/grpc/health/v1/health';
+import { TaxServiceClient } from '../gen/referral/tax/v1/tax';
 import { createGrpcClient, type GrpcClient } from '../services/common/grpc/client';
 import type { GatewayConfig } from './config';
 
 /** The gateway reaches services only through these generated clients. */
 export interface ServiceClients {
   audience: GrpcClient<AudienceServiceClient>['call'];
+  tax: GrpcClient<TaxServiceClient>['call'];
   /** One health check per service, for /readyz. */
   health: Array<{ service: string; check(): Promise<boolean> }>;
   close(): void;
@@ -15,13 +17,18 @@ const HEALTH_TIMEOUT_MS = 1_000;
 
 export function createServiceClients(config: GatewayConfig): ServiceClients {
   const audience = createGrpcClient(AudienceServiceClient, config.AUDIENCE_GRPC_ADDR, config.GRPC_TIMEOUT_MS);
-  const targets = [{ service: 'audience', address: config.AUDIENCE_GRPC_ADDR, name: 'referral.audience.v1.AudienceService' }];
+  const tax = createGrpcClient(TaxServiceClient, config.TAX_GRPC_ADDR, config.GRPC_TIMEOUT_MS);
+  const targets = [
+    { service: 'audience', address: config.AUDIENCE_GRPC_ADDR, name: 'referral.audience.v1.AudienceService' },
+    { service: 'tax', address: config.TAX_GRPC_ADDR, name: 'referral.tax.v1.TaxService' },
+  ];
   const healthClients = targets.map((target) => ({
     ...target,
     client: createGrpcClient(HealthClient, target.address, HEALTH_TIMEOUT_MS),
   }));
   return {
     audience: audience.call,
+    tax: tax.call,
     health: healthClients.map(({ service, name, client }) => ({
       service,
       check: async () => {
@@ -31,6 +38,7 @@ export function createServiceClients(config: GatewayConfig): ServiceClients {
     })),
     close: () => {
       audience.close();
+      tax.close();
       for (const { client } of healthClients) client.close();
     },
   };

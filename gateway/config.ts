@@ -1,9 +1,12 @@
 import { z } from 'zod';
-import { baseEnv, envFlag } from '../services/common/config';
+import { baseEnv, envFlag, optionalEnv, requiredInProduction } from '../services/common/config';
 
 const byteSize = z.string().regex(/^\d+(b|kb|mb)$/i, 'a size such as 256kb or 16mb');
 
-export const gatewayConfigSchema = z.object({
+/** Stands in for SESSION_SECRET outside production; public, so production refuses to start without the real one. */
+export const DEVELOPMENT_SESSION_SECRET = 'development-only-session-secret--never-use-in-production';
+
+const gatewayEnv = z.object({
   ...baseEnv,
   HOST: z.string().default('0.0.0.0'),
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
@@ -13,6 +16,7 @@ export const gatewayConfigSchema = z.object({
     .min(32, 'PLATFORM_API_KEY must be at least 32 characters (generate one with `openssl rand -hex 32`)')
     .optional(),
   AUDIENCE_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
+  TAX_GRPC_ADDR: z.string().default('127.0.0.1:50052'),
   /** Deadline of every gRPC call that does not ask for a longer one. */
   GRPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
   JSON_BODY_LIMIT: byteSize.default('256kb'),
@@ -28,6 +32,25 @@ export const gatewayConfigSchema = z.object({
   /** Log one line per request at info (otherwise at debug). */
   ACCESS_LOG: envFlag(true),
   TRUST_PROXY: envFlag(false),
+  /** Sign-In with Ethereum: the authority (host[:port]) and URI the wallet is asked to sign in to. */
+  SIWE_DOMAIN: z.string().regex(/^[A-Za-z0-9.-]+(:\d{1,5})?$/, 'a host, optionally with :port, e.g. app.example.com').default('localhost:8080'),
+  SIWE_URI: z.url({ protocol: /^https?$/ }).default('http://localhost:8080'),
+  SIWE_CHAIN_ID: z.coerce.number().int().min(1).default(1),
+  /** How long a sign-in message may wait for its signature. */
+  SIWE_NONCE_TTL_SECONDS: z.coerce.number().int().min(30).max(3_600).default(300),
+  /** Signs wallet session tokens (HMAC-SHA256). At least 32 characters: openssl rand -hex 32. */
+  SESSION_SECRET: optionalEnv(z.string().min(32, 'SESSION_SECRET must be at least 32 characters (openssl rand -hex 32)')),
+  /** Lifetime of a wallet session token. */
+  SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
 });
+
+export const gatewayConfigSchema = gatewayEnv
+  .superRefine(requiredInProduction(['SESSION_SECRET']))
+  .transform(({ SESSION_SECRET, ...rest }) => ({
+    ...rest,
+    SESSION_SECRET: SESSION_SECRET ?? DEVELOPMENT_SESSION_SECRET,
+    /** True when SESSION_SECRET was not set and the public development secret stands in. */
+    sessionSecretIsDevelopment: SESSION_SECRET === undefined,
+  }));
 
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;

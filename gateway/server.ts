@@ -13,6 +13,9 @@ import { createApp } from './app';
 import { ApiKeyCache } from './auth/api-key-cache';
 import { Authenticator } from './auth/authenticator';
 import { RevocationChannel } from './auth/revocation-channel';
+import { SessionTokens } from './auth/session-token';
+import { SignInNonceStore } from './auth/sign-in-nonce-store';
+import { SignInService } from './auth/siwe';
 import { createServiceClients } from './clients';
 import type { GatewayConfig } from './config';
 import { createHttpMetrics } from './http/metrics';
@@ -40,6 +43,13 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
     );
   }
 
+  if (config.sessionSecretIsDevelopment) {
+    logger.warn(
+      'SESSION_SECRET is not set: wallet session tokens are signed with the built-in DEVELOPMENT secret, which is public, ' +
+        'so anyone could forge a session. Set SESSION_SECRET to at least 32 random characters (openssl rand -hex 32).',
+    );
+  }
+
   await ensureDatabaseExists(config.DATABASE_URL);
   const database = openDatabase<AccessDatabase>({
     url: config.DATABASE_URL,
@@ -56,11 +66,20 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
   const revocations = new RevocationChannel(config.REDIS_URL, config.QUEUE_PREFIX, logger);
   await revocations.subscribe((keyId) => cache.evictKeyId(keyId));
   const clients = createServiceClients(config);
+  const sessions = new SessionTokens(config.SESSION_SECRET, config.SESSION_TTL_SECONDS, clock);
+  const nonces = new SignInNonceStore(config.REDIS_URL, config.QUEUE_PREFIX, logger);
+  const signIn = new SignInService(
+    nonces,
+    sessions,
+    { domain: config.SIWE_DOMAIN, uri: config.SIWE_URI, chainId: config.SIWE_CHAIN_ID, nonceTtlSeconds: config.SIWE_NONCE_TTL_SECONDS },
+    clock,
+  );
   const authenticator = new Authenticator(
     access,
     cache,
     new RateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST),
     config.PLATFORM_API_KEY,
+    sessions,
   );
 
   const { app } = createApp({
@@ -71,6 +90,7 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
     routes: {
       clients,
       access,
+      signIn,
       keyRevoked: async (keyId) => {
         cache.evictKeyId(keyId);
         await revocations.publish(keyId);
@@ -109,6 +129,7 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
         server.closeIdleConnections();
       });
       clients.close();
+      await nonces.close();
       await revocations.close();
       await database.close();
       logger.info('gateway stopped');

@@ -78,6 +78,11 @@ export class AccessService {
     }
   }
 
+  /** Whether a project with this id exists (wallet sessions are not tied to one project). */
+  async projectExists(projectId: string): Promise<boolean> {
+    return isUuid(projectId) && this.projects.exists(projectId);
+  }
+
   /** The active key a bearer token stands for, if any. */
   verifyApiKey(key: string): Promise<ApiKeyRecord | undefined> {
     return this.apiKeys.findActiveByHash(hashApiKey(key));

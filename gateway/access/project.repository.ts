@@ -19,6 +19,11 @@ export class ProjectRepository {
     return { id: row.id, name: row.name, createdAt: row.created_at };
   }
 
+  async exists(id: string): Promise<boolean> {
+    const row = await this.db.selectFrom('projects').select('id').where('id', '=', id).executeTakeFirst();
+    return row !== undefined;
+  }
+
   transaction<T>(work: (trx: Transaction<AccessDatabase>) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(work);
   }

@@ -6,6 +6,7 @@ import { HttpError } from '../http/errors';
 import type { RateLimiter } from '../http/rate-limit';
 import type { ApiKeyCache } from './api-key-cache';
 import type { AuthRequirement, Caller } from './caller';
+import type { SessionTokens } from './session-token';
 
 function bearerToken(req: Request): string | undefined {
   const header = req.headers.authorization;
@@ -33,6 +34,7 @@ export class Authenticator {
     private readonly cache: ApiKeyCache,
     private readonly rateLimiter: RateLimiter,
     platformKey: string | undefined,
+    private readonly sessions: SessionTokens,
   ) {
     this.platformKeyHash = platformKey ? sha256(platformKey) : undefined;
   }
@@ -48,6 +50,8 @@ export class Authenticator {
         return this.authenticatePlatform(req);
       case 'api_key':
         return this.authenticateApiKey(req, requirement.roles);
+      case 'session':
+        return this.authenticateSession(req);
     }
   }
 
@@ -81,6 +85,22 @@ export class Authenticator {
     }
     this.limit(`key:${key.id}`);
     return { kind: 'api_key', keyId: key.id, projectId: key.projectId, role: key.role };
+  }
+
+  /** A wallet session acts in any existing project, for its own address only. */
+  private async authenticateSession(req: Request): Promise<Caller> {
+    const token = bearerToken(req);
+    if (!token) {
+      throw unauthenticated('sign in with your wallet (POST /api/v1/auth/nonce, then /api/v1/auth/verify) and send Authorization: Bearer <token>');
+    }
+    const session = this.sessions.verify(token);
+    if (!session) throw unauthenticated('the session token is not valid or has expired; sign in again');
+    const projectId = req.params.projectId;
+    if (projectId !== undefined && !(await this.access.projectExists(String(projectId)))) {
+      throw new HttpError(404, 'PROJECT_NOT_FOUND', 'no project with this id');
+    }
+    this.limit(`session:${session.address}`);
+    return { kind: 'session', address: session.address };
   }
 
   private limit(caller: string): void {

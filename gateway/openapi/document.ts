@@ -63,6 +63,7 @@ const SECURITY: Record<AnyRoute['auth']['kind'], Array<Record<string, string[]>>
   none: [],
   platform: [{ platformKey: [] }],
   api_key: [{ apiKey: [] }],
+  session: [{ walletSession: [] }],
 };
 
 /** OpenAPI 3.1, generated from the same route declarations that serve the API. */
@@ -111,6 +112,13 @@ export function buildOpenApiDocument(routes: AnyRoute[], info: { title: string; 
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'A project API key (admin, service_role or read_only)' },
         platformKey: { type: 'http', scheme: 'bearer', description: 'The PLATFORM_API_KEY of this deployment' },
+        walletSession: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'A wallet session token from Sign-In with Ethereum (POST /api/v1/auth/nonce, sign the message, POST /api/v1/auth/verify). ' +
+            'It acts for that address only and expires after SESSION_TTL_SECONDS.',
+        },
       },
       schemas: { Error: jsonSchema(errorSchema, 'output') },
     },

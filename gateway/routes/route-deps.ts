@@ -1,10 +1,13 @@
 import type { AccessService } from '../access/access.service';
+import type { SignInService } from '../auth/siwe';
 import type { ServiceClients } from '../clients';
 
 /** What route handlers may use: generated gRPC clients, and the gateway's own access domain. */
 export interface RouteDeps {
   clients: ServiceClients;
   access: AccessService;
+  /** Sign-In with Ethereum: issues nonces and exchanges signed messages for session tokens. */
+  signIn: SignInService;
   /** Evicts a revoked key from every replica's cache. */
   keyRevoked(keyId: string): Promise<void>;
 }

@@ -13,9 +13,9 @@ describe('gateway platform endpoints', () => {
     expect(response.body).toEqual({ status: 'ok' });
   });
 
-  it('reports PostgreSQL, Redis and the audience service as up on /readyz', async () => {
+  it('reports PostgreSQL, Redis and the audience and tax services as up on /readyz', async () => {
     const response = await stack.api.get('/readyz');
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ status: 'ready', checks: { postgres: 'up', redis: 'up', audience: 'up' } });
+    expect(response.body).toEqual({ status: 'ready', checks: { postgres: 'up', redis: 'up', audience: 'up', tax: 'up' } });
   });
 });

@@ -7,18 +7,28 @@ import { loadConfig } from '../../services/common/config';
 import type { RunningProcess } from '../../services/common/lifecycle';
 import { audienceConfigSchema } from '../../services/audience/config';
 import { startAudienceService } from '../../services/audience/server';
+import { taxConfigSchema } from '../../services/tax/config';
+import { startTaxService } from '../../services/tax/server';
 import { databaseUrl, runId, TEST_DB_PREFIX, TEST_REDIS_URL, templateDatabase } from '../setup/test-env';
 import { TestClock } from './clock';
 import { Api } from './http';
 import { LogCapture } from './log-capture';
 
 export const TEST_PLATFORM_KEY = 'test-platform-key-0123456789abcdef0123456789';
+/** Sign-In with Ethereum as the test gateway is configured. */
+export const TEST_SIWE = { domain: 'referral.test', uri: 'https://referral.test/portal', chainId: 1 };
+/** Two keys, so tests see which one sealed a value; the second is the active one. */
+export const TEST_TAX_KEYS = {
+  spec: `test2025:${Buffer.alloc(32, 25).toString('base64')},test2026:${Buffer.alloc(32, 26).toString('base64')}`,
+  active: 'test2026',
+};
 
 export interface StackOptions {
   clock?: TestClock;
   /** Gateway variables to override; `undefined` removes a default (e.g. PLATFORM_API_KEY). */
   gatewayEnv?: Record<string, string | undefined>;
   audienceEnv?: Record<string, string | undefined>;
+  taxEnv?: Record<string, string | undefined>;
 }
 
 export interface TestStack {
@@ -32,6 +42,7 @@ export interface TestStack {
   redisUrl: string;
   queuePrefix: string;
   audienceAddress: string;
+  taxAddress: string;
   stop(): Promise<void>;
 }
 
@@ -55,8 +66,8 @@ async function cloneTemplate(name: string): Promise<void> {
 }
 
 /**
- * The real stack in this test process: the audience gRPC service with its workers and the
- * gateway, on free ports, over a database cloned from the run's migrated template and a
+ * The real stack in this test process: the audience and tax gRPC services with their workers
+ * and the gateway, on free ports, over a database cloned from the run's migrated template and a
  * Redis key prefix of its own.
  */
 export async function startStack(options: StackOptions = {}): Promise<TestStack> {
@@ -76,6 +87,24 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
   );
   running.push(audience);
   const audienceAddress = `127.0.0.1:${audience.grpcPort}`;
+  const tax = await startTaxService(
+    loadConfig(
+      taxConfigSchema,
+      withOverrides(
+        {
+          ...common,
+          GRPC_HOST: '127.0.0.1',
+          GRPC_PORT: '0',
+          TAX_ENCRYPTION_KEYS: TEST_TAX_KEYS.spec,
+          TAX_ENCRYPTION_ACTIVE_KEY_ID: TEST_TAX_KEYS.active,
+        },
+        options.taxEnv,
+      ),
+    ),
+    { clock, logger: logs.logger('tax') },
+  );
+  running.push(tax);
+  const taxAddress = `127.0.0.1:${tax.grpcPort}`;
 
   const gateway = await startGateway(
     loadConfig(
@@ -87,6 +116,11 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
           PORT: '0',
           PLATFORM_API_KEY: TEST_PLATFORM_KEY,
           AUDIENCE_GRPC_ADDR: audienceAddress,
+          TAX_GRPC_ADDR: taxAddress,
+          SIWE_DOMAIN: TEST_SIWE.domain,
+          SIWE_URI: TEST_SIWE.uri,
+          SIWE_CHAIN_ID: String(TEST_SIWE.chainId),
+          SESSION_SECRET: 'test-session-secret-0123456789abcdef0123456789',
           VALIDATE_RESPONSES: 'true',
           RATE_LIMIT_PER_SECOND: '100000',
           RATE_LIMIT_BURST: '100000',
@@ -110,6 +144,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     redisUrl: TEST_REDIS_URL,
     queuePrefix,
     audienceAddress,
+    taxAddress,
     stop: async () => {
       for (const process of running) await process.stop();
       await db.end();

@@ -1,0 +1,20 @@
+/**
+ * viem publishes its type declarations as ES modules, which this CommonJS build may not import
+ * statically; import() loads it both in the compiled build (native ESM) and under the tests.
+ */
+const load = () =>
+  Promise.all([import('viem'), import('viem/siwe')]).then(([viem, siwe]) => ({
+    getAddress: viem.getAddress,
+    isAddress: viem.isAddress,
+    verifyMessage: viem.verifyMessage,
+    createSiweMessage: siwe.createSiweMessage,
+    parseSiweMessage: siwe.parseSiweMessage,
+    validateSiweMessage: siwe.validateSiweMessage,
+  }));
+
+let loading: ReturnType<typeof load> | undefined;
+
+export function ethereum(): ReturnType<typeof load> {
+  loading ??= load();
+  return loading;
+}

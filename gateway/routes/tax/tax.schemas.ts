@@ -1,0 +1,210 @@
+import { z } from 'zod';
+import { listSchema, pageQuery } from '../../http/list';
+
+/**
+ * HTTP shapes of the affiliate portal and tax administration (snake_case); the gRPC contract is
+ * proto/referral/tax. The service checks every rule again (country list, SSN/EIN rules, dates):
+ * these shapes refuse what is malformed and document what is accepted.
+ */
+const timestamp = z.string().describe('ISO-8601 UTC');
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD');
+const countryCode = z
+  .string()
+  .regex(/^[A-Za-z]{2}$/, 'must be a two-letter ISO 3166-1 alpha-2 country code')
+  .describe('ISO 3166-1 alpha-2, e.g. US, DE, BR');
+
+export const FORM_TYPES = ['w9', 'w8ben', 'w8bene'] as const;
+export const TAX_CLASSIFICATIONS = ['individual', 'c_corporation', 's_corporation', 'partnership', 'trust_estate', 'llc', 'other'] as const;
+export const TIN_TYPES = ['ssn', 'ein'] as const;
+/** Form W-8BEN-E, Part I, line 4. */
+export const CHAPTER3_STATUSES = [
+  'corporation',
+  'disregarded_entity',
+  'partnership',
+  'simple_trust',
+  'grantor_trust',
+  'complex_trust',
+  'estate',
+  'foreign_government_controlled_entity',
+  'foreign_government_integral_part',
+  'central_bank_of_issue',
+  'tax_exempt_organization',
+  'private_foundation',
+  'international_organization',
+] as const;
+export const TAX_STATUSES = ['not_required', 'not_submitted', 'submitted', 'approved', 'revoked', 'expired'] as const;
+export const RECORD_STATUSES = ['submitted', 'approved', 'revoked', 'expired'] as const;
+export const W8_EXPIRY_RULES = ['three_years', 'irs_calendar'] as const;
+
+export const addressBody = z.strictObject({
+  line1: z.string().max(200),
+  line2: z.string().max(200).optional(),
+  city: z.string().max(100),
+  region: z.string().max(100).optional().describe('State, province or region; required for a US address'),
+  postal_code: z.string().max(20).describe('A US address takes a ZIP code (12345 or 12345-6789)'),
+  country: countryCode,
+});
+
+export const addressSchema = z.object({
+  line1: z.string(),
+  line2: z.string().nullable(),
+  city: z.string(),
+  region: z.string().nullable(),
+  postal_code: z.string(),
+  country: z.string(),
+});
+
+const formCommon = {
+  legal_name: z.string().max(200).describe('Legal name of the individual or entity'),
+  country: countryCode.describe('Country of residence (individuals) or incorporation (entities): US for a W-9, never US for a W-8'),
+  signature_name: z.string().max(200),
+  signature_date: isoDate.describe('YYYY-MM-DD, not in the future (UTC)'),
+};
+
+const w9Body = z
+  .strictObject({
+    form_type: z.literal('w9'),
+    ...formCommon,
+    tax_id_number: z.string().max(20).describe('SSN (123-45-6789) or EIN (12-3456789); dashes optional'),
+    tin_type: z.enum(TIN_TYPES),
+    tax_classification: z.enum(TAX_CLASSIFICATIONS).describe('Corporations, partnerships and trusts give an EIN'),
+    address: addressBody,
+  })
+  .describe('Form W-9 (US persons)');
+
+const w8benBody = z
+  .strictObject({
+    form_type: z.literal('w8ben'),
+    ...formCommon,
+    tax_id_number: z.string().max(64).optional().describe('Foreign TIN; required unless foreign_tin_not_required is true'),
+    foreign_tin_not_required: z.boolean().optional().describe('true when the country of residence issues no TIN to you'),
+    date_of_birth: isoDate,
+    permanent_address: addressBody.describe('Permanent residence address, outside the US'),
+  })
+  .describe('Form W-8BEN (foreign individuals)');
+
+const w8beneBody = z
+  .strictObject({
+    form_type: z.literal('w8bene'),
+    ...formCommon,
+    tax_id_number: z.string().max(64).optional().describe('Foreign TIN; required unless foreign_tin_not_required_reason is given'),
+    foreign_tin_not_required_reason: z.string().max(500).optional().describe('Why the entity has no foreign TIN'),
+    chapter3_status: z.enum(CHAPTER3_STATUSES),
+    permanent_address: addressBody.describe('Permanent residence address, outside the US'),
+  })
+  .describe('Form W-8BEN-E (foreign entities)');
+
+/** Unknown fields are refused, `status` included: no client sets a status. */
+export const taxInfoBody = z.discriminatedUnion('form_type', [w9Body, w8benBody, w8beneBody]);
+export type TaxInfoBody = z.output<typeof taxInfoBody>;
+
+const taxInfoFields = {
+  id: z.string(),
+  user_identifier: z.string(),
+  user_identifier_type: z.string(),
+  form_type: z.enum(FORM_TYPES),
+  status: z.enum(RECORD_STATUSES).describe('The record’s status; an approved W-8 past expires_at reads expired'),
+  legal_name: z.string(),
+  country: z.string(),
+  tin_type: z.enum(TIN_TYPES).nullable(),
+  tax_classification: z.enum(TAX_CLASSIFICATIONS).nullable(),
+  address: addressSchema.nullable(),
+  date_of_birth: z.string().nullable(),
+  permanent_address: addressSchema.nullable(),
+  foreign_tin_not_required: z.boolean(),
+  foreign_tin_not_required_reason: z.string().nullable(),
+  chapter3_status: z.enum(CHAPTER3_STATUSES).nullable(),
+  signature_name: z.string(),
+  signature_date: z.string(),
+  submitted_at: timestamp,
+  approved_at: timestamp.nullable(),
+  expires_at: timestamp.nullable().describe('W-8 forms: set when approved'),
+  revoked_at: timestamp.nullable(),
+  revoked_reason: z.string().nullable(),
+};
+
+export const taxInfoSchema = z.object({
+  ...taxInfoFields,
+  tax_id_number: z.string().nullable().describe('Masked: only the last four characters show, e.g. *****6789'),
+});
+
+export const unmaskedTaxInfoSchema = z.object({
+  ...taxInfoFields,
+  tax_id_number: z.string().nullable().describe('In full. Every read of this endpoint is written to the audit log'),
+});
+
+const statusFields = {
+  status: z.enum(TAX_STATUSES),
+  form_type: z.enum(FORM_TYPES).nullable(),
+  submitted_at: timestamp.nullable(),
+  approved_at: timestamp.nullable(),
+  expires_at: timestamp.nullable(),
+  revoked_reason: z.string().nullable(),
+};
+
+export const taxStatusSchema = z.object(statusFields);
+
+export const adminTaxStatusSchema = z.object({
+  user_identifier: z.string(),
+  user_identifier_type: z.string(),
+  ...statusFields,
+  tax_info: unmaskedTaxInfoSchema.nullable().describe('The current record, unmasked; null when nothing was submitted'),
+});
+
+export const taxInfoListSchema = listSchema(taxInfoSchema);
+
+export const taxSettingsSchema = z.object({
+  require_tax_info: z.boolean(),
+  company_legal_name: z.string().nullable(),
+  company_address: addressSchema.nullable(),
+  company_tax_id: z.string().nullable().describe('The company EIN, masked: *****6789'),
+  company_contact_email: z.string().nullable(),
+  w8_expiry_rule: z.enum(W8_EXPIRY_RULES),
+  updated_at: timestamp.nullable().describe('null while the project has its default settings'),
+});
+
+export const taxSettingsBody = z.strictObject({
+  require_tax_info: z.boolean().optional().describe('Whether affiliates must have approved tax info to claim affiliate payouts'),
+  company_legal_name: z.string().max(200).nullable().optional(),
+  company_address: addressBody.nullable().optional(),
+  company_tax_id: z.string().max(20).nullable().optional().describe('The company EIN (12-3456789); stored encrypted'),
+  company_contact_email: z.string().max(254).nullable().optional(),
+  w8_expiry_rule: z
+    .enum(W8_EXPIRY_RULES)
+    .optional()
+    .describe('three_years: 3 years from the signature date; irs_calendar: through 31 December of the third year after signing'),
+});
+
+export const auditEntrySchema = z.object({
+  id: z.string(),
+  action: z.string().describe('tax_info.unmasked_read'),
+  actor_api_key_id: z.string(),
+  user_identifier: z.string(),
+  user_identifier_type: z.string(),
+  tax_record_id: z.string().nullable(),
+  request_id: z.string().nullable(),
+  occurred_at: timestamp,
+});
+
+export const auditLogSchema = listSchema(auditEntrySchema);
+
+export const revokeBody = z.strictObject({ reason: z.string().max(500).describe('Shown to the affiliate') });
+
+export const projectParams = z.object({ projectId: z.string().max(64) });
+export const affiliateParams = z.object({ projectId: z.string().max(64), userIdentifier: z.string().max(512) });
+export const affiliateQuery = z.object({
+  user_identifier_type: z.string().max(64).default('evm_address').describe('The identifier’s type; evm_address when left out'),
+});
+export const submissionsQuery = z.object({
+  ...pageQuery,
+  status: z.enum(RECORD_STATUSES).optional().describe('Only records in this status; submitted is the review queue'),
+});
+export const listQuery = z.object(pageQuery);
+
+export type FormType = (typeof FORM_TYPES)[number];
+export type TaxClassification = (typeof TAX_CLASSIFICATIONS)[number];
+export type TinType = (typeof TIN_TYPES)[number];
+export type Chapter3Status = (typeof CHAPTER3_STATUSES)[number];
+export type TaxStatusValue = (typeof TAX_STATUSES)[number];
+export type RecordStatus = (typeof RECORD_STATUSES)[number];
+export type W8ExpiryRule = (typeof W8_EXPIRY_RULES)[number];
