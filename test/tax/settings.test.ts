@@ -1,0 +1,114 @@
+import { createProject, type TestProject } from '../helpers/fixtures';
+import { startStack, type TestStack } from '../helpers/stack';
+import { adminPaths } from './tax-forms';
+
+const COMPANY = {
+  company_legal_name: 'Referral Labs Inc.',
+  company_address: { line1: '500 Market St', line2: 'Floor 3', city: 'San Francisco', region: 'CA', postal_code: '94105', country: 'US' },
+  company_tax_id: '45-7891234',
+  company_contact_email: 'Tax@Referral-Labs.example',
+};
+
+describe('tax settings (GET|PATCH /api/v1/projects/:projectId/tax-settings)', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(() => stack.stop());
+
+  const settingsPath = (project: TestProject) => adminPaths(project, '0x').settings;
+  const get = (project: TestProject, key = project.keys.admin) => stack.api.get(settingsPath(project), { key });
+  const patch = (project: TestProject, body: unknown, key = project.keys.admin) => stack.api.patch(settingsPath(project), { key, body });
+
+  it('starts with the defaults: tax info not required, the three-year W-8 rule, no company details', async () => {
+    const project = await createProject(stack);
+    const response = await get(project);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      require_tax_info: false,
+      company_legal_name: null,
+      company_address: null,
+      company_tax_id: null,
+      company_contact_email: null,
+      w8_expiry_rule: 'three_years',
+      updated_at: null,
+    });
+  });
+
+  it('changes only the fields present, and shows the company EIN masked', async () => {
+    const project = await createProject(stack);
+    const first = await patch(project, { require_tax_info: true });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ require_tax_info: true, w8_expiry_rule: 'three_years', company_legal_name: null, updated_at: '2026-11-21T12:00:00.000Z' });
+
+    stack.clock.advance(60_000);
+    const second = await patch(project, { ...COMPANY, w8_expiry_rule: 'irs_calendar' });
+    expect(second.status).toBe(200);
+    expect(second.body).toEqual({
+      require_tax_info: true,
+      company_legal_name: 'Referral Labs Inc.',
+      company_address: COMPANY.company_address,
+      company_tax_id: '*****1234',
+      company_contact_email: 'tax@referral-labs.example',
+      w8_expiry_rule: 'irs_calendar',
+      updated_at: '2026-11-21T12:01:00.000Z',
+    });
+    expect((await get(project)).body).toEqual(second.body);
+  });
+
+  it('clears a company field set to null and leaves the rest', async () => {
+    const project = await createProject(stack);
+    await patch(project, COMPANY);
+    const cleared = await patch(project, { company_tax_id: null, company_address: null });
+    expect(cleared.body).toMatchObject({ company_tax_id: null, company_address: null, company_legal_name: 'Referral Labs Inc.' });
+    const { rows } = await stack.db.query('SELECT company_tax_id_ciphertext, company_tax_id_key_id FROM tax.tax_settings WHERE project_id = $1', [project.id]);
+    expect(rows).toEqual([{ company_tax_id_ciphertext: null, company_tax_id_key_id: null }]);
+  });
+
+  it('stores the company EIN encrypted, never its digits', async () => {
+    const project = await createProject(stack);
+    await patch(project, COMPANY);
+    const { rows } = await stack.db.query('SELECT to_jsonb(s) AS row FROM tax.tax_settings s WHERE project_id = $1', [project.id]);
+    const text = JSON.stringify(rows[0].row);
+    expect(text).not.toContain('457891234');
+    expect(text).not.toContain('45-7891234');
+    expect(rows[0].row.company_tax_id_key_id).toBe('test2026');
+  });
+
+  const refusals: Array<[string, string, Record<string, unknown>]> = [
+    ['an EIN with a prefix the IRS does not assign', 'company_tax_id', { company_tax_id: '07-1234567' }],
+    ['an SSN as the company tax id', 'company_tax_id', { company_tax_id: '123-45-6789' }],
+    ['a malformed contact email', 'company_contact_email', { company_contact_email: 'tax at example' }],
+    ['a company address in an unknown country', 'company_address.country', { company_address: { ...COMPANY.company_address, country: 'QQ' } }],
+    ['a company address without city', 'company_address.city', { company_address: { ...COMPANY.company_address, city: '' } }],
+    ['an unknown W-8 expiry rule', 'w8_expiry_rule', { w8_expiry_rule: 'five_years' }],
+    ['a require_tax_info that is not a boolean', 'require_tax_info', { require_tax_info: 'yes' }],
+    ['a require_tax_info of null', 'require_tax_info', { require_tax_info: null }],
+    ['a company name with control characters', 'company_legal_name', { company_legal_name: 'Acme\u0007' }],
+    ['an unknown field', 'company_phone', { company_phone: '555' }],
+  ];
+
+  it.each(refusals)('refuses %s with 400 naming %s, changing nothing', async (_name, field, body) => {
+    const project = await createProject(stack);
+    await patch(project, { require_tax_info: true, company_legal_name: 'Before' });
+    const before = (await get(project)).body;
+
+    const response = await patch(project, { require_tax_info: false, ...body });
+    expect(response.status).toBe(400);
+    expect(response.body.details).toEqual(expect.arrayContaining([{ field, reason: expect.any(String) }]));
+    expect((await get(project)).body).toEqual(before);
+  });
+
+  it('needs an admin key of the project: read_only and service keys 403, another project’s key 404, none 401', async () => {
+    const project = await createProject(stack);
+    const other = await createProject(stack);
+    expect((await get(project, project.keys.readOnly)).status).toBe(403);
+    expect((await patch(project, { require_tax_info: true }, project.keys.service)).status).toBe(403);
+    const foreign = await patch(project, { require_tax_info: true }, other.keys.admin);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.code).toBe('PROJECT_NOT_FOUND');
+    expect((await get(project, other.keys.admin)).status).toBe(404);
+    expect((await stack.api.get(settingsPath(project))).status).toBe(401);
+    expect((await get(project)).body.require_tax_info).toBe(false);
+  });
+});

@@ -1,0 +1,102 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { TaxServiceClient } from '../../gen/referral/tax/v1/tax';
+import { createGrpcClient, type GrpcClient } from '../../services/common/grpc/client';
+import { readGrpcError } from '../../services/common/grpc/errors';
+import { createProject, type TestProject } from '../helpers/fixtures';
+import { startStack, type TestStack } from '../helpers/stack';
+import { adminPaths, type Affiliate, requireTaxInfo, signedInAffiliate, w8ben, w9 } from './tax-forms';
+
+/** GetTaxStatus and BatchGetTaxStatuses: what the claim gate and the affiliate list will call. */
+describe('tax status over gRPC (referral.tax.v1.TaxService)', () => {
+  let stack: TestStack;
+  let tax: GrpcClient<TaxServiceClient>;
+  let project: TestProject;
+  let approved: Affiliate;
+  let revoked: Affiliate;
+  let submitted: Affiliate;
+  const never = '0x00000000000000000000000000000000000000bb';
+  const user = (identifier: string) => ({ identifier, identifierType: 'evm_address' });
+
+  beforeAll(async () => {
+    stack = await startStack();
+    tax = createGrpcClient(TaxServiceClient, stack.taxAddress, 5_000);
+    project = await createProject(stack);
+    await requireTaxInfo(stack, project);
+    approved = await signedInAffiliate(stack, project);
+    revoked = await signedInAffiliate(stack, project);
+    submitted = await signedInAffiliate(stack, project);
+    await approved.submit(w8ben());
+    await stack.api.post(adminPaths(project, approved.wallet.address).approve, { key: project.keys.admin });
+    await revoked.submit(w9());
+    await stack.api.post(adminPaths(project, revoked.wallet.address).revoke, { key: project.keys.admin, body: { reason: 'unreadable' } });
+    await submitted.submit(w9());
+  });
+  afterAll(async () => {
+    tax.close();
+    await stack.stop();
+  });
+
+  it('answers one user’s effective status', async () => {
+    const status = await tax.call.getTaxStatus({ projectId: project.id, user: user(approved.wallet.checksumAddress) });
+    expect(status).toEqual({
+      user: user(approved.wallet.address),
+      status: 'approved',
+      formType: 'w8ben',
+      submittedAt: new Date('2026-11-21T12:00:00.000Z'),
+      approvedAt: new Date('2026-11-21T12:00:00.000Z'),
+      expiresAt: new Date('2029-11-20T00:00:00.000Z'),
+      revokedReason: undefined,
+    });
+  });
+
+  it('answers a batch in the order asked, duplicates and unknown users included', async () => {
+    const response = await tax.call.batchGetTaxStatuses({
+      projectId: project.id,
+      users: [user(submitted.wallet.address), user(never), user(revoked.wallet.address), user(approved.wallet.address), user(never)],
+    });
+    expect(response.results.map((result) => [result.user?.identifier, result.status, result.revokedReason])).toEqual([
+      [submitted.wallet.address, 'submitted', undefined],
+      [never, 'not_submitted', undefined],
+      [revoked.wallet.address, 'revoked', 'unreadable'],
+      [approved.wallet.address, 'approved', undefined],
+      [never, 'not_submitted', undefined],
+    ]);
+  });
+
+  it('answers not_required for everyone in a project that does not require tax info', async () => {
+    const relaxed = await createProject(stack);
+    const affiliate = await signedInAffiliate(stack, relaxed);
+    await affiliate.submit(w9());
+    const response = await tax.call.batchGetTaxStatuses({ projectId: relaxed.id, users: [user(affiliate.wallet.address), user(never)] });
+    expect(response.results.map((result) => [result.status, result.formType])).toEqual([
+      ['not_required', 'w9'],
+      ['not_required', undefined],
+    ]);
+  });
+
+  it('answers an empty batch with no results', async () => {
+    expect(await tax.call.batchGetTaxStatuses({ projectId: project.id, users: [] })).toEqual({ results: [] });
+  });
+
+  it('refuses invalid identifiers with INVALID_ARGUMENT naming each one', async () => {
+    const error = await tax.call
+      .batchGetTaxStatuses({ projectId: project.id, users: [user(never), user('0x12'), { identifier: 'x', identifierType: 'phone' }] })
+      .catch((caught: unknown) => caught);
+    const remote = readGrpcError(error as Parameters<typeof readGrpcError>[0]);
+    expect(remote.grpcStatus).toBe(GrpcStatus.INVALID_ARGUMENT);
+    expect(remote.details.map((detail) => detail.field)).toEqual(['users[1].identifier', 'users[2].identifier_type']);
+  });
+
+  it('refuses more than 1,000 users per batch', async () => {
+    const users = Array.from({ length: 1_001 }, (_unused, index) => user(`0x${index.toString(16).padStart(40, '0')}`));
+    const error = await tax.call.batchGetTaxStatuses({ projectId: project.id, users }).catch((caught: unknown) => caught);
+    const remote = readGrpcError(error as Parameters<typeof readGrpcError>[0]);
+    expect(remote.grpcStatus).toBe(GrpcStatus.INVALID_ARGUMENT);
+    expect(remote.details).toEqual([{ field: 'users', reason: expect.stringContaining('1000') }]);
+  });
+
+  it('answers NOT_FOUND for a project id that is no UUID', async () => {
+    const error = await tax.call.getTaxStatus({ projectId: 'nope', user: user(never) }).catch((caught: unknown) => caught);
+    expect(readGrpcError(error as Parameters<typeof readGrpcError>[0]).grpcStatus).toBe(GrpcStatus.NOT_FOUND);
+  });
+});
