@@ -29,7 +29,8 @@ export function runProcess(name: string, start: () => Promise<RunningProcess>): 
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
 
-  start().then(
+  // Through a promise, so a configuration error thrown while building start's arguments is caught too.
+  Promise.resolve().then(start).then(
     (started) => {
       running = started;
     },

@@ -49,7 +49,8 @@ export async function ensureDatabaseExists(url: string): Promise<void> {
     if (existing.rowCount === 0) {
       await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`).catch((error: { code?: string }) => {
         // Another process created it between our check and our CREATE: that is the goal anyway.
-        if (error.code !== '42P04') throw error;
+        // A CREATE racing another CREATE fails on the catalog's unique index (23505) instead of 42P04.
+        if (error.code !== '42P04' && error.code !== '23505') throw error;
       });
     }
   } finally {
