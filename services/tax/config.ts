@@ -26,20 +26,16 @@ export const taxConfigSchema = z
     if (spec === undefined && activeKeyId === undefined) {
       return { ...rest, encryption: { keys: developmentKeyRing(), activeKeyId: DEVELOPMENT_KEY_ID, development: true } };
     }
-    if (spec === undefined || activeKeyId === undefined) {
-      const missing = spec === undefined ? 'TAX_ENCRYPTION_KEYS' : 'TAX_ENCRYPTION_ACTIVE_KEY_ID';
-      ctx.addIssue({ code: 'custom', path: [missing], message: `${missing} must be set together with ${ENCRYPTION_VARIABLES.find((name) => name !== missing)}` });
-      return z.NEVER;
+    // Every problem at once, so a deployment is fixed in one pass.
+    const ring = spec === undefined ? undefined : parseKeyRing(spec);
+    if (ring === undefined) ctx.addIssue({ code: 'custom', path: ['TAX_ENCRYPTION_KEYS'], message: 'must be set together with TAX_ENCRYPTION_ACTIVE_KEY_ID' });
+    else if ('problem' in ring) ctx.addIssue({ code: 'custom', path: ['TAX_ENCRYPTION_KEYS'], message: ring.problem });
+    if (activeKeyId === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['TAX_ENCRYPTION_ACTIVE_KEY_ID'], message: 'must be set together with TAX_ENCRYPTION_KEYS' });
+    } else if (ring && 'keys' in ring && !ring.keys.has(activeKeyId)) {
+      ctx.addIssue({ code: 'custom', path: ['TAX_ENCRYPTION_ACTIVE_KEY_ID'], message: 'names no key listed in TAX_ENCRYPTION_KEYS' });
     }
-    const ring = parseKeyRing(spec);
-    if ('problem' in ring) {
-      ctx.addIssue({ code: 'custom', path: ['TAX_ENCRYPTION_KEYS'], message: ring.problem });
-      return z.NEVER;
-    }
-    if (!ring.keys.has(activeKeyId)) {
-      ctx.addIssue({ code: 'custom', path: ['TAX_ENCRYPTION_ACTIVE_KEY_ID'], message: `names no key listed in TAX_ENCRYPTION_KEYS` });
-      return z.NEVER;
-    }
+    if (!ring || 'problem' in ring || activeKeyId === undefined || !ring.keys.has(activeKeyId)) return z.NEVER;
     return { ...rest, encryption: { keys: ring.keys, activeKeyId, development: false } };
   });
 
