@@ -269,7 +269,15 @@ async function main(): Promise<number> {
     log(memoryTable(memoryReport));
   }
 
+  const disturbed = [...cpu].map(([phase, { report }]) => {
+    const tracked = report.rows.reduce((sum, row) => sum + row.seconds, 0);
+    return { phase, cores: Math.max(0, report.machineBusy - tracked) / report.wallSeconds };
+  });
   log(section('summary'));
+  log(
+    `other processes on the machine (not this benchmark), in cores: ${disturbed.map((d) => `${d.phase} ${d.cores.toFixed(2)}`).join(', ')}` +
+      (disturbed.some((d) => d.cores > 0.25) ? ' -- DISTURBED: another workload shared the CPU; run again on a quiet machine' : ''),
+  );
   log(table(['goal', 'measured', 'detail', 'result'], goals.map(([goal, measured, detail, pass]) => [goal, measured, detail, pass ? 'PASS' : 'MISS'])));
   if (memoryReport) log(`peak RSS of the stack (sum of its processes): ${fmt.mb(memoryReport.peakTotal)}`);
   log(`load average at the end: ${loadAverage()} (${cores} cores); the stack's output is in ${logFile}`);
