@@ -4,6 +4,7 @@ import { applyEntryBatchJob } from '../../services/audience/jobs/apply-entry-bat
 import { requeueStaleEntryBatchesJob } from '../../services/audience/jobs/requeue-stale-entry-batches.job';
 import { createLogger } from '../../services/common/logger';
 import { createProject, createSegment, evmAddress, mixedCase, type TestProject } from '../helpers/fixtures';
+import { runJob } from '../helpers/jobs';
 import { startStack, type TestStack } from '../helpers/stack';
 
 const evm = (n: number) => ({ identifier: evmAddress(n), identifier_type: 'evm_address' });
@@ -162,8 +163,7 @@ describe('batch entry add (POST /v1/audience-segments/{segmentId}/entries/batch)
     const done = await stack.api.post(batchPath(segment.id, true), { key: project.keys.service, body: { entries: [evm(60), evm(61)] } });
     expect(done.body.status).toBe('completed');
 
-    const redelivery = await queues.enqueue(applyEntryBatchJob, { batchId: done.body.job_id }, { jobId: `redelivery-${done.body.job_id}` });
-    const outcome = await redelivery.waitUntilFinished(queues.queueEvents(applyEntryBatchJob.queue), 10_000);
+    const outcome = await runJob(queues, applyEntryBatchJob, { batchId: done.body.job_id }, { jobId: `redelivery-${done.body.job_id}` });
     expect(outcome).toEqual({ applied: false, reason: 'finished' });
     expect(await entriesIn(segment.id)).toEqual([evmAddress(60), evmAddress(61)]);
     expect(await segmentCount(segment.id)).toBe(2);
@@ -181,8 +181,7 @@ describe('batch entry add (POST /v1/audience-segments/{segmentId}/entries/batch)
       [batchId, project.id, segment.id, [evmAddress(70), evmAddress(71)], ['evm_address', 'evm_address'], storedAt],
     );
 
-    const relay = await queues.enqueue(requeueStaleEntryBatchesJob, {});
-    expect(await relay.waitUntilFinished(queues.queueEvents(requeueStaleEntryBatchesJob.queue), 10_000)).toEqual({ requeued: 1 });
+    expect(await runJob(queues, requeueStaleEntryBatchesJob, {})).toEqual({ requeued: 1 });
 
     const job = await stack.api.get(`${batchPath(segment.id)}/${batchId}?wait=true`, { key: project.keys.service });
     expect(job.body).toMatchObject({ status: 'completed', added: 2 });

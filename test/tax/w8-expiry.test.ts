@@ -2,6 +2,7 @@ import { QueueKit } from '../../services/common/queue';
 import { w8ExpiresAt } from '../../services/tax/domain/w8-expiry';
 import { expireW8FormsJob } from '../../services/tax/jobs/expire-w8-forms.job';
 import { createProject, type TestProject } from '../helpers/fixtures';
+import { runJob } from '../helpers/jobs';
 import { startStack, type TestStack } from '../helpers/stack';
 import { adminPaths, type Affiliate, requireTaxInfo, signedInAffiliate, statusEvents, taxRecords, w8ben, w8bene, w9 } from './tax-forms';
 
@@ -15,8 +16,6 @@ describe('W-8 expiry', () => {
     stack = await startStack();
     queues = new QueueKit({ redisUrl: stack.redisUrl, prefix: stack.queuePrefix, logger: stack.logs.logger('test-queue') });
     await queues.ready();
-    // Listening before the first job is added, so no completion is missed.
-    await queues.queueEvents(expireW8FormsJob.queue).waitUntilReady();
   });
   afterAll(async () => {
     await queues.close();
@@ -25,8 +24,7 @@ describe('W-8 expiry', () => {
 
   /** Runs the sweep through BullMQ (the service's own worker) and waits, bounded, for it to finish. */
   async function sweep(): Promise<number> {
-    const job = await queues.enqueue(expireW8FormsJob, {});
-    const result = (await job.waitUntilFinished(queues.queueEvents(expireW8FormsJob.queue), 10_000)) as { expired: number };
+    const result = (await runJob(queues, expireW8FormsJob, {})) as { expired: number };
     return result.expired;
   }
 
