@@ -5,11 +5,8 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import autocannon from 'autocannon';
-import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { AudienceDatabase } from '../services/audience/database';
-import { EntryRepository } from '../services/audience/repositories/entry.repository';
 import { type Api, createProject, createSegment, type Project } from './api';
 import type { BenchConfig } from './config';
 import { address, mixedCase, percentile, random, Samples } from './data';
@@ -179,36 +176,40 @@ export interface DirectLookup {
 }
 
 /**
- * The lookup as the service runs it: the SQL is captured from EntryRepository.findUserAudiences
- * itself (Kysely's compiled query), then sent with plain pg over a pool of `connections`, with the
- * same search_path the service sets.
+ * The physical limit of the lookup, as the issue defines it: one SQL query per lookup, sent
+ * directly with pg. It is the query the service would run for a single user (the service itself
+ * answers concurrent lookups together, with one query per batch: EntryRepository.findUserAudiences).
  */
-export async function openDirectLookup(databaseUrl: string, projectId: string, connections: number): Promise<DirectLookup> {
+export const SINGLE_LOOKUP_SQL = `SELECT s.id, s.name, b.name AS badge_name, b.description AS badge_description, b.image_url AS badge_image_url
+FROM entries e
+JOIN segments s ON s.id = e.segment_id
+LEFT JOIN badges b ON b.segment_id = s.id
+WHERE e.project_id = $1 AND e.identifier = $2 AND e.identifier_type = $3
+ORDER BY s.created_at, s.id`;
+
+/**
+ * Sends SINGLE_LOOKUP_SQL over a pool of `connections` with the service's search_path. `prepared`
+ * sends it as a named prepared statement (planned once per connection) instead of pg's default
+ * unnamed statement: a stricter limit, reported beside the one the goal is measured against.
+ */
+export async function openDirectLookup(
+  databaseUrl: string,
+  projectId: string,
+  connections: number,
+  prepared = false,
+): Promise<DirectLookup> {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: connections,
     application_name: 'bench-direct',
     options: '-c search_path=audience',
   });
-  let captured: CompiledQuery | undefined;
-  const kysely = new Kysely<AudienceDatabase>({
-    dialect: new PostgresDialect({ pool }),
-    log: (event) => {
-      if (event.level === 'query') captured = event.query;
-    },
-  });
-  const probe = address(USER_NS, 0);
-  await new EntryRepository(kysely).findUserAudiences(projectId, { identifier: probe, identifierType: 'evm_address' });
-  if (!captured) throw new Error('could not capture the lookup SQL');
-  const expected = JSON.stringify([projectId, probe, 'evm_address']);
-  if (JSON.stringify(captured.parameters) !== expected) {
-    throw new Error(`the lookup's parameters changed order (${JSON.stringify(captured.parameters)}); update bench/lookup.ts`);
-  }
-  const sql = captured.sql;
+  const name = prepared ? 'bench-user-audiences' : undefined;
   return {
-    sql,
+    sql: SINGLE_LOOKUP_SQL,
     pool,
-    query: async (identifier) => (await pool.query<{ id: string }>(sql, [projectId, identifier, 'evm_address'])).rows,
+    query: async (identifier) =>
+      (await pool.query<{ id: string }>({ name, text: SINGLE_LOOKUP_SQL, values: [projectId, identifier, 'evm_address'] })).rows,
     close: () => pool.end(),
   };
 }

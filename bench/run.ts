@@ -103,7 +103,7 @@ async function main(): Promise<number> {
   process.once('SIGTERM', interrupted);
 
   let ingest: IngestResult | undefined;
-  let lookupRuns: { gateway: RunFigures; direct: RunFigures; sql: string; plan: string; notes: string[]; users: number; entries: number } | undefined;
+  let lookupRuns: { gateway: RunFigures; direct: RunFigures; prepared: RunFigures; sql: string; plan: string; notes: string[]; users: number; entries: number } | undefined;
   const cpu = new Map<string, PhaseCpu>();
   let memoryReport: MemoryReport | undefined;
   let stackInfo = '';
@@ -168,7 +168,17 @@ async function main(): Promise<number> {
           runDirectLoad(direct, data.requests, connections, durationS, 'direct (one SQL query, pg)'),
         );
         const plan = await explainLookup(direct, data.project.id);
-        lookupRuns = { gateway, direct: directRun, sql: direct.sql, plan, notes, users: data.users, entries: data.entries };
+        progress(`lookup: direct SQL as a named prepared statement, ${connections} concurrent, ${durationS} s`);
+        const prepared = await openDirectLookup(stack.databaseUrl, data.project.id, connections, true);
+        try {
+          if (warmupS > 0) await runDirectLoad(prepared, data.requests, connections, warmupS, 'warm-up');
+          const preparedRun = await around('lookup (direct, prepared)', () =>
+            runDirectLoad(prepared, data.requests, connections, durationS, 'direct, named prepared statement (context)'),
+          );
+          lookupRuns = { gateway, direct: directRun, prepared: preparedRun, sql: direct.sql, plan, notes, users: data.users, entries: data.entries };
+        } finally {
+          await prepared.close();
+        }
       } finally {
         await direct.close();
       }
@@ -234,23 +244,24 @@ async function main(): Promise<number> {
   }
 
   if (lookupRuns) {
-    const { gateway, direct } = lookupRuns;
+    const { gateway, direct, prepared } = lookupRuns;
     const ratio = gateway.rps / direct.rps;
     log(section('lookup: getUserAudiences'));
     log(
       `${fmt.int(lookupRuns.entries)} entries, ${fmt.int(lookupRuns.users)} users in 1-3 of ${config.lookup.segments} segments (${config.lookup.badged} with badges); ` +
         `requests: ${fmt.pct(config.lookup.existingShare)} existing users, ${fmt.pct(config.lookup.mixedCaseShare)} in mixed case`,
     );
-    log(lookupTable([gateway, direct]));
+    log(lookupTable([gateway, direct, prepared]));
     log(`throughput ratio gateway / direct: ${fmt.ratio(ratio)} (goal >= ${config.goals.lookupRatioMin}); gateway p99 ${fmt.ms(gateway.p99)} (goal < ${config.goals.lookupP99MaxMs} ms)`);
+    log(`for context, gateway / direct as a named prepared statement: ${fmt.ratio(gateway.rps / prepared.rps)}`);
     log(`cross-check (gateway == direct): ${lookupRuns.notes.join(' | ')}`);
-    for (const [phase, run] of [['lookup (gateway)', gateway], ['lookup (direct)', direct]] as const) {
+    for (const [phase, run] of [['lookup (gateway)', gateway], ['lookup (direct)', direct], ['lookup (direct, prepared)', prepared]] as const) {
       const measured = cpu.get(phase);
       if (!measured) continue;
       log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
       log(cpuTable(measured.report, { count: run.ok + run.non2xx + run.errors, unit: 'request', scale: 1e6, label: 'CPU µs/request' }));
     }
-    log('\nthe SQL (captured from EntryRepository.findUserAudiences):');
+    log('\nthe direct SQL (one query per lookup; the service batches concurrent lookups into one query):');
     log(lookupRuns.sql);
     log('\nEXPLAIN (ANALYZE, BUFFERS), one existing user, after the load:');
     log(lookupRuns.plan);

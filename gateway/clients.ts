@@ -1,12 +1,16 @@
-import { AudienceServiceClient } from '../gen/referral/audience/v1/audience';
+import { AudienceServiceClient, type UserAudience } from '../gen/referral/audience/v1/audience';
 import { HealthCheckResponse_ServingStatus, HealthClient } from '../gen/grpc/health/v1/health';
 import { TaxServiceClient } from '../gen/referral/tax/v1/tax';
 import { createGrpcClient, type GrpcClient } from '../services/common/grpc/client';
+import type { Batcher } from '../services/common/batcher';
 import type { GatewayConfig } from './config';
+import { createUserAudienceLoader, type UserAudienceKey } from './user-audience-loader';
 
 /** The gateway reaches services only through these generated clients. */
 export interface ServiceClients {
   audience: GrpcClient<AudienceServiceClient>['call'];
+  /** The user lookup, coalesced: use this rather than audience.getUserAudiences. */
+  userAudiences: Batcher<UserAudienceKey, UserAudience[]>;
   tax: GrpcClient<TaxServiceClient>['call'];
   /** One health check per service, for /readyz. */
   health: Array<{ service: string; check(): Promise<boolean> }>;
@@ -28,6 +32,7 @@ export function createServiceClients(config: GatewayConfig): ServiceClients {
   }));
   return {
     audience: audience.call,
+    userAudiences: createUserAudienceLoader(audience.call),
     tax: tax.call,
     health: healthClients.map(({ service, name, client }) => ({
       service,

@@ -30,7 +30,11 @@ const gatewayEnv = z.object({
   /** Check every response against its OpenAPI schema (tests turn this on). */
   VALIDATE_RESPONSES: envFlag(false),
   /** Log one line per request at info (otherwise at debug). */
-  ACCESS_LOG: envFlag(true),
+  /**
+   * Which requests get an info log line: `errors` (4xx/5xx and requests slower than a second; the
+   * rest go to debug, and Prometheus counts them all) or `all`.
+   */
+  ACCESS_LOG: z.enum(['errors', 'all']).default('errors'),
   TRUST_PROXY: envFlag(false),
   /** Sign-In with Ethereum: the authority (host[:port]) and URI the wallet is asked to sign in to. */
   SIWE_DOMAIN: z.string().regex(/^[A-Za-z0-9.-]+(:\d{1,5})?$/, 'a host, optionally with :port, e.g. app.example.com').default('localhost:8080'),

@@ -144,4 +144,34 @@ describe('badges and the user audience lookup', () => {
     const unknownType = await lookup(evmAddress(1), 'phone');
     expect(unknownType.status).toBe(400);
   });
+
+  it('answers concurrent lookups of several projects each on their own, an invalid one failing alone', async () => {
+    const other = await createProject(stack);
+    const mine = await createSegment(stack, project, { name: 'Concurrent mine' });
+    const theirs = await createSegment(stack, other, { name: 'Concurrent theirs' });
+    const users = Array.from({ length: 10 }, (_, i) => evmAddress(0xc0c0 + i));
+    await stack.api.post(`/v1/audience-segments/${mine.id}/entries/batch?wait=true`, {
+      key: project.keys.service,
+      body: { entries: users.filter((_, i) => i % 2 === 0).map((identifier) => ({ identifier, identifier_type: 'evm_address' })) },
+    });
+    await stack.api.post(`/v1/audience-segments/${theirs.id}/entries/batch?wait=true`, {
+      key: other.keys.service,
+      body: { entries: users.map((identifier) => ({ identifier, identifier_type: 'evm_address' })) },
+    });
+
+    const asked = users.flatMap((user, i) => [
+      { user, key: project.keys.service, expected: i % 2 === 0 ? [mine.id] : [] },
+      { user: mixedCase(user), key: other.keys.service, expected: [theirs.id] },
+    ]);
+    const [responses, invalid] = await Promise.all([
+      Promise.all(asked.map(({ user, key }) => lookup(user, 'evm_address', key))),
+      lookup('0x42', 'evm_address', project.keys.service),
+    ]);
+    responses.forEach((response, i) => {
+      expect(response.status).toBe(200);
+      expect(response.body.results.map((r: { id: string }) => r.id)).toEqual(asked[i]!.expected);
+    });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: 'identifier', reason: expect.stringContaining('evm_address') }] });
+  });
 });

@@ -122,6 +122,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
           SIWE_CHAIN_ID: String(TEST_SIWE.chainId),
           SESSION_SECRET: 'test-session-secret-0123456789abcdef0123456789',
           VALIDATE_RESPONSES: 'true',
+          ACCESS_LOG: 'all',
           RATE_LIMIT_PER_SECOND: '100000',
           RATE_LIMIT_BURST: '100000',
         },

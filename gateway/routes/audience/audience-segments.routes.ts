@@ -63,11 +63,12 @@ export function audienceSegmentRoutes({ clients }: RouteDeps): AnyRoute[] {
       query: lookupQuery,
       responses: { 200: { description: 'The user’s audiences', schema: userAudiencesSchema } },
       handle: async ({ query, caller }) => {
-        const response = await clients.audience.getUserAudiences({
+        const audiences = await clients.userAudiences.load({
           projectId: caller.projectId,
-          user: { identifier: query.user_identifier, identifierType: query.user_identifier_type },
+          identifier: query.user_identifier,
+          identifierType: query.user_identifier_type,
         });
-        return { status: 200, body: { results: response.results.map(presentUserAudience) } };
+        return { status: 200, body: { results: audiences.map(presentUserAudience) } };
       },
     }),
     defineRoute({

@@ -1,12 +1,46 @@
-import { normalizeIdentifier } from '../../common/identifiers';
+import { DomainError, InvalidArgumentError } from '../../common/errors';
+import { normalizeIdentifier, type UserIdentifier } from '../../common/identifiers';
 import type { EntryRepository, UserAudienceRecord } from '../repositories/entry.repository';
+
+/** Lookups one call may carry. */
+export const MAX_LOOKUPS = 1_000;
+
+export interface UserAudienceLookup {
+  projectId: string;
+  identifier: string;
+  identifierType: string;
+}
+
+/** One lookup's answer: the user's audiences, or why this lookup (alone) could not be answered. */
+export type UserAudienceOutcome = { audiences: UserAudienceRecord[] } | { error: DomainError };
 
 export class UserAudienceService {
   constructor(private readonly entries: EntryRepository) {}
 
-  /** The audiences one user belongs to in a project, with each audience's badge. */
-  lookup(projectId: string, identifier: string, identifierType: string): Promise<UserAudienceRecord[]> {
-    const user = normalizeIdentifier(identifier, identifierType, '');
-    return this.entries.findUserAudiences(projectId, user);
+  /**
+   * The audiences each user belongs to in its project, with each audience's badge. An invalid
+   * identifier fails its own lookup only, so one bad request never spoils the others of a batch.
+   */
+  async lookup(lookups: UserAudienceLookup[]): Promise<UserAudienceOutcome[]> {
+    if (lookups.length > MAX_LOOKUPS) {
+      throw new InvalidArgumentError('TOO_MANY_LOOKUPS', `at most ${MAX_LOOKUPS} lookups per call`, [
+        { field: 'lookups', reason: `has ${lookups.length}; the limit is ${MAX_LOOKUPS}` },
+      ]);
+    }
+    const outcomes: UserAudienceOutcome[] = new Array(lookups.length);
+    const valid: Array<{ index: number; projectId: string; user: UserIdentifier }> = [];
+    lookups.forEach((lookup, index) => {
+      try {
+        valid.push({ index, projectId: lookup.projectId, user: normalizeIdentifier(lookup.identifier, lookup.identifierType) });
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        outcomes[index] = { error };
+      }
+    });
+    const found = await this.entries.findUserAudiences(valid);
+    valid.forEach((lookup, position) => {
+      outcomes[lookup.index] = { audiences: found[position]! };
+    });
+    return outcomes;
   }
 }

@@ -13,7 +13,7 @@ import {
   toEntryBatchMessage,
   toEntryMessage,
   toSegmentMessage,
-  toUserAudienceMessage,
+  toUserAudienceResult,
 } from './audience.mappers';
 
 export const AUDIENCE_SERVICE_NAME = 'referral.audience.v1.AudienceService';
@@ -135,9 +135,13 @@ export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger
       },
 
       getUserAudiences: async (req) => {
-        const user = requireUser(req.user);
-        const audiences = await domain.userAudiences.lookup(req.projectId, user.identifier, user.identifierType);
-        return { results: audiences.map(toUserAudienceMessage) };
+        const outcomes = await domain.userAudiences.lookup(
+          req.lookups.map((lookup) => {
+            const user = requireUser(lookup.user);
+            return { projectId: lookup.projectId, identifier: user.identifier, identifierType: user.identifierType };
+          }),
+        );
+        return { results: outcomes.map(toUserAudienceResult) };
       },
     },
     logger,

@@ -1,4 +1,5 @@
-import type { Badge, Entry, EntryBatch, Segment, UserAudience } from '../../../gen/referral/audience/v1/audience';
+import type { Badge, Entry, EntryBatch, Segment, UserAudience, UserAudienceResult } from '../../../gen/referral/audience/v1/audience';
+import type { UserAudienceOutcome } from '../domain/user-audience.service';
 import type { EntryBatchRecord } from '../repositories/entry-batch.repository';
 import type { EntryRecord, UserAudienceRecord } from '../repositories/entry.repository';
 import type { BadgeRecord, SegmentRecord } from '../repositories/segment.repository';
@@ -57,4 +58,14 @@ export function toUserAudienceMessage(audience: UserAudienceRecord): UserAudienc
     badgeDescription: audience.badgeDescription ?? undefined,
     badgeImage: audience.badgeImageUrl ?? undefined,
   };
+}
+
+export function toUserAudienceResult(outcome: UserAudienceOutcome): UserAudienceResult {
+  if ('error' in outcome) {
+    return {
+      audiences: [],
+      error: { code: outcome.error.code, message: outcome.error.message, details: outcome.error.details },
+    };
+  }
+  return { audiences: outcome.audiences.map(toUserAudienceMessage) };
 }

@@ -106,33 +106,46 @@ export class EntryRepository {
     });
   }
 
-  /** Every segment of one user in one project, with its badge: the hot read path. */
-  async findUserAudiences(projectId: string, user: UserIdentifier): Promise<UserAudienceRecord[]> {
-    const rows = await this.db
-      .selectFrom('entries')
-      .innerJoin('segments', 'segments.id', 'entries.segment_id')
-      .leftJoin('badges', 'badges.segment_id', 'segments.id')
-      .select([
-        'segments.id',
-        'segments.name',
-        'badges.name as badge_name',
-        'badges.description as badge_description',
-        'badges.image_url as badge_image_url',
-      ])
-      .where('entries.project_id', '=', projectId)
-      .where('entries.identifier', '=', user.identifier)
-      .where('entries.identifier_type', '=', user.identifierType)
-      .orderBy('segments.created_at')
-      .orderBy('segments.id')
-      .execute();
-    return rows.map((row) => ({
-      id: row.id,
-      name: row.name,
-      badgeName: row.badge_name,
-      badgeDescription: row.badge_description,
-      badgeImageUrl: row.badge_image_url,
-    }));
+  /**
+   * Every segment of each user (each in its own project), with badges, for many users in one
+   * statement: the hot read path. Concurrent lookups arrive here together, so planning and the
+   * round trip are paid once per batch instead of once per user. Returns one list per lookup, in order.
+   */
+  async findUserAudiences(lookups: Array<{ projectId: string; user: UserIdentifier }>): Promise<UserAudienceRecord[][]> {
+    const found: UserAudienceRecord[][] = lookups.map(() => []);
+    if (lookups.length === 0) return found;
+    const { rows } = await sql<UserAudienceRow>`
+      SELECT l.ord::int AS ord, s.id, s.name,
+             b.name AS badge_name, b.description AS badge_description, b.image_url AS badge_image_url
+      FROM unnest(${lookups.map((l) => l.projectId)}::uuid[],
+                  ${lookups.map((l) => l.user.identifier)}::text[],
+                  ${lookups.map((l) => l.user.identifierType)}::text[])
+             WITH ORDINALITY AS l (project_id, identifier, identifier_type, ord)
+      JOIN entries e
+        ON e.project_id = l.project_id AND e.identifier = l.identifier AND e.identifier_type = l.identifier_type
+      JOIN segments s ON s.id = e.segment_id
+      LEFT JOIN badges b ON b.segment_id = s.id
+      ORDER BY l.ord, s.created_at, s.id`.execute(this.db);
+    for (const row of rows) {
+      found[row.ord - 1]!.push({
+        id: row.id,
+        name: row.name,
+        badgeName: row.badge_name,
+        badgeDescription: row.badge_description,
+        badgeImageUrl: row.badge_image_url,
+      });
+    }
+    return found;
   }
+}
+
+interface UserAudienceRow {
+  ord: number;
+  id: string;
+  name: string;
+  badge_name: string | null;
+  badge_description: string | null;
+  badge_image_url: string | null;
 }
 
 function toRecord(row: Pick<EntryTable, 'identifier' | 'identifier_type' | 'kind' | 'source' | 'added_at'>): EntryRecord {

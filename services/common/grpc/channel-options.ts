@@ -9,6 +9,8 @@ export const channelOptions: ChannelOptions = {
   'grpc.keepalive_time_ms': 30_000,
   'grpc.keepalive_timeout_ms': 10_000,
   'grpc.keepalive_permit_without_calls': 1,
+  // Channelz bookkeeping costs CPU on every call and nothing here reads it.
+  'grpc.enable_channelz': 0,
 };
 
 /** Keys of a generated service/client interface without its index signature. */

@@ -1,0 +1,32 @@
+import type { AudienceServiceClient, UserAudience } from '../gen/referral/audience/v1/audience';
+import { Batcher } from '../services/common/batcher';
+import { InvalidArgumentError } from '../services/common/errors';
+import type { GrpcClient } from '../services/common/grpc/client';
+
+export interface UserAudienceKey {
+  projectId: string;
+  identifier: string;
+  identifierType: string;
+}
+
+/** Lookups per gRPC call; well under the service's limit of 1,000. */
+const MAX_BATCH = 200;
+
+/**
+ * The user lookup is the hot path: concurrent lookups (of any projects) travel to the audience
+ * service in one gRPC call, answered there with one query. A lookup the service refuses (an
+ * invalid identifier) fails alone, with the service's code and field details.
+ */
+export function createUserAudienceLoader(audience: GrpcClient<AudienceServiceClient>['call']): Batcher<UserAudienceKey, UserAudience[]> {
+  return new Batcher<UserAudienceKey, UserAudience[]>(async (keys) => {
+    const response = await audience.getUserAudiences({
+      lookups: keys.map((key) => ({
+        projectId: key.projectId,
+        user: { identifier: key.identifier, identifierType: key.identifierType },
+      })),
+    });
+    return response.results.map((result) =>
+      result.error ? new InvalidArgumentError(result.error.code, result.error.message, result.error.details) : result.audiences,
+    );
+  }, MAX_BATCH);
+}
