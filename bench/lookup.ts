@@ -219,6 +219,7 @@ export async function runDirectLoad(direct: DirectLookup, requests: string[], co
   let next = 0;
   let ok = 0;
   let errors = 0;
+  let firstError: string | undefined;
   const latencies = new Samples();
   const started = performance.now();
   const deadline = started + durationS * 1000;
@@ -230,13 +231,15 @@ export async function runDirectLoad(direct: DirectLookup, requests: string[], co
       try {
         await direct.query(identifier);
         ok += 1;
-      } catch {
+      } catch (error) {
         errors += 1;
+        firstError ??= (error as Error).message;
       }
       latencies.push(performance.now() - sent);
     }
   };
   await Promise.all(Array.from({ length: connections }, loop));
+  if (firstError) process.stderr.write(`bench: ${label}: ${errors} failed queries, the first: ${firstError}\n`);
   const seconds = (performance.now() - started) / 1000;
   const sorted = latencies.sorted();
   return {

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { Logger } from '../../services/common/logger';
+import { matchedRoutePath } from './route';
 
 export interface HttpMetrics {
   registry: Registry;
@@ -33,7 +34,7 @@ export function createHttpMetrics(logger: Logger, accessLog: 'errors' | 'all'): 
     const started = process.hrtime.bigint();
     res.once('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = (req.route?.path as string | undefined) ?? 'unmatched';
+      const route = matchedRoutePath(req) ?? 'unmatched';
       requests.inc({ method: req.method, route, status: String(res.statusCode) });
       duration.observe({ method: req.method, route }, seconds);
       const line = { method: req.method, route, status: res.statusCode, duration_ms: Math.round(seconds * 1e4) / 10 };

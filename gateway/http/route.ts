@@ -108,7 +108,22 @@ const requireJson: RequestHandler = (req, _res, next) => {
   next();
 };
 
+/**
+ * Mounts every route. Routes are grouped into one sub-router per first path segment (/v1, /api,
+ * /healthz, ...): Express tries routes one by one, so a request only walks the routes of its group.
+ */
 export function mountRoutes(router: Router, routes: AnyRoute[], options: MountOptions): void {
+  const groups = new Map<string, Router>();
+  const groupOf = (path: string) => {
+    const prefix = `/${path.split('/')[1]}`;
+    let group = groups.get(prefix);
+    if (!group) {
+      group = express.Router({ mergeParams: true });
+      groups.set(prefix, group);
+      router.use(prefix, group);
+    }
+    return { group, rest: path.slice(prefix.length) || '/' };
+  };
   const parsers = {
     json: express.json({ limit: options.jsonLimit }),
     batch: express.json({ limit: options.batchLimit }),
@@ -138,8 +153,16 @@ export function mountRoutes(router: Router, routes: AnyRoute[], options: MountOp
       else if (reply.body === undefined) res.status(reply.status).end();
       else res.status(reply.status).json(reply.body);
     });
-    router[route.method](route.path, ...chain);
+    const { group, rest } = groupOf(route.path);
+    group[route.method](rest, ...chain);
   }
+}
+
+/** The declared path of the route that served a request (a metrics label, never the raw path). */
+export function matchedRoutePath(req: Request): string | undefined {
+  const path = req.route?.path as string | undefined;
+  if (path === undefined) return undefined;
+  return path === '/' ? req.baseUrl || '/' : `${req.baseUrl}${path}`;
 }
 
 function enforceArrayLimit(body: unknown, limit: ArrayLimit): void {
