@@ -205,12 +205,17 @@ export async function openDirectLookup(
     options: '-c search_path=audience',
   });
   const name = prepared ? 'bench-user-audiences' : undefined;
+  let closed = false;
   return {
     sql: SINGLE_LOOKUP_SQL,
     pool,
     query: async (identifier) =>
       (await pool.query<{ id: string }>({ name, text: SINGLE_LOOKUP_SQL, values: [projectId, identifier, 'evm_address'] })).rows,
-    close: () => pool.end(),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
   };
 }
 

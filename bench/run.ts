@@ -168,6 +168,8 @@ async function main(): Promise<number> {
           runDirectLoad(direct, data.requests, connections, durationS, 'direct (one SQL query, pg)'),
         );
         const plan = await explainLookup(direct, data.project.id);
+        // Its connections go before the next pool opens: PostgreSQL's max_connections is shared.
+        await direct.close();
         progress(`lookup: direct SQL as a named prepared statement, ${connections} concurrent, ${durationS} s`);
         const prepared = await openDirectLookup(stack.databaseUrl, data.project.id, connections, true);
         try {
