@@ -9,6 +9,8 @@ export const DEVELOPMENT_SESSION_SECRET = 'development-only-session-secret--neve
 const gatewayEnv = z.object({
   ...baseEnv,
   HOST: z.string().default('0.0.0.0'),
+  /** Gateway processes sharing PORT (read by main.ts before the rest): one per core on a machine of its own. */
+  GATEWAY_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
   /** Creates projects (and their first keys). Unset: project creation answers 403. */
   PLATFORM_API_KEY: z

@@ -4,6 +4,7 @@
  * The gateway's address variables (AUDIENCE_GRPC_ADDR, TAX_GRPC_ADDR, ...) decide each service's port.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
 interface Member {
@@ -30,7 +31,12 @@ const services: Member[] = [
     env: { GRPC_HOST: '127.0.0.1', GRPC_PORT: portOf(process.env.TAX_GRPC_ADDR, 50052) },
   },
 ];
-const gateway: Member = { name: 'gateway', entry: path.join(dist, 'gateway/main.js'), env: {} };
+// The machine is the gateway's alone to serve HTTP from: one gateway process per core unless told otherwise.
+const gateway: Member = {
+  name: 'gateway',
+  entry: path.join(dist, 'gateway/main.js'),
+  env: { GATEWAY_WORKERS: process.env.GATEWAY_WORKERS ?? String(availableParallelism()) },
+};
 
 const children = new Map<string, ChildProcess>();
 let stopping = false;
