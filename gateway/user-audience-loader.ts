@@ -9,8 +9,8 @@ export interface UserAudienceKey {
   identifierType: string;
 }
 
-/** Lookups per gRPC call; well under the service's limit of 1,000. */
-const MAX_BATCH = 200;
+/** Lookups per gRPC call (well under the service's limit of 1,000), and calls under way at once. */
+const BATCHING = { maxBatchSize: 200, maxInFlight: 4 };
 
 /**
  * The user lookup is the hot path: concurrent lookups (of any projects) travel to the audience
@@ -28,5 +28,5 @@ export function createUserAudienceLoader(audience: GrpcClient<AudienceServiceCli
     return response.results.map((result) =>
       result.error ? new InvalidArgumentError(result.error.code, result.error.message, result.error.details) : result.audiences,
     );
-  }, MAX_BATCH);
+  }, BATCHING);
 }
