@@ -1,11 +1,5 @@
 import { AudienceServiceService } from '../../gen/referral/audience/v1/audience';
-import { type Clock, systemClock } from '../common/clock';
-import { ensureDatabaseExists, openDatabase } from '../common/db/database';
-import { migrateToLatest } from '../common/db/migrate';
-import { startGrpcServer } from '../common/grpc/server';
-import type { RunningProcess } from '../common/lifecycle';
-import { createLogger, type Logger } from '../common/logger';
-import { QueueKit } from '../common/queue';
+import { type RunningService, ServiceRuntime, type ServiceOverrides } from '../common/service-runtime';
 import type { AudienceConfig } from './config';
 import type { AudienceDatabase } from './database';
 import { BadgeService } from './domain/badge.service';
@@ -29,83 +23,36 @@ import { SegmentRepository } from './repositories/segment.repository';
 
 export const AUDIENCE_SCHEMA = 'audience';
 
-export interface AudienceOverrides {
-  clock?: Clock;
-  logger?: Logger;
-}
-
-export interface RunningAudienceService extends RunningProcess {
-  grpcPort: number;
-}
-
 /** The composition root: plain constructors, wired once. Used by main.ts and by the tests. */
-export async function startAudienceService(
-  config: AudienceConfig,
-  overrides: AudienceOverrides = {},
-): Promise<RunningAudienceService> {
-  const logger = overrides.logger ?? createLogger({ service: 'audience', level: config.LOG_LEVEL });
-  const clock = overrides.clock ?? systemClock;
-
-  await ensureDatabaseExists(config.DATABASE_URL);
-  const database = openDatabase<AudienceDatabase>({
-    url: config.DATABASE_URL,
+export async function startAudienceService(config: AudienceConfig, overrides: ServiceOverrides = {}): Promise<RunningService> {
+  const runtime = await ServiceRuntime.start<AudienceDatabase>({
+    name: 'audience',
     schema: AUDIENCE_SCHEMA,
-    poolMax: config.DB_POOL_MAX,
-    applicationName: 'audience',
-    logger,
+    migrations: audienceMigrations,
+    config,
+    overrides,
   });
-  await migrateToLatest(database.db, AUDIENCE_SCHEMA, audienceMigrations, logger);
-
-  const queues = new QueueKit({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, logger });
-  await queues.ready();
+  const { db, queues, clock, logger } = runtime;
   // Listening before the first wait, so no completion event is missed.
   await queues.queueEvents(applyEntryBatchJob.queue).waitUntilReady();
 
-  const segmentRepository = new SegmentRepository(database.db);
-  const entryRepository = new EntryRepository(database.db);
+  const segmentRepository = new SegmentRepository(db);
+  const entryRepository = new EntryRepository(db);
   const domain = {
     segments: new SegmentService(segmentRepository, clock),
     entries: new EntryService(segmentRepository, entryRepository, clock),
-    batches: new EntryBatchService(
-      segmentRepository,
-      new EntryBatchRepository(database.db),
-      new BullEntryBatchScheduler(queues),
-      clock,
-      logger,
-    ),
-    badges: new BadgeService(segmentRepository, new BadgeRepository(database.db), clock),
+    batches: new EntryBatchService(segmentRepository, new EntryBatchRepository(db), new BullEntryBatchScheduler(queues), clock, logger),
+    badges: new BadgeService(segmentRepository, new BadgeRepository(db), clock),
     userAudiences: new UserAudienceService(entryRepository),
   };
 
   if (config.RUN_WORKERS) {
     queues.process(applyEntryBatchJob, applyEntryBatch(domain.batches), config.BATCH_WORKER_CONCURRENCY);
     queues.process(requeueStaleEntryBatchesJob, requeueStaleEntryBatches(domain.batches, config.STALE_BATCH_AFTER_MS));
-    await queues
-      .queue(requeueStaleEntryBatchesJob.queue)
-      .upsertJobScheduler('requeue-stale-entry-batches', { every: REQUEUE_EVERY_MS }, { name: requeueStaleEntryBatchesJob.queue, data: { payload: {} } });
+    await queues.repeat(requeueStaleEntryBatchesJob, 'requeue-stale-entry-batches', REQUEUE_EVERY_MS, {});
   }
 
-  const grpc = await startGrpcServer({
-    host: config.GRPC_HOST,
-    port: config.GRPC_PORT,
-    logger,
-    services: [
-      {
-        name: AUDIENCE_SERVICE_NAME,
-        definition: AudienceServiceService,
-        implementation: createAudienceGrpcService(domain, logger),
-      },
-    ],
-  });
-
-  return {
-    grpcPort: grpc.port,
-    stop: async () => {
-      await grpc.shutdown(config.SHUTDOWN_GRACE_MS);
-      await queues.close();
-      await database.close();
-      logger.info('audience service stopped');
-      logger.flush();
-    },
-  };
+  return runtime.serve([
+    { name: AUDIENCE_SERVICE_NAME, definition: AudienceServiceService, implementation: createAudienceGrpcService(domain, logger) },
+  ]);
 }

@@ -33,6 +33,15 @@ export const baseEnv = {
 /** A gRPC listening port, with the service's own default. */
 export const grpcPortEnv = (defaultPort: number) => z.coerce.number().int().min(0).max(65_535).default(defaultPort);
 
+/** Variables every gRPC service reads: baseEnv, where it listens, and whether it runs its workers. */
+export const serviceEnv = (defaultGrpcPort: number) => ({
+  ...baseEnv,
+  GRPC_HOST: z.string().default('0.0.0.0'),
+  GRPC_PORT: grpcPortEnv(defaultGrpcPort),
+  /** Run the BullMQ workers in this process (turn off to scale gRPC and workers apart). */
+  RUN_WORKERS: envFlag(true),
+});
+
 /** A boolean flag in the environment: "true"/"1" or "false"/"0". */
 export const envFlag = (defaultValue: boolean) =>
   z

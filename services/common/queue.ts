@@ -85,6 +85,15 @@ export class QueueKit {
     return this.queue(definition.queue).add(definition.queue, envelope, { ...definition.options, ...options });
   }
 
+  /**
+   * Runs a job every `everyMs` (a BullMQ job scheduler). Upserting by id makes restarts and several
+   * replicas harmless: there is one schedule, whoever wrote it last.
+   */
+  async repeat<T>(definition: JobDefinition<T>, schedulerId: string, everyMs: number, payload: T): Promise<void> {
+    const envelope: Envelope = { payload };
+    await this.queue(definition.queue).upsertJobScheduler(schedulerId, { every: everyMs }, { name: definition.queue, data: envelope });
+  }
+
   queueEvents(name: string): QueueEvents {
     let events = this.events.get(name);
     if (!events) {

@@ -1,16 +1,12 @@
 import { z } from 'zod';
-import { baseEnv, envFlag, grpcPortEnv, optionalEnv, requiredInProduction } from '../common/config';
+import { optionalEnv, requiredInProduction, serviceEnv } from '../common/config';
 import { DEVELOPMENT_KEY_ID, developmentKeyRing, parseKeyRing } from '../common/crypto/field-cipher';
 
 const ENCRYPTION_VARIABLES = ['TAX_ENCRYPTION_KEYS', 'TAX_ENCRYPTION_ACTIVE_KEY_ID'] as const;
 
 export const taxConfigSchema = z
   .object({
-    ...baseEnv,
-    GRPC_HOST: z.string().default('0.0.0.0'),
-    GRPC_PORT: grpcPortEnv(50052),
-    /** Run the BullMQ workers (the W-8 expiry sweep) in this process. */
-    RUN_WORKERS: envFlag(true),
+    ...serviceEnv(50052),
     /**
      * Keys that encrypt tax identification numbers: `id:base64key,...` (32 bytes each). Keep
      * retired keys listed until no stored value names them; new values use the active key.

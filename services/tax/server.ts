@@ -1,12 +1,6 @@
 import { TaxServiceService } from '../../gen/referral/tax/v1/tax';
-import { type Clock, systemClock } from '../common/clock';
 import { FieldCipher } from '../common/crypto/field-cipher';
-import { ensureDatabaseExists, openDatabase } from '../common/db/database';
-import { migrateToLatest } from '../common/db/migrate';
-import { startGrpcServer } from '../common/grpc/server';
-import type { RunningProcess } from '../common/lifecycle';
-import { createLogger, type Logger } from '../common/logger';
-import { QueueKit } from '../common/queue';
+import { type RunningService, ServiceRuntime, type ServiceOverrides } from '../common/service-runtime';
 import type { TaxConfig } from './config';
 import type { TaxDatabase } from './database';
 import { AuditLogService } from './domain/audit-log.service';
@@ -24,19 +18,10 @@ import { TaxSettingsRepository } from './repositories/tax-settings.repository';
 
 export const TAX_SCHEMA = 'tax';
 
-export interface TaxOverrides {
-  clock?: Clock;
-  logger?: Logger;
-}
-
-export interface RunningTaxService extends RunningProcess {
-  grpcPort: number;
-}
-
 /** The composition root: plain constructors, wired once. Used by main.ts and by the tests. */
-export async function startTaxService(config: TaxConfig, overrides: TaxOverrides = {}): Promise<RunningTaxService> {
-  const logger = overrides.logger ?? createLogger({ service: 'tax', level: config.LOG_LEVEL });
-  const clock = overrides.clock ?? systemClock;
+export async function startTaxService(config: TaxConfig, overrides: ServiceOverrides = {}): Promise<RunningService> {
+  const runtime = await ServiceRuntime.start<TaxDatabase>({ name: 'tax', schema: TAX_SCHEMA, migrations: taxMigrations, config, overrides });
+  const { db, queues, clock, logger } = runtime;
   if (config.encryption.development) {
     logger.warn(
       'TAX_ENCRYPTION_KEYS is not set: tax identification numbers are encrypted with the built-in DEVELOPMENT key ' +
@@ -45,23 +30,10 @@ export async function startTaxService(config: TaxConfig, overrides: TaxOverrides
     );
   }
 
-  await ensureDatabaseExists(config.DATABASE_URL);
-  const database = openDatabase<TaxDatabase>({
-    url: config.DATABASE_URL,
-    schema: TAX_SCHEMA,
-    poolMax: config.DB_POOL_MAX,
-    applicationName: 'tax',
-    logger,
-  });
-  await migrateToLatest(database.db, TAX_SCHEMA, taxMigrations, logger);
-
-  const queues = new QueueKit({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, logger });
-  await queues.ready();
-
   const vault = new TinVault(new FieldCipher(config.encryption.keys, config.encryption.activeKeyId));
-  const records = new TaxRecordRepository(database.db);
-  const settings = new TaxSettingsRepository(database.db);
-  const auditLog = new AuditLogRepository(database.db);
+  const records = new TaxRecordRepository(db);
+  const settings = new TaxSettingsRepository(db);
+  const auditLog = new AuditLogRepository(db);
   const domain = {
     settings: new TaxSettingsService(settings, vault, clock, logger),
     taxInfo: new TaxInfoService(records, settings, vault, clock, logger),
@@ -72,30 +44,8 @@ export async function startTaxService(config: TaxConfig, overrides: TaxOverrides
 
   if (config.RUN_WORKERS) {
     queues.process(expireW8FormsJob, expireW8Forms(expiry));
-    await queues
-      .queue(expireW8FormsJob.queue)
-      .upsertJobScheduler(
-        EXPIRE_W8_SCHEDULER_ID,
-        { every: config.W8_EXPIRY_SWEEP_EVERY_MS },
-        { name: expireW8FormsJob.queue, data: { payload: {} } },
-      );
+    await queues.repeat(expireW8FormsJob, EXPIRE_W8_SCHEDULER_ID, config.W8_EXPIRY_SWEEP_EVERY_MS, {});
   }
 
-  const grpc = await startGrpcServer({
-    host: config.GRPC_HOST,
-    port: config.GRPC_PORT,
-    logger,
-    services: [{ name: TAX_SERVICE_NAME, definition: TaxServiceService, implementation: createTaxGrpcService(domain, logger) }],
-  });
-
-  return {
-    grpcPort: grpc.port,
-    stop: async () => {
-      await grpc.shutdown(config.SHUTDOWN_GRACE_MS);
-      await queues.close();
-      await database.close();
-      logger.info('tax service stopped');
-      logger.flush();
-    },
-  };
+  return runtime.serve([{ name: TAX_SERVICE_NAME, definition: TaxServiceService, implementation: createTaxGrpcService(domain, logger) }]);
 }
