@@ -1,5 +1,5 @@
 import { createProject, createSegment, type TestProject } from '../helpers/fixtures';
-import { startStack, type TestStack } from '../helpers/stack';
+import { startStack, TEST_PLATFORM_KEY, type TestStack } from '../helpers/stack';
 
 describe('HTTP conventions of the gateway', () => {
   let stack: TestStack;
@@ -163,5 +163,36 @@ describe('the API reference', () => {
     const asset = await stack.api.get('/docs/assets/swagger-ui-bundle.js');
     expect(asset.status).toBe(200);
     expect(asset.text.length).toBeGreaterThan(100_000);
+  });
+});
+
+describe('input PostgreSQL cannot store', () => {
+  let stack: TestStack;
+  let project: TestProject;
+  beforeAll(async () => {
+    stack = await startStack();
+    project = await createProject(stack);
+  });
+  afterAll(() => stack.stop());
+
+  it('refuses the NUL character anywhere in a body, query or path with 400 naming the field, and stores nothing', async () => {
+    const segment = await createSegment(stack, project);
+    const responses = await Promise.all([
+      stack.api.post(`/api/v1/projects/${project.id}/audiences`, { key: project.keys.admin, body: { name: 'ok', description: 'a\u0000b' } }),
+      stack.api.post(`/api/v1/projects/${project.id}/audiences`, { key: project.keys.admin, body: { name: 'ok', condition: { k: 'v\u0000' } } }),
+      stack.api.post('/api/v1/projects', { key: TEST_PLATFORM_KEY, body: { name: 'x\u0000' } }),
+      stack.api.post(`/v1/audience-segments/${segment.id}/badge`, { key: project.keys.service, body: { name: 'b', description: '\u0000' } }),
+      stack.api.get('/v1/audiences/audience-segments/user?user_identifier=a%00@example.com&user_identifier_type=email', { key: project.keys.service }),
+      stack.api.delete(`/v1/audience-segments/${segment.id}/entries/a%00b`, { key: project.keys.service }),
+    ]);
+    const fields = ['description', 'condition.k', 'name', 'description', 'user_identifier', 'userIdentifier'];
+    responses.forEach((response, i) => {
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: fields[i], reason: 'must not contain the NUL character' }] });
+    });
+    const { rows } = await stack.db.query(
+      `SELECT (SELECT count(*) FROM audience.segments)::int AS segments, (SELECT count(*) FROM audience.badges)::int AS badges`,
+    );
+    expect(rows[0]).toEqual({ segments: 1, badges: 0 });
   });
 });
