@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ApiKeyRecord } from '../access/api-key.repository';
 import type { IssuedApiKey } from '../access/access.service';
 import { API_KEY_ROLES } from '../access/access.database';
+import { toPage } from '../../services/common/db/pagination';
 import { listBody, listSchema, pageQuery } from '../http/list';
 import { type AnyRoute, defineRoute } from '../http/route';
 import type { RouteDeps } from './route-deps';
@@ -87,14 +88,11 @@ export function projectRoutes({ access, keyRevoked }: RouteDeps): AnyRoute[] {
       query: z.object(pageQuery),
       responses: { 200: { description: 'A page of keys', schema: listSchema(apiKeySchema) } },
       handle: async ({ params, query }) => {
-        const { records, total } = await access.listApiKeys(params.projectId, {
-          page: query.page,
-          pageSize: query.page_size,
-          offset: (query.page - 1) * query.page_size,
-        });
+        const page = toPage({ page: query.page, pageSize: query.page_size });
+        const { records, total } = await access.listApiKeys(params.projectId, page);
         return {
           status: 200,
-          body: listBody({ results: records, totalResults: total, page: query.page, pageSize: query.page_size }, presentKey),
+          body: listBody({ results: records, totalResults: total, page: page.page, pageSize: page.pageSize }, presentKey),
         };
       },
     }),

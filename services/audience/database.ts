@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /** The audience schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
 export interface AudienceDatabase {
@@ -9,8 +9,6 @@ export interface AudienceDatabase {
 }
 
 type Timestamp = Date;
-/** int8 comes back from pg as a string; we keep it exact. */
-type BigIntColumn = ColumnType<string, string | number | bigint, string | number | bigint>;
 
 export interface SegmentTable {
   id: Generated<string>;
@@ -61,10 +59,3 @@ export interface EntryBatchTable {
   started_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   finished_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
-
-export type SegmentRow = Selectable<SegmentTable>;
-export type BadgeRow = Selectable<BadgeTable>;
-export type EntryRow = Selectable<EntryTable>;
-export type EntryBatchRow = Selectable<EntryBatchTable>;
-export type NewEntryBatch = Insertable<EntryBatchTable>;
-export type { BigIntColumn };
