@@ -38,9 +38,12 @@ const gatewayEnv = z.object({
    */
   ACCESS_LOG: z.enum(['errors', 'all']).default('errors'),
   TRUST_PROXY: envFlag(false),
-  /** Sign-In with Ethereum: the authority (host[:port]) and URI the wallet is asked to sign in to. */
-  SIWE_DOMAIN: z.string().regex(/^[A-Za-z0-9.-]+(:\d{1,5})?$/, 'a host, optionally with :port, e.g. app.example.com').default('localhost:8080'),
-  SIWE_URI: z.url({ protocol: /^https?$/ }).default('http://localhost:8080'),
+  /**
+   * Sign-In with Ethereum: the authority (host[:port]) and URI the wallet is asked to sign in to.
+   * Unset, they follow PORT (localhost:PORT), so a local gateway moved to another port still works.
+   */
+  SIWE_DOMAIN: optionalEnv(z.string().regex(/^[A-Za-z0-9.-]+(:\d{1,5})?$/, 'a host, optionally with :port, e.g. app.example.com')),
+  SIWE_URI: optionalEnv(z.url({ protocol: /^https?$/ })),
   SIWE_CHAIN_ID: z.coerce.number().int().min(1).default(1),
   /** How long a sign-in message may wait for its signature. */
   SIWE_NONCE_TTL_SECONDS: z.coerce.number().int().min(30).max(3_600).default(300),
@@ -52,8 +55,10 @@ const gatewayEnv = z.object({
 
 export const gatewayConfigSchema = gatewayEnv
   .superRefine(requiredInProduction(['SESSION_SECRET']))
-  .transform(({ SESSION_SECRET, ...rest }) => ({
+  .transform(({ SESSION_SECRET, SIWE_DOMAIN, SIWE_URI, ...rest }) => ({
     ...rest,
+    SIWE_DOMAIN: SIWE_DOMAIN ?? `localhost:${rest.PORT}`,
+    SIWE_URI: SIWE_URI ?? `http://localhost:${rest.PORT}`,
     SESSION_SECRET: SESSION_SECRET ?? DEVELOPMENT_SESSION_SECRET,
     /** True when SESSION_SECRET was not set and the public development secret stands in. */
     sessionSecretIsDevelopment: SESSION_SECRET === undefined,

@@ -8,9 +8,11 @@ export class ConfigError extends Error {
 /**
  * Validates the environment once, at start-up, against a service's schema.
  * Every problem is reported together so a misconfigured deployment is fixed in one pass.
+ * An empty value (`NAME=` in a .env file, or compose passing an unset `${NAME}`) counts as unset,
+ * so it takes the default instead of failing validation or coercing to 0.
  */
 export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.output<S> {
-  const parsed = schema.safeParse(env);
+  const parsed = schema.safeParse(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== '')));
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || '(environment)'}: ${issue.message}`);
   throw new ConfigError(`invalid configuration:\n${problems.join('\n')}`);
