@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import { EXIT_CONFIG_ERROR } from '../services/common/lifecycle';
 
 /** A worker that exits this soon after starting failed to start: restarting it would only loop. */
 const START_GRACE_MS = 10_000;
@@ -27,7 +28,8 @@ export function runGatewayCluster(workers: number): void {
     }
     if (code !== 0 && livedMs < START_GRACE_MS) {
       process.stderr.write(`gateway: a worker failed to start (exit ${signal ?? code}); stopping\n`);
-      stop(1);
+      // Passed on, so a supervisor above (npm start) knows a restart would fail the same way.
+      stop(code === EXIT_CONFIG_ERROR ? EXIT_CONFIG_ERROR : 1);
       return;
     }
     process.stderr.write(`gateway: worker ${worker.process.pid} exited (${signal ?? code}); starting another\n`);
@@ -45,6 +47,8 @@ export function runGatewayCluster(workers: number): void {
   };
   process.once('SIGTERM', () => stop(0));
   process.once('SIGINT', () => stop(0));
+  // Forked by npm start's supervisor: stop with it, even when it was killed (see runProcess).
+  if (process.channel) process.once('disconnect', () => stop(0));
   process.on('exit', () => {
     if (stopping) process.exitCode = exitCode;
   });

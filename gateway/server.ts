@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { type Clock, systemClock } from '../services/common/clock';
+import { listenError } from '../services/common/config';
 import { ensureDatabaseExists, openDatabase } from '../services/common/db/database';
 import { migrateToLatest } from '../services/common/db/migrate';
 import type { RunningProcess } from '../services/common/lifecycle';
@@ -104,7 +105,9 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
   });
 
   const server = await new Promise<Server>((resolve, reject) => {
-    const listening = app.listen(config.PORT, config.HOST, (error?: Error) => (error ? reject(error) : resolve(listening)));
+    const listening = app.listen(config.PORT, config.HOST, (error?: Error) =>
+      error ? reject(listenError(error, 'PORT', `${config.HOST}:${config.PORT}`)) : resolve(listening),
+    );
   });
   // Longer than typical load balancer idle timeouts, so the balancer closes first.
   server.keepAliveTimeout = 65_000;

@@ -18,6 +18,16 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
   throw new ConfigError(`invalid configuration:\n${problems.join('\n')}`);
 }
 
+/**
+ * A listening address that another process holds is a configuration problem: the answer names the
+ * variable that moves it, instead of a stack trace. Other listen errors are returned unchanged.
+ */
+export function listenError(error: unknown, variable: string, address: string): unknown {
+  const text = error instanceof Error ? `${(error as NodeJS.ErrnoException).code ?? ''} ${error.message}` : String(error);
+  if (!text.includes('EADDRINUSE')) return error;
+  return new ConfigError(`${address} is already in use by another process: set ${variable} to a free port, or stop that process`);
+}
+
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 /** Variables every process reads; each service extends this with its own. */

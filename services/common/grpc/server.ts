@@ -1,5 +1,6 @@
 import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
+import { listenError } from '../config';
 import type { Logger } from '../logger';
 import { channelOptions } from './channel-options';
 
@@ -33,9 +34,11 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
     health.setStatus(service.name, 'NOT_SERVING');
   }
 
+  const address = `${options.host}:${options.port}`;
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${options.host}:${options.port}`, ServerCredentials.createInsecure(), (error, boundPort) =>
-      error ? reject(error) : resolve(boundPort),
+    // Every service reads its port from GRPC_PORT (serviceEnv), so a clash names it.
+    server.bindAsync(address, ServerCredentials.createInsecure(), (error, boundPort) =>
+      error ? reject(listenError(error, 'GRPC_PORT', address)) : resolve(boundPort),
     );
   });
   const setAll = (status: 'SERVING' | 'NOT_SERVING') => {
