@@ -54,7 +54,7 @@ export async function freePort(): Promise<number> {
  */
 export function grpcAddressVariables(): string[] {
   const names = new Set<string>();
-  for (const file of ['scripts/start-stack.js', 'gateway/config.js']) {
+  for (const file of ['scripts/stack/members.js', 'gateway/config.js']) {
     const source = readFileSync(path.join(dist, file), 'utf8');
     for (const match of source.matchAll(/\b([A-Z][A-Z0-9_]*_GRPC_ADDR)\b/g)) names.add(match[1]!);
   }
