@@ -66,6 +66,7 @@ export class Supervisor {
   private readonly members: Member[];
   private readonly timers: Timers;
   private readonly log: (line: string) => void;
+  private readonly policy: RestartPolicyOptions;
   private stopping: Promise<number> | undefined;
   private resolveFinished!: (exitCode: number) => void;
   /** The supervisor's exit code, once every member is gone after stop(). */
@@ -76,9 +77,10 @@ export class Supervisor {
   constructor(private readonly options: SupervisorOptions) {
     this.timers = options.timers ?? systemTimers;
     this.log = options.log ?? ((line) => process.stderr.write(`stack: ${line}\n`));
+    this.policy = options.restartPolicy ?? DEFAULT_RESTART_POLICY;
     this.members = options.members.map((spec) => ({
       spec,
-      policy: new RestartPolicy(options.restartPolicy ?? DEFAULT_RESTART_POLICY),
+      policy: new RestartPolicy(this.policy),
       startedAtMs: 0,
       stopping: false,
     }));
@@ -156,13 +158,13 @@ export class Supervisor {
       const reason =
         decision.because === 'configuration'
           ? `${name} cannot start with this configuration (${describeExit(exit)}; its message above says what to fix), so restarting it would not help`
-          : `${name} failed ${decision.failuresInWindow} times within ${seconds(this.policyOptions.failureWindowMs)} (last: ${describeExit(exit)}), so it is not restarted again`;
+          : `${name} failed ${decision.failuresInWindow} times within ${seconds(this.policy.failureWindowMs)} (last: ${describeExit(exit)}), so it is not restarted again`;
       void this.stop(reason, 1);
       return;
     }
     this.log(
       `${name} exited unexpectedly (${describeExit(exit)}) after ${seconds(ranForMs)}; restarting it in ${seconds(decision.delayMs)} ` +
-        `(failure ${decision.failuresInWindow} within ${seconds(this.policyOptions.failureWindowMs)}; the stack stops at ${this.policyOptions.maxFailures})`,
+        `(failure ${decision.failuresInWindow} within ${seconds(this.policy.failureWindowMs)}; the stack stops at ${this.policy.maxFailures})`,
     );
     member.cancelRestart = this.timers.schedule(decision.delayMs, () => {
       member.cancelRestart = undefined;
@@ -170,10 +172,6 @@ export class Supervisor {
       this.launch(member);
       this.log(`restarted ${name} (pid ${member.process?.pid})`);
     });
-  }
-
-  private get policyOptions(): RestartPolicyOptions {
-    return this.options.restartPolicy ?? DEFAULT_RESTART_POLICY;
   }
 }
 

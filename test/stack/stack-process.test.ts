@@ -32,6 +32,7 @@ async function allStoppedGracefully(events: string, pids: number[]): Promise<voi
   expect(stopped.sort()).toEqual([...pids].sort());
 }
 
+/** Processes a failed test may leave running: supervisors first, so none restarts a member killed after it. */
 const leftovers: number[] = [];
 afterEach(() => {
   for (const pid of leftovers.splice(0)) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
@@ -42,7 +43,7 @@ describe('npm start supervisor process', () => {
     const events = eventsFile();
     const stack = startTs(FAKE_STACK, { env: stackEnv(threeMembers(events)) });
     const pids = await started(events);
-    leftovers.push(...pids);
+    leftovers.push(stack.child.pid!, ...pids);
 
     stack.child.kill(signal);
     expect(await endOf(stack)).toEqual({ code: 0, signal: null });
@@ -64,7 +65,8 @@ describe('npm start supervisor process', () => {
       { env: stackEnv(threeMembers(events)), stdio: 'ignore' },
     );
     const pids = await started(events);
-    leftovers.push(parent.pid!, ...pids);
+    // The supervisor first: once its parent is gone, it is the one that could restart members.
+    leftovers.push(readEvents(events)[0]!.ppid, parent.pid!, ...pids);
 
     parent.kill('SIGKILL');
     await allStoppedGracefully(events, pids);
@@ -74,7 +76,7 @@ describe('npm start supervisor process', () => {
     const events = eventsFile();
     const stack = startTs(FAKE_STACK, { env: stackEnv(threeMembers(events)) });
     const pids = await started(events);
-    leftovers.push(...pids);
+    leftovers.push(stack.child.pid!, ...pids);
 
     stack.child.kill('SIGKILL');
     await allStoppedGracefully(events, pids);
