@@ -98,7 +98,11 @@ export interface ChainOptions {
   startTime?: Date;
 }
 
-/** EDR wants one context per process. */
+/**
+ * EDR wants one context per process. Jest gives each test file its own module registry, so a worker
+ * that runs a second chain test file creates a second context; EDR then prints "Failed to set global
+ * tracing subscriber" once (its log tracing only; the chain works the same).
+ */
 let context: Promise<EdrContext> | undefined;
 function edrContext(): Promise<EdrContext> {
   context ??= (async () => {
