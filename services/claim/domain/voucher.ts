@@ -1,0 +1,112 @@
+/**
+ * A claim-check voucher: Fuul v2's `ClaimCheck` struct (DESIGN §7) and the EIP-712 typed data the
+ * claim service's signers sign for it. contracts/ClaimManager.sol verifies exactly this; its
+ * CLAIM_CHECK_TYPEHASH and `hashClaimCheck` are the other half of the contract.
+ */
+import { randomBytes } from 'node:crypto';
+
+export type Address = `0x${string}`;
+export type Hex = `0x${string}`;
+
+/** `IFuulManager.ClaimReason`. */
+export const ClaimReason = { affiliate: 0, endUser: 1, agency: 2 } as const;
+export type ClaimReason = (typeof ClaimReason)[keyof typeof ClaimReason];
+
+/** `IFuulProject.TokenType`; the contract pays the fungible two (2 and 3 are NFTs). */
+export const CurrencyType = { native: 0, erc20: 1 } as const;
+export type CurrencyType = (typeof CurrencyType)[keyof typeof CurrencyType];
+
+/** The currency address of a chain's native token. */
+export const NATIVE_CURRENCY: Address = '0x0000000000000000000000000000000000000000';
+
+/** Per chain, from configuration; `verifyingContract` is the deployed ClaimManager. */
+export interface VoucherDomain {
+  name: string;
+  version: string;
+  chainId: number;
+  verifyingContract: Address;
+}
+
+/** Field names and order are the struct's, so a voucher is the `claim([...])` argument as it is. */
+export interface ClaimCheckVoucher {
+  projectAddress: Address;
+  to: Address;
+  currency: Address;
+  currencyType: CurrencyType;
+  amount: bigint;
+  reason: ClaimReason;
+  tokenId: bigint;
+  /** Unix seconds; the contract accepts the voucher while block.timestamp <= deadline. */
+  deadline: bigint;
+  /** Unique per voucher: the contract redeems a proof once. */
+  proof: Hex;
+}
+
+export interface SignedVoucher extends ClaimCheckVoucher {
+  signatures: Hex[];
+}
+
+/** Every struct field but `signatures`, in struct order (enums are uint8 on the wire). */
+export const CLAIM_CHECK_TYPES = {
+  ClaimCheck: [
+    { name: 'projectAddress', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'currency', type: 'address' },
+    { name: 'currencyType', type: 'uint8' },
+    { name: 'amount', type: 'uint256' },
+    { name: 'reason', type: 'uint8' },
+    { name: 'tokenId', type: 'uint256' },
+    { name: 'deadline', type: 'uint256' },
+    { name: 'proof', type: 'bytes32' },
+  ],
+} as const;
+
+/** The argument of viem's signTypedData / hashTypedData for one voucher. */
+export function claimCheckTypedData(domain: VoucherDomain, voucher: ClaimCheckVoucher) {
+  const { projectAddress, to, currency, currencyType, amount, reason, tokenId, deadline, proof } = voucher;
+  return {
+    domain: { name: domain.name, version: domain.version, chainId: domain.chainId, verifyingContract: domain.verifyingContract },
+    types: CLAIM_CHECK_TYPES,
+    primaryType: 'ClaimCheck' as const,
+    message: { projectAddress, to, currency, currencyType, amount, reason, tokenId, deadline, proof },
+  };
+}
+
+/** Deadline = close time + CLAIM_VOUCHER_TTL_SECONDS, in whole unix seconds. */
+export function voucherDeadline(closedAt: Date, ttlSeconds: number): bigint {
+  if (!Number.isSafeInteger(ttlSeconds) || ttlSeconds <= 0) throw new RangeError('the voucher TTL must be a positive whole number of seconds');
+  return BigInt(Math.floor(closedAt.getTime() / 1000) + ttlSeconds);
+}
+
+/** 32 random bytes: a proof nobody can guess or repeat. */
+export function newProof(): Hex {
+  return `0x${randomBytes(32).toString('hex')}`;
+}
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
+const MAX_UINT256 = 2n ** 256n - 1n;
+
+/**
+ * What the contract would refuse regardless of signatures, found before signing: a voucher that can
+ * never be redeemed must not be handed out. Returns the problems (empty when the voucher is sound).
+ */
+export function voucherProblems(voucher: ClaimCheckVoucher): string[] {
+  const problems: string[] = [];
+  for (const field of ['projectAddress', 'to', 'currency'] as const) {
+    if (!ADDRESS.test(voucher[field])) problems.push(`${field} must be a 20-byte hex address`);
+  }
+  const isZero = (address: Address) => address.toLowerCase() === NATIVE_CURRENCY;
+  if (isZero(voucher.projectAddress)) problems.push('projectAddress must not be the zero address');
+  if (isZero(voucher.to)) problems.push('to must not be the zero address');
+  const isNative = isZero(voucher.currency);
+  if (voucher.currencyType === CurrencyType.native && !isNative) problems.push('a native voucher pays currency 0x0…0');
+  else if (voucher.currencyType === CurrencyType.erc20 && isNative) problems.push('an erc20 voucher needs the token address as currency');
+  else if (voucher.currencyType !== CurrencyType.native && voucher.currencyType !== CurrencyType.erc20) problems.push('currencyType must be 0 (native) or 1 (erc20)');
+  if (!Object.values(ClaimReason).includes(voucher.reason)) problems.push('reason must be 0 (affiliate), 1 (end user) or 2 (agency)');
+  if (voucher.amount <= 0n || voucher.amount > MAX_UINT256) problems.push('amount must be a positive uint256');
+  if (voucher.tokenId !== 0n) problems.push('tokenId must be 0 for fungible currencies');
+  if (voucher.deadline <= 0n || voucher.deadline > MAX_UINT256) problems.push('deadline must be a positive uint256 of unix seconds');
+  if (!BYTES32.test(voucher.proof)) problems.push('proof must be 32 bytes of hex');
+  return problems;
+}
