@@ -4,6 +4,7 @@ import type { Logger } from '../../services/common/logger';
 import type { Authenticator } from '../auth/authenticator';
 import type { AuthRequirement, CallerFor } from '../auth/caller';
 import { HttpError, zodDetails } from './errors';
+import { assertPathParamsCanonical } from './params';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
@@ -151,8 +152,13 @@ export function mountRoutes(router: Router, routes: AnyRoute[], options: MountOp
     batch: express.json({ limit: options.batchLimit }),
   };
   for (const route of routes) {
+    assertPathParamsCanonical(route);
     const chain: RequestHandler[] = [
       async (req, res, next) => {
+        // Ids are canonical before anything reads them, the authenticator's project check included.
+        // Malformed params are reported after authentication, by parsePart below.
+        const params = route.params?.safeParse(req.params);
+        if (params?.success) Object.assign(req.params, params.data);
         // Who is calling is settled before any body is read.
         res.locals.caller = await options.authenticator.authenticate(req, route.auth);
         next();

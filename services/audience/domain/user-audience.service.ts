@@ -1,3 +1,4 @@
+import { assertCanonicalIds } from '../../common/canonical-ids';
 import { DomainError, InvalidArgumentError } from '../../common/errors';
 import { normalizeIdentifier, type UserIdentifier } from '../../common/identifiers';
 import type { EntryRepository, UserAudienceRecord } from '../repositories/entry.repository';
@@ -31,6 +32,7 @@ export class UserAudienceService {
     const valid: Array<{ index: number; projectId: string; user: UserIdentifier }> = [];
     lookups.forEach((lookup, index) => {
       try {
+        assertCanonicalIds({ projectId: lookup.projectId, user: { identifier: lookup.identifier, identifierType: lookup.identifierType } });
         valid.push({ index, projectId: lookup.projectId, user: normalizeIdentifier(lookup.identifier, lookup.identifierType) });
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;

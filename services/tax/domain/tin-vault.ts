@@ -1,5 +1,6 @@
 import type { FieldCipher, SealedValue } from '../../common/crypto/field-cipher';
-import type { UserIdentifier } from '../../common/identifiers';
+import { canonicalSpellingOfAnyType, type UserIdentifier } from '../../common/identifiers';
+import { canonicalUuid } from '../../common/ids';
 
 export interface RecordBinding {
   projectId: string;
@@ -35,10 +36,22 @@ export class TinVault {
   }
 }
 
+/**
+ * The associated data is always built from canonical values, whatever spelling reaches it: a
+ * record stays bound to its project, user and id, not to how a caller once wrote them.
+ */
 function recordAad({ projectId, user, recordId }: RecordBinding): string {
+  return spelledRecordAad({
+    projectId: canonicalUuid(projectId),
+    user: { identifier: canonicalSpellingOfAnyType(user.identifier), identifierType: user.identifierType },
+    recordId: canonicalUuid(recordId),
+  });
+}
+
+function spelledRecordAad({ projectId, user, recordId }: RecordBinding): string {
   return `tax_records/${projectId}/${user.identifierType}:${user.identifier}/${recordId}/tax_id_number`;
 }
 
 function companyAad(projectId: string): string {
-  return `tax_settings/${projectId}/company_tax_id`;
+  return `tax_settings/${canonicalUuid(projectId)}/company_tax_id`;
 }
