@@ -152,7 +152,19 @@ export const adminTaxStatusSchema = z.object({
   tax_info: unmaskedTaxInfoSchema.nullable().describe('The current record, unmasked; null when nothing was submitted'),
 });
 
-export const taxInfoListSchema = listSchema(taxInfoSchema);
+/** A review-queue item: the record, or (unreadable) the record without its tax id. */
+export const taxSubmissionSchema = taxInfoSchema.extend({
+  tax_id_number: z.string().nullable().describe('Masked: only the last four characters show, e.g. *****6789; null when the form has none or it is unreadable'),
+  unreadable: z
+    .boolean()
+    .describe(
+      'true when the stored tax id cannot be decrypted (it was sealed under another binding, or with a key that is no longer configured): ' +
+        '`tax_id_number` is null and the other fields show as stored. An operator finds the record by `id` to repair or quarantine it; ' +
+        'reads of this one record answer 409 TAX_INFO_UNREADABLE, and the rest of the list reads as usual.',
+    ),
+});
+
+export const taxInfoListSchema = listSchema(taxSubmissionSchema);
 
 export const taxSettingsSchema = z.object({
   require_tax_info: z.boolean(),
