@@ -27,6 +27,19 @@ export class TinVault {
     return this.cipher.open(sealed, recordAad(binding));
   }
 
+  /**
+   * Opens a value sealed by older code, which bound the ids as the caller had spelled them
+   * (migration 0002 repairs such values). Never for the request path.
+   */
+  openRecordTinSpelledAs(sealed: SealedValue, binding: RecordBinding): string {
+    return this.cipher.open(sealed, spelledRecordAad(binding));
+  }
+
+  /** Whether the ring holds the key a value names (without it, nothing can be said about the value). */
+  hasKey(keyId: string): boolean {
+    return this.cipher.hasKey(keyId);
+  }
+
   sealCompanyTaxId(taxId: string, projectId: string): SealedValue {
     return this.cipher.seal(taxId, companyAad(projectId));
   }
