@@ -1,5 +1,6 @@
 import express, { type Request, type RequestHandler, type Router } from 'express';
 import { z } from 'zod';
+import { findUnsafeJson } from '../../services/common/json-safety';
 import type { Logger } from '../../services/common/logger';
 import type { Authenticator } from '../auth/authenticator';
 import type { AuthRequirement, CallerFor } from '../auth/caller';
@@ -90,32 +91,20 @@ export interface MountOptions {
   logger: Logger;
 }
 
-/** Where a string holding U+0000 sits in a value, if anywhere (depth-first, first found). */
-function nulCharacterPath(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path || '(body)' : undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i += 1) {
-      const found = nulCharacterPath(value[i], `${path}[${i}]`);
-      if (found) return found;
-    }
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const found = nulCharacterPath(item, path ? `${path}.${key}` : key);
-      if (found) return found;
-    }
-  }
-  return undefined;
-}
+/**
+ * How deep any JSON body may nest. The API's own shapes are a few levels deep; free-form fields
+ * (a segment's condition) have tighter limits of their own in the service.
+ */
+export const MAX_BODY_DEPTH = 64;
 
 function parsePart(schema: z.ZodType | undefined, value: unknown, prefix?: string): unknown {
   if (!schema) return undefined;
+  // What PostgreSQL cannot hold (NUL, lone surrogates), numbers JSON.parse turned into Infinity,
+  // and nesting past the bound are refused here, for every field of every route, as bad input.
+  const unsafe = findUnsafeJson(value, { maxDepth: MAX_BODY_DEPTH, root: prefix });
+  if (unsafe) throw new HttpError(400, 'VALIDATION_FAILED', `${unsafe.field}: ${unsafe.reason}`, [unsafe]);
   const parsed = schema.safeParse(value);
-  if (parsed.success) {
-    // PostgreSQL text cannot hold U+0000: refuse it here, as bad input, rather than fail in the database.
-    const nul = nulCharacterPath(parsed.data, prefix ?? '');
-    if (nul) throw new HttpError(400, 'VALIDATION_FAILED', `${nul}: must not contain the NUL character`, [{ field: nul, reason: 'must not contain the NUL character' }]);
-    return parsed.data;
-  }
+  if (parsed.success) return parsed.data;
   const details = zodDetails(parsed.error, prefix);
   const first = details[0]!;
   const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';

@@ -4,7 +4,12 @@ import { pathParams, userIdentifier } from '../../http/params';
 
 /** HTTP shapes of the audience API (snake_case); the gRPC contract is in proto/referral/audience. */
 const timestamp = z.string().describe('ISO-8601 UTC');
-const condition = z.record(z.string(), z.unknown()).describe('A JSON object; dynamic matching evaluates it');
+const condition = z
+  .record(z.string(), z.unknown())
+  .describe(
+    'A JSON object; dynamic matching evaluates it. At most 16 KB as JSON and 32 levels of objects and arrays; it may hold no NUL ' +
+      'character and no lone UTF-16 surrogate (in keys or values) and no number beyond a double such as 1e400 (each a 400 naming the path).',
+  );
 
 export const badgeSchema = z.object({
   name: z.string(),
