@@ -1,4 +1,3 @@
-import type { Server } from 'node:http';
 import { type Clock, systemClock } from '../services/common/clock';
 import { ensureDatabaseExists, openDatabase } from '../services/common/db/database';
 import { migrateToLatest } from '../services/common/db/migrate';
@@ -18,6 +17,7 @@ import { SignInNonceStore } from './auth/sign-in-nonce-store';
 import { SignInService } from './auth/siwe';
 import { createServiceClients } from './clients';
 import type { GatewayConfig } from './config';
+import { createGatewayServer } from './http/malformed-requests';
 import { createHttpMetrics } from './http/metrics';
 import { RateLimiter } from './http/rate-limit';
 
@@ -103,8 +103,13 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
     ],
   });
 
-  const server = await new Promise<Server>((resolve, reject) => {
-    const listening = app.listen(config.PORT, config.HOST, (error?: Error) => (error ? reject(error) : resolve(listening)));
+  const server = createGatewayServer(app, logger);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   // Longer than typical load balancer idle timeouts, so the balancer closes first.
   server.keepAliveTimeout = 65_000;
