@@ -1,7 +1,7 @@
 import { createServer, maxHeaderSize, type RequestListener, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../services/common/logger';
-import type { ErrorBody } from './errors';
+import { type ErrorBody, toErrorBody } from './errors';
 
 /** How long a refused connection stays open for the peer to read the answer. */
 const CLOSE_GRACE_MS = 2_000;
@@ -69,8 +69,13 @@ export function createGatewayServer(app: (req: Parameters<RequestListener>[0], r
   const server = createServer((req, res) => {
     // Express calls this only when no route and no error handler answered: a URL its router cannot parse.
     app(req, res, (error?: unknown) => {
-      if (error) logger.error({ err: error, method: req.method }, 'request failed outside the routes');
-      writeResponse(res, error ? { status: 500, code: 'INTERNAL', message: 'something went wrong on our side', details: [] } : MALFORMED);
+      if (!error) {
+        writeResponse(res, MALFORMED);
+        return;
+      }
+      const { body, internal } = toErrorBody(error);
+      if (internal) logger.error({ err: error, method: req.method }, 'request failed outside the routes');
+      writeResponse(res, body);
     });
   });
 

@@ -95,7 +95,7 @@ export interface MountOptions {
  * How deep any JSON body may nest. The API's own shapes are a few levels deep; free-form fields
  * (a segment's condition) have tighter limits of their own in the service.
  */
-export const MAX_BODY_DEPTH = 64;
+const MAX_BODY_DEPTH = 64;
 
 function parsePart(schema: z.ZodType | undefined, value: unknown, prefix?: string): unknown {
   if (!schema) return undefined;

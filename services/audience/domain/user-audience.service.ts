@@ -20,7 +20,8 @@ export class UserAudienceService {
 
   /**
    * The audiences each user belongs to in its project, with each audience's badge. An invalid
-   * identifier fails its own lookup only, so one bad request never spoils the others of a batch.
+   * identifier, or an id not in canonical form (which the gRPC layer leaves to this loop), fails
+   * its own lookup only, so one bad request never spoils the others of a batch.
    */
   async lookup(lookups: UserAudienceLookup[]): Promise<UserAudienceOutcome[]> {
     if (lookups.length > MAX_LOOKUPS) {
