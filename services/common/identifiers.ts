@@ -100,6 +100,8 @@ export function canonicalSpelling(identifier: string, identifierType: string): s
  * no "@", an xrpl address starts with "r" and a stellar one with "G".
  */
 export function canonicalSpellingOfAnyType(identifier: string): string {
+  // Every canonical form is the identifier itself or its lowercase: lowercase input is canonical (the common case, no regex).
+  if (identifier === identifier.toLowerCase()) return identifier;
   const caseInsensitive = IDENTIFIER_TYPES.some((type) => RULES[type].caseInsensitive && RULES[type].pattern.test(identifier));
   return caseInsensitive ? identifier.toLowerCase() : identifier;
 }
