@@ -1,4 +1,3 @@
-import type { Server } from 'node:http';
 import { type Clock, systemClock } from '../services/common/clock';
 import { listenError } from '../services/common/config';
 import { ensureDatabaseExists, openDatabase } from '../services/common/db/database';
@@ -19,6 +18,7 @@ import { SignInNonceStore } from './auth/sign-in-nonce-store';
 import { SignInService } from './auth/siwe';
 import { createServiceClients } from './clients';
 import type { GatewayConfig } from './config';
+import { createGatewayServer } from './http/malformed-requests';
 import { createHttpMetrics } from './http/metrics';
 import { RateLimiter } from './http/rate-limit';
 
@@ -104,10 +104,14 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
     ],
   });
 
-  const server = await new Promise<Server>((resolve, reject) => {
-    const listening = app.listen(config.PORT, config.HOST, (error?: Error) =>
-      error ? reject(listenError(error, 'PORT', `${config.HOST}:${config.PORT}`)) : resolve(listening),
-    );
+  const server = createGatewayServer(app, logger);
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: Error) => reject(listenError(error, 'PORT', `${config.HOST}:${config.PORT}`));
+    server.once('error', onError);
+    server.listen(config.PORT, config.HOST, () => {
+      server.off('error', onError);
+      resolve();
+    });
   });
   // Longer than typical load balancer idle timeouts, so the balancer closes first.
   server.keepAliveTimeout = 65_000;

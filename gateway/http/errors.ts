@@ -96,6 +96,18 @@ export function toErrorBody(error: unknown): { body: ErrorBody; internal: boolea
     const remote = readGrpcError(error);
     return fromRemote(remote.grpcStatus, remote.code, remote.message, remote.details);
   }
+  if (error instanceof URIError) {
+    // Thrown by the router while decoding a path parameter (%ff, a truncated %E0%A4, UTF-8 of a surrogate).
+    return {
+      body: {
+        status: 400,
+        code: 'INVALID_PATH_ENCODING',
+        message: 'the path holds a malformed percent-encoding: each %XX must encode a byte of valid UTF-8',
+        details: [],
+      },
+      internal: false,
+    };
+  }
   const bodyParserError = error as { type?: string; status?: number; expose?: boolean };
   if (bodyParserError?.type === 'entity.too.large') {
     return { body: { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'the request body is larger than this endpoint accepts', details: [] }, internal: false };

@@ -1,9 +1,11 @@
 import express, { type Request, type RequestHandler, type Router } from 'express';
 import { z } from 'zod';
+import { findUnsafeJson } from '../../services/common/json-safety';
 import type { Logger } from '../../services/common/logger';
 import type { Authenticator } from '../auth/authenticator';
 import type { AuthRequirement, CallerFor } from '../auth/caller';
 import { HttpError, zodDetails } from './errors';
+import { assertPathParamsCanonical } from './params';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
@@ -89,32 +91,20 @@ export interface MountOptions {
   logger: Logger;
 }
 
-/** Where a string holding U+0000 sits in a value, if anywhere (depth-first, first found). */
-function nulCharacterPath(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path || '(body)' : undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i += 1) {
-      const found = nulCharacterPath(value[i], `${path}[${i}]`);
-      if (found) return found;
-    }
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const found = nulCharacterPath(item, path ? `${path}.${key}` : key);
-      if (found) return found;
-    }
-  }
-  return undefined;
-}
+/**
+ * How deep any JSON body may nest. The API's own shapes are a few levels deep; free-form fields
+ * (a segment's condition) have tighter limits of their own in the service.
+ */
+const MAX_BODY_DEPTH = 64;
 
 function parsePart(schema: z.ZodType | undefined, value: unknown, prefix?: string): unknown {
   if (!schema) return undefined;
+  // What PostgreSQL cannot hold (NUL, lone surrogates), numbers JSON.parse turned into Infinity,
+  // and nesting past the bound are refused here, for every field of every route, as bad input.
+  const unsafe = findUnsafeJson(value, { maxDepth: MAX_BODY_DEPTH, root: prefix });
+  if (unsafe) throw new HttpError(400, 'VALIDATION_FAILED', `${unsafe.field}: ${unsafe.reason}`, [unsafe]);
   const parsed = schema.safeParse(value);
-  if (parsed.success) {
-    // PostgreSQL text cannot hold U+0000: refuse it here, as bad input, rather than fail in the database.
-    const nul = nulCharacterPath(parsed.data, prefix ?? '');
-    if (nul) throw new HttpError(400, 'VALIDATION_FAILED', `${nul}: must not contain the NUL character`, [{ field: nul, reason: 'must not contain the NUL character' }]);
-    return parsed.data;
-  }
+  if (parsed.success) return parsed.data;
   const details = zodDetails(parsed.error, prefix);
   const first = details[0]!;
   const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';
@@ -151,8 +141,13 @@ export function mountRoutes(router: Router, routes: AnyRoute[], options: MountOp
     batch: express.json({ limit: options.batchLimit }),
   };
   for (const route of routes) {
+    assertPathParamsCanonical(route);
     const chain: RequestHandler[] = [
       async (req, res, next) => {
+        // Ids are canonical before anything reads them, the authenticator's project check included.
+        // Malformed params are reported after authentication, by parsePart below.
+        const params = route.params?.safeParse(req.params);
+        if (params?.success) Object.assign(req.params, params.data);
         // Who is calling is settled before any body is read.
         res.locals.caller = await options.authenticator.authenticate(req, route.auth);
         next();

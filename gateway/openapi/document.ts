@@ -13,13 +13,17 @@ const errorSchema = z
   .describe('Every error response has this body');
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'Invalid input; `details` names each offending field. Nothing was changed.',
+  400:
+    'Invalid input; `details` names each offending field. Nothing was changed. Any field of any body is refused when it holds ' +
+    'the NUL character or a lone UTF-16 surrogate (in a value or an object key), a number beyond a double (1e400), or nests more ' +
+    'than 64 levels. A malformed percent-encoding in the path is INVALID_PATH_ENCODING; a request that is not valid HTTP, MALFORMED_REQUEST.',
   401: 'Missing, unknown or revoked credential',
   403: 'The credential is valid but its role may not call this endpoint',
   404: 'Not found (ids of other projects are not found either)',
   413: 'The body, or an array in it, is larger than this endpoint accepts',
   415: 'The body is not JSON',
   429: 'Rate limit exceeded; see Retry-After',
+  431: 'REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (path and query string) and headers together exceed 16 KB',
   500: 'Unexpected server error; the X-Request-Id header identifies it',
   503: 'A service this endpoint needs is unavailable',
   504: 'A service this endpoint needs did not answer in time',
@@ -49,8 +53,8 @@ function parameters(schema: z.ZodType | undefined, location: 'path' | 'query' | 
 }
 
 function errorStatuses(route: AnyRoute): number[] {
-  const statuses = new Set<number>([500]);
-  if (route.params || route.query || route.body || route.headers) statuses.add(400);
+  // Any request may be malformed or oversize before a route sees it (gateway/http/malformed-requests.ts).
+  const statuses = new Set<number>([400, 431, 500]);
   if (route.auth.kind !== 'none') statuses.add(401).add(403);
   if (route.params) statuses.add(404);
   if (route.body) statuses.add(413).add(415);

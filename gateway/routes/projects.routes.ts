@@ -4,6 +4,7 @@ import type { IssuedApiKey } from '../access/access.service';
 import { API_KEY_ROLES } from '../access/access.database';
 import { toPage } from '../../services/common/db/pagination';
 import { listBody, listSchema, pageQuery } from '../http/list';
+import { pathParams } from '../http/params';
 import { type AnyRoute, defineRoute } from '../http/route';
 import type { RouteDeps } from './route-deps';
 
@@ -28,8 +29,8 @@ const projectSchema = z.object({
   created_at: z.string(),
   api_keys: z.array(issuedKeySchema).describe('One key of each role: admin, service_role, read_only'),
 });
-const projectParams = z.object({ projectId: z.string().max(64) });
-const keyParams = z.object({ projectId: z.string().max(64), keyId: z.string().max(64) });
+const projectParams = pathParams('projectId');
+const keyParams = pathParams('projectId', 'keyId');
 
 function presentIssued({ record, key }: IssuedApiKey) {
   return { id: record.id, role: record.role, name: record.name, key, created_at: record.createdAt.toISOString() };

@@ -81,3 +81,27 @@ export function canonical(identifier: string, identifierType: IdentifierType): U
     identifierType,
   };
 }
+
+/**
+ * How an identifier is written canonically when it is valid for its type; undefined when it is
+ * not valid (or the type is unknown), so the caller can report why.
+ */
+export function canonicalSpelling(identifier: string, identifierType: string): string | undefined {
+  if (identifierViolations(identifier, identifierType).length > 0) return undefined;
+  return canonical(identifier, identifierType as IdentifierType).identifier;
+}
+
+/**
+ * The canonical spelling of an identifier whose type is not given (a path segment such as
+ * DELETE …/entries/{userIdentifier}): lowercase when it is valid for a case-insensitive type,
+ * otherwise unchanged. This is the canonical form under every type the identifier is valid for,
+ * because no string is valid both for a case-insensitive type and a case-sensitive one: evm and
+ * sui addresses start with "0x" and an email holds an "@", while solana's base58 has no "0" and
+ * no "@", an xrpl address starts with "r" and a stellar one with "G".
+ */
+export function canonicalSpellingOfAnyType(identifier: string): string {
+  // Every canonical form is the identifier itself or its lowercase: lowercase input is canonical (the common case, no regex).
+  if (identifier === identifier.toLowerCase()) return identifier;
+  const caseInsensitive = IDENTIFIER_TYPES.some((type) => RULES[type].caseInsensitive && RULES[type].pattern.test(identifier));
+  return caseInsensitive ? identifier.toLowerCase() : identifier;
+}

@@ -46,7 +46,7 @@ export interface TaxSettingsTable {
   updated_at: Timestamp;
 }
 
-/** Every form ever submitted; the current one per (project, user) has superseded_at NULL. */
+/** Every form ever submitted; the current one per (project, user) has superseded_at and quarantined_at NULL. */
 export interface TaxRecordTable {
   id: string;
   project_id: string;
@@ -80,6 +80,9 @@ export interface TaxRecordTable {
   revoked_reason: Nullable<string>;
   superseded_at: Nullable<Timestamp>;
   superseded_by: Nullable<string>;
+  /** Set aside by migration 0002 (its tax id opens under no binding): no longer anyone's current record. */
+  quarantined_at: Nullable<Timestamp>;
+  quarantine_reason: Nullable<string>;
 }
 
 /** The status history: one row per change, at most one per (record, status reached). */

@@ -1,5 +1,6 @@
 import { TaxServiceService } from '../../gen/referral/tax/v1/tax';
 import { FieldCipher } from '../common/crypto/field-cipher';
+import { createLogger } from '../common/logger';
 import { type RunningService, ServiceRuntime, type ServiceOverrides } from '../common/service-runtime';
 import type { TaxConfig } from './config';
 import type { TaxDatabase } from './database';
@@ -20,8 +21,17 @@ export const TAX_SCHEMA = 'tax';
 
 /** The composition root: plain constructors, wired once. Used by main.ts and by the tests. */
 export async function startTaxService(config: TaxConfig, overrides: ServiceOverrides = {}): Promise<RunningService> {
-  const runtime = await ServiceRuntime.start<TaxDatabase>({ name: 'tax', schema: TAX_SCHEMA, migrations: taxMigrations, config, overrides });
-  const { db, queues, clock, logger } = runtime;
+  // The logger and the key ring exist before the runtime: migration 0002 re-seals tax ids and reports what it did.
+  const logger = overrides.logger ?? createLogger({ service: 'tax', level: config.LOG_LEVEL });
+  const vault = new TinVault(new FieldCipher(config.encryption.keys, config.encryption.activeKeyId));
+  const runtime = await ServiceRuntime.start<TaxDatabase>({
+    name: 'tax',
+    schema: TAX_SCHEMA,
+    migrations: taxMigrations({ vault, logger }),
+    config,
+    overrides: { ...overrides, logger },
+  });
+  const { db, queues, clock } = runtime;
   if (config.encryption.development) {
     logger.warn(
       'TAX_ENCRYPTION_KEYS is not set: tax identification numbers are encrypted with the built-in DEVELOPMENT key ' +
@@ -30,7 +40,6 @@ export async function startTaxService(config: TaxConfig, overrides: ServiceOverr
     );
   }
 
-  const vault = new TinVault(new FieldCipher(config.encryption.keys, config.encryption.activeKeyId));
   const records = new TaxRecordRepository(db);
   const settings = new TaxSettingsRepository(db);
   const auditLog = new AuditLogRepository(db);

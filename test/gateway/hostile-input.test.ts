@@ -3,36 +3,89 @@ import { startStack, TEST_PLATFORM_KEY, type TestStack } from '../helpers/stack'
 import { newWallet, signIn } from '../helpers/wallet';
 
 /**
- * No request can produce a 500 by its shape alone: every operation of the OpenAPI document is sent
- * hostile path values, query values and bodies, with each kind of credential, and must answer < 500.
+ * No request can produce a 500 by its shape alone, and every error has the standard body. For
+ * every operation of the OpenAPI document, requests are generated from classes of hostile input:
+ * odd path and query values, malformed percent-encodings, control characters and lone surrogates
+ * (in values and in keys), NUL in object keys, deep nesting, numbers beyond a double, and
+ * oversize headers and query strings.
  */
-const HOSTILE_STRINGS = ['', ' ', '-1', '0', '1e309', 'NaN', '99999999999999999999999', 'true', 'null', '%00', 'a\u0000b', '💥', '\u202e', '../..', 'x'.repeat(3000)];
-const HOSTILE_VALUES: unknown[] = [null, true, -1, 0, 1.5, 1e308, 12345678901234567890, '', 'x'.repeat(20_000), '💥\u202e', 'a\u0000b', [], [1, 'a', null], {}, { nested: { deeper: [{}] } }];
-const HOSTILE_BODIES: unknown[] = [null, [], 'text', 42, {}, { unknown_field: 1 }];
+
+/** Path and query values, sent percent-encoded. */
+const HOSTILE_STRINGS = ['', ' ', '-1', '0', '1e309', 'NaN', '99999999999999999999999', 'true', 'null', '%00', 'a\u0000b', '💥', '\u202e', '../..', 'x'.repeat(3000), '\u0001\u001f\u007f', 'A'.repeat(36)];
+/** Path and query values sent as they are: malformed or non-UTF-8 percent-encodings, a raw control escape. */
+const RAW_ENCODINGS = ['%ff', '%', '%zz', '%E0%A4%A', '%ed%a0%80', '%c0%af', '%01%7f', 'a%2Fb'];
+/** Values of the wrong type or size for any body field: each is sent in every field. */
+const MISTYPED_VALUES: unknown[] = [null, true, -1, 0, 1.5, 1e308, 12345678901234567890, '', 'x'.repeat(20_000), '💥\u202e', [], [1, 'a', null], {}, { nested: { deeper: [{}] } }];
+/**
+ * Values that no field may hold, whatever its type (the gateway refuses them for every field of every
+ * body before validation): each is sent once per operation, the fields taking turns. The raw ones are
+ * JSON texts a client cannot get from JSON.stringify: numbers beyond a double, nesting 7,000 levels deep.
+ */
+const UNSAFE_VALUES: string[] = [
+  ...['a\u0000b', '\u0001\u001b[31m\u007f', '\ud800', 'x\udc00y', { 'k\u0000': 1 }, { '\ud800': 'v' }, { '\u0001': '\u0002' }].map((value) => JSON.stringify(value)),
+  '1e400',
+  '1e309',
+  '-1e400',
+  '9'.repeat(400),
+  `0.${'0'.repeat(400)}1`,
+  `${'['.repeat(7_000)}${']'.repeat(7_000)}`,
+  `${'{"a":'.repeat(7_000)}1${'}'.repeat(7_000)}`,
+];
+/** Whole bodies: JSON of the wrong shape, hostile keys at the top, deep nesting and huge numbers at the root. */
+const HOSTILE_BODIES: string[] = [
+  ...[null, [], 'text', 42, {}, { unknown_field: 1 }, { '\u0000': 1 }, { '\udfff': 1 }].map((body) => JSON.stringify(body)),
+  `${'['.repeat(7_000)}${']'.repeat(7_000)}`,
+  '1e400',
+  '{"a":1e309}',
+];
+const OVERSIZE = 'o'.repeat(20_000);
+
+const CONCURRENCY = 8;
 
 interface Operation {
   method: string;
   path: string;
-  security: Array<Record<string, unknown>>;
+  scheme: string;
+  /** API key roles allowed, from the operation's description. */
+  roles: string[];
   parameters: Array<{ name: string; in: string }>;
   bodyProperties: string[];
+}
+
+interface Probe {
+  operation: Operation;
+  /** Replaces every path parameter; `raw` values go into the path as they are. */
+  pathValue?: { value: string; raw?: boolean };
+  query?: string;
+  /** A body as JSON text. */
+  body?: string;
+  headers?: Record<string, string>;
+  /** Sent with the operation's credential and without any. */
+  withoutKeyToo?: boolean;
+  /** Sent without any credential only. */
+  withoutKey?: boolean;
 }
 
 describe('hostile input', () => {
   let stack: TestStack;
   let project: TestProject;
   let realPathValues: Record<string, string>;
-  let credentials: Record<string, string[]>;
+  /** Deletes act on resources of their own, so that the other probes keep reaching deep. */
+  let deletablePathValues: Record<string, string>;
+  let keyByRole: Record<string, string>;
+  let keyByScheme: Record<string, string | undefined>;
   let operations: Operation[];
 
   beforeAll(async () => {
     stack = await startStack();
     project = await createProject(stack);
     const segment = await createSegment(stack, project);
+    const sacrificial = await createSegment(stack, project);
     const job = await stack.api.post(`/v1/audience-segments/${segment.id}/entries/batch?wait=true`, {
       key: project.keys.service,
       body: { entries: [{ identifier: evmAddress(1), identifier_type: 'evm_address' }] },
     });
+    const spareKey = await stack.api.post(`/api/v1/projects/${project.id}/api-keys`, { key: project.keys.admin, body: { role: 'read_only', name: 'spare' } });
     const wallet = await newWallet();
     realPathValues = {
       projectId: project.id,
@@ -40,68 +93,127 @@ describe('hostile input', () => {
       audienceId: segment.id,
       jobId: job.body.job_id,
       userIdentifier: wallet.address,
-      keyId: project.keyIds.readOnly,
+      keyId: spareKey.body.id,
     };
-    credentials = {
-      apiKey: [project.keys.admin, project.keys.service, project.keys.readOnly],
-      platformKey: [TEST_PLATFORM_KEY],
-      session: [await signIn(stack, wallet)],
-      none: [''],
-    };
+    deletablePathValues = { ...realPathValues, segmentId: sacrificial.id, audienceId: sacrificial.id };
+    const session = await signIn(stack, wallet);
+    keyByRole = { admin: project.keys.admin, service_role: project.keys.service, read_only: project.keys.readOnly };
+    keyByScheme = { platformKey: TEST_PLATFORM_KEY, walletSession: session, none: undefined };
     const document = (await stack.api.get('/openapi.json')).body;
     operations = [];
     for (const [path, methods] of Object.entries<Record<string, any>>(document.paths)) {
       for (const [method, operation] of Object.entries<any>(methods)) {
         const schema = operation.requestBody?.content?.['application/json']?.schema;
+        const variants = [schema, ...(schema?.oneOf ?? []), ...(schema?.anyOf ?? [])].filter(Boolean);
         operations.push({
           method: method.toUpperCase(),
           path,
-          security: operation.security ?? [],
+          scheme: Object.keys(operation.security?.[0] ?? { none: [] })[0]!,
+          roles: /API key roles: ([a-z_, ]+)\./.exec(operation.description ?? '')?.[1]?.split(', ') ?? [],
           parameters: operation.parameters ?? [],
-          bodyProperties: Object.keys(schema?.properties ?? {}),
+          bodyProperties: [...new Set(variants.flatMap((variant: any) => Object.keys(variant.properties ?? {})))],
         });
       }
     }
   });
   afterAll(() => stack.stop());
 
-  async function send(operation: Operation, options: { pathValue?: string; query?: string; body?: unknown }) {
-    const path = operation.path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) =>
-      encodeURIComponent(options.pathValue ?? realPathValues[name] ?? 'unknown'),
-    );
-    const scheme = Object.keys(operation.security[0] ?? { none: [] })[0]!;
-    const failures: string[] = [];
-    for (const key of credentials[scheme] ?? ['']) {
-      const response = await stack.api.request(operation.method, `${path}${options.query ? `?${options.query}` : ''}`, {
-        key: key || undefined,
-        ...(options.body !== undefined ? { rawBody: JSON.stringify(options.body), headers: { 'content-type': 'application/json' } } : {}),
-      });
-      if (response.status >= 500) failures.push(`${operation.method} ${path} ${options.query ?? ''} ${JSON.stringify(options.body)?.slice(0, 80)} -> ${response.status} ${response.text.slice(0, 200)}`);
-    }
-    return failures;
+  /** The credential that gets a probe past authentication, so that it reaches validation and the services. */
+  function authorized(operation: Operation): string | undefined {
+    if (operation.scheme === 'apiKey') return keyByRole[operation.roles[0] ?? 'admin'];
+    return keyByScheme[operation.scheme];
   }
 
-  it('answers every hostile path value, query value and body with a status below 500', async () => {
-    const failures: string[] = [];
+  function probesFor(operation: Operation): Probe[] {
+    const probes: Probe[] = [];
+    if (operation.parameters.some((p) => p.in === 'path')) {
+      for (const value of HOSTILE_STRINGS) probes.push({ operation, pathValue: { value } });
+      for (const value of RAW_ENCODINGS) probes.push({ operation, pathValue: { value, raw: true }, withoutKeyToo: true });
+    }
+    const query = operation.parameters.filter((p) => p.in === 'query').map((p) => p.name);
+    for (const name of query) {
+      for (const value of HOSTILE_STRINGS) probes.push({ operation, query: `${name}=${encodeURIComponent(value)}` });
+      probes.push({ operation, query: `${name}=1&${name}=2` });
+      probes.push({ operation, query: `${name}[a][b]=1` });
+    }
+    if (query.length > 0) {
+      RAW_ENCODINGS.forEach((value, i) => probes.push({ operation, query: `${query[i % query.length]}=${value}` }));
+      // Keys as hostile as the values: control characters, a malformed encoding, a NUL.
+      probes.push({ operation, query: `%01%1b%7f=1&%ff=1&%00=1&${query[0]}=1` });
+    }
+    if (operation.method === 'POST' || operation.method === 'PATCH') {
+      for (const body of HOSTILE_BODIES) probes.push({ operation, body });
+      const fields = operation.bodyProperties;
+      for (const field of fields) {
+        for (const value of MISTYPED_VALUES) probes.push({ operation, body: JSON.stringify({ [field]: value }) });
+      }
+      UNSAFE_VALUES.forEach((value, i) => probes.push({ operation, body: `{${JSON.stringify(fields[i % Math.max(fields.length, 1)] ?? 'field')}:${value}}` }));
+    }
+    // Refused by Node's parser before any route: one of each per operation is enough.
+    probes.push({ operation, query: `pad=${OVERSIZE}`, withoutKey: true });
+    probes.push({ operation, headers: { 'x-padding': OVERSIZE }, withoutKey: true });
+    return probes;
+  }
+
+  function pathOf(probe: Probe): string {
+    const values = probe.operation.method === 'DELETE' ? deletablePathValues : realPathValues;
+    const path = probe.operation.path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => {
+      if (probe.pathValue) return probe.pathValue.raw ? probe.pathValue.value : encodeURIComponent(probe.pathValue.value);
+      return encodeURIComponent(values[name] ?? 'unknown');
+    });
+    return probe.query ? `${path}?${probe.query}` : path;
+  }
+
+  /** What is wrong with one answer, if anything: a 5xx, or an error without the standard body. */
+  async function send(probe: Probe, key: string | undefined): Promise<string | undefined> {
+    const target = pathOf(probe);
+    const label = `${probe.operation.method} ${target.slice(0, 120)} ${probe.body?.slice(0, 60) ?? ''} ${key ? 'with a key' : 'without a key'}`;
+    const headers: Record<string, string> = { ...probe.headers };
+    if (probe.body !== undefined) headers['content-type'] = 'application/json';
+    let response;
+    try {
+      response = await stack.api.request(probe.operation.method, target, { key, headers, ...(probe.body !== undefined ? { rawBody: probe.body } : {}) });
+    } catch (error) {
+      return `${label} -> no answer (${String(error)})`;
+    }
+    if (response.status >= 500) return `${label} -> ${response.status} ${response.text.slice(0, 200)}`;
+    if (response.status >= 400) {
+      const body = response.body as Record<string, unknown> | string;
+      const standard =
+        typeof body === 'object' &&
+        body !== null &&
+        body.status === response.status &&
+        typeof body.code === 'string' &&
+        typeof body.message === 'string' &&
+        Array.isArray(body.details) &&
+        body.details.every((detail: any) => typeof detail?.field === 'string' && typeof detail?.reason === 'string') &&
+        Object.keys(body).length === 4;
+      if (!standard) return `${label} -> ${response.status} without the standard error body: ${response.text.slice(0, 200)}`;
+    }
+    return undefined;
+  }
+
+  it('answers every generated hostile request below 500, every error in the standard body', async () => {
+    const sends: Array<() => Promise<string | undefined>> = [];
     for (const operation of operations) {
       if (operation.path === '/metrics' || operation.path.startsWith('/docs')) continue;
-      if (operation.parameters.some((p) => p.in === 'path')) {
-        for (const value of HOSTILE_STRINGS) failures.push(...(await send(operation, { pathValue: value })));
-      }
-      for (const parameter of operation.parameters.filter((p) => p.in === 'query')) {
-        for (const value of HOSTILE_STRINGS) {
-          failures.push(...(await send(operation, { query: `${parameter.name}=${encodeURIComponent(value)}` })));
-        }
-        failures.push(...(await send(operation, { query: `${parameter.name}=1&${parameter.name}=2` })));
-      }
-      if (operation.method === 'POST' || operation.method === 'PATCH') {
-        for (const body of HOSTILE_BODIES) failures.push(...(await send(operation, { body })));
-        for (const property of operation.bodyProperties) {
-          for (const value of HOSTILE_VALUES) failures.push(...(await send(operation, { body: { [property]: value } })));
-        }
+      for (const probe of probesFor(operation)) {
+        const keys = probe.withoutKey ? [undefined] : probe.withoutKeyToo ? [undefined, authorized(operation)] : [authorized(operation)];
+        for (const key of keys) sends.push(() => send(probe, key));
       }
     }
+    const failures: string[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < sends.length) {
+          const failure = await sends[next++]!();
+          if (failure) failures.push(failure);
+        }
+      }),
+    );
     expect(failures).toEqual([]);
     expect(operations.length).toBeGreaterThan(30);
+    expect(sends.length).toBeGreaterThan(2_000);
   });
 });

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { createProject, createSegment, type TestProject } from '../helpers/fixtures';
 import { startStack, TEST_PLATFORM_KEY, type TestStack } from '../helpers/stack';
 
@@ -166,7 +167,7 @@ describe('the API reference', () => {
   });
 });
 
-describe('input PostgreSQL cannot store', () => {
+describe('input refused at the edge (what PostgreSQL cannot store, malformed paths and requests)', () => {
   let stack: TestStack;
   let project: TestProject;
   beforeAll(async () => {
@@ -194,5 +195,67 @@ describe('input PostgreSQL cannot store', () => {
       `SELECT (SELECT count(*) FROM audience.segments)::int AS segments, (SELECT count(*) FROM audience.badges)::int AS badges`,
     );
     expect(rows[0]).toEqual({ segments: 1, badges: 0 });
+  });
+
+  const expectStandardError = (response: { status: number; body: unknown; headers: Headers }, status: number, code: string) => {
+    expect(response.status).toBe(status);
+    expect(response.headers.get('content-type')).toContain('application/json');
+    expect(response.body).toEqual({ status, code, message: expect.any(String), details: [] });
+  };
+
+  it('answers a malformed percent-encoding in a path parameter with 400 on every route, with or without a key, and logs no error', async () => {
+    const start = stack.logs.lines.length;
+    const segment = await createSegment(stack, project);
+    const paths = [
+      '/v1/audience-segments/%ff/entries',
+      `/v1/audience-segments/${segment.id}/entries/%E0%A4%A`,
+      '/api/v1/audience-segments/%/badge',
+      `/api/v1/projects/%zz/audiences`,
+      `/api/v1/projects/${project.id}/affiliates/%ed%a0%80/tax-status`,
+    ];
+    for (const path of paths) {
+      for (const key of [undefined, project.keys.service, project.keys.admin]) {
+        for (const method of ['GET', 'POST', 'DELETE']) {
+          expectStandardError(await stack.api.request(method, path, { key }), 400, 'INVALID_PATH_ENCODING');
+        }
+      }
+    }
+    const levels = stack.logs.lines.slice(start).map((line) => JSON.parse(line).level);
+    expect(levels).not.toContain('error');
+  });
+
+  it('answers a query string or headers over the server’s limit with 431 in the standard body', async () => {
+    const query = await stack.api.get(`/v1/audiences/audience-segments?page=1&pad=${'a'.repeat(20_000)}`, { key: project.keys.service });
+    expectStandardError(query, 431, 'REQUEST_HEADER_FIELDS_TOO_LARGE');
+    const header = await stack.api.get('/healthz', { headers: { 'x-padding': 'b'.repeat(20_000) } });
+    expectStandardError(header, 431, 'REQUEST_HEADER_FIELDS_TOO_LARGE');
+    expect((await stack.api.get('/healthz')).status).toBe(200);
+  });
+
+  it('answers a request that is not valid HTTP, or a URL that cannot be read, in the standard body', async () => {
+    const port = Number(new URL(stack.baseUrl).port);
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(request));
+        let received = '';
+        socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+        socket.on('end', () => resolve(received));
+        socket.on('error', reject);
+      });
+    const cases: Array<[string, number, string]> = [
+      ['BREW / HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'MALFORMED_REQUEST'],
+      ['GET /v1/audience-segments/\x01 HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'MALFORMED_REQUEST'],
+      ['GET / HTTP/9.9\r\nHost: x\r\n\r\n', 400, 'MALFORMED_REQUEST'],
+      ['GET / HTTP/1.1\r\nBad Header\r\n\r\n', 400, 'MALFORMED_REQUEST'],
+      ['GET http://[::1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 400, 'MALFORMED_REQUEST'],
+      ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 405, 'METHOD_NOT_ALLOWED'],
+    ];
+    for (const [request, status, code] of cases) {
+      const answer = await raw(request);
+      const [head, body] = answer.split('\r\n\r\n');
+      expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(head!.toLowerCase()).toContain('content-type: application/json');
+      expect(JSON.parse(body!)).toEqual({ status, code, message: expect.any(String), details: [] });
+    }
   });
 });

@@ -7,6 +7,8 @@ import { migrateToLatest } from '../../services/common/db/migrate';
 import { createLogger } from '../../services/common/logger';
 import { audienceMigrations } from '../../services/audience/migrations';
 import { AUDIENCE_SCHEMA } from '../../services/audience/server';
+import { DEVELOPMENT_KEY_ID, developmentKeyRing, FieldCipher } from '../../services/common/crypto/field-cipher';
+import { TinVault } from '../../services/tax/domain/tin-vault';
 import { taxMigrations } from '../../services/tax/migrations';
 import { TAX_SCHEMA } from '../../services/tax/server';
 import { startContainersIfAsked } from './containers';
@@ -38,7 +40,8 @@ export default async function globalSetup(): Promise<void> {
   const schemas = [
     { schema: AUDIENCE_SCHEMA, migrations: audienceMigrations },
     { schema: ACCESS_SCHEMA, migrations: accessMigrations },
-    { schema: TAX_SCHEMA, migrations: taxMigrations },
+    // The template holds no tax record, so the key ring is never used; the development one will do.
+    { schema: TAX_SCHEMA, migrations: taxMigrations({ vault: new TinVault(new FieldCipher(developmentKeyRing(), DEVELOPMENT_KEY_ID)), logger }) },
   ];
   for (const { schema, migrations } of schemas) {
     const database = openDatabase({ url: databaseUrl(template), schema, poolMax: 1, applicationName: 'test-setup', logger });

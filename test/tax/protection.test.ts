@@ -164,7 +164,7 @@ describe('protecting tax information', () => {
       expect(rows[0].tax_id_ciphertext.equals(rows[1].tax_id_ciphertext)).toBe(false);
     });
 
-    it('binds each ciphertext to its record: one copied onto another record does not open (500, nothing leaks)', async () => {
+    it('binds each ciphertext to its record: one copied onto another record does not open (409 TAX_INFO_UNREADABLE, nothing leaks)', async () => {
       // A project of its own: the damaged record must not disturb the other tests' lists.
       const isolated = await createProject(stack);
       const owner = await signedInAffiliate(stack, isolated);
@@ -178,8 +178,8 @@ describe('protecting tax information', () => {
         [source.body.id, victim.wallet.address],
       );
       const response = await stack.api.get(paths(victim, isolated).taxStatus, { key: isolated.keys.admin });
-      expect(response.status).toBe(500);
-      expect(response.body.code).toBe('INTERNAL');
+      expect(response.status).toBe(409);
+      expect(response.body.code).toBe('TAX_INFO_UNREADABLE');
       expectNoFullTin(response.text);
       expect((await stack.api.get(paths(owner, isolated).taxStatus, { key: isolated.keys.admin })).body.tax_info.tax_id_number).toBe(TIN.ssn);
     });

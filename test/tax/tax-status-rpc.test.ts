@@ -37,7 +37,7 @@ describe('tax status over gRPC (referral.tax.v1.TaxService)', () => {
   });
 
   it('answers one user’s effective status', async () => {
-    const status = await tax.call.getTaxStatus({ projectId: project.id, user: user(approved.wallet.checksumAddress) });
+    const status = await tax.call.getTaxStatus({ projectId: project.id, user: user(approved.wallet.address) });
     expect(status).toEqual({
       user: user(approved.wallet.address),
       status: 'approved',

@@ -1,9 +1,15 @@
 import { z } from 'zod';
 import { cursorQuery, listSchema, pageQuery } from '../../http/list';
+import { pathParams, userIdentifier } from '../../http/params';
 
 /** HTTP shapes of the audience API (snake_case); the gRPC contract is in proto/referral/audience. */
 const timestamp = z.string().describe('ISO-8601 UTC');
-const condition = z.record(z.string(), z.unknown()).describe('A JSON object; dynamic matching evaluates it');
+const condition = z
+  .record(z.string(), z.unknown())
+  .describe(
+    'A JSON object; dynamic matching evaluates it. At most 16 KB as JSON and 32 levels of objects and arrays; it may hold no NUL ' +
+      'character and no lone UTF-16 surrogate (in keys or values) and no number beyond a double such as 1e400 (each a 400 naming the path).',
+  );
 
 export const badgeSchema = z.object({
   name: z.string(),
@@ -57,7 +63,8 @@ export const userAudiencesSchema = z.object({
 export const segmentListSchema = listSchema(segmentSchema);
 export const entryListSchema = listSchema(entrySchema, true);
 
-const identifier = z.string().min(1).max(512);
+/** Made canonical here, at the edge (gateway/http/params.ts). */
+const identifier = userIdentifier(z.string().min(1).max(512));
 const identifierType = z
   .string()
   .min(1)
@@ -91,11 +98,11 @@ export const badgeBody = z.strictObject({
 
 export const updateBadgeBody = badgeBody.partial();
 
-export const segmentParams = z.object({ segmentId: z.string().max(64) });
-export const projectParams = z.object({ projectId: z.string().max(64) });
-export const audienceParams = z.object({ projectId: z.string().max(64), audienceId: z.string().max(64) });
-export const batchJobParams = z.object({ segmentId: z.string().max(64), jobId: z.string().max(64) });
-export const entryParams = z.object({ segmentId: z.string().max(64), userIdentifier: z.string().max(512) });
+export const segmentParams = pathParams('segmentId');
+export const projectParams = pathParams('projectId');
+export const audienceParams = pathParams('projectId', 'audienceId');
+export const batchJobParams = pathParams('segmentId', 'jobId');
+export const entryParams = pathParams('segmentId', 'userIdentifier');
 
 export const listQuery = z.object(pageQuery);
 export const entriesQuery = z.object({ ...pageQuery, ...cursorQuery });

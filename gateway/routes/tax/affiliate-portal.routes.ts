@@ -43,7 +43,10 @@ export function affiliatePortalRoutes({ clients }: RouteDeps): AnyRoute[] {
       tags,
       auth: session,
       params: projectParams,
-      responses: { 200: { description: 'The current form', schema: taxInfoSchema } },
+      responses: {
+        200: { description: 'The current form', schema: taxInfoSchema },
+        409: { description: 'TAX_INFO_UNREADABLE: the stored form’s tax id cannot be decrypted; submit the form again' },
+      },
       handle: async ({ params, caller }) => {
         const info = await clients.tax.getTaxInfo({ projectId: params.projectId, user: self(caller.address) });
         return { status: 200, body: presentTaxInfo(info) };

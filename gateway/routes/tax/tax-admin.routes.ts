@@ -69,7 +69,9 @@ export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
       path: '/api/v1/projects/:projectId/tax-submissions',
       operationId: 'listTaxSubmissions',
       summary: 'Current tax forms of the project, oldest submission first; `?status=submitted` is the review queue',
-      description: 'Tax ids are masked.',
+      description:
+        'Tax ids are masked. A record whose tax id cannot be decrypted never fails the page: it is listed with `unreadable: true` ' +
+        'and `tax_id_number: null`, with its `id` for an operator, and the other items read as usual.',
       tags,
       auth: admin,
       params: projectParams,
@@ -81,7 +83,7 @@ export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
           status: query.status,
           page: { page: query.page, pageSize: query.page_size },
         });
-        return { status: 200, body: listBody(page, (info) => presentTaxInfo(info)) };
+        return { status: 200, body: listBody(page, (info) => ({ ...presentTaxInfo(info), unreadable: info.unreadable })) };
       },
     }),
     defineRoute({
@@ -140,13 +142,16 @@ export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
       operationId: 'getAffiliateTaxStatus',
       summary: 'The affiliate’s tax status and current form, tax id UNMASKED (audited)',
       description:
-        'The one endpoint that returns a tax id in full. Each read that returns a form is written to the audit log ' +
+        'The one endpoint that returns a tax id in full. Each read that finds a form is written to the audit log ' +
         '(who, when, whose record; never the value): GET /api/v1/projects/{projectId}/audit-log.',
       tags,
       auth: admin,
       params: affiliateParams,
       query: affiliateQuery,
-      responses: { 200: { description: 'Status and form', schema: adminTaxStatusSchema } },
+      responses: {
+        200: { description: 'Status and form', schema: adminTaxStatusSchema },
+        409: { description: 'TAX_INFO_UNREADABLE: the current form’s tax id cannot be decrypted; the message names the record for an operator' },
+      },
       handle: async ({ params, query, caller }) => {
         const result = await clients.tax.getTaxInfoUnmasked({
           projectId: params.projectId,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { listSchema, pageQuery } from '../../http/list';
+import { pathParams } from '../../http/params';
 
 /**
  * HTTP shapes of the affiliate portal and tax administration (snake_case); the gRPC contract is
@@ -151,7 +152,19 @@ export const adminTaxStatusSchema = z.object({
   tax_info: unmaskedTaxInfoSchema.nullable().describe('The current record, unmasked; null when nothing was submitted'),
 });
 
-export const taxInfoListSchema = listSchema(taxInfoSchema);
+/** A review-queue item: the record, or (unreadable) the record without its tax id. */
+export const taxSubmissionSchema = taxInfoSchema.extend({
+  tax_id_number: z.string().nullable().describe('Masked: only the last four characters show, e.g. *****6789; null when the form has none or it is unreadable'),
+  unreadable: z
+    .boolean()
+    .describe(
+      'true when the stored tax id cannot be decrypted (it was sealed under another binding, or with a key that is no longer configured): ' +
+        '`tax_id_number` is null and the other fields show as stored. An operator finds the record by `id` to repair or quarantine it; ' +
+        'reads of this one record answer 409 TAX_INFO_UNREADABLE, and the rest of the list reads as usual.',
+    ),
+});
+
+export const taxInfoListSchema = listSchema(taxSubmissionSchema);
 
 export const taxSettingsSchema = z.object({
   require_tax_info: z.boolean(),
@@ -190,8 +203,8 @@ export const auditLogSchema = listSchema(auditEntrySchema);
 
 export const revokeBody = z.strictObject({ reason: z.string().max(500).describe('Shown to the affiliate') });
 
-export const projectParams = z.object({ projectId: z.string().max(64) });
-export const affiliateParams = z.object({ projectId: z.string().max(64), userIdentifier: z.string().max(512) });
+export const projectParams = pathParams('projectId');
+export const affiliateParams = pathParams('projectId', 'userIdentifier');
 export const affiliateQuery = z.object({
   user_identifier_type: z.string().max(64).default('evm_address').describe('The identifier’s type; evm_address when left out'),
 });

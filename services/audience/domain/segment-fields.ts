@@ -1,4 +1,5 @@
 import { type FieldViolation, invalidFields } from '../../common/errors';
+import { findUnsafeJson } from '../../common/json-safety';
 
 /** Field rules shared by segment and badge writes; field names are the API's. */
 export const LIMITS = {
@@ -6,6 +7,7 @@ export const LIMITS = {
   segmentDescriptionLength: 1_000,
   badgeDescriptionLength: 500,
   conditionBytes: 16 * 1024,
+  conditionDepth: 32,
   imageUrlLength: 2_048,
 };
 
@@ -28,7 +30,10 @@ export function checkDescription(value: string | undefined | null, maxLength: nu
   return { value: value.length === 0 ? null : value, violations };
 }
 
-/** A condition is a JSON object; dynamic matching (a later capability) interprets it. */
+/**
+ * A condition is a JSON object, at most 16 KB as JSON and 32 levels deep, holding nothing jsonb
+ * cannot store; dynamic matching (a later capability) interprets it.
+ */
 export function checkCondition(json: string | undefined | null, field = 'condition') {
   if (json === undefined || json === null) return { value: null, violations: [] as FieldViolation[] };
   if (Buffer.byteLength(json) > LIMITS.conditionBytes) {
@@ -43,6 +48,9 @@ export function checkCondition(json: string | undefined | null, field = 'conditi
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     return { value: null, violations: [{ field, reason: 'must be a JSON object' }] };
   }
+  // jsonb holds no NUL and no lone surrogate; 1e400 would be stored as null; depth is bounded for whoever evaluates it.
+  const unsafe = findUnsafeJson(parsed, { maxDepth: LIMITS.conditionDepth, root: field });
+  if (unsafe) return { value: null, violations: [unsafe] };
   return { value: JSON.stringify(parsed), violations: [] as FieldViolation[] };
 }
 

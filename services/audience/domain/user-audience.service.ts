@@ -1,3 +1,4 @@
+import { assertCanonicalIds } from '../../common/canonical-ids';
 import { DomainError, InvalidArgumentError } from '../../common/errors';
 import { normalizeIdentifier, type UserIdentifier } from '../../common/identifiers';
 import type { EntryRepository, UserAudienceRecord } from '../repositories/entry.repository';
@@ -19,7 +20,8 @@ export class UserAudienceService {
 
   /**
    * The audiences each user belongs to in its project, with each audience's badge. An invalid
-   * identifier fails its own lookup only, so one bad request never spoils the others of a batch.
+   * identifier, or an id not in canonical form (which the gRPC layer leaves to this loop), fails
+   * its own lookup only, so one bad request never spoils the others of a batch.
    */
   async lookup(lookups: UserAudienceLookup[]): Promise<UserAudienceOutcome[]> {
     if (lookups.length > MAX_LOOKUPS) {
@@ -31,6 +33,7 @@ export class UserAudienceService {
     const valid: Array<{ index: number; projectId: string; user: UserIdentifier }> = [];
     lookups.forEach((lookup, index) => {
       try {
+        assertCanonicalIds({ projectId: lookup.projectId, user: { identifier: lookup.identifier, identifierType: lookup.identifierType } });
         valid.push({ index, projectId: lookup.projectId, user: normalizeIdentifier(lookup.identifier, lookup.identifierType) });
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;

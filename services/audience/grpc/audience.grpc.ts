@@ -145,5 +145,7 @@ export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger
       },
     },
     logger,
+    // Lookups of many callers share one call: each is checked alone (UserAudienceService), so one bad lookup fails alone.
+    { idsCheckedPerItem: { getUserAudiences: 'lookups' } },
   );
 }

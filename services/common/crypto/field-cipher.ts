@@ -36,6 +36,10 @@ export class FieldCipher {
     }
   }
 
+  hasKey(keyId: string): boolean {
+    return this.keys.has(keyId);
+  }
+
   seal(plaintext: string, associatedData: string): SealedValue {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv(ALGORITHM, this.keys.get(this.activeKeyId)!, iv, { authTagLength: TAG_BYTES });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { handleUnaryCall, ServerUnaryCall, sendUnaryData } from '@grpc/grpc-js';
+import { assertCanonicalIds } from '../canonical-ids';
 import type { Logger } from '../logger';
 import { isValidRequestId, runWithRequestContext } from '../request-context';
 import { type KnownKeys, REQUEST_ID_METADATA_KEY } from './channel-options';
@@ -18,20 +19,35 @@ export type UnaryHandlers<S> = {
     : never;
 };
 
+export interface ServiceOptions<S> {
+  /**
+   * Per method, a repeated field whose items are independent requests (a batch of lookups): the
+   * handler checks each item's ids itself, so that one bad item fails alone.
+   */
+  idsCheckedPerItem?: Partial<Record<KnownKeys<S>, string>>;
+}
+
 /**
- * Adapts async handlers to grpc-js: request id from metadata into the log context, domain
- * errors to gRPC status, unknown errors to INTERNAL with the stack only in the log.
+ * Adapts async handlers to grpc-js: request id from metadata into the log context, ids that are
+ * not canonical refused (services/common/canonical-ids.ts) before any handler runs, domain errors
+ * to gRPC status, unknown errors to INTERNAL with the stack only in the log.
  */
-export function implementService<S>(serviceName: string, handlers: UnaryHandlers<S>, logger: Logger): S {
+export function implementService<S>(serviceName: string, handlers: UnaryHandlers<S>, logger: Logger, options: ServiceOptions<S> = {}): S {
   const implementation: Record<string, handleUnaryCall<unknown, unknown>> = {};
   for (const [method, handler] of Object.entries(handlers) as [string, (req: unknown, ctx: CallContext) => Promise<unknown>][]) {
+    const perItem = (options.idsCheckedPerItem as Record<string, string | undefined> | undefined)?.[method];
+    const skipFields = perItem ? [perItem] : [];
     implementation[method] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
       const incoming = call.metadata.get(REQUEST_ID_METADATA_KEY)[0];
       const requestId = isValidRequestId(incoming) ? incoming : randomUUID();
       const rawDeadline = call.getDeadline();
       const deadline = rawDeadline instanceof Date ? rawDeadline : Number.isFinite(rawDeadline) ? new Date(rawDeadline) : undefined;
       runWithRequestContext({ requestId }, () => {
-        handler(call.request, { requestId, deadline }).then(
+        const run = async () => {
+          assertCanonicalIds(call.request, { skipFields });
+          return handler(call.request, { requestId, deadline });
+        };
+        run().then(
           (response) => callback(null, response),
           (error: unknown) => {
             const { status, internal } = toGrpcStatus(error);

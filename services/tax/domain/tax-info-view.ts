@@ -1,4 +1,7 @@
+import { SealedValueError } from '../../common/crypto/field-cipher';
+import { ConflictError } from '../../common/errors';
 import type { UserIdentifier } from '../../common/identifiers';
+import type { Logger } from '../../common/logger';
 import type { RecordStatus } from '../database';
 import type { TaxFormFields, TaxRecord } from '../repositories/tax-record.repository';
 import { recordStatusAt } from './tax-status';
@@ -11,6 +14,8 @@ export interface TaxInfoView extends TaxFormFields {
   user: UserIdentifier;
   status: RecordStatus;
   taxIdMasked: string | null;
+  /** The stored tax id does not decrypt (taxIdMasked is then null): see taxInfoUnreadable. */
+  unreadable: boolean;
   submittedAt: Date;
   approvedAt: Date | null;
   expiresAt: Date | null;
@@ -18,19 +23,62 @@ export interface TaxInfoView extends TaxFormFields {
   revokedReason: string | null;
 }
 
+/**
+ * A record whose tax id does not decrypt (sealed under another binding, or with a key that is no
+ * longer configured) is shown as unreadable in lists; it never fails a whole page.
+ */
 export function maskedView(record: TaxRecord, vault: TinVault, now: Date): TaxInfoView {
   const { sealedTaxId: _sealed, projectId: _projectId, ...rest } = record;
-  const tin = openTin(record, vault);
-  return { ...rest, status: recordStatusAt(record, now), taxIdMasked: tin === null ? null : maskTin(tin) };
+  const opened = openTin(record, vault);
+  return {
+    ...rest,
+    status: recordStatusAt(record, now),
+    taxIdMasked: opened.unreadable || opened.tin === null ? null : maskTin(opened.tin),
+    unreadable: opened.unreadable,
+  };
+}
+
+/** The view of the one record a read is about: an unreadable one is refused, clearly, on its own. */
+export function readableView(record: TaxRecord, vault: TinVault, now: Date, logger: Logger): TaxInfoView {
+  const view = maskedView(record, vault, now);
+  if (view.unreadable) {
+    warnUnreadable(logger, record);
+    throw taxInfoUnreadable(record.id);
+  }
+  return view;
+}
+
+/** For the operator: which record to repair or quarantine (never a stack: nothing failed in the code). */
+export function warnUnreadable(logger: Logger, record: TaxRecord): void {
+  logger.warn(
+    { project_id: record.projectId, tax_record_id: record.id, key_id: record.sealedTaxId?.keyId },
+    'tax record cannot be decrypted (another binding, or a key no longer configured); it reads as unreadable',
+  );
 }
 
 /** The full tax id as people write it (123-45-6789, 12-3456789), or null when the form has none. */
 export function unmaskedTin(record: TaxRecord, vault: TinVault): string | null {
-  const tin = openTin(record, vault);
+  const opened = openTin(record, vault);
+  if (opened.unreadable) throw taxInfoUnreadable(record.id);
+  const { tin } = opened;
   return tin === null || record.tinType === null ? tin : formatTin(tin, record.tinType);
 }
 
-function openTin(record: TaxRecord, vault: TinVault): string | null {
-  if (!record.sealedTaxId) return null;
-  return vault.openRecordTin(record.sealedTaxId, { projectId: record.projectId, user: record.user, recordId: record.id });
+/** 409: the record exists but its tax id cannot be decrypted; an operator repairs or quarantines it (migration 0002). */
+export function taxInfoUnreadable(recordId: string): ConflictError {
+  return new ConflictError(
+    'TAX_INFO_UNREADABLE',
+    `the stored tax information (record ${recordId}) cannot be decrypted, so it cannot be shown; an operator must repair it, ` +
+      'or the affiliate can submit the form again',
+  );
+}
+
+function openTin(record: TaxRecord, vault: TinVault): { tin: string | null; unreadable: false } | { tin: null; unreadable: true } {
+  if (!record.sealedTaxId) return { tin: null, unreadable: false };
+  try {
+    return { tin: vault.openRecordTin(record.sealedTaxId, { projectId: record.projectId, user: record.user, recordId: record.id }), unreadable: false };
+  } catch (error) {
+    if (error instanceof SealedValueError) return { tin: null, unreadable: true };
+    throw error;
+  }
 }

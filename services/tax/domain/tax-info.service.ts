@@ -6,7 +6,7 @@ import type { Logger } from '../../common/logger';
 import { CurrentRecordBlocks, type TaxRecordRepository } from '../repositories/tax-record.repository';
 import type { TaxSettingsRepository } from '../repositories/tax-settings.repository';
 import { type TaxFormInput, validateTaxForm } from './tax-form';
-import { maskedView, type TaxInfoView } from './tax-info-view';
+import { maskedView, readableView, type TaxInfoView } from './tax-info-view';
 import { effectiveStatus, recordStatusAt, type TaxStatusView } from './tax-status';
 import { invalidTransition, requireProjectId, taxInfoNotFound, taxSubject, type UserInput } from './tax-subject';
 import type { TinVault } from './tin-vault';
@@ -64,7 +64,7 @@ export class TaxInfoService {
     const { user } = taxSubject(projectId, userInput);
     const record = await this.records.findCurrent(projectId, user);
     if (!record) throw taxInfoNotFound();
-    return maskedView(record, this.vault, this.clock.now());
+    return readableView(record, this.vault, this.clock.now(), this.logger);
   }
 
   async status(projectId: string, userInput: UserInput | undefined): Promise<TaxStatusView> {

@@ -7,7 +7,7 @@ import type { AuditLogRepository } from '../repositories/audit-log.repository';
 import type { Actor, TaxRecordRepository } from '../repositories/tax-record.repository';
 import type { TaxSettingsRepository } from '../repositories/tax-settings.repository';
 import { checkText, LIMITS } from './form-fields';
-import { maskedView, type TaxInfoView, unmaskedTin } from './tax-info-view';
+import { maskedView, readableView, type TaxInfoView, unmaskedTin, warnUnreadable } from './tax-info-view';
 import { effectiveStatus, RECORD_STATUSES, recordStatusAt, type TaxStatusView } from './tax-status';
 import { invalidTransition, requireProjectId, taxInfoNotFound, taxSubject, type UserInput } from './tax-subject';
 import type { TinVault } from './tin-vault';
@@ -47,7 +47,13 @@ export class TaxReviewService {
     }
     const now = this.clock.now();
     const { records, total } = await this.records.list(projectId, status as RecordStatus | undefined, page, now);
-    return { records: records.map((record) => maskedView(record, this.vault, now)), total };
+    // One record that does not decrypt shows as unreadable; it never fails the page.
+    const views = records.map((record) => {
+      const view = maskedView(record, this.vault, now);
+      if (view.unreadable) warnUnreadable(this.logger, record);
+      return view;
+    });
+    return { records: views, total };
   }
 
   /** submitted -> approved; a W-8 gets its expires_at from the project's expiry rule now. */
@@ -120,7 +126,7 @@ export class TaxReviewService {
       now,
     });
     this.logger.info({ project_id: projectId, tax_record_id: record.id, actor_api_key_id: actor.id }, 'unmasked tax info read (audited)');
-    return { status, record: maskedView(record, this.vault, now), taxIdNumber: unmaskedTin(record, this.vault) };
+    return { status, record: readableView(record, this.vault, now, this.logger), taxIdNumber: unmaskedTin(record, this.vault) };
   }
 
   /** The conditional update found the record changed under it: say what it is now. */

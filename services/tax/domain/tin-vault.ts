@@ -1,5 +1,6 @@
 import type { FieldCipher, SealedValue } from '../../common/crypto/field-cipher';
-import type { UserIdentifier } from '../../common/identifiers';
+import { canonicalSpellingOfAnyType, type UserIdentifier } from '../../common/identifiers';
+import { canonicalUuid } from '../../common/ids';
 
 export interface RecordBinding {
   projectId: string;
@@ -26,6 +27,19 @@ export class TinVault {
     return this.cipher.open(sealed, recordAad(binding));
   }
 
+  /**
+   * Opens a value sealed by older code, which bound the ids as the caller had spelled them
+   * (migration 0002 repairs such values). Never for the request path.
+   */
+  openRecordTinSpelledAs(sealed: SealedValue, binding: RecordBinding): string {
+    return this.cipher.open(sealed, spelledRecordAad(binding));
+  }
+
+  /** Whether the ring holds the key a value names (without it, nothing can be said about the value). */
+  hasKey(keyId: string): boolean {
+    return this.cipher.hasKey(keyId);
+  }
+
   sealCompanyTaxId(taxId: string, projectId: string): SealedValue {
     return this.cipher.seal(taxId, companyAad(projectId));
   }
@@ -35,10 +49,22 @@ export class TinVault {
   }
 }
 
+/**
+ * The associated data is always built from canonical values, whatever spelling reaches it: a
+ * record stays bound to its project, user and id, not to how a caller once wrote them.
+ */
 function recordAad({ projectId, user, recordId }: RecordBinding): string {
+  return spelledRecordAad({
+    projectId: canonicalUuid(projectId),
+    user: { identifier: canonicalSpellingOfAnyType(user.identifier), identifierType: user.identifierType },
+    recordId: canonicalUuid(recordId),
+  });
+}
+
+function spelledRecordAad({ projectId, user, recordId }: RecordBinding): string {
   return `tax_records/${projectId}/${user.identifierType}:${user.identifier}/${recordId}/tax_id_number`;
 }
 
 function companyAad(projectId: string): string {
-  return `tax_settings/${projectId}/company_tax_id`;
+  return `tax_settings/${canonicalUuid(projectId)}/company_tax_id`;
 }

@@ -42,6 +42,7 @@ export function toTaxInfoMessage(view: TaxInfoView): TaxInfo {
     expiresAt: view.expiresAt ?? undefined,
     revokedAt: view.revokedAt ?? undefined,
     revokedReason: view.revokedReason ?? undefined,
+    unreadable: view.unreadable,
   };
 }
 

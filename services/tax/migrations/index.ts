@@ -1,7 +1,19 @@
 import type { Migration } from 'kysely';
+import type { Logger } from '../../common/logger';
+import type { TinVault } from '../domain/tin-vault';
 import * as taxTables from './0001_tax_tables';
+import { repairNonCanonicalSeals } from './0002_repair_non_canonical_seals';
+
+/** What the tax migrations need beyond the database: 0002 opens and re-seals tax ids. */
+export interface TaxMigrationDeps {
+  vault: TinVault;
+  logger: Logger;
+}
 
 /** Ordered by name; append, never edit a migration that has shipped. */
-export const taxMigrations: Record<string, Migration> = {
-  '0001_tax_tables': taxTables,
-};
+export function taxMigrations(deps: TaxMigrationDeps): Record<string, Migration> {
+  return {
+    '0001_tax_tables': taxTables,
+    '0002_repair_non_canonical_seals': repairNonCanonicalSeals(deps.vault, deps.logger),
+  };
+}

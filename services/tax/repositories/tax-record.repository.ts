@@ -59,6 +59,9 @@ export class CurrentRecordBlocks extends Error {}
 
 const SYSTEM: Actor = { type: 'system', id: null };
 
+/** A user's current record: not replaced by a later one, and not quarantined (migration 0002). */
+const IS_CURRENT = sql<boolean>`superseded_at IS NULL AND quarantined_at IS NULL`;
+
 /** Every column a TaxRecord needs; dates come back as text so no time zone can shift them. */
 const RECORD_COLUMNS = sql.raw(
   [
@@ -145,7 +148,7 @@ export class TaxRecordRepository {
     const result = await sql<RecordRow>`
       SELECT ${RECORD_COLUMNS} FROM tax_records
       WHERE project_id = ${projectId} AND identifier_type = ${user.identifierType} AND identifier = ${user.identifier}
-        AND superseded_at IS NULL`.execute(this.db);
+        AND ${IS_CURRENT}`.execute(this.db);
     const row = result.rows[0];
     return row && toRecord(row);
   }
@@ -155,7 +158,7 @@ export class TaxRecordRepository {
     if (users.length === 0) return [];
     const result = await sql<RecordRow>`
       SELECT ${RECORD_COLUMNS} FROM tax_records
-      WHERE project_id = ${projectId} AND superseded_at IS NULL
+      WHERE project_id = ${projectId} AND ${IS_CURRENT}
         AND (identifier_type, identifier) IN (
           SELECT * FROM unnest(${users.map((user) => user.identifierType)}::text[], ${users.map((user) => user.identifier)}::text[])
         )`.execute(this.db);
@@ -176,7 +179,7 @@ export class TaxRecordRepository {
           WITH current_record AS (
             SELECT id AS current_id, status AS previous_status FROM tax_records
             WHERE project_id = ${projectId} AND identifier_type = ${user.identifierType} AND identifier = ${user.identifier}
-              AND superseded_at IS NULL
+              AND ${IS_CURRENT}
             FOR UPDATE
           )
           UPDATE tax_records
@@ -220,7 +223,7 @@ export class TaxRecordRepository {
       const result = await sql<RecordRow>`
         UPDATE tax_records
         SET status = 'approved', approved_at = ${now}, approved_by = ${actor.id}, expires_at = ${expiresAt}
-        WHERE id = ${recordId} AND superseded_at IS NULL AND status = 'submitted'
+        WHERE id = ${recordId} AND ${IS_CURRENT} AND status = 'submitted'
         RETURNING ${RECORD_COLUMNS}`.execute(trx);
       const row = result.rows[0];
       if (!row) return undefined;
@@ -245,7 +248,7 @@ export class TaxRecordRepository {
         WITH current_record AS (
           SELECT id AS current_id, status AS previous_status FROM tax_records
           WHERE project_id = ${projectId} AND identifier_type = ${user.identifierType} AND identifier = ${user.identifier}
-            AND superseded_at IS NULL
+            AND ${IS_CURRENT}
           FOR UPDATE
         )
         UPDATE tax_records
@@ -274,7 +277,7 @@ export class TaxRecordRepository {
       const result = await sql<{ id: string; project_id: string; identifier_type: string; identifier: string; expires_at: Date }>`
         WITH due AS (
           SELECT id AS due_id FROM tax_records
-          WHERE status = 'approved' AND superseded_at IS NULL AND expires_at <= ${now} AND form_type IN ('w8ben', 'w8bene')
+          WHERE status = 'approved' AND ${IS_CURRENT} AND expires_at <= ${now} AND form_type IN ('w8ben', 'w8bene')
           ORDER BY expires_at
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED
@@ -305,12 +308,12 @@ export class TaxRecordRepository {
     const [rows, count] = await Promise.all([
       sql<RecordRow>`
         SELECT ${RECORD_COLUMNS} FROM tax_records
-        WHERE project_id = ${projectId} AND superseded_at IS NULL AND ${filter}
+        WHERE project_id = ${projectId} AND ${IS_CURRENT} AND ${filter}
         ORDER BY submitted_at, id
         LIMIT ${page.pageSize} OFFSET ${page.offset}`.execute(this.db),
       sql<{ total: string }>`
         SELECT count(*) AS total FROM tax_records
-        WHERE project_id = ${projectId} AND superseded_at IS NULL AND ${filter}`.execute(this.db),
+        WHERE project_id = ${projectId} AND ${IS_CURRENT} AND ${filter}`.execute(this.db),
     ]);
     return { records: rows.rows.map(toRecord), total: Number(count.rows[0]?.total ?? 0) };
   }

@@ -1,0 +1,102 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { AudienceServiceClient } from '../../gen/referral/audience/v1/audience';
+import { createGrpcClient, type GrpcClient } from '../../services/common/grpc/client';
+import { isServiceError, readGrpcError } from '../../services/common/grpc/errors';
+import { createProject, createSegment, type TestProject } from '../helpers/fixtures';
+import { startStack, type TestStack } from '../helpers/stack';
+
+/** A JSON object nested `levels` deep: {"a":{"a":…{"a":1}}}. */
+const nested = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+
+/**
+ * A segment's condition is free-form JSON stored in jsonb: it is bounded (32 levels, 16 KB) and
+ * may hold nothing PostgreSQL cannot store or JSON cannot carry faithfully. Each refusal is a 400
+ * naming the path, and nothing is written.
+ */
+describe('segment conditions', () => {
+  let stack: TestStack;
+  let project: TestProject;
+  let audience: GrpcClient<AudienceServiceClient>;
+  beforeAll(async () => {
+    stack = await startStack();
+    project = await createProject(stack);
+    audience = createGrpcClient(AudienceServiceClient, stack.audienceAddress, 5_000);
+  });
+  afterAll(async () => {
+    audience.close();
+    await stack.stop();
+  });
+
+  const base = () => `/api/v1/projects/${project.id}/audiences`;
+  const count = async () => (await stack.db.query('SELECT count(*)::int AS n FROM audience.segments')).rows[0].n as number;
+  const post = (rawBody: string) => stack.api.post(base(), { key: project.keys.admin, rawBody, headers: { 'content-type': 'application/json' } });
+
+  it.each([
+    ['a NUL character in a key', '{"name":"n","condition":{"a\\u0000":1}}', 'condition["a\\u0000"]', 'NUL'],
+    ['a NUL character in a value', '{"name":"n","condition":{"k":["x\\u0000"]}}', 'condition.k[0]', 'NUL'],
+    ['a lone high surrogate in a value', '{"name":"n","condition":{"k":"\\ud800"}}', 'condition.k', 'surrogate'],
+    ['a lone low surrogate in a key', '{"name":"n","condition":{"\\udc00x":true}}', 'condition["\\udc00x"]', 'surrogate'],
+    ['1e400', '{"name":"n","condition":{"n":1e400}}', 'condition.n', 'finite'],
+    ['1e309', '{"name":"n","condition":{"n":[-1e309]}}', 'condition.n[0]', 'finite'],
+    ['400 digits', `{"name":"n","condition":{"n":${'9'.repeat(400)}}}`, 'condition.n', 'finite'],
+  ])('refuses %s with 400 naming the path', async (_case, rawBody, field, reason) => {
+    const before = await count();
+    const response = await post(rawBody);
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      message: expect.stringContaining(field),
+      details: [{ field, reason: expect.stringContaining(reason) }],
+    });
+    expect(await count()).toBe(before);
+  });
+
+  it('refuses nesting past 32 levels (and 7,000 of them) with 400 naming the path; 32 levels are kept', async () => {
+    const before = await count();
+    const deep = await post(`{"name":"deep","condition":${nested(33)}}`);
+    expect(deep.status).toBe(400);
+    expect(deep.body.details).toEqual([{ field: `condition${'.a'.repeat(32)}`, reason: 'nests more than 32 levels of objects and arrays' }]);
+    const deeper = await post(`{"name":"deeper","condition":${nested(7_000)}}`);
+    expect(deeper.status).toBe(400);
+    expect(deeper.body.details[0].field.startsWith('condition.a.a.a')).toBe(true);
+    expect(deeper.body.details[0].reason).toContain('levels');
+    expect(await count()).toBe(before);
+
+    const kept = await post(`{"name":"just deep enough","condition":${nested(32)}}`);
+    expect(kept.status).toBe(201);
+    expect(JSON.stringify(kept.body.condition)).toBe(nested(32));
+  });
+
+  it('refuses a condition over 16 KB', async () => {
+    const response = await stack.api.post(base(), { key: project.keys.admin, body: { name: 'big', condition: { k: 'x'.repeat(17_000) } } });
+    expect(response.status).toBe(400);
+    expect(response.body.details).toEqual([{ field: 'condition', reason: expect.stringContaining('16384 bytes') }]);
+  });
+
+  it('applies the same rules to a change (PATCH), and changes nothing', async () => {
+    const segment = await createSegment(stack, project, { condition: { keep: 1 } });
+    const path = `${base()}/${segment.id}`;
+    const patch = (rawBody: string) => stack.api.patch(path, { key: project.keys.admin, rawBody, headers: { 'content-type': 'application/json' } });
+    expect((await patch('{"condition":{"n":1e400}}')).body.details).toEqual([{ field: 'condition.n', reason: expect.stringContaining('finite') }]);
+    expect((await patch(`{"condition":${nested(40)}}`)).status).toBe(400);
+    expect((await patch('{"condition":{"\\u0000":1}}')).status).toBe(400);
+    expect((await stack.api.get(path, { key: project.keys.admin })).body.condition).toEqual({ keep: 1 });
+  });
+
+  it('the audience service refuses the same conditions when called directly (defence in depth)', async () => {
+    for (const [conditionJson, field] of [
+      ['{"a":"\\u0000"}', 'condition.a'],
+      ['{"n":1e400}', 'condition.n'],
+      ['{"\\ud800":1}', 'condition["\\ud800"]'],
+      [nested(33), `condition${'.a'.repeat(32)}`],
+    ] as const) {
+      const error = await audience.call.createSegment({ projectId: project.id, name: 'direct', conditionJson }).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      if (!isServiceError(error)) throw new Error(`expected a refusal of ${conditionJson.slice(0, 40)}`);
+      expect(readGrpcError(error)).toMatchObject({ grpcStatus: GrpcStatus.INVALID_ARGUMENT, details: [{ field }] });
+    }
+  });
+});

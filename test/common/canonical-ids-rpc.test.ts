@@ -1,0 +1,116 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { AudienceServiceClient } from '../../gen/referral/audience/v1/audience';
+import { TaxServiceClient } from '../../gen/referral/tax/v1/tax';
+import { createGrpcClient, type GrpcClient } from '../../services/common/grpc/client';
+import { isServiceError, readGrpcError } from '../../services/common/grpc/errors';
+import { createProject, createSegment, mixedCase, type TestProject } from '../helpers/fixtures';
+import { startStack, type TestStack } from '../helpers/stack';
+
+/**
+ * Defence in depth behind the gateway: a service refuses an id or a user spelled otherwise than
+ * canonically (INVALID_ARGUMENT, NON_CANONICAL_ID) instead of storing it, or sealing it into a
+ * tax record's associated data. The gateway never sends one; these calls go to the services directly.
+ */
+describe('services refuse non-canonical ids over gRPC', () => {
+  let stack: TestStack;
+  let tax: GrpcClient<TaxServiceClient>;
+  let audience: GrpcClient<AudienceServiceClient>;
+  let project: TestProject;
+  let segmentId: string;
+  const evm = (identifier: string) => ({ identifier, identifierType: 'evm_address' });
+  /** Lowercase addresses with letters in them, so that mixedCase() changes them. */
+  const evmAddress = (n: number) => `0xabcdef${n.toString(16).padStart(34, '0')}`;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    tax = createGrpcClient(TaxServiceClient, stack.taxAddress, 5_000);
+    audience = createGrpcClient(AudienceServiceClient, stack.audienceAddress, 5_000);
+    project = await createProject(stack);
+    segmentId = (await createSegment(stack, project)).id;
+  });
+  afterAll(async () => {
+    tax.close();
+    audience.close();
+    await stack.stop();
+  });
+
+  async function refusal(call: Promise<unknown>) {
+    const error = await call.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    if (!isServiceError(error)) throw new Error(`expected a gRPC error, got ${String(error)}`);
+    return readGrpcError(error);
+  }
+
+  const w9 = {
+    formType: 'w9',
+    legalName: 'Ada Lovelace',
+    country: 'US',
+    taxIdNumber: '123-45-6789',
+    tinType: 'ssn',
+    taxClassification: 'individual',
+    address: { line1: '1 Main St', city: 'Springfield', region: 'IL', postalCode: '62701', country: 'US' },
+    signatureName: 'Ada Lovelace',
+    signatureDate: '2026-11-20',
+  };
+
+  it('the tax service refuses an uppercase project id and stores nothing', async () => {
+    const error = await refusal(tax.call.submitTaxInfo({ projectId: project.id.toUpperCase(), user: evm(evmAddress(1)), form: w9 }));
+    expect(error).toMatchObject({
+      grpcStatus: GrpcStatus.INVALID_ARGUMENT,
+      code: 'NON_CANONICAL_ID',
+      details: [{ field: 'project_id', reason: expect.stringContaining('lowercase') }],
+    });
+    const { rows } = await stack.db.query('SELECT count(*)::int AS n FROM tax.tax_records');
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('the tax service refuses a user identifier not in the canonical form of its type, in one call or in a batch', async () => {
+    const one = await refusal(tax.call.getTaxStatus({ projectId: project.id, user: evm(mixedCase(evmAddress(2))) }));
+    expect(one).toMatchObject({ grpcStatus: GrpcStatus.INVALID_ARGUMENT, code: 'NON_CANONICAL_ID', details: [{ field: 'user.identifier' }] });
+    const batch = await refusal(
+      tax.call.batchGetTaxStatuses({ projectId: project.id, users: [evm(evmAddress(3)), { identifier: 'Bob@Example.com', identifierType: 'email' }] }),
+    );
+    expect(batch.details).toEqual([{ field: 'users[1].identifier', reason: expect.any(String) }]);
+    const fine = await tax.call.batchGetTaxStatuses({ projectId: project.id, users: [evm(evmAddress(3))] });
+    expect(fine.results.map((result) => result.status)).toEqual(['not_required']);
+  });
+
+  it('the audience service refuses uppercase project, segment and job ids and non-canonical entries, and stores nothing', async () => {
+    const created = await refusal(audience.call.createSegment({ projectId: project.id.toUpperCase(), name: 'Shouted' }));
+    expect(created).toMatchObject({ code: 'NON_CANONICAL_ID', details: [{ field: 'project_id' }] });
+    const got = await refusal(audience.call.getSegment({ projectId: project.id, segmentId: segmentId.toUpperCase() }));
+    expect(got).toMatchObject({ code: 'NON_CANONICAL_ID', details: [{ field: 'segment_id' }] });
+    const job = await refusal(
+      audience.call.getEntryBatch({ projectId: project.id, segmentId, jobId: '0000000A-0000-4000-8000-000000000000', waitMs: 0 }),
+    );
+    expect(job).toMatchObject({ code: 'NON_CANONICAL_ID', details: [{ field: 'job_id' }] });
+    const batch = await refusal(
+      audience.call.submitEntryBatch({ projectId: project.id, segmentId, entries: [evm(evmAddress(4)), evm(mixedCase(evmAddress(5)))], waitMs: 0 }),
+    );
+    expect(batch).toMatchObject({ grpcStatus: GrpcStatus.INVALID_ARGUMENT, code: 'NON_CANONICAL_ID', details: [{ field: 'entries[1].identifier' }] });
+    const removed = await refusal(audience.call.removeEntry({ projectId: project.id, segmentId, identifier: mixedCase(evmAddress(4)) }));
+    expect(removed).toMatchObject({ code: 'NON_CANONICAL_ID', details: [{ field: 'identifier' }] });
+
+    const { rows } = await stack.db.query(
+      `SELECT (SELECT count(*) FROM audience.segments)::int AS segments, (SELECT count(*) FROM audience.entry_batches)::int AS batches`,
+    );
+    expect(rows[0]).toEqual({ segments: 1, batches: 0 });
+  });
+
+  it('a non-canonical lookup fails alone: the other lookups of the call are answered', async () => {
+    await audience.call.addEntry({ projectId: project.id, segmentId, user: evm(evmAddress(6)) });
+    const response = await audience.call.getUserAudiences({
+      lookups: [
+        { projectId: project.id, user: evm(mixedCase(evmAddress(6))) },
+        { projectId: project.id, user: evm(evmAddress(6)) },
+        { projectId: project.id.toUpperCase(), user: evm(evmAddress(6)) },
+      ],
+    });
+    expect(response.results[0]?.error).toMatchObject({ code: 'NON_CANONICAL_ID', details: [{ field: 'user.identifier' }] });
+    expect(response.results[1]?.error).toBeUndefined();
+    expect(response.results[1]?.audiences.map((found) => found.id)).toEqual([segmentId]);
+    expect(response.results[2]?.error).toMatchObject({ code: 'NON_CANONICAL_ID', details: [{ field: 'project_id' }] });
+  });
+});
