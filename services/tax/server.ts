@@ -21,7 +21,7 @@ export const TAX_SCHEMA = 'tax';
 /** The composition root: plain constructors, wired once. Used by main.ts and by the tests. */
 export async function startTaxService(config: TaxConfig, overrides: ServiceOverrides = {}): Promise<RunningService> {
   const runtime = await ServiceRuntime.start<TaxDatabase>({ name: 'tax', schema: TAX_SCHEMA, migrations: taxMigrations, config, overrides });
-  const { db, queues, clock, logger } = runtime;
+  const { db, queues, relay, clock, logger } = runtime;
   if (config.encryption.development) {
     logger.warn(
       'TAX_ENCRYPTION_KEYS is not set: tax identification numbers are encrypted with the built-in DEVELOPMENT key ' +
@@ -44,7 +44,8 @@ export async function startTaxService(config: TaxConfig, overrides: ServiceOverr
 
   if (config.RUN_WORKERS) {
     queues.process(expireW8FormsJob, expireW8Forms(expiry));
-    await queues.repeat(expireW8FormsJob, EXPIRE_W8_SCHEDULER_ID, config.W8_EXPIRY_SWEEP_EVERY_MS, {});
+    // Kept in place by the relay: re-created by itself when Redis comes back without it.
+    relay.repeat({ job: expireW8FormsJob, schedulerId: EXPIRE_W8_SCHEDULER_ID, everyMs: config.W8_EXPIRY_SWEEP_EVERY_MS, payload: {} });
   }
 
   return runtime.serve([{ name: TAX_SERVICE_NAME, definition: TaxServiceService, implementation: createTaxGrpcService(domain, logger) }]);
