@@ -35,10 +35,7 @@ export interface RunningService extends RunningProcess {
   grpcPort: number;
 }
 
-/**
- * After the grace period, how long closing connections may take. A job handed back at shutdown
- * may still hold a database connection (e.g. waiting for a lock); it ends with the process.
- */
+/** After the grace period, how long closing connections may take. */
 const CLOSE_WAIT_MS = 3_000;
 
 /**
@@ -102,8 +99,14 @@ export class ServiceRuntime<DB> {
         this.logger.info({ grace_ms: graceMs }, `${this.name} service stopping: no new calls or jobs, running ones get the grace period`);
         await this.relay.stop();
         const [, handedBack] = await Promise.all([grpc.shutdown(graceMs), this.queues.stopWorkers(graceMs)]);
-        const closed = await withinMs(Promise.all([this.queues.close(), this.database.close()]), CLOSE_WAIT_MS);
-        if (!closed) this.logger.warn('connections still busy after the grace period; they end with the process');
+        // A handed-back job may still hold a database connection (e.g. waiting for a lock), which
+        // the pool would wait for: not worth waiting, it ends (and rolls back) with the process.
+        const databaseWaitMs = handedBack > 0 ? 0 : CLOSE_WAIT_MS;
+        const [queuesClosed, databaseClosed] = await Promise.all([
+          withinMs(this.queues.close(), CLOSE_WAIT_MS),
+          withinMs(this.database.close(), databaseWaitMs),
+        ]);
+        if (!queuesClosed || !databaseClosed) this.logger.warn('connections still busy after the grace period; they end with the process');
         this.logger.info({ handed_back_jobs: handedBack }, `${this.name} service stopped`);
         this.logger.flush();
       },
