@@ -65,6 +65,11 @@ describe('API key revocation across gateway replicas', () => {
     });
     // Keys that are still valid keep working throughout.
     expect((await list(second.api, project.keys.service)).status).toBe(200);
+    // And the replica subscribes again by itself (both replicas subscribed once at start, this one twice).
+    await pollUntil(async () => stack.logs.lines.filter((line) => line.includes('key revocations subscribed')).length >= 3, {
+      timeoutMs: 3_000,
+      what: 'the second replica to subscribe again',
+    });
   });
 });
 
