@@ -24,6 +24,9 @@ import { RateLimiter } from './http/rate-limit';
 
 export const ACCESS_SCHEMA = 'access';
 
+/** How long start-up waits for Redis before serving without it. */
+const REDIS_WAIT_MS = 5_000;
+
 export interface GatewayOverrides {
   clock?: Clock;
   logger?: Logger;
@@ -64,11 +67,17 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
   const apiKeys = new ApiKeyRepository(database.db);
   const access = new AccessService(new ProjectRepository(database.db), apiKeys, clock);
   const cache = new ApiKeyCache(config.API_KEY_CACHE_TTL_MS);
-  const revocations = new RevocationChannel(config.REDIS_URL, config.QUEUE_PREFIX, logger);
-  await revocations.subscribe((keyId) => cache.evictKeyId(keyId));
+  const revocations = new RevocationChannel(config.REDIS_URL, config.QUEUE_PREFIX, logger, config.API_KEY_CACHE_TTL_MS);
+  const nonces = new SignInNonceStore(config.REDIS_URL, config.QUEUE_PREFIX, logger);
+  // Redis is waited for briefly, not required: without it the gateway serves what needs no Redis
+  // (keys are checked against PostgreSQL, uncached) and answers 503 to sign-in until it is back.
+  const [subscribed, noncesReady] = await Promise.all([
+    revocations.listen({ revoked: (keyId) => cache.evictKeyId(keyId), trusted: (live) => cache.setTrusted(live) }, REDIS_WAIT_MS),
+    nonces.connected(REDIS_WAIT_MS),
+  ]);
+  if (!subscribed || !noncesReady) logger.warn('Redis is not reachable yet: API keys are not cached and wallet sign-in answers 503 until it is');
   const clients = createServiceClients(config);
   const sessions = new SessionTokens(config.SESSION_SECRET, config.SESSION_TTL_SECONDS, clock);
-  const nonces = new SignInNonceStore(config.REDIS_URL, config.QUEUE_PREFIX, logger);
   const signIn = new SignInService(
     nonces,
     sessions,

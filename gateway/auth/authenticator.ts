@@ -72,9 +72,10 @@ export class Authenticator {
     const hash = sha256(token).toString('base64');
     let key = this.cache.get(hash);
     if (!key) {
+      const epoch = this.cache.currentEpoch();
       key = await this.access.verifyApiKey(token);
       if (!key) throw unauthenticated('the API key is not valid or has been revoked');
-      this.cache.set(hash, key);
+      this.cache.set(hash, key, epoch);
     }
     const projectId = req.params.projectId;
     if (projectId !== undefined && projectId !== key.projectId) {

@@ -1,7 +1,7 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { ErrorRequestHandler } from 'express';
 import { ZodError, type z } from 'zod';
-import { DomainError, type FieldViolation } from '../../services/common/errors';
+import { DEFAULT_RETRY_AFTER_SECONDS, DomainError, type FieldViolation, UnavailableError } from '../../services/common/errors';
 import { isServiceError, readGrpcError, toGrpcStatus } from '../../services/common/grpc/errors';
 import type { Logger } from '../../services/common/logger';
 
@@ -59,7 +59,8 @@ const DEFAULT_CODE_BY_HTTP: Record<number, string> = {
 const GENERIC_MESSAGE_BY_HTTP: Record<number, string> = {
   500: 'something went wrong on our side; the request id identifies it in our logs',
   503: 'a service this request needs is not available; try again shortly',
-  504: 'a service this request needs did not answer in time; try again shortly',
+  // The request may still take effect: say so, rather than imply that nothing happened.
+  504: 'a service this request needs did not answer in time, so whether the request took effect is unknown; retry it (with the same Idempotency-Key where the endpoint takes one)',
 };
 
 export function zodDetails(error: ZodError | z.core.$ZodError, prefix?: string): FieldViolation[] {
@@ -78,8 +79,15 @@ export function zodDetails(error: ZodError | z.core.$ZodError, prefix?: string):
   );
 }
 
+/** What toErrorBody makes of an error: the body, whether it is ours to log, and for a 503 when to retry. */
+export interface MappedError {
+  body: ErrorBody;
+  internal: boolean;
+  retryAfterSeconds?: number;
+}
+
 /** Maps anything thrown while serving a request to the error body; nothing internal leaks. */
-export function toErrorBody(error: unknown): { body: ErrorBody; internal: boolean } {
+export function toErrorBody(error: unknown): MappedError {
   if (error instanceof HttpError) {
     return { body: { status: error.status, code: error.code, message: error.message, details: error.details }, internal: false };
   }
@@ -90,11 +98,12 @@ export function toErrorBody(error: unknown): { body: ErrorBody; internal: boolea
   if (error instanceof DomainError) {
     // The gateway's own domain (projects, keys) uses the same typed errors as the services.
     const { status } = toGrpcStatus(error);
-    return fromRemote(status.code, error.code, error.message, error.details);
+    const retryAfterSeconds = error instanceof UnavailableError ? error.retryAfterSeconds : undefined;
+    return { ...fromRemote(status.code, error.code, error.message, error.details), retryAfterSeconds };
   }
   if (isServiceError(error)) {
     const remote = readGrpcError(error);
-    return fromRemote(remote.grpcStatus, remote.code, remote.message, remote.details);
+    return { ...fromRemote(remote.grpcStatus, remote.code, remote.message, remote.details), retryAfterSeconds: remote.retryAfterSeconds };
   }
   if (error instanceof URIError) {
     // Thrown by the router while decoding a path parameter (%ff, a truncated %E0%A4, UTF-8 of a surrogate).
@@ -130,8 +139,9 @@ function fromRemote(
 ): { body: ErrorBody; internal: boolean } {
   const status = HTTP_STATUS_BY_GRPC[grpcStatus] ?? 500;
   const generic = GENERIC_MESSAGE_BY_HTTP[status];
-  if (generic || code === undefined) {
-    // A service's own messages are shown only for the errors it chose to raise.
+  if (code === undefined || status === 500 || status === 504) {
+    // A service's own messages are shown only for the errors it chose to raise (a 503 such as
+    // "the queue is unavailable, nothing was stored" is one; INTERNAL and deadlines never are).
     return {
       body: { status, code: DEFAULT_CODE_BY_HTTP[status] ?? 'INTERNAL', message: generic ?? message, details: generic ? [] : details },
       internal: status >= 500,
@@ -148,10 +158,12 @@ function summarise(details: FieldViolation[]): string {
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
-    const { body, internal } = toErrorBody(error);
+    const { body, internal, retryAfterSeconds } = toErrorBody(error);
     if (internal) logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
     if (res.headersSent) return;
     if (error instanceof HttpError) res.set(error.headers);
+    // Every 503 says when to come back (DESIGN.md §5: a dependency being down is a fast 503 with Retry-After).
+    if (body.status === 503 && !res.get('Retry-After')) res.set('Retry-After', String(retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS));
     res.status(body.status).json(body);
   };
 }

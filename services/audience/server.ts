@@ -9,12 +9,8 @@ import { SegmentService } from './domain/segment.service';
 import { UserAudienceService } from './domain/user-audience.service';
 import { AUDIENCE_SERVICE_NAME, createAudienceGrpcService } from './grpc/audience.grpc';
 import { applyEntryBatch, applyEntryBatchJob } from './jobs/apply-entry-batch.job';
+import { entryBatchRelay } from './jobs/entry-batch-relay';
 import { BullEntryBatchScheduler } from './jobs/entry-batch-scheduler';
-import {
-  REQUEUE_EVERY_MS,
-  requeueStaleEntryBatches,
-  requeueStaleEntryBatchesJob,
-} from './jobs/requeue-stale-entry-batches.job';
 import { audienceMigrations } from './migrations';
 import { BadgeRepository } from './repositories/badge.repository';
 import { EntryBatchRepository } from './repositories/entry-batch.repository';
@@ -32,7 +28,7 @@ export async function startAudienceService(config: AudienceConfig, overrides: Se
     config,
     overrides,
   });
-  const { db, queues, clock, logger } = runtime;
+  const { db, queues, relay, clock, logger } = runtime;
   // Listening before the first wait, so no completion event is missed.
   await queues.queueEvents(applyEntryBatchJob.queue).waitUntilReady();
 
@@ -48,8 +44,7 @@ export async function startAudienceService(config: AudienceConfig, overrides: Se
 
   if (config.RUN_WORKERS) {
     queues.process(applyEntryBatchJob, applyEntryBatch(domain.batches), config.BATCH_WORKER_CONCURRENCY);
-    queues.process(requeueStaleEntryBatchesJob, requeueStaleEntryBatches(domain.batches, config.STALE_BATCH_AFTER_MS));
-    await queues.repeat(requeueStaleEntryBatchesJob, 'requeue-stale-entry-batches', REQUEUE_EVERY_MS, {});
+    relay.register(entryBatchRelay(domain.batches));
   }
 
   return runtime.serve([

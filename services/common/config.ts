@@ -52,6 +52,14 @@ export const serviceEnv = (defaultGrpcPort: number) => ({
   GRPC_PORT: grpcPortEnv(defaultGrpcPort),
   /** Run the BullMQ workers in this process (turn off to scale gRPC and workers apart). */
   RUN_WORKERS: envFlag(true),
+  /** How often the relay checks that all work stored in PostgreSQL has a job in Redis (and re-creates schedules). */
+  RELAY_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(5_000),
+  /** How often the relay puts back work whose job failed for good before marking the work failed. */
+  RELAY_MAX_REQUEUES: z.coerce.number().int().min(0).max(100).default(3),
+  /** A running job's lock: when its process dies, another takes the job back after this long. */
+  WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
+  /** How often workers look for jobs whose process died (stalled jobs). */
+  WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).max(600_000).default(30_000),
 });
 
 /** A boolean flag in the environment: "true"/"1" or "false"/"0". */

@@ -17,7 +17,8 @@ export abstract class DomainError extends Error {
     | 'conflict'
     | 'permission_denied'
     | 'unauthenticated'
-    | 'resource_exhausted';
+    | 'resource_exhausted'
+    | 'unavailable';
 
   constructor(
     readonly code: string,
@@ -61,6 +62,27 @@ export class UnauthenticatedError extends DomainError {
 
 export class ResourceExhaustedError extends DomainError {
   readonly kind = 'resource_exhausted';
+}
+
+/** What `Retry-After` says when nothing more precise is known. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * A dependency (Redis, a lock held by other work) cannot serve the request now; retrying later
+ * may succeed. The message must say what happened to the request (e.g. that nothing was stored).
+ * Answered 503 with `Retry-After`.
+ */
+export class UnavailableError extends DomainError {
+  readonly kind = 'unavailable';
+
+  constructor(
+    code: string,
+    message: string,
+    /** When a retry may succeed, in seconds (the `Retry-After` header). */
+    readonly retryAfterSeconds = DEFAULT_RETRY_AFTER_SECONDS,
+  ) {
+    super(code, message);
+  }
 }
 
 /** Shorthand for the common case of one or more bad fields. */

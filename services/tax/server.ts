@@ -31,7 +31,7 @@ export async function startTaxService(config: TaxConfig, overrides: ServiceOverr
     config,
     overrides: { ...overrides, logger },
   });
-  const { db, queues, clock } = runtime;
+  const { db, queues, relay, clock } = runtime;
   if (config.encryption.development) {
     logger.warn(
       'TAX_ENCRYPTION_KEYS is not set: tax identification numbers are encrypted with the built-in DEVELOPMENT key ' +
@@ -53,7 +53,8 @@ export async function startTaxService(config: TaxConfig, overrides: ServiceOverr
 
   if (config.RUN_WORKERS) {
     queues.process(expireW8FormsJob, expireW8Forms(expiry));
-    await queues.repeat(expireW8FormsJob, EXPIRE_W8_SCHEDULER_ID, config.W8_EXPIRY_SWEEP_EVERY_MS, {});
+    // Kept in place by the relay: re-created by itself when Redis comes back without it.
+    relay.repeat({ job: expireW8FormsJob, schedulerId: EXPIRE_W8_SCHEDULER_ID, everyMs: config.W8_EXPIRY_SWEEP_EVERY_MS, payload: {} });
   }
 
   return runtime.serve([{ name: TAX_SERVICE_NAME, definition: TaxServiceService, implementation: createTaxGrpcService(domain, logger) }]);

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { QueueKit } from '../../services/common/queue';
 import { applyEntryBatchJob } from '../../services/audience/jobs/apply-entry-batch.job';
-import { requeueStaleEntryBatchesJob } from '../../services/audience/jobs/requeue-stale-entry-batches.job';
 import { createLogger } from '../../services/common/logger';
 import { createProject, createSegment, evmAddress, mixedCase, type TestProject } from '../helpers/fixtures';
+import { holdRowLock } from '../helpers/faults/row-lock';
 import { runJob } from '../helpers/jobs';
-import { startStack, type TestStack } from '../helpers/stack';
+import { pollUntil } from '../helpers/poll';
+import { startStack, startTestGateway, type TestStack } from '../helpers/stack';
 
 const evm = (n: number) => ({ identifier: evmAddress(n), identifier_type: 'evm_address' });
 
@@ -171,21 +172,98 @@ describe('batch entry add (POST /v1/audience-segments/{segmentId}/entries/batch)
     expect(job.body).toMatchObject({ added: 2, skipped: 0 });
   });
 
-  it('applies a stored batch whose job never reached Redis, through the relay', async () => {
-    const segment = await createSegment(stack, project);
+  /** A batch written straight to PostgreSQL, as submit stores it, but with no job in Redis. */
+  async function storedBatch(segmentId: string, identifiers: string[]): Promise<string> {
     const batchId = randomUUID();
-    const storedAt = new Date(stack.clock.now().getTime() - 10 * 60_000);
     await stack.db.query(
       `INSERT INTO audience.entry_batches (id, project_id, segment_id, request_hash, status, identifiers, identifier_types, received, created_at)
-       VALUES ($1, $2, $3, 'h', 'queued', $4, $5, 2, $6)`,
-      [batchId, project.id, segment.id, [evmAddress(70), evmAddress(71)], ['evm_address', 'evm_address'], storedAt],
+       VALUES ($1, $2, $3, 'h', 'queued', $4, $5, $6, $7)`,
+      [batchId, project.id, segmentId, identifiers, identifiers.map(() => 'evm_address'), identifiers.length, stack.clock.now()],
+    );
+    return batchId;
+  }
+  const batchRow = async (batchId: string) =>
+    (await stack.db.query('SELECT status, added, skipped, error FROM audience.entry_batches WHERE id = $1', [batchId])).rows[0];
+  const untilFinished = (batchId: string) =>
+    pollUntil(async () => {
+      const row = await batchRow(batchId);
+      return row.status === 'completed' || row.status === 'failed' ? row : undefined;
+    }, { timeoutMs: 10_000, what: `batch ${batchId} to finish` });
+
+  it('applies a stored batch whose job never reached Redis, through the relay, without a restart', async () => {
+    const segment = await createSegment(stack, project);
+    const batchId = await storedBatch(segment.id, [evmAddress(70), evmAddress(71)]);
+
+    expect(await untilFinished(batchId)).toMatchObject({ status: 'completed', added: 2, skipped: 0 });
+    expect(await entriesIn(segment.id)).toEqual([evmAddress(70), evmAddress(71)]);
+    expect(await segmentCount(segment.id)).toBe(2);
+  });
+
+  it('queues again, with fresh attempts, a stored batch whose job failed for good', async () => {
+    const segment = await createSegment(stack, project);
+    const batchId = randomUUID();
+    // The batch's job has failed for good (here: it carried bad data) before the relay looks at the batch.
+    await queues.enqueue(applyEntryBatchJob, { batchId: 'not-a-batch' }, { jobId: batchId });
+    await pollUntil(async () => (await queues.inspect(applyEntryBatchJob, batchId))?.state === 'failed', { timeoutMs: 5_000, what: 'the job to fail' });
+    await stack.db.query(
+      `INSERT INTO audience.entry_batches (id, project_id, segment_id, request_hash, status, identifiers, identifier_types, received, created_at)
+       VALUES ($1, $2, $3, 'h', 'active', $4, $5, 1, $6)`,
+      [batchId, project.id, segment.id, [evmAddress(72)], ['evm_address'], stack.clock.now()],
     );
 
-    expect(await runJob(queues, requeueStaleEntryBatchesJob, {})).toEqual({ requeued: 1 });
+    expect(await untilFinished(batchId)).toMatchObject({ status: 'completed', added: 1 });
+    expect(await queues.inspect(applyEntryBatchJob, batchId)).toMatchObject({ state: 'completed', requeues: 1 });
+    expect(await entriesIn(segment.id)).toEqual([evmAddress(72)]);
+  });
 
-    const job = await stack.api.get(`${batchPath(segment.id)}/${batchId}?wait=true`, { key: project.keys.service });
-    expect(job.body).toMatchObject({ status: 'completed', added: 2 });
-    expect(await entriesIn(segment.id)).toEqual([evmAddress(70), evmAddress(71)]);
+  it('marks a batch failed, with its reason, once its job has failed more often than the relay re-queues', async () => {
+    const segment = await createSegment(stack, project);
+    const batchId = randomUUID();
+    // A job the relay has already put back RELAY_MAX_REQUEUES (3) times, failed once more.
+    await queues.queue(applyEntryBatchJob.queue).add(applyEntryBatchJob.queue, { payload: { batchId: 'not-a-batch' }, requeues: 3 }, { jobId: batchId });
+    await pollUntil(async () => (await queues.inspect(applyEntryBatchJob, batchId))?.state === 'failed', { timeoutMs: 5_000, what: 'the job to fail' });
+    await stack.db.query(
+      `INSERT INTO audience.entry_batches (id, project_id, segment_id, request_hash, status, identifiers, identifier_types, received, created_at)
+       VALUES ($1, $2, $3, 'h', 'active', $4, $5, 1, $6)`,
+      [batchId, project.id, segment.id, [evmAddress(73)], ['evm_address'], stack.clock.now()],
+    );
+
+    expect(await untilFinished(batchId)).toEqual({ status: 'failed', added: 0, skipped: 0, error: 'the batch could not be applied; submit it again' });
+    const job = await stack.api.get(`${batchPath(segment.id)}/${batchId}`, { key: project.keys.service });
+    expect(job.body).toMatchObject({ status: 'failed', error: 'the batch could not be applied; submit it again' });
+    expect(await entriesIn(segment.id)).toEqual([]);
+  });
+
+  it('answers 503, having stored nothing, when the segment stays locked by other work past the deadline', async () => {
+    // A gateway whose calls have a short deadline, so the lock outlasts it quickly.
+    const hurried = await startTestGateway({
+      databaseUrl: stack.databaseUrl,
+      redisUrl: stack.redisUrl,
+      queuePrefix: stack.queuePrefix,
+      audienceAddress: stack.audienceAddress,
+      taxAddress: stack.taxAddress,
+      clock: stack.clock,
+      logs: stack.logs,
+      env: { GRPC_TIMEOUT_MS: '1500' },
+    });
+    const segment = await createSegment(stack, project);
+    const lock = await holdRowLock(stack.databaseUrl, 'SELECT 1 FROM audience.segments WHERE id = $1 FOR UPDATE', [segment.id]);
+    try {
+      const startedAt = Date.now();
+      const response = await hurried.api.post(batchPath(segment.id), { key: project.keys.service, body: { entries: [evm(74)] } });
+      expect(Date.now() - startedAt).toBeLessThan(1_500);
+      expect(response.status).toBe(503);
+      expect(response.body).toEqual({ status: 503, code: 'AUDIENCE_BUSY', message: expect.stringContaining('nothing was stored'), details: [] });
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await lock.release();
+      await hurried.stop();
+    }
+    expect(await batchesOf(segment.id)).toBe(0);
+    // Sent again once the lock is gone: stored and applied once.
+    const again = await stack.api.post(batchPath(segment.id, true), { key: project.keys.service, body: { entries: [evm(74)] } });
+    expect(again.body).toMatchObject({ status: 'completed', added: 1 });
+    expect(await batchesOf(segment.id)).toBe(1);
   });
 
   it('answers 404 for an unknown job, or a job asked for under another segment', async () => {

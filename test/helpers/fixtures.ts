@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { TEST_PLATFORM_KEY, type TestStack } from './stack';
+import type { Api } from './http';
+import { TEST_PLATFORM_KEY } from './stack';
+
+/** Anything with the gateway's API: a whole test stack, or a fault stack's gateway. */
+type WithApi = { api: Api };
 
 export interface TestProject {
   id: string;
@@ -8,7 +12,7 @@ export interface TestProject {
   keyIds: { admin: string; service: string; readOnly: string };
 }
 
-export async function createProject(stack: TestStack, name = 'Test program'): Promise<TestProject> {
+export async function createProject(stack: WithApi, name = 'Test program'): Promise<TestProject> {
   const response = await stack.api.post('/api/v1/projects', { key: TEST_PLATFORM_KEY, body: { name } });
   if (response.status !== 201) throw new Error(`project creation failed: ${response.status} ${response.text}`);
   const byRole = (role: string) => response.body.api_keys.find((key: { role: string }) => key.role === role);
@@ -20,7 +24,7 @@ export async function createProject(stack: TestStack, name = 'Test program'): Pr
   };
 }
 
-export async function createSegment(stack: TestStack, project: TestProject, body: Record<string, unknown> = {}) {
+export async function createSegment(stack: WithApi, project: TestProject, body: Record<string, unknown> = {}) {
   const response = await stack.api.post(`/api/v1/projects/${project.id}/audiences`, {
     key: project.keys.admin,
     body: { name: `Segment ${randomBytes(3).toString('hex')}`, ...body },

@@ -3,6 +3,7 @@ import IORedis from 'ioredis';
 import pg from 'pg';
 import { gatewayConfigSchema } from '../../gateway/config';
 import { startGateway } from '../../gateway/server';
+import { type Clock, systemClock } from '../../services/common/clock';
 import { loadConfig } from '../../services/common/config';
 import type { RunningProcess } from '../../services/common/lifecycle';
 import { audienceConfigSchema } from '../../services/audience/config';
@@ -71,14 +72,11 @@ async function cloneTemplate(name: string): Promise<void> {
  * Redis key prefix of its own.
  */
 export async function startStack(options: StackOptions = {}): Promise<TestStack> {
-  const suffix = randomBytes(4).toString('hex');
-  const database = `${TEST_DB_PREFIX}${runId()}_${suffix}`;
-  await cloneTemplate(database);
-  const url = databaseUrl(database);
-  const queuePrefix = `test:${runId()}:${suffix}`;
+  const database = await createTestDatabase();
+  const queuePrefix = newQueuePrefix();
   const clock = options.clock ?? new TestClock();
   const logs = new LogCapture();
-  const common = { DATABASE_URL: url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: queuePrefix, DB_POOL_MAX: '5', SHUTDOWN_GRACE_MS: '5000' };
+  const common = commonEnv(database.url, TEST_REDIS_URL, queuePrefix);
 
   const running: RunningProcess[] = [];
   const audience = await startAudienceService(
@@ -106,17 +104,73 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
   running.push(tax);
   const taxAddress = `127.0.0.1:${tax.grpcPort}`;
 
+  const gateway = await startTestGateway({
+    databaseUrl: database.url,
+    redisUrl: TEST_REDIS_URL,
+    queuePrefix,
+    audienceAddress,
+    taxAddress,
+    clock,
+    logs,
+    env: options.gatewayEnv,
+  });
+  running.unshift(gateway);
+
+  const db = new pg.Pool({ connectionString: database.url, max: 2 });
+  // Dropping the database at stop() ends this pool's connections; an idle one must not surface as
+  // an unhandled error in whichever test runs next in this worker.
+  db.on('error', () => undefined);
+  return {
+    api: gateway.api,
+    baseUrl: gateway.baseUrl,
+    clock,
+    logs,
+    db,
+    databaseUrl: database.url,
+    redisUrl: TEST_REDIS_URL,
+    queuePrefix,
+    audienceAddress,
+    taxAddress,
+    stop: async () => {
+      for (const process of running) await process.stop();
+      await db.end();
+      await database.drop();
+      await deleteKeys(TEST_REDIS_URL, `${queuePrefix}:*`);
+    },
+  };
+}
+
+export interface TestGateway extends RunningProcess {
+  api: Api;
+  baseUrl: string;
+}
+
+/**
+ * A gateway in this test process over a given database, Redis and services: startStack's, or a
+ * second replica beside it (same database and key prefix), or one in front of service processes.
+ */
+export async function startTestGateway(options: {
+  databaseUrl: string;
+  redisUrl: string;
+  queuePrefix: string;
+  audienceAddress: string;
+  taxAddress: string;
+  /** The system clock when not given (e.g. in front of service processes, which use it). */
+  clock?: Clock;
+  logs: LogCapture;
+  env?: Record<string, string | undefined>;
+}): Promise<TestGateway> {
   const gateway = await startGateway(
     loadConfig(
       gatewayConfigSchema,
       withOverrides(
         {
-          ...common,
+          ...commonEnv(options.databaseUrl, options.redisUrl, options.queuePrefix),
           HOST: '127.0.0.1',
           PORT: '0',
           PLATFORM_API_KEY: TEST_PLATFORM_KEY,
-          AUDIENCE_GRPC_ADDR: audienceAddress,
-          TAX_GRPC_ADDR: taxAddress,
+          AUDIENCE_GRPC_ADDR: options.audienceAddress,
+          TAX_GRPC_ADDR: options.taxAddress,
           SIWE_DOMAIN: TEST_SIWE.domain,
           SIWE_URI: TEST_SIWE.uri,
           SIWE_CHAIN_ID: String(TEST_SIWE.chainId),
@@ -126,39 +180,41 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
           RATE_LIMIT_PER_SECOND: '100000',
           RATE_LIMIT_BURST: '100000',
         },
-        options.gatewayEnv,
+        options.env,
       ),
     ),
-    { clock, logger: logs.logger('gateway') },
+    { clock: options.clock ?? systemClock, logger: options.logs.logger('gateway') },
   );
-  running.unshift(gateway);
-
   const baseUrl = `http://127.0.0.1:${gateway.port}`;
-  const db = new pg.Pool({ connectionString: url, max: 2 });
-  // Dropping the database at stop() ends this pool's connections; an idle one must not surface as
-  // an unhandled error in whichever test runs next in this worker.
-  db.on('error', () => undefined);
+  return { api: new Api(baseUrl), baseUrl, stop: () => gateway.stop() };
+}
+
+/** The variables every process of a test stack shares. */
+export function commonEnv(databaseUrl: string, redisUrl: string, queuePrefix: string): Record<string, string> {
   return {
-    api: new Api(baseUrl),
-    baseUrl,
-    clock,
-    logs,
-    db,
-    databaseUrl: url,
-    redisUrl: TEST_REDIS_URL,
-    queuePrefix,
-    audienceAddress,
-    taxAddress,
-    stop: async () => {
-      for (const process of running) await process.stop();
-      await db.end();
-      await dropDatabase(database);
-      await deleteKeys(`${queuePrefix}:*`);
-    },
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+    QUEUE_PREFIX: queuePrefix,
+    DB_POOL_MAX: '5',
+    SHUTDOWN_GRACE_MS: '5000',
+    // The relay's passes, often enough that tests see lost work re-queued within a bound of a second or two.
+    RELAY_INTERVAL_MS: '250',
   };
 }
 
-function withOverrides(base: Record<string, string>, overrides: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+/** A Redis key prefix of this run that no other stack uses (global teardown removes what is left). */
+export function newQueuePrefix(): string {
+  return `test:${runId()}:${randomBytes(4).toString('hex')}`;
+}
+
+/** A database of its own for one stack, cloned from the run's migrated template. */
+export async function createTestDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+  const name = `${TEST_DB_PREFIX}${runId()}_${randomBytes(4).toString('hex')}`;
+  await cloneTemplate(name);
+  return { name, url: databaseUrl(name), drop: () => dropDatabase(name) };
+}
+
+export function withOverrides(base: Record<string, string>, overrides: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: Record<string, string | undefined> = { ...base, ...overrides };
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
   return env;
@@ -171,8 +227,8 @@ async function dropDatabase(name: string): Promise<void> {
   await admin.end();
 }
 
-async function deleteKeys(pattern: string): Promise<void> {
-  const redis = new IORedis(TEST_REDIS_URL);
+export async function deleteKeys(redisUrl: string, pattern: string): Promise<void> {
+  const redis = new IORedis(redisUrl);
   let cursor = '0';
   do {
     const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);

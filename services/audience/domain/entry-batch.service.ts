@@ -1,10 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../../common/clock';
-import { AlreadyExistsError, type FieldViolation, InvalidArgumentError, NotFoundError } from '../../common/errors';
+import { isStatementTimeout } from '../../common/db/errors';
+import type { Deadline } from '../../common/deadline';
+import { AlreadyExistsError, type FieldViolation, InvalidArgumentError, NotFoundError, UnavailableError } from '../../common/errors';
 import { canonical, type IdentifierType, identifierViolations, type UserIdentifier } from '../../common/identifiers';
 import { isUuid } from '../../common/ids';
 import type { Logger } from '../../common/logger';
-import type { ApplyOutcome, EntryBatchRecord, EntryBatchRepository } from '../repositories/entry-batch.repository';
+import type { ApplyOutcome, EntryBatchRecord, EntryBatchRepository, NewEntryBatch } from '../repositories/entry-batch.repository';
 import type { SegmentRepository } from '../repositories/segment.repository';
 import { requireSegmentExists, segmentNotFound } from './segment-lookup';
 
@@ -16,11 +18,28 @@ export const MAX_WAIT_MS = 30_000;
 const MAX_LISTED_VIOLATIONS = 100;
 const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
+/** Below this much time left before the caller's deadline, storing a batch is not even tried. */
+const MIN_STORE_MS = 100;
+/** Longest a stored batch waits to be handed to the queue within a request (the relay queues it otherwise). */
+const MAX_SCHEDULE_MS = 2_000;
+/** What a failed batch says (the internal reason goes to the log). */
+const FAILED_REASON = 'the batch could not be applied; submit it again';
+
 /** How batches reach the worker; implemented over BullMQ in ../jobs. */
 export interface EntryBatchScheduler {
-  schedule(batchId: string): Promise<void>;
+  /** Whether the queue can take a batch now (Redis connected). */
+  isAvailable(): boolean;
+  /** Queues the batch within `timeoutMs`; false when it could not (the relay queues it later). */
+  schedule(batchId: string, timeoutMs: number): Promise<boolean>;
   /** Resolves when the batch has finished or `timeoutMs` has passed, whichever is first. */
   waitUntilSettled(batchId: string, timeoutMs: number): Promise<void>;
+}
+
+/** How long a request may take, and how long it wants to wait for its batch (`?wait=true`). */
+export interface BatchRequestTiming {
+  /** The caller's deadline, less room for the answer: nothing is stored after it. */
+  deadline: Deadline;
+  waitMs: number;
 }
 
 export interface BatchEntryInput {
@@ -40,13 +59,18 @@ export class EntryBatchService {
   /**
    * Validates the whole batch before writing anything, stores it, and queues it. A retry with
    * the same idempotency key returns the batch the first request created.
+   *
+   * Every answer tells the truth about what was stored: with the queue down, or when storing
+   * cannot finish before the caller's deadline (e.g. the segment is locked by other work), nothing
+   * is stored and the answer is UNAVAILABLE. A batch that is stored is answered with its job, even
+   * if Redis went away in between: the relay queues it once Redis is back.
    */
   async submit(
     projectId: string,
     segmentId: string,
     input: BatchEntryInput[],
     idempotencyKey: string | undefined,
-    waitMs: number,
+    timing: BatchRequestTiming,
   ): Promise<{ batch: EntryBatchRecord; created: boolean }> {
     if (input.length > MAX_BATCH_ENTRIES) {
       throw new InvalidArgumentError('BATCH_TOO_LARGE', `a batch holds at most ${MAX_BATCH_ENTRIES} entries`, [
@@ -63,17 +87,18 @@ export class EntryBatchService {
     }
     const entries = normalizeBatch(input);
     const hash = requestHash(segmentId, entries);
+    if (!this.scheduler.isAvailable()) {
+      throw new UnavailableError(
+        'QUEUE_UNAVAILABLE',
+        'the batch queue is unavailable, so nothing was stored; send the batch again in a few seconds',
+      );
+    }
     await requireSegmentExists(this.segments, projectId, segmentId);
 
-    const stored = await this.batches.create({
-      id: randomUUID(),
-      projectId,
-      segmentId,
-      idempotencyKey: idempotencyKey ?? null,
-      requestHash: hash,
-      entries,
-      now: this.clock.now(),
-    });
+    const stored = await this.store(
+      { id: randomUUID(), projectId, segmentId, idempotencyKey: idempotencyKey ?? null, requestHash: hash, entries, now: this.clock.now() },
+      timing.deadline,
+    );
     if (!stored) throw segmentNotFound();
     if (!stored.created && stored.record.requestHash !== hash) {
       throw new AlreadyExistsError(
@@ -81,7 +106,9 @@ export class EntryBatchService {
         'this Idempotency-Key was already used for a different request; use a new key for new work',
       );
     }
-    if (stored.created) await this.scheduleSafely(stored.record.id);
+    const queued = stored.created ? await this.scheduleSafely(stored.record.id, timing.deadline) : true;
+    // Waiting is pointless for a batch the queue did not take: it runs once the relay has queued it.
+    const waitMs = queued ? Math.min(timing.waitMs, timing.deadline.remainingMs()) : 0;
     const batch = waitMs > 0 ? await this.settled(stored.record, waitMs) : stored.record;
     return { batch, created: stored.created };
   }
@@ -100,15 +127,14 @@ export class EntryBatchService {
     return outcome;
   }
 
-  async fail(batchId: string, reason: string): Promise<void> {
-    await this.batches.markFailed(batchId, reason, this.clock.now());
+  /** The batch will not be applied: it shows as failed, with a reason the caller can act on. */
+  async fail(batchId: string): Promise<void> {
+    await this.batches.markFailed(batchId, FAILED_REASON, this.clock.now());
   }
 
-  /** Re-queues batches whose job Redis may have lost; the deterministic job id prevents doubles. */
-  async requeueStale(olderThanMs: number): Promise<number> {
-    const ids = await this.batches.findUnfinishedBefore(new Date(this.clock.now().getTime() - olderThanMs), 1_000);
-    for (const id of ids) await this.scheduler.schedule(id);
-    return ids.length;
+  /** Stored batches not finished yet, oldest first: the relay makes sure each has a job. */
+  unfinished(limit: number): Promise<string[]> {
+    return this.batches.findUnfinished(limit);
   }
 
   private async settled(batch: EntryBatchRecord, waitMs: number): Promise<EntryBatchRecord> {
@@ -117,12 +143,32 @@ export class EntryBatchService {
     return (await this.batches.findById(batch.projectId, batch.segmentId, batch.id)) ?? batch;
   }
 
-  /** The batch is safe in PostgreSQL; if Redis refuses it now, the stale-batch relay queues it later. */
-  private async scheduleSafely(batchId: string): Promise<void> {
+  /** Stores the batch, or nothing if that cannot finish before the deadline (a lock held by other work). */
+  private async store(batch: NewEntryBatch, deadline: Deadline): Promise<{ record: EntryBatchRecord; created: boolean } | undefined> {
+    const budgetMs = deadline.remainingMs();
+    const busy = () =>
+      new UnavailableError(
+        'AUDIENCE_BUSY',
+        'the audience is busy with other work and the batch could not be stored in time, so nothing was stored; send it again in a few seconds',
+      );
+    if (budgetMs < MIN_STORE_MS) throw busy();
     try {
-      await this.scheduler.schedule(batchId);
+      return await this.batches.create(batch, budgetMs);
     } catch (error) {
-      this.logger.warn({ err: error, batch_id: batchId }, 'could not queue entry batch; the relay will retry');
+      if (isStatementTimeout(error)) throw busy();
+      throw error;
+    }
+  }
+
+  /** The batch is safe in PostgreSQL; if Redis refuses it now, the relay queues it once Redis is back. */
+  private async scheduleSafely(batchId: string, deadline: Deadline): Promise<boolean> {
+    try {
+      const queued = await this.scheduler.schedule(batchId, Math.min(MAX_SCHEDULE_MS, deadline.remainingMs()));
+      if (!queued) this.logger.warn({ batch_id: batchId }, 'entry batch stored but not queued in time; the relay will queue it');
+      return queued;
+    } catch (error) {
+      this.logger.warn({ err: error, batch_id: batchId }, 'entry batch stored but not queued; the relay will queue it');
+      return false;
     }
   }
 }

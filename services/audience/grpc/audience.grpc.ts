@@ -1,5 +1,6 @@
 import type { AudienceServiceServer } from '../../../gen/referral/audience/v1/audience';
 import { toPage } from '../../common/db/pagination';
+import { Deadline } from '../../common/deadline';
 import { invalidFields } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import { type CallContext, implementService } from '../../common/grpc/service';
@@ -26,11 +27,18 @@ export interface AudienceDomain {
   userAudiences: UserAudienceService;
 }
 
+/** Room left before the caller's deadline for the answer to travel back. */
+const ANSWER_MARGIN_MS = 500;
+/** Without a caller deadline (never from the gateway), how long a call may take. */
+const DEFAULT_CALL_BUDGET_MS = 60_000;
+
+function deadlineOf(context: CallContext): Deadline {
+  return Deadline.before(context.deadline, ANSWER_MARGIN_MS, DEFAULT_CALL_BUDGET_MS);
+}
+
 /** A wait the caller asked for, cut short so the answer arrives before the caller's deadline. */
 function waitWithinDeadline(waitMs: number, context: CallContext): number {
-  if (waitMs <= 0) return 0;
-  if (!context.deadline) return waitMs;
-  return Math.max(0, Math.min(waitMs, context.deadline.getTime() - Date.now() - 500));
+  return waitMs <= 0 ? 0 : Math.min(waitMs, deadlineOf(context).remainingMs());
 }
 
 function requireUser(user: { identifier: string; identifierType: string } | undefined) {
@@ -101,7 +109,7 @@ export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger
           req.segmentId,
           req.entries,
           req.idempotencyKey,
-          waitWithinDeadline(req.waitMs, context),
+          { deadline: deadlineOf(context), waitMs: Math.max(0, req.waitMs) },
         );
         return { batch: toEntryBatchMessage(batch), created };
       },

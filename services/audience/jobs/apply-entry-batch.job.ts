@@ -7,19 +7,21 @@ export interface ApplyEntryBatchData {
 }
 
 /** Moves one stored batch into its segment. The job id is the batch id: queued once, applied once. */
-export const applyEntryBatchJob: JobDefinition<ApplyEntryBatchData> = {
+export const applyEntryBatchJob: JobDefinition<ApplyEntryBatchData> & { jobId: (data: ApplyEntryBatchData) => string } = {
   queue: 'audience-apply-entry-batch',
   data: z.object({ batchId: z.uuid() }),
+  jobId: ({ batchId }) => batchId,
 };
 
 export function applyEntryBatch(batches: EntryBatchService): JobProcessor<ApplyEntryBatchData> {
-  return async ({ batchId }, job) => {
+  return async ({ batchId }, job, handedBack) => {
     try {
       return await batches.apply(batchId);
     } catch (error) {
-      // Retries are BullMQ's; only when the last one fails does the batch show as failed.
+      // Retries are BullMQ's; only when the last one fails does the batch show as failed (and not
+      // when the job was handed back at shutdown: the next process applies it).
       const attempts = job.opts.attempts ?? 1;
-      if (job.attemptsMade + 1 >= attempts) await batches.fail(batchId, 'the batch could not be applied; submit it again');
+      if (job.attemptsMade + 1 >= attempts && !handedBack.aborted) await batches.fail(batchId);
       throw error;
     }
   };

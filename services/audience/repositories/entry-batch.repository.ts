@@ -47,11 +47,13 @@ export class EntryBatchRepository {
   /**
    * Stores a batch with its entries. With an idempotency key already used in the project,
    * nothing is written and the earlier batch is returned with created = false.
-   * Undefined when the segment no longer exists.
+   * Undefined when the segment no longer exists. Gives up after `timeoutMs` (a statement
+   * timeout error; nothing written), e.g. while another transaction holds the segment's row.
    */
-  async create(batch: NewEntryBatch): Promise<{ record: EntryBatchRecord; created: boolean } | undefined> {
-    try {
-      const inserted = await this.db
+  async create(batch: NewEntryBatch, timeoutMs: number): Promise<{ record: EntryBatchRecord; created: boolean } | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      await sql`SELECT set_config('statement_timeout', ${String(Math.max(1, Math.floor(timeoutMs)))}, true)`.execute(trx);
+      const inserted = await trx
         .insertInto('entry_batches')
         .values({
           id: batch.id,
@@ -69,19 +71,21 @@ export class EntryBatchRepository {
           conflict.columns(['project_id', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing(),
         )
         .returning(COLUMNS)
-        .executeTakeFirst();
+        .executeTakeFirst()
+        .catch((error: unknown) => {
+          if (isForeignKeyViolation(error)) return null;
+          throw error;
+        });
+      if (inserted === null) return undefined;
       if (inserted) return { record: toRecord(inserted), created: true };
-    } catch (error) {
-      if (isForeignKeyViolation(error)) return undefined;
-      throw error;
-    }
-    const existing = await this.db
-      .selectFrom('entry_batches')
-      .select(COLUMNS)
-      .where('project_id', '=', batch.projectId)
-      .where('idempotency_key', '=', batch.idempotencyKey)
-      .executeTakeFirstOrThrow();
-    return { record: toRecord(existing), created: false };
+      const existing = await trx
+        .selectFrom('entry_batches')
+        .select(COLUMNS)
+        .where('project_id', '=', batch.projectId)
+        .where('idempotency_key', '=', batch.idempotencyKey)
+        .executeTakeFirstOrThrow();
+      return { record: toRecord(existing), created: false };
+    });
   }
 
   async findById(projectId: string, segmentId: string, id: string): Promise<EntryBatchRecord | undefined> {
@@ -165,13 +169,12 @@ export class EntryBatchRepository {
       .execute();
   }
 
-  /** Batches stored before `cutoff` and still unfinished: their job may have been lost with Redis. */
-  async findUnfinishedBefore(cutoff: Date, limit: number): Promise<string[]> {
+  /** Batches stored and not finished yet (their job may have been lost with Redis), oldest first. */
+  async findUnfinished(limit: number): Promise<string[]> {
     const rows = await this.db
       .selectFrom('entry_batches')
       .select('id')
       .where('status', 'in', ['queued', 'active'])
-      .where('created_at', '<', cutoff)
       .orderBy('created_at')
       .limit(limit)
       .execute();

@@ -12,3 +12,12 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
 export function isForeignKeyViolation(error: unknown): boolean {
   return (error as PgError)?.code === '23503';
 }
+
+/**
+ * The statement was cancelled by `statement_timeout` (57014) or gave up waiting for a lock under
+ * `lock_timeout` (55P03): nothing it did was kept.
+ */
+export function isStatementTimeout(error: unknown): boolean {
+  const code = (error as PgError)?.code;
+  return code === '57014' || code === '55P03';
+}

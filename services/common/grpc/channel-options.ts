@@ -11,6 +11,10 @@ export const channelOptions: ChannelOptions = {
   'grpc.keepalive_permit_without_calls': 1,
   // Channelz bookkeeping costs CPU on every call and nothing here reads it.
   'grpc.enable_channelz': 0,
+  // A restarted service is reached again within a couple of seconds (grpc-js backs off up to 120 s
+  // by default, and answers UNAVAILABLE to every call meanwhile).
+  'grpc.initial_reconnect_backoff_ms': 250,
+  'grpc.max_reconnect_backoff_ms': 2_000,
 };
 
 /** Keys of a generated service/client interface without its index signature. */

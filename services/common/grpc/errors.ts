@@ -1,6 +1,6 @@
 import { Metadata, type ServiceError, status } from '@grpc/grpc-js';
 import type { StatusObject } from '@grpc/grpc-js';
-import { DomainError, type FieldViolation } from '../errors';
+import { DomainError, type FieldViolation, UnavailableError } from '../errors';
 
 /**
  * The one wire format for errors between services and the gateway: the gRPC status carries
@@ -9,6 +9,7 @@ import { DomainError, type FieldViolation } from '../errors';
  */
 const CODE_KEY = 'x-error-code';
 const DETAILS_KEY = 'x-error-details-bin';
+const RETRY_AFTER_KEY = 'x-retry-after-seconds';
 
 const STATUS_BY_KIND: Record<DomainError['kind'], status> = {
   invalid_argument: status.INVALID_ARGUMENT,
@@ -19,6 +20,7 @@ const STATUS_BY_KIND: Record<DomainError['kind'], status> = {
   permission_denied: status.PERMISSION_DENIED,
   unauthenticated: status.UNAUTHENTICATED,
   resource_exhausted: status.RESOURCE_EXHAUSTED,
+  unavailable: status.UNAVAILABLE,
 };
 
 export type GrpcErrorStatus = Partial<StatusObject> & { code: status };
@@ -29,6 +31,7 @@ export function toGrpcStatus(error: unknown): { status: GrpcErrorStatus; interna
     const metadata = new Metadata();
     metadata.set(CODE_KEY, error.code);
     if (error.details.length > 0) metadata.set(DETAILS_KEY, Buffer.from(JSON.stringify(error.details)));
+    if (error instanceof UnavailableError) metadata.set(RETRY_AFTER_KEY, String(error.retryAfterSeconds));
     return { status: { code: STATUS_BY_KIND[error.kind], details: error.message, metadata }, internal: false };
   }
   return { status: { code: status.INTERNAL, details: 'internal error' }, internal: true };
@@ -39,6 +42,8 @@ export interface RemoteError {
   code: string | undefined;
   message: string;
   details: FieldViolation[];
+  /** Set by a service that refused with UNAVAILABLE and said when to retry. */
+  retryAfterSeconds: number | undefined;
 }
 
 export function isServiceError(error: unknown): error is ServiceError {
@@ -49,6 +54,7 @@ export function isServiceError(error: unknown): error is ServiceError {
 export function readGrpcError(error: ServiceError): RemoteError {
   const code = error.metadata?.get(CODE_KEY)[0];
   const rawDetails = error.metadata?.get(DETAILS_KEY)[0];
+  const retryAfter = Number(error.metadata?.get(RETRY_AFTER_KEY)[0]);
   let details: FieldViolation[] = [];
   if (Buffer.isBuffer(rawDetails)) {
     try {
@@ -62,5 +68,6 @@ export function readGrpcError(error: ServiceError): RemoteError {
     code: typeof code === 'string' ? code : undefined,
     message: error.details,
     details,
+    retryAfterSeconds: Number.isInteger(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
   };
 }

@@ -3,7 +3,7 @@ import type { JobDefinition, JobProcessor } from '../../common/queue';
 import type { W8ExpiryService } from '../domain/w8-expiry.service';
 
 /**
- * The W-8 expiry sweep, run by a BullMQ job scheduler. The job carries nothing: "now" comes from
+ * The W-8 expiry sweep, run by a BullMQ job scheduler that the job relay keeps in place. The job carries nothing: "now" comes from
  * the service clock when it runs, so a late or repeated run expires exactly what is due.
  */
 export const expireW8FormsJob: JobDefinition<Record<string, never>> = {

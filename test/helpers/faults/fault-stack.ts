@@ -1,0 +1,149 @@
+import pg from 'pg';
+import { withinMs } from '../../../services/common/deadline';
+import { createLogger } from '../../../services/common/logger';
+import { QueueKit } from '../../../services/common/queue';
+import { LogCapture } from '../log-capture';
+import { commonEnv, createTestDatabase, deleteKeys, newQueuePrefix, startTestGateway, TEST_TAX_KEYS, type TestGateway } from '../stack';
+import { TEST_REDIS_URL } from '../../setup/test-env';
+import { freePort } from '../processes';
+import { RedisServer } from './redis-server';
+import { ServiceProcess } from './service-process';
+
+/**
+ * The services a fault test can run as processes: where each starts, and how its health is asked.
+ * The claim and agency services add themselves here.
+ */
+const SERVICES = {
+  audience: { entry: 'services/audience/main.ts', healthName: 'referral.audience.v1.AudienceService', env: {} },
+  tax: {
+    entry: 'services/tax/main.ts',
+    healthName: 'referral.tax.v1.TaxService',
+    env: { TAX_ENCRYPTION_KEYS: TEST_TAX_KEYS.spec, TAX_ENCRYPTION_ACTIVE_KEY_ID: TEST_TAX_KEYS.active },
+  },
+} as const;
+
+export type ServiceName = keyof typeof SERVICES;
+
+/**
+ * BullMQ and shutdown timing scaled down so a crash is recovered in seconds: a dead process's job
+ * lock lapses after 3 s and is noticed within a second, the relay looks every 300 ms, SIGTERM gives
+ * running work 1.5 s. (Production keeps BullMQ's 30 s and a 25 s grace.)
+ */
+export const FAULT_TIMING = {
+  WORKER_LOCK_DURATION_MS: '3000',
+  WORKER_STALLED_INTERVAL_MS: '1000',
+  RELAY_INTERVAL_MS: '300',
+  SHUTDOWN_GRACE_MS: '1500',
+} as const;
+
+export interface FaultStackOptions {
+  /** The services to run as child processes. */
+  services: ServiceName[];
+  /** A Redis server of the stack's own, which the test may stop and start empty (else the shared one, with a key prefix of its own). */
+  ownRedis?: boolean;
+  /** Variables for every service process, over FAULT_TIMING. */
+  serviceEnv?: Record<string, string>;
+}
+
+export interface FaultStack {
+  /** The gateway (in this test process) in front of the service processes. */
+  gateway: TestGateway;
+  services: Partial<Record<ServiceName, ServiceProcess>>;
+  /** The stack's own Redis server, when asked for. */
+  redis: RedisServer | undefined;
+  redisUrl: string;
+  queuePrefix: string;
+  databaseUrl: string;
+  /** Direct access to the stack's database, to count what was (not) written. */
+  db: pg.Pool;
+  /** BullMQ as the services see it, to look at jobs. */
+  queues: QueueKit;
+  logs: LogCapture;
+  service(name: ServiceName): ServiceProcess;
+  /** Another gateway replica over the same database and Redis. */
+  startGateway(env?: Record<string, string | undefined>): Promise<TestGateway>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The stack for fault tests: a database of its own, Redis (shared, or its own), services as real
+ * child processes on fixed ports (so they can be killed and restarted in place) and a gateway in
+ * this process. What every service's fault test needs; each file starts one and shares it.
+ */
+export async function startFaultStack(options: FaultStackOptions): Promise<FaultStack> {
+  const database = await createTestDatabase();
+  const redis = options.ownRedis ? await RedisServer.start() : undefined;
+  const redisUrl = redis?.url ?? TEST_REDIS_URL;
+  const queuePrefix = newQueuePrefix();
+  const logs = new LogCapture();
+  const services: Partial<Record<ServiceName, ServiceProcess>> = {};
+  const gateways: TestGateway[] = [];
+  const db = new pg.Pool({ connectionString: database.url, max: 3 });
+  db.on('error', () => undefined);
+  const queues = new QueueKit({ redisUrl, prefix: queuePrefix, logger: createLogger({ service: 'fault-test', level: 'silent' }) });
+
+  const stop = async () => {
+    for (const gateway of gateways.splice(0)) await gateway.stop();
+    await Promise.all(Object.values(services).map((service) => service.stop()));
+    // Bounded: a connection to a Redis the test left stopped would wait for it forever.
+    await withinMs(queues.close().catch(() => undefined), 2_000);
+    await db.end();
+    await database.drop();
+    if (redis) await redis.stop();
+    else await deleteKeys(redisUrl, `${queuePrefix}:*`);
+  };
+
+  try {
+    const addresses: Record<ServiceName, string> = { audience: '', tax: '' };
+    await Promise.all(
+      (Object.keys(SERVICES) as ServiceName[]).map(async (name) => {
+        const port = await freePort();
+        addresses[name] = `127.0.0.1:${port}`;
+        if (!options.services.includes(name)) return;
+        const spec = SERVICES[name];
+        services[name] = await ServiceProcess.start({
+          name,
+          entry: spec.entry,
+          grpcPort: port,
+          healthName: spec.healthName,
+          env: { ...commonEnv(database.url, redisUrl, queuePrefix), ...spec.env, ...FAULT_TIMING, LOG_LEVEL: 'info', ...options.serviceEnv },
+        });
+      }),
+    );
+    const startGateway = async (env?: Record<string, string | undefined>) => {
+      const gateway = await startTestGateway({
+        databaseUrl: database.url,
+        redisUrl,
+        queuePrefix,
+        audienceAddress: addresses.audience,
+        taxAddress: addresses.tax,
+        logs,
+        env,
+      });
+      gateways.push(gateway);
+      return gateway;
+    };
+    const gateway = await startGateway();
+    return {
+      gateway,
+      services,
+      redis,
+      redisUrl,
+      queuePrefix,
+      databaseUrl: database.url,
+      db,
+      queues,
+      logs,
+      service: (name) => {
+        const service = services[name];
+        if (!service) throw new Error(`the fault stack runs no ${name} service`);
+        return service;
+      },
+      startGateway,
+      stop,
+    };
+  } catch (error) {
+    await stop().catch(() => undefined);
+    throw error;
+  }
+}
