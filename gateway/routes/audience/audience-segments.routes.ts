@@ -114,6 +114,11 @@ export function audienceSegmentRoutes({ clients }: RouteDeps): AnyRoute[] {
         200: { description: 'With ?wait=true: the finished job', schema: entryBatchSchema },
         202: { description: 'The job, queued (or still running after the wait)', schema: entryBatchSchema },
         409: { description: 'IDEMPOTENCY_KEY_REUSED: the key was used for a different request' },
+        503: {
+          description:
+            'QUEUE_UNAVAILABLE (the job queue is down) or AUDIENCE_BUSY (the segment stayed locked past the deadline): ' +
+            'nothing was stored; retry after `Retry-After` with the same Idempotency-Key',
+        },
       },
       handle: async ({ params, query, headers, body, caller }) => {
         const response = await clients.audience.submitEntryBatch(
