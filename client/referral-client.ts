@@ -1,14 +1,13 @@
+import type { IdentifierType } from '../gen/referral/common/v1/common';
+import type { EnumName } from '../services/common/enums';
+
 /**
  * The public TypeScript client. By design it exposes only the user-audiences lookup: audience
  * writes (add, remove, batch, badges) are available over HTTP only.
  */
-export type UserIdentifierType =
-  | 'evm_address'
-  | 'solana_address'
-  | 'sui_address'
-  | 'xrpl_address'
-  | 'stellar_address'
-  | 'email';
+
+/** evm_address, solana_address, …: the vocabulary referral.common.v1.IdentifierType (types only: nothing of it runs here). */
+export type UserIdentifierType = EnumName<typeof IdentifierType>;
 
 export interface UserAudience {
   id: string;

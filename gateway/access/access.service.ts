@@ -1,5 +1,5 @@
 import type { Clock } from '../../services/common/clock';
-import type { Page } from '../../services/common/db/pagination';
+import type { Page } from '../../services/common/pagination';
 import { ConflictError, invalidFields, NotFoundError } from '../../services/common/errors';
 import { isUuid } from '../../services/common/ids';
 import { API_KEY_ROLES, type ApiKeyRole } from './access.database';

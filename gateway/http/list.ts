@@ -1,9 +1,18 @@
 import { z } from 'zod';
+import type { PageInfo } from '../../gen/referral/common/v1/common';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE } from '../../services/common/pagination';
+import { required } from './present';
 
-/** The one list contract (DESIGN.md §3): page from 1, page_size 1..100, default 25. */
+/** The one list contract (DESIGN.md §3), with the limits the services use (services/common/pagination.ts). */
 export const pageQuery = {
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1).describe('Page number, from 1'),
-  page_size: z.coerce.number().int().min(1).max(100).default(25).describe('Results per page, 1 to 100'),
+  page: z.coerce.number().int().min(1).max(MAX_PAGE).default(1).describe('Page number, from 1'),
+  page_size: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PAGE_SIZE)
+    .default(DEFAULT_PAGE_SIZE)
+    .describe(`Results per page, 1 to ${MAX_PAGE_SIZE}`),
 };
 
 export const cursorQuery = {
@@ -20,21 +29,21 @@ export function listSchema<T extends z.ZodType>(item: T, withCursor = false) {
   });
 }
 
+/** A list reply as every service answers it (referral.common.v1.PageInfo beside the results). */
 export interface ListSource<T> {
   results: T[];
-  totalResults: string | number;
-  page: number;
-  pageSize: number;
+  pageInfo?: PageInfo | undefined;
   nextCursor?: string | undefined;
 }
 
-/** A service's list response in the standard JSON shape. */
+/** A service's list reply in the standard JSON shape. */
 export function listBody<T, R>(source: ListSource<T>, present: (item: T) => R, withCursor = false) {
+  const info = required(source.pageInfo, 'page_info');
   return {
     results: source.results.map(present),
-    total_results: Number(source.totalResults),
-    page: source.page,
-    page_size: source.pageSize,
+    total_results: Number(info.totalResults),
+    page: info.page,
+    page_size: info.pageSize,
     ...(withCursor ? { next_cursor: source.nextCursor ?? null } : {}),
   };
 }

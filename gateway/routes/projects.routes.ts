@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ApiKeyRecord } from '../access/api-key.repository';
 import type { IssuedApiKey } from '../access/access.service';
 import { API_KEY_ROLES } from '../access/access.database';
-import { toPage } from '../../services/common/db/pagination';
+import { pageInfo, toPage } from '../../services/common/pagination';
 import { listBody, listSchema, pageQuery } from '../http/list';
 import { pathParams } from '../http/params';
 import { type AnyRoute, defineRoute } from '../http/route';
@@ -93,7 +93,7 @@ export function projectRoutes({ access, keyRevoked }: RouteDeps): AnyRoute[] {
         const { records, total } = await access.listApiKeys(params.projectId, page);
         return {
           status: 200,
-          body: listBody({ results: records, totalResults: total, page: page.page, pageSize: page.pageSize }, presentKey),
+          body: listBody({ results: records, pageInfo: pageInfo(page, total) }, presentKey),
         };
       },
     }),

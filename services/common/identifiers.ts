@@ -1,19 +1,15 @@
+import { IdentifierType as IdentifierTypeEnum } from '../../gen/referral/common/v1/common';
+import { type EnumName, enumNames } from './enums';
 import { type FieldViolation, invalidFields } from './errors';
 
 /**
  * A user is (identifier, identifier_type). Each type has its own format; identifiers whose
  * letter case carries no meaning are stored lowercase so that 0xABC... and 0xabc... are one user.
+ * The types are the vocabulary referral.common.v1.IdentifierType; RULES below must give each a format.
  */
-export const IDENTIFIER_TYPES = [
-  'evm_address',
-  'solana_address',
-  'sui_address',
-  'xrpl_address',
-  'stellar_address',
-  'email',
-] as const;
+export type IdentifierType = EnumName<typeof IdentifierTypeEnum>;
 
-export type IdentifierType = (typeof IDENTIFIER_TYPES)[number];
+export const IDENTIFIER_TYPES: readonly IdentifierType[] = enumNames(IdentifierTypeEnum);
 
 export interface UserIdentifier {
   identifier: string;

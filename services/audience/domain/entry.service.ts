@@ -1,5 +1,5 @@
 import type { Clock } from '../../common/clock';
-import { decodeCursor, encodeCursor, type Page } from '../../common/db/pagination';
+import { decodeCursor, encodeCursor, type Page } from '../../common/pagination';
 import { AlreadyExistsError, NotFoundError } from '../../common/errors';
 import { canonical, IDENTIFIER_TYPES, identifierViolations, normalizeIdentifier, type UserIdentifier } from '../../common/identifiers';
 import type { EntryKey, EntryRecord, EntryRepository } from '../repositories/entry.repository';

@@ -1,6 +1,6 @@
 import type { Clock } from '../../common/clock';
 import { AlreadyExistsError, InvalidArgumentError } from '../../common/errors';
-import { type Page } from '../../common/db/pagination';
+import { type Page } from '../../common/pagination';
 import { type SegmentRecord, type SegmentChanges, SegmentNameTaken, type SegmentRepository } from '../repositories/segment.repository';
 import { checkCondition, checkDescription, checkName, LIMITS, throwIfInvalid } from './segment-fields';
 import { requireSegment, segmentNotFound } from './segment-lookup';

@@ -1,5 +1,5 @@
 import type { AudienceServiceServer } from '../../../gen/referral/audience/v1/audience';
-import { toPage } from '../../common/db/pagination';
+import { pageInfo, toPage } from '../../common/pagination';
 import { Deadline } from '../../common/deadline';
 import { invalidFields } from '../../common/errors';
 import type { Logger } from '../../common/logger';
@@ -63,7 +63,7 @@ export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger
       listSegments: async (req) => {
         const page = toPage(req.page);
         const { records, total } = await domain.segments.list(req.projectId, page);
-        return { results: records.map(toSegmentMessage), totalResults: String(total), page: page.page, pageSize: page.pageSize };
+        return { results: records.map(toSegmentMessage), pageInfo: pageInfo(page, total) };
       },
 
       getSegment: async (req) => toSegmentMessage(await domain.segments.get(req.projectId, req.segmentId)),
@@ -91,9 +91,7 @@ export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger
         const result = await domain.entries.list(req.projectId, req.segmentId, toPage(req.page), req.cursor || undefined);
         return {
           results: result.records.map(toEntryMessage),
-          totalResults: String(result.total),
-          page: result.page,
-          pageSize: result.pageSize,
+          pageInfo: pageInfo(result, result.total),
           nextCursor: result.nextCursor ?? undefined,
         };
       },

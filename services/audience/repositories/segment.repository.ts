@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { isUniqueViolation } from '../../common/db/errors';
-import type { Page } from '../../common/db/pagination';
+import type { Page } from '../../common/pagination';
 import type { AudienceDatabase } from '../database';
 
 export interface BadgeRecord {

@@ -1,4 +1,4 @@
-import type { Page } from '../../common/db/pagination';
+import type { Page } from '../../common/pagination';
 import type { AuditEntryRecord, AuditLogRepository } from '../repositories/audit-log.repository';
 import { requireProjectId } from './tax-subject';
 

@@ -1,5 +1,5 @@
 import type { Clock } from '../../common/clock';
-import type { Page } from '../../common/db/pagination';
+import type { Page } from '../../common/pagination';
 import { ConflictError, invalidFields } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import type { RecordStatus } from '../database';

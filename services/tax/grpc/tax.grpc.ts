@@ -1,5 +1,5 @@
 import type { TaxServiceServer } from '../../../gen/referral/tax/v1/tax';
-import { toPage } from '../../common/db/pagination';
+import { pageInfo, toPage } from '../../common/pagination';
 import { implementService } from '../../common/grpc/service';
 import type { Logger } from '../../common/logger';
 import type { AuditLogService } from '../domain/audit-log.service';
@@ -49,7 +49,7 @@ export function createTaxGrpcService(domain: TaxDomain, logger: Logger): TaxServ
       listTaxSubmissions: async (req) => {
         const page = toPage(req.page);
         const { records, total } = await domain.review.list(req.projectId, req.status, page);
-        return { results: records.map(toTaxInfoMessage), totalResults: String(total), page: page.page, pageSize: page.pageSize };
+        return { results: records.map(toTaxInfoMessage), pageInfo: pageInfo(page, total) };
       },
 
       approveTaxInfo: async (req) => toTaxStatusMessage(await domain.review.approve(req.projectId, req.user, req.actor?.apiKeyId)),
@@ -69,7 +69,7 @@ export function createTaxGrpcService(domain: TaxDomain, logger: Logger): TaxServ
       listAuditLog: async (req) => {
         const page = toPage(req.page);
         const { records, total } = await domain.auditLog.list(req.projectId, page);
-        return { results: records.map(toAuditEntryMessage), totalResults: String(total), page: page.page, pageSize: page.pageSize };
+        return { results: records.map(toAuditEntryMessage), pageInfo: pageInfo(page, total) };
       },
     },
     logger,

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Page } from '../../common/db/pagination';
+import type { Page } from '../../common/pagination';
 import type { UserIdentifier } from '../../common/identifiers';
 import type { TaxAuditLogRow, TaxDatabase } from '../database';
 

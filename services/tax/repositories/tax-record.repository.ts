@@ -1,7 +1,7 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { SealedValue } from '../../common/crypto/field-cipher';
 import { isUniqueViolation } from '../../common/db/errors';
-import type { Page } from '../../common/db/pagination';
+import type { Page } from '../../common/pagination';
 import type { UserIdentifier } from '../../common/identifiers';
 import type { ActorType, AddressJson, FormType, RecordStatus, TaxDatabase, TinType } from '../database';
 import { type Address, addressFromJson, addressToJson } from './address';

@@ -1,0 +1,63 @@
+/**
+ * Vocabularies live in the .proto files as enums (generated with removeEnumPrefix: FORM_TYPE_W9 is
+ * FormType.W9). Everywhere else, in JSON, in SQL and in domain code, a value is spelled as its
+ * name in lowercase ("w9"). These helpers derive the names, and convert between the two, from
+ * the generated enum itself: a value added to a .proto file is offered by every list derived here,
+ * and every exhaustive `Record<EnumName<…>, …>` that lacks it stops compiling.
+ */
+
+/** A numeric TypeScript enum as ts-proto generates it (names to numbers, numbers back to names). */
+export type ProtoEnum = { [name: string]: string | number };
+
+/** The members that are no value of the vocabulary: proto3's zero default, and ts-proto's unknown number. */
+type Unnamed = 'UNSPECIFIED' | 'UNRECOGNIZED';
+
+/** The API spelling of an enum's values: `EnumName<typeof FormType>` is 'w9' | 'w8ben' | 'w8bene'. */
+export type EnumName<E extends ProtoEnum> = Lowercase<Exclude<Extract<keyof E, string>, Unnamed>>;
+
+/** The enum's own type, e.g. FormType (its numeric members). */
+export type EnumValue<E extends ProtoEnum> = E[Extract<keyof E, string>] & number;
+
+const UNNAMED: ReadonlySet<string> = new Set<Unnamed>(['UNSPECIFIED', 'UNRECOGNIZED']);
+
+const namesCache = new WeakMap<object, readonly string[]>();
+
+/**
+ * Every name of the vocabulary, in the order of the .proto file; typed as a non-empty tuple, as
+ * `z.enum` wants it.
+ */
+export function enumNames<E extends ProtoEnum>(protoEnum: E): readonly [EnumName<E>, ...EnumName<E>[]] {
+  let names = namesCache.get(protoEnum);
+  if (!names) {
+    names = Object.keys(protoEnum)
+      .filter((key) => Number.isNaN(Number(key)) && !UNNAMED.has(key))
+      .map((key) => key.toLowerCase());
+    if (names.length === 0) throw new Error('an enum without values is no vocabulary');
+    namesCache.set(protoEnum, names);
+  }
+  return names as readonly [EnumName<E>, ...EnumName<E>[]];
+}
+
+/** True when `value` is one of the vocabulary's names. */
+export function isEnumName<E extends ProtoEnum>(protoEnum: E, value: unknown): value is EnumName<E> {
+  return typeof value === 'string' && (enumNames(protoEnum) as readonly string[]).includes(value);
+}
+
+/** The enum value of a name: `enumValue(FormType, 'w9')` is FormType.W9. */
+export function enumValue<E extends ProtoEnum>(protoEnum: E, name: EnumName<E>): EnumValue<E> {
+  return protoEnum[name.toUpperCase()] as EnumValue<E>;
+}
+
+/**
+ * The name of an enum value, or undefined for UNSPECIFIED (the field was not set) and for a number
+ * this build does not know: the caller decides whether that is a missing field or a fault.
+ */
+export function enumName<E extends ProtoEnum>(protoEnum: E, value: EnumValue<E> | number): EnumName<E> | undefined {
+  const key = protoEnum[value];
+  return typeof key === 'string' && !UNNAMED.has(key) ? (key.toLowerCase() as EnumName<E>) : undefined;
+}
+
+/** The value of an optional name: undefined and null stay unset. */
+export function optionalEnumValue<E extends ProtoEnum>(protoEnum: E, name: EnumName<E> | null | undefined): EnumValue<E> | undefined {
+  return name === null || name === undefined ? undefined : enumValue(protoEnum, name);
+}
