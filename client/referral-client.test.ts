@@ -57,4 +57,16 @@ describe('ReferralClient against the running gateway', () => {
       code: 'UNAUTHENTICATED',
     });
   });
+
+  it('refuses an answer that is not the documented shape (e.g. a proxy’s page) instead of passing it on as audiences', async () => {
+    const proxied = new ReferralClient({
+      baseUrl: stack.baseUrl,
+      apiKey: project.keys.service,
+      fetch: async () => new Response(JSON.stringify({ results: [{ id: 7, name: 'Gold' }] }), { status: 200 }),
+    });
+    await expect(proxied.getUserAudiences({ userIdentifier: evmAddress(1), userIdentifierType: 'evm_address' })).rejects.toMatchObject({
+      status: 200,
+      code: 'UNEXPECTED_RESPONSE',
+    });
+  });
 });

@@ -64,7 +64,7 @@ export class ReferralClient {
   /** The audiences a user belongs to, with each audience's badge (empty when in none). */
   async getUserAudiences(user: { userIdentifier: string; userIdentifierType: UserIdentifierType }): Promise<UserAudience[]> {
     const query = new URLSearchParams({ user_identifier: user.userIdentifier, user_identifier_type: user.userIdentifierType });
-    const body = await this.get<UserAudiencesBody>(`/v1/audiences/audience-segments/user?${query}`);
+    const body = await this.get(`/v1/audiences/audience-segments/user?${query}`, isUserAudiencesBody);
     return body.results.map((audience) => ({
       id: audience.id,
       name: audience.name,
@@ -74,7 +74,8 @@ export class ReferralClient {
     }));
   }
 
-  private async get<T>(path: string): Promise<T> {
+  /** GET as JSON; an answer that is not the shape `isExpected` checks is an error, never trusted as it. */
+  private async get<T>(path: string, isExpected: (body: unknown) => body is T): Promise<T> {
     const response = await this.fetch(`${this.baseUrl}${path}`, {
       headers: { authorization: `Bearer ${this.options.apiKey}`, accept: 'application/json' },
       signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
@@ -87,15 +88,44 @@ export class ReferralClient {
       body = undefined;
     }
     if (!response.ok) {
-      const error = body as { code?: string; message?: string; details?: Array<{ field: string; reason: string }> } | undefined;
+      const error = isRecord(body) ? body : {};
       throw new ReferralApiError(
         response.status,
-        error?.code ?? 'HTTP_ERROR',
-        error?.message ?? `request failed with HTTP ${response.status}`,
-        error?.details ?? [],
+        typeof error.code === 'string' ? error.code : 'HTTP_ERROR',
+        typeof error.message === 'string' ? error.message : `request failed with HTTP ${response.status}`,
+        Array.isArray(error.details) ? error.details.filter(isFieldViolation) : [],
         response.headers.get('x-request-id'),
       );
     }
-    return body as T;
+    if (!isExpected(body)) {
+      throw new ReferralApiError(response.status, 'UNEXPECTED_RESPONSE', `the answer to ${path} is not the documented shape`, [], response.headers.get('x-request-id'));
+    }
+    return body;
   }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const isNullableString = (value: unknown) => value === null || typeof value === 'string';
+
+function isFieldViolation(value: unknown): value is { field: string; reason: string } {
+  return isRecord(value) && typeof value.field === 'string' && typeof value.reason === 'string';
+}
+
+function isUserAudiencesBody(body: unknown): body is UserAudiencesBody {
+  return (
+    isRecord(body) &&
+    Array.isArray(body.results) &&
+    body.results.every(
+      (item) =>
+        isRecord(item) &&
+        typeof item.id === 'string' &&
+        typeof item.name === 'string' &&
+        isNullableString(item.badge_name) &&
+        isNullableString(item.badge_description) &&
+        isNullableString(item.badge_image),
+    )
+  );
 }

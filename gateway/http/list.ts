@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { PageInfo } from '../../gen/referral/common/v1/common';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE } from '../../services/common/pagination';
-import { required } from './present';
+import { count, required } from './present';
 
 /** The one list contract (DESIGN.md §3), with the limits the services use (services/common/pagination.ts). */
 export const pageQuery = {
@@ -41,7 +41,7 @@ export function listBody<T, R>(source: ListSource<T>, present: (item: T) => R, w
   const info = required(source.pageInfo, 'page_info');
   return {
     results: source.results.map(present),
-    total_results: Number(info.totalResults),
+    total_results: count(info.totalResults, 'total_results'),
     page: info.page,
     page_size: info.pageSize,
     ...(withCursor ? { next_cursor: source.nextCursor ?? null } : {}),

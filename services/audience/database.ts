@@ -1,4 +1,6 @@
+import type { IdentifierType } from '../common/identifiers';
 import type { ColumnType, Generated } from 'kysely';
+import type { EntryBatchStatus, EntryKind, EntrySource } from './domain/vocabulary';
 
 /** The audience schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
 export interface AudienceDatabase {
@@ -33,14 +35,13 @@ export interface BadgeTable {
 export interface EntryTable {
   segment_id: string;
   project_id: string;
-  identifier_type: string;
+  /** Written only from a checked identifier (services/common/identifiers.ts). */
+  identifier_type: IdentifierType;
   identifier: string;
-  kind: 'static' | 'dynamic';
-  source: 'dashboard' | 'api' | 'condition';
+  kind: EntryKind;
+  source: EntrySource;
   added_at: Timestamp;
 }
-
-export type EntryBatchStatus = 'queued' | 'active' | 'completed' | 'failed';
 
 export interface EntryBatchTable {
   id: string;
@@ -50,7 +51,7 @@ export interface EntryBatchTable {
   request_hash: string;
   status: EntryBatchStatus;
   identifiers: string[] | null;
-  identifier_types: string[] | null;
+  identifier_types: IdentifierType[] | null;
   received: number;
   added: ColumnType<number, number | undefined, number>;
   skipped: ColumnType<number, number | undefined, number>;

@@ -1,9 +1,6 @@
-import { type FieldViolation, InvalidArgumentError } from './errors';
+import { type FieldViolation, InvalidArgumentError, MAX_LISTED_VIOLATIONS } from './errors';
 import { canonicalSpelling, canonicalSpellingOfAnyType } from './identifiers';
 import { isCanonicalUuid, isUuid } from './ids';
-
-/** Violations listed in one error. */
-const MAX_LISTED_VIOLATIONS = 100;
 
 const snakeCase = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 const join = (path: string, field: string) => (path ? `${path}.${field}` : field);

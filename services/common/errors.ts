@@ -8,6 +8,9 @@ export interface FieldViolation {
   reason: string;
 }
 
+/** Violations one error lists at most (its message still counts them all). */
+export const MAX_LISTED_VIOLATIONS = 100;
+
 export abstract class DomainError extends Error {
   abstract readonly kind:
     | 'invalid_argument'

@@ -1,6 +1,6 @@
 import { IdentifierType as IdentifierTypeEnum } from '../../gen/referral/common/v1/common';
 import { type EnumName, enumNames } from './enums';
-import { type FieldViolation, invalidFields } from './errors';
+import { type FieldViolation, invalidFields, MAX_LISTED_VIOLATIONS } from './errors';
 
 /**
  * A user is (identifier, identifier_type). Each type has its own format; identifiers whose
@@ -50,24 +50,57 @@ export function isIdentifierType(value: string): value is IdentifierType {
   return Object.prototype.hasOwnProperty.call(RULES, value);
 }
 
-/** Returns the violations of one identifier; `path` prefixes the field names (e.g. "entries[3]"). */
-export function identifierViolations(identifier: string, identifierType: string, path = ''): FieldViolation[] {
+export type CheckedIdentifier = { user: UserIdentifier; violations: [] } | { user: undefined; violations: FieldViolation[] };
+
+/**
+ * One identifier, checked against its type's format: its canonical form, or the violations
+ * (`path` prefixes the field names, e.g. "entries[3]").
+ */
+export function checkIdentifier(identifier: string, identifierType: string, path = ''): CheckedIdentifier {
   const prefix = path ? `${path}.` : '';
   if (!isIdentifierType(identifierType)) {
-    return [{ field: `${prefix}identifier_type`, reason: `must be one of ${IDENTIFIER_TYPES.join(', ')}` }];
+    return { user: undefined, violations: [{ field: `${prefix}identifier_type`, reason: `must be one of ${IDENTIFIER_TYPES.join(', ')}` }] };
   }
   const rule = RULES[identifierType];
   if (!rule.pattern.test(identifier)) {
-    return [{ field: `${prefix}identifier`, reason: `is not a valid ${identifierType} (${rule.description})` }];
+    return { user: undefined, violations: [{ field: `${prefix}identifier`, reason: `is not a valid ${identifierType} (${rule.description})` }] };
   }
-  return [];
+  return { user: canonical(identifier, identifierType), violations: [] };
+}
+
+/** Returns the violations of one identifier; `path` prefixes the field names (e.g. "entries[3]"). */
+export function identifierViolations(identifier: string, identifierType: string, path = ''): FieldViolation[] {
+  return checkIdentifier(identifier, identifierType, path).violations;
 }
 
 /** Validates and canonicalises one identifier, or throws a 400-mapped error naming the field. */
 export function normalizeIdentifier(identifier: string, identifierType: string, path = ''): UserIdentifier {
-  const violations = identifierViolations(identifier, identifierType, path);
-  if (violations.length > 0) throw invalidFields(violations);
-  return canonical(identifier, identifierType as IdentifierType);
+  const checked = checkIdentifier(identifier, identifierType, path);
+  if (!checked.user) throw invalidFields(checked.violations);
+  return checked.user;
+}
+
+/**
+ * Many users checked at once, each named by its index (`entries[3].identifier`): every one in its
+ * canonical form, or how many are invalid with the violations of the first ones (at most
+ * MAX_LISTED_VIOLATIONS), for the caller to refuse the whole list with its own code.
+ */
+export function checkIdentifiers(
+  users: ReadonlyArray<{ identifier: string; identifierType: string }>,
+  path: string,
+): { users: UserIdentifier[]; invalid: 0 } | { users: undefined; invalid: number; violations: FieldViolation[] } {
+  const valid: UserIdentifier[] = [];
+  const violations: FieldViolation[] = [];
+  let invalid = 0;
+  users.forEach((user, index) => {
+    const checked = checkIdentifier(user.identifier, user.identifierType, `${path}[${index}]`);
+    if (checked.user) valid.push(checked.user);
+    else {
+      invalid += 1;
+      if (violations.length < MAX_LISTED_VIOLATIONS) violations.push(...checked.violations);
+    }
+  });
+  return invalid === 0 ? { users: valid, invalid } : { users: undefined, invalid, violations };
 }
 
 /** The stored form of an identifier already known to be valid. */
@@ -83,8 +116,7 @@ export function canonical(identifier: string, identifierType: IdentifierType): U
  * not valid (or the type is unknown), so the caller can report why.
  */
 export function canonicalSpelling(identifier: string, identifierType: string): string | undefined {
-  if (identifierViolations(identifier, identifierType).length > 0) return undefined;
-  return canonical(identifier, identifierType as IdentifierType).identifier;
+  return checkIdentifier(identifier, identifierType).user?.identifier;
 }
 
 /**

@@ -1,4 +1,6 @@
+import type { IdentifierType } from '../common/identifiers';
 import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { ActorType, Chapter3Status, FormType, RecordStatus, TaxClassification, TinType, W8ExpiryRule } from './domain/vocabulary';
 
 /** The tax schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
 export interface TaxDatabase {
@@ -14,12 +16,6 @@ type DateColumn = ColumnType<string, string, string>;
 /** A jsonb column: written as JSON text (or NULL), read back parsed. */
 type Json<T> = ColumnType<T, string | null, string | null>;
 type Nullable<T> = T | null;
-
-export type FormType = 'w9' | 'w8ben' | 'w8bene';
-export type RecordStatus = 'submitted' | 'approved' | 'revoked' | 'expired';
-export type W8ExpiryRule = 'three_years' | 'irs_calendar';
-export type TinType = 'ssn' | 'ein' | 'foreign';
-export type ActorType = 'affiliate' | 'admin' | 'system';
 
 export interface AddressJson {
   line1: string;
@@ -50,7 +46,8 @@ export interface TaxSettingsTable {
 export interface TaxRecordTable {
   id: string;
   project_id: string;
-  identifier_type: string;
+  /** Written only from a checked identifier (services/common/identifiers.ts). */
+  identifier_type: IdentifierType;
   identifier: string;
   form_type: FormType;
   status: RecordStatus;
@@ -61,11 +58,11 @@ export interface TaxRecordTable {
   tax_id_iv: Nullable<Buffer>;
   tax_id_ciphertext: Nullable<Buffer>;
   tax_id_auth_tag: Nullable<Buffer>;
-  tax_classification: Nullable<string>;
+  tax_classification: Nullable<TaxClassification>;
   address: Json<Nullable<AddressJson>>;
   permanent_address: Json<Nullable<AddressJson>>;
   date_of_birth: Nullable<DateColumn>;
-  chapter3_status: Nullable<string>;
+  chapter3_status: Nullable<Chapter3Status>;
   foreign_tin_not_required: boolean;
   foreign_tin_not_required_reason: Nullable<string>;
   signature_name: string;
@@ -90,7 +87,8 @@ export interface TaxStatusEventTable {
   id: Generated<string>;
   record_id: string;
   project_id: string;
-  identifier_type: string;
+  /** Written only from a checked identifier (services/common/identifiers.ts). */
+  identifier_type: IdentifierType;
   identifier: string;
   from_status: string;
   to_status: RecordStatus;
@@ -106,7 +104,8 @@ export interface TaxAuditLogTable {
   action: string;
   actor_type: 'api_key';
   actor_id: string;
-  identifier_type: string;
+  /** Written only from a checked identifier (services/common/identifiers.ts). */
+  identifier_type: IdentifierType;
   identifier: string;
   record_id: Nullable<string>;
   request_id: Nullable<string>;

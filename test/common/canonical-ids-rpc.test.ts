@@ -1,6 +1,7 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { AudienceServiceClient } from '../../gen/referral/audience/v1/audience';
 import { TaxServiceClient } from '../../gen/referral/tax/v1/tax';
+import { EffectiveTaxStatus, FormType, TaxClassification, TinType } from '../../gen/referral/tax/v1/enums';
 import { createGrpcClient, type GrpcClient } from '../../services/common/grpc/client';
 import { isServiceError, readGrpcError } from '../../services/common/grpc/errors';
 import { createProject, createSegment, mixedCase, type TestProject } from '../helpers/fixtures';
@@ -44,12 +45,12 @@ describe('services refuse non-canonical ids over gRPC', () => {
   }
 
   const w9 = {
-    formType: 'w9',
+    formType: FormType.W9,
     legalName: 'Ada Lovelace',
     country: 'US',
     taxIdNumber: '123-45-6789',
-    tinType: 'ssn',
-    taxClassification: 'individual',
+    tinType: TinType.SSN,
+    taxClassification: TaxClassification.INDIVIDUAL,
     address: { line1: '1 Main St', city: 'Springfield', region: 'IL', postalCode: '62701', country: 'US' },
     signatureName: 'Ada Lovelace',
     signatureDate: '2026-11-20',
@@ -74,7 +75,7 @@ describe('services refuse non-canonical ids over gRPC', () => {
     );
     expect(batch.details).toEqual([{ field: 'users[1].identifier', reason: expect.any(String) }]);
     const fine = await tax.call.batchGetTaxStatuses({ projectId: project.id, users: [evm(evmAddress(3))] });
-    expect(fine.results.map((result) => result.status)).toEqual(['not_required']);
+    expect(fine.results.map((result) => result.status)).toEqual([EffectiveTaxStatus.NOT_REQUIRED]);
   });
 
   it('the audience service refuses uppercase project, segment and job ids and non-canonical entries, and stores nothing', async () => {

@@ -129,13 +129,13 @@ describe('migration 0002: tax ids sealed under non-canonical ids are repaired or
     expect(row.tax_id_ciphertext.equals(before.uppercase!)).toBe(false);
     const record = (await records().findCurrent(project, user(1)))!;
     expect(vault.openRecordTin(record.sealedTaxId!, { projectId: project, user: user(1), recordId: record.id })).toBe('111223333');
-    expect(maskedView(record, vault, NOW)).toMatchObject({ unreadable: false, taxIdMasked: '*****3333' });
+    expect(maskedView(record, vault, NOW)).toMatchObject({ unreadable: false, taxIdNumberMasked: '*****3333' });
   });
 
   it('finds a mixed-case spelling too', async () => {
     const record = (await records().findCurrent(project, user(2)))!;
     expect(record.id).toBe(ids.mixed);
-    expect(maskedView(record, vault, NOW)).toMatchObject({ unreadable: false, taxIdMasked: '*****6789' });
+    expect(maskedView(record, vault, NOW)).toMatchObject({ unreadable: false, taxIdNumberMasked: '*****6789' });
   });
 
   it('writes a non-canonical identifier canonically, in the record and its history, and re-seals under it', async () => {

@@ -1,4 +1,5 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
+import { EffectiveTaxStatus, FormType } from '../../gen/referral/tax/v1/enums';
 import { TaxServiceClient } from '../../gen/referral/tax/v1/tax';
 import { createGrpcClient, type GrpcClient } from '../../services/common/grpc/client';
 import { readGrpcError } from '../../services/common/grpc/errors';
@@ -40,8 +41,8 @@ describe('tax status over gRPC (referral.tax.v1.TaxService)', () => {
     const status = await tax.call.getTaxStatus({ projectId: project.id, user: user(approved.wallet.address) });
     expect(status).toEqual({
       user: user(approved.wallet.address),
-      status: 'approved',
-      formType: 'w8ben',
+      status: EffectiveTaxStatus.APPROVED,
+      formType: FormType.W8BEN,
       submittedAt: new Date('2026-11-21T12:00:00.000Z'),
       approvedAt: new Date('2026-11-21T12:00:00.000Z'),
       expiresAt: new Date('2029-11-20T00:00:00.000Z'),
@@ -55,11 +56,11 @@ describe('tax status over gRPC (referral.tax.v1.TaxService)', () => {
       users: [user(submitted.wallet.address), user(never), user(revoked.wallet.address), user(approved.wallet.address), user(never)],
     });
     expect(response.results.map((result) => [result.user?.identifier, result.status, result.revokedReason])).toEqual([
-      [submitted.wallet.address, 'submitted', undefined],
-      [never, 'not_submitted', undefined],
-      [revoked.wallet.address, 'revoked', 'unreadable'],
-      [approved.wallet.address, 'approved', undefined],
-      [never, 'not_submitted', undefined],
+      [submitted.wallet.address, EffectiveTaxStatus.SUBMITTED, undefined],
+      [never, EffectiveTaxStatus.NOT_SUBMITTED, undefined],
+      [revoked.wallet.address, EffectiveTaxStatus.REVOKED, 'unreadable'],
+      [approved.wallet.address, EffectiveTaxStatus.APPROVED, undefined],
+      [never, EffectiveTaxStatus.NOT_SUBMITTED, undefined],
     ]);
   });
 
@@ -69,8 +70,8 @@ describe('tax status over gRPC (referral.tax.v1.TaxService)', () => {
     await affiliate.submit(w9());
     const response = await tax.call.batchGetTaxStatuses({ projectId: relaxed.id, users: [user(affiliate.wallet.address), user(never)] });
     expect(response.results.map((result) => [result.status, result.formType])).toEqual([
-      ['not_required', 'w9'],
-      ['not_required', undefined],
+      [EffectiveTaxStatus.NOT_REQUIRED, FormType.W9],
+      [EffectiveTaxStatus.NOT_REQUIRED, undefined],
     ]);
   });
 

@@ -1,4 +1,6 @@
+import { MAX_BATCH_WAIT_MS } from '../../../services/common/contract-limits';
 import { listBody } from '../../http/list';
+import { required } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentBadge, presentEntryBatch, presentSegment, presentUserAudience, presentEntry } from './audience.presenters';
@@ -28,7 +30,7 @@ const serviceRole = { kind: 'api_key', roles: ['service_role'] } as const;
 const serviceReader = { kind: 'api_key', roles: ['service_role', 'read_only'] } as const;
 
 /** How long ?wait=true waits for a batch job. */
-const BATCH_WAIT_MS = 30_000;
+const BATCH_WAIT_MS = MAX_BATCH_WAIT_MS;
 /** The gRPC deadline of a waiting call: the wait plus room for the answer. */
 const WAITING_CALL_TIMEOUT_MS = BATCH_WAIT_MS + 5_000;
 
@@ -131,7 +133,7 @@ export function audienceSegmentRoutes({ clients }: RouteDeps): AnyRoute[] {
           },
           { timeoutMs: query.wait ? WAITING_CALL_TIMEOUT_MS : undefined },
         );
-        const batch = presentEntryBatch(response.batch!);
+        const batch = presentEntryBatch(required(response.batch, 'batch'));
         const finished = batch.status === 'completed' || batch.status === 'failed';
         return { status: query.wait && finished ? 200 : 202, body: batch };
       },

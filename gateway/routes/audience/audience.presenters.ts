@@ -1,58 +1,50 @@
 import type { Badge, Entry, EntryBatch, Segment, UserAudience } from '../../../gen/referral/audience/v1/audience';
-import { iso } from '../../http/present';
+import { EntryBatchStatus, EntryKind, EntrySource, SegmentType } from '../../../gen/referral/audience/v1/enums';
+import { count, nameOf, snakeCase } from '../../http/present';
 
 /** gRPC messages -> the JSON the API documents (audience.schemas.ts). */
 export function presentBadge(badge: Badge) {
-  return {
-    name: badge.name,
-    description: badge.description ?? null,
-    image_url: badge.imageUrl ?? null,
-    created_at: iso(badge.createdAt),
-    updated_at: iso(badge.updatedAt),
-  };
+  return snakeCase(badge, ['createdAt', 'updatedAt']);
 }
 
 export function presentSegment(segment: Segment) {
+  const { conditionJson, badge, ...fields } = segment;
   return {
-    id: segment.id,
-    name: segment.name,
-    description: segment.description ?? null,
-    type: segment.type as 'static' | 'dynamic',
-    condition: segment.conditionJson ? (JSON.parse(segment.conditionJson) as Record<string, unknown>) : null,
-    entries_count: Number(segment.entriesCount),
-    badge: segment.badge ? presentBadge(segment.badge) : null,
-    created_at: iso(segment.createdAt),
-    updated_at: iso(segment.updatedAt),
+    ...snakeCase(fields, ['createdAt', 'updatedAt']),
+    type: nameOf(SegmentType, segment.type, 'type'),
+    condition: conditionJson ? parseCondition(conditionJson) : null,
+    entries_count: count(segment.entriesCount, 'entries_count'),
+    badge: badge ? presentBadge(badge) : null,
   };
+}
+
+/** The service stores a condition only once it has checked it is a JSON object. */
+function parseCondition(json: string): Record<string, unknown> {
+  const condition: unknown = JSON.parse(json);
+  if (condition === null || typeof condition !== 'object' || Array.isArray(condition)) {
+    throw new Error("the service's reply has a condition that is no JSON object");
+  }
+  return condition as Record<string, unknown>;
 }
 
 export function presentEntry(entry: Entry) {
   return {
-    identifier: entry.identifier,
-    identifier_type: entry.identifierType,
-    kind: entry.kind,
-    source: entry.source,
-    added_at: iso(entry.addedAt),
+    ...snakeCase(entry, ['addedAt']),
+    kind: nameOf(EntryKind, entry.kind, 'kind'),
+    source: nameOf(EntrySource, entry.source, 'source'),
   };
 }
 
 export function presentEntryBatch(batch: EntryBatch) {
   return {
-    job_id: batch.jobId,
-    status: batch.status,
-    received: Number(batch.received),
-    added: Number(batch.added),
-    skipped: Number(batch.skipped),
-    error: batch.error ?? null,
+    ...snakeCase(batch),
+    status: nameOf(EntryBatchStatus, batch.status, 'status'),
+    received: count(batch.received, 'received'),
+    added: count(batch.added, 'added'),
+    skipped: count(batch.skipped, 'skipped'),
   };
 }
 
 export function presentUserAudience(audience: UserAudience) {
-  return {
-    id: audience.id,
-    name: audience.name,
-    badge_name: audience.badgeName ?? null,
-    badge_description: audience.badgeDescription ?? null,
-    badge_image: audience.badgeImage ?? null,
-  };
+  return snakeCase(audience);
 }

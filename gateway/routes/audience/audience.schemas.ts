@@ -1,8 +1,16 @@
 import { z } from 'zod';
+import { EntryBatchStatus, EntryKind, EntrySource, SegmentType } from '../../../gen/referral/audience/v1/enums';
+import { MAX_BATCH_ENTRIES, MAX_BATCH_WAIT_MS } from '../../../services/common/contract-limits';
+import { enumNames } from '../../../services/common/enums';
+import { IDENTIFIER_TYPES } from '../../../services/common/identifiers';
 import { cursorQuery, listSchema, pageQuery } from '../../http/list';
 import { pathParams, userIdentifier } from '../../http/params';
 
-/** HTTP shapes of the audience API (snake_case); the gRPC contract is in proto/referral/audience. */
+/**
+ * HTTP shapes of the audience API (snake_case); the gRPC contract is in proto/referral/audience, and
+ * every vocabulary here is derived from its enums. Lengths below are sanity bounds on what is read at
+ * all: the service applies the exact rules (a name of at most 100 characters once trimmed, ...).
+ */
 const timestamp = z.string().describe('ISO-8601 UTC');
 const condition = z
   .record(z.string(), z.unknown())
@@ -23,7 +31,7 @@ export const segmentSchema = z.object({
   id: z.string(),
   name: z.string(),
   description: z.string().nullable(),
-  type: z.enum(['static', 'dynamic']).describe('dynamic when the segment has a condition'),
+  type: z.enum(enumNames(SegmentType)).describe('dynamic when the segment has a condition'),
   condition: condition.nullable(),
   entries_count: z.number().int(),
   badge: badgeSchema.nullable(),
@@ -34,14 +42,14 @@ export const segmentSchema = z.object({
 export const entrySchema = z.object({
   identifier: z.string(),
   identifier_type: z.string(),
-  kind: z.enum(['static', 'dynamic']),
-  source: z.enum(['dashboard', 'api', 'condition']),
+  kind: z.enum(enumNames(EntryKind)),
+  source: z.enum(enumNames(EntrySource)),
   added_at: timestamp,
 });
 
 export const entryBatchSchema = z.object({
   job_id: z.string(),
-  status: z.enum(['queued', 'active', 'completed', 'failed']),
+  status: z.enum(enumNames(EntryBatchStatus)),
   received: z.number().int(),
   added: z.number().int(),
   skipped: z.number().int().describe('Entries already in the segment, or repeated in the batch'),
@@ -69,7 +77,7 @@ const identifierType = z
   .string()
   .min(1)
   .max(64)
-  .describe('evm_address, solana_address, sui_address, xrpl_address, stellar_address or email');
+  .describe(IDENTIFIER_TYPES.join(', '));
 
 export const userRefBody = z.strictObject({ identifier, identifier_type: identifierType });
 
@@ -85,7 +93,7 @@ export const updateSegmentBody = z.strictObject({
   condition: condition.nullable().optional(),
 });
 
-export const MAX_BATCH_ENTRIES = 10_000;
+export { MAX_BATCH_ENTRIES };
 export const batchBody = z.strictObject({
   entries: z.array(userRefBody).min(1).describe(`1 to ${MAX_BATCH_ENTRIES} entries (more: 413)`),
 });
@@ -111,7 +119,7 @@ export const waitQuery = z.object({
     .enum(['true', 'false'])
     .optional()
     .transform((value) => value === 'true')
-    .describe('true: wait (up to 30 s) for the job to finish'),
+    .describe(`true: wait (up to ${MAX_BATCH_WAIT_MS / 1_000} s) for the job to finish`),
 });
 export const lookupQuery = z.object({ user_identifier: identifier, user_identifier_type: identifierType });
 export const removeEntryQuery = z.object({ user_identifier_type: identifierType.optional() });

@@ -1,7 +1,10 @@
+import { RecordStatus, W8ExpiryRule } from '../../../gen/referral/tax/v1/enums';
+import { optionalEnumValue } from '../../../services/common/enums';
 import { listBody } from '../../http/list';
+import { required } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
-import { presentAuditEntry, presentTaxInfo, presentTaxSettings, presentTaxStatus, toSettingsAddress } from './tax.presenters';
+import { presentAuditEntry, presentTaxInfo, presentTaxSettings, presentTaxStatus, presentUser, toSettingsAddress } from './tax.presenters';
 import {
   adminTaxStatusSchema,
   affiliateParams,
@@ -59,7 +62,7 @@ export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
           companyAddress: toSettingsAddress(body.company_address),
           companyTaxId: body.company_tax_id ?? undefined,
           companyContactEmail: body.company_contact_email ?? undefined,
-          w8ExpiryRule: body.w8_expiry_rule,
+          w8ExpiryRule: optionalEnumValue(W8ExpiryRule, body.w8_expiry_rule),
         });
         return { status: 200, body: presentTaxSettings(settings) };
       },
@@ -80,7 +83,7 @@ export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
       handle: async ({ params, query }) => {
         const page = await clients.tax.listTaxSubmissions({
           projectId: params.projectId,
-          status: query.status,
+          status: optionalEnumValue(RecordStatus, query.status),
           page: { page: query.page, pageSize: query.page_size },
         });
         return { status: 200, body: listBody(page, (info) => ({ ...presentTaxInfo(info), unreadable: info.unreadable })) };
@@ -158,12 +161,11 @@ export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
           user: { identifier: params.userIdentifier, identifierType: query.user_identifier_type },
           actor: { apiKeyId: caller.keyId },
         });
-        const status = result.status!;
+        const status = required(result.status, 'status');
         return {
           status: 200,
           body: {
-            user_identifier: status.user?.identifier ?? params.userIdentifier,
-            user_identifier_type: status.user?.identifierType ?? query.user_identifier_type,
+            ...presentUser(status.user),
             ...presentTaxStatus(status),
             tax_info: result.taxInfo ? presentTaxInfo(result.taxInfo, result.taxIdNumber ?? null) : null,
           },

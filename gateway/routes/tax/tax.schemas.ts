@@ -1,11 +1,23 @@
 import { z } from 'zod';
+import {
+  Chapter3Status,
+  EffectiveTaxStatus,
+  FormType,
+  RecordStatus,
+  TaxClassification,
+  TinType,
+  W8ExpiryRule,
+} from '../../../gen/referral/tax/v1/enums';
+import { TAX_TEXT_LIMITS as LIMITS } from '../../../services/common/contract-limits';
+import { enumNames } from '../../../services/common/enums';
 import { listSchema, pageQuery } from '../../http/list';
 import { pathParams } from '../../http/params';
 
 /**
  * HTTP shapes of the affiliate portal and tax administration (snake_case); the gRPC contract is
- * proto/referral/tax. The service checks every rule again (country list, SSN/EIN rules, dates):
- * these shapes refuse what is malformed and document what is accepted.
+ * proto/referral/tax, whose enums every vocabulary here is derived from. The service checks every
+ * rule again (country list, SSN/EIN rules, dates): these shapes refuse what is malformed and document
+ * what is accepted.
  */
 const timestamp = z.string().describe('ISO-8601 UTC');
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD');
@@ -14,35 +26,20 @@ const countryCode = z
   .regex(/^[A-Za-z]{2}$/, 'must be a two-letter ISO 3166-1 alpha-2 country code')
   .describe('ISO 3166-1 alpha-2, e.g. US, DE, BR');
 
-export const FORM_TYPES = ['w9', 'w8ben', 'w8bene'] as const;
-export const TAX_CLASSIFICATIONS = ['individual', 'c_corporation', 's_corporation', 'partnership', 'trust_estate', 'llc', 'other'] as const;
-export const TIN_TYPES = ['ssn', 'ein'] as const;
+const formTypes = z.enum(enumNames(FormType));
+const recordStatuses = z.enum(enumNames(RecordStatus));
+const taxClassifications = z.enum(enumNames(TaxClassification));
+const tinTypes = z.enum(enumNames(TinType));
 /** Form W-8BEN-E, Part I, line 4. */
-export const CHAPTER3_STATUSES = [
-  'corporation',
-  'disregarded_entity',
-  'partnership',
-  'simple_trust',
-  'grantor_trust',
-  'complex_trust',
-  'estate',
-  'foreign_government_controlled_entity',
-  'foreign_government_integral_part',
-  'central_bank_of_issue',
-  'tax_exempt_organization',
-  'private_foundation',
-  'international_organization',
-] as const;
-export const TAX_STATUSES = ['not_required', 'not_submitted', 'submitted', 'approved', 'revoked', 'expired'] as const;
-export const RECORD_STATUSES = ['submitted', 'approved', 'revoked', 'expired'] as const;
-export const W8_EXPIRY_RULES = ['three_years', 'irs_calendar'] as const;
+const chapter3Statuses = z.enum(enumNames(Chapter3Status));
+const w8ExpiryRules = z.enum(enumNames(W8ExpiryRule));
 
 export const addressBody = z.strictObject({
-  line1: z.string().max(200),
-  line2: z.string().max(200).optional(),
-  city: z.string().max(100),
-  region: z.string().max(100).optional().describe('State, province or region; required for a US address'),
-  postal_code: z.string().max(20).describe('A US address takes a ZIP code (12345 or 12345-6789)'),
+  line1: z.string().max(LIMITS.addressLineLength),
+  line2: z.string().max(LIMITS.addressLineLength).optional(),
+  city: z.string().max(LIMITS.cityLength),
+  region: z.string().max(LIMITS.regionLength).optional().describe('State, province or region; required for a US address'),
+  postal_code: z.string().max(LIMITS.postalCodeLength).describe('A US address takes a ZIP code (12345 or 12345-6789)'),
   country: countryCode,
 });
 
@@ -56,9 +53,9 @@ export const addressSchema = z.object({
 });
 
 const formCommon = {
-  legal_name: z.string().max(200).describe('Legal name of the individual or entity'),
+  legal_name: z.string().max(LIMITS.nameLength).describe('Legal name of the individual or entity'),
   country: countryCode.describe('Country of residence (individuals) or incorporation (entities): US for a W-9, never US for a W-8'),
-  signature_name: z.string().max(200),
+  signature_name: z.string().max(LIMITS.nameLength),
   signature_date: isoDate.describe('YYYY-MM-DD, not in the future (UTC)'),
 };
 
@@ -67,8 +64,8 @@ const w9Body = z
     form_type: z.literal('w9'),
     ...formCommon,
     tax_id_number: z.string().max(20).describe('SSN (123-45-6789) or EIN (12-3456789); dashes optional'),
-    tin_type: z.enum(TIN_TYPES),
-    tax_classification: z.enum(TAX_CLASSIFICATIONS).describe('Corporations, partnerships and trusts give an EIN'),
+    tin_type: tinTypes,
+    tax_classification: taxClassifications.describe('Corporations, partnerships and trusts give an EIN'),
     address: addressBody,
   })
   .describe('Form W-9 (US persons)');
@@ -89,8 +86,8 @@ const w8beneBody = z
     form_type: z.literal('w8bene'),
     ...formCommon,
     tax_id_number: z.string().max(64).optional().describe('Foreign TIN; required unless foreign_tin_not_required_reason is given'),
-    foreign_tin_not_required_reason: z.string().max(500).optional().describe('Why the entity has no foreign TIN'),
-    chapter3_status: z.enum(CHAPTER3_STATUSES),
+    foreign_tin_not_required_reason: z.string().max(LIMITS.reasonLength).optional().describe('Why the entity has no foreign TIN'),
+    chapter3_status: chapter3Statuses,
     permanent_address: addressBody.describe('Permanent residence address, outside the US'),
   })
   .describe('Form W-8BEN-E (foreign entities)');
@@ -103,18 +100,18 @@ const taxInfoFields = {
   id: z.string(),
   user_identifier: z.string(),
   user_identifier_type: z.string(),
-  form_type: z.enum(FORM_TYPES),
-  status: z.enum(RECORD_STATUSES).describe('The record’s status; an approved W-8 past expires_at reads expired'),
+  form_type: formTypes,
+  status: recordStatuses.describe('The record’s status; an approved W-8 past expires_at reads expired'),
   legal_name: z.string(),
   country: z.string(),
-  tin_type: z.enum(TIN_TYPES).nullable(),
-  tax_classification: z.enum(TAX_CLASSIFICATIONS).nullable(),
+  tin_type: tinTypes.nullable(),
+  tax_classification: taxClassifications.nullable(),
   address: addressSchema.nullable(),
   date_of_birth: z.string().nullable(),
   permanent_address: addressSchema.nullable(),
   foreign_tin_not_required: z.boolean(),
   foreign_tin_not_required_reason: z.string().nullable(),
-  chapter3_status: z.enum(CHAPTER3_STATUSES).nullable(),
+  chapter3_status: chapter3Statuses.nullable(),
   signature_name: z.string(),
   signature_date: z.string(),
   submitted_at: timestamp,
@@ -135,8 +132,8 @@ export const unmaskedTaxInfoSchema = z.object({
 });
 
 const statusFields = {
-  status: z.enum(TAX_STATUSES),
-  form_type: z.enum(FORM_TYPES).nullable(),
+  status: z.enum(enumNames(EffectiveTaxStatus)),
+  form_type: formTypes.nullable(),
   submitted_at: timestamp.nullable(),
   approved_at: timestamp.nullable(),
   expires_at: timestamp.nullable(),
@@ -172,18 +169,17 @@ export const taxSettingsSchema = z.object({
   company_address: addressSchema.nullable(),
   company_tax_id: z.string().nullable().describe('The company EIN, masked: *****6789'),
   company_contact_email: z.string().nullable(),
-  w8_expiry_rule: z.enum(W8_EXPIRY_RULES),
+  w8_expiry_rule: w8ExpiryRules,
   updated_at: timestamp.nullable().describe('null while the project has its default settings'),
 });
 
 export const taxSettingsBody = z.strictObject({
   require_tax_info: z.boolean().optional().describe('Whether affiliates must have approved tax info to claim affiliate payouts'),
-  company_legal_name: z.string().max(200).nullable().optional(),
+  company_legal_name: z.string().max(LIMITS.nameLength).nullable().optional(),
   company_address: addressBody.nullable().optional(),
   company_tax_id: z.string().max(20).nullable().optional().describe('The company EIN (12-3456789); stored encrypted'),
   company_contact_email: z.string().max(254).nullable().optional(),
-  w8_expiry_rule: z
-    .enum(W8_EXPIRY_RULES)
+  w8_expiry_rule: w8ExpiryRules
     .optional()
     .describe('three_years: 3 years from the signature date; irs_calendar: through 31 December of the third year after signing'),
 });
@@ -201,7 +197,7 @@ export const auditEntrySchema = z.object({
 
 export const auditLogSchema = listSchema(auditEntrySchema);
 
-export const revokeBody = z.strictObject({ reason: z.string().max(500).describe('Shown to the affiliate') });
+export const revokeBody = z.strictObject({ reason: z.string().max(LIMITS.reasonLength).describe('Shown to the affiliate') });
 
 export const projectParams = pathParams('projectId');
 export const affiliateParams = pathParams('projectId', 'userIdentifier');
@@ -210,14 +206,6 @@ export const affiliateQuery = z.object({
 });
 export const submissionsQuery = z.object({
   ...pageQuery,
-  status: z.enum(RECORD_STATUSES).optional().describe('Only records in this status; submitted is the review queue'),
+  status: recordStatuses.optional().describe('Only records in this status; submitted is the review queue'),
 });
 export const listQuery = z.object(pageQuery);
-
-export type FormType = (typeof FORM_TYPES)[number];
-export type TaxClassification = (typeof TAX_CLASSIFICATIONS)[number];
-export type TinType = (typeof TIN_TYPES)[number];
-export type Chapter3Status = (typeof CHAPTER3_STATUSES)[number];
-export type TaxStatusValue = (typeof TAX_STATUSES)[number];
-export type RecordStatus = (typeof RECORD_STATUSES)[number];
-export type W8ExpiryRule = (typeof W8_EXPIRY_RULES)[number];

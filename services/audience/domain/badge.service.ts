@@ -1,5 +1,5 @@
 import type { Clock } from '../../common/clock';
-import { AlreadyExistsError, NotFoundError } from '../../common/errors';
+import { AlreadyExistsError, type FieldViolation, NotFoundError } from '../../common/errors';
 import { BadgeExists, type BadgeFields, type BadgeRepository } from '../repositories/badge.repository';
 import type { BadgeRecord, SegmentRepository } from '../repositories/segment.repository';
 import { checkDescription, checkImageUrl, checkName, LIMITS, throwIfInvalid } from './segment-fields';
@@ -11,7 +11,8 @@ export interface BadgeInput {
   imageUrl?: string | null;
 }
 
-export const UPDATABLE_BADGE_FIELDS = ['name', 'description', 'image_url'] as const;
+/** The fields an update may name (as the API spells them), and the badge field each one is. */
+const UPDATABLE_BADGE_FIELDS: Record<string, keyof BadgeFields> = { name: 'name', description: 'description', image_url: 'imageUrl' };
 
 function badgeNotFound(): NotFoundError {
   return new NotFoundError('BADGE_NOT_FOUND', 'this audience has no badge');
@@ -26,7 +27,8 @@ export class BadgeService {
   ) {}
 
   async create(projectId: string, segmentId: string, input: BadgeInput): Promise<BadgeRecord> {
-    const fields = validate(input, ['name', 'description', 'image_url']) as BadgeFields;
+    const { fields, violations } = checkBadge(input);
+    throwIfInvalid(Object.values(violations).flat());
     const segment = await requireSegment(this.segments, projectId, segmentId);
     if (segment.badge) throw badgeExists();
     try {
@@ -57,25 +59,30 @@ function badgeExists(): AlreadyExistsError {
   return new AlreadyExistsError('BADGE_EXISTS', 'this audience already has a badge; update it with PATCH');
 }
 
+/** Every field of a badge, checked; an absent field reads as unset (a name must be given). */
+function checkBadge(input: BadgeInput): { fields: BadgeFields; violations: Record<keyof BadgeFields, FieldViolation[]> } {
+  const name = checkName(input.name ?? '');
+  const description = checkDescription(input.description, LIMITS.badgeDescriptionLength);
+  const imageUrl = checkImageUrl(input.imageUrl);
+  return {
+    fields: { name: name.value, description: description.value, imageUrl: imageUrl.value },
+    violations: { name: name.violations, description: description.violations, imageUrl: imageUrl.violations },
+  };
+}
+
+/** The fields the mask names, checked; a named field left unset is cleared. */
 function validate(input: BadgeInput, mask: string[]): Partial<BadgeFields> {
+  const checked = checkBadge(input);
   const fields: Partial<BadgeFields> = {};
-  const violations = [];
-  const unknown = mask.filter((path) => !(UPDATABLE_BADGE_FIELDS as readonly string[]).includes(path));
-  violations.push(...unknown.map((field) => ({ field, reason: 'is not a badge field' })));
-  if (mask.includes('name')) {
-    const name = checkName(input.name ?? '');
-    violations.push(...name.violations);
-    fields.name = name.value;
-  }
-  if (mask.includes('description')) {
-    const description = checkDescription(input.description, LIMITS.badgeDescriptionLength);
-    violations.push(...description.violations);
-    fields.description = description.value;
-  }
-  if (mask.includes('image_url')) {
-    const imageUrl = checkImageUrl(input.imageUrl);
-    violations.push(...imageUrl.violations);
-    fields.imageUrl = imageUrl.value;
+  const violations: FieldViolation[] = [];
+  for (const path of mask) {
+    const field = Object.hasOwn(UPDATABLE_BADGE_FIELDS, path) ? UPDATABLE_BADGE_FIELDS[path] : undefined;
+    if (field === undefined) {
+      violations.push({ field: path, reason: 'is not a badge field' });
+      continue;
+    }
+    Object.assign(fields, { [field]: checked.fields[field] });
+    violations.push(...checked.violations[field]);
   }
   throwIfInvalid(violations);
   return fields;

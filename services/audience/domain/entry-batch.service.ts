@@ -1,21 +1,17 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../../common/clock';
+import { MAX_BATCH_ENTRIES, MAX_BATCH_WAIT_MS } from '../../common/contract-limits';
 import { isStatementTimeout } from '../../common/db/errors';
 import type { Deadline } from '../../common/deadline';
-import { AlreadyExistsError, type FieldViolation, InvalidArgumentError, NotFoundError, UnavailableError } from '../../common/errors';
-import { canonical, type IdentifierType, identifierViolations, type UserIdentifier } from '../../common/identifiers';
+import { AlreadyExistsError, InvalidArgumentError, MAX_LISTED_VIOLATIONS, NotFoundError, UnavailableError } from '../../common/errors';
+import { checkIdentifiers, type UserIdentifier } from '../../common/identifiers';
 import { isUuid } from '../../common/ids';
 import type { Logger } from '../../common/logger';
 import type { ApplyOutcome, EntryBatchRecord, EntryBatchRepository, NewEntryBatch } from '../repositories/entry-batch.repository';
 import type { SegmentRepository } from '../repositories/segment.repository';
 import { requireSegmentExists, segmentNotFound } from './segment-lookup';
+import { BATCH_FINISHED } from './vocabulary';
 
-/** Entries one batch request may carry (the gateway answers 413 above this). */
-export const MAX_BATCH_ENTRIES = 10_000;
-/** Longest a caller may ask to wait for its batch. */
-export const MAX_WAIT_MS = 30_000;
-/** Violations listed in one error; the message still counts them all. */
-const MAX_LISTED_VIOLATIONS = 100;
 const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 /** Below this much time left before the caller's deadline, storing a batch is not even tried. */
@@ -138,8 +134,8 @@ export class EntryBatchService {
   }
 
   private async settled(batch: EntryBatchRecord, waitMs: number): Promise<EntryBatchRecord> {
-    if (batch.status === 'completed' || batch.status === 'failed') return batch;
-    await this.scheduler.waitUntilSettled(batch.id, Math.min(waitMs, MAX_WAIT_MS));
+    if (BATCH_FINISHED[batch.status]) return batch;
+    await this.scheduler.waitUntilSettled(batch.id, Math.min(waitMs, MAX_BATCH_WAIT_MS));
     return (await this.batches.findById(batch.projectId, batch.segmentId, batch.id)) ?? batch;
   }
 
@@ -173,27 +169,16 @@ export class EntryBatchService {
   }
 }
 
+/** Every entry in its canonical form, or the whole batch refused naming the invalid ones. */
 function normalizeBatch(input: BatchEntryInput[]): UserIdentifier[] {
-  const violations: FieldViolation[] = [];
-  let invalid = 0;
-  const entries = input.map((entry, index) => {
-    const problems = identifierViolations(entry.identifier, entry.identifierType, `entries[${index}]`);
-    if (problems.length > 0) {
-      invalid += 1;
-      if (violations.length < MAX_LISTED_VIOLATIONS) violations.push(...problems);
-      return undefined;
-    }
-    return canonical(entry.identifier, entry.identifierType as IdentifierType);
-  });
-  if (invalid > 0) {
-    const listed = invalid > MAX_LISTED_VIOLATIONS ? ` (the first ${MAX_LISTED_VIOLATIONS} are listed)` : '';
-    throw new InvalidArgumentError(
-      'INVALID_BATCH',
-      `${invalid} of ${input.length} entries are invalid${listed}; nothing was written`,
-      violations,
-    );
-  }
-  return entries as UserIdentifier[];
+  const checked = checkIdentifiers(input, 'entries');
+  if (checked.users) return checked.users;
+  const listed = checked.invalid > MAX_LISTED_VIOLATIONS ? ` (the first ${MAX_LISTED_VIOLATIONS} are listed)` : '';
+  throw new InvalidArgumentError(
+    'INVALID_BATCH',
+    `${checked.invalid} of ${input.length} entries are invalid${listed}; nothing was written`,
+    checked.violations,
+  );
 }
 
 function requestHash(segmentId: string, entries: UserIdentifier[]): string {

@@ -1,48 +1,34 @@
-import type { Badge, Entry, EntryBatch, Segment, UserAudience, UserAudienceResult } from '../../../gen/referral/audience/v1/audience';
+import type { Badge, Entry, EntryBatch, Segment, UserAudienceResult } from '../../../gen/referral/audience/v1/audience';
+import { EntryBatchStatus, EntryKind, EntrySource, SegmentType } from '../../../gen/referral/audience/v1/enums';
+import { enumValue } from '../../common/enums';
+import { withoutNulls } from '../../common/grpc/messages';
 import type { UserAudienceOutcome } from '../domain/user-audience.service';
+import { segmentType } from '../domain/vocabulary';
 import type { EntryBatchRecord } from '../repositories/entry-batch.repository';
-import type { EntryRecord, UserAudienceRecord } from '../repositories/entry.repository';
+import type { EntryRecord } from '../repositories/entry.repository';
 import type { BadgeRecord, SegmentRecord } from '../repositories/segment.repository';
 
-/** Records -> protobuf messages. Nulls become absent optional fields. */
+/** Records -> protobuf messages: nulls become absent optional fields, vocabularies become their enums. */
 export function toBadgeMessage(badge: BadgeRecord): Badge {
-  return {
-    name: badge.name,
-    description: badge.description ?? undefined,
-    imageUrl: badge.imageUrl ?? undefined,
-    createdAt: badge.createdAt,
-    updatedAt: badge.updatedAt,
-  };
+  return withoutNulls(badge);
 }
 
 export function toSegmentMessage(segment: SegmentRecord): Segment {
   return {
-    id: segment.id,
-    name: segment.name,
-    description: segment.description ?? undefined,
-    type: segment.conditionJson === null ? 'static' : 'dynamic',
-    conditionJson: segment.conditionJson ?? undefined,
-    entriesCount: segment.entriesCount,
-    badge: segment.badge ? toBadgeMessage(segment.badge) : undefined,
-    createdAt: segment.createdAt,
-    updatedAt: segment.updatedAt,
+    ...withoutNulls(segment),
+    type: enumValue(SegmentType, segmentType(segment)),
+    entriesCount: String(segment.entriesCount),
   };
 }
 
 export function toEntryMessage(entry: EntryRecord): Entry {
-  return {
-    identifier: entry.identifier,
-    identifierType: entry.identifierType,
-    kind: entry.kind,
-    source: entry.source,
-    addedAt: entry.addedAt,
-  };
+  return { ...entry, kind: enumValue(EntryKind, entry.kind), source: enumValue(EntrySource, entry.source) };
 }
 
 export function toEntryBatchMessage(batch: EntryBatchRecord): EntryBatch {
   return {
     jobId: batch.id,
-    status: batch.status,
+    status: enumValue(EntryBatchStatus, batch.status),
     received: String(batch.received),
     added: String(batch.added),
     skipped: String(batch.skipped),
@@ -50,22 +36,10 @@ export function toEntryBatchMessage(batch: EntryBatchRecord): EntryBatch {
   };
 }
 
-export function toUserAudienceMessage(audience: UserAudienceRecord): UserAudience {
-  return {
-    id: audience.id,
-    name: audience.name,
-    badgeName: audience.badgeName ?? undefined,
-    badgeDescription: audience.badgeDescription ?? undefined,
-    badgeImage: audience.badgeImageUrl ?? undefined,
-  };
-}
-
 export function toUserAudienceResult(outcome: UserAudienceOutcome): UserAudienceResult {
   if ('error' in outcome) {
-    return {
-      audiences: [],
-      error: { code: outcome.error.code, message: outcome.error.message, details: outcome.error.details },
-    };
+    const { code, message, details } = outcome.error;
+    return { audiences: [], error: { code, message, details } };
   }
-  return { audiences: outcome.audiences.map(toUserAudienceMessage) };
+  return { audiences: outcome.audiences.map(withoutNulls) };
 }

@@ -1,7 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 import { isForeignKeyViolation } from '../../common/db/errors';
 import type { UserIdentifier } from '../../common/identifiers';
-import type { AudienceDatabase, EntryBatchStatus } from '../database';
+import type { AudienceDatabase } from '../database';
+import { BATCH_FINISHED, type EntryBatchStatus, UNFINISHED_BATCH_STATUSES } from '../domain/vocabulary';
 
 export interface EntryBatchRecord {
   id: string;
@@ -123,7 +124,7 @@ export class EntryBatchRepository {
         .forUpdate()
         .executeTakeFirst();
       if (!batch) return { applied: false, reason: 'missing' } as const;
-      if (batch.status === 'completed' || batch.status === 'failed') return { applied: false, reason: 'finished' } as const;
+      if (BATCH_FINISHED[batch.status]) return { applied: false, reason: 'finished' } as const;
 
       const inserted = await sql<{ added: number }>`
         WITH inserted AS (
@@ -165,7 +166,7 @@ export class EntryBatchRepository {
       .updateTable('entry_batches')
       .set({ status: 'failed', error, identifiers: null, identifier_types: null, finished_at: now })
       .where('id', '=', id)
-      .where('status', 'in', ['queued', 'active'])
+      .where('status', 'in', UNFINISHED_BATCH_STATUSES)
       .execute();
   }
 
@@ -174,7 +175,7 @@ export class EntryBatchRepository {
     const rows = await this.db
       .selectFrom('entry_batches')
       .select('id')
-      .where('status', 'in', ['queued', 'active'])
+      .where('status', 'in', UNFINISHED_BATCH_STATUSES)
       .orderBy('created_at')
       .limit(limit)
       .execute();

@@ -23,7 +23,7 @@ export interface UserAudienceRecord {
   name: string;
   badgeName: string | null;
   badgeDescription: string | null;
-  badgeImageUrl: string | null;
+  badgeImage: string | null;
 }
 
 export type EntryWindow = { limit: number; offset: number } | { limit: number; after: EntryKey };
@@ -116,7 +116,7 @@ export class EntryRepository {
     if (lookups.length === 0) return found;
     const { rows } = await sql<UserAudienceRow>`
       SELECT l.ord::int AS ord, s.id, s.name,
-             b.name AS badge_name, b.description AS badge_description, b.image_url AS badge_image_url
+             b.name AS badge_name, b.description AS badge_description, b.image_url AS badge_image
       FROM unnest(${lookups.map((l) => l.projectId)}::uuid[],
                   ${lookups.map((l) => l.user.identifier)}::text[],
                   ${lookups.map((l) => l.user.identifierType)}::text[])
@@ -132,7 +132,7 @@ export class EntryRepository {
         name: row.name,
         badgeName: row.badge_name,
         badgeDescription: row.badge_description,
-        badgeImageUrl: row.badge_image_url,
+        badgeImage: row.badge_image,
       });
     }
     return found;
@@ -145,7 +145,7 @@ interface UserAudienceRow {
   name: string;
   badge_name: string | null;
   badge_description: string | null;
-  badge_image_url: string | null;
+  badge_image: string | null;
 }
 
 function toRecord(row: Pick<EntryTable, 'identifier' | 'identifier_type' | 'kind' | 'source' | 'added_at'>): EntryRecord {

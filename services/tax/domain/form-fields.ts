@@ -1,17 +1,11 @@
+import { TAX_TEXT_LIMITS } from '../../common/contract-limits';
 import { isCountryCode } from '../../common/countries';
 import type { FieldViolation } from '../../common/errors';
 import { identifierViolations } from '../../common/identifiers';
 import type { Address } from '../repositories/address';
 
 /** Field rules shared by tax forms and tax settings; field names are the API's (snake_case). */
-export const LIMITS = {
-  nameLength: 200,
-  addressLineLength: 200,
-  cityLength: 100,
-  regionLength: 100,
-  postalCodeLength: 20,
-  reasonLength: 500,
-};
+export const LIMITS = TAX_TEXT_LIMITS;
 
 export interface AddressInput {
   line1: string;
@@ -107,6 +101,7 @@ export function checkEmail(value: string, field: string): Checked<string> {
 
 export function checkOneOf<T extends string>(value: string | undefined, field: string, allowed: readonly T[]): Checked<T | null> {
   if (value === undefined || value === '') return { value: null, violations: [{ field, reason: `is required: one of ${allowed.join(', ')}` }] };
-  if (!(allowed as readonly string[]).includes(value)) return { value: null, violations: [{ field, reason: `must be one of ${allowed.join(', ')}` }] };
-  return { value: value as T, violations: [] };
+  const known = allowed.find((item) => item === value);
+  if (known === undefined) return { value: null, violations: [{ field, reason: `must be one of ${allowed.join(', ')}` }] };
+  return { value: known, violations: [] };
 }

@@ -1,5 +1,4 @@
 import { type FieldViolation, invalidFields } from '../../common/errors';
-import type { FormType, TinType, W8ExpiryRule } from '../database';
 import type { TaxFormFields } from '../repositories/tax-record.repository';
 import {
   type AddressInput,
@@ -13,34 +12,31 @@ import {
   utcDate,
 } from './form-fields';
 import { checkEin, checkForeignTin, checkSsn } from './tin-rules';
+import {
+  CHAPTER3_STATUSES,
+  FORM_TYPES,
+  type FormType,
+  TAX_CLASSIFICATIONS,
+  type TaxClassification,
+  type W8ExpiryRule,
+  W9_TIN_TYPES,
+} from './vocabulary';
 import { w8ExpiresAt } from './w8-expiry';
 
-export const FORM_TYPES: readonly FormType[] = ['w9', 'w8ben', 'w8bene'];
-export const TAX_CLASSIFICATIONS = ['individual', 'c_corporation', 's_corporation', 'partnership', 'trust_estate', 'llc', 'other'] as const;
-export const W9_TIN_TYPES = ['ssn', 'ein'] as const;
-/** Form W-8BEN-E, Part I, line 4. */
-export const CHAPTER3_STATUSES = [
-  'corporation',
-  'disregarded_entity',
-  'partnership',
-  'simple_trust',
-  'grantor_trust',
-  'complex_trust',
-  'estate',
-  'foreign_government_controlled_entity',
-  'foreign_government_integral_part',
-  'central_bank_of_issue',
-  'tax_exempt_organization',
-  'private_foundation',
-  'international_organization',
-] as const;
-
-/** Classifications that only exist as entities with an EIN; individuals, LLCs and "other" may use either. */
-const EIN_ONLY_CLASSIFICATIONS: readonly string[] = ['c_corporation', 's_corporation', 'partnership', 'trust_estate'];
+/** Which W-9 classifications exist only as entities with an EIN; individuals, LLCs and "other" may use either. */
+const EIN_ONLY: Record<TaxClassification, boolean> = {
+  individual: false,
+  c_corporation: true,
+  s_corporation: true,
+  partnership: true,
+  trust_estate: true,
+  llc: false,
+  other: false,
+};
 
 /** A form as it arrives (camelCase of the proto TaxForm); anything may be missing or wrong. */
 export interface TaxFormInput {
-  formType: string;
+  formType?: string | undefined;
   legalName: string;
   country: string;
   taxIdNumber?: string | undefined;
@@ -132,7 +128,7 @@ export function validateTaxForm(input: TaxFormInput, now: Date, w8Rule: W8Expiry
     const tinType = checkOneOf(input.tinType, 'tin_type', W9_TIN_TYPES);
     const address = checkAddress(input.address, 'address');
     violations.push(...classification.violations, ...tinType.violations, ...address.violations);
-    if (tinType.value === 'ssn' && classification.value !== null && EIN_ONLY_CLASSIFICATIONS.includes(classification.value)) {
+    if (tinType.value === 'ssn' && classification.value !== null && EIN_ONLY[classification.value]) {
       violations.push({ field: 'tin_type', reason: `a ${classification.value} is identified by an EIN, not an SSN` });
     }
     if (input.taxIdNumber === undefined || input.taxIdNumber.trim() === '') {
@@ -144,7 +140,7 @@ export function validateTaxForm(input: TaxFormInput, now: Date, w8Rule: W8Expiry
     }
     Object.assign(fields, {
       taxClassification: classification.value,
-      tinType: tinType.value as TinType | null,
+      tinType: tinType.value,
       address: address.value,
     });
   } else {

@@ -2,19 +2,19 @@ import { SealedValueError } from '../../common/crypto/field-cipher';
 import { ConflictError } from '../../common/errors';
 import type { UserIdentifier } from '../../common/identifiers';
 import type { Logger } from '../../common/logger';
-import type { RecordStatus } from '../database';
 import type { TaxFormFields, TaxRecord } from '../repositories/tax-record.repository';
 import { recordStatusAt } from './tax-status';
 import { formatTin, maskTin } from './tin-rules';
 import type { TinVault } from './tin-vault';
+import type { RecordStatus } from './vocabulary';
 
 /** A record as it may be shown outside the admin tax-status endpoint: the tax id masked. */
 export interface TaxInfoView extends TaxFormFields {
   id: string;
   user: UserIdentifier;
   status: RecordStatus;
-  taxIdMasked: string | null;
-  /** The stored tax id does not decrypt (taxIdMasked is then null): see taxInfoUnreadable. */
+  taxIdNumberMasked: string | null;
+  /** The stored tax id does not decrypt (taxIdNumberMasked is then null): see taxInfoUnreadable. */
   unreadable: boolean;
   submittedAt: Date;
   approvedAt: Date | null;
@@ -33,7 +33,7 @@ export function maskedView(record: TaxRecord, vault: TinVault, now: Date): TaxIn
   return {
     ...rest,
     status: recordStatusAt(record, now),
-    taxIdMasked: opened.unreadable || opened.tin === null ? null : maskTin(opened.tin),
+    taxIdNumberMasked: opened.unreadable || opened.tin === null ? null : maskTin(opened.tin),
     unreadable: opened.unreadable,
   };
 }

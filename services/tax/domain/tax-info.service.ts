@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../common/clock';
 import { ConflictError, invalidFields } from '../../common/errors';
-import { canonical, type IdentifierType, identifierViolations } from '../../common/identifiers';
+import { checkIdentifiers } from '../../common/identifiers';
 import type { Logger } from '../../common/logger';
 import { CurrentRecordBlocks, type TaxRecordRepository } from '../repositories/tax-record.repository';
 import type { TaxSettingsRepository } from '../repositories/tax-settings.repository';
@@ -13,7 +13,6 @@ import type { TinVault } from './tin-vault';
 
 /** Users the batch status lookup answers at once. */
 export const MAX_BATCH_USERS = 1_000;
-const MAX_LISTED_VIOLATIONS = 100;
 
 /** The affiliate's side: submit a form, read it back masked, read the effective status. */
 export class TaxInfoService {
@@ -79,9 +78,9 @@ export class TaxInfoService {
     if (usersInput.length > MAX_BATCH_USERS) {
       throw invalidFields([{ field: 'users', reason: `at most ${MAX_BATCH_USERS} users per request` }]);
     }
-    const violations = usersInput.flatMap((user, index) => identifierViolations(user.identifier, user.identifierType, `users[${index}]`));
-    if (violations.length > 0) throw invalidFields(violations.slice(0, MAX_LISTED_VIOLATIONS));
-    const users = usersInput.map((user) => canonical(user.identifier, user.identifierType as IdentifierType));
+    const checked = checkIdentifiers(usersInput, 'users');
+    if (!checked.users) throw invalidFields(checked.violations);
+    const { users } = checked;
     const [settings, records] = await Promise.all([this.settings.get(projectId), this.records.findCurrentForUsers(projectId, users)]);
     const byUser = new Map(records.map((record) => [`${record.user.identifierType}:${record.user.identifier}`, record]));
     const now = this.clock.now();

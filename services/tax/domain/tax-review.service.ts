@@ -2,15 +2,15 @@ import type { Clock } from '../../common/clock';
 import type { Page } from '../../common/pagination';
 import { ConflictError, invalidFields } from '../../common/errors';
 import type { Logger } from '../../common/logger';
-import type { RecordStatus } from '../database';
 import type { AuditLogRepository } from '../repositories/audit-log.repository';
 import type { Actor, TaxRecordRepository } from '../repositories/tax-record.repository';
 import type { TaxSettingsRepository } from '../repositories/tax-settings.repository';
 import { checkText, LIMITS } from './form-fields';
 import { maskedView, readableView, type TaxInfoView, unmaskedTin, warnUnreadable } from './tax-info-view';
-import { effectiveStatus, RECORD_STATUSES, recordStatusAt, type TaxStatusView } from './tax-status';
+import { effectiveStatus, recordStatusAt, type TaxStatusView } from './tax-status';
 import { invalidTransition, requireProjectId, taxInfoNotFound, taxSubject, type UserInput } from './tax-subject';
 import type { TinVault } from './tin-vault';
+import type { RecordStatus } from './vocabulary';
 import { expiresAtFor } from './w8-expiry';
 
 export const UNMASKED_READ_ACTION = 'tax_info.unmasked_read';
@@ -40,13 +40,10 @@ export class TaxReviewService {
     private readonly logger: Logger,
   ) {}
 
-  async list(projectId: string, status: string | undefined, page: Page): Promise<{ records: TaxInfoView[]; total: number }> {
+  async list(projectId: string, status: RecordStatus | undefined, page: Page): Promise<{ records: TaxInfoView[]; total: number }> {
     requireProjectId(projectId);
-    if (status !== undefined && !(RECORD_STATUSES as readonly string[]).includes(status)) {
-      throw invalidFields([{ field: 'status', reason: `must be one of ${RECORD_STATUSES.join(', ')}` }]);
-    }
     const now = this.clock.now();
-    const { records, total } = await this.records.list(projectId, status as RecordStatus | undefined, page, now);
+    const { records, total } = await this.records.list(projectId, status, page, now);
     // One record that does not decrypt shows as unreadable; it never fails the page.
     const views = records.map((record) => {
       const view = maskedView(record, this.vault, now);
@@ -121,7 +118,7 @@ export class TaxReviewService {
       action: UNMASKED_READ_ACTION,
       actorApiKeyId: actor.id,
       user,
-      recordId: record.id,
+      taxRecordId: record.id,
       requestId,
       now,
     });

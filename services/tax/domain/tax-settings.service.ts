@@ -1,14 +1,13 @@
 import type { Clock } from '../../common/clock';
 import { type FieldViolation, invalidFields } from '../../common/errors';
 import type { Logger } from '../../common/logger';
-import type { W8ExpiryRule } from '../database';
 import type { Address } from '../repositories/address';
 import type { TaxSettingsChanges, TaxSettingsRecord, TaxSettingsRepository } from '../repositories/tax-settings.repository';
 import { type AddressInput, checkAddress, checkEmail, checkOneOf, checkOptionalText, LIMITS } from './form-fields';
 import { requireProjectId } from './tax-subject';
 import { checkEin, maskTin } from './tin-rules';
 import type { TinVault } from './tin-vault';
-import { W8_EXPIRY_RULES } from './w8-expiry';
+import { W8_EXPIRY_RULES, type W8ExpiryRule } from './vocabulary';
 
 /** The fields an update may name; a named company field left unset is cleared. */
 export const UPDATABLE_SETTINGS_FIELDS = [

@@ -1,15 +1,10 @@
 import type { UserIdentifier } from '../../common/identifiers';
-import type { FormType, RecordStatus } from '../database';
+import type { EffectiveTaxStatus, FormType, RecordStatus } from './vocabulary';
 
 /** The affiliate-facing status (specification §2.7). */
-export const TAX_STATUSES = ['not_required', 'not_submitted', 'submitted', 'approved', 'revoked', 'expired'] as const;
-export type TaxStatusValue = (typeof TAX_STATUSES)[number];
-
-export const RECORD_STATUSES: readonly RecordStatus[] = ['submitted', 'approved', 'revoked', 'expired'];
-
 export interface TaxStatusView {
   user: UserIdentifier;
-  status: TaxStatusValue;
+  status: EffectiveTaxStatus;
   formType: FormType | null;
   submittedAt: Date | null;
   approvedAt: Date | null;

@@ -1,10 +1,24 @@
-import type { FormType, W8ExpiryRule } from '../database';
+import { FORM_TYPES, type FormType, type W8ExpiryRule } from './vocabulary';
 
-export const W8_EXPIRY_RULES: readonly W8ExpiryRule[] = ['three_years', 'irs_calendar'];
+/** Which forms expire (W-8s); a form type added to the vocabulary must say. */
+const EXPIRES: Record<FormType, boolean> = { w9: false, w8ben: true, w8bene: true };
+
+/** The W-8 forms: the ones the expiry sweep looks at. */
+export const W8_FORM_TYPES: readonly FormType[] = FORM_TYPES.filter((formType) => EXPIRES[formType]);
 
 export function isW8(formType: FormType): boolean {
-  return formType === 'w8ben' || formType === 'w8bene';
+  return EXPIRES[formType];
 }
+
+type Ymd = [year: number, month: number, day: number];
+
+const FIRST_INVALID_INSTANT: Record<W8ExpiryRule, (signed: Ymd) => Date> = {
+  three_years: ([year, month, day]) => {
+    const lastDayOfMonth = new Date(Date.UTC(year + 3, month, 0)).getUTCDate();
+    return new Date(Date.UTC(year + 3, month - 1, Math.min(day, lastDayOfMonth)));
+  },
+  irs_calendar: ([year]) => new Date(Date.UTC(year + 4, 0, 1)),
+};
 
 /**
  * The first instant a W-8 signed on `signatureDate` (YYYY-MM-DD) is no longer valid, in UTC.
@@ -15,10 +29,8 @@ export function isW8(formType: FormType): boolean {
  * W-9s never expire.
  */
 export function w8ExpiresAt(signatureDate: string, rule: W8ExpiryRule): Date {
-  const [year, month, day] = signatureDate.split('-').map(Number) as [number, number, number];
-  if (rule === 'irs_calendar') return new Date(Date.UTC(year + 4, 0, 1));
-  const lastDayOfMonth = new Date(Date.UTC(year + 3, month, 0)).getUTCDate();
-  return new Date(Date.UTC(year + 3, month - 1, Math.min(day, lastDayOfMonth)));
+  const [year = NaN, month = NaN, day = NaN] = signatureDate.split('-').map(Number);
+  return FIRST_INVALID_INSTANT[rule]([year, month, day]);
 }
 
 export function expiresAtFor(formType: FormType, signatureDate: string, rule: W8ExpiryRule): Date | null {

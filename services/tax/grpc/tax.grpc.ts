@@ -1,10 +1,13 @@
-import type { TaxServiceServer } from '../../../gen/referral/tax/v1/tax';
+import { Chapter3Status, FormType, RecordStatus, TaxClassification, TinType, W8ExpiryRule } from '../../../gen/referral/tax/v1/enums';
+import type { TaxForm, TaxServiceServer } from '../../../gen/referral/tax/v1/tax';
+import { enumInput, optionalEnum } from '../../common/fields';
 import { pageInfo, toPage } from '../../common/pagination';
 import { implementService } from '../../common/grpc/service';
 import type { Logger } from '../../common/logger';
 import type { AuditLogService } from '../domain/audit-log.service';
 import type { TaxInfoService } from '../domain/tax-info.service';
 import type { TaxReviewService } from '../domain/tax-review.service';
+import type { TaxFormInput } from '../domain/tax-form';
 import type { TaxSettingsService } from '../domain/tax-settings.service';
 import { toAuditEntryMessage, toTaxInfoMessage, toTaxSettingsMessage, toTaxStatusMessage } from './tax.mappers';
 
@@ -15,6 +18,17 @@ export interface TaxDomain {
   taxInfo: TaxInfoService;
   review: TaxReviewService;
   auditLog: AuditLogService;
+}
+
+/** A form as the domain checks it (whole, so one answer lists every problem): vocabularies by name. */
+function toTaxFormInput(form: TaxForm): TaxFormInput {
+  return {
+    ...form,
+    formType: enumInput(FormType, form.formType),
+    taxClassification: enumInput(TaxClassification, form.taxClassification),
+    tinType: enumInput(TinType, form.tinType),
+    chapter3Status: enumInput(Chapter3Status, form.chapter3Status),
+  };
 }
 
 /** Translates protobuf <-> domain and delegates; no rules live here. */
@@ -32,11 +46,11 @@ export function createTaxGrpcService(domain: TaxDomain, logger: Logger): TaxServ
             companyAddress: req.companyAddress,
             companyTaxId: req.companyTaxId,
             companyContactEmail: req.companyContactEmail,
-            w8ExpiryRule: req.w8ExpiryRule,
+            w8ExpiryRule: enumInput(W8ExpiryRule, req.w8ExpiryRule),
           }),
         ),
 
-      submitTaxInfo: async (req) => toTaxInfoMessage(await domain.taxInfo.submit(req.projectId, req.user, req.form)),
+      submitTaxInfo: async (req) => toTaxInfoMessage(await domain.taxInfo.submit(req.projectId, req.user, req.form && toTaxFormInput(req.form))),
 
       getTaxInfo: async (req) => toTaxInfoMessage(await domain.taxInfo.getCurrent(req.projectId, req.user)),
 
@@ -48,7 +62,7 @@ export function createTaxGrpcService(domain: TaxDomain, logger: Logger): TaxServ
 
       listTaxSubmissions: async (req) => {
         const page = toPage(req.page);
-        const { records, total } = await domain.review.list(req.projectId, req.status, page);
+        const { records, total } = await domain.review.list(req.projectId, optionalEnum(RecordStatus, req.status, 'status'), page);
         return { results: records.map(toTaxInfoMessage), pageInfo: pageInfo(page, total) };
       },
 

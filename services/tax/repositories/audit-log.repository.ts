@@ -8,7 +8,7 @@ export interface AuditEntryRecord {
   action: string;
   actorApiKeyId: string;
   user: UserIdentifier;
-  recordId: string | null;
+  taxRecordId: string | null;
   requestId: string | null;
   occurredAt: Date;
 }
@@ -18,7 +18,7 @@ export interface NewAuditEntry {
   action: string;
   actorApiKeyId: string;
   user: UserIdentifier;
-  recordId: string | null;
+  taxRecordId: string | null;
   requestId: string | null;
   now: Date;
 }
@@ -37,7 +37,7 @@ export class AuditLogRepository {
         actor_id: entry.actorApiKeyId,
         identifier_type: entry.user.identifierType,
         identifier: entry.user.identifier,
-        record_id: entry.recordId,
+        record_id: entry.taxRecordId,
         request_id: entry.requestId,
         occurred_at: entry.now,
       })
@@ -71,8 +71,8 @@ function toRecord(row: TaxAuditLogRow): AuditEntryRecord {
     id: row.id,
     action: row.action,
     actorApiKeyId: row.actor_id,
-    user: { identifier: row.identifier, identifierType: row.identifier_type } as UserIdentifier,
-    recordId: row.record_id,
+    user: { identifier: row.identifier, identifierType: row.identifier_type },
+    taxRecordId: row.record_id,
     requestId: row.request_id,
     occurredAt: row.occurred_at,
   };

@@ -2,8 +2,9 @@ import { type Kysely, sql, type Transaction } from 'kysely';
 import type { SealedValue } from '../../common/crypto/field-cipher';
 import { isUniqueViolation } from '../../common/db/errors';
 import type { Page } from '../../common/pagination';
-import type { UserIdentifier } from '../../common/identifiers';
-import type { ActorType, AddressJson, FormType, RecordStatus, TaxDatabase, TinType } from '../database';
+import type { IdentifierType, UserIdentifier } from '../../common/identifiers';
+import type { AddressJson, TaxDatabase } from '../database';
+import type { ActorType, Chapter3Status, FormType, RecordStatus, TaxClassification, TinType } from '../domain/vocabulary';
 import { type Address, addressFromJson, addressToJson } from './address';
 
 /** What the affiliate stated on the form (the tax id travels separately, sealed). */
@@ -12,11 +13,11 @@ export interface TaxFormFields {
   legalName: string;
   country: string;
   tinType: TinType | null;
-  taxClassification: string | null;
+  taxClassification: TaxClassification | null;
   address: Address | null;
   permanentAddress: Address | null;
   dateOfBirth: string | null;
-  chapter3Status: string | null;
+  chapter3Status: Chapter3Status | null;
   foreignTinNotRequired: boolean;
   foreignTinNotRequiredReason: string | null;
   signatureName: string;
@@ -98,7 +99,7 @@ const RECORD_COLUMNS = sql.raw(
 interface RecordRow {
   id: string;
   project_id: string;
-  identifier_type: string;
+  identifier_type: IdentifierType;
   identifier: string;
   form_type: FormType;
   status: RecordStatus;
@@ -109,11 +110,11 @@ interface RecordRow {
   tax_id_iv: Buffer | null;
   tax_id_ciphertext: Buffer | null;
   tax_id_auth_tag: Buffer | null;
-  tax_classification: string | null;
+  tax_classification: TaxClassification | null;
   address: AddressJson | null;
   permanent_address: AddressJson | null;
   date_of_birth: string | null;
-  chapter3_status: string | null;
+  chapter3_status: Chapter3Status | null;
   foreign_tin_not_required: boolean;
   foreign_tin_not_required_reason: string | null;
   signature_name: string;
@@ -274,7 +275,7 @@ export class TaxRecordRepository {
    */
   async expireDue(now: Date, limit: number): Promise<number> {
     return this.db.transaction().execute(async (trx) => {
-      const result = await sql<{ id: string; project_id: string; identifier_type: string; identifier: string; expires_at: Date }>`
+      const result = await sql<{ id: string; project_id: string; identifier_type: IdentifierType; identifier: string; expires_at: Date }>`
         WITH due AS (
           SELECT id AS due_id FROM tax_records
           WHERE status = 'approved' AND ${IS_CURRENT} AND expires_at <= ${now} AND form_type IN ('w8ben', 'w8bene')
@@ -291,7 +292,7 @@ export class TaxRecordRepository {
         result.rows.map((row) => ({
           recordId: row.id,
           projectId: row.project_id,
-          user: { identifier: row.identifier, identifierType: row.identifier_type } as UserIdentifier,
+          user: { identifier: row.identifier, identifierType: row.identifier_type },
           from: 'approved',
           to: 'expired' as const,
           actor: SYSTEM,
@@ -405,7 +406,7 @@ function toRecord(row: RecordRow): TaxRecord {
   return {
     id: row.id,
     projectId: row.project_id,
-    user: { identifier: row.identifier, identifierType: row.identifier_type } as UserIdentifier,
+    user: { identifier: row.identifier, identifierType: row.identifier_type },
     status: row.status,
     formType: row.form_type,
     legalName: row.legal_name,

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { SealedValue } from '../../common/crypto/field-cipher';
-import type { TaxDatabase, TaxSettingsRow, W8ExpiryRule } from '../database';
+import type { TaxDatabase, TaxSettingsRow } from '../database';
+import type { W8ExpiryRule } from '../domain/vocabulary';
 import { type Address, addressFromJson, addressToJson } from './address';
 
 export interface TaxSettingsRecord {

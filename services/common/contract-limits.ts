@@ -1,0 +1,21 @@
+/**
+ * Limits of the public contract that a .proto file cannot carry, written once: the gateway refuses
+ * past them at the HTTP edge (413 for a batch, 400 for a field) and the services check them again
+ * for callers that reach them directly. Page limits are in ./pagination.ts.
+ */
+
+/** Entries one batch add may carry (audience, POST …/entries/batch). */
+export const MAX_BATCH_ENTRIES = 10_000;
+
+/** Longest a caller may wait for a batch to finish (audience, ?wait=true). */
+export const MAX_BATCH_WAIT_MS = 30_000;
+
+/** Lengths of the text fields of tax forms and settings, in characters after trimming. */
+export const TAX_TEXT_LIMITS = {
+  nameLength: 200,
+  addressLineLength: 200,
+  cityLength: 100,
+  regionLength: 100,
+  postalCodeLength: 20,
+  reasonLength: 500,
+} as const;

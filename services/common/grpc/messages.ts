@@ -1,0 +1,23 @@
+/**
+ * Records -> protobuf messages without copying them field by field: ts-proto's optional fields are
+ * `undefined` when unset, where records (rows) say `null`. Dates, Buffers and arrays pass as they are.
+ * Enums and renamed fields are still written out by the mapper, beside the spread.
+ */
+export type WithoutNulls<T> = T extends Date | Buffer
+  ? T
+  : T extends readonly (infer U)[]
+    ? WithoutNulls<U>[]
+    : T extends object
+      ? { [K in keyof T]: null extends T[K] ? WithoutNulls<Exclude<T[K], null>> | undefined : WithoutNulls<T[K]> }
+      : T;
+
+export function withoutNulls<T>(value: T): WithoutNulls<T> {
+  return convert(value) as WithoutNulls<T>;
+}
+
+function convert(value: unknown): unknown {
+  if (value === null) return undefined;
+  if (Array.isArray(value)) return value.map(convert);
+  if (typeof value !== 'object' || value instanceof Date || Buffer.isBuffer(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, convert(item)]));
+}
