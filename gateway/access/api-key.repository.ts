@@ -56,7 +56,7 @@ export class ApiKeyRepository {
     const base = this.db.selectFrom('api_keys').where('project_id', '=', projectId).where('revoked_at', 'is', null);
     const [rows, count] = await Promise.all([
       base.select(COLUMNS).orderBy('created_at').orderBy('id').limit(page.pageSize).offset(page.offset).execute(),
-      base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
+      base.select((eb) => eb.fn.countAll<bigint>().as('total')).executeTakeFirstOrThrow(),
     ]);
     return { records: rows.map(toRecord), total: Number(count.total) };
   }

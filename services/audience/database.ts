@@ -18,7 +18,8 @@ export interface SegmentTable {
   name: string;
   description: string | null;
   condition: ColumnType<unknown | null, string | null, string | null>;
-  entries_count: ColumnType<string, string | number | undefined, string | number>;
+  /** bigint: int8 is read as bigint (services/common/db/type-parsers.ts). */
+  entries_count: ColumnType<bigint, bigint | number | undefined, bigint | number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { isForeignKeyViolation, isUniqueViolation } from '../../common/db/errors';
 import type { AudienceDatabase, BadgeTable } from '../database';
 import type { BadgeRecord } from './segment.repository';
@@ -59,7 +59,7 @@ export class BadgeRepository {
   }
 }
 
-function toRecord(row: BadgeTable): BadgeRecord {
+function toRecord(row: Selectable<BadgeTable>): BadgeRecord {
   return {
     name: row.name,
     description: row.description,

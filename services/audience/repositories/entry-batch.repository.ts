@@ -1,7 +1,7 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { isForeignKeyViolation } from '../../common/db/errors';
 import type { UserIdentifier } from '../../common/identifiers';
-import type { AudienceDatabase } from '../database';
+import type { AudienceDatabase, EntryBatchTable } from '../database';
 import { BATCH_FINISHED, type EntryBatchStatus, UNFINISHED_BATCH_STATUSES } from '../domain/vocabulary';
 
 export interface EntryBatchRecord {
@@ -40,7 +40,7 @@ const COLUMNS = [
   'skipped',
   'error',
   'created_at',
-] as const;
+] as const satisfies ReadonlyArray<keyof EntryBatchTable>;
 
 export class EntryBatchRepository {
   constructor(private readonly db: Kysely<AudienceDatabase>) {}
@@ -53,6 +53,7 @@ export class EntryBatchRepository {
    */
   async create(batch: NewEntryBatch, timeoutMs: number): Promise<{ record: EntryBatchRecord; created: boolean } | undefined> {
     return this.db.transaction().execute(async (trx) => {
+      // Raw: a transaction-local setting has no builder form.
       await sql`SELECT set_config('statement_timeout', ${String(Math.max(1, Math.floor(timeoutMs)))}, true)`.execute(trx);
       const inserted = await trx
         .insertInto('entry_batches')
@@ -126,6 +127,7 @@ export class EntryBatchRepository {
       if (!batch) return { applied: false, reason: 'missing' } as const;
       if (BATCH_FINISHED[batch.status]) return { applied: false, reason: 'finished' } as const;
 
+      // Raw: the builder cannot say an INSERT ... SELECT from a two-array unnest with column aliases.
       const inserted = await sql<{ added: number }>`
         WITH inserted AS (
           INSERT INTO entries (segment_id, project_id, identifier_type, identifier, kind, source, added_at)
@@ -140,7 +142,7 @@ export class EntryBatchRepository {
       if (added > 0) {
         await trx
           .updateTable('segments')
-          .set({ entries_count: sql`entries_count + ${added}` })
+          .set((eb) => ({ entries_count: eb('entries_count', '+', BigInt(added)) }))
           .where('id', '=', batch.segment_id)
           .execute();
       }
@@ -152,7 +154,7 @@ export class EntryBatchRepository {
           skipped: batch.received - added,
           identifiers: null,
           identifier_types: null,
-          started_at: sql`coalesce(started_at, ${now})`,
+          started_at: (eb) => eb.fn.coalesce('started_at', eb.val(now)),
           finished_at: now,
         })
         .where('id', '=', id)
@@ -183,18 +185,7 @@ export class EntryBatchRepository {
   }
 }
 
-function toRecord(row: {
-  id: string;
-  project_id: string;
-  segment_id: string;
-  request_hash: string;
-  status: EntryBatchStatus;
-  received: number;
-  added: number;
-  skipped: number;
-  error: string | null;
-  created_at: Date;
-}): EntryBatchRecord {
+function toRecord(row: Pick<Selectable<EntryBatchTable>, (typeof COLUMNS)[number]>): EntryBatchRecord {
   return {
     id: row.id,
     projectId: row.project_id,

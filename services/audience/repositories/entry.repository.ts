@@ -1,13 +1,14 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { isForeignKeyViolation } from '../../common/db/errors';
-import type { UserIdentifier } from '../../common/identifiers';
-import type { AudienceDatabase, EntryTable } from '../database';
+import type { IdentifierType, UserIdentifier } from '../../common/identifiers';
+import type { AudienceDatabase, BadgeTable, EntryTable, SegmentTable } from '../database';
+import type { EntryKind, EntrySource } from '../domain/vocabulary';
 
 export interface EntryRecord {
   identifier: string;
-  identifierType: string;
-  kind: EntryTable['kind'];
-  source: EntryTable['source'];
+  identifierType: IdentifierType;
+  kind: EntryKind;
+  source: EntrySource;
   addedAt: Date;
 }
 
@@ -17,6 +18,8 @@ export interface EntryKey {
   identifierType: string;
   identifier: string;
 }
+
+const ENTRY_COLUMNS = ['identifier', 'identifier_type', 'kind', 'source', 'added_at'] as const;
 
 export interface UserAudienceRecord {
   id: string;
@@ -39,22 +42,36 @@ export class EntryRepository {
   async insertOne(
     segment: { id: string; projectId: string },
     user: UserIdentifier,
-    source: EntryTable['source'],
+    source: EntrySource,
     now: Date,
   ): Promise<EntryRecord | 'exists' | 'no_segment'> {
     try {
-      const result = await sql<EntryTable>`
-        WITH inserted AS (
-          INSERT INTO entries (segment_id, project_id, identifier_type, identifier, kind, source, added_at)
-          VALUES (${segment.id}, ${segment.projectId}, ${user.identifierType}, ${user.identifier}, 'static', ${source}, ${now})
-          ON CONFLICT DO NOTHING
-          RETURNING *
-        ), counted AS (
-          UPDATE segments SET entries_count = entries_count + 1
-          WHERE id = ${segment.id} AND EXISTS (SELECT 1 FROM inserted)
+      const row = await this.db
+        .with('inserted', (db) =>
+          db
+            .insertInto('entries')
+            .values({
+              segment_id: segment.id,
+              project_id: segment.projectId,
+              identifier_type: user.identifierType,
+              identifier: user.identifier,
+              kind: 'static',
+              source,
+              added_at: now,
+            })
+            .onConflict((conflict) => conflict.doNothing())
+            .returning(ENTRY_COLUMNS),
         )
-        SELECT * FROM inserted`.execute(this.db);
-      const row = result.rows[0];
+        .with('counted', (db) =>
+          db
+            .updateTable('segments')
+            .set((eb) => ({ entries_count: eb('entries_count', '+', 1n) }))
+            .where('id', '=', segment.id)
+            .where(({ exists, selectFrom }) => exists(selectFrom('inserted').select('identifier'))),
+        )
+        .selectFrom('inserted')
+        .select(ENTRY_COLUMNS)
+        .executeTakeFirst();
       return row ? toRecord(row) : 'exists';
     } catch (error) {
       if (isForeignKeyViolation(error)) return 'no_segment';
@@ -63,12 +80,10 @@ export class EntryRepository {
   }
 
   async list(segmentId: string, window: EntryWindow): Promise<EntryRecord[]> {
-    let query = this.db
-      .selectFrom('entries')
-      .select(['identifier', 'identifier_type', 'kind', 'source', 'added_at'])
-      .where('segment_id', '=', segmentId);
+    let query = this.db.selectFrom('entries').select(ENTRY_COLUMNS).where('segment_id', '=', segmentId);
     if ('after' in window) {
       const { addedAt, identifierType, identifier } = window.after;
+      // Raw: the builder types a row comparison only against a list or a subquery, not "(a, b, c) < (x, y, z)".
       query = query.where(
         sql<boolean>`(added_at, identifier_type, identifier) < (${addedAt}::timestamptz, ${identifierType}::text, ${identifier}::text)`,
       );
@@ -98,7 +113,7 @@ export class EntryRepository {
       if (removed > 0) {
         await trx
           .updateTable('segments')
-          .set({ entries_count: sql`entries_count - ${removed}` })
+          .set((eb) => ({ entries_count: eb('entries_count', '-', BigInt(removed)) }))
           .where('id', '=', segmentId)
           .execute();
       }
@@ -114,6 +129,7 @@ export class EntryRepository {
   async findUserAudiences(lookups: Array<{ projectId: string; user: UserIdentifier }>): Promise<UserAudienceRecord[][]> {
     const found: UserAudienceRecord[][] = lookups.map(() => []);
     if (lookups.length === 0) return found;
+    // Raw: the builder cannot say a multi-array unnest WITH ORDINALITY, which keeps each answer tied to its lookup.
     const { rows } = await sql<UserAudienceRow>`
       SELECT l.ord::int AS ord, s.id, s.name,
              b.name AS badge_name, b.description AS badge_description, b.image_url AS badge_image
@@ -139,16 +155,14 @@ export class EntryRepository {
   }
 }
 
-interface UserAudienceRow {
+type UserAudienceRow = Pick<Selectable<SegmentTable>, 'id' | 'name'> & {
   ord: number;
-  id: string;
-  name: string;
-  badge_name: string | null;
-  badge_description: string | null;
-  badge_image: string | null;
-}
+  badge_name: Selectable<BadgeTable>['name'] | null;
+  badge_description: Selectable<BadgeTable>['description'];
+  badge_image: Selectable<BadgeTable>['image_url'];
+};
 
-function toRecord(row: Pick<EntryTable, 'identifier' | 'identifier_type' | 'kind' | 'source' | 'added_at'>): EntryRecord {
+function toRecord(row: Pick<Selectable<EntryTable>, (typeof ENTRY_COLUMNS)[number]>): EntryRecord {
   return {
     identifier: row.identifier,
     identifierType: row.identifier_type,

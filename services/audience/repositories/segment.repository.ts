@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import type { InferResult, Kysely } from 'kysely';
 import { isUniqueViolation } from '../../common/db/errors';
 import type { Page } from '../../common/pagination';
 import type { AudienceDatabase } from '../database';
@@ -18,7 +18,7 @@ export interface SegmentRecord {
   description: string | null;
   /** The condition as JSON text, exactly as stored. */
   conditionJson: string | null;
-  entriesCount: string;
+  entriesCount: bigint;
   badge: BadgeRecord | null;
   createdAt: Date;
   updatedAt: Date;
@@ -59,7 +59,9 @@ export class SegmentRepository {
         })
         .returning('id')
         .executeTakeFirstOrThrow();
-      return (await this.findById(segment.projectId, id))!;
+      const inserted = await this.findById(segment.projectId, id);
+      if (!inserted) throw new Error(`segment ${id} vanished right after its insert`);
+      return inserted;
     } catch (error) {
       if (isUniqueViolation(error, 'segments_project_name_key')) throw new SegmentNameTaken();
       throw error;
@@ -67,7 +69,7 @@ export class SegmentRepository {
   }
 
   async findById(projectId: string, segmentId: string): Promise<SegmentRecord | undefined> {
-    const row = await this.selectWithBadge()
+    const row = await selectWithBadge(this.db)
       .where('segments.project_id', '=', projectId)
       .where('segments.id', '=', segmentId)
       .executeTakeFirst();
@@ -87,7 +89,7 @@ export class SegmentRepository {
 
   async list(projectId: string, page: Page): Promise<{ records: SegmentRecord[]; total: number }> {
     const [rows, count] = await Promise.all([
-      this.selectWithBadge()
+      selectWithBadge(this.db)
         .where('segments.project_id', '=', projectId)
         .orderBy('segments.created_at')
         .orderBy('segments.id')
@@ -96,7 +98,7 @@ export class SegmentRepository {
         .execute(),
       this.db
         .selectFrom('segments')
-        .select((eb) => eb.fn.countAll<string>().as('total'))
+        .select((eb) => eb.fn.countAll<bigint>().as('total'))
         .where('project_id', '=', projectId)
         .executeTakeFirstOrThrow(),
     ]);
@@ -133,46 +135,32 @@ export class SegmentRepository {
       .executeTakeFirst();
     return result.numDeletedRows > 0n;
   }
-
-  private selectWithBadge() {
-    return this.db
-      .selectFrom('segments')
-      .leftJoin('badges', 'badges.segment_id', 'segments.id')
-      .select([
-        'segments.id',
-        'segments.project_id',
-        'segments.name',
-        'segments.description',
-        'segments.entries_count',
-        'segments.created_at',
-        'segments.updated_at',
-        'badges.segment_id as badge_segment_id',
-        'badges.name as badge_name',
-        'badges.description as badge_description',
-        'badges.image_url as badge_image_url',
-        'badges.created_at as badge_created_at',
-        'badges.updated_at as badge_updated_at',
-      ])
-      .select(sql<string | null>`segments.condition::text`.as('condition_json'));
-  }
 }
 
-interface SegmentWithBadgeRow {
-  id: string;
-  project_id: string;
-  name: string;
-  description: string | null;
-  entries_count: string;
-  created_at: Date;
-  updated_at: Date;
-  condition_json: string | null;
-  badge_segment_id: string | null;
-  badge_name: string | null;
-  badge_description: string | null;
-  badge_image_url: string | null;
-  badge_created_at: Date | null;
-  badge_updated_at: Date | null;
+/** A segment with its badge, if any. The condition is read as text: jsonb parsed by the driver would not keep numbers exactly as stored. */
+function selectWithBadge(db: Kysely<AudienceDatabase>) {
+  return db
+    .selectFrom('segments')
+    .leftJoin('badges', 'badges.segment_id', 'segments.id')
+    .select((eb) => [
+      'segments.id',
+      'segments.project_id',
+      'segments.name',
+      'segments.description',
+      'segments.entries_count',
+      'segments.created_at',
+      'segments.updated_at',
+      eb.cast<string | null>('segments.condition', 'text').as('condition_json'),
+      'badges.segment_id as badge_segment_id',
+      'badges.name as badge_name',
+      'badges.description as badge_description',
+      'badges.image_url as badge_image_url',
+      'badges.created_at as badge_created_at',
+      'badges.updated_at as badge_updated_at',
+    ]);
 }
+
+type SegmentWithBadgeRow = InferResult<ReturnType<typeof selectWithBadge>>[number];
 
 function toRecord(row: SegmentWithBadgeRow): SegmentRecord {
   return {
@@ -184,15 +172,14 @@ function toRecord(row: SegmentWithBadgeRow): SegmentRecord {
     entriesCount: row.entries_count,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    badge:
-      row.badge_segment_id === null
-        ? null
-        : {
-            name: row.badge_name!,
-            description: row.badge_description,
-            imageUrl: row.badge_image_url,
-            createdAt: row.badge_created_at!,
-            updatedAt: row.badge_updated_at!,
-          },
+    badge: toBadge(row),
   };
+}
+
+/** The left join's badge columns: all set (a badge) or all null (none); the NOT NULL ones prove which. */
+function toBadge(row: SegmentWithBadgeRow): BadgeRecord | null {
+  const { badge_segment_id: segmentId, badge_name: name, badge_created_at: createdAt, badge_updated_at: updatedAt } = row;
+  if (segmentId === null) return null;
+  if (name === null || createdAt === null || updatedAt === null) throw new Error(`the badge of segment ${segmentId} lacks a NOT NULL column`);
+  return { name, description: row.badge_description, imageUrl: row.badge_image_url, createdAt, updatedAt };
 }

@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from '../logger';
+import { typeParsers } from './type-parsers';
 
 export interface DatabaseOptions {
   url: string;
@@ -28,6 +29,8 @@ export function openDatabase<DB>(options: DatabaseOptions): Database<DB> {
     options: `-c search_path=${options.schema}`,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
+    // bigint, numeric, date and timestamps as the table types say (./type-parsers.ts).
+    types: typeParsers,
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (error) => options.logger.warn({ err: error }, 'idle database connection failed'));

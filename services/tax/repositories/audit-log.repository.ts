@@ -58,7 +58,7 @@ export class AuditLogRepository {
         .execute(),
       this.db
         .selectFrom('tax_audit_log')
-        .select((eb) => eb.fn.countAll<string>().as('total'))
+        .select((eb) => eb.fn.countAll<bigint>().as('total'))
         .where('project_id', '=', projectId)
         .executeTakeFirstOrThrow(),
     ]);
