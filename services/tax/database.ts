@@ -11,7 +11,7 @@ export interface TaxDatabase {
 }
 
 type Timestamp = Date;
-/** A DATE column: written as YYYY-MM-DD, read back with a ::text cast (never as a local-time Date). */
+/** A DATE column: YYYY-MM-DD text both ways (services/common/db/type-parsers.ts), never a local-time Date. */
 type DateColumn = ColumnType<string, string, string>;
 /** A jsonb column: written as JSON text (or NULL), read back parsed. */
 type Json<T> = ColumnType<T, string | null, string | null>;

@@ -15,6 +15,7 @@ import { EXPIRE_W8_SCHEDULER_ID, expireW8Forms, expireW8FormsJob } from './jobs/
 import { taxMigrations } from './migrations';
 import { AuditLogRepository } from './repositories/audit-log.repository';
 import { TaxRecordRepository } from './repositories/tax-record.repository';
+import { TaxTransitionRepository } from './repositories/tax-transition.repository';
 import { TaxSettingsRepository } from './repositories/tax-settings.repository';
 
 export const TAX_SCHEMA = 'tax';
@@ -41,15 +42,16 @@ export async function startTaxService(config: TaxConfig, overrides: ServiceOverr
   }
 
   const records = new TaxRecordRepository(db);
+  const transitions = new TaxTransitionRepository(db);
   const settings = new TaxSettingsRepository(db);
   const auditLog = new AuditLogRepository(db);
   const domain = {
     settings: new TaxSettingsService(settings, vault, clock, logger),
-    taxInfo: new TaxInfoService(records, settings, vault, clock, logger),
-    review: new TaxReviewService(records, settings, auditLog, vault, clock, logger),
+    taxInfo: new TaxInfoService(records, transitions, settings, vault, clock, logger),
+    review: new TaxReviewService(records, transitions, settings, auditLog, vault, clock, logger),
     auditLog: new AuditLogService(auditLog),
   };
-  const expiry = new W8ExpiryService(records, clock, logger);
+  const expiry = new W8ExpiryService(transitions, clock, logger);
 
   if (config.RUN_WORKERS) {
     queues.process(expireW8FormsJob, expireW8Forms(expiry));

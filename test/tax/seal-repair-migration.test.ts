@@ -11,6 +11,7 @@ import { TinVault } from '../../services/tax/domain/tin-vault';
 import { taxMigrations } from '../../services/tax/migrations';
 import { QUARANTINE_REASONS } from '../../services/tax/migrations/0002_repair_non_canonical_seals';
 import { TaxRecordRepository } from '../../services/tax/repositories/tax-record.repository';
+import { TaxTransitionRepository } from '../../services/tax/repositories/tax-transition.repository';
 import { TAX_SCHEMA } from '../../services/tax/server';
 import { LogCapture } from '../helpers/log-capture';
 import { databaseUrl, runId, TEST_DB_PREFIX } from '../setup/test-env';
@@ -162,7 +163,7 @@ describe('migration 0002: tax ids sealed under non-canonical ids are repaired or
     expect(listed.records.map((record) => record.id).sort()).toEqual([ids.uppercase, ids.mixed, ids.sound, ids.keyMissing, ids.renamed].sort());
     expect(listed.total).toBe(5);
 
-    const resubmitted = await records().submit({
+    const resubmitted = await new TaxTransitionRepository(database.db).submit({
       id: randomUUID(),
       projectId: project,
       user: user(4),

@@ -2,7 +2,7 @@ import { TAX_TEXT_LIMITS } from '../../common/contract-limits';
 import { isCountryCode } from '../../common/countries';
 import type { FieldViolation } from '../../common/errors';
 import { identifierViolations } from '../../common/identifiers';
-import type { Address } from '../repositories/address';
+import type { Address } from './address';
 
 /** Field rules shared by tax forms and tax settings; field names are the API's (snake_case). */
 export const LIMITS = TAX_TEXT_LIMITS;

@@ -1,5 +1,5 @@
 import { type FieldViolation, invalidFields } from '../../common/errors';
-import type { TaxFormFields } from '../repositories/tax-record.repository';
+import type { TaxFormFields } from './tax-record';
 import {
   type AddressInput,
   checkAddress,

@@ -2,7 +2,7 @@ import { SealedValueError } from '../../common/crypto/field-cipher';
 import { ConflictError } from '../../common/errors';
 import type { UserIdentifier } from '../../common/identifiers';
 import type { Logger } from '../../common/logger';
-import type { TaxFormFields, TaxRecord } from '../repositories/tax-record.repository';
+import type { TaxFormFields, TaxRecord } from './tax-record';
 import { recordStatusAt } from './tax-status';
 import { formatTin, maskTin } from './tin-rules';
 import type { TinVault } from './tin-vault';

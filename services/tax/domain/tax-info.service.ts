@@ -3,12 +3,14 @@ import type { Clock } from '../../common/clock';
 import { ConflictError, invalidFields } from '../../common/errors';
 import { checkIdentifiers } from '../../common/identifiers';
 import type { Logger } from '../../common/logger';
-import { CurrentRecordBlocks, type TaxRecordRepository } from '../repositories/tax-record.repository';
+import type { TaxRecordRepository } from '../repositories/tax-record.repository';
+import type { TaxTransitionRepository } from '../repositories/tax-transition.repository';
 import type { TaxSettingsRepository } from '../repositories/tax-settings.repository';
 import { type TaxFormInput, validateTaxForm } from './tax-form';
 import { maskedView, readableView, type TaxInfoView } from './tax-info-view';
 import { effectiveStatus, recordStatusAt, type TaxStatusView } from './tax-status';
 import { invalidTransition, requireProjectId, taxInfoNotFound, taxSubject, type UserInput } from './tax-subject';
+import { CurrentRecordBlocks } from './tax-record';
 import type { TinVault } from './tin-vault';
 
 /** Users the batch status lookup answers at once. */
@@ -18,6 +20,7 @@ export const MAX_BATCH_USERS = 1_000;
 export class TaxInfoService {
   constructor(
     private readonly records: TaxRecordRepository,
+    private readonly transitions: TaxTransitionRepository,
     private readonly settings: TaxSettingsRepository,
     private readonly vault: TinVault,
     private readonly clock: Clock,
@@ -41,7 +44,7 @@ export class TaxInfoService {
     const id = randomUUID();
     const sealedTaxId = validated.taxIdNumber === null ? null : this.vault.sealRecordTin(validated.taxIdNumber, { projectId, user, recordId: id });
     try {
-      const { record, replaced } = await this.records.submit({ id, projectId, user, fields: validated.fields, sealedTaxId, now });
+      const { record, replaced } = await this.transitions.submit({ id, projectId, user, fields: validated.fields, sealedTaxId, now });
       this.logger.info(
         { project_id: projectId, tax_record_id: record.id, form_type: record.formType, replaced_status: replaced, key_id: sealedTaxId?.keyId },
         'tax info submitted',

@@ -3,12 +3,14 @@ import type { Page } from '../../common/pagination';
 import { ConflictError, invalidFields } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import type { AuditLogRepository } from '../repositories/audit-log.repository';
-import type { Actor, TaxRecordRepository } from '../repositories/tax-record.repository';
+import type { TaxRecordRepository } from '../repositories/tax-record.repository';
+import type { TaxTransitionRepository } from '../repositories/tax-transition.repository';
 import type { TaxSettingsRepository } from '../repositories/tax-settings.repository';
 import { checkText, LIMITS } from './form-fields';
 import { maskedView, readableView, type TaxInfoView, unmaskedTin, warnUnreadable } from './tax-info-view';
 import { effectiveStatus, recordStatusAt, type TaxStatusView } from './tax-status';
 import { invalidTransition, requireProjectId, taxInfoNotFound, taxSubject, type UserInput } from './tax-subject';
+import type { Actor } from './tax-record';
 import type { TinVault } from './tin-vault';
 import type { RecordStatus } from './vocabulary';
 import { expiresAtFor } from './w8-expiry';
@@ -33,6 +35,7 @@ function adminActor(apiKeyId: string | undefined): Actor & { id: string } {
 export class TaxReviewService {
   constructor(
     private readonly records: TaxRecordRepository,
+    private readonly transitions: TaxTransitionRepository,
     private readonly settings: TaxSettingsRepository,
     private readonly auditLog: AuditLogRepository,
     private readonly vault: TinVault,
@@ -69,7 +72,7 @@ export class TaxReviewService {
         `this ${record.formType} form signed on ${record.signatureDate} expired at ${expiresAt.toISOString()}; the affiliate must submit a new form`,
       );
     }
-    const approved = await this.records.approve(record.id, expiresAt, actor, now);
+    const approved = await this.transitions.approve(record.id, expiresAt, actor, now);
     if (!approved) return this.refuseChanged(projectId, userInput, 'approved');
     this.logger.info({ project_id: projectId, tax_record_id: approved.id, actor_api_key_id: actor.id }, 'tax info approved');
     return effectiveStatus(user, true, approved, now);
@@ -87,7 +90,7 @@ export class TaxReviewService {
     const reason = checkText(reasonInput, 'reason', LIMITS.reasonLength);
     if (reason.violations.length > 0) throw invalidFields(reason.violations);
     const now = this.clock.now();
-    const revoked = await this.records.revoke(projectId, user, reason.value, actor, now);
+    const revoked = await this.transitions.revoke(projectId, user, reason.value, actor, now);
     if (!revoked) return this.refuseChanged(projectId, userInput, 'revoked');
     this.logger.info(
       { project_id: projectId, tax_record_id: revoked.record.id, from_status: revoked.previousStatus, actor_api_key_id: actor.id },

@@ -1,7 +1,7 @@
 import type { Clock } from '../../common/clock';
 import { type FieldViolation, invalidFields } from '../../common/errors';
 import type { Logger } from '../../common/logger';
-import type { Address } from '../repositories/address';
+import type { Address } from './address';
 import type { TaxSettingsChanges, TaxSettingsRecord, TaxSettingsRepository } from '../repositories/tax-settings.repository';
 import { type AddressInput, checkAddress, checkEmail, checkOneOf, checkOptionalText, LIMITS } from './form-fields';
 import { requireProjectId } from './tax-subject';

@@ -1,13 +1,14 @@
 import type { Clock } from '../../common/clock';
 import type { Logger } from '../../common/logger';
-import type { TaxRecordRepository } from '../repositories/tax-record.repository';
+import type { TaxTransitionRepository } from '../repositories/tax-transition.repository';
+import { W8_FORM_TYPES } from './w8-expiry';
 
 /** Rows one sweep transaction takes; the sweep repeats until none are left. */
 const SWEEP_BATCH = 500;
 
 export class W8ExpiryService {
   constructor(
-    private readonly records: TaxRecordRepository,
+    private readonly transitions: TaxTransitionRepository,
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {}
@@ -20,7 +21,7 @@ export class W8ExpiryService {
     const now = this.clock.now();
     let expired = 0;
     for (;;) {
-      const count = await this.records.expireDue(now, SWEEP_BATCH);
+      const count = await this.transitions.expireDue(W8_FORM_TYPES, now, SWEEP_BATCH);
       expired += count;
       if (count < SWEEP_BATCH) break;
     }

@@ -2,7 +2,9 @@ import type { Kysely } from 'kysely';
 import type { SealedValue } from '../../common/crypto/field-cipher';
 import type { TaxDatabase, TaxSettingsRow } from '../database';
 import type { W8ExpiryRule } from '../domain/vocabulary';
-import { type Address, addressFromJson, addressToJson } from './address';
+import type { Address } from '../domain/address';
+import { addressFromJson, addressToJson } from './address-column';
+import { readSealed } from './sealed-columns';
 
 export interface TaxSettingsRecord {
   projectId: string;
@@ -85,15 +87,15 @@ function toRecord(row: TaxSettingsRow): TaxSettingsRecord {
     requireTaxInfo: row.require_tax_info,
     companyLegalName: row.company_legal_name,
     companyAddress: addressFromJson(row.company_address),
-    companyTaxId:
-      row.company_tax_id_key_id === null
-        ? null
-        : {
-            keyId: row.company_tax_id_key_id,
-            iv: row.company_tax_id_iv!,
-            ciphertext: row.company_tax_id_ciphertext!,
-            authTag: row.company_tax_id_auth_tag!,
-          },
+    companyTaxId: readSealed(
+      {
+        keyId: row.company_tax_id_key_id,
+        iv: row.company_tax_id_iv,
+        ciphertext: row.company_tax_id_ciphertext,
+        authTag: row.company_tax_id_auth_tag,
+      },
+      `the tax settings of project ${row.project_id}`,
+    ),
     companyContactEmail: row.company_contact_email,
     w8ExpiryRule: row.w8_expiry_rule,
     updatedAt: row.updated_at,

@@ -1,14 +1,7 @@
 import type { AddressJson } from '../database';
+import type { Address } from '../domain/address';
 
-/** A postal address as the tax records and settings store it (jsonb, snake_case keys). */
-export interface Address {
-  line1: string;
-  line2: string | null;
-  city: string;
-  region: string | null;
-  postalCode: string;
-  country: string;
-}
+/** An address in a jsonb column (snake_case keys), as tax records and settings store it. */
 
 /** JSON text for the column, or SQL NULL (never a JSON null) when there is no address. */
 export function addressToJson(address: Address | null): string | null {
