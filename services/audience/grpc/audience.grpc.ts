@@ -1,7 +1,7 @@
 import type { AudienceServiceServer } from '../../../gen/referral/audience/v1/audience';
 import { pageInfo, toPage } from '../../common/pagination';
 import { Deadline } from '../../common/deadline';
-import { invalidFields } from '../../common/errors';
+import { requireField } from '../../common/fields';
 import type { Logger } from '../../common/logger';
 import { type CallContext, implementService } from '../../common/grpc/service';
 import type { BadgeService } from '../domain/badge.service';
@@ -41,12 +41,10 @@ function waitWithinDeadline(waitMs: number, context: CallContext): number {
   return waitMs <= 0 ? 0 : Math.min(waitMs, deadlineOf(context).remainingMs());
 }
 
-function requireUser(user: { identifier: string; identifierType: string } | undefined) {
-  if (!user) throw invalidFields([{ field: 'user', reason: 'is required' }]);
-  return user;
-}
-
-/** Translates protobuf <-> domain and delegates; no rules live here. */
+/**
+ * Translates protobuf <-> domain and delegates; no rules live here. Fields the contract requires
+ * are resolved here (services/common/fields.ts), so the domain takes them as given.
+ */
 export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger): AudienceServiceServer {
   return implementService<AudienceServiceServer>(
     'AudienceService',
@@ -83,7 +81,7 @@ export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger
       },
 
       addEntry: async (req) => {
-        const user = requireUser(req.user);
+        const user = requireField(req.user, 'user');
         return toEntryMessage(await domain.entries.add(req.projectId, req.segmentId, user.identifier, user.identifierType));
       },
 
@@ -117,23 +115,11 @@ export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger
           await domain.batches.get(req.projectId, req.segmentId, req.jobId, waitWithinDeadline(req.waitMs, context)),
         ),
 
-      createBadge: async (req) =>
-        toBadgeMessage(
-          await domain.badges.create(req.projectId, req.segmentId, {
-            name: req.badge?.name ?? '',
-            description: req.badge?.description,
-            imageUrl: req.badge?.imageUrl,
-          }),
-        ),
+      createBadge: async (req) => toBadgeMessage(await domain.badges.create(req.projectId, req.segmentId, requireField(req.badge, 'badge'))),
 
+      // A badge field the mask lists but the request leaves unset is cleared (a name cannot be).
       updateBadge: async (req) =>
-        toBadgeMessage(
-          await domain.badges.update(req.projectId, req.segmentId, req.updateMask ?? [], {
-            name: req.badge?.name,
-            description: req.badge?.description,
-            imageUrl: req.badge?.imageUrl,
-          }),
-        ),
+        toBadgeMessage(await domain.badges.update(req.projectId, req.segmentId, req.updateMask ?? [], req.badge ?? {})),
 
       deleteBadge: async (req) => {
         await domain.badges.delete(req.projectId, req.segmentId);
@@ -142,8 +128,8 @@ export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger
 
       getUserAudiences: async (req) => {
         const outcomes = await domain.userAudiences.lookup(
-          req.lookups.map((lookup) => {
-            const user = requireUser(lookup.user);
+          req.lookups.map((lookup, index) => {
+            const user = requireField(lookup.user, `lookups[${index}].user`);
             return { projectId: lookup.projectId, identifier: user.identifier, identifierType: user.identifierType };
           }),
         );

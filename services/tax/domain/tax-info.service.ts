@@ -34,9 +34,8 @@ export class TaxInfoService {
    * lose the right to claim by resubmitting; an admin revokes first, or the W-8 expires.
    * A project that does not require tax info still accepts forms (its status reads not_required).
    */
-  async submit(projectId: string, userInput: UserInput | undefined, form: TaxFormInput | undefined): Promise<TaxInfoView> {
+  async submit(projectId: string, userInput: UserInput, form: TaxFormInput): Promise<TaxInfoView> {
     const { user } = taxSubject(projectId, userInput);
-    if (!form) throw invalidFields([{ field: 'form', reason: 'is required' }]);
     const now = this.clock.now();
     const settings = await this.settings.get(projectId);
     const validated = validateTaxForm(form, now, settings.w8ExpiryRule);
@@ -62,14 +61,14 @@ export class TaxInfoService {
     }
   }
 
-  async getCurrent(projectId: string, userInput: UserInput | undefined): Promise<TaxInfoView> {
+  async getCurrent(projectId: string, userInput: UserInput): Promise<TaxInfoView> {
     const { user } = taxSubject(projectId, userInput);
     const record = await this.records.findCurrent(projectId, user);
     if (!record) throw taxInfoNotFound();
     return readableView(record, this.vault, this.clock.now(), this.logger);
   }
 
-  async status(projectId: string, userInput: UserInput | undefined): Promise<TaxStatusView> {
+  async status(projectId: string, userInput: UserInput): Promise<TaxStatusView> {
     const { user } = taxSubject(projectId, userInput);
     const [settings, record] = await Promise.all([this.settings.get(projectId), this.records.findCurrent(projectId, user)]);
     return effectiveStatus(user, settings.requireTaxInfo, record, this.clock.now());

@@ -23,8 +23,7 @@ export interface UnmaskedTaxInfo {
   taxIdNumber: string | null;
 }
 
-function adminActor(apiKeyId: string | undefined): Actor & { id: string } {
-  if (!apiKeyId) throw invalidFields([{ field: 'actor.api_key_id', reason: 'is required: administrative actions are attributed' }]);
+function adminActor(apiKeyId: string): Actor & { id: string } {
   return { type: 'admin', id: apiKeyId };
 }
 
@@ -57,7 +56,7 @@ export class TaxReviewService {
   }
 
   /** submitted -> approved; a W-8 gets its expires_at from the project's expiry rule now. */
-  async approve(projectId: string, userInput: UserInput | undefined, actorKeyId: string | undefined): Promise<TaxStatusView> {
+  async approve(projectId: string, userInput: UserInput, actorKeyId: string): Promise<TaxStatusView> {
     const { user } = taxSubject(projectId, userInput);
     const actor = adminActor(actorKeyId);
     const [record, settings] = await Promise.all([this.records.findCurrent(projectId, user), this.settings.get(projectId)]);
@@ -81,9 +80,9 @@ export class TaxReviewService {
   /** submitted or approved -> revoked, with the reason the affiliate will see. */
   async revoke(
     projectId: string,
-    userInput: UserInput | undefined,
-    actorKeyId: string | undefined,
-    reasonInput: string | undefined,
+    userInput: UserInput,
+    actorKeyId: string,
+    reasonInput: string,
   ): Promise<TaxStatusView> {
     const { user } = taxSubject(projectId, userInput);
     const actor = adminActor(actorKeyId);
@@ -105,8 +104,8 @@ export class TaxReviewService {
    */
   async readUnmasked(
     projectId: string,
-    userInput: UserInput | undefined,
-    actorKeyId: string | undefined,
+    userInput: UserInput,
+    actorKeyId: string,
     requestId: string | null,
   ): Promise<UnmaskedTaxInfo> {
     const { user } = taxSubject(projectId, userInput);
@@ -130,7 +129,7 @@ export class TaxReviewService {
   }
 
   /** The conditional update found the record changed under it: say what it is now. */
-  private async refuseChanged(projectId: string, userInput: UserInput | undefined, target: 'approved' | 'revoked'): Promise<never> {
+  private async refuseChanged(projectId: string, userInput: UserInput, target: 'approved' | 'revoked'): Promise<never> {
     const { user } = taxSubject(projectId, userInput);
     const record = await this.records.findCurrent(projectId, user);
     if (!record) throw taxInfoNotFound();

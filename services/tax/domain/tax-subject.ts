@@ -1,4 +1,4 @@
-import { ConflictError, invalidFields, NotFoundError } from '../../common/errors';
+import { ConflictError, NotFoundError } from '../../common/errors';
 import { isUuid } from '../../common/ids';
 import { normalizeIdentifier, type UserIdentifier } from '../../common/identifiers';
 
@@ -19,13 +19,9 @@ export function requireProjectId(projectId: string): string {
   return projectId;
 }
 
-export function requireUser(user: UserInput | undefined, path = 'user'): UserIdentifier {
-  if (!user) throw invalidFields([{ field: path, reason: 'is required' }]);
-  return normalizeIdentifier(user.identifier, user.identifierType, path);
-}
-
-export function taxSubject(projectId: string, user: UserInput | undefined): TaxSubject {
-  return { projectId: requireProjectId(projectId), user: requireUser(user) };
+/** The project, and the user in its canonical form (an invalid identifier is refused naming `user.…`). */
+export function taxSubject(projectId: string, user: UserInput): TaxSubject {
+  return { projectId: requireProjectId(projectId), user: normalizeIdentifier(user.identifier, user.identifierType, 'user') };
 }
 
 export function taxInfoNotFound(): NotFoundError {

@@ -1,6 +1,6 @@
 import { Chapter3Status, FormType, RecordStatus, TaxClassification, TinType, W8ExpiryRule } from '../../../gen/referral/tax/v1/enums';
 import type { TaxForm, TaxServiceServer } from '../../../gen/referral/tax/v1/tax';
-import { enumInput, optionalEnum } from '../../common/fields';
+import { enumInput, optionalEnum, requireField, requireText } from '../../common/fields';
 import { pageInfo, toPage } from '../../common/pagination';
 import { implementService } from '../../common/grpc/service';
 import type { Logger } from '../../common/logger';
@@ -31,7 +31,15 @@ function toTaxFormInput(form: TaxForm): TaxFormInput {
   };
 }
 
-/** Translates protobuf <-> domain and delegates; no rules live here. */
+/** Administrative actions are attributed: the API key that acts. */
+function actorKeyId(req: { actor?: { apiKeyId: string } | undefined }): string {
+  return requireText(req.actor?.apiKeyId, 'actor.api_key_id', 'is required: administrative actions are attributed');
+}
+
+/**
+ * Translates protobuf <-> domain and delegates; no rules live here. Fields the contract requires
+ * are resolved here (services/common/fields.ts), so the domain takes them as given.
+ */
 export function createTaxGrpcService(domain: TaxDomain, logger: Logger): TaxServiceServer {
   return implementService<TaxServiceServer>(
     'TaxService',
@@ -50,11 +58,14 @@ export function createTaxGrpcService(domain: TaxDomain, logger: Logger): TaxServ
           }),
         ),
 
-      submitTaxInfo: async (req) => toTaxInfoMessage(await domain.taxInfo.submit(req.projectId, req.user, req.form && toTaxFormInput(req.form))),
+      submitTaxInfo: async (req) =>
+        toTaxInfoMessage(
+          await domain.taxInfo.submit(req.projectId, requireField(req.user, 'user'), toTaxFormInput(requireField(req.form, 'form'))),
+        ),
 
-      getTaxInfo: async (req) => toTaxInfoMessage(await domain.taxInfo.getCurrent(req.projectId, req.user)),
+      getTaxInfo: async (req) => toTaxInfoMessage(await domain.taxInfo.getCurrent(req.projectId, requireField(req.user, 'user'))),
 
-      getTaxStatus: async (req) => toTaxStatusMessage(await domain.taxInfo.status(req.projectId, req.user)),
+      getTaxStatus: async (req) => toTaxStatusMessage(await domain.taxInfo.status(req.projectId, requireField(req.user, 'user'))),
 
       batchGetTaxStatuses: async (req) => ({
         results: (await domain.taxInfo.statuses(req.projectId, req.users)).map(toTaxStatusMessage),
@@ -66,13 +77,14 @@ export function createTaxGrpcService(domain: TaxDomain, logger: Logger): TaxServ
         return { results: records.map(toTaxInfoMessage), pageInfo: pageInfo(page, total) };
       },
 
-      approveTaxInfo: async (req) => toTaxStatusMessage(await domain.review.approve(req.projectId, req.user, req.actor?.apiKeyId)),
+      approveTaxInfo: async (req) =>
+        toTaxStatusMessage(await domain.review.approve(req.projectId, requireField(req.user, 'user'), actorKeyId(req))),
 
       revokeTaxInfo: async (req) =>
-        toTaxStatusMessage(await domain.review.revoke(req.projectId, req.user, req.actor?.apiKeyId, req.reason)),
+        toTaxStatusMessage(await domain.review.revoke(req.projectId, requireField(req.user, 'user'), actorKeyId(req), req.reason)),
 
       getTaxInfoUnmasked: async (req, context) => {
-        const result = await domain.review.readUnmasked(req.projectId, req.user, req.actor?.apiKeyId, context.requestId);
+        const result = await domain.review.readUnmasked(req.projectId, requireField(req.user, 'user'), actorKeyId(req), context.requestId);
         return {
           status: toTaxStatusMessage(result.status),
           taxInfo: result.record ? toTaxInfoMessage(result.record) : undefined,
