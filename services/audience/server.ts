@@ -1,25 +1,17 @@
 import { AudienceServiceService } from '../../gen/referral/audience/v1/audience';
 import { type RunningService, ServiceRuntime, type ServiceOverrides } from '../common/service-runtime';
 import type { AudienceConfig } from './config';
+import { buildAudienceDomain } from './composition';
 import type { AudienceDatabase } from './database';
-import { BadgeService } from './domain/badge.service';
-import { EntryBatchService } from './domain/entry-batch.service';
-import { EntryService } from './domain/entry.service';
-import { SegmentService } from './domain/segment.service';
-import { UserAudienceService } from './domain/user-audience.service';
 import { AUDIENCE_SERVICE_NAME, createAudienceGrpcService } from './grpc/audience.grpc';
 import { applyEntryBatch, applyEntryBatchJob } from './jobs/apply-entry-batch.job';
 import { entryBatchRelay } from './jobs/entry-batch-relay';
 import { BullEntryBatchScheduler } from './jobs/entry-batch-scheduler';
 import { audienceMigrations } from './migrations';
-import { BadgeRepository } from './repositories/badge.repository';
-import { EntryBatchRepository } from './repositories/entry-batch.repository';
-import { EntryRepository } from './repositories/entry.repository';
-import { SegmentRepository } from './repositories/segment.repository';
 
 export const AUDIENCE_SCHEMA = 'audience';
 
-/** The composition root: plain constructors, wired once. Used by main.ts and by the tests. */
+/** The service's process: its runtime, its domain (composition.ts), jobs and gRPC. Used by main.ts and by the tests. */
 export async function startAudienceService(config: AudienceConfig, overrides: ServiceOverrides = {}): Promise<RunningService> {
   const runtime = await ServiceRuntime.start<AudienceDatabase>({
     name: 'audience',
@@ -32,15 +24,7 @@ export async function startAudienceService(config: AudienceConfig, overrides: Se
   // Listening before the first wait, so no completion event is missed.
   await queues.queueEvents(applyEntryBatchJob.queue).waitUntilReady();
 
-  const segmentRepository = new SegmentRepository(db);
-  const entryRepository = new EntryRepository(db);
-  const domain = {
-    segments: new SegmentService(segmentRepository, clock),
-    entries: new EntryService(segmentRepository, entryRepository, clock),
-    batches: new EntryBatchService(segmentRepository, new EntryBatchRepository(db), new BullEntryBatchScheduler(queues), clock, logger),
-    badges: new BadgeService(segmentRepository, new BadgeRepository(db), clock),
-    userAudiences: new UserAudienceService(entryRepository),
-  };
+  const domain = buildAudienceDomain({ db, clock, logger, scheduler: new BullEntryBatchScheduler(queues) });
 
   if (config.RUN_WORKERS) {
     queues.process(applyEntryBatchJob, applyEntryBatch(domain.batches), config.BATCH_WORKER_CONCURRENCY);

@@ -3,12 +3,8 @@ import { pageInfo, toPage } from '../../common/pagination';
 import { Deadline } from '../../common/deadline';
 import { requireField } from '../../common/fields';
 import type { Logger } from '../../common/logger';
+import type { AudienceDomain } from '../composition';
 import { type CallContext, implementService } from '../../common/grpc/service';
-import type { BadgeService } from '../domain/badge.service';
-import type { EntryBatchService } from '../domain/entry-batch.service';
-import type { EntryService } from '../domain/entry.service';
-import type { SegmentService } from '../domain/segment.service';
-import type { UserAudienceService } from '../domain/user-audience.service';
 import {
   toBadgeMessage,
   toEntryBatchMessage,
@@ -18,14 +14,6 @@ import {
 } from './audience.mappers';
 
 export const AUDIENCE_SERVICE_NAME = 'referral.audience.v1.AudienceService';
-
-export interface AudienceDomain {
-  segments: SegmentService;
-  entries: EntryService;
-  batches: EntryBatchService;
-  badges: BadgeService;
-  userAudiences: UserAudienceService;
-}
 
 /** Room left before the caller's deadline for the answer to travel back. */
 const ANSWER_MARGIN_MS = 500;

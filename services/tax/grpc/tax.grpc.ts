@@ -4,21 +4,11 @@ import { enumInput, optionalEnum, requireField, requireText } from '../../common
 import { pageInfo, toPage } from '../../common/pagination';
 import { implementService } from '../../common/grpc/service';
 import type { Logger } from '../../common/logger';
-import type { AuditLogService } from '../domain/audit-log.service';
-import type { TaxInfoService } from '../domain/tax-info.service';
-import type { TaxReviewService } from '../domain/tax-review.service';
+import type { TaxDomain } from '../composition';
 import type { TaxFormInput } from '../domain/tax-form';
-import type { TaxSettingsService } from '../domain/tax-settings.service';
 import { toAuditEntryMessage, toTaxInfoMessage, toTaxSettingsMessage, toTaxStatusMessage } from './tax.mappers';
 
 export const TAX_SERVICE_NAME = 'referral.tax.v1.TaxService';
-
-export interface TaxDomain {
-  settings: TaxSettingsService;
-  taxInfo: TaxInfoService;
-  review: TaxReviewService;
-  auditLog: AuditLogService;
-}
 
 /** A form as the domain checks it (whole, so one answer lists every problem): vocabularies by name. */
 function toTaxFormInput(form: TaxForm): TaxFormInput {

@@ -1,0 +1,46 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../common/clock';
+import type { Logger } from '../common/logger';
+import type { AudienceDatabase } from './database';
+import { BadgeService } from './domain/badge.service';
+import { type EntryBatchScheduler, EntryBatchService } from './domain/entry-batch.service';
+import { EntryService } from './domain/entry.service';
+import { SegmentService } from './domain/segment.service';
+import { UserAudienceService } from './domain/user-audience.service';
+import { BadgeRepository } from './repositories/badge.repository';
+import { EntryBatchRepository } from './repositories/entry-batch.repository';
+import { EntryRepository } from './repositories/entry.repository';
+import { SegmentRepository } from './repositories/segment.repository';
+
+/** The audience service's rules, each with its real repositories. */
+export interface AudienceDomain {
+  segments: SegmentService;
+  entries: EntryService;
+  batches: EntryBatchService;
+  badges: BadgeService;
+  userAudiences: UserAudienceService;
+}
+
+export interface AudienceDomainDeps {
+  db: Kysely<AudienceDatabase>;
+  clock: Clock;
+  logger: Logger;
+  /** How stored batches reach the worker (BullEntryBatchScheduler over the queues in server.ts). */
+  scheduler: EntryBatchScheduler;
+}
+
+/**
+ * Plain constructors, wired once: server.ts builds the domain the gRPC service serves with this,
+ * and the medium tests (test/medium/audience) build the same one over a test database.
+ */
+export function buildAudienceDomain({ db, clock, logger, scheduler }: AudienceDomainDeps): AudienceDomain {
+  const segmentRepository = new SegmentRepository(db);
+  const entryRepository = new EntryRepository(db);
+  return {
+    segments: new SegmentService(segmentRepository, clock),
+    entries: new EntryService(segmentRepository, entryRepository, clock),
+    batches: new EntryBatchService(segmentRepository, new EntryBatchRepository(db), scheduler, clock, logger),
+    badges: new BadgeService(segmentRepository, new BadgeRepository(db), clock),
+    userAudiences: new UserAudienceService(entryRepository),
+  };
+}

@@ -1,0 +1,95 @@
+import type { Kysely } from 'kysely';
+import pg from 'pg';
+import { type Database, openDatabase } from '../../services/common/db/database';
+import { FieldCipher, parseKeyRing } from '../../services/common/crypto/field-cipher';
+import { QueueKit } from '../../services/common/queue';
+import { type AudienceDomain, buildAudienceDomain } from '../../services/audience/composition';
+import type { AudienceDatabase } from '../../services/audience/database';
+import { BullEntryBatchScheduler } from '../../services/audience/jobs/entry-batch-scheduler';
+import { AUDIENCE_SCHEMA } from '../../services/audience/server';
+import { buildTaxDomain, type TaxDomain } from '../../services/tax/composition';
+import type { TaxDatabase } from '../../services/tax/database';
+import { TinVault } from '../../services/tax/domain/tin-vault';
+import { TAX_SCHEMA } from '../../services/tax/server';
+import { TEST_REDIS_URL } from '../setup/test-env';
+import { TestClock } from './clock';
+import { LogCapture } from './log-capture';
+import { createTestDatabase, deleteKeys, newQueuePrefix, TEST_TAX_KEYS } from './stack';
+
+/**
+ * The medium tier (test/medium): a service's domain, built by the same composition function its
+ * server.ts uses, with its real repositories on a database cloned from the run's migrated template
+ * and the test clock. No gRPC, no HTTP: many-case rules are tested here, fast; what crosses a
+ * boundary (status codes, bodies, auth) stays in the HTTP tests.
+ */
+export interface DomainHarness<D, DB> {
+  domain: D;
+  /** The service's own schema, through Kysely, as its repositories see it. */
+  db: Kysely<DB>;
+  /** The whole test database (every schema), to check what was (not) written. */
+  sql: pg.Pool;
+  clock: TestClock;
+  logs: LogCapture;
+  stop(): Promise<void>;
+}
+
+interface HarnessOptions {
+  clock?: TestClock;
+}
+
+async function openServiceDatabase<DB>(schema: string, logs: LogCapture) {
+  const database = await createTestDatabase();
+  const opened: Database<DB> = openDatabase<DB>({ url: database.url, schema, poolMax: 4, applicationName: 'test-medium', logger: logs.logger('db') });
+  const sql = new pg.Pool({ connectionString: database.url, max: 2 });
+  // Dropping the database at stop() ends this pool's connections: not an error of the next test.
+  sql.on('error', () => undefined);
+  return {
+    db: opened.db,
+    sql,
+    close: async () => {
+      await opened.close();
+      await sql.end();
+      await database.drop();
+    },
+  };
+}
+
+/**
+ * The audience domain. Batches are scheduled on a real queue (a Redis key prefix of their own) that
+ * no worker reads: a test applies a stored batch itself with `domain.batches.apply(id)`, the
+ * worker's step, and so decides when it happens.
+ */
+export async function startAudienceDomain(options: HarnessOptions = {}): Promise<DomainHarness<AudienceDomain, AudienceDatabase>> {
+  const clock = options.clock ?? new TestClock();
+  const logs = new LogCapture();
+  const database = await openServiceDatabase<AudienceDatabase>(AUDIENCE_SCHEMA, logs);
+  const prefix = newQueuePrefix();
+  const queues = new QueueKit({ redisUrl: TEST_REDIS_URL, prefix, logger: logs.logger('queue') });
+  await queues.ready();
+  const logger = logs.logger('audience');
+  const domain = buildAudienceDomain({ db: database.db, clock, logger, scheduler: new BullEntryBatchScheduler(queues) });
+  return {
+    domain,
+    db: database.db,
+    sql: database.sql,
+    clock,
+    logs,
+    stop: async () => {
+      await queues.close();
+      await deleteKeys(TEST_REDIS_URL, `${prefix}:*`);
+      await database.close();
+    },
+  };
+}
+
+/** The tax domain, sealing tax ids with the test key ring (the same as the HTTP tests' stack). */
+export async function startTaxDomain(options: HarnessOptions = {}): Promise<DomainHarness<TaxDomain, TaxDatabase> & { vault: TinVault }> {
+  const clock = options.clock ?? new TestClock();
+  const logs = new LogCapture();
+  const database = await openServiceDatabase<TaxDatabase>(TAX_SCHEMA, logs);
+  const ring = parseKeyRing(TEST_TAX_KEYS.spec);
+  if ('problem' in ring) throw new Error(`the test key ring is invalid: ${ring.problem}`);
+  const vault = new TinVault(new FieldCipher(ring.keys, TEST_TAX_KEYS.active));
+  const domain = buildTaxDomain({ db: database.db, clock, logger: logs.logger('tax'), vault });
+  return { domain, vault, db: database.db, sql: database.sql, clock, logs, stop: database.close };
+}
