@@ -63,14 +63,13 @@ describe('audience segments (dashboard)', () => {
 
   it('refuses invalid fields with 400 naming each, and writes nothing', async () => {
     const before = await stack.db.query('SELECT count(*)::int AS n FROM audience.segments');
+    // What the HTTP schema refuses, and one rule of the service (every rule: test/medium/audience/segments.test.ts).
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ name: '' }, 'name'],
-      [{ name: 'x'.repeat(101) }, 'name'],
-      [{ name: 'ok', description: 'd'.repeat(1001) }, 'description'],
       [{ name: 'ok', condition: [1, 2] }, 'condition'],
       [{ name: 'ok', condition: 'volume > 5' }, 'condition'],
       [{ name: 'ok', colour: 'red' }, 'colour'],
       [{}, 'name'],
+      [{ name: 'x'.repeat(101) }, 'name'],
     ];
     for (const [body, field] of cases) {
       const response = await stack.api.post(base(), { key: project.keys.admin, body });
