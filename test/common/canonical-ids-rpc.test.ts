@@ -1,10 +1,7 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { AudienceServiceClient } from '../../gen/referral/audience/v1/audience';
-import { TaxServiceClient } from '../../gen/referral/tax/v1/tax';
 import { EffectiveTaxStatus, FormType, TaxClassification, TinType } from '../../gen/referral/tax/v1/enums';
-import { createGrpcClient, type GrpcClient } from '../../services/common/grpc/client';
-import { isServiceError, readGrpcError } from '../../services/common/grpc/errors';
 import { createProject, createSegment, mixedCase, type TestProject } from '../helpers/fixtures';
+import { grpcRefusal, type ServiceClients, serviceClients } from '../helpers/rpc';
 import { startStack, type TestStack } from '../helpers/stack';
 
 /**
@@ -14,8 +11,7 @@ import { startStack, type TestStack } from '../helpers/stack';
  */
 describe('services refuse non-canonical ids over gRPC', () => {
   let stack: TestStack;
-  let tax: GrpcClient<TaxServiceClient>;
-  let audience: GrpcClient<AudienceServiceClient>;
+  let clients: ServiceClients;
   let project: TestProject;
   let segmentId: string;
   const evm = (identifier: string) => ({ identifier, identifierType: 'evm_address' });
@@ -24,25 +20,14 @@ describe('services refuse non-canonical ids over gRPC', () => {
 
   beforeAll(async () => {
     stack = await startStack();
-    tax = createGrpcClient(TaxServiceClient, stack.taxAddress, 5_000);
-    audience = createGrpcClient(AudienceServiceClient, stack.audienceAddress, 5_000);
+    clients = serviceClients(stack);
     project = await createProject(stack);
     segmentId = (await createSegment(stack, project)).id;
   });
   afterAll(async () => {
-    tax.close();
-    audience.close();
+    clients.close();
     await stack.stop();
   });
-
-  async function refusal(call: Promise<unknown>) {
-    const error = await call.then(
-      () => undefined,
-      (caught: unknown) => caught,
-    );
-    if (!isServiceError(error)) throw new Error(`expected a gRPC error, got ${String(error)}`);
-    return readGrpcError(error);
-  }
 
   const w9 = {
     formType: FormType.W9,
@@ -57,7 +42,7 @@ describe('services refuse non-canonical ids over gRPC', () => {
   };
 
   it('the tax service refuses an uppercase project id and stores nothing', async () => {
-    const error = await refusal(tax.call.submitTaxInfo({ projectId: project.id.toUpperCase(), user: evm(evmAddress(1)), form: w9 }));
+    const error = await grpcRefusal(clients.tax.submitTaxInfo({ projectId: project.id.toUpperCase(), user: evm(evmAddress(1)), form: w9 }));
     expect(error).toMatchObject({
       grpcStatus: GrpcStatus.INVALID_ARGUMENT,
       code: 'NON_CANONICAL_ID',
@@ -68,30 +53,30 @@ describe('services refuse non-canonical ids over gRPC', () => {
   });
 
   it('the tax service refuses a user identifier not in the canonical form of its type, in one call or in a batch', async () => {
-    const one = await refusal(tax.call.getTaxStatus({ projectId: project.id, user: evm(mixedCase(evmAddress(2))) }));
+    const one = await grpcRefusal(clients.tax.getTaxStatus({ projectId: project.id, user: evm(mixedCase(evmAddress(2))) }));
     expect(one).toMatchObject({ grpcStatus: GrpcStatus.INVALID_ARGUMENT, code: 'NON_CANONICAL_ID', details: [{ field: 'user.identifier' }] });
-    const batch = await refusal(
-      tax.call.batchGetTaxStatuses({ projectId: project.id, users: [evm(evmAddress(3)), { identifier: 'Bob@Example.com', identifierType: 'email' }] }),
+    const batch = await grpcRefusal(
+      clients.tax.batchGetTaxStatuses({ projectId: project.id, users: [evm(evmAddress(3)), { identifier: 'Bob@Example.com', identifierType: 'email' }] }),
     );
     expect(batch.details).toEqual([{ field: 'users[1].identifier', reason: expect.any(String) }]);
-    const fine = await tax.call.batchGetTaxStatuses({ projectId: project.id, users: [evm(evmAddress(3))] });
+    const fine = await clients.tax.batchGetTaxStatuses({ projectId: project.id, users: [evm(evmAddress(3))] });
     expect(fine.results.map((result) => result.status)).toEqual([EffectiveTaxStatus.NOT_REQUIRED]);
   });
 
   it('the audience service refuses uppercase project, segment and job ids and non-canonical entries, and stores nothing', async () => {
-    const created = await refusal(audience.call.createSegment({ projectId: project.id.toUpperCase(), name: 'Shouted' }));
+    const created = await grpcRefusal(clients.audience.createSegment({ projectId: project.id.toUpperCase(), name: 'Shouted' }));
     expect(created).toMatchObject({ code: 'NON_CANONICAL_ID', details: [{ field: 'project_id' }] });
-    const got = await refusal(audience.call.getSegment({ projectId: project.id, segmentId: segmentId.toUpperCase() }));
+    const got = await grpcRefusal(clients.audience.getSegment({ projectId: project.id, segmentId: segmentId.toUpperCase() }));
     expect(got).toMatchObject({ code: 'NON_CANONICAL_ID', details: [{ field: 'segment_id' }] });
-    const job = await refusal(
-      audience.call.getEntryBatch({ projectId: project.id, segmentId, jobId: '0000000A-0000-4000-8000-000000000000', waitMs: 0 }),
+    const job = await grpcRefusal(
+      clients.audience.getEntryBatch({ projectId: project.id, segmentId, jobId: '0000000A-0000-4000-8000-000000000000', waitMs: 0 }),
     );
     expect(job).toMatchObject({ code: 'NON_CANONICAL_ID', details: [{ field: 'job_id' }] });
-    const batch = await refusal(
-      audience.call.submitEntryBatch({ projectId: project.id, segmentId, entries: [evm(evmAddress(4)), evm(mixedCase(evmAddress(5)))], waitMs: 0 }),
+    const batch = await grpcRefusal(
+      clients.audience.submitEntryBatch({ projectId: project.id, segmentId, entries: [evm(evmAddress(4)), evm(mixedCase(evmAddress(5)))], waitMs: 0 }),
     );
     expect(batch).toMatchObject({ grpcStatus: GrpcStatus.INVALID_ARGUMENT, code: 'NON_CANONICAL_ID', details: [{ field: 'entries[1].identifier' }] });
-    const removed = await refusal(audience.call.removeEntry({ projectId: project.id, segmentId, identifier: mixedCase(evmAddress(4)) }));
+    const removed = await grpcRefusal(clients.audience.removeEntry({ projectId: project.id, segmentId, identifier: mixedCase(evmAddress(4)) }));
     expect(removed).toMatchObject({ code: 'NON_CANONICAL_ID', details: [{ field: 'identifier' }] });
 
     const { rows } = await stack.db.query(
@@ -101,8 +86,8 @@ describe('services refuse non-canonical ids over gRPC', () => {
   });
 
   it('a non-canonical lookup fails alone: the other lookups of the call are answered', async () => {
-    await audience.call.addEntry({ projectId: project.id, segmentId, user: evm(evmAddress(6)) });
-    const response = await audience.call.getUserAudiences({
+    await clients.audience.addEntry({ projectId: project.id, segmentId, user: evm(evmAddress(6)) });
+    const response = await clients.audience.getUserAudiences({
       lookups: [
         { projectId: project.id, user: evm(mixedCase(evmAddress(6))) },
         { projectId: project.id, user: evm(evmAddress(6)) },

@@ -2,8 +2,8 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import { EffectiveTaxStatus, FormType } from '../../gen/referral/tax/v1/enums';
 import { TaxServiceClient } from '../../gen/referral/tax/v1/tax';
 import { createGrpcClient, type GrpcClient } from '../../services/common/grpc/client';
-import { readGrpcError } from '../../services/common/grpc/errors';
 import { createProject, type TestProject } from '../helpers/fixtures';
+import { grpcRefusal } from '../helpers/rpc';
 import { startStack, type TestStack } from '../helpers/stack';
 import { adminPaths, type Affiliate, requireTaxInfo, signedInAffiliate, w8ben, w9 } from './tax-forms';
 
@@ -80,24 +80,21 @@ describe('tax status over gRPC (referral.tax.v1.TaxService)', () => {
   });
 
   it('refuses invalid identifiers with INVALID_ARGUMENT naming each one', async () => {
-    const error = await tax.call
-      .batchGetTaxStatuses({ projectId: project.id, users: [user(never), user('0x12'), { identifier: 'x', identifierType: 'phone' }] })
-      .catch((caught: unknown) => caught);
-    const remote = readGrpcError(error as Parameters<typeof readGrpcError>[0]);
+    const remote = await grpcRefusal(
+      tax.call.batchGetTaxStatuses({ projectId: project.id, users: [user(never), user('0x12'), { identifier: 'x', identifierType: 'phone' }] }),
+    );
     expect(remote.grpcStatus).toBe(GrpcStatus.INVALID_ARGUMENT);
     expect(remote.details.map((detail) => detail.field)).toEqual(['users[1].identifier', 'users[2].identifier_type']);
   });
 
   it('refuses more than 1,000 users per batch', async () => {
     const users = Array.from({ length: 1_001 }, (_unused, index) => user(`0x${index.toString(16).padStart(40, '0')}`));
-    const error = await tax.call.batchGetTaxStatuses({ projectId: project.id, users }).catch((caught: unknown) => caught);
-    const remote = readGrpcError(error as Parameters<typeof readGrpcError>[0]);
+    const remote = await grpcRefusal(tax.call.batchGetTaxStatuses({ projectId: project.id, users }));
     expect(remote.grpcStatus).toBe(GrpcStatus.INVALID_ARGUMENT);
     expect(remote.details).toEqual([{ field: 'users', reason: expect.stringContaining('1000') }]);
   });
 
   it('answers NOT_FOUND for a project id that is no UUID', async () => {
-    const error = await tax.call.getTaxStatus({ projectId: 'nope', user: user(never) }).catch((caught: unknown) => caught);
-    expect(readGrpcError(error as Parameters<typeof readGrpcError>[0]).grpcStatus).toBe(GrpcStatus.NOT_FOUND);
+    expect((await grpcRefusal(tax.call.getTaxStatus({ projectId: 'nope', user: user(never) }))).grpcStatus).toBe(GrpcStatus.NOT_FOUND);
   });
 });

@@ -29,16 +29,7 @@ export class TaxTransitionRepository {
     const { projectId, user, now } = record;
     try {
       return await this.db.transaction().execute(async (trx) => {
-        const old = await trx
-          .with('current_record', (db) =>
-            db
-              .selectFrom('tax_records')
-              .select(['id as current_id', 'status as previous_status'])
-              .where(currentRecordOf(projectId, user))
-              .forUpdate(),
-          )
-          .updateTable('tax_records')
-          .from('current_record')
+        const old = await updateCurrentRecord(trx, projectId, user)
           .set((eb) => ({
             superseded_at: now,
             superseded_by: record.id,
@@ -46,7 +37,6 @@ export class TaxTransitionRepository {
             status: eb.case().when('previous_status', '=', 'approved').then('expired' as const).else(eb.ref('previous_status')).end(),
             expired_at: eb.case().when('previous_status', '=', 'approved').then(eb.ref('expires_at')).else(eb.ref('expired_at')).end(),
           }))
-          .whereRef('id', '=', 'current_id')
           .where((eb) =>
             eb.or([
               eb('previous_status', 'in', REPLACEABLE),
@@ -109,18 +99,8 @@ export class TaxTransitionRepository {
     now: Date,
   ): Promise<{ record: TaxRecord; previousStatus: RecordStatus } | undefined> {
     return this.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .with('current_record', (db) =>
-          db
-            .selectFrom('tax_records')
-            .select(['id as current_id', 'status as previous_status'])
-            .where(currentRecordOf(projectId, user))
-            .forUpdate(),
-        )
-        .updateTable('tax_records')
-        .from('current_record')
+      const row = await updateCurrentRecord(trx, projectId, user)
         .set({ status: 'revoked', revoked_at: now, revoked_by: actor.id, revoked_reason: reason })
-        .whereRef('id', '=', 'current_id')
         .where((eb) =>
           eb.or([
             eb('previous_status', '=', 'submitted'),
@@ -186,6 +166,20 @@ export class TaxTransitionRepository {
       return rows.length;
     });
   }
+}
+
+/**
+ * An UPDATE of the user's current record that locks it first (FOR UPDATE, so concurrent changes
+ * take turns), with the status it had before readable as `previous_status` for the conditions.
+ */
+function updateCurrentRecord(trx: Transaction<TaxDatabase>, projectId: string, user: UserIdentifier) {
+  return trx
+    .with('current_record', (db) =>
+      db.selectFrom('tax_records').select(['id as current_id', 'status as previous_status']).where(currentRecordOf(projectId, user)).forUpdate(),
+    )
+    .updateTable('tax_records')
+    .from('current_record')
+    .whereRef('id', '=', 'current_id');
 }
 
 async function insertRecord(trx: Transaction<TaxDatabase>, record: NewTaxRecord): Promise<TaxRecord> {

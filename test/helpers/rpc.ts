@@ -1,0 +1,34 @@
+import { AudienceServiceClient } from '../../gen/referral/audience/v1/audience';
+import { TaxServiceClient } from '../../gen/referral/tax/v1/tax';
+import { createGrpcClient, type GrpcClient } from '../../services/common/grpc/client';
+import { isServiceError, type RemoteError, readGrpcError } from '../../services/common/grpc/errors';
+
+/** gRPC clients of a test stack's services, for tests that call them directly (as only the gateway does otherwise). */
+export interface ServiceClients {
+  tax: GrpcClient<TaxServiceClient>['call'];
+  audience: GrpcClient<AudienceServiceClient>['call'];
+  close(): void;
+}
+
+export function serviceClients(stack: { taxAddress: string; audienceAddress: string }): ServiceClients {
+  const tax = createGrpcClient(TaxServiceClient, stack.taxAddress, 5_000);
+  const audience = createGrpcClient(AudienceServiceClient, stack.audienceAddress, 5_000);
+  return {
+    tax: tax.call,
+    audience: audience.call,
+    close: () => {
+      tax.close();
+      audience.close();
+    },
+  };
+}
+
+/** The error a call is refused with, as the gateway reads it; a call that succeeds fails the test. */
+export async function grpcRefusal(call: Promise<unknown>): Promise<RemoteError> {
+  const error = await call.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!isServiceError(error)) throw new Error(`expected a gRPC error, got ${String(error)}`);
+  return readGrpcError(error);
+}
