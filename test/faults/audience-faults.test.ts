@@ -13,6 +13,9 @@ import { pollUntil } from '../helpers/poll';
  * of the test's own (stopped mid-ingest, started again empty), and row locks are held across
  * crashes. Every test counts rows exactly (nothing lost, nothing twice) and bounds the recovery.
  */
+/** "At once" for an answer while a dependency is down, with room for a loaded 2-core machine. */
+const FAST_MS = 2_000;
+
 describe('audience batches through process deaths, Redis loss and locks', () => {
   let stack: FaultStack;
   let audience: ServiceProcess;
@@ -154,7 +157,8 @@ describe('audience batches through process deaths, Redis loss and locks', () => 
     expect(refused.response.status).toBe(503);
     expect(refused.response.body).toEqual({ status: 503, code: 'QUEUE_UNAVAILABLE', message: expect.stringContaining('nothing was stored'), details: [] });
     expect(Number(refused.response.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(refused.elapsedMs).toBeLessThan(1_000);
+    // Fast: no retrying against the dead dependency (before the fix: up to 2.4 s), with room for a loaded machine.
+    expect(refused.elapsedMs).toBeLessThan(FAST_MS);
     expect((await batchRows(segment.id)).length).toBe(submitted.length);
 
     const waited = await submit(segment.id, range(300_000, 10), true);
@@ -165,7 +169,7 @@ describe('audience batches through process deaths, Redis loss and locks', () => 
     // Sign-in needs Redis for its nonces: 503 with Retry-After, at once.
     const startedAt = Date.now();
     const nonce = await api.post('/api/v1/auth/nonce', { body: { address: evmAddress(1) } });
-    expect(Date.now() - startedAt).toBeLessThan(1_000);
+    expect(Date.now() - startedAt).toBeLessThan(FAST_MS);
     expect(nonce.status).toBe(503);
     expect(nonce.body).toMatchObject({ status: 503, code: 'SIGN_IN_UNAVAILABLE' });
     expect(Number(nonce.headers.get('retry-after'))).toBeGreaterThan(0);

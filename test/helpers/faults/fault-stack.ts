@@ -118,7 +118,8 @@ export async function startFaultStack(options: FaultStackOptions): Promise<Fault
         audienceAddress: addresses.audience,
         taxAddress: addresses.tax,
         logs,
-        env,
+        // Several 10,000-entry batches stored at once on a loaded 2-core machine can take longer than the 5 s default.
+        env: { GRPC_TIMEOUT_MS: '30000', ...env },
       });
       gateways.push(gateway);
       return gateway;
