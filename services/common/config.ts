@@ -3,7 +3,7 @@ import type { CatalogEntry } from './service-catalog';
 
 /** A configuration problem found at start-up; the message names every bad variable. */
 export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
+  override readonly name: string = 'ConfigError';
 }
 
 /**
