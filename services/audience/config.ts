@@ -3,7 +3,7 @@ import { serviceEnv } from '../common/config';
 import { SERVICE_CATALOG } from '../common/service-catalog';
 
 export const audienceConfigSchema = z.object({
-  ...serviceEnv(SERVICE_CATALOG.audience),
+  ...serviceEnv(SERVICE_CATALOG.audience.defaultGrpcPort),
   BATCH_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
 });
 

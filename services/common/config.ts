@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { CatalogEntry } from './service-catalog';
 
 /** A configuration problem found at start-up; the message names every bad variable. */
 export class ConfigError extends Error {
@@ -46,11 +45,11 @@ export const baseEnv = {
 /** A gRPC listening port, with the service's own default. */
 export const grpcPortEnv = (defaultPort: number) => z.coerce.number().int().min(0).max(65_535).default(defaultPort);
 
-/** Variables every gRPC service reads: baseEnv, where it listens (by default its catalog port), and whether it runs its workers. */
-export const serviceEnv = (service: Pick<CatalogEntry, 'defaultGrpcPort'>) => ({
+/** Variables every gRPC service reads: baseEnv, where it listens, and whether it runs its workers. */
+export const serviceEnv = (defaultGrpcPort: number) => ({
   ...baseEnv,
   GRPC_HOST: z.string().default('0.0.0.0'),
-  GRPC_PORT: grpcPortEnv(service.defaultGrpcPort),
+  GRPC_PORT: grpcPortEnv(defaultGrpcPort),
   /** Run the BullMQ workers in this process (turn off to scale gRPC and workers apart). */
   RUN_WORKERS: envFlag(true),
   /** How often the relay checks that all work stored in PostgreSQL has a job in Redis (and re-creates schedules). */

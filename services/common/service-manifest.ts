@@ -47,7 +47,8 @@ export async function startService<Config extends ServiceRuntimeConfig, DB>(
     migrations: manifest.migrations({ config, logger }),
     jobs: manifest.jobs,
     config,
-    overrides: { ...overrides, logger },
+    logger,
+    clock: overrides.clock,
   });
   try {
     const implementation = await manifest.compose(runtime, config);

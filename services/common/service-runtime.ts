@@ -7,7 +7,7 @@ import { withinMs } from './deadline';
 import { type GrpcServiceBinding, startGrpcServer } from './grpc/server';
 import { JobRelay } from './job-relay';
 import type { RunningProcess } from './lifecycle';
-import { createLogger, type Logger } from './logger';
+import type { Logger } from './logger';
 import { type JobDefinition, type JobProcessor, QueueKit } from './queue';
 import type { CatalogEntry } from './service-catalog';
 
@@ -91,13 +91,13 @@ export class ServiceRuntime<DB> {
     /** Every job the service runs (its manifest's): each must get exactly one processor. */
     jobs: readonly DeclaredJob[];
     config: ServiceRuntimeConfig;
-    overrides?: ServiceOverrides;
+    logger: Logger;
+    clock?: Clock;
   }): Promise<ServiceRuntime<DB>> {
-    const { service: { name, schema }, config } = options;
+    const { service: { name, schema }, config, logger } = options;
     const repeated = options.jobs.find((job, index) => options.jobs.findIndex((other) => other.queue === job.queue) !== index);
     if (repeated) throw new ManifestError(`the ${name} service's manifest lists job ${repeated.queue} twice`);
-    const logger = options.overrides?.logger ?? createLogger({ service: name, level: config.LOG_LEVEL });
-    const clock = options.overrides?.clock ?? systemClock;
+    const clock = options.clock ?? systemClock;
     await ensureDatabaseExists(config.DATABASE_URL);
     const database = openDatabase<DB>({ url: config.DATABASE_URL, schema, poolMax: config.DB_POOL_MAX, applicationName: name, logger });
     await migrateToLatest(database.db, schema, options.migrations, logger);

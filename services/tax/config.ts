@@ -7,7 +7,7 @@ const ENCRYPTION_VARIABLES = ['TAX_ENCRYPTION_KEYS', 'TAX_ENCRYPTION_ACTIVE_KEY_
 
 export const taxConfigSchema = z
   .object({
-    ...serviceEnv(SERVICE_CATALOG.tax),
+    ...serviceEnv(SERVICE_CATALOG.tax.defaultGrpcPort),
     /**
      * Keys that encrypt tax identification numbers: `id:base64key,...` (32 bytes each). Keep
      * retired keys listed until no stored value names them; new values use the active key.

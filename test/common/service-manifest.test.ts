@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 function probeConfig(env: Record<string, string> = {}): ServiceRuntimeConfig {
-  return loadConfig(z.object(serviceEnv({ defaultGrpcPort: 0 })), {
+  return loadConfig(z.object(serviceEnv(0)), {
     ...commonEnv(database.url, TEST_REDIS_URL, queuePrefix),
     GRPC_HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
