@@ -1,5 +1,4 @@
-import { AudienceServiceService } from '../../gen/referral/audience/v1/audience';
-import { type RunningService, ServiceRuntime, type ServiceOverrides } from '../common/service-runtime';
+import type { ServiceRuntime } from '../common/service-runtime';
 import type { AudienceConfig } from './config';
 import type { AudienceDatabase } from './database';
 import { BadgeService } from './domain/badge.service';
@@ -7,27 +6,17 @@ import { EntryBatchService } from './domain/entry-batch.service';
 import { EntryService } from './domain/entry.service';
 import { SegmentService } from './domain/segment.service';
 import { UserAudienceService } from './domain/user-audience.service';
-import { AUDIENCE_SERVICE_NAME, createAudienceGrpcService } from './grpc/audience.grpc';
+import { createAudienceGrpcService } from './grpc/audience.grpc';
 import { applyEntryBatch, applyEntryBatchJob } from './jobs/apply-entry-batch.job';
 import { entryBatchRelay } from './jobs/entry-batch-relay';
 import { BullEntryBatchScheduler } from './jobs/entry-batch-scheduler';
-import { audienceMigrations } from './migrations';
 import { BadgeRepository } from './repositories/badge.repository';
 import { EntryBatchRepository } from './repositories/entry-batch.repository';
 import { EntryRepository } from './repositories/entry.repository';
 import { SegmentRepository } from './repositories/segment.repository';
 
-export const AUDIENCE_SCHEMA = 'audience';
-
-/** The composition root: plain constructors, wired once. Used by main.ts and by the tests. */
-export async function startAudienceService(config: AudienceConfig, overrides: ServiceOverrides = {}): Promise<RunningService> {
-  const runtime = await ServiceRuntime.start<AudienceDatabase>({
-    name: 'audience',
-    schema: AUDIENCE_SCHEMA,
-    migrations: audienceMigrations,
-    config,
-    overrides,
-  });
+/** The composition root (see manifest.ts): plain constructors, wired once. */
+export async function composeAudienceService(runtime: ServiceRuntime<AudienceDatabase>, config: AudienceConfig) {
   const { db, queues, relay, clock, logger } = runtime;
   // Listening before the first wait, so no completion event is missed.
   await queues.queueEvents(applyEntryBatchJob.queue).waitUntilReady();
@@ -42,12 +31,8 @@ export async function startAudienceService(config: AudienceConfig, overrides: Se
     userAudiences: new UserAudienceService(entryRepository),
   };
 
-  if (config.RUN_WORKERS) {
-    queues.process(applyEntryBatchJob, applyEntryBatch(domain.batches), config.BATCH_WORKER_CONCURRENCY);
-    relay.register(entryBatchRelay(domain.batches));
-  }
+  runtime.process(applyEntryBatchJob, applyEntryBatch(domain.batches), config.BATCH_WORKER_CONCURRENCY);
+  relay.register(entryBatchRelay(domain.batches));
 
-  return runtime.serve([
-    { name: AUDIENCE_SERVICE_NAME, definition: AudienceServiceService, implementation: createAudienceGrpcService(domain, logger) },
-  ]);
+  return createAudienceGrpcService(domain, logger);
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /** A configuration problem found at start-up; the message names every bad variable. */
 export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
+  override readonly name: string = 'ConfigError';
 }
 
 /**

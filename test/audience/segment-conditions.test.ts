@@ -20,7 +20,7 @@ describe('segment conditions', () => {
   beforeAll(async () => {
     stack = await startStack();
     project = await createProject(stack);
-    audience = createGrpcClient(AudienceServiceClient, stack.audienceAddress, 5_000);
+    audience = createGrpcClient(AudienceServiceClient, stack.grpcAddresses.audience, 5_000);
   });
   afterAll(async () => {
     audience.close();

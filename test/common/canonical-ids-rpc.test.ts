@@ -23,8 +23,8 @@ describe('services refuse non-canonical ids over gRPC', () => {
 
   beforeAll(async () => {
     stack = await startStack();
-    tax = createGrpcClient(TaxServiceClient, stack.taxAddress, 5_000);
-    audience = createGrpcClient(AudienceServiceClient, stack.audienceAddress, 5_000);
+    tax = createGrpcClient(TaxServiceClient, stack.grpcAddresses.tax, 5_000);
+    audience = createGrpcClient(AudienceServiceClient, stack.grpcAddresses.audience, 5_000);
     project = await createProject(stack);
     segmentId = (await createSegment(stack, project)).id;
   });

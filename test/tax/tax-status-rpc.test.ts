@@ -19,7 +19,7 @@ describe('tax status over gRPC (referral.tax.v1.TaxService)', () => {
 
   beforeAll(async () => {
     stack = await startStack();
-    tax = createGrpcClient(TaxServiceClient, stack.taxAddress, 5_000);
+    tax = createGrpcClient(TaxServiceClient, stack.grpcAddresses.tax, 5_000);
     project = await createProject(stack);
     await requireTaxInfo(stack, project);
     approved = await signedInAffiliate(stack, project);

@@ -17,8 +17,6 @@ import {
   toUserAudienceResult,
 } from './audience.mappers';
 
-export const AUDIENCE_SERVICE_NAME = 'referral.audience.v1.AudienceService';
-
 export interface AudienceDomain {
   segments: SegmentService;
   entries: EntryService;

@@ -8,8 +8,6 @@ import type { TaxReviewService } from '../domain/tax-review.service';
 import type { TaxSettingsService } from '../domain/tax-settings.service';
 import { toAuditEntryMessage, toTaxInfoMessage, toTaxSettingsMessage, toTaxStatusMessage } from './tax.mappers';
 
-export const TAX_SERVICE_NAME = 'referral.tax.v1.TaxService';
-
 export interface TaxDomain {
   settings: TaxSettingsService;
   taxInfo: TaxInfoService;
