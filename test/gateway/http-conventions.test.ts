@@ -155,16 +155,6 @@ describe('the API reference', () => {
       }
     }
   });
-
-  it('serves a readable reference page at /docs', async () => {
-    const page = await stack.api.get('/docs');
-    expect(page.status).toBe(200);
-    expect(page.headers.get('content-type')).toContain('text/html');
-    expect(page.text).toContain('swagger-ui-bundle.js');
-    const asset = await stack.api.get('/docs/assets/swagger-ui-bundle.js');
-    expect(asset.status).toBe(200);
-    expect(asset.text.length).toBeGreaterThan(100_000);
-  });
 });
 
 describe('input refused at the edge (what PostgreSQL cannot store, malformed paths and requests)', () => {
