@@ -1,13 +1,31 @@
 import pino from 'pino';
+import { prettyFactory } from 'pino-pretty';
 import { currentRequestId } from './request-context';
 
 export type Logger = pino.Logger;
 
+/** How lines are written: one JSON object per line (for collectors), or readable text (for a person). */
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 export interface LoggerOptions {
   service: string;
   level: string;
+  /** LOG_FORMAT; unset, chooseLogFormat decides. */
+  format?: LogFormat;
+  /** NODE_ENV: production never chooses the pretty format by itself. */
+  nodeEnv?: string;
   /** Where lines go; stdout by default. Tests pass a stream to read what was logged. */
   destination?: pino.DestinationStream;
+}
+
+/**
+ * LOG_FORMAT when set; otherwise readable lines for a person watching a terminal in development,
+ * and JSON everywhere else (a pipe, a file, a container's log collector, production).
+ */
+export function chooseLogFormat(options: { format?: LogFormat; nodeEnv?: string; isTTY: boolean }): LogFormat {
+  if (options.format) return options.format;
+  return options.isTTY && options.nodeEnv !== 'production' ? 'pretty' : 'json';
 }
 
 /**
@@ -36,6 +54,9 @@ const REDACTED_PATHS = [
 ];
 
 export function createLogger(options: LoggerOptions): Logger {
+  const toTerminal = !options.destination && process.stdout.isTTY === true;
+  const destination = options.destination ?? pino.destination({ sync: false });
+  const format = chooseLogFormat({ format: options.format, nodeEnv: options.nodeEnv, isTTY: toTerminal });
   return pino(
     {
       level: options.level,
@@ -48,6 +69,31 @@ export function createLogger(options: LoggerOptions): Logger {
         return requestId ? { request_id: requestId } : {};
       },
     },
-    options.destination ?? pino.destination({ sync: false }),
+    format === 'pretty' ? new PrettyLines(destination, toTerminal) : destination,
   );
+}
+
+/**
+ * Rewrites each line pino has serialised (redaction has already happened) as readable text, in
+ * the calling thread, into the same destination the JSON lines would go to: no worker thread, so
+ * flush() and pino's flush when the process exits work exactly as in the JSON format.
+ */
+class PrettyLines implements pino.DestinationStream {
+  private readonly prettify: (line: string) => string;
+
+  constructor(
+    private readonly destination: pino.DestinationStream & { flush?: (callback?: (error?: Error) => void) => void },
+    colorize: boolean,
+  ) {
+    this.prettify = prettyFactory({ colorize, translateTime: 'SYS:HH:MM:ss.l', ignore: 'service', messageFormat: '{service}: {msg}' });
+  }
+
+  write(line: string): void {
+    this.destination.write(this.prettify(line));
+  }
+
+  flush(callback?: (error?: Error) => void): void {
+    if (this.destination.flush) this.destination.flush(callback);
+    else callback?.();
+  }
 }

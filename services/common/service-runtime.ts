@@ -6,7 +6,7 @@ import { withinMs } from './deadline';
 import { type GrpcServiceBinding, startGrpcServer } from './grpc/server';
 import { JobRelay } from './job-relay';
 import type { RunningProcess } from './lifecycle';
-import { createLogger, type Logger } from './logger';
+import { createLogger, type LogFormat, type Logger } from './logger';
 import { QueueKit } from './queue';
 
 /** The variables a service's runtime reads (baseEnv and serviceEnv in config.ts). */
@@ -15,7 +15,9 @@ export interface ServiceRuntimeConfig {
   DB_POOL_MAX: number;
   REDIS_URL: string;
   QUEUE_PREFIX: string;
+  NODE_ENV: string;
   LOG_LEVEL: string;
+  LOG_FORMAT?: LogFormat;
   GRPC_HOST: string;
   GRPC_PORT: number;
   SHUTDOWN_GRACE_MS: number;
@@ -69,7 +71,7 @@ export class ServiceRuntime<DB> {
     overrides?: ServiceOverrides;
   }): Promise<ServiceRuntime<DB>> {
     const { name, schema, config } = options;
-    const logger = options.overrides?.logger ?? createLogger({ service: name, level: config.LOG_LEVEL });
+    const logger = options.overrides?.logger ?? createLogger({ service: name, level: config.LOG_LEVEL, format: config.LOG_FORMAT, nodeEnv: config.NODE_ENV });
     const clock = options.overrides?.clock ?? systemClock;
     await ensureDatabaseExists(config.DATABASE_URL);
     const database = openDatabase<DB>({ url: config.DATABASE_URL, schema, poolMax: config.DB_POOL_MAX, applicationName: name, logger });

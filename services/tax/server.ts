@@ -22,7 +22,7 @@ export const TAX_SCHEMA = 'tax';
 /** The composition root: plain constructors, wired once. Used by main.ts and by the tests. */
 export async function startTaxService(config: TaxConfig, overrides: ServiceOverrides = {}): Promise<RunningService> {
   // The logger and the key ring exist before the runtime: migration 0002 re-seals tax ids and reports what it did.
-  const logger = overrides.logger ?? createLogger({ service: 'tax', level: config.LOG_LEVEL });
+  const logger = overrides.logger ?? createLogger({ service: 'tax', level: config.LOG_LEVEL, format: config.LOG_FORMAT, nodeEnv: config.NODE_ENV });
   const vault = new TinVault(new FieldCipher(config.encryption.keys, config.encryption.activeKeyId));
   const runtime = await ServiceRuntime.start<TaxDatabase>({
     name: 'tax',
