@@ -3,7 +3,7 @@ import { listenError } from '../services/common/config';
 import { ensureDatabaseExists, openDatabase } from '../services/common/db/database';
 import { migrateToLatest } from '../services/common/db/migrate';
 import type { RunningProcess } from '../services/common/lifecycle';
-import { createLogger, type Logger } from '../services/common/logger';
+import { closeLogger, createLogger, type Logger } from '../services/common/logger';
 import type { AccessDatabase } from './access/access.database';
 import { AccessService } from './access/access.service';
 import { ApiKeyRepository } from './access/api-key.repository';

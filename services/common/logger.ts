@@ -55,9 +55,10 @@ const REDACTED_PATHS = [
 
 export function createLogger(options: LoggerOptions): Logger {
   const toTerminal = !options.destination && process.stdout.isTTY === true;
-  const destination = options.destination ?? pino.destination({ sync: false });
+  const stdout = options.destination ? undefined : pino.destination({ sync: false });
+  const destination = options.destination ?? stdout!;
   const format = chooseLogFormat({ format: options.format, nodeEnv: options.nodeEnv, isTTY: toTerminal });
-  return pino(
+  const logger = pino(
     {
       level: options.level,
       base: { service: options.service },
@@ -71,12 +72,41 @@ export function createLogger(options: LoggerOptions): Logger {
     },
     format === 'pretty' ? new PrettyLines(destination, toTerminal) : destination,
   );
+  if (stdout) ownStdout.set(logger, stdout);
+  return logger;
+}
+
+/** The stdout streams createLogger opened, so that closeLogger can wait for them. */
+const ownStdout = new WeakMap<Logger, ReturnType<typeof pino.destination>>();
+
+/** How long a stopping process waits for its last lines to reach a slow reader. */
+const CLOSE_LOGS_WAIT_MS = 2_000;
+
+/**
+ * The last step of a graceful stop: waits until every line the logger wrote has reached stdout,
+ * then closes it (nothing may log after). Lines go out asynchronously, and pino's own flush at
+ * exit skips a write still in progress: into a pipe whose reader lags (a supervisor, a container
+ * runtime) a whole chunk of the last lines would be lost. A destination a caller passed in is the
+ * caller's to close.
+ */
+export async function closeLogger(logger: Logger): Promise<void> {
+  const stdout = ownStdout.get(logger);
+  if (!stdout) return;
+  ownStdout.delete(logger);
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, CLOSE_LOGS_WAIT_MS);
+    stdout.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    stdout.end();
+  });
 }
 
 /**
  * Rewrites each line pino has serialised (redaction has already happened) as readable text, in
  * the calling thread, into the same destination the JSON lines would go to: no worker thread, so
- * flush() and pino's flush when the process exits work exactly as in the JSON format.
+ * closeLogger and pino's flush when the process exits work exactly as in the JSON format.
  */
 class PrettyLines implements pino.DestinationStream {
   private readonly prettify: (line: string) => string;

@@ -6,7 +6,7 @@ import { withinMs } from './deadline';
 import { type GrpcServiceBinding, startGrpcServer } from './grpc/server';
 import { JobRelay } from './job-relay';
 import type { RunningProcess } from './lifecycle';
-import { createLogger, type LogFormat, type Logger } from './logger';
+import { closeLogger, createLogger, type LogFormat, type Logger } from './logger';
 import { QueueKit } from './queue';
 
 /** The variables a service's runtime reads (baseEnv and serviceEnv in config.ts). */
@@ -110,7 +110,7 @@ export class ServiceRuntime<DB> {
         ]);
         if (!queuesClosed || !databaseClosed) this.logger.warn('connections still busy after the grace period; they end with the process');
         this.logger.info({ handed_back_jobs: handedBack }, `${this.name} service stopped`);
-        this.logger.flush();
+        await closeLogger(this.logger);
       },
     };
   }
