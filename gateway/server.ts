@@ -149,7 +149,7 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
       await revocations.close();
       await database.close();
       logger.info('gateway stopped');
-      logger.flush();
+      await closeLogger(logger);
     },
   };
 }

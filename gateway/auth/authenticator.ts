@@ -1,6 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
-import type { ApiKeyRole } from '../access/access.database';
 import type { AccessService } from '../access/access.service';
 import { HttpError } from '../http/errors';
 import type { RateLimiter } from '../http/rate-limit';
@@ -17,6 +16,15 @@ function bearerToken(req: Request): string | undefined {
 
 function sha256(value: string): Buffer {
   return createHash('sha256').update(value).digest();
+}
+
+const projectNotFound = () => new HttpError(404, 'PROJECT_NOT_FOUND', 'no project with this id');
+
+/** The project a route scoped by path acts in (canonical by then: gateway/http/route.ts reads params first). */
+function projectInPath(req: Request): string {
+  const projectId = req.params.projectId;
+  if (typeof projectId !== 'string') throw new Error(`${req.path}: a route scoped by path has no :projectId`);
+  return projectId;
 }
 
 const unauthenticated = (message: string) => new HttpError(401, 'UNAUTHENTICATED', message, [], { 'WWW-Authenticate': 'Bearer' });
@@ -49,7 +57,7 @@ export class Authenticator {
       case 'platform':
         return this.authenticatePlatform(req);
       case 'api_key':
-        return this.authenticateApiKey(req, requirement.roles);
+        return this.authenticateApiKey(req, requirement);
       case 'session':
         return this.authenticateSession(req);
     }
@@ -66,7 +74,7 @@ export class Authenticator {
     return { kind: 'platform' };
   }
 
-  private async authenticateApiKey(req: Request, roles: readonly ApiKeyRole[]): Promise<Caller> {
+  private async authenticateApiKey(req: Request, { roles, project }: Extract<AuthRequirement, { kind: 'api_key' }>): Promise<Caller> {
     const token = bearerToken(req);
     if (!token) throw unauthenticated('send an API key as Authorization: Bearer <key>');
     const hash = sha256(token).toString('base64');
@@ -77,10 +85,7 @@ export class Authenticator {
       if (!key) throw unauthenticated('the API key is not valid or has been revoked');
       this.cache.set(hash, key, epoch);
     }
-    const projectId = req.params.projectId;
-    if (projectId !== undefined && projectId !== key.projectId) {
-      throw new HttpError(404, 'PROJECT_NOT_FOUND', 'no project with this id');
-    }
+    if (project === 'path' && projectInPath(req) !== key.projectId) throw projectNotFound();
     if (!roles.includes(key.role)) {
       throw new HttpError(403, 'FORBIDDEN', `this endpoint needs a key with role ${roles.join(' or ')}; this key is ${key.role}`);
     }
@@ -88,7 +93,7 @@ export class Authenticator {
     return { kind: 'api_key', keyId: key.id, projectId: key.projectId, role: key.role };
   }
 
-  /** A wallet session acts in any existing project, for its own address only. */
+  /** A wallet session acts in the existing project its path names, for its own address only. */
   private async authenticateSession(req: Request): Promise<Caller> {
     const token = bearerToken(req);
     if (!token) {
@@ -96,12 +101,10 @@ export class Authenticator {
     }
     const session = this.sessions.verify(token);
     if (!session) throw unauthenticated('the session token is not valid or has expired; sign in again');
-    const projectId = req.params.projectId;
-    if (projectId !== undefined && !(await this.access.projectExists(String(projectId)))) {
-      throw new HttpError(404, 'PROJECT_NOT_FOUND', 'no project with this id');
-    }
+    const projectId = projectInPath(req);
+    if (!(await this.access.projectExists(projectId))) throw projectNotFound();
     this.limit(`session:${session.address}`);
-    return { kind: 'session', address: session.address };
+    return { kind: 'session', address: session.address, projectId };
   }
 
   private limit(caller: string): void {

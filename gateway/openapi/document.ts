@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AnyRoute } from '../http/route';
+import type { AnyRoute, ResponseSpec } from '../http/route';
 
 const errorSchema = z
   .object({
@@ -70,6 +70,17 @@ const SECURITY: Record<AnyRoute['auth']['kind'], Array<Record<string, string[]>>
   session: [{ walletSession: [] }],
 };
 
+/** What GET /openapi.json answers, as far as its route declares it. */
+export const openApiDocumentSchema = z
+  .looseObject({
+    openapi: z.literal('3.1.0'),
+    info: z.object({ title: z.string(), version: z.string(), description: z.string() }),
+    paths: z.record(z.string(), z.record(z.string(), z.unknown())),
+  })
+  .describe('An OpenAPI 3.1 document');
+
+export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
+
 /** OpenAPI 3.1, generated from the same route declarations that serve the API. */
 export function buildOpenApiDocument(routes: AnyRoute[], info: { title: string; version: string; description: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -77,7 +88,7 @@ export function buildOpenApiDocument(routes: AnyRoute[], info: { title: string; 
     const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     const roles = route.auth.kind === 'api_key' ? `\n\nAPI key roles: ${route.auth.roles.join(', ')}.` : '';
     const responses: Record<string, unknown> = {};
-    for (const [status, spec] of Object.entries(route.responses)) {
+    for (const [status, spec] of Object.entries<ResponseSpec>(route.responses)) {
       const schema = spec.schema ? jsonSchema(spec.schema, 'output') : Number(status) >= 400 ? { $ref: '#/components/schemas/Error' } : undefined;
       responses[status] = {
         description: spec.description,
@@ -108,7 +119,7 @@ export function buildOpenApiDocument(routes: AnyRoute[], info: { title: string; 
     };
   }
   return {
-    openapi: '3.1.0',
+    openapi: '3.1.0' as const,
     info,
     servers: [{ url: '/' }],
     paths,
