@@ -17,7 +17,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
     'Invalid input; `details` names each offending field. Nothing was changed. Any field of any body is refused when it holds ' +
     'the NUL character or a lone UTF-16 surrogate (in a value or an object key), a number beyond a double (1e400), or nests more ' +
     'than 64 levels. A malformed percent-encoding in the path is INVALID_PATH_ENCODING; a request that is not valid HTTP, MALFORMED_REQUEST.',
-  401: 'Missing, unknown or revoked credential',
+  401:
+    'UNAUTHENTICATED: missing, unknown, expired or revoked credential. WRONG_CREDENTIAL_KIND: a valid credential of another kind ' +
+    'than this endpoint takes (e.g. an API key where a wallet session token is needed); the message names the kind it takes',
   403: 'The credential is valid but its role may not call this endpoint',
   404: 'Not found (ids of other projects are not found either)',
   413: 'The body, or an array in it, is larger than this endpoint accepts',
