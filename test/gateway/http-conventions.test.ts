@@ -98,65 +98,6 @@ describe('HTTP conventions of the gateway', () => {
   });
 });
 
-describe('the API reference', () => {
-  let stack: TestStack;
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-  afterAll(() => stack.stop());
-
-  it('documents every endpoint of the API in OpenAPI 3.1 with request and response shapes', async () => {
-    const { status, body: document } = await stack.api.get('/openapi.json');
-    expect(status).toBe(200);
-    expect(document.openapi).toBe('3.1.0');
-    const expected: Array<[string, string]> = [
-      ['post', '/api/v1/projects'],
-      ['post', '/api/v1/projects/{projectId}/api-keys'],
-      ['get', '/api/v1/projects/{projectId}/api-keys'],
-      ['delete', '/api/v1/projects/{projectId}/api-keys/{keyId}'],
-      ['post', '/api/v1/projects/{projectId}/audiences'],
-      ['get', '/api/v1/projects/{projectId}/audiences'],
-      ['get', '/api/v1/projects/{projectId}/audiences/{audienceId}'],
-      ['patch', '/api/v1/projects/{projectId}/audiences/{audienceId}'],
-      ['delete', '/api/v1/projects/{projectId}/audiences/{audienceId}'],
-      ['post', '/api/v1/projects/{projectId}/audiences/{audienceId}/entries'],
-      ['get', '/v1/audiences/audience-segments'],
-      ['get', '/v1/audiences/audience-segments/user'],
-      ['get', '/v1/audience-segments/{segmentId}/entries'],
-      ['post', '/v1/audience-segments/{segmentId}/entries/batch'],
-      ['get', '/v1/audience-segments/{segmentId}/entries/batch/{jobId}'],
-      ['delete', '/v1/audience-segments/{segmentId}/entries/{userIdentifier}'],
-      ['post', '/v1/audience-segments/{segmentId}/badge'],
-      ['patch', '/v1/audience-segments/{segmentId}/badge'],
-      ['delete', '/v1/audience-segments/{segmentId}/badge'],
-      ['post', '/api/v1/audience-segments/{segmentId}/entries/batch'],
-      ['get', '/healthz'],
-      ['get', '/readyz'],
-      ['get', '/metrics'],
-    ];
-    for (const [method, path] of expected) {
-      const operation = document.paths[path]?.[method];
-      expect(operation).toBeDefined();
-      expect(operation.responses).toBeDefined();
-    }
-    const batch = document.paths['/v1/audience-segments/{segmentId}/entries/batch'].post;
-    expect(batch.requestBody.content['application/json'].schema.properties.entries.type).toBe('array');
-    expect(batch.responses['202'].content['application/json'].schema.properties.job_id.type).toBe('string');
-    expect(batch.responses['413'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
-    expect(batch.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(
-      expect.arrayContaining(['path:segmentId', 'query:wait', 'header:idempotency-key']),
-    );
-    // Every operation that answers JSON says what the JSON looks like.
-    for (const operations of Object.values<Record<string, { responses: Record<string, { content?: unknown }> }>>(document.paths)) {
-      for (const operation of Object.values(operations)) {
-        for (const [code, response] of Object.entries(operation.responses)) {
-          if (Number(code) >= 400) expect(response.content).toBeDefined();
-        }
-      }
-    }
-  });
-});
-
 describe('input refused at the edge (what PostgreSQL cannot store, malformed paths and requests)', () => {
   let stack: TestStack;
   let project: TestProject;
