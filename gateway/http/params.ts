@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { canonicalSpellingOfAnyType } from '../../services/common/identifiers';
 import { canonicalUuid } from '../../services/common/ids';
-import type { AnyRoute } from './route';
 
 /**
  * Identifiers are made canonical here, once, at the HTTP edge, before any service sees them

@@ -1,7 +1,7 @@
 import { listBody } from '../../http/list';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
-import { presentBadge, presentEntryBatch, presentSegment, presentUserAudience, presentEntry } from './audience.presenters';
+import { presentBadge, presentEntryBatch, presentUserAudience, presentEntry } from './audience.presenters';
 import {
   badgeBody,
   badgeSchema,
@@ -19,6 +19,7 @@ import {
   userAudiencesSchema,
   waitQuery,
 } from './audience.schemas';
+import { listSegments } from './list-segments';
 
 const tags = ['Audiences'];
 /** The /v1 paths name no project: a key acts in its own. */
@@ -44,13 +45,7 @@ export function audienceSegmentRoutes({ clients }: RouteDeps): AnyRoute[] {
         query: listQuery,
         responses: { 200: { description: 'A page of segments, oldest first', schema: segmentListSchema } },
       },
-      async ({ query, caller }) => {
-        const page = await clients.audience.listSegments({
-          projectId: caller.projectId,
-          page: { page: query.page, pageSize: query.page_size },
-        });
-        return { status: 200, body: listBody(page, presentSegment) };
-      },
+      listSegments(clients),
     ),
     defineRoute(
       {

@@ -1,4 +1,3 @@
-import { listBody } from '../../http/list';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentEntry, presentSegment } from './audience.presenters';
@@ -11,6 +10,7 @@ import {
   updateSegmentBody,
   userRefBody,
 } from './audience.schemas';
+import { listSegments } from './list-segments';
 
 const tags = ['Audiences (dashboard)'];
 const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
@@ -52,13 +52,7 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
         query: listQuery,
         responses: { 200: { description: 'A page of segments, oldest first', schema: segmentListSchema } },
       },
-      async ({ query, caller }) => {
-        const page = await clients.audience.listSegments({
-          projectId: caller.projectId,
-          page: { page: query.page, pageSize: query.page_size },
-        });
-        return { status: 200, body: listBody(page, presentSegment) };
-      },
+      listSegments(clients),
     ),
     defineRoute(
       {
