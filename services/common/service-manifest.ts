@@ -41,7 +41,7 @@ export async function startService<Config extends ServiceRuntimeConfig, DB>(
 ): Promise<RunningService> {
   const { service } = manifest;
   // Before the runtime: a migration may report what it did (the tax service's re-sealing does).
-  const logger = overrides.logger ?? createLogger({ service: service.name, level: config.LOG_LEVEL });
+  const logger = overrides.logger ?? createLogger({ service: service.name, level: config.LOG_LEVEL, format: config.LOG_FORMAT, nodeEnv: config.NODE_ENV });
   const runtime = await ServiceRuntime.start<DB>({
     service,
     migrations: manifest.migrations({ config, logger }),

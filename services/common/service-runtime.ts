@@ -7,7 +7,7 @@ import { withinMs } from './deadline';
 import { type GrpcServiceBinding, startGrpcServer } from './grpc/server';
 import { JobRelay } from './job-relay';
 import type { RunningProcess } from './lifecycle';
-import type { Logger } from './logger';
+import { closeLogger, type LogFormat, type Logger } from './logger';
 import { type JobDefinition, type JobProcessor, QueueKit } from './queue';
 import type { CatalogEntry } from './service-catalog';
 
@@ -17,7 +17,9 @@ export interface ServiceRuntimeConfig {
   DB_POOL_MAX: number;
   REDIS_URL: string;
   QUEUE_PREFIX: string;
+  NODE_ENV: string;
   LOG_LEVEL: string;
+  LOG_FORMAT?: LogFormat;
   GRPC_HOST: string;
   GRPC_PORT: number;
   RUN_WORKERS: boolean;
@@ -153,7 +155,7 @@ export class ServiceRuntime<DB> {
         ]);
         if (!queuesClosed || !databaseClosed) this.logger.warn('connections still busy after the grace period; they end with the process');
         this.logger.info({ handed_back_jobs: handedBack }, `${this.name} service stopped`);
-        this.logger.flush();
+        await closeLogger(this.logger);
       },
     };
   }

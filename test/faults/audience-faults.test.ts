@@ -1,9 +1,13 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { AudienceServiceClient } from '../../gen/referral/audience/v1/audience';
 import { applyEntryBatchJob } from '../../services/audience/jobs/apply-entry-batch.job';
+import { createGrpcClient } from '../../services/common/grpc/client';
 import { EXPIRE_W8_SCHEDULER_ID, expireW8FormsJob } from '../../services/tax/jobs/expire-w8-forms.job';
 import { FAULT_TIMING, type FaultStack, startFaultStack } from '../helpers/faults/fault-stack';
 import { holdRowLock, type RowLock } from '../helpers/faults/row-lock';
 import type { ServiceProcess } from '../helpers/faults/service-process';
 import { createProject, createSegment, evmAddress, type TestProject } from '../helpers/fixtures';
+import { standardStatusOf } from '../helpers/grpc-status';
 import type { Api } from '../helpers/http';
 import { pollUntil } from '../helpers/poll';
 
@@ -159,6 +163,27 @@ describe('audience batches through process deaths, Redis loss and locks', () => 
     expect(Number(refused.response.headers.get('retry-after'))).toBeGreaterThan(0);
     // Fast: no retrying against the dead dependency (before the fix: up to 2.4 s), with room for a loaded machine.
     expect(refused.elapsedMs).toBeLessThan(FAST_MS);
+    expect((await batchRows(segment.id)).length).toBe(submitted.length);
+
+    // The same refusal as any gRPC client sees it: the standard google.rpc.Status trailer, with
+    // the code as ErrorInfo and the delay that became Retry-After as RetryInfo.
+    const direct = createGrpcClient(AudienceServiceClient, audience.address, 5_000);
+    try {
+      const error = await direct.call
+        .submitEntryBatch({ projectId: project.id, segmentId: segment.id, entries: [{ identifier: evmAddress(1), identifierType: 'evm_address' }], waitMs: 0 })
+        .catch((caught: unknown) => caught);
+      expect(standardStatusOf(error)).toEqual({
+        code: GrpcStatus.UNAVAILABLE,
+        message: expect.stringContaining('nothing was stored'),
+        typeUrls: ['type.googleapis.com/google.rpc.ErrorInfo', 'type.googleapis.com/google.rpc.RetryInfo'],
+        errorInfo: [{ reason: 'QUEUE_UNAVAILABLE', domain: 'referral', metadata: {} }],
+        badRequest: [],
+        retryInfo: [{ retryDelay: { seconds: refused.response.headers.get('retry-after'), nanos: 0 } }],
+        customTrailers: [],
+      });
+    } finally {
+      direct.close();
+    }
     expect((await batchRows(segment.id)).length).toBe(submitted.length);
 
     const waited = await submit(segment.id, range(300_000, 10), true);

@@ -1,5 +1,6 @@
 import type { Badge, Entry, EntryBatch, Segment, UserAudience } from '../../../gen/referral/audience/v1/audience';
-import { iso } from '../../http/present';
+import { iso, oneOf } from '../../http/present';
+import { entryBatchSchema, entrySchema } from './audience.schemas';
 
 /** gRPC messages -> the JSON the API documents (audience.schemas.ts). */
 export function presentBadge(badge: Badge) {
@@ -30,8 +31,8 @@ export function presentEntry(entry: Entry) {
   return {
     identifier: entry.identifier,
     identifier_type: entry.identifierType,
-    kind: entry.kind,
-    source: entry.source,
+    kind: oneOf(entrySchema.shape.kind.options, entry.kind, 'entry.kind'),
+    source: oneOf(entrySchema.shape.source.options, entry.source, 'entry.source'),
     added_at: iso(entry.addedAt),
   };
 }
@@ -39,7 +40,7 @@ export function presentEntry(entry: Entry) {
 export function presentEntryBatch(batch: EntryBatch) {
   return {
     job_id: batch.jobId,
-    status: batch.status,
+    status: oneOf(entryBatchSchema.shape.status.options, batch.status, 'batch.status'),
     received: Number(batch.received),
     added: Number(batch.added),
     skipped: Number(batch.skipped),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cursorQuery, listSchema, pageQuery } from '../../http/list';
-import { pathParams, userIdentifier } from '../../http/params';
+import { userIdentifier } from '../../http/params';
 
 /** HTTP shapes of the audience API (snake_case); the gRPC contract is in proto/referral/audience. */
 const timestamp = z.string().describe('ISO-8601 UTC');
@@ -97,12 +97,6 @@ export const badgeBody = z.strictObject({
 });
 
 export const updateBadgeBody = badgeBody.partial();
-
-export const segmentParams = pathParams('segmentId');
-export const projectParams = pathParams('projectId');
-export const audienceParams = pathParams('projectId', 'audienceId');
-export const batchJobParams = pathParams('segmentId', 'jobId');
-export const entryParams = pathParams('segmentId', 'userIdentifier');
 
 export const listQuery = z.object(pageQuery);
 export const entriesQuery = z.object({ ...pageQuery, ...cursorQuery });

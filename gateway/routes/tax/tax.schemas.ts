@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { listSchema, pageQuery } from '../../http/list';
-import { pathParams } from '../../http/params';
 
 /**
  * HTTP shapes of the affiliate portal and tax administration (snake_case); the gRPC contract is
@@ -203,8 +202,6 @@ export const auditLogSchema = listSchema(auditEntrySchema);
 
 export const revokeBody = z.strictObject({ reason: z.string().max(500).describe('Shown to the affiliate') });
 
-export const projectParams = pathParams('projectId');
-export const affiliateParams = pathParams('projectId', 'userIdentifier');
 export const affiliateQuery = z.object({
   user_identifier_type: z.string().max(64).default('evm_address').describe('The identifier’s type; evm_address when left out'),
 });
