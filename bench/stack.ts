@@ -4,11 +4,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { openSync, closeSync, readFileSync } from 'node:fs';
+import { openSync, closeSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import IORedis from 'ioredis';
 import pg from 'pg';
+import { CATALOG } from '../services/common/service-catalog';
 
 export interface StackOptions {
   databaseName: string;
@@ -46,19 +47,6 @@ export async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-/**
- * Every *_GRPC_ADDR variable the supervisor or the gateway reads, found in the compiled code at
- * run time, so a service added to the stack later gets a free port too.
- */
-export function grpcAddressVariables(): string[] {
-  const names = new Set<string>();
-  for (const file of ['scripts/stack/members.js', 'gateway/config.js']) {
-    const source = readFileSync(path.join(dist, file), 'utf8');
-    for (const match of source.matchAll(/\b([A-Z][A-Z0-9_]*_GRPC_ADDR)\b/g)) names.add(match[1]!);
-  }
-  return [...names].sort();
 }
 
 export function databaseUrlFor(postgresUrl: string, name: string): string {
@@ -129,7 +117,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   const platformKey = randomBytes(32).toString('hex');
   const port = await freePort();
   const grpcAddresses: Record<string, string> = {};
-  for (const name of grpcAddressVariables()) grpcAddresses[name] = `127.0.0.1:${await freePort()}`;
+  for (const { addressVariable } of CATALOG) grpcAddresses[addressVariable] = `127.0.0.1:${await freePort()}`;
 
   const env: NodeJS.ProcessEnv = {
     ...process.env,

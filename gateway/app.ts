@@ -7,7 +7,7 @@ import { routeFallback } from './http/fallback';
 import type { HttpMetrics } from './http/metrics';
 import { requestId } from './http/request-id';
 import { type AnyRoute, mountRoutes } from './http/route';
-import { buildOpenApiDocument } from './openapi/document';
+import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
 import { swaggerAssetsPath } from './openapi/docs-page';
 import { audienceSegmentRoutes } from './routes/audience/audience-segments.routes';
 import { audienceDashboardRoutes } from './routes/audience/audiences.routes';
@@ -41,7 +41,7 @@ export function createApp(deps: AppDeps): { app: Express; routes: AnyRoute[] } {
   app.set('trust proxy', deps.config.TRUST_PROXY);
   app.set('etag', false);
 
-  let document: unknown;
+  let document: OpenApiDocument | undefined;
   const routes: AnyRoute[] = [
     ...systemRoutes({
       metrics: deps.metrics.registry,

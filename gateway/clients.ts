@@ -3,6 +3,7 @@ import { HealthCheckResponse_ServingStatus, HealthClient } from '../gen/grpc/hea
 import { TaxServiceClient } from '../gen/referral/tax/v1/tax';
 import { createGrpcClient, type GrpcClient } from '../services/common/grpc/client';
 import type { Batcher } from '../services/common/batcher';
+import { CATALOG, SERVICE_CATALOG } from '../services/common/service-catalog';
 import type { GatewayConfig } from './config';
 import { createUserAudienceLoader, type UserAudienceKey } from './user-audience-loader';
 
@@ -20,15 +21,13 @@ export interface ServiceClients {
 const HEALTH_TIMEOUT_MS = 1_000;
 
 export function createServiceClients(config: GatewayConfig): ServiceClients {
-  const audience = createGrpcClient(AudienceServiceClient, config.AUDIENCE_GRPC_ADDR, config.GRPC_TIMEOUT_MS);
-  const tax = createGrpcClient(TaxServiceClient, config.TAX_GRPC_ADDR, config.GRPC_TIMEOUT_MS);
-  const targets = [
-    { service: 'audience', address: config.AUDIENCE_GRPC_ADDR, name: 'referral.audience.v1.AudienceService' },
-    { service: 'tax', address: config.TAX_GRPC_ADDR, name: 'referral.tax.v1.TaxService' },
-  ];
-  const healthClients = targets.map((target) => ({
-    ...target,
-    client: createGrpcClient(HealthClient, target.address, HEALTH_TIMEOUT_MS),
+  const audience = createGrpcClient(AudienceServiceClient, config[SERVICE_CATALOG.audience.addressVariable], config.GRPC_TIMEOUT_MS);
+  const tax = createGrpcClient(TaxServiceClient, config[SERVICE_CATALOG.tax.addressVariable], config.GRPC_TIMEOUT_MS);
+  // Every service of the catalog, whether or not a route calls it yet.
+  const healthClients = CATALOG.map((entry) => ({
+    service: entry.name,
+    name: entry.grpcService,
+    client: createGrpcClient(HealthClient, config[entry.addressVariable], HEALTH_TIMEOUT_MS),
   }));
   return {
     audience: audience.call,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { baseEnv, envFlag, optionalEnv, requiredInProduction } from '../services/common/config';
+import { byAddressVariable, defaultGrpcAddress } from '../services/common/service-catalog';
 
 const byteSize = z.string().regex(/^\d+(b|kb|mb)$/i, 'a size such as 256kb or 16mb');
 
@@ -17,8 +18,8 @@ const gatewayEnv = z.object({
     .string()
     .min(32, 'PLATFORM_API_KEY must be at least 32 characters (generate one with `openssl rand -hex 32`)')
     .optional(),
-  AUDIENCE_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
-  TAX_GRPC_ADDR: z.string().default('127.0.0.1:50052'),
+  /** Where each service listens (AUDIENCE_GRPC_ADDR, TAX_GRPC_ADDR, ...: services/common/service-catalog.ts). */
+  ...byAddressVariable((service) => z.string().default(defaultGrpcAddress(service))),
   /** Deadline of every gRPC call that does not ask for a longer one. */
   GRPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
   JSON_BODY_LIMIT: byteSize.default('256kb'),

@@ -3,7 +3,7 @@ import { listenError } from '../services/common/config';
 import { ensureDatabaseExists, openDatabase } from '../services/common/db/database';
 import { migrateToLatest } from '../services/common/db/migrate';
 import type { RunningProcess } from '../services/common/lifecycle';
-import { createLogger, type Logger } from '../services/common/logger';
+import { closeLogger, createLogger, type Logger } from '../services/common/logger';
 import type { AccessDatabase } from './access/access.database';
 import { AccessService } from './access/access.service';
 import { ApiKeyRepository } from './access/api-key.repository';
@@ -38,7 +38,7 @@ export interface RunningGateway extends RunningProcess {
 
 /** The gateway's composition root, used by main.ts and by the tests. */
 export async function startGateway(config: GatewayConfig, overrides: GatewayOverrides = {}): Promise<RunningGateway> {
-  const logger = overrides.logger ?? createLogger({ service: 'gateway', level: config.LOG_LEVEL });
+  const logger = overrides.logger ?? createLogger({ service: 'gateway', level: config.LOG_LEVEL, format: config.LOG_FORMAT, nodeEnv: config.NODE_ENV });
   const clock = overrides.clock ?? systemClock;
   if (!config.PLATFORM_API_KEY) {
     logger.warn(
@@ -149,7 +149,7 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
       await revocations.close();
       await database.close();
       logger.info('gateway stopped');
-      logger.flush();
+      await closeLogger(logger);
     },
   };
 }

@@ -16,3 +16,8 @@ export function generateApiKey(role: ApiKeyRole): { key: string; hash: Buffer; p
 export function hashApiKey(key: string): Buffer {
   return createHash('sha256').update(key).digest();
 }
+
+/** Whether a token has the shape of an API key (its role's prefix); only such tokens are looked up. */
+export function looksLikeApiKey(token: string): boolean {
+  return Object.values(PREFIX_BY_ROLE).some((prefix) => token.startsWith(prefix));
+}

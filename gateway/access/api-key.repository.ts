@@ -1,6 +1,6 @@
-import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Page } from '../../services/common/pagination';
-import type { AccessDatabase, ApiKeyRole, ApiKeyTable } from './access.database';
+import type { AccessDatabase, ApiKeyRole } from './access.database';
 
 export interface ApiKeyRecord {
   id: string;
@@ -20,7 +20,7 @@ export interface NewApiKey {
   now: Date;
 }
 
-const COLUMNS = ['id', 'project_id', 'role', 'name', 'key_prefix', 'created_at'] as const satisfies ReadonlyArray<keyof ApiKeyTable>;
+const COLUMNS = ['id', 'project_id', 'role', 'name', 'key_prefix', 'created_at'] as const;
 
 export class ApiKeyRepository {
   constructor(private readonly db: Kysely<AccessDatabase>) {}
@@ -89,7 +89,14 @@ export class ApiKeyRepository {
   }
 }
 
-function toRecord(row: Pick<Selectable<ApiKeyTable>, (typeof COLUMNS)[number]>): ApiKeyRecord {
+function toRecord(row: {
+  id: string;
+  project_id: string;
+  role: ApiKeyRole;
+  name: string;
+  key_prefix: string;
+  created_at: Date;
+}): ApiKeyRecord {
   return {
     id: row.id,
     projectId: row.project_id,

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { canonicalSpellingOfAnyType } from '../../services/common/identifiers';
 import { canonicalUuid } from '../../services/common/ids';
-import type { AnyRoute } from './route';
 
 /**
  * Identifiers are made canonical here, once, at the HTTP edge, before any service sees them
@@ -38,24 +37,41 @@ export const PATH_PARAMETERS = {
 
 export type PathParameter = keyof typeof PATH_PARAMETERS;
 
-/** The params schema of a route: `pathParams('projectId', 'audienceId')`. */
-export function pathParams<K extends PathParameter>(...names: K[]): z.ZodObject<{ [N in K]: (typeof PATH_PARAMETERS)[N] }> {
-  return z.object(Object.fromEntries(names.map((name) => [name, PATH_PARAMETERS[name]]))) as z.ZodObject<{
-    [N in K]: (typeof PATH_PARAMETERS)[N];
-  }>;
+/** The parameter names of an Express path, as a type: `/a/:projectId/b/:keyId` is `'projectId' | 'keyId'`. */
+export type PathParamNames<Path extends string> = Path extends `${string}:${infer Rest}`
+  ? Rest extends `${infer Name}/${infer Tail}`
+    ? Name | PathParamNames<Tail>
+    : Rest
+  : never;
+
+/** What a route's handler reads as `params`: each parameter its path declares, as its schema reads it. */
+export type PathParams<Path extends string> = {
+  [N in PathParamNames<Path> & PathParameter]: z.output<(typeof PATH_PARAMETERS)[N]>;
+};
+
+/** The path itself when every parameter has a schema in PATH_PARAMETERS; otherwise a type naming the stranger. */
+export type CheckedPath<Path extends string> = [Exclude<PathParamNames<Path>, PathParameter>] extends [never]
+  ? Path
+  : `no schema for path parameter :${Exclude<PathParamNames<Path>, PathParameter>} (gateway/http/params.ts)`;
+
+export function pathParamNames(path: string): string[] {
+  return [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((match) => match[1]!);
 }
 
 /**
- * Checked when the routes are mounted, so that no route can forget it: every `:param` of a path
- * is declared, and read by its schema in PATH_PARAMETERS.
+ * The schema that reads a path's parameters, each by its one schema in PATH_PARAMETERS (so every id
+ * is made canonical before anything reads it); undefined for a path without parameters.
  */
-export function assertPathParamsCanonical(route: AnyRoute): void {
-  const names = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((match) => match[1]!);
-  const shape = (route.params as z.ZodObject<z.ZodRawShape> | undefined)?.shape ?? {};
-  for (const name of names) {
-    const expected = (PATH_PARAMETERS as Record<string, z.ZodType | undefined>)[name];
-    if (!expected || shape[name] !== expected) {
-      throw new Error(`${route.operationId}: path parameter :${name} must be declared with pathParams() (gateway/http/params.ts)`);
-    }
-  }
+export function pathParamsSchema(path: string): z.ZodObject<z.ZodRawShape> | undefined {
+  const names = pathParamNames(path);
+  if (names.length === 0) return undefined;
+  return z.object(
+    Object.fromEntries(
+      names.map((name) => {
+        const schema = (PATH_PARAMETERS as Record<string, z.ZodType | undefined>)[name];
+        if (!schema) throw new Error(`${path}: no schema for path parameter :${name} (gateway/http/params.ts)`);
+        return [name, schema];
+      }),
+    ),
+  );
 }

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { findUnsafeJson } from '../../services/common/json-safety';
 import type { Logger } from '../../services/common/logger';
 import type { Authenticator } from '../auth/authenticator';
-import type { AuthRequirement, CallerFor } from '../auth/caller';
+import type { AuthRequirement, Caller, CallerFor } from '../auth/caller';
 import { HttpError, zodDetails } from './errors';
-import { assertPathParamsCanonical } from './params';
+import { type CheckedPath, type PathParamNames, type PathParams, pathParamNames, pathParamsSchema } from './params';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
@@ -13,6 +13,9 @@ export interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
 }
+
+/** A route's answers by status: what the OpenAPI document lists, and all a handler may return. */
+export type Responses = Record<number, ResponseSpec>;
 
 /** A body array that may not exceed a size: refused with 413 before it is validated item by item. */
 export interface ArrayLimit {
@@ -24,63 +27,129 @@ export interface ArrayLimit {
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
 
+/** Sent as is, for the few non-JSON endpoints (metrics, docs). */
+export interface RawContent {
+  contentType: string;
+  content: string | Buffer;
+}
+
+/**
+ * What a handler may return: one of its declared statuses, with a body of that status's schema
+ * (or, for a status without a schema, no JSON body). Anything else fails to compile; at run time
+ * VALIDATE_RESPONSES checks the same against the schemas.
+ */
+export type ReplyFor<R extends Responses> = {
+  [S in keyof R & number]: R[S] extends { schema: infer Z extends z.ZodType }
+    ? { status: S; body: z.output<Z>; headers?: Record<string, string> }
+    : { status: S; body?: undefined; raw?: RawContent; headers?: Record<string, string> };
+}[keyof R & number];
+
+/** A reply as mountRoutes sends it. */
 export interface Reply {
   status: number;
   /** Sent as JSON. */
   body?: unknown;
-  /** Sent as is, for the few non-JSON endpoints (metrics, docs). */
-  raw?: { contentType: string; content: string | Buffer };
+  raw?: RawContent;
   headers?: Record<string, string>;
 }
 
+type ApiKeyAuth<Project extends 'path' | 'key'> = Extract<AuthRequirement, { kind: 'api_key' }> & { project: Project };
+
+/** Whom a path admits: a path under `:projectId` is scoped by it; any other path is not (gateway/auth/caller.ts). */
+export type AuthFor<Path extends string> = 'projectId' extends PathParamNames<Path>
+  ? ApiKeyAuth<'path'> | Extract<AuthRequirement, { kind: 'session' }>
+  : Extract<AuthRequirement, { kind: 'none' | 'platform' }> | ApiKeyAuth<'key'>;
+
 /**
  * One HTTP endpoint, declared once: the same declaration mounts the route, validates its input,
- * checks its caller, and writes its part of the OpenAPI document.
+ * checks its caller, and writes its part of the OpenAPI document. Path parameters are not declared
+ * beside the path: each `:name` is read by its schema in gateway/http/params.ts.
  */
-export interface RouteDefinition<
-  A extends AuthRequirement = AuthRequirement,
-  P extends AnyObject | undefined = AnyObject | undefined,
-  Q extends AnyObject | undefined = AnyObject | undefined,
-  H extends AnyObject | undefined = AnyObject | undefined,
-  B extends z.ZodType | undefined = z.ZodType | undefined,
+export interface RouteDeclaration<
+  Path extends string,
+  A extends AuthRequirement,
+  Q extends AnyObject | undefined,
+  H extends AnyObject | undefined,
+  B extends z.ZodType | undefined,
+  R extends Responses,
 > {
   method: HttpMethod;
   /** Express syntax (`:param`); the OpenAPI document shows `{param}`. */
-  path: string;
+  path: Path;
   operationId: string;
   summary: string;
   description?: string;
-  tags: string[];
+  tags: readonly string[];
+  /** Who may call, and (for project routes) how the project is chosen. */
   auth: A;
-  params?: P;
   query?: Q;
   headers?: H;
   body?: B;
   /** 'batch' selects the larger body limit. */
   bodyLimit?: 'json' | 'batch';
   arrayLimit?: ArrayLimit;
-  responses: Record<number, ResponseSpec>;
-  handle(input: {
-    params: Out<P>;
-    query: Out<Q>;
-    headers: Out<H>;
-    body: Out<B>;
-    caller: CallerFor<A>;
-    req: Request;
-  }): Promise<Reply>;
+  responses: R;
 }
 
+/** What a handler receives: every part of the request as its schema outputs it, and who is calling. */
+export interface HandlerInput<Path extends string, A extends AuthRequirement, Q, H, B> {
+  params: PathParams<Path>;
+  query: Out<Q>;
+  headers: Out<H>;
+  body: Out<B>;
+  caller: CallerFor<A>;
+  req: Request;
+}
+
+/**
+ * A route's handler. Conditional on R only so that TypeScript infers R from the declaration before
+ * it checks the handler: the statuses a handler returns then keep their literal types and are
+ * checked against `responses`, whether or not the handler takes an argument.
+ */
+export type RouteHandler<Path extends string, A extends AuthRequirement, Q, H, B, R extends Responses> = R extends Responses
+  ? (input: HandlerInput<Path, A, Q, H, B>) => Promise<ReplyFor<R>>
+  : never;
+
+export type RouteDefinition<
+  Path extends string = string,
+  A extends AuthRequirement = AuthRequirement,
+  Q extends AnyObject | undefined = AnyObject | undefined,
+  H extends AnyObject | undefined = AnyObject | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+  R extends Responses = Responses,
+> = RouteDeclaration<Path, A, Q, H, B, R> & {
+  /** The schema of the path's parameters, derived from the path. */
+  params: AnyObject | undefined;
+  handle: RouteHandler<Path, A, Q, H, B, R>;
+};
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- erased for the registry; defineRoute keeps each one typed
-export type AnyRoute = RouteDefinition<any, any, any, any, any>;
+export type AnyRoute = RouteDefinition<any, any, any, any, any, any>;
 
 export function defineRoute<
-  A extends AuthRequirement,
-  P extends AnyObject | undefined = undefined,
+  const Path extends string,
+  A extends AuthFor<Path>,
   Q extends AnyObject | undefined = undefined,
   H extends AnyObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
->(route: RouteDefinition<A, P, Q, H, B>): RouteDefinition<A, P, Q, H, B> {
-  return route;
+  const R extends Responses = Responses,
+>(
+  route: RouteDeclaration<Path, A, Q, H, B, R> & { path: CheckedPath<Path> },
+  handle: RouteHandler<Path, A, Q, H, B, R>,
+): RouteDefinition<Path, A, Q, H, B, R> {
+  assertProjectScope(route);
+  return { ...route, params: pathParamsSchema(route.path), handle };
+}
+
+/** The run-time half of AuthFor, for routes built without defineRoute's types (aliases, tests). */
+function assertProjectScope(route: { path: string; operationId: string; auth: AuthRequirement }): void {
+  const underProject = pathParamNames(route.path).includes('projectId');
+  const scopedByPath = 'project' in route.auth && route.auth.project === 'path';
+  if (underProject !== scopedByPath) {
+    throw new Error(
+      `${route.operationId}: ${underProject ? 'a path under :projectId needs auth.project: \'path\'' : 'auth.project: \'path\' needs :projectId in the path'}`,
+    );
+  }
 }
 
 export interface MountOptions {
@@ -141,7 +210,7 @@ export function mountRoutes(router: Router, routes: AnyRoute[], options: MountOp
     batch: express.json({ limit: options.batchLimit }),
   };
   for (const route of routes) {
-    assertPathParamsCanonical(route);
+    assertProjectScope(route);
     const chain: RequestHandler[] = [
       async (req, res, next) => {
         // Ids are canonical before anything reads them, the authenticator's project check included.
@@ -156,14 +225,16 @@ export function mountRoutes(router: Router, routes: AnyRoute[], options: MountOp
     if (route.body) chain.push(requireJson, parsers[route.bodyLimit ?? 'json']);
     chain.push(async (req, res) => {
       if (route.arrayLimit) enforceArrayLimit(req.body, route.arrayLimit);
-      const reply = await route.handle({
+      // Each part is what its schema outputs, which is what defineRoute typed the handler with.
+      const input = {
         params: parsePart(route.params, req.params),
         query: parsePart(route.query, req.query),
         headers: parsePart(route.headers, req.headers),
         body: parsePart(route.body, req.body),
-        caller: res.locals.caller,
+        caller: res.locals.caller as Caller,
         req,
-      });
+      } as Parameters<AnyRoute['handle']>[0];
+      const reply: Reply = await route.handle(input);
       if (options.validateResponses) checkResponse(route, reply, options.logger);
       if (reply.headers) res.set(reply.headers);
       if (reply.raw) res.status(reply.status).type(reply.raw.contentType).send(reply.raw.content);

@@ -18,7 +18,19 @@ export const docsPageHtml = `<!doctype html>
 </html>
 `;
 
+/**
+ * Swagger UI's configuration. The page references nothing outside the gateway: Swagger UI would
+ * otherwise send the document's address to its public validator (validator.swagger.io) for the
+ * badge under the title, which from a real host name leaks that address and fails offline.
+ */
+export const swaggerUiConfig = {
+  url: '/openapi.json',
+  dom_id: '#api-reference',
+  deepLinking: true,
+  validatorUrl: null,
+} as const;
+
 export const docsInitScript = `window.addEventListener('load', function () {
-  window.SwaggerUIBundle({ url: '/openapi.json', dom_id: '#api-reference', deepLinking: true });
+  window.SwaggerUIBundle(${JSON.stringify(swaggerUiConfig)});
 });
 `;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AnyRoute } from '../http/route';
+import type { AnyRoute, ResponseSpec } from '../http/route';
 
 const errorSchema = z
   .object({
@@ -17,7 +17,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
     'Invalid input; `details` names each offending field. Nothing was changed. Any field of any body is refused when it holds ' +
     'the NUL character or a lone UTF-16 surrogate (in a value or an object key), a number beyond a double (1e400), or nests more ' +
     'than 64 levels. A malformed percent-encoding in the path is INVALID_PATH_ENCODING; a request that is not valid HTTP, MALFORMED_REQUEST.',
-  401: 'Missing, unknown or revoked credential',
+  401:
+    'UNAUTHENTICATED: missing, unknown, expired or revoked credential. WRONG_CREDENTIAL_KIND: a valid credential of another kind ' +
+    'than this endpoint takes (e.g. an API key where a wallet session token is needed); the message names the kind it takes',
   403: 'The credential is valid but its role may not call this endpoint',
   404: 'Not found (ids of other projects are not found either)',
   413: 'The body, or an array in it, is larger than this endpoint accepts',
@@ -70,6 +72,17 @@ const SECURITY: Record<AnyRoute['auth']['kind'], Array<Record<string, string[]>>
   session: [{ walletSession: [] }],
 };
 
+/** What GET /openapi.json answers, as far as its route declares it. */
+export const openApiDocumentSchema = z
+  .looseObject({
+    openapi: z.literal('3.1.0'),
+    info: z.object({ title: z.string(), version: z.string(), description: z.string() }),
+    paths: z.record(z.string(), z.record(z.string(), z.unknown())),
+  })
+  .describe('An OpenAPI 3.1 document');
+
+export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
+
 /** OpenAPI 3.1, generated from the same route declarations that serve the API. */
 export function buildOpenApiDocument(routes: AnyRoute[], info: { title: string; version: string; description: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -77,7 +90,7 @@ export function buildOpenApiDocument(routes: AnyRoute[], info: { title: string; 
     const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     const roles = route.auth.kind === 'api_key' ? `\n\nAPI key roles: ${route.auth.roles.join(', ')}.` : '';
     const responses: Record<string, unknown> = {};
-    for (const [status, spec] of Object.entries(route.responses)) {
+    for (const [status, spec] of Object.entries<ResponseSpec>(route.responses)) {
       const schema = spec.schema ? jsonSchema(spec.schema, 'output') : Number(status) >= 400 ? { $ref: '#/components/schemas/Error' } : undefined;
       responses[status] = {
         description: spec.description,
@@ -108,7 +121,7 @@ export function buildOpenApiDocument(routes: AnyRoute[], info: { title: string; 
     };
   }
   return {
-    openapi: '3.1.0',
+    openapi: '3.1.0' as const,
     info,
     servers: [{ url: '/' }],
     paths,

@@ -4,7 +4,6 @@ import type { IssuedApiKey } from '../access/access.service';
 import { API_KEY_ROLES } from '../access/access.database';
 import { pageInfo, toPage } from '../../services/common/pagination';
 import { listBody, listSchema, pageQuery } from '../http/list';
-import { pathParams } from '../http/params';
 import { type AnyRoute, defineRoute } from '../http/route';
 import type { RouteDeps } from './route-deps';
 
@@ -29,8 +28,6 @@ const projectSchema = z.object({
   created_at: z.string(),
   api_keys: z.array(issuedKeySchema).describe('One key of each role: admin, service_role, read_only'),
 });
-const projectParams = pathParams('projectId');
-const keyParams = pathParams('projectId', 'keyId');
 
 function presentIssued({ record, key }: IssuedApiKey) {
   return { id: record.id, role: record.role, name: record.name, key, created_at: record.createdAt.toISOString() };
@@ -40,78 +37,83 @@ function presentKey(record: ApiKeyRecord) {
   return { id: record.id, role: record.role, name: record.name, key_prefix: record.keyPrefix, created_at: record.createdAt.toISOString() };
 }
 
-const admin = { kind: 'api_key', roles: ['admin'] } as const;
+const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
 
 /** Projects (platform key) and their API keys (admin keys). */
 export function projectRoutes({ access, keyRevoked }: RouteDeps): AnyRoute[] {
   return [
-    defineRoute({
-      method: 'post',
-      path: '/api/v1/projects',
-      operationId: 'createProject',
-      summary: 'Create a project with one API key of each role',
-      description: 'Needs the deployment’s PLATFORM_API_KEY; answers 403 when the deployment has none configured.',
-      tags: ['Projects'],
-      auth: { kind: 'platform' },
-      body: z.strictObject({ name: z.string().max(1_000) }),
-      responses: { 201: { description: 'The project and its keys (shown only here)', schema: projectSchema } },
-      handle: async ({ body }) => {
+    defineRoute(
+      {
+        method: 'post',
+        path: '/api/v1/projects',
+        operationId: 'createProject',
+        summary: 'Create a project with one API key of each role',
+        description: 'Needs the deployment’s PLATFORM_API_KEY; answers 403 when the deployment has none configured.',
+        tags: ['Projects'],
+        auth: { kind: 'platform' },
+        body: z.strictObject({ name: z.string().max(1_000) }),
+        responses: { 201: { description: 'The project and its keys (shown only here)', schema: projectSchema } },
+      },
+      async ({ body }) => {
         const { project, keys } = await access.createProject(body.name);
         return {
           status: 201,
           body: { id: project.id, name: project.name, created_at: project.createdAt.toISOString(), api_keys: keys.map(presentIssued) },
         };
       },
-    }),
-    defineRoute({
-      method: 'post',
-      path: '/api/v1/projects/:projectId/api-keys',
-      operationId: 'createApiKey',
-      summary: 'Create an API key',
-      tags: ['Projects'],
-      auth: admin,
-      params: projectParams,
-      body: z.strictObject({ role, name: z.string().max(1_000) }),
-      responses: { 201: { description: 'The key; its secret is shown only here', schema: issuedKeySchema } },
-      handle: async ({ params, body }) => ({
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/api/v1/projects/:projectId/api-keys',
+        operationId: 'createApiKey',
+        summary: 'Create an API key',
+        tags: ['Projects'],
+        auth: admin,
+        body: z.strictObject({ role, name: z.string().max(1_000) }),
+        responses: { 201: { description: 'The key; its secret is shown only here', schema: issuedKeySchema } },
+      },
+      async ({ body, caller }) => ({
         status: 201,
-        body: presentIssued(await access.createApiKey(params.projectId, body.role, body.name)),
+        body: presentIssued(await access.createApiKey(caller.projectId, body.role, body.name)),
       }),
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/api/v1/projects/:projectId/api-keys',
-      operationId: 'listApiKeys',
-      summary: 'List the project’s active API keys (without secrets)',
-      tags: ['Projects'],
-      auth: admin,
-      params: projectParams,
-      query: z.object(pageQuery),
-      responses: { 200: { description: 'A page of keys', schema: listSchema(apiKeySchema) } },
-      handle: async ({ params, query }) => {
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/projects/:projectId/api-keys',
+        operationId: 'listApiKeys',
+        summary: 'List the project’s active API keys (without secrets)',
+        tags: ['Projects'],
+        auth: admin,
+        query: z.object(pageQuery),
+        responses: { 200: { description: 'A page of keys', schema: listSchema(apiKeySchema) } },
+      },
+      async ({ query, caller }) => {
         const page = toPage({ page: query.page, pageSize: query.page_size });
-        const { records, total } = await access.listApiKeys(params.projectId, page);
+        const { records, total } = await access.listApiKeys(caller.projectId, page);
         return {
           status: 200,
           body: listBody({ results: records, pageInfo: pageInfo(page, total) }, presentKey),
         };
       },
-    }),
-    defineRoute({
-      method: 'delete',
-      path: '/api/v1/projects/:projectId/api-keys/:keyId',
-      operationId: 'revokeApiKey',
-      summary: 'Revoke an API key',
-      description: 'The key answers 401 from then on. The last admin key of a project cannot be revoked (409 LAST_ADMIN_KEY).',
-      tags: ['Projects'],
-      auth: admin,
-      params: keyParams,
-      responses: { 204: { description: 'Revoked' }, 409: { description: 'LAST_ADMIN_KEY' } },
-      handle: async ({ params }) => {
-        await access.revokeApiKey(params.projectId, params.keyId);
+    ),
+    defineRoute(
+      {
+        method: 'delete',
+        path: '/api/v1/projects/:projectId/api-keys/:keyId',
+        operationId: 'revokeApiKey',
+        summary: 'Revoke an API key',
+        description: 'The key answers 401 from then on. The last admin key of a project cannot be revoked (409 LAST_ADMIN_KEY).',
+        tags: ['Projects'],
+        auth: admin,
+        responses: { 204: { description: 'Revoked' }, 409: { description: 'LAST_ADMIN_KEY' } },
+      },
+      async ({ params, caller }) => {
+        await access.revokeApiKey(caller.projectId, params.keyId);
         await keyRevoked(params.keyId);
         return { status: 204 };
       },
-    }),
+    ),
   ];
 }

@@ -2,12 +2,13 @@ import { z } from 'zod';
 import type { Registry } from 'prom-client';
 import { type AnyRoute, defineRoute } from '../http/route';
 import { docsInitScript, docsPageHtml } from '../openapi/docs-page';
+import { type OpenApiDocument, openApiDocumentSchema } from '../openapi/document';
 
 export interface SystemDeps {
   metrics: Registry;
   /** Each dependency readiness depends on, with a check that resolves true when it answers. */
   readiness: Array<{ name: string; check(): Promise<boolean> }>;
-  openApiDocument(): unknown;
+  openApiDocument(): OpenApiDocument;
 }
 
 const readinessSchema = z.object({
@@ -34,28 +35,32 @@ const tags = ['System'];
 
 export function systemRoutes(deps: SystemDeps): AnyRoute[] {
   return [
-    defineRoute({
-      method: 'get',
-      path: '/healthz',
-      operationId: 'health',
-      summary: 'Liveness: the gateway process is up',
-      tags,
-      auth: none,
-      responses: { 200: { description: 'Alive', schema: z.object({ status: z.literal('ok') }) } },
-      handle: async () => ({ status: 200, body: { status: 'ok' } }),
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/readyz',
-      operationId: 'ready',
-      summary: 'Readiness: PostgreSQL, Redis and every gRPC service the gateway uses answer',
-      tags,
-      auth: none,
-      responses: {
-        200: { description: 'Ready', schema: readinessSchema },
-        503: { description: 'Something it depends on is down', schema: readinessSchema },
+    defineRoute(
+      {
+        method: 'get',
+        path: '/healthz',
+        operationId: 'health',
+        summary: 'Liveness: the gateway process is up',
+        tags,
+        auth: none,
+        responses: { 200: { description: 'Alive', schema: z.object({ status: z.literal('ok') }) } },
       },
-      handle: async () => {
+      async () => ({ status: 200, body: { status: 'ok' } }),
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/readyz',
+        operationId: 'ready',
+        summary: 'Readiness: PostgreSQL, Redis and every gRPC service the gateway uses answer',
+        tags,
+        auth: none,
+        responses: {
+          200: { description: 'Ready', schema: readinessSchema },
+          503: { description: 'Something it depends on is down', schema: readinessSchema },
+        },
+      },
+      async () => {
         const results = await Promise.all(deps.readiness.map(async (dependency) => [dependency.name, await checkWithin(dependency.check)] as const));
         const ready = results.every(([, up]) => up);
         return {
@@ -66,49 +71,57 @@ export function systemRoutes(deps: SystemDeps): AnyRoute[] {
           },
         };
       },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/metrics',
-      operationId: 'metrics',
-      summary: 'Prometheus metrics',
-      tags,
-      auth: none,
-      responses: { 200: { description: 'Prometheus text exposition format' } },
-      handle: async () => ({
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/metrics',
+        operationId: 'metrics',
+        summary: 'Prometheus metrics',
+        tags,
+        auth: none,
+        responses: { 200: { description: 'Prometheus text exposition format' } },
+      },
+      async () => ({
         status: 200,
         raw: { contentType: deps.metrics.contentType, content: await deps.metrics.metrics() },
       }),
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/openapi.json',
-      operationId: 'openApiDocument',
-      summary: 'This API’s OpenAPI 3.1 document',
-      tags,
-      auth: none,
-      responses: { 200: { description: 'The document' } },
-      handle: async () => ({ status: 200, body: deps.openApiDocument() }),
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/docs',
-      operationId: 'apiReference',
-      summary: 'The API reference, readable in a browser',
-      tags,
-      auth: none,
-      responses: { 200: { description: 'An HTML page' } },
-      handle: async () => ({ status: 200, raw: { contentType: 'text/html; charset=utf-8', content: docsPageHtml } }),
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/docs/init.js',
-      operationId: 'apiReferenceScript',
-      summary: 'Script of the API reference page',
-      tags,
-      auth: none,
-      responses: { 200: { description: 'JavaScript' } },
-      handle: async () => ({ status: 200, raw: { contentType: 'text/javascript; charset=utf-8', content: docsInitScript } }),
-    }),
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/openapi.json',
+        operationId: 'openApiDocument',
+        summary: 'This API’s OpenAPI 3.1 document',
+        tags,
+        auth: none,
+        responses: { 200: { description: 'The document', schema: openApiDocumentSchema } },
+      },
+      async () => ({ status: 200, body: deps.openApiDocument() }),
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/docs',
+        operationId: 'apiReference',
+        summary: 'The API reference, readable in a browser',
+        tags,
+        auth: none,
+        responses: { 200: { description: 'An HTML page' } },
+      },
+      async () => ({ status: 200, raw: { contentType: 'text/html; charset=utf-8', content: docsPageHtml } }),
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/docs/init.js',
+        operationId: 'apiReferenceScript',
+        summary: 'Script of the API reference page',
+        tags,
+        auth: none,
+        responses: { 200: { description: 'JavaScript' } },
+      },
+      async () => ({ status: 200, raw: { contentType: 'text/javascript; charset=utf-8', content: docsInitScript } }),
+    ),
   ];
 }

@@ -1,24 +1,14 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { baseEnv } from '../../services/common/config';
+import { byAddressVariable, CATALOG, type CatalogEntry, defaultGrpcAddress } from '../../services/common/service-catalog';
 import type { MemberSpec } from './supervisor';
 
-/**
- * The services `npm start` runs, each with the gateway's variable that says where it listens
- * (the supervisor passes the port on as the service's GRPC_PORT). A new service is one line here.
- */
-const SERVICES = [
-  { name: 'audience', addressVariable: 'AUDIENCE_GRPC_ADDR', defaultPort: 50051 },
-  { name: 'tax', addressVariable: 'TAX_GRPC_ADDR', defaultPort: 50052 },
-] as const;
-
-type AddressVariable = (typeof SERVICES)[number]['addressVariable'];
-
-const grpcAddress = (defaultPort: number) =>
+const grpcAddress = (service: CatalogEntry) =>
   z
     .string()
-    .regex(/^[^\s:]+:\d{1,5}$/, 'host:port, e.g. 127.0.0.1:50051')
-    .default(`127.0.0.1:${defaultPort}`)
+    .regex(/^[^\s:]+:\d{1,5}$/, `host:port, e.g. ${defaultGrpcAddress(service)}`)
+    .default(defaultGrpcAddress(service))
     .transform((address) => Number(address.slice(address.lastIndexOf(':') + 1)));
 
 /** What the supervisor reads (validated like every process's configuration). */
@@ -29,10 +19,8 @@ export const stackConfigSchema = z.object({
   // One gateway process by default: here it shares the cores with the services and PostgreSQL, and
   // on two cores a second gateway worker cost more CPU per lookup than it gained (smaller batches).
   GATEWAY_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
-  ...(Object.fromEntries(SERVICES.map((service) => [service.addressVariable, grpcAddress(service.defaultPort)])) as Record<
-    AddressVariable,
-    ReturnType<typeof grpcAddress>
-  >),
+  // Where each service of the catalog listens: the supervisor passes the port on as its GRPC_PORT.
+  ...byAddressVariable(grpcAddress),
 });
 
 export type StackConfig = z.output<typeof stackConfigSchema>;
@@ -51,7 +39,7 @@ const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=64'];
  */
 export function stackMembers(config: StackConfig, root = path.resolve(__dirname, '../..')): MemberSpec[] {
   const extension = path.extname(__filename);
-  const services: MemberSpec[] = SERVICES.map((service) => {
+  const services: MemberSpec[] = CATALOG.map((service) => {
     const port = config[service.addressVariable];
     return {
       name: service.name,

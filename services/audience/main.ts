@@ -1,6 +1,4 @@
-import { loadConfig } from '../common/config';
-import { runProcess } from '../common/lifecycle';
-import { audienceConfigSchema } from './config';
-import { startAudienceService } from './server';
+import { runService } from '../common/service-manifest';
+import { audienceManifest } from './manifest';
 
-runProcess('audience', () => startAudienceService(loadConfig(audienceConfigSchema)));
+runService(audienceManifest);

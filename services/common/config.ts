@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { LOG_FORMATS } from './logger';
 
 /** A configuration problem found at start-up; the message names every bad variable. */
 export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
+  override readonly name: string = 'ConfigError';
 }
 
 /**
@@ -38,6 +39,8 @@ export const baseEnv = {
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
   QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]+$/).default('referral'),
   LOG_LEVEL: logLevel.default('info'),
+  /** Unset: readable lines on a terminal outside production, JSON otherwise (services/common/logger.ts). */
+  LOG_FORMAT: z.enum(LOG_FORMATS).optional(),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
 };

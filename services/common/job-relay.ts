@@ -76,6 +76,11 @@ export class JobRelay {
     this.schedules.push(schedule as RepeatingJob<unknown>);
   }
 
+  /** The queues of the jobs this relay queues work for or keeps on a schedule. */
+  jobQueues(): string[] {
+    return [...this.kinds, ...this.schedules].map(({ job }) => job.queue);
+  }
+
   /** A first pass now (so schedules exist when this resolves), then on the timer and on reconnection. */
   async start(): Promise<void> {
     if (this.started || (this.kinds.length === 0 && this.schedules.length === 0)) return;

@@ -1,13 +1,15 @@
 import type { Kysely, Migration } from 'kysely';
 import { type Clock, systemClock } from './clock';
+import { ConfigError } from './config';
 import { ensureDatabaseExists, openDatabase, type Database } from './db/database';
 import { migrateToLatest } from './db/migrate';
 import { withinMs } from './deadline';
 import { type GrpcServiceBinding, startGrpcServer } from './grpc/server';
 import { JobRelay } from './job-relay';
 import type { RunningProcess } from './lifecycle';
-import { createLogger, type Logger } from './logger';
-import { QueueKit } from './queue';
+import { closeLogger, type LogFormat, type Logger } from './logger';
+import { type JobDefinition, type JobProcessor, QueueKit } from './queue';
+import type { CatalogEntry } from './service-catalog';
 
 /** The variables a service's runtime reads (baseEnv and serviceEnv in config.ts). */
 export interface ServiceRuntimeConfig {
@@ -15,9 +17,12 @@ export interface ServiceRuntimeConfig {
   DB_POOL_MAX: number;
   REDIS_URL: string;
   QUEUE_PREFIX: string;
+  NODE_ENV: string;
   LOG_LEVEL: string;
+  LOG_FORMAT?: LogFormat;
   GRPC_HOST: string;
   GRPC_PORT: number;
+  RUN_WORKERS: boolean;
   SHUTDOWN_GRACE_MS: number;
   RELAY_INTERVAL_MS: number;
   RELAY_MAX_REQUEUES: number;
@@ -35,16 +40,36 @@ export interface RunningService extends RunningProcess {
   grpcPort: number;
 }
 
+/** A job as a manifest lists it: its queue names it. */
+export type DeclaredJob = Pick<JobDefinition<unknown>, 'queue'>;
+
+/**
+ * A service whose parts do not match its manifest (a job with no processor, or two): it would fail
+ * the same way on every restart, so, like a configuration error, it stops start-up for good.
+ */
+export class ManifestError extends ConfigError {
+  override readonly name = 'ManifestError';
+}
+
 /** After the grace period, how long closing connections may take. */
 const CLOSE_WAIT_MS = 3_000;
+
+interface RegisteredProcessor {
+  job: JobDefinition<unknown>;
+  processor: JobProcessor<unknown>;
+  concurrency: number;
+}
 
 /**
  * What every service starts from: its logger and clock, its own schema migrated to the latest
  * version, its queues and the job relay. A service's composition root builds its domain on top,
- * registers its jobs with the relay and calls `serve`; `stop` then undoes everything in order.
+ * gives each job of its manifest its processor (`process`) and its outbox work to the relay; then
+ * `serve` checks that every job has exactly one processor and starts the workers, the relay and the
+ * gRPC server; `stop` undoes everything in order.
  */
 export class ServiceRuntime<DB> {
   readonly relay: JobRelay;
+  private readonly processors = new Map<string, RegisteredProcessor>();
 
   private constructor(
     readonly name: string,
@@ -53,6 +78,7 @@ export class ServiceRuntime<DB> {
     private readonly database: Database<DB>,
     readonly queues: QueueKit,
     private readonly config: ServiceRuntimeConfig,
+    private readonly jobs: readonly DeclaredJob[],
   ) {
     this.relay = new JobRelay(queues, { intervalMs: config.RELAY_INTERVAL_MS, maxRequeues: config.RELAY_MAX_REQUEUES, logger });
   }
@@ -62,15 +88,18 @@ export class ServiceRuntime<DB> {
   }
 
   static async start<DB>(options: {
-    name: string;
-    schema: string;
+    service: Pick<CatalogEntry, 'name' | 'schema'>;
     migrations: Record<string, Migration>;
+    /** Every job the service runs (its manifest's): each must get exactly one processor. */
+    jobs: readonly DeclaredJob[];
     config: ServiceRuntimeConfig;
-    overrides?: ServiceOverrides;
+    logger: Logger;
+    clock?: Clock;
   }): Promise<ServiceRuntime<DB>> {
-    const { name, schema, config } = options;
-    const logger = options.overrides?.logger ?? createLogger({ service: name, level: config.LOG_LEVEL });
-    const clock = options.overrides?.clock ?? systemClock;
+    const { service: { name, schema }, config, logger } = options;
+    const repeated = options.jobs.find((job, index) => options.jobs.findIndex((other) => other.queue === job.queue) !== index);
+    if (repeated) throw new ManifestError(`the ${name} service's manifest lists job ${repeated.queue} twice`);
+    const clock = options.clock ?? systemClock;
     await ensureDatabaseExists(config.DATABASE_URL);
     const database = openDatabase<DB>({ url: config.DATABASE_URL, schema, poolMax: config.DB_POOL_MAX, applicationName: name, logger });
     await migrateToLatest(database.db, schema, options.migrations, logger);
@@ -81,7 +110,21 @@ export class ServiceRuntime<DB> {
       worker: { lockDurationMs: config.WORKER_LOCK_DURATION_MS, stalledIntervalMs: config.WORKER_STALLED_INTERVAL_MS },
     });
     await queues.ready();
-    return new ServiceRuntime(name, logger, clock, database, queues, config);
+    return new ServiceRuntime(name, logger, clock, database, queues, config, options.jobs);
+  }
+
+  /**
+   * Gives a job of the manifest its processor. The worker starts with `serve`, and only where
+   * RUN_WORKERS is on; the check that each job has one processor holds either way.
+   */
+  process<T>(job: JobDefinition<T>, processor: JobProcessor<T>, concurrency = 1): void {
+    if (!this.jobs.some((declared) => declared.queue === job.queue)) {
+      throw new ManifestError(`the ${this.name} service registers a processor for job ${job.queue}, which its manifest does not list (services/${this.name}/manifest.ts)`);
+    }
+    if (this.processors.has(job.queue)) {
+      throw new ManifestError(`the ${this.name} service's job ${job.queue} has two processors: register one`);
+    }
+    this.processors.set(job.queue, { job, processor, concurrency } as RegisteredProcessor);
   }
 
   /**
@@ -90,7 +133,11 @@ export class ServiceRuntime<DB> {
    * are handed back to the queue for the next process; connections close; the process exits.
    */
   async serve(services: GrpcServiceBinding[]): Promise<RunningService> {
-    await this.relay.start();
+    this.checkProcessors();
+    if (this.config.RUN_WORKERS) {
+      for (const { job, processor, concurrency } of this.processors.values()) this.queues.process(job, processor, concurrency);
+      await this.relay.start();
+    }
     const grpc = await startGrpcServer({ host: this.config.GRPC_HOST, port: this.config.GRPC_PORT, logger: this.logger, services });
     return {
       grpcPort: grpc.port,
@@ -108,8 +155,28 @@ export class ServiceRuntime<DB> {
         ]);
         if (!queuesClosed || !databaseClosed) this.logger.warn('connections still busy after the grace period; they end with the process');
         this.logger.info({ handed_back_jobs: handedBack }, `${this.name} service stopped`);
-        this.logger.flush();
+        await closeLogger(this.logger);
       },
     };
+  }
+
+  /** Undoes `start` when the service cannot go on to `serve` (its composition failed). */
+  async close(): Promise<void> {
+    await this.relay.stop();
+    await Promise.all([withinMs(this.queues.close(), CLOSE_WAIT_MS), withinMs(this.database.close(), CLOSE_WAIT_MS)]);
+  }
+
+  /** Every job of the manifest has a processor, and the relay keeps work only for jobs of the manifest. */
+  private checkProcessors(): void {
+    const missing = this.jobs.filter((job) => !this.processors.has(job.queue)).map((job) => job.queue);
+    if (missing.length > 0) {
+      throw new ManifestError(
+        `the ${this.name} service's job${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ha${missing.length > 1 ? 've' : 's'} no processor: register one in its composition root (runtime.process)`,
+      );
+    }
+    const unlisted = this.relay.jobQueues().filter((queue) => !this.jobs.some((job) => job.queue === queue));
+    if (unlisted.length > 0) {
+      throw new ManifestError(`the ${this.name} service's job relay keeps work for ${unlisted.join(', ')}, which its manifest does not list (services/${this.name}/manifest.ts)`);
+    }
   }
 }

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { optionalEnv, requiredInProduction, serviceEnv } from '../common/config';
+import { SERVICE_CATALOG } from '../common/service-catalog';
 import { DEVELOPMENT_KEY_ID, developmentKeyRing, parseKeyRing } from '../common/crypto/field-cipher';
 
 const ENCRYPTION_VARIABLES = ['TAX_ENCRYPTION_KEYS', 'TAX_ENCRYPTION_ACTIVE_KEY_ID'] as const;
 
 export const taxConfigSchema = z
   .object({
-    ...serviceEnv(50052),
+    ...serviceEnv(SERVICE_CATALOG.tax.defaultGrpcPort),
     /**
      * Keys that encrypt tax identification numbers: `id:base64key,...` (32 bytes each). Keep
      * retired keys listed until no stored value names them; new values use the active key.

@@ -1,6 +1,4 @@
-import { loadConfig } from '../common/config';
-import { runProcess } from '../common/lifecycle';
-import { taxConfigSchema } from './config';
-import { startTaxService } from './server';
+import { runService } from '../common/service-manifest';
+import { taxManifest } from './manifest';
 
-runProcess('tax', () => startTaxService(loadConfig(taxConfigSchema)));
+runService(taxManifest);

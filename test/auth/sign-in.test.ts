@@ -1,5 +1,6 @@
 import { createProject, type TestProject } from '../helpers/fixtures';
-import { startStack, TEST_SIWE, type TestStack } from '../helpers/stack';
+import type { ApiResponse } from '../helpers/http';
+import { startStack, TEST_PLATFORM_KEY, TEST_SIWE, type TestStack } from '../helpers/stack';
 import { newWallet, signIn, type TestWallet } from '../helpers/wallet';
 
 const viemSiwe = () => import('viem/siwe');
@@ -218,8 +219,8 @@ describe('wallet sign-in (Sign-In with Ethereum)', () => {
 
     it('are not API keys, and API keys are not session tokens', async () => {
       const token = await signIn(stack, wallet);
-      expect((await stack.api.get(`/api/v1/projects/${project.id}/tax-settings`, { key: token })).status).toBe(401);
-      expect((await portalStatus(project.keys.admin)).status).toBe(401);
+      expect((await stack.api.get(`/api/v1/projects/${project.id}/tax-settings`, { key: token })).body.code).toBe('WRONG_CREDENTIAL_KIND');
+      expect((await portalStatus(project.keys.admin)).body.code).toBe('WRONG_CREDENTIAL_KIND');
     });
 
     it('answer 404 for a project that does not exist', async () => {
@@ -229,6 +230,75 @@ describe('wallet sign-in (Sign-In with Ethereum)', () => {
         expect(response.status).toBe(404);
         expect(response.body.code).toBe('PROJECT_NOT_FOUND');
       }
+    });
+  });
+
+  /**
+   * Every credential against every kind of path. A valid credential of another kind than the path
+   * takes answers 401 WRONG_CREDENTIAL_KIND saying which kind the path takes and how to get one;
+   * an invalid credential keeps answering UNAUTHENTICATED.
+   */
+  describe('a valid credential of the wrong kind', () => {
+    type Kind = 'platform' | 'api_key' | 'session';
+    const TAKES: Record<Kind, string> = {
+      platform: 'this endpoint takes the platform key (Authorization: Bearer <PLATFORM_API_KEY of this deployment>)',
+      api_key:
+        'this endpoint takes a project API key (Authorization: Bearer <key shown once by POST /api/v1/projects or POST /api/v1/projects/{projectId}/api-keys>)',
+      session: 'this endpoint takes a wallet session token (Authorization: Bearer <token from POST /api/v1/auth/verify>)',
+    };
+    const SENT: Record<Kind, string> = {
+      platform: 'the platform key was sent',
+      api_key: 'an API key was sent',
+      session: 'a wallet session token was sent',
+    };
+    const paths: Array<{ name: string; takes: Kind; call: (key: string) => Promise<ApiResponse> }> = [
+      { name: 'project creation', takes: 'platform', call: (key) => stack.api.post('/api/v1/projects', { key, body: { name: 'x' } }) },
+      { name: 'an admin path', takes: 'api_key', call: (key) => stack.api.get(`/api/v1/projects/${project.id}/tax-settings`, { key }) },
+      { name: 'a /v1 service path', takes: 'api_key', call: (key) => stack.api.get('/v1/audiences/audience-segments', { key }) },
+      { name: 'the affiliate portal', takes: 'session', call: (key) => portalStatus(key) },
+    ];
+    let credentials: Array<{ name: string; kind: Kind; value: string }>;
+    beforeAll(async () => {
+      credentials = [
+        { name: 'the platform key', kind: 'platform', value: TEST_PLATFORM_KEY },
+        { name: 'an admin key', kind: 'api_key', value: project.keys.admin },
+        { name: 'a service_role key', kind: 'api_key', value: project.keys.service },
+        { name: 'a session token', kind: 'session', value: await signIn(stack, wallet) },
+      ];
+    });
+    const projectCount = async () => (await stack.db.query('SELECT count(*)::int AS n FROM access.projects')).rows[0].n as number;
+
+    it.each(paths.map((path) => [path.name, path] as const))('%s: says which kind it takes, for each other kind, and creates nothing', async (_name, path) => {
+      const before = await projectCount();
+      const wrong = credentials.filter((credential) => credential.kind !== path.takes);
+      expect(wrong.length).toBeGreaterThanOrEqual(2);
+      for (const credential of wrong) {
+        const response = await path.call(credential.value);
+        expect({ credential: credential.name, status: response.status, body: response.body }).toEqual({
+          credential: credential.name,
+          status: 401,
+          body: { status: 401, code: 'WRONG_CREDENTIAL_KIND', message: `${TAKES[path.takes]}; ${SENT[credential.kind]}`, details: [] },
+        });
+        expect(response.headers.get('www-authenticate')).toBe('Bearer');
+      }
+      expect(await projectCount()).toBe(before);
+    });
+
+    it.each(paths.map((path) => [path.name, path] as const))('%s: still calls a credential of its own kind valid, and an unknown one of any shape invalid', async (_name, path) => {
+      const own = credentials.filter((credential) => credential.kind === path.takes);
+      for (const credential of own) expect((await path.call(credential.value)).status).not.toBe(401);
+      const [version, payload] = credentials.find((credential) => credential.kind === 'session')!.value.split('.');
+      const unknown = [`${TEST_PLATFORM_KEY}x`, 'rk_admin_not-a-key', `${version}.${payload}.${'A'.repeat(43)}`, 'anything'];
+      for (const value of unknown) {
+        const response = await path.call(value);
+        expect({ value, status: response.status, code: response.body.code }).toEqual({ value, status: 401, code: 'UNAUTHENTICATED' });
+      }
+    });
+
+    it('does not take a revoked API key for a credential of another kind', async () => {
+      const spare = await stack.api.post(`/api/v1/projects/${project.id}/api-keys`, { key: project.keys.admin, body: { role: 'read_only', name: 'spare' } });
+      expect((await stack.api.delete(`/api/v1/projects/${project.id}/api-keys/${spare.body.id}`, { key: project.keys.admin })).status).toBe(204);
+      for (const path of paths) expect((await path.call(spare.body.key)).body.code).toBe('UNAUTHENTICATED');
     });
   });
 });

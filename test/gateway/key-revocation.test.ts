@@ -17,8 +17,7 @@ describe('API key revocation across gateway replicas', () => {
       databaseUrl: stack.databaseUrl,
       redisUrl: stack.redisUrl,
       queuePrefix: stack.queuePrefix,
-      audienceAddress: stack.audienceAddress,
-      taxAddress: stack.taxAddress,
+      grpcAddresses: stack.grpcAddresses,
       clock: stack.clock,
       logs: stack.logs,
     });

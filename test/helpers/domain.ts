@@ -3,14 +3,13 @@ import pg from 'pg';
 import { type Database, openDatabase } from '../../services/common/db/database';
 import { FieldCipher, parseKeyRing } from '../../services/common/crypto/field-cipher';
 import { QueueKit } from '../../services/common/queue';
+import { SERVICE_CATALOG } from '../../services/common/service-catalog';
 import { type AudienceDomain, buildAudienceDomain } from '../../services/audience/composition';
 import type { AudienceDatabase } from '../../services/audience/database';
 import { BullEntryBatchScheduler } from '../../services/audience/jobs/entry-batch-scheduler';
-import { AUDIENCE_SCHEMA } from '../../services/audience/server';
 import { buildTaxDomain, type TaxDomain } from '../../services/tax/composition';
 import type { TaxDatabase } from '../../services/tax/database';
 import { TinVault } from '../../services/tax/domain/tin-vault';
-import { TAX_SCHEMA } from '../../services/tax/server';
 import { TEST_REDIS_URL } from '../setup/test-env';
 import { TestClock } from './clock';
 import { LogCapture } from './log-capture';
@@ -62,7 +61,7 @@ async function openServiceDatabase<DB>(schema: string, logs: LogCapture) {
 export async function startAudienceDomain(options: HarnessOptions = {}): Promise<DomainHarness<AudienceDomain, AudienceDatabase>> {
   const clock = options.clock ?? new TestClock();
   const logs = new LogCapture();
-  const database = await openServiceDatabase<AudienceDatabase>(AUDIENCE_SCHEMA, logs);
+  const database = await openServiceDatabase<AudienceDatabase>(SERVICE_CATALOG.audience.schema, logs);
   const prefix = newQueuePrefix();
   const queues = new QueueKit({ redisUrl: TEST_REDIS_URL, prefix, logger: logs.logger('queue') });
   await queues.ready();
@@ -86,7 +85,7 @@ export async function startAudienceDomain(options: HarnessOptions = {}): Promise
 export async function startTaxDomain(options: HarnessOptions = {}): Promise<DomainHarness<TaxDomain, TaxDatabase> & { vault: TinVault }> {
   const clock = options.clock ?? new TestClock();
   const logs = new LogCapture();
-  const database = await openServiceDatabase<TaxDatabase>(TAX_SCHEMA, logs);
+  const database = await openServiceDatabase<TaxDatabase>(SERVICE_CATALOG.tax.schema, logs);
   const ring = parseKeyRing(TEST_TAX_KEYS.spec);
   if ('problem' in ring) throw new Error(`the test key ring is invalid: ${ring.problem}`);
   const vault = new TinVault(new FieldCipher(ring.keys, TEST_TAX_KEYS.active));

@@ -1,11 +1,12 @@
 import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../../services/common/logger';
+import { createLogger, type LogFormat, type Logger } from '../../services/common/logger';
 
 /** Every line a component logs during a test, kept in memory so tests can search it. */
 export class LogCapture {
   readonly lines: string[] = [];
 
-  logger(service: string): Logger {
+  /** Lines as JSON unless the format says otherwise (as JSON is what goes anywhere but a terminal). */
+  logger(service: string, format?: LogFormat): Logger {
     const lines = this.lines;
     const stream = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -13,7 +14,7 @@ export class LogCapture {
         done();
       },
     });
-    return createLogger({ service, level: 'debug', destination: stream });
+    return createLogger({ service, level: 'debug', format, destination: stream });
   }
 
   text(): string {

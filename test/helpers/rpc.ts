@@ -10,9 +10,9 @@ export interface ServiceClients {
   close(): void;
 }
 
-export function serviceClients(stack: { taxAddress: string; audienceAddress: string }): ServiceClients {
-  const tax = createGrpcClient(TaxServiceClient, stack.taxAddress, 5_000);
-  const audience = createGrpcClient(AudienceServiceClient, stack.audienceAddress, 5_000);
+export function serviceClients(stack: { grpcAddresses: { tax: string; audience: string } }): ServiceClients {
+  const tax = createGrpcClient(TaxServiceClient, stack.grpcAddresses.tax, 5_000);
+  const audience = createGrpcClient(AudienceServiceClient, stack.grpcAddresses.audience, 5_000);
   return {
     tax: tax.call,
     audience: audience.call,

@@ -6,10 +6,9 @@ import { startGateway } from '../../gateway/server';
 import { type Clock, systemClock } from '../../services/common/clock';
 import { loadConfig } from '../../services/common/config';
 import type { RunningProcess } from '../../services/common/lifecycle';
-import { audienceConfigSchema } from '../../services/audience/config';
-import { startAudienceService } from '../../services/audience/server';
-import { taxConfigSchema } from '../../services/tax/config';
-import { startTaxService } from '../../services/tax/server';
+import { CATALOG, type ServiceName } from '../../services/common/service-catalog';
+import { startService } from '../../services/common/service-manifest';
+import { SERVICE_MANIFESTS } from '../../services/manifests';
 import { databaseUrl, runId, TEST_DB_PREFIX, TEST_REDIS_URL, templateDatabase } from '../setup/test-env';
 import { TestClock } from './clock';
 import { Api } from './http';
@@ -24,12 +23,20 @@ export const TEST_TAX_KEYS = {
   active: 'test2026',
 };
 
+/** What a service needs beyond the common variables in every test stack (in process or as processes). */
+export const TEST_SERVICE_ENV: Partial<Record<ServiceName, Record<string, string>>> = {
+  tax: { TAX_ENCRYPTION_KEYS: TEST_TAX_KEYS.spec, TAX_ENCRYPTION_ACTIVE_KEY_ID: TEST_TAX_KEYS.active },
+};
+
+/** Where each service of a stack listens, host:port. */
+export type GrpcAddresses = Record<ServiceName, string>;
+
 export interface StackOptions {
   clock?: TestClock;
   /** Gateway variables to override; `undefined` removes a default (e.g. PLATFORM_API_KEY). */
   gatewayEnv?: Record<string, string | undefined>;
-  audienceEnv?: Record<string, string | undefined>;
-  taxEnv?: Record<string, string | undefined>;
+  /** Per service, variables to override (`undefined` removes one). */
+  serviceEnv?: Partial<Record<ServiceName, Record<string, string | undefined>>>;
 }
 
 export interface TestStack {
@@ -42,8 +49,7 @@ export interface TestStack {
   databaseUrl: string;
   redisUrl: string;
   queuePrefix: string;
-  audienceAddress: string;
-  taxAddress: string;
+  grpcAddresses: GrpcAddresses;
   stop(): Promise<void>;
 }
 
@@ -67,7 +73,7 @@ async function cloneTemplate(name: string): Promise<void> {
 }
 
 /**
- * The real stack in this test process: the audience and tax gRPC services with their workers
+ * The real stack in this test process: every gRPC service (services/manifests.ts) with its workers
  * and the gateway, on free ports, over a database cloned from the run's migrated template and a
  * Redis key prefix of its own.
  */
@@ -79,37 +85,20 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
   const common = commonEnv(database.url, TEST_REDIS_URL, queuePrefix);
 
   const running: RunningProcess[] = [];
-  const audience = await startAudienceService(
-    loadConfig(audienceConfigSchema, withOverrides({ ...common, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0' }, options.audienceEnv)),
-    { clock, logger: logs.logger('audience') },
-  );
-  running.push(audience);
-  const audienceAddress = `127.0.0.1:${audience.grpcPort}`;
-  const tax = await startTaxService(
-    loadConfig(
-      taxConfigSchema,
-      withOverrides(
-        {
-          ...common,
-          GRPC_HOST: '127.0.0.1',
-          GRPC_PORT: '0',
-          TAX_ENCRYPTION_KEYS: TEST_TAX_KEYS.spec,
-          TAX_ENCRYPTION_ACTIVE_KEY_ID: TEST_TAX_KEYS.active,
-        },
-        options.taxEnv,
-      ),
-    ),
-    { clock, logger: logs.logger('tax') },
-  );
-  running.push(tax);
-  const taxAddress = `127.0.0.1:${tax.grpcPort}`;
+  const grpcAddresses = {} as GrpcAddresses;
+  for (const manifest of SERVICE_MANIFESTS) {
+    const name = manifest.service.name as ServiceName;
+    const env = withOverrides({ ...common, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', ...TEST_SERVICE_ENV[name] }, options.serviceEnv?.[name]);
+    const service = await startService(manifest, loadConfig(manifest.configSchema, env), { clock, logger: logs.logger(name) });
+    running.push(service);
+    grpcAddresses[name] = `127.0.0.1:${service.grpcPort}`;
+  }
 
   const gateway = await startTestGateway({
     databaseUrl: database.url,
     redisUrl: TEST_REDIS_URL,
     queuePrefix,
-    audienceAddress,
-    taxAddress,
+    grpcAddresses,
     clock,
     logs,
     env: options.gatewayEnv,
@@ -129,8 +118,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     databaseUrl: database.url,
     redisUrl: TEST_REDIS_URL,
     queuePrefix,
-    audienceAddress,
-    taxAddress,
+    grpcAddresses,
     stop: async () => {
       for (const process of running) await process.stop();
       await db.end();
@@ -153,8 +141,7 @@ export async function startTestGateway(options: {
   databaseUrl: string;
   redisUrl: string;
   queuePrefix: string;
-  audienceAddress: string;
-  taxAddress: string;
+  grpcAddresses: GrpcAddresses;
   /** The system clock when not given (e.g. in front of service processes, which use it). */
   clock?: Clock;
   logs: LogCapture;
@@ -169,8 +156,7 @@ export async function startTestGateway(options: {
           HOST: '127.0.0.1',
           PORT: '0',
           PLATFORM_API_KEY: TEST_PLATFORM_KEY,
-          AUDIENCE_GRPC_ADDR: options.audienceAddress,
-          TAX_GRPC_ADDR: options.taxAddress,
+          ...Object.fromEntries(CATALOG.map((service) => [service.addressVariable, options.grpcAddresses[service.name]])),
           SIWE_DOMAIN: TEST_SIWE.domain,
           SIWE_URI: TEST_SIWE.uri,
           SIWE_CHAIN_ID: String(TEST_SIWE.chainId),

@@ -2,15 +2,11 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { accessMigrations } from '../../gateway/access/migrations';
 import { ACCESS_SCHEMA } from '../../gateway/server';
+import { loadConfig } from '../../services/common/config';
 import { openDatabase } from '../../services/common/db/database';
 import { migrateToLatest } from '../../services/common/db/migrate';
 import { createLogger } from '../../services/common/logger';
-import { audienceMigrations } from '../../services/audience/migrations';
-import { AUDIENCE_SCHEMA } from '../../services/audience/server';
-import { DEVELOPMENT_KEY_ID, developmentKeyRing, FieldCipher } from '../../services/common/crypto/field-cipher';
-import { TinVault } from '../../services/tax/domain/tin-vault';
-import { taxMigrations } from '../../services/tax/migrations';
-import { TAX_SCHEMA } from '../../services/tax/server';
+import { SERVICE_MANIFESTS } from '../../services/manifests';
 import { startContainersIfAsked } from './containers';
 import { databaseUrl, TEST_DB_PREFIX } from './test-env';
 
@@ -38,10 +34,13 @@ export default async function globalSetup(): Promise<void> {
 
   const logger = createLogger({ service: 'test-setup', level: 'warn' });
   const schemas = [
-    { schema: AUDIENCE_SCHEMA, migrations: audienceMigrations },
     { schema: ACCESS_SCHEMA, migrations: accessMigrations },
-    // The template holds no tax record, so the key ring is never used; the development one will do.
-    { schema: TAX_SCHEMA, migrations: taxMigrations({ vault: new TinVault(new FieldCipher(developmentKeyRing(), DEVELOPMENT_KEY_ID)), logger }) },
+    // Each service's migrations under its default configuration: the template holds no data for a
+    // migration to work on (the tax key ring, for one, is never used), so the defaults will do.
+    ...SERVICE_MANIFESTS.map((manifest) => ({
+      schema: manifest.service.schema,
+      migrations: manifest.migrations({ config: loadConfig(manifest.configSchema, {}), logger }),
+    })),
   ];
   for (const { schema, migrations } of schemas) {
     const database = openDatabase({ url: databaseUrl(template), schema, poolMax: 1, applicationName: 'test-setup', logger });

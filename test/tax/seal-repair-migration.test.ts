@@ -11,10 +11,12 @@ import { TinVault } from '../../services/tax/domain/tin-vault';
 import { taxMigrations } from '../../services/tax/migrations';
 import { QUARANTINE_REASONS } from '../../services/tax/migrations/0002_repair_non_canonical_seals';
 import { TaxRecordRepository } from '../../services/tax/repositories/tax-record.repository';
+import { SERVICE_CATALOG } from '../../services/common/service-catalog';
 import { TaxTransitionRepository } from '../../services/tax/repositories/tax-transition.repository';
-import { TAX_SCHEMA } from '../../services/tax/server';
 import { LogCapture } from '../helpers/log-capture';
 import { databaseUrl, runId, TEST_DB_PREFIX } from '../setup/test-env';
+
+const TAX_SCHEMA = SERVICE_CATALOG.tax.schema;
 
 const NOW = new Date('2026-11-21T12:00:00.000Z');
 const keys = new Map([

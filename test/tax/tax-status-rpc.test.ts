@@ -1,8 +1,9 @@
-import { status as GrpcStatus } from '@grpc/grpc-js';
+import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { EffectiveTaxStatus, FormType } from '../../gen/referral/tax/v1/enums';
 import { TaxServiceClient } from '../../gen/referral/tax/v1/tax';
 import { createGrpcClient, type GrpcClient } from '../../services/common/grpc/client';
 import { createProject, type TestProject } from '../helpers/fixtures';
+import { standardStatusOf } from '../helpers/grpc-status';
 import { grpcRefusal } from '../helpers/rpc';
 import { startStack, type TestStack } from '../helpers/stack';
 import { adminPaths, type Affiliate, requireTaxInfo, signedInAffiliate, w8ben, w9 } from './tax-forms';
@@ -20,7 +21,7 @@ describe('tax status over gRPC (referral.tax.v1.TaxService)', () => {
 
   beforeAll(async () => {
     stack = await startStack();
-    tax = createGrpcClient(TaxServiceClient, stack.taxAddress, 5_000);
+    tax = createGrpcClient(TaxServiceClient, stack.grpcAddresses.tax, 5_000);
     project = await createProject(stack);
     await requireTaxInfo(stack, project);
     approved = await signedInAffiliate(stack, project);
@@ -85,6 +86,37 @@ describe('tax status over gRPC (referral.tax.v1.TaxService)', () => {
     );
     expect(remote.grpcStatus).toBe(GrpcStatus.INVALID_ARGUMENT);
     expect(remote.details.map((detail) => detail.field)).toEqual(['users[1].identifier', 'users[2].identifier_type']);
+  });
+
+  it('says why in the standard google.rpc.Status trailer (ErrorInfo, BadRequest), which any gRPC client can decode', async () => {
+    const error = (await tax.call
+      .batchGetTaxStatuses({ projectId: project.id, users: [user(never), user('0x12'), { identifier: 'x', identifierType: 'phone' }] })
+      .catch((caught: unknown) => caught)) as ServiceError;
+    expect(standardStatusOf(error)).toEqual({
+      code: GrpcStatus.INVALID_ARGUMENT,
+      message: error.details,
+      typeUrls: ['type.googleapis.com/google.rpc.ErrorInfo', 'type.googleapis.com/google.rpc.BadRequest'],
+      errorInfo: [{ reason: 'VALIDATION_FAILED', domain: 'referral', metadata: {} }],
+      badRequest: [
+        {
+          fieldViolations: [
+            { field: 'users[1].identifier', description: expect.stringMatching(/.+/) },
+            { field: 'users[2].identifier_type', description: expect.stringMatching(/.+/) },
+          ],
+        },
+      ],
+      retryInfo: [],
+      customTrailers: [],
+    });
+  });
+
+  it('carries only ErrorInfo for a refusal that names no field', async () => {
+    const error = await tax.call.getTaxStatus({ projectId: 'nope', user: user(never) }).catch((caught: unknown) => caught);
+    expect(standardStatusOf(error)).toMatchObject({
+      code: GrpcStatus.NOT_FOUND,
+      typeUrls: ['type.googleapis.com/google.rpc.ErrorInfo'],
+      errorInfo: [{ domain: 'referral', reason: expect.stringMatching(/^[A-Z][A-Z0-9_]+$/) }],
+    });
   });
 
   it('refuses more than 1,000 users per batch', async () => {

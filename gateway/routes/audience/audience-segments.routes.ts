@@ -3,31 +3,30 @@ import { listBody } from '../../http/list';
 import { required } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
-import { presentBadge, presentEntryBatch, presentSegment, presentUserAudience, presentEntry } from './audience.presenters';
+import { presentBadge, presentEntryBatch, presentUserAudience, presentEntry } from './audience.presenters';
 import {
   badgeBody,
   badgeSchema,
   batchBody,
-  batchJobParams,
   entriesQuery,
   entryBatchSchema,
   entryListSchema,
-  entryParams,
   idempotencyHeaders,
   listQuery,
   lookupQuery,
   MAX_BATCH_ENTRIES,
   removeEntryQuery,
   segmentListSchema,
-  segmentParams,
   updateBadgeBody,
   userAudiencesSchema,
   waitQuery,
 } from './audience.schemas';
+import { listSegments } from './list-segments';
 
 const tags = ['Audiences'];
-const serviceRole = { kind: 'api_key', roles: ['service_role'] } as const;
-const serviceReader = { kind: 'api_key', roles: ['service_role', 'read_only'] } as const;
+/** The /v1 paths name no project: a key acts in its own. */
+const serviceRole = { kind: 'api_key', roles: ['service_role'], project: 'key' } as const;
+const serviceReader = { kind: 'api_key', roles: ['service_role', 'read_only'], project: 'key' } as const;
 
 /** How long ?wait=true waits for a batch job. */
 const BATCH_WAIT_MS = MAX_BATCH_WAIT_MS;
@@ -37,34 +36,32 @@ const WAITING_CALL_TIMEOUT_MS = BATCH_WAIT_MS + 5_000;
 /** The server-to-server audience API under /v1 (service_role keys). */
 export function audienceSegmentRoutes({ clients }: RouteDeps): AnyRoute[] {
   return [
-    defineRoute({
-      method: 'get',
-      path: '/v1/audiences/audience-segments',
-      operationId: 'listAudienceSegments',
-      summary: 'List the project’s audience segments',
-      tags,
-      auth: serviceReader,
-      query: listQuery,
-      responses: { 200: { description: 'A page of segments, oldest first', schema: segmentListSchema } },
-      handle: async ({ query, caller }) => {
-        const page = await clients.audience.listSegments({
-          projectId: caller.projectId,
-          page: { page: query.page, pageSize: query.page_size },
-        });
-        return { status: 200, body: listBody(page, presentSegment) };
+    defineRoute(
+      {
+        method: 'get',
+        path: '/v1/audiences/audience-segments',
+        operationId: 'listAudienceSegments',
+        summary: 'List the project’s audience segments',
+        tags,
+        auth: serviceReader,
+        query: listQuery,
+        responses: { 200: { description: 'A page of segments, oldest first', schema: segmentListSchema } },
       },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/v1/audiences/audience-segments/user',
-      operationId: 'getUserAudiences',
-      summary: 'The audiences a user belongs to, with their badges',
-      description: 'A user in no audience gets `{ "results": [] }`. An evm_address matches in any letter case.',
-      tags,
-      auth: serviceReader,
-      query: lookupQuery,
-      responses: { 200: { description: 'The user’s audiences', schema: userAudiencesSchema } },
-      handle: async ({ query, caller }) => {
+      listSegments(clients),
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/v1/audiences/audience-segments/user',
+        operationId: 'getUserAudiences',
+        summary: 'The audiences a user belongs to, with their badges',
+        description: 'A user in no audience gets `{ "results": [] }`. An evm_address matches in any letter case.',
+        tags,
+        auth: serviceReader,
+        query: lookupQuery,
+        responses: { 200: { description: 'The user’s audiences', schema: userAudiencesSchema } },
+      },
+      async ({ query, caller }) => {
         const audiences = await clients.userAudiences.load({
           projectId: caller.projectId,
           identifier: query.user_identifier,
@@ -72,19 +69,20 @@ export function audienceSegmentRoutes({ clients }: RouteDeps): AnyRoute[] {
         });
         return { status: 200, body: { results: audiences.map(presentUserAudience) } };
       },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/v1/audience-segments/:segmentId/entries',
-      operationId: 'listAudienceEntries',
-      summary: 'List a segment’s entries, newest first',
-      description: 'Page with `page`/`page_size`, or walk the whole segment by passing back `next_cursor` as `cursor`.',
-      tags,
-      auth: serviceReader,
-      params: segmentParams,
-      query: entriesQuery,
-      responses: { 200: { description: 'A page of entries', schema: entryListSchema } },
-      handle: async ({ params, query, caller }) => {
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/v1/audience-segments/:segmentId/entries',
+        operationId: 'listAudienceEntries',
+        summary: 'List a segment’s entries, newest first',
+        description: 'Page with `page`/`page_size`, or walk the whole segment by passing back `next_cursor` as `cursor`.',
+        tags,
+        auth: serviceReader,
+        query: entriesQuery,
+        responses: { 200: { description: 'A page of entries', schema: entryListSchema } },
+      },
+      async ({ params, query, caller }) => {
         const page = await clients.audience.listEntries({
           projectId: caller.projectId,
           segmentId: params.segmentId,
@@ -93,36 +91,37 @@ export function audienceSegmentRoutes({ clients }: RouteDeps): AnyRoute[] {
         });
         return { status: 200, body: listBody(page, presentEntry, true) };
       },
-    }),
-    defineRoute({
-      method: 'post',
-      path: '/v1/audience-segments/:segmentId/entries/batch',
-      operationId: 'addAudienceEntriesBatch',
-      summary: 'Add up to 10,000 users to a segment',
-      description:
-        'The whole batch is validated first: one invalid entry refuses the batch (400, `details` names each index) and nothing is written. ' +
-        'Users already in the segment, and repeats inside the batch, are skipped silently and counted in `skipped`. ' +
-        'The batch is applied by a worker: the answer is 202 with a job to poll, or with `?wait=true` 200 once the job has finished (up to 30 s). ' +
-        'A retry with the same `Idempotency-Key` returns the same job and adds nothing twice.',
-      tags,
-      auth: serviceRole,
-      params: segmentParams,
-      query: waitQuery,
-      headers: idempotencyHeaders,
-      body: batchBody,
-      bodyLimit: 'batch',
-      arrayLimit: { field: 'entries', max: MAX_BATCH_ENTRIES, code: 'BATCH_TOO_LARGE' },
-      responses: {
-        200: { description: 'With ?wait=true: the finished job', schema: entryBatchSchema },
-        202: { description: 'The job, queued (or still running after the wait)', schema: entryBatchSchema },
-        409: { description: 'IDEMPOTENCY_KEY_REUSED: the key was used for a different request' },
-        503: {
-          description:
-            'QUEUE_UNAVAILABLE (the job queue is down) or AUDIENCE_BUSY (the segment stayed locked past the deadline): ' +
-            'nothing was stored; retry after `Retry-After` with the same Idempotency-Key',
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/v1/audience-segments/:segmentId/entries/batch',
+        operationId: 'addAudienceEntriesBatch',
+        summary: 'Add up to 10,000 users to a segment',
+        description:
+          'The whole batch is validated first: one invalid entry refuses the batch (400, `details` names each index) and nothing is written. ' +
+          'Users already in the segment, and repeats inside the batch, are skipped silently and counted in `skipped`. ' +
+          'The batch is applied by a worker: the answer is 202 with a job to poll, or with `?wait=true` 200 once the job has finished (up to 30 s). ' +
+          'A retry with the same `Idempotency-Key` returns the same job and adds nothing twice.',
+        tags,
+        auth: serviceRole,
+        query: waitQuery,
+        headers: idempotencyHeaders,
+        body: batchBody,
+        bodyLimit: 'batch',
+        arrayLimit: { field: 'entries', max: MAX_BATCH_ENTRIES, code: 'BATCH_TOO_LARGE' },
+        responses: {
+          200: { description: 'With ?wait=true: the finished job', schema: entryBatchSchema },
+          202: { description: 'The job, queued (or still running after the wait)', schema: entryBatchSchema },
+          409: { description: 'IDEMPOTENCY_KEY_REUSED: the key was used for a different request' },
+          503: {
+            description:
+              'QUEUE_UNAVAILABLE (the job queue is down) or AUDIENCE_BUSY (the segment stayed locked past the deadline): ' +
+              'nothing was stored; retry after `Retry-After` with the same Idempotency-Key',
+          },
         },
       },
-      handle: async ({ params, query, headers, body, caller }) => {
+      async ({ params, query, headers, body, caller }) => {
         const response = await clients.audience.submitEntryBatch(
           {
             projectId: caller.projectId,
@@ -137,18 +136,19 @@ export function audienceSegmentRoutes({ clients }: RouteDeps): AnyRoute[] {
         const finished = batch.status === 'completed' || batch.status === 'failed';
         return { status: query.wait && finished ? 200 : 202, body: batch };
       },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/v1/audience-segments/:segmentId/entries/batch/:jobId',
-      operationId: 'getAudienceEntriesBatch',
-      summary: 'The status of a batch job',
-      tags,
-      auth: serviceReader,
-      params: batchJobParams,
-      query: waitQuery,
-      responses: { 200: { description: 'The job', schema: entryBatchSchema } },
-      handle: async ({ params, query, caller }) => {
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/v1/audience-segments/:segmentId/entries/batch/:jobId',
+        operationId: 'getAudienceEntriesBatch',
+        summary: 'The status of a batch job',
+        tags,
+        auth: serviceReader,
+        query: waitQuery,
+        responses: { 200: { description: 'The job', schema: entryBatchSchema } },
+      },
+      async ({ params, query, caller }) => {
         const batch = await clients.audience.getEntryBatch(
           {
             projectId: caller.projectId,
@@ -160,19 +160,20 @@ export function audienceSegmentRoutes({ clients }: RouteDeps): AnyRoute[] {
         );
         return { status: 200, body: presentEntryBatch(batch) };
       },
-    }),
-    defineRoute({
-      method: 'delete',
-      path: '/v1/audience-segments/:segmentId/entries/:userIdentifier',
-      operationId: 'removeAudienceEntry',
-      summary: 'Remove a user from a segment',
-      description: 'Without `user_identifier_type`, the identifier is removed under every type it is valid for.',
-      tags,
-      auth: serviceRole,
-      params: entryParams,
-      query: removeEntryQuery,
-      responses: { 204: { description: 'Removed' } },
-      handle: async ({ params, query, caller }) => {
+    ),
+    defineRoute(
+      {
+        method: 'delete',
+        path: '/v1/audience-segments/:segmentId/entries/:userIdentifier',
+        operationId: 'removeAudienceEntry',
+        summary: 'Remove a user from a segment',
+        description: 'Without `user_identifier_type`, the identifier is removed under every type it is valid for.',
+        tags,
+        auth: serviceRole,
+        query: removeEntryQuery,
+        responses: { 204: { description: 'Removed' } },
+      },
+      async ({ params, query, caller }) => {
         await clients.audience.removeEntry({
           projectId: caller.projectId,
           segmentId: params.segmentId,
@@ -181,21 +182,22 @@ export function audienceSegmentRoutes({ clients }: RouteDeps): AnyRoute[] {
         });
         return { status: 204 };
       },
-    }),
-    defineRoute({
-      method: 'post',
-      path: '/v1/audience-segments/:segmentId/badge',
-      operationId: 'createAudienceBadge',
-      summary: 'Give a segment its badge',
-      tags,
-      auth: serviceRole,
-      params: segmentParams,
-      body: badgeBody,
-      responses: {
-        201: { description: 'The badge', schema: badgeSchema },
-        409: { description: 'BADGE_EXISTS: the segment already has a badge' },
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/v1/audience-segments/:segmentId/badge',
+        operationId: 'createAudienceBadge',
+        summary: 'Give a segment its badge',
+        tags,
+        auth: serviceRole,
+        body: badgeBody,
+        responses: {
+          201: { description: 'The badge', schema: badgeSchema },
+          409: { description: 'BADGE_EXISTS: the segment already has a badge' },
+        },
       },
-      handle: async ({ params, body, caller }) => {
+      async ({ params, body, caller }) => {
         const badge = await clients.audience.createBadge({
           projectId: caller.projectId,
           segmentId: params.segmentId,
@@ -203,19 +205,20 @@ export function audienceSegmentRoutes({ clients }: RouteDeps): AnyRoute[] {
         });
         return { status: 201, body: presentBadge(badge) };
       },
-    }),
-    defineRoute({
-      method: 'patch',
-      path: '/v1/audience-segments/:segmentId/badge',
-      operationId: 'updateAudienceBadge',
-      summary: 'Change a segment’s badge',
-      description: 'Only the fields present change; `null` clears `description` or `image_url`. 404 when the segment has no badge.',
-      tags,
-      auth: serviceRole,
-      params: segmentParams,
-      body: updateBadgeBody,
-      responses: { 200: { description: 'The badge', schema: badgeSchema } },
-      handle: async ({ params, body, caller }) => {
+    ),
+    defineRoute(
+      {
+        method: 'patch',
+        path: '/v1/audience-segments/:segmentId/badge',
+        operationId: 'updateAudienceBadge',
+        summary: 'Change a segment’s badge',
+        description: 'Only the fields present change; `null` clears `description` or `image_url`. 404 when the segment has no badge.',
+        tags,
+        auth: serviceRole,
+        body: updateBadgeBody,
+        responses: { 200: { description: 'The badge', schema: badgeSchema } },
+      },
+      async ({ params, body, caller }) => {
         const badge = await clients.audience.updateBadge({
           projectId: caller.projectId,
           segmentId: params.segmentId,
@@ -224,20 +227,21 @@ export function audienceSegmentRoutes({ clients }: RouteDeps): AnyRoute[] {
         });
         return { status: 200, body: presentBadge(badge) };
       },
-    }),
-    defineRoute({
-      method: 'delete',
-      path: '/v1/audience-segments/:segmentId/badge',
-      operationId: 'deleteAudienceBadge',
-      summary: 'Remove a segment’s badge',
-      tags,
-      auth: serviceRole,
-      params: segmentParams,
-      responses: { 204: { description: 'Removed' } },
-      handle: async ({ params, caller }) => {
+    ),
+    defineRoute(
+      {
+        method: 'delete',
+        path: '/v1/audience-segments/:segmentId/badge',
+        operationId: 'deleteAudienceBadge',
+        summary: 'Remove a segment’s badge',
+        tags,
+        auth: serviceRole,
+        responses: { 204: { description: 'Removed' } },
+      },
+      async ({ params, caller }) => {
         await clients.audience.deleteBadge({ projectId: caller.projectId, segmentId: params.segmentId });
         return { status: 204 };
       },
-    }),
+    ),
   ];
 }

@@ -4,7 +4,7 @@ import { MAX_BATCH_ENTRIES, MAX_BATCH_WAIT_MS } from '../../../services/common/c
 import { enumNames } from '../../../services/common/enums';
 import { IDENTIFIER_TYPES } from '../../../services/common/identifiers';
 import { cursorQuery, listSchema, pageQuery } from '../../http/list';
-import { pathParams, userIdentifier } from '../../http/params';
+import { userIdentifier } from '../../http/params';
 
 /**
  * HTTP shapes of the audience API (snake_case); the gRPC contract is in proto/referral/audience, and
@@ -105,12 +105,6 @@ export const badgeBody = z.strictObject({
 });
 
 export const updateBadgeBody = badgeBody.partial();
-
-export const segmentParams = pathParams('segmentId');
-export const projectParams = pathParams('projectId');
-export const audienceParams = pathParams('projectId', 'audienceId');
-export const batchJobParams = pathParams('segmentId', 'jobId');
-export const entryParams = pathParams('segmentId', 'userIdentifier');
 
 export const listQuery = z.object(pageQuery);
 export const entriesQuery = z.object({ ...pageQuery, ...cursorQuery });

@@ -1,98 +1,94 @@
-import { listBody } from '../../http/list';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentEntry, presentSegment } from './audience.presenters';
 import {
-  audienceParams,
   createSegmentBody,
   entrySchema,
   listQuery,
-  projectParams,
   segmentListSchema,
   segmentSchema,
   updateSegmentBody,
   userRefBody,
 } from './audience.schemas';
+import { listSegments } from './list-segments';
 
 const tags = ['Audiences (dashboard)'];
-const admin = { kind: 'api_key', roles: ['admin'] } as const;
-const reader = { kind: 'api_key', roles: ['admin', 'read_only'] } as const;
+const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
+const reader = { kind: 'api_key', roles: ['admin', 'read_only'], project: 'path' } as const;
 
 /** Segment management under /api/v1/projects/:projectId/audiences (admin keys). */
 export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
   return [
-    defineRoute({
-      method: 'post',
-      path: '/api/v1/projects/:projectId/audiences',
-      operationId: 'createAudience',
-      summary: 'Create an audience segment',
-      description: 'A segment with a `condition` is dynamic; without one it is static.',
-      tags,
-      auth: admin,
-      params: projectParams,
-      body: createSegmentBody,
-      responses: { 201: { description: 'The new segment', schema: segmentSchema }, 409: { description: 'AUDIENCE_NAME_TAKEN' } },
-      handle: async ({ params, body }) => {
+    defineRoute(
+      {
+        method: 'post',
+        path: '/api/v1/projects/:projectId/audiences',
+        operationId: 'createAudience',
+        summary: 'Create an audience segment',
+        description: 'A segment with a `condition` is dynamic; without one it is static.',
+        tags,
+        auth: admin,
+        body: createSegmentBody,
+        responses: { 201: { description: 'The new segment', schema: segmentSchema }, 409: { description: 'AUDIENCE_NAME_TAKEN' } },
+      },
+      async ({ body, caller }) => {
         const segment = await clients.audience.createSegment({
-          projectId: params.projectId,
+          projectId: caller.projectId,
           name: body.name,
           description: body.description ?? undefined,
           conditionJson: body.condition ? JSON.stringify(body.condition) : undefined,
         });
         return { status: 201, body: presentSegment(segment) };
       },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/api/v1/projects/:projectId/audiences',
-      operationId: 'listAudiences',
-      summary: 'List the project’s audience segments',
-      tags,
-      auth: reader,
-      params: projectParams,
-      query: listQuery,
-      responses: { 200: { description: 'A page of segments, oldest first', schema: segmentListSchema } },
-      handle: async ({ params, query }) => {
-        const page = await clients.audience.listSegments({
-          projectId: params.projectId,
-          page: { page: query.page, pageSize: query.page_size },
-        });
-        return { status: 200, body: listBody(page, presentSegment) };
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/projects/:projectId/audiences',
+        operationId: 'listAudiences',
+        summary: 'List the project’s audience segments',
+        tags,
+        auth: reader,
+        query: listQuery,
+        responses: { 200: { description: 'A page of segments, oldest first', schema: segmentListSchema } },
       },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/api/v1/projects/:projectId/audiences/:audienceId',
-      operationId: 'getAudience',
-      summary: 'Get one audience segment',
-      tags,
-      auth: reader,
-      params: audienceParams,
-      responses: { 200: { description: 'The segment', schema: segmentSchema } },
-      handle: async ({ params }) => {
-        const segment = await clients.audience.getSegment({ projectId: params.projectId, segmentId: params.audienceId });
+      listSegments(clients),
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/projects/:projectId/audiences/:audienceId',
+        operationId: 'getAudience',
+        summary: 'Get one audience segment',
+        tags,
+        auth: reader,
+        responses: { 200: { description: 'The segment', schema: segmentSchema } },
+      },
+      async ({ params, caller }) => {
+        const segment = await clients.audience.getSegment({ projectId: caller.projectId, segmentId: params.audienceId });
         return { status: 200, body: presentSegment(segment) };
       },
-    }),
-    defineRoute({
-      method: 'patch',
-      path: '/api/v1/projects/:projectId/audiences/:audienceId',
-      operationId: 'updateAudience',
-      summary: 'Change an audience segment',
-      description: 'Only the fields present in the body change; `null` clears `description` or `condition`.',
-      tags,
-      auth: admin,
-      params: audienceParams,
-      body: updateSegmentBody,
-      responses: { 200: { description: 'The updated segment', schema: segmentSchema }, 409: { description: 'AUDIENCE_NAME_TAKEN' } },
-      handle: async ({ params, body }) => {
+    ),
+    defineRoute(
+      {
+        method: 'patch',
+        path: '/api/v1/projects/:projectId/audiences/:audienceId',
+        operationId: 'updateAudience',
+        summary: 'Change an audience segment',
+        description: 'Only the fields present in the body change; `null` clears `description` or `condition`.',
+        tags,
+        auth: admin,
+        body: updateSegmentBody,
+        responses: { 200: { description: 'The updated segment', schema: segmentSchema }, 409: { description: 'AUDIENCE_NAME_TAKEN' } },
+      },
+      async ({ params, body, caller }) => {
         const mask = [
           ...('name' in body ? ['name'] : []),
           ...('description' in body ? ['description'] : []),
           ...('condition' in body ? ['condition_json'] : []),
         ];
         const segment = await clients.audience.updateSegment({
-          projectId: params.projectId,
+          projectId: caller.projectId,
           segmentId: params.audienceId,
           updateMask: mask,
           name: body.name,
@@ -101,43 +97,45 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
         });
         return { status: 200, body: presentSegment(segment) };
       },
-    }),
-    defineRoute({
-      method: 'delete',
-      path: '/api/v1/projects/:projectId/audiences/:audienceId',
-      operationId: 'deleteAudience',
-      summary: 'Delete an audience segment with its entries and badge',
-      tags,
-      auth: admin,
-      params: audienceParams,
-      responses: { 204: { description: 'Deleted' } },
-      handle: async ({ params }) => {
-        await clients.audience.deleteSegment({ projectId: params.projectId, segmentId: params.audienceId });
+    ),
+    defineRoute(
+      {
+        method: 'delete',
+        path: '/api/v1/projects/:projectId/audiences/:audienceId',
+        operationId: 'deleteAudience',
+        summary: 'Delete an audience segment with its entries and badge',
+        tags,
+        auth: admin,
+        responses: { 204: { description: 'Deleted' } },
+      },
+      async ({ params, caller }) => {
+        await clients.audience.deleteSegment({ projectId: caller.projectId, segmentId: params.audienceId });
         return { status: 204 };
       },
-    }),
-    defineRoute({
-      method: 'post',
-      path: '/api/v1/projects/:projectId/audiences/:audienceId/entries',
-      operationId: 'addAudienceEntry',
-      summary: 'Add one user to an audience (dashboard)',
-      description: 'Unlike the batch endpoint, a user already in the audience is a conflict: 409 AUDIENCE_ENTRY_EXISTS.',
-      tags,
-      auth: admin,
-      params: audienceParams,
-      body: userRefBody,
-      responses: {
-        201: { description: 'The new entry', schema: entrySchema },
-        409: { description: 'AUDIENCE_ENTRY_EXISTS: the user is already in this audience' },
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/api/v1/projects/:projectId/audiences/:audienceId/entries',
+        operationId: 'addAudienceEntry',
+        summary: 'Add one user to an audience (dashboard)',
+        description: 'Unlike the batch endpoint, a user already in the audience is a conflict: 409 AUDIENCE_ENTRY_EXISTS.',
+        tags,
+        auth: admin,
+        body: userRefBody,
+        responses: {
+          201: { description: 'The new entry', schema: entrySchema },
+          409: { description: 'AUDIENCE_ENTRY_EXISTS: the user is already in this audience' },
+        },
       },
-      handle: async ({ params, body }) => {
+      async ({ params, body, caller }) => {
         const entry = await clients.audience.addEntry({
-          projectId: params.projectId,
+          projectId: caller.projectId,
           segmentId: params.audienceId,
           user: { identifier: body.identifier, identifierType: body.identifier_type },
         });
         return { status: 201, body: presentEntry(entry) };
       },
-    }),
+    ),
   ];
 }

@@ -7,11 +7,9 @@ import type { RouteDeps } from '../route-deps';
 import { presentAuditEntry, presentTaxInfo, presentTaxSettings, presentTaxStatus, presentUser, toSettingsAddress } from './tax.presenters';
 import {
   adminTaxStatusSchema,
-  affiliateParams,
   affiliateQuery,
   auditLogSchema,
   listQuery,
-  projectParams,
   revokeBody,
   submissionsQuery,
   taxInfoListSchema,
@@ -21,41 +19,43 @@ import {
 } from './tax.schemas';
 
 const tags = ['Tax administration'];
-const admin = { kind: 'api_key', roles: ['admin'] } as const;
+const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
 
 /** Tax settings, the review queue, approve/revoke, the unmasked read and its audit log (admin keys). */
 export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
   return [
-    defineRoute({
-      method: 'get',
-      path: '/api/v1/projects/:projectId/tax-settings',
-      operationId: 'getTaxSettings',
-      summary: 'The project’s tax settings',
-      tags,
-      auth: admin,
-      params: projectParams,
-      responses: { 200: { description: 'The settings (defaults until first changed)', schema: taxSettingsSchema } },
-      handle: async ({ params }) => ({
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/projects/:projectId/tax-settings',
+        operationId: 'getTaxSettings',
+        summary: 'The project’s tax settings',
+        tags,
+        auth: admin,
+        responses: { 200: { description: 'The settings (defaults until first changed)', schema: taxSettingsSchema } },
+      },
+      async ({ caller }) => ({
         status: 200,
-        body: presentTaxSettings(await clients.tax.getTaxSettings({ projectId: params.projectId })),
+        body: presentTaxSettings(await clients.tax.getTaxSettings({ projectId: caller.projectId })),
       }),
-    }),
-    defineRoute({
-      method: 'patch',
-      path: '/api/v1/projects/:projectId/tax-settings',
-      operationId: 'updateTaxSettings',
-      summary: 'Change the project’s tax settings',
-      description:
-        'Only the fields present change; `null` clears a company field. Turning `require_tax_info` off or on changes no form: ' +
-        'statuses read `not_required` while it is off. A new `w8_expiry_rule` applies to approvals from then on.',
-      tags,
-      auth: admin,
-      params: projectParams,
-      body: taxSettingsBody,
-      responses: { 200: { description: 'The settings', schema: taxSettingsSchema } },
-      handle: async ({ params, body }) => {
+    ),
+    defineRoute(
+      {
+        method: 'patch',
+        path: '/api/v1/projects/:projectId/tax-settings',
+        operationId: 'updateTaxSettings',
+        summary: 'Change the project’s tax settings',
+        description:
+          'Only the fields present change; `null` clears a company field. Turning `require_tax_info` off or on changes no form: ' +
+          'statuses read `not_required` while it is off. A new `w8_expiry_rule` applies to approvals from then on.',
+        tags,
+        auth: admin,
+        body: taxSettingsBody,
+        responses: { 200: { description: 'The settings', schema: taxSettingsSchema } },
+      },
+      async ({ body, caller }) => {
         const settings = await clients.tax.updateTaxSettings({
-          projectId: params.projectId,
+          projectId: caller.projectId,
           updateMask: Object.keys(body),
           requireTaxInfo: body.require_tax_info,
           companyLegalName: body.company_legal_name ?? undefined,
@@ -66,98 +66,102 @@ export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
         });
         return { status: 200, body: presentTaxSettings(settings) };
       },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/api/v1/projects/:projectId/tax-submissions',
-      operationId: 'listTaxSubmissions',
-      summary: 'Current tax forms of the project, oldest submission first; `?status=submitted` is the review queue',
-      description:
-        'Tax ids are masked. A record whose tax id cannot be decrypted never fails the page: it is listed with `unreadable: true` ' +
-        'and `tax_id_number: null`, with its `id` for an operator, and the other items read as usual.',
-      tags,
-      auth: admin,
-      params: projectParams,
-      query: submissionsQuery,
-      responses: { 200: { description: 'A page of forms', schema: taxInfoListSchema } },
-      handle: async ({ params, query }) => {
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/projects/:projectId/tax-submissions',
+        operationId: 'listTaxSubmissions',
+        summary: 'Current tax forms of the project, oldest submission first; `?status=submitted` is the review queue',
+        description:
+          'Tax ids are masked. A record whose tax id cannot be decrypted never fails the page: it is listed with `unreadable: true` ' +
+          'and `tax_id_number: null`, with its `id` for an operator, and the other items read as usual.',
+        tags,
+        auth: admin,
+        query: submissionsQuery,
+        responses: { 200: { description: 'A page of forms', schema: taxInfoListSchema } },
+      },
+      async ({ query, caller }) => {
         const page = await clients.tax.listTaxSubmissions({
-          projectId: params.projectId,
+          projectId: caller.projectId,
           status: optionalEnumValue(RecordStatus, query.status),
           page: { page: query.page, pageSize: query.page_size },
         });
         return { status: 200, body: listBody(page, (info) => ({ ...presentTaxInfo(info), unreadable: info.unreadable })) };
       },
-    }),
-    defineRoute({
-      method: 'post',
-      path: '/api/v1/projects/:projectId/affiliates/:userIdentifier/tax-info/approve',
-      operationId: 'approveTaxInfo',
-      summary: 'Approve the affiliate’s submitted tax form',
-      description:
-        'Only from `submitted` (otherwise 409 TAX_INFO_INVALID_TRANSITION). A W-8 gets its `expires_at` from the project’s expiry rule; ' +
-        'a W-8 already past it answers 409 TAX_FORM_EXPIRED.',
-      tags,
-      auth: admin,
-      params: affiliateParams,
-      query: affiliateQuery,
-      responses: {
-        200: { description: 'The new status', schema: taxStatusSchema },
-        409: { description: 'TAX_INFO_INVALID_TRANSITION or TAX_FORM_EXPIRED' },
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/api/v1/projects/:projectId/affiliates/:userIdentifier/tax-info/approve',
+        operationId: 'approveTaxInfo',
+        summary: 'Approve the affiliate’s submitted tax form',
+        description:
+          'Only from `submitted` (otherwise 409 TAX_INFO_INVALID_TRANSITION). A W-8 gets its `expires_at` from the project’s expiry rule; ' +
+          'a W-8 already past it answers 409 TAX_FORM_EXPIRED.',
+        tags,
+        auth: admin,
+        query: affiliateQuery,
+        responses: {
+          200: { description: 'The new status', schema: taxStatusSchema },
+          409: { description: 'TAX_INFO_INVALID_TRANSITION or TAX_FORM_EXPIRED' },
+        },
       },
-      handle: async ({ params, query, caller }) => {
+      async ({ params, query, caller }) => {
         const status = await clients.tax.approveTaxInfo({
-          projectId: params.projectId,
+          projectId: caller.projectId,
           user: { identifier: params.userIdentifier, identifierType: query.user_identifier_type },
           actor: { apiKeyId: caller.keyId },
         });
         return { status: 200, body: presentTaxStatus(status) };
       },
-    }),
-    defineRoute({
-      method: 'post',
-      path: '/api/v1/projects/:projectId/affiliates/:userIdentifier/tax-info/revoke',
-      operationId: 'revokeTaxInfo',
-      summary: 'Revoke the affiliate’s tax form',
-      description: 'From `submitted` or `approved` (otherwise 409 TAX_INFO_INVALID_TRANSITION). The affiliate sees the reason and may resubmit.',
-      tags,
-      auth: admin,
-      params: affiliateParams,
-      query: affiliateQuery,
-      body: revokeBody,
-      responses: {
-        200: { description: 'The new status', schema: taxStatusSchema },
-        409: { description: 'TAX_INFO_INVALID_TRANSITION' },
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/api/v1/projects/:projectId/affiliates/:userIdentifier/tax-info/revoke',
+        operationId: 'revokeTaxInfo',
+        summary: 'Revoke the affiliate’s tax form',
+        description: 'From `submitted` or `approved` (otherwise 409 TAX_INFO_INVALID_TRANSITION). The affiliate sees the reason and may resubmit.',
+        tags,
+        auth: admin,
+        query: affiliateQuery,
+        body: revokeBody,
+        responses: {
+          200: { description: 'The new status', schema: taxStatusSchema },
+          409: { description: 'TAX_INFO_INVALID_TRANSITION' },
+        },
       },
-      handle: async ({ params, query, body, caller }) => {
+      async ({ params, query, body, caller }) => {
         const status = await clients.tax.revokeTaxInfo({
-          projectId: params.projectId,
+          projectId: caller.projectId,
           user: { identifier: params.userIdentifier, identifierType: query.user_identifier_type },
           actor: { apiKeyId: caller.keyId },
           reason: body.reason,
         });
         return { status: 200, body: presentTaxStatus(status) };
       },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/api/v1/projects/:projectId/affiliates/:userIdentifier/tax-status',
-      operationId: 'getAffiliateTaxStatus',
-      summary: 'The affiliate’s tax status and current form, tax id UNMASKED (audited)',
-      description:
-        'The one endpoint that returns a tax id in full. Each read that finds a form is written to the audit log ' +
-        '(who, when, whose record; never the value): GET /api/v1/projects/{projectId}/audit-log.',
-      tags,
-      auth: admin,
-      params: affiliateParams,
-      query: affiliateQuery,
-      responses: {
-        200: { description: 'Status and form', schema: adminTaxStatusSchema },
-        409: { description: 'TAX_INFO_UNREADABLE: the current form’s tax id cannot be decrypted; the message names the record for an operator' },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/projects/:projectId/affiliates/:userIdentifier/tax-status',
+        operationId: 'getAffiliateTaxStatus',
+        summary: 'The affiliate’s tax status and current form, tax id UNMASKED (audited)',
+        description:
+          'The one endpoint that returns a tax id in full. Each read that finds a form is written to the audit log ' +
+          '(who, when, whose record; never the value): GET /api/v1/projects/{projectId}/audit-log.',
+        tags,
+        auth: admin,
+        query: affiliateQuery,
+        responses: {
+          200: { description: 'Status and form', schema: adminTaxStatusSchema },
+          409: { description: 'TAX_INFO_UNREADABLE: the current form’s tax id cannot be decrypted; the message names the record for an operator' },
+        },
       },
-      handle: async ({ params, query, caller }) => {
+      async ({ params, query, caller }) => {
         const result = await clients.tax.getTaxInfoUnmasked({
-          projectId: params.projectId,
+          projectId: caller.projectId,
           user: { identifier: params.userIdentifier, identifierType: query.user_identifier_type },
           actor: { apiKeyId: caller.keyId },
         });
@@ -171,21 +175,22 @@ export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
           },
         };
       },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/api/v1/projects/:projectId/audit-log',
-      operationId: 'listAuditLog',
-      summary: 'Who read unmasked tax information, newest first',
-      tags,
-      auth: admin,
-      params: projectParams,
-      query: listQuery,
-      responses: { 200: { description: 'A page of audit entries', schema: auditLogSchema } },
-      handle: async ({ params, query }) => {
-        const page = await clients.tax.listAuditLog({ projectId: params.projectId, page: { page: query.page, pageSize: query.page_size } });
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/projects/:projectId/audit-log',
+        operationId: 'listAuditLog',
+        summary: 'Who read unmasked tax information, newest first',
+        tags,
+        auth: admin,
+        query: listQuery,
+        responses: { 200: { description: 'A page of audit entries', schema: auditLogSchema } },
+      },
+      async ({ query, caller }) => {
+        const page = await clients.tax.listAuditLog({ projectId: caller.projectId, page: { page: query.page, pageSize: query.page_size } });
         return { status: 200, body: listBody(page, presentAuditEntry) };
       },
-    }),
+    ),
   ];
 }

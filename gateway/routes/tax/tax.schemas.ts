@@ -11,7 +11,6 @@ import {
 import { TAX_TEXT_LIMITS as LIMITS } from '../../../services/common/contract-limits';
 import { enumNames } from '../../../services/common/enums';
 import { listSchema, pageQuery } from '../../http/list';
-import { pathParams } from '../../http/params';
 
 /**
  * HTTP shapes of the affiliate portal and tax administration (snake_case); the gRPC contract is
@@ -199,8 +198,6 @@ export const auditLogSchema = listSchema(auditEntrySchema);
 
 export const revokeBody = z.strictObject({ reason: z.string().max(LIMITS.reasonLength).describe('Shown to the affiliate') });
 
-export const projectParams = pathParams('projectId');
-export const affiliateParams = pathParams('projectId', 'userIdentifier');
 export const affiliateQuery = z.object({
   user_identifier_type: z.string().max(64).default('evm_address').describe('The identifier’s type; evm_address when left out'),
 });

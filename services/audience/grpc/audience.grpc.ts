@@ -13,7 +13,6 @@ import {
   toUserAudienceResult,
 } from './audience.mappers';
 
-export const AUDIENCE_SERVICE_NAME = 'referral.audience.v1.AudienceService';
 
 /** Room left before the caller's deadline for the answer to travel back. */
 const ANSWER_MARGIN_MS = 500;

@@ -8,8 +8,6 @@ import type { TaxDomain } from '../composition';
 import type { TaxFormInput } from '../domain/tax-form';
 import { toAuditEntryMessage, toTaxInfoMessage, toTaxSettingsMessage, toTaxStatusMessage } from './tax.mappers';
 
-export const TAX_SERVICE_NAME = 'referral.tax.v1.TaxService';
-
 /** A form as the domain checks it (whole, so one answer lists every problem): vocabularies by name. */
 function toTaxFormInput(form: TaxForm): TaxFormInput {
   return {

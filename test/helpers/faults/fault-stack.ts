@@ -2,27 +2,22 @@ import pg from 'pg';
 import { withinMs } from '../../../services/common/deadline';
 import { createLogger } from '../../../services/common/logger';
 import { QueueKit } from '../../../services/common/queue';
+import { CATALOG, type ServiceName } from '../../../services/common/service-catalog';
 import { LogCapture } from '../log-capture';
-import { commonEnv, createTestDatabase, deleteKeys, newQueuePrefix, startTestGateway, TEST_TAX_KEYS, type TestGateway } from '../stack';
+import {
+  commonEnv,
+  createTestDatabase,
+  deleteKeys,
+  type GrpcAddresses,
+  newQueuePrefix,
+  startTestGateway,
+  TEST_SERVICE_ENV,
+  type TestGateway,
+} from '../stack';
 import { TEST_REDIS_URL } from '../../setup/test-env';
 import { freePort } from '../processes';
 import { RedisServer } from './redis-server';
 import { ServiceProcess } from './service-process';
-
-/**
- * The services a fault test can run as processes: where each starts, and how its health is asked.
- * The claim and agency services add themselves here.
- */
-const SERVICES = {
-  audience: { entry: 'services/audience/main.ts', healthName: 'referral.audience.v1.AudienceService', env: {} },
-  tax: {
-    entry: 'services/tax/main.ts',
-    healthName: 'referral.tax.v1.TaxService',
-    env: { TAX_ENCRYPTION_KEYS: TEST_TAX_KEYS.spec, TAX_ENCRYPTION_ACTIVE_KEY_ID: TEST_TAX_KEYS.active },
-  },
-} as const;
-
-export type ServiceName = keyof typeof SERVICES;
 
 /**
  * BullMQ and shutdown timing scaled down so a crash is recovered in seconds: a dead process's job
@@ -94,19 +89,18 @@ export async function startFaultStack(options: FaultStackOptions): Promise<Fault
   };
 
   try {
-    const addresses: Record<ServiceName, string> = { audience: '', tax: '' };
+    const addresses = {} as GrpcAddresses;
     await Promise.all(
-      (Object.keys(SERVICES) as ServiceName[]).map(async (name) => {
+      CATALOG.map(async ({ name, grpcService }) => {
         const port = await freePort();
         addresses[name] = `127.0.0.1:${port}`;
         if (!options.services.includes(name)) return;
-        const spec = SERVICES[name];
         services[name] = await ServiceProcess.start({
           name,
-          entry: spec.entry,
+          entry: `services/${name}/main.ts`,
           grpcPort: port,
-          healthName: spec.healthName,
-          env: { ...commonEnv(database.url, redisUrl, queuePrefix), ...spec.env, ...FAULT_TIMING, LOG_LEVEL: 'info', ...options.serviceEnv },
+          healthName: grpcService,
+          env: { ...commonEnv(database.url, redisUrl, queuePrefix), ...TEST_SERVICE_ENV[name], ...FAULT_TIMING, LOG_LEVEL: 'info', ...options.serviceEnv },
         });
       }),
     );
@@ -115,10 +109,10 @@ export async function startFaultStack(options: FaultStackOptions): Promise<Fault
         databaseUrl: database.url,
         redisUrl,
         queuePrefix,
-        audienceAddress: addresses.audience,
-        taxAddress: addresses.tax,
+        grpcAddresses: addresses,
         logs,
-        env,
+        // Several 10,000-entry batches stored at once on a loaded 2-core machine can take longer than the 5 s default.
+        env: { GRPC_TIMEOUT_MS: '30000', ...env },
       });
       gateways.push(gateway);
       return gateway;

@@ -1,0 +1,18 @@
+import { AudienceServiceService } from '../../gen/referral/audience/v1/audience';
+import { SERVICE_CATALOG } from '../common/service-catalog';
+import type { ServiceManifest } from '../common/service-manifest';
+import { type AudienceConfig, audienceConfigSchema } from './config';
+import type { AudienceDatabase } from './database';
+import { applyEntryBatchJob } from './jobs/apply-entry-batch.job';
+import { audienceMigrations } from './migrations';
+import { composeAudienceService } from './server';
+
+/** The audience service, declared once (services/common/service-manifest.ts). */
+export const audienceManifest: ServiceManifest<AudienceConfig, AudienceDatabase> = {
+  service: SERVICE_CATALOG.audience,
+  configSchema: audienceConfigSchema,
+  migrations: () => audienceMigrations,
+  grpc: AudienceServiceService,
+  jobs: [applyEntryBatchJob],
+  compose: composeAudienceService,
+};
