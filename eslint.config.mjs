@@ -1,0 +1,123 @@
+// ESLint for the whole tree: `npm run lint` (and `npm test`, after the type check).
+import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+import { importBoundaries } from './scripts/lint/import-boundaries.mjs';
+
+/**
+ * The architecture's import boundaries (DESIGN.md section 2), checked on every import after it is
+ * resolved to a repository path. `{service}` stands for any folder of services/ except common, so a
+ * new service (services/agency, services/claim) is covered without touching this file.
+ * Tests (test/, *.test.ts), scripts/ and bench/ wire whole stacks together and are not restricted.
+ */
+const LAYERS = [
+  {
+    name: 'the gateway',
+    files: 'gateway/**',
+    mayImport: ['gateway/**', 'gen/**', 'services/common/**'],
+    why: 'the gateway reaches services only through their generated gRPC clients (gen/) and shares only services/common',
+  },
+  {
+    name: 'a service',
+    files: 'services/{service}/**',
+    except: ['services/common/**'],
+    mayImport: ['services/{service}/**', 'services/common/**', 'gen/**'],
+    why: 'a service never imports another service; data crosses services by gRPC (gen/) or events',
+  },
+  {
+    name: 'services/common',
+    files: 'services/common/**',
+    mayImport: ['services/common/**', 'gen/**'],
+    why: 'platform code every service shares knows no particular service',
+  },
+  {
+    name: 'the service registry',
+    files: 'services/manifests.ts',
+    mayImport: ['services/*/manifest', 'services/common/**'],
+    why: 'the registry lists each service by its manifest and nothing else of it',
+  },
+  {
+    // Domain code holds the rules; transports (gRPC handlers, HTTP, queue workers) translate and
+    // delegate to it. The domain may use its own service's repositories, types and error classes:
+    // they are the persistence port written for it (the medium test tier runs domain + real
+    // repositories), while SQL and the driver stay inside them, hence no kysely or pg here.
+    // From gen/ it may take the vocabularies (enums) and shared messages, which are plain data; the
+    // services' generated files carry the gRPC service definitions, and mapping to and from them is
+    // the grpc/ folder's job. From services/common it may take everything that is not transport or
+    // process wiring.
+    name: 'domain code',
+    files: 'services/{service}/domain/**',
+    mayImport: [
+      'services/{service}/domain/**',
+      'services/{service}/repositories/**',
+      'services/common/**',
+      'gen/referral/common/**',
+      'gen/referral/*/v*/enums',
+    ],
+    mayNotImport: [
+      'services/common/grpc/**',
+      'services/common/queue',
+      'services/common/job-relay',
+      'services/common/service-runtime',
+      'services/common/service-manifest',
+      'services/common/lifecycle',
+      'services/common/db/database',
+      'services/common/db/migrate',
+    ],
+    packagesNot: ['express', '@grpc/grpc-js', 'grpc-health-check', 'bullmq', 'ioredis', 'kysely', 'pg'],
+    why: 'domain code imports neither HTTP, gRPC, queues nor the database driver; transports translate and delegate to it',
+  },
+  {
+    name: 'the client',
+    files: 'client/**',
+    except: ['**/*.test.ts'],
+    mayImport: ['client/**', 'gen/**', 'services/common/**'],
+    why: 'the published client speaks HTTP to the gateway and shares only contract code',
+  },
+];
+
+export default defineConfig(
+  { ignores: ['gen/**', 'dist/**', 'artifacts/**', 'coverage/**', 'node_modules/**'] },
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    plugins: { boundaries: importBoundaries },
+    rules: { 'boundaries/layers': ['error', { root: import.meta.dirname, layers: LAYERS }] },
+  },
+  {
+    // Type-aware, but only the rules that catch real bugs: an unawaited promise, a promise where a
+    // callback's return is ignored, a `return` inside try that skips its catch, and casts that hide
+    // nothing (they hide the next real gap). The whole recommendedTypeChecked set flags every read
+    // of an untyped JSON body in the tests.
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/return-await': ['error', 'in-try-catch'],
+      '@typescript-eslint/no-unnecessary-type-assertion': 'error',
+      eqeqeq: 'error',
+      // A leading underscore marks a value left out on purpose (an omitted field, Express's 4-argument error handler).
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // Production code logs through services/common/logger (structured, secrets redacted).
+    files: ['services/**', 'gateway/**', 'client/**'],
+    rules: { 'no-console': 'error' },
+  },
+  {
+    // Tests and benchmarks read untyped JSON bodies.
+    files: ['test/**', 'bench/**', '**/*.test.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+  },
+  {
+    files: ['**/*.js'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);
