@@ -59,8 +59,8 @@ export function startTs(entry: string, options: { env?: NodeJS.ProcessEnv; cwd?:
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<ProcessEnd>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const closed = new Promise<ProcessEnd>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
   return { child, output: () => output, exited, closed };

@@ -34,7 +34,7 @@ export interface ServiceOptions<S> {
  */
 export function implementService<S>(serviceName: string, handlers: UnaryHandlers<S>, logger: Logger, options: ServiceOptions<S> = {}): S {
   const implementation: Record<string, handleUnaryCall<unknown, unknown>> = {};
-  for (const [method, handler] of Object.entries(handlers) as [string, (req: unknown, ctx: CallContext) => Promise<unknown>][]) {
+  for (const [method, handler] of Object.entries<(req: unknown, ctx: CallContext) => Promise<unknown>>(handlers)) {
     const perItem = (options.idsCheckedPerItem as Record<string, string | undefined> | undefined)?.[method];
     const skipFields = perItem ? [perItem] : [];
     implementation[method] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {

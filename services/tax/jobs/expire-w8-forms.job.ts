@@ -8,7 +8,7 @@ import type { W8ExpiryService } from '../domain/w8-expiry.service';
  */
 export const expireW8FormsJob: JobDefinition<Record<string, never>> = {
   queue: 'tax-expire-w8-forms',
-  data: z.object({}).strict() as z.ZodType<Record<string, never>>,
+  data: z.object({}).strict(),
 };
 
 export const EXPIRE_W8_SCHEDULER_ID = 'expire-w8-forms';
