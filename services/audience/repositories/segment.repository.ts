@@ -119,7 +119,7 @@ export class SegmentRepository {
         .where('id', '=', segmentId)
         .returning('id')
         .executeTakeFirst();
-      return updated ? this.findById(projectId, segmentId) : undefined;
+      return updated ? await this.findById(projectId, segmentId) : undefined;
     } catch (error) {
       if (isUniqueViolation(error, 'segments_project_name_key')) throw new SegmentNameTaken();
       throw error;
