@@ -1,5 +1,6 @@
 import { type FieldViolation, invalidFields } from '../../common/errors';
 import { findUnsafeJson } from '../../common/json-safety';
+import { type Checked, checkText } from '../../common/text-fields';
 
 /** Field rules shared by segment and badge writes; field names are the API's. */
 export const LIMITS = {
@@ -11,16 +12,8 @@ export const LIMITS = {
   imageUrlLength: 2_048,
 };
 
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
-
-export function checkName(value: string, field = 'name'): { value: string; violations: FieldViolation[] } {
-  const trimmed = value.trim();
-  if (trimmed.length === 0) return { value: trimmed, violations: [{ field, reason: 'must not be empty' }] };
-  if (trimmed.length > LIMITS.nameLength) {
-    return { value: trimmed, violations: [{ field, reason: `must be at most ${LIMITS.nameLength} characters` }] };
-  }
-  if (CONTROL_CHARACTERS.test(trimmed)) return { value: trimmed, violations: [{ field, reason: 'must not contain control characters' }] };
-  return { value: trimmed, violations: [] };
+export function checkName(value: string, field = 'name'): Checked<string> {
+  return checkText(value, field, LIMITS.nameLength, 'must not be empty');
 }
 
 export function checkDescription(value: string | undefined | null, maxLength: number, field = 'description') {

@@ -1,7 +1,7 @@
 import { TAX_TEXT_LIMITS } from '../../common/contract-limits';
 import { isCountryCode } from '../../common/countries';
-import type { FieldViolation } from '../../common/errors';
 import { identifierViolations } from '../../common/identifiers';
+import { type Checked, checkText } from '../../common/text-fields';
 import type { Address } from './address';
 
 /** Field rules shared by tax forms and tax settings; field names are the API's (snake_case). */
@@ -16,23 +16,10 @@ export interface AddressInput {
   country: string;
 }
 
-export interface Checked<T> {
-  value: T;
-  violations: FieldViolation[];
-}
+export { type Checked, checkText };
 
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const US_ZIP = /^\d{5}(?:-\d{4})?$/;
-
-/** Required text: trimmed, 1 to maxLength characters, no control characters. */
-export function checkText(value: string | undefined, field: string, maxLength: number): Checked<string> {
-  const trimmed = (value ?? '').trim();
-  if (trimmed.length === 0) return { value: trimmed, violations: [{ field, reason: 'is required' }] };
-  if (trimmed.length > maxLength) return { value: trimmed, violations: [{ field, reason: `must be at most ${maxLength} characters` }] };
-  if (CONTROL_CHARACTERS.test(trimmed)) return { value: trimmed, violations: [{ field, reason: 'must not contain control characters' }] };
-  return { value: trimmed, violations: [] };
-}
 
 /** Optional text: absent or blank is null; otherwise as checkText. */
 export function checkOptionalText(value: string | undefined | null, field: string, maxLength: number): Checked<string | null> {
