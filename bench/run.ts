@@ -106,7 +106,7 @@ async function main(): Promise<number> {
   let lookupRuns: { gateway: RunFigures; direct: RunFigures; prepared: RunFigures; sql: string; plan: string; notes: string[]; users: number; entries: number } | undefined;
   const cpu = new Map<string, PhaseCpu>();
   let memoryReport: MemoryReport | undefined;
-  let stackInfo = '';
+  let stackInfo: string;
   try {
     progress('starting the stack (node dist/scripts/start-stack.js)');
     stack = await startStack({

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { QueueKit } from '../../services/common/queue';
 import { applyEntryBatchJob } from '../../services/audience/jobs/apply-entry-batch.job';
 import { createLogger } from '../../services/common/logger';
-import { createProject, createSegment, evmAddress, mixedCase, type TestProject } from '../helpers/fixtures';
+import { createProject, createSegment, evmAddress, type TestProject } from '../helpers/fixtures';
 import { holdRowLock } from '../helpers/faults/row-lock';
 import { runJob } from '../helpers/jobs';
 import { pollUntil } from '../helpers/poll';

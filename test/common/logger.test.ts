@@ -11,6 +11,7 @@ const SECRETS = ['sk_live_secret', '123-45-6789'];
 /** A pretty line: `[12:00:00.000] INFO: fixture: line 1`. */
 const PRETTY_LINE = /^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: fixture: line 1$/m;
 // Colour codes a terminal gets, and the carriage returns of its line endings.
+// eslint-disable-next-line no-control-regex -- ESC starts the colour codes it removes
 const plain = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '').replace(/\r/g, '');
 
 describe('the log format', () => {

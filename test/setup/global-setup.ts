@@ -27,6 +27,7 @@ export default async function globalSetup(): Promise<void> {
   } catch (error) {
     throw new Error(
       `tests need PostgreSQL at ${databaseUrl('postgres')} (set DATABASE_URL, or TESTCONTAINERS=1 with a container engine): ${String(error)}`,
+      { cause: error },
     );
   }
   await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(template)}`);
