@@ -1,5 +1,5 @@
-import { createProject, createSegment, evmAddress, mixedCase, type TestProject } from '../test/helpers/fixtures';
-import { startStack, type TestStack } from '../test/helpers/stack';
+import { createSegment, evmAddress, mixedCase, startStackWithProject, type TestProject } from '../test/helpers/fixtures';
+import type { TestStack } from '../test/helpers/stack';
 import { ReferralApiError, ReferralClient } from './index';
 
 describe('ReferralClient against the running gateway', () => {
@@ -8,8 +8,7 @@ describe('ReferralClient against the running gateway', () => {
   let client: ReferralClient;
 
   beforeAll(async () => {
-    stack = await startStack();
-    project = await createProject(stack);
+    ({ stack, project } = await startStackWithProject());
     client = new ReferralClient({ baseUrl: `${stack.baseUrl}/`, apiKey: project.keys.service });
   });
   afterAll(() => stack.stop());

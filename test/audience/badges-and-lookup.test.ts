@@ -1,12 +1,11 @@
-import { createProject, createSegment, evmAddress, mixedCase, type TestProject } from '../helpers/fixtures';
-import { startStack, type TestStack } from '../helpers/stack';
+import { createProject, createSegment, evmAddress, mixedCase, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import type { TestStack } from '../helpers/stack';
 
 describe('badges and the user audience lookup', () => {
   let stack: TestStack;
   let project: TestProject;
   beforeAll(async () => {
-    stack = await startStack();
-    project = await createProject(stack);
+    ({ stack, project } = await startStackWithProject());
   });
   afterAll(() => stack.stop());
 

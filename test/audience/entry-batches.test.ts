@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { QueueKit } from '../../services/common/queue';
 import { applyEntryBatchJob } from '../../services/audience/jobs/apply-entry-batch.job';
 import { createLogger } from '../../services/common/logger';
-import { createProject, createSegment, evmAddress, type TestProject } from '../helpers/fixtures';
+import { createProject, createSegment, evmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { holdRowLock } from '../helpers/faults/row-lock';
 import { runJob } from '../helpers/jobs';
 import { pollUntil } from '../helpers/poll';
-import { startStack, startTestGateway, type TestStack } from '../helpers/stack';
+import { startTestGateway, type TestStack } from '../helpers/stack';
 
 const evm = (n: number) => ({ identifier: evmAddress(n), identifier_type: 'evm_address' });
 
@@ -15,8 +15,7 @@ describe('batch entry add (POST /v1/audience-segments/{segmentId}/entries/batch)
   let project: TestProject;
   let queues: QueueKit;
   beforeAll(async () => {
-    stack = await startStack();
-    project = await createProject(stack);
+    ({ stack, project } = await startStackWithProject());
     queues = new QueueKit({ redisUrl: stack.redisUrl, prefix: stack.queuePrefix, logger: createLogger({ service: 'test', level: 'silent' }) });
   });
   afterAll(async () => {

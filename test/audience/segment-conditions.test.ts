@@ -1,5 +1,5 @@
-import { createProject, createSegment, type TestProject } from '../helpers/fixtures';
-import { startStack, type TestStack } from '../helpers/stack';
+import { createSegment, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import type { TestStack } from '../helpers/stack';
 
 /** A JSON object nested `levels` deep: {"a":{"a":…{"a":1}}}. */
 const nested = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
@@ -14,8 +14,7 @@ describe('segment conditions', () => {
   let stack: TestStack;
   let project: TestProject;
   beforeAll(async () => {
-    stack = await startStack();
-    project = await createProject(stack);
+    ({ stack, project } = await startStackWithProject());
   });
   afterAll(() => stack.stop());
 

@@ -1,12 +1,11 @@
-import { createProject, createSegment, evmAddress, type TestProject } from '../helpers/fixtures';
-import { startStack, type TestStack } from '../helpers/stack';
+import { createProject, createSegment, evmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import type { TestStack } from '../helpers/stack';
 
 describe('audience segments (dashboard)', () => {
   let stack: TestStack;
   let project: TestProject;
   beforeAll(async () => {
-    stack = await startStack();
-    project = await createProject(stack);
+    ({ stack, project } = await startStackWithProject());
   });
   afterAll(() => stack.stop());
 

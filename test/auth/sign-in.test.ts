@@ -1,6 +1,6 @@
-import { createProject, type TestProject } from '../helpers/fixtures';
+import { startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { ApiResponse } from '../helpers/http';
-import { startStack, TEST_PLATFORM_KEY, TEST_SIWE, type TestStack } from '../helpers/stack';
+import { TEST_PLATFORM_KEY, TEST_SIWE, type TestStack } from '../helpers/stack';
 import { newWallet, signIn, type TestWallet } from '../helpers/wallet';
 
 const viemSiwe = () => import('viem/siwe');
@@ -10,8 +10,7 @@ describe('wallet sign-in (Sign-In with Ethereum)', () => {
   let project: TestProject;
   let wallet: TestWallet;
   beforeAll(async () => {
-    stack = await startStack();
-    project = await createProject(stack);
+    ({ stack, project } = await startStackWithProject());
     wallet = await newWallet();
   });
   afterAll(() => stack.stop());

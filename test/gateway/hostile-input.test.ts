@@ -1,5 +1,5 @@
-import { createProject, createSegment, evmAddress, type TestProject } from '../helpers/fixtures';
-import { startStack, TEST_PLATFORM_KEY, type TestStack } from '../helpers/stack';
+import { createSegment, evmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { TEST_PLATFORM_KEY, type TestStack } from '../helpers/stack';
 import { newWallet, signIn } from '../helpers/wallet';
 
 /**
@@ -77,8 +77,7 @@ describe('hostile input', () => {
   let operations: Operation[];
 
   beforeAll(async () => {
-    stack = await startStack();
-    project = await createProject(stack);
+    ({ stack, project } = await startStackWithProject());
     const segment = await createSegment(stack, project);
     const sacrificial = await createSegment(stack, project);
     const job = await stack.api.post(`/v1/audience-segments/${segment.id}/entries/batch?wait=true`, {

@@ -1,13 +1,12 @@
 import { connect } from 'node:net';
-import { createProject, createSegment, type TestProject } from '../helpers/fixtures';
+import { createProject, createSegment, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { startStack, TEST_PLATFORM_KEY, type TestStack } from '../helpers/stack';
 
 describe('HTTP conventions of the gateway', () => {
   let stack: TestStack;
   let project: TestProject;
   beforeAll(async () => {
-    stack = await startStack({ gatewayEnv: { JSON_BODY_LIMIT: '1kb', RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '5' } });
-    project = await createProject(stack);
+    ({ stack, project } = await startStackWithProject({ gatewayEnv: { JSON_BODY_LIMIT: '1kb', RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '5' } }));
   });
   afterAll(() => stack.stop());
 
@@ -102,8 +101,7 @@ describe('input refused at the edge (what PostgreSQL cannot store, malformed pat
   let stack: TestStack;
   let project: TestProject;
   beforeAll(async () => {
-    stack = await startStack();
-    project = await createProject(stack);
+    ({ stack, project } = await startStackWithProject());
   });
   afterAll(() => stack.stop());
 

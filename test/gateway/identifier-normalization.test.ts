@@ -1,5 +1,5 @@
-import { createProject, createSegment, evmAddress, type TestProject } from '../helpers/fixtures';
-import { startStack, type TestStack } from '../helpers/stack';
+import { createProject, createSegment, evmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import type { TestStack } from '../helpers/stack';
 import { adminPaths, requireTaxInfo, signedInAffiliate, TIN, w9 } from '../tax/tax-forms';
 
 /**
@@ -11,8 +11,7 @@ describe('identifiers are canonical from the HTTP edge on', () => {
   let stack: TestStack;
   let project: TestProject;
   beforeAll(async () => {
-    stack = await startStack();
-    project = await createProject(stack);
+    ({ stack, project } = await startStackWithProject());
     await requireTaxInfo(stack, project);
   });
   afterAll(() => stack.stop());

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Api } from './http';
-import { TEST_PLATFORM_KEY } from './stack';
+import { type StackOptions, startStack, TEST_PLATFORM_KEY, type TestStack } from './stack';
 
 /** Anything with the gateway's API: a whole test stack, or a fault stack's gateway. */
 type WithApi = { api: Api };
@@ -22,6 +22,17 @@ export async function createProject(stack: WithApi, name = 'Test program'): Prom
     keys: { admin: byRole('admin').key, service: byRole('service_role').key, readOnly: byRole('read_only').key },
     keyIds: { admin: byRole('admin').id, service: byRole('service_role').id, readOnly: byRole('read_only').id },
   };
+}
+
+/** The usual start of an HTTP test file: a stack (see startStack) and a project in it. */
+export async function startStackWithProject(options?: StackOptions): Promise<{ stack: TestStack; project: TestProject }> {
+  const stack = await startStack(options);
+  try {
+    return { stack, project: await createProject(stack) };
+  } catch (error) {
+    await stack.stop();
+    throw error;
+  }
 }
 
 export async function createSegment(stack: WithApi, project: TestProject, body: Record<string, unknown> = {}) {

@@ -1,5 +1,5 @@
-import { createProject, type TestProject } from '../helpers/fixtures';
-import { startStack, type TestStack } from '../helpers/stack';
+import { createProject, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import type { TestStack } from '../helpers/stack';
 import { adminPaths, type Affiliate, requireTaxInfo, signedInAffiliate, TIN, w8ben, w9 } from './tax-forms';
 
 const FULL_TIN_FORMS = [TIN.ssn, TIN.ssnDigits];
@@ -15,8 +15,7 @@ describe('protecting tax information', () => {
   let affiliate: Affiliate;
   let recordId: string;
   beforeAll(async () => {
-    stack = await startStack();
-    project = await createProject(stack);
+    ({ stack, project } = await startStackWithProject());
     await requireTaxInfo(stack, project);
     affiliate = await signedInAffiliate(stack, project);
     const submitted = await affiliate.submit(w9());

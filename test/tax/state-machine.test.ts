@@ -1,5 +1,5 @@
-import { createProject, type TestProject } from '../helpers/fixtures';
-import { startStack, type TestStack } from '../helpers/stack';
+import { startStackWithProject, type TestProject } from '../helpers/fixtures';
+import type { TestStack } from '../helpers/stack';
 import { adminPaths, type Affiliate, requireTaxInfo, signedInAffiliate, statusEvents, w9 } from './tax-forms';
 
 const START = '2026-11-21T12:00:00.000Z';
@@ -13,8 +13,7 @@ describe('tax status transitions over HTTP', () => {
   let stack: TestStack;
   let project: TestProject;
   beforeAll(async () => {
-    stack = await startStack();
-    project = await createProject(stack);
+    ({ stack, project } = await startStackWithProject());
     await requireTaxInfo(stack, project);
   });
   afterAll(() => stack.stop());

@@ -1,5 +1,5 @@
-import { createProject, type TestProject } from '../helpers/fixtures';
-import { startStack, type TestStack } from '../helpers/stack';
+import { startStackWithProject, type TestProject } from '../helpers/fixtures';
+import type { TestStack } from '../helpers/stack';
 import { adminPaths, type Affiliate, requireTaxInfo, signedInAffiliate, TIN, w8ben, w9 } from './tax-forms';
 
 /**
@@ -16,8 +16,7 @@ describe('a tax record that cannot be decrypted', () => {
   let healthyId: string;
 
   beforeAll(async () => {
-    stack = await startStack();
-    project = await createProject(stack);
+    ({ stack, project } = await startStackWithProject());
     await requireTaxInfo(stack, project);
     healthy = await signedInAffiliate(stack, project);
     damaged = await signedInAffiliate(stack, project);

@@ -1,5 +1,5 @@
-import { createProject, type TestProject } from '../helpers/fixtures';
-import { startStack, type TestStack } from '../helpers/stack';
+import { createProject, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import type { TestStack } from '../helpers/stack';
 import { type Affiliate, signedInAffiliate, w8ben, w8bene, w9 } from './tax-forms';
 
 const US = { line1: '1 Main St', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' };
@@ -11,8 +11,7 @@ describe('tax form validation (POST affiliate-portal/tax-info)', () => {
   let project: TestProject;
   let affiliate: Affiliate;
   beforeAll(async () => {
-    stack = await startStack();
-    project = await createProject(stack);
+    ({ stack, project } = await startStackWithProject());
     affiliate = await signedInAffiliate(stack, project);
   });
   afterAll(() => stack.stop());
