@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentEntry, presentSegment } from './audience.presenters';
@@ -15,6 +16,14 @@ import { listSegments } from './list-segments';
 const tags = ['Audiences (dashboard)'];
 const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
 const reader = { kind: 'api_key', roles: ['admin', 'read_only'], project: 'path' } as const;
+
+/** A body's description and condition as the service takes them: null is unset, the condition travels as JSON text. */
+function optionalSegmentFields(body: Pick<z.infer<typeof updateSegmentBody>, 'description' | 'condition'>) {
+  return {
+    description: body.description ?? undefined,
+    conditionJson: body.condition ? JSON.stringify(body.condition) : undefined,
+  };
+}
 
 /** Segment management under /api/v1/projects/:projectId/audiences (admin keys). */
 export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
@@ -35,8 +44,7 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
         const segment = await clients.audience.createSegment({
           projectId: caller.projectId,
           name: body.name,
-          description: body.description ?? undefined,
-          conditionJson: body.condition ? JSON.stringify(body.condition) : undefined,
+          ...optionalSegmentFields(body),
         });
         return { status: 201, body: presentSegment(segment) };
       },
@@ -92,8 +100,7 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
           segmentId: params.audienceId,
           updateMask: mask,
           name: body.name,
-          description: body.description ?? undefined,
-          conditionJson: body.condition ? JSON.stringify(body.condition) : undefined,
+          ...optionalSegmentFields(body),
         });
         return { status: 200, body: presentSegment(segment) };
       },
