@@ -2,6 +2,7 @@ import { RecordStatus, W8ExpiryRule } from '../../../gen/referral/tax/v1/enums';
 import { optionalEnumValue } from '../../../services/common/enums';
 import { listBody } from '../../http/list';
 import { required } from '../../http/present';
+import type { CallerFor } from '../../auth/caller';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentAuditEntry, presentTaxInfo, presentTaxSettings, presentTaxStatus, presentUser, toSettingsAddress } from './tax.presenters';
@@ -20,6 +21,15 @@ import {
 
 const tags = ['Tax administration'];
 const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
+
+/** Whose record an admin acts on (path and query), and who acts, as the history and the audit log name them. */
+function adminAction(params: { userIdentifier: string }, query: { user_identifier_type: string }, caller: CallerFor<typeof admin>) {
+  return {
+    projectId: caller.projectId,
+    user: { identifier: params.userIdentifier, identifierType: query.user_identifier_type },
+    actor: { apiKeyId: caller.keyId },
+  };
+}
 
 /** Tax settings, the review queue, approve/revoke, the unmasked read and its audit log (admin keys). */
 export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
@@ -108,11 +118,7 @@ export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
         },
       },
       async ({ params, query, caller }) => {
-        const status = await clients.tax.approveTaxInfo({
-          projectId: caller.projectId,
-          user: { identifier: params.userIdentifier, identifierType: query.user_identifier_type },
-          actor: { apiKeyId: caller.keyId },
-        });
+        const status = await clients.tax.approveTaxInfo(adminAction(params, query, caller));
         return { status: 200, body: presentTaxStatus(status) };
       },
     ),
@@ -133,12 +139,7 @@ export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
         },
       },
       async ({ params, query, body, caller }) => {
-        const status = await clients.tax.revokeTaxInfo({
-          projectId: caller.projectId,
-          user: { identifier: params.userIdentifier, identifierType: query.user_identifier_type },
-          actor: { apiKeyId: caller.keyId },
-          reason: body.reason,
-        });
+        const status = await clients.tax.revokeTaxInfo({ ...adminAction(params, query, caller), reason: body.reason });
         return { status: 200, body: presentTaxStatus(status) };
       },
     ),
@@ -160,11 +161,7 @@ export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
         },
       },
       async ({ params, query, caller }) => {
-        const result = await clients.tax.getTaxInfoUnmasked({
-          projectId: caller.projectId,
-          user: { identifier: params.userIdentifier, identifierType: query.user_identifier_type },
-          actor: { apiKeyId: caller.keyId },
-        });
+        const result = await clients.tax.getTaxInfoUnmasked(adminAction(params, query, caller));
         const status = required(result.status, 'status');
         return {
           status: 200,
