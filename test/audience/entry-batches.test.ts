@@ -199,15 +199,7 @@ describe('batch entry add (POST /v1/audience-segments/{segmentId}/entries/batch)
 
   it('answers 503, having stored nothing, when the segment stays locked by other work past the deadline', async () => {
     // A gateway whose calls have a short deadline, so the lock outlasts it quickly.
-    const hurried = await startTestGateway({
-      databaseUrl: stack.databaseUrl,
-      redisUrl: stack.redisUrl,
-      queuePrefix: stack.queuePrefix,
-      grpcAddresses: stack.grpcAddresses,
-      clock: stack.clock,
-      logs: stack.logs,
-      env: { GRPC_TIMEOUT_MS: '1500' },
-    });
+    const hurried = await startTestGateway({ ...stack, env: { GRPC_TIMEOUT_MS: '1500' } });
     const segment = await createSegment(stack, project);
     const lock = await holdRowLock(stack.databaseUrl, 'SELECT 1 FROM audience.segments WHERE id = $1 FOR UPDATE', [segment.id]);
     try {

@@ -1,8 +1,8 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { EffectiveTaxStatus, FormType, TaxClassification, TinType } from '../../gen/referral/tax/v1/enums';
-import { createProject, createSegment, mixedCase, type TestProject } from '../helpers/fixtures';
+import { createSegment, mixedCase, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { grpcRefusal, type ServiceClients, serviceClients } from '../helpers/rpc';
-import { startStack, type TestStack } from '../helpers/stack';
+import type { TestStack } from '../helpers/stack';
 
 /**
  * Defence in depth behind the gateway: a service refuses an id or a user spelled otherwise than
@@ -19,9 +19,8 @@ describe('services refuse non-canonical ids over gRPC', () => {
   const evmAddress = (n: number) => `0xabcdef${n.toString(16).padStart(34, '0')}`;
 
   beforeAll(async () => {
-    stack = await startStack();
+    ({ stack, project } = await startStackWithProject());
     clients = serviceClients(stack);
-    project = await createProject(stack);
     segmentId = (await createSegment(stack, project)).id;
   });
   afterAll(async () => {

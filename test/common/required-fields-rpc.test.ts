@@ -1,8 +1,8 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { FormType, type RecordStatus } from '../../gen/referral/tax/v1/enums';
-import { createProject, createSegment, evmAddress, type TestProject } from '../helpers/fixtures';
+import { createSegment, evmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { grpcRefusal, type ServiceClients, serviceClients } from '../helpers/rpc';
-import { startStack, type TestStack } from '../helpers/stack';
+import type { TestStack } from '../helpers/stack';
 
 /**
  * proto3 lets every message field be absent on the wire. Each service's gRPC layer resolves that
@@ -18,9 +18,8 @@ describe('services refuse a request without a required field', () => {
   const user = { identifier: evmAddress(1), identifierType: 'evm_address' };
 
   beforeAll(async () => {
-    stack = await startStack();
+    ({ stack, project } = await startStackWithProject());
     clients = serviceClients(stack);
-    project = await createProject(stack);
     segmentId = (await createSegment(stack, project)).id;
   });
   afterAll(async () => {

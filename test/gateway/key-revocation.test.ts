@@ -13,14 +13,7 @@ describe('API key revocation across gateway replicas', () => {
   let second: TestGateway;
   beforeAll(async () => {
     stack = await startStack();
-    second = await startTestGateway({
-      databaseUrl: stack.databaseUrl,
-      redisUrl: stack.redisUrl,
-      queuePrefix: stack.queuePrefix,
-      grpcAddresses: stack.grpcAddresses,
-      clock: stack.clock,
-      logs: stack.logs,
-    });
+    second = await startTestGateway(stack);
   });
   afterAll(async () => {
     await second.stop();

@@ -135,7 +135,8 @@ export interface TestGateway extends RunningProcess {
 
 /**
  * A gateway in this test process over a given database, Redis and services: startStack's, or a
- * second replica beside it (same database and key prefix), or one in front of service processes.
+ * second replica beside it (same database and key prefix: pass the TestStack itself), or one in
+ * front of service processes.
  */
 export async function startTestGateway(options: {
   databaseUrl: string;
