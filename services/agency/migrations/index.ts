@@ -1,7 +1,9 @@
 import type { Migration } from 'kysely';
 import * as agencyTables from './0001_agency_tables';
+import * as agencyPrograms from './0002_agency_programs';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const agencyMigrations: Record<string, Migration> = {
   '0001_agency_tables': agencyTables,
+  '0002_agency_programs': agencyPrograms,
 };

@@ -1,0 +1,89 @@
+import type { Kysely } from 'kysely';
+import { type AgencyDomain, buildAgencyDomain } from '../../services/agency/composition';
+import type { AgencyDatabase } from '../../services/agency/database';
+import type { AudienceDirectory, SegmentSummary, TierLookup } from '../../services/agency/domain/audience-directory';
+import type { ApprovalHook } from '../../services/agency/repositories/application.repository';
+import { type AudienceDomain, buildAudienceDomain } from '../../services/audience/composition';
+import type { AudienceDatabase } from '../../services/audience/database';
+import { BullEntryBatchScheduler } from '../../services/audience/jobs/entry-batch-scheduler';
+import { openDatabase } from '../../services/common/db/database';
+import { DomainError } from '../../services/common/errors';
+import type { UserIdentifier } from '../../services/common/identifiers';
+import { QueueKit } from '../../services/common/queue';
+import { SERVICE_CATALOG } from '../../services/common/service-catalog';
+import { TEST_REDIS_URL } from '../setup/test-env';
+import { TestClock } from './clock';
+import type { DomainHarness } from './domain';
+import { LogCapture } from './log-capture';
+import { createTestDatabase, deleteKeys, newQueuePrefix } from './stack';
+import pg from 'pg';
+
+/**
+ * The agency's view of the audience service in the medium tier: the real audience domain on the
+ * same test database, called in process instead of over gRPC (what GrpcAudienceDirectory does in
+ * the service). Segments, entries and tiers are made with `audience`.
+ */
+class DomainAudienceDirectory implements AudienceDirectory {
+  constructor(private readonly audience: AudienceDomain) {}
+
+  async segment(projectId: string, segmentId: string): Promise<SegmentSummary | undefined> {
+    try {
+      const segment = await this.audience.segments.get(projectId, segmentId);
+      return { id: segment.id, name: segment.name, type: segment.conditionJson === null ? 'static' : 'dynamic', tierRank: null };
+    } catch (error) {
+      if (error instanceof DomainError && error.kind === 'not_found') return undefined;
+      throw error;
+    }
+  }
+
+  async tiers(_projectId: string, users: readonly UserIdentifier[], _tierIds: readonly string[]): Promise<TierLookup> {
+    return { current: users.map(() => null), byId: new Map() };
+  }
+}
+
+export interface AgencyHarness extends DomainHarness<AgencyDomain, AgencyDatabase> {
+  audience: AudienceDomain;
+  audienceDb: Kysely<AudienceDatabase>;
+}
+
+/**
+ * The agency domain (test/medium/agency) beside the audience domain on one cloned database, with
+ * the test clock. `approvalHook` replaces what an approval commits with it (the service's outbox event).
+ */
+export async function startAgencyDomain(options: { clock?: TestClock; approvalHook?: ApprovalHook } = {}): Promise<AgencyHarness> {
+  const clock = options.clock ?? new TestClock();
+  const logs = new LogCapture();
+  const database = await createTestDatabase();
+  const agencyDb = openDatabase<AgencyDatabase>({ url: database.url, schema: SERVICE_CATALOG.agency.schema, poolMax: 4, applicationName: 'test-medium', logger: logs.logger('db') });
+  const audienceDb = openDatabase<AudienceDatabase>({ url: database.url, schema: SERVICE_CATALOG.audience.schema, poolMax: 2, applicationName: 'test-medium', logger: logs.logger('db') });
+  const sql = new pg.Pool({ connectionString: database.url, max: 2 });
+  sql.on('error', () => undefined);
+  const prefix = newQueuePrefix();
+  const queues = new QueueKit({ redisUrl: TEST_REDIS_URL, prefix, logger: logs.logger('queue') });
+  await queues.ready();
+  const audience = buildAudienceDomain({ db: audienceDb.db, clock, logger: logs.logger('audience'), scheduler: new BullEntryBatchScheduler(queues) });
+  const domain = buildAgencyDomain({
+    db: agencyDb.db,
+    clock,
+    logger: logs.logger('agency'),
+    audience: new DomainAudienceDirectory(audience),
+    approvalHook: options.approvalHook ?? (async () => undefined),
+  });
+  return {
+    domain,
+    audience,
+    audienceDb: audienceDb.db,
+    db: agencyDb.db,
+    sql,
+    clock,
+    logs,
+    stop: async () => {
+      await queues.close();
+      await deleteKeys(TEST_REDIS_URL, `${prefix}:*`);
+      await agencyDb.close();
+      await audienceDb.close();
+      await sql.end();
+      await database.drop();
+    },
+  };
+}
