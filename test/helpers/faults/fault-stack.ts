@@ -90,17 +90,19 @@ export async function startFaultStack(options: FaultStackOptions): Promise<Fault
 
   try {
     const addresses = {} as GrpcAddresses;
+    const ports = await Promise.all(CATALOG.map(() => freePort()));
+    CATALOG.forEach(({ name }, index) => (addresses[name] = `127.0.0.1:${ports[index]}`));
+    // Every service finds the others where the gateway does (the agency calls the audience service).
+    const peers = Object.fromEntries(CATALOG.map((entry) => [entry.addressVariable, addresses[entry.name]]));
     await Promise.all(
-      CATALOG.map(async ({ name, grpcService }) => {
-        const port = await freePort();
-        addresses[name] = `127.0.0.1:${port}`;
+      CATALOG.map(async ({ name, grpcService }, index) => {
         if (!options.services.includes(name)) return;
         services[name] = await ServiceProcess.start({
           name,
           entry: `services/${name}/main.ts`,
-          grpcPort: port,
+          grpcPort: ports[index]!,
           healthName: grpcService,
-          env: { ...commonEnv(database.url, redisUrl, queuePrefix), ...TEST_SERVICE_ENV[name], ...FAULT_TIMING, LOG_LEVEL: 'info', ...options.serviceEnv },
+          env: { ...commonEnv(database.url, redisUrl, queuePrefix), ...peers, ...TEST_SERVICE_ENV[name], ...FAULT_TIMING, LOG_LEVEL: 'info', ...options.serviceEnv },
         });
       }),
     );
