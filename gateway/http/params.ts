@@ -33,6 +33,9 @@ export const PATH_PARAMETERS = {
   jobId: resourceId,
   keyId: resourceId,
   userIdentifier: userIdentifierParam,
+  /** A wallet address in an SDK-style path (/api/v1/affiliates/{address}). */
+  address: userIdentifierParam,
+  code: z.string().max(64).describe('A referral code (its letter case is ignored)'),
 } as const;
 
 export type PathParameter = keyof typeof PATH_PARAMETERS;
