@@ -101,7 +101,7 @@ describe('affiliates (domain)', () => {
       const { user } = await newAffiliate(harness, projectId);
       const results = await Promise.allSettled(Array.from({ length: 30 }, (_, n) => affiliates().addCode(projectId, user, `race_${n}`)));
       expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(19);
-      expect(results.filter((result) => result.status === 'rejected').map((result) => (result as PromiseRejectedResult).reason.code)).toEqual(
+      expect(results.filter((result) => result.status === 'rejected').map((result) => (result).reason.code)).toEqual(
         Array(11).fill('CODE_LIMIT_REACHED'),
       );
       expect((await affiliates().get(projectId, user)).codes).toHaveLength(20);
