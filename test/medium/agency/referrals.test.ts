@@ -48,7 +48,7 @@ describe('referrals (domain)', () => {
     const results = await Promise.allSettled(affiliates.map((affiliate) => refer(projectId, user, affiliate.code)));
     const won = results.filter((result) => result.status === 'fulfilled');
     expect(won).toHaveLength(1);
-    expect(results.filter((result) => result.status === 'rejected').map((result) => (result as PromiseRejectedResult).reason.code)).toEqual(
+    expect(results.filter((result) => result.status === 'rejected').map((result) => (result).reason.code)).toEqual(
       Array(99).fill('ALREADY_REFERRED'),
     );
     const winner = (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof refer>>>).value.referral.affiliate.id;
