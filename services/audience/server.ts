@@ -1,3 +1,4 @@
+import { startOutboxRelay } from '../common/outbox/runtime';
 import type { ServiceRuntime } from '../common/service-runtime';
 import type { AudienceConfig } from './config';
 import { buildAudienceDomain } from './composition';
@@ -17,6 +18,7 @@ export async function composeAudienceService(runtime: ServiceRuntime<AudienceDat
 
   runtime.process(applyEntryBatchJob, applyEntryBatch(domain.batches), config.BATCH_WORKER_CONCURRENCY);
   relay.register(entryBatchRelay(domain.batches));
+  startOutboxRelay(runtime, config);
 
   return createAudienceGrpcService(domain, logger);
 }
