@@ -70,9 +70,10 @@ export async function startOutboxProbe(options: { databaseUrl?: string; redisUrl
       await queues.close();
       if (!options.queuePrefix) await deleteKeys(redisUrl, `${queuePrefix}:*`);
       await opened.close();
+      // In a stack's database, the probe's schema goes with it; otherwise the whole database does.
+      if (!database) await pool.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`).catch(() => undefined);
       await pool.end();
       if (database) await database.drop();
-      else await new pg.Pool({ connectionString: url, max: 1 }).query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`).catch(() => undefined);
     },
   };
 }

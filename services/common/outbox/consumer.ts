@@ -10,6 +10,12 @@ import type { OutboxTables, ProcessedOutcome } from './tables';
 /** What a handler may answer: nothing (its effect is applied), or why the event asks for nothing that can still be done. */
 export type HandleResult = void | { ignored: string };
 
+/** What a handler gets besides the event: the consumer's clock reading and logger. */
+export interface ConsumerContext {
+  now: Date;
+  logger: Logger;
+}
+
 /** The job that carries events to one consumer: its queue, and a job id per (event, consumer). */
 export type EventJob = JobDefinition<EventJobData> & { jobId: (data: EventJobData) => string };
 
@@ -22,7 +28,7 @@ export interface EventConsumer<DB extends OutboxTables = OutboxTables, T extends
    * happen or neither, so a redelivered event changes nothing. Throwing rolls back and retries
    * (with backoff); answer `{ ignored }` for an event that can never apply, so it is not retried.
    */
-  handle(trx: Transaction<DB>, event: OutboxEventOf<T>): Promise<HandleResult>;
+  handle(trx: Transaction<DB>, event: OutboxEventOf<T>, context: ConsumerContext): Promise<HandleResult>;
 }
 
 /** The job of a consumer of the catalog (events/consumers.ts): what producers queue and the consumer runs. */
@@ -44,7 +50,7 @@ export function consumerJob(consumer: Pick<EventConsumerEntry, 'name'>): EventJo
 export function defineConsumer<DB extends OutboxTables, T extends EventType>(definition: {
   name: string;
   eventTypes: readonly T[];
-  handle(trx: Transaction<DB>, event: OutboxEventOf<T>): Promise<HandleResult>;
+  handle(trx: Transaction<DB>, event: OutboxEventOf<T>, context: ConsumerContext): Promise<HandleResult>;
 }): EventConsumer<DB, T> {
   const entry: EventConsumerEntry | undefined = Object.hasOwn(EVENT_CONSUMERS, definition.name)
     ? (EVENT_CONSUMERS as Record<string, EventConsumerEntry>)[definition.name]
@@ -95,7 +101,7 @@ export async function deliverEvent<DB extends OutboxTables>(
       .returning('event_id')
       .executeTakeFirst();
     if (!claimed) return 'duplicate';
-    const result = await consumer.handle(trx, event as OutboxEventOf<EventType>);
+    const result = await consumer.handle(trx, event as OutboxEventOf<EventType>, { now: clock.now(), logger });
     if (!result) return 'handled';
     logger.warn({ consumer: consumer.name, event_id: data.id, event_type: data.type, reason: result.ignored }, 'event ignored by its consumer');
     await asOutbox(trx)

@@ -8,6 +8,11 @@ import { consumerJob } from './consumer';
 import type { EventJobData } from './event';
 import type { OutboxTables } from './tables';
 
+/** What domain code needs of the relay: to say that a commit appended events. */
+export interface OutboxWaker {
+  wake(): void;
+}
+
 export interface OutboxRelayOptions {
   /** The producing service: names its marker in Redis (one outbox per service). */
   service: string;
