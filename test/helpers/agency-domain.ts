@@ -43,6 +43,8 @@ class DomainAudienceDirectory implements AudienceDirectory {
 
 export interface AgencyHarness extends DomainHarness<AgencyDomain, AgencyDatabase> {
   audience: AudienceDomain;
+  /** The agency's AudienceDirectory over `audience`. */
+  directory: AudienceDirectory;
   audienceDb: Kysely<AudienceDatabase>;
 }
 
@@ -61,17 +63,26 @@ export async function startAgencyDomain(options: { clock?: TestClock; approvalHo
   const prefix = newQueuePrefix();
   const queues = new QueueKit({ redisUrl: TEST_REDIS_URL, prefix, logger: logs.logger('queue') });
   await queues.ready();
-  const audience = buildAudienceDomain({ db: audienceDb.db, clock, logger: logs.logger('audience'), scheduler: new BullEntryBatchScheduler(queues) });
+  // The audience's events stay in its outbox: no relay runs here (the HTTP and fault tests run the real one).
+  const audience = buildAudienceDomain({
+    db: audienceDb.db,
+    clock,
+    logger: logs.logger('audience'),
+    scheduler: new BullEntryBatchScheduler(queues),
+    outbox: { wake: () => undefined },
+  });
+  const directory = new DomainAudienceDirectory(audience);
   const domain = buildAgencyDomain({
     db: agencyDb.db,
     clock,
     logger: logs.logger('agency'),
-    audience: new DomainAudienceDirectory(audience),
+    audience: directory,
     approvalHook: options.approvalHook ?? (async () => undefined),
   });
   return {
     domain,
     audience,
+    directory,
     audienceDb: audienceDb.db,
     db: agencyDb.db,
     sql,

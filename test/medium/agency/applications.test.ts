@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { ApplicationRecord } from '../../../services/agency/repositories/application.repository';
 import type { ApplicationAction, ApplicationStatus } from '../../../services/agency/domain/vocabulary';
 import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
-import { ADMIN, newCode, newProject, newUser } from './fixtures';
+import { ADMIN, newCode, newProject, newUser } from './program-fixtures';
 
 const START = '2026-11-21T12:00:00.000Z';
 type User = ReturnType<typeof newUser>;

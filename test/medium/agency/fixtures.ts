@@ -1,20 +1,27 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import type { AffiliateRecord } from '../../../services/agency/repositories/affiliate.repository';
+import { randomUUID } from 'node:crypto';
 import type { AgencyHarness } from '../../helpers/agency-domain';
 import { randomEvmAddress } from '../../helpers/fixtures';
 
-/** The agency's medium-tier fixtures: projects, users and affiliates of their own per test. */
-export const newUser = () => ({ identifier: randomEvmAddress(), identifierType: 'evm_address' });
-export const newProject = () => randomUUID();
-/** An admin API key's id: who acts. */
-export const ADMIN = randomUUID();
-export const actor = { apiKeyId: ADMIN };
+export type { AgencyHarness };
 
-export const newCode = () => `c${randomBytes(5).toString('hex')}`;
+/** A project id of its own per test: projects live in the gateway's schema, the agency only names them. */
+export const newProject = (): string => randomUUID();
 
-/** An affiliate of the project, with a code of its own. */
-export async function newAffiliate(harness: AgencyHarness, projectId: string, name = `Affiliate ${randomBytes(3).toString('hex')}`): Promise<AffiliateRecord> {
-  return harness.domain.affiliates.create(projectId, newUser(), { name, code: newCode() });
+export function newUser(): { identifier: string; identifierType: 'evm_address' } {
+  return { identifier: randomEvmAddress(), identifierType: 'evm_address' };
 }
 
-export const userOf = (affiliate: AffiliateRecord) => affiliate.user;
+let codes = 0;
+/** A fresh valid code. */
+export function newCode(prefix = 'code'): string {
+  codes += 1;
+  return `${prefix}_${codes}_${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** An affiliate with one code; answers the user and the code. */
+export async function newAffiliate(harness: AgencyHarness, projectId: string, name = 'Alice') {
+  const user = newUser();
+  const code = newCode();
+  const affiliate = await harness.domain.affiliates.create(projectId, user, { name, code });
+  return { user, code, affiliate };
+}

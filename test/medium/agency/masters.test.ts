@@ -1,5 +1,5 @@
 import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
-import { actor, newAffiliate, newProject, newUser, userOf } from './fixtures';
+import { actor, newAffiliate, newProject, newUser, userOf } from './program-fixtures';
 
 const START = '2026-11-21T12:00:00.000Z';
 const HOUR = 3_600_000;
