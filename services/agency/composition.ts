@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../common/clock';
 import type { Logger } from '../common/logger';
+import type { OutboxWaker } from '../common/outbox/relay';
 import type { AgencyDatabase } from './database';
 import { AffiliateDetailsService } from './domain/affiliate-details.service';
 import { AffiliateService } from './domain/affiliate.service';
@@ -11,7 +12,7 @@ import { TierProtectionService } from './domain/tier-protection.service';
 import { AttributionService } from './domain/attribution.service';
 import { ReferralService } from './domain/referral.service';
 import { AffiliateRepository } from './repositories/affiliate.repository';
-import { ApplicationRepository, type ApprovalHook } from './repositories/application.repository';
+import { ApplicationRepository } from './repositories/application.repository';
 import { MasterRepository } from './repositories/master.repository';
 import { TierProtectionRepository } from './repositories/tier-protection.repository';
 import { AttributionRepository } from './repositories/attribution.repository';
@@ -35,15 +36,15 @@ export interface AgencyDomainDeps {
   logger: Logger;
   /** The audience service (segments, tiers), over gRPC in the service. */
   audience: AudienceDirectory;
-  /** What an approval commits with it: the outbox event that adds the user to the segment. */
-  approvalHook: ApprovalHook;
+  /** Told after each commit that wrote events (the service's outbox relay). */
+  outbox: OutboxWaker;
 }
 
 /**
  * Plain constructors, wired once: server.ts builds the domain the gRPC service serves with this,
  * and the medium tests (test/medium/agency) build the same one over a test database.
  */
-export function buildAgencyDomain({ db, clock, logger, audience, approvalHook }: AgencyDomainDeps): AgencyDomain {
+export function buildAgencyDomain({ db, clock, logger, audience, outbox }: AgencyDomainDeps): AgencyDomain {
   const affiliates = new AffiliateRepository(db);
   const masters = new MasterRepository(db);
   const protections = new TierProtectionRepository(db);
@@ -53,7 +54,7 @@ export function buildAgencyDomain({ db, clock, logger, audience, approvalHook }:
     attribution: new AttributionService(new AttributionRepository(db), audience),
     masters: new MasterService(masters, clock, logger),
     tierProtection: new TierProtectionService(protections, audience, clock, logger),
-    applications: new ApplicationService(new ApplicationRepository(db), affiliates, audience, approvalHook, clock, logger),
+    applications: new ApplicationService(new ApplicationRepository(db), affiliates, audience, outbox, clock, logger),
     details: new AffiliateDetailsService(masters, protections, audience, clock, logger),
   };
 }

@@ -1,9 +1,10 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { IdentifierType } from '../common/identifiers';
+import type { OutboxTables } from '../common/outbox/tables';
 import type { AffiliateStatus, ApplicationStatus } from './domain/vocabulary';
 
 /** The agency schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
-export interface AgencyDatabase extends AgencyProgramTables {
+export interface AgencyDatabase extends AgencyProgramTables, OutboxTables {
   affiliates: AffiliateTable;
   affiliate_suspensions: AffiliateSuspensionTable;
   affiliate_codes: AffiliateCodeTable;

@@ -2,7 +2,6 @@ import type { Kysely } from 'kysely';
 import { type AgencyDomain, buildAgencyDomain } from '../../services/agency/composition';
 import type { AgencyDatabase } from '../../services/agency/database';
 import type { AudienceDirectory, SegmentSummary, TierLookup } from '../../services/agency/domain/audience-directory';
-import type { ApprovalHook } from '../../services/agency/repositories/application.repository';
 import { type AudienceDomain, buildAudienceDomain } from '../../services/audience/composition';
 import type { AudienceDatabase } from '../../services/audience/database';
 import { BullEntryBatchScheduler } from '../../services/audience/jobs/entry-batch-scheduler';
@@ -50,9 +49,9 @@ export interface AgencyHarness extends DomainHarness<AgencyDomain, AgencyDatabas
 
 /**
  * The agency domain (test/medium/agency) beside the audience domain on one cloned database, with
- * the test clock. `approvalHook` replaces what an approval commits with it (the service's outbox event).
+ * the test clock.
  */
-export async function startAgencyDomain(options: { clock?: TestClock; approvalHook?: ApprovalHook } = {}): Promise<AgencyHarness> {
+export async function startAgencyDomain(options: { clock?: TestClock } = {}): Promise<AgencyHarness> {
   const clock = options.clock ?? new TestClock();
   const logs = new LogCapture();
   const database = await createTestDatabase();
@@ -77,7 +76,8 @@ export async function startAgencyDomain(options: { clock?: TestClock; approvalHo
     clock,
     logger: logs.logger('agency'),
     audience: directory,
-    approvalHook: options.approvalHook ?? (async () => undefined),
+    // Events stay in the outbox (no relay runs here): tests read them there.
+    outbox: { wake: () => undefined },
   });
   return {
     domain,

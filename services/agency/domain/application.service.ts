@@ -6,7 +6,8 @@ import type { Logger } from '../../common/logger';
 import type { Page } from '../../common/pagination';
 import { checkText } from '../../common/text-fields';
 import type { AffiliateRecord, AffiliateRepository } from '../repositories/affiliate.repository';
-import type { ApplicationRecord, ApplicationRepository, ApprovalHook, TransitionOutcome } from '../repositories/application.repository';
+import type { OutboxWaker } from '../../common/outbox/relay';
+import type { ApplicationRecord, ApplicationRepository, TransitionOutcome } from '../repositories/application.repository';
 import { checkCode, checkName, checkReason, checkRegion, requireProjectId, subject, throwIfInvalid, type UserInput } from './affiliate-fields';
 import type { AudienceDirectory } from './audience-directory';
 import type { ApplicationAction, ApplicationStatus } from './vocabulary';
@@ -59,7 +60,7 @@ export class ApplicationService {
     private readonly applications: ApplicationRepository,
     private readonly affiliates: AffiliateRepository,
     private readonly audience: AudienceDirectory,
-    private readonly approvalHook: ApprovalHook,
+    private readonly outbox: OutboxWaker,
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {}
@@ -158,8 +159,9 @@ export class ApplicationService {
           from,
           { audienceId: decision.audienceId, actorId, maxCodes: REFERRAL_CODE_RULES.maxPerAffiliate },
           now,
-          this.approvalHook,
         );
+        // Committed: its event leaves now (the relay's periodic pass would find it otherwise).
+        if (outcome.kind === 'done') this.outbox.wake();
         break;
       case 'reject':
         outcome = await this.applications.reject(projectId, id, from, decision.reason, actorId, now);

@@ -1,5 +1,7 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { isUniqueViolation } from '../../common/db/errors';
+import { appendOutboxEvents } from '../../common/outbox/append';
+import type { NewOutboxEvent } from '../../common/outbox/event';
 import type { UserIdentifier } from '../../common/identifiers';
 import type { Page } from '../../common/pagination';
 import type { AgencyDatabase, ApplicationTable } from '../database';
@@ -39,12 +41,6 @@ export type SubmitOutcome = ApplicationRecord | 'open_exists' | 'already_affilia
 
 /** What a transition found: done, no such application, or one whose status does not allow it. */
 export type TransitionOutcome = { kind: 'done'; application: ApplicationRecord } | { kind: 'not_found' } | { kind: 'refused'; status: ApplicationStatus };
-
-/**
- * Called inside the approval's transaction, after the application is approved and its affiliate
- * exists: what must commit with it (the outbox event that adds the user to the segment).
- */
-export type ApprovalHook = (trx: Transaction<AgencyDatabase>, application: ApplicationRecord, now: Date) => Promise<void>;
 
 export interface Approval {
   audienceId: string;
@@ -152,9 +148,10 @@ export class ApplicationRepository {
   /**
    * In ONE transaction: the user becomes an active affiliate (created with the application's name
    * and region, or an existing one reactivated), gets the desired code when it is free, the
-   * application is approved, and `hook` writes what must commit with it (the outbox event).
+   * application is approved, and the event `agency.application.approved` is written to the outbox:
+   * the audience service adds the user to the segment from it, at least once and idempotently.
    */
-  async approve(projectId: string, id: string, from: readonly ApplicationStatus[], approval: Approval, now: Date, hook: ApprovalHook): Promise<TransitionOutcome> {
+  async approve(projectId: string, id: string, from: readonly ApplicationStatus[], approval: Approval, now: Date): Promise<TransitionOutcome> {
     return this.transition(projectId, id, from, async (trx, current) => {
       const affiliateId = await activeAffiliate(trx, current, approval.actorId, now);
       const grantedCode = current.code === null ? null : await grantCode(trx, projectId, affiliateId, current.code, approval.maxCodes, now);
@@ -172,7 +169,7 @@ export class ApplicationRepository {
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      await hook(trx, toRecord(row), now);
+      await appendOutboxEvents(trx, now, [approvedEvent(toRecord(row))]);
       return row;
     });
   }
@@ -251,6 +248,20 @@ async function grantCode(trx: Transaction<AgencyDatabase>, projectId: string, af
     ON CONFLICT (project_id, lower(code)) DO NOTHING
     RETURNING code`.execute(trx);
   return rows[0]?.code ?? null;
+}
+
+/** The event the audience service adds the user to the segment from (services/common/events/contracts.ts). */
+function approvedEvent(application: ApplicationRecord): NewOutboxEvent {
+  return {
+    type: 'agency.application.approved',
+    projectId: application.projectId,
+    payload: {
+      project_id: application.projectId,
+      application_id: application.id,
+      audience_id: application.audienceId!,
+      user: { identifier: application.user.identifier, identifier_type: application.user.identifierType },
+    },
+  };
 }
 
 function toRecord(row: Selectable<ApplicationTable>): ApplicationRecord {

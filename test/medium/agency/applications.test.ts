@@ -10,22 +10,15 @@ type User = ReturnType<typeof newUser>;
 /** Applications (§2.10, §3.2): every transition of the state machine, allowed and refused, and what approval commits. */
 describe('affiliate applications (domain)', () => {
   let harness: AgencyHarness;
-  /** Approvals seen by the hook, in the approval's transaction. */
-  const approvals: Array<{ id: string; audienceId: string | null }> = [];
-  let failApprovals = false;
   beforeAll(async () => {
-    harness = await startAgencyDomain({
-      approvalHook: async (_trx, application) => {
-        if (failApprovals) throw new Error('the outbox could not be written');
-        approvals.push({ id: application.id, audienceId: application.audienceId });
-      },
-    });
+    harness = await startAgencyDomain();
   });
   afterAll(() => harness.stop());
-  afterEach(() => {
-    harness.clock.set(START);
-    failApprovals = false;
-  });
+  afterEach(() => harness.clock.set(START));
+
+  /** The approval events in the agency's outbox (no relay runs here), by application. */
+  const approvalEvents = async (applicationId: string) =>
+    (await harness.sql.query("SELECT type, project_id, payload, created_at FROM agency.outbox WHERE payload->>'application_id' = $1", [applicationId])).rows;
 
   const applications = () => harness.domain.applications;
   const staticSegment = async (projectId: string) => harness.audience.segments.create(projectId, { name: `Static ${randomBytes(3).toString('hex')}` });
@@ -153,7 +146,6 @@ describe('affiliate applications (domain)', () => {
 
     it('decides once when two admins decide the same application at the same moment', async () => {
       const { projectId, application, audienceId } = await applicationIn('pending');
-      const before = approvals.length;
       const outcomes = await Promise.allSettled([
         applications().decide(projectId, application.id, { action: 'approve', audienceId }, ADMIN),
         applications().decide(projectId, application.id, { action: 'reject', reason: 'No' }, ADMIN),
@@ -163,7 +155,7 @@ describe('affiliate applications (domain)', () => {
       expect(decided).toHaveLength(1);
       const final = await applications().get(projectId, application.id);
       expect(final.status).toBe((decided[0] as PromiseFulfilledResult<ApplicationRecord>).value.status);
-      expect(approvals.length - before).toBe(final.status === 'approved' ? 1 : 0);
+      expect(await approvalEvents(application.id)).toHaveLength(final.status === 'approved' ? 1 : 0);
     });
 
     it('takes a hold without a note, and refuses a note too long or a reject without a reason', async () => {
@@ -199,7 +191,14 @@ describe('affiliate applications (domain)', () => {
       expect(approved).toMatchObject({ status: 'approved', grantedCode: code, audienceId });
       const affiliate = await harness.domain.affiliates.get(projectId, user);
       expect(affiliate).toMatchObject({ id: approved.affiliateId, name: 'Grace', region: 'US', status: 'active', codes: [expect.objectContaining({ code })] });
-      expect(approvals).toContainEqual({ id: application.id, audienceId });
+      expect(await approvalEvents(application.id)).toEqual([
+        {
+          type: 'agency.application.approved',
+          project_id: projectId,
+          payload: { project_id: projectId, application_id: application.id, audience_id: audienceId, user: { identifier: user.identifier, identifier_type: 'evm_address' } },
+          created_at: new Date(START),
+        },
+      ]);
       expect(await applications().own(projectId, user)).toEqual({ application: approved, affiliate });
     });
 
@@ -231,15 +230,31 @@ describe('affiliate applications (domain)', () => {
       expect(rows).toEqual([{ reactivated_at: harness.clock.now(), reactivated_by: ADMIN }]);
     });
 
-    it('rolls everything back when what commits with the approval fails: still pending, no affiliate, no code', async () => {
+    it('rolls everything back when its outbox event cannot be written: still pending, no affiliate, no code, no event', async () => {
       const projectId = newProject();
       const audienceId = (await staticSegment(projectId)).id;
       const user = newUser();
-      const application = await apply(projectId, user, { code: newCode() });
-      failApprovals = true;
-      await expect(applications().decide(projectId, application.id, { action: 'approve', audienceId }, ADMIN)).rejects.toThrow('the outbox could not be written');
+      const code = newCode();
+      const application = await apply(projectId, user, { code });
+      // The last write of the approval's transaction fails, in the database itself.
+      await harness.sql.query(`
+        CREATE FUNCTION agency.refuse_event() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'the outbox refuses this event'; END $$`);
+      await harness.sql.query(
+        `CREATE TRIGGER refuse_event BEFORE INSERT ON agency.outbox FOR EACH ROW WHEN (NEW.payload->>'application_id' = '${application.id}') EXECUTE FUNCTION agency.refuse_event()`,
+      );
+      try {
+        await expect(applications().decide(projectId, application.id, { action: 'approve', audienceId }, ADMIN)).rejects.toThrow('the outbox refuses this event');
+      } finally {
+        await harness.sql.query('DROP TRIGGER refuse_event ON agency.outbox; DROP FUNCTION agency.refuse_event()');
+      }
       expect(await applications().get(projectId, application.id)).toEqual(application);
       expect(await affiliatesOf(projectId, user)).toEqual([]);
+      expect(await harness.domain.affiliates.checkCode(projectId, code)).toEqual({ free: true, available: true });
+      expect(await approvalEvents(application.id)).toEqual([]);
+      // And once it can be written, the same approval goes through.
+      expect((await applications().decide(projectId, application.id, { action: 'approve', audienceId }, ADMIN)).status).toBe('approved');
+      expect(await approvalEvents(application.id)).toHaveLength(1);
     });
 
     it('needs a static segment of this project: missing (400), unknown or another project’s (404 AUDIENCE_NOT_FOUND), dynamic (400 AUDIENCE_NOT_STATIC)', async () => {
