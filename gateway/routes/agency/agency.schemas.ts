@@ -12,19 +12,19 @@ import { userIdentifier } from '../../http/params';
  * proto/referral/agency. The service checks every rule again (code format and uniqueness, country
  * list, name length): these shapes refuse what is malformed and document what is accepted.
  */
-const timestamp = z.string().describe('ISO-8601 UTC');
-const affiliateStatuses = z.enum(enumNames(AffiliateStatus));
+export const timestamp = z.string().describe('ISO-8601 UTC');
+export const affiliateStatuses = z.enum(enumNames(AffiliateStatus));
 /** Made canonical here, at the edge (gateway/http/params.ts). */
-const identifier = userIdentifier(z.string().min(1).max(512));
-const identifierType = z.string().min(1).max(64).describe(IDENTIFIER_TYPES.join(', '));
-const code = z
+export const identifier = userIdentifier(z.string().min(1).max(512));
+export const identifierType = z.string().min(1).max(64).describe(IDENTIFIER_TYPES.join(', '));
+export const code = z
   .string()
   .max(64)
   .describe(
     `${REFERRAL_CODE_RULES.minLength} to ${REFERRAL_CODE_RULES.maxLength} of A-Z a-z 0-9 _ -; unique in the project whatever its letter case`,
   );
-const region = z.string().max(8).describe('ISO 3166-1 alpha-2 country code (any letter case), e.g. US, DE, BR');
-const name = z.string().max(AGENCY_TEXT_LIMITS.nameLength * 2).describe(`1 to ${AGENCY_TEXT_LIMITS.nameLength} characters`);
+export const region = z.string().max(8).describe('ISO 3166-1 alpha-2 country code (any letter case), e.g. US, DE, BR');
+export const name = z.string().max(AGENCY_TEXT_LIMITS.nameLength * 2).describe(`1 to ${AGENCY_TEXT_LIMITS.nameLength} characters`);
 
 export const affiliateCodeSchema = z.object({
   code: z.string().describe('As registered (its letter case kept)'),
