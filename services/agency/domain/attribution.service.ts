@@ -1,4 +1,4 @@
-import { assertCanonicalIds } from '../../common/canonical-ids';
+import { nonCanonicalIds } from '../../common/canonical-ids';
 import { MAX_ATTRIBUTION_BATCH } from '../../common/contract-limits';
 import { DomainError, InvalidArgumentError, invalidFields } from '../../common/errors';
 import { normalizeIdentifier } from '../../common/identifiers';
@@ -105,6 +105,9 @@ function checkItem(item: AttributionItemInput, prefix: string): AttributionQuery
   if (!item.user) throw invalidFields([{ field: `${prefix}user`, reason: 'is required' }]);
   if (!item.at || Number.isNaN(item.at.getTime())) throw invalidFields([{ field: `${prefix}at`, reason: 'is required: the moment of the conversion' }]);
   // The gRPC layer leaves a batch's items to this check, so that one non-canonical id fails its item only.
-  assertCanonicalIds({ user: item.user });
+  const nonCanonical = nonCanonicalIds({ user: item.user }).map((violation) => ({ ...violation, field: `${prefix}${violation.field}` }));
+  if (nonCanonical.length > 0) {
+    throw new InvalidArgumentError('NON_CANONICAL_ID', `${nonCanonical[0]!.field}: ${nonCanonical[0]!.reason}`, nonCanonical);
+  }
   return { user: normalizeIdentifier(item.user.identifier, item.user.identifierType, `${prefix}user`), at: item.at };
 }

@@ -95,7 +95,7 @@ describe('attribution at a moment (domain)', () => {
       'error items[2].user.identifier',
       'affiliate_suspended',
       'error items[4].at',
-      'error user.identifier',
+      'error items[5].user.identifier',
       'not_referred',
     ]);
   });
