@@ -29,6 +29,8 @@ export interface DomainHarness<D, DB> {
   db: Kysely<DB>;
   /** The whole test database (every schema), to check what was (not) written. */
   sql: pg.Pool;
+  /** The test database's URL, for a test that needs connections of its own. */
+  databaseUrl: string;
   clock: TestClock;
   logs: LogCapture;
   stop(): Promise<void>;
@@ -47,6 +49,7 @@ async function openServiceDatabase<DB>(schema: string, logs: LogCapture) {
   return {
     db: opened.db,
     sql,
+    url: database.url,
     close: async () => {
       await opened.close();
       await sql.end();
@@ -73,6 +76,7 @@ export async function startAudienceDomain(options: HarnessOptions = {}): Promise
     domain,
     db: database.db,
     sql: database.sql,
+    databaseUrl: database.url,
     clock,
     logs,
     stop: async () => {
@@ -92,7 +96,7 @@ export async function startTaxDomain(options: HarnessOptions = {}): Promise<Doma
   if ('problem' in ring) throw new Error(`the test key ring is invalid: ${ring.problem}`);
   const vault = new TinVault(new FieldCipher(ring.keys, TEST_TAX_KEYS.active));
   const domain = buildTaxDomain({ db: database.db, clock, logger: logs.logger('tax'), vault });
-  return { domain, vault, db: database.db, sql: database.sql, clock, logs, stop: database.close };
+  return { domain, vault, db: database.db, sql: database.sql, databaseUrl: database.url, clock, logs, stop: database.close };
 }
 
 /** The agency domain: affiliates, codes, referrals and attribution. */
@@ -101,5 +105,5 @@ export async function startAgencyDomain(options: HarnessOptions = {}): Promise<D
   const logs = new LogCapture();
   const database = await openServiceDatabase<AgencyDatabase>(SERVICE_CATALOG.agency.schema, logs);
   const domain = buildAgencyDomain({ db: database.db, clock, logger: logs.logger('agency') });
-  return { domain, db: database.db, sql: database.sql, clock, logs, stop: database.close };
+  return { domain, db: database.db, sql: database.sql, databaseUrl: database.url, clock, logs, stop: database.close };
 }

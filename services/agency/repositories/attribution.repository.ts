@@ -1,5 +1,5 @@
-import { type Kysely, sql } from 'kysely';
-import type { UserIdentifier } from '../../common/identifiers';
+import { CompiledQuery, type Kysely } from 'kysely';
+import type { IdentifierType, UserIdentifier } from '../../common/identifiers';
 import type { AgencyDatabase } from '../database';
 import type { AffiliateRefRecord } from './referral.repository';
 
@@ -17,37 +17,47 @@ export interface AttributionRow {
 }
 
 /**
- * The lookup the claim service makes for every conversion, for a whole batch in ONE statement:
- * the items are unnested (in order) and joined to referrals by primary key, to the affiliate by
- * primary key, and to its suspension periods by (affiliate_id, suspended_at). A user referred only
- * after `at` was not referred at `at`.
+ * The lookup the claim service makes for every conversion, for a whole batch in ONE statement: the
+ * items are unnested in order ($1 identifier types, $2 identifiers, $3 moments, all arrays of one
+ * length) and joined to referrals by primary key (project $4), to the affiliate by primary key, and to
+ * its suspension periods by (affiliate_id, suspended_at). A user referred only after `at` was not
+ * referred at `at`. One row per item, in item order.
+ *
+ * Written as SQL text rather than with the query builder (unnest ... WITH ORDINALITY has no builder
+ * form), and exported: `npm run bench` sends this very statement with pg as the physical limit.
  */
+export const RESOLVE_ATTRIBUTION_SQL = `SELECT i.ord, r.affiliate_id, a.identifier AS affiliate_identifier, a.identifier_type AS affiliate_identifier_type,
+       r.code, r.referred_at,
+       EXISTS (
+         SELECT 1 FROM affiliate_suspensions s
+         WHERE s.affiliate_id = r.affiliate_id AND s.suspended_at <= i.at AND (s.reactivated_at IS NULL OR s.reactivated_at > i.at)
+       ) AS suspended
+FROM unnest($1::text[], $2::text[], $3::timestamptz[]) WITH ORDINALITY AS i(identifier_type, identifier, at, ord)
+LEFT JOIN referrals r ON r.project_id = $4 AND r.identifier_type = i.identifier_type AND r.identifier = i.identifier AND r.referred_at <= i.at
+LEFT JOIN affiliates a ON a.id = r.affiliate_id
+ORDER BY i.ord`;
+
+interface ResolvedRow {
+  ord: string;
+  affiliate_id: string | null;
+  affiliate_identifier: string | null;
+  affiliate_identifier_type: IdentifierType | null;
+  code: string | null;
+  referred_at: Date | null;
+  suspended: boolean;
+}
+
+/** The statement's parameters for a batch, in the order RESOLVE_ATTRIBUTION_SQL numbers them. */
+export function resolveAttributionParameters(projectId: string, queries: readonly AttributionQuery[]): unknown[] {
+  return [queries.map((q) => q.user.identifierType), queries.map((q) => q.user.identifier), queries.map((q) => q.at.toISOString()), projectId];
+}
+
 export class AttributionRepository {
   constructor(private readonly db: Kysely<AgencyDatabase>) {}
 
   async resolve(projectId: string, queries: readonly AttributionQuery[]): Promise<Array<AttributionRow | undefined>> {
     if (queries.length === 0) return [];
-    const { rows } = await sql<{
-      ord: string;
-      affiliate_id: string | null;
-      affiliate_identifier: string | null;
-      affiliate_identifier_type: UserIdentifier['identifierType'] | null;
-      code: string | null;
-      referred_at: Date | null;
-      suspended: boolean;
-    }>`
-      SELECT i.ord, r.affiliate_id, a.identifier AS affiliate_identifier, a.identifier_type AS affiliate_identifier_type,
-             r.code, r.referred_at,
-             EXISTS (
-               SELECT 1 FROM affiliate_suspensions s
-               WHERE s.affiliate_id = r.affiliate_id AND s.suspended_at <= i.at AND (s.reactivated_at IS NULL OR s.reactivated_at > i.at)
-             ) AS suspended
-      FROM unnest(${queries.map((q) => q.user.identifierType)}::text[], ${queries.map((q) => q.user.identifier)}::text[],
-                  ${queries.map((q) => q.at.toISOString())}::timestamptz[]) WITH ORDINALITY AS i(identifier_type, identifier, at, ord)
-      LEFT JOIN referrals r
-        ON r.project_id = ${projectId} AND r.identifier_type = i.identifier_type AND r.identifier = i.identifier AND r.referred_at <= i.at
-      LEFT JOIN affiliates a ON a.id = r.affiliate_id
-      ORDER BY i.ord`.execute(this.db);
+    const { rows } = await this.db.executeQuery<ResolvedRow>(CompiledQuery.raw(RESOLVE_ATTRIBUTION_SQL, resolveAttributionParameters(projectId, queries)));
     return rows.map((row) =>
       row.affiliate_id === null || row.affiliate_identifier === null || row.affiliate_identifier_type === null || row.code === null || row.referred_at === null
         ? undefined
