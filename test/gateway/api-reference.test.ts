@@ -152,6 +152,79 @@ const OPERATIONS: Record<string, Expected> = {
     responses: api(200, 404, 409),
   },
   'GET /api/v1/projects/{projectId}/audit-log': { security: 'apiKey:admin', params: ['path:projectId', ...PAGE], responses: api(200, 404) },
+  'POST /api/v1/projects/{projectId}/affiliates': {
+    security: 'apiKey:admin',
+    params: ['path:projectId'],
+    body: { properties: ['code', 'identifier', 'identifier_type', 'name', 'region'], required: ['identifier', 'identifier_type', 'name'] },
+    responses: api(201, 404, 409, ...WITH_BODY),
+  },
+  'GET /api/v1/projects/{projectId}/affiliates': {
+    security: 'apiKey:admin,read_only',
+    params: ['path:projectId', ...PAGE, 'query:status?', 'query:region?', 'query:q?'],
+    responses: api(200, 404),
+  },
+  'GET /api/v1/projects/{projectId}/affiliates/{userIdentifier}': {
+    security: 'apiKey:admin,read_only',
+    params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?'],
+    responses: api(200, 404),
+  },
+  'PATCH /api/v1/projects/{projectId}/affiliates/{userIdentifier}': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?'],
+    body: { properties: ['name', 'region'] },
+    responses: api(200, 404, ...WITH_BODY),
+  },
+  'POST /api/v1/projects/{projectId}/affiliates/{userIdentifier}/suspend': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?'],
+    body: { properties: ['reason'], required: ['reason'] },
+    responses: api(200, 404, 409, ...WITH_BODY),
+  },
+  'POST /api/v1/projects/{projectId}/affiliates/{userIdentifier}/reactivate': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?'],
+    responses: api(200, 404, 409),
+  },
+  'POST /api/v1/projects/{projectId}/affiliates/{userIdentifier}/codes': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?'],
+    body: { properties: ['code'], required: ['code'] },
+    responses: api(201, 404, 409, ...WITH_BODY),
+  },
+  'POST /api/v1/projects/{projectId}/affiliate-portal/codes': {
+    security: 'walletSession',
+    params: ['path:projectId'],
+    body: { properties: ['code'], required: ['code'] },
+    responses: api(201, 404, 409, ...WITH_BODY),
+  },
+  'POST /api/v1/referrals': {
+    security: 'apiKey:service_role',
+    body: { properties: ['code', 'user_identifier', 'user_identifier_type'], required: ['user_identifier', 'user_identifier_type', 'code'] },
+    responses: api(200, 201, 404, 409, ...WITH_BODY),
+  },
+  'POST /api/v1/affiliates': {
+    security: 'apiKey:service_role,admin,read_only',
+    body: { properties: ['address', 'code', 'identifier_type', 'name', 'signature'], required: ['address', 'code', 'signature'] },
+    responses: api(201, 409, ...WITH_BODY),
+  },
+  'GET /api/v1/affiliates/codes/{code}': { security: 'apiKey:service_role,admin,read_only', params: ['path:code'], responses: api(200, 404) },
+  'GET /api/v1/affiliates/codes/{code}/availability': { security: 'apiKey:service_role,admin,read_only', params: ['path:code'], responses: api(200, 404) },
+  'GET /api/v1/affiliates/{address}': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['path:address', 'query:identifier_type?'],
+    responses: api(200, 404),
+  },
+  'PATCH /api/v1/referral_codes/{code}/use': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['path:code', 'query:user_identifier', 'query:user_identifier_type'],
+    body: { properties: ['chain_id', 'signature', 'signature_message'], required: ['signature', 'signature_message'] },
+    responses: api(200, 201, 404, 409, ...WITH_BODY),
+  },
+  'GET /api/v1/user/referrer': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['query:user_identifier', 'query:user_identifier_type'],
+    responses: api(200),
+  },
 };
 
 /** The /v1 audience paths, served again under /api/v1 with the same contract. */
@@ -200,8 +273,9 @@ describe('the API reference', () => {
     it.each(Object.entries(OPERATIONS))('%s: security, parameters, request body and statuses', (key, expected) => {
       const op = operation(key);
       const [scheme, roles] = expected.security.split(':');
-      expect(op.security).toEqual(scheme === 'none' ? [] : [{ [scheme!]: [] }]);
-      // hostile-input.test.ts and people read the roles from the description.
+      // OpenAPI 3.1 role names; x-access states the same for machines (access-matrix.test.ts).
+      expect(op.security).toEqual(scheme === 'none' ? [] : [{ [scheme!]: roles ? roles.split(',') : [] }]);
+      // People read the roles from the description.
       if (roles) expect(op.description).toMatch(new RegExp(`API key roles: ${roles.split(',').join(', ')}\\.$`));
       else expect(op.description ?? '').not.toMatch(/API key roles/);
 
@@ -258,7 +332,7 @@ describe('the API reference', () => {
 
     it('answers every list in the one list shape, paged by page (from 1) and page_size (1 to 100, default 25)', () => {
       const lists = Object.entries(OPERATIONS).filter(([, expected]) => expected.params?.includes('query:page?'));
-      expect(lists.map(([key]) => key)).toHaveLength(6);
+      expect(lists.map(([key]) => key)).toHaveLength(7);
       for (const [key] of lists) {
         const schema = success(key);
         const withCursor = key.endsWith('/entries');
@@ -333,7 +407,7 @@ describe('the API reference', () => {
 
     it('describes the wallet session scheme, the three tax forms, the statuses and the masked tax id', () => {
       expect(document.components.securitySchemes).toEqual({
-        apiKey: { type: 'http', scheme: 'bearer', description: expect.any(String) },
+        apiKey: { type: 'http', scheme: 'bearer', description: expect.any(String), 'x-roles': ['admin', 'service_role', 'read_only'] },
         platformKey: { type: 'http', scheme: 'bearer', description: expect.any(String) },
         walletSession: { type: 'http', scheme: 'bearer', description: expect.stringContaining('POST /api/v1/auth/verify') },
       });

@@ -5,6 +5,8 @@ import { FieldCipher, parseKeyRing } from '../../services/common/crypto/field-ci
 import { OutboxRelay } from '../../services/common/outbox/relay';
 import { QueueKit } from '../../services/common/queue';
 import { SERVICE_CATALOG } from '../../services/common/service-catalog';
+import { type AgencyDomain, buildAgencyDomain } from '../../services/agency/composition';
+import type { AgencyDatabase } from '../../services/agency/database';
 import { type AudienceDomain, buildAudienceDomain } from '../../services/audience/composition';
 import type { AudienceDatabase } from '../../services/audience/database';
 import { BullEntryBatchScheduler } from '../../services/audience/jobs/entry-batch-scheduler';
@@ -98,4 +100,13 @@ export async function startTaxDomain(options: HarnessOptions = {}): Promise<Doma
   const vault = new TinVault(new FieldCipher(ring.keys, TEST_TAX_KEYS.active));
   const domain = buildTaxDomain({ db: database.db, clock, logger: logs.logger('tax'), vault });
   return { domain, vault, db: database.db, sql: database.sql, clock, logs, stop: database.close };
+}
+
+/** The agency domain: affiliates, codes, referrals and attribution. */
+export async function startAgencyDomain(options: HarnessOptions = {}): Promise<DomainHarness<AgencyDomain, AgencyDatabase>> {
+  const clock = options.clock ?? new TestClock();
+  const logs = new LogCapture();
+  const database = await openServiceDatabase<AgencyDatabase>(SERVICE_CATALOG.agency.schema, logs);
+  const domain = buildAgencyDomain({ db: database.db, clock, logger: logs.logger('agency') });
+  return { domain, db: database.db, sql: database.sql, clock, logs, stop: database.close };
 }
