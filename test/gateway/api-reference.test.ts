@@ -41,7 +41,7 @@ const OPERATIONS: Record<string, Expected> = {
   'POST /api/v1/projects/{projectId}/audiences': {
     security: 'apiKey:admin',
     params: ['path:projectId'],
-    body: { properties: ['condition', 'description', 'name'], required: ['name'] },
+    body: { properties: ['condition', 'description', 'name', 'tier_rank'], required: ['name'] },
     responses: api(201, 404, 409, ...WITH_BODY),
   },
   'GET /api/v1/projects/{projectId}/audiences': { security: 'apiKey:admin,read_only', params: ['path:projectId', ...PAGE], responses: api(200, 404) },
@@ -53,7 +53,7 @@ const OPERATIONS: Record<string, Expected> = {
   'PATCH /api/v1/projects/{projectId}/audiences/{audienceId}': {
     security: 'apiKey:admin',
     params: ['path:projectId', 'path:audienceId'],
-    body: { properties: ['condition', 'description', 'name'] },
+    body: { properties: ['condition', 'description', 'name', 'tier_rank'] },
     responses: api(200, 404, 409, ...WITH_BODY),
   },
   'DELETE /api/v1/projects/{projectId}/audiences/{audienceId}': {
@@ -442,12 +442,13 @@ describe('the API reference', () => {
 
     it('describes the segment, the batch job and the user lookup as they are answered', () => {
       const segment = success('GET /api/v1/projects/{projectId}/audiences/{audienceId}');
-      expect(segment.required).toEqual(['id', 'name', 'description', 'type', 'condition', 'entries_count', 'badge', 'created_at', 'updated_at']);
+      expect(segment.required).toEqual(['id', 'name', 'description', 'type', 'condition', 'entries_count', 'tier_rank', 'badge', 'created_at', 'updated_at']);
       expect(segment.properties).toMatchObject({
         id: { type: 'string' },
         description: nullableString,
         type: { type: 'string', enum: ['static', 'dynamic'] },
         entries_count: integer,
+        tier_rank: { anyOf: [expect.objectContaining({ type: 'integer', minimum: -2147483648, maximum: 2147483647 }), { type: 'null' }], description: expect.stringContaining('a higher rank is a higher tier') },
         created_at: timestamp,
       });
       expect(segment.properties.badge.anyOf).toEqual([

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { type AgencyDomain, buildAgencyDomain } from '../../services/agency/composition';
 import type { AgencyDatabase } from '../../services/agency/database';
-import type { AudienceDirectory, SegmentSummary, TierLookup } from '../../services/agency/domain/audience-directory';
+import type { AudienceDirectory, SegmentSummary, TierLookup, TierView } from '../../services/agency/domain/audience-directory';
 import { type AudienceDomain, buildAudienceDomain } from '../../services/audience/composition';
 import type { AudienceDatabase } from '../../services/audience/database';
 import { BullEntryBatchScheduler } from '../../services/audience/jobs/entry-batch-scheduler';
@@ -28,15 +28,25 @@ class DomainAudienceDirectory implements AudienceDirectory {
   async segment(projectId: string, segmentId: string): Promise<SegmentSummary | undefined> {
     try {
       const segment = await this.audience.segments.get(projectId, segmentId);
-      return { id: segment.id, name: segment.name, type: segment.conditionJson === null ? 'static' : 'dynamic', tierRank: null };
+      return { id: segment.id, name: segment.name, type: segment.conditionJson === null ? 'static' : 'dynamic', tierRank: segment.tierRank };
     } catch (error) {
       if (error instanceof DomainError && error.kind === 'not_found') return undefined;
       throw error;
     }
   }
 
-  async tiers(_projectId: string, users: readonly UserIdentifier[], _tierIds: readonly string[]): Promise<TierLookup> {
-    return { current: users.map(() => null), byId: new Map() };
+  async tiers(projectId: string, users: readonly UserIdentifier[], tierIds: readonly string[]): Promise<TierLookup> {
+    const outcomes = await this.audience.userAudiences.tiers(users.map((user) => ({ projectId, ...user })));
+    const current = outcomes.map((outcome) => {
+      if ('error' in outcome) throw outcome.error;
+      return outcome.tier ? { id: outcome.tier.segmentId, name: outcome.tier.name, rank: outcome.tier.tierRank } : null;
+    });
+    const byId = new Map<string, TierView>();
+    for (const id of tierIds) {
+      const segment = await this.segment(projectId, id);
+      if (segment && segment.tierRank !== null) byId.set(id, { id, name: segment.name, rank: segment.tierRank });
+    }
+    return { current, byId };
   }
 }
 
@@ -86,6 +96,7 @@ export async function startAgencyDomain(options: { clock?: TestClock } = {}): Pr
     audienceDb: audienceDb.db,
     db: agencyDb.db,
     sql,
+    databaseUrl: database.url,
     clock,
     logs,
     stop: async () => {

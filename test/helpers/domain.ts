@@ -28,6 +28,8 @@ export interface DomainHarness<D, DB> {
   db: Kysely<DB>;
   /** The whole test database (every schema), to check what was (not) written. */
   sql: pg.Pool;
+  /** The test database's URL, for a test that needs connections of its own. */
+  databaseUrl: string;
   clock: TestClock;
   logs: LogCapture;
   stop(): Promise<void>;
@@ -46,6 +48,7 @@ async function openServiceDatabase<DB>(schema: string, logs: LogCapture) {
   return {
     db: opened.db,
     sql,
+    url: database.url,
     close: async () => {
       await opened.close();
       await sql.end();
@@ -78,6 +81,7 @@ export async function startAudienceDomain(
     queues,
     db: database.db,
     sql: database.sql,
+    databaseUrl: database.url,
     clock,
     logs,
     stop: async () => {
@@ -97,7 +101,7 @@ export async function startTaxDomain(options: HarnessOptions = {}): Promise<Doma
   if ('problem' in ring) throw new Error(`the test key ring is invalid: ${ring.problem}`);
   const vault = new TinVault(new FieldCipher(ring.keys, TEST_TAX_KEYS.active));
   const domain = buildTaxDomain({ db: database.db, clock, logger: logs.logger('tax'), vault });
-  return { domain, vault, db: database.db, sql: database.sql, clock, logs, stop: database.close };
+  return { domain, vault, db: database.db, sql: database.sql, databaseUrl: database.url, clock, logs, stop: database.close };
 }
 
 /** The agency domain beside the audience domain it asks (test/helpers/agency-domain.ts). */

@@ -5,7 +5,7 @@ import { UnavailableError } from '../../common/errors';
 import type { GrpcClient } from '../../common/grpc/client';
 import { isServiceError, readGrpcError } from '../../common/grpc/errors';
 import type { UserIdentifier } from '../../common/identifiers';
-import type { AudienceDirectory, SegmentSummary, TierLookup } from '../domain/audience-directory';
+import type { AudienceDirectory, SegmentSummary, TierLookup, TierView } from '../domain/audience-directory';
 
 type AudienceCalls = GrpcClient<AudienceServiceClient>['call'];
 
@@ -24,7 +24,7 @@ export class GrpcAudienceDirectory implements AudienceDirectory {
         id: segment.id,
         name: segment.name,
         type: segment.type === SegmentType.DYNAMIC ? 'dynamic' : 'static',
-        tierRank: null,
+        tierRank: segment.tierRank ?? null,
       };
     } catch (error) {
       if (isServiceError(error) && error.code === GrpcStatus.NOT_FOUND) return undefined;
@@ -32,8 +32,27 @@ export class GrpcAudienceDirectory implements AudienceDirectory {
     }
   }
 
-  async tiers(_projectId: string, users: readonly UserIdentifier[], _tierIds: readonly string[]): Promise<TierLookup> {
-    return { current: users.map(() => null), byId: new Map() };
+  /**
+   * One GetUserTiers call for all the users, and the named tiers (protected ones: a handful per
+   * call at most) read beside it. A lookup the audience service refuses alone (it never should: the
+   * agency sends canonical users) fails the whole answer rather than read as "no tier".
+   */
+  async tiers(projectId: string, users: readonly UserIdentifier[], tierIds: readonly string[]): Promise<TierLookup> {
+    const [answer, named] = await Promise.all([
+      users.length === 0
+        ? Promise.resolve({ results: [] })
+        : this.audience.getUserTiers({ lookups: users.map((user) => ({ projectId, user })) }).catch((error: unknown) => {
+            throw unavailable(error);
+          }),
+      Promise.all(tierIds.map((id) => this.segment(projectId, id))),
+    ]);
+    const current = answer.results.map((result, index) => {
+      if (result.error) throw new UnavailableError('AUDIENCE_UNAVAILABLE', `the audience service could not answer for user ${index}: ${result.error.message}`);
+      return result.tier ? { id: result.tier.segmentId, name: result.tier.name, rank: result.tier.tierRank } : null;
+    });
+    const byId = new Map<string, TierView>();
+    for (const segment of named) if (segment && segment.tierRank !== null) byId.set(segment.id, { id: segment.id, name: segment.name, rank: segment.tierRank });
+    return { current, byId };
   }
 }
 
