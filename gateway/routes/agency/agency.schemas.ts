@@ -3,9 +3,10 @@ import { AffiliateStatus } from '../../../gen/referral/agency/v1/enums';
 import { EffectiveTaxStatus } from '../../../gen/referral/tax/v1/enums';
 import { AGENCY_TEXT_LIMITS, MAX_AUDIENCE_FILTER_IDS, REFERRAL_CODE_RULES } from '../../../services/common/contract-limits';
 import { enumNames } from '../../../services/common/enums';
+import { canonicalUuid } from '../../../services/common/ids';
 import { IDENTIFIER_TYPES } from '../../../services/common/identifiers';
 import { listSchema, pageQuery } from '../../http/list';
-import { userIdentifier } from '../../http/params';
+import { resourceId, userIdentifier } from '../../http/params';
 
 /**
  * HTTP shapes of the agency API (snake_case): affiliates, codes and referrals; the gRPC contract is
@@ -90,12 +91,12 @@ export const affiliateListQuery = z.object({
   status: affiliateStatuses.optional(),
   region: region.optional(),
   q: z.string().max(200).optional().describe('A prefix of the identifier or of the name (the name’s letter case ignored)'),
-  audience: z.string().max(64).optional().describe('Members of this audience segment (its id)'),
+  audience: resourceId.optional().describe('Members of this audience segment (its id)'),
   audience_ids: z
     .string()
     .max(64 * MAX_AUDIENCE_FILTER_IDS)
     .optional()
-    .transform((value) => (value === undefined ? [] : value.split(',').map((id) => id.trim()).filter((id) => id !== '')))
+    .transform((value) => (value === undefined ? [] : value.split(',').map((id) => canonicalUuid(id.trim())).filter((id) => id !== '')))
     .describe(`Members of any of these segments: ids separated by commas, at most ${MAX_AUDIENCE_FILTER_IDS}`),
 });
 

@@ -3,6 +3,7 @@ import { ApplicationAction, ApplicationStatus, SubAffiliateSort } from '../../..
 import { AGENCY_TEXT_LIMITS, APPLICATION_LIMITS, MASTER_RULES, TIER_PROTECTION_DAYS } from '../../../services/common/contract-limits';
 import { enumNames } from '../../../services/common/enums';
 import { listSchema, pageQuery } from '../../http/list';
+import { resourceId } from '../../http/params';
 import { affiliateSchema, affiliateStatuses, code, identifier, identifierType, name, region, timestamp } from './agency.schemas';
 
 /**
@@ -94,7 +95,7 @@ export const subAffiliateListSchema = listSchema(subAffiliateSchema);
 // --- Tier protection ---
 
 export const tierProtectionBody = z.strictObject({
-  tier_id: z.string().max(64).describe('A tier of the project: an audience segment with a tier_rank'),
+  tier_id: resourceId.describe('A tier of the project: an audience segment with a tier_rank'),
   protection_days: z
     .number()
     .int()
@@ -141,7 +142,7 @@ export const ownApplicationSchema = applicationSchema.extend({
 export const applicationListQuery = z.object({ ...pageQuery, status: applicationStatuses.optional() });
 export const applicationListSchema = listSchema(applicationSchema);
 
-export const approveBody = z.strictObject({ audience_id: z.string().max(64).describe('A static audience segment of the project; the affiliate joins it') });
+export const approveBody = z.strictObject({ audience_id: resourceId.describe('A static audience segment of the project; the affiliate joins it') });
 export const rejectBody = z.strictObject({
   reason: z.string().max(AGENCY_TEXT_LIMITS.reasonLength * 2).describe(`Required, 1 to ${AGENCY_TEXT_LIMITS.reasonLength} characters; recorded with the rejection`),
 });
@@ -151,8 +152,8 @@ export const holdBody = z.strictObject({
 
 export const bulkBody = z.strictObject({
   action: z.enum(enumNames(ApplicationAction)),
-  application_ids: z.array(z.string().max(64)).describe(`1 to ${APPLICATION_LIMITS.maxBulkIds} application ids`),
-  audience_id: z.string().max(64).optional().describe('approve: the static audience segment'),
+  application_ids: z.array(resourceId).describe(`1 to ${APPLICATION_LIMITS.maxBulkIds} application ids`),
+  audience_id: resourceId.optional().describe('approve: the static audience segment'),
   reason: z.string().max(AGENCY_TEXT_LIMITS.reasonLength * 2).optional().describe('reject: required'),
   note: z.string().max(APPLICATION_LIMITS.noteLength * 2).optional().describe('hold: optional'),
 });

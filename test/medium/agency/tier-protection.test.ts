@@ -164,7 +164,7 @@ describe('tier protection (domain)', () => {
     const { projectId, gold, plain } = await tieredProject();
     const other = await tieredProject();
     const affiliate = await newAffiliate(harness, projectId);
-    const protect = (tierId: string, user = userOf(affiliate)) => harness.domain.tierProtection.set(projectId, user, { tierId, protectionDays: 5 }, ADMIN);
+    const protect = (tierId: string, user: { identifier: string; identifierType: string } = userOf(affiliate)) => harness.domain.tierProtection.set(projectId, user, { tierId, protectionDays: 5 }, ADMIN);
     for (const tierId of [randomUUID(), 'gold', other.gold.id]) await expect(protect(tierId)).rejects.toMatchObject({ code: 'TIER_NOT_FOUND', kind: 'not_found' });
     await expect(protect(plain.id)).rejects.toMatchObject({ code: 'NOT_A_TIER', kind: 'invalid_argument', details: [{ field: 'tier_id' }] });
     await expect(protect(gold.id, newUser())).rejects.toMatchObject({ code: 'AFFILIATE_NOT_FOUND' });
