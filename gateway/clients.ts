@@ -1,5 +1,6 @@
 import { AudienceServiceClient, type UserAudience } from '../gen/referral/audience/v1/audience';
 import { HealthCheckResponse_ServingStatus, HealthClient } from '../gen/grpc/health/v1/health';
+import { ClaimServiceClient } from '../gen/referral/claim/v1/claim';
 import { TaxServiceClient } from '../gen/referral/tax/v1/tax';
 import { createGrpcClient, type GrpcClient } from '../services/common/grpc/client';
 import type { Batcher } from '../services/common/batcher';
@@ -13,6 +14,7 @@ export interface ServiceClients {
   /** The user lookup, coalesced: use this rather than audience.getUserAudiences. */
   userAudiences: Batcher<UserAudienceKey, UserAudience[]>;
   tax: GrpcClient<TaxServiceClient>['call'];
+  claim: GrpcClient<ClaimServiceClient>['call'];
   /** One health check per service, for /readyz. */
   health: Array<{ service: string; check(): Promise<boolean> }>;
   close(): void;
@@ -23,6 +25,7 @@ const HEALTH_TIMEOUT_MS = 1_000;
 export function createServiceClients(config: GatewayConfig): ServiceClients {
   const audience = createGrpcClient(AudienceServiceClient, config[SERVICE_CATALOG.audience.addressVariable], config.GRPC_TIMEOUT_MS);
   const tax = createGrpcClient(TaxServiceClient, config[SERVICE_CATALOG.tax.addressVariable], config.GRPC_TIMEOUT_MS);
+  const claim = createGrpcClient(ClaimServiceClient, config[SERVICE_CATALOG.claim.addressVariable], config.GRPC_TIMEOUT_MS);
   // Every service of the catalog, whether or not a route calls it yet.
   const healthClients = CATALOG.map((entry) => ({
     service: entry.name,
@@ -33,6 +36,7 @@ export function createServiceClients(config: GatewayConfig): ServiceClients {
     audience: audience.call,
     userAudiences: createUserAudienceLoader(audience.call),
     tax: tax.call,
+    claim: claim.call,
     health: healthClients.map(({ service, name, client }) => ({
       service,
       check: async () => {
@@ -43,6 +47,7 @@ export function createServiceClients(config: GatewayConfig): ServiceClients {
     close: () => {
       audience.close();
       tax.close();
+      claim.close();
       for (const { client } of healthClients) client.close();
     },
   };

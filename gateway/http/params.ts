@@ -33,6 +33,10 @@ export const PATH_PARAMETERS = {
   jobId: resourceId,
   keyId: resourceId,
   userIdentifier: userIdentifierParam,
+  /** A payout terms' conversion name, matched exactly (the service trims and checks it). */
+  conversionName: z.string().min(1).max(200).describe('The conversion name the payout terms apply to'),
+  /** A conversion's id is the sender's own text: kept exactly as sent, even when it looks like a UUID. */
+  conversionId: z.string().min(1).max(128).describe('The id the conversion was sent with'),
 } as const;
 
 export type PathParameter = keyof typeof PATH_PARAMETERS;

@@ -41,6 +41,13 @@ export const SERVICE_CATALOG = catalog({
     defaultGrpcPort: 50052,
     addressVariable: 'TAX_GRPC_ADDR',
   },
+  claim: {
+    name: 'claim',
+    schema: 'claim',
+    grpcService: 'referral.claim.v1.ClaimService',
+    defaultGrpcPort: 50054,
+    addressVariable: 'CLAIM_GRPC_ADDR',
+  },
 } as const);
 
 export type ServiceName = keyof typeof SERVICE_CATALOG;
