@@ -1,3 +1,4 @@
+import { AgencyServiceClient } from '../gen/referral/agency/v1/agency';
 import { AudienceServiceClient, type UserAudience } from '../gen/referral/audience/v1/audience';
 import { HealthCheckResponse_ServingStatus, HealthClient } from '../gen/grpc/health/v1/health';
 import { ClaimServiceClient } from '../gen/referral/claim/v1/claim';
@@ -14,6 +15,7 @@ export interface ServiceClients {
   /** The user lookup, coalesced: use this rather than audience.getUserAudiences. */
   userAudiences: Batcher<UserAudienceKey, UserAudience[]>;
   tax: GrpcClient<TaxServiceClient>['call'];
+  agency: GrpcClient<AgencyServiceClient>['call'];
   claim: GrpcClient<ClaimServiceClient>['call'];
   /** One health check per service, for /readyz. */
   health: Array<{ service: string; check(): Promise<boolean> }>;
@@ -25,6 +27,7 @@ const HEALTH_TIMEOUT_MS = 1_000;
 export function createServiceClients(config: GatewayConfig): ServiceClients {
   const audience = createGrpcClient(AudienceServiceClient, config[SERVICE_CATALOG.audience.addressVariable], config.GRPC_TIMEOUT_MS);
   const tax = createGrpcClient(TaxServiceClient, config[SERVICE_CATALOG.tax.addressVariable], config.GRPC_TIMEOUT_MS);
+  const agency = createGrpcClient(AgencyServiceClient, config[SERVICE_CATALOG.agency.addressVariable], config.GRPC_TIMEOUT_MS);
   const claim = createGrpcClient(ClaimServiceClient, config[SERVICE_CATALOG.claim.addressVariable], config.GRPC_TIMEOUT_MS);
   // Every service of the catalog, whether or not a route calls it yet.
   const healthClients = CATALOG.map((entry) => ({
@@ -36,6 +39,7 @@ export function createServiceClients(config: GatewayConfig): ServiceClients {
     audience: audience.call,
     userAudiences: createUserAudienceLoader(audience.call),
     tax: tax.call,
+    agency: agency.call,
     claim: claim.call,
     health: healthClients.map(({ service, name, client }) => ({
       service,
@@ -47,6 +51,7 @@ export function createServiceClients(config: GatewayConfig): ServiceClients {
     close: () => {
       audience.close();
       tax.close();
+      agency.close();
       claim.close();
       for (const { client } of healthClients) client.close();
     },

@@ -13,7 +13,7 @@ import { canonicalUuid } from '../../services/common/ids';
 export const resourceId = z
   .string()
   .max(64)
-  .describe('A UUID (any letter case)')
+  .meta({ description: 'A UUID (any letter case)', examples: ['6f1c2a9e-3b7d-4e58-9a0c-2d4b6e8f1a3c'] })
   .transform(canonicalUuid);
 
 /** A user identifier, in a path, a query or a body: canonical under every type it is valid for. */
@@ -22,10 +22,19 @@ export function userIdentifier(schema: z.ZodString) {
 }
 
 const userIdentifierParam = userIdentifier(
-  z.string().max(512).describe('The user identifier (an evm_address or email in any letter case is the same user)'),
+  z
+    .string()
+    .max(512)
+    .meta({
+      description: 'The user identifier (an evm_address or email in any letter case is the same user)',
+      examples: ['0x8ba1f109551bd432803012645ac136ddd64dba72'],
+    }),
 );
 
-/** Every path parameter of the API and the one schema that reads it. */
+/**
+ * Every path parameter of the API and the one schema that reads it. Each documents an example, a
+ * valid value that names nothing: the access-matrix test fills paths with them.
+ */
 export const PATH_PARAMETERS = {
   projectId: resourceId,
   segmentId: resourceId,

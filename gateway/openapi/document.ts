@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { API_KEY_ROLES, type ApiKeyRole } from '../access/access.database';
+import type { AuthRequirement } from '../auth/caller';
 import type { AnyRoute, ResponseSpec } from '../http/route';
 
 const errorSchema = z
@@ -65,12 +67,42 @@ function errorStatuses(route: AnyRoute): number[] {
   return [...statuses].filter((status) => !(status in route.responses));
 }
 
-const SECURITY: Record<AnyRoute['auth']['kind'], Array<Record<string, string[]>>> = {
-  none: [],
-  platform: [{ platformKey: [] }],
-  api_key: [{ apiKey: [] }],
-  session: [{ walletSession: [] }],
-};
+/**
+ * Who may call an operation, in the document itself: `x-access` for machines (the access-matrix test
+ * walks every operation by it), and `security` with the API key roles as OpenAPI 3.1 role names.
+ * `credential` names the security scheme (or `none`); `project` says how the project is chosen:
+ * `path` (its `{projectId}`: a key of another project answers 404) or `key` (the API key's own).
+ */
+export type Access =
+  | { credential: 'none' }
+  | { credential: 'platformKey' }
+  | { credential: 'apiKey'; roles: ApiKeyRole[]; project: 'path' | 'key' }
+  | { credential: 'walletSession'; project: 'path' };
+
+function accessOf(auth: AuthRequirement): Access {
+  switch (auth.kind) {
+    case 'none':
+      return { credential: 'none' };
+    case 'platform':
+      return { credential: 'platformKey' };
+    case 'api_key':
+      return { credential: 'apiKey', roles: [...auth.roles], project: auth.project };
+    case 'session':
+      return { credential: 'walletSession', project: auth.project };
+  }
+}
+
+function security(access: Access): Array<Record<string, string[]>> {
+  if (access.credential === 'none') return [];
+  return [{ [access.credential]: access.credential === 'apiKey' ? access.roles : [] }];
+}
+
+const ACCESS_DESCRIPTION =
+  'Each operation states who may call it in `x-access`: `credential` is the security scheme it takes (`none`, `platformKey`, ' +
+  '`apiKey`, `walletSession`), `roles` the API key roles it admits (also listed in `security`), and `project` how the project ' +
+  'is chosen: `path` (the path\'s projectId; an API key of another project answers 404) or `key` (the API key\'s own project). ' +
+  'No credential answers 401 UNAUTHENTICATED, a valid credential of another kind 401 WRONG_CREDENTIAL_KIND, an API key of a ' +
+  'role not listed 403 FORBIDDEN.';
 
 /** What GET /openapi.json answers, as far as its route declares it. */
 export const openApiDocumentSchema = z
@@ -103,12 +135,14 @@ export function buildOpenApiDocument(routes: AnyRoute[], info: { title: string; 
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       };
     }
+    const access = accessOf(route.auth);
     (paths[path] ??= {})[route.method] = {
       operationId: route.operationId,
       summary: route.summary,
       description: `${route.description ?? ''}${roles}`.trim() || undefined,
       tags: route.tags,
-      security: SECURITY[route.auth.kind],
+      security: security(access),
+      'x-access': access,
       parameters: [
         ...parameters(route.params, 'path'),
         ...parameters(route.query, 'query'),
@@ -122,12 +156,17 @@ export function buildOpenApiDocument(routes: AnyRoute[], info: { title: string; 
   }
   return {
     openapi: '3.1.0' as const,
-    info,
+    info: { ...info, description: `${info.description}\n\n${ACCESS_DESCRIPTION}` },
     servers: [{ url: '/' }],
     paths,
     components: {
       securitySchemes: {
-        apiKey: { type: 'http', scheme: 'bearer', description: 'A project API key (admin, service_role or read_only)' },
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: `A project API key, of one role: ${API_KEY_ROLES.join(', ')}`,
+          'x-roles': [...API_KEY_ROLES],
+        },
         platformKey: { type: 'http', scheme: 'bearer', description: 'The PLATFORM_API_KEY of this deployment' },
         walletSession: {
           type: 'http',

@@ -19,3 +19,20 @@ export const TAX_TEXT_LIMITS = {
   postalCodeLength: 20,
   reasonLength: 500,
 } as const;
+
+/** Items one BatchResolveAttribution call may carry (agency). */
+export const MAX_ATTRIBUTION_BATCH = 1_000;
+
+/** Referral codes (agency): length, alphabet, and how many one affiliate may hold. */
+export const REFERRAL_CODE_RULES = {
+  minLength: 3,
+  maxLength: 32,
+  pattern: /^[A-Za-z0-9_-]+$/,
+  maxPerAffiliate: 20,
+} as const;
+
+/** Lengths of the agency's text fields, in characters after trimming. */
+export const AGENCY_TEXT_LIMITS = {
+  nameLength: 200,
+  reasonLength: 500,
+} as const;

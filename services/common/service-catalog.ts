@@ -41,6 +41,13 @@ export const SERVICE_CATALOG = catalog({
     defaultGrpcPort: 50052,
     addressVariable: 'TAX_GRPC_ADDR',
   },
+  agency: {
+    name: 'agency',
+    schema: 'agency',
+    grpcService: 'referral.agency.v1.AgencyService',
+    defaultGrpcPort: 50053,
+    addressVariable: 'AGENCY_GRPC_ADDR',
+  },
   claim: {
     name: 'claim',
     schema: 'claim',

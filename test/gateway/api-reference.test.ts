@@ -256,8 +256,9 @@ describe('the API reference', () => {
     it.each(Object.entries(OPERATIONS))('%s: security, parameters, request body and statuses', (key, expected) => {
       const op = operation(key);
       const [scheme, roles] = expected.security.split(':');
-      expect(op.security).toEqual(scheme === 'none' ? [] : [{ [scheme!]: [] }]);
-      // hostile-input.test.ts and people read the roles from the description.
+      // OpenAPI 3.1 role names; x-access states the same for machines (access-matrix.test.ts).
+      expect(op.security).toEqual(scheme === 'none' ? [] : [{ [scheme!]: roles ? roles.split(',') : [] }]);
+      // People read the roles from the description.
       if (roles) expect(op.description).toMatch(new RegExp(`API key roles: ${roles.split(',').join(', ')}\\.$`));
       else expect(op.description ?? '').not.toMatch(/API key roles/);
 
@@ -391,7 +392,7 @@ describe('the API reference', () => {
 
     it('describes the wallet session scheme, the three tax forms, the statuses and the masked tax id', () => {
       expect(document.components.securitySchemes).toEqual({
-        apiKey: { type: 'http', scheme: 'bearer', description: expect.any(String) },
+        apiKey: { type: 'http', scheme: 'bearer', description: expect.any(String), 'x-roles': ['admin', 'service_role', 'read_only'] },
         platformKey: { type: 'http', scheme: 'bearer', description: expect.any(String) },
         walletSession: { type: 'http', scheme: 'bearer', description: expect.stringContaining('POST /api/v1/auth/verify') },
       });

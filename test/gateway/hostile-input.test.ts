@@ -46,7 +46,7 @@ interface Operation {
   method: string;
   path: string;
   scheme: string;
-  /** API key roles allowed, from the operation's description. */
+  /** API key roles allowed, from the operation's x-access. */
   roles: string[];
   parameters: Array<{ name: string; in: string }>;
   bodyProperties: string[];
@@ -108,7 +108,7 @@ describe('hostile input', () => {
           method: method.toUpperCase(),
           path,
           scheme: Object.keys(operation.security?.[0] ?? { none: [] })[0]!,
-          roles: /API key roles: ([a-z_, ]+)\./.exec(operation.description ?? '')?.[1]?.split(', ') ?? [],
+          roles: operation['x-access']?.roles ?? [],
           parameters: operation.parameters ?? [],
           bodyProperties: [...new Set(variants.flatMap((variant: any) => Object.keys(variant.properties ?? {})))],
         });

@@ -1,3 +1,4 @@
+import { CATALOG } from '../../services/common/service-catalog';
 import { startStack, type TestStack } from '../helpers/stack';
 
 describe('gateway platform endpoints', () => {
@@ -13,9 +14,9 @@ describe('gateway platform endpoints', () => {
     expect(response.body).toEqual({ status: 'ok' });
   });
 
-  it('reports PostgreSQL, Redis and the audience and tax services as up on /readyz', async () => {
+  it('reports PostgreSQL, Redis and every service of the catalog as up on /readyz', async () => {
     const response = await stack.api.get('/readyz');
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ status: 'ready', checks: { postgres: 'up', redis: 'up', audience: 'up', tax: 'up' } });
+    expect(response.body).toEqual({ status: 'ready', checks: { postgres: 'up', redis: 'up', ...Object.fromEntries(CATALOG.map((service) => [service.name, 'up'])) } });
   });
 });

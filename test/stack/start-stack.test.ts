@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import IORedis from 'ioredis';
 import pg from 'pg';
+import { CATALOG } from '../../services/common/service-catalog';
 import { databaseUrl, runId, TEST_DB_PREFIX, TEST_REDIS_URL } from '../setup/test-env';
 import { endOf, eventually, freePort, type NodeProcess, portIsFree, startTs } from '../helpers/processes';
 
@@ -19,11 +20,11 @@ const queuePrefix = `test:${runId()}:npm-start`;
 
 let stack: NodeProcess;
 let env: NodeJS.ProcessEnv;
-let ports: { gateway: number; audience: number; tax: number };
+let ports: { gateway: number; audience: number; tax: number; agency: number };
 let envFile: string;
 
 beforeAll(async () => {
-  ports = { gateway: await freePort(), audience: await freePort(), tax: await freePort() };
+  ports = { gateway: await freePort(), audience: await freePort(), tax: await freePort(), agency: await freePort() };
   const cwd = mkdtempSync(path.join(os.tmpdir(), 'npm-start-'));
   envFile = path.join(cwd, '.env');
   // As a newcomer's copy of .env.example would be: empty values mean "unset", and a variable set in
@@ -54,6 +55,7 @@ beforeAll(async () => {
     PORT: String(ports.gateway),
     AUDIENCE_GRPC_ADDR: `127.0.0.1:${ports.audience}`,
     TAX_GRPC_ADDR: `127.0.0.1:${ports.tax}`,
+    AGENCY_GRPC_ADDR: `127.0.0.1:${ports.agency}`,
     SHUTDOWN_GRACE_MS: '5000',
     DB_POOL_MAX: '3',
   });
@@ -117,11 +119,12 @@ describe('npm start', () => {
     // Settles only once the members, which share the supervisor's output, are gone too.
     expect(await endOf(stack, 30_000)).toEqual({ code: 0, signal: null });
     const lines = stack.output().split('\n').filter((line) => line.startsWith('stack: '));
-    expect(lines.slice(-5)).toEqual([
-      'stack: SIGTERM received: stopping gateway, then audience and tax',
+    const services = CATALOG.map((service) => service.name);
+    const stoppedService = new RegExp(`^stack: (${services.join('|')}) stopped \\(exit code 0\\)$`);
+    expect(lines.slice(-(3 + services.length))).toEqual([
+      `stack: SIGTERM received: stopping gateway, then ${services.join(' and ')}`,
       'stack: gateway stopped (exit code 0)',
-      expect.stringMatching(/^stack: (audience|tax) stopped \(exit code 0\)$/),
-      expect.stringMatching(/^stack: (audience|tax) stopped \(exit code 0\)$/),
+      ...services.map(() => expect.stringMatching(stoppedService)),
       'stack: stopped',
     ]);
     for (const port of Object.values(ports)) expect(await portIsFree(port)).toBe(true);

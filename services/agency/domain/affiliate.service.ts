@@ -1,0 +1,162 @@
+import type { Clock } from '../../common/clock';
+import { REFERRAL_CODE_RULES } from '../../common/contract-limits';
+import { AlreadyExistsError, ConflictError } from '../../common/errors';
+import type { Logger } from '../../common/logger';
+import type { Page } from '../../common/pagination';
+import type { AffiliateFilters, AffiliateRecord, AffiliateRepository } from '../repositories/affiliate.repository';
+import {
+  affiliateNotFound,
+  checkCode,
+  checkName,
+  checkReason,
+  checkRegion,
+  requireProjectId,
+  subject,
+  throwIfInvalid,
+  type UserInput,
+} from './affiliate-fields';
+import type { AffiliateStatus } from './vocabulary';
+
+export interface NewAffiliateInput {
+  name: string;
+  region?: string | null;
+  code?: string;
+}
+
+export interface AffiliateUpdate {
+  /** Which fields to change: "name", "region". */
+  mask: readonly string[];
+  name?: string;
+  region?: string | null;
+}
+
+export interface AffiliateListFilters {
+  status?: AffiliateStatus;
+  region?: string;
+  q?: string;
+}
+
+const UPDATABLE = ['name', 'region'] as const;
+
+export function affiliateExists(): AlreadyExistsError {
+  return new AlreadyExistsError('AFFILIATE_EXISTS', 'this user is already an affiliate of this project');
+}
+
+export function codeInUse(code: string): AlreadyExistsError {
+  return new AlreadyExistsError('CODE_IN_USE', `the code ${code} is already used in this project (codes ignore letter case)`, [
+    { field: 'code', reason: 'is already used in this project' },
+  ]);
+}
+
+/**
+ * Affiliates of a project (§2.9): created by an admin or by the affiliate itself (self-service,
+ * its wallet signature checked by the gateway), their codes, and their status. A suspension opens a
+ * period of the history and a reactivation closes it, so "was it suspended at t" stays answerable.
+ */
+export class AffiliateService {
+  constructor(
+    private readonly affiliates: AffiliateRepository,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  async create(projectIdInput: string, userInput: UserInput, input: NewAffiliateInput): Promise<AffiliateRecord> {
+    const { projectId, user } = subject(projectIdInput, userInput);
+    const name = checkName(input.name);
+    const region = checkRegion(input.region);
+    const code = input.code === undefined ? undefined : checkCode(input.code);
+    throwIfInvalid(name, region, ...(code ? [code] : []));
+    const outcome = await this.affiliates.insert({
+      projectId,
+      user,
+      name: name.value,
+      region: region.value,
+      code: code?.value ?? null,
+      now: this.clock.now(),
+    });
+    if (outcome === 'affiliate_exists') throw affiliateExists();
+    if (outcome === 'code_taken') throw codeInUse(code!.value);
+    this.logger.info({ project_id: projectId, affiliate_id: outcome.id }, 'affiliate created');
+    return outcome;
+  }
+
+  async get(projectIdInput: string, userInput: UserInput): Promise<AffiliateRecord> {
+    const { projectId, user } = subject(projectIdInput, userInput);
+    const affiliate = await this.affiliates.findByUser(projectId, user);
+    if (!affiliate) throw affiliateNotFound();
+    return affiliate;
+  }
+
+  async update(projectIdInput: string, userInput: UserInput, update: AffiliateUpdate): Promise<AffiliateRecord> {
+    const { projectId, user } = subject(projectIdInput, userInput);
+    const unknown = update.mask.filter((field) => !(UPDATABLE as readonly string[]).includes(field));
+    const changesName = update.mask.includes('name');
+    const changesRegion = update.mask.includes('region');
+    const name = changesName ? checkName(update.name) : undefined;
+    const region = changesRegion ? checkRegion(update.region) : undefined;
+    throwIfInvalid(
+      { violations: unknown.map((field) => ({ field: 'update_mask', reason: `${field} cannot be changed; only ${UPDATABLE.join(', ')}` })) },
+      ...(name ? [name] : []),
+      ...(region ? [region] : []),
+    );
+    const updated = await this.affiliates.update(projectId, user, { name: name?.value, region: region?.value, now: this.clock.now() });
+    if (!updated) throw affiliateNotFound();
+    return updated;
+  }
+
+  async list(projectIdInput: string, filters: AffiliateListFilters, page: Page): Promise<{ records: AffiliateRecord[]; total: number }> {
+    const projectId = requireProjectId(projectIdInput);
+    const region = filters.region === undefined ? undefined : checkRegion(filters.region);
+    throwIfInvalid(...(region ? [region] : []));
+    const q = filters.q?.trim();
+    const repositoryFilters: AffiliateFilters = {
+      status: filters.status,
+      region: region?.value ?? undefined,
+      q: q === undefined || q === '' ? undefined : q,
+    };
+    return this.affiliates.list(projectId, repositoryFilters, page);
+  }
+
+  async suspend(projectIdInput: string, userInput: UserInput, reasonInput: string, actorId: string | null): Promise<AffiliateRecord> {
+    const { projectId, user } = subject(projectIdInput, userInput);
+    const reason = checkReason(reasonInput);
+    throwIfInvalid(reason);
+    const outcome = await this.affiliates.suspend(projectId, user, reason.value, actorId, this.clock.now());
+    if (outcome === 'no_affiliate') throw affiliateNotFound();
+    if (outcome === 'unchanged') throw new ConflictError('AFFILIATE_ALREADY_SUSPENDED', 'this affiliate is already suspended');
+    this.logger.info({ project_id: projectId, actor_api_key_id: actorId }, 'affiliate suspended');
+    return this.get(projectId, user);
+  }
+
+  async reactivate(projectIdInput: string, userInput: UserInput, actorId: string | null): Promise<AffiliateRecord> {
+    const { projectId, user } = subject(projectIdInput, userInput);
+    const outcome = await this.affiliates.reactivate(projectId, user, actorId, this.clock.now());
+    if (outcome === 'no_affiliate') throw affiliateNotFound();
+    if (outcome === 'unchanged') throw new ConflictError('AFFILIATE_NOT_SUSPENDED', 'this affiliate is not suspended');
+    this.logger.info({ project_id: projectId, actor_api_key_id: actorId }, 'affiliate reactivated');
+    return this.get(projectId, user);
+  }
+
+  /** A code for an existing affiliate (admin or the affiliate's own portal). */
+  async addCode(projectIdInput: string, userInput: UserInput, codeInput: string): Promise<AffiliateRecord> {
+    const { projectId, user } = subject(projectIdInput, userInput);
+    const code = checkCode(codeInput);
+    throwIfInvalid(code);
+    const outcome = await this.affiliates.addCode(projectId, user, code.value, REFERRAL_CODE_RULES.maxPerAffiliate, this.clock.now());
+    if (outcome === 'no_affiliate') throw affiliateNotFound();
+    if (outcome === 'code_taken') throw codeInUse(code.value);
+    if (outcome === 'limit_reached') {
+      throw new ConflictError('CODE_LIMIT_REACHED', `an affiliate may hold at most ${REFERRAL_CODE_RULES.maxPerAffiliate} codes`);
+    }
+    return this.get(projectId, user);
+  }
+
+  /** free: nobody in the project holds it (any case); available: free and a valid code, so registering it would succeed. */
+  async checkCode(projectIdInput: string, codeInput: string): Promise<{ free: boolean; available: boolean }> {
+    const projectId = requireProjectId(projectIdInput);
+    const valid = checkCode(codeInput).violations.length === 0;
+    // An invalid code can be held by nobody: no need to ask.
+    const free = !valid || !(await this.affiliates.codeTaken(projectId, codeInput));
+    return { free, available: free && valid };
+  }
+}

@@ -1,0 +1,110 @@
+import { assertCanonicalIds } from '../../common/canonical-ids';
+import { MAX_ATTRIBUTION_BATCH } from '../../common/contract-limits';
+import { DomainError, InvalidArgumentError, invalidFields } from '../../common/errors';
+import { normalizeIdentifier } from '../../common/identifiers';
+import type { AttributionQuery, AttributionRepository } from '../repositories/attribution.repository';
+import type { AffiliateRefRecord } from '../repositories/referral.repository';
+import { requireProjectId, type UserInput } from './affiliate-fields';
+import type { AffiliateStatus, AttributionOutcome } from './vocabulary';
+
+export interface AttributionItemInput {
+  user?: UserInput | undefined;
+  at?: Date | undefined;
+}
+
+/** Who earns from a conversion of one user at one moment (proto: referral.agency.v1.Attribution). */
+export interface AttributionView {
+  outcome: AttributionOutcome;
+  affiliate: AffiliateRefRecord | null;
+  code: string | null;
+  referredAt: Date | null;
+  /** At `at`; null when nobody had referred the user. */
+  affiliateStatus: AffiliateStatus | null;
+  master: AffiliateRefRecord | null;
+  spreadBps: number;
+  activeTierId: string | null;
+}
+
+/** One item's answer, or why this item (alone) could not be answered. */
+export type AttributionResult = AttributionView | { error: DomainError };
+
+const NOT_REFERRED: AttributionView = {
+  outcome: 'not_referred',
+  affiliate: null,
+  code: null,
+  referredAt: null,
+  affiliateStatus: null,
+  master: null,
+  spreadBps: 0,
+  activeTierId: null,
+};
+
+/**
+ * Attribution (DESIGN.md §7): for each (user, at) of a project, the affiliate that had referred the
+ * user by `at`, whether it was suspended at `at` (then nobody earns), its master and spread, and its
+ * active tier. A batch is answered with one query; an invalid item fails alone.
+ */
+export class AttributionService {
+  constructor(private readonly attributions: AttributionRepository) {}
+
+  async resolveOne(projectIdInput: string, item: AttributionItemInput): Promise<AttributionView> {
+    const projectId = requireProjectId(projectIdInput);
+    const query = checkItem(item, '');
+    const [row] = await this.resolveChecked(projectId, [query]);
+    return row!;
+  }
+
+  async resolveBatch(projectIdInput: string, items: readonly AttributionItemInput[]): Promise<AttributionResult[]> {
+    const projectId = requireProjectId(projectIdInput);
+    if (items.length > MAX_ATTRIBUTION_BATCH) {
+      throw new InvalidArgumentError('TOO_MANY_ITEMS', `at most ${MAX_ATTRIBUTION_BATCH} items per call`, [
+        { field: 'items', reason: `has ${items.length}; the limit is ${MAX_ATTRIBUTION_BATCH}` },
+      ]);
+    }
+    const results: AttributionResult[] = new Array(items.length);
+    const valid: Array<{ index: number; query: AttributionQuery }> = [];
+    items.forEach((item, index) => {
+      try {
+        valid.push({ index, query: checkItem(item, `items[${index}].`) });
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        results[index] = { error };
+      }
+    });
+    const views = await this.resolveChecked(
+      projectId,
+      valid.map((item) => item.query),
+    );
+    valid.forEach((item, position) => {
+      results[item.index] = views[position]!;
+    });
+    return results;
+  }
+
+  private async resolveChecked(projectId: string, queries: AttributionQuery[]): Promise<AttributionView[]> {
+    const rows = await this.attributions.resolve(projectId, queries);
+    return rows.map((row) => {
+      if (!row) return NOT_REFERRED;
+      const suspended = row.suspendedAt;
+      return {
+        outcome: suspended ? 'affiliate_suspended' : 'attributed',
+        affiliate: row.affiliate,
+        code: row.code,
+        referredAt: row.referredAt,
+        affiliateStatus: suspended ? 'suspended' : 'active',
+        master: null,
+        spreadBps: 0,
+        activeTierId: null,
+      };
+    });
+  }
+}
+
+/** An item's user in canonical form and its moment, or the error naming the item's field. */
+function checkItem(item: AttributionItemInput, prefix: string): AttributionQuery {
+  if (!item.user) throw invalidFields([{ field: `${prefix}user`, reason: 'is required' }]);
+  if (!item.at || Number.isNaN(item.at.getTime())) throw invalidFields([{ field: `${prefix}at`, reason: 'is required: the moment of the conversion' }]);
+  // The gRPC layer leaves a batch's items to this check, so that one non-canonical id fails its item only.
+  assertCanonicalIds({ user: item.user });
+  return { user: normalizeIdentifier(item.user.identifier, item.user.identifierType, `${prefix}user`), at: item.at };
+}

@@ -1,0 +1,49 @@
+import type { Clock } from '../../common/clock';
+import { ConflictError, FailedPreconditionError, NotFoundError } from '../../common/errors';
+import type { Logger } from '../../common/logger';
+import type { ReferralRecord, ReferralRepository, ReferrerRecord } from '../repositories/referral.repository';
+import { checkCode, subject, throwIfInvalid, type UserInput } from './affiliate-fields';
+
+/**
+ * Who referred whom (§3 of issue 8): the first referral of a user wins and is never overwritten;
+ * an affiliate cannot refer itself; a suspended affiliate's code refers nobody.
+ */
+export class ReferralService {
+  constructor(
+    private readonly referrals: ReferralRepository,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Refers a user with a code. The same affiliate again answers the stored referral (created
+   * false, unchanged even when another of its codes is given); another affiliate is refused.
+   */
+  async refer(projectIdInput: string, userInput: UserInput, codeInput: string): Promise<{ referral: ReferralRecord; created: boolean }> {
+    const { projectId, user } = subject(projectIdInput, userInput);
+    const code = checkCode(codeInput);
+    throwIfInvalid(code);
+    const outcome = await this.referrals.refer(projectId, user, code.value, this.clock.now());
+    switch (outcome.kind) {
+      case 'created':
+        this.logger.info({ project_id: projectId, affiliate_id: outcome.referral.affiliate.id }, 'user referred');
+        return { referral: outcome.referral, created: true };
+      case 'existing':
+        if (!outcome.sameAffiliate) {
+          throw new ConflictError('ALREADY_REFERRED', 'this user was already referred by another affiliate; the first referral stays');
+        }
+        return { referral: outcome.referral, created: false };
+      case 'no_code':
+        throw new NotFoundError('CODE_NOT_FOUND', `no affiliate of this project has the code ${code.value}`);
+      case 'self_referral':
+        throw new FailedPreconditionError('SELF_REFERRAL', 'an affiliate cannot refer itself');
+      case 'suspended':
+        throw new ConflictError('AFFILIATE_SUSPENDED', 'the affiliate holding this code is suspended; its codes refer nobody');
+    }
+  }
+
+  async referrer(projectIdInput: string, userInput: UserInput): Promise<ReferrerRecord | undefined> {
+    const { projectId, user } = subject(projectIdInput, userInput);
+    return this.referrals.findReferrer(projectId, user);
+  }
+}

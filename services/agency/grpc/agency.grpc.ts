@@ -1,0 +1,73 @@
+import type { AgencyServiceServer } from '../../../gen/referral/agency/v1/agency';
+import { AffiliateStatus } from '../../../gen/referral/agency/v1/enums';
+import { optionalEnum, requireField } from '../../common/fields';
+import { implementService } from '../../common/grpc/service';
+import type { Logger } from '../../common/logger';
+import { pageInfo, toPage } from '../../common/pagination';
+import type { AgencyDomain } from '../composition';
+import { toAffiliateMessage, toAttributionMessage, toReferralMessage, toReferrerMessage } from './agency.mappers';
+
+/**
+ * Translates protobuf <-> domain and delegates; no rules live here. Fields the contract requires
+ * are resolved here (services/common/fields.ts), so the domain takes them as given.
+ */
+export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): AgencyServiceServer {
+  return implementService<AgencyServiceServer>(
+    'AgencyService',
+    {
+      createAffiliate: async (req) =>
+        toAffiliateMessage(
+          await domain.affiliates.create(req.projectId, requireField(req.user, 'user'), { name: req.name, region: req.region, code: req.code }),
+        ),
+
+      getAffiliate: async (req) => toAffiliateMessage(await domain.affiliates.get(req.projectId, requireField(req.user, 'user'))),
+
+      updateAffiliate: async (req) =>
+        toAffiliateMessage(
+          await domain.affiliates.update(req.projectId, requireField(req.user, 'user'), {
+            mask: req.updateMask ?? [],
+            name: req.name,
+            region: req.region ?? null,
+          }),
+        ),
+
+      listAffiliates: async (req) => {
+        const page = toPage(req.page);
+        const { records, total } = await domain.affiliates.list(
+          req.projectId,
+          { status: optionalEnum(AffiliateStatus, req.status, 'status'), region: req.region, q: req.q },
+          page,
+        );
+        return { results: records.map(toAffiliateMessage), pageInfo: pageInfo(page, total) };
+      },
+
+      suspendAffiliate: async (req) =>
+        toAffiliateMessage(
+          await domain.affiliates.suspend(req.projectId, requireField(req.user, 'user'), req.reason, req.actor?.apiKeyId ?? null),
+        ),
+
+      reactivateAffiliate: async (req) =>
+        toAffiliateMessage(await domain.affiliates.reactivate(req.projectId, requireField(req.user, 'user'), req.actor?.apiKeyId ?? null)),
+
+      addAffiliateCode: async (req) => toAffiliateMessage(await domain.affiliates.addCode(req.projectId, requireField(req.user, 'user'), req.code)),
+
+      checkCode: async (req) => domain.affiliates.checkCode(req.projectId, req.code),
+
+      createReferral: async (req) => {
+        const { referral, created } = await domain.referrals.refer(req.projectId, requireField(req.user, 'user'), req.code);
+        return { referral: toReferralMessage(referral), created };
+      },
+
+      getReferrer: async (req) => toReferrerMessage(await domain.referrals.referrer(req.projectId, requireField(req.user, 'user'))),
+
+      resolveAttribution: async (req) => toAttributionMessage(await domain.attribution.resolveOne(req.projectId, { user: req.user, at: req.at })),
+
+      batchResolveAttribution: async (req) => ({
+        results: (await domain.attribution.resolveBatch(req.projectId, req.items)).map(toAttributionMessage),
+      }),
+    },
+    logger,
+    // Each item of a batch is checked alone (AttributionService), so one bad item fails alone.
+    { idsCheckedPerItem: { batchResolveAttribution: 'items' } },
+  );
+}

@@ -1,0 +1,58 @@
+import type { Affiliate, AffiliateRef, Attribution, GetReferrerResponse, Referral } from '../../../gen/referral/agency/v1/agency';
+import { AffiliateStatus, AttributionOutcome } from '../../../gen/referral/agency/v1/enums';
+import { enumValue, optionalEnumValue } from '../../common/enums';
+import type { AttributionResult } from '../domain/attribution.service';
+import type { AffiliateRecord } from '../repositories/affiliate.repository';
+import type { AffiliateRefRecord, ReferralRecord, ReferrerRecord } from '../repositories/referral.repository';
+
+/** Records -> protobuf messages: nulls become absent optional fields, vocabularies become their enums. */
+export function toAffiliateMessage(affiliate: AffiliateRecord): Affiliate {
+  return {
+    id: affiliate.id,
+    user: affiliate.user,
+    name: affiliate.name,
+    region: affiliate.region ?? undefined,
+    status: enumValue(AffiliateStatus, affiliate.status),
+    codes: affiliate.codes.map((code) => ({ code: code.code, uses: String(code.uses), createdAt: code.createdAt })),
+    // Master affiliates and tiers are filled by the parts of the service that own them (issue 8 §5, §6).
+    master: undefined,
+    isMaster: false,
+    currentTier: undefined,
+    activeTier: undefined,
+    tierProtection: undefined,
+    joinedAt: affiliate.joinedAt,
+    updatedAt: affiliate.updatedAt,
+    suspendedAt: affiliate.suspendedAt ?? undefined,
+    suspensionReason: affiliate.suspensionReason ?? undefined,
+  };
+}
+
+export function toAffiliateRef(affiliate: AffiliateRefRecord): AffiliateRef {
+  return { id: affiliate.id, identifier: affiliate.user.identifier, identifierType: affiliate.user.identifierType };
+}
+
+export function toReferralMessage(referral: ReferralRecord): Referral {
+  return { user: referral.user, affiliate: toAffiliateRef(referral.affiliate), code: referral.code, referredAt: referral.referredAt };
+}
+
+export function toReferrerMessage(referrer: ReferrerRecord | undefined): GetReferrerResponse {
+  if (!referrer) return { referral: undefined, referrerName: undefined, referrerCodes: [] };
+  return { referral: toReferralMessage(referrer.referral), referrerName: referrer.name, referrerCodes: referrer.codes };
+}
+
+export function toAttributionMessage(result: AttributionResult): Attribution {
+  if ('error' in result) {
+    const { code, message, details } = result.error;
+    return { outcome: AttributionOutcome.UNSPECIFIED, affiliateStatus: AffiliateStatus.UNSPECIFIED, spreadBps: 0, error: { code, message, details } };
+  }
+  return {
+    outcome: enumValue(AttributionOutcome, result.outcome),
+    affiliate: result.affiliate ? toAffiliateRef(result.affiliate) : undefined,
+    code: result.code ?? undefined,
+    referredAt: result.referredAt ?? undefined,
+    affiliateStatus: optionalEnumValue(AffiliateStatus, result.affiliateStatus) ?? AffiliateStatus.UNSPECIFIED,
+    master: result.master ? toAffiliateRef(result.master) : undefined,
+    spreadBps: result.spreadBps,
+    activeTierId: result.activeTierId ?? undefined,
+  };
+}

@@ -1,0 +1,17 @@
+import { AgencyServiceService } from '../../gen/referral/agency/v1/agency';
+import { SERVICE_CATALOG } from '../common/service-catalog';
+import type { ServiceManifest } from '../common/service-manifest';
+import { type AgencyConfig, agencyConfigSchema } from './config';
+import type { AgencyDatabase } from './database';
+import { agencyMigrations } from './migrations';
+import { composeAgencyService } from './server';
+
+/** The agency service, declared once (services/common/service-manifest.ts). */
+export const agencyManifest: ServiceManifest<AgencyConfig, AgencyDatabase> = {
+  service: SERVICE_CATALOG.agency,
+  configSchema: agencyConfigSchema,
+  migrations: () => agencyMigrations,
+  grpc: AgencyServiceService,
+  jobs: [],
+  compose: composeAgencyService,
+};

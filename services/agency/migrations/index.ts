@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as agencyTables from './0001_agency_tables';
+
+/** Ordered by name; append, never edit a migration that has shipped. */
+export const agencyMigrations: Record<string, Migration> = {
+  '0001_agency_tables': agencyTables,
+};

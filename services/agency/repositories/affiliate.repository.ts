@@ -1,0 +1,336 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import { isUniqueViolation } from '../../common/db/errors';
+import type { UserIdentifier } from '../../common/identifiers';
+import type { Page } from '../../common/pagination';
+import type { AgencyDatabase } from '../database';
+import type { AffiliateStatus } from '../domain/vocabulary';
+
+export interface AffiliateCodeRecord {
+  code: string;
+  /** Users referred with it. */
+  uses: bigint;
+  createdAt: Date;
+}
+
+export interface AffiliateRecord {
+  id: string;
+  projectId: string;
+  user: UserIdentifier;
+  name: string;
+  region: string | null;
+  status: AffiliateStatus;
+  /** Oldest first. */
+  codes: AffiliateCodeRecord[];
+  joinedAt: Date;
+  updatedAt: Date;
+  /** The open suspension, while suspended. */
+  suspendedAt: Date | null;
+  suspensionReason: string | null;
+}
+
+export interface NewAffiliate {
+  projectId: string;
+  user: UserIdentifier;
+  name: string;
+  region: string | null;
+  /** Registered in the same transaction: the affiliate is created with it or not at all. */
+  code: string | null;
+  now: Date;
+}
+
+export interface AffiliateFilters {
+  status?: AffiliateStatus;
+  region?: string;
+  /** A prefix of the identifier (canonical spelling) or of the name (letter case ignored). */
+  q?: string;
+}
+
+export interface AffiliateChanges {
+  name?: string;
+  region?: string | null;
+  now: Date;
+}
+
+/** Why a write did not happen: the domain turns each into its error. */
+export type InsertOutcome = AffiliateRecord | 'affiliate_exists' | 'code_taken';
+export type CodeOutcome = 'added' | 'no_affiliate' | 'code_taken' | 'limit_reached';
+export type StatusOutcome = 'changed' | 'no_affiliate' | 'unchanged';
+
+/** LIKE's wildcards taken literally, for prefix searches. */
+const escapeLike = (value: string) => value.replace(/[\\%_]/g, (character) => `\\${character}`);
+
+/**
+ * Affiliates, their codes and their status history. Uniqueness (one affiliate per user, one code
+ * per project whatever its case, one open suspension) is enforced by the schema's constraints; the
+ * per-affiliate code limit by a lock on the affiliate's row while codes are counted.
+ */
+export class AffiliateRepository {
+  constructor(private readonly db: Kysely<AgencyDatabase>) {}
+
+  async insert(affiliate: NewAffiliate): Promise<InsertOutcome> {
+    try {
+      const id = await this.db.transaction().execute(async (trx) => {
+        const row = await trx
+          .insertInto('affiliates')
+          .values({
+            project_id: affiliate.projectId,
+            identifier_type: affiliate.user.identifierType,
+            identifier: affiliate.user.identifier,
+            name: affiliate.name,
+            region: affiliate.region,
+            status: 'active',
+            joined_at: affiliate.now,
+            updated_at: affiliate.now,
+          })
+          .onConflict((oc) => oc.constraint('affiliates_user_key').doNothing())
+          .returning('id')
+          .executeTakeFirst();
+        if (!row) return undefined;
+        if (affiliate.code !== null) await insertCode(trx, affiliate.projectId, row.id, affiliate.code, affiliate.now);
+        return row.id;
+      });
+      if (id === undefined) return 'affiliate_exists';
+      return (await this.findById(affiliate.projectId, id))!;
+    } catch (error) {
+      if (isUniqueViolation(error, 'affiliate_codes_project_code_key')) return 'code_taken';
+      throw error;
+    }
+  }
+
+  async findByUser(projectId: string, user: UserIdentifier): Promise<AffiliateRecord | undefined> {
+    const row = await this.selectAffiliates()
+      .where('a.project_id', '=', projectId)
+      .where('a.identifier_type', '=', user.identifierType)
+      .where('a.identifier', '=', user.identifier)
+      .executeTakeFirst();
+    return row && (await this.withCodes([row]))[0];
+  }
+
+  async findById(projectId: string, id: string): Promise<AffiliateRecord | undefined> {
+    const row = await this.selectAffiliates().where('a.project_id', '=', projectId).where('a.id', '=', id).executeTakeFirst();
+    return row && (await this.withCodes([row]))[0];
+  }
+
+  /** The affiliate holding a code in the project (any letter case), if any. */
+  async findByCode(projectId: string, code: string): Promise<AffiliateRecord | undefined> {
+    const row = await this.selectAffiliates()
+      .innerJoin('affiliate_codes as c', 'c.affiliate_id', 'a.id')
+      .where('c.project_id', '=', projectId)
+      .where(sql`lower(c.code)`, '=', code.toLowerCase())
+      .executeTakeFirst();
+    return row && (await this.withCodes([row]))[0];
+  }
+
+  async codeTaken(projectId: string, code: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('affiliate_codes')
+      .select('affiliate_id')
+      .where('project_id', '=', projectId)
+      .where(sql`lower(code)`, '=', code.toLowerCase())
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Newest first; the page's codes come in one more query. */
+  async list(projectId: string, filters: AffiliateFilters, page: Page): Promise<{ records: AffiliateRecord[]; total: number }> {
+    const filtered = (query: AffiliateQuery): AffiliateQuery => {
+      let q = query.where('a.project_id', '=', projectId);
+      if (filters.status !== undefined) q = q.where('a.status', '=', filters.status);
+      if (filters.region !== undefined) q = q.where('a.region', '=', filters.region);
+      if (filters.q !== undefined) {
+        const prefix = `${escapeLike(filters.q)}%`;
+        const lowerPrefix = `${escapeLike(filters.q.toLowerCase())}%`;
+        q = q.where((eb) => eb.or([eb('a.identifier', 'like', prefix), eb(sql`lower(a.name)`, 'like', lowerPrefix)]));
+      }
+      return q;
+    };
+    const [rows, count] = await Promise.all([
+      filtered(this.selectAffiliates()).orderBy('a.joined_at', 'desc').orderBy('a.id', 'desc').limit(page.pageSize).offset(page.offset).execute(),
+      filtered(this.selectAffiliates())
+        .clearSelect()
+        .select((eb) => eb.fn.countAll<bigint>().as('total'))
+        .executeTakeFirstOrThrow(),
+    ]);
+    return { records: await this.withCodes(rows), total: Number(count.total) };
+  }
+
+  async update(projectId: string, user: UserIdentifier, changes: AffiliateChanges): Promise<AffiliateRecord | undefined> {
+    const row = await this.db
+      .updateTable('affiliates')
+      .set({
+        ...(changes.name !== undefined && { name: changes.name }),
+        ...(changes.region !== undefined && { region: changes.region }),
+        updated_at: changes.now,
+      })
+      .where('project_id', '=', projectId)
+      .where('identifier_type', '=', user.identifierType)
+      .where('identifier', '=', user.identifier)
+      .returning('id')
+      .executeTakeFirst();
+    return row && this.findById(projectId, row.id);
+  }
+
+  /** active -> suspended, opening a period of the history, in one transaction. */
+  async suspend(projectId: string, user: UserIdentifier, reason: string, actorId: string | null, now: Date): Promise<StatusOutcome> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await changeStatus(trx, projectId, user, 'active', 'suspended', now);
+      if (!row) return (await this.exists(trx, projectId, user)) ? 'unchanged' : 'no_affiliate';
+      await trx
+        .insertInto('affiliate_suspensions')
+        .values({ affiliate_id: row.id, project_id: projectId, reason, suspended_at: now, suspended_by: actorId })
+        .execute();
+      return 'changed';
+    });
+  }
+
+  /** suspended -> active, closing the open period. */
+  async reactivate(projectId: string, user: UserIdentifier, actorId: string | null, now: Date): Promise<StatusOutcome> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await changeStatus(trx, projectId, user, 'suspended', 'active', now);
+      if (!row) return (await this.exists(trx, projectId, user)) ? 'unchanged' : 'no_affiliate';
+      await trx
+        .updateTable('affiliate_suspensions')
+        // A clock behind the period's start (another replica's) still closes it, never before it began.
+        .set({ reactivated_at: sql<Date>`greatest(${now}::timestamptz, suspended_at)`, reactivated_by: actorId })
+        .where('affiliate_id', '=', row.id)
+        .where('reactivated_at', 'is', null)
+        .execute();
+      return 'changed';
+    });
+  }
+
+  /** Adds a code, unless the project has it (any case) or the affiliate already holds the most it may. */
+  async addCode(projectId: string, user: UserIdentifier, code: string, maxPerAffiliate: number, now: Date): Promise<CodeOutcome> {
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        // The lock makes count-then-insert exact under concurrent adds for one affiliate.
+        const affiliate = await trx
+          .selectFrom('affiliates')
+          .select('id')
+          .where('project_id', '=', projectId)
+          .where('identifier_type', '=', user.identifierType)
+          .where('identifier', '=', user.identifier)
+          .forUpdate()
+          .executeTakeFirst();
+        if (!affiliate) return 'no_affiliate';
+        const { held } = await trx
+          .selectFrom('affiliate_codes')
+          .select((eb) => eb.fn.countAll<bigint>().as('held'))
+          .where('affiliate_id', '=', affiliate.id)
+          .executeTakeFirstOrThrow();
+        if (Number(held) >= maxPerAffiliate) return 'limit_reached';
+        await insertCode(trx, projectId, affiliate.id, code, now);
+        await trx.updateTable('affiliates').set({ updated_at: now }).where('id', '=', affiliate.id).execute();
+        return 'added';
+      });
+    } catch (error) {
+      if (isUniqueViolation(error, 'affiliate_codes_project_code_key')) return 'code_taken';
+      throw error;
+    }
+  }
+
+  private async exists(trx: Transaction<AgencyDatabase>, projectId: string, user: UserIdentifier): Promise<boolean> {
+    const row = await trx
+      .selectFrom('affiliates')
+      .select('id')
+      .where('project_id', '=', projectId)
+      .where('identifier_type', '=', user.identifierType)
+      .where('identifier', '=', user.identifier)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  private selectAffiliates() {
+    return selectAffiliates(this.db);
+  }
+
+  /** The affiliates with their codes (oldest first) and each code's uses: one query for all of them. */
+  private async withCodes(rows: AffiliateRow[]): Promise<AffiliateRecord[]> {
+    if (rows.length === 0) return [];
+    const codes = await this.db
+      .selectFrom('affiliate_codes as c')
+      .select((eb) => [
+        'c.affiliate_id',
+        'c.code',
+        'c.created_at',
+        eb
+          .selectFrom('referrals as r')
+          .select((inner) => inner.fn.countAll<bigint>().as('uses'))
+          .whereRef('r.affiliate_id', '=', 'c.affiliate_id')
+          .whereRef('r.code', '=', 'c.code')
+          .as('uses'),
+      ])
+      .where(
+        'c.affiliate_id',
+        'in',
+        rows.map((row) => row.id),
+      )
+      .orderBy('c.created_at')
+      .orderBy('c.code')
+      .execute();
+    const byAffiliate = new Map<string, AffiliateCodeRecord[]>();
+    for (const code of codes) {
+      const list = byAffiliate.get(code.affiliate_id) ?? [];
+      list.push({ code: code.code, uses: BigInt(code.uses ?? 0), createdAt: code.created_at });
+      byAffiliate.set(code.affiliate_id, list);
+    }
+    return rows.map((row) => ({
+      id: row.id,
+      projectId: row.project_id,
+      user: { identifier: row.identifier, identifierType: row.identifier_type },
+      name: row.name,
+      region: row.region,
+      status: row.status,
+      codes: byAffiliate.get(row.id) ?? [],
+      joinedAt: row.joined_at,
+      updatedAt: row.updated_at,
+      suspendedAt: row.status === 'suspended' ? row.suspended_at : null,
+      suspensionReason: row.status === 'suspended' ? row.suspension_reason : null,
+    }));
+  }
+}
+
+function selectAffiliates(db: Kysely<AgencyDatabase>) {
+  return db
+    .selectFrom('affiliates as a')
+    .leftJoin('affiliate_suspensions as s', (join) => join.onRef('s.affiliate_id', '=', 'a.id').on('s.reactivated_at', 'is', null))
+    .select([
+      'a.id',
+      'a.project_id',
+      'a.identifier_type',
+      'a.identifier',
+      'a.name',
+      'a.region',
+      'a.status',
+      'a.joined_at',
+      'a.updated_at',
+      's.suspended_at',
+      's.reason as suspension_reason',
+    ]);
+}
+
+type AffiliateQuery = ReturnType<typeof selectAffiliates>;
+type AffiliateRow = Awaited<ReturnType<AffiliateQuery['executeTakeFirstOrThrow']>>;
+
+async function insertCode(trx: Transaction<AgencyDatabase>, projectId: string, affiliateId: string, code: string, now: Date): Promise<void> {
+  await trx.insertInto('affiliate_codes').values({ project_id: projectId, code, affiliate_id: affiliateId, created_at: now }).execute();
+}
+
+function changeStatus(
+  trx: Transaction<AgencyDatabase>,
+  projectId: string,
+  user: UserIdentifier,
+  from: AffiliateStatus,
+  to: AffiliateStatus,
+  now: Date,
+) {
+  return trx
+    .updateTable('affiliates')
+    .set({ status: to, updated_at: now })
+    .where('project_id', '=', projectId)
+    .where('identifier_type', '=', user.identifierType)
+    .where('identifier', '=', user.identifier)
+    .where('status', '=', from)
+    .returning('id')
+    .executeTakeFirst();
+}

@@ -1,0 +1,109 @@
+import { type Kysely, sql } from 'kysely';
+import type { UserIdentifier } from '../../common/identifiers';
+import type { AgencyDatabase } from '../database';
+import type { AffiliateStatus } from '../domain/vocabulary';
+
+export interface AffiliateRefRecord {
+  id: string;
+  user: UserIdentifier;
+}
+
+export interface ReferralRecord {
+  user: UserIdentifier;
+  affiliate: AffiliateRefRecord;
+  code: string;
+  referredAt: Date;
+}
+
+/** What a referral attempt found: the domain turns each into its answer. */
+export type ReferralOutcome =
+  | { kind: 'created'; referral: ReferralRecord }
+  /** Referred already: by the code's own affiliate (sameAffiliate) or by another. */
+  | { kind: 'existing'; referral: ReferralRecord; sameAffiliate: boolean }
+  | { kind: 'no_code' }
+  | { kind: 'self_referral'; affiliate: AffiliateRefRecord }
+  | { kind: 'suspended'; affiliate: AffiliateRefRecord };
+
+export interface ReferrerRecord {
+  referral: ReferralRecord;
+  name: string;
+  /** Oldest first. */
+  codes: string[];
+}
+
+/**
+ * Who referred whom. The table's primary key (project, user) is the rule "first referral wins":
+ * a second referral of a user finds the first one and changes nothing, whatever runs concurrently.
+ */
+export class ReferralRepository {
+  constructor(private readonly db: Kysely<AgencyDatabase>) {}
+
+  /**
+   * Refers `user` with `code`. The code's affiliate is read FOR SHARE, so a suspension (which
+   * updates that row) either lands before (and the code refers nobody) or after this referral.
+   */
+  async refer(projectId: string, user: UserIdentifier, code: string, now: Date): Promise<ReferralOutcome> {
+    return this.db.transaction().execute(async (trx) => {
+      const holder = await trx
+        .selectFrom('affiliate_codes as c')
+        .innerJoin('affiliates as a', 'a.id', 'c.affiliate_id')
+        .select(['a.id', 'a.identifier', 'a.identifier_type', 'a.status', 'c.code'])
+        .where('c.project_id', '=', projectId)
+        .where(sql`lower(c.code)`, '=', code.toLowerCase())
+        .forShare('a')
+        .executeTakeFirst();
+      if (!holder) return { kind: 'no_code' };
+      const affiliate: AffiliateRefRecord = { id: holder.id, user: { identifier: holder.identifier, identifierType: holder.identifier_type } };
+      if (holder.identifier === user.identifier && holder.identifier_type === user.identifierType) return { kind: 'self_referral', affiliate };
+
+      if ((holder.status satisfies AffiliateStatus) === 'active') {
+        const inserted = await trx
+          .insertInto('referrals')
+          .values({
+            project_id: projectId,
+            identifier_type: user.identifierType,
+            identifier: user.identifier,
+            affiliate_id: holder.id,
+            code: holder.code,
+            referred_at: now,
+          })
+          .onConflict((oc) => oc.columns(['project_id', 'identifier_type', 'identifier']).doNothing())
+          .returning('referred_at')
+          .executeTakeFirst();
+        if (inserted) return { kind: 'created', referral: { user, affiliate, code: holder.code, referredAt: inserted.referred_at } };
+      }
+      // Referred already (by this affiliate or another), or the code's affiliate is suspended.
+      const existing = await findReferral(trx, projectId, user);
+      if (existing) return { kind: 'existing', referral: existing, sameAffiliate: existing.affiliate.id === holder.id };
+      return { kind: 'suspended', affiliate };
+    });
+  }
+
+  async findReferrer(projectId: string, user: UserIdentifier): Promise<ReferrerRecord | undefined> {
+    const referral = await findReferral(this.db, projectId, user);
+    if (!referral) return undefined;
+    const [affiliate, codes] = await Promise.all([
+      this.db.selectFrom('affiliates').select('name').where('id', '=', referral.affiliate.id).executeTakeFirstOrThrow(),
+      this.db.selectFrom('affiliate_codes').select('code').where('affiliate_id', '=', referral.affiliate.id).orderBy('created_at').orderBy('code').execute(),
+    ]);
+    return { referral, name: affiliate.name, codes: codes.map((row) => row.code) };
+  }
+}
+
+async function findReferral(db: Kysely<AgencyDatabase>, projectId: string, user: UserIdentifier): Promise<ReferralRecord | undefined> {
+  const row = await db
+    .selectFrom('referrals as r')
+    .innerJoin('affiliates as a', 'a.id', 'r.affiliate_id')
+    .select(['r.code', 'r.referred_at', 'a.id', 'a.identifier', 'a.identifier_type'])
+    .where('r.project_id', '=', projectId)
+    .where('r.identifier_type', '=', user.identifierType)
+    .where('r.identifier', '=', user.identifier)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    user,
+    affiliate: { id: row.id, user: { identifier: row.identifier, identifierType: row.identifier_type } },
+    code: row.code,
+    referredAt: row.referred_at,
+  };
+}
