@@ -206,7 +206,7 @@ const OPERATIONS: Record<string, Expected> = {
       'query:user_identifier_type?',
       'query:identifier_type?',
     ],
-    responses: api(200),
+    responses: api(200, 404),
   },
 };
 

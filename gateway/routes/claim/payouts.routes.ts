@@ -63,7 +63,10 @@ export function payoutRoutes({ clients }: RouteDeps): AnyRoute[] {
         tags,
         auth: serviceReader,
         query: leaderboardQuery,
-        responses: { 200: { description: 'A page of the leaderboard', schema: leaderboardSchema } },
+        responses: {
+          200: { description: 'A page of the leaderboard', schema: leaderboardSchema },
+          404: { description: 'CURRENCY_NOT_FOUND: the project has no currency at this address (or none at all)' },
+        },
       },
       async ({ query, caller }) => {
         const user = query.user_identifier === undefined ? undefined : { identifier: query.user_identifier, identifierType: identifierType(query) };
