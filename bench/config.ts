@@ -39,9 +39,20 @@ export interface BenchConfig {
     /** Share of lookups sent with the address in mixed letter case. */
     mixedCaseShare: number;
   };
+  /** Issue 8, section 8: BatchResolveAttribution against its statement sent directly. */
+  attribution: {
+    affiliates: number;
+    referred: number;
+    /** Items per call. */
+    batchSize: number;
+    /** Calls in flight at a time (gRPC), and connections (direct). */
+    concurrency: number;
+    durationS: number;
+    warmupS: number;
+  };
   /** RSS sampling period. */
   memorySampleMs: number;
-  goals: { ingestRatioMax: number; lookupRatioMin: number; lookupP99MaxMs: number };
+  goals: { ingestRatioMax: number; lookupRatioMin: number; lookupP99MaxMs: number; attributionRatioMin: number };
 }
 
 export function loadBenchConfig(): BenchConfig {
@@ -64,7 +75,15 @@ export function loadBenchConfig(): BenchConfig {
       existingShare: 0.9,
       mixedCaseShare: 0.3,
     },
+    attribution: {
+      affiliates: Math.max(1_000, Math.round(100_000 * scale)),
+      referred: Math.max(10_000, Math.round(1_000_000 * scale)),
+      batchSize: 100,
+      concurrency: numberEnv('BENCH_ATTRIBUTION_CONCURRENCY', 50, { min: 1, integer: true }),
+      durationS: numberEnv('BENCH_DURATION_S', 20, { min: 1 }),
+      warmupS: numberEnv('BENCH_WARMUP_S', 3, { min: 0 }),
+    },
     memorySampleMs: 250,
-    goals: { ingestRatioMax: 2.0, lookupRatioMin: 0.5, lookupP99MaxMs: 25 },
+    goals: { ingestRatioMax: 2.0, lookupRatioMin: 0.5, lookupP99MaxMs: 25, attributionRatioMin: 0.5 },
   };
 }

@@ -4,10 +4,12 @@
  *
  *   1. Batch ingest through the gateway vs. COPY of the same rows into an identical table.
  *   2. getUserAudiences through the gateway (autocannon) vs. the repository's SQL sent with pg.
- *   3. Peak RSS of every process of the stack, sampled through the whole run.
+ *   3. BatchResolveAttribution over gRPC (issue 8, section 8: batches of 100 at 50 concurrent calls,
+ *      100,000 affiliates, 1,000,000 referred users) vs. the same statement sent with pg.
+ *   4. Peak RSS of every process of the stack, sampled through the whole run.
  *
  * Environment: BENCH_SCALE (default 1) shrinks the data sets; BENCH_DURATION_S (default 20) the
- * lookup runs; BENCH_WARMUP_S (3); BENCH_PHASES (ingest,lookup); BENCH_COPY_STREAMS (1) splits the
+ * lookup runs; BENCH_WARMUP_S (3); BENCH_PHASES (ingest,lookup,attribution); BENCH_ATTRIBUTION_CONCURRENCY (50); BENCH_COPY_STREAMS (1) splits the
  * COPY of the physical limit over concurrent streams; BENCH_INGEST_INFLIGHT (4); BENCH_CPU_PROF_DIR runs every
  * process of the stack with --cpu-prof into that folder; BENCH_POSTGRES_URL, REDIS_URL,
  * BENCH_DATABASE (referral_bench), BENCH_LOG (the stack's output; a file under /tmp by default).
@@ -29,8 +31,18 @@ import {
   setUpLookupData,
 } from './lookup';
 import { type MemoryReport, MemorySampler } from './memory';
+import {
+  type AttributionFigures,
+  crossCheckAttribution,
+  directPath,
+  explainAttribution,
+  grpcPath,
+  runAttributionLoad,
+  setUpAttributionData,
+} from './attribution';
 import { loadAverage } from './proc';
 import { cpuTable, fmt, keyValues, lookupTable, memoryTable, section, table } from './report';
+import { SERVICE_CATALOG } from '../services/common/service-catalog';
 import { deleteRedisKeys, dropDatabase, recreateDatabase, type RunningStack, startStack } from './stack';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -56,7 +68,7 @@ interface PhaseCpu {
 
 async function main(): Promise<number> {
   const config = loadBenchConfig();
-  const phases = new Set((process.env.BENCH_PHASES ?? 'ingest,lookup').split(',').map((phase) => phase.trim()));
+  const phases = new Set((process.env.BENCH_PHASES ?? 'ingest,lookup,attribution').split(',').map((phase) => phase.trim()));
   const postgresUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const databaseName = process.env.BENCH_DATABASE ?? 'referral_bench';
@@ -75,6 +87,11 @@ async function main(): Promise<number> {
         ['load average at start', loadAverage()],
         ['scale', `${config.scale} (ingest ${fmt.int(config.ingest.entries)} entries; lookup ${fmt.int(config.lookup.entries)} entries in ${config.lookup.segments} segments)`],
         ['lookup load', `${config.lookup.connections} connections, ${config.lookup.durationS} s (after ${config.lookup.warmupS} s of warm-up)`],
+        [
+          'attribution',
+          `${fmt.int(config.attribution.affiliates)} affiliates, ${fmt.int(config.attribution.referred)} referred users; batches of ${config.attribution.batchSize} at ` +
+            `${config.attribution.concurrency} concurrent calls, ${config.attribution.durationS} s`,
+        ],
         ['stack output', logFile],
         ...(cpuProfDir ? [['cpu profiles', cpuProfDir] as [string, string]] : []),
       ],
@@ -104,6 +121,7 @@ async function main(): Promise<number> {
 
   let ingest: IngestResult | undefined;
   let lookupRuns: { gateway: RunFigures; direct: RunFigures; prepared: RunFigures; sql: string; plan: string; notes: string[]; users: number; entries: number } | undefined;
+  let attributionRuns: { ours: AttributionFigures; direct: AttributionFigures; check: string; plan: string; suspensions: number } | undefined;
   const cpu = new Map<string, PhaseCpu>();
   let memoryReport: MemoryReport | undefined;
   let stackInfo: string;
@@ -182,6 +200,34 @@ async function main(): Promise<number> {
           await prepared.close();
         }
       } finally {
+        await direct.close();
+      }
+    }
+    if (phases.has('attribution')) {
+      memory.setPhase('attribution setup');
+      const { affiliates, referred, concurrency, durationS, warmupS } = config.attribution;
+      progress(`attribution: seeding ${fmt.int(affiliates)} affiliates and ${fmt.int(referred)} referrals (INSERT ... SELECT generate_series, not measured)`);
+      const data = await setUpAttributionData(api, stack.platformKey, admin, config);
+      const ours = grpcPath(stack.grpcAddresses[SERVICE_CATALOG.agency.addressVariable]!, data.projectId);
+      const direct = directPath(stack.databaseUrl, data.projectId, concurrency);
+      try {
+        const check = await crossCheckAttribution(ours, direct, data);
+        if (warmupS > 0) {
+          progress(`attribution: warming up gRPC (${warmupS} s)`);
+          await runAttributionLoad(ours, data, concurrency, warmupS, 'warm-up');
+        }
+        progress(`attribution: gRPC, ${concurrency} concurrent calls, ${durationS} s`);
+        const oursRun = await around('attribution (gRPC)', () => runAttributionLoad(ours, data, concurrency, durationS));
+        if (warmupS > 0) {
+          progress(`attribution: warming up direct SQL (${warmupS} s)`);
+          await runAttributionLoad(direct, data, concurrency, warmupS, 'warm-up');
+        }
+        progress(`attribution: direct SQL with pg, ${concurrency} concurrent, ${durationS} s`);
+        const directRun = await around('attribution (direct)', () => runAttributionLoad(direct, data, concurrency, durationS));
+        const plan = await explainAttribution(stack.databaseUrl, data);
+        attributionRuns = { ours: oursRun, direct: directRun, check, plan, suspensions: data.suspensions };
+      } finally {
+        await ours.close();
         await direct.close();
       }
     }
@@ -274,6 +320,57 @@ async function main(): Promise<number> {
       `${fmt.int(gateway.non2xx + gateway.errors + gateway.timeouts)} bad`,
       `${fmt.int(gateway.ok)} 2xx, ${gateway.non2xx} non-2xx, ${gateway.errors} errors, ${gateway.timeouts} timeouts`,
       gateway.non2xx + gateway.errors + gateway.timeouts === 0 && gateway.ok > 0,
+    ]);
+  }
+
+  if (attributionRuns) {
+    const { ours, direct } = attributionRuns;
+    const ratio = ours.attributionsPerSecond / direct.attributionsPerSecond;
+    const { affiliates, referred, batchSize, concurrency } = config.attribution;
+    log(section('attribution: BatchResolveAttribution'));
+    log(
+      `${fmt.int(affiliates)} affiliates (${fmt.int(attributionRuns.suspensions)} suspension periods), ${fmt.int(referred)} referred users; ` +
+        `batches of ${batchSize} (90% referred users, moments spread over 2026), ${concurrency} concurrent calls`,
+    );
+    log(
+      table(
+        ['path', 'attributions/s', 'calls/s', 'p50 per call', 'p99 per call', 'max', 'calls', 'errors'],
+        [ours, direct].map((run) => [
+          run.label,
+          fmt.int(run.attributionsPerSecond),
+          fmt.int(run.callsPerSecond),
+          fmt.ms(run.p50),
+          fmt.ms(run.p99),
+          fmt.ms(run.max),
+          fmt.int(run.calls),
+          fmt.int(run.errors),
+        ]),
+      ),
+    );
+    log(`throughput ratio gRPC / direct: ${fmt.ratio(ratio)} (goal >= ${config.goals.attributionRatioMin})`);
+    log(
+      `outcomes (gRPC run): ${fmt.int(ours.outcomes.attributed)} attributed, ${fmt.int(ours.outcomes.notReferred)} not referred, ` +
+        `${fmt.int(ours.outcomes.suspended)} affiliate suspended; cross-check: ${attributionRuns.check}`,
+    );
+    for (const [phase, run] of [['attribution (gRPC)', ours], ['attribution (direct)', direct]] as const) {
+      const measured = cpu.get(phase);
+      if (!measured) continue;
+      log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
+      log(cpuTable(measured.report, { count: run.calls * batchSize, unit: 'attribution', scale: 1e6, label: 'CPU µs/attribution' }));
+    }
+    log('\nEXPLAIN (ANALYZE, BUFFERS), one batch, after the load:');
+    log(attributionRuns.plan);
+    goals.push([
+      `attribution: gRPC / direct >= ${config.goals.attributionRatioMin}`,
+      fmt.ratio(ratio),
+      `${fmt.int(ours.attributionsPerSecond)} vs ${fmt.int(direct.attributionsPerSecond)} attributions/s`,
+      ratio >= config.goals.attributionRatioMin,
+    ]);
+    goals.push([
+      'attribution: every call answered',
+      `${fmt.int(ours.errors + direct.errors)} failed`,
+      `p99 per call ${fmt.ms(ours.p99)} (gRPC), ${fmt.ms(direct.p99)} (direct)`,
+      ours.errors + direct.errors === 0 && ours.calls > 0,
     ]);
   }
 

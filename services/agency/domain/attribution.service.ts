@@ -1,4 +1,3 @@
-import { assertCanonicalIds } from '../../common/canonical-ids';
 import { MAX_ATTRIBUTION_BATCH } from '../../common/contract-limits';
 import { DomainError, InvalidArgumentError, invalidFields } from '../../common/errors';
 import { normalizeIdentifier } from '../../common/identifiers';
@@ -104,7 +103,13 @@ export class AttributionService {
 function checkItem(item: AttributionItemInput, prefix: string): AttributionQuery {
   if (!item.user) throw invalidFields([{ field: `${prefix}user`, reason: 'is required' }]);
   if (!item.at || Number.isNaN(item.at.getTime())) throw invalidFields([{ field: `${prefix}at`, reason: 'is required: the moment of the conversion' }]);
-  // The gRPC layer leaves a batch's items to this check, so that one non-canonical id fails its item only.
-  assertCanonicalIds({ user: item.user });
-  return { user: normalizeIdentifier(item.user.identifier, item.user.identifierType, `${prefix}user`), at: item.at };
+  const user = normalizeIdentifier(item.user.identifier, item.user.identifierType, `${prefix}user`);
+  // The gRPC layer leaves a batch's items to this check (services/common/canonical-ids.ts applies the
+  // same rule to whole requests), so that one non-canonical id fails its item only.
+  if (user.identifier !== item.user.identifier) {
+    const field = `${prefix}user.identifier`;
+    const reason = 'must be written in the canonical form of its type (lowercase)';
+    throw new InvalidArgumentError('NON_CANONICAL_ID', `${field}: ${reason}`, [{ field, reason }]);
+  }
+  return { user, at: item.at };
 }

@@ -1,5 +1,6 @@
-import type { InferResult, Kysely } from 'kysely';
+import type { InferResult, Kysely, Transaction } from 'kysely';
 import { isUniqueViolation } from '../../common/db/errors';
+import { appendOutboxEvents } from '../../common/outbox/append';
 import type { Page } from '../../common/pagination';
 import type { AudienceDatabase } from '../database';
 
@@ -19,6 +20,8 @@ export interface SegmentRecord {
   /** The condition as JSON text, exactly as stored. */
   conditionJson: string | null;
   entriesCount: bigint;
+  /** Set: the segment is a tier of its project; a higher rank is a higher tier. */
+  tierRank: number | null;
   badge: BadgeRecord | null;
   createdAt: Date;
   updatedAt: Date;
@@ -29,6 +32,7 @@ export interface NewSegment {
   name: string;
   description: string | null;
   conditionJson: string | null;
+  tierRank: number | null;
   now: Date;
 }
 
@@ -36,11 +40,22 @@ export interface SegmentChanges {
   name?: string;
   description?: string | null;
   conditionJson?: string | null;
+  tierRank?: number | null;
   now: Date;
 }
 
 /** Thrown when a segment's name is already used in its project. */
 export class SegmentNameTaken extends Error {}
+
+/** Thrown when another segment of the project already has the tier rank. */
+export class TierRankTaken extends Error {}
+
+/** The unique constraints a segment write can break, as the errors above. */
+function translateUniqueViolation(error: unknown): unknown {
+  if (isUniqueViolation(error, 'segments_project_name_key')) return new SegmentNameTaken();
+  if (isUniqueViolation(error, 'segments_project_tier_rank_key')) return new TierRankTaken();
+  return error;
+}
 
 export class SegmentRepository {
   constructor(private readonly db: Kysely<AudienceDatabase>) {}
@@ -54,6 +69,7 @@ export class SegmentRepository {
           name: segment.name,
           description: segment.description,
           condition: segment.conditionJson,
+          tier_rank: segment.tierRank,
           created_at: segment.now,
           updated_at: segment.now,
         })
@@ -63,8 +79,7 @@ export class SegmentRepository {
       if (!inserted) throw new Error(`segment ${id} vanished right after its insert`);
       return inserted;
     } catch (error) {
-      if (isUniqueViolation(error, 'segments_project_name_key')) throw new SegmentNameTaken();
-      throw error;
+      throw translateUniqueViolation(error);
     }
   }
 
@@ -113,6 +128,7 @@ export class SegmentRepository {
           ...(changes.name !== undefined && { name: changes.name }),
           ...(changes.description !== undefined && { description: changes.description }),
           ...(changes.conditionJson !== undefined && { condition: changes.conditionJson }),
+          ...(changes.tierRank !== undefined && { tier_rank: changes.tierRank }),
           updated_at: changes.now,
         })
         .where('project_id', '=', projectId)
@@ -121,20 +137,28 @@ export class SegmentRepository {
         .executeTakeFirst();
       return updated ? await this.findById(projectId, segmentId) : undefined;
     } catch (error) {
-      if (isUniqueViolation(error, 'segments_project_name_key')) throw new SegmentNameTaken();
-      throw error;
+      throw translateUniqueViolation(error);
     }
   }
 
-  /** Entries, badge and batch history go with the segment (ON DELETE CASCADE). */
-  async delete(projectId: string, segmentId: string): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('segments')
-      .where('project_id', '=', projectId)
-      .where('id', '=', segmentId)
-      .executeTakeFirst();
-    return result.numDeletedRows > 0n;
+  /** Entries, badge and batch history go with the segment (ON DELETE CASCADE); other services are told in one event. */
+  async delete(projectId: string, segmentId: string, now: Date): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx.deleteFrom('segments').where('project_id', '=', projectId).where('id', '=', segmentId).executeTakeFirst();
+      if (result.numDeletedRows === 0n) return false;
+      await appendOutboxEvents(trx, now, [{ type: 'audience.segment_deleted', projectId, payload: { segment_id: segmentId } }]);
+      return true;
+    });
   }
+}
+
+/**
+ * Whether the segment exists in the project, holding it (FOR KEY SHARE) until the caller's
+ * transaction ends, so it cannot be deleted before that transaction's entry is in.
+ */
+export async function holdSegment(trx: Transaction<AudienceDatabase>, projectId: string, segmentId: string): Promise<boolean> {
+  const row = await trx.selectFrom('segments').select('id').where('project_id', '=', projectId).where('id', '=', segmentId).forKeyShare().executeTakeFirst();
+  return row !== undefined;
 }
 
 /** A segment with its badge, if any. The condition is read as text: jsonb parsed by the driver would not keep numbers exactly as stored. */
@@ -148,6 +172,7 @@ function selectWithBadge(db: Kysely<AudienceDatabase>) {
       'segments.name',
       'segments.description',
       'segments.entries_count',
+      'segments.tier_rank',
       'segments.created_at',
       'segments.updated_at',
       eb.cast<string | null>('segments.condition', 'text').as('condition_json'),
@@ -170,6 +195,7 @@ function toRecord(row: SegmentWithBadgeRow): SegmentRecord {
     description: row.description,
     conditionJson: row.condition_json,
     entriesCount: row.entries_count,
+    tierRank: row.tier_rank,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     badge: toBadge(row),
