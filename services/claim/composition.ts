@@ -1,12 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../common/clock';
 import type { Logger } from '../common/logger';
+import type { OutboxWaker } from '../common/outbox/relay';
 import type { ClaimDatabase } from './database';
 import type { AttributionSource } from './domain/attribution';
 import { type ConversionScheduler, ConversionService } from './domain/conversion.service';
 import { CurrencyService } from './domain/currency.service';
 import { LedgerService } from './domain/ledger.service';
-import { type ConversionEventSink, PayoutService } from './domain/payout.service';
+import { PayoutService } from './domain/payout.service';
 import { PayoutTermsService } from './domain/payout-terms.service';
 import { ConversionRepository } from './repositories/conversion.repository';
 import { CurrencyRepository } from './repositories/currency.repository';
@@ -33,15 +34,15 @@ export interface ClaimDomainDeps {
   scheduler: ConversionScheduler;
   /** Who referred whom: the agency service (AgencyAttributionSource in server.ts). */
   attribution: AttributionSource;
-  /** The outbox the payment transaction appends its events to. */
-  events: ConversionEventSink;
+  /** Told after each commit that wrote events (the service's outbox relay). */
+  outbox: OutboxWaker;
 }
 
 /**
  * Plain constructors, wired once: server.ts builds the domain the gRPC service and the job use with
  * this, and the medium tests (test/medium/claim) build the same one over a test database.
  */
-export function buildClaimDomain({ db, clock, logger, scheduler, attribution, events }: ClaimDomainDeps): ClaimDomain {
+export function buildClaimDomain({ db, clock, logger, scheduler, attribution, outbox }: ClaimDomainDeps): ClaimDomain {
   const currencies = new CurrencyRepository(db);
   const terms = new PayoutTermsRepository(db);
   const conversions = new ConversionRepository(db);
@@ -49,7 +50,7 @@ export function buildClaimDomain({ db, clock, logger, scheduler, attribution, ev
     currencies: new CurrencyService(currencies, clock),
     terms: new PayoutTermsService(terms, clock, logger),
     conversions: new ConversionService(conversions, scheduler, clock, logger),
-    payouts: new PayoutService(conversions, terms, new LedgerRepository(db), attribution, events, clock, logger),
+    payouts: new PayoutService(conversions, terms, new LedgerRepository(db), attribution, outbox, clock, logger),
     ledger: new LedgerService(new MovementRepository(db), new LeaderboardRepository(db), currencies, clock),
   };
 }

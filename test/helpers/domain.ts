@@ -129,6 +129,8 @@ export interface ClaimHarness extends DomainHarness<ClaimDomain, ClaimDatabase> 
   agency: GrpcClient<AgencyServiceClient>['call'];
   /** The queue conversions are scheduled on (no worker reads it). */
   queues: QueueKit;
+  /** The claim service's outbox relay, not started: events stay in the outbox until a test relays them (`outbox.pass()`). */
+  outbox: OutboxRelay<ClaimDatabase>;
   /** Pays every stored batch not finished yet, as the job would (domain.payouts.payBatch), oldest first. */
   payAll(): Promise<void>;
 }
@@ -160,13 +162,14 @@ export async function startClaimDomain(options: HarnessOptions = {}): Promise<Cl
   const attribution = new AgencyAttributionSource(agencyAddress);
   const agency = createGrpcClient(AgencyServiceClient, agencyAddress, 10_000);
   const logger = logs.logger('claim');
+  const outbox = new OutboxRelay(database.db, queues, { service: 'claim', clock, logger: logs.logger('outbox'), batchSize: 200, retentionMs: 168 * 3_600_000 });
   const domain = buildClaimDomain({
     db: database.db,
     clock,
     logger,
     scheduler: new BullConversionScheduler(queues, logger),
     attribution,
-    events: { append: async () => undefined, committed: () => undefined },
+    outbox,
   });
   return {
     domain,
@@ -177,6 +180,7 @@ export async function startClaimDomain(options: HarnessOptions = {}): Promise<Cl
     logs,
     agency: agency.call,
     queues,
+    outbox,
     payAll: async () => {
       for (const batchId of await domain.payouts.unfinished(1_000)) await domain.payouts.payBatch(batchId);
     },

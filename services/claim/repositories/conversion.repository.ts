@@ -13,6 +13,8 @@ export interface PendingConversion {
   occurredAt: Date;
   rewardBase: bigint;
   referralCode: string | null;
+  volumeUsd: string | null;
+  revenueUsd: string | null;
 }
 
 /** What storing a request's conversions did to each id. */
@@ -98,6 +100,8 @@ export class ConversionRepository {
     const rows = await this.db
       .selectFrom('conversions')
       .select(PENDING_COLUMNS)
+      // Text: a fractional NUMERIC has no bigint (services/common/db/type-parsers.ts).
+      .select((eb) => [eb.cast<string | null>('volume_usd', 'text').as('volume_text'), eb.cast<string | null>('revenue_usd', 'text').as('revenue_text')])
       .where('project_id', '=', projectId)
       .where('batch_id', '=', batchId)
       .where('status', '=', 'accepted')
@@ -133,7 +137,7 @@ export class ConversionRepository {
   }
 }
 
-function toPending(row: Pick<Selectable<ConversionTable>, (typeof PENDING_COLUMNS)[number]>): PendingConversion {
+function toPending(row: Pick<Selectable<ConversionTable>, (typeof PENDING_COLUMNS)[number]> & { volume_text: string | null; revenue_text: string | null }): PendingConversion {
   return {
     id: row.id,
     name: row.name,
@@ -141,5 +145,7 @@ function toPending(row: Pick<Selectable<ConversionTable>, (typeof PENDING_COLUMN
     occurredAt: row.occurred_at,
     rewardBase: row.reward_base ?? 0n,
     referralCode: row.referral_code,
+    volumeUsd: row.volume_text,
+    revenueUsd: row.revenue_text,
   };
 }
