@@ -16,6 +16,9 @@ import { sdkRoutes } from './routes/agency/sdk.routes';
 import { audienceSegmentRoutes } from './routes/audience/audience-segments.routes';
 import { audienceDashboardRoutes } from './routes/audience/audiences.routes';
 import { signInRoutes } from './routes/auth/sign-in.routes';
+import { claimAdminRoutes } from './routes/claim/claim-admin.routes';
+import { conversionRoutes } from './routes/claim/conversions.routes';
+import { payoutRoutes } from './routes/claim/payouts.routes';
 import { projectRoutes } from './routes/projects.routes';
 import type { RouteDeps } from './routes/route-deps';
 import { systemRoutes, type SystemDeps } from './routes/system.routes';
@@ -68,6 +71,9 @@ export function createApp(deps: AppDeps): { app: Express; routes: AnyRoute[] } {
     ...affiliatePortalCodeRoutes(deps.routes),
     ...referralRoutes(deps.routes),
     ...sdkRoutes(deps.routes),
+    ...claimAdminRoutes(deps.routes),
+    ...conversionRoutes(deps.routes),
+    ...payoutRoutes(deps.routes),
   ];
 
   app.use(requestId());
