@@ -50,9 +50,40 @@ export interface BenchConfig {
     durationS: number;
     warmupS: number;
   };
+  /** Issue 9, section 9: conversions through the batch endpoint until paid, against one INSERT ... SELECT of their movements. */
+  conversions: {
+    /** Conversions sent through POST /api/v1/conversions/batch, 1,000 per request. */
+    conversions: number;
+    /** Batch requests in flight at a time. */
+    inflight: number;
+    affiliates: number;
+    /** Distinct converting users, of whom `referredShare` were referred by an affiliate. */
+    users: number;
+    referredShare: number;
+  };
+  /** Issue 9, section 9: a payouts leaderboard page over 1,000,000 movements against its SQL sent directly. */
+  leaderboard: {
+    /** Affiliate payouts on the board, and the affiliates they pay (the board's size). */
+    movements: number;
+    affiliates: number;
+    pageSize: number;
+    /** Share of page requests for the first ten pages (the rest anywhere in the board). */
+    topShare: number;
+    connections: number;
+    durationS: number;
+    warmupS: number;
+  };
   /** RSS sampling period. */
   memorySampleMs: number;
-  goals: { ingestRatioMax: number; lookupRatioMin: number; lookupP99MaxMs: number; attributionRatioMin: number };
+  goals: {
+    ingestRatioMax: number;
+    lookupRatioMin: number;
+    lookupP99MaxMs: number;
+    attributionRatioMin: number;
+    conversionsPerSecondMin: number;
+    leaderboardRatioMin: number;
+    leaderboardP99MaxMs: number;
+  };
 }
 
 export function loadBenchConfig(): BenchConfig {
@@ -83,7 +114,31 @@ export function loadBenchConfig(): BenchConfig {
       durationS: numberEnv('BENCH_DURATION_S', 20, { min: 1 }),
       warmupS: numberEnv('BENCH_WARMUP_S', 3, { min: 0 }),
     },
+    conversions: {
+      conversions: Math.max(1_000, Math.round(100_000 * scale)),
+      inflight: numberEnv('BENCH_CONVERSION_INFLIGHT', 4, { min: 1, integer: true }),
+      affiliates: 100,
+      users: Math.max(100, Math.round(20_000 * scale)),
+      referredShare: 0.5,
+    },
+    leaderboard: {
+      movements: Math.max(1_000, Math.round(1_000_000 * scale)),
+      affiliates: Math.max(100, Math.round(50_000 * scale)),
+      pageSize: 25,
+      topShare: 0.9,
+      connections: numberEnv('BENCH_CONNECTIONS', 50, { min: 1, integer: true }),
+      durationS: numberEnv('BENCH_DURATION_S', 20, { min: 1 }),
+      warmupS: numberEnv('BENCH_WARMUP_S', 3, { min: 0 }),
+    },
     memorySampleMs: 250,
-    goals: { ingestRatioMax: 2.0, lookupRatioMin: 0.5, lookupP99MaxMs: 25, attributionRatioMin: 0.5 },
+    goals: {
+      ingestRatioMax: 2.0,
+      lookupRatioMin: 0.5,
+      lookupP99MaxMs: 25,
+      attributionRatioMin: 0.5,
+      conversionsPerSecondMin: 5_000,
+      leaderboardRatioMin: 0.5,
+      leaderboardP99MaxMs: 25,
+    },
   };
 }

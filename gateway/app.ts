@@ -19,6 +19,9 @@ import { sdkRoutes } from './routes/agency/sdk.routes';
 import { audienceSegmentRoutes } from './routes/audience/audience-segments.routes';
 import { audienceDashboardRoutes } from './routes/audience/audiences.routes';
 import { signInRoutes } from './routes/auth/sign-in.routes';
+import { claimAdminRoutes } from './routes/claim/claim-admin.routes';
+import { conversionRoutes } from './routes/claim/conversions.routes';
+import { payoutRoutes } from './routes/claim/payouts.routes';
 import { projectRoutes } from './routes/projects.routes';
 import type { RouteDeps } from './routes/route-deps';
 import { systemRoutes, type SystemDeps } from './routes/system.routes';
@@ -74,6 +77,9 @@ export function createApp(deps: AppDeps): { app: Express; routes: AnyRoute[] } {
     ...agencyRoutes(deps.routes),
     ...tierProtectionRoutes(deps.routes),
     ...applicationRoutes(deps.routes),
+    ...claimAdminRoutes(deps.routes),
+    ...conversionRoutes(deps.routes),
+    ...payoutRoutes(deps.routes),
   ];
 
   app.use(requestId());

@@ -1,6 +1,7 @@
 import { AgencyServiceClient } from '../gen/referral/agency/v1/agency';
 import { AudienceServiceClient, type UserAudience } from '../gen/referral/audience/v1/audience';
 import { HealthCheckResponse_ServingStatus, HealthClient } from '../gen/grpc/health/v1/health';
+import { ClaimServiceClient } from '../gen/referral/claim/v1/claim';
 import { TaxServiceClient } from '../gen/referral/tax/v1/tax';
 import { createGrpcClient, type GrpcClient } from '../services/common/grpc/client';
 import type { Batcher } from '../services/common/batcher';
@@ -15,6 +16,7 @@ export interface ServiceClients {
   userAudiences: Batcher<UserAudienceKey, UserAudience[]>;
   tax: GrpcClient<TaxServiceClient>['call'];
   agency: GrpcClient<AgencyServiceClient>['call'];
+  claim: GrpcClient<ClaimServiceClient>['call'];
   /** One health check per service, for /readyz. */
   health: Array<{ service: string; check(): Promise<boolean> }>;
   close(): void;
@@ -26,6 +28,7 @@ export function createServiceClients(config: GatewayConfig): ServiceClients {
   const audience = createGrpcClient(AudienceServiceClient, config[SERVICE_CATALOG.audience.addressVariable], config.GRPC_TIMEOUT_MS);
   const tax = createGrpcClient(TaxServiceClient, config[SERVICE_CATALOG.tax.addressVariable], config.GRPC_TIMEOUT_MS);
   const agency = createGrpcClient(AgencyServiceClient, config[SERVICE_CATALOG.agency.addressVariable], config.GRPC_TIMEOUT_MS);
+  const claim = createGrpcClient(ClaimServiceClient, config[SERVICE_CATALOG.claim.addressVariable], config.GRPC_TIMEOUT_MS);
   // Every service of the catalog, whether or not a route calls it yet.
   const healthClients = CATALOG.map((entry) => ({
     service: entry.name,
@@ -37,6 +40,7 @@ export function createServiceClients(config: GatewayConfig): ServiceClients {
     userAudiences: createUserAudienceLoader(audience.call),
     tax: tax.call,
     agency: agency.call,
+    claim: claim.call,
     health: healthClients.map(({ service, name, client }) => ({
       service,
       check: async () => {
@@ -48,6 +52,7 @@ export function createServiceClients(config: GatewayConfig): ServiceClients {
       audience.close();
       tax.close();
       agency.close();
+      claim.close();
       for (const { client } of healthClients) client.close();
     },
   };

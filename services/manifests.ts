@@ -1,6 +1,7 @@
 import type { AnyServiceManifest } from './common/service-manifest';
 import { agencyManifest } from './agency/manifest';
 import { audienceManifest } from './audience/manifest';
+import { claimManifest } from './claim/manifest';
 import { taxManifest } from './tax/manifest';
 
 /**
@@ -8,4 +9,4 @@ import { taxManifest } from './tax/manifest';
  * stack starts and the tests' template database migrates. A new service is one line here. Only
  * tools and tests import this list; services never import each other, the gateway never imports it.
  */
-export const SERVICE_MANIFESTS: readonly AnyServiceManifest[] = [audienceManifest, taxManifest, agencyManifest];
+export const SERVICE_MANIFESTS: readonly AnyServiceManifest[] = [audienceManifest, taxManifest, agencyManifest, claimManifest];

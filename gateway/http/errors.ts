@@ -42,6 +42,11 @@ const HTTP_STATUS_BY_GRPC: Partial<Record<GrpcStatus, number>> = {
   [GrpcStatus.DEADLINE_EXCEEDED]: 504,
 };
 
+/** The HTTP status of a gRPC status code (e.g. of one refused item of a batch, which travels as a number). */
+export function httpStatusOf(grpcStatus: number): number {
+  return HTTP_STATUS_BY_GRPC[grpcStatus as GrpcStatus] ?? 500;
+}
+
 const DEFAULT_CODE_BY_HTTP: Record<number, string> = {
   400: 'BAD_REQUEST',
   401: 'UNAUTHENTICATED',

@@ -55,3 +55,6 @@ export const APPLICATION_LIMITS = {
 
 /** Segments one affiliate-list filter (`audience_ids`) may name (agency). */
 export const MAX_AUDIENCE_FILTER_IDS = 50;
+
+/** Conversions one batch may carry (claim, POST /api/v1/conversions/batch): one attribution batch, one payment transaction. */
+export const MAX_CONVERSIONS_PER_BATCH = 1_000;

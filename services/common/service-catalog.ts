@@ -48,6 +48,13 @@ export const SERVICE_CATALOG = catalog({
     defaultGrpcPort: 50053,
     addressVariable: 'AGENCY_GRPC_ADDR',
   },
+  claim: {
+    name: 'claim',
+    schema: 'claim',
+    grpcService: 'referral.claim.v1.ClaimService',
+    defaultGrpcPort: 50054,
+    addressVariable: 'CLAIM_GRPC_ADDR',
+  },
 } as const);
 
 export type ServiceName = keyof typeof SERVICE_CATALOG;

@@ -152,6 +152,62 @@ const OPERATIONS: Record<string, Expected> = {
     responses: api(200, 404, 409),
   },
   'GET /api/v1/projects/{projectId}/audit-log': { security: 'apiKey:admin', params: ['path:projectId', ...PAGE], responses: api(200, 404) },
+  'POST /api/v1/projects/{projectId}/currencies': {
+    security: 'apiKey:admin',
+    params: ['path:projectId'],
+    body: { properties: ['address', 'chain_id', 'decimals', 'name', 'type'], required: ['chain_id', 'address', 'name', 'decimals', 'type'] },
+    responses: api(201, 404, 409, ...WITH_BODY),
+  },
+  'GET /api/v1/projects/{projectId}/currencies': { security: 'apiKey:admin', params: ['path:projectId', ...PAGE], responses: api(200, 404) },
+  'PUT /api/v1/projects/{projectId}/payout-terms/{conversionName}': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:conversionName'],
+    body: { properties: ['affiliate', 'currency_id', 'end_user', 'tiers'], required: ['currency_id'] },
+    responses: api(200, 201, 404, ...WITH_BODY),
+  },
+  'GET /api/v1/projects/{projectId}/payout-terms/{conversionName}': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:conversionName'],
+    responses: api(200, 404),
+  },
+  'DELETE /api/v1/projects/{projectId}/payout-terms/{conversionName}': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:conversionName'],
+    responses: api(204, 404),
+  },
+  'GET /api/v1/projects/{projectId}/payout-terms': { security: 'apiKey:admin', params: ['path:projectId', ...PAGE], responses: api(200, 404) },
+  'POST /api/v1/conversions': {
+    security: 'apiKey:service_role',
+    body: {
+      properties: ['id', 'name', 'occurred_at', 'referral_code', 'revenue_usd', 'reward_base', 'user', 'volume_usd'],
+      required: ['id', 'name', 'user'],
+    },
+    responses: api(200, 202, 409, ...WITH_BODY),
+  },
+  'POST /api/v1/conversions/batch': {
+    security: 'apiKey:service_role',
+    body: { properties: ['conversions'], required: ['conversions'] },
+    responses: api(200, 202, ...WITH_BODY),
+  },
+  'GET /api/v1/conversions/{conversionId}': { security: 'apiKey:service_role,read_only', params: ['path:conversionId'], responses: api(200, 404) },
+  'GET /api/v1/payouts/movements': {
+    security: 'apiKey:service_role,read_only',
+    params: [...PAGE, 'query:user_identifier', 'query:user_identifier_type?', 'query:identifier_type?', 'query:type?'],
+    responses: api(200),
+  },
+  'GET /api/v1/payouts/leaderboard/payouts': {
+    security: 'apiKey:service_role,read_only',
+    params: [
+      ...PAGE,
+      'query:currency_address?',
+      'query:chain_id?',
+      'query:user_type?',
+      'query:user_identifier?',
+      'query:user_identifier_type?',
+      'query:identifier_type?',
+    ],
+    responses: api(200, 404),
+  },
   'POST /api/v1/projects/{projectId}/affiliates': {
     security: 'apiKey:admin',
     params: ['path:projectId'],
@@ -415,10 +471,12 @@ describe('the API reference', () => {
 
     it('answers every list in the one list shape, paged by page (from 1) and page_size (1 to 100, default 25)', () => {
       const lists = Object.entries(OPERATIONS).filter(([, expected]) => expected.params?.includes('query:page?'));
-      expect(lists.map(([key]) => key)).toHaveLength(10);
+      expect(lists.map(([key]) => key)).toHaveLength(14);
       for (const [key] of lists) {
         const schema = success(key);
         const withCursor = key.endsWith('/entries');
+        // The leaderboard says as of when its totals are (the shape the Fuul SDK reads).
+        const calculatedAt = key.endsWith('/leaderboard/payouts');
         expect({ key, schema }).toEqual({
           key,
           schema: {
@@ -429,8 +487,9 @@ describe('the API reference', () => {
               page: integer,
               page_size: integer,
               ...(withCursor ? { next_cursor: nullableString } : {}),
+              ...(calculatedAt ? { calculated_at: string } : {}),
             },
-            required: ['results', 'total_results', 'page', 'page_size', ...(withCursor ? ['next_cursor'] : [])],
+            required: ['results', 'total_results', 'page', 'page_size', ...(withCursor ? ['next_cursor'] : []), ...(calculatedAt ? ['calculated_at'] : [])],
             additionalProperties: false,
           },
         });

@@ -88,9 +88,9 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
   const grpcAddresses = {} as GrpcAddresses;
   for (const manifest of SERVICE_MANIFESTS) {
     const name = manifest.service.name as ServiceName;
-    // Services call the ones started before them (the catalog's order): the agency calls the audience service.
-    const peers = Object.fromEntries(CATALOG.filter((entry) => grpcAddresses[entry.name]).map((entry) => [entry.addressVariable, grpcAddresses[entry.name]]));
-    const env = withOverrides({ ...common, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', ...peers, ...TEST_SERVICE_ENV[name] }, options.serviceEnv?.[name]);
+    // Where the services started before it listen (the agency calls the audience service, the claim service the agency).
+    const started = Object.fromEntries(CATALOG.filter((entry) => grpcAddresses[entry.name]).map((entry) => [entry.addressVariable, grpcAddresses[entry.name]]));
+    const env = withOverrides({ ...common, ...started, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', ...TEST_SERVICE_ENV[name] }, options.serviceEnv?.[name]);
     const service = await startService(manifest, loadConfig(manifest.configSchema, env), { clock, logger: logs.logger(name) });
     running.push(service);
     grpcAddresses[name] = `127.0.0.1:${service.grpcPort}`;

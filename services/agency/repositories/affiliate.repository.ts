@@ -115,16 +115,6 @@ export class AffiliateRepository {
     return row && (await this.withCodes([row]))[0];
   }
 
-  /** The affiliate holding a code in the project (any letter case), if any. */
-  async findByCode(projectId: string, code: string): Promise<AffiliateRecord | undefined> {
-    const row = await this.selectAffiliates()
-      .innerJoin('affiliate_codes as c', 'c.affiliate_id', 'a.id')
-      .where('c.project_id', '=', projectId)
-      .where(sql`lower(c.code)`, '=', code.toLowerCase())
-      .executeTakeFirst();
-    return row && (await this.withCodes([row]))[0];
-  }
-
   async codeTaken(projectId: string, code: string): Promise<boolean> {
     const row = await this.db
       .selectFrom('affiliate_codes')

@@ -21,3 +21,12 @@ export function isStatementTimeout(error: unknown): boolean {
   const code = (error as PgError)?.code;
   return code === '57014' || code === '55P03';
 }
+
+/**
+ * The transaction lost a deadlock (40P01) or a serialization conflict (40001): PostgreSQL rolled it
+ * back whole, so running it again is safe.
+ */
+export function isTransientConflict(error: unknown): boolean {
+  const code = (error as PgError)?.code;
+  return code === '40P01' || code === '40001';
+}

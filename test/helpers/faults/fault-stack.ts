@@ -89,20 +89,18 @@ export async function startFaultStack(options: FaultStackOptions): Promise<Fault
   };
 
   try {
-    const addresses = {} as GrpcAddresses;
-    const ports = await Promise.all(CATALOG.map(() => freePort()));
-    CATALOG.forEach(({ name }, index) => (addresses[name] = `127.0.0.1:${ports[index]}`));
-    // Every service finds the others where the gateway does (the agency calls the audience service).
-    const peers = Object.fromEntries(CATALOG.map((entry) => [entry.addressVariable, addresses[entry.name]]));
+    const ports = Object.fromEntries(await Promise.all(CATALOG.map(async ({ name }) => [name, await freePort()] as const))) as Record<ServiceName, number>;
+    const addresses = Object.fromEntries(CATALOG.map(({ name }) => [name, `127.0.0.1:${ports[name]}`])) as GrpcAddresses;
+    // Every service finds the others where the gateway does (the agency calls the audience service, the claim service the agency).
+    const addressEnv = Object.fromEntries(CATALOG.map(({ name, addressVariable }) => [addressVariable, addresses[name]]));
     await Promise.all(
-      CATALOG.map(async ({ name, grpcService }, index) => {
-        if (!options.services.includes(name)) return;
+      CATALOG.filter(({ name }) => options.services.includes(name)).map(async ({ name, grpcService }) => {
         services[name] = await ServiceProcess.start({
           name,
           entry: `services/${name}/main.ts`,
-          grpcPort: ports[index]!,
+          grpcPort: ports[name],
           healthName: grpcService,
-          env: { ...commonEnv(database.url, redisUrl, queuePrefix), ...peers, ...TEST_SERVICE_ENV[name], ...FAULT_TIMING, LOG_LEVEL: 'info', ...options.serviceEnv },
+          env: { ...commonEnv(database.url, redisUrl, queuePrefix), ...addressEnv, ...TEST_SERVICE_ENV[name], ...FAULT_TIMING, LOG_LEVEL: 'info', ...options.serviceEnv },
         });
       }),
     );

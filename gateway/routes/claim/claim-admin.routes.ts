@@ -1,0 +1,150 @@
+import { CurrencyType } from '../../../gen/referral/claim/v1/enums';
+import { enumValue } from '../../../services/common/enums';
+import { listBody } from '../../http/list';
+import { required } from '../../http/present';
+import { type AnyRoute, defineRoute } from '../../http/route';
+import type { RouteDeps } from '../route-deps';
+import { presentCurrency, presentPayoutTerms } from './claim.presenters';
+import { currencyBody, currencyListSchema, currencySchema, listQuery, payoutTermsBody, payoutTermsListSchema, payoutTermsSchema, type rewardBody } from './claim.schemas';
+import type { z } from 'zod';
+
+const tags = ['Payouts administration'];
+const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
+
+type RewardBody = z.output<typeof rewardBody>;
+const toReward = (reward: RewardBody | null) => (reward === null ? undefined : 'fixed' in reward ? { fixed: reward.fixed } : { bps: reward.bps });
+
+/** The currencies a project pays in, and its payout terms per conversion name (admin keys). */
+export function claimAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
+  return [
+    defineRoute(
+      {
+        method: 'post',
+        path: '/api/v1/projects/:projectId/currencies',
+        operationId: 'createCurrency',
+        summary: 'Add a currency the project pays in',
+        description:
+          'An erc20 currency is its token contract; a native one is the chain’s coin at 0x0000000000000000000000000000000000000000. ' +
+          'A (chain, address) is added once: again answers 409 CURRENCY_EXISTS.',
+        tags,
+        auth: admin,
+        body: currencyBody,
+        responses: {
+          201: { description: 'The currency', schema: currencySchema },
+          409: { description: 'CURRENCY_EXISTS: the project already has this address on this chain' },
+        },
+      },
+      async ({ body, caller }) => {
+        const currency = await clients.claim.createCurrency({
+          projectId: caller.projectId,
+          chainId: String(body.chain_id),
+          address: body.address,
+          name: body.name,
+          decimals: body.decimals,
+          type: enumValue(CurrencyType, body.type),
+        });
+        return { status: 201, body: presentCurrency(currency) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/projects/:projectId/currencies',
+        operationId: 'listCurrencies',
+        summary: 'The project’s currencies, oldest first',
+        tags,
+        auth: admin,
+        query: listQuery,
+        responses: { 200: { description: 'A page of currencies', schema: currencyListSchema } },
+      },
+      async ({ query, caller }) => {
+        const page = await clients.claim.listCurrencies({ projectId: caller.projectId, page: { page: query.page, pageSize: query.page_size } });
+        return { status: 200, body: listBody(page, presentCurrency) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'put',
+        path: '/api/v1/projects/:projectId/payout-terms/:conversionName',
+        operationId: 'putPayoutTerms',
+        summary: 'Set what a conversion of this name pays',
+        description:
+          'Creates the terms (201) or replaces them whole (200). A reward is `{ "fixed": "<base units>" }` or `{ "bps": 0..10000 }` of the ' +
+          'conversion’s `reward_base`, floored. The affiliate is paid the reward of its active tier when `tiers` names it, else `affiliate`; ' +
+          'its master affiliate earns its spread of `reward_base` on top (agency_payout). New terms apply to conversions paid from then on.',
+        tags,
+        auth: admin,
+        body: payoutTermsBody,
+        responses: {
+          200: { description: 'The terms, replaced', schema: payoutTermsSchema },
+          201: { description: 'The terms, created', schema: payoutTermsSchema },
+          400: { description: 'VALIDATION_FAILED, or CURRENCY_NOT_FOUND: currency_id names no currency of the project' },
+        },
+      },
+      async ({ params, body, caller }) => {
+        const response = await clients.claim.putPayoutTerms({
+          projectId: caller.projectId,
+          conversionName: params.conversionName,
+          currencyId: body.currency_id,
+          endUser: toReward(body.end_user),
+          affiliate: toReward(body.affiliate),
+          tiers: body.tiers.map((tier) => ({ audienceId: tier.audience_id, affiliate: toReward(tier.affiliate) })),
+        });
+        return { status: response.created ? 201 : 200, body: presentPayoutTerms(required(response.terms, 'terms')) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/projects/:projectId/payout-terms/:conversionName',
+        operationId: 'getPayoutTerms',
+        summary: 'What a conversion of this name pays',
+        tags,
+        auth: admin,
+        responses: {
+          200: { description: 'The terms', schema: payoutTermsSchema },
+          404: { description: 'PAYOUT_TERMS_NOT_FOUND' },
+        },
+      },
+      async ({ params, caller }) => {
+        const terms = await clients.claim.getPayoutTerms({ projectId: caller.projectId, conversionName: params.conversionName });
+        return { status: 200, body: presentPayoutTerms(terms) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/projects/:projectId/payout-terms',
+        operationId: 'listPayoutTerms',
+        summary: 'The project’s payout terms, by conversion name',
+        tags,
+        auth: admin,
+        query: listQuery,
+        responses: { 200: { description: 'A page of terms', schema: payoutTermsListSchema } },
+      },
+      async ({ query, caller }) => {
+        const page = await clients.claim.listPayoutTerms({ projectId: caller.projectId, page: { page: query.page, pageSize: query.page_size } });
+        return { status: 200, body: listBody(page, presentPayoutTerms) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'delete',
+        path: '/api/v1/projects/:projectId/payout-terms/:conversionName',
+        operationId: 'deletePayoutTerms',
+        summary: 'Stop paying conversions of this name',
+        description: 'Conversions of this name processed from then on are recorded as `no_terms`; movements already written stay.',
+        tags,
+        auth: admin,
+        responses: {
+          204: { description: 'Deleted' },
+          404: { description: 'PAYOUT_TERMS_NOT_FOUND' },
+        },
+      },
+      async ({ params, caller }) => {
+        await clients.claim.deletePayoutTerms({ projectId: caller.projectId, conversionName: params.conversionName });
+        return { status: 204 };
+      },
+    ),
+  ];
+}

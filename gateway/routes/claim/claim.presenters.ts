@@ -1,0 +1,166 @@
+import type { UserRef } from '../../../gen/referral/common/v1/common';
+import type {
+  AffiliateRef,
+  Conversion,
+  ConversionInput,
+  Currency,
+  CurrencyRef,
+  LeaderboardEntry,
+  Movement,
+  PayoutTerms,
+  Reward,
+  SubmissionResult,
+} from '../../../gen/referral/claim/v1/claim';
+import { ClaimCheckStatus, ConversionStatus, CurrencyType, MovementKind, SubmissionOutcome } from '../../../gen/referral/claim/v1/enums';
+import { httpStatusOf } from '../../http/errors';
+import { count, nameOf, optionalNameOf, required } from '../../http/present';
+import type { ConversionBody } from './claim.schemas';
+
+/** gRPC messages -> the JSON the API documents (claim.schemas.ts). */
+export function presentUser(user: UserRef | undefined) {
+  const { identifier, identifierType } = required(user, 'user');
+  return { user_identifier: identifier, user_identifier_type: identifierType };
+}
+
+/** A chain id: uint64 on the wire; the API accepts only ids a JSON number holds exactly. */
+function chainIdOf(value: string): number {
+  return count(value, 'chain_id');
+}
+
+export function presentCurrencyRef(currency: CurrencyRef | undefined) {
+  const { id, chainId, address, name, decimals, type } = required(currency, 'currency');
+  return { id, chain_id: chainIdOf(chainId), address, name, decimals, type: nameOf(CurrencyType, type, 'type') };
+}
+
+export function presentCurrency(currency: Currency) {
+  return { ...presentCurrencyRef(currency), created_at: required(currency.createdAt, 'created_at').toISOString() };
+}
+
+export function presentReward(reward: Reward | undefined) {
+  if (reward === undefined) return null;
+  if (reward.fixed !== undefined) return { fixed: reward.fixed };
+  return { bps: required(reward.bps, 'bps') };
+}
+
+export function presentPayoutTerms(terms: PayoutTerms) {
+  return {
+    conversion_name: terms.conversionName,
+    currency_id: terms.currencyId,
+    end_user: presentReward(terms.endUser),
+    affiliate: presentReward(terms.affiliate),
+    tiers: terms.tiers.map((tier) => ({ audience_id: tier.audienceId, affiliate: required(presentReward(tier.affiliate) ?? undefined, 'tiers.affiliate') })),
+    created_at: required(terms.createdAt, 'created_at').toISOString(),
+    updated_at: required(terms.updatedAt, 'updated_at').toISOString(),
+  };
+}
+
+/** The JSON body -> the gRPC conversion: null and absent are both unset. */
+export function toConversionInput(body: ConversionBody): ConversionInput {
+  return {
+    id: body.id,
+    name: body.name,
+    user: { identifier: body.user.identifier, identifierType: body.user.identifier_type },
+    occurredAt: body.occurred_at ? new Date(body.occurred_at) : undefined,
+    volumeUsd: body.volume_usd ?? undefined,
+    revenueUsd: body.revenue_usd ?? undefined,
+    rewardBase: body.reward_base ?? undefined,
+    referralCode: body.referral_code ?? undefined,
+  };
+}
+
+/**
+ * One submission's outcome. In a batch (`path`, e.g. "conversions[3]"), the fields a refusal names
+ * are prefixed with the item's place in the request, and its message says so.
+ */
+export function presentSubmission(result: SubmissionResult, path?: string) {
+  const outcome = nameOf(SubmissionOutcome, result.outcome, 'outcome');
+  const error = result.error;
+  const details = (error?.details ?? []).map(({ field, reason }) => ({ field: path ? `${path}.${field}` : field, reason }));
+  return {
+    id: result.id === '' ? null : result.id,
+    outcome,
+    status: optionalNameOf(ConversionStatus, result.status, 'status'),
+    error: error
+      ? { status: httpStatusOf(error.grpcCode), code: error.code, message: path && details.length > 0 ? summarise(details) : error.message, details }
+      : null,
+  };
+}
+
+/** "field: reason", and how many more, as every 400 of the gateway words it. */
+export function summarise(details: Array<{ field: string; reason: string }>): string {
+  const first = details[0]!;
+  return `${first.field}: ${first.reason}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}`;
+}
+
+function presentAffiliate(affiliate: AffiliateRef | undefined) {
+  return affiliate ? { id: affiliate.id, ...presentUser(affiliate.user) } : null;
+}
+
+export function presentConversion(conversion: Conversion) {
+  const { attribution } = conversion;
+  return {
+    id: conversion.id,
+    name: conversion.name,
+    ...presentUser(conversion.user),
+    status: nameOf(ConversionStatus, conversion.status, 'status'),
+    occurred_at: required(conversion.occurredAt, 'occurred_at').toISOString(),
+    received_at: required(conversion.receivedAt, 'received_at').toISOString(),
+    processed_at: conversion.processedAt?.toISOString() ?? null,
+    volume_usd: conversion.volumeUsd ?? null,
+    revenue_usd: conversion.revenueUsd ?? null,
+    reward_base: conversion.rewardBase ?? null,
+    referral_code: conversion.referralCode ?? null,
+    attribution: attribution
+      ? {
+          affiliate: required(presentAffiliate(attribution.affiliate) ?? undefined, 'attribution.affiliate'),
+          master: presentAffiliate(attribution.master),
+          spread_bps: attribution.spreadBps ?? null,
+          tier_id: attribution.tierId ?? null,
+        }
+      : null,
+    failure_reason: conversion.failureReason ?? null,
+    movements: conversion.movements.map((movement) => ({
+      kind: nameOf(MovementKind, movement.kind, 'kind'),
+      ...presentUser(movement.beneficiary),
+      currency: presentCurrencyRef(movement.currency),
+      amount: movement.amount,
+      payout_status: nameOf(ClaimCheckStatus, movement.claimCheckStatus, 'claim_check_status'),
+      created_at: required(movement.createdAt, 'created_at').toISOString(),
+    })),
+  };
+}
+
+/** A movement as a user's list shows it (the fields the Fuul SDK reads, and ours). */
+export function presentMovement(projectId: string) {
+  return (movement: Movement) => {
+    const kind = nameOf(MovementKind, movement.kind, 'kind');
+    const currency = presentCurrencyRef(movement.currency);
+    return {
+      date: required(movement.createdAt, 'created_at').toISOString(),
+      kind,
+      is_referrer: kind !== 'end_user_payout',
+      ...presentUser(movement.beneficiary),
+      conversion_id: movement.conversionId,
+      conversion_name: movement.conversionName,
+      total_amount: movement.amount,
+      currency_address: currency.address,
+      chain_id: currency.chain_id,
+      currency,
+      payout_status: nameOf(ClaimCheckStatus, movement.claimCheckStatus, 'claim_check_status'),
+      payout_status_details: null,
+      project_id: projectId,
+    };
+  };
+}
+
+export function presentLeaderboardEntry(entry: LeaderboardEntry) {
+  const user = presentUser(entry.user);
+  return {
+    rank: count(entry.rank, 'rank'),
+    address: user.user_identifier,
+    ...user,
+    total_amount: entry.totalAmount,
+    total_attributions: count(entry.totalAttributions, 'total_attributions'),
+    chain_id: entry.chainId,
+  };
+}

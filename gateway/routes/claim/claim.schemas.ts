@@ -1,0 +1,229 @@
+import { z } from 'zod';
+import { ClaimCheckStatus, ConversionStatus, CurrencyType, LeaderboardUserType, MovementKind, SubmissionOutcome } from '../../../gen/referral/claim/v1/enums';
+import { MAX_CONVERSIONS_PER_BATCH } from '../../../services/common/contract-limits';
+import { enumNames } from '../../../services/common/enums';
+import { listSchema, pageQuery } from '../../http/list';
+import { resourceId, userIdentifier } from '../../http/params';
+
+/**
+ * HTTP shapes of currencies, payout terms, conversions, movements and the payouts leaderboard
+ * (snake_case); the gRPC contract is proto/referral/claim, whose enums every vocabulary here is
+ * derived from. Amounts are decimal strings of base units, never JSON numbers. The service checks
+ * every rule again: these shapes refuse what is malformed and document what is accepted.
+ */
+const timestamp = z.string().describe('ISO-8601 UTC');
+const baseUnits = z
+  .string()
+  .regex(/^(0|[1-9][0-9]{0,77})$/, 'must be a whole number of base units written in decimal digits, as a string')
+  .describe('Base units of the currency (wei, lamports, ...), as a decimal string, e.g. "1500000000000000000"');
+const usd = z.string().max(64).describe('A non-negative USD amount as a decimal string, e.g. "1250.75"');
+const address = z.string().max(64).describe('0x followed by 40 hex digits (any letter case; stored lowercase)');
+const chainId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('The EVM chain id, e.g. 1 (Ethereum), 8453 (Base)');
+
+const currencyTypes = z.enum(enumNames(CurrencyType));
+const conversionStatuses = z.enum(enumNames(ConversionStatus));
+const movementKinds = z.enum(enumNames(MovementKind));
+const claimCheckStatuses = z.enum(enumNames(ClaimCheckStatus));
+export const leaderboardUserTypes = z.enum(enumNames(LeaderboardUserType));
+
+// ------------------------------------------------------------------ currencies
+
+export const currencyBody = z.strictObject({
+  chain_id: chainId,
+  address: address.describe('The token contract (erc20), or 0x0000000000000000000000000000000000000000 (native)'),
+  name: z.string().max(200).describe('1 to 100 characters, e.g. USDC'),
+  decimals: z.number().int().min(0).max(77).describe('Decimals of one whole unit, e.g. 6 (USDC) or 18 (ETH)'),
+  type: currencyTypes,
+});
+
+const currencyFields = {
+  id: z.string(),
+  chain_id: z.number().int(),
+  address: z.string(),
+  name: z.string(),
+  decimals: z.number().int(),
+  type: currencyTypes,
+};
+
+export const currencySchema = z.object({ ...currencyFields, created_at: timestamp });
+export const currencyListSchema = listSchema(currencySchema);
+
+// ------------------------------------------------------------------ payout terms
+
+export const rewardBody = z
+  .union([
+    z.strictObject({ fixed: baseUnits.describe('A fixed amount, in base units of the terms’ currency') }),
+    z.strictObject({ bps: z.number().int().min(0).max(10_000).describe('Basis points of the conversion’s reward_base (floored)') }),
+  ])
+  .describe('{ "fixed": "<base units>" } or { "bps": 0..10000 }');
+
+export const payoutTermsBody = z.strictObject({
+  currency_id: resourceId.describe('A currency of the project'),
+  end_user: rewardBody.nullable().default(null).describe('What the converting user earns; null or absent: nothing'),
+  affiliate: rewardBody
+    .nullable()
+    .default(null)
+    .describe('What the referring affiliate earns unless a tier below names its active tier; null or absent: nothing'),
+  tiers: z
+    .array(z.strictObject({ audience_id: resourceId.describe('A tier audience (segment) id'), affiliate: rewardBody }))
+    .max(100)
+    .default([])
+    .describe('The affiliate’s reward while its active tier is the audience named'),
+});
+
+export const rewardSchema = z.union([z.object({ fixed: z.string() }), z.object({ bps: z.number().int() })]);
+
+export const payoutTermsSchema = z.object({
+  conversion_name: z.string(),
+  currency_id: z.string(),
+  end_user: rewardSchema.nullable(),
+  affiliate: rewardSchema.nullable(),
+  tiers: z.array(z.object({ audience_id: z.string(), affiliate: rewardSchema })),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export const payoutTermsListSchema = listSchema(payoutTermsSchema);
+
+// ------------------------------------------------------------------ conversions
+
+export const conversionBody = z.strictObject({
+  id: z.string().min(1).max(128).describe('Your deduplication id, 1 to 128 characters, unique in the project (kept exactly as sent)'),
+  name: z.string().max(200).describe('The conversion’s name; the payout terms of this name pay it'),
+  user: z.strictObject({
+    identifier: userIdentifier(z.string().max(512)).describe('The converting user (an evm_address or email in any letter case is the same user)'),
+    identifier_type: z.string().max(64),
+  }),
+  occurred_at: z.iso.datetime({ offset: true }).nullish().describe('When it happened (ISO-8601); absent: when it is received'),
+  volume_usd: usd.nullish(),
+  revenue_usd: usd.nullish(),
+  reward_base: z.string().max(80).nullish().describe('Base units that bps rewards are shares of; absent: 0'),
+  referral_code: z.string().max(64).nullish().describe('Attributes the user to the code’s affiliate, if nobody referred the user yet'),
+});
+export type ConversionBody = z.output<typeof conversionBody>;
+
+
+export const conversionBatchBody = z.strictObject({
+  conversions: z
+    .array(z.unknown().describe('A conversion, as POST /api/v1/conversions takes it'))
+    .min(1)
+    .max(MAX_CONVERSIONS_PER_BATCH)
+    .describe(`1 to ${MAX_CONVERSIONS_PER_BATCH} conversions, each checked, accepted or refused alone`),
+});
+
+export const acceptedSchema = z.object({
+  id: z.string(),
+  status: conversionStatuses.describe('accepted when just stored; for a resubmission, where the stored conversion stands'),
+});
+
+const itemErrorSchema = z.object({
+  status: z.number().int().describe('The HTTP status this conversion alone would have been refused with'),
+  code: z.string(),
+  message: z.string(),
+  details: z.array(z.object({ field: z.string(), reason: z.string() })),
+});
+
+export const batchResultSchema = z.object({
+  results: z.array(
+    z.object({
+      id: z.string().nullable().describe('The conversion’s id as sent (null when it had none)'),
+      outcome: z.enum(enumNames(SubmissionOutcome)).describe('accepted: stored now; duplicate: stored before with the same body; refused: see error'),
+      status: conversionStatuses.nullable(),
+      error: itemErrorSchema.nullable(),
+    }),
+  ),
+  accepted: z.number().int(),
+  duplicates: z.number().int(),
+  refused: z.number().int(),
+});
+
+const userFields = { user_identifier: z.string(), user_identifier_type: z.string() };
+const affiliateSchema = z.object({ id: z.string(), ...userFields });
+
+export const currencyRefSchema = z.object(currencyFields);
+
+export const conversionMovementSchema = z.object({
+  kind: movementKinds,
+  ...userFields,
+  currency: currencyRefSchema,
+  amount: z.string(),
+  payout_status: claimCheckStatuses,
+  created_at: timestamp,
+});
+
+export const conversionSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  ...userFields,
+  status: conversionStatuses,
+  occurred_at: timestamp,
+  received_at: timestamp,
+  processed_at: timestamp.nullable(),
+  volume_usd: z.string().nullable(),
+  revenue_usd: z.string().nullable(),
+  reward_base: z.string().nullable(),
+  referral_code: z.string().nullable(),
+  attribution: z
+    .object({ affiliate: affiliateSchema, master: affiliateSchema.nullable(), spread_bps: z.number().int().nullable(), tier_id: z.string().nullable() })
+    .nullable()
+    .describe('Who the conversion was paid under, frozen when it was processed; null when nobody referred the user'),
+  failure_reason: z.string().nullable(),
+  movements: z.array(conversionMovementSchema),
+});
+
+// ------------------------------------------------------------------ movements and leaderboard
+
+const identifierTypeQuery = z.string().max(64);
+
+export const movementsQuery = z.object({
+  ...pageQuery,
+  user_identifier: userIdentifier(z.string().min(1).max(512)).describe('Whose movements (as the one paid)'),
+  user_identifier_type: identifierTypeQuery.optional().describe('The identifier’s type; evm_address when left out'),
+  identifier_type: identifierTypeQuery.optional().describe('The same as user_identifier_type (the name the Fuul SDK sends)'),
+  type: z.enum(['onchain-currency']).optional().describe('Only on-chain currency payouts exist here (what the Fuul SDK sends)'),
+});
+
+export const movementSchema = z.object({
+  date: timestamp.describe('When the movement was written'),
+  kind: movementKinds,
+  is_referrer: z.boolean().describe('true for affiliate_payout and agency_payout (earned by referring)'),
+  ...userFields,
+  conversion_id: z.string(),
+  conversion_name: z.string(),
+  total_amount: z.string().describe('Base units, as a decimal string'),
+  currency_address: z.string(),
+  chain_id: z.number().int(),
+  currency: currencyRefSchema,
+  payout_status: claimCheckStatuses.describe('Where the claim check holding this movement stands'),
+  payout_status_details: z.string().nullable(),
+  project_id: z.string(),
+});
+export const movementListSchema = listSchema(movementSchema);
+
+export const leaderboardQuery = z.object({
+  ...pageQuery,
+  currency_address: address.optional().describe('The currency ranked; may be left out when the project pays in one currency'),
+  chain_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe('Needed when the project has this address on several chains'),
+  user_type: leaderboardUserTypes.default('affiliate').describe('affiliate: affiliate_payout movements; end_user: end_user_payout movements'),
+  user_identifier: userIdentifier(z.string().min(1).max(512)).optional().describe('Only this user’s entry, with its rank'),
+  user_identifier_type: identifierTypeQuery.optional(),
+  identifier_type: identifierTypeQuery.optional().describe('The same as user_identifier_type (the name the Fuul SDK sends)'),
+});
+
+export const leaderboardSchema = z.object({
+  results: z.array(
+    z.object({
+      rank: z.number().int().describe('From 1; ties in total are ranked by identifier'),
+      address: z.string().describe('The user’s identifier'),
+      ...userFields,
+      total_amount: z.string().describe('Base units, as a decimal string'),
+      total_attributions: z.number().int().describe('Movements counted'),
+      chain_id: z.string().describe('The currency’s chain id (a string, as the Fuul SDK reads it)'),
+    }),
+  ),
+  total_results: z.number().int(),
+  page: z.number().int(),
+  page_size: z.number().int(),
+  calculated_at: timestamp.describe('Totals are kept with every movement: as of this answer'),
+});
+
+export const listQuery = z.object(pageQuery);

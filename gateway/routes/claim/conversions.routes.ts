@@ -1,0 +1,119 @@
+import type { ConversionInput } from '../../../gen/referral/claim/v1/claim';
+import { MAX_CONVERSIONS_PER_BATCH } from '../../../services/common/contract-limits';
+import { zodDetails } from '../../http/errors';
+import { type AnyRoute, defineRoute } from '../../http/route';
+import type { RouteDeps } from '../route-deps';
+import { presentConversion, presentSubmission, summarise, toConversionInput } from './claim.presenters';
+import {
+  acceptedSchema,
+  batchResultSchema,
+  conversionBatchBody,
+  conversionBody,
+  conversionSchema,
+} from './claim.schemas';
+
+const tags = ['Conversions'];
+/** The paths name no project: a key acts in its own. */
+const serviceRole = { kind: 'api_key', roles: ['service_role'], project: 'key' } as const;
+const serviceReader = { kind: 'api_key', roles: ['service_role', 'read_only'], project: 'key' } as const;
+
+type BatchItem = ReturnType<typeof presentSubmission>;
+
+/** One item of a batch, read alone: the gRPC conversion, or why it is refused (fields named `conversions[i].…`). */
+function readItem(item: unknown, index: number): { input: ConversionInput } | { refused: BatchItem } {
+  const parsed = conversionBody.safeParse(item);
+  if (parsed.success) return { input: toConversionInput(parsed.data) };
+  const details = zodDetails(parsed.error, `conversions[${index}]`);
+  const id = typeof (item as { id?: unknown } | null)?.id === 'string' ? ((item as { id: string }).id || null) : null;
+  return {
+    refused: {
+      id,
+      outcome: 'refused',
+      status: null,
+      error: { status: 400, code: 'VALIDATION_FAILED', message: summarise(details), details },
+    },
+  };
+}
+
+/** Conversions a project's backend reports (service_role keys); the job pays them. */
+export function conversionRoutes({ clients }: RouteDeps): AnyRoute[] {
+  return [
+    defineRoute(
+      {
+        method: 'post',
+        path: '/api/v1/conversions',
+        operationId: 'submitConversion',
+        summary: 'Report a conversion',
+        description:
+          'Stored at once and paid by a job: its attribution (who referred the user, frozen on it), movements, claim checks and ' +
+          'leaderboard totals. `id` is your deduplication key: the same id with the same body again answers 200 and stores nothing ' +
+          'twice (status: where the conversion stands); with another body, 409 CONVERSION_ID_REUSED. A failed conversion sent again ' +
+          'with the same body is accepted anew.',
+        tags,
+        auth: serviceRole,
+        body: conversionBody,
+        responses: {
+          200: { description: 'Sent before with the same body: nothing was stored twice', schema: acceptedSchema },
+          202: { description: 'Stored; the job pays it', schema: acceptedSchema },
+          409: { description: 'CONVERSION_ID_REUSED: another conversion was sent with this id' },
+        },
+      },
+      async ({ body, caller }) => {
+        const result = presentSubmission(await clients.claim.submitConversion({ projectId: caller.projectId, conversion: toConversionInput(body) }));
+        const status = result.status ?? 'accepted';
+        return result.outcome === 'accepted' ? { status: 202, body: { id: body.id, status } } : { status: 200, body: { id: body.id, status } };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/api/v1/conversions/batch',
+        operationId: 'submitConversionsBatch',
+        summary: `Report up to ${MAX_CONVERSIONS_PER_BATCH.toLocaleString('en-US')} conversions`,
+        description:
+          'Each conversion is checked, deduplicated and stored alone, exactly as POST /api/v1/conversions would: the answer lists one ' +
+          'result per conversion, in order, and a refused one (with the error it alone would get) does not refuse the others. ' +
+          '202 when at least one conversion was stored now, else 200. More than 1,000 conversions answer 413 BATCH_TOO_LARGE.',
+        tags,
+        auth: serviceRole,
+        body: conversionBatchBody,
+        bodyLimit: 'batch',
+        arrayLimit: { field: 'conversions', max: MAX_CONVERSIONS_PER_BATCH, code: 'BATCH_TOO_LARGE' },
+        responses: {
+          200: { description: 'Nothing new was stored (every conversion a duplicate or refused)', schema: batchResultSchema },
+          202: { description: 'Some conversions were stored; the job pays them', schema: batchResultSchema },
+        },
+      },
+      async ({ body, caller }) => {
+        const read = body.conversions.map(readItem);
+        const inputs = read.flatMap((item) => ('input' in item ? [item.input] : []));
+        const answered = inputs.length === 0 ? [] : (await clients.claim.submitConversions({ projectId: caller.projectId, conversions: inputs })).results;
+        if (answered.length !== inputs.length) throw new Error(`the claim service answered ${answered.length} of ${inputs.length} conversions`);
+        let next = 0;
+        const results = read.map((item, index) => ('refused' in item ? item.refused : presentSubmission(answered[next++]!, `conversions[${index}]`)));
+        const tally = (outcome: BatchItem['outcome']) => results.filter((result) => result.outcome === outcome).length;
+        const accepted = tally('accepted');
+        const summary = { results, accepted, duplicates: tally('duplicate'), refused: tally('refused') };
+        return accepted > 0 ? { status: 202, body: summary } : { status: 200, body: summary };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/conversions/:conversionId',
+        operationId: 'getConversion',
+        summary: 'A conversion: where it stands, who it was attributed to, and its movements',
+        tags,
+        auth: serviceReader,
+        responses: {
+          200: { description: 'The conversion', schema: conversionSchema },
+          404: { description: 'CONVERSION_NOT_FOUND' },
+        },
+      },
+      async ({ params, caller }) => {
+        const conversion = await clients.claim.getConversion({ projectId: caller.projectId, id: params.conversionId });
+        return { status: 200, body: presentConversion(conversion) };
+      },
+    ),
+  ];
+}

@@ -1,0 +1,88 @@
+import { LeaderboardUserType } from '../../../gen/referral/claim/v1/enums';
+import { enumValue } from '../../../services/common/enums';
+import { HttpError } from '../../http/errors';
+import { listBody } from '../../http/list';
+import { required } from '../../http/present';
+import { type AnyRoute, defineRoute } from '../../http/route';
+import type { RouteDeps } from '../route-deps';
+import { presentLeaderboardEntry, presentMovement } from './claim.presenters';
+import { leaderboardQuery, leaderboardSchema, movementListSchema, movementsQuery } from './claim.schemas';
+
+const tags = ['Payouts'];
+const serviceReader = { kind: 'api_key', roles: ['service_role', 'read_only'], project: 'key' } as const;
+
+/**
+ * The identifier's type, under the name this API gives it or the one the Fuul SDK sends (which
+ * must then agree); evm_address when neither is given.
+ */
+function identifierType(query: { user_identifier_type?: string | undefined; identifier_type?: string | undefined }): string {
+  const { user_identifier_type: ours, identifier_type: sdk } = query;
+  if (ours !== undefined && sdk !== undefined && ours !== sdk) {
+    throw new HttpError(400, 'VALIDATION_FAILED', 'user_identifier_type and identifier_type name the same thing and disagree: send one', [
+      { field: 'identifier_type', reason: 'differs from user_identifier_type' },
+    ]);
+  }
+  return ours ?? sdk ?? 'evm_address';
+}
+
+/** The ledger as users and leaderboards see it (service_role and read_only keys; the project is the key's). */
+export function payoutRoutes({ clients }: RouteDeps): AnyRoute[] {
+  return [
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/payouts/movements',
+        operationId: 'listPayoutMovements',
+        summary: 'A user’s payout movements, newest first',
+        description: 'Every movement that pays the user: as the converting user (end_user_payout), as referrer (affiliate_payout) or as master affiliate (agency_payout).',
+        tags,
+        auth: serviceReader,
+        query: movementsQuery,
+        responses: { 200: { description: 'A page of movements', schema: movementListSchema } },
+      },
+      async ({ query, caller }) => {
+        const page = await clients.claim.listMovements({
+          projectId: caller.projectId,
+          user: { identifier: query.user_identifier, identifierType: identifierType(query) },
+          page: { page: query.page, pageSize: query.page_size },
+        });
+        return { status: 200, body: listBody(page, presentMovement(caller.projectId)) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/payouts/leaderboard/payouts',
+        operationId: 'getPayoutsLeaderboard',
+        summary: 'Users ranked by what they earned in one currency',
+        description:
+          'Only affiliate_payout (user_type=affiliate) or end_user_payout (user_type=end_user) movements count; agency_payout never does. ' +
+          'Totals are kept with every movement (no scan). Ties in total are ranked by identifier. With `user_identifier`, only that ' +
+          'user’s entry, with its rank. 404 CURRENCY_NOT_FOUND when the project has no currency at the address; 400 CURRENCY_AMBIGUOUS ' +
+          'when the address (or, left out, the project’s currencies) names several: add `chain_id` (or `currency_address`).',
+        tags,
+        auth: serviceReader,
+        query: leaderboardQuery,
+        responses: {
+          200: { description: 'A page of the leaderboard', schema: leaderboardSchema },
+          404: { description: 'CURRENCY_NOT_FOUND: the project has no currency at this address (or none at all)' },
+        },
+      },
+      async ({ query, caller }) => {
+        const user = query.user_identifier === undefined ? undefined : { identifier: query.user_identifier, identifierType: identifierType(query) };
+        const board = await clients.claim.getPayoutsLeaderboard({
+          projectId: caller.projectId,
+          currencyAddress: query.currency_address,
+          chainId: query.chain_id === undefined ? undefined : String(query.chain_id),
+          userType: enumValue(LeaderboardUserType, query.user_type),
+          user,
+          page: { page: query.page, pageSize: query.page_size },
+        });
+        return {
+          status: 200,
+          body: { ...listBody(board, presentLeaderboardEntry), calculated_at: required(board.calculatedAt, 'calculated_at').toISOString() },
+        };
+      },
+    ),
+  ];
+}

@@ -1,0 +1,139 @@
+import type { ColumnType, Generated } from 'kysely';
+import type { IdentifierType } from '../common/identifiers';
+import type { OutboxTables } from '../common/outbox/tables';
+import type { ClaimCheckStatus, ClaimReason, ConversionStatus, CurrencyType, LeaderboardUserType, MovementKind } from './domain/vocabulary';
+
+/** The claim schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
+export interface ClaimDatabase extends OutboxTables {
+  currencies: CurrencyTable;
+  payout_terms: PayoutTermsTable;
+  payout_term_tiers: PayoutTermTierTable;
+  conversion_batches: ConversionBatchTable;
+  conversions: ConversionTable;
+  claim_checks: ClaimCheckTable;
+  movements: MovementTable;
+  leaderboard_totals: LeaderboardTotalTable;
+  leaderboard_sizes: LeaderboardSizeTable;
+}
+
+type Timestamp = Date;
+type Nullable<T> = T | null;
+/** NUMERIC(78,0) base units: bigint both ways (services/common/db/type-parsers.ts). */
+type Money = ColumnType<bigint, bigint, bigint>;
+/** A fractional NUMERIC (USD): written as a decimal string, selected as text (the type parser refuses fractions as bigint). */
+type Decimal = ColumnType<string, string, string>;
+
+export interface CurrencyTable {
+  id: Generated<string>;
+  project_id: string;
+  /** bigint: int8 is read as bigint. */
+  chain_id: ColumnType<bigint, bigint, bigint>;
+  address: string;
+  name: string;
+  decimals: number;
+  type: CurrencyType;
+  created_at: Timestamp;
+}
+
+export interface PayoutTermsTable {
+  project_id: string;
+  conversion_name: string;
+  currency_id: string;
+  end_user_fixed: Nullable<Money>;
+  end_user_bps: Nullable<number>;
+  affiliate_fixed: Nullable<Money>;
+  affiliate_bps: Nullable<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface PayoutTermTierTable {
+  project_id: string;
+  conversion_name: string;
+  audience_id: string;
+  position: number;
+  affiliate_fixed: Nullable<Money>;
+  affiliate_bps: Nullable<number>;
+}
+
+export interface ConversionBatchTable {
+  id: string;
+  project_id: string;
+  received: number;
+  created_at: Timestamp;
+  finished_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface ConversionTable {
+  project_id: string;
+  id: string;
+  batch_id: string;
+  request_hash: Buffer;
+  name: string;
+  /** Written only from a checked identifier (services/common/identifiers.ts). */
+  identifier_type: IdentifierType;
+  identifier: string;
+  occurred_at: Timestamp;
+  received_at: Timestamp;
+  volume_usd: Nullable<Decimal>;
+  revenue_usd: Nullable<Decimal>;
+  reward_base: Nullable<Money>;
+  referral_code: Nullable<string>;
+  status: ConversionStatus;
+  processed_at: Nullable<Timestamp>;
+  failure_reason: Nullable<string>;
+  currency_id: Nullable<string>;
+  affiliate_id: Nullable<string>;
+  affiliate_identifier_type: Nullable<IdentifierType>;
+  affiliate_identifier: Nullable<string>;
+  master_id: Nullable<string>;
+  master_identifier_type: Nullable<IdentifierType>;
+  master_identifier: Nullable<string>;
+  master_spread_bps: Nullable<number>;
+  tier_id: Nullable<string>;
+}
+
+export interface ClaimCheckTable {
+  id: Generated<string>;
+  project_id: string;
+  identifier_type: IdentifierType;
+  identifier: string;
+  currency_id: string;
+  reason: ClaimReason;
+  status: ClaimCheckStatus;
+  amount: Money;
+  movements_count: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface MovementTable {
+  id: ColumnType<bigint, never, never>;
+  project_id: string;
+  conversion_id: string;
+  kind: MovementKind;
+  identifier_type: IdentifierType;
+  identifier: string;
+  currency_id: string;
+  amount: Money;
+  claim_check_id: string;
+  created_at: Timestamp;
+}
+
+export interface LeaderboardTotalTable {
+  project_id: string;
+  currency_id: string;
+  user_type: LeaderboardUserType;
+  identifier_type: IdentifierType;
+  identifier: string;
+  total_amount: Money;
+  total_attributions: ColumnType<bigint, bigint, bigint>;
+  updated_at: Timestamp;
+}
+
+export interface LeaderboardSizeTable {
+  project_id: string;
+  currency_id: string;
+  user_type: LeaderboardUserType;
+  entries: ColumnType<bigint, bigint, bigint>;
+}

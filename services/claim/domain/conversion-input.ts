@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import { nonCanonicalIds } from '../../common/canonical-ids';
+import { type DomainError, type FieldViolation, InvalidArgumentError, invalidFields } from '../../common/errors';
+import { checkIdentifier, type UserIdentifier } from '../../common/identifiers';
+import { parseAmount } from '../../common/money';
+import { checkConversionName } from './conversion-name';
+
+/** A conversion as a request carries it (ConversionInput). */
+export interface ConversionInputLike {
+  id: string;
+  name: string;
+  user?: { identifier: string; identifierType: string } | undefined;
+  occurredAt?: Date | undefined;
+  volumeUsd?: string | undefined;
+  revenueUsd?: string | undefined;
+  rewardBase?: string | undefined;
+  referralCode?: string | undefined;
+}
+
+/** A conversion checked and in its canonical form, with the hash that tells a resubmission from a reuse of its id. */
+export interface CheckedConversion {
+  id: string;
+  name: string;
+  user: UserIdentifier;
+  /** As sent; unset means "when it was received". */
+  occurredAt: Date | null;
+  volumeUsd: string | null;
+  revenueUsd: string | null;
+  rewardBase: bigint | null;
+  referralCode: string | null;
+  requestHash: Buffer;
+}
+
+export const MAX_CONVERSION_ID_LENGTH = 128;
+export const MAX_REFERRAL_CODE_LENGTH = 64;
+/** How far ahead of this service's clock an occurred_at may be (the sender's clock may run ahead). */
+export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
+
+/** Up to 30 integer and 18 fractional digits, no sign, no exponent. */
+const USD = /^(0|[1-9][0-9]{0,29})(\.[0-9]{1,18})?$/;
+// eslint-disable-next-line no-control-regex -- finding control characters is what it is for
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Checks one conversion; `path` prefixes the field names ("conversions[3]"). Every problem is
+ * listed, so one answer says all there is to fix.
+ */
+export function checkConversion(input: ConversionInputLike, path: string, now: Date): { conversion: CheckedConversion } | { conversion: undefined; error: DomainError } {
+  const at = (field: string) => (path ? `${path}.${field}` : field);
+  // An identifier spelled otherwise than canonically is refused as the service refuses it anywhere (canonical-ids.ts).
+  const nonCanonical = nonCanonicalIds(input).map((violation) => ({ ...violation, field: at(violation.field) }));
+  if (nonCanonical.length > 0) {
+    return { conversion: undefined, error: new InvalidArgumentError('NON_CANONICAL_ID', `${nonCanonical[0]!.field}: ${nonCanonical[0]!.reason}`, nonCanonical) };
+  }
+  const violations: FieldViolation[] = [];
+
+  const id = checkToken(input.id, at('id'), MAX_CONVERSION_ID_LENGTH, violations);
+  const name = checkConversionName(input.name, at('name'));
+  violations.push(...name.violations);
+  let user: UserIdentifier | undefined;
+  if (!input.user) violations.push({ field: at('user'), reason: 'is required: { identifier, identifier_type }' });
+  else {
+    const checked = checkIdentifier(input.user.identifier, input.user.identifierType, at('user'));
+    violations.push(...checked.violations);
+    user = checked.user;
+  }
+  const occurredAt = input.occurredAt ?? null;
+  if (occurredAt && (Number.isNaN(occurredAt.getTime()) || occurredAt.getTime() > now.getTime() + MAX_CLOCK_SKEW_MS)) {
+    violations.push({ field: at('occurred_at'), reason: 'must be a moment that has happened (ISO-8601, not in the future)' });
+  }
+  const volumeUsd = checkUsd(input.volumeUsd, at('volume_usd'), violations);
+  const revenueUsd = checkUsd(input.revenueUsd, at('revenue_usd'), violations);
+  let rewardBase: bigint | null = null;
+  if (input.rewardBase !== undefined) {
+    const parsed = parseAmount(input.rewardBase, at('reward_base'));
+    if ('violation' in parsed) violations.push(parsed.violation);
+    else if (parsed.amount < 0n) violations.push({ field: at('reward_base'), reason: 'must not be negative' });
+    else rewardBase = parsed.amount;
+  }
+  const referralCode = input.referralCode === undefined ? null : checkToken(input.referralCode, at('referral_code'), MAX_REFERRAL_CODE_LENGTH, violations);
+
+  if (violations.length > 0 || id === null || !user) return { conversion: undefined, error: invalidFields(violations) };
+  const fields = { id, name: name.value, user, occurredAt, volumeUsd, revenueUsd, rewardBase, referralCode };
+  return { conversion: { ...fields, requestHash: requestHash(fields) } };
+}
+
+/** An id or code: kept exactly as sent, so it must need no trimming; 1 to maxLength characters, no control characters. */
+function checkToken(value: string, field: string, maxLength: number, violations: FieldViolation[]): string | null {
+  if (value.length === 0) violations.push({ field, reason: 'is required' });
+  else if (value.length > maxLength) violations.push({ field, reason: `must be at most ${maxLength} characters` });
+  else if (value.trim() !== value) violations.push({ field, reason: 'must not begin or end with whitespace' });
+  else if (CONTROL_CHARACTERS.test(value)) violations.push({ field, reason: 'must not contain control characters' });
+  else return value;
+  return null;
+}
+
+/** A non-negative USD decimal, in its shortest form ("12.50" is "12.5"), so the same amount hashes the same. */
+function checkUsd(value: string | undefined, field: string, violations: FieldViolation[]): string | null {
+  if (value === undefined) return null;
+  if (!USD.test(value)) {
+    violations.push({ field, reason: 'must be a non-negative decimal string such as "1250.75" (at most 30 digits before the point and 18 after)' });
+    return null;
+  }
+  return value.includes('.') ? value.replace(/\.?0+$/, '') : value;
+}
+
+/** The conversion as sent, canonical: equal hashes are the same conversion, resubmitted. */
+function requestHash(conversion: Omit<CheckedConversion, 'requestHash'>): Buffer {
+  const canonical = JSON.stringify([
+    conversion.id,
+    conversion.name,
+    conversion.user.identifierType,
+    conversion.user.identifier,
+    conversion.occurredAt?.toISOString() ?? null,
+    conversion.volumeUsd,
+    conversion.revenueUsd,
+    conversion.rewardBase?.toString() ?? null,
+    conversion.referralCode,
+  ]);
+  return createHash('sha256').update(canonical).digest();
+}

@@ -1,0 +1,98 @@
+import type { Clock } from '../../common/clock';
+import { InvalidArgumentError, invalidFields, NotFoundError } from '../../common/errors';
+import { normalizeIdentifier } from '../../common/identifiers';
+import type { Page } from '../../common/pagination';
+import type { CurrencyRecord, CurrencyRepository } from '../repositories/currency.repository';
+import type { LeaderboardEntryRecord, LeaderboardRepository } from '../repositories/leaderboard.repository';
+import type { ConversionRecord, MovementRecord, MovementRepository } from '../repositories/movement.repository';
+import { requireProjectId } from './project';
+import type { LeaderboardUserType } from './vocabulary';
+
+export interface LeaderboardQuery {
+  currencyAddress: string | undefined;
+  chainId: string | undefined;
+  userType: LeaderboardUserType;
+  user: { identifier: string; identifierType: string } | undefined;
+}
+
+export interface LeaderboardPage {
+  currency: CurrencyRecord;
+  records: LeaderboardEntryRecord[];
+  total: number;
+  calculatedAt: Date;
+}
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+/**
+ * How long a currency found for a leaderboard query is used without asking again. Currencies never
+ * change or go; a currency added at the same address on another chain makes the address ambiguous
+ * at most this much later.
+ */
+const CURRENCY_MEMO_MS = 10_000;
+const CURRENCY_MEMO_SIZE = 10_000;
+
+/** What the ledger says: a conversion and its movements, a user's movements, the payout leaderboards. */
+export class LedgerService {
+  private readonly currencyMemo = new Map<string, { currency: CurrencyRecord; until: number }>();
+
+  constructor(
+    private readonly movements: MovementRepository,
+    private readonly leaderboards: LeaderboardRepository,
+    private readonly currencies: CurrencyRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  async conversion(projectId: string, id: string): Promise<ConversionRecord> {
+    const record = await this.movements.conversion(requireProjectId(projectId), id);
+    if (!record) throw new NotFoundError('CONVERSION_NOT_FOUND', 'no conversion with this id in this project');
+    return record;
+  }
+
+  movementsOf(projectId: string, user: { identifier: string; identifierType: string }, page: Page): Promise<{ records: MovementRecord[]; total: number }> {
+    requireProjectId(projectId);
+    return this.movements.ofUser(projectId, normalizeIdentifier(user.identifier, user.identifierType, 'user'), page);
+  }
+
+  /**
+   * A page of the board of one currency (named by its address, and its chain where the project
+   * has that address on several), ranked by total descending, ties by identifier. With `user`,
+   * only that user's entry, with its rank.
+   */
+  async leaderboard(projectId: string, query: LeaderboardQuery, page: Page): Promise<LeaderboardPage> {
+    requireProjectId(projectId);
+    const user = query.user && normalizeIdentifier(query.user.identifier, query.user.identifierType, 'user');
+    const currency = await this.currency(projectId, query);
+    const board = { projectId, currencyId: currency.id, userType: query.userType };
+    const calculatedAt = this.clock.now();
+    if (user) {
+      const entry = await this.leaderboards.entryOf(board, user);
+      return { currency, records: entry ? [entry] : [], total: entry ? 1 : 0, calculatedAt };
+    }
+    return { currency, ...(await this.leaderboards.page(board, page)), calculatedAt };
+  }
+
+  private async currency(projectId: string, query: LeaderboardQuery): Promise<CurrencyRecord> {
+    if (query.currencyAddress !== undefined && !ADDRESS.test(query.currencyAddress)) {
+      throw new InvalidArgumentError('VALIDATION_FAILED', 'currency_address must be 0x followed by 40 hex digits', [
+        { field: 'currency_address', reason: 'must be 0x followed by 40 hex digits' },
+      ]);
+    }
+    const chainId = query.chainId === undefined ? undefined : /^[1-9][0-9]{0,18}$/.test(query.chainId) ? BigInt(query.chainId) : null;
+    if (chainId === null) throw invalidFields([{ field: 'chain_id', reason: 'must be a positive chain id' }]);
+    const key = `${projectId}|${query.currencyAddress?.toLowerCase() ?? ''}|${chainId ?? ''}`;
+    const memo = this.currencyMemo.get(key);
+    // Real time: how long a lookup is reused is about load, not business time.
+    if (memo && memo.until > performance.now()) return memo.currency;
+    const matches = await this.currencies.findByAddress(projectId, query.currencyAddress?.toLowerCase(), chainId);
+    if (matches.length === 1) {
+      if (this.currencyMemo.size >= CURRENCY_MEMO_SIZE) this.currencyMemo.clear();
+      this.currencyMemo.set(key, { currency: matches[0]!, until: performance.now() + CURRENCY_MEMO_MS });
+    }
+    if (matches.length === 0) throw new NotFoundError('CURRENCY_NOT_FOUND', 'the project has no currency at this address (and chain)');
+    if (matches.length > 1) {
+      const [field, what] = query.currencyAddress === undefined ? ['currency_address', 'the project pays in several currencies: name one by its address'] : ['chain_id', 'the project has this address on several chains: name the chain'];
+      throw new InvalidArgumentError('CURRENCY_AMBIGUOUS', what, [{ field, reason: 'is required here' }]);
+    }
+    return matches[0]!;
+  }
+}

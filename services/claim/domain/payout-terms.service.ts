@@ -1,0 +1,111 @@
+import type { Clock } from '../../common/clock';
+import { type FieldViolation, InvalidArgumentError, invalidFields, NotFoundError } from '../../common/errors';
+import { isCanonicalUuid } from '../../common/ids';
+import type { Logger } from '../../common/logger';
+import type { Page } from '../../common/pagination';
+import { type PayoutTermsRecord, type PayoutTermsRepository, type TierRewardRecord, UnknownCurrency } from '../repositories/payout-terms.repository';
+import { checkConversionName } from './conversion-name';
+import { requireProjectId } from './project';
+import { checkReward, type Reward, type RewardInput } from './reward';
+
+/** Tiers one set of terms may name. */
+export const MAX_TIERS = 100;
+
+export interface PayoutTermsInput {
+  currencyId: string;
+  endUser: RewardInput | undefined;
+  affiliate: RewardInput | undefined;
+  tiers: Array<{ audienceId: string; affiliate: RewardInput | undefined }>;
+}
+
+const termsNotFound = () => new NotFoundError('PAYOUT_TERMS_NOT_FOUND', 'no payout terms for this conversion name');
+
+/**
+ * What a conversion pays, per conversion name: the currency, the end user's reward, the
+ * affiliate's reward, and the affiliate's reward per active tier. Terms apply to conversions paid
+ * after they change; conversions already paid keep their movements.
+ */
+export class PayoutTermsService {
+  constructor(
+    private readonly terms: PayoutTermsRepository,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  async put(projectId: string, conversionName: string, input: PayoutTermsInput): Promise<{ record: PayoutTermsRecord; created: boolean }> {
+    requireProjectId(projectId);
+    const violations: FieldViolation[] = [];
+    const name = checkConversionName(conversionName, 'conversion_name');
+    violations.push(...name.violations);
+    if (!isCanonicalUuid(input.currencyId)) violations.push({ field: 'currency_id', reason: 'must be the id of a currency of the project' });
+    const endUser = optionalReward(input.endUser, 'end_user', violations);
+    const affiliate = optionalReward(input.affiliate, 'affiliate', violations);
+    const tiers = checkTiers(input.tiers, violations);
+    if (violations.length > 0) throw invalidFields(violations);
+    try {
+      const result = await this.terms.put({
+        projectId,
+        conversionName: name.value,
+        currencyId: input.currencyId,
+        endUser,
+        affiliate,
+        tiers,
+        now: this.clock.now(),
+      });
+      this.logger.info({ project_id: projectId, conversion_name: name.value, created: result.created }, 'payout terms saved');
+      return result;
+    } catch (error) {
+      if (error instanceof UnknownCurrency) {
+        throw new InvalidArgumentError('CURRENCY_NOT_FOUND', 'currency_id names no currency of this project', [
+          { field: 'currency_id', reason: 'names no currency of this project' },
+        ]);
+      }
+      throw error;
+    }
+  }
+
+  async get(projectId: string, conversionName: string): Promise<PayoutTermsRecord> {
+    const record = await this.terms.get(requireProjectId(projectId), conversionName);
+    if (!record) throw termsNotFound();
+    return record;
+  }
+
+  list(projectId: string, page: Page): Promise<{ records: PayoutTermsRecord[]; total: number }> {
+    return this.terms.list(requireProjectId(projectId), page);
+  }
+
+  async delete(projectId: string, conversionName: string): Promise<void> {
+    if (!(await this.terms.delete(requireProjectId(projectId), conversionName))) throw termsNotFound();
+    this.logger.info({ project_id: projectId, conversion_name: conversionName }, 'payout terms deleted');
+  }
+}
+
+function optionalReward(input: RewardInput | undefined, field: string, violations: FieldViolation[]): Reward | null {
+  if (input === undefined) return null;
+  const checked = checkReward(input, field);
+  violations.push(...checked.violations);
+  return checked.reward ?? null;
+}
+
+function checkTiers(input: PayoutTermsInput['tiers'], violations: FieldViolation[]): TierRewardRecord[] {
+  if (input.length > MAX_TIERS) {
+    violations.push({ field: 'tiers', reason: `holds ${input.length} tiers; at most ${MAX_TIERS}` });
+    return [];
+  }
+  const seen = new Set<string>();
+  const tiers: TierRewardRecord[] = [];
+  input.forEach((tier, index) => {
+    const path = `tiers[${index}]`;
+    if (!isCanonicalUuid(tier.audienceId)) violations.push({ field: `${path}.audience_id`, reason: 'must be the id of an audience (a UUID)' });
+    else if (seen.has(tier.audienceId)) violations.push({ field: `${path}.audience_id`, reason: 'names an audience an earlier tier names' });
+    seen.add(tier.audienceId);
+    if (tier.affiliate === undefined) {
+      violations.push({ field: `${path}.affiliate`, reason: 'is required: the affiliate’s reward in this tier' });
+      return;
+    }
+    const checked = checkReward(tier.affiliate, `${path}.affiliate`);
+    violations.push(...checked.violations);
+    if (checked.reward) tiers.push({ audienceId: tier.audienceId, affiliate: checked.reward });
+  });
+  return tiers;
+}

@@ -1,0 +1,87 @@
+import type { Clock } from '../../common/clock';
+import type { Logger } from '../../common/logger';
+import type { ConversionRepository, PendingConversion } from '../repositories/conversion.repository';
+import type { OutboxWaker } from '../../common/outbox/relay';
+import type { ConversionOutcome, LedgerRepository } from '../repositories/ledger.repository';
+import type { PayoutTermsRepository } from '../repositories/payout-terms.repository';
+import type { AttributionSource } from './attribution';
+import { conversionProcessedEvents } from './conversion-events';
+import { planPayouts } from './payouts';
+
+/** What a conversion that could not be paid says (the internal reason goes to the log). */
+const FAILED_REASON = 'the conversion could not be processed; send it again with the same body to retry';
+
+/**
+ * The job's step, for one stored batch of conversions: attribution from the agency service (after
+ * applying referral codes), the payout terms of each conversion's name, the arithmetic of
+ * planPayouts, then one transaction (LedgerRepository.record) that writes everything, the
+ * `claim.conversion.processed` events included, or nothing.
+ * Idempotent: a conversion already paid by another delivery is skipped, so running a batch twice,
+ * or a thousand times at once, pays each conversion once.
+ */
+export class PayoutService {
+  constructor(
+    private readonly conversions: ConversionRepository,
+    private readonly terms: PayoutTermsRepository,
+    private readonly ledger: LedgerRepository,
+    private readonly attribution: AttributionSource,
+    /** Told after each commit that wrote events (the service's outbox relay). */
+    private readonly outbox: OutboxWaker,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  async payBatch(batchId: string): Promise<{ recorded: number; movements: number }> {
+    const batch = await this.conversions.unfinishedBatch(batchId);
+    if (!batch) return { recorded: 0, movements: 0 };
+    const { projectId } = batch;
+    const pending = await this.conversions.pendingOf(projectId, batchId);
+    const outcomes = pending.length === 0 ? [] : await this.plan(projectId, pending);
+    const byId = new Map(pending.map((conversion) => [conversion.id, conversion]));
+    const result = await this.ledger.record(projectId, batchId, outcomes, this.clock.now(), (recorded) => conversionProcessedEvents(projectId, byId, recorded));
+    if (result.recorded.length > 0) {
+      this.outbox.wake();
+      this.logger.info({ project_id: projectId, batch_id: batchId, conversions: result.recorded.length, movements: result.movements }, 'conversions paid');
+    }
+    return { recorded: result.recorded.length, movements: result.movements };
+  }
+
+  /** The batch will not be paid: its conversions still waiting show as failed. */
+  async failBatch(batchId: string): Promise<void> {
+    const failed = await this.conversions.failBatch(batchId, FAILED_REASON, this.clock.now());
+    if (failed > 0) this.logger.error({ batch_id: batchId, conversions: failed }, 'conversions marked failed');
+  }
+
+  /** Stored batches not finished yet, oldest first: the relay makes sure each has a job. */
+  unfinished(limit: number): Promise<string[]> {
+    return this.conversions.unfinishedBatches(limit);
+  }
+
+  private async plan(projectId: string, pending: PendingConversion[]): Promise<ConversionOutcome[]> {
+    const at = pending.map((conversion) => conversion.occurredAt);
+    const withCode = pending.flatMap((conversion, index) => (conversion.referralCode === null ? [] : [{ index, user: conversion.user, code: conversion.referralCode }]));
+    if (withCode.length > 0) {
+      const since = await this.attribution.applyReferralCodes(projectId, withCode.map(({ user, code }) => ({ user, code })));
+      // A referral the code made just now did not exist when the conversion happened; the
+      // conversion that brought the code is still the referrer's, as things stand from then on.
+      withCode.forEach(({ index }, position) => {
+        const referredAt = since[position];
+        if (referredAt && referredAt > at[index]!) at[index] = referredAt;
+      });
+    }
+    const [attributions, termsByName] = await Promise.all([
+      this.attribution.resolve(projectId, pending.map((conversion, index) => ({ user: conversion.user, at: at[index]! }))),
+      this.terms.forNames(projectId, pending.map((conversion) => conversion.name)),
+    ]);
+    return pending.map((conversion, index): ConversionOutcome => {
+      const attribution = attributions[index];
+      if (attribution === undefined || attribution instanceof Error) {
+        this.logger.error({ project_id: projectId, conversion_id: conversion.id, err: attribution }, 'attribution of a conversion failed');
+        return { id: conversion.id, status: 'failed', failureReason: FAILED_REASON, currencyId: null, attribution: null, movements: [] };
+      }
+      const terms = termsByName.get(conversion.name) ?? null;
+      const plan = planPayouts(conversion, attribution, terms);
+      return { id: conversion.id, status: plan.status, failureReason: null, currencyId: plan.currencyId, attribution, movements: plan.movements };
+    });
+  }
+}

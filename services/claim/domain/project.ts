@@ -1,0 +1,8 @@
+import { NotFoundError } from '../../common/errors';
+import { isUuid } from '../../common/ids';
+
+/** Projects are UUIDs; anything else names no project (and must never reach a uuid column). */
+export function requireProjectId(projectId: string): string {
+  if (!isUuid(projectId)) throw new NotFoundError('PROJECT_NOT_FOUND', 'no project with this id');
+  return projectId;
+}

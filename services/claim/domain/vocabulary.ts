@@ -1,0 +1,42 @@
+import {
+  ClaimCheckStatus as ClaimCheckStatusEnum,
+  ClaimReason as ClaimReasonEnum,
+  ConversionStatus as ConversionStatusEnum,
+  CurrencyType as CurrencyTypeEnum,
+  LeaderboardUserType as LeaderboardUserTypeEnum,
+  MovementKind as MovementKindEnum,
+} from '../../../gen/referral/claim/v1/enums';
+import { type EnumName, enumNames } from '../../common/enums';
+
+/**
+ * The claim service's vocabularies, as the domain, the tables and the API spell them
+ * ("agency_payout"). Each is derived from its enum in proto/referral/claim/v1/enums.proto: add a
+ * value there, and every exhaustive map over it stops compiling until it is handled.
+ */
+export type CurrencyType = EnumName<typeof CurrencyTypeEnum>;
+export type ConversionStatus = EnumName<typeof ConversionStatusEnum>;
+export type MovementKind = EnumName<typeof MovementKindEnum>;
+export type ClaimReason = EnumName<typeof ClaimReasonEnum>;
+export type ClaimCheckStatus = EnumName<typeof ClaimCheckStatusEnum>;
+export type LeaderboardUserType = EnumName<typeof LeaderboardUserTypeEnum>;
+
+export const CURRENCY_TYPES = enumNames(CurrencyTypeEnum);
+export const CONVERSION_STATUSES = enumNames(ConversionStatusEnum);
+export const MOVEMENT_KINDS = enumNames(MovementKindEnum);
+export const CLAIM_REASONS = enumNames(ClaimReasonEnum);
+export const CLAIM_CHECK_STATUSES = enumNames(ClaimCheckStatusEnum);
+export const LEADERBOARD_USER_TYPES = enumNames(LeaderboardUserTypeEnum);
+
+/** The claim check a movement accumulates into: one reason per kind (Fuul v2's ClaimReason). */
+export const REASON_OF_KIND: Record<MovementKind, ClaimReason> = {
+  affiliate_payout: 'affiliate',
+  end_user_payout: 'end_user',
+  agency_payout: 'agency',
+};
+
+/** The leaderboard a movement counts toward; agency_payout counts toward none (specification §2.12). */
+export const LEADERBOARD_OF_KIND: Record<MovementKind, LeaderboardUserType | null> = {
+  affiliate_payout: 'affiliate',
+  end_user_payout: 'end_user',
+  agency_payout: null,
+};

@@ -1,0 +1,109 @@
+import type { ClaimServiceServer, Reward } from '../../../gen/referral/claim/v1/claim';
+import { CurrencyType, LeaderboardUserType } from '../../../gen/referral/claim/v1/enums';
+import { optionalEnum, requireEnum, requireField } from '../../common/fields';
+import { implementService } from '../../common/grpc/service';
+import type { Logger } from '../../common/logger';
+import { pageInfo, toPage } from '../../common/pagination';
+import type { ClaimDomain } from '../composition';
+import type { RewardInput } from '../domain/reward';
+import {
+  toConversionMessage,
+  toCurrencyMessage,
+  toLeaderboardEntryMessage,
+  toMovementMessage,
+  toPayoutTermsMessage,
+  toSubmissionMessage,
+} from './claim.mappers';
+
+/** proto3's oneof as the domain checks it (neither or both set are refused there, naming the field). */
+function rewardInput(reward: Reward | undefined): RewardInput | undefined {
+  return reward && { fixed: reward.fixed, bps: reward.bps };
+}
+
+/**
+ * Translates protobuf <-> domain and delegates; no rules live here. Fields the contract requires
+ * are resolved here (services/common/fields.ts), so the domain takes them as given.
+ */
+export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): ClaimServiceServer {
+  return implementService<ClaimServiceServer>(
+    'ClaimService',
+    {
+      createCurrency: async (req) =>
+        toCurrencyMessage(
+          await domain.currencies.create(req.projectId, {
+            chainId: req.chainId,
+            address: req.address,
+            name: req.name,
+            decimals: req.decimals,
+            type: optionalEnum(CurrencyType, req.type, 'type'),
+          }),
+        ),
+
+      listCurrencies: async (req) => {
+        const page = toPage(req.page);
+        const { records, total } = await domain.currencies.list(req.projectId, page);
+        return { results: records.map(toCurrencyMessage), pageInfo: pageInfo(page, total) };
+      },
+
+      putPayoutTerms: async (req) => {
+        const { record, created } = await domain.terms.put(req.projectId, req.conversionName, {
+          currencyId: req.currencyId,
+          endUser: rewardInput(req.endUser),
+          affiliate: rewardInput(req.affiliate),
+          tiers: req.tiers.map((tier) => ({ audienceId: tier.audienceId, affiliate: rewardInput(tier.affiliate) })),
+        });
+        return { terms: toPayoutTermsMessage(record), created };
+      },
+
+      getPayoutTerms: async (req) => toPayoutTermsMessage(await domain.terms.get(req.projectId, req.conversionName)),
+
+      listPayoutTerms: async (req) => {
+        const page = toPage(req.page);
+        const { records, total } = await domain.terms.list(req.projectId, page);
+        return { results: records.map(toPayoutTermsMessage), pageInfo: pageInfo(page, total) };
+      },
+
+      deletePayoutTerms: async (req) => {
+        await domain.terms.delete(req.projectId, req.conversionName);
+        return {};
+      },
+
+      submitConversion: async (req) =>
+        toSubmissionMessage(await domain.conversions.submitOne(req.projectId, requireField(req.conversion, 'conversion'))),
+
+      submitConversions: async (req) => ({
+        results: (await domain.conversions.submitMany(req.projectId, req.conversions)).map(toSubmissionMessage),
+      }),
+
+      getConversion: async (req) => toConversionMessage(await domain.ledger.conversion(req.projectId, req.id)),
+
+      listMovements: async (req) => {
+        const page = toPage(req.page);
+        const { records, total } = await domain.ledger.movementsOf(req.projectId, requireField(req.user, 'user'), page);
+        return { results: records.map(toMovementMessage), pageInfo: pageInfo(page, total) };
+      },
+
+      getPayoutsLeaderboard: async (req) => {
+        const page = toPage(req.page);
+        const board = await domain.ledger.leaderboard(
+          req.projectId,
+          {
+            currencyAddress: req.currencyAddress,
+            chainId: req.chainId,
+            userType: requireEnum(LeaderboardUserType, req.userType, 'user_type'),
+            user: req.user,
+          },
+          page,
+        );
+        return {
+          results: board.records.map((entry) => toLeaderboardEntryMessage(entry, board.currency.chainId)),
+          pageInfo: pageInfo(page, board.total),
+          calculatedAt: board.calculatedAt,
+        };
+      },
+    },
+    logger,
+    // Conversions of one batch are independent: each is checked alone (ConversionService), so one bad item fails alone.
+    { idsCheckedPerItem: { submitConversions: 'conversions' } },
+  );
+}

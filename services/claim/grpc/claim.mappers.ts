@@ -1,0 +1,123 @@
+import type {
+  Attribution as AttributionMessage,
+  Conversion,
+  Currency,
+  CurrencyRef,
+  LeaderboardEntry,
+  Movement,
+  PayoutTerms,
+  Reward as RewardMessage,
+  SubmissionResult,
+} from '../../../gen/referral/claim/v1/claim';
+import { ClaimCheckStatus, ConversionStatus, CurrencyType, MovementKind, SubmissionOutcome } from '../../../gen/referral/claim/v1/enums';
+import { enumValue } from '../../common/enums';
+import { toGrpcStatus } from '../../common/grpc/errors';
+import type { Submission } from '../domain/conversion.service';
+import type { Attribution } from '../domain/payouts';
+import type { Reward } from '../domain/reward';
+import type { CurrencyRecord } from '../repositories/currency.repository';
+import type { LeaderboardEntryRecord } from '../repositories/leaderboard.repository';
+import type { ConversionRecord, CurrencySummary, MovementRecord } from '../repositories/movement.repository';
+import type { PayoutTermsRecord } from '../repositories/payout-terms.repository';
+
+/** Records -> protobuf messages: amounts and chain ids as decimal strings, vocabularies as their enums. */
+export function toCurrencyMessage(currency: CurrencyRecord): Currency {
+  return { ...toCurrencyRef(currency), createdAt: currency.createdAt };
+}
+
+export function toCurrencyRef(currency: CurrencySummary): CurrencyRef {
+  return {
+    id: currency.id,
+    chainId: currency.chainId.toString(),
+    address: currency.address,
+    name: currency.name,
+    decimals: currency.decimals,
+    type: enumValue(CurrencyType, currency.type),
+  };
+}
+
+export function toRewardMessage(reward: Reward | null): RewardMessage | undefined {
+  if (reward === null) return undefined;
+  return 'fixed' in reward ? { fixed: reward.fixed.toString() } : { bps: reward.bps };
+}
+
+export function toPayoutTermsMessage(terms: PayoutTermsRecord): PayoutTerms {
+  return {
+    conversionName: terms.conversionName,
+    currencyId: terms.currencyId,
+    endUser: toRewardMessage(terms.endUser),
+    affiliate: toRewardMessage(terms.affiliate),
+    tiers: terms.tiers.map((tier) => ({ audienceId: tier.audienceId, affiliate: toRewardMessage(tier.affiliate) })),
+    createdAt: terms.createdAt,
+    updatedAt: terms.updatedAt,
+  };
+}
+
+export function toSubmissionMessage(submission: Submission): SubmissionResult {
+  if (submission.outcome === 'refused') {
+    const { error } = submission;
+    return {
+      id: submission.id,
+      outcome: SubmissionOutcome.REFUSED,
+      status: ConversionStatus.UNSPECIFIED,
+      error: { grpcCode: toGrpcStatus(error).status.code, code: error.code, message: error.message, details: error.details },
+    };
+  }
+  return {
+    id: submission.id,
+    outcome: enumValue(SubmissionOutcome, submission.outcome),
+    status: enumValue(ConversionStatus, submission.status),
+  };
+}
+
+function toAttributionMessage(attribution: Attribution | null): AttributionMessage | undefined {
+  if (!attribution) return undefined;
+  return {
+    affiliate: attribution.affiliate,
+    master: attribution.master?.affiliate,
+    spreadBps: attribution.master?.spreadBps,
+    tierId: attribution.tierId ?? undefined,
+  };
+}
+
+export function toMovementMessage(movement: MovementRecord): Movement {
+  return {
+    kind: enumValue(MovementKind, movement.kind),
+    beneficiary: movement.beneficiary,
+    currency: toCurrencyRef(movement.currency),
+    amount: movement.amount.toString(),
+    conversionId: movement.conversionId,
+    conversionName: movement.conversionName,
+    createdAt: movement.createdAt,
+    claimCheckStatus: enumValue(ClaimCheckStatus, movement.claimCheckStatus),
+  };
+}
+
+export function toConversionMessage(conversion: ConversionRecord): Conversion {
+  return {
+    id: conversion.id,
+    name: conversion.name,
+    user: conversion.user,
+    status: enumValue(ConversionStatus, conversion.status),
+    occurredAt: conversion.occurredAt,
+    receivedAt: conversion.receivedAt,
+    processedAt: conversion.processedAt ?? undefined,
+    volumeUsd: conversion.volumeUsd ?? undefined,
+    revenueUsd: conversion.revenueUsd ?? undefined,
+    rewardBase: conversion.rewardBase?.toString(),
+    referralCode: conversion.referralCode ?? undefined,
+    attribution: toAttributionMessage(conversion.attribution),
+    movements: conversion.movements.map(toMovementMessage),
+    failureReason: conversion.failureReason ?? undefined,
+  };
+}
+
+export function toLeaderboardEntryMessage(entry: LeaderboardEntryRecord, chainId: bigint): LeaderboardEntry {
+  return {
+    rank: String(entry.rank),
+    user: entry.user,
+    totalAmount: entry.totalAmount.toString(),
+    totalAttributions: entry.totalAttributions.toString(),
+    chainId: chainId.toString(),
+  };
+}

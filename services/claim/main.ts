@@ -1,0 +1,4 @@
+import { runService } from '../common/service-manifest';
+import { claimManifest } from './manifest';
+
+runService(claimManifest);

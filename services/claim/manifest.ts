@@ -1,0 +1,18 @@
+import { ClaimServiceService } from '../../gen/referral/claim/v1/claim';
+import { SERVICE_CATALOG } from '../common/service-catalog';
+import type { ServiceManifest } from '../common/service-manifest';
+import { type ClaimConfig, claimConfigSchema } from './config';
+import type { ClaimDatabase } from './database';
+import { payConversionsJob } from './jobs/pay-conversions.job';
+import { claimMigrations } from './migrations';
+import { composeClaimService } from './server';
+
+/** The claim service, declared once (services/common/service-manifest.ts). */
+export const claimManifest: ServiceManifest<ClaimConfig, ClaimDatabase> = {
+  service: SERVICE_CATALOG.claim,
+  configSchema: claimConfigSchema,
+  migrations: () => claimMigrations,
+  grpc: ClaimServiceService,
+  jobs: [payConversionsJob],
+  compose: composeClaimService,
+};

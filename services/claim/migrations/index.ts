@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as claimTables from './0001_claim_tables';
+
+/** Ordered by name; append, never edit a migration that has shipped. */
+export const claimMigrations: Record<string, Migration> = {
+  '0001_claim_tables': claimTables,
+};

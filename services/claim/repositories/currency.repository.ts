@@ -1,0 +1,103 @@
+import type { Kysely, Selectable } from 'kysely';
+import { isUniqueViolation } from '../../common/db/errors';
+import type { Page } from '../../common/pagination';
+import type { ClaimDatabase, CurrencyTable } from '../database';
+import type { CurrencyType } from '../domain/vocabulary';
+
+export interface CurrencyRecord {
+  id: string;
+  projectId: string;
+  chainId: bigint;
+  address: string;
+  name: string;
+  decimals: number;
+  type: CurrencyType;
+  createdAt: Date;
+}
+
+export interface NewCurrency {
+  projectId: string;
+  chainId: bigint;
+  address: string;
+  name: string;
+  decimals: number;
+  type: CurrencyType;
+  now: Date;
+}
+
+/** Thrown when the project already has a currency at this (chain, address). */
+export class CurrencyTaken extends Error {}
+
+const COLUMNS = ['id', 'project_id', 'chain_id', 'address', 'name', 'decimals', 'type', 'created_at'] as const satisfies ReadonlyArray<keyof CurrencyTable>;
+
+export class CurrencyRepository {
+  constructor(private readonly db: Kysely<ClaimDatabase>) {}
+
+  async insert(currency: NewCurrency): Promise<CurrencyRecord> {
+    try {
+      const row = await this.db
+        .insertInto('currencies')
+        .values({
+          project_id: currency.projectId,
+          chain_id: currency.chainId,
+          address: currency.address,
+          name: currency.name,
+          decimals: currency.decimals,
+          type: currency.type,
+          created_at: currency.now,
+        })
+        .returning(COLUMNS)
+        .executeTakeFirstOrThrow();
+      return toCurrencyRecord(row);
+    } catch (error) {
+      if (isUniqueViolation(error, 'currencies_chain_address_key')) throw new CurrencyTaken();
+      throw error;
+    }
+  }
+
+  async list(projectId: string, page: Page): Promise<{ records: CurrencyRecord[]; total: number }> {
+    const [rows, count] = await Promise.all([
+      this.db
+        .selectFrom('currencies')
+        .select(COLUMNS)
+        .where('project_id', '=', projectId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(page.pageSize)
+        .offset(page.offset)
+        .execute(),
+      this.db
+        .selectFrom('currencies')
+        .select((eb) => eb.fn.countAll<bigint>().as('total'))
+        .where('project_id', '=', projectId)
+        .executeTakeFirstOrThrow(),
+    ]);
+    return { records: rows.map(toCurrencyRecord), total: Number(count.total) };
+  }
+
+  async exists(projectId: string, id: string): Promise<boolean> {
+    const row = await this.db.selectFrom('currencies').select('id').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** The project's currencies at this address (one per chain), or only the one on `chainId`. */
+  async findByAddress(projectId: string, address: string | undefined, chainId: bigint | undefined): Promise<CurrencyRecord[]> {
+    let query = this.db.selectFrom('currencies').select(COLUMNS).where('project_id', '=', projectId);
+    if (address !== undefined) query = query.where('address', '=', address);
+    if (chainId !== undefined) query = query.where('chain_id', '=', chainId);
+    return (await query.orderBy('created_at').limit(2).execute()).map(toCurrencyRecord);
+  }
+}
+
+export function toCurrencyRecord(row: Pick<Selectable<CurrencyTable>, (typeof COLUMNS)[number]>): CurrencyRecord {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    chainId: row.chain_id,
+    address: row.address,
+    name: row.name,
+    decimals: row.decimals,
+    type: row.type,
+    createdAt: row.created_at,
+  };
+}

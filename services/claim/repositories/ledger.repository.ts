@@ -1,0 +1,172 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { UserIdentifier } from '../../common/identifiers';
+import { appendOutboxEvents } from '../../common/outbox/append';
+import type { NewOutboxEvent } from '../../common/outbox/event';
+import type { ClaimDatabase } from '../database';
+import type { Attribution, PlannedMovement } from '../domain/payouts';
+import { REASON_OF_KIND, type ConversionStatus } from '../domain/vocabulary';
+import { retryTransient } from './retry';
+
+/** One conversion's outcome, as the job writes it: status, frozen attribution and currency, movements. */
+export interface ConversionOutcome {
+  id: string;
+  status: Exclude<ConversionStatus, 'accepted'>;
+  failureReason: string | null;
+  currencyId: string | null;
+  attribution: Attribution | null;
+  movements: PlannedMovement[];
+}
+
+/** What one call of `record` wrote (nothing, when another delivery of the job had written it first). */
+export interface RecordResult {
+  /** The conversions this call moved out of `accepted`, with their outcomes. */
+  recorded: ConversionOutcome[];
+  movements: number;
+}
+
+/** The events of the conversions a recording transaction pays, appended to the outbox in that transaction. */
+export type EventsOf = (recorded: ConversionOutcome[]) => NewOutboxEvent[];
+
+export class LedgerRepository {
+  constructor(private readonly db: Kysely<ClaimDatabase>) {}
+
+  /**
+   * Pays a batch's conversions in ONE transaction: each conversion still `accepted` is locked (in id
+   * order), gets its status, frozen attribution and currency; its movements are appended to the
+   * ledger; the open claim checks of their (user, currency, reason) grow by them; the leaderboard
+   * totals of the counted kinds grow by them; their events (`eventsOf`) go to the outbox; and the batch is
+   * finished once none of its conversions waits. A conversion another delivery already moved out
+   * of `accepted` is skipped, so a redelivered job changes nothing; the ledger's unique key
+   * (conversion, kind, beneficiary) would refuse a second payment anyway.
+   */
+  async record(projectId: string, batchId: string, outcomes: ConversionOutcome[], now: Date, eventsOf: EventsOf): Promise<RecordResult> {
+    return retryTransient(() =>
+      this.db.transaction().execute(async (trx) => {
+        const ids = outcomes.map((outcome) => outcome.id).sort();
+        const locked = ids.length === 0
+          ? []
+          : await sql<{ id: string }>`
+              SELECT id FROM conversions
+              WHERE project_id = ${projectId} AND id = ANY(${ids}::text[]) AND status = 'accepted'
+              ORDER BY id
+              FOR UPDATE`.execute(trx).then((result) => result.rows);
+        const owned = new Set(locked.map((row) => row.id));
+        const recorded = outcomes.filter((outcome) => owned.has(outcome.id));
+        let movements = 0;
+        if (recorded.length > 0) {
+          await updateConversions(trx, projectId, recorded, now);
+          movements = await appendMovements(trx, projectId, recorded, now);
+          await appendOutboxEvents(trx, now, eventsOf(recorded));
+        }
+        await trx
+          .updateTable('conversion_batches')
+          .set({ finished_at: now })
+          .where('id', '=', batchId)
+          .where('finished_at', 'is', null)
+          .where(({ not, exists, selectFrom }) =>
+            not(exists(selectFrom('conversions').select('id').where('batch_id', '=', batchId).where('status', '=', 'accepted'))),
+          )
+          .execute();
+        return { recorded, movements };
+      }),
+    );
+  }
+}
+
+/** Status, frozen attribution and currency of the conversions this transaction owns. */
+async function updateConversions(trx: Transaction<ClaimDatabase>, projectId: string, outcomes: ConversionOutcome[], now: Date): Promise<void> {
+  const column = <T>(pick: (outcome: ConversionOutcome) => T) => outcomes.map(pick);
+  const affiliate = (outcome: ConversionOutcome) => outcome.attribution?.affiliate;
+  const master = (outcome: ConversionOutcome) => outcome.attribution?.master;
+  // Raw: an UPDATE ... FROM a many-array unnest has no builder form.
+  await sql`
+    UPDATE conversions AS c SET
+      status = u.status, failure_reason = u.failure_reason, processed_at = ${now}, currency_id = u.currency_id,
+      affiliate_id = u.affiliate_id, affiliate_identifier_type = u.affiliate_type, affiliate_identifier = u.affiliate_identifier,
+      master_id = u.master_id, master_identifier_type = u.master_type, master_identifier = u.master_identifier,
+      master_spread_bps = u.spread_bps, tier_id = u.tier_id
+    FROM unnest(
+      ${column((o) => o.id)}::text[], ${column((o) => o.status)}::text[], ${column((o) => o.failureReason)}::text[],
+      ${column((o) => o.currencyId)}::uuid[],
+      ${column((o) => affiliate(o)?.id ?? null)}::text[], ${column((o) => affiliate(o)?.user.identifierType ?? null)}::text[],
+      ${column((o) => affiliate(o)?.user.identifier ?? null)}::text[],
+      ${column((o) => master(o)?.affiliate.id ?? null)}::text[], ${column((o) => master(o)?.affiliate.user.identifierType ?? null)}::text[],
+      ${column((o) => master(o)?.affiliate.user.identifier ?? null)}::text[], ${column((o) => master(o)?.spreadBps ?? null)}::integer[],
+      ${column((o) => o.attribution?.tierId ?? null)}::uuid[]
+    ) AS u(id, status, failure_reason, currency_id, affiliate_id, affiliate_type, affiliate_identifier,
+           master_id, master_type, master_identifier, spread_bps, tier_id)
+    WHERE c.project_id = ${projectId} AND c.id = u.id`.execute(trx);
+}
+
+interface MovementRow {
+  conversionId: string;
+  movement: PlannedMovement;
+  currencyId: string;
+}
+
+/**
+ * The money, in one statement: open claim checks grow (one per user, currency and reason, created
+ * when none is open), the movements are appended pointing at their check, and the leaderboards'
+ * running totals (and their sizes) grow by the counted kinds. Shared rows are written in key order.
+ */
+async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: string, outcomes: ConversionOutcome[], now: Date): Promise<number> {
+  const rows: MovementRow[] = outcomes.flatMap((outcome) =>
+    outcome.currencyId === null ? [] : outcome.movements.map((movement) => ({ conversionId: outcome.id, movement, currencyId: outcome.currencyId! })),
+  );
+  if (rows.length === 0) return 0;
+  const column = <T>(pick: (row: MovementRow) => T) => rows.map(pick);
+  const user = (row: MovementRow): UserIdentifier => row.movement.beneficiary;
+  // Raw: data-modifying CTEs that feed each other (checks -> movements, totals -> sizes) have no builder form.
+  const result = await sql<{ movements: string }>`
+    WITH planned AS (
+      SELECT * FROM unnest(
+        ${column((r) => r.conversionId)}::text[], ${column((r) => r.movement.kind)}::text[],
+        ${column((r) => user(r).identifierType)}::text[], ${column((r) => user(r).identifier)}::text[],
+        ${column((r) => r.currencyId)}::uuid[], ${column((r) => r.movement.amount)}::numeric[],
+        ${column((r) => REASON_OF_KIND[r.movement.kind])}::text[]
+      ) AS p(conversion_id, kind, identifier_type, identifier, currency_id, amount, reason)
+    ),
+    checks AS (
+      INSERT INTO claim_checks AS cc (project_id, identifier_type, identifier, currency_id, reason, status, amount, movements_count, created_at, updated_at)
+      SELECT ${projectId}, identifier_type, identifier, currency_id, reason, 'open', sum(amount), count(*), ${now}, ${now}
+      FROM planned
+      GROUP BY identifier, identifier_type, currency_id, reason
+      ORDER BY identifier, identifier_type, currency_id, reason
+      ON CONFLICT (project_id, identifier, identifier_type, currency_id, reason) WHERE status = 'open'
+      DO UPDATE SET amount = cc.amount + excluded.amount, movements_count = cc.movements_count + excluded.movements_count, updated_at = excluded.updated_at
+      RETURNING id, identifier_type, identifier, currency_id, reason
+    ),
+    moved AS (
+      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, created_at)
+      SELECT ${projectId}, p.conversion_id, p.kind, p.identifier_type, p.identifier, p.currency_id, p.amount, c.id, ${now}
+      FROM planned p JOIN checks c USING (identifier_type, identifier, currency_id, reason)
+      ORDER BY p.conversion_id, p.kind
+      RETURNING 1
+    ),
+    totals AS (
+      INSERT INTO leaderboard_totals AS lt (project_id, currency_id, user_type, identifier_type, identifier, total_amount, total_attributions, updated_at)
+      SELECT ${projectId}, currency_id, CASE kind WHEN 'affiliate_payout' THEN 'affiliate' ELSE 'end_user' END AS user_type,
+             identifier_type, identifier, sum(amount), count(*), ${now}
+      FROM planned
+      WHERE kind IN ('affiliate_payout', 'end_user_payout')
+      GROUP BY currency_id, user_type, identifier_type, identifier
+      ORDER BY currency_id, user_type, identifier_type, identifier
+      ON CONFLICT (project_id, currency_id, user_type, identifier_type, identifier)
+      DO UPDATE SET total_amount = lt.total_amount + excluded.total_amount,
+                    total_attributions = lt.total_attributions + excluded.total_attributions,
+                    updated_at = excluded.updated_at
+      -- A row this statement inserted has no locking transaction (xmax = 0): a new entry of its board.
+      RETURNING currency_id, user_type, (xmax = 0) AS inserted
+    ),
+    sizes AS (
+      INSERT INTO leaderboard_sizes AS ls (project_id, currency_id, user_type, entries)
+      SELECT ${projectId}, currency_id, user_type, count(*) FROM totals WHERE inserted
+      GROUP BY currency_id, user_type
+      ORDER BY currency_id, user_type
+      ON CONFLICT (project_id, currency_id, user_type) DO UPDATE SET entries = ls.entries + excluded.entries
+    )
+    SELECT count(*) AS movements FROM moved`.execute(trx);
+  const written = Number(result.rows[0]?.movements ?? 0);
+  if (written !== rows.length) throw new Error(`wrote ${written} of ${rows.length} movements`);
+  return written;
+}

@@ -1,0 +1,178 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { UserIdentifier } from '../../common/identifiers';
+import type { Page } from '../../common/pagination';
+import type { ClaimDatabase, ConversionTable } from '../database';
+import type { Attribution } from '../domain/payouts';
+import type { ClaimCheckStatus, ConversionStatus, CurrencyType, MovementKind } from '../domain/vocabulary';
+
+export interface CurrencySummary {
+  id: string;
+  chainId: bigint;
+  address: string;
+  name: string;
+  decimals: number;
+  type: CurrencyType;
+}
+
+export interface MovementRecord {
+  kind: MovementKind;
+  beneficiary: UserIdentifier;
+  currency: CurrencySummary;
+  amount: bigint;
+  conversionId: string;
+  conversionName: string;
+  createdAt: Date;
+  claimCheckStatus: ClaimCheckStatus;
+}
+
+export interface ConversionRecord {
+  id: string;
+  name: string;
+  user: UserIdentifier;
+  status: ConversionStatus;
+  occurredAt: Date;
+  receivedAt: Date;
+  processedAt: Date | null;
+  volumeUsd: string | null;
+  revenueUsd: string | null;
+  rewardBase: bigint | null;
+  referralCode: string | null;
+  attribution: Attribution | null;
+  failureReason: string | null;
+  movements: MovementRecord[];
+}
+
+/** Every column but the USD figures, which are read as text (a fractional NUMERIC has no bigint). */
+const CONVERSION_COLUMNS = [
+  'id',
+  'name',
+  'identifier_type',
+  'identifier',
+  'status',
+  'occurred_at',
+  'received_at',
+  'processed_at',
+  'reward_base',
+  'referral_code',
+  'failure_reason',
+  'affiliate_id',
+  'affiliate_identifier_type',
+  'affiliate_identifier',
+  'master_id',
+  'master_identifier_type',
+  'master_identifier',
+  'master_spread_bps',
+  'tier_id',
+] as const satisfies ReadonlyArray<keyof ConversionTable>;
+
+/** Reads of the ledger: one conversion with its movements, and a user's movements. */
+export class MovementRepository {
+  constructor(private readonly db: Kysely<ClaimDatabase>) {}
+
+  async conversion(projectId: string, id: string): Promise<ConversionRecord | undefined> {
+    const row = await this.db
+      .selectFrom('conversions')
+      .select(CONVERSION_COLUMNS)
+      .select((eb) => [eb.cast<string | null>('volume_usd', 'text').as('volume_text'), eb.cast<string | null>('revenue_usd', 'text').as('revenue_text')])
+      .where('project_id', '=', projectId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const movements = await this.movements()
+      .where('m.project_id', '=', projectId)
+      .where('m.conversion_id', '=', id)
+      .orderBy('m.id')
+      .execute();
+    return {
+      id: row.id,
+      name: row.name,
+      user: { identifier: row.identifier, identifierType: row.identifier_type },
+      status: row.status,
+      occurredAt: row.occurred_at,
+      receivedAt: row.received_at,
+      processedAt: row.processed_at,
+      volumeUsd: row.volume_text,
+      revenueUsd: row.revenue_text,
+      rewardBase: row.reward_base,
+      referralCode: row.referral_code,
+      attribution: attributionOf(row),
+      failureReason: row.failure_reason,
+      movements: movements.map(toMovement),
+    };
+  }
+
+  /** A user's movements (as beneficiary), newest first. */
+  async ofUser(projectId: string, user: UserIdentifier, page: Page): Promise<{ records: MovementRecord[]; total: number }> {
+    const [rows, count] = await Promise.all([
+      this.movements()
+        .where('m.project_id', '=', projectId)
+        .where('m.identifier', '=', user.identifier)
+        .where('m.identifier_type', '=', user.identifierType)
+        .orderBy('m.created_at', 'desc')
+        .orderBy('m.id', 'desc')
+        .limit(page.pageSize)
+        .offset(page.offset)
+        .execute(),
+      this.db
+        .selectFrom('movements')
+        .select((eb) => eb.fn.countAll<bigint>().as('total'))
+        .where('project_id', '=', projectId)
+        .where('identifier', '=', user.identifier)
+        .where('identifier_type', '=', user.identifierType)
+        .executeTakeFirstOrThrow(),
+    ]);
+    return { records: rows.map(toMovement), total: Number(count.total) };
+  }
+
+  private movements() {
+    return this.db
+      .selectFrom('movements as m')
+      .innerJoin('currencies as cur', 'cur.id', 'm.currency_id')
+      .innerJoin('conversions as c', (join) => join.onRef('c.project_id', '=', 'm.project_id').onRef('c.id', '=', 'm.conversion_id'))
+      .innerJoin('claim_checks as cc', 'cc.id', 'm.claim_check_id')
+      .select([
+        'm.kind',
+        'm.identifier_type',
+        'm.identifier',
+        'm.amount',
+        'm.conversion_id',
+        'm.created_at',
+        'c.name as conversion_name',
+        'cc.status as claim_check_status',
+        'cur.id as currency_id',
+        'cur.chain_id',
+        'cur.address',
+        'cur.name as currency_name',
+        'cur.decimals',
+        'cur.type as currency_type',
+      ]);
+  }
+}
+
+type MovementRow = Awaited<ReturnType<ReturnType<MovementRepository['movements']>['execute']>>[number];
+
+function toMovement(row: MovementRow): MovementRecord {
+  return {
+    kind: row.kind,
+    beneficiary: { identifier: row.identifier, identifierType: row.identifier_type },
+    currency: { id: row.currency_id, chainId: row.chain_id, address: row.address, name: row.currency_name, decimals: row.decimals, type: row.currency_type },
+    amount: row.amount,
+    conversionId: row.conversion_id,
+    conversionName: row.conversion_name,
+    createdAt: row.created_at,
+    claimCheckStatus: row.claim_check_status,
+  };
+}
+
+function attributionOf(row: Pick<Selectable<ConversionTable>, (typeof CONVERSION_COLUMNS)[number]>): Attribution | null {
+  if (row.affiliate_id === null || row.affiliate_identifier === null || row.affiliate_identifier_type === null) return null;
+  const master =
+    row.master_id !== null && row.master_identifier !== null && row.master_identifier_type !== null && row.master_spread_bps !== null
+      ? { affiliate: { id: row.master_id, user: { identifier: row.master_identifier, identifierType: row.master_identifier_type } }, spreadBps: row.master_spread_bps }
+      : null;
+  return {
+    affiliate: { id: row.affiliate_id, user: { identifier: row.affiliate_identifier, identifierType: row.affiliate_identifier_type } },
+    master,
+    tierId: row.tier_id,
+  };
+}
