@@ -41,6 +41,8 @@ export const PATH_PARAMETERS = {
   audienceId: resourceId,
   jobId: resourceId,
   keyId: resourceId,
+  webhookId: resourceId,
+  deliveryId: resourceId,
   userIdentifier: userIdentifierParam,
   /** A wallet address in an SDK-style path (/api/v1/affiliates/{address}). */
   address: userIdentifierParam,
