@@ -1,6 +1,7 @@
 import type { Clock } from '../../common/clock';
 import { NotFoundError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
+import { isUuid } from '../../common/ids';
 import { type Page, pageInfo } from '../../common/pagination';
 import type { DeliverySettings } from './delivery-settings';
 import type { DeliveryRepository, DeliveryRow } from '../repositories/delivery.repository';
@@ -98,14 +99,14 @@ export class DeliveryService {
   }
 
   async list(projectId: string, webhookId: string, page: Page): Promise<{ results: DeliveryRow[]; pageInfo: ReturnType<typeof pageInfo> }> {
-    if (!(await this.webhooks.find(projectId, webhookId))) throw new NotFoundError('WEBHOOK_NOT_FOUND', 'no such webhook in this project');
+    if (!isUuid(webhookId) || !(await this.webhooks.find(projectId, webhookId))) throw new NotFoundError('WEBHOOK_NOT_FOUND', 'no such webhook in this project');
     const { rows, total } = await this.deliveries.list(projectId, webhookId, page);
     return { results: rows, pageInfo: pageInfo(page, total) };
   }
 
   /** Delivers the same event (same id and body) again, with a fresh retry window. */
   async resend(projectId: string, webhookId: string, deliveryId: string, queue: DeliveryQueue): Promise<DeliveryRow> {
-    const row = await this.deliveries.reopen(projectId, webhookId, deliveryId, this.clock.now());
+    const row = isUuid(webhookId) && isUuid(deliveryId) ? await this.deliveries.reopen(projectId, webhookId, deliveryId, this.clock.now()) : undefined;
     if (!row) throw new NotFoundError('WEBHOOK_DELIVERY_NOT_FOUND', 'no such delivery of this webhook');
     await queue.requeue(deliveryId);
     return row;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../common/clock';
 import { type FieldViolation, InvalidArgumentError, NotFoundError, ResourceExhaustedError } from '../../common/errors';
+import { isUuid } from '../../common/ids';
 import { type Page, pageInfo } from '../../common/pagination';
 import type { WebhookRepository, WebhookRow } from '../repositories/webhook.repository';
 import { urlViolations } from './endpoint-url';
@@ -62,7 +63,7 @@ export class WebhookService {
   }
 
   async get(projectId: string, id: string): Promise<WebhookRow> {
-    const webhook = await this.webhooks.find(projectId, id);
+    const webhook = isUuid(id) ? await this.webhooks.find(projectId, id) : undefined;
     if (!webhook) throw notFound();
     return webhook;
   }
@@ -77,6 +78,7 @@ export class WebhookService {
       ...(changes.url === undefined ? [] : urlViolations(changes.url, this.production)),
       ...(changes.events === undefined ? [] : eventsViolations(changes.events)),
     ]);
+    if (!isUuid(id)) throw notFound();
     const updated = await this.webhooks.update(
       projectId,
       id,
@@ -92,6 +94,6 @@ export class WebhookService {
   }
 
   async delete(projectId: string, id: string): Promise<void> {
-    if (!(await this.webhooks.delete(projectId, id))) throw notFound();
+    if (!isUuid(id) || !(await this.webhooks.delete(projectId, id))) throw notFound();
   }
 }
