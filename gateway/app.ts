@@ -10,6 +10,9 @@ import { type AnyRoute, mountRoutes } from './http/route';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
 import { swaggerAssetsPath } from './openapi/docs-page';
 import { affiliatePortalCodeRoutes } from './routes/agency/affiliate-portal-codes.routes';
+import { agencyRoutes } from './routes/agency/agencies.routes';
+import { applicationRoutes } from './routes/agency/applications.routes';
+import { tierProtectionRoutes } from './routes/agency/tier-protection.routes';
 import { affiliateRoutes } from './routes/agency/affiliates.routes';
 import { referralRoutes } from './routes/agency/referrals.routes';
 import { sdkRoutes } from './routes/agency/sdk.routes';
@@ -71,6 +74,9 @@ export function createApp(deps: AppDeps): { app: Express; routes: AnyRoute[] } {
     ...affiliatePortalCodeRoutes(deps.routes),
     ...referralRoutes(deps.routes),
     ...sdkRoutes(deps.routes),
+    ...agencyRoutes(deps.routes),
+    ...tierProtectionRoutes(deps.routes),
+    ...applicationRoutes(deps.routes),
     ...claimAdminRoutes(deps.routes),
     ...conversionRoutes(deps.routes),
     ...payoutRoutes(deps.routes),

@@ -42,6 +42,9 @@ export const PATH_PARAMETERS = {
   jobId: resourceId,
   keyId: resourceId,
   userIdentifier: userIdentifierParam,
+  /** A master affiliate: its affiliate id. */
+  agencyId: resourceId,
+  applicationId: resourceId,
   /** A wallet address in an SDK-style path (/api/v1/affiliates/{address}). */
   address: userIdentifierParam,
   code: z.string().max(64).meta({ description: 'A referral code (its letter case is ignored)', examples: ['summer_2026'] }),

@@ -216,7 +216,7 @@ const OPERATIONS: Record<string, Expected> = {
   },
   'GET /api/v1/projects/{projectId}/affiliates': {
     security: 'apiKey:admin,read_only',
-    params: ['path:projectId', ...PAGE, 'query:status?', 'query:region?', 'query:q?'],
+    params: ['path:projectId', ...PAGE, 'query:status?', 'query:region?', 'query:q?', 'query:audience?', 'query:audience_ids?'],
     responses: api(200, 404),
   },
   'GET /api/v1/projects/{projectId}/affiliates/{userIdentifier}': {
@@ -252,6 +252,89 @@ const OPERATIONS: Record<string, Expected> = {
     params: ['path:projectId'],
     body: { properties: ['code'], required: ['code'] },
     responses: api(201, 404, 409, ...WITH_BODY),
+  },
+  'PUT /api/v1/projects/{projectId}/affiliates/{userIdentifier}/tier-protection': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?'],
+    body: { properties: ['expires_at', 'protection_days', 'tier_id'], required: ['tier_id'] },
+    responses: api(200, 404, ...WITH_BODY),
+  },
+  'DELETE /api/v1/projects/{projectId}/affiliates/{userIdentifier}/tier-protection': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?'],
+    responses: api(200, 404),
+  },
+  'POST /api/v1/projects/{projectId}/agencies': {
+    security: 'apiKey:admin',
+    params: ['path:projectId'],
+    body: { properties: ['spread_bps', 'user_identifier', 'user_identifier_type'], required: ['user_identifier', 'spread_bps'] },
+    responses: api(201, 404, 409, ...WITH_BODY),
+  },
+  'GET /api/v1/projects/{projectId}/agencies': { security: 'apiKey:admin', params: ['path:projectId', ...PAGE], responses: api(200, 404) },
+  'GET /api/v1/projects/{projectId}/agencies/{agencyId}': { security: 'apiKey:admin', params: ['path:projectId', 'path:agencyId'], responses: api(200, 404) },
+  'PATCH /api/v1/projects/{projectId}/agencies/{agencyId}': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:agencyId'],
+    body: { properties: ['spread_bps'], required: ['spread_bps'] },
+    responses: api(200, 404, ...WITH_BODY),
+  },
+  'DELETE /api/v1/projects/{projectId}/agencies/{agencyId}': { security: 'apiKey:admin', params: ['path:projectId', 'path:agencyId'], responses: api(200, 404) },
+  'POST /api/v1/projects/{projectId}/agencies/{agencyId}/sub-affiliates': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:agencyId'],
+    body: { properties: ['user_identifier_type', 'user_identifiers'], required: ['user_identifiers'] },
+    responses: api(200, 404, 409, ...WITH_BODY),
+  },
+  'GET /api/v1/projects/{projectId}/agencies/{agencyId}/sub-affiliates': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:agencyId', ...PAGE, 'query:sort_by?'],
+    responses: api(200, 404),
+  },
+  'DELETE /api/v1/projects/{projectId}/agencies/{agencyId}/sub-affiliates/{userIdentifier}': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:agencyId', 'path:userIdentifier', 'query:identifier_type?'],
+    responses: api(204, 404),
+  },
+  'POST /api/v1/projects/{projectId}/affiliate-portal/application': {
+    security: 'walletSession',
+    params: ['path:projectId'],
+    body: { properties: ['code', 'message', 'name', 'region'], required: ['name'] },
+    responses: api(201, 404, 409, ...WITH_BODY),
+  },
+  'GET /api/v1/projects/{projectId}/affiliate-portal/application': { security: 'walletSession', params: ['path:projectId'], responses: api(200, 404) },
+  'GET /api/v1/projects/{projectId}/applications': {
+    security: 'apiKey:admin,read_only',
+    params: ['path:projectId', ...PAGE, 'query:status?'],
+    responses: api(200, 404),
+  },
+  'GET /api/v1/projects/{projectId}/applications/{applicationId}': {
+    security: 'apiKey:admin,read_only',
+    params: ['path:projectId', 'path:applicationId'],
+    responses: api(200, 404),
+  },
+  'POST /api/v1/projects/{projectId}/applications/{applicationId}/approve': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:applicationId'],
+    body: { properties: ['audience_id'], required: ['audience_id'] },
+    responses: api(200, 404, 409, ...WITH_BODY),
+  },
+  'POST /api/v1/projects/{projectId}/applications/{applicationId}/reject': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:applicationId'],
+    body: { properties: ['reason'], required: ['reason'] },
+    responses: api(200, 404, 409, ...WITH_BODY),
+  },
+  'POST /api/v1/projects/{projectId}/applications/{applicationId}/hold': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:applicationId'],
+    body: { properties: ['note'] },
+    responses: api(200, 404, 409, ...WITH_BODY),
+  },
+  'POST /api/v1/projects/{projectId}/applications/bulk': {
+    security: 'apiKey:admin',
+    params: ['path:projectId'],
+    body: { properties: ['action', 'application_ids', 'audience_id', 'note', 'reason'], required: ['action', 'application_ids'] },
+    responses: api(200, 404, ...WITH_BODY),
   },
   'POST /api/v1/referrals': {
     security: 'apiKey:service_role',
@@ -388,7 +471,7 @@ describe('the API reference', () => {
 
     it('answers every list in the one list shape, paged by page (from 1) and page_size (1 to 100, default 25)', () => {
       const lists = Object.entries(OPERATIONS).filter(([, expected]) => expected.params?.includes('query:page?'));
-      expect(lists.map(([key]) => key)).toHaveLength(11);
+      expect(lists.map(([key]) => key)).toHaveLength(14);
       for (const [key] of lists) {
         const schema = success(key);
         const withCursor = key.endsWith('/entries');

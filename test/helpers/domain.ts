@@ -5,8 +5,6 @@ import { FieldCipher, parseKeyRing } from '../../services/common/crypto/field-ci
 import { OutboxRelay } from '../../services/common/outbox/relay';
 import { QueueKit } from '../../services/common/queue';
 import { SERVICE_CATALOG } from '../../services/common/service-catalog';
-import { type AgencyDomain, buildAgencyDomain } from '../../services/agency/composition';
-import type { AgencyDatabase } from '../../services/agency/database';
 import { type AudienceDomain, buildAudienceDomain } from '../../services/audience/composition';
 import type { AudienceDatabase } from '../../services/audience/database';
 import { BullEntryBatchScheduler } from '../../services/audience/jobs/entry-batch-scheduler';
@@ -15,6 +13,7 @@ import type { TaxDatabase } from '../../services/tax/database';
 import { TinVault } from '../../services/tax/domain/tin-vault';
 import { AgencyServiceClient } from '../../gen/referral/agency/v1/agency';
 import { agencyManifest } from '../../services/agency/manifest';
+import { audienceManifest } from '../../services/audience/manifest';
 import { buildClaimDomain, type ClaimDomain } from '../../services/claim/composition';
 import type { ClaimDatabase } from '../../services/claim/database';
 import { AgencyAttributionSource } from '../../services/claim/grpc/agency-attribution.client';
@@ -115,14 +114,8 @@ export async function startTaxDomain(options: HarnessOptions = {}): Promise<Doma
   return { domain, vault, db: database.db, sql: database.sql, databaseUrl: database.url, clock, logs, stop: database.close };
 }
 
-/** The agency domain: affiliates, codes, referrals and attribution. */
-export async function startAgencyDomain(options: HarnessOptions = {}): Promise<DomainHarness<AgencyDomain, AgencyDatabase>> {
-  const clock = options.clock ?? new TestClock();
-  const logs = new LogCapture();
-  const database = await openServiceDatabase<AgencyDatabase>(SERVICE_CATALOG.agency.schema, logs);
-  const domain = buildAgencyDomain({ db: database.db, clock, logger: logs.logger('agency') });
-  return { domain, db: database.db, sql: database.sql, databaseUrl: database.url, clock, logs, stop: database.close };
-}
+/** The agency domain beside the audience domain it asks (test/helpers/agency-domain.ts). */
+export { startAgencyDomain } from './agency-domain';
 
 export interface ClaimHarness extends DomainHarness<ClaimDomain, ClaimDatabase> {
   /** The agency service the domain asks for attribution, to create affiliates and referrals in. */
@@ -148,7 +141,7 @@ export async function startClaimDomain(options: HarnessOptions = {}): Promise<Cl
   const prefix = newQueuePrefix();
   const queues = new QueueKit({ redisUrl: TEST_REDIS_URL, prefix, logger: logs.logger('queue') });
   await queues.ready();
-  const agencyEnv = {
+  const serviceEnv = {
     DATABASE_URL: database.url,
     REDIS_URL: TEST_REDIS_URL,
     QUEUE_PREFIX: prefix,
@@ -157,6 +150,9 @@ export async function startClaimDomain(options: HarnessOptions = {}): Promise<Cl
     RUN_WORKERS: 'false',
     DB_POOL_MAX: '4',
   };
+  // The agency asks the audience service for tiers while it attributes: that one runs here too.
+  const audienceService = await startService(audienceManifest, loadConfig(audienceManifest.configSchema, serviceEnv), { clock, logger: logs.logger('audience') });
+  const agencyEnv = { ...serviceEnv, [SERVICE_CATALOG.audience.addressVariable]: `127.0.0.1:${audienceService.grpcPort}` };
   const agencyService = await startService(agencyManifest, loadConfig(agencyManifest.configSchema, agencyEnv), { clock, logger: logs.logger('agency') });
   const agencyAddress = `127.0.0.1:${agencyService.grpcPort}`;
   const attribution = new AgencyAttributionSource(agencyAddress);
@@ -188,6 +184,7 @@ export async function startClaimDomain(options: HarnessOptions = {}): Promise<Cl
       agency.close();
       attribution.close();
       await agencyService.stop();
+      await audienceService.stop();
       await queues.close();
       await deleteKeys(TEST_REDIS_URL, `${prefix}:*`);
       await database.close();
