@@ -12,6 +12,7 @@ import { buildTaxDomain, type TaxDomain } from '../../services/tax/composition';
 import type { TaxDatabase } from '../../services/tax/database';
 import { TinVault } from '../../services/tax/domain/tin-vault';
 import { AgencyServiceClient } from '../../gen/referral/agency/v1/agency';
+import { AudienceServiceClient } from '../../gen/referral/audience/v1/audience';
 import { agencyManifest } from '../../services/agency/manifest';
 import { audienceManifest } from '../../services/audience/manifest';
 import { buildClaimDomain, type ClaimDomain } from '../../services/claim/composition';
@@ -120,6 +121,8 @@ export { startAgencyDomain } from './agency-domain';
 export interface ClaimHarness extends DomainHarness<ClaimDomain, ClaimDatabase> {
   /** The agency service the domain asks for attribution, to create affiliates and referrals in. */
   agency: GrpcClient<AgencyServiceClient>['call'];
+  /** The audience service the agency asks for tiers, to create tier segments and their entries in. */
+  audience: GrpcClient<AudienceServiceClient>['call'];
   /** The queue conversions are scheduled on (no worker reads it). */
   queues: QueueKit;
   /** The claim service's outbox relay, not started: events stay in the outbox until a test relays them (`outbox.pass()`). */
@@ -157,6 +160,7 @@ export async function startClaimDomain(options: HarnessOptions = {}): Promise<Cl
   const agencyAddress = `127.0.0.1:${agencyService.grpcPort}`;
   const attribution = new AgencyAttributionSource(agencyAddress);
   const agency = createGrpcClient(AgencyServiceClient, agencyAddress, 10_000);
+  const audience = createGrpcClient(AudienceServiceClient, `127.0.0.1:${audienceService.grpcPort}`, 10_000);
   const logger = logs.logger('claim');
   const outbox = new OutboxRelay(database.db, queues, { service: 'claim', clock, logger: logs.logger('outbox'), batchSize: 200, retentionMs: 168 * 3_600_000 });
   const domain = buildClaimDomain({
@@ -175,6 +179,7 @@ export async function startClaimDomain(options: HarnessOptions = {}): Promise<Cl
     clock,
     logs,
     agency: agency.call,
+    audience: audience.call,
     queues,
     outbox,
     payAll: async () => {
@@ -182,6 +187,7 @@ export async function startClaimDomain(options: HarnessOptions = {}): Promise<Cl
     },
     stop: async () => {
       agency.close();
+      audience.close();
       attribution.close();
       await agencyService.stop();
       await audienceService.stop();
