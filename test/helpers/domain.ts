@@ -129,6 +129,8 @@ export interface ClaimHarness extends DomainHarness<ClaimDomain, ClaimDatabase> 
   outbox: OutboxRelay<ClaimDatabase>;
   /** Pays every stored batch not finished yet, as the job would (domain.payouts.payBatch), oldest first. */
   payAll(): Promise<void>;
+  /** The same domain as another process would build it: its own connections and its own client of the agency (closed at stop). */
+  anotherProcess(): ClaimDomain;
 }
 
 /**
@@ -162,6 +164,7 @@ export async function startClaimDomain(options: HarnessOptions = {}): Promise<Cl
   const agency = createGrpcClient(AgencyServiceClient, agencyAddress, 10_000);
   const audience = createGrpcClient(AudienceServiceClient, `127.0.0.1:${audienceService.grpcPort}`, 10_000);
   const logger = logs.logger('claim');
+  const others: Array<() => Promise<void>> = [];
   const outbox = new OutboxRelay(database.db, queues, { service: 'claim', clock, logger: logs.logger('outbox'), batchSize: 200, retentionMs: 168 * 3_600_000 });
   const domain = buildClaimDomain({
     db: database.db,
@@ -185,7 +188,17 @@ export async function startClaimDomain(options: HarnessOptions = {}): Promise<Cl
     payAll: async () => {
       for (const batchId of await domain.payouts.unfinished(1_000)) await domain.payouts.payBatch(batchId);
     },
+    anotherProcess: () => {
+      const opened = openDatabase<ClaimDatabase>({ url: database.url, schema: SERVICE_CATALOG.claim.schema, poolMax: 2, applicationName: 'test-medium-other', logger });
+      const ownAttribution = new AgencyAttributionSource(agencyAddress);
+      others.push(async () => {
+        ownAttribution.close();
+        await opened.close();
+      });
+      return buildClaimDomain({ db: opened.db, clock, logger, scheduler: new BullConversionScheduler(queues, logger), attribution: ownAttribution, outbox });
+    },
     stop: async () => {
+      for (const close of others.splice(0)) await close();
       agency.close();
       audience.close();
       attribution.close();
