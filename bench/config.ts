@@ -125,7 +125,7 @@ export function loadBenchConfig(): BenchConfig {
       movements: Math.max(1_000, Math.round(1_000_000 * scale)),
       affiliates: Math.max(100, Math.round(50_000 * scale)),
       pageSize: 25,
-      topShare: 0.9,
+      topShare: 0.99,
       connections: numberEnv('BENCH_CONNECTIONS', 50, { min: 1, integer: true }),
       durationS: numberEnv('BENCH_DURATION_S', 20, { min: 1 }),
       warmupS: numberEnv('BENCH_WARMUP_S', 3, { min: 0 }),

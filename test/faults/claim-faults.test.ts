@@ -8,7 +8,8 @@ import { createProject, randomEvmAddress, type TestProject } from '../helpers/fi
 import { pollUntil } from '../helpers/poll';
 
 /**
- * The claim service's money path through faults: the claim service is a real process, killed with
+ * The claim service's money path through faults (beside the agency and audience services it asks
+ * for attribution and tiers): the claim service is a real process, killed with
  * SIGKILL while it pays a stream of conversions, and Redis (a server of the test's own) is stopped
  * mid-stream and started again empty. Afterwards every conversion is paid exactly once, and the
  * sums hold: per user and currency the open claim checks hold exactly the movements, the
@@ -23,7 +24,7 @@ describe('paying conversions through process deaths and Redis loss', () => {
   let claim: ServiceProcess;
   let agency: ReturnType<typeof createGrpcClient<AgencyServiceClient>>;
   beforeAll(async () => {
-    stack = await startFaultStack({ services: ['agency', 'claim'], ownRedis: true, serviceEnv: { CONVERSION_WORKER_CONCURRENCY: '1' } });
+    stack = await startFaultStack({ services: ['audience', 'agency', 'claim'], ownRedis: true, serviceEnv: { CONVERSION_WORKER_CONCURRENCY: '1' } });
     claim = stack.service('claim');
     agency = createGrpcClient(AgencyServiceClient, stack.service('agency').address, 10_000);
   }, 120_000);

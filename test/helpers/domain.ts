@@ -12,6 +12,7 @@ import { buildTaxDomain, type TaxDomain } from '../../services/tax/composition';
 import type { TaxDatabase } from '../../services/tax/database';
 import { TinVault } from '../../services/tax/domain/tin-vault';
 import { AgencyServiceClient } from '../../gen/referral/agency/v1/agency';
+import { AudienceServiceClient } from '../../gen/referral/audience/v1/audience';
 import { agencyManifest } from '../../services/agency/manifest';
 import { audienceManifest } from '../../services/audience/manifest';
 import { buildClaimDomain, type ClaimDomain } from '../../services/claim/composition';
@@ -126,12 +127,16 @@ export { startAgencyDomain } from './agency-domain';
 export interface ClaimHarness extends DomainHarness<ClaimDomain, ClaimDatabase> {
   /** The agency service the domain asks for attribution, to create affiliates and referrals in. */
   agency: GrpcClient<AgencyServiceClient>['call'];
+  /** The audience service the agency asks for tiers, to create tier segments and their entries in. */
+  audience: GrpcClient<AudienceServiceClient>['call'];
   /** The queue conversions are scheduled on (no worker reads it). */
   queues: QueueKit;
   /** The claim service's outbox relay, not started: events stay in the outbox until a test relays them (`outbox.pass()`). */
   outbox: OutboxRelay<ClaimDatabase>;
   /** Pays every stored batch not finished yet, as the job would (domain.payouts.payBatch), oldest first. */
   payAll(): Promise<void>;
+  /** The same domain as another process would build it: its own connections and its own client of the agency (closed at stop). */
+  anotherProcess(): ClaimDomain;
 }
 
 /**
@@ -163,7 +168,9 @@ export async function startClaimDomain(options: HarnessOptions = {}): Promise<Cl
   const agencyAddress = `127.0.0.1:${agencyService.grpcPort}`;
   const attribution = new AgencyAttributionSource(agencyAddress);
   const agency = createGrpcClient(AgencyServiceClient, agencyAddress, 10_000);
+  const audience = createGrpcClient(AudienceServiceClient, `127.0.0.1:${audienceService.grpcPort}`, 10_000);
   const logger = logs.logger('claim');
+  const others: Array<() => Promise<void>> = [];
   const outbox = new OutboxRelay(database.db, queues, { service: 'claim', clock, logger: logs.logger('outbox'), batchSize: 200, retentionMs: 168 * 3_600_000 });
   const domain = buildClaimDomain({
     db: database.db,
@@ -181,13 +188,25 @@ export async function startClaimDomain(options: HarnessOptions = {}): Promise<Cl
     clock,
     logs,
     agency: agency.call,
+    audience: audience.call,
     queues,
     outbox,
     payAll: async () => {
       for (const batchId of await domain.payouts.unfinished(1_000)) await domain.payouts.payBatch(batchId);
     },
+    anotherProcess: () => {
+      const opened = openDatabase<ClaimDatabase>({ url: database.url, schema: SERVICE_CATALOG.claim.schema, poolMax: 2, applicationName: 'test-medium-other', logger });
+      const ownAttribution = new AgencyAttributionSource(agencyAddress);
+      others.push(async () => {
+        ownAttribution.close();
+        await opened.close();
+      });
+      return buildClaimDomain({ db: opened.db, clock, logger, scheduler: new BullConversionScheduler(queues, logger), attribution: ownAttribution, outbox });
+    },
     stop: async () => {
+      for (const close of others.splice(0)) await close();
       agency.close();
+      audience.close();
       attribution.close();
       await agencyService.stop();
       await audienceService.stop();

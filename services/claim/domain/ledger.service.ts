@@ -3,7 +3,7 @@ import { InvalidArgumentError, invalidFields, NotFoundError } from '../../common
 import { normalizeIdentifier } from '../../common/identifiers';
 import type { Page } from '../../common/pagination';
 import type { CurrencyRecord, CurrencyRepository } from '../repositories/currency.repository';
-import type { LeaderboardEntryRecord, LeaderboardRepository } from '../repositories/leaderboard.repository';
+import type { Board, LeaderboardEntryRecord, LeaderboardRepository } from '../repositories/leaderboard.repository';
 import type { ConversionRecord, MovementRecord, MovementRepository } from '../repositories/movement.repository';
 import { requireProjectId } from './project';
 import type { LeaderboardUserType } from './vocabulary';
@@ -34,6 +34,7 @@ const CURRENCY_MEMO_SIZE = 10_000;
 /** What the ledger says: a conversion and its movements, a user's movements, the payout leaderboards. */
 export class LedgerService {
   private readonly currencyMemo = new Map<string, { currency: CurrencyRecord; until: number }>();
+  private readonly pagesInFlight = new Map<string, Promise<{ records: LeaderboardEntryRecord[]; total: number }>>();
 
   constructor(
     private readonly movements: MovementRepository,
@@ -68,7 +69,21 @@ export class LedgerService {
       const entry = await this.leaderboards.entryOf(board, user);
       return { currency, records: entry ? [entry] : [], total: entry ? 1 : 0, calculatedAt };
     }
-    return { currency, ...(await this.leaderboards.page(board, page)), calculatedAt };
+    return { currency, ...(await this.sharedPage(board, page)), calculatedAt };
+  }
+
+  /**
+   * Requests for the same page of the same board while its query runs share that query's answer
+   * (a popular page under load is read once per round trip, not once per reader). The answer is as
+   * fresh as if those requests had come a moment earlier; nothing is kept once it is given out.
+   */
+  private sharedPage(board: Board, page: Page): Promise<{ records: LeaderboardEntryRecord[]; total: number }> {
+    const key = `${board.projectId}|${board.currencyId}|${board.userType}|${page.offset}|${page.pageSize}`;
+    const running = this.pagesInFlight.get(key);
+    if (running) return running;
+    const query = this.leaderboards.page(board, page).finally(() => this.pagesInFlight.delete(key));
+    this.pagesInFlight.set(key, query);
+    return query;
   }
 
   private async currency(projectId: string, query: LeaderboardQuery): Promise<CurrencyRecord> {

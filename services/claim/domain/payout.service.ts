@@ -20,6 +20,8 @@ const FAILED_REASON = 'the conversion could not be processed; send it again with
  * or a thousand times at once, pays each conversion once.
  */
 export class PayoutService {
+  private readonly running = new Map<string, Promise<{ recorded: number; movements: number }>>();
+
   constructor(
     private readonly conversions: ConversionRepository,
     private readonly terms: PayoutTermsRepository,
@@ -31,7 +33,20 @@ export class PayoutService {
     private readonly logger: Logger,
   ) {}
 
-  async payBatch(batchId: string): Promise<{ recorded: number; movements: number }> {
+  /**
+   * Pays what the batch still waits for. A second delivery of a batch while this process pays it
+   * waits for that run's outcome instead of repeating its work; deliveries in other processes are
+   * made harmless by the ledger's transaction (LedgerRepository.record).
+   */
+  payBatch(batchId: string): Promise<{ recorded: number; movements: number }> {
+    const running = this.running.get(batchId);
+    if (running) return running;
+    const run = this.pay(batchId).finally(() => this.running.delete(batchId));
+    this.running.set(batchId, run);
+    return run;
+  }
+
+  private async pay(batchId: string): Promise<{ recorded: number; movements: number }> {
     const batch = await this.conversions.unfinishedBatch(batchId);
     if (!batch) return { recorded: 0, movements: 0 };
     const { projectId } = batch;

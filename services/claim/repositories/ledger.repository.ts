@@ -31,9 +31,8 @@ export class LedgerRepository {
   constructor(private readonly db: Kysely<ClaimDatabase>) {}
 
   /**
-   * Pays a batch's conversions in ONE transaction: each conversion still `accepted` is locked (in id
-   * order), gets its status, frozen attribution and currency; its movements are appended to the
-   * ledger; the open claim checks of their (user, currency, reason) grow by them; the leaderboard
+   * Pays a batch's conversions in ONE transaction: each conversion still `accepted` gets its status,
+   * frozen attribution and currency; its movements are appended to the ledger; the open claim checks of their (user, currency, reason) grow by them; the leaderboard
    * totals of the counted kinds grow by them; their events (`eventsOf`) go to the outbox; and the batch is
    * finished once none of its conversions waits. A conversion another delivery already moved out
    * of `accepted` is skipped, so a redelivered job changes nothing; the ledger's unique key
@@ -42,19 +41,13 @@ export class LedgerRepository {
   async record(projectId: string, batchId: string, outcomes: ConversionOutcome[], now: Date, eventsOf: EventsOf): Promise<RecordResult> {
     return retryTransient(() =>
       this.db.transaction().execute(async (trx) => {
-        const ids = outcomes.map((outcome) => outcome.id).sort();
-        const locked = ids.length === 0
-          ? []
-          : await sql<{ id: string }>`
-              SELECT id FROM conversions
-              WHERE project_id = ${projectId} AND id = ANY(${ids}::text[]) AND status = 'accepted'
-              ORDER BY id
-              FOR UPDATE`.execute(trx).then((result) => result.rows);
-        const owned = new Set(locked.map((row) => row.id));
-        const recorded = outcomes.filter((outcome) => owned.has(outcome.id));
+        // The update is the guard: it takes the rows still `accepted` (waiting for a concurrent
+        // delivery's commit, then finding them paid), and says which this transaction owns.
+        const sorted = [...outcomes].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+        const owned = sorted.length === 0 ? new Set<string>() : await updateConversions(trx, projectId, sorted, now);
+        const recorded = sorted.filter((outcome) => owned.has(outcome.id));
         let movements = 0;
         if (recorded.length > 0) {
-          await updateConversions(trx, projectId, recorded, now);
           movements = await appendMovements(trx, projectId, recorded, now);
           await appendOutboxEvents(trx, now, eventsOf(recorded));
         }
@@ -73,13 +66,17 @@ export class LedgerRepository {
   }
 }
 
-/** Status, frozen attribution and currency of the conversions this transaction owns. */
-async function updateConversions(trx: Transaction<ClaimDatabase>, projectId: string, outcomes: ConversionOutcome[], now: Date): Promise<void> {
+/**
+ * Status, frozen attribution and currency of the conversions still `accepted`; answers their ids
+ * (the ones this transaction owns). Rows are named in id order, so concurrent deliveries of one
+ * batch queue behind each other (a deadlock all the same is rolled back and run again: retryTransient).
+ */
+async function updateConversions(trx: Transaction<ClaimDatabase>, projectId: string, outcomes: ConversionOutcome[], now: Date): Promise<Set<string>> {
   const column = <T>(pick: (outcome: ConversionOutcome) => T) => outcomes.map(pick);
   const affiliate = (outcome: ConversionOutcome) => outcome.attribution?.affiliate;
   const master = (outcome: ConversionOutcome) => outcome.attribution?.master;
   // Raw: an UPDATE ... FROM a many-array unnest has no builder form.
-  await sql`
+  const { rows } = await sql<{ id: string }>`
     UPDATE conversions AS c SET
       status = u.status, failure_reason = u.failure_reason, processed_at = ${now}, currency_id = u.currency_id,
       affiliate_id = u.affiliate_id, affiliate_identifier_type = u.affiliate_type, affiliate_identifier = u.affiliate_identifier,
@@ -95,7 +92,9 @@ async function updateConversions(trx: Transaction<ClaimDatabase>, projectId: str
       ${column((o) => o.attribution?.tierId ?? null)}::uuid[]
     ) AS u(id, status, failure_reason, currency_id, affiliate_id, affiliate_type, affiliate_identifier,
            master_id, master_type, master_identifier, spread_bps, tier_id)
-    WHERE c.project_id = ${projectId} AND c.id = u.id`.execute(trx);
+    WHERE c.project_id = ${projectId} AND c.id = u.id AND c.status = 'accepted'
+    RETURNING c.id`.execute(trx);
+  return new Set(rows.map((row) => row.id));
 }
 
 interface MovementRow {

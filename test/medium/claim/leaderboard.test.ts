@@ -133,6 +133,15 @@ describe('payouts leaderboard (domain)', () => {
     expect((await board(projectId, { currencyAddress: `0x${'Ab'.repeat(20)}` })).currency.id).toBe(currency.id);
   });
 
+  it('answers concurrent readers of one page alike, and the next reader after a payment sees it (nothing kept between reads)', async () => {
+    const { projectId, currencyId } = await newProject(harness);
+    await pay(projectId, currencyId, [['affiliate_payout', 1, 10n], ['affiliate_payout', 2, 20n]]);
+    const pages = await Promise.all(Array.from({ length: 50 }, () => board(projectId)));
+    for (const page of pages) expect(ranks(page)).toEqual([[1, evmAddress(2), 20n, 1], [2, evmAddress(1), 10n, 1]]);
+    await pay(projectId, currencyId, [['affiliate_payout', 1, 15n]]);
+    expect(ranks(await board(projectId))).toEqual([[1, evmAddress(1), 25n, 2], [2, evmAddress(2), 20n, 1]]);
+  });
+
   it('answers an empty board (size 0) for a currency nothing was paid in yet', async () => {
     const { projectId } = await newProject(harness);
     expect(await board(projectId)).toMatchObject({ records: [], total: 0 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
 import { batchOf, checksOf, conversion, movementsOf, newAffiliate, newProject, newUser, refer, statusOf, termsInput } from './fixtures';
 
@@ -157,6 +158,48 @@ describe('paying conversions (domain, with the agency service)', () => {
     ]);
   });
 
+  it('pays a tiered affiliate its tier’s reward and its master the spread, freezes both, and counts no agency_payout on a leaderboard', async () => {
+    const { projectId, currencyId } = await newProject(harness);
+    const gold = await harness.audience.createSegment({ projectId, name: `Gold ${randomUUID().slice(0, 6)}`, tierRank: 3 });
+    await harness.domain.terms.put(projectId, 'trade', termsInput(currencyId, { affiliate: { bps: 1_000 }, tiers: [{ audienceId: gold.id, affiliate: { bps: 2_000 } }] }));
+    const [master, sub] = [await newAffiliate(harness, projectId), await newAffiliate(harness, projectId)];
+    const designated = await harness.agency.designateMaster({ projectId, user: master.user, spreadBps: 250, actor: {} });
+    await harness.agency.bindSubAffiliates({ projectId, masterId: designated.id, users: [sub.user], actor: {} });
+    await harness.audience.addEntry({ projectId, segmentId: gold.id, user: sub.user });
+    const user = newUser();
+    await refer(harness, projectId, user, sub.code);
+    harness.clock.advance(1_000);
+    const first = conversion({ user, rewardBase: '9999' });
+    await submitAndPay(projectId, [first]);
+    expect((await harness.domain.ledger.conversion(projectId, first.id)).attribution).toEqual({
+      affiliate: { id: expect.any(String), user: sub.user },
+      master: { affiliate: { id: designated.id, user: master.user }, spreadBps: 250 },
+      tierId: gold.id,
+    });
+    // 20% of 9,999 floored for the gold tier; 2.5% of 9,999 floored for the master.
+    expect((await movementsOf(harness, projectId)).map((row) => [row.kind, row.identifier, row.amount])).toEqual([
+      ['affiliate_payout', sub.user.identifier, '1999'],
+      ['agency_payout', master.user.identifier, '249'],
+    ]);
+    expect(await checksOf(harness, projectId)).toEqual(
+      expect.arrayContaining([{ identifier: master.user.identifier, reason: 'agency', status: 'open', amount: '249', movements_count: 1 }]),
+    );
+    expect((await leaderboardOf(projectId)).map((row) => row.identifier)).toEqual([sub.user.identifier]);
+    const [event] = (await harness.sql.query("SELECT payload FROM claim.outbox WHERE project_id = $1 AND payload->>'conversion_id' = $2", [projectId, first.id])).rows;
+    expect(event.payload).toMatchObject({ master: { id: designated.id, spread_bps: 250 }, tier_id: gold.id });
+
+    // The master lets the affiliate go and the tier goes: later conversions pay accordingly, the paid one keeps what it was paid under.
+    harness.clock.advance(1_000);
+    await harness.agency.unbindSubAffiliate({ projectId, masterId: designated.id, user: sub.user, actor: {} });
+    await harness.audience.removeEntry({ projectId, segmentId: gold.id, identifier: sub.user.identifier, identifierType: 'evm_address' });
+    harness.clock.advance(1_000);
+    const second = conversion({ user, rewardBase: '9999' });
+    await submitAndPay(projectId, [second]);
+    expect((await harness.domain.ledger.conversion(projectId, second.id)).attribution).toEqual({ affiliate: { id: expect.any(String), user: sub.user }, master: null, tierId: null });
+    expect((await movementsOf(harness, projectId)).filter((row) => row.conversion_id === second.id).map((row) => [row.kind, row.amount])).toEqual([['affiliate_payout', '999']]);
+    expect((await harness.domain.ledger.conversion(projectId, first.id)).attribution?.master?.spreadBps).toBe(250);
+  });
+
   it('records a conversion no terms cover as no_terms: no movement, its volume and revenue kept', async () => {
     const { projectId } = await projectWithTerms();
     const affiliate = await newAffiliate(harness, projectId);
@@ -183,7 +226,7 @@ describe('paying conversions (domain, with the agency service)', () => {
     expect(await statusOf(harness, projectId, input.id)).toBe('no_terms');
   });
 
-  it('pays each conversion once however often its batch is delivered, one after another or a thousand at once', async () => {
+  it('pays each conversion once however often its batch is delivered: a thousand at once in ten processes, then again', async () => {
     const { projectId } = await projectWithTerms();
     const affiliate = await newAffiliate(harness, projectId);
     const users = [newUser(), newUser(), newUser()];
@@ -191,9 +234,12 @@ describe('paying conversions (domain, with the agency service)', () => {
     const inputs = users.flatMap((user) => [conversion({ user }), conversion({ user, rewardBase: '7777' })]);
     await harness.domain.conversions.submitMany(projectId, inputs);
     const batchId = await batchOf(harness, projectId, inputs[0]!.id);
-    const results = await Promise.all(Array.from({ length: 1_000 }, () => harness.domain.payouts.payBatch(batchId)));
-    expect(results.reduce((sum, result) => sum + result.recorded, 0)).toBe(6);
-    expect(results.reduce((sum, result) => sum + result.movements, 0)).toBe(12);
+    const processes = Array.from({ length: 10 }, () => harness.anotherProcess());
+    const results = await Promise.all(Array.from({ length: 1_000 }, (_, index) => processes[index % processes.length]!.payouts.payBatch(batchId)));
+    // Each process shares one run among its own deliveries: what each run recorded adds up to the batch, once.
+    const runs = [...new Set(results)];
+    expect(runs.reduce((sum, result) => sum + result.recorded, 0)).toBe(6);
+    expect(runs.reduce((sum, result) => sum + result.movements, 0)).toBe(12);
     expect(await harness.domain.payouts.payBatch(batchId)).toEqual({ recorded: 0, movements: 0 });
     expect(await movementsOf(harness, projectId)).toHaveLength(12);
     // One event per conversion, written with its movements: none twice either.
