@@ -9,6 +9,10 @@ import { requestId } from './http/request-id';
 import { type AnyRoute, mountRoutes } from './http/route';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
 import { swaggerAssetsPath } from './openapi/docs-page';
+import { affiliatePortalCodeRoutes } from './routes/agency/affiliate-portal-codes.routes';
+import { affiliateRoutes } from './routes/agency/affiliates.routes';
+import { referralRoutes } from './routes/agency/referrals.routes';
+import { sdkRoutes } from './routes/agency/sdk.routes';
 import { audienceSegmentRoutes } from './routes/audience/audience-segments.routes';
 import { audienceDashboardRoutes } from './routes/audience/audiences.routes';
 import { signInRoutes } from './routes/auth/sign-in.routes';
@@ -66,6 +70,10 @@ export function createApp(deps: AppDeps): { app: Express; routes: AnyRoute[] } {
     ...claimAdminRoutes(deps.routes),
     ...conversionRoutes(deps.routes),
     ...payoutRoutes(deps.routes),
+    ...affiliateRoutes(deps.routes),
+    ...affiliatePortalCodeRoutes(deps.routes),
+    ...referralRoutes(deps.routes),
+    ...sdkRoutes(deps.routes),
   ];
 
   app.use(requestId());

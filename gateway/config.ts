@@ -50,6 +50,15 @@ const gatewayEnv = z.object({
   SIWE_NONCE_TTL_SECONDS: z.coerce.number().int().min(30).max(3_600).default(300),
   /** Signs wallet session tokens (HMAC-SHA256). At least 32 characters: openssl rand -hex 32. */
   SESSION_SECRET: optionalEnv(z.string().min(32, 'SESSION_SECRET must be at least 32 characters (openssl rand -hex 32)')),
+  /**
+   * What a wallet signs (EIP-191) to create its affiliate code through POST /api/v1/affiliates (the
+   * @fuul/sdk's createAffiliateCode); {code} stands for the code.
+   */
+  AFFILIATE_CODE_MESSAGE_TEMPLATE: z
+    .string()
+    .max(500)
+    .refine((template) => template.includes('{code}'), 'must contain {code}, where the code goes')
+    .default('I confirm that I am creating the {code} code'),
   /** Lifetime of a wallet session token. */
   SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
 });

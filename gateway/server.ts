@@ -16,6 +16,7 @@ import { RevocationChannel } from './auth/revocation-channel';
 import { SessionTokens } from './auth/session-token';
 import { SignInNonceStore } from './auth/sign-in-nonce-store';
 import { SignInService } from './auth/siwe';
+import { WalletSignatures } from './auth/wallet-signatures';
 import { createServiceClients } from './clients';
 import type { GatewayConfig } from './config';
 import { createGatewayServer } from './http/malformed-requests';
@@ -101,6 +102,7 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
       clients,
       access,
       signIn,
+      signatures: new WalletSignatures(config.AFFILIATE_CODE_MESSAGE_TEMPLATE),
       keyRevoked: async (keyId) => {
         cache.evictKeyId(keyId);
         await revocations.publish(keyId);

@@ -46,6 +46,9 @@ export const PATH_PARAMETERS = {
   conversionName: z.string().min(1).max(200).describe('The conversion name the payout terms apply to'),
   /** A conversion's id is the sender's own text: kept exactly as sent, even when it looks like a UUID. */
   conversionId: z.string().min(1).max(128).describe('The id the conversion was sent with'),
+  /** A wallet address in an SDK-style path (/api/v1/affiliates/{address}). */
+  address: userIdentifierParam,
+  code: z.string().max(64).meta({ description: 'A referral code (its letter case is ignored)', examples: ['summer_2026'] }),
 } as const;
 
 export type PathParameter = keyof typeof PATH_PARAMETERS;

@@ -1,5 +1,6 @@
 import type { AccessService } from '../access/access.service';
 import type { SignInService } from '../auth/siwe';
+import type { WalletSignatures } from '../auth/wallet-signatures';
 import type { ServiceClients } from '../clients';
 
 /** What route handlers may use: generated gRPC clients, and the gateway's own access domain. */
@@ -8,6 +9,8 @@ export interface RouteDeps {
   access: AccessService;
   /** Sign-In with Ethereum: issues nonces and exchanges signed messages for session tokens. */
   signIn: SignInService;
+  /** EIP-191 signatures of the SDK-style self-service paths (affiliate codes, referral code use). */
+  signatures: WalletSignatures;
   /** Evicts a revoked key from every replica's cache. */
   keyRevoked(keyId: string): Promise<void>;
 }

@@ -45,6 +45,8 @@ export interface AffiliateSuspensionTable {
 }
 
 export interface AffiliateCodeTable {
+  /** The order codes were added in (oldest first); int8, read as bigint. */
+  id: Generated<bigint>;
   project_id: string;
   /** As registered; unique per project by lower(code). */
   code: string;

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../common/clock';
 import type { Logger } from '../common/logger';
+import type { OutboxWaker } from '../common/outbox/relay';
 import type { AudienceDatabase } from './database';
 import { BadgeService } from './domain/badge.service';
 import { type EntryBatchScheduler, EntryBatchService } from './domain/entry-batch.service';
@@ -27,19 +28,21 @@ export interface AudienceDomainDeps {
   logger: Logger;
   /** How stored batches reach the worker (BullEntryBatchScheduler over the queues in server.ts). */
   scheduler: EntryBatchScheduler;
+  /** Told after each commit that wrote events (the service's outbox relay). */
+  outbox: OutboxWaker;
 }
 
 /**
  * Plain constructors, wired once: server.ts builds the domain the gRPC service serves with this,
  * and the medium tests (test/medium/audience) build the same one over a test database.
  */
-export function buildAudienceDomain({ db, clock, logger, scheduler }: AudienceDomainDeps): AudienceDomain {
+export function buildAudienceDomain({ db, clock, logger, scheduler, outbox }: AudienceDomainDeps): AudienceDomain {
   const segmentRepository = new SegmentRepository(db);
   const entryRepository = new EntryRepository(db);
   return {
-    segments: new SegmentService(segmentRepository, clock),
-    entries: new EntryService(segmentRepository, entryRepository, clock),
-    batches: new EntryBatchService(segmentRepository, new EntryBatchRepository(db), scheduler, clock, logger),
+    segments: new SegmentService(segmentRepository, clock, outbox),
+    entries: new EntryService(segmentRepository, entryRepository, clock, outbox),
+    batches: new EntryBatchService(segmentRepository, new EntryBatchRepository(db), scheduler, clock, logger, outbox),
     badges: new BadgeService(segmentRepository, new BadgeRepository(db), clock),
     userAudiences: new UserAudienceService(entryRepository),
   };

@@ -1,9 +1,10 @@
 import type { IdentifierType } from '../common/identifiers';
 import type { ColumnType, Generated } from 'kysely';
+import type { OutboxTables } from '../common/outbox/tables';
 import type { EntryBatchStatus, EntryKind, EntrySource } from './domain/vocabulary';
 
 /** The audience schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
-export interface AudienceDatabase {
+export interface AudienceDatabase extends OutboxTables {
   segments: SegmentTable;
   badges: BadgeTable;
   entries: EntryTable;

@@ -3,6 +3,7 @@ import { SERVICE_CATALOG } from '../common/service-catalog';
 import type { ServiceManifest } from '../common/service-manifest';
 import { type AudienceConfig, audienceConfigSchema } from './config';
 import type { AudienceDatabase } from './database';
+import { applicationApprovals } from './jobs/application-approved.consumer';
 import { applyEntryBatchJob } from './jobs/apply-entry-batch.job';
 import { audienceMigrations } from './migrations';
 import { composeAudienceService } from './server';
@@ -13,6 +14,6 @@ export const audienceManifest: ServiceManifest<AudienceConfig, AudienceDatabase>
   configSchema: audienceConfigSchema,
   migrations: () => audienceMigrations,
   grpc: AudienceServiceService,
-  jobs: [applyEntryBatchJob],
+  jobs: [applyEntryBatchJob, applicationApprovals.job],
   compose: composeAudienceService,
 };

@@ -1,8 +1,10 @@
+import { registerConsumer, startOutboxRelay } from '../common/outbox/runtime';
 import type { ServiceRuntime } from '../common/service-runtime';
 import type { AudienceConfig } from './config';
 import { buildAudienceDomain } from './composition';
 import type { AudienceDatabase } from './database';
 import { createAudienceGrpcService } from './grpc/audience.grpc';
+import { applicationApprovals } from './jobs/application-approved.consumer';
 import { applyEntryBatch, applyEntryBatchJob } from './jobs/apply-entry-batch.job';
 import { entryBatchRelay } from './jobs/entry-batch-relay';
 import { BullEntryBatchScheduler } from './jobs/entry-batch-scheduler';
@@ -13,10 +15,12 @@ export async function composeAudienceService(runtime: ServiceRuntime<AudienceDat
   // Listening before the first wait, so no completion event is missed.
   await queues.queueEvents(applyEntryBatchJob.queue).waitUntilReady();
 
-  const domain = buildAudienceDomain({ db, clock, logger, scheduler: new BullEntryBatchScheduler(queues) });
+  const outbox = startOutboxRelay(runtime, config);
+  const domain = buildAudienceDomain({ db, clock, logger, scheduler: new BullEntryBatchScheduler(queues), outbox });
 
   runtime.process(applyEntryBatchJob, applyEntryBatch(domain.batches), config.BATCH_WORKER_CONCURRENCY);
   relay.register(entryBatchRelay(domain.batches));
+  registerConsumer(runtime, applicationApprovals);
 
   return createAudienceGrpcService(domain, logger);
 }

@@ -63,6 +63,10 @@ export const serviceEnv = (defaultGrpcPort: number) => ({
   WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
   /** How often workers look for jobs whose process died (stalled jobs). */
   WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).max(600_000).default(30_000),
+  /** Events the outbox relay reads and queues per round (services/common/outbox). */
+  OUTBOX_RELAY_BATCH: z.coerce.number().int().min(1).max(10_000).default(200),
+  /** How long relayed events stay in the outbox (a Redis that lost its data gets them again); consumers keep their processed-event keys twice as long. */
+  OUTBOX_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(168),
 });
 
 /** A boolean flag in the environment: "true"/"1" or "false"/"0". */

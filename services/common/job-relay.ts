@@ -28,6 +28,20 @@ export interface RepeatingJob<T> {
   payload: T;
 }
 
+/**
+ * Other work a relay pass does, under the same triggers (the timer, Redis reconnecting) and only
+ * while Redis is connected: the event outbox's relay (outbox/relay.ts) is one.
+ */
+export interface RelayParticipant {
+  /** For the log. */
+  name: string;
+  /** One pass of its work; a failure is logged and the next pass tries again. */
+  pass(): Promise<void>;
+  /** Told when the relay starts and stops (it may do work of its own between, e.g. after a commit). */
+  onStart?(): void;
+  onStop?(): void;
+}
+
 export interface JobRelayOptions {
   /** How often a pass runs (RELAY_INTERVAL_MS); a pass also runs whenever Redis (re)connects. */
   intervalMs: number;
@@ -57,6 +71,7 @@ const FINISHED_STATES = new Set(['completed', 'failed', 'unknown']);
 export class JobRelay {
   private readonly kinds: OutboxJobKind<unknown>[] = [];
   private readonly schedules: RepeatingJob<unknown>[] = [];
+  private readonly participants: RelayParticipant[] = [];
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
   private pass: Promise<void> | undefined;
@@ -76,6 +91,10 @@ export class JobRelay {
     this.schedules.push(schedule as RepeatingJob<unknown>);
   }
 
+  participate(participant: RelayParticipant): void {
+    this.participants.push(participant);
+  }
+
   /** The queues of the jobs this relay queues work for or keeps on a schedule. */
   jobQueues(): string[] {
     return [...this.kinds, ...this.schedules].map(({ job }) => job.queue);
@@ -83,8 +102,9 @@ export class JobRelay {
 
   /** A first pass now (so schedules exist when this resolves), then on the timer and on reconnection. */
   async start(): Promise<void> {
-    if (this.started || (this.kinds.length === 0 && this.schedules.length === 0)) return;
+    if (this.started || (this.kinds.length === 0 && this.schedules.length === 0 && this.participants.length === 0)) return;
     this.started = true;
+    for (const participant of this.participants) participant.onStart?.();
     this.unsubscribe = this.queues.onReconnect(() => void this.runPass());
     await this.runPass();
     this.scheduleNext();
@@ -92,6 +112,7 @@ export class JobRelay {
 
   async stop(): Promise<void> {
     this.started = false;
+    for (const participant of this.participants) participant.onStop?.();
     clearTimeout(this.timer);
     this.unsubscribe?.();
     if (this.pass) await withinMs(this.pass, STOP_WAIT_MS);
@@ -133,6 +154,11 @@ export class JobRelay {
     for (const kind of this.kinds) {
       await this.relay(kind).catch((error: unknown) =>
         this.options.logger.warn({ err: error, queue: kind.job.queue }, 'relay pass failed; the next pass retries'),
+      );
+    }
+    for (const participant of this.participants) {
+      await participant.pass().catch((error: unknown) =>
+        this.options.logger.warn({ err: error, participant: participant.name }, 'relay pass failed; the next pass retries'),
       );
     }
   }

@@ -144,6 +144,53 @@ export class QueueKit {
     return this.queue(definition.queue).add(definition.queue, envelope, { ...definition.options, ...options, ...(jobId ? { jobId } : {}) });
   }
 
+  /**
+   * Adds many jobs of one kind in one round trip (BullMQ addBulk); each keeps its deterministic job
+   * id, so a job already there is left as it is.
+   */
+  async enqueueMany<T>(definition: JobDefinition<T>, payloads: readonly T[]): Promise<void> {
+    if (payloads.length === 0) return;
+    const requestId = currentRequestId();
+    await this.queue(definition.queue).addBulk(
+      payloads.map((payload) => {
+        const jobId = definition.jobId?.(payload);
+        const envelope: Envelope = requestId ? { payload, requestId } : { payload };
+        return { name: definition.queue, data: envelope, opts: { ...definition.options, ...(jobId ? { jobId } : {}) } };
+      }),
+    );
+  }
+
+  /**
+   * The payloads of jobs that failed for good, oldest first, at most `limit` (for the relay, which
+   * puts them back or gives them up).
+   */
+  async failedPayloads<T>(definition: JobDefinition<T>, limit: number): Promise<T[]> {
+    const jobs = await this.queue(definition.queue).getFailed(0, Math.max(0, limit - 1));
+    return jobs.flatMap((job) => {
+      const parsed = definition.data.safeParse((job?.data as Partial<Envelope> | undefined)?.payload);
+      return parsed.success ? [parsed.data] : [];
+    });
+  }
+
+  /** Removes a job that is not running (true when it is gone). */
+  async remove<T>(definition: JobDefinition<T>, jobId: string): Promise<boolean> {
+    const queue = this.queue(definition.queue);
+    if (!(await queue.getJob(jobId))) return true;
+    return (await queue.remove(jobId)) === 1;
+  }
+
+  /**
+   * Markers tell whether Redis still holds what it was given: a marker set once and found missing
+   * later means Redis lost its data (restarted empty, flushed) in between.
+   */
+  async hasMarker(name: string): Promise<boolean> {
+    return (await this.producerConnection.exists(this.markerKey(name))) === 1;
+  }
+
+  async setMarker(name: string, value: string): Promise<void> {
+    await this.producerConnection.set(this.markerKey(name), value);
+  }
+
   /** The job with this id, if Redis has it: its state, why it failed, how often the relay re-queued it. */
   async inspect<T>(definition: JobDefinition<T>, jobId: string): Promise<JobSnapshot | undefined> {
     const job = await this.queue(definition.queue).getJob(jobId);
@@ -255,6 +302,10 @@ export class QueueKit {
     await Promise.all([...this.events.values()].map((events) => events.close()));
     await Promise.all([...this.queues.values()].map((queue) => queue.close()));
     await Promise.all([this.producerConnection.quit().catch(() => undefined), this.workerConnection.quit().catch(() => undefined)]);
+  }
+
+  private markerKey(name: string): string {
+    return `${this.options.prefix}:marker:${name}`;
   }
 
   private async handBackRunningJobs(): Promise<number> {

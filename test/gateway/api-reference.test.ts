@@ -208,6 +208,79 @@ const OPERATIONS: Record<string, Expected> = {
     ],
     responses: api(200),
   },
+  'POST /api/v1/projects/{projectId}/affiliates': {
+    security: 'apiKey:admin',
+    params: ['path:projectId'],
+    body: { properties: ['code', 'identifier', 'identifier_type', 'name', 'region'], required: ['identifier', 'identifier_type', 'name'] },
+    responses: api(201, 404, 409, ...WITH_BODY),
+  },
+  'GET /api/v1/projects/{projectId}/affiliates': {
+    security: 'apiKey:admin,read_only',
+    params: ['path:projectId', ...PAGE, 'query:status?', 'query:region?', 'query:q?'],
+    responses: api(200, 404),
+  },
+  'GET /api/v1/projects/{projectId}/affiliates/{userIdentifier}': {
+    security: 'apiKey:admin,read_only',
+    params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?'],
+    responses: api(200, 404),
+  },
+  'PATCH /api/v1/projects/{projectId}/affiliates/{userIdentifier}': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?'],
+    body: { properties: ['name', 'region'] },
+    responses: api(200, 404, ...WITH_BODY),
+  },
+  'POST /api/v1/projects/{projectId}/affiliates/{userIdentifier}/suspend': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?'],
+    body: { properties: ['reason'], required: ['reason'] },
+    responses: api(200, 404, 409, ...WITH_BODY),
+  },
+  'POST /api/v1/projects/{projectId}/affiliates/{userIdentifier}/reactivate': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?'],
+    responses: api(200, 404, 409),
+  },
+  'POST /api/v1/projects/{projectId}/affiliates/{userIdentifier}/codes': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?'],
+    body: { properties: ['code'], required: ['code'] },
+    responses: api(201, 404, 409, ...WITH_BODY),
+  },
+  'POST /api/v1/projects/{projectId}/affiliate-portal/codes': {
+    security: 'walletSession',
+    params: ['path:projectId'],
+    body: { properties: ['code'], required: ['code'] },
+    responses: api(201, 404, 409, ...WITH_BODY),
+  },
+  'POST /api/v1/referrals': {
+    security: 'apiKey:service_role',
+    body: { properties: ['code', 'user_identifier', 'user_identifier_type'], required: ['user_identifier', 'user_identifier_type', 'code'] },
+    responses: api(200, 201, 404, 409, ...WITH_BODY),
+  },
+  'POST /api/v1/affiliates': {
+    security: 'apiKey:service_role,admin,read_only',
+    body: { properties: ['address', 'code', 'identifier_type', 'name', 'signature'], required: ['address', 'code', 'signature'] },
+    responses: api(201, 409, ...WITH_BODY),
+  },
+  'GET /api/v1/affiliates/codes/{code}': { security: 'apiKey:service_role,admin,read_only', params: ['path:code'], responses: api(200, 404) },
+  'GET /api/v1/affiliates/codes/{code}/availability': { security: 'apiKey:service_role,admin,read_only', params: ['path:code'], responses: api(200, 404) },
+  'GET /api/v1/affiliates/{address}': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['path:address', 'query:identifier_type?'],
+    responses: api(200, 404),
+  },
+  'PATCH /api/v1/referral_codes/{code}/use': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['path:code', 'query:user_identifier', 'query:user_identifier_type'],
+    body: { properties: ['chain_id', 'signature', 'signature_message'], required: ['signature', 'signature_message'] },
+    responses: api(200, 201, 404, 409, ...WITH_BODY),
+  },
+  'GET /api/v1/user/referrer': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['query:user_identifier', 'query:user_identifier_type'],
+    responses: api(200),
+  },
 };
 
 /** The /v1 audience paths, served again under /api/v1 with the same contract. */
@@ -315,7 +388,7 @@ describe('the API reference', () => {
 
     it('answers every list in the one list shape, paged by page (from 1) and page_size (1 to 100, default 25)', () => {
       const lists = Object.entries(OPERATIONS).filter(([, expected]) => expected.params?.includes('query:page?'));
-      expect(lists.map(([key]) => key)).toHaveLength(10);
+      expect(lists.map(([key]) => key)).toHaveLength(12);
       for (const [key] of lists) {
         const schema = success(key);
         const withCursor = key.endsWith('/entries');

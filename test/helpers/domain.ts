@@ -2,8 +2,11 @@ import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { type Database, openDatabase } from '../../services/common/db/database';
 import { FieldCipher, parseKeyRing } from '../../services/common/crypto/field-cipher';
+import { OutboxRelay } from '../../services/common/outbox/relay';
 import { QueueKit } from '../../services/common/queue';
 import { SERVICE_CATALOG } from '../../services/common/service-catalog';
+import { type AgencyDomain, buildAgencyDomain } from '../../services/agency/composition';
+import type { AgencyDatabase } from '../../services/agency/database';
 import { type AudienceDomain, buildAudienceDomain } from '../../services/audience/composition';
 import type { AudienceDatabase } from '../../services/audience/database';
 import { BullEntryBatchScheduler } from '../../services/audience/jobs/entry-batch-scheduler';
@@ -56,9 +59,12 @@ async function openServiceDatabase<DB>(schema: string, logs: LogCapture) {
 /**
  * The audience domain. Batches are scheduled on a real queue (a Redis key prefix of their own) that
  * no worker reads: a test applies a stored batch itself with `domain.batches.apply(id)`, the
- * worker's step, and so decides when it happens.
+ * worker's step, and so decides when it happens. Events stay in the outbox until a test relays them
+ * (`outbox.pass()`): the relay is not started, so the domain's wake-ups do nothing.
  */
-export async function startAudienceDomain(options: HarnessOptions = {}): Promise<DomainHarness<AudienceDomain, AudienceDatabase>> {
+export async function startAudienceDomain(
+  options: HarnessOptions = {},
+): Promise<DomainHarness<AudienceDomain, AudienceDatabase> & { outbox: OutboxRelay<AudienceDatabase>; queues: QueueKit }> {
   const clock = options.clock ?? new TestClock();
   const logs = new LogCapture();
   const database = await openServiceDatabase<AudienceDatabase>(SERVICE_CATALOG.audience.schema, logs);
@@ -66,9 +72,12 @@ export async function startAudienceDomain(options: HarnessOptions = {}): Promise
   const queues = new QueueKit({ redisUrl: TEST_REDIS_URL, prefix, logger: logs.logger('queue') });
   await queues.ready();
   const logger = logs.logger('audience');
-  const domain = buildAudienceDomain({ db: database.db, clock, logger, scheduler: new BullEntryBatchScheduler(queues) });
+  const outbox = new OutboxRelay(database.db, queues, { service: 'audience', clock, logger: logs.logger('outbox'), batchSize: 200, retentionMs: 168 * 3_600_000 });
+  const domain = buildAudienceDomain({ db: database.db, clock, logger, scheduler: new BullEntryBatchScheduler(queues), outbox });
   return {
     domain,
+    outbox,
+    queues,
     db: database.db,
     sql: database.sql,
     clock,
@@ -91,4 +100,13 @@ export async function startTaxDomain(options: HarnessOptions = {}): Promise<Doma
   const vault = new TinVault(new FieldCipher(ring.keys, TEST_TAX_KEYS.active));
   const domain = buildTaxDomain({ db: database.db, clock, logger: logs.logger('tax'), vault });
   return { domain, vault, db: database.db, sql: database.sql, clock, logs, stop: database.close };
+}
+
+/** The agency domain: affiliates, codes, referrals and attribution. */
+export async function startAgencyDomain(options: HarnessOptions = {}): Promise<DomainHarness<AgencyDomain, AgencyDatabase>> {
+  const clock = options.clock ?? new TestClock();
+  const logs = new LogCapture();
+  const database = await openServiceDatabase<AgencyDatabase>(SERVICE_CATALOG.agency.schema, logs);
+  const domain = buildAgencyDomain({ db: database.db, clock, logger: logs.logger('agency') });
+  return { domain, db: database.db, sql: database.sql, clock, logs, stop: database.close };
 }

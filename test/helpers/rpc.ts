@@ -1,3 +1,4 @@
+import { AgencyServiceClient } from '../../gen/referral/agency/v1/agency';
 import { AudienceServiceClient } from '../../gen/referral/audience/v1/audience';
 import { TaxServiceClient } from '../../gen/referral/tax/v1/tax';
 import { createGrpcClient, type GrpcClient } from '../../services/common/grpc/client';
@@ -7,18 +8,22 @@ import { isServiceError, type RemoteError, readGrpcError } from '../../services/
 export interface ServiceClients {
   tax: GrpcClient<TaxServiceClient>['call'];
   audience: GrpcClient<AudienceServiceClient>['call'];
+  agency: GrpcClient<AgencyServiceClient>['call'];
   close(): void;
 }
 
-export function serviceClients(stack: { grpcAddresses: { tax: string; audience: string } }): ServiceClients {
+export function serviceClients(stack: { grpcAddresses: { tax: string; audience: string; agency: string } }): ServiceClients {
   const tax = createGrpcClient(TaxServiceClient, stack.grpcAddresses.tax, 5_000);
   const audience = createGrpcClient(AudienceServiceClient, stack.grpcAddresses.audience, 5_000);
+  const agency = createGrpcClient(AgencyServiceClient, stack.grpcAddresses.agency, 5_000);
   return {
     tax: tax.call,
     audience: audience.call,
+    agency: agency.call,
     close: () => {
       tax.close();
       audience.close();
+      agency.close();
     },
   };
 }

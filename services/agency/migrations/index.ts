@@ -1,7 +1,9 @@
 import type { Migration } from 'kysely';
 import * as agencyTables from './0001_agency_tables';
+import * as codeOrder from './0002_code_order';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const agencyMigrations: Record<string, Migration> = {
   '0001_agency_tables': agencyTables,
+  '0002_code_order': codeOrder,
 };

@@ -265,8 +265,7 @@ export class AffiliateRepository {
         'in',
         rows.map((row) => row.id),
       )
-      .orderBy('c.created_at')
-      .orderBy('c.code')
+      .orderBy('c.id')
       .execute();
     const byAffiliate = new Map<string, AffiliateCodeRecord[]>();
     for (const code of codes) {

@@ -84,7 +84,7 @@ export class ReferralRepository {
     if (!referral) return undefined;
     const [affiliate, codes] = await Promise.all([
       this.db.selectFrom('affiliates').select('name').where('id', '=', referral.affiliate.id).executeTakeFirstOrThrow(),
-      this.db.selectFrom('affiliate_codes').select('code').where('affiliate_id', '=', referral.affiliate.id).orderBy('created_at').orderBy('code').execute(),
+      this.db.selectFrom('affiliate_codes').select('code').where('affiliate_id', '=', referral.affiliate.id).orderBy('id').execute(),
     ]);
     return { referral, name: affiliate.name, codes: codes.map((row) => row.code) };
   }

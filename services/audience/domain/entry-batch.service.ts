@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../../common/clock';
+import type { OutboxWaker } from '../../common/outbox/relay';
 import { MAX_BATCH_ENTRIES, MAX_BATCH_WAIT_MS } from '../../common/contract-limits';
 import { isStatementTimeout } from '../../common/db/errors';
 import type { Deadline } from '../../common/deadline';
@@ -50,6 +51,7 @@ export class EntryBatchService {
     private readonly scheduler: EntryBatchScheduler,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly outbox: OutboxWaker,
   ) {}
 
   /**
@@ -119,7 +121,10 @@ export class EntryBatchService {
   async apply(batchId: string): Promise<ApplyOutcome> {
     await this.batches.markActive(batchId, this.clock.now());
     const outcome = await this.batches.apply(batchId, this.clock.now());
-    if (outcome.applied) this.logger.info({ batch_id: batchId, added: outcome.added }, 'entry batch applied');
+    if (outcome.applied) {
+      this.logger.info({ batch_id: batchId, added: outcome.added }, 'entry batch applied');
+      if (outcome.added > 0) this.outbox.wake();
+    }
     return outcome;
   }
 

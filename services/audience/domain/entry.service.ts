@@ -1,4 +1,5 @@
 import type { Clock } from '../../common/clock';
+import type { OutboxWaker } from '../../common/outbox/relay';
 import { decodeCursor, encodeCursor, type Page } from '../../common/pagination';
 import { AlreadyExistsError, NotFoundError } from '../../common/errors';
 import { canonical, IDENTIFIER_TYPES, identifierViolations, normalizeIdentifier, type UserIdentifier } from '../../common/identifiers';
@@ -41,6 +42,7 @@ export class EntryService {
     private readonly segments: SegmentRepository,
     private readonly entries: EntryRepository,
     private readonly clock: Clock,
+    private readonly outbox: OutboxWaker,
   ) {}
 
   /** The dashboard add: unlike the batch endpoint, a user already present is a conflict. */
@@ -50,6 +52,7 @@ export class EntryService {
     const result = await this.entries.insertOne({ id: segmentId, projectId }, user, 'dashboard', this.clock.now());
     if (result === 'no_segment') throw segmentNotFound();
     if (result === 'exists') throw new AlreadyExistsError('AUDIENCE_ENTRY_EXISTS', 'user is already in this audience');
+    this.outbox.wake();
     return result;
   }
 
@@ -86,8 +89,9 @@ export class EntryService {
         ? [normalizeIdentifier(identifier, identifierType, '')]
         : IDENTIFIER_TYPES.filter((type) => identifierViolations(identifier, type).length === 0).map((type) => canonical(identifier, type));
     await requireSegmentExists(this.segments, projectId, segmentId);
-    const removed = await this.entries.deleteUser(segmentId, forms);
+    const removed = await this.entries.deleteUser({ id: segmentId, projectId }, forms, this.clock.now());
     if (removed === 0) throw new NotFoundError('AUDIENCE_ENTRY_NOT_FOUND', 'user is not in this audience');
+    this.outbox.wake();
     return removed;
   }
 }

@@ -1,4 +1,5 @@
 import type { Clock } from '../../common/clock';
+import type { OutboxWaker } from '../../common/outbox/relay';
 import { AlreadyExistsError, InvalidArgumentError } from '../../common/errors';
 import { type Page } from '../../common/pagination';
 import { type SegmentRecord, type SegmentChanges, SegmentNameTaken, type SegmentRepository } from '../repositories/segment.repository';
@@ -19,6 +20,7 @@ export class SegmentService {
   constructor(
     private readonly segments: SegmentRepository,
     private readonly clock: Clock,
+    private readonly outbox: OutboxWaker,
   ) {}
 
   async create(projectId: string, input: SegmentInput): Promise<SegmentRecord> {
@@ -93,7 +95,8 @@ export class SegmentService {
 
   async delete(projectId: string, segmentId: string): Promise<void> {
     await requireSegment(this.segments, projectId, segmentId);
-    if (!(await this.segments.delete(projectId, segmentId))) throw segmentNotFound();
+    if (!(await this.segments.delete(projectId, segmentId, this.clock.now()))) throw segmentNotFound();
+    this.outbox.wake();
   }
 }
 

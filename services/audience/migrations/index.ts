@@ -1,7 +1,9 @@
 import type { Migration } from 'kysely';
 import * as audienceTables from './0001_audience_tables';
+import * as eventOutbox from './0002_event_outbox';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const audienceMigrations: Record<string, Migration> = {
   '0001_audience_tables': audienceTables,
+  '0002_event_outbox': eventOutbox,
 };

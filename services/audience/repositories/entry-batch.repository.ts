@@ -1,8 +1,10 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { isForeignKeyViolation } from '../../common/db/errors';
-import type { UserIdentifier } from '../../common/identifiers';
+import type { IdentifierType, UserIdentifier } from '../../common/identifiers';
+import { appendOutboxEvents } from '../../common/outbox/append';
 import type { AudienceDatabase, EntryBatchTable } from '../database';
 import { BATCH_FINISHED, type EntryBatchStatus, UNFINISHED_BATCH_STATUSES } from '../domain/vocabulary';
+import { entriesEvent } from './entry-events';
 
 export interface EntryBatchRecord {
   id: string;
@@ -120,7 +122,7 @@ export class EntryBatchRepository {
     return this.db.transaction().execute(async (trx) => {
       const batch = await trx
         .selectFrom('entry_batches')
-        .select(['segment_id', 'status', 'received'])
+        .select(['project_id', 'segment_id', 'status', 'received'])
         .where('id', '=', id)
         .forUpdate()
         .executeTakeFirst();
@@ -128,23 +130,22 @@ export class EntryBatchRepository {
       if (BATCH_FINISHED[batch.status]) return { applied: false, reason: 'finished' } as const;
 
       // Raw: the builder cannot say an INSERT ... SELECT from a two-array unnest with column aliases.
-      const inserted = await sql<{ added: number }>`
-        WITH inserted AS (
-          INSERT INTO entries (segment_id, project_id, identifier_type, identifier, kind, source, added_at)
-          SELECT b.segment_id, b.project_id, u.identifier_type, u.identifier, 'static', 'api', ${now}
-          FROM entry_batches b, unnest(b.identifier_types, b.identifiers) AS u(identifier_type, identifier)
-          WHERE b.id = ${id}
-          ON CONFLICT DO NOTHING
-          RETURNING 1
-        )
-        SELECT count(*)::int AS added FROM inserted`.execute(trx);
-      const added = inserted.rows[0]?.added ?? 0;
+      const inserted = await sql<{ identifier_type: IdentifierType; identifier: string }>`
+        INSERT INTO entries (segment_id, project_id, identifier_type, identifier, kind, source, added_at)
+        SELECT b.segment_id, b.project_id, u.identifier_type, u.identifier, 'static', 'api', ${now}
+        FROM entry_batches b, unnest(b.identifier_types, b.identifiers) AS u(identifier_type, identifier)
+        WHERE b.id = ${id}
+        ON CONFLICT DO NOTHING
+        RETURNING identifier_type, identifier`.execute(trx);
+      const added = inserted.rows.length;
       if (added > 0) {
         await trx
           .updateTable('segments')
           .set((eb) => ({ entries_count: eb('entries_count', '+', BigInt(added)) }))
           .where('id', '=', batch.segment_id)
           .execute();
+        // One event for the whole batch, naming the users that entered (not those skipped).
+        await appendOutboxEvents(trx, now, [entriesEvent('audience.entry_added', batch, 'static', inserted.rows)]);
       }
       await trx
         .updateTable('entry_batches')

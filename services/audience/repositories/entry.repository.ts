@@ -1,8 +1,10 @@
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { isForeignKeyViolation } from '../../common/db/errors';
 import type { IdentifierType, UserIdentifier } from '../../common/identifiers';
+import { appendOutboxEvents } from '../../common/outbox/append';
 import type { AudienceDatabase, BadgeTable, EntryTable, SegmentTable } from '../database';
 import type { EntryKind, EntrySource } from '../domain/vocabulary';
+import { entriesEvent } from './entry-events';
 
 export interface EntryRecord {
   identifier: string;
@@ -35,7 +37,7 @@ export class EntryRepository {
   constructor(private readonly db: Kysely<AudienceDatabase>) {}
 
   /**
-   * Adds one user unless already present, and counts it, in one statement.
+   * Adds one user unless already present, counts it and tells other services, in one transaction.
    * Returns 'exists' when the user was there already (also under a concurrent identical add,
    * where the primary key lets exactly one insert win) and 'no_segment' when the segment is gone.
    */
@@ -46,33 +48,7 @@ export class EntryRepository {
     now: Date,
   ): Promise<EntryRecord | 'exists' | 'no_segment'> {
     try {
-      const row = await this.db
-        .with('inserted', (db) =>
-          db
-            .insertInto('entries')
-            .values({
-              segment_id: segment.id,
-              project_id: segment.projectId,
-              identifier_type: user.identifierType,
-              identifier: user.identifier,
-              kind: 'static',
-              source,
-              added_at: now,
-            })
-            .onConflict((conflict) => conflict.doNothing())
-            .returning(ENTRY_COLUMNS),
-        )
-        .with('counted', (db) =>
-          db
-            .updateTable('segments')
-            .set((eb) => ({ entries_count: eb('entries_count', '+', 1n) }))
-            .where('id', '=', segment.id)
-            .where(({ exists, selectFrom }) => exists(selectFrom('inserted').select('identifier'))),
-        )
-        .selectFrom('inserted')
-        .select(ENTRY_COLUMNS)
-        .executeTakeFirst();
-      return row ? toRecord(row) : 'exists';
+      return await this.db.transaction().execute((trx) => addEntry(trx, segment, user, source, now));
     } catch (error) {
       if (isForeignKeyViolation(error)) return 'no_segment';
       throw error;
@@ -98,26 +74,32 @@ export class EntryRepository {
     return rows.map(toRecord);
   }
 
-  /** Removes the user (any of the given forms) and keeps the segment's count right. */
-  async deleteUser(segmentId: string, forms: UserIdentifier[]): Promise<number> {
+  /** Removes the user (any of the given forms), keeps the segment's count right and tells other services. */
+  async deleteUser(segment: { id: string; projectId: string }, forms: UserIdentifier[], now: Date): Promise<number> {
     if (forms.length === 0) return 0;
     return this.db.transaction().execute(async (trx) => {
       const deleted = await trx
         .deleteFrom('entries')
-        .where('segment_id', '=', segmentId)
+        .where('segment_id', '=', segment.id)
         .where((eb) =>
           eb.or(forms.map((form) => eb.and([eb('identifier_type', '=', form.identifierType), eb('identifier', '=', form.identifier)]))),
         )
-        .executeTakeFirst();
-      const removed = Number(deleted.numDeletedRows);
-      if (removed > 0) {
+        .returning(['identifier', 'identifier_type', 'kind'])
+        .execute();
+      if (deleted.length > 0) {
         await trx
           .updateTable('segments')
-          .set((eb) => ({ entries_count: eb('entries_count', '-', BigInt(removed)) }))
-          .where('id', '=', segmentId)
+          .set((eb) => ({ entries_count: eb('entries_count', '-', BigInt(deleted.length)) }))
+          .where('id', '=', segment.id)
           .execute();
+        const at = { project_id: segment.projectId, segment_id: segment.id };
+        const events = (['static', 'dynamic'] as const).flatMap((kind) => {
+          const users = deleted.filter((row) => row.kind === kind);
+          return users.length > 0 ? [entriesEvent('audience.entry_removed', at, kind, users)] : [];
+        });
+        await appendOutboxEvents(trx, now, events);
       }
-      return removed;
+      return deleted.length;
     });
   }
 
@@ -153,6 +135,49 @@ export class EntryRepository {
     }
     return found;
   }
+}
+
+/**
+ * Adds one static user to a segment, inside the caller's transaction: the entry, the segment's
+ * count and the audience.entry_added event, or nothing when the user is there already ('exists').
+ * The segment must exist in the project (a vanished one fails the insert's foreign key).
+ */
+export async function addEntry(
+  trx: Transaction<AudienceDatabase>,
+  segment: { id: string; projectId: string },
+  user: UserIdentifier,
+  source: EntrySource,
+  now: Date,
+): Promise<EntryRecord | 'exists'> {
+  const row = await trx
+    .with('inserted', (db) =>
+      db
+        .insertInto('entries')
+        .values({
+          segment_id: segment.id,
+          project_id: segment.projectId,
+          identifier_type: user.identifierType,
+          identifier: user.identifier,
+          kind: 'static',
+          source,
+          added_at: now,
+        })
+        .onConflict((conflict) => conflict.doNothing())
+        .returning(ENTRY_COLUMNS),
+    )
+    .with('counted', (db) =>
+      db
+        .updateTable('segments')
+        .set((eb) => ({ entries_count: eb('entries_count', '+', 1n) }))
+        .where('id', '=', segment.id)
+        .where(({ exists, selectFrom }) => exists(selectFrom('inserted').select('identifier'))),
+    )
+    .selectFrom('inserted')
+    .select(ENTRY_COLUMNS)
+    .executeTakeFirst();
+  if (!row) return 'exists';
+  await appendOutboxEvents(trx, now, [entriesEvent('audience.entry_added', { project_id: segment.projectId, segment_id: segment.id }, 'static', [row])]);
+  return toRecord(row);
 }
 
 type UserAudienceRow = Pick<Selectable<SegmentTable>, 'id' | 'name'> & {

@@ -1,5 +1,6 @@
-import type { InferResult, Kysely } from 'kysely';
+import type { InferResult, Kysely, Transaction } from 'kysely';
 import { isUniqueViolation } from '../../common/db/errors';
+import { appendOutboxEvents } from '../../common/outbox/append';
 import type { Page } from '../../common/pagination';
 import type { AudienceDatabase } from '../database';
 
@@ -126,15 +127,24 @@ export class SegmentRepository {
     }
   }
 
-  /** Entries, badge and batch history go with the segment (ON DELETE CASCADE). */
-  async delete(projectId: string, segmentId: string): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('segments')
-      .where('project_id', '=', projectId)
-      .where('id', '=', segmentId)
-      .executeTakeFirst();
-    return result.numDeletedRows > 0n;
+  /** Entries, badge and batch history go with the segment (ON DELETE CASCADE); other services are told in one event. */
+  async delete(projectId: string, segmentId: string, now: Date): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx.deleteFrom('segments').where('project_id', '=', projectId).where('id', '=', segmentId).executeTakeFirst();
+      if (result.numDeletedRows === 0n) return false;
+      await appendOutboxEvents(trx, now, [{ type: 'audience.segment_deleted', projectId, payload: { segment_id: segmentId } }]);
+      return true;
+    });
   }
+}
+
+/**
+ * Whether the segment exists in the project, holding it (FOR KEY SHARE) until the caller's
+ * transaction ends, so it cannot be deleted before that transaction's entry is in.
+ */
+export async function holdSegment(trx: Transaction<AudienceDatabase>, projectId: string, segmentId: string): Promise<boolean> {
+  const row = await trx.selectFrom('segments').select('id').where('project_id', '=', projectId).where('id', '=', segmentId).forKeyShare().executeTakeFirst();
+  return row !== undefined;
 }
 
 /** A segment with its badge, if any. The condition is read as text: jsonb parsed by the driver would not keep numbers exactly as stored. */

@@ -1,0 +1,40 @@
+import { type AnyRoute, defineRoute } from '../../http/route';
+import type { RouteDeps } from '../route-deps';
+import { presentAffiliate } from './agency.presenters';
+import { affiliateSchema, codeBody } from './agency.schemas';
+
+const tags = ['Affiliate portal'];
+const session = { kind: 'session', project: 'path' } as const;
+
+/** The signed-in wallet's own referral codes, under /api/v1/projects/:projectId/affiliate-portal (wallet session). */
+export function affiliatePortalCodeRoutes({ clients }: RouteDeps): AnyRoute[] {
+  return [
+    defineRoute(
+      {
+        method: 'post',
+        path: '/api/v1/projects/:projectId/affiliate-portal/codes',
+        operationId: 'addOwnAffiliateCode',
+        summary: 'Add a referral code for the signed-in wallet, which must be an affiliate of the project',
+        description:
+          'A code is 3 to 32 of A-Z a-z 0-9 _ - and unique in the project whatever its letter case (409 CODE_IN_USE); an affiliate ' +
+          'holds at most 20 (409 CODE_LIMIT_REACHED). A wallet that is no affiliate of the project answers 404 AFFILIATE_NOT_FOUND.',
+        tags,
+        auth: session,
+        body: codeBody,
+        responses: {
+          201: { description: 'The affiliate with its codes', schema: affiliateSchema },
+          404: { description: 'AFFILIATE_NOT_FOUND' },
+          409: { description: 'CODE_IN_USE or CODE_LIMIT_REACHED' },
+        },
+      },
+      async ({ body, caller }) => {
+        const affiliate = await clients.agency.addAffiliateCode({
+          projectId: caller.projectId,
+          user: { identifier: caller.address, identifierType: 'evm_address' },
+          code: body.code,
+        });
+        return { status: 201, body: presentAffiliate(affiliate) };
+      },
+    ),
+  ];
+}

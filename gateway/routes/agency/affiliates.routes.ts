@@ -1,0 +1,212 @@
+import { AffiliateStatus } from '../../../gen/referral/agency/v1/enums';
+import { EffectiveTaxStatus } from '../../../gen/referral/tax/v1/enums';
+import { optionalEnumValue } from '../../../services/common/enums';
+import type { CallerFor } from '../../auth/caller';
+import { listBody } from '../../http/list';
+import { nameOf, required } from '../../http/present';
+import { type AnyRoute, defineRoute } from '../../http/route';
+import type { RouteDeps } from '../route-deps';
+import { presentAffiliate } from './agency.presenters';
+import {
+  affiliateListQuery,
+  affiliateListSchema,
+  affiliateQuery,
+  affiliateSchema,
+  codeBody,
+  createAffiliateBody,
+  suspendBody,
+  updateAffiliateBody,
+} from './agency.schemas';
+
+const tags = ['Affiliates'];
+const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
+const reader = { kind: 'api_key', roles: ['admin', 'read_only'], project: 'path' } as const;
+
+/** The affiliate a path names: `:userIdentifier` with its `identifier_type` query. */
+function target(params: { userIdentifier: string }, query: { identifier_type: string }, caller: CallerFor<typeof reader>) {
+  return { projectId: caller.projectId, user: { identifier: params.userIdentifier, identifierType: query.identifier_type } };
+}
+
+const NOT_FOUND = { description: 'AFFILIATE_NOT_FOUND: this user is not an affiliate of the project (or PROJECT_NOT_FOUND)' };
+
+/** Affiliate administration under /api/v1/projects/:projectId/affiliates (admin keys; read_only may read). */
+export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
+  return [
+    defineRoute(
+      {
+        method: 'post',
+        path: '/api/v1/projects/:projectId/affiliates',
+        operationId: 'createAffiliate',
+        summary: 'Make a user an affiliate of the project',
+        description:
+          'One affiliate per user per project: a second answers 409 AFFILIATE_EXISTS. With `code`, the affiliate gets it in the same step ' +
+          '(409 CODE_IN_USE when the project has it in any letter case, and then no affiliate is created).',
+        tags,
+        auth: admin,
+        body: createAffiliateBody,
+        responses: {
+          201: { description: 'The affiliate', schema: affiliateSchema },
+          409: { description: 'AFFILIATE_EXISTS or CODE_IN_USE' },
+        },
+      },
+      async ({ body, caller }) => {
+        const affiliate = await clients.agency.createAffiliate({
+          projectId: caller.projectId,
+          user: { identifier: body.identifier, identifierType: body.identifier_type },
+          name: body.name,
+          region: body.region ?? undefined,
+          code: body.code,
+          actor: { apiKeyId: caller.keyId },
+        });
+        return { status: 201, body: presentAffiliate(affiliate) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/projects/:projectId/affiliates',
+        operationId: 'listAffiliates',
+        summary: 'The project’s affiliates, newest first, each with its tax status',
+        description:
+          'Filters combine: `status`, `region` (ISO 3166-1 alpha-2) and `q` (a prefix of the identifier or of the name). ' +
+          'Each item carries `tax_status`, read from the tax service in one call per page.',
+        tags,
+        auth: reader,
+        query: affiliateListQuery,
+        responses: { 200: { description: 'A page of affiliates', schema: affiliateListSchema } },
+      },
+      async ({ query, caller }) => {
+        const page = await clients.agency.listAffiliates({
+          projectId: caller.projectId,
+          status: optionalEnumValue(AffiliateStatus, query.status),
+          region: query.region,
+          q: query.q,
+          page: { page: query.page, pageSize: query.page_size },
+        });
+        // One batch call for the whole page, never one per row.
+        const taxStatuses =
+          page.results.length === 0
+            ? []
+            : (await clients.tax.batchGetTaxStatuses({ projectId: caller.projectId, users: page.results.map((affiliate) => required(affiliate.user, 'user')) }))
+                .results;
+        const taxStatusOf = new Map(page.results.map((affiliate, index) => [affiliate, required(taxStatuses[index], 'tax_status')]));
+        return {
+          status: 200,
+          body: listBody(page, (affiliate) => ({
+            ...presentAffiliate(affiliate),
+            tax_status: nameOf(EffectiveTaxStatus, taxStatusOf.get(affiliate)!.status, 'tax_status'),
+          })),
+        };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/projects/:projectId/affiliates/:userIdentifier',
+        operationId: 'getAffiliate',
+        summary: 'One affiliate',
+        tags,
+        auth: reader,
+        query: affiliateQuery,
+        responses: { 200: { description: 'The affiliate', schema: affiliateSchema }, 404: NOT_FOUND },
+      },
+      async ({ params, query, caller }) => ({
+        status: 200,
+        body: presentAffiliate(await clients.agency.getAffiliate(target(params, query, caller))),
+      }),
+    ),
+    defineRoute(
+      {
+        method: 'patch',
+        path: '/api/v1/projects/:projectId/affiliates/:userIdentifier',
+        operationId: 'updateAffiliate',
+        summary: 'Change an affiliate’s name or region',
+        description: 'Only the fields present change; `region: null` clears the region.',
+        tags,
+        auth: admin,
+        query: affiliateQuery,
+        body: updateAffiliateBody,
+        responses: { 200: { description: 'The affiliate', schema: affiliateSchema }, 404: NOT_FOUND },
+      },
+      async ({ params, query, body, caller }) => {
+        const affiliate = await clients.agency.updateAffiliate({
+          ...target(params, query, caller),
+          updateMask: Object.keys(body),
+          name: body.name,
+          region: body.region ?? undefined,
+        });
+        return { status: 200, body: presentAffiliate(affiliate) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/api/v1/projects/:projectId/affiliates/:userIdentifier/suspend',
+        operationId: 'suspendAffiliate',
+        summary: 'Suspend an affiliate',
+        description:
+          'From now until it is reactivated, the affiliate earns nothing for conversions (attribution reads its status at each ' +
+          'conversion’s moment) and its codes refer nobody (409 AFFILIATE_SUSPENDED). Users it already referred stay its referrals. ' +
+          'An affiliate already suspended answers 409 AFFILIATE_ALREADY_SUSPENDED.',
+        tags,
+        auth: admin,
+        query: affiliateQuery,
+        body: suspendBody,
+        responses: {
+          200: { description: 'The affiliate, suspended', schema: affiliateSchema },
+          404: NOT_FOUND,
+          409: { description: 'AFFILIATE_ALREADY_SUSPENDED' },
+        },
+      },
+      async ({ params, query, body, caller }) => {
+        const affiliate = await clients.agency.suspendAffiliate({ ...target(params, query, caller), reason: body.reason, actor: { apiKeyId: caller.keyId } });
+        return { status: 200, body: presentAffiliate(affiliate) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/api/v1/projects/:projectId/affiliates/:userIdentifier/reactivate',
+        operationId: 'reactivateAffiliate',
+        summary: 'Reactivate a suspended affiliate',
+        description: 'It earns again for conversions from now on (not for those during the suspension). An active affiliate answers 409 AFFILIATE_NOT_SUSPENDED.',
+        tags,
+        auth: admin,
+        query: affiliateQuery,
+        responses: {
+          200: { description: 'The affiliate, active', schema: affiliateSchema },
+          404: NOT_FOUND,
+          409: { description: 'AFFILIATE_NOT_SUSPENDED' },
+        },
+      },
+      async ({ params, query, caller }) => {
+        const affiliate = await clients.agency.reactivateAffiliate({ ...target(params, query, caller), actor: { apiKeyId: caller.keyId } });
+        return { status: 200, body: presentAffiliate(affiliate) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/api/v1/projects/:projectId/affiliates/:userIdentifier/codes',
+        operationId: 'addAffiliateCode',
+        summary: 'Give an affiliate another referral code',
+        description:
+          'A code is 3 to 32 of A-Z a-z 0-9 _ - and unique in the project whatever its letter case (409 CODE_IN_USE); an affiliate ' +
+          'holds at most 20 (409 CODE_LIMIT_REACHED).',
+        tags,
+        auth: admin,
+        query: affiliateQuery,
+        body: codeBody,
+        responses: {
+          201: { description: 'The affiliate with its codes', schema: affiliateSchema },
+          404: NOT_FOUND,
+          409: { description: 'CODE_IN_USE or CODE_LIMIT_REACHED' },
+        },
+      },
+      async ({ params, query, body, caller }) => {
+        const affiliate = await clients.agency.addAffiliateCode({ ...target(params, query, caller), code: body.code });
+        return { status: 201, body: presentAffiliate(affiliate) };
+      },
+    ),
+  ];
+}

@@ -1,0 +1,104 @@
+import type { Affiliate, AffiliateRef, GetReferrerResponse, Referral, Tier } from '../../../gen/referral/agency/v1/agency';
+import { AffiliateStatus } from '../../../gen/referral/agency/v1/enums';
+import type { UserRef } from '../../../gen/referral/common/v1/common';
+import { count, nameOf, required } from '../../http/present';
+
+/** gRPC messages -> the JSON the API documents (agency.schemas.ts). */
+function presentRef(ref: AffiliateRef | undefined) {
+  return ref ? { id: ref.id, identifier: ref.identifier, identifier_type: ref.identifierType } : null;
+}
+
+function presentTier(tier: Tier | undefined) {
+  return tier ? { id: tier.id, name: tier.name, rank: tier.rank } : null;
+}
+
+function presentUser(user: UserRef | undefined) {
+  const { identifier, identifierType } = required(user, 'user');
+  return { identifier, identifier_type: identifierType };
+}
+
+export function presentCodes(affiliate: Affiliate) {
+  return affiliate.codes.map((code) => ({
+    code: code.code,
+    uses: count(code.uses, 'codes.uses'),
+    created_at: required(code.createdAt, 'codes.created_at').toISOString(),
+  }));
+}
+
+export function presentAffiliate(affiliate: Affiliate) {
+  return {
+    id: affiliate.id,
+    ...presentUser(affiliate.user),
+    name: affiliate.name,
+    region: affiliate.region ?? null,
+    status: nameOf(AffiliateStatus, affiliate.status, 'status'),
+    suspended_at: affiliate.suspendedAt?.toISOString() ?? null,
+    suspension_reason: affiliate.suspensionReason ?? null,
+    codes: presentCodes(affiliate),
+    master: presentRef(affiliate.master),
+    is_master: affiliate.isMaster,
+    current_tier: presentTier(affiliate.currentTier),
+    active_tier: presentTier(affiliate.activeTier),
+    tier_protection: affiliate.tierProtection
+      ? {
+          tier_id: affiliate.tierProtection.tierId,
+          expires_at: required(affiliate.tierProtection.expiresAt, 'tier_protection.expires_at').toISOString(),
+          days_remaining: affiliate.tierProtection.daysRemaining,
+        }
+      : null,
+    joined_at: required(affiliate.joinedAt, 'joined_at').toISOString(),
+    updated_at: required(affiliate.updatedAt, 'updated_at').toISOString(),
+  };
+}
+
+export function presentReferral(referral: Referral) {
+  const user = presentUser(referral.user);
+  const affiliate = required(referral.affiliate, 'affiliate');
+  return {
+    user_identifier: user.identifier,
+    user_identifier_type: user.identifier_type,
+    affiliate: { id: affiliate.id, identifier: affiliate.identifier },
+    code: referral.code,
+    referred_at: required(referral.referredAt, 'referred_at').toISOString(),
+  };
+}
+
+/** The @fuul/sdk's shapes: `user_identifier` where our own API says `identifier`. */
+export function presentSdkCreatedAffiliate(affiliate: Affiliate, code: string) {
+  const user = presentUser(affiliate.user);
+  return {
+    id: affiliate.id,
+    name: affiliate.name,
+    code: affiliate.codes.find((held) => held.code.toLowerCase() === code.toLowerCase())?.code ?? code,
+    user_identifier: user.identifier,
+    user_identifier_type: user.identifier_type,
+    region: affiliate.region ?? null,
+    updated_at: required(affiliate.updatedAt, 'updated_at').toISOString(),
+  };
+}
+
+export function presentSdkAffiliate(affiliate: Affiliate) {
+  const user = presentUser(affiliate.user);
+  return {
+    id: affiliate.id,
+    name: affiliate.name,
+    user_identifier: user.identifier,
+    user_identifier_type: user.identifier_type,
+    region: affiliate.region ?? null,
+    codes: presentCodes(affiliate),
+    current_tier: presentTier(affiliate.currentTier),
+    updated_at: required(affiliate.updatedAt, 'updated_at').toISOString(),
+  };
+}
+
+export function presentReferrer(userIdentifier: string, referrer: GetReferrerResponse) {
+  const referral = referrer.referral;
+  return {
+    user_identifier: userIdentifier,
+    referrer_identifier: referral ? required(referral.affiliate, 'affiliate').identifier : null,
+    referrer_name: referrer.referrerName ?? null,
+    referrer_code: referrer.referrerCodes[0] ?? null,
+    referrer_codes: referrer.referrerCodes,
+    referred_at: referral ? required(referral.referredAt, 'referred_at').toISOString() : null,
+  };
+}

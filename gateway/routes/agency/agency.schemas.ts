@@ -1,0 +1,150 @@
+import { z } from 'zod';
+import { AffiliateStatus } from '../../../gen/referral/agency/v1/enums';
+import { EffectiveTaxStatus } from '../../../gen/referral/tax/v1/enums';
+import { AGENCY_TEXT_LIMITS, REFERRAL_CODE_RULES } from '../../../services/common/contract-limits';
+import { enumNames } from '../../../services/common/enums';
+import { IDENTIFIER_TYPES } from '../../../services/common/identifiers';
+import { listSchema, pageQuery } from '../../http/list';
+import { userIdentifier } from '../../http/params';
+
+/**
+ * HTTP shapes of the agency API (snake_case): affiliates, codes and referrals; the gRPC contract is
+ * proto/referral/agency. The service checks every rule again (code format and uniqueness, country
+ * list, name length): these shapes refuse what is malformed and document what is accepted.
+ */
+const timestamp = z.string().describe('ISO-8601 UTC');
+const affiliateStatuses = z.enum(enumNames(AffiliateStatus));
+/** Made canonical here, at the edge (gateway/http/params.ts). */
+const identifier = userIdentifier(z.string().min(1).max(512));
+const identifierType = z.string().min(1).max(64).describe(IDENTIFIER_TYPES.join(', '));
+const code = z
+  .string()
+  .max(64)
+  .describe(
+    `${REFERRAL_CODE_RULES.minLength} to ${REFERRAL_CODE_RULES.maxLength} of A-Z a-z 0-9 _ -; unique in the project whatever its letter case`,
+  );
+const region = z.string().max(8).describe('ISO 3166-1 alpha-2 country code (any letter case), e.g. US, DE, BR');
+const name = z.string().max(AGENCY_TEXT_LIMITS.nameLength * 2).describe(`1 to ${AGENCY_TEXT_LIMITS.nameLength} characters`);
+
+export const affiliateCodeSchema = z.object({
+  code: z.string().describe('As registered (its letter case kept)'),
+  uses: z.number().int().describe('Users referred with it'),
+  created_at: timestamp,
+});
+
+const affiliateRefSchema = z.object({ id: z.string(), identifier: z.string(), identifier_type: z.string() });
+const tierSchema = z.object({ id: z.string().describe('The tier’s audience segment id'), name: z.string(), rank: z.number().int() });
+
+export const affiliateSchema = z.object({
+  id: z.string(),
+  identifier: z.string(),
+  identifier_type: z.string(),
+  name: z.string(),
+  region: z.string().nullable().describe('ISO 3166-1 alpha-2'),
+  status: affiliateStatuses.describe('A suspended affiliate earns nothing for conversions while suspended, and its codes refer nobody'),
+  suspended_at: timestamp.nullable().describe('While suspended: since when'),
+  suspension_reason: z.string().nullable(),
+  codes: z.array(affiliateCodeSchema).describe('Oldest first'),
+  master: affiliateRefSchema.nullable().describe('The master affiliate it is bound to'),
+  is_master: z.boolean(),
+  current_tier: tierSchema.nullable().describe('The tier its metrics qualify it for'),
+  active_tier: tierSchema.nullable().describe('The tier in force: the higher of the current and a protected one'),
+  tier_protection: z
+    .object({ tier_id: z.string(), expires_at: timestamp, days_remaining: z.number().int() })
+    .nullable()
+    .describe('Days remaining of a protection period (1 to 365)'),
+  joined_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const affiliateListItemSchema = affiliateSchema.extend({
+  tax_status: z.enum(enumNames(EffectiveTaxStatus)).describe('The affiliate’s effective tax status (see the tax endpoints)'),
+});
+export const affiliateListSchema = listSchema(affiliateListItemSchema);
+
+export const createAffiliateBody = z.strictObject({
+  identifier,
+  identifier_type: identifierType,
+  name,
+  region: region.nullable().optional(),
+  code: code.optional().describe('The affiliate’s first code'),
+});
+
+export const updateAffiliateBody = z.strictObject({
+  name: name.optional(),
+  region: region.nullable().optional().describe('null clears it'),
+});
+
+export const suspendBody = z.strictObject({
+  reason: z.string().max(AGENCY_TEXT_LIMITS.reasonLength * 2).describe(`Why (1 to ${AGENCY_TEXT_LIMITS.reasonLength} characters); kept in the status history`),
+});
+
+export const codeBody = z.strictObject({ code });
+
+export const affiliateQuery = z.object({
+  identifier_type: identifierType.default('evm_address').describe('The identifier’s type; evm_address when left out'),
+});
+
+export const affiliateListQuery = z.object({
+  ...pageQuery,
+  status: affiliateStatuses.optional(),
+  region: region.optional(),
+  q: z.string().max(200).optional().describe('A prefix of the identifier or of the name (the name’s letter case ignored)'),
+});
+
+export const referralBody = z.strictObject({ user_identifier: identifier, user_identifier_type: identifierType, code });
+
+export const referralSchema = z.object({
+  user_identifier: z.string(),
+  user_identifier_type: z.string(),
+  affiliate: z.object({ id: z.string(), identifier: z.string() }),
+  code: z.string().describe('The code used, as its affiliate registered it'),
+  referred_at: timestamp,
+});
+
+/** The @fuul/sdk's createAffiliateCode body (its `name` is the code). */
+export const sdkCreateAffiliateBody = z.strictObject({
+  address: identifier.describe('The wallet (0x + 40 hex digits, any letter case)'),
+  identifier_type: identifierType.default('evm_address').describe('evm_address: only wallets that sign EIP-191 messages'),
+  name: name.optional().describe('The affiliate’s name; the code when left out'),
+  code,
+  signature: z.string().max(1_000).describe('EIP-191 signature of the configured message (AFFILIATE_CODE_MESSAGE_TEMPLATE) with {code} replaced'),
+});
+
+export const sdkCreatedAffiliateSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  code: z.string(),
+  user_identifier: z.string(),
+  user_identifier_type: z.string(),
+  region: z.string().nullable(),
+  updated_at: timestamp,
+});
+
+export const sdkAffiliateSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  user_identifier: z.string(),
+  user_identifier_type: z.string(),
+  region: z.string().nullable(),
+  codes: z.array(affiliateCodeSchema).describe('Oldest first'),
+  current_tier: tierSchema.nullable(),
+  updated_at: timestamp,
+});
+
+export const userQuery = z.object({ user_identifier: identifier, user_identifier_type: identifierType });
+
+export const useCodeBody = z.strictObject({
+  signature: z.string().max(1_000).describe('The user’s EIP-191 signature of signature_message'),
+  signature_message: z.string().min(1).max(2_000).describe('Any message that names the code (letter case ignored)'),
+  chain_id: z.number().int().positive().optional().describe('Accepted for the SDK; signatures are checked as plain EIP-191 whatever the chain'),
+});
+
+export const referrerSchema = z.object({
+  user_identifier: z.string(),
+  referrer_identifier: z.string().nullable(),
+  referrer_name: z.string().nullable(),
+  referrer_code: z.string().nullable().describe('The referrer’s oldest code'),
+  referrer_codes: z.array(z.string()).describe('All the referrer’s codes, oldest first'),
+  referred_at: timestamp.nullable(),
+});

@@ -1,0 +1,42 @@
+import { required } from '../../http/present';
+import { type AnyRoute, defineRoute } from '../../http/route';
+import type { RouteDeps } from '../route-deps';
+import { presentReferral } from './agency.presenters';
+import { referralBody, referralSchema } from './agency.schemas';
+
+/** Who referred whom, from the project's backend (service_role keys). */
+export function referralRoutes({ clients }: RouteDeps): AnyRoute[] {
+  return [
+    defineRoute(
+      {
+        method: 'post',
+        path: '/api/v1/referrals',
+        operationId: 'createReferral',
+        summary: 'Record that a user was referred with an affiliate’s code',
+        description:
+          'The first referral of a user wins and is never overwritten: the same affiliate again (with any of its codes) answers 200 with the ' +
+          'stored referral; another affiliate answers 409 ALREADY_REFERRED. An affiliate cannot refer itself (400 SELF_REFERRAL), a ' +
+          'suspended affiliate’s code refers nobody (409 AFFILIATE_SUSPENDED), and an unknown code answers 404 CODE_NOT_FOUND. ' +
+          'The code’s letter case is ignored.',
+        tags: ['Referrals'],
+        auth: { kind: 'api_key', roles: ['service_role'], project: 'key' } as const,
+        body: referralBody,
+        responses: {
+          200: { description: 'The user was already referred by this affiliate: the stored referral, unchanged', schema: referralSchema },
+          201: { description: 'The referral', schema: referralSchema },
+          404: { description: 'CODE_NOT_FOUND' },
+          409: { description: 'ALREADY_REFERRED or AFFILIATE_SUSPENDED' },
+        },
+      },
+      async ({ body, caller }) => {
+        const { referral, created } = await clients.agency.createReferral({
+          projectId: caller.projectId,
+          user: { identifier: body.user_identifier, identifierType: body.user_identifier_type },
+          code: body.code,
+        });
+        const presented = presentReferral(required(referral, 'referral'));
+        return created ? { status: 201, body: presented } : { status: 200, body: presented };
+      },
+    ),
+  ];
+}

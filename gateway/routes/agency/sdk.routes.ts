@@ -1,0 +1,212 @@
+import { z } from 'zod';
+import { isServiceError, readGrpcError } from '../../../services/common/grpc/errors';
+import { HttpError } from '../../http/errors';
+import { required } from '../../http/present';
+import { type AnyRoute, defineRoute } from '../../http/route';
+import type { RouteDeps } from '../route-deps';
+import { presentReferral, presentReferrer, presentSdkAffiliate, presentSdkCreatedAffiliate } from './agency.presenters';
+import {
+  affiliateQuery,
+  referralSchema,
+  referrerSchema,
+  sdkAffiliateSchema,
+  sdkCreateAffiliateBody,
+  sdkCreatedAffiliateSchema,
+  useCodeBody,
+  userQuery,
+} from './agency.schemas';
+
+/** A project key of any role; the key names the project. */
+const projectKey = { kind: 'api_key', roles: ['service_role', 'admin', 'read_only'], project: 'key' } as const;
+const tags = ['Affiliate self-service (@fuul/sdk)'];
+
+/**
+ * The @fuul/sdk matches these exact messages (lowercased) to throw its typed errors
+ * (InvalidSignatureError, AddressInUseError, CodeInUseError): they are its contract, not prose.
+ */
+const invalidSignature = () => new HttpError(400, 'INVALID_SIGNATURE', 'invalid signature');
+const SDK_CONFLICTS: Record<string, () => HttpError> = {
+  AFFILIATE_EXISTS: () => new HttpError(409, 'ADDRESS_IN_USE', 'address in use'),
+  CODE_IN_USE: () => new HttpError(409, 'CODE_IN_USE', 'code in use'),
+};
+
+/** The service's refusals in the SDK's words; anything else is answered as everywhere. */
+async function inSdkTerms<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    const code = isServiceError(error) ? readGrpcError(error).code : undefined;
+    const translated = code === undefined ? undefined : SDK_CONFLICTS[code];
+    throw translated ? translated() : error;
+  }
+}
+
+/** Only wallets that sign EIP-191 messages can prove themselves here. */
+function requireEvm(identifierType: string, field: string): void {
+  if (identifierType !== 'evm_address') {
+    throw new HttpError(400, 'VALIDATION_FAILED', `${field}: must be evm_address: only wallets that sign EIP-191 messages are supported`, [
+      { field, reason: 'must be evm_address' },
+    ]);
+  }
+}
+
+/** The code appears in the message as a whole word (letter case ignored), not inside a longer code. */
+function namesCode(message: string, code: string): boolean {
+  const escaped = code.replace(/[-\\^$.*+?()[\]{}|]/g, '\\$&');
+  return new RegExp(`(^|[^A-Za-z0-9_-])${escaped}($|[^A-Za-z0-9_-])`, 'i').test(message);
+}
+
+const codeAnswer = (field: 'free' | 'available') => z.object({ [field]: z.boolean() });
+
+/**
+ * The paths the published @fuul/sdk calls (`Fuul.init({ apiKey, baseApiUrl: '<gateway>/api/v1/' })`):
+ * createAffiliateCode, getAffiliateCode, isAffiliateCodeFree / isAffiliateCodeAvailable,
+ * useReferralCode and getUserReferrer. Bodies, casing and error messages are the SDK's.
+ */
+export function sdkRoutes({ clients, signatures }: RouteDeps): AnyRoute[] {
+  return [
+    defineRoute(
+      {
+        method: 'post',
+        path: '/api/v1/affiliates',
+        operationId: 'createAffiliateCodeSdk',
+        summary: 'A wallet becomes an affiliate of the key’s project with its first code (Fuul.createAffiliateCode)',
+        description:
+          '`signature` is the wallet’s EIP-191 signature of the configured message (AFFILIATE_CODE_MESSAGE_TEMPLATE, by default ' +
+          '`I confirm that I am creating the {code} code`) with {code} replaced by the code as sent. Errors carry the messages the SDK ' +
+          'matches: `invalid signature` (400 INVALID_SIGNATURE), `address in use` (409 ADDRESS_IN_USE: the wallet is already an affiliate), ' +
+          '`code in use` (409 CODE_IN_USE: the project has the code in any letter case).',
+        tags,
+        auth: projectKey,
+        body: sdkCreateAffiliateBody,
+        responses: {
+          201: { description: 'The affiliate and its code', schema: sdkCreatedAffiliateSchema },
+          409: { description: '`address in use` or `code in use`' },
+        },
+      },
+      async ({ body, caller }) => {
+        requireEvm(body.identifier_type, 'identifier_type');
+        if (!(await signatures.isSignedBy(body.address, signatures.codeCreationMessage(body.code), body.signature))) throw invalidSignature();
+        const affiliate = await inSdkTerms(
+          clients.agency.createAffiliate({
+            projectId: caller.projectId,
+            user: { identifier: body.address, identifierType: body.identifier_type },
+            name: body.name ?? body.code,
+            code: body.code,
+            actor: {},
+          }),
+        );
+        return { status: 201, body: presentSdkCreatedAffiliate(affiliate, body.code) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/affiliates/codes/:code',
+        operationId: 'isAffiliateCodeFreeSdk',
+        summary: 'Whether no affiliate of the key’s project holds the code, in any letter case (Fuul.isAffiliateCodeFree)',
+        tags,
+        auth: projectKey,
+        responses: { 200: { description: '`free`: nobody holds it', schema: codeAnswer('free') } },
+      },
+      async ({ params, caller }) => {
+        const { free } = await clients.agency.checkCode({ projectId: caller.projectId, code: params.code });
+        return { status: 200, body: { free } };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/affiliates/codes/:code/availability',
+        operationId: 'isAffiliateCodeAvailableSdk',
+        summary: 'Whether the code could be registered now: free, and a valid code (Fuul.isAffiliateCodeAvailable)',
+        tags,
+        auth: projectKey,
+        responses: { 200: { description: '`available`: free and 3 to 32 of A-Z a-z 0-9 _ -', schema: codeAnswer('available') } },
+      },
+      async ({ params, caller }) => {
+        const { available } = await clients.agency.checkCode({ projectId: caller.projectId, code: params.code });
+        return { status: 200, body: { available } };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/affiliates/:address',
+        operationId: 'getAffiliateSdk',
+        summary: 'An affiliate of the key’s project and its codes (Fuul.getAffiliateCode)',
+        description: '404 AFFILIATE_NOT_FOUND when the wallet is no affiliate of the project (the SDK then answers null).',
+        tags,
+        auth: projectKey,
+        query: affiliateQuery,
+        responses: { 200: { description: 'The affiliate', schema: sdkAffiliateSchema }, 404: { description: 'AFFILIATE_NOT_FOUND' } },
+      },
+      async ({ params, query, caller }) => {
+        const affiliate = await clients.agency.getAffiliate({
+          projectId: caller.projectId,
+          user: { identifier: params.address, identifierType: query.identifier_type },
+        });
+        return { status: 200, body: presentSdkAffiliate(affiliate) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'patch',
+        path: '/api/v1/referral_codes/:code/use',
+        operationId: 'useReferralCodeSdk',
+        summary: 'A user accepts a referral code: the first referral wins (Fuul.useReferralCode)',
+        description:
+          'The user proves its wallet with an EIP-191 signature of `signature_message`, which must name the code (letter case ignored): ' +
+          'otherwise 400 SIGNATURE_MESSAGE_MISMATCH, or 400 INVALID_SIGNATURE (`invalid signature`) when the wallet did not sign it. ' +
+          'Then as POST /api/v1/referrals: 201 referred, 200 already referred by this affiliate, 409 ALREADY_REFERRED or ' +
+          'AFFILIATE_SUSPENDED, 400 SELF_REFERRAL, 404 CODE_NOT_FOUND.',
+        tags,
+        auth: projectKey,
+        query: userQuery,
+        body: useCodeBody,
+        responses: {
+          200: { description: 'Already referred by this affiliate: the stored referral, unchanged', schema: referralSchema },
+          201: { description: 'The referral', schema: referralSchema },
+          404: { description: 'CODE_NOT_FOUND' },
+          409: { description: 'ALREADY_REFERRED or AFFILIATE_SUSPENDED' },
+        },
+      },
+      async ({ params, query, body, caller }) => {
+        requireEvm(query.user_identifier_type, 'user_identifier_type');
+        if (!namesCode(body.signature_message, params.code)) {
+          throw new HttpError(400, 'SIGNATURE_MESSAGE_MISMATCH', 'signature_message must name the code being used', [
+            { field: 'signature_message', reason: `does not name the code ${params.code}` },
+          ]);
+        }
+        if (!(await signatures.isSignedBy(query.user_identifier, body.signature_message, body.signature))) throw invalidSignature();
+        const { referral, created } = await clients.agency.createReferral({
+          projectId: caller.projectId,
+          user: { identifier: query.user_identifier, identifierType: query.user_identifier_type },
+          code: params.code,
+        });
+        const presented = presentReferral(required(referral, 'referral'));
+        return created ? { status: 201, body: presented } : { status: 200, body: presented };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/user/referrer',
+        operationId: 'getUserReferrerSdk',
+        summary: 'Who referred a user in the key’s project (Fuul.getUserReferrer)',
+        description: 'Nobody: every referrer field is null and `referrer_codes` is [].',
+        tags,
+        auth: projectKey,
+        query: userQuery,
+        responses: { 200: { description: 'The referrer, or nulls', schema: referrerSchema } },
+      },
+      async ({ query, caller }) => {
+        const referrer = await clients.agency.getReferrer({
+          projectId: caller.projectId,
+          user: { identifier: query.user_identifier, identifierType: query.user_identifier_type },
+        });
+        return { status: 200, body: presentReferrer(query.user_identifier, referrer) };
+      },
+    ),
+  ];
+}

@@ -1,0 +1,38 @@
+import type { EventType } from './contracts';
+
+/**
+ * Who consumes which events, as data: a producer's relay reads this list to know which queue each
+ * event of its outbox goes to (one BullMQ queue per consumer), and a consumer's service registers
+ * the handler of each entry that names it (defineConsumer in ../outbox/consumer.ts). Data only, so
+ * every service may import it without importing another service's code.
+ *
+ * A new consumer is one entry here, and its handler in the service it names.
+ */
+export interface EventConsumerEntry {
+  /** Unique across the platform: names its queue (events-<name>) and its rows in processed_events. */
+  name: string;
+  /** The service (catalog name) whose process runs the handler. */
+  service: string;
+  /** The event types it receives; every producer relays these to it. */
+  eventTypes: readonly EventType[];
+}
+
+function consumers<T extends { [K in keyof T]: EventConsumerEntry & { name: K } }>(entries: T): T {
+  return entries;
+}
+
+export const EVENT_CONSUMERS = consumers({
+  /** Approving an application adds the user to the segment the admin chose. */
+  'audience-application-approvals': {
+    name: 'audience-application-approvals',
+    service: 'audience',
+    eventTypes: ['agency.application.approved'],
+  },
+} as const);
+
+export const EVENT_CONSUMER_LIST: readonly EventConsumerEntry[] = Object.values(EVENT_CONSUMERS);
+
+/** The consumers that receive events of this type. */
+export function consumersOf(type: string, list: readonly EventConsumerEntry[] = EVENT_CONSUMER_LIST): EventConsumerEntry[] {
+  return list.filter((consumer) => (consumer.eventTypes as readonly string[]).includes(type));
+}

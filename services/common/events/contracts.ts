@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { IdentifierType } from '../../../gen/referral/common/v1/common';
+import { enumNames } from '../enums';
+
+/**
+ * The events that cross service boundaries (DESIGN §7), one entry per type: its name,
+ * `<producer>.<what happened>`, and the shape of its payload (snake_case JSON). Producers write them
+ * with appendOutboxEvents (../outbox/append.ts); consumers receive them parsed by these schemas.
+ * Payloads carry ids and the few facts a consumer needs, never whole rows of the producer's schema.
+ * A new event is one entry here; change a shape only in ways old consumers still read.
+ */
+const uuid = z.uuid();
+const user = z.object({ identifier: z.string().min(1), identifier_type: z.enum(enumNames(IdentifierType)) });
+
+/** Users that entered or left one segment together (one applied batch, one dashboard add, one removal). */
+const audienceEntries = z.object({
+  segment_id: uuid,
+  /** static: added by hand or through the API; dynamic: by the segment's condition. */
+  kind: z.enum(['static', 'dynamic']),
+  users: z.array(user).min(1),
+});
+
+export const EVENT_PAYLOADS = {
+  /** Users added to a segment (only those that were not in it already). */
+  'audience.entry_added': audienceEntries,
+  /** Users removed from a segment. */
+  'audience.entry_removed': audienceEntries,
+  /** A segment was deleted, and every entry with it (no entry_removed events follow). */
+  'audience.segment_deleted': z.object({ segment_id: uuid }),
+  /** An admin approved an affiliate application: the user joins the (static) segment named. */
+  'agency.application.approved': z.object({
+    project_id: uuid,
+    application_id: uuid,
+    audience_id: uuid,
+    user,
+  }),
+} as const;
+
+export type EventType = keyof typeof EVENT_PAYLOADS;
+export type EventPayload<T extends EventType> = z.output<(typeof EVENT_PAYLOADS)[T]>;
+
+export const EVENT_TYPES = Object.keys(EVENT_PAYLOADS) as EventType[];
+
+export function isEventType(value: string): value is EventType {
+  return Object.hasOwn(EVENT_PAYLOADS, value);
+}

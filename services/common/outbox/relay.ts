@@ -1,0 +1,187 @@
+import { type Kysely, sql } from 'kysely';
+import type { Clock } from '../clock';
+import { EVENT_CONSUMER_LIST, type EventConsumerEntry } from '../events/consumers';
+import type { RelayParticipant } from '../job-relay';
+import type { Logger } from '../logger';
+import type { QueueKit } from '../queue';
+import { consumerJob } from './consumer';
+import type { EventJobData } from './event';
+import type { OutboxTables } from './tables';
+
+/** What domain code needs of the relay: to say that a commit appended events. */
+export interface OutboxWaker {
+  wake(): void;
+}
+
+export interface OutboxRelayOptions {
+  /** The producing service: names its marker in Redis (one outbox per service). */
+  service: string;
+  clock: Clock;
+  logger: Logger;
+  /** Events read and queued per round (OUTBOX_RELAY_BATCH). */
+  batchSize: number;
+  /** How long relayed events are kept (OUTBOX_RETENTION_HOURS); processed_events keeps twice as long. */
+  retentionMs: number;
+  /** Who receives which events: the catalog (events/consumers.ts) unless a test names its own. */
+  consumers?: readonly EventConsumerEntry[];
+}
+
+/** A round stops adding events once their stored (compressed) payloads reach this many bytes, so a round's memory stays bounded. */
+const ROUND_PAYLOAD_BYTES = 1024 * 1024;
+/** Pruning runs at most this often (real time: it is housekeeping, not business time). */
+const PRUNE_EVERY_MS = 60_000;
+/** Rows one prune statement deletes (the next pass deletes more). */
+const PRUNE_LIMIT = 10_000;
+
+interface PendingRow {
+  seq: bigint;
+  id: string;
+  type: string;
+  project_id: string;
+  payload: unknown;
+  created_at: Date;
+}
+
+/**
+ * Moves committed events from the service's outbox to the queue of each consumer that subscribes
+ * to their type, in rounds ordered by seq, then marks them relayed. Every step may be repeated:
+ * a job id is (event, consumer), so queuing an event again is a no-op while its job exists, and its
+ * consumer's processed_events makes a late repeat harmless; a crash between queuing and marking
+ * just queues the round again.
+ *
+ * Runs after each commit that appended events (wake), on the job relay's timer and whenever Redis
+ * reconnects (a RelayParticipant of services/common/job-relay.ts). Redis losing its data is
+ * noticed by a marker key going missing: every event still kept is then relayed again, since the
+ * jobs that carried them may be gone (consumers skip the ones they had processed).
+ */
+export class OutboxRelay<DB extends OutboxTables = OutboxTables> implements RelayParticipant {
+  readonly name = 'event outbox';
+  private readonly consumers: readonly EventConsumerEntry[];
+  private active = false;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private lastPruneAt = 0;
+  private readonly db: Kysely<OutboxTables>;
+
+  constructor(
+    db: Kysely<DB>,
+    private readonly queues: QueueKit,
+    private readonly options: OutboxRelayOptions,
+  ) {
+    // Only the outbox tables are used here, whatever else the service's schema holds.
+    this.db = db as unknown as Kysely<OutboxTables>;
+    this.consumers = options.consumers ?? EVENT_CONSUMER_LIST;
+  }
+
+  onStart(): void {
+    this.active = true;
+  }
+
+  onStop(): void {
+    this.active = false;
+  }
+
+  /** Events were just committed: relay them now, in the background (no-op where the relay does not run). */
+  wake(): void {
+    if (!this.active) return;
+    this.pass().catch((error: unknown) => this.options.logger.warn({ err: error }, 'event relay failed after a commit; its periodic pass retries'));
+  }
+
+  /** Relays every pending event. Passes never overlap: asking during one runs another right after it. */
+  pass(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        await this.passOnce();
+      } while (this.again);
+    })().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async passOnce(): Promise<void> {
+    // Redis away: nothing can be queued; the pass on reconnection does the work.
+    if (!this.queues.isAvailable()) return;
+    await this.replayIfRedisLostData();
+    while (await this.relayRound()) {
+      // Until a round finds nothing more.
+    }
+    if (Date.now() - this.lastPruneAt >= PRUNE_EVERY_MS) {
+      this.lastPruneAt = Date.now();
+      await this.prune();
+    }
+  }
+
+  /** One round: the oldest pending events, queued to their consumers, then marked. False when none was pending. */
+  private async relayRound(): Promise<boolean> {
+    // Raw: a running sum over the window of a limited subquery has no builder form worth reading.
+    const { rows } = await sql<PendingRow>`
+      SELECT seq, id, type, project_id, payload, created_at FROM (
+        SELECT seq, id, type, project_id, payload, created_at,
+               sum(pg_column_size(payload)) OVER (ORDER BY seq) - pg_column_size(payload) AS bytes_before
+        FROM outbox WHERE relayed_at IS NULL ORDER BY seq LIMIT ${this.options.batchSize}
+      ) pending
+      WHERE bytes_before < ${ROUND_PAYLOAD_BYTES}
+      ORDER BY seq`.execute(this.db);
+    if (rows.length === 0) return false;
+
+    const events: Array<EventJobData> = rows.map((row) => ({
+      id: row.id,
+      type: row.type,
+      projectId: row.project_id,
+      payload: row.payload,
+      createdAt: row.created_at.toISOString(),
+    }));
+    for (const consumer of this.consumers) {
+      const theirs = events.filter((event) => (consumer.eventTypes as readonly string[]).includes(event.type));
+      if (theirs.length > 0) await this.queues.enqueueMany(consumerJob(consumer), theirs);
+    }
+    await this.db
+      .updateTable('outbox')
+      .set({ relayed_at: this.options.clock.now() })
+      .where('seq', 'in', rows.map((row) => row.seq))
+      .where('relayed_at', 'is', null)
+      .execute();
+    return true;
+  }
+
+  private async replayIfRedisLostData(): Promise<void> {
+    const marker = `outbox:${this.options.service}`;
+    if (await this.queues.hasMarker(marker)) return;
+    // Marked only after the events are pending again: a crash in between replays them once more, harmlessly.
+    const { numUpdatedRows } = await this.db.updateTable('outbox').set({ relayed_at: null }).where('relayed_at', 'is not', null).executeTakeFirst();
+    if (numUpdatedRows > 0n) {
+      this.options.logger.warn(
+        { events: Number(numUpdatedRows) },
+        'Redis lost its data (the outbox marker is gone): relaying every kept event again; consumers skip those they processed',
+      );
+    }
+    await this.queues.setMarker(marker, this.options.clock.now().toISOString());
+  }
+
+  /** Relayed events past retention go; so do processed-event records past twice that. Passes run it at most once a minute. */
+  async prune(): Promise<void> {
+    const now = this.options.clock.now().getTime();
+    const relayedBefore = new Date(now - this.options.retentionMs);
+    const processedBefore = new Date(now - 2 * this.options.retentionMs);
+    const outbox = await this.db
+      .deleteFrom('outbox')
+      .where('seq', 'in', (eb) =>
+        eb.selectFrom('outbox').select('seq').where('relayed_at', '<', relayedBefore).orderBy('relayed_at').limit(PRUNE_LIMIT),
+      )
+      .executeTakeFirst();
+    // Small rows, pruned every minute: each prune deletes about a minute's worth.
+    const processed = await this.db.deleteFrom('processed_events').where('processed_at', '<', processedBefore).executeTakeFirst();
+    if (outbox.numDeletedRows > 0n || processed.numDeletedRows > 0n) {
+      this.options.logger.info(
+        { outbox: Number(outbox.numDeletedRows), processed_events: Number(processed.numDeletedRows) },
+        'pruned events past retention',
+      );
+    }
+  }
+}

@@ -1,0 +1,227 @@
+import { randomUUID } from 'node:crypto';
+import { appendOutboxEvents } from '../../services/common/outbox/append';
+import { consumerJob, deliverEvent, defineConsumer } from '../../services/common/outbox/consumer';
+import type { EventJobData, NewOutboxEvent } from '../../services/common/outbox/event';
+import { evmAddress } from '../helpers/fixtures';
+import { membershipConsumer, type OutboxProbe, startOutboxProbe } from '../helpers/outbox';
+import { pollUntil } from '../helpers/poll';
+import { deleteKeys } from '../helpers/stack';
+import { TEST_REDIS_URL } from '../setup/test-env';
+
+/**
+ * The event outbox of services/common/outbox on a probe service (test/helpers/outbox.ts): append in
+ * the producer's transaction, the relay to each consumer's queue, and the consumer's exactly-once
+ * effect, against the real PostgreSQL and Redis.
+ */
+describe('event outbox', () => {
+  let probe: OutboxProbe;
+  beforeAll(async () => {
+    probe = await startOutboxProbe();
+  });
+  afterAll(() => probe.stop());
+
+  const consumer = membershipConsumer();
+  const job = consumer.job;
+  const projectId = randomUUID();
+  const added = (users: number[], segmentId = randomUUID()): NewOutboxEvent => ({
+    type: 'audience.entry_added',
+    projectId,
+    payload: { segment_id: segmentId, kind: 'static', users: users.map((n) => ({ identifier: evmAddress(n), identifier_type: 'evm_address' })) },
+  });
+  const outboxRows = async (ids: string[]) =>
+    (await probe.sql.query(`SELECT id, type, relayed_at FROM ${probe.schema}.outbox WHERE id = ANY($1) ORDER BY seq`, [ids])).rows;
+  const jobOf = (eventId: string) => probe.queues.queue(job.queue).getJob(`${eventId}-${consumer.name}`);
+  const jobData = (id: string, event: NewOutboxEvent): EventJobData => ({
+    id,
+    type: event.type,
+    projectId: event.projectId,
+    payload: event.payload,
+    createdAt: probe.clock.now().toISOString(),
+  });
+  const deliver = (data: EventJobData, which = consumer) => deliverEvent(probe.db, which, data, probe.clock, probe.logs.logger('consumer'));
+  const processed = async (eventId: string) =>
+    (await probe.sql.query(`SELECT outcome, note FROM ${probe.schema}.processed_events WHERE event_id = $1`, [eventId])).rows;
+  const effectsOf = async (eventId: string) =>
+    Number((await probe.sql.query(`SELECT count(*)::int AS n FROM ${probe.schema}.effects WHERE event_id = $1`, [eventId])).rows[0].n);
+
+  describe('append and relay', () => {
+    it('writes nothing, and relays nothing, when the producer rolls its transaction back', async () => {
+      let ids: string[] = [];
+      await expect(
+        probe.db.transaction().execute(async (trx) => {
+          ids = await appendOutboxEvents(trx, probe.clock.now(), [added([1, 2])]);
+          throw new Error('the change failed');
+        }),
+      ).rejects.toThrow('the change failed');
+      await probe.relay().pass();
+      expect(ids).toHaveLength(1);
+      expect(await outboxRows(ids)).toEqual([]);
+      expect(await jobOf(ids[0]!)).toBeUndefined();
+    });
+
+    it('queues a committed event once per consumer under the id (event, consumer), with its payload, and marks it relayed', async () => {
+      const event = added([3, 4]);
+      const [id] = await probe.db.transaction().execute((trx) => appendOutboxEvents(trx, probe.clock.now(), [event]));
+      const relay = probe.relay();
+      await relay.pass();
+      const queued = await jobOf(id!);
+      expect(queued?.data.payload).toEqual({ ...jobData(id!, event), createdAt: probe.clock.now().toISOString() });
+      expect((await outboxRows([id!]))[0].relayed_at).toEqual(probe.clock.now());
+      // Nobody else subscribes to audience.entry_added: no other queue got it.
+      const other = probe.queues.queue(consumerJob({ name: 'audience-application-approvals' }).queue);
+      expect(await other.getJob(`${id}-audience-application-approvals`)).toBeUndefined();
+    });
+
+    it('relays twice (a crash between queuing and marking) without a second job', async () => {
+      const [id] = await probe.db.transaction().execute((trx) => appendOutboxEvents(trx, probe.clock.now(), [added([5])]));
+      await probe.relay().pass();
+      await probe.sql.query(`UPDATE ${probe.schema}.outbox SET relayed_at = NULL WHERE id = $1`, [id]);
+      await probe.relay().pass();
+      const queue = probe.queues.queue(job.queue);
+      const jobs = (await queue.getJobs(['waiting'])).filter((queued) => queued.data.payload.id === id);
+      expect(jobs).toHaveLength(1);
+    });
+
+    it('relays in rounds, in the order the events were written', async () => {
+      const written: string[] = [];
+      const events = Array.from({ length: 7 }, (_, i) => added([100 + i]));
+      for (const event of events) {
+        const [id] = await probe.db.transaction().execute((trx) => appendOutboxEvents(trx, probe.clock.now(), [event]));
+        written.push(id!);
+      }
+      await probe.relay({ batchSize: 3 }).pass();
+      const rows = await outboxRows(written);
+      expect(rows.every((row: { relayed_at: Date | null }) => row.relayed_at !== null)).toBe(true);
+      const waiting = (await probe.queues.queue(job.queue).getJobs(['waiting'], 0, -1, true)).map((queued) => queued.data.payload.id as string);
+      expect(waiting.filter((id) => written.includes(id))).toEqual(written);
+    });
+
+    it('relays again every kept event once Redis has lost its data (the marker is gone)', async () => {
+      const [id] = await probe.db.transaction().execute((trx) => appendOutboxEvents(trx, probe.clock.now(), [added([200])]));
+      await probe.relay().pass();
+      // What a Redis that restarted empty looks like to this producer: its jobs and its marker gone.
+      await probe.queues.queue(job.queue).obliterate({ force: true });
+      await deleteKeys(TEST_REDIS_URL, `${probe.queuePrefix}:marker:*`);
+      expect(await jobOf(id!)).toBeUndefined();
+
+      await probe.relay().pass();
+      expect((await jobOf(id!))?.data.payload.id).toBe(id);
+      expect(probe.logs.text()).toContain('Redis lost its data');
+      // The marker is back: the next pass replays nothing.
+      await probe.queues.queue(job.queue).obliterate({ force: true });
+      await probe.relay().pass();
+      expect(await jobOf(id!)).toBeUndefined();
+    });
+
+    it('prunes relayed events past retention, never pending ones, and processed-event keys past twice that', async () => {
+      const [relayedId, pendingId] = await probe.db.transaction().execute((trx) => appendOutboxEvents(trx, probe.clock.now(), [added([300]), added([301])]));
+      await probe.relay().pass();
+      await probe.sql.query(`UPDATE ${probe.schema}.outbox SET relayed_at = NULL WHERE id = $1`, [pendingId]);
+      await deliver(jobData(relayedId!, added([300])));
+
+      const retentionMs = 3_600_000;
+      probe.clock.advance(retentionMs + 1);
+      await probe.relay({ retentionMs, consumers: [] }).prune();
+      expect((await outboxRows([relayedId!, pendingId!])).map((row: { id: string }) => row.id)).toEqual([pendingId]);
+      expect(await processed(relayedId!)).toHaveLength(1);
+
+      probe.clock.advance(retentionMs);
+      await probe.relay({ retentionMs, consumers: [] }).prune();
+      expect(await processed(relayedId!)).toEqual([]);
+      expect((await outboxRows([pendingId!])).length).toBe(1);
+    });
+  });
+
+  describe('consumers', () => {
+    it('applies a redelivered event once', async () => {
+      const id = randomUUID();
+      const data = jobData(id, added([400, 401]));
+      expect(await deliver(data)).toBe('handled');
+      expect(await deliver(data)).toBe('duplicate');
+      expect(await effectsOf(id)).toBe(2);
+      expect(await processed(id)).toEqual([{ outcome: 'handled', note: null }]);
+    });
+
+    it('applies an event delivered 20 times at once exactly once', async () => {
+      const id = randomUUID();
+      const data = jobData(id, added([410, 411, 412]));
+      const outcomes = await Promise.all(Array.from({ length: 20 }, () => deliver(data)));
+      expect(outcomes.filter((outcome) => outcome === 'handled')).toHaveLength(1);
+      expect(outcomes.filter((outcome) => outcome === 'duplicate')).toHaveLength(19);
+      expect(await effectsOf(id)).toBe(3);
+    });
+
+    it('keeps nothing of a delivery whose handler fails, so the retry applies it', async () => {
+      const id = randomUUID();
+      const data = jobData(id, added([420]));
+      let failures = 1;
+      const flaky = membershipConsumer(async (trx, event) => {
+        await trx.insertInto('effects').values({ event_id: event.id, event_type: event.type, identifier: 'partial' }).execute();
+        if (failures-- > 0) throw new Error('the database hiccuped');
+      });
+      await expect(deliver(data, flaky)).rejects.toThrow('the database hiccuped');
+      expect(await processed(id)).toEqual([]);
+      expect(await effectsOf(id)).toBe(0);
+      expect(await deliver(data, flaky)).toBe('handled');
+      expect(await effectsOf(id)).toBe(1);
+    });
+
+    it('records an event its handler ignores, with the reason, and does not retry it', async () => {
+      const id = randomUUID();
+      const ignoring = membershipConsumer(async () => ({ ignored: 'the segment is gone' }));
+      expect(await deliver(jobData(id, added([430])), ignoring)).toBe('ignored');
+      expect(await processed(id)).toEqual([{ outcome: 'ignored', note: 'the segment is gone' }]);
+      expect(await deliver(jobData(id, added([430])))).toBe('duplicate');
+      expect(await effectsOf(id)).toBe(0);
+    });
+
+    it('records, without handling, an event whose payload breaks its contract or whose type it does not consume', async () => {
+      const broken = randomUUID();
+      expect(await deliver({ ...jobData(broken, added([440])), payload: { segment_id: 'nope', users: [] } })).toBe('ignored');
+      expect(await processed(broken)).toEqual([{ outcome: 'ignored', note: expect.stringContaining('does not match the contract of audience.entry_added') }]);
+      const foreign = randomUUID();
+      expect(await deliver({ ...jobData(foreign, added([441])), type: 'claim.unknown' })).toBe('ignored');
+      expect(await processed(foreign)).toEqual([{ outcome: 'ignored', note: expect.stringContaining('does not consume events of type claim.unknown') }]);
+      expect((await effectsOf(broken)) + (await effectsOf(foreign))).toBe(0);
+    });
+
+    it('tries again an event recorded as failed (given up earlier) when it is delivered again', async () => {
+      const id = randomUUID();
+      await probe.sql.query(
+        `INSERT INTO ${probe.schema}.processed_events (consumer, event_id, event_type, outcome, note, processed_at) VALUES ($1, $2, 'audience.entry_added', 'failed', 'kept failing', now())`,
+        [consumer.name, id],
+      );
+      expect(await deliver(jobData(id, added([450])))).toBe('handled');
+      expect(await processed(id)).toEqual([{ outcome: 'handled', note: null }]);
+      expect(await effectsOf(id)).toBe(1);
+    });
+
+    it('refuses a consumer that the catalog does not list with the same event types', () => {
+      expect(() => defineConsumer({ name: 'nobody', eventTypes: ['audience.entry_added'], handle: async () => undefined })).toThrow('services/common/events/consumers.ts');
+      expect(() => defineConsumer({ name: 'agency-audience-memberships', eventTypes: ['audience.entry_added'], handle: async () => undefined })).toThrow(
+        'audience.entry_added',
+      );
+    });
+  });
+
+  it('carries events from a commit to the consumer’s worker, each applied once, however often relayed', async () => {
+    const worker = probe.queues.process(job, (data) => deliver(data), 4);
+    try {
+      const relay = probe.relay({ batchSize: 7 });
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i += 1) {
+        ids.push(...(await probe.db.transaction().execute((trx) => appendOutboxEvents(trx, probe.clock.now(), [added([1_000 + 2 * i, 1_001 + 2 * i]), added([5_000 + i])]))));
+        if (i % 3 === 0) await probe.sql.query(`UPDATE ${probe.schema}.outbox SET relayed_at = NULL WHERE id = ANY($1)`, [ids]);
+        await relay.pass();
+      }
+      await pollUntil(async () => (await probe.sql.query(`SELECT count(*)::int AS n FROM ${probe.schema}.processed_events WHERE event_id = ANY($1)`, [ids])).rows[0].n === ids.length, {
+        timeoutMs: 15_000,
+        what: 'the worker to process all 20 events',
+      });
+      const rows = await probe.sql.query(`SELECT count(*)::int AS n, count(DISTINCT identifier)::int AS users FROM ${probe.schema}.effects WHERE event_id = ANY($1)`, [ids]);
+      expect(rows.rows[0]).toEqual({ n: 30, users: 30 });
+    } finally {
+      await worker.close();
+    }
+  });
+});

@@ -1,0 +1,126 @@
+import { AttributionService } from '../../../services/agency/domain/attribution.service';
+import { AttributionRepository } from '../../../services/agency/repositories/attribution.repository';
+import { startAgencyDomain } from '../../helpers/domain';
+import { type AgencyHarness, newAffiliate, newProject, newUser } from './fixtures';
+
+const at = (iso: string) => new Date(iso);
+
+/**
+ * Attribution at a moment (DESIGN.md §7): who had referred the user by then, and whether that
+ * affiliate was suspended then. The timeline below is shared by every case.
+ *
+ *   Nov 21 12:00 affiliate joins      Nov 22 user referred      Dec 1 suspended      Dec 5 reactivated      Dec 9 suspended (still)
+ */
+describe('attribution at a moment (domain)', () => {
+  let harness: AgencyHarness;
+  let projectId: string;
+  let alice: Awaited<ReturnType<typeof newAffiliate>>;
+  const user = newUser();
+  const unreferred = newUser();
+
+  beforeAll(async () => {
+    harness = await startAgencyDomain();
+    projectId = newProject();
+    harness.clock.set('2026-11-21T12:00:00.000Z');
+    alice = await newAffiliate(harness, projectId, 'Alice');
+    harness.clock.set('2026-11-22T00:00:00.000Z');
+    await harness.domain.referrals.refer(projectId, user, alice.code);
+    harness.clock.set('2026-12-01T00:00:00.000Z');
+    await harness.domain.affiliates.suspend(projectId, alice.user, 'review', null);
+    harness.clock.set('2026-12-05T00:00:00.000Z');
+    await harness.domain.affiliates.reactivate(projectId, alice.user, null);
+    harness.clock.set('2026-12-09T00:00:00.000Z');
+    await harness.domain.affiliates.suspend(projectId, alice.user, 'again', null);
+  });
+  afterAll(() => harness.stop());
+
+  const resolve = (moment: string, who = user) => harness.domain.attribution.resolveOne(projectId, { user: who, at: at(moment) });
+  const aliceRef = () => ({ id: alice.affiliate.id, user: alice.user });
+
+  it.each([
+    ['before the referral', '2026-11-21T23:59:59.999Z', 'not_referred'],
+    ['at the very moment of the referral', '2026-11-22T00:00:00.000Z', 'attributed'],
+    ['while active', '2026-11-30T23:59:59.999Z', 'attributed'],
+    ['at the moment of the suspension', '2026-12-01T00:00:00.000Z', 'affiliate_suspended'],
+    ['during the suspension', '2026-12-03T00:00:00.000Z', 'affiliate_suspended'],
+    ['at the moment of the reactivation', '2026-12-05T00:00:00.000Z', 'attributed'],
+    ['between the suspensions', '2026-12-08T23:59:59.999Z', 'attributed'],
+    ['during the open suspension', '2027-06-01T00:00:00.000Z', 'affiliate_suspended'],
+  ])('%s: %s', async (_case, moment, outcome) => {
+    const attribution = await resolve(moment);
+    expect(attribution.outcome).toBe(outcome);
+    if (outcome === 'not_referred') {
+      expect(attribution).toEqual({
+        outcome,
+        affiliate: null,
+        code: null,
+        referredAt: null,
+        affiliateStatus: null,
+        master: null,
+        spreadBps: 0,
+        activeTierId: null,
+      });
+    } else {
+      expect(attribution).toEqual({
+        outcome,
+        affiliate: aliceRef(),
+        code: alice.code,
+        referredAt: at('2026-11-22T00:00:00.000Z'),
+        affiliateStatus: outcome === 'attributed' ? 'active' : 'suspended',
+        master: null,
+        spreadBps: 0,
+        activeTierId: null,
+      });
+    }
+  });
+
+  it('answers nothing for a user nobody referred, and for another project', async () => {
+    expect((await resolve('2026-11-25T00:00:00.000Z', unreferred)).outcome).toBe('not_referred');
+    expect((await harness.domain.attribution.resolveOne(newProject(), { user, at: at('2026-11-25T00:00:00.000Z') })).outcome).toBe('not_referred');
+  });
+
+  it('answers a batch in request order, each item at its own moment, an invalid item failing alone', async () => {
+    const results = await harness.domain.attribution.resolveBatch(projectId, [
+      { user, at: at('2026-11-25T00:00:00.000Z') },
+      { user: unreferred, at: at('2026-11-25T00:00:00.000Z') },
+      { user: { identifier: 'not-an-address', identifierType: 'evm_address' }, at: at('2026-11-25T00:00:00.000Z') },
+      { user, at: at('2026-12-02T00:00:00.000Z') },
+      { user, at: undefined },
+      { user: { ...user, identifier: user.identifier.toUpperCase().replace('0X', '0x') }, at: at('2026-11-25T00:00:00.000Z') },
+      { user, at: at('2026-11-21T00:00:00.000Z') },
+    ]);
+    expect(results.map((result) => ('error' in result ? `error ${result.error.details[0]?.field}` : result.outcome))).toEqual([
+      'attributed',
+      'not_referred',
+      'error items[2].user.identifier',
+      'affiliate_suspended',
+      'error items[4].at',
+      'error user.identifier',
+      'not_referred',
+    ]);
+  });
+
+  it('refuses a batch of more than 1,000 items, and answers an empty one with nothing', async () => {
+    const items = Array.from({ length: 1_001 }, () => ({ user, at: at('2026-11-25T00:00:00.000Z') }));
+    await expect(harness.domain.attribution.resolveBatch(projectId, items)).rejects.toMatchObject({ code: 'TOO_MANY_ITEMS', kind: 'invalid_argument' });
+    expect(await harness.domain.attribution.resolveBatch(projectId, [])).toEqual([]);
+  });
+
+  it('answers a batch of 1,000 items with one statement', async () => {
+    let statements = 0;
+    const counted = harness.db.withPlugin({
+      transformQuery: (args) => {
+        statements += 1;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    const service = new AttributionService(new AttributionRepository(counted));
+    const results = await service.resolveBatch(
+      projectId,
+      Array.from({ length: 1_000 }, (_, n) => ({ user: n % 2 ? user : unreferred, at: at('2026-11-25T00:00:00.000Z') })),
+    );
+    expect(results.filter((result) => !('error' in result) && result.outcome === 'attributed')).toHaveLength(500);
+    expect(statements).toBe(1);
+  });
+});
