@@ -22,6 +22,12 @@ function consumers<T extends { [K in keyof T]: EventConsumerEntry & { name: K } 
 }
 
 export const EVENT_CONSUMERS = consumers({
+  /** The agency service's membership projection, behind its affiliate list's `audience` / `audience_ids` filters. */
+  'agency-audience-memberships': {
+    name: 'agency-audience-memberships',
+    service: 'agency',
+    eventTypes: ['audience.entry_added', 'audience.entry_removed', 'audience.segment_deleted'],
+  },
   /** Approving an application adds the user to the segment the admin chose. */
   'audience-application-approvals': {
     name: 'audience-application-approvals',
