@@ -43,9 +43,9 @@ export const PATH_PARAMETERS = {
   keyId: resourceId,
   userIdentifier: userIdentifierParam,
   /** A payout terms' conversion name, matched exactly (the service trims and checks it). */
-  conversionName: z.string().min(1).max(200).describe('The conversion name the payout terms apply to'),
+  conversionName: z.string().min(1).max(200).meta({ description: 'The conversion name the payout terms apply to', examples: ['purchase'] }),
   /** A conversion's id is the sender's own text: kept exactly as sent, even when it looks like a UUID. */
-  conversionId: z.string().min(1).max(128).describe('The id the conversion was sent with'),
+  conversionId: z.string().min(1).max(128).meta({ description: 'The id the conversion was sent with', examples: ['order-20261122-0001'] }),
   /** A wallet address in an SDK-style path (/api/v1/affiliates/{address}). */
   address: userIdentifierParam,
   code: z.string().max(64).meta({ description: 'A referral code (its letter case is ignored)', examples: ['summer_2026'] }),

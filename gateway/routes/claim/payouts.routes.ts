@@ -63,7 +63,10 @@ export function payoutRoutes({ clients }: RouteDeps): AnyRoute[] {
         tags,
         auth: serviceReader,
         query: leaderboardQuery,
-        responses: { 200: { description: 'A page of the leaderboard', schema: leaderboardSchema } },
+        responses: {
+          200: { description: 'A page of the leaderboard', schema: leaderboardSchema },
+          404: { description: 'No currency of the project has that address (and chain)' },
+        },
       },
       async ({ query, caller }) => {
         const user = query.user_identifier === undefined ? undefined : { identifier: query.user_identifier, identifierType: identifierType(query) };
