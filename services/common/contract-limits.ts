@@ -36,3 +36,6 @@ export const AGENCY_TEXT_LIMITS = {
   nameLength: 200,
   reasonLength: 500,
 } as const;
+
+/** Conversions one batch may carry (claim, POST /api/v1/conversions/batch): one attribution batch, one payment transaction. */
+export const MAX_CONVERSIONS_PER_BATCH = 1_000;

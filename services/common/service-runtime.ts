@@ -70,6 +70,7 @@ interface RegisteredProcessor {
 export class ServiceRuntime<DB> {
   readonly relay: JobRelay;
   private readonly processors = new Map<string, RegisteredProcessor>();
+  private readonly closers: Array<() => void | Promise<void>> = [];
 
   private constructor(
     readonly name: string,
@@ -128,6 +129,14 @@ export class ServiceRuntime<DB> {
   }
 
   /**
+   * Something the composition root opened beside the runtime's own connections (a gRPC client of
+   * another service): closed when the service stops, once its calls and jobs are done.
+   */
+  closeOnStop(close: () => void | Promise<void>): void {
+    this.closers.push(close);
+  }
+
+  /**
    * Starts the relay (if jobs were registered) and the gRPC server. `stop`, on SIGTERM: no new
    * calls or jobs; running calls and jobs get SHUTDOWN_GRACE_MS together; jobs still running then
    * are handed back to the queue for the next process; connections close; the process exits.
@@ -153,6 +162,7 @@ export class ServiceRuntime<DB> {
           withinMs(this.queues.close(), CLOSE_WAIT_MS),
           withinMs(this.database.close(), databaseWaitMs),
         ]);
+        await this.closeOwned();
         if (!queuesClosed || !databaseClosed) this.logger.warn('connections still busy after the grace period; they end with the process');
         this.logger.info({ handed_back_jobs: handedBack }, `${this.name} service stopped`);
         await closeLogger(this.logger);
@@ -164,6 +174,13 @@ export class ServiceRuntime<DB> {
   async close(): Promise<void> {
     await this.relay.stop();
     await Promise.all([withinMs(this.queues.close(), CLOSE_WAIT_MS), withinMs(this.database.close(), CLOSE_WAIT_MS)]);
+    await this.closeOwned();
+  }
+
+  private async closeOwned(): Promise<void> {
+    for (const close of this.closers.splice(0)) {
+      await withinMs(Promise.resolve().then(close), CLOSE_WAIT_MS).catch((error: unknown) => this.logger.warn({ err: error }, 'closing a connection failed'));
+    }
   }
 
   /** Every job of the manifest has a processor, and the relay keeps work only for jobs of the manifest. */

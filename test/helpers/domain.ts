@@ -13,6 +13,15 @@ import { BullEntryBatchScheduler } from '../../services/audience/jobs/entry-batc
 import { buildTaxDomain, type TaxDomain } from '../../services/tax/composition';
 import type { TaxDatabase } from '../../services/tax/database';
 import { TinVault } from '../../services/tax/domain/tin-vault';
+import { AgencyServiceClient } from '../../gen/referral/agency/v1/agency';
+import { agencyManifest } from '../../services/agency/manifest';
+import { buildClaimDomain, type ClaimDomain } from '../../services/claim/composition';
+import type { ClaimDatabase } from '../../services/claim/database';
+import { AgencyAttributionSource } from '../../services/claim/grpc/agency-attribution.client';
+import { BullConversionScheduler } from '../../services/claim/jobs/conversion-scheduler';
+import { loadConfig } from '../../services/common/config';
+import { createGrpcClient, type GrpcClient } from '../../services/common/grpc/client';
+import { startService } from '../../services/common/service-manifest';
 import { TEST_REDIS_URL } from '../setup/test-env';
 import { TestClock } from './clock';
 import { LogCapture } from './log-capture';
@@ -48,6 +57,7 @@ async function openServiceDatabase<DB>(schema: string, logs: LogCapture) {
   return {
     db: opened.db,
     sql,
+    url: database.url,
     close: async () => {
       await opened.close();
       await sql.end();
@@ -109,4 +119,70 @@ export async function startAgencyDomain(options: HarnessOptions = {}): Promise<D
   const database = await openServiceDatabase<AgencyDatabase>(SERVICE_CATALOG.agency.schema, logs);
   const domain = buildAgencyDomain({ db: database.db, clock, logger: logs.logger('agency') });
   return { domain, db: database.db, sql: database.sql, clock, logs, stop: database.close };
+}
+
+export interface ClaimHarness extends DomainHarness<ClaimDomain, ClaimDatabase> {
+  /** The agency service the domain asks for attribution, to create affiliates and referrals in. */
+  agency: GrpcClient<AgencyServiceClient>['call'];
+  /** The queue conversions are scheduled on (no worker reads it). */
+  queues: QueueKit;
+  /** Pays every stored batch not finished yet, as the job would (domain.payouts.payBatch), oldest first. */
+  payAll(): Promise<void>;
+}
+
+/**
+ * The claim domain, asking the real agency service for attribution: the agency runs in this process
+ * (its gRPC server, on the same test database and clock, without workers), reached through the same
+ * client the claim service uses. Batches are scheduled on a queue no worker reads: a test pays a
+ * stored batch itself with `domain.payouts.payBatch(id)` (or `payAll`), the job's step.
+ */
+export async function startClaimDomain(options: HarnessOptions = {}): Promise<ClaimHarness> {
+  const clock = options.clock ?? new TestClock();
+  const logs = new LogCapture();
+  const database = await openServiceDatabase<ClaimDatabase>(SERVICE_CATALOG.claim.schema, logs);
+  const prefix = newQueuePrefix();
+  const queues = new QueueKit({ redisUrl: TEST_REDIS_URL, prefix, logger: logs.logger('queue') });
+  await queues.ready();
+  const agencyEnv = {
+    DATABASE_URL: database.url,
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    GRPC_HOST: '127.0.0.1',
+    GRPC_PORT: '0',
+    RUN_WORKERS: 'false',
+    DB_POOL_MAX: '4',
+  };
+  const agencyService = await startService(agencyManifest, loadConfig(agencyManifest.configSchema, agencyEnv), { clock, logger: logs.logger('agency') });
+  const agencyAddress = `127.0.0.1:${agencyService.grpcPort}`;
+  const attribution = new AgencyAttributionSource(agencyAddress);
+  const agency = createGrpcClient(AgencyServiceClient, agencyAddress, 10_000);
+  const logger = logs.logger('claim');
+  const domain = buildClaimDomain({
+    db: database.db,
+    clock,
+    logger,
+    scheduler: new BullConversionScheduler(queues, logger),
+    attribution,
+    events: { append: async () => undefined, committed: () => undefined },
+  });
+  return {
+    domain,
+    db: database.db,
+    sql: database.sql,
+    clock,
+    logs,
+    agency: agency.call,
+    queues,
+    payAll: async () => {
+      for (const batchId of await domain.payouts.unfinished(1_000)) await domain.payouts.payBatch(batchId);
+    },
+    stop: async () => {
+      agency.close();
+      attribution.close();
+      await agencyService.stop();
+      await queues.close();
+      await deleteKeys(TEST_REDIS_URL, `${prefix}:*`);
+      await database.close();
+    },
+  };
 }

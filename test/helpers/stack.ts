@@ -88,7 +88,9 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
   const grpcAddresses = {} as GrpcAddresses;
   for (const manifest of SERVICE_MANIFESTS) {
     const name = manifest.service.name as ServiceName;
-    const env = withOverrides({ ...common, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', ...TEST_SERVICE_ENV[name] }, options.serviceEnv?.[name]);
+    // Where the services started before it listen (the claim service calls the agency service).
+    const started = Object.fromEntries(CATALOG.filter((entry) => grpcAddresses[entry.name]).map((entry) => [entry.addressVariable, grpcAddresses[entry.name]]));
+    const env = withOverrides({ ...common, ...started, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', ...TEST_SERVICE_ENV[name] }, options.serviceEnv?.[name]);
     const service = await startService(manifest, loadConfig(manifest.configSchema, env), { clock, logger: logs.logger(name) });
     running.push(service);
     grpcAddresses[name] = `127.0.0.1:${service.grpcPort}`;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ClaimCheckStatus, ConversionStatus, CurrencyType, LeaderboardUserType, MovementKind, SubmissionOutcome } from '../../../gen/referral/claim/v1/enums';
+import { MAX_CONVERSIONS_PER_BATCH } from '../../../services/common/contract-limits';
 import { enumNames } from '../../../services/common/enums';
 import { listSchema, pageQuery } from '../../http/list';
 import { resourceId, userIdentifier } from '../../http/params';
@@ -100,7 +101,6 @@ export const conversionBody = z.strictObject({
 });
 export type ConversionBody = z.output<typeof conversionBody>;
 
-export const MAX_CONVERSIONS_PER_BATCH = 1_000;
 
 export const conversionBatchBody = z.strictObject({
   conversions: z

@@ -1,4 +1,5 @@
 import type { ConversionInput } from '../../../gen/referral/claim/v1/claim';
+import { MAX_CONVERSIONS_PER_BATCH } from '../../../services/common/contract-limits';
 import { zodDetails } from '../../http/errors';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
@@ -9,7 +10,6 @@ import {
   conversionBatchBody,
   conversionBody,
   conversionSchema,
-  MAX_CONVERSIONS_PER_BATCH,
 } from './claim.schemas';
 
 const tags = ['Conversions'];

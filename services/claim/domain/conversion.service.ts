@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../common/clock';
+import { MAX_CONVERSIONS_PER_BATCH } from '../../common/contract-limits';
 import { AlreadyExistsError, type DomainError, InvalidArgumentError, invalidFields } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import type { ConversionRepository } from '../repositories/conversion.repository';
 import { type CheckedConversion, checkConversion, type ConversionInputLike } from './conversion-input';
 import { requireProjectId } from './project';
 import type { ConversionStatus } from './vocabulary';
-
-/** Conversions one request may carry (POST /api/v1/conversions/batch). */
-export const MAX_CONVERSIONS_PER_BATCH = 1_000;
 
 /** What became of one submitted conversion. */
 export type Submission =

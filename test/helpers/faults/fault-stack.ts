@@ -89,18 +89,18 @@ export async function startFaultStack(options: FaultStackOptions): Promise<Fault
   };
 
   try {
-    const addresses = {} as GrpcAddresses;
+    const ports = Object.fromEntries(await Promise.all(CATALOG.map(async ({ name }) => [name, await freePort()] as const))) as Record<ServiceName, number>;
+    const addresses = Object.fromEntries(CATALOG.map(({ name }) => [name, `127.0.0.1:${ports[name]}`])) as GrpcAddresses;
+    // Every service finds the others where the gateway does (the claim service calls the agency service).
+    const addressEnv = Object.fromEntries(CATALOG.map(({ name, addressVariable }) => [addressVariable, addresses[name]]));
     await Promise.all(
-      CATALOG.map(async ({ name, grpcService }) => {
-        const port = await freePort();
-        addresses[name] = `127.0.0.1:${port}`;
-        if (!options.services.includes(name)) return;
+      CATALOG.filter(({ name }) => options.services.includes(name)).map(async ({ name, grpcService }) => {
         services[name] = await ServiceProcess.start({
           name,
           entry: `services/${name}/main.ts`,
-          grpcPort: port,
+          grpcPort: ports[name],
           healthName: grpcService,
-          env: { ...commonEnv(database.url, redisUrl, queuePrefix), ...TEST_SERVICE_ENV[name], ...FAULT_TIMING, LOG_LEVEL: 'info', ...options.serviceEnv },
+          env: { ...commonEnv(database.url, redisUrl, queuePrefix), ...addressEnv, ...TEST_SERVICE_ENV[name], ...FAULT_TIMING, LOG_LEVEL: 'info', ...options.serviceEnv },
         });
       }),
     );

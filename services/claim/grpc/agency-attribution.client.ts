@@ -1,0 +1,85 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { type Attribution as AttributionMessage, AgencyServiceClient } from '../../../gen/referral/agency/v1/agency';
+import { AttributionOutcome } from '../../../gen/referral/agency/v1/enums';
+import { createGrpcClient, type GrpcClient } from '../../common/grpc/client';
+import { isServiceError, readGrpcError } from '../../common/grpc/errors';
+import { isIdentifierType } from '../../common/identifiers';
+import type { AttributionLookup, AttributionSource, ReferralCodeUse } from '../domain/attribution';
+import type { AffiliateRef, Attribution } from '../domain/payouts';
+
+/** One batch of up to 1,000 lookups is one query there; room for a loaded machine. */
+const CALL_TIMEOUT_MS = 15_000;
+/** Referral codes are applied one call each; this many travel at once. */
+const REFERRAL_CONCURRENCY = 16;
+
+/**
+ * Refusals of CreateReferral that say the code does not refer this user (unknown code, referred
+ * by someone else first, a self-referral, a suspended affiliate, a malformed code): the conversion
+ * is paid as attribution stands. Anything else (the agency away, a deadline) fails the job, which retries.
+ */
+const CODE_REFUSALS = new Set([GrpcStatus.NOT_FOUND, GrpcStatus.ABORTED, GrpcStatus.ALREADY_EXISTS, GrpcStatus.FAILED_PRECONDITION, GrpcStatus.INVALID_ARGUMENT]);
+
+/** The agency service as the claim service's source of attribution (its gRPC API). */
+export class AgencyAttributionSource implements AttributionSource {
+  private readonly client: GrpcClient<AgencyServiceClient>;
+
+  constructor(address: string) {
+    this.client = createGrpcClient(AgencyServiceClient, address, CALL_TIMEOUT_MS);
+  }
+
+  async applyReferralCodes(projectId: string, uses: ReferralCodeUse[]): Promise<Array<Date | undefined>> {
+    const answers: Array<Date | undefined> = [];
+    for (let start = 0; start < uses.length; start += REFERRAL_CONCURRENCY) {
+      const slice = uses.slice(start, start + REFERRAL_CONCURRENCY);
+      answers.push(...(await Promise.all(slice.map((use) => this.refer(projectId, use)))));
+    }
+    return answers;
+  }
+
+  async resolve(projectId: string, lookups: AttributionLookup[]): Promise<Array<Attribution | null | Error>> {
+    if (lookups.length === 0) return [];
+    const { results } = await this.client.call.batchResolveAttribution({ projectId, items: lookups.map(({ user, at }) => ({ user, at })) });
+    if (results.length !== lookups.length) throw new Error(`the agency service answered ${results.length} of ${lookups.length} attributions`);
+    return results.map(toAttribution);
+  }
+
+  close(): void {
+    this.client.close();
+  }
+
+  private async refer(projectId: string, use: ReferralCodeUse): Promise<Date | undefined> {
+    try {
+      const { referral } = await this.client.call.createReferral({ projectId, user: use.user, code: use.code });
+      return referral?.referredAt;
+    } catch (error) {
+      if (isServiceError(error) && CODE_REFUSALS.has(readGrpcError(error).grpcStatus)) return undefined;
+      throw error;
+    }
+  }
+}
+
+function affiliateOf(ref: { id: string; identifier: string; identifierType: string } | undefined): AffiliateRef | Error {
+  if (!ref || !isIdentifierType(ref.identifierType)) return new Error('the agency service answered an attribution without a valid affiliate');
+  return { id: ref.id, user: { identifier: ref.identifier, identifierType: ref.identifierType } };
+}
+
+/** Only ATTRIBUTED pays; a suspended referrer, or no referrer, pays nobody. */
+function toAttribution(message: AttributionMessage): Attribution | null | Error {
+  if (message.error) return new Error(`attribution refused: ${message.error.code}: ${message.error.message}`);
+  if (message.outcome !== AttributionOutcome.ATTRIBUTED) {
+    if (message.outcome === AttributionOutcome.NOT_REFERRED || message.outcome === AttributionOutcome.AFFILIATE_SUSPENDED) return null;
+    return new Error(`the agency service answered an unknown attribution outcome (${message.outcome})`);
+  }
+  const affiliate = affiliateOf(message.affiliate);
+  if (affiliate instanceof Error) return affiliate;
+  let master: Attribution['master'] = null;
+  if (message.master) {
+    const masterRef = affiliateOf(message.master);
+    if (masterRef instanceof Error) return masterRef;
+    if (!Number.isInteger(message.spreadBps) || message.spreadBps < 0 || message.spreadBps > 10_000) {
+      return new Error(`the agency service answered a spread of ${message.spreadBps} bps`);
+    }
+    master = { affiliate: masterRef, spreadBps: message.spreadBps };
+  }
+  return { affiliate, master, tierId: message.activeTierId ?? null };
+}

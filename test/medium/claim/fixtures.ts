@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import type { ConversionInputLike } from '../../../services/claim/domain/conversion-input';
+import type { PayoutTermsInput } from '../../../services/claim/domain/payout-terms.service';
+import type { ClaimHarness } from '../../helpers/domain';
+import { randomEvmAddress } from '../../helpers/fixtures';
+
+/** A project of the test's own, with one currency (ERC-20 on chain 8453) and its id. */
+export async function newProject(harness: ClaimHarness): Promise<{ projectId: string; currencyId: string }> {
+  const projectId = randomUUID();
+  const currency = await harness.domain.currencies.create(projectId, {
+    chainId: '8453',
+    address: randomEvmAddress(),
+    name: 'USDC',
+    decimals: 6,
+    type: 'erc20',
+  });
+  return { projectId, currencyId: currency.id };
+}
+
+export function termsInput(currencyId: string, fields: Partial<PayoutTermsInput> = {}): PayoutTermsInput {
+  return { currencyId, endUser: undefined, affiliate: undefined, tiers: [], ...fields };
+}
+
+export const newUser = () => ({ identifier: randomEvmAddress(), identifierType: 'evm_address' });
+
+export function conversion(fields: Partial<ConversionInputLike> = {}): ConversionInputLike {
+  return { id: `conv-${randomUUID()}`, name: 'trade', user: newUser(), rewardBase: '10000', ...fields };
+}
+
+/** An affiliate of the agency service, with one code. */
+export async function newAffiliate(harness: ClaimHarness, projectId: string) {
+  const user = newUser();
+  const code = `code${randomUUID().slice(0, 8)}`;
+  await harness.agency.createAffiliate({ projectId, user, name: 'Affiliate', code });
+  return { user, code };
+}
+
+/** `user` referred by the affiliate holding `code` (at the agency service's clock: the test clock). */
+export async function refer(harness: ClaimHarness, projectId: string, user: { identifier: string; identifierType: string }, code: string) {
+  await harness.agency.createReferral({ projectId, user, code });
+}
+
+export interface MovementRow {
+  conversion_id: string;
+  kind: string;
+  identifier: string;
+  amount: string;
+}
+
+export async function movementsOf(harness: ClaimHarness, projectId: string): Promise<MovementRow[]> {
+  const { rows } = await harness.sql.query<MovementRow>(
+    'SELECT conversion_id, kind, identifier, amount::text FROM claim.movements WHERE project_id = $1 ORDER BY conversion_id, kind',
+    [projectId],
+  );
+  return rows;
+}
+
+export async function checksOf(harness: ClaimHarness, projectId: string) {
+  const { rows } = await harness.sql.query<{ identifier: string; reason: string; status: string; amount: string; movements_count: number }>(
+    'SELECT identifier, reason, status, amount::text, movements_count FROM claim.claim_checks WHERE project_id = $1 ORDER BY identifier, reason, created_at',
+    [projectId],
+  );
+  return rows;
+}
+
+export async function statusOf(harness: ClaimHarness, projectId: string, id: string) {
+  return (await harness.domain.ledger.conversion(projectId, id)).status;
+}
+
+/** The batch a stored conversion is paid in. */
+export async function batchOf(harness: ClaimHarness, projectId: string, id: string): Promise<string> {
+  const { rows } = await harness.sql.query<{ batch_id: string }>('SELECT batch_id FROM claim.conversions WHERE project_id = $1 AND id = $2', [projectId, id]);
+  if (!rows[0]) throw new Error(`conversion ${id} is not stored`);
+  return rows[0].batch_id;
+}
