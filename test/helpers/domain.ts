@@ -15,7 +15,14 @@ import type { TaxDatabase } from '../../services/tax/database';
 import { TinVault } from '../../services/tax/domain/tin-vault';
 import { AgencyServiceClient } from '../../gen/referral/agency/v1/agency';
 import { agencyManifest } from '../../services/agency/manifest';
-import { buildClaimDomain, type ClaimDomain } from '../../services/claim/composition';
+import { DEVELOPMENT_SIGNER_KEY } from '../../services/claim/chain/chain-config';
+import { claimManagerReader } from '../../services/claim/chain/claim-manager-reader';
+import { VoucherSigner } from '../../services/claim/chain/voucher-signer';
+import { buildClaimDomain, type ClaimCheckDeps, type ClaimDomain } from '../../services/claim/composition';
+import { ChainDirectory } from '../../services/claim/domain/chains';
+import { TaxStatusClient } from '../../services/claim/grpc/tax-status.client';
+import { TaxServiceClient } from '../../gen/referral/tax/v1/tax';
+import { taxManifest } from '../../services/tax/manifest';
 import type { ClaimDatabase } from '../../services/claim/database';
 import { AgencyAttributionSource } from '../../services/claim/grpc/agency-attribution.client';
 import { BullConversionScheduler } from '../../services/claim/jobs/conversion-scheduler';
@@ -128,6 +135,13 @@ export interface ClaimHarness extends DomainHarness<ClaimDomain, ClaimDatabase> 
   queues: QueueKit;
   /** Pays every stored batch not finished yet, as the job would (domain.payouts.payBatch), oldest first. */
   payAll(): Promise<void>;
+  /** The tax service the tax gate asks, to set tax settings and submit and review forms in. */
+  tax: GrpcClient<TaxServiceClient>['call'];
+}
+
+export interface ClaimHarnessOptions extends HarnessOptions {
+  /** The claim-check half's parts; by default the development signer, no chains, a 7-day TTL and the real tax service. */
+  checks?: Partial<ClaimCheckDeps>;
 }
 
 /**
@@ -136,7 +150,7 @@ export interface ClaimHarness extends DomainHarness<ClaimDomain, ClaimDatabase> 
  * client the claim service uses. Batches are scheduled on a queue no worker reads: a test pays a
  * stored batch itself with `domain.payouts.payBatch(id)` (or `payAll`), the job's step.
  */
-export async function startClaimDomain(options: HarnessOptions = {}): Promise<ClaimHarness> {
+export async function startClaimDomain(options: ClaimHarnessOptions = {}): Promise<ClaimHarness> {
   const clock = options.clock ?? new TestClock();
   const logs = new LogCapture();
   const database = await openServiceDatabase<ClaimDatabase>(SERVICE_CATALOG.claim.schema, logs);
@@ -154,6 +168,11 @@ export async function startClaimDomain(options: HarnessOptions = {}): Promise<Cl
   };
   const agencyService = await startService(agencyManifest, loadConfig(agencyManifest.configSchema, agencyEnv), { clock, logger: logs.logger('agency') });
   const agencyAddress = `127.0.0.1:${agencyService.grpcPort}`;
+  const taxEnv = { ...agencyEnv, TAX_ENCRYPTION_KEYS: TEST_TAX_KEYS.spec, TAX_ENCRYPTION_ACTIVE_KEY_ID: TEST_TAX_KEYS.active };
+  const taxService = await startService(taxManifest, loadConfig(taxManifest.configSchema, taxEnv), { clock, logger: logs.logger('tax') });
+  const taxAddress = `127.0.0.1:${taxService.grpcPort}`;
+  const taxStatus = new TaxStatusClient(taxAddress);
+  const tax = createGrpcClient(TaxServiceClient, taxAddress, 10_000);
   const attribution = new AgencyAttributionSource(agencyAddress);
   const agency = createGrpcClient(AgencyServiceClient, agencyAddress, 10_000);
   const logger = logs.logger('claim');
@@ -164,6 +183,15 @@ export async function startClaimDomain(options: HarnessOptions = {}): Promise<Cl
     scheduler: new BullConversionScheduler(queues, logger),
     attribution,
     events: { append: async () => undefined, committed: () => undefined },
+    checks: {
+      signer: await VoucherSigner.fromPrivateKeys([DEVELOPMENT_SIGNER_KEY]),
+      chains: new ChainDirectory([], 'Referral ClaimManager', '1'),
+      ttlSeconds: 7 * 86_400,
+      taxStatus,
+      readerOf: (chain) => claimManagerReader(chain),
+      watcher: { blockRange: 2_000, maxRangesPerRun: 50, expiryBatch: 200 },
+      ...options.checks,
+    },
   });
   return {
     domain,
@@ -172,6 +200,7 @@ export async function startClaimDomain(options: HarnessOptions = {}): Promise<Cl
     clock,
     logs,
     agency: agency.call,
+    tax: tax.call,
     queues,
     payAll: async () => {
       for (const batchId of await domain.payouts.unfinished(1_000)) await domain.payouts.payBatch(batchId);
@@ -179,7 +208,10 @@ export async function startClaimDomain(options: HarnessOptions = {}): Promise<Cl
     stop: async () => {
       agency.close();
       attribution.close();
+      tax.close();
+      taxStatus.close();
       await agencyService.stop();
+      await taxService.stop();
       await queues.close();
       await deleteKeys(TEST_REDIS_URL, `${prefix}:*`);
       await database.close();
