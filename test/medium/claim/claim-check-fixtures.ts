@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { FormType } from '../../../gen/referral/tax/v1/enums';
-import type { UserIdentifier } from '../../../services/common/identifiers';
 import type { ClaimHarness } from '../../helpers/domain';
 import { randomEvmAddress } from '../../helpers/fixtures';
 import { batchOf, conversion, newAffiliate, refer, termsInput } from './fixtures';
 
 /** Claim checks in the medium tier: projects set up for claims, paying conversions, and the tax service's side of the gate. */
+
+/** A user as the domain and the services take it. */
+export interface User {
+  identifier: string;
+  identifierType: string;
+}
 
 export const PROJECT_ADDRESS = '0x00000000000000000000000000000000000000aa';
 
@@ -30,15 +35,15 @@ export async function pay(harness: ClaimHarness, projectId: string, inputs: Arra
 /** An affiliate and a user it referred; a `trade` of the user with this reward_base pays both. */
 export async function referredPair(harness: ClaimHarness, projectId: string) {
   const affiliate = await newAffiliate(harness, projectId);
-  const user: UserIdentifier = { identifier: randomEvmAddress(), identifierType: 'evm_address' };
+  const user: User = { identifier: randomEvmAddress(), identifierType: 'evm_address' };
   await refer(harness, projectId, user, affiliate.code);
-  return { affiliate: affiliate.user as UserIdentifier, user };
+  return { affiliate: affiliate.user, user };
 }
 
-export const trade = (user: UserIdentifier, rewardBase: bigint | number) => conversion({ user, rewardBase: String(rewardBase) });
+export const trade = (user: User, rewardBase: bigint | number) => conversion({ user, rewardBase: String(rewardBase) });
 
 /** The open check of the user for a reason (throws when there is none). */
-export async function openCheck(harness: ClaimHarness, projectId: string, user: UserIdentifier, reason: string): Promise<{ id: string; amount: bigint }> {
+export async function openCheck(harness: ClaimHarness, projectId: string, user: User, reason: string): Promise<{ id: string; amount: bigint }> {
   const { rows } = await harness.sql.query<{ id: string; amount: string }>(
     "SELECT id, amount::text FROM claim.claim_checks WHERE project_id = $1 AND identifier = $2 AND reason = $3 AND status = 'open'",
     [projectId, user.identifier, reason],
@@ -54,7 +59,7 @@ export async function requireTaxInfo(harness: ClaimHarness, projectId: string): 
 }
 
 /** A W-8BEN signed on `signedOn` (YYYY-MM-DD): valid three years from it. */
-export async function submitW8ben(harness: ClaimHarness, projectId: string, user: UserIdentifier, signedOn: string): Promise<void> {
+export async function submitW8ben(harness: ClaimHarness, projectId: string, user: User, signedOn: string): Promise<void> {
   const address = { line1: 'Unter den Linden 1', city: 'Berlin', postalCode: '10117', country: 'DE' };
   await harness.tax.submitTaxInfo({
     projectId,
@@ -72,7 +77,7 @@ export async function submitW8ben(harness: ClaimHarness, projectId: string, user
   });
 }
 
-export async function approveTaxInfo(harness: ClaimHarness, projectId: string, user: UserIdentifier): Promise<void> {
+export async function approveTaxInfo(harness: ClaimHarness, projectId: string, user: User): Promise<void> {
   await harness.tax.approveTaxInfo({ projectId, user, actor: { apiKeyId: randomUUID() } });
 }
 
