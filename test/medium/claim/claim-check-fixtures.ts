@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
+import type { ClaimRow } from '../../../services/claim/domain/claim-check.service';
 import { FormType } from '../../../gen/referral/tax/v1/enums';
 import type { ClaimHarness } from '../../helpers/domain';
 import { randomEvmAddress } from '../../helpers/fixtures';
@@ -128,3 +130,21 @@ export function unbalanced(rows: Reconciliation[]): Reconciliation[] {
     return movements !== open! + closed! + claimed! || expired !== credited;
   });
 }
+
+/** A voucher row as ClaimManager.claim takes it. */
+export function claimArgument(row: ClaimRow) {
+  if (!row.signed) throw new Error(`claim check ${row.claimCheckId} is restricted: ${row.restriction}`);
+  return {
+    projectAddress: row.projectAddress as Address,
+    to: row.to as Address,
+    currency: row.currency as Address,
+    currencyType: row.currencyType,
+    amount: row.amount,
+    reason: row.reason,
+    tokenId: row.tokenId,
+    deadline: row.signed.deadline,
+    proof: row.signed.proof as Hex,
+    signatures: row.signed.signatures as Hex[],
+  };
+}
+
