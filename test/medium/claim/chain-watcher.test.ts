@@ -1,16 +1,11 @@
-import type { Abi, Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
-import { claimManagerAbi } from '../../../services/claim/chain/claim-manager-abi';
-import { claimManagerReader } from '../../../services/claim/chain/claim-manager-reader';
-import { VoucherSigner } from '../../../services/claim/chain/voucher-signer';
+import type { Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
 import type { ClaimRow } from '../../../services/claim/domain/claim-check.service';
-import { ChainDirectory } from '../../../services/claim/domain/chains';
 import { TestClock } from '../../helpers/clock';
 import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
-import { startChain, type TestAccount, type TestChain } from '../../helpers/evm';
-import { claimArgument, openCheck, pay, reconciliation, trade, unbalanced } from './claim-check-fixtures';
+import type { TestAccount, TestChain } from '../../helpers/evm';
+import { openCheck, pay, reconciliation, trade, unbalanced } from './claim-check-fixtures';
+import { type MediumChain, startMediumChain } from './claim-chain';
 import { newUser } from './fixtures';
-
-const viem = () => import('viem');
 
 const KEYS: Hex[] = [`0x${'7c'.repeat(32)}`, `0x${'8d'.repeat(32)}`];
 const TTL = 3_600;
@@ -24,45 +19,19 @@ const DEPOSIT = 10n ** 15n;
  * deadline passed unredeemed gives its amount back once; replayed, expired and forged vouchers are refused.
  */
 describe('the chain watcher and ClaimManager on the in-process EVM', () => {
+  let medium: MediumChain;
   let chain: TestChain;
   let harness: ClaimHarness;
   let relayer: TestAccount;
   let projectAccount: TestAccount;
-  let manager: Address;
-  let managerAbi: Abi;
   let token: Address;
-  let tokenAbi: Abi;
   let projectId: string;
   const clock = new TestClock();
 
   beforeAll(async () => {
-    chain = await startChain({ accounts: 3, startTime: clock.now() });
-    [, projectAccount, relayer] = chain.accounts as [TestAccount, TestAccount, TestAccount];
-    const signer = await VoucherSigner.fromPrivateKeys(KEYS);
-    ({ address: token, abi: tokenAbi } = await chain.deploy('TestToken', ['Test USD', 'TUSD', 6]));
-    ({ address: manager, abi: managerAbi } = await chain.deploy('ClaimManager', [chain.accounts[0]!.address, 'Referral ClaimManager', '1', signer.addresses, 2n]));
-    const send = async (from: TestAccount, address: Address, abi: Abi, functionName: string, args: unknown[]) => {
-      const hash = await from.wallet.writeContract({ address, abi, functionName, args });
-      expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe('success');
-    };
-    await send(projectAccount, token, tokenAbi, 'mint', [projectAccount.address, DEPOSIT]);
-    await send(projectAccount, token, tokenAbi, 'approve', [manager, DEPOSIT]);
-    await send(projectAccount, manager, managerAbi, 'deposit', [projectAccount.address, token, DEPOSIT]);
-
-    const { custom } = await viem();
-    harness = await startClaimDomain({
-      clock,
-      checks: {
-        signer,
-        ttlSeconds: TTL,
-        chains: new ChainDirectory(
-          [{ chainId: chain.chainId, rpcUrl: 'http://unused', claimManager: manager.toLowerCase() as Address, confirmations: CONFIRMATIONS, startBlock: 0n }],
-          'Referral ClaimManager',
-          '1',
-        ),
-        readerOf: (settings) => claimManagerReader(settings, custom(chain.provider)),
-      },
-    });
+    medium = await startMediumChain({ keys: KEYS, ttlSeconds: TTL, confirmations: CONFIRMATIONS, startTime: clock.now(), deposit: DEPOSIT });
+    ({ chain, relayer, projectAccount, token } = medium);
+    harness = await startClaimDomain({ clock, checks: medium.checks });
     projectId = (await setUpProject()).projectId;
   });
   afterAll(async () => {
@@ -70,7 +39,7 @@ describe('the chain watcher and ClaimManager on the in-process EVM', () => {
     await chain?.stop();
   });
   // Tests move the chain's clock on; the service's follows it, so that vouchers are signed for the chain's "now".
-  const syncClocks = async () => clock.set(new Date(Number(await chain.timestamp()) * 1000));
+  const syncClocks = () => medium.syncClock(clock);
   beforeEach(syncClocks);
 
   async function setUpProject() {
@@ -82,27 +51,11 @@ describe('the chain watcher and ClaimManager on the in-process EVM', () => {
     return { projectId: id, currencyId: currency.id };
   }
 
-  const balanceOf = (holder: string) => chain.publicClient.readContract({ address: token, abi: tokenAbi, functionName: 'balanceOf', args: [holder] }) as Promise<bigint>;
+  const balanceOf = (holder: string) => medium.balanceOf(holder);
   const watch = () => harness.domain.watcher.run(chain.chainId);
   const statusOf = async (checkId: string) => (await harness.sql.query('SELECT status FROM claim.claim_checks WHERE id = $1', [checkId])).rows[0].status as string;
-
-  async function redeem(rows: ClaimRow[]) {
-    const hash = await relayer.wallet.writeContract({ address: manager, abi: claimManagerAbi, functionName: 'claim', args: [rows.map(claimArgument)] });
-    return chain.publicClient.waitForTransactionReceipt({ hash });
-  }
-
-  /** The revert's custom error name. */
-  async function revertOf(attempt: Promise<unknown>): Promise<string> {
-    const { BaseError, ContractFunctionRevertedError } = await viem();
-    try {
-      await attempt;
-    } catch (error) {
-      const reverted = error instanceof BaseError ? error.walk((cause) => cause instanceof ContractFunctionRevertedError) : undefined;
-      if (reverted instanceof ContractFunctionRevertedError && reverted.data?.errorName) return reverted.data.errorName;
-      throw error;
-    }
-    throw new Error('the call succeeded; a revert was expected');
-  }
+  const redeem = (rows: ClaimRow[]) => medium.redeem(rows);
+  const revertOf = (attempt: Promise<unknown>) => medium.revertOf(attempt);
 
   async function closedVoucher(rewardBase = 10_000) {
     const user = newUser();
