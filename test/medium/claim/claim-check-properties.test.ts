@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { Hex } from 'viem' with { 'resolution-mode': 'import' };
-import type { ClaimRow } from '../../../services/claim/domain/claim-check.service';
 import { TestClock } from '../../helpers/clock';
 import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
 import { batchOf, conversion } from './fixtures';
