@@ -13,6 +13,7 @@ export const claimConfigSchema = z
     /** Claim checks, vouchers and chains (chain/chain-config.ts). */
     ...claimCheckEnv,
   })
-  .transform((env, ctx) => ({ ...env, ...claimCheckSettings(env, ctx) }));
+  // The raw signer keys do not stay in the configuration: only the redacting SignerKeys holds them.
+  .transform(({ CLAIM_SIGNER_KEYS: signerKeys, ...env }, ctx) => ({ ...env, ...claimCheckSettings({ ...env, CLAIM_SIGNER_KEYS: signerKeys }, ctx) }));
 
 export type ClaimConfig = z.output<typeof claimConfigSchema>;
