@@ -39,9 +39,18 @@ export interface BenchConfig {
     /** Share of lookups sent with the address in mixed letter case. */
     mixedCaseShare: number;
   };
+  /** The claim-check list of one user (issue 9 §9). */
+  claimList: {
+    /** The user's movements, paid in `rounds` batches with a close after each but the last. */
+    movements: number;
+    rounds: number;
+    connections: number;
+    durationS: number;
+    warmupS: number;
+  };
   /** RSS sampling period. */
   memorySampleMs: number;
-  goals: { ingestRatioMax: number; lookupRatioMin: number; lookupP99MaxMs: number };
+  goals: { ingestRatioMax: number; lookupRatioMin: number; lookupP99MaxMs: number; claimListRatioMin: number; claimListP99MaxMs: number };
 }
 
 export function loadBenchConfig(): BenchConfig {
@@ -64,7 +73,14 @@ export function loadBenchConfig(): BenchConfig {
       existingShare: 0.9,
       mixedCaseShare: 0.3,
     },
+    claimList: {
+      movements: Math.max(1_000, Math.round(10_000 * scale)),
+      rounds: 20,
+      connections: numberEnv('BENCH_CONNECTIONS', 50, { min: 1, integer: true }),
+      durationS: numberEnv('BENCH_DURATION_S', 20, { min: 1 }),
+      warmupS: numberEnv('BENCH_WARMUP_S', 3, { min: 0 }),
+    },
     memorySampleMs: 250,
-    goals: { ingestRatioMax: 2.0, lookupRatioMin: 0.5, lookupP99MaxMs: 25 },
+    goals: { ingestRatioMax: 2.0, lookupRatioMin: 0.5, lookupP99MaxMs: 25, claimListRatioMin: 0.5, claimListP99MaxMs: 25 },
   };
 }

@@ -57,29 +57,33 @@ const LISTED_BY_DEFAULT: ClaimCheckStatus[] = ['open', 'closed', 'claimed'];
 export class ClaimCheckRepository {
   constructor(private readonly db: Kysely<ClaimDatabase>) {}
 
+  /**
+   * A page of the user's checks, newest first, and how many there are: one query (the count rides
+   * along as a window over the same rows); only a page past the end asks for the count alone.
+   */
   async list(projectId: string, user: UserIdentifier, status: ClaimCheckStatus | undefined, page: Page): Promise<{ records: ClaimCheckRecord[]; total: number }> {
     const statuses = status === undefined ? LISTED_BY_DEFAULT : [status];
-    const [rows, count] = await Promise.all([
-      this.checks()
-        .where('cc.project_id', '=', projectId)
-        .where('cc.identifier', '=', user.identifier)
-        .where('cc.identifier_type', '=', user.identifierType)
-        .where('cc.status', 'in', statuses)
-        .orderBy('cc.created_at', 'desc')
-        .orderBy('cc.id', 'desc')
-        .limit(page.pageSize)
-        .offset(page.offset)
-        .execute(),
-      this.db
-        .selectFrom('claim_checks')
-        .select((eb) => eb.fn.countAll<bigint>().as('total'))
-        .where('project_id', '=', projectId)
-        .where('identifier', '=', user.identifier)
-        .where('identifier_type', '=', user.identifierType)
-        .where('status', 'in', statuses)
-        .executeTakeFirstOrThrow(),
-    ]);
-    return { records: rows.map(toCheck), total: Number(count.total) };
+    const rows = await this.checks()
+      .select((eb) => eb.fn.countAll<bigint>().over().as('total'))
+      .where('cc.project_id', '=', projectId)
+      .where('cc.identifier', '=', user.identifier)
+      .where('cc.identifier_type', '=', user.identifierType)
+      .where('cc.status', 'in', statuses)
+      .orderBy('cc.created_at', 'desc')
+      .orderBy('cc.id', 'desc')
+      .limit(page.pageSize)
+      .offset(page.offset)
+      .execute();
+    if (rows.length > 0 || page.offset === 0) return { records: rows.map(toCheck), total: Number(rows[0]?.total ?? 0) };
+    const count = await this.db
+      .selectFrom('claim_checks')
+      .select((eb) => eb.fn.countAll<bigint>().as('total'))
+      .where('project_id', '=', projectId)
+      .where('identifier', '=', user.identifier)
+      .where('identifier_type', '=', user.identifierType)
+      .where('status', 'in', statuses)
+      .executeTakeFirstOrThrow();
+    return { records: [], total: Number(count.total) };
   }
 
   /** The user's checks among `ids` (others' and unknown ids are simply not found), with their vouchers. */

@@ -110,6 +110,9 @@ describe('claim checks (domain, with the tax and agency services)', () => {
       ['closed', 100n],
     ]);
     expect((await checks().list(projectId, user, 'open', page)).records.map((record) => record.id)).toEqual([next.id]);
+    // Pages: the count comes with a page, and without one past the end.
+    expect(await checks().list(projectId, user, undefined, { page: 2, pageSize: 1, offset: 1 })).toEqual({ records: [expect.objectContaining({ id: check.id })], total: 2 });
+    expect(await checks().list(projectId, user, undefined, { page: 3, pageSize: 1, offset: 2 })).toEqual({ records: [], total: 2 });
     expect(unbalanced(await reconciliation(harness, projectId))).toEqual([]);
   });
 
