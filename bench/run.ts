@@ -207,7 +207,7 @@ async function main(): Promise<number> {
       if (warmupS > 0) await runClaimListGateway(stack.baseUrl, data, connections, warmupS, 'warm-up');
       progress(`claim list: gateway, ${connections} connections, ${durationS} s`);
       const gateway = await around('claim list (gateway)', () => runClaimListGateway(stack!.baseUrl, data, connections, durationS, 'gateway (HTTP -> gRPC -> SQL)'));
-      const pool = await openClaimListDirect(stack.databaseUrl, connections);
+      const pool = openClaimListDirect(stack.databaseUrl, connections);
       try {
         if (warmupS > 0) await runClaimListDirect(pool, data, connections, warmupS, 'warm-up');
         progress(`claim list: direct SQL with pg, ${connections} concurrent, ${durationS} s`);
