@@ -5,12 +5,11 @@
  * The data goes in through the API: conversions in batches, paid by the claim service's job, and
  * the user's open check closed after each batch but the last, so the list holds many checks.
  */
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { type Api, createProject, type Project } from './api';
 import type { BenchConfig } from './config';
-import { address, percentile, Samples } from './data';
-import type { RunFigures } from './lookup';
+import { address } from './data';
+import { type RunFigures, runHttpLoad, runQueryLoad } from './load';
 
 export interface ClaimListData {
   project: Project;
@@ -102,36 +101,8 @@ async function waitUntilPaid(db: pg.Client, projectId: string, expected: number)
 }
 
 /** The list through the gateway, at `connections` for `durationS`. */
-export async function runClaimListGateway(baseUrl: string, data: ClaimListData, connections: number, durationS: number, label: string): Promise<RunFigures> {
-  const latencies = new Samples();
-  let ok = 0;
-  let non2xx = 0;
-  const instance = autocannon({
-    url: `${baseUrl}${data.path}`,
-    connections,
-    duration: durationS,
-    headers: { authorization: `Bearer ${data.project.keys.service}` },
-  });
-  instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {
-    latencies.push(responseTimeMs);
-    if (statusCode >= 200 && statusCode < 300) ok += 1;
-    else non2xx += 1;
-  });
-  const result = await instance;
-  const sorted = latencies.sorted();
-  return {
-    label,
-    seconds: result.duration,
-    ok,
-    non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    rps: (ok + non2xx) / result.duration,
-    p50: percentile(sorted, 50),
-    p90: percentile(sorted, 90),
-    p99: percentile(sorted, 99),
-    max: sorted[sorted.length - 1] ?? Number.NaN,
-  };
+export function runClaimListGateway(baseUrl: string, data: ClaimListData, connections: number, durationS: number, label: string): Promise<RunFigures> {
+  return runHttpLoad(baseUrl, data.project.keys.service, () => data.path, connections, durationS, label);
 }
 
 export interface DirectClaimList {
@@ -148,45 +119,17 @@ export function openClaimListDirect(databaseUrl: string, connections: number): D
 }
 
 /** The same page with its count, straight to PostgreSQL: one query per request, as the repository sends it. */
-export async function runClaimListDirect(direct: DirectClaimList, data: ClaimListData, connections: number, durationS: number, label: string): Promise<RunFigures> {
+export function runClaimListDirect(direct: DirectClaimList, data: ClaimListData, connections: number, durationS: number, label: string): Promise<RunFigures> {
   const values = [data.project.id, data.user, 'evm_address'];
-  const latencies = new Samples();
-  let ok = 0;
-  let errors = 0;
-  let firstError: string | undefined;
-  const started = performance.now();
-  const deadline = started + durationS * 1000;
-  const loop = async () => {
-    while (performance.now() < deadline) {
-      const sent = performance.now();
-      try {
-        const page = await direct.pool.query(CLAIM_LIST_SQL, values);
-        if (page.rows.length === 0) throw new Error('the direct query found no checks');
-        ok += 1;
-      } catch (error) {
-        errors += 1;
-        firstError ??= (error as Error).message;
-      }
-      latencies.push(performance.now() - sent);
-    }
-  };
-  await Promise.all(Array.from({ length: connections }, loop));
-  if (firstError) process.stderr.write(`bench: ${label}: ${errors} failed requests, the first: ${firstError}\n`);
-  const seconds = (performance.now() - started) / 1000;
-  const sorted = latencies.sorted();
-  return {
+  return runQueryLoad(
+    async () => {
+      const page = await direct.pool.query(CLAIM_LIST_SQL, values);
+      if (page.rows.length === 0) throw new Error('the direct query found no checks');
+    },
+    connections,
+    durationS,
     label,
-    seconds,
-    ok,
-    non2xx: 0,
-    errors,
-    timeouts: 0,
-    rps: (ok + errors) / seconds,
-    p50: percentile(sorted, 50),
-    p90: percentile(sorted, 90),
-    p99: percentile(sorted, 99),
-    max: sorted[sorted.length - 1] ?? Number.NaN,
-  };
+  );
 }
 
 /** Before the load: the gateway answers the checks the direct query finds. */

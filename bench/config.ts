@@ -39,7 +39,41 @@ export interface BenchConfig {
     /** Share of lookups sent with the address in mixed letter case. */
     mixedCaseShare: number;
   };
-  /** The claim-check list of one user (issue 9 §9). */
+  /** Issue 8, section 8: BatchResolveAttribution against its statement sent directly. */
+  attribution: {
+    affiliates: number;
+    referred: number;
+    /** Items per call. */
+    batchSize: number;
+    /** Calls in flight at a time (gRPC), and connections (direct). */
+    concurrency: number;
+    durationS: number;
+    warmupS: number;
+  };
+  /** Issue 9, section 9: conversions through the batch endpoint until paid, against one INSERT ... SELECT of their movements. */
+  conversions: {
+    /** Conversions sent through POST /api/v1/conversions/batch, 1,000 per request. */
+    conversions: number;
+    /** Batch requests in flight at a time. */
+    inflight: number;
+    affiliates: number;
+    /** Distinct converting users, of whom `referredShare` were referred by an affiliate. */
+    users: number;
+    referredShare: number;
+  };
+  /** Issue 9, section 9: a payouts leaderboard page over 1,000,000 movements against its SQL sent directly. */
+  leaderboard: {
+    /** Affiliate payouts on the board, and the affiliates they pay (the board's size). */
+    movements: number;
+    affiliates: number;
+    pageSize: number;
+    /** Share of page requests for the first ten pages (the rest anywhere in the board). */
+    topShare: number;
+    connections: number;
+    durationS: number;
+    warmupS: number;
+  };
+  /** Issue 9, section 9: the claim-check list of one user with many movements against its SQL sent directly. */
   claimList: {
     /** The user's movements, paid in `rounds` batches with a close after each but the last. */
     movements: number;
@@ -50,7 +84,17 @@ export interface BenchConfig {
   };
   /** RSS sampling period. */
   memorySampleMs: number;
-  goals: { ingestRatioMax: number; lookupRatioMin: number; lookupP99MaxMs: number; claimListRatioMin: number; claimListP99MaxMs: number };
+  goals: {
+    ingestRatioMax: number;
+    lookupRatioMin: number;
+    lookupP99MaxMs: number;
+    attributionRatioMin: number;
+    conversionsPerSecondMin: number;
+    leaderboardRatioMin: number;
+    leaderboardP99MaxMs: number;
+    claimListRatioMin: number;
+    claimListP99MaxMs: number;
+  };
 }
 
 export function loadBenchConfig(): BenchConfig {
@@ -73,6 +117,30 @@ export function loadBenchConfig(): BenchConfig {
       existingShare: 0.9,
       mixedCaseShare: 0.3,
     },
+    attribution: {
+      affiliates: Math.max(1_000, Math.round(100_000 * scale)),
+      referred: Math.max(10_000, Math.round(1_000_000 * scale)),
+      batchSize: 100,
+      concurrency: numberEnv('BENCH_ATTRIBUTION_CONCURRENCY', 50, { min: 1, integer: true }),
+      durationS: numberEnv('BENCH_DURATION_S', 20, { min: 1 }),
+      warmupS: numberEnv('BENCH_WARMUP_S', 3, { min: 0 }),
+    },
+    conversions: {
+      conversions: Math.max(1_000, Math.round(100_000 * scale)),
+      inflight: numberEnv('BENCH_CONVERSION_INFLIGHT', 4, { min: 1, integer: true }),
+      affiliates: 100,
+      users: Math.max(100, Math.round(20_000 * scale)),
+      referredShare: 0.5,
+    },
+    leaderboard: {
+      movements: Math.max(1_000, Math.round(1_000_000 * scale)),
+      affiliates: Math.max(100, Math.round(50_000 * scale)),
+      pageSize: 25,
+      topShare: 0.9,
+      connections: numberEnv('BENCH_CONNECTIONS', 50, { min: 1, integer: true }),
+      durationS: numberEnv('BENCH_DURATION_S', 20, { min: 1 }),
+      warmupS: numberEnv('BENCH_WARMUP_S', 3, { min: 0 }),
+    },
     claimList: {
       movements: Math.max(1_000, Math.round(10_000 * scale)),
       rounds: 20,
@@ -81,6 +149,16 @@ export function loadBenchConfig(): BenchConfig {
       warmupS: numberEnv('BENCH_WARMUP_S', 3, { min: 0 }),
     },
     memorySampleMs: 250,
-    goals: { ingestRatioMax: 2.0, lookupRatioMin: 0.5, lookupP99MaxMs: 25, claimListRatioMin: 0.5, claimListP99MaxMs: 25 },
+    goals: {
+      ingestRatioMax: 2.0,
+      lookupRatioMin: 0.5,
+      lookupP99MaxMs: 25,
+      attributionRatioMin: 0.5,
+      conversionsPerSecondMin: 5_000,
+      leaderboardRatioMin: 0.5,
+      leaderboardP99MaxMs: 25,
+      claimListRatioMin: 0.5,
+      claimListP99MaxMs: 25,
+    },
   };
 }

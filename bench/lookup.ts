@@ -4,12 +4,12 @@
  */
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { type Api, createProject, createSegment, type Project } from './api';
 import type { BenchConfig } from './config';
-import { address, mixedCase, percentile, random, Samples } from './data';
+import { address, mixedCase, random } from './data';
+import { type RunFigures, runHttpLoad, runQueryLoad } from './load';
 
 export interface LookupData {
   project: Project;
@@ -20,19 +20,7 @@ export interface LookupData {
   requests: string[];
 }
 
-export interface RunFigures {
-  label: string;
-  seconds: number;
-  ok: number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  rps: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-}
+export type { RunFigures } from './load';
 
 const USER_NS = 'lookup-user';
 
@@ -118,7 +106,7 @@ export async function crossCheck(api: Api, data: LookupData, direct: DirectLooku
 }
 
 /** getUserAudiences through the gateway, at `connections` for `durationS`, one user per request. */
-export async function runGatewayLoad(
+export function runGatewayLoad(
   baseUrl: string,
   key: string,
   requests: string[],
@@ -127,45 +115,7 @@ export async function runGatewayLoad(
   label: string,
 ): Promise<RunFigures> {
   let next = 0;
-  const latencies = new Samples();
-  let ok = 0;
-  let non2xx = 0;
-  const instance = autocannon({
-    url: baseUrl,
-    connections,
-    duration: durationS,
-    headers: { authorization: `Bearer ${key}` },
-    requests: [
-      {
-        method: 'GET',
-        setupRequest: (request: Record<string, unknown>) => {
-          request.path = lookupPath(requests[next++ % requests.length]!);
-          return request;
-        },
-      },
-    ],
-  });
-  instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {
-    latencies.push(responseTimeMs);
-    if (statusCode >= 200 && statusCode < 300) ok += 1;
-    else non2xx += 1;
-  });
-  const result = await instance;
-  const sorted = latencies.sorted();
-  const seconds = result.duration;
-  return {
-    label,
-    seconds,
-    ok,
-    non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    rps: (ok + non2xx) / seconds,
-    p50: percentile(sorted, 50),
-    p90: percentile(sorted, 90),
-    p99: percentile(sorted, 99),
-    max: sorted[sorted.length - 1] ?? Number.NaN,
-  };
+  return runHttpLoad(baseUrl, key, () => lookupPath(requests[next++ % requests.length]!), connections, durationS, label);
 }
 
 export interface DirectLookup {
@@ -220,46 +170,9 @@ export async function openDirectLookup(
 }
 
 /** The direct query at `connections` concurrent loops for `durationS`, the same user mix. */
-export async function runDirectLoad(direct: DirectLookup, requests: string[], connections: number, durationS: number, label: string): Promise<RunFigures> {
-  let next = 0;
-  let ok = 0;
-  let errors = 0;
-  let firstError: string | undefined;
-  const latencies = new Samples();
-  const started = performance.now();
-  const deadline = started + durationS * 1000;
-  const loop = async () => {
-    while (performance.now() < deadline) {
-      // The service's canonical form of an evm address: lowercase.
-      const identifier = requests[next++ % requests.length]!.toLowerCase();
-      const sent = performance.now();
-      try {
-        await direct.query(identifier);
-        ok += 1;
-      } catch (error) {
-        errors += 1;
-        firstError ??= (error as Error).message;
-      }
-      latencies.push(performance.now() - sent);
-    }
-  };
-  await Promise.all(Array.from({ length: connections }, loop));
-  if (firstError) process.stderr.write(`bench: ${label}: ${errors} failed queries, the first: ${firstError}\n`);
-  const seconds = (performance.now() - started) / 1000;
-  const sorted = latencies.sorted();
-  return {
-    label,
-    seconds,
-    ok,
-    non2xx: 0,
-    errors,
-    timeouts: 0,
-    rps: (ok + errors) / seconds,
-    p50: percentile(sorted, 50),
-    p90: percentile(sorted, 90),
-    p99: percentile(sorted, 99),
-    max: sorted[sorted.length - 1] ?? Number.NaN,
-  };
+export function runDirectLoad(direct: DirectLookup, requests: string[], connections: number, durationS: number, label: string): Promise<RunFigures> {
+  // The service's canonical form of an evm address: lowercase.
+  return runQueryLoad((n) => direct.query(requests[n % requests.length]!.toLowerCase()), connections, durationS, label);
 }
 
 /** EXPLAIN (ANALYZE, BUFFERS) of the lookup for one user that exists. */

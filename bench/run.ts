@@ -4,11 +4,12 @@
  *
  *   1. Batch ingest through the gateway vs. COPY of the same rows into an identical table.
  *   2. getUserAudiences through the gateway (autocannon) vs. the repository's SQL sent with pg.
- *   3. Peak RSS of every process of the stack, sampled through the whole run.
- *   4. The claim-check list of a user with 10,000 movements through the gateway vs. its SQL (claim-checks.ts).
+ *   3. BatchResolveAttribution over gRPC (issue 8, section 8: batches of 100 at 50 concurrent calls,
+ *      100,000 affiliates, 1,000,000 referred users) vs. the same statement sent with pg.
+ *   4. Peak RSS of every process of the stack, sampled through the whole run.
  *
  * Environment: BENCH_SCALE (default 1) shrinks the data sets; BENCH_DURATION_S (default 20) the
- * lookup runs; BENCH_WARMUP_S (3); BENCH_PHASES (ingest,lookup,claim-list); BENCH_COPY_STREAMS (1) splits the
+ * lookup runs; BENCH_WARMUP_S (3); BENCH_PHASES (ingest,lookup,attribution,conversions,leaderboard,claim-list); BENCH_CONVERSION_INFLIGHT (4); BENCH_ATTRIBUTION_CONCURRENCY (50); BENCH_COPY_STREAMS (1) splits the
  * COPY of the physical limit over concurrent streams; BENCH_INGEST_INFLIGHT (4); BENCH_CPU_PROF_DIR runs every
  * process of the stack with --cpu-prof into that folder; BENCH_POSTGRES_URL, REDIS_URL,
  * BENCH_DATABASE (referral_bench), BENCH_LOG (the stack's output; a file under /tmp by default).
@@ -32,8 +33,28 @@ import {
   setUpLookupData,
 } from './lookup';
 import { type MemoryReport, MemorySampler } from './memory';
+import {
+  type AttributionFigures,
+  crossCheckAttribution,
+  directPath,
+  explainAttribution,
+  grpcPath,
+  runAttributionLoad,
+  setUpAttributionData,
+} from './attribution';
+import {
+  type ConversionsResult,
+  crossCheckLeaderboard,
+  type LeaderboardData,
+  openDirectLeaderboard,
+  runConversions,
+  runLeaderboardDirect,
+  runLeaderboardGateway,
+  setUpLeaderboard,
+} from './claim';
 import { loadAverage } from './proc';
 import { cpuTable, fmt, keyValues, lookupTable, memoryTable, section, table } from './report';
+import { SERVICE_CATALOG } from '../services/common/service-catalog';
 import { deleteRedisKeys, dropDatabase, recreateDatabase, type RunningStack, startStack } from './stack';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -59,7 +80,7 @@ interface PhaseCpu {
 
 async function main(): Promise<number> {
   const config = loadBenchConfig();
-  const phases = new Set((process.env.BENCH_PHASES ?? 'ingest,lookup,claim-list').split(',').map((phase) => phase.trim()));
+  const phases = new Set((process.env.BENCH_PHASES ?? 'ingest,lookup,attribution,conversions,leaderboard,claim-list').split(',').map((phase) => phase.trim()));
   const postgresUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const databaseName = process.env.BENCH_DATABASE ?? 'referral_bench';
@@ -78,6 +99,11 @@ async function main(): Promise<number> {
         ['load average at start', loadAverage()],
         ['scale', `${config.scale} (ingest ${fmt.int(config.ingest.entries)} entries; lookup ${fmt.int(config.lookup.entries)} entries in ${config.lookup.segments} segments)`],
         ['lookup load', `${config.lookup.connections} connections, ${config.lookup.durationS} s (after ${config.lookup.warmupS} s of warm-up)`],
+        [
+          'attribution',
+          `${fmt.int(config.attribution.affiliates)} affiliates, ${fmt.int(config.attribution.referred)} referred users; batches of ${config.attribution.batchSize} at ` +
+            `${config.attribution.concurrency} concurrent calls, ${config.attribution.durationS} s`,
+        ],
         ['stack output', logFile],
         ...(cpuProfDir ? [['cpu profiles', cpuProfDir] as [string, string]] : []),
       ],
@@ -109,7 +135,10 @@ async function main(): Promise<number> {
 
   let ingest: IngestResult | undefined;
   let lookupRuns: { gateway: RunFigures; direct: RunFigures; prepared: RunFigures; sql: string; plan: string; notes: string[]; users: number; entries: number } | undefined;
+  let conversions: ConversionsResult | undefined;
+  let leaderboardRuns: { gateway: RunFigures; direct: RunFigures; data: LeaderboardData; check: string; plans: string[] } | undefined;
   let claimListRuns: { gateway: RunFigures; direct: RunFigures; data: ClaimListData; check: string } | undefined;
+  let attributionRuns: { ours: AttributionFigures; direct: AttributionFigures; check: string; plan: string; suspensions: number } | undefined;
   const cpu = new Map<string, PhaseCpu>();
   let memoryReport: MemoryReport | undefined;
   let stackInfo: string;
@@ -194,6 +223,67 @@ async function main(): Promise<number> {
         } finally {
           await prepared.close();
         }
+      } finally {
+        await direct.close();
+      }
+    }
+    if (phases.has('attribution')) {
+      memory.setPhase('attribution setup');
+      const { affiliates, referred, concurrency, durationS, warmupS } = config.attribution;
+      progress(`attribution: seeding ${fmt.int(affiliates)} affiliates and ${fmt.int(referred)} referrals (INSERT ... SELECT generate_series, not measured)`);
+      const data = await setUpAttributionData(api, stack.platformKey, admin, config);
+      const ours = grpcPath(stack.grpcAddresses[SERVICE_CATALOG.agency.addressVariable]!, data.projectId);
+      const direct = directPath(stack.databaseUrl, data.projectId, concurrency);
+      try {
+        const check = await crossCheckAttribution(ours, direct, data);
+        if (warmupS > 0) {
+          progress(`attribution: warming up gRPC (${warmupS} s)`);
+          await runAttributionLoad(ours, data, concurrency, warmupS, 'warm-up');
+        }
+        progress(`attribution: gRPC, ${concurrency} concurrent calls, ${durationS} s`);
+        const oursRun = await around('attribution (gRPC)', () => runAttributionLoad(ours, data, concurrency, durationS));
+        if (warmupS > 0) {
+          progress(`attribution: warming up direct SQL (${warmupS} s)`);
+          await runAttributionLoad(direct, data, concurrency, warmupS, 'warm-up');
+        }
+        progress(`attribution: direct SQL with pg, ${concurrency} concurrent, ${durationS} s`);
+        const directRun = await around('attribution (direct)', () => runAttributionLoad(direct, data, concurrency, durationS));
+        const plan = await explainAttribution(stack.databaseUrl, data);
+        attributionRuns = { ours: oursRun, direct: directRun, check, plan, suspensions: data.suspensions };
+      } finally {
+        await ours.close();
+        await direct.close();
+      }
+    }
+    if (phases.has('conversions')) {
+      memory.setPhase('conversions');
+      conversions = await runConversions({ api, platformKey: stack.platformKey, db: admin, config, log: progress, around });
+      progress(`conversions: ours ${fmt.s(conversions.oursSeconds)}, INSERT ... SELECT ${fmt.s(conversions.limitSeconds)}`);
+    }
+    if (phases.has('leaderboard')) {
+      memory.setPhase('leaderboard setup');
+      const { movements, affiliates, connections, durationS, warmupS, pageSize } = config.leaderboard;
+      progress(`leaderboard: seeding ${fmt.int(movements)} affiliate payouts to ${fmt.int(affiliates)} affiliates (INSERT ... SELECT generate_series, not measured)`);
+      const data = await setUpLeaderboard(api, stack.platformKey, admin, config);
+      const direct = openDirectLeaderboard(stack.databaseUrl, data, connections, pageSize);
+      try {
+        const check = await crossCheckLeaderboard(api, data, direct, pageSize);
+        if (warmupS > 0) {
+          progress(`leaderboard: warming up the gateway (${warmupS} s)`);
+          await runLeaderboardGateway(stack.baseUrl, data, connections, warmupS, pageSize, 'warm-up');
+        }
+        progress(`leaderboard: gateway, ${connections} connections, ${durationS} s`);
+        const gateway = await around('leaderboard (gateway)', () =>
+          runLeaderboardGateway(stack!.baseUrl, data, connections, durationS, pageSize, 'gateway (HTTP -> gRPC -> SQL)'),
+        );
+        if (warmupS > 0) {
+          progress(`leaderboard: warming up the direct query (${warmupS} s)`);
+          await runLeaderboardDirect(direct, data, connections, warmupS, 'warm-up');
+        }
+        progress(`leaderboard: direct SQL with pg, ${connections} concurrent, ${durationS} s`);
+        const directRun = await around('leaderboard (direct)', () => runLeaderboardDirect(direct, data, connections, durationS, 'direct (the page query, pg)'));
+        const plans = [await direct.explain(1), await direct.explain(Math.ceil(data.entries / pageSize))];
+        leaderboardRuns = { gateway, direct: directRun, data, check, plans };
       } finally {
         await direct.close();
       }
@@ -305,6 +395,123 @@ async function main(): Promise<number> {
       'lookup: gateway answered 2xx to everything',
       `${fmt.int(gateway.non2xx + gateway.errors + gateway.timeouts)} bad`,
       `${fmt.int(gateway.ok)} 2xx, ${gateway.non2xx} non-2xx, ${gateway.errors} errors, ${gateway.timeouts} timeouts`,
+      gateway.non2xx + gateway.errors + gateway.timeouts === 0 && gateway.ok > 0,
+    ]);
+  }
+
+  if (attributionRuns) {
+    const { ours, direct } = attributionRuns;
+    const ratio = ours.attributionsPerSecond / direct.attributionsPerSecond;
+    const { affiliates, referred, batchSize, concurrency } = config.attribution;
+    log(section('attribution: BatchResolveAttribution'));
+    log(
+      `${fmt.int(affiliates)} affiliates (${fmt.int(attributionRuns.suspensions)} suspension periods), ${fmt.int(referred)} referred users; ` +
+        `batches of ${batchSize} (90% referred users, moments spread over 2026), ${concurrency} concurrent calls`,
+    );
+    log(
+      table(
+        ['path', 'attributions/s', 'calls/s', 'p50 per call', 'p99 per call', 'max', 'calls', 'errors'],
+        [ours, direct].map((run) => [
+          run.label,
+          fmt.int(run.attributionsPerSecond),
+          fmt.int(run.callsPerSecond),
+          fmt.ms(run.p50),
+          fmt.ms(run.p99),
+          fmt.ms(run.max),
+          fmt.int(run.calls),
+          fmt.int(run.errors),
+        ]),
+      ),
+    );
+    log(`throughput ratio gRPC / direct: ${fmt.ratio(ratio)} (goal >= ${config.goals.attributionRatioMin})`);
+    log(
+      `outcomes (gRPC run): ${fmt.int(ours.outcomes.attributed)} attributed, ${fmt.int(ours.outcomes.notReferred)} not referred, ` +
+        `${fmt.int(ours.outcomes.suspended)} affiliate suspended; cross-check: ${attributionRuns.check}`,
+    );
+    for (const [phase, run] of [['attribution (gRPC)', ours], ['attribution (direct)', direct]] as const) {
+      const measured = cpu.get(phase);
+      if (!measured) continue;
+      log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
+      log(cpuTable(measured.report, { count: run.calls * batchSize, unit: 'attribution', scale: 1e6, label: 'CPU µs/attribution' }));
+    }
+    log('\nEXPLAIN (ANALYZE, BUFFERS), one batch, after the load:');
+    log(attributionRuns.plan);
+    goals.push([
+      `attribution: gRPC / direct >= ${config.goals.attributionRatioMin}`,
+      fmt.ratio(ratio),
+      `${fmt.int(ours.attributionsPerSecond)} vs ${fmt.int(direct.attributionsPerSecond)} attributions/s`,
+      ratio >= config.goals.attributionRatioMin,
+    ]);
+    goals.push([
+      'attribution: every call answered',
+      `${fmt.int(ours.errors + direct.errors)} failed`,
+      `p99 per call ${fmt.ms(ours.p99)} (gRPC), ${fmt.ms(direct.p99)} (direct)`,
+      ours.errors + direct.errors === 0 && ours.calls > 0,
+    ]);
+  }
+
+  if (conversions) {
+    const perSecond = conversions.conversions / conversions.oursSeconds;
+    const ratio = conversions.oursSeconds / conversions.limitSeconds;
+    log(section('conversions: batch intake until paid'));
+    log(
+      `${fmt.int(conversions.conversions)} conversions of ${fmt.int(conversions.users)} users (${fmt.int(conversions.referred)} referred by ` +
+        `${conversions.affiliates} affiliates); ${conversions.batches} x POST /api/v1/conversions/batch of 1,000, ${conversions.inflight} in flight`,
+    );
+    log(
+      table(
+        ['path', 'time', 'conversions/s', 'movements'],
+        [
+          ['ours: intake, attribution (agency gRPC), movements, claim checks, leaderboard totals, events', fmt.s(conversions.oursSeconds), fmt.int(perSecond), fmt.int(conversions.movements)],
+          ['INSERT ... SELECT of the same movement rows into an identical table', fmt.s(conversions.limitSeconds), fmt.int(conversions.conversions / conversions.limitSeconds), fmt.int(conversions.limitRows)],
+        ],
+      ),
+    );
+    log(`ratio ours / INSERT ... SELECT: ${fmt.ratio(ratio)}; last batch accepted after ${fmt.s(conversions.submittedAfterSeconds)}`);
+    log(
+      `statuses ${Object.entries(conversions.byStatus).map(([status, n]) => `${status} ${fmt.int(n)}`).join(', ')}; ` +
+        `events ${fmt.int(conversions.events)}; unfinished batches ${conversions.unfinishedBatches}`,
+    );
+    for (const phase of ['conversions (gateway)', 'conversions (INSERT ... SELECT)']) {
+      const measured = cpu.get(phase);
+      if (!measured) continue;
+      log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
+      log(cpuTable(measured.report, { count: conversions.conversions, unit: 'conversion', scale: 1e6, label: 'CPU µs/conversion' }));
+    }
+    goals.push([`conversions: >= ${fmt.int(config.goals.conversionsPerSecondMin)} paid/s`, fmt.int(perSecond), `${fmt.s(conversions.oursSeconds)}; ${fmt.ratio(ratio)} of INSERT ... SELECT`, perSecond >= config.goals.conversionsPerSecondMin]);
+    goals.push([
+      'conversions: every one paid once, every event written',
+      fmt.int(conversions.byStatus.processed ?? 0),
+      `movements ${fmt.int(conversions.movements)}, events ${fmt.int(conversions.events)}`,
+      conversions.byStatus.processed === conversions.conversions && conversions.events === conversions.conversions && conversions.unfinishedBatches === 0,
+    ]);
+  }
+
+  if (leaderboardRuns) {
+    const { gateway, direct, data } = leaderboardRuns;
+    const ratio = gateway.rps / direct.rps;
+    log(section('leaderboard: GET /api/v1/payouts/leaderboard/payouts'));
+    log(
+      `${fmt.int(data.movements)} affiliate payouts to ${fmt.int(data.entries)} affiliates; pages of ${config.leaderboard.pageSize}, ` +
+        `${fmt.pct(config.leaderboard.topShare)} of requests for the first ten pages, the rest anywhere in the board`,
+    );
+    log(lookupTable([gateway, direct]));
+    log(`throughput ratio gateway / direct: ${fmt.ratio(ratio)} (goal >= ${config.goals.leaderboardRatioMin}); gateway p99 ${fmt.ms(gateway.p99)} (goal < ${config.goals.leaderboardP99MaxMs} ms)`);
+    log(`cross-check: ${leaderboardRuns.check}`);
+    for (const [phase, run] of [['leaderboard (gateway)', gateway], ['leaderboard (direct)', direct]] as const) {
+      const measured = cpu.get(phase);
+      if (!measured) continue;
+      log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
+      log(cpuTable(measured.report, { count: run.ok + run.non2xx + run.errors, unit: 'request', scale: 1e6, label: 'CPU µs/request' }));
+    }
+    log('\nEXPLAIN (ANALYZE, BUFFERS) of the first page and of the last, after the load:');
+    log(leaderboardRuns.plans.join('\n\n'));
+    goals.push([`leaderboard: gateway / direct >= ${config.goals.leaderboardRatioMin}`, fmt.ratio(ratio), `${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s`, ratio >= config.goals.leaderboardRatioMin]);
+    goals.push([`leaderboard: gateway p99 < ${config.goals.leaderboardP99MaxMs} ms`, fmt.ms(gateway.p99), `p50 ${fmt.ms(gateway.p50)}`, gateway.p99 < config.goals.leaderboardP99MaxMs]);
+    goals.push([
+      'leaderboard: gateway answered 2xx to everything',
+      `${fmt.int(gateway.non2xx + gateway.errors + gateway.timeouts)} bad`,
+      `${fmt.int(gateway.ok)} 2xx`,
       gateway.non2xx + gateway.errors + gateway.timeouts === 0 && gateway.ok > 0,
     ]);
   }

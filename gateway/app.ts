@@ -10,6 +10,9 @@ import { type AnyRoute, mountRoutes } from './http/route';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
 import { swaggerAssetsPath } from './openapi/docs-page';
 import { affiliatePortalCodeRoutes } from './routes/agency/affiliate-portal-codes.routes';
+import { agencyRoutes } from './routes/agency/agencies.routes';
+import { applicationRoutes } from './routes/agency/applications.routes';
+import { tierProtectionRoutes } from './routes/agency/tier-protection.routes';
 import { affiliateRoutes } from './routes/agency/affiliates.routes';
 import { referralRoutes } from './routes/agency/referrals.routes';
 import { sdkRoutes } from './routes/agency/sdk.routes';
@@ -26,6 +29,7 @@ import type { RouteDeps } from './routes/route-deps';
 import { systemRoutes, type SystemDeps } from './routes/system.routes';
 import { affiliatePortalRoutes } from './routes/tax/affiliate-portal.routes';
 import { taxAdminRoutes } from './routes/tax/tax-admin.routes';
+import { webhookRoutes } from './routes/webhooks/webhooks.routes';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -69,15 +73,19 @@ export function createApp(deps: AppDeps): { app: Express; routes: AnyRoute[] } {
     ...signInRoutes(deps.routes),
     ...affiliatePortalRoutes(deps.routes),
     ...taxAdminRoutes(deps.routes),
+    ...affiliateRoutes(deps.routes),
+    ...affiliatePortalCodeRoutes(deps.routes),
+    ...referralRoutes(deps.routes),
+    ...sdkRoutes(deps.routes),
+    ...agencyRoutes(deps.routes),
+    ...tierProtectionRoutes(deps.routes),
+    ...applicationRoutes(deps.routes),
     ...claimAdminRoutes(deps.routes),
     ...conversionRoutes(deps.routes),
     ...payoutRoutes(deps.routes),
     ...claimCheckRoutes(deps.routes),
     ...claimSettingsRoutes(deps.routes),
-    ...affiliateRoutes(deps.routes),
-    ...affiliatePortalCodeRoutes(deps.routes),
-    ...referralRoutes(deps.routes),
-    ...sdkRoutes(deps.routes),
+    ...webhookRoutes(deps.routes),
   ];
 
   app.use(requestId());

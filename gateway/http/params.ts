@@ -41,14 +41,19 @@ export const PATH_PARAMETERS = {
   audienceId: resourceId,
   jobId: resourceId,
   keyId: resourceId,
+  webhookId: resourceId,
+  deliveryId: resourceId,
   userIdentifier: userIdentifierParam,
-  /** A payout terms' conversion name, matched exactly (the service trims and checks it). */
-  conversionName: z.string().min(1).max(200).meta({ description: 'The conversion name the payout terms apply to', examples: ['purchase'] }),
-  /** A conversion's id is the sender's own text: kept exactly as sent, even when it looks like a UUID. */
-  conversionId: z.string().min(1).max(128).meta({ description: 'The id the conversion was sent with', examples: ['order-20261122-0001'] }),
+  /** A master affiliate: its affiliate id. */
+  agencyId: resourceId,
+  applicationId: resourceId,
   /** A wallet address in an SDK-style path (/api/v1/affiliates/{address}). */
   address: userIdentifierParam,
   code: z.string().max(64).meta({ description: 'A referral code (its letter case is ignored)', examples: ['summer_2026'] }),
+  /** A payout terms' conversion name, matched exactly (the service trims and checks it). */
+  conversionName: z.string().min(1).max(200).meta({ description: 'The conversion name the payout terms apply to', examples: ['trade'] }),
+  /** A conversion's id is the sender's own text: kept exactly as sent, even when it looks like a UUID. */
+  conversionId: z.string().min(1).max(128).meta({ description: 'The id the conversion was sent with', examples: ['order-8f3a2c'] }),
 } as const;
 
 export type PathParameter = keyof typeof PATH_PARAMETERS;

@@ -1,11 +1,20 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../common/clock';
 import type { Logger } from '../common/logger';
+import type { OutboxWaker } from '../common/outbox/relay';
 import type { AgencyDatabase } from './database';
+import { AffiliateDetailsService } from './domain/affiliate-details.service';
 import { AffiliateService } from './domain/affiliate.service';
+import { ApplicationService } from './domain/application.service';
+import type { AudienceDirectory } from './domain/audience-directory';
+import { MasterService } from './domain/master.service';
+import { TierProtectionService } from './domain/tier-protection.service';
 import { AttributionService } from './domain/attribution.service';
 import { ReferralService } from './domain/referral.service';
 import { AffiliateRepository } from './repositories/affiliate.repository';
+import { ApplicationRepository } from './repositories/application.repository';
+import { MasterRepository } from './repositories/master.repository';
+import { TierProtectionRepository } from './repositories/tier-protection.repository';
 import { AttributionRepository } from './repositories/attribution.repository';
 import { ReferralRepository } from './repositories/referral.repository';
 
@@ -14,22 +23,38 @@ export interface AgencyDomain {
   affiliates: AffiliateService;
   referrals: ReferralService;
   attribution: AttributionService;
+  masters: MasterService;
+  tierProtection: TierProtectionService;
+  applications: ApplicationService;
+  /** Master, is_master and tiers of affiliates, for every answer that carries an affiliate. */
+  details: AffiliateDetailsService;
 }
 
 export interface AgencyDomainDeps {
   db: Kysely<AgencyDatabase>;
   clock: Clock;
   logger: Logger;
+  /** The audience service (segments, tiers), over gRPC in the service. */
+  audience: AudienceDirectory;
+  /** Told after each commit that wrote events (the service's outbox relay). */
+  outbox: OutboxWaker;
 }
 
 /**
  * Plain constructors, wired once: server.ts builds the domain the gRPC service serves with this,
  * and the medium tests (test/medium/agency) build the same one over a test database.
  */
-export function buildAgencyDomain({ db, clock, logger }: AgencyDomainDeps): AgencyDomain {
+export function buildAgencyDomain({ db, clock, logger, audience, outbox }: AgencyDomainDeps): AgencyDomain {
+  const affiliates = new AffiliateRepository(db);
+  const masters = new MasterRepository(db);
+  const protections = new TierProtectionRepository(db);
   return {
-    affiliates: new AffiliateService(new AffiliateRepository(db), clock, logger),
+    affiliates: new AffiliateService(affiliates, clock, logger),
     referrals: new ReferralService(new ReferralRepository(db), clock, logger),
-    attribution: new AttributionService(new AttributionRepository(db)),
+    attribution: new AttributionService(new AttributionRepository(db), audience),
+    masters: new MasterService(masters, clock, logger),
+    tierProtection: new TierProtectionService(protections, audience, clock, logger),
+    applications: new ApplicationService(new ApplicationRepository(db), affiliates, audience, outbox, clock, logger),
+    details: new AffiliateDetailsService(masters, protections, audience, clock, logger),
   };
 }

@@ -1,9 +1,13 @@
 import { z } from 'zod';
 import { serviceEnv } from '../common/config';
-import { SERVICE_CATALOG } from '../common/service-catalog';
+import { defaultGrpcAddress, SERVICE_CATALOG } from '../common/service-catalog';
 
 export const agencyConfigSchema = z.object({
   ...serviceEnv(SERVICE_CATALOG.agency.defaultGrpcPort),
+  /** The audience service (static segments for approvals, users' tiers), host:port. */
+  [SERVICE_CATALOG.audience.addressVariable]: z.string().default(defaultGrpcAddress(SERVICE_CATALOG.audience)),
+  /** Deadline of each call to another service. */
+  GRPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
 });
 
 export type AgencyConfig = z.output<typeof agencyConfigSchema>;

@@ -1,9 +1,10 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { IdentifierType } from '../common/identifiers';
-import type { AffiliateStatus } from './domain/vocabulary';
+import type { OutboxTables } from '../common/outbox/tables';
+import type { AffiliateStatus, ApplicationStatus } from './domain/vocabulary';
 
 /** The agency schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
-export interface AgencyDatabase {
+export interface AgencyDatabase extends AgencyProgramTables, OutboxTables {
   affiliates: AffiliateTable;
   affiliate_suspensions: AffiliateSuspensionTable;
   affiliate_codes: AffiliateCodeTable;
@@ -64,4 +65,114 @@ export interface ReferralTable {
   /** The code used, as its affiliate registered it. */
   code: string;
   referred_at: Timestamp;
+}
+
+/** The tables of masters, sub-affiliates, tier protection and applications (migration 0002). */
+export interface AgencyProgramTables {
+  agency_designations: AgencyDesignationTable;
+  agency_spreads: AgencySpreadTable;
+  sub_affiliate_bindings: SubAffiliateBindingTable;
+  tier_protections: TierProtectionTable;
+  applications: ApplicationTable;
+  audience_memberships: AudienceMembershipTable;
+  deleted_segments: DeletedSegmentTable;
+}
+
+type Closable<T> = ColumnType<Nullable<T>, Nullable<T> | undefined, Nullable<T>>;
+
+/** One period of master status; open (removed_at NULL) while it lasts. */
+export interface AgencyDesignationTable {
+  id: Generated<string>;
+  project_id: string;
+  affiliate_id: string;
+  designated_at: Timestamp;
+  designated_by: Nullable<string>;
+  removed_at: Closable<Timestamp>;
+  removed_by: Closable<string>;
+}
+
+/** A master's spread over [valid_from, valid_to). */
+export interface AgencySpreadTable {
+  id: Generated<string>;
+  designation_id: string;
+  master_id: string;
+  spread_bps: number;
+  valid_from: Timestamp;
+  valid_to: Closable<Timestamp>;
+  set_by: Nullable<string>;
+}
+
+/** A sub-affiliate bound to a master over [bound_from, bound_to). */
+export interface SubAffiliateBindingTable {
+  id: Generated<string>;
+  project_id: string;
+  designation_id: string;
+  master_id: string;
+  affiliate_id: string;
+  bound_from: Timestamp;
+  bound_to: Closable<Timestamp>;
+  bound_by: Nullable<string>;
+  unbound_by: Closable<string>;
+}
+
+/** A tier protection, in force over [starts_at, least(expires_at, ended_at)). */
+export interface TierProtectionTable {
+  id: Generated<string>;
+  project_id: string;
+  affiliate_id: string;
+  /** An audience segment that carries a tier rank. */
+  tier_id: string;
+  starts_at: Timestamp;
+  expires_at: Timestamp;
+  set_by: Nullable<string>;
+  ended_at: Closable<Timestamp>;
+  ended_by: Closable<string>;
+}
+
+/** An affiliate application (specification §2.10, §3.2). */
+export interface ApplicationTable {
+  id: Generated<string>;
+  project_id: string;
+  /** Written only from a checked identifier. */
+  identifier_type: IdentifierType;
+  identifier: string;
+  name: string;
+  region: Nullable<string>;
+  message: Nullable<string>;
+  /** The code the applicant would like. */
+  code: Nullable<string>;
+  status: ApplicationStatus;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  hold_note: Closable<string>;
+  held_at: Closable<Timestamp>;
+  held_by: Closable<string>;
+  decided_at: Closable<Timestamp>;
+  decided_by: Closable<string>;
+  rejection_reason: Closable<string>;
+  /** The static segment an approval added the user to. */
+  audience_id: Closable<string>;
+  affiliate_id: Closable<string>;
+  /** The desired code, when the approval could give it (it was free). */
+  granted_code: Closable<string>;
+}
+
+/** The projection of audience entries (fed by the audience service's events): one user's entry of one kind in one segment. */
+export interface AudienceMembershipTable {
+  project_id: string;
+  segment_id: string;
+  identifier_type: string;
+  identifier: string;
+  kind: 'static' | 'dynamic';
+  /** False once removed (kept, so an older event arriving late does not bring it back). */
+  present: boolean;
+  /** When the audience service wrote the event that set `present`. */
+  changed_at: Timestamp;
+}
+
+/** Segments the audience service deleted: their late entry events change nothing. */
+export interface DeletedSegmentTable {
+  segment_id: string;
+  project_id: string;
+  deleted_at: Timestamp;
 }

@@ -3,6 +3,7 @@ import { SERVICE_CATALOG } from '../common/service-catalog';
 import type { ServiceManifest } from '../common/service-manifest';
 import { type AgencyConfig, agencyConfigSchema } from './config';
 import type { AgencyDatabase } from './database';
+import { audienceMemberships } from './jobs/audience-memberships.consumer';
 import { agencyMigrations } from './migrations';
 import { composeAgencyService } from './server';
 
@@ -12,6 +13,6 @@ export const agencyManifest: ServiceManifest<AgencyConfig, AgencyDatabase> = {
   configSchema: agencyConfigSchema,
   migrations: () => agencyMigrations,
   grpc: AgencyServiceService,
-  jobs: [],
+  jobs: [audienceMemberships.job],
   compose: composeAgencyService,
 };

@@ -21,6 +21,8 @@ export interface SegmentTable {
   condition: ColumnType<unknown | null, string | null, string | null>;
   /** bigint: int8 is read as bigint (services/common/db/type-parsers.ts). */
   entries_count: ColumnType<bigint, bigint | number | undefined, bigint | number>;
+  /** Set: the segment is a tier of its project (a higher rank is a higher tier); unique per project. */
+  tier_rank: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../common/clock';
 import type { Logger } from '../common/logger';
+import type { OutboxWaker } from '../common/outbox/relay';
 import type { ClaimDatabase } from './database';
 import type { AttributionSource } from './domain/attribution';
 import { ChainWatcherService, type ClaimManagerReaderFactory, type WatcherOptions } from './domain/chain-watcher.service';
@@ -10,7 +11,7 @@ import { ClaimSettingsService } from './domain/claim-settings.service';
 import { type ConversionScheduler, ConversionService } from './domain/conversion.service';
 import { CurrencyService } from './domain/currency.service';
 import { LedgerService } from './domain/ledger.service';
-import { type ConversionEventSink, PayoutService } from './domain/payout.service';
+import { PayoutService } from './domain/payout.service';
 import { PayoutTermsService } from './domain/payout-terms.service';
 import { TaxGate, type TaxStatusSource } from './domain/tax-gate';
 import { ClaimCheckRepository } from './repositories/claim-check.repository';
@@ -59,8 +60,8 @@ export interface ClaimDomainDeps {
   scheduler: ConversionScheduler;
   /** Who referred whom: the agency service (AgencyAttributionSource in server.ts). */
   attribution: AttributionSource;
-  /** The outbox the payment transaction appends its events to. */
-  events: ConversionEventSink;
+  /** Told after each commit that wrote events (the service's outbox relay). */
+  outbox: OutboxWaker;
   checks: ClaimCheckDeps;
 }
 
@@ -68,7 +69,7 @@ export interface ClaimDomainDeps {
  * Plain constructors, wired once: server.ts builds the domain the gRPC service and the job use with
  * this, and the medium tests (test/medium/claim) build the same one over a test database.
  */
-export function buildClaimDomain({ db, clock, logger, scheduler, attribution, events, checks }: ClaimDomainDeps): ClaimDomain {
+export function buildClaimDomain({ db, clock, logger, scheduler, attribution, outbox, checks }: ClaimDomainDeps): ClaimDomain {
   const currencies = new CurrencyRepository(db);
   const terms = new PayoutTermsRepository(db);
   const conversions = new ConversionRepository(db);
@@ -76,7 +77,7 @@ export function buildClaimDomain({ db, clock, logger, scheduler, attribution, ev
     currencies: new CurrencyService(currencies, clock),
     terms: new PayoutTermsService(terms, clock, logger),
     conversions: new ConversionService(conversions, scheduler, clock, logger),
-    payouts: new PayoutService(conversions, terms, new LedgerRepository(db), attribution, events, clock, logger),
+    payouts: new PayoutService(conversions, terms, new LedgerRepository(db), attribution, outbox, clock, logger),
     ledger: new LedgerService(new MovementRepository(db), new LeaderboardRepository(db), currencies, clock),
     ...buildClaimCheckDomain(db, clock, logger, checks),
   };

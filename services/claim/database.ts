@@ -1,9 +1,10 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { IdentifierType } from '../common/identifiers';
+import type { OutboxTables } from '../common/outbox/tables';
 import type { ClaimCheckStatus, ClaimReason, ConversionStatus, CurrencyType, LeaderboardUserType, MovementKind } from './domain/vocabulary';
 
 /** The claim schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
-export interface ClaimDatabase {
+export interface ClaimDatabase extends OutboxTables {
   currencies: CurrencyTable;
   payout_terms: PayoutTermsTable;
   payout_term_tiers: PayoutTermTierTable;

@@ -1,3 +1,4 @@
+import { startOutboxRelay } from '../common/outbox/runtime';
 import { SERVICE_CATALOG } from '../common/service-catalog';
 import type { ServiceRuntime } from '../common/service-runtime';
 import { claimManagerReader } from './chain/claim-manager-reader';
@@ -6,7 +7,6 @@ import { buildClaimDomain } from './composition';
 import type { ClaimConfig } from './config';
 import type { ClaimDatabase } from './database';
 import { ChainDirectory } from './domain/chains';
-import type { ConversionEventSink } from './domain/payout.service';
 import { createClaimGrpcService } from './grpc/claim.grpc';
 import { AgencyAttributionSource } from './grpc/agency-attribution.client';
 import { TaxStatusClient } from './grpc/tax-status.client';
@@ -14,9 +14,6 @@ import { watchChain, watchChainJob, watchChainSchedulerId } from './jobs/chain-w
 import { conversionBatchRelay } from './jobs/conversion-batch-relay';
 import { BullConversionScheduler } from './jobs/conversion-scheduler';
 import { payConversions, payConversionsJob } from './jobs/pay-conversions.job';
-
-/** No events leave yet: the outbox is not wired in yet. */
-const noEvents: ConversionEventSink = { append: async () => undefined, committed: () => undefined };
 
 /** The composition root (see manifest.ts): the domain (composition.ts), the payment job and the gRPC service. */
 export async function composeClaimService(runtime: ServiceRuntime<ClaimDatabase>, config: ClaimConfig) {
@@ -41,7 +38,7 @@ export async function composeClaimService(runtime: ServiceRuntime<ClaimDatabase>
     logger,
     scheduler: new BullConversionScheduler(queues, logger),
     attribution,
-    events: noEvents,
+    outbox: startOutboxRelay(runtime, config),
     checks: {
       signer,
       chains,

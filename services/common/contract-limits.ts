@@ -37,5 +37,24 @@ export const AGENCY_TEXT_LIMITS = {
   reasonLength: 500,
 } as const;
 
+/** Master affiliates (agency): the spread's range in basis points, and users one bind request may carry. */
+export const MASTER_RULES = {
+  maxSpreadBps: 10_000,
+  maxBindUsers: 100,
+} as const;
+
+/** Tier protection (agency, specification §8.2): how long a protection may last, in days. */
+export const TIER_PROTECTION_DAYS = { min: 1, max: 365 } as const;
+
+/** Applications (agency): lengths of their texts, and how many one bulk decision may carry. */
+export const APPLICATION_LIMITS = {
+  messageLength: 2_000,
+  noteLength: 500,
+  maxBulkIds: 100,
+} as const;
+
+/** Segments one affiliate-list filter (`audience_ids`) may name (agency). */
+export const MAX_AUDIENCE_FILTER_IDS = 50;
+
 /** Conversions one batch may carry (claim, POST /api/v1/conversions/batch): one attribution batch, one payment transaction. */
 export const MAX_CONVERSIONS_PER_BATCH = 1_000;

@@ -21,6 +21,7 @@ describe('audience segments (dashboard)', () => {
       type: 'static',
       condition: null,
       entries_count: 0,
+      tier_rank: null,
       badge: null,
       created_at: stack.clock.now().toISOString(),
       updated_at: stack.clock.now().toISOString(),

@@ -28,9 +28,7 @@ describe('the list of event consumers', () => {
     const problems: string[] = [];
     for (const manifest of SERVICE_MANIFESTS) {
       const queues = manifest.jobs.map((job) => job.queue);
-      // The agency's membership projection is being built beside this list (issue 8); until its handler lands the
-      // agency does not run the queue. Remove this exception when it does.
-      for (const consumer of EVENT_CONSUMER_LIST.filter((entry) => entry.service === manifest.service.name && entry.name !== 'agency-audience-memberships')) {
+      for (const consumer of EVENT_CONSUMER_LIST.filter((entry) => entry.service === manifest.service.name)) {
         if (!queues.includes(consumerJob(consumer).queue)) problems.push(`${manifest.service.name} does not run ${consumer.name} (${consumerJob(consumer).queue})`);
       }
       for (const queue of queues.filter((name) => name.startsWith('events-'))) {

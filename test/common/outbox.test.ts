@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { JobRelay } from '../../services/common/job-relay';
 import { appendOutboxEvents } from '../../services/common/outbox/append';
 import { consumerJob, deliverEvent, defineConsumer } from '../../services/common/outbox/consumer';
 import type { EventJobData, NewOutboxEvent } from '../../services/common/outbox/event';
+import { failedEventRecovery } from '../../services/common/outbox/recovery';
 import { evmAddress } from '../helpers/fixtures';
 import { membershipConsumer, type OutboxProbe, startOutboxProbe } from '../helpers/outbox';
 import { pollUntil } from '../helpers/poll';
@@ -202,6 +204,41 @@ describe('event outbox', () => {
         'audience.entry_added',
       );
     });
+  });
+
+  it('puts a consumer job that failed for good back once, then records the event as failed and drops the job', async () => {
+    // One attempt per job, so the test needs no backoff to pass.
+    const failing = { ...consumer, job: { ...job, options: { ...job.options, attempts: 1 } } };
+    const relay = new JobRelay(probe.queues, { intervalMs: 60_000, maxRequeues: 1, logger: probe.logs.logger('job-relay') });
+    relay.register(failedEventRecovery(probe.db, probe.queues, failing, probe.clock));
+    // Only this test's job in the queue (the relay tests above left theirs waiting).
+    await probe.queues.queue(job.queue).obliterate({ force: true });
+    let runs = 0;
+    const worker = probe.queues.process(failing.job, async () => {
+      runs += 1;
+      throw new Error('the projection table is locked');
+    });
+    try {
+      const id = randomUUID();
+      await probe.queues.enqueue(failing.job, jobData(id, added([600])));
+      const jobId = `${id}-${consumer.name}`;
+      const failed = (requeues: number) =>
+        pollUntil(async () => {
+          const snapshot = await probe.queues.inspect(failing.job, jobId);
+          return snapshot?.state === 'failed' && snapshot.requeues === requeues;
+        }, { timeoutMs: 10_000, what: `the job to fail (requeued ${requeues} times)` });
+      await failed(0);
+      await relay.runPass();
+      await failed(1);
+      expect(await processed(id)).toEqual([]);
+      await relay.runPass();
+      expect(await processed(id)).toEqual([{ outcome: 'failed', note: expect.stringContaining('the projection table is locked') }]);
+      expect(await probe.queues.inspect(failing.job, jobId)).toBeUndefined();
+      expect(runs).toBe(2);
+      expect(probe.logs.text()).toContain('relay gave up on work whose job kept failing');
+    } finally {
+      await worker.close();
+    }
   });
 
   it('carries events from a commit to the consumer’s worker, each applied once, however often relayed', async () => {

@@ -46,6 +46,10 @@ describe('services refuse a request without a required field', () => {
     ['GetTaxInfoUnmasked without actor', () => clients.tax.getTaxInfoUnmasked({ projectId: project.id, user }), 'actor.api_key_id'],
     ['AddEntry without user', () => clients.audience.addEntry({ projectId: project.id, segmentId }), 'user'],
     ['CreateBadge without badge', () => clients.audience.createBadge({ projectId: project.id, segmentId }), 'badge'],
+    ['CreateAffiliate without user', () => clients.agency.createAffiliate({ projectId: project.id, name: 'Alice', code: 'alice_code' }), 'user'],
+    ['AddAffiliateCode without user', () => clients.agency.addAffiliateCode({ projectId: project.id, code: 'alice_code' }), 'user'],
+    ['CreateReferral without user', () => clients.agency.createReferral({ projectId: project.id, code: 'alice_code' }), 'user'],
+    ['ResolveAttribution without at', () => clients.agency.resolveAttribution({ projectId: project.id, user }), 'at'],
     [
       'GetUserAudiences with a lookup without user',
       () => clients.audience.getUserAudiences({ lookups: [{ projectId: project.id, user }, { projectId: project.id }] }),
@@ -67,5 +71,7 @@ describe('services refuse a request without a required field', () => {
     expect(await rows('tax.tax_audit_log')).toBe(0);
     expect(await rows('audience.entries')).toBe(0);
     expect(await rows('audience.badges')).toBe(0);
+    expect(await rows('agency.affiliates')).toBe(0);
+    expect(await rows('agency.affiliate_codes')).toBe(0);
   });
 });

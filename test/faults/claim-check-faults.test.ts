@@ -23,7 +23,7 @@ describe('claim checks through process deaths and Redis loss', () => {
 
   beforeAll(async () => {
     claimChain = await startClaimChain(new Date());
-    stack = await startFaultStack({ services: ['tax', 'agency', 'claim'], ownRedis: true, serviceEnv: { ...claimChain.env, CHAIN_WATCH_EVERY_MS: '300', DB_POOL_MAX: '20' } });
+    stack = await startFaultStack({ services: ['audience', 'tax', 'agency', 'claim'], ownRedis: true, serviceEnv: { ...claimChain.env, CHAIN_WATCH_EVERY_MS: '300', DB_POOL_MAX: '20' } });
     claim = stack.service('claim');
     api = stack.gateway.api;
     project = await claimProject(stack.gateway, claimChain);

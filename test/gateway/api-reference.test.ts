@@ -45,7 +45,7 @@ const OPERATIONS: Record<string, Expected> = {
   'POST /api/v1/projects/{projectId}/audiences': {
     security: 'apiKey:admin',
     params: ['path:projectId'],
-    body: { properties: ['condition', 'description', 'name'], required: ['name'] },
+    body: { properties: ['condition', 'description', 'name', 'tier_rank'], required: ['name'] },
     responses: api(201, 404, 409, ...WITH_BODY),
   },
   'GET /api/v1/projects/{projectId}/audiences': { security: 'apiKey:admin,read_only', params: ['path:projectId', ...PAGE], responses: api(200, 404) },
@@ -57,7 +57,7 @@ const OPERATIONS: Record<string, Expected> = {
   'PATCH /api/v1/projects/{projectId}/audiences/{audienceId}': {
     security: 'apiKey:admin',
     params: ['path:projectId', 'path:audienceId'],
-    body: { properties: ['condition', 'description', 'name'] },
+    body: { properties: ['condition', 'description', 'name', 'tier_rank'] },
     responses: api(200, 404, 409, ...WITH_BODY),
   },
   'DELETE /api/v1/projects/{projectId}/audiences/{audienceId}': {
@@ -220,7 +220,7 @@ const OPERATIONS: Record<string, Expected> = {
   },
   'GET /api/v1/projects/{projectId}/affiliates': {
     security: 'apiKey:admin,read_only',
-    params: ['path:projectId', ...PAGE, 'query:status?', 'query:region?', 'query:q?'],
+    params: ['path:projectId', ...PAGE, 'query:status?', 'query:region?', 'query:q?', 'query:audience?', 'query:audience_ids?'],
     responses: api(200, 404),
   },
   'GET /api/v1/projects/{projectId}/affiliates/{userIdentifier}': {
@@ -257,6 +257,89 @@ const OPERATIONS: Record<string, Expected> = {
     body: { properties: ['code'], required: ['code'] },
     responses: api(201, 404, 409, ...WITH_BODY),
   },
+  'PUT /api/v1/projects/{projectId}/affiliates/{userIdentifier}/tier-protection': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?'],
+    body: { properties: ['expires_at', 'protection_days', 'tier_id'], required: ['tier_id'] },
+    responses: api(200, 404, ...WITH_BODY),
+  },
+  'DELETE /api/v1/projects/{projectId}/affiliates/{userIdentifier}/tier-protection': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?'],
+    responses: api(200, 404),
+  },
+  'POST /api/v1/projects/{projectId}/agencies': {
+    security: 'apiKey:admin',
+    params: ['path:projectId'],
+    body: { properties: ['spread_bps', 'user_identifier', 'user_identifier_type'], required: ['user_identifier', 'spread_bps'] },
+    responses: api(201, 404, 409, ...WITH_BODY),
+  },
+  'GET /api/v1/projects/{projectId}/agencies': { security: 'apiKey:admin', params: ['path:projectId', ...PAGE], responses: api(200, 404) },
+  'GET /api/v1/projects/{projectId}/agencies/{agencyId}': { security: 'apiKey:admin', params: ['path:projectId', 'path:agencyId'], responses: api(200, 404) },
+  'PATCH /api/v1/projects/{projectId}/agencies/{agencyId}': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:agencyId'],
+    body: { properties: ['spread_bps'], required: ['spread_bps'] },
+    responses: api(200, 404, ...WITH_BODY),
+  },
+  'DELETE /api/v1/projects/{projectId}/agencies/{agencyId}': { security: 'apiKey:admin', params: ['path:projectId', 'path:agencyId'], responses: api(200, 404) },
+  'POST /api/v1/projects/{projectId}/agencies/{agencyId}/sub-affiliates': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:agencyId'],
+    body: { properties: ['user_identifier_type', 'user_identifiers'], required: ['user_identifiers'] },
+    responses: api(200, 404, 409, ...WITH_BODY),
+  },
+  'GET /api/v1/projects/{projectId}/agencies/{agencyId}/sub-affiliates': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:agencyId', ...PAGE, 'query:sort_by?'],
+    responses: api(200, 404),
+  },
+  'DELETE /api/v1/projects/{projectId}/agencies/{agencyId}/sub-affiliates/{userIdentifier}': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:agencyId', 'path:userIdentifier', 'query:identifier_type?'],
+    responses: api(204, 404),
+  },
+  'POST /api/v1/projects/{projectId}/affiliate-portal/application': {
+    security: 'walletSession',
+    params: ['path:projectId'],
+    body: { properties: ['code', 'message', 'name', 'region'], required: ['name'] },
+    responses: api(201, 404, 409, ...WITH_BODY),
+  },
+  'GET /api/v1/projects/{projectId}/affiliate-portal/application': { security: 'walletSession', params: ['path:projectId'], responses: api(200, 404) },
+  'GET /api/v1/projects/{projectId}/applications': {
+    security: 'apiKey:admin,read_only',
+    params: ['path:projectId', ...PAGE, 'query:status?'],
+    responses: api(200, 404),
+  },
+  'GET /api/v1/projects/{projectId}/applications/{applicationId}': {
+    security: 'apiKey:admin,read_only',
+    params: ['path:projectId', 'path:applicationId'],
+    responses: api(200, 404),
+  },
+  'POST /api/v1/projects/{projectId}/applications/{applicationId}/approve': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:applicationId'],
+    body: { properties: ['audience_id'], required: ['audience_id'] },
+    responses: api(200, 404, 409, ...WITH_BODY),
+  },
+  'POST /api/v1/projects/{projectId}/applications/{applicationId}/reject': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:applicationId'],
+    body: { properties: ['reason'], required: ['reason'] },
+    responses: api(200, 404, 409, ...WITH_BODY),
+  },
+  'POST /api/v1/projects/{projectId}/applications/{applicationId}/hold': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:applicationId'],
+    body: { properties: ['note'] },
+    responses: api(200, 404, 409, ...WITH_BODY),
+  },
+  'POST /api/v1/projects/{projectId}/applications/bulk': {
+    security: 'apiKey:admin',
+    params: ['path:projectId'],
+    body: { properties: ['action', 'application_ids', 'audience_id', 'note', 'reason'], required: ['action', 'application_ids'] },
+    responses: api(200, 404, ...WITH_BODY),
+  },
   'POST /api/v1/referrals': {
     security: 'apiKey:service_role',
     body: { properties: ['code', 'user_identifier', 'user_identifier_type'], required: ['user_identifier', 'user_identifier_type', 'code'] },
@@ -279,6 +362,31 @@ const OPERATIONS: Record<string, Expected> = {
     params: ['path:code', 'query:user_identifier', 'query:user_identifier_type'],
     body: { properties: ['chain_id', 'signature', 'signature_message'], required: ['signature', 'signature_message'] },
     responses: api(200, 201, 404, 409, ...WITH_BODY),
+  },
+  'POST /api/v1/projects/{projectId}/webhooks': {
+    security: 'apiKey:admin',
+    params: ['path:projectId'],
+    body: { properties: ['enabled', 'events', 'url'], required: ['url', 'events'] },
+    responses: api(201, 404, ...WITH_BODY),
+  },
+  'GET /api/v1/projects/{projectId}/webhooks': { security: 'apiKey:admin,read_only', params: ['path:projectId', ...PAGE], responses: api(200, 404) },
+  'GET /api/v1/projects/{projectId}/webhooks/{webhookId}': { security: 'apiKey:admin,read_only', params: ['path:projectId', 'path:webhookId'], responses: api(200, 404) },
+  'PATCH /api/v1/projects/{projectId}/webhooks/{webhookId}': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:webhookId'],
+    body: { properties: ['enabled', 'events', 'url'] },
+    responses: api(200, 404, ...WITH_BODY),
+  },
+  'DELETE /api/v1/projects/{projectId}/webhooks/{webhookId}': { security: 'apiKey:admin', params: ['path:projectId', 'path:webhookId'], responses: api(204, 404) },
+  'GET /api/v1/projects/{projectId}/webhooks/{webhookId}/deliveries': {
+    security: 'apiKey:admin,read_only',
+    params: ['path:projectId', 'path:webhookId', ...PAGE],
+    responses: api(200, 404),
+  },
+  'POST /api/v1/projects/{projectId}/webhooks/{webhookId}/deliveries/{deliveryId}/resend': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:webhookId', 'path:deliveryId'],
+    responses: api(202, 404),
   },
   'GET /api/v1/user/referrer': {
     security: 'apiKey:service_role,admin,read_only',
@@ -424,7 +532,7 @@ describe('the API reference', () => {
     it('answers every list in the one list shape, paged by page (from 1) and page_size (1 to 100, default 25)', () => {
       // The claim history answers the Fuul SDK's own page shape ({ results, total_count, next_page }): checked on its own.
       const lists = Object.entries(OPERATIONS).filter(([key, expected]) => expected.params?.includes('query:page?') && !key.endsWith('/claim-history'));
-      expect(lists.map(([key]) => key)).toHaveLength(12);
+      expect(lists.map(([key]) => key)).toHaveLength(17);
       for (const [key] of lists) {
         const schema = success(key);
         const withCursor = key.endsWith('/entries');
@@ -465,12 +573,13 @@ describe('the API reference', () => {
 
     it('describes the segment, the batch job and the user lookup as they are answered', () => {
       const segment = success('GET /api/v1/projects/{projectId}/audiences/{audienceId}');
-      expect(segment.required).toEqual(['id', 'name', 'description', 'type', 'condition', 'entries_count', 'badge', 'created_at', 'updated_at']);
+      expect(segment.required).toEqual(['id', 'name', 'description', 'type', 'condition', 'entries_count', 'tier_rank', 'badge', 'created_at', 'updated_at']);
       expect(segment.properties).toMatchObject({
         id: { type: 'string' },
         description: nullableString,
         type: { type: 'string', enum: ['static', 'dynamic'] },
         entries_count: integer,
+        tier_rank: { anyOf: [expect.objectContaining({ type: 'integer', minimum: -2147483648, maximum: 2147483647 }), { type: 'null' }], description: expect.stringContaining('a higher rank is a higher tier') },
         created_at: timestamp,
       });
       expect(segment.properties.badge.anyOf).toEqual([

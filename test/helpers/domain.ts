@@ -5,8 +5,6 @@ import { FieldCipher, parseKeyRing } from '../../services/common/crypto/field-ci
 import { OutboxRelay } from '../../services/common/outbox/relay';
 import { QueueKit } from '../../services/common/queue';
 import { SERVICE_CATALOG } from '../../services/common/service-catalog';
-import { type AgencyDomain, buildAgencyDomain } from '../../services/agency/composition';
-import type { AgencyDatabase } from '../../services/agency/database';
 import { type AudienceDomain, buildAudienceDomain } from '../../services/audience/composition';
 import type { AudienceDatabase } from '../../services/audience/database';
 import { BullEntryBatchScheduler } from '../../services/audience/jobs/entry-batch-scheduler';
@@ -15,6 +13,7 @@ import type { TaxDatabase } from '../../services/tax/database';
 import { TinVault } from '../../services/tax/domain/tin-vault';
 import { AgencyServiceClient } from '../../gen/referral/agency/v1/agency';
 import { agencyManifest } from '../../services/agency/manifest';
+import { audienceManifest } from '../../services/audience/manifest';
 import { DEVELOPMENT_SIGNER_KEY } from '../../services/claim/chain/chain-config';
 import { claimManagerReader } from '../../services/claim/chain/claim-manager-reader';
 import { VoucherSigner } from '../../services/claim/chain/voucher-signer';
@@ -29,6 +28,12 @@ import { BullConversionScheduler } from '../../services/claim/jobs/conversion-sc
 import { loadConfig } from '../../services/common/config';
 import { createGrpcClient, type GrpcClient } from '../../services/common/grpc/client';
 import { startService } from '../../services/common/service-manifest';
+import { buildWebhooksDomain, type WebhooksDomain } from '../../services/webhooks/composition';
+import type { WebhooksDatabase } from '../../services/webhooks/database';
+import type { DeliveryQueue, SendResult } from '../../services/webhooks/domain/delivery.service';
+import type { DeliverySettings } from '../../services/webhooks/domain/delivery-settings';
+import { SecretVault } from '../../services/webhooks/domain/secret-vault';
+import { DEVELOPMENT_KEY_ID, developmentKeyRing } from '../../services/common/crypto/field-cipher';
 import { TEST_REDIS_URL } from '../setup/test-env';
 import { TestClock } from './clock';
 import { LogCapture } from './log-capture';
@@ -46,6 +51,8 @@ export interface DomainHarness<D, DB> {
   db: Kysely<DB>;
   /** The whole test database (every schema), to check what was (not) written. */
   sql: pg.Pool;
+  /** The test database's URL, for a test that needs connections of its own. */
+  databaseUrl: string;
   clock: TestClock;
   logs: LogCapture;
   stop(): Promise<void>;
@@ -97,6 +104,7 @@ export async function startAudienceDomain(
     queues,
     db: database.db,
     sql: database.sql,
+    databaseUrl: database.url,
     clock,
     logs,
     stop: async () => {
@@ -116,23 +124,19 @@ export async function startTaxDomain(options: HarnessOptions = {}): Promise<Doma
   if ('problem' in ring) throw new Error(`the test key ring is invalid: ${ring.problem}`);
   const vault = new TinVault(new FieldCipher(ring.keys, TEST_TAX_KEYS.active));
   const domain = buildTaxDomain({ db: database.db, clock, logger: logs.logger('tax'), vault });
-  return { domain, vault, db: database.db, sql: database.sql, clock, logs, stop: database.close };
+  return { domain, vault, db: database.db, sql: database.sql, databaseUrl: database.url, clock, logs, stop: database.close };
 }
 
-/** The agency domain: affiliates, codes, referrals and attribution. */
-export async function startAgencyDomain(options: HarnessOptions = {}): Promise<DomainHarness<AgencyDomain, AgencyDatabase>> {
-  const clock = options.clock ?? new TestClock();
-  const logs = new LogCapture();
-  const database = await openServiceDatabase<AgencyDatabase>(SERVICE_CATALOG.agency.schema, logs);
-  const domain = buildAgencyDomain({ db: database.db, clock, logger: logs.logger('agency') });
-  return { domain, db: database.db, sql: database.sql, clock, logs, stop: database.close };
-}
+/** The agency domain beside the audience domain it asks (test/helpers/agency-domain.ts). */
+export { startAgencyDomain } from './agency-domain';
 
 export interface ClaimHarness extends DomainHarness<ClaimDomain, ClaimDatabase> {
   /** The agency service the domain asks for attribution, to create affiliates and referrals in. */
   agency: GrpcClient<AgencyServiceClient>['call'];
   /** The queue conversions are scheduled on (no worker reads it). */
   queues: QueueKit;
+  /** The claim service's outbox relay, not started: events stay in the outbox until a test relays them (`outbox.pass()`). */
+  outbox: OutboxRelay<ClaimDatabase>;
   /** Pays every stored batch not finished yet, as the job would (domain.payouts.payBatch), oldest first. */
   payAll(): Promise<void>;
   /** The tax service the tax gate asks, to set tax settings and submit and review forms in. */
@@ -157,7 +161,7 @@ export async function startClaimDomain(options: ClaimHarnessOptions = {}): Promi
   const prefix = newQueuePrefix();
   const queues = new QueueKit({ redisUrl: TEST_REDIS_URL, prefix, logger: logs.logger('queue') });
   await queues.ready();
-  const agencyEnv = {
+  const serviceEnv = {
     DATABASE_URL: database.url,
     REDIS_URL: TEST_REDIS_URL,
     QUEUE_PREFIX: prefix,
@@ -166,6 +170,9 @@ export async function startClaimDomain(options: ClaimHarnessOptions = {}): Promi
     RUN_WORKERS: 'false',
     DB_POOL_MAX: '4',
   };
+  // The agency asks the audience service for tiers while it attributes: that one runs here too.
+  const audienceService = await startService(audienceManifest, loadConfig(audienceManifest.configSchema, serviceEnv), { clock, logger: logs.logger('audience') });
+  const agencyEnv = { ...serviceEnv, [SERVICE_CATALOG.audience.addressVariable]: `127.0.0.1:${audienceService.grpcPort}` };
   const agencyService = await startService(agencyManifest, loadConfig(agencyManifest.configSchema, agencyEnv), { clock, logger: logs.logger('agency') });
   const agencyAddress = `127.0.0.1:${agencyService.grpcPort}`;
   const taxEnv = { ...agencyEnv, TAX_ENCRYPTION_KEYS: TEST_TAX_KEYS.spec, TAX_ENCRYPTION_ACTIVE_KEY_ID: TEST_TAX_KEYS.active };
@@ -176,13 +183,14 @@ export async function startClaimDomain(options: ClaimHarnessOptions = {}): Promi
   const attribution = new AgencyAttributionSource(agencyAddress);
   const agency = createGrpcClient(AgencyServiceClient, agencyAddress, 10_000);
   const logger = logs.logger('claim');
+  const outbox = new OutboxRelay(database.db, queues, { service: 'claim', clock, logger: logs.logger('outbox'), batchSize: 200, retentionMs: 168 * 3_600_000 });
   const domain = buildClaimDomain({
     db: database.db,
     clock,
     logger,
     scheduler: new BullConversionScheduler(queues, logger),
     attribution,
-    events: { append: async () => undefined, committed: () => undefined },
+    outbox,
     checks: {
       signer: await VoucherSigner.fromPrivateKeys([DEVELOPMENT_SIGNER_KEY]),
       chains: new ChainDirectory([], 'Referral ClaimManager', '1'),
@@ -197,11 +205,13 @@ export async function startClaimDomain(options: ClaimHarnessOptions = {}): Promi
     domain,
     db: database.db,
     sql: database.sql,
+    databaseUrl: database.url,
     clock,
     logs,
     agency: agency.call,
     tax: tax.call,
     queues,
+    outbox,
     payAll: async () => {
       for (const batchId of await domain.payouts.unfinished(1_000)) await domain.payouts.payBatch(batchId);
     },
@@ -212,9 +222,48 @@ export async function startClaimDomain(options: ClaimHarnessOptions = {}): Promi
       taxStatus.close();
       await agencyService.stop();
       await taxService.stop();
+      await audienceService.stop();
       await queues.close();
       await deleteKeys(TEST_REDIS_URL, `${prefix}:*`);
       await database.close();
     },
   };
+}
+
+/** What the webhooks harness's sender was asked to send, and answers with (the next result, the last repeating). */
+export interface RecordingSender {
+  sent: Array<{ url: string; body: string; headers: Record<string, string> }>;
+  results: SendResult[];
+}
+
+/**
+ * The webhooks domain: deliveries are "sent" by a recording sender (the HTTP tests use a real
+ * receiver) and queued to a list (no worker), so a test runs each attempt itself and moves the clock.
+ */
+export async function startWebhooksDomain(
+  options: HarnessOptions & { settings?: Partial<DeliverySettings> } = {},
+): Promise<DomainHarness<WebhooksDomain, WebhooksDatabase> & { sender: RecordingSender; queued: string[]; settings: DeliverySettings }> {
+  const clock = options.clock ?? new TestClock();
+  const logs = new LogCapture();
+  const database = await openServiceDatabase<WebhooksDatabase>(SERVICE_CATALOG.webhooks.schema, logs);
+  const sender: RecordingSender = { sent: [], results: [{ responseCode: 200, error: null, durationMs: 1 }] };
+  const queued: string[] = [];
+  const queue: DeliveryQueue = {
+    enqueue: async (ids) => void queued.push(...ids),
+    requeue: async (id) => void queued.push(id),
+  };
+  const settings: DeliverySettings = { timeoutMs: 1_000, maxAttempts: 20, backoffMs: 1_000, retryWindowMs: 24 * 3_600_000, production: false, ...options.settings };
+  const domain = buildWebhooksDomain({
+    db: database.db,
+    clock,
+    logger: logs.logger('webhooks'),
+    vault: new SecretVault(new FieldCipher(developmentKeyRing(), DEVELOPMENT_KEY_ID)),
+    send: async (url, body, headers) => {
+      sender.sent.push({ url, body, headers });
+      return (sender.results.length > 1 ? sender.results.shift() : sender.results[0])!;
+    },
+    settings,
+    queue,
+  });
+  return { domain, sender, queued, settings, db: database.db, sql: database.sql, databaseUrl: database.url, clock, logs, stop: database.close };
 }

@@ -41,7 +41,7 @@ export async function createSegment(stack: WithApi, project: TestProject, body: 
     body: { name: `Segment ${randomBytes(3).toString('hex')}`, ...body },
   });
   if (response.status !== 201) throw new Error(`segment creation failed: ${response.status} ${response.text}`);
-  return response.body as { id: string; name: string; entries_count: number };
+  return response.body as { id: string; name: string; entries_count: number; tier_rank: number | null };
 }
 
 /** A deterministic, valid, lowercase evm address for index n. */

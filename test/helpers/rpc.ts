@@ -1,5 +1,6 @@
 import { AgencyServiceClient } from '../../gen/referral/agency/v1/agency';
 import { AudienceServiceClient } from '../../gen/referral/audience/v1/audience';
+import { ClaimServiceClient } from '../../gen/referral/claim/v1/claim';
 import { TaxServiceClient } from '../../gen/referral/tax/v1/tax';
 import { createGrpcClient, type GrpcClient } from '../../services/common/grpc/client';
 import { isServiceError, type RemoteError, readGrpcError } from '../../services/common/grpc/errors';
@@ -9,21 +10,25 @@ export interface ServiceClients {
   tax: GrpcClient<TaxServiceClient>['call'];
   audience: GrpcClient<AudienceServiceClient>['call'];
   agency: GrpcClient<AgencyServiceClient>['call'];
+  claim: GrpcClient<ClaimServiceClient>['call'];
   close(): void;
 }
 
-export function serviceClients(stack: { grpcAddresses: { tax: string; audience: string; agency: string } }): ServiceClients {
+export function serviceClients(stack: { grpcAddresses: { tax: string; audience: string; agency: string; claim: string } }): ServiceClients {
   const tax = createGrpcClient(TaxServiceClient, stack.grpcAddresses.tax, 5_000);
   const audience = createGrpcClient(AudienceServiceClient, stack.grpcAddresses.audience, 5_000);
   const agency = createGrpcClient(AgencyServiceClient, stack.grpcAddresses.agency, 5_000);
+  const claim = createGrpcClient(ClaimServiceClient, stack.grpcAddresses.claim, 5_000);
   return {
     tax: tax.call,
     audience: audience.call,
     agency: agency.call,
+    claim: claim.call,
     close: () => {
       tax.close();
       audience.close();
       agency.close();
+      claim.close();
     },
   };
 }

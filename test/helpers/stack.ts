@@ -26,6 +26,8 @@ export const TEST_TAX_KEYS = {
 /** What a service needs beyond the common variables in every test stack (in process or as processes). */
 export const TEST_SERVICE_ENV: Partial<Record<ServiceName, Record<string, string>>> = {
   tax: { TAX_ENCRYPTION_KEYS: TEST_TAX_KEYS.spec, TAX_ENCRYPTION_ACTIVE_KEY_ID: TEST_TAX_KEYS.active },
+  // Retries in tens of milliseconds and a short attempt timeout, so retry tests take no real time worth waiting for.
+  webhooks: { WEBHOOK_BACKOFF_MS: '50', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_MAX_ATTEMPTS: '5' },
 };
 
 /** Where each service of a stack listens, host:port. */
@@ -88,7 +90,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
   const grpcAddresses = {} as GrpcAddresses;
   for (const manifest of SERVICE_MANIFESTS) {
     const name = manifest.service.name as ServiceName;
-    // Where the services started before it listen (the claim service calls the agency service).
+    // Where the services started before it listen (the agency calls the audience service, the claim service the agency).
     const started = Object.fromEntries(CATALOG.filter((entry) => grpcAddresses[entry.name]).map((entry) => [entry.addressVariable, grpcAddresses[entry.name]]));
     const env = withOverrides({ ...common, ...started, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', ...TEST_SERVICE_ENV[name] }, options.serviceEnv?.[name]);
     const service = await startService(manifest, loadConfig(manifest.configSchema, env), { clock, logger: logs.logger(name) });

@@ -68,7 +68,9 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'listAffiliates',
         summary: 'The project’s affiliates, newest first, each with its tax status',
         description:
-          'Filters combine: `status`, `region` (ISO 3166-1 alpha-2) and `q` (a prefix of the identifier or of the name). ' +
+          'Filters combine: `status`, `region` (ISO 3166-1 alpha-2), `q` (a prefix of the identifier or of the name), `audience` ' +
+          '(members of one segment) and `audience_ids` (members of any of several, comma-separated). Memberships come from the ' +
+          'audience service’s entry events, so a change there shows here once its event is applied (normally within a second). ' +
           'Each item carries `tax_status`, read from the tax service in one call per page.',
         tags,
         auth: reader,
@@ -81,6 +83,8 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
           status: optionalEnumValue(AffiliateStatus, query.status),
           region: query.region,
           q: query.q,
+          audienceId: query.audience,
+          anyAudienceIds: query.audience_ids,
           page: { page: query.page, pageSize: query.page_size },
         });
         // One batch call for the whole page, never one per row.

@@ -1,30 +1,31 @@
 import { z } from 'zod';
 import { AffiliateStatus } from '../../../gen/referral/agency/v1/enums';
 import { EffectiveTaxStatus } from '../../../gen/referral/tax/v1/enums';
-import { AGENCY_TEXT_LIMITS, REFERRAL_CODE_RULES } from '../../../services/common/contract-limits';
+import { AGENCY_TEXT_LIMITS, MAX_AUDIENCE_FILTER_IDS, REFERRAL_CODE_RULES } from '../../../services/common/contract-limits';
 import { enumNames } from '../../../services/common/enums';
+import { canonicalUuid } from '../../../services/common/ids';
 import { IDENTIFIER_TYPES } from '../../../services/common/identifiers';
 import { listSchema, pageQuery } from '../../http/list';
-import { userIdentifier } from '../../http/params';
+import { resourceId, userIdentifier } from '../../http/params';
 
 /**
  * HTTP shapes of the agency API (snake_case): affiliates, codes and referrals; the gRPC contract is
  * proto/referral/agency. The service checks every rule again (code format and uniqueness, country
  * list, name length): these shapes refuse what is malformed and document what is accepted.
  */
-const timestamp = z.string().describe('ISO-8601 UTC');
-const affiliateStatuses = z.enum(enumNames(AffiliateStatus));
+export const timestamp = z.string().describe('ISO-8601 UTC');
+export const affiliateStatuses = z.enum(enumNames(AffiliateStatus));
 /** Made canonical here, at the edge (gateway/http/params.ts). */
-const identifier = userIdentifier(z.string().min(1).max(512));
-const identifierType = z.string().min(1).max(64).describe(IDENTIFIER_TYPES.join(', '));
-const code = z
+export const identifier = userIdentifier(z.string().min(1).max(512));
+export const identifierType = z.string().min(1).max(64).describe(IDENTIFIER_TYPES.join(', '));
+export const code = z
   .string()
   .max(64)
   .describe(
     `${REFERRAL_CODE_RULES.minLength} to ${REFERRAL_CODE_RULES.maxLength} of A-Z a-z 0-9 _ -; unique in the project whatever its letter case`,
   );
-const region = z.string().max(8).describe('ISO 3166-1 alpha-2 country code (any letter case), e.g. US, DE, BR');
-const name = z.string().max(AGENCY_TEXT_LIMITS.nameLength * 2).describe(`1 to ${AGENCY_TEXT_LIMITS.nameLength} characters`);
+export const region = z.string().max(8).describe('ISO 3166-1 alpha-2 country code (any letter case), e.g. US, DE, BR');
+export const name = z.string().max(AGENCY_TEXT_LIMITS.nameLength * 2).describe(`1 to ${AGENCY_TEXT_LIMITS.nameLength} characters`);
 
 export const affiliateCodeSchema = z.object({
   code: z.string().describe('As registered (its letter case kept)'),
@@ -90,6 +91,13 @@ export const affiliateListQuery = z.object({
   status: affiliateStatuses.optional(),
   region: region.optional(),
   q: z.string().max(200).optional().describe('A prefix of the identifier or of the name (the name’s letter case ignored)'),
+  audience: resourceId.optional().describe('Members of this audience segment (its id)'),
+  audience_ids: z
+    .string()
+    .max(64 * MAX_AUDIENCE_FILTER_IDS)
+    .optional()
+    .transform((value) => (value === undefined ? [] : value.split(',').map((id) => canonicalUuid(id.trim())).filter((id) => id !== '')))
+    .describe(`Members of any of these segments: ids separated by commas, at most ${MAX_AUDIENCE_FILTER_IDS}`),
 });
 
 export const referralBody = z.strictObject({ user_identifier: identifier, user_identifier_type: identifierType, code });

@@ -8,9 +8,10 @@ export function presentBadge(badge: Badge) {
 }
 
 export function presentSegment(segment: Segment) {
-  const { conditionJson, badge, ...fields } = segment;
+  const { conditionJson, badge, tierRank, ...fields } = segment;
   return {
     ...snakeCase(fields, ['createdAt', 'updatedAt']),
+    tier_rank: tierRank ?? null,
     type: nameOf(SegmentType, segment.type, 'type'),
     condition: conditionJson ? parseCondition(conditionJson) : null,
     entries_count: count(segment.entriesCount, 'entries_count'),

@@ -19,6 +19,11 @@ const condition = z
       'character and no lone UTF-16 surrogate (in keys or values) and no number beyond a double such as 1e400 (each a 400 naming the path).',
   );
 
+const TIER_RANK =
+  'Makes the audience a tier of the project: a whole number from 1 to 10,000, unique in the project; a higher rank is a higher tier ' +
+  '(a user’s current tier is the highest-ranked tier audience the user is in). Another audience’s rank: 409 TIER_RANK_TAKEN.';
+const tierRank = (nullMeans: string) => z.int32().nullable().describe(`${TIER_RANK} null: ${nullMeans}.`);
+
 export const badgeSchema = z.object({
   name: z.string(),
   description: z.string().nullable(),
@@ -34,6 +39,7 @@ export const segmentSchema = z.object({
   type: z.enum(enumNames(SegmentType)).describe('dynamic when the segment has a condition'),
   condition: condition.nullable(),
   entries_count: z.number().int(),
+  tier_rank: tierRank('the audience is no tier'),
   badge: badgeSchema.nullable(),
   created_at: timestamp,
   updated_at: timestamp,
@@ -85,12 +91,14 @@ export const createSegmentBody = z.strictObject({
   name: z.string().max(1_000),
   description: z.string().max(10_000).nullable().optional(),
   condition: condition.nullable().optional(),
+  tier_rank: tierRank('no tier (the default)').optional(),
 });
 
 export const updateSegmentBody = z.strictObject({
   name: z.string().max(1_000).optional(),
   description: z.string().max(10_000).nullable().optional(),
   condition: condition.nullable().optional(),
+  tier_rank: tierRank('the audience is no tier any more (its rank is free for another)').optional(),
 });
 
 export { MAX_BATCH_ENTRIES };

@@ -17,11 +17,12 @@ const tags = ['Audiences (dashboard)'];
 const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
 const reader = { kind: 'api_key', roles: ['admin', 'read_only'], project: 'path' } as const;
 
-/** A body's description and condition as the service takes them: null is unset, the condition travels as JSON text. */
-function optionalSegmentFields(body: Pick<z.infer<typeof updateSegmentBody>, 'description' | 'condition'>) {
+/** A body's optional fields as the service takes them: null is unset, the condition travels as JSON text. */
+function optionalSegmentFields(body: Pick<z.infer<typeof updateSegmentBody>, 'description' | 'condition' | 'tier_rank'>) {
   return {
     description: body.description ?? undefined,
     conditionJson: body.condition ? JSON.stringify(body.condition) : undefined,
+    tierRank: body.tier_rank ?? undefined,
   };
 }
 
@@ -38,7 +39,10 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
         tags,
         auth: admin,
         body: createSegmentBody,
-        responses: { 201: { description: 'The new segment', schema: segmentSchema }, 409: { description: 'AUDIENCE_NAME_TAKEN' } },
+        responses: {
+          201: { description: 'The new segment', schema: segmentSchema },
+          409: { description: 'AUDIENCE_NAME_TAKEN, or TIER_RANK_TAKEN (another audience of the project has this tier rank)' },
+        },
       },
       async ({ body, caller }) => {
         const segment = await clients.audience.createSegment({
@@ -83,17 +87,21 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
         path: '/api/v1/projects/:projectId/audiences/:audienceId',
         operationId: 'updateAudience',
         summary: 'Change an audience segment',
-        description: 'Only the fields present in the body change; `null` clears `description` or `condition`.',
+        description: 'Only the fields present in the body change; `null` clears `description`, `condition` or `tier_rank`.',
         tags,
         auth: admin,
         body: updateSegmentBody,
-        responses: { 200: { description: 'The updated segment', schema: segmentSchema }, 409: { description: 'AUDIENCE_NAME_TAKEN' } },
+        responses: {
+          200: { description: 'The updated segment', schema: segmentSchema },
+          409: { description: 'AUDIENCE_NAME_TAKEN, or TIER_RANK_TAKEN (another audience of the project has this tier rank)' },
+        },
       },
       async ({ params, body, caller }) => {
         const mask = [
           ...('name' in body ? ['name'] : []),
           ...('description' in body ? ['description'] : []),
           ...('condition' in body ? ['condition_json'] : []),
+          ...('tier_rank' in body ? ['tier_rank'] : []),
         ];
         const segment = await clients.audience.updateSegment({
           projectId: caller.projectId,

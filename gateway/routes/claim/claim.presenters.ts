@@ -68,15 +68,28 @@ export function toConversionInput(body: ConversionBody): ConversionInput {
   };
 }
 
-export function presentSubmission(result: SubmissionResult) {
+/**
+ * One submission's outcome. In a batch (`path`, e.g. "conversions[3]"), the fields a refusal names
+ * are prefixed with the item's place in the request, and its message says so.
+ */
+export function presentSubmission(result: SubmissionResult, path?: string) {
   const outcome = nameOf(SubmissionOutcome, result.outcome, 'outcome');
   const error = result.error;
+  const details = (error?.details ?? []).map(({ field, reason }) => ({ field: path ? `${path}.${field}` : field, reason }));
   return {
     id: result.id === '' ? null : result.id,
     outcome,
     status: optionalNameOf(ConversionStatus, result.status, 'status'),
-    error: error ? { status: httpStatusOf(error.grpcCode), code: error.code, message: error.message, details: error.details } : null,
+    error: error
+      ? { status: httpStatusOf(error.grpcCode), code: error.code, message: path && details.length > 0 ? summarise(details) : error.message, details }
+      : null,
   };
+}
+
+/** "field: reason", and how many more, as every 400 of the gateway words it. */
+export function summarise(details: Array<{ field: string; reason: string }>): string {
+  const first = details[0]!;
+  return `${first.field}: ${first.reason}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}`;
 }
 
 function presentAffiliate(affiliate: AffiliateRef | undefined) {

@@ -3,7 +3,7 @@ import { MAX_CONVERSIONS_PER_BATCH } from '../../../services/common/contract-lim
 import { zodDetails } from '../../http/errors';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
-import { presentConversion, presentSubmission, toConversionInput } from './claim.presenters';
+import { presentConversion, presentSubmission, summarise, toConversionInput } from './claim.presenters';
 import {
   acceptedSchema,
   batchResultSchema,
@@ -24,14 +24,13 @@ function readItem(item: unknown, index: number): { input: ConversionInput } | { 
   const parsed = conversionBody.safeParse(item);
   if (parsed.success) return { input: toConversionInput(parsed.data) };
   const details = zodDetails(parsed.error, `conversions[${index}]`);
-  const first = details[0]!;
   const id = typeof (item as { id?: unknown } | null)?.id === 'string' ? ((item as { id: string }).id || null) : null;
   return {
     refused: {
       id,
       outcome: 'refused',
       status: null,
-      error: { status: 400, code: 'VALIDATION_FAILED', message: `${first.field}: ${first.reason}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}`, details },
+      error: { status: 400, code: 'VALIDATION_FAILED', message: summarise(details), details },
     },
   };
 }
@@ -91,7 +90,7 @@ export function conversionRoutes({ clients }: RouteDeps): AnyRoute[] {
         const answered = inputs.length === 0 ? [] : (await clients.claim.submitConversions({ projectId: caller.projectId, conversions: inputs })).results;
         if (answered.length !== inputs.length) throw new Error(`the claim service answered ${answered.length} of ${inputs.length} conversions`);
         let next = 0;
-        const results = read.map((item) => ('refused' in item ? item.refused : presentSubmission(answered[next++]!)));
+        const results = read.map((item, index) => ('refused' in item ? item.refused : presentSubmission(answered[next++]!, `conversions[${index}]`)));
         const tally = (outcome: BatchItem['outcome']) => results.filter((result) => result.outcome === outcome).length;
         const accepted = tally('accepted');
         const summary = { results, accepted, duplicates: tally('duplicate'), refused: tally('refused') };

@@ -65,7 +65,7 @@ export function payoutRoutes({ clients }: RouteDeps): AnyRoute[] {
         query: leaderboardQuery,
         responses: {
           200: { description: 'A page of the leaderboard', schema: leaderboardSchema },
-          404: { description: 'No currency of the project has that address (and chain)' },
+          404: { description: 'CURRENCY_NOT_FOUND: the project has no currency at this address (or none at all)' },
         },
       },
       async ({ query, caller }) => {

@@ -15,6 +15,7 @@ import {
   throwIfInvalid,
   type UserInput,
 } from './affiliate-fields';
+import { checkAudienceFilters } from './audience-filters';
 import type { AffiliateStatus } from './vocabulary';
 
 export interface NewAffiliateInput {
@@ -34,6 +35,10 @@ export interface AffiliateListFilters {
   status?: AffiliateStatus;
   region?: string;
   q?: string;
+  /** Members of this audience segment. */
+  audienceId?: string | undefined;
+  /** Members of any of these segments. */
+  anyAudienceIds?: readonly string[] | undefined;
 }
 
 const UPDATABLE = ['name', 'region'] as const;
@@ -113,6 +118,7 @@ export class AffiliateService {
       status: filters.status,
       region: region?.value ?? undefined,
       q: q === undefined || q === '' ? undefined : q,
+      ...checkAudienceFilters(filters.audienceId, filters.anyAudienceIds),
     };
     return this.affiliates.list(projectId, repositoryFilters, page);
   }

@@ -1,10 +1,10 @@
-import { assertCanonicalIds } from '../../common/canonical-ids';
 import { MAX_ATTRIBUTION_BATCH } from '../../common/contract-limits';
 import { DomainError, InvalidArgumentError, invalidFields } from '../../common/errors';
-import { normalizeIdentifier } from '../../common/identifiers';
-import type { AttributionQuery, AttributionRepository } from '../repositories/attribution.repository';
+import { normalizeIdentifier, type UserIdentifier } from '../../common/identifiers';
+import type { AttributionQuery, AttributionRepository, AttributionRow } from '../repositories/attribution.repository';
 import type { AffiliateRefRecord } from '../repositories/referral.repository';
 import { requireProjectId, type UserInput } from './affiliate-fields';
+import { type AudienceDirectory, higherTier } from './audience-directory';
 import type { AffiliateStatus, AttributionOutcome } from './vocabulary';
 
 export interface AttributionItemInput {
@@ -45,7 +45,10 @@ const NOT_REFERRED: AttributionView = {
  * active tier. A batch is answered with one query; an invalid item fails alone.
  */
 export class AttributionService {
-  constructor(private readonly attributions: AttributionRepository) {}
+  constructor(
+    private readonly attributions: AttributionRepository,
+    private readonly audience: AudienceDirectory,
+  ) {}
 
   async resolveOne(projectIdInput: string, item: AttributionItemInput): Promise<AttributionView> {
     const projectId = requireProjectId(projectIdInput);
@@ -83,7 +86,8 @@ export class AttributionService {
 
   private async resolveChecked(projectId: string, queries: AttributionQuery[]): Promise<AttributionView[]> {
     const rows = await this.attributions.resolve(projectId, queries);
-    return rows.map((row) => {
+    const activeTiers = await this.activeTiers(projectId, rows);
+    return rows.map((row, index) => {
       if (!row) return NOT_REFERRED;
       const suspended = row.suspendedAt;
       return {
@@ -92,10 +96,35 @@ export class AttributionService {
         code: row.code,
         referredAt: row.referredAt,
         affiliateStatus: suspended ? 'suspended' : 'active',
-        master: null,
-        spreadBps: 0,
-        activeTierId: null,
+        master: row.master?.affiliate ?? null,
+        spreadBps: row.master?.spreadBps ?? 0,
+        activeTierId: activeTiers[index] ?? null,
       };
+    });
+  }
+
+  /**
+   * Each row's active tier: the higher of its affiliate's current tier (the audience service's
+   * answer, one batch call for the whole batch) and the tier protected at the row's `at`. An
+   * audience service that cannot answer fails the call (UNAVAILABLE), so the caller retries rather
+   * than pays at a wrong tier.
+   */
+  private async activeTiers(projectId: string, rows: ReadonlyArray<AttributionRow | undefined>): Promise<Array<string | null>> {
+    const affiliates = new Map<string, number>();
+    const users: UserIdentifier[] = [];
+    for (const row of rows) {
+      if (!row || affiliates.has(row.affiliate.id)) continue;
+      affiliates.set(row.affiliate.id, users.length);
+      users.push(row.affiliate.user);
+    }
+    if (users.length === 0) return rows.map(() => null);
+    const tierIds = [...new Set(rows.flatMap((row) => row?.protectedTierId ?? []))];
+    const tiers = await this.audience.tiers(projectId, users, tierIds);
+    return rows.map((row) => {
+      if (!row) return null;
+      const current = tiers.current[affiliates.get(row.affiliate.id)!] ?? null;
+      const protectedTier = row.protectedTierId === null ? null : (tiers.byId.get(row.protectedTierId) ?? null);
+      return higherTier(current, protectedTier)?.id ?? null;
     });
   }
 }
@@ -104,7 +133,13 @@ export class AttributionService {
 function checkItem(item: AttributionItemInput, prefix: string): AttributionQuery {
   if (!item.user) throw invalidFields([{ field: `${prefix}user`, reason: 'is required' }]);
   if (!item.at || Number.isNaN(item.at.getTime())) throw invalidFields([{ field: `${prefix}at`, reason: 'is required: the moment of the conversion' }]);
-  // The gRPC layer leaves a batch's items to this check, so that one non-canonical id fails its item only.
-  assertCanonicalIds({ user: item.user });
-  return { user: normalizeIdentifier(item.user.identifier, item.user.identifierType, `${prefix}user`), at: item.at };
+  const user = normalizeIdentifier(item.user.identifier, item.user.identifierType, `${prefix}user`);
+  // The gRPC layer leaves a batch's items to this check (services/common/canonical-ids.ts applies the
+  // same rule to whole requests), so that one non-canonical id fails its item only.
+  if (user.identifier !== item.user.identifier) {
+    const field = `${prefix}user.identifier`;
+    const reason = 'must be written in the canonical form of its type (lowercase)';
+    throw new InvalidArgumentError('NON_CANONICAL_ID', `${field}: ${reason}`, [{ field, reason }]);
+  }
+  return { user, at: item.at };
 }

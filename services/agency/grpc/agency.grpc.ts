@@ -5,25 +5,29 @@ import { implementService } from '../../common/grpc/service';
 import type { Logger } from '../../common/logger';
 import { pageInfo, toPage } from '../../common/pagination';
 import type { AgencyDomain } from '../composition';
+import type { AffiliateRecord } from '../repositories/affiliate.repository';
 import { toAffiliateMessage, toAttributionMessage, toReferralMessage, toReferrerMessage } from './agency.mappers';
+import { programHandlers } from './programs.grpc';
 
 /**
  * Translates protobuf <-> domain and delegates; no rules live here. Fields the contract requires
  * are resolved here (services/common/fields.ts), so the domain takes them as given.
  */
 export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): AgencyServiceServer {
+  // Every affiliate answered is completed with its master and tiers (domain.details) first.
+  const affiliateMessage = async (record: AffiliateRecord) => toAffiliateMessage(await domain.details.describeOne(record));
   return implementService<AgencyServiceServer>(
     'AgencyService',
     {
       createAffiliate: async (req) =>
-        toAffiliateMessage(
+        affiliateMessage(
           await domain.affiliates.create(req.projectId, requireField(req.user, 'user'), { name: req.name, region: req.region, code: req.code }),
         ),
 
-      getAffiliate: async (req) => toAffiliateMessage(await domain.affiliates.get(req.projectId, requireField(req.user, 'user'))),
+      getAffiliate: async (req) => affiliateMessage(await domain.affiliates.get(req.projectId, requireField(req.user, 'user'))),
 
       updateAffiliate: async (req) =>
-        toAffiliateMessage(
+        affiliateMessage(
           await domain.affiliates.update(req.projectId, requireField(req.user, 'user'), {
             mask: req.updateMask ?? [],
             name: req.name,
@@ -35,21 +39,27 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
         const page = toPage(req.page);
         const { records, total } = await domain.affiliates.list(
           req.projectId,
-          { status: optionalEnum(AffiliateStatus, req.status, 'status'), region: req.region, q: req.q },
+          {
+            status: optionalEnum(AffiliateStatus, req.status, 'status'),
+            region: req.region,
+            q: req.q,
+            audienceId: req.audienceId,
+            anyAudienceIds: req.anyAudienceIds,
+          },
           page,
         );
-        return { results: records.map(toAffiliateMessage), pageInfo: pageInfo(page, total) };
+        return { results: (await domain.details.describe(records)).map(toAffiliateMessage), pageInfo: pageInfo(page, total) };
       },
 
       suspendAffiliate: async (req) =>
-        toAffiliateMessage(
+        affiliateMessage(
           await domain.affiliates.suspend(req.projectId, requireField(req.user, 'user'), req.reason, req.actor?.apiKeyId ?? null),
         ),
 
       reactivateAffiliate: async (req) =>
-        toAffiliateMessage(await domain.affiliates.reactivate(req.projectId, requireField(req.user, 'user'), req.actor?.apiKeyId ?? null)),
+        affiliateMessage(await domain.affiliates.reactivate(req.projectId, requireField(req.user, 'user'), req.actor?.apiKeyId ?? null)),
 
-      addAffiliateCode: async (req) => toAffiliateMessage(await domain.affiliates.addCode(req.projectId, requireField(req.user, 'user'), req.code)),
+      addAffiliateCode: async (req) => affiliateMessage(await domain.affiliates.addCode(req.projectId, requireField(req.user, 'user'), req.code)),
 
       checkCode: async (req) => domain.affiliates.checkCode(req.projectId, req.code),
 
@@ -65,6 +75,8 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
       batchResolveAttribution: async (req) => ({
         results: (await domain.attribution.resolveBatch(req.projectId, req.items)).map(toAttributionMessage),
       }),
+
+      ...programHandlers(domain),
     },
     logger,
     // Each item of a batch is checked alone (AttributionService), so one bad item fails alone.

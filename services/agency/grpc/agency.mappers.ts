@@ -2,11 +2,11 @@ import type { Affiliate, AffiliateRef, Attribution, GetReferrerResponse, Referra
 import { AffiliateStatus, AttributionOutcome } from '../../../gen/referral/agency/v1/enums';
 import { enumValue, optionalEnumValue } from '../../common/enums';
 import type { AttributionResult } from '../domain/attribution.service';
-import type { AffiliateRecord } from '../repositories/affiliate.repository';
+import type { AffiliateView } from '../domain/affiliate-details.service';
 import type { AffiliateRefRecord, ReferralRecord, ReferrerRecord } from '../repositories/referral.repository';
 
 /** Records -> protobuf messages: nulls become absent optional fields, vocabularies become their enums. */
-export function toAffiliateMessage(affiliate: AffiliateRecord): Affiliate {
+export function toAffiliateMessage(affiliate: AffiliateView): Affiliate {
   return {
     id: affiliate.id,
     user: affiliate.user,
@@ -14,12 +14,11 @@ export function toAffiliateMessage(affiliate: AffiliateRecord): Affiliate {
     region: affiliate.region ?? undefined,
     status: enumValue(AffiliateStatus, affiliate.status),
     codes: affiliate.codes.map((code) => ({ code: code.code, uses: String(code.uses), createdAt: code.createdAt })),
-    // Master affiliates and tiers are filled by the parts of the service that own them (issue 8 §5, §6).
-    master: undefined,
-    isMaster: false,
-    currentTier: undefined,
-    activeTier: undefined,
-    tierProtection: undefined,
+    master: affiliate.master ? toAffiliateRef(affiliate.master) : undefined,
+    isMaster: affiliate.isMaster,
+    currentTier: affiliate.currentTier ?? undefined,
+    activeTier: affiliate.activeTier ?? undefined,
+    tierProtection: affiliate.tierProtection ?? undefined,
     joinedAt: affiliate.joinedAt,
     updatedAt: affiliate.updatedAt,
     suspendedAt: affiliate.suspendedAt ?? undefined,

@@ -1,9 +1,13 @@
 import type { Migration } from 'kysely';
 import * as agencyTables from './0001_agency_tables';
 import * as codeOrder from './0002_code_order';
+import * as agencyPrograms from './0003_agency_programs';
+import * as eventOutbox from './0004_event_outbox';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const agencyMigrations: Record<string, Migration> = {
   '0001_agency_tables': agencyTables,
   '0002_code_order': codeOrder,
+  '0003_agency_programs': agencyPrograms,
+  '0004_event_outbox': eventOutbox,
 };

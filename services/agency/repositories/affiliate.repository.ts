@@ -1,4 +1,4 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely';
 import { isUniqueViolation } from '../../common/db/errors';
 import type { UserIdentifier } from '../../common/identifiers';
 import type { Page } from '../../common/pagination';
@@ -43,6 +43,10 @@ export interface AffiliateFilters {
   region?: string;
   /** A prefix of the identifier (canonical spelling) or of the name (letter case ignored). */
   q?: string;
+  /** Members of this segment (audience membership projection). */
+  audienceId?: string;
+  /** Members of any of these segments. */
+  anyAudienceIds?: readonly string[];
 }
 
 export interface AffiliateChanges {
@@ -111,16 +115,6 @@ export class AffiliateRepository {
     return row && (await this.withCodes([row]))[0];
   }
 
-  /** The affiliate holding a code in the project (any letter case), if any. */
-  async findByCode(projectId: string, code: string): Promise<AffiliateRecord | undefined> {
-    const row = await this.selectAffiliates()
-      .innerJoin('affiliate_codes as c', 'c.affiliate_id', 'a.id')
-      .where('c.project_id', '=', projectId)
-      .where(sql`lower(c.code)`, '=', code.toLowerCase())
-      .executeTakeFirst();
-    return row && (await this.withCodes([row]))[0];
-  }
-
   async codeTaken(projectId: string, code: string): Promise<boolean> {
     const row = await this.db
       .selectFrom('affiliate_codes')
@@ -141,6 +135,9 @@ export class AffiliateRepository {
         const prefix = `${escapeLike(filters.q)}%`;
         const lowerPrefix = `${escapeLike(filters.q.toLowerCase())}%`;
         q = q.where((eb) => eb.or([eb('a.identifier', 'like', prefix), eb(sql`lower(a.name)`, 'like', lowerPrefix)]));
+      }
+      for (const segments of [filters.audienceId === undefined ? undefined : [filters.audienceId], filters.anyAudienceIds]) {
+        if (segments !== undefined && segments.length > 0) q = q.where((eb) => eb.exists(memberOfAny(eb, segments)));
       }
       return q;
     };
@@ -309,6 +306,18 @@ function selectAffiliates(db: Kysely<AgencyDatabase>) {
 }
 
 type AffiliateQuery = ReturnType<typeof selectAffiliates>;
+
+/** The affiliate is in one of the segments (a join on the membership projection's primary key). */
+function memberOfAny(eb: ExpressionBuilder<AgencyDatabase & { a: AgencyDatabase['affiliates'] }, 'a'>, segments: readonly string[]) {
+  return eb
+    .selectFrom('audience_memberships as m')
+    .select(sql`1`.as('one'))
+    .where('m.segment_id', 'in', segments)
+    .whereRef('m.project_id', '=', 'a.project_id')
+    .whereRef('m.identifier_type', '=', 'a.identifier_type')
+    .whereRef('m.identifier', '=', 'a.identifier')
+    .where('m.present', '=', true);
+}
 type AffiliateRow = Awaited<ReturnType<AffiliateQuery['executeTakeFirstOrThrow']>>;
 
 async function insertCode(trx: Transaction<AgencyDatabase>, projectId: string, affiliateId: string, code: string, now: Date): Promise<void> {

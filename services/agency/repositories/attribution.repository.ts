@@ -1,5 +1,5 @@
-import { type Kysely, sql } from 'kysely';
-import type { UserIdentifier } from '../../common/identifiers';
+import { CompiledQuery, type Kysely } from 'kysely';
+import type { IdentifierType, UserIdentifier } from '../../common/identifiers';
 import type { AgencyDatabase } from '../database';
 import type { AffiliateRefRecord } from './referral.repository';
 
@@ -14,48 +14,116 @@ export interface AttributionRow {
   code: string;
   referredAt: Date;
   suspendedAt: boolean;
+  /** The master the affiliate was bound to at `at`, with its spread then, when the master was active then. */
+  master: { affiliate: AffiliateRefRecord; spreadBps: number } | null;
+  /** The tier protection of the affiliate in force at `at`. */
+  protectedTierId: string | null;
 }
 
 /**
- * The lookup the claim service makes for every conversion, for a whole batch in ONE statement:
- * the items are unnested (in order) and joined to referrals by primary key, to the affiliate by
- * primary key, and to its suspension periods by (affiliate_id, suspended_at). A user referred only
- * after `at` was not referred at `at`.
+ * The lookup the claim service makes for every conversion, for a whole batch in ONE statement: the
+ * items are unnested in order and joined to referrals by primary key (project $4), to the affiliate
+ * by primary key, and to its suspension periods by (affiliate_id, suspended_at). A user referred only
+ * after `at` was not referred at `at`. The master is the one the affiliate was bound to at `at`
+ * (bindings by (affiliate_id, bound_from)) with the spread in force then (spreads by (master_id,
+ * valid_from)), unless that master was suspended then; the tier protection is the one in force then
+ * (by (affiliate_id, starts_at)). One row per item, in item order.
+ *
+ * The items travel as three comma-separated lists of one length ($1 identifier types, $2 identifiers,
+ * $3 moments in unix milliseconds), split by string_to_array, and referred_at comes back in unix
+ * milliseconds: pg's escaping of array parameters and its timestamp parsing cost more than the query
+ * itself at this rate. A comma is in no valid identifier of any type (services/common/identifiers.ts),
+ * and every item is checked before it gets here.
+ *
+ * Written as SQL text rather than with the query builder (unnest ... WITH ORDINALITY has no builder
+ * form), and exported: `npm run bench` sends this very statement with pg as the physical limit.
  */
+export const RESOLVE_ATTRIBUTION_SQL = `SELECT r.affiliate_id, a.identifier AS affiliate_identifier, a.identifier_type AS affiliate_identifier_type,
+       r.code, (extract(epoch FROM r.referred_at) * 1000)::float8 AS referred_at_ms,
+       EXISTS (
+         SELECT 1 FROM affiliate_suspensions s
+         WHERE s.affiliate_id = r.affiliate_id AND s.suspended_at <= i.at AND (s.reactivated_at IS NULL OR s.reactivated_at > i.at)
+       ) AS suspended,
+       m.id AS master_id, m.identifier AS master_identifier, m.identifier_type AS master_identifier_type, sp.spread_bps,
+       EXISTS (
+         SELECT 1 FROM affiliate_suspensions ms
+         WHERE ms.affiliate_id = m.id AND ms.suspended_at <= i.at AND (ms.reactivated_at IS NULL OR ms.reactivated_at > i.at)
+       ) AS master_suspended,
+       tp.tier_id AS protected_tier_id
+FROM (
+  SELECT u.identifier_type, u.identifier, timestamptz 'epoch' + u.at_ms::int8 * interval '1 millisecond' AS at, u.ord
+  FROM unnest(string_to_array($1, ','), string_to_array($2, ','), string_to_array($3, ',')) WITH ORDINALITY AS u(identifier_type, identifier, at_ms, ord)
+) i
+LEFT JOIN referrals r ON r.project_id = $4 AND r.identifier_type = i.identifier_type AND r.identifier = i.identifier AND r.referred_at <= i.at
+LEFT JOIN affiliates a ON a.id = r.affiliate_id
+LEFT JOIN LATERAL (
+  SELECT b.master_id FROM sub_affiliate_bindings b
+  WHERE b.affiliate_id = r.affiliate_id AND b.bound_from <= i.at AND (b.bound_to IS NULL OR b.bound_to > i.at)
+  ORDER BY b.bound_from DESC LIMIT 1
+) mb ON true
+LEFT JOIN LATERAL (
+  SELECT s.spread_bps FROM agency_spreads s
+  WHERE s.master_id = mb.master_id AND s.valid_from <= i.at AND (s.valid_to IS NULL OR s.valid_to > i.at)
+  ORDER BY s.valid_from DESC LIMIT 1
+) sp ON true
+LEFT JOIN affiliates m ON m.id = mb.master_id AND sp.spread_bps IS NOT NULL
+LEFT JOIN LATERAL (
+  SELECT t.tier_id FROM tier_protections t
+  WHERE t.affiliate_id = r.affiliate_id AND t.starts_at <= i.at AND t.expires_at > i.at AND (t.ended_at IS NULL OR t.ended_at > i.at)
+  ORDER BY t.starts_at DESC LIMIT 1
+) tp ON true
+ORDER BY i.ord`;
+
+interface ResolvedRow {
+  affiliate_id: string | null;
+  affiliate_identifier: string | null;
+  affiliate_identifier_type: IdentifierType | null;
+  code: string | null;
+  referred_at_ms: number | null;
+  suspended: boolean;
+  master_id: string | null;
+  master_identifier: string | null;
+  master_identifier_type: IdentifierType | null;
+  spread_bps: number | null;
+  master_suspended: boolean;
+  protected_tier_id: string | null;
+}
+
+/** The statement's parameters for a batch, in the order RESOLVE_ATTRIBUTION_SQL numbers them. */
+export function resolveAttributionParameters(projectId: string, queries: readonly AttributionQuery[]): string[] {
+  const types = new Array<string>(queries.length);
+  const identifiers = new Array<string>(queries.length);
+  const moments = new Array<number>(queries.length);
+  for (let index = 0; index < queries.length; index += 1) {
+    const { user, at } = queries[index]!;
+    // Unreachable for a checked identifier; a comma would shift every later item.
+    if (user.identifier.includes(',')) throw new Error('an identifier with a comma reached the attribution statement');
+    types[index] = user.identifierType;
+    identifiers[index] = user.identifier;
+    moments[index] = at.getTime();
+  }
+  return [types.join(','), identifiers.join(','), moments.join(','), projectId];
+}
+
 export class AttributionRepository {
   constructor(private readonly db: Kysely<AgencyDatabase>) {}
 
   async resolve(projectId: string, queries: readonly AttributionQuery[]): Promise<Array<AttributionRow | undefined>> {
     if (queries.length === 0) return [];
-    const { rows } = await sql<{
-      ord: string;
-      affiliate_id: string | null;
-      affiliate_identifier: string | null;
-      affiliate_identifier_type: UserIdentifier['identifierType'] | null;
-      code: string | null;
-      referred_at: Date | null;
-      suspended: boolean;
-    }>`
-      SELECT i.ord, r.affiliate_id, a.identifier AS affiliate_identifier, a.identifier_type AS affiliate_identifier_type,
-             r.code, r.referred_at,
-             EXISTS (
-               SELECT 1 FROM affiliate_suspensions s
-               WHERE s.affiliate_id = r.affiliate_id AND s.suspended_at <= i.at AND (s.reactivated_at IS NULL OR s.reactivated_at > i.at)
-             ) AS suspended
-      FROM unnest(${queries.map((q) => q.user.identifierType)}::text[], ${queries.map((q) => q.user.identifier)}::text[],
-                  ${queries.map((q) => q.at.toISOString())}::timestamptz[]) WITH ORDINALITY AS i(identifier_type, identifier, at, ord)
-      LEFT JOIN referrals r
-        ON r.project_id = ${projectId} AND r.identifier_type = i.identifier_type AND r.identifier = i.identifier AND r.referred_at <= i.at
-      LEFT JOIN affiliates a ON a.id = r.affiliate_id
-      ORDER BY i.ord`.execute(this.db);
+    const { rows } = await this.db.executeQuery<ResolvedRow>(CompiledQuery.raw(RESOLVE_ATTRIBUTION_SQL, resolveAttributionParameters(projectId, queries)));
     return rows.map((row) =>
-      row.affiliate_id === null || row.affiliate_identifier === null || row.affiliate_identifier_type === null || row.code === null || row.referred_at === null
+      row.affiliate_id === null || row.affiliate_identifier === null || row.affiliate_identifier_type === null || row.code === null || row.referred_at_ms === null
         ? undefined
         : {
             affiliate: { id: row.affiliate_id, user: { identifier: row.affiliate_identifier, identifierType: row.affiliate_identifier_type } },
             code: row.code,
-            referredAt: row.referred_at,
+            referredAt: new Date(row.referred_at_ms),
             suspendedAt: row.suspended,
+            master:
+              row.master_id === null || row.master_identifier === null || row.master_identifier_type === null || row.spread_bps === null || row.master_suspended
+                ? null
+                : { affiliate: { id: row.master_id, user: { identifier: row.master_identifier, identifierType: row.master_identifier_type } }, spreadBps: row.spread_bps },
+            protectedTierId: row.protected_tier_id,
           },
     );
   }

@@ -10,6 +10,8 @@ export const LIMITS = {
   conditionBytes: 16 * 1024,
   conditionDepth: 32,
   imageUrlLength: 2_048,
+  /** Tier ranks run from 1; a project has a handful of tiers, so this bound only refuses nonsense. */
+  maxTierRank: 10_000,
 };
 
 export function checkName(value: string, field = 'name'): Checked<string> {
@@ -45,6 +47,15 @@ export function checkCondition(json: string | undefined | null, field = 'conditi
   const unsafe = findUnsafeJson(parsed, { maxDepth: LIMITS.conditionDepth, root: field });
   if (unsafe) return { value: null, violations: [unsafe] };
   return { value: JSON.stringify(parsed), violations: [] as FieldViolation[] };
+}
+
+/** A tier rank: unset (no tier), or a whole number from 1 to LIMITS.maxTierRank. */
+export function checkTierRank(value: number | undefined | null, field = 'tier_rank') {
+  if (value === undefined || value === null) return { value: null, violations: [] as FieldViolation[] };
+  if (!Number.isInteger(value) || value < 1 || value > LIMITS.maxTierRank) {
+    return { value: null, violations: [{ field, reason: `must be a whole number from 1 to ${LIMITS.maxTierRank}` }] };
+  }
+  return { value, violations: [] as FieldViolation[] };
 }
 
 export function checkImageUrl(value: string | undefined | null, field = 'image_url') {

@@ -2,18 +2,19 @@ import type { Clock } from '../../common/clock';
 import type { OutboxWaker } from '../../common/outbox/relay';
 import { AlreadyExistsError, InvalidArgumentError } from '../../common/errors';
 import { type Page } from '../../common/pagination';
-import { type SegmentRecord, type SegmentChanges, SegmentNameTaken, type SegmentRepository } from '../repositories/segment.repository';
-import { checkCondition, checkDescription, checkName, LIMITS, throwIfInvalid } from './segment-fields';
+import { type SegmentRecord, type SegmentChanges, SegmentNameTaken, type SegmentRepository, TierRankTaken } from '../repositories/segment.repository';
+import { checkCondition, checkDescription, checkName, checkTierRank, LIMITS, throwIfInvalid } from './segment-fields';
 import { requireSegment, segmentNotFound } from './segment-lookup';
 
 export interface SegmentInput {
   name: string;
   description?: string | null;
   conditionJson?: string | null;
+  tierRank?: number | null;
 }
 
 /** The fields an update may name; a named field left unset is cleared. */
-export const UPDATABLE_SEGMENT_FIELDS = ['name', 'description', 'condition_json'] as const;
+export const UPDATABLE_SEGMENT_FIELDS = ['name', 'description', 'condition_json', 'tier_rank'] as const;
 export type UpdatableSegmentField = (typeof UPDATABLE_SEGMENT_FIELDS)[number];
 
 export class SegmentService {
@@ -27,17 +28,19 @@ export class SegmentService {
     const name = checkName(input.name);
     const description = checkDescription(input.description, LIMITS.segmentDescriptionLength);
     const condition = checkCondition(input.conditionJson);
-    throwIfInvalid([...name.violations, ...description.violations, ...condition.violations]);
+    const tierRank = checkTierRank(input.tierRank);
+    throwIfInvalid([...name.violations, ...description.violations, ...condition.violations, ...tierRank.violations]);
     try {
       return await this.segments.insert({
         projectId,
         name: name.value,
         description: description.value,
         conditionJson: condition.value,
+        tierRank: tierRank.value,
         now: this.clock.now(),
       });
     } catch (error) {
-      throw translateNameTaken(error);
+      throw translateTaken(error);
     }
   }
 
@@ -83,13 +86,18 @@ export class SegmentService {
       violations.push(...condition.violations);
       changes.conditionJson = condition.value;
     }
+    if (mask.includes('tier_rank')) {
+      const tierRank = checkTierRank(input.tierRank);
+      violations.push(...tierRank.violations);
+      changes.tierRank = tierRank.value;
+    }
     throwIfInvalid(violations);
     try {
       const updated = await this.segments.update(projectId, segmentId, changes);
       if (!updated) throw segmentNotFound();
       return updated;
     } catch (error) {
-      throw translateNameTaken(error);
+      throw translateTaken(error);
     }
   }
 
@@ -100,10 +108,15 @@ export class SegmentService {
   }
 }
 
-function translateNameTaken(error: unknown): unknown {
+function translateTaken(error: unknown): unknown {
   if (error instanceof SegmentNameTaken) {
     return new AlreadyExistsError('AUDIENCE_NAME_TAKEN', 'an audience with this name already exists in this project', [
       { field: 'name', reason: 'is already used by another audience' },
+    ]);
+  }
+  if (error instanceof TierRankTaken) {
+    return new AlreadyExistsError('TIER_RANK_TAKEN', 'another audience of this project already has this tier rank; give it another rank, or clear that one first', [
+      { field: 'tier_rank', reason: 'is already the rank of another audience in this project' },
     ]);
   }
   return error;

@@ -11,6 +11,7 @@ import {
   toEntryMessage,
   toSegmentMessage,
   toUserAudienceResult,
+  toUserTierResult,
 } from './audience.mappers';
 
 
@@ -42,6 +43,7 @@ export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger
             name: req.name,
             description: req.description,
             conditionJson: req.conditionJson,
+            tierRank: req.tierRank,
           }),
         ),
 
@@ -59,6 +61,7 @@ export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger
             name: req.name,
             description: req.description,
             conditionJson: req.conditionJson,
+            tierRank: req.tierRank,
           }),
         ),
 
@@ -122,9 +125,19 @@ export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger
         );
         return { results: outcomes.map(toUserAudienceResult) };
       },
+
+      getUserTiers: async (req) => {
+        const outcomes = await domain.userAudiences.tiers(
+          req.lookups.map((lookup, index) => {
+            const user = requireField(lookup.user, `lookups[${index}].user`);
+            return { projectId: lookup.projectId, identifier: user.identifier, identifierType: user.identifierType };
+          }),
+        );
+        return { results: outcomes.map(toUserTierResult) };
+      },
     },
     logger,
     // Lookups of many callers share one call: each is checked alone (UserAudienceService), so one bad lookup fails alone.
-    { idsCheckedPerItem: { getUserAudiences: 'lookups' } },
+    { idsCheckedPerItem: { getUserAudiences: 'lookups', getUserTiers: 'lookups' } },
   );
 }

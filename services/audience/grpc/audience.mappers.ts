@@ -1,8 +1,8 @@
-import type { Badge, Entry, EntryBatch, Segment, UserAudienceResult } from '../../../gen/referral/audience/v1/audience';
+import type { Badge, Entry, EntryBatch, Segment, UserAudienceResult, UserTierResult } from '../../../gen/referral/audience/v1/audience';
 import { EntryBatchStatus, EntryKind, EntrySource, SegmentType } from '../../../gen/referral/audience/v1/enums';
 import { enumValue } from '../../common/enums';
 import { withoutNulls } from '../../common/grpc/messages';
-import type { UserAudienceOutcome } from '../domain/user-audience.service';
+import type { UserAudienceOutcome, UserTierOutcome } from '../domain/user-audience.service';
 import { segmentType } from '../domain/vocabulary';
 import type { EntryBatchRecord } from '../repositories/entry-batch.repository';
 import type { EntryRecord } from '../repositories/entry.repository';
@@ -42,4 +42,12 @@ export function toUserAudienceResult(outcome: UserAudienceOutcome): UserAudience
     return { audiences: [], error: { code, message, details } };
   }
   return { audiences: outcome.audiences.map(withoutNulls) };
+}
+
+export function toUserTierResult(outcome: UserTierOutcome): UserTierResult {
+  if ('error' in outcome) {
+    const { code, message, details } = outcome.error;
+    return { error: { code, message, details } };
+  }
+  return outcome.tier ? { tier: outcome.tier } : {};
 }

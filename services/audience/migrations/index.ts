@@ -1,9 +1,11 @@
 import type { Migration } from 'kysely';
 import * as audienceTables from './0001_audience_tables';
 import * as eventOutbox from './0002_event_outbox';
+import * as segmentTierRank from './0003_segment_tier_rank';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const audienceMigrations: Record<string, Migration> = {
   '0001_audience_tables': audienceTables,
   '0002_event_outbox': eventOutbox,
+  '0003_segment_tier_rank': segmentTierRank,
 };

@@ -31,6 +31,13 @@ export interface UserAudienceRecord {
   badgeImage: string | null;
 }
 
+/** A tier segment, as a user's current tier. */
+export interface UserTierRecord {
+  segmentId: string;
+  name: string;
+  tierRank: number;
+}
+
 export type EntryWindow = { limit: number; offset: number } | { limit: number; after: EntryKey };
 
 export class EntryRepository {
@@ -135,6 +142,28 @@ export class EntryRepository {
     }
     return found;
   }
+  /**
+   * Each user's highest-ranked tier segment in its project, or undefined, for many users in one
+   * statement (the lookup index, then the tier segments among the user's, best first). Returns one
+   * answer per lookup, in order.
+   */
+  async findUserTiers(lookups: Array<{ projectId: string; user: UserIdentifier }>): Promise<Array<UserTierRecord | undefined>> {
+    const found: Array<UserTierRecord | undefined> = lookups.map(() => undefined);
+    if (lookups.length === 0) return found;
+    // Raw: as findUserAudiences (a multi-array unnest WITH ORDINALITY), plus DISTINCT ON to keep each user's best tier.
+    const { rows } = await sql<UserTierRow>`
+      SELECT DISTINCT ON (l.ord) l.ord::int AS ord, s.id AS segment_id, s.name, s.tier_rank
+      FROM unnest(${lookups.map((l) => l.projectId)}::uuid[],
+                  ${lookups.map((l) => l.user.identifier)}::text[],
+                  ${lookups.map((l) => l.user.identifierType)}::text[])
+             WITH ORDINALITY AS l (project_id, identifier, identifier_type, ord)
+      JOIN entries e
+        ON e.project_id = l.project_id AND e.identifier = l.identifier AND e.identifier_type = l.identifier_type
+      JOIN segments s ON s.id = e.segment_id AND s.tier_rank IS NOT NULL
+      ORDER BY l.ord, s.tier_rank DESC`.execute(this.db);
+    for (const row of rows) found[row.ord - 1] = { segmentId: row.segment_id, name: row.name, tierRank: row.tier_rank };
+    return found;
+  }
 }
 
 /**
@@ -179,6 +208,8 @@ export async function addEntry(
   await appendOutboxEvents(trx, now, [entriesEvent('audience.entry_added', { project_id: segment.projectId, segment_id: segment.id }, 'static', [row])]);
   return toRecord(row);
 }
+
+type UserTierRow = { ord: number; segment_id: string; name: string; tier_rank: number };
 
 type UserAudienceRow = Pick<Selectable<SegmentTable>, 'id' | 'name'> & {
   ord: number;

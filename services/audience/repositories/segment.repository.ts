@@ -20,6 +20,8 @@ export interface SegmentRecord {
   /** The condition as JSON text, exactly as stored. */
   conditionJson: string | null;
   entriesCount: bigint;
+  /** Set: the segment is a tier of its project; a higher rank is a higher tier. */
+  tierRank: number | null;
   badge: BadgeRecord | null;
   createdAt: Date;
   updatedAt: Date;
@@ -30,6 +32,7 @@ export interface NewSegment {
   name: string;
   description: string | null;
   conditionJson: string | null;
+  tierRank: number | null;
   now: Date;
 }
 
@@ -37,11 +40,22 @@ export interface SegmentChanges {
   name?: string;
   description?: string | null;
   conditionJson?: string | null;
+  tierRank?: number | null;
   now: Date;
 }
 
 /** Thrown when a segment's name is already used in its project. */
 export class SegmentNameTaken extends Error {}
+
+/** Thrown when another segment of the project already has the tier rank. */
+export class TierRankTaken extends Error {}
+
+/** The unique constraints a segment write can break, as the errors above. */
+function translateUniqueViolation(error: unknown): unknown {
+  if (isUniqueViolation(error, 'segments_project_name_key')) return new SegmentNameTaken();
+  if (isUniqueViolation(error, 'segments_project_tier_rank_key')) return new TierRankTaken();
+  return error;
+}
 
 export class SegmentRepository {
   constructor(private readonly db: Kysely<AudienceDatabase>) {}
@@ -55,6 +69,7 @@ export class SegmentRepository {
           name: segment.name,
           description: segment.description,
           condition: segment.conditionJson,
+          tier_rank: segment.tierRank,
           created_at: segment.now,
           updated_at: segment.now,
         })
@@ -64,8 +79,7 @@ export class SegmentRepository {
       if (!inserted) throw new Error(`segment ${id} vanished right after its insert`);
       return inserted;
     } catch (error) {
-      if (isUniqueViolation(error, 'segments_project_name_key')) throw new SegmentNameTaken();
-      throw error;
+      throw translateUniqueViolation(error);
     }
   }
 
@@ -114,6 +128,7 @@ export class SegmentRepository {
           ...(changes.name !== undefined && { name: changes.name }),
           ...(changes.description !== undefined && { description: changes.description }),
           ...(changes.conditionJson !== undefined && { condition: changes.conditionJson }),
+          ...(changes.tierRank !== undefined && { tier_rank: changes.tierRank }),
           updated_at: changes.now,
         })
         .where('project_id', '=', projectId)
@@ -122,8 +137,7 @@ export class SegmentRepository {
         .executeTakeFirst();
       return updated ? await this.findById(projectId, segmentId) : undefined;
     } catch (error) {
-      if (isUniqueViolation(error, 'segments_project_name_key')) throw new SegmentNameTaken();
-      throw error;
+      throw translateUniqueViolation(error);
     }
   }
 
@@ -158,6 +172,7 @@ function selectWithBadge(db: Kysely<AudienceDatabase>) {
       'segments.name',
       'segments.description',
       'segments.entries_count',
+      'segments.tier_rank',
       'segments.created_at',
       'segments.updated_at',
       eb.cast<string | null>('segments.condition', 'text').as('condition_json'),
@@ -180,6 +195,7 @@ function toRecord(row: SegmentWithBadgeRow): SegmentRecord {
     description: row.description,
     conditionJson: row.condition_json,
     entriesCount: row.entries_count,
+    tierRank: row.tier_rank,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     badge: toBadge(row),

@@ -43,13 +43,16 @@ export class ConversionService {
 
   /** One conversion, refused whole: bad input is 400 naming the fields, a reused id 409. */
   async submitOne(projectId: string, input: ConversionInputLike): Promise<Exclude<Submission, { outcome: 'refused' }>> {
-    const [submission] = await this.submitChecked(projectId, [input], () => '');
+    const [submission] = await this.submitChecked(projectId, [input]);
     if (!submission) throw new Error('a submission of one conversion answered nothing');
     if (submission.outcome === 'refused') throw submission.error;
     return submission;
   }
 
-  /** Up to 1,000 conversions, each accepted or refused alone; answers one submission per input, in order. */
+  /**
+   * Up to 1,000 conversions, each accepted or refused alone; answers one submission per input, in
+   * order. A refusal names fields within its conversion (`reward_base`): it is the item's own answer.
+   */
   async submitMany(projectId: string, inputs: ConversionInputLike[]): Promise<Submission[]> {
     if (inputs.length > MAX_CONVERSIONS_PER_BATCH) {
       throw new InvalidArgumentError('BATCH_TOO_LARGE', `a batch holds at most ${MAX_CONVERSIONS_PER_BATCH} conversions`, [
@@ -57,10 +60,10 @@ export class ConversionService {
       ]);
     }
     if (inputs.length === 0) throw invalidFields([{ field: 'conversions', reason: 'must not be empty' }]);
-    return this.submitChecked(projectId, inputs, (index) => `conversions[${index}]`);
+    return this.submitChecked(projectId, inputs);
   }
 
-  private async submitChecked(projectId: string, inputs: ConversionInputLike[], pathOf: (index: number) => string): Promise<Submission[]> {
+  private async submitChecked(projectId: string, inputs: ConversionInputLike[]): Promise<Submission[]> {
     requireProjectId(projectId);
     const now = this.clock.now();
     const submissions: Array<Submission | undefined> = [];
@@ -68,7 +71,7 @@ export class ConversionService {
     const firsts = new Map<string, { index: number; conversion: CheckedConversion }>();
     const repeats: Array<{ index: number; conversion: CheckedConversion }> = [];
     inputs.forEach((input, index) => {
-      const checked = checkConversion(input, pathOf(index), now);
+      const checked = checkConversion(input, '', now);
       if (!checked.conversion) {
         submissions[index] = { id: input.id, outcome: 'refused', error: checked.error };
       } else if (firsts.has(checked.conversion.id)) repeats.push({ index, conversion: checked.conversion });

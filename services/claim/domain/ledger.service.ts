@@ -23,9 +23,18 @@ export interface LeaderboardPage {
 }
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+/**
+ * How long a currency found for a leaderboard query is used without asking again. Currencies never
+ * change or go; a currency added at the same address on another chain makes the address ambiguous
+ * at most this much later.
+ */
+const CURRENCY_MEMO_MS = 10_000;
+const CURRENCY_MEMO_SIZE = 10_000;
 
 /** What the ledger says: a conversion and its movements, a user's movements, the payout leaderboards. */
 export class LedgerService {
+  private readonly currencyMemo = new Map<string, { currency: CurrencyRecord; until: number }>();
+
   constructor(
     private readonly movements: MovementRepository,
     private readonly leaderboards: LeaderboardRepository,
@@ -70,7 +79,15 @@ export class LedgerService {
     }
     const chainId = query.chainId === undefined ? undefined : /^[1-9][0-9]{0,18}$/.test(query.chainId) ? BigInt(query.chainId) : null;
     if (chainId === null) throw invalidFields([{ field: 'chain_id', reason: 'must be a positive chain id' }]);
+    const key = `${projectId}|${query.currencyAddress?.toLowerCase() ?? ''}|${chainId ?? ''}`;
+    const memo = this.currencyMemo.get(key);
+    // Real time: how long a lookup is reused is about load, not business time.
+    if (memo && memo.until > performance.now()) return memo.currency;
     const matches = await this.currencies.findByAddress(projectId, query.currencyAddress?.toLowerCase(), chainId);
+    if (matches.length === 1) {
+      if (this.currencyMemo.size >= CURRENCY_MEMO_SIZE) this.currencyMemo.clear();
+      this.currencyMemo.set(key, { currency: matches[0]!, until: performance.now() + CURRENCY_MEMO_MS });
+    }
     if (matches.length === 0) throw new NotFoundError('CURRENCY_NOT_FOUND', 'the project has no currency at this address (and chain)');
     if (matches.length > 1) {
       const [field, what] = query.currencyAddress === undefined ? ['currency_address', 'the project pays in several currencies: name one by its address'] : ['chain_id', 'the project has this address on several chains: name the chain'];

@@ -1,25 +1,21 @@
 import type { Clock } from '../../common/clock';
 import type { Logger } from '../../common/logger';
 import type { ConversionRepository, PendingConversion } from '../repositories/conversion.repository';
-import type { ConversionOutcome, LedgerRepository, WithinRecord } from '../repositories/ledger.repository';
+import type { OutboxWaker } from '../../common/outbox/relay';
+import type { ConversionOutcome, LedgerRepository } from '../repositories/ledger.repository';
 import type { PayoutTermsRepository } from '../repositories/payout-terms.repository';
 import type { AttributionSource } from './attribution';
+import { conversionProcessedEvents } from './conversion-events';
 import { planPayouts } from './payouts';
 
 /** What a conversion that could not be paid says (the internal reason goes to the log). */
 const FAILED_REASON = 'the conversion could not be processed; send it again with the same body to retry';
 
-/** Appends the events of the conversions a recording transaction paid (the outbox), inside it. */
-export interface ConversionEventSink {
-  append: WithinRecord;
-  /** After the commit: the events may leave now. */
-  committed(): void;
-}
-
 /**
  * The job's step, for one stored batch of conversions: attribution from the agency service (after
  * applying referral codes), the payout terms of each conversion's name, the arithmetic of
- * planPayouts, then one transaction (LedgerRepository.record) that writes everything or nothing.
+ * planPayouts, then one transaction (LedgerRepository.record) that writes everything, the
+ * `claim.conversion.processed` events included, or nothing.
  * Idempotent: a conversion already paid by another delivery is skipped, so running a batch twice,
  * or a thousand times at once, pays each conversion once.
  */
@@ -29,7 +25,8 @@ export class PayoutService {
     private readonly terms: PayoutTermsRepository,
     private readonly ledger: LedgerRepository,
     private readonly attribution: AttributionSource,
-    private readonly events: ConversionEventSink,
+    /** Told after each commit that wrote events (the service's outbox relay). */
+    private readonly outbox: OutboxWaker,
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {}
@@ -40,9 +37,10 @@ export class PayoutService {
     const { projectId } = batch;
     const pending = await this.conversions.pendingOf(projectId, batchId);
     const outcomes = pending.length === 0 ? [] : await this.plan(projectId, pending);
-    const result = await this.ledger.record(projectId, batchId, outcomes, this.clock.now(), this.events.append);
+    const byId = new Map(pending.map((conversion) => [conversion.id, conversion]));
+    const result = await this.ledger.record(projectId, batchId, outcomes, this.clock.now(), (recorded) => conversionProcessedEvents(projectId, byId, recorded));
     if (result.recorded.length > 0) {
-      this.events.committed();
+      this.outbox.wake();
       this.logger.info({ project_id: projectId, batch_id: batchId, conversions: result.recorded.length, movements: result.movements }, 'conversions paid');
     }
     return { recorded: result.recorded.length, movements: result.movements };

@@ -1,11 +1,15 @@
 import { type Kysely, sql } from 'kysely';
+import { createOutboxTables, dropOutboxTables } from '../../common/outbox/tables';
 
 /**
  * The ledger half of the claim service: currencies, payout terms, conversions (stored before they
  * are paid), the append-only ledger of movements, the open claim checks the movements accumulate
- * into, and the leaderboards' running totals. Money is NUMERIC(78,0) base units; USD figures NUMERIC.
+ * into, the leaderboards' running totals, and the outbox of the events it produces. Money is
+ * NUMERIC(78,0) base units; USD figures NUMERIC.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await createOutboxTables(db);
+
   await sql`
     CREATE TABLE currencies (
       id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -183,4 +187,5 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DROP TABLE leaderboard_sizes, leaderboard_totals, movements, claim_checks, conversions, conversion_batches, payout_term_tiers, payout_terms, currencies`.execute(db);
   await sql`DROP FUNCTION movements_append_only()`.execute(db);
+  await dropOutboxTables(db);
 }

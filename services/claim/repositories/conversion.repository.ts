@@ -13,6 +13,8 @@ export interface PendingConversion {
   occurredAt: Date;
   rewardBase: bigint;
   referralCode: string | null;
+  volumeUsd: string | null;
+  revenueUsd: string | null;
 }
 
 /** What storing a request's conversions did to each id. */
@@ -34,15 +36,17 @@ export class ConversionRepository {
    * Stores the conversions that are new under `batchId`, in one transaction with the batch. An id
    * already stored is left as it is, except a failed conversion sent again with the same body,
    * which is accepted anew. Ids are written in order, so concurrent requests that share ids take
-   * their row locks in the same order. The batch is kept only when it holds a conversion.
+   * their row locks in the same order. The batch is stored only when it holds a conversion.
    */
   async store(projectId: string, batchId: string, conversions: CheckedConversion[], now: Date): Promise<StoreOutcome> {
     const sorted = [...conversions].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    const accepted = await retryTransient(() =>
-      this.db.transaction().execute(async (trx) => {
-        await trx.insertInto('conversion_batches').values({ id: batchId, project_id: projectId, received: 0, created_at: now }).execute();
-        // Raw: an INSERT ... SELECT from a many-array unnest, with a conditional DO UPDATE, has no builder form.
-        const rows = await sql<{ id: string }>`
+    // One statement: the conversions, and their batch row only when one of them is new (the
+    // foreign key is checked at the end of the statement, when the batch exists). A duplicate costs
+    // this statement (it waits on the row of a concurrent insert of the same id) and the read below.
+    const accepted = await retryTransient(async () => {
+      // Raw: an INSERT ... SELECT from a many-array unnest, with a conditional DO UPDATE, feeding another INSERT, has no builder form.
+      const rows = await sql<{ id: string }>`
+        WITH inserted AS (
           INSERT INTO conversions AS c (
             project_id, id, batch_id, request_hash, name, identifier_type, identifier, occurred_at, received_at,
             volume_usd, revenue_usd, reward_base, referral_code, status
@@ -58,12 +62,15 @@ export class ConversionRepository {
           ORDER BY u.n
           ON CONFLICT (project_id, id) DO UPDATE SET status = 'accepted', batch_id = excluded.batch_id, failure_reason = NULL
             WHERE c.status = 'failed' AND c.request_hash = excluded.request_hash
-          RETURNING c.id`.execute(trx);
-        if (rows.rows.length === 0) await trx.deleteFrom('conversion_batches').where('id', '=', batchId).execute();
-        else await trx.updateTable('conversion_batches').set({ received: rows.rows.length }).where('id', '=', batchId).execute();
-        return new Set(rows.rows.map((row) => row.id));
-      }),
-    );
+          RETURNING c.id
+        ),
+        batch AS (
+          INSERT INTO conversion_batches (id, project_id, received, created_at)
+          SELECT ${batchId}, ${projectId}, count(*), ${now} FROM inserted HAVING count(*) > 0
+        )
+        SELECT id FROM inserted`.execute(this.db);
+      return new Set(rows.rows.map((row) => row.id));
+    });
     const others = sorted.map((c) => c.id).filter((id) => !accepted.has(id));
     // A new statement: it sees rows that concurrent requests committed while this one waited for them.
     const existing = others.length === 0
@@ -93,6 +100,8 @@ export class ConversionRepository {
     const rows = await this.db
       .selectFrom('conversions')
       .select(PENDING_COLUMNS)
+      // Text: a fractional NUMERIC has no bigint (services/common/db/type-parsers.ts).
+      .select((eb) => [eb.cast<string | null>('volume_usd', 'text').as('volume_text'), eb.cast<string | null>('revenue_usd', 'text').as('revenue_text')])
       .where('project_id', '=', projectId)
       .where('batch_id', '=', batchId)
       .where('status', '=', 'accepted')
@@ -128,7 +137,7 @@ export class ConversionRepository {
   }
 }
 
-function toPending(row: Pick<Selectable<ConversionTable>, (typeof PENDING_COLUMNS)[number]>): PendingConversion {
+function toPending(row: Pick<Selectable<ConversionTable>, (typeof PENDING_COLUMNS)[number]> & { volume_text: string | null; revenue_text: string | null }): PendingConversion {
   return {
     id: row.id,
     name: row.name,
@@ -136,5 +145,7 @@ function toPending(row: Pick<Selectable<ConversionTable>, (typeof PENDING_COLUMN
     occurredAt: row.occurred_at,
     rewardBase: row.reward_base ?? 0n,
     referralCode: row.referral_code,
+    volumeUsd: row.volume_text,
+    revenueUsd: row.revenue_text,
   };
 }

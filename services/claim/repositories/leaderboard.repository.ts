@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { UserIdentifier } from '../../common/identifiers';
+import type { IdentifierType, UserIdentifier } from '../../common/identifiers';
 import type { Page } from '../../common/pagination';
 import type { ClaimDatabase } from '../database';
 import type { LeaderboardUserType } from '../domain/vocabulary';
@@ -20,38 +20,36 @@ export interface Board {
 
 /**
  * The running totals the ledger keeps (LedgerRepository.record): a page is a range of the rank
- * index (total descending, ties by identifier), and the board's size is one row.
+ * index (total descending, ties by identifier), and the board's size is one row beside it.
  */
 export class LeaderboardRepository {
   constructor(private readonly db: Kysely<ClaimDatabase>) {}
 
+  /** A page and the board's size, in one statement (one round trip per page asked). */
   async page(board: Board, page: Page): Promise<{ records: LeaderboardEntryRecord[]; total: number }> {
-    const [rows, size] = await Promise.all([
-      this.onBoard(board)
-        .select(['identifier', 'identifier_type', 'total_amount', 'total_attributions'])
-        .orderBy('total_amount', 'desc')
-        .orderBy('identifier')
-        .orderBy('identifier_type')
-        .limit(page.pageSize)
-        .offset(page.offset)
-        .execute(),
-      this.db
-        .selectFrom('leaderboard_sizes')
-        .select('entries')
-        .where('project_id', '=', board.projectId)
-        .where('currency_id', '=', board.currencyId)
-        .where('user_type', '=', board.userType)
-        .executeTakeFirst(),
-    ]);
-    return {
-      records: rows.map((row, index) => ({
-        rank: page.offset + index + 1,
+    // Raw: a LEFT JOIN LATERAL of the page onto the size (so an empty page still says the size) has no builder form.
+    const { rows } = await sql<{ entries: bigint; identifier: string | null; identifier_type: IdentifierType | null; total_amount: bigint | null; total_attributions: bigint | null }>`
+      SELECT size.entries, t.identifier, t.identifier_type, t.total_amount, t.total_attributions
+      FROM (
+        SELECT coalesce((SELECT entries FROM leaderboard_sizes WHERE project_id = ${board.projectId} AND currency_id = ${board.currencyId} AND user_type = ${board.userType}), 0) AS entries
+      ) size
+      LEFT JOIN LATERAL (
+        SELECT identifier, identifier_type, total_amount, total_attributions FROM leaderboard_totals
+        WHERE project_id = ${board.projectId} AND currency_id = ${board.currencyId} AND user_type = ${board.userType}
+        ORDER BY total_amount DESC, identifier, identifier_type
+        LIMIT ${page.pageSize} OFFSET ${page.offset}
+      ) t ON true`.execute(this.db);
+    const records: LeaderboardEntryRecord[] = [];
+    for (const row of rows) {
+      if (row.identifier === null || row.identifier_type === null || row.total_amount === null || row.total_attributions === null) continue;
+      records.push({
+        rank: page.offset + records.length + 1,
         user: { identifier: row.identifier, identifierType: row.identifier_type },
         totalAmount: row.total_amount,
         totalAttributions: row.total_attributions,
-      })),
-      total: Number(size?.entries ?? 0n),
-    };
+      });
+    }
+    return { records, total: Number(rows[0]?.entries ?? 0n) };
   }
 
   /** One user's entry with its rank (1 + the entries ahead of it), if the user is on the board. */

@@ -1,5 +1,7 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { UserIdentifier } from '../../common/identifiers';
+import { appendOutboxEvents } from '../../common/outbox/append';
+import type { NewOutboxEvent } from '../../common/outbox/event';
 import type { ClaimDatabase } from '../database';
 import type { Attribution, PlannedMovement } from '../domain/payouts';
 import { REASON_OF_KIND, type ConversionStatus } from '../domain/vocabulary';
@@ -22,11 +24,8 @@ export interface RecordResult {
   movements: number;
 }
 
-/**
- * Work done inside the recording transaction after the ledger rows: the outbox append of the
- * `conversion.processed` events goes here, so they commit (or not) with the movements.
- */
-export type WithinRecord = (trx: Transaction<ClaimDatabase>, recorded: ConversionOutcome[]) => Promise<void>;
+/** The events of the conversions a recording transaction pays, appended to the outbox in that transaction. */
+export type EventsOf = (recorded: ConversionOutcome[]) => NewOutboxEvent[];
 
 export class LedgerRepository {
   constructor(private readonly db: Kysely<ClaimDatabase>) {}
@@ -35,12 +34,12 @@ export class LedgerRepository {
    * Pays a batch's conversions in ONE transaction: each conversion still `accepted` is locked (in id
    * order), gets its status, frozen attribution and currency; its movements are appended to the
    * ledger; the open claim checks of their (user, currency, reason) grow by them; the leaderboard
-   * totals of the counted kinds grow by them; `within` appends the events; and the batch is
+   * totals of the counted kinds grow by them; their events (`eventsOf`) go to the outbox; and the batch is
    * finished once none of its conversions waits. A conversion another delivery already moved out
    * of `accepted` is skipped, so a redelivered job changes nothing; the ledger's unique key
    * (conversion, kind, beneficiary) would refuse a second payment anyway.
    */
-  async record(projectId: string, batchId: string, outcomes: ConversionOutcome[], now: Date, within: WithinRecord): Promise<RecordResult> {
+  async record(projectId: string, batchId: string, outcomes: ConversionOutcome[], now: Date, eventsOf: EventsOf): Promise<RecordResult> {
     return retryTransient(() =>
       this.db.transaction().execute(async (trx) => {
         const ids = outcomes.map((outcome) => outcome.id).sort();
@@ -57,7 +56,7 @@ export class LedgerRepository {
         if (recorded.length > 0) {
           await updateConversions(trx, projectId, recorded, now);
           movements = await appendMovements(trx, projectId, recorded, now);
-          await within(trx, recorded);
+          await appendOutboxEvents(trx, now, eventsOf(recorded));
         }
         await trx
           .updateTable('conversion_batches')

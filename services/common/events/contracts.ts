@@ -34,6 +34,27 @@ export const EVENT_PAYLOADS = {
     audience_id: uuid,
     user,
   }),
+  /**
+   * The claim service paid a conversion (or found no terms for it): who it was attributed to, its
+   * volume and revenue, and what each beneficiary earned. Emitted once per conversion, in the
+   * transaction that wrote its movements.
+   */
+  'claim.conversion.processed': z.object({
+    conversion_id: z.string().min(1),
+    name: z.string().min(1),
+    status: z.enum(['processed', 'no_terms']),
+    occurred_at: z.iso.datetime({ offset: true }),
+    user,
+    /** The affiliate (and master) it was attributed to, by the agency service's ids; null when nobody earns from it. */
+    affiliate: z.object({ id: z.string().min(1), user }).nullable(),
+    master: z.object({ id: z.string().min(1), user, spread_bps: z.number().int().min(0).max(10_000) }).nullable(),
+    tier_id: uuid.nullable(),
+    /** Non-negative USD decimal strings. */
+    volume_usd: z.string().nullable(),
+    revenue_usd: z.string().nullable(),
+    currency_id: uuid.nullable(),
+    payouts: z.array(z.object({ kind: z.enum(['affiliate_payout', 'end_user_payout', 'agency_payout']), user, amount: z.string().regex(/^[1-9][0-9]*$/) })),
+  }),
 } as const;
 
 export type EventType = keyof typeof EVENT_PAYLOADS;

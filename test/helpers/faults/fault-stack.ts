@@ -91,7 +91,7 @@ export async function startFaultStack(options: FaultStackOptions): Promise<Fault
   try {
     const ports = Object.fromEntries(await Promise.all(CATALOG.map(async ({ name }) => [name, await freePort()] as const))) as Record<ServiceName, number>;
     const addresses = Object.fromEntries(CATALOG.map(({ name }) => [name, `127.0.0.1:${ports[name]}`])) as GrpcAddresses;
-    // Every service finds the others where the gateway does (the claim service calls the agency service).
+    // Every service finds the others where the gateway does (the agency calls the audience service, the claim service the agency).
     const addressEnv = Object.fromEntries(CATALOG.map(({ name, addressVariable }) => [addressVariable, addresses[name]]));
     await Promise.all(
       CATALOG.filter(({ name }) => options.services.includes(name)).map(async ({ name, grpcService }) => {

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { AgencyDomain } from '../../../services/agency/composition';
-import type { AgencyDatabase } from '../../../services/agency/database';
-import type { DomainHarness } from '../../helpers/domain';
+import type { AgencyHarness } from '../../helpers/agency-domain';
 import { randomEvmAddress } from '../../helpers/fixtures';
 
-export type AgencyHarness = DomainHarness<AgencyDomain, AgencyDatabase>;
+export type { AgencyHarness };
 
 /** A project id of its own per test: projects live in the gateway's schema, the agency only names them. */
 export const newProject = (): string => randomUUID();

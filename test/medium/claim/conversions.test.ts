@@ -159,7 +159,7 @@ describe('conversion intake (domain)', () => {
   });
 
   describe('a batch', () => {
-    it('accepts or refuses each conversion alone, in order, naming refused fields by index', async () => {
+    it('accepts or refuses each conversion alone, in order, naming refused fields within their conversion', async () => {
       const { projectId } = await newProject(harness);
       const earlier = conversion();
       await harness.domain.conversions.submitOne(projectId, earlier);
@@ -174,7 +174,7 @@ describe('conversion intake (domain)', () => {
       ];
       const answers = await harness.domain.conversions.submitMany(projectId, inputs);
       expect(answers.map((answer) => answer.outcome)).toEqual(['accepted', 'refused', 'duplicate', 'refused', 'duplicate', 'refused']);
-      expect(answers[1]).toMatchObject({ error: { code: 'VALIDATION_FAILED', details: [{ field: 'conversions[1].reward_base' }] } });
+      expect(answers[1]).toMatchObject({ error: { code: 'VALIDATION_FAILED', details: [{ field: 'reward_base' }] } });
       expect(answers[3]).toMatchObject({ error: { code: 'CONVERSION_ID_REUSED' } });
       expect(answers[4]).toEqual({ id: fresh.id, outcome: 'duplicate', status: 'accepted' });
       expect(answers[5]).toMatchObject({ error: { code: 'CONVERSION_ID_REUSED' } });

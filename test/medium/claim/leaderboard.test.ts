@@ -43,7 +43,7 @@ describe('payouts leaderboard (domain)', () => {
         movements: [{ kind, beneficiary: evm(user), amount }],
       })),
       harness.clock.now(),
-      async () => undefined,
+      () => [],
     );
   }
 

@@ -124,6 +124,39 @@ describe('paying conversions (domain, with the agency service)', () => {
     expect(await harness.domain.ledger.conversion(projectId, stranger.id)).toMatchObject({ status: 'processed', attribution: null });
   });
 
+  it('writes a claim.conversion.processed event with the attribution, volume, revenue and payouts of each paid conversion', async () => {
+    const { projectId, currencyId } = await projectWithTerms();
+    const affiliate = await newAffiliate(harness, projectId);
+    const user = newUser();
+    await refer(harness, projectId, user, affiliate.code);
+    const paid = conversion({ user, volumeUsd: '1500.25', revenueUsd: '3' });
+    const unpaid = conversion({ user, name: 'signup', volumeUsd: '10' });
+    await submitAndPay(projectId, [paid, unpaid]);
+    const { rows } = await harness.sql.query("SELECT payload FROM claim.outbox WHERE project_id = $1 AND type = 'claim.conversion.processed' ORDER BY payload->>'name' DESC", [projectId]);
+    const agencyId = (await harness.domain.ledger.conversion(projectId, paid.id)).attribution!.affiliate.id;
+    const asUser = ({ identifier, identifierType }: { identifier: string; identifierType: string }) => ({ identifier, identifier_type: identifierType });
+    expect(rows.map((row) => row.payload)).toEqual([
+      {
+        conversion_id: paid.id,
+        name: 'trade',
+        status: 'processed',
+        occurred_at: harness.clock.now().toISOString(),
+        user: asUser(user),
+        affiliate: { id: agencyId, user: asUser(affiliate.user) },
+        master: null,
+        tier_id: null,
+        volume_usd: '1500.25',
+        revenue_usd: '3',
+        currency_id: currencyId,
+        payouts: [
+          { kind: 'end_user_payout', user: asUser(user), amount: '100' },
+          { kind: 'affiliate_payout', user: asUser(affiliate.user), amount: '1000' },
+        ],
+      },
+      expect.objectContaining({ conversion_id: unpaid.id, status: 'no_terms', volume_usd: '10', currency_id: null, payouts: [] }),
+    ]);
+  });
+
   it('records a conversion no terms cover as no_terms: no movement, its volume and revenue kept', async () => {
     const { projectId } = await projectWithTerms();
     const affiliate = await newAffiliate(harness, projectId);
@@ -163,6 +196,9 @@ describe('paying conversions (domain, with the agency service)', () => {
     expect(results.reduce((sum, result) => sum + result.movements, 0)).toBe(12);
     expect(await harness.domain.payouts.payBatch(batchId)).toEqual({ recorded: 0, movements: 0 });
     expect(await movementsOf(harness, projectId)).toHaveLength(12);
+    // One event per conversion, written with its movements: none twice either.
+    const events = await harness.sql.query("SELECT payload->>'conversion_id' AS id FROM claim.outbox WHERE project_id = $1 AND type = 'claim.conversion.processed'", [projectId]);
+    expect(events.rows.map((row) => row.id).sort()).toEqual(inputs.map((input) => input.id).sort());
     // The affiliate's one open check holds its six payouts; each user's holds its two.
     const checks = await checksOf(harness, projectId);
     expect(checks.find((check) => check.identifier === affiliate.user.identifier)).toEqual({

@@ -1,0 +1,236 @@
+/**
+ * Attribution (issue 8, section 8): BatchResolveAttribution over gRPC, batches of 100 (user, at) at
+ * 50 concurrent calls, against 100,000 affiliates and 1,000,000 referred users; beside the same
+ * lookup as the one SQL statement the service runs (RESOLVE_ATTRIBUTION_SQL), sent directly with pg
+ * at the same concurrency.
+ */
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { AgencyServiceClient, type Attribution } from '../gen/referral/agency/v1/agency';
+import { createGrpcClient } from '../services/common/grpc/client';
+import { SERVICE_CATALOG } from '../services/common/service-catalog';
+import { RESOLVE_ATTRIBUTION_SQL, resolveAttributionParameters } from '../services/agency/repositories/attribution.repository';
+import { type Api, createProject } from './api';
+import type { BenchConfig } from './config';
+import { percentile, random, Samples } from './data';
+
+export interface AttributionItem {
+  identifier: string;
+  at: Date;
+}
+
+export interface AttributionData {
+  projectId: string;
+  affiliates: number;
+  referred: number;
+  suspensions: number;
+  /** Batches of `batchSize` items, sent in turn. */
+  batches: AttributionItem[][];
+}
+
+export interface AttributionFigures {
+  label: string;
+  seconds: number;
+  calls: number;
+  errors: number;
+  /** Items answered per second. */
+  attributionsPerSecond: number;
+  callsPerSecond: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** Items answered ATTRIBUTED, NOT_REFERRED and AFFILIATE_SUSPENDED (a sanity check of the mix). */
+  outcomes: { attributed: number; notReferred: number; suspended: number };
+}
+
+const YEAR_START = Date.parse('2026-01-01T00:00:00.000Z');
+const YEAR_MS = 365 * 86_400_000;
+
+/** The address the seed SQL gives referred user g (two md5s, 40 hex digits), computed the same way here. */
+function referredAddress(g: number): string {
+  const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+  return `0x${(md5(`bench-user:${g}`) + md5(`bench-user2:${g}`)).slice(0, 40)}`;
+}
+
+/**
+ * The data, straight into the agency schema (not measured): affiliates with a code each, every 50th
+ * with a closed suspension (March) and every 100th also suspended since June, and referrals spread
+ * over the affiliates, each referred at its own second of early 2026.
+ */
+export async function setUpAttributionData(api: Api, platformKey: string, db: pg.Client, config: BenchConfig): Promise<AttributionData> {
+  const { affiliates, referred, batchSize } = config.attribution;
+  const project = await createProject(api, platformKey, 'bench attribution');
+  const affiliateId = (g: string) => `md5('bench-affiliate:' || ${g})::uuid`;
+  await db.query(
+    `INSERT INTO agency.affiliates (id, project_id, identifier_type, identifier, name, status, joined_at, updated_at)
+     SELECT ${affiliateId('g')}, $1, 'evm_address', '0x' || substr(md5('bench-aff:' || g) || md5('bench-aff2:' || g), 1, 40),
+            'Affiliate ' || g, CASE WHEN g % 100 = 0 THEN 'suspended' ELSE 'active' END, '2025-12-01', '2025-12-01'
+     FROM generate_series(0, $2::int - 1) g`,
+    [project.id, affiliates],
+  );
+  await db.query(
+    `INSERT INTO agency.affiliate_codes (project_id, code, affiliate_id, created_at)
+     SELECT $1, 'code_' || g, ${affiliateId('g')}, '2025-12-01' FROM generate_series(0, $2::int - 1) g`,
+    [project.id, affiliates],
+  );
+  const closed = await db.query(
+    `INSERT INTO agency.affiliate_suspensions (affiliate_id, project_id, reason, suspended_at, reactivated_at)
+     SELECT ${affiliateId('g')}, $1, 'bench', '2026-03-01', '2026-04-01' FROM generate_series(0, $2::int - 1) g WHERE g % 50 = 0`,
+    [project.id, affiliates],
+  );
+  const open = await db.query(
+    `INSERT INTO agency.affiliate_suspensions (affiliate_id, project_id, reason, suspended_at)
+     SELECT ${affiliateId('g')}, $1, 'bench', '2026-06-01' FROM generate_series(0, $2::int - 1) g WHERE g % 100 = 0`,
+    [project.id, affiliates],
+  );
+  await db.query(
+    `INSERT INTO agency.referrals (project_id, identifier_type, identifier, affiliate_id, code, referred_at)
+     SELECT $1, 'evm_address', '0x' || substr(md5('bench-user:' || g) || md5('bench-user2:' || g), 1, 40),
+            ${affiliateId('(g % $2::int)')}, 'code_' || (g % $2::int), timestamptz '2026-01-01' + g * interval '1 second'
+     FROM generate_series(0, $3::int - 1) g`,
+    [project.id, affiliates, referred],
+  );
+  // A settled table, as in production: statistics and the visibility map.
+  await db.query('VACUUM (ANALYZE) agency.affiliates, agency.affiliate_codes, agency.affiliate_suspensions, agency.referrals');
+  await db.query('CHECKPOINT');
+
+  // 90% referred users, 10% unknown ones; moments spread over 2026 (some before the referral, some in a suspension).
+  const rng = random(11);
+  const batches: AttributionItem[][] = [];
+  for (let b = 0; b < 2_000; b += 1) {
+    const batch: AttributionItem[] = [];
+    for (let i = 0; i < batchSize; i += 1) {
+      const identifier = rng() < 0.9 ? referredAddress(Math.floor(rng() * referred)) : referredAddress(referred + b * batchSize + i);
+      batch.push({ identifier, at: new Date(YEAR_START + Math.floor(rng() * YEAR_MS)) });
+    }
+    batches.push(batch);
+  }
+  return { projectId: project.id, affiliates, referred, suspensions: (closed.rowCount ?? 0) + (open.rowCount ?? 0), batches };
+}
+
+type Outcome = 'attributed' | 'not_referred' | 'suspended';
+
+export interface AttributionPath {
+  label: string;
+  /** One batch; answers each item's outcome and affiliate id (for the cross-check). */
+  resolve(batch: AttributionItem[]): Promise<Array<{ outcome: Outcome; affiliateId: string | null }>>;
+  close(): Promise<void>;
+}
+
+/** Ours: BatchResolveAttribution over one gRPC channel, as the claim service would call it. */
+export function grpcPath(address: string, projectId: string): AttributionPath {
+  const client = createGrpcClient(AgencyServiceClient, address, 10_000);
+  const outcomeOf = (result: Attribution): Outcome => {
+    if (result.error) throw new Error(`item refused: ${result.error.code} ${result.error.message}`);
+    return result.outcome === 1 ? 'attributed' : result.outcome === 3 ? 'suspended' : 'not_referred';
+  };
+  return {
+    label: 'ours: BatchResolveAttribution over gRPC',
+    resolve: async (batch) => {
+      const { results } = await client.call.batchResolveAttribution({
+        projectId,
+        items: batch.map((item) => ({ user: { identifier: item.identifier, identifierType: 'evm_address' }, at: item.at })),
+      });
+      return results.map((result) => ({ outcome: outcomeOf(result), affiliateId: result.affiliate?.id ?? null }));
+    },
+    close: async () => client.close(),
+  };
+}
+
+/** The physical limit: the service's statement, sent with pg over `connections` connections. */
+export function directPath(databaseUrl: string, projectId: string, connections: number): AttributionPath {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: connections,
+    application_name: 'bench-direct-attribution',
+    options: `-c search_path=${SERVICE_CATALOG.agency.schema}`,
+  });
+  return {
+    label: 'direct: the same statement with pg',
+    resolve: async (batch) => {
+      const parameters = resolveAttributionParameters(
+        projectId,
+        batch.map((item) => ({ user: { identifier: item.identifier, identifierType: 'evm_address' }, at: item.at })),
+      );
+      const { rows } = await pool.query<{ affiliate_id: string | null; suspended: boolean }>(RESOLVE_ATTRIBUTION_SQL, parameters);
+      return rows.map((row) => ({
+        outcome: row.affiliate_id === null ? 'not_referred' : row.suspended ? 'suspended' : 'attributed',
+        affiliateId: row.affiliate_id,
+      }));
+    },
+    close: () => pool.end(),
+  };
+}
+
+/** Both paths answer the first batches alike, item by item. */
+export async function crossCheckAttribution(ours: AttributionPath, direct: AttributionPath, data: AttributionData): Promise<string> {
+  const counts = { attributed: 0, not_referred: 0, suspended: 0 };
+  for (const batch of data.batches.slice(0, 5)) {
+    const [a, b] = await Promise.all([ours.resolve(batch), direct.resolve(batch)]);
+    if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error('gRPC and direct SQL disagree on a batch of attributions');
+    for (const item of a) counts[item.outcome] += 1;
+  }
+  return `5 batches agree: ${counts.attributed} attributed, ${counts.not_referred} not referred, ${counts.suspended} suspended`;
+}
+
+/** `concurrency` loops, each sending the next batch as soon as its last one is answered, for `durationS`. */
+export async function runAttributionLoad(path: AttributionPath, data: AttributionData, concurrency: number, durationS: number, label = path.label): Promise<AttributionFigures> {
+  let next = 0;
+  let calls = 0;
+  let errors = 0;
+  let items = 0;
+  let firstError: string | undefined;
+  const outcomes = { attributed: 0, notReferred: 0, suspended: 0 };
+  const latencies = new Samples();
+  const started = performance.now();
+  const deadline = started + durationS * 1000;
+  const loop = async () => {
+    while (performance.now() < deadline) {
+      const batch = data.batches[next++ % data.batches.length]!;
+      const sent = performance.now();
+      try {
+        const results = await path.resolve(batch);
+        calls += 1;
+        items += results.length;
+        for (const result of results) {
+          if (result.outcome === 'attributed') outcomes.attributed += 1;
+          else if (result.outcome === 'suspended') outcomes.suspended += 1;
+          else outcomes.notReferred += 1;
+        }
+      } catch (error) {
+        errors += 1;
+        firstError ??= (error as Error).message;
+      }
+      latencies.push(performance.now() - sent);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, loop));
+  if (firstError) process.stderr.write(`bench: ${label}: ${errors} failed calls, the first: ${firstError}\n`);
+  const seconds = (performance.now() - started) / 1000;
+  const sorted = latencies.sorted();
+  return {
+    label,
+    seconds,
+    calls,
+    errors,
+    attributionsPerSecond: items / seconds,
+    callsPerSecond: calls / seconds,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1] ?? Number.NaN,
+    outcomes,
+  };
+}
+
+/** EXPLAIN (ANALYZE, BUFFERS) of one batch, after the load. */
+export async function explainAttribution(databaseUrl: string, data: AttributionData): Promise<string> {
+  const client = new pg.Client({ connectionString: databaseUrl, options: `-c search_path=${SERVICE_CATALOG.agency.schema}` });
+  await client.connect();
+  try {
+    const batch = data.batches[0]!.map((item) => ({ user: { identifier: item.identifier, identifierType: 'evm_address' as const }, at: item.at }));
+    const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${RESOLVE_ATTRIBUTION_SQL}`, resolveAttributionParameters(data.projectId, batch));
+    return plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+  } finally {
+    await client.end();
+  }
+}

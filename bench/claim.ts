@@ -1,0 +1,294 @@
+/**
+ * The claim service's money path (issue 9, section 9):
+ *
+ * - conversions: N conversions through POST /api/v1/conversions/batch (1,000 per request, a few in
+ *   flight) until the job has paid every one (attribution from the agency service, movements, claim
+ *   checks, leaderboard totals, events); beside it the physical limit, the same movement rows
+ *   written with one INSERT ... SELECT into an identical table.
+ * - leaderboard: a page of the payouts leaderboard over 1,000,000 movements, through the gateway at
+ *   50 connections, beside the page's SQL sent directly with pg at the same concurrency.
+ */
+import pg from 'pg';
+import type { Api, Project } from './api';
+import type { BenchConfig } from './config';
+import { address, random } from './data';
+import { type RunFigures, runHttpLoad, runQueryLoad } from './load';
+
+const MAX_BATCH = 1_000;
+
+interface ClaimProject extends Project {
+  currency: { id: string; address: string };
+}
+
+async function payingProject(api: Api, platformKey: string, name: string): Promise<ClaimProject> {
+  const { body } = await api.call<{ id: string; api_keys: { role: string; key: string }[] }>('POST', '/api/v1/projects', platformKey, { name });
+  const key = (role: string) => body.api_keys.find((candidate) => candidate.role === role)!.key;
+  const project = { id: body.id, keys: { admin: key('admin'), service: key('service_role'), readOnly: key('read_only') } };
+  const currency = await api.call<{ id: string; address: string }>('POST', `/api/v1/projects/${project.id}/currencies`, project.keys.admin, {
+    chain_id: 8453,
+    address: address(`${name}-currency`, 0),
+    name: 'USDC',
+    decimals: 6,
+    type: 'erc20',
+  });
+  return { ...project, currency: currency.body };
+}
+
+/** Runs `work` over `items` with `concurrency` calls in flight. */
+async function inParallel<T>(items: T[], concurrency: number, work: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < items.length) await work(items[next++]!);
+  }));
+}
+
+// ------------------------------------------------------------------ conversions
+
+export interface ConversionsResult {
+  conversions: number;
+  batches: number;
+  inflight: number;
+  affiliates: number;
+  users: number;
+  referred: number;
+  oursSeconds: number;
+  submittedAfterSeconds: number;
+  limitSeconds: number;
+  movements: number;
+  limitRows: number;
+  byStatus: Record<string, number>;
+  events: number;
+  unfinishedBatches: number;
+}
+
+export async function runConversions(options: {
+  api: Api;
+  platformKey: string;
+  db: pg.Client;
+  config: BenchConfig;
+  log: (line: string) => void;
+  around: <T>(phase: string, work: () => Promise<T>) => Promise<T>;
+}): Promise<ConversionsResult> {
+  const { api, db, config, log } = options;
+  const { conversions: total, inflight, affiliates, users, referredShare } = config.conversions;
+  const project = await payingProject(api, options.platformKey, 'bench conversions');
+  await api.call('PUT', `/api/v1/projects/${project.id}/payout-terms/trade`, project.keys.admin, {
+    currency_id: project.currency.id,
+    end_user: { bps: 50 },
+    affiliate: { bps: 1_000 },
+  });
+
+  log(`conversions: setting up ${affiliates} affiliates and ${Math.round(users * referredShare)} referred users of ${users} (through the gateway, not measured)`);
+  const codes = Array.from({ length: affiliates }, (_, index) => `benchaff${index}`);
+  await inParallel([...codes.keys()], 16, (index) =>
+    api.call('POST', `/api/v1/projects/${project.id}/affiliates`, project.keys.admin, {
+      identifier: address('conv-affiliate', index),
+      identifier_type: 'evm_address',
+      name: codes[index],
+      code: codes[index],
+    }),
+  );
+  const rng = random(9);
+  const referred = Array.from({ length: users }, (_, index) => index).filter(() => rng() < referredShare);
+  await inParallel(referred, 32, (index) =>
+    api.call('POST', '/api/v1/referrals', project.keys.service, { user_identifier: address('conv-user', index), user_identifier_type: 'evm_address', code: codes[index % affiliates] }),
+  );
+
+  const bodies: string[] = [];
+  for (let start = 0; start < total; start += MAX_BATCH) {
+    const conversions = [];
+    for (let n = start; n < Math.min(total, start + MAX_BATCH); n += 1) {
+      conversions.push({
+        id: `bench-${n}`,
+        name: 'trade',
+        user: { identifier: address('conv-user', n % users), identifier_type: 'evm_address' },
+        volume_usd: `${(n % 5_000) + 1}.25`,
+        reward_base: String(1_000_000 + ((n * 7_919) % 9_000_000)),
+      });
+    }
+    bodies.push(JSON.stringify({ conversions }));
+  }
+
+  log(`conversions: ${total} conversions in ${bodies.length} requests, ${inflight} in flight, until all are paid`);
+  const pending = async () =>
+    (await db.query<{ waiting: number; stored: number }>(
+      "SELECT count(*) FILTER (WHERE status = 'accepted')::int AS waiting, count(*)::int AS stored FROM claim.conversions WHERE project_id = $1",
+      [project.id],
+    )).rows[0]!;
+  const ours = await options.around('conversions (gateway)', async () => {
+    const started = performance.now();
+    let lastSubmitted = started;
+    await inParallel(bodies, inflight, async (body) => {
+      await api.call('POST', '/api/v1/conversions/batch', project.keys.service, body, [202]);
+      lastSubmitted = performance.now();
+    });
+    for (;;) {
+      const state = await pending();
+      if (state.stored === total && state.waiting === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const finished = performance.now();
+    return { seconds: (finished - started) / 1000, submittedAfterSeconds: (lastSubmitted - started) / 1000 };
+  });
+
+  const byStatus = Object.fromEntries(
+    (await db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM claim.conversions WHERE project_id = $1 GROUP BY status', [project.id])).rows.map((row) => [row.status, row.n]),
+  );
+  const counts = (
+    await db.query<{ movements: number; events: number; unfinished: number }>(
+      `SELECT (SELECT count(*)::int FROM claim.movements WHERE project_id = $1) AS movements,
+              (SELECT count(*)::int FROM claim.outbox WHERE project_id = $1) AS events,
+              (SELECT count(*)::int FROM claim.conversion_batches WHERE project_id = $1 AND finished_at IS NULL) AS unfinished`,
+      [project.id],
+    )
+  ).rows[0]!;
+
+  // The physical limit: the same rows, one INSERT ... SELECT, into a table with the ledger's columns,
+  // keys, checks, indexes and foreign keys.
+  await db.query('DROP TABLE IF EXISTS claim.bench_movements');
+  await db.query('CREATE TABLE claim.bench_movements (LIKE claim.movements INCLUDING ALL)');
+  await db.query(`ALTER TABLE claim.bench_movements
+    ADD FOREIGN KEY (project_id, conversion_id) REFERENCES claim.conversions (project_id, id),
+    ADD FOREIGN KEY (project_id, currency_id) REFERENCES claim.currencies (project_id, id),
+    ADD FOREIGN KEY (claim_check_id) REFERENCES claim.claim_checks (id)`);
+  await db.query('CHECKPOINT');
+  const limit = await options.around('conversions (INSERT ... SELECT)', async () => {
+    const started = performance.now();
+    const inserted = await db.query(
+      `INSERT INTO claim.bench_movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, created_at)
+       SELECT project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, created_at FROM claim.movements WHERE project_id = $1`,
+      [project.id],
+    );
+    return { seconds: (performance.now() - started) / 1000, rows: inserted.rowCount ?? 0 };
+  });
+  await db.query('DROP TABLE claim.bench_movements');
+
+  return {
+    conversions: total,
+    batches: bodies.length,
+    inflight,
+    affiliates,
+    users,
+    referred: referred.length,
+    oursSeconds: ours.seconds,
+    submittedAfterSeconds: ours.submittedAfterSeconds,
+    limitSeconds: limit.seconds,
+    movements: counts.movements,
+    limitRows: limit.rows,
+    byStatus,
+    events: counts.events,
+    unfinishedBatches: counts.unfinished,
+  };
+}
+
+// ------------------------------------------------------------------ leaderboard
+
+export interface LeaderboardData {
+  project: ClaimProject & { keys: { readOnly: string } };
+  movements: number;
+  entries: number;
+  /** Pages the load asks for, in order. */
+  pages: number[];
+}
+
+/** A board of `affiliates` earners over `movements` affiliate payouts, written straight into the claim schema (not measured). */
+export async function setUpLeaderboard(api: Api, platformKey: string, db: pg.Client, config: BenchConfig): Promise<LeaderboardData> {
+  const { movements, affiliates, pageSize } = config.leaderboard;
+  const project = (await payingProject(api, platformKey, 'bench leaderboard')) as LeaderboardData['project'];
+  const batchId = (await db.query<{ id: string }>('SELECT gen_random_uuid() AS id')).rows[0]!.id;
+  // Affiliate a's address: 0x + 40 hex digits of md5s (spread like real addresses).
+  const affiliate = (n: string) => `'0x' || substr(md5('lb-aff-' || ${n}) || md5('lb-aff2-' || ${n}), 1, 40)`;
+  await db.query('BEGIN');
+  await db.query('INSERT INTO claim.conversion_batches (id, project_id, received, created_at, finished_at) VALUES ($1, $2, $3, now(), now())', [batchId, project.id, movements]);
+  await db.query(
+    `INSERT INTO claim.conversions (project_id, id, batch_id, request_hash, name, identifier_type, identifier, occurred_at, received_at, reward_base, status, processed_at, currency_id,
+                                    affiliate_id, affiliate_identifier_type, affiliate_identifier)
+     SELECT $1, 'lb-' || g, $2, '\\x00'::bytea, 'trade', 'evm_address', '0x' || substr(md5('lb-user-' || g) || md5('lb-user2-' || g), 1, 40), now(), now(), 1000, 'processed', now(), $3,
+            'aff-' || (g % $5), 'evm_address', ${affiliate('(g % $5)')}
+     FROM generate_series(1, $4::int) g`,
+    [project.id, batchId, project.currency.id, movements, affiliates],
+  );
+  await db.query(
+    `INSERT INTO claim.claim_checks (project_id, identifier_type, identifier, currency_id, reason, status, amount, movements_count, created_at, updated_at)
+     SELECT $1, 'evm_address', ${affiliate('a')}, $2, 'affiliate', 'open', 0, 0, now(), now() FROM generate_series(0, $3::int - 1) a`,
+    [project.id, project.currency.id, affiliates],
+  );
+  await db.query(
+    `INSERT INTO claim.movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, created_at)
+     SELECT c.project_id, c.id, 'affiliate_payout', 'evm_address', c.affiliate_identifier, c.currency_id, 1 + (hashtext(c.id) & 65535), cc.id, now()
+     FROM claim.conversions c JOIN claim.claim_checks cc ON cc.project_id = c.project_id AND cc.identifier = c.affiliate_identifier AND cc.reason = 'affiliate'
+     WHERE c.project_id = $1`,
+    [project.id],
+  );
+  await db.query(
+    `UPDATE claim.claim_checks cc SET amount = m.total, movements_count = m.n
+     FROM (SELECT claim_check_id, sum(amount) AS total, count(*) AS n FROM claim.movements WHERE project_id = $1 GROUP BY 1) m WHERE cc.id = m.claim_check_id`,
+    [project.id],
+  );
+  // What the job's running totals add up to for these movements.
+  await db.query(
+    `INSERT INTO claim.leaderboard_totals (project_id, currency_id, user_type, identifier_type, identifier, total_amount, total_attributions, updated_at)
+     SELECT project_id, currency_id, 'affiliate', identifier_type, identifier, sum(amount), count(*), now() FROM claim.movements WHERE project_id = $1 GROUP BY 1, 2, 4, 5`,
+    [project.id],
+  );
+  await db.query(
+    `INSERT INTO claim.leaderboard_sizes (project_id, currency_id, user_type, entries)
+     SELECT project_id, currency_id, user_type, count(*) FROM claim.leaderboard_totals WHERE project_id = $1 GROUP BY 1, 2, 3`,
+    [project.id],
+  );
+  await db.query('COMMIT');
+  await db.query('VACUUM (ANALYZE) claim.conversions, claim.claim_checks, claim.movements, claim.leaderboard_totals, claim.leaderboard_sizes, claim.currencies');
+  await db.query('CHECKPOINT');
+
+  // Most readers look at the top of a board; some page deep into it.
+  const lastPage = Math.max(1, Math.ceil(affiliates / pageSize));
+  const mix = random(11);
+  const pages = Array.from({ length: 100_000 }, () => (mix() < config.leaderboard.topShare ? 1 + Math.floor(mix() * Math.min(10, lastPage)) : 1 + Math.floor(mix() * lastPage)));
+  const total = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM claim.movements WHERE project_id = $1', [project.id])).rows[0]!.n;
+  return { project, movements: total, entries: affiliates, pages };
+}
+
+export function leaderboardPath(data: LeaderboardData, page: number, pageSize: number): string {
+  return `/api/v1/payouts/leaderboard/payouts?currency_address=${data.project.currency.address}&user_type=affiliate&page=${page}&page_size=${pageSize}`;
+}
+
+/** The page as the service reads it (LeaderboardRepository.page), one statement sent with pg. */
+export const LEADERBOARD_PAGE_SQL = `SELECT identifier, identifier_type, total_amount, total_attributions FROM leaderboard_totals
+WHERE project_id = $1 AND currency_id = $2 AND user_type = 'affiliate'
+ORDER BY total_amount DESC, identifier, identifier_type LIMIT $3 OFFSET $4`;
+
+export interface DirectLeaderboard {
+  page(page: number): Promise<Array<{ identifier: string; total_amount: string }>>;
+  explain(page: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+export function openDirectLeaderboard(databaseUrl: string, data: LeaderboardData, connections: number, pageSize: number): DirectLeaderboard {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: connections, application_name: 'bench-direct', options: '-c search_path=claim' });
+  const values = (page: number) => [data.project.id, data.project.currency.id, pageSize, (page - 1) * pageSize];
+  return {
+    page: async (page) => (await pool.query(LEADERBOARD_PAGE_SQL, values(page))).rows,
+    explain: async (page) => (await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${LEADERBOARD_PAGE_SQL}`, values(page))).rows.map((row) => row['QUERY PLAN']).join('\n'),
+    close: () => pool.end(),
+  };
+}
+
+/** The gateway's first pages agree with the direct query's. */
+export async function crossCheckLeaderboard(api: Api, data: LeaderboardData, direct: DirectLeaderboard, pageSize: number): Promise<string> {
+  for (const page of [1, 2, Math.max(1, Math.ceil(data.entries / pageSize))]) {
+    const { body } = await api.call<{ results: Array<{ user_identifier: string; total_amount: string }> }>('GET', leaderboardPath(data, page, pageSize), data.project.keys.readOnly);
+    const viaGateway = body.results.map((entry) => `${entry.user_identifier}:${entry.total_amount}`).join(',');
+    const viaSql = (await direct.page(page)).map((row) => `${row.identifier}:${row.total_amount}`).join(',');
+    if (viaGateway !== viaSql) throw new Error(`leaderboard page ${page}: the gateway and the direct query disagree`);
+  }
+  return 'pages 1, 2 and the last agree';
+}
+
+export function runLeaderboardGateway(baseUrl: string, data: LeaderboardData, connections: number, durationS: number, pageSize: number, label: string): Promise<RunFigures> {
+  let next = 0;
+  return runHttpLoad(baseUrl, data.project.keys.readOnly, () => leaderboardPath(data, data.pages[next++ % data.pages.length]!, pageSize), connections, durationS, label);
+}
+
+export function runLeaderboardDirect(direct: DirectLeaderboard, data: LeaderboardData, connections: number, durationS: number, label: string): Promise<RunFigures> {
+  return runQueryLoad((n) => direct.page(data.pages[n % data.pages.length]!), connections, durationS, label);
+}

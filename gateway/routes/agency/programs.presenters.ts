@@ -1,0 +1,79 @@
+import type { Application, ApplicationDecisionResult, Master, SubAffiliate } from '../../../gen/referral/agency/v1/agency';
+import { AffiliateStatus, ApplicationStatus } from '../../../gen/referral/agency/v1/enums';
+import type { Money, UserRef } from '../../../gen/referral/common/v1/common';
+import { count, nameOf, required } from '../../http/present';
+
+/** gRPC messages -> the JSON of programs.schemas.ts. */
+function presentUser(user: UserRef | undefined) {
+  const { identifier, identifierType } = required(user, 'user');
+  return { identifier, identifier_type: identifierType };
+}
+
+const presentMoney = (money: Money) => ({ currency_id: money.currencyId ?? null, amount: money.amount });
+
+export function presentMaster(master: Master) {
+  return {
+    id: master.id,
+    ...presentUser(master.user),
+    name: master.name,
+    status: nameOf(AffiliateStatus, master.status, 'status'),
+    spread_bps: master.spreadBps,
+    sub_affiliates_count: count(master.subAffiliatesCount, 'sub_affiliates_count'),
+    referred_volume_usd: master.referredVolumeUsd,
+    designated_at: required(master.designatedAt, 'designated_at').toISOString(),
+  };
+}
+
+export function presentMasterDetail(master: Master) {
+  return {
+    ...presentMaster(master),
+    earnings: master.earnings.map(presentMoney),
+    spread_history: master.spreadHistory.map((period) => ({
+      spread_bps: period.spreadBps,
+      valid_from: required(period.validFrom, 'spread_history.valid_from').toISOString(),
+      valid_to: period.validTo?.toISOString() ?? null,
+    })),
+  };
+}
+
+export function presentSubAffiliate(sub: SubAffiliate) {
+  return {
+    id: sub.id,
+    ...presentUser(sub.user),
+    name: sub.name,
+    status: nameOf(AffiliateStatus, sub.status, 'status'),
+    bound_at: required(sub.boundAt, 'bound_at').toISOString(),
+    referred_volume_usd: sub.referredVolumeUsd,
+    earnings: sub.earnings.map(presentMoney),
+  };
+}
+
+export function presentApplication(application: Application) {
+  return {
+    id: application.id,
+    ...presentUser(application.user),
+    name: application.name,
+    region: application.region ?? null,
+    message: application.message ?? null,
+    code: application.code ?? null,
+    status: nameOf(ApplicationStatus, application.status, 'status'),
+    created_at: required(application.createdAt, 'created_at').toISOString(),
+    updated_at: required(application.updatedAt, 'updated_at').toISOString(),
+    hold_note: application.holdNote ?? null,
+    held_at: application.heldAt?.toISOString() ?? null,
+    decided_at: application.decidedAt?.toISOString() ?? null,
+    rejection_reason: application.rejectionReason ?? null,
+    audience_id: application.audienceId ?? null,
+    affiliate_id: application.affiliateId ?? null,
+    granted_code: application.grantedCode ?? null,
+  };
+}
+
+export function presentDecisionResult(result: ApplicationDecisionResult) {
+  return {
+    application_id: result.applicationId,
+    ok: result.error === undefined,
+    application: result.application ? presentApplication(result.application) : null,
+    error: result.error ? { code: result.error.code, message: result.error.message, details: result.error.details } : null,
+  };
+}

@@ -1,0 +1,175 @@
+import { z } from 'zod';
+import { ApplicationAction, ApplicationStatus, SubAffiliateSort } from '../../../gen/referral/agency/v1/enums';
+import { AGENCY_TEXT_LIMITS, APPLICATION_LIMITS, MASTER_RULES, TIER_PROTECTION_DAYS } from '../../../services/common/contract-limits';
+import { enumNames } from '../../../services/common/enums';
+import { listSchema, pageQuery } from '../../http/list';
+import { resourceId } from '../../http/params';
+import { affiliateSchema, affiliateStatuses, code, identifier, identifierType, name, region, timestamp } from './agency.schemas';
+
+/**
+ * HTTP shapes of master affiliates (§4.5), tier protection and applications (snake_case); the gRPC
+ * contract is proto/referral/agency. The service checks every rule again: these shapes refuse what
+ * is malformed and document what is accepted.
+ */
+const applicationStatuses = z.enum(enumNames(ApplicationStatus));
+const usd = z.string().describe('USD, a decimal string');
+const money = z.object({ currency_id: z.string().nullable(), amount: z.string().describe('Base units of the currency, a decimal string') });
+const spreadBps = z
+  .number()
+  .int()
+  .min(0)
+  .max(MASTER_RULES.maxSpreadBps)
+  .describe(`The master’s spread on each conversion of its sub-affiliates, in basis points (0 to ${MASTER_RULES.maxSpreadBps})`);
+const defaultType = identifierType.default('evm_address').describe('The identifiers’ type; evm_address when left out');
+
+// --- Master affiliates ---
+
+export const designateMasterBody = z.strictObject({
+  user_identifier: identifier.describe('An affiliate of the project'),
+  user_identifier_type: defaultType,
+  spread_bps: spreadBps,
+});
+
+export const spreadBody = z.strictObject({ spread_bps: spreadBps });
+
+export const bindBody = z.strictObject({
+  user_identifiers: z.array(identifier).describe(`Affiliates of the project, 1 to ${MASTER_RULES.maxBindUsers}`),
+  user_identifier_type: defaultType,
+});
+
+export const subAffiliatesQuery = z.object({
+  ...pageQuery,
+  sort_by: z
+    .enum(enumNames(SubAffiliateSort))
+    .optional()
+    .describe('referred_volume: highest volume first (volumes read "0" until affiliate metrics are recorded, then newest binding first); bound_at (default): newest binding first; name: A to Z'),
+});
+
+const masterFields = {
+  id: z.string().describe('The master’s affiliate id (the agencyId of these paths)'),
+  identifier: z.string(),
+  identifier_type: z.string(),
+  name: z.string(),
+  status: affiliateStatuses,
+  spread_bps: z.number().int(),
+  sub_affiliates_count: z.number().int().describe('Sub-affiliates bound now'),
+  referred_volume_usd: usd.describe('Combined L1 volume of its sub-affiliates (not its own); "0" until affiliate metrics are recorded'),
+  designated_at: timestamp,
+};
+
+export const masterSchema = z.object(masterFields);
+export const masterListSchema = listSchema(masterSchema);
+
+export const masterDetailSchema = z.object({
+  ...masterFields,
+  earnings: z.array(money).describe('Agency payouts per currency; empty until payouts are recorded'),
+  spread_history: z
+    .array(z.object({ spread_bps: z.number().int(), valid_from: timestamp, valid_to: timestamp.nullable() }))
+    .describe('The spreads of the current designation, newest first: a conversion is paid at the spread in force at its moment'),
+});
+
+export const removedMasterSchema = z.object({
+  id: z.string(),
+  released_sub_affiliates: z.number().int().describe('Sub-affiliates that became regular affiliates'),
+});
+
+export const bindResultSchema = z.object({
+  results: z
+    .array(z.object({ id: z.string(), identifier: z.string(), identifier_type: z.string(), bound: z.boolean().describe('false: it was already bound to this master') }))
+    .describe('One per identifier, in the order given'),
+  agency: masterDetailSchema,
+});
+
+export const subAffiliateSchema = z.object({
+  id: z.string(),
+  identifier: z.string(),
+  identifier_type: z.string(),
+  name: z.string(),
+  status: affiliateStatuses,
+  bound_at: timestamp,
+  referred_volume_usd: usd.describe('Its own L1 volume; "0" until affiliate metrics are recorded'),
+  earnings: z.array(money).describe('Its payouts per currency; empty until payouts are recorded'),
+});
+export const subAffiliateListSchema = listSchema(subAffiliateSchema);
+
+// --- Tier protection ---
+
+export const tierProtectionBody = z.strictObject({
+  tier_id: resourceId.describe('A tier of the project: an audience segment with a tier_rank'),
+  protection_days: z
+    .number()
+    .int()
+    .min(TIER_PROTECTION_DAYS.min)
+    .max(TIER_PROTECTION_DAYS.max)
+    .optional()
+    .describe(`${TIER_PROTECTION_DAYS.min} to ${TIER_PROTECTION_DAYS.max} days from now; or give expires_at`),
+  expires_at: z.iso.datetime({ offset: true }).optional().describe(`When it ends, at most ${TIER_PROTECTION_DAYS.max} days ahead; or give protection_days`),
+});
+
+// --- Applications ---
+
+export const applicationBody = z.strictObject({
+  name,
+  region: region.nullable().optional(),
+  message: z.string().max(APPLICATION_LIMITS.messageLength * 2).nullable().optional().describe(`Up to ${APPLICATION_LIMITS.messageLength} characters, for the reviewer`),
+  code: code.nullable().optional().describe('The code the applicant would like; given at approval when it is free then'),
+});
+
+export const applicationSchema = z.object({
+  id: z.string(),
+  identifier: z.string(),
+  identifier_type: z.string(),
+  name: z.string(),
+  region: z.string().nullable(),
+  message: z.string().nullable(),
+  code: z.string().nullable().describe('The code the applicant asked for'),
+  status: applicationStatuses.describe('pending -> approved | rejected | on_hold; on_hold -> approved | rejected; approved and rejected are final'),
+  created_at: timestamp,
+  updated_at: timestamp,
+  hold_note: z.string().nullable(),
+  held_at: timestamp.nullable(),
+  decided_at: timestamp.nullable().describe('When it was approved or rejected'),
+  rejection_reason: z.string().nullable(),
+  audience_id: z.string().nullable().describe('Approved: the static audience the affiliate was added to'),
+  affiliate_id: z.string().nullable().describe('Approved: the affiliate'),
+  granted_code: z.string().nullable().describe('Approved: the desired code when it was free and given'),
+});
+
+export const ownApplicationSchema = applicationSchema.extend({
+  affiliate: affiliateSchema.nullable().describe('Once approved: the affiliate the application made'),
+});
+
+export const applicationListQuery = z.object({ ...pageQuery, status: applicationStatuses.optional() });
+export const applicationListSchema = listSchema(applicationSchema);
+
+export const approveBody = z.strictObject({ audience_id: resourceId.describe('A static audience segment of the project; the affiliate joins it') });
+export const rejectBody = z.strictObject({
+  reason: z.string().max(AGENCY_TEXT_LIMITS.reasonLength * 2).describe(`Required, 1 to ${AGENCY_TEXT_LIMITS.reasonLength} characters; recorded with the rejection`),
+});
+export const holdBody = z.strictObject({
+  note: z.string().max(APPLICATION_LIMITS.noteLength * 2).optional().describe(`Up to ${APPLICATION_LIMITS.noteLength} characters`),
+});
+
+export const bulkBody = z.strictObject({
+  action: z.enum(enumNames(ApplicationAction)),
+  application_ids: z.array(resourceId).describe(`1 to ${APPLICATION_LIMITS.maxBulkIds} application ids`),
+  audience_id: resourceId.optional().describe('approve: the static audience segment'),
+  reason: z.string().max(AGENCY_TEXT_LIMITS.reasonLength * 2).optional().describe('reject: required'),
+  note: z.string().max(APPLICATION_LIMITS.noteLength * 2).optional().describe('hold: optional'),
+});
+
+export const bulkResultSchema = z.object({
+  results: z
+    .array(
+      z.object({
+        application_id: z.string(),
+        ok: z.boolean(),
+        application: applicationSchema.nullable().describe('Set when this application was decided'),
+        error: z
+          .object({ code: z.string(), message: z.string(), details: z.array(z.object({ field: z.string(), reason: z.string() })) })
+          .nullable()
+          .describe('Set when this application was refused (it alone), e.g. APPLICATION_DECIDED or APPLICATION_NOT_FOUND'),
+      }),
+    )
+    .describe('One per id, in the order given'),
+});

@@ -1,0 +1,99 @@
+import type { Clock } from '../../common/clock';
+import { DomainError } from '../../common/errors';
+import type { Logger } from '../../common/logger';
+import type { AffiliateRecord } from '../repositories/affiliate.repository';
+import type { MasterRepository } from '../repositories/master.repository';
+import type { AffiliateRefRecord } from '../repositories/referral.repository';
+import type { TierProtectionRecord, TierProtectionRepository } from '../repositories/tier-protection.repository';
+import { type AudienceDirectory, higherTier, type TierLookup, type TierView } from './audience-directory';
+import { daysRemaining } from './tier-protection.service';
+
+export interface TierProtectionView {
+  tierId: string;
+  expiresAt: Date;
+  /** Whole days left, rounded up. */
+  daysRemaining: number;
+}
+
+/** An affiliate with its place among masters and its tiers now (proto: referral.agency.v1.Affiliate). */
+export interface AffiliateView extends AffiliateRecord {
+  master: AffiliateRefRecord | null;
+  isMaster: boolean;
+  /** The tier its memberships qualify it for (the audience service's answer). */
+  currentTier: TierView | null;
+  /** The tier in force: the higher of the current and the protected one while protection lasts. */
+  activeTier: TierView | null;
+  tierProtection: TierProtectionView | null;
+}
+
+/** The active tier: the higher of the current and the protected tier while protection lasts, else the current. */
+export function activeTier(current: TierView | null, protectedTier: TierView | null): TierView | null {
+  return higherTier(current, protectedTier);
+}
+
+/**
+ * Completes affiliates for their answers: master and is_master from the agency's own tables, tiers
+ * from one batch call to the audience service per page (never one per affiliate). Tiers here are
+ * for display: when the audience service cannot answer they read null (logged), so a write that
+ * has committed is never answered as failed. Attribution, which pays, does not degrade this way.
+ */
+export class AffiliateDetailsService {
+  constructor(
+    private readonly masters: MasterRepository,
+    private readonly protections: TierProtectionRepository,
+    private readonly audience: AudienceDirectory,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  async describe(records: readonly AffiliateRecord[]): Promise<AffiliateView[]> {
+    if (records.length === 0) return [];
+    const now = this.clock.now();
+    const ids = records.map((record) => record.id);
+    const [relations, protections] = await Promise.all([this.masters.relationsOf(ids), this.protections.inForce(ids, now)]);
+    const tiers = await this.tiersOf(records, protections);
+    return records.map((record, index) => {
+      const protection = protections.get(record.id);
+      const current = tiers?.current[index] ?? null;
+      const protectedTier = protection ? (tiers?.byId.get(protection.tierId) ?? null) : null;
+      const relation = relations.get(record.id);
+      return {
+        ...record,
+        master: relation?.master ?? null,
+        isMaster: relation?.isMaster ?? false,
+        currentTier: current,
+        activeTier: tiers ? activeTier(current, protectedTier) : null,
+        tierProtection: protection ? { tierId: protection.tierId, expiresAt: protection.expiresAt, daysRemaining: daysRemaining(protection.expiresAt, now) } : null,
+      };
+    });
+  }
+
+  async describeOne(record: AffiliateRecord): Promise<AffiliateView> {
+    const [view] = await this.describe([record]);
+    return view!;
+  }
+
+  /** Current tiers of every affiliate (in order) and the protected tiers, per project: one call each. */
+  private async tiersOf(records: readonly AffiliateRecord[], protections: Map<string, TierProtectionRecord>): Promise<TierLookup | undefined> {
+    const byProject = new Map<string, number[]>();
+    records.forEach((record, index) => byProject.set(record.projectId, [...(byProject.get(record.projectId) ?? []), index]));
+    const lookup: TierLookup = { current: new Array<TierView | null>(records.length).fill(null), byId: new Map() };
+    try {
+      for (const [projectId, indexes] of byProject) {
+        const tierIds = [...new Set(indexes.flatMap((index) => protections.get(records[index]!.id)?.tierId ?? []))];
+        const answer = await this.audience.tiers(
+          projectId,
+          indexes.map((index) => records[index]!.user),
+          tierIds,
+        );
+        indexes.forEach((index, position) => (lookup.current[index] = answer.current[position] ?? null));
+        for (const [id, tier] of answer.byId) lookup.byId.set(id, tier);
+      }
+      return lookup;
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      this.logger.warn({ err: error }, 'tiers left out of an affiliate answer: the audience service could not answer');
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,49 @@
+import type { UserIdentifier } from '../../common/identifiers';
+
+/** A reward tier: an audience segment of the project that carries a tier rank. */
+export interface TierView {
+  id: string;
+  name: string;
+  rank: number;
+}
+
+/** What the agency needs to know of one audience segment. */
+export interface SegmentSummary {
+  id: string;
+  name: string;
+  type: 'static' | 'dynamic';
+  /** Set when the segment is a tier. */
+  tierRank: number | null;
+}
+
+/**
+ * What the agency asks the audience service (which owns segments, entries and tier ranks,
+ * DESIGN §7). Implemented over gRPC (grpc/audience-directory.ts); an unreachable audience service
+ * is an UnavailableError, so the caller's request fails cleanly and may be retried.
+ */
+export interface AudienceDirectory {
+  /** The project's segment, or undefined when the project has none with this id. */
+  segment(projectId: string, segmentId: string): Promise<SegmentSummary | undefined>;
+  /**
+   * One batch for many users: each user's current tier (the highest-ranked tier segment it is in,
+   * or null), in the order given, and the tiers named by `tierIds` that still are tiers of the project.
+   */
+  tiers(projectId: string, users: readonly UserIdentifier[], tierIds: readonly string[]): Promise<TierLookup>;
+}
+
+export interface TierLookup {
+  current: Array<TierView | null>;
+  byId: Map<string, TierView>;
+}
+
+/** The higher of two tiers (either may be missing), by the audience service's order of ranks. */
+export function higherTier(a: TierView | null, b: TierView | null): TierView | null {
+  if (!a) return b;
+  if (!b) return a;
+  return outranks(a, b) ? a : b;
+}
+
+/** True when tier a is above tier b. */
+export function outranks(a: TierView, b: TierView): boolean {
+  return a.rank > b.rank;
+}

@@ -1,0 +1,191 @@
+import type { Clock } from '../../common/clock';
+import { MASTER_RULES } from '../../common/contract-limits';
+import { ConflictError, type FieldViolation, invalidFields, NotFoundError, ResourceExhaustedError } from '../../common/errors';
+import { checkIdentifiers, type UserIdentifier } from '../../common/identifiers';
+import { isUuid } from '../../common/ids';
+import type { Logger } from '../../common/logger';
+import type { Page } from '../../common/pagination';
+import type {
+  BindRefusal,
+  MasterActor,
+  MasterRecord,
+  MasterRepository,
+  SpreadPeriodRecord,
+  SubAffiliateRecord,
+} from '../repositories/master.repository';
+import type { AffiliateRefRecord } from '../repositories/referral.repository';
+import { affiliateNotFound, requireProjectId, subject, type UserInput } from './affiliate-fields';
+import type { SubAffiliateSort } from './vocabulary';
+
+/** A master with what only its detail view carries. */
+export interface MasterDetail extends MasterRecord {
+  /** The spreads of the current designation, newest first. */
+  spreadHistory: SpreadPeriodRecord[];
+}
+
+export interface BindResultView {
+  affiliate: AffiliateRefRecord;
+  /** False when it was already bound to this master. */
+  bound: boolean;
+}
+
+export function agencyNotFound(): NotFoundError {
+  return new NotFoundError('AGENCY_NOT_FOUND', 'no master affiliate of this project has this id');
+}
+
+function checkSpread(value: number): FieldViolation[] {
+  return Number.isInteger(value) && value >= 0 && value <= MASTER_RULES.maxSpreadBps
+    ? []
+    : [{ field: 'spread_bps', reason: `must be a whole number of basis points from 0 to ${MASTER_RULES.maxSpreadBps}` }];
+}
+
+/**
+ * Master affiliates ("agencies", specification §2.11): an admin designates an affiliate with a
+ * spread, binds sub-affiliates to it and may remove the status. Every change closes a period and
+ * opens the next, so attribution at any past moment finds the master and the spread of then, and
+ * removing a master rewrites nothing that was paid (DESIGN §7).
+ */
+export class MasterService {
+  constructor(
+    private readonly masters: MasterRepository,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  async designate(projectIdInput: string, userInput: UserInput, spreadBps: number, actor: MasterActor): Promise<MasterDetail> {
+    const { projectId, user } = subject(projectIdInput, userInput);
+    const violations = checkSpread(spreadBps);
+    if (violations.length > 0) throw invalidFields(violations);
+    const outcome = await this.masters.designate(projectId, user, spreadBps, actor, this.clock.now());
+    switch (outcome.kind) {
+      case 'no_affiliate':
+        throw affiliateNotFound();
+      case 'already_master':
+        throw new ConflictError('ALREADY_MASTER', 'this affiliate is already a master affiliate; change its spread with PATCH');
+      case 'is_sub_affiliate':
+        throw new ConflictError(
+          'IS_SUB_AFFILIATE',
+          `this affiliate is a sub-affiliate of master ${outcome.master.id}; a master is never a sub-affiliate: unbind it first`,
+        );
+      case 'designated':
+        this.logger.info({ project_id: projectId, master_id: outcome.masterId, spread_bps: spreadBps, actor_api_key_id: actor.apiKeyId }, 'master affiliate designated');
+        return this.get(projectId, outcome.masterId);
+    }
+  }
+
+  async updateSpread(projectIdInput: string, masterIdInput: string, spreadBps: number, actor: MasterActor): Promise<MasterDetail> {
+    const { projectId, masterId } = this.target(projectIdInput, masterIdInput);
+    const violations = checkSpread(spreadBps);
+    if (violations.length > 0) throw invalidFields(violations);
+    const outcome = await this.masters.updateSpread(projectId, masterId, spreadBps, actor, this.clock.now());
+    if (outcome === 'not_master') throw agencyNotFound();
+    if (outcome === 'changed') {
+      this.logger.info({ project_id: projectId, master_id: masterId, spread_bps: spreadBps, actor_api_key_id: actor.apiKeyId }, 'master spread changed');
+    }
+    return this.get(projectId, masterId);
+  }
+
+  /** Its sub-affiliates become regular affiliates; every past period stays. */
+  async remove(projectIdInput: string, masterIdInput: string, actor: MasterActor): Promise<{ released: number }> {
+    const { projectId, masterId } = this.target(projectIdInput, masterIdInput);
+    const outcome = await this.masters.remove(projectId, masterId, actor, this.clock.now());
+    if (outcome.kind === 'not_master') throw agencyNotFound();
+    this.logger.info({ project_id: projectId, master_id: masterId, released: outcome.released, actor_api_key_id: actor.apiKeyId }, 'master status removed');
+    return { released: outcome.released };
+  }
+
+  async get(projectIdInput: string, masterIdInput: string): Promise<MasterDetail> {
+    const { projectId, masterId } = this.target(projectIdInput, masterIdInput);
+    const [master, spreadHistory] = await Promise.all([this.masters.find(projectId, masterId), this.masters.spreadHistory(masterId)]);
+    if (!master) throw agencyNotFound();
+    return { ...master, spreadHistory };
+  }
+
+  async list(projectIdInput: string, page: Page): Promise<{ records: MasterRecord[]; total: number }> {
+    return this.masters.list(requireProjectId(projectIdInput), page);
+  }
+
+  /**
+   * All or nothing (DESIGN §5: a batch write is atomic per request): every user is bound, or none
+   * is and the error lists each refused one by its index. Binding one already bound here changes nothing.
+   */
+  async bind(projectIdInput: string, masterIdInput: string, usersInput: readonly UserInput[], actor: MasterActor): Promise<BindResultView[]> {
+    const { projectId, masterId } = this.target(projectIdInput, masterIdInput);
+    const users = checkBindUsers(usersInput);
+    const outcome = await this.masters.bind(projectId, masterId, users, actor, this.clock.now());
+    if (outcome.kind === 'not_master') throw agencyNotFound();
+    if (outcome.kind === 'refused') throw bindRefused(outcome.refusals);
+    const added = outcome.results.filter((result) => result.bound).length;
+    if (added > 0) this.logger.info({ project_id: projectId, master_id: masterId, bound: added, actor_api_key_id: actor.apiKeyId }, 'sub-affiliates bound');
+    return outcome.results;
+  }
+
+  async unbind(projectIdInput: string, masterIdInput: string, userInput: UserInput, actor: MasterActor): Promise<void> {
+    const { projectId, user } = subject(projectIdInput, userInput);
+    const masterId = this.target(projectId, masterIdInput).masterId;
+    if (await this.masters.unbind(projectId, masterId, user, actor, this.clock.now())) {
+      this.logger.info({ project_id: projectId, master_id: masterId, actor_api_key_id: actor.apiKeyId }, 'sub-affiliate unbound');
+      return;
+    }
+    // Say which is missing: the master, or the binding.
+    await this.get(projectId, masterId);
+    throw new NotFoundError('SUB_AFFILIATE_NOT_FOUND', 'this user is not a sub-affiliate of this master affiliate');
+  }
+
+  async listSubAffiliates(
+    projectIdInput: string,
+    masterIdInput: string,
+    sort: SubAffiliateSort | undefined,
+    page: Page,
+  ): Promise<{ records: SubAffiliateRecord[]; total: number }> {
+    const { projectId, masterId } = this.target(projectIdInput, masterIdInput);
+    if (!(await this.masters.find(projectId, masterId))) throw agencyNotFound();
+    return this.masters.listSubAffiliates(masterId, sort ?? 'bound_at', page);
+  }
+
+  private target(projectIdInput: string, masterId: string): { projectId: string; masterId: string } {
+    const projectId = requireProjectId(projectIdInput);
+    if (!isUuid(masterId)) throw agencyNotFound();
+    return { projectId, masterId };
+  }
+}
+
+function checkBindUsers(users: readonly UserInput[]): UserIdentifier[] {
+  if (users.length === 0) throw invalidFields([{ field: 'user_identifiers', reason: 'must name at least one affiliate' }]);
+  if (users.length > MASTER_RULES.maxBindUsers) {
+    throw new ResourceExhaustedError('TOO_MANY_USERS', `at most ${MASTER_RULES.maxBindUsers} affiliates per request`, [
+      { field: 'user_identifiers', reason: `has ${users.length}; the limit is ${MASTER_RULES.maxBindUsers}` },
+    ]);
+  }
+  const checked = checkIdentifiers(users, 'user_identifiers');
+  if (checked.users === undefined) {
+    // The API names each identifier by its index alone, and one type for them all.
+    const renamed = checked.violations.map((violation) => ({
+      ...violation,
+      field: violation.field.endsWith('.identifier_type') ? 'user_identifier_type' : violation.field.replace(/\.identifier$/, ''),
+    }));
+    throw invalidFields(renamed.filter((violation, index) => renamed.findIndex((other) => other.field === violation.field) === index));
+  }
+  return checked.users;
+}
+
+const REFUSAL_REASONS: Record<BindRefusal['kind'], string> = {
+  no_affiliate: 'is not an affiliate of this project',
+  is_master: 'is a master affiliate; a master is never a sub-affiliate',
+  already_bound: 'is bound to another master affiliate',
+};
+
+/** Nobody was bound: 404 when some user is no affiliate, else 409 (ALREADY_BOUND when that is the only reason). */
+function bindRefused(refusals: readonly BindRefusal[]): Error {
+  if (refusals.length === 0) return new ConflictError('ALREADY_BOUND', 'another request bound one of these affiliates at the same moment; nothing was bound, try again');
+  const details = refusals.map((refusal) => ({
+    field: `user_identifiers[${refusal.index}]`,
+    reason: refusal.kind === 'already_bound' ? `${REFUSAL_REASONS.already_bound} (${refusal.master.id})` : REFUSAL_REASONS[refusal.kind],
+  }));
+  const unknown = refusals.filter((refusal) => refusal.kind === 'no_affiliate');
+  if (unknown.length > 0) {
+    return new NotFoundError('AFFILIATE_NOT_FOUND', `${unknown.length} of these users ${unknown.length === 1 ? 'is' : 'are'} not affiliates of this project; nothing was bound`, details);
+  }
+  const code = refusals.some((refusal) => refusal.kind === 'already_bound') ? 'ALREADY_BOUND' : 'IS_MASTER';
+  return new ConflictError(code, `${refusals.length} of these affiliates cannot be bound (an affiliate has at most one master, and a master is never a sub-affiliate); nothing was bound`, details);
+}

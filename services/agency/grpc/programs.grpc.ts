@@ -1,0 +1,149 @@
+import type { Affiliate, AgencyServiceServer } from '../../../gen/referral/agency/v1/agency';
+import { ApplicationAction, ApplicationStatus, SubAffiliateSort } from '../../../gen/referral/agency/v1/enums';
+import { optionalEnum, requireEnum, requireField } from '../../common/fields';
+import type { UnaryHandlers } from '../../common/grpc/service';
+import { pageInfo, toPage } from '../../common/pagination';
+import type { AgencyDomain } from '../composition';
+import type { UserInput } from '../domain/affiliate-fields';
+import { toAffiliateMessage } from './agency.mappers';
+import { toApplicationMessage, toDecisionResultMessage, toMasterMessage, toSubAffiliateMessage } from './programs.mappers';
+
+type Handlers = UnaryHandlers<AgencyServiceServer>;
+type ProgramHandlers = Pick<
+  Handlers,
+  | 'designateMaster'
+  | 'updateMasterSpread'
+  | 'removeMaster'
+  | 'getMaster'
+  | 'listMasters'
+  | 'bindSubAffiliates'
+  | 'unbindSubAffiliate'
+  | 'listSubAffiliates'
+  | 'setTierProtection'
+  | 'endTierProtection'
+  | 'submitApplication'
+  | 'getOwnApplication'
+  | 'listApplications'
+  | 'getApplication'
+  | 'decideApplication'
+  | 'bulkDecideApplications'
+>;
+
+const actorOf = (actor: { apiKeyId?: string | undefined } | undefined) => ({ apiKeyId: actor?.apiKeyId ?? null });
+
+/**
+ * Masters, tier protection and applications: protobuf <-> domain, no rules (as agency.grpc.ts).
+ * An affiliate in an answer is completed by domain.details (master, tiers) before it is mapped.
+ */
+export function programHandlers(domain: AgencyDomain): ProgramHandlers {
+  const affiliateMessage = async (projectId: string, user: UserInput): Promise<Affiliate> =>
+    toAffiliateMessage(await domain.details.describeOne(await domain.affiliates.get(projectId, user)));
+
+  return {
+    designateMaster: async (req) =>
+      toMasterMessage(await domain.masters.designate(req.projectId, requireField(req.user, 'user'), req.spreadBps, actorOf(req.actor))),
+
+    updateMasterSpread: async (req) => toMasterMessage(await domain.masters.updateSpread(req.projectId, req.masterId, req.spreadBps, actorOf(req.actor))),
+
+    removeMaster: async (req) => {
+      const { released } = await domain.masters.remove(req.projectId, req.masterId, actorOf(req.actor));
+      return { releasedSubAffiliates: String(released) };
+    },
+
+    getMaster: async (req) => toMasterMessage(await domain.masters.get(req.projectId, req.masterId)),
+
+    listMasters: async (req) => {
+      const page = toPage(req.page);
+      const { records, total } = await domain.masters.list(req.projectId, page);
+      return { results: records.map(toMasterMessage), pageInfo: pageInfo(page, total) };
+    },
+
+    bindSubAffiliates: async (req) => {
+      const results = await domain.masters.bind(req.projectId, req.masterId, req.users, actorOf(req.actor));
+      const master = await domain.masters.get(req.projectId, req.masterId);
+      return {
+        results: results.map(({ affiliate, bound }) => ({
+          affiliate: { id: affiliate.id, identifier: affiliate.user.identifier, identifierType: affiliate.user.identifierType },
+          bound,
+        })),
+        master: toMasterMessage(master),
+      };
+    },
+
+    unbindSubAffiliate: async (req) => {
+      await domain.masters.unbind(req.projectId, req.masterId, requireField(req.user, 'user'), actorOf(req.actor));
+      return {};
+    },
+
+    listSubAffiliates: async (req) => {
+      const page = toPage(req.page);
+      const sort = optionalEnum(SubAffiliateSort, req.sortBy, 'sort_by');
+      const { records, total } = await domain.masters.listSubAffiliates(req.projectId, req.masterId, sort, page);
+      return { results: records.map(toSubAffiliateMessage), pageInfo: pageInfo(page, total) };
+    },
+
+    setTierProtection: async (req) => {
+      const user = requireField(req.user, 'user');
+      await domain.tierProtection.set(
+        req.projectId,
+        user,
+        { tierId: req.tierId, protectionDays: req.protectionDays, expiresAt: req.expiresAt },
+        actorOf(req.actor).apiKeyId,
+      );
+      return affiliateMessage(req.projectId, user);
+    },
+
+    endTierProtection: async (req) => {
+      const user = requireField(req.user, 'user');
+      await domain.tierProtection.end(req.projectId, user, actorOf(req.actor).apiKeyId);
+      return affiliateMessage(req.projectId, user);
+    },
+
+    submitApplication: async (req) =>
+      toApplicationMessage(
+        await domain.applications.submit(req.projectId, requireField(req.user, 'user'), {
+          name: req.name,
+          region: req.region,
+          message: req.message,
+          code: req.code,
+        }),
+      ),
+
+    getOwnApplication: async (req) => {
+      const { application, affiliate } = await domain.applications.own(req.projectId, requireField(req.user, 'user'));
+      return {
+        application: toApplicationMessage(application),
+        affiliate: affiliate ? toAffiliateMessage(await domain.details.describeOne(affiliate)) : undefined,
+      };
+    },
+
+    listApplications: async (req) => {
+      const page = toPage(req.page);
+      const { records, total } = await domain.applications.list(req.projectId, optionalEnum(ApplicationStatus, req.status, 'status'), page);
+      return { results: records.map(toApplicationMessage), pageInfo: pageInfo(page, total) };
+    },
+
+    getApplication: async (req) => toApplicationMessage(await domain.applications.get(req.projectId, req.applicationId)),
+
+    decideApplication: async (req) =>
+      toApplicationMessage(
+        await domain.applications.decide(
+          req.projectId,
+          req.applicationId,
+          { action: requireEnum(ApplicationAction, req.action, 'action'), audienceId: req.audienceId, reason: req.reason, note: req.note },
+          actorOf(req.actor).apiKeyId,
+        ),
+      ),
+
+    bulkDecideApplications: async (req) => ({
+      results: (
+        await domain.applications.decideMany(
+          req.projectId,
+          req.applicationIds,
+          { action: requireEnum(ApplicationAction, req.action, 'action'), audienceId: req.audienceId, reason: req.reason, note: req.note },
+          actorOf(req.actor).apiKeyId,
+        )
+      ).map(toDecisionResultMessage),
+    }),
+  };
+}

@@ -1,0 +1,40 @@
+import type { UserIdentifier } from '../../common/identifiers';
+import type { NewOutboxEvent } from '../../common/outbox/event';
+import type { ConversionOutcome } from '../repositories/ledger.repository';
+import type { PendingConversion } from '../repositories/conversion.repository';
+
+/**
+ * The `claim.conversion.processed` event of each paid conversion (services/common/events/contracts.ts):
+ * attribution, volume, revenue and payouts, for the agency's affiliate metrics, the audience's user
+ * metrics and the project's webhooks. A failed conversion paid nothing and tells nothing.
+ */
+const user = ({ identifier, identifierType }: UserIdentifier) => ({ identifier, identifier_type: identifierType });
+
+export function conversionProcessedEvents(projectId: string, pending: ReadonlyMap<string, PendingConversion>, recorded: ConversionOutcome[]): NewOutboxEvent[] {
+  return recorded.flatMap((outcome): NewOutboxEvent[] => {
+    if (outcome.status === 'failed') return [];
+    const conversion = pending.get(outcome.id);
+    if (!conversion) throw new Error(`conversion ${outcome.id} was paid without being read`);
+    const { attribution } = outcome;
+    return [
+      {
+        type: 'claim.conversion.processed',
+        projectId,
+        payload: {
+          conversion_id: conversion.id,
+          name: conversion.name,
+          status: outcome.status,
+          occurred_at: conversion.occurredAt.toISOString(),
+          user: user(conversion.user),
+          affiliate: attribution ? { id: attribution.affiliate.id, user: user(attribution.affiliate.user) } : null,
+          master: attribution?.master ? { id: attribution.master.affiliate.id, user: user(attribution.master.affiliate.user), spread_bps: attribution.master.spreadBps } : null,
+          tier_id: attribution?.tierId ?? null,
+          volume_usd: conversion.volumeUsd,
+          revenue_usd: conversion.revenueUsd,
+          currency_id: outcome.currencyId,
+          payouts: outcome.movements.map((movement) => ({ kind: movement.kind, user: user(movement.beneficiary), amount: movement.amount.toString() })),
+        },
+      },
+    ];
+  });
+}

@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import type { TestProject } from '../helpers/fixtures';
+import { randomEvmAddress } from '../helpers/fixtures';
+import type { Api } from '../helpers/http';
+import { pollUntil } from '../helpers/poll';
+import type { ServiceClients } from '../helpers/rpc';
+
+/** What the claim HTTP tests share: a project's currency and terms, conversions, and waiting for the job. */
+type WithApi = { api: Api };
+
+export async function createCurrency(stack: WithApi, project: TestProject, body: Record<string, unknown> = {}) {
+  const response = await stack.api.post(`/api/v1/projects/${project.id}/currencies`, {
+    key: project.keys.admin,
+    body: { chain_id: 8453, address: randomEvmAddress(), name: 'USDC', decimals: 6, type: 'erc20', ...body },
+  });
+  if (response.status !== 201) throw new Error(`currency creation failed: ${response.status} ${response.text}`);
+  return response.body as { id: string; address: string; chain_id: number };
+}
+
+export async function putTerms(stack: WithApi, project: TestProject, name: string, body: Record<string, unknown>) {
+  const response = await stack.api.request('PUT', `/api/v1/projects/${project.id}/payout-terms/${encodeURIComponent(name)}`, { key: project.keys.admin, body });
+  if (response.status !== 201 && response.status !== 200) throw new Error(`terms failed: ${response.status} ${response.text}`);
+  return response.body;
+}
+
+export const evmUser = (identifier = randomEvmAddress()) => ({ identifier, identifier_type: 'evm_address' });
+
+export function conversionBody(fields: Record<string, unknown> = {}) {
+  return { id: `order-${randomUUID()}`, name: 'trade', user: evmUser(), reward_base: '10000', ...fields };
+}
+
+/** Polls the conversion until the job has settled it (any status but accepted), and answers it. */
+export function settled(stack: WithApi, project: TestProject, id: string, timeoutMs = 15_000) {
+  return pollUntil(
+    async () => {
+      const response = await stack.api.get(`/api/v1/conversions/${encodeURIComponent(id)}`, { key: project.keys.readOnly });
+      return response.status === 200 && response.body.status !== 'accepted' ? response.body : undefined;
+    },
+    { timeoutMs, intervalMs: 50, what: `conversion ${id} to be processed` },
+  );
+}
+
+/** An affiliate of the agency service with a code, and a user it referred (at the stack's clock). */
+export async function referredUser(clients: ServiceClients, project: TestProject) {
+  const affiliate = { identifier: randomEvmAddress(), identifierType: 'evm_address' };
+  const code = `c${randomUUID().slice(0, 8)}`;
+  await clients.agency.createAffiliate({ projectId: project.id, user: affiliate, name: 'Affiliate', code });
+  const user = { identifier: randomEvmAddress(), identifierType: 'evm_address' };
+  await clients.agency.createReferral({ projectId: project.id, user, code });
+  return { affiliate, code, user };
+}

@@ -1,0 +1,149 @@
+import { type FaultStack, startFaultStack } from '../helpers/faults/fault-stack';
+import { holdRowLock } from '../helpers/faults/row-lock';
+import type { ServiceProcess } from '../helpers/faults/service-process';
+import { createProject, createSegment, type TestProject } from '../helpers/fixtures';
+import type { Api } from '../helpers/http';
+import { pollUntil } from '../helpers/poll';
+import type { TestStack } from '../helpers/stack';
+import { newWallet, signIn } from '../helpers/wallet';
+
+/**
+ * Approving an application crosses two services: the agency commits the approval with its outbox
+ * event, and the audience service adds the entry from it. Here the audience process dies before
+ * and after the commit, Redis goes away at approval time, and the agency process dies between
+ * its commit and the relay: each time the approved user ends in the segment exactly once, and no
+ * approved application is left without its entry.
+ */
+/** Recovery bound: a dead consumer's job lock lapses after 3 s (FAULT_TIMING), then retries back off. */
+const RECOVERY_MS = 45_000;
+
+describe('application approval through process deaths and Redis loss', () => {
+  let stack: FaultStack;
+  let audience: ServiceProcess;
+  let agency: ServiceProcess;
+  let project: TestProject;
+  let api: Api;
+  beforeAll(async () => {
+    stack = await startFaultStack({ services: ['audience', 'agency'], ownRedis: true });
+    audience = stack.service('audience');
+    agency = stack.service('agency');
+    api = stack.gateway.api;
+    project = await createProject(stack.gateway);
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.stop();
+  });
+  afterEach(async () => {
+    // A test that failed half-way must not leave the next one without a process or Redis.
+    if (stack.redis && !stack.redis.running) await stack.redis.startEmpty();
+    if (!audience.running) await audience.restart();
+    if (!agency.running) await agency.restart();
+  });
+
+  /** A wallet's pending application (signing in needs Redis: done before any outage). */
+  async function pendingApplication(): Promise<{ id: string; address: string }> {
+    const wallet = await newWallet();
+    const token = await signIn({ api } as TestStack, wallet);
+    const response = await api.post(`/api/v1/projects/${project.id}/affiliate-portal/application`, { key: token, body: { name: 'Fault-tolerant' } });
+    if (response.status !== 201) throw new Error(`application failed: ${response.status} ${response.text}`);
+    return { id: response.body.id, address: wallet.address };
+  }
+  const approve = (applicationId: string, audienceId: string) =>
+    api.post(`/api/v1/projects/${project.id}/applications/${applicationId}/approve`, { key: project.keys.admin, body: { audience_id: audienceId } });
+  /**
+   * Approves as a client told "503, retry" does: again until the audience service is reached (its
+   * channel reconnects within a couple of seconds of a restart). Only that refusal is retried.
+   */
+  const approveWhenReachable = (applicationId: string, audienceId: string) =>
+    pollUntil(
+      async () => {
+        const response = await approve(applicationId, audienceId);
+        if (response.status !== 503) return response;
+        expect(response.body.code).toBe('AUDIENCE_UNAVAILABLE');
+        return undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 200, what: 'the agency to reach the audience service again' },
+    );
+  const count = async (sql: string, params: unknown[]) => Number((await stack.db.query(sql, params)).rows[0].n);
+  const entries = (segmentId: string, address: string) =>
+    count('SELECT count(*) AS n FROM audience.entries WHERE segment_id = $1 AND identifier = $2', [segmentId, address]);
+  const approvalsApplied = (applicationId: string) =>
+    count(
+      `SELECT count(*) AS n FROM audience.processed_events p JOIN agency.outbox o ON o.id = p.event_id
+       WHERE p.consumer = 'audience-application-approvals' AND p.outcome = 'handled' AND o.payload->>'application_id' = $1`,
+      [applicationId],
+    );
+  const pendingEvents = (applicationId: string) =>
+    count("SELECT count(*) AS n FROM agency.outbox WHERE relayed_at IS NULL AND payload->>'application_id' = $1", [applicationId]);
+
+  /** The user is in the segment exactly once, from exactly one applied event, and the segment counts it once. */
+  async function expectEntryOnce(segmentId: string, applicationId: string, address: string) {
+    await pollUntil(async () => (await entries(segmentId, address)) > 0, { timeoutMs: RECOVERY_MS, intervalMs: 100, what: 'the approved user’s audience entry' });
+    await pollUntil(async () => (await approvalsApplied(applicationId)) === 1, { timeoutMs: RECOVERY_MS, intervalMs: 100, what: 'the approval event recorded as handled' });
+    expect(await entries(segmentId, address)).toBe(1);
+    expect(await count('SELECT entries_count AS n FROM audience.segments WHERE id = $1', [segmentId])).toBe(1);
+    expect(await count("SELECT count(*) AS n FROM agency.outbox WHERE payload->>'application_id' = $1", [applicationId])).toBe(1);
+  }
+
+  it('refuses an approval while the audience service is down (503, nothing changed), and approves once it is back', async () => {
+    const segment = await createSegment(stack.gateway, project);
+    const { id, address } = await pendingApplication();
+    await audience.kill();
+
+    const refused = await approve(id, segment.id);
+    expect(refused).toMatchObject({ status: 503, body: { code: 'AUDIENCE_UNAVAILABLE', message: expect.stringContaining('nothing was changed') } });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await api.get(`/api/v1/projects/${project.id}/applications/${id}`, { key: project.keys.admin })).body.status).toBe('pending');
+    expect(await count("SELECT count(*) AS n FROM agency.outbox WHERE payload->>'application_id' = $1", [id])).toBe(0);
+
+    await audience.restart();
+    expect((await approveWhenReachable(id, segment.id)).status).toBe(200);
+    await expectEntryOnce(segment.id, id, address);
+  }, 90_000);
+
+  it('adds the entry once when the audience process dies (SIGKILL) while applying the approval, after its restart', async () => {
+    const segment = await createSegment(stack.gateway, project);
+    const { id, address } = await pendingApplication();
+    // The consumer waits on the segment's row (it takes a key-share lock to add an entry); reads go on.
+    const lock = await holdRowLock(stack.databaseUrl, 'SELECT 1 FROM audience.segments WHERE id = $1 FOR UPDATE', [segment.id]);
+    try {
+      expect((await approveWhenReachable(id, segment.id)).status).toBe(200);
+      await pollUntil(async () => (await lock.waiters()) >= 1, { timeoutMs: 20_000, intervalMs: 50, what: 'the audience consumer waiting on the segment' });
+      await audience.kill();
+    } finally {
+      await lock.release();
+    }
+    expect(await entries(segment.id, address)).toBe(0);
+    await audience.restart();
+    await expectEntryOnce(segment.id, id, address);
+  }, 90_000);
+
+  it('approves while Redis is away (the event waits in the outbox) and adds the entry once Redis is back, empty', async () => {
+    const segment = await createSegment(stack.gateway, project);
+    const { id, address } = await pendingApplication();
+    await stack.redis!.stop();
+
+    expect(await approve(id, segment.id)).toMatchObject({ status: 200, body: { status: 'approved' } });
+    expect(await pendingEvents(id)).toBe(1);
+    expect(await entries(segment.id, address)).toBe(0);
+
+    await stack.redis!.startEmpty();
+    await expectEntryOnce(segment.id, id, address);
+  }, 90_000);
+
+  it('adds the entry once when the agency process dies between its commit and the relay', async () => {
+    const segment = await createSegment(stack.gateway, project);
+    const { id, address } = await pendingApplication();
+    // With Redis away the relay cannot hand the event on: the commit is all that happened when the process dies.
+    await stack.redis!.stop();
+    expect((await approve(id, segment.id)).status).toBe(200);
+    expect(await pendingEvents(id)).toBe(1);
+    await agency.kill();
+
+    await stack.redis!.startEmpty();
+    expect(await pendingEvents(id)).toBe(1);
+    await agency.restart();
+    await expectEntryOnce(segment.id, id, address);
+    expect((await api.get(`/api/v1/projects/${project.id}/applications/${id}`, { key: project.keys.admin })).body.status).toBe('approved');
+  }, 90_000);
+});

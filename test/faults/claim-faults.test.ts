@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import { AgencyServiceClient } from '../../gen/referral/agency/v1/agency';
+import { createGrpcClient } from '../../services/common/grpc/client';
+import { conversionBody, createCurrency, putTerms } from '../claim/claim-fixtures';
+import { type FaultStack, startFaultStack } from '../helpers/faults/fault-stack';
+import type { ServiceProcess } from '../helpers/faults/service-process';
+import { createProject, randomEvmAddress, type TestProject } from '../helpers/fixtures';
+import { pollUntil } from '../helpers/poll';
+
+/**
+ * The claim service's money path through faults: the claim service is a real process, killed with
+ * SIGKILL while it pays a stream of conversions, and Redis (a server of the test's own) is stopped
+ * mid-stream and started again empty. Afterwards every conversion is paid exactly once, and the
+ * sums hold: per user and currency the open claim checks hold exactly the movements, the
+ * leaderboards exactly the counted kinds, and the outbox one event per conversion.
+ */
+const END_USER = 7n;
+const AFFILIATE = 11n;
+const BATCH = 1_000;
+
+describe('paying conversions through process deaths and Redis loss', () => {
+  let stack: FaultStack;
+  let claim: ServiceProcess;
+  let agency: ReturnType<typeof createGrpcClient<AgencyServiceClient>>;
+  beforeAll(async () => {
+    stack = await startFaultStack({ services: ['agency', 'claim'], ownRedis: true, serviceEnv: { CONVERSION_WORKER_CONCURRENCY: '1' } });
+    claim = stack.service('claim');
+    agency = createGrpcClient(AgencyServiceClient, stack.service('agency').address, 10_000);
+  }, 120_000);
+  afterAll(async () => {
+    agency?.close();
+    await stack?.stop();
+  });
+  afterEach(async () => {
+    if (!claim.running) await claim.restart();
+    if (stack.redis && !stack.redis.running) await stack.redis.startEmpty();
+  });
+
+  /** A project paying `trade` conversions fixed amounts, whose referred users (every third) earn their affiliate a payout. */
+  async function setUp() {
+    const project = await createProject(stack.gateway);
+    const currency = await createCurrency(stack.gateway, project);
+    await putTerms(stack.gateway, project, 'trade', { currency_id: currency.id, end_user: { fixed: String(END_USER) }, affiliate: { fixed: String(AFFILIATE) } });
+    const affiliate = { identifier: randomEvmAddress(), identifierType: 'evm_address' };
+    const code = `f${randomUUID().slice(0, 8)}`;
+    await agency.call.createAffiliate({ projectId: project.id, user: affiliate, name: 'Affiliate', code });
+    const users = Array.from({ length: 300 }, () => randomEvmAddress());
+    for (const [index, identifier] of users.entries()) {
+      if (index % 3 === 0) await agency.call.createReferral({ projectId: project.id, user: { identifier, identifierType: 'evm_address' }, code });
+    }
+    return { project, affiliate, users, referred: new Set(users.filter((_, index) => index % 3 === 0)) };
+  }
+
+  const batchOf = (users: string[], count: number) =>
+    Array.from({ length: count }, (_, index) => conversionBody({ user: { identifier: users[index % users.length], identifier_type: 'evm_address' } }));
+  const submit = (project: TestProject, conversions: unknown[]) => stack.gateway.api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions } });
+
+  const batchStates = async (projectId: string) =>
+    (await stack.db.query<{ finished: boolean }>('SELECT finished_at IS NOT NULL AS finished FROM claim.conversion_batches WHERE project_id = $1', [projectId])).rows;
+
+  /** Until some batch is paid while others still wait: the middle of the stream. */
+  const untilMidStream = (projectId: string) =>
+    pollUntil(
+      async () => {
+        const states = await batchStates(projectId);
+        return states.some((state) => state.finished) && states.some((state) => !state.finished);
+      },
+      { timeoutMs: 30_000, intervalMs: 5, what: 'some batches paid while others wait' },
+    );
+
+  /** Every conversion paid exactly once, and every sum right. */
+  async function expectPaidExactlyOnce(setup: Awaited<ReturnType<typeof setUp>>, conversions: Array<{ id: string; user: { identifier: string } }>) {
+    const projectId = setup.project.id;
+    await pollUntil(
+      async () => {
+        const { rows } = await stack.db.query("SELECT count(*)::int AS n FROM claim.conversions WHERE project_id = $1 AND status <> 'processed'", [projectId]);
+        return rows[0].n === 0;
+      },
+      { timeoutMs: 60_000, intervalMs: 100, what: `all ${conversions.length} conversions to be paid` },
+    );
+    const referredCount = conversions.filter((conversion) => setup.referred.has(conversion.user.identifier)).length;
+    const counts = await stack.db.query(
+      `SELECT (SELECT count(*)::int FROM claim.conversions WHERE project_id = $1) AS conversions,
+              (SELECT count(*)::int FROM claim.movements WHERE project_id = $1 AND kind = 'end_user_payout') AS end_user,
+              (SELECT count(*)::int FROM claim.movements WHERE project_id = $1 AND kind = 'affiliate_payout') AS affiliate,
+              (SELECT count(*)::int FROM claim.outbox WHERE project_id = $1 AND type = 'claim.conversion.processed') AS events,
+              (SELECT count(DISTINCT payload->>'conversion_id')::int FROM claim.outbox WHERE project_id = $1) AS distinct_events,
+              (SELECT count(*)::int FROM claim.conversion_batches WHERE project_id = $1 AND finished_at IS NULL) AS unfinished`,
+      [projectId],
+    );
+    expect(counts.rows[0]).toEqual({
+      conversions: conversions.length,
+      end_user: conversions.length,
+      affiliate: referredCount,
+      events: conversions.length,
+      distinct_events: conversions.length,
+      unfinished: 0,
+    });
+    const checks = await stack.db.query(
+      "SELECT identifier, reason, amount::text, movements_count FROM claim.claim_checks WHERE project_id = $1 AND status = 'open'",
+      [projectId],
+    );
+    const affiliateCheck = checks.rows.find((row) => row.identifier === setup.affiliate.identifier);
+    expect(affiliateCheck).toEqual({ identifier: setup.affiliate.identifier, reason: 'affiliate', amount: String(AFFILIATE * BigInt(referredCount)), movements_count: referredCount });
+    const perUser = new Map<string, number>();
+    for (const conversion of conversions) perUser.set(conversion.user.identifier, (perUser.get(conversion.user.identifier) ?? 0) + 1);
+    const endUserChecks = checks.rows.filter((row) => row.reason === 'end_user');
+    expect(endUserChecks).toHaveLength(perUser.size);
+    for (const row of endUserChecks) expect([row.amount, row.movements_count]).toEqual([String(END_USER * BigInt(perUser.get(row.identifier)!)), perUser.get(row.identifier)]);
+    const board = await stack.db.query(
+      `SELECT t.user_type, count(*)::int AS entries, sum(t.total_amount)::text AS total, sum(t.total_attributions)::int AS attributions, max(s.entries)::int AS size
+       FROM claim.leaderboard_totals t JOIN claim.leaderboard_sizes s USING (project_id, currency_id, user_type)
+       WHERE t.project_id = $1 GROUP BY t.user_type ORDER BY t.user_type`,
+      [projectId],
+    );
+    expect(board.rows).toEqual([
+      { user_type: 'affiliate', entries: 1, total: String(AFFILIATE * BigInt(referredCount)), attributions: referredCount, size: 1 },
+      { user_type: 'end_user', entries: perUser.size, total: String(END_USER * BigInt(conversions.length)), attributions: conversions.length, size: perUser.size },
+    ]);
+  }
+
+  it('pays every conversion exactly once when the claim process is killed (SIGKILL) mid-stream and restarted', async () => {
+    const setup = await setUp();
+    const batches = Array.from({ length: 12 }, () => batchOf(setup.users, BATCH));
+    const answers = await Promise.all(batches.map((conversions) => submit(setup.project, conversions)));
+    expect(answers.map((answer) => answer.status)).toEqual(batches.map(() => 202));
+
+    await untilMidStream(setup.project.id);
+    await claim.kill();
+    // While the service is down the gateway says so, and nothing is stored.
+    const refused = await submit(setup.project, batchOf(setup.users, 5));
+    expect(refused.status).toBe(503);
+    await claim.restart();
+
+    await expectPaidExactlyOnce(setup, batches.flat());
+  }, 150_000);
+
+  it('pays every conversion exactly once when Redis is lost mid-stream, accepting conversions meanwhile, without a restart', async () => {
+    const setup = await setUp();
+    const batches = Array.from({ length: 8 }, () => batchOf(setup.users, BATCH));
+    const answers = await Promise.all(batches.map((conversions) => submit(setup.project, conversions)));
+    expect(answers.map((answer) => answer.status)).toEqual(batches.map(() => 202));
+    await untilMidStream(setup.project.id);
+
+    await stack.redis!.stop();
+    // PostgreSQL is the truth: conversions are still taken in while Redis is away, and paid once it is back.
+    const during = batchOf(setup.users, 500);
+    const accepted = await submit(setup.project, during);
+    expect(accepted.status).toBe(202);
+    expect(accepted.body.accepted).toBe(500);
+    batches.push(during);
+
+    await stack.redis!.startEmpty();
+    await expectPaidExactlyOnce(setup, batches.flat());
+    expect(claim.linesWith('relay queued stored work that had no job').length).toBeGreaterThan(0);
+  }, 150_000);
+});

@@ -1,0 +1,111 @@
+import type { Kysely } from 'kysely';
+import { type AgencyDomain, buildAgencyDomain } from '../../services/agency/composition';
+import type { AgencyDatabase } from '../../services/agency/database';
+import type { AudienceDirectory, SegmentSummary, TierLookup, TierView } from '../../services/agency/domain/audience-directory';
+import { type AudienceDomain, buildAudienceDomain } from '../../services/audience/composition';
+import type { AudienceDatabase } from '../../services/audience/database';
+import { BullEntryBatchScheduler } from '../../services/audience/jobs/entry-batch-scheduler';
+import { openDatabase } from '../../services/common/db/database';
+import { DomainError } from '../../services/common/errors';
+import type { UserIdentifier } from '../../services/common/identifiers';
+import { QueueKit } from '../../services/common/queue';
+import { SERVICE_CATALOG } from '../../services/common/service-catalog';
+import { TEST_REDIS_URL } from '../setup/test-env';
+import { TestClock } from './clock';
+import type { DomainHarness } from './domain';
+import { LogCapture } from './log-capture';
+import { createTestDatabase, deleteKeys, newQueuePrefix } from './stack';
+import pg from 'pg';
+
+/**
+ * The agency's view of the audience service in the medium tier: the real audience domain on the
+ * same test database, called in process instead of over gRPC (what GrpcAudienceDirectory does in
+ * the service). Segments, entries and tiers are made with `audience`.
+ */
+class DomainAudienceDirectory implements AudienceDirectory {
+  constructor(private readonly audience: AudienceDomain) {}
+
+  async segment(projectId: string, segmentId: string): Promise<SegmentSummary | undefined> {
+    try {
+      const segment = await this.audience.segments.get(projectId, segmentId);
+      return { id: segment.id, name: segment.name, type: segment.conditionJson === null ? 'static' : 'dynamic', tierRank: segment.tierRank };
+    } catch (error) {
+      if (error instanceof DomainError && error.kind === 'not_found') return undefined;
+      throw error;
+    }
+  }
+
+  async tiers(projectId: string, users: readonly UserIdentifier[], tierIds: readonly string[]): Promise<TierLookup> {
+    const outcomes = await this.audience.userAudiences.tiers(users.map((user) => ({ projectId, ...user })));
+    const current = outcomes.map((outcome) => {
+      if ('error' in outcome) throw outcome.error;
+      return outcome.tier ? { id: outcome.tier.segmentId, name: outcome.tier.name, rank: outcome.tier.tierRank } : null;
+    });
+    const byId = new Map<string, TierView>();
+    for (const id of tierIds) {
+      const segment = await this.segment(projectId, id);
+      if (segment && segment.tierRank !== null) byId.set(id, { id, name: segment.name, rank: segment.tierRank });
+    }
+    return { current, byId };
+  }
+}
+
+export interface AgencyHarness extends DomainHarness<AgencyDomain, AgencyDatabase> {
+  audience: AudienceDomain;
+  /** The agency's AudienceDirectory over `audience`. */
+  directory: AudienceDirectory;
+  audienceDb: Kysely<AudienceDatabase>;
+}
+
+/**
+ * The agency domain (test/medium/agency) beside the audience domain on one cloned database, with
+ * the test clock.
+ */
+export async function startAgencyDomain(options: { clock?: TestClock } = {}): Promise<AgencyHarness> {
+  const clock = options.clock ?? new TestClock();
+  const logs = new LogCapture();
+  const database = await createTestDatabase();
+  const agencyDb = openDatabase<AgencyDatabase>({ url: database.url, schema: SERVICE_CATALOG.agency.schema, poolMax: 4, applicationName: 'test-medium', logger: logs.logger('db') });
+  const audienceDb = openDatabase<AudienceDatabase>({ url: database.url, schema: SERVICE_CATALOG.audience.schema, poolMax: 2, applicationName: 'test-medium', logger: logs.logger('db') });
+  const sql = new pg.Pool({ connectionString: database.url, max: 2 });
+  sql.on('error', () => undefined);
+  const prefix = newQueuePrefix();
+  const queues = new QueueKit({ redisUrl: TEST_REDIS_URL, prefix, logger: logs.logger('queue') });
+  await queues.ready();
+  // The audience's events stay in its outbox: no relay runs here (the HTTP and fault tests run the real one).
+  const audience = buildAudienceDomain({
+    db: audienceDb.db,
+    clock,
+    logger: logs.logger('audience'),
+    scheduler: new BullEntryBatchScheduler(queues),
+    outbox: { wake: () => undefined },
+  });
+  const directory = new DomainAudienceDirectory(audience);
+  const domain = buildAgencyDomain({
+    db: agencyDb.db,
+    clock,
+    logger: logs.logger('agency'),
+    audience: directory,
+    // Events stay in the outbox (no relay runs here): tests read them there.
+    outbox: { wake: () => undefined },
+  });
+  return {
+    domain,
+    audience,
+    directory,
+    audienceDb: audienceDb.db,
+    db: agencyDb.db,
+    sql,
+    databaseUrl: database.url,
+    clock,
+    logs,
+    stop: async () => {
+      await queues.close();
+      await deleteKeys(TEST_REDIS_URL, `${prefix}:*`);
+      await agencyDb.close();
+      await audienceDb.close();
+      await sql.end();
+      await database.drop();
+    },
+  };
+}
