@@ -73,6 +73,15 @@ export interface BenchConfig {
     durationS: number;
     warmupS: number;
   };
+  /** Issue 9, section 9: the claim-check list of one user with many movements against its SQL sent directly. */
+  claimList: {
+    /** The user's movements, paid in `rounds` batches with a close after each but the last. */
+    movements: number;
+    rounds: number;
+    connections: number;
+    durationS: number;
+    warmupS: number;
+  };
   /** RSS sampling period. */
   memorySampleMs: number;
   goals: {
@@ -83,6 +92,8 @@ export interface BenchConfig {
     conversionsPerSecondMin: number;
     leaderboardRatioMin: number;
     leaderboardP99MaxMs: number;
+    claimListRatioMin: number;
+    claimListP99MaxMs: number;
   };
 }
 
@@ -130,6 +141,13 @@ export function loadBenchConfig(): BenchConfig {
       durationS: numberEnv('BENCH_DURATION_S', 20, { min: 1 }),
       warmupS: numberEnv('BENCH_WARMUP_S', 3, { min: 0 }),
     },
+    claimList: {
+      movements: Math.max(1_000, Math.round(10_000 * scale)),
+      rounds: 20,
+      connections: numberEnv('BENCH_CONNECTIONS', 50, { min: 1, integer: true }),
+      durationS: numberEnv('BENCH_DURATION_S', 20, { min: 1 }),
+      warmupS: numberEnv('BENCH_WARMUP_S', 3, { min: 0 }),
+    },
     memorySampleMs: 250,
     goals: {
       ingestRatioMax: 2.0,
@@ -139,6 +157,8 @@ export function loadBenchConfig(): BenchConfig {
       conversionsPerSecondMin: 5_000,
       leaderboardRatioMin: 0.5,
       leaderboardP99MaxMs: 25,
+      claimListRatioMin: 0.5,
+      claimListP99MaxMs: 25,
     },
   };
 }

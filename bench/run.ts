@@ -9,7 +9,7 @@
  *   4. Peak RSS of every process of the stack, sampled through the whole run.
  *
  * Environment: BENCH_SCALE (default 1) shrinks the data sets; BENCH_DURATION_S (default 20) the
- * lookup runs; BENCH_WARMUP_S (3); BENCH_PHASES (ingest,lookup,attribution,conversions,leaderboard); BENCH_CONVERSION_INFLIGHT (4); BENCH_ATTRIBUTION_CONCURRENCY (50); BENCH_COPY_STREAMS (1) splits the
+ * lookup runs; BENCH_WARMUP_S (3); BENCH_PHASES (ingest,lookup,attribution,conversions,leaderboard,claim-list); BENCH_CONVERSION_INFLIGHT (4); BENCH_ATTRIBUTION_CONCURRENCY (50); BENCH_COPY_STREAMS (1) splits the
  * COPY of the physical limit over concurrent streams; BENCH_INGEST_INFLIGHT (4); BENCH_CPU_PROF_DIR runs every
  * process of the stack with --cpu-prof into that folder; BENCH_POSTGRES_URL, REDIS_URL,
  * BENCH_DATABASE (referral_bench), BENCH_LOG (the stack's output; a file under /tmp by default).
@@ -18,6 +18,8 @@ import { execSync } from 'node:child_process';
 import os from 'node:os';
 import pg from 'pg';
 import { Api } from './api';
+import { type BenchChain, startBenchChain } from './chain';
+import { type ClaimListData, crossCheckClaimList, openClaimListDirect, runClaimListDirect, runClaimListGateway, setUpClaimListData } from './claim-checks';
 import { loadBenchConfig } from './config';
 import { CpuMeter, type CpuReport } from './cpu';
 import { type IngestResult, runIngest, summarizeTimings } from './ingest';
@@ -78,7 +80,7 @@ interface PhaseCpu {
 
 async function main(): Promise<number> {
   const config = loadBenchConfig();
-  const phases = new Set((process.env.BENCH_PHASES ?? 'ingest,lookup,attribution,conversions,leaderboard').split(',').map((phase) => phase.trim()));
+  const phases = new Set((process.env.BENCH_PHASES ?? 'ingest,lookup,attribution,conversions,leaderboard,claim-list').split(',').map((phase) => phase.trim()));
   const postgresUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const databaseName = process.env.BENCH_DATABASE ?? 'referral_bench';
@@ -110,6 +112,7 @@ async function main(): Promise<number> {
 
   await recreateDatabase(postgresUrl, databaseName);
   let stack: RunningStack | undefined;
+  let chain: BenchChain | undefined;
   let memory: MemorySampler | undefined;
   const clients: pg.Client[] = [];
   let cleanedUp = false;
@@ -118,6 +121,7 @@ async function main(): Promise<number> {
     cleanedUp = true;
     for (const client of clients) await client.end().catch(() => undefined);
     await stack?.stop().catch((error) => process.stderr.write(`bench: stopping the stack failed: ${String(error)}\n`));
+    await chain?.stop().catch(() => undefined);
     memory?.stop();
     await dropDatabase(postgresUrl, databaseName).catch((error) => process.stderr.write(`bench: dropping ${databaseName} failed: ${String(error)}\n`));
     if (stack) await deleteRedisKeys(redisUrl, stack.queuePrefix).catch(() => undefined);
@@ -133,13 +137,21 @@ async function main(): Promise<number> {
   let lookupRuns: { gateway: RunFigures; direct: RunFigures; prepared: RunFigures; sql: string; plan: string; notes: string[]; users: number; entries: number } | undefined;
   let conversions: ConversionsResult | undefined;
   let leaderboardRuns: { gateway: RunFigures; direct: RunFigures; data: LeaderboardData; check: string; plans: string[] } | undefined;
+  let claimListRuns: { gateway: RunFigures; direct: RunFigures; data: ClaimListData; check: string } | undefined;
   let attributionRuns: { ours: AttributionFigures; direct: AttributionFigures; check: string; plan: string; suspensions: number } | undefined;
   const cpu = new Map<string, PhaseCpu>();
   let memoryReport: MemoryReport | undefined;
   let stackInfo: string;
   try {
+    if (phases.has('claim-list')) {
+      // The claim service signs and watches for this chain (nothing is deployed on it: see chain.ts).
+      chain = await startBenchChain();
+    }
     progress('starting the stack (node dist/scripts/start-stack.js)');
     stack = await startStack({
+      extraEnv: chain
+        ? { CHAIN_RPC_URLS: `${chain.chainId}=${chain.url}`, CLAIM_MANAGER_ADDRESSES: `${chain.chainId}=0x00000000000000000000000000000000000c1a1e` }
+        : undefined,
       databaseName,
       postgresUrl,
       redisUrl,
@@ -274,6 +286,25 @@ async function main(): Promise<number> {
         leaderboardRuns = { gateway, direct: directRun, data, check, plans };
       } finally {
         await direct.close();
+      }
+    }
+    if (phases.has('claim-list') && chain) {
+      memory.setPhase('claim list setup');
+      const { movements, connections, durationS, warmupS } = config.claimList;
+      progress(`claim list: paying ${fmt.int(movements)} movements of one user through the API, closing a check after each batch (not measured)`);
+      const data = await setUpClaimListData(api, stack.platformKey, admin, chain.chainId, config, progress);
+      const check = await crossCheckClaimList(api, stack.databaseUrl, data);
+      if (warmupS > 0) await runClaimListGateway(stack.baseUrl, data, connections, warmupS, 'warm-up');
+      progress(`claim list: gateway, ${connections} connections, ${durationS} s`);
+      const gateway = await around('claim list (gateway)', () => runClaimListGateway(stack!.baseUrl, data, connections, durationS, 'gateway (HTTP -> gRPC -> SQL)'));
+      const pool = openClaimListDirect(stack.databaseUrl, connections);
+      try {
+        if (warmupS > 0) await runClaimListDirect(pool, data, connections, warmupS, 'warm-up');
+        progress(`claim list: direct SQL with pg, ${connections} concurrent, ${durationS} s`);
+        const direct = await around('claim list (direct)', () => runClaimListDirect(pool, data, connections, durationS, 'direct (one SQL query, pg)'));
+        claimListRuns = { gateway, direct, data, check };
+      } finally {
+        await pool.close();
       }
     }
     memory.setPhase('shutdown');
@@ -481,6 +512,31 @@ async function main(): Promise<number> {
       'leaderboard: gateway answered 2xx to everything',
       `${fmt.int(gateway.non2xx + gateway.errors + gateway.timeouts)} bad`,
       `${fmt.int(gateway.ok)} 2xx`,
+      gateway.non2xx + gateway.errors + gateway.timeouts === 0 && gateway.ok > 0,
+    ]);
+  }
+
+  if (claimListRuns) {
+    const { gateway, direct, data } = claimListRuns;
+    const ratio = gateway.rps / direct.rps;
+    log(section('claim checks: the list of a user with many movements'));
+    log(`${fmt.int(data.movements)} movements of the user in ${data.checks} claim checks (each batch's check closed into a voucher); GET ${data.path.split('?')[0]}, page 1 of 25`);
+    log(lookupTable([gateway, direct]));
+    log(`throughput ratio gateway / direct: ${fmt.ratio(ratio)} (goal >= ${config.goals.claimListRatioMin}); gateway p99 ${fmt.ms(gateway.p99)} (goal < ${config.goals.claimListP99MaxMs} ms)`);
+    for (const [phase, run] of [['claim list (gateway)', gateway], ['claim list (direct)', direct]] as const) {
+      const measured = cpu.get(phase);
+      if (!measured) continue;
+      log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
+      log(cpuTable(measured.report, { count: run.ok + run.non2xx + run.errors, unit: 'request', scale: 1e6, label: 'CPU µs/request' }));
+    }
+    log('\nthe direct SQL (the repository\'s page, its count as a window), and its plan:');
+    log(claimListRuns.check);
+    goals.push([`claim list: gateway / direct >= ${config.goals.claimListRatioMin}`, fmt.ratio(ratio), `${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s`, ratio >= config.goals.claimListRatioMin]);
+    goals.push([`claim list: gateway p99 < ${config.goals.claimListP99MaxMs} ms`, fmt.ms(gateway.p99), `p50 ${fmt.ms(gateway.p50)}`, gateway.p99 < config.goals.claimListP99MaxMs]);
+    goals.push([
+      'claim list: gateway answered 2xx to everything',
+      `${fmt.int(gateway.non2xx + gateway.errors + gateway.timeouts)} bad`,
+      `${fmt.int(gateway.ok)} 2xx, ${gateway.non2xx} non-2xx, ${gateway.errors} errors, ${gateway.timeouts} timeouts`,
       gateway.non2xx + gateway.errors + gateway.timeouts === 0 && gateway.ok > 0,
     ]);
   }

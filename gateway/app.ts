@@ -20,6 +20,8 @@ import { audienceSegmentRoutes } from './routes/audience/audience-segments.route
 import { audienceDashboardRoutes } from './routes/audience/audiences.routes';
 import { signInRoutes } from './routes/auth/sign-in.routes';
 import { claimAdminRoutes } from './routes/claim/claim-admin.routes';
+import { claimCheckRoutes } from './routes/claim/claim-checks.routes';
+import { claimSettingsRoutes } from './routes/claim/claim-settings.routes';
 import { conversionRoutes } from './routes/claim/conversions.routes';
 import { payoutRoutes } from './routes/claim/payouts.routes';
 import { projectRoutes } from './routes/projects.routes';
@@ -81,6 +83,8 @@ export function createApp(deps: AppDeps): { app: Express; routes: AnyRoute[] } {
     ...claimAdminRoutes(deps.routes),
     ...conversionRoutes(deps.routes),
     ...payoutRoutes(deps.routes),
+    ...claimCheckRoutes(deps.routes),
+    ...claimSettingsRoutes(deps.routes),
     ...webhookRoutes(deps.routes),
   ];
 

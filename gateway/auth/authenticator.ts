@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import type { ApiKeyRecord } from '../access/api-key.repository';
+import { canonicalUuid } from '../../services/common/ids';
 import { looksLikeApiKey } from '../access/api-key-secret';
 import type { AccessService } from '../access/access.service';
 import { HttpError } from '../http/errors';
@@ -85,7 +86,48 @@ export class Authenticator {
         return this.authenticateApiKey(req, requirement);
       case 'session':
         return this.authenticateSession(req);
+      case 'user_or_session':
+        return this.authenticateUserOrSession(req, requirement);
     }
+  }
+
+  /**
+   * A project API key (its project; the request names the user), or a wallet session acting for its
+   * own wallet in the project of the `project_id` query parameter, which must exist. With a key,
+   * a `project_id` that names another project is not found, like any foreign id.
+   */
+  private async authenticateUserOrSession(req: Request, { roles }: Extract<AuthRequirement, { kind: 'user_or_session' }>): Promise<Caller> {
+    const token = bearerToken(req);
+    if (!token) throw unauthenticated('send a project API key or a wallet session token as Authorization: Bearer <token>');
+    const session = this.session(token);
+    const projectParam = req.query.project_id;
+    if (projectParam !== undefined && typeof projectParam !== 'string') {
+      throw new HttpError(400, 'VALIDATION_FAILED', 'project_id: must be given once, as a project id', [{ field: 'project_id', reason: 'must be one project id' }]);
+    }
+    const namedProject = projectParam === undefined ? undefined : canonicalUuid(projectParam);
+    if (session) {
+      if (namedProject === undefined) {
+        throw new HttpError(400, 'VALIDATION_FAILED', 'project_id: a wallet session acts in the project named by the project_id query parameter', [
+          { field: 'project_id', reason: 'is required with a wallet session token' },
+        ]);
+      }
+      if (!(await this.access.projectExists(namedProject))) throw projectNotFound();
+      this.limit(`session:${session.address}`);
+      return { kind: 'session', address: session.address, projectId: namedProject };
+    }
+    const key = await this.apiKey(token);
+    if (!key) {
+      if (this.isPlatformKey(token)) {
+        throw unauthenticated(`this endpoint takes ${TAKES.api_key} or ${TAKES.session}; ${SENT.platform}`, 'WRONG_CREDENTIAL_KIND');
+      }
+      throw unauthenticated('the API key or session token is not valid (revoked, or expired: sign in again)');
+    }
+    if (namedProject !== undefined && namedProject !== key.projectId) throw projectNotFound();
+    if (!roles.includes(key.role)) {
+      throw new HttpError(403, 'FORBIDDEN', `this endpoint needs a key with role ${roles.join(' or ')} (or the wallet's own session); this key is ${key.role}`);
+    }
+    this.limit(`key:${key.id}`);
+    return { kind: 'api_key', keyId: key.id, projectId: key.projectId, role: key.role };
   }
 
   private async authenticatePlatform(req: Request): Promise<Caller> {

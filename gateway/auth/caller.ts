@@ -13,7 +13,13 @@ export type AuthRequirement =
   | { kind: 'platform' }
   | { kind: 'api_key'; roles: readonly ApiKeyRole[]; project: 'path' | 'key' }
   /** A wallet session token (Sign-In with Ethereum): the route acts for that address only. */
-  | { kind: 'session'; project: 'path' };
+  | { kind: 'session'; project: 'path' }
+  /**
+   * Acting for a user (the claim-check paths of the Fuul SDK): either a project API key of one of
+   * `roles`, in the key's project, for the user the request names; or a wallet session token, for
+   * its own wallet, in the project the `project_id` query parameter names.
+   */
+  | { kind: 'user_or_session'; roles: readonly ApiKeyRole[]; project: 'key' };
 
 export type Caller =
   | { kind: 'anonymous'; address: string }
@@ -23,7 +29,9 @@ export type Caller =
   /** projectId: the project the path names, which exists. */
   | { kind: 'session'; address: string; projectId: string };
 
-export type CallerFor<A extends AuthRequirement> = A extends { kind: 'api_key' }
+export type CallerFor<A extends AuthRequirement> = A extends { kind: 'user_or_session' }
+  ? Extract<Caller, { kind: 'api_key' | 'session' }>
+  : A extends { kind: 'api_key' }
   ? Extract<Caller, { kind: 'api_key' }>
   : A extends { kind: 'session' }
     ? Extract<Caller, { kind: 'session' }>

@@ -58,7 +58,7 @@ type ApiKeyAuth<Project extends 'path' | 'key'> = Extract<AuthRequirement, { kin
 /** Whom a path admits: a path under `:projectId` is scoped by it; any other path is not (gateway/auth/caller.ts). */
 export type AuthFor<Path extends string> = 'projectId' extends PathParamNames<Path>
   ? ApiKeyAuth<'path'> | Extract<AuthRequirement, { kind: 'session' }>
-  : Extract<AuthRequirement, { kind: 'none' | 'platform' }> | ApiKeyAuth<'key'>;
+  : Extract<AuthRequirement, { kind: 'none' | 'platform' | 'user_or_session' }> | ApiKeyAuth<'key'>;
 
 /**
  * One HTTP endpoint, declared once: the same declaration mounts the route, validates its input,

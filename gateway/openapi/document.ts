@@ -77,7 +77,9 @@ export type Access =
   | { credential: 'none' }
   | { credential: 'platformKey' }
   | { credential: 'apiKey'; roles: ApiKeyRole[]; project: 'path' | 'key' }
-  | { credential: 'walletSession'; project: 'path' };
+  | { credential: 'walletSession'; project: 'path' }
+  /** Either credential: an API key of `roles` in its own project, or a wallet session in the project of the `project_id` query parameter. */
+  | { credential: 'apiKeyOrWalletSession'; roles: ApiKeyRole[]; project: 'key'; walletSessionProject: 'query' };
 
 function accessOf(auth: AuthRequirement): Access {
   switch (auth.kind) {
@@ -89,11 +91,15 @@ function accessOf(auth: AuthRequirement): Access {
       return { credential: 'apiKey', roles: [...auth.roles], project: auth.project };
     case 'session':
       return { credential: 'walletSession', project: auth.project };
+    case 'user_or_session':
+      return { credential: 'apiKeyOrWalletSession', roles: [...auth.roles], project: auth.project, walletSessionProject: 'query' };
   }
 }
 
 function security(access: Access): Array<Record<string, string[]>> {
   if (access.credential === 'none') return [];
+  // Alternatives: OpenAPI lists each accepted scheme as its own requirement.
+  if (access.credential === 'apiKeyOrWalletSession') return [{ apiKey: access.roles }, { walletSession: [] }];
   return [{ [access.credential]: access.credential === 'apiKey' ? access.roles : [] }];
 }
 
@@ -101,6 +107,8 @@ const ACCESS_DESCRIPTION =
   'Each operation states who may call it in `x-access`: `credential` is the security scheme it takes (`none`, `platformKey`, ' +
   '`apiKey`, `walletSession`), `roles` the API key roles it admits (also listed in `security`), and `project` how the project ' +
   'is chosen: `path` (the path\'s projectId; an API key of another project answers 404) or `key` (the API key\'s own project). ' +
+  '`apiKeyOrWalletSession` takes either: an API key of the listed roles (its own project), or a wallet session token acting for ' +
+  'its own wallet in the project named by the `project_id` query parameter (`walletSessionProject: query`). ' +
   'No credential answers 401 UNAUTHENTICATED, a valid credential of another kind 401 WRONG_CREDENTIAL_KIND, an API key of a ' +
   'role not listed 403 FORBIDDEN.';
 
@@ -120,7 +128,7 @@ export function buildOpenApiDocument(routes: AnyRoute[], info: { title: string; 
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-    const roles = route.auth.kind === 'api_key' ? `\n\nAPI key roles: ${route.auth.roles.join(', ')}.` : '';
+    const roles = route.auth.kind === 'api_key' || route.auth.kind === 'user_or_session' ? `\n\nAPI key roles: ${route.auth.roles.join(', ')}.` : '';
     const responses: Record<string, unknown> = {};
     for (const [status, spec] of Object.entries<ResponseSpec>(route.responses)) {
       const schema = spec.schema ? jsonSchema(spec.schema, 'output') : Number(status) >= 400 ? { $ref: '#/components/schemas/Error' } : undefined;

@@ -4,17 +4,25 @@ import type { Logger } from '../common/logger';
 import type { OutboxWaker } from '../common/outbox/relay';
 import type { ClaimDatabase } from './database';
 import type { AttributionSource } from './domain/attribution';
+import { ChainWatcherService, type ClaimManagerReaderFactory, type WatcherOptions } from './domain/chain-watcher.service';
+import type { ChainDirectory } from './domain/chains';
+import { ClaimCheckService, type VoucherSigning } from './domain/claim-check.service';
+import { ClaimSettingsService } from './domain/claim-settings.service';
 import { type ConversionScheduler, ConversionService } from './domain/conversion.service';
 import { CurrencyService } from './domain/currency.service';
 import { LedgerService } from './domain/ledger.service';
 import { PayoutService } from './domain/payout.service';
 import { PayoutTermsService } from './domain/payout-terms.service';
+import { TaxGate, type TaxStatusSource } from './domain/tax-gate';
+import { ClaimCheckRepository } from './repositories/claim-check.repository';
+import { ClaimSettingsRepository } from './repositories/claim-settings.repository';
 import { ConversionRepository } from './repositories/conversion.repository';
 import { CurrencyRepository } from './repositories/currency.repository';
 import { LeaderboardRepository } from './repositories/leaderboard.repository';
 import { LedgerRepository } from './repositories/ledger.repository';
 import { MovementRepository } from './repositories/movement.repository';
 import { PayoutTermsRepository } from './repositories/payout-terms.repository';
+import { VoucherRepository } from './repositories/voucher.repository';
 
 /** The claim service's rules, each with its real repositories. */
 export interface ClaimDomain {
@@ -24,6 +32,24 @@ export interface ClaimDomain {
   /** The job's step: pays stored batches of conversions. */
   payouts: PayoutService;
   ledger: LedgerService;
+  /** A user's claim checks: list, close into vouchers, claimable, totals, history. */
+  claimChecks: ClaimCheckService;
+  claimSettings: ClaimSettingsService;
+  /** The watch job's step: Claimed logs and expired vouchers of one chain. */
+  watcher: ChainWatcherService;
+}
+
+/** What the claim-check half needs beyond the database: signing, the chains and the tax gate. */
+export interface ClaimCheckDeps {
+  signer: VoucherSigning;
+  chains: ChainDirectory;
+  /** CLAIM_VOUCHER_TTL_SECONDS. */
+  ttlSeconds: number;
+  /** The tax service (TaxStatusClient in server.ts). */
+  taxStatus: TaxStatusSource;
+  /** How the watcher reads a chain (claimManagerReader over viem in server.ts). */
+  readerOf: ClaimManagerReaderFactory;
+  watcher: WatcherOptions;
 }
 
 export interface ClaimDomainDeps {
@@ -36,13 +62,14 @@ export interface ClaimDomainDeps {
   attribution: AttributionSource;
   /** Told after each commit that wrote events (the service's outbox relay). */
   outbox: OutboxWaker;
+  checks: ClaimCheckDeps;
 }
 
 /**
  * Plain constructors, wired once: server.ts builds the domain the gRPC service and the job use with
  * this, and the medium tests (test/medium/claim) build the same one over a test database.
  */
-export function buildClaimDomain({ db, clock, logger, scheduler, attribution, outbox }: ClaimDomainDeps): ClaimDomain {
+export function buildClaimDomain({ db, clock, logger, scheduler, attribution, outbox, checks }: ClaimDomainDeps): ClaimDomain {
   const currencies = new CurrencyRepository(db);
   const terms = new PayoutTermsRepository(db);
   const conversions = new ConversionRepository(db);
@@ -52,5 +79,17 @@ export function buildClaimDomain({ db, clock, logger, scheduler, attribution, ou
     conversions: new ConversionService(conversions, scheduler, clock, logger),
     payouts: new PayoutService(conversions, terms, new LedgerRepository(db), attribution, outbox, clock, logger),
     ledger: new LedgerService(new MovementRepository(db), new LeaderboardRepository(db), currencies, clock),
+    ...buildClaimCheckDomain(db, clock, logger, checks),
+  };
+}
+
+function buildClaimCheckDomain(db: Kysely<ClaimDatabase>, clock: Clock, logger: Logger, deps: ClaimCheckDeps) {
+  const vouchers = new VoucherRepository(db);
+  const settings = new ClaimSettingsRepository(db);
+  const issuing = { signer: deps.signer, chains: deps.chains, ttlSeconds: deps.ttlSeconds };
+  return {
+    claimChecks: new ClaimCheckService(new ClaimCheckRepository(db), vouchers, settings, new TaxGate(deps.taxStatus), issuing, clock, logger),
+    claimSettings: new ClaimSettingsService(settings, clock),
+    watcher: new ChainWatcherService(vouchers, deps.chains, deps.readerOf, clock, logger, deps.watcher),
   };
 }

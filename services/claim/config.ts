@@ -1,13 +1,19 @@
 import { z } from 'zod';
 import { serviceEnv } from '../common/config';
 import { defaultGrpcAddress, SERVICE_CATALOG } from '../common/service-catalog';
+import { claimCheckEnv, claimCheckSettings } from './chain/chain-config';
 
-export const claimConfigSchema = z.object({
-  ...serviceEnv(SERVICE_CATALOG.claim.defaultGrpcPort),
-  /** Where the agency service listens: attribution of every conversion is asked there. */
-  [SERVICE_CATALOG.agency.addressVariable]: z.string().default(defaultGrpcAddress(SERVICE_CATALOG.agency)),
-  /** Conversion batches one process pays at a time (each is one transaction of up to 1,000 conversions). */
-  CONVERSION_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
-});
+export const claimConfigSchema = z
+  .object({
+    ...serviceEnv(SERVICE_CATALOG.claim.defaultGrpcPort),
+    /** Where the agency service listens: attribution of every conversion is asked there. */
+    [SERVICE_CATALOG.agency.addressVariable]: z.string().default(defaultGrpcAddress(SERVICE_CATALOG.agency)),
+    /** Conversion batches one process pays at a time (each is one transaction of up to 1,000 conversions). */
+    CONVERSION_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
+    /** Claim checks, vouchers and chains (chain/chain-config.ts). */
+    ...claimCheckEnv,
+  })
+  // The raw signer keys do not stay in the configuration: only the redacting SignerKeys holds them.
+  .transform(({ CLAIM_SIGNER_KEYS: signerKeys, ...env }, ctx) => ({ ...env, ...claimCheckSettings({ ...env, CLAIM_SIGNER_KEYS: signerKeys }, ctx) }));
 
 export type ClaimConfig = z.output<typeof claimConfigSchema>;

@@ -14,6 +14,10 @@ export interface ClaimDatabase extends OutboxTables {
   movements: MovementTable;
   leaderboard_totals: LeaderboardTotalTable;
   leaderboard_sizes: LeaderboardSizeTable;
+  claim_settings: ClaimSettingsTable;
+  vouchers: VoucherTable;
+  claim_check_credits: ClaimCheckCreditTable;
+  chain_cursors: ChainCursorTable;
 }
 
 type Timestamp = Date;
@@ -136,4 +140,52 @@ export interface LeaderboardSizeTable {
   currency_id: string;
   user_type: LeaderboardUserType;
   entries: ColumnType<bigint, bigint, bigint>;
+}
+
+export interface ClaimSettingsTable {
+  project_id: string;
+  project_address: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** What a closed check was signed with (migration 0002): the voucher's struct, domain and fate on chain. */
+export interface VoucherTable {
+  claim_check_id: string;
+  project_id: string;
+  chain_id: ColumnType<bigint, bigint, bigint>;
+  verifying_contract: string;
+  domain_name: string;
+  domain_version: string;
+  project_address: string;
+  to_address: string;
+  currency_address: string;
+  currency_type: number;
+  amount: Money;
+  reason: number;
+  /** Unix seconds. */
+  deadline: ColumnType<bigint, bigint, bigint>;
+  proof: string;
+  signatures: string[];
+  closed_at: Timestamp;
+  claimed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  claim_tx_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  claim_block_number: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  claim_log_index: ColumnType<number | null, number | null | undefined, number | null>;
+  expired_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface ClaimCheckCreditTable {
+  expired_check_id: string;
+  project_id: string;
+  open_check_id: string;
+  amount: Money;
+  created_at: Timestamp;
+}
+
+export interface ChainCursorTable {
+  chain_id: ColumnType<bigint, bigint, bigint>;
+  contract: string;
+  last_block: ColumnType<bigint, bigint, bigint>;
+  updated_at: Timestamp;
 }

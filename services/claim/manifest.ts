@@ -3,6 +3,7 @@ import { SERVICE_CATALOG } from '../common/service-catalog';
 import type { ServiceManifest } from '../common/service-manifest';
 import { type ClaimConfig, claimConfigSchema } from './config';
 import type { ClaimDatabase } from './database';
+import { watchChainJob } from './jobs/chain-watcher.job';
 import { payConversionsJob } from './jobs/pay-conversions.job';
 import { claimMigrations } from './migrations';
 import { composeClaimService } from './server';
@@ -13,6 +14,6 @@ export const claimManifest: ServiceManifest<ClaimConfig, ClaimDatabase> = {
   configSchema: claimConfigSchema,
   migrations: () => claimMigrations,
   grpc: ClaimServiceService,
-  jobs: [payConversionsJob],
+  jobs: [payConversionsJob, watchChainJob],
   compose: composeClaimService,
 };

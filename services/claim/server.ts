@@ -1,11 +1,16 @@
 import { startOutboxRelay } from '../common/outbox/runtime';
 import { SERVICE_CATALOG } from '../common/service-catalog';
 import type { ServiceRuntime } from '../common/service-runtime';
+import { claimManagerReader } from './chain/claim-manager-reader';
+import { VoucherSigner } from './chain/voucher-signer';
 import { buildClaimDomain } from './composition';
 import type { ClaimConfig } from './config';
 import type { ClaimDatabase } from './database';
+import { ChainDirectory } from './domain/chains';
 import { createClaimGrpcService } from './grpc/claim.grpc';
 import { AgencyAttributionSource } from './grpc/agency-attribution.client';
+import { TaxStatusClient } from './grpc/tax-status.client';
+import { watchChain, watchChainJob, watchChainSchedulerId } from './jobs/chain-watcher.job';
 import { conversionBatchRelay } from './jobs/conversion-batch-relay';
 import { BullConversionScheduler } from './jobs/conversion-scheduler';
 import { payConversions, payConversionsJob } from './jobs/pay-conversions.job';
@@ -15,6 +20,18 @@ export async function composeClaimService(runtime: ServiceRuntime<ClaimDatabase>
   const { db, queues, relay, clock, logger } = runtime;
   const attribution = new AgencyAttributionSource(config[SERVICE_CATALOG.agency.addressVariable]);
   runtime.closeOnStop(() => attribution.close());
+  const taxStatus = new TaxStatusClient(config[SERVICE_CATALOG.tax.addressVariable]);
+  runtime.closeOnStop(() => taxStatus.close());
+  const signer = await VoucherSigner.fromPrivateKeys(config.vouchers.signerKeys.reveal());
+  if (config.vouchers.developmentSigner) {
+    logger.warn(
+      `CLAIM_SIGNER_KEYS is not set: vouchers are signed with the PUBLIC development key of ${signer.addresses.join(', ')} ` +
+        '(Hardhat and Anvil account #0), which anyone can sign with: a ClaimManager that trusts it pays anyone anything. ' +
+        'Never deploy like this: set CLAIM_SIGNER_KEYS to the signer keys the ClaimManager authorises.',
+    );
+  }
+  logger.info({ signers: signer.addresses, chains: config.chains.map(({ chainId, claimManager, confirmations }) => ({ chain_id: chainId, claim_manager: claimManager, confirmations })) }, 'voucher signing configured');
+  const chains = new ChainDirectory(config.chains, config.vouchers.domainName, config.vouchers.domainVersion);
   const domain = buildClaimDomain({
     db,
     clock,
@@ -22,10 +39,23 @@ export async function composeClaimService(runtime: ServiceRuntime<ClaimDatabase>
     scheduler: new BullConversionScheduler(queues, logger),
     attribution,
     outbox: startOutboxRelay(runtime, config),
+    checks: {
+      signer,
+      chains,
+      ttlSeconds: config.vouchers.ttlSeconds,
+      taxStatus,
+      readerOf: (chain) => claimManagerReader(chain),
+      watcher: { blockRange: config.vouchers.logBlockRange, maxRangesPerRun: 50, expiryBatch: 200 },
+    },
   });
 
   runtime.process(payConversionsJob, payConversions(domain.payouts), config.CONVERSION_WORKER_CONCURRENCY);
   relay.register(conversionBatchRelay(domain.payouts));
+  runtime.process(watchChainJob, watchChain(domain.watcher));
+  // One schedule per chain, kept in place by the relay (re-created when Redis comes back without it).
+  for (const { chainId } of chains.chains) {
+    relay.repeat({ job: watchChainJob, schedulerId: watchChainSchedulerId(chainId), everyMs: config.vouchers.watchEveryMs, payload: { chainId } });
+  }
 
   return createClaimGrpcService(domain, logger);
 }

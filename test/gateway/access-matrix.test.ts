@@ -47,7 +47,8 @@ const refused = (status: 401 | 403 | 404, code: string): Expected => ({ admitted
 function expectedAnswer(access: Access, caller: Caller): Expected {
   if (access.credential === 'none') return ADMITTED;
   if (caller.credential === 'none') return refused(401, 'UNAUTHENTICATED');
-  if (caller.credential !== access.credential) return refused(401, 'WRONG_CREDENTIAL_KIND');
+  if (!credentialsOf(access).includes(caller.credential)) return refused(401, 'WRONG_CREDENTIAL_KIND');
+  if (access.credential === 'apiKeyOrWalletSession' && caller.credential === 'apiKey' && !access.roles.includes(caller.role!)) return refused(403, 'FORBIDDEN');
   if (access.credential === 'apiKey') {
     // A foreign id answers 404, not 403: another project's key learns nothing of this one, its role included.
     if (access.project === 'path' && caller.foreign) return refused(404, 'PROJECT_NOT_FOUND');
@@ -56,8 +57,19 @@ function expectedAnswer(access: Access, caller: Caller): Expected {
   return ADMITTED;
 }
 
+/** The credentials an operation takes: one, or (apiKeyOrWalletSession) either of two. */
+function credentialsOf(access: Access): Credential[] {
+  return access.credential === 'apiKeyOrWalletSession' ? ['apiKey', 'walletSession'] : [access.credential];
+}
+
+/** The OpenAPI security an operation's x-access implies: one requirement per credential it takes. */
+function securityOf(access: Access): Array<Record<string, string[]>> {
+  if (access.credential === 'none') return [];
+  return credentialsOf(access).map((credential) => ({ [credential]: credential === 'apiKey' && 'roles' in access ? access.roles : [] }));
+}
+
 const CONCURRENCY = 8;
-const KNOWN_CREDENTIALS: Credential[] = ['none', 'platformKey', 'apiKey', 'walletSession'];
+const KNOWN_CREDENTIALS: Credential[] = ['none', 'platformKey', 'apiKey', 'walletSession', 'apiKeyOrWalletSession'];
 
 describe('the access matrix: every operation of /openapi.json with every kind of caller', () => {
   let stack: TestStack;
@@ -94,9 +106,8 @@ describe('the access matrix: every operation of /openapi.json with every kind of
         continue;
       }
       const underProject = path.includes('{projectId}');
-      const expectedSecurity = access.credential === 'none' ? [] : [{ [access.credential]: access.credential === 'apiKey' ? access.roles : [] }];
-      if (JSON.stringify(operation.security) !== JSON.stringify(expectedSecurity)) problems.push(`${key}: security does not match x-access`);
-      if (access.credential === 'apiKey') {
+      if (JSON.stringify(operation.security) !== JSON.stringify(securityOf(access))) problems.push(`${key}: security does not match x-access`);
+      if (access.credential === 'apiKey' || access.credential === 'apiKeyOrWalletSession') {
         if (access.roles.length === 0 || access.roles.some((role) => !roles.includes(role)) || new Set(access.roles).size !== access.roles.length) {
           problems.push(`${key}: roles ${access.roles.join(',')} are not a set of known roles`);
         }
@@ -105,6 +116,9 @@ describe('the access matrix: every operation of /openapi.json with every kind of
       const scope = 'project' in access ? access.project : undefined;
       if ((scope === 'path') !== underProject) problems.push(`${key}: project ${scope} on a path ${underProject ? 'under' : 'outside'} {projectId}`);
       if (access.credential === 'apiKey' && scope !== 'path' && scope !== 'key') problems.push(`${key}: an API key route says nothing of its project`);
+      if (access.credential === 'apiKeyOrWalletSession' && (scope !== 'key' || access.walletSessionProject !== 'query')) {
+        problems.push(`${key}: a route taking either credential names its project by the key, or by project_id for a session`);
+      }
       for (const { name, example } of pathParameters) {
         if (name !== 'projectId' && example === undefined) problems.push(`${key}: path parameter {${name}} documents no example (gateway/http/params.ts)`);
       }
@@ -113,7 +127,7 @@ describe('the access matrix: every operation of /openapi.json with every kind of
     expect(operations.length).toBeGreaterThan(30);
     // The walk below meets every kind of rule, so none of its branches is vacuous.
     const kinds = new Set(operations.map(({ access }) => `${access?.credential}${access && 'project' in access ? `:${access.project}` : ''}`));
-    expect([...kinds].sort()).toEqual(expect.arrayContaining(['apiKey:key', 'apiKey:path', 'none', 'platformKey', 'walletSession:path']));
+    expect([...kinds].sort()).toEqual(expect.arrayContaining(['apiKey:key', 'apiKey:path', 'none', 'platformKey', 'walletSession:path', 'apiKeyOrWalletSession:key']));
     const answers = new Set(operations.flatMap(({ access }) => CALLERS.map((caller) => JSON.stringify(expectedAnswer(access!, caller)))));
     expect(answers).toEqual(
       new Set([ADMITTED, refused(401, 'UNAUTHENTICATED'), refused(401, 'WRONG_CREDENTIAL_KIND'), refused(403, 'FORBIDDEN'), refused(404, 'PROJECT_NOT_FOUND')].map((answer) => JSON.stringify(answer))),
@@ -122,7 +136,7 @@ describe('the access matrix: every operation of /openapi.json with every kind of
 
   it('documents as security schemes exactly the bearer credentials the gateway takes, and the key roles it issues', async () => {
     const schemes = document.components.securitySchemes;
-    const used = new Set(operations.map(({ access }) => access!.credential).filter((credential) => credential !== 'none'));
+    const used = new Set(operations.flatMap(({ access }) => credentialsOf(access!)).filter((credential) => credential !== 'none'));
     expect(Object.keys(schemes).sort()).toEqual([...used].sort());
     for (const scheme of Object.values<Record<string, unknown>>(schemes)) expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer' });
 

@@ -11,9 +11,13 @@ const api = (...own: number[]) => statuses(own, ANY, SIGNED_IN, SERVICES);
 
 /** `in:name`, with `?` when not required. */
 const PAGE = ['query:page?', 'query:page_size?'];
+/** Whose claim checks: named with an API key, or the wallet session's own in the project of project_id. */
+const ACTING_USER = ['query:user_identifier?', 'query:user_identifier_type?', 'query:project_id?'];
+/** The Fuul SDK's camelCase names of the user, and ours (sorted). */
+const BODY_USER = ['userIdentifier', 'userIdentifierType', 'user_identifier', 'user_identifier_type'];
 
 interface Expected {
-  /** none, platformKey, walletSession, or `apiKey:<roles>` as the description lists them. */
+  /** none, platformKey, walletSession, or `apiKey:<roles>` as the description lists them; alternatives joined by `|`. */
   security: string;
   params?: string[];
   /** The JSON body's properties (sorted) and its required list, in declaration order. */
@@ -389,6 +393,36 @@ const OPERATIONS: Record<string, Expected> = {
     params: ['query:user_identifier', 'query:user_identifier_type'],
     responses: api(200),
   },
+  'GET /api/v1/claim-checks': {
+    security: 'apiKey:service_role,read_only|walletSession',
+    params: [...ACTING_USER, 'query:status?', ...PAGE],
+    responses: api(200, 404),
+  },
+  'POST /api/v1/claim-checks/close': {
+    security: 'apiKey:service_role|walletSession',
+    params: ['query:project_id?'],
+    body: { properties: ['claim_check_ids', ...BODY_USER], required: ['claim_check_ids'] },
+    responses: api(200, 404, 409, ...WITH_BODY),
+  },
+  'POST /api/v1/claim-checks/claim': {
+    security: 'apiKey:service_role,read_only|walletSession',
+    params: ['query:project_id?'],
+    body: { properties: BODY_USER },
+    responses: api(200, 404, ...WITH_BODY),
+  },
+  'GET /api/v1/claim-checks/totals': { security: 'apiKey:service_role,read_only|walletSession', params: ACTING_USER, responses: api(200, 404) },
+  'GET /api/v1/claim-checks/claim-history': {
+    security: 'apiKey:service_role,read_only|walletSession',
+    params: [...ACTING_USER, ...PAGE],
+    responses: api(200, 404),
+  },
+  'GET /api/v1/projects/{projectId}/claim-settings': { security: 'apiKey:admin', params: ['path:projectId'], responses: api(200, 404) },
+  'PUT /api/v1/projects/{projectId}/claim-settings': {
+    security: 'apiKey:admin',
+    params: ['path:projectId'],
+    body: { properties: ['project_address'], required: ['project_address'] },
+    responses: api(200, 404, ...WITH_BODY),
+  },
 };
 
 /** The /v1 audience paths, served again under /api/v1 with the same contract. */
@@ -436,9 +470,10 @@ describe('the API reference', () => {
 
     it.each(Object.entries(OPERATIONS))('%s: security, parameters, request body and statuses', (key, expected) => {
       const op = operation(key);
-      const [scheme, roles] = expected.security.split(':');
+      const alternatives = expected.security.split('|').map((one) => one.split(':') as [string, string | undefined]);
+      const roles = alternatives.find(([, listed]) => listed)?.[1];
       // OpenAPI 3.1 role names; x-access states the same for machines (access-matrix.test.ts).
-      expect(op.security).toEqual(scheme === 'none' ? [] : [{ [scheme!]: roles ? roles.split(',') : [] }]);
+      expect(op.security).toEqual(expected.security === 'none' ? [] : alternatives.map(([scheme, listed]) => ({ [scheme]: listed ? listed.split(',') : [] })));
       // People read the roles from the description.
       if (roles) expect(op.description).toMatch(new RegExp(`API key roles: ${roles.split(',').join(', ')}\\.$`));
       else expect(op.description ?? '').not.toMatch(/API key roles/);
@@ -495,13 +530,16 @@ describe('the API reference', () => {
     });
 
     it('answers every list in the one list shape, paged by page (from 1) and page_size (1 to 100, default 25)', () => {
-      const lists = Object.entries(OPERATIONS).filter(([, expected]) => expected.params?.includes('query:page?'));
-      expect(lists.map(([key]) => key)).toHaveLength(16);
+      // The claim history answers the Fuul SDK's own page shape ({ results, total_count, next_page }): checked on its own.
+      const lists = Object.entries(OPERATIONS).filter(([key, expected]) => expected.params?.includes('query:page?') && !key.endsWith('/claim-history'));
+      expect(lists.map(([key]) => key)).toHaveLength(17);
       for (const [key] of lists) {
         const schema = success(key);
         const withCursor = key.endsWith('/entries');
         // The leaderboard says as of when its totals are (the shape the Fuul SDK reads).
         const calculatedAt = key.endsWith('/leaderboard/payouts');
+        // The claim-check list repeats its items under the key the Fuul SDK reads.
+        const claimChecks = key === 'GET /api/v1/claim-checks';
         expect({ key, schema }).toEqual({
           key,
           schema: {
@@ -513,8 +551,17 @@ describe('the API reference', () => {
               page_size: integer,
               ...(withCursor ? { next_cursor: nullableString } : {}),
               ...(calculatedAt ? { calculated_at: string } : {}),
+              ...(claimChecks ? { claim_checks: expect.objectContaining({ type: 'array', items: schema.properties.results.items }) } : {}),
             },
-            required: ['results', 'total_results', 'page', 'page_size', ...(withCursor ? ['next_cursor'] : []), ...(calculatedAt ? ['calculated_at'] : [])],
+            required: [
+              'results',
+              'total_results',
+              'page',
+              'page_size',
+              ...(withCursor ? ['next_cursor'] : []),
+              ...(calculatedAt ? ['calculated_at'] : []),
+              ...(claimChecks ? ['claim_checks'] : []),
+            ],
             additionalProperties: false,
           },
         });

@@ -15,7 +15,14 @@ import { AgencyServiceClient } from '../../gen/referral/agency/v1/agency';
 import { AudienceServiceClient } from '../../gen/referral/audience/v1/audience';
 import { agencyManifest } from '../../services/agency/manifest';
 import { audienceManifest } from '../../services/audience/manifest';
-import { buildClaimDomain, type ClaimDomain } from '../../services/claim/composition';
+import { DEVELOPMENT_SIGNER_KEY } from '../../services/claim/chain/chain-config';
+import { claimManagerReader } from '../../services/claim/chain/claim-manager-reader';
+import { VoucherSigner } from '../../services/claim/chain/voucher-signer';
+import { buildClaimDomain, type ClaimCheckDeps, type ClaimDomain } from '../../services/claim/composition';
+import { ChainDirectory } from '../../services/claim/domain/chains';
+import { TaxStatusClient } from '../../services/claim/grpc/tax-status.client';
+import { TaxServiceClient } from '../../gen/referral/tax/v1/tax';
+import { taxManifest } from '../../services/tax/manifest';
 import type { ClaimDatabase } from '../../services/claim/database';
 import { AgencyAttributionSource } from '../../services/claim/grpc/agency-attribution.client';
 import { BullConversionScheduler } from '../../services/claim/jobs/conversion-scheduler';
@@ -137,6 +144,13 @@ export interface ClaimHarness extends DomainHarness<ClaimDomain, ClaimDatabase> 
   payAll(): Promise<void>;
   /** The same domain as another process would build it: its own connections and its own client of the agency (closed at stop). */
   anotherProcess(): ClaimDomain;
+  /** The tax service the tax gate asks, to set tax settings and submit and review forms in. */
+  tax: GrpcClient<TaxServiceClient>['call'];
+}
+
+export interface ClaimHarnessOptions extends HarnessOptions {
+  /** The claim-check half's parts; by default the development signer, no chains, a 7-day TTL and the real tax service. */
+  checks?: Partial<ClaimCheckDeps>;
 }
 
 /**
@@ -145,7 +159,7 @@ export interface ClaimHarness extends DomainHarness<ClaimDomain, ClaimDatabase> 
  * client the claim service uses. Batches are scheduled on a queue no worker reads: a test pays a
  * stored batch itself with `domain.payouts.payBatch(id)` (or `payAll`), the job's step.
  */
-export async function startClaimDomain(options: HarnessOptions = {}): Promise<ClaimHarness> {
+export async function startClaimDomain(options: ClaimHarnessOptions = {}): Promise<ClaimHarness> {
   const clock = options.clock ?? new TestClock();
   const logs = new LogCapture();
   const database = await openServiceDatabase<ClaimDatabase>(SERVICE_CATALOG.claim.schema, logs);
@@ -166,12 +180,26 @@ export async function startClaimDomain(options: HarnessOptions = {}): Promise<Cl
   const agencyEnv = { ...serviceEnv, [SERVICE_CATALOG.audience.addressVariable]: `127.0.0.1:${audienceService.grpcPort}` };
   const agencyService = await startService(agencyManifest, loadConfig(agencyManifest.configSchema, agencyEnv), { clock, logger: logs.logger('agency') });
   const agencyAddress = `127.0.0.1:${agencyService.grpcPort}`;
+  const taxEnv = { ...agencyEnv, TAX_ENCRYPTION_KEYS: TEST_TAX_KEYS.spec, TAX_ENCRYPTION_ACTIVE_KEY_ID: TEST_TAX_KEYS.active };
+  const taxService = await startService(taxManifest, loadConfig(taxManifest.configSchema, taxEnv), { clock, logger: logs.logger('tax') });
+  const taxAddress = `127.0.0.1:${taxService.grpcPort}`;
+  const taxStatus = new TaxStatusClient(taxAddress);
+  const tax = createGrpcClient(TaxServiceClient, taxAddress, 10_000);
   const attribution = new AgencyAttributionSource(agencyAddress);
   const agency = createGrpcClient(AgencyServiceClient, agencyAddress, 10_000);
   const audience = createGrpcClient(AudienceServiceClient, `127.0.0.1:${audienceService.grpcPort}`, 10_000);
   const logger = logs.logger('claim');
   const others: Array<() => Promise<void>> = [];
   const outbox = new OutboxRelay(database.db, queues, { service: 'claim', clock, logger: logs.logger('outbox'), batchSize: 200, retentionMs: 168 * 3_600_000 });
+  const checks: ClaimCheckDeps = {
+    signer: await VoucherSigner.fromPrivateKeys([DEVELOPMENT_SIGNER_KEY]),
+    chains: new ChainDirectory([], 'Referral ClaimManager', '1'),
+    ttlSeconds: 7 * 86_400,
+    taxStatus,
+    readerOf: (chain) => claimManagerReader(chain),
+    watcher: { blockRange: 2_000, maxRangesPerRun: 50, expiryBatch: 200 },
+    ...options.checks,
+  };
   const domain = buildClaimDomain({
     db: database.db,
     clock,
@@ -179,6 +207,7 @@ export async function startClaimDomain(options: HarnessOptions = {}): Promise<Cl
     scheduler: new BullConversionScheduler(queues, logger),
     attribution,
     outbox,
+    checks,
   });
   return {
     domain,
@@ -189,6 +218,7 @@ export async function startClaimDomain(options: HarnessOptions = {}): Promise<Cl
     logs,
     agency: agency.call,
     audience: audience.call,
+    tax: tax.call,
     queues,
     outbox,
     payAll: async () => {
@@ -201,14 +231,17 @@ export async function startClaimDomain(options: HarnessOptions = {}): Promise<Cl
         ownAttribution.close();
         await opened.close();
       });
-      return buildClaimDomain({ db: opened.db, clock, logger, scheduler: new BullConversionScheduler(queues, logger), attribution: ownAttribution, outbox });
+      return buildClaimDomain({ db: opened.db, clock, logger, scheduler: new BullConversionScheduler(queues, logger), attribution: ownAttribution, outbox, checks });
     },
     stop: async () => {
       for (const close of others.splice(0)) await close();
       agency.close();
       audience.close();
       attribution.close();
+      tax.close();
+      taxStatus.close();
       await agencyService.stop();
+      await taxService.stop();
       await audienceService.stop();
       await queues.close();
       await deleteKeys(TEST_REDIS_URL, `${prefix}:*`);

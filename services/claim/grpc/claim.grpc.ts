@@ -14,6 +14,7 @@ import {
   toPayoutTermsMessage,
   toSubmissionMessage,
 } from './claim.mappers';
+import { claimCheckHandlers } from './claim-check.grpc';
 
 /** proto3's oneof as the domain checks it (neither or both set are refused there, naming the field). */
 function rewardInput(reward: Reward | undefined): RewardInput | undefined {
@@ -101,6 +102,8 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
           calculatedAt: board.calculatedAt,
         };
       },
+
+      ...claimCheckHandlers(domain),
     },
     logger,
     // Conversions of one batch are independent: each is checked alone (ConversionService), so one bad item fails alone.

@@ -1,0 +1,95 @@
+import type { ClaimCheck, ClaimHistoryEntry, ClaimSettings, ClaimVoucher, CurrencyRef, CurrencyTotal, GetClaimCheckTotalsResponse, ListClaimHistoryResponse } from '../../../gen/referral/claim/v1/claim';
+import type { PageInfo } from '../../../gen/referral/common/v1/common';
+import { ClaimCheckStatus, ClaimReason } from '../../../gen/referral/claim/v1/enums';
+import type { EnumName } from '../../../services/common/enums';
+import { count, nameOf, required } from '../../http/present';
+import type { ClaimCheckListStatus } from './claim-checks.schemas';
+
+/** gRPC messages -> the JSON the Fuul SDK reads (claim-checks.schemas.ts). */
+
+const LIST_STATUS: Record<EnumName<typeof ClaimCheckStatus>, ClaimCheckListStatus> = {
+  open: 'open',
+  closed: 'unclaimed',
+  claimed: 'claimed',
+  expired: 'expired',
+};
+
+export const STATUS_OF_LIST_STATUS: Record<ClaimCheckListStatus, ClaimCheckStatus> = {
+  open: ClaimCheckStatus.OPEN,
+  unclaimed: ClaimCheckStatus.CLOSED,
+  claimed: ClaimCheckStatus.CLAIMED,
+  expired: ClaimCheckStatus.EXPIRED,
+};
+
+function currencyFields(currency: CurrencyRef | undefined) {
+  const { address, chainId, name, decimals } = required(currency, 'currency');
+  return { currency_address: address, currency_chain_id: chainId, currency_name: name, currency_decimals: decimals };
+}
+
+/** A list item: a restricted one carries restriction_message and no deadline_seconds. */
+export function presentClaimCheck(check: ClaimCheck) {
+  const common = {
+    id: check.id,
+    ...currencyFields(check.currency),
+    reason: nameOf(ClaimReason, check.reason, 'reason'),
+    amount: check.amount,
+    status: LIST_STATUS[nameOf(ClaimCheckStatus, check.status, 'status')],
+    created_at: required(check.createdAt, 'created_at').toISOString(),
+  };
+  if (check.restrictionMessage !== undefined) return { ...common, restriction_message: check.restrictionMessage };
+  return { ...common, deadline_seconds: check.deadline === undefined ? null : count(check.deadline, 'deadline') };
+}
+
+/** A ClaimResponse: a restricted one carries restriction_message and no deadline, proof or signatures. */
+export function presentClaimResponse(voucher: ClaimVoucher) {
+  const common = {
+    id: voucher.id,
+    project_address: voucher.projectAddress,
+    to: voucher.to,
+    currency: voucher.currency,
+    currency_type: voucher.currencyType,
+    amount: voucher.amount,
+    reason: voucher.reason,
+    token_id: voucher.tokenId,
+    chain_id: count(voucher.chainId, 'chain_id'),
+  };
+  if (voucher.restrictionMessage !== undefined) return { ...common, restriction_message: voucher.restrictionMessage };
+  return {
+    ...common,
+    deadline: count(required(voucher.deadline, 'deadline'), 'deadline'),
+    proof: required(voucher.proof, 'proof'),
+    signatures: voucher.signatures,
+  };
+}
+
+function presentTotal(total: CurrencyTotal) {
+  return { ...currencyFields(total.currency), amount: total.amount };
+}
+
+export function presentTotals(totals: GetClaimCheckTotalsResponse) {
+  return { claimed: totals.claimed.map(presentTotal), unclaimed: totals.unclaimed.map(presentTotal) };
+}
+
+function presentHistoryEntry(entry: ClaimHistoryEntry) {
+  return {
+    hash: entry.transactionHash,
+    claimed_at: required(entry.claimedAt, 'claimed_at').toISOString(),
+    ...currencyFields(entry.currency),
+    amount: entry.amount,
+  };
+}
+
+/** The SDK's page shape: total_count, and next_page while rows follow. */
+export function presentHistory(history: ListClaimHistoryResponse) {
+  const info: PageInfo = required(history.pageInfo, 'page_info');
+  const total = count(info.totalResults, 'total_results');
+  return {
+    results: history.results.map(presentHistoryEntry),
+    total_count: total,
+    next_page: info.page * info.pageSize < total ? info.page + 1 : null,
+  };
+}
+
+export function presentClaimSettings(settings: ClaimSettings) {
+  return { project_address: settings.projectAddress, updated_at: required(settings.updatedAt, 'updated_at').toISOString() };
+}

@@ -1,0 +1,42 @@
+import { EffectiveTaxStatus } from '../../../gen/referral/tax/v1/enums';
+import { TaxServiceClient } from '../../../gen/referral/tax/v1/tax';
+import { enumName } from '../../common/enums';
+import { UnavailableError } from '../../common/errors';
+import { createGrpcClient, type GrpcClient } from '../../common/grpc/client';
+import type { UserIdentifier } from '../../common/identifiers';
+import type { EffectiveTaxStatus as EffectiveTaxStatusName, TaxStatusSource } from '../domain/tax-gate';
+
+/** A batch of statuses is one query there. */
+const CALL_TIMEOUT_MS = 5_000;
+
+/** The tax service as the tax gate's source of effective statuses (BatchGetTaxStatuses). */
+export class TaxStatusClient implements TaxStatusSource {
+  private readonly client: GrpcClient<TaxServiceClient>;
+
+  constructor(address: string) {
+    this.client = createGrpcClient(TaxServiceClient, address, CALL_TIMEOUT_MS);
+  }
+
+  async statuses(projectId: string, users: readonly UserIdentifier[]): Promise<EffectiveTaxStatusName[]> {
+    let results;
+    try {
+      ({ results } = await this.client.call.batchGetTaxStatuses({ projectId, users: [...users] }));
+    } catch {
+      // Never shown unrestricted, never signed, when the gate cannot be read: the caller retries.
+      throw new UnavailableError(
+        'TAX_SERVICE_UNAVAILABLE',
+        'the tax service did not answer, and claim checks are not shown or closed without the tax gate: nothing was closed; retry shortly',
+      );
+    }
+    if (results.length !== users.length) throw new Error(`the tax service answered ${results.length} of ${users.length} statuses`);
+    return results.map(({ status }) => {
+      const name = enumName(EffectiveTaxStatus, status);
+      if (name === undefined) throw new Error(`the tax service answered an unknown effective status (${status})`);
+      return name;
+    });
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}

@@ -1,0 +1,252 @@
+import { type Kysely, sql } from 'kysely';
+import type { UserIdentifier } from '../../common/identifiers';
+import type { Page } from '../../common/pagination';
+import type { ClaimDatabase } from '../database';
+import type { ClaimCheckStatus, ClaimReason } from '../domain/vocabulary';
+import type { CurrencySummary } from './movement.repository';
+
+/** A claim check as the user sees it, with its currency and (once closed) its voucher's deadline. */
+export interface ClaimCheckRecord {
+  id: string;
+  currency: CurrencySummary;
+  reason: ClaimReason;
+  amount: bigint;
+  status: ClaimCheckStatus;
+  /** Unix seconds; null while open. */
+  deadline: bigint | null;
+  createdAt: Date;
+}
+
+/** The signed struct of a closed check, exactly as it was signed. */
+export interface StoredVoucher {
+  claimCheckId: string;
+  chainId: bigint;
+  projectAddress: string;
+  to: string;
+  currency: string;
+  currencyType: number;
+  amount: bigint;
+  reason: number;
+  tokenId: bigint;
+  deadline: bigint;
+  proof: string;
+  signatures: string[];
+}
+
+/** A check with its voucher, if it has one: what closing it, or listing it as claimable, answers. */
+export interface CheckWithVoucher extends ClaimCheckRecord {
+  voucher: StoredVoucher | null;
+}
+
+export interface CurrencyTotalRecord {
+  currency: CurrencySummary;
+  amount: bigint;
+}
+
+export interface ClaimHistoryRecord {
+  transactionHash: string;
+  claimedAt: Date;
+  currency: CurrencySummary;
+  amount: bigint;
+}
+
+/** Statuses a list shows when it is not filtered: an expired check's amount lives on in an open one. */
+const LISTED_BY_DEFAULT: ClaimCheckStatus[] = ['open', 'closed', 'claimed'];
+
+/** Reads of a user's claim checks and vouchers (the writes are VoucherRepository's). */
+export class ClaimCheckRepository {
+  constructor(private readonly db: Kysely<ClaimDatabase>) {}
+
+  /**
+   * A page of the user's checks, newest first, and how many there are: one query (the count rides
+   * along as a window over the same rows); only a page past the end asks for the count alone.
+   */
+  async list(projectId: string, user: UserIdentifier, status: ClaimCheckStatus | undefined, page: Page): Promise<{ records: ClaimCheckRecord[]; total: number }> {
+    const statuses = status === undefined ? LISTED_BY_DEFAULT : [status];
+    const rows = await this.checks()
+      .select((eb) => eb.fn.countAll<bigint>().over().as('total'))
+      .where('cc.project_id', '=', projectId)
+      .where('cc.identifier', '=', user.identifier)
+      .where('cc.identifier_type', '=', user.identifierType)
+      .where('cc.status', 'in', statuses)
+      .orderBy('cc.created_at', 'desc')
+      .orderBy('cc.id', 'desc')
+      .limit(page.pageSize)
+      .offset(page.offset)
+      .execute();
+    if (rows.length > 0 || page.offset === 0) return { records: rows.map(toCheck), total: Number(rows[0]?.total ?? 0) };
+    const count = await this.db
+      .selectFrom('claim_checks')
+      .select((eb) => eb.fn.countAll<bigint>().as('total'))
+      .where('project_id', '=', projectId)
+      .where('identifier', '=', user.identifier)
+      .where('identifier_type', '=', user.identifierType)
+      .where('status', 'in', statuses)
+      .executeTakeFirstOrThrow();
+    return { records: [], total: Number(count.total) };
+  }
+
+  /** The user's checks among `ids` (others' and unknown ids are simply not found), with their vouchers. */
+  async withVouchers(projectId: string, user: UserIdentifier, ids: readonly string[]): Promise<CheckWithVoucher[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.checksWithVouchers()
+      .where('cc.project_id', '=', projectId)
+      .where('cc.identifier', '=', user.identifier)
+      .where('cc.identifier_type', '=', user.identifierType)
+      .where('cc.id', 'in', ids)
+      .execute();
+    return rows.map(toCheckWithVoucher);
+  }
+
+  /** Closed vouchers not redeemed whose deadline is after `nowSeconds`, oldest first. */
+  async claimable(projectId: string, user: UserIdentifier, nowSeconds: bigint): Promise<CheckWithVoucher[]> {
+    const rows = await this.checksWithVouchers()
+      .where('cc.project_id', '=', projectId)
+      .where('cc.identifier', '=', user.identifier)
+      .where('cc.identifier_type', '=', user.identifierType)
+      .where('cc.status', '=', 'closed')
+      .where('v.deadline', '>', nowSeconds)
+      .orderBy('v.closed_at')
+      .orderBy('cc.id')
+      .execute();
+    return rows.map(toCheckWithVoucher);
+  }
+
+  /** Per currency: amounts redeemed (claimed) and not yet (open or closed). */
+  async totals(projectId: string, user: UserIdentifier): Promise<{ claimed: CurrencyTotalRecord[]; unclaimed: CurrencyTotalRecord[] }> {
+    const rows = await this.db
+      .selectFrom('claim_checks as cc')
+      .innerJoin('currencies as cur', 'cur.id', 'cc.currency_id')
+      .select((eb) => [
+        ...CURRENCY_COLUMNS,
+        eb.fn<boolean>('bool_or', [sql`cc.status = 'claimed'`]).as('claimed'),
+        eb.fn.sum<bigint>('cc.amount').as('amount'),
+      ])
+      .where('cc.project_id', '=', projectId)
+      .where('cc.identifier', '=', user.identifier)
+      .where('cc.identifier_type', '=', user.identifierType)
+      .where('cc.status', 'in', LISTED_BY_DEFAULT)
+      .groupBy(['cur.id', sql`cc.status = 'claimed'`])
+      .orderBy('cur.chain_id')
+      .orderBy('cur.address')
+      .execute();
+    const total = (row: (typeof rows)[number]): CurrencyTotalRecord => ({ currency: toCurrency(row), amount: BigInt(row.amount) });
+    return { claimed: rows.filter((row) => row.claimed).map(total), unclaimed: rows.filter((row) => !row.claimed).map(total) };
+  }
+
+  /** Redemptions, one row per (transaction, currency), newest first; ties by hash, then currency address. */
+  async history(projectId: string, user: UserIdentifier, page: Page): Promise<{ records: ClaimHistoryRecord[]; total: number }> {
+    const redeemed = this.db
+      .selectFrom('claim_checks as cc')
+      .innerJoin('vouchers as v', 'v.claim_check_id', 'cc.id')
+      .innerJoin('currencies as cur', 'cur.id', 'cc.currency_id')
+      .where('cc.project_id', '=', projectId)
+      .where('cc.identifier', '=', user.identifier)
+      .where('cc.identifier_type', '=', user.identifierType)
+      .where('cc.status', '=', 'claimed')
+      .where('v.claim_tx_hash', 'is not', null);
+    const [rows, count] = await Promise.all([
+      redeemed
+        .select((eb) => [
+          ...CURRENCY_COLUMNS,
+          'v.claim_tx_hash as hash',
+          eb.fn.max<Date>('v.claimed_at').as('claimed_at'),
+          eb.fn.sum<bigint>('v.amount').as('amount'),
+        ])
+        .groupBy(['v.claim_tx_hash', 'cur.id'])
+        .orderBy('claimed_at', 'desc')
+        .orderBy('v.claim_tx_hash')
+        .orderBy('cur.address')
+        .orderBy('cur.chain_id')
+        .limit(page.pageSize)
+        .offset(page.offset)
+        .execute(),
+      this.db
+        .selectFrom(redeemed.select(['v.claim_tx_hash', 'cur.id']).groupBy(['v.claim_tx_hash', 'cur.id']).as('groups'))
+        .select((eb) => eb.fn.countAll<bigint>().as('total'))
+        .executeTakeFirstOrThrow(),
+    ]);
+    return {
+      records: rows.map((row) => ({ transactionHash: row.hash!, claimedAt: row.claimed_at, currency: toCurrency(row), amount: BigInt(row.amount) })),
+      total: Number(count.total),
+    };
+  }
+
+  private checks() {
+    return this.db
+      .selectFrom('claim_checks as cc')
+      .innerJoin('currencies as cur', 'cur.id', 'cc.currency_id')
+      .leftJoin('vouchers as v', 'v.claim_check_id', 'cc.id')
+      .select([...CHECK_COLUMNS, ...CURRENCY_COLUMNS, 'v.deadline']);
+  }
+
+  private checksWithVouchers() {
+    return this.checks().select([
+      'v.chain_id as v_chain_id',
+      'v.project_address',
+      'v.to_address',
+      'v.currency_address',
+      'v.currency_type as v_currency_type',
+      'v.amount as v_amount',
+      'v.reason as v_reason',
+      'v.proof',
+      'v.signatures',
+    ]);
+  }
+}
+
+const CHECK_COLUMNS = ['cc.id', 'cc.reason', 'cc.amount', 'cc.status', 'cc.created_at'] as const;
+const CURRENCY_COLUMNS = ['cur.id as currency_id', 'cur.chain_id', 'cur.address', 'cur.name as currency_name', 'cur.decimals', 'cur.type as currency_type'] as const;
+
+type CurrencyRow = { currency_id: string; chain_id: bigint; address: string; currency_name: string; decimals: number; currency_type: CurrencySummary['type'] };
+type CheckRow = CurrencyRow & { id: string; reason: ClaimReason; amount: bigint; status: ClaimCheckStatus; created_at: Date; deadline: bigint | null };
+type CheckWithVoucherRow = CheckRow & {
+  v_chain_id: bigint | null;
+  project_address: string | null;
+  to_address: string | null;
+  currency_address: string | null;
+  v_currency_type: number | null;
+  v_amount: bigint | null;
+  v_reason: number | null;
+  proof: string | null;
+  signatures: string[] | null;
+};
+
+function toCurrency(row: CurrencyRow): CurrencySummary {
+  return { id: row.currency_id, chainId: row.chain_id, address: row.address, name: row.currency_name, decimals: row.decimals, type: row.currency_type };
+}
+
+function toCheck(row: CheckRow): ClaimCheckRecord {
+  return {
+    id: row.id,
+    currency: toCurrency(row),
+    reason: row.reason,
+    amount: row.amount,
+    status: row.status,
+    deadline: row.deadline,
+    createdAt: row.created_at,
+  };
+}
+
+function toCheckWithVoucher(row: CheckWithVoucherRow): CheckWithVoucher {
+  const signed = row.proof !== null && row.deadline !== null;
+  return {
+    ...toCheck(row),
+    voucher: signed
+      ? {
+          claimCheckId: row.id,
+          chainId: row.v_chain_id!,
+          projectAddress: row.project_address!,
+          to: row.to_address!,
+          currency: row.currency_address!,
+          currencyType: row.v_currency_type!,
+          amount: row.v_amount!,
+          reason: row.v_reason!,
+          tokenId: 0n,
+          deadline: row.deadline!,
+          proof: row.proof!,
+          signatures: row.signatures!,
+        }
+      : null,
+  };
+}

@@ -1,0 +1,274 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { UserIdentifier } from '../../common/identifiers';
+import type { ClaimDatabase } from '../database';
+import type { ClaimReason } from '../domain/vocabulary';
+import { retryTransient } from './retry';
+
+/** An open check, locked for closing: its amount as of the lock (movements may have grown it since it was read). */
+export interface LockedOpenCheck {
+  id: string;
+  currencyId: string;
+  reason: ClaimReason;
+  amount: bigint;
+}
+
+/** A signed voucher, as stored for its check. */
+export interface NewVoucher {
+  claimCheckId: string;
+  chainId: bigint;
+  verifyingContract: string;
+  domainName: string;
+  domainVersion: string;
+  projectAddress: string;
+  to: string;
+  currency: string;
+  currencyType: number;
+  amount: bigint;
+  reason: number;
+  deadline: bigint;
+  proof: string;
+  signatures: string[];
+}
+
+/** One `Claimed` log of the ClaimManager, with the time of its block. */
+export interface ClaimedEvent {
+  proof: string;
+  transactionHash: string;
+  blockNumber: bigint;
+  logIndex: number;
+  blockTime: Date;
+}
+
+export interface AppliedClaims {
+  /** False when another run moved the cursor first: nothing was written. */
+  applied: boolean;
+  /** Checks this call marked claimed. */
+  claimed: number;
+  /** Proofs of ours redeemed after their amount was credited back (a reorganisation deeper than the confirmations). */
+  afterCredit: string[];
+}
+
+/** A voucher past its deadline that nobody redeemed yet, as far as the watcher has read. */
+export interface OutstandingVoucher {
+  claimCheckId: string;
+  proof: string;
+  deadline: bigint;
+}
+
+/**
+ * The writes of the claim-check half: closing checks into vouchers, applying the chain's Claimed
+ * logs, and returning an expired voucher's amount to an open check. Each is one transaction that a
+ * retry (or a concurrent twin) cannot make happen twice: checks move only out of `open` (close)
+ * and only out of `closed` (claim, expiry), and the credit's key is the expired check.
+ */
+export class VoucherRepository {
+  constructor(private readonly db: Kysely<ClaimDatabase>) {}
+
+  /**
+   * Closes the user's checks among `ids` that are still open, signing each with `sign` while it is
+   * locked (in the ledger's key order, so a payment touching the same checks cannot deadlock with
+   * it): one voucher per check, ever. Checks another close got first are left as they are.
+   * Returns how many this call closed.
+   */
+  async close(
+    projectId: string,
+    user: UserIdentifier,
+    ids: readonly string[],
+    now: Date,
+    sign: (check: LockedOpenCheck) => Promise<NewVoucher>,
+  ): Promise<number> {
+    if (ids.length === 0) return 0;
+    return retryTransient(() =>
+      this.db.transaction().execute(async (trx) => {
+        const locked = await trx
+          .selectFrom('claim_checks')
+          .select(['id', 'currency_id', 'reason', 'amount', 'status'])
+          .where('project_id', '=', projectId)
+          .where('identifier', '=', user.identifier)
+          .where('identifier_type', '=', user.identifierType)
+          .where('id', 'in', ids)
+          .orderBy('currency_id')
+          .orderBy('reason')
+          .orderBy('id')
+          .forUpdate()
+          .execute();
+        const open = locked.filter((check) => check.status === 'open');
+        if (open.length === 0) return 0;
+        const vouchers: NewVoucher[] = [];
+        for (const check of open) vouchers.push(await sign({ id: check.id, currencyId: check.currency_id, reason: check.reason, amount: check.amount }));
+        await trx
+          .insertInto('vouchers')
+          .values(
+            vouchers.map((voucher) => ({
+              claim_check_id: voucher.claimCheckId,
+              project_id: projectId,
+              chain_id: voucher.chainId,
+              verifying_contract: voucher.verifyingContract,
+              domain_name: voucher.domainName,
+              domain_version: voucher.domainVersion,
+              project_address: voucher.projectAddress,
+              to_address: voucher.to,
+              currency_address: voucher.currency,
+              currency_type: voucher.currencyType,
+              amount: voucher.amount,
+              reason: voucher.reason,
+              deadline: voucher.deadline,
+              proof: voucher.proof,
+              signatures: voucher.signatures,
+              closed_at: now,
+            })),
+          )
+          .execute();
+        await trx
+          .updateTable('claim_checks')
+          .set({ status: 'closed', updated_at: now })
+          .where('id', 'in', open.map((check) => check.id))
+          .where('status', '=', 'open')
+          .execute();
+        return open.length;
+      }),
+    );
+  }
+
+  /**
+   * How far the watcher has read a chain's logs of a contract: the last block applied. A chain read
+   * for the first time starts at `initial` (the block before the first one to read).
+   */
+  async cursor(chainId: bigint, contract: string, initial: bigint, now: Date): Promise<bigint> {
+    await this.db
+      .insertInto('chain_cursors')
+      .values({ chain_id: chainId, contract, last_block: initial, updated_at: now })
+      .onConflict((conflict) => conflict.columns(['chain_id', 'contract']).doNothing())
+      .execute();
+    const row = await this.db
+      .selectFrom('chain_cursors')
+      .select('last_block')
+      .where('chain_id', '=', chainId)
+      .where('contract', '=', contract)
+      .executeTakeFirstOrThrow();
+    return row.last_block;
+  }
+
+  /**
+   * Applies the Claimed logs of blocks (from, to] and moves the cursor to `to`, in one transaction,
+   * only if the cursor still stands at `from` (a run that lost the race writes nothing). A voucher
+   * is marked claimed once, with the transaction that redeemed it; its check moves from closed to claimed.
+   */
+  async applyClaims(chainId: bigint, contract: string, from: bigint, to: bigint, events: readonly ClaimedEvent[], now: Date): Promise<AppliedClaims> {
+    return retryTransient(() =>
+      this.db.transaction().execute(async (trx) => {
+        const cursor = await trx
+          .selectFrom('chain_cursors')
+          .select('last_block')
+          .where('chain_id', '=', chainId)
+          .where('contract', '=', contract)
+          .forUpdate()
+          .executeTakeFirst();
+        if (cursor?.last_block !== from) return { applied: false, claimed: 0, afterCredit: [] };
+        const outcome = events.length === 0 ? { claimed: 0, afterCredit: [] } : await markClaimed(trx, chainId, events, now);
+        await trx
+          .updateTable('chain_cursors')
+          .set({ last_block: to, updated_at: now })
+          .where('chain_id', '=', chainId)
+          .where('contract', '=', contract)
+          .execute();
+        return { applied: true, ...outcome };
+      }),
+    );
+  }
+
+  /** Vouchers of the chain's contract neither redeemed nor expired whose deadline is before `before` (unix s), earliest first. */
+  async outstandingBefore(chainId: bigint, contract: string, before: bigint, limit: number): Promise<OutstandingVoucher[]> {
+    const rows = await this.db
+      .selectFrom('vouchers')
+      .select(['claim_check_id', 'proof', 'deadline'])
+      .where('chain_id', '=', chainId)
+      .where('verifying_contract', '=', contract)
+      .where('claimed_at', 'is', null)
+      .where('expired_at', 'is', null)
+      .where('deadline', '<', before)
+      .orderBy('deadline')
+      .orderBy('claim_check_id')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({ claimCheckId: row.claim_check_id, proof: row.proof, deadline: row.deadline }));
+  }
+
+  /**
+   * The voucher expired unredeemed (the chain says so at a final block past its deadline): its
+   * check becomes expired and its amount goes to the open check of the same (user, currency,
+   * reason), created if none is open. Once: a check that is no longer closed is left alone.
+   * Returns the open check credited, or undefined when there was nothing to do.
+   */
+  async expire(claimCheckId: string, now: Date): Promise<{ openCheckId: string; amount: bigint } | undefined> {
+    return retryTransient(() =>
+      this.db.transaction().execute(async (trx) => {
+        const expired = await trx
+          .updateTable('claim_checks')
+          .set({ status: 'expired', updated_at: now })
+          .where('id', '=', claimCheckId)
+          .where('status', '=', 'closed')
+          .returning(['project_id', 'identifier_type', 'identifier', 'currency_id', 'reason', 'amount'])
+          .executeTakeFirst();
+        if (!expired) return undefined;
+        // Raw: the conflict target is the partial unique index of open checks (as the ledger writes them).
+        const { rows } = await sql<{ id: string }>`
+          INSERT INTO claim_checks AS cc (project_id, identifier_type, identifier, currency_id, reason, status, amount, movements_count, created_at, updated_at)
+          VALUES (${expired.project_id}, ${expired.identifier_type}, ${expired.identifier}, ${expired.currency_id}, ${expired.reason}, 'open', ${expired.amount}, 0, ${now}, ${now})
+          ON CONFLICT (project_id, identifier, identifier_type, currency_id, reason) WHERE status = 'open'
+          DO UPDATE SET amount = cc.amount + excluded.amount, updated_at = excluded.updated_at
+          RETURNING id`.execute(trx);
+        const openCheckId = rows[0]!.id;
+        await trx
+          .insertInto('claim_check_credits')
+          .values({ expired_check_id: claimCheckId, project_id: expired.project_id, open_check_id: openCheckId, amount: expired.amount, created_at: now })
+          .execute();
+        await trx.updateTable('vouchers').set({ expired_at: now }).where('claim_check_id', '=', claimCheckId).execute();
+        return { openCheckId, amount: expired.amount };
+      }),
+    );
+  }
+
+  /**
+   * A voucher the chain shows redeemed though no log of it was read (it was redeemed before the
+   * watcher's first block): claimed as of `claimedAt`, transaction unknown.
+   */
+  async claimedUnseen(claimCheckId: string, claimedAt: Date, now: Date): Promise<boolean> {
+    return retryTransient(() =>
+      this.db.transaction().execute(async (trx) => {
+        const check = await trx
+          .updateTable('claim_checks')
+          .set({ status: 'claimed', updated_at: now })
+          .where('id', '=', claimCheckId)
+          .where('status', '=', 'closed')
+          .returning('id')
+          .executeTakeFirst();
+        if (!check) return false;
+        await trx.updateTable('vouchers').set({ claimed_at: claimedAt }).where('claim_check_id', '=', claimCheckId).where('claimed_at', 'is', null).execute();
+        return true;
+      }),
+    );
+  }
+}
+
+/** Checks first, then their vouchers (the order expiry takes them in): closed -> claimed, with the redeeming transaction. */
+async function markClaimed(trx: Transaction<ClaimDatabase>, chainId: bigint, events: readonly ClaimedEvent[], now: Date): Promise<Omit<AppliedClaims, 'applied'>> {
+  const column = <T>(pick: (event: ClaimedEvent) => T) => events.map(pick);
+  const { rows: checks } = await sql<{ id: string; status: string; proof: string }>`
+    SELECT cc.id, cc.status, v.proof
+    FROM vouchers v JOIN claim_checks cc ON cc.id = v.claim_check_id
+    WHERE v.chain_id = ${chainId} AND v.proof = ANY(${column((e) => e.proof)}::text[]) AND v.claimed_at IS NULL
+    ORDER BY cc.id
+    FOR UPDATE OF cc`.execute(trx);
+  if (checks.length === 0) return { claimed: 0, afterCredit: [] };
+  const closed = checks.filter((check) => check.status === 'closed').map((check) => check.id);
+  if (closed.length > 0) await trx.updateTable('claim_checks').set({ status: 'claimed', updated_at: now }).where('id', 'in', closed).execute();
+  await sql`
+    UPDATE vouchers AS v SET claimed_at = e.block_time, claim_tx_hash = e.tx_hash, claim_block_number = e.block_number, claim_log_index = e.log_index
+    FROM unnest(
+      ${column((e) => e.proof)}::text[], ${column((e) => e.transactionHash)}::text[], ${column((e) => e.blockNumber.toString())}::bigint[],
+      ${column((e) => e.logIndex)}::integer[], ${column((e) => e.blockTime)}::timestamptz[]
+    ) AS e(proof, tx_hash, block_number, log_index, block_time)
+    WHERE v.chain_id = ${chainId} AND v.proof = e.proof AND v.claimed_at IS NULL`.execute(trx);
+  return { claimed: closed.length, afterCredit: checks.filter((check) => check.status === 'expired').map((check) => check.proof) };
+}

@@ -1,0 +1,88 @@
+import type { Abi, Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
+import { claimManagerAbi } from '../../../services/claim/chain/claim-manager-abi';
+import { claimManagerReader } from '../../../services/claim/chain/claim-manager-reader';
+import { VoucherSigner } from '../../../services/claim/chain/voucher-signer';
+import type { ClaimRow } from '../../../services/claim/domain/claim-check.service';
+import { ChainDirectory } from '../../../services/claim/domain/chains';
+import type { TestClock } from '../../helpers/clock';
+import type { ClaimHarnessOptions } from '../../helpers/domain';
+import { startChain, type TestAccount, type TestChain } from '../../helpers/evm';
+import { claimArgument } from './claim-check-fixtures';
+
+const viem = () => import('viem');
+
+/**
+ * ClaimManager and a test token on the in-process EVM for the medium tier: the project account has
+ * deposited, and the claim domain reads the chain through viem over the EVM's EIP-1193 provider.
+ */
+export interface MediumChain {
+  chain: TestChain;
+  manager: Address;
+  managerAbi: Abi;
+  token: Address;
+  tokenAbi: Abi;
+  projectAccount: TestAccount;
+  relayer: TestAccount;
+  /** What startClaimDomain needs to sign for and watch this chain. */
+  checks: NonNullable<ClaimHarnessOptions['checks']>;
+  balanceOf(holder: string): Promise<bigint>;
+  /** ClaimManager.claim with these vouchers, sent by the relayer. */
+  redeem(rows: ClaimRow[]): Promise<{ status: string; transactionHash: Hex; blockNumber: bigint }>;
+  /** The custom error a call reverted with. */
+  revertOf(attempt: Promise<unknown>): Promise<string>;
+  /** Sets the service's clock to the chain's latest block time. */
+  syncClock(clock: TestClock): Promise<void>;
+}
+
+export async function startMediumChain(options: { keys: Hex[]; ttlSeconds: number; confirmations: number; startTime: Date; deposit?: bigint }): Promise<MediumChain> {
+  const deposit = options.deposit ?? 10n ** 24n;
+  const chain = await startChain({ accounts: 3, startTime: options.startTime });
+  const [owner, projectAccount, relayer] = chain.accounts as [TestAccount, TestAccount, TestAccount];
+  const signer = await VoucherSigner.fromPrivateKeys(options.keys);
+  const { address: token, abi: tokenAbi } = await chain.deploy('TestToken', ['Test USD', 'TUSD', 6]);
+  const { address: manager, abi: managerAbi } = await chain.deploy('ClaimManager', [owner.address, 'Referral ClaimManager', '1', signer.addresses, BigInt(options.keys.length)]);
+  const send = async (address: Address, abi: Abi, functionName: string, args: unknown[]) => {
+    const hash = await projectAccount.wallet.writeContract({ address, abi, functionName, args });
+    if ((await chain.publicClient.waitForTransactionReceipt({ hash })).status !== 'success') throw new Error(`${functionName} failed`);
+  };
+  await send(token, tokenAbi, 'mint', [projectAccount.address, deposit]);
+  await send(token, tokenAbi, 'approve', [manager, deposit]);
+  await send(manager, managerAbi, 'deposit', [projectAccount.address, token, deposit]);
+  const { BaseError, ContractFunctionRevertedError, custom } = await viem();
+
+  return {
+    chain,
+    manager,
+    managerAbi,
+    token,
+    tokenAbi,
+    projectAccount,
+    relayer,
+    checks: {
+      signer,
+      ttlSeconds: options.ttlSeconds,
+      chains: new ChainDirectory(
+        [{ chainId: chain.chainId, rpcUrl: 'http://unused', claimManager: manager.toLowerCase() as Address, confirmations: options.confirmations, startBlock: 0n }],
+        'Referral ClaimManager',
+        '1',
+      ),
+      readerOf: (settings) => claimManagerReader(settings, custom(chain.provider)),
+    },
+    balanceOf: (holder) => chain.publicClient.readContract({ address: token, abi: tokenAbi, functionName: 'balanceOf', args: [holder] }) as Promise<bigint>,
+    redeem: async (rows) => {
+      const hash = await relayer.wallet.writeContract({ address: manager, abi: claimManagerAbi, functionName: 'claim', args: [rows.map(claimArgument)] });
+      return chain.publicClient.waitForTransactionReceipt({ hash });
+    },
+    revertOf: async (attempt) => {
+      try {
+        await attempt;
+      } catch (error) {
+        const reverted = error instanceof BaseError ? error.walk((cause) => cause instanceof ContractFunctionRevertedError) : undefined;
+        if (reverted instanceof ContractFunctionRevertedError && reverted.data?.errorName) return reverted.data.errorName;
+        throw error;
+      }
+      throw new Error('the call succeeded; a revert was expected');
+    },
+    syncClock: async (clock) => clock.set(new Date(Number(await chain.timestamp()) * 1000)),
+  };
+}
