@@ -23,7 +23,8 @@ describe('paying conversions through process deaths and Redis loss', () => {
   let claim: ServiceProcess;
   let agency: ReturnType<typeof createGrpcClient<AgencyServiceClient>>;
   beforeAll(async () => {
-    stack = await startFaultStack({ services: ['agency', 'claim'], ownRedis: true, serviceEnv: { CONVERSION_WORKER_CONCURRENCY: '1' } });
+    // The agency asks the audience service for each referrer's tier while it attributes.
+    stack = await startFaultStack({ services: ['audience', 'agency', 'claim'], ownRedis: true, serviceEnv: { CONVERSION_WORKER_CONCURRENCY: '1' } });
     claim = stack.service('claim');
     agency = createGrpcClient(AgencyServiceClient, stack.service('agency').address, 10_000);
   }, 120_000);
