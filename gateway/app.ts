@@ -27,6 +27,7 @@ import type { RouteDeps } from './routes/route-deps';
 import { systemRoutes, type SystemDeps } from './routes/system.routes';
 import { affiliatePortalRoutes } from './routes/tax/affiliate-portal.routes';
 import { taxAdminRoutes } from './routes/tax/tax-admin.routes';
+import { webhookRoutes } from './routes/webhooks/webhooks.routes';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -80,6 +81,7 @@ export function createApp(deps: AppDeps): { app: Express; routes: AnyRoute[] } {
     ...claimAdminRoutes(deps.routes),
     ...conversionRoutes(deps.routes),
     ...payoutRoutes(deps.routes),
+    ...webhookRoutes(deps.routes),
   ];
 
   app.use(requestId());

@@ -3,6 +3,7 @@ import { AudienceServiceClient, type UserAudience } from '../gen/referral/audien
 import { HealthCheckResponse_ServingStatus, HealthClient } from '../gen/grpc/health/v1/health';
 import { ClaimServiceClient } from '../gen/referral/claim/v1/claim';
 import { TaxServiceClient } from '../gen/referral/tax/v1/tax';
+import { WebhooksServiceClient } from '../gen/referral/webhooks/v1/webhooks';
 import { createGrpcClient, type GrpcClient } from '../services/common/grpc/client';
 import type { Batcher } from '../services/common/batcher';
 import { CATALOG, SERVICE_CATALOG } from '../services/common/service-catalog';
@@ -17,6 +18,7 @@ export interface ServiceClients {
   tax: GrpcClient<TaxServiceClient>['call'];
   agency: GrpcClient<AgencyServiceClient>['call'];
   claim: GrpcClient<ClaimServiceClient>['call'];
+  webhooks: GrpcClient<WebhooksServiceClient>['call'];
   /** One health check per service, for /readyz. */
   health: Array<{ service: string; check(): Promise<boolean> }>;
   close(): void;
@@ -29,6 +31,7 @@ export function createServiceClients(config: GatewayConfig): ServiceClients {
   const tax = createGrpcClient(TaxServiceClient, config[SERVICE_CATALOG.tax.addressVariable], config.GRPC_TIMEOUT_MS);
   const agency = createGrpcClient(AgencyServiceClient, config[SERVICE_CATALOG.agency.addressVariable], config.GRPC_TIMEOUT_MS);
   const claim = createGrpcClient(ClaimServiceClient, config[SERVICE_CATALOG.claim.addressVariable], config.GRPC_TIMEOUT_MS);
+  const webhooks = createGrpcClient(WebhooksServiceClient, config[SERVICE_CATALOG.webhooks.addressVariable], config.GRPC_TIMEOUT_MS);
   // Every service of the catalog, whether or not a route calls it yet.
   const healthClients = CATALOG.map((entry) => ({
     service: entry.name,
@@ -41,6 +44,7 @@ export function createServiceClients(config: GatewayConfig): ServiceClients {
     tax: tax.call,
     agency: agency.call,
     claim: claim.call,
+    webhooks: webhooks.call,
     health: healthClients.map(({ service, name, client }) => ({
       service,
       check: async () => {
@@ -53,6 +57,7 @@ export function createServiceClients(config: GatewayConfig): ServiceClients {
       tax.close();
       agency.close();
       claim.close();
+      webhooks.close();
       for (const { client } of healthClients) client.close();
     },
   };

@@ -41,6 +41,8 @@ export const PATH_PARAMETERS = {
   audienceId: resourceId,
   jobId: resourceId,
   keyId: resourceId,
+  webhookId: resourceId,
+  deliveryId: resourceId,
   userIdentifier: userIdentifierParam,
   /** A master affiliate: its affiliate id. */
   agencyId: resourceId,

@@ -55,6 +55,13 @@ export const SERVICE_CATALOG = catalog({
     defaultGrpcPort: 50054,
     addressVariable: 'CLAIM_GRPC_ADDR',
   },
+  webhooks: {
+    name: 'webhooks',
+    schema: 'webhooks',
+    grpcService: 'referral.webhooks.v1.WebhooksService',
+    defaultGrpcPort: 50055,
+    addressVariable: 'WEBHOOKS_GRPC_ADDR',
+  },
 } as const);
 
 export type ServiceName = keyof typeof SERVICE_CATALOG;

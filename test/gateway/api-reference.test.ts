@@ -359,6 +359,31 @@ const OPERATIONS: Record<string, Expected> = {
     body: { properties: ['chain_id', 'signature', 'signature_message'], required: ['signature', 'signature_message'] },
     responses: api(200, 201, 404, 409, ...WITH_BODY),
   },
+  'POST /api/v1/projects/{projectId}/webhooks': {
+    security: 'apiKey:admin',
+    params: ['path:projectId'],
+    body: { properties: ['enabled', 'events', 'url'], required: ['url', 'events'] },
+    responses: api(201, 404, ...WITH_BODY),
+  },
+  'GET /api/v1/projects/{projectId}/webhooks': { security: 'apiKey:admin,read_only', params: ['path:projectId', ...PAGE], responses: api(200, 404) },
+  'GET /api/v1/projects/{projectId}/webhooks/{webhookId}': { security: 'apiKey:admin,read_only', params: ['path:projectId', 'path:webhookId'], responses: api(200, 404) },
+  'PATCH /api/v1/projects/{projectId}/webhooks/{webhookId}': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:webhookId'],
+    body: { properties: ['enabled', 'events', 'url'] },
+    responses: api(200, 404, ...WITH_BODY),
+  },
+  'DELETE /api/v1/projects/{projectId}/webhooks/{webhookId}': { security: 'apiKey:admin', params: ['path:projectId', 'path:webhookId'], responses: api(204, 404) },
+  'GET /api/v1/projects/{projectId}/webhooks/{webhookId}/deliveries': {
+    security: 'apiKey:admin,read_only',
+    params: ['path:projectId', 'path:webhookId', ...PAGE],
+    responses: api(200, 404),
+  },
+  'POST /api/v1/projects/{projectId}/webhooks/{webhookId}/deliveries/{deliveryId}/resend': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:webhookId', 'path:deliveryId'],
+    responses: api(202, 404),
+  },
   'GET /api/v1/user/referrer': {
     security: 'apiKey:service_role,admin,read_only',
     params: ['query:user_identifier', 'query:user_identifier_type'],
@@ -471,7 +496,7 @@ describe('the API reference', () => {
 
     it('answers every list in the one list shape, paged by page (from 1) and page_size (1 to 100, default 25)', () => {
       const lists = Object.entries(OPERATIONS).filter(([, expected]) => expected.params?.includes('query:page?'));
-      expect(lists.map(([key]) => key)).toHaveLength(14);
+      expect(lists.map(([key]) => key)).toHaveLength(16);
       for (const [key] of lists) {
         const schema = success(key);
         const withCursor = key.endsWith('/entries');

@@ -26,6 +26,8 @@ export const TEST_TAX_KEYS = {
 /** What a service needs beyond the common variables in every test stack (in process or as processes). */
 export const TEST_SERVICE_ENV: Partial<Record<ServiceName, Record<string, string>>> = {
   tax: { TAX_ENCRYPTION_KEYS: TEST_TAX_KEYS.spec, TAX_ENCRYPTION_ACTIVE_KEY_ID: TEST_TAX_KEYS.active },
+  // Retries in tens of milliseconds and a short attempt timeout, so retry tests take no real time worth waiting for.
+  webhooks: { WEBHOOK_BACKOFF_MS: '50', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_MAX_ATTEMPTS: '5' },
 };
 
 /** Where each service of a stack listens, host:port. */

@@ -34,6 +34,12 @@ export const EVENT_CONSUMERS = consumers({
     service: 'audience',
     eventTypes: ['agency.application.approved'],
   },
+  /** Project webhooks: each event with a public name, fanned out to the endpoints subscribed to it (services/webhooks/domain/public-events.ts). */
+  'webhooks-fan-out': {
+    name: 'webhooks-fan-out',
+    service: 'webhooks',
+    eventTypes: ['claim.conversion.processed', 'audience.entry_added', 'audience.entry_removed'],
+  },
 } as const);
 
 export const EVENT_CONSUMER_LIST: readonly EventConsumerEntry[] = Object.values(EVENT_CONSUMERS);

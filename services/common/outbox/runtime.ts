@@ -1,6 +1,7 @@
 import type { EventType } from '../events/contracts';
 import type { ServiceRuntime } from '../service-runtime';
 import { type EventConsumer, eventProcessor } from './consumer';
+import type { EventJobData } from './event';
 import { failedEventRecovery } from './recovery';
 import { OutboxRelay } from './relay';
 import type { OutboxTables } from './tables';
@@ -31,8 +32,25 @@ export function startOutboxRelay<DB extends OutboxTables>(runtime: ServiceRuntim
  * Runs a consumer in this service: its queue's worker (the job must be in the service's manifest)
  * and the relay's recovery of its failed jobs.
  */
-export function registerConsumer<DB extends OutboxTables, T extends EventType>(runtime: ServiceRuntime<DB>, consumer: EventConsumer<DB, T>, concurrency = 2): void {
+export function registerConsumer<DB extends OutboxTables, T extends EventType>(
+  runtime: ServiceRuntime<DB>,
+  consumer: EventConsumer<DB, T>,
+  concurrency = 2,
+  /** After each delivery, once its transaction committed (also for a duplicate): e.g. queue the work it stored. */
+  afterEach?: (data: EventJobData) => Promise<void>,
+): void {
   const anyType = consumer as unknown as EventConsumer<DB, EventType>;
-  runtime.process(consumer.job, eventProcessor(runtime.db, anyType, runtime.clock, runtime.logger), concurrency);
+  const process = eventProcessor(runtime.db, anyType, runtime.clock, runtime.logger);
+  runtime.process(
+    consumer.job,
+    afterEach
+      ? async (data, job, signal) => {
+          const outcome = await process(data, job, signal);
+          await afterEach(data);
+          return outcome;
+        }
+      : process,
+    concurrency,
+  );
   runtime.relay.register(failedEventRecovery(runtime.db, runtime.queues, anyType, runtime.clock));
 }

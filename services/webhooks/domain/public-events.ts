@@ -1,0 +1,71 @@
+import type { EventPayload, EventType } from '../../common/events/contracts';
+import type { OutboxEvent } from '../../common/outbox/event';
+
+/**
+ * The events a project may subscribe to, by their public names (README "Webhooks"). Some have no
+ * producer yet; an endpoint may subscribe to them now and receives them once they are wired.
+ */
+export const PUBLIC_EVENT_TYPES = [
+  'conversion.processed',
+  'affiliate.created',
+  'application.decided',
+  'affiliate.status_changed',
+  'claim_check.closed',
+  'claim_check.claimed',
+  'tax_status.changed',
+  'audience.entry_added',
+  'audience.entry_removed',
+] as const;
+
+export type PublicEventType = (typeof PUBLIC_EVENT_TYPES)[number];
+
+export function isPublicEventType(value: string): value is PublicEventType {
+  return (PUBLIC_EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/** How one internal event is published: its public name and its `data` (snake_case JSON, no internals). */
+interface Publication<T extends EventType> {
+  type: PublicEventType;
+  data(payload: EventPayload<T>): Record<string, unknown>;
+}
+
+type Publications = { [T in EventType]?: Publication<T> };
+
+const audienceEntries = (payload: EventPayload<'audience.entry_added' | 'audience.entry_removed'>) => ({
+  audience_id: payload.segment_id,
+  kind: payload.kind,
+  users: payload.users,
+});
+
+/**
+ * Internal event -> public event: one entry per producer event. A new producer event is one entry
+ * here plus its type in the webhooks-fan-out consumer (services/common/events/consumers.ts).
+ */
+export const PUBLICATIONS = {
+  'claim.conversion.processed': { type: 'conversion.processed', data: (payload) => ({ ...payload }) },
+  'audience.entry_added': { type: 'audience.entry_added', data: audienceEntries },
+  'audience.entry_removed': { type: 'audience.entry_removed', data: audienceEntries },
+} satisfies Publications;
+
+export type PublishedEventType = keyof typeof PUBLICATIONS;
+
+export const PUBLISHED_EVENT_TYPES = Object.keys(PUBLICATIONS) as PublishedEventType[];
+
+/** An event as every endpoint receives it: the body is `{ id, type, created_at, data }`. */
+export interface PublicEvent {
+  id: string;
+  projectId: string;
+  type: PublicEventType;
+  createdAt: Date;
+  data: Record<string, unknown>;
+}
+
+export function publish<T extends PublishedEventType>(event: OutboxEvent<T>): PublicEvent {
+  const publication = PUBLICATIONS[event.type] as Publication<T>;
+  return { id: event.id, projectId: event.projectId, type: publication.type, createdAt: event.createdAt, data: publication.data(event.payload) };
+}
+
+/** The body sent for an event: the same bytes on every attempt and resend (the signature covers them). */
+export function eventBody(event: Pick<PublicEvent, 'id' | 'type' | 'createdAt' | 'data'>): string {
+  return JSON.stringify({ id: event.id, type: event.type, created_at: event.createdAt.toISOString(), data: event.data });
+}

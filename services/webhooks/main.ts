@@ -1,0 +1,4 @@
+import { runService } from '../common/service-manifest';
+import { webhooksManifest } from './manifest';
+
+runService(webhooksManifest);

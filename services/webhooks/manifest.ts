@@ -1,0 +1,19 @@
+import { WebhooksServiceService } from '../../gen/referral/webhooks/v1/webhooks';
+import { SERVICE_CATALOG } from '../common/service-catalog';
+import type { ServiceManifest } from '../common/service-manifest';
+import { type WebhooksConfig, webhooksConfigSchema } from './config';
+import type { WebhooksDatabase } from './database';
+import { DELIVER_WEBHOOK_QUEUE } from './jobs/deliver-webhook.job';
+import { fanOutJob } from './jobs/fan-out.consumer';
+import { webhooksMigrations } from './migrations';
+import { composeWebhooksService } from './server';
+
+/** The webhooks service, declared once (services/common/service-manifest.ts). */
+export const webhooksManifest: ServiceManifest<WebhooksConfig, WebhooksDatabase> = {
+  service: SERVICE_CATALOG.webhooks,
+  configSchema: webhooksConfigSchema,
+  migrations: () => webhooksMigrations,
+  grpc: WebhooksServiceService,
+  jobs: [{ queue: DELIVER_WEBHOOK_QUEUE }, fanOutJob],
+  compose: composeWebhooksService,
+};

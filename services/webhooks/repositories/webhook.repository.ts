@@ -1,0 +1,91 @@
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { SealedValue } from '../../common/crypto/field-cipher';
+import type { Page } from '../../common/pagination';
+import type { WebhooksDatabase, WebhookTable } from '../database';
+
+export type WebhookRow = Omit<Selectable<WebhookTable>, 'secret_key_id' | 'secret_iv' | 'secret_ciphertext' | 'secret_auth_tag'>;
+
+/** What an endpoint needs to receive a delivery: where, and its sealed secret. */
+export interface WebhookTarget {
+  id: string;
+  url: string;
+  enabled: boolean;
+  sealed: SealedValue;
+}
+
+const PUBLIC_COLUMNS = ['id', 'project_id', 'url', 'events', 'enabled', 'created_at', 'updated_at'] as const;
+
+export class WebhookRepository {
+  constructor(private readonly db: Kysely<WebhooksDatabase>) {}
+
+  async insert(row: WebhookRow, sealed: SealedValue): Promise<WebhookRow> {
+    return this.db
+      .insertInto('webhooks')
+      .values({ ...row, secret_key_id: sealed.keyId, secret_iv: sealed.iv, secret_ciphertext: sealed.ciphertext, secret_auth_tag: sealed.authTag })
+      .returning(PUBLIC_COLUMNS)
+      .executeTakeFirstOrThrow();
+  }
+
+  async find(projectId: string, id: string): Promise<WebhookRow | undefined> {
+    return this.db.selectFrom('webhooks').select(PUBLIC_COLUMNS).where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+  }
+
+  async list(projectId: string, page: Page): Promise<{ rows: WebhookRow[]; total: bigint }> {
+    const [rows, count] = await Promise.all([
+      this.db
+        .selectFrom('webhooks')
+        .select(PUBLIC_COLUMNS)
+        .where('project_id', '=', projectId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(page.pageSize)
+        .offset(page.offset)
+        .execute(),
+      this.db.selectFrom('webhooks').select((eb) => eb.fn.countAll<bigint>().as('n')).where('project_id', '=', projectId).executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: BigInt(count.n) };
+  }
+
+  async update(projectId: string, id: string, changes: Partial<Pick<WebhookRow, 'url' | 'events' | 'enabled'>>, now: Date): Promise<WebhookRow | undefined> {
+    return this.db
+      .updateTable('webhooks')
+      .set({ ...changes, updated_at: now })
+      .where('project_id', '=', projectId)
+      .where('id', '=', id)
+      .returning(PUBLIC_COLUMNS)
+      .executeTakeFirst();
+  }
+
+  /** Deletes the endpoint and its delivery log (pending deliveries with it: their jobs find nothing). */
+  async delete(projectId: string, id: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('webhooks').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
+  async target(id: string): Promise<WebhookTarget | undefined> {
+    const row = await this.db
+      .selectFrom('webhooks')
+      .select(['id', 'url', 'enabled', 'secret_key_id', 'secret_iv', 'secret_ciphertext', 'secret_auth_tag'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      url: row.url,
+      enabled: row.enabled,
+      sealed: { keyId: row.secret_key_id, iv: row.secret_iv, ciphertext: row.secret_ciphertext, authTag: row.secret_auth_tag },
+    };
+  }
+}
+
+/** The project's enabled endpoints subscribed to a public event type (in the caller's transaction). */
+export async function subscribedWebhookIds(db: Kysely<WebhooksDatabase>, projectId: string, type: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('webhooks')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('enabled', '=', true)
+    .where(sql<boolean>`${type} = ANY(events)`)
+    .execute();
+  return rows.map((row) => row.id);
+}

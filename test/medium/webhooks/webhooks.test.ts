@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { deliverEvent } from '../../../services/common/outbox/consumer';
+import { endpointUrlProblem } from '../../../services/webhooks/domain/endpoint-url';
+import { fanOutConsumer } from '../../../services/webhooks/jobs/fan-out.consumer';
+import type { WebhooksDatabase } from '../../../services/webhooks/database';
+import type { EventConsumer } from '../../../services/common/outbox/consumer';
+import type { EventType } from '../../../services/common/events/contracts';
+import { startWebhooksDomain } from '../../helpers/domain';
+import { verifyStandardWebhook } from '../../helpers/webhook-receiver';
+
+type Harness = Awaited<ReturnType<typeof startWebhooksDomain>>;
+
+describe('endpoint URLs', () => {
+  it.each([
+    ['https://hooks.example.com/referrals', false, undefined],
+    ['https://hooks.example.com:8443/a?b=c', true, undefined],
+    ['http://localhost:3000/hook', false, undefined],
+    ['http://127.0.0.1/hook', false, undefined],
+    ['http://[::1]:8080/hook', false, undefined],
+    ['http://localhost:3000/hook', true, 'must use https'],
+    ['http://hooks.example.com/hook', false, 'must use https (plain http is accepted only for localhost outside production)'],
+    ['http://127.0.0.2/hook', false, 'must use https (plain http is accepted only for localhost outside production)'],
+    ['http://localhost.evil.com/hook', false, 'must use https (plain http is accepted only for localhost outside production)'],
+    ['ftp://hooks.example.com/', false, 'must use https'],
+    ['javascript:alert(1)', false, 'must use https'],
+    ['hooks.example.com/x', false, 'must be an absolute URL (https://...)'],
+    ['', false, 'must be an absolute URL (https://...)'],
+    ['https://user:pw@hooks.example.com/', false, 'must not contain credentials; authenticate deliveries by their signature'],
+    ['https://hooks.example.com/#part', false, 'must not contain a fragment'],
+    [`https://hooks.example.com/${'a'.repeat(2_048)}`, false, 'must be at most 2048 characters'],
+  ])('%s (production %s): %s', (url, production, problem) => {
+    expect(endpointUrlProblem(url, production)).toBe(problem);
+  });
+});
+
+describe('fan-out and delivery rules', () => {
+  let harness: Harness;
+  beforeEach(async () => {
+    harness = await startWebhooksDomain({ settings: { maxAttempts: 4, backoffMs: 1_000, retryWindowMs: 24 * 3_600_000 } });
+  });
+  afterEach(() => harness.stop());
+
+  const projectId = randomUUID();
+  const consumer = fanOutConsumer as unknown as EventConsumer<WebhooksDatabase, EventType>;
+  const entryAdded = (project = projectId, id = randomUUID()) => ({
+    id,
+    type: 'audience.entry_added',
+    projectId: project,
+    createdAt: harness.clock.now().toISOString(),
+    payload: { segment_id: randomUUID(), kind: 'dynamic', users: [{ identifier: '0x' + '1'.repeat(40), identifier_type: 'evm_address' }] },
+  });
+  const deliver = (data: ReturnType<typeof entryAdded>) => deliverEvent(harness.db, consumer, data, harness.clock, harness.logs.logger('consumer'));
+  const deliveryRows = async () => (await harness.sql.query('SELECT id, webhook_id, event_id, status, attempts FROM webhooks.webhook_deliveries ORDER BY created_at')).rows;
+
+  it('creates one delivery per enabled endpoint of the project subscribed to the public type, once however often the event comes', async () => {
+    const { webhooks } = harness.domain;
+    const subscribed = await webhooks.create(projectId, { url: 'https://a.example.com/', events: ['audience.entry_added', 'conversion.processed'] });
+    const alsoSubscribed = await webhooks.create(projectId, { url: 'https://b.example.com/', events: ['audience.entry_added'] });
+    await webhooks.create(projectId, { url: 'https://c.example.com/', events: ['audience.entry_removed'] });
+    await webhooks.create(projectId, { url: 'https://d.example.com/', events: ['audience.entry_added'], enabled: false });
+    await webhooks.create(randomUUID(), { url: 'https://e.example.com/', events: ['audience.entry_added'] });
+
+    const event = entryAdded();
+    expect(await deliver(event)).toBe('handled');
+    expect(await deliver(event)).toBe('duplicate');
+    const rows = await deliveryRows();
+    expect(rows.map((row) => row.webhook_id).sort()).toEqual([subscribed.webhook.id, alsoSubscribed.webhook.id].sort());
+    expect(rows.every((row) => row.event_id === event.id && row.status === 'pending' && row.attempts === 0)).toBe(true);
+    // The stored event is the public one: its name and data, not the internal payload.
+    const stored = await harness.sql.query('SELECT type, data FROM webhooks.webhook_events WHERE id = $1', [event.id]);
+    expect(stored.rows[0]).toEqual({ type: 'audience.entry_added', data: { audience_id: event.payload.segment_id, kind: 'dynamic', users: event.payload.users } });
+  });
+
+  it('an event no endpoint subscribes to stores nothing', async () => {
+    await harness.domain.webhooks.create(projectId, { url: 'https://a.example.com/', events: ['conversion.processed'] });
+    expect(await deliver(entryAdded())).toBe('handled');
+    expect(await deliveryRows()).toEqual([]);
+    expect((await harness.sql.query('SELECT count(*)::int AS n FROM webhooks.webhook_events')).rows[0].n).toBe(0);
+  });
+
+  it('signs every attempt with the endpoint secret, and retries until the attempts allowed run out', async () => {
+    const { secret } = await harness.domain.webhooks.create(projectId, { url: 'https://a.example.com/', events: ['audience.entry_added'] });
+    await deliver(entryAdded());
+    const [row] = await deliveryRows();
+    harness.sender.results = [{ responseCode: 500, error: null, durationMs: 1 }];
+    const results = [];
+    for (let attempt = 1; attempt <= 4; attempt += 1) {
+      results.push(await harness.domain.deliveries.attempt(row.id));
+      harness.clock.advance(1_000 * 2 ** (attempt - 1));
+    }
+    expect(results).toEqual(['retry', 'retry', 'retry', 'failed']);
+    expect(await harness.domain.deliveries.attempt(row.id)).toBe('skipped');
+    expect(harness.sender.sent).toHaveLength(4);
+    for (const sent of harness.sender.sent) expect(verifyStandardWebhook(secret, sent.headers, sent.body)).toBe(true);
+    expect(new Set(harness.sender.sent.map((sent) => sent.body)).size).toBe(1);
+    const [failed] = await deliveryRows();
+    expect(failed).toMatchObject({ status: 'failed', attempts: 4 });
+  });
+
+  it('gives up when an attempt fails past the retry window (24 h on the injected clock), and shows the next attempt while pending', async () => {
+    await harness.domain.webhooks.create(projectId, { url: 'https://a.example.com/', events: ['audience.entry_added'] });
+    await deliver(entryAdded());
+    const [row] = await deliveryRows();
+    harness.sender.results = [{ responseCode: null, error: 'no answer within 1000 ms', durationMs: 1_000 }];
+    expect(await harness.domain.deliveries.attempt(row.id)).toBe('retry');
+    const pending = await harness.sql.query('SELECT next_attempt_at FROM webhooks.webhook_deliveries WHERE id = $1', [row.id]);
+    expect(pending.rows[0].next_attempt_at).toEqual(new Date(harness.clock.now().getTime() + 1_000));
+    harness.clock.advance(24 * 3_600_000 - 1);
+    expect(await harness.domain.deliveries.attempt(row.id)).toBe('retry');
+    harness.clock.advance(1);
+    expect(await harness.domain.deliveries.attempt(row.id)).toBe('failed');
+    expect((await deliveryRows())[0]).toMatchObject({ status: 'failed', attempts: 3 });
+  });
+
+  it('a resend reopens the delivery with a fresh window and attempts, and queues it', async () => {
+    const { webhook } = await harness.domain.webhooks.create(projectId, { url: 'https://a.example.com/', events: ['audience.entry_added'] });
+    await deliver(entryAdded());
+    const [row] = await deliveryRows();
+    harness.sender.results = [{ responseCode: 410, error: null, durationMs: 1 }];
+    for (let attempt = 1; attempt <= 4; attempt += 1) await harness.domain.deliveries.attempt(row.id);
+    expect((await deliveryRows())[0]).toMatchObject({ status: 'failed', attempts: 4 });
+    const reopened = await harness.domain.deliveries.resend(projectId, webhook.id, row.id, harness.domain.queue);
+    expect(reopened).toMatchObject({ status: 'pending', attempts: 4 });
+    expect(harness.queued).toEqual([row.id]);
+    expect(await harness.domain.deliveries.attempt(row.id)).toBe('retry');
+    await expect(harness.domain.deliveries.resend(randomUUID(), webhook.id, row.id, harness.domain.queue)).rejects.toMatchObject({ code: 'WEBHOOK_DELIVERY_NOT_FOUND' });
+  });
+
+  it('a delivery to an endpoint disabled since fails without sending', async () => {
+    const { webhook } = await harness.domain.webhooks.create(projectId, { url: 'https://a.example.com/', events: ['audience.entry_added'] });
+    await deliver(entryAdded());
+    await harness.domain.webhooks.update(projectId, webhook.id, { enabled: false });
+    const [row] = await deliveryRows();
+    expect(await harness.domain.deliveries.attempt(row.id)).toBe('failed');
+    expect(harness.sender.sent).toEqual([]);
+  });
+});
