@@ -90,8 +90,38 @@ export async function setUpAttributionData(api: Api, platformKey: string, db: pg
      FROM generate_series(0, $3::int - 1) g`,
     [project.id, affiliates, referred],
   );
+  // Masters and tiers (issue 8 §5, §6): every 10th affiliate is a master (spread 500 bps, 700 from
+  // July), the next five are its sub-affiliates from February; every 20th has a tier protected in
+  // April. Every lookup then reads the binding, spread and protection of its moment.
+  const tier = await api.call<{ id: string }>('POST', `/api/v1/projects/${project.id}/audiences`, project.keys.admin, { name: 'Gold', tier_rank: 1 });
+  await db.query(
+    `INSERT INTO agency.agency_designations (project_id, affiliate_id, designated_at)
+     SELECT $1, ${affiliateId('g')}, '2025-12-01' FROM generate_series(0, $2::int - 1) g WHERE g % 10 = 0`,
+    [project.id, affiliates],
+  );
+  await db.query(
+    `INSERT INTO agency.agency_spreads (designation_id, master_id, spread_bps, valid_from, valid_to)
+     SELECT d.id, d.affiliate_id, s.bps, s.valid_from, s.valid_to FROM agency.agency_designations d
+     CROSS JOIN (VALUES (500, timestamptz '2025-12-01', timestamptz '2026-07-01'), (700, timestamptz '2026-07-01', NULL)) s(bps, valid_from, valid_to)
+     WHERE d.project_id = $1`,
+    [project.id],
+  );
+  await db.query(
+    `INSERT INTO agency.sub_affiliate_bindings (project_id, designation_id, master_id, affiliate_id, bound_from)
+     SELECT $1, d.id, d.affiliate_id, ${affiliateId('g')}, '2026-02-01'
+     FROM generate_series(0, $2::int - 1) g JOIN agency.agency_designations d ON d.affiliate_id = ${affiliateId('(g - g % 10)')}
+     WHERE g % 10 BETWEEN 1 AND 5`,
+    [project.id, affiliates],
+  );
+  await db.query(
+    `INSERT INTO agency.tier_protections (project_id, affiliate_id, tier_id, starts_at, expires_at)
+     SELECT $1, ${affiliateId('g')}, $3, '2026-04-01', '2026-05-01' FROM generate_series(0, $2::int - 1) g WHERE g % 20 = 5`,
+    [project.id, affiliates, tier.body.id],
+  );
   // A settled table, as in production: statistics and the visibility map.
-  await db.query('VACUUM (ANALYZE) agency.affiliates, agency.affiliate_codes, agency.affiliate_suspensions, agency.referrals');
+  await db.query(
+    'VACUUM (ANALYZE) agency.affiliates, agency.affiliate_codes, agency.affiliate_suspensions, agency.referrals, agency.agency_designations, agency.agency_spreads, agency.sub_affiliate_bindings, agency.tier_protections',
+  );
   await db.query('CHECKPOINT');
 
   // 90% referred users, 10% unknown ones; moments spread over 2026 (some before the referral, some in a suspension).
@@ -112,8 +142,8 @@ type Outcome = 'attributed' | 'not_referred' | 'suspended';
 
 export interface AttributionPath {
   label: string;
-  /** One batch; answers each item's outcome and affiliate id (for the cross-check). */
-  resolve(batch: AttributionItem[]): Promise<Array<{ outcome: Outcome; affiliateId: string | null }>>;
+  /** One batch; answers each item's outcome, affiliate, master and spread (for the cross-check). */
+  resolve(batch: AttributionItem[]): Promise<Array<{ outcome: Outcome; affiliateId: string | null; masterId: string | null; spreadBps: number }>>;
   close(): Promise<void>;
 }
 
@@ -131,7 +161,12 @@ export function grpcPath(address: string, projectId: string): AttributionPath {
         projectId,
         items: batch.map((item) => ({ user: { identifier: item.identifier, identifierType: 'evm_address' }, at: item.at })),
       });
-      return results.map((result) => ({ outcome: outcomeOf(result), affiliateId: result.affiliate?.id ?? null }));
+      return results.map((result) => ({
+        outcome: outcomeOf(result),
+        affiliateId: result.affiliate?.id ?? null,
+        masterId: result.master?.id ?? null,
+        spreadBps: result.spreadBps,
+      }));
     },
     close: async () => client.close(),
   };
@@ -152,11 +187,19 @@ export function directPath(databaseUrl: string, projectId: string, connections: 
         projectId,
         batch.map((item) => ({ user: { identifier: item.identifier, identifierType: 'evm_address' }, at: item.at })),
       );
-      const { rows } = await pool.query<{ affiliate_id: string | null; suspended: boolean }>(RESOLVE_ATTRIBUTION_SQL, parameters);
-      return rows.map((row) => ({
-        outcome: row.affiliate_id === null ? 'not_referred' : row.suspended ? 'suspended' : 'attributed',
-        affiliateId: row.affiliate_id,
-      }));
+      const { rows } = await pool.query<{ affiliate_id: string | null; suspended: boolean; master_id: string | null; spread_bps: number | null; master_suspended: boolean }>(
+        RESOLVE_ATTRIBUTION_SQL,
+        parameters,
+      );
+      return rows.map((row) => {
+        const paidMaster = row.affiliate_id !== null && row.master_id !== null && !row.master_suspended;
+        return {
+          outcome: row.affiliate_id === null ? 'not_referred' : row.suspended ? 'suspended' : 'attributed',
+          affiliateId: row.affiliate_id,
+          masterId: paidMaster ? row.master_id : null,
+          spreadBps: paidMaster ? (row.spread_bps ?? 0) : 0,
+        };
+      });
     },
     close: () => pool.end(),
   };
@@ -165,12 +208,16 @@ export function directPath(databaseUrl: string, projectId: string, connections: 
 /** Both paths answer the first batches alike, item by item. */
 export async function crossCheckAttribution(ours: AttributionPath, direct: AttributionPath, data: AttributionData): Promise<string> {
   const counts = { attributed: 0, not_referred: 0, suspended: 0 };
+  let withMaster = 0;
   for (const batch of data.batches.slice(0, 5)) {
     const [a, b] = await Promise.all([ours.resolve(batch), direct.resolve(batch)]);
     if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error('gRPC and direct SQL disagree on a batch of attributions');
-    for (const item of a) counts[item.outcome] += 1;
+    for (const item of a) {
+      counts[item.outcome] += 1;
+      if (item.masterId !== null) withMaster += 1;
+    }
   }
-  return `5 batches agree: ${counts.attributed} attributed, ${counts.not_referred} not referred, ${counts.suspended} suspended`;
+  return `5 batches agree: ${counts.attributed} attributed, ${counts.not_referred} not referred, ${counts.suspended} suspended; ${withMaster} with a master and its spread`;
 }
 
 /** `concurrency` loops, each sending the next batch as soon as its last one is answered, for `durationS`. */

@@ -13,6 +13,7 @@ import { audienceMemberships } from './jobs/audience-memberships.consumer';
 export async function composeAgencyService(runtime: ServiceRuntime<AgencyDatabase>, config: AgencyConfig) {
   const { db, clock, logger } = runtime;
   const audience = createGrpcClient(AudienceServiceClient, config.AUDIENCE_GRPC_ADDR, config.GRPC_TIMEOUT_MS);
+  runtime.closeOnStop(() => audience.close());
   const outbox = startOutboxRelay(runtime, config);
   const domain = buildAgencyDomain({ db, clock, logger, audience: new GrpcAudienceDirectory(audience.call), outbox });
   registerConsumer(runtime, audienceMemberships);

@@ -1,6 +1,7 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { AudienceServiceClient } from '../../../gen/referral/audience/v1/audience';
 import { SegmentType } from '../../../gen/referral/audience/v1/enums';
+import { Batcher } from '../../common/batcher';
 import { UnavailableError } from '../../common/errors';
 import type { GrpcClient } from '../../common/grpc/client';
 import { isServiceError, readGrpcError } from '../../common/grpc/errors';
@@ -9,13 +10,26 @@ import type { AudienceDirectory, SegmentSummary, TierLookup, TierView } from '..
 
 type AudienceCalls = GrpcClient<AudienceServiceClient>['call'];
 
+interface TierKey {
+  projectId: string;
+  user: UserIdentifier;
+}
+
+/** Lookups per GetUserTiers call (the service's limit) and calls under way at once. */
+const TIER_BATCHING = { maxBatchSize: 1_000, maxInFlight: 4 };
+
 /**
  * The agency's view of the audience service, over its generated gRPC client (every call has a
  * deadline). NOT_FOUND is an answer (no such segment); a service that cannot answer is an
  * UnavailableError that names what happened to the request, so callers fail cleanly and retry.
  */
 export class GrpcAudienceDirectory implements AudienceDirectory {
-  constructor(private readonly audience: AudienceCalls) {}
+  /** Tier lookups of concurrent calls (attribution batches, affiliate pages) share GetUserTiers calls. */
+  private readonly tierLoader: Batcher<TierKey, TierView | null>;
+
+  constructor(private readonly audience: AudienceCalls) {
+    this.tierLoader = new Batcher((keys) => this.loadTiers(keys), TIER_BATCHING);
+  }
 
   async segment(projectId: string, segmentId: string): Promise<SegmentSummary | undefined> {
     try {
@@ -33,26 +47,43 @@ export class GrpcAudienceDirectory implements AudienceDirectory {
   }
 
   /**
-   * One GetUserTiers call for all the users, and the named tiers (protected ones: a handful per
-   * call at most) read beside it. A lookup the audience service refuses alone (it never should: the
-   * agency sends canonical users) fails the whole answer rather than read as "no tier".
+   * The users' current tiers (their lookups coalesced with those of concurrent calls into
+   * GetUserTiers calls) and the named tiers (protected ones: a handful at most) read beside them.
    */
   async tiers(projectId: string, users: readonly UserIdentifier[], tierIds: readonly string[]): Promise<TierLookup> {
-    const [answer, named] = await Promise.all([
-      users.length === 0
-        ? Promise.resolve({ results: [] })
-        : this.audience.getUserTiers({ lookups: users.map((user) => ({ projectId, user })) }).catch((error: unknown) => {
-            throw unavailable(error);
-          }),
+    const [current, named] = await Promise.all([
+      Promise.all(users.map((user) => this.tierLoader.load({ projectId, user }))),
       Promise.all(tierIds.map((id) => this.segment(projectId, id))),
     ]);
-    const current = answer.results.map((result, index) => {
-      if (result.error) throw new UnavailableError('AUDIENCE_UNAVAILABLE', `the audience service could not answer for user ${index}: ${result.error.message}`);
-      return result.tier ? { id: result.tier.segmentId, name: result.tier.name, rank: result.tier.tierRank } : null;
-    });
     const byId = new Map<string, TierView>();
     for (const segment of named) if (segment && segment.tierRank !== null) byId.set(segment.id, { id: segment.id, name: segment.name, rank: segment.tierRank });
     return { current, byId };
+  }
+
+  /**
+   * One GetUserTiers call for a batch of lookups, each distinct user asked once. A lookup the
+   * audience service refuses alone (it never should: the agency sends canonical users) fails its
+   * caller rather than read as "no tier".
+   */
+  private async loadTiers(keys: TierKey[]): Promise<Array<TierView | null | Error>> {
+    const keyOf = (key: TierKey) => `${key.projectId}|${key.user.identifierType}|${key.user.identifier}`;
+    const distinct = [...new Map(keys.map((key) => [keyOf(key), key])).values()];
+    const answer = await this.audience.getUserTiers({ lookups: distinct.map(({ projectId, user }) => ({ projectId, user })) }).catch((error: unknown) => {
+      throw unavailable(error);
+    });
+    const byKey = new Map<string, TierView | null | Error>();
+    distinct.forEach((key, index) => {
+      const result = answer.results[index];
+      byKey.set(
+        keyOf(key),
+        !result || result.error
+          ? new UnavailableError('AUDIENCE_UNAVAILABLE', `the audience service could not answer for a user: ${result?.error?.message ?? 'no result'}`)
+          : result.tier
+            ? { id: result.tier.segmentId, name: result.tier.name, rank: result.tier.tierRank }
+            : null,
+      );
+    });
+    return keys.map((key) => byKey.get(keyOf(key))!);
   }
 }
 
