@@ -119,7 +119,9 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error) => reject(listenError(error, 'PORT', `${config.HOST}:${config.PORT}`));
     server.once('error', onError);
-    server.listen(config.PORT, config.HOST, () => {
+    // A burst of new connections (a backend replaying a queue of conversions) must wait in the accept queue,
+    // not be dropped into SYN retries: Node's default backlog of 511 is below what such bursts open.
+    server.listen({ port: config.PORT, host: config.HOST, backlog: 4096 }, () => {
       server.off('error', onError);
       resolve();
     });
