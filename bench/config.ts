@@ -82,6 +82,14 @@ export interface BenchConfig {
     durationS: number;
     warmupS: number;
   };
+  /** Issue 10, section 2: the affiliate list over 100,000 affiliates with metrics, a mix of filters and sorts. */
+  affiliateList: {
+    affiliates: number;
+    pageSize: number;
+    connections: number;
+    durationS: number;
+    warmupS: number;
+  };
   /** RSS sampling period. */
   memorySampleMs: number;
   goals: {
@@ -94,6 +102,7 @@ export interface BenchConfig {
     leaderboardP99MaxMs: number;
     claimListRatioMin: number;
     claimListP99MaxMs: number;
+    affiliateListP99MaxMs: number;
   };
 }
 
@@ -148,6 +157,13 @@ export function loadBenchConfig(): BenchConfig {
       durationS: numberEnv('BENCH_DURATION_S', 20, { min: 1 }),
       warmupS: numberEnv('BENCH_WARMUP_S', 3, { min: 0 }),
     },
+    affiliateList: {
+      affiliates: Math.max(1_000, Math.round(100_000 * scale)),
+      pageSize: 25,
+      connections: numberEnv('BENCH_CONNECTIONS', 50, { min: 1, integer: true }),
+      durationS: numberEnv('BENCH_DURATION_S', 20, { min: 1 }),
+      warmupS: numberEnv('BENCH_WARMUP_S', 3, { min: 0 }),
+    },
     memorySampleMs: 250,
     goals: {
       ingestRatioMax: 2.0,
@@ -159,6 +175,7 @@ export function loadBenchConfig(): BenchConfig {
       leaderboardP99MaxMs: 25,
       claimListRatioMin: 0.5,
       claimListP99MaxMs: 25,
+      affiliateListP99MaxMs: 50,
     },
   };
 }

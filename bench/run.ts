@@ -6,10 +6,12 @@
  *   2. getUserAudiences through the gateway (autocannon) vs. the repository's SQL sent with pg.
  *   3. BatchResolveAttribution over gRPC (issue 8, section 8: batches of 100 at 50 concurrent calls,
  *      100,000 affiliates, 1,000,000 referred users) vs. the same statement sent with pg.
- *   4. Peak RSS of every process of the stack, sampled through the whole run.
+ *   4. The affiliate list (issue 10, section 2): 100,000 affiliates with metrics, a mix of filters and
+ *      sorts (a deep page among them) through the gateway vs. the page query and its count sent with pg.
+ *   5. Peak RSS of every process of the stack, sampled through the whole run.
  *
  * Environment: BENCH_SCALE (default 1) shrinks the data sets; BENCH_DURATION_S (default 20) the
- * lookup runs; BENCH_WARMUP_S (3); BENCH_PHASES (ingest,lookup,attribution,conversions,leaderboard,claim-list); BENCH_CONVERSION_INFLIGHT (4); BENCH_ATTRIBUTION_CONCURRENCY (50); BENCH_COPY_STREAMS (1) splits the
+ * lookup runs; BENCH_WARMUP_S (3); BENCH_PHASES (ingest,lookup,attribution,conversions,leaderboard,claim-list,affiliate-list); BENCH_CONVERSION_INFLIGHT (4); BENCH_ATTRIBUTION_CONCURRENCY (50); BENCH_COPY_STREAMS (1) splits the
  * COPY of the physical limit over concurrent streams; BENCH_INGEST_INFLIGHT (4); BENCH_CPU_PROF_DIR runs every
  * process of the stack with --cpu-prof into that folder; BENCH_POSTGRES_URL, REDIS_URL,
  * BENCH_DATABASE (referral_bench), BENCH_LOG (the stack's output; a file under /tmp by default).
@@ -52,6 +54,14 @@ import {
   runLeaderboardGateway,
   setUpLeaderboard,
 } from './claim';
+import {
+  type AffiliateListData,
+  crossCheckAffiliateList,
+  openDirectAffiliateList,
+  runAffiliateListDirect,
+  runAffiliateListGateway,
+  setUpAffiliateList,
+} from './affiliate-list';
 import { loadAverage } from './proc';
 import { cpuTable, fmt, keyValues, lookupTable, memoryTable, section, table } from './report';
 import { SERVICE_CATALOG } from '../services/common/service-catalog';
@@ -80,7 +90,7 @@ interface PhaseCpu {
 
 async function main(): Promise<number> {
   const config = loadBenchConfig();
-  const phases = new Set((process.env.BENCH_PHASES ?? 'ingest,lookup,attribution,conversions,leaderboard,claim-list').split(',').map((phase) => phase.trim()));
+  const phases = new Set((process.env.BENCH_PHASES ?? 'ingest,lookup,attribution,conversions,leaderboard,claim-list,affiliate-list').split(',').map((phase) => phase.trim()));
   const postgresUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const databaseName = process.env.BENCH_DATABASE ?? 'referral_bench';
@@ -137,6 +147,7 @@ async function main(): Promise<number> {
   let lookupRuns: { gateway: RunFigures; direct: RunFigures; prepared: RunFigures; sql: string; plan: string; notes: string[]; users: number; entries: number } | undefined;
   let conversions: ConversionsResult | undefined;
   let leaderboardRuns: { gateway: RunFigures; direct: RunFigures; data: LeaderboardData; check: string; plans: string[] } | undefined;
+  let affiliateListRuns: { gateway: RunFigures; direct: RunFigures; data: AffiliateListData; check: string; plans: string[] } | undefined;
   let claimListRuns: { gateway: RunFigures; direct: RunFigures; data: ClaimListData; check: string } | undefined;
   let attributionRuns: { ours: AttributionFigures; direct: AttributionFigures; check: string; plan: string; suspensions: number } | undefined;
   const cpu = new Map<string, PhaseCpu>();
@@ -284,6 +295,30 @@ async function main(): Promise<number> {
         const directRun = await around('leaderboard (direct)', () => runLeaderboardDirect(direct, data, connections, durationS, 'direct (the page query, pg)'));
         const plans = [await direct.explain(1), await direct.explain(Math.ceil(data.entries / pageSize))];
         leaderboardRuns = { gateway, direct: directRun, data, check, plans };
+      } finally {
+        await direct.close();
+      }
+    }
+    if (phases.has('affiliate-list')) {
+      memory.setPhase('affiliate list setup');
+      const { affiliates, connections, durationS, warmupS, pageSize } = config.affiliateList;
+      progress(`affiliate list: seeding ${fmt.int(affiliates)} affiliates with metrics (INSERT ... SELECT generate_series, not measured)`);
+      const data = await setUpAffiliateList(api, stack.platformKey, admin, config);
+      const direct = openDirectAffiliateList(stack.databaseUrl, data, connections, pageSize);
+      try {
+        const check = await crossCheckAffiliateList(api, data, direct);
+        if (warmupS > 0) {
+          progress(`affiliate list: warming up the gateway (${warmupS} s)`);
+          await runAffiliateListGateway(stack.baseUrl, data, connections, warmupS, 'warm-up');
+        }
+        progress(`affiliate list: gateway, ${connections} connections, ${durationS} s`);
+        const gateway = await around('affiliate list (gateway)', () => runAffiliateListGateway(stack!.baseUrl, data, connections, durationS, 'gateway (HTTP -> gRPC -> SQL)'));
+        if (warmupS > 0) await runAffiliateListDirect(direct, data, connections, warmupS, 'warm-up');
+        progress(`affiliate list: direct SQL with pg, ${connections} concurrent, ${durationS} s`);
+        const directRun = await around('affiliate list (direct)', () => runAffiliateListDirect(direct, data, connections, durationS, 'direct (page query + count, pg)'));
+        const plans = [];
+        for (const one of data.cases) plans.push(await direct.explain(one));
+        affiliateListRuns = { gateway, direct: directRun, data, check, plans };
       } finally {
         await direct.close();
       }
@@ -510,6 +545,31 @@ async function main(): Promise<number> {
     goals.push([`leaderboard: gateway p99 < ${config.goals.leaderboardP99MaxMs} ms`, fmt.ms(gateway.p99), `p50 ${fmt.ms(gateway.p50)}`, gateway.p99 < config.goals.leaderboardP99MaxMs]);
     goals.push([
       'leaderboard: gateway answered 2xx to everything',
+      `${fmt.int(gateway.non2xx + gateway.errors + gateway.timeouts)} bad`,
+      `${fmt.int(gateway.ok)} 2xx`,
+      gateway.non2xx + gateway.errors + gateway.timeouts === 0 && gateway.ok > 0,
+    ]);
+  }
+
+  if (affiliateListRuns) {
+    const { gateway, direct, data } = affiliateListRuns;
+    const ratio = gateway.rps / direct.rps;
+    log(section('affiliate list: GET /api/v1/projects/:projectId/affiliates'));
+    log(`${fmt.int(data.affiliates)} affiliates with metrics; pages of ${config.affiliateList.pageSize}; the mix: ${data.cases.map((one) => one.label).join('; ')}`);
+    log(lookupTable([gateway, direct]));
+    log(`throughput ratio gateway / direct: ${fmt.ratio(ratio)}; gateway p99 ${fmt.ms(gateway.p99)} (goal < ${config.goals.affiliateListP99MaxMs} ms)`);
+    log(`cross-check: ${affiliateListRuns.check}`);
+    for (const [phase, run] of [['affiliate list (gateway)', gateway], ['affiliate list (direct)', direct]] as const) {
+      const measured = cpu.get(phase);
+      if (!measured) continue;
+      log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
+      log(cpuTable(measured.report, { count: run.ok + run.non2xx + run.errors, unit: 'request', scale: 1e6, label: 'CPU µs/request' }));
+    }
+    log('\nEXPLAIN (ANALYZE, BUFFERS) of each case\'s page query, after the load:');
+    log(affiliateListRuns.plans.join('\n\n'));
+    goals.push([`affiliate list: gateway p99 < ${config.goals.affiliateListP99MaxMs} ms`, fmt.ms(gateway.p99), `p50 ${fmt.ms(gateway.p50)}; ${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s direct (${fmt.ratio(ratio)})`, gateway.p99 < config.goals.affiliateListP99MaxMs]);
+    goals.push([
+      'affiliate list: gateway answered 2xx to everything',
       `${fmt.int(gateway.non2xx + gateway.errors + gateway.timeouts)} bad`,
       `${fmt.int(gateway.ok)} 2xx`,
       gateway.non2xx + gateway.errors + gateway.timeouts === 0 && gateway.ok > 0,

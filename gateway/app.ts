@@ -9,6 +9,7 @@ import { requestId } from './http/request-id';
 import { type AnyRoute, mountRoutes } from './http/route';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
 import { swaggerAssetsPath } from './openapi/docs-page';
+import { affiliateDetailRoutes } from './routes/agency/affiliate-detail.routes';
 import { affiliatePortalCodeRoutes } from './routes/agency/affiliate-portal-codes.routes';
 import { agencyRoutes } from './routes/agency/agencies.routes';
 import { applicationRoutes } from './routes/agency/applications.routes';
@@ -74,6 +75,7 @@ export function createApp(deps: AppDeps): { app: Express; routes: AnyRoute[] } {
     ...affiliatePortalRoutes(deps.routes),
     ...taxAdminRoutes(deps.routes),
     ...affiliateRoutes(deps.routes),
+    ...affiliateDetailRoutes(deps.routes),
     ...affiliatePortalCodeRoutes(deps.routes),
     ...referralRoutes(deps.routes),
     ...sdkRoutes(deps.routes),
@@ -91,15 +93,14 @@ export function createApp(deps: AppDeps): { app: Express; routes: AnyRoute[] } {
   app.use(requestId());
   app.use(deps.metrics.middleware);
   app.use('/docs/assets', express.static(swaggerAssetsPath, { index: false, maxAge: '1h' }));
-  const router = express.Router();
-  mountRoutes(router, routes, {
+  // The route groups hang off the app itself: every router level costs each request a dispatch.
+  mountRoutes(app, routes, {
     authenticator: deps.authenticator,
     jsonLimit: deps.config.JSON_BODY_LIMIT,
     batchLimit: deps.config.BATCH_BODY_LIMIT,
     validateResponses: deps.config.VALIDATE_RESPONSES,
     logger: deps.logger,
   });
-  app.use(router);
   app.use(routeFallback(routes));
   app.use(errorHandler(deps.logger));
   return { app, routes };

@@ -30,13 +30,27 @@ export function createHttpMetrics(logger: Logger, accessLog: 'errors' | 'all'): 
     registers: [registry],
   });
 
+  // The label sets are few (routes x methods x statuses): each one's series is looked up once, not
+  // hashed from its labels on every request.
+  const series = new Map<string, { requests: { inc(): void }; duration: { observe(value: number): void } }>();
+  const seriesOf = (method: string, route: string, status: number) => {
+    const key = `${method} ${status} ${route}`;
+    let found = series.get(key);
+    if (!found) {
+      found = { requests: requests.labels({ method, route, status: String(status) }), duration: duration.labels({ method, route }) };
+      series.set(key, found);
+    }
+    return found;
+  };
+
   const middleware: RequestHandler = (req, res, next) => {
     const started = process.hrtime.bigint();
     res.once('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = matchedRoutePath(req) ?? 'unmatched';
-      requests.inc({ method: req.method, route, status: String(res.statusCode) });
-      duration.observe({ method: req.method, route }, seconds);
+      const route = matchedRoutePath(res) ?? 'unmatched';
+      const { requests: requestCount, duration: requestDuration } = seriesOf(req.method, route, res.statusCode);
+      requestCount.inc();
+      requestDuration.observe(seconds);
       const line = { method: req.method, route, status: res.statusCode, duration_ms: Math.round(seconds * 1e4) / 10 };
       // Every request at info costs more CPU than the lookup itself does; metrics count them all anyway.
       if (accessLog === 'all' || res.statusCode >= 400 || seconds >= SLOW_REQUEST_SECONDS) logger.info(line, 'request');

@@ -28,7 +28,16 @@ export type Presented<T, R extends keyof T = never> = {
     : PresentedValue<NonNullable<T[K]>> | (undefined extends T[K] ? null : never);
 };
 
-const snakeKey = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+const snakeKeys = new Map<string, string>();
+/** Message keys are the contract's few field names: each is converted once. */
+const snakeKey = (key: string) => {
+  let snake = snakeKeys.get(key);
+  if (snake === undefined) {
+    snake = key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+    if (snakeKeys.size < 10_000) snakeKeys.set(key, snake);
+  }
+  return snake;
+};
 
 function presentValue(value: unknown): unknown {
   if (value === undefined || value === null) return null;
@@ -39,7 +48,9 @@ function presentValue(value: unknown): unknown {
 }
 
 function presentObject(message: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(message).map(([key, value]) => [snakeKey(key), presentValue(value)]));
+  const presented: Record<string, unknown> = {};
+  for (const key of Object.keys(message)) presented[snakeKey(key)] = presentValue(message[key]);
+  return presented;
 }
 
 /**

@@ -1,4 +1,4 @@
-import express, { type Request, type RequestHandler, type Router } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { z } from 'zod';
 import { findUnsafeJson } from '../../services/common/json-safety';
 import type { Logger } from '../../services/common/logger';
@@ -189,30 +189,60 @@ const requireJson: RequestHandler = (req, _res, next) => {
   next();
 };
 
+/** How many leading path segments (static ones only) name a route's group. */
+const GROUP_DEPTH = 3;
+
+const staticPrefix = (path: string): string => {
+  const segments: string[] = [];
+  for (const segment of path.split('/').slice(1, GROUP_DEPTH + 1)) {
+    if (segment === '' || segment.startsWith(':')) break;
+    segments.push(segment);
+  }
+  return `/${segments.join('/')}`;
+};
+
+const isUnder = (path: string, prefix: string) => prefix === '/' || path === prefix || path.startsWith(`${prefix}/`);
+
 /**
- * Mounts every route. Routes are grouped into one sub-router per first path segment (/v1, /api,
- * /healthz, ...): Express tries routes one by one, so a request only walks the routes of its group.
+ * The group of each route: its leading static segments (/api/v1/claim-checks), unless another
+ * route's prefix is shorter and contains it (/docs beside /docs/init.js), which then takes both.
+ * No two groups nest, so a request enters at most one group and meets the routes that can match
+ * it in the order they were declared.
  */
-export function mountRoutes(router: Router, routes: AnyRoute[], options: MountOptions): void {
+export function routeGroups(paths: readonly string[]): string[] {
+  const own = paths.map(staticPrefix);
+  const distinct = [...new Set(own)];
+  return own.map((prefix) => distinct.filter((other) => isUnder(prefix, other)).sort((a, b) => a.length - b.length)[0]!);
+}
+
+/**
+ * Mounts every route. Routes are grouped into one sub-router per leading static path (/api/v1/payouts,
+ * /v1/audience-segments, /healthz, ...): Express tries routes one by one, so a request only walks the
+ * few routes of its group rather than every route of the API.
+ */
+export function mountRoutes(router: Router | Express, routes: AnyRoute[], options: MountOptions): void {
+  const mount = (prefix: string, group: Router) => (router as Router).use(prefix, group);
   const groups = new Map<string, Router>();
-  const groupOf = (path: string) => {
-    const prefix = `/${path.split('/')[1]}`;
+  const prefixes = routeGroups(routes.map((route) => route.path));
+  const groupOf = (index: number, path: string) => {
+    const prefix = prefixes[index]!;
     let group = groups.get(prefix);
     if (!group) {
       group = express.Router({ mergeParams: true });
       groups.set(prefix, group);
-      router.use(prefix, group);
+      mount(prefix, group);
     }
-    return { group, rest: path.slice(prefix.length) || '/' };
+    return { group, rest: path.slice(prefix === '/' ? 0 : prefix.length) || '/' };
   };
   const parsers = {
     json: express.json({ limit: options.jsonLimit }),
     batch: express.json({ limit: options.batchLimit }),
   };
-  for (const route of routes) {
+  for (const [index, route] of routes.entries()) {
     assertProjectScope(route);
     const chain: RequestHandler[] = [
       async (req, res, next) => {
+        res.locals.routePath = route.path;
         // Ids are canonical before anything reads them, the authenticator's project check included.
         // Malformed params are reported after authentication, by parsePart below.
         const params = route.params?.safeParse(req.params);
@@ -239,18 +269,29 @@ export function mountRoutes(router: Router, routes: AnyRoute[], options: MountOp
       if (reply.headers) res.set(reply.headers);
       if (reply.raw) res.status(reply.status).type(reply.raw.contentType).send(reply.raw.content);
       else if (reply.body === undefined) res.status(reply.status).end();
-      else res.status(reply.status).json(reply.body);
+      else sendJson(res, reply.status, reply.body);
     });
-    const { group, rest } = groupOf(route.path);
+    const { group, rest } = groupOf(index, route.path);
     group[route.method](rest, ...chain);
   }
 }
 
-/** The declared path of the route that served a request (a metrics label, never the raw path). */
-export function matchedRoutePath(req: Request): string | undefined {
-  const path = req.route?.path as string | undefined;
-  if (path === undefined) return undefined;
-  return path === '/' ? req.baseUrl || '/' : `${req.baseUrl}${path}`;
+/**
+ * A JSON answer, written straight to the response: what res.json sends here (no ETag, no JSON
+ * settings), without its content negotiation and header bookkeeping on every request.
+ */
+function sendJson(res: Response, status: number, body: unknown): void {
+  const json = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(json));
+  res.end(json);
+}
+
+/** The declared path of the route that served a request (a metrics label, never the raw path or its casing). */
+export function matchedRoutePath(res: Response): string | undefined {
+  const path: unknown = res.locals.routePath;
+  return typeof path === 'string' ? path : undefined;
 }
 
 function enforceArrayLimit(body: unknown, limit: ArrayLimit): void {

@@ -3,7 +3,9 @@ import type { Clock } from '../common/clock';
 import type { Logger } from '../common/logger';
 import type { OutboxWaker } from '../common/outbox/relay';
 import type { AgencyDatabase } from './database';
+import { AffiliateActivityService } from './domain/affiliate-activity.service';
 import { AffiliateDetailsService } from './domain/affiliate-details.service';
+import { AffiliateMetricsService, type PaidConversionSource } from './domain/affiliate-metrics.service';
 import { AffiliateService } from './domain/affiliate.service';
 import { ApplicationService } from './domain/application.service';
 import type { AudienceDirectory } from './domain/audience-directory';
@@ -11,12 +13,16 @@ import { MasterService } from './domain/master.service';
 import { TierProtectionService } from './domain/tier-protection.service';
 import { AttributionService } from './domain/attribution.service';
 import { ReferralService } from './domain/referral.service';
+import { AffiliateHistoryRepository } from './repositories/affiliate-history.repository';
+import { AffiliateMetricsRepository } from './repositories/affiliate-metrics.repository';
 import { AffiliateRepository } from './repositories/affiliate.repository';
 import { ApplicationRepository } from './repositories/application.repository';
+import { MasterMetricsRepository } from './repositories/master-metrics.repository';
 import { MasterRepository } from './repositories/master.repository';
 import { TierProtectionRepository } from './repositories/tier-protection.repository';
 import { AttributionRepository } from './repositories/attribution.repository';
 import { ReferralRepository } from './repositories/referral.repository';
+import { ReferredUsersRepository } from './repositories/referred-users.repository';
 
 /** The agency service's rules, each with its real repositories. */
 export interface AgencyDomain {
@@ -28,6 +34,10 @@ export interface AgencyDomain {
   applications: ApplicationService;
   /** Master, is_master and tiers of affiliates, for every answer that carries an affiliate. */
   details: AffiliateDetailsService;
+  /** The detail view's history, referred users and figures. */
+  activity: AffiliateActivityService;
+  /** The affiliate metrics projection's rebuild from the claim service. */
+  metrics: AffiliateMetricsService;
 }
 
 export interface AgencyDomainDeps {
@@ -38,23 +48,27 @@ export interface AgencyDomainDeps {
   audience: AudienceDirectory;
   /** Told after each commit that wrote events (the service's outbox relay). */
   outbox: OutboxWaker;
+  /** The claim service's paid conversions (ListPaidConversions over gRPC in the service), for rebuilds. */
+  paidConversions: PaidConversionSource;
 }
 
 /**
  * Plain constructors, wired once: server.ts builds the domain the gRPC service serves with this,
  * and the medium tests (test/medium/agency) build the same one over a test database.
  */
-export function buildAgencyDomain({ db, clock, logger, audience, outbox }: AgencyDomainDeps): AgencyDomain {
+export function buildAgencyDomain({ db, clock, logger, audience, outbox, paidConversions }: AgencyDomainDeps): AgencyDomain {
   const affiliates = new AffiliateRepository(db);
   const masters = new MasterRepository(db);
   const protections = new TierProtectionRepository(db);
   return {
-    affiliates: new AffiliateService(affiliates, clock, logger),
+    affiliates: new AffiliateService(affiliates, clock, logger, outbox),
     referrals: new ReferralService(new ReferralRepository(db), clock, logger),
     attribution: new AttributionService(new AttributionRepository(db), audience),
-    masters: new MasterService(masters, clock, logger),
+    masters: new MasterService(masters, new MasterMetricsRepository(db), clock, logger),
     tierProtection: new TierProtectionService(protections, audience, clock, logger),
     applications: new ApplicationService(new ApplicationRepository(db), affiliates, audience, outbox, clock, logger),
     details: new AffiliateDetailsService(masters, protections, audience, clock, logger),
+    activity: new AffiliateActivityService(new AffiliateHistoryRepository(db), new ReferredUsersRepository(db), clock),
+    metrics: new AffiliateMetricsService(new AffiliateMetricsRepository(db), paidConversions, clock, logger),
   };
 }

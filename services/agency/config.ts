@@ -6,6 +6,8 @@ export const agencyConfigSchema = z.object({
   ...serviceEnv(SERVICE_CATALOG.agency.defaultGrpcPort),
   /** The audience service (static segments for approvals, users' tiers), host:port. */
   [SERVICE_CATALOG.audience.addressVariable]: z.string().default(defaultGrpcAddress(SERVICE_CATALOG.audience)),
+  /** The claim service (its paid conversions, for rebuilding the affiliate metrics), host:port. */
+  [SERVICE_CATALOG.claim.addressVariable]: z.string().default(defaultGrpcAddress(SERVICE_CATALOG.claim)),
   /** Deadline of each call to another service. */
   GRPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
 });

@@ -4,7 +4,7 @@ import type { OutboxTables } from '../common/outbox/tables';
 import type { AffiliateStatus, ApplicationStatus } from './domain/vocabulary';
 
 /** The agency schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
-export interface AgencyDatabase extends AgencyProgramTables, OutboxTables {
+export interface AgencyDatabase extends AgencyProgramTables, AffiliateMetricsTables, OutboxTables {
   affiliates: AffiliateTable;
   affiliate_suspensions: AffiliateSuspensionTable;
   affiliate_codes: AffiliateCodeTable;
@@ -175,4 +175,107 @@ export interface DeletedSegmentTable {
   segment_id: string;
   project_id: string;
   deleted_at: Timestamp;
+}
+
+/** The affiliate metrics projection (migration 0005): facts of paid conversions and their aggregates. */
+export interface AffiliateMetricsTables {
+  metric_currencies: MetricCurrencyTable;
+  conversion_facts: ConversionFactTable;
+  affiliate_metrics: AffiliateMetricsTable;
+  affiliate_conversion_counts: AffiliateConversionCountTable;
+  affiliate_earnings: AffiliateEarningTable;
+  referred_user_metrics: ReferredUserMetricsTable;
+  sub_affiliate_metrics: SubAffiliateMetricsTable;
+  affiliate_counts: AffiliateCountTable;
+}
+
+/** Affiliates per project and status (kept by the trigger affiliate_counts_track). */
+export interface AffiliateCountTable {
+  project_id: string;
+  status: AffiliateStatus;
+  affiliates: Count;
+}
+
+/** A USD figure (fractional NUMERIC): select it cast to text (services/common/db/type-parsers.ts), an exact decimal string. */
+type Usd = ColumnType<string, string, string>;
+/** Integer base units (NUMERIC(78,0)), read as bigint. */
+type Money = ColumnType<bigint, string | bigint, string | bigint>;
+/** int8, read as bigint. */
+type Count = ColumnType<bigint, number | bigint, number | bigint>;
+
+export interface MetricCurrencyTable {
+  id: string;
+  project_id: string;
+  chain_id: ColumnType<bigint, string | bigint, string | bigint>;
+  address: string;
+  name: string;
+  decimals: number;
+}
+
+/** One conversion as the claim service paid it: attribution frozen, payouts to the affiliate and its master. */
+export interface ConversionFactTable {
+  project_id: string;
+  conversion_id: string;
+  name: string;
+  status: 'processed' | 'no_terms';
+  occurred_at: Timestamp;
+  identifier_type: string;
+  identifier: string;
+  affiliate_id: Nullable<string>;
+  master_id: Nullable<string>;
+  spread_bps: Nullable<number>;
+  tier_id: Nullable<string>;
+  volume_usd: Nullable<string>;
+  revenue_usd: Nullable<string>;
+  currency_id: Nullable<string>;
+  affiliate_payout: Money;
+  agency_payout: Money;
+  recorded_at: Timestamp;
+}
+
+export interface AffiliateMetricsTable {
+  affiliate_id: string;
+  project_id: string;
+  volume_usd: Usd;
+  revenue_usd: Usd;
+  conversions: Count;
+  end_users: Count;
+  referred_volume_usd: Usd;
+  updated_at: Timestamp;
+}
+
+export interface AffiliateConversionCountTable {
+  affiliate_id: string;
+  name: string;
+  project_id: string;
+  conversions: Count;
+}
+
+export interface AffiliateEarningTable {
+  affiliate_id: string;
+  kind: 'affiliate' | 'agency';
+  currency_id: string;
+  project_id: string;
+  amount: Money;
+}
+
+export interface ReferredUserMetricsTable {
+  affiliate_id: string;
+  identifier_type: string;
+  identifier: string;
+  project_id: string;
+  volume_usd: Usd;
+  revenue_usd: Usd;
+  conversions: Count;
+  first_conversion_at: Timestamp;
+  last_conversion_at: Timestamp;
+}
+
+export interface SubAffiliateMetricsTable {
+  master_id: string;
+  affiliate_id: string;
+  project_id: string;
+  volume_usd: Usd;
+  revenue_usd: Usd;
+  conversions: Count;
 }

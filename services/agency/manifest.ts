@@ -3,6 +3,7 @@ import { SERVICE_CATALOG } from '../common/service-catalog';
 import type { ServiceManifest } from '../common/service-manifest';
 import { type AgencyConfig, agencyConfigSchema } from './config';
 import type { AgencyDatabase } from './database';
+import { affiliateMetrics } from './jobs/affiliate-metrics.consumer';
 import { audienceMemberships } from './jobs/audience-memberships.consumer';
 import { agencyMigrations } from './migrations';
 import { composeAgencyService } from './server';
@@ -13,6 +14,6 @@ export const agencyManifest: ServiceManifest<AgencyConfig, AgencyDatabase> = {
   configSchema: agencyConfigSchema,
   migrations: () => agencyMigrations,
   grpc: AgencyServiceService,
-  jobs: [audienceMemberships.job],
+  jobs: [audienceMemberships.job, affiliateMetrics.job],
   compose: composeAgencyService,
 };

@@ -11,16 +11,19 @@ import { ClaimSettingsService } from './domain/claim-settings.service';
 import { type ConversionScheduler, ConversionService } from './domain/conversion.service';
 import { CurrencyService } from './domain/currency.service';
 import { LedgerService } from './domain/ledger.service';
+import { PaidConversionService } from './domain/paid-conversion.service';
 import { PayoutService } from './domain/payout.service';
 import { PayoutTermsService } from './domain/payout-terms.service';
 import { TaxGate, type TaxStatusSource } from './domain/tax-gate';
 import { ClaimCheckRepository } from './repositories/claim-check.repository';
 import { ClaimSettingsRepository } from './repositories/claim-settings.repository';
 import { ConversionRepository } from './repositories/conversion.repository';
+import { CurrencyCache } from './domain/currency-cache';
 import { CurrencyRepository } from './repositories/currency.repository';
 import { LeaderboardRepository } from './repositories/leaderboard.repository';
 import { LedgerRepository } from './repositories/ledger.repository';
 import { MovementRepository } from './repositories/movement.repository';
+import { PaidConversionRepository } from './repositories/paid-conversion.repository';
 import { PayoutTermsRepository } from './repositories/payout-terms.repository';
 import { VoucherRepository } from './repositories/voucher.repository';
 
@@ -32,6 +35,8 @@ export interface ClaimDomain {
   /** The job's step: pays stored batches of conversions. */
   payouts: PayoutService;
   ledger: LedgerService;
+  /** Paid conversions by id, for projections rebuilt from them. */
+  paidConversions: PaidConversionService;
   /** A user's claim checks: list, close into vouchers, claimable, totals, history. */
   claimChecks: ClaimCheckService;
   claimSettings: ClaimSettingsService;
@@ -63,13 +68,15 @@ export interface ClaimDomainDeps {
   /** Told after each commit that wrote events (the service's outbox relay). */
   outbox: OutboxWaker;
   checks: ClaimCheckDeps;
+  /** CLAIM_LEADERBOARD_CACHE_MS: how long a leaderboard page is answered again (0, the default, not at all). */
+  leaderboardCacheMs?: number;
 }
 
 /**
  * Plain constructors, wired once: server.ts builds the domain the gRPC service and the job use with
  * this, and the medium tests (test/medium/claim) build the same one over a test database.
  */
-export function buildClaimDomain({ db, clock, logger, scheduler, attribution, outbox, checks }: ClaimDomainDeps): ClaimDomain {
+export function buildClaimDomain({ db, clock, logger, scheduler, attribution, outbox, checks, leaderboardCacheMs = 0 }: ClaimDomainDeps): ClaimDomain {
   const currencies = new CurrencyRepository(db);
   const terms = new PayoutTermsRepository(db);
   const conversions = new ConversionRepository(db);
@@ -77,19 +84,20 @@ export function buildClaimDomain({ db, clock, logger, scheduler, attribution, ou
     currencies: new CurrencyService(currencies, clock),
     terms: new PayoutTermsService(terms, clock, logger),
     conversions: new ConversionService(conversions, scheduler, clock, logger),
-    payouts: new PayoutService(conversions, terms, new LedgerRepository(db), attribution, outbox, clock, logger),
-    ledger: new LedgerService(new MovementRepository(db), new LeaderboardRepository(db), currencies, clock),
-    ...buildClaimCheckDomain(db, clock, logger, checks),
+    payouts: new PayoutService(conversions, terms, new LedgerRepository(db), attribution, outbox, clock, logger, new CurrencyCache(currencies)),
+    ledger: new LedgerService(new MovementRepository(db), new LeaderboardRepository(db), currencies, clock, leaderboardCacheMs),
+    paidConversions: new PaidConversionService(new PaidConversionRepository(db)),
+    ...buildClaimCheckDomain(db, clock, logger, checks, outbox),
   };
 }
 
-function buildClaimCheckDomain(db: Kysely<ClaimDatabase>, clock: Clock, logger: Logger, deps: ClaimCheckDeps) {
+function buildClaimCheckDomain(db: Kysely<ClaimDatabase>, clock: Clock, logger: Logger, deps: ClaimCheckDeps, outbox: OutboxWaker) {
   const vouchers = new VoucherRepository(db);
   const settings = new ClaimSettingsRepository(db);
   const issuing = { signer: deps.signer, chains: deps.chains, ttlSeconds: deps.ttlSeconds };
   return {
-    claimChecks: new ClaimCheckService(new ClaimCheckRepository(db), vouchers, settings, new TaxGate(deps.taxStatus), issuing, clock, logger),
+    claimChecks: new ClaimCheckService(new ClaimCheckRepository(db), vouchers, settings, new TaxGate(deps.taxStatus), issuing, clock, logger, outbox),
     claimSettings: new ClaimSettingsService(settings, clock),
-    watcher: new ChainWatcherService(vouchers, deps.chains, deps.readerOf, clock, logger, deps.watcher),
+    watcher: new ChainWatcherService(vouchers, deps.chains, deps.readerOf, clock, logger, deps.watcher, outbox),
   };
 }

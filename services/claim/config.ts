@@ -12,6 +12,11 @@ export const claimConfigSchema = z
     CONVERSION_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
     /** Claim checks, vouchers and chains (chain/chain-config.ts). */
     ...claimCheckEnv,
+    /**
+     * How long a leaderboard page read is answered again without reading it (its freshness: a payment
+     * shows on the board at most this much later). 0 reads every request's page.
+     */
+    CLAIM_LEADERBOARD_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   })
   // The raw signer keys do not stay in the configuration: only the redacting SignerKeys holds them.
   .transform(({ CLAIM_SIGNER_KEYS: signerKeys, ...env }, ctx) => ({ ...env, ...claimCheckSettings({ ...env, CLAIM_SIGNER_KEYS: signerKeys }, ctx) }));

@@ -39,6 +39,7 @@ export async function composeClaimService(runtime: ServiceRuntime<ClaimDatabase>
     scheduler: new BullConversionScheduler(queues, logger),
     attribution,
     outbox: startOutboxRelay(runtime, config),
+    leaderboardCacheMs: config.CLAIM_LEADERBOARD_CACHE_MS,
     checks: {
       signer,
       chains,

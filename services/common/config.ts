@@ -64,7 +64,7 @@ export const serviceEnv = (defaultGrpcPort: number) => ({
   /** How often workers look for jobs whose process died (stalled jobs). */
   WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).max(600_000).default(30_000),
   /** Events the outbox relay reads and queues per round (services/common/outbox). */
-  OUTBOX_RELAY_BATCH: z.coerce.number().int().min(1).max(10_000).default(200),
+  OUTBOX_RELAY_BATCH: z.coerce.number().int().min(1).max(10_000).default(1_000),
   /** How long relayed events stay in the outbox (a Redis that lost its data gets them again); consumers keep their processed-event keys twice as long. */
   OUTBOX_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(168),
 });

@@ -56,5 +56,8 @@ export const APPLICATION_LIMITS = {
 /** Segments one affiliate-list filter (`audience_ids`) may name (agency). */
 export const MAX_AUDIENCE_FILTER_IDS = 50;
 
+/** Conversion names one affiliate-list filter (`conversions`) may name, and a name's length (the claim service's limit). */
+export const AFFILIATE_LIST_CONVERSION_FILTER = { maxNames: 20, nameLength: 100 } as const;
+
 /** Conversions one batch may carry (claim, POST /api/v1/conversions/batch): one attribution batch, one payment transaction. */
 export const MAX_CONVERSIONS_PER_BATCH = 1_000;

@@ -43,9 +43,31 @@ export function isEnumName<E extends ProtoEnum>(protoEnum: E, value: unknown): v
   return typeof value === 'string' && (enumNames(protoEnum) as readonly string[]).includes(value);
 }
 
+/** Both directions of a vocabulary, derived once per enum: every message of every reply converts through them. */
+interface EnumLookup {
+  valueOf: Map<string, number>;
+  nameOf: Map<number, string>;
+}
+
+const lookups = new WeakMap<object, EnumLookup>();
+
+function lookupOf(protoEnum: ProtoEnum): EnumLookup {
+  let lookup = lookups.get(protoEnum);
+  if (!lookup) {
+    lookup = { valueOf: new Map(), nameOf: new Map() };
+    for (const [key, value] of Object.entries(protoEnum)) {
+      if (typeof value !== 'number' || UNNAMED.has(key)) continue;
+      lookup.valueOf.set(key.toLowerCase(), value);
+      lookup.nameOf.set(value, key.toLowerCase());
+    }
+    lookups.set(protoEnum, lookup);
+  }
+  return lookup;
+}
+
 /** The enum value of a name: `enumValue(FormType, 'w9')` is FormType.W9. */
 export function enumValue<E extends ProtoEnum>(protoEnum: E, name: EnumName<E>): EnumValue<E> {
-  return protoEnum[name.toUpperCase()] as EnumValue<E>;
+  return (lookupOf(protoEnum).valueOf.get(name) ?? protoEnum[name.toUpperCase()]) as EnumValue<E>;
 }
 
 /**
@@ -53,8 +75,7 @@ export function enumValue<E extends ProtoEnum>(protoEnum: E, name: EnumName<E>):
  * this build does not know: the caller decides whether that is a missing field or a fault.
  */
 export function enumName<E extends ProtoEnum>(protoEnum: E, value: EnumValue<E> | number): EnumName<E> | undefined {
-  const key = protoEnum[value];
-  return typeof key === 'string' && !UNNAMED.has(key) ? (key.toLowerCase() as EnumName<E>) : undefined;
+  return lookupOf(protoEnum).nameOf.get(value) as EnumName<E> | undefined;
 }
 
 /** The value of an optional name: undefined and null stay unset. */

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../common/clock';
 import type { Logger } from '../common/logger';
+import type { OutboxWaker } from '../common/outbox/relay';
 import type { TaxDatabase } from './database';
 import { AuditLogService } from './domain/audit-log.service';
 import { TaxInfoService } from './domain/tax-info.service';
@@ -28,15 +29,17 @@ export interface TaxDomainDeps {
   clock: Clock;
   logger: Logger;
   vault: TinVault;
+  /** Told after each commit that wrote events (the service's outbox relay); none in tests that relay by hand. */
+  outbox?: OutboxWaker;
 }
 
 /**
  * Plain constructors, wired once: server.ts builds the domain the gRPC service and the sweep job
  * use with this, and the medium tests (test/medium/tax) build the same one over a test database.
  */
-export function buildTaxDomain({ db, clock, logger, vault }: TaxDomainDeps): TaxDomain {
+export function buildTaxDomain({ db, clock, logger, vault, outbox }: TaxDomainDeps): TaxDomain {
   const records = new TaxRecordRepository(db);
-  const transitions = new TaxTransitionRepository(db);
+  const transitions = new TaxTransitionRepository(db, outbox);
   const settings = new TaxSettingsRepository(db);
   const auditLog = new AuditLogRepository(db);
   return {

@@ -1,9 +1,10 @@
 import type { IdentifierType } from '../common/identifiers';
 import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { OutboxTables } from '../common/outbox/tables';
 import type { ActorType, Chapter3Status, FormType, RecordStatus, TaxClassification, TinType, W8ExpiryRule } from './domain/vocabulary';
 
 /** The tax schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
-export interface TaxDatabase {
+export interface TaxDatabase extends OutboxTables {
   tax_settings: TaxSettingsTable;
   tax_records: TaxRecordTable;
   tax_status_events: TaxStatusEventTable;

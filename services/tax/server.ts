@@ -1,4 +1,5 @@
 import { FieldCipher } from '../common/crypto/field-cipher';
+import { startOutboxRelay } from '../common/outbox/runtime';
 import type { ServiceRuntime } from '../common/service-runtime';
 import type { TaxConfig } from './config';
 import { buildTaxDomain } from './composition';
@@ -24,7 +25,7 @@ export async function composeTaxService(runtime: ServiceRuntime<TaxDatabase>, co
     );
   }
 
-  const domain = buildTaxDomain({ db, clock, logger, vault });
+  const domain = buildTaxDomain({ db, clock, logger, vault, outbox: startOutboxRelay(runtime, config) });
 
   runtime.process(expireW8FormsJob, expireW8Forms(domain.expiry));
   // Kept in place by the relay: re-created by itself when Redis comes back without it.

@@ -119,8 +119,15 @@ describe('master affiliates over HTTP', () => {
       identifier_type: 'evm_address',
       name: 'Bob',
       status: 'active',
+      bound: true,
       bound_at: START,
+      unbound_at: null,
       referred_volume_usd: '0',
+      referred_conversions: 0,
+      agency_earnings: [],
+      volume_usd: '0',
+      revenue_usd: '0',
+      conversions: 0,
       earnings: [],
     });
     expect((await stack.api.get(`${agencies()}/${master.id}/sub-affiliates?sort_by=name`, admin())).body.results.map((sub: { name: string }) => sub.name)).toEqual([
@@ -135,6 +142,13 @@ describe('master affiliates over HTTP', () => {
       body: { code: 'SUB_AFFILIATE_NOT_FOUND' },
     });
     expect((await stack.api.get(`${agencies()}/${master.id}`, admin())).body.sub_affiliates_count).toBe(1);
+    // Bob stays listed as a former sub-affiliate (what it brought stays counted); bound=true lists those bound now.
+    const after = await stack.api.get(`${agencies()}/${master.id}/sub-affiliates?sort_by=name`, admin());
+    expect(after.body.results.map((sub: { name: string; bound: boolean }) => [sub.name, sub.bound])).toEqual([
+      ['Bob', false],
+      ['Carol', true],
+    ]);
+    expect((await stack.api.get(`${agencies()}/${master.id}/sub-affiliates?bound=true`, admin())).body.total_results).toBe(1);
   });
 
   it('refuses a bind as a whole: 409 ALREADY_BOUND naming each refused identifier, 404 for non-affiliates, 413 past 100', async () => {

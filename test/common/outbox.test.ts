@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { JobRelay } from '../../services/common/job-relay';
 import { appendOutboxEvents } from '../../services/common/outbox/append';
-import { consumerJob, deliverEvent, defineConsumer } from '../../services/common/outbox/consumer';
+import { consumerJob, deliverEvent, defineConsumer, eventProcessor } from '../../services/common/outbox/consumer';
 import type { EventJobData, NewOutboxEvent } from '../../services/common/outbox/event';
 import { failedEventRecovery } from '../../services/common/outbox/recovery';
 import { evmAddress } from '../helpers/fixtures';
@@ -242,7 +242,7 @@ describe('event outbox', () => {
   });
 
   it('carries events from a commit to the consumer’s worker, each applied once, however often relayed', async () => {
-    const worker = probe.queues.process(job, (data) => deliver(data), 4);
+    const worker = probe.queues.process(job, eventProcessor(probe.db, consumer, probe.clock, probe.logs.logger('consumer')), 4);
     try {
       const relay = probe.relay({ batchSize: 7 });
       const ids: string[] = [];

@@ -74,7 +74,7 @@ describe('application approval through process deaths and Redis loss', () => {
       [applicationId],
     );
   const pendingEvents = (applicationId: string) =>
-    count("SELECT count(*) AS n FROM agency.outbox WHERE relayed_at IS NULL AND payload->>'application_id' = $1", [applicationId]);
+    count("SELECT count(*) AS n FROM agency.outbox WHERE type = 'agency.application.approved' AND relayed_at IS NULL AND payload->>'application_id' = $1", [applicationId]);
 
   /** The user is in the segment exactly once, from exactly one applied event, and the segment counts it once. */
   async function expectEntryOnce(segmentId: string, applicationId: string, address: string) {
@@ -82,7 +82,7 @@ describe('application approval through process deaths and Redis loss', () => {
     await pollUntil(async () => (await approvalsApplied(applicationId)) === 1, { timeoutMs: RECOVERY_MS, intervalMs: 100, what: 'the approval event recorded as handled' });
     expect(await entries(segmentId, address)).toBe(1);
     expect(await count('SELECT entries_count AS n FROM audience.segments WHERE id = $1', [segmentId])).toBe(1);
-    expect(await count("SELECT count(*) AS n FROM agency.outbox WHERE payload->>'application_id' = $1", [applicationId])).toBe(1);
+    expect(await count("SELECT count(*) AS n FROM agency.outbox WHERE type = 'agency.application.approved' AND payload->>'application_id' = $1", [applicationId])).toBe(1);
   }
 
   it('refuses an approval while the audience service is down (503, nothing changed), and approves once it is back', async () => {
@@ -94,7 +94,7 @@ describe('application approval through process deaths and Redis loss', () => {
     expect(refused).toMatchObject({ status: 503, body: { code: 'AUDIENCE_UNAVAILABLE', message: expect.stringContaining('nothing was changed') } });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await api.get(`/api/v1/projects/${project.id}/applications/${id}`, { key: project.keys.admin })).body.status).toBe('pending');
-    expect(await count("SELECT count(*) AS n FROM agency.outbox WHERE payload->>'application_id' = $1", [id])).toBe(0);
+    expect(await count("SELECT count(*) AS n FROM agency.outbox WHERE type = 'agency.application.approved' AND payload->>'application_id' = $1", [id])).toBe(0);
 
     await audience.restart();
     expect((await approveWhenReachable(id, segment.id)).status).toBe(200);

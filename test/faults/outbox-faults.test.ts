@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Worker } from 'bullmq';
 import { appendOutboxEvents } from '../../services/common/outbox/append';
-import { deliverEvent } from '../../services/common/outbox/consumer';
+import { eventProcessor } from '../../services/common/outbox/consumer';
 import type { NewOutboxEvent } from '../../services/common/outbox/event';
 import { type FaultStack, startFaultStack } from '../helpers/faults/fault-stack';
 import type { ServiceProcess } from '../helpers/faults/service-process';
@@ -28,7 +28,7 @@ describe('events between services through process deaths and Redis loss', () => 
     project = await createProject(stack.gateway);
     consumer = await startOutboxProbe({ databaseUrl: stack.databaseUrl, redisUrl: stack.redisUrl, queuePrefix: stack.queuePrefix });
     const memberships = membershipConsumer();
-    worker = consumer.queues.process(memberships.job, (data) => deliverEvent(consumer.db, memberships, data, consumer.clock, consumer.logs.logger('consumer')), 4);
+    worker = consumer.queues.process(memberships.job, eventProcessor(consumer.db, memberships, consumer.clock, consumer.logs.logger('consumer')), 4);
   }, 120_000);
   afterAll(async () => {
     await worker?.close();

@@ -220,12 +220,38 @@ const OPERATIONS: Record<string, Expected> = {
   },
   'GET /api/v1/projects/{projectId}/affiliates': {
     security: 'apiKey:admin,read_only',
-    params: ['path:projectId', ...PAGE, 'query:status?', 'query:region?', 'query:q?', 'query:audience?', 'query:audience_ids?'],
+    params: [
+      'path:projectId',
+      ...PAGE,
+      'query:status?',
+      'query:region?',
+      'query:q?',
+      'query:audience?',
+      'query:audience_ids?',
+      'query:conversions?',
+      'query:sort_by?',
+      'query:order?',
+    ],
+    responses: api(200, 404),
+  },
+  'POST /api/v1/projects/{projectId}/affiliates/metrics/rebuild': {
+    security: 'apiKey:admin',
+    params: ['path:projectId'],
     responses: api(200, 404),
   },
   'GET /api/v1/projects/{projectId}/affiliates/{userIdentifier}': {
     security: 'apiKey:admin,read_only',
     params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?'],
+    responses: api(200, 404),
+  },
+  'GET /api/v1/projects/{projectId}/affiliates/{userIdentifier}/history': {
+    security: 'apiKey:admin,read_only',
+    params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?', ...PAGE],
+    responses: api(200, 404),
+  },
+  'GET /api/v1/projects/{projectId}/affiliates/{userIdentifier}/referrals': {
+    security: 'apiKey:admin,read_only',
+    params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?', ...PAGE, 'query:sort_by?'],
     responses: api(200, 404),
   },
   'PATCH /api/v1/projects/{projectId}/affiliates/{userIdentifier}': {
@@ -291,7 +317,7 @@ const OPERATIONS: Record<string, Expected> = {
   },
   'GET /api/v1/projects/{projectId}/agencies/{agencyId}/sub-affiliates': {
     security: 'apiKey:admin',
-    params: ['path:projectId', 'path:agencyId', ...PAGE, 'query:sort_by?'],
+    params: ['path:projectId', 'path:agencyId', ...PAGE, 'query:sort_by?', 'query:order?', 'query:bound?'],
     responses: api(200, 404),
   },
   'DELETE /api/v1/projects/{projectId}/agencies/{agencyId}/sub-affiliates/{userIdentifier}': {
@@ -532,7 +558,7 @@ describe('the API reference', () => {
     it('answers every list in the one list shape, paged by page (from 1) and page_size (1 to 100, default 25)', () => {
       // The claim history answers the Fuul SDK's own page shape ({ results, total_count, next_page }): checked on its own.
       const lists = Object.entries(OPERATIONS).filter(([key, expected]) => expected.params?.includes('query:page?') && !key.endsWith('/claim-history'));
-      expect(lists.map(([key]) => key)).toHaveLength(17);
+      expect(lists.map(([key]) => key)).toHaveLength(19);
       for (const [key] of lists) {
         const schema = success(key);
         const withCursor = key.endsWith('/entries');

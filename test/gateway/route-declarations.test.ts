@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Authenticator } from '../../gateway/auth/authenticator';
 import { errorHandler } from '../../gateway/http/errors';
 import { PATH_PARAMETERS } from '../../gateway/http/params';
-import { type AnyRoute, defineRoute, mountRoutes } from '../../gateway/http/route';
+import { type AnyRoute, defineRoute, mountRoutes, routeGroups } from '../../gateway/http/route';
 import { createLogger } from '../../services/common/logger';
 
 /**
@@ -117,6 +117,54 @@ describe('a route declaration', () => {
         mountRoutes(router, [answer(reply)], options);
         expect((await fetch(url)).status).toBe(expected);
       }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('the routing groups', () => {
+  it('group routes by their leading static segments, a shorter prefix taking in the longer ones it contains', () => {
+    expect(
+      routeGroups([
+        '/api/v1/claim-checks',
+        '/api/v1/claim-checks/close',
+        '/api/v1/payouts/leaderboard/payouts',
+        '/api/v1/projects/:projectId/currencies',
+        '/v1/audience-segments/:segmentId/entries',
+        '/docs',
+        '/docs/init.js',
+        '/healthz',
+      ]),
+    ).toEqual(['/api/v1/claim-checks', '/api/v1/claim-checks', '/api/v1/payouts', '/api/v1/projects', '/v1/audience-segments', '/docs', '/docs', '/healthz']);
+  });
+
+  it('answer each request with the first declared route that matches it, whatever its group', async () => {
+    const logger = createLogger({ service: 'test', level: 'silent' });
+    const authenticator = { authenticate: async () => ({ kind: 'anonymous', address: '127.0.0.1' }) } as unknown as Authenticator;
+    const named = (path: string, name: string): AnyRoute =>
+      defineRoute({ ...base, path: path as '/things', auth: none, responses: { 200: { description: 'A thing', schema: thing } } }, async () => ({
+        status: 200,
+        body: { name },
+      }));
+    const app = express();
+    const router = express.Router();
+    mountRoutes(router, [named('/a/b/:userIdentifier', 'param'), named('/a/b/c/d', 'static'), named('/a', 'root'), named('/a/b/c', 'fixed')], {
+      authenticator,
+      jsonLimit: '1kb',
+      batchLimit: '1kb',
+      validateResponses: true,
+      logger,
+    });
+    app.use(router);
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const answers: Record<string, string> = {};
+      for (const path of ['/a', '/a/b/c', '/a/b/x', '/a/b/c/d']) answers[path] = ((await (await fetch(`${origin}${path}`)).json()) as { name: string }).name;
+      // '/a/b/c' is declared after '/a/b/:id', which matches it first.
+      expect(answers).toEqual({ '/a': 'root', '/a/b/c': 'param', '/a/b/x': 'param', '/a/b/c/d': 'static' });
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { type AgencyDomain, buildAgencyDomain } from '../../services/agency/composition';
 import type { AgencyDatabase } from '../../services/agency/database';
+import type { PaidConversionSource } from '../../services/agency/domain/affiliate-metrics.service';
 import type { AudienceDirectory, SegmentSummary, TierLookup, TierView } from '../../services/agency/domain/audience-directory';
 import { type AudienceDomain, buildAudienceDomain } from '../../services/audience/composition';
 import type { AudienceDatabase } from '../../services/audience/database';
@@ -50,6 +51,10 @@ class DomainAudienceDirectory implements AudienceDirectory {
   }
 }
 
+const noClaimService: PaidConversionSource = {
+  page: () => Promise.reject(new Error('no claim service in this harness: pass startAgencyDomain({ paidConversions })')),
+};
+
 export interface AgencyHarness extends DomainHarness<AgencyDomain, AgencyDatabase> {
   audience: AudienceDomain;
   /** The agency's AudienceDirectory over `audience`. */
@@ -61,7 +66,7 @@ export interface AgencyHarness extends DomainHarness<AgencyDomain, AgencyDatabas
  * The agency domain (test/medium/agency) beside the audience domain on one cloned database, with
  * the test clock.
  */
-export async function startAgencyDomain(options: { clock?: TestClock } = {}): Promise<AgencyHarness> {
+export async function startAgencyDomain(options: { clock?: TestClock; paidConversions?: PaidConversionSource } = {}): Promise<AgencyHarness> {
   const clock = options.clock ?? new TestClock();
   const logs = new LogCapture();
   const database = await createTestDatabase();
@@ -88,6 +93,8 @@ export async function startAgencyDomain(options: { clock?: TestClock } = {}): Pr
     audience: directory,
     // Events stay in the outbox (no relay runs here): tests read them there.
     outbox: { wake: () => undefined },
+    // No claim service here: a test that rebuilds metrics passes the conversions it paid.
+    paidConversions: options.paidConversions ?? noClaimService,
   });
   return {
     domain,

@@ -6,13 +6,14 @@ import { startGateway } from '../../gateway/server';
 import { type Clock, systemClock } from '../../services/common/clock';
 import { loadConfig } from '../../services/common/config';
 import type { RunningProcess } from '../../services/common/lifecycle';
-import { CATALOG, type ServiceName } from '../../services/common/service-catalog';
+import { CATALOG, SERVICE_CATALOG, type ServiceName } from '../../services/common/service-catalog';
 import { startService } from '../../services/common/service-manifest';
 import { SERVICE_MANIFESTS } from '../../services/manifests';
 import { databaseUrl, runId, TEST_DB_PREFIX, TEST_REDIS_URL, templateDatabase } from '../setup/test-env';
 import { TestClock } from './clock';
 import { Api } from './http';
 import { LogCapture } from './log-capture';
+import { freePort } from './processes';
 
 export const TEST_PLATFORM_KEY = 'test-platform-key-0123456789abcdef0123456789';
 /** Sign-In with Ethereum as the test gateway is configured. */
@@ -28,6 +29,8 @@ export const TEST_SERVICE_ENV: Partial<Record<ServiceName, Record<string, string
   tax: { TAX_ENCRYPTION_KEYS: TEST_TAX_KEYS.spec, TAX_ENCRYPTION_ACTIVE_KEY_ID: TEST_TAX_KEYS.active },
   // Retries in tens of milliseconds and a short attempt timeout, so retry tests take no real time worth waiting for.
   webhooks: { WEBHOOK_BACKOFF_MS: '50', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_MAX_ATTEMPTS: '5' },
+  // The test clock stands still unless a test moves it: a kept leaderboard page would never expire.
+  claim: { CLAIM_LEADERBOARD_CACHE_MS: '0' },
 };
 
 /** Where each service of a stack listens, host:port. */
@@ -88,11 +91,15 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
 
   const running: RunningProcess[] = [];
   const grpcAddresses = {} as GrpcAddresses;
+  // The claim service calls the agency and the agency calls it back (rebuilding metrics): its port is chosen before either starts.
+  const claimPort = await freePort();
+  const claimAddress = { [SERVICE_CATALOG.claim.addressVariable]: `127.0.0.1:${claimPort}` };
   for (const manifest of SERVICE_MANIFESTS) {
     const name = manifest.service.name as ServiceName;
     // Where the services started before it listen (the agency calls the audience service, the claim service the agency).
     const started = Object.fromEntries(CATALOG.filter((entry) => grpcAddresses[entry.name]).map((entry) => [entry.addressVariable, grpcAddresses[entry.name]]));
-    const env = withOverrides({ ...common, ...started, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', ...TEST_SERVICE_ENV[name] }, options.serviceEnv?.[name]);
+    const port = name === SERVICE_CATALOG.claim.name ? String(claimPort) : '0';
+    const env = withOverrides({ ...common, ...claimAddress, ...started, GRPC_HOST: '127.0.0.1', GRPC_PORT: port, ...TEST_SERVICE_ENV[name] }, options.serviceEnv?.[name]);
     const service = await startService(manifest, loadConfig(manifest.configSchema, env), { clock, logger: logs.logger(name) });
     running.push(service);
     grpcAddresses[name] = `127.0.0.1:${service.grpcPort}`;

@@ -1,12 +1,12 @@
-import { AffiliateStatus } from '../../../gen/referral/agency/v1/enums';
+import { AffiliateSort, AffiliateStatus, SortOrder } from '../../../gen/referral/agency/v1/enums';
 import { EffectiveTaxStatus } from '../../../gen/referral/tax/v1/enums';
-import { optionalEnumValue } from '../../../services/common/enums';
+import { enumValue, optionalEnumValue } from '../../../services/common/enums';
 import type { CallerFor } from '../../auth/caller';
 import { listBody } from '../../http/list';
-import { nameOf, required } from '../../http/present';
+import { count, nameOf, required } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
-import { presentAffiliate } from './agency.presenters';
+import { presentAffiliate, presentAffiliateMetrics } from './agency.presenters';
 import {
   affiliateListQuery,
   affiliateListSchema,
@@ -14,11 +14,14 @@ import {
   affiliateSchema,
   codeBody,
   createAffiliateBody,
+  rebuildMetricsSchema,
   suspendBody,
   updateAffiliateBody,
 } from './agency.schemas';
 
 const tags = ['Affiliates'];
+/** A rebuild reads every paid conversion of the project: it may take far longer than a normal call. */
+const REBUILD_TIMEOUT_MS = 120_000;
 const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
 const reader = { kind: 'api_key', roles: ['admin', 'read_only'], project: 'path' } as const;
 
@@ -66,12 +69,15 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
         method: 'get',
         path: '/api/v1/projects/:projectId/affiliates',
         operationId: 'listAffiliates',
-        summary: 'The project’s affiliates, newest first, each with its tax status',
+        summary: 'The project’s affiliates with their metrics and tax status, filtered and sorted',
         description:
           'Filters combine: `status`, `region` (ISO 3166-1 alpha-2), `q` (a prefix of the identifier or of the name), `audience` ' +
-          '(members of one segment) and `audience_ids` (members of any of several, comma-separated). Memberships come from the ' +
-          'audience service’s entry events, so a change there shows here once its event is applied (normally within a second). ' +
-          'Each item carries `tax_status`, read from the tax service in one call per page.',
+          '(members of one segment), `audience_ids` (members of any of several, comma-separated) and `conversions` (affiliates with ' +
+          'at least one conversion of any of these names, comma-separated). `sort_by` is `joined_at` (default) or a metric ' +
+          '(`volume_usd`, `revenue_usd`, `conversions`, `end_users`, `referred_volume_usd`), `order` `desc` (default) or `asc`; ties ' +
+          'are broken by id in the same direction, so pages never overlap. Metrics come from the claim service’s conversion events ' +
+          'and memberships from the audience service’s entry events, so a change shows here once its event is applied (normally ' +
+          'within a second). Each item carries `tax_status`, read from the tax service in one call per page.',
         tags,
         auth: reader,
         query: affiliateListQuery,
@@ -85,6 +91,9 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
           q: query.q,
           audienceId: query.audience,
           anyAudienceIds: query.audience_ids,
+          conversionNames: query.conversions,
+          sortBy: enumValue(AffiliateSort, query.sort_by),
+          order: enumValue(SortOrder, query.order),
           page: { page: query.page, pageSize: query.page_size },
         });
         // One batch call for the whole page, never one per row.
@@ -99,25 +108,38 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
           body: listBody(page, (affiliate) => ({
             ...presentAffiliate(affiliate),
             tax_status: nameOf(EffectiveTaxStatus, taxStatusOf.get(affiliate)!.status, 'tax_status'),
+            ...presentAffiliateMetrics(affiliate),
           })),
         };
       },
     ),
     defineRoute(
       {
-        method: 'get',
-        path: '/api/v1/projects/:projectId/affiliates/:userIdentifier',
-        operationId: 'getAffiliate',
-        summary: 'One affiliate',
+        method: 'post',
+        path: '/api/v1/projects/:projectId/affiliates/metrics/rebuild',
+        operationId: 'rebuildAffiliateMetrics',
+        summary: 'Recompute the affiliate metrics from the claim service',
+        description:
+          'Reads every paid conversion of the project from the claim service (with its frozen attribution, currency and payouts), ' +
+          'adds those the metrics lack, and recomputes every affiliate’s figures from them in one transaction. The result equals what ' +
+          'the conversion events build; conversions arriving meanwhile count exactly once. Synchronous (about 1,000 conversions per ' +
+          'page, a deadline of two minutes): answers once done; safe to run again.',
         tags,
-        auth: reader,
-        query: affiliateQuery,
-        responses: { 200: { description: 'The affiliate', schema: affiliateSchema }, 404: NOT_FOUND },
+        auth: admin,
+        responses: { 200: { description: 'What the rebuild read and holds', schema: rebuildMetricsSchema } },
       },
-      async ({ params, query, caller }) => ({
-        status: 200,
-        body: presentAffiliate(await clients.agency.getAffiliate(target(params, query, caller))),
-      }),
+      async ({ caller }) => {
+        const result = await clients.agency.rebuildAffiliateMetrics({ projectId: caller.projectId }, { timeoutMs: REBUILD_TIMEOUT_MS });
+        return {
+          status: 200,
+          body: {
+            listed: count(result.listed, 'listed'),
+            restored: count(result.restored, 'restored'),
+            conversions: count(result.conversions, 'conversions'),
+            attributed: count(result.attributed, 'attributed'),
+          },
+        };
+      },
     ),
     defineRoute(
       {

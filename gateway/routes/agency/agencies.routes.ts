@@ -1,4 +1,4 @@
-import { SubAffiliateSort } from '../../../gen/referral/agency/v1/enums';
+import { SortOrder, SubAffiliateSort } from '../../../gen/referral/agency/v1/enums';
 import { MASTER_RULES } from '../../../services/common/contract-limits';
 import { enumValue } from '../../../services/common/enums';
 import { listBody } from '../../http/list';
@@ -196,7 +196,11 @@ export function agencyRoutes({ clients }: RouteDeps): AnyRoute[] {
         method: 'get',
         path: '/api/v1/projects/:projectId/agencies/:agencyId/sub-affiliates',
         operationId: 'listSubAffiliates',
-        summary: 'A master affiliate’s sub-affiliates with their volume and earnings',
+        summary: 'A master affiliate’s sub-affiliates, former ones included, with their own figures and what each brought the master',
+        description:
+          'Every affiliate ever bound to the master, one row each with its latest binding (`bound: false` for a former one), so the ' +
+          'master’s `referred_volume_usd` is the sum of `referred_volume_usd` over this list (its agency `earnings` the sum of ' +
+          '`agency_earnings`), before and after an unbinding. `bound=true` lists only those bound now (`sub_affiliates_count` of them).',
         tags,
         auth: admin,
         query: subAffiliatesQuery,
@@ -207,6 +211,8 @@ export function agencyRoutes({ clients }: RouteDeps): AnyRoute[] {
           projectId: caller.projectId,
           masterId: params.agencyId,
           sortBy: query.sort_by === undefined ? SubAffiliateSort.UNSPECIFIED : enumValue(SubAffiliateSort, query.sort_by),
+          order: query.order === undefined ? SortOrder.UNSPECIFIED : enumValue(SortOrder, query.order),
+          bound: query.bound,
           page: { page: query.page, pageSize: query.page_size },
         });
         return { status: 200, body: listBody(page, presentSubAffiliate) };

@@ -1,4 +1,4 @@
-import type { Affiliate, AffiliateRef, GetReferrerResponse, Referral, Tier } from '../../../gen/referral/agency/v1/agency';
+import type { Affiliate, AffiliateRef, Earning, GetReferrerResponse, Referral, Tier } from '../../../gen/referral/agency/v1/agency';
 import { AffiliateStatus } from '../../../gen/referral/agency/v1/enums';
 import type { UserRef } from '../../../gen/referral/common/v1/common';
 import { count, nameOf, required } from '../../http/present';
@@ -100,5 +100,30 @@ export function presentReferrer(userIdentifier: string, referrer: GetReferrerRes
     referrer_code: referrer.referrerCodes[0] ?? null,
     referrer_codes: referrer.referrerCodes,
     referred_at: referral ? required(referral.referredAt, 'referred_at').toISOString() : null,
+  };
+}
+
+/** The list's figures of one affiliate (metrics projection); zeros when the service sent none. */
+export function presentAffiliateMetrics(affiliate: Affiliate) {
+  const metrics = affiliate.metrics;
+  return {
+    volume_usd: metrics?.volumeUsd ?? '0',
+    revenue_usd: metrics?.revenueUsd ?? '0',
+    conversions: count(metrics?.conversions ?? '0', 'conversions'),
+    end_users: count(metrics?.endUsers ?? '0', 'end_users'),
+    referred_volume_usd: metrics?.referredVolumeUsd ?? '0',
+    earnings: (metrics?.earnings ?? []).map(presentEarning),
+    agency_earnings: (metrics?.agencyEarnings ?? []).map(presentEarning),
+    tier_protection_days_remaining: affiliate.tierProtection?.daysRemaining ?? null,
+  };
+}
+
+export function presentEarning(earning: Earning) {
+  return {
+    currency_address: earning.currencyAddress ?? null,
+    currency_chain_id: earning.currencyChainId ?? null,
+    currency_name: earning.currencyName ?? null,
+    currency_decimals: earning.currencyDecimals ?? null,
+    amount: earning.amount,
   };
 }

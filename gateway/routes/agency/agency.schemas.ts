@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { AffiliateStatus } from '../../../gen/referral/agency/v1/enums';
+import { AffiliateSort, AffiliateStatus, SortOrder } from '../../../gen/referral/agency/v1/enums';
 import { EffectiveTaxStatus } from '../../../gen/referral/tax/v1/enums';
-import { AGENCY_TEXT_LIMITS, MAX_AUDIENCE_FILTER_IDS, REFERRAL_CODE_RULES } from '../../../services/common/contract-limits';
+import { AFFILIATE_LIST_CONVERSION_FILTER, AGENCY_TEXT_LIMITS, MAX_AUDIENCE_FILTER_IDS, REFERRAL_CODE_RULES } from '../../../services/common/contract-limits';
 import { enumNames } from '../../../services/common/enums';
 import { canonicalUuid } from '../../../services/common/ids';
 import { IDENTIFIER_TYPES } from '../../../services/common/identifiers';
@@ -58,8 +58,25 @@ export const affiliateSchema = z.object({
   updated_at: timestamp,
 });
 
+const usd = z.string().describe('USD, an exact decimal string');
+export const earningSchema = z.object({
+  currency_address: z.string().nullable().describe('null only while the agency has not learnt the currency yet (a rebuild fills it)'),
+  currency_chain_id: z.string().nullable().describe('Decimal string'),
+  currency_name: z.string().nullable(),
+  currency_decimals: z.number().int().nullable(),
+  amount: z.string().describe('Integer base units of the currency, a decimal string'),
+});
+
 export const affiliateListItemSchema = affiliateSchema.extend({
   tax_status: z.enum(enumNames(EffectiveTaxStatus)).describe('The affiliate’s effective tax status (see the tax endpoints)'),
+  volume_usd: usd.describe('Total volume of the conversions of the users it referred'),
+  revenue_usd: usd.describe('Total revenue of the conversions of the users it referred'),
+  conversions: z.number().int().describe('Conversions of the users it referred (processed and no_terms)'),
+  end_users: z.number().int().describe('Distinct referred users with at least one conversion'),
+  referred_volume_usd: usd.describe('A master’s: the volume its sub-affiliates brought while bound to it (not its own)'),
+  earnings: z.array(earningSchema).describe('Its affiliate_payout movements, per currency'),
+  agency_earnings: z.array(earningSchema).describe('A master’s agency_payout movements, per currency'),
+  tier_protection_days_remaining: z.number().int().nullable().describe('Days left of a tier protection (1 to 365), null without one'),
 });
 export const affiliateListSchema = listSchema(affiliateListItemSchema);
 
@@ -98,6 +115,28 @@ export const affiliateListQuery = z.object({
     .optional()
     .transform((value) => (value === undefined ? [] : value.split(',').map((id) => canonicalUuid(id.trim())).filter((id) => id !== '')))
     .describe(`Members of any of these segments: ids separated by commas, at most ${MAX_AUDIENCE_FILTER_IDS}`),
+  conversions: z
+    .string()
+    .max((AFFILIATE_LIST_CONVERSION_FILTER.nameLength + 1) * AFFILIATE_LIST_CONVERSION_FILTER.maxNames)
+    .optional()
+    .transform((value) => (value === undefined ? [] : value.split(',').map((name) => name.trim())))
+    .pipe(
+      z
+        .array(z.string().min(1, 'an empty conversion name').max(AFFILIATE_LIST_CONVERSION_FILTER.nameLength))
+        .max(AFFILIATE_LIST_CONVERSION_FILTER.maxNames, `at most ${AFFILIATE_LIST_CONVERSION_FILTER.maxNames} conversion names`),
+    )
+    .describe(
+      `Affiliates with at least one conversion of any of these names: names separated by commas, at most ${AFFILIATE_LIST_CONVERSION_FILTER.maxNames}`,
+    ),
+  sort_by: z.enum(enumNames(AffiliateSort)).default('joined_at').describe('joined_at (default) or a metric; ties are broken by id'),
+  order: z.enum(enumNames(SortOrder)).default('desc').describe('desc (default) or asc'),
+});
+
+export const rebuildMetricsSchema = z.object({
+  listed: z.number().int().describe('Paid conversions the claim service listed'),
+  restored: z.number().int().describe('Of those, conversions the projection did not have (lost events, or events not applied yet)'),
+  conversions: z.number().int().describe('Conversions the projection holds now'),
+  attributed: z.number().int().describe('Of those, attributed to an affiliate'),
 });
 
 export const referralBody = z.strictObject({ user_identifier: identifier, user_identifier_type: identifierType, code });

@@ -1,6 +1,7 @@
+import type { EarnedInCurrency } from '../../../gen/referral/agency/v1/activity';
 import type { Application, ApplicationDecisionResult, Master, SubAffiliate } from '../../../gen/referral/agency/v1/agency';
 import { AffiliateStatus, ApplicationStatus } from '../../../gen/referral/agency/v1/enums';
-import type { Money, UserRef } from '../../../gen/referral/common/v1/common';
+import type { UserRef } from '../../../gen/referral/common/v1/common';
 import { count, nameOf, required } from '../../http/present';
 
 /** gRPC messages -> the JSON of programs.schemas.ts. */
@@ -9,7 +10,16 @@ function presentUser(user: UserRef | undefined) {
   return { identifier, identifier_type: identifierType };
 }
 
-const presentMoney = (money: Money) => ({ currency_id: money.currencyId ?? null, amount: money.amount });
+export function presentEarning(earning: EarnedInCurrency) {
+  return {
+    currency_id: earning.currencyId,
+    currency_chain_id: earning.currencyChainId ?? null,
+    currency_address: earning.currencyAddress ?? null,
+    currency_name: earning.currencyName ?? null,
+    currency_decimals: earning.currencyDecimals ?? null,
+    amount: earning.amount,
+  };
+}
 
 export function presentMaster(master: Master) {
   return {
@@ -27,7 +37,7 @@ export function presentMaster(master: Master) {
 export function presentMasterDetail(master: Master) {
   return {
     ...presentMaster(master),
-    earnings: master.earnings.map(presentMoney),
+    earnings: master.currencyEarnings.map(presentEarning),
     spread_history: master.spreadHistory.map((period) => ({
       spread_bps: period.spreadBps,
       valid_from: required(period.validFrom, 'spread_history.valid_from').toISOString(),
@@ -42,9 +52,16 @@ export function presentSubAffiliate(sub: SubAffiliate) {
     ...presentUser(sub.user),
     name: sub.name,
     status: nameOf(AffiliateStatus, sub.status, 'status'),
+    bound: sub.bound,
     bound_at: required(sub.boundAt, 'bound_at').toISOString(),
+    unbound_at: sub.unboundAt?.toISOString() ?? null,
     referred_volume_usd: sub.referredVolumeUsd,
-    earnings: sub.earnings.map(presentMoney),
+    referred_conversions: count(sub.referredConversions, 'referred_conversions'),
+    agency_earnings: sub.agencyEarnings.map(presentEarning),
+    volume_usd: sub.volumeUsd,
+    revenue_usd: sub.revenueUsd,
+    conversions: count(sub.conversions, 'conversions'),
+    earnings: sub.currencyEarnings.map(presentEarning),
   };
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApplicationAction, ApplicationStatus, SubAffiliateSort } from '../../../gen/referral/agency/v1/enums';
+import { ApplicationAction, ApplicationStatus, SortOrder, SubAffiliateSort } from '../../../gen/referral/agency/v1/enums';
 import { AGENCY_TEXT_LIMITS, APPLICATION_LIMITS, MASTER_RULES, TIER_PROTECTION_DAYS } from '../../../services/common/contract-limits';
 import { enumNames } from '../../../services/common/enums';
 import { listSchema, pageQuery } from '../../http/list';
@@ -13,7 +13,15 @@ import { affiliateSchema, affiliateStatuses, code, identifier, identifierType, n
  */
 const applicationStatuses = z.enum(enumNames(ApplicationStatus));
 const usd = z.string().describe('USD, a decimal string');
-const money = z.object({ currency_id: z.string().nullable(), amount: z.string().describe('Base units of the currency, a decimal string') });
+/** An amount earned in one currency, with the currency's details (null until the projection has seen the currency). */
+export const earningSchema = z.object({
+  currency_id: z.string(),
+  currency_chain_id: z.string().nullable().describe('Decimal string'),
+  currency_address: z.string().nullable(),
+  currency_name: z.string().nullable(),
+  currency_decimals: z.number().int().nullable(),
+  amount: z.string().describe('Base units of the currency, a decimal string'),
+});
 const spreadBps = z
   .number()
   .int()
@@ -42,7 +50,16 @@ export const subAffiliatesQuery = z.object({
   sort_by: z
     .enum(enumNames(SubAffiliateSort))
     .optional()
-    .describe('referred_volume: highest volume first (volumes read "0" until affiliate metrics are recorded, then newest binding first); bound_at (default): newest binding first; name: A to Z'),
+    .describe(
+      'bound_at (default): newest binding first; name: A to Z; referred_volume, referred_conversions: what it brought this master ' +
+        'while bound, highest first; volume_usd, revenue_usd, conversions: its own figures, highest first',
+    ),
+  order: z.enum(enumNames(SortOrder)).optional().describe('asc or desc; the sort’s own direction when left out'),
+  bound: z
+    .enum(['true', 'false'])
+    .optional()
+    .transform((value) => (value === undefined ? undefined : value === 'true'))
+    .describe('true: only those bound now; false: only former sub-affiliates; both when left out'),
 });
 
 const masterFields = {
@@ -53,7 +70,10 @@ const masterFields = {
   status: affiliateStatuses,
   spread_bps: z.number().int(),
   sub_affiliates_count: z.number().int().describe('Sub-affiliates bound now'),
-  referred_volume_usd: usd.describe('Combined L1 volume of its sub-affiliates (not its own); "0" until affiliate metrics are recorded'),
+  referred_volume_usd: usd.describe(
+    'Combined L1 volume of its sub-affiliates (not its own): the volume of their conversions attributed while they were bound to it ' +
+      '(the conversions’ frozen master), so an unbinding keeps what the bound period brought',
+  ),
   designated_at: timestamp,
 };
 
@@ -62,7 +82,7 @@ export const masterListSchema = listSchema(masterSchema);
 
 export const masterDetailSchema = z.object({
   ...masterFields,
-  earnings: z.array(money).describe('Agency payouts per currency; empty until payouts are recorded'),
+  earnings: z.array(earningSchema).describe('Its agency payouts (agency_payout) per currency'),
   spread_history: z
     .array(z.object({ spread_bps: z.number().int(), valid_from: timestamp, valid_to: timestamp.nullable() }))
     .describe('The spreads of the current designation, newest first: a conversion is paid at the spread in force at its moment'),
@@ -86,9 +106,16 @@ export const subAffiliateSchema = z.object({
   identifier_type: z.string(),
   name: z.string(),
   status: affiliateStatuses,
-  bound_at: timestamp,
-  referred_volume_usd: usd.describe('Its own L1 volume; "0" until affiliate metrics are recorded'),
-  earnings: z.array(money).describe('Its payouts per currency; empty until payouts are recorded'),
+  bound: z.boolean().describe('Bound to this master now; false for a former sub-affiliate, listed for what it brought while bound'),
+  bound_at: timestamp.describe('When its latest binding to this master began'),
+  unbound_at: timestamp.nullable().describe('When its latest binding ended; null while bound'),
+  referred_volume_usd: usd.describe('What it brought this master: the volume of its conversions attributed while bound to it'),
+  referred_conversions: z.number().int().describe('Conversions it brought this master'),
+  agency_earnings: z.array(earningSchema).describe('What this master earned (agency_payout) from its conversions, per currency'),
+  volume_usd: usd.describe('Its own volume, all its conversions'),
+  revenue_usd: usd,
+  conversions: z.number().int(),
+  earnings: z.array(earningSchema).describe('Its own affiliate payouts per currency'),
 });
 export const subAffiliateListSchema = listSchema(subAffiliateSchema);
 

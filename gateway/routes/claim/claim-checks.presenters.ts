@@ -28,16 +28,37 @@ function currencyFields(currency: CurrencyRef | undefined) {
 
 /** A list item: a restricted one carries restriction_message and no deadline_seconds. */
 export function presentClaimCheck(check: ClaimCheck) {
-  const common = {
+  // One literal per shape (no spreads): a list page presents dozens of these per request.
+  const { address, chainId, name, decimals } = required(check.currency, 'currency');
+  const reason = nameOf(ClaimReason, check.reason, 'reason');
+  const status = LIST_STATUS[nameOf(ClaimCheckStatus, check.status, 'status')];
+  const createdAt = required(check.createdAt, 'created_at').toISOString();
+  if (check.restrictionMessage !== undefined) {
+    return {
+      id: check.id,
+      currency_address: address,
+      currency_chain_id: chainId,
+      currency_name: name,
+      currency_decimals: decimals,
+      reason,
+      amount: check.amount,
+      status,
+      created_at: createdAt,
+      restriction_message: check.restrictionMessage,
+    };
+  }
+  return {
     id: check.id,
-    ...currencyFields(check.currency),
-    reason: nameOf(ClaimReason, check.reason, 'reason'),
+    currency_address: address,
+    currency_chain_id: chainId,
+    currency_name: name,
+    currency_decimals: decimals,
+    reason,
     amount: check.amount,
-    status: LIST_STATUS[nameOf(ClaimCheckStatus, check.status, 'status')],
-    created_at: required(check.createdAt, 'created_at').toISOString(),
+    status,
+    created_at: createdAt,
+    deadline_seconds: check.deadline === undefined ? null : count(check.deadline, 'deadline'),
   };
-  if (check.restrictionMessage !== undefined) return { ...common, restriction_message: check.restrictionMessage };
-  return { ...common, deadline_seconds: check.deadline === undefined ? null : count(check.deadline, 'deadline') };
 }
 
 /** A ClaimResponse: a restricted one carries restriction_message and no deadline, proof or signatures. */

@@ -2,8 +2,16 @@ import type { Clock } from '../../common/clock';
 import { REFERRAL_CODE_RULES } from '../../common/contract-limits';
 import { AlreadyExistsError, ConflictError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
+import type { OutboxWaker } from '../../common/outbox/relay';
 import type { Page } from '../../common/pagination';
-import type { AffiliateFilters, AffiliateRecord, AffiliateRepository } from '../repositories/affiliate.repository';
+import { type AffiliateMetricsRecord, EMPTY_METRICS } from '../repositories/affiliate-metrics.repository';
+import {
+  type AffiliateFilters,
+  type AffiliateRecord,
+  type AffiliateRepository,
+  type AffiliateSort,
+  DEFAULT_AFFILIATE_SORT,
+} from '../repositories/affiliate.repository';
 import {
   affiliateNotFound,
   checkCode,
@@ -16,6 +24,7 @@ import {
   type UserInput,
 } from './affiliate-fields';
 import { checkAudienceFilters } from './audience-filters';
+import { checkConversionFilter } from './conversion-filter';
 import type { AffiliateStatus } from './vocabulary';
 
 export interface NewAffiliateInput {
@@ -39,6 +48,8 @@ export interface AffiliateListFilters {
   audienceId?: string | undefined;
   /** Members of any of these segments. */
   anyAudienceIds?: readonly string[] | undefined;
+  /** With at least one conversion of any of these names. */
+  conversionNames?: readonly string[] | undefined;
 }
 
 const UPDATABLE = ['name', 'region'] as const;
@@ -63,9 +74,12 @@ export class AffiliateService {
     private readonly affiliates: AffiliateRepository,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    /** Woken after each commit that wrote an event (created, status changed). */
+    private readonly outbox: OutboxWaker,
   ) {}
 
-  async create(projectIdInput: string, userInput: UserInput, input: NewAffiliateInput): Promise<AffiliateRecord> {
+  /** `actorId`: the admin's API key; null when the affiliate creates itself (self-service). */
+  async create(projectIdInput: string, userInput: UserInput, input: NewAffiliateInput, actorId: string | null = null): Promise<AffiliateRecord> {
     const { projectId, user } = subject(projectIdInput, userInput);
     const name = checkName(input.name);
     const region = checkRegion(input.region);
@@ -77,10 +91,12 @@ export class AffiliateService {
       name: name.value,
       region: region.value,
       code: code?.value ?? null,
+      source: actorId === null ? 'self_service' : 'admin',
       now: this.clock.now(),
     });
     if (outcome === 'affiliate_exists') throw affiliateExists();
     if (outcome === 'code_taken') throw codeInUse(code!.value);
+    this.outbox.wake();
     this.logger.info({ project_id: projectId, affiliate_id: outcome.id }, 'affiliate created');
     return outcome;
   }
@@ -109,7 +125,13 @@ export class AffiliateService {
     return updated;
   }
 
-  async list(projectIdInput: string, filters: AffiliateListFilters, page: Page): Promise<{ records: AffiliateRecord[]; total: number }> {
+  /** A page of the project's affiliates, filtered, in the order asked (newest first by default). */
+  async list(
+    projectIdInput: string,
+    filters: AffiliateListFilters,
+    page: Page,
+    sort: AffiliateSort = DEFAULT_AFFILIATE_SORT,
+  ): Promise<{ records: AffiliateRecord[]; total: number }> {
     const projectId = requireProjectId(projectIdInput);
     const region = filters.region === undefined ? undefined : checkRegion(filters.region);
     throwIfInvalid(...(region ? [region] : []));
@@ -119,8 +141,16 @@ export class AffiliateService {
       region: region?.value ?? undefined,
       q: q === undefined || q === '' ? undefined : q,
       ...checkAudienceFilters(filters.audienceId, filters.anyAudienceIds),
+      ...checkConversionFilter(filters.conversionNames),
     };
-    return this.affiliates.list(projectId, repositoryFilters, page);
+    return this.affiliates.list(projectId, repositoryFilters, page, sort);
+  }
+
+  /** The figures and earnings of these affiliates of the project (metrics projection); those without any read as zeros. */
+  async metricsOf(projectIdInput: string, ids: readonly string[]): Promise<Map<string, AffiliateMetricsRecord>> {
+    const projectId = requireProjectId(projectIdInput);
+    const found = await this.affiliates.metricsOf(projectId, ids);
+    return new Map(ids.map((id) => [id, found.get(id) ?? EMPTY_METRICS]));
   }
 
   async suspend(projectIdInput: string, userInput: UserInput, reasonInput: string, actorId: string | null): Promise<AffiliateRecord> {
@@ -130,6 +160,7 @@ export class AffiliateService {
     const outcome = await this.affiliates.suspend(projectId, user, reason.value, actorId, this.clock.now());
     if (outcome === 'no_affiliate') throw affiliateNotFound();
     if (outcome === 'unchanged') throw new ConflictError('AFFILIATE_ALREADY_SUSPENDED', 'this affiliate is already suspended');
+    this.outbox.wake();
     this.logger.info({ project_id: projectId, actor_api_key_id: actorId }, 'affiliate suspended');
     return this.get(projectId, user);
   }
@@ -139,6 +170,7 @@ export class AffiliateService {
     const outcome = await this.affiliates.reactivate(projectId, user, actorId, this.clock.now());
     if (outcome === 'no_affiliate') throw affiliateNotFound();
     if (outcome === 'unchanged') throw new ConflictError('AFFILIATE_NOT_SUSPENDED', 'this affiliate is not suspended');
+    this.outbox.wake();
     this.logger.info({ project_id: projectId, actor_api_key_id: actorId }, 'affiliate reactivated');
     return this.get(projectId, user);
   }

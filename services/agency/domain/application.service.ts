@@ -165,6 +165,7 @@ export class ApplicationService {
         break;
       case 'reject':
         outcome = await this.applications.reject(projectId, id, from, decision.reason, actorId, now);
+        if (outcome.kind === 'done') this.outbox.wake();
         break;
       case 'hold':
         outcome = await this.applications.hold(projectId, id, from, decision.note, actorId, now);

@@ -5,20 +5,22 @@ import { checkIdentifiers, type UserIdentifier } from '../../common/identifiers'
 import { isUuid } from '../../common/ids';
 import type { Logger } from '../../common/logger';
 import type { Page } from '../../common/pagination';
-import type {
-  BindRefusal,
-  MasterActor,
-  MasterRecord,
-  MasterRepository,
-  SpreadPeriodRecord,
-  SubAffiliateRecord,
-} from '../repositories/master.repository';
+import type { EarningRecord } from '../repositories/affiliate-metrics.repository';
+import type { MasterMetricsRepository, SubAffiliateQuery, SubAffiliateRecord } from '../repositories/master-metrics.repository';
+import type { BindRefusal, MasterActor, MasterRecord, MasterRepository, SpreadPeriodRecord } from '../repositories/master.repository';
 import type { AffiliateRefRecord } from '../repositories/referral.repository';
 import { affiliateNotFound, requireProjectId, subject, type UserInput } from './affiliate-fields';
-import type { SubAffiliateSort } from './vocabulary';
+
+/** A master with its figures from the metrics projection. */
+export interface MasterView extends MasterRecord {
+  /** Combined volume its sub-affiliates brought it while bound (the conversions' frozen master), USD. */
+  referredVolumeUsd: string;
+  /** Its agency payouts per currency. */
+  earnings: EarningRecord[];
+}
 
 /** A master with what only its detail view carries. */
-export interface MasterDetail extends MasterRecord {
+export interface MasterDetail extends MasterView {
   /** The spreads of the current designation, newest first. */
   spreadHistory: SpreadPeriodRecord[];
 }
@@ -48,6 +50,7 @@ function checkSpread(value: number): FieldViolation[] {
 export class MasterService {
   constructor(
     private readonly masters: MasterRepository,
+    private readonly metrics: MasterMetricsRepository,
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {}
@@ -98,11 +101,23 @@ export class MasterService {
     const { projectId, masterId } = this.target(projectIdInput, masterIdInput);
     const [master, spreadHistory] = await Promise.all([this.masters.find(projectId, masterId), this.masters.spreadHistory(masterId)]);
     if (!master) throw agencyNotFound();
-    return { ...master, spreadHistory };
+    const [view] = await this.withFigures(projectId, [master]);
+    return { ...view!, spreadHistory };
   }
 
-  async list(projectIdInput: string, page: Page): Promise<{ records: MasterRecord[]; total: number }> {
-    return this.masters.list(requireProjectId(projectIdInput), page);
+  async list(projectIdInput: string, page: Page): Promise<{ records: MasterView[]; total: number }> {
+    const projectId = requireProjectId(projectIdInput);
+    const { records, total } = await this.masters.list(projectId, page);
+    return { records: await this.withFigures(projectId, records), total };
+  }
+
+  /** Referred volume and agency earnings of a page of masters: two queries whatever its size. */
+  private async withFigures(projectId: string, records: readonly MasterRecord[]): Promise<MasterView[]> {
+    const figures = await this.metrics.figuresOf(projectId, records.map((record) => record.id));
+    return records.map((record) => {
+      const metrics = figures.get(record.id);
+      return { ...record, referredVolumeUsd: metrics?.referredVolumeUsd ?? '0', earnings: metrics?.agencyEarnings ?? [] };
+    });
   }
 
   /**
@@ -132,15 +147,19 @@ export class MasterService {
     throw new NotFoundError('SUB_AFFILIATE_NOT_FOUND', 'this user is not a sub-affiliate of this master affiliate');
   }
 
+  /**
+   * Every affiliate ever bound to the master, former ones included (`bound: false`) unless `bound`
+   * says otherwise: so the volume they brought sums to the master's referred volume.
+   */
   async listSubAffiliates(
     projectIdInput: string,
     masterIdInput: string,
-    sort: SubAffiliateSort | undefined,
+    query: Partial<SubAffiliateQuery>,
     page: Page,
   ): Promise<{ records: SubAffiliateRecord[]; total: number }> {
     const { projectId, masterId } = this.target(projectIdInput, masterIdInput);
     if (!(await this.masters.find(projectId, masterId))) throw agencyNotFound();
-    return this.masters.listSubAffiliates(masterId, sort ?? 'bound_at', page);
+    return this.metrics.subAffiliates(projectId, masterId, { bound: query.bound, sort: query.sort ?? 'bound_at', order: query.order }, page);
   }
 
   private target(projectIdInput: string, masterId: string): { projectId: string; masterId: string } {

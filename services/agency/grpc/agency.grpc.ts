@@ -1,12 +1,13 @@
 import type { AgencyServiceServer } from '../../../gen/referral/agency/v1/agency';
-import { AffiliateStatus } from '../../../gen/referral/agency/v1/enums';
+import { AffiliateSort, AffiliateStatus, SortOrder } from '../../../gen/referral/agency/v1/enums';
 import { optionalEnum, requireField } from '../../common/fields';
 import { implementService } from '../../common/grpc/service';
 import type { Logger } from '../../common/logger';
 import { pageInfo, toPage } from '../../common/pagination';
 import type { AgencyDomain } from '../composition';
 import type { AffiliateRecord } from '../repositories/affiliate.repository';
-import { toAffiliateMessage, toAttributionMessage, toReferralMessage, toReferrerMessage } from './agency.mappers';
+import { activityHandlers } from './activity.grpc';
+import { toAffiliateMessage, toAffiliateMetricsMessage, toAttributionMessage, toReferralMessage, toReferrerMessage } from './agency.mappers';
 import { programHandlers } from './programs.grpc';
 
 /**
@@ -21,10 +22,20 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
     {
       createAffiliate: async (req) =>
         affiliateMessage(
-          await domain.affiliates.create(req.projectId, requireField(req.user, 'user'), { name: req.name, region: req.region, code: req.code }),
+          await domain.affiliates.create(
+            req.projectId,
+            requireField(req.user, 'user'),
+            { name: req.name, region: req.region, code: req.code },
+            req.actor?.apiKeyId ?? null,
+          ),
         ),
 
-      getAffiliate: async (req) => affiliateMessage(await domain.affiliates.get(req.projectId, requireField(req.user, 'user'))),
+      // The detail carries the affiliate's figures as the list shows them.
+      getAffiliate: async (req) => {
+        const record = await domain.affiliates.get(req.projectId, requireField(req.user, 'user'));
+        const [view, metrics] = await Promise.all([domain.details.describeOne(record), domain.affiliates.metricsOf(req.projectId, [record.id])]);
+        return { ...toAffiliateMessage(view), metrics: toAffiliateMetricsMessage(metrics.get(record.id)!) };
+      },
 
       updateAffiliate: async (req) =>
         affiliateMessage(
@@ -45,10 +56,35 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
             q: req.q,
             audienceId: req.audienceId,
             anyAudienceIds: req.anyAudienceIds,
+            conversionNames: req.conversionNames,
           },
           page,
+          {
+            by: optionalEnum(AffiliateSort, req.sortBy, 'sort_by') ?? 'joined_at',
+            order: optionalEnum(SortOrder, req.order, 'order') ?? 'desc',
+          },
         );
-        return { results: (await domain.details.describe(records)).map(toAffiliateMessage), pageInfo: pageInfo(page, total) };
+        const [views, metrics] = await Promise.all([
+          domain.details.describe(records),
+          domain.affiliates.metricsOf(
+            req.projectId,
+            records.map((record) => record.id),
+          ),
+        ]);
+        return {
+          results: views.map((view) => ({ ...toAffiliateMessage(view), metrics: toAffiliateMetricsMessage(metrics.get(view.id)!) })),
+          pageInfo: pageInfo(page, total),
+        };
+      },
+
+      rebuildAffiliateMetrics: async (req) => {
+        const result = await domain.metrics.rebuild(req.projectId);
+        return {
+          listed: String(result.listed),
+          restored: String(result.restored),
+          conversions: String(result.conversions),
+          attributed: String(result.attributed),
+        };
       },
 
       suspendAffiliate: async (req) =>
@@ -77,6 +113,7 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
       }),
 
       ...programHandlers(domain),
+      ...activityHandlers(domain),
     },
     logger,
     // Each item of a batch is checked alone (AttributionService), so one bad item fails alone.

@@ -1,5 +1,5 @@
 import type { Affiliate, AgencyServiceServer } from '../../../gen/referral/agency/v1/agency';
-import { ApplicationAction, ApplicationStatus, SubAffiliateSort } from '../../../gen/referral/agency/v1/enums';
+import { ApplicationAction, ApplicationStatus, SortOrder, SubAffiliateSort } from '../../../gen/referral/agency/v1/enums';
 import { optionalEnum, requireEnum, requireField } from '../../common/fields';
 import type { UnaryHandlers } from '../../common/grpc/service';
 import { pageInfo, toPage } from '../../common/pagination';
@@ -77,8 +77,12 @@ export function programHandlers(domain: AgencyDomain): ProgramHandlers {
 
     listSubAffiliates: async (req) => {
       const page = toPage(req.page);
-      const sort = optionalEnum(SubAffiliateSort, req.sortBy, 'sort_by');
-      const { records, total } = await domain.masters.listSubAffiliates(req.projectId, req.masterId, sort, page);
+      const query = {
+        sort: optionalEnum(SubAffiliateSort, req.sortBy, 'sort_by'),
+        order: optionalEnum(SortOrder, req.order, 'order'),
+        bound: req.bound,
+      };
+      const { records, total } = await domain.masters.listSubAffiliates(req.projectId, req.masterId, query, page);
       return { results: records.map(toSubAffiliateMessage), pageInfo: pageInfo(page, total) };
     },
 

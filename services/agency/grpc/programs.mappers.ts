@@ -1,18 +1,29 @@
+import type { EarnedInCurrency } from '../../../gen/referral/agency/v1/activity';
 import type { Application, ApplicationDecisionResult, Master, SubAffiliate } from '../../../gen/referral/agency/v1/agency';
+import type { Money } from '../../../gen/referral/common/v1/common';
 import { AffiliateStatus, ApplicationStatus } from '../../../gen/referral/agency/v1/enums';
 import { enumValue } from '../../common/enums';
 import type { DecisionResult } from '../domain/application.service';
-import type { MasterDetail } from '../domain/master.service';
+import type { MasterDetail, MasterView } from '../domain/master.service';
+import type { EarningRecord } from '../repositories/affiliate-metrics.repository';
 import type { ApplicationRecord } from '../repositories/application.repository';
-import type { MasterRecord, SubAffiliateRecord } from '../repositories/master.repository';
+import type { SubAffiliateRecord } from '../repositories/master-metrics.repository';
 
-/**
- * Volume and earnings come from affiliate metrics and the ledger, which later issues add; until
- * then they read zero and empty, as the contract says.
- */
-const NO_VOLUME = '0';
+/** An amount earned in a currency, with the currency's details when the projection knows them. */
+export function toEarnedInCurrency(earning: EarningRecord): EarnedInCurrency {
+  return {
+    currencyId: earning.currencyId,
+    currencyChainId: earning.currency?.chainId,
+    currencyAddress: earning.currency?.address,
+    currencyName: earning.currency?.name,
+    currencyDecimals: earning.currency?.decimals,
+    amount: earning.amount.toString(),
+  };
+}
 
-export function toMasterMessage(master: MasterRecord | MasterDetail): Master {
+const toMoney = (earning: EarningRecord): Money => ({ currencyId: earning.currencyId, amount: earning.amount.toString() });
+
+export function toMasterMessage(master: MasterView | MasterDetail): Master {
   return {
     id: master.id,
     user: master.user,
@@ -20,8 +31,9 @@ export function toMasterMessage(master: MasterRecord | MasterDetail): Master {
     status: enumValue(AffiliateStatus, master.status),
     spreadBps: master.spreadBps,
     subAffiliatesCount: String(master.subAffiliatesCount),
-    referredVolumeUsd: NO_VOLUME,
-    earnings: [],
+    referredVolumeUsd: master.referredVolumeUsd,
+    earnings: master.earnings.map(toMoney),
+    currencyEarnings: master.earnings.map(toEarnedInCurrency),
     designatedAt: master.designatedAt,
     spreadHistory:
       'spreadHistory' in master
@@ -37,8 +49,16 @@ export function toSubAffiliateMessage(sub: SubAffiliateRecord): SubAffiliate {
     name: sub.name,
     status: enumValue(AffiliateStatus, sub.status),
     boundAt: sub.boundAt,
-    referredVolumeUsd: NO_VOLUME,
-    earnings: [],
+    unboundAt: sub.unboundAt ?? undefined,
+    bound: sub.bound,
+    referredVolumeUsd: sub.referredVolumeUsd,
+    referredConversions: String(sub.referredConversions),
+    volumeUsd: sub.volumeUsd,
+    revenueUsd: sub.revenueUsd,
+    conversions: String(sub.conversions),
+    earnings: sub.earnings.map(toMoney),
+    currencyEarnings: sub.earnings.map(toEarnedInCurrency),
+    agencyEarnings: sub.agencyEarnings.map(toEarnedInCurrency),
   };
 }
 

@@ -3,6 +3,8 @@ import * as agencyTables from './0001_agency_tables';
 import * as codeOrder from './0002_code_order';
 import * as agencyPrograms from './0003_agency_programs';
 import * as eventOutbox from './0004_event_outbox';
+import * as affiliateMetrics from './0005_affiliate_metrics';
+import * as masterHistoryIndexes from './0006_master_history_indexes';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const agencyMigrations: Record<string, Migration> = {
@@ -10,4 +12,6 @@ export const agencyMigrations: Record<string, Migration> = {
   '0002_code_order': codeOrder,
   '0003_agency_programs': agencyPrograms,
   '0004_event_outbox': eventOutbox,
+  '0005_affiliate_metrics': affiliateMetrics,
+  '0006_master_history_indexes': masterHistoryIndexes,
 };

@@ -1,9 +1,12 @@
-import { type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql, type Transaction } from 'kysely';
 import { isUniqueViolation } from '../../common/db/errors';
+import { appendOutboxEvents } from '../../common/outbox/append';
 import type { UserIdentifier } from '../../common/identifiers';
 import type { Page } from '../../common/pagination';
 import type { AgencyDatabase } from '../database';
 import type { AffiliateStatus } from '../domain/vocabulary';
+import { affiliateCreatedEvent, statusChangedEvent } from './agency-events';
+import { type AffiliateMetricsRecord, createAffiliateMetrics, metricsOf } from './affiliate-metrics.repository';
 
 export interface AffiliateCodeRecord {
   code: string;
@@ -35,6 +38,8 @@ export interface NewAffiliate {
   region: string | null;
   /** Registered in the same transaction: the affiliate is created with it or not at all. */
   code: string | null;
+  /** Who created it (the agency.affiliate.created event says so). */
+  source: 'admin' | 'self_service';
   now: Date;
 }
 
@@ -47,7 +52,17 @@ export interface AffiliateFilters {
   audienceId?: string;
   /** Members of any of these segments. */
   anyAudienceIds?: readonly string[];
+  /** With at least one conversion of any of these names (the metrics projection's counts per name). */
+  conversionNames?: readonly string[];
 }
+
+/** The list's orders: when it joined, or one of its metrics (ties by id, in the same direction). */
+export type AffiliateSortKey = 'joined_at' | 'volume_usd' | 'revenue_usd' | 'conversions' | 'end_users' | 'referred_volume_usd';
+export interface AffiliateSort {
+  by: AffiliateSortKey;
+  order: 'asc' | 'desc';
+}
+export const DEFAULT_AFFILIATE_SORT: AffiliateSort = { by: 'joined_at', order: 'desc' };
 
 export interface AffiliateChanges {
   name?: string;
@@ -90,7 +105,21 @@ export class AffiliateRepository {
           .returning('id')
           .executeTakeFirst();
         if (!row) return undefined;
+        await createAffiliateMetrics(trx, affiliate.projectId, row.id, affiliate.now);
         if (affiliate.code !== null) await insertCode(trx, affiliate.projectId, row.id, affiliate.code, affiliate.now);
+        await appendOutboxEvents(trx, affiliate.now, [
+          affiliateCreatedEvent({
+            id: row.id,
+            projectId: affiliate.projectId,
+            user: affiliate.user,
+            name: affiliate.name,
+            region: affiliate.region,
+            codes: affiliate.code === null ? [] : [affiliate.code],
+            source: affiliate.source,
+            applicationId: null,
+            joinedAt: affiliate.now,
+          }),
+        ]);
         return row.id;
       });
       if (id === undefined) return 'affiliate_exists';
@@ -125,30 +154,78 @@ export class AffiliateRepository {
     return row !== undefined;
   }
 
-  /** Newest first; the page's codes come in one more query. */
-  async list(projectId: string, filters: AffiliateFilters, page: Page): Promise<{ records: AffiliateRecord[]; total: number }> {
-    const filtered = (query: AffiliateQuery): AffiliateQuery => {
-      let q = query.where('a.project_id', '=', projectId);
-      if (filters.status !== undefined) q = q.where('a.status', '=', filters.status);
-      if (filters.region !== undefined) q = q.where('a.region', '=', filters.region);
-      if (filters.q !== undefined) {
-        const prefix = `${escapeLike(filters.q)}%`;
-        const lowerPrefix = `${escapeLike(filters.q.toLowerCase())}%`;
-        q = q.where((eb) => eb.or([eb('a.identifier', 'like', prefix), eb(sql`lower(a.name)`, 'like', lowerPrefix)]));
-      }
-      for (const segments of [filters.audienceId === undefined ? undefined : [filters.audienceId], filters.anyAudienceIds]) {
-        if (segments !== undefined && segments.length > 0) q = q.where((eb) => eb.exists(memberOfAny(eb, segments)));
-      }
-      return q;
-    };
-    const [rows, count] = await Promise.all([
-      filtered(this.selectAffiliates()).orderBy('a.joined_at', 'desc').orderBy('a.id', 'desc').limit(page.pageSize).offset(page.offset).execute(),
-      filtered(this.selectAffiliates())
-        .clearSelect()
-        .select((eb) => eb.fn.countAll<bigint>().as('total'))
-        .executeTakeFirstOrThrow(),
+  /**
+   * A page in the order asked (newest first by default). The page's ids come from one index-driven
+   * query (affiliates by joined_at, or affiliate_metrics by the metric: one index per metric), the
+   * rows and codes of those ids from two more, the total beside.
+   */
+  async list(
+    projectId: string,
+    filters: AffiliateFilters,
+    page: Page,
+    sort: AffiliateSort = DEFAULT_AFFILIATE_SORT,
+  ): Promise<{ records: AffiliateRecord[]; total: number }> {
+    const filtered = <Q extends FilterableQuery>(query: Q): Q => applyFilters(query, projectId, filters);
+    const base = this.db.selectFrom('affiliates as a');
+    const ids =
+      sort.by === 'joined_at'
+        ? filtered(base.select('a.id').where('a.project_id', '=', projectId))
+            .orderBy('a.joined_at', sort.order)
+            .orderBy('a.id', sort.order)
+        : needsAffiliateColumns(filters)
+          ? filtered(
+              base
+                .innerJoin('affiliate_metrics as m', 'm.affiliate_id', 'a.id')
+                .select('a.id')
+                .where('a.project_id', '=', projectId)
+                .where('m.project_id', '=', projectId),
+            )
+              .orderBy(`m.${sort.by}`, sort.order)
+              .orderBy('m.affiliate_id', sort.order)
+          : // Every affiliate has its metrics row (created with it): a page is one range of the metric's index, however deep.
+            withConversionNames(
+              this.db.selectFrom('affiliate_metrics as m').select('m.affiliate_id as id').where('m.project_id', '=', projectId),
+              projectId,
+              filters.conversionNames,
+            )
+              .orderBy(`m.${sort.by}`, sort.order)
+              .orderBy('m.affiliate_id', sort.order);
+    const [pageIds, count] = await Promise.all([
+      ids.limit(page.pageSize).offset(page.offset).execute(),
+      this.total(projectId, filters),
     ]);
-    return { records: await this.withCodes(rows), total: Number(count.total) };
+    if (pageIds.length === 0) return { records: [], total: Number(count.total) };
+    const rows = await this.selectAffiliates()
+      .where('a.project_id', '=', projectId)
+      .where(
+        'a.id',
+        'in',
+        pageIds.map((row) => row.id),
+      )
+      .execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const ordered = pageIds.flatMap((row) => (byId.has(row.id) ? [byId.get(row.id)!] : []));
+    return { records: await this.withCodes(ordered), total: Number(count.total) };
+  }
+
+  /** How many affiliates the filters match: the kept count per status when nothing else filters, else a count of the matches. */
+  private async total(projectId: string, filters: AffiliateFilters): Promise<{ total: bigint }> {
+    if (!needsAffiliateColumns({ ...filters, status: undefined }) && (filters.conversionNames ?? []).length === 0) {
+      let kept = this.db
+        .selectFrom('affiliate_counts')
+        .select((eb) => eb.fn.coalesce(eb.fn.sum<bigint>('affiliates'), sql<bigint>`0`).as('total'))
+        .where('project_id', '=', projectId);
+      if (filters.status !== undefined) kept = kept.where('status', '=', filters.status);
+      const row = await kept.executeTakeFirstOrThrow();
+      return { total: BigInt(row.total) };
+    }
+    return applyFilters(this.db.selectFrom('affiliates as a').select((eb) => eb.fn.countAll<bigint>().as('total')).where('a.project_id', '=', projectId), projectId, filters)
+      .executeTakeFirstOrThrow();
+  }
+
+  /** The figures and earnings of these affiliates (metrics projection). */
+  metricsOf(projectId: string, ids: readonly string[]): Promise<Map<string, AffiliateMetricsRecord>> {
+    return metricsOf(this.db, projectId, ids);
   }
 
   async update(projectId: string, user: UserIdentifier, changes: AffiliateChanges): Promise<AffiliateRecord | undefined> {
@@ -176,6 +253,7 @@ export class AffiliateRepository {
         .insertInto('affiliate_suspensions')
         .values({ affiliate_id: row.id, project_id: projectId, reason, suspended_at: now, suspended_by: actorId })
         .execute();
+      await appendOutboxEvents(trx, now, [statusChangedEvent({ affiliateId: row.id, projectId, user, from: 'active', to: 'suspended', reason, at: now })]);
       return 'changed';
     });
   }
@@ -192,6 +270,7 @@ export class AffiliateRepository {
         .where('affiliate_id', '=', row.id)
         .where('reactivated_at', 'is', null)
         .execute();
+      await appendOutboxEvents(trx, now, [statusChangedEvent({ affiliateId: row.id, projectId, user, from: 'suspended', to: 'active', reason: null, at: now })]);
       return 'changed';
     });
   }
@@ -306,6 +385,51 @@ function selectAffiliates(db: Kysely<AgencyDatabase>) {
 }
 
 type AffiliateQuery = ReturnType<typeof selectAffiliates>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the list's three query shapes share these filters on `a`
+type FilterableQuery = SelectQueryBuilder<AgencyDatabase & { a: AgencyDatabase['affiliates'] }, 'a' | any, any>;
+
+/** The list's filters, on `a` (the affiliates): each one index-backed or an EXISTS on a primary key. */
+function applyFilters<Q extends FilterableQuery>(query: Q, projectId: string, filters: AffiliateFilters): Q {
+  let q = query as FilterableQuery;
+  if (filters.status !== undefined) q = q.where('a.status', '=', filters.status);
+  if (filters.region !== undefined) q = q.where('a.region', '=', filters.region);
+  if (filters.q !== undefined) {
+    const prefix = `${escapeLike(filters.q)}%`;
+    const lowerPrefix = `${escapeLike(filters.q.toLowerCase())}%`;
+    q = q.where((eb) => eb.or([eb('a.identifier', 'like', prefix), eb(sql`lower(a.name)`, 'like', lowerPrefix)]));
+  }
+  for (const segments of [filters.audienceId === undefined ? undefined : [filters.audienceId], filters.anyAudienceIds]) {
+    if (segments !== undefined && segments.length > 0) q = q.where((eb) => eb.exists(memberOfAny(eb, segments)));
+  }
+  return withConversionNames(q, projectId, filters.conversionNames, 'a.id') as Q;
+}
+
+/** Whether a filter reads the affiliates' own columns (else a metric's page needs only affiliate_metrics). */
+function needsAffiliateColumns(filters: AffiliateFilters): boolean {
+  return (
+    filters.status !== undefined ||
+    filters.region !== undefined ||
+    filters.q !== undefined ||
+    filters.audienceId !== undefined ||
+    (filters.anyAudienceIds !== undefined && filters.anyAudienceIds.length > 0)
+  );
+}
+
+/** With at least one conversion of these names: an EXISTS on the per-name counts' primary key. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- on `a` or on `m`, whichever the query reads
+function withConversionNames<Q extends SelectQueryBuilder<any, any, any>>(query: Q, projectId: string, names: readonly string[] | undefined, affiliateId: 'a.id' | 'm.affiliate_id' = 'm.affiliate_id'): Q {
+  if (names === undefined || names.length === 0) return query;
+  return query.where((eb) =>
+    eb.exists(
+      eb
+        .selectFrom('affiliate_conversion_counts as cc')
+        .select(sql`1`.as('one'))
+        .whereRef('cc.affiliate_id', '=', affiliateId)
+        .where('cc.project_id', '=', projectId)
+        .where('cc.name', 'in', [...names]),
+    ),
+  ) as Q;
+}
 
 /** The affiliate is in one of the segments (a join on the membership projection's primary key). */
 function memberOfAny(eb: ExpressionBuilder<AgencyDatabase & { a: AgencyDatabase['affiliates'] }, 'a'>, segments: readonly string[]) {

@@ -6,6 +6,8 @@ import type { UserIdentifier } from '../../common/identifiers';
 import type { Page } from '../../common/pagination';
 import type { AgencyDatabase, ApplicationTable } from '../database';
 import type { ApplicationStatus } from '../domain/vocabulary';
+import { affiliateCreatedEvent, applicationDecidedEvent, statusChangedEvent } from './agency-events';
+import { createAffiliateMetrics } from './affiliate-metrics.repository';
 
 export interface ApplicationRecord {
   id: string;
@@ -135,14 +137,16 @@ export class ApplicationRepository {
   }
 
   async reject(projectId: string, id: string, from: readonly ApplicationStatus[], reason: string, actorId: string | null, now: Date): Promise<TransitionOutcome> {
-    return this.transition(projectId, id, from, async (trx) =>
-      trx
+    return this.transition(projectId, id, from, async (trx) => {
+      const row = await trx
         .updateTable('applications')
         .set({ status: 'rejected', rejection_reason: reason, decided_at: now, decided_by: actorId, updated_at: now })
         .where('id', '=', id)
         .returningAll()
-        .executeTakeFirstOrThrow(),
-    );
+        .executeTakeFirstOrThrow();
+      await appendOutboxEvents(trx, now, [decidedEvent(toRecord(row), now)]);
+      return row;
+    });
   }
 
   /**
@@ -153,7 +157,7 @@ export class ApplicationRepository {
    */
   async approve(projectId: string, id: string, from: readonly ApplicationStatus[], approval: Approval, now: Date): Promise<TransitionOutcome> {
     return this.transition(projectId, id, from, async (trx, current) => {
-      const affiliateId = await activeAffiliate(trx, current, approval.actorId, now);
+      const { id: affiliateId, change } = await activeAffiliate(trx, current, approval.actorId, now);
       const grantedCode = current.code === null ? null : await grantCode(trx, projectId, affiliateId, current.code, approval.maxCodes, now);
       const row = await trx
         .updateTable('applications')
@@ -169,7 +173,24 @@ export class ApplicationRepository {
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      await appendOutboxEvents(trx, now, [approvedEvent(toRecord(row))]);
+      const approved = toRecord(row);
+      const affiliateEvent =
+        change === 'created'
+          ? affiliateCreatedEvent({
+              id: affiliateId,
+              projectId,
+              user: current.user,
+              name: current.name,
+              region: current.region,
+              codes: grantedCode === null ? [] : [grantedCode],
+              source: 'application',
+              applicationId: id,
+              joinedAt: now,
+            })
+          : change === 'reactivated'
+            ? statusChangedEvent({ affiliateId, projectId, user: current.user, from: 'suspended', to: 'active', reason: null, at: now })
+            : undefined;
+      await appendOutboxEvents(trx, now, [approvedEvent(approved), ...(affiliateEvent ? [affiliateEvent] : []), decidedEvent(approved, now)]);
       return row;
     });
   }
@@ -189,8 +210,13 @@ export class ApplicationRepository {
   }
 }
 
-/** The applicant as an active affiliate: created, or found (and reactivated when suspended). Its id. */
-async function activeAffiliate(trx: Transaction<AgencyDatabase>, application: ApplicationRecord, actorId: string | null, now: Date): Promise<string> {
+/** The applicant as an active affiliate: created, or found (and reactivated when suspended). Its id, and what changed. */
+async function activeAffiliate(
+  trx: Transaction<AgencyDatabase>,
+  application: ApplicationRecord,
+  actorId: string | null,
+  now: Date,
+): Promise<{ id: string; change: 'created' | 'reactivated' | 'none' }> {
   const created = await trx
     .insertInto('affiliates')
     .values({
@@ -206,7 +232,10 @@ async function activeAffiliate(trx: Transaction<AgencyDatabase>, application: Ap
     .onConflict((oc) => oc.constraint('affiliates_user_key').doNothing())
     .returning('id')
     .executeTakeFirst();
-  if (created) return created.id;
+  if (created) {
+    await createAffiliateMetrics(trx, application.projectId, created.id, now);
+    return { id: created.id, change: 'created' };
+  }
   // An admin made the user an affiliate meanwhile: approval makes it active.
   const existing = await trx
     .selectFrom('affiliates')
@@ -224,8 +253,9 @@ async function activeAffiliate(trx: Transaction<AgencyDatabase>, application: Ap
       .where('affiliate_id', '=', existing.id)
       .where('reactivated_at', 'is', null)
       .execute();
+    return { id: existing.id, change: 'reactivated' };
   }
-  return existing.id;
+  return { id: existing.id, change: 'none' };
 }
 
 /**
@@ -262,6 +292,21 @@ function approvedEvent(application: ApplicationRecord): NewOutboxEvent {
       user: { identifier: application.user.identifier, identifier_type: application.user.identifierType },
     },
   };
+}
+
+/** The public decision (agency.application.decided): approved or rejected. */
+function decidedEvent(application: ApplicationRecord, now: Date): NewOutboxEvent {
+  const approved = application.status === 'approved';
+  return applicationDecidedEvent({
+    id: application.id,
+    projectId: application.projectId,
+    user: application.user,
+    decision: approved ? 'approved' : 'rejected',
+    reason: approved ? null : application.rejectionReason,
+    audienceId: approved ? application.audienceId : null,
+    affiliateId: approved ? application.affiliateId : null,
+    decidedAt: application.decidedAt ?? now,
+  });
 }
 
 function toRecord(row: Selectable<ApplicationTable>): ApplicationRecord {

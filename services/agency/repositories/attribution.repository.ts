@@ -22,8 +22,12 @@ export interface AttributionRow {
 
 /**
  * The lookup the claim service makes for every conversion, for a whole batch in ONE statement: the
- * items are unnested in order and joined to referrals by primary key (project $4), to the affiliate
- * by primary key, and to its suspension periods by (affiliate_id, suspended_at). A user referred only
+ * items are unnested in order and each looks up its referral by primary key (project $4), its
+ * affiliate by primary key, and its suspension periods by (affiliate_id, suspended_at). The key
+ * lookups are LATERAL ... LIMIT 1 (at most one row by key anyway) so that they stay one index probe
+ * per item whatever the statistics say: a project younger than its table's last ANALYZE is
+ * estimated at one referral, and a plain join then compared every item with every referral of the
+ * project (570 ms instead of 14 ms for 1,000 items beside 10,000 referrals). A user referred only
  * after `at` was not referred at `at`. The master is the one the affiliate was bound to at `at`
  * (bindings by (affiliate_id, bound_from)) with the spread in force then (spreads by (master_id,
  * valid_from)), unless that master was suspended then; the tier protection is the one in force then
@@ -54,8 +58,12 @@ FROM (
   SELECT u.identifier_type, u.identifier, timestamptz 'epoch' + u.at_ms::int8 * interval '1 millisecond' AS at, u.ord
   FROM unnest(string_to_array($1, ','), string_to_array($2, ','), string_to_array($3, ',')) WITH ORDINALITY AS u(identifier_type, identifier, at_ms, ord)
 ) i
-LEFT JOIN referrals r ON r.project_id = $4 AND r.identifier_type = i.identifier_type AND r.identifier = i.identifier AND r.referred_at <= i.at
-LEFT JOIN affiliates a ON a.id = r.affiliate_id
+LEFT JOIN LATERAL (
+  SELECT r.affiliate_id, r.code, r.referred_at FROM referrals r
+  WHERE r.project_id = $4 AND r.identifier_type = i.identifier_type AND r.identifier = i.identifier AND r.referred_at <= i.at
+  LIMIT 1
+) r ON true
+LEFT JOIN LATERAL (SELECT a.identifier, a.identifier_type FROM affiliates a WHERE a.id = r.affiliate_id LIMIT 1) a ON true
 LEFT JOIN LATERAL (
   SELECT b.master_id FROM sub_affiliate_bindings b
   WHERE b.affiliate_id = r.affiliate_id AND b.bound_from <= i.at AND (b.bound_to IS NULL OR b.bound_to > i.at)
@@ -66,7 +74,7 @@ LEFT JOIN LATERAL (
   WHERE s.master_id = mb.master_id AND s.valid_from <= i.at AND (s.valid_to IS NULL OR s.valid_to > i.at)
   ORDER BY s.valid_from DESC LIMIT 1
 ) sp ON true
-LEFT JOIN affiliates m ON m.id = mb.master_id AND sp.spread_bps IS NOT NULL
+LEFT JOIN LATERAL (SELECT m.id, m.identifier, m.identifier_type FROM affiliates m WHERE m.id = mb.master_id AND sp.spread_bps IS NOT NULL LIMIT 1) m ON true
 LEFT JOIN LATERAL (
   SELECT t.tier_id FROM tier_protections t
   WHERE t.affiliate_id = r.affiliate_id AND t.starts_at <= i.at AND t.expires_at > i.at AND (t.ended_at IS NULL OR t.ended_at > i.at)

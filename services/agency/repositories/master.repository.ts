@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../../common/db/errors';
 import type { UserIdentifier } from '../../common/identifiers';
 import type { Page } from '../../common/pagination';
 import type { AgencyDatabase } from '../database';
-import type { AffiliateStatus, SubAffiliateSort } from '../domain/vocabulary';
+import type { AffiliateStatus } from '../domain/vocabulary';
 import type { AffiliateRefRecord } from './referral.repository';
 
 export interface SpreadPeriodRecord {
@@ -21,14 +21,6 @@ export interface MasterRecord {
   spreadBps: number;
   subAffiliatesCount: number;
   designatedAt: Date;
-}
-
-export interface SubAffiliateRecord {
-  id: string;
-  user: UserIdentifier;
-  name: string;
-  status: AffiliateStatus;
-  boundAt: Date;
 }
 
 /** An affiliate's place among masters now: the master it is bound to, and whether it is one. */
@@ -264,34 +256,6 @@ export class MasterRepository {
       .orderBy('s.id', 'desc')
       .execute();
     return rows.map((row) => ({ spreadBps: row.spread_bps, validFrom: row.valid_from, validTo: row.valid_to }));
-  }
-
-  /**
-   * The master's current sub-affiliates. Referred volume is not recorded yet (all "0"), so its
-   * order is the default one until affiliate metrics exist: newest binding first.
-   */
-  async listSubAffiliates(masterId: string, sort: SubAffiliateSort, page: Page): Promise<{ records: SubAffiliateRecord[]; total: number }> {
-    const base = this.db
-      .selectFrom('sub_affiliate_bindings as b')
-      .innerJoin('affiliates as a', 'a.id', 'b.affiliate_id')
-      .where('b.master_id', '=', masterId)
-      .where('b.bound_to', 'is', null);
-    let query = base.select(['a.id', 'a.identifier', 'a.identifier_type', 'a.name', 'a.status', 'b.bound_from']);
-    query = sort === 'name' ? query.orderBy(sql`lower(a.name)`).orderBy('a.id') : query.orderBy('b.bound_from', 'desc').orderBy('b.id', 'desc');
-    const [rows, count] = await Promise.all([
-      query.limit(page.pageSize).offset(page.offset).execute(),
-      base.select((eb) => eb.fn.countAll<bigint>().as('total')).executeTakeFirstOrThrow(),
-    ]);
-    return {
-      records: rows.map((row) => ({
-        id: row.id,
-        user: { identifier: row.identifier, identifierType: row.identifier_type },
-        name: row.name,
-        status: row.status,
-        boundAt: row.bound_from,
-      })),
-      total: Number(count.total),
-    };
   }
 
   /** For each affiliate: its master now (if bound) and whether it is a master; one query for all. */

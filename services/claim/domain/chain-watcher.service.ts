@@ -1,5 +1,6 @@
 import type { Clock } from '../../common/clock';
 import type { Logger } from '../../common/logger';
+import type { OutboxWaker } from '../../common/outbox/relay';
 import type { ClaimedEvent, VoucherRepository } from '../repositories/voucher.repository';
 import type { ChainDirectory, ChainSettings } from './chains';
 
@@ -62,6 +63,8 @@ export class ChainWatcherService {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly options: WatcherOptions,
+    /** Woken after claims were applied (their claim_check.claimed events are committed). */
+    private readonly outbox: OutboxWaker,
   ) {}
 
   async run(chainId: number): Promise<WatchOutcome> {
@@ -96,6 +99,7 @@ export class ChainWatcherService {
 
     // Expiry needs every log up to the final block applied: a voucher redeemed there is claimed by now.
     const credited = cursor >= safe && safe >= 0n ? await this.expire(reader, chain, safe) : 0;
+    if (claimed > 0) this.outbox.wake();
     if (claimed > 0 || credited > 0) this.logger.info({ chain_id: chainId, last_block: cursor.toString(), claimed, credited }, 'chain watched');
     return { chainId, lastBlock: cursor.toString(), claimed, credited };
   }
@@ -114,6 +118,7 @@ export class ChainWatcherService {
       if (redeemed[index]) {
         // Redeemed before the first block this watcher read: claimed, its transaction unknown.
         if (await this.vouchers.claimedUnseen(voucher.claimCheckId, new Date(Number(safeTime) * 1000), now)) {
+          this.outbox.wake();
           this.logger.warn({ chain_id: chain.chainId, claim_check_id: voucher.claimCheckId }, 'voucher redeemed before the first block watched (CHAIN_START_BLOCKS): claimed without its transaction');
         }
       } else if (await this.vouchers.expire(voucher.claimCheckId, now)) {

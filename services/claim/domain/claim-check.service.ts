@@ -3,6 +3,7 @@ import { ConflictError, FailedPreconditionError, type FieldViolation, invalidFie
 import { normalizeIdentifier, type UserIdentifier } from '../../common/identifiers';
 import { canonicalUuid, isUuid } from '../../common/ids';
 import type { Logger } from '../../common/logger';
+import type { OutboxWaker } from '../../common/outbox/relay';
 import type { Page } from '../../common/pagination';
 import type { CheckWithVoucher, ClaimCheckRecord, ClaimCheckRepository, ClaimHistoryRecord, CurrencyTotalRecord, StoredVoucher } from '../repositories/claim-check.repository';
 import type { ClaimSettingsRepository } from '../repositories/claim-settings.repository';
@@ -84,6 +85,8 @@ export class ClaimCheckService {
     private readonly issuing: VoucherIssuing,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    /** Woken after a close committed its claim_check.closed event. */
+    private readonly outbox: OutboxWaker,
   ) {}
 
   async list(projectId: string, user: { identifier: string; identifierType: string }, status: ClaimCheckStatus | undefined, page: Page) {
@@ -224,7 +227,10 @@ export class ClaimCheckService {
         signatures: voucher.signatures,
       };
     });
-    if (closed > 0) this.logger.info({ project_id: projectId, closed, deadline: deadline.toString() }, 'claim checks closed into vouchers');
+    if (closed > 0) {
+      this.outbox.wake();
+      this.logger.info({ project_id: projectId, closed, deadline: deadline.toString() }, 'claim checks closed into vouchers');
+    }
   }
 }
 

@@ -2,6 +2,7 @@ import type { UserIdentifier } from '../../common/identifiers';
 import type { NewOutboxEvent } from '../../common/outbox/event';
 import type { ConversionOutcome } from '../repositories/ledger.repository';
 import type { PendingConversion } from '../repositories/conversion.repository';
+import type { CurrencyRecord } from '../repositories/currency.repository';
 
 /**
  * The `claim.conversion.processed` event of each paid conversion (services/common/events/contracts.ts):
@@ -10,7 +11,12 @@ import type { PendingConversion } from '../repositories/conversion.repository';
  */
 const user = ({ identifier, identifierType }: UserIdentifier) => ({ identifier, identifier_type: identifierType });
 
-export function conversionProcessedEvents(projectId: string, pending: ReadonlyMap<string, PendingConversion>, recorded: ConversionOutcome[]): NewOutboxEvent[] {
+export function conversionProcessedEvents(
+  projectId: string,
+  pending: ReadonlyMap<string, PendingConversion>,
+  recorded: ConversionOutcome[],
+  currencies: ReadonlyMap<string, CurrencyRecord>,
+): NewOutboxEvent[] {
   return recorded.flatMap((outcome): NewOutboxEvent[] => {
     if (outcome.status === 'failed') return [];
     const conversion = pending.get(outcome.id);
@@ -32,9 +38,18 @@ export function conversionProcessedEvents(projectId: string, pending: ReadonlyMa
           volume_usd: conversion.volumeUsd,
           revenue_usd: conversion.revenueUsd,
           currency_id: outcome.currencyId,
+          currency: currencyOf(outcome.currencyId, currencies),
           payouts: outcome.movements.map((movement) => ({ kind: movement.kind, user: user(movement.beneficiary), amount: movement.amount.toString() })),
         },
       },
     ];
   });
+}
+
+function currencyOf(id: string | null, currencies: ReadonlyMap<string, CurrencyRecord>) {
+  if (id === null) return null;
+  const currency = currencies.get(id);
+  // Terms reference their currency (a foreign key) and currencies are never deleted.
+  if (!currency) throw new Error(`currency ${id} of a paid conversion was not found`);
+  return { id: currency.id, chain_id: currency.chainId.toString(), address: currency.address, name: currency.name, decimals: currency.decimals };
 }

@@ -31,16 +31,27 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const CURRENCY_MEMO_MS = 10_000;
 const CURRENCY_MEMO_SIZE = 10_000;
 
+/** At most this many leaderboard pages are kept at once (a sweep drops the expired ones, then all settled ones). */
+const PAGE_CACHE_SIZE = 10_000;
+
+type BoardPage = { records: LeaderboardEntryRecord[]; total: number; calculatedAt: Date };
+
 /** What the ledger says: a conversion and its movements, a user's movements, the payout leaderboards. */
 export class LedgerService {
   private readonly currencyMemo = new Map<string, { currency: CurrencyRecord; until: number }>();
-  private readonly pagesInFlight = new Map<string, Promise<{ records: LeaderboardEntryRecord[]; total: number }>>();
+  /** Leaderboard pages being read (until Infinity) or read less than `pageCacheMs` ago. */
+  private readonly pages = new Map<string, { answer: Promise<BoardPage>; until: number }>();
 
+  /**
+   * `pageCacheMs` (CLAIM_LEADERBOARD_CACHE_MS): how long a page read is answered again, i.e. how stale
+   * a leaderboard may be; 0 keeps nothing once it is given out.
+   */
   constructor(
     private readonly movements: MovementRepository,
     private readonly leaderboards: LeaderboardRepository,
     private readonly currencies: CurrencyRepository,
     private readonly clock: Clock,
+    private readonly pageCacheMs = 0,
   ) {}
 
   async conversion(projectId: string, id: string): Promise<ConversionRecord> {
@@ -64,26 +75,45 @@ export class LedgerService {
     const user = query.user && normalizeIdentifier(query.user.identifier, query.user.identifierType, 'user');
     const currency = await this.currency(projectId, query);
     const board = { projectId, currencyId: currency.id, userType: query.userType };
-    const calculatedAt = this.clock.now();
     if (user) {
+      const calculatedAt = this.clock.now();
       const entry = await this.leaderboards.entryOf(board, user);
       return { currency, records: entry ? [entry] : [], total: entry ? 1 : 0, calculatedAt };
     }
-    return { currency, ...(await this.sharedPage(board, page)), calculatedAt };
+    return { currency, ...(await this.sharedPage(board, page)) };
   }
 
   /**
    * Requests for the same page of the same board while its query runs share that query's answer
-   * (a popular page under load is read once per round trip, not once per reader). The answer is as
-   * fresh as if those requests had come a moment earlier; nothing is kept once it is given out.
+   * (a popular page under load is read once per round trip, not once per reader), and so do the
+   * requests of the next `pageCacheMs` after it: the page says when it was read (calculatedAt).
+   * A failed read is not kept.
    */
-  private sharedPage(board: Board, page: Page): Promise<{ records: LeaderboardEntryRecord[]; total: number }> {
+  private sharedPage(board: Board, page: Page): Promise<BoardPage> {
     const key = `${board.projectId}|${board.currencyId}|${board.userType}|${page.offset}|${page.pageSize}`;
-    const running = this.pagesInFlight.get(key);
-    if (running) return running;
-    const query = this.leaderboards.page(board, page).finally(() => this.pagesInFlight.delete(key));
-    this.pagesInFlight.set(key, query);
-    return query;
+    const kept = this.pages.get(key);
+    if (kept && kept.until > this.clock.now().getTime()) return kept.answer;
+    const calculatedAt = this.clock.now();
+    const entry = { answer: this.leaderboards.page(board, page).then((read) => ({ ...read, calculatedAt })), until: Number.POSITIVE_INFINITY };
+    if (this.pages.size >= PAGE_CACHE_SIZE) this.sweepPages();
+    this.pages.set(key, entry);
+    const settle = (keep: boolean) => {
+      if (this.pages.get(key) !== entry) return;
+      if (keep && this.pageCacheMs > 0) entry.until = calculatedAt.getTime() + this.pageCacheMs;
+      else this.pages.delete(key);
+    };
+    entry.answer.then(
+      () => settle(true),
+      () => settle(false),
+    );
+    return entry.answer;
+  }
+
+  private sweepPages(): void {
+    const now = this.clock.now().getTime();
+    for (const [key, kept] of this.pages) if (kept.until <= now) this.pages.delete(key);
+    if (this.pages.size < PAGE_CACHE_SIZE) return;
+    for (const [key, kept] of this.pages) if (kept.until !== Number.POSITIVE_INFINITY) this.pages.delete(key);
   }
 
   private async currency(projectId: string, query: LeaderboardQuery): Promise<CurrencyRecord> {

@@ -6,6 +6,7 @@ import type { ConversionOutcome, LedgerRepository } from '../repositories/ledger
 import type { PayoutTermsRepository } from '../repositories/payout-terms.repository';
 import type { AttributionSource } from './attribution';
 import { conversionProcessedEvents } from './conversion-events';
+import type { CurrencyCache } from './currency-cache';
 import { planPayouts } from './payouts';
 
 /** What a conversion that could not be paid says (the internal reason goes to the log). */
@@ -31,6 +32,8 @@ export class PayoutService {
     private readonly outbox: OutboxWaker,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    /** The currencies the events describe (immutable, so cached). */
+    private readonly currencies: CurrencyCache,
   ) {}
 
   /**
@@ -53,7 +56,8 @@ export class PayoutService {
     const pending = await this.conversions.pendingOf(projectId, batchId);
     const outcomes = pending.length === 0 ? [] : await this.plan(projectId, pending);
     const byId = new Map(pending.map((conversion) => [conversion.id, conversion]));
-    const result = await this.ledger.record(projectId, batchId, outcomes, this.clock.now(), (recorded) => conversionProcessedEvents(projectId, byId, recorded));
+    const currencies = await this.currencies.of(projectId, outcomes.map((outcome) => outcome.currencyId));
+    const result = await this.ledger.record(projectId, batchId, outcomes, this.clock.now(), (recorded) => conversionProcessedEvents(projectId, byId, recorded, currencies));
     if (result.recorded.length > 0) {
       this.outbox.wake();
       this.logger.info({ project_id: projectId, batch_id: batchId, conversions: result.recorded.length, movements: result.movements }, 'conversions paid');

@@ -8,6 +8,7 @@ import type { ClaimDomain } from '../composition';
 import type { RewardInput } from '../domain/reward';
 import {
   toConversionMessage,
+  toPaidConversionMessage,
   toCurrencyMessage,
   toLeaderboardEntryMessage,
   toMovementMessage,
@@ -77,6 +78,11 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
       }),
 
       getConversion: async (req) => toConversionMessage(await domain.ledger.conversion(req.projectId, req.id)),
+
+      listPaidConversions: async (req) => {
+        const { records, nextAfterId } = await domain.paidConversions.page(req.projectId, req.afterId ?? null, req.limit);
+        return { results: records.map(toPaidConversionMessage), nextAfterId: nextAfterId ?? undefined };
+      },
 
       listMovements: async (req) => {
         const page = toPage(req.page);

@@ -5,6 +5,7 @@ import type {
   CurrencyRef,
   LeaderboardEntry,
   Movement,
+  PaidConversion,
   PayoutTerms,
   Reward as RewardMessage,
   SubmissionResult,
@@ -17,6 +18,7 @@ import type { Attribution } from '../domain/payouts';
 import type { Reward } from '../domain/reward';
 import type { CurrencyRecord } from '../repositories/currency.repository';
 import type { LeaderboardEntryRecord } from '../repositories/leaderboard.repository';
+import type { PaidConversionRecord } from '../repositories/paid-conversion.repository';
 import type { ConversionRecord, CurrencySummary, MovementRecord } from '../repositories/movement.repository';
 import type { PayoutTermsRecord } from '../repositories/payout-terms.repository';
 
@@ -119,5 +121,24 @@ export function toLeaderboardEntryMessage(entry: LeaderboardEntryRecord, chainId
     totalAmount: entry.totalAmount.toString(),
     totalAttributions: entry.totalAttributions.toString(),
     chainId: chainId.toString(),
+  };
+}
+
+export function toPaidConversionMessage(conversion: PaidConversionRecord): PaidConversion {
+  return {
+    id: conversion.id,
+    name: conversion.name,
+    status: enumValue(ConversionStatus, conversion.status),
+    occurredAt: conversion.occurredAt,
+    user: conversion.user,
+    affiliateId: conversion.affiliateId ?? undefined,
+    masterId: conversion.masterId ?? undefined,
+    masterSpreadBps: conversion.masterSpreadBps ?? undefined,
+    tierId: conversion.tierId ?? undefined,
+    volumeUsd: conversion.volumeUsd ?? undefined,
+    revenueUsd: conversion.revenueUsd ?? undefined,
+    currency: conversion.currency ? toCurrencyRef(conversion.currency) : undefined,
+    affiliatePayout: conversion.affiliatePayout.toString(),
+    agencyPayout: conversion.agencyPayout.toString(),
   };
 }

@@ -1,9 +1,11 @@
 import type { Migration } from 'kysely';
 import * as claimTables from './0001_claim_tables';
 import * as claimCheckVouchers from './0002_claim_check_vouchers';
+import * as claimCheckFillfactor from './0003_claim_check_fillfactor';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const claimMigrations: Record<string, Migration> = {
   '0001_claim_tables': claimTables,
   '0002_claim_check_vouchers': claimCheckVouchers,
+  '0003_claim_check_fillfactor': claimCheckFillfactor,
 };

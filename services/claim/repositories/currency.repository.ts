@@ -80,6 +80,12 @@ export class CurrencyRepository {
     return row !== undefined;
   }
 
+  /** The project's currencies of these ids (those that exist). */
+  async byIds(projectId: string, ids: readonly string[]): Promise<CurrencyRecord[]> {
+    if (ids.length === 0) return [];
+    return (await this.db.selectFrom('currencies').select(COLUMNS).where('project_id', '=', projectId).where('id', 'in', [...new Set(ids)]).execute()).map(toCurrencyRecord);
+  }
+
   /** The project's currencies at this address (one per chain), or only the one on `chainId`. */
   async findByAddress(projectId: string, address: string | undefined, chainId: bigint | undefined): Promise<CurrencyRecord[]> {
     let query = this.db.selectFrom('currencies').select(COLUMNS).where('project_id', '=', projectId);

@@ -1,5 +1,7 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { UserIdentifier } from '../../common/identifiers';
+import { appendOutboxEvents } from '../../common/outbox/append';
+import type { NewOutboxEvent } from '../../common/outbox/event';
 import type { ClaimDatabase } from '../database';
 import type { ClaimReason } from '../domain/vocabulary';
 import { retryTransient } from './retry';
@@ -125,6 +127,8 @@ export class VoucherRepository {
           .where('id', 'in', open.map((check) => check.id))
           .where('status', '=', 'open')
           .execute();
+        const reasonOf = new Map(open.map((check) => [check.id, check.reason]));
+        await appendOutboxEvents(trx, now, [closedEvent(projectId, user, vouchers, reasonOf, now)]);
         return open.length;
       }),
     );
@@ -245,6 +249,7 @@ export class VoucherRepository {
           .executeTakeFirst();
         if (!check) return false;
         await trx.updateTable('vouchers').set({ claimed_at: claimedAt }).where('claim_check_id', '=', claimCheckId).where('claimed_at', 'is', null).execute();
+        await appendOutboxEvents(trx, now, await claimedEvents(trx, [claimCheckId]));
         return true;
       }),
     );
@@ -270,5 +275,65 @@ async function markClaimed(trx: Transaction<ClaimDatabase>, chainId: bigint, eve
       ${column((e) => e.logIndex)}::integer[], ${column((e) => e.blockTime)}::timestamptz[]
     ) AS e(proof, tx_hash, block_number, log_index, block_time)
     WHERE v.chain_id = ${chainId} AND v.proof = e.proof AND v.claimed_at IS NULL`.execute(trx);
+  await appendOutboxEvents(trx, now, await claimedEvents(trx, closed));
   return { claimed: closed.length, afterCredit: checks.filter((check) => check.status === 'expired').map((check) => check.proof) };
+}
+
+/** claim.claim_check.closed: what the close signed, for whom, until when. Never the signatures. */
+function closedEvent(projectId: string, user: UserIdentifier, vouchers: readonly NewVoucher[], reasonOf: ReadonlyMap<string, ClaimReason>, now: Date): NewOutboxEvent {
+  return {
+    type: 'claim.claim_check.closed',
+    projectId,
+    payload: {
+      user: { identifier: user.identifier, identifier_type: user.identifierType },
+      closed_at: now.toISOString(),
+      claim_checks: vouchers.map((voucher) => ({
+        claim_check_id: voucher.claimCheckId,
+        reason: reasonOf.get(voucher.claimCheckId)!,
+        amount: voucher.amount.toString(),
+        currency_address: voucher.currency,
+        currency_chain_id: voucher.chainId.toString(),
+        deadline: voucher.deadline.toString(),
+      })),
+    },
+  };
+}
+
+/** claim.claim_check.claimed for each of these checks just marked claimed, read back with their vouchers in this transaction. */
+async function claimedEvents(trx: Transaction<ClaimDatabase>, checkIds: readonly string[]): Promise<NewOutboxEvent[]> {
+  if (checkIds.length === 0) return [];
+  const rows = await trx
+    .selectFrom('claim_checks as cc')
+    .innerJoin('vouchers as v', 'v.claim_check_id', 'cc.id')
+    .select([
+      'cc.id',
+      'cc.project_id',
+      'cc.identifier',
+      'cc.identifier_type',
+      'cc.reason',
+      'v.amount',
+      'v.currency_address',
+      'v.chain_id',
+      'v.claim_tx_hash',
+      'v.claim_block_number',
+      'v.claimed_at',
+    ])
+    .where('cc.id', 'in', checkIds)
+    .orderBy('cc.id')
+    .execute();
+  return rows.map((row) => ({
+    type: 'claim.claim_check.claimed',
+    projectId: row.project_id,
+    payload: {
+      claim_check_id: row.id,
+      user: { identifier: row.identifier, identifier_type: row.identifier_type },
+      reason: row.reason,
+      amount: row.amount.toString(),
+      currency_address: row.currency_address,
+      currency_chain_id: row.chain_id.toString(),
+      transaction_hash: row.claim_tx_hash,
+      block_number: row.claim_block_number === null ? null : row.claim_block_number.toString(),
+      claimed_at: row.claimed_at!.toISOString(),
+    },
+  }));
 }

@@ -28,6 +28,12 @@ export const EVENT_CONSUMERS = consumers({
     service: 'agency',
     eventTypes: ['audience.entry_added', 'audience.entry_removed', 'audience.segment_deleted'],
   },
+  /** The agency service's affiliate metrics projection (volume, revenue, conversions, end users, earnings) behind its affiliate list. */
+  'agency-affiliate-metrics': {
+    name: 'agency-affiliate-metrics',
+    service: 'agency',
+    eventTypes: ['claim.conversion.processed'],
+  },
   /** Approving an application adds the user to the segment the admin chose. */
   'audience-application-approvals': {
     name: 'audience-application-approvals',
@@ -38,7 +44,17 @@ export const EVENT_CONSUMERS = consumers({
   'webhooks-fan-out': {
     name: 'webhooks-fan-out',
     service: 'webhooks',
-    eventTypes: ['claim.conversion.processed', 'audience.entry_added', 'audience.entry_removed'],
+    eventTypes: [
+      'claim.conversion.processed',
+      'audience.entry_added',
+      'audience.entry_removed',
+      'agency.affiliate.created',
+      'agency.application.decided',
+      'agency.affiliate.status_changed',
+      'claim.claim_check.closed',
+      'claim.claim_check.claimed',
+      'tax.tax_status.changed',
+    ],
   },
 } as const);
 

@@ -34,6 +34,77 @@ export const EVENT_PAYLOADS = {
     audience_id: uuid,
     user,
   }),
+  /** A user became an affiliate: by an admin (API key), by itself (self-service, its wallet's signature) or by an approved application. */
+  'agency.affiliate.created': z.object({
+    affiliate_id: uuid,
+    user,
+    name: z.string(),
+    region: z.string().nullable(),
+    codes: z.array(z.string()),
+    source: z.enum(['admin', 'self_service', 'application']),
+    application_id: uuid.nullable(),
+    joined_at: z.iso.datetime({ offset: true }),
+  }),
+  /** An admin approved or rejected an application (holding it decides nothing). */
+  'agency.application.decided': z.object({
+    application_id: uuid,
+    user,
+    decision: z.enum(['approved', 'rejected']),
+    /** The rejection's reason; null for an approval. */
+    reason: z.string().nullable(),
+    /** The static segment an approved affiliate joins; null for a rejection. */
+    audience_id: uuid.nullable(),
+    affiliate_id: uuid.nullable(),
+    decided_at: z.iso.datetime({ offset: true }),
+  }),
+  /** An affiliate was suspended (with a reason) or made active again (reactivated, or by an approved application). */
+  'agency.affiliate.status_changed': z.object({
+    affiliate_id: uuid,
+    user,
+    from: z.enum(['active', 'suspended']),
+    to: z.enum(['active', 'suspended']),
+    reason: z.string().nullable(),
+    changed_at: z.iso.datetime({ offset: true }),
+  }),
+  /** A close signed vouchers for some of a user's checks (one event per close that signed any). Never the signatures. */
+  'claim.claim_check.closed': z.object({
+    user,
+    closed_at: z.iso.datetime({ offset: true }),
+    claim_checks: z
+      .array(
+        z.object({
+          claim_check_id: uuid,
+          reason: z.enum(['affiliate', 'end_user', 'agency']),
+          /** Base units, a decimal string. */
+          amount: z.string().regex(/^[0-9]+$/),
+          currency_address: z.string().min(1),
+          currency_chain_id: z.string().regex(/^[0-9]+$/),
+          /** Unix seconds, a decimal string. */
+          deadline: z.string().regex(/^[0-9]+$/),
+        }),
+      )
+      .min(1),
+  }),
+  /** The chain watcher saw a voucher redeemed (transaction null: redeemed before the first block watched). */
+  'claim.claim_check.claimed': z.object({
+    claim_check_id: uuid,
+    user,
+    reason: z.enum(['affiliate', 'end_user', 'agency']),
+    amount: z.string().regex(/^[0-9]+$/),
+    currency_address: z.string().min(1),
+    currency_chain_id: z.string().regex(/^[0-9]+$/),
+    transaction_hash: z.string().nullable(),
+    block_number: z.string().regex(/^[0-9]+$/).nullable(),
+    claimed_at: z.iso.datetime({ offset: true }),
+  }),
+  /** An affiliate's tax status changed (submitted, approved, revoked, expired). Statuses only: never a form field or a tax id. */
+  'tax.tax_status.changed': z.object({
+    project_id: uuid,
+    user,
+    from: z.enum(['not_submitted', 'submitted', 'approved', 'revoked', 'expired']),
+    to: z.enum(['submitted', 'approved', 'revoked', 'expired']),
+    changed_at: z.iso.datetime({ offset: true }),
+  }),
   /**
    * The claim service paid a conversion (or found no terms for it): who it was attributed to, its
    * volume and revenue, and what each beneficiary earned. Emitted once per conversion, in the
@@ -53,6 +124,11 @@ export const EVENT_PAYLOADS = {
     volume_usd: z.string().nullable(),
     revenue_usd: z.string().nullable(),
     currency_id: uuid.nullable(),
+    /** The currency the payouts are in (currencies never change), so a consumer shows earnings without asking the claim service; null when nothing was paid. */
+    currency: z
+      .object({ id: uuid, chain_id: z.string().regex(/^[1-9][0-9]*$/), address: z.string().min(1), name: z.string(), decimals: z.number().int().min(0).max(77) })
+      .nullable()
+      .optional(),
     payouts: z.array(z.object({ kind: z.enum(['affiliate_payout', 'end_user_payout', 'agency_payout']), user, amount: z.string().regex(/^[1-9][0-9]*$/) })),
   }),
 } as const;

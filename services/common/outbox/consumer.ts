@@ -4,7 +4,7 @@ import { EVENT_CONSUMERS, type EventConsumerEntry } from '../events/consumers';
 import { EVENT_PAYLOADS, type EventType, isEventType } from '../events/contracts';
 import type { Logger } from '../logger';
 import type { JobDefinition, JobProcessor } from '../queue';
-import { type EventJobData, eventJobData, type OutboxEvent, type OutboxEventOf } from './event';
+import { type ConsumerJobData, consumerJobData, type EventJobData, eventsOfJob, type OutboxEvent, type OutboxEventOf } from './event';
 import type { OutboxTables, ProcessedOutcome } from './tables';
 
 /** What a handler may answer: nothing (its effect is applied), or why the event asks for nothing that can still be done. */
@@ -16,8 +16,11 @@ export interface ConsumerContext {
   logger: Logger;
 }
 
-/** The job that carries events to one consumer: its queue, and a job id per (event, consumer). */
-export type EventJob = JobDefinition<EventJobData> & { jobId: (data: EventJobData) => string };
+/**
+ * The job that carries events to one consumer: its queue, and a job id per (event, consumer); a
+ * batch of events (event.ts, BATCHED_EVENT_TYPES) is one job under the id of its first event and size.
+ */
+export type EventJob = JobDefinition<ConsumerJobData> & { jobId: (data: ConsumerJobData) => string };
 
 export interface EventConsumer<DB extends OutboxTables = OutboxTables, T extends EventType = EventType> {
   name: string;
@@ -29,14 +32,30 @@ export interface EventConsumer<DB extends OutboxTables = OutboxTables, T extends
    * (with backoff); answer `{ ignored }` for an event that can never apply, so it is not retried.
    */
   handle(trx: Transaction<DB>, event: OutboxEventOf<T>, context: ConsumerContext): Promise<HandleResult>;
+  /**
+   * For an event that most often asks for nothing (e.g. no one subscribes to it): records it as
+   * handled in processed_events in ONE statement, without a transaction, when that statement finds
+   * there is nothing to do (true); false (something to do, or already recorded) goes the usual way,
+   * through `handle`. Must be atomic: what it checks and the row it writes, in that one statement.
+   */
+  shortcut?(db: Kysely<DB>, event: OutboxEventOf<T>, context: ConsumerContext): Promise<boolean>;
+  /**
+   * Optional batch form of `handle` (a job carrying several events): applies all the events given
+   * (each claimed in processed_events by this transaction, none twice) with a few set-based
+   * statements; answers the ids of those that can never apply, with why. Throwing rolls the whole
+   * batch back, and its events are then delivered one by one through `handle`.
+   */
+  handleBatch?(trx: Transaction<DB>, events: ReadonlyArray<OutboxEventOf<T>>, context: ConsumerContext): Promise<Map<string, string>>;
+  /** Optional batch form of `shortcut`: ONE statement for the batch; answers the ids it recorded. */
+  shortcutBatch?(db: Kysely<DB>, events: ReadonlyArray<OutboxEventOf<T>>, context: ConsumerContext): Promise<Set<string>>;
 }
 
 /** The job of a consumer of the catalog (events/consumers.ts): what producers queue and the consumer runs. */
 export function consumerJob(consumer: Pick<EventConsumerEntry, 'name'>): EventJob {
   return {
     queue: `events-${consumer.name}`,
-    data: eventJobData,
-    jobId: (event) => `${event.id}-${consumer.name}`,
+    data: consumerJobData,
+    jobId: (data) => ('events' in data ? `${data.events[0]!.id}+${data.events.length}-${consumer.name}` : `${data.id}-${consumer.name}`),
     // processed_events is what makes a second delivery harmless, so finished jobs need not stay in Redis
     // (a payload may list 10,000 users). Failed ones stay, for the relay to put back (outbox/recovery.ts).
     options: { removeOnComplete: true },
@@ -51,6 +70,9 @@ export function defineConsumer<DB extends OutboxTables, T extends EventType>(def
   name: string;
   eventTypes: readonly T[];
   handle(trx: Transaction<DB>, event: OutboxEventOf<T>, context: ConsumerContext): Promise<HandleResult>;
+  shortcut?(db: Kysely<DB>, event: OutboxEventOf<T>, context: ConsumerContext): Promise<boolean>;
+  handleBatch?(trx: Transaction<DB>, events: ReadonlyArray<OutboxEventOf<T>>, context: ConsumerContext): Promise<Map<string, string>>;
+  shortcutBatch?(db: Kysely<DB>, events: ReadonlyArray<OutboxEventOf<T>>, context: ConsumerContext): Promise<Set<string>>;
 }): EventConsumer<DB, T> {
   const entry: EventConsumerEntry | undefined = Object.hasOwn(EVENT_CONSUMERS, definition.name)
     ? (EVENT_CONSUMERS as Record<string, EventConsumerEntry>)[definition.name]
@@ -67,7 +89,8 @@ export function defineConsumer<DB extends OutboxTables, T extends EventType>(def
   return { ...definition, job: consumerJob(definition) };
 }
 
-export type DeliveryOutcome = ProcessedOutcome | 'duplicate';
+/** nothing_to_do: recorded by the consumer's shortcut, with nothing stored to act on after the commit. */
+export type DeliveryOutcome = ProcessedOutcome | 'duplicate' | 'nothing_to_do';
 
 /**
  * Runs one delivered event: claims (consumer, event id) in processed_events and applies the
@@ -88,6 +111,7 @@ export async function deliverEvent<DB extends OutboxTables>(
     await recordOutcome(db, consumer.name, data, 'ignored', event.unreadable, clock.now());
     return 'ignored';
   }
+  if (consumer.shortcut && (await consumer.shortcut(db, event as OutboxEventOf<EventType>, { now: clock.now(), logger }))) return 'nothing_to_do';
   return db.transaction().execute(async (trx) => {
     const claimed = await asOutbox(trx)
       .insertInto('processed_events')
@@ -114,9 +138,171 @@ export async function deliverEvent<DB extends OutboxTables>(
   });
 }
 
-/** The worker's processor for a consumer's queue. */
-export function eventProcessor<DB extends OutboxTables>(db: Kysely<DB>, consumer: EventConsumer<DB, EventType>, clock: Clock, logger: Logger): JobProcessor<EventJobData> {
-  return (data) => deliverEvent(db, consumer, data, clock, logger);
+/**
+ * Delivers several events in ONE transaction: claims them all in processed_events with one
+ * statement (those claimed before are duplicates), then applies each claimed one in order. Throws
+ * (and applies nothing) if any handler throws; an unreadable event is left to deliverEvent.
+ */
+async function deliverTogether<DB extends OutboxTables>(
+  db: Kysely<DB>,
+  consumer: EventConsumer<DB, EventType>,
+  events: readonly EventJobData[],
+  clock: Clock,
+  logger: Logger,
+): Promise<DeliveryOutcome[]> {
+  const read = events.map((data) => readEvent(consumer, data));
+  if (read.some((event) => 'unreadable' in event)) throw new Error('the batch holds an event the consumer cannot read');
+  return db.transaction().execute(async (trx) => {
+    const now = clock.now();
+    const claimedRows = await asOutbox(trx)
+      .insertInto('processed_events')
+      .values(events.map((data) => ({ consumer: consumer.name, event_id: data.id, event_type: data.type, outcome: 'handled' as const, note: null, processed_at: now })))
+      .onConflict((conflict) =>
+        conflict
+          .columns(['consumer', 'event_id'])
+          .doUpdateSet({ outcome: 'handled', note: null, processed_at: now })
+          .where('processed_events.outcome', '=', 'failed'),
+      )
+      .returning('event_id')
+      .execute();
+    const claimed = new Set(claimedRows.map((row) => row.event_id));
+    if (consumer.handleBatch) return applyBatch(trx, consumer, read as OutboxEvent[], claimed, clock, logger);
+    const outcomes: DeliveryOutcome[] = [];
+    for (const event of read as OutboxEvent[]) {
+      if (!claimed.has(event.id)) {
+        outcomes.push('duplicate');
+        continue;
+      }
+      const result = await consumer.handle(trx, event as OutboxEventOf<EventType>, { now: clock.now(), logger });
+      if (!result) {
+        outcomes.push('handled');
+        continue;
+      }
+      logger.warn({ consumer: consumer.name, event_id: event.id, event_type: event.type, reason: result.ignored }, 'event ignored by its consumer');
+      await asOutbox(trx)
+        .updateTable('processed_events')
+        .set({ outcome: 'ignored', note: result.ignored })
+        .where('consumer', '=', consumer.name)
+        .where('event_id', '=', event.id)
+        .execute();
+      outcomes.push('ignored');
+    }
+    return outcomes;
+  });
+}
+
+/** The claimed events of a batch through the consumer's batch form; the others are duplicates. */
+async function applyBatch<DB extends OutboxTables>(
+  trx: Transaction<DB>,
+  consumer: EventConsumer<DB, EventType>,
+  events: readonly OutboxEvent[],
+  claimed: ReadonlySet<string>,
+  clock: Clock,
+  logger: Logger,
+): Promise<DeliveryOutcome[]> {
+  const applying = events.filter((event) => claimed.has(event.id)) as OutboxEventOf<EventType>[];
+  const ignored = applying.length === 0 ? new Map<string, string>() : await consumer.handleBatch!(trx, applying, { now: clock.now(), logger });
+  for (const [id, reason] of ignored) {
+    const event = applying.find((candidate) => candidate.id === id);
+    logger.warn({ consumer: consumer.name, event_id: id, event_type: event?.type, reason }, 'event ignored by its consumer');
+    await asOutbox(trx)
+      .updateTable('processed_events')
+      .set({ outcome: 'ignored', note: reason })
+      .where('consumer', '=', consumer.name)
+      .where('event_id', '=', id)
+      .execute();
+  }
+  return events.map((event) => (!claimed.has(event.id) ? 'duplicate' : ignored.has(event.id) ? 'ignored' : 'handled'));
+}
+
+/**
+ * The worker's processor for a consumer's queue. A batch's events are applied together in one
+ * transaction when they all apply; otherwise one by one, each in its own transaction, as if each
+ * had its own job: one that fails does not hold up the others, and the job then fails with the
+ * first error, so that its retry delivers what is left (the events already applied are duplicates
+ * by then). `afterEach` runs for each event after the commit that applied it.
+ */
+export function eventProcessor<DB extends OutboxTables>(
+  db: Kysely<DB>,
+  consumer: EventConsumer<DB, EventType>,
+  clock: Clock,
+  logger: Logger,
+  afterEach?: (data: EventJobData) => Promise<void>,
+): JobProcessor<ConsumerJobData> {
+  return async (data, _job, signal) => {
+    let events = eventsOfJob(data);
+    if (events.length > 1) {
+      // The same event twice in one job would be claimed twice by one statement (which PostgreSQL refuses).
+      events = [...new Map(events.map((event) => [event.id, event])).values()];
+      // The consumer's shortcut first, event by event (one statement each, as for a single event);
+      // then what is left, usually all applying, in one transaction (one commit, one insert of
+      // their processed_events rows). Any failure there rolls it back, and the events are
+      // delivered one by one below, so that only the failing one waits for the retry.
+      const total = eventsOfJob(data).length;
+      if (consumer.shortcutBatch) events = await withoutBatchShortcut(db, consumer, events, clock, logger);
+      else if (consumer.shortcut) events = await withoutShortcut(db, consumer, events, clock, logger);
+      const together =
+        events.length < 2 || signal?.aborted
+          ? undefined
+          : await deliverTogether(db, consumer, events, clock, logger).catch((error: unknown) => {
+              // Handed back at shutdown meanwhile: no second try here (the database may be closing).
+              if (signal?.aborted) throw error;
+              logger.warn({ err: error, consumer: consumer.name, events: events.length }, 'a batch of events could not be applied together; delivering them one by one');
+              return undefined;
+            });
+      if (together || events.length === 0) {
+        for (const event of events) await afterEach?.(event);
+        return total;
+      }
+    }
+    const outcomes: DeliveryOutcome[] = [];
+    let firstError: unknown;
+    for (const event of events) {
+      // Handed back at shutdown: the job runs again elsewhere and skips what was applied here.
+      if (signal?.aborted) break;
+      try {
+        const outcome = await deliverEvent(db, consumer, event, clock, logger);
+        outcomes.push(outcome);
+        if (outcome !== 'nothing_to_do') await afterEach?.(event);
+      } catch (error) {
+        if (events.length === 1 && !('events' in data)) throw error;
+        firstError ??= error;
+        logger.warn({ err: error, consumer: consumer.name, event_id: event.id, event_type: event.type }, 'event of a batch failed; the job retries it');
+      }
+    }
+    if (firstError !== undefined) throw firstError;
+    return 'events' in data ? data.events.length : outcomes[0];
+  };
+}
+
+/** The events of a batch that the consumer's shortcut did not record (nothing to do for them). */
+async function withoutShortcut<DB extends OutboxTables>(
+  db: Kysely<DB>,
+  consumer: EventConsumer<DB, EventType>,
+  events: readonly EventJobData[],
+  clock: Clock,
+  logger: Logger,
+): Promise<EventJobData[]> {
+  const left: EventJobData[] = [];
+  for (const data of events) {
+    const event = readEvent(consumer, data);
+    if ('unreadable' in event || !(await consumer.shortcut!(db, event as OutboxEventOf<EventType>, { now: clock.now(), logger }))) left.push(data);
+  }
+  return left;
+}
+
+/** The events of a batch that the consumer's batch shortcut did not record, in one statement for all. */
+async function withoutBatchShortcut<DB extends OutboxTables>(
+  db: Kysely<DB>,
+  consumer: EventConsumer<DB, EventType>,
+  events: readonly EventJobData[],
+  clock: Clock,
+  logger: Logger,
+): Promise<EventJobData[]> {
+  const readable = events.map((data) => readEvent(consumer, data)).filter((event): event is OutboxEvent => !('unreadable' in event));
+  if (readable.length === 0) return [...events];
+  const recorded = await consumer.shortcutBatch!(db, readable as OutboxEventOf<EventType>[], { now: clock.now(), logger });
+  return events.filter((data) => !recorded.has(data.id));
 }
 
 /**

@@ -31,3 +31,26 @@ export const eventJobData = z.object({
 });
 
 export type EventJobData = z.output<typeof eventJobData>;
+
+/**
+ * Event types written one per unit of high-volume work (a conversion): the relay carries a round's
+ * events of these types to each consumer in ONE job, not one job per event (a job costs the producer,
+ * Redis and the consumer's worker more than most handlers do). The consumer still applies, records
+ * and retries each event on its own (consumer.ts), so handlers see no difference.
+ */
+export const BATCHED_EVENT_TYPES: ReadonlySet<string> = new Set<EventType>(['claim.conversion.processed']);
+
+/** Events of the batched types, as one job carries them to one consumer (in the order they were written). */
+export const eventBatchJobData = z.object({ events: z.array(eventJobData).min(1) });
+
+export type EventBatchJobData = z.output<typeof eventBatchJobData>;
+
+/** What a consumer's job carries: one event, or a batch of events of the batched types. */
+export const consumerJobData = z.union([eventJobData, eventBatchJobData]);
+
+export type ConsumerJobData = z.output<typeof consumerJobData>;
+
+/** The events a consumer's job carries, in order. */
+export function eventsOfJob(data: ConsumerJobData): EventJobData[] {
+  return 'events' in data ? data.events : [data];
+}

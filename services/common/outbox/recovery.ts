@@ -3,7 +3,7 @@ import type { Clock } from '../clock';
 import type { OutboxJobKind } from '../job-relay';
 import type { QueueKit } from '../queue';
 import { type EventConsumer, recordOutcome } from './consumer';
-import type { EventJobData } from './event';
+import { type ConsumerJobData, eventsOfJob } from './event';
 import type { OutboxTables } from './tables';
 
 /**
@@ -17,12 +17,15 @@ export function failedEventRecovery<DB extends OutboxTables>(
   queues: QueueKit,
   consumer: Pick<EventConsumer<DB>, 'name' | 'job'>,
   clock: Clock,
-): OutboxJobKind<EventJobData> {
+): OutboxJobKind<ConsumerJobData> {
   return {
     job: consumer.job,
     findPending: (limit) => queues.failedPayloads(consumer.job, limit),
     giveUp: async (data, reason) => {
-      await recordOutcome(db, consumer.name, data, 'failed', `its job kept failing: ${reason}`.slice(0, 2_000), clock.now());
+      // Of a batch, only the events not applied yet are recorded as failed (recordOutcome keeps what is there).
+      for (const event of eventsOfJob(data)) {
+        await recordOutcome(db, consumer.name, event, 'failed', `its job kept failing: ${reason}`.slice(0, 2_000), clock.now());
+      }
       await queues.remove(consumer.job, consumer.job.jobId(data));
     },
   };

@@ -5,7 +5,7 @@ import type { RelayParticipant } from '../job-relay';
 import type { Logger } from '../logger';
 import type { QueueKit } from '../queue';
 import { consumerJob } from './consumer';
-import type { EventJobData } from './event';
+import { BATCHED_EVENT_TYPES, type ConsumerJobData, type EventJobData } from './event';
 import type { OutboxTables } from './tables';
 
 /** What domain code needs of the relay: to say that a commit appended events. */
@@ -139,12 +139,17 @@ export class OutboxRelay<DB extends OutboxTables = OutboxTables> implements Rela
     }));
     for (const consumer of this.consumers) {
       const theirs = events.filter((event) => (consumer.eventTypes as readonly string[]).includes(event.type));
-      if (theirs.length > 0) await this.queues.enqueueMany(consumerJob(consumer), theirs);
+      // Events of the batched types travel together, one job per consumer and round (event.ts).
+      const batched = theirs.filter((event) => BATCHED_EVENT_TYPES.has(event.type));
+      const jobs: ConsumerJobData[] = batched.length === theirs.length ? [] : theirs.filter((event) => !BATCHED_EVENT_TYPES.has(event.type));
+      if (batched.length > 0) jobs.push(batched.length === 1 ? batched[0]! : { events: batched });
+      if (jobs.length > 0) await this.queues.enqueueMany(consumerJob(consumer), jobs);
     }
+    // One array parameter rather than one parameter per event (a round holds up to OUTBOX_RELAY_BATCH).
     await this.db
       .updateTable('outbox')
       .set({ relayed_at: this.options.clock.now() })
-      .where('seq', 'in', rows.map((row) => row.seq))
+      .where('seq', '=', sql<bigint>`ANY(${rows.map((row) => row.seq.toString())}::bigint[])`)
       .where('relayed_at', 'is', null)
       .execute();
     return true;

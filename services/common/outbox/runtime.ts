@@ -36,21 +36,10 @@ export function registerConsumer<DB extends OutboxTables, T extends EventType>(
   runtime: ServiceRuntime<DB>,
   consumer: EventConsumer<DB, T>,
   concurrency = 2,
-  /** After each delivery, once its transaction committed (also for a duplicate): e.g. queue the work it stored. */
+  /** After each delivery, once its transaction committed (also for a duplicate; not when its shortcut found nothing to do): e.g. queue the work it stored. */
   afterEach?: (data: EventJobData) => Promise<void>,
 ): void {
   const anyType = consumer as unknown as EventConsumer<DB, EventType>;
-  const process = eventProcessor(runtime.db, anyType, runtime.clock, runtime.logger);
-  runtime.process(
-    consumer.job,
-    afterEach
-      ? async (data, job, signal) => {
-          const outcome = await process(data, job, signal);
-          await afterEach(data);
-          return outcome;
-        }
-      : process,
-    concurrency,
-  );
+  runtime.process(consumer.job, eventProcessor(runtime.db, anyType, runtime.clock, runtime.logger, afterEach), concurrency);
   runtime.relay.register(failedEventRecovery(runtime.db, runtime.queues, anyType, runtime.clock));
 }

@@ -3,6 +3,7 @@ import type { Logger } from '../../common/logger';
 import type { TinVault } from '../domain/tin-vault';
 import * as taxTables from './0001_tax_tables';
 import { repairNonCanonicalSeals } from './0002_repair_non_canonical_seals';
+import * as eventOutbox from './0003_event_outbox';
 
 /** What the tax migrations need beyond the database: 0002 opens and re-seals tax ids. */
 export interface TaxMigrationDeps {
@@ -15,5 +16,6 @@ export function taxMigrations(deps: TaxMigrationDeps): Record<string, Migration>
   return {
     '0001_tax_tables': taxTables,
     '0002_repair_non_canonical_seals': repairNonCanonicalSeals(deps.vault, deps.logger),
+    '0003_event_outbox': eventOutbox,
   };
 }

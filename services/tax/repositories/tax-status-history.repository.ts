@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { UserIdentifier } from '../../common/identifiers';
+import { appendOutboxEvents } from '../../common/outbox/append';
 import type { TaxDatabase } from '../database';
 import type { Actor } from '../domain/tax-record';
 import type { RecordStatus } from '../domain/vocabulary';
@@ -20,10 +21,12 @@ export interface StatusEvent {
  * The status history: written only inside the transaction of the transition it records
  * (tax-transition.repository.ts), so a change and its history row commit together. At most one
  * row per (record, status reached): a repeated write (a sweep run twice) records nothing twice.
+ * Each row written is announced in the same transaction (tax.tax_status.changed): statuses and the
+ * user only, never a form field or a tax id. Returns how many were written.
  */
-export async function recordStatusEvents(trx: Transaction<TaxDatabase>, events: StatusEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  await trx
+export async function recordStatusEvents(trx: Transaction<TaxDatabase>, events: StatusEvent[], now: Date): Promise<number> {
+  if (events.length === 0) return 0;
+  const written = await trx
     .insertInto('tax_status_events')
     .values(
       events.map((event) => ({
@@ -40,5 +43,22 @@ export async function recordStatusEvents(trx: Transaction<TaxDatabase>, events: 
       })),
     )
     .onConflict((conflict) => conflict.columns(['record_id', 'to_status']).doNothing())
+    .returning(['project_id', 'identifier_type', 'identifier', 'from_status', 'to_status', 'occurred_at'])
     .execute();
+  await appendOutboxEvents(
+    trx,
+    now,
+    written.map((row) => ({
+      type: 'tax.tax_status.changed' as const,
+      projectId: row.project_id,
+      payload: {
+        project_id: row.project_id,
+        user: { identifier: row.identifier, identifier_type: row.identifier_type },
+        from: row.from_status as StatusEvent['from'],
+        to: row.to_status,
+        changed_at: row.occurred_at.toISOString(),
+      },
+    })),
+  );
+  return written.length;
 }

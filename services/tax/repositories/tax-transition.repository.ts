@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { isUniqueViolation } from '../../common/db/errors';
+import type { OutboxWaker } from '../../common/outbox/relay';
 import type { UserIdentifier } from '../../common/identifiers';
 import type { TaxDatabase } from '../database';
 import { type Actor, CurrentRecordBlocks, type NewTaxRecord, SYSTEM_ACTOR, type TaxRecord } from '../domain/tax-record';
@@ -17,7 +18,19 @@ const REPLACEABLE: readonly RecordStatus[] = ['submitted', 'revoked', 'expired']
  * runs concurrently, and the unique index keeps one current record per user.
  */
 export class TaxTransitionRepository {
-  constructor(private readonly db: Kysely<TaxDatabase>) {}
+  constructor(
+    private readonly db: Kysely<TaxDatabase>,
+    /** Woken after each commit that announced status changes (their events leave at once); none where nothing relays (migrations, tests). */
+    private readonly outbox: OutboxWaker = { wake: () => undefined },
+  ) {}
+
+  /** Runs one transition's transaction, then wakes the relay when it announced a change. */
+  private async announcing<T>(work: (trx: Transaction<TaxDatabase>, announced: { count: number }) => Promise<T>): Promise<T> {
+    const announced = { count: 0 };
+    const result = await this.db.transaction().execute((trx) => work(trx, announced));
+    if (announced.count > 0) this.outbox.wake();
+    return result;
+  }
 
   /**
    * Stores a new current record. A current record that may be replaced (submitted, revoked,
@@ -28,7 +41,7 @@ export class TaxTransitionRepository {
   async submit(record: NewTaxRecord): Promise<{ record: TaxRecord; replaced: RecordStatus | null }> {
     const { projectId, user, now } = record;
     try {
-      return await this.db.transaction().execute(async (trx) => {
+      return await this.announcing(async (trx, announced) => {
         const old = await updateCurrentRecord(trx, projectId, user)
           .set((eb) => ({
             superseded_at: now,
@@ -61,7 +74,7 @@ export class TaxTransitionRepository {
           actor: { type: 'affiliate', id: user.identifier },
           at: now,
         });
-        await recordStatusEvents(trx, events);
+        announced.count += await recordStatusEvents(trx, events, now);
         return { record: stored, replaced };
       });
     } catch (error) {
@@ -72,7 +85,7 @@ export class TaxTransitionRepository {
 
   /** submitted -> approved, for this record only while it is still current and submitted. */
   async approve(recordId: string, expiresAt: Date | null, actor: Actor, now: Date): Promise<TaxRecord | undefined> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.announcing(async (trx, announced) => {
       const row = await trx
         .updateTable('tax_records')
         .set({ status: 'approved', approved_at: now, approved_by: actor.id, expires_at: expiresAt })
@@ -83,9 +96,11 @@ export class TaxTransitionRepository {
         .executeTakeFirst();
       if (!row) return undefined;
       const record = toTaxRecord(row);
-      await recordStatusEvents(trx, [
-        { recordId, projectId: record.projectId, user: record.user, from: 'submitted', to: 'approved', actor, at: now },
-      ]);
+      announced.count += await recordStatusEvents(
+        trx,
+        [{ recordId, projectId: record.projectId, user: record.user, from: 'submitted', to: 'approved', actor, at: now }],
+        now,
+      );
       return record;
     });
   }
@@ -98,7 +113,7 @@ export class TaxTransitionRepository {
     actor: Actor,
     now: Date,
   ): Promise<{ record: TaxRecord; previousStatus: RecordStatus } | undefined> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.announcing(async (trx, announced) => {
       const row = await updateCurrentRecord(trx, projectId, user)
         .set({ status: 'revoked', revoked_at: now, revoked_by: actor.id, revoked_reason: reason })
         .where((eb) =>
@@ -111,9 +126,11 @@ export class TaxTransitionRepository {
         .executeTakeFirst();
       if (!row) return undefined;
       const record = toTaxRecord(row);
-      await recordStatusEvents(trx, [
-        { recordId: record.id, projectId, user, from: row.previous_status, to: 'revoked', reason, actor, at: now },
-      ]);
+      announced.count += await recordStatusEvents(
+        trx,
+        [{ recordId: record.id, projectId, user, from: row.previous_status, to: 'revoked', reason, actor, at: now }],
+        now,
+      );
       return { record, previousStatus: row.previous_status };
     });
   }
@@ -124,7 +141,7 @@ export class TaxTransitionRepository {
    */
   async expireDue(formTypes: readonly FormType[], now: Date, limit: number): Promise<number> {
     if (formTypes.length === 0) return 0;
-    return this.db.transaction().execute(async (trx) => {
+    return this.announcing(async (trx, announced) => {
       const rows = await trx
         .with('due', (db) =>
           db
@@ -145,7 +162,7 @@ export class TaxTransitionRepository {
         .whereRef('id', '=', 'due_id')
         .returning(['id', 'project_id', 'identifier_type', 'identifier', 'expires_at'])
         .execute();
-      await recordStatusEvents(
+      announced.count += await recordStatusEvents(
         trx,
         rows.flatMap((row) =>
           row.expires_at === null
@@ -162,6 +179,7 @@ export class TaxTransitionRepository {
                 },
               ],
         ),
+        now,
       );
       return rows.length;
     });

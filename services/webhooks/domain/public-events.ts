@@ -1,10 +1,7 @@
 import type { EventPayload, EventType } from '../../common/events/contracts';
 import type { OutboxEvent } from '../../common/outbox/event';
 
-/**
- * The events a project may subscribe to, by their public names (README "Webhooks"). Some have no
- * producer yet; an endpoint may subscribe to them now and receives them once they are wired.
- */
+/** The events a project may subscribe to, by their public names (README "Webhooks": each one's `data`). */
 export const PUBLIC_EVENT_TYPES = [
   'conversion.processed',
   'affiliate.created',
@@ -37,6 +34,9 @@ const audienceEntries = (payload: EventPayload<'audience.entry_added' | 'audienc
   users: payload.users,
 });
 
+/** The payloads are already public-shaped (snake_case, ids and facts only): published as they are, in a copy. */
+const asIs = <T extends object>(payload: T) => ({ ...payload });
+
 /**
  * Internal event -> public event: one entry per producer event. A new producer event is one entry
  * here plus its type in the webhooks-fan-out consumer (services/common/events/consumers.ts).
@@ -45,6 +45,12 @@ export const PUBLICATIONS = {
   'claim.conversion.processed': { type: 'conversion.processed', data: (payload) => ({ ...payload }) },
   'audience.entry_added': { type: 'audience.entry_added', data: audienceEntries },
   'audience.entry_removed': { type: 'audience.entry_removed', data: audienceEntries },
+  'agency.affiliate.created': { type: 'affiliate.created', data: asIs },
+  'agency.application.decided': { type: 'application.decided', data: asIs },
+  'agency.affiliate.status_changed': { type: 'affiliate.status_changed', data: asIs },
+  'claim.claim_check.closed': { type: 'claim_check.closed', data: asIs },
+  'claim.claim_check.claimed': { type: 'claim_check.claimed', data: asIs },
+  'tax.tax_status.changed': { type: 'tax_status.changed', data: asIs },
 } satisfies Publications;
 
 export type PublishedEventType = keyof typeof PUBLICATIONS;

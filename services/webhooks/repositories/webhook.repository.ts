@@ -89,3 +89,56 @@ export async function subscribedWebhookIds(db: Kysely<WebhooksDatabase>, project
     .execute();
   return rows.map((row) => row.id);
 }
+
+/**
+ * Records the event as handled by `consumer`, in ONE statement, when the project has no enabled
+ * endpoint subscribed to its public type: true. False when an endpoint subscribes (the fan-out has
+ * work to do) or the event is recorded already (a duplicate): the caller goes the usual way.
+ * Most conversions of most projects go to no endpoint; this keeps them to one indexed lookup and
+ * one insert, with no transaction around them.
+ */
+export async function recordIfUnsubscribed(
+  db: Kysely<WebhooksDatabase>,
+  consumer: string,
+  event: { id: string; type: string; projectId: string },
+  publicType: string,
+  now: Date,
+): Promise<boolean> {
+  // Raw: an INSERT ... SELECT guarded by NOT EXISTS, whose parameters need their column types spelt out.
+  const { rows } = await sql<{ event_id: string }>`
+    INSERT INTO processed_events (consumer, event_id, event_type, outcome, note, processed_at)
+    SELECT ${consumer}::text, ${event.id}::uuid, ${event.type}::text, 'handled', NULL, ${now}::timestamptz
+    WHERE NOT EXISTS (
+      SELECT 1 FROM webhooks WHERE project_id = ${event.projectId}::uuid AND enabled AND ${publicType}::text = ANY(events)
+    )
+    ON CONFLICT (consumer, event_id) DO UPDATE SET outcome = 'handled', note = NULL, processed_at = excluded.processed_at
+      WHERE processed_events.outcome = 'failed'
+    RETURNING event_id`.execute(db);
+  return rows.length > 0;
+}
+
+/**
+ * recordIfUnsubscribed for many events in ONE statement: records as handled each event whose
+ * project has no enabled endpoint subscribed to its public name; answers the ids it recorded.
+ * The event ids must be distinct.
+ */
+export async function recordAllUnsubscribed(
+  db: Kysely<WebhooksDatabase>,
+  consumer: string,
+  events: ReadonlyArray<{ id: string; type: string; projectId: string; publicType: string }>,
+  now: Date,
+): Promise<Set<string>> {
+  if (events.length === 0) return new Set();
+  // Raw: INSERT ... SELECT over unnest'ed arrays, guarded per row by NOT EXISTS.
+  const { rows } = await sql<{ event_id: string }>`
+    INSERT INTO processed_events (consumer, event_id, event_type, outcome, note, processed_at)
+    SELECT ${consumer}::text, e.id, e.type, 'handled', NULL, ${now}::timestamptz
+    FROM unnest(${events.map((e) => e.id)}::uuid[], ${events.map((e) => e.type)}::text[], ${events.map((e) => e.projectId)}::uuid[], ${events.map((e) => e.publicType)}::text[])
+      AS e(id, type, project_id, public_type)
+    WHERE NOT EXISTS (SELECT 1 FROM webhooks w WHERE w.project_id = e.project_id AND w.enabled AND e.public_type = ANY(w.events))
+    ORDER BY e.id
+    ON CONFLICT (consumer, event_id) DO UPDATE SET outcome = 'handled', note = NULL, processed_at = excluded.processed_at
+      WHERE processed_events.outcome = 'failed'
+    RETURNING event_id`.execute(db);
+  return new Set(rows.map((row) => row.event_id));
+}

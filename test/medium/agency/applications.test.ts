@@ -18,7 +18,7 @@ describe('affiliate applications (domain)', () => {
 
   /** The approval events in the agency's outbox (no relay runs here), by application. */
   const approvalEvents = async (applicationId: string) =>
-    (await harness.sql.query("SELECT type, project_id, payload, created_at FROM agency.outbox WHERE payload->>'application_id' = $1", [applicationId])).rows;
+    (await harness.sql.query("SELECT type, project_id, payload, created_at FROM agency.outbox WHERE type = 'agency.application.approved' AND payload->>'application_id' = $1", [applicationId])).rows;
 
   const applications = () => harness.domain.applications;
   const staticSegment = async (projectId: string) => harness.audience.segments.create(projectId, { name: `Static ${randomBytes(3).toString('hex')}` });

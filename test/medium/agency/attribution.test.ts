@@ -4,7 +4,7 @@ import type { AgencyDatabase } from '../../../services/agency/database';
 import { typeParsers } from '../../../services/common/db/type-parsers';
 import { SERVICE_CATALOG } from '../../../services/common/service-catalog';
 import { AttributionService } from '../../../services/agency/domain/attribution.service';
-import { AttributionRepository } from '../../../services/agency/repositories/attribution.repository';
+import { AttributionRepository, RESOLVE_ATTRIBUTION_SQL, resolveAttributionParameters } from '../../../services/agency/repositories/attribution.repository';
 import { startAgencyDomain } from '../../helpers/domain';
 import { type AgencyHarness, newAffiliate, newProject, newUser } from './fixtures';
 
@@ -131,6 +131,43 @@ describe('attribution at a moment (domain)', () => {
       expect(statements).toBe(1);
     } finally {
       await counted.destroy();
+    }
+  });
+
+  it('looks each item up by its key even when the statistics have not seen the project yet', async () => {
+    // A young project: the statistics were gathered while another project filled the table, so the
+    // planner expects this project to have about one referral. Were the items joined to "the
+    // project's referrals" as a set, 500 items would each be compared with all 500 referrals.
+    const client = new pg.Client({ connectionString: harness.databaseUrl, options: `-c search_path=${SERVICE_CATALOG.agency.schema}` });
+    await client.connect();
+    try {
+      const seedReferrals = (project: string, count: number) =>
+        client.query(
+          `WITH aff AS (
+             INSERT INTO affiliates (project_id, identifier_type, identifier, name, status, joined_at, updated_at)
+             VALUES ($1::uuid, 'evm_address', '0x' || substr(md5($1::text || 'aff') || md5($1::text || 'aff2'), 1, 40), 'Seeded', 'active', '2026-01-01', '2026-01-01') RETURNING id
+           )
+           INSERT INTO referrals (project_id, identifier_type, identifier, affiliate_id, code, referred_at)
+           SELECT $1::uuid, 'evm_address', '0x' || substr(md5($1::text || g) || md5($1::text || g || 'x'), 1, 40), aff.id, 'seeded', '2026-01-01' FROM aff, generate_series(1, $2::int) g`,
+          [project, count],
+        );
+      await seedReferrals(newProject(), 3_000);
+      await client.query('ANALYZE referrals, affiliates');
+      const young = newProject();
+      await seedReferrals(young, 500);
+      const { rows: users } = await client.query<{ identifier: string }>('SELECT identifier FROM referrals WHERE project_id = $1', [young]);
+      const queries = users.map(({ identifier }) => ({ user: { identifier, identifierType: 'evm_address' as const }, at: at('2026-06-01T00:00:00.000Z') }));
+      const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${RESOLVE_ATTRIBUTION_SQL}`, resolveAttributionParameters(young, queries));
+      const referralScans: Array<{ loops: number; rows: number }> = [];
+      const walk = (node: Record<string, unknown>) => {
+        if (node['Relation Name'] === 'referrals') referralScans.push({ loops: node['Actual Loops'] as number, rows: node['Actual Rows'] as number });
+        for (const child of (node.Plans as Array<Record<string, unknown>> | undefined) ?? []) walk(child);
+      };
+      walk((rows[0]!['QUERY PLAN'] as Array<{ Plan: Record<string, unknown> }>)[0]!.Plan);
+      // One probe per item, each finding at most its own referral.
+      expect(referralScans).toEqual([{ loops: 500, rows: 1 }]);
+    } finally {
+      await client.end();
     }
   });
 });

@@ -301,7 +301,7 @@ describe('master affiliates (domain)', () => {
   });
 
   describe('sub-affiliate lists', () => {
-    it('lists current sub-affiliates newest binding first (referred_volume too, until volumes exist) or by name', async () => {
+    it('lists sub-affiliates newest binding first (or by name, or by volume), former ones as bound: false unless bound=true', async () => {
       const projectId = newProject();
       const master = await newAffiliate(harness, projectId);
       await masters().designate(projectId, userOf(master), 100, actor);
@@ -315,13 +315,23 @@ describe('master affiliates (domain)', () => {
       }
       await masters().unbind(projectId, master.id, userOf(subs[1]!), actor);
       const page = { page: 1, pageSize: 25, offset: 0 };
-      const namesOf = async (sort: 'bound_at' | 'name' | 'referred_volume' | undefined) =>
-        (await masters().listSubAffiliates(projectId, master.id, sort, page)).records.map((record) => record.name);
-      expect(await namesOf(undefined)).toEqual(['Bob', 'Carol']);
-      expect(await namesOf('referred_volume')).toEqual(['Bob', 'Carol']);
-      expect(await namesOf('name')).toEqual(['Bob', 'Carol']);
-      const firstPage = await masters().listSubAffiliates(projectId, master.id, 'bound_at', { page: 1, pageSize: 1, offset: 0 });
-      expect(firstPage).toEqual({ records: [expect.objectContaining({ name: 'Bob', boundAt: new Date(Date.parse(START) + 2_000) })], total: 2 });
+      type Sort = 'bound_at' | 'name' | 'referred_volume' | undefined;
+      const namesOf = async (sort: Sort, bound?: boolean) =>
+        (await masters().listSubAffiliates(projectId, master.id, { sort, bound }, page)).records.map((record) => record.name);
+      expect(await namesOf(undefined, true)).toEqual(['Bob', 'Carol']);
+      expect(await namesOf(undefined)).toEqual(['Bob', 'alice', 'Carol']);
+      expect(await namesOf(undefined, false)).toEqual(['alice']);
+      // No volume yet: every referred volume is 0, ties newest binding first.
+      expect(await namesOf('referred_volume')).toEqual(['Bob', 'alice', 'Carol']);
+      expect(await namesOf('name')).toEqual(['alice', 'Bob', 'Carol']);
+      expect((await masters().listSubAffiliates(projectId, master.id, { sort: 'name', order: 'desc' }, page)).records.map((r) => r.name)).toEqual(['Carol', 'Bob', 'alice']);
+      const firstPage = await masters().listSubAffiliates(projectId, master.id, { sort: 'bound_at', bound: true }, { page: 1, pageSize: 1, offset: 0 });
+      expect(firstPage).toEqual({
+        records: [expect.objectContaining({ name: 'Bob', bound: true, unboundAt: null, boundAt: new Date(Date.parse(START) + 2_000), referredVolumeUsd: '0' })],
+        total: 2,
+      });
+      const former = (await masters().listSubAffiliates(projectId, master.id, { bound: false }, page)).records[0];
+      expect(former).toMatchObject({ name: 'alice', bound: false, unboundAt: new Date(Date.parse(START) + 3_000) });
     });
   });
 });

@@ -91,6 +91,50 @@ describe('the chain watcher and ClaimManager on the in-process EVM', () => {
     expect(await revertOf(redeem([row]))).toBe('ProofAlreadyClaimed');
   });
 
+  it('announces a close that signed once (closing again announces nothing) and the redemption once, however often the watcher reads it', async () => {
+    const { user, check, row } = await closedVoucher(45_600);
+    await harness.domain.claimChecks.close(projectId, user, [check.id]);
+    const eventsOf = async (type: string) =>
+      (
+        await harness.sql.query(
+          `SELECT project_id, payload FROM claim.outbox WHERE type = $1 AND (payload->>'claim_check_id' = $2 OR payload->'claim_checks'->0->>'claim_check_id' = $2)`,
+          [type, check.id],
+        )
+      ).rows;
+    const owner = { identifier: user.identifier, identifier_type: 'evm_address' };
+    const currency = { currency_address: token.toLowerCase(), currency_chain_id: String(chain.chainId) };
+    expect(await eventsOf('claim.claim_check.closed')).toEqual([
+      {
+        project_id: projectId,
+        payload: {
+          user: owner,
+          closed_at: clock.now().toISOString(),
+          claim_checks: [{ claim_check_id: check.id, reason: 'end_user', amount: '456', ...currency, deadline: row.signed!.deadline.toString() }],
+        },
+      },
+    ]);
+    const receipt = await redeem([row]);
+    await chain.mine(CONFIRMATIONS);
+    await watch();
+    await watch();
+    const block = await chain.publicClient.getBlock({ blockNumber: receipt.blockNumber });
+    expect(await eventsOf('claim.claim_check.claimed')).toEqual([
+      {
+        project_id: projectId,
+        payload: {
+          claim_check_id: check.id,
+          user: owner,
+          reason: 'end_user',
+          amount: '456',
+          ...currency,
+          transaction_hash: receipt.transactionHash,
+          block_number: String(receipt.blockNumber),
+          claimed_at: new Date(Number(block.timestamp) * 1000).toISOString(),
+        },
+      },
+    ]);
+  });
+
   it('refuses a forged voucher (another amount, another recipient) and one past its deadline, changing nothing', async () => {
     const { user, row } = await closedVoucher(50_000);
     expect(await revertOf(redeem([{ ...row, amount: row.amount * 10n }]))).toBe('InvalidSigner');
@@ -157,5 +201,8 @@ describe('the chain watcher and ClaimManager on the in-process EVM', () => {
     expect(await statusOf(check.id)).toBe('claimed');
     const { rows } = await harness.sql.query('SELECT claim_tx_hash, claimed_at IS NOT NULL AS claimed FROM claim.vouchers WHERE claim_check_id = $1', [check.id]);
     expect(rows).toEqual([{ claim_tx_hash: null, claimed: true }]);
+    // Announced once, without a transaction.
+    const announced = await harness.sql.query(`SELECT payload FROM claim.outbox WHERE type = 'claim.claim_check.claimed' AND payload->>'claim_check_id' = $1`, [check.id]);
+    expect(announced.rows).toEqual([{ payload: expect.objectContaining({ claim_check_id: check.id, transaction_hash: null, block_number: null, amount: '200' }) }]);
   });
 });

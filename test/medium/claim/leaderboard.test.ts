@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { IdentifierType } from '../../../services/common/identifiers';
 import { toPage } from '../../../services/common/pagination';
 import type { MovementKind } from '../../../services/claim/domain/vocabulary';
+import { LedgerService } from '../../../services/claim/domain/ledger.service';
+import { CurrencyRepository } from '../../../services/claim/repositories/currency.repository';
+import { LeaderboardRepository } from '../../../services/claim/repositories/leaderboard.repository';
 import { LedgerRepository } from '../../../services/claim/repositories/ledger.repository';
+import { MovementRepository } from '../../../services/claim/repositories/movement.repository';
 import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
 import { evmAddress, randomEvmAddress } from '../../helpers/fixtures';
 import { newProject } from './fixtures';
@@ -140,6 +144,32 @@ describe('payouts leaderboard (domain)', () => {
     for (const page of pages) expect(ranks(page)).toEqual([[1, evmAddress(2), 20n, 1], [2, evmAddress(1), 10n, 1]]);
     await pay(projectId, currencyId, [['affiliate_payout', 1, 15n]]);
     expect(ranks(await board(projectId))).toEqual([[1, evmAddress(1), 25n, 2], [2, evmAddress(2), 20n, 1]]);
+  });
+
+  it('with CLAIM_LEADERBOARD_CACHE_MS, answers a page read less than that long ago (saying when it was read), and reads it again after', async () => {
+    const { projectId, currencyId } = await newProject(harness);
+    const cached = new LedgerService(new MovementRepository(harness.db), new LeaderboardRepository(harness.db), new CurrencyRepository(harness.db), harness.clock, 1_000);
+    const read = (page = 1) => cached.leaderboard(projectId, { currencyAddress: undefined, chainId: undefined, userType: 'affiliate', user: undefined }, toPage({ page, pageSize: 25 }));
+    await pay(projectId, currencyId, [['affiliate_payout', 1, 10n]]);
+    const first = await read();
+    expect(ranks(first)).toEqual([[1, evmAddress(1), 10n, 1]]);
+    const readAt = harness.clock.now();
+    expect(first.calculatedAt).toEqual(readAt);
+
+    await pay(projectId, currencyId, [['affiliate_payout', 2, 20n]]);
+    harness.clock.advance(999);
+    const kept = await read();
+    expect(ranks(kept)).toEqual([[1, evmAddress(1), 10n, 1]]);
+    expect(kept.calculatedAt).toEqual(readAt);
+    // Another page of the same board is its own read.
+    expect((await read(2)).total).toBe(2);
+    // A user's own entry is never kept.
+    expect((await cached.leaderboard(projectId, { currencyAddress: undefined, chainId: undefined, userType: 'affiliate', user: evm(2) }, toPage({}))).records.map((entry) => entry.rank)).toEqual([1]);
+
+    harness.clock.advance(1);
+    const fresh = await read();
+    expect(ranks(fresh)).toEqual([[1, evmAddress(2), 20n, 1], [2, evmAddress(1), 10n, 1]]);
+    expect(fresh.calculatedAt).toEqual(harness.clock.now());
   });
 
   it('answers an empty board (size 0) for a currency nothing was paid in yet', async () => {

@@ -125,8 +125,9 @@ describe('paying conversions (domain, with the agency service)', () => {
     expect(await harness.domain.ledger.conversion(projectId, stranger.id)).toMatchObject({ status: 'processed', attribution: null });
   });
 
-  it('writes a claim.conversion.processed event with the attribution, volume, revenue and payouts of each paid conversion', async () => {
+  it('writes a claim.conversion.processed event with the attribution, volume, revenue, currency and payouts of each paid conversion', async () => {
     const { projectId, currencyId } = await projectWithTerms();
+    const [currency] = await harness.sql.query('SELECT address FROM claim.currencies WHERE id = $1', [currencyId]).then((result) => result.rows);
     const affiliate = await newAffiliate(harness, projectId);
     const user = newUser();
     await refer(harness, projectId, user, affiliate.code);
@@ -149,12 +150,13 @@ describe('paying conversions (domain, with the agency service)', () => {
         volume_usd: '1500.25',
         revenue_usd: '3',
         currency_id: currencyId,
+        currency: { id: currencyId, chain_id: '8453', address: currency.address, name: 'USDC', decimals: 6 },
         payouts: [
           { kind: 'end_user_payout', user: asUser(user), amount: '100' },
           { kind: 'affiliate_payout', user: asUser(affiliate.user), amount: '1000' },
         ],
       },
-      expect.objectContaining({ conversion_id: unpaid.id, status: 'no_terms', volume_usd: '10', currency_id: null, payouts: [] }),
+      expect.objectContaining({ conversion_id: unpaid.id, status: 'no_terms', volume_usd: '10', currency_id: null, currency: null, payouts: [] }),
     ]);
   });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { deliverEvent } from '../../../services/common/outbox/consumer';
+import { deliverEvent, eventProcessor } from '../../../services/common/outbox/consumer';
 import { endpointUrlProblem } from '../../../services/webhooks/domain/endpoint-url';
 import { fanOutConsumer } from '../../../services/webhooks/jobs/fan-out.consumer';
 import type { WebhooksDatabase } from '../../../services/webhooks/database';
@@ -71,11 +71,42 @@ describe('fan-out and delivery rules', () => {
     expect(stored.rows[0]).toEqual({ type: 'audience.entry_added', data: { audience_id: event.payload.segment_id, kind: 'dynamic', users: event.payload.users } });
   });
 
-  it('an event no endpoint subscribes to stores nothing', async () => {
+  it('an event no endpoint subscribes to stores nothing: recorded as handled in one statement, a redelivery is a duplicate even once an endpoint subscribes', async () => {
     await harness.domain.webhooks.create(projectId, { url: 'https://a.example.com/', events: ['conversion.processed'] });
-    expect(await deliver(entryAdded())).toBe('handled');
+    await harness.domain.webhooks.create(projectId, { url: 'https://b.example.com/', events: ['audience.entry_added'], enabled: false });
+    const event = entryAdded();
+    expect(await deliver(event)).toBe('nothing_to_do');
     expect(await deliveryRows()).toEqual([]);
     expect((await harness.sql.query('SELECT count(*)::int AS n FROM webhooks.webhook_events')).rows[0].n).toBe(0);
+    const recorded = await harness.sql.query('SELECT consumer, event_type, outcome FROM webhooks.processed_events WHERE event_id = $1', [event.id]);
+    expect(recorded.rows).toEqual([{ consumer: 'webhooks-fan-out', event_type: 'audience.entry_added', outcome: 'handled' }]);
+
+    // As before the shortcut: an event is fanned out to the endpoints subscribed when it is first processed, never again.
+    await harness.domain.webhooks.create(projectId, { url: 'https://c.example.com/', events: ['audience.entry_added'] });
+    expect(await deliver(event)).toBe('duplicate');
+    expect(await deliveryRows()).toEqual([]);
+    // The next event finds the new endpoint.
+    expect(await deliver(entryAdded())).toBe('handled');
+    expect(await deliveryRows()).toHaveLength(1);
+  });
+
+  it('a batch records every event of projects with no subscribed endpoint in one statement, and fans out the others', async () => {
+    await harness.domain.webhooks.create(projectId, { url: 'https://a.example.com/', events: ['audience.entry_added'] });
+    const quiet = randomUUID();
+    const earlier = entryAdded(quiet);
+    expect(await deliver(earlier)).toBe('nothing_to_do');
+    const [subscribed, first, second] = [entryAdded(), entryAdded(quiet), entryAdded(quiet)];
+    const afterCommit: string[] = [];
+    const processor = eventProcessor(harness.db, consumer, harness.clock, harness.logs.logger('consumer'), async (event) => {
+      afterCommit.push(event.id);
+    });
+    await processor({ events: [first, subscribed, second, first, earlier] }, {} as never, new AbortController().signal);
+    // Only the subscribed project's event is stored and delivered.
+    expect((await deliveryRows()).map((row) => row.event_id)).toEqual([subscribed.id]);
+    // The event recorded before goes the usual way too (a duplicate there), as with the per-event shortcut.
+    expect(afterCommit).toEqual([subscribed.id, earlier.id]);
+    const recorded = await harness.sql.query('SELECT event_id, outcome FROM webhooks.processed_events ORDER BY event_id');
+    expect(recorded.rows).toEqual([earlier, subscribed, first, second].map((event) => ({ event_id: event.id, outcome: 'handled' })).sort((a, b) => (a.event_id < b.event_id ? -1 : 1)));
   });
 
   it('signs every attempt with the endpoint secret, and retries until the attempts allowed run out', async () => {

@@ -1,0 +1,36 @@
+import type { HistoryItem, ReferredUser } from '../../../gen/referral/agency/v1/activity';
+import type { UserAudience } from '../../../gen/referral/audience/v1/audience';
+import { HISTORY_TYPES, type HistoryType } from '../../../services/common/affiliate-history';
+import { count, required } from '../../http/present';
+
+/** gRPC messages -> the JSON of affiliate-detail.schemas.ts. */
+export function presentAudiences(audiences: readonly UserAudience[]) {
+  return {
+    audiences: audiences.map((audience) => ({ id: audience.id, name: audience.name })),
+    badges: audiences.flatMap((audience) =>
+      audience.badgeName === undefined
+        ? []
+        : [{ audience_id: audience.id, name: audience.badgeName, description: audience.badgeDescription ?? null, image: audience.badgeImage ?? null }],
+    ),
+  };
+}
+
+const isHistoryType = (type: string): type is HistoryType => Object.hasOwn(HISTORY_TYPES, type);
+
+export function presentHistoryItem(item: HistoryItem) {
+  if (!isHistoryType(item.type)) throw new Error(`the service's reply has an unknown history type ${item.type}`);
+  return { type: item.type, at: required(item.at, 'at').toISOString(), data: JSON.parse(item.dataJson) as Record<string, unknown> };
+}
+
+export function presentReferredUser(referred: ReferredUser) {
+  const user = required(referred.user, 'user');
+  return {
+    identifier: user.identifier,
+    identifier_type: user.identifierType,
+    code: referred.code,
+    referred_at: required(referred.referredAt, 'referred_at').toISOString(),
+    volume_usd: referred.volumeUsd,
+    revenue_usd: referred.revenueUsd,
+    conversions: count(referred.conversions, 'conversions'),
+  };
+}

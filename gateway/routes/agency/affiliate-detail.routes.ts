@@ -1,0 +1,110 @@
+import { ReferredUserSort } from '../../../gen/referral/agency/v1/enums';
+import { EffectiveTaxStatus } from '../../../gen/referral/tax/v1/enums';
+import { enumValue } from '../../../services/common/enums';
+import { listBody } from '../../http/list';
+import { nameOf, required } from '../../http/present';
+import { type AnyRoute, defineRoute } from '../../http/route';
+import type { RouteDeps } from '../route-deps';
+import { presentAudiences, presentHistoryItem, presentReferredUser } from './affiliate-detail.presenters';
+import { affiliateDetailSchema, historyListSchema, historyQuery, referralsQuery, referredUserListSchema } from './affiliate-detail.schemas';
+import { presentAffiliate, presentAffiliateMetrics } from './agency.presenters';
+import { affiliateQuery } from './agency.schemas';
+
+const tags = ['Affiliates'];
+/** The dashboard's reads: admin keys, and read_only keys (as the affiliate list and detail). */
+const reader = { kind: 'api_key', roles: ['admin', 'read_only'], project: 'path' } as const;
+const NOT_FOUND = { description: 'AFFILIATE_NOT_FOUND: this user is not an affiliate of the project (or PROJECT_NOT_FOUND)' };
+
+/** The affiliate detail view (§2.9): the affiliate with its audiences and badges, its history, its referral tree. */
+export function affiliateDetailRoutes({ clients }: RouteDeps): AnyRoute[] {
+  return [
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/projects/:projectId/affiliates/:userIdentifier',
+        operationId: 'getAffiliate',
+        summary: 'One affiliate: status, tiers, audiences and badges, tax status, and the paths of its history and referral tree',
+        description:
+          'One call per service: the agency (the affiliate), then the audience service (its segments and their badges) and the tax ' +
+          'service (its tax status) side by side. `links` names the paged lists of the detail view: `history`, `referrals` (the users ' +
+          'it referred, with their figures) and, for a master, `sub_affiliates`.',
+        tags,
+        auth: reader,
+        query: affiliateQuery,
+        responses: { 200: { description: 'The affiliate', schema: affiliateDetailSchema }, 404: NOT_FOUND },
+      },
+      async ({ params, query, caller }) => {
+        const affiliate = await clients.agency.getAffiliate({
+          projectId: caller.projectId,
+          user: { identifier: params.userIdentifier, identifierType: query.identifier_type },
+        });
+        const user = required(affiliate.user, 'user');
+        const [audiences, taxStatuses] = await Promise.all([
+          clients.userAudiences.load({ projectId: caller.projectId, identifier: user.identifier, identifierType: user.identifierType }),
+          clients.tax.batchGetTaxStatuses({ projectId: caller.projectId, users: [user] }),
+        ]);
+        const base = `/api/v1/projects/${caller.projectId}`;
+        const self = `${base}/affiliates/${encodeURIComponent(user.identifier)}`;
+        const typeQuery = `identifier_type=${encodeURIComponent(user.identifierType)}`;
+        return {
+          status: 200,
+          body: {
+            ...presentAffiliate(affiliate),
+            ...presentAffiliateMetrics(affiliate),
+            tax_status: nameOf(EffectiveTaxStatus, required(taxStatuses.results[0], 'tax_status').status, 'tax_status'),
+            ...presentAudiences(audiences),
+            links: {
+              history: `${self}/history?${typeQuery}`,
+              referrals: `${self}/referrals?${typeQuery}`,
+              sub_affiliates: affiliate.isMaster ? `${base}/agencies/${affiliate.id}/sub-affiliates` : null,
+            },
+          },
+        };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/projects/:projectId/affiliates/:userIdentifier/history',
+        operationId: 'getAffiliateHistory',
+        summary: 'An affiliate’s activity history, newest first',
+        description:
+          'Each item is `{ type, at, data }`; the types and the fields of their `data` are listed in the schema of `type`. Entries of ' +
+          'one instant come in a stable order, so pages never repeat or skip one while nothing new happens.',
+        tags,
+        auth: reader,
+        query: historyQuery,
+        responses: { 200: { description: 'A page of history', schema: historyListSchema }, 404: NOT_FOUND },
+      },
+      async ({ params, query, caller }) => {
+        const page = await clients.agency.getAffiliateHistory({
+          projectId: caller.projectId,
+          user: { identifier: params.userIdentifier, identifierType: query.identifier_type },
+          page: { page: query.page, pageSize: query.page_size },
+        });
+        return { status: 200, body: listBody(page, presentHistoryItem) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/projects/:projectId/affiliates/:userIdentifier/referrals',
+        operationId: 'listAffiliateReferrals',
+        summary: 'The users an affiliate referred, with the volume, revenue and conversions each brought it',
+        tags,
+        auth: reader,
+        query: referralsQuery,
+        responses: { 200: { description: 'A page of referred users', schema: referredUserListSchema }, 404: NOT_FOUND },
+      },
+      async ({ params, query, caller }) => {
+        const page = await clients.agency.listAffiliateReferrals({
+          projectId: caller.projectId,
+          user: { identifier: params.userIdentifier, identifierType: query.identifier_type },
+          sortBy: query.sort_by === undefined ? ReferredUserSort.UNSPECIFIED : enumValue(ReferredUserSort, query.sort_by),
+          page: { page: query.page, pageSize: query.page_size },
+        });
+        return { status: 200, body: listBody(page, presentReferredUser) };
+      },
+    ),
+  ];
+}

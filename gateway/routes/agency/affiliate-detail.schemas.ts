@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { ReferredUserSort } from '../../../gen/referral/agency/v1/enums';
+import { HISTORY_TYPES } from '../../../services/common/affiliate-history';
+import { enumNames } from '../../../services/common/enums';
+import { listSchema, pageQuery } from '../../http/list';
+import { affiliateListItemSchema, affiliateQuery, timestamp } from './agency.schemas';
+
+/**
+ * HTTP shapes of an affiliate's detail view (§2.9): the affiliate with its audiences, badges and
+ * tax status; its history; the users it referred. The gRPC contract is proto/referral/agency/v1/activity.proto.
+ */
+const usd = z.string().describe('USD, a decimal string');
+
+/** The affiliate as the list shows it (figures, earnings, tax status), and what only the detail carries. */
+export const affiliateDetailSchema = affiliateListItemSchema.extend({
+  audiences: z
+    .array(z.object({ id: z.string(), name: z.string() }))
+    .describe('The audience segments it is a member of (static or dynamic), from the audience service'),
+  badges: z
+    .array(z.object({ audience_id: z.string(), name: z.string(), description: z.string().nullable(), image: z.string().nullable() }))
+    .describe('The badges of those segments'),
+  links: z
+    .object({
+      history: z.string(),
+      referrals: z.string().describe('Its referral tree: the users it referred, with their figures'),
+      sub_affiliates: z.string().nullable().describe('A master’s sub-affiliates with their figures (null for an affiliate that is no master)'),
+    })
+    .describe('Paths of the detail view’s lists (paged, standard list shape)'),
+});
+
+const historyDescription = Object.entries(HISTORY_TYPES)
+  .map(([type, meaning]) => `\`${type}\`: ${meaning}`)
+  .join('; ');
+
+export const historyItemSchema = z.object({
+  type: z.enum(Object.keys(HISTORY_TYPES) as [keyof typeof HISTORY_TYPES, ...Array<keyof typeof HISTORY_TYPES>]).describe(historyDescription),
+  at: timestamp,
+  data: z.record(z.string(), z.unknown()).describe('The entry’s facts; the fields of each type are listed under `type`'),
+});
+export const historyListSchema = listSchema(historyItemSchema);
+
+export const historyQuery = affiliateQuery.extend(pageQuery);
+
+export const referralsQuery = affiliateQuery.extend({
+  ...pageQuery,
+  sort_by: z
+    .enum(enumNames(ReferredUserSort))
+    .optional()
+    .describe('referred_at (default): newest referral first; volume_usd, revenue_usd, conversions: highest first'),
+});
+
+export const referredUserSchema = z.object({
+  identifier: z.string(),
+  identifier_type: z.string(),
+  code: z.string().describe('The code it was referred with'),
+  referred_at: timestamp,
+  volume_usd: usd.describe('Volume of its conversions attributed to this affiliate'),
+  revenue_usd: usd,
+  conversions: z.number().int(),
+});
+export const referredUserListSchema = listSchema(referredUserSchema);

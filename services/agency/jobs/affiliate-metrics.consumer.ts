@@ -1,0 +1,91 @@
+import type { Transaction } from 'kysely';
+import type { EventPayload } from '../../common/events/contracts';
+import { isUuid } from '../../common/ids';
+import { defineConsumer } from '../../common/outbox/consumer';
+import type { AgencyDatabase } from '../database';
+import { type ConversionFact, lockProjectMetrics, type MetricCurrency, recordConversion, recordConversions, rememberCurrencies } from '../repositories/affiliate-metrics.repository';
+
+type ConversionProcessed = EventPayload<'claim.conversion.processed'>;
+
+/**
+ * The claim service's paid conversions, kept as the affiliate metrics projection (volume, revenue,
+ * conversions, end users, earnings; a master's referred volume by each conversion's frozen master).
+ * Each event is applied once (processed_events) in one transaction, and its aggregates change only
+ * when its fact is new, so a replay or a rebuild that already brought it changes nothing. Arrival
+ * order does not matter: every aggregate is a sum, a count, or a least/greatest.
+ */
+export const affiliateMetrics = defineConsumer<AgencyDatabase, 'claim.conversion.processed'>({
+  name: 'agency-affiliate-metrics',
+  eventTypes: ['claim.conversion.processed'],
+  handle: async (trx, event, { now }) => {
+    const { projectId, payload } = event;
+    const fact = conversionFact(payload);
+    const unknown = await unknownAffiliates(trx, projectId, [fact.affiliateId, fact.masterId]);
+    // Ids the claim service got from this service: one it does not know can only be another deployment's.
+    if (unknown.length > 0) return { ignored: `affiliate ${unknown.join(', ')} is not an affiliate of project ${projectId}` };
+    await lockProjectMetrics(trx, projectId, 'shared');
+    if (payload.currency) {
+      const { id, chain_id, address, name, decimals } = payload.currency;
+      await rememberCurrencies(trx, projectId, [{ id, chainId: chain_id, address, name, decimals }]);
+    }
+    await recordConversion(trx, projectId, fact, now);
+  },
+  // A relay round's events (one project each in practice, grouped per project anyway): a few statements per project.
+  handleBatch: async (trx, events, { now }) => {
+    const ignored = new Map<string, string>();
+    const byProject = new Map<string, typeof events[number][]>();
+    for (const event of events) byProject.set(event.projectId, [...(byProject.get(event.projectId) ?? []), event]);
+    for (const [projectId, projectEvents] of [...byProject].sort(([a], [b]) => a.localeCompare(b))) {
+      const facts = projectEvents.map((event) => ({ event, fact: conversionFact(event.payload) }));
+      const unknown = new Set(await unknownAffiliates(trx, projectId, facts.flatMap(({ fact }) => [fact.affiliateId, fact.masterId])));
+      const applying = facts.filter(({ event, fact }) => {
+        const missing = [fact.affiliateId, fact.masterId].filter((id): id is string => id !== null && unknown.has(id));
+        if (missing.length > 0) ignored.set(event.id, `affiliate ${missing.join(', ')} is not an affiliate of project ${projectId}`);
+        return missing.length === 0;
+      });
+      if (applying.length === 0) continue;
+      await lockProjectMetrics(trx, projectId, 'shared');
+      const currencies: MetricCurrency[] = applying.flatMap(({ event }) => {
+        const currency = event.payload.currency;
+        return currency ? [{ id: currency.id, chainId: currency.chain_id, address: currency.address, name: currency.name, decimals: currency.decimals }] : [];
+      });
+      await rememberCurrencies(trx, projectId, currencies.sort((a, b) => a.id.localeCompare(b.id)));
+      await recordConversions(trx, projectId, applying.map(({ fact }) => fact), now);
+    }
+    return ignored;
+  },
+});
+
+/** The event as the projection's fact: the amounts paid to the affiliate and to its master summed by kind. */
+export function conversionFact(payload: ConversionProcessed): ConversionFact {
+  const paid = (kind: ConversionProcessed['payouts'][number]['kind']) =>
+    payload.payouts.filter((payout) => payout.kind === kind).reduce((sum, payout) => sum + BigInt(payout.amount), 0n);
+  return {
+    conversionId: payload.conversion_id,
+    name: payload.name,
+    status: payload.status,
+    occurredAt: new Date(payload.occurred_at),
+    user: { identifier: payload.user.identifier, identifierType: payload.user.identifier_type },
+    affiliateId: payload.affiliate?.id ?? null,
+    masterId: payload.affiliate ? (payload.master?.id ?? null) : null,
+    spreadBps: payload.affiliate ? (payload.master?.spread_bps ?? null) : null,
+    tierId: payload.tier_id,
+    volumeUsd: payload.volume_usd,
+    revenueUsd: payload.revenue_usd,
+    currencyId: payload.currency_id,
+    affiliatePayout: paid('affiliate_payout'),
+    agencyPayout: paid('agency_payout'),
+  };
+}
+
+async function unknownAffiliates(trx: Transaction<AgencyDatabase>, projectId: string, ids: ReadonlyArray<string | null>): Promise<string[]> {
+  const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
+  if (wanted.length === 0) return [];
+  const valid = wanted.filter(isUuid);
+  const found =
+    valid.length === 0
+      ? []
+      : await trx.selectFrom('affiliates').select('id').where('project_id', '=', projectId).where('id', 'in', valid.map((id) => id.toLowerCase())).execute();
+  const known = new Set(found.map((row) => row.id));
+  return wanted.filter((id) => !known.has(id.toLowerCase()));
+}

@@ -1,0 +1,450 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { UserIdentifier } from '../../common/identifiers';
+import type { AgencyDatabase } from '../database';
+
+/** One paid (or no_terms) conversion as the claim service froze it: what the projection is made of. */
+export interface ConversionFact {
+  conversionId: string;
+  name: string;
+  status: 'processed' | 'no_terms';
+  occurredAt: Date;
+  /** The converting user. */
+  user: UserIdentifier;
+  /** Null: attributed to nobody (the fact is kept; no affiliate's figures change). */
+  affiliateId: string | null;
+  /** The master the affiliate was bound to at that moment. */
+  masterId: string | null;
+  spreadBps: number | null;
+  tierId: string | null;
+  /** Non-negative USD decimal strings. */
+  volumeUsd: string | null;
+  revenueUsd: string | null;
+  currencyId: string | null;
+  /** Base units paid to the affiliate (affiliate_payout) and to its master (agency_payout). */
+  affiliatePayout: bigint;
+  agencyPayout: bigint;
+}
+
+export interface MetricCurrency {
+  id: string;
+  chainId: string;
+  address: string;
+  name: string;
+  decimals: number;
+}
+
+export interface EarningRecord {
+  currency: MetricCurrency | null;
+  /** The currency's id, also when its details are not known yet. */
+  currencyId: string;
+  amount: bigint;
+}
+
+/** An affiliate's figures: what it brought as an affiliate, and as a master through its sub-affiliates. */
+export interface AffiliateMetricsRecord {
+  volumeUsd: string;
+  revenueUsd: string;
+  conversions: bigint;
+  endUsers: bigint;
+  referredVolumeUsd: string;
+  /** Its affiliate_payout movements per currency. */
+  earnings: EarningRecord[];
+  /** A master's agency_payout movements per currency. */
+  agencyEarnings: EarningRecord[];
+}
+
+/** The figures of an affiliate with no conversion yet. */
+export const EMPTY_METRICS: AffiliateMetricsRecord = {
+  volumeUsd: '0',
+  revenueUsd: '0',
+  conversions: 0n,
+  endUsers: 0n,
+  referredVolumeUsd: '0',
+  earnings: [],
+  agencyEarnings: [],
+};
+
+type Db = Kysely<AgencyDatabase> | Transaction<AgencyDatabase>;
+
+/**
+ * The projection as the rebuild uses it (domain/affiliate-metrics.service.ts). The consumer and other
+ * readers use the functions below directly, in their own transactions.
+ */
+export class AffiliateMetricsRepository {
+  constructor(private readonly db: Kysely<AgencyDatabase>) {}
+
+  rememberCurrencies(projectId: string, currencies: readonly MetricCurrency[]): Promise<void> {
+    return rememberCurrencies(this.db, projectId, currencies);
+  }
+
+  /** Facts not recorded yet, inserted without touching any aggregate (recompute does that); how many were new. */
+  async insertFacts(projectId: string, facts: readonly ConversionFact[], now: Date): Promise<number> {
+    return (await insertFacts(this.db, projectId, facts, now)).length;
+  }
+
+  /** Which of these ids are affiliates of the project. */
+  async knownAffiliates(projectId: string, ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.db.selectFrom('affiliates').select('id').where('project_id', '=', projectId).where('id', 'in', [...ids]).execute();
+    return new Set(rows.map((row) => row.id));
+  }
+
+  /** Every aggregate of the project from its facts, in one transaction under the project's exclusive lock. */
+  async recompute(projectId: string, now: Date): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await lockProjectMetrics(trx, projectId, 'exclusive');
+      await recomputeProjectMetrics(trx, projectId, now);
+    });
+  }
+
+  factCounts(projectId: string): Promise<{ conversions: number; attributed: number }> {
+    return projectFactCounts(this.db, projectId);
+  }
+}
+
+/**
+ * The projection's lock, per project: every event applies under its shared form (events never
+ * wait for each other), a rebuild's recomputation under its exclusive form, so no event is applied
+ * half inside and half outside a recomputation.
+ */
+export async function lockProjectMetrics(trx: Transaction<AgencyDatabase>, projectId: string, mode: 'shared' | 'exclusive'): Promise<void> {
+  const key = sql`hashtextextended(${`affiliate-metrics:${projectId}`}, 0)`;
+  await (mode === 'shared' ? sql`SELECT pg_advisory_xact_lock_shared(${key})` : sql`SELECT pg_advisory_xact_lock(${key})`).execute(trx);
+}
+
+/** The metrics row of a new affiliate, in the transaction that creates it (the list's sorts read it). */
+export async function createAffiliateMetrics(trx: Transaction<AgencyDatabase>, projectId: string, affiliateId: string, now: Date): Promise<void> {
+  await trx
+    .insertInto('affiliate_metrics')
+    .values({ affiliate_id: affiliateId, project_id: projectId, updated_at: now } as never)
+    .onConflict((conflict) => conflict.column('affiliate_id').doNothing())
+    .execute();
+}
+
+/** Currencies named by events (ON CONFLICT DO NOTHING: they never change). */
+export async function rememberCurrencies(db: Db, projectId: string, currencies: readonly MetricCurrency[]): Promise<void> {
+  const distinct = [...new Map(currencies.map((currency) => [currency.id, currency])).values()];
+  if (distinct.length === 0) return;
+  await db
+    .insertInto('metric_currencies')
+    .values(distinct.map((c) => ({ id: c.id, project_id: projectId, chain_id: c.chainId, address: c.address, name: c.name, decimals: c.decimals })))
+    .onConflict((conflict) => conflict.column('id').doNothing())
+    .execute();
+}
+
+/** Inserts facts not recorded yet; answers those it inserted (a fact already there is left as it is). */
+export async function insertFacts(db: Db, projectId: string, facts: readonly ConversionFact[], now: Date): Promise<ConversionFact[]> {
+  if (facts.length === 0) return [];
+  const inserted = await db
+    .insertInto('conversion_facts')
+    .values(
+      facts.map((fact) => ({
+        project_id: projectId,
+        conversion_id: fact.conversionId,
+        name: fact.name,
+        status: fact.status,
+        occurred_at: fact.occurredAt,
+        identifier_type: fact.user.identifierType,
+        identifier: fact.user.identifier,
+        affiliate_id: fact.affiliateId,
+        master_id: fact.masterId,
+        spread_bps: fact.spreadBps,
+        tier_id: fact.tierId,
+        volume_usd: fact.volumeUsd,
+        revenue_usd: fact.revenueUsd,
+        currency_id: fact.currencyId,
+        affiliate_payout: fact.affiliatePayout,
+        agency_payout: fact.agencyPayout,
+        recorded_at: now,
+      })),
+    )
+    .onConflict((conflict) => conflict.columns(['project_id', 'conversion_id']).doNothing())
+    .returning('conversion_id')
+    .execute();
+  const ids = new Set(inserted.map((row) => row.conversion_id));
+  return facts.filter((fact) => ids.has(fact.conversionId));
+}
+
+/**
+ * One conversion into the projection: its fact, and, only when the fact was new, every aggregate
+ * it changes. So a replay, even outside processed_events (or after a rebuild already brought the
+ * fact), changes nothing. Call it under lockProjectMetrics(shared).
+ */
+export async function recordConversion(trx: Transaction<AgencyDatabase>, projectId: string, fact: ConversionFact, now: Date): Promise<boolean> {
+  const [inserted] = await insertFacts(trx, projectId, [fact], now);
+  if (!inserted) return false;
+  if (fact.affiliateId !== null) await addToAggregates(trx, projectId, fact, fact.affiliateId, now);
+  return true;
+}
+
+async function addToAggregates(trx: Transaction<AgencyDatabase>, projectId: string, fact: ConversionFact, affiliateId: string, now: Date): Promise<void> {
+  const volume = fact.volumeUsd ?? '0';
+  const revenue = fact.revenueUsd ?? '0';
+  const referred = await trx
+    .insertInto('referred_user_metrics')
+    .values({
+      affiliate_id: affiliateId,
+      identifier_type: fact.user.identifierType,
+      identifier: fact.user.identifier,
+      project_id: projectId,
+      volume_usd: volume,
+      revenue_usd: revenue,
+      conversions: 1,
+      first_conversion_at: fact.occurredAt,
+      last_conversion_at: fact.occurredAt,
+    })
+    .onConflict((conflict) =>
+      conflict.columns(['affiliate_id', 'identifier_type', 'identifier']).doUpdateSet((eb) => ({
+        volume_usd: sql`referred_user_metrics.volume_usd + excluded.volume_usd`,
+        revenue_usd: sql`referred_user_metrics.revenue_usd + excluded.revenue_usd`,
+        conversions: eb('referred_user_metrics.conversions', '+', 1n),
+        first_conversion_at: sql`least(referred_user_metrics.first_conversion_at, excluded.first_conversion_at)`,
+        last_conversion_at: sql`greatest(referred_user_metrics.last_conversion_at, excluded.last_conversion_at)`,
+      })),
+    )
+    // A row this statement inserted has no locking transaction (xmax = 0): the user's first conversion.
+    .returning(sql<boolean>`(xmax = 0)`.as('first'))
+    .executeTakeFirstOrThrow();
+  await addToAffiliateMetrics(trx, projectId, affiliateId, now, {
+    volume_usd: sql`m.volume_usd + ${volume}::numeric`,
+    revenue_usd: sql`m.revenue_usd + ${revenue}::numeric`,
+    conversions: sql`m.conversions + 1`,
+    end_users: referred.first ? sql`m.end_users + 1` : sql`m.end_users`,
+  });
+  await trx
+    .insertInto('affiliate_conversion_counts')
+    .values({ affiliate_id: affiliateId, name: fact.name, project_id: projectId, conversions: 1 })
+    .onConflict((conflict) => conflict.columns(['affiliate_id', 'name']).doUpdateSet((eb) => ({ conversions: eb('affiliate_conversion_counts.conversions', '+', 1n) })))
+    .execute();
+  if (fact.currencyId !== null && fact.affiliatePayout > 0n) await addEarning(trx, projectId, affiliateId, 'affiliate', fact.currencyId, fact.affiliatePayout);
+  if (fact.masterId === null) return;
+  await trx
+    .insertInto('sub_affiliate_metrics')
+    .values({ master_id: fact.masterId, affiliate_id: affiliateId, project_id: projectId, volume_usd: volume, revenue_usd: revenue, conversions: 1 })
+    .onConflict((conflict) =>
+      conflict.columns(['master_id', 'affiliate_id']).doUpdateSet((eb) => ({
+        volume_usd: sql`sub_affiliate_metrics.volume_usd + excluded.volume_usd`,
+        revenue_usd: sql`sub_affiliate_metrics.revenue_usd + excluded.revenue_usd`,
+        conversions: eb('sub_affiliate_metrics.conversions', '+', 1n),
+      })),
+    )
+    .execute();
+  await addToAffiliateMetrics(trx, projectId, fact.masterId, now, { referred_volume_usd: sql`m.referred_volume_usd + ${volume}::numeric` });
+  if (fact.currencyId !== null && fact.agencyPayout > 0n) await addEarning(trx, projectId, fact.masterId, 'agency', fact.currencyId, fact.agencyPayout);
+}
+
+/** Adds to an affiliate's row (creating it if an older affiliate has none yet). */
+async function addToAffiliateMetrics(
+  trx: Transaction<AgencyDatabase>,
+  projectId: string,
+  affiliateId: string,
+  now: Date,
+  changes: Record<string, ReturnType<typeof sql>>,
+): Promise<void> {
+  await createAffiliateMetrics(trx, projectId, affiliateId, now);
+  await trx
+    .updateTable('affiliate_metrics as m')
+    .set({ ...changes, updated_at: now } as never)
+    .where('m.affiliate_id', '=', affiliateId)
+    .execute();
+}
+
+async function addEarning(trx: Transaction<AgencyDatabase>, projectId: string, affiliateId: string, kind: 'affiliate' | 'agency', currencyId: string, amount: bigint) {
+  await trx
+    .insertInto('affiliate_earnings')
+    .values({ affiliate_id: affiliateId, kind, currency_id: currencyId, project_id: projectId, amount })
+    .onConflict((conflict) => conflict.columns(['affiliate_id', 'kind', 'currency_id']).doUpdateSet({ amount: sql`affiliate_earnings.amount + excluded.amount` }))
+    .execute();
+}
+
+/**
+ * Every aggregate of the project recomputed from its facts, in the caller's transaction (under
+ * lockProjectMetrics(exclusive)): what the events would have built, whatever was lost or doubled.
+ */
+export async function recomputeProjectMetrics(trx: Transaction<AgencyDatabase>, projectId: string, now: Date): Promise<void> {
+  for (const table of ['referred_user_metrics', 'affiliate_conversion_counts', 'affiliate_earnings', 'sub_affiliate_metrics'] as const) {
+    await trx.deleteFrom(table).where('project_id', '=', projectId).execute();
+  }
+  // Raw: INSERT ... SELECT with GROUP BY over the facts (set-based, one statement per table).
+  await sql`
+    INSERT INTO referred_user_metrics (affiliate_id, identifier_type, identifier, project_id, volume_usd, revenue_usd, conversions, first_conversion_at, last_conversion_at)
+    SELECT affiliate_id, identifier_type, identifier, project_id, sum(coalesce(volume_usd, 0)), sum(coalesce(revenue_usd, 0)), count(*), min(occurred_at), max(occurred_at)
+    FROM conversion_facts WHERE project_id = ${projectId} AND affiliate_id IS NOT NULL
+    GROUP BY project_id, affiliate_id, identifier_type, identifier`.execute(trx);
+  await sql`
+    INSERT INTO affiliate_conversion_counts (affiliate_id, name, project_id, conversions)
+    SELECT affiliate_id, name, project_id, count(*)
+    FROM conversion_facts WHERE project_id = ${projectId} AND affiliate_id IS NOT NULL
+    GROUP BY project_id, affiliate_id, name`.execute(trx);
+  await sql`
+    INSERT INTO affiliate_earnings (affiliate_id, kind, currency_id, project_id, amount)
+    SELECT affiliate_id, 'affiliate', currency_id, project_id, sum(affiliate_payout)
+    FROM conversion_facts WHERE project_id = ${projectId} AND affiliate_id IS NOT NULL AND currency_id IS NOT NULL AND affiliate_payout > 0
+    GROUP BY project_id, affiliate_id, currency_id
+    UNION ALL
+    SELECT master_id, 'agency', currency_id, project_id, sum(agency_payout)
+    FROM conversion_facts WHERE project_id = ${projectId} AND master_id IS NOT NULL AND currency_id IS NOT NULL AND agency_payout > 0
+    GROUP BY project_id, master_id, currency_id`.execute(trx);
+  await sql`
+    INSERT INTO sub_affiliate_metrics (master_id, affiliate_id, project_id, volume_usd, revenue_usd, conversions)
+    SELECT master_id, affiliate_id, project_id, sum(coalesce(volume_usd, 0)), sum(coalesce(revenue_usd, 0)), count(*)
+    FROM conversion_facts WHERE project_id = ${projectId} AND master_id IS NOT NULL
+    GROUP BY project_id, master_id, affiliate_id`.execute(trx);
+  await sql`
+    INSERT INTO affiliate_metrics (affiliate_id, project_id, updated_at)
+    SELECT id, project_id, ${now} FROM affiliates WHERE project_id = ${projectId}
+    ON CONFLICT (affiliate_id) DO NOTHING`.execute(trx);
+  await sql`
+    UPDATE affiliate_metrics AS m SET
+      volume_usd = coalesce(own.volume_usd, 0), revenue_usd = coalesce(own.revenue_usd, 0),
+      conversions = coalesce(own.conversions, 0), end_users = coalesce(own.end_users, 0),
+      referred_volume_usd = coalesce(sub.volume_usd, 0), updated_at = ${now}
+    FROM affiliate_metrics AS base
+    LEFT JOIN (
+      SELECT affiliate_id, sum(volume_usd) AS volume_usd, sum(revenue_usd) AS revenue_usd, sum(conversions) AS conversions, count(*) AS end_users
+      FROM referred_user_metrics WHERE project_id = ${projectId} GROUP BY affiliate_id
+    ) AS own ON own.affiliate_id = base.affiliate_id
+    LEFT JOIN (
+      SELECT master_id, sum(volume_usd) AS volume_usd FROM sub_affiliate_metrics WHERE project_id = ${projectId} GROUP BY master_id
+    ) AS sub ON sub.master_id = base.affiliate_id
+    WHERE m.affiliate_id = base.affiliate_id AND base.project_id = ${projectId}`.execute(trx);
+}
+
+/** Counts of what the projection holds for a project (what a rebuild answers). */
+export async function projectFactCounts(db: Db, projectId: string): Promise<{ conversions: number; attributed: number }> {
+  const row = await db
+    .selectFrom('conversion_facts')
+    .select((eb) => [eb.fn.countAll<bigint>().as('conversions'), eb.fn.count<bigint>('affiliate_id').as('attributed')])
+    .where('project_id', '=', projectId)
+    .executeTakeFirstOrThrow();
+  return { conversions: Number(row.conversions), attributed: Number(row.attributed) };
+}
+
+/**
+ * The figures and earnings of these affiliates (of one project), two queries whatever their number:
+ * what the list shows per row, and what the affiliate detail, portal and master views reuse.
+ * Affiliates without a row read as EMPTY_METRICS.
+ */
+export async function metricsOf(db: Db, projectId: string, affiliateIds: readonly string[]): Promise<Map<string, AffiliateMetricsRecord>> {
+  const result = new Map<string, AffiliateMetricsRecord>();
+  if (affiliateIds.length === 0) return result;
+  const ids = [...new Set(affiliateIds)];
+  const [rows, earnings] = await Promise.all([
+    db
+      .selectFrom('affiliate_metrics')
+      .select((eb) => [
+        'affiliate_id',
+        eb.cast<string>('volume_usd', 'text').as('volume_usd'),
+        eb.cast<string>('revenue_usd', 'text').as('revenue_usd'),
+        'conversions',
+        'end_users',
+        eb.cast<string>('referred_volume_usd', 'text').as('referred_volume_usd'),
+      ])
+      .where('project_id', '=', projectId)
+      .where('affiliate_id', 'in', ids)
+      .execute(),
+    db
+      .selectFrom('affiliate_earnings as e')
+      .leftJoin('metric_currencies as c', 'c.id', 'e.currency_id')
+      .select(['e.affiliate_id', 'e.kind', 'e.currency_id', 'e.amount', 'c.chain_id', 'c.address', 'c.name', 'c.decimals'])
+      .where('e.project_id', '=', projectId)
+      .where('e.affiliate_id', 'in', ids)
+      .orderBy('e.affiliate_id')
+      .orderBy('c.name')
+      .orderBy('e.currency_id')
+      .execute(),
+  ]);
+  for (const row of rows) {
+    result.set(row.affiliate_id, {
+      volumeUsd: row.volume_usd,
+      revenueUsd: row.revenue_usd,
+      conversions: row.conversions,
+      endUsers: row.end_users,
+      referredVolumeUsd: row.referred_volume_usd,
+      earnings: [],
+      agencyEarnings: [],
+    });
+  }
+  for (const earning of earnings) {
+    const metrics = result.get(earning.affiliate_id);
+    if (!metrics) continue;
+    const record: EarningRecord = {
+      currencyId: earning.currency_id,
+      amount: earning.amount,
+      currency:
+        earning.address === null
+          ? null
+          : { id: earning.currency_id, chainId: String(earning.chain_id), address: earning.address, name: earning.name!, decimals: earning.decimals! },
+    };
+    (earning.kind === 'affiliate' ? metrics.earnings : metrics.agencyEarnings).push(record);
+  }
+  return result;
+}
+
+/**
+ * Many conversions into the projection, set-based: their facts in one statement, then each
+ * aggregate in one statement from the facts that were new, grouped per key and written in key
+ * order (concurrent batches lock the same rows in the same order: no deadlock). The same result
+ * as recordConversion one by one. Call it under lockProjectMetrics(shared).
+ */
+export async function recordConversions(trx: Transaction<AgencyDatabase>, projectId: string, facts: readonly ConversionFact[], now: Date): Promise<void> {
+  const inserted = [...new Set((await insertFacts(trx, projectId, facts, now)).map((fact) => fact.conversionId))];
+  if (inserted.length === 0) return;
+  // Raw: INSERT ... SELECT ... GROUP BY over the new facts, ON CONFLICT adding to what is there.
+  const newFacts = sql`(SELECT * FROM conversion_facts WHERE project_id = ${projectId}::uuid AND conversion_id = ANY(${inserted}::text[]) AND affiliate_id IS NOT NULL)`;
+  const { rows: referred } = await sql<{ affiliate_id: string; first: boolean }>`
+    INSERT INTO referred_user_metrics (affiliate_id, identifier_type, identifier, project_id, volume_usd, revenue_usd, conversions, first_conversion_at, last_conversion_at)
+    SELECT affiliate_id, identifier_type, identifier, project_id, sum(coalesce(volume_usd, 0)), sum(coalesce(revenue_usd, 0)), count(*), min(occurred_at), max(occurred_at)
+    FROM ${newFacts} AS f GROUP BY project_id, affiliate_id, identifier_type, identifier ORDER BY affiliate_id, identifier_type, identifier
+    ON CONFLICT (affiliate_id, identifier_type, identifier) DO UPDATE SET
+      volume_usd = referred_user_metrics.volume_usd + excluded.volume_usd,
+      revenue_usd = referred_user_metrics.revenue_usd + excluded.revenue_usd,
+      conversions = referred_user_metrics.conversions + excluded.conversions,
+      first_conversion_at = least(referred_user_metrics.first_conversion_at, excluded.first_conversion_at),
+      last_conversion_at = greatest(referred_user_metrics.last_conversion_at, excluded.last_conversion_at)
+    RETURNING affiliate_id, (xmax = 0) AS first`.execute(trx);
+  if (referred.length === 0) return;
+  // A row this statement inserted (xmax = 0) is a user's first conversion with that affiliate: one more end user.
+  const endUsers = new Map<string, number>();
+  for (const row of referred) endUsers.set(row.affiliate_id, (endUsers.get(row.affiliate_id) ?? 0) + (row.first ? 1 : 0));
+  await sql`
+    WITH own AS (
+      SELECT affiliate_id AS id, sum(coalesce(volume_usd, 0)) AS volume_usd, sum(coalesce(revenue_usd, 0)) AS revenue_usd, count(*) AS conversions
+      FROM ${newFacts} AS f GROUP BY affiliate_id
+    ), referred AS (
+      SELECT master_id AS id, sum(coalesce(volume_usd, 0)) AS volume_usd FROM ${newFacts} AS f WHERE master_id IS NOT NULL GROUP BY master_id
+    ), end_users AS (
+      SELECT * FROM unnest(${[...endUsers.keys()]}::uuid[], ${[...endUsers.values()]}::bigint[]) AS e(id, added)
+    ), keys AS (SELECT id FROM own UNION SELECT id FROM referred)
+    INSERT INTO affiliate_metrics AS m (affiliate_id, project_id, volume_usd, revenue_usd, conversions, end_users, referred_volume_usd, updated_at)
+    SELECT keys.id, ${projectId}::uuid, coalesce(own.volume_usd, 0), coalesce(own.revenue_usd, 0), coalesce(own.conversions, 0),
+      coalesce(end_users.added, 0), coalesce(referred.volume_usd, 0), ${now}::timestamptz
+    FROM keys LEFT JOIN own ON own.id = keys.id LEFT JOIN referred ON referred.id = keys.id LEFT JOIN end_users ON end_users.id = keys.id
+    ORDER BY keys.id
+    ON CONFLICT (affiliate_id) DO UPDATE SET
+      volume_usd = m.volume_usd + excluded.volume_usd, revenue_usd = m.revenue_usd + excluded.revenue_usd,
+      conversions = m.conversions + excluded.conversions, end_users = m.end_users + excluded.end_users,
+      referred_volume_usd = m.referred_volume_usd + excluded.referred_volume_usd, updated_at = excluded.updated_at`.execute(trx);
+  await sql`
+    INSERT INTO affiliate_conversion_counts (affiliate_id, name, project_id, conversions)
+    SELECT affiliate_id, name, project_id, count(*) FROM ${newFacts} AS f GROUP BY project_id, affiliate_id, name ORDER BY affiliate_id, name
+    ON CONFLICT (affiliate_id, name) DO UPDATE SET conversions = affiliate_conversion_counts.conversions + excluded.conversions`.execute(trx);
+  await sql`
+    INSERT INTO affiliate_earnings (affiliate_id, kind, currency_id, project_id, amount)
+    SELECT * FROM (
+      SELECT affiliate_id, 'affiliate' AS kind, currency_id, project_id, sum(affiliate_payout) AS amount
+      FROM ${newFacts} AS f WHERE currency_id IS NOT NULL AND affiliate_payout > 0 GROUP BY project_id, affiliate_id, currency_id
+      UNION ALL
+      SELECT master_id, 'agency', currency_id, project_id, sum(agency_payout)
+      FROM ${newFacts} AS f WHERE master_id IS NOT NULL AND currency_id IS NOT NULL AND agency_payout > 0 GROUP BY project_id, master_id, currency_id
+    ) AS e ORDER BY affiliate_id, kind, currency_id
+    ON CONFLICT (affiliate_id, kind, currency_id) DO UPDATE SET amount = affiliate_earnings.amount + excluded.amount`.execute(trx);
+  await sql`
+    INSERT INTO sub_affiliate_metrics (master_id, affiliate_id, project_id, volume_usd, revenue_usd, conversions)
+    SELECT master_id, affiliate_id, project_id, sum(coalesce(volume_usd, 0)), sum(coalesce(revenue_usd, 0)), count(*)
+    FROM ${newFacts} AS f WHERE master_id IS NOT NULL GROUP BY project_id, master_id, affiliate_id ORDER BY master_id, affiliate_id
+    ON CONFLICT (master_id, affiliate_id) DO UPDATE SET
+      volume_usd = sub_affiliate_metrics.volume_usd + excluded.volume_usd,
+      revenue_usd = sub_affiliate_metrics.revenue_usd + excluded.revenue_usd,
+      conversions = sub_affiliate_metrics.conversions + excluded.conversions`.execute(trx);
+}
