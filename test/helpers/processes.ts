@@ -81,16 +81,30 @@ export async function endOf(proc: NodeProcess, timeoutMs = 15_000): Promise<Proc
   return result;
 }
 
-/** A TCP port that nothing listens on right now (on 127.0.0.1). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+/**
+ * A TCP port that nothing listens on right now (on 127.0.0.1), for a process that binds it later.
+ * It is drawn below the kernel's ephemeral range: a port from listen(0) is ephemeral, and between
+ * choosing it and binding it the kernel may hand it to an outgoing connection (to PostgreSQL, to
+ * Redis) as its local port, and the bind fails. Ports below the range are only ever taken by a bind.
+ */
+export async function freePort(): Promise<number> {
+  const [low, high] = portRangeBelowEphemeral();
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (await portIsFree(port)) return port;
+  }
+  throw new Error(`no free port found between ${low} and ${high}`);
+}
+
+function portRangeBelowEphemeral(): [number, number] {
+  let ephemeralLow = 32768;
+  try {
+    ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || ephemeralLow;
+  } catch {
+    // Not Linux: the IANA ephemeral range starts at 49152; below 32768 is safe there too.
+  }
+  const high = Math.min(ephemeralLow, 49152);
+  return [Math.max(10_000, high - 20_000), high];
 }
 
 /** Whether a port can be listened on (on 127.0.0.1) right now. */
