@@ -9,6 +9,11 @@ export interface AudienceDatabase extends OutboxTables {
   badges: BadgeTable;
   entries: EntryTable;
   entry_batches: EntryBatchTable;
+  user_metrics: UserMetricsTable;
+  user_conversion_days: UserConversionDayTable;
+  user_referral_days: UserReferralDayTable;
+  user_earning_days: UserEarningDayTable;
+  user_traits: UserTraitTable;
 }
 
 type Timestamp = Date;
@@ -63,4 +68,54 @@ export interface EntryBatchTable {
   created_at: Timestamp;
   started_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   finished_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+/** USD figures (fractional NUMERIC): select them cast to text (services/common/db/type-parsers.ts), written from decimal strings. */
+type Usd = ColumnType<string, string | undefined, string>;
+/** Integer base units (NUMERIC(78,0)), read as bigint. */
+type Money = ColumnType<bigint, string | bigint | undefined, string | bigint>;
+/** bigint counters: read as bigint, written from numbers or bigints. */
+type Counter = ColumnType<bigint, bigint | number | undefined, bigint | number>;
+
+interface UserKey {
+  project_id: string;
+  identifier_type: IdentifierType;
+  identifier: string;
+}
+
+/** All-time figures of a user in a project (migration 0004). */
+export interface UserMetricsTable extends UserKey {
+  volume_usd: Usd;
+  revenue_usd: Usd;
+  conversions: Counter;
+  referred_users: Counter;
+  referred_volume_usd: Usd;
+  updated_at: Timestamp;
+}
+
+export interface UserConversionDayTable extends UserKey {
+  name: string;
+  day: ColumnType<string, string, string>;
+  conversions: Counter;
+  volume_usd: Usd;
+  revenue_usd: Usd;
+}
+
+export interface UserReferralDayTable extends UserKey {
+  day: ColumnType<string, string, string>;
+  referred_users: Counter;
+  referred_volume_usd: Usd;
+}
+
+export interface UserEarningDayTable extends UserKey {
+  currency_id: string;
+  day: ColumnType<string, string, string>;
+  amount: Money;
+}
+
+export interface UserTraitTable extends UserKey {
+  name: string;
+  /** number | string | boolean, as JSON. */
+  value: ColumnType<unknown, string, string>;
+  updated_at: Timestamp;
 }

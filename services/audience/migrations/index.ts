@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as audienceTables from './0001_audience_tables';
 import * as eventOutbox from './0002_event_outbox';
 import * as segmentTierRank from './0003_segment_tier_rank';
+import * as conditionInputs from './0004_condition_inputs';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const audienceMigrations: Record<string, Migration> = {
   '0001_audience_tables': audienceTables,
   '0002_event_outbox': eventOutbox,
   '0003_segment_tier_rank': segmentTierRank,
+  '0004_condition_inputs': conditionInputs,
 };
