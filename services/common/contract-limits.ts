@@ -61,3 +61,6 @@ export const AFFILIATE_LIST_CONVERSION_FILTER = { maxNames: 20, nameLength: 100 
 
 /** Conversions one batch may carry (claim, POST /api/v1/conversions/batch): one attribution batch, one payment transaction. */
 export const MAX_CONVERSIONS_PER_BATCH = 1_000;
+
+/** The affiliate portal's daily series (agency, GetAffiliateStats): days by default, and at most (a leap year). */
+export const AFFILIATE_STATS_DAYS = { default: 30, max: 366 } as const;
