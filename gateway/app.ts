@@ -19,6 +19,7 @@ import { affiliateRoutes } from './routes/agency/affiliates.routes';
 import { referralRoutes } from './routes/agency/referrals.routes';
 import { sdkRoutes } from './routes/agency/sdk.routes';
 import { audienceSegmentRoutes } from './routes/audience/audience-segments.routes';
+import { userTraitRoutes } from './routes/audience/user-traits.routes';
 import { audienceDashboardRoutes } from './routes/audience/audiences.routes';
 import { signInRoutes } from './routes/auth/sign-in.routes';
 import { claimAdminRoutes } from './routes/claim/claim-admin.routes';
@@ -72,6 +73,7 @@ export function createApp(deps: AppDeps): { app: Express; routes: AnyRoute[] } {
     ...projectRoutes(deps.routes),
     ...audienceDashboardRoutes(deps.routes),
     ...withApiPrefixAliases(audienceSegmentRoutes(deps.routes)),
+    ...withApiPrefixAliases(userTraitRoutes(deps.routes)),
     ...signInRoutes(deps.routes),
     ...affiliatePortalRoutes(deps.routes),
     ...taxAdminRoutes(deps.routes),
