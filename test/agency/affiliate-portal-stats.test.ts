@@ -182,6 +182,16 @@ describe('affiliate portal stats (HTTP)', () => {
     const leapYear = await stack.api.get(statsPath('?from=2024-01-01&to=2024-12-31'), { key: token });
     expect(leapYear.status).toBe(200);
     expect(leapYear.body.series).toHaveLength(366);
+
+    // The ends of the calendar read as empty days, never an error.
+    for (const days of [
+      ['0001-01-01', '0001-01-02', '0001-01-03'],
+      ['9999-12-29', '9999-12-30', '9999-12-31'],
+    ]) {
+      const far = await stack.api.get(statsPath(`?from=${days[0]}&to=${days[2]}`), { key: token });
+      expect(far.status).toBe(200);
+      expect(dates(far.body)).toEqual(days);
+    }
   });
 
   it('refuses a bad range with 400 naming the field', async () => {
