@@ -11,6 +11,7 @@ import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
 import { swaggerAssetsPath } from './openapi/docs-page';
 import { affiliateDetailRoutes } from './routes/agency/affiliate-detail.routes';
 import { affiliatePortalCodeRoutes } from './routes/agency/affiliate-portal-codes.routes';
+import { affiliatePortalStatsRoutes } from './routes/agency/affiliate-portal-stats.routes';
 import { agencyRoutes } from './routes/agency/agencies.routes';
 import { applicationRoutes } from './routes/agency/applications.routes';
 import { tierProtectionRoutes } from './routes/agency/tier-protection.routes';
@@ -79,6 +80,7 @@ export function createApp(deps: AppDeps): { app: Express; routes: AnyRoute[] } {
     ...affiliateRoutes(deps.routes),
     ...affiliateDetailRoutes(deps.routes),
     ...affiliatePortalCodeRoutes(deps.routes),
+    ...affiliatePortalStatsRoutes(deps.routes),
     ...referralRoutes(deps.routes),
     ...sdkRoutes(deps.routes),
     ...agencyRoutes(deps.routes),

@@ -62,6 +62,9 @@ export const AFFILIATE_LIST_CONVERSION_FILTER = { maxNames: 20, nameLength: 100 
 /** Conversions one batch may carry (claim, POST /api/v1/conversions/batch): one attribution batch, one payment transaction. */
 export const MAX_CONVERSIONS_PER_BATCH = 1_000;
 
+/** The affiliate portal's daily series (agency, GetAffiliateStats): days by default, and at most (a leap year). */
+export const AFFILIATE_STATS_DAYS = { default: 30, max: 366 } as const;
+
 /**
  * User traits (audience, POST /v1/user-traits/batch; read by conditions as `trait:<name>`). A name is
  * 1 to 64 characters: a letter, then letters, digits, `_`, `.` or `-` (case matters; no `:`, so

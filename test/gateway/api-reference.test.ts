@@ -342,6 +342,11 @@ const OPERATIONS: Record<string, Expected> = {
     responses: api(201, 404, 409, ...WITH_BODY),
   },
   'GET /api/v1/projects/{projectId}/affiliate-portal/application': { security: 'walletSession', params: ['path:projectId'], responses: api(200, 404) },
+  'GET /api/v1/projects/{projectId}/affiliate-portal/stats': {
+    security: 'walletSession',
+    params: ['path:projectId', 'query:from?', 'query:to?'],
+    responses: api(200, 404),
+  },
   'GET /api/v1/projects/{projectId}/applications': {
     security: 'apiKey:admin,read_only',
     params: ['path:projectId', ...PAGE, 'query:status?'],
