@@ -6,6 +6,7 @@ import type { AudienceDatabase } from './database';
 import { createAudienceGrpcService } from './grpc/audience.grpc';
 import { applicationApprovals } from './jobs/application-approved.consumer';
 import { applyEntryBatch, applyEntryBatchJob } from './jobs/apply-entry-batch.job';
+import { conditionInputs, tellListenerAfterDelivery } from './jobs/condition-inputs.consumer';
 import { entryBatchRelay } from './jobs/entry-batch-relay';
 import { BullEntryBatchScheduler } from './jobs/entry-batch-scheduler';
 
@@ -21,6 +22,7 @@ export async function composeAudienceService(runtime: ServiceRuntime<AudienceDat
   runtime.process(applyEntryBatchJob, applyEntryBatch(domain.batches), config.BATCH_WORKER_CONCURRENCY);
   relay.register(entryBatchRelay(domain.batches));
   registerConsumer(runtime, applicationApprovals);
+  registerConsumer(runtime, conditionInputs, undefined, tellListenerAfterDelivery(domain.conditionInputs, logger));
 
   return createAudienceGrpcService(domain, logger);
 }
