@@ -6,11 +6,13 @@ import type { AudienceDatabase } from './database';
 import { BadgeService } from './domain/badge.service';
 import { type EntryBatchScheduler, EntryBatchService } from './domain/entry-batch.service';
 import { EntryService } from './domain/entry.service';
+import { type EvaluationScheduler, SegmentEvaluationService } from './domain/segment-evaluation.service';
 import { SegmentService } from './domain/segment.service';
 import { UserAudienceService } from './domain/user-audience.service';
 import { BadgeRepository } from './repositories/badge.repository';
 import { EntryBatchRepository } from './repositories/entry-batch.repository';
 import { EntryRepository } from './repositories/entry.repository';
+import { SegmentEvaluationRepository } from './repositories/segment-evaluation.repository';
 import { SegmentRepository } from './repositories/segment.repository';
 
 /** The audience service's rules, each with its real repositories. */
@@ -20,6 +22,7 @@ export interface AudienceDomain {
   batches: EntryBatchService;
   badges: BadgeService;
   userAudiences: UserAudienceService;
+  evaluations: SegmentEvaluationService;
 }
 
 export interface AudienceDomainDeps {
@@ -28,6 +31,8 @@ export interface AudienceDomainDeps {
   logger: Logger;
   /** How stored batches reach the worker (BullEntryBatchScheduler over the queues in server.ts). */
   scheduler: EntryBatchScheduler;
+  /** How evaluations of dynamic segments reach the worker (BullEvaluationScheduler). */
+  evaluationScheduler: EvaluationScheduler;
   /** Told after each commit that wrote events (the service's outbox relay). */
   outbox: OutboxWaker;
 }
@@ -36,11 +41,13 @@ export interface AudienceDomainDeps {
  * Plain constructors, wired once: server.ts builds the domain the gRPC service serves with this,
  * and the medium tests (test/medium/audience) build the same one over a test database.
  */
-export function buildAudienceDomain({ db, clock, logger, scheduler, outbox }: AudienceDomainDeps): AudienceDomain {
+export function buildAudienceDomain({ db, clock, logger, scheduler, evaluationScheduler, outbox }: AudienceDomainDeps): AudienceDomain {
   const segmentRepository = new SegmentRepository(db);
   const entryRepository = new EntryRepository(db);
+  const evaluations = new SegmentEvaluationService(segmentRepository, new SegmentEvaluationRepository(db), evaluationScheduler, clock, logger, outbox);
   return {
-    segments: new SegmentService(segmentRepository, clock, outbox),
+    evaluations,
+    segments: new SegmentService(segmentRepository, clock, outbox, (projectId, segmentId) => evaluations.request(projectId, segmentId)),
     entries: new EntryService(segmentRepository, entryRepository, clock, outbox),
     batches: new EntryBatchService(segmentRepository, new EntryBatchRepository(db), scheduler, clock, logger, outbox),
     badges: new BadgeService(segmentRepository, new BadgeRepository(db), clock),
