@@ -45,7 +45,8 @@ const foreignReferral = (projectId: string, payload: ReferralCreated) =>
  * The audience's projection of the claim and agency events into what dynamic conditions read
  * (migration 0004): a conversion adds to its user's own figures (per day and name, and all-time),
  * to its frozen affiliate's referred volume, and to every payout's beneficiary's earnings; a
- * referral adds one referred user to its referrer. Each event is applied once (processed_events, in
+ * referral adds one referred user to its referrer. A conversion no terms paid (no_terms) still
+ * counts, as in the agency's affiliate metrics: it happened. Each event is applied once (processed_events, in
  * the same transaction), and every figure is a sum, so arrival order does not matter.
  */
 export const conditionInputs = defineConsumer<AudienceDatabase, Consumed>({
