@@ -4,16 +4,20 @@ import type { Logger } from '../common/logger';
 import type { OutboxWaker } from '../common/outbox/relay';
 import type { AudienceDatabase } from './database';
 import { BadgeService } from './domain/badge.service';
+import { type ConditionInputsListener, NO_CONDITION_INPUTS_LISTENER } from './domain/condition-inputs';
 import { type EntryBatchScheduler, EntryBatchService } from './domain/entry-batch.service';
 import { EntryService } from './domain/entry.service';
+import { IncrementalMatcher } from './domain/incremental-matcher';
 import { type EvaluationScheduler, SegmentEvaluationService } from './domain/segment-evaluation.service';
 import { SegmentService } from './domain/segment.service';
 import { UserAudienceService } from './domain/user-audience.service';
+import { UserTraitService } from './domain/user-trait.service';
 import { BadgeRepository } from './repositories/badge.repository';
 import { EntryBatchRepository } from './repositories/entry-batch.repository';
 import { EntryRepository } from './repositories/entry.repository';
 import { SegmentEvaluationRepository } from './repositories/segment-evaluation.repository';
 import { SegmentRepository } from './repositories/segment.repository';
+import { TraitRepository } from './repositories/trait.repository';
 
 /** The audience service's rules, each with its real repositories. */
 export interface AudienceDomain {
@@ -23,6 +27,11 @@ export interface AudienceDomain {
   badges: BadgeService;
   userAudiences: UserAudienceService;
   evaluations: SegmentEvaluationService;
+  /** The incremental matcher, when built (matchingDebounceMs): stop it at shutdown. */
+  matcher: IncrementalMatcher | undefined;
+  traits: UserTraitService;
+  /** Told after each commit that changed what conditions read (traits here; metrics in the condition-inputs consumer). */
+  conditionInputs: ConditionInputsListener;
 }
 
 export interface AudienceDomainDeps {
@@ -35,22 +44,35 @@ export interface AudienceDomainDeps {
   evaluationScheduler: EvaluationScheduler;
   /** Told after each commit that wrote events (the service's outbox relay). */
   outbox: OutboxWaker;
+  /**
+   * The incremental matching (issue 11 §2): told, after the commit, which users' traits or metrics
+   * changed. Unset: nobody listens.
+   */
+  conditionInputs?: ConditionInputsListener;
+  /** Set (and conditionInputs unset): the incremental matcher listens, collecting changed users this long per project. */
+  matchingDebounceMs?: number;
 }
 
 /**
  * Plain constructors, wired once: server.ts builds the domain the gRPC service serves with this,
  * and the medium tests (test/medium/audience) build the same one over a test database.
  */
-export function buildAudienceDomain({ db, clock, logger, scheduler, evaluationScheduler, outbox }: AudienceDomainDeps): AudienceDomain {
+export function buildAudienceDomain(deps: AudienceDomainDeps): AudienceDomain {
+  const { db, clock, logger, scheduler, evaluationScheduler, outbox } = deps;
   const segmentRepository = new SegmentRepository(db);
   const entryRepository = new EntryRepository(db);
   const evaluations = new SegmentEvaluationService(segmentRepository, new SegmentEvaluationRepository(db), evaluationScheduler, clock, logger, outbox);
+  const matcher = deps.matchingDebounceMs === undefined ? undefined : new IncrementalMatcher(evaluations, deps.matchingDebounceMs, logger);
+  const conditionInputs = deps.conditionInputs ?? matcher ?? NO_CONDITION_INPUTS_LISTENER;
   return {
+    matcher,
     evaluations,
     segments: new SegmentService(segmentRepository, clock, outbox, (projectId, segmentId) => evaluations.request(projectId, segmentId)),
     entries: new EntryService(segmentRepository, entryRepository, clock, outbox),
     batches: new EntryBatchService(segmentRepository, new EntryBatchRepository(db), scheduler, clock, logger, outbox),
     badges: new BadgeService(segmentRepository, new BadgeRepository(db), clock),
     userAudiences: new UserAudienceService(entryRepository),
+    traits: new UserTraitService(new TraitRepository(db), clock, logger, conditionInputs),
+    conditionInputs,
   };
 }

@@ -13,6 +13,7 @@ import {
   toSegmentMessage,
   toUserAudienceResult,
   toUserTierResult,
+  toUserTraitMessage,
 } from './audience.mappers';
 
 
@@ -139,6 +140,24 @@ export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger
           }),
         );
         return { results: outcomes.map(toUserTierResult) };
+      },
+
+      upsertUserTraits: async (req) => {
+        const outcome = await domain.traits.upsert(
+          req.projectId,
+          req.traits.map((trait, index) => {
+            const user = requireField(trait.user, `traits[${index}].user`);
+            return { identifier: user.identifier, identifierType: user.identifierType, name: trait.name, value: trait.value ?? {}, updatedAt: trait.updatedAt };
+          }),
+        );
+        return { received: String(outcome.received), written: String(outcome.written), ignored: String(outcome.ignored) };
+      },
+
+      listUserTraits: async (req) => {
+        const user = requireField(req.user, 'user');
+        const page = toPage(req.page);
+        const { records, total } = await domain.traits.list(req.projectId, user.identifier, user.identifierType, page);
+        return { results: records.map(toUserTraitMessage), pageInfo: pageInfo(page, total) };
       },
     },
     logger,
