@@ -8,10 +8,12 @@
  *      100,000 affiliates, 1,000,000 referred users) vs. the same statement sent with pg.
  *   4. The affiliate list (issue 10, section 2): 100,000 affiliates with metrics, a mix of filters and
  *      sorts (a deep page among them) through the gateway vs. the page query and its count sent with pg.
- *   5. Peak RSS of every process of the stack, sampled through the whole run.
+ *   5. Dynamic audiences (issue 11 §3): a full evaluation over 1,000,000 users vs. one hand-written
+ *      INSERT ... SELECT of the same rows, and the time from a trait pushed to the user's entry.
+ *   6. Peak RSS of every process of the stack, sampled through the whole run.
  *
  * Environment: BENCH_SCALE (default 1) shrinks the data sets; BENCH_DURATION_S (default 20) the
- * lookup runs; BENCH_WARMUP_S (3); BENCH_PHASES (ingest,lookup,attribution,conversions,leaderboard,claim-list,affiliate-list); BENCH_CONVERSION_INFLIGHT (4); BENCH_ATTRIBUTION_CONCURRENCY (50); BENCH_COPY_STREAMS (1) splits the
+ * lookup runs; BENCH_WARMUP_S (3); BENCH_PHASES (ingest,lookup,attribution,conversions,leaderboard,claim-list,affiliate-list,audience-evaluation); BENCH_TRAIT_SAMPLES (200); BENCH_CONVERSION_INFLIGHT (4); BENCH_ATTRIBUTION_CONCURRENCY (50); BENCH_COPY_STREAMS (1) splits the
  * COPY of the physical limit over concurrent streams; BENCH_INGEST_INFLIGHT (4); BENCH_CPU_PROF_DIR runs every
  * process of the stack with --cpu-prof into that folder; BENCH_POSTGRES_URL, REDIS_URL,
  * BENCH_DATABASE (referral_bench), BENCH_LOG (the stack's output; a file under /tmp by default).
@@ -67,6 +69,7 @@ import {
   setUpAffiliateList,
   slowestCases,
 } from './affiliate-list';
+import { type AudienceEvaluationResult, reportAudienceEvaluation, runAudienceEvaluation } from './audience-evaluation';
 import { loadAverage } from './proc';
 import { cpuTable, fmt, keyValues, lookupTable, memoryTable, section, table } from './report';
 import { SERVICE_CATALOG } from '../services/common/service-catalog';
@@ -95,7 +98,7 @@ interface PhaseCpu {
 
 async function main(): Promise<number> {
   const config = loadBenchConfig();
-  const phases = new Set((process.env.BENCH_PHASES ?? 'ingest,lookup,attribution,conversions,leaderboard,claim-list,affiliate-list').split(',').map((phase) => phase.trim()));
+  const phases = new Set((process.env.BENCH_PHASES ?? 'ingest,lookup,attribution,conversions,leaderboard,claim-list,affiliate-list,audience-evaluation').split(',').map((phase) => phase.trim()));
   const postgresUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const databaseName = process.env.BENCH_DATABASE ?? 'referral_bench';
@@ -152,6 +155,7 @@ async function main(): Promise<number> {
   let lookupRuns: { gateway: RunFigures; direct: RunFigures; prepared: RunFigures; sql: string; plan: string; notes: string[]; users: number; entries: number } | undefined;
   let conversions: ConversionsResult | undefined;
   let leaderboardRuns: { gateway: RunFigures; direct: RunFigures; data: LeaderboardData; check: string; plans: string[] } | undefined;
+  let audienceEvaluation: AudienceEvaluationResult | undefined;
   let affiliateListRuns:
     | { gateway: RunFigures; direct: RunFigures; data: AffiliateListData; check: string; plans: string[]; dashboard: { gateway: DashboardRun; direct: DashboardRun; cases: number; check: string } }
     | undefined;
@@ -346,6 +350,13 @@ async function main(): Promise<number> {
       } finally {
         await direct.close();
       }
+    }
+    if (phases.has('audience-evaluation')) {
+      memory.setPhase('audience evaluation');
+      audienceEvaluation = await around('audience evaluation', () =>
+        runAudienceEvaluation({ api, platformKey: stack!.platformKey, db: admin, scale: config.scale, samples: Number(process.env.BENCH_TRAIT_SAMPLES ?? 200), log: progress }),
+      );
+      progress(`audience evaluation: ours ${fmt.s(audienceEvaluation.statementSeconds)}, direct ${fmt.s(audienceEvaluation.directSeconds)}`);
     }
     if (phases.has('claim-list') && chain) {
       memory.setPhase('claim list setup');
@@ -622,6 +633,11 @@ async function main(): Promise<number> {
       `${fmt.int(gateway.ok)} 2xx`,
       gateway.non2xx + gateway.errors + gateway.timeouts === 0 && gateway.ok > 0,
     ]);
+  }
+
+  if (audienceEvaluation) {
+    log(section('dynamic audiences: full evaluation and trait -> entry (issue 11 §3)'));
+    goals.push(...reportAudienceEvaluation(audienceEvaluation, log));
   }
 
   if (claimListRuns) {

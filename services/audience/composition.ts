@@ -7,6 +7,7 @@ import { BadgeService } from './domain/badge.service';
 import { type ConditionInputsListener, NO_CONDITION_INPUTS_LISTENER } from './domain/condition-inputs';
 import { type EntryBatchScheduler, EntryBatchService } from './domain/entry-batch.service';
 import { EntryService } from './domain/entry.service';
+import { IncrementalMatcher } from './domain/incremental-matcher';
 import { type EvaluationScheduler, SegmentEvaluationService } from './domain/segment-evaluation.service';
 import { SegmentService } from './domain/segment.service';
 import { UserAudienceService } from './domain/user-audience.service';
@@ -25,10 +26,12 @@ export interface AudienceDomain {
   batches: EntryBatchService;
   badges: BadgeService;
   userAudiences: UserAudienceService;
+  evaluations: SegmentEvaluationService;
+  /** The incremental matcher, when built (matchingDebounceMs): stop it at shutdown. */
+  matcher: IncrementalMatcher | undefined;
   traits: UserTraitService;
   /** Told after each commit that changed what conditions read (traits here; metrics in the condition-inputs consumer). */
   conditionInputs: ConditionInputsListener;
-  evaluations: SegmentEvaluationService;
 }
 
 export interface AudienceDomainDeps {
@@ -46,17 +49,23 @@ export interface AudienceDomainDeps {
    * changed. Unset: nobody listens.
    */
   conditionInputs?: ConditionInputsListener;
+  /** Set (and conditionInputs unset): the incremental matcher listens, collecting changed users this long per project. */
+  matchingDebounceMs?: number;
 }
 
 /**
  * Plain constructors, wired once: server.ts builds the domain the gRPC service serves with this,
  * and the medium tests (test/medium/audience) build the same one over a test database.
  */
-export function buildAudienceDomain({ db, clock, logger, scheduler, evaluationScheduler, outbox, conditionInputs = NO_CONDITION_INPUTS_LISTENER }: AudienceDomainDeps): AudienceDomain {
+export function buildAudienceDomain(deps: AudienceDomainDeps): AudienceDomain {
+  const { db, clock, logger, scheduler, evaluationScheduler, outbox } = deps;
   const segmentRepository = new SegmentRepository(db);
   const entryRepository = new EntryRepository(db);
   const evaluations = new SegmentEvaluationService(segmentRepository, new SegmentEvaluationRepository(db), evaluationScheduler, clock, logger, outbox);
+  const matcher = deps.matchingDebounceMs === undefined ? undefined : new IncrementalMatcher(evaluations, deps.matchingDebounceMs, logger);
+  const conditionInputs = deps.conditionInputs ?? matcher ?? NO_CONDITION_INPUTS_LISTENER;
   return {
+    matcher,
     evaluations,
     segments: new SegmentService(segmentRepository, clock, outbox, (projectId, segmentId) => evaluations.request(projectId, segmentId)),
     entries: new EntryService(segmentRepository, entryRepository, clock, outbox),

@@ -19,7 +19,16 @@ export async function composeAudienceService(runtime: ServiceRuntime<AudienceDat
   await queues.queueEvents(applyEntryBatchJob.queue).waitUntilReady();
 
   const outbox = startOutboxRelay(runtime, config);
-  const domain = buildAudienceDomain({ db, clock, logger, scheduler: new BullEntryBatchScheduler(queues), evaluationScheduler: new BullEvaluationScheduler(queues), outbox });
+  const domain = buildAudienceDomain({
+    db,
+    clock,
+    logger,
+    scheduler: new BullEntryBatchScheduler(queues),
+    evaluationScheduler: new BullEvaluationScheduler(queues),
+    outbox,
+    matchingDebounceMs: config.MATCHING_DEBOUNCE_MS,
+  });
+  runtime.closeOnStop(() => domain.matcher?.stop());
 
   runtime.process(applyEntryBatchJob, applyEntryBatch(domain.batches), config.BATCH_WORKER_CONCURRENCY);
   relay.register(entryBatchRelay(domain.batches));

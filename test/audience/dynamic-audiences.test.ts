@@ -99,4 +99,33 @@ describe('dynamic audiences', () => {
     expect((await stack.api.post(`${base()}/00000000-0000-4000-8000-000000000000/evaluate`, admin())).status).toBe(404);
     expect((await stack.api.get(`${base()}/not-an-id/evaluation`, admin())).status).toBe(404);
   });
+
+  it('follows a trait pushed through the API within seconds: the user enters, then leaves, and its tier follows', async () => {
+    const push = async (n: number, value: number) => {
+      const response = await stack.api.post('/v1/user-traits/batch', {
+        key: project.keys.service,
+        body: { traits: [{ identifier: evmAddress(n), identifier_type: 'evm_address', name: 'token_balance', value }] },
+      });
+      expect(response.status).toBeLessThan(300);
+    };
+    const gold = await createSegment(stack, project, { condition: { metric: 'trait:token_balance', op: 'gte', value: 1000 }, tier_rank: 2 });
+    const silver = await createSegment(stack, project, { condition: { metric: 'trait:token_balance', op: 'gte', value: 10 }, tier_rank: 1 });
+    await completed(gold.id);
+    await completed(silver.id);
+    const tierOf = async (n: number) => {
+      const { rows } = await stack.db.query(
+        `SELECT s.id FROM audience.entries e JOIN audience.segments s ON s.id = e.segment_id
+         WHERE e.project_id = $1 AND e.identifier = $2 AND s.tier_rank IS NOT NULL ORDER BY s.tier_rank DESC LIMIT 1`,
+        [project.id, evmAddress(n)],
+      );
+      return rows[0]?.id as string | undefined;
+    };
+    await push(50, 5_000);
+    await pollUntil(async () => (await entryIds(gold.id)).includes(`${evmAddress(50)}:dynamic:condition`), { timeoutMs: 10_000, what: 'the user to enter gold' });
+    expect(await tierOf(50)).toBe(gold.id);
+    await push(50, 50);
+    await pollUntil(async () => (await entryIds(gold.id)).length === 0, { timeoutMs: 10_000, what: 'the user to leave gold' });
+    expect(await entryIds(silver.id)).toEqual([`${evmAddress(50)}:dynamic:condition`]);
+    expect(await tierOf(50)).toBe(silver.id);
+  });
 });

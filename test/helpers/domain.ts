@@ -100,7 +100,15 @@ export async function startAudienceDomain(
   await queues.ready();
   const logger = logs.logger('audience');
   const outbox = new OutboxRelay(database.db, queues, { service: 'audience', clock, logger: logs.logger('outbox'), batchSize: 200, retentionMs: 168 * 3_600_000 });
-  const domain = buildAudienceDomain({ db: database.db, clock, logger, scheduler: new BullEntryBatchScheduler(queues), evaluationScheduler: new BullEvaluationScheduler(queues), outbox, conditionInputs: options.conditionInputs });
+  const domain = buildAudienceDomain({
+    db: database.db,
+    clock,
+    logger,
+    scheduler: new BullEntryBatchScheduler(queues),
+    evaluationScheduler: new BullEvaluationScheduler(queues),
+    outbox,
+    conditionInputs: options.conditionInputs,
+  });
   return {
     domain,
     outbox,

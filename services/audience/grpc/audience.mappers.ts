@@ -55,6 +55,18 @@ export function toUserTierResult(outcome: UserTierOutcome): UserTierResult {
   return outcome.tier ? { tier: outcome.tier } : {};
 }
 
+export function toSegmentEvaluationMessage(evaluation: EvaluationRecord): SegmentEvaluation {
+  const count = (value: number | null) => (value === null ? undefined : String(value));
+  return {
+    status: enumValue(EntryBatchStatus, evaluation.status),
+    startedAt: evaluation.startedAt ?? undefined,
+    finishedAt: evaluation.finishedAt ?? undefined,
+    matched: count(evaluation.matched),
+    added: count(evaluation.added),
+    removed: count(evaluation.removed),
+  };
+}
+
 export function toTraitValueMessage(value: TraitValue): TraitValueMessage {
   switch (value.kind) {
     case 'number':
@@ -68,16 +80,4 @@ export function toTraitValueMessage(value: TraitValue): TraitValueMessage {
 
 export function toUserTraitMessage(trait: UserTraitRecord): UserTrait {
   return { name: trait.name, value: toTraitValueMessage(trait.value), updatedAt: trait.updatedAt };
-}
-
-export function toSegmentEvaluationMessage(evaluation: EvaluationRecord): SegmentEvaluation {
-  const count = (value: number | null) => (value === null ? undefined : String(value));
-  return {
-    status: enumValue(EntryBatchStatus, evaluation.status),
-    startedAt: evaluation.startedAt ?? undefined,
-    finishedAt: evaluation.finishedAt ?? undefined,
-    matched: count(evaluation.matched),
-    added: count(evaluation.added),
-    removed: count(evaluation.removed),
-  };
 }
