@@ -43,30 +43,26 @@ export class AffiliateStatsRepository {
 
   async daily(projectId: string, affiliateId: string, range: StatsRange): Promise<DailyFiguresRecord[]> {
     const until = new Date(range.from.getTime() + range.days * DAY_MS);
-    const [figures, referred, earnings] = await Promise.all([
+    /** The facts of the range whose affiliate (or master) is this one, grouped per UTC day. */
+    const days = (column: 'f.affiliate_id' | 'f.master_id') =>
       this.db
         .selectFrom('conversion_facts as f')
         .where('f.project_id', '=', projectId)
-        .where('f.affiliate_id', '=', affiliateId)
+        .where(column, '=', affiliateId)
         .where('f.occurred_at', '>=', range.from)
         .where('f.occurred_at', '<', until)
+        .groupBy(utcDate);
+    const volume = sql<string>`sum(coalesce(f.volume_usd, 0))::text`;
+    const [figures, referred, earnings] = await Promise.all([
+      days('f.affiliate_id')
         .select((eb) => [
           utcDate.as('date'),
-          eb.cast<string>(eb.fn.sum(eb.fn.coalesce('f.volume_usd', sql.lit(0))), 'text').as('volume_usd'),
-          eb.cast<string>(eb.fn.sum(eb.fn.coalesce('f.revenue_usd', sql.lit(0))), 'text').as('revenue_usd'),
+          volume.as('volume_usd'),
+          sql<string>`sum(coalesce(f.revenue_usd, 0))::text`.as('revenue_usd'),
           eb.fn.countAll<bigint>().as('conversions'),
         ])
-        .groupBy(utcDate)
         .execute(),
-      this.db
-        .selectFrom('conversion_facts as f')
-        .where('f.project_id', '=', projectId)
-        .where('f.master_id', '=', affiliateId)
-        .where('f.occurred_at', '>=', range.from)
-        .where('f.occurred_at', '<', until)
-        .select((eb) => [utcDate.as('date'), eb.cast<string>(eb.fn.sum(eb.fn.coalesce('f.volume_usd', sql.lit(0))), 'text').as('volume_usd')])
-        .groupBy(utcDate)
-        .execute(),
+      days('f.master_id').select([utcDate.as('date'), volume.as('volume_usd')]).execute(),
       // Both kinds of payout in one statement: the affiliate's own, and a master's from its sub-affiliates' conversions.
       sql<{ date: string; kind: 'affiliate' | 'agency'; currency_id: string; amount: bigint; chain_id: bigint | null; address: string | null; name: string | null; decimals: number | null }>`
         SELECT p.date, p.kind, p.currency_id, p.amount, c.chain_id, c.address, c.name, c.decimals
@@ -86,19 +82,19 @@ export class AffiliateStatsRepository {
         LEFT JOIN metric_currencies c ON c.id = p.currency_id
         ORDER BY p.date, p.kind, c.name, p.currency_id`.execute(this.db),
     ]);
-    const days = new Map<string, DailyFiguresRecord>();
+    const series = new Map<string, DailyFiguresRecord>();
     for (let day = 0; day < range.days; day++) {
       const date = new Date(range.from.getTime() + day * DAY_MS).toISOString().slice(0, 10);
-      days.set(date, { date, volumeUsd: '0', revenueUsd: '0', conversions: 0n, referredVolumeUsd: '0', earnings: [], agencyEarnings: [] });
+      series.set(date, { date, volumeUsd: '0', revenueUsd: '0', conversions: 0n, referredVolumeUsd: '0', earnings: [], agencyEarnings: [] });
     }
     for (const row of figures) {
-      Object.assign(days.get(row.date)!, { volumeUsd: row.volume_usd, revenueUsd: row.revenue_usd, conversions: BigInt(row.conversions) });
+      Object.assign(series.get(row.date)!, { volumeUsd: row.volume_usd, revenueUsd: row.revenue_usd, conversions: BigInt(row.conversions) });
     }
-    for (const row of referred) days.get(row.date)!.referredVolumeUsd = row.volume_usd;
+    for (const row of referred) series.get(row.date)!.referredVolumeUsd = row.volume_usd;
     for (const row of earnings.rows) {
-      const day = days.get(row.date)!;
+      const day = series.get(row.date)!;
       (row.kind === 'affiliate' ? day.earnings : day.agencyEarnings).push(toEarningRecord(row));
     }
-    return [...days.values()];
+    return [...series.values()];
   }
 }
