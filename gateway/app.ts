@@ -11,6 +11,7 @@ import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
 import { swaggerAssetsPath } from './openapi/docs-page';
 import { affiliateDetailRoutes } from './routes/agency/affiliate-detail.routes';
 import { affiliatePortalCodeRoutes } from './routes/agency/affiliate-portal-codes.routes';
+import { affiliatePortalStatsRoutes } from './routes/agency/affiliate-portal-stats.routes';
 import { agencyRoutes } from './routes/agency/agencies.routes';
 import { applicationRoutes } from './routes/agency/applications.routes';
 import { tierProtectionRoutes } from './routes/agency/tier-protection.routes';
@@ -18,6 +19,7 @@ import { affiliateRoutes } from './routes/agency/affiliates.routes';
 import { referralRoutes } from './routes/agency/referrals.routes';
 import { sdkRoutes } from './routes/agency/sdk.routes';
 import { audienceSegmentRoutes } from './routes/audience/audience-segments.routes';
+import { userTraitRoutes } from './routes/audience/user-traits.routes';
 import { audienceDashboardRoutes } from './routes/audience/audiences.routes';
 import { signInRoutes } from './routes/auth/sign-in.routes';
 import { claimAdminRoutes } from './routes/claim/claim-admin.routes';
@@ -71,12 +73,14 @@ export function createApp(deps: AppDeps): { app: Express; routes: AnyRoute[] } {
     ...projectRoutes(deps.routes),
     ...audienceDashboardRoutes(deps.routes),
     ...withApiPrefixAliases(audienceSegmentRoutes(deps.routes)),
+    ...withApiPrefixAliases(userTraitRoutes(deps.routes)),
     ...signInRoutes(deps.routes),
     ...affiliatePortalRoutes(deps.routes),
     ...taxAdminRoutes(deps.routes),
     ...affiliateRoutes(deps.routes),
     ...affiliateDetailRoutes(deps.routes),
     ...affiliatePortalCodeRoutes(deps.routes),
+    ...affiliatePortalStatsRoutes(deps.routes),
     ...referralRoutes(deps.routes),
     ...sdkRoutes(deps.routes),
     ...agencyRoutes(deps.routes),

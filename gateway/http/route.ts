@@ -5,6 +5,7 @@ import type { Logger } from '../../services/common/logger';
 import type { Authenticator } from '../auth/authenticator';
 import type { AuthRequirement, Caller, CallerFor } from '../auth/caller';
 import { HttpError, zodDetails } from './errors';
+import { exactJsonParser } from './exact-json';
 import { type CheckedPath, type PathParamNames, type PathParams, pathParamNames, pathParamsSchema } from './params';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -88,6 +89,8 @@ export interface RouteDeclaration<
   /** 'batch' selects the larger body limit. */
   bodyLimit?: 'json' | 'batch';
   arrayLimit?: ArrayLimit;
+  /** Keep each number's text as written (gateway/http/exact-json.ts): for bodies whose numbers must not pass through a double. */
+  exactNumbers?: boolean;
   responses: R;
 }
 
@@ -238,6 +241,7 @@ export function mountRoutes(router: Router | Express, routes: AnyRoute[], option
     json: express.json({ limit: options.jsonLimit }),
     batch: express.json({ limit: options.batchLimit }),
   };
+  const exactParsers = { json: exactJsonParser(options.jsonLimit), batch: exactJsonParser(options.batchLimit) };
   for (const [index, route] of routes.entries()) {
     assertProjectScope(route);
     const chain: RequestHandler[] = [
@@ -252,7 +256,7 @@ export function mountRoutes(router: Router | Express, routes: AnyRoute[], option
         next();
       },
     ];
-    if (route.body) chain.push(requireJson, parsers[route.bodyLimit ?? 'json']);
+    if (route.body) chain.push(requireJson, ...(route.exactNumbers ? exactParsers[route.bodyLimit ?? 'json'] : [parsers[route.bodyLimit ?? 'json']]));
     chain.push(async (req, res) => {
       if (route.arrayLimit) enforceArrayLimit(req.body, route.arrayLimit);
       // Each part is what its schema outputs, which is what defineRoute typed the handler with.

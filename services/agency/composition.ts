@@ -16,6 +16,7 @@ import { ReferralService } from './domain/referral.service';
 import { AffiliateHistoryRepository } from './repositories/affiliate-history.repository';
 import { AffiliateMetricsRepository } from './repositories/affiliate-metrics.repository';
 import { AffiliateRepository } from './repositories/affiliate.repository';
+import { AffiliateStatsRepository } from './repositories/affiliate-stats.repository';
 import { ApplicationRepository } from './repositories/application.repository';
 import { MasterMetricsRepository } from './repositories/master-metrics.repository';
 import { MasterRepository } from './repositories/master.repository';
@@ -62,13 +63,13 @@ export function buildAgencyDomain({ db, clock, logger, audience, outbox, paidCon
   const protections = new TierProtectionRepository(db);
   return {
     affiliates: new AffiliateService(affiliates, clock, logger, outbox),
-    referrals: new ReferralService(new ReferralRepository(db), clock, logger),
+    referrals: new ReferralService(new ReferralRepository(db), clock, logger, outbox),
     attribution: new AttributionService(new AttributionRepository(db), audience),
     masters: new MasterService(masters, new MasterMetricsRepository(db), clock, logger),
     tierProtection: new TierProtectionService(protections, audience, clock, logger),
     applications: new ApplicationService(new ApplicationRepository(db), affiliates, audience, outbox, clock, logger),
     details: new AffiliateDetailsService(masters, protections, audience, clock, logger),
-    activity: new AffiliateActivityService(new AffiliateHistoryRepository(db), new ReferredUsersRepository(db), clock),
+    activity: new AffiliateActivityService(new AffiliateHistoryRepository(db), new ReferredUsersRepository(db), new AffiliateStatsRepository(db), clock),
     metrics: new AffiliateMetricsService(new AffiliateMetricsRepository(db), paidConversions, clock, logger),
   };
 }

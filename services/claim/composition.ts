@@ -18,7 +18,7 @@ import { TaxGate, type TaxStatusSource } from './domain/tax-gate';
 import { ClaimCheckRepository } from './repositories/claim-check.repository';
 import { ClaimSettingsRepository } from './repositories/claim-settings.repository';
 import { ConversionRepository } from './repositories/conversion.repository';
-import { CurrencyCache } from './domain/currency-cache';
+import { KnownCurrencies } from './repositories/known-currencies';
 import { CurrencyRepository } from './repositories/currency.repository';
 import { LeaderboardRepository } from './repositories/leaderboard.repository';
 import { LedgerRepository } from './repositories/ledger.repository';
@@ -78,25 +78,26 @@ export interface ClaimDomainDeps {
  */
 export function buildClaimDomain({ db, clock, logger, scheduler, attribution, outbox, checks, leaderboardCacheMs = 0 }: ClaimDomainDeps): ClaimDomain {
   const currencies = new CurrencyRepository(db);
+  const knownCurrencies = new KnownCurrencies(currencies);
   const terms = new PayoutTermsRepository(db);
   const conversions = new ConversionRepository(db);
   return {
     currencies: new CurrencyService(currencies, clock),
     terms: new PayoutTermsService(terms, clock, logger),
     conversions: new ConversionService(conversions, scheduler, clock, logger),
-    payouts: new PayoutService(conversions, terms, new LedgerRepository(db), attribution, outbox, clock, logger, new CurrencyCache(currencies)),
+    payouts: new PayoutService(conversions, terms, new LedgerRepository(db), attribution, outbox, clock, logger, knownCurrencies),
     ledger: new LedgerService(new MovementRepository(db), new LeaderboardRepository(db), currencies, clock, leaderboardCacheMs),
     paidConversions: new PaidConversionService(new PaidConversionRepository(db)),
-    ...buildClaimCheckDomain(db, clock, logger, checks, outbox),
+    ...buildClaimCheckDomain(db, clock, logger, checks, outbox, knownCurrencies),
   };
 }
 
-function buildClaimCheckDomain(db: Kysely<ClaimDatabase>, clock: Clock, logger: Logger, deps: ClaimCheckDeps, outbox: OutboxWaker) {
+function buildClaimCheckDomain(db: Kysely<ClaimDatabase>, clock: Clock, logger: Logger, deps: ClaimCheckDeps, outbox: OutboxWaker, knownCurrencies: KnownCurrencies) {
   const vouchers = new VoucherRepository(db);
   const settings = new ClaimSettingsRepository(db);
   const issuing = { signer: deps.signer, chains: deps.chains, ttlSeconds: deps.ttlSeconds };
   return {
-    claimChecks: new ClaimCheckService(new ClaimCheckRepository(db), vouchers, settings, new TaxGate(deps.taxStatus), issuing, clock, logger, outbox),
+    claimChecks: new ClaimCheckService(new ClaimCheckRepository(db, knownCurrencies), vouchers, settings, new TaxGate(deps.taxStatus), issuing, clock, logger, outbox),
     claimSettings: new ClaimSettingsService(settings, clock),
     watcher: new ChainWatcherService(vouchers, deps.chains, deps.readerOf, clock, logger, deps.watcher, outbox),
   };

@@ -61,3 +61,24 @@ export const AFFILIATE_LIST_CONVERSION_FILTER = { maxNames: 20, nameLength: 100 
 
 /** Conversions one batch may carry (claim, POST /api/v1/conversions/batch): one attribution batch, one payment transaction. */
 export const MAX_CONVERSIONS_PER_BATCH = 1_000;
+
+/** The affiliate portal's daily series (agency, GetAffiliateStats): days by default, and at most (a leap year). */
+export const AFFILIATE_STATS_DAYS = { default: 30, max: 366 } as const;
+
+/**
+ * User traits (audience, POST /v1/user-traits/batch; read by conditions as `trait:<name>`). A name is
+ * 1 to 64 characters: a letter, then letters, digits, `_`, `.` or `-` (case matters; no `:`, so
+ * `trait:<name>` reads unambiguously). A string value holds at most 1,000 characters; a number is
+ * kept exactly as written in JSON, at most 100 characters and a decimal exponent within ±100 once
+ * normalised (1e24 and 0.000001 are fine; 1e400 is not). An updated_at may run ahead of the service's
+ * clock by at most 5 minutes (a write dated far ahead would win over every later one).
+ */
+export const USER_TRAIT_RULES = {
+  maxPerBatch: 10_000,
+  namePattern: /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/,
+  nameMaxLength: 64,
+  textMaxLength: 1_000,
+  numberMaxLength: 100,
+  maxExponent: 100,
+  maxClockAheadMs: 5 * 60_000,
+} as const;

@@ -97,7 +97,7 @@ describe('applications over HTTP', () => {
 
   it('needs a static audience of this project to approve: 400 AUDIENCE_NOT_STATIC, 404 AUDIENCE_NOT_FOUND, 400 without one', async () => {
     const { id } = await applicant();
-    const dynamic = await createSegment(stack, project, { condition: { volume: 10 } });
+    const dynamic = await createSegment(stack, project, { condition: { metric: 'volume_usd', op: 'gte', value: '10' } });
     const other = await createProject(stack, 'Other');
     const foreign = await createSegment(stack, other);
     const approve = (body: Record<string, unknown>) => stack.api.post(`${applications()}/${id}/approve`, { ...admin(), body });

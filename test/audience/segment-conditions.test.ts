@@ -5,8 +5,9 @@ import type { TestStack } from '../helpers/stack';
 const nested = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
 
 /**
- * A segment's condition is free-form JSON stored in jsonb: it is bounded (32 levels, 16 KB) and
- * may hold nothing PostgreSQL cannot store or JSON cannot carry faithfully. Each refusal is a 400
+ * A segment's condition is JSON stored in jsonb, in the condition language (issue 11): it is bounded
+ * (32 levels, 16 KB, 5 levels of groups, 50 comparisons) and may hold nothing PostgreSQL cannot store
+ * or JSON cannot carry faithfully. Each refusal is a 400
  * naming the path, and nothing is written. Here as raw HTTP bodies reach the gateway; the service's
  * own checks of the same rules are tested on its domain (test/medium/audience/segments.test.ts).
  */
@@ -43,7 +44,7 @@ describe('segment conditions', () => {
     expect(await count()).toBe(before);
   });
 
-  it('refuses nesting past 32 levels (and 7,000 of them) with 400 naming the path; 32 levels are kept', async () => {
+  it('refuses nesting past 32 levels (and 7,000 of them) with 400 naming the path', async () => {
     const before = await count();
     const deep = await post(`{"name":"deep","condition":${nested(33)}}`);
     expect(deep.status).toBe(400);
@@ -54,18 +55,34 @@ describe('segment conditions', () => {
     expect(deeper.body.details[0].reason).toContain('levels');
     expect(await count()).toBe(before);
 
-    const kept = await post(`{"name":"just deep enough","condition":${nested(32)}}`);
+  });
+
+  it('refuses a condition outside the language with 400 naming each path, and keeps a valid one', async () => {
+    const before = await count();
+    const bad = await post(JSON.stringify({ name: 'bad', condition: { all: [{ metric: 'volume_usd', op: 'gte', value: '1' }, { metric: 'volume_usd', op: 'gte', value: 1 }, { metric: 'volume_usd', op: 'between', value: 1 }, { metric: 'earnings', op: 'gt', value: '5' }] } }));
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: 'condition.all[2].op', reason: expect.any(String) }, { field: 'condition.all[3].currency_id', reason: expect.any(String) }] });
+    const leaf = { metric: 'volume_usd', op: 'gte', value: '100' };
+    const deep = (levels: number): unknown => (levels === 0 ? leaf : { any: [deep(levels - 1)] });
+    const tooDeep = await post(JSON.stringify({ name: 'too deep', condition: deep(6) }));
+    expect(tooDeep.status).toBe(400);
+    expect(tooDeep.body.details).toEqual([{ field: `condition${'.any[0]'.repeat(5)}.any`, reason: expect.stringContaining('levels deep') }]);
+    const tooMany = await post(JSON.stringify({ name: 'too many', condition: { any: Array.from({ length: 51 }, () => leaf) } }));
+    expect(tooMany.status).toBe(400);
+    expect(await count()).toBe(before);
+
+    const kept = await post(JSON.stringify({ name: 'just deep enough', condition: deep(5) }));
     expect(kept.status).toBe(201);
-    expect(JSON.stringify(kept.body.condition)).toBe(nested(32));
+    expect(kept.body.condition).toEqual(deep(5));
   });
 
   it('applies the same rules to a change (PATCH), and changes nothing', async () => {
-    const segment = await createSegment(stack, project, { condition: { keep: 1 } });
+    const segment = await createSegment(stack, project, { condition: { metric: 'conversions', op: 'gt', value: 1 } });
     const path = `${base()}/${segment.id}`;
     const patch = (rawBody: string) => stack.api.patch(path, { key: project.keys.admin, rawBody, headers: { 'content-type': 'application/json' } });
     expect((await patch('{"condition":{"n":1e400}}')).body.details).toEqual([{ field: 'condition.n', reason: expect.stringContaining('finite') }]);
     expect((await patch(`{"condition":${nested(40)}}`)).status).toBe(400);
     expect((await patch('{"condition":{"\\u0000":1}}')).status).toBe(400);
-    expect((await stack.api.get(path, { key: project.keys.admin })).body.condition).toEqual({ keep: 1 });
+    expect((await stack.api.get(path, { key: project.keys.admin })).body.condition).toEqual({ metric: 'conversions', op: 'gt', value: 1 });
   });
 });

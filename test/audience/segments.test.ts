@@ -92,7 +92,7 @@ describe('audience segments (dashboard)', () => {
   });
 
   it('updates only the fields sent; null clears description and condition', async () => {
-    const segment = await createSegment(stack, project, { name: 'Before', description: 'keep', condition: { a: 1 } });
+    const segment = await createSegment(stack, project, { name: 'Before', description: 'keep', condition: { metric: 'conversions', op: 'gt', value: 1 } });
     stack.clock.advance(60_000);
     const renamed = await stack.api.patch(`${base()}/${segment.id}`, { key: project.keys.admin, body: { name: 'After' } });
     expect(renamed.status).toBe(200);

@@ -65,6 +65,16 @@ const OPERATIONS: Record<string, Expected> = {
     params: ['path:projectId', 'path:audienceId'],
     responses: api(204, 404),
   },
+  'POST /api/v1/projects/{projectId}/audiences/{audienceId}/evaluate': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:audienceId'],
+    responses: api(202, 400, 404),
+  },
+  'GET /api/v1/projects/{projectId}/audiences/{audienceId}/evaluation': {
+    security: 'apiKey:admin,read_only',
+    params: ['path:projectId', 'path:audienceId'],
+    responses: api(200, 404),
+  },
   'POST /api/v1/projects/{projectId}/audiences/{audienceId}/entries': {
     security: 'apiKey:admin',
     params: ['path:projectId', 'path:audienceId'],
@@ -111,6 +121,16 @@ const OPERATIONS: Record<string, Expected> = {
     responses: api(200, 404, ...WITH_BODY),
   },
   'DELETE /v1/audience-segments/{segmentId}/badge': { security: 'apiKey:service_role', params: ['path:segmentId'], responses: api(204, 404) },
+  'POST /v1/user-traits/batch': {
+    security: 'apiKey:service_role',
+    body: { properties: ['traits'], required: ['traits'] },
+    responses: api(200, ...WITH_BODY),
+  },
+  'GET /v1/user-traits': {
+    security: 'apiKey:service_role,read_only',
+    params: ['query:user_identifier', 'query:user_identifier_type', ...PAGE],
+    responses: api(200),
+  },
   'POST /api/v1/auth/nonce': { security: 'none', body: { properties: ['address'], required: ['address'] }, responses: statuses([200], ANY, SERVICES, WITH_BODY) },
   'POST /api/v1/auth/verify': {
     security: 'none',
@@ -332,6 +352,11 @@ const OPERATIONS: Record<string, Expected> = {
     responses: api(201, 404, 409, ...WITH_BODY),
   },
   'GET /api/v1/projects/{projectId}/affiliate-portal/application': { security: 'walletSession', params: ['path:projectId'], responses: api(200, 404) },
+  'GET /api/v1/projects/{projectId}/affiliate-portal/stats': {
+    security: 'walletSession',
+    params: ['path:projectId', 'query:from?', 'query:to?'],
+    responses: api(200, 404),
+  },
   'GET /api/v1/projects/{projectId}/applications': {
     security: 'apiKey:admin,read_only',
     params: ['path:projectId', ...PAGE, 'query:status?'],
@@ -558,7 +583,7 @@ describe('the API reference', () => {
     it('answers every list in the one list shape, paged by page (from 1) and page_size (1 to 100, default 25)', () => {
       // The claim history answers the Fuul SDK's own page shape ({ results, total_count, next_page }): checked on its own.
       const lists = Object.entries(OPERATIONS).filter(([key, expected]) => expected.params?.includes('query:page?') && !key.endsWith('/claim-history'));
-      expect(lists.map(([key]) => key)).toHaveLength(19);
+      expect(lists.map(([key]) => key)).toHaveLength(20);
       for (const [key] of lists) {
         const schema = success(key);
         const withCursor = key.endsWith('/entries');

@@ -7,7 +7,9 @@ import { QueueKit } from '../../services/common/queue';
 import { SERVICE_CATALOG } from '../../services/common/service-catalog';
 import { type AudienceDomain, buildAudienceDomain } from '../../services/audience/composition';
 import type { AudienceDatabase } from '../../services/audience/database';
+import type { ConditionInputsListener } from '../../services/audience/domain/condition-inputs';
 import { BullEntryBatchScheduler } from '../../services/audience/jobs/entry-batch-scheduler';
+import { BullEvaluationScheduler } from '../../services/audience/jobs/evaluate-segment.job';
 import { buildTaxDomain, type TaxDomain } from '../../services/tax/composition';
 import type { TaxDatabase } from '../../services/tax/database';
 import { TinVault } from '../../services/tax/domain/tin-vault';
@@ -88,7 +90,7 @@ async function openServiceDatabase<DB>(schema: string, logs: LogCapture) {
  * (`outbox.pass()`): the relay is not started, so the domain's wake-ups do nothing.
  */
 export async function startAudienceDomain(
-  options: HarnessOptions = {},
+  options: HarnessOptions & { conditionInputs?: ConditionInputsListener } = {},
 ): Promise<DomainHarness<AudienceDomain, AudienceDatabase> & { outbox: OutboxRelay<AudienceDatabase>; queues: QueueKit }> {
   const clock = options.clock ?? new TestClock();
   const logs = new LogCapture();
@@ -98,7 +100,7 @@ export async function startAudienceDomain(
   await queues.ready();
   const logger = logs.logger('audience');
   const outbox = new OutboxRelay(database.db, queues, { service: 'audience', clock, logger: logs.logger('outbox'), batchSize: 200, retentionMs: 168 * 3_600_000 });
-  const domain = buildAudienceDomain({ db: database.db, clock, logger, scheduler: new BullEntryBatchScheduler(queues), outbox });
+  const domain = buildAudienceDomain({ db: database.db, clock, logger, scheduler: new BullEntryBatchScheduler(queues), evaluationScheduler: new BullEvaluationScheduler(queues), outbox, conditionInputs: options.conditionInputs });
   return {
     domain,
     outbox,

@@ -1,7 +1,8 @@
-import type { HistoryItem, ReferredUser } from '../../../gen/referral/agency/v1/activity';
+import type { AffiliateStats, DailyFigures, HistoryItem, ReferredUser } from '../../../gen/referral/agency/v1/activity';
 import type { UserAudience } from '../../../gen/referral/audience/v1/audience';
 import { HISTORY_TYPES, type HistoryType } from '../../../services/common/affiliate-history';
 import { count, required } from '../../http/present';
+import { presentEarning } from './agency.presenters';
 
 /** gRPC messages -> the JSON of affiliate-detail.schemas.ts. */
 export function presentAudiences(audiences: readonly UserAudience[]) {
@@ -32,5 +33,28 @@ export function presentReferredUser(referred: ReferredUser) {
     volume_usd: referred.volumeUsd,
     revenue_usd: referred.revenueUsd,
     conversions: count(referred.conversions, 'conversions'),
+  };
+}
+
+export function presentAffiliateStats(stats: AffiliateStats) {
+  return {
+    volume_usd: stats.volumeUsd,
+    revenue_usd: stats.revenueUsd,
+    conversions: count(stats.conversions, 'conversions'),
+    end_users: count(stats.endUsers, 'end_users'),
+    earnings: stats.earnings.map(presentEarning),
+    agency_earnings: stats.agencyEarnings.map(presentEarning),
+    series: stats.series.map(presentDailyFigures),
+  };
+}
+
+function presentDailyFigures(day: DailyFigures) {
+  return {
+    date: day.date,
+    volume_usd: day.volumeUsd,
+    revenue_usd: day.revenueUsd,
+    conversions: count(day.conversions, 'series.conversions'),
+    earnings: day.earnings.map(presentEarning),
+    agency_earnings: day.agencyEarnings.map(presentEarning),
   };
 }

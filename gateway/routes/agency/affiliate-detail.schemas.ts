@@ -3,11 +3,12 @@ import { ReferredUserSort } from '../../../gen/referral/agency/v1/enums';
 import { HISTORY_TYPES } from '../../../services/common/affiliate-history';
 import { enumNames } from '../../../services/common/enums';
 import { listSchema, pageQuery } from '../../http/list';
-import { affiliateListItemSchema, affiliateQuery, timestamp } from './agency.schemas';
+import { AFFILIATE_STATS_DAYS } from '../../../services/common/contract-limits';
+import { affiliateListItemSchema, affiliateQuery, earningSchema, timestamp } from './agency.schemas';
 
 /**
  * HTTP shapes of an affiliate's detail view (§2.9): the affiliate with its audiences, badges and
- * tax status; its history; the users it referred. The gRPC contract is proto/referral/agency/v1/activity.proto.
+ * tax status; its history; the users it referred; the figures its portal shows it. The gRPC contract is proto/referral/agency/v1/activity.proto.
  */
 const usd = z.string().describe('USD, a decimal string');
 
@@ -59,3 +60,29 @@ export const referredUserSchema = z.object({
   conversions: z.number().int(),
 });
 export const referredUserListSchema = listSchema(referredUserSchema);
+
+const utcDay = z.iso.date().describe('A UTC day, YYYY-MM-DD');
+
+export const statsQuery = z.object({
+  from: utcDay.optional().describe(`First day of the series (UTC); default ${AFFILIATE_STATS_DAYS.default - 1} days before \`to\``),
+  to: utcDay.optional().describe(`Last day of the series (UTC), at most ${AFFILIATE_STATS_DAYS.max} days after \`from\`; default today`),
+});
+
+const dailyFiguresSchema = z.object({
+  date: z.string().describe('The UTC day, YYYY-MM-DD'),
+  volume_usd: usd.describe('Volume of that day’s conversions of the users it referred'),
+  revenue_usd: usd,
+  conversions: z.number().int(),
+  earnings: z.array(earningSchema).describe('Its affiliate_payout movements of that day, per currency'),
+  agency_earnings: z.array(earningSchema).describe('A master’s agency_payout movements of that day, per currency'),
+});
+
+export const affiliateStatsSchema = z.object({
+  volume_usd: usd.describe('All time: volume of the conversions of the users it referred (as the affiliate list shows it)'),
+  revenue_usd: usd.describe('All time'),
+  conversions: z.number().int().describe('All time (processed and no_terms)'),
+  end_users: z.number().int().describe('All time: distinct referred users with at least one conversion'),
+  earnings: z.array(earningSchema).describe('All time: its affiliate_payout movements, per currency'),
+  agency_earnings: z.array(earningSchema).describe('All time: a master’s agency_payout movements, per currency'),
+  series: z.array(dailyFiguresSchema).describe('Every UTC day of [from, to], oldest first; a day without conversions reads zero'),
+});

@@ -78,6 +78,12 @@ export function agencyRoutes({ clients }: RouteDeps): AnyRoute[] {
         path: '/api/v1/projects/:projectId/agencies/:agencyId',
         operationId: 'getMasterAffiliate',
         summary: 'One master affiliate with its per-currency earnings and its spread history',
+        description:
+          '`referred_volume_usd` and `earnings` (its agency_payout movements) always equal the sums of `referred_volume_usd` and ' +
+          '`agency_earnings` over its sub-affiliates list, former sub-affiliates (`bound: false`) included for the period they were ' +
+          'bound: each conversion keeps the master it was paid under. `sub_affiliates_count` counts those bound now. After master ' +
+          'status is removed this path answers 404 AGENCY_NOT_FOUND (see DELETE); designated again, the master shows its figures of ' +
+          'every earlier designation too, its former sub-affiliates listed as `bound: false`.',
         tags,
         auth: admin,
         responses: { 200: { description: 'The master affiliate', schema: masterDetailSchema }, 404: NOT_FOUND },
@@ -119,7 +125,10 @@ export function agencyRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'Remove master status',
         description:
           'Its sub-affiliates become regular affiliates (their bindings end now) and it is a regular affiliate again. Nothing is ' +
-          'deleted: every past attribution and payout stays as it was, and attribution at a moment before the removal still names it.',
+          'deleted: every past attribution and payout stays as it was, and attribution at a moment before the removal still names it. ' +
+          'Afterwards the agency paths answer 404 AGENCY_NOT_FOUND for it and the agencies list leaves it out; what it brought in as ' +
+          'a master stays on the affiliate (`referred_volume_usd` and `agency_earnings` of GET …/affiliates/:userIdentifier and the ' +
+          'affiliate list, its history’s `sub_affiliate_unbound` and `payouts` entries). Conversions after the removal pay it nothing.',
         tags,
         auth: admin,
         responses: { 200: { description: 'What the removal released', schema: removedMasterSchema }, 404: NOT_FOUND },

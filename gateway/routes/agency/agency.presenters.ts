@@ -1,3 +1,4 @@
+import type { EarnedInCurrency } from '../../../gen/referral/agency/v1/activity';
 import type { Affiliate, AffiliateRef, Earning, GetReferrerResponse, Referral, Tier } from '../../../gen/referral/agency/v1/agency';
 import { AffiliateStatus } from '../../../gen/referral/agency/v1/enums';
 import type { UserRef } from '../../../gen/referral/common/v1/common';
@@ -118,7 +119,8 @@ export function presentAffiliateMetrics(affiliate: Affiliate) {
   };
 }
 
-export function presentEarning(earning: Earning) {
+/** An amount per currency in the list's item shape, from either message that carries one (agency.proto's or activity.proto's). */
+export function presentEarning(earning: Earning | EarnedInCurrency) {
   return {
     currency_address: earning.currencyAddress ?? null,
     currency_chain_id: earning.currencyChainId ?? null,

@@ -15,8 +15,16 @@ const timestamp = z.string().describe('ISO-8601 UTC');
 const condition = z
   .record(z.string(), z.unknown())
   .describe(
-    'A JSON object; dynamic matching evaluates it. At most 16 KB as JSON and 32 levels of objects and arrays; it may hold no NUL ' +
-      'character and no lone UTF-16 surrogate (in keys or values) and no number beyond a double such as 1e400 (each a 400 naming the path).',
+    'Who belongs to a dynamic audience. A group `{ "all": [...] }` or `{ "any": [...] }` (nested, at most 5 levels of groups and ' +
+      '50 comparisons in all), or a comparison `{ "metric", "op", "value", "window_days"?, "conversion_name"?, "currency_id"? }`. ' +
+      'metric: volume_usd, revenue_usd, conversions, referred_users, referred_volume_usd, earnings (integer base units of one ' +
+      'currency: currency_id required), or trait:<name> (a trait the project pushed). op: gt gte lt lte eq neq in (`in` takes an ' +
+      'array of up to 100 values). Figures are exact: a JSON number or a decimal string ("100.5"); counts and earnings are whole. ' +
+      'window_days (1 to 3650): only the last N days (today included, UTC); conversion_name: only conversions of that name ' +
+      '(volume_usd, revenue_usd, conversions). A user without figures has 0 of each; a trait the user does not have matches no ' +
+      'comparison (neq neither). Each problem is a 400 naming its path (condition.all[2].op). At most 16 KB as JSON and 32 levels ' +
+      'of objects and arrays; no NUL character, no lone UTF-16 surrogate, no number beyond a double such as 1e400. A body over the ' +
+      'gateway\'s JSON limit is a 413.',
   );
 
 const TIER_RANK =
@@ -60,6 +68,15 @@ export const entryBatchSchema = z.object({
   added: z.number().int(),
   skipped: z.number().int().describe('Entries already in the segment, or repeated in the batch'),
   error: z.string().nullable(),
+});
+
+export const segmentEvaluationSchema = z.object({
+  status: z.enum(enumNames(EntryBatchStatus)).describe('queued, active (running), completed or failed'),
+  started_at: timestamp.nullable(),
+  finished_at: timestamp.nullable(),
+  matched: z.number().int().nullable().describe('Users the condition matched (static entries among them included); null until completed'),
+  added: z.number().int().nullable().describe('Dynamic entries added; null until completed'),
+  removed: z.number().int().nullable().describe('Dynamic entries removed (users that no longer match); null until completed'),
 });
 
 export const userAudiencesSchema = z.object({

@@ -2,20 +2,31 @@ import type { Clock } from '../../common/clock';
 import type { UserIdentifier } from '../../common/identifiers';
 import type { Page } from '../../common/pagination';
 import type { AffiliateHistoryRepository } from '../repositories/affiliate-history.repository';
+import type { AffiliateStatsRepository, DailyFiguresRecord } from '../repositories/affiliate-stats.repository';
+import type { AffiliateMetricsRecord } from '../repositories/affiliate-metrics.repository';
 import type { ReferredUserRecord, ReferredUsersRepository } from '../repositories/referred-users.repository';
 import { affiliateNotFound, subject, type UserInput } from './affiliate-fields';
 import type { HistoryEntry, HistoryType } from '../../common/affiliate-history';
+import { statsRange } from './stats-range';
 import type { ReferredUserSort } from './vocabulary';
 
+export interface AffiliateStatsRecord {
+  /** All time, as the affiliate list shows them. */
+  totals: AffiliateMetricsRecord;
+  /** Every UTC day of the range, oldest first. */
+  series: DailyFiguresRecord[];
+}
+
 /**
- * What an affiliate's detail view reads beyond the affiliate itself (§2.9): its activity history
- * and the users it referred with their figures. Each answers a user that is no affiliate of the
+ * What an affiliate's detail view reads beyond the affiliate itself (§2.9): its activity history,
+ * the users it referred with their figures, and the figures its portal shows it. Each answers a user that is no affiliate of the
  * project with AFFILIATE_NOT_FOUND.
  */
 export class AffiliateActivityService {
   constructor(
     private readonly history: AffiliateHistoryRepository,
     private readonly referred: ReferredUsersRepository,
+    private readonly stats: AffiliateStatsRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -36,6 +47,15 @@ export class AffiliateActivityService {
     const { projectId, user } = subject(projectIdInput, userInput);
     const affiliateId = await this.idOf(projectId, user);
     return this.referred.list(affiliateId, sort ?? 'referred_at', page);
+  }
+
+  /** Totals over all time and a daily series over [from, to] (see statsRange for the defaults and limits). */
+  async statsOf(projectIdInput: string, userInput: UserInput, from: Date | undefined, to: Date | undefined): Promise<AffiliateStatsRecord> {
+    const { projectId, user } = subject(projectIdInput, userInput);
+    const range = statsRange(from, to, this.clock.now());
+    const affiliateId = await this.idOf(projectId, user);
+    const [totals, series] = await Promise.all([this.stats.totals(projectId, affiliateId), this.stats.daily(projectId, affiliateId, range)]);
+    return { totals, series };
   }
 
   private async idOf(projectId: string, user: UserIdentifier): Promise<string> {

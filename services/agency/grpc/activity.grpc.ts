@@ -1,4 +1,4 @@
-import type { HistoryItem, ReferredUser } from '../../../gen/referral/agency/v1/activity';
+import type { AffiliateStats, DailyFigures, HistoryItem, ReferredUser } from '../../../gen/referral/agency/v1/activity';
 import { ReferredUserSort } from '../../../gen/referral/agency/v1/enums';
 import type { AgencyServiceServer } from '../../../gen/referral/agency/v1/agency';
 import { optionalEnum, requireField } from '../../common/fields';
@@ -7,10 +7,13 @@ import { pageInfo, toPage } from '../../common/pagination';
 import type { AgencyDomain } from '../composition';
 import type { HistoryEntry } from '../../common/affiliate-history';
 import type { ReferredUserRecord } from '../repositories/referred-users.repository';
+import type { AffiliateStatsRecord } from '../domain/affiliate-activity.service';
+import type { DailyFiguresRecord } from '../repositories/affiliate-stats.repository';
+import { toEarnedInCurrency } from './programs.mappers';
 
-type ActivityHandlers = Pick<UnaryHandlers<AgencyServiceServer>, 'getAffiliateHistory' | 'listAffiliateReferrals'>;
+type ActivityHandlers = Pick<UnaryHandlers<AgencyServiceServer>, 'getAffiliateHistory' | 'listAffiliateReferrals' | 'getAffiliateStats'>;
 
-/** The affiliate detail view's history and referred users: protobuf <-> domain, no rules (as agency.grpc.ts). */
+/** The affiliate detail view's history and referred users, and the portal's figures: protobuf <-> domain, no rules (as agency.grpc.ts). */
 export function activityHandlers(domain: AgencyDomain): ActivityHandlers {
   return {
     getAffiliateHistory: async (req) => {
@@ -25,6 +28,8 @@ export function activityHandlers(domain: AgencyDomain): ActivityHandlers {
       const { records, total } = await domain.activity.referralsOf(req.projectId, requireField(req.user, 'user'), sort, page);
       return { results: records.map(toReferredUser), pageInfo: pageInfo(page, total) };
     },
+
+    getAffiliateStats: async (req) => toAffiliateStats(await domain.activity.statsOf(req.projectId, requireField(req.user, 'user'), req.from, req.to)),
   };
 }
 
@@ -40,5 +45,28 @@ function toReferredUser(record: ReferredUserRecord): ReferredUser {
     volumeUsd: record.volumeUsd,
     revenueUsd: record.revenueUsd,
     conversions: String(record.conversions),
+  };
+}
+
+function toAffiliateStats({ totals, series }: AffiliateStatsRecord): AffiliateStats {
+  return {
+    volumeUsd: totals.volumeUsd,
+    revenueUsd: totals.revenueUsd,
+    conversions: String(totals.conversions),
+    endUsers: String(totals.endUsers),
+    earnings: totals.earnings.map(toEarnedInCurrency),
+    agencyEarnings: totals.agencyEarnings.map(toEarnedInCurrency),
+    series: series.map(toDailyFigures),
+  };
+}
+
+function toDailyFigures(day: DailyFiguresRecord): DailyFigures {
+  return {
+    date: day.date,
+    volumeUsd: day.volumeUsd,
+    revenueUsd: day.revenueUsd,
+    conversions: String(day.conversions),
+    earnings: day.earnings.map(toEarnedInCurrency),
+    agencyEarnings: day.agencyEarnings.map(toEarnedInCurrency),
   };
 }

@@ -368,17 +368,28 @@ export async function metricsOf(db: Db, projectId: string, affiliateIds: readonl
   for (const earning of earnings) {
     const metrics = result.get(earning.affiliate_id);
     if (!metrics) continue;
-    const record: EarningRecord = {
-      currencyId: earning.currency_id,
-      amount: earning.amount,
-      currency:
-        earning.address === null
-          ? null
-          : { id: earning.currency_id, chainId: String(earning.chain_id), address: earning.address, name: earning.name!, decimals: earning.decimals! },
-    };
-    (earning.kind === 'affiliate' ? metrics.earnings : metrics.agencyEarnings).push(record);
+    (earning.kind === 'affiliate' ? metrics.earnings : metrics.agencyEarnings).push(toEarningRecord(earning));
   }
   return result;
+}
+
+/** An amount per currency as read with a LEFT JOIN of metric_currencies (its columns null while the currency is unknown). */
+export interface EarningRow {
+  currency_id: string;
+  amount: bigint | string;
+  chain_id: bigint | null;
+  address: string | null;
+  name: string | null;
+  decimals: number | null;
+}
+
+export function toEarningRecord(row: EarningRow): EarningRecord {
+  return {
+    currencyId: row.currency_id,
+    amount: BigInt(row.amount),
+    currency:
+      row.address === null ? null : { id: row.currency_id, chainId: String(row.chain_id), address: row.address, name: row.name!, decimals: row.decimals! },
+  };
 }
 
 /**

@@ -3,7 +3,7 @@ import type { UserIdentifier } from '../../common/identifiers';
 import type { Page } from '../../common/pagination';
 import type { AgencyDatabase } from '../database';
 import type { AffiliateStatus, SortOrder, SubAffiliateSort } from '../domain/vocabulary';
-import { type AffiliateMetricsRecord, type EarningRecord, EMPTY_METRICS, metricsOf } from './affiliate-metrics.repository';
+import { type AffiliateMetricsRecord, type EarningRecord, EMPTY_METRICS, metricsOf, toEarningRecord } from './affiliate-metrics.repository';
 
 export interface SubAffiliateRecord {
   id: string;
@@ -159,15 +159,7 @@ export class MasterMetricsRepository {
       .execute();
     for (const row of rows) {
       if (row.affiliate_id === null || row.currency_id === null) continue;
-      const earning: EarningRecord = {
-        currencyId: row.currency_id,
-        amount: BigInt(row.amount),
-        currency:
-          row.address === null
-            ? null
-            : { id: row.currency_id, chainId: String(row.chain_id), address: row.address, name: row.name!, decimals: row.decimals! },
-      };
-      result.set(row.affiliate_id, [...(result.get(row.affiliate_id) ?? []), earning]);
+      result.set(row.affiliate_id, [...(result.get(row.affiliate_id) ?? []), toEarningRecord({ ...row, currency_id: row.currency_id })]);
     }
     return result;
   }

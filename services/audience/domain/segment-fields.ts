@@ -1,6 +1,7 @@
 import { type FieldViolation, invalidFields } from '../../common/errors';
 import { findUnsafeJson } from '../../common/json-safety';
 import { type Checked, checkText } from '../../common/text-fields';
+import { parseCondition } from './condition';
 
 /** Field rules shared by segment and badge writes; field names are the API's. */
 export const LIMITS = {
@@ -27,7 +28,7 @@ export function checkDescription(value: string | undefined | null, maxLength: nu
 
 /**
  * A condition is a JSON object, at most 16 KB as JSON and 32 levels deep, holding nothing jsonb
- * cannot store; dynamic matching (a later capability) interprets it.
+ * cannot store, written in the condition language (./condition.ts) the matching worker evaluates.
  */
 export function checkCondition(json: string | undefined | null, field = 'condition') {
   if (json === undefined || json === null) return { value: null, violations: [] as FieldViolation[] };
@@ -46,6 +47,8 @@ export function checkCondition(json: string | undefined | null, field = 'conditi
   // jsonb holds no NUL and no lone surrogate; 1e400 would be stored as null; depth is bounded for whoever evaluates it.
   const unsafe = findUnsafeJson(parsed, { maxDepth: LIMITS.conditionDepth, root: field });
   if (unsafe) return { value: null, violations: [unsafe] };
+  const checked = parseCondition(parsed, field);
+  if (checked.violations.length > 0) return { value: null, violations: checked.violations };
   return { value: JSON.stringify(parsed), violations: [] as FieldViolation[] };
 }
 

@@ -9,9 +9,11 @@ import {
   toBadgeMessage,
   toEntryBatchMessage,
   toEntryMessage,
+  toSegmentEvaluationMessage,
   toSegmentMessage,
   toUserAudienceResult,
   toUserTierResult,
+  toUserTraitMessage,
 } from './audience.mappers';
 
 
@@ -105,6 +107,10 @@ export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger
           await domain.batches.get(req.projectId, req.segmentId, req.jobId, waitWithinDeadline(req.waitMs, context)),
         ),
 
+      evaluateSegment: async (req) => toSegmentEvaluationMessage(await domain.evaluations.start(req.projectId, req.segmentId)),
+
+      getSegmentEvaluation: async (req) => toSegmentEvaluationMessage(await domain.evaluations.get(req.projectId, req.segmentId)),
+
       createBadge: async (req) => toBadgeMessage(await domain.badges.create(req.projectId, req.segmentId, requireField(req.badge, 'badge'))),
 
       // A badge field the mask lists but the request leaves unset is cleared (a name cannot be).
@@ -134,6 +140,24 @@ export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger
           }),
         );
         return { results: outcomes.map(toUserTierResult) };
+      },
+
+      upsertUserTraits: async (req) => {
+        const outcome = await domain.traits.upsert(
+          req.projectId,
+          req.traits.map((trait, index) => {
+            const user = requireField(trait.user, `traits[${index}].user`);
+            return { identifier: user.identifier, identifierType: user.identifierType, name: trait.name, value: trait.value ?? {}, updatedAt: trait.updatedAt };
+          }),
+        );
+        return { received: String(outcome.received), written: String(outcome.written), ignored: String(outcome.ignored) };
+      },
+
+      listUserTraits: async (req) => {
+        const user = requireField(req.user, 'user');
+        const page = toPage(req.page);
+        const { records, total } = await domain.traits.list(req.projectId, user.identifier, user.identifierType, page);
+        return { results: records.map(toUserTraitMessage), pageInfo: pageInfo(page, total) };
       },
     },
     logger,

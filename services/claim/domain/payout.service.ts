@@ -6,7 +6,7 @@ import type { ConversionOutcome, LedgerRepository } from '../repositories/ledger
 import type { PayoutTermsRepository } from '../repositories/payout-terms.repository';
 import type { AttributionSource } from './attribution';
 import { conversionProcessedEvents } from './conversion-events';
-import type { CurrencyCache } from './currency-cache';
+import type { KnownCurrencies } from '../repositories/known-currencies';
 import { planPayouts } from './payouts';
 
 /** What a conversion that could not be paid says (the internal reason goes to the log). */
@@ -33,7 +33,7 @@ export class PayoutService {
     private readonly clock: Clock,
     private readonly logger: Logger,
     /** The currencies the events describe (immutable, so cached). */
-    private readonly currencies: CurrencyCache,
+    private readonly currencies: KnownCurrencies,
   ) {}
 
   /**

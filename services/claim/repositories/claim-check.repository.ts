@@ -3,7 +3,7 @@ import type { UserIdentifier } from '../../common/identifiers';
 import type { Page } from '../../common/pagination';
 import type { ClaimDatabase } from '../database';
 import type { ClaimCheckStatus, ClaimReason } from '../domain/vocabulary';
-import { CurrencySummaries } from './currency-summaries';
+import type { KnownCurrencies } from './known-currencies';
 import type { CurrencySummary } from './movement.repository';
 
 /** A claim check as the user sees it, with its currency and (once closed) its voucher's deadline. */
@@ -56,11 +56,10 @@ const LISTED_BY_DEFAULT: ClaimCheckStatus[] = ['open', 'closed', 'claimed'];
 
 /** Reads of a user's claim checks and vouchers (the writes are VoucherRepository's). */
 export class ClaimCheckRepository {
-  private readonly currencies: CurrencySummaries;
-
-  constructor(private readonly db: Kysely<ClaimDatabase>) {
-    this.currencies = new CurrencySummaries(db);
-  }
+  constructor(
+    private readonly db: Kysely<ClaimDatabase>,
+    private readonly currencies: KnownCurrencies,
+  ) {}
 
   /**
    * A page of the user's checks, newest first, and how many there are: one query on the checks alone
@@ -89,7 +88,8 @@ export class ClaimCheckRepository {
       .offset(page.offset)
       .execute();
     if (rows.length > 0 || page.offset === 0) {
-      const currencies = await this.currencies.of(rows.map((row) => row.currency_id));
+      const currencies = await this.currencies.of(projectId, rows.map((row) => row.currency_id));
+      for (const row of rows) if (!currencies.has(row.currency_id)) throw new Error(`currency ${row.currency_id} of claim check ${row.id} does not exist`);
       const records = rows.map((row) => ({
         id: row.id,
         currency: currencies.get(row.currency_id)!,

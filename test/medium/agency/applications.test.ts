@@ -23,7 +23,7 @@ describe('affiliate applications (domain)', () => {
   const applications = () => harness.domain.applications;
   const staticSegment = async (projectId: string) => harness.audience.segments.create(projectId, { name: `Static ${randomBytes(3).toString('hex')}` });
   const dynamicSegment = async (projectId: string) =>
-    harness.audience.segments.create(projectId, { name: `Dynamic ${randomBytes(3).toString('hex')}`, conditionJson: '{"volume":1}' });
+    harness.audience.segments.create(projectId, { name: `Dynamic ${randomBytes(3).toString('hex')}`, conditionJson: '{"metric":"volume_usd","op":"gte","value":"1"}' });
   const apply = (projectId: string, user: User = newUser(), input: Partial<{ name: string; region: string; message: string; code: string }> = {}) =>
     applications().submit(projectId, user, { name: 'Ada', ...input });
   const affiliatesOf = async (projectId: string, user: User) =>

@@ -6,6 +6,8 @@ import { evmAddress } from '../../helpers/fixtures';
 
 /** A JSON object nested `levels` deep: {"a":{"a":…{"a":1}}}. */
 const nested = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+/** A valid condition with groups nested five deep (the bound), around one comparison. */
+const deepCondition = `${'{"all":['.repeat(5)}{"metric":"volume_usd","op":"gte","value":"100"}${']}'.repeat(5)}`;
 const invalid = (field: string) => ({ code: 'VALIDATION_FAILED', kind: 'invalid_argument', details: expect.arrayContaining([{ field, reason: expect.any(String) }]) });
 
 /** The rules of segments and their badges (SegmentService, BadgeService), on the domain and its tables. */
@@ -55,10 +57,10 @@ describe('audience segments and badges (domain)', () => {
       });
     });
 
-    it('trims the name, keeps an empty description as none, and stores a condition 32 levels deep', async () => {
-      const segment = await create(randomUUID(), '  Gold  ', { description: '', conditionJson: nested(32) });
+    it('trims the name, keeps an empty description as none, and stores a condition nested to the bound', async () => {
+      const segment = await create(randomUUID(), '  Gold  ', { description: '', conditionJson: deepCondition });
       expect(segment).toMatchObject({ name: 'Gold', description: null, entriesCount: 0n, badge: null });
-      expect(JSON.parse(segment.conditionJson ?? 'null')).toEqual(JSON.parse(nested(32)));
+      expect(JSON.parse(segment.conditionJson ?? 'null')).toEqual(JSON.parse(deepCondition));
     });
   });
 
@@ -86,12 +88,12 @@ describe('audience segments and badges (domain)', () => {
   describe('updates', () => {
     it('changes only the fields the mask names; a named field left unset is cleared; a name cannot be', async () => {
       const projectId = randomUUID();
-      const segment = await create(projectId, 'Before', { description: 'keep', conditionJson: '{"a":1}' });
+      const segment = await create(projectId, 'Before', { description: 'keep', conditionJson: '{"metric":"conversions","op":"gt","value":1}' });
       harness.clock.advance(60_000);
       expect(await harness.domain.segments.update(projectId, segment.id, ['name'], { name: 'After' })).toMatchObject({
         name: 'After',
         description: 'keep',
-        conditionJson: '{"a": 1}',
+        conditionJson: '{"op": "gt", "value": 1, "metric": "conversions"}',
         updatedAt: harness.clock.now(),
       });
       expect(await harness.domain.segments.update(projectId, segment.id, ['description', 'condition_json'], {})).toMatchObject({
@@ -111,11 +113,11 @@ describe('audience segments and badges (domain)', () => {
 
     it('applies the condition rules to a change too', async () => {
       const projectId = randomUUID();
-      const segment = await create(projectId, 'Conditional', { conditionJson: '{"keep":1}' });
+      const segment = await create(projectId, 'Conditional', { conditionJson: '{"metric":"conversions","op":"gt","value":1}' });
       await expect(harness.domain.segments.update(projectId, segment.id, ['condition_json'], { conditionJson: nested(40) })).rejects.toMatchObject({
         code: 'VALIDATION_FAILED',
       });
-      expect((await harness.domain.segments.get(projectId, segment.id)).conditionJson).toBe('{"keep": 1}');
+      expect((await harness.domain.segments.get(projectId, segment.id)).conditionJson).toBe('{"op": "gt", "value": 1, "metric": "conversions"}');
     });
   });
 

@@ -1,0 +1,92 @@
+import { type Kysely, sql } from 'kysely';
+import type { AgencyDatabase } from '../database';
+import { type AffiliateMetricsRecord, EMPTY_METRICS, type EarningRecord, metricsOf, toEarningRecord } from './affiliate-metrics.repository';
+
+/** One UTC day of an affiliate's conversions (attribution frozen per conversion, as the projection keeps it). */
+export interface DailyFiguresRecord {
+  /** YYYY-MM-DD (UTC). */
+  date: string;
+  /** USD decimal strings. */
+  volumeUsd: string;
+  revenueUsd: string;
+  conversions: bigint;
+  /** Its affiliate payouts of the day, per currency. */
+  earnings: EarningRecord[];
+  /** Its agency payouts of the day (as the master of the conversion's affiliate), per currency. */
+  agencyEarnings: EarningRecord[];
+}
+
+export interface StatsRange {
+  /** Midnight UTC of the first day. */
+  from: Date;
+  /** Days in the range, from 1. */
+  days: number;
+}
+
+const DAY_MS = 86_400_000;
+const utcDate = sql<string>`to_char(f.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
+
+/**
+ * What the affiliate portal shows an affiliate: its totals (the same projection rows as the
+ * affiliate list, so both always agree) and its figures per UTC day from the conversion facts, a
+ * day without conversions reading zero. Two queries over the facts' (affiliate, occurred_at) and
+ * (master, occurred_at) indexes, whatever the range.
+ */
+export class AffiliateStatsRepository {
+  constructor(private readonly db: Kysely<AgencyDatabase>) {}
+
+  async totals(projectId: string, affiliateId: string): Promise<AffiliateMetricsRecord> {
+    return (await metricsOf(this.db, projectId, [affiliateId])).get(affiliateId) ?? EMPTY_METRICS;
+  }
+
+  async daily(projectId: string, affiliateId: string, range: StatsRange): Promise<DailyFiguresRecord[]> {
+    const until = new Date(range.from.getTime() + range.days * DAY_MS);
+    const [figures, earnings] = await Promise.all([
+      this.db
+        .selectFrom('conversion_facts as f')
+        .where('f.project_id', '=', projectId)
+        .where('f.affiliate_id', '=', affiliateId)
+        .where('f.occurred_at', '>=', range.from)
+        .where('f.occurred_at', '<', until)
+        .select((eb) => [
+          utcDate.as('date'),
+          eb.cast<string>(eb.fn.sum(eb.fn.coalesce('f.volume_usd', sql.lit(0))), 'text').as('volume_usd'),
+          eb.cast<string>(eb.fn.sum(eb.fn.coalesce('f.revenue_usd', sql.lit(0))), 'text').as('revenue_usd'),
+          eb.fn.countAll<bigint>().as('conversions'),
+        ])
+        .groupBy(utcDate)
+        .execute(),
+      // Both kinds of payout in one statement: the affiliate's own, and a master's from its sub-affiliates' conversions.
+      sql<{ date: string; kind: 'affiliate' | 'agency'; currency_id: string; amount: bigint; chain_id: bigint | null; address: string | null; name: string | null; decimals: number | null }>`
+        SELECT p.date, p.kind, p.currency_id, p.amount, c.chain_id, c.address, c.name, c.decimals
+        FROM (
+          SELECT ${utcDate} AS date, 'affiliate' AS kind, f.currency_id, sum(f.affiliate_payout) AS amount
+          FROM conversion_facts f
+          WHERE f.project_id = ${projectId} AND f.affiliate_id = ${affiliateId} AND f.occurred_at >= ${range.from} AND f.occurred_at < ${until}
+            AND f.currency_id IS NOT NULL AND f.affiliate_payout > 0
+          GROUP BY 1, f.currency_id
+          UNION ALL
+          SELECT ${utcDate}, 'agency', f.currency_id, sum(f.agency_payout)
+          FROM conversion_facts f
+          WHERE f.project_id = ${projectId} AND f.master_id = ${affiliateId} AND f.occurred_at >= ${range.from} AND f.occurred_at < ${until}
+            AND f.currency_id IS NOT NULL AND f.agency_payout > 0
+          GROUP BY 1, f.currency_id
+        ) AS p
+        LEFT JOIN metric_currencies c ON c.id = p.currency_id
+        ORDER BY p.date, p.kind, c.name, p.currency_id`.execute(this.db),
+    ]);
+    const days = new Map<string, DailyFiguresRecord>();
+    for (let day = 0; day < range.days; day++) {
+      const date = new Date(range.from.getTime() + day * DAY_MS).toISOString().slice(0, 10);
+      days.set(date, { date, volumeUsd: '0', revenueUsd: '0', conversions: 0n, earnings: [], agencyEarnings: [] });
+    }
+    for (const row of figures) {
+      Object.assign(days.get(row.date)!, { volumeUsd: row.volume_usd, revenueUsd: row.revenue_usd, conversions: BigInt(row.conversions) });
+    }
+    for (const row of earnings.rows) {
+      const day = days.get(row.date)!;
+      (row.kind === 'affiliate' ? day.earnings : day.agencyEarnings).push(toEarningRecord(row));
+    }
+    return [...days.values()];
+  }
+}
