@@ -67,15 +67,15 @@ export async function setUpAffiliateList(api: Api, platformKey: string, db: pg.C
   );
   // Figures skewed like real ones: most affiliates small, a few large; a third with nothing yet.
   await db.query(
-    `INSERT INTO agency.affiliate_metrics (affiliate_id, project_id, volume_usd, revenue_usd, conversions, end_users, referred_volume_usd, updated_at)
-     SELECT a.id, a.project_id,
+    `INSERT INTO agency.affiliate_metrics (affiliate_id, project_id, status, region, volume_usd, revenue_usd, conversions, end_users, referred_volume_usd, updated_at)
+     SELECT a.id, a.project_id, a.status, a.region,
             CASE WHEN h % 3 = 0 THEN 0 ELSE round(((h & 1048575)::numeric ^ 2) / 100000, 2) END,
             CASE WHEN h % 3 = 0 THEN 0 ELSE round((h & 65535)::numeric / 100, 2) END,
             CASE WHEN h % 3 = 0 THEN 0 ELSE 1 + (h & 4095) END,
             CASE WHEN h % 3 = 0 THEN 0 ELSE 1 + (h & 511) END,
             CASE WHEN h % 50 = 1 THEN (h & 16777215)::numeric ELSE 0 END,
             now()
-     FROM (SELECT id, project_id, abs(hashtext(id::text)) AS h FROM agency.affiliates WHERE project_id = $1) a`,
+     FROM (SELECT id, project_id, status, region, abs(hashtext(id::text)) AS h FROM agency.affiliates WHERE project_id = $1) a`,
     [project.id],
   );
   await db.query(
@@ -167,7 +167,9 @@ export function affiliateListSql(
         `AND am.identifier_type = a.identifier_type AND am.identifier = a.identifier AND am.present = true)`,
     );
   }
-  const onAffiliates = where.length > 1;
+  // As the repository does: status and region are read on affiliate_metrics (copies in the metric's index); q and audience need the affiliates.
+  const onAffiliates = Boolean(one.q || one.audience);
+  const onMetrics = [one.status ? `m.status = $2` : '', one.region ? `m.region = $${one.status ? 3 : 2}` : ''].filter(Boolean).map((condition) => ` AND ${condition}`).join('');
   const names = one.conversions ? param(one.conversions) : undefined;
   const exists = (id: string) => `EXISTS (SELECT 1 FROM affiliate_conversion_counts cc WHERE cc.affiliate_id = ${id} AND cc.project_id = ${project} AND cc.name = ANY(${names}))`;
   if (names) where.push(exists('a.id'));
@@ -180,7 +182,7 @@ export function affiliateListSql(
       ? `SELECT a.id FROM affiliates a WHERE ${where.join(' AND ')} ORDER BY a.joined_at ${order}, a.id ${order}`
       : onAffiliates
         ? `SELECT a.id FROM affiliates a JOIN affiliate_metrics m ON m.affiliate_id = a.id WHERE ${where.join(' AND ')} AND m.project_id = ${project} ${metricOrder}`
-        : `SELECT m.affiliate_id AS id FROM affiliate_metrics m WHERE m.project_id = ${project}${names ? ` AND ${exists('m.affiliate_id')}` : ''} ${metricOrder}`;
+        : `SELECT m.affiliate_id AS id FROM affiliate_metrics m WHERE m.project_id = ${project}${onMetrics}${names ? ` AND ${exists('m.affiliate_id')}` : ''} ${metricOrder}`;
   // As the repository does: with no filter but the status, the count kept per status (affiliate_counts).
   const onlyStatus = !one.region && !one.q && !one.conversions && !one.audience;
   // As the repository does: with no filter but conversion names (and maybe the status), the names' own index rows.

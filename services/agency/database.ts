@@ -242,6 +242,9 @@ export interface AffiliateMetricsTable {
   end_users: Count;
   referred_volume_usd: Usd;
   updated_at: Timestamp;
+  /** Copies of the affiliate's, kept by triggers (migration 0007): the list filters a metric's index by them. */
+  status: ColumnType<AffiliateStatus, never, never>;
+  region: ColumnType<string | null, never, never>;
 }
 
 export interface AffiliateConversionCountTable {

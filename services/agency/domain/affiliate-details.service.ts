@@ -2,7 +2,8 @@ import type { Clock } from '../../common/clock';
 import { DomainError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import type { AffiliateRecord } from '../repositories/affiliate.repository';
-import type { MasterRepository } from '../repositories/master.repository';
+import type { AffiliateListRecord } from '../repositories/affiliate-list-page';
+import type { MasterRelation, MasterRepository } from '../repositories/master.repository';
 import type { AffiliateRefRecord } from '../repositories/referral.repository';
 import type { TierProtectionRecord, TierProtectionRepository } from '../repositories/tier-protection.repository';
 import { type AudienceDirectory, higherTier, type TierLookup, type TierView } from './audience-directory';
@@ -51,6 +52,23 @@ export class AffiliateDetailsService {
     const now = this.clock.now();
     const ids = records.map((record) => record.id);
     const [relations, protections] = await Promise.all([this.masters.relationsOf(ids), this.protections.inForce(ids, now)]);
+    return this.describeWith(records, relations, protections, now);
+  }
+
+  /** As describe, for records read with their relations and protections (the list's page statement): only the tiers are asked for. */
+  describeListed(records: readonly AffiliateListRecord[]): Promise<AffiliateView[]> {
+    const relations = new Map(records.map((record) => [record.id, record.relation]));
+    const protections = new Map(records.flatMap((record) => (record.protection ? [[record.id, record.protection] as const] : [])));
+    return this.describeWith(records, relations, protections, this.clock.now());
+  }
+
+  private async describeWith(
+    records: readonly AffiliateRecord[],
+    relations: Map<string, MasterRelation>,
+    protections: Map<string, TierProtectionRecord>,
+    now: Date,
+  ): Promise<AffiliateView[]> {
+    if (records.length === 0) return [];
     const tiers = await this.tiersOf(records, protections);
     return records.map((record, index) => {
       const protection = protections.get(record.id);

@@ -4,6 +4,7 @@ import { AlreadyExistsError, ConflictError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import type { OutboxWaker } from '../../common/outbox/relay';
 import type { Page } from '../../common/pagination';
+import type { AffiliateListRecord } from '../repositories/affiliate-list-page';
 import { type AffiliateMetricsRecord, EMPTY_METRICS } from '../repositories/affiliate-metrics.repository';
 import {
   type AffiliateFilters,
@@ -125,13 +126,13 @@ export class AffiliateService {
     return updated;
   }
 
-  /** A page of the project's affiliates, filtered, in the order asked (newest first by default). */
+  /** A page of the project's affiliates, filtered, in the order asked (newest first by default), each with its figures, master relation and protection. */
   async list(
     projectIdInput: string,
     filters: AffiliateListFilters,
     page: Page,
     sort: AffiliateSort = DEFAULT_AFFILIATE_SORT,
-  ): Promise<{ records: AffiliateRecord[]; total: number }> {
+  ): Promise<{ records: AffiliateListRecord[]; total: number }> {
     const projectId = requireProjectId(projectIdInput);
     const region = filters.region === undefined ? undefined : checkRegion(filters.region);
     throwIfInvalid(...(region ? [region] : []));
@@ -143,7 +144,7 @@ export class AffiliateService {
       ...checkAudienceFilters(filters.audienceId, filters.anyAudienceIds),
       ...checkConversionFilter(filters.conversionNames),
     };
-    return this.affiliates.list(projectId, repositoryFilters, page, sort);
+    return this.affiliates.list(projectId, repositoryFilters, page, sort, this.clock.now());
   }
 
   /** The figures and earnings of these affiliates of the project (metrics projection); those without any read as zeros. */

@@ -64,15 +64,10 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
             order: optionalEnum(SortOrder, req.order, 'order') ?? 'desc',
           },
         );
-        const [views, metrics] = await Promise.all([
-          domain.details.describe(records),
-          domain.affiliates.metricsOf(
-            req.projectId,
-            records.map((record) => record.id),
-          ),
-        ]);
+        // The page statement brought figures, relations and protections: only the tiers are asked for (audience service).
+        const views = await domain.details.describeListed(records);
         return {
-          results: views.map((view) => ({ ...toAffiliateMessage(view), metrics: toAffiliateMetricsMessage(metrics.get(view.id)!) })),
+          results: views.map((view, index) => ({ ...toAffiliateMessage(view), metrics: toAffiliateMetricsMessage(records[index]!.metrics) })),
           pageInfo: pageInfo(page, total),
         };
       },

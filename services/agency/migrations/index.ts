@@ -5,6 +5,7 @@ import * as agencyPrograms from './0003_agency_programs';
 import * as eventOutbox from './0004_event_outbox';
 import * as affiliateMetrics from './0005_affiliate_metrics';
 import * as masterHistoryIndexes from './0006_master_history_indexes';
+import * as affiliateListFilters from './0007_affiliate_list_filters';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const agencyMigrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const agencyMigrations: Record<string, Migration> = {
   '0004_event_outbox': eventOutbox,
   '0005_affiliate_metrics': affiliateMetrics,
   '0006_master_history_indexes': masterHistoryIndexes,
+  '0007_affiliate_list_filters': affiliateListFilters,
 };

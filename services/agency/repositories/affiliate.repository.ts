@@ -6,6 +6,7 @@ import type { Page } from '../../common/pagination';
 import type { AgencyDatabase } from '../database';
 import type { AffiliateStatus } from '../domain/vocabulary';
 import { affiliateCreatedEvent, statusChangedEvent } from './agency-events';
+import { type AffiliateListRecord, listPage } from './affiliate-list-page';
 import { type AffiliateMetricsRecord, createAffiliateMetrics, metricsOf } from './affiliate-metrics.repository';
 
 export interface AffiliateCodeRecord {
@@ -74,6 +75,12 @@ export interface AffiliateChanges {
 export type InsertOutcome = AffiliateRecord | 'affiliate_exists' | 'code_taken';
 export type CodeOutcome = 'added' | 'no_affiliate' | 'code_taken' | 'limit_reached';
 export type StatusOutcome = 'changed' | 'no_affiliate' | 'unchanged';
+
+/**
+ * From this offset on, a page asks for the total first and, past the middle, reads from the far end:
+ * below it the page and the total run side by side (a shallow page is cheap either way).
+ */
+const NEAR_END_FROM_OFFSET = 200;
 
 /** LIKE's wildcards taken literally, for prefix searches. */
 const escapeLike = (value: string) => value.replace(/[\\%_]/g, (character) => `\\${character}`);
@@ -155,72 +162,112 @@ export class AffiliateRepository {
   }
 
   /**
-   * A page in the order asked (newest first by default). The page's ids come from one index-driven
-   * query (affiliates by joined_at, or affiliate_metrics by the metric: one index per metric), the
-   * rows and codes of those ids from two more, the total beside.
+   * A page in the order asked (newest first by default), each affiliate with its codes, figures,
+   * earnings, master relation and tier protection in force at `now`: one statement for the page
+   * (its ids from one index-driven range: affiliates by joined_at, or affiliate_metrics by the
+   * metric), the total beside. A page past the middle is read from the far end in the opposite
+   * order (the total first tells where the middle is), so the deepest page costs what the middle one does.
    */
   async list(
     projectId: string,
     filters: AffiliateFilters,
     page: Page,
     sort: AffiliateSort = DEFAULT_AFFILIATE_SORT,
-  ): Promise<{ records: AffiliateRecord[]; total: number }> {
-    const filtered = <Q extends FilterableQuery>(query: Q): Q => applyFilters(query, projectId, filters);
-    const base = this.db.selectFrom('affiliates as a');
-    const ids =
-      sort.by === 'joined_at'
-        ? filtered(base.select('a.id').where('a.project_id', '=', projectId))
-            .orderBy('a.joined_at', sort.order)
-            .orderBy('a.id', sort.order)
-        : needsAffiliateColumns(filters)
-          ? filtered(
-              base
-                .innerJoin('affiliate_metrics as m', 'm.affiliate_id', 'a.id')
-                .select('a.id')
-                .where('a.project_id', '=', projectId)
-                .where('m.project_id', '=', projectId),
-            )
-              .orderBy(`m.${sort.by}`, sort.order)
-              .orderBy('m.affiliate_id', sort.order)
-          : // Every affiliate has its metrics row (created with it): a page is one range of the metric's index, however deep.
-            withConversionNames(
-              this.db.selectFrom('affiliate_metrics as m').select('m.affiliate_id as id').where('m.project_id', '=', projectId),
-              projectId,
-              filters.conversionNames,
-            )
-              .orderBy(`m.${sort.by}`, sort.order)
-              .orderBy('m.affiliate_id', sort.order);
-    const [pageIds, count] = await Promise.all([
-      ids.limit(page.pageSize).offset(page.offset).execute(),
-      this.total(projectId, filters),
-    ]);
-    if (pageIds.length === 0) return { records: [], total: Number(count.total) };
-    const rows = await this.selectAffiliates()
-      .where('a.project_id', '=', projectId)
-      .where(
-        'a.id',
-        'in',
-        pageIds.map((row) => row.id),
-      )
-      .execute();
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    const ordered = pageIds.flatMap((row) => (byId.has(row.id) ? [byId.get(row.id)!] : []));
-    return { records: await this.withCodes(ordered), total: Number(count.total) };
+    now: Date = new Date(),
+  ): Promise<{ records: AffiliateListRecord[]; total: number }> {
+    let range = { sort, limit: page.pageSize, offset: page.offset, reversed: false };
+    let known: number | undefined;
+    if (page.offset >= NEAR_END_FROM_OFFSET) {
+      known = await this.total(projectId, filters);
+      if (page.offset >= known) return { records: [], total: known };
+      const fromEnd = known - page.offset - page.pageSize;
+      if (fromEnd < page.offset) {
+        range = {
+          sort: { by: sort.by, order: sort.order === 'asc' ? 'desc' : 'asc' },
+          limit: page.pageSize + Math.min(0, fromEnd),
+          offset: Math.max(0, fromEnd),
+          reversed: true,
+        };
+      }
+    }
+    const ids = this.pageIds(projectId, filters, range.sort).limit(range.limit).offset(range.offset);
+    const [rows, total] = await Promise.all([listPage(this.db, projectId, ids, now), known ?? this.total(projectId, filters)]);
+    if (range.reversed) rows.reverse();
+    return { records: rows, total };
   }
 
-  /** How many affiliates the filters match: the kept count per status when nothing else filters, else a count of the matches. */
-  private async total(projectId: string, filters: AffiliateFilters): Promise<{ total: bigint }> {
-    if (!needsAffiliateColumns({ ...filters, status: undefined }) && (filters.conversionNames ?? []).length === 0) {
+  /** The ids of the filtered affiliates in the order asked, each with its place in that order (`position`). */
+  private pageIds(projectId: string, filters: AffiliateFilters, sort: AffiliateSort) {
+    const order = sql.raw(sort.order);
+    const filtered = <Q extends FilterableQuery>(query: Q): Q => applyFilters(query, projectId, filters);
+    const base = this.db.selectFrom('affiliates as a');
+    if (sort.by === 'joined_at') {
+      return filtered(
+        base.select(['a.id', sql<string>`row_number() OVER (ORDER BY a.joined_at ${order}, a.id ${order})`.as('position')]).where('a.project_id', '=', projectId),
+      )
+        .orderBy('a.joined_at', sort.order)
+        .orderBy('a.id', sort.order);
+    }
+    const metric = sql.ref(`m.${sort.by}`);
+    const position = sql<string>`row_number() OVER (ORDER BY ${metric} ${order}, m.affiliate_id ${order})`.as('position');
+    if (filters.q !== undefined || filters.audienceId !== undefined || (filters.anyAudienceIds ?? []).length > 0) {
+      return filtered(
+        base
+          .innerJoin('affiliate_metrics as m', 'm.affiliate_id', 'a.id')
+          .select(['a.id', position])
+          .where('a.project_id', '=', projectId)
+          .where('m.project_id', '=', projectId),
+      )
+        .orderBy(`m.${sort.by}`, sort.order)
+        .orderBy('m.affiliate_id', sort.order);
+    }
+    // Every affiliate has its metrics row (created with it), with copies of its status and region (in
+    // the metric's index): a page is one range of that index, the filter checked in it.
+    let onMetrics = this.db.selectFrom('affiliate_metrics as m').select(['m.affiliate_id as id', position]).where('m.project_id', '=', projectId);
+    if (filters.status !== undefined) onMetrics = onMetrics.where('m.status', '=', filters.status);
+    if (filters.region !== undefined) onMetrics = onMetrics.where('m.region', '=', filters.region);
+    return withConversionNames(onMetrics, projectId, filters.conversionNames)
+      .orderBy(`m.${sort.by}`, sort.order)
+      .orderBy('m.affiliate_id', sort.order);
+  }
+
+  /**
+   * How many affiliates the filters match: the kept count per status when nothing else filters, the
+   * per-name counts' index when only conversion names (and maybe the status) do, else a count of the matches.
+   */
+  private async total(projectId: string, filters: AffiliateFilters): Promise<number> {
+    const names = filters.conversionNames ?? [];
+    const onAffiliates = needsAffiliateColumns({ ...filters, status: undefined });
+    if (!onAffiliates && names.length === 0) {
       let kept = this.db
         .selectFrom('affiliate_counts')
         .select((eb) => eb.fn.coalesce(eb.fn.sum<bigint>('affiliates'), sql<bigint>`0`).as('total'))
         .where('project_id', '=', projectId);
       if (filters.status !== undefined) kept = kept.where('status', '=', filters.status);
-      const row = await kept.executeTakeFirstOrThrow();
-      return { total: BigInt(row.total) };
+      return Number((await kept.executeTakeFirstOrThrow()).total);
     }
-    return applyFilters(this.db.selectFrom('affiliates as a').select((eb) => eb.fn.countAll<bigint>().as('total')).where('a.project_id', '=', projectId), projectId, filters)
-      .executeTakeFirstOrThrow();
+    if (!onAffiliates) {
+      // The names' own index rows, not every affiliate of the project with a probe each.
+      const named = this.db
+        .selectFrom('affiliate_conversion_counts as cc')
+        .select('cc.affiliate_id')
+        .distinct()
+        .where('cc.project_id', '=', projectId)
+        .where('cc.name', 'in', [...names]);
+      let counted = this.db.selectFrom(named.as('n')).select((eb) => eb.fn.countAll<bigint>().as('total'));
+      if (filters.status !== undefined) {
+        counted = counted.where((eb) =>
+          eb.exists(eb.selectFrom('affiliates as a').select(sql`1`.as('one')).whereRef('a.id', '=', 'n.affiliate_id').where('a.status', '=', filters.status!)),
+        );
+      }
+      return Number((await counted.executeTakeFirstOrThrow()).total);
+    }
+    const row = await applyFilters(
+      this.db.selectFrom('affiliates as a').select((eb) => eb.fn.countAll<bigint>().as('total')).where('a.project_id', '=', projectId),
+      projectId,
+      filters,
+    ).executeTakeFirstOrThrow();
+    return Number(row.total);
   }
 
   /** The figures and earnings of these affiliates (metrics projection). */

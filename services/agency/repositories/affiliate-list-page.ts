@@ -1,0 +1,140 @@
+import { type Kysely, sql, type SelectQueryBuilder } from 'kysely';
+import type { IdentifierType } from '../../common/identifiers';
+import type { AgencyDatabase } from '../database';
+import type { AffiliateStatus } from '../domain/vocabulary';
+import type { AffiliateCodeRecord, AffiliateRecord } from './affiliate.repository';
+import type { AffiliateMetricsRecord, EarningRecord } from './affiliate-metrics.repository';
+import type { MasterRelation } from './master.repository';
+import type { TierProtectionRecord } from './tier-protection.repository';
+
+/** An affiliate as the list shows it: its row, codes, figures and earnings, master relation and protection in force. */
+export interface AffiliateListRecord extends AffiliateRecord {
+  metrics: AffiliateMetricsRecord;
+  relation: MasterRelation;
+  protection: TierProtectionRecord | undefined;
+}
+
+interface PageRow {
+  id: string;
+  project_id: string;
+  identifier_type: IdentifierType;
+  identifier: string;
+  name: string;
+  region: string | null;
+  status: AffiliateStatus;
+  joined_at: Date;
+  updated_at: Date;
+  suspended_at: Date | null;
+  suspension_reason: string | null;
+  volume_usd: string | null;
+  revenue_usd: string | null;
+  conversions: bigint | null;
+  end_users: bigint | null;
+  referred_volume_usd: string | null;
+  /** [code, created_at, uses] per code, oldest first. */
+  codes: Array<[string, string, number]> | null;
+  /** [kind, currency_id, amount, chain_id, address, name, decimals] per currency, by name. */
+  earnings: Array<['affiliate' | 'agency', string, string, string | null, string | null, string | null, number | null]> | null;
+  is_master: boolean;
+  master_id: string | null;
+  master_identifier: string | null;
+  master_identifier_type: IdentifierType | null;
+  protected_tier_id: string | null;
+  protection_starts_at: Date | null;
+  protection_expires_at: Date | null;
+}
+
+/**
+ * The rows of one page in one statement: `ids` (the page's ids with their `position`, already limited)
+ * joined to everything an item shows. Codes and earnings come as JSON arrays (one row per affiliate,
+ * no fan-out); a code's uses are counted as AffiliateRepository.withCodes counts them. Rows come back
+ * in `position` order.
+ */
+export async function listPage(
+  db: Kysely<AgencyDatabase>,
+  projectId: string,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any of the list's id queries (on `a` or on `m`)
+  ids: SelectQueryBuilder<any, any, { id: string; position: string }>,
+  now: Date,
+): Promise<AffiliateListRecord[]> {
+  const { rows } = await sql<PageRow>`
+    SELECT a.id, a.project_id, a.identifier_type, a.identifier, a.name, a.region, a.status, a.joined_at, a.updated_at,
+           s.suspended_at, s.reason AS suspension_reason,
+           m.volume_usd::text AS volume_usd, m.revenue_usd::text AS revenue_usd, m.conversions, m.end_users,
+           m.referred_volume_usd::text AS referred_volume_usd,
+           codes.list AS codes, earnings.list AS earnings,
+           d.id IS NOT NULL AS is_master, ma.id AS master_id, ma.identifier AS master_identifier, ma.identifier_type AS master_identifier_type,
+           tp.tier_id AS protected_tier_id, tp.starts_at AS protection_starts_at, tp.expires_at AS protection_expires_at
+    FROM (${ids}) AS page
+    JOIN affiliates a ON a.id = page.id
+    LEFT JOIN affiliate_suspensions s ON s.affiliate_id = a.id AND s.reactivated_at IS NULL
+    LEFT JOIN affiliate_metrics m ON m.affiliate_id = a.id AND m.project_id = ${projectId}
+    LEFT JOIN agency_designations d ON d.affiliate_id = a.id AND d.removed_at IS NULL
+    LEFT JOIN sub_affiliate_bindings b ON b.affiliate_id = a.id AND b.bound_to IS NULL
+    LEFT JOIN affiliates ma ON ma.id = b.master_id
+    LEFT JOIN LATERAL (
+      SELECT t.tier_id, t.starts_at, t.expires_at FROM tier_protections t
+      WHERE t.affiliate_id = a.id AND t.starts_at <= ${now} AND t.expires_at > ${now} AND (t.ended_at IS NULL OR t.ended_at > ${now})
+      ORDER BY t.starts_at DESC LIMIT 1
+    ) tp ON true
+    LEFT JOIN LATERAL (
+      SELECT json_agg(json_build_array(c.code, c.created_at,
+               (SELECT count(*) FROM referrals r WHERE r.affiliate_id = c.affiliate_id AND r.code = c.code)) ORDER BY c.id) AS list
+      FROM affiliate_codes c WHERE c.affiliate_id = a.id
+    ) codes ON true
+    LEFT JOIN LATERAL (
+      SELECT json_agg(json_build_array(e.kind, e.currency_id, e.amount::text, cur.chain_id::text, cur.address, cur.name, cur.decimals)
+               ORDER BY cur.name, e.currency_id) AS list
+      FROM affiliate_earnings e LEFT JOIN metric_currencies cur ON cur.id = e.currency_id
+      WHERE e.affiliate_id = a.id AND e.project_id = ${projectId}
+    ) earnings ON true
+    WHERE a.project_id = ${projectId}
+    ORDER BY page.position`.execute(db);
+  return rows.map(toListRecord);
+}
+
+function toListRecord(row: PageRow): AffiliateListRecord {
+  const earnings: EarningRecord[] = [];
+  const agencyEarnings: EarningRecord[] = [];
+  for (const [kind, currencyId, amount, chainId, address, name, decimals] of row.earnings ?? []) {
+    const record: EarningRecord = {
+      currencyId,
+      amount: BigInt(amount),
+      currency: address === null ? null : { id: currencyId, chainId: chainId!, address, name: name!, decimals: decimals! },
+    };
+    (kind === 'affiliate' ? earnings : agencyEarnings).push(record);
+  }
+  const codes: AffiliateCodeRecord[] = (row.codes ?? []).map(([code, createdAt, uses]) => ({ code, uses: BigInt(uses), createdAt: new Date(createdAt) }));
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    user: { identifier: row.identifier, identifierType: row.identifier_type },
+    name: row.name,
+    region: row.region,
+    status: row.status,
+    codes,
+    joinedAt: row.joined_at,
+    updatedAt: row.updated_at,
+    suspendedAt: row.status === 'suspended' ? row.suspended_at : null,
+    suspensionReason: row.status === 'suspended' ? row.suspension_reason : null,
+    // Every affiliate has its metrics row; were one missing, it reads as zeros (as metricsOf answers).
+    metrics: {
+      volumeUsd: row.volume_usd ?? '0',
+      revenueUsd: row.revenue_usd ?? '0',
+      conversions: row.conversions ?? 0n,
+      endUsers: row.end_users ?? 0n,
+      referredVolumeUsd: row.referred_volume_usd ?? '0',
+      earnings,
+      agencyEarnings,
+    },
+    relation: {
+      isMaster: row.is_master,
+      master:
+        row.master_id && row.master_identifier && row.master_identifier_type
+          ? { id: row.master_id, user: { identifier: row.master_identifier, identifierType: row.master_identifier_type } }
+          : null,
+    },
+    protection:
+      row.protected_tier_id === null ? undefined : { tierId: row.protected_tier_id, startsAt: row.protection_starts_at!, expiresAt: row.protection_expires_at! },
+  };
+}
