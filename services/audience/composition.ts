@@ -7,12 +7,14 @@ import { BadgeService } from './domain/badge.service';
 import { type ConditionInputsListener, NO_CONDITION_INPUTS_LISTENER } from './domain/condition-inputs';
 import { type EntryBatchScheduler, EntryBatchService } from './domain/entry-batch.service';
 import { EntryService } from './domain/entry.service';
+import { type EvaluationScheduler, SegmentEvaluationService } from './domain/segment-evaluation.service';
 import { SegmentService } from './domain/segment.service';
 import { UserAudienceService } from './domain/user-audience.service';
 import { UserTraitService } from './domain/user-trait.service';
 import { BadgeRepository } from './repositories/badge.repository';
 import { EntryBatchRepository } from './repositories/entry-batch.repository';
 import { EntryRepository } from './repositories/entry.repository';
+import { SegmentEvaluationRepository } from './repositories/segment-evaluation.repository';
 import { SegmentRepository } from './repositories/segment.repository';
 import { TraitRepository } from './repositories/trait.repository';
 
@@ -26,6 +28,7 @@ export interface AudienceDomain {
   traits: UserTraitService;
   /** Told after each commit that changed what conditions read (traits here; metrics in the condition-inputs consumer). */
   conditionInputs: ConditionInputsListener;
+  evaluations: SegmentEvaluationService;
 }
 
 export interface AudienceDomainDeps {
@@ -34,6 +37,8 @@ export interface AudienceDomainDeps {
   logger: Logger;
   /** How stored batches reach the worker (BullEntryBatchScheduler over the queues in server.ts). */
   scheduler: EntryBatchScheduler;
+  /** How evaluations of dynamic segments reach the worker (BullEvaluationScheduler). */
+  evaluationScheduler: EvaluationScheduler;
   /** Told after each commit that wrote events (the service's outbox relay). */
   outbox: OutboxWaker;
   /**
@@ -47,11 +52,13 @@ export interface AudienceDomainDeps {
  * Plain constructors, wired once: server.ts builds the domain the gRPC service serves with this,
  * and the medium tests (test/medium/audience) build the same one over a test database.
  */
-export function buildAudienceDomain({ db, clock, logger, scheduler, outbox, conditionInputs = NO_CONDITION_INPUTS_LISTENER }: AudienceDomainDeps): AudienceDomain {
+export function buildAudienceDomain({ db, clock, logger, scheduler, evaluationScheduler, outbox, conditionInputs = NO_CONDITION_INPUTS_LISTENER }: AudienceDomainDeps): AudienceDomain {
   const segmentRepository = new SegmentRepository(db);
   const entryRepository = new EntryRepository(db);
+  const evaluations = new SegmentEvaluationService(segmentRepository, new SegmentEvaluationRepository(db), evaluationScheduler, clock, logger, outbox);
   return {
-    segments: new SegmentService(segmentRepository, clock, outbox),
+    evaluations,
+    segments: new SegmentService(segmentRepository, clock, outbox, (projectId, segmentId) => evaluations.request(projectId, segmentId)),
     entries: new EntryService(segmentRepository, entryRepository, clock, outbox),
     batches: new EntryBatchService(segmentRepository, new EntryBatchRepository(db), scheduler, clock, logger, outbox),
     badges: new BadgeService(segmentRepository, new BadgeRepository(db), clock),

@@ -1,7 +1,7 @@
 import type { IdentifierType } from '../common/identifiers';
 import type { ColumnType, Generated } from 'kysely';
 import type { OutboxTables } from '../common/outbox/tables';
-import type { EntryBatchStatus, EntryKind, EntrySource } from './domain/vocabulary';
+import type { EntryBatchStatus, EntryKind, EntrySource, EvaluationStatus } from './domain/vocabulary';
 
 /** The audience schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
 export interface AudienceDatabase extends OutboxTables {
@@ -14,6 +14,7 @@ export interface AudienceDatabase extends OutboxTables {
   user_referral_days: UserReferralDayTable;
   user_earning_days: UserEarningDayTable;
   user_traits: UserTraitTable;
+  segment_evaluations: SegmentEvaluationTable;
 }
 
 type Timestamp = Date;
@@ -118,4 +119,20 @@ export interface UserTraitTable extends UserKey {
   /** number | string | boolean, as JSON. */
   value: ColumnType<unknown, string, string>;
   updated_at: Timestamp;
+}
+
+/** The latest full evaluation of a dynamic segment (migration 0006). */
+export interface SegmentEvaluationTable {
+  segment_id: string;
+  project_id: string;
+  status: EvaluationStatus;
+  /** How many evaluations were requested: the job of the latest carries this number. */
+  requested: number;
+  requested_at: Timestamp;
+  started_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  finished_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  matched: ColumnType<bigint | null, number | null | undefined, number | null>;
+  added: ColumnType<bigint | null, number | null | undefined, number | null>;
+  removed: ColumnType<bigint | null, number | null | undefined, number | null>;
+  error: string | null;
 }

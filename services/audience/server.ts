@@ -8,6 +8,8 @@ import { applicationApprovals } from './jobs/application-approved.consumer';
 import { applyEntryBatch, applyEntryBatchJob } from './jobs/apply-entry-batch.job';
 import { conditionInputs, tellListenerAfterDelivery } from './jobs/condition-inputs.consumer';
 import { entryBatchRelay } from './jobs/entry-batch-relay';
+import { BullEvaluationScheduler, evaluateSegment, evaluateSegmentJob } from './jobs/evaluate-segment.job';
+import { evaluationRelay } from './jobs/evaluation-relay';
 import { BullEntryBatchScheduler } from './jobs/entry-batch-scheduler';
 
 /** The composition root (see manifest.ts): the domain (composition.ts), its jobs and its gRPC service. */
@@ -17,10 +19,12 @@ export async function composeAudienceService(runtime: ServiceRuntime<AudienceDat
   await queues.queueEvents(applyEntryBatchJob.queue).waitUntilReady();
 
   const outbox = startOutboxRelay(runtime, config);
-  const domain = buildAudienceDomain({ db, clock, logger, scheduler: new BullEntryBatchScheduler(queues), outbox });
+  const domain = buildAudienceDomain({ db, clock, logger, scheduler: new BullEntryBatchScheduler(queues), evaluationScheduler: new BullEvaluationScheduler(queues), outbox });
 
   runtime.process(applyEntryBatchJob, applyEntryBatch(domain.batches), config.BATCH_WORKER_CONCURRENCY);
   relay.register(entryBatchRelay(domain.batches));
+  runtime.process(evaluateSegmentJob, evaluateSegment(domain.evaluations), config.EVALUATION_WORKER_CONCURRENCY);
+  relay.register(evaluationRelay(domain.evaluations));
   registerConsumer(runtime, applicationApprovals);
   registerConsumer(runtime, conditionInputs, undefined, tellListenerAfterDelivery(domain.conditionInputs, logger));
 

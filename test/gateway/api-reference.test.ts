@@ -65,6 +65,16 @@ const OPERATIONS: Record<string, Expected> = {
     params: ['path:projectId', 'path:audienceId'],
     responses: api(204, 404),
   },
+  'POST /api/v1/projects/{projectId}/audiences/{audienceId}/evaluate': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:audienceId'],
+    responses: api(202, 400, 404),
+  },
+  'GET /api/v1/projects/{projectId}/audiences/{audienceId}/evaluation': {
+    security: 'apiKey:admin,read_only',
+    params: ['path:projectId', 'path:audienceId'],
+    responses: api(200, 404),
+  },
   'POST /api/v1/projects/{projectId}/audiences/{audienceId}/entries': {
     security: 'apiKey:admin',
     params: ['path:projectId', 'path:audienceId'],

@@ -6,6 +6,7 @@ import type { AudienceDirectory, SegmentSummary, TierLookup, TierView } from '..
 import { type AudienceDomain, buildAudienceDomain } from '../../services/audience/composition';
 import type { AudienceDatabase } from '../../services/audience/database';
 import { BullEntryBatchScheduler } from '../../services/audience/jobs/entry-batch-scheduler';
+import { BullEvaluationScheduler } from '../../services/audience/jobs/evaluate-segment.job';
 import { openDatabase } from '../../services/common/db/database';
 import { DomainError } from '../../services/common/errors';
 import type { UserIdentifier } from '../../services/common/identifiers';
@@ -82,7 +83,7 @@ export async function startAgencyDomain(options: { clock?: TestClock; paidConver
     db: audienceDb.db,
     clock,
     logger: logs.logger('audience'),
-    scheduler: new BullEntryBatchScheduler(queues),
+    scheduler: new BullEntryBatchScheduler(queues), evaluationScheduler: new BullEvaluationScheduler(queues),
     outbox: { wake: () => undefined },
   });
   const directory = new DomainAudienceDirectory(audience);

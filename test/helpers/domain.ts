@@ -9,6 +9,7 @@ import { type AudienceDomain, buildAudienceDomain } from '../../services/audienc
 import type { AudienceDatabase } from '../../services/audience/database';
 import type { ConditionInputsListener } from '../../services/audience/domain/condition-inputs';
 import { BullEntryBatchScheduler } from '../../services/audience/jobs/entry-batch-scheduler';
+import { BullEvaluationScheduler } from '../../services/audience/jobs/evaluate-segment.job';
 import { buildTaxDomain, type TaxDomain } from '../../services/tax/composition';
 import type { TaxDatabase } from '../../services/tax/database';
 import { TinVault } from '../../services/tax/domain/tin-vault';
@@ -99,7 +100,7 @@ export async function startAudienceDomain(
   await queues.ready();
   const logger = logs.logger('audience');
   const outbox = new OutboxRelay(database.db, queues, { service: 'audience', clock, logger: logs.logger('outbox'), batchSize: 200, retentionMs: 168 * 3_600_000 });
-  const domain = buildAudienceDomain({ db: database.db, clock, logger, scheduler: new BullEntryBatchScheduler(queues), outbox, conditionInputs: options.conditionInputs });
+  const domain = buildAudienceDomain({ db: database.db, clock, logger, scheduler: new BullEntryBatchScheduler(queues), evaluationScheduler: new BullEvaluationScheduler(queues), outbox, conditionInputs: options.conditionInputs });
   return {
     domain,
     outbox,

@@ -1,4 +1,4 @@
-import type { Badge, Entry, EntryBatch, Segment, UserAudience } from '../../../gen/referral/audience/v1/audience';
+import type { Badge, Entry, EntryBatch, Segment, SegmentEvaluation, UserAudience } from '../../../gen/referral/audience/v1/audience';
 import { EntryBatchStatus, EntryKind, EntrySource, SegmentType } from '../../../gen/referral/audience/v1/enums';
 import { count, nameOf, snakeCase } from '../../http/present';
 
@@ -48,4 +48,17 @@ export function presentEntryBatch(batch: EntryBatch) {
 
 export function presentUserAudience(audience: UserAudience) {
   return snakeCase(audience);
+}
+
+/** Timestamps and counts not set yet (queued, or not finished) are null. */
+export function presentSegmentEvaluation(evaluation: SegmentEvaluation) {
+  const optionalCount = (value: string | undefined, field: string) => (value === undefined ? null : count(value, field));
+  return {
+    status: nameOf(EntryBatchStatus, evaluation.status, 'status'),
+    started_at: evaluation.startedAt?.toISOString() ?? null,
+    finished_at: evaluation.finishedAt?.toISOString() ?? null,
+    matched: optionalCount(evaluation.matched, 'matched'),
+    added: optionalCount(evaluation.added, 'added'),
+    removed: optionalCount(evaluation.removed, 'removed'),
+  };
 }

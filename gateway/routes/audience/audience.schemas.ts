@@ -70,6 +70,15 @@ export const entryBatchSchema = z.object({
   error: z.string().nullable(),
 });
 
+export const segmentEvaluationSchema = z.object({
+  status: z.enum(enumNames(EntryBatchStatus)).describe('queued, active (running), completed or failed'),
+  started_at: timestamp.nullable(),
+  finished_at: timestamp.nullable(),
+  matched: z.number().int().nullable().describe('Users the condition matched (static entries among them included); null until completed'),
+  added: z.number().int().nullable().describe('Dynamic entries added; null until completed'),
+  removed: z.number().int().nullable().describe('Dynamic entries removed (users that no longer match); null until completed'),
+});
+
 export const userAudiencesSchema = z.object({
   results: z.array(
     z.object({

@@ -1,11 +1,12 @@
 import type { z } from 'zod';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
-import { presentEntry, presentSegment } from './audience.presenters';
+import { presentEntry, presentSegment, presentSegmentEvaluation } from './audience.presenters';
 import {
   createSegmentBody,
   entrySchema,
   listQuery,
+  segmentEvaluationSchema,
   segmentListSchema,
   segmentSchema,
   updateSegmentBody,
@@ -35,7 +36,9 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
         path: '/api/v1/projects/:projectId/audiences',
         operationId: 'createAudience',
         summary: 'Create an audience segment',
-        description: 'A segment with a `condition` is dynamic; without one it is static.',
+        description:
+          'A segment with a `condition` is dynamic (its full evaluation starts at once: GET .../evaluation); without one it is static. ' +
+          'A condition outside the language, too deep or too large is a 400 naming the path of each problem.',
         tags,
         auth: admin,
         body: createSegmentBody,
@@ -87,7 +90,9 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
         path: '/api/v1/projects/:projectId/audiences/:audienceId',
         operationId: 'updateAudience',
         summary: 'Change an audience segment',
-        description: 'Only the fields present in the body change; `null` clears `description`, `condition` or `tier_rank`.',
+        description:
+          'Only the fields present in the body change; `null` clears `description`, `condition` or `tier_rank`. A body with ' +
+          '`condition` starts a full evaluation (clearing it removes the dynamic entries; static ones stay).',
         tags,
         auth: admin,
         body: updateSegmentBody,
@@ -126,6 +131,43 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
       async ({ params, caller }) => {
         await clients.audience.deleteSegment({ projectId: caller.projectId, segmentId: params.audienceId });
         return { status: 204 };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/api/v1/projects/:projectId/audiences/:audienceId/evaluate',
+        operationId: 'evaluateAudience',
+        summary: 'Start a full evaluation of a dynamic audience',
+        description:
+          'Matches every user of the project against the condition: users that match enter as dynamic entries, dynamic entries of ' +
+          'users that no longer match leave; static entries are never touched. Runs on a worker, one evaluation per audience at a ' +
+          'time (a request while one runs is evaluated after it). An audience without a condition: 400 AUDIENCE_NOT_DYNAMIC.',
+        tags,
+        auth: admin,
+        responses: { 202: { description: 'The evaluation, queued', schema: segmentEvaluationSchema } },
+      },
+      async ({ params, caller }) => {
+        const evaluation = await clients.audience.evaluateSegment({ projectId: caller.projectId, segmentId: params.audienceId });
+        return { status: 202, body: presentSegmentEvaluation(evaluation) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/projects/:projectId/audiences/:audienceId/evaluation',
+        operationId: 'getAudienceEvaluation',
+        summary: 'The latest full evaluation of a dynamic audience',
+        tags,
+        auth: reader,
+        responses: {
+          200: { description: 'The evaluation', schema: segmentEvaluationSchema },
+          404: { description: 'EVALUATION_NOT_FOUND: the audience was never evaluated (it has no condition)' },
+        },
+      },
+      async ({ params, caller }) => {
+        const evaluation = await clients.audience.getSegmentEvaluation({ projectId: caller.projectId, segmentId: params.audienceId });
+        return { status: 200, body: presentSegmentEvaluation(evaluation) };
       },
     ),
     defineRoute(

@@ -22,6 +22,8 @@ export class SegmentService {
     private readonly segments: SegmentRepository,
     private readonly clock: Clock,
     private readonly outbox: OutboxWaker,
+    /** Told when a segment's condition was set or changed: a full evaluation follows. */
+    private readonly conditionChanged: (projectId: string, segmentId: string) => Promise<void>,
   ) {}
 
   async create(projectId: string, input: SegmentInput): Promise<SegmentRecord> {
@@ -30,8 +32,9 @@ export class SegmentService {
     const condition = checkCondition(input.conditionJson);
     const tierRank = checkTierRank(input.tierRank);
     throwIfInvalid([...name.violations, ...description.violations, ...condition.violations, ...tierRank.violations]);
+    let created: SegmentRecord;
     try {
-      return await this.segments.insert({
+      created = await this.segments.insert({
         projectId,
         name: name.value,
         description: description.value,
@@ -42,6 +45,8 @@ export class SegmentService {
     } catch (error) {
       throw translateTaken(error);
     }
+    if (created.conditionJson !== null) await this.conditionChanged(projectId, created.id);
+    return created;
   }
 
   get(projectId: string, segmentId: string): Promise<SegmentRecord> {
@@ -92,13 +97,18 @@ export class SegmentService {
       changes.tierRank = tierRank.value;
     }
     throwIfInvalid(violations);
+    let updated: SegmentRecord | undefined;
     try {
-      const updated = await this.segments.update(projectId, segmentId, changes);
-      if (!updated) throw segmentNotFound();
-      return updated;
+      updated = await this.segments.update(projectId, segmentId, changes);
     } catch (error) {
       throw translateTaken(error);
     }
+    if (!updated) throw segmentNotFound();
+    // Also when the condition was cleared: the dynamic entries it made then leave.
+    if (changes.conditionJson !== undefined && (changes.conditionJson !== null || existing.conditionJson !== null)) {
+      await this.conditionChanged(projectId, segmentId);
+    }
+    return updated;
   }
 
   async delete(projectId: string, segmentId: string): Promise<void> {

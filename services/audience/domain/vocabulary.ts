@@ -25,3 +25,6 @@ export const BATCH_FINISHED: Record<EntryBatchStatus, boolean> = { queued: false
 
 /** The statuses of a batch still to be applied. */
 export const UNFINISHED_BATCH_STATUSES = enumNames(EntryBatchStatusEnum).filter((status) => !BATCH_FINISHED[status]);
+
+/** The states of a segment's evaluation; the same as a batch's. */
+export type EvaluationStatus = EntryBatchStatus;

@@ -9,6 +9,7 @@ import {
   toBadgeMessage,
   toEntryBatchMessage,
   toEntryMessage,
+  toSegmentEvaluationMessage,
   toSegmentMessage,
   toUserAudienceResult,
   toUserTierResult,
@@ -105,6 +106,10 @@ export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger
         toEntryBatchMessage(
           await domain.batches.get(req.projectId, req.segmentId, req.jobId, waitWithinDeadline(req.waitMs, context)),
         ),
+
+      evaluateSegment: async (req) => toSegmentEvaluationMessage(await domain.evaluations.start(req.projectId, req.segmentId)),
+
+      getSegmentEvaluation: async (req) => toSegmentEvaluationMessage(await domain.evaluations.get(req.projectId, req.segmentId)),
 
       createBadge: async (req) => toBadgeMessage(await domain.badges.create(req.projectId, req.segmentId, requireField(req.badge, 'badge'))),
 

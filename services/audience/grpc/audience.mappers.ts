@@ -1,4 +1,4 @@
-import type { Badge, Entry, EntryBatch, Segment, TraitValue as TraitValueMessage, UserAudienceResult, UserTierResult, UserTrait } from '../../../gen/referral/audience/v1/audience';
+import type { Badge, Entry, EntryBatch, Segment, SegmentEvaluation, TraitValue as TraitValueMessage, UserAudienceResult, UserTierResult, UserTrait } from '../../../gen/referral/audience/v1/audience';
 import { EntryBatchStatus, EntryKind, EntrySource, SegmentType } from '../../../gen/referral/audience/v1/enums';
 import { enumValue } from '../../common/enums';
 import { withoutNulls } from '../../common/grpc/messages';
@@ -7,6 +7,7 @@ import type { UserAudienceOutcome, UserTierOutcome } from '../domain/user-audien
 import { segmentType } from '../domain/vocabulary';
 import type { EntryBatchRecord } from '../repositories/entry-batch.repository';
 import type { EntryRecord } from '../repositories/entry.repository';
+import type { EvaluationRecord } from '../repositories/segment-evaluation.repository';
 import type { BadgeRecord, SegmentRecord } from '../repositories/segment.repository';
 import type { UserTraitRecord } from '../repositories/trait.repository';
 
@@ -67,4 +68,16 @@ export function toTraitValueMessage(value: TraitValue): TraitValueMessage {
 
 export function toUserTraitMessage(trait: UserTraitRecord): UserTrait {
   return { name: trait.name, value: toTraitValueMessage(trait.value), updatedAt: trait.updatedAt };
+}
+
+export function toSegmentEvaluationMessage(evaluation: EvaluationRecord): SegmentEvaluation {
+  const count = (value: number | null) => (value === null ? undefined : String(value));
+  return {
+    status: enumValue(EntryBatchStatus, evaluation.status),
+    startedAt: evaluation.startedAt ?? undefined,
+    finishedAt: evaluation.finishedAt ?? undefined,
+    matched: count(evaluation.matched),
+    added: count(evaluation.added),
+    removed: count(evaluation.removed),
+  };
 }

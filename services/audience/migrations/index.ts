@@ -3,6 +3,7 @@ import * as audienceTables from './0001_audience_tables';
 import * as eventOutbox from './0002_event_outbox';
 import * as segmentTierRank from './0003_segment_tier_rank';
 import * as conditionInputs from './0004_condition_inputs';
+import * as segmentEvaluations from './0006_segment_evaluations';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const audienceMigrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const audienceMigrations: Record<string, Migration> = {
   '0002_event_outbox': eventOutbox,
   '0003_segment_tier_rank': segmentTierRank,
   '0004_condition_inputs': conditionInputs,
+  '0006_segment_evaluations': segmentEvaluations,
 };
