@@ -1,16 +1,34 @@
 import express, { type Request, type RequestHandler } from 'express';
 import { HttpError } from './errors';
 
-/** What JSON allows as a number (RFC 8259 §6), whole. */
-const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 const EXACT_NUMBERS = Symbol('exactNumbers');
 const MAX_DEPTH = 256;
 
 type WithExactNumbers = Request & { [EXACT_NUMBERS]?: Map<string, string> };
 
-const isNumberChar = (code: number) => (code >= 48 && code <= 57) || code === 45 || code === 43 || code === 46 || code === 69 || code === 101;
+/**
+ * A JSON string (kept as it is) or a JSON number (swapped): one pass of the regular expression
+ * engine over the text, far faster than a loop over its characters. A string is unrolled
+ * ("[^"\\]*(?:\\.[^"\\]*)*") so a long one costs no backtracking. What matches neither (a bad
+ * token like 01 or 1.) is left for JSON.parse to refuse.
+ */
+const TOKENS = /"[^"\\]*(?:\\.[^"\\]*)*"|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/g;
 
 const invalidJson = () => new HttpError(400, 'INVALID_JSON', 'the request body is not valid JSON');
+
+interface Place {
+  parent: Place | undefined;
+  key: string | number;
+}
+
+/** A placeholder, or an object or array that may hold one: what the walk must visit. */
+const mayHoldNumber = (value: unknown) => (typeof value === 'string' ? value.charCodeAt(0) === 0 : value !== null && typeof value === 'object');
+
+const pathOf = (place: Place | undefined): string => {
+  const keys: Array<string | number> = [];
+  for (let at = place; at; at = at.parent) keys.push(at.key);
+  return JSON.stringify(keys.reverse());
+};
 
 /**
  * Parses JSON as JSON.parse does, and also keeps the text of every number as it was written, by
@@ -23,67 +41,49 @@ const invalidJson = () => new HttpError(400, 'INVALID_JSON', 'the request body i
 export function parseExactJson(text: string): { value: unknown; numbers: Map<string, string> } {
   if (text.includes('\\u0000')) throw new HttpError(400, 'VALIDATION_FAILED', 'the body must not contain the NUL character (\\u0000)');
   const tokens: string[] = [];
-  const parts: string[] = [];
-  let copiedUpTo = 0;
-  let at = 0;
-  while (at < text.length) {
-    const code = text.charCodeAt(at);
-    if (code === 34) {
-      // A string: skipped whole, escapes included.
-      at += 1;
-      while (at < text.length) {
-        const inner = text.charCodeAt(at);
-        if (inner === 92) at += 2;
-        else {
-          at += 1;
-          if (inner === 34) break;
-        }
-      }
-      continue;
-    }
-    if (code === 45 || (code >= 48 && code <= 57)) {
-      let end = at + 1;
-      while (end < text.length && isNumberChar(text.charCodeAt(end))) end += 1;
-      const token = text.slice(at, end);
-      // Not a JSON number: left as it is, for JSON.parse to refuse.
-      if (JSON_NUMBER.test(token)) {
-        parts.push(text.slice(copiedUpTo, at), `"\\u0000${tokens.length}"`);
-        tokens.push(token);
-        copiedUpTo = end;
-      }
-      at = end;
-      continue;
-    }
-    at += 1;
-  }
-  parts.push(text.slice(copiedUpTo));
+  const swapped = text.replace(TOKENS, (token) => {
+    if (token.charCodeAt(0) === 34) return token;
+    tokens.push(token);
+    return `"\\u0000${tokens.length - 1}"`;
+  });
   let parsed: unknown;
   try {
-    parsed = JSON.parse(parts.join(''));
+    parsed = JSON.parse(swapped);
   } catch {
     throw invalidJson();
   }
   const numbers = new Map<string, string>();
-  const restore = (value: unknown, path: Array<string | number>): unknown => {
-    // Past any body the API reads (the route's parsing refuses more than 64 levels anyway), and before recursion could exhaust the stack.
-    if (path.length > MAX_DEPTH) throw new HttpError(400, 'VALIDATION_FAILED', `the body nests more than ${MAX_DEPTH} levels of objects and arrays`);
+  if (tokens.length === 0) return { value: parsed, numbers };
+  const restore = (value: unknown, place: Place | undefined, depth: number): unknown => {
     if (typeof value === 'string') {
       if (value.charCodeAt(0) !== 0) return value;
       const token = tokens[Number(value.slice(1))]!;
-      numbers.set(JSON.stringify(path), token);
+      numbers.set(pathOf(place), token);
       return Number(token);
     }
+    if (value === null || typeof value !== 'object') return value;
+    // Past any body the API reads (the route's parsing refuses more than 64 levels anyway), and before recursion could exhaust the stack.
+    if (depth > MAX_DEPTH) throw new HttpError(400, 'VALIDATION_FAILED', `the body nests more than ${MAX_DEPTH} levels of objects and arrays`);
     if (Array.isArray(value)) {
-      for (let index = 0; index < value.length; index += 1) value[index] = restore(value[index], [...path, index]);
-    } else if (value !== null && typeof value === 'object') {
-      for (const key of Object.keys(value)) {
-        // defineProperty: a "__proto__" key stays an own property, as JSON.parse made it.
-        Object.defineProperty(value, key, { value: restore((value as Record<string, unknown>)[key], [...path, key]), writable: true, enumerable: true, configurable: true });
+      for (let index = 0; index < value.length; index += 1) {
+        const item: unknown = value[index];
+        if (!mayHoldNumber(item)) continue;
+        const restored = restore(item, { parent: place, key: index }, depth + 1);
+        if (restored !== item) value[index] = restored;
       }
+      return value;
+    }
+    const object = value as Record<string, unknown>;
+    for (const key of Object.keys(object)) {
+      const item = object[key];
+      if (!mayHoldNumber(item)) continue;
+      const restored = restore(item, { parent: place, key }, depth + 1);
+      // defineProperty: a "__proto__" key stays an own property, as JSON.parse made it.
+      if (restored !== item) Object.defineProperty(object, key, { value: restored, writable: true, enumerable: true, configurable: true });
     }
     return value;
   };
-  return { value: restore(parsed, []), numbers };
+  return { value: restore(parsed, undefined, 0), numbers };
 }
 
 /**
