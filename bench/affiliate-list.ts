@@ -6,8 +6,9 @@
 import pg from 'pg';
 import type { Api } from './api';
 import type { BenchConfig } from './config';
-import { random } from './data';
+import { percentile, random } from './data';
 import { runHttpLoad, runQueryLoad, type RunFigures } from './load';
+import { fmt, table } from './report';
 
 export interface AffiliateListCase {
   label: string;
@@ -19,6 +20,8 @@ export interface AffiliateListCase {
   region?: string;
   conversions?: string[];
   q?: string;
+  /** Members of this audience segment. */
+  audience?: string;
   page: number;
 }
 
@@ -28,6 +31,8 @@ export interface AffiliateListData {
   /** The requests of the load, in order (a weighted mix of `cases`). */
   mix: AffiliateListCase[];
   cases: AffiliateListCase[];
+  /** A segment of one in twenty affiliates (the agency's membership projection), for the `audience` filter. */
+  segmentId: string;
 }
 
 const REGIONS = ['US', 'DE', 'BR', 'FR', 'GB', 'JP', 'IN', 'NG', 'AR', 'KR'];
@@ -40,6 +45,10 @@ export async function setUpAffiliateList(api: Api, platformKey: string, db: pg.C
   const project = { id: body.id, keys: { admin: key('admin'), readOnly: key('read_only') } };
   const currencyId = (await db.query<{ id: string }>('SELECT gen_random_uuid() AS id')).rows[0]!.id;
   await db.query('BEGIN');
+  // The per-row trigger that keeps affiliate_counts would update one row 100,000 times in this
+  // transaction (each update walks the row's growing version chain: ~7 minutes); the counts are
+  // written once below instead. `replica` silences triggers (foreign keys included) for this transaction only.
+  await db.query('SET LOCAL session_replication_role = replica');
   // Joined over a year; one in ten suspended; regions spread over ten countries (one in ten none).
   await db.query(
     `INSERT INTO agency.affiliates (id, project_id, identifier_type, identifier, name, region, status, joined_at, updated_at)
@@ -49,6 +58,12 @@ export async function setUpAffiliateList(api: Api, platformKey: string, db: pg.C
             now() - ((hashtext('j' || g) & 65535) || ' minutes')::interval * 8, now()
      FROM generate_series(1, $2::int) g`,
     [project.id, affiliates, REGIONS],
+  );
+  await db.query(
+    `INSERT INTO agency.affiliate_counts AS c (project_id, status, affiliates)
+     SELECT project_id, status, count(*) FROM agency.affiliates WHERE project_id = $1 GROUP BY project_id, status
+     ON CONFLICT (project_id, status) DO UPDATE SET affiliates = c.affiliates + excluded.affiliates`,
+    [project.id],
   );
   // Figures skewed like real ones: most affiliates small, a few large; a third with nothing yet.
   await db.query(
@@ -80,8 +95,16 @@ export async function setUpAffiliateList(api: Api, platformKey: string, db: pg.C
      SELECT affiliate_id, 'affiliate', $2, project_id, conversions * 1000000 FROM agency.affiliate_metrics WHERE project_id = $1 AND conversions > 0`,
     [project.id, currencyId],
   );
+  const segmentId = (await db.query<{ id: string }>('SELECT gen_random_uuid() AS id')).rows[0]!.id;
+  await db.query(
+    `INSERT INTO agency.audience_memberships (project_id, segment_id, identifier_type, identifier, kind, present, changed_at)
+     SELECT project_id, $2, identifier_type, identifier, 'static', true, now() FROM agency.affiliates WHERE project_id = $1 AND abs(hashtext('seg' || id::text)) % 20 = 0`,
+    [project.id, segmentId],
+  );
   await db.query('COMMIT');
-  await db.query('VACUUM (ANALYZE) agency.affiliates, agency.affiliate_metrics, agency.affiliate_conversion_counts, agency.affiliate_earnings, agency.metric_currencies');
+  await db.query(
+    'VACUUM (ANALYZE) agency.affiliates, agency.affiliate_metrics, agency.affiliate_conversion_counts, agency.affiliate_earnings, agency.metric_currencies, agency.audience_memberships, agency.affiliate_counts',
+  );
   await db.query('CHECKPOINT');
 
   const lastPage = Math.ceil(affiliates / pageSize);
@@ -107,7 +130,7 @@ export async function setUpAffiliateList(api: Api, platformKey: string, db: pg.C
     }
     return cases[0]![0];
   });
-  return { project, affiliates, mix, cases: cases.map(([one]) => one) };
+  return { project, affiliates, mix, cases: cases.map(([one]) => one), segmentId };
 }
 
 function listCase(label: string, fields: Omit<AffiliateListCase, 'label' | 'query'>, pageSize: number): AffiliateListCase {
@@ -116,13 +139,18 @@ function listCase(label: string, fields: Omit<AffiliateListCase, 'label' | 'quer
   if (fields.region) params.set('region', fields.region);
   if (fields.conversions) params.set('conversions', fields.conversions.join(','));
   if (fields.q) params.set('q', fields.q);
+  if (fields.audience) params.set('audience', fields.audience);
   return { label, query: params.toString(), ...fields };
 }
 
 export const affiliateListPath = (data: AffiliateListData, one: AffiliateListCase) => `/api/v1/projects/${data.project.id}/affiliates?${one.query}`;
 
 /** The repository's page query and its count (AffiliateRepository.list), as SQL sent with pg. */
-export function affiliateListSql(one: AffiliateListCase, pageSize: number): { page: string; count: string; values: unknown[]; countValues: unknown[] } {
+export function affiliateListSql(
+  one: AffiliateListCase,
+  pageSize: number,
+  range = { limit: pageSize, offset: (one.page - 1) * pageSize },
+): { page: string; count: string; values: unknown[]; countValues: unknown[] } {
   const values: unknown[] = [];
   const param = (value: unknown) => {
     values.push(value);
@@ -133,6 +161,12 @@ export function affiliateListSql(one: AffiliateListCase, pageSize: number): { pa
   if (one.status) where.push(`a.status = ${param(one.status)}`);
   if (one.region) where.push(`a.region = ${param(one.region)}`);
   if (one.q) where.push(`(a.identifier LIKE ${param(`${one.q}%`)} OR lower(a.name) LIKE ${param(`${one.q.toLowerCase()}%`)})`);
+  if (one.audience) {
+    where.push(
+      `EXISTS (SELECT 1 FROM audience_memberships am WHERE am.segment_id IN (${param(one.audience)}) AND am.project_id = a.project_id ` +
+        `AND am.identifier_type = a.identifier_type AND am.identifier = a.identifier AND am.present = true)`,
+    );
+  }
   const onAffiliates = where.length > 1;
   const names = one.conversions ? param(one.conversions) : undefined;
   const exists = (id: string) => `EXISTS (SELECT 1 FROM affiliate_conversion_counts cc WHERE cc.affiliate_id = ${id} AND cc.project_id = ${project} AND cc.name = ANY(${names}))`;
@@ -148,12 +182,17 @@ export function affiliateListSql(one: AffiliateListCase, pageSize: number): { pa
         ? `SELECT a.id FROM affiliates a JOIN affiliate_metrics m ON m.affiliate_id = a.id WHERE ${where.join(' AND ')} AND m.project_id = ${project} ${metricOrder}`
         : `SELECT m.affiliate_id AS id FROM affiliate_metrics m WHERE m.project_id = ${project}${names ? ` AND ${exists('m.affiliate_id')}` : ''} ${metricOrder}`;
   // As the repository does: with no filter but the status, the count kept per status (affiliate_counts).
-  const onlyStatus = !one.region && !one.q && !one.conversions;
+  const onlyStatus = !one.region && !one.q && !one.conversions && !one.audience;
+  // As the repository does: with no filter but conversion names (and maybe the status), the names' own index rows.
+  const onlyNames = !one.region && !one.q && !one.audience && names !== undefined;
   const count = onlyStatus
     ? `SELECT coalesce(sum(affiliates), 0) AS total FROM affiliate_counts WHERE project_id = ${project}${one.status ? ` AND status = $2` : ''}`
-    : `SELECT count(*) AS total FROM affiliates a WHERE ${where.join(' AND ')}`;
+    : onlyNames
+      ? `SELECT count(*) AS total FROM (SELECT DISTINCT cc.affiliate_id FROM affiliate_conversion_counts cc WHERE cc.project_id = ${project} AND cc.name = ANY(${names})) n` +
+        (one.status ? ` WHERE EXISTS (SELECT 1 FROM affiliates a WHERE a.id = n.affiliate_id AND a.status = $2)` : '')
+      : `SELECT count(*) AS total FROM affiliates a WHERE ${where.join(' AND ')}`;
   return {
-    page: `${page} LIMIT ${param(pageSize)} OFFSET ${param((one.page - 1) * pageSize)}`,
+    page: `${page} LIMIT ${param(range.limit)} OFFSET ${param(range.offset)}`,
     count,
     values,
     countValues: filterValues,
@@ -170,15 +209,26 @@ export function openDirectAffiliateList(databaseUrl: string, data: AffiliateList
   const pool = new pg.Pool({ connectionString: databaseUrl, max: connections, application_name: 'bench-direct', options: '-c search_path=agency' });
   // Idle connections ended at clean-up are no error.
   pool.on('error', () => undefined);
-  const statements = (one: AffiliateListCase) => {
-    const sql = affiliateListSql(one, pageSize);
+  const statements = (one: AffiliateListCase, range?: { limit: number; offset: number }) => {
+    const sql = affiliateListSql(one, pageSize, range);
     return { ...sql, values: [data.project.id, ...sql.values.slice(1)], countValues: [data.project.id, ...sql.countValues.slice(1)] };
   };
+  const total = async (sql: ReturnType<typeof statements>) => Number((await pool.query<{ total: string }>(sql.count, sql.countValues)).rows[0]!.total);
+  const ids = async (sql: ReturnType<typeof statements>) => (await pool.query<{ id: string }>(sql.page, sql.values)).rows.map((row) => row.id);
   return {
+    // As the repository does: from the 200th row on, the total first, and a page past the middle read from the far end.
     page: async (one) => {
       const sql = statements(one);
-      const [rows, count] = await Promise.all([pool.query<{ id: string }>(sql.page, sql.values), pool.query<{ total: string }>(sql.count, sql.countValues)]);
-      return { ids: rows.rows.map((row) => row.id), total: Number(count.rows[0]!.total) };
+      const offset = (one.page - 1) * pageSize;
+      if (offset < 200) {
+        const [page, counted] = await Promise.all([ids(sql), total(sql)]);
+        return { ids: page, total: counted };
+      }
+      const counted = await total(sql);
+      const fromEnd = counted - offset - pageSize;
+      if (offset >= counted || fromEnd >= offset) return { ids: offset >= counted ? [] : await ids(sql), total: counted };
+      const flipped = statements({ ...one, order: one.order === 'asc' ? 'desc' : 'asc' }, { limit: pageSize + Math.min(0, fromEnd), offset: Math.max(0, fromEnd) });
+      return { ids: (await ids(flipped)).reverse(), total: counted };
     },
     explain: async (one) => {
       const sql = statements(one);
@@ -190,15 +240,15 @@ export function openDirectAffiliateList(databaseUrl: string, data: AffiliateList
 }
 
 /** Every case's page through the gateway names the same affiliates, with the same total, as the direct query. */
-export async function crossCheckAffiliateList(api: Api, data: AffiliateListData, direct: DirectAffiliateList): Promise<string> {
-  for (const one of data.cases) {
+export async function crossCheckAffiliateList(api: Api, data: AffiliateListData, direct: DirectAffiliateList, cases: AffiliateListCase[] = data.cases): Promise<string> {
+  for (const one of cases) {
     const { body } = await api.call<{ results: Array<{ id: string }>; total_results: number }>('GET', affiliateListPath(data, one), data.project.keys.readOnly);
     const viaSql = await direct.page(one);
     if (body.results.map((item) => item.id).join(',') !== viaSql.ids.join(',') || body.total_results !== viaSql.total) {
       throw new Error(`affiliate list (${one.label}): the gateway and the direct query disagree`);
     }
   }
-  return `all ${data.cases.length} cases agree (ids in order, total_results)`;
+  return `all ${cases.length} cases agree (ids in order, total_results)`;
 }
 
 export function runAffiliateListGateway(baseUrl: string, data: AffiliateListData, connections: number, durationS: number, label: string): Promise<RunFigures> {
@@ -208,4 +258,99 @@ export function runAffiliateListGateway(baseUrl: string, data: AffiliateListData
 
 export function runAffiliateListDirect(direct: DirectAffiliateList, data: AffiliateListData, connections: number, durationS: number, label: string): Promise<RunFigures> {
   return runQueryLoad((n) => direct.page(data.mix[n % data.mix.length]!), connections, durationS, label);
+}
+
+/**
+ * The dashboard's view of the goal: every filter (none, each status, a region, a status and a region,
+ * an address prefix, a conversion name, an audience segment) x every sort x both orders, each on its
+ * first page, its middle page and its last, so no page of any filter and sort escapes the figure.
+ */
+export async function dashboardCases(data: AffiliateListData, direct: DirectAffiliateList, pageSize: number): Promise<AffiliateListCase[]> {
+  const filters: Array<[string, Partial<AffiliateListCase>]> = [
+    ['all', {}],
+    ['active', { status: 'active' }],
+    ['suspended', { status: 'suspended' }],
+    ['region DE', { region: 'DE' }],
+    ['active in DE', { status: 'active', region: 'DE' }],
+    ['q 0xab', { q: '0xab' }],
+    ['did a signup', { conversions: ['signup'] }],
+    ['in a segment', { audience: data.segmentId }],
+  ];
+  const sorts: AffiliateListCase['sortBy'][] = ['joined_at', 'volume_usd', 'revenue_usd', 'conversions', 'end_users', 'referred_volume_usd'];
+  const cases: AffiliateListCase[] = [];
+  for (const [name, filter] of filters) {
+    const { total } = await direct.page(listCase(name, { sortBy: 'joined_at', order: 'desc', page: 1, ...filter }, pageSize));
+    const last = Math.max(1, Math.ceil(total / pageSize));
+    const pages = [...new Set([1, Math.max(1, Math.ceil(last / 2)), last])];
+    for (const sortBy of sorts) {
+      for (const order of ['desc', 'asc'] as const) {
+        for (const page of pages) cases.push(listCase(`${name}, ${sortBy} ${order}, page ${page} of ${last}`, { sortBy, order, page, ...filter }, pageSize));
+      }
+    }
+  }
+  // Shuffled (the same way each run), so the connections never march through one filter together.
+  const draw = random(29);
+  for (let i = cases.length - 1; i > 0; i--) {
+    const j = Math.floor(draw() * (i + 1));
+    [cases[i], cases[j]] = [cases[j]!, cases[i]!];
+  }
+  return cases;
+}
+
+export interface DashboardRun {
+  figures: RunFigures;
+  /** Latencies (ms) per case label. */
+  perCase: Map<string, number[]>;
+}
+
+async function runCases(cases: AffiliateListCase[], send: (one: AffiliateListCase) => Promise<unknown>, connections: number, durationS: number, label: string): Promise<DashboardRun> {
+  const perCase = new Map<string, number[]>(cases.map((one) => [one.label, []]));
+  const figures = await runQueryLoad(
+    async (n) => {
+      const one = cases[n % cases.length]!;
+      const sent = performance.now();
+      await send(one);
+      perCase.get(one.label)!.push(performance.now() - sent);
+    },
+    connections,
+    durationS,
+    label,
+  );
+  return { figures, perCase };
+}
+
+/** Each loop waits for its page before asking for the next: an admin's dashboard, not a flood. */
+export function runAffiliateDashboardGateway(baseUrl: string, data: AffiliateListData, cases: AffiliateListCase[], connections: number, durationS: number, label: string): Promise<DashboardRun> {
+  const headers = { authorization: `Bearer ${data.project.keys.readOnly}` };
+  return runCases(
+    cases,
+    async (one) => {
+      const response = await fetch(`${baseUrl}${affiliateListPath(data, one)}`, { headers });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`${one.label}: ${response.status}`);
+    },
+    connections,
+    durationS,
+    label,
+  );
+}
+
+export function runAffiliateDashboardDirect(direct: DirectAffiliateList, cases: AffiliateListCase[], connections: number, durationS: number, label: string): Promise<DashboardRun> {
+  return runCases(cases, (one) => direct.page(one), connections, durationS, label);
+}
+
+/** The `count` cases whose slowest request through the gateway took longest, with their median and the direct query's. */
+export function slowestCases(gateway: DashboardRun, direct: DashboardRun, count: number): string {
+  const stats = (samples: number[] | undefined) => {
+    const sorted = [...(samples ?? [])].sort((a, b) => a - b);
+    return { n: sorted.length, p50: percentile(sorted, 50), max: sorted[sorted.length - 1] ?? Number.NaN };
+  };
+  const rows = [...gateway.perCase]
+    .map(([label, samples]) => ({ label, ours: stats(samples), direct: stats(direct.perCase.get(label)) }))
+    .sort((a, b) => b.ours.max - a.ours.max)
+    .slice(0, count);
+  return table(
+    ['case', 'requests', 'p50', 'max', 'direct p50', 'direct max'],
+    rows.map((row) => [row.label, fmt.int(row.ours.n), fmt.ms(row.ours.p50), fmt.ms(row.ours.max), fmt.ms(row.direct.p50), fmt.ms(row.direct.max)]),
+  );
 }

@@ -89,6 +89,9 @@ export interface BenchConfig {
     connections: number;
     durationS: number;
     warmupS: number;
+    /** The dashboard run: every filter x sort x order on its first, middle and last page, each connection waiting for its page. */
+    dashboardConnections: number;
+    dashboardDurationS: number;
   };
   /** RSS sampling period. */
   memorySampleMs: number;
@@ -163,6 +166,9 @@ export function loadBenchConfig(): BenchConfig {
       connections: numberEnv('BENCH_CONNECTIONS', 50, { min: 1, integer: true }),
       durationS: numberEnv('BENCH_DURATION_S', 20, { min: 1 }),
       warmupS: numberEnv('BENCH_WARMUP_S', 3, { min: 0 }),
+      // A few admins with the dashboard open, not a flood: the concurrency the p99 goal is about.
+      dashboardConnections: numberEnv('BENCH_DASHBOARD_CONNECTIONS', 4, { min: 1, integer: true }),
+      dashboardDurationS: numberEnv('BENCH_DASHBOARD_DURATION_S', 30, { min: 1 }),
     },
     memorySampleMs: 250,
     goals: {

@@ -59,10 +59,15 @@ import {
 import {
   type AffiliateListData,
   crossCheckAffiliateList,
+  type DashboardRun,
+  dashboardCases,
   openDirectAffiliateList,
+  runAffiliateDashboardDirect,
+  runAffiliateDashboardGateway,
   runAffiliateListDirect,
   runAffiliateListGateway,
   setUpAffiliateList,
+  slowestCases,
 } from './affiliate-list';
 import { type AudienceEvaluationResult, reportAudienceEvaluation, runAudienceEvaluation } from './audience-evaluation';
 import { loadAverage } from './proc';
@@ -151,7 +156,9 @@ async function main(): Promise<number> {
   let conversions: ConversionsResult | undefined;
   let leaderboardRuns: { gateway: RunFigures; direct: RunFigures; data: LeaderboardData; check: string; plans: string[] } | undefined;
   let audienceEvaluation: AudienceEvaluationResult | undefined;
-  let affiliateListRuns: { gateway: RunFigures; direct: RunFigures; data: AffiliateListData; check: string; plans: string[] } | undefined;
+  let affiliateListRuns:
+    | { gateway: RunFigures; direct: RunFigures; data: AffiliateListData; check: string; plans: string[]; dashboard: { gateway: DashboardRun; direct: DashboardRun; cases: number; check: string } }
+    | undefined;
   let claimListRuns: { gateway: RunFigures; direct: RunFigures; data: ClaimListData; check: string } | undefined;
   let attributionRuns: { ours: AttributionFigures; direct: AttributionFigures; check: string; plan: string; suspensions: number } | undefined;
   const cpu = new Map<string, PhaseCpu>();
@@ -320,9 +327,26 @@ async function main(): Promise<number> {
         if (warmupS > 0) await runAffiliateListDirect(direct, data, connections, warmupS, 'warm-up');
         progress(`affiliate list: direct SQL with pg, ${connections} concurrent, ${durationS} s`);
         const directRun = await around('affiliate list (direct)', () => runAffiliateListDirect(direct, data, connections, durationS, 'direct (page query + count, pg)'));
+        const { dashboardConnections, dashboardDurationS } = config.affiliateList;
+        const cases = await dashboardCases(data, direct, pageSize);
+        const dashboardCheck = await crossCheckAffiliateList(api, data, direct, cases);
+        progress(`affiliate list: dashboard, ${cases.length} cases, ${dashboardConnections} connections, ${dashboardDurationS} s (gateway, then direct SQL)`);
+        const dashboardGateway = await around('affiliate dashboard (gateway)', () =>
+          runAffiliateDashboardGateway(stack!.baseUrl, data, cases, dashboardConnections, dashboardDurationS, `gateway, ${dashboardConnections} connections`),
+        );
+        const dashboardDirect = await around('affiliate dashboard (direct)', () =>
+          runAffiliateDashboardDirect(direct, cases, dashboardConnections, dashboardDurationS, `direct (page query + count, pg), ${dashboardConnections} connections`),
+        );
         const plans = [];
         for (const one of data.cases) plans.push(await direct.explain(one));
-        affiliateListRuns = { gateway, direct: directRun, data, check, plans };
+        affiliateListRuns = {
+          gateway,
+          direct: directRun,
+          data,
+          check,
+          plans,
+          dashboard: { gateway: dashboardGateway, direct: dashboardDirect, cases: cases.length, check: dashboardCheck },
+        };
       } finally {
         await direct.close();
       }
@@ -576,9 +600,33 @@ async function main(): Promise<number> {
       log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
       log(cpuTable(measured.report, { count: run.ok + run.non2xx + run.errors, unit: 'request', scale: 1e6, label: 'CPU µs/request' }));
     }
+    const dash = affiliateListRuns.dashboard;
+    log(
+      `\ndashboard: ${dash.cases} cases (8 filters x 6 sorts x 2 orders, each filter's first, middle and last page), ` +
+        `${config.affiliateList.dashboardConnections} connections each waiting for its page, ${config.affiliateList.dashboardDurationS} s per path`,
+    );
+    log(lookupTable([dash.gateway.figures, dash.direct.figures]));
+    log(
+      `dashboard gateway / direct: p50 ${fmt.ratio(dash.gateway.figures.p50 / dash.direct.figures.p50)}, p99 ${fmt.ratio(dash.gateway.figures.p99 / dash.direct.figures.p99)}, ` +
+        `throughput ${fmt.ratio(dash.gateway.figures.rps / dash.direct.figures.rps)}; cross-check: ${dash.check}`,
+    );
+    log('the slowest cases through the gateway (by their slowest request), the direct query beside:');
+    log(slowestCases(dash.gateway, dash.direct, 10));
+    for (const [phase, run] of [['affiliate dashboard (gateway)', dash.gateway.figures], ['affiliate dashboard (direct)', dash.direct.figures]] as const) {
+      const measured = cpu.get(phase);
+      if (!measured) continue;
+      log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
+      log(cpuTable(measured.report, { count: run.ok + run.non2xx + run.errors, unit: 'request', scale: 1e6, label: 'CPU µs/request' }));
+    }
     log('\nEXPLAIN (ANALYZE, BUFFERS) of each case\'s page query, after the load:');
     log(affiliateListRuns.plans.join('\n\n'));
-    goals.push([`affiliate list: gateway p99 < ${config.goals.affiliateListP99MaxMs} ms`, fmt.ms(gateway.p99), `p50 ${fmt.ms(gateway.p50)}; ${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s direct (${fmt.ratio(ratio)})`, gateway.p99 < config.goals.affiliateListP99MaxMs]);
+    goals.push([
+      `affiliate list, dashboard (${config.affiliateList.dashboardConnections} connections, every filter x sort): gateway p99 < ${config.goals.affiliateListP99MaxMs} ms`,
+      fmt.ms(dash.gateway.figures.p99),
+      `p50 ${fmt.ms(dash.gateway.figures.p50)}; direct p99 ${fmt.ms(dash.direct.figures.p99)} (${fmt.ratio(dash.gateway.figures.p99 / dash.direct.figures.p99)})`,
+      dash.gateway.figures.p99 < config.goals.affiliateListP99MaxMs,
+    ]);
+    goals.push([`affiliate list, saturating (${config.affiliateList.connections} connections): gateway p99 < ${config.goals.affiliateListP99MaxMs} ms`, fmt.ms(gateway.p99), `p50 ${fmt.ms(gateway.p50)}; ${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s direct (${fmt.ratio(ratio)})`, gateway.p99 < config.goals.affiliateListP99MaxMs]);
     goals.push([
       'affiliate list: gateway answered 2xx to everything',
       `${fmt.int(gateway.non2xx + gateway.errors + gateway.timeouts)} bad`,

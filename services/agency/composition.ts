@@ -63,7 +63,7 @@ export function buildAgencyDomain({ db, clock, logger, audience, outbox, paidCon
   const protections = new TierProtectionRepository(db);
   return {
     affiliates: new AffiliateService(affiliates, clock, logger, outbox),
-    referrals: new ReferralService(new ReferralRepository(db), clock, logger),
+    referrals: new ReferralService(new ReferralRepository(db), clock, logger, outbox),
     attribution: new AttributionService(new AttributionRepository(db), audience),
     masters: new MasterService(masters, new MasterMetricsRepository(db), clock, logger),
     tierProtection: new TierProtectionService(protections, audience, clock, logger),

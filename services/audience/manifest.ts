@@ -5,6 +5,7 @@ import { type AudienceConfig, audienceConfigSchema } from './config';
 import type { AudienceDatabase } from './database';
 import { applicationApprovals } from './jobs/application-approved.consumer';
 import { applyEntryBatchJob } from './jobs/apply-entry-batch.job';
+import { conditionInputs } from './jobs/condition-inputs.consumer';
 import { evaluateSegmentJob } from './jobs/evaluate-segment.job';
 import { audienceMigrations } from './migrations';
 import { composeAudienceService } from './server';
@@ -15,6 +16,6 @@ export const audienceManifest: ServiceManifest<AudienceConfig, AudienceDatabase>
   configSchema: audienceConfigSchema,
   migrations: () => audienceMigrations,
   grpc: AudienceServiceService,
-  jobs: [applyEntryBatchJob, evaluateSegmentJob, applicationApprovals.job],
+  jobs: [applyEntryBatchJob, evaluateSegmentJob, applicationApprovals.job, conditionInputs.job],
   compose: composeAudienceService,
 };

@@ -6,6 +6,7 @@ import type { AudienceDatabase } from './database';
 import { createAudienceGrpcService } from './grpc/audience.grpc';
 import { applicationApprovals } from './jobs/application-approved.consumer';
 import { applyEntryBatch, applyEntryBatchJob } from './jobs/apply-entry-batch.job';
+import { conditionInputs, tellListenerAfterDelivery } from './jobs/condition-inputs.consumer';
 import { entryBatchRelay } from './jobs/entry-batch-relay';
 import { BullEvaluationScheduler, evaluateSegment, evaluateSegmentJob } from './jobs/evaluate-segment.job';
 import { evaluationRelay } from './jobs/evaluation-relay';
@@ -34,6 +35,7 @@ export async function composeAudienceService(runtime: ServiceRuntime<AudienceDat
   runtime.process(evaluateSegmentJob, evaluateSegment(domain.evaluations), config.EVALUATION_WORKER_CONCURRENCY);
   relay.register(evaluationRelay(domain.evaluations));
   registerConsumer(runtime, applicationApprovals);
+  registerConsumer(runtime, conditionInputs, undefined, tellListenerAfterDelivery(domain.conditionInputs, logger));
 
   return createAudienceGrpcService(domain, logger);
 }

@@ -28,7 +28,9 @@ export const HISTORY_TYPES = {
   unbound_from_master: 'its binding ended: master, master_removed (ended by the removal of master status), by_api_key_id',
   sub_affiliate_bound: 'a sub-affiliate was bound to it (a master): affiliate {id, identifier, identifier_type}, by_api_key_id',
   sub_affiliate_unbound: 'a sub-affiliate’s binding to it ended: affiliate, master_removed, by_api_key_id',
-  payouts: 'what it earned on one UTC day in one currency: date, currency_id, kind (affiliate_payout | agency_payout), amount, conversions; at is the day’s latest conversion',
+  payouts:
+    'what it earned on one UTC day in one currency: date, currency_id, currency_chain_id, currency_address, currency_name, currency_decimals ' +
+    '(null while the currency is not known yet), kind (affiliate_payout | agency_payout), amount (base units), conversions; at is the day’s latest conversion',
 } as const;
 
 export type HistoryType = keyof typeof HISTORY_TYPES;

@@ -16,6 +16,7 @@ interface Day {
   volume_usd: string;
   revenue_usd: string;
   conversions: number;
+  referred_volume_usd: string;
   earnings: Earning[];
   agency_earnings: Earning[];
 }
@@ -46,7 +47,7 @@ describe('affiliate portal stats (HTTP)', () => {
   });
   const inUsdc = (amount: string) => earning(usdc, 'USDC', 6, amount);
   const inDai = (amount: string) => earning(dai, 'DAI', 18, amount);
-  const zeroDay = (date: string): Day => ({ date, volume_usd: '0', revenue_usd: '0', conversions: 0, earnings: [], agency_earnings: [] });
+  const zeroDay = (date: string): Day => ({ date, volume_usd: '0', revenue_usd: '0', conversions: 0, referred_volume_usd: '0', earnings: [], agency_earnings: [] });
 
   async function newAffiliate(wallet: TestWallet, name: string, code: string) {
     const response = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
@@ -113,13 +114,14 @@ describe('affiliate portal stats (HTTP)', () => {
       revenue_usd: '1.35',
       conversions: 4,
       end_users: 2,
+      referred_volume_usd: '0',
       earnings: [inDai('5'), inUsdc('1250')],
       agency_earnings: [],
       series: [
         zeroDay('2026-11-20'),
-        { date: '2026-11-21', volume_usd: '101.0', revenue_usd: '1.25', conversions: 2, earnings: [inUsdc('1200')], agency_earnings: [] },
+        { ...zeroDay('2026-11-21'), volume_usd: '101.0', revenue_usd: '1.25', conversions: 2, earnings: [inUsdc('1200')] },
         zeroDay('2026-11-22'),
-        { date: '2026-11-23', volume_usd: '30', revenue_usd: '0.1', conversions: 2, earnings: [inDai('5'), inUsdc('50')], agency_earnings: [] },
+        { ...zeroDay('2026-11-23'), volume_usd: '30', revenue_usd: '0.1', conversions: 2, earnings: [inDai('5'), inUsdc('50')] },
         zeroDay('2026-11-24'),
       ],
     });
@@ -129,21 +131,20 @@ describe('affiliate portal stats (HTTP)', () => {
     const token = await signIn(stack, alice);
     const listed = (await stack.api.get(`/api/v1/projects/${project.id}/affiliates?q=Alice`, admin())).body.results[0];
     const narrow = await stack.api.get(statsPath('?from=2026-11-23&to=2026-11-23'), { key: token });
-    expect(narrow.body.series).toEqual([
-      { date: '2026-11-23', volume_usd: '30', revenue_usd: '0.1', conversions: 2, earnings: [inDai('5'), inUsdc('50')], agency_earnings: [] },
-    ]);
+    expect(narrow.body.series).toEqual([{ ...zeroDay('2026-11-23'), volume_usd: '30', revenue_usd: '0.1', conversions: 2, earnings: [inDai('5'), inUsdc('50')] }]);
     const { series: _series, ...totals } = narrow.body;
     expect(totals).toEqual({
       volume_usd: listed.volume_usd,
       revenue_usd: listed.revenue_usd,
       conversions: listed.conversions,
       end_users: listed.end_users,
+      referred_volume_usd: listed.referred_volume_usd,
       earnings: listed.earnings,
       agency_earnings: listed.agency_earnings,
     });
   });
 
-  it('shows a master its agency payouts from its sub-affiliates’ conversions, on the days they happened', async () => {
+  it('shows a master the volume its sub-affiliates brought and its agency payouts, on the days they happened', async () => {
     const token = await signIn(stack, master);
     const response = await stack.api.get(statsPath('?from=2026-11-21&to=2026-11-23'), { key: token });
     expect(response.status).toBe(200);
@@ -151,12 +152,13 @@ describe('affiliate portal stats (HTTP)', () => {
     expect(response.body).toMatchObject({
       volume_usd: '0',
       conversions: 0,
+      referred_volume_usd: '131.0',
       earnings: [],
       agency_earnings: [inDai('250'), inUsdc('312')],
       series: [
-        { ...zeroDay('2026-11-21'), agency_earnings: [inUsdc('300')] },
+        { ...zeroDay('2026-11-21'), referred_volume_usd: '101.0', agency_earnings: [inUsdc('300')] },
         zeroDay('2026-11-22'),
-        { ...zeroDay('2026-11-23'), agency_earnings: [inDai('250'), inUsdc('12')] },
+        { ...zeroDay('2026-11-23'), referred_volume_usd: '30', agency_earnings: [inDai('250'), inUsdc('12')] },
       ],
     });
   });
@@ -182,6 +184,16 @@ describe('affiliate portal stats (HTTP)', () => {
     const leapYear = await stack.api.get(statsPath('?from=2024-01-01&to=2024-12-31'), { key: token });
     expect(leapYear.status).toBe(200);
     expect(leapYear.body.series).toHaveLength(366);
+
+    // The ends of the calendar read as empty days, never an error.
+    for (const days of [
+      ['0001-01-01', '0001-01-02', '0001-01-03'],
+      ['9999-12-29', '9999-12-30', '9999-12-31'],
+    ]) {
+      const far = await stack.api.get(statsPath(`?from=${days[0]}&to=${days[2]}`), { key: token });
+      expect(far.status).toBe(200);
+      expect(dates(far.body)).toEqual(days);
+    }
   });
 
   it('refuses a bad range with 400 naming the field', async () => {
@@ -225,7 +237,7 @@ describe('affiliate portal stats (HTTP)', () => {
       volume_usd: '132.0',
       end_users: 3,
       earnings: [inDai('5'), inUsdc('1260')],
-      series: [{ date: '2026-11-24', volume_usd: '1', revenue_usd: '0', conversions: 1, earnings: [inUsdc('10')], agency_earnings: [] }],
+      series: [{ ...zeroDay('2026-11-24'), volume_usd: '1', conversions: 1, earnings: [inUsdc('10')] }],
     });
   });
 });

@@ -2,6 +2,7 @@ import { conversionBody, createCurrency, evmUser, putTerms, settled } from '../c
 import { randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
+import { sumUsd, usdUnits } from '../helpers/usd';
 
 const SECOND = 1_000;
 
@@ -25,12 +26,6 @@ interface Affiliate {
   code: string;
 }
 
-/** USD decimal strings as exact integers of 10^-18 (the figures are non-negative). */
-const SCALE = 18;
-const usd = (value: string): bigint => {
-  const [whole, fraction = ''] = value.split('.');
-  return BigInt(whole!) * 10n ** BigInt(SCALE) + BigInt((fraction + '0'.repeat(SCALE)).slice(0, SCALE));
-};
 /** Amounts per currency address, summed. */
 const perCurrency = (earnings: Earning[]) => {
   const sums: Record<string, bigint> = {};
@@ -101,7 +96,7 @@ describe('master affiliate figures equal the sums over its sub-affiliates (HTTP)
   async function expectFiguresAddUp() {
     const detail = (await stack.api.get(`${agencies()}/${master.id}`, admin())).body;
     const all = await subs();
-    expect(usd(detail.referred_volume_usd)).toBe(all.reduce((sum, sub) => sum + usd(sub.referred_volume_usd), 0n));
+    expect(usdUnits(detail.referred_volume_usd)).toBe(sumUsd(all.map((sub) => sub.referred_volume_usd)));
     expect(detail.sub_affiliates_count).toBe(all.filter((sub) => sub.bound).length);
     expect(perCurrency(detail.earnings)).toEqual(perCurrency(all.flatMap((sub) => sub.agency_earnings)));
     const listed = (await stack.api.get(agencies(), admin())).body.results.find((item: { id: string }) => item.id === master.id);

@@ -16,10 +16,13 @@ export async function runJob<T>(
   const queue = queues.queue(definition.queue);
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const job = await queue.getJob(added.id!);
-    const state = await job?.getState();
-    if (state === 'completed') return job!.returnvalue;
-    if (state === 'failed') throw new Error(`job ${added.id} failed: ${job!.failedReason}`);
+    const state = await queue.getJobState(added.id!);
+    if (state === 'completed' || state === 'failed') {
+      // Read after the state says it is done: a job read while it was still active has no return value yet.
+      const job = (await queue.getJob(added.id!))!;
+      if (state === 'failed') throw new Error(`job ${added.id} failed: ${job.failedReason}`);
+      return job.returnvalue;
+    }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error(`job ${added.id} did not finish within ${timeoutMs} ms`);

@@ -42,6 +42,7 @@ export function presentAffiliateStats(stats: AffiliateStats) {
     revenue_usd: stats.revenueUsd,
     conversions: count(stats.conversions, 'conversions'),
     end_users: count(stats.endUsers, 'end_users'),
+    referred_volume_usd: stats.referredVolumeUsd,
     earnings: stats.earnings.map(presentEarning),
     agency_earnings: stats.agencyEarnings.map(presentEarning),
     series: stats.series.map(presentDailyFigures),
@@ -54,6 +55,7 @@ function presentDailyFigures(day: DailyFigures) {
     volume_usd: day.volumeUsd,
     revenue_usd: day.revenueUsd,
     conversions: count(day.conversions, 'series.conversions'),
+    referred_volume_usd: day.referredVolumeUsd,
     earnings: day.earnings.map(presentEarning),
     agency_earnings: day.agencyEarnings.map(presentEarning),
   };

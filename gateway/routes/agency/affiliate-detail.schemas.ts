@@ -73,6 +73,7 @@ const dailyFiguresSchema = z.object({
   volume_usd: usd.describe('Volume of that day’s conversions of the users it referred'),
   revenue_usd: usd,
   conversions: z.number().int(),
+  referred_volume_usd: usd.describe('A master’s: volume of that day’s conversions of its sub-affiliates while bound to it'),
   earnings: z.array(earningSchema).describe('Its affiliate_payout movements of that day, per currency'),
   agency_earnings: z.array(earningSchema).describe('A master’s agency_payout movements of that day, per currency'),
 });
@@ -82,6 +83,7 @@ export const affiliateStatsSchema = z.object({
   revenue_usd: usd.describe('All time'),
   conversions: z.number().int().describe('All time (processed and no_terms)'),
   end_users: z.number().int().describe('All time: distinct referred users with at least one conversion'),
+  referred_volume_usd: usd.describe('All time, a master’s: the volume its sub-affiliates brought while bound to it (not its own)'),
   earnings: z.array(earningSchema).describe('All time: its affiliate_payout movements, per currency'),
   agency_earnings: z.array(earningSchema).describe('All time: a master’s agency_payout movements, per currency'),
   series: z.array(dailyFiguresSchema).describe('Every UTC day of [from, to], oldest first; a day without conversions reads zero'),

@@ -21,7 +21,8 @@ export function affiliatePortalStatsRoutes({ clients }: RouteDeps): AnyRoute[] {
           'Totals are all time and equal what the affiliate list shows for this affiliate; `series` has every UTC day of ' +
           '[`from`, `to`] (both included, at most 366 days; by default the last 30 days up to today), oldest first, a day ' +
           'without conversions reading zero. Figures count the conversions attributed to this affiliate when they were ' +
-          'processed; `agency_earnings` are a master’s payouts from its sub-affiliates’ conversions. `from` after `to`, or ' +
+          'processed; `referred_volume_usd` and `agency_earnings` are a master’s: what its sub-affiliates’ conversions brought it ' +
+          'while bound. `from` after `to`, or ' +
           'a longer range, answers 400. A wallet that is no affiliate of the project answers 404 AFFILIATE_NOT_FOUND.',
         tags: ['Affiliate portal'],
         auth: session,

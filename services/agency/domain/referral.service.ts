@@ -1,6 +1,7 @@
 import type { Clock } from '../../common/clock';
 import { ConflictError, FailedPreconditionError, NotFoundError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
+import type { OutboxWaker } from '../../common/outbox/relay';
 import type { ReferralRecord, ReferralRepository, ReferrerRecord } from '../repositories/referral.repository';
 import { checkCode, subject, throwIfInvalid, type UserInput } from './affiliate-fields';
 
@@ -13,6 +14,7 @@ export class ReferralService {
     private readonly referrals: ReferralRepository,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly outbox: OutboxWaker,
   ) {}
 
   /**
@@ -26,6 +28,7 @@ export class ReferralService {
     const outcome = await this.referrals.refer(projectId, user, code.value, this.clock.now());
     switch (outcome.kind) {
       case 'created':
+        this.outbox.wake();
         this.logger.info({ project_id: projectId, affiliate_id: outcome.referral.affiliate.id }, 'user referred');
         return { referral: outcome.referral, created: true };
       case 'existing':

@@ -54,6 +54,7 @@ function toAffiliateStats({ totals, series }: AffiliateStatsRecord): AffiliateSt
     revenueUsd: totals.revenueUsd,
     conversions: String(totals.conversions),
     endUsers: String(totals.endUsers),
+    referredVolumeUsd: totals.referredVolumeUsd,
     earnings: totals.earnings.map(toEarnedInCurrency),
     agencyEarnings: totals.agencyEarnings.map(toEarnedInCurrency),
     series: series.map(toDailyFigures),
@@ -66,6 +67,7 @@ function toDailyFigures(day: DailyFiguresRecord): DailyFigures {
     volumeUsd: day.volumeUsd,
     revenueUsd: day.revenueUsd,
     conversions: String(day.conversions),
+    referredVolumeUsd: day.referredVolumeUsd,
     earnings: day.earnings.map(toEarnedInCurrency),
     agencyEarnings: day.agencyEarnings.map(toEarnedInCurrency),
   };

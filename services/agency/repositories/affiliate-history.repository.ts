@@ -23,6 +23,21 @@ const ref = (table: string): RawBuilder<unknown> =>
   sql`jsonb_build_object('id', ${sql.ref(`${table}.id`)}, 'identifier', ${sql.ref(`${table}.identifier`)}, 'identifier_type', ${sql.ref(`${table}.identifier_type`)})`;
 
 /**
+ * One `payouts` entry per UTC day and currency of one kind of payout, with the currency's details
+ * (null while the projection has not learnt the currency): a reader needs its decimals to show the amount.
+ */
+function payoutsByDay(kind: 'affiliate_payout' | 'agency_payout', which: RawBuilder<unknown>): RawBuilder<unknown> {
+  const day = sql`to_char(f.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
+  const amount = kind === 'affiliate_payout' ? sql`f.affiliate_payout` : sql`f.agency_payout`;
+  return sql`SELECT 'payouts', max(f.occurred_at), 'y:' || ${day} || ${kind === 'affiliate_payout' ? ':0:' : ':1:'} || f.currency_id,
+      jsonb_build_object('date', ${day}, 'currency_id', f.currency_id, 'currency_chain_id', c.chain_id::text, 'currency_address', c.address,
+        'currency_name', c.name, 'currency_decimals', c.decimals, 'kind', ${kind}::text, 'amount', sum(${amount})::text, 'conversions', count(*))
+    FROM conversion_facts f LEFT JOIN metric_currencies c ON c.id = f.currency_id
+    WHERE ${which} AND f.currency_id IS NOT NULL
+    GROUP BY ${day}, f.currency_id, c.id`;
+}
+
+/**
  * An affiliate's activity history: one UNION ALL over the agency's own history tables (every one of
  * them keeps its periods, never deletes), ordered by (at DESC, key DESC) and paged in SQL. `key` is
  * unique per entry (its table's prefix, its row id, a suffix per kind of entry), so entries at the
@@ -141,18 +156,8 @@ export class AffiliateHistoryRepository {
           WHERE b.master_id = ${id} AND b.bound_to IS NOT NULL`,
 
       // Payouts by UTC day and currency, from the metrics projection's facts (attribution frozen per conversion).
-      sql`SELECT 'payouts', max(f.occurred_at), 'y:' || to_char(f.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') || ':0:' || f.currency_id,
-            jsonb_build_object('date', to_char(f.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), 'currency_id', f.currency_id,
-              'kind', 'affiliate_payout', 'amount', sum(f.affiliate_payout)::text, 'conversions', count(*))
-          FROM conversion_facts f
-          WHERE f.affiliate_id = ${id} AND f.currency_id IS NOT NULL AND f.affiliate_payout > 0
-          GROUP BY to_char(f.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), f.currency_id`,
-      sql`SELECT 'payouts', max(f.occurred_at), 'y:' || to_char(f.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') || ':1:' || f.currency_id,
-            jsonb_build_object('date', to_char(f.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), 'currency_id', f.currency_id,
-              'kind', 'agency_payout', 'amount', sum(f.agency_payout)::text, 'conversions', count(*))
-          FROM conversion_facts f
-          WHERE f.master_id = ${id} AND f.currency_id IS NOT NULL AND f.agency_payout > 0
-          GROUP BY to_char(f.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), f.currency_id`,
+      payoutsByDay('affiliate_payout', sql`f.affiliate_id = ${id} AND f.affiliate_payout > 0`),
+      payoutsByDay('agency_payout', sql`f.master_id = ${id} AND f.agency_payout > 0`),
     ];
     return sql.join(branches, sql`\nUNION ALL\n`);
   }

@@ -10,6 +10,8 @@ export interface DailyFiguresRecord {
   volumeUsd: string;
   revenueUsd: string;
   conversions: bigint;
+  /** A master's: the volume of the day's conversions of its sub-affiliates while bound to it. */
+  referredVolumeUsd: string;
   /** Its affiliate payouts of the day, per currency. */
   earnings: EarningRecord[];
   /** Its agency payouts of the day (as the master of the conversion's affiliate), per currency. */
@@ -29,7 +31,7 @@ const utcDate = sql<string>`to_char(f.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-D
 /**
  * What the affiliate portal shows an affiliate: its totals (the same projection rows as the
  * affiliate list, so both always agree) and its figures per UTC day from the conversion facts, a
- * day without conversions reading zero. Two queries over the facts' (affiliate, occurred_at) and
+ * day without conversions reading zero. Three queries over the facts' (affiliate, occurred_at) and
  * (master, occurred_at) indexes, whatever the range.
  */
 export class AffiliateStatsRepository {
@@ -41,7 +43,7 @@ export class AffiliateStatsRepository {
 
   async daily(projectId: string, affiliateId: string, range: StatsRange): Promise<DailyFiguresRecord[]> {
     const until = new Date(range.from.getTime() + range.days * DAY_MS);
-    const [figures, earnings] = await Promise.all([
+    const [figures, referred, earnings] = await Promise.all([
       this.db
         .selectFrom('conversion_facts as f')
         .where('f.project_id', '=', projectId)
@@ -54,6 +56,15 @@ export class AffiliateStatsRepository {
           eb.cast<string>(eb.fn.sum(eb.fn.coalesce('f.revenue_usd', sql.lit(0))), 'text').as('revenue_usd'),
           eb.fn.countAll<bigint>().as('conversions'),
         ])
+        .groupBy(utcDate)
+        .execute(),
+      this.db
+        .selectFrom('conversion_facts as f')
+        .where('f.project_id', '=', projectId)
+        .where('f.master_id', '=', affiliateId)
+        .where('f.occurred_at', '>=', range.from)
+        .where('f.occurred_at', '<', until)
+        .select((eb) => [utcDate.as('date'), eb.cast<string>(eb.fn.sum(eb.fn.coalesce('f.volume_usd', sql.lit(0))), 'text').as('volume_usd')])
         .groupBy(utcDate)
         .execute(),
       // Both kinds of payout in one statement: the affiliate's own, and a master's from its sub-affiliates' conversions.
@@ -78,11 +89,12 @@ export class AffiliateStatsRepository {
     const days = new Map<string, DailyFiguresRecord>();
     for (let day = 0; day < range.days; day++) {
       const date = new Date(range.from.getTime() + day * DAY_MS).toISOString().slice(0, 10);
-      days.set(date, { date, volumeUsd: '0', revenueUsd: '0', conversions: 0n, earnings: [], agencyEarnings: [] });
+      days.set(date, { date, volumeUsd: '0', revenueUsd: '0', conversions: 0n, referredVolumeUsd: '0', earnings: [], agencyEarnings: [] });
     }
     for (const row of figures) {
       Object.assign(days.get(row.date)!, { volumeUsd: row.volume_usd, revenueUsd: row.revenue_usd, conversions: BigInt(row.conversions) });
     }
+    for (const row of referred) days.get(row.date)!.referredVolumeUsd = row.volume_usd;
     for (const row of earnings.rows) {
       const day = days.get(row.date)!;
       (row.kind === 'affiliate' ? day.earnings : day.agencyEarnings).push(toEarningRecord(row));

@@ -77,3 +77,16 @@ export function applicationDecidedEvent(application: {
     },
   };
 }
+
+export function referralCreatedEvent(referral: { projectId: string; user: UserIdentifier; affiliate: { id: string; user: UserIdentifier }; referredAt: Date }): NewOutboxEvent {
+  return {
+    type: 'agency.referral.created',
+    projectId: referral.projectId,
+    payload: {
+      project_id: referral.projectId,
+      user: userOf(referral.user),
+      affiliate: { id: referral.affiliate.id, user: userOf(referral.affiliate.user) },
+      referred_at: referral.referredAt.toISOString(),
+    },
+  };
+}

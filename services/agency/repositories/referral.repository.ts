@@ -1,7 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import type { UserIdentifier } from '../../common/identifiers';
+import { appendOutboxEvents } from '../../common/outbox/append';
 import type { AgencyDatabase } from '../database';
 import type { AffiliateStatus } from '../domain/vocabulary';
+import { referralCreatedEvent } from './agency-events';
 
 export interface AffiliateRefRecord {
   id: string;
@@ -70,7 +72,11 @@ export class ReferralRepository {
           .onConflict((oc) => oc.columns(['project_id', 'identifier_type', 'identifier']).doNothing())
           .returning('referred_at')
           .executeTakeFirst();
-        if (inserted) return { kind: 'created', referral: { user, affiliate, code: holder.code, referredAt: inserted.referred_at } };
+        if (inserted) {
+          // The audience's metrics (referred_users) learn of it from this event, which exists exactly when the referral does.
+          await appendOutboxEvents(trx, now, [referralCreatedEvent({ projectId, user, affiliate, referredAt: inserted.referred_at })]);
+          return { kind: 'created', referral: { user, affiliate, code: holder.code, referredAt: inserted.referred_at } };
+        }
       }
       // Referred already (by this affiliate or another), or the code's affiliate is suspended.
       const existing = await findReferral(trx, projectId, user);

@@ -40,6 +40,12 @@ export const EVENT_CONSUMERS = consumers({
     service: 'audience',
     eventTypes: ['agency.application.approved'],
   },
+  /** What dynamic audiences' conditions read: per user, its own conversions, whom it referred and their volume, what it earned (issue 11). */
+  'audience-condition-inputs': {
+    name: 'audience-condition-inputs',
+    service: 'audience',
+    eventTypes: ['claim.conversion.processed', 'agency.referral.created'],
+  },
   /** Project webhooks: each event with a public name, fanned out to the endpoints subscribed to it (services/webhooks/domain/public-events.ts). */
   'webhooks-fan-out': {
     name: 'webhooks-fan-out',

@@ -45,6 +45,17 @@ export const EVENT_PAYLOADS = {
     application_id: uuid.nullable(),
     joined_at: z.iso.datetime({ offset: true }),
   }),
+  /**
+   * A user was referred: its first referral, the one that stays (POST /api/v1/referrals, or a
+   * conversion's referral_code). Emitted once per referred user, in the transaction that wrote the
+   * referral. Internal: no webhook publishes it.
+   */
+  'agency.referral.created': z.object({
+    project_id: uuid,
+    user,
+    affiliate: z.object({ id: uuid, user }),
+    referred_at: z.iso.datetime({ offset: true }),
+  }),
   /** An admin approved or rejected an application (holding it decides nothing). */
   'agency.application.decided': z.object({
     application_id: uuid,

@@ -41,6 +41,26 @@ describe('referrals (domain)', () => {
     expect(await referralRows(projectId)).toEqual([{ identifier: user.identifier, affiliate_id: first.affiliate.id, code: first.code, referred_at: new Date(START) }]);
   });
 
+  it('announces a new referral once (agency.referral.created, for the audience metrics); a repeat or a refused referral announces nothing', async () => {
+    const projectId = newProject();
+    const first = await newAffiliate(harness, projectId, 'First');
+    const second = await newAffiliate(harness, projectId, 'Second');
+    const user = newUser();
+    await refer(projectId, user, first.code);
+    await refer(projectId, user, first.code);
+    await expect(refer(projectId, user, second.code)).rejects.toMatchObject({ code: 'ALREADY_REFERRED' });
+    await expect(refer(projectId, first.user, first.code)).rejects.toMatchObject({ code: 'SELF_REFERRAL' });
+    const { rows } = await harness.sql.query(`SELECT payload FROM agency.outbox WHERE project_id = $1 AND type = 'agency.referral.created'`, [projectId]);
+    expect(rows.map((row) => row.payload)).toEqual([
+      {
+        project_id: projectId,
+        user: { identifier: user.identifier, identifier_type: user.identifierType },
+        affiliate: { id: first.affiliate.id, user: { identifier: first.user.identifier, identifier_type: first.user.identifierType } },
+        referred_at: START,
+      },
+    ]);
+  });
+
   it('lets exactly one of 100 concurrent referrals of one user (each by another affiliate) win', async () => {
     const projectId = newProject();
     const affiliates = await Promise.all(Array.from({ length: 100 }, (_, n) => newAffiliate(harness, projectId, `Affiliate ${n}`)));

@@ -1,0 +1,116 @@
+import type { Transaction } from 'kysely';
+import { EVENT_PAYLOADS, type EventPayload } from '../../common/events/contracts';
+import type { UserIdentifier } from '../../common/identifiers';
+import type { Logger } from '../../common/logger';
+import { defineConsumer } from '../../common/outbox/consumer';
+import type { EventJobData, OutboxEventOf } from '../../common/outbox/event';
+import type { AudienceDatabase } from '../database';
+import { type ConditionInputsListener, tellUsersChanged, type UserRef } from '../domain/condition-inputs';
+import { type ConversionInput, recordConversionInputs, recordReferralInputs, type ReferralInput } from '../repositories/user-metrics.repository';
+
+type Consumed = 'claim.conversion.processed' | 'agency.referral.created';
+type ConversionProcessed = EventPayload<'claim.conversion.processed'>;
+type ReferralCreated = EventPayload<'agency.referral.created'>;
+
+const userOf = (user: { identifier: string; identifier_type: UserIdentifier['identifierType'] }): UserIdentifier => ({
+  identifier: user.identifier,
+  identifierType: user.identifier_type,
+});
+/** The UTC day of an ISO time: what the day tables are keyed by. */
+const utcDay = (iso: string) => new Date(iso).toISOString().slice(0, 10);
+
+export function conversionInput(payload: ConversionProcessed): ConversionInput {
+  const currencyId = payload.currency_id;
+  return {
+    user: userOf(payload.user),
+    name: payload.name,
+    day: utcDay(payload.occurred_at),
+    volumeUsd: payload.volume_usd ?? '0',
+    revenueUsd: payload.revenue_usd ?? '0',
+    referrer: payload.affiliate ? userOf(payload.affiliate.user) : null,
+    // Every payout to a user, whatever its kind: what the user earned.
+    earnings: currencyId === null ? [] : payload.payouts.map((payout) => ({ user: userOf(payout.user), currencyId, amount: BigInt(payout.amount) })),
+  };
+}
+
+function referralInput(payload: ReferralCreated): ReferralInput {
+  return { referrer: userOf(payload.affiliate.user), day: utcDay(payload.referred_at) };
+}
+
+/** A referral event names its project; one that names another than the event's own can only be a fault: kept out. */
+const foreignReferral = (projectId: string, payload: ReferralCreated) =>
+  payload.project_id !== projectId ? `the referral names project ${payload.project_id}, the event ${projectId}` : undefined;
+
+/**
+ * The audience's projection of the claim and agency events into what dynamic conditions read
+ * (migration 0004): a conversion adds to its user's own figures (per day and name, and all-time),
+ * to its frozen affiliate's referred volume, and to every payout's beneficiary's earnings; a
+ * referral adds one referred user to its referrer. A conversion no terms paid (no_terms) still
+ * counts, as in the agency's affiliate metrics: it happened. Each event is applied once (processed_events, in
+ * the same transaction), and every figure is a sum, so arrival order does not matter.
+ */
+export const conditionInputs = defineConsumer<AudienceDatabase, Consumed>({
+  name: 'audience-condition-inputs',
+  eventTypes: ['claim.conversion.processed', 'agency.referral.created'],
+  handle: async (trx, event, { now }) => {
+    if (event.type === 'claim.conversion.processed') {
+      await recordConversionInputs(trx, event.projectId, [conversionInput(event.payload)], now);
+      return;
+    }
+    const foreign = foreignReferral(event.projectId, event.payload);
+    if (foreign) return { ignored: foreign };
+    await recordReferralInputs(trx, event.projectId, [referralInput(event.payload)], now);
+  },
+  // A relay round's conversions (usually of one project): a few statements per project, whatever their number.
+  handleBatch: async (trx, events, { now }) => {
+    const ignored = new Map<string, string>();
+    const byProject = new Map<string, Array<OutboxEventOf<Consumed>>>();
+    for (const event of events) byProject.set(event.projectId, [...(byProject.get(event.projectId) ?? []), event]);
+    for (const [projectId, projectEvents] of [...byProject].sort(([a], [b]) => a.localeCompare(b))) {
+      await applyProjectEvents(trx, projectId, projectEvents, now, ignored);
+    }
+    return ignored;
+  },
+});
+
+async function applyProjectEvents(
+  trx: Transaction<AudienceDatabase>,
+  projectId: string,
+  events: ReadonlyArray<OutboxEventOf<Consumed>>,
+  now: Date,
+  ignored: Map<string, string>,
+): Promise<void> {
+  const conversions: ConversionInput[] = [];
+  const referrals: ReferralInput[] = [];
+  for (const event of events) {
+    if (event.type === 'claim.conversion.processed') {
+      conversions.push(conversionInput(event.payload));
+      continue;
+    }
+    const foreign = foreignReferral(projectId, event.payload);
+    if (foreign) ignored.set(event.id, foreign);
+    else referrals.push(referralInput(event.payload));
+  }
+  await recordConversionInputs(trx, projectId, conversions, now);
+  await recordReferralInputs(trx, projectId, referrals, now);
+}
+
+/** The users whose condition inputs an event changes (what the listener re-evaluates). */
+export function usersTouchedBy(data: Pick<EventJobData, 'type' | 'payload'>): UserRef[] {
+  if (data.type === 'claim.conversion.processed') {
+    const parsed = EVENT_PAYLOADS['claim.conversion.processed'].safeParse(data.payload);
+    if (!parsed.success) return [];
+    const input = conversionInput(parsed.data);
+    return [input.user, ...(input.referrer ? [input.referrer] : []), ...input.earnings.map((earning) => earning.user)];
+  }
+  if (data.type === 'agency.referral.created') {
+    const parsed = EVENT_PAYLOADS['agency.referral.created'].safeParse(data.payload);
+    return parsed.success ? [referralInput(parsed.data).referrer] : [];
+  }
+  return [];
+}
+
+/** What registerConsumer runs after each delivery's commit: the listener hears of the users it touched. */
+export function tellListenerAfterDelivery(listener: ConditionInputsListener, logger: Logger) {
+  return async (data: EventJobData): Promise<void> => tellUsersChanged(listener, logger, data.projectId, usersTouchedBy(data));
+}

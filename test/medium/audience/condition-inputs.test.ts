@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import type { AudienceDomain } from '../../../services/audience/composition';
+import type { AudienceDatabase } from '../../../services/audience/database';
+import { conditionInputs, usersTouchedBy } from '../../../services/audience/jobs/condition-inputs.consumer';
+import type { EventPayload, EventType } from '../../../services/common/events/contracts';
+import { deliverEvent, type EventConsumer, eventProcessor } from '../../../services/common/outbox/consumer';
+import type { EventJobData } from '../../../services/common/outbox/event';
+import { type DomainHarness, startAudienceDomain } from '../../helpers/domain';
+import { randomEvmAddress } from '../../helpers/fixtures';
+
+type Conversion = EventPayload<'claim.conversion.processed'>;
+type Wire = { identifier: string; identifier_type: 'evm_address' };
+
+const wire = (identifier: string): Wire => ({ identifier, identifier_type: 'evm_address' });
+
+/**
+ * The audience's projection of claim.conversion.processed and agency.referral.created into what
+ * conditions read (issue 11; migration 0004), delivered as the consumer's worker delivers them:
+ * one by one or many in one job, maybe again.
+ */
+describe('condition inputs projection (consumer, domain)', () => {
+  let harness: DomainHarness<AudienceDomain, AudienceDatabase>;
+  beforeAll(async () => {
+    harness = await startAudienceDomain();
+  });
+  afterAll(() => harness.stop());
+
+  const consumer = conditionInputs as unknown as EventConsumer<AudienceDatabase, EventType>;
+  const job = (projectId: string, type: EventType, payload: unknown, id: string = randomUUID()): EventJobData => ({
+    id,
+    type,
+    projectId,
+    payload,
+    createdAt: harness.clock.now().toISOString(),
+  });
+  const deliver = (data: EventJobData) => deliverEvent(harness.db, consumer, data, harness.clock, harness.logs.logger('consumer'));
+  const deliverBatch = (events: EventJobData[]) =>
+    eventProcessor(harness.db, consumer, harness.clock, harness.logs.logger('consumer'))({ events }, {} as never, new AbortController().signal);
+
+  function conversion(fields: {
+    user: string;
+    name?: string;
+    occurredAt?: string;
+    volume?: string | null;
+    revenue?: string | null;
+    affiliate?: string | null;
+    currencyId?: string | null;
+    payouts?: Array<[Conversion['payouts'][number]['kind'], string, string]>;
+  }): Conversion {
+    const currencyId = fields.currencyId ?? null;
+    return {
+      conversion_id: `conv-${randomUUID()}`,
+      name: fields.name ?? 'trade',
+      status: 'processed',
+      occurred_at: fields.occurredAt ?? '2026-11-21T12:00:00.000Z',
+      user: wire(fields.user),
+      affiliate: fields.affiliate ? { id: randomUUID(), user: wire(fields.affiliate) } : null,
+      master: null,
+      tier_id: null,
+      volume_usd: fields.volume === undefined ? '0' : fields.volume,
+      revenue_usd: fields.revenue === undefined ? '0' : fields.revenue,
+      currency_id: currencyId,
+      payouts: (fields.payouts ?? []).map(([kind, user, amount]) => ({ kind, user: wire(user), amount })),
+    };
+  }
+  const referral = (projectId: string, referrer: string, referredAt = '2026-11-21T12:00:00.000Z') => ({
+    project_id: projectId,
+    user: wire(randomEvmAddress()),
+    affiliate: { id: randomUUID(), user: wire(referrer) },
+    referred_at: referredAt,
+  });
+
+  /** Every row of the projection for a project, as text, in a fixed order. */
+  async function projection(projectId: string) {
+    const read = async (query: string) => (await harness.sql.query(query, [projectId])).rows;
+    return {
+      metrics: await read(
+        `SELECT identifier, volume_usd::text, revenue_usd::text, conversions::int, referred_users::int, referred_volume_usd::text
+         FROM audience.user_metrics WHERE project_id = $1 ORDER BY identifier`,
+      ),
+      conversionDays: await read(
+        `SELECT identifier, name, day::text, conversions::int, volume_usd::text, revenue_usd::text
+         FROM audience.user_conversion_days WHERE project_id = $1 ORDER BY identifier, name, day`,
+      ),
+      referralDays: await read(
+        `SELECT identifier, day::text, referred_users::int, referred_volume_usd::text FROM audience.user_referral_days WHERE project_id = $1 ORDER BY identifier, day`,
+      ),
+      earningDays: await read(
+        `SELECT identifier, currency_id, day::text, amount::text FROM audience.user_earning_days WHERE project_id = $1 ORDER BY identifier, currency_id, day`,
+      ),
+    };
+  }
+
+  it('adds a conversion to its user, its frozen affiliate’s referred volume, and every beneficiary’s earnings, exactly', async () => {
+    const projectId = randomUUID();
+    const [user, affiliate, master] = [randomEvmAddress(), randomEvmAddress(), randomEvmAddress()].sort();
+    const usdc = randomUUID();
+    const big = '1000000000000000000000000000001';
+    await deliver(
+      job(projectId, 'claim.conversion.processed', conversion({
+        user: user!, affiliate: affiliate!, volume: '0.1', revenue: '0.01', currencyId: usdc,
+        payouts: [['end_user_payout', user!, '7'], ['affiliate_payout', affiliate!, big], ['agency_payout', master!, '3']],
+      })),
+    );
+    await deliver(job(projectId, 'claim.conversion.processed', conversion({ user: user!, affiliate: affiliate!, volume: '0.2', revenue: null, currencyId: usdc, payouts: [['affiliate_payout', affiliate!, big]] })));
+    await deliver(job(projectId, 'claim.conversion.processed', conversion({ user: user!, name: 'deposit', volume: null, occurredAt: '2026-11-22T00:00:00.000Z' })));
+
+    expect(await projection(projectId)).toEqual({
+      metrics: [
+        { identifier: user, volume_usd: '0.3', revenue_usd: '0.01', conversions: 3, referred_users: 0, referred_volume_usd: '0' },
+        { identifier: affiliate, volume_usd: '0', revenue_usd: '0', conversions: 0, referred_users: 0, referred_volume_usd: '0.3' },
+      ].sort((a, b) => a.identifier!.localeCompare(b.identifier!)),
+      conversionDays: [
+        { identifier: user, name: 'deposit', day: '2026-11-22', conversions: 1, volume_usd: '0', revenue_usd: '0' },
+        { identifier: user, name: 'trade', day: '2026-11-21', conversions: 2, volume_usd: '0.3', revenue_usd: '0.01' },
+      ],
+      referralDays: [{ identifier: affiliate, day: '2026-11-21', referred_users: 0, referred_volume_usd: '0.3' }],
+      earningDays: [
+        { identifier: user, currency_id: usdc, day: '2026-11-21', amount: '7' },
+        { identifier: affiliate, currency_id: usdc, day: '2026-11-21', amount: '2000000000000000000000000000002' },
+        { identifier: master, currency_id: usdc, day: '2026-11-21', amount: '3' },
+      ].sort((a, b) => a.identifier!.localeCompare(b.identifier!)),
+    });
+  });
+
+  it('changes nothing when an event is delivered again, alone or inside a batch', async () => {
+    const projectId = randomUUID();
+    const user = randomEvmAddress();
+    const referrer = randomEvmAddress();
+    const first = job(projectId, 'claim.conversion.processed', conversion({ user, affiliate: referrer, volume: '12.5', currencyId: randomUUID(), payouts: [['end_user_payout', user, '5']] }));
+    const referred = job(projectId, 'agency.referral.created', referral(projectId, referrer));
+    expect(await deliver(first)).toBe('handled');
+    expect(await deliver(referred)).toBe('handled');
+    const once = await projection(projectId);
+    expect(await deliver(first)).toBe('duplicate');
+    expect(await deliver(referred)).toBe('duplicate');
+    await deliverBatch([first, first, job(projectId, 'claim.conversion.processed', first.payload, first.id)]);
+    expect(await projection(projectId)).toEqual(once);
+    expect(once.metrics.find((row) => row.identifier === referrer)).toMatchObject({ referred_users: 1, referred_volume_usd: '12.5' });
+  });
+
+  it('a batch ends where the same events delivered one by one end, in any order and across projects', async () => {
+    const [projectA, projectB] = [randomUUID(), randomUUID()];
+    const users = Array.from({ length: 6 }, () => randomEvmAddress());
+    const currency = randomUUID();
+    const payloads = (projectId: string) =>
+      Array.from({ length: 60 }, (_, i) =>
+        job(projectId, 'claim.conversion.processed', conversion({
+          user: users[i % 6]!,
+          affiliate: users[(i + 1) % 6]!,
+          name: i % 3 === 0 ? 'deposit' : 'trade',
+          occurredAt: new Date(Date.parse('2026-11-20T22:00:00.000Z') + i * 7 * 60_000).toISOString(),
+          volume: `${i}.${String(i).padStart(2, '0')}`,
+          revenue: `0.00${i}`,
+          currencyId: currency,
+          payouts: [['affiliate_payout', users[(i + 1) % 6]!, String(10n ** 20n + BigInt(i))]],
+        })),
+      );
+    const one = payloads(projectA);
+    for (const data of [...one].reverse()) await deliver(data);
+    const together = payloads(projectB).map((data) => ({ ...data, payload: { ...(data.payload as Conversion) } }));
+    // Same facts, other project: a batch that also holds events of the first project (already applied: duplicates).
+    await deliverBatch([...together.slice(0, 30), ...one.slice(0, 5), ...together.slice(30)]);
+    expect(harness.logs.lines.filter((line) => line.includes('could not be applied together'))).toEqual([]);
+    expect(await projection(projectB)).toEqual(await projection(projectA));
+    const total = await harness.sql.query(`SELECT sum(volume_usd)::text AS v, sum(conversions)::int AS n FROM audience.user_metrics WHERE project_id = $1`, [projectB]);
+    // 0.00 + 1.01 + 2.02 + ... + 59.59 = 1770 + 17.70, to the cent.
+    expect(total.rows[0]).toEqual({ v: '1787.70', n: 60 });
+  });
+
+  it('counts a referral on its referrer, on the UTC day it happened, and ignores one naming another project', async () => {
+    const projectId = randomUUID();
+    const referrer = randomEvmAddress();
+    await deliver(job(projectId, 'agency.referral.created', referral(projectId, referrer, '2026-11-21T23:30:00.000-02:00')));
+    await deliver(job(projectId, 'agency.referral.created', referral(projectId, referrer, '2026-11-21T23:30:00.000Z')));
+    expect(await deliver(job(projectId, 'agency.referral.created', referral(randomUUID(), referrer)))).toBe('ignored');
+    const rows = await projection(projectId);
+    expect(rows.metrics).toEqual([{ identifier: referrer, volume_usd: '0', revenue_usd: '0', conversions: 0, referred_users: 2, referred_volume_usd: '0' }]);
+    expect(rows.referralDays).toEqual([
+      { identifier: referrer, day: '2026-11-21', referred_users: 1, referred_volume_usd: '0' },
+      { identifier: referrer, day: '2026-11-22', referred_users: 1, referred_volume_usd: '0' },
+    ]);
+  });
+
+  it('names the users an event touches: the converting user, its affiliate, every payee; a referral’s referrer', () => {
+    const [user, affiliate, master] = [randomEvmAddress(), randomEvmAddress(), randomEvmAddress()];
+    const touched = usersTouchedBy({
+      type: 'claim.conversion.processed',
+      payload: conversion({ user, affiliate, currencyId: randomUUID(), payouts: [['end_user_payout', user, '1'], ['agency_payout', master, '1']] }),
+    });
+    expect(new Set(touched.map((u) => u.identifier))).toEqual(new Set([user, affiliate, master]));
+    const projectId = randomUUID();
+    expect(usersTouchedBy({ type: 'agency.referral.created', payload: referral(projectId, affiliate) })).toEqual([{ identifier: affiliate, identifierType: 'evm_address' }]);
+  });
+});
