@@ -68,7 +68,7 @@ export class SegmentEvaluationService {
   /** The worker's step; idempotent: a job that is not the latest request, or already done, does nothing. */
   async run(segmentId: string, requested: number): Promise<MatchOutcome | undefined> {
     if (!(await this.evaluations.start(segmentId, requested, this.clock.now()))) return undefined;
-    const outcome = await this.evaluations.evaluate(segmentId, requested, this.at(), parseStored);
+    const outcome = await this.evaluations.evaluate(segmentId, requested, this.at(), parseStored, () => this.clock.now());
     if (outcome) {
       this.logger.info({ segment_id: segmentId, ...outcome }, 'segment evaluated');
       if (outcome.added > 0 || outcome.removed > 0) this.outbox.wake();

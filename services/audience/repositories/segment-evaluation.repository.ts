@@ -91,7 +91,13 @@ export class SegmentEvaluationRepository {
    * `requested` is still the latest (a newer one leaves the row queued for its own job). A process
    * dying inside changes nothing: the job runs again. Undefined when the segment is gone.
    */
-  async evaluate(segmentId: string, requested: number, at: { now: Date; today: string }, parse: ParseCondition): Promise<MatchOutcome | undefined> {
+  async evaluate(
+    segmentId: string,
+    requested: number,
+    at: { now: Date; today: string },
+    parse: ParseCondition,
+    finishedAt: () => Date,
+  ): Promise<MatchOutcome | undefined> {
     return this.db.transaction().execute(async (trx) => {
       await lockSegmentMatching(trx, segmentId);
       const segment = await readSegment(trx, segmentId);
@@ -99,7 +105,7 @@ export class SegmentEvaluationRepository {
       const outcome = await matchSegment(trx, segment, segment.conditionJson === null ? null : parse(segment.conditionJson), at);
       await trx
         .updateTable('segment_evaluations')
-        .set({ status: 'completed', finished_at: at.now, matched: outcome.matched, added: outcome.added, removed: outcome.removed })
+        .set({ status: 'completed', finished_at: finishedAt(), matched: outcome.matched, added: outcome.added, removed: outcome.removed })
         .where('segment_id', '=', segmentId)
         .where('requested', '=', requested)
         .execute();
