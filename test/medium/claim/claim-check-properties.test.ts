@@ -203,9 +203,10 @@ describe('claim-check properties over random streams', () => {
       // A failing stream is reported whole: shrinking would replay it against a chain that has moved on.
       { numRuns: 60, endOnFailure: true },
     );
-    // The streams did meet both ends of a voucher's life.
-    expect(outcomes.filter((outcome) => outcome.claimed > 0).length).toBeGreaterThan(5);
-    expect(outcomes.filter((outcome) => outcome.expired > 0).length).toBeGreaterThan(5);
+    // The streams did meet both ends of a voucher's life. About one stream in ten ends claimed, one in
+    // ten expired: "some" is what the generator promises (6 or more failed once in CI by chance; none of 60 is ~1 in 3,000).
+    expect(outcomes.filter((outcome) => outcome.claimed > 0).length).toBeGreaterThan(0);
+    expect(outcomes.filter((outcome) => outcome.expired > 0).length).toBeGreaterThan(0);
   }, 600_000);
 
   it('the example stream: pay, close, redeem one, let the other expire, pay again and redeem the new voucher', async () => {
