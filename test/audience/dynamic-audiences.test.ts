@@ -1,30 +1,34 @@
-import { createSegment, evmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { conversionBody, createCurrency, evmUser, putTerms, settled } from '../claim/claim-fixtures';
+import { createSegment, randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
 
 /**
- * Dynamic audiences through HTTP (issue 11 §2): creating one with a condition evaluates it on the
- * worker, POST .../evaluate starts another evaluation, GET .../evaluation reports it, and the
- * entries, counts and user lookup include dynamic entries. The users' figures are written to the
- * audience's input tables here (the projection and the traits API fill them in production).
+ * Dynamic audiences (issue 11) end to end. What conditions read reaches the audience service only
+ * through the API: conversions paid by the claim service, referrals made with codes, traits pushed by
+ * the project. Entries, counts, the user lookup and an affiliate's tier follow.
  */
 describe('dynamic audiences', () => {
   let stack: TestStack;
   let project: TestProject;
   beforeAll(async () => {
     ({ stack, project } = await startStackWithProject());
+    stack.clock.set('2026-11-20T12:00:00.000Z');
+    const usdc = await createCurrency(stack, project, { name: 'USDC' });
+    await putTerms(stack, project, 'trade', { currency_id: usdc.id, affiliate: { bps: 1_000 } });
   });
   afterAll(() => stack.stop());
 
   const base = () => `/api/v1/projects/${project.id}/audiences`;
   const admin = () => ({ key: project.keys.admin });
 
-  async function setVolume(n: number, volumeUsd: string) {
-    await stack.db.query(
-      `INSERT INTO audience.user_metrics (project_id, identifier_type, identifier, volume_usd, updated_at) VALUES ($1, 'evm_address', $2, $3, now())
-       ON CONFLICT (project_id, identifier_type, identifier) DO UPDATE SET volume_usd = EXCLUDED.volume_usd`,
-      [project.id, evmAddress(n), volumeUsd],
-    );
+  /** A conversion through the API, paid before this returns (its event then reaches the audience service). */
+  async function convert(user: string, volumeUsd: string, fields: Record<string, unknown> = {}) {
+    const body = conversionBody({ user: evmUser(user), volume_usd: volumeUsd, ...fields });
+    const sent = await stack.api.post('/api/v1/conversions', { key: project.keys.service, body });
+    expect(sent.status).toBe(202);
+    // processed, or no_terms when nobody referred the user (these terms pay affiliates only): either way its volume counts.
+    expect(['processed', 'no_terms']).toContain((await settled(stack, project, body.id)).status);
   }
 
   async function completed(audienceId: string, after?: string) {
@@ -44,48 +48,70 @@ describe('dynamic audiences', () => {
     return (response.body.results as Array<{ identifier: string; kind: string; source: string }>).map((entry) => `${entry.identifier}:${entry.kind}:${entry.source}`).sort();
   }
 
-  it('evaluates a new dynamic audience, removes users that stop matching on evaluate, and leaves static entries alone', async () => {
-    await setVolume(1, '150');
-    await setVolume(2, '99.5');
-    await setVolume(3, '1000');
-    const audience = await createSegment(stack, project, { condition: { metric: 'volume_usd', op: 'gte', value: '100' } });
-    expect(await completed(audience.id)).toEqual({
-      status: 'completed',
-      started_at: expect.any(String),
-      finished_at: expect.any(String),
-      matched: 2,
-      added: 2,
-      removed: 0,
-    });
-    expect(await entryIds(audience.id)).toEqual([`${evmAddress(1)}:dynamic:condition`, `${evmAddress(3)}:dynamic:condition`]);
+  const waitForEntries = (audienceId: string, expected: string[], what: string) =>
+    pollUntil(async () => JSON.stringify(await entryIds(audienceId)) === JSON.stringify([...expected].sort()) || undefined, { timeoutMs: 15_000, what });
 
-    const added = await stack.api.post(`${base()}/${audience.id}/entries`, { ...admin(), body: { identifier: evmAddress(2), identifier_type: 'evm_address' } });
+  async function createAffiliate(identifier: string, code: string) {
+    const created = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
+      ...admin(),
+      body: { identifier, identifier_type: 'evm_address', name: `Affiliate ${code}`, code },
+    });
+    expect(created.status).toBe(201);
+  }
+
+  /** The affiliate's tiers as the agency shows them (it asks the audience service for each). */
+  async function tiersOf(identifier: string) {
+    const response = await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${identifier}`, admin());
+    expect(response.status).toBe(200);
+    return { current: response.body.current_tier?.id ?? null, active: response.body.active_tier?.id ?? null };
+  }
+
+  it('adds users whose conversions match within seconds, removes on evaluate those that stopped matching (a window moved on), and leaves static entries alone', async () => {
+    const [u1, u2, u3] = [randomEvmAddress(), randomEvmAddress(), randomEvmAddress()];
+    const audience = await createSegment(stack, project, { condition: { metric: 'volume_usd', op: 'gte', value: '100', window_days: 7 } });
+    expect(await completed(audience.id)).toEqual({ status: 'completed', started_at: expect.any(String), finished_at: expect.any(String), matched: 0, added: 0, removed: 0 });
+
+    await convert(u1, '150');
+    await convert(u2, '99.5');
+    await convert(u3, '60');
+    await convert(u3, '940');
+    await waitForEntries(audience.id, [`${u1}:dynamic:condition`, `${u3}:dynamic:condition`], 'u1 and u3 to match');
+
+    const added = await stack.api.post(`${base()}/${audience.id}/entries`, { ...admin(), body: { identifier: u2, identifier_type: 'evm_address' } });
     expect(added.status).toBe(201);
-    await setVolume(1, '10');
+
+    // Five days on, u3 trades again; three more and the first conversions (the 20th) are out of the last 7 days (the 22nd to the 28th).
+    stack.clock.advance(5 * 86_400_000);
+    await convert(u3, '100');
+    stack.clock.advance(3 * 86_400_000);
     const first = await completed(audience.id);
-    stack.clock.advance(1_000);
     const started = await stack.api.post(`${base()}/${audience.id}/evaluate`, admin());
     expect(started.status).toBe(202);
     expect(started.body).toMatchObject({ status: expect.stringMatching(/^(queued|active|completed)$/) });
     expect(await completed(audience.id, first.finished_at)).toMatchObject({ matched: 1, added: 0, removed: 1 });
-    expect(await entryIds(audience.id)).toEqual([`${evmAddress(2)}:static:dashboard`, `${evmAddress(3)}:dynamic:condition`]);
+    expect(await entryIds(audience.id)).toEqual([`${u2}:static:dashboard`, `${u3}:dynamic:condition`].sort());
     expect((await stack.api.get(`${base()}/${audience.id}`, admin())).body.entries_count).toBe(2);
 
-    const lookup = await stack.api.get(`/v1/audiences/audience-segments/user?user_identifier=${evmAddress(3)}&user_identifier_type=evm_address`, { key: project.keys.service });
+    const lookup = await stack.api.get(`/v1/audiences/audience-segments/user?user_identifier=${u3}&user_identifier_type=evm_address`, { key: project.keys.service });
     expect(lookup.status).toBe(200);
     expect(lookup.body.results.map((result: { id: string }) => result.id)).toContain(audience.id);
   });
 
-  it('re-evaluates when PATCH changes the condition', async () => {
-    await setVolume(4, '5000');
+  it('re-evaluates every user when PATCH changes the condition', async () => {
+    const whale = randomEvmAddress();
+    const anyone = await createSegment(stack, project, { condition: { metric: 'conversions', op: 'gte', value: 1 } });
     const audience = await createSegment(stack, project, { condition: { metric: 'volume_usd', op: 'gte', value: '100000' } });
-    const first = await completed(audience.id);
+    await convert(whale, '5000');
+    // The catch-all audience shows the audience service has the conversion; the other still has nobody.
+    await pollUntil(async () => (await entryIds(anyone.id)).includes(`${whale}:dynamic:condition`) || undefined, { timeoutMs: 15_000, what: 'the conversion to reach the audience service' });
     expect(await entryIds(audience.id)).toEqual([]);
+
+    const first = await completed(audience.id);
     stack.clock.advance(1_000);
     const patched = await stack.api.patch(`${base()}/${audience.id}`, { ...admin(), body: { condition: { metric: 'volume_usd', op: 'gte', value: '4000' } } });
     expect(patched.status).toBe(200);
     expect(await completed(audience.id, first.finished_at)).toMatchObject({ added: 1 });
-    expect(await entryIds(audience.id)).toEqual([`${evmAddress(4)}:dynamic:condition`]);
+    expect(await entryIds(audience.id)).toEqual([`${whale}:dynamic:condition`]);
   });
 
   it('answers 400 AUDIENCE_NOT_DYNAMIC to evaluate a static audience, 404 for its evaluation, and 404 for an unknown audience', async () => {
@@ -101,10 +127,12 @@ describe('dynamic audiences', () => {
   });
 
   it('follows a trait pushed through the API within seconds: the user enters, then leaves, and its tier follows', async () => {
-    const push = async (n: number, value: number) => {
+    const holder = randomEvmAddress();
+    await createAffiliate(holder, `holder${Date.now().toString(36)}`);
+    const push = async (value: number) => {
       const response = await stack.api.post('/v1/user-traits/batch', {
         key: project.keys.service,
-        body: { traits: [{ identifier: evmAddress(n), identifier_type: 'evm_address', name: 'token_balance', value }] },
+        body: { traits: [{ identifier: holder, identifier_type: 'evm_address', name: 'token_balance', value }] },
       });
       expect(response.status).toBeLessThan(300);
     };
@@ -112,20 +140,32 @@ describe('dynamic audiences', () => {
     const silver = await createSegment(stack, project, { condition: { metric: 'trait:token_balance', op: 'gte', value: 10 }, tier_rank: 1 });
     await completed(gold.id);
     await completed(silver.id);
-    const tierOf = async (n: number) => {
-      const { rows } = await stack.db.query(
-        `SELECT s.id FROM audience.entries e JOIN audience.segments s ON s.id = e.segment_id
-         WHERE e.project_id = $1 AND e.identifier = $2 AND s.tier_rank IS NOT NULL ORDER BY s.tier_rank DESC LIMIT 1`,
-        [project.id, evmAddress(n)],
-      );
-      return rows[0]?.id as string | undefined;
-    };
-    await push(50, 5_000);
-    await pollUntil(async () => (await entryIds(gold.id)).includes(`${evmAddress(50)}:dynamic:condition`), { timeoutMs: 10_000, what: 'the user to enter gold' });
-    expect(await tierOf(50)).toBe(gold.id);
-    await push(50, 50);
-    await pollUntil(async () => (await entryIds(gold.id)).length === 0, { timeoutMs: 10_000, what: 'the user to leave gold' });
-    expect(await entryIds(silver.id)).toEqual([`${evmAddress(50)}:dynamic:condition`]);
-    expect(await tierOf(50)).toBe(silver.id);
+    await push(5_000);
+    await waitForEntries(gold.id, [`${holder}:dynamic:condition`], 'the holder to enter gold');
+    expect(await tiersOf(holder)).toEqual({ current: gold.id, active: gold.id });
+    await push(50);
+    await waitForEntries(gold.id, [], 'the holder to leave gold');
+    expect(await entryIds(silver.id)).toEqual([`${holder}:dynamic:condition`]);
+    expect(await tiersOf(holder)).toEqual({ current: silver.id, active: silver.id });
+  });
+
+  it('moves an affiliate up the tiers as the volume of the users it referred grows', async () => {
+    const alice = randomEvmAddress();
+    const code = `alice${Date.now().toString(36)}`;
+    await createAffiliate(alice, code);
+    const silver = await createSegment(stack, project, { condition: { metric: 'referred_volume_usd', op: 'gte', value: '100' }, tier_rank: 3 });
+    const gold = await createSegment(stack, project, { condition: { metric: 'referred_volume_usd', op: 'gte', value: '1000' }, tier_rank: 4 });
+    await completed(silver.id);
+    await completed(gold.id);
+    expect(await tiersOf(alice)).toEqual({ current: null, active: null });
+
+    await convert(randomEvmAddress(), '150', { referral_code: code });
+    await waitForEntries(silver.id, [`${alice}:dynamic:condition`], 'Alice to reach silver');
+    expect(await entryIds(gold.id)).toEqual([]);
+    expect(await tiersOf(alice)).toEqual({ current: silver.id, active: silver.id });
+
+    await convert(randomEvmAddress(), '850', { referral_code: code });
+    await waitForEntries(gold.id, [`${alice}:dynamic:condition`], 'Alice to reach gold');
+    expect(await tiersOf(alice)).toEqual({ current: gold.id, active: gold.id });
   });
 });

@@ -1,5 +1,6 @@
 import type { FieldViolation } from '../../common/errors';
 import { isUuid } from '../../common/ids';
+import { traitNameProblem } from './trait-fields';
 
 /**
  * The condition language of dynamic segments (issue 11 §1): groups `{ "all": [...] }` and
@@ -176,7 +177,9 @@ function parseMetricLeaf(value: Record<string, unknown>, metric: Metric, op: Op,
 }
 
 function parseTraitLeaf(value: Record<string, unknown>, name: string, op: Op, path: string, violations: FieldViolation[]): ConditionLeaf {
-  if (!isName(name)) violations.push({ field: `${path}.metric`, reason: `must name the trait: trait:<name>, a name of 1 to ${CONDITION_LIMITS.maxNameLength} characters` });
+  // The rule traits are stored under: a condition on a name no trait can have would match nobody, silently.
+  const problem = traitNameProblem(name);
+  if (problem) violations.push({ field: `${path}.metric`, reason: `must name a trait as trait:<name>, where the name ${problem}` });
   for (const key of ['window_days', 'conversion_name', 'currency_id']) {
     if (value[key] !== undefined) violations.push({ field: `${path}.${key}`, reason: 'is not allowed with a trait' });
   }

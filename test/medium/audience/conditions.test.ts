@@ -57,6 +57,7 @@ describe('the condition language (domain)', () => {
     ['a fractional window', { metric: 'volume_usd', op: 'gt', value: 1, window_days: 1.5 }, 'condition.window_days'],
     ['a window on a trait', { metric: 'trait:x', op: 'eq', value: 1, window_days: 3 }, 'condition.window_days'],
     ['a trait without a name', { metric: 'trait:', op: 'eq', value: 1 }, 'condition.metric'],
+    ['a trait name no trait can have (traits start with a letter)', { metric: 'trait:_balance', op: 'eq', value: 1 }, 'condition.metric'],
     ['a string ordered on a trait', { metric: 'trait:x', op: 'gt', value: 'a' }, 'condition.value'],
     ['an object as a trait value', { metric: 'trait:x', op: 'eq', value: { a: 1 } }, 'condition.value'],
     ['an unknown field', { metric: 'volume_usd', op: 'gt', value: 1, days: 3 }, 'condition.days'],
@@ -112,7 +113,7 @@ describe('the condition language (domain)', () => {
         value: fc.integer({ min: 0, max: 1_000_000 }),
       }),
       fc.record({ metric: fc.constant('earnings'), op: fc.constantFrom('gt', 'lte'), value: fc.bigInt({ min: 0n, max: 10n ** 40n }).map(String), currency_id: fc.constant(currency) }),
-      fc.record({ metric: fc.stringMatching(/^trait:[a-z_]{1,20}$/), op: fc.constantFrom('eq', 'neq'), value: fc.oneof(fc.boolean(), fc.string({ maxLength: 20 }), fc.integer()) }),
+      fc.record({ metric: fc.stringMatching(/^trait:[a-z][a-z_]{0,19}$/), op: fc.constantFrom('eq', 'neq'), value: fc.oneof(fc.boolean(), fc.string({ maxLength: 20 }), fc.integer()) }),
     );
     const conditionArb = fc.letrec<{ node: unknown }>((tie) => ({
       node: fc.oneof({ depthSize: 'small', maxDepth: 4 }, leafArb, fc.record({ all: fc.array(tie('node'), { minLength: 1, maxLength: 3 }) }), fc.record({ any: fc.array(tie('node'), { minLength: 1, maxLength: 3 }) })),
