@@ -1,10 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { AgencyServiceClient } from '../../gen/referral/agency/v1/agency';
 import { createGrpcClient } from '../../services/common/grpc/client';
-import { conversionBody, createCurrency, putTerms } from '../claim/claim-fixtures';
 import { type FaultStack, startFaultStack } from '../helpers/faults/fault-stack';
+import { sendReferredConversions } from '../helpers/faults/referred-conversions';
 import type { ServiceProcess } from '../helpers/faults/service-process';
-import { createProject, randomEvmAddress } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 
 /**
@@ -39,22 +37,7 @@ describe('affiliate metrics through the agency process dying mid-stream', () => 
     ).rows[0]!.n;
 
   it('applies every conversion event exactly once when the agency is killed (SIGKILL) while applying them and restarted', async () => {
-    const project = await createProject(stack.gateway);
-    const currency = await createCurrency(stack.gateway, project);
-    await putTerms(stack.gateway, project, 'trade', { currency_id: currency.id, affiliate: { fixed: String(AFFILIATE) } });
-    const affiliateUser = { identifier: randomEvmAddress(), identifierType: 'evm_address' };
-    const code = `m${randomUUID().slice(0, 8)}`;
-    const affiliate = await agency.call.createAffiliate({ projectId: project.id, user: affiliateUser, name: 'Affiliate', code });
-    const users = Array.from({ length: 40 }, () => randomEvmAddress());
-    for (const identifier of users) await agency.call.createReferral({ projectId: project.id, user: { identifier, identifierType: 'evm_address' }, code });
-    const batches = Array.from({ length: 8 }, (_, b) =>
-      Array.from({ length: BATCH }, (_, i) => conversionBody({ user: { identifier: users[(b * BATCH + i) % users.length], identifier_type: 'evm_address' }, volume_usd: '1.5', revenue_usd: '0.25' })),
-    );
-    const total = batches.flat().length;
-    for (const conversions of batches) {
-      const answer = await stack.gateway.api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions } });
-      expect(answer.status).toBe(202);
-    }
+    const { project, affiliate, users, total } = await sendReferredConversions(stack, agency, { affiliateReward: AFFILIATE, batchSize: BATCH });
 
     // Some events applied, others still to come: the middle of the stream.
     await pollUntil(

@@ -1,10 +1,11 @@
-import type { Affiliate, AffiliateMetrics, AffiliateRef, Attribution, Earning, GetReferrerResponse, Referral } from '../../../gen/referral/agency/v1/agency';
+import type { Affiliate, AffiliateMetrics, AffiliateRef, Attribution, GetReferrerResponse, Referral } from '../../../gen/referral/agency/v1/agency';
 import { AffiliateStatus, AttributionOutcome } from '../../../gen/referral/agency/v1/enums';
 import { enumValue, optionalEnumValue } from '../../common/enums';
 import type { AttributionResult } from '../domain/attribution.service';
 import type { AffiliateView } from '../domain/affiliate-details.service';
-import type { AffiliateMetricsRecord, EarningRecord } from '../repositories/affiliate-metrics.repository';
+import type { AffiliateMetricsRecord } from '../repositories/affiliate-metrics.repository';
 import type { AffiliateRefRecord, ReferralRecord, ReferrerRecord } from '../repositories/referral.repository';
+import { toEarnedInCurrency } from './programs.mappers';
 
 /** Records -> protobuf messages: nulls become absent optional fields, vocabularies become their enums. */
 export function toAffiliateMessage(affiliate: AffiliateView): Affiliate {
@@ -64,18 +65,7 @@ export function toAffiliateMetricsMessage(metrics: AffiliateMetricsRecord): Affi
     conversions: metrics.conversions.toString(),
     endUsers: metrics.endUsers.toString(),
     referredVolumeUsd: metrics.referredVolumeUsd,
-    earnings: metrics.earnings.map(toEarningMessage),
-    agencyEarnings: metrics.agencyEarnings.map(toEarningMessage),
-  };
-}
-
-export function toEarningMessage(earning: EarningRecord): Earning {
-  return {
-    currencyId: earning.currencyId,
-    currencyChainId: earning.currency?.chainId,
-    currencyAddress: earning.currency?.address,
-    currencyName: earning.currency?.name,
-    currencyDecimals: earning.currency?.decimals,
-    amount: earning.amount.toString(),
+    earnings: metrics.earnings.map(toEarnedInCurrency),
+    agencyEarnings: metrics.agencyEarnings.map(toEarnedInCurrency),
   };
 }

@@ -9,7 +9,7 @@ import type { EarningRecord } from '../repositories/affiliate-metrics.repository
 import type { ApplicationRecord } from '../repositories/application.repository';
 import type { SubAffiliateRecord } from '../repositories/master-metrics.repository';
 
-/** An amount earned in a currency, with the currency's details when the projection knows them. */
+/** An amount earned in a currency, with the currency's details when the projection knows them (as an Earning or an EarnedInCurrency: the same fields). */
 export function toEarnedInCurrency(earning: EarningRecord): EarnedInCurrency {
   return {
     currencyId: earning.currencyId,

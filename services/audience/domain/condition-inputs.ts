@@ -33,8 +33,13 @@ export async function tellUsersChanged(listener: ConditionInputsListener, logger
   }
 }
 
+/** One string per user, to gather users without repeats. */
+export function userKey(user: UserRef): string {
+  return `${user.identifierType}\u0000${user.identifier}`;
+}
+
 export function distinctUsers(users: readonly UserRef[]): UserRef[] {
   const byKey = new Map<string, UserRef>();
-  for (const user of users) byKey.set(`${user.identifierType}\u0000${user.identifier}`, user);
+  for (const user of users) byKey.set(userKey(user), user);
   return [...byKey.values()];
 }

@@ -1,5 +1,5 @@
 import type { Logger } from '../../common/logger';
-import type { ConditionInputsListener, UserRef } from './condition-inputs';
+import { type ConditionInputsListener, type UserRef, userKey } from './condition-inputs';
 import type { SegmentEvaluationService } from './segment-evaluation.service';
 
 /**
@@ -26,7 +26,7 @@ export class IncrementalMatcher implements ConditionInputsListener {
     if (this.stopped || users.length === 0) return;
     let collected = this.pending.get(projectId);
     if (!collected) this.pending.set(projectId, (collected = new Map()));
-    for (const user of users) collected.set(`${user.identifierType}\u0000${user.identifier}`, user);
+    for (const user of users) collected.set(userKey(user), user);
     if (!this.timers.has(projectId)) {
       const timer = setTimeout(() => this.pass(projectId), this.debounceMs);
       timer.unref();
