@@ -6,7 +6,7 @@ import type { AudienceDatabase } from './database';
 import { BadgeService } from './domain/badge.service';
 import { type EntryBatchScheduler, EntryBatchService } from './domain/entry-batch.service';
 import { EntryService } from './domain/entry.service';
-import { PendingMatchDrainer } from './domain/pending-match-drainer';
+import { PendingMatchDrainer } from './jobs/pending-match-drainer';
 import { type EvaluationScheduler, SegmentEvaluationService } from './domain/segment-evaluation.service';
 import { SegmentService } from './domain/segment.service';
 import { UserAudienceService } from './domain/user-audience.service';

@@ -2,7 +2,7 @@ import type { Clock } from '../../common/clock';
 import { normalizeIdentifier } from '../../common/identifiers';
 import type { Page } from '../../common/pagination';
 import type { TraitRepository, TraitWrite, UserTraitRecord } from '../repositories/trait.repository';
-import type { MatchingWaker } from './pending-match-drainer';
+import type { MatchingWaker } from './incremental-matching';
 import { type CheckedTrait, checkTraits, type TraitInput, traitValueJson } from './trait-fields';
 
 export interface TraitBatchOutcome {

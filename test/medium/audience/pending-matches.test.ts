@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AudienceDomain } from '../../../services/audience/composition';
 import type { AudienceDatabase } from '../../../services/audience/database';
-import { PendingMatchDrainer } from '../../../services/audience/domain/pending-match-drainer';
+import { PendingMatchDrainer } from '../../../services/audience/jobs/pending-match-drainer';
 import { claimPendingMatches, PendingMatchRepository, recordPendingMatches } from '../../../services/audience/repositories/pending-matches.repository';
 import type { UserIdentifier } from '../../../services/common/identifiers';
 import { conditionInputs } from '../../helpers/condition-inputs';

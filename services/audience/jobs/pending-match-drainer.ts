@@ -1,16 +1,9 @@
 import type { Clock } from '../../common/clock';
 import type { RelayParticipant } from '../../common/job-relay';
 import type { Logger } from '../../common/logger';
-import type { SegmentEvaluationService } from './segment-evaluation.service';
+import type { MatchingWaker } from '../domain/incremental-matching';
+import type { SegmentEvaluationService } from '../domain/segment-evaluation.service';
 import type { PendingMatchRepository } from '../repositories/pending-matches.repository';
-
-/**
- * What the rest of the domain needs of incremental matching: to say that a commit recorded users to
- * re-match in the pending table. The work itself is stored with the change; waking only starts it sooner.
- */
-export interface MatchingWaker {
-  wake(): void;
-}
 
 /** Users one matching transaction claims (a trait batch's most). */
 export const USERS_PER_PASS = 10_000;
