@@ -98,4 +98,25 @@ describe('incremental matching through the audience process dying inside the deb
     await killInsideWindowThenRestart(segment.id, buyer);
     await expectOnlyEntry(segment.id, buyer);
   }, 120_000);
+
+  it('leaves a user pending at shutdown (SIGTERM inside the window) for the next process, which matches it once', async () => {
+    const segment = await dynamicAudience({ metric: 'trait:gold', op: 'eq', value: true });
+    const holder = randomEvmAddress();
+    const pushed = await stack.gateway.api.post('/v1/user-traits/batch', {
+      key: project.keys.service,
+      body: { traits: [{ identifier: holder, identifier_type: 'evm_address', name: 'gold', value: true }] },
+    });
+    expect(pushed.status).toBe(200);
+    const stopped = await audience.terminate(20_000);
+    expect(stopped).toMatchObject({ code: 0 });
+    expect(await pendingOf()).toEqual([holder]);
+    expect(await count('SELECT count(*) AS n FROM audience.entries WHERE segment_id = $1', [segment.id])).toBe(0);
+    await audience.restart();
+    await pollUntil(async () => (await count('SELECT count(*) AS n FROM audience.entries WHERE segment_id = $1', [segment.id])) > 0 || undefined, {
+      timeoutMs: 30_000,
+      intervalMs: 50,
+      what: 'the next process to match the pending user',
+    });
+    await expectOnlyEntry(segment.id, holder);
+  }, 120_000);
 });
