@@ -6,6 +6,7 @@ import type { Page } from '../../common/pagination';
 import type { AgencyDatabase } from '../database';
 import type { AffiliateStatus } from '../domain/vocabulary';
 import { affiliateCreatedEvent, statusChangedEvent } from './agency-events';
+import { entryFilters, entryPageIds, entryTotal } from './affiliate-filter-entries';
 import { type AffiliateListRecord, listPage } from './affiliate-list-page';
 import { type AffiliateMetricsRecord, createAffiliateMetrics, metricsOf } from './affiliate-metrics.repository';
 
@@ -190,14 +191,17 @@ export class AffiliateRepository {
         };
       }
     }
-    const ids = this.pageIds(projectId, filters, range.sort).limit(range.limit).offset(range.offset);
+    const ids = this.pageIds(projectId, filters, range.sort, range.offset + range.limit).limit(range.limit).offset(range.offset);
     const [rows, total] = await Promise.all([listPage(this.db, projectId, ids, now), known ?? this.total(projectId, filters)]);
     if (range.reversed) rows.reverse();
     return { records: rows, total };
   }
 
-  /** The ids of the filtered affiliates in the order asked, each with its place in that order (`position`). */
-  private pageIds(projectId: string, filters: AffiliateFilters, sort: AffiliateSort) {
+  /** The ids of the filtered affiliates in the order asked, each with its place in that order (`position`); `reach`: offset + limit. */
+  private pageIds(projectId: string, filters: AffiliateFilters, sort: AffiliateSort, reach: number) {
+    // Segments and conversion names (with status and region): ranges of their entries' index for the sort.
+    const groups = entryFilters(filters);
+    if (groups.length > 0 && filters.q === undefined) return entryPageIds(this.db, projectId, filters, groups, sort, reach);
     const order = sql.raw(sort.order);
     const filtered = <Q extends FilterableQuery>(query: Q): Q => applyFilters(query, projectId, filters);
     const base = this.db.selectFrom('affiliates as a');
@@ -236,6 +240,8 @@ export class AffiliateRepository {
    * per-name counts' index when only conversion names (and maybe the status) do, else a count of the matches.
    */
   private async total(projectId: string, filters: AffiliateFilters): Promise<number> {
+    const groups = entryFilters(filters);
+    if (groups.length > 0 && filters.q === undefined) return entryTotal(this.db, projectId, filters, groups);
     const names = filters.conversionNames ?? [];
     const onAffiliates = needsAffiliateColumns({ ...filters, status: undefined });
     if (!onAffiliates && names.length === 0) {
