@@ -189,6 +189,15 @@ export interface AffiliateMetricsTables {
   affiliate_counts: AffiliateCountTable;
   affiliate_filter_entries: AffiliateFilterEntryTable;
   affiliate_filter_counts: AffiliateFilterCountTable;
+  affiliate_region_counts: AffiliateRegionCountTable;
+}
+
+/** Affiliates per project, status and region (kept by the trigger affiliate_region_counts_track). */
+export interface AffiliateRegionCountTable {
+  project_id: string;
+  status: AffiliateStatus;
+  region: string | null;
+  affiliates: Count;
 }
 
 /**
