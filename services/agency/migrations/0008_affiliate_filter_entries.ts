@@ -77,11 +77,21 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         FROM (SELECT project_id, kind, value, status, region, count(*) AS n FROM removed GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5) d
         WHERE (c.project_id, c.kind, c.value, c.status) = (d.project_id, d.kind, d.value, d.status) AND c.region IS NOT DISTINCT FROM d.region;
       ELSE
+        -- Moved from one status or region to another: the keys left lose, then the keys joined gain (an
+        -- upsert's row must pass the CHECK before it meets the conflict, so losses are plain updates).
+        UPDATE affiliate_filter_counts c SET affiliates = c.affiliates + d.n
+        FROM (
+          SELECT project_id, kind, value, status, region, sum(n) AS n FROM (
+            SELECT project_id, kind, value, status, region, 1 AS n FROM added
+            UNION ALL SELECT project_id, kind, value, status, region, -1 FROM removed
+          ) moves GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) < 0 ORDER BY 1, 2, 3, 4, 5
+        ) d
+        WHERE (c.project_id, c.kind, c.value, c.status) = (d.project_id, d.kind, d.value, d.status) AND c.region IS NOT DISTINCT FROM d.region;
         INSERT INTO affiliate_filter_counts AS c (project_id, kind, value, status, region, affiliates)
         SELECT project_id, kind, value, status, region, sum(n) FROM (
           SELECT project_id, kind, value, status, region, 1 AS n FROM added
           UNION ALL SELECT project_id, kind, value, status, region, -1 FROM removed
-        ) d GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0 ORDER BY 1, 2, 3, 4, 5
+        ) moves GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) > 0 ORDER BY 1, 2, 3, 4, 5
         ON CONFLICT (project_id, kind, value, status, region) DO UPDATE SET affiliates = c.affiliates + excluded.affiliates;
       END IF;
       RETURN NULL;
