@@ -220,7 +220,7 @@ export function affiliateListSql(
     : one.sortBy === 'joined_at'
       ? `SELECT a.id FROM affiliates a WHERE ${where.join(' AND ')} ORDER BY a.joined_at ${order}, a.id ${order}`
       : onAffiliates
-        ? `SELECT a.id FROM affiliates a JOIN affiliate_metrics m ON m.affiliate_id = a.id WHERE ${where.join(' AND ')} AND m.project_id = ${project} ${metricOrder}`
+        ? `SELECT f.id FROM (SELECT a.id FROM affiliates a WHERE ${where.join(' AND ')} OFFSET 0) f JOIN affiliate_metrics m ON m.affiliate_id = f.id WHERE m.project_id = ${project} ${metricOrder}`
         : `SELECT m.affiliate_id AS id FROM affiliate_metrics m WHERE m.project_id = ${project}${onMetrics} ${metricOrder}`;
   // As the repository does: without a search, kept counts (per segment or name, status and region; per
   // status and region; per status); with one, a count of the matches.
