@@ -5,7 +5,7 @@ import { FreshReads } from '../../../services/common/shared-reads';
 import type { Caller } from '../../auth/caller';
 import { HttpError } from '../../http/errors';
 import { listBody } from '../../http/list';
-import { type AnyRoute, defineRoute } from '../../http/route';
+import { type AnyRoute, defineRoute, sharedBody } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentClaimCheck, presentClaimResponse, presentHistory, presentTotals, STATUS_OF_LIST_STATUS } from './claim-checks.presenters';
 import {
@@ -123,7 +123,7 @@ export function claimCheckRoutes({ clients, sharedReads }: RouteDeps): AnyRoute[
         const status = query.status === undefined ? ClaimCheckStatus.UNSPECIFIED : STATUS_OF_LIST_STATUS[query.status];
         const key = JSON.stringify([projectId, user.identifier, user.identifierType, status, query.page, query.page_size]);
         const body = await lists.read(key, async () =>
-          claimCheckListBody(await clients.claim.listClaimChecks({ projectId, user, status, page: { page: query.page, pageSize: query.page_size } })),
+          sharedBody(claimCheckListBody(await clients.claim.listClaimChecks({ projectId, user, status, page: { page: query.page, pageSize: query.page_size } }))),
         );
         return { status: 200, body };
       },

@@ -5,7 +5,7 @@ import { type Snapshot, SnapshotReads } from '../../../services/common/shared-re
 import { HttpError } from '../../http/errors';
 import { listBody } from '../../http/list';
 import { required } from '../../http/present';
-import { type AnyRoute, defineRoute } from '../../http/route';
+import { type AnyRoute, defineRoute, sharedBody } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentLeaderboardEntry, presentMovement } from './claim.presenters';
 import { leaderboardQuery, leaderboardSchema, movementListSchema, movementsQuery } from './claim.schemas';
@@ -43,7 +43,7 @@ async function leaderboardSnapshot(read: () => Promise<GetPayoutsLeaderboardResp
   const board = await read();
   const calculatedAt = required(board.calculatedAt, 'calculated_at').getTime();
   const freshUntil = board.freshUntil?.getTime() ?? calculatedAt;
-  return { value: leaderboardBody(board), keepUntil: Math.min(freshUntil, asked + (freshUntil - calculatedAt)) };
+  return { value: sharedBody(leaderboardBody(board)), keepUntil: Math.min(freshUntil, asked + (freshUntil - calculatedAt)) };
 }
 
 /** The ledger as users and leaderboards see it (service_role and read_only keys; the project is the key's). */
