@@ -112,6 +112,8 @@ export function claimCheckRoutes({ clients, sharedReads }: RouteDeps): AnyRoute[
         description:
           'The standard list, with the same items also under `claim_checks` (the key the SDK reads). Open checks accumulate the user’s ' +
           'payouts per (currency, reason) until closed. A restricted item carries `restriction_message` and omits `deadline_seconds`. ' +
+          'Always current: a close, claim or payment committed before the request is in its answer (identical requests that arrive ' +
+          'while one is being read share the next read). ' +
           ACTING,
         tags,
         auth: reader,

@@ -81,8 +81,10 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
         summary: 'Users ranked by what they earned in one currency',
         description:
           'Only affiliate_payout (user_type=affiliate) or end_user_payout (user_type=end_user) movements count; agency_payout never does. ' +
-          'Totals are kept with every movement (no scan). Ties in total are ranked by identifier. With `user_identifier`, only that ' +
-          'user’s entry, with its rank. 404 CURRENCY_NOT_FOUND when the project has no currency at the address; 400 CURRENCY_AMBIGUOUS ' +
+          'Totals are kept with every movement (no scan). Ties in total are ranked by identifier. A page is a snapshot: it is read at ' +
+          'most once per CLAIM_LEADERBOARD_CACHE_MS (1 s by default) and answered to every request for the same page of the same board ' +
+          'in that time (concurrent requests share one read), so a new movement shows at most that much later; `calculated_at` says when ' +
+          'the page was read. With `user_identifier`, only that user’s entry, with its rank, read for each request. 404 CURRENCY_NOT_FOUND when the project has no currency at the address; 400 CURRENCY_AMBIGUOUS ' +
           'when the address (or, left out, the project’s currencies) names several: add `chain_id` (or `currency_address`).',
         tags,
         auth: serviceReader,
