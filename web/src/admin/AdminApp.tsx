@@ -1,6 +1,7 @@
 import { Navigate, Route, Routes } from 'react-router-dom';
 import { AffiliateDetail } from './affiliates/AffiliateDetail';
 import { AffiliateList } from './affiliates/AffiliateList';
+import { ApplicationQueue } from './applications/ApplicationQueue';
 import { AudienceCreate } from './audiences/AudienceCreate';
 import { AudienceDetail } from './audiences/AudienceDetail';
 import { AudienceList } from './audiences/AudienceList';
@@ -20,6 +21,7 @@ function SignedInRoutes() {
         <Route path="audiences/:audienceId" element={<AudienceDetail />} />
         <Route path="affiliates" element={<AffiliateList />} />
         <Route path="affiliates/:identifierType/:identifier" element={<AffiliateDetail />} />
+        <Route path="applications" element={<ApplicationQueue />} />
         <Route path="*" element={<p>There is no such page.</p>} />
       </Route>
       <Route path="*" element={<Navigate to="/admin/audiences" replace />} />

@@ -5,6 +5,7 @@ import { useAdminSession } from './session';
 const SECTIONS = [
   { to: 'audiences', label: 'Audiences' },
   { to: 'affiliates', label: 'Affiliates' },
+  { to: 'applications', label: 'Applications' },
 ];
 
 /** The signed-in frame: a skip link, the navigation (plain links, so the keyboard walks it) and the page. */

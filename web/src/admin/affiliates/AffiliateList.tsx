@@ -11,7 +11,7 @@ import { type AffiliateFilters, filtersFromUrl, filtersToUrl, SORT_COLUMNS } fro
 /** The API's largest page: the list loads pages of it as the rows scroll into view. */
 const PAGE_SIZE = 100;
 const ROW_HEIGHT = 44;
-const GRID_COLUMNS = 'minmax(14rem, 2fr) 6rem 5rem 7rem 7rem 9rem repeat(2, 8rem) 7rem 6rem 9rem 10rem';
+const GRID_COLUMNS = 'minmax(14rem, 2fr) 6rem 5rem 7rem 9rem 9rem repeat(2, 8rem) 7rem 6rem 9rem 10rem';
 
 /**
  * Every affiliate of the project, with every filter, sort and metric of the API, kept in the URL.
@@ -61,7 +61,7 @@ export function AffiliateList() {
           <p className="count" aria-live="polite">
             {total.toLocaleString('en-US')} affiliates
           </p>
-          <div ref={scroller} className="virtual-scroll" tabIndex={0} aria-label="Affiliate list, scrollable">
+          <div ref={scroller} className="virtual-scroll" tabIndex={0} role="region" aria-label="Affiliate list, scrollable">
             <div role="table" aria-rowcount={total + 1} aria-label="Affiliates" className="grid-table" style={{ '--grid-columns': GRID_COLUMNS } as CSSProperties}>
               <div role="rowgroup" className="grid-head">
                 {table.getHeaderGroups().map((group) => (
@@ -85,7 +85,7 @@ export function AffiliateList() {
                   </div>
                 ))}
               </div>
-              <div role="rowgroup" style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+              <div role="rowgroup" className="grid-body" style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
                 {items.map((item) => {
                   const row = table.getRowModel().rows[item.index];
                   if (!row) return null;

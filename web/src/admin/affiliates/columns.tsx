@@ -23,7 +23,7 @@ export const affiliateColumns = [
     header: 'Affiliate',
     cell: (info) => (
       <Link to={`${encodeURIComponent(info.row.original.identifier_type)}/${encodeURIComponent(info.getValue())}`} title={info.getValue()}>
-        {info.row.original.name || shortIdentifier(info.getValue())}
+        <span className="affiliate-name">{info.row.original.name || shortIdentifier(info.getValue())}</span>
         <span className="subtle"> {shortIdentifier(info.getValue())}</span>
       </Link>
     ),

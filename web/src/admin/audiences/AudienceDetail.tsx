@@ -105,7 +105,7 @@ function Entries({ audienceId }: { audienceId: string }) {
       {entries.data && entries.data.results.length === 0 ? <Empty>{search ? `No user’s identifier starts with “${search}”.` : 'No users in this audience yet.'}</Empty> : null}
       {entries.data && entries.data.results.length > 0 ? (
         <>
-          <div className="table-scroll">
+          <div className="table-scroll" tabIndex={0} role="region" aria-label="Users table, scrollable">
             <table>
               <caption className="visually-hidden">Users in the audience, newest first</caption>
               <thead>

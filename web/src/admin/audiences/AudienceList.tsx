@@ -33,7 +33,7 @@ export function AudienceList() {
       ) : null}
       {audiences.data && audiences.data.results.length > 0 ? (
         <>
-          <div className="table-scroll">
+          <div className="table-scroll" tabIndex={0} role="region" aria-label="Audiences table, scrollable">
             <table>
               <caption className="visually-hidden">The project’s audiences, oldest first</caption>
               <thead>
