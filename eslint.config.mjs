@@ -68,6 +68,12 @@ const LAYERS = [
     why: 'domain code imports neither HTTP, gRPC, queues nor the database driver; transports translate and delegate to it',
   },
   {
+    name: 'the web applications',
+    files: 'web/**',
+    mayImport: ['web/**'],
+    why: 'the browser reaches the platform only through the HTTP API; its types are generated from /openapi.json (web/generated)',
+  },
+  {
     name: 'the client',
     files: 'client/**',
     except: ['**/*.test.ts'],
@@ -83,7 +89,7 @@ const LAYERS = [
 ];
 
 export default defineConfig(
-  { ignores: ['gen/**', 'dist/**', 'artifacts/**', 'coverage/**', 'node_modules/**'] },
+  { ignores: ['gen/**', 'dist/**', 'artifacts/**', 'coverage/**', 'node_modules/**', 'web/dist/**', 'web/generated/**', 'test-artifacts/**'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {
@@ -109,7 +115,7 @@ export default defineConfig(
   },
   {
     // Production code logs through services/common/logger (structured, secrets redacted).
-    files: ['services/**', 'gateway/**', 'client/**'],
+    files: ['services/**', 'gateway/**', 'client/**', 'web/**'],
     rules: { 'no-console': 'error' },
   },
   {
