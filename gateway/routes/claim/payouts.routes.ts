@@ -29,6 +29,12 @@ function identifierType(query: { user_identifier_type?: string | undefined; iden
 
 type LeaderboardBody = ReturnType<typeof leaderboardBody>;
 
+/**
+ * Pages kept at most (each with its JSON, a few KB to a few tens of KB): expired ones go first
+ * when it is full. Popular pages are few; a deep page read once is not worth much memory.
+ */
+const KEPT_PAGES = 1_000;
+
 function leaderboardBody(board: GetPayoutsLeaderboardResponse) {
   return { ...listBody(board, presentLeaderboardEntry), calculated_at: required(board.calculatedAt, 'calculated_at').toISOString() };
 }
@@ -50,7 +56,7 @@ async function leaderboardSnapshot(read: () => Promise<GetPayoutsLeaderboardResp
 export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRoute[] {
   const now = () => clock.now().getTime();
   // Readers of one page of one board share its read and its snapshot (the leaderboard's stated freshness).
-  const boards = new SnapshotReads<LeaderboardBody>(now, sharedReads('leaderboard_page'));
+  const boards = new SnapshotReads<LeaderboardBody>(now, sharedReads('leaderboard_page'), KEPT_PAGES);
   return [
     defineRoute(
       {
