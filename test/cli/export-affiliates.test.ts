@@ -4,7 +4,7 @@ import { csvRecords } from '../../cli/files/csv';
 import { createSegment, randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { eventually } from '../helpers/processes';
 import type { TestStack } from '../helpers/stack';
-import { runCli, scratchFolder } from './run-cli';
+import { CLI_TEST_TIMEOUT_MS, runCli, scratchFolder } from './run-cli';
 
 /** A CSV text as rows of fields (the header first). */
 async function parseCsv(text: string): Promise<string[][]> {
@@ -18,6 +18,13 @@ async function parseCsv(text: string): Promise<string[][]> {
     rows.push(record.fields);
   }
   return rows;
+}
+
+/** `work` over the items, ten at a time, results in the items' order. */
+async function inGroups<T, R>(items: T[], work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let start = 0; start < items.length; start += 10) results.push(...(await Promise.all(items.slice(start, start + 10).map(work))));
+  return results;
 }
 
 /**
@@ -45,12 +52,11 @@ describe('referral export-affiliates', () => {
       return { identifier, code };
     };
     // 130 in DE (two pages of 100 after filtering), 20 elsewhere; 6 of DE suspended.
-    const german = [];
-    for (let i = 0; i < 130; i += 1) german.push(await create(i, 'DE', i === 7 ? tricky : undefined));
-    for (let i = 130; i < 150; i += 1) await create(i, 'US');
-    for (const affiliate of german.slice(100, 106)) {
-      await stack.api.post(`/api/v1/projects/${project.id}/affiliates/${affiliate.identifier}/suspend`, { key: project.keys.admin, body: { reason: 'test' } });
-    }
+    const german = await inGroups(Array.from({ length: 130 }, (_, i) => i), (i) => create(i, 'DE', i === 7 ? tricky : undefined));
+    await inGroups(Array.from({ length: 20 }, (_, i) => 130 + i), (i) => create(i, 'US'));
+    await inGroups(german.slice(100, 106), (affiliate) =>
+      stack.api.post(`/api/v1/projects/${project.id}/affiliates/${affiliate.identifier}/suspend`, { key: project.keys.admin, body: { reason: 'test' } }),
+    );
     // Money beyond a double's exact range, through a conversion attributed by code.
     rich = german[3]!;
     const sent = await stack.api.post('/api/v1/conversions', {
@@ -70,8 +76,8 @@ describe('referral export-affiliates', () => {
       const members = await stack.api.get(`/api/v1/projects/${project.id}/affiliates?audience=${segmentId}`, { key: project.keys.readOnly });
       const top = await stack.api.get(`/api/v1/projects/${project.id}/affiliates?sort_by=volume_usd&page_size=1`, { key: project.keys.readOnly });
       return members.body.total_results === 5 && top.body.results[0]?.volume_usd === '12345678901234567.89';
-    }, 20_000);
-  });
+    }, 30_000);
+  }, 180_000);
   afterAll(async () => {
     files.remove();
     await stack.stop();
@@ -107,7 +113,7 @@ describe('referral export-affiliates', () => {
     // RFC 4180: the field in quotes, its quotes doubled.
     expect(text).toContain(',"Smith, ""Jo"" & Co",');
     expect(rows.some((row) => row[column('name')] === tricky)).toBe(true);
-  });
+  }, CLI_TEST_TIMEOUT_MS);
 
   it('filters by audience and prefix to stdout; the summary goes to stderr', async () => {
     const result = await runCli(['export-affiliates', '--audience', segmentId, '--q', 'affiliate 1', '--sort-by', 'joined_at', '--order', 'asc'], env());
@@ -117,7 +123,7 @@ describe('referral export-affiliates', () => {
     expect(expected).toHaveLength(5); // Affiliate 10 to 14
     expect(rows).toEqual(expected);
     expect(result.stderr).toContain('Exported 5 affiliates\n');
-  });
+  }, CLI_TEST_TIMEOUT_MS);
 
   it('exits 3 with a key of the wrong role, 2 without a project or with a bad filter, and leaves no file', async () => {
     const out = `${files.folder}/refused.csv`;
@@ -136,5 +142,5 @@ describe('referral export-affiliates', () => {
     expect(badRegion.code).toBe(2);
     expect(badRegion.stderr).toContain('HTTP 400');
     expect(existsSync(out) || existsSync(`${out}.partial`)).toBe(false);
-  });
+  }, CLI_TEST_TIMEOUT_MS);
 });
