@@ -68,16 +68,28 @@ const LAYERS = [
     why: 'domain code imports neither HTTP, gRPC, queues nor the database driver; transports translate and delegate to it',
   },
   {
+    name: 'the web applications',
+    files: 'web/**',
+    mayImport: ['web/**'],
+    why: 'the browser reaches the platform only through the HTTP API; its types are generated from /openapi.json (web/generated)',
+  },
+  {
     name: 'the client',
     files: 'client/**',
     except: ['**/*.test.ts'],
     mayImport: ['client/**', 'gen/**', 'services/common/**'],
     why: 'the published client speaks HTTP to the gateway and shares only contract code',
   },
+  {
+    name: 'the command-line tool',
+    files: 'cli/**',
+    mayImport: ['cli/**', 'client', 'client/**', 'gen/**', 'services/common/**'],
+    why: 'the CLI uses the public HTTP API only, like any script would; it shares the client and contract code',
+  },
 ];
 
 export default defineConfig(
-  { ignores: ['gen/**', 'dist/**', 'artifacts/**', 'coverage/**', 'node_modules/**'] },
+  { ignores: ['gen/**', 'dist/**', 'artifacts/**', 'coverage/**', 'node_modules/**', 'web/dist/**', 'web/generated/**', 'test-artifacts/**'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {
@@ -103,7 +115,7 @@ export default defineConfig(
   },
   {
     // Production code logs through services/common/logger (structured, secrets redacted).
-    files: ['services/**', 'gateway/**', 'client/**'],
+    files: ['services/**', 'gateway/**', 'client/**', 'web/**'],
     rules: { 'no-console': 'error' },
   },
   {

@@ -112,6 +112,15 @@ const ACCESS_DESCRIPTION =
   'No credential answers 401 UNAUTHENTICATED, a valid credential of another kind 401 WRONG_CREDENTIAL_KIND, an API key of a ' +
   'role not listed 403 FORBIDDEN.';
 
+/** The document's `info`: what the gateway serves and what scripts/web/write-openapi.ts writes. */
+export const API_INFO = {
+  title: 'Referral platform API',
+  version: '1.0.0',
+  description:
+    'Audiences, affiliate tax information and claims for incentive programs. Errors share one body: ' +
+    '`{ status, code, message, details }`. Lists share one shape: `{ results, total_results, page, page_size }`.',
+};
+
 /** What GET /openapi.json answers, as far as its route declares it. */
 export const openApiDocumentSchema = z
   .looseObject({

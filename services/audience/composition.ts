@@ -4,10 +4,9 @@ import type { Logger } from '../common/logger';
 import type { OutboxWaker } from '../common/outbox/relay';
 import type { AudienceDatabase } from './database';
 import { BadgeService } from './domain/badge.service';
-import { type ConditionInputsListener, NO_CONDITION_INPUTS_LISTENER } from './domain/condition-inputs';
 import { type EntryBatchScheduler, EntryBatchService } from './domain/entry-batch.service';
 import { EntryService } from './domain/entry.service';
-import { IncrementalMatcher } from './domain/incremental-matcher';
+import { PendingMatchDrainer } from './jobs/pending-match-drainer';
 import { type EvaluationScheduler, SegmentEvaluationService } from './domain/segment-evaluation.service';
 import { SegmentService } from './domain/segment.service';
 import { UserAudienceService } from './domain/user-audience.service';
@@ -15,6 +14,7 @@ import { UserTraitService } from './domain/user-trait.service';
 import { BadgeRepository } from './repositories/badge.repository';
 import { EntryBatchRepository } from './repositories/entry-batch.repository';
 import { EntryRepository } from './repositories/entry.repository';
+import { PendingMatchRepository } from './repositories/pending-matches.repository';
 import { SegmentEvaluationRepository } from './repositories/segment-evaluation.repository';
 import { SegmentRepository } from './repositories/segment.repository';
 import { TraitRepository } from './repositories/trait.repository';
@@ -27,11 +27,13 @@ export interface AudienceDomain {
   badges: BadgeService;
   userAudiences: UserAudienceService;
   evaluations: SegmentEvaluationService;
-  /** The incremental matcher, when built (matchingDebounceMs): stop it at shutdown. */
-  matcher: IncrementalMatcher | undefined;
+  /**
+   * Incremental matching of the users pending re-matching (pending_matches): a participant of the
+   * job relay (server.ts), woken after each commit that recorded users (traits here, metrics in the
+   * condition-inputs consumer).
+   */
+  matching: PendingMatchDrainer;
   traits: UserTraitService;
-  /** Told after each commit that changed what conditions read (traits here; metrics in the condition-inputs consumer). */
-  conditionInputs: ConditionInputsListener;
 }
 
 export interface AudienceDomainDeps {
@@ -44,13 +46,8 @@ export interface AudienceDomainDeps {
   evaluationScheduler: EvaluationScheduler;
   /** Told after each commit that wrote events (the service's outbox relay). */
   outbox: OutboxWaker;
-  /**
-   * The incremental matching (issue 11 §2): told, after the commit, which users' traits or metrics
-   * changed. Unset: nobody listens.
-   */
-  conditionInputs?: ConditionInputsListener;
-  /** Set (and conditionInputs unset): the incremental matcher listens, collecting changed users this long per project. */
-  matchingDebounceMs?: number;
+  /** How long after a user's first unmatched change incremental matching matches it (MATCHING_DEBOUNCE_MS). */
+  matchingDebounceMs: number;
 }
 
 /**
@@ -62,17 +59,15 @@ export function buildAudienceDomain(deps: AudienceDomainDeps): AudienceDomain {
   const segmentRepository = new SegmentRepository(db);
   const entryRepository = new EntryRepository(db);
   const evaluations = new SegmentEvaluationService(segmentRepository, new SegmentEvaluationRepository(db), evaluationScheduler, clock, logger, outbox);
-  const matcher = deps.matchingDebounceMs === undefined ? undefined : new IncrementalMatcher(evaluations, deps.matchingDebounceMs, logger);
-  const conditionInputs = deps.conditionInputs ?? matcher ?? NO_CONDITION_INPUTS_LISTENER;
+  const matching = new PendingMatchDrainer(evaluations, new PendingMatchRepository(db), clock, deps.matchingDebounceMs, logger);
   return {
-    matcher,
+    matching,
     evaluations,
-    segments: new SegmentService(segmentRepository, clock, outbox, (projectId, segmentId) => evaluations.request(projectId, segmentId)),
+    segments: new SegmentService(segmentRepository, clock, outbox, (segmentId, requested) => evaluations.enqueue(segmentId, requested)),
     entries: new EntryService(segmentRepository, entryRepository, clock, outbox),
     batches: new EntryBatchService(segmentRepository, new EntryBatchRepository(db), scheduler, clock, logger, outbox),
     badges: new BadgeService(segmentRepository, new BadgeRepository(db), clock),
     userAudiences: new UserAudienceService(entryRepository),
-    traits: new UserTraitService(new TraitRepository(db), clock, logger, conditionInputs),
-    conditionInputs,
+    traits: new UserTraitService(new TraitRepository(db), clock, matching),
   };
 }

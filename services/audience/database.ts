@@ -15,6 +15,7 @@ export interface AudienceDatabase extends OutboxTables {
   user_earning_days: UserEarningDayTable;
   user_traits: UserTraitTable;
   segment_evaluations: SegmentEvaluationTable;
+  pending_matches: PendingMatchTable;
 }
 
 type Timestamp = Date;
@@ -135,4 +136,9 @@ export interface SegmentEvaluationTable {
   added: ColumnType<bigint | null, number | null | undefined, number | null>;
   removed: ColumnType<bigint | null, number | null | undefined, number | null>;
   error: string | null;
+}
+
+/** A user incremental matching still has to re-match (migration 0007): the earliest change not matched yet. */
+export interface PendingMatchTable extends UserKey {
+  changed_at: Timestamp;
 }

@@ -6,7 +6,7 @@ import type { AudienceDatabase } from './database';
 import { createAudienceGrpcService } from './grpc/audience.grpc';
 import { applicationApprovals } from './jobs/application-approved.consumer';
 import { applyEntryBatch, applyEntryBatchJob } from './jobs/apply-entry-batch.job';
-import { conditionInputs, tellListenerAfterDelivery } from './jobs/condition-inputs.consumer';
+import { conditionInputs } from './jobs/condition-inputs.consumer';
 import { entryBatchRelay } from './jobs/entry-batch-relay';
 import { BullEvaluationScheduler, evaluateSegment, evaluateSegmentJob } from './jobs/evaluate-segment.job';
 import { evaluationRelay } from './jobs/evaluation-relay';
@@ -28,14 +28,15 @@ export async function composeAudienceService(runtime: ServiceRuntime<AudienceDat
     outbox,
     matchingDebounceMs: config.MATCHING_DEBOUNCE_MS,
   });
-  runtime.closeOnStop(() => domain.matcher?.stop());
+  // Matches pending users after commits, at start-up and on the relay's passes; stops with the relay, before the connections close.
+  relay.participate(domain.matching);
 
   runtime.process(applyEntryBatchJob, applyEntryBatch(domain.batches), config.BATCH_WORKER_CONCURRENCY);
   relay.register(entryBatchRelay(domain.batches));
   runtime.process(evaluateSegmentJob, evaluateSegment(domain.evaluations), config.EVALUATION_WORKER_CONCURRENCY);
   relay.register(evaluationRelay(domain.evaluations));
   registerConsumer(runtime, applicationApprovals);
-  registerConsumer(runtime, conditionInputs, undefined, tellListenerAfterDelivery(domain.conditionInputs, logger));
+  registerConsumer(runtime, conditionInputs, undefined, async () => domain.matching.wake());
 
   return createAudienceGrpcService(domain, logger);
 }

@@ -37,9 +37,13 @@ export interface RelayParticipant {
   name: string;
   /** One pass of its work; a failure is logged and the next pass tries again. */
   pass(): Promise<void>;
-  /** Told when the relay starts and stops (it may do work of its own between, e.g. after a commit). */
+  /**
+   * Told when the relay starts and stops (it may do work of its own between, e.g. after a commit).
+   * The relay's stop waits (bounded) for what onStop returns: work of its own still running, which
+   * should end before the service closes its connections.
+   */
   onStart?(): void;
-  onStop?(): void;
+  onStop?(): void | Promise<void>;
 }
 
 export interface JobRelayOptions {
@@ -112,10 +116,12 @@ export class JobRelay {
 
   async stop(): Promise<void> {
     this.started = false;
-    for (const participant of this.participants) participant.onStop?.();
+    const stopping = this.participants.map((participant) =>
+      Promise.resolve(participant.onStop?.()).catch((error: unknown) => this.options.logger.warn({ err: error, participant: participant.name }, 'relay participant failed to stop')),
+    );
     clearTimeout(this.timer);
     this.unsubscribe?.();
-    if (this.pass) await withinMs(this.pass, STOP_WAIT_MS);
+    await withinMs(Promise.all([this.pass, ...stopping]), STOP_WAIT_MS);
   }
 
   /** One pass; passes never overlap (asking during one runs another right after it). */

@@ -48,8 +48,10 @@ describe('dynamic audiences', () => {
     return (response.body.results as Array<{ identifier: string; kind: string; source: string }>).map((entry) => `${entry.identifier}:${entry.kind}:${entry.source}`).sort();
   }
 
-  const waitForEntries = (audienceId: string, expected: string[], what: string) =>
-    pollUntil(async () => JSON.stringify(await entryIds(audienceId)) === JSON.stringify([...expected].sort()) || undefined, { timeoutMs: 15_000, what });
+  const waitForEntries = (audienceId: string, expected: string[], what: string, timeoutMs = 15_000) =>
+    pollUntil(async () => JSON.stringify(await entryIds(audienceId)) === JSON.stringify([...expected].sort()) || undefined, { timeoutMs, what });
+  /** The goal from a trait change to the user's entry (issue 11 §3: p99 < 2 s; the bench measures the distribution). */
+  const TRAIT_TO_ENTRY_MS = 2_000;
 
   async function createAffiliate(identifier: string, code: string) {
     const created = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
@@ -126,7 +128,7 @@ describe('dynamic audiences', () => {
     expect((await stack.api.get(`${base()}/not-an-id/evaluation`, admin())).status).toBe(404);
   });
 
-  it('follows a trait pushed through the API within seconds: the user enters, then leaves, and its tier follows', async () => {
+  it('follows a trait pushed through the API within 2 s: the user enters, then leaves, and its tier follows', async () => {
     const holder = randomEvmAddress();
     await createAffiliate(holder, `holder${Date.now().toString(36)}`);
     const push = async (value: number) => {
@@ -141,10 +143,10 @@ describe('dynamic audiences', () => {
     await completed(gold.id);
     await completed(silver.id);
     await push(5_000);
-    await waitForEntries(gold.id, [`${holder}:dynamic:condition`], 'the holder to enter gold');
+    await waitForEntries(gold.id, [`${holder}:dynamic:condition`], 'the holder to enter gold', TRAIT_TO_ENTRY_MS);
     expect(await tiersOf(holder)).toEqual({ current: gold.id, active: gold.id });
     await push(50);
-    await waitForEntries(gold.id, [], 'the holder to leave gold');
+    await waitForEntries(gold.id, [], 'the holder to leave gold', TRAIT_TO_ENTRY_MS);
     expect(await entryIds(silver.id)).toEqual([`${holder}:dynamic:condition`]);
     expect(await tiersOf(holder)).toEqual({ current: silver.id, active: silver.id });
   });

@@ -11,7 +11,8 @@ const USERS = 20_000;
  * A full evaluation of a dynamic audience (issue 11 §2) through a process death in the middle of
  * its statement and through Redis lost while one is requested: afterwards the audience holds
  * exactly the users that match, each once, its count agrees, and each entered user is announced
- * in exactly one audience.entry_added event.
+ * in exactly one audience.entry_added event. A dynamic audience's create or condition change and its
+ * evaluation request commit together: a process killed between them keeps neither.
  */
 describe('dynamic audience evaluations through process deaths and Redis loss', () => {
   let stack: FaultStack;
@@ -105,5 +106,62 @@ describe('dynamic audience evaluations through process deaths and Redis loss', (
     await stack.redis!.startEmpty();
     expect(await untilCompleted(created.body.id, 1)).toMatchObject({ matched: USERS, added: USERS, removed: 0 });
     await expectExactly(created.body.id, USERS);
+  }, 90_000);
+
+  /** A project of its own with `n` users of 500 USD volume, for the tests below. */
+  async function projectWithUsers(n: number) {
+    const own = await createProject(stack.gateway);
+    await stack.db.query(
+      `INSERT INTO audience.user_metrics (project_id, identifier_type, identifier, volume_usd, updated_at)
+       SELECT $1, 'evm_address', '0x' || lpad(to_hex(n), 40, '0'), 500, now() FROM generate_series(1, $2::int) n`,
+      [own.id, n],
+    );
+    return own;
+  }
+
+  it('keeps no dynamic audience without its evaluation when the process is killed between the create and the request, and evaluates the retried create', async () => {
+    const own = await projectWithUsers(50);
+    const body = { name: 'Whales', condition: { metric: 'volume_usd', op: 'gte', value: '100' } };
+    // The request's insert waits on the table: the segment's insert is done by then, in the same transaction.
+    const lock = await holdRowLock(stack.databaseUrl, 'LOCK TABLE audience.segment_evaluations IN SHARE ROW EXCLUSIVE MODE');
+    try {
+      const creating = api.post(`/api/v1/projects/${own.id}/audiences`, { key: own.keys.admin, body });
+      await pollUntil(async () => (await lock.waiters()) >= 1, { timeoutMs: 20_000, intervalMs: 20, what: 'the create to wait for the evaluation request' });
+      await audience.kill();
+      expect((await creating).status).not.toBe(201);
+    } finally {
+      await lock.release();
+    }
+    // The dead transaction took its segment with it: nothing to evaluate, nothing half-made.
+    expect(await count('SELECT count(*) AS n FROM audience.segments WHERE project_id = $1', [own.id])).toBe(0);
+    await audience.restart();
+    const created = await api.post(`/api/v1/projects/${own.id}/audiences`, { key: own.keys.admin, body });
+    expect(created.status).toBe(201);
+    expect(await untilCompleted(created.body.id, 1)).toMatchObject({ matched: 50, added: 50, removed: 0 });
+    await expectExactly(created.body.id, 50);
+  }, 90_000);
+
+  it('keeps the old condition when the process is killed between a PATCH of the condition and its request, and evaluates the retried PATCH', async () => {
+    const own = await projectWithUsers(30);
+    const segment = await createSegment(stack.gateway, own, { condition: { metric: 'volume_usd', op: 'gte', value: '1000' } });
+    expect(await untilCompleted(segment.id, 1)).toMatchObject({ matched: 0, added: 0 });
+    const patch = () =>
+      api.patch(`/api/v1/projects/${own.id}/audiences/${segment.id}`, { key: own.keys.admin, body: { condition: { metric: 'volume_usd', op: 'gte', value: '100' } } });
+    const lock = await holdRowLock(stack.databaseUrl, 'SELECT 1 FROM audience.segment_evaluations WHERE segment_id = $1 FOR UPDATE', [segment.id]);
+    try {
+      const patching = patch();
+      await pollUntil(async () => (await lock.waiters()) >= 1, { timeoutMs: 20_000, intervalMs: 20, what: 'the PATCH to wait for the evaluation request' });
+      await audience.kill();
+      expect((await patching).status).not.toBe(200);
+    } finally {
+      await lock.release();
+    }
+    const stored = async () => (await stack.db.query('SELECT condition->>\'value\' AS value FROM audience.segments WHERE id = $1', [segment.id])).rows[0].value;
+    expect(await stored()).toBe('1000');
+    expect(await evaluationOf(segment.id)).toMatchObject({ status: 'completed', requested: 1 });
+    await audience.restart();
+    expect((await patch()).status).toBe(200);
+    expect(await untilCompleted(segment.id, 2)).toMatchObject({ matched: 30, added: 30, removed: 0 });
+    await expectExactly(segment.id, 30);
   }, 90_000);
 });

@@ -81,6 +81,22 @@ const OPERATIONS: Record<string, Expected> = {
     body: { properties: ['identifier', 'identifier_type'], required: ['identifier', 'identifier_type'] },
     responses: api(201, 404, 409, ...WITH_BODY),
   },
+  'GET /api/v1/projects/{projectId}/audiences/{audienceId}/entries': {
+    security: 'apiKey:admin,read_only',
+    params: ['path:projectId', 'path:audienceId', ...PAGE, 'query:cursor?', 'query:search?'],
+    responses: api(200, 404),
+  },
+  'POST /api/v1/projects/{projectId}/audiences/{audienceId}/entries/batch': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:audienceId', 'query:wait?', 'header:idempotency-key?'],
+    body: { properties: ['entries'], required: ['entries'] },
+    responses: api(200, 202, 404, 409, ...WITH_BODY),
+  },
+  'GET /api/v1/projects/{projectId}/audiences/{audienceId}/entries/batch/{jobId}': {
+    security: 'apiKey:admin,read_only',
+    params: ['path:projectId', 'path:audienceId', 'path:jobId', 'query:wait?'],
+    responses: api(200, 404),
+  },
   'GET /v1/audiences/audience-segments': { security: 'apiKey:service_role,read_only', params: PAGE, responses: api(200) },
   'GET /v1/audiences/audience-segments/user': {
     security: 'apiKey:service_role,read_only',
@@ -583,7 +599,7 @@ describe('the API reference', () => {
     it('answers every list in the one list shape, paged by page (from 1) and page_size (1 to 100, default 25)', () => {
       // The claim history answers the Fuul SDK's own page shape ({ results, total_count, next_page }): checked on its own.
       const lists = Object.entries(OPERATIONS).filter(([key, expected]) => expected.params?.includes('query:page?') && !key.endsWith('/claim-history'));
-      expect(lists.map(([key]) => key)).toHaveLength(20);
+      expect(lists.map(([key]) => key)).toHaveLength(21);
       for (const [key] of lists) {
         const schema = success(key);
         const withCursor = key.endsWith('/entries');

@@ -85,6 +85,8 @@ export async function startAgencyDomain(options: { clock?: TestClock; paidConver
     logger: logs.logger('audience'),
     scheduler: new BullEntryBatchScheduler(queues), evaluationScheduler: new BullEvaluationScheduler(queues),
     outbox: { wake: () => undefined },
+    // Incremental matching is not started here (no relay): pending users wait in their table.
+    matchingDebounceMs: 0,
   });
   const directory = new DomainAudienceDirectory(audience);
   const domain = buildAgencyDomain({

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AudienceDatabase } from '../../services/audience/database';
 import type { IdentifierType } from '../../services/common/identifiers';
+import { recordPendingMatches } from '../../services/audience/repositories/pending-matches.repository';
 
 /**
  * Writes the inputs of dynamic conditions (migration 0004) straight into the audience's tables, as
@@ -31,6 +32,10 @@ export function conditionInputs(db: Kysely<AudienceDatabase>, projectId: string)
     },
     async referralDay(user: InputUser, day: string, figures: { referred_users: number; referred_volume_usd?: string }) {
       await db.insertInto('user_referral_days').values({ ...key(projectId, user), day, ...figures }).execute();
+    },
+    /** Records the user for re-matching, as the writers of its inputs do in their transactions. */
+    async pending(user: InputUser, changedAt: Date = new Date()) {
+      await db.transaction().execute((trx) => recordPendingMatches(trx, projectId, [{ identifier: user.identifier, identifierType: user.identifierType ?? 'evm_address' }], changedAt));
     },
     async earningDay(user: InputUser, currencyId: string, day: string, amount: string) {
       await db.insertInto('user_earning_days').values({ ...key(projectId, user), currency_id: currencyId, day, amount }).execute();

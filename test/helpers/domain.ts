@@ -7,7 +7,6 @@ import { QueueKit } from '../../services/common/queue';
 import { SERVICE_CATALOG } from '../../services/common/service-catalog';
 import { type AudienceDomain, buildAudienceDomain } from '../../services/audience/composition';
 import type { AudienceDatabase } from '../../services/audience/database';
-import type { ConditionInputsListener } from '../../services/audience/domain/condition-inputs';
 import { BullEntryBatchScheduler } from '../../services/audience/jobs/entry-batch-scheduler';
 import { BullEvaluationScheduler } from '../../services/audience/jobs/evaluate-segment.job';
 import { buildTaxDomain, type TaxDomain } from '../../services/tax/composition';
@@ -90,7 +89,7 @@ async function openServiceDatabase<DB>(schema: string, logs: LogCapture) {
  * (`outbox.pass()`): the relay is not started, so the domain's wake-ups do nothing.
  */
 export async function startAudienceDomain(
-  options: HarnessOptions & { conditionInputs?: ConditionInputsListener } = {},
+  options: HarnessOptions = {},
 ): Promise<DomainHarness<AudienceDomain, AudienceDatabase> & { outbox: OutboxRelay<AudienceDatabase>; queues: QueueKit }> {
   const clock = options.clock ?? new TestClock();
   const logs = new LogCapture();
@@ -107,7 +106,8 @@ export async function startAudienceDomain(
     scheduler: new BullEntryBatchScheduler(queues),
     evaluationScheduler: new BullEvaluationScheduler(queues),
     outbox,
-    conditionInputs: options.conditionInputs,
+    // The drainer is not started (no relay): a test matches pending users with domain.matching (onStart, then pass).
+    matchingDebounceMs: 0,
   });
   return {
     domain,

@@ -1,9 +1,6 @@
-import { MAX_BATCH_WAIT_MS } from '../../../services/common/contract-limits';
-import { listBody } from '../../http/list';
-import { required } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
-import { presentBadge, presentEntryBatch, presentUserAudience, presentEntry } from './audience.presenters';
+import { presentBadge, presentUserAudience } from './audience.presenters';
 import {
   badgeBody,
   badgeSchema,
@@ -21,17 +18,13 @@ import {
   userAudiencesSchema,
   waitQuery,
 } from './audience.schemas';
+import { getEntryBatch, listEntries, submitEntryBatch } from './entry-handlers';
 import { listSegments } from './list-segments';
 
 const tags = ['Audiences'];
 /** The /v1 paths name no project: a key acts in its own. */
 const serviceRole = { kind: 'api_key', roles: ['service_role'], project: 'key' } as const;
 const serviceReader = { kind: 'api_key', roles: ['service_role', 'read_only'], project: 'key' } as const;
-
-/** How long ?wait=true waits for a batch job. */
-const BATCH_WAIT_MS = MAX_BATCH_WAIT_MS;
-/** The gRPC deadline of a waiting call: the wait plus room for the answer. */
-const WAITING_CALL_TIMEOUT_MS = BATCH_WAIT_MS + 5_000;
 
 /** The server-to-server audience API under /v1 (service_role keys). */
 export function audienceSegmentRoutes({ clients }: RouteDeps): AnyRoute[] {
@@ -82,15 +75,7 @@ export function audienceSegmentRoutes({ clients }: RouteDeps): AnyRoute[] {
         query: entriesQuery,
         responses: { 200: { description: 'A page of entries', schema: entryListSchema } },
       },
-      async ({ params, query, caller }) => {
-        const page = await clients.audience.listEntries({
-          projectId: caller.projectId,
-          segmentId: params.segmentId,
-          page: { page: query.page, pageSize: query.page_size },
-          cursor: query.cursor,
-        });
-        return { status: 200, body: listBody(page, presentEntry, true) };
-      },
+      listEntries(clients, (params: { segmentId: string }) => params.segmentId),
     ),
     defineRoute(
       {
@@ -121,21 +106,7 @@ export function audienceSegmentRoutes({ clients }: RouteDeps): AnyRoute[] {
           },
         },
       },
-      async ({ params, query, headers, body, caller }) => {
-        const response = await clients.audience.submitEntryBatch(
-          {
-            projectId: caller.projectId,
-            segmentId: params.segmentId,
-            entries: body.entries.map((entry) => ({ identifier: entry.identifier, identifierType: entry.identifier_type })),
-            idempotencyKey: headers['idempotency-key'],
-            waitMs: query.wait ? BATCH_WAIT_MS : 0,
-          },
-          { timeoutMs: query.wait ? WAITING_CALL_TIMEOUT_MS : undefined },
-        );
-        const batch = presentEntryBatch(required(response.batch, 'batch'));
-        const finished = batch.status === 'completed' || batch.status === 'failed';
-        return { status: query.wait && finished ? 200 : 202, body: batch };
-      },
+      submitEntryBatch(clients, (params: { segmentId: string }) => params.segmentId),
     ),
     defineRoute(
       {
@@ -148,18 +119,7 @@ export function audienceSegmentRoutes({ clients }: RouteDeps): AnyRoute[] {
         query: waitQuery,
         responses: { 200: { description: 'The job', schema: entryBatchSchema } },
       },
-      async ({ params, query, caller }) => {
-        const batch = await clients.audience.getEntryBatch(
-          {
-            projectId: caller.projectId,
-            segmentId: params.segmentId,
-            jobId: params.jobId,
-            waitMs: query.wait ? BATCH_WAIT_MS : 0,
-          },
-          { timeoutMs: query.wait ? WAITING_CALL_TIMEOUT_MS : undefined },
-        );
-        return { status: 200, body: presentEntryBatch(batch) };
-      },
+      getEntryBatch(clients, (params: { segmentId: string; jobId: string }) => params.segmentId),
     ),
     defineRoute(
       {

@@ -133,6 +133,10 @@ export const updateBadgeBody = badgeBody.partial();
 
 export const listQuery = z.object(pageQuery);
 export const entriesQuery = z.object({ ...pageQuery, ...cursorQuery });
+/** The dashboard's entry list: the same pages, and a search. */
+export const entrySearchQuery = entriesQuery.extend({
+  search: z.string().min(1).max(512).optional().describe('Only users whose identifier starts with this text, in any letter case'),
+});
 export const waitQuery = z.object({
   wait: z
     .enum(['true', 'false'])

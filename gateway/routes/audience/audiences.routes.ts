@@ -3,8 +3,15 @@ import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentEntry, presentSegment, presentSegmentEvaluation } from './audience.presenters';
 import {
+  batchBody,
   createSegmentBody,
+  entryBatchSchema,
+  entryListSchema,
   entrySchema,
+  entrySearchQuery,
+  idempotencyHeaders,
+  MAX_BATCH_ENTRIES,
+  waitQuery,
   listQuery,
   segmentEvaluationSchema,
   segmentListSchema,
@@ -12,6 +19,7 @@ import {
   updateSegmentBody,
   userRefBody,
 } from './audience.schemas';
+import { getEntryBatch, listEntries, submitEntryBatch } from './entry-handlers';
 import { listSegments } from './list-segments';
 
 const tags = ['Audiences (dashboard)'];
@@ -193,6 +201,65 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
         });
         return { status: 201, body: presentEntry(entry) };
       },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/projects/:projectId/audiences/:audienceId/entries',
+        operationId: 'listAudienceEntriesDashboard',
+        summary: 'List an audience’s entries, newest first, with a search (dashboard)',
+        description:
+          'The /v1 entry list for admin and read_only keys, plus `search`: only users whose identifier starts with it. ' +
+          'Page with `page`/`page_size`, or walk by passing back `next_cursor` as `cursor`.',
+        tags,
+        auth: reader,
+        query: entrySearchQuery,
+        responses: { 200: { description: 'A page of entries', schema: entryListSchema } },
+      },
+      listEntries(clients, (params: { audienceId: string }) => params.audienceId),
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/api/v1/projects/:projectId/audiences/:audienceId/entries/batch',
+        operationId: 'addAudienceEntriesBatchDashboard',
+        summary: 'Add up to 10,000 users to an audience (dashboard: CSV upload)',
+        description:
+          'The /v1 batch for admin keys, with the same rules: the whole batch is validated first (400 naming each index, nothing written); ' +
+          'users already present and repeats are skipped and counted in `skipped`; 202 with a job to poll, or with `?wait=true` 200 once ' +
+          'it has finished; a retry with the same `Idempotency-Key` returns the same job and adds nothing twice.',
+        tags,
+        auth: admin,
+        query: waitQuery,
+        headers: idempotencyHeaders,
+        body: batchBody,
+        bodyLimit: 'batch',
+        arrayLimit: { field: 'entries', max: MAX_BATCH_ENTRIES, code: 'BATCH_TOO_LARGE' },
+        responses: {
+          200: { description: 'With ?wait=true: the finished job', schema: entryBatchSchema },
+          202: { description: 'The job, queued (or still running after the wait)', schema: entryBatchSchema },
+          409: { description: 'IDEMPOTENCY_KEY_REUSED: the key was used for a different request' },
+          503: {
+            description:
+              'QUEUE_UNAVAILABLE (the job queue is down) or AUDIENCE_BUSY (the audience stayed locked past the deadline): ' +
+              'nothing was stored; retry after `Retry-After` with the same Idempotency-Key',
+          },
+        },
+      },
+      submitEntryBatch(clients, (params: { audienceId: string }) => params.audienceId),
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/projects/:projectId/audiences/:audienceId/entries/batch/:jobId',
+        operationId: 'getAudienceEntriesBatchDashboard',
+        summary: 'The status of a batch job (dashboard)',
+        tags,
+        auth: reader,
+        query: waitQuery,
+        responses: { 200: { description: 'The job', schema: entryBatchSchema } },
+      },
+      getEntryBatch(clients, (params: { audienceId: string; jobId: string }) => params.audienceId),
     ),
   ];
 }

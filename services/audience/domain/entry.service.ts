@@ -56,19 +56,22 @@ export class EntryService {
     return result;
   }
 
-  /** Newest first. Offset pages for browsing; cursors for walking millions of entries. */
-  async list(projectId: string, segmentId: string, page: Page, cursor: string | undefined): Promise<EntryPage> {
+  /**
+   * Newest first. Offset pages for browsing; cursors for walking millions of entries. With a
+   * prefix (the dashboard's search), only identifiers starting with it, counted for the total.
+   */
+  async list(projectId: string, segmentId: string, page: Page, cursor: string | undefined, identifierPrefix?: string): Promise<EntryPage> {
     const segment = await requireSegment(this.segments, projectId, segmentId);
-    const total = Number(segment.entriesCount);
+    const total = identifierPrefix ? await this.entries.countWithPrefix(segmentId, identifierPrefix) : Number(segment.entriesCount);
     let pageNumber = page.page;
     let records: EntryRecord[];
     if (cursor) {
       const position = decodeCursor(cursor, isCursorPayload);
       pageNumber = position.p;
       const after: EntryKey = { addedAt: new Date(position.a), identifierType: position.t, identifier: position.i };
-      records = await this.entries.list(segmentId, { limit: page.pageSize, after });
+      records = await this.entries.list(segmentId, { limit: page.pageSize, after }, identifierPrefix);
     } else {
-      records = await this.entries.list(segmentId, { limit: page.pageSize, offset: page.offset });
+      records = await this.entries.list(segmentId, { limit: page.pageSize, offset: page.offset }, identifierPrefix);
     }
     const last = records[records.length - 1];
     const hasMore = records.length === page.pageSize && pageNumber * page.pageSize < total;

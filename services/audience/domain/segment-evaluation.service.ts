@@ -1,6 +1,5 @@
 import type { Clock } from '../../common/clock';
 import { FailedPreconditionError, NotFoundError } from '../../common/errors';
-import type { UserIdentifier } from '../../common/identifiers';
 import { isUuid } from '../../common/ids';
 import type { Logger } from '../../common/logger';
 import type { OutboxWaker } from '../../common/outbox/relay';
@@ -21,8 +20,8 @@ const FAILED_REASON = 'the evaluation could not be completed; start another';
 
 /**
  * Dynamic matching (issue 11 §2): full evaluations of a segment, requested (stored first, then
- * queued) and run by the worker; and incremental matching of a few users against every dynamic
- * segment of their project.
+ * queued) and run by the worker; and incremental matching of the users whose inputs changed
+ * (the pending table) against every dynamic segment of their project.
  */
 export class SegmentEvaluationService {
   constructor(
@@ -40,17 +39,17 @@ export class SegmentEvaluationService {
     if (segment.conditionJson === null) {
       throw new FailedPreconditionError('AUDIENCE_NOT_DYNAMIC', 'this audience has no condition, so there is nothing to evaluate; give it a condition first');
     }
-    await this.request(projectId, segmentId);
+    // Stored first, then queued.
+    const requested = await this.evaluations.request(projectId, segmentId, this.clock.now());
+    if (requested !== undefined) await this.enqueue(segmentId, requested);
     return (await this.evaluations.find(projectId, segmentId))!;
   }
 
   /**
-   * Stores a request for the segment's evaluation, then queues its job. If Redis refuses the job
-   * now, the relay queues it (the request is in PostgreSQL). Segment create and condition changes call this.
+   * Queues the job of a request already committed (by `request`, or with the segment's create or
+   * condition change). If Redis refuses the job now, the relay queues it: the request is in PostgreSQL.
    */
-  async request(projectId: string, segmentId: string): Promise<void> {
-    const requested = await this.evaluations.request(projectId, segmentId, this.clock.now());
-    if (requested === undefined) return;
+  async enqueue(segmentId: string, requested: number): Promise<void> {
     try {
       await this.scheduler.schedule(segmentId, requested);
     } catch (error) {
@@ -84,16 +83,15 @@ export class SegmentEvaluationService {
     return this.evaluations.findUnfinished(limit);
   }
 
-  /** Incremental matching: `users` (of one project) against each of its dynamic segments, in turn. */
-  async matchUsers(projectId: string, users: readonly UserIdentifier[]): Promise<number> {
-    if (users.length === 0) return 0;
-    let changed = 0;
-    for (const segment of await this.evaluations.dynamicSegments(projectId)) {
-      const outcome = await this.evaluations.matchUsers(segment.id, users, this.at(), parseStored);
-      if (outcome) changed += outcome.added + outcome.removed;
-    }
-    if (changed > 0) this.outbox.wake();
-    return changed;
+  /**
+   * Incremental matching: up to `limit` users of the project waiting in the pending table, claimed
+   * and matched against each of its dynamic segments in one transaction. Undefined when none was
+   * left to claim (another pass has them, or there are none).
+   */
+  async matchPending(projectId: string, limit: number): Promise<{ users: number; changed: number } | undefined> {
+    const outcome = await this.evaluations.matchPending(projectId, limit, this.at(), parseStored);
+    if (outcome && outcome.changed > 0) this.outbox.wake();
+    return outcome;
   }
 
   private at(): { now: Date; today: string } {

@@ -2,7 +2,7 @@ import type { Clock } from '../../common/clock';
 import type { OutboxWaker } from '../../common/outbox/relay';
 import { AlreadyExistsError, InvalidArgumentError } from '../../common/errors';
 import { type Page } from '../../common/pagination';
-import { type SegmentRecord, type SegmentChanges, SegmentNameTaken, type SegmentRepository, TierRankTaken } from '../repositories/segment.repository';
+import { type SegmentRecord, type SegmentChanges, SegmentNameTaken, type SegmentRepository, type SegmentWrite, TierRankTaken } from '../repositories/segment.repository';
 import { checkCondition, checkDescription, checkName, checkTierRank, LIMITS, throwIfInvalid } from './segment-fields';
 import { requireSegment, segmentNotFound } from './segment-lookup';
 
@@ -22,8 +22,8 @@ export class SegmentService {
     private readonly segments: SegmentRepository,
     private readonly clock: Clock,
     private readonly outbox: OutboxWaker,
-    /** Told when a segment's condition was set or changed: a full evaluation follows. */
-    private readonly conditionChanged: (projectId: string, segmentId: string) => Promise<void>,
+    /** Told, after the commit, of the evaluation requested with a segment's write: queues its job. */
+    private readonly evaluationRequested: (segmentId: string, requested: number) => Promise<void>,
   ) {}
 
   async create(projectId: string, input: SegmentInput): Promise<SegmentRecord> {
@@ -32,7 +32,7 @@ export class SegmentService {
     const condition = checkCondition(input.conditionJson);
     const tierRank = checkTierRank(input.tierRank);
     throwIfInvalid([...name.violations, ...description.violations, ...condition.violations, ...tierRank.violations]);
-    let created: SegmentRecord;
+    let created: SegmentWrite;
     try {
       created = await this.segments.insert({
         projectId,
@@ -40,13 +40,15 @@ export class SegmentService {
         description: description.value,
         conditionJson: condition.value,
         tierRank: tierRank.value,
+        // A dynamic segment is evaluated from the start.
+        requestEvaluation: condition.value !== null,
         now: this.clock.now(),
       });
     } catch (error) {
       throw translateTaken(error);
     }
-    if (created.conditionJson !== null) await this.conditionChanged(projectId, created.id);
-    return created;
+    await this.queueEvaluation(created);
+    return created.segment;
   }
 
   get(projectId: string, segmentId: string): Promise<SegmentRecord> {
@@ -97,18 +99,21 @@ export class SegmentService {
       changes.tierRank = tierRank.value;
     }
     throwIfInvalid(violations);
-    let updated: SegmentRecord | undefined;
+    // Also when the condition was cleared: the dynamic entries it made then leave.
+    changes.requestEvaluation = changes.conditionJson !== undefined && (changes.conditionJson !== null || existing.conditionJson !== null);
+    let updated: SegmentWrite | undefined;
     try {
       updated = await this.segments.update(projectId, segmentId, changes);
     } catch (error) {
       throw translateTaken(error);
     }
     if (!updated) throw segmentNotFound();
-    // Also when the condition was cleared: the dynamic entries it made then leave.
-    if (changes.conditionJson !== undefined && (changes.conditionJson !== null || existing.conditionJson !== null)) {
-      await this.conditionChanged(projectId, segmentId);
-    }
-    return updated;
+    await this.queueEvaluation(updated);
+    return updated.segment;
+  }
+
+  private async queueEvaluation(written: SegmentWrite): Promise<void> {
+    if (written.evaluationRequested !== undefined) await this.evaluationRequested(written.segment.id, written.evaluationRequested);
   }
 
   async delete(projectId: string, segmentId: string): Promise<void> {

@@ -1,9 +1,8 @@
 import type { Clock } from '../../common/clock';
 import { normalizeIdentifier } from '../../common/identifiers';
-import type { Logger } from '../../common/logger';
 import type { Page } from '../../common/pagination';
 import type { TraitRepository, TraitWrite, UserTraitRecord } from '../repositories/trait.repository';
-import { type ConditionInputsListener, tellUsersChanged } from './condition-inputs';
+import type { MatchingWaker } from './incremental-matching';
 import { type CheckedTrait, checkTraits, type TraitInput, traitValueJson } from './trait-fields';
 
 export interface TraitBatchOutcome {
@@ -23,15 +22,16 @@ export class UserTraitService {
   constructor(
     private readonly traits: TraitRepository,
     private readonly clock: Clock,
-    private readonly logger: Logger,
-    private readonly listener: ConditionInputsListener,
+    /** Woken after a commit that recorded users to re-match. */
+    private readonly matching: MatchingWaker,
   ) {}
 
   async upsert(projectId: string, inputs: readonly TraitInput[]): Promise<TraitBatchOutcome> {
     const now = this.clock.now();
     const checked = checkTraits(inputs, now);
-    const written = await this.traits.upsert(projectId, latestPerKey(checked, now));
-    await tellUsersChanged(this.listener, this.logger, projectId, written);
+    // The users whose traits changed are recorded for re-matching in the same transaction.
+    const written = await this.traits.upsert(projectId, latestPerKey(checked, now), now);
+    if (written.length > 0) this.matching.wake();
     return { received: inputs.length, written: written.length, ignored: inputs.length - written.length };
   }
 

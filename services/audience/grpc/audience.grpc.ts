@@ -78,7 +78,7 @@ export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger
       },
 
       listEntries: async (req) => {
-        const result = await domain.entries.list(req.projectId, req.segmentId, toPage(req.page), req.cursor || undefined);
+        const result = await domain.entries.list(req.projectId, req.segmentId, toPage(req.page), req.cursor || undefined, req.identifierPrefix || undefined);
         return {
           results: result.records.map(toEntryMessage),
           pageInfo: pageInfo(result, result.total),

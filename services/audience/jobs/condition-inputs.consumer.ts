@@ -1,11 +1,10 @@
 import type { Transaction } from 'kysely';
-import { EVENT_PAYLOADS, type EventPayload } from '../../common/events/contracts';
+import type { EventPayload } from '../../common/events/contracts';
 import type { UserIdentifier } from '../../common/identifiers';
-import type { Logger } from '../../common/logger';
 import { defineConsumer } from '../../common/outbox/consumer';
-import type { EventJobData, OutboxEventOf } from '../../common/outbox/event';
+import type { OutboxEventOf } from '../../common/outbox/event';
 import type { AudienceDatabase } from '../database';
-import { type ConditionInputsListener, tellUsersChanged, type UserRef } from '../domain/condition-inputs';
+import { recordPendingMatches } from '../repositories/pending-matches.repository';
 import { type ConversionInput, recordConversionInputs, recordReferralInputs, type ReferralInput } from '../repositories/user-metrics.repository';
 
 type Consumed = 'claim.conversion.processed' | 'agency.referral.created';
@@ -47,19 +46,25 @@ const foreignReferral = (projectId: string, payload: ReferralCreated) =>
  * to its frozen affiliate's referred volume, and to every payout's beneficiary's earnings; a
  * referral adds one referred user to its referrer. A conversion no terms paid (no_terms) still
  * counts, as in the agency's affiliate metrics: it happened. Each event is applied once (processed_events, in
- * the same transaction), and every figure is a sum, so arrival order does not matter.
+ * the same transaction), and every figure is a sum, so arrival order does not matter. The users whose
+ * figures changed are recorded for re-matching (pending_matches) in the same transaction too: a
+ * process dying before their match loses nothing.
  */
 export const conditionInputs = defineConsumer<AudienceDatabase, Consumed>({
   name: 'audience-condition-inputs',
   eventTypes: ['claim.conversion.processed', 'agency.referral.created'],
   handle: async (trx, event, { now }) => {
     if (event.type === 'claim.conversion.processed') {
-      await recordConversionInputs(trx, event.projectId, [conversionInput(event.payload)], now);
+      const input = conversionInput(event.payload);
+      await recordConversionInputs(trx, event.projectId, [input], now);
+      await recordPendingMatches(trx, event.projectId, usersOf([input], []), now);
       return;
     }
     const foreign = foreignReferral(event.projectId, event.payload);
     if (foreign) return { ignored: foreign };
-    await recordReferralInputs(trx, event.projectId, [referralInput(event.payload)], now);
+    const input = referralInput(event.payload);
+    await recordReferralInputs(trx, event.projectId, [input], now);
+    await recordPendingMatches(trx, event.projectId, usersOf([], [input]), now);
   },
   // A relay round's conversions (usually of one project): a few statements per project, whatever their number.
   handleBatch: async (trx, events, { now }) => {
@@ -93,24 +98,13 @@ async function applyProjectEvents(
   }
   await recordConversionInputs(trx, projectId, conversions, now);
   await recordReferralInputs(trx, projectId, referrals, now);
+  await recordPendingMatches(trx, projectId, usersOf(conversions, referrals), now);
 }
 
-/** The users whose condition inputs an event changes (what the listener re-evaluates). */
-export function usersTouchedBy(data: Pick<EventJobData, 'type' | 'payload'>): UserRef[] {
-  if (data.type === 'claim.conversion.processed') {
-    const parsed = EVENT_PAYLOADS['claim.conversion.processed'].safeParse(data.payload);
-    if (!parsed.success) return [];
-    const input = conversionInput(parsed.data);
-    return [input.user, ...(input.referrer ? [input.referrer] : []), ...input.earnings.map((earning) => earning.user)];
-  }
-  if (data.type === 'agency.referral.created') {
-    const parsed = EVENT_PAYLOADS['agency.referral.created'].safeParse(data.payload);
-    return parsed.success ? [referralInput(parsed.data).referrer] : [];
-  }
-  return [];
-}
-
-/** What registerConsumer runs after each delivery's commit: the listener hears of the users it touched. */
-export function tellListenerAfterDelivery(listener: ConditionInputsListener, logger: Logger) {
-  return async (data: EventJobData): Promise<void> => tellUsersChanged(listener, logger, data.projectId, usersTouchedBy(data));
+/** The users whose condition inputs these change: a conversion's user, its referrer and its payouts' beneficiaries; a referral's referrer. */
+function usersOf(conversions: readonly ConversionInput[], referrals: readonly ReferralInput[]): UserIdentifier[] {
+  return [
+    ...conversions.flatMap((input) => [input.user, ...(input.referrer ? [input.referrer] : []), ...input.earnings.map((earning) => earning.user)]),
+    ...referrals.map((referral) => referral.referrer),
+  ];
 }

@@ -4,6 +4,7 @@ import * as eventOutbox from './0002_event_outbox';
 import * as segmentTierRank from './0003_segment_tier_rank';
 import * as conditionInputs from './0004_condition_inputs';
 import * as segmentEvaluations from './0006_segment_evaluations';
+import * as pendingMatches from './0007_pending_matches';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const audienceMigrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const audienceMigrations: Record<string, Migration> = {
   '0003_segment_tier_rank': segmentTierRank,
   '0004_condition_inputs': conditionInputs,
   '0006_segment_evaluations': segmentEvaluations,
+  '0007_pending_matches': pendingMatches,
 };

@@ -38,6 +38,11 @@ export interface UserTierRecord {
   tierRank: number;
 }
 
+/** An (I)LIKE pattern matching what starts with `prefix`, its own % and _ taken literally. */
+function likePrefix(prefix: string): string {
+  return `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
 export type EntryWindow = { limit: number; offset: number } | { limit: number; after: EntryKey };
 
 export class EntryRepository {
@@ -62,8 +67,9 @@ export class EntryRepository {
     }
   }
 
-  async list(segmentId: string, window: EntryWindow): Promise<EntryRecord[]> {
+  async list(segmentId: string, window: EntryWindow, identifierPrefix?: string): Promise<EntryRecord[]> {
     let query = this.db.selectFrom('entries').select(ENTRY_COLUMNS).where('segment_id', '=', segmentId);
+    if (identifierPrefix) query = query.where('identifier', 'ilike', likePrefix(identifierPrefix));
     if ('after' in window) {
       const { addedAt, identifierType, identifier } = window.after;
       // Raw: the builder types a row comparison only against a list or a subquery, not "(a, b, c) < (x, y, z)".
@@ -79,6 +85,17 @@ export class EntryRepository {
       .offset('offset' in window ? window.offset : 0)
       .execute();
     return rows.map(toRecord);
+  }
+
+  /** How many of the segment's identifiers start with the prefix (in any letter case). */
+  async countWithPrefix(segmentId: string, identifierPrefix: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('entries')
+      .select((eb) => eb.fn.countAll<string>().as('count'))
+      .where('segment_id', '=', segmentId)
+      .where('identifier', 'ilike', likePrefix(identifierPrefix))
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
   }
 
   /** Removes the user (any of the given forms), keeps the segment's count right and tells other services. */

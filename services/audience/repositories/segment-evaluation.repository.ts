@@ -1,9 +1,9 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { UserIdentifier } from '../../common/identifiers';
 import type { AudienceDatabase } from '../database';
 import type { Condition } from '../domain/condition';
 import type { EvaluationStatus } from '../domain/vocabulary';
 import { lockSegmentMatching, matchSegment, type MatchOutcome } from './dynamic-entries.repository';
+import { claimPendingMatches } from './pending-matches.repository';
 
 export interface EvaluationRecord {
   segmentId: string;
@@ -33,19 +33,10 @@ export class SegmentEvaluationRepository {
 
   /**
    * Records a new request for the segment's evaluation (the first, or one more) and returns its
-   * number; undefined when the segment is not in the project. What a finished evaluation said is
-   * cleared: the answer now is the one to come.
+   * number; undefined when the segment is not in the project.
    */
-  async request(projectId: string, segmentId: string, now: Date): Promise<number | undefined> {
-    // Raw: INSERT ... SELECT FROM segments (so a foreign segment inserts nothing) with an upsert.
-    const { rows } = await sql<{ requested: number }>`
-      INSERT INTO segment_evaluations (segment_id, project_id, status, requested, requested_at)
-      SELECT s.id, s.project_id, 'queued', 1, ${now}::timestamptz FROM segments s WHERE s.id = ${segmentId} AND s.project_id = ${projectId}
-      ON CONFLICT (segment_id) DO UPDATE SET
-        status = 'queued', requested = segment_evaluations.requested + 1, requested_at = EXCLUDED.requested_at,
-        started_at = NULL, finished_at = NULL, matched = NULL, added = NULL, removed = NULL, error = NULL
-      RETURNING requested`.execute(this.db);
-    return rows[0]?.requested;
+  request(projectId: string, segmentId: string, now: Date): Promise<number | undefined> {
+    return requestEvaluation(this.db, projectId, segmentId, now);
   }
 
   async find(projectId: string, segmentId: string): Promise<EvaluationRecord | undefined> {
@@ -124,29 +115,52 @@ export class SegmentEvaluationRepository {
       .execute();
   }
 
-  /** The project's dynamic segments (those with a condition). */
-  async dynamicSegments(projectId: string): Promise<MatchableSegment[]> {
-    const rows = await this.db
-      .selectFrom('segments')
-      .select((eb) => ['id', 'project_id', eb.cast<string>('condition', 'text').as('condition_json')])
-      .where('project_id', '=', projectId)
-      .where('condition', 'is not', null)
-      .execute();
-    return rows.map((row) => ({ id: row.id, projectId: row.project_id, conditionJson: row.condition_json }));
-  }
-
   /**
-   * Matches only `users` against one segment, in its turn (incremental matching), with the
-   * condition the segment has now. Undefined when the segment is gone or no longer dynamic.
+   * Incremental matching, in ONE transaction: claims up to `limit` pending users of the project
+   * (pending-matches.repository.ts) and matches exactly them against each of its dynamic segments
+   * in turn (segment id order, so two passes take the segments' turns in one order), with the
+   * conditions the segments have now. The users leave the pending table only if every match
+   * commits; a failure or a process dying mid-pass leaves them for the next pass. Undefined when
+   * no user was left to claim.
    */
-  async matchUsers(segmentId: string, users: readonly UserIdentifier[], at: { now: Date; today: string }, parse: ParseCondition): Promise<MatchOutcome | undefined> {
+  async matchPending(projectId: string, limit: number, at: { now: Date; today: string }, parse: ParseCondition): Promise<{ users: number; changed: number } | undefined> {
     return this.db.transaction().execute(async (trx) => {
-      await lockSegmentMatching(trx, segmentId);
-      const segment = await readSegment(trx, segmentId);
-      if (!segment || segment.conditionJson === null) return undefined;
-      return matchSegment(trx, segment, parse(segment.conditionJson), at, users);
+      const users = await claimPendingMatches(trx, projectId, limit);
+      if (users.length === 0) return undefined;
+      let changed = 0;
+      for (const segment of await dynamicSegments(trx, projectId)) {
+        await lockSegmentMatching(trx, segment.id);
+        const current = await readSegment(trx, segment.id);
+        if (!current || current.conditionJson === null) continue;
+        const outcome = await matchSegment(trx, current, parse(current.conditionJson), at, users);
+        changed += outcome.added + outcome.removed;
+      }
+      return { users: users.length, changed };
     });
   }
+}
+
+/**
+ * Records a new request for the segment's evaluation (the first, or one more) and returns its
+ * number; undefined when the segment is not in the project. What a finished evaluation said is
+ * cleared: the answer now is the one to come. Given a transaction (a segment's create or change of
+ * its condition), the request commits with the change, so no crash between them can lose it.
+ */
+export async function requestEvaluation(db: Kysely<AudienceDatabase> | Transaction<AudienceDatabase>, projectId: string, segmentId: string, now: Date): Promise<number | undefined> {
+  // Raw: INSERT ... SELECT FROM segments (so a foreign segment inserts nothing) with an upsert.
+  const { rows } = await sql<{ requested: number }>`
+    INSERT INTO segment_evaluations (segment_id, project_id, status, requested, requested_at)
+    SELECT s.id, s.project_id, 'queued', 1, ${now}::timestamptz FROM segments s WHERE s.id = ${segmentId} AND s.project_id = ${projectId}
+    ON CONFLICT (segment_id) DO UPDATE SET
+      status = 'queued', requested = segment_evaluations.requested + 1, requested_at = EXCLUDED.requested_at,
+      started_at = NULL, finished_at = NULL, matched = NULL, added = NULL, removed = NULL, error = NULL
+    RETURNING requested`.execute(db);
+  return rows[0]?.requested;
+}
+
+/** The project's dynamic segments (those with a condition), in id order. */
+async function dynamicSegments(trx: Transaction<AudienceDatabase>, projectId: string): Promise<Array<{ id: string }>> {
+  return trx.selectFrom('segments').select('id').where('project_id', '=', projectId).where('condition', 'is not', null).orderBy('id').execute();
 }
 
 /** The segment with its condition, held (FOR KEY SHARE) so it is not deleted under the match. */

@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../../common/db/errors';
 import { appendOutboxEvents } from '../../common/outbox/append';
 import type { Page } from '../../common/pagination';
 import type { AudienceDatabase } from '../database';
+import { requestEvaluation } from './segment-evaluation.repository';
 
 export interface BadgeRecord {
   name: string;
@@ -33,6 +34,8 @@ export interface NewSegment {
   description: string | null;
   conditionJson: string | null;
   tierRank: number | null;
+  /** Request a full evaluation of the segment in the same transaction (segment_evaluations). */
+  requestEvaluation: boolean;
   now: Date;
 }
 
@@ -41,7 +44,15 @@ export interface SegmentChanges {
   description?: string | null;
   conditionJson?: string | null;
   tierRank?: number | null;
+  /** Request a full evaluation of the segment in the same transaction (segment_evaluations). */
+  requestEvaluation?: boolean;
   now: Date;
+}
+
+/** A segment as written, and the number of the evaluation requested with it, if one was. */
+export interface SegmentWrite {
+  segment: SegmentRecord;
+  evaluationRequested: number | undefined;
 }
 
 /** Thrown when a segment's name is already used in its project. */
@@ -60,24 +71,32 @@ function translateUniqueViolation(error: unknown): unknown {
 export class SegmentRepository {
   constructor(private readonly db: Kysely<AudienceDatabase>) {}
 
-  async insert(segment: NewSegment): Promise<SegmentRecord> {
+  /**
+   * Inserts the segment and, when asked, its evaluation request, in ONE transaction: a dynamic
+   * segment never exists without the request that evaluates it (the relay queues a request whose
+   * job was lost), whatever dies between the two.
+   */
+  async insert(segment: NewSegment): Promise<SegmentWrite> {
     try {
-      const { id } = await this.db
-        .insertInto('segments')
-        .values({
-          project_id: segment.projectId,
-          name: segment.name,
-          description: segment.description,
-          condition: segment.conditionJson,
-          tier_rank: segment.tierRank,
-          created_at: segment.now,
-          updated_at: segment.now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const { id, evaluationRequested } = await this.db.transaction().execute(async (trx) => {
+        const { id } = await trx
+          .insertInto('segments')
+          .values({
+            project_id: segment.projectId,
+            name: segment.name,
+            description: segment.description,
+            condition: segment.conditionJson,
+            tier_rank: segment.tierRank,
+            created_at: segment.now,
+            updated_at: segment.now,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        return { id, evaluationRequested: segment.requestEvaluation ? await requestEvaluation(trx, segment.projectId, id, segment.now) : undefined };
+      });
       const inserted = await this.findById(segment.projectId, id);
       if (!inserted) throw new Error(`segment ${id} vanished right after its insert`);
-      return inserted;
+      return { segment: inserted, evaluationRequested };
     } catch (error) {
       throw translateUniqueViolation(error);
     }
@@ -120,22 +139,29 @@ export class SegmentRepository {
     return { records: rows.map(toRecord), total: Number(count.total) };
   }
 
-  async update(projectId: string, segmentId: string, changes: SegmentChanges): Promise<SegmentRecord | undefined> {
+  /** Applies the changes and, when asked, requests the segment's evaluation, in ONE transaction (as insert). Undefined when the segment is not in the project. */
+  async update(projectId: string, segmentId: string, changes: SegmentChanges): Promise<SegmentWrite | undefined> {
     try {
-      const updated = await this.db
-        .updateTable('segments')
-        .set({
-          ...(changes.name !== undefined && { name: changes.name }),
-          ...(changes.description !== undefined && { description: changes.description }),
-          ...(changes.conditionJson !== undefined && { condition: changes.conditionJson }),
-          ...(changes.tierRank !== undefined && { tier_rank: changes.tierRank }),
-          updated_at: changes.now,
-        })
-        .where('project_id', '=', projectId)
-        .where('id', '=', segmentId)
-        .returning('id')
-        .executeTakeFirst();
-      return updated ? await this.findById(projectId, segmentId) : undefined;
+      const written = await this.db.transaction().execute(async (trx) => {
+        const updated = await trx
+          .updateTable('segments')
+          .set({
+            ...(changes.name !== undefined && { name: changes.name }),
+            ...(changes.description !== undefined && { description: changes.description }),
+            ...(changes.conditionJson !== undefined && { condition: changes.conditionJson }),
+            ...(changes.tierRank !== undefined && { tier_rank: changes.tierRank }),
+            updated_at: changes.now,
+          })
+          .where('project_id', '=', projectId)
+          .where('id', '=', segmentId)
+          .returning('id')
+          .executeTakeFirst();
+        if (!updated) return undefined;
+        return { evaluationRequested: changes.requestEvaluation ? await requestEvaluation(trx, projectId, segmentId, changes.now) : undefined };
+      });
+      if (!written) return undefined;
+      const segment = await this.findById(projectId, segmentId);
+      return segment && { segment, evaluationRequested: written.evaluationRequested };
     } catch (error) {
       throw translateUniqueViolation(error);
     }

@@ -3,6 +3,7 @@ import type { IdentifierType, UserIdentifier } from '../../common/identifiers';
 import type { Page } from '../../common/pagination';
 import type { AudienceDatabase } from '../database';
 import type { TraitValue } from '../domain/trait-fields';
+import { recordPendingMatches } from './pending-matches.repository';
 
 /** A write to apply: one per (user, name) in a call. */
 export interface TraitWrite {
@@ -31,24 +32,29 @@ export class TraitRepository {
    * Applies the writes with ONE statement: a write lands where the stored one is not newer (an equal
    * updated_at lands too, so a resent write is harmless); an older one changes nothing. Rows are
    * written in key order, so two batches over the same users lock them in one order and never
-   * deadlock. Answers the users of the writes that landed. The writes must be distinct per (user, name).
+   * deadlock. The users of the writes that landed are recorded for re-matching (pending_matches) in
+   * the same transaction, as changed at `changedAt`, and answered. The writes must be distinct per (user, name).
    */
-  async upsert(projectId: string, writes: readonly TraitWrite[]): Promise<UserIdentifier[]> {
+  async upsert(projectId: string, writes: readonly TraitWrite[], changedAt: Date): Promise<UserIdentifier[]> {
     if (writes.length === 0) return [];
     const sorted = [...writes].sort(keyOrder);
-    const { rows } = await sql<{ identifier_type: IdentifierType; identifier: string }>`
-      INSERT INTO user_traits (project_id, identifier_type, identifier, name, value, updated_at)
-      SELECT ${projectId}::uuid, t.identifier_type, t.identifier, t.name, t.value::jsonb, t.updated_at
-      FROM unnest(
-        ${sorted.map((w) => w.user.identifierType)}::text[], ${sorted.map((w) => w.user.identifier)}::text[],
-        ${sorted.map((w) => w.name)}::text[], ${sorted.map((w) => w.valueJson)}::text[], ${sorted.map((w) => w.updatedAt.toISOString())}::timestamptz[]
-      ) WITH ORDINALITY AS t(identifier_type, identifier, name, value, updated_at, n)
-      ORDER BY t.n
-      ON CONFLICT (project_id, identifier_type, identifier, name) DO UPDATE
-        SET value = excluded.value, updated_at = excluded.updated_at
-        WHERE excluded.updated_at >= user_traits.updated_at
-      RETURNING identifier_type, identifier`.execute(this.db);
-    return rows.map((row) => ({ identifier: row.identifier, identifierType: row.identifier_type }));
+    return this.db.transaction().execute(async (trx) => {
+      const { rows } = await sql<{ identifier_type: IdentifierType; identifier: string }>`
+        INSERT INTO user_traits (project_id, identifier_type, identifier, name, value, updated_at)
+        SELECT ${projectId}::uuid, t.identifier_type, t.identifier, t.name, t.value::jsonb, t.updated_at
+        FROM unnest(
+          ${sorted.map((w) => w.user.identifierType)}::text[], ${sorted.map((w) => w.user.identifier)}::text[],
+          ${sorted.map((w) => w.name)}::text[], ${sorted.map((w) => w.valueJson)}::text[], ${sorted.map((w) => w.updatedAt.toISOString())}::timestamptz[]
+        ) WITH ORDINALITY AS t(identifier_type, identifier, name, value, updated_at, n)
+        ORDER BY t.n
+        ON CONFLICT (project_id, identifier_type, identifier, name) DO UPDATE
+          SET value = excluded.value, updated_at = excluded.updated_at
+          WHERE excluded.updated_at >= user_traits.updated_at
+        RETURNING identifier_type, identifier`.execute(trx);
+      const written = rows.map((row) => ({ identifier: row.identifier, identifierType: row.identifier_type }));
+      await recordPendingMatches(trx, projectId, written, changedAt);
+      return written;
+    });
   }
 
   /** One user's traits by name, a page of them, and how many it has. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AudienceDomain } from '../../../services/audience/composition';
 import type { AudienceDatabase } from '../../../services/audience/database';
-import { conditionInputs, usersTouchedBy } from '../../../services/audience/jobs/condition-inputs.consumer';
+import { conditionInputs } from '../../../services/audience/jobs/condition-inputs.consumer';
 import type { EventPayload, EventType } from '../../../services/common/events/contracts';
 import { deliverEvent, type EventConsumer, eventProcessor } from '../../../services/common/outbox/consumer';
 import type { EventJobData } from '../../../services/common/outbox/event';
@@ -182,14 +182,25 @@ describe('condition inputs projection (consumer, domain)', () => {
     ]);
   });
 
-  it('names the users an event touches: the converting user, its affiliate, every payee; a referral’s referrer', () => {
-    const [user, affiliate, master] = [randomEvmAddress(), randomEvmAddress(), randomEvmAddress()];
-    const touched = usersTouchedBy({
-      type: 'claim.conversion.processed',
-      payload: conversion({ user, affiliate, currencyId: randomUUID(), payouts: [['end_user_payout', user, '1'], ['agency_payout', master, '1']] }),
-    });
-    expect(new Set(touched.map((u) => u.identifier))).toEqual(new Set([user, affiliate, master]));
+  it('records the users an event touches for re-matching, in its transaction: the converting user, its affiliate, every payee; a referral’s referrer', async () => {
     const projectId = randomUUID();
-    expect(usersTouchedBy({ type: 'agency.referral.created', payload: referral(projectId, affiliate) })).toEqual([{ identifier: affiliate, identifierType: 'evm_address' }]);
+    const [user, affiliate, master, referrer] = [randomEvmAddress(), randomEvmAddress(), randomEvmAddress(), randomEvmAddress()];
+    const first = harness.clock.now();
+    const paid = job(projectId, 'claim.conversion.processed', conversion({ user, affiliate, currencyId: randomUUID(), payouts: [['end_user_payout', user, '1'], ['agency_payout', master, '1']] }));
+    await deliver(paid);
+    harness.clock.advance(1_000);
+    // A later change of a pending user keeps its first time (one pass for the burst); a redelivery changes nothing.
+    await deliverBatch([job(projectId, 'agency.referral.created', referral(projectId, referrer)), job(projectId, 'claim.conversion.processed', conversion({ user })), paid]);
+    expect(await deliver(job(projectId, 'agency.referral.created', referral(randomUUID(), randomEvmAddress())))).toBe('ignored');
+    const { rows } = await harness.sql.query('SELECT identifier, identifier_type, changed_at FROM audience.pending_matches WHERE project_id = $1 ORDER BY identifier', [projectId]);
+    const later = new Date(first.getTime() + 1_000);
+    expect(rows).toEqual(
+      [
+        { identifier: user, identifier_type: 'evm_address', changed_at: first },
+        { identifier: affiliate, identifier_type: 'evm_address', changed_at: first },
+        { identifier: master, identifier_type: 'evm_address', changed_at: first },
+        { identifier: referrer, identifier_type: 'evm_address', changed_at: later },
+      ].sort((a, b) => a.identifier.localeCompare(b.identifier)),
+    );
   });
 });

@@ -233,7 +233,7 @@ describe('dynamic matching (domain)', () => {
     await expect(evaluations().start(projectId, other.id)).rejects.toMatchObject({ kind: 'not_found' });
   });
 
-  it('matches only the users named (incremental), against every dynamic segment of their project', async () => {
+  it('matches only the users pending re-matching (incremental), against every dynamic segment of their project, and takes them off the table', async () => {
     const projectId = randomUUID();
     const inputs = conditionInputs(harness.db, projectId);
     const big = await dynamic(projectId, { metric: 'volume_usd', op: 'gte', value: 100 });
@@ -242,13 +242,18 @@ describe('dynamic matching (domain)', () => {
     await inputs.metrics(user(1), { volume_usd: '150' });
     await inputs.metrics(user(2), { volume_usd: '150' });
     await inputs.trait(user(1), 'country', 'FR');
-    expect(await evaluations().matchUsers(projectId, [{ identifier: evmAddress(1), identifierType: 'evm_address' }])).toBe(2);
+    await inputs.pending(user(1));
+    expect(await evaluations().matchPending(projectId, 10_000)).toEqual({ users: 1, changed: 2 });
+    expect(await evaluations().matchPending(projectId, 10_000)).toBeUndefined();
     expect(await idsOf(big.id)).toEqual([evmAddress(1)]);
     expect(await idsOf(fr.id)).toEqual([evmAddress(1)]);
     expect(await idsOf(plain.id)).toEqual([]);
     await inputs.metrics(user(1), { volume_usd: '10' });
     await inputs.trait(user(1), 'country', 'DE');
-    expect(await evaluations().matchUsers(projectId, [user(1), user(2)].map((u) => ({ ...u, identifierType: 'evm_address' as const })))).toBe(3);
+    await inputs.pending(user(1));
+    await inputs.pending(user(2));
+    expect(await evaluations().matchPending(projectId, 10_000)).toEqual({ users: 2, changed: 3 });
+    expect(Number((await harness.sql.query('SELECT count(*) FROM audience.pending_matches WHERE project_id = $1', [projectId])).rows[0].count)).toBe(0);
     expect(await idsOf(big.id)).toEqual([evmAddress(2)]);
     expect(await idsOf(fr.id)).toEqual([]);
     expect(await countOf(big.id)).toBe(1);

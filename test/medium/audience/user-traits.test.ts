@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AudienceDomain } from '../../../services/audience/composition';
 import type { AudienceDatabase } from '../../../services/audience/database';
-import type { UserRef } from '../../../services/audience/domain/condition-inputs';
 import type { TraitInput } from '../../../services/audience/domain/trait-fields';
 import { numberTextProblem } from '../../../services/audience/domain/trait-fields';
 import { type DomainHarness, startAudienceDomain } from '../../helpers/domain';
@@ -18,28 +17,15 @@ const num = (n: number, name: string, text: string, updatedAt?: string): TraitIn
 
 /**
  * User traits' rules (issue 11 §1): last write per (user, name) wins by updated_at (arrival when
- * unset), inside a batch and across batches, concurrent ones included; numbers stay exact; the
- * listener hears of exactly the users whose traits were written, after the commit.
+ * unset), inside a batch and across batches, concurrent ones included; numbers stay exact; exactly
+ * the users whose traits were written are recorded for re-matching, with the write.
  */
 describe('user traits (domain)', () => {
   let harness: DomainHarness<AudienceDomain, AudienceDatabase>;
-  const heard: Array<{ projectId: string; users: UserRef[] }> = [];
-  let listenerFails = false;
   beforeAll(async () => {
-    harness = await startAudienceDomain({
-      conditionInputs: {
-        onUsersChanged: async (projectId, users) => {
-          if (listenerFails) throw new Error('the evaluation queue is down');
-          heard.push({ projectId, users: [...users] });
-        },
-      },
-    });
+    harness = await startAudienceDomain();
   });
   afterAll(() => harness.stop());
-  beforeEach(() => {
-    heard.length = 0;
-    listenerFails = false;
-  });
 
   const traits = () => harness.domain.traits;
   const valueOf = async (projectId: string, n: number, name: string) =>
@@ -119,33 +105,30 @@ describe('user traits (domain)', () => {
     expect(numberTextProblem(text)).toBeUndefined();
   });
 
-  it('tells the listener the distinct users written, after the commit, and not those ignored', async () => {
+  it('records the distinct users written for re-matching with the write, and not those ignored', async () => {
     const projectId = randomUUID();
+    const pending = async () =>
+      (await harness.sql.query('SELECT identifier, identifier_type, changed_at FROM audience.pending_matches WHERE project_id = $1 ORDER BY identifier', [projectId])).rows;
     await traits().upsert(projectId, [num(1, 'x', '5', '2026-11-21T10:00:00.000Z')]);
-    heard.length = 0;
+    await harness.sql.query('DELETE FROM audience.pending_matches WHERE project_id = $1', [projectId]);
+    const first = harness.clock.now();
     await traits().upsert(projectId, [
       num(1, 'x', '4', '2026-11-21T09:00:00.000Z'),
       num(2, 'x', '1'),
       num(2, 'y', '1'),
       { ...num(3, 'x', '1'), identifier: mixedCase(evmAddress(3)) },
     ]);
-    expect(heard).toHaveLength(1);
-    expect(heard[0]!.projectId).toBe(projectId);
-    expect(heard[0]!.users.sort((a, b) => a.identifier.localeCompare(b.identifier))).toEqual([
-      { identifier: evmAddress(2), identifierType: 'evm_address' },
-      { identifier: evmAddress(3), identifierType: 'evm_address' },
+    expect(await pending()).toEqual([
+      { identifier: evmAddress(2), identifier_type: 'evm_address', changed_at: first },
+      { identifier: evmAddress(3), identifier_type: 'evm_address', changed_at: first },
     ]);
-    // Nothing written: nobody to tell.
-    await traits().upsert(projectId, [num(1, 'x', '3', '2026-11-21T08:00:00.000Z')]);
-    expect(heard).toHaveLength(1);
-  });
-
-  it('keeps what was written when the listener fails, and logs it', async () => {
-    const projectId = randomUUID();
-    listenerFails = true;
-    expect(await traits().upsert(projectId, [num(1, 'x', '1')])).toEqual({ received: 1, written: 1, ignored: 0 });
-    expect((await valueOf(projectId, 1, 'x'))!.value).toBe('1');
-    expect(harness.logs.lines.some((line) => line.includes('could not be queued for re-evaluation'))).toBe(true);
+    // A later write of a pending user keeps the first time; an ignored write records nobody.
+    harness.clock.advance(500);
+    await traits().upsert(projectId, [num(2, 'x', '2'), num(1, 'x', '3', '2026-11-21T08:00:00.000Z')]);
+    expect(await pending()).toEqual([
+      { identifier: evmAddress(2), identifier_type: 'evm_address', changed_at: first },
+      { identifier: evmAddress(3), identifier_type: 'evm_address', changed_at: first },
+    ]);
   });
 
   it('refuses a batch naming each invalid trait and writes nothing', async () => {

@@ -1,0 +1,35 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import express, { type Express } from 'express';
+
+/** Where the web applications are served (Vite builds them with this base). */
+export const WEB_APP_PATH = '/app';
+
+/**
+ * web/dist from the repository (or image) root: the nearest folder above this file holding
+ * package.json, so it is found from the sources (gateway/http) and from the build (dist/gateway/http).
+ */
+export function defaultWebAppDir(): string {
+  let dir = __dirname;
+  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return path.join(dir, 'web', 'dist');
+}
+
+/**
+ * Serves the built web applications under /app, when they were built (`npm run web:build`; `npm
+ * start` builds them): hashed assets cached for a year (a new build has new names), and index.html,
+ * never cached, for every other path under /app so the client's router can read deep links.
+ * A missing asset falls through to the API's 404.
+ */
+export function serveWebApp(app: Express, dir: string = defaultWebAppDir()): boolean {
+  const indexHtml = path.join(dir, 'index.html');
+  if (!existsSync(indexHtml)) return false;
+  app.use(`${WEB_APP_PATH}/assets`, express.static(path.join(dir, 'assets'), { index: false, immutable: true, maxAge: '365d' }));
+  app.use(WEB_APP_PATH, express.static(dir, { index: false, maxAge: 0 }));
+  app.get([WEB_APP_PATH, `${WEB_APP_PATH}/*rest`], (req, res, next) => {
+    if (req.path.startsWith(`${WEB_APP_PATH}/assets/`)) return next();
+    res.setHeader('Cache-Control', 'no-cache');
+    res.sendFile(indexHtml);
+  });
+  return true;
+}

@@ -1,0 +1,66 @@
+import type { AnyRoute } from '../http/route';
+import { affiliateDetailRoutes } from './agency/affiliate-detail.routes';
+import { affiliatePortalCodeRoutes } from './agency/affiliate-portal-codes.routes';
+import { affiliatePortalStatsRoutes } from './agency/affiliate-portal-stats.routes';
+import { agencyRoutes } from './agency/agencies.routes';
+import { affiliateRoutes } from './agency/affiliates.routes';
+import { applicationRoutes } from './agency/applications.routes';
+import { referralRoutes } from './agency/referrals.routes';
+import { sdkRoutes } from './agency/sdk.routes';
+import { tierProtectionRoutes } from './agency/tier-protection.routes';
+import { audienceSegmentRoutes } from './audience/audience-segments.routes';
+import { audienceDashboardRoutes } from './audience/audiences.routes';
+import { userTraitRoutes } from './audience/user-traits.routes';
+import { signInRoutes } from './auth/sign-in.routes';
+import { claimAdminRoutes } from './claim/claim-admin.routes';
+import { claimCheckRoutes } from './claim/claim-checks.routes';
+import { claimSettingsRoutes } from './claim/claim-settings.routes';
+import { conversionRoutes } from './claim/conversions.routes';
+import { payoutRoutes } from './claim/payouts.routes';
+import { projectRoutes } from './projects.routes';
+import type { RouteDeps } from './route-deps';
+import { systemRoutes, type SystemDeps } from './system.routes';
+import { affiliatePortalRoutes } from './tax/affiliate-portal.routes';
+import { taxAdminRoutes } from './tax/tax-admin.routes';
+import { webhookRoutes } from './webhooks/webhooks.routes';
+
+/** The /v1 audience API is also served under /api/v1 (the specification calls it both ways). */
+function withApiPrefixAliases(routes: AnyRoute[]): AnyRoute[] {
+  return routes.flatMap((route) => [
+    route,
+    { ...route, path: `/api${route.path}`, operationId: `${route.operationId}ApiPrefixed`, summary: `${route.summary} (/api alias)` },
+  ]);
+}
+
+/**
+ * Every route the gateway serves, in matching order. Handlers use their dependencies only when a
+ * request arrives, so the list (and the OpenAPI document built from it) can also be made without
+ * a running stack (scripts/web/write-openapi.ts).
+ */
+export function apiRoutes(deps: RouteDeps, system: SystemDeps): AnyRoute[] {
+  return [
+    ...systemRoutes(system),
+    ...projectRoutes(deps),
+    ...audienceDashboardRoutes(deps),
+    ...withApiPrefixAliases(audienceSegmentRoutes(deps)),
+    ...withApiPrefixAliases(userTraitRoutes(deps)),
+    ...signInRoutes(deps),
+    ...affiliatePortalRoutes(deps),
+    ...taxAdminRoutes(deps),
+    ...affiliateRoutes(deps),
+    ...affiliateDetailRoutes(deps),
+    ...affiliatePortalCodeRoutes(deps),
+    ...affiliatePortalStatsRoutes(deps),
+    ...referralRoutes(deps),
+    ...sdkRoutes(deps),
+    ...agencyRoutes(deps),
+    ...tierProtectionRoutes(deps),
+    ...applicationRoutes(deps),
+    ...claimAdminRoutes(deps),
+    ...conversionRoutes(deps),
+    ...payoutRoutes(deps),
+    ...claimCheckRoutes(deps),
+    ...claimSettingsRoutes(deps),
+    ...webhookRoutes(deps),
+  ];
+}

@@ -1,0 +1,196 @@
+import type { Browser, Page } from 'playwright-core';
+import { evmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import type { TestStack } from '../helpers/stack';
+import { newWallet, signIn, type TestWallet } from '../helpers/wallet';
+import { capturePage, DESKTOP, launchChromium } from './browser';
+import { buildWebApp } from './web-build';
+
+/**
+ * The admin dashboard driven in Chromium as a person would, against the real stack: sign in,
+ * create an audience (after the API refuses a bad condition), upload a CSV, find affiliates by
+ * filter and sort, open one, decide applications in bulk. Each page is screenshotted at desktop and mobile width
+ * (test-artifacts/admin/) and checked with axe-core.
+ */
+describe('the admin dashboard in a browser', () => {
+  let stack: TestStack;
+  let project: TestProject;
+  let browser: Browser;
+  let page: Page;
+  const applicants: Array<{ name: string; wallet: TestWallet }> = [];
+  const affiliates = [
+    { name: 'Ada Lovelace', region: 'DE', identifier: evmAddress(0xa1) },
+    { name: 'Blaise Pascal', region: 'FR', identifier: evmAddress(0xa2) },
+    { name: 'Carl Gauss', region: 'DE', identifier: evmAddress(0xa3) },
+    { name: 'Dorothy Vaughan', region: 'US', identifier: evmAddress(0xa4) },
+    { name: 'Emmy Noether', region: 'US', identifier: evmAddress(0xa5) },
+  ];
+
+  beforeAll(async () => {
+    await buildWebApp();
+    ({ stack, project } = await startStackWithProject());
+    for (const affiliate of affiliates) {
+      const created = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
+        key: project.keys.admin,
+        body: { ...affiliate, identifier_type: 'evm_address' },
+      });
+      if (created.status !== 201) throw new Error(`affiliate not created: ${created.status} ${created.text}`);
+      // One minute apart, so sorting by the time they joined has one answer.
+      stack.clock.advance(60_000);
+    }
+    // Three applications from the affiliate portal, signed in with their wallets.
+    for (const name of ['Grace Hopper', 'Hedy Lamarr', 'Ida Rhodes']) {
+      const wallet = await newWallet();
+      const token = await signIn(stack, wallet);
+      const applied = await stack.api.post(`/api/v1/projects/${project.id}/affiliate-portal/application`, { key: token, body: { name, region: 'us' } });
+      if (applied.status !== 201) throw new Error(`application not taken: ${applied.status} ${applied.text}`);
+      applicants.push({ name, wallet });
+      stack.clock.advance(60_000);
+    }
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: DESKTOP });
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  const text = (selector: string) => page.locator(selector).first().innerText();
+
+  it('refuses a wrong key with the API’s message, then signs in with the admin key', async () => {
+    await page.goto(`${stack.baseUrl}/app/`);
+    await page.getByLabel('Project id').fill(project.id);
+    await page.getByLabel('Admin API key').fill('not-a-key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').innerText()).toMatch(/^Could not sign in: .+/);
+    expect(await capturePage(page, 'admin', '01-sign-in-refused')).toEqual([]);
+
+    await page.getByLabel('Admin API key').fill(project.keys.admin);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Audiences' }).waitFor();
+    expect(page.url()).toBe(`${stack.baseUrl}/app/admin/audiences`);
+    await page.getByText('No audiences yet.').waitFor();
+    // The key is kept for this tab only.
+    expect(await page.evaluate<string | null>("sessionStorage.getItem('referral.admin')")).toContain(project.keys.admin);
+    // The keyboard starts at the skip link, then walks the navigation.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Skip to content');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Audiences');
+    expect(await capturePage(page, 'admin', '02-audiences-empty')).toEqual([]);
+  });
+
+  it('shows the API’s condition errors by path, then creates the audience', async () => {
+    await page.getByRole('link', { name: 'New audience' }).click();
+    await page.getByLabel('Name').fill('VIP');
+    await page.getByLabel('Condition as JSON').fill('{ "all": [{ "metric": "volume_usd", "op": "bigger", "value": 1 }] }');
+    expect(await text('.condition-tree')).toContain('volume_usd bigger 1');
+    await page.getByRole('button', { name: 'Create audience' }).click();
+    await page.getByRole('list', { name: 'Problems in the condition' }).waitFor();
+    expect(await page.getByRole('list', { name: 'Problems in the condition' }).innerText()).toContain('condition.all[0].op');
+    expect(await capturePage(page, 'admin', '03-audience-condition-errors')).toEqual([]);
+    const segments = await stack.db.query('SELECT count(*)::int AS n FROM audience.segments');
+    expect(segments.rows[0].n).toBe(0);
+
+    await page.getByLabel('Condition as JSON').fill('');
+    await page.getByRole('button', { name: 'Create audience' }).click();
+    await page.getByRole('heading', { level: 1, name: 'VIP' }).waitFor();
+    expect(page.url()).toMatch(/\/app\/admin\/audiences\/[0-9a-f-]{36}$/);
+    expect(await text('[data-testid=entries-count]')).toBe('0');
+  });
+
+  it('uploads a CSV in batches and shows what was added and what was skipped', async () => {
+    const users = [...affiliates.slice(0, 3).map((affiliate) => affiliate.identifier), ...Array.from({ length: 1_000 }, (_, i) => evmAddress(0x1000 + i))];
+    // Five rows repeat an earlier one (one in another letter case): skipped, not added twice.
+    const repeats = [users[0]!.toUpperCase().replace('0X', '0x'), users[1]!, users[500]!, users[999]!, users[1_002]!];
+    const csv = ['identifier,identifier_type', ...users.map((user) => `${user},evm_address`), ...repeats.map((user) => `${user},evm_address`)].join('\n');
+    await page.getByLabel('CSV file').setInputFiles({ name: 'users.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.getByText('Added 1,003, skipped 5 already in the audience or repeated.').waitFor({ timeout: 60_000 });
+    expect(await page.locator('#upload-progress').evaluate((element) => [(element as unknown as { value: number }).value, (element as unknown as { max: number }).max])).toEqual([
+      1_008, 1_008,
+    ]);
+    await page.locator('[data-testid=entries-count]', { hasText: '1,003' }).waitFor();
+    const stored = await stack.db.query('SELECT count(*)::int AS n FROM audience.entries');
+    expect(stored.rows[0].n).toBe(1_003);
+    expect(await capturePage(page, 'admin', '04-audience-uploaded')).toEqual([]);
+
+    await page.getByLabel('Identifier starts with').fill(affiliates[2]!.identifier.toUpperCase().replace('0X', '0x'));
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('Page 1 of 1 (1 in all)').waitFor();
+    expect(await page.locator('tbody td.identifier').allInnerTexts()).toEqual([affiliates[2]!.identifier]);
+    expect(page.url()).toContain('search=');
+    expect(await capturePage(page, 'admin', '05-audience-search')).toEqual([]);
+  });
+
+  it('lists the affiliates, filters and sorts them with the URL following, and opens one', async () => {
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Affiliates' }).click();
+    await page.getByText('5 affiliates').waitFor();
+    const names = () => page.locator('.grid-body [role=row] [role=cell]:first-child .affiliate-name').allInnerTexts();
+    // Newest first by default.
+    expect(await names()).toEqual(['Emmy Noether', 'Dorothy Vaughan', 'Carl Gauss', 'Blaise Pascal', 'Ada Lovelace']);
+    expect(await capturePage(page, 'admin', '06-affiliates')).toEqual([]);
+
+    await page.getByLabel('Region (country code)').fill('de');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByText('2 affiliates').waitFor();
+    expect(new URL(page.url()).searchParams.get('region')).toBe('de');
+    expect(await names()).toEqual(['Carl Gauss', 'Ada Lovelace']);
+
+    await page.getByRole('columnheader', { name: 'Joined' }).getByRole('button').click();
+    await page.waitForURL(/order=asc/);
+    expect(await page.getByRole('columnheader', { name: 'Joined' }).getAttribute('aria-sort')).toBe('ascending');
+    await page.locator('.grid-body [role=row]').first().getByText('Ada Lovelace').waitFor();
+    expect(await names()).toEqual(['Ada Lovelace', 'Carl Gauss']);
+    expect(await capturePage(page, 'admin', '07-affiliates-filtered-sorted')).toEqual([]);
+
+    // The view survives a reload: it lives in the URL.
+    await page.reload();
+    await page.getByText('2 affiliates').waitFor();
+    expect(await names()).toEqual(['Ada Lovelace', 'Carl Gauss']);
+    expect(await page.getByLabel('Region (country code)').inputValue()).toBe('de');
+
+    await page.getByRole('link', { name: /Ada Lovelace/ }).click();
+    await page.getByRole('heading', { level: 1, name: 'Ada Lovelace' }).waitFor();
+    const memberships = page.getByRole('region', { name: 'Audiences and badges' });
+    await memberships.getByRole('link', { name: 'VIP' }).waitFor();
+    await page.getByRole('heading', { name: 'History' }).waitFor();
+    await page.locator('ol.history li', { hasText: 'Joined' }).waitFor();
+    await page.getByText('Has referred nobody yet.').waitFor();
+    expect(await capturePage(page, 'admin', '08-affiliate-detail')).toEqual([]);
+  });
+
+  it('decides applications in bulk: approves two into the audience, rejects one with a reason', async () => {
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Applications' }).click();
+    await page.getByLabel('Per page').selectOption('10');
+    await page.waitForURL(/page_size=10/);
+    await page.getByText('Page 1 of 1 (3 in all)').waitFor();
+    expect(await page.locator('tbody .applicant-name').allInnerTexts()).toEqual(['Grace Hopper', 'Hedy Lamarr', 'Ida Rhodes']);
+    expect(await capturePage(page, 'admin', '09-applications')).toEqual([]);
+
+    await page.getByLabel('Select Grace Hopper').check();
+    await page.getByLabel('Select Hedy Lamarr').check();
+    await page.getByLabel('Into the audience').selectOption({ label: 'VIP' });
+    await page.getByRole('button', { name: 'Approve 2 selected' }).click();
+    await page.getByText('2 decided.').waitFor();
+    await page.getByText('Page 1 of 1 (1 in all)').waitFor();
+
+    await page.getByLabel('Select Ida Rhodes').check();
+    await page.getByLabel('Decision').selectOption('reject');
+    await page.getByLabel('Reason (shown to the applicant)').fill('Not a fit for this program');
+    await page.getByRole('button', { name: 'Reject 1 selected' }).click();
+    await page.getByText('No pending applications.').waitFor();
+
+    await page.getByLabel('Status').selectOption('rejected');
+    await page.getByText('rejected: Not a fit for this program').waitFor();
+    expect(await capturePage(page, 'admin', '10-applications-rejected')).toEqual([]);
+
+    const decided = await stack.db.query('SELECT name, status FROM agency.applications ORDER BY name');
+    expect(decided.rows).toEqual([
+      { name: 'Grace Hopper', status: 'approved' },
+      { name: 'Hedy Lamarr', status: 'approved' },
+      { name: 'Ida Rhodes', status: 'rejected' },
+    ]);
+  });
+});

@@ -1,0 +1,49 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+/** Debian's Chromium unless CHROMIUM_PATH names another (`.ci/run` installs the package when missing). */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+export const ARTIFACTS_DIR = path.resolve(__dirname, '../../test-artifacts');
+export const DESKTOP = { width: 1280, height: 900 };
+export const MOBILE = { width: 375, height: 812 };
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+}
+
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[] }>;
+}
+
+/** axe-core's violations on the page as it is now that are `serious` or `critical`, one line each. */
+export async function seriousAccessibilityViolations(page: Page): Promise<string[]> {
+  // Expressions as text: they run in the page, whose DOM types this (Node) project does not load.
+  if (!(await page.evaluate<boolean>("typeof window.axe !== 'undefined'"))) await page.addScriptTag({ content: AXE_SOURCE });
+  const violations = await page.evaluate<AxeViolation[]>('window.axe.run(document).then((result) => result.violations)');
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+/**
+ * Screenshots of the page at desktop and at 375 px mobile width, in test-artifacts/<flow>/, and
+ * the accessibility check at both widths: what a reviewer looks at and what must hold on each page.
+ */
+export async function capturePage(page: Page, flow: string, name: string): Promise<string[]> {
+  const dir = path.join(ARTIFACTS_DIR, flow);
+  mkdirSync(dir, { recursive: true });
+  const problems: string[] = [];
+  for (const [label, size] of [['desktop', DESKTOP], ['mobile', MOBILE]] as const) {
+    await page.setViewportSize(size);
+    await page.screenshot({ path: path.join(dir, `${name}-${label}.png`), fullPage: true });
+    problems.push(...(await seriousAccessibilityViolations(page)).map((problem) => `${name} at ${label} width: ${problem}`));
+  }
+  await page.setViewportSize(DESKTOP);
+  return problems;
+}

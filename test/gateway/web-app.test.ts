@@ -1,0 +1,70 @@
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import express from 'express';
+import { errorHandler } from '../../gateway/http/errors';
+import { routeFallback } from '../../gateway/http/fallback';
+import { serveWebApp } from '../../gateway/http/web-app';
+import { LogCapture } from '../helpers/log-capture';
+
+/** How the gateway serves the built web applications (gateway/http/web-app.ts), over a build made up for the test. */
+describe('the web applications under /app', () => {
+  const built = mkdtempSync(path.join(tmpdir(), 'web-dist-'));
+  const notBuilt = mkdtempSync(path.join(tmpdir(), 'web-none-'));
+  const servers: Array<{ close(): void }> = [];
+
+  beforeAll(() => {
+    mkdirSync(path.join(built, 'assets'));
+    writeFileSync(path.join(built, 'index.html'), '<!doctype html><div id="root"></div>');
+    writeFileSync(path.join(built, 'assets', 'index-Ab12Cd34.js'), 'console.log(1)');
+  });
+  afterAll(() => {
+    for (const server of servers) server.close();
+    rmSync(built, { recursive: true, force: true });
+    rmSync(notBuilt, { recursive: true, force: true });
+  });
+
+  async function serve(dir: string): Promise<{ baseUrl: string; served: boolean }> {
+    const app = express();
+    const served = serveWebApp(app, dir);
+    app.use(routeFallback([]));
+    app.use(errorHandler(new LogCapture().logger('gateway')));
+    const server = app.listen(0, '127.0.0.1');
+    servers.push(server);
+    await new Promise((resolve) => server.once('listening', resolve));
+    return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, served };
+  }
+
+  it('answers index.html, never cached, for /app and every client route under it', async () => {
+    const { baseUrl, served } = await serve(built);
+    expect(served).toBe(true);
+    for (const route of ['/app', '/app/', '/app/admin/affiliates', '/app/admin/affiliates/evm_address/0xabc?region=DE']) {
+      const response = await fetch(`${baseUrl}${route}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/text\/html/);
+      expect(response.headers.get('cache-control')).toBe('no-cache');
+      expect(await response.text()).toContain('<div id="root">');
+    }
+  });
+
+  it('serves hashed assets with a year-long immutable cache, and a missing one as the API’s 404', async () => {
+    const { baseUrl } = await serve(built);
+    const asset = await fetch(`${baseUrl}/app/assets/index-Ab12Cd34.js`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(await asset.text()).toBe('console.log(1)');
+
+    const missing = await fetch(`${baseUrl}/app/assets/index-gone.js`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ status: 404, code: 'ROUTE_NOT_FOUND' });
+  });
+
+  it('serves nothing under /app when the applications were not built', async () => {
+    const { baseUrl, served } = await serve(notBuilt);
+    expect(served).toBe(false);
+    const response = await fetch(`${baseUrl}/app/admin`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ code: 'ROUTE_NOT_FOUND' });
+  });
+});

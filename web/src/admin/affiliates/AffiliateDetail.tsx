@@ -1,0 +1,273 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useParams } from 'react-router-dom';
+import type { ApiResult } from '../../api/client';
+import { formatDateTime, formatDecimal, formatUsd } from '../../ui/format';
+import { Pager } from '../../ui/Pager';
+import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { useProject } from '../session';
+
+type Affiliate = ApiResult<'/api/v1/projects/{projectId}/affiliates/{userIdentifier}', 'get'>;
+const PAGE_SIZE = 10;
+
+/** One affiliate: its figures, tiers and protection, memberships and badges, referral tree and history. */
+export function AffiliateDetail() {
+  const { projectId, api } = useProject();
+  const { identifier = '', identifierType = 'evm_address' } = useParams();
+  const affiliate = useQuery({
+    queryKey: ['affiliate', projectId, identifierType, identifier],
+    queryFn: ({ signal }) =>
+      api('get', '/api/v1/projects/{projectId}/affiliates/{userIdentifier}', {
+        path: { projectId, userIdentifier: identifier },
+        query: { identifier_type: identifierType },
+        signal,
+      }),
+  });
+  if (affiliate.isPending) return <Loading label="Loading the affiliate…" />;
+  if (affiliate.isError) return <ErrorMessage error={affiliate.error} />;
+  const data = affiliate.data;
+  return (
+    <article aria-labelledby="affiliate-title">
+      <p className="breadcrumb">
+        <Link to="../..">Affiliates</Link> /
+      </p>
+      <h1 id="affiliate-title">{data.name || data.identifier}</h1>
+      <p className="identifier">
+        {data.identifier} <span className="subtle">({data.identifier_type})</span>
+      </p>
+      <Figures affiliate={data} />
+      <div className="columns">
+        <Tiers affiliate={data} />
+        <Memberships affiliate={data} />
+      </div>
+      <ReferralTree identifier={data.identifier} identifierType={data.identifier_type} />
+      <History identifier={data.identifier} identifierType={data.identifier_type} />
+    </article>
+  );
+}
+
+function Figures({ affiliate }: { affiliate: Affiliate }) {
+  return (
+    <section aria-labelledby="figures-title">
+      <h2 id="figures-title">Figures</h2>
+      <dl className="facts">
+        <div>
+          <dt>Status</dt>
+          <dd>
+            {affiliate.status}
+            {affiliate.suspension_reason ? ` (${affiliate.suspension_reason})` : ''}
+          </dd>
+        </div>
+        <div>
+          <dt>Region</dt>
+          <dd>{affiliate.region ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>Tax status</dt>
+          <dd>{affiliate.tax_status}</dd>
+        </div>
+        <div>
+          <dt>Joined</dt>
+          <dd>{formatDateTime(affiliate.joined_at)}</dd>
+        </div>
+        <div>
+          <dt>Volume</dt>
+          <dd>{formatUsd(affiliate.volume_usd)}</dd>
+        </div>
+        <div>
+          <dt>Revenue</dt>
+          <dd>{formatUsd(affiliate.revenue_usd)}</dd>
+        </div>
+        <div>
+          <dt>Conversions</dt>
+          <dd>{affiliate.conversions.toLocaleString('en-US')}</dd>
+        </div>
+        <div>
+          <dt>End users</dt>
+          <dd>{affiliate.end_users.toLocaleString('en-US')}</dd>
+        </div>
+        <div>
+          <dt>Master</dt>
+          <dd>{affiliate.is_master ? 'is a master affiliate' : (affiliate.master?.identifier ?? '—')}</dd>
+        </div>
+        <div>
+          <dt>Codes</dt>
+          <dd>{affiliate.codes.length ? affiliate.codes.map((code) => `${code.code} (${code.uses} uses)`).join(', ') : 'none'}</dd>
+        </div>
+      </dl>
+      {affiliate.earnings.length > 0 ? (
+        <>
+          <h3>Earnings</h3>
+          <ul>
+            {affiliate.earnings.map((earning, index) => (
+              <li key={index}>
+                {formatDecimal(String(earning.amount))} base units of {earning.currency_name ?? earning.currency_address ?? 'a currency not known yet'}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+function Tiers({ affiliate }: { affiliate: Affiliate }) {
+  return (
+    <section aria-labelledby="tiers-title">
+      <h2 id="tiers-title">Tier</h2>
+      <dl className="facts">
+        <div>
+          <dt>In force</dt>
+          <dd>{affiliate.active_tier ? `${affiliate.active_tier.name} (rank ${affiliate.active_tier.rank})` : 'none'}</dd>
+        </div>
+        <div>
+          <dt>Qualifies for</dt>
+          <dd>{affiliate.current_tier ? `${affiliate.current_tier.name} (rank ${affiliate.current_tier.rank})` : 'none'}</dd>
+        </div>
+        <div>
+          <dt>Protection</dt>
+          <dd>
+            {affiliate.tier_protection
+              ? `${affiliate.tier_protection.days_remaining} days left, until ${formatDateTime(affiliate.tier_protection.expires_at)}`
+              : 'none'}
+          </dd>
+        </div>
+      </dl>
+    </section>
+  );
+}
+
+function Memberships({ affiliate }: { affiliate: Affiliate }) {
+  return (
+    <section aria-labelledby="memberships-title">
+      <h2 id="memberships-title">Audiences and badges</h2>
+      {affiliate.audiences.length === 0 ? (
+        <Empty>In no audience.</Empty>
+      ) : (
+        <ul>
+          {affiliate.audiences.map((audience) => (
+            <li key={audience.id}>
+              <Link to={`/admin/audiences/${audience.id}`}>{audience.name}</Link>
+            </li>
+          ))}
+        </ul>
+      )}
+      <h3>Badges</h3>
+      {affiliate.badges.length === 0 ? (
+        <Empty>No badges.</Empty>
+      ) : (
+        <ul className="badges">
+          {affiliate.badges.map((badge) => (
+            <li key={badge.audience_id}>
+              <strong>{badge.name}</strong>
+              {badge.description ? ` — ${badge.description}` : ''}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** The users this affiliate referred (its first level), with what each brought. */
+function ReferralTree({ identifier, identifierType }: { identifier: string; identifierType: string }) {
+  const { projectId, api } = useProject();
+  const [page, setPage] = useState(1);
+  const referrals = useQuery({
+    queryKey: ['referrals', projectId, identifierType, identifier, page],
+    queryFn: ({ signal }) =>
+      api('get', '/api/v1/projects/{projectId}/affiliates/{userIdentifier}/referrals', {
+        path: { projectId, userIdentifier: identifier },
+        query: { identifier_type: identifierType, page, page_size: PAGE_SIZE },
+        signal,
+      }),
+    placeholderData: keepPreviousData,
+  });
+  return (
+    <section aria-labelledby="referrals-title">
+      <h2 id="referrals-title">Referral tree</h2>
+      {referrals.isPending ? <Loading label="Loading referred users…" /> : null}
+      {referrals.isError ? <ErrorMessage error={referrals.error} /> : null}
+      {referrals.data && referrals.data.results.length === 0 ? <Empty>Has referred nobody yet.</Empty> : null}
+      {referrals.data && referrals.data.results.length > 0 ? (
+        <>
+          <ul className="tree" aria-label={`Users referred by ${identifier}`}>
+            {referrals.data.results.map((referred) => (
+              <li key={`${referred.identifier_type}:${referred.identifier}`}>
+                <span className="identifier">{referred.identifier}</span> <span className="subtle">with code {referred.code}</span> ·{' '}
+                {formatUsd(referred.volume_usd)} volume · {referred.conversions} conversions · since {formatDateTime(referred.referred_at)}
+              </li>
+            ))}
+          </ul>
+          <Pager label="Referred user pages" page={page} pageSize={PAGE_SIZE} total={referrals.data.total_results} onPage={setPage} />
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+const HISTORY_LABELS: Record<string, string> = {
+  joined: 'Joined',
+  application_submitted: 'Applied',
+  application_held: 'Application held',
+  application_approved: 'Application approved',
+  application_rejected: 'Application rejected',
+  code_created: 'Code created',
+  suspended: 'Suspended',
+  reactivated: 'Reactivated',
+  tier_protection_set: 'Tier protection set',
+  tier_protection_ended: 'Tier protection ended',
+  tier_protection_expired: 'Tier protection expired',
+  master_designated: 'Designated master affiliate',
+  master_spread_changed: 'Master spread changed',
+  master_removed: 'Master status removed',
+  bound_to_master: 'Bound to a master',
+  unbound_from_master: 'Unbound from its master',
+  sub_affiliate_bound: 'Sub-affiliate bound',
+  sub_affiliate_unbound: 'Sub-affiliate unbound',
+  payouts: 'Payouts',
+};
+
+function History({ identifier, identifierType }: { identifier: string; identifierType: string }) {
+  const { projectId, api } = useProject();
+  const [page, setPage] = useState(1);
+  const history = useQuery({
+    queryKey: ['history', projectId, identifierType, identifier, page],
+    queryFn: ({ signal }) =>
+      api('get', '/api/v1/projects/{projectId}/affiliates/{userIdentifier}/history', {
+        path: { projectId, userIdentifier: identifier },
+        query: { identifier_type: identifierType, page, page_size: PAGE_SIZE },
+        signal,
+      }),
+    placeholderData: keepPreviousData,
+  });
+  return (
+    <section aria-labelledby="history-title">
+      <h2 id="history-title">History</h2>
+      {history.isPending ? <Loading label="Loading the history…" /> : null}
+      {history.isError ? <ErrorMessage error={history.error} /> : null}
+      {history.data && history.data.results.length === 0 ? <Empty>Nothing has happened yet.</Empty> : null}
+      {history.data && history.data.results.length > 0 ? (
+        <>
+          <ol className="history">
+            {history.data.results.map((item, index) => (
+              <li key={`${item.at}:${index}`}>
+                <time dateTime={item.at}>{formatDateTime(item.at)}</time> <strong>{HISTORY_LABELS[item.type] ?? item.type}</strong>{' '}
+                <span className="subtle">{summarise(item.data)}</span>
+              </li>
+            ))}
+          </ol>
+          <Pager label="History pages" page={page} pageSize={PAGE_SIZE} total={history.data.total_results} onPage={setPage} />
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+/** A history entry's facts in one line: its plain fields, ids left out. */
+function summarise(data: Record<string, unknown>): string {
+  return Object.entries(data)
+    .filter(([name, value]) => !name.endsWith('_id') && value !== null && typeof value !== 'object')
+    .map(([name, value]) => `${name.replace(/_/g, ' ')}: ${String(value)}`)
+    .join(', ');
+}

@@ -1,0 +1,207 @@
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { flexRender, getCoreRowModel, useReactTable } from '@tanstack/react-table';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { type CSSProperties, type FormEvent, useEffect, useMemo, useRef } from 'react';
+import { useSearchParams } from 'react-router-dom';
+import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { useProject } from '../session';
+import { affiliateColumns, NUMERIC_COLUMNS, SORT_KEY_OF_COLUMN } from './columns';
+import { type AffiliateFilters, filtersFromUrl, filtersToUrl, SORT_COLUMNS } from './filters';
+
+/** The API's largest page: the list loads pages of it as the rows scroll into view. */
+const PAGE_SIZE = 100;
+const ROW_HEIGHT = 44;
+const GRID_COLUMNS = 'minmax(14rem, 2fr) 6rem 5rem 7rem 9rem 9rem repeat(2, 8rem) 7rem 6rem 9rem 10rem';
+
+/**
+ * Every affiliate of the project, with every filter, sort and metric of the API, kept in the URL.
+ * Rows are virtualised (only those on screen are in the DOM) and fetched page by page as the
+ * scroll nears the end, so a list of 100,000 scrolls as smoothly as one of 100.
+ */
+export function AffiliateList() {
+  const { projectId, api } = useProject();
+  const [params, setParams] = useSearchParams();
+  const filters = useMemo(() => filtersFromUrl(params), [params]);
+  const setFilters = (next: AffiliateFilters) => setParams(filtersToUrl(next), { replace: true });
+
+  const list = useInfiniteQuery({
+    queryKey: ['affiliates', projectId, filters],
+    queryFn: ({ pageParam, signal }) =>
+      api('get', '/api/v1/projects/{projectId}/affiliates', { path: { projectId }, query: { ...filters, page: pageParam, page_size: PAGE_SIZE }, signal }),
+    initialPageParam: 1,
+    getNextPageParam: (last) => (last.page * last.page_size < last.total_results ? last.page + 1 : undefined),
+  });
+  const rows = useMemo(() => list.data?.pages.flatMap((page) => page.results) ?? [], [list.data]);
+  const total = list.data?.pages[0]?.total_results ?? 0;
+
+  const table = useReactTable({ data: rows, columns: affiliateColumns, getCoreRowModel: getCoreRowModel(), manualSorting: true });
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 10 });
+  const items = virtualizer.getVirtualItems();
+  const lastIndex = items[items.length - 1]?.index ?? -1;
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = list;
+  useEffect(() => {
+    if (hasNextPage && !isFetchingNextPage && lastIndex >= rows.length - 20) void fetchNextPage();
+  }, [hasNextPage, isFetchingNextPage, fetchNextPage, lastIndex, rows.length]);
+
+  const sortBy = filters.sort_by ?? 'joined_at';
+  const order = filters.order ?? 'desc';
+  const toggleSort = (key: (typeof SORT_COLUMNS)[number]['value']) =>
+    setFilters({ ...filters, sort_by: key, order: sortBy === key && order === 'desc' ? 'asc' : 'desc' });
+
+  return (
+    <section aria-labelledby="affiliates-title">
+      <h1 id="affiliates-title">Affiliates</h1>
+      <FilterForm filters={filters} onChange={setFilters} />
+      {list.isPending ? <Loading label="Loading affiliates…" /> : null}
+      {list.isError ? <ErrorMessage error={list.error} /> : null}
+      {list.data && rows.length === 0 ? <Empty>No affiliate matches these filters.</Empty> : null}
+      {rows.length > 0 ? (
+        <>
+          <p className="count" aria-live="polite">
+            {total.toLocaleString('en-US')} affiliates
+          </p>
+          <div ref={scroller} className="virtual-scroll" tabIndex={0} role="region" aria-label="Affiliate list, scrollable">
+            <div role="table" aria-rowcount={total + 1} aria-label="Affiliates" className="grid-table" style={{ '--grid-columns': GRID_COLUMNS } as CSSProperties}>
+              <div role="rowgroup" className="grid-head">
+                {table.getHeaderGroups().map((group) => (
+                  <div role="row" aria-rowindex={1} className="grid-row" key={group.id}>
+                    {group.headers.map((header) => {
+                      const sortKey = SORT_KEY_OF_COLUMN[header.column.id];
+                      const sorted = sortKey && sortKey === sortBy ? (order === 'asc' ? 'ascending' : 'descending') : undefined;
+                      return (
+                        <div role="columnheader" aria-sort={sorted ?? (sortKey ? 'none' : undefined)} key={header.id} className={NUMERIC_COLUMNS.has(header.column.id) ? 'number' : undefined}>
+                          {sortKey ? (
+                            <button type="button" className="sort-button" onClick={() => toggleSort(sortKey)}>
+                              {flexRender(header.column.columnDef.header, header.getContext())}
+                              <span aria-hidden="true">{sorted === 'ascending' ? ' ▲' : sorted === 'descending' ? ' ▼' : ''}</span>
+                            </button>
+                          ) : (
+                            flexRender(header.column.columnDef.header, header.getContext())
+                          )}
+                        </div>
+                      );
+                    })}
+                  </div>
+                ))}
+              </div>
+              <div role="rowgroup" className="grid-body" style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+                {items.map((item) => {
+                  const row = table.getRowModel().rows[item.index];
+                  if (!row) return null;
+                  return (
+                    <div
+                      role="row"
+                      aria-rowindex={item.index + 2}
+                      key={row.id}
+                      className="grid-row"
+                      style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
+                    >
+                      {row.getVisibleCells().map((cell) => (
+                        <div role="cell" key={cell.id} className={NUMERIC_COLUMNS.has(cell.column.id) ? 'number' : undefined}>
+                          {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                        </div>
+                      ))}
+                    </div>
+                  );
+                })}
+              </div>
+            </div>
+          </div>
+          {isFetchingNextPage ? <Loading label="Loading more affiliates…" /> : null}
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+/** The filters as a form: text filters apply on submit, choices at once; each lands in the URL. */
+function FilterForm({ filters, onChange }: { filters: AffiliateFilters; onChange(next: AffiliateFilters): void }) {
+  const { projectId, api } = useProject();
+  const audiences = useQuery({
+    queryKey: ['audiences', projectId, 'all'],
+    queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/audiences', { path: { projectId }, query: { page_size: 100 }, signal }),
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const text = (name: string) => String(form.get(name) ?? '').trim() || undefined;
+    const selectedAudiences = form.getAll('audience_ids').map(String).filter(Boolean);
+    onChange({
+      ...filters,
+      q: text('q'),
+      region: text('region'),
+      conversions: text('conversions'),
+      audience_ids: selectedAudiences.length ? selectedAudiences.join(',') : undefined,
+    });
+  };
+  const audienceOptions = audiences.data?.results ?? [];
+  return (
+    <form className="filters" onSubmit={submit} aria-label="Filter affiliates" key={JSON.stringify(filters)}>
+      <div>
+        <label htmlFor="filter-q">Identifier or name starts with</label>
+        <input id="filter-q" name="q" type="search" defaultValue={filters.q ?? ''} />
+      </div>
+      <div>
+        <label htmlFor="filter-status">Status</label>
+        <select id="filter-status" value={filters.status ?? ''} onChange={(event) => onChange({ ...filters, status: (event.target.value || undefined) as AffiliateFilters['status'] })}>
+          <option value="">Any</option>
+          <option value="active">Active</option>
+          <option value="suspended">Suspended</option>
+        </select>
+      </div>
+      <div>
+        <label htmlFor="filter-region">Region (country code)</label>
+        <input id="filter-region" name="region" defaultValue={filters.region ?? ''} maxLength={2} size={4} />
+      </div>
+      <div>
+        <label htmlFor="filter-audience">Member of</label>
+        <select id="filter-audience" value={filters.audience ?? ''} onChange={(event) => onChange({ ...filters, audience: event.target.value || undefined })}>
+          <option value="">Any audience</option>
+          {audienceOptions.map((audience) => (
+            <option key={audience.id} value={audience.id}>
+              {audience.name}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label htmlFor="filter-audience-ids">Member of any of</label>
+        <select id="filter-audience-ids" name="audience_ids" multiple defaultValue={filters.audience_ids?.split(',') ?? []} size={Math.min(4, Math.max(2, audienceOptions.length))}>
+          {audienceOptions.map((audience) => (
+            <option key={audience.id} value={audience.id}>
+              {audience.name}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label htmlFor="filter-conversions">Converted with (names, comma separated)</label>
+        <input id="filter-conversions" name="conversions" defaultValue={filters.conversions ?? ''} />
+      </div>
+      <div>
+        <label htmlFor="filter-sort">Sort by</label>
+        <select id="filter-sort" value={filters.sort_by ?? 'joined_at'} onChange={(event) => onChange({ ...filters, sort_by: event.target.value as AffiliateFilters['sort_by'] })}>
+          {SORT_COLUMNS.map((column) => (
+            <option key={column.value} value={column.value}>
+              {column.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label htmlFor="filter-order">Order</label>
+        <select id="filter-order" value={filters.order ?? 'desc'} onChange={(event) => onChange({ ...filters, order: event.target.value as AffiliateFilters['order'] })}>
+          <option value="desc">Highest / newest first</option>
+          <option value="asc">Lowest / oldest first</option>
+        </select>
+      </div>
+      <div className="filter-actions">
+        <button type="submit">Apply filters</button>
+        <button type="button" onClick={() => onChange({})}>
+          Clear
+        </button>
+      </div>
+    </form>
+  );
+}

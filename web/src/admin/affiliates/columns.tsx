@@ -1,0 +1,45 @@
+import { createColumnHelper } from '@tanstack/react-table';
+import { Link } from 'react-router-dom';
+import type { ApiResult } from '../../api/client';
+import { formatDateTime, formatUsd, shortIdentifier } from '../../ui/format';
+import type { SortColumn } from './filters';
+
+export type AffiliateRow = ApiResult<'/api/v1/projects/{projectId}/affiliates', 'get'>['results'][number];
+
+const column = createColumnHelper<AffiliateRow>();
+
+/** Which list column sorts by which API sort key (the others are not sortable). */
+export const SORT_KEY_OF_COLUMN: Record<string, SortColumn> = {
+  joined_at: 'joined_at',
+  volume_usd: 'volume_usd',
+  revenue_usd: 'revenue_usd',
+  conversions: 'conversions',
+  end_users: 'end_users',
+  referred_volume_usd: 'referred_volume_usd',
+};
+
+export const affiliateColumns = [
+  column.accessor('identifier', {
+    header: 'Affiliate',
+    cell: (info) => (
+      <Link to={`${encodeURIComponent(info.row.original.identifier_type)}/${encodeURIComponent(info.getValue())}`} title={info.getValue()}>
+        <span className="affiliate-name">{info.row.original.name || shortIdentifier(info.getValue())}</span>
+        <span className="subtle"> {shortIdentifier(info.getValue())}</span>
+      </Link>
+    ),
+  }),
+  column.accessor('status', { header: 'Status' }),
+  column.accessor('region', { header: 'Region', cell: (info) => info.getValue() ?? '—' }),
+  column.accessor((row) => row.active_tier?.name ?? '—', { id: 'tier', header: 'Tier' }),
+  column.accessor('tax_status', { header: 'Tax' }),
+  column.accessor((row) => (row.is_master ? 'master' : row.master ? `sub of ${shortIdentifier(row.master.identifier)}` : '—'), { id: 'master', header: 'Master' }),
+  column.accessor('volume_usd', { header: 'Volume', cell: (info) => formatUsd(info.getValue()) }),
+  column.accessor('revenue_usd', { header: 'Revenue', cell: (info) => formatUsd(info.getValue()) }),
+  column.accessor('conversions', { header: 'Conversions', cell: (info) => info.getValue().toLocaleString('en-US') }),
+  column.accessor('end_users', { header: 'End users', cell: (info) => info.getValue().toLocaleString('en-US') }),
+  column.accessor('referred_volume_usd', { header: 'Referred volume', cell: (info) => formatUsd(info.getValue()) }),
+  column.accessor('joined_at', { header: 'Joined', cell: (info) => formatDateTime(info.getValue()) }),
+];
+
+/** Right-aligned figures. */
+export const NUMERIC_COLUMNS = new Set(['volume_usd', 'revenue_usd', 'conversions', 'end_users', 'referred_volume_usd']);

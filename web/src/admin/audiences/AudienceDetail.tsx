@@ -1,0 +1,148 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router-dom';
+import { formatDateTime } from '../../ui/format';
+import { Pager } from '../../ui/Pager';
+import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { useProject } from '../session';
+import { describeCondition } from './condition';
+import { CsvUpload } from './CsvUpload';
+
+const PAGE_SIZE = 25;
+
+export function AudienceDetail() {
+  const { projectId, api } = useProject();
+  const audienceId = useParams().audienceId ?? '';
+  const audience = useQuery({
+    queryKey: ['audience', projectId, audienceId],
+    queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/audiences/{audienceId}', { path: { projectId, audienceId }, signal }),
+  });
+  if (audience.isPending) return <Loading label="Loading the audience…" />;
+  if (audience.isError) return <ErrorMessage error={audience.error} />;
+  const data = audience.data;
+  return (
+    <section aria-labelledby="audience-title">
+      <p className="breadcrumb">
+        <Link to="..">Audiences</Link> /
+      </p>
+      <h1 id="audience-title">{data.name}</h1>
+      {data.description ? <p>{data.description}</p> : null}
+      <dl className="facts">
+        <div>
+          <dt>Type</dt>
+          <dd>{data.type}</dd>
+        </div>
+        <div>
+          <dt>Users</dt>
+          <dd data-testid="entries-count">{data.entries_count.toLocaleString('en-US')}</dd>
+        </div>
+        <div>
+          <dt>Tier rank</dt>
+          <dd>{data.tier_rank ?? 'not a tier'}</dd>
+        </div>
+        <div>
+          <dt>Badge</dt>
+          <dd>{data.badge?.name ?? 'none'}</dd>
+        </div>
+        <div>
+          <dt>Created</dt>
+          <dd>{formatDateTime(data.created_at)}</dd>
+        </div>
+      </dl>
+      {data.condition ? (
+        <>
+          <h2>Condition</h2>
+          <ul className="condition-tree">
+            {describeCondition(data.condition).map((line, index) => (
+              <li key={index} style={{ paddingLeft: `${line.depth * 1.25}rem` }}>
+                {line.text}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        <CsvUpload audienceId={audienceId} />
+      )}
+      <Entries audienceId={audienceId} />
+    </section>
+  );
+}
+
+function Entries({ audienceId }: { audienceId: string }) {
+  const { projectId, api } = useProject();
+  const [params, setParams] = useSearchParams();
+  const page = Math.max(1, Number(params.get('page')) || 1);
+  const search = params.get('search') ?? '';
+  const [searchText, setSearchText] = useState(search);
+  const entries = useQuery({
+    queryKey: ['entries', projectId, audienceId, page, search],
+    queryFn: ({ signal }) =>
+      api('get', '/api/v1/projects/{projectId}/audiences/{audienceId}/entries', {
+        path: { projectId, audienceId },
+        query: { page, page_size: PAGE_SIZE, search: search || undefined },
+        signal,
+      }),
+    placeholderData: keepPreviousData,
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const next = new URLSearchParams();
+    if (searchText.trim()) next.set('search', searchText.trim());
+    setParams(next);
+  };
+  return (
+    <section aria-labelledby="entries-title">
+      <h2 id="entries-title">Users</h2>
+      <form role="search" className="inline-fields" onSubmit={submit}>
+        <div>
+          <label htmlFor="entry-search">Identifier starts with</label>
+          <input id="entry-search" type="search" value={searchText} onChange={(event) => setSearchText(event.target.value)} />
+        </div>
+        <button type="submit">Search</button>
+      </form>
+      {entries.isPending ? <Loading label="Loading users…" /> : null}
+      {entries.isError ? <ErrorMessage error={entries.error} /> : null}
+      {entries.data && entries.data.results.length === 0 ? <Empty>{search ? `No user’s identifier starts with “${search}”.` : 'No users in this audience yet.'}</Empty> : null}
+      {entries.data && entries.data.results.length > 0 ? (
+        <>
+          <div className="table-scroll" tabIndex={0} role="region" aria-label="Users table, scrollable">
+            <table>
+              <caption className="visually-hidden">Users in the audience, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Identifier</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Source</th>
+                  <th scope="col">Added</th>
+                </tr>
+              </thead>
+              <tbody>
+                {entries.data.results.map((entry) => (
+                  <tr key={`${entry.identifier_type}:${entry.identifier}`}>
+                    <td className="identifier">{entry.identifier}</td>
+                    <td>{entry.identifier_type}</td>
+                    <td>{entry.kind}</td>
+                    <td>{entry.source}</td>
+                    <td>{formatDateTime(entry.added_at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager
+            label="User pages"
+            page={entries.data.page}
+            pageSize={entries.data.page_size}
+            total={entries.data.total_results}
+            onPage={(next) => {
+              const nextParams = new URLSearchParams(params);
+              nextParams.set('page', String(next));
+              setParams(nextParams);
+            }}
+          />
+        </>
+      ) : null}
+    </section>
+  );
+}

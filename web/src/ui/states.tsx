@@ -1,0 +1,37 @@
+import type { ReactNode } from 'react';
+import { ApiError } from '../api/client';
+
+/** Loading, error and empty states, the same on every screen. */
+
+export function Loading({ label = 'Loading…' }: { label?: string }) {
+  return (
+    <p className="state state-loading" role="status" aria-live="polite">
+      {label}
+    </p>
+  );
+}
+
+/** The API's own message (plain words), with its field violations when it names any. */
+export function ErrorMessage({ error, title, showDetails = true }: { error: unknown; title?: string; showDetails?: boolean }) {
+  const message = error instanceof Error ? error.message : 'Something went wrong.';
+  const details = error instanceof ApiError && showDetails ? error.details : [];
+  return (
+    <div className="state state-error" role="alert">
+      {title ? <strong>{title}: </strong> : null}
+      {message}
+      {details.length > 0 ? (
+        <ul>
+          {details.map((detail) => (
+            <li key={`${detail.field}:${detail.reason}`}>
+              <code>{detail.field}</code>: {detail.reason}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return <p className="state state-empty">{children}</p>;
+}

@@ -1,0 +1,16 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+/**
+ * The web applications, built into web/dist and served by the gateway under /app
+ * (gateway/http/web-app.ts). Everything is bundled: the pages load nothing from the internet.
+ * Built with `vite build web` (this folder is the root). `npm run web:dev` proxies the API to a gateway on localhost:8080.
+ */
+export default defineConfig({
+  base: '/app/',
+  plugins: [react()],
+  build: { outDir: 'dist', emptyOutDir: true, assetsDir: 'assets', sourcemap: true },
+  server: {
+    proxy: { '/api': 'http://localhost:8080', '/v1': 'http://localhost:8080' },
+  },
+});
