@@ -11,6 +11,9 @@ import { buildWebApp } from './web-build';
  * filter and sort, open one, decide applications in bulk. Each page is screenshotted at desktop and mobile width
  * (test-artifacts/admin/) and checked with axe-core.
  */
+/** A step of a person's flow: several pages, each loaded, screenshotted twice and checked; slow on a loaded machine. */
+const STEP_TIMEOUT_MS = 120_000;
+
 describe('the admin dashboard in a browser', () => {
   let stack: TestStack;
   let project: TestProject;
@@ -79,7 +82,7 @@ describe('the admin dashboard in a browser', () => {
     await page.keyboard.press('Tab');
     expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Audiences');
     expect(await capturePage(page, 'admin', '02-audiences-empty')).toEqual([]);
-  });
+  }, STEP_TIMEOUT_MS);
 
   it('shows the API’s condition errors by path, then creates the audience', async () => {
     await page.getByRole('link', { name: 'New audience' }).click();
@@ -98,7 +101,7 @@ describe('the admin dashboard in a browser', () => {
     await page.getByRole('heading', { level: 1, name: 'VIP' }).waitFor();
     expect(page.url()).toMatch(/\/app\/admin\/audiences\/[0-9a-f-]{36}$/);
     expect(await text('[data-testid=entries-count]')).toBe('0');
-  });
+  }, STEP_TIMEOUT_MS);
 
   it('uploads a CSV in batches and shows what was added and what was skipped', async () => {
     const users = [...affiliates.slice(0, 3).map((affiliate) => affiliate.identifier), ...Array.from({ length: 1_000 }, (_, i) => evmAddress(0x1000 + i))];
@@ -122,7 +125,7 @@ describe('the admin dashboard in a browser', () => {
     expect(await page.locator('tbody td.identifier').allInnerTexts()).toEqual([affiliates[2]!.identifier]);
     expect(page.url()).toContain('search=');
     expect(await capturePage(page, 'admin', '05-audience-search')).toEqual([]);
-  });
+  }, STEP_TIMEOUT_MS);
 
   it('lists the affiliates, filters and sorts them with the URL following, and opens one', async () => {
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Affiliates' }).click();
@@ -159,7 +162,7 @@ describe('the admin dashboard in a browser', () => {
     await page.locator('ol.history li', { hasText: 'Joined' }).waitFor();
     await page.getByText('Has referred nobody yet.').waitFor();
     expect(await capturePage(page, 'admin', '08-affiliate-detail')).toEqual([]);
-  });
+  }, STEP_TIMEOUT_MS);
 
   it('decides applications in bulk: approves two into the audience, rejects one with a reason', async () => {
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Applications' }).click();
@@ -192,5 +195,5 @@ describe('the admin dashboard in a browser', () => {
       { name: 'Hedy Lamarr', status: 'approved' },
       { name: 'Ida Rhodes', status: 'rejected' },
     ]);
-  });
+  }, STEP_TIMEOUT_MS);
 });

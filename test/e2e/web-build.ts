@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
@@ -36,6 +36,5 @@ export async function buildWebApp(): Promise<void> {
     cwd: ROOT,
     maxBuffer: 16 * 1024 * 1024,
   });
-  const { writeFileSync } = await import('node:fs');
   writeFileSync(STAMP, hash);
 }
