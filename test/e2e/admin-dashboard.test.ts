@@ -20,6 +20,8 @@ describe('the admin dashboard in a browser', () => {
   let browser: Browser;
   let page: Page;
   const applicants: Array<{ name: string; wallet: TestWallet }> = [];
+  /** Every request the pages made elsewhere than the gateway: the bundle must load nothing from the internet. */
+  const foreignRequests: string[] = [];
   const affiliates = [
     { name: 'Ada Lovelace', region: 'DE', identifier: evmAddress(0xa1) },
     { name: 'Blaise Pascal', region: 'FR', identifier: evmAddress(0xa2) },
@@ -51,6 +53,9 @@ describe('the admin dashboard in a browser', () => {
     }
     browser = await launchChromium();
     page = await browser.newPage({ viewport: DESKTOP });
+    page.on('request', (request) => {
+      if (!request.url().startsWith(`${stack.baseUrl}/`) && !request.url().startsWith('data:')) foreignRequests.push(request.url());
+    });
   }, 240_000);
 
   afterAll(async () => {
@@ -196,4 +201,8 @@ describe('the admin dashboard in a browser', () => {
       { name: 'Ida Rhodes', status: 'rejected' },
     ]);
   }, STEP_TIMEOUT_MS);
+
+  it('loaded nothing from anywhere but the gateway, on every page', () => {
+    expect(foreignRequests).toEqual([]);
+  });
 });

@@ -34,6 +34,8 @@ export async function buildWebApp(): Promise<void> {
   if (existsSync(STAMP) && readFileSync(STAMP, 'utf8') === hash) return;
   await promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', 'web', '--logLevel', 'warn'], {
     cwd: ROOT,
+    // Jest sets NODE_ENV=test, which Vite would keep: the bundle under test is the production one.
+    env: { ...process.env, NODE_ENV: 'production' },
     maxBuffer: 16 * 1024 * 1024,
   });
   writeFileSync(STAMP, hash);
