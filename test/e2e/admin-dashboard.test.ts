@@ -202,6 +202,24 @@ describe('the admin dashboard in a browser', () => {
     ]);
   }, STEP_TIMEOUT_MS);
 
+  it('signs out with the API’s reason when the key is revoked while signed in', async () => {
+    const created = await stack.api.post(`/api/v1/projects/${project.id}/api-keys`, { key: project.keys.admin, body: { role: 'admin', name: 'Revoked soon' } });
+    expect(created.status).toBe(201);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Project id').fill(project.id);
+    await page.getByLabel('Admin API key').fill(created.body.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Applications' }).waitFor();
+
+    const revoked = await stack.api.delete(`/api/v1/projects/${project.id}/api-keys/${created.body.id}`, { key: project.keys.admin });
+    expect(revoked.status).toBe(204);
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Audiences' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Sign in to the referral admin' }).waitFor();
+    expect(await page.getByRole('alert').innerText()).toMatch(/^You were signed out: .+/);
+    expect(await page.evaluate<string | null>("sessionStorage.getItem('referral.admin')")).toBeNull();
+    expect(await capturePage(page, 'admin', '11-signed-out-revoked')).toEqual([]);
+  }, STEP_TIMEOUT_MS);
+
   it('loaded nothing from anywhere but the gateway, on every page', () => {
     expect(foreignRequests).toEqual([]);
   });
