@@ -80,6 +80,12 @@ const LAYERS = [
     mayImport: ['client/**', 'gen/**', 'services/common/**'],
     why: 'the published client speaks HTTP to the gateway and shares only contract code',
   },
+  {
+    name: 'the command-line tool',
+    files: 'cli/**',
+    mayImport: ['cli/**', 'client', 'client/**', 'gen/**', 'services/common/**'],
+    why: 'the CLI uses the public HTTP API only, like any script would; it shares the client and contract code',
+  },
 ];
 
 export default defineConfig(

@@ -101,9 +101,33 @@ export async function setUpAffiliateList(api: Api, platformKey: string, db: pg.C
      SELECT project_id, $2, identifier_type, identifier, 'static', true, now() FROM agency.affiliates WHERE project_id = $1 AND abs(hashtext('seg' || id::text)) % 20 = 0`,
     [project.id, segmentId],
   );
+  // What the triggers silenced above would have kept: the counts per status and region, the filter
+  // entries (a row per affiliate and segment or conversion name) and their counts.
+  await db.query(
+    `INSERT INTO agency.affiliate_region_counts AS c (project_id, status, region, affiliates)
+     SELECT project_id, status, region, count(*) FROM agency.affiliates WHERE project_id = $1 GROUP BY 1, 2, 3
+     ON CONFLICT (project_id, status, region) DO UPDATE SET affiliates = c.affiliates + excluded.affiliates`,
+    [project.id],
+  );
+  await db.query(
+    `INSERT INTO agency.affiliate_filter_entries (affiliate_id, kind, value, project_id, status, region, joined_at, volume_usd, revenue_usd, conversions, end_users, referred_volume_usd)
+     SELECT a.id, f.kind, f.value, a.project_id, m.status, m.region, a.joined_at, m.volume_usd, m.revenue_usd, m.conversions, m.end_users, m.referred_volume_usd
+     FROM (SELECT affiliate_id, 'conversion' AS kind, name AS value FROM agency.affiliate_conversion_counts WHERE project_id = $1
+           UNION SELECT a.id, 'audience', am.segment_id::text FROM agency.audience_memberships am
+                 JOIN agency.affiliates a ON a.project_id = am.project_id AND a.identifier_type = am.identifier_type AND a.identifier = am.identifier
+                 WHERE am.project_id = $1 AND am.present) f
+     JOIN agency.affiliates a ON a.id = f.affiliate_id JOIN agency.affiliate_metrics m ON m.affiliate_id = a.id`,
+    [project.id],
+  );
+  await db.query(
+    `INSERT INTO agency.affiliate_filter_counts (project_id, kind, value, status, region, affiliates)
+     SELECT project_id, kind, value, status, region, count(*) FROM agency.affiliate_filter_entries WHERE project_id = $1 GROUP BY 1, 2, 3, 4, 5`,
+    [project.id],
+  );
   await db.query('COMMIT');
   await db.query(
-    'VACUUM (ANALYZE) agency.affiliates, agency.affiliate_metrics, agency.affiliate_conversion_counts, agency.affiliate_earnings, agency.metric_currencies, agency.audience_memberships, agency.affiliate_counts',
+    'VACUUM (ANALYZE) agency.affiliates, agency.affiliate_metrics, agency.affiliate_conversion_counts, agency.affiliate_earnings, agency.metric_currencies, agency.audience_memberships, agency.affiliate_counts, ' +
+      'agency.affiliate_region_counts, agency.affiliate_filter_entries, agency.affiliate_filter_counts',
   );
   await db.query('CHECKPOINT');
 
@@ -167,8 +191,8 @@ export function affiliateListSql(
         `AND am.identifier_type = a.identifier_type AND am.identifier = a.identifier AND am.present = true)`,
     );
   }
-  // As the repository does: status and region are read on affiliate_metrics (copies in the metric's index); q and audience need the affiliates.
-  const onAffiliates = Boolean(one.q || one.audience);
+  // As the repository does: status and region are read on affiliate_metrics (copies in the metric's indexes); a search needs the affiliates.
+  const onAffiliates = Boolean(one.q);
   const onMetrics = [one.status ? `m.status = $2` : '', one.region ? `m.region = $${one.status ? 3 : 2}` : ''].filter(Boolean).map((condition) => ` AND ${condition}`).join('');
   const names = one.conversions ? param(one.conversions) : undefined;
   const exists = (id: string) => `EXISTS (SELECT 1 FROM affiliate_conversion_counts cc WHERE cc.affiliate_id = ${id} AND cc.project_id = ${project} AND cc.name = ANY(${names}))`;
@@ -176,28 +200,53 @@ export function affiliateListSql(
   const filterValues = [...values];
   const order = one.order.toUpperCase();
   const metricOrder = `ORDER BY m.${one.sortBy} ${order}, m.affiliate_id ${order}`;
-  // As the repository does: a metric's page without filters on the affiliates' columns reads affiliate_metrics alone.
-  const page =
-    one.sortBy === 'joined_at'
+  // As the repository does (affiliate-filter-entries.ts): a segment or a conversion name (one value; the
+  // bench's cases have no more) without a search is a range of affiliate_filter_entries' index for the sort.
+  const entry = one.q ? undefined : one.audience ? { kind: 'audience', value: one.audience } : one.conversions ? { kind: 'conversion', value: one.conversions[0]! } : undefined;
+  if (one.conversions && one.conversions.length > 1) throw new Error('affiliateListSql: one conversion name at most');
+  const entryValues: unknown[] = [undefined];
+  const entryParam = (value: unknown) => {
+    entryValues.push(value);
+    return `$${entryValues.length}`;
+  };
+  const onEntries = entry
+    ? `e.project_id = $1 AND e.kind = ${entryParam(entry.kind)} AND e.value = ${entryParam(entry.value)}` +
+      (one.status ? ` AND e.status = ${entryParam(one.status)}` : '') +
+      (one.region ? ` AND e.region = ${entryParam(one.region)}` : '') +
+      (one.audience && one.conversions ? ` AND EXISTS (SELECT 1 FROM affiliate_filter_entries x WHERE x.affiliate_id = e.affiliate_id AND x.kind = 'conversion' AND x.value = ANY(${entryParam(one.conversions)}))` : '')
+    : '';
+  const page = entry
+    ? `SELECT e.affiliate_id AS id FROM affiliate_filter_entries e WHERE ${onEntries} ORDER BY e.${one.sortBy} ${order}, e.affiliate_id ${order}`
+    : one.sortBy === 'joined_at'
       ? `SELECT a.id FROM affiliates a WHERE ${where.join(' AND ')} ORDER BY a.joined_at ${order}, a.id ${order}`
       : onAffiliates
-        ? `SELECT a.id FROM affiliates a JOIN affiliate_metrics m ON m.affiliate_id = a.id WHERE ${where.join(' AND ')} AND m.project_id = ${project} ${metricOrder}`
-        : `SELECT m.affiliate_id AS id FROM affiliate_metrics m WHERE m.project_id = ${project}${onMetrics}${names ? ` AND ${exists('m.affiliate_id')}` : ''} ${metricOrder}`;
-  // As the repository does: with no filter but the status, the count kept per status (affiliate_counts).
-  const onlyStatus = !one.region && !one.q && !one.conversions && !one.audience;
-  // As the repository does: with no filter but conversion names (and maybe the status), the names' own index rows.
-  const onlyNames = !one.region && !one.q && !one.audience && names !== undefined;
-  const count = onlyStatus
-    ? `SELECT coalesce(sum(affiliates), 0) AS total FROM affiliate_counts WHERE project_id = ${project}${one.status ? ` AND status = $2` : ''}`
-    : onlyNames
-      ? `SELECT count(*) AS total FROM (SELECT DISTINCT cc.affiliate_id FROM affiliate_conversion_counts cc WHERE cc.project_id = ${project} AND cc.name = ANY(${names})) n` +
-        (one.status ? ` WHERE EXISTS (SELECT 1 FROM affiliates a WHERE a.id = n.affiliate_id AND a.status = $2)` : '')
-      : `SELECT count(*) AS total FROM affiliates a WHERE ${where.join(' AND ')}`;
+        ? `SELECT f.id FROM (SELECT a.id FROM affiliates a WHERE ${where.join(' AND ')} OFFSET 0) f JOIN affiliate_metrics m ON m.affiliate_id = f.id WHERE m.project_id = ${project} ${metricOrder}`
+        : `SELECT m.affiliate_id AS id FROM affiliate_metrics m WHERE m.project_id = ${project}${onMetrics} ${metricOrder}`;
+  // As the repository does: without a search, kept counts (per segment or name, status and region; per
+  // status and region; per status); with one, a count of the matches.
+  const countOn = (table: string, filters: Array<[string, string | undefined]>) => {
+    const kept: unknown[] = [undefined];
+    const conditions = filters.filter(([, value]) => value !== undefined).map(([column, value]) => `${column} = $${kept.push(value)}`);
+    return { count: `SELECT coalesce(sum(affiliates), 0) AS total FROM ${table} WHERE ${['project_id = $1', ...conditions].join(' AND ')}`, countValues: kept };
+  };
+  const counted = one.q
+    ? { count: `SELECT count(*) AS total FROM affiliates a WHERE ${where.join(' AND ')}`, countValues: filterValues }
+    : entry
+      ? countOn('affiliate_filter_counts', [['kind', entry.kind], ['value', entry.value], ['status', one.status], ['region', one.region]])
+      : one.region
+        ? countOn('affiliate_region_counts', [['region', one.region], ['status', one.status]])
+        : countOn('affiliate_counts', [['status', one.status]]);
+  if (entry) {
+    return {
+      page: `${page} LIMIT ${entryParam(range.limit)} OFFSET ${entryParam(range.offset)}`,
+      values: entryValues,
+      ...counted,
+    };
+  }
   return {
     page: `${page} LIMIT ${param(range.limit)} OFFSET ${param(range.offset)}`,
-    count,
     values,
-    countValues: filterValues,
+    ...counted,
   };
 }
 

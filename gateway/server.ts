@@ -93,16 +93,19 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
     sessions,
   );
 
+  const metrics = createHttpMetrics(logger, config.ACCESS_LOG);
   const { app } = createApp({
     config,
     logger,
     authenticator,
-    metrics: createHttpMetrics(logger, config.ACCESS_LOG),
+    metrics,
     routes: {
       clients,
       access,
       signIn,
       signatures: new WalletSignatures(config.AFFILIATE_CODE_MESSAGE_TEMPLATE),
+      clock,
+      sharedReads: metrics.sharedReads,
       keyRevoked: async (keyId) => {
         cache.evictKeyId(keyId);
         await revocations.publish(keyId);

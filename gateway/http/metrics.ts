@@ -1,12 +1,15 @@
 import type { RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { Logger } from '../../services/common/logger';
+import type { SharedReadObserver } from '../../services/common/shared-reads';
 import { matchedRoutePath } from './route';
 
 export interface HttpMetrics {
   registry: Registry;
   /** Records one request (metrics, and the access log line). */
   middleware: RequestHandler;
+  /** Counts what became of each read of a shared read (services/common/shared-reads.ts) named `read`. */
+  sharedReads(read: string): SharedReadObserver;
 }
 
 /** Prometheus metrics labelled by route pattern (never by raw path, which would explode cardinality). */
@@ -58,5 +61,19 @@ export function createHttpMetrics(logger: Logger, accessLog: 'errors' | 'all'): 
     });
     next();
   };
-  return { registry, middleware };
+  const sharedReads = new Counter({
+    name: 'gateway_shared_reads_total',
+    help: 'Reads of a shared read by outcome: computed (began a service call) or shared (answered by another read\'s call or snapshot)',
+    labelNames: ['read', 'outcome'] as const,
+    registers: [registry],
+  });
+  return {
+    registry,
+    middleware,
+    sharedReads: (read) => {
+      const computed = sharedReads.labels({ read, outcome: 'computed' });
+      const shared = sharedReads.labels({ read, outcome: 'shared' });
+      return (outcome) => (outcome === 'computed' ? computed : shared).inc();
+    },
+  };
 }

@@ -285,11 +285,25 @@ export function mountRoutes(router: Router | Express, routes: AnyRoute[], option
  * settings), without its content negotiation and header bookkeeping on every request.
  */
 function sendJson(res: Response, status: number, body: unknown): void {
-  const json = JSON.stringify(body);
+  const shared = typeof body === 'object' && body !== null ? encodedOnce.get(body) : undefined;
+  const json = shared?.json ?? JSON.stringify(body);
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(json));
+  res.setHeader('Content-Length', shared?.bytes ?? Buffer.byteLength(json));
   res.end(json);
+}
+
+/** The JSON of bodies that answer many requests, encoded once (see sharedBody). */
+const encodedOnce = new WeakMap<object, { json: string; bytes: number }>();
+
+/**
+ * Marks a body that many requests will be answered with (a shared read's answer): its JSON is
+ * written now, once, instead of for each response. The body must not change afterwards.
+ */
+export function sharedBody<T extends object>(body: T): T {
+  const json = JSON.stringify(body);
+  encodedOnce.set(body, { json, bytes: Buffer.byteLength(json) });
+  return body;
 }
 
 /** The declared path of the route that served a request (a metrics label, never the raw path or its casing). */

@@ -1,3 +1,5 @@
+import type { Clock } from '../../services/common/clock';
+import type { SharedReadObserver } from '../../services/common/shared-reads';
 import type { AccessService } from '../access/access.service';
 import type { SignInService } from '../auth/siwe';
 import type { WalletSignatures } from '../auth/wallet-signatures';
@@ -11,6 +13,10 @@ export interface RouteDeps {
   signIn: SignInService;
   /** EIP-191 signatures of the SDK-style self-service paths (affiliate codes, referral code use). */
   signatures: WalletSignatures;
+  /** "Now", for what a route keeps for a while (a leaderboard page's snapshot). */
+  clock: Clock;
+  /** The metric of a shared read (gateway_shared_reads_total{read}). */
+  sharedReads(read: string): SharedReadObserver;
   /** Evicts a revoked key from every replica's cache. */
   keyRevoked(keyId: string): Promise<void>;
 }

@@ -25,6 +25,8 @@ const routeDeps: RouteDeps = {
   access: notAvailable('access'),
   signIn: notAvailable('signIn'),
   signatures: notAvailable('signatures'),
+  clock: notAvailable('clock'),
+  sharedReads: () => notAvailable('sharedReads'),
   keyRevoked: () => Promise.reject(new Error('keyRevoked is not available while writing the OpenAPI document')),
 };
 const systemDeps: SystemDeps = { metrics: notAvailable('metrics'), readiness: [], openApiDocument: () => document };

@@ -187,6 +187,47 @@ export interface AffiliateMetricsTables {
   referred_user_metrics: ReferredUserMetricsTable;
   sub_affiliate_metrics: SubAffiliateMetricsTable;
   affiliate_counts: AffiliateCountTable;
+  affiliate_filter_entries: AffiliateFilterEntryTable;
+  affiliate_filter_counts: AffiliateFilterCountTable;
+  affiliate_region_counts: AffiliateRegionCountTable;
+}
+
+/** Affiliates per project, status and region (kept by the trigger affiliate_region_counts_track). */
+export interface AffiliateRegionCountTable {
+  project_id: string;
+  status: AffiliateStatus;
+  region: string | null;
+  affiliates: Count;
+}
+
+/**
+ * One row per affiliate and list filter value it matches (migration 0008, kept by triggers): a
+ * segment it is a member of, or a conversion name it has, with copies of its sort keys, status and region.
+ */
+export interface AffiliateFilterEntryTable {
+  affiliate_id: string;
+  kind: 'audience' | 'conversion';
+  /** The segment id, or the conversion name. */
+  value: string;
+  project_id: string;
+  status: AffiliateStatus;
+  region: string | null;
+  joined_at: Timestamp;
+  volume_usd: Usd;
+  revenue_usd: Usd;
+  conversions: Count;
+  end_users: Count;
+  referred_volume_usd: Usd;
+}
+
+/** affiliate_filter_entries counted per filter value, status and region (kept by a trigger): the list's totals. */
+export interface AffiliateFilterCountTable {
+  project_id: string;
+  kind: 'audience' | 'conversion';
+  value: string;
+  status: AffiliateStatus;
+  region: string | null;
+  affiliates: Count;
 }
 
 /** Affiliates per project and status (kept by the trigger affiliate_counts_track). */

@@ -61,6 +61,8 @@ const REFUSED: Array<[string, string, string, string]> = [
   ['domain imports a generated service definition', 'services/audience/domain/fixture.ts', importOf('../../../gen/referral/audience/v1/audience'), 'domain code may not import gen/referral/audience/v1/audience'],
   ['client imports a service', 'client/fixture.ts', importOf('../services/audience/domain/vocabulary'), 'the client may not import services/audience/domain/vocabulary'],
   ['client imports the gateway', 'client/fixture.ts', importOf('../gateway/http/errors'), 'the client may not import gateway/http/errors'],
+  ['CLI imports the gateway', 'cli/commands/fixture.ts', importOf('../../gateway/routes/agency/agency.schemas'), 'the command-line tool may not import gateway/routes/agency/agency.schemas'],
+  ['CLI imports a service', 'cli/fixture.ts', importOf('../services/claim/domain/voucher'), 'the command-line tool may not import services/claim/domain/voucher'],
 ];
 
 const ALLOWED: Array<[string, string, string]> = [
@@ -71,6 +73,7 @@ const ALLOWED: Array<[string, string, string]> = [
   ['tests import anything', 'test/audience/fixture.test.ts', `export * from '../../services/audience/domain/vocabulary';\nexport * from '../../gateway/app';\n`],
   ['a client test imports test helpers', 'client/fixture.test.ts', importOf('../test/helpers/stack')],
   ['scripts import the registry', 'scripts/fixture.ts', importOf('../services/manifests')],
+  ['the CLI imports the client, common rules and vocabularies', 'cli/fixture.ts', importOf('../client') + `export * from '../services/common/identifiers';\nexport * from '../gen/referral/agency/v1/enums';\n`],
 ];
 
 describe('import boundaries (eslint.config.mjs)', () => {

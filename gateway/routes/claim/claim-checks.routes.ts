@@ -1,9 +1,11 @@
+import type { ListClaimChecksResponse } from '../../../gen/referral/claim/v1/claim';
 import { ClaimCheckStatus } from '../../../gen/referral/claim/v1/enums';
 import type { UserRef } from '../../../gen/referral/common/v1/common';
+import { FreshReads } from '../../../services/common/shared-reads';
 import type { Caller } from '../../auth/caller';
 import { HttpError } from '../../http/errors';
 import { listBody } from '../../http/list';
-import { type AnyRoute, defineRoute } from '../../http/route';
+import { type AnyRoute, defineRoute, sharedBody } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentClaimCheck, presentClaimResponse, presentHistory, presentTotals, STATUS_OF_LIST_STATUS } from './claim-checks.presenters';
 import {
@@ -83,11 +85,23 @@ const queryUser = (query: { user_identifier?: string; user_identifier_type?: str
   field: 'user_identifier',
 });
 
+type ClaimCheckListBody = ReturnType<typeof claimCheckListBody>;
+
+/** The standard list, its items also under `claim_checks` (the key the SDK reads). */
+function claimCheckListBody(page: ListClaimChecksResponse) {
+  const body = listBody(page, presentClaimCheck);
+  return { ...body, claim_checks: body.results };
+}
+
 /**
  * Claim checks (specification §4.4) at the paths, with the bodies and answers, of the published
  * @fuul/sdk: getClaimChecks, closeClaimChecks, getClaimableChecks, getClaimCheckTotals, getClaimHistory.
  */
-export function claimCheckRoutes({ clients }: RouteDeps): AnyRoute[] {
+export function claimCheckRoutes({ clients, sharedReads }: RouteDeps): AnyRoute[] {
+  // Identical list requests (same user, filter and page) that overlap share one read, each read
+  // begun after every request it answers arrived: a close or payment that committed before a
+  // request is always in its answer.
+  const lists = new FreshReads<ClaimCheckListBody>(sharedReads('claim_check_list'));
   return [
     defineRoute(
       {
@@ -98,6 +112,8 @@ export function claimCheckRoutes({ clients }: RouteDeps): AnyRoute[] {
         description:
           'The standard list, with the same items also under `claim_checks` (the key the SDK reads). Open checks accumulate the user’s ' +
           'payouts per (currency, reason) until closed. A restricted item carries `restriction_message` and omits `deadline_seconds`. ' +
+          'Always current: a close, claim or payment committed before the request is in its answer (identical requests that arrive ' +
+          'while one is being read share the next read). ' +
           ACTING,
         tags,
         auth: reader,
@@ -106,14 +122,12 @@ export function claimCheckRoutes({ clients }: RouteDeps): AnyRoute[] {
       },
       async ({ query, caller }) => {
         const { projectId, user } = actingFor(caller, queryUser(query));
-        const page = await clients.claim.listClaimChecks({
-          projectId,
-          user,
-          status: query.status === undefined ? ClaimCheckStatus.UNSPECIFIED : STATUS_OF_LIST_STATUS[query.status],
-          page: { page: query.page, pageSize: query.page_size },
-        });
-        const body = listBody(page, presentClaimCheck);
-        return { status: 200, body: { ...body, claim_checks: body.results } };
+        const status = query.status === undefined ? ClaimCheckStatus.UNSPECIFIED : STATUS_OF_LIST_STATUS[query.status];
+        const key = JSON.stringify([projectId, user.identifier, user.identifierType, status, query.page, query.page_size]);
+        const body = await lists.read(key, async () =>
+          sharedBody(claimCheckListBody(await clients.claim.listClaimChecks({ projectId, user, status, page: { page: query.page, pageSize: query.page_size } }))),
+        );
+        return { status: 200, body };
       },
     ),
     defineRoute(

@@ -223,7 +223,7 @@ export const leaderboardSchema = z.object({
   total_results: z.number().int(),
   page: z.number().int(),
   page_size: z.number().int(),
-  calculated_at: timestamp.describe('Totals are kept with every movement: as of this answer'),
+  calculated_at: timestamp.describe('When this page was read (a page is a snapshot of at most CLAIM_LEADERBOARD_CACHE_MS, 1 s by default; a user’s own entry is read for each request)'),
 });
 
 export const listQuery = z.object(pageQuery);

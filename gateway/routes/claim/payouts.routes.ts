@@ -1,9 +1,11 @@
+import type { GetPayoutsLeaderboardResponse } from '../../../gen/referral/claim/v1/claim';
 import { LeaderboardUserType } from '../../../gen/referral/claim/v1/enums';
 import { enumValue } from '../../../services/common/enums';
+import { type Snapshot, SnapshotReads } from '../../../services/common/shared-reads';
 import { HttpError } from '../../http/errors';
 import { listBody } from '../../http/list';
 import { required } from '../../http/present';
-import { type AnyRoute, defineRoute } from '../../http/route';
+import { type AnyRoute, defineRoute, sharedBody } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentLeaderboardEntry, presentMovement } from './claim.presenters';
 import { leaderboardQuery, leaderboardSchema, movementListSchema, movementsQuery } from './claim.schemas';
@@ -25,8 +27,36 @@ function identifierType(query: { user_identifier_type?: string | undefined; iden
   return ours ?? sdk ?? 'evm_address';
 }
 
+type LeaderboardBody = ReturnType<typeof leaderboardBody>;
+
+/**
+ * Pages kept at most (each with its JSON, a few KB to a few tens of KB): expired ones go first
+ * when it is full. Popular pages are few; a deep page read once is not worth much memory.
+ */
+const KEPT_PAGES = 1_000;
+
+function leaderboardBody(board: GetPayoutsLeaderboardResponse) {
+  return { ...listBody(board, presentLeaderboardEntry), calculated_at: required(board.calculatedAt, 'calculated_at').toISOString() };
+}
+
+/**
+ * A page as the claim service answers it, kept here as long as the service says it stays valid
+ * (fresh_until: CLAIM_LEADERBOARD_CACHE_MS after calculated_at) and never longer than that from
+ * when it was asked here, whatever the two clocks say. The answer is presented once and shared.
+ */
+async function leaderboardSnapshot(read: () => Promise<GetPayoutsLeaderboardResponse>, now: () => number): Promise<Snapshot<LeaderboardBody>> {
+  const asked = now();
+  const board = await read();
+  const calculatedAt = required(board.calculatedAt, 'calculated_at').getTime();
+  const freshUntil = board.freshUntil?.getTime() ?? calculatedAt;
+  return { value: sharedBody(leaderboardBody(board)), keepUntil: Math.min(freshUntil, asked + (freshUntil - calculatedAt)) };
+}
+
 /** The ledger as users and leaderboards see it (service_role and read_only keys; the project is the key's). */
-export function payoutRoutes({ clients }: RouteDeps): AnyRoute[] {
+export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRoute[] {
+  const now = () => clock.now().getTime();
+  // Readers of one page of one board share its read and its snapshot (the leaderboard's stated freshness).
+  const boards = new SnapshotReads<LeaderboardBody>(now, sharedReads('leaderboard_page'), KEPT_PAGES);
   return [
     defineRoute(
       {
@@ -57,8 +87,10 @@ export function payoutRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'Users ranked by what they earned in one currency',
         description:
           'Only affiliate_payout (user_type=affiliate) or end_user_payout (user_type=end_user) movements count; agency_payout never does. ' +
-          'Totals are kept with every movement (no scan). Ties in total are ranked by identifier. With `user_identifier`, only that ' +
-          'user’s entry, with its rank. 404 CURRENCY_NOT_FOUND when the project has no currency at the address; 400 CURRENCY_AMBIGUOUS ' +
+          'Totals are kept with every movement (no scan). Ties in total are ranked by identifier. A page is a snapshot: it is read at ' +
+          'most once per CLAIM_LEADERBOARD_CACHE_MS (1 s by default) and answered to every request for the same page of the same board ' +
+          'in that time (concurrent requests share one read), so a new movement shows at most that much later; `calculated_at` says when ' +
+          'the page was read. With `user_identifier`, only that user’s entry, with its rank, read for each request. 404 CURRENCY_NOT_FOUND when the project has no currency at the address; 400 CURRENCY_AMBIGUOUS ' +
           'when the address (or, left out, the project’s currencies) names several: add `chain_id` (or `currency_address`).',
         tags,
         auth: serviceReader,
@@ -70,18 +102,19 @@ export function payoutRoutes({ clients }: RouteDeps): AnyRoute[] {
       },
       async ({ query, caller }) => {
         const user = query.user_identifier === undefined ? undefined : { identifier: query.user_identifier, identifierType: identifierType(query) };
-        const board = await clients.claim.getPayoutsLeaderboard({
-          projectId: caller.projectId,
-          currencyAddress: query.currency_address,
-          chainId: query.chain_id === undefined ? undefined : String(query.chain_id),
-          userType: enumValue(LeaderboardUserType, query.user_type),
-          user,
-          page: { page: query.page, pageSize: query.page_size },
-        });
-        return {
-          status: 200,
-          body: { ...listBody(board, presentLeaderboardEntry), calculated_at: required(board.calculatedAt, 'calculated_at').toISOString() },
-        };
+        const read = () =>
+          clients.claim.getPayoutsLeaderboard({
+            projectId: caller.projectId,
+            currencyAddress: query.currency_address,
+            chainId: query.chain_id === undefined ? undefined : String(query.chain_id),
+            userType: enumValue(LeaderboardUserType, query.user_type),
+            user,
+            page: { page: query.page, pageSize: query.page_size },
+          });
+        // A user's own entry is read every time (the service never keeps it either).
+        if (user) return { status: 200, body: leaderboardBody(await read()) };
+        const key = JSON.stringify([caller.projectId, query.currency_address ?? null, query.chain_id ?? null, query.user_type, query.page, query.page_size]);
+        return { status: 200, body: await boards.read(key, () => leaderboardSnapshot(read, now)) };
       },
     ),
   ];

@@ -6,6 +6,8 @@ import * as eventOutbox from './0004_event_outbox';
 import * as affiliateMetrics from './0005_affiliate_metrics';
 import * as masterHistoryIndexes from './0006_master_history_indexes';
 import * as affiliateListFilters from './0007_affiliate_list_filters';
+import * as affiliateFilterEntries from './0008_affiliate_filter_entries';
+import * as affiliateListStatusRegion from './0009_affiliate_list_status_region';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const agencyMigrations: Record<string, Migration> = {
@@ -16,4 +18,6 @@ export const agencyMigrations: Record<string, Migration> = {
   '0005_affiliate_metrics': affiliateMetrics,
   '0006_master_history_indexes': masterHistoryIndexes,
   '0007_affiliate_list_filters': affiliateListFilters,
+  '0008_affiliate_filter_entries': affiliateFilterEntries,
+  '0009_affiliate_list_status_region': affiliateListStatusRegion,
 };

@@ -2,6 +2,7 @@ import type { Clock } from '../../common/clock';
 import { InvalidArgumentError, invalidFields, NotFoundError } from '../../common/errors';
 import { normalizeIdentifier } from '../../common/identifiers';
 import type { Page } from '../../common/pagination';
+import { SnapshotReads } from '../../common/shared-reads';
 import type { CurrencyRecord, CurrencyRepository } from '../repositories/currency.repository';
 import type { Board, LeaderboardEntryRecord, LeaderboardRepository } from '../repositories/leaderboard.repository';
 import type { ConversionRecord, MovementRecord, MovementRepository } from '../repositories/movement.repository';
@@ -20,6 +21,8 @@ export interface LeaderboardPage {
   records: LeaderboardEntryRecord[];
   total: number;
   calculatedAt: Date;
+  /** Until when this answer may be given again without reading (calculatedAt + CLAIM_LEADERBOARD_CACHE_MS; calculatedAt for a user's own entry). */
+  freshUntil: Date;
 }
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -31,16 +34,13 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const CURRENCY_MEMO_MS = 10_000;
 const CURRENCY_MEMO_SIZE = 10_000;
 
-/** At most this many leaderboard pages are kept at once (a sweep drops the expired ones, then all settled ones). */
-const PAGE_CACHE_SIZE = 10_000;
-
-type BoardPage = { records: LeaderboardEntryRecord[]; total: number; calculatedAt: Date };
+type BoardPage = { records: LeaderboardEntryRecord[]; total: number; calculatedAt: Date; freshUntil: Date };
 
 /** What the ledger says: a conversion and its movements, a user's movements, the payout leaderboards. */
 export class LedgerService {
   private readonly currencyMemo = new Map<string, { currency: CurrencyRecord; until: number }>();
-  /** Leaderboard pages being read (until Infinity) or read less than `pageCacheMs` ago. */
-  private readonly pages = new Map<string, { answer: Promise<BoardPage>; until: number }>();
+  /** Leaderboard pages being read or read less than `pageCacheMs` ago. */
+  private readonly pages: SnapshotReads<BoardPage>;
 
   /**
    * `pageCacheMs` (CLAIM_LEADERBOARD_CACHE_MS): how long a page read is answered again, i.e. how stale
@@ -52,7 +52,9 @@ export class LedgerService {
     private readonly currencies: CurrencyRepository,
     private readonly clock: Clock,
     private readonly pageCacheMs = 0,
-  ) {}
+  ) {
+    this.pages = new SnapshotReads(() => clock.now().getTime());
+  }
 
   async conversion(projectId: string, id: string): Promise<ConversionRecord> {
     const record = await this.movements.conversion(requireProjectId(projectId), id);
@@ -78,7 +80,7 @@ export class LedgerService {
     if (user) {
       const calculatedAt = this.clock.now();
       const entry = await this.leaderboards.entryOf(board, user);
-      return { currency, records: entry ? [entry] : [], total: entry ? 1 : 0, calculatedAt };
+      return { currency, records: entry ? [entry] : [], total: entry ? 1 : 0, calculatedAt, freshUntil: calculatedAt };
     }
     return { currency, ...(await this.sharedPage(board, page)) };
   }
@@ -91,29 +93,12 @@ export class LedgerService {
    */
   private sharedPage(board: Board, page: Page): Promise<BoardPage> {
     const key = `${board.projectId}|${board.currencyId}|${board.userType}|${page.offset}|${page.pageSize}`;
-    const kept = this.pages.get(key);
-    if (kept && kept.until > this.clock.now().getTime()) return kept.answer;
-    const calculatedAt = this.clock.now();
-    const entry = { answer: this.leaderboards.page(board, page).then((read) => ({ ...read, calculatedAt })), until: Number.POSITIVE_INFINITY };
-    if (this.pages.size >= PAGE_CACHE_SIZE) this.sweepPages();
-    this.pages.set(key, entry);
-    const settle = (keep: boolean) => {
-      if (this.pages.get(key) !== entry) return;
-      if (keep && this.pageCacheMs > 0) entry.until = calculatedAt.getTime() + this.pageCacheMs;
-      else this.pages.delete(key);
-    };
-    entry.answer.then(
-      () => settle(true),
-      () => settle(false),
-    );
-    return entry.answer;
-  }
-
-  private sweepPages(): void {
-    const now = this.clock.now().getTime();
-    for (const [key, kept] of this.pages) if (kept.until <= now) this.pages.delete(key);
-    if (this.pages.size < PAGE_CACHE_SIZE) return;
-    for (const [key, kept] of this.pages) if (kept.until !== Number.POSITIVE_INFINITY) this.pages.delete(key);
+    return this.pages.read(key, async () => {
+      const calculatedAt = this.clock.now();
+      const freshUntil = new Date(calculatedAt.getTime() + this.pageCacheMs);
+      const read = await this.leaderboards.page(board, page);
+      return { value: { ...read, calculatedAt, freshUntil }, keepUntil: freshUntil.getTime() };
+    });
   }
 
   private async currency(projectId: string, query: LeaderboardQuery): Promise<CurrencyRecord> {

@@ -106,6 +106,7 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
           results: board.records.map((entry) => toLeaderboardEntryMessage(entry, board.currency.chainId)),
           pageInfo: pageInfo(page, board.total),
           calculatedAt: board.calculatedAt,
+          freshUntil: board.freshUntil,
         };
       },
 
