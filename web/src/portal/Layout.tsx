@@ -14,7 +14,7 @@ const SECTIONS = [
 /** The signed-in frame of the portal: a skip link, the sections (plain links, so the keyboard walks them), the wallet and sign-out. */
 export function PortalLayout() {
   const { signOut } = usePortalSession();
-  const { address } = usePortal();
+  const { address, projectId } = usePortal();
   const queryClient = useQueryClient();
   return (
     <div className="layout">
@@ -27,7 +27,7 @@ export function PortalLayout() {
           <ul>
             {SECTIONS.map((section) => (
               <li key={section.to}>
-                <NavLink to={section.to}>{section.label}</NavLink>
+                <NavLink to={`/portal/${projectId}/${section.to}`}>{section.label}</NavLink>
               </li>
             ))}
           </ul>

@@ -29,6 +29,7 @@ export function ApplyPage() {
 }
 
 function ApplicationStatus({ application }: { application: Application }) {
+  const { projectId } = usePortal();
   return (
     <section aria-labelledby="application-heading">
       <h2 id="application-heading">Your application</h2>
@@ -53,7 +54,7 @@ function ApplicationStatus({ application }: { application: Application }) {
       </dl>
       {application.status === 'approved' ? (
         <p>
-          Next: <Link to="../codes">share your referral codes</Link> and <Link to="../tax">send your tax form</Link>.
+          Next: <Link to={`/portal/${projectId}/codes`}>share your referral codes</Link> and <Link to={`/portal/${projectId}/tax`}>send your tax form</Link>.
         </p>
       ) : null}
     </section>

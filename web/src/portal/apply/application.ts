@@ -9,6 +9,8 @@ export function useApplication() {
   const { projectId, address, api } = usePortal();
   return useQuery({
     queryKey: ['portal', projectId, address, 'application'],
+    // An admin decides elsewhere: read it again whenever a page needs it.
+    staleTime: 0,
     queryFn: async (): Promise<Application | null> => {
       try {
         return await api('get', '/api/v1/projects/{projectId}/affiliate-portal/application', { path: { projectId } });

@@ -30,10 +30,13 @@ export function ClaimsPage() {
   const queryClient = useQueryClient();
   const checks = useQuery({
     queryKey: ['portal', projectId, address, 'claim-checks'],
+    // Payments, the tax gate and the chain change checks elsewhere: always current when the page opens.
+    staleTime: 0,
     queryFn: () => api('get', '/api/v1/claim-checks', { query: { project_id: projectId, page_size: 100 } }),
   });
   const vouchers = useQuery({
     queryKey: ['portal', projectId, address, 'vouchers'],
+    staleTime: 0,
     queryFn: () => api('post', '/api/v1/claim-checks/claim', { query: { project_id: projectId }, body: {} }),
   });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['portal', projectId, address] });

@@ -31,9 +31,12 @@ const claimAbi = [
   },
 ] as const;
 
-/** A voucher the wallet can redeem now: signed (not restricted by the tax gate) and before its deadline. */
-export function isRedeemable(voucher: Voucher, nowSeconds = Date.now() / 1000): boolean {
-  return !voucher.restriction_message && Boolean(voucher.proof && voucher.signatures?.length) && (voucher.deadline ?? 0) > nowSeconds;
+/**
+ * A voucher the wallet can redeem: signed, not held by the tax gate. (The API lists only vouchers
+ * before their deadline, by the chain's time; the browser's clock is not asked.)
+ */
+export function isRedeemable(voucher: Voucher): boolean {
+  return !voucher.restriction_message && Boolean(voucher.proof && voucher.signatures?.length);
 }
 
 /** The calldata of one claim transaction redeeming the vouchers exactly as the API signed them. */

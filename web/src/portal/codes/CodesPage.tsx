@@ -14,6 +14,7 @@ export function referralLink(code: string): string {
 
 /** Referral codes: the affiliate's codes with their uses and links, and a form to add one. */
 export function CodesPage() {
+  const { projectId } = usePortal();
   const application = useApplication();
   const affiliate = application.data?.affiliate ?? null;
   return (
@@ -23,7 +24,7 @@ export function CodesPage() {
       {application.isError ? <ErrorMessage error={application.error} /> : null}
       {application.isSuccess && !affiliate ? (
         <Empty>
-          You are not an affiliate of this program yet. <Link to="../apply">Apply first</Link>; your codes appear here once you are accepted.
+          You are not an affiliate of this program yet. <Link to={`/portal/${projectId}/apply`}>Apply first</Link>; your codes appear here once you are accepted.
         </Empty>
       ) : null}
       {affiliate ? (
@@ -80,7 +81,7 @@ function CopyLink({ code }: { code: string }) {
   return (
     <span className="copy-link">
       <code className="identifier">{link}</code>{' '}
-      <button type="button" onClick={() => void copy()} aria-label={`Copy the link of code ${code}`}>
+      <button type="button" onClick={() => void copy()} aria-label={`Copy link for ${code}`}>
         Copy link
       </button>
       <span role="status" className="subtle">

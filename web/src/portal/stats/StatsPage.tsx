@@ -19,6 +19,7 @@ export function StatsPage() {
   const [metric, setMetric] = useState<Metric>('volume_usd');
   const stats = useQuery({
     queryKey: ['portal', projectId, address, 'stats'],
+    staleTime: 0,
     queryFn: () => api('get', '/api/v1/projects/{projectId}/affiliate-portal/stats', { path: { projectId } }),
   });
   if (stats.isPending) return <Loading />;

@@ -8,6 +8,8 @@ export function useTaxStatus() {
   const { projectId, address, api } = usePortal();
   return useQuery({
     queryKey: ['portal', projectId, address, 'tax-status'],
+    // A reviewer approves or revokes elsewhere: read it again whenever the page opens.
+    staleTime: 0,
     queryFn: () => api('get', '/api/v1/projects/{projectId}/affiliate-portal/tax-status', { path: { projectId } }),
   });
 }
