@@ -54,7 +54,7 @@ export function ClaimsPage() {
       {checks.isError ? <ErrorMessage error={checks.error} /> : null}
       {checks.data && checks.data.results.length === 0 ? <Empty>No claim checks yet: they appear when you earn rewards.</Empty> : null}
       {checks.data && checks.data.results.length > 0 ? (
-        <div className="table-scroll">
+        <div className="table-scroll" role="region" aria-label="Claim checks" tabIndex={0}>
           <table>
             <caption className="visually-hidden">Your claim checks, newest first</caption>
             <thead>

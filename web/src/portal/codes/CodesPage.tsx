@@ -32,7 +32,7 @@ export function CodesPage() {
           {affiliate.codes.length === 0 ? (
             <Empty>No codes yet. Add one below.</Empty>
           ) : (
-            <div className="table-scroll">
+            <div className="table-scroll" role="region" aria-label="Referral codes" tabIndex={0}>
               <table>
                 <caption className="visually-hidden">Your referral codes</caption>
                 <thead>

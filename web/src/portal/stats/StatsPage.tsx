@@ -88,7 +88,7 @@ export function StatsPage() {
       </figure>
       <details>
         <summary>Figures per day</summary>
-        <div className="table-scroll">
+        <div className="table-scroll" role="region" aria-label="Figures per day" tabIndex={0}>
           <table>
             <caption className="visually-hidden">Figures per UTC day</caption>
             <thead>
