@@ -217,10 +217,13 @@ export function affiliateListSql(
     : '';
   const page = entry
     ? `SELECT e.affiliate_id AS id FROM affiliate_filter_entries e WHERE ${onEntries} ORDER BY e.${one.sortBy} ${order}, e.affiliate_id ${order}`
-    : one.sortBy === 'joined_at'
+    : one.sortBy === 'joined_at' && one.q
+      ? `SELECT f.id FROM (SELECT a.id, a.joined_at FROM affiliates a WHERE ${where.join(' AND ')} OFFSET 0) f ORDER BY f.joined_at ${order}, f.id ${order}`
+      : one.sortBy === 'joined_at'
       ? `SELECT a.id FROM affiliates a WHERE ${where.join(' AND ')} ORDER BY a.joined_at ${order}, a.id ${order}`
       : onAffiliates
-        ? `SELECT f.id FROM (SELECT a.id FROM affiliates a WHERE ${where.join(' AND ')} OFFSET 0) f JOIN affiliate_metrics m ON m.affiliate_id = f.id WHERE m.project_id = ${project} ${metricOrder}`
+        ? `SELECT f.id FROM (SELECT a.id, (SELECT m.${one.sortBy} FROM affiliate_metrics m WHERE m.affiliate_id = a.id) AS key FROM affiliates a WHERE ${where.join(' AND ')} OFFSET 0) f ` +
+          `WHERE f.key IS NOT NULL ORDER BY f.key ${order}, f.id ${order}`
         : `SELECT m.affiliate_id AS id FROM affiliate_metrics m WHERE m.project_id = ${project}${onMetrics} ${metricOrder}`;
   // As the repository does: without a search, kept counts (per segment or name, status and region; per
   // status and region; per status); with one, a count of the matches.

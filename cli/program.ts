@@ -52,6 +52,7 @@ export function buildProgram(finish: (code: ExitCode) => void): Command {
     .addOption(new Option('--sort-by <field>', 'sort by this field (default joined_at)').choices(enumNames(AffiliateSort)))
     .addOption(new Option('--order <order>', 'sort order (default desc)').choices(enumNames(SortOrder)))
     .option('--out <file.csv>', 'write to this file (default: stdout)')
+    .option('--page-size <n>', 'affiliates a request, 1 to 100 (default 100)')
     .action(async (options, command: Command) => finish(await exportAffiliates(options, config(command))));
 
   program

@@ -3,7 +3,7 @@ import { MAX_PAGE_SIZE } from '../../services/common/pagination';
 import { AFFILIATE_COLUMNS } from '../affiliates/affiliate-csv';
 import { affiliatePage } from '../affiliates/affiliate-page';
 import { CsvOutput } from '../affiliates/csv-output';
-import type { CliConfig } from '../config';
+import { type CliConfig, wholeNumber } from '../config';
 import { CliError, EXIT, type ExitCode } from '../exit-codes';
 import { csvLine } from '../files/csv';
 import { ApiClient } from '../http/api-client';
@@ -21,10 +21,11 @@ export interface ExportAffiliatesOptions {
   sortBy?: string;
   order?: string;
   out?: string;
+  pageSize?: string;
 }
 
 /**
- * `referral export-affiliates`: pages through the affiliate list with its filters (100 a page) and
+ * `referral export-affiliates`: pages through the affiliate list with its filters (100 a page unless --page-size) and
  * writes one CSV row per affiliate. Pages are offsets: an affiliate joining meanwhile shifts the
  * later pages, so a row seen twice is written once, and a total that changed is reported.
  */
@@ -41,7 +42,7 @@ export async function exportAffiliates(options: ExportAffiliatesOptions, config:
     q: options.q,
     sort_by: options.sortBy,
     order: options.order,
-    page_size: MAX_PAGE_SIZE,
+    page_size: wholeNumber('--page-size', options.pageSize, MAX_PAGE_SIZE, 1, MAX_PAGE_SIZE),
   };
 
   const output = new CsvOutput(options.out);

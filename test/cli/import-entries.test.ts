@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createSegment, evmAddress, mixedCase, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { eventually, freePort } from '../helpers/processes';
 import type { TestStack } from '../helpers/stack';
-import { runCli, scratchFolder, startCli } from './run-cli';
+import { CLI_TEST_TIMEOUT_MS, runCli, scratchFolder, startCli } from './run-cli';
 
 /**
  * `referral import-entries` run as a process against the real stack: a CSV imported, then imported
@@ -59,7 +59,7 @@ describe('referral import-entries', () => {
     expect(again.stdout).toMatch(/skipped +3 /);
     expect(await segmentCount(segment.id)).toBe(250);
     expect(await jobsOf(segment.id)).toBe(jobs);
-  });
+  }, CLI_TEST_TIMEOUT_MS);
 
   it('resumes an import killed mid-run: every row exactly once, one job per batch', async () => {
     const segment = await createSegment(stack, project);
@@ -68,7 +68,7 @@ describe('referral import-entries', () => {
     const args = ['import-entries', segment.id, file, '--batch-size', '100', '--json'];
 
     const killed = startCli(args, env());
-    await eventually('three batches done', () => /progress: [3-9]\d\d\/4,000 rows/.test(killed.stderr()), 30_000);
+    await eventually('three batches done', () => /progress: [3-9]\d\d\/4,000 rows/.test(killed.stderr()), 60_000);
     killed.child.kill('SIGKILL');
     expect(await killed.ended).toEqual({ code: null, signal: 'SIGKILL' });
     const partial = await segmentCount(segment.id);
@@ -81,7 +81,7 @@ describe('referral import-entries', () => {
     expect(await segmentCount(segment.id)).toBe(4_000);
     // A batch in flight when the first run died was answered to the second from its job: 40 jobs, never 41.
     expect(await jobsOf(segment.id)).toBe(40);
-  });
+  }, CLI_TEST_TIMEOUT_MS);
 
   it('refuses a file with bad lines, naming each line, and sends nothing (exit 2)', async () => {
     const segment = await createSegment(stack, project);
@@ -119,7 +119,7 @@ describe('referral import-entries', () => {
     const notASegment = await runCli(['import-entries', 'gold', file], env());
     expect(notASegment).toMatchObject({ code: 2, stderr: expect.stringContaining('the segment must be an audience segment id (a UUID), not "gold"') });
     expect(await jobsOf(segment.id)).toBe(0);
-  });
+  }, CLI_TEST_TIMEOUT_MS);
 
   it('exits 3 on a wrong key or role, 2 on an unknown segment, 4 when the server cannot be reached', async () => {
     const segment = await createSegment(stack, project);
@@ -145,5 +145,5 @@ describe('referral import-entries', () => {
     expect(unreachable.code).toBe(4);
     expect(unreachable.stderr).toContain('the server could not be reached (ECONNREFUSED); retry 1 of 1 in 0.5 s');
     expect(unreachable.stderr).toMatch(/referral: POST .* the server could not be reached \(ECONNREFUSED\)\n$/);
-  });
+  }, CLI_TEST_TIMEOUT_MS);
 });

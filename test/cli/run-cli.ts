@@ -7,6 +7,12 @@ import { REGISTER_TS } from '../helpers/processes';
 /** The CLI's entry point, run from source (the built dist/cli/main.js is the same code compiled by tsc). */
 const CLI = path.resolve(__dirname, '../../cli/main.ts');
 
+/**
+ * A test that runs the CLI several times: each run is a process that compiles the sources on load,
+ * which on a loaded machine (the suite's workers beside it) takes seconds.
+ */
+export const CLI_TEST_TIMEOUT_MS = 180_000;
+
 export interface CliRun {
   child: ChildProcess;
   stdout(): string;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { eventually } from '../helpers/processes';
 import type { TestStack } from '../helpers/stack';
-import { runCli, scratchFolder, startCli } from './run-cli';
+import { CLI_TEST_TIMEOUT_MS, runCli, scratchFolder, startCli } from './run-cli';
 
 /**
  * `referral send-conversions` run as a process against the real stack: each line reported by its
@@ -51,7 +51,7 @@ describe('referral send-conversions', () => {
     expect(await stored('rerun-')).toBe(5);
     const read = await stack.api.get('/api/v1/conversions/rerun-3', { key: project.keys.readOnly });
     expect(read.body.volume_usd).toBe('12345678901234567.89');
-  });
+  }, CLI_TEST_TIMEOUT_MS);
 
   it('reports refused lines by their number and exits 1; the other lines are stored', async () => {
     const reused = conversion('refused-0');
@@ -81,7 +81,7 @@ describe('referral send-conversions', () => {
     const lines = json.stdout.trim().split('\n').map((line) => JSON.parse(line));
     expect(lines.map((line) => [line.line, line.outcome])).toEqual([[1, 'duplicate'], [3, 'refused'], [4, 'refused'], [5, 'duplicate'], [undefined, undefined]]);
     expect(lines[4]).toEqual({ summary: { lines: 4, accepted: 0, duplicates: 2, refused: 2 } });
-  });
+  }, CLI_TEST_TIMEOUT_MS);
 
   it('refuses a file with lines that are no JSON object with an id, naming each, and sends nothing (exit 2)', async () => {
     const file = files.file(
@@ -98,13 +98,13 @@ describe('referral send-conversions', () => {
     expect(await stored('bad-')).toBe(0);
     const tooBig = await runCli(['send-conversions', file, '--batch-size', '1001'], env());
     expect(tooBig).toMatchObject({ code: 2, stderr: 'referral: --batch-size must be a whole number from 1 to 1000, not "1001"\n' });
-  });
+  }, CLI_TEST_TIMEOUT_MS);
 
   it('run again after being killed mid-way, stores every conversion exactly once', async () => {
     const file = files.file('many.ndjson', ndjson(Array.from({ length: 1_000 }, (_, i) => conversion(`killed-${i}`))));
     const killed = startCli(['send-conversions', file, '--batch-size', '50', '--quiet'], env());
     const sent = () => Math.max(0, ...[...killed.stderr().matchAll(/progress: (\d+)\/1,000 conversions/g)].map((match) => Number(match[1])));
-    await eventually('three batches sent', () => sent() >= 150, 30_000);
+    await eventually('three batches sent', () => sent() >= 150, 60_000);
     killed.child.kill('SIGKILL');
     expect(await killed.ended).toEqual({ code: null, signal: 'SIGKILL' });
     const before = await stored('killed-');
@@ -116,7 +116,7 @@ describe('referral send-conversions', () => {
     const { summary } = JSON.parse(resumed.stdout.trim());
     expect(summary).toEqual({ lines: 1_000, accepted: 1_000 - before, duplicates: before, refused: 0 });
     expect(await stored('killed-')).toBe(1_000);
-  });
+  }, CLI_TEST_TIMEOUT_MS);
 
   it('retries a batch whose answer was lost with the same ids: nothing stored twice', async () => {
     // A proxy in front of the gateway that forwards the first request but drops its answer (the connection is cut).
@@ -150,5 +150,5 @@ describe('referral send-conversions', () => {
       proxy.closeAllConnections();
       await new Promise((resolve) => proxy.close(resolve));
     }
-  });
+  }, CLI_TEST_TIMEOUT_MS);
 });

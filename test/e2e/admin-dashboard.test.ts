@@ -11,12 +11,17 @@ import { buildWebApp } from './web-build';
  * filter and sort, open one, decide applications in bulk. Each page is screenshotted at desktop and mobile width
  * (test-artifacts/admin/) and checked with axe-core.
  */
+/** A step of a person's flow: several pages, each loaded, screenshotted twice and checked; slow on a loaded machine. */
+const STEP_TIMEOUT_MS = 120_000;
+
 describe('the admin dashboard in a browser', () => {
   let stack: TestStack;
   let project: TestProject;
   let browser: Browser;
   let page: Page;
   const applicants: Array<{ name: string; wallet: TestWallet }> = [];
+  /** Every request the pages made elsewhere than the gateway: the bundle must load nothing from the internet. */
+  const foreignRequests: string[] = [];
   const affiliates = [
     { name: 'Ada Lovelace', region: 'DE', identifier: evmAddress(0xa1) },
     { name: 'Blaise Pascal', region: 'FR', identifier: evmAddress(0xa2) },
@@ -48,6 +53,9 @@ describe('the admin dashboard in a browser', () => {
     }
     browser = await launchChromium();
     page = await browser.newPage({ viewport: DESKTOP });
+    page.on('request', (request) => {
+      if (!request.url().startsWith(`${stack.baseUrl}/`) && !request.url().startsWith('data:')) foreignRequests.push(request.url());
+    });
   }, 240_000);
 
   afterAll(async () => {
@@ -79,7 +87,7 @@ describe('the admin dashboard in a browser', () => {
     await page.keyboard.press('Tab');
     expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Audiences');
     expect(await capturePage(page, 'admin', '02-audiences-empty')).toEqual([]);
-  });
+  }, STEP_TIMEOUT_MS);
 
   it('shows the API’s condition errors by path, then creates the audience', async () => {
     await page.getByRole('link', { name: 'New audience' }).click();
@@ -98,7 +106,7 @@ describe('the admin dashboard in a browser', () => {
     await page.getByRole('heading', { level: 1, name: 'VIP' }).waitFor();
     expect(page.url()).toMatch(/\/app\/admin\/audiences\/[0-9a-f-]{36}$/);
     expect(await text('[data-testid=entries-count]')).toBe('0');
-  });
+  }, STEP_TIMEOUT_MS);
 
   it('uploads a CSV in batches and shows what was added and what was skipped', async () => {
     const users = [...affiliates.slice(0, 3).map((affiliate) => affiliate.identifier), ...Array.from({ length: 1_000 }, (_, i) => evmAddress(0x1000 + i))];
@@ -122,7 +130,7 @@ describe('the admin dashboard in a browser', () => {
     expect(await page.locator('tbody td.identifier').allInnerTexts()).toEqual([affiliates[2]!.identifier]);
     expect(page.url()).toContain('search=');
     expect(await capturePage(page, 'admin', '05-audience-search')).toEqual([]);
-  });
+  }, STEP_TIMEOUT_MS);
 
   it('lists the affiliates, filters and sorts them with the URL following, and opens one', async () => {
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Affiliates' }).click();
@@ -159,7 +167,7 @@ describe('the admin dashboard in a browser', () => {
     await page.locator('ol.history li', { hasText: 'Joined' }).waitFor();
     await page.getByText('Has referred nobody yet.').waitFor();
     expect(await capturePage(page, 'admin', '08-affiliate-detail')).toEqual([]);
-  });
+  }, STEP_TIMEOUT_MS);
 
   it('decides applications in bulk: approves two into the audience, rejects one with a reason', async () => {
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Applications' }).click();
@@ -192,5 +200,27 @@ describe('the admin dashboard in a browser', () => {
       { name: 'Hedy Lamarr', status: 'approved' },
       { name: 'Ida Rhodes', status: 'rejected' },
     ]);
+  }, STEP_TIMEOUT_MS);
+
+  it('signs out with the API’s reason when the key is revoked while signed in', async () => {
+    const created = await stack.api.post(`/api/v1/projects/${project.id}/api-keys`, { key: project.keys.admin, body: { role: 'admin', name: 'Revoked soon' } });
+    expect(created.status).toBe(201);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Project id').fill(project.id);
+    await page.getByLabel('Admin API key').fill(created.body.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Applications' }).waitFor();
+
+    const revoked = await stack.api.delete(`/api/v1/projects/${project.id}/api-keys/${created.body.id}`, { key: project.keys.admin });
+    expect(revoked.status).toBe(204);
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Audiences' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Sign in to the referral admin' }).waitFor();
+    expect(await page.getByRole('alert').innerText()).toMatch(/^You were signed out: .+/);
+    expect(await page.evaluate<string | null>("sessionStorage.getItem('referral.admin')")).toBeNull();
+    expect(await capturePage(page, 'admin', '11-signed-out-revoked')).toEqual([]);
+  }, STEP_TIMEOUT_MS);
+
+  it('loaded nothing from anywhere but the gateway, on every page', () => {
+    expect(foreignRequests).toEqual([]);
   });
 });

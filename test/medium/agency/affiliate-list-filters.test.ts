@@ -154,6 +154,7 @@ describe('affiliate list filters against a naive query (domain, random data)', (
     ['suspended', { status: 'suspended' }],
     ['suspended in a region', { status: 'suspended', region: 'BR' }],
     ['a search and a segment', { q: '0x', audienceId: gold }],
+    ['a search', { q: '0x1' }],
     ['none', {}],
   ];
 

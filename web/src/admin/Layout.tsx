@@ -1,4 +1,3 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { NavLink, Outlet } from 'react-router-dom';
 import { useAdminSession } from './session';
 
@@ -11,7 +10,6 @@ const SECTIONS = [
 /** The signed-in frame: a skip link, the navigation (plain links, so the keyboard walks it) and the page. */
 export function AdminLayout() {
   const { credentials, signOut } = useAdminSession();
-  const queryClient = useQueryClient();
   return (
     <div className="layout">
       <a className="skip-link" href="#main">
@@ -34,10 +32,7 @@ export function AdminLayout() {
           </span>
           <button
             type="button"
-            onClick={() => {
-              queryClient.clear();
-              signOut();
-            }}
+            onClick={signOut}
           >
             Sign out
           </button>

@@ -9,7 +9,7 @@ import { useAdminSession } from './session';
  * audiences with it before it is kept (in sessionStorage: closing the tab forgets it).
  */
 export function SignIn() {
-  const { signIn } = useAdminSession();
+  const { signIn, endedBecause } = useAdminSession();
   const [projectId, setProjectId] = useState('');
   const [apiKey, setApiKey] = useState('');
   const check = useMutation({
@@ -28,6 +28,11 @@ export function SignIn() {
     <main id="main" className="sign-in">
       <h1>Sign in to the referral admin</h1>
       <p>Use your project’s id and one of its admin API keys. The key stays in this tab only.</p>
+      {endedBecause ? (
+        <p className="state state-error" role="alert">
+          You were signed out: {endedBecause}
+        </p>
+      ) : null}
       <form onSubmit={submit}>
         <label htmlFor="project-id">Project id</label>
         <input id="project-id" name="projectId" value={projectId} onChange={(e) => setProjectId(e.target.value)} required autoComplete="off" />

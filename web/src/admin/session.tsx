@@ -1,5 +1,6 @@
-import { createContext, useContext, useMemo, useState, type ReactNode } from 'react';
-import { type ApiRequest, createApiClient } from '../api/client';
+import { useQueryClient } from '@tanstack/react-query';
+import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { ApiError, type ApiRequest, createApiClient } from '../api/client';
 
 /** The admin's sign-in: a project and one of its admin API keys, kept for this browser tab only (sessionStorage). */
 export interface AdminCredentials {
@@ -22,6 +23,8 @@ export interface AdminSession {
   credentials: AdminCredentials | null;
   /** Requests with the signed-in key. */
   api: ApiRequest;
+  /** Why the last session ended without the admin signing out (the API refused the key), to show at sign-in. */
+  endedBecause: string | null;
   signIn(credentials: AdminCredentials): void;
   signOut(): void;
 }
@@ -29,21 +32,40 @@ export interface AdminSession {
 const SessionContext = createContext<AdminSession | null>(null);
 
 export function AdminSessionProvider({ children }: { children: ReactNode }) {
+  const queryClient = useQueryClient();
   const [credentials, setCredentials] = useState(readCredentials);
+  const [endedBecause, setEndedBecause] = useState<string | null>(null);
+  // A key revoked (or a project gone) while signed in: every read answers 401, so back to the sign-in, saying why.
+  useEffect(
+    () =>
+      queryClient.getQueryCache().subscribe((event) => {
+        if (event.type !== 'updated' || event.action.type !== 'error') return;
+        const error = event.action.error;
+        if (!(error instanceof ApiError) || error.status !== 401) return;
+        sessionStorage.removeItem(STORAGE_KEY);
+        queryClient.clear();
+        setEndedBecause(error.message);
+        setCredentials(null);
+      }),
+    [queryClient],
+  );
   const session = useMemo<AdminSession>(
     () => ({
       credentials,
       api: createApiClient(() => credentials?.apiKey ?? null),
+      endedBecause,
       signIn(next) {
         sessionStorage.setItem(STORAGE_KEY, JSON.stringify(next));
+        setEndedBecause(null);
         setCredentials(next);
       },
       signOut() {
         sessionStorage.removeItem(STORAGE_KEY);
+        queryClient.clear();
         setCredentials(null);
       },
     }),
-    [credentials],
+    [credentials, endedBecause, queryClient],
   );
   return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
 }
