@@ -17,7 +17,8 @@ const STATUS_WORDS: Record<ClaimCheck['status'], string> = {
   expired: 'Expired',
 };
 const REASON_WORDS: Record<ClaimCheck['reason'], string> = { affiliate: 'Affiliate earnings', end_user: 'Your own rewards', agency: 'Agency earnings' };
-const MANAGER_KEY = 'referral.portal.claimManager';
+/** The ClaimManager address given in the portal's link (`?claim_manager=`), kept for this tab. */
+export const MANAGER_KEY = 'referral.portal.claimManager';
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /**
