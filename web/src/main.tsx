@@ -1,9 +1,10 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { BrowserRouter } from 'react-router-dom';
+import { BrowserRouter, Route, Routes } from 'react-router-dom';
 import { AdminApp } from './admin/AdminApp';
 import { ApiError } from './api/client';
+import { PortalApp } from './portal/PortalApp';
 import './styles.css';
 
 const queryClient = new QueryClient({
@@ -22,7 +23,10 @@ createRoot(root).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
       <BrowserRouter basename="/app">
-        <AdminApp />
+        <Routes>
+          <Route path="portal/*" element={<PortalApp />} />
+          <Route path="*" element={<AdminApp />} />
+        </Routes>
       </BrowserRouter>
     </QueryClientProvider>
   </StrictMode>,

@@ -1,0 +1,227 @@
+import type { Browser, Page } from 'playwright-core';
+import type { Hex } from 'viem' with { 'resolution-mode': 'import' };
+import { type ClaimChain, type ClaimProject, claimProject, CONFIRMATIONS, earn, startClaimStack } from '../claim/claim-check-stack';
+import { TestClock } from '../helpers/clock';
+import { createSegment, randomEvmAddress } from '../helpers/fixtures';
+import { pollUntil } from '../helpers/poll';
+import type { TestStack } from '../helpers/stack';
+import { adminPaths, requireTaxInfo, TIN } from '../tax/tax-forms';
+import { capturePage, DESKTOP, launchChromium } from './browser';
+import { buildWebApp } from './web-build';
+
+/**
+ * The affiliate portal driven in Chromium as a person would, against the real stack and a
+ * ClaimManager on the in-process EVM. The wallet is a viem local account behind an injected
+ * `window.ethereum`: the page's requests go to this process (exposeBinding), which signs with the
+ * account and forwards everything else to the chain's JSON-RPC. The affiliate signs in, applies,
+ * adds a code, earns, sees its check held by the tax gate, sends a W-8BEN (after the API names a
+ * wrong field), is approved by an admin, closes and claims on chain. Each page is screenshotted at
+ * desktop and mobile width (test-artifacts/portal/) and checked with axe-core.
+ */
+describe('the affiliate portal in a browser', () => {
+  let stack: TestStack;
+  let claimChain: ClaimChain;
+  let project: ClaimProject;
+  let browser: Browser;
+  let page: Page;
+  /** The affiliate's wallet: a funded chain account (it pays its own claim transaction's gas). */
+  let wallet: ClaimChain['relayer'];
+  const walletRequests: string[] = [];
+  /** Uncaught errors in the page: none may happen. */
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    await buildWebApp();
+    // The browser's clock is the wall clock: the stack's starts there too, so session expiry agrees.
+    ({ stack, claimChain } = await startClaimStack({ clock: new TestClock(new Date()) }));
+    project = await claimProject(stack, claimChain);
+    await requireTaxInfo(stack, project);
+    wallet = claimChain.relayer;
+    browser = await launchChromium();
+    const context = await browser.newContext({ viewport: DESKTOP });
+    await context.exposeBinding('__testWalletRequest', async (_source, request: { method: string; params?: unknown[] }) => {
+      walletRequests.push(request.method);
+      switch (request.method) {
+        case 'eth_requestAccounts':
+        case 'eth_accounts':
+          return [wallet.address];
+        case 'personal_sign':
+          return wallet.account.signMessage({ message: { raw: request.params![0] as Hex } });
+        case 'eth_sendTransaction': {
+          const transaction = request.params![0] as { to: Hex; data: Hex; chainId: string };
+          if (Number(transaction.chainId) !== claimChain.chain.chainId) throw new Error(`wrong chain ${transaction.chainId}`);
+          return wallet.wallet.sendTransaction({ to: transaction.to, data: transaction.data });
+        }
+        default:
+          return claimChain.chain.provider.request({ method: request.method, params: request.params ?? [] });
+      }
+    });
+    await context.addInitScript({
+      content: 'window.ethereum = { request: (args) => window.__testWalletRequest({ method: args.method, params: args.params }) };',
+    });
+    page = await context.newPage();
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+  }, 240_000);
+
+  afterEach(() => expect(pageErrors).toEqual([]));
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+    await claimChain?.chain.stop();
+  });
+
+  const portal = () => `${stack.baseUrl}/app/portal/${project.id}`;
+  const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name });
+  const code = 'GRACE-2026';
+
+  it('signs in with the wallet (SIWE), applies, and once approved adds a referral code', async () => {
+    // The program's link names its ClaimManager (the API does not publish it).
+    await page.goto(`${portal()}/?claim_manager=${claimChain.manager}`);
+    await page.getByRole('heading', { level: 1, name: 'Affiliate portal' }).waitFor();
+    expect(await capturePage(page, 'portal', '01-sign-in')).toEqual([]);
+    await page.getByRole('button', { name: 'Sign in with wallet' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Membership' }).waitFor();
+    expect(walletRequests).toEqual(['eth_requestAccounts', 'personal_sign']);
+    expect(await page.getByTestId('wallet-address').getAttribute('title')).toBe(wallet.address.toLowerCase());
+    const session = JSON.parse((await page.evaluate<string | null>("sessionStorage.getItem('referral.portal')")) ?? 'null') as { token: string; address: string };
+    expect(session.address).toBe(wallet.address.toLowerCase());
+
+    // The API's refusal lands next to its field.
+    await page.getByLabel('Your name').fill('Grace Hopper');
+    await page.getByLabel('Country code (optional)').fill('1x');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.locator('#apply-region-error:not([hidden])').waitFor();
+    expect(await page.getByLabel('Country code (optional)').getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel('Country code (optional)').fill('DE');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('Your application is waiting for the program’s review.').waitFor();
+    expect(await capturePage(page, 'portal', '02-applied')).toEqual([]);
+
+    const applications = await stack.api.get(`/api/v1/projects/${project.id}/applications`, { key: project.keys.admin });
+    expect(applications.body.results).toEqual([expect.objectContaining({ name: 'Grace Hopper', region: 'DE', identifier: wallet.address.toLowerCase() })]);
+    const audience = await createSegment(stack, project);
+    const approved = await stack.api.post(`/api/v1/projects/${project.id}/applications/${applications.body.results[0].id}/approve`, {
+      key: project.keys.admin,
+      body: { audience_id: audience.id },
+    });
+    expect(approved.status).toBe(200);
+
+    await nav('Referral codes').click();
+    await page.getByRole('heading', { level: 1, name: 'Referral codes' }).waitFor();
+    await page.getByText('No codes yet. Add one below.').waitFor();
+    await page.getByLabel('New code').fill('no');
+    await page.getByRole('button', { name: 'Add code' }).click();
+    await page.locator('#new-code-error:not([hidden])').waitFor();
+    await page.getByLabel('New code').fill(code);
+    await page.getByRole('button', { name: 'Add code' }).click();
+    await page.getByRole('cell', { name: code, exact: true }).waitFor();
+    expect(await page.locator('tbody tr').count()).toBe(1);
+    expect(await page.locator('tbody code').innerText()).toBe(`${stack.baseUrl}/?ref=${code}`);
+    await page.getByRole('button', { name: `Copy link for ${code}` }).waitFor();
+    expect(await capturePage(page, 'portal', '03-codes')).toEqual([]);
+  });
+
+  it('shows the stats of a conversion through the code, and the check held by the tax gate', async () => {
+    // A referred user converts: the affiliate earns 10% of 10,000 = 1,000 base units.
+    await earn(stack, project, randomEvmAddress(), 10_000, code);
+    await nav('Stats').click();
+    await page.getByRole('heading', { level: 1, name: 'Stats' }).waitFor();
+    expect(await page.getByTestId('stat-conversions').innerText()).toBe('1');
+    await page.locator('.recharts-line-curve').first().waitFor({ state: 'attached' });
+    expect(await capturePage(page, 'portal', '04-stats')).toEqual([]);
+
+    await nav('Claims').click();
+    await page.getByRole('heading', { level: 1, name: 'Claims' }).waitFor();
+    const row = page.getByTestId('claim-check');
+    await row.first().waitFor();
+    expect(await row.count()).toBe(1);
+    expect(await row.innerText()).toContain('Affiliate earnings');
+    expect(await row.getByRole('note').innerText()).toMatch(/on hold: .*submit your tax form/);
+    // Held checks are not offered to close.
+    expect(await page.getByRole('button', { name: /Close/ }).count()).toBe(0);
+    await page.getByText('Nothing to claim right now. Close an open check first.').waitFor();
+    expect(await capturePage(page, 'portal', '05-claims-restricted')).toEqual([]);
+  });
+
+  it('sends a W-8BEN through the wizard, the API’s field errors shown by field, and never shows the tax id again', async () => {
+    await nav('Tax').click();
+    await page.getByText('This program needs your tax form before it can pay your affiliate earnings.').waitFor();
+    expect(await capturePage(page, 'portal', '06-tax-status')).toEqual([]);
+    await page.getByRole('button', { name: 'W-8BEN', exact: true }).click();
+    await page.getByRole('heading', { name: 'Step 2 of 2: your W-8BEN' }).waitFor();
+    const field = (label: string) => page.getByLabel(label, { exact: true });
+    await field('Legal name').fill('Grace Hopper');
+    await field('Country code').fill('US');
+    await field('Foreign tax id number (optional)').fill(TIN.foreign);
+    await field('Permanent address: street and number').fill('Unter den Linden 1');
+    await field('Permanent address: city').fill('Berlin');
+    await field('Permanent address: postal code').fill('10117');
+    await field('Permanent address: country code').fill('DE');
+    await field('Signed by (full name)').fill('Grace Hopper');
+    await field('Date signed').fill(stack.clock.now().toISOString().slice(0, 10));
+    // No date of birth: the API's schema names it.
+    await page.getByRole('button', { name: 'Send W-8BEN' }).click();
+    await page.locator('#tax-date_of_birth-error:not([hidden])').waitFor();
+    expect(await field('Date of birth').getAttribute('aria-invalid')).toBe('true');
+    expect(await field('Legal name').getAttribute('aria-invalid')).toBe('false');
+    // Then the tax service's own rule: a W-8 is never for a US resident.
+    await field('Date of birth').fill('1990-12-09');
+    await page.getByRole('button', { name: 'Send W-8BEN' }).click();
+    await page.locator('#tax-country-error:not([hidden])').waitFor();
+    expect(await page.locator('#tax-date_of_birth-error').isHidden()).toBe(true);
+    expect(await field('Country code').getAttribute('aria-invalid')).toBe('true');
+    expect((await stack.db.query('SELECT count(*)::int AS n FROM tax.tax_records WHERE project_id = $1', [project.id])).rows[0].n).toBe(0);
+    // The refusal never repeats the tax id.
+    expect(await page.locator('main').innerText()).not.toContain('9876');
+    expect(await capturePage(page, 'portal', '07-tax-field-errors')).toEqual([]);
+
+    await field('Country code').fill('DE');
+    await page.getByRole('button', { name: 'Send W-8BEN' }).click();
+    await page.getByText('Your W-8BEN was sent for review.').waitFor();
+    await page.getByText('Your W-8BEN is being reviewed.').waitFor();
+    // The tax id is shown nowhere once sent: not in the page's text, not left in an input.
+    const shown = [await page.locator('body').innerText(), ...(await page.locator('input').evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value)))].join('\n');
+    for (const tin of [TIN.foreign, TIN.foreignStored, '9876']) expect(shown).not.toContain(tin);
+    expect(await capturePage(page, 'portal', '08-tax-submitted')).toEqual([]);
+
+    await nav('Claims').click();
+    // The list read again on opening: the hold now says the form is in review.
+    await page.getByTestId('claim-check').getByRole('note').filter({ hasText: 'being reviewed' }).waitFor();
+  });
+
+  it('after an admin approves the form, closes the check and claims it on chain from the wallet', async () => {
+    expect((await stack.api.post(adminPaths(project, wallet.address.toLowerCase()).approve, { key: project.keys.admin })).status).toBe(200);
+    const before = await claimChain.balanceOf(wallet.address);
+    // A deep link: the session is read back from this tab's storage.
+    await page.goto(`${portal()}/claims`);
+    await page.getByRole('heading', { level: 1, name: 'Claims' }).waitFor();
+    await page.getByRole('button', { name: 'Close the open check to claim' }).click();
+    await page.getByTestId('claimable').waitFor();
+    expect(await page.getByTestId('claimable').innerText()).toContain('One voucher to claim: 1,000 base units');
+    expect(await page.getByLabel('ClaimManager contract address').inputValue()).toBe(claimChain.manager);
+    expect(await capturePage(page, 'portal', '09-claim-ready')).toEqual([]);
+
+    await page.getByRole('button', { name: 'Claim with wallet' }).click();
+    await page.getByTestId('claimed').waitFor({ timeout: 30_000 });
+    expect(walletRequests.filter((method) => method === 'eth_sendTransaction')).toHaveLength(1);
+    // Gas is paid in the native coin: the token balance grows by exactly the amount.
+    expect((await claimChain.balanceOf(wallet.address)) - before).toBe(1_000n);
+
+    // The claim service's watcher sees the Claimed log once it is confirmed; the list follows.
+    await claimChain.chain.mine(CONFIRMATIONS);
+    await pollUntil(
+      async () => {
+        await page.reload();
+        await page.getByTestId('claim-check').first().waitFor();
+        return (await page.getByTestId('claim-check').innerText()).includes('Claimed');
+      },
+      { timeoutMs: 20_000, intervalMs: 500, what: 'the check to read Claimed' },
+    );
+    expect(await capturePage(page, 'portal', '10-claimed')).toEqual([]);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in with wallet' }).waitFor();
+    expect(await page.evaluate<string | null>("sessionStorage.getItem('referral.portal')")).toBeNull();
+  });
+});

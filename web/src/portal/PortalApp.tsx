@@ -1,0 +1,58 @@
+import { useEffect } from 'react';
+import { Navigate, Route, Routes, useParams, useSearchParams } from 'react-router-dom';
+import { ApplyPage } from './apply/ApplyPage';
+import { ClaimsPage, MANAGER_KEY } from './claims/ClaimsPage';
+import { CodesPage } from './codes/CodesPage';
+import { PortalLayout } from './Layout';
+import { PortalSessionProvider, ProjectContext, usePortalSession } from './session';
+import { SignIn } from './SignIn';
+import { StatsPage } from './stats/StatsPage';
+import { TaxPage } from './tax/TaxPage';
+
+/** One project's portal: its id is in the address (/app/portal/<projectId>/…), as a program links its affiliates to it. */
+function ProjectPortal() {
+  const { projectId } = useParams();
+  const { session } = usePortalSession();
+  const [params] = useSearchParams();
+  const manager = params.get('claim_manager');
+  // The program's link may name its ClaimManager; keep it past the sign-in and the section links.
+  useEffect(() => {
+    if (manager) sessionStorage.setItem(MANAGER_KEY, manager);
+  }, [manager]);
+  if (!session) return <SignIn />;
+  return (
+    <ProjectContext.Provider value={projectId ?? null}>
+      <Routes>
+        <Route element={<PortalLayout />}>
+          <Route index element={<Navigate to="apply" replace />} />
+          <Route path="apply" element={<ApplyPage />} />
+          <Route path="codes" element={<CodesPage />} />
+          <Route path="stats" element={<StatsPage />} />
+          <Route path="tax" element={<TaxPage />} />
+          <Route path="claims" element={<ClaimsPage />} />
+          <Route path="*" element={<p>There is no such page.</p>} />
+        </Route>
+      </Routes>
+    </ProjectContext.Provider>
+  );
+}
+
+/** The affiliate portal, under /app/portal/<projectId>. */
+export function PortalApp() {
+  return (
+    <PortalSessionProvider>
+      <Routes>
+        <Route path=":projectId/*" element={<ProjectPortal />} />
+        <Route
+          path="*"
+          element={
+            <main id="main" className="sign-in">
+              <h1>Affiliate portal</h1>
+              <p>Open the portal from your program’s link: it names the program (/app/portal/&lt;program id&gt;).</p>
+            </main>
+          }
+        />
+      </Routes>
+    </PortalSessionProvider>
+  );
+}

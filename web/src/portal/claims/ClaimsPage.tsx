@@ -1,0 +1,175 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useSearchParams } from 'react-router-dom';
+import type { ApiResult } from '../../api/client';
+import { formatDateTime, formatDecimal } from '../../ui/format';
+import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { usePortal } from '../session';
+import { injectedWallet, sendTransaction, waitForReceipt, WalletError } from '../wallet';
+import { claimCalldata, isRedeemable, tokenAmount, type Voucher } from './claim-transaction';
+
+type ClaimCheck = ApiResult<'/api/v1/claim-checks', 'get'>['results'][number];
+
+const STATUS_WORDS: Record<ClaimCheck['status'], string> = {
+  open: 'Open: still growing',
+  unclaimed: 'Ready to claim',
+  claimed: 'Claimed',
+  expired: 'Expired',
+};
+const REASON_WORDS: Record<ClaimCheck['reason'], string> = { affiliate: 'Affiliate earnings', end_user: 'Your own rewards', agency: 'Agency earnings' };
+/** The ClaimManager address given in the portal's link (`?claim_manager=`), kept for this tab. */
+export const MANAGER_KEY = 'referral.portal.claimManager';
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/**
+ * Claims: the wallet's claim checks. An open check is closed into a signed voucher, then the wallet
+ * redeems its vouchers by sending one `claim` transaction to the program's ClaimManager contract.
+ * A check the tax gate holds back shows the API's restriction message instead.
+ */
+export function ClaimsPage() {
+  const { projectId, address, api } = usePortal();
+  const queryClient = useQueryClient();
+  const checks = useQuery({
+    queryKey: ['portal', projectId, address, 'claim-checks'],
+    // Payments, the tax gate and the chain change checks elsewhere: always current when the page opens.
+    staleTime: 0,
+    queryFn: () => api('get', '/api/v1/claim-checks', { query: { project_id: projectId, page_size: 100 } }),
+  });
+  const vouchers = useQuery({
+    queryKey: ['portal', projectId, address, 'vouchers'],
+    staleTime: 0,
+    queryFn: () => api('post', '/api/v1/claim-checks/claim', { query: { project_id: projectId }, body: {} }),
+  });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['portal', projectId, address] });
+  const close = useMutation({
+    mutationFn: (ids: string[]) => api('post', '/api/v1/claim-checks/close', { query: { project_id: projectId }, body: { claim_check_ids: ids } }),
+    onSuccess: () => void refresh(),
+  });
+  const openIds = (checks.data?.results ?? []).filter((check) => check.status === 'open' && !check.restriction_message).map((check) => check.id);
+
+  return (
+    <>
+      <h1>Claims</h1>
+      <h2>Your claim checks</h2>
+      {checks.isPending ? <Loading /> : null}
+      {checks.isError ? <ErrorMessage error={checks.error} /> : null}
+      {checks.data && checks.data.results.length === 0 ? <Empty>No claim checks yet: they appear when you earn rewards.</Empty> : null}
+      {checks.data && checks.data.results.length > 0 ? (
+        <div className="table-scroll" role="region" aria-label="Claim checks" tabIndex={0}>
+          <table>
+            <caption className="visually-hidden">Your claim checks, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">For</th>
+                <th scope="col" className="number">
+                  Amount
+                </th>
+                <th scope="col">Status</th>
+                <th scope="col">Since</th>
+              </tr>
+            </thead>
+            <tbody>
+              {checks.data.results.map((check) => (
+                <tr key={check.id} data-testid="claim-check">
+                  <td>{REASON_WORDS[check.reason]}</td>
+                  <td className="number">
+                    {formatDecimal(tokenAmount(check.amount, check.currency_decimals))} {check.currency_name}
+                  </td>
+                  <td className="wrap">
+                    {STATUS_WORDS[check.status]}
+                    {check.restriction_message ? (
+                      <span className="restriction" role="note">
+                        {' '}
+                        — on hold: {check.restriction_message}
+                      </span>
+                    ) : null}
+                  </td>
+                  <td>{formatDateTime(check.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      {openIds.length > 0 ? (
+        <p>
+          <button type="button" onClick={() => close.mutate(openIds)} disabled={close.isPending}>
+            {close.isPending ? 'Closing…' : `Close ${openIds.length === 1 ? 'the open check' : `${openIds.length} open checks`} to claim`}
+          </button>
+        </p>
+      ) : null}
+      {close.isError ? <ErrorMessage error={close.error} title="Not closed" /> : null}
+      {close.data?.some((voucher) => voucher.restriction_message) ? (
+        <p className="state" role="status">
+          Some checks are on hold: {close.data.find((voucher) => voucher.restriction_message)!.restriction_message}
+        </p>
+      ) : null}
+
+      <h2>Ready to claim on chain</h2>
+      {vouchers.isPending ? <Loading /> : null}
+      {vouchers.isError ? <ErrorMessage error={vouchers.error} /> : null}
+      {vouchers.data ? <Redeem vouchers={vouchers.data} address={address} onClaimed={() => void refresh()} /> : null}
+    </>
+  );
+}
+
+function Redeem({ vouchers, address, onClaimed }: { vouchers: Voucher[]; address: string; onClaimed(): void }) {
+  const [params] = useSearchParams();
+  const [manager, setManager] = useState(() => params.get('claim_manager') ?? sessionStorage.getItem(MANAGER_KEY) ?? '');
+  const redeemable = vouchers.filter((voucher) => isRedeemable(voucher));
+  const held = vouchers.filter((voucher) => voucher.restriction_message);
+  // One transaction per chain: a ClaimManager lives on one chain.
+  const chainId = redeemable[0]?.chain_id;
+  const batch = redeemable.filter((voucher) => voucher.chain_id === chainId);
+  const claim = useMutation({
+    mutationFn: async () => {
+      if (!ADDRESS.test(manager.trim())) throw new WalletError('Enter the ClaimManager contract address (0x followed by 40 hex digits) your program gave you.');
+      sessionStorage.setItem(MANAGER_KEY, manager.trim());
+      const wallet = injectedWallet();
+      const hash = await sendTransaction(wallet, { from: address, to: manager.trim(), data: claimCalldata(batch), chainId: chainId! });
+      const receipt = await waitForReceipt(wallet, hash);
+      if (receipt.status !== '0x1') throw new WalletError(`The claim transaction ${hash} failed on chain; nothing was paid. Close the checks again and retry.`);
+      return hash;
+    },
+    onSuccess: onClaimed,
+  });
+  return (
+    <>
+      {held.length > 0 ? (
+        <ul className="state" aria-label="Vouchers on hold">
+          {held.map((voucher) => (
+            <li key={voucher.id}>{voucher.restriction_message}</li>
+          ))}
+        </ul>
+      ) : null}
+      {batch.length === 0 && !claim.isSuccess ? <Empty>Nothing to claim right now. Close an open check first.</Empty> : null}
+      {batch.length > 0 ? (
+        <form
+          className="stack"
+          onSubmit={(event) => {
+            event.preventDefault();
+            claim.mutate();
+          }}
+        >
+          <p data-testid="claimable">
+            {batch.length === 1 ? 'One voucher' : `${batch.length} vouchers`} to claim:{' '}
+            {batch.map((voucher) => `${formatDecimal(voucher.amount)} base units`).join(', ')}, until {formatDateTime(new Date(batch[0]!.deadline! * 1000).toISOString())}.
+          </p>
+          <label htmlFor="claim-manager">ClaimManager contract address</label>
+          <input id="claim-manager" className="identifier" value={manager} onChange={(e) => setManager(e.target.value)} autoComplete="off" spellCheck={false} />
+          <div>
+            <button type="submit" disabled={claim.isPending}>
+              {claim.isPending ? 'Confirm in your wallet…' : 'Claim with wallet'}
+            </button>
+          </div>
+        </form>
+      ) : null}
+      {claim.isError ? <ErrorMessage error={claim.error} title="Not claimed" /> : null}
+      {claim.isSuccess ? (
+        <p className="state" role="status" data-testid="claimed">
+          Claimed. Transaction <span className="identifier">{claim.data}</span>.
+        </p>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,120 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { ApiError } from '../../api/client';
+import { formatDecimal, formatUsd } from '../../ui/format';
+import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { usePortal } from '../session';
+
+const METRICS = [
+  { key: 'volume_usd', label: 'Volume (USD)' },
+  { key: 'revenue_usd', label: 'Revenue (USD)' },
+  { key: 'conversions', label: 'Conversions' },
+] as const;
+type Metric = (typeof METRICS)[number]['key'];
+
+/** Stats: all-time figures and a chart of one metric per UTC day over the last 30 days. */
+export function StatsPage() {
+  const { projectId, address, api } = usePortal();
+  const [metric, setMetric] = useState<Metric>('volume_usd');
+  const stats = useQuery({
+    queryKey: ['portal', projectId, address, 'stats'],
+    staleTime: 0,
+    queryFn: () => api('get', '/api/v1/projects/{projectId}/affiliate-portal/stats', { path: { projectId } }),
+  });
+  if (stats.isPending) return <Loading />;
+  if (stats.isError) {
+    const notAffiliate = stats.error instanceof ApiError && stats.error.code === 'AFFILIATE_NOT_FOUND';
+    return (
+      <>
+        <h1>Stats</h1>
+        {notAffiliate ? <Empty>Stats appear once you are an affiliate of this program.</Empty> : <ErrorMessage error={stats.error} />}
+      </>
+    );
+  }
+  const data = stats.data;
+  // The chart plots numbers; the exact decimal strings stay in the figures and the table.
+  const points = data.series.map((day) => ({ date: day.date, value: Number(day[metric]) }));
+  const label = METRICS.find((one) => one.key === metric)!.label;
+  return (
+    <>
+      <h1>Stats</h1>
+      <dl className="facts">
+        <div>
+          <dt>Volume</dt>
+          <dd data-testid="stat-volume">{formatUsd(data.volume_usd)}</dd>
+        </div>
+        <div>
+          <dt>Revenue</dt>
+          <dd>{formatUsd(data.revenue_usd)}</dd>
+        </div>
+        <div>
+          <dt>Conversions</dt>
+          <dd data-testid="stat-conversions">{data.conversions.toLocaleString('en-US')}</dd>
+        </div>
+        <div>
+          <dt>People who converted</dt>
+          <dd>{data.end_users.toLocaleString('en-US')}</dd>
+        </div>
+        {data.earnings.map((earning) => (
+          <div key={`${earning.currency_chain_id}:${earning.currency_address}`}>
+            <dt>Earned in {earning.currency_name ?? earning.currency_address ?? 'a currency'}</dt>
+            <dd>
+              {formatDecimal(earning.amount)} <span className="subtle">base units</span>
+            </dd>
+          </div>
+        ))}
+      </dl>
+      <h2 id="chart-heading">Last 30 days</h2>
+      <label htmlFor="chart-metric">Show</label>
+      <select id="chart-metric" value={metric} onChange={(e) => setMetric(e.target.value as Metric)}>
+        {METRICS.map((one) => (
+          <option key={one.key} value={one.key}>
+            {one.label}
+          </option>
+        ))}
+      </select>
+      <figure className="chart" aria-labelledby="chart-heading">
+        <ResponsiveContainer width="100%" height={260}>
+          <LineChart data={points} margin={{ top: 10, right: 16, bottom: 0, left: 0 }}>
+            <CartesianGrid strokeDasharray="3 3" />
+            <XAxis dataKey="date" tickFormatter={(date: string) => date.slice(5)} minTickGap={16} />
+            <YAxis allowDecimals={metric !== 'conversions'} width={64} />
+            <Tooltip formatter={(value) => [String(value), label]} />
+            <Line type="monotone" dataKey="value" name={label} stroke="#1f5fa8" dot={false} isAnimationActive={false} />
+          </LineChart>
+        </ResponsiveContainer>
+        <figcaption className="subtle">{label} per UTC day; the table below gives the exact figures.</figcaption>
+      </figure>
+      <details>
+        <summary>Figures per day</summary>
+        <div className="table-scroll" role="region" aria-label="Figures per day" tabIndex={0}>
+          <table>
+            <caption className="visually-hidden">Figures per UTC day</caption>
+            <thead>
+              <tr>
+                <th scope="col">Day</th>
+                <th scope="col" className="number">Volume</th>
+                <th scope="col" className="number">Revenue</th>
+                <th scope="col" className="number">Conversions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.series
+                .filter((day) => day.conversions > 0)
+                .map((day) => (
+                  <tr key={day.date}>
+                    <td>{day.date}</td>
+                    <td className="number">{formatUsd(day.volume_usd)}</td>
+                    <td className="number">{formatUsd(day.revenue_usd)}</td>
+                    <td className="number">{day.conversions}</td>
+                  </tr>
+                ))}
+            </tbody>
+          </table>
+        </div>
+        {data.series.every((day) => day.conversions === 0) ? <Empty>No conversions in these 30 days.</Empty> : null}
+      </details>
+    </>
+  );
+}
