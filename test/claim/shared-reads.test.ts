@@ -98,6 +98,8 @@ describe('shared reads of the leaderboard and the claim-check list', () => {
         },
         { timeoutMs: 10_000, what: 'the 50 requests to reach the gateway' },
       );
+      // The requests are counted when they reach the gateway; the read they share reaches the lock a moment later.
+      await pollUntil(async () => (await lock.waiting()) >= 1, { timeoutMs: 10_000, what: 'the shared read to wait on the lock' });
       expect(await lock.waiting()).toBe(1);
     } finally {
       await lock.release();
@@ -134,6 +136,8 @@ describe('shared reads of the leaderboard and the claim-check list', () => {
         { timeoutMs: 10_000, what: 'the 50 requests to reach the gateway' },
       );
       // The first request's read waits for the lock; the other 49 wait for it to finish, then read once together.
+      // The requests are counted when they reach the gateway; the read they share reaches the lock a moment later.
+      await pollUntil(async () => (await lock.waiting()) >= 1, { timeoutMs: 10_000, what: 'the shared read to wait on the lock' });
       expect(await lock.waiting()).toBe(1);
     } finally {
       await lock.release();
