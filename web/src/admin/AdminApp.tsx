@@ -1,13 +1,18 @@
 import { Navigate, Route, Routes } from 'react-router-dom';
 import { AffiliateDetail } from './affiliates/AffiliateDetail';
+import { ApiKeysSection } from './api-keys/ApiKeysSection';
 import { AffiliateList } from './affiliates/AffiliateList';
 import { ApplicationQueue } from './applications/ApplicationQueue';
 import { AudienceCreate } from './audiences/AudienceCreate';
 import { AudienceDetail } from './audiences/AudienceDetail';
 import { AudienceList } from './audiences/AudienceList';
 import { AdminLayout } from './Layout';
+import { MastersSection } from './masters/MastersSection';
+import { PayoutsSection } from './payouts/PayoutsSection';
 import { AdminSessionProvider, useAdminSession } from './session';
 import { SignIn } from './SignIn';
+import { TaxSection } from './tax/TaxSection';
+import { WebhooksSection } from './webhooks/WebhooksSection';
 
 function SignedInRoutes() {
   const { credentials } = useAdminSession();
@@ -22,6 +27,11 @@ function SignedInRoutes() {
         <Route path="affiliates" element={<AffiliateList />} />
         <Route path="affiliates/:identifierType/:identifier" element={<AffiliateDetail />} />
         <Route path="applications" element={<ApplicationQueue />} />
+        <Route path="masters/*" element={<MastersSection />} />
+        <Route path="tax/*" element={<TaxSection />} />
+        <Route path="payouts/*" element={<PayoutsSection />} />
+        <Route path="webhooks/*" element={<WebhooksSection />} />
+        <Route path="api-keys/*" element={<ApiKeysSection />} />
         <Route path="*" element={<p>There is no such page.</p>} />
       </Route>
       <Route path="*" element={<Navigate to="/admin/audiences" replace />} />

@@ -1,46 +1,34 @@
-import { NavLink, Outlet } from 'react-router-dom';
+import { AppShell } from '../ui/AppShell';
 import { useAdminSession } from './session';
 
 const SECTIONS = [
   { to: 'audiences', label: 'Audiences' },
   { to: 'affiliates', label: 'Affiliates' },
   { to: 'applications', label: 'Applications' },
+  { to: 'masters', label: 'Master affiliates' },
+  { to: 'tax', label: 'Tax' },
+  { to: 'payouts', label: 'Payouts' },
+  { to: 'webhooks', label: 'Webhooks' },
+  { to: 'api-keys', label: 'API keys' },
 ];
 
-/** The signed-in frame: a skip link, the navigation (plain links, so the keyboard walks it) and the page. */
+/** The admin dashboard's frame: its sections and the signed-in project. */
 export function AdminLayout() {
   const { credentials, signOut } = useAdminSession();
   return (
-    <div className="layout">
-      <a className="skip-link" href="#main">
-        Skip to content
-      </a>
-      <header className="topbar">
-        <span className="brand">Referral admin</span>
-        <nav aria-label="Sections">
-          <ul>
-            {SECTIONS.map((section) => (
-              <li key={section.to}>
-                <NavLink to={section.to}>{section.label}</NavLink>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <div className="account">
+    <AppShell
+      brand="Referral admin"
+      sections={SECTIONS}
+      account={
+        <>
           <span className="project" title={credentials?.projectId}>
             Project {credentials?.projectId.slice(0, 8)}
           </span>
-          <button
-            type="button"
-            onClick={signOut}
-          >
+          <button type="button" onClick={signOut}>
             Sign out
           </button>
-        </div>
-      </header>
-      <main id="main" tabIndex={-1}>
-        <Outlet />
-      </main>
-    </div>
+        </>
+      }
+    />
   );
 }

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { NavLink, Outlet } from 'react-router-dom';
+import { AppShell } from '../ui/AppShell';
 import { shortIdentifier } from '../ui/format';
 import { usePortal, usePortalSession } from './session';
 
@@ -11,28 +11,17 @@ const SECTIONS = [
   { to: 'claims', label: 'Claims' },
 ];
 
-/** The signed-in frame of the portal: a skip link, the sections (plain links, so the keyboard walks them), the wallet and sign-out. */
+/** The portal's frame: its sections, the signed-in wallet and sign-out (which forgets every cached answer). */
 export function PortalLayout() {
   const { signOut } = usePortalSession();
   const { address, projectId } = usePortal();
   const queryClient = useQueryClient();
   return (
-    <div className="layout">
-      <a className="skip-link" href="#main">
-        Skip to content
-      </a>
-      <header className="topbar">
-        <span className="brand">Affiliate portal</span>
-        <nav aria-label="Sections">
-          <ul>
-            {SECTIONS.map((section) => (
-              <li key={section.to}>
-                <NavLink to={`/portal/${projectId}/${section.to}`}>{section.label}</NavLink>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <div className="account">
+    <AppShell
+      brand="Affiliate portal"
+      sections={SECTIONS.map((section) => ({ to: `/portal/${projectId}/${section.to}`, label: section.label }))}
+      account={
+        <>
           <span className="project identifier" title={address} data-testid="wallet-address">
             {shortIdentifier(address)}
           </span>
@@ -45,11 +34,8 @@ export function PortalLayout() {
           >
             Sign out
           </button>
-        </div>
-      </header>
-      <main id="main" tabIndex={-1}>
-        <Outlet />
-      </main>
-    </div>
+        </>
+      }
+    />
   );
 }
