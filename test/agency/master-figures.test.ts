@@ -100,7 +100,7 @@ describe('master affiliate figures equal the sums over its sub-affiliates (HTTP)
     expect(detail.sub_affiliates_count).toBe(all.filter((sub) => sub.bound).length);
     expect(perCurrency(detail.earnings)).toEqual(perCurrency(all.flatMap((sub) => sub.agency_earnings)));
     const listed = (await stack.api.get(agencies(), admin())).body.results.find((item: { id: string }) => item.id === master.id);
-    expect(listed).toMatchObject({ referred_volume_usd: detail.referred_volume_usd, sub_affiliates_count: detail.sub_affiliates_count });
+    expect(listed).toMatchObject({ referred_volume_usd: detail.referred_volume_usd, sub_affiliates_count: detail.sub_affiliates_count, earnings: detail.earnings });
     // The affiliate list and detail carry the same figures for the master.
     const asAffiliate = (await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${master.identifier}`, admin())).body;
     expect(asAffiliate.referred_volume_usd).toBe(detail.referred_volume_usd);

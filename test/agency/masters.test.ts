@@ -59,7 +59,7 @@ describe('master affiliates over HTTP', () => {
     expect(await stack.api.get(`${agencies()}/${affiliate.id.toUpperCase()}`, admin())).toMatchObject({ status: 200, body: detail });
     const list = await stack.api.get(`${agencies()}?page_size=100`, admin());
     expect(list.status).toBe(200);
-    const { earnings: _earnings, spread_history: _history, ...item } = detail;
+    const { spread_history: _history, ...item } = detail;
     expect(list.body.results).toContainEqual(item);
     expect(list.body).toMatchObject({ page: 1, page_size: 100, total_results: list.body.results.length });
     expect((await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${affiliate.identifier}`, admin())).body).toMatchObject({ is_master: true, master: null });

@@ -97,6 +97,23 @@ const OPERATIONS: Record<string, Expected> = {
     params: ['path:projectId', 'path:audienceId', 'path:jobId', 'query:wait?'],
     responses: api(200, 404),
   },
+  'POST /api/v1/projects/{projectId}/audiences/{audienceId}/badge': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:audienceId'],
+    body: { properties: ['description', 'image_url', 'name'], required: ['name'] },
+    responses: api(201, 404, 409, ...WITH_BODY),
+  },
+  'PATCH /api/v1/projects/{projectId}/audiences/{audienceId}/badge': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:audienceId'],
+    body: { properties: ['description', 'image_url', 'name'] },
+    responses: api(200, 404, ...WITH_BODY),
+  },
+  'DELETE /api/v1/projects/{projectId}/audiences/{audienceId}/badge': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:audienceId'],
+    responses: api(204, 404),
+  },
   'GET /v1/audiences/audience-segments': { security: 'apiKey:service_role,read_only', params: PAGE, responses: api(200) },
   'GET /v1/audiences/audience-segments/user': {
     security: 'apiKey:service_role,read_only',

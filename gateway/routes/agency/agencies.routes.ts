@@ -61,7 +61,7 @@ export function agencyRoutes({ clients }: RouteDeps): AnyRoute[] {
         method: 'get',
         path: '/api/v1/projects/:projectId/agencies',
         operationId: 'listMasterAffiliates',
-        summary: 'The project’s master affiliates, newest designation first, with sub_affiliates_count and referred_volume_usd',
+        summary: 'The project’s master affiliates, newest designation first, with sub_affiliates_count, referred_volume_usd and earnings per currency',
         tags,
         auth: admin,
         query: subAffiliatesQuery.pick({ page: true, page_size: true }),

@@ -31,13 +31,13 @@ export function presentMaster(master: Master) {
     sub_affiliates_count: count(master.subAffiliatesCount, 'sub_affiliates_count'),
     referred_volume_usd: master.referredVolumeUsd,
     designated_at: required(master.designatedAt, 'designated_at').toISOString(),
+    earnings: master.currencyEarnings.map(presentEarning),
   };
 }
 
 export function presentMasterDetail(master: Master) {
   return {
     ...presentMaster(master),
-    earnings: master.currencyEarnings.map(presentEarning),
     spread_history: master.spreadHistory.map((period) => ({
       spread_bps: period.spreadBps,
       valid_from: required(period.validFrom, 'spread_history.valid_from').toISOString(),

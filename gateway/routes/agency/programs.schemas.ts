@@ -75,6 +75,7 @@ const masterFields = {
       '(the conversions’ frozen master), so an unbinding keeps what the bound period brought',
   ),
   designated_at: timestamp,
+  earnings: z.array(earningSchema).describe('Its agency payouts (agency_payout) per currency: the sums of `agency_earnings` over its sub-affiliates'),
 };
 
 export const masterSchema = z.object(masterFields);
@@ -82,7 +83,6 @@ export const masterListSchema = listSchema(masterSchema);
 
 export const masterDetailSchema = z.object({
   ...masterFields,
-  earnings: z.array(earningSchema).describe('Its agency payouts (agency_payout) per currency'),
   spread_history: z
     .array(z.object({ spread_bps: z.number().int(), valid_from: timestamp, valid_to: timestamp.nullable() }))
     .describe('The spreads of the current designation, newest first: a conversion is paid at the spread in force at its moment'),

@@ -1,6 +1,7 @@
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
-import { presentBadge, presentUserAudience } from './audience.presenters';
+import { presentUserAudience } from './audience.presenters';
+import { createBadge, deleteBadge, updateBadge } from './badge-handlers';
 import {
   badgeBody,
   badgeSchema,
@@ -25,6 +26,7 @@ const tags = ['Audiences'];
 /** The /v1 paths name no project: a key acts in its own. */
 const serviceRole = { kind: 'api_key', roles: ['service_role'], project: 'key' } as const;
 const serviceReader = { kind: 'api_key', roles: ['service_role', 'read_only'], project: 'key' } as const;
+const segmentIdOf = (params: { segmentId: string }) => params.segmentId;
 
 /** The server-to-server audience API under /v1 (service_role keys). */
 export function audienceSegmentRoutes({ clients }: RouteDeps): AnyRoute[] {
@@ -157,14 +159,7 @@ export function audienceSegmentRoutes({ clients }: RouteDeps): AnyRoute[] {
           409: { description: 'BADGE_EXISTS: the segment already has a badge' },
         },
       },
-      async ({ params, body, caller }) => {
-        const badge = await clients.audience.createBadge({
-          projectId: caller.projectId,
-          segmentId: params.segmentId,
-          badge: { name: body.name, description: body.description ?? undefined, imageUrl: body.image_url ?? undefined },
-        });
-        return { status: 201, body: presentBadge(badge) };
-      },
+      createBadge(clients, segmentIdOf),
     ),
     defineRoute(
       {
@@ -178,15 +173,7 @@ export function audienceSegmentRoutes({ clients }: RouteDeps): AnyRoute[] {
         body: updateBadgeBody,
         responses: { 200: { description: 'The badge', schema: badgeSchema } },
       },
-      async ({ params, body, caller }) => {
-        const badge = await clients.audience.updateBadge({
-          projectId: caller.projectId,
-          segmentId: params.segmentId,
-          updateMask: Object.keys(body),
-          badge: { name: body.name ?? '', description: body.description ?? undefined, imageUrl: body.image_url ?? undefined },
-        });
-        return { status: 200, body: presentBadge(badge) };
-      },
+      updateBadge(clients, segmentIdOf),
     ),
     defineRoute(
       {
@@ -198,10 +185,7 @@ export function audienceSegmentRoutes({ clients }: RouteDeps): AnyRoute[] {
         auth: serviceRole,
         responses: { 204: { description: 'Removed' } },
       },
-      async ({ params, caller }) => {
-        await clients.audience.deleteBadge({ projectId: caller.projectId, segmentId: params.segmentId });
-        return { status: 204 };
-      },
+      deleteBadge(clients, segmentIdOf),
     ),
   ];
 }

@@ -3,6 +3,8 @@ import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentEntry, presentSegment, presentSegmentEvaluation } from './audience.presenters';
 import {
+  badgeBody,
+  badgeSchema,
   batchBody,
   createSegmentBody,
   entryBatchSchema,
@@ -16,15 +18,18 @@ import {
   segmentEvaluationSchema,
   segmentListSchema,
   segmentSchema,
+  updateBadgeBody,
   updateSegmentBody,
   userRefBody,
 } from './audience.schemas';
+import { createBadge, deleteBadge, updateBadge } from './badge-handlers';
 import { getEntryBatch, listEntries, submitEntryBatch } from './entry-handlers';
 import { listSegments } from './list-segments';
 
 const tags = ['Audiences (dashboard)'];
 const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
 const reader = { kind: 'api_key', roles: ['admin', 'read_only'], project: 'path' } as const;
+const audienceIdOf = (params: { audienceId: string }) => params.audienceId;
 
 /** A body's optional fields as the service takes them: null is unset, the condition travels as JSON text. */
 function optionalSegmentFields(body: Pick<z.infer<typeof updateSegmentBody>, 'description' | 'condition' | 'tier_rank'>) {
@@ -260,6 +265,49 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
         responses: { 200: { description: 'The job', schema: entryBatchSchema } },
       },
       getEntryBatch(clients, (params: { audienceId: string; jobId: string }) => params.audienceId),
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/api/v1/projects/:projectId/audiences/:audienceId/badge',
+        operationId: 'createAudienceBadgeDashboard',
+        summary: 'Give an audience its badge (dashboard: badge editor)',
+        description: 'The /v1 badge for admin keys, with the same rules: one badge per audience, `image_url` an https URL.',
+        tags,
+        auth: admin,
+        body: badgeBody,
+        responses: {
+          201: { description: 'The badge', schema: badgeSchema },
+          409: { description: 'BADGE_EXISTS: the audience already has a badge' },
+        },
+      },
+      createBadge(clients, audienceIdOf),
+    ),
+    defineRoute(
+      {
+        method: 'patch',
+        path: '/api/v1/projects/:projectId/audiences/:audienceId/badge',
+        operationId: 'updateAudienceBadgeDashboard',
+        summary: 'Change an audience’s badge (dashboard: badge editor)',
+        description: 'Only the fields present change; `null` clears `description` or `image_url`. 404 when the audience has no badge.',
+        tags,
+        auth: admin,
+        body: updateBadgeBody,
+        responses: { 200: { description: 'The badge', schema: badgeSchema } },
+      },
+      updateBadge(clients, audienceIdOf),
+    ),
+    defineRoute(
+      {
+        method: 'delete',
+        path: '/api/v1/projects/:projectId/audiences/:audienceId/badge',
+        operationId: 'deleteAudienceBadgeDashboard',
+        summary: 'Remove an audience’s badge (dashboard: badge editor)',
+        tags,
+        auth: admin,
+        responses: { 204: { description: 'Removed' } },
+      },
+      deleteBadge(clients, audienceIdOf),
     ),
   ];
 }
