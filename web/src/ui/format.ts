@@ -21,3 +21,27 @@ export function formatUsd(value: string): string {
 export function shortIdentifier(identifier: string): string {
   return identifier.length > 18 ? `${identifier.slice(0, 10)}…${identifier.slice(-6)}` : identifier;
 }
+
+/** Base units -> a token amount, digit for digit ("1500000", 6 -> "1.5"): string arithmetic, never a float. */
+export function tokenAmount(baseUnits: string, decimals: number): string {
+  if (!/^\d+$/.test(baseUnits) || decimals <= 0) return baseUnits;
+  const padded = baseUnits.padStart(decimals + 1, '0');
+  const whole = padded.slice(0, -decimals);
+  const fraction = padded.slice(-decimals).replace(/0+$/, '');
+  return fraction ? `${whole}.${fraction}` : whole;
+}
+
+/** An amount earned in one currency, as the API lists it (the currency's details are null until the projection has seen it). */
+export interface CurrencyAmount {
+  amount: string;
+  currency_name: string | null;
+  currency_decimals: number | null;
+  currency_address: string | null;
+}
+
+/** "1,234.5 USDC"; in base units while the currency's decimals are not known. */
+export function formatCurrencyAmount(earning: CurrencyAmount): string {
+  const currency = earning.currency_name ?? (earning.currency_address ? shortIdentifier(earning.currency_address) : 'an unknown currency');
+  if (earning.currency_decimals === null) return `${formatDecimal(earning.amount)} base units of ${currency}`;
+  return `${formatDecimal(tokenAmount(earning.amount, earning.currency_decimals))} ${currency}`;
+}

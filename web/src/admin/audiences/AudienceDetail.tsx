@@ -6,6 +6,7 @@ import { Pager } from '../../ui/Pager';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { describeCondition } from './condition';
+import { BadgeEditor } from './BadgeEditor';
 import { CsvUpload } from './CsvUpload';
 
 const PAGE_SIZE = 25;
@@ -49,6 +50,7 @@ export function AudienceDetail() {
           <dd>{formatDateTime(data.created_at)}</dd>
         </div>
       </dl>
+      <BadgeEditor audienceId={audienceId} badge={data.badge} />
       {data.condition ? (
         <>
           <h2>Condition</h2>

@@ -1,0 +1,104 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import type { ApiResult } from '../../api/client';
+import { ConfirmButton } from '../../ui/ConfirmButton';
+import { FieldError, fieldErrors } from '../../ui/field-errors';
+import { ErrorMessage } from '../../ui/states';
+import { useProject } from '../session';
+
+type Badge = NonNullable<ApiResult<'/api/v1/projects/{projectId}/audiences/{audienceId}', 'get'>['badge']>;
+
+/**
+ * The audience's badge: add one, change it, remove it. The image is kept as its address and not
+ * shown here: the dashboard loads nothing from anywhere but the gateway.
+ */
+export function BadgeEditor({ audienceId, badge }: { audienceId: string; badge: Badge | null }) {
+  const { projectId, api } = useProject();
+  const queryClient = useQueryClient();
+  const [name, setName] = useState(badge?.name ?? '');
+  const [description, setDescription] = useState(badge?.description ?? '');
+  const [imageUrl, setImageUrl] = useState(badge?.image_url ?? '');
+  const path = { projectId, audienceId };
+  const refresh = async () => {
+    await queryClient.invalidateQueries({ queryKey: ['audience', projectId, audienceId] });
+    await queryClient.invalidateQueries({ queryKey: ['audiences', projectId] });
+  };
+  const save = useMutation({
+    mutationFn: () => {
+      // An emptied optional field clears it (null), as the API documents.
+      const body = { name: name.trim(), description: description.trim() || null, image_url: imageUrl.trim() || null };
+      return badge
+        ? api('patch', '/api/v1/projects/{projectId}/audiences/{audienceId}/badge', { path, body })
+        : api('post', '/api/v1/projects/{projectId}/audiences/{audienceId}/badge', { path, body });
+    },
+    onSuccess: async () => {
+      remove.reset();
+      await refresh();
+    },
+  });
+  const remove = useMutation({
+    mutationFn: () => api('delete', '/api/v1/projects/{projectId}/audiences/{audienceId}/badge', { path }),
+    onSuccess: async () => {
+      save.reset();
+      setName('');
+      setDescription('');
+      setImageUrl('');
+      await refresh();
+    },
+  });
+  const errors = fieldErrors(save.error);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate();
+  };
+  return (
+    <section className="panel" aria-labelledby="badge-title">
+      <h2 id="badge-title">Badge</h2>
+      <p className="help">Shown for the users of this audience{badge ? '' : '; this audience has none yet'}.</p>
+      <form className="stack" onSubmit={submit} noValidate>
+        <label htmlFor="badge-name">Badge name</label>
+        <input id="badge-name" value={name} onChange={(event) => setName(event.target.value)} aria-invalid={Boolean(errors.name)} aria-describedby="badge-name-error" />
+        <FieldError id="badge-name-error" message={errors.name} />
+        <label htmlFor="badge-description">Badge description (optional)</label>
+        <input
+          id="badge-description"
+          value={description}
+          onChange={(event) => setDescription(event.target.value)}
+          aria-invalid={Boolean(errors.description)}
+          aria-describedby="badge-description-error"
+        />
+        <FieldError id="badge-description-error" message={errors.description} />
+        <label htmlFor="badge-image">Badge image address (optional, https)</label>
+        <input
+          id="badge-image"
+          type="url"
+          value={imageUrl}
+          onChange={(event) => setImageUrl(event.target.value)}
+          aria-invalid={Boolean(errors.image_url)}
+          aria-describedby="badge-image-error"
+        />
+        <FieldError id="badge-image-error" message={errors.image_url} />
+        {save.isError ? <ErrorMessage error={save.error} title="The badge was not saved" showDetails={false} /> : null}
+        <div className="inline-fields">
+          <button type="submit" disabled={save.isPending}>
+            {save.isPending ? 'Saving…' : badge ? 'Save badge' : 'Add badge'}
+          </button>
+          {badge ? (
+            <ConfirmButton
+              label="Remove badge"
+              question={`Remove the badge “${badge.name}”?`}
+              confirmLabel="Yes, remove"
+              pending={remove.isPending}
+              onConfirm={() => remove.mutate()}
+            />
+          ) : null}
+        </div>
+      </form>
+      <p role="status" className="help">
+        {save.isSuccess && !save.isPending ? `Badge “${save.data.name}” saved.` : ''}
+        {remove.isSuccess ? 'Badge removed.' : ''}
+      </p>
+      {remove.isError ? <ErrorMessage error={remove.error} title="The badge was not removed" /> : null}
+    </section>
+  );
+}

@@ -1,0 +1,78 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { useNavigate } from 'react-router-dom';
+import { FieldError, fieldErrors } from '../../ui/field-errors';
+import { IDENTIFIER_TYPES } from '../../ui/identifier-types';
+import { ErrorMessage } from '../../ui/states';
+import { useProject } from '../session';
+
+/** Makes an existing affiliate a master with a spread; the API's problems show at their fields, then the new master's page opens. */
+export function DesignateMaster() {
+  const { projectId, api } = useProject();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const [identifier, setIdentifier] = useState('');
+  const [identifierType, setIdentifierType] = useState<string>(IDENTIFIER_TYPES[0]);
+  const [spread, setSpread] = useState('');
+  const designate = useMutation({
+    mutationFn: () =>
+      api('post', '/api/v1/projects/{projectId}/agencies', {
+        path: { projectId },
+        // The spread goes as typed: the API says what is wrong with it (not a whole number, out of range) at its field.
+        body: { user_identifier: identifier.trim(), user_identifier_type: identifierType, spread_bps: Number(spread) },
+      }),
+    onSuccess: async (master) => {
+      await queryClient.invalidateQueries({ queryKey: ['masters', projectId] });
+      await navigate(master.id);
+    },
+  });
+  const [missingSpread, setMissingSpread] = useState(false);
+  const errors = fieldErrors(designate.error);
+  if (missingSpread) errors.spread_bps = 'Enter the spread in basis points.';
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    // An empty field would be read as 0: a spread is never assumed.
+    setMissingSpread(spread.trim() === '');
+    if (spread.trim() !== '') designate.mutate();
+  };
+  return (
+    <section className="panel" aria-labelledby="designate-title">
+      <h2 id="designate-title">Designate a master affiliate</h2>
+      <p className="help">The master earns its spread on every conversion of the sub-affiliates you bind to it. 100 basis points are 1%.</p>
+      <form className="stack" onSubmit={submit} noValidate>
+        <label htmlFor="designate-identifier">Affiliate identifier</label>
+        <input
+          id="designate-identifier"
+          value={identifier}
+          onChange={(event) => setIdentifier(event.target.value)}
+          autoComplete="off"
+          aria-invalid={Boolean(errors.user_identifier)}
+          aria-describedby="designate-identifier-error"
+        />
+        <FieldError id="designate-identifier-error" message={errors.user_identifier} />
+        <label htmlFor="designate-type">Identifier type</label>
+        <select id="designate-type" value={identifierType} onChange={(event) => setIdentifierType(event.target.value)}>
+          {IDENTIFIER_TYPES.map((type) => (
+            <option key={type}>{type}</option>
+          ))}
+        </select>
+        <label htmlFor="designate-spread">Spread (basis points, 0 to 10,000)</label>
+        <input
+          id="designate-spread"
+          inputMode="numeric"
+          value={spread}
+          onChange={(event) => setSpread(event.target.value)}
+          aria-invalid={Boolean(errors.spread_bps)}
+          aria-describedby="designate-spread-error"
+        />
+        <FieldError id="designate-spread-error" message={errors.spread_bps} />
+        {designate.isError ? <ErrorMessage error={designate.error} title="The master was not designated" showDetails={false} /> : null}
+        <div>
+          <button type="submit" disabled={designate.isPending}>
+            {designate.isPending ? 'Designating…' : 'Designate master'}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,170 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useSearchParams } from 'react-router-dom';
+import type { ApiQuery, ApiResult } from '../../api/client';
+import { ConfirmButton } from '../../ui/ConfirmButton';
+import { formatDateTime, formatUsd } from '../../ui/format';
+import { Pager } from '../../ui/Pager';
+import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { useProject } from '../session';
+import { Amounts } from './figures';
+import { refreshMaster, subAffiliatesKey } from './queries';
+
+type ListQuery = NonNullable<ApiQuery<'/api/v1/projects/{projectId}/agencies/{agencyId}/sub-affiliates', 'get'>>;
+type SortBy = NonNullable<ListQuery['sort_by']>;
+type SubAffiliate = ApiResult<'/api/v1/projects/{projectId}/agencies/{agencyId}/sub-affiliates', 'get'>['results'][number];
+
+const PAGE_SIZE = 10;
+const SORTS: Array<{ value: SortBy; label: string }> = [
+  { value: 'bound_at', label: 'Newest binding' },
+  { value: 'referred_volume', label: 'Volume brought to this master' },
+  { value: 'referred_conversions', label: 'Conversions brought to this master' },
+  { value: 'volume_usd', label: 'Own volume' },
+  { value: 'revenue_usd', label: 'Own revenue' },
+  { value: 'conversions', label: 'Own conversions' },
+  { value: 'name', label: 'Name' },
+];
+const SHOWN = [
+  { value: '', label: 'Bound now and former' },
+  { value: 'true', label: 'Bound now' },
+  { value: 'false', label: 'Former' },
+] as const;
+
+/**
+ * The master's sub-affiliates, former ones included: what each brought this master while bound
+ * (its volume and the master's earnings from it), and its own figures. Sort, filter and page live in the URL.
+ */
+export function SubAffiliates({ agencyId }: { agencyId: string }) {
+  const { projectId, api } = useProject();
+  const [params, setParams] = useSearchParams();
+  const sortBy = SORTS.find((sort) => sort.value === params.get('sort_by'))?.value ?? 'bound_at';
+  const bound = SHOWN.find((shown) => shown.value === params.get('bound'))?.value ?? '';
+  const page = Math.max(1, Number(params.get('page')) || 1);
+  const setView = (next: { sort_by?: string; bound?: string; page?: number }) => {
+    const view = { sort_by: next.sort_by ?? sortBy, bound: next.bound ?? bound, page: String(next.page ?? 1) };
+    setParams(Object.fromEntries(Object.entries(view).filter(([, value]) => value !== '')));
+  };
+  const list = useQuery({
+    queryKey: [...subAffiliatesKey(projectId, agencyId), sortBy, bound, page],
+    queryFn: ({ signal }) =>
+      api('get', '/api/v1/projects/{projectId}/agencies/{agencyId}/sub-affiliates', {
+        path: { projectId, agencyId },
+        query: { sort_by: sortBy, bound: bound || undefined, page, page_size: PAGE_SIZE },
+        signal,
+      }),
+    placeholderData: keepPreviousData,
+  });
+  return (
+    <section aria-labelledby="subs-title">
+      <h2 id="subs-title">Sub-affiliates</h2>
+      <div className="inline-fields">
+        <div>
+          <label htmlFor="subs-sort">Sort by</label>
+          <select id="subs-sort" value={sortBy} onChange={(event) => setView({ sort_by: event.target.value })}>
+            {SORTS.map((sort) => (
+              <option key={sort.value} value={sort.value}>
+                {sort.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label htmlFor="subs-bound">Show</label>
+          <select id="subs-bound" value={bound} onChange={(event) => setView({ bound: event.target.value })}>
+            {SHOWN.map((shown) => (
+              <option key={shown.value} value={shown.value}>
+                {shown.label}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      {list.isPending ? <Loading label="Loading sub-affiliates…" /> : null}
+      {list.isError ? <ErrorMessage error={list.error} /> : null}
+      {list.data && list.data.results.length === 0 ? <Empty>{bound ? 'No sub-affiliates here.' : 'No sub-affiliates yet: bind some above.'}</Empty> : null}
+      {list.data && list.data.results.length > 0 ? (
+        <>
+          <div className="table-scroll" tabIndex={0} role="region" aria-label="Sub-affiliates table, scrollable">
+            <table>
+              <caption className="visually-hidden">Sub-affiliates, sorted by {SORTS.find((sort) => sort.value === sortBy)?.label.toLowerCase()}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Sub-affiliate</th>
+                  <th scope="col">Binding</th>
+                  <th scope="col" className="number">
+                    Volume brought
+                  </th>
+                  <th scope="col" className="number">
+                    Conversions brought
+                  </th>
+                  <th scope="col">Master earned from it</th>
+                  <th scope="col" className="number">
+                    Own volume
+                  </th>
+                  <th scope="col" className="number">
+                    Own conversions
+                  </th>
+                  <th scope="col">Own earnings</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.results.map((sub) => (
+                  <SubAffiliateRow key={sub.id} sub={sub} agencyId={agencyId} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager label="Sub-affiliate pages" page={list.data.page} pageSize={list.data.page_size} total={list.data.total_results} onPage={(next) => setView({ page: next })} />
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+function SubAffiliateRow({ sub, agencyId }: { sub: SubAffiliate; agencyId: string }) {
+  const { projectId, api } = useProject();
+  const queryClient = useQueryClient();
+  const name = sub.name || sub.identifier;
+  const unbind = useMutation({
+    mutationFn: () =>
+      api('delete', '/api/v1/projects/{projectId}/agencies/{agencyId}/sub-affiliates/{userIdentifier}', {
+        path: { projectId, agencyId, userIdentifier: sub.identifier },
+        query: { identifier_type: sub.identifier_type },
+      }),
+    onSuccess: () => refreshMaster(queryClient, projectId, agencyId),
+  });
+  return (
+    <tr>
+      <td>
+        <Link to={`/admin/affiliates/${encodeURIComponent(sub.identifier_type)}/${encodeURIComponent(sub.identifier)}`}>{name}</Link>
+        <div className="subtle identifier">{sub.identifier}</div>
+      </td>
+      <td>{sub.bound ? `bound since ${formatDateTime(sub.bound_at)}` : `former, until ${formatDateTime(sub.unbound_at)}`}</td>
+      <td className="number brought-volume">{formatUsd(sub.referred_volume_usd)}</td>
+      <td className="number">{sub.referred_conversions.toLocaleString('en-US')}</td>
+      <td className="brought-earnings">
+        <Amounts amounts={sub.agency_earnings} label={`The master’s earnings from ${name}`} />
+      </td>
+      <td className="number">{formatUsd(sub.volume_usd)}</td>
+      <td className="number">{sub.conversions.toLocaleString('en-US')}</td>
+      <td>
+        <Amounts amounts={sub.earnings} label={`Earnings of ${name}`} />
+      </td>
+      <td>
+        {sub.bound ? (
+          <ConfirmButton
+            label="Unbind"
+            accessibleLabel={`Unbind ${name}`}
+            question={`Unbind ${name}?`}
+            confirmLabel="Yes, unbind"
+            pending={unbind.isPending}
+            onConfirm={() => unbind.mutate()}
+          />
+        ) : null}
+        {unbind.isError ? <ErrorMessage error={unbind.error} /> : null}
+      </td>
+    </tr>
+  );
+}
