@@ -133,7 +133,7 @@ describe('the admin dashboard in a browser', () => {
   }, STEP_TIMEOUT_MS);
 
   it('lists the affiliates, filters and sorts them with the URL following, and opens one', async () => {
-    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Affiliates' }).click();
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Affiliates', exact: true }).click();
     await page.getByText('5 affiliates').waitFor();
     const names = () => page.locator('.grid-body [role=row] [role=cell]:first-child .affiliate-name').allInnerTexts();
     // Newest first by default.
