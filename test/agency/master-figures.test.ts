@@ -1,6 +1,5 @@
-import { conversionBody, createCurrency, evmUser, putTerms, settled } from '../claim/claim-fixtures';
+import { conversionBody, createCurrency, evmUser, putTerms, sendAttributedConversions } from '../claim/claim-fixtures';
 import { randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
-import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
 import { sumUsd, usdUnits } from '../helpers/usd';
 
@@ -49,7 +48,6 @@ describe('master affiliate figures equal the sums over its sub-affiliates (HTTP)
   let tia: Affiliate;
   let uma: Affiliate;
   let xeno: Affiliate;
-  let sent = 0;
 
   const admin = () => ({ key: project.keys.admin });
   const agencies = () => `/api/v1/projects/${project.id}/agencies`;
@@ -72,20 +70,7 @@ describe('master affiliate figures equal the sums over its sub-affiliates (HTTP)
     const response = await stack.api.post(`${agencies()}/${master.id}/sub-affiliates`, { ...admin(), body: { user_identifiers: [affiliate.identifier] } });
     expect(response.status).toBe(200);
   };
-  /** Sends conversions and waits until the projection (the affiliate list) counts every attributed one. */
-  async function send(conversions: Array<Record<string, unknown>>) {
-    const response = await stack.api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions } });
-    if (response.status !== 202 && response.status !== 200) throw new Error(`batch failed: ${response.status} ${response.text}`);
-    for (const conversion of conversions) await settled(stack, project, conversion.id as string);
-    sent += conversions.length;
-    await pollUntil(
-      async () => {
-        const list = await stack.api.get(`/api/v1/projects/${project.id}/affiliates?page_size=100`, admin());
-        return list.body.results.reduce((sum: number, item: { conversions: number }) => sum + item.conversions, 0) === sent;
-      },
-      { timeoutMs: 15_000, intervalMs: 50, what: `the projection to count ${sent} conversions` },
-    );
-  }
+  const send = (conversions: Array<Record<string, unknown>>) => sendAttributedConversions(stack, project, conversions);
   const trade = (affiliate: Affiliate, user: ReturnType<typeof evmUser>, volume: string, rewardBase: string, revenue = '0') =>
     conversionBody({ user, referral_code: affiliate.code, volume_usd: volume, revenue_usd: revenue, reward_base: rewardBase });
 

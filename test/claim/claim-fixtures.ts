@@ -49,3 +49,27 @@ export async function referredUser(clients: ServiceClients, project: TestProject
   await clients.agency.createReferral({ projectId: project.id, user, code });
   return { affiliate, code, user };
 }
+
+/** Conversions the agency's projection counts over the project's affiliates (at most 100 affiliates). */
+async function projectedConversions(stack: WithApi, project: TestProject): Promise<number> {
+  const list = await stack.api.get(`/api/v1/projects/${project.id}/affiliates?page_size=100`, { key: project.keys.admin });
+  if (list.status !== 200) throw new Error(`affiliate list failed: ${list.status} ${list.text}`);
+  return list.body.results.reduce((sum: number, item: { conversions: number }) => sum + item.conversions, 0);
+}
+
+/**
+ * Sends conversions that each name a referral code of an affiliate, waits for the job to settle
+ * each, then for the affiliate metrics projection to count them all: the figures read next include them.
+ */
+export async function sendAttributedConversions(stack: WithApi, project: TestProject, conversions: Array<Record<string, unknown>>) {
+  const before = await projectedConversions(stack, project);
+  const response = await stack.api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions } });
+  if (response.status !== 202 && response.status !== 200) throw new Error(`batch failed: ${response.status} ${response.text}`);
+  for (const conversion of conversions) await settled(stack, project, conversion.id as string);
+  const expected = before + conversions.length;
+  await pollUntil(async () => (await projectedConversions(stack, project)) === expected, {
+    timeoutMs: 15_000,
+    intervalMs: 50,
+    what: `the projection to count ${expected} conversions`,
+  });
+}

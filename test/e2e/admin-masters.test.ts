@@ -1,7 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
-import { conversionBody, createCurrency, evmUser, putTerms, settled } from '../claim/claim-fixtures';
+import { conversionBody, createCurrency, evmUser, putTerms, sendAttributedConversions } from '../claim/claim-fixtures';
 import { createSegment, evmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
-import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
 import { usdUnits } from '../helpers/usd';
 import { capturePage, DESKTOP, launchChromium } from './browser';
@@ -51,26 +50,12 @@ describe('master affiliates and badges in the admin dashboard, in a browser', ()
   const [acme, sam, tia, uma, otto, rival] = ['Acme Agency', 'Sam Sub', 'Tia Sub', 'Uma Sub', 'Otto Elsewhere', 'Rival Agency'].map(
     (name, index): Affiliate => ({ name, identifier: evmAddress(0xb1 + index), code: `code${index}${name.slice(0, 3).toLowerCase()}` }),
   ) as [Affiliate, Affiliate, Affiliate, Affiliate, Affiliate, Affiliate];
-  let sent = 0;
 
   const admin = () => ({ key: project.keys.admin });
   const agencies = () => `/api/v1/projects/${project.id}/agencies`;
   const agencyRows = async () => (await stack.db.query('SELECT affiliate_id FROM agency.agency_designations WHERE removed_at IS NULL')).rows;
 
-  /** Sends conversions through the API and waits until the projection counts each. */
-  async function send(conversions: Array<Record<string, unknown>>) {
-    const response = await stack.api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions } });
-    if (response.status !== 202 && response.status !== 200) throw new Error(`batch failed: ${response.status} ${response.text}`);
-    for (const conversion of conversions) await settled(stack, project, conversion.id as string);
-    sent += conversions.length;
-    await pollUntil(
-      async () => {
-        const list = await stack.api.get(`/api/v1/projects/${project.id}/affiliates?page_size=100`, admin());
-        return list.body.results.reduce((sum: number, item: { conversions: number }) => sum + item.conversions, 0) === sent;
-      },
-      { timeoutMs: 15_000, intervalMs: 50, what: `the projection to count ${sent} conversions` },
-    );
-  }
+  const send = (conversions: Array<Record<string, unknown>>) => sendAttributedConversions(stack, project, conversions);
   const trade = (affiliate: Affiliate, volume: string, rewardBase: string) =>
     conversionBody({ user: evmUser(), referral_code: affiliate.code, volume_usd: volume, reward_base: rewardBase });
   const swap = (affiliate: Affiliate, volume: string, rewardBase: string) =>

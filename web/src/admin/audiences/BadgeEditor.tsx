@@ -2,8 +2,9 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import type { ApiResult } from '../../api/client';
 import { ConfirmButton } from '../../ui/ConfirmButton';
-import { FieldError, fieldErrors } from '../../ui/field-errors';
+import { fieldErrors } from '../../ui/field-errors';
 import { ErrorMessage } from '../../ui/states';
+import { TextField } from '../../ui/TextField';
 import { useProject } from '../session';
 
 type Badge = NonNullable<ApiResult<'/api/v1/projects/{projectId}/audiences/{audienceId}', 'get'>['badge']>;
@@ -56,28 +57,9 @@ export function BadgeEditor({ audienceId, badge }: { audienceId: string; badge: 
       <h2 id="badge-title">Badge</h2>
       <p className="help">Shown for the users of this audience{badge ? '' : '; this audience has none yet'}.</p>
       <form className="stack" onSubmit={submit} noValidate>
-        <label htmlFor="badge-name">Badge name</label>
-        <input id="badge-name" value={name} onChange={(event) => setName(event.target.value)} aria-invalid={Boolean(errors.name)} aria-describedby="badge-name-error" />
-        <FieldError id="badge-name-error" message={errors.name} />
-        <label htmlFor="badge-description">Badge description (optional)</label>
-        <input
-          id="badge-description"
-          value={description}
-          onChange={(event) => setDescription(event.target.value)}
-          aria-invalid={Boolean(errors.description)}
-          aria-describedby="badge-description-error"
-        />
-        <FieldError id="badge-description-error" message={errors.description} />
-        <label htmlFor="badge-image">Badge image address (optional, https)</label>
-        <input
-          id="badge-image"
-          type="url"
-          value={imageUrl}
-          onChange={(event) => setImageUrl(event.target.value)}
-          aria-invalid={Boolean(errors.image_url)}
-          aria-describedby="badge-image-error"
-        />
-        <FieldError id="badge-image-error" message={errors.image_url} />
+        <TextField id="badge-name" label="Badge name" value={name} onChange={setName} error={errors.name} />
+        <TextField id="badge-description" label="Badge description (optional)" value={description} onChange={setDescription} error={errors.description} />
+        <TextField id="badge-image" label="Badge image address (optional, https)" type="url" value={imageUrl} onChange={setImageUrl} error={errors.image_url} />
         {save.isError ? <ErrorMessage error={save.error} title="The badge was not saved" showDetails={false} /> : null}
         <div className="inline-fields">
           <button type="submit" disabled={save.isPending}>

@@ -1,9 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useNavigate } from 'react-router-dom';
-import { FieldError, fieldErrors } from '../../ui/field-errors';
+import { fieldErrors } from '../../ui/field-errors';
 import { IDENTIFIER_TYPES } from '../../ui/identifier-types';
 import { ErrorMessage } from '../../ui/states';
+import { TextField } from '../../ui/TextField';
 import { useProject } from '../session';
 
 /** Makes an existing affiliate a master with a spread; the API's problems show at their fields, then the new master's page opens. */
@@ -40,32 +41,21 @@ export function DesignateMaster() {
       <h2 id="designate-title">Designate a master affiliate</h2>
       <p className="help">The master earns its spread on every conversion of the sub-affiliates you bind to it. 100 basis points are 1%.</p>
       <form className="stack" onSubmit={submit} noValidate>
-        <label htmlFor="designate-identifier">Affiliate identifier</label>
-        <input
-          id="designate-identifier"
-          value={identifier}
-          onChange={(event) => setIdentifier(event.target.value)}
-          autoComplete="off"
-          aria-invalid={Boolean(errors.user_identifier)}
-          aria-describedby="designate-identifier-error"
-        />
-        <FieldError id="designate-identifier-error" message={errors.user_identifier} />
+        <TextField id="designate-identifier" label="Affiliate identifier" value={identifier} onChange={setIdentifier} error={errors.user_identifier} />
         <label htmlFor="designate-type">Identifier type</label>
         <select id="designate-type" value={identifierType} onChange={(event) => setIdentifierType(event.target.value)}>
           {IDENTIFIER_TYPES.map((type) => (
             <option key={type}>{type}</option>
           ))}
         </select>
-        <label htmlFor="designate-spread">Spread (basis points, 0 to 10,000)</label>
-        <input
+        <TextField
           id="designate-spread"
+          label="Spread (basis points, 0 to 10,000)"
           inputMode="numeric"
           value={spread}
-          onChange={(event) => setSpread(event.target.value)}
-          aria-invalid={Boolean(errors.spread_bps)}
-          aria-describedby="designate-spread-error"
+          onChange={setSpread}
+          error={errors.spread_bps}
         />
-        <FieldError id="designate-spread-error" message={errors.spread_bps} />
         {designate.isError ? <ErrorMessage error={designate.error} title="The master was not designated" showDetails={false} /> : null}
         <div>
           <button type="submit" disabled={designate.isPending}>

@@ -1,7 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { FieldError, fieldErrors } from '../../ui/field-errors';
+import { fieldErrors } from '../../ui/field-errors';
 import { formatDateTime } from '../../ui/format';
+import { TextField } from '../../ui/TextField';
 import { useProject } from '../session';
 import { formatSpread } from './figures';
 import type { Master } from './MasterDetail';
@@ -30,21 +31,19 @@ export function SpreadForm({ master }: { master: Master }) {
       <h2 id="spread-title">Spread</h2>
       <form className="inline-fields" onSubmit={submit} noValidate>
         <div>
-          <label htmlFor="spread-bps">New spread (basis points)</label>
-          <input
+          <TextField
             id="spread-bps"
+            label="New spread (basis points)"
             inputMode="numeric"
             value={spread}
-            onChange={(event) => setSpread(event.target.value)}
-            aria-invalid={Boolean(errors.spread_bps)}
-            aria-describedby="spread-bps-error"
+            onChange={setSpread}
+            error={errors.spread_bps ?? (change.isError ? change.error.message : undefined)}
           />
         </div>
         <button type="submit" disabled={change.isPending}>
           {change.isPending ? 'Saving…' : 'Change spread'}
         </button>
       </form>
-      <FieldError id="spread-bps-error" message={errors.spread_bps ?? (change.isError ? change.error.message : undefined)} />
       <p role="status" className="help">
         {change.isSuccess ? `The spread is ${formatSpread(change.data.spread_bps)} from now on.` : ''}
       </p>
