@@ -181,8 +181,10 @@ describe('the admin tax section in a browser', () => {
     await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
     const entry = page.locator('tbody tr');
     expect(await entry.count()).toBe(1);
-    expect(await entry.innerText()).toContain(forms.ada);
+    // Whose record (the full address in the link's title), what, and who read it: the signed-in key, by name.
+    expect(await entry.getByRole('link').getAttribute('title')).toBe(forms.ada);
     expect(await entry.innerText()).toContain('tax_info.unmasked_read');
+    expect(await entry.innerText()).toContain(`(${project.keys.admin.slice(0, 8)}`);
     await expectMaskedOnly('audit log');
     expect(await capturePage(page, 'admin-tax', '08-audit-log')).toEqual([]);
 

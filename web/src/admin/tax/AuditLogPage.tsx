@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router-dom';
-import { formatDateTime } from '../../ui/format';
+import { formatDateTime, shortIdentifier } from '../../ui/format';
 import { Pager } from '../../ui/Pager';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { useProject } from '../session';
@@ -57,8 +57,12 @@ export function AuditLogPage() {
                   <tr key={entry.id}>
                     <td>{formatDateTime(entry.occurred_at)}</td>
                     <td>
-                      <Link className="identifier" to={TAX_PATHS.record({ identifier: entry.user_identifier, identifierType: entry.user_identifier_type })}>
-                        {entry.user_identifier}
+                      <Link
+                        className="identifier"
+                        title={entry.user_identifier}
+                        to={TAX_PATHS.record({ identifier: entry.user_identifier, identifierType: entry.user_identifier_type })}
+                      >
+                        {shortIdentifier(entry.user_identifier)}
                       </Link>
                     </td>
                     <td>{keyNames.get(entry.actor_api_key_id) ?? <span className="identifier">{entry.actor_api_key_id}</span>}</td>

@@ -1,6 +1,6 @@
 import { formatDateTime } from '../../ui/format';
 import { FORM_NAMES } from '../../portal/tax/tax-status';
-import type { TaxSubmission, UnmaskedRecord } from './tax-records';
+import { type TaxSubmission, taxIdText, type UnmaskedRecord } from './tax-records';
 
 type Address = NonNullable<TaxSubmission['address']>;
 
@@ -19,7 +19,7 @@ export function RecordFacts({ record, taxIdLabel }: { record: TaxSubmission | Un
     ['Record status', record.status],
     ['Legal name', record.legal_name],
     ['Country', record.country],
-    [taxIdLabel, record.tax_id_number ?? (record.foreign_tin_not_required || record.foreign_tin_not_required_reason ? 'None (not required)' : '—')],
+    [taxIdLabel, taxIdText(record)],
   ];
   if (record.tin_type) facts.push(['Tax id type', record.tin_type.toUpperCase()]);
   if (record.foreign_tin_not_required_reason) facts.push(['Why no tax id', record.foreign_tin_not_required_reason]);

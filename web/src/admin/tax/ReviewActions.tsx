@@ -38,16 +38,18 @@ export function ReviewActions({
   if (!allowed.approve && !allowed.revoke) return null;
   return (
     <div className="review-actions">
-      {allowed.approve ? (
-        <button type="button" className="primary" onClick={() => approve.mutate()} disabled={approve.isPending} aria-label={`Approve ${name}`}>
-          {approve.isPending ? 'Approving…' : 'Approve'}
-        </button>
-      ) : null}
-      {allowed.revoke ? (
-        <button type="button" onClick={() => setRevoking(true)} aria-label={`Revoke ${name}…`}>
-          Revoke…
-        </button>
-      ) : null}
+      <div className="review-buttons">
+        {allowed.approve ? (
+          <button type="button" className="primary" onClick={() => approve.mutate()} disabled={approve.isPending} aria-label={`Approve ${name}`}>
+            {approve.isPending ? 'Approving…' : 'Approve'}
+          </button>
+        ) : null}
+        {allowed.revoke ? (
+          <button type="button" onClick={() => setRevoking(true)} aria-label={`Revoke ${name}…`}>
+            Revoke…
+          </button>
+        ) : null}
+      </div>
       {approve.isError ? <ErrorMessage error={approve.error} title="Not approved" /> : null}
       {revoking ? <RevokeDialog owner={owner} name={name} onClose={() => setRevoking(false)} onRevoked={reviewed('revoke')} /> : null}
     </div>

@@ -1,12 +1,12 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router-dom';
-import { formatDateTime } from '../../ui/format';
+import { formatDateTime, shortIdentifier } from '../../ui/format';
 import { Pager } from '../../ui/Pager';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { FORM_NAMES } from '../../portal/tax/tax-status';
 import { useProject } from '../session';
 import { ReviewActions } from './ReviewActions';
-import { ownerOf, RECORD_STATUSES, type RecordStatus, TAX_PATHS, type TaxSubmission, taxKeys } from './tax-records';
+import { ownerOf, RECORD_STATUSES, type RecordStatus, TAX_PATHS, type TaxSubmission, taxIdText, taxKeys } from './tax-records';
 
 const PAGE_SIZES = [10, 20, 50, 100];
 /** The filter's value for "every status" (the API's list without `status`). */
@@ -108,11 +108,13 @@ function QueueRow({ row }: { row: TaxSubmission }) {
         <Link to={TAX_PATHS.record(owner)} state={{ record: row }} className="tax-record-link">
           {row.legal_name}
         </Link>{' '}
-        <span className="subtle identifier">{row.user_identifier}</span>
+        <span className="subtle identifier" title={row.user_identifier}>
+          {shortIdentifier(row.user_identifier)}
+        </span>
       </td>
       <td>{FORM_NAMES[row.form_type]}</td>
       <td>{row.country}</td>
-      <td>{row.unreadable ? <span className="restriction">Unreadable (record {row.id})</span> : (row.tax_id_number ?? '—')}</td>
+      <td>{row.unreadable ? <span className="restriction">Unreadable (record {row.id})</span> : taxIdText(row)}</td>
       <td>{formatDateTime(row.submitted_at)}</td>
       <td>
         {row.status}
