@@ -63,6 +63,8 @@ describe('master affiliates and badges in the admin dashboard, in a browser', ()
 
   /** The master's figures as the page shows them, and the sums over the sub-affiliate rows it shows (one page holds them all). */
   async function shownFigures() {
+    // The master and its sub-affiliates are two reads: the rows come in one answer, all at once.
+    await page.locator('tbody td.brought-volume').first().waitFor();
     return {
       volume: shownUsd(await page.getByTestId('master-referred-volume').innerText()),
       earnings: shownAmounts(await page.getByTestId('master-earnings').locator('li').allInnerTexts()),
@@ -175,7 +177,9 @@ describe('master affiliates and badges in the admin dashboard, in a browser', ()
 
     await page.getByLabel('Sort by').selectOption('referred_volume');
     await page.waitForURL(/sort_by=referred_volume/);
+    // The rows of the earlier sort stay until the new page answers: wait for both ends of the new order.
     await page.locator('tbody tr').first().getByText(sam.name).waitFor();
+    await page.locator('tbody tr').last().getByText(uma.name).waitFor();
     expect(await page.locator('tbody tr td:first-child a').allInnerTexts()).toEqual([sam.name, tia.name, uma.name]);
     expect(await capturePage(page, 'admin-masters', '04-master-figures')).toEqual([]);
   }, STEP_TIMEOUT_MS);
@@ -218,6 +222,8 @@ describe('master affiliates and badges in the admin dashboard, in a browser', ()
     await page.getByRole('button', { name: 'Yes, remove' }).click();
     await page.getByRole('heading', { level: 1, name: 'Master affiliates' }).waitFor();
     await page.getByText(`${acme.name} is no longer a master affiliate; 2 sub-affiliates became regular affiliates.`).waitFor();
+    // The list read before any master was designated is shown until its refetch answers.
+    await page.locator('tbody tr', { hasText: rival.name }).waitFor();
     expect(await page.locator('tbody tr td:first-child a').allInnerTexts()).toEqual([rival.name]);
     expect(await capturePage(page, 'admin-masters', '07-master-removed')).toEqual([]);
     const master = await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${acme.identifier}`, admin());
