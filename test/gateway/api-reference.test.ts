@@ -229,6 +229,11 @@ const OPERATIONS: Record<string, Expected> = {
     body: { properties: ['conversions'], required: ['conversions'] },
     responses: api(200, 202, ...WITH_BODY),
   },
+  'GET /api/v1/projects/{projectId}/conversions': {
+    security: 'apiKey:admin,read_only',
+    params: ['path:projectId', ...PAGE, 'query:status?', 'query:name?', 'query:user_identifier?', 'query:user_identifier_type?'],
+    responses: api(200, 404),
+  },
   'GET /api/v1/conversions/{conversionId}': { security: 'apiKey:service_role,read_only', params: ['path:conversionId'], responses: api(200, 404) },
   'GET /api/v1/payouts/movements': {
     security: 'apiKey:service_role,read_only',
@@ -236,7 +241,7 @@ const OPERATIONS: Record<string, Expected> = {
     responses: api(200),
   },
   'GET /api/v1/payouts/leaderboard/payouts': {
-    security: 'apiKey:service_role,read_only',
+    security: 'apiKey:service_role,admin,read_only',
     params: [
       ...PAGE,
       'query:currency_address?',
