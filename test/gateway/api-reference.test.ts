@@ -604,7 +604,7 @@ describe('the API reference', () => {
     it('answers every list in the one list shape, paged by page (from 1) and page_size (1 to 100, default 25)', () => {
       // The claim history answers the Fuul SDK's own page shape ({ results, total_count, next_page }): checked on its own.
       const lists = Object.entries(OPERATIONS).filter(([key, expected]) => expected.params?.includes('query:page?') && !key.endsWith('/claim-history'));
-      expect(lists.map(([key]) => key)).toHaveLength(21);
+      expect(lists.map(([key]) => key)).toHaveLength(22);
       for (const [key] of lists) {
         const schema = success(key);
         const withCursor = key.endsWith('/entries');
