@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router-dom';
+import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { ApiError, type ApiBody } from '../../api/client';
 import { FieldError, fieldErrors } from '../../ui/field-errors';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
@@ -84,7 +84,9 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
     () => existing?.tiers.map((tier, index) => ({ key: index, audienceId: tier.audience_id, reward: draftOf(tier.affiliate, decimalsOf(startCurrency)) })) ?? [],
   );
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
-  const [saved, setSaved] = useState<string | null>(null);
+  // New terms are saved, then opened at their own address (a new form): the confirmation travels with the navigation.
+  const location = useLocation();
+  const [saved, setSaved] = useState<string | null>((location.state as { saved?: string } | null)?.saved ?? null);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
   const currency = currencies.find((choice) => choice.id === currencyId);
 
@@ -93,14 +95,16 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
       api('put', '/api/v1/projects/{projectId}/payout-terms/{conversionName}', { path: { projectId, conversionName }, body }),
     onSuccess: async (terms) => {
       await queryClient.invalidateQueries({ queryKey: termsKey(projectId) });
-      setSaved(`Saved the terms of ${terms.conversion_name}.`);
-      if (!existing) await navigate(`../edit/${encodeURIComponent(terms.conversion_name)}`, { relative: 'path', replace: true });
+      const message = `Saved the terms of ${terms.conversion_name}.`;
+      if (existing) setSaved(message);
+      else await navigate(`../edit/${encodeURIComponent(terms.conversion_name)}`, { relative: 'path', replace: true, state: { saved: message } });
     },
   });
   const remove = useMutation({
     mutationFn: (conversionName: string) => api('delete', '/api/v1/projects/{projectId}/payout-terms/{conversionName}', { path: { projectId, conversionName } }),
     onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: termsKey(projectId) });
+      // Dropped, not just marked stale: the list must not show the deleted terms while it is read again.
+      queryClient.removeQueries({ queryKey: termsKey(projectId) });
       await navigate('../..', { relative: 'path' });
     },
   });

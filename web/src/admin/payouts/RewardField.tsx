@@ -38,8 +38,8 @@ export function RewardField({
       <div className="choice-row">
         {KINDS.filter(({ kind }) => allowNone || kind !== 'none').map(({ kind, label }) => (
           <span key={kind} className="checkbox-field">
-            <input type="radio" id={`${id}-${kind}`} name={id} checked={draft.kind === kind} onChange={() => onChange({ ...draft, kind })} />
-            <label className="inline-label" htmlFor={`${id}-${kind}`}>
+            <input type="radio" id={`${id}-kind-${kind}`} name={id} checked={draft.kind === kind} onChange={() => onChange({ ...draft, kind })} />
+            <label className="inline-label" htmlFor={`${id}-kind-${kind}`}>
               {label}
             </label>
           </span>
