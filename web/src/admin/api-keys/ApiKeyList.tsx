@@ -70,9 +70,7 @@ export function ApiKeyList() {
                   <th scope="col">Role</th>
                   <th scope="col">Key starts with</th>
                   <th scope="col">Created</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
+                  <th scope="col">Action</th>
                 </tr>
               </thead>
               <tbody>

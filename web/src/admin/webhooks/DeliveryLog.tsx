@@ -66,9 +66,7 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
                   <th scope="col">Next attempt</th>
                   <th scope="col">Created</th>
                   <th scope="col">Delivered</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
+                  <th scope="col">Action</th>
                 </tr>
               </thead>
               <tbody>
