@@ -73,7 +73,8 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
                 {rows.map((delivery) => (
                   <tr key={delivery.id} data-delivery-id={delivery.id}>
                     <td>
-                      <code>{delivery.event_type}</code>{' '}
+                      <code>{delivery.event_type}</code>
+                      <br />
                       <span className="subtle identifier" title={delivery.event_id}>
                         {shortIdentifier(delivery.event_id)}
                       </span>
