@@ -277,6 +277,31 @@ describe('the admin dashboard’s webhooks and API keys in a browser', () => {
     await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
   }, STEP_TIMEOUT_MS);
 
+  it('signs in with a second admin key, revokes that key after the warning, and is signed out', async () => {
+    await page.getByLabel('Name', { exact: true }).fill('Second admin');
+    await page.getByRole('radio', { name: 'admin' }).check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = await page.getByRole('textbox', { name: 'API key', exact: true }).inputValue();
+    expect(key).toMatch(/^rk_admin_/);
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Project id').fill(project.id);
+    await page.getByLabel('Admin API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await sections().getByRole('link', { name: 'API keys' }).click();
+    await page.getByText('Page 1 of 1 (4 in all)').waitFor();
+    expect(await page.locator('tbody tr', { hasText: '(signed in with it)' }).locator('.key-name').allInnerTexts()).toEqual(['Second admin']);
+
+    await page.getByRole('button', { name: 'Revoke Second admin' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Revoke “Second admin”?' });
+    expect(await dialog.innerText()).toContain('This is the key you are signed in with.');
+    await dialog.getByRole('button', { name: 'Revoke and sign out' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Sign in to the referral admin' }).waitFor();
+    expect(await page.getByRole('alert').innerText()).toMatch(/^You were signed out: .+/);
+    expect((await stack.api.get(`${base()}/audiences`, { key })).status).toBe(401);
+    expect((await stack.api.get(`${base()}/audiences`, { key: project.keys.admin })).status).toBe(200);
+  }, STEP_TIMEOUT_MS);
+
   it('loaded nothing from anywhere but the gateway', () => {
     expect(foreignRequests).toEqual([]);
   });
