@@ -48,7 +48,7 @@ export function ConfirmDialog({
       <h2 id={titleId}>{title}</h2>
       {children}
       {error ? <ErrorMessage error={error} /> : null}
-      <div className="dialog-actions">
+      <div className="actions">
         <button type="button" onClick={onCancel}>
           Cancel
         </button>
