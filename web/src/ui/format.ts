@@ -13,6 +13,20 @@ export function formatDecimal(value: string): string {
   return `${match[1]}${match[2]!.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${match[3] ?? ''}`;
 }
 
+/** Base units -> a token amount, digit for digit ("1500000", 6 -> "1.5"). */
+export function tokenAmount(baseUnits: string, decimals: number): string {
+  if (!/^\d+$/.test(baseUnits) || decimals <= 0) return baseUnits;
+  const padded = baseUnits.padStart(decimals + 1, '0');
+  const whole = padded.slice(0, -decimals);
+  const fraction = padded.slice(-decimals).replace(/0+$/, '');
+  return fraction ? `${whole}.${fraction}` : whole;
+}
+
+/** Base units shown in whole tokens of their currency, grouped: ("1500000000", USDC of 6 decimals) -> "1,500 USDC". */
+export function formatTokenAmount(baseUnits: string, currency: { decimals: number; name: string }): string {
+  return `${formatDecimal(tokenAmount(baseUnits, currency.decimals))} ${currency.name}`;
+}
+
 export function formatUsd(value: string): string {
   return `$${formatDecimal(value)}`;
 }
@@ -20,15 +34,6 @@ export function formatUsd(value: string): string {
 /** A long identifier (an address) shortened for a narrow cell; the full value goes in a title. */
 export function shortIdentifier(identifier: string): string {
   return identifier.length > 18 ? `${identifier.slice(0, 10)}…${identifier.slice(-6)}` : identifier;
-}
-
-/** Base units -> a token amount, digit for digit ("1500000", 6 -> "1.5"): string arithmetic, never a float. */
-export function tokenAmount(baseUnits: string, decimals: number): string {
-  if (!/^\d+$/.test(baseUnits) || decimals <= 0) return baseUnits;
-  const padded = baseUnits.padStart(decimals + 1, '0');
-  const whole = padded.slice(0, -decimals);
-  const fraction = padded.slice(-decimals).replace(/0+$/, '');
-  return fraction ? `${whole}.${fraction}` : whole;
 }
 
 /** An amount earned in one currency, as the API lists it (the currency's details are null until the projection has seen it). */
@@ -43,5 +48,5 @@ export interface CurrencyAmount {
 export function formatCurrencyAmount(earning: CurrencyAmount): string {
   const currency = earning.currency_name ?? (earning.currency_address ? shortIdentifier(earning.currency_address) : 'an unknown currency');
   if (earning.currency_decimals === null) return `${formatDecimal(earning.amount)} base units of ${currency}`;
-  return `${formatDecimal(tokenAmount(earning.amount, earning.currency_decimals))} ${currency}`;
+  return formatTokenAmount(earning.amount, { decimals: earning.currency_decimals, name: currency });
 }
