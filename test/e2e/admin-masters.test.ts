@@ -178,8 +178,8 @@ describe('master affiliates and badges in the admin dashboard, in a browser', ()
     await page.getByLabel('Sort by').selectOption('referred_volume');
     await page.waitForURL(/sort_by=referred_volume/);
     // The rows of the earlier sort stay until the new page answers: wait for both ends of the new order.
-    await page.locator('tbody tr').first().getByText(sam.name).waitFor();
-    await page.locator('tbody tr').last().getByText(uma.name).waitFor();
+    await page.locator('tbody tr').first().getByRole('link', { name: sam.name }).waitFor();
+    await page.locator('tbody tr').last().getByRole('link', { name: uma.name }).waitFor();
     expect(await page.locator('tbody tr td:first-child a').allInnerTexts()).toEqual([sam.name, tia.name, uma.name]);
     expect(await capturePage(page, 'admin-masters', '04-master-figures')).toEqual([]);
   }, STEP_TIMEOUT_MS);
@@ -187,10 +187,13 @@ describe('master affiliates and badges in the admin dashboard, in a browser', ()
   it('unbinds one after confirming: it stays listed as former, and the figures still add up as later conversions pay the master nothing', async () => {
     const tiaRow = page.locator('tbody tr', { hasText: tia.name });
     await tiaRow.getByRole('button', { name: `Unbind ${tia.name}` }).click();
-    // Nothing happens before the confirmation, which takes the focus.
-    expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Yes, unbind');
+    // Nothing happens before the confirmation: a modal dialog, Cancel first.
+    const dialog = page.getByRole('dialog', { name: `Unbind ${tia.name}?` });
+    await dialog.waitFor();
+    expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Cancel');
     expect(await capturePage(page, 'admin-masters', '05-unbind-confirm')).toEqual([]);
-    await tiaRow.getByRole('button', { name: 'Yes, unbind' }).click();
+    expect(await page.getByTestId('master-sub-affiliates').innerText()).toBe('3');
+    await dialog.getByRole('button', { name: 'Yes, unbind' }).click();
     await page.getByTestId('master-sub-affiliates').filter({ hasText: '2' }).waitFor();
     await tiaRow.getByText(/^former, until/).waitFor();
 
@@ -219,7 +222,7 @@ describe('master affiliates and badges in the admin dashboard, in a browser', ()
     ]);
 
     await page.getByRole('button', { name: 'Remove master designation' }).click();
-    await page.getByRole('button', { name: 'Yes, remove' }).click();
+    await page.getByRole('dialog', { name: `Remove master status from ${acme.name}?` }).getByRole('button', { name: 'Yes, remove' }).click();
     await page.getByRole('heading', { level: 1, name: 'Master affiliates' }).waitFor();
     await page.getByText(`${acme.name} is no longer a master affiliate; 2 sub-affiliates became regular affiliates.`).waitFor();
     // The list read before any master was designated is shown until its refetch answers.
@@ -258,7 +261,7 @@ describe('master affiliates and badges in the admin dashboard, in a browser', ()
     expect(await capturePage(page, 'admin-masters', '09-badge-saved')).toEqual([]);
 
     await page.getByRole('button', { name: 'Remove badge' }).click();
-    await page.getByRole('button', { name: 'Yes, remove' }).click();
+    await page.getByRole('dialog', { name: 'Remove the badge “Grand champion”?' }).getByRole('button', { name: 'Yes, remove' }).click();
     await page.getByText('Badge removed.').waitFor();
     await page.getByRole('button', { name: 'Add badge' }).waitFor();
     expect(await badges()).toEqual([]);

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import type { ApiResult } from '../../api/client';
-import { ConfirmButton } from '../../ui/ConfirmButton';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { fieldErrors } from '../../ui/field-errors';
 import { ErrorMessage } from '../../ui/states';
 import { TextField } from '../../ui/TextField';
@@ -19,6 +19,7 @@ export function BadgeEditor({ audienceId, badge }: { audienceId: string; badge: 
   const [name, setName] = useState(badge?.name ?? '');
   const [description, setDescription] = useState(badge?.description ?? '');
   const [imageUrl, setImageUrl] = useState(badge?.image_url ?? '');
+  const [confirmingRemoval, setConfirmingRemoval] = useState(false);
   const path = { projectId, audienceId };
   const refresh = async () => {
     await queryClient.invalidateQueries({ queryKey: ['audience', projectId, audienceId] });
@@ -41,6 +42,7 @@ export function BadgeEditor({ audienceId, badge }: { audienceId: string; badge: 
     mutationFn: () => api('delete', '/api/v1/projects/{projectId}/audiences/{audienceId}/badge', { path }),
     onSuccess: async () => {
       save.reset();
+      setConfirmingRemoval(false);
       setName('');
       setDescription('');
       setImageUrl('');
@@ -66,13 +68,9 @@ export function BadgeEditor({ audienceId, badge }: { audienceId: string; badge: 
             {save.isPending ? 'Saving…' : badge ? 'Save badge' : 'Add badge'}
           </button>
           {badge ? (
-            <ConfirmButton
-              label="Remove badge"
-              question={`Remove the badge “${badge.name}”?`}
-              confirmLabel="Yes, remove"
-              pending={remove.isPending}
-              onConfirm={() => remove.mutate()}
-            />
+            <button type="button" className="danger-outline" onClick={() => setConfirmingRemoval(true)}>
+              Remove badge
+            </button>
           ) : null}
         </div>
       </form>
@@ -80,7 +78,20 @@ export function BadgeEditor({ audienceId, badge }: { audienceId: string; badge: 
         {save.isSuccess && !save.isPending ? `Badge “${save.data.name}” saved.` : ''}
         {remove.isSuccess ? 'Badge removed.' : ''}
       </p>
-      {remove.isError ? <ErrorMessage error={remove.error} title="The badge was not removed" /> : null}
+      <ConfirmDialog
+        open={confirmingRemoval}
+        title={`Remove the badge “${badge?.name ?? ''}”?`}
+        confirmLabel="Yes, remove"
+        pending={remove.isPending}
+        error={remove.error}
+        onConfirm={() => remove.mutate()}
+        onCancel={() => {
+          remove.reset();
+          setConfirmingRemoval(false);
+        }}
+      >
+        <p>The users of this audience will no longer show it.</p>
+      </ConfirmDialog>
     </section>
   );
 }

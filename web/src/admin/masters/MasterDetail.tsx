@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import type { ApiResult } from '../../api/client';
-import { ConfirmButton } from '../../ui/ConfirmButton';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { formatDateTime, formatUsd } from '../../ui/format';
 import { ErrorMessage, Loading } from '../../ui/states';
 import { useProject } from '../session';
@@ -98,6 +99,7 @@ function RemoveMaster({ master }: { master: Master }) {
   const { projectId, api } = useProject();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
+  const [confirming, setConfirming] = useState(false);
   const remove = useMutation({
     mutationFn: () => api('delete', '/api/v1/projects/{projectId}/agencies/{agencyId}', { path: { projectId, agencyId: master.id } }),
     onSuccess: async (removed) => {
@@ -112,14 +114,26 @@ function RemoveMaster({ master }: { master: Master }) {
     <section className="panel" aria-labelledby="remove-master-title">
       <h2 id="remove-master-title">Master status</h2>
       <p className="help">Its sub-affiliates become regular affiliates. Past attributions and payouts stay as they were.</p>
-      <ConfirmButton
-        label="Remove master designation"
-        question={`Remove master status from ${master.name || master.identifier}?`}
+      <button type="button" className="danger-outline" onClick={() => setConfirming(true)}>
+        Remove master designation
+      </button>
+      <ConfirmDialog
+        open={confirming}
+        title={`Remove master status from ${master.name || master.identifier}?`}
         confirmLabel="Yes, remove"
         pending={remove.isPending}
+        error={remove.error}
         onConfirm={() => remove.mutate()}
-      />
-      {remove.isError ? <ErrorMessage error={remove.error} title="Master status was not removed" /> : null}
+        onCancel={() => {
+          remove.reset();
+          setConfirming(false);
+        }}
+      >
+        <p>
+          Its {master.sub_affiliates_count} sub-affiliate{master.sub_affiliates_count === 1 ? '' : 's'} become regular affiliates, and conversions
+          from now on pay it no spread. Past attributions and payouts stay as they were.
+        </p>
+      </ConfirmDialog>
     </section>
   );
 }

@@ -1,7 +1,8 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
 import type { ApiQuery, ApiResult } from '../../api/client';
-import { ConfirmButton } from '../../ui/ConfirmButton';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { formatDateTime, formatUsd } from '../../ui/format';
 import { Pager } from '../../ui/Pager';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
@@ -39,6 +40,7 @@ export function SubAffiliates({ agencyId }: { agencyId: string }) {
   const sortBy = SORTS.find((sort) => sort.value === params.get('sort_by'))?.value ?? 'bound_at';
   const bound = SHOWN.find((shown) => shown.value === params.get('bound'))?.value ?? '';
   const page = Math.max(1, Number(params.get('page')) || 1);
+  const [unbinding, setUnbinding] = useState<SubAffiliate | null>(null);
   const setView = (next: { sort_by?: string; bound?: string; page?: number }) => {
     const view = { sort_by: next.sort_by ?? sortBy, bound: next.bound ?? bound, page: String(next.page ?? 1) };
     setParams(Object.fromEntries(Object.entries(view).filter(([, value]) => value !== '')));
@@ -111,7 +113,7 @@ export function SubAffiliates({ agencyId }: { agencyId: string }) {
               </thead>
               <tbody>
                 {list.data.results.map((sub) => (
-                  <SubAffiliateRow key={sub.id} sub={sub} agencyId={agencyId} />
+                  <SubAffiliateRow key={sub.id} sub={sub} onUnbind={setUnbinding} />
                 ))}
               </tbody>
             </table>
@@ -119,22 +121,13 @@ export function SubAffiliates({ agencyId }: { agencyId: string }) {
           <Pager label="Sub-affiliate pages" page={list.data.page} pageSize={list.data.page_size} total={list.data.total_results} onPage={(next) => setView({ page: next })} />
         </>
       ) : null}
+      <UnbindDialog sub={unbinding} agencyId={agencyId} onClose={() => setUnbinding(null)} />
     </section>
   );
 }
 
-function SubAffiliateRow({ sub, agencyId }: { sub: SubAffiliate; agencyId: string }) {
-  const { projectId, api } = useProject();
-  const queryClient = useQueryClient();
+function SubAffiliateRow({ sub, onUnbind }: { sub: SubAffiliate; onUnbind(sub: SubAffiliate): void }) {
   const name = sub.name || sub.identifier;
-  const unbind = useMutation({
-    mutationFn: () =>
-      api('delete', '/api/v1/projects/{projectId}/agencies/{agencyId}/sub-affiliates/{userIdentifier}', {
-        path: { projectId, agencyId, userIdentifier: sub.identifier },
-        query: { identifier_type: sub.identifier_type },
-      }),
-    onSuccess: () => refreshMaster(queryClient, projectId, agencyId),
-  });
   return (
     <tr>
       <td>
@@ -154,17 +147,44 @@ function SubAffiliateRow({ sub, agencyId }: { sub: SubAffiliate; agencyId: strin
       </td>
       <td>
         {sub.bound ? (
-          <ConfirmButton
-            label="Unbind"
-            accessibleLabel={`Unbind ${name}`}
-            question={`Unbind ${name}?`}
-            confirmLabel="Yes, unbind"
-            pending={unbind.isPending}
-            onConfirm={() => unbind.mutate()}
-          />
+          <button type="button" className="danger-outline" aria-label={`Unbind ${name}`} onClick={() => onUnbind(sub)}>
+            Unbind
+          </button>
         ) : null}
-        {unbind.isError ? <ErrorMessage error={unbind.error} /> : null}
       </td>
     </tr>
+  );
+}
+
+/** The question before an unbinding, outside the table (a modal dialog), and the unbinding itself. */
+function UnbindDialog({ sub, agencyId, onClose }: { sub: SubAffiliate | null; agencyId: string; onClose(): void }) {
+  const { projectId, api } = useProject();
+  const queryClient = useQueryClient();
+  const unbind = useMutation({
+    mutationFn: (target: SubAffiliate) =>
+      api('delete', '/api/v1/projects/{projectId}/agencies/{agencyId}/sub-affiliates/{userIdentifier}', {
+        path: { projectId, agencyId, userIdentifier: target.identifier },
+        query: { identifier_type: target.identifier_type },
+      }),
+    onSuccess: async () => {
+      onClose();
+      await refreshMaster(queryClient, projectId, agencyId);
+    },
+  });
+  return (
+    <ConfirmDialog
+      open={sub !== null}
+      title={`Unbind ${sub ? sub.name || sub.identifier : ''}?`}
+      confirmLabel="Yes, unbind"
+      pending={unbind.isPending}
+      error={unbind.error}
+      onConfirm={() => sub && unbind.mutate(sub)}
+      onCancel={() => {
+        unbind.reset();
+        onClose();
+      }}
+    >
+      <p>Conversions from now on pay this master nothing for it. What it brought while bound keeps counting.</p>
+    </ConfirmDialog>
   );
 }
