@@ -1,7 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { useId, useState } from 'react';
 import { ErrorMessage } from '../../ui/states';
-import { FieldError, fieldErrors } from '../../portal/tax/field-errors';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import { FieldError, fieldErrors } from '../../ui/field-errors';
 import { useProject } from '../session';
 import { allowedActions, type RecordOwner, type RecordStatus, type ReviewedStatus, taxKeys } from './tax-records';
 
@@ -56,15 +57,11 @@ export function ReviewActions({
   );
 }
 
-/** The confirmation before a revoke: a modal dialog (focus kept inside, Escape cancels) asking for the reason. */
+/** The confirmation before a revoke (the shared modal dialog: focus kept inside, Escape cancels), asking for the reason. */
 function RevokeDialog({ owner, name, onClose, onRevoked }: { owner: RecordOwner; name: string; onClose(): void; onRevoked(status: ReviewedStatus): Promise<void> }) {
   const { projectId, api } = useProject();
-  const dialog = useRef<HTMLDialogElement>(null);
   const [reason, setReason] = useState('');
-  const ids = { title: useId(), reason: useId(), reasonError: useId() };
-  useEffect(() => {
-    dialog.current?.showModal();
-  }, []);
+  const ids = { reason: useId(), reasonError: useId() };
   const revoke = useMutation({
     mutationFn: () =>
       api('post', '/api/v1/projects/{projectId}/affiliates/{userIdentifier}/tax-info/revoke', {
@@ -78,36 +75,28 @@ function RevokeDialog({ owner, name, onClose, onRevoked }: { owner: RecordOwner;
     },
   });
   const reasonError = fieldErrors(revoke.error).reason;
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    revoke.mutate();
-  };
   return (
-    <dialog ref={dialog} className="confirm-dialog" aria-labelledby={ids.title} onClose={onClose}>
-      <form onSubmit={submit} noValidate>
-        <h2 id={ids.title}>Revoke the tax form of {name}?</h2>
-        <p>Their claims stay restricted until a new form is approved. They see the reason and may send a new form.</p>
-        <label htmlFor={ids.reason}>Reason (shown to the affiliate)</label>
-        <textarea
-          id={ids.reason}
-          value={reason}
-          onChange={(event) => setReason(event.target.value)}
-          rows={3}
-          required
-          aria-invalid={reasonError ? true : undefined}
-          aria-describedby={reasonError ? ids.reasonError : undefined}
-        />
-        <FieldError id={ids.reasonError} message={reasonError} />
-        {revoke.isError && !reasonError ? <ErrorMessage error={revoke.error} title="Not revoked" /> : null}
-        <div className="actions">
-          <button type="submit" className="danger" disabled={revoke.isPending}>
-            {revoke.isPending ? 'Revoking…' : 'Revoke the form'}
-          </button>
-          <button type="button" onClick={() => dialog.current?.close()}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </dialog>
+    <ConfirmDialog
+      open
+      title={`Revoke the tax form of ${name}?`}
+      confirmLabel="Revoke the form"
+      pending={revoke.isPending}
+      error={revoke.isError && !reasonError ? revoke.error : null}
+      onConfirm={() => revoke.mutate()}
+      onCancel={onClose}
+    >
+      <p>Their claims stay restricted until a new form is approved. They see the reason and may send a new form.</p>
+      <label htmlFor={ids.reason}>Reason (shown to the affiliate)</label>
+      <textarea
+        id={ids.reason}
+        value={reason}
+        onChange={(event) => setReason(event.target.value)}
+        rows={3}
+        required
+        aria-invalid={reasonError ? true : undefined}
+        aria-describedby={reasonError ? ids.reasonError : undefined}
+      />
+      <FieldError id={ids.reasonError} message={reasonError} />
+    </ConfirmDialog>
   );
 }
