@@ -4,7 +4,7 @@ import { ErrorMessage } from '../../ui/states';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { FieldError, fieldErrors } from '../../ui/field-errors';
 import { useProject } from '../session';
-import { allowedActions, type RecordOwner, type RecordStatus, type ReviewedStatus, taxKeys } from './tax-records';
+import { allowedActions, type RecordOwner, type RecordStatus, taxKeys } from './tax-records';
 
 /**
  * Approve (one click) and revoke (a reason the affiliate will read, confirmed in a dialog) for one
@@ -14,26 +14,23 @@ export function ReviewActions({
   owner,
   status,
   name,
-  onReviewed,
 }: {
   owner: RecordOwner;
   status: RecordStatus;
   /** Who the record is for, in the buttons' accessible names ("Approve Ada Lovelace"). */
   name: string;
-  /** Called with the action taken and the affiliate's new status, once the API accepted it. */
-  onReviewed?(action: 'approve' | 'revoke', status: ReviewedStatus): void;
 }) {
   const { projectId, api } = useProject();
   const queryClient = useQueryClient();
   const [revoking, setRevoking] = useState(false);
   const target = { path: { projectId, userIdentifier: owner.identifier }, query: { user_identifier_type: owner.identifierType } };
-  const reviewed = (action: 'approve' | 'revoke') => async (next: ReviewedStatus) => {
-    onReviewed?.(action, next);
+  // Every tax list of the project, and the record page's own read, are read again.
+  const reviewed = async () => {
     await queryClient.invalidateQueries({ queryKey: taxKeys.submissions(projectId) });
   };
   const approve = useMutation({
     mutationFn: () => api('post', '/api/v1/projects/{projectId}/affiliates/{userIdentifier}/tax-info/approve', target),
-    onSuccess: reviewed('approve'),
+    onSuccess: reviewed,
   });
   const allowed = allowedActions(status);
   if (!allowed.approve && !allowed.revoke) return null;
@@ -52,13 +49,13 @@ export function ReviewActions({
         ) : null}
       </div>
       {approve.isError ? <ErrorMessage error={approve.error} title="Not approved" /> : null}
-      {revoking ? <RevokeDialog owner={owner} name={name} onClose={() => setRevoking(false)} onRevoked={reviewed('revoke')} /> : null}
+      {revoking ? <RevokeDialog owner={owner} name={name} onClose={() => setRevoking(false)} onRevoked={reviewed} /> : null}
     </div>
   );
 }
 
 /** The confirmation before a revoke (the shared modal dialog: focus kept inside, Escape cancels), asking for the reason. */
-function RevokeDialog({ owner, name, onClose, onRevoked }: { owner: RecordOwner; name: string; onClose(): void; onRevoked(status: ReviewedStatus): Promise<void> }) {
+function RevokeDialog({ owner, name, onClose, onRevoked }: { owner: RecordOwner; name: string; onClose(): void; onRevoked(): Promise<void> }) {
   const { projectId, api } = useProject();
   const [reason, setReason] = useState('');
   const ids = { reason: useId(), reasonError: useId() };
@@ -69,9 +66,9 @@ function RevokeDialog({ owner, name, onClose, onRevoked }: { owner: RecordOwner;
         query: { user_identifier_type: owner.identifierType },
         body: { reason },
       }),
-    onSuccess: async (status) => {
+    onSuccess: async () => {
       onClose();
-      await onRevoked(status);
+      await onRevoked();
     },
   });
   const reasonError = fieldErrors(revoke.error).reason;
