@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { FieldError, fieldErrors } from '../../portal/tax/field-errors';
+import { FieldError, fieldErrors } from '../../ui/field-errors';
 import { OneTimeSecret } from '../../ui/OneTimeSecret';
 import { ErrorMessage } from '../../ui/states';
 import { useProject } from '../session';

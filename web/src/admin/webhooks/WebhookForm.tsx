@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { FieldError, fieldErrors } from '../../portal/tax/field-errors';
+import { FieldError, fieldErrors } from '../../ui/field-errors';
 import { ErrorMessage } from '../../ui/states';
 import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from './events';
 
