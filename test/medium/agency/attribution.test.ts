@@ -122,7 +122,7 @@ describe('attribution at a moment (domain)', () => {
       },
     });
     try {
-      const service = new AttributionService(new AttributionRepository(counted), harness.directory);
+      const service = new AttributionService(new AttributionRepository(counted));
       const results = await service.resolveBatch(
         projectId,
         Array.from({ length: 1_000 }, (_, n) => ({ user: n % 2 ? user : unreferred, at: at('2026-11-25T00:00:00.000Z') })),
