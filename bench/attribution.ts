@@ -61,6 +61,12 @@ export async function setUpAttributionData(api: Api, platformKey: string, db: pg
   const { affiliates, referred, batchSize } = config.attribution;
   const project = await createProject(api, platformKey, 'bench attribution');
   const affiliateId = (g: string) => `md5('bench-affiliate:' || ${g})::uuid`;
+  await db.query('BEGIN');
+  // The per-row triggers that keep affiliate_counts and affiliate_region_counts would update one row
+  // 100,000 times in this transaction (each update walks the row's growing version chain: minutes
+  // each, as bench/affiliate-list.ts notes); the counts are written once below instead. `replica`
+  // silences triggers (foreign keys included) for this transaction only.
+  await db.query('SET LOCAL session_replication_role = replica');
   await db.query(
     `INSERT INTO agency.affiliates (id, project_id, identifier_type, identifier, name, status, joined_at, updated_at)
      SELECT ${affiliateId('g')}, $1, 'evm_address', '0x' || substr(md5('bench-aff:' || g) || md5('bench-aff2:' || g), 1, 40),
@@ -68,6 +74,19 @@ export async function setUpAttributionData(api: Api, platformKey: string, db: pg
      FROM generate_series(0, $2::int - 1) g`,
     [project.id, affiliates],
   );
+  await db.query(
+    `INSERT INTO agency.affiliate_counts AS c (project_id, status, affiliates)
+     SELECT project_id, status, count(*) FROM agency.affiliates WHERE project_id = $1 GROUP BY project_id, status
+     ON CONFLICT (project_id, status) DO UPDATE SET affiliates = c.affiliates + excluded.affiliates`,
+    [project.id],
+  );
+  await db.query(
+    `INSERT INTO agency.affiliate_region_counts AS c (project_id, status, region, affiliates)
+     SELECT project_id, status, region, count(*) FROM agency.affiliates WHERE project_id = $1 GROUP BY 1, 2, 3
+     ON CONFLICT (project_id, status, region) DO UPDATE SET affiliates = c.affiliates + excluded.affiliates`,
+    [project.id],
+  );
+  await db.query('COMMIT');
   await db.query(
     `INSERT INTO agency.affiliate_codes (project_id, code, affiliate_id, created_at)
      SELECT $1, 'code_' || g, ${affiliateId('g')}, '2025-12-01' FROM generate_series(0, $2::int - 1) g`,
