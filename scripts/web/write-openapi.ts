@@ -1,6 +1,6 @@
 /**
  * Writes the gateway's OpenAPI document to a file without starting anything:
- *   node -r ./test/helpers/register-ts.js scripts/web/write-openapi.ts web/generated/openapi.json
+ *   node -r ./scripts/register-ts.js scripts/web/write-openapi.ts web/generated/openapi.json
  * The web applications generate their API types from it (npm run web:api-types). The route list
  * is the one the gateway serves; its handlers are never called here, so their dependencies are
  * stand-ins that fail loudly if anything reaches for them.

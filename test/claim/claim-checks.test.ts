@@ -96,6 +96,7 @@ describe('claim checks over HTTP', () => {
         deadline: now + TTL_SECONDS,
         proof: expect.stringMatching(/^0x[0-9a-f]{64}$/),
         signatures: [expect.stringMatching(/^0x[0-9a-f]{130}$/), expect.stringMatching(/^0x[0-9a-f]{130}$/)],
+        claim_manager: claimChain.manager.toLowerCase(),
       },
     ]);
     // 200 concurrent closes of the same check: the same voucher, every time.

@@ -225,3 +225,15 @@ describe('the README configuration table', () => {
     expect(problems).toEqual([]);
   });
 });
+
+describe('deploy/Dockerfile', () => {
+  const dockerfile = read('deploy/Dockerfile');
+  const copied = new Set([...dockerfile.matchAll(/^COPY (?!--from)(\S+) \1$/gm)].map((match) => match[1]!));
+
+  it('copies every folder the build compiles, and the web sources it bundles', () => {
+    const build = JSON.parse(read('tsconfig.build.json')) as { include: string[] };
+    // gen/ is generated inside the image from proto/ (npm run build runs buf generate).
+    const needed = [...build.include.filter((folder) => folder !== 'gen'), 'proto', 'web'];
+    expect(needed.filter((folder) => !copied.has(folder))).toEqual([]);
+  });
+});

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
-/** `node -r` this, and a TypeScript entry point runs from source (see register-ts.js). */
-export const REGISTER_TS = path.join(__dirname, 'register-ts.js');
+/** `node -r` this, and a TypeScript entry point runs from source (see scripts/register-ts.js). */
+export const REGISTER_TS = path.join(__dirname, '../../scripts/register-ts.js');
 
 /** Polls `check` until it returns something other than undefined/false, or fails after timeoutMs. */
 export async function eventually<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {

@@ -80,6 +80,7 @@ export function presentClaimResponse(voucher: ClaimVoucher) {
     deadline: count(required(voucher.deadline, 'deadline'), 'deadline'),
     proof: required(voucher.proof, 'proof'),
     signatures: voucher.signatures,
+    claim_manager: required(voucher.claimManager, 'claim_manager'),
   };
 }
 

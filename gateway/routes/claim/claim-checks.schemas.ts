@@ -112,6 +112,10 @@ export const claimResponseSchema = z
     deadline: z.number().int().optional().describe('Unix seconds: redeemable while block.timestamp <= deadline; absent when restricted'),
     proof: z.string().optional().describe('32 bytes, unique: the contract redeems a proof once; absent when restricted'),
     signatures: z.array(z.string()).optional().describe('One EIP-712 signature per signer; absent when restricted'),
+    claim_manager: z
+      .string()
+      .optional()
+      .describe('The ClaimManager contract the voucher was signed for (its EIP-712 verifyingContract): send claim([...]) there; absent when restricted'),
     restriction_message: restrictionMessage.optional(),
   })
   .describe('Fuul v2’s ClaimCheck struct, ready for ClaimManager.claim([...])');

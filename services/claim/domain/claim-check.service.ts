@@ -63,6 +63,8 @@ export interface ClaimRow {
   tokenId: bigint;
   signed: { deadline: bigint; proof: string; signatures: string[] } | null;
   restriction: string | null;
+  /** The contract the voucher was signed for (its verifyingContract); null when no voucher was signed. */
+  claimManager: string | null;
 }
 
 export interface VoucherIssuing {
@@ -247,6 +249,7 @@ function rowOfVoucher(voucher: StoredVoucher, restriction: string | null): Claim
     tokenId: voucher.tokenId,
     signed: restriction === null ? { deadline: voucher.deadline, proof: voucher.proof, signatures: voucher.signatures } : null,
     restriction,
+    claimManager: restriction === null ? voucher.verifyingContract : null,
   };
 }
 
@@ -265,5 +268,6 @@ function restrictedOpenRow(check: ClaimCheckRecord, owner: UserIdentifier, proje
     tokenId: 0n,
     signed: null,
     restriction,
+    claimManager: null,
   };
 }

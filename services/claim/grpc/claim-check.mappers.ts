@@ -35,6 +35,7 @@ export function toClaimVoucherMessage(row: ClaimRow): ClaimVoucher {
     signatures: row.signed?.signatures ?? [],
     restrictionMessage: row.restriction ?? undefined,
     chainId: row.chainId.toString(),
+    claimManager: row.claimManager ?? undefined,
   };
 }
 

@@ -32,6 +32,8 @@ export interface StoredVoucher {
   deadline: bigint;
   proof: string;
   signatures: string[];
+  /** The ClaimManager it was signed for (the EIP-712 domain's verifyingContract). */
+  verifyingContract: string;
 }
 
 /** A check with its voucher, if it has one: what closing it, or listing it as claimable, answers. */
@@ -217,6 +219,7 @@ export class ClaimCheckRepository {
       'v.reason as v_reason',
       'v.proof',
       'v.signatures',
+      'v.verifying_contract',
     ]);
   }
 }
@@ -236,6 +239,7 @@ type CheckWithVoucherRow = CheckRow & {
   v_reason: number | null;
   proof: string | null;
   signatures: string[] | null;
+  verifying_contract: string | null;
 };
 
 function toCurrency(row: CurrencyRow): CurrencySummary {
@@ -272,6 +276,7 @@ function toCheckWithVoucher(row: CheckWithVoucherRow): CheckWithVoucher {
           deadline: row.deadline!,
           proof: row.proof!,
           signatures: row.signatures!,
+          verifyingContract: row.verifying_contract!,
         }
       : null,
   };

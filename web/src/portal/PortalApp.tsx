@@ -1,7 +1,6 @@
-import { useEffect } from 'react';
-import { Navigate, Route, Routes, useParams, useSearchParams } from 'react-router-dom';
+import { Navigate, Route, Routes, useParams } from 'react-router-dom';
 import { ApplyPage } from './apply/ApplyPage';
-import { ClaimsPage, MANAGER_KEY } from './claims/ClaimsPage';
+import { ClaimsPage } from './claims/ClaimsPage';
 import { CodesPage } from './codes/CodesPage';
 import { PortalLayout } from './Layout';
 import { PortalSessionProvider, ProjectContext, usePortalSession } from './session';
@@ -13,12 +12,6 @@ import { TaxPage } from './tax/TaxPage';
 function ProjectPortal() {
   const { projectId } = useParams();
   const { session } = usePortalSession();
-  const [params] = useSearchParams();
-  const manager = params.get('claim_manager');
-  // The program's link may name its ClaimManager; keep it past the sign-in and the section links.
-  useEffect(() => {
-    if (manager) sessionStorage.setItem(MANAGER_KEY, manager);
-  }, [manager]);
   if (!session) return <SignIn />;
   return (
     <ProjectContext.Provider value={projectId ?? null}>

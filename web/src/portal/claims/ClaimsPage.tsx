@@ -1,6 +1,4 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
-import { useSearchParams } from 'react-router-dom';
 import type { ApiResult } from '../../api/client';
 import { formatDateTime, formatDecimal } from '../../ui/format';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
@@ -17,9 +15,6 @@ const STATUS_WORDS: Record<ClaimCheck['status'], string> = {
   expired: 'Expired',
 };
 const REASON_WORDS: Record<ClaimCheck['reason'], string> = { affiliate: 'Affiliate earnings', end_user: 'Your own rewards', agency: 'Agency earnings' };
-/** The ClaimManager address given in the portal's link (`?claim_manager=`), kept for this tab. */
-export const MANAGER_KEY = 'referral.portal.claimManager';
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /**
  * Claims: the wallet's claim checks. An open check is closed into a signed voucher, then the wallet
@@ -114,19 +109,15 @@ export function ClaimsPage() {
 }
 
 function Redeem({ vouchers, address, onClaimed }: { vouchers: Voucher[]; address: string; onClaimed(): void }) {
-  const [params] = useSearchParams();
-  const [manager, setManager] = useState(() => params.get('claim_manager') ?? sessionStorage.getItem(MANAGER_KEY) ?? '');
   const redeemable = vouchers.filter((voucher) => isRedeemable(voucher));
   const held = vouchers.filter((voucher) => voucher.restriction_message);
-  // One transaction per chain: a ClaimManager lives on one chain.
-  const chainId = redeemable[0]?.chain_id;
-  const batch = redeemable.filter((voucher) => voucher.chain_id === chainId);
+  // One transaction per ClaimManager: each voucher names the contract it was signed for, on its chain.
+  const first = redeemable[0];
+  const batch = redeemable.filter((voucher) => voucher.chain_id === first?.chain_id && voucher.claim_manager === first?.claim_manager);
   const claim = useMutation({
     mutationFn: async () => {
-      if (!ADDRESS.test(manager.trim())) throw new WalletError('Enter the ClaimManager contract address (0x followed by 40 hex digits) your program gave you.');
-      sessionStorage.setItem(MANAGER_KEY, manager.trim());
       const wallet = injectedWallet();
-      const hash = await sendTransaction(wallet, { from: address, to: manager.trim(), data: claimCalldata(batch), chainId: chainId! });
+      const hash = await sendTransaction(wallet, { from: address, to: first!.claim_manager!, data: claimCalldata(batch), chainId: first!.chain_id });
       const receipt = await waitForReceipt(wallet, hash);
       if (receipt.status !== '0x1') throw new WalletError(`The claim transaction ${hash} failed on chain; nothing was paid. Close the checks again and retry.`);
       return hash;
@@ -155,8 +146,11 @@ function Redeem({ vouchers, address, onClaimed }: { vouchers: Voucher[]; address
             {batch.length === 1 ? 'One voucher' : `${batch.length} vouchers`} to claim:{' '}
             {batch.map((voucher) => `${formatDecimal(voucher.amount)} base units`).join(', ')}, until {formatDateTime(new Date(batch[0]!.deadline! * 1000).toISOString())}.
           </p>
-          <label htmlFor="claim-manager">ClaimManager contract address</label>
-          <input id="claim-manager" className="identifier" value={manager} onChange={(e) => setManager(e.target.value)} autoComplete="off" spellCheck={false} />
+          <p>
+            Sent to the program’s ClaimManager contract <span className="identifier" data-testid="claim-manager">
+              {first!.claim_manager}
+            </span> on chain {first!.chain_id}.
+          </p>
           <div>
             <button type="submit" disabled={claim.isPending}>
               {claim.isPending ? 'Confirm in your wallet…' : 'Claim with wallet'}

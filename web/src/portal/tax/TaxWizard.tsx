@@ -91,7 +91,7 @@ export function TaxWizard() {
   );
 }
 
-function Field({ spec, value, error, onChange }: { spec: FieldSpec; value: string; error: string | undefined; onChange(value: string): void }) {
+export function Field({ spec, value, error, onChange }: { spec: FieldSpec; value: string; error: string | undefined; onChange(value: string): void }) {
   const id = `tax-${spec.name.replace(/\./g, '-')}`;
   const describedBy = [spec.help ? `${id}-help` : null, `${id}-error`].filter(Boolean).join(' ');
   const common = { id, name: spec.name, 'aria-invalid': Boolean(error), 'aria-describedby': describedBy };

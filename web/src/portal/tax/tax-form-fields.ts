@@ -14,7 +14,7 @@ export interface FieldSpec {
   autoComplete?: string;
 }
 
-const address = (prefix: string, legend: string): FieldSpec[] => [
+export const address = (prefix: string, legend: string): FieldSpec[] => [
   { name: `${prefix}.line1`, label: `${legend}: street and number`, autoComplete: 'address-line1' },
   { name: `${prefix}.line2`, label: `${legend}: line 2`, optional: true, autoComplete: 'address-line2' },
   { name: `${prefix}.city`, label: `${legend}: city`, autoComplete: 'address-level2' },

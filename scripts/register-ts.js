@@ -1,6 +1,6 @@
 /**
- * `node -r ./test/helpers/register-ts.js file.ts`: runs the TypeScript sources in a child process,
- * compiled on load by swc with the options Jest uses, so tests can start real processes of the
+ * `node -r ./scripts/register-ts.js file.ts`: runs the TypeScript sources in a child process,
+ * compiled on load by swc with the options Jest uses, so tests (and `npm run web:api-types`) can start real processes of the
  * stack (and kill them) without a build. Processes forked from such a process inherit the flag.
  */
 const fs = require('node:fs');

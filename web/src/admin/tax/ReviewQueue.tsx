@@ -1,0 +1,128 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Link, useSearchParams } from 'react-router-dom';
+import { formatDateTime, shortIdentifier } from '../../ui/format';
+import { Pager } from '../../ui/Pager';
+import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { FORM_NAMES } from '../../portal/tax/tax-status';
+import { useProject } from '../session';
+import { ReviewActions } from './ReviewActions';
+import { ownerOf, RECORD_STATUSES, type RecordStatus, TAX_PATHS, type TaxSubmission, taxIdText, taxKeys } from './tax-records';
+
+const PAGE_SIZES = [10, 20, 50, 100];
+/** The filter's value for "every status" (the API's list without `status`). */
+const ANY = 'any';
+
+/**
+ * The review queue: the project's current tax forms, `submitted` first by default, any status on
+ * demand, paged (all of it in the URL). Tax ids are masked, as the list answers them. Each row
+ * opens the affiliate's record and can be approved or revoked in place.
+ */
+export function ReviewQueue() {
+  const { projectId, api } = useProject();
+  const [params, setParams] = useSearchParams();
+  const statusParam = params.get('status');
+  const status: RecordStatus | typeof ANY = statusParam === ANY ? ANY : (RECORD_STATUSES.find((entry) => entry.value === statusParam)?.value ?? 'submitted');
+  const pageSize = PAGE_SIZES.includes(Number(params.get('page_size'))) ? Number(params.get('page_size')) : 20;
+  const page = Math.max(1, Number(params.get('page')) || 1);
+  const setView = (next: { status?: string; page_size?: number; page?: number }) =>
+    setParams({ status: next.status ?? status, page_size: String(next.page_size ?? pageSize), page: String(next.page ?? 1) });
+
+  const list = useQuery({
+    queryKey: [...taxKeys.submissions(projectId), status, page, pageSize],
+    queryFn: ({ signal }) =>
+      api('get', '/api/v1/projects/{projectId}/tax-submissions', {
+        path: { projectId },
+        query: { status: status === ANY ? undefined : status, page, page_size: pageSize },
+        signal,
+      }),
+    placeholderData: keepPreviousData,
+  });
+  const rows = list.data?.results ?? [];
+  const empty = status === 'submitted' ? 'No tax forms await review.' : status === ANY ? 'No tax forms yet.' : `No ${status} tax forms.`;
+
+  return (
+    <section aria-labelledby="tax-queue-title">
+      <h1 id="tax-queue-title">Tax forms</h1>
+      <div className="inline-fields">
+        <div>
+          <label htmlFor="tax-status-filter">Status</label>
+          <select id="tax-status-filter" value={status} onChange={(event) => setView({ status: event.target.value })}>
+            {RECORD_STATUSES.map((entry) => (
+              <option key={entry.value} value={entry.value}>
+                {entry.label}
+              </option>
+            ))}
+            <option value={ANY}>Any status</option>
+          </select>
+        </div>
+        <div>
+          <label htmlFor="tax-page-size">Per page</label>
+          <select id="tax-page-size" value={pageSize} onChange={(event) => setView({ page_size: Number(event.target.value) })}>
+            {PAGE_SIZES.map((size) => (
+              <option key={size} value={size}>
+                {size}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      {list.isPending ? <Loading label="Loading tax forms…" /> : null}
+      {list.isError ? <ErrorMessage error={list.error} /> : null}
+      {list.data && rows.length === 0 ? <Empty>{empty}</Empty> : null}
+      {list.data && rows.length > 0 ? (
+        <>
+          <div className="table-scroll" tabIndex={0} role="region" aria-label="Tax forms table, scrollable">
+            <table>
+              <caption className="visually-hidden">Tax forms, oldest submission first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Affiliate</th>
+                  <th scope="col">Form</th>
+                  <th scope="col">Country</th>
+                  <th scope="col">Tax id (masked)</th>
+                  <th scope="col">Submitted</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Review</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((row) => (
+                  <QueueRow key={row.id} row={row} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager label="Tax form pages" page={list.data.page} pageSize={list.data.page_size} total={list.data.total_results} onPage={(next) => setView({ page: next })} />
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+function QueueRow({ row }: { row: TaxSubmission }) {
+  const owner = ownerOf(row);
+  return (
+    <tr>
+      <td>
+        {/* The row's record travels with the link: the API has no masked read of one record. */}
+        <Link to={TAX_PATHS.record(owner)} state={{ record: row }} className="tax-record-link">
+          {row.legal_name}
+        </Link>{' '}
+        <span className="subtle identifier" title={row.user_identifier}>
+          {shortIdentifier(row.user_identifier)}
+        </span>
+      </td>
+      <td>{FORM_NAMES[row.form_type]}</td>
+      <td>{row.country}</td>
+      <td>{row.unreadable ? <span className="restriction">Unreadable (record {row.id})</span> : taxIdText(row)}</td>
+      <td>{formatDateTime(row.submitted_at)}</td>
+      <td>
+        {row.status}
+        {row.revoked_reason ? `: ${row.revoked_reason}` : ''}
+      </td>
+      <td>
+        <ReviewActions owner={owner} status={row.status} name={row.legal_name} />
+      </td>
+    </tr>
+  );
+}

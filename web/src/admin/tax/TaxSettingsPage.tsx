@@ -1,0 +1,92 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { formatDateTime } from '../../ui/format';
+import { ErrorMessage, Loading } from '../../ui/states';
+import { fieldErrors } from '../../portal/tax/field-errors';
+import { Field } from '../../portal/tax/TaxWizard';
+import { useProject } from '../session';
+import { settingsChanges, settingsFields, settingsValues, type TaxSettings, type TaxSettingsChanges } from './settings-form';
+import { taxKeys } from './tax-records';
+
+/** The project's tax settings: read, then changed field by field; the API's problems show next to each input. */
+export function TaxSettingsPage() {
+  const { projectId, api } = useProject();
+  const [saved, setSaved] = useState(false);
+  /** Saves so far: each starts a new form from what the API stored. */
+  const [version, setVersion] = useState(0);
+  const settings = useQuery({
+    queryKey: taxKeys.settings(projectId),
+    queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/tax-settings', { path: { projectId }, signal }),
+  });
+  return (
+    <section aria-labelledby="tax-settings-title">
+      <h1 id="tax-settings-title">Tax settings</h1>
+      {settings.isPending ? <Loading label="Loading the tax settings…" /> : null}
+      {settings.isError ? <ErrorMessage error={settings.error} /> : null}
+      {settings.data ? (
+        <SettingsForm key={version}
+          settings={settings.data}
+          onSaved={() => {
+            setVersion((count) => count + 1);
+            setSaved(true);
+          }} onEdit={() => setSaved(false)} />
+      ) : null}
+      <p role="status" aria-live="polite" className={saved ? 'state' : undefined}>
+        {saved ? 'Saved.' : ''}
+      </p>
+    </section>
+  );
+}
+
+function SettingsForm({ settings, onSaved, onEdit }: { settings: TaxSettings; onSaved(): void; onEdit(): void }) {
+  const { projectId, api } = useProject();
+  const queryClient = useQueryClient();
+  const [initial] = useState(() => settingsValues(settings));
+  const [values, setValues] = useState(initial);
+  const save = useMutation({
+    mutationFn: (body: TaxSettingsChanges) => api('patch', '/api/v1/projects/{projectId}/tax-settings', { path: { projectId }, body }),
+    onSuccess: (next) => {
+      onSaved();
+      queryClient.setQueryData(taxKeys.settings(projectId), next);
+    },
+  });
+  const changes = settingsChanges(initial, values);
+  const errors = fieldErrors(save.error);
+  const fields = settingsFields(settings);
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    onEdit();
+    save.mutate(changes);
+  };
+  const input = (spec: (typeof fields.program)[number]) => (
+    <Field
+      key={spec.name}
+      spec={spec}
+      value={values[spec.name] ?? ''}
+      error={errors[spec.name]}
+      onChange={(value) => {
+        onEdit();
+        setValues((current) => ({ ...current, [spec.name]: value }));
+      }}
+    />
+  );
+  return (
+    <form className="stack" onSubmit={onSubmit} noValidate aria-labelledby="tax-settings-title">
+      <p className="subtle">{settings.updated_at ? `Last changed ${formatDateTime(settings.updated_at)}.` : 'The defaults: never changed.'}</p>
+      <fieldset className="stack">
+        <legend>Program</legend>
+        {fields.program.map(input)}
+      </fieldset>
+      <fieldset className="stack">
+        <legend>Company (for tax reporting)</legend>
+        {fields.company.map(input)}
+      </fieldset>
+      {save.isError ? <ErrorMessage error={save.error} showDetails={false} title="Not saved" /> : null}
+      <div className="tax-form-actions">
+        <button type="submit" disabled={save.isPending || Object.keys(changes).length === 0}>
+          {save.isPending ? 'Saving…' : 'Save settings'}
+        </button>
+      </div>
+    </form>
+  );
+}
