@@ -1,8 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import type { AgencyDatabase } from '../../../services/agency/database';
 import { audienceMemberships } from '../../../services/agency/jobs/audience-memberships.consumer';
 import { segmentTiers } from '../../../services/agency/jobs/segment-tiers.consumer';
 import type { AffiliateRecord } from '../../../services/agency/repositories/affiliate.repository';
+import * as publishSegmentTiers from '../../../services/audience/migrations/0008_publish_segment_tiers';
 import type { EventType } from '../../../services/common/events/contracts';
 import { deliverEvent, type EventConsumer } from '../../../services/common/outbox/consumer';
 import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
@@ -173,5 +175,19 @@ describe('active tier from the tier projection (domain)', () => {
     await expect(harness.audience.segments.update(projectId, tier.id, ['tier_rank'], { tierRank: 1 })).rejects.toMatchObject({ code: 'TIER_RANK_TAKEN' });
     const after = await harness.sql.query("SELECT count(*)::int AS n FROM audience.outbox WHERE project_id = $1 AND type = 'audience.segment_tier_changed'", [projectId]);
     expect(after.rows[0].n).toBe(5);
+  });
+
+  it('backfills tier segments that have no event (audience migration 0008): one event each, which the agency applies', async () => {
+    const projectId = newProject();
+    const tier = await harness.audience.segments.create(projectId, { name: `Old tier ${randomBytes(2).toString('hex')}`, tierRank: 4 });
+    const plain = await harness.audience.segments.create(projectId, { name: `Old plain ${randomBytes(2).toString('hex')}` });
+    // As in a deployment older than the event: the segments exist, their events do not.
+    await harness.sql.query("DELETE FROM audience.outbox WHERE project_id = $1 AND type = 'audience.segment_tier_changed'", [projectId]);
+    await publishSegmentTiers.up(harness.audienceDb as unknown as Kysely<unknown>);
+    const { rows } = await harness.sql.query("SELECT payload FROM audience.outbox WHERE project_id = $1 AND type = 'audience.segment_tier_changed'", [projectId]);
+    expect(rows.map((row) => row.payload)).toEqual([{ segment_id: tier.id, name: tier.name, tier_rank: 4 }]);
+    await harness.projectAudience();
+    const projected = await harness.sql.query('SELECT segment_id, tier_rank FROM agency.segment_tiers WHERE segment_id = ANY($1)', [[tier.id, plain.id]]);
+    expect(projected.rows).toEqual([{ segment_id: tier.id, tier_rank: 4 }]);
   });
 });
