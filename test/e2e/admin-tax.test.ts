@@ -194,6 +194,14 @@ describe('the admin tax section in a browser', () => {
     await page.getByRole('button', { name: 'Show the full tax id' }).waitFor();
     await expectMaskedOnly('record after leaving');
     expect(await audited()).toHaveLength(1);
+
+    // A typed (or bookmarked) address opens the same masked record, read by its owner: no audit entry.
+    await page.goto(`${stack.baseUrl}/app/admin/tax/records/evm_address/${forms.ada}`);
+    await page.getByRole('heading', { level: 1, name: 'Ada Lovelace' }).waitFor();
+    await page.getByText('Tax id (masked)', { exact: true }).waitFor();
+    expect(await page.locator('.facts').first().innerText()).toContain('*****5813');
+    await expectMaskedOnly('record opened by its address');
+    expect(await audited()).toHaveLength(1);
   }, STEP_TIMEOUT_MS);
 
   it('loaded nothing from anywhere but the gateway, on every page', () => {

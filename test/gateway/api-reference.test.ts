@@ -229,6 +229,11 @@ const OPERATIONS: Record<string, Expected> = {
     body: { properties: ['conversions'], required: ['conversions'] },
     responses: api(200, 202, ...WITH_BODY),
   },
+  'GET /api/v1/projects/{projectId}/conversions': {
+    security: 'apiKey:admin,read_only',
+    params: ['path:projectId', ...PAGE, 'query:status?', 'query:name?', 'query:user_identifier?', 'query:user_identifier_type?'],
+    responses: api(200, 404),
+  },
   'GET /api/v1/conversions/{conversionId}': { security: 'apiKey:service_role,read_only', params: ['path:conversionId'], responses: api(200, 404) },
   'GET /api/v1/payouts/movements': {
     security: 'apiKey:service_role,read_only',
@@ -236,7 +241,7 @@ const OPERATIONS: Record<string, Expected> = {
     responses: api(200),
   },
   'GET /api/v1/payouts/leaderboard/payouts': {
-    security: 'apiKey:service_role,read_only',
+    security: 'apiKey:service_role,admin,read_only',
     params: [
       ...PAGE,
       'query:currency_address?',
@@ -599,7 +604,7 @@ describe('the API reference', () => {
     it('answers every list in the one list shape, paged by page (from 1) and page_size (1 to 100, default 25)', () => {
       // The claim history answers the Fuul SDK's own page shape ({ results, total_count, next_page }): checked on its own.
       const lists = Object.entries(OPERATIONS).filter(([key, expected]) => expected.params?.includes('query:page?') && !key.endsWith('/claim-history'));
-      expect(lists.map(([key]) => key)).toHaveLength(21);
+      expect(lists.map(([key]) => key)).toHaveLength(22);
       for (const [key] of lists) {
         const schema = success(key);
         const withCursor = key.endsWith('/entries');

@@ -161,7 +161,7 @@ describe('migration 0002: tax ids sealed under non-canonical ids are repaired or
     expect(row.quarantined_at).toBeInstanceOf(Date);
     expect(row.quarantine_reason).toBe(QUARANTINE_REASONS.unreadable);
     expect(await records().findCurrent(project, user(4))).toBeUndefined();
-    const listed = await records().list(project, undefined, { page: 1, pageSize: 100, offset: 0 }, NOW);
+    const listed = await records().list(project, {}, { page: 1, pageSize: 100, offset: 0 }, NOW);
     expect(listed.records.map((record) => record.id).sort()).toEqual([ids.uppercase, ids.mixed, ids.sound, ids.keyMissing, ids.renamed].sort());
     expect(listed.total).toBe(5);
 

@@ -107,4 +107,25 @@ describe('tax status transitions over HTTP', () => {
     expect(response.status).toBe(200);
     expect(response.body.status).toBe('approved');
   });
+
+  it('lists one user’s current record, masked and unaudited, by user_identifier in any letter case', async () => {
+    const [mine, other] = [await signedInAffiliate(stack, project), await signedInAffiliate(stack, project)];
+    await mine.submit(w9());
+    await other.submit(w9());
+    const { submissions, auditLog } = adminPaths(project, '0x');
+    const listed = await stack.api.get(`${submissions}?user_identifier=${mine.wallet.checksumAddress}`, { key: project.keys.admin });
+    expect(listed.status).toBe(200);
+    expect(listed.body.total_results).toBe(1);
+    expect(listed.body.results).toEqual([
+      expect.objectContaining({ user_identifier: mine.wallet.address, form_type: 'w9', status: 'submitted', tax_id_number: expect.stringMatching(/^\*+\d{4}$/) }),
+    ]);
+    // With a status that is not the user's, nothing.
+    const approvedOnly = await stack.api.get(`${submissions}?user_identifier=${mine.wallet.address}&status=approved`, { key: project.keys.admin });
+    expect(approvedOnly.body).toMatchObject({ total_results: 0, results: [] });
+    // The masked read is not the audited one.
+    expect((await stack.api.get(auditLog, { key: project.keys.admin })).body.total_results).toBe(0);
+    const bad = await stack.api.get(`${submissions}?user_identifier=not-an-address`, { key: project.keys.admin });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ status: 400, code: expect.any(String), message: expect.stringContaining('user') });
+  });
 });

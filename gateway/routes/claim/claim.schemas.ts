@@ -170,6 +170,16 @@ export const conversionSchema = z.object({
   movements: z.array(conversionMovementSchema),
 });
 
+export const conversionListSchema = listSchema(conversionSchema);
+
+export const conversionListQuery = z.object({
+  ...pageQuery,
+  status: conversionStatuses.optional().describe('Only conversions in this status'),
+  name: z.string().min(1).max(200).optional().describe('Only conversions of this name (matched exactly, as payout terms match it)'),
+  user_identifier: userIdentifier(z.string().min(1).max(512)).optional().describe('Only this converting user’s conversions'),
+  user_identifier_type: z.string().max(64).optional().describe('The type of user_identifier; evm_address when left out (only with user_identifier)'),
+});
+
 // ------------------------------------------------------------------ movements and leaderboard
 
 const identifierTypeQuery = z.string().max(64);

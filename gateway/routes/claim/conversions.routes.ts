@@ -1,6 +1,9 @@
 import type { ConversionInput } from '../../../gen/referral/claim/v1/claim';
 import { MAX_CONVERSIONS_PER_BATCH } from '../../../services/common/contract-limits';
-import { zodDetails } from '../../http/errors';
+import { ConversionStatus } from '../../../gen/referral/claim/v1/enums';
+import { enumValue } from '../../../services/common/enums';
+import { HttpError, zodDetails } from '../../http/errors';
+import { listBody } from '../../http/list';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentConversion, presentSubmission, summarise, toConversionInput } from './claim.presenters';
@@ -9,6 +12,8 @@ import {
   batchResultSchema,
   conversionBatchBody,
   conversionBody,
+  conversionListQuery,
+  conversionListSchema,
   conversionSchema,
 } from './claim.schemas';
 
@@ -16,6 +21,8 @@ const tags = ['Conversions'];
 /** The paths name no project: a key acts in its own. */
 const serviceRole = { kind: 'api_key', roles: ['service_role'], project: 'key' } as const;
 const serviceReader = { kind: 'api_key', roles: ['service_role', 'read_only'], project: 'key' } as const;
+/** The dashboard's view of every conversion of the project (its path names it). */
+const projectReader = { kind: 'api_key', roles: ['admin', 'read_only'], project: 'path' } as const;
 
 type BatchItem = ReturnType<typeof presentSubmission>;
 
@@ -35,7 +42,7 @@ function readItem(item: unknown, index: number): { input: ConversionInput } | { 
   };
 }
 
-/** Conversions a project's backend reports (service_role keys); the job pays them. */
+/** Conversions a project's backend reports (service_role keys), which the job pays; and the project's list of them (admin). */
 export function conversionRoutes({ clients }: RouteDeps): AnyRoute[] {
   return [
     defineRoute(
@@ -95,6 +102,38 @@ export function conversionRoutes({ clients }: RouteDeps): AnyRoute[] {
         const accepted = tally('accepted');
         const summary = { results, accepted, duplicates: tally('duplicate'), refused: tally('refused') };
         return accepted > 0 ? { status: 202, body: summary } : { status: 200, body: summary };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/projects/:projectId/conversions',
+        operationId: 'listConversions',
+        summary: 'The project’s conversions, newest first, with their status and movements',
+        description:
+          'Newest received first (ties by id, descending); each item is what GET /api/v1/conversions/{conversionId} answers. ' +
+          'The filters combine: `status`, `name` (exact), and the converting user (`user_identifier`, with `user_identifier_type`, ' +
+          'evm_address when left out).',
+        tags,
+        auth: projectReader,
+        query: conversionListQuery,
+        responses: { 200: { description: 'A page of conversions', schema: conversionListSchema } },
+      },
+      async ({ query, caller }) => {
+        if (query.user_identifier_type !== undefined && query.user_identifier === undefined) {
+          throw new HttpError(400, 'VALIDATION_FAILED', 'user_identifier_type: names the type of user_identifier, which is missing', [
+            { field: 'user_identifier_type', reason: 'only with user_identifier' },
+          ]);
+        }
+        const user = query.user_identifier === undefined ? undefined : { identifier: query.user_identifier, identifierType: query.user_identifier_type ?? 'evm_address' };
+        const page = await clients.claim.listConversions({
+          projectId: caller.projectId,
+          status: query.status === undefined ? ConversionStatus.UNSPECIFIED : enumValue(ConversionStatus, query.status),
+          name: query.name,
+          user,
+          page: { page: query.page, pageSize: query.page_size },
+        });
+        return { status: 200, body: listBody(page, presentConversion) };
       },
     ),
     defineRoute(

@@ -12,6 +12,8 @@ import { leaderboardQuery, leaderboardSchema, movementListSchema, movementsQuery
 
 const tags = ['Payouts'];
 const serviceReader = { kind: 'api_key', roles: ['service_role', 'read_only'], project: 'key' } as const;
+/** Totals any project key may read: the backend's, a reader's, and the admin dashboard's. */
+const boardReader = { kind: 'api_key', roles: ['service_role', 'admin', 'read_only'], project: 'key' } as const;
 
 /**
  * The identifier's type, under the name this API gives it or the one the Fuul SDK sends (which
@@ -93,7 +95,7 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
           'the page was read. With `user_identifier`, only that user’s entry, with its rank, read for each request. 404 CURRENCY_NOT_FOUND when the project has no currency at the address; 400 CURRENCY_AMBIGUOUS ' +
           'when the address (or, left out, the project’s currencies) names several: add `chain_id` (or `currency_address`).',
         tags,
-        auth: serviceReader,
+        auth: boardReader,
         query: leaderboardQuery,
         responses: {
           200: { description: 'A page of the leaderboard', schema: leaderboardSchema },

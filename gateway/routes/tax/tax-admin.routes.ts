@@ -96,6 +96,7 @@ export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
           projectId: caller.projectId,
           status: optionalEnumValue(RecordStatus, query.status),
           page: { page: query.page, pageSize: query.page_size },
+          user: query.user_identifier === undefined ? undefined : { identifier: query.user_identifier, identifierType: query.user_identifier_type },
         });
         return { status: 200, body: listBody(page, (info) => ({ ...presentTaxInfo(info), unreadable: info.unreadable })) };
       },

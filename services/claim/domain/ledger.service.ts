@@ -7,12 +7,19 @@ import type { CurrencyRecord, CurrencyRepository } from '../repositories/currenc
 import type { Board, LeaderboardEntryRecord, LeaderboardRepository } from '../repositories/leaderboard.repository';
 import type { ConversionRecord, MovementRecord, MovementRepository } from '../repositories/movement.repository';
 import { requireProjectId } from './project';
-import type { LeaderboardUserType } from './vocabulary';
+import { checkConversionName } from './conversion-name';
+import type { ConversionStatus, LeaderboardUserType } from './vocabulary';
 
 export interface LeaderboardQuery {
   currencyAddress: string | undefined;
   chainId: string | undefined;
   userType: LeaderboardUserType;
+  user: { identifier: string; identifierType: string } | undefined;
+}
+
+export interface ConversionListFilter {
+  status: ConversionStatus | undefined;
+  name: string | undefined;
   user: { identifier: string; identifierType: string } | undefined;
 }
 
@@ -60,6 +67,22 @@ export class LedgerService {
     const record = await this.movements.conversion(requireProjectId(projectId), id);
     if (!record) throw new NotFoundError('CONVERSION_NOT_FOUND', 'no conversion with this id in this project');
     return record;
+  }
+
+  /**
+   * A page of the project's conversions, newest received first, narrowed by status, name (trimmed,
+   * matched exactly, as terms match it) and converting user (in its canonical form).
+   */
+  conversions(projectId: string, filter: ConversionListFilter, page: Page): Promise<{ records: ConversionRecord[]; total: number }> {
+    requireProjectId(projectId);
+    let name: string | undefined;
+    if (filter.name !== undefined) {
+      const checked = checkConversionName(filter.name, 'name');
+      if (checked.violations.length > 0) throw invalidFields(checked.violations);
+      name = checked.value;
+    }
+    const user = filter.user && normalizeIdentifier(filter.user.identifier, filter.user.identifierType, 'user');
+    return this.movements.list(projectId, { status: filter.status, name, user }, page);
   }
 
   movementsOf(projectId: string, user: { identifier: string; identifierType: string }, page: Page): Promise<{ records: MovementRecord[]; total: number }> {

@@ -1,5 +1,5 @@
 import type { ClaimServiceServer, Reward } from '../../../gen/referral/claim/v1/claim';
-import { CurrencyType, LeaderboardUserType } from '../../../gen/referral/claim/v1/enums';
+import { ConversionStatus, CurrencyType, LeaderboardUserType } from '../../../gen/referral/claim/v1/enums';
 import { optionalEnum, requireEnum, requireField } from '../../common/fields';
 import { implementService } from '../../common/grpc/service';
 import type { Logger } from '../../common/logger';
@@ -78,6 +78,16 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
       }),
 
       getConversion: async (req) => toConversionMessage(await domain.ledger.conversion(req.projectId, req.id)),
+
+      listConversions: async (req) => {
+        const page = toPage(req.page);
+        const { records, total } = await domain.ledger.conversions(
+          req.projectId,
+          { status: optionalEnum(ConversionStatus, req.status, 'status'), name: req.name, user: req.user },
+          page,
+        );
+        return { results: records.map(toConversionMessage), pageInfo: pageInfo(page, total) };
+      },
 
       listPaidConversions: async (req) => {
         const { records, nextAfterId } = await domain.paidConversions.page(req.projectId, req.afterId ?? null, req.limit);

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as claimTables from './0001_claim_tables';
 import * as claimCheckVouchers from './0002_claim_check_vouchers';
 import * as claimCheckFillfactor from './0003_claim_check_fillfactor';
+import * as conversionListIndex from './0004_conversion_list_index';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const claimMigrations: Record<string, Migration> = {
   '0001_claim_tables': claimTables,
   '0002_claim_check_vouchers': claimCheckVouchers,
   '0003_claim_check_fillfactor': claimCheckFillfactor,
+  '0004_conversion_list_index': conversionListIndex,
 };

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { UserIdentifier } from '../../common/identifiers';
 import type { Page } from '../../common/pagination';
 import type { ClaimDatabase, ConversionTable } from '../database';
@@ -42,6 +42,13 @@ export interface ConversionRecord {
   movements: MovementRecord[];
 }
 
+/** What a list of conversions is narrowed to; an unset field does not narrow it. */
+export interface ConversionFilter {
+  status?: ConversionStatus | undefined;
+  name?: string | undefined;
+  user?: UserIdentifier | undefined;
+}
+
 /** Every column but the USD figures, which are read as text (a fractional NUMERIC has no bigint). */
 const CONVERSION_COLUMNS = [
   'id',
@@ -65,40 +72,61 @@ const CONVERSION_COLUMNS = [
   'tier_id',
 ] as const satisfies ReadonlyArray<keyof ConversionTable>;
 
-/** Reads of the ledger: one conversion with its movements, and a user's movements. */
+/** Reads of the ledger: conversions with their movements (one, or a project's page), and a user's movements. */
 export class MovementRepository {
   constructor(private readonly db: Kysely<ClaimDatabase>) {}
 
   async conversion(projectId: string, id: string): Promise<ConversionRecord | undefined> {
-    const row = await this.db
-      .selectFrom('conversions')
-      .select(CONVERSION_COLUMNS)
-      .select((eb) => [eb.cast<string | null>('volume_usd', 'text').as('volume_text'), eb.cast<string | null>('revenue_usd', 'text').as('revenue_text')])
-      .where('project_id', '=', projectId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const row = await this.conversions(projectId).where('id', '=', id).executeTakeFirst();
     if (!row) return undefined;
     const movements = await this.movements()
       .where('m.project_id', '=', projectId)
       .where('m.conversion_id', '=', id)
       .orderBy('m.id')
       .execute();
-    return {
-      id: row.id,
-      name: row.name,
-      user: { identifier: row.identifier, identifierType: row.identifier_type },
-      status: row.status,
-      occurredAt: row.occurred_at,
-      receivedAt: row.received_at,
-      processedAt: row.processed_at,
-      volumeUsd: row.volume_text,
-      revenueUsd: row.revenue_text,
-      rewardBase: row.reward_base,
-      referralCode: row.referral_code,
-      attribution: attributionOf(row),
-      failureReason: row.failure_reason,
-      movements: movements.map(toMovement),
+    return toConversion(row, movements.map(toMovement));
+  }
+
+  /**
+   * A page of the project's conversions, newest received first (ties by id, descending: the index
+   * conversions_project_recent_idx), each with its movements, read for the whole page at once.
+   */
+  async list(projectId: string, filter: ConversionFilter, page: Page): Promise<{ records: ConversionRecord[]; total: number }> {
+    const filtered = <Q extends SelectQueryBuilder<ClaimDatabase, 'conversions', object>>(query: Q): Q => {
+      let narrowed = query;
+      if (filter.status !== undefined) narrowed = narrowed.where('status', '=', filter.status) as Q;
+      if (filter.name !== undefined) narrowed = narrowed.where('name', '=', filter.name) as Q;
+      if (filter.user !== undefined) {
+        narrowed = narrowed.where('identifier', '=', filter.user.identifier).where('identifier_type', '=', filter.user.identifierType) as Q;
+      }
+      return narrowed;
     };
+    const [rows, count] = await Promise.all([
+      filtered(this.conversions(projectId)).orderBy('received_at', 'desc').orderBy('id', 'desc').limit(page.pageSize).offset(page.offset).execute(),
+      filtered(this.db.selectFrom('conversions').where('project_id', '=', projectId))
+        .select((eb) => eb.fn.countAll<bigint>().as('total'))
+        .executeTakeFirstOrThrow(),
+    ]);
+    const ids = rows.map((row) => row.id);
+    const movements = ids.length === 0
+      ? []
+      : await this.movements().where('m.project_id', '=', projectId).where('m.conversion_id', 'in', ids).orderBy('m.id').execute();
+    const byConversion = new Map<string, MovementRecord[]>();
+    for (const movement of movements) {
+      const list = byConversion.get(movement.conversion_id) ?? [];
+      list.push(toMovement(movement));
+      byConversion.set(movement.conversion_id, list);
+    }
+    return { records: rows.map((row) => toConversion(row, byConversion.get(row.id) ?? [])), total: Number(count.total) };
+  }
+
+  private conversions(projectId: string) {
+    return this.db
+      .selectFrom('conversions')
+      .select(CONVERSION_COLUMNS)
+      // Text: a fractional NUMERIC has no bigint (services/common/db/type-parsers.ts).
+      .select((eb) => [eb.cast<string | null>('volume_usd', 'text').as('volume_text'), eb.cast<string | null>('revenue_usd', 'text').as('revenue_text')])
+      .where('project_id', '=', projectId);
   }
 
   /** A user's movements (as beneficiary), newest first. */
@@ -147,6 +175,27 @@ export class MovementRepository {
         'cur.type as currency_type',
       ]);
   }
+}
+
+type ConversionRow = Awaited<ReturnType<ReturnType<MovementRepository['conversions']>['execute']>>[number];
+
+function toConversion(row: ConversionRow, movements: MovementRecord[]): ConversionRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    user: { identifier: row.identifier, identifierType: row.identifier_type },
+    status: row.status,
+    occurredAt: row.occurred_at,
+    receivedAt: row.received_at,
+    processedAt: row.processed_at,
+    volumeUsd: row.volume_text,
+    revenueUsd: row.revenue_text,
+    rewardBase: row.reward_base,
+    referralCode: row.referral_code,
+    attribution: attributionOf(row),
+    failureReason: row.failure_reason,
+    movements,
+  };
 }
 
 type MovementRow = Awaited<ReturnType<ReturnType<MovementRepository['movements']>['execute']>>[number];

@@ -42,10 +42,11 @@ export class TaxReviewService {
     private readonly logger: Logger,
   ) {}
 
-  async list(projectId: string, status: RecordStatus | undefined, page: Page): Promise<{ records: TaxInfoView[]; total: number }> {
+  async list(projectId: string, status: RecordStatus | undefined, page: Page, userInput?: UserInput): Promise<{ records: TaxInfoView[]; total: number }> {
     requireProjectId(projectId);
+    const user = userInput ? taxSubject(projectId, userInput).user : undefined;
     const now = this.clock.now();
-    const { records, total } = await this.records.list(projectId, status, page, now);
+    const { records, total } = await this.records.list(projectId, { status, user }, page, now);
     // One record that does not decrypt shows as unreadable; it never fails the page.
     const views = records.map((record) => {
       const view = maskedView(record, this.vault, now);

@@ -61,7 +61,7 @@ export function createTaxGrpcService(domain: TaxDomain, logger: Logger): TaxServ
 
       listTaxSubmissions: async (req) => {
         const page = toPage(req.page);
-        const { records, total } = await domain.review.list(req.projectId, optionalEnum(RecordStatus, req.status, 'status'), page);
+        const { records, total } = await domain.review.list(req.projectId, optionalEnum(RecordStatus, req.status, 'status'), page, req.user);
         return { results: records.map(toTaxInfoMessage), pageInfo: pageInfo(page, total) };
       },
 

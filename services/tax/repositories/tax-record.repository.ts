@@ -35,12 +35,18 @@ export class TaxRecordRepository {
    * Current records of a project, oldest submission first (the review queue), optionally of one
    * status as of `now`: an approved W-8 past expires_at counts as expired before the sweep.
    */
-  async list(projectId: string, status: RecordStatus | undefined, page: Page, now: Date): Promise<{ records: TaxRecord[]; total: number }> {
-    const matching = this.db
+  async list(
+    projectId: string,
+    { status, user }: { status?: RecordStatus | undefined; user?: UserIdentifier | undefined },
+    page: Page,
+    now: Date,
+  ): Promise<{ records: TaxRecord[]; total: number }> {
+    let matching = this.db
       .selectFrom('tax_records')
       .where('project_id', '=', projectId)
       .where(isCurrent)
       .where((eb) => statusAt(eb, status, now));
+    if (user) matching = matching.where('identifier_type', '=', user.identifierType).where('identifier', '=', user.identifier);
     const [rows, count] = await Promise.all([
       matching.select(RECORD_COLUMNS).orderBy('submitted_at').orderBy('id').limit(page.pageSize).offset(page.offset).execute(),
       matching.select((eb) => eb.fn.countAll<bigint>().as('total')).executeTakeFirstOrThrow(),

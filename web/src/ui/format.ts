@@ -13,6 +13,20 @@ export function formatDecimal(value: string): string {
   return `${match[1]}${match[2]!.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${match[3] ?? ''}`;
 }
 
+/** Base units -> a token amount, digit for digit ("1500000", 6 -> "1.5"). */
+export function tokenAmount(baseUnits: string, decimals: number): string {
+  if (!/^\d+$/.test(baseUnits) || decimals <= 0) return baseUnits;
+  const padded = baseUnits.padStart(decimals + 1, '0');
+  const whole = padded.slice(0, -decimals);
+  const fraction = padded.slice(-decimals).replace(/0+$/, '');
+  return fraction ? `${whole}.${fraction}` : whole;
+}
+
+/** Base units shown in whole tokens of their currency, grouped: ("1500000000", USDC of 6 decimals) -> "1,500 USDC". */
+export function formatTokenAmount(baseUnits: string, currency: { decimals: number; name: string }): string {
+  return `${formatDecimal(tokenAmount(baseUnits, currency.decimals))} ${currency.name}`;
+}
+
 export function formatUsd(value: string): string {
   return `$${formatDecimal(value)}`;
 }

@@ -1,13 +1,13 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../api/client';
+import { IDENTIFIER_TYPES } from '../../ui/identifier-types';
 import { ErrorMessage } from '../../ui/states';
 import { useProject } from '../session';
 import { chunk, type CsvEntry, lineOfViolation, parseEntriesCsv } from './csv';
 
 /** Entries per request: well under the API's 10,000, so the bar moves and a failed batch costs little to resend. */
 export const UPLOAD_BATCH_SIZE = 500;
-const IDENTIFIER_TYPES = ['evm_address', 'solana_address', 'sui_address', 'xrpl_address', 'stellar_address', 'email'];
 
 type UploadState =
   | { phase: 'idle' }

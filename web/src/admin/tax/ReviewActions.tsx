@@ -1,9 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { useId, useState } from 'react';
 import { ErrorMessage } from '../../ui/states';
-import { FieldError, fieldErrors } from '../../portal/tax/field-errors';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import { FieldError, fieldErrors } from '../../ui/field-errors';
 import { useProject } from '../session';
-import { allowedActions, type RecordOwner, type RecordStatus, type ReviewedStatus, taxKeys } from './tax-records';
+import { allowedActions, type RecordOwner, type RecordStatus, taxKeys } from './tax-records';
 
 /**
  * Approve (one click) and revoke (a reason the affiliate will read, confirmed in a dialog) for one
@@ -13,26 +14,23 @@ export function ReviewActions({
   owner,
   status,
   name,
-  onReviewed,
 }: {
   owner: RecordOwner;
   status: RecordStatus;
   /** Who the record is for, in the buttons' accessible names ("Approve Ada Lovelace"). */
   name: string;
-  /** Called with the action taken and the affiliate's new status, once the API accepted it. */
-  onReviewed?(action: 'approve' | 'revoke', status: ReviewedStatus): void;
 }) {
   const { projectId, api } = useProject();
   const queryClient = useQueryClient();
   const [revoking, setRevoking] = useState(false);
   const target = { path: { projectId, userIdentifier: owner.identifier }, query: { user_identifier_type: owner.identifierType } };
-  const reviewed = (action: 'approve' | 'revoke') => async (next: ReviewedStatus) => {
-    onReviewed?.(action, next);
+  // Every tax list of the project, and the record page's own read, are read again.
+  const reviewed = async () => {
     await queryClient.invalidateQueries({ queryKey: taxKeys.submissions(projectId) });
   };
   const approve = useMutation({
     mutationFn: () => api('post', '/api/v1/projects/{projectId}/affiliates/{userIdentifier}/tax-info/approve', target),
-    onSuccess: reviewed('approve'),
+    onSuccess: reviewed,
   });
   const allowed = allowedActions(status);
   if (!allowed.approve && !allowed.revoke) return null;
@@ -51,20 +49,16 @@ export function ReviewActions({
         ) : null}
       </div>
       {approve.isError ? <ErrorMessage error={approve.error} title="Not approved" /> : null}
-      {revoking ? <RevokeDialog owner={owner} name={name} onClose={() => setRevoking(false)} onRevoked={reviewed('revoke')} /> : null}
+      {revoking ? <RevokeDialog owner={owner} name={name} onClose={() => setRevoking(false)} onRevoked={reviewed} /> : null}
     </div>
   );
 }
 
-/** The confirmation before a revoke: a modal dialog (focus kept inside, Escape cancels) asking for the reason. */
-function RevokeDialog({ owner, name, onClose, onRevoked }: { owner: RecordOwner; name: string; onClose(): void; onRevoked(status: ReviewedStatus): Promise<void> }) {
+/** The confirmation before a revoke (the shared modal dialog: focus kept inside, Escape cancels), asking for the reason. */
+function RevokeDialog({ owner, name, onClose, onRevoked }: { owner: RecordOwner; name: string; onClose(): void; onRevoked(): Promise<void> }) {
   const { projectId, api } = useProject();
-  const dialog = useRef<HTMLDialogElement>(null);
   const [reason, setReason] = useState('');
-  const ids = { title: useId(), reason: useId(), reasonError: useId() };
-  useEffect(() => {
-    dialog.current?.showModal();
-  }, []);
+  const ids = { reason: useId(), reasonError: useId() };
   const revoke = useMutation({
     mutationFn: () =>
       api('post', '/api/v1/projects/{projectId}/affiliates/{userIdentifier}/tax-info/revoke', {
@@ -72,42 +66,34 @@ function RevokeDialog({ owner, name, onClose, onRevoked }: { owner: RecordOwner;
         query: { user_identifier_type: owner.identifierType },
         body: { reason },
       }),
-    onSuccess: async (status) => {
+    onSuccess: async () => {
       onClose();
-      await onRevoked(status);
+      await onRevoked();
     },
   });
   const reasonError = fieldErrors(revoke.error).reason;
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    revoke.mutate();
-  };
   return (
-    <dialog ref={dialog} className="confirm-dialog" aria-labelledby={ids.title} onClose={onClose}>
-      <form onSubmit={submit} noValidate>
-        <h2 id={ids.title}>Revoke the tax form of {name}?</h2>
-        <p>Their claims stay restricted until a new form is approved. They see the reason and may send a new form.</p>
-        <label htmlFor={ids.reason}>Reason (shown to the affiliate)</label>
-        <textarea
-          id={ids.reason}
-          value={reason}
-          onChange={(event) => setReason(event.target.value)}
-          rows={3}
-          required
-          aria-invalid={reasonError ? true : undefined}
-          aria-describedby={reasonError ? ids.reasonError : undefined}
-        />
-        <FieldError id={ids.reasonError} message={reasonError} />
-        {revoke.isError && !reasonError ? <ErrorMessage error={revoke.error} title="Not revoked" /> : null}
-        <div className="actions">
-          <button type="submit" className="danger" disabled={revoke.isPending}>
-            {revoke.isPending ? 'Revoking…' : 'Revoke the form'}
-          </button>
-          <button type="button" onClick={() => dialog.current?.close()}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </dialog>
+    <ConfirmDialog
+      open
+      title={`Revoke the tax form of ${name}?`}
+      confirmLabel="Revoke the form"
+      pending={revoke.isPending}
+      error={revoke.isError && !reasonError ? revoke.error : null}
+      onConfirm={() => revoke.mutate()}
+      onCancel={onClose}
+    >
+      <p>Their claims stay restricted until a new form is approved. They see the reason and may send a new form.</p>
+      <label htmlFor={ids.reason}>Reason (shown to the affiliate)</label>
+      <textarea
+        id={ids.reason}
+        value={reason}
+        onChange={(event) => setReason(event.target.value)}
+        rows={3}
+        required
+        aria-invalid={reasonError ? true : undefined}
+        aria-describedby={reasonError ? ids.reasonError : undefined}
+      />
+      <FieldError id={ids.reasonError} message={reasonError} />
+    </ConfirmDialog>
   );
 }

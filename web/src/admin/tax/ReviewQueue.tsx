@@ -105,7 +105,7 @@ function QueueRow({ row }: { row: TaxSubmission }) {
     <tr>
       <td>
         {/* The row's record travels with the link: the API has no masked read of one record. */}
-        <Link to={TAX_PATHS.record(owner)} state={{ record: row }} className="tax-record-link">
+        <Link to={TAX_PATHS.record(owner)} className="tax-record-link">
           {row.legal_name}
         </Link>{' '}
         <span className="subtle identifier" title={row.user_identifier}>

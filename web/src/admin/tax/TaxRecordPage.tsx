@@ -1,45 +1,31 @@
-import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
-import { Empty } from '../../ui/states';
+import { useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router-dom';
+import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { useProject } from '../session';
 import { RecordFacts } from './RecordFacts';
 import { ReviewActions } from './ReviewActions';
-import { type RecordOwner, type ReviewedStatus, TAX_PATHS, type TaxSubmission } from './tax-records';
+import { type RecordOwner, TAX_PATHS, taxKeys } from './tax-records';
 import { UnmaskedView } from './UnmaskedView';
 
 /**
- * The record the queue row carried (router state, which the browser keeps across a reload), if it
- * is this owner's. The API has no masked read of a single record, so a page opened from a typed or
- * bookmarked address has none.
- */
-function carriedRecord(state: unknown, owner: RecordOwner): TaxSubmission | null {
-  const record = (state as { record?: TaxSubmission } | null)?.record;
-  if (!record || typeof record !== 'object') return null;
-  return record.user_identifier === owner.identifier && record.user_identifier_type === owner.identifierType ? record : null;
-}
-
-/** A review changed the record: its new status and dates, as approve or revoke answered them. */
-function afterReview(record: TaxSubmission, action: 'approve' | 'revoke', status: ReviewedStatus): TaxSubmission {
-  return {
-    ...record,
-    status: action === 'approve' ? 'approved' : 'revoked',
-    approved_at: status.approved_at,
-    expires_at: status.expires_at,
-    revoked_reason: status.revoked_reason,
-  };
-}
-
-/**
- * One affiliate's tax record: the form as listed (tax id masked), approve and revoke, and the
- * audited full read, which only runs when asked for.
+ * One affiliate's tax record: the form as the review list answers it for this user (tax id
+ * masked, no audit entry), approve and revoke, and the audited full read, which only runs when
+ * asked for. The record is read by its owner, so a typed or bookmarked address opens it too.
  */
 export function TaxRecordPage() {
   const { identifier = '', identifierType = 'evm_address' } = useParams();
   const owner: RecordOwner = { identifier, identifierType };
-  const location = useLocation();
-  const navigate = useNavigate();
-  const record = carriedRecord(location.state, owner);
-  const reviewed = (action: 'approve' | 'revoke', status: ReviewedStatus) => {
-    if (record) void navigate(location.pathname, { replace: true, state: { record: afterReview(record, action, status) } });
-  };
+  const { projectId, api } = useProject();
+  const current = useQuery({
+    // Under the section's list key: a review refreshes this record with the queue.
+    queryKey: [...taxKeys.submissions(projectId), 'owner', identifierType, identifier],
+    queryFn: () =>
+      api('get', '/api/v1/projects/{projectId}/tax-submissions', {
+        path: { projectId },
+        query: { user_identifier: identifier, user_identifier_type: identifierType, page_size: 1 },
+      }),
+  });
+  const record = current.data?.results[0] ?? null;
 
   return (
     <article aria-labelledby="tax-record-title">
@@ -52,16 +38,15 @@ export function TaxRecordPage() {
       </p>
       <section aria-labelledby="masked-title">
         <h2 id="masked-title">Form (tax id masked)</h2>
+        {current.isPending ? <Loading /> : null}
+        {current.isError ? <ErrorMessage error={current.error} /> : null}
+        {current.data && !record ? <Empty>This user has not submitted a tax form.</Empty> : null}
         {record ? (
           <>
             <RecordFacts record={record} taxIdLabel="Tax id (masked)" />
-            <ReviewActions owner={owner} status={record.status} name={record.legal_name} onReviewed={reviewed} />
+            <ReviewActions owner={owner} status={record.status} name={record.legal_name} />
           </>
-        ) : (
-          <Empty>
-            Open this record from the <Link to={TAX_PATHS.queue}>tax forms list</Link> to see the form and review it.
-          </Empty>
-        )}
+        ) : null}
       </section>
       {/* A review changes the record: a full read shown before it would be stale, so it is dropped (a new mount). */}
       <UnmaskedView key={record?.status ?? 'none'} owner={owner} />

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { formatDateTime } from '../../ui/format';
 import { ErrorMessage, Loading } from '../../ui/states';
-import { fieldErrors } from '../../portal/tax/field-errors';
+import { fieldErrors } from '../../ui/field-errors';
 import { Field } from '../../portal/tax/TaxWizard';
 import { useProject } from '../session';
 import { settingsChanges, settingsFields, settingsValues, type TaxSettings, type TaxSettingsChanges } from './settings-form';

@@ -4,7 +4,7 @@ import { Link } from 'react-router-dom';
 import { formatDateTime } from '../../ui/format';
 import { ErrorMessage, Loading } from '../../ui/states';
 import { usePortal } from '../session';
-import { FieldError, fieldErrors } from '../tax/field-errors';
+import { FieldError, fieldErrors } from '../../ui/field-errors';
 import { type Application, useApplication } from './application';
 
 const STATUS_WORDS: Record<Application['status'], string> = {

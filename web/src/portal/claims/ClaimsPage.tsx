@@ -1,10 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ApiResult } from '../../api/client';
-import { formatDateTime, formatDecimal } from '../../ui/format';
+import { formatDateTime, formatDecimal, tokenAmount } from '../../ui/format';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { usePortal } from '../session';
 import { injectedWallet, sendTransaction, waitForReceipt, WalletError } from '../wallet';
-import { claimCalldata, isRedeemable, tokenAmount, type Voucher } from './claim-transaction';
+import { claimCalldata, isRedeemable, type Voucher } from './claim-transaction';
 
 type ClaimCheck = ApiResult<'/api/v1/claim-checks', 'get'>['results'][number];
 

@@ -60,12 +60,3 @@ export function claimCalldata(vouchers: Voucher[]): Hex {
     ],
   });
 }
-
-/** Base units -> a token amount, digit for digit ("1500000", 6 -> "1.5"). */
-export function tokenAmount(baseUnits: string, decimals: number): string {
-  if (!/^\d+$/.test(baseUnits) || decimals <= 0) return baseUnits;
-  const padded = baseUnits.padStart(decimals + 1, '0');
-  const whole = padded.slice(0, -decimals);
-  const fraction = padded.slice(-decimals).replace(/0+$/, '');
-  return fraction ? `${whole}.${fraction}` : whole;
-}

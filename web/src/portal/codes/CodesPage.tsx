@@ -5,7 +5,7 @@ import { formatDateTime } from '../../ui/format';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { useApplication } from '../apply/application';
 import { usePortal } from '../session';
-import { FieldError, fieldErrors } from '../tax/field-errors';
+import { FieldError, fieldErrors } from '../../ui/field-errors';
 
 /** The link a referred person opens: the program's site with the code (`?ref=`), here the portal's origin. */
 export function referralLink(code: string): string {

@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import type { ApiBody } from '../../api/client';
 import { ErrorMessage } from '../../ui/states';
 import { usePortal } from '../session';
-import { FieldError, fieldErrors } from './field-errors';
+import { FieldError, fieldErrors } from '../../ui/field-errors';
 import { type FieldSpec, FORMS, formBody, type FormType } from './tax-form-fields';
 
 type TaxBody = ApiBody<'/api/v1/projects/{projectId}/affiliate-portal/tax-info', 'post'>;

@@ -1,4 +1,4 @@
-import { ApiError } from '../../api/client';
+import { ApiError } from '../api/client';
 
 /**
  * The API's field violations by field path (`permanent_address.postal_code`), so each input shows

@@ -1,0 +1,85 @@
+import type { ApiResult } from '../../api/client';
+import { formatDateTime, formatDecimal, formatTokenAmount, formatUsd } from '../../ui/format';
+import { Empty } from '../../ui/states';
+
+type Conversion = ApiResult<'/api/v1/projects/{projectId}/conversions', 'get'>['results'][number];
+
+const KIND_LABELS: Record<Conversion['movements'][number]['kind'], string> = {
+  affiliate_payout: 'Affiliate payout',
+  end_user_payout: 'End-user payout',
+  agency_payout: 'Agency payout (master’s spread)',
+};
+
+/** One conversion: where it stands, who it was attributed to, and the movements it wrote. */
+export function ConversionDetail({ conversion, onClose }: { conversion: Conversion; onClose(): void }) {
+  const { attribution } = conversion;
+  const facts: Array<[string, string]> = [
+    ['Status', conversion.status],
+    ['Name', conversion.name],
+    ['User', `${conversion.user_identifier} (${conversion.user_identifier_type})`],
+    ['Occurred', formatDateTime(conversion.occurred_at)],
+    ['Received', formatDateTime(conversion.received_at)],
+    ['Processed', formatDateTime(conversion.processed_at)],
+    ['Volume', conversion.volume_usd === null ? '—' : formatUsd(conversion.volume_usd)],
+    ['Revenue', conversion.revenue_usd === null ? '—' : formatUsd(conversion.revenue_usd)],
+    ['reward_base (base units)', conversion.reward_base === null ? '—' : formatDecimal(conversion.reward_base)],
+    ['Referral code', conversion.referral_code ?? '—'],
+    ['Affiliate', attribution ? attribution.affiliate.user_identifier : 'Nobody referred the user'],
+    ['Master affiliate', attribution?.master ? `${attribution.master.user_identifier} (spread ${attribution.spread_bps ?? 0} bps)` : '—'],
+  ];
+  if (conversion.failure_reason) facts.push(['Why it failed', conversion.failure_reason]);
+  return (
+    <section className="panel" aria-labelledby="conversion-detail-title">
+      <div className="page-head">
+        <h3 id="conversion-detail-title">
+          Conversion <span className="identifier">{conversion.id}</span>
+        </h3>
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
+      </div>
+      <dl className="facts">
+        {facts.map(([term, value]) => (
+          <div key={term}>
+            <dt>{term}</dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
+      </dl>
+      <h4 id="movements-title">Movements</h4>
+      {conversion.movements.length === 0 ? (
+        <Empty>{conversion.status === 'accepted' ? 'Not paid yet: the job has not processed it.' : 'It paid nobody.'}</Empty>
+      ) : (
+        <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="movements-title">
+          <table>
+            <caption className="visually-hidden">What the conversion paid, to whom</caption>
+            <thead>
+              <tr>
+                <th scope="col">Kind</th>
+                <th scope="col">Paid to</th>
+                <th scope="col" className="number">
+                  Amount
+                </th>
+                <th scope="col">Claim check</th>
+                <th scope="col">Written</th>
+              </tr>
+            </thead>
+            <tbody>
+              {conversion.movements.map((movement) => (
+                <tr key={`${movement.kind}:${movement.user_identifier_type}:${movement.user_identifier}`}>
+                  <td>{KIND_LABELS[movement.kind]}</td>
+                  <td className="identifier">{movement.user_identifier}</td>
+                  <td className="number" title={`${movement.amount} base units`}>
+                    {formatTokenAmount(movement.amount, movement.currency)}
+                  </td>
+                  <td>{movement.payout_status}</td>
+                  <td>{formatDateTime(movement.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

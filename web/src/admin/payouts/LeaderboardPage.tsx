@@ -1,0 +1,112 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Link, useSearchParams } from 'react-router-dom';
+import { formatDateTime, formatTokenAmount } from '../../ui/format';
+import { Pager } from '../../ui/Pager';
+import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { useProject } from '../session';
+import { type Currency, currencyLabel, useCurrencyChoices } from './currencies';
+
+type UserType = 'affiliate' | 'end_user';
+const PAGE_SIZE = 25;
+
+/** Users ranked by what they earned in one currency, as affiliates or as converting users. */
+export function LeaderboardPage() {
+  const currencies = useCurrencyChoices();
+  const [params, setParams] = useSearchParams();
+  const userType: UserType = params.get('user_type') === 'end_user' ? 'end_user' : 'affiliate';
+  const page = Math.max(1, Number(params.get('page')) || 1);
+  const currency = currencies.data?.find((choice) => choice.id === params.get('currency')) ?? currencies.data?.[0];
+  const choose = (next: { currency?: string; user_type?: UserType; page?: number }) =>
+    setParams({ currency: next.currency ?? currency?.id ?? '', user_type: next.user_type ?? userType, page: String(next.page ?? 1) });
+
+  return (
+    <>
+      <h2 id="leaderboard-title">Leaderboard</h2>
+      <p className="help">Totals of affiliate payouts (or end-user payouts) per user; agency payouts never count. Ties are ranked by identifier.</p>
+      {currencies.isPending ? <Loading label="Loading currencies…" /> : null}
+      {currencies.isError ? <ErrorMessage error={currencies.error} /> : null}
+      {currencies.data?.length === 0 ? (
+        <Empty>
+          No currencies yet, so nothing was paid. <Link to="/admin/payouts/currencies">Add a currency</Link>.
+        </Empty>
+      ) : null}
+      {currency ? (
+        <>
+          <div className="inline-fields">
+            <div>
+              <label htmlFor="board-currency">Currency</label>
+              <select id="board-currency" value={currency.id} onChange={(event) => choose({ currency: event.target.value })}>
+                {currencies.data?.map((choice) => (
+                  <option key={choice.id} value={choice.id}>
+                    {currencyLabel(choice)}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div>
+              <label htmlFor="board-user-type">Ranked</label>
+              <select id="board-user-type" value={userType} onChange={(event) => choose({ user_type: event.target.value as UserType })}>
+                <option value="affiliate">Affiliates (affiliate payouts)</option>
+                <option value="end_user">End users (end-user payouts)</option>
+              </select>
+            </div>
+          </div>
+          <Board currency={currency} userType={userType} page={page} onPage={(next) => choose({ page: next })} />
+        </>
+      ) : null}
+    </>
+  );
+}
+
+function Board({ currency, userType, page, onPage }: { currency: Currency; userType: UserType; page: number; onPage(page: number): void }) {
+  const { projectId, api } = useProject();
+  const board = useQuery({
+    queryKey: ['leaderboard', projectId, currency.id, userType, page],
+    queryFn: ({ signal }) =>
+      api('get', '/api/v1/payouts/leaderboard/payouts', {
+        query: { currency_address: currency.address, chain_id: currency.chain_id, user_type: userType, page, page_size: PAGE_SIZE },
+        signal,
+      }),
+    placeholderData: keepPreviousData,
+  });
+  if (board.isPending) return <Loading label="Loading the leaderboard…" />;
+  if (board.isError) return <ErrorMessage error={board.error} />;
+  if (board.data.results.length === 0) return <Empty>Nobody has earned {currency.name} as {userType === 'affiliate' ? 'an affiliate' : 'an end user'} yet.</Empty>;
+  return (
+    <>
+      <p className="count">As of {formatDateTime(board.data.calculated_at)}</p>
+      <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="leaderboard-title">
+        <table>
+          <caption className="visually-hidden">Users ranked by total earned</caption>
+          <thead>
+            <tr>
+              <th scope="col" className="number">
+                Rank
+              </th>
+              <th scope="col">User</th>
+              <th scope="col" className="number">
+                Total earned
+              </th>
+              <th scope="col" className="number">
+                Payouts
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {board.data.results.map((entry) => (
+              <tr key={`${entry.user_identifier_type}:${entry.user_identifier}`}>
+                <td className="number">{entry.rank}</td>
+                <td className="identifier">{entry.user_identifier}</td>
+                <td className="number" title={`${entry.total_amount} base units`}>
+                  {formatTokenAmount(entry.total_amount, currency)}
+                </td>
+                <td className="number">{entry.total_attributions.toLocaleString('en-US')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Pager label="Leaderboard pages" page={board.data.page} pageSize={board.data.page_size} total={board.data.total_results} onPage={onPage} />
+    </>
+  );
+}

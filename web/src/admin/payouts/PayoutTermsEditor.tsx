@@ -1,0 +1,270 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
+import { ApiError, type ApiBody } from '../../api/client';
+import { FieldError, fieldErrors } from '../../ui/field-errors';
+import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { useProject } from '../session';
+import { type Currency, currencyLabel, useCurrencyChoices } from './currencies';
+import { draftOf, NO_REWARD, type PayoutTerms, type Reward, type RewardDraft, rewardOf } from './reward';
+import { RewardField } from './RewardField';
+
+type TermsBody = ApiBody<'/api/v1/projects/{projectId}/payout-terms/{conversionName}', 'put'>;
+
+interface TierDraft {
+  /** Keeps each row's inputs when a row above is removed. */
+  key: number;
+  audienceId: string;
+  reward: RewardDraft;
+}
+
+export const termsKey = (projectId: string) => ['payout-terms', projectId] as const;
+
+/** The first violation at `field` or inside it (`end_user.fixed` is the end-user reward's). */
+function errorAt(errors: Record<string, string>, field: string): string | undefined {
+  const match = Object.keys(errors).find((key) => key === field || key.startsWith(`${field}.`));
+  return match === undefined ? undefined : errors[match];
+}
+
+/** Creates (terms/new) or edits (terms/edit/:conversionName) what a conversion name pays; deletes with a confirmation. */
+export function PayoutTermsEditor() {
+  const { conversionName } = useParams();
+  const { projectId, api } = useProject();
+  const currencies = useCurrencyChoices();
+  const terms = useQuery({
+    queryKey: [...termsKey(projectId), 'one', conversionName],
+    queryFn: ({ signal }) =>
+      api('get', '/api/v1/projects/{projectId}/payout-terms/{conversionName}', { path: { projectId, conversionName: conversionName! }, signal }),
+    enabled: conversionName !== undefined,
+    retry: (count, error) => !(error instanceof ApiError && error.status === 404) && count < 2,
+  });
+  const title = conversionName === undefined ? 'New payout terms' : `Payout terms: ${conversionName}`;
+  let body;
+  if (currencies.isPending || (conversionName !== undefined && terms.isPending)) body = <Loading label="Loading the terms…" />;
+  else if (currencies.isError) body = <ErrorMessage error={currencies.error} />;
+  else if (terms.isError) body = <ErrorMessage error={terms.error} />;
+  else if (currencies.data.length === 0) {
+    body = (
+      <Empty>
+        Terms pay in a currency of the project, and it has none yet. <Link to="/admin/payouts/currencies">Add a currency</Link> first.
+      </Empty>
+    );
+  } else body = <TermsForm key={conversionName ?? 'new'} existing={terms.data} currencies={currencies.data} />;
+  return (
+    <>
+      <p className="breadcrumb">
+        <Link to={conversionName === undefined ? '..' : '../..'} relative="path">
+          Payout terms
+        </Link>{' '}
+        /
+      </p>
+      <h2>{title}</h2>
+      {body}
+    </>
+  );
+}
+
+function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined; currencies: Currency[] }) {
+  const { projectId, api } = useProject();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const audiences = useQuery({
+    queryKey: ['audiences', projectId, 'choices'],
+    queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/audiences', { path: { projectId }, query: { page: 1, page_size: 100 }, signal }),
+    // Tier audiences first, by rank.
+    select: (page) => [...page.results].sort((a, b) => (a.tier_rank ?? Infinity) - (b.tier_rank ?? Infinity)),
+  });
+  const startCurrency = currencies.find((currency) => currency.id === existing?.currency_id);
+  const decimalsOf = (currency: Currency | undefined) => currency?.decimals ?? 0;
+  const [name, setName] = useState(existing?.conversion_name ?? '');
+  const [currencyId, setCurrencyId] = useState(existing?.currency_id ?? '');
+  const [endUser, setEndUser] = useState(existing ? draftOf(existing.end_user, decimalsOf(startCurrency)) : NO_REWARD);
+  const [affiliate, setAffiliate] = useState(existing ? draftOf(existing.affiliate, decimalsOf(startCurrency)) : NO_REWARD);
+  const [tiers, setTiers] = useState<TierDraft[]>(
+    () => existing?.tiers.map((tier, index) => ({ key: index, audienceId: tier.audience_id, reward: draftOf(tier.affiliate, decimalsOf(startCurrency)) })) ?? [],
+  );
+  const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
+  // New terms are saved, then opened at their own address (a new form): the confirmation travels with the navigation.
+  const location = useLocation();
+  const [saved, setSaved] = useState<string | null>((location.state as { saved?: string } | null)?.saved ?? null);
+  const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const currency = currencies.find((choice) => choice.id === currencyId);
+
+  const save = useMutation({
+    mutationFn: ({ conversionName, body }: { conversionName: string; body: TermsBody }) =>
+      api('put', '/api/v1/projects/{projectId}/payout-terms/{conversionName}', { path: { projectId, conversionName }, body }),
+    onSuccess: async (terms) => {
+      await queryClient.invalidateQueries({ queryKey: termsKey(projectId) });
+      const message = `Saved the terms of ${terms.conversion_name}.`;
+      if (existing) setSaved(message);
+      else await navigate(`../edit/${encodeURIComponent(terms.conversion_name)}`, { relative: 'path', replace: true, state: { saved: message } });
+    },
+  });
+  const remove = useMutation({
+    mutationFn: (conversionName: string) => api('delete', '/api/v1/projects/{projectId}/payout-terms/{conversionName}', { path: { projectId, conversionName } }),
+    onSuccess: async () => {
+      // Dropped, not just marked stale: the list must not show the deleted terms while it is read again.
+      queryClient.removeQueries({ queryKey: termsKey(projectId) });
+      await navigate('../..', { relative: 'path' });
+    },
+  });
+  const errors = { ...fieldErrors(save.error), ...localErrors };
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(null);
+    const problems: Record<string, string> = {};
+    const decimals = decimalsOf(currency);
+    const read = (draft: RewardDraft, field: string): Reward | null => {
+      const result = rewardOf(draft, decimals);
+      if ('error' in result) {
+        problems[field] = result.error;
+        return null;
+      }
+      return result.reward;
+    };
+    if (name.trim() === '') problems.conversion_name = 'Name the conversion these terms pay for.';
+    if (!currency) problems.currency_id = 'Choose the currency the terms pay in.';
+    const body: TermsBody = {
+      currency_id: currencyId,
+      end_user: read(endUser, 'end_user'),
+      affiliate: read(affiliate, 'affiliate'),
+      tiers: tiers.map((tier, index) => {
+        if (tier.audienceId === '') problems[`tiers[${index}].audience_id`] = 'Choose the tier audience.';
+        return { audience_id: tier.audienceId, affiliate: read(tier.reward, `tiers[${index}].affiliate`) ?? { bps: 0 } };
+      }),
+    };
+    setLocalErrors(problems);
+    if (Object.keys(problems).length > 0) return;
+    save.reset();
+    save.mutate({ conversionName: name.trim(), body });
+  };
+
+  const updateTier = (key: number, change: Partial<TierDraft>) => setTiers((rows) => rows.map((row) => (row.key === key ? { ...row, ...change } : row)));
+  const nextKey = () => Math.max(-1, ...tiers.map((tier) => tier.key)) + 1;
+
+  return (
+    <form className="stack" onSubmit={submit} noValidate>
+      <div>
+        <label htmlFor="terms-name">Conversion name</label>
+        <input
+          id="terms-name"
+          value={name}
+          readOnly={existing !== undefined}
+          onChange={(event) => setName(event.target.value)}
+          aria-describedby="terms-name-help terms-name-error"
+          aria-invalid={errors.conversion_name ? true : undefined}
+        />
+        <p id="terms-name-help" className="help">
+          {existing ? 'Terms are kept per name: to pay another name, create new terms.' : 'The name your backend sends with each conversion, e.g. trade.'}
+        </p>
+        <FieldError id="terms-name-error" message={errors.conversion_name} />
+      </div>
+      <div>
+        <label htmlFor="terms-currency">Currency</label>
+        <select
+          id="terms-currency"
+          value={currencyId}
+          onChange={(event) => setCurrencyId(event.target.value)}
+          aria-describedby="terms-currency-error"
+          aria-invalid={errors.currency_id ? true : undefined}
+        >
+          <option value="">Choose a currency</option>
+          {currencies.map((choice) => (
+            <option key={choice.id} value={choice.id}>
+              {currencyLabel(choice)}
+            </option>
+          ))}
+        </select>
+        <FieldError id="terms-currency-error" message={errors.currency_id} />
+      </div>
+      <RewardField id="terms-end-user" legend="End-user reward (the converting user)" draft={endUser} onChange={setEndUser} currency={currency} error={errorAt(errors, 'end_user')} />
+      <RewardField
+        id="terms-affiliate"
+        legend="Affiliate reward (unless a tier below names the affiliate’s tier)"
+        draft={affiliate}
+        onChange={setAffiliate}
+        currency={currency}
+        error={errorAt(errors, 'affiliate')}
+      />
+      <h3>Tier rewards</h3>
+      <p className="help">An affiliate whose active tier is one of these audiences earns its reward instead of the affiliate reward above.</p>
+      {audiences.isError ? <ErrorMessage error={audiences.error} title="The audiences could not be read" /> : null}
+      {tiers.length === 0 ? <p className="subtle">No tier rewards.</p> : null}
+      {tiers.map((tier, index) => (
+        <div key={tier.key} className="panel stack">
+          <div>
+            <label htmlFor={`tier-${tier.key}-audience`}>Tier {index + 1}: audience</label>
+            <select
+              id={`tier-${tier.key}-audience`}
+              value={tier.audienceId}
+              onChange={(event) => updateTier(tier.key, { audienceId: event.target.value })}
+              aria-describedby={`tier-${tier.key}-audience-error`}
+            >
+              <option value="">Choose an audience</option>
+              {/* An audience no longer listed (deleted) stays selectable under its id. */}
+              {tier.audienceId !== '' && audiences.data && !audiences.data.some((audience) => audience.id === tier.audienceId) ? (
+                <option value={tier.audienceId}>{tier.audienceId}</option>
+              ) : null}
+              {audiences.data?.map((audience) => (
+                <option key={audience.id} value={audience.id}>
+                  {audience.tier_rank === null ? audience.name : `${audience.name} (tier rank ${audience.tier_rank})`}
+                </option>
+              ))}
+            </select>
+            <FieldError id={`tier-${tier.key}-audience-error`} message={errorAt(errors, `tiers[${index}].audience_id`)} />
+          </div>
+          <RewardField
+            id={`tier-${tier.key}-reward`}
+            legend={`Tier ${index + 1}: affiliate reward`}
+            draft={tier.reward}
+            allowNone={false}
+            onChange={(reward) => updateTier(tier.key, { reward })}
+            currency={currency}
+            error={errorAt(errors, `tiers[${index}].affiliate`)}
+          />
+          <div>
+            <button type="button" onClick={() => setTiers((rows) => rows.filter((row) => row.key !== tier.key))}>
+              Remove tier {index + 1}
+            </button>
+          </div>
+        </div>
+      ))}
+      <div>
+        <button type="button" onClick={() => setTiers((rows) => [...rows, { key: nextKey(), audienceId: '', reward: { kind: 'fixed', amount: '', bps: '' } }])}>
+          Add a tier reward
+        </button>
+      </div>
+      {save.isError ? <ErrorMessage error={save.error} title="The terms were not saved" /> : null}
+      <p role="status" className="upload-result">
+        {saved}
+      </p>
+      <div className="filter-actions">
+        <button type="submit" disabled={save.isPending}>
+          {save.isPending ? 'Saving…' : 'Save terms'}
+        </button>
+        {existing && !confirmingDelete ? (
+          <button type="button" onClick={() => setConfirmingDelete(true)}>
+            Delete these terms
+          </button>
+        ) : null}
+      </div>
+      {existing && confirmingDelete ? (
+        <div className="panel" role="group" aria-labelledby="confirm-delete-text">
+          <p id="confirm-delete-text">
+            Delete the terms of <strong>{existing.conversion_name}</strong>? Conversions of this name processed from then on pay nothing (no_terms); what was already paid stays.
+          </p>
+          {remove.isError ? <ErrorMessage error={remove.error} title="The terms were not deleted" /> : null}
+          <div className="filter-actions">
+            <button type="button" className="danger" onClick={() => remove.mutate(existing.conversion_name)} disabled={remove.isPending}>
+              {remove.isPending ? 'Deleting…' : 'Yes, delete'}
+            </button>
+            <button type="button" onClick={() => setConfirmingDelete(false)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      ) : null}
+    </form>
+  );
+}

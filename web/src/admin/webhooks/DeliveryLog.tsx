@@ -1,0 +1,124 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useSearchParams } from 'react-router-dom';
+import { formatDateTime, shortIdentifier } from '../../ui/format';
+import { Pager } from '../../ui/Pager';
+import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { useProject } from '../session';
+
+const PAGE_SIZE = 20;
+/** While a delivery on the page is pending, the log is read again this often, so its outcome shows without a reload. */
+const PENDING_REFRESH_MS = 1_000;
+
+/**
+ * An endpoint's deliveries, newest first (page in the URL): status, attempts, the last answer and
+ * the next attempt, with a resend per delivery. The resent delivery's outcome is announced as the
+ * log catches up with it.
+ */
+export function DeliveryLog({ webhookId }: { webhookId: string }) {
+  const { projectId, api } = useProject();
+  const queryClient = useQueryClient();
+  const [params, setParams] = useSearchParams();
+  const page = Math.max(1, Number(params.get('page')) || 1);
+  const deliveries = useQuery({
+    queryKey: ['webhooks', projectId, webhookId, 'deliveries', page],
+    queryFn: ({ signal }) =>
+      api('get', '/api/v1/projects/{projectId}/webhooks/{webhookId}/deliveries', { path: { projectId, webhookId }, query: { page, page_size: PAGE_SIZE }, signal }),
+    placeholderData: keepPreviousData,
+    refetchInterval: (query) => (query.state.data?.results.some((delivery) => delivery.status === 'pending') ? PENDING_REFRESH_MS : false),
+  });
+  const resend = useMutation({
+    mutationFn: (deliveryId: string) =>
+      api('post', '/api/v1/projects/{projectId}/webhooks/{webhookId}/deliveries/{deliveryId}/resend', { path: { projectId, webhookId, deliveryId } }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['webhooks', projectId, webhookId, 'deliveries'] }),
+  });
+  // The resent delivery as the log shows it now (the resend's own answer until the log has it).
+  const resent = resend.data ? (deliveries.data?.results.find((delivery) => delivery.id === resend.data.id) ?? resend.data) : undefined;
+  const rows = deliveries.data?.results ?? [];
+
+  return (
+    <section aria-labelledby="deliveries-title">
+      <div className="page-head">
+        <h2 id="deliveries-title">Deliveries</h2>
+        <button type="button" onClick={() => void deliveries.refetch()} disabled={deliveries.isFetching}>
+          {deliveries.isFetching ? 'Refreshing…' : 'Refresh'}
+        </button>
+      </div>
+      <div role="status" aria-live="polite" className="resend-result">
+        {resent ? `Resent ${resent.event_type} (event ${resent.event_id}): ${resent.status}, ${attemptsText(resent.attempts)}.` : ''}
+      </div>
+      {resend.isError ? <ErrorMessage error={resend.error} title="Not resent" /> : null}
+      {deliveries.isPending ? <Loading label="Loading deliveries…" /> : null}
+      {deliveries.isError ? <ErrorMessage error={deliveries.error} /> : null}
+      {deliveries.data && rows.length === 0 ? <Empty>No deliveries yet: the endpoint gets one for each event it subscribes to.</Empty> : null}
+      {deliveries.data && rows.length > 0 ? (
+        <>
+          <div className="table-scroll" tabIndex={0} role="region" aria-label="Deliveries table, scrollable">
+            <table>
+              <caption className="visually-hidden">The endpoint’s deliveries, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Event</th>
+                  <th scope="col">Status</th>
+                  <th scope="col" className="number">
+                    Attempts
+                  </th>
+                  <th scope="col">Last answer</th>
+                  <th scope="col">Next attempt</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Delivered</th>
+                  <th scope="col">Action</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((delivery) => (
+                  <tr key={delivery.id} data-delivery-id={delivery.id}>
+                    <td>
+                      <code>{delivery.event_type}</code>
+                      <br />
+                      <span className="subtle identifier" title={delivery.event_id}>
+                        {shortIdentifier(delivery.event_id)}
+                      </span>
+                    </td>
+                    <td className="delivery-status">{delivery.status}</td>
+                    <td className="number">{delivery.attempts}</td>
+                    <td className="wrap">{lastAnswer(delivery.last_response_code, delivery.last_error)}</td>
+                    <td>{formatDateTime(delivery.next_attempt_at)}</td>
+                    <td>{formatDateTime(delivery.created_at)}</td>
+                    <td>{formatDateTime(delivery.delivered_at)}</td>
+                    <td>
+                      <button
+                        type="button"
+                        onClick={() => resend.mutate(delivery.id)}
+                        disabled={resend.isPending}
+                        aria-label={`Resend ${delivery.event_type} event ${delivery.event_id}`}
+                      >
+                        Resend
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager
+            label="Delivery pages"
+            page={deliveries.data.page}
+            pageSize={deliveries.data.page_size}
+            total={deliveries.data.total_results}
+            onPage={(next) => setParams({ page: String(next) })}
+          />
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+function attemptsText(attempts: number): string {
+  return `${attempts} ${attempts === 1 ? 'attempt' : 'attempts'} so far`;
+}
+
+/** The last response code, or why there was none (timeout, refused connection). */
+function lastAnswer(code: number | null, error: string | null): string {
+  if (code !== null) return error ? `HTTP ${code}: ${error}` : `HTTP ${code}`;
+  return error ?? '—';
+}
