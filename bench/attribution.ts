@@ -61,6 +61,12 @@ export async function setUpAttributionData(api: Api, platformKey: string, db: pg
   const { affiliates, referred, batchSize } = config.attribution;
   const project = await createProject(api, platformKey, 'bench attribution');
   const affiliateId = (g: string) => `md5('bench-affiliate:' || ${g})::uuid`;
+  await db.query('BEGIN');
+  // The per-row triggers that keep affiliate_counts and affiliate_region_counts would update one row
+  // 100,000 times in this transaction (each update walks the row's growing version chain: minutes
+  // each, as bench/affiliate-list.ts notes); the counts are written once below instead. `replica`
+  // silences triggers (foreign keys included) for this transaction only.
+  await db.query('SET LOCAL session_replication_role = replica');
   await db.query(
     `INSERT INTO agency.affiliates (id, project_id, identifier_type, identifier, name, status, joined_at, updated_at)
      SELECT ${affiliateId('g')}, $1, 'evm_address', '0x' || substr(md5('bench-aff:' || g) || md5('bench-aff2:' || g), 1, 40),
@@ -68,6 +74,19 @@ export async function setUpAttributionData(api: Api, platformKey: string, db: pg
      FROM generate_series(0, $2::int - 1) g`,
     [project.id, affiliates],
   );
+  await db.query(
+    `INSERT INTO agency.affiliate_counts AS c (project_id, status, affiliates)
+     SELECT project_id, status, count(*) FROM agency.affiliates WHERE project_id = $1 GROUP BY project_id, status
+     ON CONFLICT (project_id, status) DO UPDATE SET affiliates = c.affiliates + excluded.affiliates`,
+    [project.id],
+  );
+  await db.query(
+    `INSERT INTO agency.affiliate_region_counts AS c (project_id, status, region, affiliates)
+     SELECT project_id, status, region, count(*) FROM agency.affiliates WHERE project_id = $1 GROUP BY 1, 2, 3
+     ON CONFLICT (project_id, status, region) DO UPDATE SET affiliates = c.affiliates + excluded.affiliates`,
+    [project.id],
+  );
+  await db.query('COMMIT');
   await db.query(
     `INSERT INTO agency.affiliate_codes (project_id, code, affiliate_id, created_at)
      SELECT $1, 'code_' || g, ${affiliateId('g')}, '2025-12-01' FROM generate_series(0, $2::int - 1) g`,
@@ -118,9 +137,30 @@ export async function setUpAttributionData(api: Api, platformKey: string, db: pg
      SELECT $1, ${affiliateId('g')}, $3, '2026-04-01', '2026-05-01' FROM generate_series(0, $2::int - 1) g WHERE g % 20 = 5`,
     [project.id, affiliates, tier.body.id],
   );
+  // Current tiers (issue 8 §6), from the agency's projections as attribution reads them: every 7th
+  // affiliate is in Gold, every 21st also in Platinum (rank 2), every 5th in a segment that is no
+  // tier, so the tier lookup of most items probes memberships and some find tiers among them. The
+  // projections are written directly here (seeding, not measured); the tiers' own events, applied
+  // later by the agency's consumer, write the same rows.
+  const platinum = await api.call<{ id: string }>('POST', `/api/v1/projects/${project.id}/audiences`, project.keys.admin, { name: 'Platinum', tier_rank: 2 });
+  const plain = await api.call<{ id: string }>('POST', `/api/v1/projects/${project.id}/audiences`, project.keys.admin, { name: 'Newsletter' });
+  await db.query(
+    `INSERT INTO agency.segment_tiers (segment_id, project_id, name, tier_rank, changed_at)
+     VALUES ($2, $1, 'Gold', 1, '2025-12-01'), ($3, $1, 'Platinum', 2, '2025-12-01') ON CONFLICT (segment_id) DO NOTHING`,
+    [project.id, tier.body.id, platinum.body.id],
+  );
+  const tiered = await db.query(
+    `INSERT INTO agency.audience_memberships (project_id, segment_id, identifier_type, identifier, kind, present, changed_at)
+     SELECT $1, m.segment_id, 'evm_address', '0x' || substr(md5('bench-aff:' || g) || md5('bench-aff2:' || g), 1, 40), 'static', true, '2025-12-01'
+     FROM generate_series(0, $2::int - 1) g
+     CROSS JOIN LATERAL (VALUES ($3::uuid, g % 7 = 0), ($4::uuid, g % 21 = 0), ($5::uuid, g % 5 = 0)) m(segment_id, member)
+     WHERE m.member`,
+    [project.id, affiliates, tier.body.id, platinum.body.id, plain.body.id],
+  );
+  process.stderr.write(`bench: attribution: ${tiered.rowCount ?? 0} memberships seeded (tiers: every 7th affiliate Gold, every 21st Platinum)\n`);
   // A settled table, as in production: statistics and the visibility map.
   await db.query(
-    'VACUUM (ANALYZE) agency.affiliates, agency.affiliate_codes, agency.affiliate_suspensions, agency.referrals, agency.agency_designations, agency.agency_spreads, agency.sub_affiliate_bindings, agency.tier_protections',
+    'VACUUM (ANALYZE) agency.affiliates, agency.affiliate_codes, agency.affiliate_suspensions, agency.referrals, agency.agency_designations, agency.agency_spreads, agency.sub_affiliate_bindings, agency.tier_protections, agency.audience_memberships, agency.segment_tiers',
   );
   await db.query('CHECKPOINT');
 
@@ -142,8 +182,8 @@ type Outcome = 'attributed' | 'not_referred' | 'suspended';
 
 export interface AttributionPath {
   label: string;
-  /** One batch; answers each item's outcome, affiliate, master and spread (for the cross-check). */
-  resolve(batch: AttributionItem[]): Promise<Array<{ outcome: Outcome; affiliateId: string | null; masterId: string | null; spreadBps: number }>>;
+  /** One batch; answers each item's outcome, affiliate, master, spread and active tier (for the cross-check). */
+  resolve(batch: AttributionItem[]): Promise<Array<{ outcome: Outcome; affiliateId: string | null; masterId: string | null; spreadBps: number; tierId: string | null }>>;
   close(): Promise<void>;
 }
 
@@ -166,6 +206,7 @@ export function grpcPath(address: string, projectId: string): AttributionPath {
         affiliateId: result.affiliate?.id ?? null,
         masterId: result.master?.id ?? null,
         spreadBps: result.spreadBps,
+        tierId: result.affiliate ? (result.activeTierId ?? null) : null,
       }));
     },
     close: async () => client.close(),
@@ -187,7 +228,14 @@ export function directPath(databaseUrl: string, projectId: string, connections: 
         projectId,
         batch.map((item) => ({ user: { identifier: item.identifier, identifierType: 'evm_address' }, at: item.at })),
       );
-      const { rows } = await pool.query<{ affiliate_id: string | null; suspended: boolean; master_id: string | null; spread_bps: number | null; master_suspended: boolean }>(
+      const { rows } = await pool.query<{
+        affiliate_id: string | null;
+        suspended: boolean;
+        master_id: string | null;
+        spread_bps: number | null;
+        master_suspended: boolean;
+        active_tier_id: string | null;
+      }>(
         RESOLVE_ATTRIBUTION_SQL,
         parameters,
       );
@@ -198,6 +246,7 @@ export function directPath(databaseUrl: string, projectId: string, connections: 
           affiliateId: row.affiliate_id,
           masterId: paidMaster ? row.master_id : null,
           spreadBps: paidMaster ? (row.spread_bps ?? 0) : 0,
+          tierId: row.affiliate_id === null ? null : row.active_tier_id,
         };
       });
     },
@@ -209,15 +258,17 @@ export function directPath(databaseUrl: string, projectId: string, connections: 
 export async function crossCheckAttribution(ours: AttributionPath, direct: AttributionPath, data: AttributionData): Promise<string> {
   const counts = { attributed: 0, not_referred: 0, suspended: 0 };
   let withMaster = 0;
+  let withTier = 0;
   for (const batch of data.batches.slice(0, 5)) {
     const [a, b] = await Promise.all([ours.resolve(batch), direct.resolve(batch)]);
     if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error('gRPC and direct SQL disagree on a batch of attributions');
     for (const item of a) {
       counts[item.outcome] += 1;
       if (item.masterId !== null) withMaster += 1;
+      if (item.tierId !== null) withTier += 1;
     }
   }
-  return `5 batches agree: ${counts.attributed} attributed, ${counts.not_referred} not referred, ${counts.suspended} suspended; ${withMaster} with a master and its spread`;
+  return `5 batches agree: ${counts.attributed} attributed, ${counts.not_referred} not referred, ${counts.suspended} suspended; ${withMaster} with a master and its spread, ${withTier} with an active tier`;
 }
 
 /** `concurrency` loops, each sending the next batch as soon as its last one is answered, for `durationS`. */

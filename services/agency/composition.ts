@@ -24,6 +24,7 @@ import { TierProtectionRepository } from './repositories/tier-protection.reposit
 import { AttributionRepository } from './repositories/attribution.repository';
 import { ReferralRepository } from './repositories/referral.repository';
 import { ReferredUsersRepository } from './repositories/referred-users.repository';
+import { SegmentTierRepository } from './repositories/segment-tier.repository';
 
 /** The agency service's rules, each with its real repositories. */
 export interface AgencyDomain {
@@ -45,7 +46,7 @@ export interface AgencyDomainDeps {
   db: Kysely<AgencyDatabase>;
   clock: Clock;
   logger: Logger;
-  /** The audience service (segments, tiers), over gRPC in the service. */
+  /** The audience service (its segments, for approvals and tier protection), over gRPC in the service. */
   audience: AudienceDirectory;
   /** Told after each commit that wrote events (the service's outbox relay). */
   outbox: OutboxWaker;
@@ -64,11 +65,11 @@ export function buildAgencyDomain({ db, clock, logger, audience, outbox, paidCon
   return {
     affiliates: new AffiliateService(affiliates, clock, logger, outbox),
     referrals: new ReferralService(new ReferralRepository(db), clock, logger, outbox),
-    attribution: new AttributionService(new AttributionRepository(db), audience),
+    attribution: new AttributionService(new AttributionRepository(db)),
     masters: new MasterService(masters, new MasterMetricsRepository(db), clock, logger),
     tierProtection: new TierProtectionService(protections, audience, clock, logger),
     applications: new ApplicationService(new ApplicationRepository(db), affiliates, audience, outbox, clock, logger),
-    details: new AffiliateDetailsService(masters, protections, audience, clock, logger),
+    details: new AffiliateDetailsService(masters, protections, new SegmentTierRepository(db), clock),
     activity: new AffiliateActivityService(new AffiliateHistoryRepository(db), new ReferredUsersRepository(db), new AffiliateStatsRepository(db), clock),
     metrics: new AffiliateMetricsService(new AffiliateMetricsRepository(db), paidConversions, clock, logger),
   };

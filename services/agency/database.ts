@@ -76,6 +76,7 @@ export interface AgencyProgramTables {
   applications: ApplicationTable;
   audience_memberships: AudienceMembershipTable;
   deleted_segments: DeletedSegmentTable;
+  segment_tiers: SegmentTierTable;
 }
 
 type Closable<T> = ColumnType<Nullable<T>, Nullable<T> | undefined, Nullable<T>>;
@@ -175,6 +176,19 @@ export interface DeletedSegmentTable {
   segment_id: string;
   project_id: string;
   deleted_at: Timestamp;
+}
+
+/** What the audience service last said of a segment's tier (migration 0010): the tier projection. */
+export interface SegmentTierTable {
+  segment_id: string;
+  project_id: string;
+  name: string;
+  /** Null: the segment is no tier (cleared, or deleted). */
+  tier_rank: number | null;
+  /** The segment was deleted: final, whatever arrives later. */
+  deleted: ColumnType<boolean, boolean | undefined, boolean>;
+  /** When the audience service wrote the event that set this state. */
+  changed_at: Timestamp;
 }
 
 /** The affiliate metrics projection (migration 0005): facts of paid conversions and their aggregates. */

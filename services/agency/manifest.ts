@@ -5,6 +5,7 @@ import { type AgencyConfig, agencyConfigSchema } from './config';
 import type { AgencyDatabase } from './database';
 import { affiliateMetrics } from './jobs/affiliate-metrics.consumer';
 import { audienceMemberships } from './jobs/audience-memberships.consumer';
+import { segmentTiers } from './jobs/segment-tiers.consumer';
 import { agencyMigrations } from './migrations';
 import { composeAgencyService } from './server';
 
@@ -14,6 +15,6 @@ export const agencyManifest: ServiceManifest<AgencyConfig, AgencyDatabase> = {
   configSchema: agencyConfigSchema,
   migrations: () => agencyMigrations,
   grpc: AgencyServiceService,
-  jobs: [audienceMemberships.job, affiliateMetrics.job],
+  jobs: [audienceMemberships.job, segmentTiers.job, affiliateMetrics.job],
   compose: composeAgencyService,
 };

@@ -11,6 +11,7 @@ import { GrpcAudienceDirectory } from './grpc/audience-directory';
 import { GrpcPaidConversionSource } from './grpc/claim-conversions';
 import { affiliateMetrics } from './jobs/affiliate-metrics.consumer';
 import { audienceMemberships } from './jobs/audience-memberships.consumer';
+import { segmentTiers } from './jobs/segment-tiers.consumer';
 
 /** The composition root (see manifest.ts): the domain (composition.ts), its events and its gRPC service. */
 export async function composeAgencyService(runtime: ServiceRuntime<AgencyDatabase>, config: AgencyConfig) {
@@ -29,6 +30,7 @@ export async function composeAgencyService(runtime: ServiceRuntime<AgencyDatabas
     paidConversions: new GrpcPaidConversionSource(claim.call),
   });
   registerConsumer(runtime, audienceMemberships);
+  registerConsumer(runtime, segmentTiers);
   registerConsumer(runtime, affiliateMetrics);
   return createAgencyGrpcService(domain, logger);
 }

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createSegment, randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { conversionBody, createCurrency, putTerms, settled } from '../claim/claim-fixtures';
+import { audienceEventsProjected } from '../helpers/agency-projections';
+import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
 
 const START = '2026-11-21T12:00:00.000Z';
@@ -22,6 +25,8 @@ describe('tier protection over HTTP', () => {
       silver: await createSegment(stack, project, { name: 'Silver', tier_rank: 2 }),
       gold: await createSegment(stack, project, { name: 'Gold', tier_rank: 3 }),
     };
+    // The agency answers tiers from its projection of the audience's events.
+    await audienceEventsProjected(stack);
   });
   afterAll(() => stack.stop());
   afterEach(() => stack.clock.set(START));
@@ -34,6 +39,7 @@ describe('tier protection over HTTP', () => {
     const identifier = randomEvmAddress();
     expect((await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, { ...admin(), body: { identifier, identifier_type: 'evm_address', name: 'Tiered' } })).status).toBe(201);
     expect((await stack.api.post(`/api/v1/projects/${project.id}/audiences/${tiers.silver.id}/entries`, { ...admin(), body: { identifier, identifier_type: 'evm_address' } })).status).toBe(201);
+    await audienceEventsProjected(stack);
     return identifier;
   }
   const tierOf = (rank: number) => {
@@ -102,5 +108,30 @@ describe('tier protection over HTTP', () => {
       expect(await stack.api.delete(`${affiliatePath(identifier)}/tier-protection`, { key })).toMatchObject({ status: 403 });
     }
     expect((await stack.api.get(affiliatePath(identifier), admin())).body.tier_protection).toBeNull();
+  });
+
+  it('pays a conversion at the tier’s reward once the affiliate has entered the tier segment (the agency’s projection, no sleep)', async () => {
+    const currency = await createCurrency(stack, project);
+    await putTerms(stack, project, 'tiered-trade', { currency_id: currency.id, affiliate: { bps: 1_000 }, tiers: [{ audience_id: tiers.gold.id, affiliate: { bps: 2_000 } }] });
+    const identifier = randomEvmAddress();
+    const code = `t${randomUUID().slice(0, 8)}`;
+    expect((await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, { ...admin(), body: { identifier, identifier_type: 'evm_address', name: 'Rising', code } })).status).toBe(201);
+    const user = randomEvmAddress();
+    expect((await stack.api.post('/api/v1/referrals', { key: project.keys.service, body: { user_identifier: user, user_identifier_type: 'evm_address', code } })).status).toBe(201);
+    const pay = async () => {
+      const body = conversionBody({ name: 'tiered-trade', user: { identifier: user, identifier_type: 'evm_address' }, reward_base: '10000' });
+      expect((await stack.api.post('/api/v1/conversions', { key: project.keys.service, body })).status).toBe(202);
+      const paid = await settled(stack, project, body.id);
+      return { tier: paid.attribution.tier_id, affiliate: paid.movements.find((movement: { kind: string }) => movement.kind === 'affiliate_payout')?.amount };
+    };
+    expect(await pay()).toEqual({ tier: null, affiliate: '1000' });
+
+    expect((await stack.api.post(`/api/v1/projects/${project.id}/audiences/${tiers.gold.id}/entries`, { ...admin(), body: { identifier, identifier_type: 'evm_address' } })).status).toBe(201);
+    // What a client sees once the agency has the entry: the affiliate's body names the tier it is paid at.
+    await pollUntil(async () => (await stack.api.get(affiliatePath(identifier), admin())).body.active_tier?.id === tiers.gold.id, {
+      timeoutMs: 15_000,
+      what: 'the affiliate body to show the gold tier',
+    });
+    expect(await pay()).toEqual({ tier: tiers.gold.id, affiliate: '2000' });
   });
 });

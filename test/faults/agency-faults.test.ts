@@ -1,7 +1,9 @@
+import { AgencyServiceClient } from '../../gen/referral/agency/v1/agency';
+import { createGrpcClient } from '../../services/common/grpc/client';
 import { type FaultStack, startFaultStack } from '../helpers/faults/fault-stack';
 import { holdRowLock } from '../helpers/faults/row-lock';
 import type { ServiceProcess } from '../helpers/faults/service-process';
-import { createProject, createSegment, type TestProject } from '../helpers/fixtures';
+import { createProject, createSegment, randomEvmAddress, type TestProject } from '../helpers/fixtures';
 import type { Api } from '../helpers/http';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
@@ -12,7 +14,9 @@ import { newWallet, signIn } from '../helpers/wallet';
  * event, and the audience service adds the entry from it. Here the audience process dies before
  * and after the commit, Redis goes away at approval time, and the agency process dies between
  * its commit and the relay: each time the approved user ends in the segment exactly once, and no
- * approved application is left without its entry.
+ * approved application is left without its entry. The agency's tier projection (the other way: the
+ * audience's events to the agency) catches up after an agency death, each event applied once, and
+ * answers tiers and attribution while the audience process is dead.
  */
 /** Recovery bound: a dead consumer's job lock lapses after 3 s (FAULT_TIMING), then retries back off. */
 const RECOVERY_MS = 45_000;
@@ -145,5 +149,52 @@ describe('application approval through process deaths and Redis loss', () => {
     await agency.restart();
     await expectEntryOnce(segment.id, id, address);
     expect((await api.get(`/api/v1/projects/${project.id}/applications/${id}`, { key: project.keys.admin })).body.status).toBe('approved');
+  }, 90_000);
+
+  it('keeps the tier projection through an agency death, and answers tiers while the audience service is down', async () => {
+    const admin = { key: project.keys.admin };
+    const gold = await createSegment(stack.gateway, project, { tier_rank: 50 });
+    const identifier = randomEvmAddress();
+    const user = { identifier, identifierType: 'evm_address' };
+    const code = `t${identifier.slice(2, 10)}`;
+    expect((await api.post(`/api/v1/projects/${project.id}/affiliates`, { ...admin, body: { identifier, identifier_type: 'evm_address', name: 'Tiered', code } })).status).toBe(201);
+    expect((await api.post(`/api/v1/projects/${project.id}/audiences/${gold.id}/entries`, { ...admin, body: { identifier, identifier_type: 'evm_address' } })).status).toBe(201);
+    // The agency itself (the affiliate's HTTP body also needs the tax service, not run here).
+    const client = () => createGrpcClient(AgencyServiceClient, agency.address, 5_000);
+    const tierShown = async () => {
+      const agencyClient = client();
+      try {
+        return (await agencyClient.call.getAffiliate({ projectId: project.id, user })).currentTier;
+      } finally {
+        agencyClient.close();
+      }
+    };
+    await pollUntil(async () => (await tierShown())?.rank === 50, { timeoutMs: RECOVERY_MS, intervalMs: 100, what: 'the agency to show the affiliate’s tier' });
+
+    // The rank changes while the agency is dead: its event waits in the agency consumer's queue.
+    await agency.kill();
+    expect((await api.patch(`/api/v1/projects/${project.id}/audiences/${gold.id}`, { ...admin, body: { tier_rank: 60, name: 'Gold+' } })).status).toBe(200);
+    await agency.restart();
+    await pollUntil(async () => (await tierShown().catch(() => undefined))?.rank === 60, { timeoutMs: RECOVERY_MS, intervalMs: 100, what: 'the changed rank to reach the agency' });
+    expect(await tierShown()).toEqual({ id: gold.id, name: 'Gold+', rank: 60 });
+    const applied = await count(
+      `SELECT count(*) AS n FROM agency.processed_events p JOIN audience.outbox o ON o.id = p.event_id
+       WHERE p.consumer = 'agency-segment-tiers' AND p.outcome = 'handled' AND o.payload->>'segment_id' = $1`,
+      [gold.id],
+    );
+    expect(applied).toBe(2);
+
+    // Attribution reads the agency's own projection: the audience service's death changes nothing.
+    const referred = { identifier: randomEvmAddress(), identifierType: 'evm_address' };
+    const agencyClient = client();
+    try {
+      await agencyClient.call.createReferral({ projectId: project.id, user: referred, code });
+      await audience.kill();
+      const attribution = await agencyClient.call.resolveAttribution({ projectId: project.id, user: referred, at: new Date(Date.now() + 60_000) });
+      expect(attribution).toMatchObject({ affiliate: user, activeTierId: gold.id });
+      expect(await tierShown()).toEqual({ id: gold.id, name: 'Gold+', rank: 60 });
+    } finally {
+      agencyClient.close();
+    }
   }, 90_000);
 });

@@ -189,7 +189,7 @@ const OPERATIONS: Record<string, Expected> = {
   },
   'GET /api/v1/projects/{projectId}/tax-submissions': {
     security: 'apiKey:admin',
-    params: ['path:projectId', ...PAGE, 'query:status?'],
+    params: ['path:projectId', ...PAGE, 'query:status?', 'query:user_identifier?', 'query:user_identifier_type?'],
     responses: api(200, 404),
   },
   'POST /api/v1/projects/{projectId}/affiliates/{userIdentifier}/tax-info/approve': {

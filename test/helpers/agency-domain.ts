@@ -2,14 +2,13 @@ import type { Kysely } from 'kysely';
 import { type AgencyDomain, buildAgencyDomain } from '../../services/agency/composition';
 import type { AgencyDatabase } from '../../services/agency/database';
 import type { PaidConversionSource } from '../../services/agency/domain/affiliate-metrics.service';
-import type { AudienceDirectory, SegmentSummary, TierLookup, TierView } from '../../services/agency/domain/audience-directory';
+import type { AudienceDirectory, SegmentSummary } from '../../services/agency/domain/audience-directory';
 import { type AudienceDomain, buildAudienceDomain } from '../../services/audience/composition';
 import type { AudienceDatabase } from '../../services/audience/database';
 import { BullEntryBatchScheduler } from '../../services/audience/jobs/entry-batch-scheduler';
 import { BullEvaluationScheduler } from '../../services/audience/jobs/evaluate-segment.job';
 import { openDatabase } from '../../services/common/db/database';
 import { DomainError } from '../../services/common/errors';
-import type { UserIdentifier } from '../../services/common/identifiers';
 import { QueueKit } from '../../services/common/queue';
 import { SERVICE_CATALOG } from '../../services/common/service-catalog';
 import { TEST_REDIS_URL } from '../setup/test-env';
@@ -17,12 +16,14 @@ import { TestClock } from './clock';
 import type { DomainHarness } from './domain';
 import { LogCapture } from './log-capture';
 import { createTestDatabase, deleteKeys, newQueuePrefix } from './stack';
+import { projectAudienceEvents } from './audience-projection';
 import pg from 'pg';
 
 /**
  * The agency's view of the audience service in the medium tier: the real audience domain on the
  * same test database, called in process instead of over gRPC (what GrpcAudienceDirectory does in
- * the service). Segments, entries and tiers are made with `audience`.
+ * the service). Segments, entries and tiers are made with `audience`; the agency's projections of
+ * them (memberships, tiers) follow on `projectAudience()`.
  */
 class DomainAudienceDirectory implements AudienceDirectory {
   constructor(private readonly audience: AudienceDomain) {}
@@ -36,20 +37,6 @@ class DomainAudienceDirectory implements AudienceDirectory {
       throw error;
     }
   }
-
-  async tiers(projectId: string, users: readonly UserIdentifier[], tierIds: readonly string[]): Promise<TierLookup> {
-    const outcomes = await this.audience.userAudiences.tiers(users.map((user) => ({ projectId, ...user })));
-    const current = outcomes.map((outcome) => {
-      if ('error' in outcome) throw outcome.error;
-      return outcome.tier ? { id: outcome.tier.segmentId, name: outcome.tier.name, rank: outcome.tier.tierRank } : null;
-    });
-    const byId = new Map<string, TierView>();
-    for (const id of tierIds) {
-      const segment = await this.segment(projectId, id);
-      if (segment && segment.tierRank !== null) byId.set(id, { id, name: segment.name, rank: segment.tierRank });
-    }
-    return { current, byId };
-  }
 }
 
 const noClaimService: PaidConversionSource = {
@@ -61,6 +48,8 @@ export interface AgencyHarness extends DomainHarness<AgencyDomain, AgencyDatabas
   /** The agency's AudienceDirectory over `audience`. */
   directory: AudienceDirectory;
   audienceDb: Kysely<AudienceDatabase>;
+  /** Applies the audience's events so far to the agency's membership and tier projections (the relay and workers of the services). */
+  projectAudience(): Promise<void>;
 }
 
 /**
@@ -104,6 +93,7 @@ export async function startAgencyDomain(options: { clock?: TestClock; paidConver
     audience,
     directory,
     audienceDb: audienceDb.db,
+    projectAudience: () => projectAudienceEvents(sql, agencyDb.db, clock, logs.logger('projection')),
     db: agencyDb.db,
     sql,
     databaseUrl: database.url,

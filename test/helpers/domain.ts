@@ -14,6 +14,7 @@ import type { TaxDatabase } from '../../services/tax/database';
 import { TinVault } from '../../services/tax/domain/tin-vault';
 import { AgencyServiceClient } from '../../gen/referral/agency/v1/agency';
 import { AudienceServiceClient } from '../../gen/referral/audience/v1/audience';
+import type { AgencyDatabase } from '../../services/agency/database';
 import { agencyManifest } from '../../services/agency/manifest';
 import { audienceManifest } from '../../services/audience/manifest';
 import { DEVELOPMENT_SIGNER_KEY } from '../../services/claim/chain/chain-config';
@@ -37,6 +38,7 @@ import type { DeliverySettings } from '../../services/webhooks/domain/delivery-s
 import { SecretVault } from '../../services/webhooks/domain/secret-vault';
 import { DEVELOPMENT_KEY_ID, developmentKeyRing } from '../../services/common/crypto/field-cipher';
 import { TEST_REDIS_URL } from '../setup/test-env';
+import { projectAudienceEvents } from './audience-projection';
 import { TestClock } from './clock';
 import { LogCapture } from './log-capture';
 import { createTestDatabase, deleteKeys, newQueuePrefix, TEST_TAX_KEYS } from './stack';
@@ -156,6 +158,8 @@ export interface ClaimHarness extends DomainHarness<ClaimDomain, ClaimDatabase> 
   anotherProcess(): ClaimDomain;
   /** The tax service the tax gate asks, to set tax settings and submit and review forms in. */
   tax: GrpcClient<TaxServiceClient>['call'];
+  /** Applies the audience's events so far to the agency's membership and tier projections (no workers run here): tiers reach attribution so. */
+  projectAudience(): Promise<void>;
 }
 
 export interface ClaimHarnessOptions extends HarnessOptions {
@@ -189,6 +193,7 @@ export async function startClaimDomain(options: ClaimHarnessOptions = {}): Promi
   const audienceService = await startService(audienceManifest, loadConfig(audienceManifest.configSchema, serviceEnv), { clock, logger: logs.logger('audience') });
   const agencyEnv = { ...serviceEnv, [SERVICE_CATALOG.audience.addressVariable]: `127.0.0.1:${audienceService.grpcPort}` };
   const agencyService = await startService(agencyManifest, loadConfig(agencyManifest.configSchema, agencyEnv), { clock, logger: logs.logger('agency') });
+  const agencyDb = openDatabase<AgencyDatabase>({ url: database.url, schema: SERVICE_CATALOG.agency.schema, poolMax: 1, applicationName: 'test-medium-projection', logger: logs.logger('db') });
   const agencyAddress = `127.0.0.1:${agencyService.grpcPort}`;
   const taxEnv = { ...agencyEnv, TAX_ENCRYPTION_KEYS: TEST_TAX_KEYS.spec, TAX_ENCRYPTION_ACTIVE_KEY_ID: TEST_TAX_KEYS.active };
   const taxService = await startService(taxManifest, loadConfig(taxManifest.configSchema, taxEnv), { clock, logger: logs.logger('tax') });
@@ -234,6 +239,7 @@ export async function startClaimDomain(options: ClaimHarnessOptions = {}): Promi
     payAll: async () => {
       for (const batchId of await domain.payouts.unfinished(1_000)) await domain.payouts.payBatch(batchId);
     },
+    projectAudience: () => projectAudienceEvents(database.sql, agencyDb.db, clock, logs.logger('projection')),
     anotherProcess: () => {
       const opened = openDatabase<ClaimDatabase>({ url: database.url, schema: SERVICE_CATALOG.claim.schema, poolMax: 2, applicationName: 'test-medium-other', logger });
       const ownAttribution = new AgencyAttributionSource(agencyAddress);
@@ -251,6 +257,7 @@ export async function startClaimDomain(options: ClaimHarnessOptions = {}): Promi
       tax.close();
       taxStatus.close();
       await agencyService.stop();
+      await agencyDb.close();
       await taxService.stop();
       await audienceService.stop();
       await queues.close();

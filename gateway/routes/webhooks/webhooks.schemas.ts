@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PUBLIC_EVENT_TYPES } from '../../../services/common/events/public-event-types';
 import { listSchema, pageQuery } from '../../http/list';
 
 /**
@@ -7,26 +8,12 @@ import { listSchema, pageQuery } from '../../http/list';
  */
 const timestamp = z.string().describe('ISO-8601 UTC');
 
-/**
- * The public event names (services/webhooks/domain/public-events.ts holds the list the service checks).
- * Documented as the items' enum, so clients (the web app's multi-select) get them as a type; the
- * service, not this schema, refuses an unknown name, with a 400 naming it.
- */
-const PUBLIC_EVENT_TYPES = [
-  'conversion.processed',
-  'affiliate.created',
-  'application.decided',
-  'affiliate.status_changed',
-  'claim_check.closed',
-  'claim_check.claimed',
-  'tax_status.changed',
-  'audience.entry_added',
-  'audience.entry_removed',
-];
+// Documented as the items' enum, so clients (the web app's multi-select) get them as a type; the
+// service, not this schema, refuses an unknown name, with a 400 naming it.
 const EVENTS_DESCRIPTION = `Public event types: ${PUBLIC_EVENT_TYPES.join(', ')}.`;
 
 const url = z.string().min(1).max(2_048).describe('https URL; plain http only to localhost, 127.0.0.1 or [::1], and not in production');
-const events = z.array(z.string().min(1).max(100).meta({ enum: PUBLIC_EVENT_TYPES })).min(1).max(20).describe(EVENTS_DESCRIPTION);
+const events = z.array(z.string().min(1).max(100).meta({ enum: [...PUBLIC_EVENT_TYPES] })).min(1).max(20).describe(EVENTS_DESCRIPTION);
 
 export const createWebhookBody = z.strictObject({
   url,

@@ -1,12 +1,11 @@
 import type { Clock } from '../../common/clock';
-import { DomainError } from '../../common/errors';
-import type { Logger } from '../../common/logger';
 import type { AffiliateRecord } from '../repositories/affiliate.repository';
 import type { AffiliateListRecord } from '../repositories/affiliate-list-page';
 import type { MasterRelation, MasterRepository } from '../repositories/master.repository';
 import type { AffiliateRefRecord } from '../repositories/referral.repository';
+import type { SegmentTierRepository } from '../repositories/segment-tier.repository';
 import type { TierProtectionRecord, TierProtectionRepository } from '../repositories/tier-protection.repository';
-import { type AudienceDirectory, higherTier, type TierLookup, type TierView } from './audience-directory';
+import { higherTier, type TierLookup, type TierView } from './audience-directory';
 import { daysRemaining } from './tier-protection.service';
 
 export interface TierProtectionView {
@@ -20,7 +19,7 @@ export interface TierProtectionView {
 export interface AffiliateView extends AffiliateRecord {
   master: AffiliateRefRecord | null;
   isMaster: boolean;
-  /** The tier its memberships qualify it for (the audience service's answer). */
+  /** The tier its memberships qualify it for (the agency's projection of the audience service's tiers and entries). */
   currentTier: TierView | null;
   /** The tier in force: the higher of the current and the protected one while protection lasts. */
   activeTier: TierView | null;
@@ -34,17 +33,16 @@ export function activeTier(current: TierView | null, protectedTier: TierView | n
 
 /**
  * Completes affiliates for their answers: master and is_master from the agency's own tables, tiers
- * from one batch call to the audience service per page (never one per affiliate). Tiers here are
- * for display: when the audience service cannot answer they read null (logged), so a write that
- * has committed is never answered as failed. Attribution, which pays, does not degrade this way.
+ * from its tier projection (one read per page, never one per affiliate): the same tables and rule
+ * attribution pays by (RESOLVE_ATTRIBUTION_SQL), so the tier an affiliate body shows is the tier a
+ * conversion of that moment is paid at, and no answer waits on the audience service.
  */
 export class AffiliateDetailsService {
   constructor(
     private readonly masters: MasterRepository,
     private readonly protections: TierProtectionRepository,
-    private readonly audience: AudienceDirectory,
+    private readonly tiers: SegmentTierRepository,
     private readonly clock: Clock,
-    private readonly logger: Logger,
   ) {}
 
   async describe(records: readonly AffiliateRecord[]): Promise<AffiliateView[]> {
@@ -72,15 +70,15 @@ export class AffiliateDetailsService {
     const tiers = await this.tiersOf(records, protections);
     return records.map((record, index) => {
       const protection = protections.get(record.id);
-      const current = tiers?.current[index] ?? null;
-      const protectedTier = protection ? (tiers?.byId.get(protection.tierId) ?? null) : null;
+      const current = tiers.current[index] ?? null;
+      const protectedTier = protection ? (tiers.byId.get(protection.tierId) ?? null) : null;
       const relation = relations.get(record.id);
       return {
         ...record,
         master: relation?.master ?? null,
         isMaster: relation?.isMaster ?? false,
         currentTier: current,
-        activeTier: tiers ? activeTier(current, protectedTier) : null,
+        activeTier: activeTier(current, protectedTier),
         tierProtection: protection ? { tierId: protection.tierId, expiresAt: protection.expiresAt, daysRemaining: daysRemaining(protection.expiresAt, now) } : null,
       };
     });
@@ -91,27 +89,21 @@ export class AffiliateDetailsService {
     return view!;
   }
 
-  /** Current tiers of every affiliate (in order) and the protected tiers, per project: one call each. */
-  private async tiersOf(records: readonly AffiliateRecord[], protections: Map<string, TierProtectionRecord>): Promise<TierLookup | undefined> {
+  /** Current tiers of every affiliate (in order) and the protected tiers, per project: one read of the projection each. */
+  private async tiersOf(records: readonly AffiliateRecord[], protections: Map<string, TierProtectionRecord>): Promise<TierLookup> {
     const byProject = new Map<string, number[]>();
     records.forEach((record, index) => byProject.set(record.projectId, [...(byProject.get(record.projectId) ?? []), index]));
     const lookup: TierLookup = { current: new Array<TierView | null>(records.length).fill(null), byId: new Map() };
-    try {
-      for (const [projectId, indexes] of byProject) {
-        const tierIds = [...new Set(indexes.flatMap((index) => protections.get(records[index]!.id)?.tierId ?? []))];
-        const answer = await this.audience.tiers(
-          projectId,
-          indexes.map((index) => records[index]!.user),
-          tierIds,
-        );
-        indexes.forEach((index, position) => (lookup.current[index] = answer.current[position] ?? null));
-        for (const [id, tier] of answer.byId) lookup.byId.set(id, tier);
-      }
-      return lookup;
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      this.logger.warn({ err: error }, 'tiers left out of an affiliate answer: the audience service could not answer');
-      return undefined;
+    for (const [projectId, indexes] of byProject) {
+      const tierIds = [...new Set(indexes.flatMap((index) => protections.get(records[index]!.id)?.tierId ?? []))];
+      const answer = await this.tiers.tiers(
+        projectId,
+        indexes.map((index) => records[index]!.user),
+        tierIds,
+      );
+      indexes.forEach((index, position) => (lookup.current[index] = answer.current[position] ?? null));
+      for (const [id, tier] of answer.byId) lookup.byId.set(id, tier);
     }
+    return lookup;
   }
 }

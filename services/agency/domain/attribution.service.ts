@@ -1,10 +1,9 @@
 import { MAX_ATTRIBUTION_BATCH } from '../../common/contract-limits';
 import { DomainError, InvalidArgumentError, invalidFields } from '../../common/errors';
-import { normalizeIdentifier, type UserIdentifier } from '../../common/identifiers';
-import type { AttributionQuery, AttributionRepository, AttributionRow } from '../repositories/attribution.repository';
+import { normalizeIdentifier } from '../../common/identifiers';
+import type { AttributionQuery, AttributionRepository } from '../repositories/attribution.repository';
 import type { AffiliateRefRecord } from '../repositories/referral.repository';
 import { requireProjectId, type UserInput } from './affiliate-fields';
-import { type AudienceDirectory, higherTier } from './audience-directory';
 import type { AffiliateStatus, AttributionOutcome } from './vocabulary';
 
 export interface AttributionItemInput {
@@ -42,13 +41,12 @@ const NOT_REFERRED: AttributionView = {
 /**
  * Attribution (DESIGN.md §7): for each (user, at) of a project, the affiliate that had referred the
  * user by `at`, whether it was suspended at `at` (then nobody earns), its master and spread, and its
- * active tier. A batch is answered with one query; an invalid item fails alone.
+ * active tier. A batch is answered with one query, tiers included: they come from the agency's
+ * projections of the audience service's events (eventually consistent, like the list's membership
+ * filters), so attribution answers while the audience service is down. An invalid item fails alone.
  */
 export class AttributionService {
-  constructor(
-    private readonly attributions: AttributionRepository,
-    private readonly audience: AudienceDirectory,
-  ) {}
+  constructor(private readonly attributions: AttributionRepository) {}
 
   async resolveOne(projectIdInput: string, item: AttributionItemInput): Promise<AttributionView> {
     const projectId = requireProjectId(projectIdInput);
@@ -86,8 +84,7 @@ export class AttributionService {
 
   private async resolveChecked(projectId: string, queries: AttributionQuery[]): Promise<AttributionView[]> {
     const rows = await this.attributions.resolve(projectId, queries);
-    const activeTiers = await this.activeTiers(projectId, rows);
-    return rows.map((row, index) => {
+    return rows.map((row) => {
       if (!row) return NOT_REFERRED;
       const suspended = row.suspendedAt;
       return {
@@ -98,33 +95,8 @@ export class AttributionService {
         affiliateStatus: suspended ? 'suspended' : 'active',
         master: row.master?.affiliate ?? null,
         spreadBps: row.master?.spreadBps ?? 0,
-        activeTierId: activeTiers[index] ?? null,
+        activeTierId: row.activeTierId,
       };
-    });
-  }
-
-  /**
-   * Each row's active tier: the higher of its affiliate's current tier (the audience service's
-   * answer, one batch call for the whole batch) and the tier protected at the row's `at`. An
-   * audience service that cannot answer fails the call (UNAVAILABLE), so the caller retries rather
-   * than pays at a wrong tier.
-   */
-  private async activeTiers(projectId: string, rows: ReadonlyArray<AttributionRow | undefined>): Promise<Array<string | null>> {
-    const affiliates = new Map<string, number>();
-    const users: UserIdentifier[] = [];
-    for (const row of rows) {
-      if (!row || affiliates.has(row.affiliate.id)) continue;
-      affiliates.set(row.affiliate.id, users.length);
-      users.push(row.affiliate.user);
-    }
-    if (users.length === 0) return rows.map(() => null);
-    const tierIds = [...new Set(rows.flatMap((row) => row?.protectedTierId ?? []))];
-    const tiers = await this.audience.tiers(projectId, users, tierIds);
-    return rows.map((row) => {
-      if (!row) return null;
-      const current = tiers.current[affiliates.get(row.affiliate.id)!] ?? null;
-      const protectedTier = row.protectedTierId === null ? null : (tiers.byId.get(row.protectedTierId) ?? null);
-      return higherTier(current, protectedTier)?.id ?? null;
     });
   }
 }

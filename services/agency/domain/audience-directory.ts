@@ -1,5 +1,3 @@
-import type { UserIdentifier } from '../../common/identifiers';
-
 /** A reward tier: an audience segment of the project that carries a tier rank. */
 export interface TierView {
   id: string;
@@ -19,18 +17,19 @@ export interface SegmentSummary {
 /**
  * What the agency asks the audience service (which owns segments, entries and tier ranks,
  * DESIGN §7). Implemented over gRPC (grpc/audience-directory.ts); an unreachable audience service
- * is an UnavailableError, so the caller's request fails cleanly and may be retried.
+ * is an UnavailableError, so the caller's request fails cleanly and may be retried. Tiers are not
+ * asked for: the agency keeps them as a projection of the audience service's events
+ * (repositories/segment-tier.repository.ts).
  */
 export interface AudienceDirectory {
   /** The project's segment, or undefined when the project has none with this id. */
   segment(projectId: string, segmentId: string): Promise<SegmentSummary | undefined>;
-  /**
-   * One batch for many users: each user's current tier (the highest-ranked tier segment it is in,
-   * or null), in the order given, and the tiers named by `tierIds` that still are tiers of the project.
-   */
-  tiers(projectId: string, users: readonly UserIdentifier[], tierIds: readonly string[]): Promise<TierLookup>;
 }
 
+/**
+ * Many users' tiers at once: each user's current tier (the highest-ranked tier segment it is in, or
+ * null), in the order asked, and the named tiers that still are tiers of the project.
+ */
 export interface TierLookup {
   current: Array<TierView | null>;
   byId: Map<string, TierView>;

@@ -8,6 +8,7 @@ import * as masterHistoryIndexes from './0006_master_history_indexes';
 import * as affiliateListFilters from './0007_affiliate_list_filters';
 import * as affiliateFilterEntries from './0008_affiliate_filter_entries';
 import * as affiliateListStatusRegion from './0009_affiliate_list_status_region';
+import * as segmentTiers from './0010_segment_tiers';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const agencyMigrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const agencyMigrations: Record<string, Migration> = {
   '0007_affiliate_list_filters': affiliateListFilters,
   '0008_affiliate_filter_entries': affiliateFilterEntries,
   '0009_affiliate_list_status_region': affiliateListStatusRegion,
+  '0010_segment_tiers': segmentTiers,
 };

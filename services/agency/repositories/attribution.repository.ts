@@ -16,8 +16,11 @@ export interface AttributionRow {
   suspendedAt: boolean;
   /** The master the affiliate was bound to at `at`, with its spread then, when the master was active then. */
   master: { affiliate: AffiliateRefRecord; spreadBps: number } | null;
-  /** The tier protection of the affiliate in force at `at`. */
-  protectedTierId: string | null;
+  /**
+   * The affiliate's active tier: the higher of its current tier (now) and the tier protected at
+   * `at`, a protected segment that is no tier any more counting for nothing (higherTier's rule).
+   */
+  activeTierId: string | null;
 }
 
 /**
@@ -31,7 +34,12 @@ export interface AttributionRow {
  * after `at` was not referred at `at`. The master is the one the affiliate was bound to at `at`
  * (bindings by (affiliate_id, bound_from)) with the spread in force then (spreads by (master_id,
  * valid_from)), unless that master was suspended then; the tier protection is the one in force then
- * (by (affiliate_id, starts_at)). One row per item, in item order.
+ * (by (affiliate_id, starts_at)). The active tier comes from the agency's tier projection
+ * (migration 0010, fed by the audience service's events, so no call per batch): the affiliate's
+ * current tier is its highest-ranked present membership of a tier segment (the user's memberships
+ * in the project by audience_memberships_user_idx, each segment's rank by primary key, a handful per
+ * affiliate), the protected tier's rank by primary key; the higher of the two is active, the
+ * protected one on a tie (a tie is the same segment). One row per item, in item order.
  *
  * The items travel as three comma-separated lists of one length ($1 identifier types, $2 identifiers,
  * $3 moments in unix milliseconds), split by string_to_array, and referred_at comes back in unix
@@ -53,7 +61,7 @@ export const RESOLVE_ATTRIBUTION_SQL = `SELECT r.affiliate_id, a.identifier AS a
          SELECT 1 FROM affiliate_suspensions ms
          WHERE ms.affiliate_id = m.id AND ms.suspended_at <= i.at AND (ms.reactivated_at IS NULL OR ms.reactivated_at > i.at)
        ) AS master_suspended,
-       tp.tier_id AS protected_tier_id
+       CASE WHEN pt.tier_rank IS NOT NULL AND (ct.tier_rank IS NULL OR pt.tier_rank >= ct.tier_rank) THEN tp.tier_id ELSE ct.segment_id END AS active_tier_id
 FROM (
   SELECT u.identifier_type, u.identifier, timestamptz 'epoch' + u.at_ms::int8 * interval '1 millisecond' AS at, u.ord
   FROM unnest(string_to_array($1, ','), string_to_array($2, ','), string_to_array($3, ',')) WITH ORDINALITY AS u(identifier_type, identifier, at_ms, ord)
@@ -80,6 +88,12 @@ LEFT JOIN LATERAL (
   WHERE t.affiliate_id = r.affiliate_id AND t.starts_at <= i.at AND t.expires_at > i.at AND (t.ended_at IS NULL OR t.ended_at > i.at)
   ORDER BY t.starts_at DESC LIMIT 1
 ) tp ON true
+LEFT JOIN LATERAL (
+  SELECT st.segment_id, st.tier_rank FROM audience_memberships am JOIN segment_tiers st ON st.segment_id = am.segment_id
+  WHERE am.project_id = $4 AND am.identifier_type = a.identifier_type AND am.identifier = a.identifier AND am.present AND st.tier_rank IS NOT NULL
+  ORDER BY st.tier_rank DESC, st.segment_id LIMIT 1
+) ct ON true
+LEFT JOIN LATERAL (SELECT st.tier_rank FROM segment_tiers st WHERE st.segment_id = tp.tier_id AND st.project_id = $4 AND st.tier_rank IS NOT NULL LIMIT 1) pt ON true
 ORDER BY i.ord`;
 
 interface ResolvedRow {
@@ -94,7 +108,7 @@ interface ResolvedRow {
   master_identifier_type: IdentifierType | null;
   spread_bps: number | null;
   master_suspended: boolean;
-  protected_tier_id: string | null;
+  active_tier_id: string | null;
 }
 
 /** The statement's parameters for a batch, in the order RESOLVE_ATTRIBUTION_SQL numbers them. */
@@ -131,7 +145,7 @@ export class AttributionRepository {
               row.master_id === null || row.master_identifier === null || row.master_identifier_type === null || row.spread_bps === null || row.master_suspended
                 ? null
                 : { affiliate: { id: row.master_id, user: { identifier: row.master_identifier, identifierType: row.master_identifier_type } }, spreadBps: row.spread_bps },
-            protectedTierId: row.protected_tier_id,
+            activeTierId: row.active_tier_id,
           },
     );
   }

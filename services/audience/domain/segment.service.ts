@@ -113,6 +113,8 @@ export class SegmentService {
   }
 
   private async queueEvaluation(written: SegmentWrite): Promise<void> {
+    // A tier's write carries an event for the agency's tier projection (segment.repository.ts): sent at once.
+    if (written.tierEventWritten) this.outbox.wake();
     if (written.evaluationRequested !== undefined) await this.evaluationRequested(written.segment.id, written.evaluationRequested);
   }
 

@@ -5,6 +5,7 @@ import * as segmentTierRank from './0003_segment_tier_rank';
 import * as conditionInputs from './0004_condition_inputs';
 import * as segmentEvaluations from './0006_segment_evaluations';
 import * as pendingMatches from './0007_pending_matches';
+import * as publishSegmentTiers from './0008_publish_segment_tiers';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const audienceMigrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const audienceMigrations: Record<string, Migration> = {
   '0004_condition_inputs': conditionInputs,
   '0006_segment_evaluations': segmentEvaluations,
   '0007_pending_matches': pendingMatches,
+  '0008_publish_segment_tiers': publishSegmentTiers,
 };

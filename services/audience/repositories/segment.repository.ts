@@ -1,6 +1,7 @@
 import type { InferResult, Kysely, Transaction } from 'kysely';
 import { isUniqueViolation } from '../../common/db/errors';
 import { appendOutboxEvents } from '../../common/outbox/append';
+import type { NewOutboxEvent } from '../../common/outbox/event';
 import type { Page } from '../../common/pagination';
 import type { AudienceDatabase } from '../database';
 import { requestEvaluation } from './segment-evaluation.repository';
@@ -53,6 +54,8 @@ export interface SegmentChanges {
 export interface SegmentWrite {
   segment: SegmentRecord;
   evaluationRequested: number | undefined;
+  /** The write appended audience.segment_tier_changed to the outbox (wake the relay). */
+  tierEventWritten: boolean;
 }
 
 /** Thrown when a segment's name is already used in its project. */
@@ -78,6 +81,7 @@ export class SegmentRepository {
    */
   async insert(segment: NewSegment): Promise<SegmentWrite> {
     try {
+      const tierEventWritten = segment.tierRank !== null;
       const { id, evaluationRequested } = await this.db.transaction().execute(async (trx) => {
         const { id } = await trx
           .insertInto('segments')
@@ -92,11 +96,12 @@ export class SegmentRepository {
           })
           .returning('id')
           .executeTakeFirstOrThrow();
+        if (tierEventWritten) await appendOutboxEvents(trx, segment.now, [tierEvent(segment.projectId, { id, name: segment.name, tier_rank: segment.tierRank })]);
         return { id, evaluationRequested: segment.requestEvaluation ? await requestEvaluation(trx, segment.projectId, id, segment.now) : undefined };
       });
       const inserted = await this.findById(segment.projectId, id);
       if (!inserted) throw new Error(`segment ${id} vanished right after its insert`);
-      return { segment: inserted, evaluationRequested };
+      return { segment: inserted, evaluationRequested, tierEventWritten };
     } catch (error) {
       throw translateUniqueViolation(error);
     }
@@ -154,14 +159,18 @@ export class SegmentRepository {
           })
           .where('project_id', '=', projectId)
           .where('id', '=', segmentId)
-          .returning('id')
+          .returning(['id', 'name', 'tier_rank'])
           .executeTakeFirst();
         if (!updated) return undefined;
-        return { evaluationRequested: changes.requestEvaluation ? await requestEvaluation(trx, projectId, segmentId, changes.now) : undefined };
+        // The tier's state after this write, when the write may have changed it (a rank set to the same
+        // value writes an event that changes nothing): the agency's tier projection follows it.
+        const tierEventWritten = changes.tierRank !== undefined || (changes.name !== undefined && updated.tier_rank !== null);
+        if (tierEventWritten) await appendOutboxEvents(trx, changes.now, [tierEvent(projectId, updated)]);
+        return { tierEventWritten, evaluationRequested: changes.requestEvaluation ? await requestEvaluation(trx, projectId, segmentId, changes.now) : undefined };
       });
       if (!written) return undefined;
       const segment = await this.findById(projectId, segmentId);
-      return segment && { segment, evaluationRequested: written.evaluationRequested };
+      return segment && { segment, ...written };
     } catch (error) {
       throw translateUniqueViolation(error);
     }
@@ -176,6 +185,11 @@ export class SegmentRepository {
       return true;
     });
   }
+}
+
+/** The event that tells the agency's tier projection a segment's tier facts as this write leaves them. */
+function tierEvent(projectId: string, segment: { id: string; name: string; tier_rank: number | null }): NewOutboxEvent {
+  return { type: 'audience.segment_tier_changed', projectId, payload: { segment_id: segment.id, name: segment.name, tier_rank: segment.tier_rank } };
 }
 
 /**

@@ -28,6 +28,12 @@ export const EVENT_CONSUMERS = consumers({
     service: 'agency',
     eventTypes: ['audience.entry_added', 'audience.entry_removed', 'audience.segment_deleted'],
   },
+  /** The agency service's projection of tier segments: attribution and affiliate bodies read each affiliate's current tier from it with the memberships. */
+  'agency-segment-tiers': {
+    name: 'agency-segment-tiers',
+    service: 'agency',
+    eventTypes: ['audience.segment_tier_changed', 'audience.segment_deleted'],
+  },
   /** The agency service's affiliate metrics projection (volume, revenue, conversions, end users, earnings) behind its affiliate list. */
   'agency-affiliate-metrics': {
     name: 'agency-affiliate-metrics',

@@ -27,6 +27,12 @@ export const EVENT_PAYLOADS = {
   'audience.entry_removed': audienceEntries,
   /** A segment was deleted, and every entry with it (no entry_removed events follow). */
   'audience.segment_deleted': z.object({ segment_id: uuid }),
+  /**
+   * A segment's tier facts as they are after a write that set them (its tier_rank set, changed or
+   * cleared, or the name of a tier changed): the state, not the change, so applying it twice or late
+   * is harmless. tier_rank null: the segment is no tier (any more).
+   */
+  'audience.segment_tier_changed': z.object({ segment_id: uuid, name: z.string(), tier_rank: z.number().int().min(1).nullable() }),
   /** An admin approved an affiliate application: the user joins the (static) segment named. */
   'agency.application.approved': z.object({
     project_id: uuid,

@@ -1,20 +1,8 @@
 import type { EventPayload, EventType } from '../../common/events/contracts';
 import type { OutboxEvent } from '../../common/outbox/event';
+import { PUBLIC_EVENT_TYPES, type PublicEventType } from '../../common/events/public-event-types';
 
-/** The events a project may subscribe to, by their public names (README "Webhooks": each one's `data`). */
-export const PUBLIC_EVENT_TYPES = [
-  'conversion.processed',
-  'affiliate.created',
-  'application.decided',
-  'affiliate.status_changed',
-  'claim_check.closed',
-  'claim_check.claimed',
-  'tax_status.changed',
-  'audience.entry_added',
-  'audience.entry_removed',
-] as const;
-
-export type PublicEventType = (typeof PUBLIC_EVENT_TYPES)[number];
+export { PUBLIC_EVENT_TYPES, type PublicEventType };
 
 export function isPublicEventType(value: string): value is PublicEventType {
   return (PUBLIC_EVENT_TYPES as readonly string[]).includes(value);

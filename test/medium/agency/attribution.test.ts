@@ -122,7 +122,7 @@ describe('attribution at a moment (domain)', () => {
       },
     });
     try {
-      const service = new AttributionService(new AttributionRepository(counted), harness.directory);
+      const service = new AttributionService(new AttributionRepository(counted));
       const results = await service.resolveBatch(
         projectId,
         Array.from({ length: 1_000 }, (_, n) => ({ user: n % 2 ? user : unreferred, at: at('2026-11-25T00:00:00.000Z') })),
@@ -134,7 +134,7 @@ describe('attribution at a moment (domain)', () => {
     }
   });
 
-  it('looks each item up by its key even when the statistics have not seen the project yet', async () => {
+  it('looks each item up by its key, its tier too, even when the statistics have not seen the project yet', async () => {
     // A young project: the statistics were gathered while another project filled the table, so the
     // planner expects this project to have about one referral. Were the items joined to "the
     // project's referrals" as a set, 500 items would each be compared with all 500 referrals.
@@ -151,21 +151,48 @@ describe('attribution at a moment (domain)', () => {
            SELECT $1::uuid, 'evm_address', '0x' || substr(md5($1::text || g) || md5($1::text || g || 'x'), 1, 40), aff.id, 'seeded', '2026-01-01' FROM aff, generate_series(1, $2::int) g`,
           [project, count],
         );
-      await seedReferrals(newProject(), 3_000);
-      await client.query('ANALYZE referrals, affiliates');
+      // Memberships (the tier lookup's probe): the affiliate of each seeded project in a tier segment and in a plain one.
+      const seedMemberships = (project: string) =>
+        client.query(
+          `WITH tier AS (
+             INSERT INTO segment_tiers (segment_id, project_id, name, tier_rank, changed_at) VALUES (gen_random_uuid(), $1::uuid, 'Gold', 1, '2026-01-01') RETURNING segment_id
+           )
+           INSERT INTO audience_memberships (project_id, segment_id, identifier_type, identifier, kind, present, changed_at)
+           SELECT $1::uuid, s.id, 'evm_address', '0x' || substr(md5($1::text || 'aff') || md5($1::text || 'aff2'), 1, 40), 'static', true, '2026-01-01'
+           FROM (SELECT segment_id AS id FROM tier UNION ALL SELECT gen_random_uuid()) s`,
+          [project],
+        );
+      const settled = newProject();
+      await seedReferrals(settled, 3_000);
+      await seedMemberships(settled);
+      // Its referred users in a segment too: a table of thousands of memberships, where only an index finds one user's.
+      await client.query(
+        `INSERT INTO audience_memberships (project_id, segment_id, identifier_type, identifier, kind, present, changed_at)
+         SELECT project_id, s.id, identifier_type, identifier, 'static', true, '2026-01-01' FROM referrals, (SELECT gen_random_uuid() AS id) s WHERE project_id = $1`,
+        [settled],
+      );
+      await client.query('ANALYZE referrals, affiliates, audience_memberships, segment_tiers');
       const young = newProject();
       await seedReferrals(young, 500);
+      await seedMemberships(young);
       const { rows: users } = await client.query<{ identifier: string }>('SELECT identifier FROM referrals WHERE project_id = $1', [young]);
       const queries = users.map(({ identifier }) => ({ user: { identifier, identifierType: 'evm_address' as const }, at: at('2026-06-01T00:00:00.000Z') }));
       const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${RESOLVE_ATTRIBUTION_SQL}`, resolveAttributionParameters(young, queries));
       const referralScans: Array<{ loops: number; rows: number }> = [];
+      const membershipScans: Array<{ type: string; loops: number }> = [];
       const walk = (node: Record<string, unknown>) => {
         if (node['Relation Name'] === 'referrals') referralScans.push({ loops: node['Actual Loops'] as number, rows: node['Actual Rows'] as number });
+        if (node['Relation Name'] === 'audience_memberships') membershipScans.push({ type: node['Node Type'] as string, loops: node['Actual Loops'] as number });
         for (const child of (node.Plans as Array<Record<string, unknown>> | undefined) ?? []) walk(child);
       };
       walk((rows[0]!['QUERY PLAN'] as Array<{ Plan: Record<string, unknown> }>)[0]!.Plan);
       // One probe per item, each finding at most its own referral.
       expect(referralScans).toEqual([{ loops: 500, rows: 1 }]);
+      // The current tier: an index probe of the affiliate's memberships per item at most (once per affiliate when memoized), never a scan of them all.
+      expect(membershipScans).toEqual([{ type: expect.stringMatching(/^Index (Only )?Scan$/), loops: expect.any(Number) }]);
+      expect(membershipScans[0]!.loops).toBeLessThanOrEqual(500);
+      const answers = await harness.domain.attribution.resolveBatch(young, queries.slice(0, 3));
+      expect(answers.map((answer) => ('error' in answer ? answer.error.code : answer.activeTierId))).toEqual([expect.any(String), expect.any(String), expect.any(String)]);
     } finally {
       await client.end();
     }

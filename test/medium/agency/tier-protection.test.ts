@@ -31,7 +31,9 @@ describe('tier protection (domain)', () => {
   }
   const join = (projectId: string, segmentId: string, affiliate: AffiliateRecord) =>
     harness.audience.entries.add(projectId, segmentId, affiliate.user.identifier, affiliate.user.identifierType);
+  /** The affiliate body's tiers, once the agency's projections have the audience's events so far. */
   const tiersOf = async (affiliate: AffiliateRecord) => {
+    await harness.projectAudience();
     const view = await harness.domain.details.describeOne(affiliate);
     return { current: view.currentTier?.rank ?? null, active: view.activeTier?.rank ?? null, protection: view.tierProtection };
   };
@@ -93,6 +95,7 @@ describe('tier protection (domain)', () => {
     const user = newUser();
     await harness.domain.referrals.refer(projectId, user, affiliate.codes[0]!.code);
     await harness.domain.tierProtection.set(projectId, userOf(affiliate), { tierId: gold.id, protectionDays: 3 }, ADMIN);
+    await harness.projectAudience();
     const results = await harness.domain.attribution.resolveBatch(
       projectId,
       [at(0, -1), at(0), at(2), at(3, -1), at(3), at(4)].map((moment) => ({ user, at: moment })),
@@ -128,6 +131,7 @@ describe('tier protection (domain)', () => {
     const user = newUser();
     harness.clock.set(at(0));
     await harness.domain.referrals.refer(projectId, user, affiliate.codes[0]!.code);
+    await harness.projectAudience();
     const [first] = await harness.domain.attribution.resolveBatch(projectId, [{ user, at: at(0, 1) }]);
     expect(first).toMatchObject({ activeTierId: gold.id });
   });

@@ -168,6 +168,7 @@ describe('paying conversions (domain, with the agency service)', () => {
     const designated = await harness.agency.designateMaster({ projectId, user: master.user, spreadBps: 250, actor: {} });
     await harness.agency.bindSubAffiliates({ projectId, masterId: designated.id, users: [sub.user], actor: {} });
     await harness.audience.addEntry({ projectId, segmentId: gold.id, user: sub.user });
+    await harness.projectAudience();
     const user = newUser();
     await refer(harness, projectId, user, sub.code);
     harness.clock.advance(1_000);
@@ -194,6 +195,7 @@ describe('paying conversions (domain, with the agency service)', () => {
     harness.clock.advance(1_000);
     await harness.agency.unbindSubAffiliate({ projectId, masterId: designated.id, user: sub.user, actor: {} });
     await harness.audience.removeEntry({ projectId, segmentId: gold.id, identifier: sub.user.identifier, identifierType: 'evm_address' });
+    await harness.projectAudience();
     harness.clock.advance(1_000);
     const second = conversion({ user, rewardBase: '9999' });
     await submitAndPay(projectId, [second]);
