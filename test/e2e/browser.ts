@@ -33,7 +33,7 @@ export async function seriousAccessibilityViolations(page: Page): Promise<string
 
 /**
  * Screenshots of the page at desktop and at 375 px mobile width, in test-artifacts/<flow>/, and
- * the accessibility check at both widths: what a reviewer looks at and what must hold on each page.
+ * the accessibility and width checks at both: what a reviewer looks at and what must hold on each page.
  */
 export async function capturePage(page: Page, flow: string, name: string): Promise<string[]> {
   const dir = path.join(ARTIFACTS_DIR, flow);
@@ -43,7 +43,25 @@ export async function capturePage(page: Page, flow: string, name: string): Promi
     await page.setViewportSize(size);
     await page.screenshot({ path: path.join(dir, `${name}-${label}.png`), fullPage: true });
     problems.push(...(await seriousAccessibilityViolations(page)).map((problem) => `${name} at ${label} width: ${problem}`));
+    // Wide tables scroll inside their own box; the page itself never scrolls sideways.
+    const pageWidth = await page.evaluate<number>('document.documentElement.scrollWidth');
+    if (pageWidth > size.width) {
+      problems.push(`${name} at ${label} width: the page is ${pageWidth} px wide, wider than the ${size.width} px window (${await overflowingElements(page)})`);
+    }
   }
   await page.setViewportSize(DESKTOP);
   return problems;
+}
+
+/** The innermost elements that reach past the window's right edge outside any scrolling box, as `tag.class` (what to fix when a page is too wide). */
+function overflowingElements(page: Page): Promise<string> {
+  return page.evaluate<string>(`(() => {
+    const clipped = (element) => {
+      for (let up = element.parentElement; up && up !== document.body; up = up.parentElement) if (getComputedStyle(up).overflowX !== 'visible') return true;
+      return false;
+    };
+    const wide = [...document.body.querySelectorAll('*')].filter((element) => element.getBoundingClientRect().right > window.innerWidth + 0.5 && !clipped(element));
+    const innermost = wide.filter((element) => !wide.some((other) => other !== element && element.contains(other)));
+    return innermost.slice(0, 5).map((element) => element.tagName.toLowerCase() + (element.className && typeof element.className === 'string' ? '.' + element.className.trim().split(/\\s+/).join('.') : '') + (element.id ? '#' + element.id : '')).join(', ');
+  })()`);
 }
