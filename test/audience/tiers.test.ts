@@ -66,6 +66,7 @@ describe('audience tiers', () => {
     expect((await createSegment(stack, own, { tier_rank: 20 })).tier_rank).toBe(20);
   });
 
+  let nextRank = 99;
   it.each([
     ['zero', 0],
     ['a negative rank', -2],
@@ -74,7 +75,8 @@ describe('audience tiers', () => {
     ['a rank over 10,000', 10_001],
     ['a rank beyond 32 bits', 2 ** 40],
   ])('answers 400 naming tier_rank for %s, and changes nothing', async (_case, rank) => {
-    const segment = await createSegment(stack, project, { tier_rank: 30 + Math.floor(Math.random() * 1_000) });
+    // A rank of its own (ranks are unique per project): 100, 101, … one per case.
+    const segment = await createSegment(stack, project, { tier_rank: (nextRank += 1) });
     const refused = await patch(segment.id, { tier_rank: rank });
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', details: [expect.objectContaining({ field: 'tier_rank' })] });

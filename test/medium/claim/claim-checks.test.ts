@@ -70,6 +70,8 @@ describe('claim checks (domain, with the tax and agency services)', () => {
       tokenId: 0n,
       signed: { deadline, proof: expect.stringMatching(/^0x[0-9a-f]{64}$/), signatures: [expect.any(String), expect.any(String)] },
       restriction: null,
+      // The contract the voucher was signed for: where the wallet sends claim([...]).
+      claimManager: MANAGER,
     });
     const { recoverTypedDataAddress } = await viem();
     const domain = { name: 'Referral ClaimManager', version: '1', chainId: 8453, verifyingContract: MANAGER as Hex };
