@@ -5,21 +5,18 @@ import { createBadge, deleteBadge, updateBadge } from './badge-handlers';
 import {
   badgeBody,
   badgeSchema,
-  batchBody,
   entriesQuery,
   entryBatchSchema,
   entryListSchema,
-  idempotencyHeaders,
   listQuery,
   lookupQuery,
-  MAX_BATCH_ENTRIES,
   removeEntryQuery,
   segmentListSchema,
   updateBadgeBody,
   userAudiencesSchema,
   waitQuery,
 } from './audience.schemas';
-import { getEntryBatch, listEntries, submitEntryBatch } from './entry-handlers';
+import { ENTRY_BATCH_REQUEST, getEntryBatch, listEntries, submitEntryBatch } from './entry-handlers';
 import { listSegments } from './list-segments';
 
 const tags = ['Audiences'];
@@ -92,21 +89,7 @@ export function audienceSegmentRoutes({ clients }: RouteDeps): AnyRoute[] {
           'A retry with the same `Idempotency-Key` returns the same job and adds nothing twice.',
         tags,
         auth: serviceRole,
-        query: waitQuery,
-        headers: idempotencyHeaders,
-        body: batchBody,
-        bodyLimit: 'batch',
-        arrayLimit: { field: 'entries', max: MAX_BATCH_ENTRIES, code: 'BATCH_TOO_LARGE' },
-        responses: {
-          200: { description: 'With ?wait=true: the finished job', schema: entryBatchSchema },
-          202: { description: 'The job, queued (or still running after the wait)', schema: entryBatchSchema },
-          409: { description: 'IDEMPOTENCY_KEY_REUSED: the key was used for a different request' },
-          503: {
-            description:
-              'QUEUE_UNAVAILABLE (the job queue is down) or AUDIENCE_BUSY (the segment stayed locked past the deadline): ' +
-              'nothing was stored; retry after `Retry-After` with the same Idempotency-Key',
-          },
-        },
+        ...ENTRY_BATCH_REQUEST,
       },
       submitEntryBatch(clients, (params: { segmentId: string }) => params.segmentId),
     ),

@@ -5,14 +5,11 @@ import { presentEntry, presentSegment, presentSegmentEvaluation } from './audien
 import {
   badgeBody,
   badgeSchema,
-  batchBody,
   createSegmentBody,
   entryBatchSchema,
   entryListSchema,
   entrySchema,
   entrySearchQuery,
-  idempotencyHeaders,
-  MAX_BATCH_ENTRIES,
   waitQuery,
   listQuery,
   segmentEvaluationSchema,
@@ -23,7 +20,7 @@ import {
   userRefBody,
 } from './audience.schemas';
 import { createBadge, deleteBadge, updateBadge } from './badge-handlers';
-import { getEntryBatch, listEntries, submitEntryBatch } from './entry-handlers';
+import { ENTRY_BATCH_REQUEST, getEntryBatch, listEntries, submitEntryBatch } from './entry-handlers';
 import { listSegments } from './list-segments';
 
 const tags = ['Audiences (dashboard)'];
@@ -235,21 +232,7 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
           'it has finished; a retry with the same `Idempotency-Key` returns the same job and adds nothing twice.',
         tags,
         auth: admin,
-        query: waitQuery,
-        headers: idempotencyHeaders,
-        body: batchBody,
-        bodyLimit: 'batch',
-        arrayLimit: { field: 'entries', max: MAX_BATCH_ENTRIES, code: 'BATCH_TOO_LARGE' },
-        responses: {
-          200: { description: 'With ?wait=true: the finished job', schema: entryBatchSchema },
-          202: { description: 'The job, queued (or still running after the wait)', schema: entryBatchSchema },
-          409: { description: 'IDEMPOTENCY_KEY_REUSED: the key was used for a different request' },
-          503: {
-            description:
-              'QUEUE_UNAVAILABLE (the job queue is down) or AUDIENCE_BUSY (the audience stayed locked past the deadline): ' +
-              'nothing was stored; retry after `Retry-After` with the same Idempotency-Key',
-          },
-        },
+        ...ENTRY_BATCH_REQUEST,
       },
       submitEntryBatch(clients, (params: { audienceId: string }) => params.audienceId),
     ),

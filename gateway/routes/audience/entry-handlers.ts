@@ -3,6 +3,7 @@ import type { ServiceClients } from '../../clients';
 import { listBody } from '../../http/list';
 import { required } from '../../http/present';
 import { presentEntry, presentEntryBatch } from './audience.presenters';
+import { batchBody, entryBatchSchema, idempotencyHeaders, MAX_BATCH_ENTRIES, waitQuery } from './audience.schemas';
 
 /**
  * The entry handlers the /v1 API (service keys, the key's project, :segmentId) and the dashboard
@@ -30,6 +31,25 @@ export const listEntries =
     });
     return { status: 200 as const, body: listBody(page, presentEntry, true) };
   };
+
+/** What a batch of entries takes and answers, the same on both paths (their summaries and access differ). */
+export const ENTRY_BATCH_REQUEST = {
+  query: waitQuery,
+  headers: idempotencyHeaders,
+  body: batchBody,
+  bodyLimit: 'batch',
+  arrayLimit: { field: 'entries', max: MAX_BATCH_ENTRIES, code: 'BATCH_TOO_LARGE' },
+  responses: {
+    200: { description: 'With ?wait=true: the finished job', schema: entryBatchSchema },
+    202: { description: 'The job, queued (or still running after the wait)', schema: entryBatchSchema },
+    409: { description: 'IDEMPOTENCY_KEY_REUSED: the key was used for a different request' },
+    503: {
+      description:
+        'QUEUE_UNAVAILABLE (the job queue is down) or AUDIENCE_BUSY (the segment stayed locked past the deadline): ' +
+        'nothing was stored; retry after `Retry-After` with the same Idempotency-Key',
+    },
+  },
+} as const;
 
 export const submitEntryBatch =
   <P>(clients: ServiceClients, segmentIdOf: (params: P) => string) =>

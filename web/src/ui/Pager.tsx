@@ -27,3 +27,21 @@ export function Pager({
     </nav>
   );
 }
+
+/** The page sizes a queue offers (10/20/50/100), as a labelled select. */
+export const PAGE_SIZES = [10, 20, 50, 100];
+
+export function PageSizeSelect({ id, value, onChange }: { id: string; value: number; onChange(size: number): void }) {
+  return (
+    <>
+      <label htmlFor={id}>Per page</label>
+      <select id={id} value={value} onChange={(event) => onChange(Number(event.target.value))}>
+        {PAGE_SIZES.map((size) => (
+          <option key={size} value={size}>
+            {size}
+          </option>
+        ))}
+      </select>
+    </>
+  );
+}

@@ -3,14 +3,13 @@ import { type FormEvent, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import type { ApiBody, ApiQuery } from '../../api/client';
 import { formatDateTime } from '../../ui/format';
-import { Pager } from '../../ui/Pager';
+import { PAGE_SIZES, Pager, PageSizeSelect } from '../../ui/Pager';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { useProject } from '../session';
 
 type Status = NonNullable<NonNullable<ApiQuery<'/api/v1/projects/{projectId}/applications', 'get'>>['status']>;
 type Decision = ApiBody<'/api/v1/projects/{projectId}/applications/bulk', 'post'>;
 
-const PAGE_SIZES = [10, 20, 50, 100];
 const STATUSES: Array<{ value: Status; label: string }> = [
   { value: 'pending', label: 'Pending' },
   { value: 'on_hold', label: 'On hold' },
@@ -70,14 +69,7 @@ export function ApplicationQueue() {
           </select>
         </div>
         <div>
-          <label htmlFor="application-page-size">Per page</label>
-          <select id="application-page-size" value={pageSize} onChange={(event) => setView({ page_size: Number(event.target.value) })}>
-            {PAGE_SIZES.map((size) => (
-              <option key={size} value={size}>
-                {size}
-              </option>
-            ))}
-          </select>
+          <PageSizeSelect id="application-page-size" value={pageSize} onChange={(size) => setView({ page_size: size })} />
         </div>
       </div>
       {status === 'pending' || status === 'on_hold' ? (

@@ -1,14 +1,13 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router-dom';
 import { formatDateTime, shortIdentifier } from '../../ui/format';
-import { Pager } from '../../ui/Pager';
+import { PAGE_SIZES, Pager, PageSizeSelect } from '../../ui/Pager';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { FORM_NAMES } from '../../portal/tax/tax-status';
 import { useProject } from '../session';
 import { ReviewActions } from './ReviewActions';
 import { ownerOf, RECORD_STATUSES, type RecordStatus, TAX_PATHS, type TaxSubmission, taxIdText, taxKeys } from './tax-records';
 
-const PAGE_SIZES = [10, 20, 50, 100];
 /** The filter's value for "every status" (the API's list without `status`). */
 const ANY = 'any';
 
@@ -56,14 +55,7 @@ export function ReviewQueue() {
           </select>
         </div>
         <div>
-          <label htmlFor="tax-page-size">Per page</label>
-          <select id="tax-page-size" value={pageSize} onChange={(event) => setView({ page_size: Number(event.target.value) })}>
-            {PAGE_SIZES.map((size) => (
-              <option key={size} value={size}>
-                {size}
-              </option>
-            ))}
-          </select>
+          <PageSizeSelect id="tax-page-size" value={pageSize} onChange={(size) => setView({ page_size: size })} />
         </div>
       </div>
       {list.isPending ? <Loading label="Loading tax forms…" /> : null}
