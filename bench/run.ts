@@ -16,7 +16,7 @@
  * lookup runs; BENCH_WARMUP_S (3); BENCH_PHASES (ingest,lookup,attribution,conversions,leaderboard,claim-list,affiliate-list,audience-evaluation); BENCH_TRAIT_SAMPLES (200); BENCH_CONVERSION_INFLIGHT (4); BENCH_ATTRIBUTION_CONCURRENCY (50); BENCH_COPY_STREAMS (1) splits the
  * COPY of the physical limit over concurrent streams; BENCH_INGEST_INFLIGHT (4); BENCH_CPU_PROF_DIR runs every
  * process of the stack with --cpu-prof into that folder; BENCH_POSTGRES_URL, REDIS_URL,
- * BENCH_DATABASE (referral_bench), BENCH_LOG (the stack's output; a file under /tmp by default).
+ * BENCH_DATABASE (referral_bench; BENCH_KEEP_DATABASE=1 keeps it afterwards), BENCH_LOG (the stack's output; a file under /tmp by default).
  */
 import { execSync } from 'node:child_process';
 import os from 'node:os';
@@ -141,7 +141,10 @@ async function main(): Promise<number> {
     await stack?.stop().catch((error) => process.stderr.write(`bench: stopping the stack failed: ${String(error)}\n`));
     await chain?.stop().catch(() => undefined);
     memory?.stop();
-    await dropDatabase(postgresUrl, databaseName).catch((error) => process.stderr.write(`bench: dropping ${databaseName} failed: ${String(error)}\n`));
+    // BENCH_KEEP_DATABASE=1 leaves the data for a look afterwards (EXPLAIN of a slow statement); the next run recreates it.
+    if (process.env.BENCH_KEEP_DATABASE !== '1') {
+      await dropDatabase(postgresUrl, databaseName).catch((error) => process.stderr.write(`bench: dropping ${databaseName} failed: ${String(error)}\n`));
+    }
     if (stack) await deleteRedisKeys(redisUrl, stack.queuePrefix).catch(() => undefined);
   };
   const interrupted = () => {
