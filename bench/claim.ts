@@ -80,7 +80,8 @@ export async function runConversions(options: {
 
   log(`conversions: setting up ${affiliates} affiliates and ${Math.round(users * referredShare)} referred users of ${users} (through the gateway, not measured)`);
   const codes = Array.from({ length: affiliates }, (_, index) => `benchaff${index}`);
-  await inParallel([...codes.keys()], 16, (index) =>
+  // Few in flight: set-up is not measured, and on a loaded machine 16 at once outlast the gateway's deadline.
+  await inParallel([...codes.keys()], 4, (index) =>
     api.call('POST', `/api/v1/projects/${project.id}/affiliates`, project.keys.admin, {
       identifier: address('conv-affiliate', index),
       identifier_type: 'evm_address',
@@ -114,17 +115,25 @@ export async function runConversions(options: {
   // the conversions themselves are counted once, afterwards.
   const unfinished = async () =>
     (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM claim.conversion_batches WHERE finished_at IS NULL AND project_id = $1', [project.id])).rows[0]!.n;
+  let retried = 0;
   const ours = await options.around('conversions (gateway)', async () => {
     const started = performance.now();
     let lastSubmitted = started;
     await inParallel(bodies, inflight, async (body) => {
-      await api.call('POST', '/api/v1/conversions/batch', project.keys.service, body, [202]);
+      // A 504 leaves the batch's fate unknown; sending the same body again is safe (ids deduplicate:
+      // 200 when the first attempt had stored everything), as a client would do.
+      for (let attempt = 1; ; attempt += 1) {
+        const { status } = await api.call('POST', '/api/v1/conversions/batch', project.keys.service, body, attempt < 3 ? [200, 202, 504] : [200, 202]);
+        if (status !== 504) break;
+        retried += 1;
+      }
       lastSubmitted = performance.now();
     });
     while ((await unfinished()) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
     const finished = performance.now();
     return { seconds: (finished - started) / 1000, submittedAfterSeconds: (lastSubmitted - started) / 1000 };
   });
+  if (retried > 0) log(`conversions: ${retried} batch requests answered 504 (the machine is loaded) and were sent again`);
 
   const byStatus = Object.fromEntries(
     (await db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM claim.conversions WHERE project_id = $1 GROUP BY status', [project.id])).rows.map((row) => [row.status, row.n]),
