@@ -135,32 +135,26 @@ export async function rememberCurrencies(db: Db, projectId: string, currencies: 
 /** Inserts facts not recorded yet; answers those it inserted (a fact already there is left as it is). */
 export async function insertFacts(db: Db, projectId: string, facts: readonly ConversionFact[], now: Date): Promise<ConversionFact[]> {
   if (facts.length === 0) return [];
-  const inserted = await db
-    .insertInto('conversion_facts')
-    .values(
-      facts.map((fact) => ({
-        project_id: projectId,
-        conversion_id: fact.conversionId,
-        name: fact.name,
-        status: fact.status,
-        occurred_at: fact.occurredAt,
-        identifier_type: fact.user.identifierType,
-        identifier: fact.user.identifier,
-        affiliate_id: fact.affiliateId,
-        master_id: fact.masterId,
-        spread_bps: fact.spreadBps,
-        tier_id: fact.tierId,
-        volume_usd: fact.volumeUsd,
-        revenue_usd: fact.revenueUsd,
-        currency_id: fact.currencyId,
-        affiliate_payout: fact.affiliatePayout,
-        agency_payout: fact.agencyPayout,
-        recorded_at: now,
-      })),
-    )
-    .onConflict((conflict) => conflict.columns(['project_id', 'conversion_id']).doNothing())
-    .returning('conversion_id')
-    .execute();
+  // One array parameter per column, not 17 parameters per fact: a relay round brings 1,000 facts, and
+  // a VALUES list of 17,000 parameters costs PostgreSQL more to plan, and pg more to bind, than the insert.
+  // Raw: INSERT ... SELECT over unnest'ed arrays, in the order given.
+  const column = <T>(pick: (fact: ConversionFact) => T) => facts.map(pick);
+  const { rows: inserted } = await sql<{ conversion_id: string }>`
+    INSERT INTO conversion_facts (project_id, conversion_id, name, status, occurred_at, identifier_type, identifier, affiliate_id, master_id,
+                                  spread_bps, tier_id, volume_usd, revenue_usd, currency_id, affiliate_payout, agency_payout, recorded_at)
+    SELECT ${projectId}::uuid, f.conversion_id, f.name, f.status, f.occurred_at, f.identifier_type, f.identifier, f.affiliate_id, f.master_id,
+           f.spread_bps, f.tier_id, f.volume_usd, f.revenue_usd, f.currency_id, f.affiliate_payout, f.agency_payout, ${now}::timestamptz
+    FROM unnest(
+      ${column((f) => f.conversionId)}::text[], ${column((f) => f.name)}::text[], ${column((f) => f.status)}::text[],
+      ${column((f) => f.occurredAt)}::timestamptz[], ${column((f) => f.user.identifierType)}::text[], ${column((f) => f.user.identifier)}::text[],
+      ${column((f) => f.affiliateId)}::uuid[], ${column((f) => f.masterId)}::uuid[], ${column((f) => f.spreadBps)}::integer[],
+      ${column((f) => f.tierId)}::uuid[], ${column((f) => f.volumeUsd)}::numeric[], ${column((f) => f.revenueUsd)}::numeric[],
+      ${column((f) => f.currencyId)}::uuid[], ${column((f) => f.affiliatePayout)}::numeric[], ${column((f) => f.agencyPayout)}::numeric[]
+    ) WITH ORDINALITY AS f(conversion_id, name, status, occurred_at, identifier_type, identifier, affiliate_id, master_id,
+                           spread_bps, tier_id, volume_usd, revenue_usd, currency_id, affiliate_payout, agency_payout, n)
+    ORDER BY f.n
+    ON CONFLICT (project_id, conversion_id) DO NOTHING
+    RETURNING conversion_id`.execute(db);
   const ids = new Set(inserted.map((row) => row.conversion_id));
   return facts.filter((fact) => ids.has(fact.conversionId));
 }

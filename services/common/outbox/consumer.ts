@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Clock } from '../clock';
 import { EVENT_CONSUMERS, type EventConsumerEntry } from '../events/consumers';
 import { EVENT_PAYLOADS, type EventType, isEventType } from '../events/contracts';
@@ -154,17 +154,17 @@ async function deliverTogether<DB extends OutboxTables>(
   if (read.some((event) => 'unreadable' in event)) throw new Error('the batch holds an event the consumer cannot read');
   return db.transaction().execute(async (trx) => {
     const now = clock.now();
-    const claimedRows = await asOutbox(trx)
-      .insertInto('processed_events')
-      .values(events.map((data) => ({ consumer: consumer.name, event_id: data.id, event_type: data.type, outcome: 'handled' as const, note: null, processed_at: now })))
-      .onConflict((conflict) =>
-        conflict
-          .columns(['consumer', 'event_id'])
-          .doUpdateSet({ outcome: 'handled', note: null, processed_at: now })
-          .where('processed_events.outcome', '=', 'failed'),
-      )
-      .returning('event_id')
-      .execute();
+    // Two array parameters, not six per event: a batch holds up to 1,000 events, and a VALUES list
+    // of 6,000 parameters costs PostgreSQL more to plan, and pg more to bind, than the insert itself.
+    // Raw: INSERT ... SELECT over unnest'ed arrays, in the order given.
+    const { rows: claimedRows } = await sql<{ event_id: string }>`
+      INSERT INTO processed_events (consumer, event_id, event_type, outcome, note, processed_at)
+      SELECT ${consumer.name}::text, e.id, e.type, 'handled', NULL, ${now}::timestamptz
+      FROM unnest(${events.map((data) => data.id)}::uuid[], ${events.map((data) => data.type)}::text[]) WITH ORDINALITY AS e(id, type, n)
+      ORDER BY e.n
+      ON CONFLICT (consumer, event_id) DO UPDATE SET outcome = 'handled', note = NULL, processed_at = excluded.processed_at
+        WHERE processed_events.outcome = 'failed'
+      RETURNING event_id`.execute(trx);
     const claimed = new Set(claimedRows.map((row) => row.event_id));
     if (consumer.handleBatch) return applyBatch(trx, consumer, read as OutboxEvent[], claimed, clock, logger);
     const outcomes: DeliveryOutcome[] = [];
