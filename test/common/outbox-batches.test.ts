@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { consumerJob, defineConsumer, type EventConsumer, eventProcessor } from '../../services/common/outbox/consumer';
 import { appendOutboxEvents } from '../../services/common/outbox/append';
 import { EVENT_CONSUMERS } from '../../services/common/events/consumers';
-import type { ConsumerJobData, EventJobData, NewOutboxEvent, OutboxEventOf } from '../../services/common/outbox/event';
+import { type ConsumerJobData, consumerJobData, type EventJobData, type NewOutboxEvent, type OutboxEventOf, packEvents } from '../../services/common/outbox/event';
 import { failedEventRecovery } from '../../services/common/outbox/recovery';
 import { evmAddress } from '../helpers/fixtures';
 import { type OutboxProbe, type ProbeDatabase, recordEffects, startOutboxProbe } from '../helpers/outbox';
@@ -82,7 +82,13 @@ describe('event outbox: batched event types', () => {
     payload: { segment_id: randomUUID(), kind: 'static', users: [user(n)] },
   });
   const append = (events: NewOutboxEvent[]) => probe.db.transaction().execute((trx) => appendOutboxEvents(trx, probe.clock.now(), events));
-  const queuedJobs = async (queue: string) => (await probe.queues.queue(queue).getJobs(['waiting', 'delayed', 'failed'])).map((queued) => ({ id: queued.id, data: queued.data.payload as ConsumerJobData }));
+  /** The jobs of a queue, as stored (`raw`) and as the worker reads them (the consumer job's schema, which unpacks a packed batch). */
+  const queuedJobs = async (queue: string) =>
+    (await probe.queues.queue(queue).getJobs(['waiting', 'delayed', 'failed'])).map((queued) => ({
+      id: queued.id,
+      raw: queued.data.payload as Record<string, unknown>,
+      data: consumerJobData.parse(queued.data.payload),
+    }));
   const processed = async (ids: string[]) =>
     (await probe.sql.query(`SELECT event_id, outcome FROM ${probe.schema}.processed_events WHERE consumer = $1 AND event_id = ANY($2) ORDER BY event_id`, [consumer.name, ids])).rows;
   const transactionsOf = async (ids: string[]) =>
@@ -101,10 +107,25 @@ describe('event outbox: batched event types', () => {
     const jobs = await queuedJobs(job.queue);
     const batch = jobs.find((queued) => 'events' in queued.data);
     expect(batch?.id).toBe(`${ids[0]}+3-webhooks-fan-out`);
+    // Stored packed (one compressed copy of the events, not their JSON), named like its job.
+    expect(Object.keys(batch!.raw).sort()).toEqual(['count', 'first', 'packed']);
+    expect(batch!.raw).toMatchObject({ first: ids[0], count: 3 });
     expect((batch!.data as { events: EventJobData[] }).events.map((event) => event.id)).toEqual([ids[0], ids[1], ids[3]]);
     expect(jobs.filter((queued) => !('events' in queued.data)).map((queued) => queued.id)).toEqual([`${ids[2]}-webhooks-fan-out`]);
     // The membership consumer takes only the entry event, as before.
     expect((await queuedJobs(consumerJob({ name: 'agency-audience-memberships' }).queue)).map((queued) => queued.id)).toEqual([`${ids[2]}-agency-audience-memberships`]);
+  });
+
+  it('refuses a packed batch that does not unpack to the events it names (invalid job data, not a retry)', async () => {
+    const events = [
+      { id: randomUUID(), type: 'claim.conversion.processed', projectId, payload: {}, createdAt: probe.clock.now().toISOString() },
+      { id: randomUUID(), type: 'claim.conversion.processed', projectId, payload: {}, createdAt: probe.clock.now().toISOString() },
+    ];
+    const pack = packEvents(events);
+    expect(consumerJobData.parse(pack)).toEqual({ events });
+    expect(consumerJobData.safeParse({ ...pack, count: 3 }).success).toBe(false);
+    expect(consumerJobData.safeParse({ ...pack, first: events[1]!.id }).success).toBe(false);
+    expect(consumerJobData.safeParse({ ...pack, packed: 'bm90IGRlZmxhdGVk' }).success).toBe(false);
   });
 
   it('relays a round twice (a crash between queuing and marking) without a second batch job', async () => {

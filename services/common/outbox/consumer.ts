@@ -4,7 +4,16 @@ import { EVENT_CONSUMERS, type EventConsumerEntry } from '../events/consumers';
 import { EVENT_PAYLOADS, type EventType, isEventType } from '../events/contracts';
 import type { Logger } from '../logger';
 import type { JobDefinition, JobProcessor } from '../queue';
-import { type ConsumerJobData, consumerJobData, type EventJobData, eventsOfJob, type OutboxEvent, type OutboxEventOf } from './event';
+import {
+  type ConsumerJobData,
+  consumerJobData,
+  type EventJobData,
+  type EventPackJobData,
+  eventPackJobData,
+  eventsOfJob,
+  type OutboxEvent,
+  type OutboxEventOf,
+} from './event';
 import type { OutboxTables, ProcessedOutcome } from './tables';
 
 /** What a handler may answer: nothing (its effect is applied), or why the event asks for nothing that can still be done. */
@@ -60,6 +69,15 @@ export function consumerJob(consumer: Pick<EventConsumerEntry, 'name'>): EventJo
     // (a payload may list 10,000 users). Failed ones stay, for the relay to put back (outbox/recovery.ts).
     options: { removeOnComplete: true },
   };
+}
+
+/**
+ * How the relay queues a packed batch (event.ts) to a consumer: the same queue, job id and options
+ * as consumerJob, whose schema unpacks it for the worker.
+ */
+export function consumerPackJob(consumer: Pick<EventConsumerEntry, 'name'>): JobDefinition<EventPackJobData> & { jobId: (data: EventPackJobData) => string } {
+  const job = consumerJob(consumer);
+  return { queue: job.queue, data: eventPackJobData, jobId: (data) => `${data.first}+${data.count}-${consumer.name}`, options: job.options };
 }
 
 /**

@@ -4,8 +4,8 @@ import { EVENT_CONSUMER_LIST, type EventConsumerEntry } from '../events/consumer
 import type { RelayParticipant } from '../job-relay';
 import type { Logger } from '../logger';
 import type { QueueKit } from '../queue';
-import { consumerJob } from './consumer';
-import { BATCHED_EVENT_TYPES, type ConsumerJobData, type EventJobData } from './event';
+import { consumerJob, consumerPackJob } from './consumer';
+import { BATCHED_EVENT_TYPES, type ConsumerJobData, type EventJobData, type EventPackJobData, packEvents } from './event';
 import type { OutboxTables } from './tables';
 
 /** What domain code needs of the relay: to say that a commit appended events. */
@@ -137,13 +137,22 @@ export class OutboxRelay<DB extends OutboxTables = OutboxTables> implements Rela
       payload: row.payload,
       createdAt: row.created_at.toISOString(),
     }));
+    // A batch is packed once per round, whichever consumers receive it (they receive the same events).
+    const packs = new Map<string, EventPackJobData>();
+    const packOf = (batch: EventJobData[]) => {
+      const key = `${batch[0]!.id}+${batch.length}+${batch.at(-1)!.id}`;
+      let pack = packs.get(key);
+      if (!pack) packs.set(key, (pack = packEvents(batch)));
+      return pack;
+    };
     for (const consumer of this.consumers) {
       const theirs = events.filter((event) => (consumer.eventTypes as readonly string[]).includes(event.type));
-      // Events of the batched types travel together, one job per consumer and round (event.ts).
+      // Events of the batched types travel together, one packed job per consumer and round (event.ts).
       const batched = theirs.filter((event) => BATCHED_EVENT_TYPES.has(event.type));
       const jobs: ConsumerJobData[] = batched.length === theirs.length ? [] : theirs.filter((event) => !BATCHED_EVENT_TYPES.has(event.type));
-      if (batched.length > 0) jobs.push(batched.length === 1 ? batched[0]! : { events: batched });
+      if (batched.length === 1) jobs.push(batched[0]!);
       if (jobs.length > 0) await this.queues.enqueueMany(consumerJob(consumer), jobs);
+      if (batched.length > 1) await this.queues.enqueueMany(consumerPackJob(consumer), [packOf(batched)]);
     }
     // One array parameter rather than one parameter per event (a round holds up to OUTBOX_RELAY_BATCH).
     await this.db
