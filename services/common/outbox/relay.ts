@@ -5,7 +5,7 @@ import type { RelayParticipant } from '../job-relay';
 import type { Logger } from '../logger';
 import type { QueueKit } from '../queue';
 import { consumerJob, consumerPackJob } from './consumer';
-import { BATCHED_EVENT_TYPES, type ConsumerJobData, type EventJobData, type EventPackJobData, packEvents } from './event';
+import { BATCHED_EVENT_TYPES, type ConsumerJobData, type EventJobData, type EventPackJobData, packEventsJson } from './event';
 import type { OutboxTables } from './tables';
 
 /** What domain code needs of the relay: to say that a commit appended events. */
@@ -38,7 +38,8 @@ interface PendingRow {
   id: string;
   type: string;
   project_id: string;
-  payload: unknown;
+  /** The payload's JSON text: a batch's payloads go into its packed JSON as they are, never parsed here. */
+  payload_text: string;
   created_at: Date;
 }
 
@@ -121,7 +122,7 @@ export class OutboxRelay<DB extends OutboxTables = OutboxTables> implements Rela
   private async relayRound(): Promise<boolean> {
     // Raw: a running sum over the window of a limited subquery has no builder form worth reading.
     const { rows } = await sql<PendingRow>`
-      SELECT seq, id, type, project_id, payload, created_at FROM (
+      SELECT seq, id, type, project_id, payload::text AS payload_text, created_at FROM (
         SELECT seq, id, type, project_id, payload, created_at,
                sum(pg_column_size(payload)) OVER (ORDER BY seq) - pg_column_size(payload) AS bytes_before
         FROM outbox WHERE relayed_at IS NULL ORDER BY seq LIMIT ${this.options.batchSize}
@@ -130,27 +131,33 @@ export class OutboxRelay<DB extends OutboxTables = OutboxTables> implements Rela
       ORDER BY seq`.execute(this.db);
     if (rows.length === 0) return false;
 
-    const events: Array<EventJobData> = rows.map((row) => ({
-      id: row.id,
-      type: row.type,
-      projectId: row.project_id,
-      payload: row.payload,
-      createdAt: row.created_at.toISOString(),
-    }));
-    // A batch is packed once per round, whichever consumers receive it (they receive the same events).
+    // A batch is packed once per round, whichever consumers receive it (they receive the same events),
+    // from the payloads' JSON text as PostgreSQL gives it; only the events that travel alone are parsed.
     const packs = new Map<string, EventPackJobData>();
-    const packOf = (batch: EventJobData[]) => {
+    const packOf = (batch: PendingRow[]) => {
       const key = `${batch[0]!.id}+${batch.length}+${batch.at(-1)!.id}`;
       let pack = packs.get(key);
-      if (!pack) packs.set(key, (pack = packEvents(batch)));
+      if (!pack) {
+        const json = `[${batch.map((row) => `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"projectId":${JSON.stringify(row.project_id)},"payload":${row.payload_text},"createdAt":"${row.created_at.toISOString()}"}`).join(',')}]`;
+        packs.set(key, (pack = packEventsJson(batch[0]!.id, batch.length, json)));
+      }
       return pack;
     };
+    const single = new Map<PendingRow, EventJobData>();
+    const alone = (row: PendingRow): EventJobData => {
+      let event = single.get(row);
+      if (!event) {
+        event = { id: row.id, type: row.type, projectId: row.project_id, payload: JSON.parse(row.payload_text) as unknown, createdAt: row.created_at.toISOString() };
+        single.set(row, event);
+      }
+      return event;
+    };
     for (const consumer of this.consumers) {
-      const theirs = events.filter((event) => (consumer.eventTypes as readonly string[]).includes(event.type));
+      const theirs = rows.filter((row) => (consumer.eventTypes as readonly string[]).includes(row.type));
       // Events of the batched types travel together, one packed job per consumer and round (event.ts).
-      const batched = theirs.filter((event) => BATCHED_EVENT_TYPES.has(event.type));
-      const jobs: ConsumerJobData[] = batched.length === theirs.length ? [] : theirs.filter((event) => !BATCHED_EVENT_TYPES.has(event.type));
-      if (batched.length === 1) jobs.push(batched[0]!);
+      const batched = theirs.filter((row) => BATCHED_EVENT_TYPES.has(row.type));
+      const jobs: ConsumerJobData[] = batched.length === theirs.length ? [] : theirs.filter((row) => !BATCHED_EVENT_TYPES.has(row.type)).map(alone);
+      if (batched.length === 1) jobs.push(alone(batched[0]!));
       if (jobs.length > 0) await this.queues.enqueueMany(consumerJob(consumer), jobs);
       if (batched.length > 1) await this.queues.enqueueMany(consumerPackJob(consumer), [packOf(batched)]);
     }
