@@ -76,8 +76,19 @@ export class AffiliateDetailsService {
       const current = tiers.current[index] ?? null;
       const protectedTier = protection ? (tiers.byId.get(protection.tierId) ?? null) : null;
       const relation = relations.get(record.id);
+      // Field by field, not a spread of the record: this runs for every item of every list page.
       return {
-        ...record,
+        id: record.id,
+        projectId: record.projectId,
+        user: record.user,
+        name: record.name,
+        region: record.region,
+        status: record.status,
+        codes: record.codes,
+        joinedAt: record.joinedAt,
+        updatedAt: record.updatedAt,
+        suspendedAt: record.suspendedAt,
+        suspensionReason: record.suspensionReason,
         master: relation?.master ?? null,
         isMaster: relation?.isMaster ?? false,
         currentTier: current,

@@ -67,7 +67,7 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
         // The page statement brought figures, relations, protections and tiers: nothing more is read.
         const views = domain.details.describeListed(records);
         return {
-          results: views.map((view, index) => ({ ...toAffiliateMessage(view), metrics: toAffiliateMetricsMessage(records[index]!.metrics) })),
+          results: views.map((view, index) => Object.assign(toAffiliateMessage(view), { metrics: toAffiliateMetricsMessage(records[index]!.metrics) })),
           pageInfo: pageInfo(page, total),
         };
       },
