@@ -7,7 +7,7 @@ import pg from 'pg';
 import type { Api } from './api';
 import type { BenchConfig } from './config';
 import { percentile, random } from './data';
-import { runHttpLoad, runQueryLoad, type RunFigures } from './load';
+import { keepAliveGet, runHttpLoad, runQueryLoad, type RunFigures } from './load';
 import { fmt, table } from './report';
 
 export interface AffiliateListCase {
@@ -376,17 +376,17 @@ async function runCases(cases: AffiliateListCase[], send: (one: AffiliateListCas
 /** Each loop waits for its page before asking for the next: an admin's dashboard, not a flood. */
 export function runAffiliateDashboardGateway(baseUrl: string, data: AffiliateListData, cases: AffiliateListCase[], connections: number, durationS: number, label: string): Promise<DashboardRun> {
   const headers = { authorization: `Bearer ${data.project.keys.readOnly}` };
+  const client = keepAliveGet(baseUrl, connections);
   return runCases(
     cases,
     async (one) => {
-      const response = await fetch(`${baseUrl}${affiliateListPath(data, one)}`, { headers });
-      await response.arrayBuffer();
-      if (response.status !== 200) throw new Error(`${one.label}: ${response.status}`);
+      const status = await client.get(affiliateListPath(data, one), headers);
+      if (status !== 200) throw new Error(`${one.label}: ${status}`);
     },
     connections,
     durationS,
     label,
-  );
+  ).finally(() => client.close());
 }
 
 export function runAffiliateDashboardDirect(direct: DirectAffiliateList, cases: AffiliateListCase[], connections: number, durationS: number, label: string): Promise<DashboardRun> {
