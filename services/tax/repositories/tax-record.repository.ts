@@ -1,4 +1,5 @@
 import { CompiledQuery, type ExpressionBuilder, type Kysely } from 'kysely';
+import { preparedStatement } from '../../common/db/prepared-statements';
 import type { UserIdentifier } from '../../common/identifiers';
 import type { Page } from '../../common/pagination';
 import type { TaxDatabase } from '../database';
@@ -17,9 +18,12 @@ import { defaultSettings } from './tax-settings.repository';
  * for it. As in the agency's attribution statement, the users travel as two comma-separated lists
  * ($2 identifier types, $3 identifiers; a comma is in no valid identifier of any type) and the
  * timestamps come back as unix milliseconds: pg's array escaping and timestamp parsing cost more
- * than the statement itself.
+ * than the statement itself. Prepared by name (services/common/db/prepared-statements.ts): planning
+ * the LATERAL join took ~0.7 ms a call, four times its execution.
  */
-const CURRENT_STATUSES_SQL = `SELECT (SELECT s.require_tax_info FROM tax_settings s WHERE s.project_id = $1) AS require_tax_info,
+const CURRENT_STATUSES_SQL = preparedStatement(
+  'tax_current_statuses',
+  `SELECT (SELECT s.require_tax_info FROM tax_settings s WHERE s.project_id = $1) AS require_tax_info,
        r.status, r.form_type,
        floor(extract(epoch FROM r.submitted_at) * 1000)::float8 AS submitted_at_ms,
        floor(extract(epoch FROM r.approved_at) * 1000)::float8 AS approved_at_ms,
@@ -32,7 +36,8 @@ LEFT JOIN LATERAL (
     AND r.superseded_at IS NULL AND r.quarantined_at IS NULL
   LIMIT 1
 ) r ON true
-ORDER BY u.ord`;
+ORDER BY u.ord`,
+);
 
 interface CurrentStatusRow {
   require_tax_info: boolean | null;
