@@ -37,7 +37,7 @@ export interface ListSource<T> {
 }
 
 /** A service's list reply in the standard JSON shape. */
-export function listBody<T, R>(source: ListSource<T>, present: (item: T) => R, withCursor = false) {
+export function listBody<T, R>(source: ListSource<T>, present: (item: T, index: number) => R, withCursor = false) {
   const info = required(source.pageInfo, 'page_info');
   return {
     results: source.results.map(present),

@@ -65,6 +65,14 @@ describe('tax status over gRPC (referral.tax.v1.TaxService)', () => {
     ]);
   });
 
+  it('answers each user of a batch exactly as GetTaxStatus answers that user alone (form, timestamps, reason)', async () => {
+    const users = [user(approved.wallet.address), user(revoked.wallet.address), user(submitted.wallet.address), user(never)];
+    const batch = await tax.call.batchGetTaxStatuses({ projectId: project.id, users });
+    const alone = await Promise.all(users.map((one) => tax.call.getTaxStatus({ projectId: project.id, user: one })));
+    expect(batch.results).toEqual(alone);
+    expect(batch.results[0]).toMatchObject({ approvedAt: new Date('2026-11-21T12:00:00.000Z'), expiresAt: new Date('2029-11-20T00:00:00.000Z') });
+  });
+
   it('answers not_required for everyone in a project that does not require tax info', async () => {
     const relaxed = await createProject(stack);
     const affiliate = await signedInAffiliate(stack, relaxed);

@@ -1,12 +1,11 @@
 import { AffiliateSort, AffiliateStatus, SortOrder } from '../../../gen/referral/agency/v1/enums';
-import { EffectiveTaxStatus } from '../../../gen/referral/tax/v1/enums';
 import { enumValue, optionalEnumValue } from '../../../services/common/enums';
 import type { CallerFor } from '../../auth/caller';
 import { listBody } from '../../http/list';
-import { count, nameOf, required } from '../../http/present';
+import { count, required } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
-import { presentAffiliate, presentAffiliateMetrics } from './agency.presenters';
+import { presentAffiliate, presentAffiliateListItem } from './agency.presenters';
 import {
   affiliateListQuery,
   affiliateListSchema,
@@ -102,14 +101,9 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
             ? []
             : (await clients.tax.batchGetTaxStatuses({ projectId: caller.projectId, users: page.results.map((affiliate) => required(affiliate.user, 'user')) }))
                 .results;
-        const taxStatusOf = new Map(page.results.map((affiliate, index) => [affiliate, required(taxStatuses[index], 'tax_status')]));
         return {
           status: 200,
-          body: listBody(page, (affiliate) => ({
-            ...presentAffiliate(affiliate),
-            tax_status: nameOf(EffectiveTaxStatus, taxStatusOf.get(affiliate)!.status, 'tax_status'),
-            ...presentAffiliateMetrics(affiliate),
-          })),
+          body: listBody(page, (affiliate, index) => presentAffiliateListItem(affiliate, required(taxStatuses[index], 'tax_status').status)),
         };
       },
     ),

@@ -19,5 +19,9 @@ function convert(value: unknown): unknown {
   if (value === null) return undefined;
   if (Array.isArray(value)) return value.map(convert);
   if (typeof value !== 'object' || value instanceof Date || Buffer.isBuffer(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, convert(item)]));
+  // A plain loop: Object.fromEntries(Object.entries(...).map(...)) allocates two arrays per field,
+  // and every message of every reply passes through here.
+  const converted: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) converted[key] = convert((value as Record<string, unknown>)[key]);
+  return converted;
 }

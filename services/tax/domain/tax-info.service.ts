@@ -83,9 +83,9 @@ export class TaxInfoService {
     const checked = checkIdentifiers(usersInput, 'users');
     if (!checked.users) throw invalidFields(checked.violations);
     const { users } = checked;
-    const [settings, records] = await Promise.all([this.settings.get(projectId), this.records.findCurrentForUsers(projectId, users)]);
-    const byUser = new Map(records.map((record) => [`${record.user.identifierType}:${record.user.identifier}`, record]));
+    if (users.length === 0) return [];
+    const { requireTaxInfo, records } = await this.records.currentStatusesOf(projectId, users);
     const now = this.clock.now();
-    return users.map((user) => effectiveStatus(user, settings.requireTaxInfo, byUser.get(`${user.identifierType}:${user.identifier}`), now));
+    return users.map((user, index) => effectiveStatus(user, requireTaxInfo, records[index], now));
   }
 }

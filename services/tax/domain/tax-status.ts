@@ -12,7 +12,8 @@ export interface TaxStatusView {
   revokedReason: string | null;
 }
 
-interface StatusBearing {
+/** What a record's status is read from (the batch read selects only these). */
+export interface StatusBearing {
   status: RecordStatus;
   formType: FormType;
   submittedAt: Date;
