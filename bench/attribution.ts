@@ -1,15 +1,15 @@
 /**
  * Attribution (issue 8, section 8): BatchResolveAttribution over gRPC, batches of 100 (user, at) at
  * 50 concurrent calls, against 100,000 affiliates and 1,000,000 referred users; beside the same
- * lookup as the one SQL statement the service runs (RESOLVE_ATTRIBUTION_SQL), sent directly with pg
- * at the same concurrency.
+ * lookup as the one SQL statement the service runs (RESOLVE_ATTRIBUTION_SQL, prepared by the same
+ * name), sent directly with pg at the same concurrency.
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { AgencyServiceClient, type Attribution } from '../gen/referral/agency/v1/agency';
 import { createGrpcClient } from '../services/common/grpc/client';
 import { SERVICE_CATALOG } from '../services/common/service-catalog';
-import { RESOLVE_ATTRIBUTION_SQL, resolveAttributionParameters } from '../services/agency/repositories/attribution.repository';
+import { RESOLVE_ATTRIBUTION_SQL, RESOLVE_ATTRIBUTION_STATEMENT, resolveAttributionParameters } from '../services/agency/repositories/attribution.repository';
 import { type Api, createProject } from './api';
 import type { BenchConfig } from './config';
 import { percentile, random, Samples } from './data';
@@ -235,10 +235,7 @@ export function directPath(databaseUrl: string, projectId: string, connections: 
         spread_bps: number | null;
         master_suspended: boolean;
         active_tier_id: string | null;
-      }>(
-        RESOLVE_ATTRIBUTION_SQL,
-        parameters,
-      );
+      }>({ name: RESOLVE_ATTRIBUTION_STATEMENT, text: RESOLVE_ATTRIBUTION_SQL, values: parameters });
       return rows.map((row) => {
         const paidMaster = row.affiliate_id !== null && row.master_id !== null && !row.master_suspended;
         return {

@@ -50,31 +50,45 @@ export class AffiliateDetailsService {
     const now = this.clock.now();
     const ids = records.map((record) => record.id);
     const [relations, protections] = await Promise.all([this.masters.relationsOf(ids), this.protections.inForce(ids, now)]);
-    return this.describeWith(records, relations, protections, now);
+    return this.describeWith(records, relations, protections, await this.tiersOf(records, protections), now);
   }
 
-  /** As describe, for records read with their relations and protections (the list's page statement): only the tiers are asked for. */
-  describeListed(records: readonly AffiliateListRecord[]): Promise<AffiliateView[]> {
+  /** As describe, for records read with their relations, protections and tiers (the list's page statement): nothing more is read. */
+  describeListed(records: readonly AffiliateListRecord[]): AffiliateView[] {
     const relations = new Map(records.map((record) => [record.id, record.relation]));
     const protections = new Map(records.flatMap((record) => (record.protection ? [[record.id, record.protection] as const] : [])));
-    return this.describeWith(records, relations, protections, this.clock.now());
+    const tiers: TierLookup = {
+      current: records.map((record) => record.currentTier),
+      byId: new Map(records.flatMap((record) => (record.protectedTier ? [[record.protectedTier.id, record.protectedTier] as const] : []))),
+    };
+    return this.describeWith(records, relations, protections, tiers, this.clock.now());
   }
 
-  private async describeWith(
+  private describeWith(
     records: readonly AffiliateRecord[],
     relations: Map<string, MasterRelation>,
     protections: Map<string, TierProtectionRecord>,
+    tiers: TierLookup,
     now: Date,
-  ): Promise<AffiliateView[]> {
-    if (records.length === 0) return [];
-    const tiers = await this.tiersOf(records, protections);
+  ): AffiliateView[] {
     return records.map((record, index) => {
       const protection = protections.get(record.id);
       const current = tiers.current[index] ?? null;
       const protectedTier = protection ? (tiers.byId.get(protection.tierId) ?? null) : null;
       const relation = relations.get(record.id);
+      // Field by field, not a spread of the record: this runs for every item of every list page.
       return {
-        ...record,
+        id: record.id,
+        projectId: record.projectId,
+        user: record.user,
+        name: record.name,
+        region: record.region,
+        status: record.status,
+        codes: record.codes,
+        joinedAt: record.joinedAt,
+        updatedAt: record.updatedAt,
+        suspendedAt: record.suspendedAt,
+        suspensionReason: record.suspensionReason,
         master: relation?.master ?? null,
         isMaster: relation?.isMaster ?? false,
         currentTier: current,

@@ -64,10 +64,10 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
             order: optionalEnum(SortOrder, req.order, 'order') ?? 'desc',
           },
         );
-        // The page statement brought figures, relations and protections: only the tiers are asked for (audience service).
-        const views = await domain.details.describeListed(records);
+        // The page statement brought figures, relations, protections and tiers: nothing more is read.
+        const views = domain.details.describeListed(records);
         return {
-          results: views.map((view, index) => ({ ...toAffiliateMessage(view), metrics: toAffiliateMetricsMessage(records[index]!.metrics) })),
+          results: views.map((view, index) => Object.assign(toAffiliateMessage(view), { metrics: toAffiliateMetricsMessage(records[index]!.metrics) })),
           pageInfo: pageInfo(page, total),
         };
       },

@@ -9,7 +9,7 @@ export interface EntryFilter {
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the list's id queries, as listPage takes them
-type PageIds = SelectQueryBuilder<any, any, { id: string; position: string }>;
+type PageIds = SelectQueryBuilder<any, any, { id: string }>;
 type Entries = ExpressionBuilder<AgencyDatabase & { e: AgencyDatabase['affiliate_filter_entries'] }, 'e'>;
 
 /**
@@ -26,14 +26,13 @@ export function entryFilters(filters: AffiliateFilters): EntryFilter[] {
 }
 
 /**
- * The filtered affiliates' ids in the order asked, each with its `position` (limit and offset are the
+ * The filtered affiliates' ids in the order asked (limit and offset are the
  * caller's), from affiliate_filter_entries: one range of the sort key's index per value of the first
  * group, status and region checked in it, the other groups by the entries' primary key. Several
  * values: their ranges merged in order, an affiliate in several of them once; `reach` is the page's
  * offset + limit (how far into the order it reads).
  */
 export function entryPageIds(db: Kysely<AgencyDatabase>, projectId: string, filters: AffiliateFilters, [first, ...others]: EntryFilter[], sort: AffiliateSort, reach: number): PageIds {
-  const order = sql.raw(sort.order);
   const range = (value: string) => {
     let query = db
       .selectFrom('affiliate_filter_entries as e')
@@ -47,7 +46,7 @@ export function entryPageIds(db: Kysely<AgencyDatabase>, projectId: string, filt
   };
   if (first!.values.length === 1) {
     return range(first!.values[0]!)
-      .select(['e.affiliate_id as id', sql<string>`row_number() OVER (ORDER BY ${sql.ref(`e.${sort.by}`)} ${order}, e.affiliate_id ${order})`.as('position')])
+      .select('e.affiliate_id as id')
       .orderBy(`e.${sort.by}`, sort.order)
       .orderBy('e.affiliate_id', sort.order);
   }
@@ -63,7 +62,7 @@ export function entryPageIds(db: Kysely<AgencyDatabase>, projectId: string, filt
     .distinct();
   return db
     .selectFrom(distinct.as('d'))
-    .select(['d.id', sql<string>`row_number() OVER (ORDER BY d.key ${order}, d.id ${order})`.as('position')])
+    .select('d.id')
     .orderBy('d.key', sort.order)
     .orderBy('d.id', sort.order);
 }

@@ -1,17 +1,24 @@
-import { type Kysely, sql, type SelectQueryBuilder } from 'kysely';
+import { CompiledQuery, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { preparedStatement } from '../../common/db/prepared-statements';
 import type { IdentifierType } from '../../common/identifiers';
 import type { AgencyDatabase } from '../database';
+import type { TierView } from '../domain/audience-directory';
 import type { AffiliateStatus } from '../domain/vocabulary';
 import type { AffiliateCodeRecord, AffiliateRecord } from './affiliate.repository';
 import type { AffiliateMetricsRecord, EarningRecord } from './affiliate-metrics.repository';
 import type { MasterRelation } from './master.repository';
 import type { TierProtectionRecord } from './tier-protection.repository';
 
-/** An affiliate as the list shows it: its row, codes, figures and earnings, master relation and protection in force. */
+/**
+ * An affiliate as the list shows it: its row, codes, figures and earnings, master relation,
+ * protection in force, its current tier and the protected tier (while that still is a tier).
+ */
 export interface AffiliateListRecord extends AffiliateRecord {
   metrics: AffiliateMetricsRecord;
   relation: MasterRelation;
   protection: TierProtectionRecord | undefined;
+  currentTier: TierView | null;
+  protectedTier: TierView | null;
 }
 
 interface PageRow {
@@ -42,54 +49,79 @@ interface PageRow {
   protected_tier_id: string | null;
   protection_starts_at: Date | null;
   protection_expires_at: Date | null;
+  protected_tier_name: string | null;
+  protected_tier_rank: number | null;
+  current_tier_id: string | null;
+  current_tier_name: string | null;
+  current_tier_rank: number | null;
 }
 
 /**
- * The rows of one page in one statement: `ids` (the page's ids with their `position`, already limited)
- * joined to everything an item shows. Codes and earnings come as JSON arrays (one row per affiliate,
- * no fan-out); a code's uses are counted as AffiliateRepository.withCodes counts them. Rows come back
- * in `position` order.
+ * The rows of a page, given its ids in order: each affiliate joined to everything an item shows,
+ * its current tier (its highest-ranked tier segment among its present memberships, as
+ * SegmentTierRepository.tiers and RESOLVE_ATTRIBUTION_SQL read it) and its protected tier's name.
+ * Codes and earnings come as JSON arrays (one row per affiliate, no fan-out); a code's uses are
+ * counted as AffiliateRepository.withCodes counts them. A fixed text sent as a prepared statement:
+ * planning this many joins cost more than running them. $1 the ids, $2 the project, $3 now.
+ */
+const PAGE_ROWS_SQL = preparedStatement(
+  'agency_affiliate_list_rows',
+  `SELECT a.id, a.project_id, a.identifier_type, a.identifier, a.name, a.region, a.status, a.joined_at, a.updated_at,
+       s.suspended_at, s.reason AS suspension_reason,
+       m.volume_usd::text AS volume_usd, m.revenue_usd::text AS revenue_usd, m.conversions, m.end_users,
+       m.referred_volume_usd::text AS referred_volume_usd,
+       codes.list AS codes, earnings.list AS earnings,
+       d.id IS NOT NULL AS is_master, ma.id AS master_id, ma.identifier AS master_identifier, ma.identifier_type AS master_identifier_type,
+       tp.tier_id AS protected_tier_id, tp.starts_at AS protection_starts_at, tp.expires_at AS protection_expires_at,
+       pt.name AS protected_tier_name, pt.tier_rank AS protected_tier_rank,
+       ct.segment_id AS current_tier_id, ct.name AS current_tier_name, ct.tier_rank AS current_tier_rank
+FROM unnest($1::uuid[]) WITH ORDINALITY AS page(id, ord)
+JOIN affiliates a ON a.id = page.id AND a.project_id = $2
+LEFT JOIN affiliate_suspensions s ON s.affiliate_id = a.id AND s.reactivated_at IS NULL
+LEFT JOIN affiliate_metrics m ON m.affiliate_id = a.id AND m.project_id = $2
+LEFT JOIN agency_designations d ON d.affiliate_id = a.id AND d.removed_at IS NULL
+LEFT JOIN sub_affiliate_bindings b ON b.affiliate_id = a.id AND b.bound_to IS NULL
+LEFT JOIN affiliates ma ON ma.id = b.master_id
+LEFT JOIN LATERAL (
+  SELECT t.tier_id, t.starts_at, t.expires_at FROM tier_protections t
+  WHERE t.affiliate_id = a.id AND t.starts_at <= $3 AND t.expires_at > $3 AND (t.ended_at IS NULL OR t.ended_at > $3)
+  ORDER BY t.starts_at DESC LIMIT 1
+) tp ON true
+LEFT JOIN segment_tiers pt ON pt.segment_id = tp.tier_id AND pt.project_id = $2 AND pt.tier_rank IS NOT NULL
+LEFT JOIN LATERAL (
+  SELECT st.segment_id, st.name, st.tier_rank
+  FROM audience_memberships am JOIN segment_tiers st ON st.segment_id = am.segment_id AND st.tier_rank IS NOT NULL
+  WHERE am.project_id = $2 AND am.identifier_type = a.identifier_type AND am.identifier = a.identifier AND am.present
+  ORDER BY st.tier_rank DESC, st.segment_id LIMIT 1
+) ct ON true
+LEFT JOIN LATERAL (
+  SELECT json_agg(json_build_array(c.code, c.created_at,
+           (SELECT count(*) FROM referrals r WHERE r.affiliate_id = c.affiliate_id AND r.code = c.code)) ORDER BY c.id) AS list
+  FROM affiliate_codes c WHERE c.affiliate_id = a.id
+) codes ON true
+LEFT JOIN LATERAL (
+  SELECT json_agg(json_build_array(e.kind, e.currency_id, e.amount::text, cur.chain_id::text, cur.address, cur.name, cur.decimals)
+           ORDER BY cur.name, e.currency_id) AS list
+  FROM affiliate_earnings e LEFT JOIN metric_currencies cur ON cur.id = e.currency_id
+  WHERE e.affiliate_id = a.id AND e.project_id = $2
+) earnings ON true
+ORDER BY page.ord`,
+);
+
+/**
+ * A page: its ids first (`ids`, one of the list's index-driven id queries, already ordered and
+ * limited), then their rows in that order (PAGE_ROWS_SQL).
  */
 export async function listPage(
   db: Kysely<AgencyDatabase>,
   projectId: string,
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any of the list's id queries (on `a` or on `m`)
-  ids: SelectQueryBuilder<any, any, { id: string; position: string }>,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any of the list's id queries (on `a`, `m` or the filter entries)
+  ids: SelectQueryBuilder<any, any, { id: string }>,
   now: Date,
 ): Promise<AffiliateListRecord[]> {
-  const { rows } = await sql<PageRow>`
-    SELECT a.id, a.project_id, a.identifier_type, a.identifier, a.name, a.region, a.status, a.joined_at, a.updated_at,
-           s.suspended_at, s.reason AS suspension_reason,
-           m.volume_usd::text AS volume_usd, m.revenue_usd::text AS revenue_usd, m.conversions, m.end_users,
-           m.referred_volume_usd::text AS referred_volume_usd,
-           codes.list AS codes, earnings.list AS earnings,
-           d.id IS NOT NULL AS is_master, ma.id AS master_id, ma.identifier AS master_identifier, ma.identifier_type AS master_identifier_type,
-           tp.tier_id AS protected_tier_id, tp.starts_at AS protection_starts_at, tp.expires_at AS protection_expires_at
-    FROM (${ids}) AS page
-    JOIN affiliates a ON a.id = page.id
-    LEFT JOIN affiliate_suspensions s ON s.affiliate_id = a.id AND s.reactivated_at IS NULL
-    LEFT JOIN affiliate_metrics m ON m.affiliate_id = a.id AND m.project_id = ${projectId}
-    LEFT JOIN agency_designations d ON d.affiliate_id = a.id AND d.removed_at IS NULL
-    LEFT JOIN sub_affiliate_bindings b ON b.affiliate_id = a.id AND b.bound_to IS NULL
-    LEFT JOIN affiliates ma ON ma.id = b.master_id
-    LEFT JOIN LATERAL (
-      SELECT t.tier_id, t.starts_at, t.expires_at FROM tier_protections t
-      WHERE t.affiliate_id = a.id AND t.starts_at <= ${now} AND t.expires_at > ${now} AND (t.ended_at IS NULL OR t.ended_at > ${now})
-      ORDER BY t.starts_at DESC LIMIT 1
-    ) tp ON true
-    LEFT JOIN LATERAL (
-      SELECT json_agg(json_build_array(c.code, c.created_at,
-               (SELECT count(*) FROM referrals r WHERE r.affiliate_id = c.affiliate_id AND r.code = c.code)) ORDER BY c.id) AS list
-      FROM affiliate_codes c WHERE c.affiliate_id = a.id
-    ) codes ON true
-    LEFT JOIN LATERAL (
-      SELECT json_agg(json_build_array(e.kind, e.currency_id, e.amount::text, cur.chain_id::text, cur.address, cur.name, cur.decimals)
-               ORDER BY cur.name, e.currency_id) AS list
-      FROM affiliate_earnings e LEFT JOIN metric_currencies cur ON cur.id = e.currency_id
-      WHERE e.affiliate_id = a.id AND e.project_id = ${projectId}
-    ) earnings ON true
-    WHERE a.project_id = ${projectId}
-    ORDER BY page.position`.execute(db);
+  const pageIds = (await ids.execute()).map((row) => row.id);
+  if (pageIds.length === 0) return [];
+  const { rows } = await db.executeQuery<PageRow>(CompiledQuery.raw(PAGE_ROWS_SQL, [pageIds, projectId, now]));
   return rows.map(toListRecord);
 }
 
@@ -136,5 +168,7 @@ function toListRecord(row: PageRow): AffiliateListRecord {
     },
     protection:
       row.protected_tier_id === null ? undefined : { tierId: row.protected_tier_id, startsAt: row.protection_starts_at!, expiresAt: row.protection_expires_at! },
+    currentTier: row.current_tier_id === null ? null : { id: row.current_tier_id, name: row.current_tier_name!, rank: row.current_tier_rank! },
+    protectedTier: row.protected_tier_id === null || row.protected_tier_rank === null ? null : { id: row.protected_tier_id, name: row.protected_tier_name!, rank: row.protected_tier_rank },
   };
 }

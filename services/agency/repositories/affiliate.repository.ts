@@ -197,12 +197,11 @@ export class AffiliateRepository {
     return { records: rows, total };
   }
 
-  /** The ids of the filtered affiliates in the order asked, each with its place in that order (`position`); `reach`: offset + limit. */
+  /** The ids of the filtered affiliates in the order asked; `reach`: offset + limit. */
   private pageIds(projectId: string, filters: AffiliateFilters, sort: AffiliateSort, reach: number) {
     // Segments and conversion names (with status and region): ranges of their entries' index for the sort.
     const groups = entryFilters(filters);
     if (groups.length > 0 && filters.q === undefined) return entryPageIds(this.db, projectId, filters, groups, sort, reach);
-    const order = sql.raw(sort.order);
     const filtered = <Q extends FilterableQuery>(query: Q): Q => applyFilters(query, projectId, filters);
     const base = this.db.selectFrom('affiliates as a');
     if (sort.by === 'joined_at' && filters.q !== undefined) {
@@ -211,13 +210,13 @@ export class AffiliateRepository {
       const matches = filtered(base.select(['a.id', 'a.joined_at']).where('a.project_id', '=', projectId)).offset(0);
       return this.db
         .selectFrom(matches.as('f'))
-        .select(['f.id', sql<string>`row_number() OVER (ORDER BY f.joined_at ${order}, f.id ${order})`.as('position')])
+        .select('f.id')
         .orderBy('f.joined_at', sort.order)
         .orderBy('f.id', sort.order);
     }
     if (sort.by === 'joined_at') {
       return filtered(
-        base.select(['a.id', sql<string>`row_number() OVER (ORDER BY a.joined_at ${order}, a.id ${order})`.as('position')]).where('a.project_id', '=', projectId),
+        base.select('a.id').where('a.project_id', '=', projectId),
       )
         .orderBy('a.joined_at', sort.order)
         .orderBy('a.id', sort.order);
@@ -232,15 +231,14 @@ export class AffiliateRepository {
       ).offset(0);
       return this.db
         .selectFrom(matches.as('f'))
-        .select(['f.id', sql<string>`row_number() OVER (ORDER BY f.key ${order}, f.id ${order})`.as('position')])
+        .select('f.id')
         .where('f.key', 'is not', null)
         .orderBy('f.key', sort.order)
         .orderBy('f.id', sort.order);
     }
     // Every affiliate has its metrics row (created with it), with copies of its status and region (in
     // the metric's indexes: by region, and of the suspended, 0009): a page is one range of an index.
-    const position = sql<string>`row_number() OVER (ORDER BY ${metric} ${order}, m.affiliate_id ${order})`.as('position');
-    let onMetrics = this.db.selectFrom('affiliate_metrics as m').select(['m.affiliate_id as id', position]).where('m.project_id', '=', projectId);
+    let onMetrics = this.db.selectFrom('affiliate_metrics as m').select('m.affiliate_id as id').where('m.project_id', '=', projectId);
     if (filters.status !== undefined) onMetrics = onMetrics.where('m.status', '=', filters.status);
     if (filters.region !== undefined) onMetrics = onMetrics.where('m.region', '=', filters.region);
     return onMetrics

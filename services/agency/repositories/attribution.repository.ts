@@ -1,4 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
+import { preparedStatement } from '../../common/db/prepared-statements';
 import type { IdentifierType, UserIdentifier } from '../../common/identifiers';
 import type { AgencyDatabase } from '../database';
 import type { AffiliateRefRecord } from './referral.repository';
@@ -48,9 +49,13 @@ export interface AttributionRow {
  * and every item is checked before it gets here.
  *
  * Written as SQL text rather than with the query builder (unnest ... WITH ORDINALITY has no builder
- * form), and exported: `npm run bench` sends this very statement with pg as the physical limit.
+ * form), and exported: `npm run bench` sends this very statement with pg as the physical limit, by
+ * the same name: a prepared statement (services/common/db/prepared-statements.ts), planned once per connection.
  */
-export const RESOLVE_ATTRIBUTION_SQL = `SELECT r.affiliate_id, a.identifier AS affiliate_identifier, a.identifier_type AS affiliate_identifier_type,
+export const RESOLVE_ATTRIBUTION_STATEMENT = 'agency_resolve_attribution';
+export const RESOLVE_ATTRIBUTION_SQL = preparedStatement(
+  RESOLVE_ATTRIBUTION_STATEMENT,
+  `SELECT r.affiliate_id, a.identifier AS affiliate_identifier, a.identifier_type AS affiliate_identifier_type,
        r.code, (extract(epoch FROM r.referred_at) * 1000)::float8 AS referred_at_ms,
        EXISTS (
          SELECT 1 FROM affiliate_suspensions s
@@ -94,7 +99,8 @@ LEFT JOIN LATERAL (
   ORDER BY st.tier_rank DESC, st.segment_id LIMIT 1
 ) ct ON true
 LEFT JOIN LATERAL (SELECT st.tier_rank FROM segment_tiers st WHERE st.segment_id = tp.tier_id AND st.project_id = $4 AND st.tier_rank IS NOT NULL LIMIT 1) pt ON true
-ORDER BY i.ord`;
+ORDER BY i.ord`,
+);
 
 interface ResolvedRow {
   affiliate_id: string | null;

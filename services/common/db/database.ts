@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from '../logger';
+import { PreparingClient } from './prepared-statements';
 import { typeParsers } from './type-parsers';
 
 export interface DatabaseOptions {
@@ -31,6 +32,8 @@ export function openDatabase<DB>(options: DatabaseOptions): Database<DB> {
     connectionTimeoutMillis: 10_000,
     // bigint, numeric, date and timestamps as the table types say (./type-parsers.ts).
     types: typeParsers,
+    // Registered hot statements go as named prepared statements (./prepared-statements.ts).
+    Client: PreparingClient,
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (error) => options.logger.warn({ err: error }, 'idle database connection failed'));

@@ -1,0 +1,49 @@
+import { CompiledQuery, sql } from 'kysely';
+import { type Database, openDatabase } from '../../services/common/db/database';
+import { preparedStatement } from '../../services/common/db/prepared-statements';
+import { createLogger } from '../../services/common/logger';
+import { databaseUrl } from '../setup/test-env';
+
+const SQUARES = preparedStatement('test_prepared_squares', 'SELECT g, g * $1::int AS product FROM generate_series(1, $2::int) g ORDER BY g');
+
+/** services/common/db/prepared-statements.ts: registered texts go by name, once per connection; nothing else changes. */
+describe('prepared statements', () => {
+  let database: Database<unknown>;
+  beforeAll(() => {
+    // One connection, so the statement prepared by one query is the one the next finds.
+    database = openDatabase({
+      url: databaseUrl('postgres'),
+      schema: 'public',
+      poolMax: 1,
+      applicationName: 'test-prepared-statements',
+      logger: createLogger({ service: 'test', level: 'silent' }),
+    });
+  });
+  afterAll(() => database.close());
+
+  const prepared = async () =>
+    (await sql<{ name: string; calls: bigint }>`SELECT name, generic_plans + custom_plans AS calls FROM pg_prepared_statements ORDER BY name`.execute(database.db)).rows;
+
+  it('sends a registered text as a named statement, prepared once and run with each call’s parameters', async () => {
+    const run = async (factor: number, count: number) =>
+      (await database.db.executeQuery<{ g: number; product: number }>(CompiledQuery.raw(SQUARES, [factor, count]))).rows;
+    expect(await run(3, 2)).toEqual([
+      { g: 1, product: 3 },
+      { g: 2, product: 6 },
+    ]);
+    expect(await run(5, 3)).toEqual([
+      { g: 1, product: 5 },
+      { g: 2, product: 10 },
+      { g: 3, product: 15 },
+    ]);
+    // One statement, planned for both calls; the statement above (not registered) left none.
+    expect(await prepared()).toEqual([{ name: 'test_prepared_squares', calls: 2n }]);
+  });
+
+  it('leaves unregistered texts unnamed, and refuses a second text under a taken name', async () => {
+    await sql`SELECT ${1}::int AS one`.execute(database.db);
+    expect((await prepared()).map((row) => row.name)).toEqual(['test_prepared_squares']);
+    expect(preparedStatement('test_prepared_squares', SQUARES)).toBe(SQUARES);
+    expect(() => preparedStatement('test_prepared_squares', 'SELECT 1')).toThrow(/already registered with another text/);
+  });
+});
