@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { isAlive } from '../helpers/processes';
 
@@ -130,6 +131,14 @@ export function startWebBuildInBackground(): void {
   const hash = sourcesHash();
   if (builtFrom(hash) || !tryLock()) return;
   const background = build(hash);
+  // Beside the test files (whose set-ups have timeouts), the build takes the CPU they leave.
+  if (background.child.pid !== undefined) {
+    try {
+      os.setPriority(background.child.pid, 10);
+    } catch {
+      // Not allowed here: it builds at the normal priority.
+    }
+  }
   // A failure is reported by the browser test that then builds again, with the error.
   background.done.catch(() => undefined);
   state.__referralWebBuild = background;
