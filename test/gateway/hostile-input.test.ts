@@ -41,6 +41,8 @@ const HOSTILE_BODIES: string[] = [
 const OVERSIZE = 'o'.repeat(20_000);
 
 const CONCURRENCY = 8;
+/** A stack, a sign-in and the document: the file runs first (the longest), with cold caches, which on a loaded machine takes over a minute. */
+const SETUP_TIMEOUT_MS = 120_000;
 
 interface Operation {
   method: string;
@@ -114,7 +116,7 @@ describe('hostile input', () => {
         });
       }
     }
-  });
+  }, SETUP_TIMEOUT_MS);
   afterAll(() => stack.stop());
 
   /** The credential that gets a probe past authentication, so that it reaches validation and the services. */

@@ -1,5 +1,6 @@
 import IORedis from 'ioredis';
 import pg from 'pg';
+import { stopWebBuild } from '../e2e/web-build';
 import { stopContainers } from './containers';
 import { databaseUrl, TEST_DB_PREFIX, TEST_REDIS_URL } from './test-env';
 
@@ -24,5 +25,6 @@ export default async function globalTeardown(): Promise<void> {
     } while (cursor !== '0');
     await redis.quit();
   }
+  await stopWebBuild();
   await stopContainers();
 }
