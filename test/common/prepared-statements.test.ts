@@ -1,8 +1,7 @@
 import { CompiledQuery, sql } from 'kysely';
-import { type Database, openDatabase } from '../../services/common/db/database';
+import type { Database } from '../../services/common/db/database';
 import { preparedStatement } from '../../services/common/db/prepared-statements';
-import { createLogger } from '../../services/common/logger';
-import { databaseUrl } from '../setup/test-env';
+import { openMaintenanceDatabase } from '../helpers/maintenance-database';
 
 const SQUARES = preparedStatement('test_prepared_squares', 'SELECT g, g * $1::int AS product FROM generate_series(1, $2::int) g ORDER BY g');
 
@@ -10,14 +9,7 @@ const SQUARES = preparedStatement('test_prepared_squares', 'SELECT g, g * $1::in
 describe('prepared statements', () => {
   let database: Database<unknown>;
   beforeAll(() => {
-    // One connection, so the statement prepared by one query is the one the next finds.
-    database = openDatabase({
-      url: databaseUrl('postgres'),
-      schema: 'public',
-      poolMax: 1,
-      applicationName: 'test-prepared-statements',
-      logger: createLogger({ service: 'test', level: 'silent' }),
-    });
+    database = openMaintenanceDatabase('test-prepared-statements');
   });
   afterAll(() => database.close());
 

@@ -1,20 +1,12 @@
 import { sql } from 'kysely';
-import { type Database, openDatabase } from '../../services/common/db/database';
-import { createLogger } from '../../services/common/logger';
-import { databaseUrl } from '../setup/test-env';
+import type { Database } from '../../services/common/db/database';
+import { openMaintenanceDatabase } from '../helpers/maintenance-database';
 
 /** What every repository reads, as services/common/db/type-parsers.ts registers it on each pool. */
 describe('database type parsers', () => {
   let database: Database<unknown>;
   beforeAll(() => {
-    // A read-only SELECT: the maintenance database will do, no schema of ours is touched.
-    database = openDatabase({
-      url: databaseUrl('postgres'),
-      schema: 'public',
-      poolMax: 1,
-      applicationName: 'test-type-parsers',
-      logger: createLogger({ service: 'test', level: 'silent' }),
-    });
+    database = openMaintenanceDatabase('test-type-parsers');
   });
   afterAll(() => database.close());
 

@@ -1,5 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { preparedStatement } from '../../common/db/prepared-statements';
+import { userLists } from '../../common/db/user-lists';
 import type { IdentifierType, UserIdentifier } from '../../common/identifiers';
 import type { AgencyDatabase } from '../database';
 import type { AffiliateRefRecord } from './referral.repository';
@@ -45,8 +46,7 @@ export interface AttributionRow {
  * The items travel as three comma-separated lists of one length ($1 identifier types, $2 identifiers,
  * $3 moments in unix milliseconds), split by string_to_array, and referred_at comes back in unix
  * milliseconds: pg's escaping of array parameters and its timestamp parsing cost more than the query
- * itself at this rate. A comma is in no valid identifier of any type (services/common/identifiers.ts),
- * and every item is checked before it gets here.
+ * itself at this rate. The users' lists come from userLists (services/common/db/user-lists.ts).
  *
  * Written as SQL text rather than with the query builder (unnest ... WITH ORDINALITY has no builder
  * form), and exported: `npm run bench` sends this very statement with pg as the physical limit, by
@@ -119,18 +119,8 @@ interface ResolvedRow {
 
 /** The statement's parameters for a batch, in the order RESOLVE_ATTRIBUTION_SQL numbers them. */
 export function resolveAttributionParameters(projectId: string, queries: readonly AttributionQuery[]): string[] {
-  const types = new Array<string>(queries.length);
-  const identifiers = new Array<string>(queries.length);
-  const moments = new Array<number>(queries.length);
-  for (let index = 0; index < queries.length; index += 1) {
-    const { user, at } = queries[index]!;
-    // Unreachable for a checked identifier; a comma would shift every later item.
-    if (user.identifier.includes(',')) throw new Error('an identifier with a comma reached the attribution statement');
-    types[index] = user.identifierType;
-    identifiers[index] = user.identifier;
-    moments[index] = at.getTime();
-  }
-  return [types.join(','), identifiers.join(','), moments.join(','), projectId];
+  const { types, identifiers } = userLists(queries.map((query) => query.user));
+  return [types, identifiers, queries.map((query) => query.at.getTime()).join(','), projectId];
 }
 
 export class AttributionRepository {

@@ -1,5 +1,6 @@
 import { CompiledQuery, type ExpressionBuilder, type Kysely } from 'kysely';
 import { preparedStatement } from '../../common/db/prepared-statements';
+import { userLists } from '../../common/db/user-lists';
 import type { UserIdentifier } from '../../common/identifiers';
 import type { Page } from '../../common/pagination';
 import type { TaxDatabase } from '../database';
@@ -16,7 +17,7 @@ import { defaultSettings } from './tax-settings.repository';
  * one probe of tax_records_one_current (LATERAL ... LIMIT 1, whatever the statistics say). Only the
  * columns a status shows are read: nothing sealed or personal, so nothing is decrypted or parsed
  * for it. As in the agency's attribution statement, the users travel as two comma-separated lists
- * ($2 identifier types, $3 identifiers; a comma is in no valid identifier of any type) and the
+ * ($2 identifier types, $3 identifiers: services/common/db/user-lists.ts) and the
  * timestamps come back as unix milliseconds: pg's array escaping and timestamp parsing cost more
  * than the statement itself. Prepared by name (services/common/db/prepared-statements.ts): planning
  * the LATERAL join took ~0.7 ms a call, four times its execution.
@@ -70,16 +71,8 @@ export class TaxRecordRepository {
   ): Promise<{ requireTaxInfo: boolean; records: Array<StatusBearing | undefined> }> {
     // The settings come back beside the users' rows: without a user there is no row to carry them.
     if (users.length === 0) throw new Error('currentStatusesOf needs at least one user');
-    const types = new Array<string>(users.length);
-    const identifiers = new Array<string>(users.length);
-    for (let index = 0; index < users.length; index += 1) {
-      const user = users[index]!;
-      // Unreachable for a checked identifier; a comma would shift every later user.
-      if (user.identifier.includes(',') || user.identifierType.includes(',')) throw new Error('an identifier with a comma reached the tax status statement');
-      types[index] = user.identifierType;
-      identifiers[index] = user.identifier;
-    }
-    const { rows } = await this.db.executeQuery<CurrentStatusRow>(CompiledQuery.raw(CURRENT_STATUSES_SQL, [projectId, types.join(','), identifiers.join(',')]));
+    const { types, identifiers } = userLists(users);
+    const { rows } = await this.db.executeQuery<CurrentStatusRow>(CompiledQuery.raw(CURRENT_STATUSES_SQL, [projectId, types, identifiers]));
     if (rows.length !== users.length) throw new Error(`the tax status statement answered ${rows.length} rows for ${users.length} users`);
     return {
       requireTaxInfo: rows[0]!.require_tax_info ?? defaultSettings(projectId).requireTaxInfo,
