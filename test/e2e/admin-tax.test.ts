@@ -180,6 +180,8 @@ describe('the admin tax section in a browser', () => {
     await full.getByRole('link', { name: 'audit log' }).click();
     await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
     const entry = page.locator('tbody tr');
+    // The heading shows before the log and the key names have loaded: wait for the row naming the key.
+    await entry.filter({ hasText: `(${project.keys.admin.slice(0, 8)}` }).waitFor();
     expect(await entry.count()).toBe(1);
     // Whose record (the full address in the link's title), what, and who read it: the signed-in key, by name.
     expect(await entry.getByRole('link').getAttribute('title')).toBe(forms.ada);
