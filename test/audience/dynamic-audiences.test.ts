@@ -68,6 +68,14 @@ describe('dynamic audiences', () => {
     return { current: response.body.current_tier?.id ?? null, active: response.body.active_tier?.id ?? null };
   }
 
+  /** The agency reads tiers from its projection of the audience's entry events: it follows an entry change within moments, not with it. */
+  async function tiersFollow(identifier: string, expected: { current: string | null; active: string | null }) {
+    await pollUntil(async () => JSON.stringify(await tiersOf(identifier)) === JSON.stringify(expected) || undefined, {
+      timeoutMs: 10_000,
+      what: 'the agency\'s tiers to follow the entries',
+    });
+  }
+
   it('adds users whose conversions match within seconds, removes on evaluate those that stopped matching (a window moved on), and leaves static entries alone', async () => {
     const [u1, u2, u3] = [randomEvmAddress(), randomEvmAddress(), randomEvmAddress()];
     const audience = await createSegment(stack, project, { condition: { metric: 'volume_usd', op: 'gte', value: '100', window_days: 7 } });
@@ -144,10 +152,12 @@ describe('dynamic audiences', () => {
     await completed(silver.id);
     await push(5_000);
     await waitForEntries(gold.id, [`${holder}:dynamic:condition`], 'the holder to enter gold', TRAIT_TO_ENTRY_MS);
+    await tiersFollow(holder, { current: gold.id, active: gold.id });
     expect(await tiersOf(holder)).toEqual({ current: gold.id, active: gold.id });
     await push(50);
     await waitForEntries(gold.id, [], 'the holder to leave gold', TRAIT_TO_ENTRY_MS);
     expect(await entryIds(silver.id)).toEqual([`${holder}:dynamic:condition`]);
+    await tiersFollow(holder, { current: silver.id, active: silver.id });
     expect(await tiersOf(holder)).toEqual({ current: silver.id, active: silver.id });
   });
 
@@ -159,15 +169,18 @@ describe('dynamic audiences', () => {
     const gold = await createSegment(stack, project, { condition: { metric: 'referred_volume_usd', op: 'gte', value: '1000' }, tier_rank: 4 });
     await completed(silver.id);
     await completed(gold.id);
+    await tiersFollow(alice, { current: null, active: null });
     expect(await tiersOf(alice)).toEqual({ current: null, active: null });
 
     await convert(randomEvmAddress(), '150', { referral_code: code });
     await waitForEntries(silver.id, [`${alice}:dynamic:condition`], 'Alice to reach silver');
     expect(await entryIds(gold.id)).toEqual([]);
+    await tiersFollow(alice, { current: silver.id, active: silver.id });
     expect(await tiersOf(alice)).toEqual({ current: silver.id, active: silver.id });
 
     await convert(randomEvmAddress(), '850', { referral_code: code });
     await waitForEntries(gold.id, [`${alice}:dynamic:condition`], 'Alice to reach gold');
+    await tiersFollow(alice, { current: gold.id, active: gold.id });
     expect(await tiersOf(alice)).toEqual({ current: gold.id, active: gold.id });
   });
 });
