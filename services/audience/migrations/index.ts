@@ -6,6 +6,7 @@ import * as conditionInputs from './0004_condition_inputs';
 import * as segmentEvaluations from './0006_segment_evaluations';
 import * as pendingMatches from './0007_pending_matches';
 import * as publishSegmentTiers from './0008_publish_segment_tiers';
+import * as conditionInputFillfactor from './0009_condition_input_fillfactor';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const audienceMigrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const audienceMigrations: Record<string, Migration> = {
   '0006_segment_evaluations': segmentEvaluations,
   '0007_pending_matches': pendingMatches,
   '0008_publish_segment_tiers': publishSegmentTiers,
+  '0009_condition_input_fillfactor': conditionInputFillfactor,
 };
