@@ -44,7 +44,7 @@ export class LedgerRepository {
         // The update is the guard: it takes the rows still `accepted` (waiting for a concurrent
         // delivery's commit, then finding them paid), and says which this transaction owns.
         const sorted = [...outcomes].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-        const owned = sorted.length === 0 ? new Set<string>() : await updateConversions(trx, projectId, sorted, now);
+        const owned = sorted.length === 0 ? new Set<string>() : await updateConversions(trx, batchId, sorted, now);
         const recorded = sorted.filter((outcome) => owned.has(outcome.id));
         let movements = 0;
         if (recorded.length > 0) {
@@ -67,11 +67,14 @@ export class LedgerRepository {
 }
 
 /**
- * Status, frozen attribution and currency of the conversions still `accepted`; answers their ids
- * (the ones this transaction owns). Rows are named in id order, so concurrent deliveries of one
+ * Status, frozen attribution and currency of the batch's conversions still `accepted`; answers their
+ * ids (the ones this transaction owns). Rows are named in id order, so concurrent deliveries of one
  * batch queue behind each other (a deadlock all the same is rolled back and run again: retryTransient).
+ * The rows are found by batch (its index), not by project: a batch's conversions are all of its
+ * project, and `project_id = ...` let the planner, misled by a young table's statistics, hash-join
+ * the batch with a scan of every conversion of the project, for every batch.
  */
-async function updateConversions(trx: Transaction<ClaimDatabase>, projectId: string, outcomes: ConversionOutcome[], now: Date): Promise<Set<string>> {
+async function updateConversions(trx: Transaction<ClaimDatabase>, batchId: string, outcomes: ConversionOutcome[], now: Date): Promise<Set<string>> {
   const column = <T>(pick: (outcome: ConversionOutcome) => T) => outcomes.map(pick);
   const affiliate = (outcome: ConversionOutcome) => outcome.attribution?.affiliate;
   const master = (outcome: ConversionOutcome) => outcome.attribution?.master;
@@ -92,7 +95,7 @@ async function updateConversions(trx: Transaction<ClaimDatabase>, projectId: str
       ${column((o) => o.attribution?.tierId ?? null)}::uuid[]
     ) AS u(id, status, failure_reason, currency_id, affiliate_id, affiliate_type, affiliate_identifier,
            master_id, master_type, master_identifier, spread_bps, tier_id)
-    WHERE c.project_id = ${projectId} AND c.id = u.id AND c.status = 'accepted'
+    WHERE c.batch_id = ${batchId} AND c.id = u.id AND c.status = 'accepted'
     RETURNING c.id`.execute(trx);
   return new Set(rows.map((row) => row.id));
 }
