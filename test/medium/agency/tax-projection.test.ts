@@ -2,18 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AgencyDatabase } from '../../../services/agency/database';
 import { taxStatuses } from '../../../services/agency/jobs/tax-statuses.consumer';
-import { FieldCipher, parseKeyRing } from '../../../services/common/crypto/field-cipher';
 import { type Database, openDatabase } from '../../../services/common/db/database';
 import type { EventType } from '../../../services/common/events/contracts';
 import { deliverEvent, type EventConsumer } from '../../../services/common/outbox/consumer';
 import { SERVICE_CATALOG } from '../../../services/common/service-catalog';
 import { buildTaxDomain, type TaxDomain } from '../../../services/tax/composition';
 import type { TaxDatabase } from '../../../services/tax/database';
-import { TinVault } from '../../../services/tax/domain/tin-vault';
 import { publishTaxState } from '../../../services/tax/migrations/0004_publish_tax_statuses';
 import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
 import { deliverProducedEvents } from '../../helpers/audience-projection';
-import { TEST_TAX_KEYS } from '../../helpers/stack';
+import { testTinVault } from '../../helpers/domain';
 import { w8ben, w9 } from '../../tax/tax-forms';
 import { formInput } from '../tax/fixtures';
 import { newAffiliate, newProject } from './fixtures';
@@ -40,9 +38,7 @@ describe('tax status projection (domain)', () => {
       applicationName: 'test-medium',
       logger: harness.logs.logger('db'),
     });
-    const ring = parseKeyRing(TEST_TAX_KEYS.spec);
-    if ('problem' in ring) throw new Error(ring.problem);
-    tax = buildTaxDomain({ db: taxDatabase.db, clock: harness.clock, logger: harness.logs.logger('tax'), vault: new TinVault(new FieldCipher(ring.keys, TEST_TAX_KEYS.active)) });
+    tax = buildTaxDomain({ db: taxDatabase.db, clock: harness.clock, logger: harness.logs.logger('tax'), vault: testTinVault() });
   });
   afterAll(async () => {
     await taxDatabase.close();
