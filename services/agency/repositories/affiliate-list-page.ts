@@ -1,10 +1,11 @@
-import { CompiledQuery, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import { preparedStatement } from '../../common/db/prepared-statements';
 import type { IdentifierType } from '../../common/identifiers';
 import type { AgencyDatabase } from '../database';
 import type { TierView } from '../domain/audience-directory';
 import type { AffiliateStatus } from '../domain/vocabulary';
 import type { AffiliateCodeRecord, AffiliateRecord } from './affiliate.repository';
+import type { Statement } from './affiliate-list-statements';
 import type { AffiliateMetricsRecord, EarningRecord } from './affiliate-metrics.repository';
 import type { MasterRelation } from './master.repository';
 import type { TierProtectionRecord } from './tier-protection.repository';
@@ -109,17 +110,11 @@ ORDER BY page.ord`,
 );
 
 /**
- * A page: its ids first (`ids`, one of the list's index-driven id queries, already ordered and
+ * A page: its ids first (`ids`, one of the list's index-driven id statements, already ordered and
  * limited), then their rows in that order (PAGE_ROWS_SQL).
  */
-export async function listPage(
-  db: Kysely<AgencyDatabase>,
-  projectId: string,
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any of the list's id queries (on `a`, `m` or the filter entries)
-  ids: SelectQueryBuilder<any, any, { id: string }>,
-  now: Date,
-): Promise<AffiliateListRecord[]> {
-  const pageIds = (await ids.execute()).map((row) => row.id);
+export async function listPage(db: Kysely<AgencyDatabase>, projectId: string, ids: Statement, now: Date): Promise<AffiliateListRecord[]> {
+  const pageIds = (await db.executeQuery<{ id: string }>(CompiledQuery.raw(ids.text, ids.values))).rows.map((row) => row.id);
   if (pageIds.length === 0) return [];
   const { rows } = await db.executeQuery<PageRow>(CompiledQuery.raw(PAGE_ROWS_SQL, [pageIds, projectId, now]));
   return rows.map(toListRecord);
