@@ -5,7 +5,6 @@ import type { AgencyDatabase } from '../database';
 import type { TierView } from '../domain/audience-directory';
 import type { AffiliateStatus } from '../domain/vocabulary';
 import type { AffiliateCodeRecord, AffiliateRecord } from './affiliate.repository';
-import type { Statement } from './affiliate-list-statements';
 import type { AffiliateMetricsRecord, EarningRecord } from './affiliate-metrics.repository';
 import type { MasterRelation } from './master.repository';
 import type { TierProtectionRecord } from './tier-protection.repository';
@@ -109,12 +108,8 @@ LEFT JOIN LATERAL (
 ORDER BY page.ord`,
 );
 
-/**
- * A page: its ids first (`ids`, one of the list's index-driven id statements, already ordered and
- * limited), then their rows in that order (PAGE_ROWS_SQL).
- */
-export async function listPage(db: Kysely<AgencyDatabase>, projectId: string, ids: Statement, now: Date): Promise<AffiliateListRecord[]> {
-  const pageIds = (await db.executeQuery<{ id: string }>(CompiledQuery.raw(ids.text, ids.values))).rows.map((row) => row.id);
+/** The rows of a page, in the order of `pageIds` (read with the page's total: pageStatement). */
+export async function listPage(db: Kysely<AgencyDatabase>, projectId: string, pageIds: readonly string[], now: Date): Promise<AffiliateListRecord[]> {
   if (pageIds.length === 0) return [];
   const { rows } = await db.executeQuery<PageRow>(CompiledQuery.raw(PAGE_ROWS_SQL, [pageIds, projectId, now]));
   return rows.map(toListRecord);

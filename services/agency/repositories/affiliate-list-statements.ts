@@ -1,23 +1,26 @@
-import { preparedShape } from '../../common/db/prepared-statements';
 import type { AffiliateStatus } from '../domain/vocabulary';
 import type { AffiliateFilters, AffiliateSort, AffiliateSortKey } from './affiliate.repository';
 
 /**
- * The affiliate list's id and count statements as SQL text and parameters, written directly: the
- * list runs two of them per page, and building and compiling them with Kysely cost the agency more
- * CPU than anything else in a page (issue 10 §2). One text per shape (which filters are set, the
- * sort), every value a parameter except those that choose the plan (a status: its partial indexes),
- * so the shapes whose plan is one index range whatever the values are sent as prepared statements
- * (`prepared`: planned once per connection).
+ * The affiliate list's id and count statements as SQL text, written directly: the list runs them for
+ * every page, and building and compiling them with Kysely cost the agency more CPU than anything
+ * else in a page (issue 10 §2). One text per shape (which filters are set, the sort), every value a
+ * parameter except those that choose the plan (a status: its partial indexes); a shape whose plan is
+ * one index range whatever the values is `stable` (affiliate-list-range.ts prepares those).
  */
-export interface Statement {
+export interface Shape {
   text: string;
-  values: unknown[];
+  /** Planned alike for any values of its parameters: a generic plan is as good as each call's own. */
+  stable: boolean;
 }
 
-/** A statement's parameters as its text is written: each value's placeholder, in order. */
+/** A statement's parameters as its text is written: $1 the project, then each value's placeholder, in order. */
 export class Parameters {
-  readonly values: unknown[] = [];
+  readonly values: unknown[];
+
+  constructor(projectId: string) {
+    this.values = [projectId];
+  }
 
   add(value: unknown): string {
     this.values.push(value);
@@ -25,9 +28,14 @@ export class Parameters {
   }
 }
 
-/** Registered as a prepared statement of this shape (see preparedShape for which shapes qualify). */
-export function prepared(text: string, values: unknown[]): Statement {
-  return { text: preparedShape('agency_affiliate_list', text), values };
+/**
+ * A page's range of the order as SQL expressions (parameters, or arithmetic on the total when read
+ * from the far end): how many, from where, and how far into the order (offset + limit).
+ */
+export interface Bounds {
+  limit: string;
+  offset: string;
+  reach: string;
 }
 
 const SORT_COLUMNS: Record<AffiliateSortKey, string> = {
@@ -46,8 +54,8 @@ export const sortColumn = (sort: AffiliateSort): string => SORT_COLUMNS[sort.by]
 export const direction = (sort: AffiliateSort): string => (sort.order === 'asc' ? 'ASC' : 'DESC');
 /** The status as a literal of the text (two values; the suspended have partial indexes a parameter could not choose). */
 export const statusLiteral = (status: AffiliateStatus): string => STATUSES[status];
-/** The page's bounds, as parameters. */
-export const limitOffset = (parameters: Parameters, limit: number, offset: number): string => ` LIMIT ${parameters.add(limit)} OFFSET ${parameters.add(offset)}`;
+/** The page's range. */
+export const limitOffset = (bounds: Bounds): string => ` LIMIT ${bounds.limit} OFFSET ${bounds.offset}`;
 
 /** LIKE's wildcards taken literally, for prefix searches. */
 const escapeLike = (value: string) => value.replace(/[\\%_]/g, (character) => `\\${character}`);
@@ -84,13 +92,11 @@ export function affiliateConditions(parameters: Parameters, filters: AffiliateFi
  * The ids of the filtered affiliates in the order asked, without the set filters' entries (see
  * entryPageIds): on `a` by joined_at or with a search, else on `m` (affiliate_metrics) by the metric.
  */
-export function affiliatePageIds(projectId: string, filters: AffiliateFilters, sort: AffiliateSort, limit: number, offset: number): Statement {
-  const parameters = new Parameters();
-  const project = parameters.add(projectId);
+export function affiliatePageIds(parameters: Parameters, filters: AffiliateFilters, sort: AffiliateSort, bounds: Bounds): Shape {
   const column = sortColumn(sort);
   const dir = direction(sort);
   if (filters.q !== undefined) {
-    const where = `a.project_id = ${project}${affiliateConditions(parameters, filters)}`;
+    const where = `a.project_id = $1${affiliateConditions(parameters, filters)}`;
     // The search's matches first (its prefix indexes; OFFSET 0 keeps the planner from walking the sort's
     // index over every affiliate and probing each: 5,000 rows read for a top page when it guessed the
     // matches many), then sorted; for a metric each match's value by its metrics row's key (a hash join read all 100,000 rows).
@@ -99,36 +105,30 @@ export function affiliatePageIds(projectId: string, filters: AffiliateFilters, s
         ? `SELECT f.id FROM (SELECT a.id, a.joined_at FROM affiliates a WHERE ${where} OFFSET 0) f ORDER BY f.joined_at ${dir}, f.id ${dir}`
         : `SELECT f.id FROM (SELECT a.id, (SELECT m.${column} FROM affiliate_metrics m WHERE m.affiliate_id = a.id) AS key FROM affiliates a WHERE ${where} OFFSET 0) f ` +
           `WHERE f.key IS NOT NULL ORDER BY f.key ${dir}, f.id ${dir}`;
-    // Not prepared: a generic plan cannot use the prefix indexes (the pattern is a parameter).
-    return { text: text + limitOffset(parameters, limit, offset), values: parameters.values };
+    // Not stable: a generic plan cannot use the prefix indexes (the pattern is a parameter).
+    return { text: text + limitOffset(bounds), stable: false };
   }
   if (sort.by === 'joined_at') {
-    const where = `a.project_id = ${project}${affiliateConditions(parameters, filters)}`;
-    return prepared(`SELECT a.id FROM affiliates a WHERE ${where} ORDER BY a.joined_at ${dir}, a.id ${dir}${limitOffset(parameters, limit, offset)}`, parameters.values);
+    const where = `a.project_id = $1${affiliateConditions(parameters, filters)}`;
+    return { text: `SELECT a.id FROM affiliates a WHERE ${where} ORDER BY a.joined_at ${dir}, a.id ${dir}${limitOffset(bounds)}`, stable: true };
   }
   // Every affiliate has its metrics row (created with it), with copies of its status and region (in
   // the metric's indexes: by region, and of the suspended, 0009): a page is one range of an index.
-  let where = `m.project_id = ${project}`;
+  let where = 'm.project_id = $1';
   if (filters.status !== undefined) where += ` AND m.status = ${statusLiteral(filters.status)}`;
   if (filters.region !== undefined) where += ` AND m.region = ${parameters.add(filters.region)}`;
-  return prepared(
-    `SELECT m.affiliate_id AS id FROM affiliate_metrics m WHERE ${where} ORDER BY m.${column} ${dir}, m.affiliate_id ${dir}${limitOffset(parameters, limit, offset)}`,
-    parameters.values,
-  );
+  return { text: `SELECT m.affiliate_id AS id FROM affiliate_metrics m WHERE ${where} ORDER BY m.${column} ${dir}, m.affiliate_id ${dir}${limitOffset(bounds)}`, stable: true };
 }
 
 /** How many affiliates match without set filters: the kept counts (per status, per status and region); with a search, a count of the matches. */
-export function affiliateTotal(projectId: string, filters: AffiliateFilters): Statement {
-  const parameters = new Parameters();
-  const project = parameters.add(projectId);
-  if (filters.q !== undefined) {
-    return { text: `SELECT count(*) AS total FROM affiliates a WHERE a.project_id = ${project}${affiliateConditions(parameters, filters)}`, values: parameters.values };
-  }
+export function affiliateTotal(parameters: Parameters, filters: AffiliateFilters): Shape {
+  if (filters.q !== undefined) return { text: `SELECT count(*) FROM affiliates a WHERE a.project_id = $1${affiliateConditions(parameters, filters)}`, stable: false };
   const status = filters.status === undefined ? '' : ` AND status = ${statusLiteral(filters.status)}`;
-  return prepared(
-    filters.region === undefined
-      ? `SELECT coalesce(sum(affiliates), 0) AS total FROM affiliate_counts WHERE project_id = ${project}${status}`
-      : `SELECT coalesce(sum(affiliates), 0) AS total FROM affiliate_region_counts WHERE project_id = ${project} AND region = ${parameters.add(filters.region)}${status}`,
-    parameters.values,
-  );
+  return {
+    text:
+      filters.region === undefined
+        ? `SELECT coalesce(sum(affiliates), 0) FROM affiliate_counts WHERE project_id = $1${status}`
+        : `SELECT coalesce(sum(affiliates), 0) FROM affiliate_region_counts WHERE project_id = $1 AND region = ${parameters.add(filters.region)}${status}`,
+    stable: true,
+  };
 }

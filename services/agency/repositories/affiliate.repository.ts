@@ -6,8 +6,7 @@ import type { Page } from '../../common/pagination';
 import type { AgencyDatabase } from '../database';
 import type { AffiliateStatus } from '../domain/vocabulary';
 import { affiliateCreatedEvent, statusChangedEvent } from './agency-events';
-import { entryFilters, entryPageIds, entryTotal } from './affiliate-filter-entries';
-import { affiliatePageIds, affiliateTotal, type Statement } from './affiliate-list-statements';
+import { type PageIdsRow, pageStatement } from './affiliate-list-range';
 import { type AffiliateListRecord, listPage } from './affiliate-list-page';
 import { type AffiliateMetricsRecord, createAffiliateMetrics, metricsOf } from './affiliate-metrics.repository';
 
@@ -77,12 +76,6 @@ export interface AffiliateChanges {
 export type InsertOutcome = AffiliateRecord | 'affiliate_exists' | 'code_taken';
 export type CodeOutcome = 'added' | 'no_affiliate' | 'code_taken' | 'limit_reached';
 export type StatusOutcome = 'changed' | 'no_affiliate' | 'unchanged';
-
-/**
- * From this offset on, a page asks for the total first and, past the middle, reads from the far end:
- * below it the page and the total run side by side (a shallow page is cheap either way).
- */
-const NEAR_END_FROM_OFFSET = 200;
 
 /**
  * Affiliates, their codes and their status history. Uniqueness (one affiliate per user, one code
@@ -162,10 +155,9 @@ export class AffiliateRepository {
 
   /**
    * A page in the order asked (newest first by default), each affiliate with its codes, figures,
-   * earnings, master relation and tier protection in force at `now`: one statement for the page
-   * (its ids from one index-driven range: affiliates by joined_at, or affiliate_metrics by the
-   * metric), the total beside. A page past the middle is read from the far end in the opposite
-   * order (the total first tells where the middle is), so the deepest page costs what the middle one does.
+   * earnings, master relation and tier protection in force at `now`: one statement for the page's
+   * ids and the total (pageStatement: one index-driven range, a page past the middle read from the
+   * far end), one for the page's rows (listPage).
    */
   async list(
     projectId: string,
@@ -174,47 +166,12 @@ export class AffiliateRepository {
     sort: AffiliateSort = DEFAULT_AFFILIATE_SORT,
     now: Date = new Date(),
   ): Promise<{ records: AffiliateListRecord[]; total: number }> {
-    let range = { sort, limit: page.pageSize, offset: page.offset, reversed: false };
-    let known: number | undefined;
-    if (page.offset >= NEAR_END_FROM_OFFSET) {
-      known = await this.total(projectId, filters);
-      if (page.offset >= known) return { records: [], total: known };
-      const fromEnd = known - page.offset - page.pageSize;
-      if (fromEnd < page.offset) {
-        range = {
-          sort: { by: sort.by, order: sort.order === 'asc' ? 'desc' : 'asc' },
-          limit: page.pageSize + Math.min(0, fromEnd),
-          offset: Math.max(0, fromEnd),
-          reversed: true,
-        };
-      }
-    }
-    const ids = this.pageIds(projectId, filters, range.sort, range.limit, range.offset);
-    const [rows, total] = await Promise.all([listPage(this.db, projectId, ids, now), known ?? this.total(projectId, filters)]);
-    if (range.reversed) rows.reverse();
-    return { records: rows, total };
-  }
-
-  /**
-   * The page's ids in the order asked: with set filters (segments, conversion names) and no search,
-   * ranges of their entries' index for the sort (affiliate-filter-entries.ts); else on the affiliates
-   * or their metrics (affiliate-list-statements.ts).
-   */
-  private pageIds(projectId: string, filters: AffiliateFilters, sort: AffiliateSort, limit: number, offset: number): Statement {
-    const groups = entryFilters(filters);
-    if (groups.length > 0 && filters.q === undefined) return entryPageIds(projectId, filters, groups, sort, limit, offset);
-    return affiliatePageIds(projectId, filters, sort, limit, offset);
-  }
-
-  /**
-   * How many affiliates the filters match: without a search, the kept counts (per status, per status
-   * and region, or per segment or conversion name: see entryTotal); with one, a count of the matches.
-   */
-  private async total(projectId: string, filters: AffiliateFilters): Promise<number> {
-    const groups = entryFilters(filters);
-    const statement = groups.length > 0 && filters.q === undefined ? entryTotal(projectId, filters, groups) : affiliateTotal(projectId, filters);
-    const { rows } = await this.db.executeQuery<{ total: bigint }>(CompiledQuery.raw(statement.text, statement.values));
-    return Number(rows[0]!.total);
+    const statement = pageStatement(projectId, filters, page, sort);
+    const { rows } = await this.db.executeQuery<PageIdsRow>(CompiledQuery.raw(statement.text, statement.values));
+    const { total, reversed, ids } = rows[0]!;
+    const records = await listPage(this.db, projectId, ids, now);
+    if (reversed) records.reverse();
+    return { records, total: Number(total) };
   }
 
   /** The figures and earnings of these affiliates (metrics projection). */
