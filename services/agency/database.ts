@@ -1,6 +1,7 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { IdentifierType } from '../common/identifiers';
 import type { OutboxTables } from '../common/outbox/tables';
+import type { TaxRecordStatus } from '../common/tax-status-rule';
 import type { AffiliateStatus, ApplicationStatus } from './domain/vocabulary';
 
 /** The agency schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
@@ -9,6 +10,8 @@ export interface AgencyDatabase extends AgencyProgramTables, AffiliateMetricsTab
   affiliate_suspensions: AffiliateSuspensionTable;
   affiliate_codes: AffiliateCodeTable;
   referrals: ReferralTable;
+  tax_statuses: TaxStatusTable;
+  tax_requirements: TaxRequirementTable;
 }
 
 type Timestamp = Date;
@@ -189,6 +192,24 @@ export interface SegmentTierTable {
   deleted: ColumnType<boolean, boolean | undefined, boolean>;
   /** When the audience service wrote the event that set this state. */
   changed_at: Timestamp;
+}
+
+/** What the tax service last said of a user's current tax record (migration 0011): the tax status projection. */
+export interface TaxStatusTable {
+  project_id: string;
+  identifier_type: string;
+  identifier: string;
+  status: TaxRecordStatus;
+  expires_at: Timestamp | null;
+  /** The tax service's order of the user's changes: a lower one never overwrites a higher one. */
+  version: bigint;
+}
+
+/** What the tax service last said of a project's settings (migration 0011). */
+export interface TaxRequirementTable {
+  project_id: string;
+  require_tax_info: boolean;
+  version: bigint;
 }
 
 /** The affiliate metrics projection (migration 0005): facts of paid conversions and their aggregates. */

@@ -12,6 +12,7 @@ import { GrpcPaidConversionSource } from './grpc/claim-conversions';
 import { affiliateMetrics } from './jobs/affiliate-metrics.consumer';
 import { audienceMemberships } from './jobs/audience-memberships.consumer';
 import { segmentTiers } from './jobs/segment-tiers.consumer';
+import { taxStatuses } from './jobs/tax-statuses.consumer';
 
 /** The composition root (see manifest.ts): the domain (composition.ts), its events and its gRPC service. */
 export async function composeAgencyService(runtime: ServiceRuntime<AgencyDatabase>, config: AgencyConfig) {
@@ -32,5 +33,6 @@ export async function composeAgencyService(runtime: ServiceRuntime<AgencyDatabas
   registerConsumer(runtime, audienceMemberships);
   registerConsumer(runtime, segmentTiers);
   registerConsumer(runtime, affiliateMetrics);
+  registerConsumer(runtime, taxStatuses);
   return createAgencyGrpcService(domain, logger);
 }

@@ -40,7 +40,7 @@ export interface TaxDomainDeps {
 export function buildTaxDomain({ db, clock, logger, vault, outbox }: TaxDomainDeps): TaxDomain {
   const records = new TaxRecordRepository(db);
   const transitions = new TaxTransitionRepository(db, outbox);
-  const settings = new TaxSettingsRepository(db);
+  const settings = new TaxSettingsRepository(db, outbox);
   const auditLog = new AuditLogRepository(db);
   return {
     settings: new TaxSettingsService(settings, vault, clock, logger),

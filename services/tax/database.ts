@@ -41,6 +41,8 @@ export interface TaxSettingsTable {
   w8_expiry_rule: ColumnType<W8ExpiryRule, W8ExpiryRule | undefined, W8ExpiryRule>;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Counts the row's writes (1 for the first): the order of tax.tax_settings.changed events. */
+  version: Generated<bigint>;
 }
 
 /** Every form ever submitted; the current one per (project, user) has superseded_at and quarantined_at NULL. */

@@ -1,4 +1,5 @@
 import { createProject, mixedCase, randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { taxEventsProjected } from '../helpers/agency-projections';
 import type { TestStack } from '../helpers/stack';
 import { newWallet, signIn } from '../helpers/wallet';
 import { requireTaxInfo, signedInAffiliate, w9 } from '../tax/tax-forms';
@@ -155,6 +156,8 @@ describe('affiliates over HTTP', () => {
         stack.clock.advance(1_000);
         await add({ identifier: randomEvmAddress(), identifier_type: 'evm_address', name, region: index === 1 ? 'BR' : 'US' });
       }
+      // The list's tax_status comes from the agency's projection of the tax events: wait for it to apply them.
+      await taxEventsProjected(stack);
     });
 
     const list = (query = '', key = listed.keys.admin) => stack.api.get(`/api/v1/projects/${listed.id}/affiliates${query}`, { key });

@@ -3,25 +3,28 @@ import { EVENT_CONSUMER_LIST } from '../../services/common/events/consumers';
 import { SERVICE_CATALOG } from '../../services/common/service-catalog';
 import { pollUntil } from './poll';
 
-/** The agency's consumers of the audience service's events (its membership and tier projections), with those event types. */
-const AUDIENCE_PROJECTIONS = EVENT_CONSUMER_LIST.filter((consumer) => consumer.service === 'agency').map((consumer) => ({
-  name: consumer.name,
-  types: consumer.eventTypes.filter((type) => type.startsWith('audience.')),
-})).filter((consumer) => consumer.types.length > 0);
+type Producer = 'audience' | 'tax';
+
+/** The agency's consumers of one producer's events (its projections), with those event types. */
+function projectionsOf(producer: Producer) {
+  return EVENT_CONSUMER_LIST.filter((consumer) => consumer.service === 'agency')
+    .map((consumer) => ({ name: consumer.name, types: consumer.eventTypes.filter((type) => type.startsWith(`${producer}.`)) }))
+    .filter((consumer) => consumer.types.length > 0);
+}
 
 /**
- * Waits until the agency's projections have applied every audience event written so far, in a
- * stack whose relay and workers run: what a test does before it reads a tier or a membership the
- * agency answers from them (eventually consistent, DESIGN §7).
+ * Waits until the agency's projections have applied every event of `producer` written so far, in
+ * a stack whose relay and workers run (eventually consistent, DESIGN §7).
  */
-export async function audienceEventsProjected(stack: { db: pg.Pool }, timeoutMs = 15_000): Promise<void> {
-  const { audience, agency } = { audience: SERVICE_CATALOG.audience.schema, agency: SERVICE_CATALOG.agency.schema };
+async function producerEventsProjected(stack: { db: pg.Pool }, producer: Producer, timeoutMs: number): Promise<void> {
+  const { source, agency } = { source: SERVICE_CATALOG[producer].schema, agency: SERVICE_CATALOG.agency.schema };
+  const projections = projectionsOf(producer);
   await pollUntil(
     async () => {
       let pending = 0;
-      for (const consumer of AUDIENCE_PROJECTIONS) {
+      for (const consumer of projections) {
         const { rows } = await stack.db.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM ${audience}.outbox o
+          `SELECT count(*)::int AS n FROM ${source}.outbox o
            WHERE o.type = ANY($1) AND NOT EXISTS (SELECT 1 FROM ${agency}.processed_events p WHERE p.consumer = $2 AND p.event_id = o.id)`,
           [consumer.types, consumer.name],
         );
@@ -29,6 +32,16 @@ export async function audienceEventsProjected(stack: { db: pg.Pool }, timeoutMs 
       }
       return pending === 0;
     },
-    { timeoutMs, intervalMs: 50, what: 'the agency to apply the audience events written so far' },
+    { timeoutMs, intervalMs: 50, what: `the agency to apply the ${producer} events written so far` },
   );
+}
+
+/** What a test does before it reads a tier or a membership the agency answers from its audience projections. */
+export async function audienceEventsProjected(stack: { db: pg.Pool }, timeoutMs = 15_000): Promise<void> {
+  await producerEventsProjected(stack, 'audience', timeoutMs);
+}
+
+/** What a test does before it reads the affiliate list's tax_status (the agency's projection of tax statuses and settings). */
+export async function taxEventsProjected(stack: { db: pg.Pool }, timeoutMs = 15_000): Promise<void> {
+  await producerEventsProjected(stack, 'tax', timeoutMs);
 }

@@ -14,16 +14,29 @@ const AGENCY_AUDIENCE_CONSUMERS = [audienceMemberships, segmentTiers] as unknown
 
 /**
  * Brings the agency's projections of the audience service up to date in the medium tier, where no
- * relay or worker runs: every event of the audience's outbox that an agency consumer takes and has
- * not applied yet is delivered to it, in the order written, through the consumer's own delivery
- * (deliverEvent: applied once, recorded in processed_events), as the agency's workers do.
+ * relay or worker runs (deliverProducedEvents).
  */
 export async function projectAudienceEvents(sql: pg.Pool, agencyDb: Kysely<AgencyDatabase>, clock: Clock, logger: Logger): Promise<void> {
-  const audience = SERVICE_CATALOG.audience.schema;
+  await deliverProducedEvents(sql, SERVICE_CATALOG.audience.schema, agencyDb, AGENCY_AUDIENCE_CONSUMERS, clock, logger);
+}
+
+/**
+ * Every event of the producer's outbox (`producerSchema`) that one of the agency's `consumers`
+ * takes and has not applied yet is delivered to it, in the order written, through the consumer's
+ * own delivery (deliverEvent: applied once, recorded in processed_events), as the agency's workers do.
+ */
+export async function deliverProducedEvents(
+  sql: pg.Pool,
+  producerSchema: string,
+  agencyDb: Kysely<AgencyDatabase>,
+  consumers: ReadonlyArray<EventConsumer<AgencyDatabase, EventType>>,
+  clock: Clock,
+  logger: Logger,
+): Promise<void> {
   const agency = SERVICE_CATALOG.agency.schema;
-  for (const consumer of AGENCY_AUDIENCE_CONSUMERS) {
+  for (const consumer of consumers) {
     const { rows } = await sql.query<{ id: string; type: string; project_id: string; payload: unknown; created_at: Date }>(
-      `SELECT o.id, o.type, o.project_id, o.payload, o.created_at FROM ${audience}.outbox o
+      `SELECT o.id, o.type, o.project_id, o.payload, o.created_at FROM ${producerSchema}.outbox o
        WHERE o.type = ANY($1) AND NOT EXISTS (SELECT 1 FROM ${agency}.processed_events p WHERE p.consumer = $2 AND p.event_id = o.id)
        ORDER BY o.seq`,
       [consumer.eventTypes, consumer.name],

@@ -76,7 +76,10 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
           '(`volume_usd`, `revenue_usd`, `conversions`, `end_users`, `referred_volume_usd`), `order` `desc` (default) or `asc`; ties ' +
           'are broken by id in the same direction, so pages never overlap. Metrics come from the claim service’s conversion events ' +
           'and memberships from the audience service’s entry events, so a change shows here once its event is applied (normally ' +
-          'within a second). Each item carries `tax_status`, read from the tax service in one call per page.',
+          'within a second). Each item carries `tax_status`, the effective status the tax service answers (an approved W-8 past its ' +
+          'expiry reads `expired` at once), read from the agency’s projection of the tax service’s status and settings events: a ' +
+          'submission, review or settings change shows here once its event is applied (normally within a second). Records and ' +
+          'settings older than the projection were published to it once, by a tax service migration (0004_publish_tax_statuses).',
         tags,
         auth: reader,
         query: affiliateListQuery,
@@ -95,15 +98,10 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
           order: enumValue(SortOrder, query.order),
           page: { page: query.page, pageSize: query.page_size },
         });
-        // One batch call for the whole page, never one per row.
-        const taxStatuses =
-          page.results.length === 0
-            ? []
-            : (await clients.tax.batchGetTaxStatuses({ projectId: caller.projectId, users: page.results.map((affiliate) => required(affiliate.user, 'user')) }))
-                .results;
+        // The agency answers each item's tax status from its projection of the tax service's events: no second call.
         return {
           status: 200,
-          body: listBody(page, (affiliate, index) => presentAffiliateListItem(affiliate, required(taxStatuses[index], 'tax_status').status)),
+          body: listBody(page, (affiliate, index) => presentAffiliateListItem(affiliate, required(page.taxStatuses[index], 'tax_status'))),
         };
       },
     ),

@@ -1,5 +1,7 @@
 import type { AgencyServiceServer } from '../../../gen/referral/agency/v1/agency';
 import { AffiliateSort, AffiliateStatus, SortOrder } from '../../../gen/referral/agency/v1/enums';
+import { EffectiveTaxStatus } from '../../../gen/referral/tax/v1/enums';
+import { enumValue } from '../../common/enums';
 import { optionalEnum, requireField } from '../../common/fields';
 import { implementService } from '../../common/grpc/service';
 import type { Logger } from '../../common/logger';
@@ -64,11 +66,12 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
             order: optionalEnum(SortOrder, req.order, 'order') ?? 'desc',
           },
         );
-        // The page statement brought figures, relations, protections and tiers: nothing more is read.
+        // The page statement brought figures, relations, protections, tiers and tax statuses: nothing more is read.
         const views = domain.details.describeListed(records);
         return {
           results: views.map((view, index) => Object.assign(toAffiliateMessage(view), { metrics: toAffiliateMetricsMessage(records[index]!.metrics) })),
           pageInfo: pageInfo(page, total),
+          taxStatuses: records.map((record) => enumValue(EffectiveTaxStatus, record.taxStatus)),
         };
       },
 

@@ -9,6 +9,7 @@ import * as affiliateListFilters from './0007_affiliate_list_filters';
 import * as affiliateFilterEntries from './0008_affiliate_filter_entries';
 import * as affiliateListStatusRegion from './0009_affiliate_list_status_region';
 import * as segmentTiers from './0010_segment_tiers';
+import * as taxStatusProjection from './0011_tax_status_projection';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const agencyMigrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const agencyMigrations: Record<string, Migration> = {
   '0008_affiliate_filter_entries': affiliateFilterEntries,
   '0009_affiliate_list_status_region': affiliateListStatusRegion,
   '0010_segment_tiers': segmentTiers,
+  '0011_tax_status_projection': taxStatusProjection,
 };

@@ -1,17 +1,20 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { preparedStatement } from '../../common/db/prepared-statements';
 import type { IdentifierType } from '../../common/identifiers';
+import type { EffectiveTaxStatusName, TaxRecordStatus } from '../../common/tax-status-rule';
 import type { AgencyDatabase } from '../database';
 import type { TierView } from '../domain/audience-directory';
 import type { AffiliateStatus } from '../domain/vocabulary';
 import type { AffiliateCodeRecord, AffiliateRecord } from './affiliate.repository';
 import type { AffiliateMetricsRecord, EarningRecord } from './affiliate-metrics.repository';
 import type { MasterRelation } from './master.repository';
+import { taxStatusOf } from './tax-status.repository';
 import type { TierProtectionRecord } from './tier-protection.repository';
 
 /**
  * An affiliate as the list shows it: its row, codes, figures and earnings, master relation,
- * protection in force, its current tier and the protected tier (while that still is a tier).
+ * protection in force, its current tier and the protected tier (while that still is a tier), and
+ * its effective tax status at the list's `now` (from the tax status projection, migration 0011).
  */
 export interface AffiliateListRecord extends AffiliateRecord {
   metrics: AffiliateMetricsRecord;
@@ -19,6 +22,7 @@ export interface AffiliateListRecord extends AffiliateRecord {
   protection: TierProtectionRecord | undefined;
   currentTier: TierView | null;
   protectedTier: TierView | null;
+  taxStatus: EffectiveTaxStatusName;
 }
 
 interface PageRow {
@@ -54,6 +58,9 @@ interface PageRow {
   current_tier_id: string | null;
   current_tier_name: string | null;
   current_tier_rank: number | null;
+  tax_record_status: TaxRecordStatus | null;
+  tax_expires_at: Date | null;
+  require_tax_info: boolean | null;
 }
 
 /**
@@ -61,7 +68,9 @@ interface PageRow {
  * its current tier (its highest-ranked tier segment among its present memberships, as
  * SegmentTierRepository.tiers and RESOLVE_ATTRIBUTION_SQL read it) and its protected tier's name.
  * Codes and earnings come as JSON arrays (one row per affiliate, no fan-out); a code's uses are
- * counted as AffiliateRepository.withCodes counts them. A fixed text sent as a prepared statement:
+ * counted as AffiliateRepository.withCodes counts them. The tax status projection's facts (the
+ * user's current record, the project's require_tax_info) come along, for the shared rule to read
+ * at `now` (taxStatusOf): no call to the tax service. A fixed text sent as a prepared statement:
  * planning this many joins cost more than running them. $1 the ids, $2 the project, $3 now.
  */
 const PAGE_ROWS_SQL = preparedStatement(
@@ -74,7 +83,8 @@ const PAGE_ROWS_SQL = preparedStatement(
        d.id IS NOT NULL AS is_master, ma.id AS master_id, ma.identifier AS master_identifier, ma.identifier_type AS master_identifier_type,
        tp.tier_id AS protected_tier_id, tp.starts_at AS protection_starts_at, tp.expires_at AS protection_expires_at,
        pt.name AS protected_tier_name, pt.tier_rank AS protected_tier_rank,
-       ct.segment_id AS current_tier_id, ct.name AS current_tier_name, ct.tier_rank AS current_tier_rank
+       ct.segment_id AS current_tier_id, ct.name AS current_tier_name, ct.tier_rank AS current_tier_rank,
+       tx.status AS tax_record_status, tx.expires_at AS tax_expires_at, txr.require_tax_info
 FROM unnest($1::uuid[]) WITH ORDINALITY AS page(id, ord)
 JOIN affiliates a ON a.id = page.id AND a.project_id = $2
 LEFT JOIN affiliate_suspensions s ON s.affiliate_id = a.id AND s.reactivated_at IS NULL
@@ -82,6 +92,8 @@ LEFT JOIN affiliate_metrics m ON m.affiliate_id = a.id AND m.project_id = $2
 LEFT JOIN agency_designations d ON d.affiliate_id = a.id AND d.removed_at IS NULL
 LEFT JOIN sub_affiliate_bindings b ON b.affiliate_id = a.id AND b.bound_to IS NULL
 LEFT JOIN affiliates ma ON ma.id = b.master_id
+LEFT JOIN tax_statuses tx ON tx.project_id = $2 AND tx.identifier_type = a.identifier_type AND tx.identifier = a.identifier
+LEFT JOIN tax_requirements txr ON txr.project_id = $2
 LEFT JOIN LATERAL (
   SELECT t.tier_id, t.starts_at, t.expires_at FROM tier_protections t
   WHERE t.affiliate_id = a.id AND t.starts_at <= $3 AND t.expires_at > $3 AND (t.ended_at IS NULL OR t.ended_at > $3)
@@ -112,10 +124,10 @@ ORDER BY page.ord`,
 export async function listPage(db: Kysely<AgencyDatabase>, projectId: string, pageIds: readonly string[], now: Date): Promise<AffiliateListRecord[]> {
   if (pageIds.length === 0) return [];
   const { rows } = await db.executeQuery<PageRow>(CompiledQuery.raw(PAGE_ROWS_SQL, [pageIds, projectId, now]));
-  return rows.map(toListRecord);
+  return rows.map((row) => toListRecord(row, now));
 }
 
-function toListRecord(row: PageRow): AffiliateListRecord {
+function toListRecord(row: PageRow, now: Date): AffiliateListRecord {
   const earnings: EarningRecord[] = [];
   const agencyEarnings: EarningRecord[] = [];
   for (const [kind, currencyId, amount, chainId, address, name, decimals] of row.earnings ?? []) {
@@ -160,5 +172,6 @@ function toListRecord(row: PageRow): AffiliateListRecord {
       row.protected_tier_id === null ? undefined : { tierId: row.protected_tier_id, startsAt: row.protection_starts_at!, expiresAt: row.protection_expires_at! },
     currentTier: row.current_tier_id === null ? null : { id: row.current_tier_id, name: row.current_tier_name!, rank: row.current_tier_rank! },
     protectedTier: row.protected_tier_id === null || row.protected_tier_rank === null ? null : { id: row.protected_tier_id, name: row.protected_tier_name!, rank: row.protected_tier_rank },
+    taxStatus: taxStatusOf(row.require_tax_info, row.tax_record_status, row.tax_expires_at, now),
   };
 }

@@ -40,6 +40,12 @@ export const EVENT_CONSUMERS = consumers({
     service: 'agency',
     eventTypes: ['claim.conversion.processed'],
   },
+  /** The agency service's projection of tax statuses and settings: the affiliate list's tax_status without a call to the tax service. */
+  'agency-tax-statuses': {
+    name: 'agency-tax-statuses',
+    service: 'agency',
+    eventTypes: ['tax.tax_status.changed', 'tax.tax_statuses.published', 'tax.tax_settings.changed'],
+  },
   /** Approving an application adds the user to the segment the admin chose. */
   'audience-application-approvals': {
     name: 'audience-application-approvals',

@@ -121,6 +121,48 @@ export const EVENT_PAYLOADS = {
     from: z.enum(['not_submitted', 'submitted', 'approved', 'revoked', 'expired']),
     to: z.enum(['submitted', 'approved', 'revoked', 'expired']),
     changed_at: z.iso.datetime({ offset: true }),
+    /**
+     * The record's expires_at after the change (an approved W-8's; null otherwise), so a projection
+     * answers `expired` once it passes, before the sweep announces it. Optional: events written
+     * before it existed still parse (the tax migration 0004_publish_tax_statuses published the state they describe).
+     */
+    expires_at: z.iso.datetime({ offset: true }).nullable().optional(),
+    /**
+     * The order of the user's changes: the id of the tax service's history row, a decimal string,
+     * increasing with each change of the user's current record (changes of one user take turns on
+     * its row lock). A projection keeps the highest it saw. Optional, as expires_at.
+     */
+    version: z.string().regex(/^[0-9]+$/).optional(),
+  }),
+  /**
+   * The statuses of current tax records as they were when published: the backfill of the agency's
+   * projection (tax migration 0004_publish_tax_statuses) for records that changed before events carried expires_at and
+   * version. Up to 1,000 users per event, of one project. Internal: no webhook publishes it.
+   */
+  'tax.tax_statuses.published': z.object({
+    project_id: uuid,
+    records: z
+      .array(
+        z.object({
+          user,
+          status: z.enum(['submitted', 'approved', 'revoked', 'expired']),
+          expires_at: z.iso.datetime({ offset: true }).nullable(),
+          /** As tax.tax_status.changed's: the id of the record's latest history row. */
+          version: z.string().regex(/^[0-9]+$/),
+        }),
+      )
+      .min(1),
+  }),
+  /**
+   * A project's tax settings were written (the first time, or any field changed): the facts the
+   * effective status reads, as they are after the write (state, not change). `version` increases
+   * with every write of the project's settings. Internal: no webhook publishes it.
+   */
+  'tax.tax_settings.changed': z.object({
+    project_id: uuid,
+    require_tax_info: z.boolean(),
+    version: z.string().regex(/^[0-9]+$/),
+    changed_at: z.iso.datetime({ offset: true }),
   }),
   /**
    * The claim service paid a conversion (or found no terms for it): who it was attributed to, its

@@ -1,4 +1,5 @@
 import type { UserIdentifier } from '../../common/identifiers';
+import { effectiveStatusOf, recordStatusAt } from '../../common/tax-status-rule';
 import type { EffectiveTaxStatus, FormType, RecordStatus } from './vocabulary';
 
 /** The affiliate-facing status (specification §2.7). */
@@ -22,18 +23,13 @@ export interface StatusBearing {
   revokedReason: string | null;
 }
 
-/**
- * A record's status as of `now`: an approved W-8 whose expires_at has passed is expired even
- * before the sweep job has written that down. Expiry is inclusive: at expires_at it has expired.
- */
-export function recordStatusAt(record: Pick<StatusBearing, 'status' | 'expiresAt'>, now: Date): RecordStatus {
-  if (record.status === 'approved' && record.expiresAt !== null && record.expiresAt.getTime() <= now.getTime()) return 'expired';
-  return record.status;
-}
+/** The rule is shared with the agency's projection of these statuses (services/common/tax-status-rule.ts). */
+export { recordStatusAt };
 
 /**
- * What the claim gate and the affiliate list read. `not_required` whenever the project does not
- * require tax info (whatever was submitted); `not_submitted` when it does and there is no record.
+ * What the claim gate reads: the status by the shared rule (effectiveStatusOf: `not_required`
+ * whenever the project does not require tax info, `not_submitted` when it does and there is no
+ * record), with the record's dates and form.
  */
 export function effectiveStatus(
   user: UserIdentifier,
@@ -44,7 +40,7 @@ export function effectiveStatus(
   if (!record) {
     return {
       user,
-      status: requireTaxInfo ? 'not_submitted' : 'not_required',
+      status: effectiveStatusOf(requireTaxInfo, undefined, now),
       formType: null,
       submittedAt: null,
       approvedAt: null,
@@ -55,7 +51,7 @@ export function effectiveStatus(
   const status = recordStatusAt(record, now);
   return {
     user,
-    status: requireTaxInfo ? status : 'not_required',
+    status: effectiveStatusOf(requireTaxInfo, record, now),
     formType: record.formType,
     submittedAt: record.submittedAt,
     approvedAt: record.approvedAt,

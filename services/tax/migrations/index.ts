@@ -4,6 +4,7 @@ import type { TinVault } from '../domain/tin-vault';
 import * as taxTables from './0001_tax_tables';
 import { repairNonCanonicalSeals } from './0002_repair_non_canonical_seals';
 import * as eventOutbox from './0003_event_outbox';
+import * as publishTaxStatuses from './0004_publish_tax_statuses';
 
 /** What the tax migrations need beyond the database: 0002 opens and re-seals tax ids. */
 export interface TaxMigrationDeps {
@@ -17,5 +18,6 @@ export function taxMigrations(deps: TaxMigrationDeps): Record<string, Migration>
     '0001_tax_tables': taxTables,
     '0002_repair_non_canonical_seals': repairNonCanonicalSeals(deps.vault, deps.logger),
     '0003_event_outbox': eventOutbox,
+    '0004_publish_tax_statuses': publishTaxStatuses,
   };
 }

@@ -1,5 +1,7 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { SealedValue } from '../../common/crypto/field-cipher';
+import { appendOutboxEvents } from '../../common/outbox/append';
+import type { OutboxWaker } from '../../common/outbox/relay';
 import type { TaxDatabase, TaxSettingsRow } from '../database';
 import type { W8ExpiryRule } from '../domain/vocabulary';
 import type { Address } from '../domain/address';
@@ -44,7 +46,11 @@ export function defaultSettings(projectId: string): TaxSettingsRecord {
 }
 
 export class TaxSettingsRepository {
-  constructor(private readonly db: Kysely<TaxDatabase>) {}
+  constructor(
+    private readonly db: Kysely<TaxDatabase>,
+    /** Woken after each write (its event leaves at once); none where nothing relays (migrations, tests). */
+    private readonly outbox: OutboxWaker = { wake: () => undefined },
+  ) {}
 
   /** The project's settings, or the defaults when it never changed them. */
   async get(projectId: string): Promise<TaxSettingsRecord> {
@@ -52,15 +58,31 @@ export class TaxSettingsRepository {
     return row ? toRecord(row) : defaultSettings(projectId);
   }
 
-  /** One statement: the first change creates the row, later ones update only the named columns. */
+  /**
+   * One statement: the first change creates the row, later ones update only the named columns and
+   * count the row's version up (concurrent writes take turns on the row, so versions follow the
+   * order of the writes). Announced in the same transaction (tax.tax_settings.changed: what the
+   * effective status reads, as it is after the write) for the agency's projection.
+   */
   async update(projectId: string, changes: TaxSettingsChanges, now: Date): Promise<TaxSettingsRecord> {
     const columns = toColumns(changes);
-    const row = await this.db
-      .insertInto('tax_settings')
-      .values({ project_id: projectId, ...columns, created_at: now, updated_at: now })
-      .onConflict((conflict) => conflict.column('project_id').doUpdateSet({ ...columns, updated_at: now }))
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await this.db.transaction().execute(async (trx) => {
+      const written = await trx
+        .insertInto('tax_settings')
+        .values({ project_id: projectId, ...columns, created_at: now, updated_at: now })
+        .onConflict((conflict) => conflict.column('project_id').doUpdateSet({ ...columns, updated_at: now, version: sql<bigint>`tax_settings.version + 1` }))
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await appendOutboxEvents(trx, now, [
+        {
+          type: 'tax.tax_settings.changed',
+          projectId,
+          payload: { project_id: projectId, require_tax_info: written.require_tax_info, version: String(written.version), changed_at: now.toISOString() },
+        },
+      ]);
+      return written;
+    });
+    this.outbox.wake();
     return toRecord(row);
   }
 }

@@ -15,14 +15,17 @@ export interface StatusEvent {
   reason?: string | null;
   actor: Actor;
   at: Date;
+  /** The record's expires_at after the change (announced, so a projection answers an approved W-8's expiry by itself). */
+  expiresAt: Date | null;
 }
 
 /**
  * The status history: written only inside the transaction of the transition it records
  * (tax-transition.repository.ts), so a change and its history row commit together. At most one
  * row per (record, status reached): a repeated write (a sweep run twice) records nothing twice.
- * Each row written is announced in the same transaction (tax.tax_status.changed): statuses and the
- * user only, never a form field or a tax id. Returns how many were written.
+ * Each row written is announced in the same transaction (tax.tax_status.changed): statuses, the
+ * user, the record's expires_at and the row's id as the change's version; never a form field or a
+ * tax id. Returns how many were written.
  */
 export async function recordStatusEvents(trx: Transaction<TaxDatabase>, events: StatusEvent[], now: Date): Promise<number> {
   if (events.length === 0) return 0;
@@ -43,8 +46,9 @@ export async function recordStatusEvents(trx: Transaction<TaxDatabase>, events: 
       })),
     )
     .onConflict((conflict) => conflict.columns(['record_id', 'to_status']).doNothing())
-    .returning(['project_id', 'identifier_type', 'identifier', 'from_status', 'to_status', 'occurred_at'])
+    .returning(['id', 'record_id', 'project_id', 'identifier_type', 'identifier', 'from_status', 'to_status', 'occurred_at'])
     .execute();
+  const expiresAt = new Map(events.map((event) => [`${event.recordId}:${event.to}`, event.expiresAt]));
   await appendOutboxEvents(
     trx,
     now,
@@ -57,6 +61,9 @@ export async function recordStatusEvents(trx: Transaction<TaxDatabase>, events: 
         from: row.from_status as StatusEvent['from'],
         to: row.to_status,
         changed_at: row.occurred_at.toISOString(),
+        expires_at: expiresAt.get(`${row.record_id}:${row.to_status}`)?.toISOString() ?? null,
+        // The history row's id: rows of one user are written in the order of its changes (they take turns on its record's lock).
+        version: String(row.id),
       },
     })),
   );

@@ -62,7 +62,7 @@ export class TaxTransitionRepository {
         const stored = await insertRecord(trx, record);
         const events: StatusEvent[] = [];
         if (old?.previous_status === 'approved' && old.expires_at !== null) {
-          events.push({ recordId: old.id, projectId, user, from: 'approved', to: 'expired', actor: SYSTEM_ACTOR, at: old.expires_at });
+          events.push({ recordId: old.id, projectId, user, from: 'approved', to: 'expired', actor: SYSTEM_ACTOR, at: old.expires_at, expiresAt: old.expires_at });
         }
         const replaced = old ? (old.previous_status === 'approved' ? 'expired' : old.previous_status) : null;
         events.push({
@@ -73,6 +73,7 @@ export class TaxTransitionRepository {
           to: 'submitted',
           actor: { type: 'affiliate', id: user.identifier },
           at: now,
+          expiresAt: null,
         });
         announced.count += await recordStatusEvents(trx, events, now);
         return { record: stored, replaced };
@@ -98,7 +99,7 @@ export class TaxTransitionRepository {
       const record = toTaxRecord(row);
       announced.count += await recordStatusEvents(
         trx,
-        [{ recordId, projectId: record.projectId, user: record.user, from: 'submitted', to: 'approved', actor, at: now }],
+        [{ recordId, projectId: record.projectId, user: record.user, from: 'submitted', to: 'approved', actor, at: now, expiresAt }],
         now,
       );
       return record;
@@ -128,7 +129,7 @@ export class TaxTransitionRepository {
       const record = toTaxRecord(row);
       announced.count += await recordStatusEvents(
         trx,
-        [{ recordId: record.id, projectId, user, from: row.previous_status, to: 'revoked', reason, actor, at: now }],
+        [{ recordId: record.id, projectId, user, from: row.previous_status, to: 'revoked', reason, actor, at: now, expiresAt: record.expiresAt }],
         now,
       );
       return { record, previousStatus: row.previous_status };
@@ -176,6 +177,7 @@ export class TaxTransitionRepository {
                   to: 'expired' as const,
                   actor: SYSTEM_ACTOR,
                   at: row.expires_at,
+                  expiresAt: row.expires_at,
                 },
               ],
         ),

@@ -38,7 +38,8 @@ export const PUBLICATIONS = {
   'agency.affiliate.status_changed': { type: 'affiliate.status_changed', data: asIs },
   'claim.claim_check.closed': { type: 'claim_check.closed', data: asIs },
   'claim.claim_check.claimed': { type: 'claim_check.claimed', data: asIs },
-  'tax.tax_status.changed': { type: 'tax_status.changed', data: asIs },
+  // expires_at and version are there for the agency's projection (the order of a user's changes is internal): the public shape stays as documented.
+  'tax.tax_status.changed': { type: 'tax_status.changed', data: ({ expires_at: _expiresAt, version: _version, ...payload }) => payload },
 } satisfies Publications;
 
 export type PublishedEventType = keyof typeof PUBLICATIONS;

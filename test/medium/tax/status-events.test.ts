@@ -9,7 +9,8 @@ const START = '2026-11-21T12:00:00.000Z';
 /**
  * tax.tax_status.changed: one event per status change, written in the transition's transaction
  * beside its history row (no relay runs here: the events stay in the tax service's outbox).
- * Statuses and the user only: never a form field or a tax id.
+ * Statuses, the user, the record's expires_at and the change's version (for the agency's
+ * projection): never a form field or a tax id.
  */
 describe('tax status events (domain)', () => {
   let harness: DomainHarness<TaxDomain, TaxDatabase>;
@@ -37,15 +38,26 @@ describe('tax status events (domain)', () => {
     await harness.domain.review.revoke(projectId, user, ADMIN, 'TIN does not match');
 
     const events = await eventsOf(projectId, user.identifier);
+    // Each event's version is its history row's id: the order of the user's changes.
+    const { rows: history } = await harness.sql.query('SELECT id::text AS id FROM tax.tax_status_events WHERE project_id = $1 ORDER BY id', [projectId]);
     expect(events.map((event) => ({ type: event.type, project_id: event.project_id, payload: event.payload, created_at: event.created_at }))).toEqual(
       [
         ['not_submitted', 'submitted'],
         ['submitted', 'approved'],
         ['approved', 'revoked'],
-      ].map(([from, to]) => ({
+      ].map(([from, to], index) => ({
         type: 'tax.tax_status.changed',
         project_id: projectId,
-        payload: { project_id: projectId, user: { identifier: user.identifier, identifier_type: 'evm_address' }, from, to, changed_at: START },
+        payload: {
+          project_id: projectId,
+          user: { identifier: user.identifier, identifier_type: 'evm_address' },
+          from,
+          to,
+          changed_at: START,
+          // A W-9 never expires.
+          expires_at: null,
+          version: history[index]!.id,
+        },
         created_at: new Date(START),
       })),
     );
@@ -76,6 +88,8 @@ describe('tax status events (domain)', () => {
     const events = await eventsOf(projectId, user.identifier);
     expect(events.map((event) => `${event.payload.from}->${event.payload.to}`)).toEqual(['not_submitted->submitted', 'submitted->approved', 'approved->expired']);
     expect(events[2].payload.changed_at).toBe(approved.expiresAt!.toISOString());
+    // The approval announces when it will expire, so a projection reads the expiry before the sweep's event.
+    expect(events.map((event) => event.payload.expires_at)).toEqual([null, approved.expiresAt!.toISOString(), approved.expiresAt!.toISOString()]);
   });
 
   it('announces the expiry and the resubmission when an expired W-8 is replaced before the sweep wrote it down', async () => {
@@ -87,5 +101,9 @@ describe('tax status events (domain)', () => {
     await harness.domain.taxInfo.submit(projectId, user, formInput(w8ben({ signature_date: harness.clock.now().toISOString().slice(0, 10) })));
     await harness.domain.expiry.expireDue();
     expect(await changes(projectId, user.identifier)).toEqual(['not_submitted->submitted', 'submitted->approved', 'approved->expired', 'expired->submitted']);
+    // The old record's expiry and the new submission, written together, in that order: the submission is the newer version.
+    const versions = (await eventsOf(projectId, user.identifier)).map((event) => BigInt(event.payload.version));
+    expect(versions).toEqual([...versions].sort((a, b) => (a < b ? -1 : 1)));
+    expect(new Set(versions).size).toBe(4);
   });
 });
