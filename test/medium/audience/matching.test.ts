@@ -41,15 +41,18 @@ describe('dynamic matching (domain)', () => {
     (await harness.sql.query('SELECT identifier, kind, source FROM audience.entries WHERE segment_id = $1 ORDER BY identifier', [segmentId])).rows as Array<{ identifier: string; kind: string; source: string }>;
   const idsOf = async (segmentId: string) => (await entriesOf(segmentId)).map((entry) => entry.identifier);
   const countOf = async (segmentId: string) => Number((await harness.sql.query('SELECT entries_count FROM audience.segments WHERE id = $1', [segmentId])).rows[0].entries_count);
-  /** Users named by the segment's entry events, per type, in outbox order. */
+  /** Users named by the segment's entry events, per type, in outbox order (each event pending relay: nothing relays here). */
   async function eventUsers(segmentId: string) {
     const { rows } = await harness.sql.query(
-      `SELECT type, payload FROM audience.outbox WHERE payload->>'segment_id' = $1 AND type IN ('audience.entry_added', 'audience.entry_removed') ORDER BY seq`,
+      `SELECT o.type, o.payload, p.seq IS NOT NULL AS pending FROM audience.outbox o LEFT JOIN audience.outbox_pending p ON p.seq = o.seq
+       WHERE o.payload->>'segment_id' = $1 AND o.type IN ('audience.entry_added', 'audience.entry_removed') ORDER BY o.seq`,
       [segmentId],
     );
     const out: Record<string, string[]> = { 'audience.entry_added': [], 'audience.entry_removed': [] };
     for (const row of rows) {
       expect(row.payload.kind).toBe('dynamic');
+      // An event left out of outbox_pending is never relayed: the agency's tiers would not follow.
+      expect(row.pending).toBe(true);
       out[row.type]!.push(...row.payload.users.map((u: { identifier: string }) => u.identifier));
     }
     for (const list of Object.values(out)) list.sort();
