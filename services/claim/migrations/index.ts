@@ -3,6 +3,7 @@ import * as claimTables from './0001_claim_tables';
 import * as claimCheckVouchers from './0002_claim_check_vouchers';
 import * as claimCheckFillfactor from './0003_claim_check_fillfactor';
 import * as conversionListIndex from './0004_conversion_list_index';
+import * as conversionHotPayment from './0005_conversion_hot_payment';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const claimMigrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const claimMigrations: Record<string, Migration> = {
   '0002_claim_check_vouchers': claimCheckVouchers,
   '0003_claim_check_fillfactor': claimCheckFillfactor,
   '0004_conversion_list_index': conversionListIndex,
+  '0005_conversion_hot_payment': conversionHotPayment,
 };
