@@ -95,14 +95,18 @@ export class ConversionRepository {
     return row && { projectId: row.project_id };
   }
 
-  /** The batch's conversions still waiting to be paid, in id order. */
-  async pendingOf(projectId: string, batchId: string): Promise<PendingConversion[]> {
+  /**
+   * The batch's conversions still waiting to be paid, in id order. The batch alone names them: its
+   * rows are all of its one project (`store` writes them so). A condition on the project as well let
+   * the planner, short of statistics, intersect the batch's index range with the whole project's
+   * primary key range: work that grew with every conversion ever stored.
+   */
+  async pendingOf(batchId: string): Promise<PendingConversion[]> {
     const rows = await this.db
       .selectFrom('conversions')
       .select(PENDING_COLUMNS)
       // Text: a fractional NUMERIC has no bigint (services/common/db/type-parsers.ts).
       .select((eb) => [eb.cast<string | null>('volume_usd', 'text').as('volume_text'), eb.cast<string | null>('revenue_usd', 'text').as('revenue_text')])
-      .where('project_id', '=', projectId)
       .where('batch_id', '=', batchId)
       .where('status', '=', 'accepted')
       .orderBy('id')

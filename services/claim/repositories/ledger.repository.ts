@@ -44,7 +44,7 @@ export class LedgerRepository {
         // The update is the guard: it takes the rows still `accepted` (waiting for a concurrent
         // delivery's commit, then finding them paid), and says which this transaction owns.
         const sorted = [...outcomes].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-        const owned = sorted.length === 0 ? new Set<string>() : await updateConversions(trx, projectId, batchId, sorted, now);
+        const owned = sorted.length === 0 ? new Set<string>() : await updateConversions(trx, batchId, sorted, now);
         const recorded = sorted.filter((outcome) => owned.has(outcome.id));
         let movements = 0;
         if (recorded.length > 0) {
@@ -70,13 +70,13 @@ export class LedgerRepository {
  * Status, frozen attribution and currency of the batch's conversions still `accepted`; answers their
  * ids (the ones this transaction owns). Rows are named in id order, so concurrent deliveries of one
  * batch queue behind each other (a deadlock all the same is rolled back and run again: retryTransient).
- * The batch's id is what finds the rows (conversions_batch_idx: a range of the batch's rows). Without
- * it the planner, which expects few rows from the unnest, intersected the whole project's primary key
- * with the whole index of waiting rows, work that grew with every conversion ever stored (46 ms of a
- * 1,000-conversion batch at 100,000 stored). No indexed column changes, so the update is HOT
- * (migration 0005).
+ * The batch's id is what finds the rows (conversions_batch_idx: a range of the batch's rows, all of
+ * one project: ConversionRepository.store). With the project's id instead, or beside it, the planner,
+ * which expects few rows from the unnest, intersected the whole project's primary key range with
+ * another index, work that grew with every conversion ever stored (46 ms of a 1,000-conversion batch
+ * at 100,000 stored). No indexed column changes, so the update is HOT (migration 0005).
  */
-async function updateConversions(trx: Transaction<ClaimDatabase>, projectId: string, batchId: string, outcomes: ConversionOutcome[], now: Date): Promise<Set<string>> {
+async function updateConversions(trx: Transaction<ClaimDatabase>, batchId: string, outcomes: ConversionOutcome[], now: Date): Promise<Set<string>> {
   const column = <T>(pick: (outcome: ConversionOutcome) => T) => outcomes.map(pick);
   const affiliate = (outcome: ConversionOutcome) => outcome.attribution?.affiliate;
   const master = (outcome: ConversionOutcome) => outcome.attribution?.master;
@@ -97,7 +97,7 @@ async function updateConversions(trx: Transaction<ClaimDatabase>, projectId: str
       ${column((o) => o.attribution?.tierId ?? null)}::uuid[]
     ) AS u(id, status, failure_reason, currency_id, affiliate_id, affiliate_type, affiliate_identifier,
            master_id, master_type, master_identifier, spread_bps, tier_id)
-    WHERE c.project_id = ${projectId} AND c.batch_id = ${batchId} AND c.id = u.id AND c.status = 'accepted'
+    WHERE c.batch_id = ${batchId} AND c.id = u.id AND c.status = 'accepted'
     RETURNING c.id`.execute(trx);
   return new Set(rows.map((row) => row.id));
 }
