@@ -9,6 +9,7 @@ import type { BenchConfig } from './config';
 import { percentile, random } from './data';
 import { keepAliveGet, runHttpLoad, runQueryLoad, type RunFigures } from './load';
 import { fmt, table } from './report';
+import { type EventLoopGap, EventLoopGaps, SlowRequests } from './stalls';
 
 export interface AffiliateListCase {
   label: string;
@@ -355,22 +356,31 @@ export interface DashboardRun {
   figures: RunFigures;
   /** Latencies (ms) per case label. */
   perCase: Map<string, number[]>;
+  /** The requests that took SLOW_REQUEST_MS or more, with their wall-clock start (./stalls.ts). */
+  slow: SlowRequests;
+  /** Pauses of this process during the run. */
+  gaps: EventLoopGap[];
 }
 
 async function runCases(cases: AffiliateListCase[], send: (one: AffiliateListCase) => Promise<unknown>, connections: number, durationS: number, label: string): Promise<DashboardRun> {
   const perCase = new Map<string, number[]>(cases.map((one) => [one.label, []]));
+  const slow = new SlowRequests();
+  const gaps = new EventLoopGaps();
+  gaps.start();
   const figures = await runQueryLoad(
     async (n) => {
       const one = cases[n % cases.length]!;
       const sent = performance.now();
       await send(one);
-      perCase.get(one.label)!.push(performance.now() - sent);
+      const took = performance.now() - sent;
+      perCase.get(one.label)!.push(took);
+      slow.record(one.label, sent, took);
     },
     connections,
     durationS,
     label,
-  );
-  return { figures, perCase };
+  ).finally(() => gaps.stop());
+  return { figures, perCase, slow, gaps: gaps.gaps };
 }
 
 /** Each loop waits for its page before asking for the next: an admin's dashboard, not a flood. */

@@ -82,3 +82,13 @@ export function machineCpu(): { busy: number; total: number } {
 export function loadAverage(): string {
   return (readOrUndefined('/proc/loadavg') ?? '').split(' ').slice(0, 3).join(' ');
 }
+
+/** When a process started, ms since the epoch (to 10 ms), or undefined when it is gone: --trace-gc counts from there. */
+export function startedAt(pid: number): number | undefined {
+  const stat = readOrUndefined(`/proc/${pid}/stat`);
+  const bootSeconds = /^btime (\d+)$/m.exec(readOrUndefined('/proc/stat') ?? '')?.[1];
+  if (!stat || bootSeconds === undefined) return undefined;
+  // Field 22 of stat (starttime, in clock ticks since boot) is at 19 after the name and state.
+  const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+  return Number(bootSeconds) * 1000 + (ticks / CLOCK_TICKS) * 1000;
+}

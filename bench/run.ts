@@ -15,7 +15,8 @@
  * Environment: BENCH_SCALE (default 1) shrinks the data sets; BENCH_DURATION_S (default 20) the
  * lookup runs; BENCH_WARMUP_S (3); BENCH_PHASES (ingest,lookup,attribution,conversions,leaderboard,claim-list,affiliate-list,audience-evaluation); BENCH_TRAIT_SAMPLES (200); BENCH_CONVERSION_INFLIGHT (4); BENCH_ATTRIBUTION_CONCURRENCY (50); BENCH_COPY_STREAMS (1) splits the
  * COPY of the physical limit over concurrent streams; BENCH_INGEST_INFLIGHT (4); BENCH_CPU_PROF_DIR runs every
- * process of the stack with --cpu-prof into that folder; BENCH_POSTGRES_URL, REDIS_URL,
+ * process of the stack with --cpu-prof into that folder; BENCH_NODE_ARGS (space-separated) adds node flags to every process of
+ * the stack (e.g. --trace-gc, whose pauses go to the stack's output); BENCH_POSTGRES_URL, REDIS_URL,
  * BENCH_DATABASE (referral_bench; BENCH_KEEP_DATABASE=1 keeps it afterwards), BENCH_LOG (the stack's output; a file under /tmp by default).
  */
 import { execSync } from 'node:child_process';
@@ -69,8 +70,9 @@ import {
   setUpAffiliateList,
   slowestCases,
 } from './affiliate-list';
+import { checkpointCounters, checkpointsBetween, gapLine, SLOW_REQUEST_MS, stalls, stallTable } from './stalls';
 import { type AudienceEvaluationResult, reportAudienceEvaluation, runAudienceEvaluation } from './audience-evaluation';
-import { loadAverage } from './proc';
+import { loadAverage, processName, processTree, startedAt } from './proc';
 import { cpuTable, fmt, keyValues, lookupTable, memoryTable, section, table } from './report';
 import { SERVICE_CATALOG } from '../services/common/service-catalog';
 import { deleteRedisKeys, dropDatabase, recreateDatabase, type RunningStack, startStack } from './stack';
@@ -95,6 +97,9 @@ interface PhaseCpu {
   loadBefore: string;
   loadAfter: string;
 }
+
+/** BENCH_NODE_ARGS: extra node flags for every process of the stack (e.g. --trace-gc, to set GC pauses beside the stalls). */
+const nodeArgsFromEnv = (): string[] => (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
 
 async function main(): Promise<number> {
   const config = loadBenchConfig();
@@ -160,7 +165,7 @@ async function main(): Promise<number> {
   let leaderboardRuns: { gateway: RunFigures; direct: RunFigures; data: LeaderboardData; check: string; plans: string[] } | undefined;
   let audienceEvaluation: AudienceEvaluationResult | undefined;
   let affiliateListRuns:
-    | { gateway: RunFigures; direct: RunFigures; data: AffiliateListData; check: string; plans: string[]; dashboard: { gateway: DashboardRun; direct: DashboardRun; cases: number; check: string } }
+    | { gateway: RunFigures; direct: RunFigures; data: AffiliateListData; check: string; plans: string[]; dashboard: { gateway: DashboardRun; direct: DashboardRun; cases: number; check: string; checkpoints: { gateway: string; direct: string } } }
     | undefined;
   let claimListRuns: { gateway: RunFigures; direct: RunFigures; data: ClaimListData; check: string } | undefined;
   let attributionRuns: { ours: AttributionFigures; direct: AttributionFigures; check: string; plan: string; suspensions: number } | undefined;
@@ -181,10 +186,15 @@ async function main(): Promise<number> {
       postgresUrl,
       redisUrl,
       logFile,
-      nodeArgs: cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : undefined,
+      nodeArgs: [...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []), ...nodeArgsFromEnv()],
     });
     stackInfo = `gateway ${stack.baseUrl}; ${Object.entries(stack.grpcAddresses).map(([name, value]) => `${name}=${value}`).join(', ')}; queue prefix ${stack.queuePrefix}`;
     progress(`stack ready: ${stackInfo}`);
+    if (nodeArgsFromEnv().includes('--trace-gc')) {
+      // --trace-gc stamps each pause with ms since its process started: these starts put them on the clock.
+      const starts = processTree(stack.pid).map((pid) => `${processName(pid)} ${pid} ${new Date(startedAt(pid) ?? 0).toISOString().slice(11, 23)}`);
+      progress(`--trace-gc: processes started (UTC): ${starts.join(', ')}`);
+    }
     memory = new MemorySampler(stack.pid, config.memorySampleMs);
     memory.start();
 
@@ -334,12 +344,18 @@ async function main(): Promise<number> {
         const cases = await dashboardCases(data, direct, pageSize);
         const dashboardCheck = await crossCheckAffiliateList(api, data, direct, cases);
         progress(`affiliate list: dashboard, ${cases.length} cases, ${dashboardConnections} connections, ${dashboardDurationS} s (gateway, then direct SQL)`);
+        const checkpointsBefore = await checkpointCounters(admin);
         const dashboardGateway = await around('affiliate dashboard (gateway)', () =>
           runAffiliateDashboardGateway(stack!.baseUrl, data, cases, dashboardConnections, dashboardDurationS, `gateway, ${dashboardConnections} connections`),
         );
+        const checkpointsBetweenRuns = await checkpointCounters(admin);
         const dashboardDirect = await around('affiliate dashboard (direct)', () =>
           runAffiliateDashboardDirect(direct, cases, dashboardConnections, dashboardDurationS, `direct (page query + count, pg), ${dashboardConnections} connections`),
         );
+        const checkpoints = {
+          gateway: checkpointsBetween(checkpointsBefore, checkpointsBetweenRuns),
+          direct: checkpointsBetween(checkpointsBetweenRuns, await checkpointCounters(admin)),
+        };
         const plans = [];
         for (const one of data.cases) plans.push(await direct.explain(one));
         affiliateListRuns = {
@@ -348,7 +364,7 @@ async function main(): Promise<number> {
           data,
           check,
           plans,
-          dashboard: { gateway: dashboardGateway, direct: dashboardDirect, cases: cases.length, check: dashboardCheck },
+          dashboard: { gateway: dashboardGateway, direct: dashboardDirect, cases: cases.length, check: dashboardCheck, checkpoints },
         };
       } finally {
         await direct.close();
@@ -615,6 +631,13 @@ async function main(): Promise<number> {
     );
     log('the slowest cases through the gateway (by their slowest request), the direct query beside:');
     log(slowestCases(dash.gateway, dash.direct, 10));
+    // Most connections slow at once is something shared (a checkpoint, a pause of a process), not a case's own cost.
+    const minStall = Math.max(2, config.affiliateList.dashboardConnections - 1);
+    for (const [path, run] of [['gateway', dash.gateway], ['direct', dash.direct]] as const) {
+      log(`\nstalls (${path}): ${minStall} or more requests slower than ${SLOW_REQUEST_MS} ms at once; ${dash.checkpoints[path]} during the run`);
+      log(stallTable(stalls(run.slow.requests, minStall)));
+      log(gapLine(run.gaps));
+    }
     for (const [phase, run] of [['affiliate dashboard (gateway)', dash.gateway.figures], ['affiliate dashboard (direct)', dash.direct.figures]] as const) {
       const measured = cpu.get(phase);
       if (!measured) continue;

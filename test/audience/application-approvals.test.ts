@@ -43,7 +43,7 @@ describe('approved applications reach the audience (agency.application.approved)
     const [eventId] = await approve(segment.id, mixedCase(evmAddress(1)));
     const relay = producer.relay();
     await relay.pass();
-    await producer.sql.query(`UPDATE ${producer.schema}.outbox SET relayed_at = NULL WHERE id = $1`, [eventId]);
+    await producer.sql.query(`INSERT INTO ${producer.schema}.outbox_pending (seq) SELECT seq FROM ${producer.schema}.outbox WHERE id = $1`, [eventId]);
     await relay.pass();
     await pollUntil(async () => (await outcomes([eventId!])).length === 1, { timeoutMs: 15_000, what: 'the audience service to consume the approval' });
     expect(await entries(segment.id)).toEqual([expect.objectContaining({ identifier: evmAddress(1), kind: 'static', source: 'api' })]);

@@ -131,7 +131,7 @@ describe('event outbox: batched event types', () => {
   it('relays a round twice (a crash between queuing and marking) without a second batch job', async () => {
     const ids = await append([conversion('d-1'), conversion('d-2')]);
     await probe.relay().pass();
-    await probe.sql.query(`UPDATE ${probe.schema}.outbox SET relayed_at = NULL WHERE id = ANY($1)`, [ids]);
+    await probe.sql.query(`INSERT INTO ${probe.schema}.outbox_pending (seq) SELECT seq FROM ${probe.schema}.outbox WHERE id = ANY($1)`, [ids]);
     await probe.relay().pass();
     expect((await queuedJobs(job.queue)).map((queued) => queued.id)).toEqual([`${ids[0]}+2-webhooks-fan-out`]);
   });

@@ -31,7 +31,17 @@ describe('event outbox', () => {
     payload: { segment_id: segmentId, kind: 'static', users: users.map((n) => ({ identifier: evmAddress(n), identifier_type: 'evm_address' })) },
   });
   const outboxRows = async (ids: string[]) =>
-    (await probe.sql.query(`SELECT id, type, relayed_at FROM ${probe.schema}.outbox WHERE id = ANY($1) ORDER BY seq`, [ids])).rows;
+    (
+      await probe.sql.query(
+        `SELECT o.id, o.type, (SELECT max(r.relayed_at) FROM ${probe.schema}.outbox_relays r WHERE o.seq = ANY(r.seqs)) AS relayed_at,
+                EXISTS (SELECT 1 FROM ${probe.schema}.outbox_pending p WHERE p.seq = o.seq) AS pending
+         FROM ${probe.schema}.outbox o WHERE o.id = ANY($1) ORDER BY o.seq`,
+        [ids],
+      )
+    ).rows;
+  /** What a crash between queuing events and marking them relayed leaves: the events pending again. */
+  const pendingAgain = (ids: Array<string | undefined>) =>
+    probe.sql.query(`INSERT INTO ${probe.schema}.outbox_pending (seq) SELECT seq FROM ${probe.schema}.outbox WHERE id = ANY($1) ON CONFLICT DO NOTHING`, [ids]);
   const jobOf = (eventId: string) => probe.queues.queue(job.queue).getJob(`${eventId}-${consumer.name}`);
   const jobData = (id: string, event: NewOutboxEvent): EventJobData => ({
     id,
@@ -68,7 +78,7 @@ describe('event outbox', () => {
       await relay.pass();
       const queued = await jobOf(id!);
       expect(queued?.data.payload).toEqual({ ...jobData(id!, event), createdAt: probe.clock.now().toISOString() });
-      expect((await outboxRows([id!]))[0].relayed_at).toEqual(probe.clock.now());
+      expect((await outboxRows([id!]))[0]).toMatchObject({ relayed_at: probe.clock.now(), pending: false });
       // Nobody else subscribes to audience.entry_added: no other queue got it.
       const other = probe.queues.queue(consumerJob({ name: 'audience-application-approvals' }).queue);
       expect(await other.getJob(`${id}-audience-application-approvals`)).toBeUndefined();
@@ -77,7 +87,7 @@ describe('event outbox', () => {
     it('relays twice (a crash between queuing and marking) without a second job', async () => {
       const [id] = await probe.db.transaction().execute((trx) => appendOutboxEvents(trx, probe.clock.now(), [added([5])]));
       await probe.relay().pass();
-      await probe.sql.query(`UPDATE ${probe.schema}.outbox SET relayed_at = NULL WHERE id = $1`, [id]);
+      await pendingAgain([id]);
       await probe.relay().pass();
       const queue = probe.queues.queue(job.queue);
       const jobs = (await queue.getJobs(['waiting'])).filter((queued) => queued.data.payload.id === id);
@@ -93,7 +103,7 @@ describe('event outbox', () => {
       }
       await probe.relay({ batchSize: 3 }).pass();
       const rows = await outboxRows(written);
-      expect(rows.every((row: { relayed_at: Date | null }) => row.relayed_at !== null)).toBe(true);
+      expect(rows.every((row: { relayed_at: Date | null; pending: boolean }) => row.relayed_at !== null && !row.pending)).toBe(true);
       const waiting = (await probe.queues.queue(job.queue).getJobs(['waiting'], 0, -1, true)).map((queued) => queued.data.payload.id as string);
       expect(waiting.filter((id) => written.includes(id))).toEqual(written);
     });
@@ -118,7 +128,7 @@ describe('event outbox', () => {
     it('prunes relayed events past retention, never pending ones, and processed-event keys past twice that', async () => {
       const [relayedId, pendingId] = await probe.db.transaction().execute((trx) => appendOutboxEvents(trx, probe.clock.now(), [added([300]), added([301])]));
       await probe.relay().pass();
-      await probe.sql.query(`UPDATE ${probe.schema}.outbox SET relayed_at = NULL WHERE id = $1`, [pendingId]);
+      await pendingAgain([pendingId]);
       await deliver(jobData(relayedId!, added([300])));
 
       const retentionMs = 3_600_000;
@@ -248,7 +258,7 @@ describe('event outbox', () => {
       const ids: string[] = [];
       for (let i = 0; i < 10; i += 1) {
         ids.push(...(await probe.db.transaction().execute((trx) => appendOutboxEvents(trx, probe.clock.now(), [added([1_000 + 2 * i, 1_001 + 2 * i]), added([5_000 + i])]))));
-        if (i % 3 === 0) await probe.sql.query(`UPDATE ${probe.schema}.outbox SET relayed_at = NULL WHERE id = ANY($1)`, [ids]);
+        if (i % 3 === 0) await pendingAgain(ids);
         await relay.pass();
       }
       await pollUntil(async () => (await probe.sql.query(`SELECT count(*)::int AS n FROM ${probe.schema}.processed_events WHERE event_id = ANY($1)`, [ids])).rows[0].n === ids.length, {

@@ -78,7 +78,7 @@ describe('application approval through process deaths and Redis loss', () => {
       [applicationId],
     );
   const pendingEvents = (applicationId: string) =>
-    count("SELECT count(*) AS n FROM agency.outbox WHERE type = 'agency.application.approved' AND relayed_at IS NULL AND payload->>'application_id' = $1", [applicationId]);
+    count("SELECT count(*) AS n FROM agency.outbox o JOIN agency.outbox_pending p USING (seq) WHERE o.type = 'agency.application.approved' AND o.payload->>'application_id' = $1", [applicationId]);
 
   /** The user is in the segment exactly once, from exactly one applied event, and the segment counts it once. */
   async function expectEntryOnce(segmentId: string, applicationId: string, address: string) {

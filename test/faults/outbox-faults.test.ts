@@ -49,7 +49,7 @@ describe('events between services through process deaths and Redis loss', () => 
   const query = async <T>(text: string, params: unknown[]) => (await stack.db.query(text, params)).rows as T[];
   const batchStates = (segmentId: string) => query<{ status: string }>('SELECT status FROM audience.entry_batches WHERE segment_id = $1', [segmentId]);
   const segmentEvents = (segmentId: string) =>
-    query<{ id: string; relayed: boolean }>(`SELECT id, relayed_at IS NOT NULL AS relayed FROM audience.outbox WHERE payload->>'segment_id' = $1 ORDER BY seq`, [segmentId]);
+    query<{ id: string; relayed: boolean }>(`SELECT o.id, NOT EXISTS (SELECT 1 FROM audience.outbox_pending p WHERE p.seq = o.seq) AS relayed FROM audience.outbox o WHERE o.payload->>'segment_id' = $1 ORDER BY o.seq`, [segmentId]);
 
   const untilMidIngest = (segmentId: string) =>
     pollUntil(

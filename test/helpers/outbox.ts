@@ -4,7 +4,7 @@ import { type Database, openDatabase } from '../../services/common/db/database';
 import { defineConsumer, type EventConsumer, type HandleResult } from '../../services/common/outbox/consumer';
 import type { OutboxEventOf } from '../../services/common/outbox/event';
 import { OutboxRelay, type OutboxRelayOptions } from '../../services/common/outbox/relay';
-import { createOutboxTables, type OutboxTables } from '../../services/common/outbox/tables';
+import { createOutboxTables, type OutboxTables, splitOutboxRelayState } from '../../services/common/outbox/tables';
 import { QueueKit } from '../../services/common/queue';
 import { TEST_REDIS_URL } from '../setup/test-env';
 import { TestClock } from './clock';
@@ -46,6 +46,7 @@ export async function startOutboxProbe(options: { databaseUrl?: string; redisUrl
   const opened: Database<ProbeDatabase> = openDatabase<ProbeDatabase>({ url, schema, poolMax: 8, applicationName: 'test-outbox-probe', logger: logs.logger('db') });
   await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(opened.db);
   await createOutboxTables(opened.db as unknown as Kysely<unknown>);
+  await splitOutboxRelayState(opened.db as unknown as Kysely<unknown>);
   await sql`CREATE TABLE effects (event_id uuid NOT NULL, event_type text NOT NULL, identifier text NOT NULL)`.execute(opened.db);
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   pool.on('error', () => undefined);

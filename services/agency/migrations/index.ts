@@ -10,6 +10,8 @@ import * as affiliateFilterEntries from './0008_affiliate_filter_entries';
 import * as affiliateListStatusRegion from './0009_affiliate_list_status_region';
 import * as segmentTiers from './0010_segment_tiers';
 import * as taxStatusProjection from './0011_tax_status_projection';
+import * as metricsFillfactor from './0012_metrics_fillfactor';
+import * as outboxRelayState from './0013_outbox_relay_state';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const agencyMigrations: Record<string, Migration> = {
@@ -24,4 +26,6 @@ export const agencyMigrations: Record<string, Migration> = {
   '0009_affiliate_list_status_region': affiliateListStatusRegion,
   '0010_segment_tiers': segmentTiers,
   '0011_tax_status_projection': taxStatusProjection,
+  '0012_metrics_fillfactor': metricsFillfactor,
+  '0013_outbox_relay_state': outboxRelayState,
 };

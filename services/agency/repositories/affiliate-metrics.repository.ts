@@ -135,11 +135,20 @@ export async function rememberCurrencies(db: Db, projectId: string, currencies: 
 /** Inserts facts not recorded yet; answers those it inserted (a fact already there is left as it is). */
 export async function insertFacts(db: Db, projectId: string, facts: readonly ConversionFact[], now: Date): Promise<ConversionFact[]> {
   if (facts.length === 0) return [];
-  // One array parameter per column, not 17 parameters per fact: a relay round brings 1,000 facts, and
-  // a VALUES list of 17,000 parameters costs PostgreSQL more to plan, and pg more to bind, than the insert.
-  // Raw: INSERT ... SELECT over unnest'ed arrays, in the order given.
+  const { rows: inserted } = await sql<{ conversion_id: string }>`${insertFactsStatement(projectId, facts, now)} RETURNING conversion_id`.execute(db);
+  const ids = new Set(inserted.map((row) => row.conversion_id));
+  return facts.filter((fact) => ids.has(fact.conversionId));
+}
+
+/**
+ * The INSERT of the facts not recorded yet (without its RETURNING). One array parameter per column,
+ * not 17 parameters per fact: a relay round brings 1,000 facts, and a VALUES list of 17,000
+ * parameters costs PostgreSQL more to plan, and pg more to bind, than the insert.
+ */
+function insertFactsStatement(projectId: string, facts: readonly ConversionFact[], now: Date) {
   const column = <T>(pick: (fact: ConversionFact) => T) => facts.map(pick);
-  const { rows: inserted } = await sql<{ conversion_id: string }>`
+  // Raw: INSERT ... SELECT over unnest'ed arrays, in the order given.
+  return sql`
     INSERT INTO conversion_facts (project_id, conversion_id, name, status, occurred_at, identifier_type, identifier, affiliate_id, master_id,
                                   spread_bps, tier_id, volume_usd, revenue_usd, currency_id, affiliate_payout, agency_payout, recorded_at)
     SELECT ${projectId}::uuid, f.conversion_id, f.name, f.status, f.occurred_at, f.identifier_type, f.identifier, f.affiliate_id, f.master_id,
@@ -153,10 +162,7 @@ export async function insertFacts(db: Db, projectId: string, facts: readonly Con
     ) WITH ORDINALITY AS f(conversion_id, name, status, occurred_at, identifier_type, identifier, affiliate_id, master_id,
                            spread_bps, tier_id, volume_usd, revenue_usd, currency_id, affiliate_payout, agency_payout, n)
     ORDER BY f.n
-    ON CONFLICT (project_id, conversion_id) DO NOTHING
-    RETURNING conversion_id`.execute(db);
-  const ids = new Set(inserted.map((row) => row.conversion_id));
-  return facts.filter((fact) => ids.has(fact.conversionId));
+    ON CONFLICT (project_id, conversion_id) DO NOTHING`;
 }
 
 /**
@@ -387,69 +393,73 @@ export function toEarningRecord(row: EarningRow): EarningRecord {
 }
 
 /**
- * Many conversions into the projection, set-based: their facts in one statement, then each
- * aggregate in one statement from the facts that were new, grouped per key and written in key
- * order (concurrent batches lock the same rows in the same order: no deadlock). The same result
- * as recordConversion one by one. Call it under lockProjectMetrics(shared).
+ * Many conversions into the projection, set-based and in ONE statement: the facts are inserted, and
+ * each aggregate grows by the facts that were new (the insert's RETURNING rows, so no fact is read
+ * back), grouped per key and written in key order (concurrent batches lock the same rows in the
+ * same order: no deadlock). The same result as recordConversion one by one. Call it under
+ * lockProjectMetrics(shared).
  */
 export async function recordConversions(trx: Transaction<AgencyDatabase>, projectId: string, facts: readonly ConversionFact[], now: Date): Promise<void> {
-  const inserted = [...new Set((await insertFacts(trx, projectId, facts, now)).map((fact) => fact.conversionId))];
-  if (inserted.length === 0) return;
-  // Raw: INSERT ... SELECT ... GROUP BY over the new facts, ON CONFLICT adding to what is there.
-  const newFacts = sql`(SELECT * FROM conversion_facts WHERE project_id = ${projectId}::uuid AND conversion_id = ANY(${inserted}::text[]) AND affiliate_id IS NOT NULL)`;
-  const { rows: referred } = await sql<{ affiliate_id: string; first: boolean }>`
-    INSERT INTO referred_user_metrics (affiliate_id, identifier_type, identifier, project_id, volume_usd, revenue_usd, conversions, first_conversion_at, last_conversion_at)
-    SELECT affiliate_id, identifier_type, identifier, project_id, sum(coalesce(volume_usd, 0)), sum(coalesce(revenue_usd, 0)), count(*), min(occurred_at), max(occurred_at)
-    FROM ${newFacts} AS f GROUP BY project_id, affiliate_id, identifier_type, identifier ORDER BY affiliate_id, identifier_type, identifier
-    ON CONFLICT (affiliate_id, identifier_type, identifier) DO UPDATE SET
-      volume_usd = referred_user_metrics.volume_usd + excluded.volume_usd,
-      revenue_usd = referred_user_metrics.revenue_usd + excluded.revenue_usd,
-      conversions = referred_user_metrics.conversions + excluded.conversions,
-      first_conversion_at = least(referred_user_metrics.first_conversion_at, excluded.first_conversion_at),
-      last_conversion_at = greatest(referred_user_metrics.last_conversion_at, excluded.last_conversion_at)
-    RETURNING affiliate_id, (xmax = 0) AS first`.execute(trx);
-  if (referred.length === 0) return;
-  // A row this statement inserted (xmax = 0) is a user's first conversion with that affiliate: one more end user.
-  const endUsers = new Map<string, number>();
-  for (const row of referred) endUsers.set(row.affiliate_id, (endUsers.get(row.affiliate_id) ?? 0) + (row.first ? 1 : 0));
+  if (facts.length === 0) return;
+  // Raw: data-modifying CTEs that feed each other (facts -> referred users -> end users -> metrics) have no builder form.
   await sql`
-    WITH own AS (
+    WITH inserted AS (${insertFactsStatement(projectId, facts, now)} RETURNING *),
+    f AS (SELECT * FROM inserted WHERE affiliate_id IS NOT NULL),
+    referred AS (
+      INSERT INTO referred_user_metrics (affiliate_id, identifier_type, identifier, project_id, volume_usd, revenue_usd, conversions, first_conversion_at, last_conversion_at)
+      SELECT affiliate_id, identifier_type, identifier, project_id, sum(coalesce(volume_usd, 0)), sum(coalesce(revenue_usd, 0)), count(*), min(occurred_at), max(occurred_at)
+      FROM f GROUP BY project_id, affiliate_id, identifier_type, identifier ORDER BY affiliate_id, identifier_type, identifier
+      ON CONFLICT (affiliate_id, identifier_type, identifier) DO UPDATE SET
+        volume_usd = referred_user_metrics.volume_usd + excluded.volume_usd,
+        revenue_usd = referred_user_metrics.revenue_usd + excluded.revenue_usd,
+        conversions = referred_user_metrics.conversions + excluded.conversions,
+        first_conversion_at = least(referred_user_metrics.first_conversion_at, excluded.first_conversion_at),
+        last_conversion_at = greatest(referred_user_metrics.last_conversion_at, excluded.last_conversion_at)
+      -- A row this statement inserted has no locking transaction (xmax = 0): a user's first conversion with that affiliate, one more end user.
+      RETURNING affiliate_id, (xmax = 0) AS first
+    ),
+    end_users AS (SELECT affiliate_id AS id, count(*) FILTER (WHERE first) AS added FROM referred GROUP BY affiliate_id),
+    own AS (
       SELECT affiliate_id AS id, sum(coalesce(volume_usd, 0)) AS volume_usd, sum(coalesce(revenue_usd, 0)) AS revenue_usd, count(*) AS conversions
-      FROM ${newFacts} AS f GROUP BY affiliate_id
-    ), referred AS (
-      SELECT master_id AS id, sum(coalesce(volume_usd, 0)) AS volume_usd FROM ${newFacts} AS f WHERE master_id IS NOT NULL GROUP BY master_id
-    ), end_users AS (
-      SELECT * FROM unnest(${[...endUsers.keys()]}::uuid[], ${[...endUsers.values()]}::bigint[]) AS e(id, added)
-    ), keys AS (SELECT id FROM own UNION SELECT id FROM referred)
-    INSERT INTO affiliate_metrics AS m (affiliate_id, project_id, volume_usd, revenue_usd, conversions, end_users, referred_volume_usd, updated_at)
-    SELECT keys.id, ${projectId}::uuid, coalesce(own.volume_usd, 0), coalesce(own.revenue_usd, 0), coalesce(own.conversions, 0),
-      coalesce(end_users.added, 0), coalesce(referred.volume_usd, 0), ${now}::timestamptz
-    FROM keys LEFT JOIN own ON own.id = keys.id LEFT JOIN referred ON referred.id = keys.id LEFT JOIN end_users ON end_users.id = keys.id
-    ORDER BY keys.id
-    ON CONFLICT (affiliate_id) DO UPDATE SET
-      volume_usd = m.volume_usd + excluded.volume_usd, revenue_usd = m.revenue_usd + excluded.revenue_usd,
-      conversions = m.conversions + excluded.conversions, end_users = m.end_users + excluded.end_users,
-      referred_volume_usd = m.referred_volume_usd + excluded.referred_volume_usd, updated_at = excluded.updated_at`.execute(trx);
-  await sql`
-    INSERT INTO affiliate_conversion_counts (affiliate_id, name, project_id, conversions)
-    SELECT affiliate_id, name, project_id, count(*) FROM ${newFacts} AS f GROUP BY project_id, affiliate_id, name ORDER BY affiliate_id, name
-    ON CONFLICT (affiliate_id, name) DO UPDATE SET conversions = affiliate_conversion_counts.conversions + excluded.conversions`.execute(trx);
-  await sql`
-    INSERT INTO affiliate_earnings (affiliate_id, kind, currency_id, project_id, amount)
-    SELECT * FROM (
-      SELECT affiliate_id, 'affiliate' AS kind, currency_id, project_id, sum(affiliate_payout) AS amount
-      FROM ${newFacts} AS f WHERE currency_id IS NOT NULL AND affiliate_payout > 0 GROUP BY project_id, affiliate_id, currency_id
-      UNION ALL
-      SELECT master_id, 'agency', currency_id, project_id, sum(agency_payout)
-      FROM ${newFacts} AS f WHERE master_id IS NOT NULL AND currency_id IS NOT NULL AND agency_payout > 0 GROUP BY project_id, master_id, currency_id
-    ) AS e ORDER BY affiliate_id, kind, currency_id
-    ON CONFLICT (affiliate_id, kind, currency_id) DO UPDATE SET amount = affiliate_earnings.amount + excluded.amount`.execute(trx);
-  await sql`
-    INSERT INTO sub_affiliate_metrics (master_id, affiliate_id, project_id, volume_usd, revenue_usd, conversions)
-    SELECT master_id, affiliate_id, project_id, sum(coalesce(volume_usd, 0)), sum(coalesce(revenue_usd, 0)), count(*)
-    FROM ${newFacts} AS f WHERE master_id IS NOT NULL GROUP BY project_id, master_id, affiliate_id ORDER BY master_id, affiliate_id
-    ON CONFLICT (master_id, affiliate_id) DO UPDATE SET
-      volume_usd = sub_affiliate_metrics.volume_usd + excluded.volume_usd,
-      revenue_usd = sub_affiliate_metrics.revenue_usd + excluded.revenue_usd,
-      conversions = sub_affiliate_metrics.conversions + excluded.conversions`.execute(trx);
+      FROM f GROUP BY affiliate_id
+    ),
+    referred_volume AS (SELECT master_id AS id, sum(coalesce(volume_usd, 0)) AS volume_usd FROM f WHERE master_id IS NOT NULL GROUP BY master_id),
+    keys AS (SELECT id FROM own UNION SELECT id FROM referred_volume),
+    metrics AS (
+      INSERT INTO affiliate_metrics AS m (affiliate_id, project_id, volume_usd, revenue_usd, conversions, end_users, referred_volume_usd, updated_at)
+      SELECT keys.id, ${projectId}::uuid, coalesce(own.volume_usd, 0), coalesce(own.revenue_usd, 0), coalesce(own.conversions, 0),
+        coalesce(end_users.added, 0), coalesce(referred_volume.volume_usd, 0), ${now}::timestamptz
+      FROM keys LEFT JOIN own ON own.id = keys.id LEFT JOIN referred_volume ON referred_volume.id = keys.id LEFT JOIN end_users ON end_users.id = keys.id
+      ORDER BY keys.id
+      ON CONFLICT (affiliate_id) DO UPDATE SET
+        volume_usd = m.volume_usd + excluded.volume_usd, revenue_usd = m.revenue_usd + excluded.revenue_usd,
+        conversions = m.conversions + excluded.conversions, end_users = m.end_users + excluded.end_users,
+        referred_volume_usd = m.referred_volume_usd + excluded.referred_volume_usd, updated_at = excluded.updated_at
+    ),
+    counts AS (
+      INSERT INTO affiliate_conversion_counts (affiliate_id, name, project_id, conversions)
+      SELECT affiliate_id, name, project_id, count(*) FROM f GROUP BY project_id, affiliate_id, name ORDER BY affiliate_id, name
+      ON CONFLICT (affiliate_id, name) DO UPDATE SET conversions = affiliate_conversion_counts.conversions + excluded.conversions
+    ),
+    earnings AS (
+      INSERT INTO affiliate_earnings (affiliate_id, kind, currency_id, project_id, amount)
+      SELECT * FROM (
+        SELECT affiliate_id, 'affiliate' AS kind, currency_id, project_id, sum(affiliate_payout) AS amount
+        FROM f WHERE currency_id IS NOT NULL AND affiliate_payout > 0 GROUP BY project_id, affiliate_id, currency_id
+        UNION ALL
+        SELECT master_id, 'agency', currency_id, project_id, sum(agency_payout)
+        FROM f WHERE master_id IS NOT NULL AND currency_id IS NOT NULL AND agency_payout > 0 GROUP BY project_id, master_id, currency_id
+      ) AS e ORDER BY affiliate_id, kind, currency_id
+      ON CONFLICT (affiliate_id, kind, currency_id) DO UPDATE SET amount = affiliate_earnings.amount + excluded.amount
+    ),
+    subs AS (
+      INSERT INTO sub_affiliate_metrics (master_id, affiliate_id, project_id, volume_usd, revenue_usd, conversions)
+      SELECT master_id, affiliate_id, project_id, sum(coalesce(volume_usd, 0)), sum(coalesce(revenue_usd, 0)), count(*)
+      FROM f WHERE master_id IS NOT NULL GROUP BY project_id, master_id, affiliate_id ORDER BY master_id, affiliate_id
+      ON CONFLICT (master_id, affiliate_id) DO UPDATE SET
+        volume_usd = sub_affiliate_metrics.volume_usd + excluded.volume_usd,
+        revenue_usd = sub_affiliate_metrics.revenue_usd + excluded.revenue_usd,
+        conversions = sub_affiliate_metrics.conversions + excluded.conversions
+    )
+    SELECT count(*) AS inserted FROM inserted`.execute(trx);
 }

@@ -4,6 +4,7 @@ import type { UserIdentifier } from '../../common/identifiers';
 import { defineConsumer } from '../../common/outbox/consumer';
 import type { OutboxEventOf } from '../../common/outbox/event';
 import type { AudienceDatabase } from '../database';
+import { projectHasDynamicSegments } from '../repositories/dynamic-segments-gate';
 import { recordPendingMatches } from '../repositories/pending-matches.repository';
 import { type ConversionInput, recordConversionInputs, recordReferralInputs, type ReferralInput } from '../repositories/user-metrics.repository';
 
@@ -47,8 +48,8 @@ const foreignReferral = (projectId: string, payload: ReferralCreated) =>
  * referral adds one referred user to its referrer. A conversion no terms paid (no_terms) still
  * counts, as in the agency's affiliate metrics: it happened. Each event is applied once (processed_events, in
  * the same transaction), and every figure is a sum, so arrival order does not matter. The users whose
- * figures changed are recorded for re-matching (pending_matches) in the same transaction too: a
- * process dying before their match loses nothing.
+ * figures changed are recorded for re-matching (pending_matches) in the same transaction too, when
+ * the project has a dynamic segment to match them against: a process dying before their match loses nothing.
  */
 export const conditionInputs = defineConsumer<AudienceDatabase, Consumed>({
   name: 'audience-condition-inputs',
@@ -57,14 +58,14 @@ export const conditionInputs = defineConsumer<AudienceDatabase, Consumed>({
     if (event.type === 'claim.conversion.processed') {
       const input = conversionInput(event.payload);
       await recordConversionInputs(trx, event.projectId, [input], now);
-      await recordPendingMatches(trx, event.projectId, usersOf([input], []), now);
+      await recordRematches(trx, event.projectId, usersOf([input], []), now);
       return;
     }
     const foreign = foreignReferral(event.projectId, event.payload);
     if (foreign) return { ignored: foreign };
     const input = referralInput(event.payload);
     await recordReferralInputs(trx, event.projectId, [input], now);
-    await recordPendingMatches(trx, event.projectId, usersOf([], [input]), now);
+    await recordRematches(trx, event.projectId, usersOf([], [input]), now);
   },
   // A relay round's conversions (usually of one project): a few statements per project, whatever their number.
   handleBatch: async (trx, events, { now }) => {
@@ -98,7 +99,13 @@ async function applyProjectEvents(
   }
   await recordConversionInputs(trx, projectId, conversions, now);
   await recordReferralInputs(trx, projectId, referrals, now);
-  await recordPendingMatches(trx, projectId, usersOf(conversions, referrals), now);
+  await recordRematches(trx, projectId, usersOf(conversions, referrals), now);
+}
+
+/** The users to re-match, when the project has a dynamic segment to match them against (dynamic-segments-gate.ts). */
+async function recordRematches(trx: Transaction<AudienceDatabase>, projectId: string, users: readonly UserIdentifier[], now: Date): Promise<void> {
+  if (users.length === 0 || !(await projectHasDynamicSegments(trx, projectId))) return;
+  await recordPendingMatches(trx, projectId, users, now);
 }
 
 /** The users whose condition inputs these change: a conversion's user, its referrer and its payouts' beneficiaries; a referral's referrer. */

@@ -6,6 +6,8 @@ import * as conditionInputs from './0004_condition_inputs';
 import * as segmentEvaluations from './0006_segment_evaluations';
 import * as pendingMatches from './0007_pending_matches';
 import * as publishSegmentTiers from './0008_publish_segment_tiers';
+import * as conditionInputFillfactor from './0009_condition_input_fillfactor';
+import * as outboxRelayState from './0010_outbox_relay_state';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const audienceMigrations: Record<string, Migration> = {
@@ -16,4 +18,6 @@ export const audienceMigrations: Record<string, Migration> = {
   '0006_segment_evaluations': segmentEvaluations,
   '0007_pending_matches': pendingMatches,
   '0008_publish_segment_tiers': publishSegmentTiers,
+  '0009_condition_input_fillfactor': conditionInputFillfactor,
+  '0010_outbox_relay_state': outboxRelayState,
 };

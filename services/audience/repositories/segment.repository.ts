@@ -4,6 +4,7 @@ import { appendOutboxEvents } from '../../common/outbox/append';
 import type { NewOutboxEvent } from '../../common/outbox/event';
 import type { Page } from '../../common/pagination';
 import type { AudienceDatabase } from '../database';
+import { holdDynamicSegmentsGate } from './dynamic-segments-gate';
 import { requestEvaluation } from './segment-evaluation.repository';
 
 export interface BadgeRecord {
@@ -83,6 +84,7 @@ export class SegmentRepository {
     try {
       const tierEventWritten = segment.tierRank !== null;
       const { id, evaluationRequested } = await this.db.transaction().execute(async (trx) => {
+        if (segment.conditionJson !== null) await holdDynamicSegmentsGate(trx, segment.projectId);
         const { id } = await trx
           .insertInto('segments')
           .values({
@@ -148,6 +150,7 @@ export class SegmentRepository {
   async update(projectId: string, segmentId: string, changes: SegmentChanges): Promise<SegmentWrite | undefined> {
     try {
       const written = await this.db.transaction().execute(async (trx) => {
+        if (changes.conditionJson !== undefined && changes.conditionJson !== null) await holdDynamicSegmentsGate(trx, projectId);
         const updated = await trx
           .updateTable('segments')
           .set({

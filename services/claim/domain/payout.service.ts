@@ -53,7 +53,7 @@ export class PayoutService {
     const batch = await this.conversions.unfinishedBatch(batchId);
     if (!batch) return { recorded: 0, movements: 0 };
     const { projectId } = batch;
-    const pending = await this.conversions.pendingOf(batchId);
+    const pending = await this.conversions.pendingOf(projectId, batchId);
     const outcomes = pending.length === 0 ? [] : await this.plan(projectId, pending);
     const byId = new Map(pending.map((conversion) => [conversion.id, conversion]));
     const currencies = await this.currencies.of(projectId, outcomes.map((outcome) => outcome.currencyId));

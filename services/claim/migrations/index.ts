@@ -3,7 +3,8 @@ import * as claimTables from './0001_claim_tables';
 import * as claimCheckVouchers from './0002_claim_check_vouchers';
 import * as claimCheckFillfactor from './0003_claim_check_fillfactor';
 import * as conversionListIndex from './0004_conversion_list_index';
-import * as conversionHotPayment from './0005_conversion_hot_payment';
+import * as outboxRelayState from './0005_outbox_relay_state';
+import * as conversionHotUpdates from './0006_conversion_hot_updates';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const claimMigrations: Record<string, Migration> = {
@@ -11,5 +12,6 @@ export const claimMigrations: Record<string, Migration> = {
   '0002_claim_check_vouchers': claimCheckVouchers,
   '0003_claim_check_fillfactor': claimCheckFillfactor,
   '0004_conversion_list_index': conversionListIndex,
-  '0005_conversion_hot_payment': conversionHotPayment,
+  '0005_outbox_relay_state': outboxRelayState,
+  '0006_conversion_hot_updates': conversionHotUpdates,
 };

@@ -95,22 +95,22 @@ export class ConversionRepository {
     return row && { projectId: row.project_id };
   }
 
-  /**
-   * The batch's conversions still waiting to be paid, in id order. The batch alone names them: its
-   * rows are all of its one project (`store` writes them so). A condition on the project as well let
-   * the planner, short of statistics, intersect the batch's index range with the whole project's
-   * primary key range: work that grew with every conversion ever stored.
-   */
-  async pendingOf(batchId: string): Promise<PendingConversion[]> {
+  /** The batch's conversions still waiting to be paid, in id order. */
+  async pendingOf(projectId: string, batchId: string): Promise<PendingConversion[]> {
+    // By batch only: a batch's conversions are all of its project (store writes both), and a
+    // condition on project_id let the planner, misled by a young table's statistics, AND the batch's
+    // index with a scan of the project's whole primary key: every batch read every conversion key.
     const rows = await this.db
       .selectFrom('conversions')
-      .select(PENDING_COLUMNS)
+      .select([...PENDING_COLUMNS, 'project_id'])
       // Text: a fractional NUMERIC has no bigint (services/common/db/type-parsers.ts).
       .select((eb) => [eb.cast<string | null>('volume_usd', 'text').as('volume_text'), eb.cast<string | null>('revenue_usd', 'text').as('revenue_text')])
       .where('batch_id', '=', batchId)
       .where('status', '=', 'accepted')
       .orderBy('id')
       .execute();
+    const foreign = rows.find((row) => row.project_id !== projectId);
+    if (foreign) throw new Error(`batch ${batchId} of project ${projectId} holds conversion ${foreign.id} of project ${foreign.project_id}`);
     return rows.map(toPending);
   }
 

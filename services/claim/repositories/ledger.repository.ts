@@ -70,11 +70,9 @@ export class LedgerRepository {
  * Status, frozen attribution and currency of the batch's conversions still `accepted`; answers their
  * ids (the ones this transaction owns). Rows are named in id order, so concurrent deliveries of one
  * batch queue behind each other (a deadlock all the same is rolled back and run again: retryTransient).
- * The batch's id is what finds the rows (conversions_batch_idx: a range of the batch's rows, all of
- * one project: ConversionRepository.store). With the project's id instead, or beside it, the planner,
- * which expects few rows from the unnest, intersected the whole project's primary key range with
- * another index, work that grew with every conversion ever stored (46 ms of a 1,000-conversion batch
- * at 100,000 stored). No indexed column changes, so the update is HOT (migration 0005).
+ * The rows are found by batch (its index), not by project: a batch's conversions are all of its
+ * project, and `project_id = ...` let the planner, misled by a young table's statistics, hash-join
+ * the batch with a scan of every conversion of the project, for every batch.
  */
 async function updateConversions(trx: Transaction<ClaimDatabase>, batchId: string, outcomes: ConversionOutcome[], now: Date): Promise<Set<string>> {
   const column = <T>(pick: (outcome: ConversionOutcome) => T) => outcomes.map(pick);

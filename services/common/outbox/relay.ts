@@ -30,7 +30,7 @@ export interface OutboxRelayOptions {
 const ROUND_PAYLOAD_BYTES = 1024 * 1024;
 /** Pruning runs at most this often (real time: it is housekeeping, not business time). */
 const PRUNE_EVERY_MS = 60_000;
-/** Rows one prune statement deletes (the next pass deletes more). */
+/** About the events one prune statement deletes, in whole rounds (the next pass deletes more). */
 const PRUNE_LIMIT = 10_000;
 
 interface PendingRow {
@@ -45,7 +45,8 @@ interface PendingRow {
 
 /**
  * Moves committed events from the service's outbox to the queue of each consumer that subscribes
- * to their type, in rounds ordered by seq, then marks them relayed. Every step may be repeated:
+ * to their type, in rounds ordered by seq, then marks them relayed (out of outbox_pending, and the
+ * round recorded in outbox_relays: tables.ts, splitOutboxRelayState). Every step may be repeated:
  * a job id is (event, consumer), so queuing an event again is a no-op while its job exists, and its
  * consumer's processed_events makes a late repeat harmless; a crash between queuing and marking
  * just queues the round again.
@@ -121,15 +122,19 @@ export class OutboxRelay<DB extends OutboxTables = OutboxTables> implements Rela
   /** One round: the oldest pending events, queued to their consumers, then marked. False when none was pending. */
   private async relayRound(): Promise<boolean> {
     // Raw: a running sum over the window of a limited subquery has no builder form worth reading.
-    const { rows } = await sql<PendingRow>`
+    // A pending seq without its event (never the case unless someone deleted it by hand) is taken
+    // out of outbox_pending with the round, so it cannot stall the relay.
+    const { rows: read } = await sql<PendingRow | (Omit<PendingRow, 'id'> & { id: null })>`
       SELECT seq, id, type, project_id, payload::text AS payload_text, created_at FROM (
-        SELECT seq, id, type, project_id, payload, created_at,
-               sum(pg_column_size(payload)) OVER (ORDER BY seq) - pg_column_size(payload) AS bytes_before
-        FROM outbox WHERE relayed_at IS NULL ORDER BY seq LIMIT ${this.options.batchSize}
+        SELECT p.seq, o.id, o.type, o.project_id, o.payload, o.created_at,
+               sum(coalesce(pg_column_size(o.payload), 0)) OVER (ORDER BY p.seq) - coalesce(pg_column_size(o.payload), 0) AS bytes_before
+        FROM (SELECT seq FROM outbox_pending ORDER BY seq LIMIT ${this.options.batchSize}) p
+        LEFT JOIN outbox o ON o.seq = p.seq
       ) pending
       WHERE bytes_before < ${ROUND_PAYLOAD_BYTES}
       ORDER BY seq`.execute(this.db);
-    if (rows.length === 0) return false;
+    if (read.length === 0) return false;
+    const rows = read.filter((row): row is PendingRow => row.id !== null);
 
     // A batch is packed once per round, whichever consumers receive it (they receive the same events),
     // from the payloads' JSON text as PostgreSQL gives it; only the events that travel alone are parsed.
@@ -161,13 +166,14 @@ export class OutboxRelay<DB extends OutboxTables = OutboxTables> implements Rela
       if (jobs.length > 0) await this.queues.enqueueMany(consumerJob(consumer), jobs);
       if (batched.length > 1) await this.queues.enqueueMany(consumerPackJob(consumer), [packOf(batched)]);
     }
+    // The round's events leave outbox_pending and the round is recorded, in one statement; a
+    // concurrent round that relayed them first leaves nothing to delete, and records nothing.
     // One array parameter rather than one parameter per event (a round holds up to OUTBOX_RELAY_BATCH).
-    await this.db
-      .updateTable('outbox')
-      .set({ relayed_at: this.options.clock.now() })
-      .where('seq', '=', sql<bigint>`ANY(${rows.map((row) => row.seq.toString())}::bigint[])`)
-      .where('relayed_at', 'is', null)
-      .execute();
+    // Raw: a DELETE feeding an INSERT has no builder form.
+    await sql`
+      WITH relayed AS (DELETE FROM outbox_pending WHERE seq = ANY(${read.map((row) => row.seq.toString())}::bigint[]) RETURNING seq)
+      INSERT INTO outbox_relays (relayed_at, seqs)
+      SELECT ${this.options.clock.now()}::timestamptz, array_agg(seq ORDER BY seq) FROM relayed HAVING count(*) > 0`.execute(this.db);
     return true;
   }
 
@@ -175,10 +181,14 @@ export class OutboxRelay<DB extends OutboxTables = OutboxTables> implements Rela
     const marker = `outbox:${this.options.service}`;
     if (await this.queues.hasMarker(marker)) return;
     // Marked only after the events are pending again: a crash in between replays them once more, harmlessly.
-    const { numUpdatedRows } = await this.db.updateTable('outbox').set({ relayed_at: null }).where('relayed_at', 'is not', null).executeTakeFirst();
-    if (numUpdatedRows > 0n) {
+    // Their rounds go: each is recorded again when relayed again, and retention counts from then.
+    // Raw: a DELETE beside an INSERT ... SELECT ... ON CONFLICT, in one statement (so one transaction).
+    const { numAffectedRows } = await sql`
+      WITH forgotten AS (DELETE FROM outbox_relays)
+      INSERT INTO outbox_pending (seq) SELECT seq FROM outbox ON CONFLICT (seq) DO NOTHING`.execute(this.db);
+    if (numAffectedRows !== undefined && numAffectedRows > 0n) {
       this.options.logger.warn(
-        { events: Number(numUpdatedRows) },
+        { events: Number(numAffectedRows) },
         'Redis lost its data (the outbox marker is gone): relaying every kept event again; consumers skip those they processed',
       );
     }
@@ -190,17 +200,24 @@ export class OutboxRelay<DB extends OutboxTables = OutboxTables> implements Rela
     const now = this.options.clock.now().getTime();
     const relayedBefore = new Date(now - this.options.retentionMs);
     const processedBefore = new Date(now - 2 * this.options.retentionMs);
-    const outbox = await this.db
-      .deleteFrom('outbox')
-      .where('seq', 'in', (eb) =>
-        eb.selectFrom('outbox').select('seq').where('relayed_at', '<', relayedBefore).orderBy('relayed_at').limit(PRUNE_LIMIT),
+    // The oldest rounds relayed before the cutoff go, with their events; an event pending again
+    // (relayed anew since) stays, and is kept by the round that relays it next.
+    // Raw: a DELETE of a limited subquery feeding another DELETE has no builder form.
+    const outbox = await sql`
+      WITH old AS (
+        DELETE FROM outbox_relays WHERE ctid = ANY(ARRAY(
+          SELECT ctid FROM outbox_relays WHERE relayed_at < ${relayedBefore}::timestamptz ORDER BY relayed_at LIMIT ${Math.max(1, Math.floor(PRUNE_LIMIT / this.options.batchSize))}
+        ))
+        RETURNING seqs
       )
-      .executeTakeFirst();
+      DELETE FROM outbox o USING (SELECT DISTINCT unnest(seqs) AS seq FROM old) r
+      WHERE o.seq = r.seq AND NOT EXISTS (SELECT 1 FROM outbox_pending p WHERE p.seq = o.seq)`.execute(this.db);
     // Small rows, pruned every minute: each prune deletes about a minute's worth.
     const processed = await this.db.deleteFrom('processed_events').where('processed_at', '<', processedBefore).executeTakeFirst();
-    if (outbox.numDeletedRows > 0n || processed.numDeletedRows > 0n) {
+    const outboxDeleted = outbox.numAffectedRows ?? 0n;
+    if (outboxDeleted > 0n || processed.numDeletedRows > 0n) {
       this.options.logger.info(
-        { outbox: Number(outbox.numDeletedRows), processed_events: Number(processed.numDeletedRows) },
+        { outbox: Number(outboxDeleted), processed_events: Number(processed.numDeletedRows) },
         'pruned events past retention',
       );
     }

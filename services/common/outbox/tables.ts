@@ -6,6 +6,8 @@ import { type ColumnType, type Generated, type Kysely, sql } from 'kysely';
  */
 export interface OutboxTables {
   outbox: OutboxTable;
+  outbox_pending: OutboxPendingTable;
+  outbox_relays: OutboxRelaysTable;
   processed_events: ProcessedEventTable;
 }
 
@@ -18,8 +20,17 @@ export interface OutboxTable {
   /** jsonb; written as JSON text. */
   payload: ColumnType<unknown, string, never>;
   created_at: Date;
-  /** When the relay handed it to every consumer's queue; null while pending. */
-  relayed_at: ColumnType<Date | null, never, Date | null>;
+}
+
+/** The events not relayed yet, by seq: written with the event, deleted by the round that relays it. */
+export interface OutboxPendingTable {
+  seq: bigint | string;
+}
+
+/** What each relay round relayed, and when: retention counts from there (one row per round, not per event). */
+export interface OutboxRelaysTable {
+  relayed_at: Date;
+  seqs: ColumnType<string[], string[], never>;
 }
 
 /** What a consumer did with each event it received: the key that makes a redelivery change nothing. */
@@ -71,6 +82,40 @@ export async function createOutboxTables(db: Kysely<unknown>): Promise<void> {
       PRIMARY KEY (consumer, event_id)
     )`.execute(db);
   await sql`CREATE INDEX processed_events_processed_at_idx ON processed_events (processed_at)`.execute(db);
+}
+
+/**
+ * Moves the relay's state out of the outbox rows (each service's migration after createOutboxTables
+ * calls it once). Marking each relayed event in its own row (relayed_at) rewrote the whole row, about
+ * 1 kB of payload, and wrote every index again (relayed_at was in the partial indexes' predicates,
+ * so no update was HOT): that cost as much as a consumer applying the event. Now a pending event is
+ * a row of outbox_pending (one bigint), deleted when relayed, and each round writes ONE row to
+ * outbox_relays naming the events it relayed and when, which is what retention counts from.
+ */
+export async function splitOutboxRelayState(db: Kysely<unknown>): Promise<void> {
+  await sql`CREATE TABLE outbox_pending (seq bigint PRIMARY KEY)`.execute(db);
+  await sql`
+    CREATE TABLE outbox_relays (
+      relayed_at timestamptz NOT NULL,
+      seqs bigint[] NOT NULL
+    )`.execute(db);
+  await sql`CREATE INDEX outbox_relays_relayed_at_idx ON outbox_relays (relayed_at)`.execute(db);
+  await sql`INSERT INTO outbox_pending (seq) SELECT seq FROM outbox WHERE relayed_at IS NULL`.execute(db);
+  // What was relayed keeps its time, one row per moment, so retention removes it when it would have.
+  await sql`INSERT INTO outbox_relays (relayed_at, seqs) SELECT relayed_at, array_agg(seq ORDER BY seq) FROM outbox WHERE relayed_at IS NOT NULL GROUP BY relayed_at`.execute(db);
+  await sql`DROP INDEX outbox_pending_idx`.execute(db);
+  await sql`DROP INDEX outbox_relayed_idx`.execute(db);
+  await sql`ALTER TABLE outbox DROP COLUMN relayed_at`.execute(db);
+}
+
+export async function joinOutboxRelayState(db: Kysely<unknown>): Promise<void> {
+  await sql`ALTER TABLE outbox ADD COLUMN relayed_at timestamptz`.execute(db);
+  await sql`UPDATE outbox o SET relayed_at = r.relayed_at FROM (SELECT relayed_at, unnest(seqs) AS seq FROM outbox_relays) r WHERE o.seq = r.seq`.execute(db);
+  // Relayed at some moment unknown (kept by no round): now.
+  await sql`UPDATE outbox o SET relayed_at = now() WHERE relayed_at IS NULL AND NOT EXISTS (SELECT 1 FROM outbox_pending p WHERE p.seq = o.seq)`.execute(db);
+  await sql`CREATE INDEX outbox_pending_idx ON outbox (seq) WHERE relayed_at IS NULL`.execute(db);
+  await sql`CREATE INDEX outbox_relayed_idx ON outbox (relayed_at) WHERE relayed_at IS NOT NULL`.execute(db);
+  await sql`DROP TABLE outbox_pending, outbox_relays`.execute(db);
 }
 
 export async function dropOutboxTables(db: Kysely<unknown>): Promise<void> {

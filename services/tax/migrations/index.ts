@@ -5,6 +5,7 @@ import * as taxTables from './0001_tax_tables';
 import { repairNonCanonicalSeals } from './0002_repair_non_canonical_seals';
 import * as eventOutbox from './0003_event_outbox';
 import * as publishTaxStatuses from './0004_publish_tax_statuses';
+import * as outboxRelayState from './0005_outbox_relay_state';
 
 /** What the tax migrations need beyond the database: 0002 opens and re-seals tax ids. */
 export interface TaxMigrationDeps {
@@ -19,5 +20,6 @@ export function taxMigrations(deps: TaxMigrationDeps): Record<string, Migration>
     '0002_repair_non_canonical_seals': repairNonCanonicalSeals(deps.vault, deps.logger),
     '0003_event_outbox': eventOutbox,
     '0004_publish_tax_statuses': publishTaxStatuses,
+    '0005_outbox_relay_state': outboxRelayState,
   };
 }

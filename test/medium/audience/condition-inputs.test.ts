@@ -182,8 +182,15 @@ describe('condition inputs projection (consumer, domain)', () => {
     ]);
   });
 
+  /** A dynamic audience in the project: what its users' changed inputs are re-matched against. */
+  const dynamicSegment = (projectId: string) =>
+    harness.domain.segments.create(projectId, { name: `Traders ${randomUUID()}`, conditionJson: JSON.stringify({ metric: 'conversions', op: 'gte', value: 1 }) });
+  const pendingMatches = async (projectId: string) =>
+    (await harness.sql.query('SELECT identifier, identifier_type, changed_at FROM audience.pending_matches WHERE project_id = $1 ORDER BY identifier', [projectId])).rows;
+
   it('records the users an event touches for re-matching, in its transaction: the converting user, its affiliate, every payee; a referral’s referrer', async () => {
     const projectId = randomUUID();
+    await dynamicSegment(projectId);
     const [user, affiliate, master, referrer] = [randomEvmAddress(), randomEvmAddress(), randomEvmAddress(), randomEvmAddress()];
     const first = harness.clock.now();
     const paid = job(projectId, 'claim.conversion.processed', conversion({ user, affiliate, currencyId: randomUUID(), payouts: [['end_user_payout', user, '1'], ['agency_payout', master, '1']] }));
@@ -192,7 +199,7 @@ describe('condition inputs projection (consumer, domain)', () => {
     // A later change of a pending user keeps its first time (one pass for the burst); a redelivery changes nothing.
     await deliverBatch([job(projectId, 'agency.referral.created', referral(projectId, referrer)), job(projectId, 'claim.conversion.processed', conversion({ user })), paid]);
     expect(await deliver(job(projectId, 'agency.referral.created', referral(randomUUID(), randomEvmAddress())))).toBe('ignored');
-    const { rows } = await harness.sql.query('SELECT identifier, identifier_type, changed_at FROM audience.pending_matches WHERE project_id = $1 ORDER BY identifier', [projectId]);
+    const rows = await pendingMatches(projectId);
     const later = new Date(first.getTime() + 1_000);
     expect(rows).toEqual(
       [
@@ -202,5 +209,18 @@ describe('condition inputs projection (consumer, domain)', () => {
         { identifier: referrer, identifier_type: 'evm_address', changed_at: later },
       ].sort((a, b) => a.identifier.localeCompare(b.identifier)),
     );
+  });
+  it('records nobody for re-matching in a project without a dynamic audience, and records again once it has one', async () => {
+    const projectId = randomUUID();
+    const [user, affiliate, referrer] = [randomEvmAddress(), randomEvmAddress(), randomEvmAddress()];
+    await deliverBatch([job(projectId, 'claim.conversion.processed', conversion({ user, affiliate })), job(projectId, 'agency.referral.created', referral(projectId, referrer))]);
+    await deliver(job(projectId, 'claim.conversion.processed', conversion({ user })));
+    // The inputs are kept all the same: a dynamic audience created later reads them in its first evaluation.
+    expect((await projection(projectId)).metrics.map((row) => row.identifier).sort()).toEqual([user, affiliate, referrer].sort());
+    expect(await pendingMatches(projectId)).toEqual([]);
+
+    await dynamicSegment(projectId);
+    await deliver(job(projectId, 'claim.conversion.processed', conversion({ user })));
+    expect(await pendingMatches(projectId)).toEqual([{ identifier: user, identifier_type: 'evm_address', changed_at: harness.clock.now() }]);
   });
 });
