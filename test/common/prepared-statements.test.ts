@@ -1,6 +1,6 @@
 import { CompiledQuery, sql } from 'kysely';
 import type { Database } from '../../services/common/db/database';
-import { preparedStatement } from '../../services/common/db/prepared-statements';
+import { MAX_SHAPES, preparedShape, preparedStatement } from '../../services/common/db/prepared-statements';
 import { openMaintenanceDatabase } from '../helpers/maintenance-database';
 
 const SQUARES = preparedStatement('test_prepared_squares', 'SELECT g, g * $1::int AS product FROM generate_series(1, $2::int) g ORDER BY g');
@@ -37,5 +37,14 @@ describe('prepared statements', () => {
     expect((await prepared()).map((row) => row.name)).toEqual(['test_prepared_squares']);
     expect(preparedStatement('test_prepared_squares', SQUARES)).toBe(SQUARES);
     expect(() => preparedStatement('test_prepared_squares', 'SELECT 1')).toThrow(/already registered with another text/);
+  });
+
+  it('names a statement built per call by its shape, the same text under one name, and stops naming past MAX_SHAPES texts', async () => {
+    const shape = (column: string) => preparedShape('test_shape', `SELECT g AS ${column} FROM generate_series(1, $1::int) g`);
+    for (const count of [1, 2]) expect((await database.db.executeQuery(CompiledQuery.raw(shape('first'), [count]))).rows).toHaveLength(count);
+    expect((await prepared()).filter((row) => row.name.startsWith('test_shape_'))).toEqual([{ name: expect.stringMatching(/^test_shape_[0-9a-f]{20}$/), calls: 2n }]);
+    for (let n = 1; n < MAX_SHAPES; n++) shape(`c${n}`);
+    await database.db.executeQuery(CompiledQuery.raw(shape('past_the_bound'), [1]));
+    expect((await prepared()).filter((row) => row.name.startsWith('test_shape_'))).toHaveLength(1);
   });
 });

@@ -1,16 +1,11 @@
-import { type ExpressionBuilder, type Kysely, sql, type SelectQueryBuilder } from 'kysely';
-import type { AgencyDatabase } from '../database';
 import type { AffiliateFilters, AffiliateSort } from './affiliate.repository';
+import { type Bounds, direction, limitOffset, type Parameters, type Shape, sortColumn, statusLiteral } from './affiliate-list-statements';
 
 /** One of the list's set filters: any of these segments (`audience`) or conversion names (`conversion`). */
 export interface EntryFilter {
   kind: 'audience' | 'conversion';
   values: readonly string[];
 }
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the list's id queries, as listPage takes them
-type PageIds = SelectQueryBuilder<any, any, { id: string }>;
-type Entries = ExpressionBuilder<AgencyDatabase & { e: AgencyDatabase['affiliate_filter_entries'] }, 'e'>;
 
 /**
  * The set filters that hold, each a group of values (any of them matches; every group must hold):
@@ -26,80 +21,59 @@ export function entryFilters(filters: AffiliateFilters): EntryFilter[] {
 }
 
 /**
- * The filtered affiliates' ids in the order asked (limit and offset are the
- * caller's), from affiliate_filter_entries: one range of the sort key's index per value of the first
- * group, status and region checked in it, the other groups by the entries' primary key. Several
- * values: their ranges merged in order, an affiliate in several of them once; `reach` is the page's
- * offset + limit (how far into the order it reads).
+ * The filtered affiliates' ids in the order asked, a page of them, from affiliate_filter_entries:
+ * one range of the sort key's index per value of the first group, status and region checked in it,
+ * the other groups by the entries' primary key. Several values: their ranges merged in order, an
+ * affiliate in several of them once, each range read only as far as the page's end (`reach`).
  */
-export function entryPageIds(db: Kysely<AgencyDatabase>, projectId: string, filters: AffiliateFilters, [first, ...others]: EntryFilter[], sort: AffiliateSort, reach: number): PageIds {
-  const range = (value: string) => {
-    let query = db
-      .selectFrom('affiliate_filter_entries as e')
-      .where('e.project_id', '=', projectId)
-      .where('e.kind', '=', first!.kind)
-      .where('e.value', '=', value);
-    if (filters.status !== undefined) query = query.where('e.status', '=', filters.status);
-    if (filters.region !== undefined) query = query.where('e.region', '=', filters.region);
-    for (const group of others) query = query.where((eb) => eb.exists(inGroup(eb, group)));
-    return query;
-  };
-  if (first!.values.length === 1) {
-    return range(first!.values[0]!)
-      .select('e.affiliate_id as id')
-      .orderBy(`e.${sort.by}`, sort.order)
-      .orderBy('e.affiliate_id', sort.order);
+export function entryPageIds(parameters: Parameters, filters: AffiliateFilters, groups: EntryFilter[], sort: AffiliateSort, bounds: Bounds): Shape {
+  const column = sortColumn(sort);
+  const dir = direction(sort);
+  const ranges = entryRanges(parameters, filters, groups);
+  if (ranges.length === 1) {
+    // One value: one range, planned alike for any value.
+    return { text: `SELECT e.affiliate_id AS id FROM affiliate_filter_entries e WHERE ${ranges[0]!} ORDER BY e.${column} ${dir}, e.affiliate_id ${dir}${limitOffset(bounds)}`, stable: true };
   }
   // Each value's first `reach` rows (an index range with a limit), merged: the first `reach` distinct
   // affiliates of the union are among them, so a page reads at most values x reach rows, never every match.
-  const key = sql.ref(`e.${sort.by}`);
-  const ranges = first!.values.map(
-    (value) => sql`(${range(value).select([key.as('key'), 'e.affiliate_id as id']).orderBy(`e.${sort.by}`, sort.order).orderBy('e.affiliate_id', sort.order).limit(reach)})`,
-  );
-  const distinct = db
-    .selectFrom(sql<{ key: string; id: string }>`(${sql.join(ranges, sql` UNION ALL `)})`.as('u'))
-    .select(['u.key', 'u.id'])
-    .distinct();
-  return db
-    .selectFrom(distinct.as('d'))
-    .select('d.id')
-    .orderBy('d.key', sort.order)
-    .orderBy('d.id', sort.order);
+  const union = ranges
+    .map((where) => `(SELECT e.${column} AS key, e.affiliate_id AS id FROM affiliate_filter_entries e WHERE ${where} ORDER BY e.${column} ${dir}, e.affiliate_id ${dir} LIMIT ${bounds.reach})`)
+    .join(' UNION ALL ');
+  return { text: `SELECT d.id FROM (SELECT DISTINCT u.key, u.id FROM (${union}) u) d ORDER BY d.key ${dir}, d.id ${dir}${limitOffset(bounds)}`, stable: false };
 }
 
 /**
  * How many affiliates the set filters (with status and region) match: the kept counts when one group
- * of one value filters, else a count of the page query's matches (the first group's ranges).
+ * of one value filters, else a count of the matches of the first group's ranges (an index range per
+ * value; the matches of several values counted once each).
  */
-export async function entryTotal(db: Kysely<AgencyDatabase>, projectId: string, filters: AffiliateFilters, groups: EntryFilter[]): Promise<number> {
+export function entryTotal(parameters: Parameters, filters: AffiliateFilters, groups: EntryFilter[]): Shape {
   const [first] = groups;
   if (groups.length === 1 && first!.values.length === 1) {
-    let kept = db
-      .selectFrom('affiliate_filter_counts')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<bigint>('affiliates'), sql<bigint>`0`).as('total'))
-      .where('project_id', '=', projectId)
-      .where('kind', '=', first!.kind)
-      .where('value', '=', first!.values[0]!);
-    if (filters.status !== undefined) kept = kept.where('status', '=', filters.status);
-    if (filters.region !== undefined) kept = kept.where('region', '=', filters.region);
-    return Number((await kept.executeTakeFirstOrThrow()).total);
+    let where = `project_id = $1 AND kind = ${KINDS[first!.kind]} AND value = ${parameters.add(first!.values[0]!)}`;
+    if (filters.status !== undefined) where += ` AND status = ${statusLiteral(filters.status)}`;
+    if (filters.region !== undefined) where += ` AND region = ${parameters.add(filters.region)}`;
+    return { text: `SELECT coalesce(sum(affiliates), 0) FROM affiliate_filter_counts WHERE ${where}`, stable: true };
   }
-  // Several values or groups: a count of the first group's matches (an index range per value; the
-  // matches of several values counted once each).
-  const ids = entryPageIds(db, projectId, filters, groups, { by: 'joined_at', order: 'asc' }, Number.MAX_SAFE_INTEGER).clearOrderBy();
-  const row = await db
-    .selectFrom(ids.as('matches'))
-    .select((eb) => eb.fn.countAll<bigint>().as('total'))
-    .executeTakeFirstOrThrow();
-  return Number(row.total);
+  // UNION: an affiliate in several of the values once.
+  const matches = entryRanges(parameters, filters, groups)
+    .map((where) => `SELECT e.affiliate_id AS id FROM affiliate_filter_entries e WHERE ${where}`)
+    .join(' UNION ');
+  return { text: `SELECT count(*) FROM (${matches}) matches`, stable: first!.values.length === 1 };
 }
 
-/** The affiliate (`e`) has an entry for one of the group's values (the entries' primary key). */
-function inGroup(eb: Entries, group: EntryFilter) {
-  return eb
-    .selectFrom('affiliate_filter_entries as x')
-    .select(sql`1`.as('one'))
-    .whereRef('x.affiliate_id', '=', 'e.affiliate_id')
-    .where('x.kind', '=', group.kind)
-    .where('x.value', 'in', [...group.values]);
+const KINDS: Record<EntryFilter['kind'], string> = { audience: "'audience'", conversion: "'conversion'" };
+
+/**
+ * The conditions of each value's range of the first group (project, kind, value, then status and
+ * region checked in the index), the other groups each an EXISTS on the entries' primary key.
+ */
+function entryRanges(parameters: Parameters, filters: AffiliateFilters, [first, ...others]: EntryFilter[]): string[] {
+  let shared = '';
+  if (filters.status !== undefined) shared += ` AND e.status = ${statusLiteral(filters.status)}`;
+  if (filters.region !== undefined) shared += ` AND e.region = ${parameters.add(filters.region)}`;
+  for (const group of others) {
+    shared += ` AND EXISTS (SELECT 1 FROM affiliate_filter_entries x WHERE x.affiliate_id = e.affiliate_id AND x.kind = ${KINDS[group.kind]} AND x.value = ANY(${parameters.add(group.values)}::text[]))`;
+  }
+  return first!.values.map((value) => `e.project_id = $1 AND e.kind = ${KINDS[first!.kind]} AND e.value = ${parameters.add(value)}${shared}`);
 }

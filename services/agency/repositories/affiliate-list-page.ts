@@ -1,4 +1,4 @@
-import { CompiledQuery, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import { preparedStatement } from '../../common/db/prepared-statements';
 import type { IdentifierType } from '../../common/identifiers';
 import type { EffectiveTaxStatusName, TaxRecordStatus } from '../../common/tax-status-rule';
@@ -120,18 +120,8 @@ LEFT JOIN LATERAL (
 ORDER BY page.ord`,
 );
 
-/**
- * A page: its ids first (`ids`, one of the list's index-driven id queries, already ordered and
- * limited), then their rows in that order (PAGE_ROWS_SQL).
- */
-export async function listPage(
-  db: Kysely<AgencyDatabase>,
-  projectId: string,
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any of the list's id queries (on `a`, `m` or the filter entries)
-  ids: SelectQueryBuilder<any, any, { id: string }>,
-  now: Date,
-): Promise<AffiliateListRecord[]> {
-  const pageIds = (await ids.execute()).map((row) => row.id);
+/** The rows of a page, in the order of `pageIds` (read with the page's total: pageStatement). */
+export async function listPage(db: Kysely<AgencyDatabase>, projectId: string, pageIds: readonly string[], now: Date): Promise<AffiliateListRecord[]> {
   if (pageIds.length === 0) return [];
   const { rows } = await db.executeQuery<PageRow>(CompiledQuery.raw(PAGE_ROWS_SQL, [pageIds, projectId, now]));
   return rows.map((row) => toListRecord(row, now));

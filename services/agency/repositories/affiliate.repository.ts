@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
 import { isUniqueViolation } from '../../common/db/errors';
 import { appendOutboxEvents } from '../../common/outbox/append';
 import type { UserIdentifier } from '../../common/identifiers';
@@ -6,7 +6,7 @@ import type { Page } from '../../common/pagination';
 import type { AgencyDatabase } from '../database';
 import type { AffiliateStatus } from '../domain/vocabulary';
 import { affiliateCreatedEvent, statusChangedEvent } from './agency-events';
-import { entryFilters, entryPageIds, entryTotal } from './affiliate-filter-entries';
+import { type PageIdsRow, pageStatement } from './affiliate-list-range';
 import { type AffiliateListRecord, listPage } from './affiliate-list-page';
 import { type AffiliateMetricsRecord, createAffiliateMetrics, metricsOf } from './affiliate-metrics.repository';
 
@@ -76,15 +76,6 @@ export interface AffiliateChanges {
 export type InsertOutcome = AffiliateRecord | 'affiliate_exists' | 'code_taken';
 export type CodeOutcome = 'added' | 'no_affiliate' | 'code_taken' | 'limit_reached';
 export type StatusOutcome = 'changed' | 'no_affiliate' | 'unchanged';
-
-/**
- * From this offset on, a page asks for the total first and, past the middle, reads from the far end:
- * below it the page and the total run side by side (a shallow page is cheap either way).
- */
-const NEAR_END_FROM_OFFSET = 200;
-
-/** LIKE's wildcards taken literally, for prefix searches. */
-const escapeLike = (value: string) => value.replace(/[\\%_]/g, (character) => `\\${character}`);
 
 /**
  * Affiliates, their codes and their status history. Uniqueness (one affiliate per user, one code
@@ -164,10 +155,9 @@ export class AffiliateRepository {
 
   /**
    * A page in the order asked (newest first by default), each affiliate with its codes, figures,
-   * earnings, master relation and tier protection in force at `now`: one statement for the page
-   * (its ids from one index-driven range: affiliates by joined_at, or affiliate_metrics by the
-   * metric), the total beside. A page past the middle is read from the far end in the opposite
-   * order (the total first tells where the middle is), so the deepest page costs what the middle one does.
+   * earnings, master relation and tier protection in force at `now`: one statement for the page's
+   * ids and the total (pageStatement: one index-driven range, a page past the middle read from the
+   * far end), one for the page's rows (listPage).
    */
   async list(
     projectId: string,
@@ -176,97 +166,12 @@ export class AffiliateRepository {
     sort: AffiliateSort = DEFAULT_AFFILIATE_SORT,
     now: Date = new Date(),
   ): Promise<{ records: AffiliateListRecord[]; total: number }> {
-    let range = { sort, limit: page.pageSize, offset: page.offset, reversed: false };
-    let known: number | undefined;
-    if (page.offset >= NEAR_END_FROM_OFFSET) {
-      known = await this.total(projectId, filters);
-      if (page.offset >= known) return { records: [], total: known };
-      const fromEnd = known - page.offset - page.pageSize;
-      if (fromEnd < page.offset) {
-        range = {
-          sort: { by: sort.by, order: sort.order === 'asc' ? 'desc' : 'asc' },
-          limit: page.pageSize + Math.min(0, fromEnd),
-          offset: Math.max(0, fromEnd),
-          reversed: true,
-        };
-      }
-    }
-    const ids = this.pageIds(projectId, filters, range.sort, range.offset + range.limit).limit(range.limit).offset(range.offset);
-    const [rows, total] = await Promise.all([listPage(this.db, projectId, ids, now), known ?? this.total(projectId, filters)]);
-    if (range.reversed) rows.reverse();
-    return { records: rows, total };
-  }
-
-  /** The ids of the filtered affiliates in the order asked; `reach`: offset + limit. */
-  private pageIds(projectId: string, filters: AffiliateFilters, sort: AffiliateSort, reach: number) {
-    // Segments and conversion names (with status and region): ranges of their entries' index for the sort.
-    const groups = entryFilters(filters);
-    if (groups.length > 0 && filters.q === undefined) return entryPageIds(this.db, projectId, filters, groups, sort, reach);
-    const filtered = <Q extends FilterableQuery>(query: Q): Q => applyFilters(query, projectId, filters);
-    const base = this.db.selectFrom('affiliates as a');
-    if (sort.by === 'joined_at' && filters.q !== undefined) {
-      // The search's matches first, then sorted (as below for a metric): walking the join-date index and
-      // testing each affiliate read 5,000 rows for a top page when the planner guessed the matches many.
-      const matches = filtered(base.select(['a.id', 'a.joined_at']).where('a.project_id', '=', projectId)).offset(0);
-      return this.db
-        .selectFrom(matches.as('f'))
-        .select('f.id')
-        .orderBy('f.joined_at', sort.order)
-        .orderBy('f.id', sort.order);
-    }
-    if (sort.by === 'joined_at') {
-      return filtered(
-        base.select('a.id').where('a.project_id', '=', projectId),
-      )
-        .orderBy('a.joined_at', sort.order)
-        .orderBy('a.id', sort.order);
-    }
-    const metric = sql.ref(`m.${sort.by}`);
-    if (filters.q !== undefined) {
-      // The search's matches first (its prefix indexes; OFFSET 0 keeps the planner from walking the
-      // metric's index over every affiliate and probing each: 7,600 probes for a top page of 25), each
-      // one's metric by its metrics row's key (a hash join read all 100,000 rows), then sorted.
-      const matches = filtered(
-        base.select(['a.id', sql<string>`(SELECT ${metric} FROM affiliate_metrics m WHERE m.affiliate_id = a.id)`.as('key')]).where('a.project_id', '=', projectId),
-      ).offset(0);
-      return this.db
-        .selectFrom(matches.as('f'))
-        .select('f.id')
-        .where('f.key', 'is not', null)
-        .orderBy('f.key', sort.order)
-        .orderBy('f.id', sort.order);
-    }
-    // Every affiliate has its metrics row (created with it), with copies of its status and region (in
-    // the metric's indexes: by region, and of the suspended, 0009): a page is one range of an index.
-    let onMetrics = this.db.selectFrom('affiliate_metrics as m').select('m.affiliate_id as id').where('m.project_id', '=', projectId);
-    if (filters.status !== undefined) onMetrics = onMetrics.where('m.status', '=', filters.status);
-    if (filters.region !== undefined) onMetrics = onMetrics.where('m.region', '=', filters.region);
-    return onMetrics
-      .orderBy(`m.${sort.by}`, sort.order)
-      .orderBy('m.affiliate_id', sort.order);
-  }
-
-  /**
-   * How many affiliates the filters match: without a search, the kept counts (per status, per status
-   * and region, or per segment or conversion name: see entryTotal); with one, a count of the matches.
-   */
-  private async total(projectId: string, filters: AffiliateFilters): Promise<number> {
-    if (filters.q === undefined) {
-      const groups = entryFilters(filters);
-      if (groups.length > 0) return entryTotal(this.db, projectId, filters, groups);
-      const status = filters.status === undefined ? sql`true` : sql`status = ${filters.status}`;
-      const counted =
-        filters.region === undefined
-          ? sql<{ total: string }>`SELECT coalesce(sum(affiliates), 0) AS total FROM affiliate_counts WHERE project_id = ${projectId} AND ${status}`
-          : sql<{ total: string }>`SELECT coalesce(sum(affiliates), 0) AS total FROM affiliate_region_counts WHERE project_id = ${projectId} AND region = ${filters.region} AND ${status}`;
-      return Number((await counted.execute(this.db)).rows[0]!.total);
-    }
-    const row = await applyFilters(
-      this.db.selectFrom('affiliates as a').select((eb) => eb.fn.countAll<bigint>().as('total')).where('a.project_id', '=', projectId),
-      projectId,
-      filters,
-    ).executeTakeFirstOrThrow();
-    return Number(row.total);
+    const statement = pageStatement(projectId, filters, page, sort);
+    const { rows } = await this.db.executeQuery<PageIdsRow>(CompiledQuery.raw(statement.text, statement.values));
+    const { total, reversed, ids } = rows[0]!;
+    const records = await listPage(this.db, projectId, ids, now);
+    if (reversed) records.reverse();
+    return { records, total: Number(total) };
   }
 
   /** The figures and earnings of these affiliates (metrics projection). */
@@ -431,52 +336,6 @@ function selectAffiliates(db: Kysely<AgencyDatabase>) {
 }
 
 type AffiliateQuery = ReturnType<typeof selectAffiliates>;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the list's three query shapes share these filters on `a`
-type FilterableQuery = SelectQueryBuilder<AgencyDatabase & { a: AgencyDatabase['affiliates'] }, 'a' | any, any>;
-
-/** The list's filters, on `a` (the affiliates): each one index-backed or an EXISTS on a primary key. */
-function applyFilters<Q extends FilterableQuery>(query: Q, projectId: string, filters: AffiliateFilters): Q {
-  let q = query as FilterableQuery;
-  if (filters.status !== undefined) q = q.where('a.status', '=', filters.status);
-  if (filters.region !== undefined) q = q.where('a.region', '=', filters.region);
-  if (filters.q !== undefined) {
-    const prefix = `${escapeLike(filters.q)}%`;
-    const lowerPrefix = `${escapeLike(filters.q.toLowerCase())}%`;
-    q = q.where((eb) => eb.or([eb('a.identifier', 'like', prefix), eb(sql`lower(a.name)`, 'like', lowerPrefix)]));
-  }
-  for (const segments of [filters.audienceId === undefined ? undefined : [filters.audienceId], filters.anyAudienceIds]) {
-    if (segments !== undefined && segments.length > 0) q = q.where((eb) => eb.exists(memberOfAny(eb, segments)));
-  }
-  return withConversionNames(q, projectId, filters.conversionNames, 'a.id') as Q;
-}
-
-/** With at least one conversion of these names: an EXISTS on the per-name counts' primary key. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- on `a` or on `m`, whichever the query reads
-function withConversionNames<Q extends SelectQueryBuilder<any, any, any>>(query: Q, projectId: string, names: readonly string[] | undefined, affiliateId: 'a.id'): Q {
-  if (names === undefined || names.length === 0) return query;
-  return query.where((eb) =>
-    eb.exists(
-      eb
-        .selectFrom('affiliate_conversion_counts as cc')
-        .select(sql`1`.as('one'))
-        .whereRef('cc.affiliate_id', '=', affiliateId)
-        .where('cc.project_id', '=', projectId)
-        .where('cc.name', 'in', [...names]),
-    ),
-  ) as Q;
-}
-
-/** The affiliate is in one of the segments (a join on the membership projection's primary key). */
-function memberOfAny(eb: ExpressionBuilder<AgencyDatabase & { a: AgencyDatabase['affiliates'] }, 'a'>, segments: readonly string[]) {
-  return eb
-    .selectFrom('audience_memberships as m')
-    .select(sql`1`.as('one'))
-    .where('m.segment_id', 'in', segments)
-    .whereRef('m.project_id', '=', 'a.project_id')
-    .whereRef('m.identifier_type', '=', 'a.identifier_type')
-    .whereRef('m.identifier', '=', 'a.identifier')
-    .where('m.present', '=', true);
-}
 type AffiliateRow = Awaited<ReturnType<AffiliateQuery['executeTakeFirstOrThrow']>>;
 
 async function insertCode(trx: Transaction<AgencyDatabase>, projectId: string, affiliateId: string, code: string, now: Date): Promise<void> {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 
 /**
@@ -10,7 +11,9 @@ import pg from 'pg';
  * (PreparingClient, wired in openDatabase) recognise the text and send it by name.
  *
  * Only fixed texts qualify: a statement whose text varies per call would fill every connection
- * with statements used once.
+ * with statements used once. A repository that builds its text from a few shapes (a list's filters
+ * and sort, values as parameters) registers each shape's text as it meets it (preparedShape), up
+ * to MAX_SHAPES texts per process; past that, texts go unnamed as before.
  */
 const NAMES = new Map<string, string>();
 const TEXTS = new Map<string, string>();
@@ -22,6 +25,23 @@ export function preparedStatement(name: string, text: string): string {
   TEXTS.set(name, text);
   NAMES.set(text, name);
   return text;
+}
+
+/** At most this many texts are registered by shape (preparedShape), so a connection keeps at most these many plans more. */
+export const MAX_SHAPES = 256;
+let shapes = 0;
+
+/**
+ * Registers `text`, one shape of a statement built per call, to be sent as a named prepared
+ * statement (`prefix` and a hash of the text name it), unless MAX_SHAPES texts are registered
+ * already; returns the text. Only for shapes whose generic plan is as good as each call's own:
+ * after five calls PostgreSQL may plan once for any parameters, so a value that decides the plan
+ * (a status a partial index is for, a LIKE prefix) must be in the text, not a parameter.
+ */
+export function preparedShape(prefix: string, text: string): string {
+  if (NAMES.has(text) || shapes >= MAX_SHAPES) return text;
+  shapes++;
+  return preparedStatement(`${prefix}_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text);
 }
 
 type Query = typeof pg.Client.prototype.query;
