@@ -20,7 +20,7 @@ export const USERS_PER_EVENT = 1_000;
  * condition matches enter as dynamic (source 'condition'; a user already in, static or dynamic,
  * is left as it is), dynamic entries of users it no longer matches leave, static entries are
  * never touched; the segment's count follows and the audience.entry_added / entry_removed events
- * (USERS_PER_EVENT users each) are written to the outbox, pending relay, all in the same statement.
+ * (USERS_PER_EVENT users each) are written to the outbox (pending relay, by its trigger), all in the same statement.
  * Restricted to `users` when given (incremental matching): the others are not looked at.
  */
 export async function matchSegment(
@@ -38,8 +38,7 @@ export async function matchSegment(
              'users', jsonb_agg(jsonb_build_object('identifier', c.identifier, 'identifier_type', c.identifier_type))),
            ${at.now}::timestamptz
     FROM (SELECT identifier, identifier_type, (row_number() OVER () - 1) / ${USERS_PER_EVENT} AS chunk FROM ${sql.table(from)}) c
-    GROUP BY c.chunk
-    RETURNING seq`;
+    GROUP BY c.chunk`;
   // Raw: data-modifying CTEs (DELETE, INSERT ... ON CONFLICT, UPDATE and the outbox inserts) over a
   // compiled SELECT have no builder form. They see one snapshot; removed and added are disjoint.
   const { rows } = await sql<{ matched: string; added: string; removed: string }>`
@@ -66,9 +65,7 @@ export async function matchSegment(
       WHERE s.id = ${segment.id} AND (c.added > 0 OR c.removed > 0)
     ),
     added_events AS (${event('audience.entry_added', 'added')}),
-    removed_events AS (${event('audience.entry_removed', 'removed')}),
-    -- Pending until a relay round relays them, as appendOutboxEvents leaves every event it writes.
-    pending AS (INSERT INTO outbox_pending (seq) SELECT seq FROM added_events UNION ALL SELECT seq FROM removed_events)
+    removed_events AS (${event('audience.entry_removed', 'removed')})
     SELECT (SELECT count(*) FROM matched)::text AS matched, c.added::text AS added, c.removed::text AS removed FROM counts c`.execute(trx);
   const row = rows[0]!;
   return { matched: Number(row.matched), added: Number(row.added), removed: Number(row.removed) };

@@ -13,16 +13,12 @@ export async function appendOutboxEvents<DB extends OutboxTables>(trx: Transacti
   const rows = events.map((event) => ({ id: event.id ?? randomUUID(), type: event.type, project_id: event.projectId, payload: event.payload }));
   // The rows travel as ONE JSON document, unpacked by PostgreSQL in order: a conversion batch
   // appends 1,000 events, and five parameters per row cost more to build, send and parse than the insert.
-  // Each event is pending (outbox_pending) until a relay round relays it (tables.ts, splitOutboxRelayState).
-  // Raw: an INSERT ... SELECT from jsonb_array_elements WITH ORDINALITY, feeding another INSERT, has no builder form.
+  // Each event is pending until a relay round relays it (the outbox's trigger: tables.ts, splitOutboxRelayState).
+  // Raw: an INSERT ... SELECT from jsonb_array_elements WITH ORDINALITY has no builder form.
   await sql`
-    WITH appended AS (
-      INSERT INTO outbox (id, type, project_id, payload, created_at)
-      SELECT (e.row->>'id')::uuid, e.row->>'type', (e.row->>'project_id')::uuid, e.row->'payload', ${now}
-      FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS e(row, n)
-      ORDER BY e.n
-      RETURNING seq
-    )
-    INSERT INTO outbox_pending (seq) SELECT seq FROM appended`.execute(trx);
+    INSERT INTO outbox (id, type, project_id, payload, created_at)
+    SELECT (e.row->>'id')::uuid, e.row->>'type', (e.row->>'project_id')::uuid, e.row->'payload', ${now}
+    FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS e(row, n)
+    ORDER BY e.n`.execute(trx);
   return rows.map((row) => row.id);
 }

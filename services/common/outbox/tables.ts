@@ -100,6 +100,18 @@ export async function splitOutboxRelayState(db: Kysely<unknown>): Promise<void> 
       seqs bigint[] NOT NULL
     )`.execute(db);
   await sql`CREATE INDEX outbox_relays_relayed_at_idx ON outbox_relays (relayed_at)`.execute(db);
+  // Every event appended is pending, whoever writes it (appendOutboxEvents, a set-based statement of
+  // a repository): one statement-level trigger per insert, reading the statement's new rows. The
+  // function keeps the migration's search_path, so it always writes the same schema's table.
+  await sql`
+    CREATE FUNCTION outbox_mark_pending() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+    BEGIN
+      INSERT INTO outbox_pending (seq) SELECT seq FROM appended;
+      RETURN NULL;
+    END $$`.execute(db);
+  await sql`
+    CREATE TRIGGER outbox_pending_on_append AFTER INSERT ON outbox
+    REFERENCING NEW TABLE AS appended FOR EACH STATEMENT EXECUTE FUNCTION outbox_mark_pending()`.execute(db);
   await sql`INSERT INTO outbox_pending (seq) SELECT seq FROM outbox WHERE relayed_at IS NULL`.execute(db);
   // What was relayed keeps its time, one row per moment, so retention removes it when it would have.
   await sql`INSERT INTO outbox_relays (relayed_at, seqs) SELECT relayed_at, array_agg(seq ORDER BY seq) FROM outbox WHERE relayed_at IS NOT NULL GROUP BY relayed_at`.execute(db);
@@ -115,6 +127,8 @@ export async function joinOutboxRelayState(db: Kysely<unknown>): Promise<void> {
   await sql`UPDATE outbox o SET relayed_at = now() WHERE relayed_at IS NULL AND NOT EXISTS (SELECT 1 FROM outbox_pending p WHERE p.seq = o.seq)`.execute(db);
   await sql`CREATE INDEX outbox_pending_idx ON outbox (seq) WHERE relayed_at IS NULL`.execute(db);
   await sql`CREATE INDEX outbox_relayed_idx ON outbox (relayed_at) WHERE relayed_at IS NOT NULL`.execute(db);
+  await sql`DROP TRIGGER outbox_pending_on_append ON outbox`.execute(db);
+  await sql`DROP FUNCTION outbox_mark_pending()`.execute(db);
   await sql`DROP TABLE outbox_pending, outbox_relays`.execute(db);
 }
 
