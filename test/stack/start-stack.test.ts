@@ -20,11 +20,14 @@ const queuePrefix = `test:${runId()}:npm-start`;
 
 let stack: NodeProcess;
 let env: NodeJS.ProcessEnv;
-let ports: { gateway: number; audience: number; tax: number; agency: number };
+let ports: { gateway: number } & Record<(typeof CATALOG)[number]['name'], number>;
 let envFile: string;
 
 beforeAll(async () => {
-  ports = { gateway: await freePort(), audience: await freePort(), tax: await freePort(), agency: await freePort() };
+  // Every member on a port of its own, none on its default: another stack (a developer's, a bench)
+  // may hold the defaults on the same machine.
+  ports = { gateway: await freePort() } as typeof ports;
+  for (const service of CATALOG) ports[service.name] = await freePort();
   const cwd = mkdtempSync(path.join(os.tmpdir(), 'npm-start-'));
   envFile = path.join(cwd, '.env');
   // As a newcomer's copy of .env.example would be: empty values mean "unset", and a variable set in
@@ -53,9 +56,7 @@ beforeAll(async () => {
     QUEUE_PREFIX: queuePrefix,
     HOST: '127.0.0.1',
     PORT: String(ports.gateway),
-    AUDIENCE_GRPC_ADDR: `127.0.0.1:${ports.audience}`,
-    TAX_GRPC_ADDR: `127.0.0.1:${ports.tax}`,
-    AGENCY_GRPC_ADDR: `127.0.0.1:${ports.agency}`,
+    ...Object.fromEntries(CATALOG.map((service) => [service.addressVariable, `127.0.0.1:${ports[service.name]}`])),
     SHUTDOWN_GRACE_MS: '5000',
     DB_POOL_MAX: '3',
   });
