@@ -12,6 +12,7 @@ import pg from 'pg';
 import type { Api, Project } from './api';
 import type { BenchConfig } from './config';
 import { address, random } from './data';
+import { fmt } from './report';
 import { type RunFigures, runHttpLoad, runQueryLoad } from './load';
 
 const MAX_BATCH = 1_000;
@@ -59,6 +60,9 @@ export interface ConversionsResult {
   byStatus: Record<string, number>;
   events: number;
   unfinishedBatches: number;
+  /** From the last payment until the stack was idle again. */
+  downstreamSeconds: number;
+  downstreamIdle: boolean;
 }
 
 export async function runConversions(options: {
@@ -67,7 +71,9 @@ export async function runConversions(options: {
   db: pg.Client;
   config: BenchConfig;
   log: (line: string) => void;
-  around: <T>(phase: string, work: () => Promise<T>) => Promise<T>;
+  around: <T>(phase: string, work: () => Promise<T>, options?: { settleFirst?: boolean }) => Promise<T>;
+  /** Resolves once the stack is idle again (its consumers have caught up with the events). */
+  settle: () => Promise<{ seconds: number; idle: boolean }>;
 }): Promise<ConversionsResult> {
   const { api, db, config, log } = options;
   const { conversions: total, inflight, affiliates, users, referredShare } = config.conversions;
@@ -147,6 +153,11 @@ export async function runConversions(options: {
     )
   ).rows[0]!;
 
+  // The consumers of the events (audience inputs, agency metrics, webhooks) run on after the last
+  // payment: measured apart, and the limit below waits for them, so that it has the machine to itself.
+  const downstream = await options.around('conversions (downstream catch-up)', options.settle, { settleFirst: false });
+  log(`conversions: the stack was idle ${fmt.s(downstream.seconds)} after the last payment${downstream.idle ? '' : ' (not idle: gave up waiting)'}`);
+
   // The physical limit: the same rows, one INSERT ... SELECT, into a table with the ledger's columns,
   // keys, checks, indexes and foreign keys.
   await db.query('DROP TABLE IF EXISTS claim.bench_movements');
@@ -175,6 +186,8 @@ export async function runConversions(options: {
     users,
     referred: referred.length,
     oursSeconds: ours.seconds,
+    downstreamSeconds: downstream.seconds,
+    downstreamIdle: downstream.idle,
     submittedAfterSeconds: ours.submittedAfterSeconds,
     limitSeconds: limit.seconds,
     movements: counts.movements,

@@ -77,3 +77,29 @@ export class CpuMeter {
     };
   }
 }
+
+/**
+ * Waits until the stack and its PostgreSQL backends are idle: under `maxCores` over each of
+ * `windows` consecutive windows of `windowMs` (the benchmark's own connections and this process
+ * do not count). After a phase whose work runs on in the background (consumers catching up with
+ * events), so that the next measurement has the machine to itself. Returns the seconds waited.
+ */
+export async function waitUntilIdle(
+  meter: CpuMeter,
+  options: { maxCores?: number; windowMs?: number; windows?: number; timeoutMs: number },
+): Promise<{ seconds: number; idle: boolean }> {
+  const { maxCores = 0.05, windowMs = 1_000, windows = 2, timeoutMs } = options;
+  const started = performance.now();
+  let quiet = 0;
+  let before = await meter.snapshot();
+  while (performance.now() - started < timeoutMs) {
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
+    const after = await meter.snapshot();
+    const report = CpuMeter.between(before, after, 1);
+    const busy = report.rows.filter((row) => !/^bench |backends of bench-/.test(row.group)).reduce((sum, row) => sum + row.seconds, 0);
+    quiet = busy / report.wallSeconds <= maxCores ? quiet + 1 : 0;
+    if (quiet >= windows) return { seconds: (performance.now() - started) / 1000, idle: true };
+    before = after;
+  }
+  return { seconds: (performance.now() - started) / 1000, idle: false };
+}

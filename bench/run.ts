@@ -26,7 +26,7 @@ import { Api } from './api';
 import { type BenchChain, startBenchChain } from './chain';
 import { type ClaimListData, crossCheckClaimList, openClaimListDirect, runClaimListDirect, runClaimListGateway, setUpClaimListData } from './claim-checks';
 import { loadBenchConfig } from './config';
-import { CpuMeter, type CpuReport } from './cpu';
+import { CpuMeter, type CpuReport, waitUntilIdle } from './cpu';
 import { type IngestResult, runIngest, summarizeTimings } from './ingest';
 import {
   crossCheck,
@@ -204,7 +204,17 @@ async function main(): Promise<number> {
     await admin.connect();
     await meterClient.connect();
     const meter = new CpuMeter(stack.pid, meterClient);
-    const around = async <T>(phase: string, work: () => Promise<T>): Promise<T> => {
+    /**
+     * Measures a phase. It starts once the stack is idle (what earlier work queued, e.g. consumers
+     * of its events, is done), so that the phase has the machine to itself; except a phase that
+     * measures that catching up itself (`settleFirst: false`).
+     */
+    const around = async <T>(phase: string, work: () => Promise<T>, { settleFirst = true }: { settleFirst?: boolean } = {}): Promise<T> => {
+      if (settleFirst) {
+        const settled = await waitUntilIdle(meter, { maxCores: 0.1, timeoutMs: 120_000 });
+        if (!settled.idle) progress(`${phase}: the stack was still busy after ${fmt.s(settled.seconds)}; measuring anyway`);
+        else if (settled.seconds > 5) progress(`${phase}: waited ${fmt.s(settled.seconds)} for the stack to be idle`);
+      }
       memory!.setPhase(phase);
       const loadBefore = loadAverage();
       const start = await meter.snapshot();
@@ -292,7 +302,15 @@ async function main(): Promise<number> {
     }
     if (phases.has('conversions')) {
       memory.setPhase('conversions');
-      conversions = await runConversions({ api, platformKey: stack.platformKey, db: admin, config, log: progress, around });
+      conversions = await runConversions({
+        api,
+        platformKey: stack.platformKey,
+        db: admin,
+        config,
+        log: progress,
+        around,
+        settle: () => waitUntilIdle(meter, { maxCores: 0.1, timeoutMs: 300_000 }),
+      });
       progress(`conversions: ours ${fmt.s(conversions.oursSeconds)}, INSERT ... SELECT ${fmt.s(conversions.limitSeconds)}`);
     }
     if (phases.has('leaderboard')) {
@@ -561,7 +579,11 @@ async function main(): Promise<number> {
       `statuses ${Object.entries(conversions.byStatus).map(([status, n]) => `${status} ${fmt.int(n)}`).join(', ')}; ` +
         `events ${fmt.int(conversions.events)}; unfinished batches ${conversions.unfinishedBatches}`,
     );
-    for (const phase of ['conversions (gateway)', 'conversions (INSERT ... SELECT)']) {
+    log(
+      `consumers of the events (audience inputs, agency metrics, webhooks) idle (2 s under 0.1 cores) ${fmt.s(conversions.downstreamSeconds)} after the last payment` +
+        (conversions.downstreamIdle ? '; the limit ran after that' : '; NOT idle after 300 s: the limit shared the machine'),
+    );
+    for (const phase of ['conversions (gateway)', 'conversions (downstream catch-up)', 'conversions (INSERT ... SELECT)']) {
       const measured = cpu.get(phase);
       if (!measured) continue;
       log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
