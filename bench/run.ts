@@ -497,7 +497,7 @@ async function main(): Promise<number> {
     log('\nEXPLAIN (ANALYZE, BUFFERS), one existing user, after the load:');
     log(lookupRuns.plan);
     goals.push([`lookup: gateway / direct >= ${config.goals.lookupRatioMin}`, fmt.ratio(ratio), `${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s`, ratio >= config.goals.lookupRatioMin]);
-    goals.push([`lookup: gateway p99 < ${config.goals.lookupP99MaxMs} ms`, fmt.ms(gateway.p99), `p50 ${fmt.ms(gateway.p50)}`, gateway.p99 < config.goals.lookupP99MaxMs]);
+    goals.push([`lookup: gateway p99 < ${config.goals.lookupP99MaxMs} ms`, fmt.ms(gateway.p99), p99Detail(gateway, direct, config.goals.lookupP99MaxMs), gateway.p99 < config.goals.lookupP99MaxMs]);
     goals.push([
       'lookup: gateway answered 2xx to everything',
       `${fmt.int(gateway.non2xx + gateway.errors + gateway.timeouts)} bad`,
@@ -618,7 +618,7 @@ async function main(): Promise<number> {
     log('\nEXPLAIN (ANALYZE, BUFFERS) of the first page and of the last, after the load:');
     log(leaderboardRuns.plans.join('\n\n'));
     goals.push([`leaderboard: gateway / direct >= ${config.goals.leaderboardRatioMin}`, fmt.ratio(ratio), `${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s`, ratio >= config.goals.leaderboardRatioMin]);
-    goals.push([`leaderboard: gateway p99 < ${config.goals.leaderboardP99MaxMs} ms`, fmt.ms(gateway.p99), `p50 ${fmt.ms(gateway.p50)}`, gateway.p99 < config.goals.leaderboardP99MaxMs]);
+    goals.push([`leaderboard: gateway p99 < ${config.goals.leaderboardP99MaxMs} ms`, fmt.ms(gateway.p99), p99Detail(gateway, direct, config.goals.leaderboardP99MaxMs), gateway.p99 < config.goals.leaderboardP99MaxMs]);
     goals.push([
       'leaderboard: gateway answered 2xx to everything',
       `${fmt.int(gateway.non2xx + gateway.errors + gateway.timeouts)} bad`,
@@ -671,7 +671,7 @@ async function main(): Promise<number> {
     goals.push([
       `affiliate list, dashboard (${config.affiliateList.dashboardConnections} connections, every filter x sort): gateway p99 < ${config.goals.affiliateListP99MaxMs} ms`,
       fmt.ms(dash.gateway.figures.p99),
-      `p50 ${fmt.ms(dash.gateway.figures.p50)}; direct p99 ${fmt.ms(dash.direct.figures.p99)} (${fmt.ratio(dash.gateway.figures.p99 / dash.direct.figures.p99)})`,
+      p99Detail(dash.gateway.figures, dash.direct.figures, config.goals.affiliateListP99MaxMs),
       dash.gateway.figures.p99 < config.goals.affiliateListP99MaxMs,
     ]);
     goals.push([`affiliate list, saturating (${config.affiliateList.connections} connections): gateway p99 < ${config.goals.affiliateListP99MaxMs} ms`, fmt.ms(gateway.p99), `p50 ${fmt.ms(gateway.p50)}; ${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s direct (${fmt.ratio(ratio)})`, gateway.p99 < config.goals.affiliateListP99MaxMs]);
@@ -704,7 +704,7 @@ async function main(): Promise<number> {
     log('\nthe direct SQL (the repository\'s page, its count as a window), and its plan:');
     log(claimListRuns.check);
     goals.push([`claim list: gateway / direct >= ${config.goals.claimListRatioMin}`, fmt.ratio(ratio), `${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s`, ratio >= config.goals.claimListRatioMin]);
-    goals.push([`claim list: gateway p99 < ${config.goals.claimListP99MaxMs} ms`, fmt.ms(gateway.p99), `p50 ${fmt.ms(gateway.p50)}`, gateway.p99 < config.goals.claimListP99MaxMs]);
+    goals.push([`claim list: gateway p99 < ${config.goals.claimListP99MaxMs} ms`, fmt.ms(gateway.p99), p99Detail(gateway, direct, config.goals.claimListP99MaxMs), gateway.p99 < config.goals.claimListP99MaxMs]);
     goals.push([
       'claim list: gateway answered 2xx to everything',
       `${fmt.int(gateway.non2xx + gateway.errors + gateway.timeouts)} bad`,
@@ -740,3 +740,12 @@ main().then(
     process.exit(1);
   },
 );
+
+/**
+ * The detail of a p99 goal: our p50, and the direct query's p99 beside ours. When the direct query,
+ * the physical limit, misses the goal too, the machine is too slow for it that day, and the line says so.
+ */
+function p99Detail(ours: { p50: number; p99: number }, direct: { p99: number }, goalMs: number): string {
+  const beside = `p50 ${fmt.ms(ours.p50)}; direct p99 ${fmt.ms(direct.p99)} (${fmt.ratio(ours.p99 / direct.p99)})`;
+  return direct.p99 >= goalMs ? `${beside}; the direct query misses it too` : beside;
+}
