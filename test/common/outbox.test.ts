@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { CompiledQuery } from 'kysely';
 import { JobRelay } from '../../services/common/job-relay';
 import { appendOutboxEvents } from '../../services/common/outbox/append';
 import { consumerJob, deliverEvent, defineConsumer, eventProcessor } from '../../services/common/outbox/consumer';
 import type { EventJobData, NewOutboxEvent } from '../../services/common/outbox/event';
 import { failedEventRecovery } from '../../services/common/outbox/recovery';
+import { pendingRound } from '../../services/common/outbox/relay';
 import { evmAddress } from '../helpers/fixtures';
 import { membershipConsumer, type OutboxProbe, startOutboxProbe } from '../helpers/outbox';
 import { pollUntil } from '../helpers/poll';
@@ -142,6 +144,44 @@ describe('event outbox', () => {
       expect(await processed(relayedId!)).toEqual([]);
       expect((await outboxRows([pendingId!])).length).toBe(1);
     });
+
+    it('reads a round by the pending events’ keys, never by scanning the retained outbox, even on stale statistics', async () => {
+      const { schema } = probe;
+      const retained = 30_000;
+      const filler = 'x'.repeat(200);
+      // Statistics that say 30,000 events are pending while 5 are, as a busy queue's always lag.
+      await probe.sql.query(`ALTER TABLE ${schema}.outbox_pending SET (autovacuum_enabled = false)`);
+      const { rows: inserted } = await probe.sql.query<{ seq: string }>(
+        `INSERT INTO ${schema}.outbox (id, type, project_id, payload, created_at)
+         SELECT gen_random_uuid(), 'audience.entry_added', gen_random_uuid(), jsonb_build_object('filler', $1::text), now() FROM generate_series(1, $2)
+         RETURNING seq`,
+        [filler, retained],
+      );
+      const seqs = inserted.map((row) => row.seq);
+      try {
+        await probe.sql.query(`ANALYZE ${schema}.outbox, ${schema}.outbox_pending`);
+        await probe.sql.query(`DELETE FROM ${schema}.outbox_pending WHERE seq = ANY($1::bigint[])`, [seqs.slice(0, -5)]);
+
+        const round = pendingRound(1_000).compile(probe.db);
+        // On the service's own connections (its schema on the search_path), as the relay runs it.
+        const explained = await probe.db.executeQuery<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+          CompiledQuery.raw(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${round.sql}`, [...round.parameters]),
+        );
+        const plan = explained.rows[0]!['QUERY PLAN'][0].Plan;
+        const outboxReads = planNodes(plan).filter((node) => node['Relation Name'] === 'outbox');
+        expect(outboxReads.map((node) => node['Node Type'])).toEqual(['Index Scan']);
+        const outboxPages = Number((await probe.sql.query(`SELECT pg_relation_size('${schema}.outbox') / 8192 AS pages`)).rows[0].pages);
+        expect(outboxPages).toBeGreaterThan(1_000);
+        // The 5 events, each by its key: a few pages per event, whatever the outbox holds.
+        expect(outboxReads[0]!['Shared Hit Blocks'] + outboxReads[0]!['Shared Read Blocks']).toBeLessThan(30);
+        const { rows } = await pendingRound(1_000).execute(probe.db);
+        expect(rows.map((row) => String(row.seq))).toEqual(expect.arrayContaining(seqs.slice(-5)));
+      } finally {
+        await probe.sql.query(`DELETE FROM ${schema}.outbox_pending WHERE seq = ANY($1::bigint[])`, [seqs]);
+        await probe.sql.query(`DELETE FROM ${schema}.outbox WHERE seq = ANY($1::bigint[])`, [seqs]);
+        await probe.sql.query(`ALTER TABLE ${schema}.outbox_pending RESET (autovacuum_enabled)`);
+      }
+    });
   });
 
   describe('consumers', () => {
@@ -272,3 +312,16 @@ describe('event outbox', () => {
     }
   });
 });
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Shared Hit Blocks': number;
+  'Shared Read Blocks': number;
+  Plans?: PlanNode[];
+}
+
+/** Every node of an EXPLAIN (FORMAT JSON) plan. */
+function planNodes(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(planNodes)];
+}

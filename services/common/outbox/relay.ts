@@ -33,6 +33,29 @@ const PRUNE_EVERY_MS = 60_000;
 /** About the events one prune statement deletes, in whole rounds (the next pass deletes more). */
 const PRUNE_LIMIT = 10_000;
 
+/**
+ * The read of a relay round: the oldest pending events, in order, up to `batchSize` of them and about
+ * ROUND_PAYLOAD_BYTES of payload. A pending seq without its event (never the case unless someone
+ * deleted it by hand) comes back with a null id, so the round takes it out and it cannot stall the relay.
+ *
+ * Each pending event is looked up by its key (LATERAL ... LIMIT 1, which the planner cannot turn into
+ * a join): outbox_pending is a queue whose statistics are always stale, and the planner, expecting a
+ * full batch of pending events, hash-joined them with a scan of the whole outbox, whose retained
+ * events only grow. Measured: 18.7 ms a round for about 13 events over 10,000 retained ones.
+ * Raw: a running sum over the window of a limited subquery has no builder form worth reading.
+ */
+export function pendingRound(batchSize: number) {
+  return sql<PendingRow | (Omit<PendingRow, 'id'> & { id: null })>`
+    SELECT seq, id, type, project_id, payload::text AS payload_text, created_at FROM (
+      SELECT p.seq, o.id, o.type, o.project_id, o.payload, o.created_at,
+             sum(coalesce(pg_column_size(o.payload), 0)) OVER (ORDER BY p.seq) - coalesce(pg_column_size(o.payload), 0) AS bytes_before
+      FROM (SELECT seq FROM outbox_pending ORDER BY seq LIMIT ${batchSize}) p
+      LEFT JOIN LATERAL (SELECT e.id, e.type, e.project_id, e.payload, e.created_at FROM outbox e WHERE e.seq = p.seq LIMIT 1) o ON true
+    ) pending
+    WHERE bytes_before < ${ROUND_PAYLOAD_BYTES}
+    ORDER BY seq`;
+}
+
 interface PendingRow {
   seq: bigint;
   id: string;
@@ -121,18 +144,7 @@ export class OutboxRelay<DB extends OutboxTables = OutboxTables> implements Rela
 
   /** One round: the oldest pending events, queued to their consumers, then marked. False when none was pending. */
   private async relayRound(): Promise<boolean> {
-    // Raw: a running sum over the window of a limited subquery has no builder form worth reading.
-    // A pending seq without its event (never the case unless someone deleted it by hand) is taken
-    // out of outbox_pending with the round, so it cannot stall the relay.
-    const { rows: read } = await sql<PendingRow | (Omit<PendingRow, 'id'> & { id: null })>`
-      SELECT seq, id, type, project_id, payload::text AS payload_text, created_at FROM (
-        SELECT p.seq, o.id, o.type, o.project_id, o.payload, o.created_at,
-               sum(coalesce(pg_column_size(o.payload), 0)) OVER (ORDER BY p.seq) - coalesce(pg_column_size(o.payload), 0) AS bytes_before
-        FROM (SELECT seq FROM outbox_pending ORDER BY seq LIMIT ${this.options.batchSize}) p
-        LEFT JOIN outbox o ON o.seq = p.seq
-      ) pending
-      WHERE bytes_before < ${ROUND_PAYLOAD_BYTES}
-      ORDER BY seq`.execute(this.db);
+    const { rows: read } = await pendingRound(this.options.batchSize).execute(this.db);
     if (read.length === 0) return false;
     const rows = read.filter((row): row is PendingRow => row.id !== null);
 
