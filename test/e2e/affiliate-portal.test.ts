@@ -1,8 +1,9 @@
 import type { Browser, Page } from 'playwright-core';
 import type { Hex } from 'viem' with { 'resolution-mode': 'import' };
-import { type ClaimChain, type ClaimProject, claimProject, CONFIRMATIONS, earn, startClaimStack } from '../claim/claim-check-stack';
+import { type ClaimChain, type ClaimProject, claimProject, CONFIRMATIONS, startClaimStack } from '../claim/claim-check-stack';
+import { conversionBody, sendAttributedConversions } from '../claim/claim-fixtures';
 import { TestClock } from '../helpers/clock';
-import { createSegment, randomEvmAddress } from '../helpers/fixtures';
+import { createSegment } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
 import { adminPaths, requireTaxInfo, TIN } from '../tax/tax-forms';
@@ -122,8 +123,9 @@ describe('the affiliate portal in a browser', () => {
   });
 
   it('shows the stats of a conversion through the code, and the check held by the tax gate', async () => {
-    // A referred user converts: the affiliate earns 10% of 10,000 = 1,000 base units.
-    await earn(stack, project, randomEvmAddress(), 10_000, code);
+    // A referred user converts: the affiliate earns 10% of 10,000 = 1,000 base units. The stats come
+    // from the agency's metrics projection, which the paid conversion's event reaches a moment later.
+    await sendAttributedConversions(stack, project, [conversionBody({ reward_base: '10000', referral_code: code })]);
     await nav('Stats').click();
     await page.getByRole('heading', { level: 1, name: 'Stats' }).waitFor();
     expect(await page.getByTestId('stat-conversions').innerText()).toBe('1');
