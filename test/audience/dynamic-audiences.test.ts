@@ -22,13 +22,28 @@ describe('dynamic audiences', () => {
   const base = () => `/api/v1/projects/${project.id}/audiences`;
   const admin = () => ({ key: project.keys.admin });
 
-  /** A conversion through the API, paid before this returns (its event then reaches the audience service). */
+  /** The user's conversions as the audience service has counted them (its projection, only read). */
+  async function countedConversions(user: string): Promise<number> {
+    const { rows } = await stack.db.query(`SELECT conversions::int AS n FROM audience.user_metrics WHERE project_id = $1 AND identifier_type = 'evm_address' AND identifier = $2`, [
+      project.id,
+      user,
+    ]);
+    return rows[0]?.n ?? 0;
+  }
+
+  /**
+   * A conversion through the API, paid, and counted by the audience service before this returns: its
+   * event reaches the audience through the claim service's outbox a moment after the payment, and an
+   * evaluation started in between would not see it yet.
+   */
   async function convert(user: string, volumeUsd: string, fields: Record<string, unknown> = {}) {
+    const before = await countedConversions(user);
     const body = conversionBody({ user: evmUser(user), volume_usd: volumeUsd, ...fields });
     const sent = await stack.api.post('/api/v1/conversions', { key: project.keys.service, body });
     expect(sent.status).toBe(202);
     // processed, or no_terms when nobody referred the user (these terms pay affiliates only): either way its volume counts.
     expect(['processed', 'no_terms']).toContain((await settled(stack, project, body.id)).status);
+    await pollUntil(async () => (await countedConversions(user)) === before + 1 || undefined, { timeoutMs: 15_000, what: `the audience service to count ${user}'s conversion` });
   }
 
   async function completed(audienceId: string, after?: string) {
