@@ -31,7 +31,6 @@ export function createApp(deps: AppDeps): { app: Express; routes: AnyRoute[] } {
 
   let document: OpenApiDocument | undefined;
   const routes: AnyRoute[] = apiRoutes(deps.routes, {
-    metrics: deps.metrics.registry,
     readiness: deps.readiness,
     openApiDocument: () => (document ??= buildOpenApiDocument(routes, API_INFO)),
   });

@@ -59,14 +59,42 @@ function writeResponse(res: ServerResponse, body: ErrorBody): void {
   res.end(json);
 }
 
+/** How long clients may take to send a request (gateway/config.ts). */
+export interface RequestTimeouts {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+}
+
+/** Longer than typical load balancer idle timeouts, so the balancer closes an idle connection first. */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/**
+ * How often Node looks for requests past their timeouts: a tenth of the shorter one, so a slow
+ * client is cut off at most 10% late (Node's default, 30 s, would let a 30 s timeout run to 60 s).
+ */
+export function connectionsCheckingInterval(timeouts: RequestTimeouts): number {
+  return Math.max(50, Math.min(30_000, Math.floor(Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs) / 10)));
+}
+
 /**
  * The gateway's HTTP server. Node answers what its parser refuses (headers over 16 KB, a malformed
  * request line) with a bare status and an empty body, drops CONNECT, and Express answers a URL it
  * cannot parse with an HTML page: here each is answered in the standard error body instead, so
- * every error of the API has one shape.
+ * every error of the API has one shape. A client slower than the timeouts to send its request (a
+ * byte a second) is answered 408 REQUEST_TIMEOUT and its connection closed.
  */
-export function createGatewayServer(app: (req: Parameters<RequestListener>[0], res: ServerResponse, next: (error?: unknown) => void) => void, logger: Logger): Server {
-  const server = createServer((req, res) => {
+export function createGatewayServer(
+  app: (req: Parameters<RequestListener>[0], res: ServerResponse, next: (error?: unknown) => void) => void,
+  logger: Logger,
+  timeouts: RequestTimeouts,
+): Server {
+  const options = {
+    headersTimeout: timeouts.headersTimeoutMs,
+    requestTimeout: timeouts.requestTimeoutMs,
+    connectionsCheckingInterval: connectionsCheckingInterval(timeouts),
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+  };
+  const server = createServer(options, (req, res) => {
     // Express calls this only when no route and no error handler answered: a URL its router cannot parse.
     app(req, res, (error?: unknown) => {
       if (!error) {

@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import type { Registry } from 'prom-client';
 import { type AnyRoute, defineRoute } from '../http/route';
 import { docsInitScript, docsPageHtml } from '../openapi/docs-page';
 import { type OpenApiDocument, openApiDocumentSchema } from '../openapi/document';
 
+/** Prometheus metrics are not among these routes: they have a port of their own (gateway/http/metrics-server.ts). */
 export interface SystemDeps {
-  metrics: Registry;
   /** Each dependency readiness depends on, with a check that resolves true when it answers. */
   readiness: Array<{ name: string; check(): Promise<boolean> }>;
   openApiDocument(): OpenApiDocument;
@@ -71,21 +70,6 @@ export function systemRoutes(deps: SystemDeps): AnyRoute[] {
           },
         };
       },
-    ),
-    defineRoute(
-      {
-        method: 'get',
-        path: '/metrics',
-        operationId: 'metrics',
-        summary: 'Prometheus metrics',
-        tags,
-        auth: none,
-        responses: { 200: { description: 'Prometheus text exposition format' } },
-      },
-      async () => ({
-        status: 200,
-        raw: { contentType: deps.metrics.contentType, content: await deps.metrics.metrics() },
-      }),
     ),
     defineRoute(
       {

@@ -73,13 +73,26 @@ describe('HTTP conventions of the gateway', () => {
     expect((await stack.api.get('/v1/audiences/audience-segments', { key: own.keys.readOnly })).status).toBe(200);
   });
 
-  it('exposes Prometheus metrics labelled by route', async () => {
+  it('exposes Prometheus metrics labelled by route on a port of their own, and answers /metrics 404 on the public port', async () => {
     await stack.api.get('/healthz');
-    const metrics = await stack.api.get('/metrics');
+    const metrics = await fetch(stack.metricsUrl);
     expect(metrics.status).toBe(200);
     expect(metrics.headers.get('content-type')).toContain('text/plain');
-    expect(metrics.text).toMatch(/http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
-    expect(metrics.text).toContain('process_resident_memory_bytes');
+    const text = await metrics.text();
+    expect(text).toMatch(/http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
+    expect(text).toContain('process_resident_memory_bytes');
+    expect(new URL(stack.metricsUrl).port).not.toBe(new URL(stack.baseUrl).port);
+
+    const hidden = await stack.api.get('/metrics');
+    expect(hidden.status).toBe(404);
+    expectErrorBody(hidden.body, 404, 'ROUTE_NOT_FOUND');
+    expect(hidden.text).not.toContain('process_resident_memory_bytes');
+    // The metrics port serves nothing else.
+    const other = await fetch(new URL('/healthz', stack.metricsUrl));
+    expect(other.status).toBe(404);
+    expect(await other.json()).toMatchObject({ status: 404, code: 'ROUTE_NOT_FOUND' });
+    const posted = await fetch(stack.metricsUrl, { method: 'POST' });
+    expect(posted.status).toBe(405);
   });
 
   it('says /readyz is not ready when a service it uses is down', async () => {
