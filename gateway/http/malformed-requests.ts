@@ -2,6 +2,7 @@ import { createServer, maxHeaderSize, type RequestListener, type Server, type Se
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../services/common/logger';
 import { type ErrorBody, toErrorBody } from './errors';
+import { API_SECURITY_HEADERS } from './security-headers';
 
 /** How long a refused connection stays open for the peer to read the answer. */
 const CLOSE_GRACE_MS = 2_000;
@@ -35,7 +36,7 @@ function answerForParserError(code: string | undefined): ErrorBody {
 /** An answer written straight to the socket (there is no request object), and the connection closed. */
 function writeToSocket(socket: Duplex, body: ErrorBody, headers: Record<string, string> = {}): void {
   const json = JSON.stringify(body);
-  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const extra = Object.entries({ ...API_SECURITY_HEADERS, ...headers }).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   socket.end(
     `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
@@ -55,7 +56,12 @@ function writeResponse(res: ServerResponse, body: ErrorBody): void {
     return;
   }
   const json = JSON.stringify(body);
-  res.writeHead(body.status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json), Connection: 'close' });
+  res.writeHead(body.status, {
+    ...API_SECURITY_HEADERS,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(json),
+    Connection: 'close',
+  });
   res.end(json);
 }
 

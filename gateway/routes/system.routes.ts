@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type AnyRoute, defineRoute } from '../http/route';
+import { DOCS_CSP } from '../http/security-headers';
 import { docsInitScript, docsPageHtml } from '../openapi/docs-page';
 import { type OpenApiDocument, openApiDocumentSchema } from '../openapi/document';
 
@@ -93,7 +94,8 @@ export function systemRoutes(deps: SystemDeps): AnyRoute[] {
         auth: none,
         responses: { 200: { description: 'An HTML page' } },
       },
-      async () => ({ status: 200, raw: { contentType: 'text/html; charset=utf-8', content: docsPageHtml } }),
+      // Swagger UI is a page: it runs under its own policy (its scripts and styles are the gateway's files).
+      async () => ({ status: 200, raw: { contentType: 'text/html; charset=utf-8', content: docsPageHtml }, headers: { 'Content-Security-Policy': DOCS_CSP } }),
     ),
     defineRoute(
       {

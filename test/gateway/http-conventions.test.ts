@@ -95,6 +95,39 @@ describe('HTTP conventions of the gateway', () => {
     expect(posted.status).toBe(405);
   });
 
+  it('sends the API’s security headers on every answer, and /docs its own page policy', async () => {
+    const answers = await Promise.all([
+      stack.api.get('/healthz'),
+      stack.api.get('/openapi.json'),
+      stack.api.get('/v1/nothing-here'),
+      stack.api.get('/v1/audiences/audience-segments'),
+      stack.api.get('/v1/audiences/audience-segments', { key: project.keys.readOnly }),
+      stack.api.post(`/api/v1/projects/${project.id}/api-keys`, { key: project.keys.admin, body: { role: 'read_only', name: 'shown once' } }),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 404, 401, 200, 201]);
+    for (const answer of answers) {
+      expect(answer.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+      expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(answer.headers.get('x-frame-options')).toBe('DENY');
+      expect(answer.headers.get('referrer-policy')).toBe('no-referrer');
+      // The new key's secret is in the last answer: no cache may keep any answer.
+      expect(answer.headers.get('cache-control')).toBe('no-store');
+    }
+
+    const docs = await stack.api.get('/docs');
+    expect(docs.status).toBe(200);
+    const policy = docs.headers.get('content-security-policy')!;
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(policy).not.toContain('unsafe-eval');
+    expect(docs.headers.get('x-frame-options')).toBe('DENY');
+    // Swagger UI's own files are cached like any static file.
+    const stylesheet = await stack.api.get('/docs/assets/swagger-ui.css');
+    expect(stylesheet.status).toBe(200);
+    expect(stylesheet.headers.get('cache-control')).toBe('public, max-age=3600');
+    expect(stylesheet.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
   it('says /readyz is not ready when a service it uses is down', async () => {
     const lonely = await startStack({ gatewayEnv: { AUDIENCE_GRPC_ADDR: '127.0.0.1:1' } });
     try {
