@@ -1,5 +1,6 @@
 import type { Hex } from 'viem' with { 'resolution-mode': 'import' };
 import { claimManagerReader } from '../../../services/claim/chain/claim-manager-reader';
+import { VoucherRepository } from '../../../services/claim/repositories/voucher.repository';
 import { TestClock } from '../../helpers/clock';
 import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
 import { openCheck, pay, trade } from './claim-check-fixtures';
@@ -99,8 +100,7 @@ describe('the chain watcher on a chain that was replaced (a new genesis block)',
 
   it('applies nothing read from the old chain once the cursor belongs to the new one', async () => {
     const [row] = await cursorRow();
-    const repository = (await import('../../../services/claim/repositories/voucher.repository')).VoucherRepository;
-    const vouchers = new repository(harness.db);
+    const vouchers = new VoucherRepository(harness.db);
     const stale = await vouchers.applyClaims(BigInt(second!.chain.chainId), second!.manager.toLowerCase(), await genesisOf(first), BigInt(row!.last_block), BigInt(row!.last_block) + 1n, [], clock.now());
     expect(stale.applied).toBe(false);
     expect(await cursorRow()).toEqual([row]);
