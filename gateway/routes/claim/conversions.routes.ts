@@ -20,7 +20,8 @@ import {
 const tags = ['Conversions'];
 /** The paths name no project: a key acts in its own. */
 const serviceRole = { kind: 'api_key', roles: ['service_role'], project: 'key' } as const;
-const serviceReader = { kind: 'api_key', roles: ['service_role', 'read_only'], project: 'key' } as const;
+/** One conversion, for the project's backend and for the dashboard: any key of the project reads it (the list takes admin keys too). */
+const anyKeyReader = { kind: 'api_key', roles: ['service_role', 'admin', 'read_only'], project: 'key' } as const;
 /** The dashboard's view of every conversion of the project (its path names it). */
 const projectReader = { kind: 'api_key', roles: ['admin', 'read_only'], project: 'path' } as const;
 
@@ -142,8 +143,11 @@ export function conversionRoutes({ clients }: RouteDeps): AnyRoute[] {
         path: '/api/v1/conversions/:conversionId',
         operationId: 'getConversion',
         summary: 'A conversion: where it stands, who it was attributed to, and its movements',
+        description:
+          'Any key of the project reads it (service_role, admin or read_only), as the project’s conversion list does for admin and ' +
+          'read_only keys; a conversion of another project is a 404.',
         tags,
-        auth: serviceReader,
+        auth: anyKeyReader,
         responses: {
           200: { description: 'The conversion', schema: conversionSchema },
           404: { description: 'CONVERSION_NOT_FOUND' },
