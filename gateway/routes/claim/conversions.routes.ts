@@ -3,6 +3,7 @@ import { MAX_CONVERSIONS_PER_BATCH } from '../../../services/common/contract-lim
 import { ConversionStatus } from '../../../gen/referral/claim/v1/enums';
 import { enumValue } from '../../../services/common/enums';
 import { HttpError, zodDetails } from '../../http/errors';
+import { inputError } from '../../http/input-messages';
 import { listBody } from '../../http/list';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
@@ -29,7 +30,7 @@ type BatchItem = ReturnType<typeof presentSubmission>;
 
 /** One item of a batch, read alone: the gRPC conversion, or why it is refused (fields named `conversions[i].…`). */
 function readItem(item: unknown, index: number): { input: ConversionInput } | { refused: BatchItem } {
-  const parsed = conversionBody.safeParse(item);
+  const parsed = conversionBody.safeParse(item, { error: inputError });
   if (parsed.success) return { input: toConversionInput(parsed.data) };
   const details = zodDetails(parsed.error, `conversions[${index}]`);
   const id = typeof (item as { id?: unknown } | null)?.id === 'string' ? ((item as { id: string }).id || null) : null;
