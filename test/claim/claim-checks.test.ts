@@ -54,7 +54,7 @@ describe('claim checks over HTTP', () => {
           currency_chain_id: String(claimChain.chain.chainId),
           currency_name: 'TUSD',
           currency_decimals: 6,
-          reason: 'end_user',
+          reason: 'end_user_payout',
           amount: '400',
           status: 'open',
           deadline_seconds: null,
@@ -246,7 +246,7 @@ describe('claim checks over HTTP', () => {
       const listed = await listChecks(stack, gated, affiliate.identifier);
       expect(listed.results).toHaveLength(1);
       const item = listed.results[0]!;
-      expect(item).toMatchObject({ reason: 'affiliate', amount: '1000', status: 'open', restriction_message: expect.stringContaining('submit your tax form') });
+      expect(item).toMatchObject({ reason: 'affiliate_payout', amount: '1000', status: 'open', restriction_message: expect.stringContaining('submit your tax form') });
       expect('deadline_seconds' in item).toBe(false);
 
       const restricted = await close(stack, gated, affiliate.identifier, [item.id]);
@@ -268,7 +268,7 @@ describe('claim checks over HTTP', () => {
       expect((await listChecks(stack, gated, affiliate.identifier)).results[0]).toMatchObject({ status: 'open' });
       // The referred user's end-user check is never gated.
       const userCheck = (await listChecks(stack, gated, user)).results[0]!;
-      expect(userCheck).toMatchObject({ reason: 'end_user', deadline_seconds: null });
+      expect(userCheck).toMatchObject({ reason: 'end_user_payout', deadline_seconds: null });
       expect((await close(stack, gated, user, [userCheck.id])).body[0]).toMatchObject({ proof: expect.any(String) });
 
       // The affiliate submits a W-8BEN in the portal; approved, the same check closes normally.
