@@ -72,7 +72,9 @@ export const claimBody = z.strictObject(userBody);
 
 const currencyFields = {
   currency_address: z.string().describe('The token contract, or 0x0000000000000000000000000000000000000000 for the native coin'),
-  currency_chain_id: z.string().describe('The chain id, as a string (as the Fuul SDK reads it)'),
+  currency_chain_id: z
+    .string()
+    .describe('The chain id as a decimal string: the Fuul SDK types this shape’s chain id as a string (everywhere else the API writes a JSON number)'),
   currency_name: z.string(),
   currency_decimals: z.number().int(),
 };
@@ -117,7 +119,7 @@ export const claimResponseSchema = z
       .int()
       .describe('The ClaimCheck struct’s numeric reason (IFuulManager.ClaimReason): 0 affiliate_payout, 1 end_user_payout, 2 agency_payout'),
     token_id: z.string().describe('Always "0": fungible currencies'),
-    chain_id: z.number().int().describe('The chain to redeem it on (the EIP-712 domain’s chainId)'),
+    chain_id: z.number().int().describe('The chain to redeem it on (the EIP-712 domain’s chainId), a JSON number'),
     deadline: z.number().int().optional().describe('Unix seconds: redeemable while block.timestamp <= deadline; absent when restricted'),
     proof: z.string().optional().describe('32 bytes, unique: the contract redeems a proof once; absent when restricted'),
     signatures: z.array(z.string()).optional().describe('One EIP-712 signature per signer; absent when restricted'),

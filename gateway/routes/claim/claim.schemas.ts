@@ -42,7 +42,7 @@ export const currencyBody = z.strictObject({
 
 const currencyFields = {
   id: z.string(),
-  chain_id: z.number().int(),
+  chain_id: z.number().int().describe('The EVM chain id, a JSON number'),
   address: z.string(),
   name: z.string(),
   decimals: z.number().int(),
@@ -205,7 +205,7 @@ export const movementSchema = z.object({
   conversion_name: z.string(),
   total_amount: z.string().describe('Base units, as a decimal string'),
   currency_address: z.string(),
-  chain_id: z.number().int(),
+  chain_id: z.number().int().describe('The currency’s chain id, a JSON number (as the Fuul SDK reads a movement’s)'),
   currency: currencyRefSchema,
   payout_status: claimCheckStatuses.describe('Where the claim check holding this movement stands'),
   payout_status_details: z.string().nullable(),
@@ -231,7 +231,9 @@ export const leaderboardSchema = z.object({
       ...userFields,
       total_amount: z.string().describe('Base units, as a decimal string'),
       total_attributions: z.number().int().describe('Movements counted'),
-      chain_id: z.string().describe('The currency’s chain id (a string, as the Fuul SDK reads it)'),
+      chain_id: z
+        .string()
+        .describe('The currency’s chain id as a decimal string: the Fuul SDK types the leaderboard’s chain id as a string (everywhere else the API writes a JSON number)'),
     }),
   ),
   total_results: z.number().int(),
