@@ -275,15 +275,19 @@ describe('claim checks over HTTP', () => {
       const portal = await signedInAffiliate(stack, gated, affiliateWallet);
       expect((await portal.submit(w8ben({ signature_date: '2026-11-20' }))).status).toBe(201);
       expect((await listChecks(stack, gated, affiliate.identifier)).results[0]!.restriction_message).toContain('being reviewed');
-      expect((await stack.api.post(adminPaths(gated, affiliate.identifier).approve, { key: gated.keys.admin })).status).toBe(200);
+      const approval = await stack.api.post(adminPaths(gated, affiliate.identifier).approve, { key: gated.keys.admin });
+      expect(approval.status).toBe(200);
       const signed = await close(stack, gated, affiliate.identifier, [item.id]);
       expect(signed.body[0]).toMatchObject({ deadline: expect.any(Number), proof: expect.any(String), signatures: expect.any(Array) });
       expect(signed.body[0].restriction_message).toBeUndefined();
       const claimable = await stack.api.post('/api/v1/claim-checks/claim', { key: gated.keys.service, body: { userIdentifier: affiliate.identifier } });
       expect(claimable.body).toEqual(signed.body);
 
-      // Three years on the W-8 has expired: the same voucher is withheld again, in /claim and in the list.
-      stack.clock.set('2029-11-21T00:00:00.000Z');
+      // Three years after its approval the W-8 has expired: the same voucher is withheld again, in /claim and in the list.
+      const threeYearsOn = new Date(approval.body.approved_at);
+      threeYearsOn.setUTCFullYear(threeYearsOn.getUTCFullYear() + 3);
+      expect(approval.body.expires_at).toBe(threeYearsOn.toISOString());
+      stack.clock.set(approval.body.expires_at);
       expect((await stack.api.get(adminPaths(gated, affiliate.identifier).taxStatus, { key: gated.keys.admin })).body.status).toBe('expired');
       const again = await close(stack, gated, affiliate.identifier, [item.id]);
       expect(again.status).toBe(200);
