@@ -315,7 +315,10 @@ export interface AffiliateMetricsTable {
   volume_usd: Usd;
   revenue_usd: Usd;
   conversions: Count;
+  /** Every user it referred (referrals), converted or not (migration 0014). */
   end_users: Count;
+  /** The users it referred with at least one conversion attributed to it. */
+  converting_users: Count;
   referred_volume_usd: Usd;
   updated_at: Timestamp;
   /** Copies of the affiliate's, kept by triggers (migration 0007): the list filters a metric's index by them. */
