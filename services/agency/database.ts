@@ -117,6 +117,8 @@ export interface SubAffiliateBindingTable {
   bound_to: Closable<Timestamp>;
   bound_by: Nullable<string>;
   unbound_by: Closable<string>;
+  /** The designation that closed it: its affiliate was made a master (migration 0015). */
+  ended_by_designation_id: Closable<string>;
 }
 
 /** A tier protection, in force over [starts_at, least(expires_at, ended_at)). */

@@ -46,6 +46,15 @@ export function presentMasterDetail(master: Master) {
   };
 }
 
+/** The answer of a designation: the detail, and the master a sub-affiliate was unbound from by it. */
+export function presentDesignatedMaster(master: Master) {
+  const from = master.unboundFrom;
+  return {
+    ...presentMasterDetail(master),
+    unbound_from: from ? { id: from.id, identifier: from.identifier, identifier_type: from.identifierType } : null,
+  };
+}
+
 export function presentSubAffiliate(sub: SubAffiliate) {
   return {
     id: sub.id,

@@ -88,6 +88,13 @@ export const masterDetailSchema = z.object({
     .describe('The spreads of the current designation, newest first: a conversion is paid at the spread in force at its moment'),
 });
 
+export const designatedMasterSchema = masterDetailSchema.extend({
+  unbound_from: z
+    .object({ id: z.string(), identifier: z.string(), identifier_type: z.string() })
+    .nullable()
+    .describe('The master it was a sub-affiliate of until this designation unbound it (a master is never a sub-affiliate); null when it was bound to none'),
+});
+
 export const removedMasterSchema = z.object({
   id: z.string(),
   released_sub_affiliates: z.number().int().describe('Sub-affiliates that became regular affiliates'),

@@ -4,7 +4,7 @@ import type { Money } from '../../../gen/referral/common/v1/common';
 import { AffiliateStatus, ApplicationStatus } from '../../../gen/referral/agency/v1/enums';
 import { enumValue } from '../../common/enums';
 import type { DecisionResult } from '../domain/application.service';
-import type { MasterDetail, MasterView } from '../domain/master.service';
+import type { DesignatedMaster, MasterDetail, MasterView } from '../domain/master.service';
 import type { EarningRecord } from '../repositories/affiliate-metrics.repository';
 import type { ApplicationRecord } from '../repositories/application.repository';
 import type { SubAffiliateRecord } from '../repositories/master-metrics.repository';
@@ -23,7 +23,7 @@ export function toEarnedInCurrency(earning: EarningRecord): EarnedInCurrency {
 
 const toMoney = (earning: EarningRecord): Money => ({ currencyId: earning.currencyId, amount: earning.amount.toString() });
 
-export function toMasterMessage(master: MasterView | MasterDetail): Master {
+export function toMasterMessage(master: MasterView | MasterDetail | DesignatedMaster): Master {
   return {
     id: master.id,
     user: master.user,
@@ -39,6 +39,10 @@ export function toMasterMessage(master: MasterView | MasterDetail): Master {
       'spreadHistory' in master
         ? master.spreadHistory.map((period) => ({ spreadBps: period.spreadBps, validFrom: period.validFrom, validTo: period.validTo ?? undefined }))
         : [],
+    unboundFrom:
+      'unboundFrom' in master && master.unboundFrom
+        ? { id: master.unboundFrom.id, identifier: master.unboundFrom.user.identifier, identifierType: master.unboundFrom.user.identifierType }
+        : undefined,
   };
 }
 

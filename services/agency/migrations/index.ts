@@ -13,6 +13,7 @@ import * as taxStatusProjection from './0011_tax_status_projection';
 import * as metricsFillfactor from './0012_metrics_fillfactor';
 import * as outboxRelayState from './0013_outbox_relay_state';
 import * as endUsersReferred from './0014_end_users_referred';
+import * as bindingEndedByDesignation from './0015_binding_ended_by_designation';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const agencyMigrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const agencyMigrations: Record<string, Migration> = {
   '0012_metrics_fillfactor': metricsFillfactor,
   '0013_outbox_relay_state': outboxRelayState,
   '0014_end_users_referred': endUsersReferred,
+  '0015_binding_ended_by_designation': bindingEndedByDesignation,
 };
