@@ -6,7 +6,7 @@ import { enumNames } from '../../../services/common/enums';
 import { canonicalUuid } from '../../../services/common/ids';
 import { IDENTIFIER_TYPES } from '../../../services/common/identifiers';
 import { listSchema, pageQuery } from '../../http/list';
-import { resourceId, userIdentifier } from '../../http/params';
+import { identifierPrefix, resourceId, userIdentifier } from '../../http/params';
 
 /**
  * HTTP shapes of the agency API (snake_case): affiliates, codes and referrals; the gRPC contract is
@@ -108,7 +108,13 @@ export const affiliateListQuery = z.object({
   ...pageQuery,
   status: affiliateStatuses.optional(),
   region: region.optional(),
-  q: z.string().max(200).optional().describe('A prefix of the identifier or of the name (the name’s letter case ignored)'),
+  q: identifierPrefix(z.string().max(200))
+    .optional()
+    .describe(
+      'A prefix of the identifier or of the name (the name’s letter case ignored). An identifier is matched as it is stored: a ' +
+        'wallet or email in any letter case (whole, or its start) finds its lowercase identifier; the start of a solana, XRPL or ' +
+        'Stellar address is matched as typed',
+    ),
   audience: resourceId.optional().describe('Members of this audience segment (its id)'),
   audience_ids: z
     .string()
