@@ -80,6 +80,17 @@ export interface AgencyProgramTables {
   audience_memberships: AudienceMembershipTable;
   deleted_segments: DeletedSegmentTable;
   segment_tiers: SegmentTierTable;
+  program_settings: ProgramSettingsTable;
+}
+
+/** A project's affiliate program settings (migration 0016): the parts of its referral links. */
+export interface ProgramSettingsTable {
+  project_id: string;
+  program_url: Nullable<string>;
+  /** Null: the default template. */
+  link_template: Nullable<string>;
+  updated_at: Timestamp;
+  updated_by: Nullable<string>;
 }
 
 type Closable<T> = ColumnType<Nullable<T>, Nullable<T> | undefined, Nullable<T>>;

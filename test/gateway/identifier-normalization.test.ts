@@ -1,4 +1,3 @@
-import { getAddress } from 'viem';
 import { createProject, createSegment, evmAddress, randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
 import { adminPaths, requireTaxInfo, signedInAffiliate, TIN, w9 } from '../tax/tax-forms';
@@ -84,6 +83,7 @@ describe('identifiers are canonical from the HTTP edge on', () => {
   it('makes the affiliate list’s q canonical as an identifier prefix: a wallet pasted with its checksum letter case finds it, whole or in part', async () => {
     const other = await createProject(stack);
     const key = other.keys.admin;
+    const { getAddress } = await import('viem');
     const checksummed = (() => {
       for (;;) {
         const address = getAddress(randomEvmAddress());
