@@ -8,7 +8,7 @@ import { buildWebApp } from './web-build';
 /**
  * The admin dashboard driven in Chromium as a person would, against the real stack: sign in,
  * create an audience (after the API refuses a bad condition), upload a CSV, find affiliates by
- * filter and sort, open one, decide applications in bulk. Each page is screenshotted at desktop and mobile width
+ * filter and sort, open one, set the program's referral link (with its live preview), decide applications in bulk. Each page is screenshotted at desktop and mobile width
  * (test-artifacts/admin/) and checked with axe-core.
  */
 /** A step of a person's flow: several pages, each loaded, screenshotted twice and checked; slow on a loaded machine. */
@@ -170,39 +170,6 @@ describe('the admin dashboard in a browser', () => {
     expect(await capturePage(page, 'admin', '08-affiliate-detail')).toEqual([]);
   }, STEP_TIMEOUT_MS);
 
-  it('decides applications in bulk: approves two into the audience, rejects one with a reason', async () => {
-    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Applications' }).click();
-    await page.getByLabel('Per page').selectOption('10');
-    await page.waitForURL(/page_size=10/);
-    await page.getByText('Page 1 of 1 (3 in all)').waitFor();
-    expect(await page.locator('tbody .applicant-name').allInnerTexts()).toEqual(['Grace Hopper', 'Hedy Lamarr', 'Ida Rhodes']);
-    expect(await capturePage(page, 'admin', '09-applications')).toEqual([]);
-
-    await page.getByLabel('Select Grace Hopper').check();
-    await page.getByLabel('Select Hedy Lamarr').check();
-    await page.getByLabel('Into the audience').selectOption({ label: 'VIP' });
-    await page.getByRole('button', { name: 'Approve 2 selected' }).click();
-    await page.getByText('2 decided.').waitFor();
-    await page.getByText('Page 1 of 1 (1 in all)').waitFor();
-
-    await page.getByLabel('Select Ida Rhodes').check();
-    await page.getByLabel('Decision').selectOption('reject');
-    await page.getByLabel('Reason (shown to the applicant)').fill('Not a fit for this program');
-    await page.getByRole('button', { name: 'Reject 1 selected' }).click();
-    await page.getByText('No pending applications.').waitFor();
-
-    await page.getByLabel('Status').selectOption('rejected');
-    await page.getByText('rejected: Not a fit for this program').waitFor();
-    expect(await capturePage(page, 'admin', '10-applications-rejected')).toEqual([]);
-
-    const decided = await stack.db.query('SELECT name, status FROM agency.applications ORDER BY name');
-    expect(decided.rows).toEqual([
-      { name: 'Grace Hopper', status: 'approved' },
-      { name: 'Hedy Lamarr', status: 'approved' },
-      { name: 'Ida Rhodes', status: 'rejected' },
-    ]);
-  }, STEP_TIMEOUT_MS);
-
   it('sets the program’s referral link: the API’s error at its field, a live preview of a code’s link, saved as previewed', async () => {
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Program' }).click();
     await page.getByRole('heading', { level: 1, name: 'Program' }).waitFor();
@@ -243,6 +210,39 @@ describe('the admin dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Saved.').waitFor();
     expect((await stack.api.get(`/api/v1/projects/${project.id}/program-settings`, { key: project.keys.admin })).body.example_link).toBe('https://shop.example?af=EXAMPLE');
+  }, STEP_TIMEOUT_MS);
+
+  it('decides applications in bulk: approves two into the audience, rejects one with a reason', async () => {
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Applications' }).click();
+    await page.getByLabel('Per page').selectOption('10');
+    await page.waitForURL(/page_size=10/);
+    await page.getByText('Page 1 of 1 (3 in all)').waitFor();
+    expect(await page.locator('tbody .applicant-name').allInnerTexts()).toEqual(['Grace Hopper', 'Hedy Lamarr', 'Ida Rhodes']);
+    expect(await capturePage(page, 'admin', '09-applications')).toEqual([]);
+
+    await page.getByLabel('Select Grace Hopper').check();
+    await page.getByLabel('Select Hedy Lamarr').check();
+    await page.getByLabel('Into the audience').selectOption({ label: 'VIP' });
+    await page.getByRole('button', { name: 'Approve 2 selected' }).click();
+    await page.getByText('2 decided.').waitFor();
+    await page.getByText('Page 1 of 1 (1 in all)').waitFor();
+
+    await page.getByLabel('Select Ida Rhodes').check();
+    await page.getByLabel('Decision').selectOption('reject');
+    await page.getByLabel('Reason (shown to the applicant)').fill('Not a fit for this program');
+    await page.getByRole('button', { name: 'Reject 1 selected' }).click();
+    await page.getByText('No pending applications.').waitFor();
+
+    await page.getByLabel('Status').selectOption('rejected');
+    await page.getByText('rejected: Not a fit for this program').waitFor();
+    expect(await capturePage(page, 'admin', '10-applications-rejected')).toEqual([]);
+
+    const decided = await stack.db.query('SELECT name, status FROM agency.applications ORDER BY name');
+    expect(decided.rows).toEqual([
+      { name: 'Grace Hopper', status: 'approved' },
+      { name: 'Hedy Lamarr', status: 'approved' },
+      { name: 'Ida Rhodes', status: 'rejected' },
+    ]);
   }, STEP_TIMEOUT_MS);
 
   it('signs out with the API’s reason when the key is revoked while signed in', async () => {

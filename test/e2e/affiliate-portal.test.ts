@@ -15,8 +15,10 @@ import { buildWebApp } from './web-build';
  * ClaimManager on the in-process EVM. The wallet is a viem local account behind an injected
  * `window.ethereum`: the page's requests go to this process (exposeBinding), which signs with the
  * account and forwards everything else to the chain's JSON-RPC. The affiliate signs in, applies,
- * adds a code, earns, sees its check held by the tax gate, sends a W-8BEN (after the API names a
- * wrong field), is approved by an admin, closes and claims on chain. Each page is screenshotted at
+ * adds a code (no link to copy until the program has a URL, then the program's link with `af`),
+ * earns, sees its check held by the tax gate, sends a W-8BEN (after the API names a wrong field), is
+ * approved by an admin, closes and claims on chain; then an affiliate an admin made, which never
+ * applied, sees its membership and its codes' links. Each page is screenshotted at
  * desktop and mobile width (test-artifacts/portal/) and checked with axe-core.
  */
 describe('the affiliate portal in a browser', () => {
