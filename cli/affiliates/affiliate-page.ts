@@ -33,6 +33,7 @@ export const listedAffiliate = z.object({
   revenue_usd: z.string(),
   conversions: z.number().int(),
   end_users: z.number().int(),
+  converting_users: z.number().int(),
   referred_volume_usd: z.string(),
   earnings: z.array(earning),
   agency_earnings: z.array(earning),

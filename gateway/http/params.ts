@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { canonicalSpellingOfAnyType } from '../../services/common/identifiers';
+import { canonicalPrefixOfAnyType, canonicalSpellingOfAnyType } from '../../services/common/identifiers';
 import { canonicalUuid } from '../../services/common/ids';
 
 /**
@@ -19,6 +19,15 @@ export const resourceId = z
 /** A user identifier, in a path, a query or a body: canonical under every type it is valid for. */
 export function userIdentifier(schema: z.ZodString) {
   return schema.transform(canonicalSpellingOfAnyType);
+}
+
+/**
+ * A search that matches the start of user identifiers (the affiliate list's `q`): made canonical by
+ * the same rule as a whole identifier, for a prefix (canonicalPrefixOfAnyType). Surrounding spaces
+ * are dropped first.
+ */
+export function identifierPrefix(schema: z.ZodString) {
+  return schema.trim().transform(canonicalPrefixOfAnyType);
 }
 
 const userIdentifierParam = userIdentifier(

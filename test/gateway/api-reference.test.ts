@@ -390,6 +390,14 @@ const OPERATIONS: Record<string, Expected> = {
     responses: api(201, 404, 409, ...WITH_BODY),
   },
   'GET /api/v1/projects/{projectId}/affiliate-portal/application': { security: 'walletSession', params: ['path:projectId'], responses: api(200, 404) },
+  'GET /api/v1/projects/{projectId}/affiliate-portal/affiliate': { security: 'walletSession', params: ['path:projectId'], responses: api(200, 404) },
+  'GET /api/v1/projects/{projectId}/program-settings': { security: 'apiKey:admin,read_only', params: ['path:projectId'], responses: api(200, 404) },
+  'PATCH /api/v1/projects/{projectId}/program-settings': {
+    security: 'apiKey:admin',
+    params: ['path:projectId'],
+    body: { properties: ['link_template', 'program_url'] },
+    responses: api(200, 404, ...WITH_BODY),
+  },
   'GET /api/v1/projects/{projectId}/affiliate-portal/stats': {
     security: 'walletSession',
     params: ['path:projectId', 'query:from?', 'query:to?'],

@@ -114,6 +114,7 @@ export function presentAffiliateMetrics(affiliate: Affiliate) {
     revenue_usd: metrics?.revenueUsd ?? '0',
     conversions: count(metrics?.conversions ?? '0', 'conversions'),
     end_users: count(metrics?.endUsers ?? '0', 'end_users'),
+    converting_users: count(metrics?.convertingUsers ?? '0', 'converting_users'),
     referred_volume_usd: metrics?.referredVolumeUsd ?? '0',
     earnings: (metrics?.earnings ?? []).map(presentEarning),
     agency_earnings: (metrics?.agencyEarnings ?? []).map(presentEarning),
