@@ -15,7 +15,10 @@ const timestamp = z.string().describe('ISO-8601 UTC');
 const baseUnits = z
   .string()
   .regex(/^(0|[1-9][0-9]{0,77})$/, 'must be a whole number of base units written in decimal digits, as a string')
-  .describe('Base units of the currency (wei, lamports, ...), as a decimal string, e.g. "1500000000000000000"');
+  .describe(
+    'Base units of the currency (wei, lamports, ...), as a decimal string, e.g. "1500000000000000000"; at most 2^256 − 1 ' +
+      '(115792089237316195423570985008687907853269984665640564039457584007913129639935, the most a voucher pays): past it, 400 AMOUNT_OUT_OF_RANGE',
+  );
 const usd = z.string().max(64).describe('A non-negative USD amount as a decimal string, e.g. "1250.75"');
 const address = z.string().max(64).describe('0x followed by 40 hex digits (any letter case; stored lowercase)');
 const chainId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('The EVM chain id, e.g. 1 (Ethereum), 8453 (Base)');
@@ -96,7 +99,11 @@ export const conversionBody = z.strictObject({
   occurred_at: z.iso.datetime({ offset: true }).nullish().describe('When it happened (ISO-8601); absent: when it is received'),
   volume_usd: usd.nullish(),
   revenue_usd: usd.nullish(),
-  reward_base: z.string().max(80).nullish().describe('Base units that bps rewards are shares of; absent: 0'),
+  reward_base: z
+    .string()
+    .max(80)
+    .nullish()
+    .describe('Base units that bps rewards are shares of, as a decimal string, at most 2^256 − 1 (past it, 400 AMOUNT_OUT_OF_RANGE); absent: 0'),
   referral_code: z.string().max(64).nullish().describe('Attributes the user to the code’s affiliate, if nobody referred the user yet'),
 });
 export type ConversionBody = z.output<typeof conversionBody>;

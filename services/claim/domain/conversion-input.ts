@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { nonCanonicalIds } from '../../common/canonical-ids';
-import { type DomainError, type FieldViolation, InvalidArgumentError, invalidFields } from '../../common/errors';
+import { type DomainError, type FieldViolation, InvalidArgumentError, refuseFields } from '../../common/errors';
 import { checkIdentifier, type UserIdentifier } from '../../common/identifiers';
-import { parseAmount } from '../../common/money';
+import { AMOUNT_RANGE, parseAmount } from '../../common/money';
 import { checkConversionName } from './conversion-name';
 
 /** A conversion as a request carries it (ConversionInput). */
@@ -79,7 +79,7 @@ export function checkConversion(input: ConversionInputLike, path: string, now: D
   }
   const referralCode = input.referralCode === undefined ? null : checkToken(input.referralCode, at('referral_code'), MAX_REFERRAL_CODE_LENGTH, violations);
 
-  if (violations.length > 0 || id === null || !user) return { conversion: undefined, error: invalidFields(violations) };
+  if (violations.length > 0 || id === null || !user) return { conversion: undefined, error: refuseFields(violations, [AMOUNT_RANGE]) };
   const fields = { id, name: name.value, user, occurredAt, volumeUsd, revenueUsd, rewardBase, referralCode };
   return { conversion: { ...fields, requestHash: requestHash(fields) } };
 }

@@ -139,6 +139,28 @@ describe('conversion intake (domain)', () => {
       });
     });
 
+    it('refuses a reward_base past 2^256 − 1 (AMOUNT_OUT_OF_RANGE), naming the bound, and takes 2^256 − 1 itself', async () => {
+      for (const rewardBase of [(2n ** 256n).toString(), '9'.repeat(78)]) {
+        expect(await refusal({ rewardBase })).toMatchObject({
+          kind: 'invalid_argument',
+          code: 'AMOUNT_OUT_OF_RANGE',
+          message: expect.stringContaining(`reward_base: must be at most 2^256 − 1 = ${2n ** 256n - 1n}`),
+          details: [{ field: 'reward_base' }],
+        });
+      }
+      const { projectId } = await newProject(harness);
+      const input = conversion({ rewardBase: (2n ** 256n - 1n).toString() });
+      await harness.domain.conversions.submitOne(projectId, input);
+      expect((await harness.domain.ledger.conversion(projectId, input.id)).rewardBase).toBe(2n ** 256n - 1n);
+    });
+
+    it('answers VALIDATION_FAILED, listing every problem, when an amount past 2^256 − 1 is not the only one', async () => {
+      expect(await refusal({ name: '', rewardBase: (2n ** 256n).toString() })).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: [{ field: 'name' }, { field: 'reward_base', reason: expect.stringContaining('2^256 − 1') }],
+      });
+    });
+
     it('accepts an occurred_at within five minutes ahead (the sender’s clock may run ahead)', async () => {
       const { projectId } = await newProject(harness);
       const occurredAt = new Date(harness.clock.now().getTime() + 4 * 60_000);
