@@ -142,7 +142,9 @@ export function claimCheckRoutes({ clients, sharedReads }: RouteDeps): AnyRoute[
           'voucher again, never a second one, however many closes race. A check the tax gate restricts is not signed: it comes back with ' +
           '`restriction_message` and without deadline, proof and signatures. One answer per distinct id, in the order sent. Refused ' +
           'whole, closing nothing: 404 CLAIM_CHECK_NOT_FOUND (an id names no check of this user), 409 CLAIM_CHECK_EXPIRED (its voucher ' +
-          'expired unredeemed; close the open check its amount went back to), 400 CLAIM_SETTINGS_MISSING / CHAIN_NOT_CONFIGURED / ' +
+          'expired unredeemed; close the open check its amount went back to), 409 CLAIM_CHECK_UNSIGNABLE (no voucher the ClaimManager ' +
+          'would pay can be signed for a check as it stands, e.g. an amount past 2^256 − 1 held since before amounts were bounded; ' +
+          '`details` name the check and why), 400 CLAIM_SETTINGS_MISSING / CHAIN_NOT_CONFIGURED / ' +
           `CLAIM_NEEDS_EVM_ADDRESS. At most ${MAX_CLOSE_IDS} ids (413 beyond). ${ACTING}`,
         tags,
         auth: closer,
@@ -152,7 +154,7 @@ export function claimCheckRoutes({ clients, sharedReads }: RouteDeps): AnyRoute[
         responses: {
           200: { description: 'One ClaimResponse per check', schema: claimResponsesSchema },
           404: { description: 'CLAIM_CHECK_NOT_FOUND, or PROJECT_NOT_FOUND' },
-          409: { description: 'CLAIM_CHECK_EXPIRED' },
+          409: { description: 'CLAIM_CHECK_EXPIRED, or CLAIM_CHECK_UNSIGNABLE' },
         },
       },
       async ({ body, caller }) => {
