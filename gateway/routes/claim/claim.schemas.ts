@@ -96,7 +96,13 @@ export const conversionBody = z.strictObject({
     identifier: userIdentifier(z.string().max(512)).describe('The converting user (an evm_address or email in any letter case is the same user)'),
     identifier_type: z.string().max(64),
   }),
-  occurred_at: z.iso.datetime({ offset: true }).nullish().describe('When it happened (ISO-8601); absent: when it is received'),
+  occurred_at: z.iso
+    .datetime({ offset: true })
+    .nullish()
+    .describe(
+      'When it happened (ISO-8601); absent: when it is received. From the project’s creation less CONVERSION_BACKFILL_DAYS (365 days ' +
+        'by default) to 5 minutes past the service’s clock; outside, 400 OCCURRED_AT_OUT_OF_RANGE naming the bound',
+    ),
   volume_usd: usd.nullish(),
   revenue_usd: usd.nullish(),
   reward_base: z
