@@ -111,7 +111,9 @@ export function claimCheckRoutes({ clients, sharedReads }: RouteDeps): AnyRoute[
         summary: 'A user’s claim checks, newest first (Fuul.getClaimChecks)',
         description:
           'The standard list, with the same items also under `claim_checks` (the key the SDK reads). Open checks accumulate the user’s ' +
-          'payouts per (currency, reason) until closed. A restricted item carries `restriction_message` and omits `deadline_seconds`. ' +
+          'payouts per (currency, reason) until closed; none holds more than 2^256 − 1 (what a voucher pays): a payout that would take it ' +
+          'past that leaves it full (still open, closable) and opens another, so a user may have several open checks of one currency and ' +
+          'reason. A restricted item carries `restriction_message` and omits `deadline_seconds`. ' +
           'Always current: a close, claim or payment committed before the request is in its answer (identical requests that arrive ' +
           'while one is being read share the next read). ' +
           ACTING,
