@@ -189,5 +189,7 @@ export interface ChainCursorTable {
   chain_id: ColumnType<bigint, bigint, bigint>;
   contract: string;
   last_block: ColumnType<bigint, bigint, bigint>;
+  /** The hash of the chain's block 0 when the cursor was taken (null: taken before it was kept). */
+  genesis_hash: ColumnType<string | null, string | null | undefined, string | null>;
   updated_at: Timestamp;
 }

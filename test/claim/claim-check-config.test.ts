@@ -40,7 +40,16 @@ describe('claim-check configuration', () => {
     expect(development.vouchers.signerKeys.reveal()).toEqual([DEVELOPMENT_SIGNER_KEY]);
     expect(() => loadConfig(claimConfigSchema, { NODE_ENV: 'production' })).toThrow(/CLAIM_SIGNER_KEYS: CLAIM_SIGNER_KEYS must be set when NODE_ENV=production/);
     expect(() => loadConfig(claimConfigSchema, { NODE_ENV: 'production', CLAIM_SIGNER_KEYS: DEVELOPMENT_SIGNER_KEY })).toThrow(/public development key/);
-    expect(loadConfig(claimConfigSchema, { NODE_ENV: 'production', CLAIM_SIGNER_KEYS: KEY_A }).vouchers.developmentSigner).toBe(false);
+    const chain = { CLAIM_MANAGER_ADDRESSES: `8453=${MANAGER}`, CHAIN_RPC_URLS: '8453=https://base.example/rpc' };
+    expect(loadConfig(claimConfigSchema, { NODE_ENV: 'production', CLAIM_SIGNER_KEYS: KEY_A, ...chain }).vouchers.developmentSigner).toBe(false);
+  });
+
+  it('refuses to start in production without a chain (outside production, npm start runs its dev chain instead)', () => {
+    const refusal = /CLAIM_MANAGER_ADDRESSES: CLAIM_MANAGER_ADDRESSES and CHAIN_RPC_URLS must name at least one chain when NODE_ENV=production/;
+    expect(() => loadConfig(claimConfigSchema, { NODE_ENV: 'production', CLAIM_SIGNER_KEYS: KEY_A })).toThrow(refusal);
+    // Empty values, as a compose file passes an unset variable, are no chain either.
+    expect(() => loadConfig(claimConfigSchema, { NODE_ENV: 'production', CLAIM_SIGNER_KEYS: KEY_A, CLAIM_MANAGER_ADDRESSES: '', CHAIN_RPC_URLS: '' })).toThrow(refusal);
+    expect(loadConfig(claimConfigSchema, { NODE_ENV: 'development' }).chains).toEqual([]);
   });
 
   it('names every problem at once, and a bad key only by its position', () => {

@@ -28,6 +28,8 @@ describe('the affiliate portal in a browser', () => {
   /** The affiliate's wallet: a funded chain account (it pays its own claim transaction's gas). */
   let wallet: ClaimChain['relayer'];
   const walletRequests: string[] = [];
+  /** The chain the wallet is on: Ethereum mainnet until the claim page asks it to switch to the voucher's chain. */
+  let walletChain = 1;
   /** Uncaught errors in the page: none may happen. */
   const pageErrors: string[] = [];
 
@@ -43,6 +45,14 @@ describe('the affiliate portal in a browser', () => {
     await context.exposeBinding('__testWalletRequest', async (_source, request: { method: string; params?: unknown[] }) => {
       walletRequests.push(request.method);
       switch (request.method) {
+        case 'eth_chainId':
+          return `0x${walletChain.toString(16)}`;
+        case 'wallet_switchEthereumChain': {
+          const { chainId } = request.params![0] as { chainId: string };
+          if (Number(chainId) !== claimChain.chain.chainId) throw new Error(`unknown chain ${chainId}`);
+          walletChain = Number(chainId);
+          return null;
+        }
         case 'eth_requestAccounts':
         case 'eth_accounts':
           return [wallet.address];
@@ -50,7 +60,7 @@ describe('the affiliate portal in a browser', () => {
           return wallet.account.signMessage({ message: { raw: request.params![0] as Hex } });
         case 'eth_sendTransaction': {
           const transaction = request.params![0] as { to: Hex; data: Hex; chainId: string };
-          if (Number(transaction.chainId) !== claimChain.chain.chainId) throw new Error(`wrong chain ${transaction.chainId}`);
+          if (Number(transaction.chainId) !== walletChain || walletChain !== claimChain.chain.chainId) throw new Error(`wrong chain ${transaction.chainId}`);
           return wallet.wallet.sendTransaction({ to: transaction.to, data: transaction.data });
         }
         default:
@@ -207,6 +217,12 @@ describe('the affiliate portal in a browser', () => {
     await page.getByRole('button', { name: 'Claim with wallet' }).click();
     await page.getByTestId('claimed').waitFor({ timeout: 30_000 });
     expect(walletRequests.filter((method) => method === 'eth_sendTransaction')).toHaveLength(1);
+    // The wallet was on mainnet: the page asked it to switch to the chain the API named (the test chain, 31337) before sending.
+    expect(walletRequests.slice(walletRequests.indexOf('wallet_switchEthereumChain'), walletRequests.indexOf('eth_sendTransaction') + 1)).toEqual([
+      'wallet_switchEthereumChain',
+      'eth_sendTransaction',
+    ]);
+    expect(walletChain).toBe(31_337);
     // Gas is paid in the native coin: the token balance grows by exactly the amount.
     expect((await claimChain.balanceOf(wallet.address)) - before).toBe(1_000n);
 

@@ -10,7 +10,7 @@ import type { Attribution, PlannedMovement } from '../domain/payouts';
 import { REASON_OF_KIND, type ConversionStatus } from '../domain/vocabulary';
 import { retryTransient } from './retry';
 
-/** The unique index of the open check of a (user, currency, reason) that takes movements (migration 0007). */
+/** The unique index of the open check of a (user, currency, reason) that takes movements (migration 0008). */
 export const ACCEPTING_CHECK_KEY = 'claim_checks_accepting_key';
 
 /** One conversion's outcome, as the job writes it: status, frozen attribution and currency, movements. */

@@ -51,6 +51,13 @@ export interface AppliedClaims {
   afterCredit: string[];
 }
 
+/** Where the watcher reads on from, on one chain. */
+export interface ChainCursor {
+  lastBlock: bigint;
+  /** Set when this read started the cursor again because the chain's genesis changed: what it was before. */
+  restarted?: { genesisHash: string; lastBlock: bigint };
+}
+
 /** A voucher past its deadline that nobody redeemed yet, as far as the watcher has read. */
 export interface OutstandingVoucher {
   claimCheckId: string;
@@ -137,39 +144,56 @@ export class VoucherRepository {
 
   /**
    * How far the watcher has read a chain's logs of a contract: the last block applied. A chain read
-   * for the first time starts at `initial` (the block before the first one to read).
+   * for the first time starts at `initial` (the block before the first one to read). The cursor
+   * belongs to the chain whose block 0 has the hash `genesis`: on a chain with another genesis (a
+   * development chain restarted, a test network reset) it starts again at `initial`, once however
+   * many runs race (compare-and-set on the genesis read), and says what it was.
    */
-  async cursor(chainId: bigint, contract: string, initial: bigint, now: Date): Promise<bigint> {
+  async cursor(chainId: bigint, contract: string, genesis: string, initial: bigint, now: Date): Promise<ChainCursor> {
     await this.db
       .insertInto('chain_cursors')
-      .values({ chain_id: chainId, contract, last_block: initial, updated_at: now })
+      .values({ chain_id: chainId, contract, last_block: initial, genesis_hash: genesis, updated_at: now })
       .onConflict((conflict) => conflict.columns(['chain_id', 'contract']).doNothing())
       .execute();
-    const row = await this.db
-      .selectFrom('chain_cursors')
-      .select('last_block')
-      .where('chain_id', '=', chainId)
-      .where('contract', '=', contract)
-      .executeTakeFirstOrThrow();
-    return row.last_block;
+    for (let attempt = 0; ; attempt += 1) {
+      const row = await this.db
+        .selectFrom('chain_cursors')
+        .select(['last_block', 'genesis_hash'])
+        .where('chain_id', '=', chainId)
+        .where('contract', '=', contract)
+        .executeTakeFirstOrThrow();
+      if (row.genesis_hash === genesis || attempt === 3) return { lastBlock: row.last_block };
+      const previous = row.genesis_hash;
+      const moved = await this.db
+        .updateTable('chain_cursors')
+        // A cursor taken before genesis hashes were kept adopts the chain's as it is now.
+        .set(previous === null ? { genesis_hash: genesis } : { genesis_hash: genesis, last_block: initial, updated_at: now })
+        .where('chain_id', '=', chainId)
+        .where('contract', '=', contract)
+        .where((where) => (previous === null ? where('genesis_hash', 'is', null) : where('genesis_hash', '=', previous)))
+        .executeTakeFirst();
+      if (previous !== null && moved.numUpdatedRows === 1n) return { lastBlock: initial, restarted: { genesisHash: previous, lastBlock: row.last_block } };
+      // Adopted, or another run moved it first: read it again.
+    }
   }
 
   /**
    * Applies the Claimed logs of blocks (from, to] and moves the cursor to `to`, in one transaction,
-   * only if the cursor still stands at `from` (a run that lost the race writes nothing). A voucher
+   * only if the cursor still stands at `from` on the chain of `genesis` (a run that lost the race writes nothing). A voucher
    * is marked claimed once, with the transaction that redeemed it; its check moves from closed to claimed.
    */
-  async applyClaims(chainId: bigint, contract: string, from: bigint, to: bigint, events: readonly ClaimedEvent[], now: Date): Promise<AppliedClaims> {
+  async applyClaims(chainId: bigint, contract: string, genesis: string, from: bigint, to: bigint, events: readonly ClaimedEvent[], now: Date): Promise<AppliedClaims> {
     return retryTransient(() =>
       this.db.transaction().execute(async (trx) => {
         const cursor = await trx
           .selectFrom('chain_cursors')
-          .select('last_block')
+          .select(['last_block', 'genesis_hash'])
           .where('chain_id', '=', chainId)
           .where('contract', '=', contract)
           .forUpdate()
           .executeTakeFirst();
-        if (cursor?.last_block !== from) return { applied: false, claimed: 0, afterCredit: [] };
+        // Logs read from another chain than the cursor's now (it was reset meanwhile) are not applied either.
+        if (cursor?.last_block !== from || cursor.genesis_hash !== genesis) return { applied: false, claimed: 0, afterCredit: [] };
         const outcome = events.length === 0 ? { claimed: 0, afterCredit: [] } : await markClaimed(trx, chainId, events, now);
         await trx
           .updateTable('chain_cursors')

@@ -17,12 +17,12 @@ const MAX = 2n ** 256n - 1n;
 const NOW = new Date('2026-11-21T12:00:00.000Z');
 
 /**
- * Migration 0007 on checks written before amounts were bounded: an open check already past
+ * Migration 0008 (claim_check_uint256) on checks written before amounts were bounded: an open check already past
  * 2^256 − 1 (which no voucher can pay) is marked full, so the user's next payouts go to a new
  * check instead of being locked in it; checks within the bound are left as they were; and from
  * then on the database refuses any check or movement past 2^256 − 1.
  */
-describe('migration 0007: checks past 2^256 − 1 stop taking payouts', () => {
+describe('migration claim_check_uint256: checks past 2^256 − 1 stop taking payouts', () => {
   const name = `${TEST_DB_PREFIX}${runId()}_${randomBytes(4).toString('hex')}`;
   const logs = new LogCapture();
   let database: Database<ClaimDatabase>;
@@ -50,7 +50,9 @@ describe('migration 0007: checks past 2^256 − 1 stop taking payouts', () => {
     await admin.end();
     database = openDatabase<ClaimDatabase>({ url: databaseUrl(name), schema: SCHEMA, poolMax: 2, applicationName: 'test', logger: logs.logger('db') });
     await sql`CREATE SCHEMA ${sql.id(SCHEMA)}`.execute(database.db);
-    const before = Object.fromEntries(Object.entries(claimMigrations).filter(([migration]) => migration < '0007'));
+    // Every migration before this one (found by its name, whatever its number).
+    const names = Object.keys(claimMigrations);
+    const before = Object.fromEntries(names.slice(0, names.findIndex((migration) => migration.endsWith('_claim_check_uint256'))).map((migration) => [migration, claimMigrations[migration]!]));
     const { error } = await new Migrator({ db: database.db, migrationTableSchema: SCHEMA, provider: { getMigrations: async () => before } }).migrateToLatest();
     if (error) throw error;
 

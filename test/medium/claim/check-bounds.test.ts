@@ -201,7 +201,7 @@ describe('claim checks never pass 2^256 − 1 (domain, ClaimManager on the in-pr
       const user = newUser();
       await pay(projectId, [{ user, name: 'share', rewardBase: 40n }]);
       const [sound] = await checksOf(projectId);
-      // As migration 0007 leaves such a check: full, past the bound (written before the constraint existed).
+      // As migration 0008 leaves such a check: full, past the bound (written before the constraint existed).
       const legacy = randomUUID();
       await harness.sql.query('ALTER TABLE claim.claim_checks DROP CONSTRAINT claim_checks_amount_uint256');
       try {
