@@ -29,7 +29,7 @@ export const HISTORY_TYPES = {
   sub_affiliate_bound: 'a sub-affiliate was bound to it (a master): affiliate {id, identifier, identifier_type}, by_api_key_id',
   sub_affiliate_unbound: 'a sub-affiliate’s binding to it ended: affiliate, master_removed, by_api_key_id',
   payouts:
-    'what it earned on one UTC day in one currency: date, currency_id, currency_chain_id, currency_address, currency_name, currency_decimals ' +
+    'what it earned on one UTC day in one currency: date, currency_id, currency_chain_id (a number), currency_address, currency_name, currency_decimals ' +
     '(null while the currency is not known yet), kind (affiliate_payout | agency_payout), amount (base units), conversions; at is the day’s latest conversion',
 } as const;
 

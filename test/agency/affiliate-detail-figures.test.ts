@@ -55,7 +55,7 @@ describe('affiliate detail figures: referral tree and payouts by day (HTTP)', ()
     conversionBody({ user: evmUser(user.identifier), volume_usd: volume, revenue_usd: revenue, reward_base: rewardBase, ...extra });
   const currency = (c: { id: string; address: string }, name: string, decimals: number) => ({
     currency_id: c.id,
-    currency_chain_id: '8453',
+    currency_chain_id: 8453,
     currency_address: c.address,
     currency_name: name,
     currency_decimals: decimals,

@@ -101,14 +101,14 @@ describe('affiliate metrics in the affiliate list (HTTP)', () => {
 
   it('shows each affiliate’s volume, revenue, conversions, end users, referred volume and earnings per currency, exactly', async () => {
     const items = byName(await list());
-    const usdcEarning = (amount: string) => ({ currency_address: usdc.address, currency_chain_id: '8453', currency_name: 'USDC', currency_decimals: 6, amount });
+    const usdcEarning = (amount: string) => ({ currency_address: usdc.address, currency_chain_id: 8453, currency_name: 'USDC', currency_decimals: 6, amount });
     expect(items.Alice).toMatchObject({
       volume_usd: '121.0',
       revenue_usd: '1.25',
       conversions: 3,
       end_users: 2,
       referred_volume_usd: '0',
-      earnings: [{ currency_address: dai.address, currency_chain_id: '8453', currency_name: 'DAI', currency_decimals: 18, amount: '5' }, usdcEarning('1200')],
+      earnings: [{ currency_address: dai.address, currency_chain_id: 8453, currency_name: 'DAI', currency_decimals: 18, amount: '5' }, usdcEarning('1200')],
       agency_earnings: [],
       tier_protection_days_remaining: null,
       tax_status: expect.any(String),

@@ -6,7 +6,7 @@ import { newWallet, signIn, type TestWallet } from '../helpers/wallet';
 
 interface Earning {
   currency_address: string | null;
-  currency_chain_id: string | null;
+  currency_chain_id: number | null;
   currency_name: string | null;
   currency_decimals: number | null;
   amount: string;
@@ -40,7 +40,7 @@ describe('affiliate portal stats (HTTP)', () => {
   const statsPath = (query = '') => `/api/v1/projects/${project.id}/affiliate-portal/stats${query}`;
   const earning = (currency: { address: string }, name: string, decimals: number, amount: string): Earning => ({
     currency_address: currency.address,
-    currency_chain_id: '8453',
+    currency_chain_id: 8453,
     currency_name: name,
     currency_decimals: decimals,
     amount,

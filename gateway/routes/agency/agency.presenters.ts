@@ -4,6 +4,7 @@ import { AffiliateStatus } from '../../../gen/referral/agency/v1/enums';
 import { EffectiveTaxStatus } from '../../../gen/referral/tax/v1/enums';
 import type { UserRef } from '../../../gen/referral/common/v1/common';
 import { count, nameOf, required } from '../../http/present';
+import { chainIdNumber } from '../../../services/common/payout-vocabulary';
 
 /** gRPC messages -> the JSON the API documents (agency.schemas.ts). */
 function presentRef(ref: AffiliateRef | undefined) {
@@ -135,7 +136,7 @@ export function presentAffiliateListItem(affiliate: Affiliate, taxStatus: Effect
 export function presentEarning(earning: Earning | EarnedInCurrency) {
   return {
     currency_address: earning.currencyAddress ?? null,
-    currency_chain_id: earning.currencyChainId ?? null,
+    currency_chain_id: earning.currencyChainId === undefined ? null : chainIdNumber(earning.currencyChainId, 'currency_chain_id'),
     currency_name: earning.currencyName ?? null,
     currency_decimals: earning.currencyDecimals ?? null,
     amount: earning.amount,

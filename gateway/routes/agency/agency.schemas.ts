@@ -61,7 +61,7 @@ export const affiliateSchema = z.object({
 const usd = z.string().describe('USD, an exact decimal string');
 export const earningSchema = z.object({
   currency_address: z.string().nullable().describe('null only while the agency has not learnt the currency yet (a rebuild fills it)'),
-  currency_chain_id: z.string().nullable().describe('Decimal string'),
+  currency_chain_id: z.number().int().nullable().describe('The currency’s EVM chain id, a JSON number as in the currencies (null until the currency is known)'),
   currency_name: z.string().nullable(),
   currency_decimals: z.number().int().nullable(),
   amount: z.string().describe('Integer base units of the currency, a decimal string'),

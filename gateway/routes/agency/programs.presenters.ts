@@ -3,6 +3,7 @@ import type { Application, ApplicationDecisionResult, Master, SubAffiliate } fro
 import { AffiliateStatus, ApplicationStatus } from '../../../gen/referral/agency/v1/enums';
 import type { UserRef } from '../../../gen/referral/common/v1/common';
 import { count, nameOf, required } from '../../http/present';
+import { chainIdNumber } from '../../../services/common/payout-vocabulary';
 
 /** gRPC messages -> the JSON of programs.schemas.ts. */
 function presentUser(user: UserRef | undefined) {
@@ -13,7 +14,7 @@ function presentUser(user: UserRef | undefined) {
 export function presentEarning(earning: EarnedInCurrency) {
   return {
     currency_id: earning.currencyId,
-    currency_chain_id: earning.currencyChainId ?? null,
+    currency_chain_id: earning.currencyChainId === undefined ? null : chainIdNumber(earning.currencyChainId, 'currency_chain_id'),
     currency_address: earning.currencyAddress ?? null,
     currency_name: earning.currencyName ?? null,
     currency_decimals: earning.currencyDecimals ?? null,

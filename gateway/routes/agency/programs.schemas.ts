@@ -16,7 +16,7 @@ const usd = z.string().describe('USD, a decimal string');
 /** An amount earned in one currency, with the currency's details (null until the projection has seen the currency). */
 export const earningSchema = z.object({
   currency_id: z.string(),
-  currency_chain_id: z.string().nullable().describe('Decimal string'),
+  currency_chain_id: z.number().int().nullable().describe('The currency’s EVM chain id, a JSON number as in the currencies (null until the currency is known)'),
   currency_address: z.string().nullable(),
   currency_name: z.string().nullable(),
   currency_decimals: z.number().int().nullable(),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ClaimCheckStatus, ConversionStatus, CurrencyType, LeaderboardUserType, MovementKind, SubmissionOutcome } from '../../../gen/referral/claim/v1/enums';
 import { MAX_CONVERSIONS_PER_BATCH } from '../../../services/common/contract-limits';
 import { enumNames } from '../../../services/common/enums';
+import { hinted } from '../../http/input-messages';
 import { listSchema, pageQuery } from '../../http/list';
 import { resourceId, userIdentifier } from '../../http/params';
 
@@ -12,13 +13,16 @@ import { resourceId, userIdentifier } from '../../http/params';
  * every rule again: these shapes refuse what is malformed and document what is accepted.
  */
 const timestamp = z.string().describe('ISO-8601 UTC');
-const baseUnits = z
-  .string()
-  .regex(/^(0|[1-9][0-9]{0,77})$/, 'must be a whole number of base units written in decimal digits, as a string')
-  .describe(
-    'Base units of the currency (wei, lamports, ...), as a decimal string, e.g. "1500000000000000000"; at most 2^256 − 1 ' +
-      '(115792089237316195423570985008687907853269984665640564039457584007913129639935, the most a voucher pays): past it, 400 AMOUNT_OUT_OF_RANGE',
-  );
+const baseUnits = hinted(
+  z
+    .string()
+    .regex(/^(0|[1-9][0-9]{0,77})$/, 'must be a whole number of base units written in decimal digits, as a string')
+    .describe(
+      'Base units of the currency (wei, lamports, ...), as a decimal string, e.g. "1500000000000000000"; at most 2^256 − 1 ' +
+        '(115792089237316195423570985008687907853269984665640564039457584007913129639935, the most a voucher pays): past it, 400 AMOUNT_OUT_OF_RANGE',
+    ),
+  'base units as a decimal string',
+);
 const usd = z.string().max(64).describe('A non-negative USD amount as a decimal string, e.g. "1250.75"');
 const address = z.string().max(64).describe('0x followed by 40 hex digits (any letter case; stored lowercase)');
 const chainId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('The EVM chain id, e.g. 1 (Ethereum), 8453 (Base)');
@@ -41,7 +45,7 @@ export const currencyBody = z.strictObject({
 
 const currencyFields = {
   id: z.string(),
-  chain_id: z.number().int(),
+  chain_id: z.number().int().describe('The EVM chain id, a JSON number'),
   address: z.string(),
   name: z.string(),
   decimals: z.number().int(),
@@ -214,7 +218,7 @@ export const movementSchema = z.object({
   conversion_name: z.string(),
   total_amount: z.string().describe('Base units, as a decimal string'),
   currency_address: z.string(),
-  chain_id: z.number().int(),
+  chain_id: z.number().int().describe('The currency’s chain id, a JSON number (as the Fuul SDK reads a movement’s)'),
   currency: currencyRefSchema,
   payout_status: claimCheckStatuses.describe('Where the claim check holding this movement stands'),
   payout_status_details: z.string().nullable(),
@@ -240,7 +244,9 @@ export const leaderboardSchema = z.object({
       ...userFields,
       total_amount: z.string().describe('Base units, as a decimal string'),
       total_attributions: z.number().int().describe('Movements counted'),
-      chain_id: z.string().describe('The currency’s chain id (a string, as the Fuul SDK reads it)'),
+      chain_id: z
+        .string()
+        .describe('The currency’s chain id as a decimal string: the Fuul SDK types the leaderboard’s chain id as a string (everywhere else the API writes a JSON number)'),
     }),
   ),
   total_results: z.number().int(),

@@ -3,6 +3,7 @@ import { MAX_CONVERSIONS_PER_BATCH } from '../../../services/common/contract-lim
 import { ConversionStatus } from '../../../gen/referral/claim/v1/enums';
 import { enumValue } from '../../../services/common/enums';
 import { HttpError, zodDetails } from '../../http/errors';
+import { inputError } from '../../http/input-messages';
 import { listBody } from '../../http/list';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
@@ -20,7 +21,8 @@ import {
 const tags = ['Conversions'];
 /** The paths name no project: a key acts in its own. */
 const serviceRole = { kind: 'api_key', roles: ['service_role'], project: 'key' } as const;
-const serviceReader = { kind: 'api_key', roles: ['service_role', 'read_only'], project: 'key' } as const;
+/** One conversion, for the project's backend and for the dashboard: any key of the project reads it (the list takes admin keys too). */
+const anyKeyReader = { kind: 'api_key', roles: ['service_role', 'admin', 'read_only'], project: 'key' } as const;
 /** The dashboard's view of every conversion of the project (its path names it). */
 const projectReader = { kind: 'api_key', roles: ['admin', 'read_only'], project: 'path' } as const;
 
@@ -28,7 +30,7 @@ type BatchItem = ReturnType<typeof presentSubmission>;
 
 /** One item of a batch, read alone: the gRPC conversion, or why it is refused (fields named `conversions[i].…`). */
 function readItem(item: unknown, index: number): { input: ConversionInput } | { refused: BatchItem } {
-  const parsed = conversionBody.safeParse(item);
+  const parsed = conversionBody.safeParse(item, { error: inputError });
   if (parsed.success) return { input: toConversionInput(parsed.data) };
   const details = zodDetails(parsed.error, `conversions[${index}]`);
   const id = typeof (item as { id?: unknown } | null)?.id === 'string' ? ((item as { id: string }).id || null) : null;
@@ -151,8 +153,11 @@ export function conversionRoutes({ clients, access }: RouteDeps): AnyRoute[] {
         path: '/api/v1/conversions/:conversionId',
         operationId: 'getConversion',
         summary: 'A conversion: where it stands, who it was attributed to, and its movements',
+        description:
+          'Any key of the project reads it (service_role, admin or read_only), as the project’s conversion list does for admin and ' +
+          'read_only keys; a conversion of another project is a 404.',
         tags,
-        auth: serviceReader,
+        auth: anyKeyReader,
         responses: {
           200: { description: 'The conversion', schema: conversionSchema },
           404: { description: 'CONVERSION_NOT_FOUND' },

@@ -14,7 +14,11 @@ const STATUS_WORDS: Record<ClaimCheck['status'], string> = {
   claimed: 'Claimed',
   expired: 'Expired',
 };
-const REASON_WORDS: Record<ClaimCheck['reason'], string> = { affiliate: 'Affiliate earnings', end_user: 'Your own rewards', agency: 'Agency earnings' };
+const REASON_WORDS: Record<ClaimCheck['reason'], string> = {
+  affiliate_payout: 'Affiliate earnings',
+  end_user_payout: 'Your own rewards',
+  agency_payout: 'Agency earnings',
+};
 
 /**
  * Claims: the wallet's claim checks. An open check is closed into a signed voucher, then the wallet
