@@ -109,6 +109,8 @@ export interface ClaimCheckTable {
   movements_count: number;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** When the open check stopped taking movements and credits (the next would have taken it past 2^256 − 1); null while it takes them. */
+  full_at: Nullable<Timestamp>;
 }
 
 export interface MovementTable {

@@ -77,6 +77,15 @@ describe('claim-check configuration', () => {
     expect(() => loadConfig(claimConfigSchema, { CHAIN_RPC_URLS: '8453' })).toThrow(/CHAIN_RPC_URLS: "8453" is not chainId=value/);
   });
 
+  it('reads CONVERSION_BACKFILL_DAYS (365 by default, 0 to 36,500 whole days) and names it when it is wrong', () => {
+    expect(loadConfig(claimConfigSchema, {}).CONVERSION_BACKFILL_DAYS).toBe(365);
+    expect(loadConfig(claimConfigSchema, { CONVERSION_BACKFILL_DAYS: '0' }).CONVERSION_BACKFILL_DAYS).toBe(0);
+    expect(loadConfig(claimConfigSchema, { CONVERSION_BACKFILL_DAYS: '36500' }).CONVERSION_BACKFILL_DAYS).toBe(36_500);
+    for (const wrong of ['-1', '36501', '1.5', 'a year']) {
+      expect(() => loadConfig(claimConfigSchema, { CONVERSION_BACKFILL_DAYS: wrong })).toThrow(/CONVERSION_BACKFILL_DAYS/);
+    }
+  });
+
   it('never shows a signer key in the configuration, printed or serialised', () => {
     const config = loadConfig(claimConfigSchema, { CLAIM_SIGNER_KEYS: `${KEY_A},${KEY_B}` });
     const shown = [JSON.stringify(config), inspect(config, { depth: 10 }), String(config.vouchers.signerKeys)].join('\n');

@@ -17,7 +17,10 @@ const baseUnits = hinted(
   z
     .string()
     .regex(/^(0|[1-9][0-9]{0,77})$/, 'must be a whole number of base units written in decimal digits, as a string')
-    .describe('Base units of the currency (wei, lamports, ...), as a decimal string, e.g. "1500000000000000000"'),
+    .describe(
+      'Base units of the currency (wei, lamports, ...), as a decimal string, e.g. "1500000000000000000"; at most 2^256 − 1 ' +
+        '(115792089237316195423570985008687907853269984665640564039457584007913129639935, the most a voucher pays): past it, 400 AMOUNT_OUT_OF_RANGE',
+    ),
   'base units as a decimal string',
 );
 const usd = z.string().max(64).describe('A non-negative USD amount as a decimal string, e.g. "1250.75"');
@@ -97,10 +100,20 @@ export const conversionBody = z.strictObject({
     identifier: userIdentifier(z.string().max(512)).describe('The converting user (an evm_address or email in any letter case is the same user)'),
     identifier_type: z.string().max(64),
   }),
-  occurred_at: z.iso.datetime({ offset: true }).nullish().describe('When it happened (ISO-8601); absent: when it is received'),
+  occurred_at: z.iso
+    .datetime({ offset: true })
+    .nullish()
+    .describe(
+      'When it happened (ISO-8601); absent: when it is received. From the project’s creation less CONVERSION_BACKFILL_DAYS (365 days ' +
+        'by default) to 5 minutes past the service’s clock; outside, 400 OCCURRED_AT_OUT_OF_RANGE naming the bound',
+    ),
   volume_usd: usd.nullish(),
   revenue_usd: usd.nullish(),
-  reward_base: z.string().max(80).nullish().describe('Base units that bps rewards are shares of; absent: 0'),
+  reward_base: z
+    .string()
+    .max(80)
+    .nullish()
+    .describe('Base units that bps rewards are shares of, as a decimal string, at most 2^256 − 1 (past it, 400 AMOUNT_OUT_OF_RANGE); absent: 0'),
   referral_code: z.string().max(64).nullish().describe('Attributes the user to the code’s affiliate, if nobody referred the user yet'),
 });
 export type ConversionBody = z.output<typeof conversionBody>;

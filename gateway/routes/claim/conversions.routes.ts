@@ -45,7 +45,7 @@ function readItem(item: unknown, index: number): { input: ConversionInput } | { 
 }
 
 /** Conversions a project's backend reports (service_role keys), which the job pays; and the project's list of them (admin). */
-export function conversionRoutes({ clients }: RouteDeps): AnyRoute[] {
+export function conversionRoutes({ clients, access }: RouteDeps): AnyRoute[] {
   return [
     defineRoute(
       {
@@ -64,11 +64,18 @@ export function conversionRoutes({ clients }: RouteDeps): AnyRoute[] {
         responses: {
           200: { description: 'Sent before with the same body: nothing was stored twice', schema: acceptedSchema },
           202: { description: 'Stored; the job pays it', schema: acceptedSchema },
+          400: {
+            description:
+              'VALIDATION_FAILED (every problem listed), or, when that is the only problem: AMOUNT_OUT_OF_RANGE (reward_base past ' +
+              '2^256 − 1) or OCCURRED_AT_OUT_OF_RANGE (occurred_at before the project’s creation less CONVERSION_BACKFILL_DAYS, 365 ' +
+              'days by default, or more than 5 minutes in the future; the message names the bound)',
+          },
           409: { description: 'CONVERSION_ID_REUSED: another conversion was sent with this id' },
         },
       },
       async ({ body, caller }) => {
-        const result = presentSubmission(await clients.claim.submitConversion({ projectId: caller.projectId, conversion: toConversionInput(body) }));
+        const projectCreatedAt = await access.projectCreatedAt(caller.projectId);
+        const result = presentSubmission(await clients.claim.submitConversion({ projectId: caller.projectId, conversion: toConversionInput(body), projectCreatedAt }));
         const status = result.status ?? 'accepted';
         return result.outcome === 'accepted' ? { status: 202, body: { id: body.id, status } } : { status: 200, body: { id: body.id, status } };
       },
@@ -96,7 +103,9 @@ export function conversionRoutes({ clients }: RouteDeps): AnyRoute[] {
       async ({ body, caller }) => {
         const read = body.conversions.map(readItem);
         const inputs = read.flatMap((item) => ('input' in item ? [item.input] : []));
-        const answered = inputs.length === 0 ? [] : (await clients.claim.submitConversions({ projectId: caller.projectId, conversions: inputs })).results;
+        const projectCreatedAt = inputs.length === 0 ? undefined : await access.projectCreatedAt(caller.projectId);
+        const answered =
+          inputs.length === 0 ? [] : (await clients.claim.submitConversions({ projectId: caller.projectId, conversions: inputs, projectCreatedAt })).results;
         if (answered.length !== inputs.length) throw new Error(`the claim service answered ${answered.length} of ${inputs.length} conversions`);
         let next = 0;
         const results = read.map((item, index) => ('refused' in item ? item.refused : presentSubmission(answered[next++]!, `conversions[${index}]`)));

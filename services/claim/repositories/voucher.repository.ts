@@ -1,8 +1,9 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { UserIdentifier } from '../../common/identifiers';
+import { MAX_AMOUNT } from '../../common/money';
 import { appendOutboxEvents } from '../../common/outbox/append';
 import type { NewOutboxEvent } from '../../common/outbox/event';
-import type { ClaimDatabase } from '../database';
+import type { ClaimCheckTable, ClaimDatabase } from '../database';
 import type { ClaimReason } from '../domain/vocabulary';
 import { retryTransient } from './retry';
 
@@ -225,7 +226,9 @@ export class VoucherRepository {
   /**
    * The voucher expired unredeemed (the chain says so at a final block past its deadline): its
    * check becomes expired and its amount goes to the open check of the same (user, currency,
-   * reason), created if none is open. Once: a check that is no longer closed is left alone.
+   * reason) that takes movements, created if none is open; when the amount would take that check
+   * past 2^256 − 1, the check becomes full and a new open check takes the amount. Once: a check
+   * that is no longer closed is left alone.
    * Returns the open check credited, or undefined when there was nothing to do.
    */
   async expire(claimCheckId: string, now: Date): Promise<{ openCheckId: string; amount: bigint } | undefined> {
@@ -239,14 +242,7 @@ export class VoucherRepository {
           .returning(['project_id', 'identifier_type', 'identifier', 'currency_id', 'reason', 'amount'])
           .executeTakeFirst();
         if (!expired) return undefined;
-        // Raw: the conflict target is the partial unique index of open checks (as the ledger writes them).
-        const { rows } = await sql<{ id: string }>`
-          INSERT INTO claim_checks AS cc (project_id, identifier_type, identifier, currency_id, reason, status, amount, movements_count, created_at, updated_at)
-          VALUES (${expired.project_id}, ${expired.identifier_type}, ${expired.identifier}, ${expired.currency_id}, ${expired.reason}, 'open', ${expired.amount}, 0, ${now}, ${now})
-          ON CONFLICT (project_id, identifier, identifier_type, currency_id, reason) WHERE status = 'open'
-          DO UPDATE SET amount = cc.amount + excluded.amount, updated_at = excluded.updated_at
-          RETURNING id`.execute(trx);
-        const openCheckId = rows[0]!.id;
+        const openCheckId = await creditOpenCheck(trx, expired, now);
         await trx
           .insertInto('claim_check_credits')
           .values({ expired_check_id: claimCheckId, project_id: expired.project_id, open_check_id: openCheckId, amount: expired.amount, created_at: now })
@@ -278,6 +274,44 @@ export class VoucherRepository {
       }),
     );
   }
+}
+
+/**
+ * Adds an expired check's amount to the open check of its (user, currency, reason) that takes
+ * movements, or to a new one; answers the check credited. The amount was a signed voucher's, so at
+ * most 2^256 − 1: when adding it to the open check would pass that, the open check (locked by the
+ * conflict, though not updated) becomes full and a new open check holds the amount alone.
+ */
+async function creditOpenCheck(
+  trx: Transaction<ClaimDatabase>,
+  expired: Pick<Selectable<ClaimCheckTable>, 'project_id' | 'identifier_type' | 'identifier' | 'currency_id' | 'reason' | 'amount'>,
+  now: Date,
+): Promise<string> {
+  const max = MAX_AMOUNT.toString();
+  const insert = () => sql<{ id: string }>`
+    INSERT INTO claim_checks AS cc (project_id, identifier_type, identifier, currency_id, reason, status, amount, movements_count, created_at, updated_at)
+    VALUES (${expired.project_id}, ${expired.identifier_type}, ${expired.identifier}, ${expired.currency_id}, ${expired.reason}, 'open', ${expired.amount}, 0, ${now}, ${now})
+    ON CONFLICT (project_id, identifier, identifier_type, currency_id, reason) WHERE status = 'open' AND full_at IS NULL
+    DO UPDATE SET amount = cc.amount + excluded.amount, updated_at = excluded.updated_at
+    WHERE cc.amount + excluded.amount <= ${max}::numeric
+    RETURNING id`;
+  // Raw: the conflict target is the partial unique index of the open check that takes movements (as the ledger writes it).
+  const credited = (await insert().execute(trx)).rows[0];
+  if (credited) return credited.id;
+  await trx
+    .updateTable('claim_checks')
+    .set({ full_at: now, updated_at: now })
+    .where('project_id', '=', expired.project_id)
+    .where('identifier', '=', expired.identifier)
+    .where('identifier_type', '=', expired.identifier_type)
+    .where('currency_id', '=', expired.currency_id)
+    .where('reason', '=', expired.reason)
+    .where('status', '=', 'open')
+    .where('full_at', 'is', null)
+    .execute();
+  const opened = (await insert().execute(trx)).rows[0];
+  if (!opened) throw new Error('no open check took the credit of an expired check');
+  return opened.id;
 }
 
 /** Checks first, then their vouchers (the order expiry takes them in): closed -> claimed, with the redeeming transaction. */
