@@ -173,15 +173,13 @@ async function main(): Promise<number> {
   let memoryReport: MemoryReport | undefined;
   let stackInfo: string;
   try {
-    if (phases.has('claim-list')) {
-      // The claim service signs and watches for this chain (nothing is deployed on it: see chain.ts).
-      chain = await startBenchChain();
-    }
+    // The claim service signs and watches for this chain (nothing is deployed on it: see chain.ts). It
+    // runs in every phase: a stack without a configured chain would start npm start's dev chain, one
+    // more process beside the ones measured.
+    chain = await startBenchChain();
     progress('starting the stack (node dist/scripts/start-stack.js)');
     stack = await startStack({
-      extraEnv: chain
-        ? { CHAIN_RPC_URLS: `${chain.chainId}=${chain.url}`, CLAIM_MANAGER_ADDRESSES: `${chain.chainId}=0x00000000000000000000000000000000000c1a1e` }
-        : undefined,
+      extraEnv: { CHAIN_RPC_URLS: `${chain.chainId}=${chain.url}`, CLAIM_MANAGER_ADDRESSES: `${chain.chainId}=0x00000000000000000000000000000000000c1a1e` },
       databaseName,
       postgresUrl,
       redisUrl,

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../services/common/config';
 import { EXIT_CONFIG_ERROR } from '../services/common/lifecycle';
 import { loadEnvFile } from './stack/env-file';
-import { stackConfigSchema, stackMembers } from './stack/members';
+import { DEV_ACCOUNT, DEV_CHAIN_ID, DEV_CLAIM_MANAGER, DEV_TOKEN } from './dev-chain/constants';
+import { devChainRuns, devChainUrl, stackConfigSchema, stackMembers } from './stack/members';
 import { runStack } from './stack/run-stack';
 
 /**
@@ -33,10 +34,14 @@ try {
   process.exit(EXIT_CONFIG_ERROR);
 }
 
+const chain = devChainRuns(config)
+  ? `; no chain is configured, so the dev chain ${DEV_CHAIN_ID} runs at ${devChainUrl(config)} (in memory: a restart starts it anew), ` +
+    `ClaimManager ${DEV_CLAIM_MANAGER}, ${DEV_TOKEN.symbol} ${DEV_TOKEN.address}, development account ${DEV_ACCOUNT.address} (public key: development only)`
+  : '';
 void runStack({
   members: stackMembers(config),
   stopTimeoutMs: config.SHUTDOWN_GRACE_MS + CLOSE_MARGIN_MS,
   banner:
     `the gateway listens on http://localhost:${config.PORT} (API reference at /docs), its metrics on ` +
-    `http://${config.METRICS_HOST}:${config.METRICS_PORT}/metrics; Ctrl-C stops everything`,
+    `http://${config.METRICS_HOST}:${config.METRICS_PORT}/metrics${chain}; Ctrl-C stops everything`,
 });

@@ -30,6 +30,7 @@ export const AFFILIATE_COLUMNS: ReadonlyArray<[string, (affiliate: ListedAffilia
   ['revenue_usd', (a) => a.revenue_usd],
   ['conversions', (a) => a.conversions],
   ['end_users', (a) => a.end_users],
+  ['converting_users', (a) => a.converting_users],
   ['referred_volume_usd', (a) => a.referred_volume_usd],
   ['earnings', (a) => a.earnings.map(earningText).join('; ')],
   ['agency_earnings', (a) => a.agency_earnings.map(earningText).join('; ')],

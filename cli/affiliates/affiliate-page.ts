@@ -4,7 +4,7 @@ import { z } from 'zod';
 const tier = z.object({ id: z.string(), name: z.string(), rank: z.number().int() }).nullable();
 const earning = z.object({
   currency_address: z.string().nullable(),
-  currency_chain_id: z.string().nullable(),
+  currency_chain_id: z.number().int().nullable(),
   currency_name: z.string().nullable(),
   currency_decimals: z.number().int().nullable(),
   amount: z.string(),
@@ -33,6 +33,7 @@ export const listedAffiliate = z.object({
   revenue_usd: z.string(),
   conversions: z.number().int(),
   end_users: z.number().int(),
+  converting_users: z.number().int(),
   referred_volume_usd: z.string(),
   earnings: z.array(earning),
   agency_earnings: z.array(earning),

@@ -23,7 +23,12 @@ function checkName(value: string, field: string): string {
   return name;
 }
 
+/** Projects whose creation time is kept once read (it never changes); past this, the memo starts over. */
+const CREATED_AT_MEMO_SIZE = 10_000;
+
 export class AccessService {
+  private readonly createdAt = new Map<string, Date>();
+
   constructor(
     private readonly projects: ProjectRepository,
     private readonly apiKeys: ApiKeyRepository,
@@ -81,6 +86,21 @@ export class AccessService {
   /** Whether a project with this id exists (wallet sessions are not tied to one project). */
   async projectExists(projectId: string): Promise<boolean> {
     return isUuid(projectId) && this.projects.exists(projectId);
+  }
+
+  /**
+   * When the project was created (undefined for no project): what the claim service counts the
+   * earliest occurred_at of a conversion from. Read once per project and process: it never changes.
+   */
+  async projectCreatedAt(projectId: string): Promise<Date | undefined> {
+    const known = this.createdAt.get(projectId);
+    if (known) return known;
+    const createdAt = isUuid(projectId) ? await this.projects.createdAt(projectId) : undefined;
+    if (createdAt) {
+      if (this.createdAt.size >= CREATED_AT_MEMO_SIZE) this.createdAt.clear();
+      this.createdAt.set(projectId, createdAt);
+    }
+    return createdAt;
   }
 
   /** The active key a bearer token stands for, if any. */

@@ -24,6 +24,11 @@ export class ProjectRepository {
     return row !== undefined;
   }
 
+  async createdAt(id: string): Promise<Date | undefined> {
+    const row = await this.db.selectFrom('projects').select('created_at').where('id', '=', id).executeTakeFirst();
+    return row?.created_at;
+  }
+
   transaction<T>(work: (trx: Transaction<AccessDatabase>) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(work);
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { canonicalSpellingOfAnyType, IDENTIFIER_TYPES, isIdentifierType } from '../../services/common/identifiers';
+import { canonicalPrefixOfAnyType, canonicalSpellingOfAnyType, IDENTIFIER_TYPES, isIdentifierType } from '../../services/common/identifiers';
 import { canonicalUuid } from '../../services/common/ids';
 
 /**
@@ -33,6 +33,15 @@ export const identifierTypeQuery = z
   .string()
   .refine((type) => isIdentifierType(type), `must be one of ${IDENTIFIER_TYPES.join(', ')}`)
   .describe(IDENTIFIER_TYPES.join(', '));
+
+/**
+ * A search that matches the start of user identifiers (the affiliate list's `q`): made canonical by
+ * the same rule as a whole identifier, for a prefix (canonicalPrefixOfAnyType). Surrounding spaces
+ * are dropped first.
+ */
+export function identifierPrefix(schema: z.ZodString) {
+  return schema.trim().transform(canonicalPrefixOfAnyType);
+}
 
 const userIdentifierParam = userIdentifier(
   z

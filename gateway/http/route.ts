@@ -6,6 +6,7 @@ import type { Authenticator } from '../auth/authenticator';
 import type { AuthRequirement, Caller, CallerFor } from '../auth/caller';
 import { HttpError, zodDetails } from './errors';
 import { exactJsonParser } from './exact-json';
+import { inputError } from './input-messages';
 import { type CheckedPath, type PathParamNames, type PathParams, pathParamNames, pathParamsSchema } from './params';
 import { checkRequestText, refuseBody } from './request-text';
 
@@ -176,7 +177,8 @@ function parsePart(schema: z.ZodType | undefined, value: unknown, prefix?: strin
   // and nesting past the bound are refused here, for every field of every route, as bad input.
   const unsafe = findUnsafeJson(value, { maxDepth: MAX_BODY_DEPTH, root: prefix });
   if (unsafe) throw new HttpError(400, 'VALIDATION_FAILED', `${unsafe.field}: ${unsafe.reason}`, [unsafe]);
-  const parsed = schema.safeParse(value);
+  // A union's issue names the shapes it takes (gateway/http/input-messages.ts); the rest keep zod's words.
+  const parsed = schema.safeParse(value, { error: inputError });
   if (parsed.success) return parsed.data;
   const details = zodDetails(parsed.error, prefix);
   const first = details[0]!;

@@ -115,13 +115,26 @@ const ACCESS_DESCRIPTION =
   'No credential answers 401 UNAUTHENTICATED, a valid credential of another kind 401 WRONG_CREDENTIAL_KIND, an API key of a ' +
   'role not listed 403 FORBIDDEN.';
 
+/** How every response writes a chain id (services/common/payout-vocabulary.ts), and where the Fuul SDK's types keep a string. */
+export const CHAIN_ID_RULE =
+  'Chain ids are JSON numbers, as EIP-155 chain ids are (currencies, conversions, movements, vouchers, affiliate earnings, ' +
+  'webhook events), except in the shapes the published @fuul/sdk types as strings: `currency_chain_id` of the claim-check ' +
+  'list, totals and history, and `chain_id` of the payouts leaderboard.';
+
+/** The one vocabulary of payout kinds (specification §2.12). */
+export const PAYOUT_KIND_RULE =
+  'A payout kind is named `affiliate_payout`, `end_user_payout` or `agency_payout` in every response and filter (movements, ' +
+  'conversions, claim checks, affiliate history, webhook events); only a voucher\'s on-chain `reason` is numeric (0, 1, 2, in that ' +
+  'order). The leaderboard\'s `user_type` (`affiliate`, `end_user`, as the Fuul SDK sends it) names whose payouts are ranked.';
+
 /** The document's `info`: what the gateway serves and what scripts/web/write-openapi.ts writes. */
 export const API_INFO = {
   title: 'Referral platform API',
   version: '1.0.0',
   description:
     'Audiences, affiliate tax information and claims for incentive programs. Errors share one body: ' +
-    '`{ status, code, message, details }`. Lists share one shape: `{ results, total_results, page, page_size }`.',
+    '`{ status, code, message, details }`. Lists share one shape: `{ results, total_results, page, page_size }`. ' +
+    `${CHAIN_ID_RULE} ${PAYOUT_KIND_RULE}`,
 };
 
 /** What GET /openapi.json answers, as far as its route declares it. */

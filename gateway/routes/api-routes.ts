@@ -5,6 +5,7 @@ import { affiliatePortalStatsRoutes } from './agency/affiliate-portal-stats.rout
 import { agencyRoutes } from './agency/agencies.routes';
 import { affiliateRoutes } from './agency/affiliates.routes';
 import { applicationRoutes } from './agency/applications.routes';
+import { programSettingsRoutes } from './agency/program-settings.routes';
 import { referralRoutes } from './agency/referrals.routes';
 import { sdkRoutes } from './agency/sdk.routes';
 import { tierProtectionRoutes } from './agency/tier-protection.routes';
@@ -56,6 +57,7 @@ export function apiRoutes(deps: RouteDeps, system: SystemDeps): AnyRoute[] {
     ...agencyRoutes(deps),
     ...tierProtectionRoutes(deps),
     ...applicationRoutes(deps),
+    ...programSettingsRoutes(deps),
     ...claimAdminRoutes(deps),
     ...conversionRoutes(deps),
     ...payoutRoutes(deps),

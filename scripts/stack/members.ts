@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { baseEnv } from '../../services/common/config';
+import { baseEnv, optionalEnv } from '../../services/common/config';
 import { byAddressVariable, CATALOG, type CatalogEntry, defaultGrpcAddress } from '../../services/common/service-catalog';
+import { DEFAULT_DEV_CHAIN_PORT, DEV_CHAIN_HOST, devChainClaimEnv } from '../dev-chain/constants';
 import type { MemberSpec } from './supervisor';
 
 const grpcAddress = (service: CatalogEntry) =>
@@ -24,9 +25,29 @@ export const stackConfigSchema = z.object({
   GATEWAY_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   // Where each service of the catalog listens: the supervisor passes the port on as its GRPC_PORT.
   ...byAddressVariable(grpcAddress),
+  // The dev chain runs when no chain is configured, outside production (devChainRuns).
+  NODE_ENV: baseEnv.NODE_ENV,
+  CHAIN_RPC_URLS: optionalEnv(z.string()),
+  CLAIM_MANAGER_ADDRESSES: optionalEnv(z.string()),
+  DEV_CHAIN_PORT: z.coerce.number().int().min(0).max(65_535).default(DEFAULT_DEV_CHAIN_PORT),
+  CHAIN_WATCH_EVERY_MS: optionalEnv(z.string()),
 });
 
 export type StackConfig = z.output<typeof stackConfigSchema>;
+
+/**
+ * The dev chain runs with the stack when no chain is configured (neither CHAIN_RPC_URLS nor
+ * CLAIM_MANAGER_ADDRESSES: one of them alone is the claim service's configuration error to report)
+ * and NODE_ENV is not production (there the claim service refuses to start without a real chain).
+ */
+export function devChainRuns(config: StackConfig): boolean {
+  return config.NODE_ENV !== 'production' && config.CHAIN_RPC_URLS === undefined && config.CLAIM_MANAGER_ADDRESSES === undefined;
+}
+
+/** Where the dev chain answers, when it runs. */
+export function devChainUrl(config: StackConfig): string {
+  return `http://${DEV_CHAIN_HOST}:${config.DEV_CHAIN_PORT}`;
+}
 
 /**
  * Each request leaves short-lived garbage behind; a larger young generation collects it less often
@@ -42,12 +63,15 @@ const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=64'];
  */
 export function stackMembers(config: StackConfig, root = path.resolve(__dirname, '../..')): MemberSpec[] {
   const extension = path.extname(__filename);
+  const devChain = devChainRuns(config);
+  // The claim service signs for and watches the dev chain; its watch runs every second unless set.
+  const chainEnv = devChain ? { ...devChainClaimEnv(devChainUrl(config)), CHAIN_WATCH_EVERY_MS: config.CHAIN_WATCH_EVERY_MS ?? '1000' } : {};
   const services: MemberSpec[] = CATALOG.map((service) => {
     const port = config[service.addressVariable];
     return {
       name: service.name,
       entry: path.join(root, 'services', service.name, `main${extension}`),
-      env: { GRPC_HOST: '127.0.0.1', GRPC_PORT: String(port) },
+      env: { GRPC_HOST: '127.0.0.1', GRPC_PORT: String(port), ...(service.name === 'claim' ? chainEnv : {}) },
       layer: 0,
       listens: [{ host: '127.0.0.1', port, variable: service.addressVariable, form: 'host:port' }],
     };
@@ -63,5 +87,14 @@ export function stackMembers(config: StackConfig, root = path.resolve(__dirname,
       { host: config.METRICS_HOST, port: config.METRICS_PORT, variable: 'METRICS_PORT', form: 'port' },
     ],
   };
-  return [...services, gateway];
+  if (!devChain) return [...services, gateway];
+  // Started first and stopped last (layer -1): the claim service reads it for as long as it runs.
+  const chain: MemberSpec = {
+    name: 'dev-chain',
+    entry: path.join(root, 'scripts', 'dev-chain', `main${extension}`),
+    env: {},
+    layer: -1,
+    listens: [{ host: DEV_CHAIN_HOST, port: config.DEV_CHAIN_PORT, variable: 'DEV_CHAIN_PORT', form: 'port' }],
+  };
+  return [chain, ...services, gateway];
 }

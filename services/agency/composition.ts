@@ -10,6 +10,7 @@ import { AffiliateService } from './domain/affiliate.service';
 import { ApplicationService } from './domain/application.service';
 import type { AudienceDirectory } from './domain/audience-directory';
 import { MasterService } from './domain/master.service';
+import { ProgramSettingsService } from './domain/program-settings.service';
 import { TierProtectionService } from './domain/tier-protection.service';
 import { AttributionService } from './domain/attribution.service';
 import { ReferralService } from './domain/referral.service';
@@ -20,6 +21,7 @@ import { AffiliateStatsRepository } from './repositories/affiliate-stats.reposit
 import { ApplicationRepository } from './repositories/application.repository';
 import { MasterMetricsRepository } from './repositories/master-metrics.repository';
 import { MasterRepository } from './repositories/master.repository';
+import { ProgramSettingsRepository } from './repositories/program-settings.repository';
 import { TierProtectionRepository } from './repositories/tier-protection.repository';
 import { AttributionRepository } from './repositories/attribution.repository';
 import { ReferralRepository } from './repositories/referral.repository';
@@ -40,6 +42,8 @@ export interface AgencyDomain {
   activity: AffiliateActivityService;
   /** The affiliate metrics projection's rebuild from the claim service. */
   metrics: AffiliateMetricsService;
+  /** The program URL and referral link template of a project. */
+  programSettings: ProgramSettingsService;
 }
 
 export interface AgencyDomainDeps {
@@ -72,5 +76,6 @@ export function buildAgencyDomain({ db, clock, logger, audience, outbox, paidCon
     details: new AffiliateDetailsService(masters, protections, new SegmentTierRepository(db), clock),
     activity: new AffiliateActivityService(new AffiliateHistoryRepository(db), new ReferredUsersRepository(db), new AffiliateStatsRepository(db), clock),
     metrics: new AffiliateMetricsService(new AffiliateMetricsRepository(db), paidConversions, clock, logger),
+    programSettings: new ProgramSettingsService(new ProgramSettingsRepository(db), clock, logger),
   };
 }

@@ -80,6 +80,17 @@ export interface AgencyProgramTables {
   audience_memberships: AudienceMembershipTable;
   deleted_segments: DeletedSegmentTable;
   segment_tiers: SegmentTierTable;
+  program_settings: ProgramSettingsTable;
+}
+
+/** A project's affiliate program settings (migration 0016): the parts of its referral links. */
+export interface ProgramSettingsTable {
+  project_id: string;
+  program_url: Nullable<string>;
+  /** Null: the default template. */
+  link_template: Nullable<string>;
+  updated_at: Timestamp;
+  updated_by: Nullable<string>;
 }
 
 type Closable<T> = ColumnType<Nullable<T>, Nullable<T> | undefined, Nullable<T>>;
@@ -117,6 +128,8 @@ export interface SubAffiliateBindingTable {
   bound_to: Closable<Timestamp>;
   bound_by: Nullable<string>;
   unbound_by: Closable<string>;
+  /** The designation that closed it: its affiliate was made a master (migration 0015). */
+  ended_by_designation_id: Closable<string>;
 }
 
 /** A tier protection, in force over [starts_at, least(expires_at, ended_at)). */
@@ -315,7 +328,10 @@ export interface AffiliateMetricsTable {
   volume_usd: Usd;
   revenue_usd: Usd;
   conversions: Count;
+  /** Every user it referred (referrals), converted or not (migration 0014). */
   end_users: Count;
+  /** The users it referred with at least one conversion attributed to it. */
+  converting_users: Count;
   referred_volume_usd: Usd;
   updated_at: Timestamp;
   /** Copies of the affiliate's, kept by triggers (migration 0007): the list filters a metric's index by them. */

@@ -70,13 +70,15 @@ export interface ClaimDomainDeps {
   checks: ClaimCheckDeps;
   /** CLAIM_LEADERBOARD_CACHE_MS: how long a leaderboard page is answered again (0, the default, not at all). */
   leaderboardCacheMs?: number;
+  /** CONVERSION_BACKFILL_DAYS: how long before its project's creation a conversion may have happened (365 by default). */
+  conversionBackfillDays?: number;
 }
 
 /**
  * Plain constructors, wired once: server.ts builds the domain the gRPC service and the job use with
  * this, and the medium tests (test/medium/claim) build the same one over a test database.
  */
-export function buildClaimDomain({ db, clock, logger, scheduler, attribution, outbox, checks, leaderboardCacheMs = 0 }: ClaimDomainDeps): ClaimDomain {
+export function buildClaimDomain({ db, clock, logger, scheduler, attribution, outbox, checks, leaderboardCacheMs = 0, conversionBackfillDays }: ClaimDomainDeps): ClaimDomain {
   const currencies = new CurrencyRepository(db);
   const knownCurrencies = new KnownCurrencies(currencies);
   const terms = new PayoutTermsRepository(db);
@@ -84,7 +86,7 @@ export function buildClaimDomain({ db, clock, logger, scheduler, attribution, ou
   return {
     currencies: new CurrencyService(currencies, clock),
     terms: new PayoutTermsService(terms, clock, logger),
-    conversions: new ConversionService(conversions, scheduler, clock, logger),
+    conversions: new ConversionService(conversions, scheduler, clock, logger, conversionBackfillDays),
     payouts: new PayoutService(conversions, terms, new LedgerRepository(db), attribution, outbox, clock, logger, knownCurrencies),
     ledger: new LedgerService(new MovementRepository(db), new LeaderboardRepository(db), currencies, clock, leaderboardCacheMs),
     paidConversions: new PaidConversionService(new PaidConversionRepository(db)),

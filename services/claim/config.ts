@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { serviceEnv } from '../common/config';
 import { defaultGrpcAddress, SERVICE_CATALOG } from '../common/service-catalog';
 import { claimCheckEnv, claimCheckSettings } from './chain/chain-config';
+import { DEFAULT_BACKFILL_DAYS } from './domain/conversion-input';
 
 export const claimConfigSchema = z
   .object({
@@ -10,6 +11,11 @@ export const claimConfigSchema = z
     [SERVICE_CATALOG.agency.addressVariable]: z.string().default(defaultGrpcAddress(SERVICE_CATALOG.agency)),
     /** Conversion batches one process pays at a time (each is one transaction of up to 1,000 conversions). */
     CONVERSION_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
+    /**
+     * How many days before its project's creation a conversion's occurred_at may be (a project's
+     * history, backfilled); earlier is refused (400 OCCURRED_AT_OUT_OF_RANGE). At most 100 years.
+     */
+    CONVERSION_BACKFILL_DAYS: z.coerce.number().int().min(0).max(36_500).default(DEFAULT_BACKFILL_DAYS),
     /** Claim checks, vouchers and chains (chain/chain-config.ts). */
     ...claimCheckEnv,
     /**

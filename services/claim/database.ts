@@ -109,6 +109,8 @@ export interface ClaimCheckTable {
   movements_count: number;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** When the open check stopped taking movements and credits (the next would have taken it past 2^256 − 1); null while it takes them. */
+  full_at: Nullable<Timestamp>;
 }
 
 export interface MovementTable {
@@ -187,5 +189,7 @@ export interface ChainCursorTable {
   chain_id: ColumnType<bigint, bigint, bigint>;
   contract: string;
   last_block: ColumnType<bigint, bigint, bigint>;
+  /** The hash of the chain's block 0 when the cursor was taken (null: taken before it was kept). */
+  genesis_hash: ColumnType<string | null, string | null | undefined, string | null>;
   updated_at: Timestamp;
 }

@@ -40,6 +40,7 @@ export async function composeClaimService(runtime: ServiceRuntime<ClaimDatabase>
     attribution,
     outbox: startOutboxRelay(runtime, config),
     leaderboardCacheMs: config.CLAIM_LEADERBOARD_CACHE_MS,
+    conversionBackfillDays: config.CONVERSION_BACKFILL_DAYS,
     checks: {
       signer,
       chains,

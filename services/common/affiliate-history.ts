@@ -21,15 +21,19 @@ export const HISTORY_TYPES = {
   tier_protection_set: 'tier protection began: tier_id, expires_at, by_api_key_id',
   tier_protection_ended: 'tier protection ended before it expired: tier_id, replaced (by a new protection), by_api_key_id',
   tier_protection_expired: 'tier protection ran out: tier_id',
-  master_designated: 'designated a master affiliate: spread_bps, by_api_key_id',
+  master_designated:
+    'designated a master affiliate: spread_bps, unbound_from_master (the master it was a sub-affiliate of until this designation ' +
+    'unbound it, {id, identifier, identifier_type}; null when it was bound to none), by_api_key_id',
   master_spread_changed: 'its spread as a master changed: spread_bps, previous_spread_bps, by_api_key_id',
   master_removed: 'master status removed: by_api_key_id',
   bound_to_master: 'bound to a master as its sub-affiliate: master {id, identifier, identifier_type}, by_api_key_id',
-  unbound_from_master: 'its binding ended: master, master_removed (ended by the removal of master status), by_api_key_id',
+  unbound_from_master:
+    'its binding ended: master, master_removed (ended by the removal of master status), became_master (ended because it was ' +
+    'designated a master itself), by_api_key_id',
   sub_affiliate_bound: 'a sub-affiliate was bound to it (a master): affiliate {id, identifier, identifier_type}, by_api_key_id',
-  sub_affiliate_unbound: 'a sub-affiliate’s binding to it ended: affiliate, master_removed, by_api_key_id',
+  sub_affiliate_unbound: 'a sub-affiliate’s binding to it ended: affiliate, master_removed, became_master (the sub-affiliate was designated a master), by_api_key_id',
   payouts:
-    'what it earned on one UTC day in one currency: date, currency_id, currency_chain_id, currency_address, currency_name, currency_decimals ' +
+    'what it earned on one UTC day in one currency: date, currency_id, currency_chain_id (a number), currency_address, currency_name, currency_decimals ' +
     '(null while the currency is not known yet), kind (affiliate_payout | agency_payout), amount (base units), conversions; at is the day’s latest conversion',
 } as const;
 

@@ -95,3 +95,32 @@ export function invalidFields(details: FieldViolation[], message?: string): Inva
     (details.length === 1 ? `${details[0]!.field}: ${details[0]!.reason}` : `${details.length} fields are invalid`);
   return new InvalidArgumentError('VALIDATION_FAILED', summary, details);
 }
+
+/**
+ * A field rule whose violations answer a code of their own (AMOUNT_OUT_OF_RANGE, ...) when they are
+ * all that is wrong with a request, so a caller can tell that case by its code; with any other
+ * problem besides, the request answers VALIDATION_FAILED listing them all. The rule knows its
+ * violations by identity: make them with `violation`.
+ */
+export class FieldRule {
+  private readonly made = new WeakSet<FieldViolation>();
+
+  constructor(readonly code: string) {}
+
+  violation(field: string, reason: string): FieldViolation {
+    const violation = { field, reason };
+    this.made.add(violation);
+    return violation;
+  }
+
+  owns(violation: FieldViolation): boolean {
+    return this.made.has(violation);
+  }
+}
+
+/** The error of a request with these violations (at least one): the code of the rule that made them all, else VALIDATION_FAILED. */
+export function refuseFields(details: FieldViolation[], rules: readonly FieldRule[]): InvalidArgumentError {
+  const error = invalidFields(details);
+  const rule = details.length === 0 ? undefined : rules.find((candidate) => details.every((violation) => candidate.owns(violation)));
+  return rule ? new InvalidArgumentError(rule.code, error.message, details) : error;
+}

@@ -16,11 +16,11 @@ export interface UserIdentifier {
   identifierType: IdentifierType;
 }
 
-interface IdentifierRule {
-  pattern: RegExp;
-  caseInsensitive: boolean;
-  description: string;
-}
+/**
+ * A type's format. A case-sensitive type also says what the start of one of its identifiers can
+ * look like (`prefix`), so that a search prefix is kept as typed only when it could begin one.
+ */
+type IdentifierRule = { pattern: RegExp; description: string } & ({ caseInsensitive: true } | { caseInsensitive: false; prefix: RegExp });
 
 const BASE58 = '1-9A-HJ-NP-Za-km-z';
 const XRPL_ALPHABET = 'rpshnaf39wBUDNEGHJKLM4PQRST7VWXYZ2bcdeCg65jkm8oFqi1tuvAxyz';
@@ -30,15 +30,17 @@ const RULES: Record<IdentifierType, IdentifierRule> = {
   solana_address: {
     pattern: new RegExp(`^[${BASE58}]{32,44}$`),
     caseInsensitive: false,
+    prefix: new RegExp(`^[${BASE58}]{0,44}$`),
     description: '32 to 44 base58 characters',
   },
   sui_address: { pattern: /^0x[0-9a-fA-F]{64}$/, caseInsensitive: true, description: '0x followed by 64 hex digits' },
   xrpl_address: {
     pattern: new RegExp(`^r[${XRPL_ALPHABET}]{24,34}$`),
     caseInsensitive: false,
+    prefix: new RegExp(`^(r[${XRPL_ALPHABET}]{0,34})?$`),
     description: 'r followed by 24 to 34 base58 (XRPL alphabet) characters',
   },
-  stellar_address: { pattern: /^G[A-Z2-7]{55}$/, caseInsensitive: false, description: 'G followed by 55 base32 characters' },
+  stellar_address: { pattern: /^G[A-Z2-7]{55}$/, caseInsensitive: false, prefix: /^(G[A-Z2-7]{0,55})?$/, description: 'G followed by 55 base32 characters' },
   email: {
     pattern: /^(?=.{3,254}$)[^\s@"<>()[\],;:]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/,
     caseInsensitive: true,
@@ -132,4 +134,21 @@ export function canonicalSpellingOfAnyType(identifier: string): string {
   if (identifier === identifier.toLowerCase()) return identifier;
   const caseInsensitive = IDENTIFIER_TYPES.some((type) => RULES[type].caseInsensitive && RULES[type].pattern.test(identifier));
   return caseInsensitive ? identifier.toLowerCase() : identifier;
+}
+
+/**
+ * The same rule for the start of an identifier whose type is not given (a search prefix, such as
+ * the affiliate list's `q`), for a prefix search over canonical identifiers: lowercase unless an
+ * identifier of a case-sensitive type could begin with it as typed, in which case it is kept (its
+ * letter case then means something). So a wallet pasted with its checksum letter case, whole or in
+ * part ("0xAbC…": no solana, XRPL or Stellar identifier holds a 0), or an email in capitals, finds
+ * the lowercase identifier stored, and "So1anaPrefix" finds only the solana address spelled so.
+ */
+export function canonicalPrefixOfAnyType(prefix: string): string {
+  if (prefix === prefix.toLowerCase()) return prefix;
+  const caseSensitive = IDENTIFIER_TYPES.some((type) => {
+    const rule = RULES[type];
+    return !rule.caseInsensitive && rule.prefix.test(prefix);
+  });
+  return caseSensitive ? prefix : prefix.toLowerCase();
 }

@@ -38,7 +38,8 @@ export interface TaxSettingsTable {
   company_tax_id_ciphertext: Nullable<Buffer>;
   company_tax_id_auth_tag: Nullable<Buffer>;
   company_contact_email: Nullable<string>;
-  w8_expiry_rule: ColumnType<W8ExpiryRule, W8ExpiryRule | undefined, W8ExpiryRule>;
+  /** The rule the project chose; null while it follows the default (migration 0006_w8_expiry_rule_default). */
+  w8_expiry_rule: ColumnType<W8ExpiryRule | null, W8ExpiryRule | null | undefined, W8ExpiryRule | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
   /** Counts the row's writes (1 for the first): the order of tax.tax_settings.changed events. */

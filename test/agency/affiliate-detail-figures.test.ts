@@ -55,7 +55,7 @@ describe('affiliate detail figures: referral tree and payouts by day (HTTP)', ()
     conversionBody({ user: evmUser(user.identifier), volume_usd: volume, revenue_usd: revenue, reward_base: rewardBase, ...extra });
   const currency = (c: { id: string; address: string }, name: string, decimals: number) => ({
     currency_id: c.id,
-    currency_chain_id: '8453',
+    currency_chain_id: 8453,
     currency_address: c.address,
     currency_name: name,
     currency_decimals: decimals,
@@ -132,14 +132,15 @@ describe('affiliate detail figures: referral tree and payouts by day (HTTP)', ()
       expect(second.body).toMatchObject({ total_results: 4, page: 2, page_size: 3, results: [{ identifier: r3.identifier, conversions: 0 }] });
     });
 
-    it('adds up to the affiliate’s own figures: volume, revenue, conversions, and end users as the users with a conversion', async () => {
+    it('adds up to the affiliate’s own figures: volume, revenue, conversions, end users as every user referred and converting users as those with a conversion', async () => {
       const tree = (await stack.api.get(`${base()}/${rita.identifier}/referrals`, admin())).body.results as Array<{ volume_usd: string; revenue_usd: string; conversions: number }>;
       const own = (await stack.api.get(`${base()}/${rita.identifier}`, admin())).body;
-      expect(own).toMatchObject({ volume_usd: '265.0', revenue_usd: '4.5', conversions: 6, end_users: 3 });
+      expect(own).toMatchObject({ volume_usd: '265.0', revenue_usd: '4.5', conversions: 6, end_users: 4, converting_users: 3 });
       expect(sumUsd(tree.map((user) => user.volume_usd))).toBe(usdUnits(own.volume_usd));
       expect(sumUsd(tree.map((user) => user.revenue_usd))).toBe(usdUnits(own.revenue_usd));
       expect(tree.reduce((sum, user) => sum + user.conversions, 0)).toBe(own.conversions);
-      expect(tree.filter((user) => user.conversions > 0)).toHaveLength(own.end_users);
+      expect(tree).toHaveLength(own.end_users);
+      expect(tree.filter((user) => user.conversions > 0)).toHaveLength(own.converting_users);
       // The master brought no user itself: its tree is empty though its sub-affiliate's are its referred volume.
       expect((await stack.api.get(`${base()}/${mo.identifier}/referrals`, admin())).body).toMatchObject({ results: [], total_results: 0 });
     });

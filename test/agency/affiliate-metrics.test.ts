@@ -10,6 +10,7 @@ interface ListItem {
   revenue_usd: string;
   conversions: number;
   end_users: number;
+  converting_users: number;
   referred_volume_usd: string;
   earnings: Array<{ currency_address: string; currency_name: string; amount: string }>;
   agency_earnings: Array<{ currency_address: string; amount: string }>;
@@ -95,28 +96,38 @@ describe('affiliate metrics in the affiliate list (HTTP)', () => {
     expect((await stack.api.request('DELETE', `${agencies}/${affiliates.master.id}/sub-affiliates/${affiliates.bob.identifier}`, admin())).status).toBe(204);
     stack.clock.advance(60_000);
     await send([conversionBody({ user: u3, volume_usd: '1000', reward_base: '1000' })]);
+    // Idle refers three users who never convert: end users all the same (specification §2.9: users brought in).
+    for (const user of [evmUser(), evmUser(), evmUser()]) {
+      const referral = await stack.api.post('/api/v1/referrals', {
+        key: project.keys.service,
+        body: { user_identifier: user.identifier, user_identifier_type: 'evm_address', code: affiliates.idle.code },
+      });
+      expect(referral.status).toBe(201);
+    }
     await listShowing(6);
   });
   afterAll(() => stack.stop());
 
   it('shows each affiliate’s volume, revenue, conversions, end users, referred volume and earnings per currency, exactly', async () => {
     const items = byName(await list());
-    const usdcEarning = (amount: string) => ({ currency_address: usdc.address, currency_chain_id: '8453', currency_name: 'USDC', currency_decimals: 6, amount });
+    const usdcEarning = (amount: string) => ({ currency_address: usdc.address, currency_chain_id: 8453, currency_name: 'USDC', currency_decimals: 6, amount });
     expect(items.Alice).toMatchObject({
       volume_usd: '121.0',
       revenue_usd: '1.25',
       conversions: 3,
       end_users: 2,
+      converting_users: 2,
       referred_volume_usd: '0',
-      earnings: [{ currency_address: dai.address, currency_chain_id: '8453', currency_name: 'DAI', currency_decimals: 18, amount: '5' }, usdcEarning('1200')],
+      earnings: [{ currency_address: dai.address, currency_chain_id: 8453, currency_name: 'DAI', currency_decimals: 18, amount: '5' }, usdcEarning('1200')],
       agency_earnings: [],
       tier_protection_days_remaining: null,
       tax_status: expect.any(String),
     });
-    expect(items.Bob).toMatchObject({ volume_usd: '1307', revenue_usd: '3.7', conversions: 3, end_users: 1, referred_volume_usd: '0', earnings: [usdcEarning('500')] });
+    expect(items.Bob).toMatchObject({ volume_usd: '1307', revenue_usd: '3.7', conversions: 3, end_users: 1, converting_users: 1, referred_volume_usd: '0', earnings: [usdcEarning('500')] });
     // Only what Bob brought while bound (frozen on each conversion): 300 + 7, not the 1,000 after unbinding.
-    expect(items.Master).toMatchObject({ volume_usd: '0', conversions: 0, end_users: 0, referred_volume_usd: '307', earnings: [], agency_earnings: [usdcEarning('100')] });
-    expect(items.Idle).toMatchObject({ volume_usd: '0', revenue_usd: '0', conversions: 0, end_users: 0, earnings: [], agency_earnings: [] });
+    expect(items.Master).toMatchObject({ volume_usd: '0', conversions: 0, end_users: 0, converting_users: 0, referred_volume_usd: '307', earnings: [], agency_earnings: [usdcEarning('100')] });
+    // Referred users who never converted are end users, not converting users.
+    expect(items.Idle).toMatchObject({ volume_usd: '0', revenue_usd: '0', conversions: 0, end_users: 3, converting_users: 0, earnings: [], agency_earnings: [] });
   });
 
   it('sorts by any metric or joined_at, either way, ties by id in the same direction, pages without overlap', async () => {
@@ -126,8 +137,8 @@ describe('affiliate metrics in the affiliate list (HTTP)', () => {
     expect(names(await list('&sort_by=volume_usd'))).toEqual(['Bob', 'Alice', ...zeroVolumeDesc]);
     expect(names(await list('&sort_by=volume_usd&order=asc'))).toEqual([...[...zeroVolumeDesc].reverse(), 'Alice', 'Bob']);
     expect(names(await list('&sort_by=referred_volume_usd'))[0]).toBe('Master');
-    expect(names(await list('&sort_by=end_users'))).toEqual(expect.arrayContaining(['Alice', 'Bob']));
-    expect(names(await list('&sort_by=end_users')).slice(0, 2)).toEqual(['Alice', 'Bob']);
+    expect(names(await list('&sort_by=end_users'))).toEqual(['Idle', 'Alice', 'Bob', 'Master']);
+    expect(names(await list('&sort_by=end_users&order=asc'))).toEqual(['Master', 'Bob', 'Alice', 'Idle']);
     expect(names(await list('&sort_by=revenue_usd')).slice(0, 2)).toEqual(['Bob', 'Alice']);
     // All joined at the same moment (the stack's clock): the ids decide.
     const byId = Object.entries({ Alice: affiliates.alice.id, Bob: affiliates.bob.id, Master: affiliates.master.id, Idle: affiliates.idle.id })
@@ -180,7 +191,7 @@ describe('affiliate metrics in the affiliate list (HTTP)', () => {
 
     // The projection loses its facts and its figures go wrong: the rebuild brings both back.
     await stack.db.query('DELETE FROM agency.conversion_facts WHERE project_id = $1', [project.id]);
-    await stack.db.query('UPDATE agency.affiliate_metrics SET volume_usd = 5, conversions = 99 WHERE project_id = $1', [project.id]);
+    await stack.db.query('UPDATE agency.affiliate_metrics SET volume_usd = 5, conversions = 99, end_users = 40, converting_users = 41 WHERE project_id = $1', [project.id]);
     expect((await rebuild()).body).toEqual({ listed: 7, restored: 7, conversions: 7, attributed: 6 });
     expect(await list()).toEqual(incremental);
 

@@ -6,7 +6,7 @@ import { newWallet, signIn, type TestWallet } from '../helpers/wallet';
 
 interface Earning {
   currency_address: string | null;
-  currency_chain_id: string | null;
+  currency_chain_id: number | null;
   currency_name: string | null;
   currency_decimals: number | null;
   amount: string;
@@ -40,7 +40,7 @@ describe('affiliate portal stats (HTTP)', () => {
   const statsPath = (query = '') => `/api/v1/projects/${project.id}/affiliate-portal/stats${query}`;
   const earning = (currency: { address: string }, name: string, decimals: number, amount: string): Earning => ({
     currency_address: currency.address,
-    currency_chain_id: '8453',
+    currency_chain_id: 8453,
     currency_name: name,
     currency_decimals: decimals,
     amount,
@@ -114,6 +114,7 @@ describe('affiliate portal stats (HTTP)', () => {
       revenue_usd: '1.35',
       conversions: 4,
       end_users: 2,
+      converting_users: 2,
       referred_volume_usd: '0',
       earnings: [inDai('5'), inUsdc('1250')],
       agency_earnings: [],
@@ -138,6 +139,7 @@ describe('affiliate portal stats (HTTP)', () => {
       revenue_usd: listed.revenue_usd,
       conversions: listed.conversions,
       end_users: listed.end_users,
+      converting_users: listed.converting_users,
       referred_volume_usd: listed.referred_volume_usd,
       earnings: listed.earnings,
       agency_earnings: listed.agency_earnings,
@@ -236,6 +238,7 @@ describe('affiliate portal stats (HTTP)', () => {
     expect(today).toMatchObject({
       volume_usd: '132.0',
       end_users: 3,
+      converting_users: 3,
       earnings: [inDai('5'), inUsdc('1260')],
       series: [{ ...zeroDay('2026-11-24'), volume_usd: '1', conversions: 1, earnings: [inUsdc('10')] }],
     });

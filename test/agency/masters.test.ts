@@ -55,7 +55,7 @@ describe('master affiliates over HTTP', () => {
       earnings: [],
       spread_history: [{ spread_bps: 250, valid_from: START, valid_to: null }],
     };
-    expect(response).toMatchObject({ status: 201, body: detail });
+    expect(response).toMatchObject({ status: 201, body: { ...detail, unbound_from: null } });
     expect(await stack.api.get(`${agencies()}/${affiliate.id.toUpperCase()}`, admin())).toMatchObject({ status: 200, body: detail });
     const list = await stack.api.get(`${agencies()}?page_size=100`, admin());
     expect(list.status).toBe(200);
@@ -65,7 +65,7 @@ describe('master affiliates over HTTP', () => {
     expect((await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${affiliate.identifier}`, admin())).body).toMatchObject({ is_master: true, master: null });
   });
 
-  it('answers 404 AFFILIATE_NOT_FOUND, 409 ALREADY_MASTER and IS_SUB_AFFILIATE, and 400 for a spread out of range or a stray field', async () => {
+  it('answers 404 AFFILIATE_NOT_FOUND, 409 ALREADY_MASTER, and 400 for a spread out of range or a stray field', async () => {
     expect(await stack.api.post(agencies(), { ...admin(), body: { user_identifier: randomEvmAddress(), spread_bps: 10 } })).toMatchObject({
       status: 404,
       body: { code: 'AFFILIATE_NOT_FOUND' },
@@ -77,10 +77,6 @@ describe('master affiliates over HTTP', () => {
     });
     const sub = await newAffiliate();
     await stack.api.post(`${agencies()}/${master.id}/sub-affiliates`, { ...admin(), body: { user_identifiers: [sub.identifier] } });
-    expect(await stack.api.post(agencies(), { ...admin(), body: { user_identifier: sub.identifier, spread_bps: 10 } })).toMatchObject({
-      status: 409,
-      body: { code: 'IS_SUB_AFFILIATE' },
-    });
     for (const body of [
       { user_identifier: sub.identifier, spread_bps: 10_001 },
       { user_identifier: sub.identifier, spread_bps: -1 },
@@ -91,6 +87,36 @@ describe('master affiliates over HTTP', () => {
       expect(await stack.api.post(agencies(), { ...admin(), body })).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
     }
     expect(await stack.api.patch(`${agencies()}/${master.id}`, { ...admin(), body: { spread_bps: 12.5 } })).toMatchObject({ status: 400 });
+  });
+
+  it('designates a bound sub-affiliate (201): unbound from its master in the same request, both histories saying why', async () => {
+    const old = await newMaster();
+    const [sub, sibling] = [await newAffiliate('Sub'), await newAffiliate('Sibling')];
+    expect((await stack.api.post(`${agencies()}/${old.id}/sub-affiliates`, { ...admin(), body: { user_identifiers: [sub.identifier, sibling.identifier] } })).status).toBe(200);
+    stack.clock.advance(HOUR);
+    const at = new Date(Date.parse(START) + HOUR).toISOString();
+
+    const response = await stack.api.post(agencies(), { ...admin(), body: { user_identifier: mixedCase(sub.identifier), spread_bps: 75 } });
+    expect(response).toMatchObject({
+      status: 201,
+      body: { id: sub.id, spread_bps: 75, sub_affiliates_count: 0, designated_at: at, unbound_from: { id: old.id, identifier: old.identifier, identifier_type: 'evm_address' } },
+    });
+    expect((await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${sub.identifier}`, admin())).body).toMatchObject({ is_master: true, master: null });
+    expect((await stack.api.get(`${agencies()}/${old.id}`, admin())).body).toMatchObject({ sub_affiliates_count: 1 });
+    const former = await stack.api.get(`${agencies()}/${old.id}/sub-affiliates?bound=false`, admin());
+    expect(former.body.results).toEqual([expect.objectContaining({ id: sub.id, bound: false, unbound_at: at })]);
+
+    const historyOf = async (identifier: string) => (await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${identifier}/history`, admin())).body.results;
+    const ref = (affiliate: { id: string; identifier: string }) => ({ id: affiliate.id, identifier: affiliate.identifier, identifier_type: 'evm_address' });
+    expect((await historyOf(sub.identifier)).slice(0, 2)).toEqual([
+      { type: 'master_designated', at, data: { spread_bps: 75, unbound_from_master: ref(old), by_api_key_id: expect.any(String) } },
+      { type: 'unbound_from_master', at, data: { master: ref(old), master_removed: false, became_master: true, by_api_key_id: expect.any(String) } },
+    ]);
+    expect((await historyOf(old.identifier))[0]).toEqual({
+      type: 'sub_affiliate_unbound',
+      at,
+      data: { affiliate: ref(sub), master_removed: false, became_master: true, by_api_key_id: expect.any(String) },
+    });
   });
 
   it('binds sub-affiliates (200, one result each), counts them, shows the master on each, lists and unbinds them', async () => {

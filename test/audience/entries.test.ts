@@ -45,6 +45,20 @@ describe('audience entries', () => {
       expect(await count(segment.id)).toBe(1);
     });
 
+    it('takes a service_role key as well (specification §5.1): 201, then 409 for the same user; a read_only key stays 403', async () => {
+      const segment = await createSegment(stack, project);
+      const body = { identifier: evmAddress(0x5e5), identifier_type: 'evm_address' };
+      const added = await stack.api.post(addPath(segment.id), { key: project.keys.service, body });
+      expect(added.status).toBe(201);
+      expect(added.body).toMatchObject({ identifier: evmAddress(0x5e5), identifier_type: 'evm_address', kind: 'static' });
+      const again = await stack.api.post(addPath(segment.id), { key: project.keys.service, body });
+      expect(again.status).toBe(409);
+      expect(again.body.code).toBe('AUDIENCE_ENTRY_EXISTS');
+      const reader = await stack.api.post(addPath(segment.id), { key: project.keys.readOnly, body: { ...body, identifier: evmAddress(0x5e6) } });
+      expect(reader.status).toBe(403);
+      expect(await count(segment.id)).toBe(1);
+    });
+
     it('refuses invalid identifiers and unknown types with 400, writing nothing', async () => {
       const segment = await createSegment(stack, project);
       const cases = [

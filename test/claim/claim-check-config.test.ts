@@ -40,7 +40,16 @@ describe('claim-check configuration', () => {
     expect(development.vouchers.signerKeys.reveal()).toEqual([DEVELOPMENT_SIGNER_KEY]);
     expect(() => loadConfig(claimConfigSchema, { NODE_ENV: 'production' })).toThrow(/CLAIM_SIGNER_KEYS: CLAIM_SIGNER_KEYS must be set when NODE_ENV=production/);
     expect(() => loadConfig(claimConfigSchema, { NODE_ENV: 'production', CLAIM_SIGNER_KEYS: DEVELOPMENT_SIGNER_KEY })).toThrow(/public development key/);
-    expect(loadConfig(claimConfigSchema, { NODE_ENV: 'production', CLAIM_SIGNER_KEYS: KEY_A }).vouchers.developmentSigner).toBe(false);
+    const chain = { CLAIM_MANAGER_ADDRESSES: `8453=${MANAGER}`, CHAIN_RPC_URLS: '8453=https://base.example/rpc' };
+    expect(loadConfig(claimConfigSchema, { NODE_ENV: 'production', CLAIM_SIGNER_KEYS: KEY_A, ...chain }).vouchers.developmentSigner).toBe(false);
+  });
+
+  it('refuses to start in production without a chain (outside production, npm start runs its dev chain instead)', () => {
+    const refusal = /CLAIM_MANAGER_ADDRESSES: CLAIM_MANAGER_ADDRESSES and CHAIN_RPC_URLS must name at least one chain when NODE_ENV=production/;
+    expect(() => loadConfig(claimConfigSchema, { NODE_ENV: 'production', CLAIM_SIGNER_KEYS: KEY_A })).toThrow(refusal);
+    // Empty values, as a compose file passes an unset variable, are no chain either.
+    expect(() => loadConfig(claimConfigSchema, { NODE_ENV: 'production', CLAIM_SIGNER_KEYS: KEY_A, CLAIM_MANAGER_ADDRESSES: '', CHAIN_RPC_URLS: '' })).toThrow(refusal);
+    expect(loadConfig(claimConfigSchema, { NODE_ENV: 'development' }).chains).toEqual([]);
   });
 
   it('names every problem at once, and a bad key only by its position', () => {
@@ -66,6 +75,15 @@ describe('claim-check configuration', () => {
     expect(message).not.toContain(almostAKey.slice(2, 20));
     expect(message).not.toContain(KEY_A.slice(2, 20));
     expect(() => loadConfig(claimConfigSchema, { CHAIN_RPC_URLS: '8453' })).toThrow(/CHAIN_RPC_URLS: "8453" is not chainId=value/);
+  });
+
+  it('reads CONVERSION_BACKFILL_DAYS (365 by default, 0 to 36,500 whole days) and names it when it is wrong', () => {
+    expect(loadConfig(claimConfigSchema, {}).CONVERSION_BACKFILL_DAYS).toBe(365);
+    expect(loadConfig(claimConfigSchema, { CONVERSION_BACKFILL_DAYS: '0' }).CONVERSION_BACKFILL_DAYS).toBe(0);
+    expect(loadConfig(claimConfigSchema, { CONVERSION_BACKFILL_DAYS: '36500' }).CONVERSION_BACKFILL_DAYS).toBe(36_500);
+    for (const wrong of ['-1', '36501', '1.5', 'a year']) {
+      expect(() => loadConfig(claimConfigSchema, { CONVERSION_BACKFILL_DAYS: wrong })).toThrow(/CONVERSION_BACKFILL_DAYS/);
+    }
   });
 
   it('never shows a signer key in the configuration, printed or serialised', () => {

@@ -54,7 +54,7 @@ describe('claim checks over HTTP', () => {
           currency_chain_id: String(claimChain.chain.chainId),
           currency_name: 'TUSD',
           currency_decimals: 6,
-          reason: 'end_user',
+          reason: 'end_user_payout',
           amount: '400',
           status: 'open',
           deadline_seconds: null,
@@ -246,7 +246,7 @@ describe('claim checks over HTTP', () => {
       const listed = await listChecks(stack, gated, affiliate.identifier);
       expect(listed.results).toHaveLength(1);
       const item = listed.results[0]!;
-      expect(item).toMatchObject({ reason: 'affiliate', amount: '1000', status: 'open', restriction_message: expect.stringContaining('submit your tax form') });
+      expect(item).toMatchObject({ reason: 'affiliate_payout', amount: '1000', status: 'open', restriction_message: expect.stringContaining('submit your tax form') });
       expect('deadline_seconds' in item).toBe(false);
 
       const restricted = await close(stack, gated, affiliate.identifier, [item.id]);
@@ -268,22 +268,26 @@ describe('claim checks over HTTP', () => {
       expect((await listChecks(stack, gated, affiliate.identifier)).results[0]).toMatchObject({ status: 'open' });
       // The referred user's end-user check is never gated.
       const userCheck = (await listChecks(stack, gated, user)).results[0]!;
-      expect(userCheck).toMatchObject({ reason: 'end_user', deadline_seconds: null });
+      expect(userCheck).toMatchObject({ reason: 'end_user_payout', deadline_seconds: null });
       expect((await close(stack, gated, user, [userCheck.id])).body[0]).toMatchObject({ proof: expect.any(String) });
 
       // The affiliate submits a W-8BEN in the portal; approved, the same check closes normally.
       const portal = await signedInAffiliate(stack, gated, affiliateWallet);
       expect((await portal.submit(w8ben({ signature_date: '2026-11-20' }))).status).toBe(201);
       expect((await listChecks(stack, gated, affiliate.identifier)).results[0]!.restriction_message).toContain('being reviewed');
-      expect((await stack.api.post(adminPaths(gated, affiliate.identifier).approve, { key: gated.keys.admin })).status).toBe(200);
+      const approval = await stack.api.post(adminPaths(gated, affiliate.identifier).approve, { key: gated.keys.admin });
+      expect(approval.status).toBe(200);
       const signed = await close(stack, gated, affiliate.identifier, [item.id]);
       expect(signed.body[0]).toMatchObject({ deadline: expect.any(Number), proof: expect.any(String), signatures: expect.any(Array) });
       expect(signed.body[0].restriction_message).toBeUndefined();
       const claimable = await stack.api.post('/api/v1/claim-checks/claim', { key: gated.keys.service, body: { userIdentifier: affiliate.identifier } });
       expect(claimable.body).toEqual(signed.body);
 
-      // Three years on the W-8 has expired: the same voucher is withheld again, in /claim and in the list.
-      stack.clock.set('2029-11-21T00:00:00.000Z');
+      // Three years after its approval the W-8 has expired: the same voucher is withheld again, in /claim and in the list.
+      const threeYearsOn = new Date(approval.body.approved_at);
+      threeYearsOn.setUTCFullYear(threeYearsOn.getUTCFullYear() + 3);
+      expect(approval.body.expires_at).toBe(threeYearsOn.toISOString());
+      stack.clock.set(approval.body.expires_at);
       expect((await stack.api.get(adminPaths(gated, affiliate.identifier).taxStatus, { key: gated.keys.admin })).body.status).toBe('expired');
       const again = await close(stack, gated, affiliate.identifier, [item.id]);
       expect(again.status).toBe(200);

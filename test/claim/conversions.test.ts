@@ -103,14 +103,17 @@ describe('conversions and payouts (HTTP)', () => {
       }
     });
 
-    it('takes service_role keys to submit, service_role or read_only keys to read, and keeps projects apart', async () => {
+    it('takes service_role keys to submit, any key of the project to read one (admin included, as the list), and keeps projects apart', async () => {
       const body = conversionBody();
       expect((await submit(body, project.keys.admin)).status).toBe(403);
       expect((await submit(body, project.keys.readOnly)).status).toBe(403);
       expect((await stack.api.post('/api/v1/conversions', { body })).status).toBe(401);
       expect((await submit(body)).status).toBe(202);
       expect((await stack.api.get(`/api/v1/conversions/${body.id}`, { key: project.keys.readOnly })).status).toBe(200);
-      expect((await stack.api.get(`/api/v1/conversions/${body.id}`, { key: project.keys.admin })).status).toBe(403);
+      const byAdmin = await stack.api.get(`/api/v1/conversions/${body.id}`, { key: project.keys.admin });
+      expect(byAdmin.status).toBe(200);
+      expect(byAdmin.body).toMatchObject({ id: body.id, name: body.name });
+      expect((await stack.api.get(`/api/v1/conversions/${body.id}`, { key: other.keys.admin })).status).toBe(404);
       const foreign = await stack.api.get(`/api/v1/conversions/${body.id}`, { key: other.keys.service });
       expect(foreign.status).toBe(404);
       expect(foreign.body.code).toBe('CONVERSION_NOT_FOUND');

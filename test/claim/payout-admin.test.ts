@@ -107,6 +107,21 @@ describe('currencies and payout terms (HTTP)', () => {
       expect(response.body.details).toContainEqual(expect.objectContaining({ field: expect.stringContaining(field) }));
     });
 
+    it('says which shapes a reward takes when it matches none (message and details alike), storing nothing', async () => {
+      const currency = await createCurrency(stack, project);
+      const expected = 'expected {"fixed": "<base units as a decimal string>"} or {"bps": <0-10000>}';
+      for (const [change, field] of [
+        [{ affiliate: { fixed: 5000000 } }, 'affiliate'],
+        [{ end_user: { percent: 5 } }, 'end_user'],
+        [{ tiers: [{ audience_id: randomUUID(), affiliate: '250' }] }, 'tiers[0].affiliate'],
+      ] as const) {
+        const response = await stack.api.request('PUT', terms(project, 'shapes'), { key: project.keys.admin, body: { currency_id: currency.id, ...change } });
+        expect(response.status).toBe(400);
+        expect(response.body).toEqual({ status: 400, code: 'VALIDATION_FAILED', message: `${field}: ${expected}`, details: [{ field, reason: expected }] });
+      }
+      expect((await stack.api.get(terms(project, 'shapes'), { key: project.keys.admin })).status).toBe(404);
+    });
+
     it('refuses a currency of another project (400 CURRENCY_NOT_FOUND) and stores nothing', async () => {
       const theirs = await createCurrency(stack, other);
       const response = await stack.api.request('PUT', terms(project, 'foreign'), { key: project.keys.admin, body: { currency_id: theirs.id } });

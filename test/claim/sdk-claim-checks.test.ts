@@ -37,7 +37,7 @@ describe('the Fuul SDK on the claim-check endpoints', () => {
         currency_chain_id: String(claimChain.chain.chainId),
         currency_name: 'TUSD',
         currency_decimals: 6,
-        reason: 'end_user',
+        reason: 'end_user_payout',
         amount: '1000',
         status: 'open',
       }),

@@ -8,7 +8,7 @@ import { CATALOG, type CatalogEntry } from '../../services/common/service-catalo
 import { SERVICE_MANIFESTS } from '../../services/manifests';
 
 /**
- * docker-compose.yml, deploy/k8s, .env.example and the README's configuration table name the same
+ * docker-compose.yml, deploy/k8s, .env.example and the configuration table (docs/configuration.md) name the same
  * services, ports and variables as the catalog (services/common/service-catalog.ts) and the
  * configuration schemas. Each check lists every problem it finds, so one run says all to fix.
  */
@@ -216,9 +216,11 @@ describe('.env.example', () => {
   });
 });
 
-describe('the README configuration table', () => {
-  const readme = read('README.md');
-  const section = readme.slice(readme.indexOf('\n## Configuration\n'), readme.indexOf('\n## ', readme.indexOf('\n## Configuration\n') + 1));
+describe('the configuration table (docs/configuration.md)', () => {
+  const page = read('docs/configuration.md');
+  const start = page.indexOf('\n## Variables\n');
+  const end = page.indexOf('\n## ', start + 1);
+  const section = page.slice(start, end < 0 ? undefined : end);
   const rows = section.split('\n').filter((line) => line.startsWith('| `'));
   /** Each variable with the row it is in (a row may name several: `PORT`, `HOST`). */
   const documented = new Map(rows.flatMap((row) => [...row.split('|')[1]!.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((match) => [match[1]!, row] as const)));

@@ -8,7 +8,7 @@ import { buildWebApp } from './web-build';
 /**
  * The admin dashboard driven in Chromium as a person would, against the real stack: sign in,
  * create an audience (after the API refuses a bad condition), upload a CSV, find affiliates by
- * filter and sort, open one, decide applications in bulk. Each page is screenshotted at desktop and mobile width
+ * filter and sort, open one, set the program's referral link (with its live preview), decide applications in bulk. Each page is screenshotted at desktop and mobile width
  * (test-artifacts/admin/) and checked with axe-core.
  */
 /** A step of a person's flow: several pages, each loaded, screenshotted twice and checked; slow on a loaded machine. */
@@ -171,6 +171,48 @@ describe('the admin dashboard in a browser', () => {
     await page.locator('ol.history li', { hasText: 'Joined' }).waitFor();
     await page.getByText('Has referred nobody yet.').waitFor();
     expect(await capturePage(page, 'admin', '08-affiliate-detail')).toEqual([]);
+  }, STEP_TIMEOUT_MS);
+
+  it('sets the program’s referral link: the API’s error at its field, a live preview of a code’s link, saved as previewed', async () => {
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Program' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Program' }).waitFor();
+    await page.getByText('The defaults: never changed.').waitFor();
+    expect(await page.getByLabel('Link template').inputValue()).toBe('{program_url}?af={code}');
+    // No program URL: no link yet, said so.
+    expect(await page.getByTestId('link-preview').innerText()).toMatch(/no link yet/);
+
+    // A URL with a query is refused by the API, next to its field; nothing is stored.
+    await page.getByLabel('Program URL (where a referred person lands)').fill('https://shop.example/?ref=partners');
+    expect(await page.getByTestId('link-preview').innerText()).toBe('https://shop.example/?ref=partners?af=EXAMPLE');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.locator('#program-url-error:not([hidden])').waitFor();
+    expect(await page.getByLabel('Program URL (where a referred person lands)').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#program-url-error').innerText()).toContain('no query or fragment');
+    expect(await capturePage(page, 'admin', '12-program-url-refused')).toEqual([]);
+    expect((await stack.api.get(`/api/v1/projects/${project.id}/program-settings`, { key: project.keys.admin })).body.program_url).toBeNull();
+
+    // The preview follows every keystroke: the URL, then a template of the program's own.
+    await page.getByLabel('Program URL (where a referred person lands)').fill('https://shop.example');
+    expect(await page.getByTestId('link-preview').innerText()).toBe('https://shop.example?af=EXAMPLE');
+    await page.getByLabel('Link template').fill('{program_url}/join?af={code}&utm_source=affiliates');
+    expect(await page.getByTestId('link-preview').innerText()).toBe('https://shop.example/join?af=EXAMPLE&utm_source=affiliates');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Saved.').waitFor();
+    expect(await capturePage(page, 'admin', '13-program-link-saved')).toEqual([]);
+    // What the API stored gives the link the preview showed (the portal copies the API's).
+    const stored = await stack.api.get(`/api/v1/projects/${project.id}/program-settings`, { key: project.keys.admin });
+    expect(stored.body).toMatchObject({
+      program_url: 'https://shop.example',
+      link_template: '{program_url}/join?af={code}&utm_source=affiliates',
+      example_link: 'https://shop.example/join?af=EXAMPLE&utm_source=affiliates',
+    });
+
+    // Back to the default template.
+    await page.getByRole('button', { name: 'Use the default template' }).click();
+    expect(await page.getByTestId('link-preview').innerText()).toBe('https://shop.example?af=EXAMPLE');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Saved.').waitFor();
+    expect((await stack.api.get(`/api/v1/projects/${project.id}/program-settings`, { key: project.keys.admin })).body.example_link).toBe('https://shop.example?af=EXAMPLE');
   }, STEP_TIMEOUT_MS);
 
   it('decides applications in bulk: approves two into the audience, rejects one with a reason', async () => {

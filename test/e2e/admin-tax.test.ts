@@ -94,7 +94,17 @@ describe('the admin tax section in a browser', () => {
     await page.getByText('The defaults: never changed.').waitFor();
     await page.getByLabel('Affiliates need an approved tax form to claim affiliate payouts').check();
     await page.getByLabel('Company legal name (optional)').fill('Referral Works Inc.');
-    await page.getByLabel('When an approved W-8 expires').selectOption('irs_calendar');
+    // The rules offered, the specification's default first and selected while the program follows it.
+    const rule = page.getByLabel('When an approved W-8 expires');
+    expect(await rule.inputValue()).toBe('three_years_from_approval');
+    expect(await rule.locator('option').allInnerTexts()).toEqual([
+      'Choose…',
+      '3 years after approval (default)',
+      '3 years after the signature date',
+      'On 31 December of the third year after signing (IRS rule)',
+    ]);
+    await page.getByText('This program follows the default.', { exact: false }).waitFor();
+    await rule.selectOption('irs_calendar');
     await page.getByLabel('New company EIN (optional)').fill('00-1234567');
     await page.getByRole('button', { name: 'Save settings' }).click();
     // The API's reason sits under the input it names, and the input says it is invalid.
@@ -110,6 +120,7 @@ describe('the admin tax section in a browser', () => {
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     // The form starts again from what was stored: the EIN only ever comes back masked.
     await page.getByText('Stored: *****6789. Leave empty to keep it.').waitFor();
+    await page.getByText('This program chose its rule.', { exact: false }).waitFor();
     expect(await page.getByLabel('New company EIN (optional)').inputValue()).toBe('');
     expect(await page.getByRole('button', { name: 'Save settings' }).isDisabled()).toBe(true);
     const stored = await stack.db.query(

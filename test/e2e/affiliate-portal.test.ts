@@ -15,8 +15,10 @@ import { buildWebApp } from './web-build';
  * ClaimManager on the in-process EVM. The wallet is a viem local account behind an injected
  * `window.ethereum`: the page's requests go to this process (exposeBinding), which signs with the
  * account and forwards everything else to the chain's JSON-RPC. The affiliate signs in, applies,
- * adds a code, earns, sees its check held by the tax gate, sends a W-8BEN (after the API names a
- * wrong field), is approved by an admin, closes and claims on chain. Each page is screenshotted at
+ * adds a code (no link to copy until the program has a URL, then the program's link with `af`),
+ * earns, sees its check held by the tax gate, sends a W-8BEN (after the API names a wrong field), is
+ * approved by an admin, closes and claims on chain; then an affiliate an admin made, which never
+ * applied, sees its membership and its codes' links. Each page is screenshotted at
  * desktop and mobile width (test-artifacts/portal/) and checked with axe-core.
  */
 describe('the affiliate portal in a browser', () => {
@@ -28,6 +30,8 @@ describe('the affiliate portal in a browser', () => {
   /** The affiliate's wallet: a funded chain account (it pays its own claim transaction's gas). */
   let wallet: ClaimChain['relayer'];
   const walletRequests: string[] = [];
+  /** The chain the wallet is on: Ethereum mainnet until the claim page asks it to switch to the voucher's chain. */
+  let walletChain = 1;
   /** Uncaught errors in the page: none may happen. */
   const pageErrors: string[] = [];
   let violations: string[] = [];
@@ -41,9 +45,19 @@ describe('the affiliate portal in a browser', () => {
     wallet = claimChain.relayer;
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: DESKTOP });
+    // The codes page copies links with the Clipboard API: the test reads back what it copied.
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.baseUrl });
     await context.exposeBinding('__testWalletRequest', async (_source, request: { method: string; params?: unknown[] }) => {
       walletRequests.push(request.method);
       switch (request.method) {
+        case 'eth_chainId':
+          return `0x${walletChain.toString(16)}`;
+        case 'wallet_switchEthereumChain': {
+          const { chainId } = request.params![0] as { chainId: string };
+          if (Number(chainId) !== claimChain.chain.chainId) throw new Error(`unknown chain ${chainId}`);
+          walletChain = Number(chainId);
+          return null;
+        }
         case 'eth_requestAccounts':
         case 'eth_accounts':
           return [wallet.address];
@@ -51,7 +65,7 @@ describe('the affiliate portal in a browser', () => {
           return wallet.account.signMessage({ message: { raw: request.params![0] as Hex } });
         case 'eth_sendTransaction': {
           const transaction = request.params![0] as { to: Hex; data: Hex; chainId: string };
-          if (Number(transaction.chainId) !== claimChain.chain.chainId) throw new Error(`wrong chain ${transaction.chainId}`);
+          if (Number(transaction.chainId) !== walletChain || walletChain !== claimChain.chain.chainId) throw new Error(`wrong chain ${transaction.chainId}`);
           return wallet.wallet.sendTransaction({ to: transaction.to, data: transaction.data });
         }
         default:
@@ -81,6 +95,9 @@ describe('the affiliate portal in a browser', () => {
   const portal = () => `${stack.baseUrl}/app/portal/${project.id}`;
   const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name });
   const code = 'GRACE-2026';
+  /** Where the program's referred people land: set by an admin once the first code exists. */
+  const programUrl = 'https://program.example/join';
+  const clipboard = () => page.evaluate<string>('navigator.clipboard.readText()');
 
   it('signs in with the wallet (SIWE), applies, and once approved adds a referral code', async () => {
     await page.goto(`${portal()}/`);
@@ -123,8 +140,20 @@ describe('the affiliate portal in a browser', () => {
     await page.getByRole('button', { name: 'Add code' }).click();
     await page.getByRole('cell', { name: code, exact: true }).waitFor();
     expect(await page.locator('tbody tr').count()).toBe(1);
-    expect(await page.locator('tbody code').innerText()).toBe(`${stack.baseUrl}/?ref=${code}`);
-    await page.getByRole('button', { name: `Copy link for ${code}` }).waitFor();
+    // No program URL yet: no link to copy (never the gateway's origin, which answers a JSON 404), and the page says why.
+    await page.getByTestId('no-link').waitFor();
+    expect(await page.getByRole('button', { name: `Copy link for ${code}` }).count()).toBe(0);
+    expect(await page.locator('tbody').innerText()).toContain('No link yet');
+    expect(await capturePage(page, 'portal', '03-codes-no-link')).toEqual([]);
+
+    // An admin sets the program URL: the link is the default template with the code in `af`, and that is what is copied.
+    expect((await stack.api.patch(`/api/v1/projects/${project.id}/program-settings`, { key: project.keys.admin, body: { program_url: programUrl } })).status).toBe(200);
+    await page.reload();
+    await page.getByRole('button', { name: `Copy link for ${code}` }).click();
+    await page.getByText('Copied.').waitFor();
+    expect(await page.locator('tbody code').innerText()).toBe(`${programUrl}?af=${code}`);
+    expect(await clipboard()).toBe(`${programUrl}?af=${code}`);
+    expect(await page.getByTestId('no-link').count()).toBe(0);
     expect(await capturePage(page, 'portal', '03-codes')).toEqual([]);
   });
 
@@ -213,6 +242,12 @@ describe('the affiliate portal in a browser', () => {
     await page.getByRole('button', { name: 'Claim with wallet' }).click();
     await page.getByTestId('claimed').waitFor({ timeout: 30_000 });
     expect(walletRequests.filter((method) => method === 'eth_sendTransaction')).toHaveLength(1);
+    // The wallet was on mainnet: the page asked it to switch to the chain the API named (the test chain, 31337) before sending.
+    expect(walletRequests.slice(walletRequests.indexOf('wallet_switchEthereumChain'), walletRequests.indexOf('eth_sendTransaction') + 1)).toEqual([
+      'wallet_switchEthereumChain',
+      'eth_sendTransaction',
+    ]);
+    expect(walletChain).toBe(31_337);
     // Gas is paid in the native coin: the token balance grows by exactly the amount.
     expect((await claimChain.balanceOf(wallet.address)) - before).toBe(1_000n);
 
@@ -231,5 +266,47 @@ describe('the affiliate portal in a browser', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in with wallet' }).waitFor();
     expect(await page.evaluate<string | null>("sessionStorage.getItem('referral.portal')")).toBeNull();
+  });
+
+  it('shows an affiliate an admin made (it never applied) its membership and its codes with the program’s links, and no apply button', async () => {
+    // Another wallet of the chain signs in; the admin made it an affiliate with a code, and set a template of the program's own.
+    const applicant = wallet;
+    // Signing in needs only its address and personal_sign (it sends no transaction here).
+    const { generatePrivateKey, privateKeyToAccount } = await import('viem/accounts');
+    const privateKey = generatePrivateKey();
+    const account = privateKeyToAccount(privateKey);
+    wallet = { ...applicant, address: account.address, privateKey, account };
+    try {
+      const adminCode = 'ADA-ADMIN';
+      const created = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
+        key: project.keys.admin,
+        body: { identifier: wallet.address, identifier_type: 'evm_address', name: 'Ada Admin-made', code: adminCode },
+      });
+      expect(created.status).toBe(201);
+      const template = '{program_url}/r/{code}?utm_source=portal';
+      expect((await stack.api.patch(`/api/v1/projects/${project.id}/program-settings`, { key: project.keys.admin, body: { program_url: programUrl, link_template: template } })).status).toBe(200);
+
+      await page.goto(`${portal()}/`);
+      await page.getByRole('button', { name: 'Sign in with wallet' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Membership' }).waitFor();
+      expect(await page.getByTestId('membership-status').innerText()).toBe('You are an affiliate of this program.');
+      expect(await page.getByRole('button', { name: 'Apply' }).count()).toBe(0);
+      expect(await page.getByRole('heading', { name: 'Apply to become an affiliate' }).count()).toBe(0);
+      expect(await capturePage(page, 'portal', '11-admin-made-membership')).toEqual([]);
+
+      await nav('Referral codes').click();
+      await page.getByRole('cell', { name: adminCode, exact: true }).waitFor();
+      const link = `${programUrl}/r/${adminCode}?utm_source=portal`;
+      expect(await page.locator('tbody code').innerText()).toBe(link);
+      await page.getByRole('button', { name: `Copy link for ${adminCode}` }).click();
+      await page.getByText('Copied.').waitFor();
+      expect(await clipboard()).toBe(link);
+      expect(await capturePage(page, 'portal', '12-admin-made-codes')).toEqual([]);
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('button', { name: 'Sign in with wallet' }).waitFor();
+    } finally {
+      wallet = applicant;
+    }
   });
 });

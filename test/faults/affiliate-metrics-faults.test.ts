@@ -52,7 +52,7 @@ describe('affiliate metrics through the agency process dying mid-stream', () => 
 
     await pollUntil(async () => (await applied(project.id)) === total, { timeoutMs: 90_000, intervalMs: 100, what: `all ${total} conversion events applied` });
     const { rows } = await stack.db.query(
-      `SELECT m.volume_usd::text, m.revenue_usd::text, m.conversions::int, m.end_users::int,
+      `SELECT m.volume_usd::text, m.revenue_usd::text, m.conversions::int, m.end_users::int, m.converting_users::int,
               (SELECT amount::text FROM agency.affiliate_earnings e WHERE e.affiliate_id = m.affiliate_id AND e.kind = 'affiliate') AS earned,
               (SELECT sum(conversions)::int FROM agency.referred_user_metrics r WHERE r.affiliate_id = m.affiliate_id) AS per_user,
               (SELECT count(*)::int FROM agency.processed_events WHERE consumer = 'agency-affiliate-metrics' AND outcome = 'handled'
@@ -65,6 +65,7 @@ describe('affiliate metrics through the agency process dying mid-stream', () => 
       revenue_usd: (0.25 * total).toFixed(2),
       conversions: total,
       end_users: users.length,
+      converting_users: users.length,
       earned: String(AFFILIATE * BigInt(total)),
       per_user: total,
       handled: total,

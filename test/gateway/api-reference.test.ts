@@ -75,7 +75,7 @@ const OPERATIONS: Record<string, Expected> = {
     responses: api(200, 404),
   },
   'POST /api/v1/projects/{projectId}/audiences/{audienceId}/entries': {
-    security: 'apiKey:admin',
+    security: 'apiKey:admin,service_role',
     params: ['path:projectId', 'path:audienceId'],
     body: { properties: ['identifier', 'identifier_type'], required: ['identifier', 'identifier_type'] },
     responses: api(201, 404, 409, ...WITH_BODY),
@@ -250,7 +250,7 @@ const OPERATIONS: Record<string, Expected> = {
     params: ['path:projectId', ...PAGE, 'query:status?', 'query:name?', 'query:user_identifier?', 'query:user_identifier_type?'],
     responses: api(200, 404),
   },
-  'GET /api/v1/conversions/{conversionId}': { security: 'apiKey:service_role,read_only', params: ['path:conversionId'], responses: api(200, 404) },
+  'GET /api/v1/conversions/{conversionId}': { security: 'apiKey:service_role,admin,read_only', params: ['path:conversionId'], responses: api(200, 404) },
   'GET /api/v1/payouts/movements': {
     security: 'apiKey:service_role,read_only',
     params: [...PAGE, 'query:user_identifier', 'query:user_identifier_type?', 'query:identifier_type?', 'query:type?'],
@@ -389,6 +389,14 @@ const OPERATIONS: Record<string, Expected> = {
     responses: api(201, 404, 409, ...WITH_BODY),
   },
   'GET /api/v1/projects/{projectId}/affiliate-portal/application': { security: 'walletSession', params: ['path:projectId'], responses: api(200, 404) },
+  'GET /api/v1/projects/{projectId}/affiliate-portal/affiliate': { security: 'walletSession', params: ['path:projectId'], responses: api(200, 404) },
+  'GET /api/v1/projects/{projectId}/program-settings': { security: 'apiKey:admin,read_only', params: ['path:projectId'], responses: api(200, 404) },
+  'PATCH /api/v1/projects/{projectId}/program-settings': {
+    security: 'apiKey:admin',
+    params: ['path:projectId'],
+    body: { properties: ['link_template', 'program_url'] },
+    responses: api(200, 404, ...WITH_BODY),
+  },
   'GET /api/v1/projects/{projectId}/affiliate-portal/stats': {
     security: 'walletSession',
     params: ['path:projectId', 'query:from?', 'query:to?'],

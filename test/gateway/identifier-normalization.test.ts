@@ -1,4 +1,4 @@
-import { createProject, createSegment, evmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { createProject, createSegment, evmAddress, randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
 import { adminPaths, requireTaxInfo, signedInAffiliate, TIN, w9 } from '../tax/tax-forms';
 
@@ -78,6 +78,41 @@ describe('identifiers are canonical from the HTTP edge on', () => {
     const revoked = await stack.api.delete(`/api/v1/projects/${project.id}/api-keys/${key.body.id.toUpperCase()}`, { key: project.keys.admin });
     expect(revoked.status).toBe(204);
     expect((await stack.api.get('/v1/audiences/audience-segments', { key: key.body.key })).status).toBe(401);
+  });
+
+  it('makes the affiliate list’s q canonical as an identifier prefix: a wallet pasted with its checksum letter case finds it, whole or in part', async () => {
+    const other = await createProject(stack);
+    const key = other.keys.admin;
+    const { getAddress } = await import('viem');
+    const checksummed = (() => {
+      for (;;) {
+        const address = getAddress(randomEvmAddress());
+        if (address !== address.toLowerCase()) return address;
+      }
+    })();
+    const solana = '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV';
+    const affiliates = `/api/v1/projects/${other.id}/affiliates`;
+    for (const [identifier, identifier_type, name] of [
+      [checksummed, 'evm_address', 'Checksum Carl'],
+      [solana, 'solana_address', 'Solana Sol'],
+      ['Mixed.Case@Example.COM', 'email', 'Mail Mia'],
+    ]) {
+      expect((await stack.api.post(affiliates, { key, body: { identifier, identifier_type, name } })).status).toBe(201);
+    }
+    const names = async (q: string) => {
+      const response = await stack.api.get(`${affiliates}?q=${encodeURIComponent(q)}`, { key });
+      expect(response.status).toBe(200);
+      return response.body.results.map((item: { name: string }) => item.name);
+    };
+    expect(await names(checksummed)).toEqual(['Checksum Carl']);
+    expect(await names(` ${checksummed.slice(0, 12)} `)).toEqual(['Checksum Carl']);
+    expect(await names(checksummed.toUpperCase().replace('0X', '0x'))).toEqual(['Checksum Carl']);
+    expect(await names('MIXED.case@')).toEqual(['Mail Mia']);
+    // A case-sensitive type's identifier keeps its letter case: its own spelling finds it, another does not.
+    expect(await names(solana.slice(0, 10))).toEqual(['Solana Sol']);
+    expect(await names(solana.slice(0, 10).toLowerCase())).toEqual([]);
+    // Names are matched in any letter case, as before.
+    expect(await names('CHECKSUM c')).toEqual(['Checksum Carl']);
   });
 
   it('makes user identifiers canonical for their type in bodies, queries and paths', async () => {

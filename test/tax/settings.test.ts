@@ -20,7 +20,7 @@ describe('tax settings (GET|PATCH /api/v1/projects/:projectId/tax-settings)', ()
   const get = (project: TestProject, key = project.keys.admin) => stack.api.get(settingsPath(project), { key });
   const patch = (project: TestProject, body: unknown, key = project.keys.admin) => stack.api.patch(settingsPath(project), { key, body });
 
-  it('starts with the defaults: tax info not required, the three-year W-8 rule, no company details', async () => {
+  it('starts with the defaults: tax info not required, W-8s valid 3 years from approval (the default, not chosen), no company details', async () => {
     const project = await createProject(stack);
     const response = await get(project);
     expect(response.status).toBe(200);
@@ -30,7 +30,8 @@ describe('tax settings (GET|PATCH /api/v1/projects/:projectId/tax-settings)', ()
       company_address: null,
       company_tax_id: null,
       company_contact_email: null,
-      w8_expiry_rule: 'three_years',
+      w8_expiry_rule: 'three_years_from_approval',
+      w8_expiry_rule_chosen: false,
       updated_at: null,
     });
   });
@@ -39,7 +40,13 @@ describe('tax settings (GET|PATCH /api/v1/projects/:projectId/tax-settings)', ()
     const project = await createProject(stack);
     const first = await patch(project, { require_tax_info: true });
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ require_tax_info: true, w8_expiry_rule: 'three_years', company_legal_name: null, updated_at: '2026-11-21T12:00:00.000Z' });
+    expect(first.body).toMatchObject({
+      require_tax_info: true,
+      w8_expiry_rule: 'three_years_from_approval',
+      w8_expiry_rule_chosen: false,
+      company_legal_name: null,
+      updated_at: '2026-11-21T12:00:00.000Z',
+    });
 
     stack.clock.advance(60_000);
     const second = await patch(project, { ...COMPANY, w8_expiry_rule: 'irs_calendar' });
@@ -51,9 +58,18 @@ describe('tax settings (GET|PATCH /api/v1/projects/:projectId/tax-settings)', ()
       company_tax_id: '*****1234',
       company_contact_email: 'tax@referral-labs.example',
       w8_expiry_rule: 'irs_calendar',
+      w8_expiry_rule_chosen: true,
       updated_at: '2026-11-21T12:01:00.000Z',
     });
     expect((await get(project)).body).toEqual(second.body);
+  });
+
+  it('keeps a chosen W-8 rule over other changes, and follows the default again after w8_expiry_rule: null', async () => {
+    const project = await createProject(stack);
+    expect((await patch(project, { w8_expiry_rule: 'three_years' })).body).toMatchObject({ w8_expiry_rule: 'three_years', w8_expiry_rule_chosen: true });
+    expect((await patch(project, { require_tax_info: true })).body).toMatchObject({ w8_expiry_rule: 'three_years', w8_expiry_rule_chosen: true });
+    expect((await patch(project, { w8_expiry_rule: null })).body).toMatchObject({ w8_expiry_rule: 'three_years_from_approval', w8_expiry_rule_chosen: false });
+    expect((await get(project)).body).toMatchObject({ require_tax_info: true, w8_expiry_rule: 'three_years_from_approval', w8_expiry_rule_chosen: false });
   });
 
   it('clears a company field set to null and leaves the rest', async () => {

@@ -46,7 +46,7 @@ describe('tax status over gRPC (referral.tax.v1.TaxService)', () => {
       formType: FormType.W8BEN,
       submittedAt: new Date('2026-11-21T12:00:00.000Z'),
       approvedAt: new Date('2026-11-21T12:00:00.000Z'),
-      expiresAt: new Date('2029-11-20T00:00:00.000Z'),
+      expiresAt: new Date('2029-11-21T12:00:00.000Z'),
       revokedReason: undefined,
     });
   });
@@ -70,7 +70,7 @@ describe('tax status over gRPC (referral.tax.v1.TaxService)', () => {
     const batch = await tax.call.batchGetTaxStatuses({ projectId: project.id, users });
     const alone = await Promise.all(users.map((one) => tax.call.getTaxStatus({ projectId: project.id, user: one })));
     expect(batch.results).toEqual(alone);
-    expect(batch.results[0]).toMatchObject({ approvedAt: new Date('2026-11-21T12:00:00.000Z'), expiresAt: new Date('2029-11-20T00:00:00.000Z') });
+    expect(batch.results[0]).toMatchObject({ approvedAt: new Date('2026-11-21T12:00:00.000Z'), expiresAt: new Date('2029-11-21T12:00:00.000Z') });
   });
 
   it('answers not_required for everyone in a project that does not require tax info', async () => {

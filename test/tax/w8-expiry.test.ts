@@ -53,8 +53,25 @@ describe('W-8 expiry over HTTP and the sweep job', () => {
     expect(listed.body).toMatchObject({ total_results: 1, results: [{ user_identifier: affiliate.wallet.address, status: 'expired' }] });
   });
 
-  it('answers 409 TAX_FORM_EXPIRED to approve a W-8 that expired while it waited for review', async () => {
+  it('by default, expires a W-8 3 years after its approval, to the instant, whenever it was signed (specification §3.1)', async () => {
     const project = await createProject(stack);
+    await requireTaxInfo(stack, project);
+    const affiliate = await signedInAffiliate(stack, project);
+    expect((await affiliate.submit(w8ben({ signature_date: '2021-05-04' }))).status).toBe(201);
+    stack.clock.set('2026-12-02T09:15:30.000Z');
+    const approved = await stack.api.post(adminPaths(project, affiliate.wallet.address).approve, { key: project.keys.admin });
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ status: 'approved', approved_at: '2026-12-02T09:15:30.000Z', expires_at: '2029-12-02T09:15:30.000Z' });
+
+    stack.clock.set('2029-12-02T09:15:29.999Z');
+    expect((await affiliate.status()).body).toMatchObject({ status: 'approved', expires_at: '2029-12-02T09:15:30.000Z' });
+    stack.clock.set('2029-12-02T09:15:30.000Z');
+    expect((await affiliate.status()).body).toMatchObject({ status: 'expired', expires_at: '2029-12-02T09:15:30.000Z' });
+  });
+
+  it('answers 409 TAX_FORM_EXPIRED to approve a W-8 that expired while it waited for review, under a rule counted from the signature', async () => {
+    const project = await createProject(stack);
+    await requireTaxInfo(stack, project, { w8_expiry_rule: 'three_years' });
     const affiliate = await signedInAffiliate(stack, project);
     expect((await affiliate.submit(w8ben({ signature_date: '2023-11-25' }))).status).toBe(201);
     stack.clock.set('2026-11-25T00:00:00.000Z');

@@ -241,10 +241,10 @@ describe('webhook events, produced through the API', () => {
         claim_checks: [
           {
             claim_check_id: check.id,
-            reason: 'end_user',
+            reason: 'end_user_payout',
             amount: '2500',
             currency_address: claimChain.token.toLowerCase(),
-            currency_chain_id: String(claimChain.chain.chainId),
+            currency_chain_id: claimChain.chain.chainId,
             deadline: String(voucher.deadline),
           },
         ],
@@ -260,10 +260,10 @@ describe('webhook events, produced through the API', () => {
     expect(requests.find((request) => request.json.type === 'claim_check.claimed')!.json.data).toEqual({
       claim_check_id: check.id,
       user: user(owner),
-      reason: 'end_user',
+      reason: 'end_user_payout',
       amount: '2500',
       currency_address: claimChain.token.toLowerCase(),
-      currency_chain_id: String(claimChain.chain.chainId),
+      currency_chain_id: claimChain.chain.chainId,
       transaction_hash: receipt.transactionHash,
       block_number: String(receipt.blockNumber),
       claimed_at: new Date(Number(block.timestamp) * 1000).toISOString(),
@@ -288,7 +288,15 @@ describe('webhook events, produced through the API', () => {
       const index = ids.indexOf(request.json.data.conversion_id as string);
       expect(request.json).toMatchObject({
         type: 'conversion.processed',
-        data: { name: 'trade', status: 'processed', user: user(users[index]!), affiliate: null, payouts: [{ kind: 'end_user_payout', user: user(users[index]!), amount: '1000' }] },
+        data: {
+          name: 'trade',
+          status: 'processed',
+          user: user(users[index]!),
+          affiliate: null,
+          // A chain id is a JSON number in every published event, as in the API's currencies.
+          currency: expect.objectContaining({ chain_id: claimChain.chain.chainId, address: claimChain.token.toLowerCase() }),
+          payouts: [{ kind: 'end_user_payout', user: user(users[index]!), amount: '1000' }],
+        },
       });
     }
   });

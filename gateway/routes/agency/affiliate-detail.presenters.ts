@@ -42,6 +42,7 @@ export function presentAffiliateStats(stats: AffiliateStats) {
     revenue_usd: stats.revenueUsd,
     conversions: count(stats.conversions, 'conversions'),
     end_users: count(stats.endUsers, 'end_users'),
+    converting_users: count(stats.convertingUsers, 'converting_users'),
     referred_volume_usd: stats.referredVolumeUsd,
     earnings: stats.earnings.map(presentEarning),
     agency_earnings: stats.agencyEarnings.map(presentEarning),

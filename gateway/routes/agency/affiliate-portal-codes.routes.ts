@@ -2,13 +2,38 @@ import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentAffiliate } from './agency.presenters';
 import { affiliateSchema, codeBody } from './agency.schemas';
+import { presentPortalAffiliate } from './programs.presenters';
+import { portalAffiliateSchema } from './programs.schemas';
 
 const tags = ['Affiliate portal'];
 const session = { kind: 'session', project: 'path' } as const;
 
-/** The signed-in wallet's own referral codes, under /api/v1/projects/:projectId/affiliate-portal (wallet session). */
+/** The signed-in wallet's affiliate record and its own referral codes, under /api/v1/projects/:projectId/affiliate-portal (wallet session). */
 export function affiliatePortalCodeRoutes({ clients }: RouteDeps): AnyRoute[] {
   return [
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/projects/:projectId/affiliate-portal/affiliate',
+        operationId: 'getOwnAffiliate',
+        summary: 'The signed-in wallet’s affiliate record in the project, each code with its referral link',
+        description:
+          'Whether the wallet is an affiliate of the project, decided by the affiliate record however it was made (an application ' +
+          'approved, an admin, the SDK): 404 AFFILIATE_NOT_FOUND when it is none (its application, if any, is ' +
+          '`GET …/affiliate-portal/application`). Each code carries its `link`, the project’s link template with the code ' +
+          '(`GET …/program-settings`); `link` is null while the program has no link (no program URL).',
+        tags,
+        auth: session,
+        responses: { 200: { description: 'The affiliate', schema: portalAffiliateSchema }, 404: { description: 'AFFILIATE_NOT_FOUND' } },
+      },
+      async ({ caller }) => {
+        const [affiliate, settings] = await Promise.all([
+          clients.agency.getAffiliate({ projectId: caller.projectId, user: { identifier: caller.address, identifierType: 'evm_address' } }),
+          clients.agency.getProgramSettings({ projectId: caller.projectId }),
+        ]);
+        return { status: 200, body: presentPortalAffiliate(affiliate, settings) };
+      },
+    ),
     defineRoute(
       {
         method: 'post',

@@ -74,7 +74,9 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
           '(members of one segment), `audience_ids` (members of any of several, comma-separated) and `conversions` (affiliates with ' +
           'at least one conversion of any of these names, comma-separated). `sort_by` is `joined_at` (default) or a metric ' +
           '(`volume_usd`, `revenue_usd`, `conversions`, `end_users`, `referred_volume_usd`), `order` `desc` (default) or `asc`; ties ' +
-          'are broken by id in the same direction, so pages never overlap. Metrics come from the claim service’s conversion events ' +
+          'are broken by id in the same direction, so pages never overlap. `end_users` counts every user the affiliate referred, ' +
+          'converted or not, from the moment the referral is recorded; `converting_users` those of them with a conversion. Other ' +
+          'metrics come from the claim service’s conversion events ' +
           'and memberships from the audience service’s entry events, so a change shows here once its event is applied (normally ' +
           'within a second). Each item carries `tax_status`, the effective status the tax service answers (an approved W-8 past its ' +
           'expiry reads `expired` at once), read from the agency’s projection of the tax service’s status and settings events: a ' +

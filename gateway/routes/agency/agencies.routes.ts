@@ -6,10 +6,11 @@ import { required } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { affiliateQuery } from './agency.schemas';
-import { presentMaster, presentMasterDetail, presentSubAffiliate } from './programs.presenters';
+import { presentDesignatedMaster, presentMaster, presentMasterDetail, presentSubAffiliate } from './programs.presenters';
 import {
   bindBody,
   bindResultSchema,
+  designatedMasterSchema,
   designateMasterBody,
   masterDetailSchema,
   masterListSchema,
@@ -34,16 +35,19 @@ export function agencyRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'designateMasterAffiliate',
         summary: 'Make an affiliate a master affiliate with a spread',
         description:
-          'The master earns `spread_bps` of each conversion of its sub-affiliates (agency_payout). Its agency id is its affiliate id. ' +
-          '404 AFFILIATE_NOT_FOUND for a user who is no affiliate; 409 ALREADY_MASTER; 409 IS_SUB_AFFILIATE for a sub-affiliate ' +
-          '(a master is never a sub-affiliate: unbind it first).',
+          'Any existing affiliate of the project (specification §2.11). The master earns `spread_bps` of each conversion of its ' +
+          'sub-affiliates (agency_payout). Its agency id is its affiliate id. A sub-affiliate is unbound from its master in the same ' +
+          'transaction (a master is never a sub-affiliate), named in `unbound_from`: its binding ends at the designation, what it ' +
+          'brought that master while bound stays the master’s (it is listed there with `bound: false`), and both histories say why ' +
+          '(`unbound_from_master` and `sub_affiliate_unbound` with `became_master: true`, `master_designated` with `unbound_from_master`). ' +
+          '404 AFFILIATE_NOT_FOUND for a user who is no affiliate; 409 ALREADY_MASTER.',
         tags,
         auth: admin,
         body: designateMasterBody,
         responses: {
-          201: { description: 'The master affiliate', schema: masterDetailSchema },
+          201: { description: 'The master affiliate', schema: designatedMasterSchema },
           404: { description: 'AFFILIATE_NOT_FOUND' },
-          409: { description: 'ALREADY_MASTER or IS_SUB_AFFILIATE' },
+          409: { description: 'ALREADY_MASTER' },
         },
       },
       async ({ body, caller }) => {
@@ -53,7 +57,7 @@ export function agencyRoutes({ clients }: RouteDeps): AnyRoute[] {
           spreadBps: body.spread_bps,
           actor: { apiKeyId: caller.keyId },
         });
-        return { status: 201, body: presentMasterDetail(master) };
+        return { status: 201, body: presentDesignatedMaster(master) };
       },
     ),
     defineRoute(

@@ -4,6 +4,7 @@ import { AffiliateStatus } from '../../../gen/referral/agency/v1/enums';
 import { EffectiveTaxStatus } from '../../../gen/referral/tax/v1/enums';
 import type { UserRef } from '../../../gen/referral/common/v1/common';
 import { count, nameOf, required } from '../../http/present';
+import { chainIdNumber } from '../../../services/common/payout-vocabulary';
 
 /** gRPC messages -> the JSON the API documents (agency.schemas.ts). */
 function presentRef(ref: AffiliateRef | undefined) {
@@ -113,6 +114,7 @@ export function presentAffiliateMetrics(affiliate: Affiliate) {
     revenue_usd: metrics?.revenueUsd ?? '0',
     conversions: count(metrics?.conversions ?? '0', 'conversions'),
     end_users: count(metrics?.endUsers ?? '0', 'end_users'),
+    converting_users: count(metrics?.convertingUsers ?? '0', 'converting_users'),
     referred_volume_usd: metrics?.referredVolumeUsd ?? '0',
     earnings: (metrics?.earnings ?? []).map(presentEarning),
     agency_earnings: (metrics?.agencyEarnings ?? []).map(presentEarning),
@@ -135,7 +137,7 @@ export function presentAffiliateListItem(affiliate: Affiliate, taxStatus: Effect
 export function presentEarning(earning: Earning | EarnedInCurrency) {
   return {
     currency_address: earning.currencyAddress ?? null,
-    currency_chain_id: earning.currencyChainId ?? null,
+    currency_chain_id: earning.currencyChainId === undefined ? null : chainIdNumber(earning.currencyChainId, 'currency_chain_id'),
     currency_name: earning.currencyName ?? null,
     currency_decimals: earning.currencyDecimals ?? null,
     amount: earning.amount,

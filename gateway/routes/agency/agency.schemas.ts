@@ -6,7 +6,7 @@ import { enumNames } from '../../../services/common/enums';
 import { canonicalUuid } from '../../../services/common/ids';
 import { IDENTIFIER_TYPES } from '../../../services/common/identifiers';
 import { listSchema, pageQuery } from '../../http/list';
-import { identifierTypeQuery, resourceId, userIdentifier } from '../../http/params';
+import { identifierPrefix, identifierTypeQuery, resourceId, userIdentifier } from '../../http/params';
 
 /**
  * HTTP shapes of the agency API (snake_case): affiliates, codes and referrals; the gRPC contract is
@@ -61,7 +61,7 @@ export const affiliateSchema = z.object({
 const usd = z.string().describe('USD, an exact decimal string');
 export const earningSchema = z.object({
   currency_address: z.string().nullable().describe('null only while the agency has not learnt the currency yet (a rebuild fills it)'),
-  currency_chain_id: z.string().nullable().describe('Decimal string'),
+  currency_chain_id: z.number().int().nullable().describe('The currency’s EVM chain id, a JSON number as in the currencies (null until the currency is known)'),
   currency_name: z.string().nullable(),
   currency_decimals: z.number().int().nullable(),
   amount: z.string().describe('Integer base units of the currency, a decimal string'),
@@ -72,7 +72,8 @@ export const affiliateListItemSchema = affiliateSchema.extend({
   volume_usd: usd.describe('Total volume of the conversions of the users it referred'),
   revenue_usd: usd.describe('Total revenue of the conversions of the users it referred'),
   conversions: z.number().int().describe('Conversions of the users it referred (processed and no_terms)'),
-  end_users: z.number().int().describe('Distinct referred users with at least one conversion'),
+  end_users: z.number().int().describe('Every user it referred (unique users brought in), whether or not they converted'),
+  converting_users: z.number().int().describe('Of its end users, those with at least one conversion attributed to it'),
   referred_volume_usd: usd.describe('A master’s: the volume its sub-affiliates brought while bound to it (not its own)'),
   earnings: z.array(earningSchema).describe('Its affiliate_payout movements, per currency'),
   agency_earnings: z.array(earningSchema).describe('A master’s agency_payout movements, per currency'),
@@ -107,7 +108,13 @@ export const affiliateListQuery = z.object({
   ...pageQuery,
   status: affiliateStatuses.optional(),
   region: region.optional(),
-  q: z.string().max(200).optional().describe('A prefix of the identifier or of the name (the name’s letter case ignored)'),
+  q: identifierPrefix(z.string().max(200))
+    .optional()
+    .describe(
+      'A prefix of the identifier or of the name (the name’s letter case ignored). An identifier is matched as it is stored: a ' +
+        'wallet or email in any letter case (whole, or its start) finds its lowercase identifier; the start of a solana, XRPL or ' +
+        'Stellar address is matched as typed',
+    ),
   audience: resourceId.optional().describe('Members of this audience segment (its id)'),
   audience_ids: z
     .string()

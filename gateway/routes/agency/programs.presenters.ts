@@ -1,8 +1,11 @@
 import type { EarnedInCurrency } from '../../../gen/referral/agency/v1/activity';
-import type { Application, ApplicationDecisionResult, Master, SubAffiliate } from '../../../gen/referral/agency/v1/agency';
+import type { Affiliate, Application, ApplicationDecisionResult, Master, ProgramSettings, SubAffiliate } from '../../../gen/referral/agency/v1/agency';
 import { AffiliateStatus, ApplicationStatus } from '../../../gen/referral/agency/v1/enums';
 import type { UserRef } from '../../../gen/referral/common/v1/common';
+import { DEFAULT_LINK_TEMPLATE, effectiveLinkTemplate, type LinkSettings, referralLink } from '../../../services/common/referral-link';
 import { count, nameOf, required } from '../../http/present';
+import { chainIdNumber } from '../../../services/common/payout-vocabulary';
+import { presentAffiliate } from './agency.presenters';
 
 /** gRPC messages -> the JSON of programs.schemas.ts. */
 function presentUser(user: UserRef | undefined) {
@@ -13,7 +16,7 @@ function presentUser(user: UserRef | undefined) {
 export function presentEarning(earning: EarnedInCurrency) {
   return {
     currency_id: earning.currencyId,
-    currency_chain_id: earning.currencyChainId ?? null,
+    currency_chain_id: earning.currencyChainId === undefined ? null : chainIdNumber(earning.currencyChainId, 'currency_chain_id'),
     currency_address: earning.currencyAddress ?? null,
     currency_name: earning.currencyName ?? null,
     currency_decimals: earning.currencyDecimals ?? null,
@@ -43,6 +46,37 @@ export function presentMasterDetail(master: Master) {
       valid_from: required(period.validFrom, 'spread_history.valid_from').toISOString(),
       valid_to: period.validTo?.toISOString() ?? null,
     })),
+  };
+}
+
+function linkSettings(settings: ProgramSettings): LinkSettings {
+  return { programUrl: settings.programUrl ?? null, linkTemplate: settings.linkTemplate ?? null };
+}
+
+export function presentProgramSettings(settings: ProgramSettings) {
+  const link = linkSettings(settings);
+  return {
+    program_url: link.programUrl,
+    link_template: effectiveLinkTemplate(link),
+    default_link_template: DEFAULT_LINK_TEMPLATE,
+    example_link: referralLink(link, 'EXAMPLE'),
+    updated_at: settings.updatedAt?.toISOString() ?? null,
+  };
+}
+
+/** The portal's affiliate: each code with its link, made by the one rule of services/common/referral-link.ts. */
+export function presentPortalAffiliate(affiliate: Affiliate, settings: ProgramSettings) {
+  const link = linkSettings(settings);
+  const base = presentAffiliate(affiliate);
+  return { ...base, codes: base.codes.map((code) => ({ ...code, link: referralLink(link, code.code) })), program_url: link.programUrl };
+}
+
+/** The answer of a designation: the detail, and the master a sub-affiliate was unbound from by it. */
+export function presentDesignatedMaster(master: Master) {
+  const from = master.unboundFrom;
+  return {
+    ...presentMasterDetail(master),
+    unbound_from: from ? { id: from.id, identifier: from.identifier, identifier_type: from.identifierType } : null,
   };
 }
 

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { ApplicationAction, ApplicationStatus, SortOrder, SubAffiliateSort } from '../../../gen/referral/agency/v1/enums';
 import { AGENCY_TEXT_LIMITS, APPLICATION_LIMITS, MASTER_RULES, TIER_PROTECTION_DAYS } from '../../../services/common/contract-limits';
 import { enumNames } from '../../../services/common/enums';
+import { DEFAULT_LINK_TEMPLATE, REFERRAL_LINK_LIMITS } from '../../../services/common/referral-link';
 import { listSchema, pageQuery } from '../../http/list';
 import { resourceId } from '../../http/params';
-import { affiliateSchema, affiliateStatuses, code, identifier, identifierType, name, region, timestamp } from './agency.schemas';
+import { affiliateCodeSchema, affiliateSchema, affiliateStatuses, code, identifier, identifierType, name, region, timestamp } from './agency.schemas';
 
 /**
  * HTTP shapes of master affiliates (§4.5), tier protection and applications (snake_case); the gRPC
@@ -16,7 +17,7 @@ const usd = z.string().describe('USD, a decimal string');
 /** An amount earned in one currency, with the currency's details (null until the projection has seen the currency). */
 export const earningSchema = z.object({
   currency_id: z.string(),
-  currency_chain_id: z.string().nullable().describe('Decimal string'),
+  currency_chain_id: z.number().int().nullable().describe('The currency’s EVM chain id, a JSON number as in the currencies (null until the currency is known)'),
   currency_address: z.string().nullable(),
   currency_name: z.string().nullable(),
   currency_decimals: z.number().int().nullable(),
@@ -86,6 +87,53 @@ export const masterDetailSchema = z.object({
   spread_history: z
     .array(z.object({ spread_bps: z.number().int(), valid_from: timestamp, valid_to: timestamp.nullable() }))
     .describe('The spreads of the current designation, newest first: a conversion is paid at the spread in force at its moment'),
+});
+
+const linkLength = REFERRAL_LINK_LIMITS.maxLength;
+
+export const programSettingsSchema = z.object({
+  program_url: z.string().nullable().describe('Where a referred person lands (an http or https URL without query or fragment); null until set'),
+  link_template: z.string().describe('The referral link, `{code}` standing for the code and `{program_url}` for the program URL: the project’s, or the default'),
+  default_link_template: z.string().describe(`The template in force when none is set: ${DEFAULT_LINK_TEMPLATE}`),
+  example_link: z.string().nullable().describe('The link of a code named EXAMPLE under these settings; null while there is no link (no program URL)'),
+  updated_at: timestamp.nullable().describe('null until first changed'),
+});
+
+export const programSettingsBody = z.strictObject({
+  program_url: z
+    .string()
+    .max(linkLength * 2)
+    .nullable()
+    .optional()
+    .describe(`An absolute http or https URL without credentials, query or fragment, at most ${linkLength} characters; null clears it`),
+  link_template: z
+    .string()
+    .max(linkLength * 2)
+    .nullable()
+    .optional()
+    .describe(
+      `Must contain {code}; may start with {program_url}; with both filled in, an absolute http or https URL; at most ${linkLength} ` +
+        `characters; null returns to the default (${DEFAULT_LINK_TEMPLATE})`,
+    ),
+});
+
+/** The signed-in wallet's affiliate, as the portal shows it: each code with the link to share. */
+export const portalAffiliateSchema = affiliateSchema.extend({
+  codes: z
+    .array(
+      affiliateCodeSchema.extend({
+        link: z.string().nullable().describe('The referral link to share (the project’s link template with this code); null while the program has no link'),
+      }),
+    )
+    .describe('Oldest first'),
+  program_url: z.string().nullable().describe('The program’s URL; null while the project has set none'),
+});
+
+export const designatedMasterSchema = masterDetailSchema.extend({
+  unbound_from: z
+    .object({ id: z.string(), identifier: z.string(), identifier_type: z.string() })
+    .nullable()
+    .describe('The master it was a sub-affiliate of until this designation unbound it (a master is never a sub-affiliate); null when it was bound to none'),
 });
 
 export const removedMasterSchema = z.object({

@@ -26,6 +26,8 @@ import { listSegments } from './list-segments';
 const tags = ['Audiences (dashboard)'];
 const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
 const reader = { kind: 'api_key', roles: ['admin', 'read_only'], project: 'path' } as const;
+/** Every endpoint of the specification's audience table (§4.1) takes a service_role key, the dashboard's add-entry included (§5.1). */
+const adminOrService = { kind: 'api_key', roles: ['admin', 'service_role'], project: 'path' } as const;
 const audienceIdOf = (params: { audienceId: string }) => params.audienceId;
 
 /** A body's optional fields as the service takes them: null is unset, the condition travels as JSON text. */
@@ -186,9 +188,12 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
         path: '/api/v1/projects/:projectId/audiences/:audienceId/entries',
         operationId: 'addAudienceEntry',
         summary: 'Add one user to an audience (dashboard)',
-        description: 'Unlike the batch endpoint, a user already in the audience is a conflict: 409 AUDIENCE_ENTRY_EXISTS.',
+        description:
+          'Unlike the batch endpoint, a user already in the audience is a conflict: 409 AUDIENCE_ENTRY_EXISTS. Takes an admin key (the ' +
+          'dashboard) or a service_role key (a project’s backend), as every audience endpoint of the specification does; either way the ' +
+          'entry is static with `source: "dashboard"` (the endpoint it came through).',
         tags,
-        auth: admin,
+        auth: adminOrService,
         body: userRefBody,
         responses: {
           201: { description: 'The new entry', schema: entrySchema },

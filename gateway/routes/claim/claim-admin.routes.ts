@@ -78,7 +78,11 @@ export function claimAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
         responses: {
           200: { description: 'The terms, replaced', schema: payoutTermsSchema },
           201: { description: 'The terms, created', schema: payoutTermsSchema },
-          400: { description: 'VALIDATION_FAILED, or CURRENCY_NOT_FOUND: currency_id names no currency of the project' },
+          400: {
+            description:
+              'VALIDATION_FAILED; AMOUNT_OUT_OF_RANGE when the only problem is a fixed reward past 2^256 − 1 (the most a voucher pays); ' +
+              'or CURRENCY_NOT_FOUND: currency_id names no currency of the project',
+          },
         },
       },
       async ({ params, body, caller }) => {

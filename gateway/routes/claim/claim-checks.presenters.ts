@@ -2,6 +2,7 @@ import type { ClaimCheck, ClaimHistoryEntry, ClaimSettings, ClaimVoucher, Curren
 import type { PageInfo } from '../../../gen/referral/common/v1/common';
 import { ClaimCheckStatus, ClaimReason } from '../../../gen/referral/claim/v1/enums';
 import type { EnumName } from '../../../services/common/enums';
+import { PAYOUT_KIND_OF_REASON } from '../../../services/common/payout-vocabulary';
 import { count, nameOf, required } from '../../http/present';
 import type { ClaimCheckListStatus } from './claim-checks.schemas';
 
@@ -30,7 +31,7 @@ function currencyFields(currency: CurrencyRef | undefined) {
 export function presentClaimCheck(check: ClaimCheck) {
   // One literal per shape (no spreads): a list page presents dozens of these per request.
   const { address, chainId, name, decimals } = required(check.currency, 'currency');
-  const reason = nameOf(ClaimReason, check.reason, 'reason');
+  const reason = PAYOUT_KIND_OF_REASON[nameOf(ClaimReason, check.reason, 'reason')];
   const status = LIST_STATUS[nameOf(ClaimCheckStatus, check.status, 'status')];
   const createdAt = required(check.createdAt, 'created_at').toISOString();
   if (check.restrictionMessage !== undefined) {

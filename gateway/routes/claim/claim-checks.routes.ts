@@ -111,7 +111,9 @@ export function claimCheckRoutes({ clients, sharedReads }: RouteDeps): AnyRoute[
         summary: 'A user’s claim checks, newest first (Fuul.getClaimChecks)',
         description:
           'The standard list, with the same items also under `claim_checks` (the key the SDK reads). Open checks accumulate the user’s ' +
-          'payouts per (currency, reason) until closed. A restricted item carries `restriction_message` and omits `deadline_seconds`. ' +
+          'payouts per (currency, reason) until closed; none holds more than 2^256 − 1 (what a voucher pays): a payout that would take it ' +
+          'past that leaves it full (still open, closable) and opens another, so a user may have several open checks of one currency and ' +
+          'reason. A restricted item carries `restriction_message` and omits `deadline_seconds`. ' +
           'Always current: a close, claim or payment committed before the request is in its answer (identical requests that arrive ' +
           'while one is being read share the next read). ' +
           ACTING,
@@ -142,7 +144,9 @@ export function claimCheckRoutes({ clients, sharedReads }: RouteDeps): AnyRoute[
           'voucher again, never a second one, however many closes race. A check the tax gate restricts is not signed: it comes back with ' +
           '`restriction_message` and without deadline, proof and signatures. One answer per distinct id, in the order sent. Refused ' +
           'whole, closing nothing: 404 CLAIM_CHECK_NOT_FOUND (an id names no check of this user), 409 CLAIM_CHECK_EXPIRED (its voucher ' +
-          'expired unredeemed; close the open check its amount went back to), 400 CLAIM_SETTINGS_MISSING / CHAIN_NOT_CONFIGURED / ' +
+          'expired unredeemed; close the open check its amount went back to), 409 CLAIM_CHECK_UNSIGNABLE (no voucher the ClaimManager ' +
+          'would pay can be signed for a check as it stands, e.g. an amount past 2^256 − 1 held since before amounts were bounded; ' +
+          '`details` name the check and why), 400 CLAIM_SETTINGS_MISSING / CHAIN_NOT_CONFIGURED / ' +
           `CLAIM_NEEDS_EVM_ADDRESS. At most ${MAX_CLOSE_IDS} ids (413 beyond). ${ACTING}`,
         tags,
         auth: closer,
@@ -152,7 +156,7 @@ export function claimCheckRoutes({ clients, sharedReads }: RouteDeps): AnyRoute[
         responses: {
           200: { description: 'One ClaimResponse per check', schema: claimResponsesSchema },
           404: { description: 'CLAIM_CHECK_NOT_FOUND, or PROJECT_NOT_FOUND' },
-          409: { description: 'CLAIM_CHECK_EXPIRED' },
+          409: { description: 'CLAIM_CHECK_EXPIRED, or CLAIM_CHECK_UNSIGNABLE' },
         },
       },
       async ({ body, caller }) => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_PAGE, MAX_PAGE_SIZE } from '../../../services/common/pagination';
+import { PAYOUT_KINDS } from '../../../services/common/payout-vocabulary';
 import { listSchema, pageQuery } from '../../http/list';
 import { identifierTypeQuery, resourceId, userIdentifier } from '../../http/params';
 
@@ -71,7 +72,9 @@ export const claimBody = z.strictObject(userBody);
 
 const currencyFields = {
   currency_address: z.string().describe('The token contract, or 0x0000000000000000000000000000000000000000 for the native coin'),
-  currency_chain_id: z.string().describe('The chain id, as a string (as the Fuul SDK reads it)'),
+  currency_chain_id: z
+    .string()
+    .describe('The chain id as a decimal string: the Fuul SDK types this shape’s chain id as a string (everywhere else the API writes a JSON number)'),
   currency_name: z.string(),
   currency_decimals: z.number().int(),
 };
@@ -81,7 +84,12 @@ const restrictionMessage = z.string().describe('Present only when the tax gate w
 export const claimCheckItemSchema = z.object({
   id: z.string(),
   ...currencyFields,
-  reason: z.enum(['affiliate', 'end_user', 'agency']),
+  reason: z
+    .enum(PAYOUT_KINDS)
+    .describe(
+      'The kind of payout the check holds, named as movements and leaderboards name it (specification §2.12). Its voucher carries ' +
+        'the numeric reason of the ClaimCheck struct instead: 0 affiliate_payout, 1 end_user_payout, 2 agency_payout',
+    ),
   amount: z.string().describe('Base units, as a decimal string'),
   status: z.enum(CLAIM_CHECK_LIST_STATUSES),
   deadline_seconds: z
@@ -106,9 +114,12 @@ export const claimResponseSchema = z
     currency: z.string(),
     currency_type: z.number().int().describe('0 native, 1 ERC-20 (IFuulProject.TokenType)'),
     amount: z.string().describe('Base units, as a decimal string'),
-    reason: z.number().int().describe('0 affiliate, 1 end user, 2 agency (IFuulManager.ClaimReason)'),
+    reason: z
+      .number()
+      .int()
+      .describe('The ClaimCheck struct’s numeric reason (IFuulManager.ClaimReason): 0 affiliate_payout, 1 end_user_payout, 2 agency_payout'),
     token_id: z.string().describe('Always "0": fungible currencies'),
-    chain_id: z.number().int().describe('The chain to redeem it on (the EIP-712 domain’s chainId)'),
+    chain_id: z.number().int().describe('The chain to redeem it on (the EIP-712 domain’s chainId), a JSON number'),
     deadline: z.number().int().optional().describe('Unix seconds: redeemable while block.timestamp <= deadline; absent when restricted'),
     proof: z.string().optional().describe('32 bytes, unique: the contract redeems a proof once; absent when restricted'),
     signatures: z.array(z.string()).optional().describe('One EIP-712 signature per signer; absent when restricted'),

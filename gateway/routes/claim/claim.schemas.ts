@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ClaimCheckStatus, ConversionStatus, CurrencyType, LeaderboardUserType, MovementKind, SubmissionOutcome } from '../../../gen/referral/claim/v1/enums';
 import { MAX_CONVERSIONS_PER_BATCH } from '../../../services/common/contract-limits';
 import { enumNames } from '../../../services/common/enums';
+import { hinted } from '../../http/input-messages';
 import { listSchema, pageQuery } from '../../http/list';
 import { identifierTypeQuery, resourceId, userIdentifier } from '../../http/params';
 
@@ -12,10 +13,16 @@ import { identifierTypeQuery, resourceId, userIdentifier } from '../../http/para
  * every rule again: these shapes refuse what is malformed and document what is accepted.
  */
 const timestamp = z.string().describe('ISO-8601 UTC');
-const baseUnits = z
-  .string()
-  .regex(/^(0|[1-9][0-9]{0,77})$/, 'must be a whole number of base units written in decimal digits, as a string')
-  .describe('Base units of the currency (wei, lamports, ...), as a decimal string, e.g. "1500000000000000000"');
+const baseUnits = hinted(
+  z
+    .string()
+    .regex(/^(0|[1-9][0-9]{0,77})$/, 'must be a whole number of base units written in decimal digits, as a string')
+    .describe(
+      'Base units of the currency (wei, lamports, ...), as a decimal string, e.g. "1500000000000000000"; at most 2^256 − 1 ' +
+        '(115792089237316195423570985008687907853269984665640564039457584007913129639935, the most a voucher pays): past it, 400 AMOUNT_OUT_OF_RANGE',
+    ),
+  'base units as a decimal string',
+);
 const usd = z.string().max(64).describe('A non-negative USD amount as a decimal string, e.g. "1250.75"');
 const address = z.string().max(64).describe('0x followed by 40 hex digits (any letter case; stored lowercase)');
 const chainId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('The EVM chain id, e.g. 1 (Ethereum), 8453 (Base)');
@@ -38,7 +45,7 @@ export const currencyBody = z.strictObject({
 
 const currencyFields = {
   id: z.string(),
-  chain_id: z.number().int(),
+  chain_id: z.number().int().describe('The EVM chain id, a JSON number'),
   address: z.string(),
   name: z.string(),
   decimals: z.number().int(),
@@ -93,10 +100,20 @@ export const conversionBody = z.strictObject({
     identifier: userIdentifier(z.string().max(512)).describe('The converting user (an evm_address or email in any letter case is the same user)'),
     identifier_type: z.string().max(64),
   }),
-  occurred_at: z.iso.datetime({ offset: true }).nullish().describe('When it happened (ISO-8601); absent: when it is received'),
+  occurred_at: z.iso
+    .datetime({ offset: true })
+    .nullish()
+    .describe(
+      'When it happened (ISO-8601); absent: when it is received. From the project’s creation less CONVERSION_BACKFILL_DAYS (365 days ' +
+        'by default) to 5 minutes past the service’s clock; outside, 400 OCCURRED_AT_OUT_OF_RANGE naming the bound',
+    ),
   volume_usd: usd.nullish(),
   revenue_usd: usd.nullish(),
-  reward_base: z.string().max(80).nullish().describe('Base units that bps rewards are shares of; absent: 0'),
+  reward_base: z
+    .string()
+    .max(80)
+    .nullish()
+    .describe('Base units that bps rewards are shares of, as a decimal string, at most 2^256 − 1 (past it, 400 AMOUNT_OUT_OF_RANGE); absent: 0'),
   referral_code: z.string().max(64).nullish().describe('Attributes the user to the code’s affiliate, if nobody referred the user yet'),
 });
 export type ConversionBody = z.output<typeof conversionBody>;
@@ -200,7 +217,7 @@ export const movementSchema = z.object({
   conversion_name: z.string(),
   total_amount: z.string().describe('Base units, as a decimal string'),
   currency_address: z.string(),
-  chain_id: z.number().int(),
+  chain_id: z.number().int().describe('The currency’s chain id, a JSON number (as the Fuul SDK reads a movement’s)'),
   currency: currencyRefSchema,
   payout_status: claimCheckStatuses.describe('Where the claim check holding this movement stands'),
   payout_status_details: z.string().nullable(),
@@ -226,7 +243,9 @@ export const leaderboardSchema = z.object({
       ...userFields,
       total_amount: z.string().describe('Base units, as a decimal string'),
       total_attributions: z.number().int().describe('Movements counted'),
-      chain_id: z.string().describe('The currency’s chain id (a string, as the Fuul SDK reads it)'),
+      chain_id: z
+        .string()
+        .describe('The currency’s chain id as a decimal string: the Fuul SDK types the leaderboard’s chain id as a string (everywhere else the API writes a JSON number)'),
     }),
   ),
   total_results: z.number().int(),

@@ -3,6 +3,7 @@ import { MAX_CONVERSIONS_PER_BATCH } from '../../../services/common/contract-lim
 import { ConversionStatus } from '../../../gen/referral/claim/v1/enums';
 import { enumValue } from '../../../services/common/enums';
 import { HttpError, zodDetails } from '../../http/errors';
+import { inputError } from '../../http/input-messages';
 import { listBody } from '../../http/list';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
@@ -20,7 +21,8 @@ import {
 const tags = ['Conversions'];
 /** The paths name no project: a key acts in its own. */
 const serviceRole = { kind: 'api_key', roles: ['service_role'], project: 'key' } as const;
-const serviceReader = { kind: 'api_key', roles: ['service_role', 'read_only'], project: 'key' } as const;
+/** One conversion, for the project's backend and for the dashboard: any key of the project reads it (the list takes admin keys too). */
+const anyKeyReader = { kind: 'api_key', roles: ['service_role', 'admin', 'read_only'], project: 'key' } as const;
 /** The dashboard's view of every conversion of the project (its path names it). */
 const projectReader = { kind: 'api_key', roles: ['admin', 'read_only'], project: 'path' } as const;
 
@@ -28,7 +30,7 @@ type BatchItem = ReturnType<typeof presentSubmission>;
 
 /** One item of a batch, read alone: the gRPC conversion, or why it is refused (fields named `conversions[i].…`). */
 function readItem(item: unknown, index: number): { input: ConversionInput } | { refused: BatchItem } {
-  const parsed = conversionBody.safeParse(item);
+  const parsed = conversionBody.safeParse(item, { error: inputError });
   if (parsed.success) return { input: toConversionInput(parsed.data) };
   const details = zodDetails(parsed.error, `conversions[${index}]`);
   const id = typeof (item as { id?: unknown } | null)?.id === 'string' ? ((item as { id: string }).id || null) : null;
@@ -43,7 +45,7 @@ function readItem(item: unknown, index: number): { input: ConversionInput } | { 
 }
 
 /** Conversions a project's backend reports (service_role keys), which the job pays; and the project's list of them (admin). */
-export function conversionRoutes({ clients }: RouteDeps): AnyRoute[] {
+export function conversionRoutes({ clients, access }: RouteDeps): AnyRoute[] {
   return [
     defineRoute(
       {
@@ -62,11 +64,18 @@ export function conversionRoutes({ clients }: RouteDeps): AnyRoute[] {
         responses: {
           200: { description: 'Sent before with the same body: nothing was stored twice', schema: acceptedSchema },
           202: { description: 'Stored; the job pays it', schema: acceptedSchema },
+          400: {
+            description:
+              'VALIDATION_FAILED (every problem listed), or, when that is the only problem: AMOUNT_OUT_OF_RANGE (reward_base past ' +
+              '2^256 − 1) or OCCURRED_AT_OUT_OF_RANGE (occurred_at before the project’s creation less CONVERSION_BACKFILL_DAYS, 365 ' +
+              'days by default, or more than 5 minutes in the future; the message names the bound)',
+          },
           409: { description: 'CONVERSION_ID_REUSED: another conversion was sent with this id' },
         },
       },
       async ({ body, caller }) => {
-        const result = presentSubmission(await clients.claim.submitConversion({ projectId: caller.projectId, conversion: toConversionInput(body) }));
+        const projectCreatedAt = await access.projectCreatedAt(caller.projectId);
+        const result = presentSubmission(await clients.claim.submitConversion({ projectId: caller.projectId, conversion: toConversionInput(body), projectCreatedAt }));
         const status = result.status ?? 'accepted';
         return result.outcome === 'accepted' ? { status: 202, body: { id: body.id, status } } : { status: 200, body: { id: body.id, status } };
       },
@@ -94,7 +103,9 @@ export function conversionRoutes({ clients }: RouteDeps): AnyRoute[] {
       async ({ body, caller }) => {
         const read = body.conversions.map(readItem);
         const inputs = read.flatMap((item) => ('input' in item ? [item.input] : []));
-        const answered = inputs.length === 0 ? [] : (await clients.claim.submitConversions({ projectId: caller.projectId, conversions: inputs })).results;
+        const projectCreatedAt = inputs.length === 0 ? undefined : await access.projectCreatedAt(caller.projectId);
+        const answered =
+          inputs.length === 0 ? [] : (await clients.claim.submitConversions({ projectId: caller.projectId, conversions: inputs, projectCreatedAt })).results;
         if (answered.length !== inputs.length) throw new Error(`the claim service answered ${answered.length} of ${inputs.length} conversions`);
         let next = 0;
         const results = read.map((item, index) => ('refused' in item ? item.refused : presentSubmission(answered[next++]!, `conversions[${index}]`)));
@@ -142,8 +153,11 @@ export function conversionRoutes({ clients }: RouteDeps): AnyRoute[] {
         path: '/api/v1/conversions/:conversionId',
         operationId: 'getConversion',
         summary: 'A conversion: where it stands, who it was attributed to, and its movements',
+        description:
+          'Any key of the project reads it (service_role, admin or read_only), as the project’s conversion list does for admin and ' +
+          'read_only keys; a conversion of another project is a 404.',
         tags,
-        auth: serviceReader,
+        auth: anyKeyReader,
         responses: {
           200: { description: 'The conversion', schema: conversionSchema },
           404: { description: 'CONVERSION_NOT_FOUND' },

@@ -57,7 +57,9 @@ export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'Change the project’s tax settings',
         description:
           'Only the fields present change; `null` clears a company field. Turning `require_tax_info` off or on changes no form: ' +
-          'statuses read `not_required` while it is off. A new `w8_expiry_rule` applies to approvals from then on.',
+          'statuses read `not_required` while it is off. A new `w8_expiry_rule` applies to approvals from then on (forms already ' +
+          'approved keep their `expires_at`). A project that never named a rule follows the default, `three_years_from_approval`; ' +
+          'naming a rule pins it (`w8_expiry_rule_chosen: true`), even the default’s, and `w8_expiry_rule: null` follows the default again.',
         tags,
         auth: admin,
         body: taxSettingsBody,
@@ -108,8 +110,9 @@ export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'approveTaxInfo',
         summary: 'Approve the affiliate’s submitted tax form',
         description:
-          'Only from `submitted` (otherwise 409 TAX_INFO_INVALID_TRANSITION). A W-8 gets its `expires_at` from the project’s expiry rule; ' +
-          'a W-8 already past it answers 409 TAX_FORM_EXPIRED.',
+          'Only from `submitted` (otherwise 409 TAX_INFO_INVALID_TRANSITION). A W-8 gets its `expires_at` from the project’s expiry rule ' +
+          '(by default 3 years after this approval); under a rule counted from the signature date, a W-8 already past it answers 409 ' +
+          'TAX_FORM_EXPIRED.',
         tags,
         auth: admin,
         query: affiliateQuery,

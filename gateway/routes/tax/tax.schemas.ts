@@ -33,6 +33,9 @@ const tinTypes = z.enum(enumNames(TinType));
 /** Form W-8BEN-E, Part I, line 4. */
 const chapter3Statuses = z.enum(enumNames(Chapter3Status));
 const w8ExpiryRules = z.enum(enumNames(W8ExpiryRule));
+const W8_RULES =
+  'three_years_from_approval (the default, the specification’s rule): 3 years after the approval, to the instant; three_years: ' +
+  '3 years after the signature date; irs_calendar: through 31 December of the third year after signing.';
 
 export const addressBody = z.strictObject({
   line1: z.string().max(LIMITS.addressLineLength),
@@ -169,7 +172,8 @@ export const taxSettingsSchema = z.object({
   company_address: addressSchema.nullable(),
   company_tax_id: z.string().nullable().describe('The company EIN, masked: *****6789'),
   company_contact_email: z.string().nullable(),
-  w8_expiry_rule: w8ExpiryRules,
+  w8_expiry_rule: w8ExpiryRules.describe(`The rule in force for approvals from now on: the project’s choice, or the default. ${W8_RULES}`),
+  w8_expiry_rule_chosen: z.boolean().describe('true when the project chose w8_expiry_rule; false while it follows the default (three_years_from_approval)'),
   updated_at: timestamp.nullable().describe('null while the project has its default settings'),
 });
 
@@ -180,8 +184,9 @@ export const taxSettingsBody = z.strictObject({
   company_tax_id: z.string().max(20).nullable().optional().describe('The company EIN (12-3456789); stored encrypted'),
   company_contact_email: z.string().max(254).nullable().optional(),
   w8_expiry_rule: w8ExpiryRules
+    .nullable()
     .optional()
-    .describe('three_years: 3 years from the signature date; irs_calendar: through 31 December of the third year after signing'),
+    .describe(`When an approved W-8 expires, for approvals from now on; null: back to the default (three_years_from_approval). ${W8_RULES}`),
 });
 
 export const auditEntrySchema = z.object({

@@ -25,6 +25,11 @@ export interface MasterDetail extends MasterView {
   spreadHistory: SpreadPeriodRecord[];
 }
 
+/** A new master, with the master it was a sub-affiliate of until its designation unbound it. */
+export interface DesignatedMaster extends MasterDetail {
+  unboundFrom: AffiliateRefRecord | null;
+}
+
 export interface BindResultView {
   affiliate: AffiliateRefRecord;
   /** False when it was already bound to this master. */
@@ -55,7 +60,12 @@ export class MasterService {
     private readonly logger: Logger,
   ) {}
 
-  async designate(projectIdInput: string, userInput: UserInput, spreadBps: number, actor: MasterActor): Promise<MasterDetail> {
+  /**
+   * Any affiliate of the project (specification §2.11). A sub-affiliate is unbound from its master in
+   * the same transaction (a master is never a sub-affiliate): the binding's period ends at the
+   * designation, named by it in both histories.
+   */
+  async designate(projectIdInput: string, userInput: UserInput, spreadBps: number, actor: MasterActor): Promise<DesignatedMaster> {
     const { projectId, user } = subject(projectIdInput, userInput);
     const violations = checkSpread(spreadBps);
     if (violations.length > 0) throw invalidFields(violations);
@@ -65,14 +75,12 @@ export class MasterService {
         throw affiliateNotFound();
       case 'already_master':
         throw new ConflictError('ALREADY_MASTER', 'this affiliate is already a master affiliate; change its spread with PATCH');
-      case 'is_sub_affiliate':
-        throw new ConflictError(
-          'IS_SUB_AFFILIATE',
-          `this affiliate is a sub-affiliate of master ${outcome.master.id}; a master is never a sub-affiliate: unbind it first`,
-        );
       case 'designated':
-        this.logger.info({ project_id: projectId, master_id: outcome.masterId, spread_bps: spreadBps, actor_api_key_id: actor.apiKeyId }, 'master affiliate designated');
-        return this.get(projectId, outcome.masterId);
+        this.logger.info(
+          { project_id: projectId, master_id: outcome.masterId, spread_bps: spreadBps, unbound_from_master_id: outcome.unboundFrom?.id ?? null, actor_api_key_id: actor.apiKeyId },
+          'master affiliate designated',
+        );
+        return { ...(await this.get(projectId, outcome.masterId)), unboundFrom: outcome.unboundFrom };
     }
   }
 

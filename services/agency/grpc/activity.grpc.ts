@@ -54,6 +54,7 @@ function toAffiliateStats({ totals, series }: AffiliateStatsRecord): AffiliateSt
     revenueUsd: totals.revenueUsd,
     conversions: String(totals.conversions),
     endUsers: String(totals.endUsers),
+    convertingUsers: String(totals.convertingUsers),
     referredVolumeUsd: totals.referredVolumeUsd,
     earnings: totals.earnings.map(toEarnedInCurrency),
     agencyEarnings: totals.agencyEarnings.map(toEarnedInCurrency),

@@ -64,6 +64,7 @@ export function toAffiliateMetricsMessage(metrics: AffiliateMetricsRecord): Affi
     revenueUsd: metrics.revenueUsd,
     conversions: metrics.conversions.toString(),
     endUsers: metrics.endUsers.toString(),
+    convertingUsers: metrics.convertingUsers.toString(),
     referredVolumeUsd: metrics.referredVolumeUsd,
     earnings: metrics.earnings.map(toEarnedInCurrency),
     agencyEarnings: metrics.agencyEarnings.map(toEarnedInCurrency),

@@ -6,7 +6,7 @@ import { pageInfo, toPage } from '../../common/pagination';
 import type { AgencyDomain } from '../composition';
 import type { UserInput } from '../domain/affiliate-fields';
 import { toAffiliateMessage } from './agency.mappers';
-import { toApplicationMessage, toDecisionResultMessage, toMasterMessage, toSubAffiliateMessage } from './programs.mappers';
+import { toApplicationMessage, toDecisionResultMessage, toMasterMessage, toProgramSettingsMessage, toSubAffiliateMessage } from './programs.mappers';
 
 type Handlers = UnaryHandlers<AgencyServiceServer>;
 type ProgramHandlers = Pick<
@@ -27,6 +27,8 @@ type ProgramHandlers = Pick<
   | 'getApplication'
   | 'decideApplication'
   | 'bulkDecideApplications'
+  | 'getProgramSettings'
+  | 'updateProgramSettings'
 >;
 
 const actorOf = (actor: { apiKeyId?: string | undefined } | undefined) => ({ apiKeyId: actor?.apiKeyId ?? null });
@@ -149,5 +151,16 @@ export function programHandlers(domain: AgencyDomain): ProgramHandlers {
         )
       ).map(toDecisionResultMessage),
     }),
+
+    getProgramSettings: async (req) => toProgramSettingsMessage(await domain.programSettings.get(req.projectId)),
+
+    updateProgramSettings: async (req) =>
+      toProgramSettingsMessage(
+        await domain.programSettings.update(
+          req.projectId,
+          { mask: req.updateMask ?? [], programUrl: req.programUrl, linkTemplate: req.linkTemplate },
+          actorOf(req.actor).apiKeyId,
+        ),
+      ),
   };
 }

@@ -1,12 +1,13 @@
 import type { EarnedInCurrency } from '../../../gen/referral/agency/v1/activity';
-import type { Application, ApplicationDecisionResult, Master, SubAffiliate } from '../../../gen/referral/agency/v1/agency';
+import type { Application, ApplicationDecisionResult, Master, ProgramSettings, SubAffiliate } from '../../../gen/referral/agency/v1/agency';
 import type { Money } from '../../../gen/referral/common/v1/common';
 import { AffiliateStatus, ApplicationStatus } from '../../../gen/referral/agency/v1/enums';
 import { enumValue } from '../../common/enums';
 import type { DecisionResult } from '../domain/application.service';
-import type { MasterDetail, MasterView } from '../domain/master.service';
+import type { DesignatedMaster, MasterDetail, MasterView } from '../domain/master.service';
 import type { EarningRecord } from '../repositories/affiliate-metrics.repository';
 import type { ApplicationRecord } from '../repositories/application.repository';
+import type { ProgramSettingsRecord } from '../repositories/program-settings.repository';
 import type { SubAffiliateRecord } from '../repositories/master-metrics.repository';
 
 /** An amount earned in a currency, with the currency's details when the projection knows them (as an Earning or an EarnedInCurrency: the same fields). */
@@ -23,7 +24,7 @@ export function toEarnedInCurrency(earning: EarningRecord): EarnedInCurrency {
 
 const toMoney = (earning: EarningRecord): Money => ({ currencyId: earning.currencyId, amount: earning.amount.toString() });
 
-export function toMasterMessage(master: MasterView | MasterDetail): Master {
+export function toMasterMessage(master: MasterView | MasterDetail | DesignatedMaster): Master {
   return {
     id: master.id,
     user: master.user,
@@ -39,7 +40,15 @@ export function toMasterMessage(master: MasterView | MasterDetail): Master {
       'spreadHistory' in master
         ? master.spreadHistory.map((period) => ({ spreadBps: period.spreadBps, validFrom: period.validFrom, validTo: period.validTo ?? undefined }))
         : [],
+    unboundFrom:
+      'unboundFrom' in master && master.unboundFrom
+        ? { id: master.unboundFrom.id, identifier: master.unboundFrom.user.identifier, identifierType: master.unboundFrom.user.identifierType }
+        : undefined,
   };
+}
+
+export function toProgramSettingsMessage(settings: ProgramSettingsRecord): ProgramSettings {
+  return { programUrl: settings.programUrl ?? undefined, linkTemplate: settings.linkTemplate ?? undefined, updatedAt: settings.updatedAt ?? undefined };
 }
 
 export function toSubAffiliateMessage(sub: SubAffiliateRecord): SubAffiliate {

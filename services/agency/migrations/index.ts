@@ -12,6 +12,9 @@ import * as segmentTiers from './0010_segment_tiers';
 import * as taxStatusProjection from './0011_tax_status_projection';
 import * as metricsFillfactor from './0012_metrics_fillfactor';
 import * as outboxRelayState from './0013_outbox_relay_state';
+import * as endUsersReferred from './0014_end_users_referred';
+import * as bindingEndedByDesignation from './0015_binding_ended_by_designation';
+import * as programSettings from './0016_program_settings';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const agencyMigrations: Record<string, Migration> = {
@@ -28,4 +31,7 @@ export const agencyMigrations: Record<string, Migration> = {
   '0011_tax_status_projection': taxStatusProjection,
   '0012_metrics_fillfactor': metricsFillfactor,
   '0013_outbox_relay_state': outboxRelayState,
+  '0014_end_users_referred': endUsersReferred,
+  '0015_binding_ended_by_designation': bindingEndedByDesignation,
+  '0016_program_settings': programSettings,
 };

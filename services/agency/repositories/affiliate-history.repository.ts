@@ -30,7 +30,7 @@ function payoutsByDay(kind: 'affiliate_payout' | 'agency_payout', which: RawBuil
   const day = sql`to_char(f.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
   const amount = kind === 'affiliate_payout' ? sql`f.affiliate_payout` : sql`f.agency_payout`;
   return sql`SELECT 'payouts', max(f.occurred_at), 'y:' || ${day} || ${kind === 'affiliate_payout' ? ':0:' : ':1:'} || f.currency_id,
-      jsonb_build_object('date', ${day}, 'currency_id', f.currency_id, 'currency_chain_id', c.chain_id::text, 'currency_address', c.address,
+      jsonb_build_object('date', ${day}, 'currency_id', f.currency_id, 'currency_chain_id', c.chain_id, 'currency_address', c.address,
         'currency_name', c.name, 'currency_decimals', c.decimals, 'kind', ${kind}::text, 'amount', sum(${amount})::text, 'conversions', count(*))
     FROM conversion_facts f LEFT JOIN metric_currencies c ON c.id = f.currency_id
     WHERE ${which} AND f.currency_id IS NOT NULL
@@ -124,9 +124,12 @@ export class AffiliateHistoryRepository {
           FROM tier_protections t
           WHERE t.affiliate_id = ${id} AND t.expires_at <= ${now} AND (t.ended_at IS NULL OR t.ended_at >= t.expires_at)`,
 
+      // A sub-affiliate designated a master: the binding the designation closed names its former master.
       sql`SELECT 'master_designated', d.designated_at, 'd:' || lpad(d.id::text, 19, '0') || ':0',
             jsonb_build_object('by_api_key_id', d.designated_by,
-              'spread_bps', (SELECT s.spread_bps FROM agency_spreads s WHERE s.designation_id = d.id ORDER BY s.id LIMIT 1))
+              'spread_bps', (SELECT s.spread_bps FROM agency_spreads s WHERE s.designation_id = d.id ORDER BY s.id LIMIT 1),
+              'unbound_from_master', (SELECT ${ref('m')} FROM sub_affiliate_bindings b JOIN affiliates m ON m.id = b.master_id
+                                      WHERE b.ended_by_designation_id = d.id))
           FROM agency_designations d WHERE d.affiliate_id = ${id}`,
       sql`SELECT 'master_spread_changed', x.valid_from, 'd:' || lpad(x.designation_id::text, 19, '0') || ':1:' || lpad(x.id::text, 19, '0'),
             jsonb_build_object('spread_bps', x.spread_bps, 'previous_spread_bps', x.previous, 'by_api_key_id', x.set_by)
@@ -143,7 +146,9 @@ export class AffiliateHistoryRepository {
             jsonb_build_object('master', ${ref('m')}, 'by_api_key_id', b.bound_by)
           FROM sub_affiliate_bindings b JOIN affiliates m ON m.id = b.master_id WHERE b.affiliate_id = ${id}`,
       sql`SELECT 'unbound_from_master', b.bound_to, 'b:' || lpad(b.id::text, 19, '0') || ':1',
-            jsonb_build_object('master', ${ref('m')}, 'by_api_key_id', b.unbound_by, 'master_removed', d.removed_at IS NOT NULL AND d.removed_at = b.bound_to)
+            jsonb_build_object('master', ${ref('m')}, 'by_api_key_id', b.unbound_by,
+              'master_removed', b.ended_by_designation_id IS NULL AND d.removed_at IS NOT NULL AND d.removed_at = b.bound_to,
+              'became_master', b.ended_by_designation_id IS NOT NULL)
           FROM sub_affiliate_bindings b JOIN affiliates m ON m.id = b.master_id JOIN agency_designations d ON d.id = b.designation_id
           WHERE b.affiliate_id = ${id} AND b.bound_to IS NOT NULL`,
       // A master's own history names the sub-affiliates bound to it and unbound from it.
@@ -151,7 +156,9 @@ export class AffiliateHistoryRepository {
             jsonb_build_object('affiliate', ${ref('f')}, 'by_api_key_id', b.bound_by)
           FROM sub_affiliate_bindings b JOIN affiliates f ON f.id = b.affiliate_id WHERE b.master_id = ${id}`,
       sql`SELECT 'sub_affiliate_unbound', b.bound_to, 'b:' || lpad(b.id::text, 19, '0') || ':1',
-            jsonb_build_object('affiliate', ${ref('f')}, 'by_api_key_id', b.unbound_by, 'master_removed', d.removed_at IS NOT NULL AND d.removed_at = b.bound_to)
+            jsonb_build_object('affiliate', ${ref('f')}, 'by_api_key_id', b.unbound_by,
+              'master_removed', b.ended_by_designation_id IS NULL AND d.removed_at IS NOT NULL AND d.removed_at = b.bound_to,
+              'became_master', b.ended_by_designation_id IS NOT NULL)
           FROM sub_affiliate_bindings b JOIN affiliates f ON f.id = b.affiliate_id JOIN agency_designations d ON d.id = b.designation_id
           WHERE b.master_id = ${id} AND b.bound_to IS NOT NULL`,
 

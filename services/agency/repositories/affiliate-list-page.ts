@@ -41,6 +41,7 @@ interface PageRow {
   revenue_usd: string | null;
   conversions: bigint | null;
   end_users: bigint | null;
+  converting_users: bigint | null;
   referred_volume_usd: string | null;
   /** [code, created_at, uses] per code, oldest first. */
   codes: Array<[string, string, number]> | null;
@@ -77,7 +78,7 @@ const PAGE_ROWS_SQL = preparedStatement(
   'agency_affiliate_list_rows',
   `SELECT a.id, a.project_id, a.identifier_type, a.identifier, a.name, a.region, a.status, a.joined_at, a.updated_at,
        s.suspended_at, s.reason AS suspension_reason,
-       m.volume_usd::text AS volume_usd, m.revenue_usd::text AS revenue_usd, m.conversions, m.end_users,
+       m.volume_usd::text AS volume_usd, m.revenue_usd::text AS revenue_usd, m.conversions, m.end_users, m.converting_users,
        m.referred_volume_usd::text AS referred_volume_usd,
        codes.list AS codes, earnings.list AS earnings,
        d.id IS NOT NULL AS is_master, ma.id AS master_id, ma.identifier AS master_identifier, ma.identifier_type AS master_identifier_type,
@@ -157,6 +158,7 @@ function toListRecord(row: PageRow, now: Date): AffiliateListRecord {
       revenueUsd: row.revenue_usd ?? '0',
       conversions: row.conversions ?? 0n,
       endUsers: row.end_users ?? 0n,
+      convertingUsers: row.converting_users ?? 0n,
       referredVolumeUsd: row.referred_volume_usd ?? '0',
       earnings,
       agencyEarnings,

@@ -45,7 +45,10 @@ export interface AffiliateMetricsRecord {
   volumeUsd: string;
   revenueUsd: string;
   conversions: bigint;
+  /** Every user it referred, converted or not (specification §2.9: unique users brought in). */
   endUsers: bigint;
+  /** Of those, the users with at least one conversion attributed to it. */
+  convertingUsers: bigint;
   referredVolumeUsd: string;
   /** Its affiliate_payout movements per currency. */
   earnings: EarningRecord[];
@@ -59,6 +62,7 @@ export const EMPTY_METRICS: AffiliateMetricsRecord = {
   revenueUsd: '0',
   conversions: 0n,
   endUsers: 0n,
+  convertingUsers: 0n,
   referredVolumeUsd: '0',
   earnings: [],
   agencyEarnings: [],
@@ -119,6 +123,16 @@ export async function createAffiliateMetrics(trx: Transaction<AgencyDatabase>, p
     .values({ affiliate_id: affiliateId, project_id: projectId, updated_at: now } as never)
     .onConflict((conflict) => conflict.column('affiliate_id').doNothing())
     .execute();
+}
+
+/**
+ * A user's first referral by this affiliate, in the transaction that wrote it (the referrals' primary
+ * key makes it once per user, so no other dedup is needed): one more end user. Call it under
+ * lockProjectMetrics(shared), like an event, so a rebuild's recomputation (which counts the
+ * referrals) never overwrites it with a count taken before it committed.
+ */
+export async function countReferredUser(trx: Transaction<AgencyDatabase>, projectId: string, affiliateId: string, now: Date): Promise<void> {
+  await addToAffiliateMetrics(trx, projectId, affiliateId, now, { end_users: sql`m.end_users + 1` });
 }
 
 /** Currencies named by events (ON CONFLICT DO NOTHING: they never change). */
@@ -209,7 +223,7 @@ async function addToAggregates(trx: Transaction<AgencyDatabase>, projectId: stri
     volume_usd: sql`m.volume_usd + ${volume}::numeric`,
     revenue_usd: sql`m.revenue_usd + ${revenue}::numeric`,
     conversions: sql`m.conversions + 1`,
-    end_users: referred.first ? sql`m.end_users + 1` : sql`m.end_users`,
+    converting_users: referred.first ? sql`m.converting_users + 1` : sql`m.converting_users`,
   });
   await trx
     .insertInto('affiliate_conversion_counts')
@@ -297,13 +311,17 @@ export async function recomputeProjectMetrics(trx: Transaction<AgencyDatabase>, 
   await sql`
     UPDATE affiliate_metrics AS m SET
       volume_usd = coalesce(own.volume_usd, 0), revenue_usd = coalesce(own.revenue_usd, 0),
-      conversions = coalesce(own.conversions, 0), end_users = coalesce(own.end_users, 0),
-      referred_volume_usd = coalesce(sub.volume_usd, 0), updated_at = ${now}
+      conversions = coalesce(own.conversions, 0), converting_users = coalesce(own.converting_users, 0),
+      end_users = coalesce(referred.end_users, 0), referred_volume_usd = coalesce(sub.volume_usd, 0), updated_at = ${now}
     FROM affiliate_metrics AS base
     LEFT JOIN (
-      SELECT affiliate_id, sum(volume_usd) AS volume_usd, sum(revenue_usd) AS revenue_usd, sum(conversions) AS conversions, count(*) AS end_users
+      SELECT affiliate_id, sum(volume_usd) AS volume_usd, sum(revenue_usd) AS revenue_usd, sum(conversions) AS conversions, count(*) AS converting_users
       FROM referred_user_metrics WHERE project_id = ${projectId} GROUP BY affiliate_id
     ) AS own ON own.affiliate_id = base.affiliate_id
+    LEFT JOIN (
+      -- Every user it referred, converted or not (the referrals themselves, not the facts).
+      SELECT affiliate_id, count(*) AS end_users FROM referrals WHERE project_id = ${projectId} GROUP BY affiliate_id
+    ) AS referred ON referred.affiliate_id = base.affiliate_id
     LEFT JOIN (
       SELECT master_id, sum(volume_usd) AS volume_usd FROM sub_affiliate_metrics WHERE project_id = ${projectId} GROUP BY master_id
     ) AS sub ON sub.master_id = base.affiliate_id
@@ -338,6 +356,7 @@ export async function metricsOf(db: Db, projectId: string, affiliateIds: readonl
         eb.cast<string>('revenue_usd', 'text').as('revenue_usd'),
         'conversions',
         'end_users',
+        'converting_users',
         eb.cast<string>('referred_volume_usd', 'text').as('referred_volume_usd'),
       ])
       .where('project_id', '=', projectId)
@@ -360,6 +379,7 @@ export async function metricsOf(db: Db, projectId: string, affiliateIds: readonl
       revenueUsd: row.revenue_usd,
       conversions: row.conversions,
       endUsers: row.end_users,
+      convertingUsers: row.converting_users,
       referredVolumeUsd: row.referred_volume_usd,
       earnings: [],
       agencyEarnings: [],
@@ -401,7 +421,7 @@ export function toEarningRecord(row: EarningRow): EarningRecord {
  */
 export async function recordConversions(trx: Transaction<AgencyDatabase>, projectId: string, facts: readonly ConversionFact[], now: Date): Promise<void> {
   if (facts.length === 0) return;
-  // Raw: data-modifying CTEs that feed each other (facts -> referred users -> end users -> metrics) have no builder form.
+  // Raw: data-modifying CTEs that feed each other (facts -> referred users -> converting users -> metrics) have no builder form.
   await sql`
     WITH inserted AS (${insertFactsStatement(projectId, facts, now)} RETURNING *),
     f AS (SELECT * FROM inserted WHERE affiliate_id IS NOT NULL),
@@ -415,10 +435,10 @@ export async function recordConversions(trx: Transaction<AgencyDatabase>, projec
         conversions = referred_user_metrics.conversions + excluded.conversions,
         first_conversion_at = least(referred_user_metrics.first_conversion_at, excluded.first_conversion_at),
         last_conversion_at = greatest(referred_user_metrics.last_conversion_at, excluded.last_conversion_at)
-      -- A row this statement inserted has no locking transaction (xmax = 0): a user's first conversion with that affiliate, one more end user.
+      -- A row this statement inserted has no locking transaction (xmax = 0): a user's first conversion with that affiliate, one more converting user.
       RETURNING affiliate_id, (xmax = 0) AS first
     ),
-    end_users AS (SELECT affiliate_id AS id, count(*) FILTER (WHERE first) AS added FROM referred GROUP BY affiliate_id),
+    converting AS (SELECT affiliate_id AS id, count(*) FILTER (WHERE first) AS added FROM referred GROUP BY affiliate_id),
     own AS (
       SELECT affiliate_id AS id, sum(coalesce(volume_usd, 0)) AS volume_usd, sum(coalesce(revenue_usd, 0)) AS revenue_usd, count(*) AS conversions
       FROM f GROUP BY affiliate_id
@@ -426,14 +446,14 @@ export async function recordConversions(trx: Transaction<AgencyDatabase>, projec
     referred_volume AS (SELECT master_id AS id, sum(coalesce(volume_usd, 0)) AS volume_usd FROM f WHERE master_id IS NOT NULL GROUP BY master_id),
     keys AS (SELECT id FROM own UNION SELECT id FROM referred_volume),
     metrics AS (
-      INSERT INTO affiliate_metrics AS m (affiliate_id, project_id, volume_usd, revenue_usd, conversions, end_users, referred_volume_usd, updated_at)
+      INSERT INTO affiliate_metrics AS m (affiliate_id, project_id, volume_usd, revenue_usd, conversions, converting_users, referred_volume_usd, updated_at)
       SELECT keys.id, ${projectId}::uuid, coalesce(own.volume_usd, 0), coalesce(own.revenue_usd, 0), coalesce(own.conversions, 0),
-        coalesce(end_users.added, 0), coalesce(referred_volume.volume_usd, 0), ${now}::timestamptz
-      FROM keys LEFT JOIN own ON own.id = keys.id LEFT JOIN referred_volume ON referred_volume.id = keys.id LEFT JOIN end_users ON end_users.id = keys.id
+        coalesce(converting.added, 0), coalesce(referred_volume.volume_usd, 0), ${now}::timestamptz
+      FROM keys LEFT JOIN own ON own.id = keys.id LEFT JOIN referred_volume ON referred_volume.id = keys.id LEFT JOIN converting ON converting.id = keys.id
       ORDER BY keys.id
       ON CONFLICT (affiliate_id) DO UPDATE SET
         volume_usd = m.volume_usd + excluded.volume_usd, revenue_usd = m.revenue_usd + excluded.revenue_usd,
-        conversions = m.conversions + excluded.conversions, end_users = m.end_users + excluded.end_users,
+        conversions = m.conversions + excluded.conversions, converting_users = m.converting_users + excluded.converting_users,
         referred_volume_usd = m.referred_volume_usd + excluded.referred_volume_usd, updated_at = excluded.updated_at
     ),
     counts AS (

@@ -29,7 +29,8 @@ export interface MasterRelation {
   isMaster: boolean;
 }
 
-export type DesignateOutcome = { kind: 'designated'; masterId: string } | { kind: 'no_affiliate' } | { kind: 'already_master' } | { kind: 'is_sub_affiliate'; master: AffiliateRefRecord };
+/** `unboundFrom`: the master it was a sub-affiliate of until this designation unbound it (null when it was bound to none). */
+export type DesignateOutcome = { kind: 'designated'; masterId: string; unboundFrom: AffiliateRefRecord | null } | { kind: 'no_affiliate' } | { kind: 'already_master' };
 export type SpreadOutcome = 'changed' | 'unchanged' | 'not_master';
 export type RemoveOutcome = { kind: 'removed'; released: number } | { kind: 'not_master' };
 
@@ -62,7 +63,8 @@ interface LockedAffiliate {
  * Masters, their spreads and their sub-affiliates, each a history of periods [from, to). The
  * rules "at most one master per affiliate" and "one designation, one spread at a time" are unique
  * indexes on the open periods; "a master is never a sub-affiliate" holds because designating and
- * binding lock the affiliates' rows (in id order) before they look.
+ * binding lock the affiliates' rows (in id order) before they look, and designating a sub-affiliate
+ * closes its binding in the same transaction.
  */
 export class MasterRepository {
   constructor(private readonly db: Kysely<AgencyDatabase>) {}
@@ -80,7 +82,6 @@ export class MasterRepository {
         if (!affiliate) return { kind: 'no_affiliate' };
         const [locked] = await lockAffiliates(trx, projectId, [affiliate.id]);
         if (locked?.designation_id) return { kind: 'already_master' };
-        if (locked?.bound_master_id) return { kind: 'is_sub_affiliate', master: boundMaster(locked) };
         const designation = await trx
           .insertInto('agency_designations')
           .values({ project_id: projectId, affiliate_id: affiliate.id, designated_at: now, designated_by: actor.apiKeyId })
@@ -90,7 +91,17 @@ export class MasterRepository {
           .insertInto('agency_spreads')
           .values({ designation_id: designation.id, master_id: affiliate.id, spread_bps: spreadBps, valid_from: now, set_by: actor.apiKeyId })
           .execute();
-        return { kind: 'designated', masterId: affiliate.id };
+        // A sub-affiliate becomes a master: its binding ends now, naming this designation (both histories show why).
+        // Its row lock keeps binds out; an unbind or its master's removal closing the binding meanwhile leaves nothing to close here.
+        const unbound = await trx
+          .updateTable('sub_affiliate_bindings')
+          .set({ bound_to: sql<Date>`greatest(${now}::timestamptz, bound_from)`, unbound_by: actor.apiKeyId, ended_by_designation_id: designation.id })
+          .where('affiliate_id', '=', affiliate.id)
+          .where('bound_to', 'is', null)
+          .returning('master_id')
+          .executeTakeFirst();
+        const unboundFrom = unbound ? await affiliateRef(trx, unbound.master_id) : null;
+        return { kind: 'designated', masterId: affiliate.id, unboundFrom };
       });
     } catch (error) {
       if (isUniqueViolation(error, 'agency_designations_one_open')) return { kind: 'already_master' };
@@ -320,6 +331,11 @@ function toMaster(row: MasterRow): MasterRecord {
 }
 
 const userKey = (identifierType: string, identifier: string) => `${identifierType}:${identifier}`;
+
+async function affiliateRef(trx: Transaction<AgencyDatabase>, id: string): Promise<AffiliateRefRecord> {
+  const row = await trx.selectFrom('affiliates').select(['id', 'identifier', 'identifier_type']).where('id', '=', id).executeTakeFirstOrThrow();
+  return { id: row.id, user: { identifier: row.identifier, identifierType: row.identifier_type } };
+}
 
 function boundMaster(row: LockedAffiliate): AffiliateRefRecord {
   return { id: row.bound_master_id!, user: { identifier: row.bound_master_identifier!, identifierType: row.bound_master_identifier_type! } };

@@ -4,6 +4,7 @@ import { appendOutboxEvents } from '../../common/outbox/append';
 import type { AgencyDatabase } from '../database';
 import type { AffiliateStatus } from '../domain/vocabulary';
 import { referralCreatedEvent } from './agency-events';
+import { countReferredUser, lockProjectMetrics } from './affiliate-metrics.repository';
 
 export interface AffiliateRefRecord {
   id: string;
@@ -46,6 +47,9 @@ export class ReferralRepository {
    */
   async refer(projectId: string, user: UserIdentifier, code: string, now: Date): Promise<ReferralOutcome> {
     return this.db.transaction().execute(async (trx) => {
+      // The metrics projection's shared lock first (as its events take it): a referral's end user is
+      // counted either wholly before a rebuild's recomputation or after it.
+      await lockProjectMetrics(trx, projectId, 'shared');
       const holder = await trx
         .selectFrom('affiliate_codes as c')
         .innerJoin('affiliates as a', 'a.id', 'c.affiliate_id')
@@ -73,6 +77,8 @@ export class ReferralRepository {
           .returning('referred_at')
           .executeTakeFirst();
         if (inserted) {
+          // One more end user of the affiliate (the list's end_users), counted exactly when the referral is written.
+          await countReferredUser(trx, projectId, holder.id, now);
           // The audience's metrics (referred_users) learn of it from this event, which exists exactly when the referral does.
           await appendOutboxEvents(trx, now, [referralCreatedEvent({ projectId, user, affiliate, referredAt: inserted.referred_at })]);
           return { kind: 'created', referral: { user, affiliate, code: holder.code, referredAt: inserted.referred_at } };

@@ -146,6 +146,11 @@ export function claimCheckSettings(env: ClaimCheckEnv, ctx: z.RefinementCtx): { 
   for (const chainId of starts?.keys() ?? []) {
     if (!managers?.has(chainId)) problem('CHAIN_START_BLOCKS', `chain ${chainId} is not a chain of CLAIM_MANAGER_ADDRESSES`);
   }
+  // Outside production no chain is fine (npm start runs its dev chain then); in production it would
+  // leave every claim check unclosable, so it is a configuration error like a missing signer key.
+  if (env.NODE_ENV === 'production' && managers?.size === 0 && urls?.size === 0) {
+    problem('CLAIM_MANAGER_ADDRESSES', 'CLAIM_MANAGER_ADDRESSES and CHAIN_RPC_URLS must name at least one chain when NODE_ENV=production: without one no claim check can close');
+  }
 
   const development = env.CLAIM_SIGNER_KEYS === undefined;
   const keys = development ? [DEVELOPMENT_SIGNER_KEY] : env.CLAIM_SIGNER_KEYS!.split(',').map((key) => key.trim()).filter(Boolean);

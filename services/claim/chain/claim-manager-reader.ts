@@ -22,6 +22,7 @@ export async function claimManagerReader(chain: ChainSettings, transport?: Trans
   const address = chain.claimManager;
   return {
     latestBlock: () => client.getBlockNumber({ cacheTime: 0 }),
+    genesisHash: async () => (await client.getBlock({ blockNumber: 0n })).hash.toLowerCase(),
     blockTime: async (blockNumber) => (await client.getBlock({ blockNumber })).timestamp,
     claimedLogs: async (fromBlock, toBlock) => {
       const logs = await client.getLogs({ address, event: claimedEvent, fromBlock, toBlock, strict: true });

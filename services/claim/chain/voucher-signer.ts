@@ -11,20 +11,14 @@ import {
   claimCheckTypedData,
   type Hex,
   type SignedVoucher,
+  UnsignableVoucherError,
   type VoucherDomain,
   voucherProblems,
 } from '../domain/voucher';
 
 const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
 
-/** A voucher the contract would refuse whatever its signatures; nothing was signed. */
-export class UnsignableVoucherError extends Error {
-  override readonly name = 'UnsignableVoucherError';
-
-  constructor(readonly problems: string[]) {
-    super(`voucher not signed: ${problems.join('; ')}`);
-  }
-}
+export { UnsignableVoucherError };
 
 export class VoucherSigner {
   private constructor(private readonly accounts: readonly PrivateKeyAccount[]) {}

@@ -16,6 +16,8 @@ export interface ClaimedLog {
 /** What the watcher reads of a chain: the ClaimManager's logs and state (chain/claim-manager-reader.ts, over viem). */
 export interface ClaimManagerReader {
   latestBlock(): Promise<bigint>;
+  /** The hash of block 0 (lowercase 0x + 64 hex): which chain this is, beyond its id. */
+  genesisHash(): Promise<string>;
   /** Unix seconds. */
   blockTime(blockNumber: bigint): Promise<bigint>;
   /** The contract's Claimed logs of blocks from..to (inclusive), in chain order. */
@@ -44,7 +46,8 @@ export interface WatchOutcome {
 }
 
 /**
- * Follows one chain's ClaimManager, after `confirmations` blocks, from the last block it applied:
+ * Follows one chain's ClaimManager, after `confirmations` blocks, from the last block it applied
+ * (on that chain: a new genesis block starts the cursor again, see VoucherRepository.cursor):
  * - each Claimed log marks its voucher claimed, with the transaction (and the block's time);
  * - a voucher whose deadline is before the time of the last final block, and whose proof the chain
  *   says is not redeemed at that block, can never be redeemed (block times only grow): its amount
@@ -77,15 +80,23 @@ export class ChainWatcherService {
     const reader = await this.reader(chain);
     const id = BigInt(chainId);
     const contract = chain.claimManager;
-    const safe = (await reader.latestBlock()) - BigInt(chain.confirmations);
+    const [latest, genesis] = await Promise.all([reader.latestBlock(), reader.genesisHash()]);
+    const safe = latest - BigInt(chain.confirmations);
     const initial = chain.startBlock !== undefined ? chain.startBlock - 1n : safe;
-    let cursor = await this.vouchers.cursor(id, contract, initial < -1n ? -1n : initial, this.clock.now());
+    const read = await this.vouchers.cursor(id, contract, genesis, initial < -1n ? -1n : initial, this.clock.now());
+    if (read.restarted) {
+      this.logger.warn(
+        { chain_id: chainId, claim_manager: contract, genesis_hash: genesis, previous_genesis_hash: read.restarted.genesisHash, previous_last_block: read.restarted.lastBlock.toString(), last_block: read.lastBlock.toString() },
+        'the chain has a new genesis block (it was reset or replaced, as a development chain is on every restart): reading it again from its start block, as a chain never read',
+      );
+    }
+    let cursor = read.lastBlock;
     let claimed = 0;
 
     for (let ranges = 0; cursor < safe && ranges < this.options.maxRangesPerRun; ranges += 1) {
       const to = cursor + BigInt(this.options.blockRange) > safe ? safe : cursor + BigInt(this.options.blockRange);
       const events = await this.withBlockTimes(reader, await reader.claimedLogs(cursor + 1n, to));
-      const result = await this.vouchers.applyClaims(id, contract, cursor, to, events, this.clock.now());
+      const result = await this.vouchers.applyClaims(id, contract, genesis, cursor, to, events, this.clock.now());
       if (!result.applied) return { chainId, lastBlock: cursor.toString(), claimed, credited: 0 };
       if (result.afterCredit.length > 0) {
         this.logger.error(

@@ -20,6 +20,7 @@ import {
   type Hex,
   newProof,
   type SignedVoucher,
+  UnsignableVoucherError,
   type VoucherDomain,
   voucherDeadline,
 } from './voucher';
@@ -105,7 +106,8 @@ export class ClaimCheckService {
    * CLAIM_VOUCHER_TTL_SECONDS, a fresh random proof, one signature per configured key. A check
    * closed before answers the voucher it was closed with; a restricted check is not signed and
    * answers a restricted row. Refused whole (nothing closed) when an id names no check of the user
-   * (404) or an expired one (409), or when the project or chain is not set up for claims.
+   * (404) or an expired one (409), when a check cannot be signed as it stands (409
+   * CLAIM_CHECK_UNSIGNABLE), or when the project or chain is not set up for claims.
    */
   async close(projectId: string, user: { identifier: string; identifierType: string }, ids: readonly string[]): Promise<ClaimRow[]> {
     requireProjectId(projectId);
@@ -129,7 +131,8 @@ export class ClaimCheckService {
     }
     const toSign = open.filter((check) => !restricted(check));
     if (toSign.length > 0) {
-      await this.sign(projectId, owner, toSign, settings!.projectAddress);
+      const fieldOf = (id: string) => `claim_check_ids[${ids.findIndex((given) => canonicalUuid(given) === id)}]`;
+      await this.sign(projectId, owner, toSign, settings!.projectAddress, fieldOf);
       for (const check of await this.checks.withVouchers(projectId, owner, toSign.map((check) => check.id))) found.set(check.id, check);
     }
     return wanted.map((id) => {
@@ -180,7 +183,7 @@ export class ClaimCheckService {
     }
   }
 
-  private async sign(projectId: string, owner: UserIdentifier, checks: CheckWithVoucher[], projectAddress: string): Promise<void> {
+  private async sign(projectId: string, owner: UserIdentifier, checks: CheckWithVoucher[], projectAddress: string, fieldOf: (id: string) => string): Promise<void> {
     if (owner.identifierType !== 'evm_address') {
       throw new FailedPreconditionError('CLAIM_NEEDS_EVM_ADDRESS', `vouchers pay an EVM address; this user is identified by ${owner.identifierType}`);
     }
@@ -201,17 +204,22 @@ export class ClaimCheckService {
     const closed = await this.vouchers.close(projectId, owner, [...byId.keys()], now, async (locked): Promise<NewVoucher> => {
       const { currency } = byId.get(locked.id)!;
       const { domain, chainId } = chainOf.get(locked.id)!;
-      const voucher = await this.issuing.signer.sign(domain, {
-        projectAddress: projectAddress as Hex,
-        to: owner.identifier as Hex,
-        currency: currency.address as Hex,
-        currencyType: CURRENCY_TYPE_CODE[currency.type] as ClaimCheckVoucher['currencyType'],
-        amount: locked.amount,
-        reason: REASON_CODE[locked.reason] as ClaimCheckVoucher['reason'],
-        tokenId: 0n,
-        deadline,
-        proof: newProof(),
-      });
+      const voucher = await this.issuing.signer
+        .sign(domain, {
+          projectAddress: projectAddress as Hex,
+          to: owner.identifier as Hex,
+          currency: currency.address as Hex,
+          currencyType: CURRENCY_TYPE_CODE[currency.type] as ClaimCheckVoucher['currencyType'],
+          amount: locked.amount,
+          reason: REASON_CODE[locked.reason] as ClaimCheckVoucher['reason'],
+          tokenId: 0n,
+          deadline,
+          proof: newProof(),
+        })
+        .catch((error: unknown) => {
+          if (error instanceof UnsignableVoucherError) throw unsignable(fieldOf(locked.id), error.problems);
+          throw error;
+        });
       return {
         claimCheckId: locked.id,
         chainId,
@@ -234,6 +242,19 @@ export class ClaimCheckService {
       this.logger.info({ project_id: projectId, closed, deadline: deadline.toString() }, 'claim checks closed into vouchers');
     }
   }
+}
+
+/**
+ * A check no voucher can be signed for as it stands (voucherProblems: an amount past 2^256 − 1 held
+ * since before amounts were bounded, a recipient the contract refuses, ...): the whole close is
+ * refused, nothing closed, with the problems named.
+ */
+function unsignable(field: string, problems: string[]): ConflictError {
+  return new ConflictError(
+    'CLAIM_CHECK_UNSIGNABLE',
+    `a claim check cannot be signed as a voucher the ClaimManager would pay (${problems.join('; ')}); nothing was closed`,
+    problems.map((reason) => ({ field, reason })),
+  );
 }
 
 function rowOfVoucher(voucher: StoredVoucher, restriction: string | null): ClaimRow {

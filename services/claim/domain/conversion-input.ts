@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { nonCanonicalIds } from '../../common/canonical-ids';
-import { type DomainError, type FieldViolation, InvalidArgumentError, invalidFields } from '../../common/errors';
+import { type DomainError, FieldRule, type FieldViolation, InvalidArgumentError, refuseFields } from '../../common/errors';
 import { checkIdentifier, type UserIdentifier } from '../../common/identifiers';
-import { parseAmount } from '../../common/money';
+import { AMOUNT_RANGE, parseAmount } from '../../common/money';
 import { checkConversionName } from './conversion-name';
 
 /** A conversion as a request carries it (ConversionInput). */
@@ -35,6 +35,53 @@ export const MAX_CONVERSION_ID_LENGTH = 128;
 export const MAX_REFERRAL_CODE_LENGTH = 64;
 /** How far ahead of this service's clock an occurred_at may be (the sender's clock may run ahead). */
 export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
+/** CONVERSION_BACKFILL_DAYS by default: a year of history from before the project was created. */
+export const DEFAULT_BACKFILL_DAYS = 365;
+const DAY_MS = 86_400_000;
+
+/**
+ * An occurred_at outside its bounds: a conversion refused for that alone answers
+ * OCCURRED_AT_OUT_OF_RANGE, one with other problems too VALIDATION_FAILED (refuseFields).
+ */
+export const OCCURRED_AT_RANGE = new FieldRule('OCCURRED_AT_OUT_OF_RANGE');
+
+/**
+ * When a conversion may have happened, both ends in one place: from the project's creation less the
+ * backfill window (CONVERSION_BACKFILL_DAYS; a project of unknown creation counts as created now),
+ * to MAX_CLOCK_SKEW_MS past this service's clock. Both ends are accepted.
+ */
+export interface OccurredAtBounds {
+  earliest: Date;
+  latest: Date;
+  /** What the earliest is counted from, and how far back, for the refusal's message. */
+  createdAt: Date;
+  backfillDays: number;
+}
+
+export function occurredAtBounds(now: Date, projectCreatedAt: Date | undefined, backfillDays: number): OccurredAtBounds {
+  const createdAt = projectCreatedAt !== undefined && projectCreatedAt.getTime() < now.getTime() ? projectCreatedAt : now;
+  return {
+    earliest: new Date(createdAt.getTime() - backfillDays * DAY_MS),
+    latest: new Date(now.getTime() + MAX_CLOCK_SKEW_MS),
+    createdAt,
+    backfillDays,
+  };
+}
+
+function checkOccurredAt(occurredAt: Date, bounds: OccurredAtBounds, field: string): FieldViolation | undefined {
+  if (Number.isNaN(occurredAt.getTime())) return { field, reason: 'must be a moment (ISO-8601)' };
+  if (occurredAt.getTime() < bounds.earliest.getTime()) {
+    return OCCURRED_AT_RANGE.violation(
+      field,
+      `must be at or after ${bounds.earliest.toISOString()}: the project was created at ${bounds.createdAt.toISOString()}, and conversions ` +
+        `may have happened up to ${bounds.backfillDays} days before that (CONVERSION_BACKFILL_DAYS)`,
+    );
+  }
+  if (occurredAt.getTime() > bounds.latest.getTime()) {
+    return OCCURRED_AT_RANGE.violation(field, `must be a moment that has happened, not in the future: at or before ${bounds.latest.toISOString()}`);
+  }
+  return undefined;
+}
 
 /** Up to 30 integer and 18 fractional digits, no sign, no exponent. */
 const USD = /^(0|[1-9][0-9]{0,29})(\.[0-9]{1,18})?$/;
@@ -45,7 +92,11 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
  * Checks one conversion; `path` prefixes the field names ("conversions[3]"). Every problem is
  * listed, so one answer says all there is to fix.
  */
-export function checkConversion(input: ConversionInputLike, path: string, now: Date): { conversion: CheckedConversion } | { conversion: undefined; error: DomainError } {
+export function checkConversion(
+  input: ConversionInputLike,
+  path: string,
+  bounds: OccurredAtBounds,
+): { conversion: CheckedConversion } | { conversion: undefined; error: DomainError } {
   const at = (field: string) => (path ? `${path}.${field}` : field);
   // An identifier spelled otherwise than canonically is refused as the service refuses it anywhere (canonical-ids.ts).
   const nonCanonical = nonCanonicalIds(input).map((violation) => ({ ...violation, field: at(violation.field) }));
@@ -65,9 +116,8 @@ export function checkConversion(input: ConversionInputLike, path: string, now: D
     user = checked.user;
   }
   const occurredAt = input.occurredAt ?? null;
-  if (occurredAt && (Number.isNaN(occurredAt.getTime()) || occurredAt.getTime() > now.getTime() + MAX_CLOCK_SKEW_MS)) {
-    violations.push({ field: at('occurred_at'), reason: 'must be a moment that has happened (ISO-8601, not in the future)' });
-  }
+  const occurredAtViolation = occurredAt && checkOccurredAt(occurredAt, bounds, at('occurred_at'));
+  if (occurredAtViolation) violations.push(occurredAtViolation);
   const volumeUsd = checkUsd(input.volumeUsd, at('volume_usd'), violations);
   const revenueUsd = checkUsd(input.revenueUsd, at('revenue_usd'), violations);
   let rewardBase: bigint | null = null;
@@ -79,7 +129,7 @@ export function checkConversion(input: ConversionInputLike, path: string, now: D
   }
   const referralCode = input.referralCode === undefined ? null : checkToken(input.referralCode, at('referral_code'), MAX_REFERRAL_CODE_LENGTH, violations);
 
-  if (violations.length > 0 || id === null || !user) return { conversion: undefined, error: invalidFields(violations) };
+  if (violations.length > 0 || id === null || !user) return { conversion: undefined, error: refuseFields(violations, [AMOUNT_RANGE, OCCURRED_AT_RANGE]) };
   const fields = { id, name: name.value, user, occurredAt, volumeUsd, revenueUsd, rewardBase, referralCode };
   return { conversion: { ...fields, requestHash: requestHash(fields) } };
 }

@@ -4,7 +4,7 @@ import { MAX_CONVERSIONS_PER_BATCH } from '../../common/contract-limits';
 import { AlreadyExistsError, type DomainError, InvalidArgumentError, invalidFields } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import type { ConversionRepository } from '../repositories/conversion.repository';
-import { type CheckedConversion, checkConversion, type ConversionInputLike } from './conversion-input';
+import { type CheckedConversion, checkConversion, type ConversionInputLike, DEFAULT_BACKFILL_DAYS, occurredAtBounds } from './conversion-input';
 import { requireProjectId } from './project';
 import type { ConversionStatus } from './vocabulary';
 
@@ -39,11 +39,16 @@ export class ConversionService {
     private readonly scheduler: ConversionScheduler,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    /** CONVERSION_BACKFILL_DAYS: how long before its project's creation a conversion may have happened. */
+    private readonly backfillDays = DEFAULT_BACKFILL_DAYS,
   ) {}
 
-  /** One conversion, refused whole: bad input is 400 naming the fields, a reused id 409. */
-  async submitOne(projectId: string, input: ConversionInputLike): Promise<Exclude<Submission, { outcome: 'refused' }>> {
-    const [submission] = await this.submitChecked(projectId, [input]);
+  /**
+   * One conversion, refused whole: bad input is 400 naming the fields, a reused id 409.
+   * `projectCreatedAt` (the gateway's word) sets how early occurred_at may be (occurredAtBounds).
+   */
+  async submitOne(projectId: string, input: ConversionInputLike, projectCreatedAt?: Date): Promise<Exclude<Submission, { outcome: 'refused' }>> {
+    const [submission] = await this.submitChecked(projectId, [input], projectCreatedAt);
     if (!submission) throw new Error('a submission of one conversion answered nothing');
     if (submission.outcome === 'refused') throw submission.error;
     return submission;
@@ -53,25 +58,26 @@ export class ConversionService {
    * Up to 1,000 conversions, each accepted or refused alone; answers one submission per input, in
    * order. A refusal names fields within its conversion (`reward_base`): it is the item's own answer.
    */
-  async submitMany(projectId: string, inputs: ConversionInputLike[]): Promise<Submission[]> {
+  async submitMany(projectId: string, inputs: ConversionInputLike[], projectCreatedAt?: Date): Promise<Submission[]> {
     if (inputs.length > MAX_CONVERSIONS_PER_BATCH) {
       throw new InvalidArgumentError('BATCH_TOO_LARGE', `a batch holds at most ${MAX_CONVERSIONS_PER_BATCH} conversions`, [
         { field: 'conversions', reason: `has ${inputs.length} conversions; the limit is ${MAX_CONVERSIONS_PER_BATCH}` },
       ]);
     }
     if (inputs.length === 0) throw invalidFields([{ field: 'conversions', reason: 'must not be empty' }]);
-    return this.submitChecked(projectId, inputs);
+    return this.submitChecked(projectId, inputs, projectCreatedAt);
   }
 
-  private async submitChecked(projectId: string, inputs: ConversionInputLike[]): Promise<Submission[]> {
+  private async submitChecked(projectId: string, inputs: ConversionInputLike[], projectCreatedAt: Date | undefined): Promise<Submission[]> {
     requireProjectId(projectId);
     const now = this.clock.now();
+    const bounds = occurredAtBounds(now, projectCreatedAt, this.backfillDays);
     const submissions: Array<Submission | undefined> = [];
     /** The first valid item of each id (later ones with the same id are compared with it). */
     const firsts = new Map<string, { index: number; conversion: CheckedConversion }>();
     const repeats: Array<{ index: number; conversion: CheckedConversion }> = [];
     inputs.forEach((input, index) => {
-      const checked = checkConversion(input, '', now);
+      const checked = checkConversion(input, '', bounds);
       if (!checked.conversion) {
         submissions[index] = { id: input.id, outcome: 'refused', error: checked.error };
       } else if (firsts.has(checked.conversion.id)) repeats.push({ index, conversion: checked.conversion });

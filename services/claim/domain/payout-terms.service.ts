@@ -1,7 +1,8 @@
 import type { Clock } from '../../common/clock';
-import { type FieldViolation, InvalidArgumentError, invalidFields, NotFoundError } from '../../common/errors';
+import { type FieldViolation, InvalidArgumentError, NotFoundError, refuseFields } from '../../common/errors';
 import { isCanonicalUuid } from '../../common/ids';
 import type { Logger } from '../../common/logger';
+import { AMOUNT_RANGE } from '../../common/money';
 import type { Page } from '../../common/pagination';
 import { type PayoutTermsRecord, type PayoutTermsRepository, type TierRewardRecord, UnknownCurrency } from '../repositories/payout-terms.repository';
 import { checkConversionName } from './conversion-name';
@@ -41,7 +42,7 @@ export class PayoutTermsService {
     const endUser = optionalReward(input.endUser, 'end_user', violations);
     const affiliate = optionalReward(input.affiliate, 'affiliate', violations);
     const tiers = checkTiers(input.tiers, violations);
-    if (violations.length > 0) throw invalidFields(violations);
+    if (violations.length > 0) throw refuseFields(violations, [AMOUNT_RANGE]);
     try {
       const result = await this.terms.put({
         projectId,

@@ -1,5 +1,6 @@
 import type { Clock } from '../../common/clock';
 import type { Logger } from '../../common/logger';
+import { MAX_AMOUNT } from '../../common/money';
 import type { ConversionRepository, PendingConversion } from '../repositories/conversion.repository';
 import type { OutboxWaker } from '../../common/outbox/relay';
 import type { ConversionOutcome, LedgerRepository } from '../repositories/ledger.repository';
@@ -11,6 +12,9 @@ import { planPayouts } from './payouts';
 
 /** What a conversion that could not be paid says (the internal reason goes to the log). */
 const FAILED_REASON = 'the conversion could not be processed; send it again with the same body to retry';
+/** What a conversion says whose payout would be more than any voucher pays. */
+const PAST_MAX_REASON =
+  'a payout of this conversion would be past 2^256 - 1 base units, more than a voucher can pay, so nothing was paid; correct the payout terms and send it again with the same body';
 
 /**
  * The job's step, for one stored batch of conversions: attribution from the agency service (after
@@ -100,6 +104,11 @@ export class PayoutService {
       }
       const terms = termsByName.get(conversion.name) ?? null;
       const plan = planPayouts(conversion, attribution, terms);
+      if (plan.movements.some((movement) => movement.amount > MAX_AMOUNT)) {
+        // Only from what was stored before amounts were bounded (a reward_base or fixed reward past it).
+        this.logger.warn({ project_id: projectId, conversion_id: conversion.id, conversion_name: conversion.name }, 'a payout of a conversion is past 2^256 - 1: not paid');
+        return { id: conversion.id, status: 'failed', failureReason: PAST_MAX_REASON, currencyId: null, attribution: null, movements: [] };
+      }
       return { id: conversion.id, status: plan.status, failureReason: null, currencyId: plan.currencyId, attribution, movements: plan.movements };
     });
   }

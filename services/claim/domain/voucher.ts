@@ -4,6 +4,7 @@
  * CLAIM_CHECK_TYPEHASH and `hashClaimCheck` are the other half of the contract.
  */
 import { randomBytes } from 'node:crypto';
+import { MAX_AMOUNT } from '../../common/money';
 
 export type Address = `0x${string}`;
 export type Hex = `0x${string}`;
@@ -85,7 +86,17 @@ export function newProof(): Hex {
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
-const MAX_UINT256 = 2n ** 256n - 1n;
+/** A uint256: 2^256 − 1 is also the largest amount (services/common/money.ts). */
+const MAX_UINT256 = MAX_AMOUNT;
+
+/** A voucher the contract would refuse whatever its signatures (voucherProblems); nothing was signed. */
+export class UnsignableVoucherError extends Error {
+  override readonly name = 'UnsignableVoucherError';
+
+  constructor(readonly problems: string[]) {
+    super(`voucher not signed: ${problems.join('; ')}`);
+  }
+}
 
 /**
  * What the contract would refuse regardless of signatures, found before signing: a voucher that can

@@ -71,10 +71,10 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
       },
 
       submitConversion: async (req) =>
-        toSubmissionMessage(await domain.conversions.submitOne(req.projectId, requireField(req.conversion, 'conversion'))),
+        toSubmissionMessage(await domain.conversions.submitOne(req.projectId, requireField(req.conversion, 'conversion'), req.projectCreatedAt)),
 
       submitConversions: async (req) => ({
-        results: (await domain.conversions.submitMany(req.projectId, req.conversions)).map(toSubmissionMessage),
+        results: (await domain.conversions.submitMany(req.projectId, req.conversions, req.projectCreatedAt)).map(toSubmissionMessage),
       }),
 
       getConversion: async (req) => toConversionMessage(await domain.ledger.conversion(req.projectId, req.id)),

@@ -5,6 +5,8 @@ import * as claimCheckFillfactor from './0003_claim_check_fillfactor';
 import * as conversionListIndex from './0004_conversion_list_index';
 import * as outboxRelayState from './0005_outbox_relay_state';
 import * as conversionHotUpdates from './0006_conversion_hot_updates';
+import * as chainCursorGenesis from './0007_chain_cursor_genesis';
+import * as claimCheckUint256 from './0008_claim_check_uint256';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const claimMigrations: Record<string, Migration> = {
@@ -14,4 +16,6 @@ export const claimMigrations: Record<string, Migration> = {
   '0004_conversion_list_index': conversionListIndex,
   '0005_outbox_relay_state': outboxRelayState,
   '0006_conversion_hot_updates': conversionHotUpdates,
+  '0007_chain_cursor_genesis': chainCursorGenesis,
+  '0008_claim_check_uint256': claimCheckUint256,
 };

@@ -1,8 +1,9 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { UserIdentifier } from '../../common/identifiers';
+import { MAX_AMOUNT } from '../../common/money';
 import { appendOutboxEvents } from '../../common/outbox/append';
 import type { NewOutboxEvent } from '../../common/outbox/event';
-import type { ClaimDatabase } from '../database';
+import type { ClaimCheckTable, ClaimDatabase } from '../database';
 import type { ClaimReason } from '../domain/vocabulary';
 import { retryTransient } from './retry';
 
@@ -48,6 +49,13 @@ export interface AppliedClaims {
   claimed: number;
   /** Proofs of ours redeemed after their amount was credited back (a reorganisation deeper than the confirmations). */
   afterCredit: string[];
+}
+
+/** Where the watcher reads on from, on one chain. */
+export interface ChainCursor {
+  lastBlock: bigint;
+  /** Set when this read started the cursor again because the chain's genesis changed: what it was before. */
+  restarted?: { genesisHash: string; lastBlock: bigint };
 }
 
 /** A voucher past its deadline that nobody redeemed yet, as far as the watcher has read. */
@@ -136,39 +144,56 @@ export class VoucherRepository {
 
   /**
    * How far the watcher has read a chain's logs of a contract: the last block applied. A chain read
-   * for the first time starts at `initial` (the block before the first one to read).
+   * for the first time starts at `initial` (the block before the first one to read). The cursor
+   * belongs to the chain whose block 0 has the hash `genesis`: on a chain with another genesis (a
+   * development chain restarted, a test network reset) it starts again at `initial`, once however
+   * many runs race (compare-and-set on the genesis read), and says what it was.
    */
-  async cursor(chainId: bigint, contract: string, initial: bigint, now: Date): Promise<bigint> {
+  async cursor(chainId: bigint, contract: string, genesis: string, initial: bigint, now: Date): Promise<ChainCursor> {
     await this.db
       .insertInto('chain_cursors')
-      .values({ chain_id: chainId, contract, last_block: initial, updated_at: now })
+      .values({ chain_id: chainId, contract, last_block: initial, genesis_hash: genesis, updated_at: now })
       .onConflict((conflict) => conflict.columns(['chain_id', 'contract']).doNothing())
       .execute();
-    const row = await this.db
-      .selectFrom('chain_cursors')
-      .select('last_block')
-      .where('chain_id', '=', chainId)
-      .where('contract', '=', contract)
-      .executeTakeFirstOrThrow();
-    return row.last_block;
+    for (let attempt = 0; ; attempt += 1) {
+      const row = await this.db
+        .selectFrom('chain_cursors')
+        .select(['last_block', 'genesis_hash'])
+        .where('chain_id', '=', chainId)
+        .where('contract', '=', contract)
+        .executeTakeFirstOrThrow();
+      if (row.genesis_hash === genesis || attempt === 3) return { lastBlock: row.last_block };
+      const previous = row.genesis_hash;
+      const moved = await this.db
+        .updateTable('chain_cursors')
+        // A cursor taken before genesis hashes were kept adopts the chain's as it is now.
+        .set(previous === null ? { genesis_hash: genesis } : { genesis_hash: genesis, last_block: initial, updated_at: now })
+        .where('chain_id', '=', chainId)
+        .where('contract', '=', contract)
+        .where((where) => (previous === null ? where('genesis_hash', 'is', null) : where('genesis_hash', '=', previous)))
+        .executeTakeFirst();
+      if (previous !== null && moved.numUpdatedRows === 1n) return { lastBlock: initial, restarted: { genesisHash: previous, lastBlock: row.last_block } };
+      // Adopted, or another run moved it first: read it again.
+    }
   }
 
   /**
    * Applies the Claimed logs of blocks (from, to] and moves the cursor to `to`, in one transaction,
-   * only if the cursor still stands at `from` (a run that lost the race writes nothing). A voucher
+   * only if the cursor still stands at `from` on the chain of `genesis` (a run that lost the race writes nothing). A voucher
    * is marked claimed once, with the transaction that redeemed it; its check moves from closed to claimed.
    */
-  async applyClaims(chainId: bigint, contract: string, from: bigint, to: bigint, events: readonly ClaimedEvent[], now: Date): Promise<AppliedClaims> {
+  async applyClaims(chainId: bigint, contract: string, genesis: string, from: bigint, to: bigint, events: readonly ClaimedEvent[], now: Date): Promise<AppliedClaims> {
     return retryTransient(() =>
       this.db.transaction().execute(async (trx) => {
         const cursor = await trx
           .selectFrom('chain_cursors')
-          .select('last_block')
+          .select(['last_block', 'genesis_hash'])
           .where('chain_id', '=', chainId)
           .where('contract', '=', contract)
           .forUpdate()
           .executeTakeFirst();
-        if (cursor?.last_block !== from) return { applied: false, claimed: 0, afterCredit: [] };
+        // Logs read from another chain than the cursor's now (it was reset meanwhile) are not applied either.
+        if (cursor?.last_block !== from || cursor.genesis_hash !== genesis) return { applied: false, claimed: 0, afterCredit: [] };
         const outcome = events.length === 0 ? { claimed: 0, afterCredit: [] } : await markClaimed(trx, chainId, events, now);
         await trx
           .updateTable('chain_cursors')
@@ -201,7 +226,9 @@ export class VoucherRepository {
   /**
    * The voucher expired unredeemed (the chain says so at a final block past its deadline): its
    * check becomes expired and its amount goes to the open check of the same (user, currency,
-   * reason), created if none is open. Once: a check that is no longer closed is left alone.
+   * reason) that takes movements, created if none is open; when the amount would take that check
+   * past 2^256 − 1, the check becomes full and a new open check takes the amount. Once: a check
+   * that is no longer closed is left alone.
    * Returns the open check credited, or undefined when there was nothing to do.
    */
   async expire(claimCheckId: string, now: Date): Promise<{ openCheckId: string; amount: bigint } | undefined> {
@@ -215,14 +242,7 @@ export class VoucherRepository {
           .returning(['project_id', 'identifier_type', 'identifier', 'currency_id', 'reason', 'amount'])
           .executeTakeFirst();
         if (!expired) return undefined;
-        // Raw: the conflict target is the partial unique index of open checks (as the ledger writes them).
-        const { rows } = await sql<{ id: string }>`
-          INSERT INTO claim_checks AS cc (project_id, identifier_type, identifier, currency_id, reason, status, amount, movements_count, created_at, updated_at)
-          VALUES (${expired.project_id}, ${expired.identifier_type}, ${expired.identifier}, ${expired.currency_id}, ${expired.reason}, 'open', ${expired.amount}, 0, ${now}, ${now})
-          ON CONFLICT (project_id, identifier, identifier_type, currency_id, reason) WHERE status = 'open'
-          DO UPDATE SET amount = cc.amount + excluded.amount, updated_at = excluded.updated_at
-          RETURNING id`.execute(trx);
-        const openCheckId = rows[0]!.id;
+        const openCheckId = await creditOpenCheck(trx, expired, now);
         await trx
           .insertInto('claim_check_credits')
           .values({ expired_check_id: claimCheckId, project_id: expired.project_id, open_check_id: openCheckId, amount: expired.amount, created_at: now })
@@ -254,6 +274,44 @@ export class VoucherRepository {
       }),
     );
   }
+}
+
+/**
+ * Adds an expired check's amount to the open check of its (user, currency, reason) that takes
+ * movements, or to a new one; answers the check credited. The amount was a signed voucher's, so at
+ * most 2^256 − 1: when adding it to the open check would pass that, the open check (locked by the
+ * conflict, though not updated) becomes full and a new open check holds the amount alone.
+ */
+async function creditOpenCheck(
+  trx: Transaction<ClaimDatabase>,
+  expired: Pick<Selectable<ClaimCheckTable>, 'project_id' | 'identifier_type' | 'identifier' | 'currency_id' | 'reason' | 'amount'>,
+  now: Date,
+): Promise<string> {
+  const max = MAX_AMOUNT.toString();
+  const insert = () => sql<{ id: string }>`
+    INSERT INTO claim_checks AS cc (project_id, identifier_type, identifier, currency_id, reason, status, amount, movements_count, created_at, updated_at)
+    VALUES (${expired.project_id}, ${expired.identifier_type}, ${expired.identifier}, ${expired.currency_id}, ${expired.reason}, 'open', ${expired.amount}, 0, ${now}, ${now})
+    ON CONFLICT (project_id, identifier, identifier_type, currency_id, reason) WHERE status = 'open' AND full_at IS NULL
+    DO UPDATE SET amount = cc.amount + excluded.amount, updated_at = excluded.updated_at
+    WHERE cc.amount + excluded.amount <= ${max}::numeric
+    RETURNING id`;
+  // Raw: the conflict target is the partial unique index of the open check that takes movements (as the ledger writes it).
+  const credited = (await insert().execute(trx)).rows[0];
+  if (credited) return credited.id;
+  await trx
+    .updateTable('claim_checks')
+    .set({ full_at: now, updated_at: now })
+    .where('project_id', '=', expired.project_id)
+    .where('identifier', '=', expired.identifier)
+    .where('identifier_type', '=', expired.identifier_type)
+    .where('currency_id', '=', expired.currency_id)
+    .where('reason', '=', expired.reason)
+    .where('status', '=', 'open')
+    .where('full_at', 'is', null)
+    .execute();
+  const opened = (await insert().execute(trx)).rows[0];
+  if (!opened) throw new Error('no open check took the credit of an expired check');
+  return opened.id;
 }
 
 /** Checks first, then their vouchers (the order expiry takes them in): closed -> claimed, with the redeeming transaction. */

@@ -12,6 +12,7 @@ import { effectiveStatus, recordStatusAt, type TaxStatusView } from './tax-statu
 import { invalidTransition, requireProjectId, taxInfoNotFound, taxSubject, type UserInput } from './tax-subject';
 import { CurrentRecordBlocks } from './tax-record';
 import type { TinVault } from './tin-vault';
+import { w8RuleInForce } from './w8-expiry';
 
 /** Users the batch status lookup answers at once. */
 export const MAX_BATCH_USERS = 1_000;
@@ -38,7 +39,7 @@ export class TaxInfoService {
     const { user } = taxSubject(projectId, userInput);
     const now = this.clock.now();
     const settings = await this.settings.get(projectId);
-    const validated = validateTaxForm(form, now, settings.w8ExpiryRule);
+    const validated = validateTaxForm(form, now, w8RuleInForce(settings.w8ExpiryRule));
 
     const id = randomUUID();
     const sealedTaxId = validated.taxIdNumber === null ? null : this.vault.sealRecordTin(validated.taxIdNumber, { projectId, user, recordId: id });

@@ -13,7 +13,7 @@ import { invalidTransition, requireProjectId, taxInfoNotFound, taxSubject, type 
 import type { Actor } from './tax-record';
 import type { TinVault } from './tin-vault';
 import type { RecordStatus } from './vocabulary';
-import { expiresAtFor } from './w8-expiry';
+import { expiresAtFor, w8RuleInForce } from './w8-expiry';
 
 export const UNMASKED_READ_ACTION = 'tax_info.unmasked_read';
 
@@ -56,7 +56,7 @@ export class TaxReviewService {
     return { records: views, total };
   }
 
-  /** submitted -> approved; a W-8 gets its expires_at from the project's expiry rule now. */
+  /** submitted -> approved; a W-8 gets its expires_at from the project's expiry rule now (by default 3 years after this approval). */
   async approve(projectId: string, userInput: UserInput, actorKeyId: string): Promise<TaxStatusView> {
     const { user } = taxSubject(projectId, userInput);
     const actor = adminActor(actorKeyId);
@@ -65,7 +65,7 @@ export class TaxReviewService {
     const now = this.clock.now();
     const current = recordStatusAt(record, now);
     if (current !== 'submitted') throw invalidTransition(`only submitted tax info can be approved; this tax info is ${current}`);
-    const expiresAt = expiresAtFor(record.formType, record.signatureDate, settings.w8ExpiryRule);
+    const expiresAt = expiresAtFor(record.formType, { signatureDate: record.signatureDate, approvedAt: now }, w8RuleInForce(settings.w8ExpiryRule));
     if (expiresAt !== null && expiresAt.getTime() <= now.getTime()) {
       throw new ConflictError(
         'TAX_FORM_EXPIRED',

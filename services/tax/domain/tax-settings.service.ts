@@ -8,8 +8,9 @@ import { requireProjectId } from './tax-subject';
 import { checkEin, maskTin } from './tin-rules';
 import type { TinVault } from './tin-vault';
 import { W8_EXPIRY_RULES, type W8ExpiryRule } from './vocabulary';
+import { w8RuleInForce } from './w8-expiry';
 
-/** The fields an update may name; a named company field left unset is cleared. */
+/** The fields an update may name; a named company field left unset is cleared, a named w8_expiry_rule left unset is the default again. */
 export const UPDATABLE_SETTINGS_FIELDS = [
   'require_tax_info',
   'company_legal_name',
@@ -35,14 +36,19 @@ export interface TaxSettingsView {
   /** The company's EIN is a tax id too: sealed at rest and shown masked. */
   companyTaxIdMasked: string | null;
   companyContactEmail: string | null;
+  /** The rule in force: the project's choice, or the default. */
   w8ExpiryRule: W8ExpiryRule;
+  /** Whether the project chose it (false: it follows the default). */
+  w8ExpiryRuleChosen: boolean;
   updatedAt: Date | null;
 }
 
 /**
  * Per-project tax settings. Turning require_tax_info off or on changes no record: the effective
  * status is computed from it on every read. A new expiry rule applies to approvals from then on;
- * forms already approved keep the expires_at they were given.
+ * forms already approved keep the expires_at they were given. A project that never chose an expiry
+ * rule follows the default (three_years_from_approval); naming one pins it, even the default's
+ * value, and naming none (null) returns to the default.
  */
 export class TaxSettingsService {
   constructor(
@@ -75,9 +81,12 @@ export class TaxSettingsService {
       else changes.requireTaxInfo = input.requireTaxInfo;
     }
     if (mask.includes('w8_expiry_rule')) {
-      const rule = checkOneOf(input.w8ExpiryRule, 'w8_expiry_rule', W8_EXPIRY_RULES);
-      violations.push(...rule.violations);
-      if (rule.value !== null) changes.w8ExpiryRule = rule.value;
+      if (input.w8ExpiryRule === undefined) changes.w8ExpiryRule = null;
+      else {
+        const rule = checkOneOf(input.w8ExpiryRule, 'w8_expiry_rule', W8_EXPIRY_RULES);
+        violations.push(...rule.violations);
+        if (rule.value !== null) changes.w8ExpiryRule = rule.value;
+      }
     }
     if (mask.includes('company_legal_name')) {
       const name = checkOptionalText(input.companyLegalName, 'company_legal_name', LIMITS.nameLength);
@@ -119,7 +128,8 @@ export class TaxSettingsService {
       companyAddress: record.companyAddress,
       companyTaxIdMasked: record.companyTaxId ? maskTin(this.vault.openCompanyTaxId(record.companyTaxId, record.projectId)) : null,
       companyContactEmail: record.companyContactEmail,
-      w8ExpiryRule: record.w8ExpiryRule,
+      w8ExpiryRule: w8RuleInForce(record.w8ExpiryRule),
+      w8ExpiryRuleChosen: record.w8ExpiryRule !== null,
       updatedAt: record.updatedAt,
     };
   }

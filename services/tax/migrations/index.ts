@@ -6,6 +6,7 @@ import { repairNonCanonicalSeals } from './0002_repair_non_canonical_seals';
 import * as eventOutbox from './0003_event_outbox';
 import * as publishTaxStatuses from './0004_publish_tax_statuses';
 import * as outboxRelayState from './0005_outbox_relay_state';
+import * as w8ExpiryRuleDefault from './0006_w8_expiry_rule_default';
 
 /** What the tax migrations need beyond the database: 0002 opens and re-seals tax ids. */
 export interface TaxMigrationDeps {
@@ -21,5 +22,6 @@ export function taxMigrations(deps: TaxMigrationDeps): Record<string, Migration>
     '0003_event_outbox': eventOutbox,
     '0004_publish_tax_statuses': publishTaxStatuses,
     '0005_outbox_relay_state': outboxRelayState,
+    '0006_w8_expiry_rule_default': w8ExpiryRuleDefault,
   };
 }

@@ -15,22 +15,21 @@ export interface TaxSettingsRecord {
   companyAddress: Address | null;
   companyTaxId: SealedValue | null;
   companyContactEmail: string | null;
-  w8ExpiryRule: W8ExpiryRule;
+  /** The rule the project chose; null while it follows the default (domain/w8-expiry.ts). */
+  w8ExpiryRule: W8ExpiryRule | null;
   /** Null while the project has never changed its settings. */
   updatedAt: Date | null;
 }
 
-/** Only the fields present change; null clears a company field. */
+/** Only the fields present change; null clears a company field, or returns the expiry rule to the default. */
 export interface TaxSettingsChanges {
   requireTaxInfo?: boolean;
   companyLegalName?: string | null;
   companyAddress?: Address | null;
   companyTaxId?: SealedValue | null;
   companyContactEmail?: string | null;
-  w8ExpiryRule?: W8ExpiryRule;
+  w8ExpiryRule?: W8ExpiryRule | null;
 }
-
-export const DEFAULT_W8_EXPIRY_RULE: W8ExpiryRule = 'three_years';
 
 export function defaultSettings(projectId: string): TaxSettingsRecord {
   return {
@@ -40,7 +39,7 @@ export function defaultSettings(projectId: string): TaxSettingsRecord {
     companyAddress: null,
     companyTaxId: null,
     companyContactEmail: null,
-    w8ExpiryRule: DEFAULT_W8_EXPIRY_RULE,
+    w8ExpiryRule: null,
     updatedAt: null,
   };
 }

@@ -1,5 +1,6 @@
 import type { EventPayload, EventType } from '../../common/events/contracts';
 import type { OutboxEvent } from '../../common/outbox/event';
+import { chainIdNumber, type ClaimReasonName, PAYOUT_KIND_OF_REASON } from '../../common/payout-vocabulary';
 import { PUBLIC_EVENT_TYPES, type PublicEventType } from '../../common/events/public-event-types';
 
 export { PUBLIC_EVENT_TYPES, type PublicEventType };
@@ -26,18 +27,34 @@ const audienceEntries = (payload: EventPayload<'audience.entry_added' | 'audienc
 const asIs = <T extends object>(payload: T) => ({ ...payload });
 
 /**
+ * A claim check as the API names it (services/common/payout-vocabulary.ts): the kind of payout it
+ * holds (`end_user_payout`, not the internal claim reason `end_user`), and its chain id a number.
+ * Events stay internal-shaped in the outbox, so events written before this still publish this way.
+ */
+const publicCheck = <T extends { reason: ClaimReasonName; currency_chain_id: string }>(check: T) => ({
+  ...check,
+  reason: PAYOUT_KIND_OF_REASON[check.reason],
+  currency_chain_id: chainIdNumber(check.currency_chain_id, 'currency_chain_id'),
+});
+
+const conversionProcessed = (payload: EventPayload<'claim.conversion.processed'>) => ({
+  ...payload,
+  ...(payload.currency ? { currency: { ...payload.currency, chain_id: chainIdNumber(payload.currency.chain_id) } } : {}),
+});
+
+/**
  * Internal event -> public event: one entry per producer event. A new producer event is one entry
  * here plus its type in the webhooks-fan-out consumer (services/common/events/consumers.ts).
  */
 export const PUBLICATIONS = {
-  'claim.conversion.processed': { type: 'conversion.processed', data: (payload) => ({ ...payload }) },
+  'claim.conversion.processed': { type: 'conversion.processed', data: conversionProcessed },
   'audience.entry_added': { type: 'audience.entry_added', data: audienceEntries },
   'audience.entry_removed': { type: 'audience.entry_removed', data: audienceEntries },
   'agency.affiliate.created': { type: 'affiliate.created', data: asIs },
   'agency.application.decided': { type: 'application.decided', data: asIs },
   'agency.affiliate.status_changed': { type: 'affiliate.status_changed', data: asIs },
-  'claim.claim_check.closed': { type: 'claim_check.closed', data: asIs },
-  'claim.claim_check.claimed': { type: 'claim_check.claimed', data: asIs },
+  'claim.claim_check.closed': { type: 'claim_check.closed', data: (payload) => ({ ...payload, claim_checks: payload.claim_checks.map(publicCheck) }) },
+  'claim.claim_check.claimed': { type: 'claim_check.claimed', data: publicCheck },
   // expires_at and version are there for the agency's projection (the order of a user's changes is internal): the public shape stays as documented.
   'tax.tax_status.changed': { type: 'tax_status.changed', data: ({ expires_at: _expiresAt, version: _version, ...payload }) => payload },
 } satisfies Publications;

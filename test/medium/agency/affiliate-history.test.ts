@@ -55,7 +55,7 @@ describe('affiliate history (domain)', () => {
     const t = (minutes: number) => new Date(Date.parse(START) + minutes * MINUTE);
     const masterRef = { id: master.id, identifier: master.user.identifier, identifier_type: 'evm_address' };
     expect(records).toEqual([
-      { type: 'unbound_from_master', at: t(10), data: { master: masterRef, by_api_key_id: ADMIN, master_removed: false } },
+      { type: 'unbound_from_master', at: t(10), data: { master: masterRef, by_api_key_id: ADMIN, master_removed: false, became_master: false } },
       { type: 'bound_to_master', at: t(9), data: { master: masterRef, by_api_key_id: ADMIN } },
       { type: 'tier_protection_ended', at: t(7), data: { tier_id: tier.id, by_api_key_id: ADMIN, replaced: false } },
       { type: 'tier_protection_set', at: t(6), data: { tier_id: tier.id, expires_at: new Date(t(6).getTime() + 30 * DAY).toISOString(), by_api_key_id: ADMIN } },
@@ -101,15 +101,41 @@ describe('affiliate history (domain)', () => {
     ]);
     expect(records.filter((record) => record.type === 'sub_affiliate_unbound').map((record) => record.data)).toEqual(
       expect.arrayContaining([
-        { affiliate: refOf(first), by_api_key_id: ADMIN, master_removed: true },
-        { affiliate: refOf(second), by_api_key_id: ADMIN, master_removed: true },
+        { affiliate: refOf(first), by_api_key_id: ADMIN, master_removed: true, became_master: false },
+        { affiliate: refOf(second), by_api_key_id: ADMIN, master_removed: true, became_master: false },
       ]),
     );
     expect(records.find((record) => record.type === 'master_spread_changed')!.data).toEqual({ spread_bps: 450, previous_spread_bps: 300, by_api_key_id: ADMIN });
-    expect(records.find((record) => record.type === 'master_designated')!.data).toEqual({ spread_bps: 300, by_api_key_id: ADMIN });
+    expect(records.find((record) => record.type === 'master_designated')!.data).toEqual({ spread_bps: 300, by_api_key_id: ADMIN, unbound_from_master: null });
     // The sub-affiliate's side of the removal says the same.
     const sub = await history(projectId, userOf(first));
     expect(sub.records[0]).toMatchObject({ type: 'unbound_from_master', at: t(4), data: { master: refOf(master), master_removed: true } });
+  });
+
+  it('tells both sides when a sub-affiliate is designated a master: its binding ended by the designation, which names the old master', async () => {
+    const projectId = newProject();
+    const [old, sub] = [await newAffiliate(harness, projectId, 'Old'), await newAffiliate(harness, projectId, 'Sub')];
+    tick();
+    await harness.domain.masters.designate(projectId, userOf(old), 300, actor);
+    tick();
+    await harness.domain.masters.bind(projectId, old.id, [userOf(sub)], actor);
+    tick();
+    await harness.domain.masters.designate(projectId, userOf(sub), 120, actor);
+
+    const refOf = (affiliate: typeof sub) => ({ id: affiliate.id, identifier: affiliate.user.identifier, identifier_type: 'evm_address' });
+    const t = (minutes: number) => new Date(Date.parse(START) + minutes * MINUTE);
+    const own = await history(projectId, userOf(sub));
+    // Newest first; at the one instant, the designation reads after the unbinding it caused.
+    expect(own.records.slice(0, 3)).toEqual([
+      { type: 'master_designated', at: t(3), data: { spread_bps: 120, by_api_key_id: ADMIN, unbound_from_master: refOf(old) } },
+      { type: 'unbound_from_master', at: t(3), data: { master: refOf(old), by_api_key_id: ADMIN, master_removed: false, became_master: true } },
+      { type: 'bound_to_master', at: t(2), data: { master: refOf(old), by_api_key_id: ADMIN } },
+    ]);
+    const former = await history(projectId, userOf(old));
+    expect(former.records.slice(0, 2)).toEqual([
+      { type: 'sub_affiliate_unbound', at: t(3), data: { affiliate: refOf(sub), by_api_key_id: ADMIN, master_removed: false, became_master: true } },
+      { type: 'sub_affiliate_bound', at: t(2), data: { affiliate: refOf(sub), by_api_key_id: ADMIN } },
+    ]);
   });
 
   it('marks a protection replaced by the next one, and one that ran out as expired once the clock passes its end', async () => {

@@ -106,6 +106,7 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
       revenue: metrics.revenueUsd,
       conversions: Number(metrics.conversions),
       endUsers: Number(metrics.endUsers),
+      convertingUsers: Number(metrics.convertingUsers),
       referredVolume: metrics.referredVolumeUsd,
       earnings: earning(metrics.earnings),
       agencyEarnings: earning(metrics.agencyEarnings),
@@ -117,7 +118,7 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
     const read = async (query: string) => (await harness.sql.query(query, [projectId])).rows;
     return {
       metrics: await read(
-        'SELECT affiliate_id, volume_usd::text, revenue_usd::text, conversions::text, end_users::text, referred_volume_usd::text FROM agency.affiliate_metrics WHERE project_id = $1 ORDER BY affiliate_id',
+        'SELECT affiliate_id, volume_usd::text, revenue_usd::text, conversions::text, end_users::text, converting_users::text, referred_volume_usd::text FROM agency.affiliate_metrics WHERE project_id = $1 ORDER BY affiliate_id',
       ),
       counts: await read('SELECT affiliate_id, name, conversions::text FROM agency.affiliate_conversion_counts WHERE project_id = $1 ORDER BY affiliate_id, name'),
       earnings: await read('SELECT affiliate_id, kind, currency_id, amount::text FROM agency.affiliate_earnings WHERE project_id = $1 ORDER BY affiliate_id, kind, currency_id'),
@@ -131,7 +132,7 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
   it('gives every new affiliate a row of zeros, created with it', async () => {
     const projectId = newProject();
     const affiliate = await newAffiliate(harness, projectId);
-    expect(await figures(projectId, affiliate)).toEqual({ volume: '0', revenue: '0', conversions: 0, endUsers: 0, referredVolume: '0', earnings: [], agencyEarnings: [] });
+    expect(await figures(projectId, affiliate)).toEqual({ volume: '0', revenue: '0', conversions: 0, endUsers: 0, convertingUsers: 0, referredVolume: '0', earnings: [], agencyEarnings: [] });
   });
 
   it('answers the list’s total from the count kept per status, equal to counting, through creation, suspension and reactivation', async () => {
@@ -150,7 +151,7 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
     ]);
   });
 
-  it('sums volume and revenue, counts conversions per name and distinct end users, and earnings per currency; no_terms counts, unattributed changes nobody', async () => {
+  it('sums volume and revenue, counts conversions per name and distinct converting users, and earnings per currency; no_terms counts, unattributed changes nobody', async () => {
     const projectId = newProject();
     const [alice, bob] = [await newAffiliate(harness, projectId), await newAffiliate(harness, projectId)];
     const [usdc, dai] = [newCurrency('USDC'), newCurrency('DAI')];
@@ -169,7 +170,9 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
       volume: '164.25',
       revenue: '5.75',
       conversions: 4,
-      endUsers: 2,
+      // Nobody was referred through a code here (the events alone): end users count referrals, not conversions.
+      endUsers: 0,
+      convertingUsers: 2,
       referredVolume: '0',
       earnings: [
         ['DAI', '123456789012345678901'],
@@ -177,7 +180,7 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
       ],
       agencyEarnings: [],
     });
-    expect(await figures(projectId, bob)).toEqual({ volume: '0', revenue: '2', conversions: 1, endUsers: 1, referredVolume: '0', earnings: [], agencyEarnings: [] });
+    expect(await figures(projectId, bob)).toEqual({ volume: '0', revenue: '2', conversions: 1, endUsers: 0, convertingUsers: 1, referredVolume: '0', earnings: [], agencyEarnings: [] });
     const { counts } = await projection(projectId);
     expect(counts.filter((row) => (row as { affiliate_id: string }).affiliate_id === alice.id).map((row) => Object.values(row as object).slice(1))).toEqual([
       ['signup', '1'],
@@ -187,6 +190,49 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
     // The unattributed conversion is kept as a fact (project-wide figures) and changes no affiliate.
     const facts = await harness.sql.query('SELECT count(*)::int AS all, count(affiliate_id)::int AS attributed FROM agency.conversion_facts WHERE project_id = $1', [projectId]);
     expect(facts.rows[0]).toEqual({ all: 6, attributed: 5 });
+  });
+
+  it('counts every user an affiliate referred as an end user, converted or not, once per user, and converting users apart', async () => {
+    const projectId = newProject();
+    const [alice, bob] = [await newAffiliate(harness, projectId), await newAffiliate(harness, projectId)];
+    const [u1, u2, u3] = [newUser(), newUser(), newUser()];
+    const code = (affiliate: AffiliateRecord) => affiliate.codes[0]!.code;
+    for (const user of [u1, u2, u3]) expect((await harness.domain.referrals.refer(projectId, user, code(alice))).created).toBe(true);
+    // The same user again (same affiliate: answered unchanged; another: refused) counts nobody twice.
+    expect((await harness.domain.referrals.refer(projectId, u1, code(alice))).created).toBe(false);
+    await expect(harness.domain.referrals.refer(projectId, u1, code(bob))).rejects.toMatchObject({ code: 'ALREADY_REFERRED' });
+    // Concurrent referrals of one user through both: exactly one wins, exactly one end user.
+    const contested = newUser();
+    const outcomes = await Promise.allSettled([harness.domain.referrals.refer(projectId, contested, code(alice)), harness.domain.referrals.refer(projectId, contested, code(bob))]);
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+
+    const usdc = newCurrency('USDC');
+    await deliver(projectId, conversion(projectId, { user: u1, affiliate: alice, volume: '10', currency: usdc, affiliatePayout: 1n }));
+    await deliver(projectId, conversion(projectId, { user: u1, affiliate: alice, volume: '5', currency: usdc, affiliatePayout: 1n }));
+    const contestedWinner = outcomes[0].status === 'fulfilled' ? alice : bob;
+    const ends = { [alice.id]: 3 + (contestedWinner === alice ? 1 : 0), [bob.id]: contestedWinner === bob ? 1 : 0 };
+    expect(await figures(projectId, alice)).toMatchObject({ conversions: 2, endUsers: ends[alice.id], convertingUsers: 1 });
+    expect(await figures(projectId, bob)).toMatchObject({ conversions: 0, endUsers: ends[bob.id], convertingUsers: 0 });
+
+    // The list sorts and reads the same figure.
+    const page = await harness.domain.affiliates.list(projectId, {}, { page: 1, pageSize: 10, offset: 0 }, { by: 'end_users', order: 'desc' });
+    expect(page.records.map((record) => [record.id, Number(record.metrics.endUsers), Number(record.metrics.convertingUsers)])).toEqual(
+      [alice, bob].map((affiliate) => [affiliate.id, ends[affiliate.id], affiliate === alice ? 1 : 0]).sort((a, b) => (b[1] as number) - (a[1] as number)),
+    );
+
+    // A rebuild counts the referrals themselves: wrong figures come back right, equal to what the referrals built.
+    const built = await projection(projectId);
+    await harness.sql.query('UPDATE agency.affiliate_metrics SET end_users = 42, converting_users = 42 WHERE project_id = $1', [projectId]);
+    await harness.domain.metrics.recompute(projectId);
+    expect(await projection(projectId)).toEqual(built);
+
+    // Referrals while a rebuild recomputes: each counted once, before or after the recomputation.
+    const more = Array.from({ length: 8 }, () => newUser());
+    await Promise.all([harness.domain.metrics.rebuild(projectId), ...more.map((user) => harness.domain.referrals.refer(projectId, user, code(bob)))]);
+    expect((await figures(projectId, bob)).endUsers).toBe(ends[bob.id]! + 8);
+    const settled = await projection(projectId);
+    await harness.domain.metrics.recompute(projectId);
+    expect(await projection(projectId)).toEqual(settled);
   });
 
   it('counts a sub-affiliate’s volume for its master only while bound (frozen per conversion), with the master’s agency earnings', async () => {
@@ -207,12 +253,13 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
       volume: '40',
       revenue: '0',
       conversions: 1,
-      endUsers: 1,
+      endUsers: 0,
+      convertingUsers: 1,
       referredVolume: '560',
       earnings: [['USDC', '4']],
       agencyEarnings: [['USDC', '13']],
     });
-    expect(await figures(projectId, sub)).toMatchObject({ volume: '1500', conversions: 3, endUsers: 1, referredVolume: '0', earnings: [['USDC', '150']] });
+    expect(await figures(projectId, sub)).toMatchObject({ volume: '1500', conversions: 3, convertingUsers: 1, referredVolume: '0', earnings: [['USDC', '150']] });
     const { subs } = await projection(projectId);
     expect(subs).toEqual(
       [
@@ -265,7 +312,7 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
     await Promise.all(concurrent.events.map((event) => deliver(concurrent.projectId, event)));
 
     const expected = await summary(inOrder);
-    expect(expected.sub).toMatchObject({ volume: '12.3', conversions: 6, endUsers: 3, earnings: [['USDC', '15']] });
+    expect(expected.sub).toMatchObject({ volume: '12.3', conversions: 6, convertingUsers: 3, earnings: [['USDC', '15']] });
     expect(expected.master).toMatchObject({ referredVolume: '6.3', agencyEarnings: [['USDC', '3']] });
     expect((await summary(reversed)).master).toEqual(expected.master);
     expect((await summary(reversed)).sub).toEqual(expected.sub);
@@ -307,7 +354,7 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
 
     // Facts lost, aggregates wrong: the rebuild from the claim service brings both back.
     await harness.sql.query('DELETE FROM agency.conversion_facts WHERE project_id = $1 AND conversion_id = ANY($2)', [projectId, events.slice(0, 10).map((e) => e.conversion_id)]);
-    await harness.sql.query("UPDATE agency.affiliate_metrics SET volume_usd = 1, end_users = 42 WHERE project_id = $1", [projectId]);
+    await harness.sql.query("UPDATE agency.affiliate_metrics SET volume_usd = 1, end_users = 42, converting_users = 42 WHERE project_id = $1", [projectId]);
     expect(await harness.domain.metrics.rebuild(projectId)).toEqual({ listed: 30, restored: 10, conversions: 30, attributed: 24 });
     expect(await projection(projectId)).toEqual(incremental);
 

@@ -60,6 +60,25 @@ describe('master and spread at a moment (attribution, domain)', () => {
     expect(one).toMatchObject({ affiliate: { id: sub.id }, master: { id: master.id, user: master.user }, spreadBps: 800 });
   });
 
+  it('pays a sub-affiliate’s master until the sub-affiliate is designated a master itself, and nobody above it after', async () => {
+    const projectId = newProject();
+    harness.clock.set(at(0));
+    const [old, sub] = [await newAffiliate(harness, projectId), await newAffiliate(harness, projectId)];
+    const user = newUser();
+    await harness.domain.referrals.refer(projectId, user, sub.codes[0]!.code);
+    await harness.domain.masters.designate(projectId, userOf(old), 400, actor);
+    await harness.domain.masters.bind(projectId, old.id, [userOf(sub)], actor);
+    harness.clock.set(at(1));
+    await harness.domain.masters.designate(projectId, userOf(sub), 700, actor);
+
+    const results = await harness.domain.attribution.resolveBatch(projectId, [at(1, -1), at(1), at(2)].map((moment) => ({ user, at: moment })));
+    expect(results.map((result) => ('error' in result ? result.error.code : [result.affiliate?.id, result.master?.id ?? null, result.spreadBps]))).toEqual([
+      [sub.id, old.id, 400],
+      [sub.id, null, 0],
+      [sub.id, null, 0],
+    ]);
+  });
+
   it('pays no master that was suspended at the moment, and the master again once reactivated', async () => {
     const projectId = newProject();
     harness.clock.set(at(10));

@@ -61,19 +61,76 @@ describe('master affiliates (domain)', () => {
       }
     });
 
-    it('refuses a user who is no affiliate, a master twice, and a sub-affiliate (a master is never a sub-affiliate)', async () => {
+    it('refuses a user who is no affiliate and a master twice', async () => {
       const projectId = newProject();
       await expect(masters().designate(projectId, newUser(), 100, actor)).rejects.toMatchObject({ code: 'AFFILIATE_NOT_FOUND', kind: 'not_found' });
       const master = await newAffiliate(harness, projectId);
-      await masters().designate(projectId, userOf(master), 100, actor);
+      expect((await masters().designate(projectId, userOf(master), 100, actor)).unboundFrom).toBeNull();
       await expect(masters().designate(projectId, userOf(master), 100, actor)).rejects.toMatchObject({ code: 'ALREADY_MASTER', kind: 'conflict' });
-      const sub = await newAffiliate(harness, projectId);
-      await masters().bind(projectId, master.id, [userOf(sub)], actor);
-      await expect(masters().designate(projectId, userOf(sub), 100, actor)).rejects.toMatchObject({
-        code: 'IS_SUB_AFFILIATE',
-        kind: 'conflict',
-        message: expect.stringContaining(master.id),
-      });
+    });
+
+    it('designates a bound sub-affiliate (any affiliate can be a master): its binding ends at the designation, in the same transaction', async () => {
+      const projectId = newProject();
+      const old = await newAffiliate(harness, projectId);
+      await masters().designate(projectId, userOf(old), 100, actor);
+      const [sub, sibling] = [await newAffiliate(harness, projectId), await newAffiliate(harness, projectId)];
+      await masters().bind(projectId, old.id, [userOf(sub), userOf(sibling)], actor);
+      harness.clock.advance(HOUR);
+      const designatedAt = harness.clock.now();
+
+      const master = await masters().designate(projectId, userOf(sub), 300, actor);
+      expect(master).toMatchObject({ id: sub.id, spreadBps: 300, subAffiliatesCount: 0, designatedAt, unboundFrom: { id: old.id, user: old.user } });
+      // Its binding closed at the designation, naming it; the sibling's stays open; the old master counts one.
+      const { rows } = await harness.sql.query(
+        `SELECT b.affiliate_id, b.bound_to, b.unbound_by, d.affiliate_id AS ended_by
+         FROM agency.sub_affiliate_bindings b LEFT JOIN agency.agency_designations d ON d.id = b.ended_by_designation_id
+         WHERE b.master_id = $1 ORDER BY b.affiliate_id = $2 DESC`,
+        [old.id, sub.id],
+      );
+      expect(rows).toEqual([
+        { affiliate_id: sub.id, bound_to: designatedAt, unbound_by: actor.apiKeyId, ended_by: sub.id },
+        { affiliate_id: sibling.id, bound_to: null, unbound_by: null, ended_by: null },
+      ]);
+      expect(await harness.domain.details.describeOne(sub)).toMatchObject({ isMaster: true, master: null });
+      expect(await masters().get(projectId, old.id)).toMatchObject({ subAffiliatesCount: 1 });
+      // The old master keeps it among its former sub-affiliates (what it brought while bound stays there).
+      const listed = await masters().listSubAffiliates(projectId, old.id, {}, { page: 1, pageSize: 25, offset: 0 });
+      expect(listed.records.map((record) => [record.id, record.bound])).toEqual(expect.arrayContaining([[sub.id, false], [sibling.id, true]]));
+      // Now a master: it takes sub-affiliates of its own, and can never be bound again.
+      await masters().bind(projectId, sub.id, [userOf(await newAffiliate(harness, projectId))], actor);
+      await expect(masters().bind(projectId, old.id, [userOf(sub)], actor)).rejects.toMatchObject({ code: 'IS_MASTER' });
+    });
+
+    it('designates a sub-affiliate whose binding an unbinding or its master’s removal closes at the same moment: the binding closes once', async () => {
+      const projectId = newProject();
+      for (let round = 0; round < 6; round += 1) {
+        const old = await newAffiliate(harness, projectId);
+        await masters().designate(projectId, userOf(old), 100, actor);
+        const sub = await newAffiliate(harness, projectId);
+        await masters().bind(projectId, old.id, [userOf(sub)], actor);
+        const [designated, other] = await Promise.allSettled([
+          masters().designate(projectId, userOf(sub), 200, actor),
+          round % 2 === 0 ? masters().unbind(projectId, old.id, userOf(sub), actor) : masters().remove(projectId, old.id, actor),
+        ]);
+        expect(designated.status).toBe('fulfilled');
+        const { rows } = await harness.sql.query(
+          'SELECT count(*)::int AS bindings, count(*) FILTER (WHERE bound_to IS NULL)::int AS open, count(ended_by_designation_id)::int AS by_designation FROM agency.sub_affiliate_bindings WHERE affiliate_id = $1',
+          [sub.id],
+        );
+        expect(rows[0]).toMatchObject({ bindings: 1, open: 0 });
+        // The designation names the binding only when it closed it itself; an unbinding that found it closed says so.
+        const unboundFrom = designated.status === 'fulfilled' ? designated.value.unboundFrom : undefined;
+        expect(rows[0].by_designation).toBe(unboundFrom ? 1 : 0);
+        if (round % 2 === 0) {
+          // The unbinding found it closed by the designation (404), or closed it first.
+          if (other.status === 'rejected') expect(other.reason).toMatchObject({ code: 'SUB_AFFILIATE_NOT_FOUND' });
+          expect(other.status === 'rejected').toBe(unboundFrom !== null);
+        } else {
+          // The removal released it, or found it released by the designation.
+          expect(other).toEqual({ status: 'fulfilled', value: { released: unboundFrom ? 0 : 1 } });
+        }
+        expect(await harness.domain.details.describeOne(sub)).toMatchObject({ isMaster: true, master: null });
+      }
     });
 
     it('designates once when two admins designate the same affiliate at the same moment', async () => {
@@ -230,7 +287,7 @@ describe('master affiliates (domain)', () => {
       expect(rows[0].n).toBe(1);
     });
 
-    it('keeps a sub-affiliate out of master status while a designation races its binding: one of the two wins', async () => {
+    it('never leaves a master bound while a designation races its binding: bound first, the designation unbinds it; designated first, the binding is refused', async () => {
       const projectId = newProject();
       const master = await newAffiliate(harness, projectId);
       await masters().designate(projectId, userOf(master), 100, actor);
@@ -240,9 +297,12 @@ describe('master affiliates (domain)', () => {
           masters().bind(projectId, master.id, [userOf(contested)], actor),
           masters().designate(projectId, userOf(contested), 100, actor),
         ]);
-        expect([bound.status, designated.status].sort()).toEqual(['fulfilled', 'rejected']);
+        expect(designated.status).toBe('fulfilled');
+        const unboundFrom = designated.status === 'fulfilled' ? designated.value.unboundFrom : undefined;
+        if (bound.status === 'fulfilled') expect(unboundFrom?.id).toBe(master.id);
+        else expect([bound.reason.code, unboundFrom]).toEqual(['IS_MASTER', null]);
         const view = await harness.domain.details.describeOne(contested);
-        expect(view.isMaster && view.master !== null).toBe(false);
+        expect(view).toMatchObject({ isMaster: true, master: null });
       }
     });
   });

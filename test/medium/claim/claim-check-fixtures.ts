@@ -79,8 +79,10 @@ export async function submitW8ben(harness: ClaimHarness, projectId: string, user
   });
 }
 
-export async function approveTaxInfo(harness: ClaimHarness, projectId: string, user: User): Promise<void> {
-  await harness.tax.approveTaxInfo({ projectId, user, actor: { apiKeyId: randomUUID() } });
+/** Approves the user's form; answers its expires_at (a W-8's; null for a W-9). */
+export async function approveTaxInfo(harness: ClaimHarness, projectId: string, user: User): Promise<Date | null> {
+  const status = await harness.tax.approveTaxInfo({ projectId, user, actor: { apiKeyId: randomUUID() } });
+  return status.expiresAt ?? null;
 }
 
 // ------------------------------------------------------------------ the sums that must hold

@@ -246,13 +246,17 @@ describe('claim checks (domain, with the tax and agency services)', () => {
 
       await submitW8ben(harness, projectId, affiliate, '2026-11-20');
       expect((await checks().list(projectId, affiliate, undefined, page)).records[0]!.restriction).toContain('being reviewed');
-      await approveTaxInfo(harness, projectId, affiliate);
+      const approvedAt = harness.clock.now();
+      const expiresAt = await approveTaxInfo(harness, projectId, affiliate);
       const [signed] = await checks().close(projectId, affiliate, [check.id]);
       expect(signed).toMatchObject({ restriction: null, signed: { proof: expect.any(String) } });
       expect((await checks().claimable(projectId, affiliate)).map((row) => row.restriction)).toEqual([null]);
 
-      // Three years after signing, the W-8 expires: the same voucher is withheld again, and new checks too.
-      harness.clock.set('2029-11-21T00:00:00.000Z');
+      // Three years after its approval, the W-8 expires: the same voucher is withheld again, and new checks too.
+      const threeYearsOn = new Date(approvedAt);
+      threeYearsOn.setUTCFullYear(approvedAt.getUTCFullYear() + 3);
+      expect(expiresAt).toEqual(threeYearsOn);
+      harness.clock.set(expiresAt!);
       const again = await checks().close(projectId, affiliate, [check.id]);
       expect(again[0]).toMatchObject({ signed: null, restriction: expect.stringContaining('expired') });
       const listedAgain = await checks().list(projectId, affiliate, undefined, page);

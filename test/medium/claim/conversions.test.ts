@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
 import { evmAddress } from '../../helpers/fixtures';
+import { occurredAtBounds } from '../../../services/claim/domain/conversion-input';
 import { batchOf, conversion, newProject, newUser, statusOf } from './fixtures';
 
 /**
@@ -122,7 +123,6 @@ describe('conversion intake (domain)', () => {
       ['no user', { user: undefined }, 'user', 'is required'],
       ['an unknown identifier type', { user: { identifier: evmAddress(1), identifierType: 'btc' } }, 'user.identifier_type', 'must be one of'],
       ['an invalid evm address', { user: { identifier: '0x12', identifierType: 'evm_address' } }, 'user.identifier', 'evm_address'],
-      ['an occurred_at an hour ahead', { occurredAt: new Date('2026-11-21T13:00:00.000Z') }, 'occurred_at', 'not in the future'],
       ['a negative volume', { volumeUsd: '-1' }, 'volume_usd', 'non-negative decimal'],
       ['a volume with an exponent', { volumeUsd: '1e3' }, 'volume_usd', 'non-negative decimal'],
       ['a revenue of 19 decimals', { revenueUsd: `0.${'1'.repeat(19)}` }, 'revenue_usd', 'at most 30 digits before the point and 18 after'],
@@ -136,6 +136,28 @@ describe('conversion intake (domain)', () => {
         kind: 'invalid_argument',
         code: 'VALIDATION_FAILED',
         details: [{ field, reason: expect.stringContaining(reason) }],
+      });
+    });
+
+    it('refuses a reward_base past 2^256 − 1 (AMOUNT_OUT_OF_RANGE), naming the bound, and takes 2^256 − 1 itself', async () => {
+      for (const rewardBase of [(2n ** 256n).toString(), '9'.repeat(78)]) {
+        expect(await refusal({ rewardBase })).toMatchObject({
+          kind: 'invalid_argument',
+          code: 'AMOUNT_OUT_OF_RANGE',
+          message: expect.stringContaining(`reward_base: must be at most 2^256 − 1 = ${2n ** 256n - 1n}`),
+          details: [{ field: 'reward_base' }],
+        });
+      }
+      const { projectId } = await newProject(harness);
+      const input = conversion({ rewardBase: (2n ** 256n - 1n).toString() });
+      await harness.domain.conversions.submitOne(projectId, input);
+      expect((await harness.domain.ledger.conversion(projectId, input.id)).rewardBase).toBe(2n ** 256n - 1n);
+    });
+
+    it('answers VALIDATION_FAILED, listing every problem, when an amount past 2^256 − 1 is not the only one', async () => {
+      expect(await refusal({ name: '', rewardBase: (2n ** 256n).toString() })).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: [{ field: 'name' }, { field: 'reward_base', reason: expect.stringContaining('2^256 − 1') }],
       });
     });
 
@@ -155,6 +177,74 @@ describe('conversion intake (domain)', () => {
     it('refuses an identifier not written canonically (NON_CANONICAL_ID), as every service does', async () => {
       const error = await refusal({ user: { identifier: evmAddress(10).toUpperCase().replace('0X', '0x'), identifierType: 'evm_address' } });
       expect(error).toMatchObject({ code: 'NON_CANONICAL_ID', details: [{ field: 'user.identifier' }] });
+    });
+  });
+
+  describe('occurred_at’s bounds: from the project’s creation less the backfill window, to five minutes ahead', () => {
+    const DAY = 86_400_000;
+    const submit = async (occurredAt: Date, projectCreatedAt?: Date) => {
+      const { projectId } = await newProject(harness);
+      const input = conversion({ occurredAt });
+      const outcome = await harness.domain.conversions.submitOne(projectId, input, projectCreatedAt).then(
+        (submission) => submission,
+        (error: unknown) => error,
+      );
+      return { outcome, stored: await storedCount(projectId) };
+    };
+
+    it('refuses one before the project’s creation less 365 days (OCCURRED_AT_OUT_OF_RANGE), naming the earliest time, and stores nothing', async () => {
+      const createdAt = new Date(harness.clock.now().getTime() - 30 * DAY);
+      const earliest = new Date(createdAt.getTime() - 365 * DAY);
+      for (const occurredAt of [new Date(earliest.getTime() - 1), new Date(0)]) {
+        const { outcome, stored } = await submit(occurredAt, createdAt);
+        expect(outcome).toMatchObject({
+          kind: 'invalid_argument',
+          code: 'OCCURRED_AT_OUT_OF_RANGE',
+          message: expect.stringContaining(`occurred_at: must be at or after ${earliest.toISOString()}`),
+          details: [{ field: 'occurred_at', reason: expect.stringContaining(createdAt.toISOString()) }],
+        });
+        expect(stored).toBe(0);
+      }
+    });
+
+    it('accepts the earliest time itself, and anything between it and now', async () => {
+      const createdAt = new Date(harness.clock.now().getTime() - 30 * DAY);
+      for (const occurredAt of [new Date(createdAt.getTime() - 365 * DAY), new Date(createdAt.getTime() - DAY), createdAt]) {
+        expect(await submit(occurredAt, createdAt)).toEqual({ outcome: expect.objectContaining({ outcome: 'accepted' }), stored: 1 });
+      }
+    });
+
+    it('counts from now for a project whose creation the caller does not name (or names in the future)', async () => {
+      const now = harness.clock.now();
+      const earliest = new Date(now.getTime() - 365 * DAY);
+      expect((await submit(earliest)).stored).toBe(1);
+      expect(await submit(new Date(earliest.getTime() - 1))).toMatchObject({ outcome: { code: 'OCCURRED_AT_OUT_OF_RANGE' }, stored: 0 });
+      expect(await submit(new Date(earliest.getTime() - 1), new Date(now.getTime() + DAY))).toMatchObject({ outcome: { code: 'OCCURRED_AT_OUT_OF_RANGE' }, stored: 0 });
+    });
+
+    it('refuses one more than five minutes ahead with the same code, naming the latest time', async () => {
+      const latest = new Date(harness.clock.now().getTime() + 5 * 60_000);
+      expect(await submit(new Date(latest.getTime() + 1))).toMatchObject({
+        outcome: { code: 'OCCURRED_AT_OUT_OF_RANGE', details: [{ field: 'occurred_at', reason: expect.stringContaining(`not in the future: at or before ${latest.toISOString()}`) }] },
+        stored: 0,
+      });
+      expect((await submit(latest)).stored).toBe(1);
+    });
+
+    it('answers VALIDATION_FAILED, listing both, when the date is not the only problem', async () => {
+      const { projectId } = await newProject(harness);
+      await expect(harness.domain.conversions.submitOne(projectId, conversion({ occurredAt: new Date(0), volumeUsd: 'x' }))).rejects.toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: [{ field: 'occurred_at' }, { field: 'volume_usd' }],
+      });
+    });
+
+    it('takes the window from CONVERSION_BACKFILL_DAYS', () => {
+      const now = new Date('2026-11-21T12:00:00.000Z');
+      const createdAt = new Date('2026-06-01T00:00:00.000Z');
+      expect(occurredAtBounds(now, createdAt, 0)).toMatchObject({ earliest: createdAt, latest: new Date('2026-11-21T12:05:00.000Z') });
+      expect(occurredAtBounds(now, createdAt, 30).earliest).toEqual(new Date('2026-05-02T00:00:00.000Z'));
+      expect(occurredAtBounds(now, undefined, 1).earliest).toEqual(new Date('2026-11-20T12:00:00.000Z'));
     });
   });
 

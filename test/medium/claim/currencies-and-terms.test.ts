@@ -153,6 +153,30 @@ describe('currencies and payout terms (domain)', () => {
       expect((await harness.domain.terms.list(projectId, toPage())).total).toBe(0);
     });
 
+    it('refuses fixed rewards past 2^256 − 1 (AMOUNT_OUT_OF_RANGE) wherever they are, and takes 2^256 − 1 itself', async () => {
+      const { projectId, currencyId } = await newProject(harness);
+      const past = (2n ** 256n).toString();
+      await expect(
+        harness.domain.terms.put(projectId, 'trade', termsInput(currencyId, { endUser: { fixed: past }, tiers: [{ audienceId: randomUUID(), affiliate: { fixed: '9'.repeat(78) } }] })),
+      ).rejects.toMatchObject({
+        kind: 'invalid_argument',
+        code: 'AMOUNT_OUT_OF_RANGE',
+        details: [
+          { field: 'end_user.fixed', reason: expect.stringContaining('at most 2^256 − 1') },
+          { field: 'tiers[0].affiliate.fixed', reason: expect.stringContaining('at most 2^256 − 1') },
+        ],
+      });
+      // With another problem besides, the answer is VALIDATION_FAILED listing both.
+      await expect(harness.domain.terms.put(projectId, 'trade', termsInput(currencyId, { endUser: { fixed: past }, affiliate: { bps: 10_001 } }))).rejects.toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: [{ field: 'end_user.fixed' }, { field: 'affiliate.bps' }],
+      });
+      expect((await harness.domain.terms.list(projectId, toPage())).total).toBe(0);
+      const max = 2n ** 256n - 1n;
+      const { record } = await harness.domain.terms.put(projectId, 'trade', termsInput(currencyId, { affiliate: { fixed: max.toString() } }));
+      expect(record.affiliate).toEqual({ fixed: max });
+    });
+
     it('refuses a currency id that is no UUID, naming the field', async () => {
       const { projectId } = await newProject(harness);
       await expect(harness.domain.terms.put(projectId, 'trade', termsInput('usdc'))).rejects.toMatchObject({ details: [{ field: 'currency_id' }] });

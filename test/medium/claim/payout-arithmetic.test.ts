@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { UserIdentifier } from '../../../services/common/identifiers';
 import { affiliateReward, type Attribution, type PayoutTermsView, planPayouts } from '../../../services/claim/domain/payouts';
 import { checkReward, rewardAmount, shareOf } from '../../../services/claim/domain/reward';
+import { AMOUNT_RANGE } from '../../../services/common/money';
 import { evmAddress } from '../../helpers/fixtures';
 
 /**
@@ -60,7 +61,7 @@ describe('payout arithmetic (domain)', () => {
     it.each([
       ['fixed', { fixed: '25' }, { fixed: 25n }],
       ['fixed 0', { fixed: '0' }, { fixed: 0n }],
-      ['fixed of 78 digits', { fixed: '9'.repeat(78) }, { fixed: BigInt('9'.repeat(78)) }],
+      ['fixed of 2^256 − 1, the most a voucher pays', { fixed: (2n ** 256n - 1n).toString() }, { fixed: 2n ** 256n - 1n }],
       ['bps 0', { bps: 0 }, { bps: 0 }],
       ['bps 10,000', { bps: 10_000 }, { bps: 10_000 }],
     ])('accepts a %s reward', (_name, input, reward) => {
@@ -82,6 +83,16 @@ describe('payout arithmetic (domain)', () => {
       const checked = checkReward(input, 'affiliate');
       expect(checked.reward).toBeUndefined();
       expect(checked.violations).toEqual([{ field, reason: expect.stringContaining(reason) }]);
+    });
+
+    it.each([
+      ['2^256', (2n ** 256n).toString()],
+      ['10^78 − 1, the most NUMERIC(78,0) holds', '9'.repeat(78)],
+    ])('refuses a fixed amount of %s as past 2^256 − 1 (AMOUNT_RANGE), naming the field and the bound', (_name, fixed) => {
+      const checked = checkReward({ fixed }, 'affiliate');
+      expect(checked.reward).toBeUndefined();
+      expect(checked.violations).toEqual([{ field: 'affiliate.fixed', reason: expect.stringContaining(`at most 2^256 − 1 = ${2n ** 256n - 1n}`) }]);
+      expect(AMOUNT_RANGE.owns(checked.violations[0]!)).toBe(true);
     });
   });
 

@@ -57,7 +57,6 @@ describe('tax form validation (domain)', () => {
     ['a signature date that is no calendar date', 'signature_date', w9({ signature_date: '2026-02-30' })],
     ['a signature date before 1900', 'signature_date', w9({ signature_date: '1899-12-31' })],
     ['a signature date not written YYYY-MM-DD', 'signature_date', w9({ signature_date: '20261120' })],
-    ['a W-8 signed so long ago it has expired', 'signature_date', w8ben({ signature_date: '2023-11-20' })],
     ['a blank legal name', 'legal_name', w9({ legal_name: '   ' })],
     ['a legal name over 200 characters', 'legal_name', w9({ legal_name: 'A'.repeat(201) })],
     ['a legal name with a control character', 'legal_name', w9({ legal_name: 'Ada\u0000' })],
@@ -101,6 +100,21 @@ describe('tax form validation (domain)', () => {
     if (typeof body.tax_id_number === 'string' && body.tax_id_number.trim() !== '') expect(said).not.toContain(body.tax_id_number);
     expect(await storedRows()).toBe(0);
   });
+
+  it.each(['three_years', 'irs_calendar'])(
+    'refuses a W-8 signed so long ago it has expired where validity counts from the signature (%s), naming signature_date',
+    async (rule) => {
+      const counted = await newProject(harness, { w8ExpiryRule: rule });
+      const signedLongAgo = rule === 'three_years' ? '2023-11-20' : '2022-12-31';
+      await expect(harness.domain.taxInfo.submit(counted, newUser(), formInput(w8ben({ signature_date: signedLongAgo })))).rejects.toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: [{ field: 'signature_date', reason: expect.stringContaining('expired') }],
+      });
+      // Under the default (3 years from approval) the same form is taken: it would expire only 3 years after its approval.
+      const byDefault = await newProject(harness);
+      expect((await harness.domain.taxInfo.submit(byDefault, newUser(), formInput(w8ben({ signature_date: signedLongAgo })))).status).toBe('submitted');
+    },
+  );
 
   it('lists every problem of a form in one refusal', async () => {
     const refusal = submit(w9({ country: 'DE', tax_id_number: '000-00-0000', signature_date: '2030-01-01' }));

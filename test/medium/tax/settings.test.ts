@@ -23,7 +23,7 @@ describe('tax settings (domain)', () => {
 
   const update = (projectId: string, mask: string[], input: TaxSettingsInput) => harness.domain.settings.update(projectId, mask, input);
 
-  it('starts with the defaults, unstored: tax info not required, the three-year W-8 rule, no company', async () => {
+  it('starts with the defaults, unstored: tax info not required, W-8s valid 3 years from approval (not chosen), no company', async () => {
     const projectId = randomUUID();
     expect(await harness.domain.settings.get(projectId)).toEqual({
       requireTaxInfo: false,
@@ -31,7 +31,8 @@ describe('tax settings (domain)', () => {
       companyAddress: null,
       companyTaxIdMasked: null,
       companyContactEmail: null,
-      w8ExpiryRule: 'three_years',
+      w8ExpiryRule: 'three_years_from_approval',
+      w8ExpiryRuleChosen: false,
       updatedAt: null,
     });
     expect((await harness.sql.query('SELECT count(*)::int AS n FROM tax.tax_settings WHERE project_id = $1', [projectId])).rows[0].n).toBe(0);
@@ -48,8 +49,25 @@ describe('tax settings (domain)', () => {
       companyTaxIdMasked: '*****1234',
       companyContactEmail: 'tax@referral-labs.example',
       w8ExpiryRule: 'irs_calendar',
+      w8ExpiryRuleChosen: true,
       updatedAt: harness.clock.now(),
     });
+  });
+
+  it('tells a chosen W-8 rule from the default: another setting chooses none, naming one pins it (the default’s too), unset follows the default again', async () => {
+    const projectId = randomUUID();
+    const stored = async () => (await harness.sql.query('SELECT w8_expiry_rule FROM tax.tax_settings WHERE project_id = $1', [projectId])).rows[0].w8_expiry_rule;
+    expect(await update(projectId, ['require_tax_info'], { requireTaxInfo: true })).toMatchObject({ w8ExpiryRule: 'three_years_from_approval', w8ExpiryRuleChosen: false });
+    expect(await stored()).toBeNull();
+    expect(await update(projectId, ['w8_expiry_rule'], { w8ExpiryRule: 'three_years' })).toMatchObject({ w8ExpiryRule: 'three_years', w8ExpiryRuleChosen: true });
+    expect(await update(projectId, ['company_legal_name'], { companyLegalName: 'Acme' })).toMatchObject({ w8ExpiryRule: 'three_years', w8ExpiryRuleChosen: true });
+    expect(await update(projectId, ['w8_expiry_rule'], { w8ExpiryRule: 'three_years_from_approval' })).toMatchObject({
+      w8ExpiryRule: 'three_years_from_approval',
+      w8ExpiryRuleChosen: true,
+    });
+    expect(await stored()).toBe('three_years_from_approval');
+    expect(await update(projectId, ['w8_expiry_rule'], {})).toMatchObject({ w8ExpiryRule: 'three_years_from_approval', w8ExpiryRuleChosen: false });
+    expect(await stored()).toBeNull();
   });
 
   it('clears a company field the mask names but the input leaves unset, and keeps the rest', async () => {
@@ -88,7 +106,6 @@ describe('tax settings (domain)', () => {
     ['a company address without city', 'company_address.city', ['company_address'], { companyAddress: { ...COMPANY_ADDRESS, city: '' } }],
     ['a US company address without a state', 'company_address.region', ['company_address'], { companyAddress: { ...COMPANY_ADDRESS, region: undefined } }],
     ['an unknown W-8 expiry rule', 'w8_expiry_rule', ['w8_expiry_rule'], { w8ExpiryRule: 'five_years' }],
-    ['an unset W-8 expiry rule', 'w8_expiry_rule', ['w8_expiry_rule'], {}],
     ['an unset require_tax_info', 'require_tax_info', ['require_tax_info'], { requireTaxInfo: undefined }],
     ['a company name with control characters', 'company_legal_name', ['company_legal_name'], { companyLegalName: 'Acme\u0007' }],
     ['a company name over 200 characters', 'company_legal_name', ['company_legal_name'], { companyLegalName: 'A'.repeat(201) }],

@@ -124,20 +124,21 @@ describe('tax status transitions (domain)', () => {
   it('approved -> expired -> submitted: an expired W-8 can be neither approved nor revoked, only resubmitted', async () => {
     const user = newUser();
     const first = await submit(user, w8ben());
-    expect((await approve(user)).expiresAt).toEqual(new Date('2029-11-20T00:00:00.000Z'));
+    // Approved at the start (12:00 on 21 November 2026): by default it expires 3 years after, to the instant.
+    expect((await approve(user)).expiresAt).toEqual(new Date('2029-11-21T12:00:00.000Z'));
 
-    harness.clock.set('2029-11-20T00:00:00.000Z');
-    expect(await status(user)).toMatchObject({ status: 'expired', expiresAt: new Date('2029-11-20T00:00:00.000Z') });
+    harness.clock.set('2029-11-21T12:00:00.000Z');
+    expect(await status(user)).toMatchObject({ status: 'expired', expiresAt: new Date('2029-11-21T12:00:00.000Z') });
     await expect(approve(user)).rejects.toMatchObject(refused(/this tax info is expired/));
     await expect(revoke(user)).rejects.toMatchObject(refused(/this tax info is expired/));
 
-    const again = await submit(user, w8ben({ signature_date: '2029-11-19' }));
+    const again = await submit(user, w8ben({ signature_date: '2029-11-20' }));
     expect(await status(user)).toMatchObject({ status: 'submitted', expiresAt: null });
     expect((await recordsOf(harness, projectId, user.identifier))[0]).toMatchObject({
       id: first.id,
       status: 'expired',
       superseded_by: again.id,
-      expired_at: new Date('2029-11-20T00:00:00.000Z'),
+      expired_at: new Date('2029-11-21T12:00:00.000Z'),
     });
     expect(await transitions(harness, projectId, user.identifier)).toEqual([
       'not_submitted->submitted',

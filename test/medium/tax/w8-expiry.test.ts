@@ -1,6 +1,6 @@
 import type { TaxDomain } from '../../../services/tax/composition';
 import type { TaxDatabase } from '../../../services/tax/database';
-import { w8ExpiresAt } from '../../../services/tax/domain/w8-expiry';
+import { DEFAULT_W8_EXPIRY_RULE, w8ExpiresAt } from '../../../services/tax/domain/w8-expiry';
 import { type DomainHarness, startTaxDomain } from '../../helpers/domain';
 import { w8ben, w8bene, w9 } from '../../tax/tax-forms';
 import { ADMIN, formInput, historyOf, newProject, newUser, recordsOf } from './fixtures';
@@ -8,7 +8,7 @@ import { ADMIN, formInput, historyOf, newProject, newUser, recordsOf } from './f
 const START = '2026-11-21T12:00:00.000Z';
 const DAY = 24 * 3_600_000;
 
-/** W-8 expiry on the domain: the two rules' arithmetic, reads at the boundary instant, and the sweep's step. */
+/** W-8 expiry on the domain: the rules' arithmetic, the default, reads at the boundary instant, and the sweep's step. */
 describe('W-8 expiry (domain)', () => {
   let harness: DomainHarness<TaxDomain, TaxDatabase>;
   beforeAll(async () => {
@@ -29,6 +29,8 @@ describe('W-8 expiry (domain)', () => {
     (await historyOf(harness, projectId, identifier)).filter((event) => event.to_status === 'expired');
 
   describe('the rules', () => {
+    // Approved on a day of its own: the signature rules ignore the approval, the default ignores the signature.
+    const APPROVED = new Date('2031-07-04T15:30:00.000Z');
     it.each([
       ['2026-03-10', 'three_years', '2029-03-10T00:00:00.000Z'],
       ['2028-02-29', 'three_years', '2031-02-28T00:00:00.000Z'],
@@ -39,12 +41,27 @@ describe('W-8 expiry (domain)', () => {
       ['2026-01-01', 'irs_calendar', '2030-01-01T00:00:00.000Z'],
       ['2026-12-31', 'irs_calendar', '2030-01-01T00:00:00.000Z'],
       ['2028-02-29', 'irs_calendar', '2032-01-01T00:00:00.000Z'],
+      ['2026-03-10', 'three_years_from_approval', '2034-07-04T15:30:00.000Z'],
+      ['2020-01-01', 'three_years_from_approval', '2034-07-04T15:30:00.000Z'],
     ] as const)('a W-8 signed %s under %s stops being valid at %s', (signed, rule, expected) => {
-      expect(w8ExpiresAt(signed, rule).toISOString()).toBe(expected);
+      expect(w8ExpiresAt({ signatureDate: signed, approvedAt: APPROVED }, rule).toISOString()).toBe(expected);
+    });
+
+    it.each([
+      ['2026-11-21T12:00:00.000Z', '2029-11-21T12:00:00.000Z'],
+      ['2028-02-29T08:30:15.250Z', '2031-02-28T08:30:15.250Z'],
+      ['2027-12-31T23:59:59.999Z', '2030-12-31T23:59:59.999Z'],
+      ['2029-03-01T00:00:00.000Z', '2032-03-01T00:00:00.000Z'],
+    ])('by default (three_years_from_approval) a W-8 approved at %s stops being valid at %s, to the instant', (approved, expected) => {
+      expect(DEFAULT_W8_EXPIRY_RULE).toBe('three_years_from_approval');
+      expect(w8ExpiresAt({ signatureDate: '2026-01-01', approvedAt: new Date(approved) }, DEFAULT_W8_EXPIRY_RULE).toISOString()).toBe(expected);
     });
   });
 
   describe.each([
+    // The project never chose a rule and follows the default (approved at START).
+    ['default', 'w8ben', '2026-03-10', '2029-11-21T12:00:00.000Z'],
+    ['three_years_from_approval', 'w8bene', '2026-11-20', '2029-11-21T12:00:00.000Z'],
     ['three_years', 'w8ben', '2026-03-10', '2029-03-10T00:00:00.000Z'],
     ['irs_calendar', 'w8bene', '2026-03-10', '2030-01-01T00:00:00.000Z'],
   ])('under the %s rule (%s signed %s)', (rule, formType, signedOn, expiresAt) => {
@@ -55,7 +72,7 @@ describe('W-8 expiry (domain)', () => {
 
     beforeAll(async () => {
       harness.clock.set(START);
-      projectId = await newProject(harness, { requireTaxInfo: true, w8ExpiryRule: rule });
+      projectId = await newProject(harness, { requireTaxInfo: true, w8ExpiryRule: rule === 'default' ? undefined : rule });
       const approved = await approvedUser(projectId, (formType === 'w8ben' ? w8ben : w8bene)({ signature_date: signedOn }));
       user = approved.user;
       expect(approved.approved.expiresAt).toEqual(new Date(expiresAt));
@@ -116,14 +133,14 @@ describe('W-8 expiry (domain)', () => {
   it('counts an approved W-8 past expires_at as expired in the review list before the sweep', async () => {
     const projectId = await newProject(harness);
     const { user } = await approvedUser(projectId, w8ben({ signature_date: '2024-01-15' }));
-    harness.clock.set('2027-01-15T00:00:00.000Z');
+    harness.clock.set('2029-11-21T12:00:00.000Z');
     const page = { page: 1, pageSize: 25, offset: 0 };
     expect((await harness.domain.review.list(projectId, 'approved', page)).total).toBe(0);
     expect((await harness.domain.review.list(projectId, 'expired', page)).records.map((record) => record.user.identifier)).toEqual([user.identifier]);
   });
 
-  it('refuses to approve a W-8 that expired while it waited for review, and leaves it submitted', async () => {
-    const projectId = await newProject(harness);
+  it('under a rule counted from the signature, refuses to approve a W-8 that expired while it waited for review, and leaves it submitted', async () => {
+    const projectId = await newProject(harness, { w8ExpiryRule: 'three_years' });
     const user = newUser();
     await harness.domain.taxInfo.submit(projectId, user, formInput(w8ben({ signature_date: '2023-11-25' })));
     harness.clock.set('2026-11-25T00:00:00.000Z');
@@ -131,21 +148,38 @@ describe('W-8 expiry (domain)', () => {
     expect((await harness.domain.taxInfo.getCurrent(projectId, user)).status).toBe('submitted');
   });
 
+  it('by default, takes and approves a W-8 signed long ago: valid 3 years from its approval, whatever its signature date', async () => {
+    const projectId = await newProject(harness);
+    const user = newUser();
+    await harness.domain.taxInfo.submit(projectId, user, formInput(w8ben({ signature_date: '2019-06-30' })));
+    harness.clock.advance(DAY);
+    const approved = await harness.domain.review.approve(projectId, user, ADMIN);
+    expect(approved).toMatchObject({ status: 'approved', expiresAt: new Date('2029-11-22T12:00:00.000Z') });
+  });
+
+  it('under a rule counted from the signature, refuses a W-8 signed so long ago that it would have expired already', async () => {
+    const projectId = await newProject(harness, { w8ExpiryRule: 'three_years' });
+    await expect(harness.domain.taxInfo.submit(projectId, newUser(), formInput(w8ben({ signature_date: '2019-06-30' })))).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [expect.objectContaining({ field: 'signature_date' })],
+    });
+  });
+
   it('applies a changed expiry rule to later approvals only', async () => {
     const projectId = await newProject(harness);
     const before = await approvedUser(projectId, w8ben({ signature_date: '2026-03-10' }));
     await harness.domain.settings.update(projectId, ['w8_expiry_rule'], { w8ExpiryRule: 'irs_calendar' });
     const after = await approvedUser(projectId, w8ben({ signature_date: '2026-03-10' }));
-    expect(before.approved.expiresAt).toEqual(new Date('2029-03-10T00:00:00.000Z'));
+    expect(before.approved.expiresAt).toEqual(new Date('2029-11-21T12:00:00.000Z'));
     expect(after.approved.expiresAt).toEqual(new Date('2030-01-01T00:00:00.000Z'));
-    expect((await harness.domain.taxInfo.status(projectId, before.user)).expiresAt).toEqual(new Date('2029-03-10T00:00:00.000Z'));
+    expect((await harness.domain.taxInfo.status(projectId, before.user)).expiresAt).toEqual(new Date('2029-11-21T12:00:00.000Z'));
   });
 
   it('replaces an approved W-8 once expired: the old record is written down as expired at expires_at', async () => {
     const projectId = await newProject(harness);
     const { user } = await approvedUser(projectId, w8ben({ signature_date: '2026-03-10' }));
-    harness.clock.set('2029-03-10T00:00:00.000Z');
-    await harness.domain.taxInfo.submit(projectId, user, formInput(w8ben({ signature_date: '2029-03-09' })));
+    harness.clock.set('2029-11-21T12:00:00.000Z');
+    await harness.domain.taxInfo.submit(projectId, user, formInput(w8ben({ signature_date: '2029-11-20' })));
     expect((await historyOf(harness, projectId, user.identifier)).map((event) => [event.from_status, event.to_status, event.actor_type])).toEqual([
       ['not_submitted', 'submitted', 'affiliate'],
       ['submitted', 'approved', 'admin'],

@@ -9,6 +9,7 @@ import { AudienceList } from './audiences/AudienceList';
 import { AdminLayout } from './Layout';
 import { MastersSection } from './masters/MastersSection';
 import { PayoutsSection } from './payouts/PayoutsSection';
+import { ProgramSettingsPage } from './program/ProgramSettingsPage';
 import { AdminSessionProvider, useAdminSession } from './session';
 import { SignIn } from './SignIn';
 import { TaxSection } from './tax/TaxSection';
@@ -28,6 +29,7 @@ function SignedInRoutes() {
         <Route path="affiliates/:identifierType/:identifier" element={<AffiliateDetail />} />
         <Route path="applications" element={<ApplicationQueue />} />
         <Route path="masters/*" element={<MastersSection />} />
+        <Route path="program" element={<ProgramSettingsPage />} />
         <Route path="tax/*" element={<TaxSection />} />
         <Route path="payouts/*" element={<PayoutsSection />} />
         <Route path="webhooks/*" element={<WebhooksSection />} />

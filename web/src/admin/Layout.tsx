@@ -6,6 +6,7 @@ const SECTIONS = [
   { to: 'affiliates', label: 'Affiliates' },
   { to: 'applications', label: 'Applications' },
   { to: 'masters', label: 'Master affiliates' },
+  { to: 'program', label: 'Program' },
   { to: 'tax', label: 'Tax' },
   { to: 'payouts', label: 'Payouts' },
   { to: 'webhooks', label: 'Webhooks' },

@@ -46,6 +46,24 @@ export function personalSign(wallet: Eip1193Provider, account: string, message: 
   return ask<string>(wallet, 'personal_sign', [hex, account]);
 }
 
+/**
+ * Makes the wallet use `chainId` (the chain the API says a voucher is redeemed on) when it is on
+ * another one: EIP-3326's wallet_switchEthereumChain. A chain the wallet does not know (4902) needs
+ * the person to add it, with its RPC URL, which the portal does not know.
+ */
+export async function switchChain(wallet: Eip1193Provider, chainId: number): Promise<void> {
+  const current = await ask<string>(wallet, 'eth_chainId');
+  if (Number(current) === chainId) return;
+  try {
+    await wallet.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: `0x${chainId.toString(16)}` }] });
+  } catch (error) {
+    const code = (error as { code?: number }).code;
+    if (code === 4001) throw new WalletError(`The switch to chain ${chainId} was declined in your wallet: the vouchers are redeemed there.`);
+    if (code === 4902) throw new WalletError(`Your wallet does not know chain ${chainId}, where these vouchers are redeemed. Add that network to your wallet, then try again.`);
+    throw new WalletError(`Your wallet could not switch to chain ${chainId}: ${(error as Error).message ?? String(error)}`);
+  }
+}
+
 export function sendTransaction(wallet: Eip1193Provider, transaction: { from: string; to: string; data: string; chainId: number }): Promise<string> {
   return ask<string>(wallet, 'eth_sendTransaction', [{ ...transaction, chainId: `0x${transaction.chainId.toString(16)}` }]);
 }

@@ -87,6 +87,10 @@ function Figures({ affiliate }: { affiliate: Affiliate }) {
           <dd>{affiliate.end_users.toLocaleString('en-US')}</dd>
         </div>
         <div>
+          <dt>Converting users</dt>
+          <dd>{affiliate.converting_users.toLocaleString('en-US')}</dd>
+        </div>
+        <div>
           <dt>Master</dt>
           <dd>{affiliate.is_master ? 'is a master affiliate' : (affiliate.master?.identifier ?? '—')}</dd>
         </div>

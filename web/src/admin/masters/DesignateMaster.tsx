@@ -24,7 +24,9 @@ export function DesignateMaster() {
       }),
     onSuccess: async (master) => {
       await queryClient.invalidateQueries({ queryKey: ['masters', projectId] });
-      await navigate(master.id);
+      // A sub-affiliate designated a master was unbound from its master by the designation: its page says so.
+      const from = master.unbound_from;
+      await navigate(master.id, from ? { state: { notice: `It was a sub-affiliate of ${from.identifier}, and is no longer bound to that master.` } } : undefined);
     },
   });
   const [missingSpread, setMissingSpread] = useState(false);
@@ -39,7 +41,10 @@ export function DesignateMaster() {
   return (
     <section className="panel" aria-labelledby="designate-title">
       <h2 id="designate-title">Designate a master affiliate</h2>
-      <p className="help">The master earns its spread on every conversion of the sub-affiliates you bind to it. 100 basis points are 1%.</p>
+      <p className="help">
+        The master earns its spread on every conversion of the sub-affiliates you bind to it. 100 basis points are 1%. A sub-affiliate designated a
+        master leaves its own master.
+      </p>
       <form className="stack" onSubmit={submit} noValidate>
         <TextField id="designate-identifier" label="Affiliate identifier" value={identifier} onChange={setIdentifier} error={errors.user_identifier} />
         <label htmlFor="designate-type">Identifier type</label>

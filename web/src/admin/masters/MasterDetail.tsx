@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router-dom';
+import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import type { ApiResult } from '../../api/client';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { formatDateTime, formatUsd } from '../../ui/format';
@@ -18,6 +18,8 @@ export type Master = ApiResult<'/api/v1/projects/{projectId}/agencies/{agencyId}
 export function MasterDetail() {
   const { projectId, api } = useProject();
   const agencyId = useParams().agencyId ?? '';
+  // A designation that unbound the new master from its own master comes here saying so.
+  const notice = (useLocation().state as { notice?: string } | null)?.notice;
   const master = useQuery({
     queryKey: masterKey(projectId, agencyId),
     queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/agencies/{agencyId}', { path: { projectId, agencyId }, signal }),
@@ -41,6 +43,11 @@ export function MasterDetail() {
         <Link to="..">Master affiliates</Link> /
       </p>
       <h1 id="master-title">{title}</h1>
+      {notice ? (
+        <p className="state" role="status">
+          {notice}
+        </p>
+      ) : null}
       <p className="identifier">
         {data.identifier} <span className="subtle">({data.identifier_type})</span> ·{' '}
         <Link to={`/admin/affiliates/${encodeURIComponent(data.identifier_type)}/${encodeURIComponent(data.identifier)}`}>Its affiliate page</Link>

@@ -4,6 +4,19 @@ import { address, type FieldSpec } from '../../portal/tax/tax-form-fields';
 export type TaxSettings = ApiResult<'/api/v1/projects/{projectId}/tax-settings', 'get'>;
 export type TaxSettingsChanges = ApiBody<'/api/v1/projects/{projectId}/tax-settings', 'patch'>;
 
+type W8ExpiryRule = TaxSettings['w8_expiry_rule'];
+
+/** The rule of a program that never chose one (the specification's: 3 years after approval). */
+export const DEFAULT_W8_EXPIRY_RULE: W8ExpiryRule = 'three_years_from_approval';
+
+/** Every rule the API offers, the default first; a Record over the API's enum, so a rule it adds fails the type check here until listed. */
+const W8_RULE_WORDS: Record<W8ExpiryRule, string> = {
+  three_years_from_approval: '3 years after approval',
+  three_years: '3 years after the signature date',
+  irs_calendar: 'On 31 December of the third year after signing (IRS rule)',
+};
+const W8_EXPIRY_RULES = Object.entries(W8_RULE_WORDS) as Array<[W8ExpiryRule, string]>;
+
 /** Not an API field: asks to clear the stored company EIN (sent as `company_tax_id: null`). */
 export const REMOVE_TAX_ID = 'remove_company_tax_id';
 const ADDRESS_KEYS = ['line1', 'line2', 'city', 'region', 'postal_code', 'country'] as const;
@@ -18,11 +31,10 @@ export function settingsFields(settings: TaxSettings): { program: FieldSpec[]; c
         name: 'w8_expiry_rule',
         label: 'When an approved W-8 expires',
         kind: 'select',
-        options: [
-          ['three_years', '3 years after the signature date'],
-          ['irs_calendar', 'On 31 December of the third year after signing (IRS rule)'],
-        ],
-        help: 'Applies to approvals from now on; forms already approved keep their date.',
+        options: W8_EXPIRY_RULES.map(([rule, words]) => [rule, rule === DEFAULT_W8_EXPIRY_RULE ? `${words} (default)` : words] as const),
+        help:
+          `Applies to approvals from now on; forms already approved keep their date. ` +
+          (settings.w8_expiry_rule_chosen ? 'This program chose its rule.' : 'This program follows the default.'),
       },
     ],
     company: [

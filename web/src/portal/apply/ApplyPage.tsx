@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { formatDateTime } from '../../ui/format';
 import { ErrorMessage, Loading } from '../../ui/states';
+import { type OwnAffiliate, useOwnAffiliate } from '../membership';
 import { usePortal } from '../session';
 import { FieldError, fieldErrors } from '../../ui/field-errors';
 import { type Application, useApplication } from './application';
@@ -14,17 +15,56 @@ const STATUS_WORDS: Record<Application['status'], string> = {
   rejected: 'Your application was not accepted. You may apply again.',
 };
 
-/** Membership: the wallet's application and its decision, or the form to apply. */
+/**
+ * Membership, decided by the affiliate record (an affiliate made by an admin or through the SDK
+ * never applied): an affiliate sees that it is one; a wallet that is none sees its application and
+ * its decision, or the form to apply.
+ */
 export function ApplyPage() {
+  const affiliate = useOwnAffiliate();
   const application = useApplication();
+  const pending = affiliate.isPending || application.isPending;
+  const error = affiliate.error ?? application.error;
   return (
     <>
       <h1>Membership</h1>
-      {application.isPending ? <Loading /> : null}
-      {application.isError ? <ErrorMessage error={application.error} /> : null}
-      {application.data ? <ApplicationStatus application={application.data} /> : null}
-      {application.data === null || application.data?.status === 'rejected' ? <ApplyForm /> : null}
+      {pending && !error ? <Loading /> : null}
+      {error ? <ErrorMessage error={error} /> : null}
+      {!pending && !error && affiliate.data ? <AffiliateStatus affiliate={affiliate.data} /> : null}
+      {!pending && !error && affiliate.data === null ? (
+        <>
+          {application.data ? <ApplicationStatus application={application.data} /> : null}
+          {application.data === null || application.data?.status === 'rejected' ? <ApplyForm /> : null}
+        </>
+      ) : null}
     </>
+  );
+}
+
+/** The wallet is an affiliate of the program: no application to make. */
+function AffiliateStatus({ affiliate }: { affiliate: OwnAffiliate }) {
+  const { projectId } = usePortal();
+  return (
+    <section aria-labelledby="membership-heading">
+      <h2 id="membership-heading">Your membership</h2>
+      <p data-testid="membership-status">
+        {affiliate.status === 'suspended' ? 'Your affiliate membership of this program is suspended.' : 'You are an affiliate of this program.'}
+      </p>
+      {affiliate.status === 'suspended' && affiliate.suspension_reason ? <p>Reason: {affiliate.suspension_reason}</p> : null}
+      <dl className="facts">
+        <div>
+          <dt>Name</dt>
+          <dd>{affiliate.name}</dd>
+        </div>
+        <div>
+          <dt>Affiliate since</dt>
+          <dd>{formatDateTime(affiliate.joined_at)}</dd>
+        </div>
+      </dl>
+      <p>
+        Next: <Link to={`/portal/${projectId}/codes`}>share your referral codes</Link> and <Link to={`/portal/${projectId}/tax`}>send your tax form</Link>.
+      </p>
+    </section>
   );
 }
 

@@ -4,7 +4,10 @@ import { usePortal } from '../session';
 
 export type Application = ApiResult<'/api/v1/projects/{projectId}/affiliate-portal/application', 'get'>;
 
-/** The wallet's latest application (null when it never applied); once approved it carries the affiliate and its codes. */
+/**
+ * The wallet's latest application (null when it never applied). It says where a wallet that is no
+ * affiliate stands; whether the wallet is an affiliate is the affiliate record's answer (useOwnAffiliate).
+ */
 export function useApplication() {
   const { projectId, address, api } = usePortal();
   return useQuery({

@@ -3,7 +3,7 @@ import type { ApiResult } from '../../api/client';
 import { formatDateTime, formatDecimal, tokenAmount } from '../../ui/format';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { usePortal } from '../session';
-import { injectedWallet, sendTransaction, waitForReceipt, WalletError } from '../wallet';
+import { injectedWallet, sendTransaction, switchChain, waitForReceipt, WalletError } from '../wallet';
 import { claimCalldata, isRedeemable, type Voucher } from './claim-transaction';
 
 type ClaimCheck = ApiResult<'/api/v1/claim-checks', 'get'>['results'][number];
@@ -14,7 +14,11 @@ const STATUS_WORDS: Record<ClaimCheck['status'], string> = {
   claimed: 'Claimed',
   expired: 'Expired',
 };
-const REASON_WORDS: Record<ClaimCheck['reason'], string> = { affiliate: 'Affiliate earnings', end_user: 'Your own rewards', agency: 'Agency earnings' };
+const REASON_WORDS: Record<ClaimCheck['reason'], string> = {
+  affiliate_payout: 'Affiliate earnings',
+  end_user_payout: 'Your own rewards',
+  agency_payout: 'Agency earnings',
+};
 
 /**
  * Claims: the wallet's claim checks. An open check is closed into a signed voucher, then the wallet
@@ -117,6 +121,8 @@ function Redeem({ vouchers, address, onClaimed }: { vouchers: Voucher[]; address
   const claim = useMutation({
     mutationFn: async () => {
       const wallet = injectedWallet();
+      // The chain and the contract are the voucher's, as the API signed it: a wallet on another chain is asked to switch.
+      await switchChain(wallet, first!.chain_id);
       const hash = await sendTransaction(wallet, { from: address, to: first!.claim_manager!, data: claimCalldata(batch), chainId: first!.chain_id });
       const receipt = await waitForReceipt(wallet, hash);
       if (receipt.status !== '0x1') throw new WalletError(`The claim transaction ${hash} failed on chain; nothing was paid. Close the checks again and retry.`);

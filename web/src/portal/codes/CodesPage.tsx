@@ -3,32 +3,37 @@ import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { formatDateTime } from '../../ui/format';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
-import { useApplication } from '../apply/application';
+import { useOwnAffiliate } from '../membership';
 import { usePortal } from '../session';
 import { FieldError, fieldErrors } from '../../ui/field-errors';
 
-/** The link a referred person opens: the program's site with the code (`?ref=`), here the portal's origin. */
-export function referralLink(code: string): string {
-  return `${window.location.origin}/?ref=${encodeURIComponent(code)}`;
-}
-
-/** Referral codes: the affiliate's codes with their uses and links, and a form to add one. */
+/**
+ * Referral codes: the affiliate's codes with their uses and links, and a form to add one. Whether
+ * the wallet is an affiliate is the affiliate record's answer; each link is the program's link
+ * template with the code, as the API makes it (null while the program has no link).
+ */
 export function CodesPage() {
   const { projectId } = usePortal();
-  const application = useApplication();
-  const affiliate = application.data?.affiliate ?? null;
+  const own = useOwnAffiliate();
+  const affiliate = own.data ?? null;
   return (
     <>
       <h1>Referral codes</h1>
-      {application.isPending ? <Loading /> : null}
-      {application.isError ? <ErrorMessage error={application.error} /> : null}
-      {application.isSuccess && !affiliate ? (
+      {own.isPending ? <Loading /> : null}
+      {own.isError ? <ErrorMessage error={own.error} /> : null}
+      {own.isSuccess && !affiliate ? (
         <Empty>
           You are not an affiliate of this program yet. <Link to={`/portal/${projectId}/apply`}>Apply first</Link>; your codes appear here once you are accepted.
         </Empty>
       ) : null}
       {affiliate ? (
         <>
+          {affiliate.codes.length > 0 && affiliate.codes.every((code) => code.link === null) ? (
+            <p className="state" data-testid="no-link">
+              This program has no referral link yet: the program has not set its address. Your codes work already; a link to share appears here once
+              it has.
+            </p>
+          ) : null}
           {affiliate.codes.length === 0 ? (
             <Empty>No codes yet. Add one below.</Empty>
           ) : (
@@ -51,9 +56,7 @@ export function CodesPage() {
                       <td className="identifier">{code.code}</td>
                       <td className="number">{code.uses.toLocaleString('en-US')}</td>
                       <td>{formatDateTime(code.created_at)}</td>
-                      <td>
-                        <CopyLink code={code.code} />
-                      </td>
+                      <td>{code.link ? <CopyLink code={code.code} link={code.link} /> : <span className="subtle">No link yet</span>}</td>
                     </tr>
                   ))}
                 </tbody>
@@ -67,9 +70,8 @@ export function CodesPage() {
   );
 }
 
-function CopyLink({ code }: { code: string }) {
+function CopyLink({ code, link }: { code: string; link: string }) {
   const [copied, setCopied] = useState<'idle' | 'copied' | 'failed'>('idle');
-  const link = referralLink(code);
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(link);

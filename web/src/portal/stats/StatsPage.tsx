@@ -53,8 +53,12 @@ export function StatsPage() {
           <dd data-testid="stat-conversions">{data.conversions.toLocaleString('en-US')}</dd>
         </div>
         <div>
+          <dt>People referred</dt>
+          <dd data-testid="stat-end-users">{data.end_users.toLocaleString('en-US')}</dd>
+        </div>
+        <div>
           <dt>People who converted</dt>
-          <dd>{data.end_users.toLocaleString('en-US')}</dd>
+          <dd>{data.converting_users.toLocaleString('en-US')}</dd>
         </div>
         {data.earnings.map((earning) => (
           <div key={`${earning.currency_chain_id}:${earning.currency_address}`}>

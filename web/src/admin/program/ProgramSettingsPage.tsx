@@ -1,0 +1,118 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import type { ApiBody, ApiResult } from '../../api/client';
+import { fieldErrors } from '../../ui/field-errors';
+import { formatDateTime } from '../../ui/format';
+import { ErrorMessage, Loading } from '../../ui/states';
+import { TextField } from '../../ui/TextField';
+import { useProject } from '../session';
+import { previewLink } from './referral-link';
+
+type ProgramSettings = ApiResult<'/api/v1/projects/{projectId}/program-settings', 'get'>;
+type Changes = ApiBody<'/api/v1/projects/{projectId}/program-settings', 'patch'>;
+
+/** The code the preview shows the link of. */
+const EXAMPLE_CODE = 'EXAMPLE';
+const settingsKey = (projectId: string) => ['program-settings', projectId];
+
+/**
+ * The program's referral link: its URL and link template, with a live preview of a code's link as
+ * the affiliate portal will copy it. The API checks both and names what is wrong at its field.
+ */
+export function ProgramSettingsPage() {
+  const { projectId, api } = useProject();
+  const [saved, setSaved] = useState(false);
+  /** Saves so far: each starts a new form from what the API stored. */
+  const [version, setVersion] = useState(0);
+  const settings = useQuery({
+    queryKey: settingsKey(projectId),
+    queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/program-settings', { path: { projectId }, signal }),
+  });
+  return (
+    <section aria-labelledby="program-title">
+      <h1 id="program-title">Program</h1>
+      {settings.isPending ? <Loading label="Loading the program settings…" /> : null}
+      {settings.isError ? <ErrorMessage error={settings.error} /> : null}
+      {settings.data ? (
+        <LinkForm
+          key={version}
+          settings={settings.data}
+          onSaved={() => {
+            setVersion((count) => count + 1);
+            setSaved(true);
+          }}
+          onEdit={() => setSaved(false)}
+        />
+      ) : null}
+      <p role="status" aria-live="polite" className={saved ? 'state' : undefined}>
+        {saved ? 'Saved.' : ''}
+      </p>
+    </section>
+  );
+}
+
+function LinkForm({ settings, onSaved, onEdit }: { settings: ProgramSettings; onSaved(): void; onEdit(): void }) {
+  const { projectId, api } = useProject();
+  const queryClient = useQueryClient();
+  const [programUrl, setProgramUrl] = useState(settings.program_url ?? '');
+  const [template, setTemplate] = useState(settings.link_template);
+  const save = useMutation({
+    mutationFn: (body: Changes) => api('patch', '/api/v1/projects/{projectId}/program-settings', { path: { projectId }, body }),
+    onSuccess: (next) => {
+      queryClient.setQueryData(settingsKey(projectId), next);
+      onSaved();
+    },
+  });
+  const changes: Changes = {};
+  if (programUrl.trim() !== (settings.program_url ?? '')) changes.program_url = programUrl.trim() === '' ? null : programUrl.trim();
+  if (template.trim() !== settings.link_template) changes.link_template = template.trim() === settings.default_link_template ? null : template.trim();
+  const errors = fieldErrors(save.error);
+  const preview = previewLink(programUrl.trim(), template.trim(), EXAMPLE_CODE);
+  const edit = (set: (value: string) => void) => (value: string) => {
+    onEdit();
+    set(value);
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onEdit();
+    save.mutate(changes);
+  };
+  return (
+    <form className="stack" onSubmit={submit} noValidate aria-labelledby="program-title">
+      <p className="subtle">{settings.updated_at ? `Last changed ${formatDateTime(settings.updated_at)}.` : 'The defaults: never changed.'}</p>
+      <fieldset className="stack">
+        <legend>Referral link</legend>
+        <p className="help">
+          Affiliates copy one link per code from their portal. Until the program has an address, the portal tells them there is no link yet.
+        </p>
+        <TextField id="program-url" label="Program URL (where a referred person lands)" type="url" value={programUrl} onChange={edit(setProgramUrl)} error={errors.program_url} />
+        <TextField id="link-template" label="Link template" value={template} onChange={edit(setTemplate)} error={errors.link_template} />
+        <p className="help" id="link-template-help">
+          <code>{'{code}'}</code> is replaced by the affiliate’s code and <code>{'{program_url}'}</code> by the program URL. The default,{' '}
+          <code>{settings.default_link_template}</code>, adds the <code>af</code> parameter the tracking reads.
+        </p>
+        <div>
+          <button type="button" onClick={() => edit(setTemplate)(settings.default_link_template)} disabled={template === settings.default_link_template}>
+            Use the default template
+          </button>
+        </div>
+        <div className="state" aria-live="polite">
+          <strong>Preview for the code {EXAMPLE_CODE}: </strong>
+          {preview ? (
+            <code className="identifier" data-testid="link-preview">
+              {preview}
+            </code>
+          ) : (
+            <span data-testid="link-preview">no link yet: enter the program URL.</span>
+          )}
+        </div>
+      </fieldset>
+      {save.isError ? <ErrorMessage error={save.error} showDetails={false} title="Not saved" /> : null}
+      <div>
+        <button type="submit" disabled={save.isPending || Object.keys(changes).length === 0}>
+          {save.isPending ? 'Saving…' : 'Save settings'}
+        </button>
+      </div>
+    </form>
+  );
+}
