@@ -6,6 +6,7 @@ import * as conversionListIndex from './0004_conversion_list_index';
 import * as outboxRelayState from './0005_outbox_relay_state';
 import * as conversionHotUpdates from './0006_conversion_hot_updates';
 import * as chainCursorGenesis from './0007_chain_cursor_genesis';
+import * as payoutAllowlists from './0008_payout_allowlists';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const claimMigrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const claimMigrations: Record<string, Migration> = {
   '0005_outbox_relay_state': outboxRelayState,
   '0006_conversion_hot_updates': conversionHotUpdates,
   '0007_chain_cursor_genesis': chainCursorGenesis,
+  '0008_payout_allowlists': payoutAllowlists,
 };
