@@ -232,6 +232,15 @@ describe('paying conversions through process deaths and Redis loss', () => {
       { timeoutMs: 60_000, intervalMs: 50, what: 'the conversions of terms without allowlists to be paid while the audience service is away' },
     );
     expect(audienceProcess.running).toBe(false);
+    // Terms naming an allowlist cannot be checked meanwhile: 503 in the standard body, and nothing saved.
+    const termsPath = `/api/v1/projects/${project.id}/payout-terms/later`;
+    const unchecked = await stack.gateway.api.request('PUT', termsPath, {
+      key: project.keys.admin,
+      body: { currency_id: currency.id, end_user: { fixed: '1' }, end_user_allowlist_audience_id: endUsers.id },
+    });
+    expect(unchecked.status).toBe(503);
+    expect(unchecked.body).toMatchObject({ status: 503, code: 'AUDIENCE_SERVICE_UNAVAILABLE', details: [] });
+    expect((await stack.gateway.api.get(termsPath, { key: project.keys.admin })).status).toBe(404);
 
     await audienceProcess.restart();
     const all = batches.flat();

@@ -7,6 +7,8 @@ import type { AllowlistSource, MembershipQuestion } from '../domain/allowlists';
 
 /** A batch's questions are one query there (a primary-key probe each); room for a loaded machine, as the agency's attribution has. */
 const CALL_TIMEOUT_MS = 15_000;
+/** Saving terms waits for the audience's answer inside the gateway's own deadline (GRPC_TIMEOUT_MS, 5 s by default). */
+const LOOKUP_TIMEOUT_MS = 3_000;
 /** CheckMemberships takes at most this many questions a call (a batch of 1,000 conversions asks at most 2,000). */
 const MAX_QUESTIONS_PER_CALL = 2_000;
 
@@ -49,7 +51,7 @@ export class AudienceAllowlistClient implements AllowlistSource {
 
   private async exists(projectId: string, segmentId: string): Promise<boolean> {
     try {
-      await this.client.call.getSegment({ projectId, segmentId });
+      await this.client.call.getSegment({ projectId, segmentId }, { timeoutMs: LOOKUP_TIMEOUT_MS });
       return true;
     } catch (error) {
       if (isServiceError(error) && error.code === GrpcStatus.NOT_FOUND) return false;
