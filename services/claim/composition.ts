@@ -3,6 +3,7 @@ import type { Clock } from '../common/clock';
 import type { Logger } from '../common/logger';
 import type { OutboxWaker } from '../common/outbox/relay';
 import type { ClaimDatabase } from './database';
+import type { AllowlistSource } from './domain/allowlists';
 import type { AttributionSource } from './domain/attribution';
 import { ChainWatcherService, type ClaimManagerReaderFactory, type WatcherOptions } from './domain/chain-watcher.service';
 import type { ChainDirectory } from './domain/chains';
@@ -65,6 +66,8 @@ export interface ClaimDomainDeps {
   scheduler: ConversionScheduler;
   /** Who referred whom: the agency service (AgencyAttributionSource in server.ts). */
   attribution: AttributionSource;
+  /** Who is on payout terms' allowlists: the audience service (AudienceAllowlistClient in server.ts). */
+  allowlists: AllowlistSource;
   /** Told after each commit that wrote events (the service's outbox relay). */
   outbox: OutboxWaker;
   checks: ClaimCheckDeps;
@@ -78,16 +81,27 @@ export interface ClaimDomainDeps {
  * Plain constructors, wired once: server.ts builds the domain the gRPC service and the job use with
  * this, and the medium tests (test/medium/claim) build the same one over a test database.
  */
-export function buildClaimDomain({ db, clock, logger, scheduler, attribution, outbox, checks, leaderboardCacheMs = 0, conversionBackfillDays }: ClaimDomainDeps): ClaimDomain {
+export function buildClaimDomain({
+  db,
+  clock,
+  logger,
+  scheduler,
+  attribution,
+  allowlists,
+  outbox,
+  checks,
+  leaderboardCacheMs = 0,
+  conversionBackfillDays,
+}: ClaimDomainDeps): ClaimDomain {
   const currencies = new CurrencyRepository(db);
   const knownCurrencies = new KnownCurrencies(currencies);
   const terms = new PayoutTermsRepository(db);
   const conversions = new ConversionRepository(db);
   return {
     currencies: new CurrencyService(currencies, clock),
-    terms: new PayoutTermsService(terms, clock, logger),
+    terms: new PayoutTermsService(terms, allowlists, clock, logger),
     conversions: new ConversionService(conversions, scheduler, clock, logger, conversionBackfillDays),
-    payouts: new PayoutService(conversions, terms, new LedgerRepository(db), attribution, outbox, clock, logger, knownCurrencies),
+    payouts: new PayoutService(conversions, terms, new LedgerRepository(db), attribution, outbox, clock, logger, knownCurrencies, allowlists),
     ledger: new LedgerService(new MovementRepository(db), new LeaderboardRepository(db), currencies, clock, leaderboardCacheMs),
     paidConversions: new PaidConversionService(new PaidConversionRepository(db)),
     ...buildClaimCheckDomain(db, clock, logger, checks, outbox, knownCurrencies),

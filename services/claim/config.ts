@@ -9,6 +9,8 @@ export const claimConfigSchema = z
     ...serviceEnv(SERVICE_CATALOG.claim.defaultGrpcPort),
     /** Where the agency service listens: attribution of every conversion is asked there. */
     [SERVICE_CATALOG.agency.addressVariable]: z.string().default(defaultGrpcAddress(SERVICE_CATALOG.agency)),
+    /** Where the audience service listens: payout terms' allowlists are checked there (saving terms, paying batches whose terms name one). */
+    [SERVICE_CATALOG.audience.addressVariable]: z.string().default(defaultGrpcAddress(SERVICE_CATALOG.audience)),
     /** Conversion batches one process pays at a time (each is one transaction of up to 1,000 conversions). */
     CONVERSION_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
     /**

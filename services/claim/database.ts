@@ -49,6 +49,9 @@ export interface PayoutTermsTable {
   affiliate_bps: Nullable<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Migration 0008: only members of this audience earn the side's reward (null: everyone may). */
+  end_user_allowlist_audience_id: ColumnType<string | null, string | null | undefined, string | null>;
+  affiliate_allowlist_audience_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface PayoutTermTierTable {
@@ -95,6 +98,14 @@ export interface ConversionTable {
   master_identifier: Nullable<string>;
   master_spread_bps: Nullable<number>;
   tier_id: Nullable<string>;
+  /**
+   * Migration 0008, frozen when paid: the allowlist audience each side was checked against and
+   * whether it was a member (both null: its terms named none, or the side was not there).
+   */
+  end_user_allowlist_audience_id: ColumnType<string | null, string | null | undefined, string | null>;
+  end_user_eligible: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
+  affiliate_allowlist_audience_id: ColumnType<string | null, string | null | undefined, string | null>;
+  affiliate_eligible: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
 }
 
 export interface ClaimCheckTable {

@@ -9,6 +9,7 @@ import type { ClaimDatabase } from './database';
 import { ChainDirectory } from './domain/chains';
 import { createClaimGrpcService } from './grpc/claim.grpc';
 import { AgencyAttributionSource } from './grpc/agency-attribution.client';
+import { AudienceAllowlistClient } from './grpc/audience-allowlist.client';
 import { TaxStatusClient } from './grpc/tax-status.client';
 import { watchChain, watchChainJob, watchChainSchedulerId } from './jobs/chain-watcher.job';
 import { conversionBatchRelay } from './jobs/conversion-batch-relay';
@@ -20,6 +21,8 @@ export async function composeClaimService(runtime: ServiceRuntime<ClaimDatabase>
   const { db, queues, relay, clock, logger } = runtime;
   const attribution = new AgencyAttributionSource(config[SERVICE_CATALOG.agency.addressVariable]);
   runtime.closeOnStop(() => attribution.close());
+  const allowlists = new AudienceAllowlistClient(config[SERVICE_CATALOG.audience.addressVariable]);
+  runtime.closeOnStop(() => allowlists.close());
   const taxStatus = new TaxStatusClient(config[SERVICE_CATALOG.tax.addressVariable]);
   runtime.closeOnStop(() => taxStatus.close());
   const signer = await VoucherSigner.fromPrivateKeys(config.vouchers.signerKeys.reveal());
@@ -38,6 +41,7 @@ export async function composeClaimService(runtime: ServiceRuntime<ClaimDatabase>
     logger,
     scheduler: new BullConversionScheduler(queues, logger),
     attribution,
+    allowlists,
     outbox: startOutboxRelay(runtime, config),
     leaderboardCacheMs: config.CLAIM_LEADERBOARD_CACHE_MS,
     conversionBackfillDays: config.CONVERSION_BACKFILL_DAYS,

@@ -61,6 +61,12 @@ describe('conversions and payouts (HTTP)', () => {
           expect.objectContaining({ kind: 'affiliate_payout', user_identifier: affiliate.identifier, amount: '12345', payout_status: 'open' }),
           expect.objectContaining({ kind: 'end_user_payout', user_identifier: user.identifier, amount: '1234', payout_status: 'open' }),
         ],
+        // Terms without allowlists: every side that is there could earn.
+        rewards: {
+          end_user: { status: 'paid', allowlist_audience_id: null, amount: '1234' },
+          affiliate: { status: 'paid', allowlist_audience_id: null, amount: '12345' },
+          master: null,
+        },
       });
       expect(paid.movements[0].currency).toEqual({ id: currency.id, chain_id: 8453, address: currency.address, name: 'USDC', decimals: 6, type: 'erc20' });
     });

@@ -78,6 +78,8 @@ describe('currencies and payout terms (HTTP)', () => {
         end_user: { fixed: '1000000' },
         affiliate: { bps: 250 },
         tiers: [{ audience_id: gold, affiliate: { bps: 500 } }],
+        end_user_allowlist_audience_id: null,
+        affiliate_allowlist_audience_id: null,
         created_at: expect.any(String),
         updated_at: expect.any(String),
       });

@@ -22,6 +22,7 @@ describe('the admin payouts section in a browser', () => {
   let browser: Browser;
   let page: Page;
   let vip: { id: string };
+  let partners: { id: string };
   const foreignRequests: string[] = [];
 
   beforeAll(async () => {
@@ -29,6 +30,7 @@ describe('the admin payouts section in a browser', () => {
     ({ stack, project } = await startStackWithProject());
     clients = serviceClients(stack);
     vip = await createSegment(stack, project, { name: 'VIP', tier_rank: 1 });
+    partners = await createSegment(stack, project, { name: 'Partners' });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: DESKTOP });
     page.on('request', (request) => {
@@ -97,6 +99,9 @@ describe('the admin payouts section in a browser', () => {
     const affiliate = page.getByRole('group', { name: /Affiliate reward/ });
     await affiliate.getByLabel('Share of reward_base').check();
     await affiliate.getByLabel('Basis points of reward_base').fill('1000');
+    // Only the Partners audience's members earn the affiliate reward; every end user may earn theirs.
+    expect(await page.getByLabel('End users allowed to earn').inputValue()).toBe('');
+    await page.getByLabel('Affiliates allowed to earn').selectOption({ label: 'Members of Partners' });
     await page.getByRole('button', { name: 'Add a tier reward' }).click();
     await page.getByLabel('Tier 1: audience').selectOption({ label: 'VIP (tier rank 1)' });
     // More decimals than USDC has: refused here, before anything is sent.
@@ -109,7 +114,15 @@ describe('the admin payouts section in a browser', () => {
     await page.waitForURL(/\/payouts\/terms\/edit\/trade$/);
     expect(await capturePage(page, 'admin-payouts', '03-terms-editor')).toEqual([]);
     const terms = await stack.api.get(`/api/v1/projects/${project.id}/payout-terms/trade`, { key: project.keys.admin });
-    expect(terms.body).toMatchObject({ end_user: { fixed: '1500000' }, affiliate: { bps: 1000 }, tiers: [{ audience_id: vip.id, affiliate: { fixed: '2250000' } }] });
+    expect(terms.body).toMatchObject({
+      end_user: { fixed: '1500000' },
+      affiliate: { bps: 1000 },
+      tiers: [{ audience_id: vip.id, affiliate: { fixed: '2250000' } }],
+      end_user_allowlist_audience_id: null,
+      affiliate_allowlist_audience_id: partners.id,
+    });
+    // The saved terms open with the allowlist chosen.
+    expect(await page.getByLabel('Affiliates allowed to earn').inputValue()).toBe(partners.id);
 
     // Terms made elsewhere, deleted here once confirmed.
     const currencyId = terms.body.currency_id;
@@ -133,6 +146,8 @@ describe('the admin payouts section in a browser', () => {
 
   it('lists the conversions the backend sent, filters them, and shows one’s status and movements', async () => {
     const { affiliate, user } = await referredUser(clients, project);
+    // On the terms' affiliate allowlist: the affiliate earns.
+    await clients.audience.addEntry({ projectId: project.id, segmentId: partners.id, user: affiliate });
     const referred = conversionBody({ user: evmUser(user.identifier), reward_base: '10000' });
     const alone = conversionBody({ reward_base: '10000' });
     const signup = conversionBody({ name: 'signup' });
@@ -161,6 +176,7 @@ describe('the admin payouts section in a browser', () => {
     expect(movements).toEqual([expect.stringMatching(/^Affiliate payout\s+0x[0-9a-f]{40}\s+0\.001 USDC\s+open/), expect.stringMatching(/^End-user payout\s+0x[0-9a-f]{40}\s+1\.5 USDC\s+open/)]);
     expect(movements[0]).toContain(affiliate.identifier);
     expect(await detail.innerText()).toContain(affiliate.identifier);
+    expect(await detail.innerText()).toContain(`Paid: a member of audience ${partners.id}`);
     expect(await capturePage(page, 'admin-payouts', '07-conversion-detail')).toEqual([]);
 
     // The view lives in the URL: a reload shows the same filter and the same conversion open.

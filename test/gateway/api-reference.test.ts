@@ -218,7 +218,10 @@ const OPERATIONS: Record<string, Expected> = {
   'PUT /api/v1/projects/{projectId}/payout-terms/{conversionName}': {
     security: 'apiKey:admin',
     params: ['path:projectId', 'path:conversionName'],
-    body: { properties: ['affiliate', 'currency_id', 'end_user', 'tiers'], required: ['currency_id'] },
+    body: {
+      properties: ['affiliate', 'affiliate_allowlist_audience_id', 'currency_id', 'end_user', 'end_user_allowlist_audience_id', 'tiers'],
+      required: ['currency_id'],
+    },
     responses: api(200, 201, 404, ...WITH_BODY),
   },
   'GET /api/v1/projects/{projectId}/payout-terms/{conversionName}': {

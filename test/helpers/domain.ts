@@ -27,6 +27,8 @@ import { TaxServiceClient } from '../../gen/referral/tax/v1/tax';
 import { taxManifest } from '../../services/tax/manifest';
 import type { ClaimDatabase } from '../../services/claim/database';
 import { AgencyAttributionSource } from '../../services/claim/grpc/agency-attribution.client';
+import { AudienceAllowlistClient } from '../../services/claim/grpc/audience-allowlist.client';
+import type { AllowlistSource } from '../../services/claim/domain/allowlists';
 import { BullConversionScheduler } from '../../services/claim/jobs/conversion-scheduler';
 import { loadConfig } from '../../services/common/config';
 import { createGrpcClient, type GrpcClient } from '../../services/common/grpc/client';
@@ -165,6 +167,8 @@ export interface ClaimHarness extends DomainHarness<ClaimDomain, ClaimDatabase> 
   tax: GrpcClient<TaxServiceClient>['call'];
   /** Applies the audience's events so far to the agency's membership and tier projections (no workers run here): tiers reach attribution so. */
   projectAudience(): Promise<void>;
+  /** The calls the domain made to the audience service for allowlists (the real client, counted), each with its questions or ids. */
+  allowlistCalls: Array<{ method: 'members' | 'missing'; asked: number }>;
 }
 
 export interface ClaimHarnessOptions extends HarnessOptions {
@@ -206,6 +210,19 @@ export async function startClaimDomain(options: ClaimHarnessOptions = {}): Promi
   const taxStatus = new TaxStatusClient(taxAddress);
   const tax = createGrpcClient(TaxServiceClient, taxAddress, 10_000);
   const attribution = new AgencyAttributionSource(agencyAddress);
+  const allowlistClient = new AudienceAllowlistClient(`127.0.0.1:${audienceService.grpcPort}`);
+  const allowlistCalls: ClaimHarness['allowlistCalls'] = [];
+  // The real client, with each call written down: what the tests of the payment path's calls read.
+  const allowlists: AllowlistSource = {
+    members: (projectId, questions) => {
+      allowlistCalls.push({ method: 'members', asked: questions.length });
+      return allowlistClient.members(projectId, questions);
+    },
+    missing: (projectId, ids) => {
+      allowlistCalls.push({ method: 'missing', asked: ids.length });
+      return allowlistClient.missing(projectId, ids);
+    },
+  };
   const agency = createGrpcClient(AgencyServiceClient, agencyAddress, 10_000);
   const audience = createGrpcClient(AudienceServiceClient, `127.0.0.1:${audienceService.grpcPort}`, 10_000);
   const logger = logs.logger('claim');
@@ -226,6 +243,7 @@ export async function startClaimDomain(options: ClaimHarnessOptions = {}): Promi
     logger,
     scheduler: new BullConversionScheduler(queues, logger),
     attribution,
+    allowlists,
     outbox,
     checks,
   });
@@ -245,6 +263,7 @@ export async function startClaimDomain(options: ClaimHarnessOptions = {}): Promi
       for (const batchId of await domain.payouts.unfinished(1_000)) await domain.payouts.payBatch(batchId);
     },
     projectAudience: () => projectAudienceEvents(database.sql, agencyDb.db, clock, logs.logger('projection')),
+    allowlistCalls,
     anotherProcess: () => {
       const opened = openDatabase<ClaimDatabase>({ url: database.url, schema: SERVICE_CATALOG.claim.schema, poolMax: 2, applicationName: 'test-medium-other', logger });
       const ownAttribution = new AgencyAttributionSource(agencyAddress);
@@ -252,13 +271,14 @@ export async function startClaimDomain(options: ClaimHarnessOptions = {}): Promi
         ownAttribution.close();
         await opened.close();
       });
-      return buildClaimDomain({ db: opened.db, clock, logger, scheduler: new BullConversionScheduler(queues, logger), attribution: ownAttribution, outbox, checks });
+      return buildClaimDomain({ db: opened.db, clock, logger, scheduler: new BullConversionScheduler(queues, logger), attribution: ownAttribution, allowlists, outbox, checks });
     },
     stop: async () => {
       for (const close of others.splice(0)) await close();
       agency.close();
       audience.close();
       attribution.close();
+      allowlistClient.close();
       tax.close();
       taxStatus.close();
       await agencyService.stop();

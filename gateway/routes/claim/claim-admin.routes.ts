@@ -71,7 +71,13 @@ export function claimAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
         description:
           'Creates the terms (201) or replaces them whole (200). A reward is `{ "fixed": "<base units>" }` or `{ "bps": 0..10000 }` of the ' +
           'conversion’s `reward_base`, floored. The affiliate is paid the reward of its active tier when `tiers` names it, else `affiliate`; ' +
-          'its master affiliate earns its spread of `reward_base` on top (agency_payout). New terms apply to conversions paid from then on.',
+          'its master affiliate earns its spread of `reward_base` on top (agency_payout). New terms apply to conversions paid from then on. ' +
+          'Allowlists: `end_user_allowlist_audience_id` and `affiliate_allowlist_audience_id` each name an audience of the project (static ' +
+          'or dynamic) or null; when set, only users who are its members at the moment the conversion is processed earn that side’s reward, ' +
+          'and a master’s spread follows its affiliate’s eligibility. GET /api/v1/conversions/{conversionId} says per side `paid` or ' +
+          '`not_eligible`, with the audience. An audience deleted later stays named here and has no members: nobody earns that side until ' +
+          'the terms name another audience or null. Saving terms that name an allowlist asks the audience service (503 ' +
+          'AUDIENCE_SERVICE_UNAVAILABLE when it cannot answer: nothing is saved).',
         tags,
         auth: admin,
         body: payoutTermsBody,
@@ -81,8 +87,10 @@ export function claimAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
           400: {
             description:
               'VALIDATION_FAILED; AMOUNT_OUT_OF_RANGE when the only problem is a fixed reward past 2^256 − 1 (the most a voucher pays); ' +
-              'or CURRENCY_NOT_FOUND: currency_id names no currency of the project',
+              'CURRENCY_NOT_FOUND: currency_id names no currency of the project; AUDIENCE_NOT_FOUND: an allowlist names no ' +
+              'audience of the project (an unknown, deleted or other project’s audience; `details` names the field)',
           },
+          503: { description: 'AUDIENCE_SERVICE_UNAVAILABLE: an allowlist could not be checked; nothing was saved' },
         },
       },
       async ({ params, body, caller }) => {
@@ -93,6 +101,8 @@ export function claimAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
           endUser: toReward(body.end_user),
           affiliate: toReward(body.affiliate),
           tiers: body.tiers.map((tier) => ({ audienceId: tier.audience_id, affiliate: toReward(tier.affiliate) })),
+          endUserAllowlistAudienceId: body.end_user_allowlist_audience_id ?? undefined,
+          affiliateAllowlistAudienceId: body.affiliate_allowlist_audience_id ?? undefined,
         });
         return { status: response.created ? 201 : 200, body: presentPayoutTerms(required(response.terms, 'terms')) };
       },

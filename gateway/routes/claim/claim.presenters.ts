@@ -9,6 +9,7 @@ import type {
   Movement,
   PayoutTerms,
   Reward,
+  RewardEligibility,
   SubmissionResult,
 } from '../../../gen/referral/claim/v1/claim';
 import { ClaimCheckStatus, ConversionStatus, CurrencyType, MovementKind, SubmissionOutcome } from '../../../gen/referral/claim/v1/enums';
@@ -49,6 +50,8 @@ export function presentPayoutTerms(terms: PayoutTerms) {
     end_user: presentReward(terms.endUser),
     affiliate: presentReward(terms.affiliate),
     tiers: terms.tiers.map((tier) => ({ audience_id: tier.audienceId, affiliate: required(presentReward(tier.affiliate) ?? undefined, 'tiers.affiliate') })),
+    end_user_allowlist_audience_id: terms.endUserAllowlistAudienceId ?? null,
+    affiliate_allowlist_audience_id: terms.affiliateAllowlistAudienceId ?? null,
     created_at: required(terms.createdAt, 'created_at').toISOString(),
     updated_at: required(terms.updatedAt, 'updated_at').toISOString(),
   };
@@ -96,6 +99,27 @@ function presentAffiliate(affiliate: AffiliateRef | undefined) {
   return affiliate ? { id: affiliate.id, ...presentUser(affiliate.user) } : null;
 }
 
+/** One side of a paid conversion: paid (what its movements of `kind` sum to) or not eligible under its allowlist. */
+function presentRewardSide(conversion: Conversion, eligibility: RewardEligibility, kind: MovementKind) {
+  const amount = conversion.movements.filter((movement) => movement.kind === kind).reduce((sum, movement) => sum + BigInt(movement.amount), 0n);
+  return {
+    status: eligibility.eligible ? ('paid' as const) : ('not_eligible' as const),
+    allowlist_audience_id: eligibility.allowlistAudienceId ?? null,
+    amount: amount.toString(),
+  };
+}
+
+/** The sides of a processed conversion (the master's follows its affiliate's eligibility); null before, or without terms. */
+function presentRewards(conversion: Conversion) {
+  if (conversion.status !== ConversionStatus.PROCESSED || !conversion.endUserEligibility) return null;
+  const affiliate = conversion.affiliateEligibility;
+  return {
+    end_user: presentRewardSide(conversion, conversion.endUserEligibility, MovementKind.END_USER_PAYOUT),
+    affiliate: affiliate ? presentRewardSide(conversion, affiliate, MovementKind.AFFILIATE_PAYOUT) : null,
+    master: affiliate && conversion.attribution?.master ? presentRewardSide(conversion, affiliate, MovementKind.AGENCY_PAYOUT) : null,
+  };
+}
+
 export function presentConversion(conversion: Conversion) {
   const { attribution } = conversion;
   return {
@@ -127,6 +151,7 @@ export function presentConversion(conversion: Conversion) {
       payout_status: nameOf(ClaimCheckStatus, movement.claimCheckStatus, 'claim_check_status'),
       created_at: required(movement.createdAt, 'created_at').toISOString(),
     })),
+    rewards: presentRewards(conversion),
   };
 }
 

@@ -76,6 +76,20 @@ export const payoutTermsBody = z.strictObject({
     .max(100)
     .default([])
     .describe('The affiliate’s reward while its active tier is the audience named'),
+  end_user_allowlist_audience_id: resourceId
+    .nullable()
+    .default(null)
+    .describe(
+      'An audience of the project (static or dynamic): only converting users who are its members when the conversion is processed ' +
+        'earn `end_user`; null or absent: every converting user may',
+    ),
+  affiliate_allowlist_audience_id: resourceId
+    .nullable()
+    .default(null)
+    .describe(
+      'An audience of the project (static or dynamic): only affiliates who are its members when the conversion is processed earn ' +
+        'their reward, and their master affiliates the spread on it; null or absent: every affiliate may',
+    ),
 });
 
 export const rewardSchema = z.union([z.object({ fixed: z.string() }), z.object({ bps: z.number().int() })]);
@@ -86,6 +100,8 @@ export const payoutTermsSchema = z.object({
   end_user: rewardSchema.nullable(),
   affiliate: rewardSchema.nullable(),
   tiers: z.array(z.object({ audience_id: z.string(), affiliate: rewardSchema })),
+  end_user_allowlist_audience_id: z.string().nullable().describe('Only members of this audience earn the end-user reward; null: everyone may'),
+  affiliate_allowlist_audience_id: z.string().nullable().describe('Only members of this audience earn the affiliate reward (and their masters the spread); null: everyone may'),
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -167,6 +183,17 @@ export const conversionMovementSchema = z.object({
   created_at: timestamp,
 });
 
+const rewardSideSchema = z.object({
+  status: z
+    .enum(['paid', 'not_eligible'])
+    .describe(
+      'paid: the side could earn and was paid what the terms pay it (`amount`, "0" when they pay it nothing); not_eligible: it was ' +
+        'not a member of the allowlist audience when the conversion was processed, and was paid nothing',
+    ),
+  allowlist_audience_id: z.string().nullable().describe('The allowlist audience the side was checked against; null when the terms named none'),
+  amount: z.string().describe('Base units the side was paid by this conversion (its movements of that kind)'),
+});
+
 export const conversionSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -185,6 +212,19 @@ export const conversionSchema = z.object({
     .describe('Who the conversion was paid under, frozen when it was processed; null when nobody referred the user'),
   failure_reason: z.string().nullable(),
   movements: z.array(conversionMovementSchema),
+  rewards: z
+    .object({
+      end_user: rewardSideSchema.describe('The converting user (end_user_payout)'),
+      affiliate: rewardSideSchema.nullable().describe('The referring affiliate (affiliate_payout); null when nobody referred the user'),
+      master: rewardSideSchema
+        .nullable()
+        .describe('The affiliate’s master (agency_payout): follows the affiliate’s eligibility; null when the affiliate has no master'),
+    })
+    .nullable()
+    .describe(
+      'Per side, whether it was paid or not eligible under the allowlists of the terms, frozen when the conversion was processed ' +
+        '(later changes of membership, terms or audiences rewrite nothing); null unless the status is processed',
+    ),
 });
 
 export const conversionListSchema = listSchema(conversionSchema);

@@ -155,7 +155,13 @@ export function conversionRoutes({ clients, access }: RouteDeps): AnyRoute[] {
         summary: 'A conversion: where it stands, who it was attributed to, and its movements',
         description:
           'Any key of the project reads it (service_role, admin or read_only), as the project’s conversion list does for admin and ' +
-          'read_only keys; a conversion of another project is a 404.',
+          'read_only keys; a conversion of another project is a 404. ' +
+          'Once processed, `rewards` says per side (`end_user`, `affiliate` when someone referred the user, `master` when that affiliate ' +
+          'has one) `status: "paid"` or `"not_eligible"`, with `allowlist_audience_id`, the audience the side was checked against (null ' +
+          'when its payout terms named no allowlist) and `amount`, what its movements of that kind pay. not_eligible: the user was not a ' +
+          'member of that audience (static or dynamic entry) when the conversion was processed, so that side was paid nothing; the ' +
+          'master’s spread follows its affiliate’s eligibility. Frozen with the attribution: later changes of membership, terms or ' +
+          'audiences rewrite nothing. `rewards` is null for a conversion that is accepted, failed or no_terms.',
         tags,
         auth: anyKeyReader,
         responses: {

@@ -1,10 +1,21 @@
 import { assertCanonicalIds } from '../../common/canonical-ids';
-import { DomainError, InvalidArgumentError } from '../../common/errors';
-import { normalizeIdentifier, type UserIdentifier } from '../../common/identifiers';
-import type { EntryRepository, UserAudienceRecord, UserTierRecord } from '../repositories/entry.repository';
+import { DomainError, type FieldViolation, InvalidArgumentError, invalidFields, MAX_LISTED_VIOLATIONS } from '../../common/errors';
+import { checkIdentifier, normalizeIdentifier, type UserIdentifier } from '../../common/identifiers';
+import { isUuid } from '../../common/ids';
+import type { EntryRepository, MembershipAnswers, MembershipQuery, UserAudienceRecord, UserTierRecord } from '../repositories/entry.repository';
 
 /** Lookups one call may carry. */
 export const MAX_LOOKUPS = 1_000;
+
+/** Membership questions one call may carry: a batch of 1,000 conversions asks about its users and their affiliates. */
+export const MAX_MEMBERSHIP_QUERIES = 2_000;
+
+/** A membership question as asked (the user not checked yet). */
+export interface MembershipQueryInput {
+  segmentId: string;
+  identifier: string;
+  identifierType: string;
+}
 
 export interface UserAudienceLookup {
   projectId: string;
@@ -48,6 +59,32 @@ export class UserAudienceService {
       outcomes[lookup.index] = { tier: found[position] ?? null };
     });
     return outcomes;
+  }
+
+  /**
+   * Whether each user is a member of each segment of the project (an entry of either kind, static
+   * or dynamic), and which of the segments the project does not have (they have no members).
+   * Unlike the lookups above, the questions come from one caller about one project (the claim
+   * service paying a batch), so a malformed one refuses the call, naming it.
+   */
+  async memberships(projectId: string, queries: MembershipQueryInput[]): Promise<MembershipAnswers> {
+    if (queries.length > MAX_MEMBERSHIP_QUERIES) {
+      throw new InvalidArgumentError('TOO_MANY_QUERIES', `at most ${MAX_MEMBERSHIP_QUERIES} membership queries per call`, [
+        { field: 'queries', reason: `has ${queries.length}; the limit is ${MAX_MEMBERSHIP_QUERIES}` },
+      ]);
+    }
+    const violations: FieldViolation[] = [];
+    if (!isUuid(projectId)) violations.push({ field: 'project_id', reason: 'must be the id of a project (a UUID)' });
+    const checked: MembershipQuery[] = [];
+    queries.forEach((query, index) => {
+      if (violations.length >= MAX_LISTED_VIOLATIONS) return;
+      if (!isUuid(query.segmentId)) violations.push({ field: `queries[${index}].segment_id`, reason: 'must be the id of an audience (a UUID)' });
+      const user = checkIdentifier(query.identifier, query.identifierType, `queries[${index}].user`);
+      violations.push(...user.violations);
+      if (user.user) checked.push({ segmentId: query.segmentId, user: user.user });
+    });
+    if (violations.length > 0) throw invalidFields(violations.slice(0, MAX_LISTED_VIOLATIONS));
+    return this.entries.findMemberships(projectId, checked);
   }
 }
 

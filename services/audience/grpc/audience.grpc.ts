@@ -142,6 +142,15 @@ export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger
         return { results: outcomes.map(toUserTierResult) };
       },
 
+      checkMemberships: async (req) =>
+        domain.userAudiences.memberships(
+          req.projectId,
+          req.queries.map((query, index) => {
+            const user = requireField(query.user, `queries[${index}].user`);
+            return { segmentId: query.segmentId, identifier: user.identifier, identifierType: user.identifierType };
+          }),
+        ),
+
       upsertUserTraits: async (req) => {
         const outcome = await domain.traits.upsert(
           req.projectId,

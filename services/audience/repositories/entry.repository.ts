@@ -31,6 +31,18 @@ export interface UserAudienceRecord {
   badgeImage: string | null;
 }
 
+/** One membership question: is this user in this segment? */
+export interface MembershipQuery {
+  segmentId: string;
+  user: UserIdentifier;
+}
+
+/** The answers: one per query, in order; and the segments asked about that the project does not have. */
+export interface MembershipAnswers {
+  members: boolean[];
+  missingSegmentIds: string[];
+}
+
 /** A tier segment, as a user's current tier. */
 export interface UserTierRecord {
   segmentId: string;
@@ -180,6 +192,36 @@ export class EntryRepository {
       ORDER BY l.ord, s.tier_rank DESC`.execute(this.db);
     for (const row of rows) found[row.ord - 1] = { segmentId: row.segment_id, name: row.name, tierRank: row.tier_rank };
     return found;
+  }
+
+  /**
+   * Whether each user is in each segment (an entry of either kind), for many (segment, user) pairs
+   * of one project in one statement: each pair is a primary-key probe of entries, and the segments
+   * asked about that the project does not have come back beside (no segment: no members).
+   */
+  async findMemberships(projectId: string, queries: readonly MembershipQuery[]): Promise<MembershipAnswers> {
+    const members = queries.map(() => false);
+    if (queries.length === 0) return { members, missingSegmentIds: [] };
+    // Raw: a multi-array unnest WITH ORDINALITY (each answer tied to its query), and the missing segments in the same statement.
+    const { rows } = await sql<{ ord: number | null; missing: string | null }>`
+      SELECT q.ord::int AS ord, NULL::uuid AS missing
+      FROM unnest(${queries.map((q) => q.segmentId)}::uuid[],
+                  ${queries.map((q) => q.user.identifierType)}::text[],
+                  ${queries.map((q) => q.user.identifier)}::text[])
+             WITH ORDINALITY AS q (segment_id, identifier_type, identifier, ord)
+      JOIN entries e
+        ON e.segment_id = q.segment_id AND e.identifier_type = q.identifier_type AND e.identifier = q.identifier
+       AND e.project_id = ${projectId}
+      UNION ALL
+      SELECT NULL, asked.id
+      FROM (SELECT DISTINCT unnest(${queries.map((q) => q.segmentId)}::uuid[]) AS id) asked
+      WHERE NOT EXISTS (SELECT 1 FROM segments s WHERE s.id = asked.id AND s.project_id = ${projectId})`.execute(this.db);
+    const missingSegmentIds: string[] = [];
+    for (const row of rows) {
+      if (row.ord !== null) members[row.ord - 1] = true;
+      else if (row.missing !== null) missingSegmentIds.push(row.missing);
+    }
+    return { members, missingSegmentIds: missingSegmentIds.sort() };
   }
 }
 

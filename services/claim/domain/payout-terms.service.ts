@@ -5,6 +5,7 @@ import type { Logger } from '../../common/logger';
 import { AMOUNT_RANGE } from '../../common/money';
 import type { Page } from '../../common/pagination';
 import { type PayoutTermsRecord, type PayoutTermsRepository, type TierRewardRecord, UnknownCurrency } from '../repositories/payout-terms.repository';
+import type { AllowlistSource } from './allowlists';
 import { checkConversionName } from './conversion-name';
 import { requireProjectId } from './project';
 import { checkReward, type Reward, type RewardInput } from './reward';
@@ -17,18 +18,33 @@ export interface PayoutTermsInput {
   endUser: RewardInput | undefined;
   affiliate: RewardInput | undefined;
   tiers: Array<{ audienceId: string; affiliate: RewardInput | undefined }>;
+  /** An audience of the project whose members alone earn the end user's reward; unset: none. */
+  endUserAllowlistAudienceId?: string | undefined;
+  /** An audience of the project whose members alone earn the affiliate's reward (and their masters the spread); unset: none. */
+  affiliateAllowlistAudienceId?: string | undefined;
 }
+
+const ALLOWLIST_FIELDS = {
+  endUserAllowlistAudienceId: 'end_user_allowlist_audience_id',
+  affiliateAllowlistAudienceId: 'affiliate_allowlist_audience_id',
+} as const;
 
 const termsNotFound = () => new NotFoundError('PAYOUT_TERMS_NOT_FOUND', 'no payout terms for this conversion name');
 
 /**
  * What a conversion pays, per conversion name: the currency, the end user's reward, the
- * affiliate's reward, and the affiliate's reward per active tier. Terms apply to conversions paid
- * after they change; conversions already paid keep their movements.
+ * affiliate's reward, the affiliate's reward per active tier, and per side an optional allowlist
+ * audience whose members alone earn that side's reward. Terms apply to conversions paid after they
+ * change; conversions already paid keep their movements.
+ *
+ * An allowlist must name an audience of the project when the terms are saved (the audience service
+ * is asked). An audience deleted later stays named by the terms and has no members: nobody earns
+ * that side's reward until the terms name another audience or none (an allowlist fails closed).
  */
 export class PayoutTermsService {
   constructor(
     private readonly terms: PayoutTermsRepository,
+    private readonly allowlists: AllowlistSource,
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {}
@@ -42,7 +58,10 @@ export class PayoutTermsService {
     const endUser = optionalReward(input.endUser, 'end_user', violations);
     const affiliate = optionalReward(input.affiliate, 'affiliate', violations);
     const tiers = checkTiers(input.tiers, violations);
+    const endUserAllowlist = optionalAudience(input.endUserAllowlistAudienceId, ALLOWLIST_FIELDS.endUserAllowlistAudienceId, violations);
+    const affiliateAllowlist = optionalAudience(input.affiliateAllowlistAudienceId, ALLOWLIST_FIELDS.affiliateAllowlistAudienceId, violations);
     if (violations.length > 0) throw refuseFields(violations, [AMOUNT_RANGE]);
+    await this.requireAudiences(projectId, { endUserAllowlistAudienceId: endUserAllowlist, affiliateAllowlistAudienceId: affiliateAllowlist });
     try {
       const result = await this.terms.put({
         projectId,
@@ -51,6 +70,8 @@ export class PayoutTermsService {
         endUser,
         affiliate,
         tiers,
+        endUserAllowlistAudienceId: endUserAllowlist,
+        affiliateAllowlistAudienceId: affiliateAllowlist,
         now: this.clock.now(),
       });
       this.logger.info({ project_id: projectId, conversion_name: name.value, created: result.created }, 'payout terms saved');
@@ -62,6 +83,19 @@ export class PayoutTermsService {
         ]);
       }
       throw error;
+    }
+  }
+
+  /** Each allowlist named must be an audience of the project: the audience service says (a foreign id is unknown there too). */
+  private async requireAudiences(projectId: string, named: Record<keyof typeof ALLOWLIST_FIELDS, string | null>): Promise<void> {
+    const ids = [...new Set(Object.values(named).filter((id): id is string => id !== null))];
+    if (ids.length === 0) return;
+    const missing = new Set(await this.allowlists.missing(projectId, ids));
+    const violations = (Object.keys(ALLOWLIST_FIELDS) as Array<keyof typeof ALLOWLIST_FIELDS>).flatMap((key) =>
+      named[key] !== null && missing.has(named[key]) ? [{ field: ALLOWLIST_FIELDS[key], reason: 'names no audience of this project' }] : [],
+    );
+    if (violations.length > 0) {
+      throw new InvalidArgumentError('AUDIENCE_NOT_FOUND', `${violations[0]!.field} names no audience of this project`, violations);
     }
   }
 
@@ -86,6 +120,16 @@ function optionalReward(input: RewardInput | undefined, field: string, violation
   const checked = checkReward(input, field);
   violations.push(...checked.violations);
   return checked.reward ?? null;
+}
+
+/** An allowlist audience id as sent: unset is none; anything else must be a UUID (canonical: the gateway makes it so). */
+function optionalAudience(input: string | undefined, field: string, violations: FieldViolation[]): string | null {
+  if (input === undefined) return null;
+  if (!isCanonicalUuid(input)) {
+    violations.push({ field, reason: 'must be the id of an audience of the project (a UUID), or null' });
+    return null;
+  }
+  return input;
 }
 
 function checkTiers(input: PayoutTermsInput['tiers'], violations: FieldViolation[]): TierRewardRecord[] {

@@ -5,10 +5,13 @@ import type { ConversionRepository, PendingConversion } from '../repositories/co
 import type { OutboxWaker } from '../../common/outbox/relay';
 import type { ConversionOutcome, LedgerRepository } from '../repositories/ledger.repository';
 import type { PayoutTermsRepository } from '../repositories/payout-terms.repository';
+import type { PayoutTermsRecord } from '../repositories/payout-terms.repository';
+import type { UserIdentifier } from '../../common/identifiers';
+import type { AllowlistSource, MembershipQuestion } from './allowlists';
 import type { AttributionSource } from './attribution';
 import { conversionProcessedEvents } from './conversion-events';
 import type { KnownCurrencies } from '../repositories/known-currencies';
-import { planPayouts } from './payouts';
+import { allowlistQuestions, type Attribution, type IsMember, planPayouts } from './payouts';
 
 /** What a conversion that could not be paid says (the internal reason goes to the log). */
 const FAILED_REASON = 'the conversion could not be processed; send it again with the same body to retry';
@@ -16,9 +19,12 @@ const FAILED_REASON = 'the conversion could not be processed; send it again with
 const PAST_MAX_REASON =
   'a payout of this conversion would be past 2^256 - 1 base units, more than a voucher can pay, so nothing was paid; correct the payout terms and send it again with the same body';
 
+const memberKey = (audienceId: string, user: UserIdentifier) => `${audienceId}\u0000${user.identifierType}\u0000${user.identifier}`;
+
 /**
  * The job's step, for one stored batch of conversions: attribution from the agency service (after
- * applying referral codes), the payout terms of each conversion's name, the arithmetic of
+ * applying referral codes), the payout terms of each conversion's name, when those terms name
+ * allowlists the batch's memberships from the audience service (one call), the arithmetic of
  * planPayouts, then one transaction (LedgerRepository.record) that writes everything, the
  * `claim.conversion.processed` events included, or nothing.
  * Idempotent: a conversion already paid by another delivery is skipped, so running a batch twice,
@@ -38,6 +44,8 @@ export class PayoutService {
     private readonly logger: Logger,
     /** The currencies the events describe (immutable, so cached). */
     private readonly currencies: KnownCurrencies,
+    /** Who is on the terms' allowlists: the audience service, asked only for batches whose terms name one. */
+    private readonly allowlists: AllowlistSource,
   ) {}
 
   /**
@@ -96,20 +104,64 @@ export class PayoutService {
       this.attribution.resolve(projectId, pending.map((conversion, index) => ({ user: conversion.user, at: at[index]! }))),
       this.terms.forNames(projectId, pending.map((conversion) => conversion.name)),
     ]);
+    const isMember = await this.memberships(projectId, pending, attributions, termsByName);
     return pending.map((conversion, index): ConversionOutcome => {
       const attribution = attributions[index];
       if (attribution === undefined || attribution instanceof Error) {
         this.logger.error({ project_id: projectId, conversion_id: conversion.id, err: attribution }, 'attribution of a conversion failed');
-        return { id: conversion.id, status: 'failed', failureReason: FAILED_REASON, currencyId: null, attribution: null, movements: [] };
+        return { id: conversion.id, status: 'failed', failureReason: FAILED_REASON, currencyId: null, attribution: null, movements: [], eligibility: null };
       }
       const terms = termsByName.get(conversion.name) ?? null;
-      const plan = planPayouts(conversion, attribution, terms);
+      const plan = planPayouts(conversion, attribution, terms, isMember);
       if (plan.movements.some((movement) => movement.amount > MAX_AMOUNT)) {
         // Only from what was stored before amounts were bounded (a reward_base or fixed reward past it).
         this.logger.warn({ project_id: projectId, conversion_id: conversion.id, conversion_name: conversion.name }, 'a payout of a conversion is past 2^256 - 1: not paid');
-        return { id: conversion.id, status: 'failed', failureReason: PAST_MAX_REASON, currencyId: null, attribution: null, movements: [] };
+        return { id: conversion.id, status: 'failed', failureReason: PAST_MAX_REASON, currencyId: null, attribution: null, movements: [], eligibility: null };
       }
-      return { id: conversion.id, status: plan.status, failureReason: null, currencyId: plan.currencyId, attribution, movements: plan.movements };
+      return {
+        id: conversion.id,
+        status: plan.status,
+        failureReason: null,
+        currencyId: plan.currencyId,
+        attribution,
+        movements: plan.movements,
+        eligibility: plan.eligibility,
+      };
     });
+  }
+
+  /**
+   * The batch's allowlist memberships, asked of the audience service in one call: every distinct
+   * (audience, user) the plans will ask about. Undefined, and nobody asked, when no terms of the
+   * batch name an allowlist (the common case, and the measured path). When the audience service
+   * cannot answer this throws, and the job pays the batch later: never without its allowlists.
+   */
+  private async memberships(
+    projectId: string,
+    pending: PendingConversion[],
+    attributions: Array<Attribution | null | Error>,
+    termsByName: Map<string, PayoutTermsRecord>,
+  ): Promise<IsMember | undefined> {
+    if (![...termsByName.values()].some((terms) => terms.endUserAllowlistAudienceId !== null || terms.affiliateAllowlistAudienceId !== null)) return undefined;
+    const questions = new Map<string, MembershipQuestion>();
+    pending.forEach((conversion, index) => {
+      const attribution = attributions[index];
+      // A conversion whose attribution failed fails: it asks nothing.
+      if (attribution === undefined || attribution instanceof Error) return;
+      for (const question of allowlistQuestions(conversion, attribution, termsByName.get(conversion.name) ?? null)) {
+        questions.set(memberKey(question.audienceId, question.user), question);
+      }
+    });
+    if (questions.size === 0) return undefined;
+    const asked = [...questions.values()];
+    const { members, missing } = await this.allowlists.members(projectId, asked);
+    if (missing.length > 0) {
+      this.logger.warn(
+        { project_id: projectId, audience_ids: missing },
+        'payout terms name allowlist audiences the project no longer has: nobody on those sides earns until the terms name another audience or none',
+      );
+    }
+    const yes = new Set(asked.flatMap((question, position) => (members[position] ? [memberKey(question.audienceId, question.user)] : [])));
+    return (audienceId, user) => yes.has(memberKey(audienceId, user));
   }
 }

@@ -23,7 +23,30 @@ export interface PayoutTermsView {
   endUser: Reward | null;
   affiliate: Reward | null;
   tiers: ReadonlyArray<{ audienceId: string; affiliate: Reward }>;
+  /** Only members of this audience earn `endUser` (null: every converting user may). */
+  endUserAllowlistAudienceId: string | null;
+  /** Only members of this audience earn the affiliate's reward, and their masters the spread (null: every affiliate may). */
+  affiliateAllowlistAudienceId: string | null;
 }
+
+/** One side of a conversion checked against its terms' allowlist: the audience, and whether the side was a member. */
+export interface SideEligibility {
+  allowlistAudienceId: string;
+  eligible: boolean;
+}
+
+/**
+ * What the allowlists decided, frozen on the conversion: per side, null when the terms named no
+ * allowlist for it (or, for the affiliate, when nobody referred the user). The master's spread
+ * follows the affiliate's side.
+ */
+export interface Eligibility {
+  endUser: SideEligibility | null;
+  affiliate: SideEligibility | null;
+}
+
+/** Whether the user is a member of the audience when the conversion is processed (the audience service's answer for the batch). */
+export type IsMember = (audienceId: string, user: UserIdentifier) => boolean;
 
 export interface PlannedMovement {
   kind: MovementKind;
@@ -32,36 +55,70 @@ export interface PlannedMovement {
 }
 
 export type PayoutPlan =
-  | { status: 'processed'; currencyId: string; movements: PlannedMovement[] }
-  | { status: 'no_terms'; currencyId: null; movements: [] };
+  | { status: 'processed'; currencyId: string; movements: PlannedMovement[]; eligibility: Eligibility }
+  | { status: 'no_terms'; currencyId: null; movements: []; eligibility: null };
+
+/** Nobody is asked about: terms without allowlists never consult it. */
+const NO_ALLOWLISTS: IsMember = () => {
+  throw new Error('an allowlist was consulted, but the terms name none');
+};
 
 /**
  * What one conversion pays, under its terms and attribution. Pure arithmetic, every rule here:
  * - no terms: nothing is paid (`no_terms`); the conversion still counts for volume and revenue;
- * - the end user gets `end_user` (unset: nothing);
- * - the affiliate gets the reward of its active tier when the terms name that tier, else `affiliate`;
- * - the affiliate's master gets floor(reward_base * spread_bps / 10,000) on top, as agency_payout;
+ * - the end user gets `end_user` (unset: nothing), when it is a member of the terms' end-user
+ *   allowlist (if they name one);
+ * - the affiliate gets the reward of its active tier when the terms name that tier, else `affiliate`,
+ *   when it is a member of the terms' affiliate allowlist (if they name one);
+ * - the affiliate's master gets floor(reward_base * spread_bps / 10,000) on top, as agency_payout,
+ *   when its affiliate is eligible (the spread follows its sub-affiliate's eligibility);
  * - a bps reward is floor(reward_base * bps / 10,000): every division floors, and what flooring
  *   leaves over stays with the project;
  * - a payout of 0 is no movement (the ledger holds only amounts that are owed).
+ * The plan says what each allowlist decided (`eligibility`), to be frozen on the conversion.
  */
 export function planPayouts(
   conversion: { user: UserIdentifier; rewardBase: bigint },
   attribution: Attribution | null,
   terms: PayoutTermsView | null,
+  isMember: IsMember = NO_ALLOWLISTS,
 ): PayoutPlan {
-  if (!terms) return { status: 'no_terms', currencyId: null, movements: [] };
+  if (!terms) return { status: 'no_terms', currencyId: null, movements: [], eligibility: null };
   const movements: PlannedMovement[] = [];
   const pay = (kind: MovementKind, beneficiary: UserIdentifier, amount: bigint) => {
     if (amount > 0n) movements.push({ kind, beneficiary, amount });
   };
-  if (terms.endUser) pay('end_user_payout', conversion.user, rewardAmount(terms.endUser, conversion.rewardBase));
+  const check = (audienceId: string | null, user: UserIdentifier): SideEligibility | null =>
+    audienceId === null ? null : { allowlistAudienceId: audienceId, eligible: isMember(audienceId, user) };
+  const endUser = check(terms.endUserAllowlistAudienceId, conversion.user);
+  if (terms.endUser && (endUser?.eligible ?? true)) pay('end_user_payout', conversion.user, rewardAmount(terms.endUser, conversion.rewardBase));
+  let affiliate: SideEligibility | null = null;
   if (attribution) {
-    const reward = affiliateReward(terms, attribution.tierId);
-    if (reward) pay('affiliate_payout', attribution.affiliate.user, rewardAmount(reward, conversion.rewardBase));
-    if (attribution.master) pay('agency_payout', attribution.master.affiliate.user, shareOf(conversion.rewardBase, attribution.master.spreadBps));
+    affiliate = check(terms.affiliateAllowlistAudienceId, attribution.affiliate.user);
+    if (affiliate?.eligible ?? true) {
+      const reward = affiliateReward(terms, attribution.tierId);
+      if (reward) pay('affiliate_payout', attribution.affiliate.user, rewardAmount(reward, conversion.rewardBase));
+      if (attribution.master) pay('agency_payout', attribution.master.affiliate.user, shareOf(conversion.rewardBase, attribution.master.spreadBps));
+    }
   }
-  return { status: 'processed', currencyId: terms.currencyId, movements };
+  return { status: 'processed', currencyId: terms.currencyId, movements, eligibility: { endUser, affiliate } };
+}
+
+/**
+ * The membership questions one conversion's plan will ask (planPayouts' `isMember`): its user under
+ * the end-user allowlist, its affiliate under the affiliate allowlist. None when the terms name no
+ * allowlist: such a batch never asks the audience service.
+ */
+export function allowlistQuestions(
+  conversion: { user: UserIdentifier },
+  attribution: Attribution | null,
+  terms: PayoutTermsView | null,
+): Array<{ audienceId: string; user: UserIdentifier }> {
+  if (!terms) return [];
+  const questions: Array<{ audienceId: string; user: UserIdentifier }> = [];
+  if (terms.endUserAllowlistAudienceId !== null) questions.push({ audienceId: terms.endUserAllowlistAudienceId, user: conversion.user });
+  if (attribution && terms.affiliateAllowlistAudienceId !== null) questions.push({ audienceId: terms.affiliateAllowlistAudienceId, user: attribution.affiliate.user });
+  return questions;
 }
 
 /** The affiliate's reward: its active tier's when the terms name that tier, else the terms' `affiliate`. */

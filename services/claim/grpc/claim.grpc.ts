@@ -53,6 +53,8 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
           endUser: rewardInput(req.endUser),
           affiliate: rewardInput(req.affiliate),
           tiers: req.tiers.map((tier) => ({ audienceId: tier.audienceId, affiliate: rewardInput(tier.affiliate) })),
+          endUserAllowlistAudienceId: req.endUserAllowlistAudienceId,
+          affiliateAllowlistAudienceId: req.affiliateAllowlistAudienceId,
         });
         return { terms: toPayoutTermsMessage(record), created };
       },

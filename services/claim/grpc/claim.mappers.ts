@@ -8,13 +8,14 @@ import type {
   PaidConversion,
   PayoutTerms,
   Reward as RewardMessage,
+  RewardEligibility,
   SubmissionResult,
 } from '../../../gen/referral/claim/v1/claim';
 import { ClaimCheckStatus, ConversionStatus, CurrencyType, MovementKind, SubmissionOutcome } from '../../../gen/referral/claim/v1/enums';
 import { enumValue } from '../../common/enums';
 import { toGrpcStatus } from '../../common/grpc/errors';
 import type { Submission } from '../domain/conversion.service';
-import type { Attribution } from '../domain/payouts';
+import type { Attribution, SideEligibility } from '../domain/payouts';
 import type { Reward } from '../domain/reward';
 import type { CurrencyRecord } from '../repositories/currency.repository';
 import type { LeaderboardEntryRecord } from '../repositories/leaderboard.repository';
@@ -50,6 +51,8 @@ export function toPayoutTermsMessage(terms: PayoutTermsRecord): PayoutTerms {
     endUser: toRewardMessage(terms.endUser),
     affiliate: toRewardMessage(terms.affiliate),
     tiers: terms.tiers.map((tier) => ({ audienceId: tier.audienceId, affiliate: toRewardMessage(tier.affiliate) })),
+    endUserAllowlistAudienceId: terms.endUserAllowlistAudienceId ?? undefined,
+    affiliateAllowlistAudienceId: terms.affiliateAllowlistAudienceId ?? undefined,
     createdAt: terms.createdAt,
     updatedAt: terms.updatedAt,
   };
@@ -95,7 +98,14 @@ export function toMovementMessage(movement: MovementRecord): Movement {
   };
 }
 
+/** A side that was not checked against an allowlist could earn: eligible, against no audience. */
+function toEligibilityMessage(side: SideEligibility | null): RewardEligibility {
+  return side ? { allowlistAudienceId: side.allowlistAudienceId, eligible: side.eligible } : { eligible: true };
+}
+
 export function toConversionMessage(conversion: ConversionRecord): Conversion {
+  // Sides exist once the conversion was paid under terms: the end user always, the affiliate when someone referred the user.
+  const paid = conversion.status === 'processed';
   return {
     id: conversion.id,
     name: conversion.name,
@@ -111,6 +121,8 @@ export function toConversionMessage(conversion: ConversionRecord): Conversion {
     attribution: toAttributionMessage(conversion.attribution),
     movements: conversion.movements.map(toMovementMessage),
     failureReason: conversion.failureReason ?? undefined,
+    endUserEligibility: paid ? toEligibilityMessage(conversion.eligibility.endUser) : undefined,
+    affiliateEligibility: paid && conversion.attribution ? toEligibilityMessage(conversion.eligibility.affiliate) : undefined,
   };
 }
 

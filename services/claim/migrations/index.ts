@@ -7,6 +7,7 @@ import * as outboxRelayState from './0005_outbox_relay_state';
 import * as conversionHotUpdates from './0006_conversion_hot_updates';
 import * as chainCursorGenesis from './0007_chain_cursor_genesis';
 import * as claimCheckUint256 from './0008_claim_check_uint256';
+import * as payoutAllowlists from './0009_payout_allowlists';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const claimMigrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const claimMigrations: Record<string, Migration> = {
   '0006_conversion_hot_updates': conversionHotUpdates,
   '0007_chain_cursor_genesis': chainCursorGenesis,
   '0008_claim_check_uint256': claimCheckUint256,
+  '0009_payout_allowlists': payoutAllowlists,
 };

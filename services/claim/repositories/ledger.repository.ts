@@ -6,14 +6,14 @@ import { MAX_AMOUNT } from '../../common/money';
 import { appendOutboxEvents } from '../../common/outbox/append';
 import type { NewOutboxEvent } from '../../common/outbox/event';
 import type { ClaimDatabase } from '../database';
-import type { Attribution, PlannedMovement } from '../domain/payouts';
+import type { Attribution, Eligibility, PlannedMovement } from '../domain/payouts';
 import { REASON_OF_KIND, type ConversionStatus } from '../domain/vocabulary';
 import { retryTransient } from './retry';
 
 /** The unique index of the open check of a (user, currency, reason) that takes movements (migration 0008). */
 export const ACCEPTING_CHECK_KEY = 'claim_checks_accepting_key';
 
-/** One conversion's outcome, as the job writes it: status, frozen attribution and currency, movements. */
+/** One conversion's outcome, as the job writes it: status, frozen attribution, eligibility and currency, movements. */
 export interface ConversionOutcome {
   id: string;
   status: Exclude<ConversionStatus, 'accepted'>;
@@ -21,6 +21,8 @@ export interface ConversionOutcome {
   currencyId: string | null;
   attribution: Attribution | null;
   movements: PlannedMovement[];
+  /** What the terms' allowlists decided (processed only; null otherwise). */
+  eligibility: Eligibility | null;
 }
 
 /** What one call of `record` wrote (nothing, when another delivery of the job had written it first). */
@@ -75,7 +77,7 @@ export class LedgerRepository {
 }
 
 /**
- * Status, frozen attribution and currency of the batch's conversions still `accepted`; answers their
+ * Status, frozen attribution (and allowlist eligibility) and currency of the batch's conversions still `accepted`; answers their
  * ids (the ones this transaction owns). Rows are named in id order, so concurrent deliveries of one
  * batch queue behind each other (a deadlock all the same is rolled back and run again: retryTransient).
  * The rows are found by batch (its index), not by project: a batch's conversions are all of its
@@ -86,13 +88,26 @@ async function updateConversions(trx: Transaction<ClaimDatabase>, batchId: strin
   const column = <T>(pick: (outcome: ConversionOutcome) => T) => outcomes.map(pick);
   const affiliate = (outcome: ConversionOutcome) => outcome.attribution?.affiliate;
   const master = (outcome: ConversionOutcome) => outcome.attribution?.master;
+  // The allowlists' columns only when some terms of the batch named one: every other batch runs the statement it always ran.
+  const checked = outcomes.some((o) => o.eligibility?.endUser || o.eligibility?.affiliate);
+  const endUser = (o: ConversionOutcome) => o.eligibility?.endUser;
+  const affiliateSide = (o: ConversionOutcome) => o.eligibility?.affiliate;
+  const eligibilitySet = checked
+    ? sql`, end_user_allowlist_audience_id = u.end_user_list, end_user_eligible = u.end_user_eligible,
+          affiliate_allowlist_audience_id = u.affiliate_list, affiliate_eligible = u.affiliate_eligible`
+    : sql``;
+  const eligibilityArrays = checked
+    ? sql`, ${column((o) => endUser(o)?.allowlistAudienceId ?? null)}::uuid[], ${column((o) => endUser(o)?.eligible ?? null)}::boolean[],
+          ${column((o) => affiliateSide(o)?.allowlistAudienceId ?? null)}::uuid[], ${column((o) => affiliateSide(o)?.eligible ?? null)}::boolean[]`
+    : sql``;
+  const eligibilityNames = checked ? sql`, end_user_list, end_user_eligible, affiliate_list, affiliate_eligible` : sql``;
   // Raw: an UPDATE ... FROM a many-array unnest has no builder form.
   const { rows } = await sql<{ id: string }>`
     UPDATE conversions AS c SET
       status = u.status, failure_reason = u.failure_reason, processed_at = ${now}, currency_id = u.currency_id,
       affiliate_id = u.affiliate_id, affiliate_identifier_type = u.affiliate_type, affiliate_identifier = u.affiliate_identifier,
       master_id = u.master_id, master_identifier_type = u.master_type, master_identifier = u.master_identifier,
-      master_spread_bps = u.spread_bps, tier_id = u.tier_id
+      master_spread_bps = u.spread_bps, tier_id = u.tier_id${eligibilitySet}
     FROM unnest(
       ${column((o) => o.id)}::text[], ${column((o) => o.status)}::text[], ${column((o) => o.failureReason)}::text[],
       ${column((o) => o.currencyId)}::uuid[],
@@ -100,9 +115,9 @@ async function updateConversions(trx: Transaction<ClaimDatabase>, batchId: strin
       ${column((o) => affiliate(o)?.user.identifier ?? null)}::text[],
       ${column((o) => master(o)?.affiliate.id ?? null)}::text[], ${column((o) => master(o)?.affiliate.user.identifierType ?? null)}::text[],
       ${column((o) => master(o)?.affiliate.user.identifier ?? null)}::text[], ${column((o) => master(o)?.spreadBps ?? null)}::integer[],
-      ${column((o) => o.attribution?.tierId ?? null)}::uuid[]
+      ${column((o) => o.attribution?.tierId ?? null)}::uuid[]${eligibilityArrays}
     ) AS u(id, status, failure_reason, currency_id, affiliate_id, affiliate_type, affiliate_identifier,
-           master_id, master_type, master_identifier, spread_bps, tier_id)
+           master_id, master_type, master_identifier, spread_bps, tier_id${eligibilityNames})
     WHERE c.batch_id = ${batchId} AND c.id = u.id AND c.status = 'accepted'
     RETURNING c.id`.execute(trx);
   return new Set(rows.map((row) => row.id));

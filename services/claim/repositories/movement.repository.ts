@@ -2,7 +2,7 @@ import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { UserIdentifier } from '../../common/identifiers';
 import type { Page } from '../../common/pagination';
 import type { ClaimDatabase, ConversionTable } from '../database';
-import type { Attribution } from '../domain/payouts';
+import type { Attribution, Eligibility, SideEligibility } from '../domain/payouts';
 import type { ClaimCheckStatus, ConversionStatus, CurrencyType, MovementKind } from '../domain/vocabulary';
 
 export interface CurrencySummary {
@@ -38,6 +38,8 @@ export interface ConversionRecord {
   rewardBase: bigint | null;
   referralCode: string | null;
   attribution: Attribution | null;
+  /** What the terms' allowlists decided, frozen when it was paid (per side null: no allowlist checked). */
+  eligibility: Eligibility;
   failureReason: string | null;
   movements: MovementRecord[];
 }
@@ -70,6 +72,10 @@ const CONVERSION_COLUMNS = [
   'master_identifier',
   'master_spread_bps',
   'tier_id',
+  'end_user_allowlist_audience_id',
+  'end_user_eligible',
+  'affiliate_allowlist_audience_id',
+  'affiliate_eligible',
 ] as const satisfies ReadonlyArray<keyof ConversionTable>;
 
 /** Reads of the ledger: conversions with their movements (one, or a project's page), and a user's movements. */
@@ -193,6 +199,10 @@ function toConversion(row: ConversionRow, movements: MovementRecord[]): Conversi
     rewardBase: row.reward_base,
     referralCode: row.referral_code,
     attribution: attributionOf(row),
+    eligibility: {
+      endUser: sideOf(row.end_user_allowlist_audience_id, row.end_user_eligible),
+      affiliate: sideOf(row.affiliate_allowlist_audience_id, row.affiliate_eligible),
+    },
     failureReason: row.failure_reason,
     movements,
   };
@@ -211,6 +221,10 @@ function toMovement(row: MovementRow): MovementRecord {
     createdAt: row.created_at,
     claimCheckStatus: row.claim_check_status,
   };
+}
+
+function sideOf(allowlistAudienceId: string | null, eligible: boolean | null): SideEligibility | null {
+  return allowlistAudienceId === null || eligible === null ? null : { allowlistAudienceId, eligible };
 }
 
 function attributionOf(row: Pick<Selectable<ConversionTable>, (typeof CONVERSION_COLUMNS)[number]>): Attribution | null {

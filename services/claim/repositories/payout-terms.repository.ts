@@ -15,6 +15,9 @@ export interface PayoutTermsRecord {
   endUser: Reward | null;
   affiliate: Reward | null;
   tiers: TierRewardRecord[];
+  /** Allowlists: only members of the audience earn the side's reward (null: everyone may). */
+  endUserAllowlistAudienceId: string | null;
+  affiliateAllowlistAudienceId: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -26,6 +29,8 @@ export interface PayoutTermsChange {
   endUser: Reward | null;
   affiliate: Reward | null;
   tiers: TierRewardRecord[];
+  endUserAllowlistAudienceId: string | null;
+  affiliateAllowlistAudienceId: string | null;
   now: Date;
 }
 
@@ -40,6 +45,8 @@ const TERM_COLUMNS = [
   'end_user_bps',
   'affiliate_fixed',
   'affiliate_bps',
+  'end_user_allowlist_audience_id',
+  'affiliate_allowlist_audience_id',
   'created_at',
   'updated_at',
 ] as const satisfies ReadonlyArray<keyof PayoutTermsTable>;
@@ -58,6 +65,8 @@ export class PayoutTermsRepository {
           currency_id: change.currencyId,
           ...rewardColumns('end_user', change.endUser),
           ...rewardColumns('affiliate', change.affiliate),
+          end_user_allowlist_audience_id: change.endUserAllowlistAudienceId,
+          affiliate_allowlist_audience_id: change.affiliateAllowlistAudienceId,
           updated_at: change.now,
         };
         const row = await trx
@@ -181,6 +190,8 @@ function toRecord(row: TermRow, tiers: Map<string, TierRow[]>): PayoutTermsRecor
       if (!affiliate) throw new Error(`a tier of ${row.conversion_name} has no reward (the table's CHECK forbids it)`);
       return { audienceId: tier.audience_id, affiliate };
     }),
+    endUserAllowlistAudienceId: row.end_user_allowlist_audience_id,
+    affiliateAllowlistAudienceId: row.affiliate_allowlist_audience_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -93,6 +93,7 @@ describe('migration claim_check_uint256: checks past 2^256 − 1 stop taking pay
       currencyId,
       attribution: null,
       movements: [{ kind: 'end_user_payout' as const, beneficiary: user, amount }],
+      eligibility: null,
     });
     const result = await new LedgerRepository(database.db).record(projectId, batchId, [outcome('after-1', locked, 5n), outcome('after-2', sound, 3n)], NOW, () => []);
     expect(result.movements).toBe(2);

@@ -105,6 +105,8 @@ describe('currencies and payout terms (domain)', () => {
         endUser: null,
         affiliate: { fixed: 1n },
         tiers: [{ audienceId: silver, affiliate: { bps: 1 } }],
+        endUserAllowlistAudienceId: null,
+        affiliateAllowlistAudienceId: null,
         createdAt: created.record.createdAt,
         updatedAt: harness.clock.now(),
       });

@@ -45,6 +45,7 @@ describe('payouts leaderboard (domain)', () => {
         currencyId,
         attribution: null,
         movements: [{ kind, beneficiary: evm(user), amount }],
+        eligibility: null,
       })),
       harness.clock.now(),
       () => [],

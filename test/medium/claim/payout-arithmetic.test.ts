@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { UserIdentifier } from '../../../services/common/identifiers';
-import { affiliateReward, type Attribution, type PayoutTermsView, planPayouts } from '../../../services/claim/domain/payouts';
+import { affiliateReward, allowlistQuestions, type Attribution, type IsMember, type PayoutTermsView, planPayouts } from '../../../services/claim/domain/payouts';
 import { checkReward, rewardAmount, shareOf } from '../../../services/claim/domain/reward';
 import { AMOUNT_RANGE } from '../../../services/common/money';
 import { evmAddress } from '../../helpers/fixtures';
 
 /**
  * The money arithmetic of one conversion (services/claim/domain/payouts.ts and reward.ts), case by
- * case: fixed and bps rewards, flooring, tiers, the master's spread, no terms, zero amounts.
+ * case: fixed and bps rewards, flooring, tiers, the master's spread, no terms, zero amounts, and
+ * the allowlists of the terms (who may earn each side, the master's spread following its affiliate).
  */
 const user: UserIdentifier = { identifier: evmAddress(1), identifierType: 'evm_address' };
 const affiliateUser: UserIdentifier = { identifier: evmAddress(2), identifierType: 'evm_address' };
@@ -16,7 +17,15 @@ const CURRENCY = randomUUID();
 const GOLD = randomUUID();
 const SILVER = randomUUID();
 
-const terms = (fields: Partial<PayoutTermsView> = {}): PayoutTermsView => ({ currencyId: CURRENCY, endUser: null, affiliate: null, tiers: [], ...fields });
+const terms = (fields: Partial<PayoutTermsView> = {}): PayoutTermsView => ({
+  currencyId: CURRENCY,
+  endUser: null,
+  affiliate: null,
+  tiers: [],
+  endUserAllowlistAudienceId: null,
+  affiliateAllowlistAudienceId: null,
+  ...fields,
+});
 const attributed = (fields: Partial<Attribution> = {}): Attribution => ({
   affiliate: { id: 'aff-1', user: affiliateUser },
   master: null,
@@ -98,7 +107,7 @@ describe('payout arithmetic (domain)', () => {
 
   describe('a conversion', () => {
     it('pays nothing and says no_terms when no terms cover it, even when attributed', () => {
-      expect(planPayouts({ user, rewardBase: 1_000n }, withMaster(500), null)).toEqual({ status: 'no_terms', currencyId: null, movements: [] });
+      expect(planPayouts({ user, rewardBase: 1_000n }, withMaster(500), null)).toEqual({ status: 'no_terms', currencyId: null, movements: [], eligibility: null });
     });
 
     it('pays the end user alone when nobody referred the user', () => {
@@ -161,7 +170,12 @@ describe('payout arithmetic (domain)', () => {
     });
 
     it('still says processed (in the terms’ currency) when the terms pay nothing for this conversion', () => {
-      expect(planPayouts({ user, rewardBase: 100n }, null, terms())).toEqual({ status: 'processed', currencyId: CURRENCY, movements: [] });
+      expect(planPayouts({ user, rewardBase: 100n }, null, terms())).toEqual({
+        status: 'processed',
+        currencyId: CURRENCY,
+        movements: [],
+        eligibility: { endUser: null, affiliate: null },
+      });
     });
 
     it('never pays more than the stated shares: the parts of a bps conversion sum to at most their rates of the base', () => {
@@ -170,6 +184,97 @@ describe('payout arithmetic (domain)', () => {
         const total = plan.movements.reduce((sum, movement) => sum + movement.amount, 0n);
         expect(total * 10_000n).toBeLessThanOrEqual(base * BigInt(4_321 + 3_000 + 1_234));
       }
+    });
+  });
+
+  describe('allowlists', () => {
+    const USERS_LIST = randomUUID();
+    const AFFILIATES_LIST = randomUUID();
+    /** Members by audience: what the audience service answered for the batch. */
+    const membersOf = (lists: Record<string, UserIdentifier[]>): IsMember & { asked: Array<[string, string]> } => {
+      const asked: Array<[string, string]> = [];
+      const isMember = (audienceId: string, who: UserIdentifier) => {
+        asked.push([audienceId, who.identifier]);
+        return (lists[audienceId] ?? []).some((member) => member.identifier === who.identifier && member.identifierType === who.identifierType);
+      };
+      return Object.assign(isMember, { asked });
+    };
+    const paying = (fields: Partial<PayoutTermsView> = {}) => terms({ endUser: { fixed: 7n }, affiliate: { fixed: 11n }, ...fields });
+
+    it('pays a converting user on the end-user allowlist, and says so', () => {
+      const plan = planPayouts({ user, rewardBase: 1n }, null, paying({ endUserAllowlistAudienceId: USERS_LIST }), membersOf({ [USERS_LIST]: [user] }));
+      expect(amounts(plan)).toEqual([['end_user_payout', user.identifier, 7n]]);
+      expect(plan.eligibility).toEqual({ endUser: { allowlistAudienceId: USERS_LIST, eligible: true }, affiliate: null });
+    });
+
+    it('pays a converting user off the end-user allowlist nothing, and still pays its affiliate and master', () => {
+      const plan = planPayouts({ user, rewardBase: 10_000n }, withMaster(100), paying({ endUserAllowlistAudienceId: USERS_LIST }), membersOf({}));
+      expect(amounts(plan)).toEqual([
+        ['affiliate_payout', affiliateUser.identifier, 11n],
+        ['agency_payout', masterUser.identifier, 100n],
+      ]);
+      expect(plan.eligibility).toEqual({ endUser: { allowlistAudienceId: USERS_LIST, eligible: false }, affiliate: null });
+    });
+
+    it('pays an affiliate off the affiliate allowlist nothing, nor its master the spread, and still pays the end user', () => {
+      const plan = planPayouts({ user, rewardBase: 10_000n }, withMaster(100), paying({ affiliateAllowlistAudienceId: AFFILIATES_LIST }), membersOf({ [AFFILIATES_LIST]: [masterUser] }));
+      expect(amounts(plan)).toEqual([['end_user_payout', user.identifier, 7n]]);
+      expect(plan.eligibility).toEqual({ endUser: null, affiliate: { allowlistAudienceId: AFFILIATES_LIST, eligible: false } });
+    });
+
+    it('pays an affiliate on the affiliate allowlist its tier’s reward, and its master the spread (the master need not be listed)', () => {
+      const tiered = paying({ affiliateAllowlistAudienceId: AFFILIATES_LIST, tiers: [{ audienceId: GOLD, affiliate: { fixed: 300n } }] });
+      const plan = planPayouts({ user, rewardBase: 10_000n }, withMaster(100, GOLD), tiered, membersOf({ [AFFILIATES_LIST]: [affiliateUser] }));
+      expect(amounts(plan)).toEqual([
+        ['end_user_payout', user.identifier, 7n],
+        ['affiliate_payout', affiliateUser.identifier, 300n],
+        ['agency_payout', masterUser.identifier, 100n],
+      ]);
+      expect(plan.eligibility).toEqual({ endUser: null, affiliate: { allowlistAudienceId: AFFILIATES_LIST, eligible: true } });
+    });
+
+    it('checks each side against its own list: a user on the affiliates’ list only is no end user of the users’ list', () => {
+      const both = paying({ endUserAllowlistAudienceId: USERS_LIST, affiliateAllowlistAudienceId: AFFILIATES_LIST });
+      const isMember = membersOf({ [AFFILIATES_LIST]: [user, affiliateUser], [USERS_LIST]: [affiliateUser] });
+      const plan = planPayouts({ user, rewardBase: 1n }, attributed(), both, isMember);
+      expect(amounts(plan)).toEqual([['affiliate_payout', affiliateUser.identifier, 11n]]);
+      expect(plan.eligibility).toEqual({
+        endUser: { allowlistAudienceId: USERS_LIST, eligible: false },
+        affiliate: { allowlistAudienceId: AFFILIATES_LIST, eligible: true },
+      });
+      expect(isMember.asked).toEqual([
+        [USERS_LIST, user.identifier],
+        [AFFILIATES_LIST, affiliateUser.identifier],
+      ]);
+    });
+
+    it('asks nobody when the terms name no allowlist (null lists), and freezes no check', () => {
+      const isMember = membersOf({});
+      const plan = planPayouts({ user, rewardBase: 10_000n }, withMaster(100), paying(), isMember);
+      expect(amounts(plan)).toHaveLength(3);
+      expect(plan.eligibility).toEqual({ endUser: null, affiliate: null });
+      expect(isMember.asked).toEqual([]);
+      // The default (no answers at all) is never consulted for such terms either.
+      expect(amounts(planPayouts({ user, rewardBase: 10_000n }, withMaster(100), paying()))).toHaveLength(3);
+    });
+
+    it('checks no affiliate when nobody referred the user, whatever the affiliate allowlist', () => {
+      const isMember = membersOf({});
+      const plan = planPayouts({ user, rewardBase: 1n }, null, paying({ affiliateAllowlistAudienceId: AFFILIATES_LIST }), isMember);
+      expect(amounts(plan)).toEqual([['end_user_payout', user.identifier, 7n]]);
+      expect(plan.eligibility).toEqual({ endUser: null, affiliate: null });
+      expect(isMember.asked).toEqual([]);
+    });
+
+    it('asks, per conversion, exactly the questions its plan asks: none without terms or lists', () => {
+      const both = paying({ endUserAllowlistAudienceId: USERS_LIST, affiliateAllowlistAudienceId: AFFILIATES_LIST });
+      expect(allowlistQuestions({ user }, attributed(), both)).toEqual([
+        { audienceId: USERS_LIST, user },
+        { audienceId: AFFILIATES_LIST, user: affiliateUser },
+      ]);
+      expect(allowlistQuestions({ user }, null, both)).toEqual([{ audienceId: USERS_LIST, user }]);
+      expect(allowlistQuestions({ user }, attributed(), paying())).toEqual([]);
+      expect(allowlistQuestions({ user }, attributed(), null)).toEqual([]);
     });
   });
 });

@@ -27,6 +27,20 @@ export function ConversionDetail({ conversion, onClose }: { conversion: Conversi
     ['Affiliate', attribution ? attribution.affiliate.user_identifier : 'Nobody referred the user'],
     ['Master affiliate', attribution?.master ? `${attribution.master.user_identifier} (spread ${attribution.spread_bps ?? 0} bps)` : '—'],
   ];
+  // Sides checked against an allowlist of the terms: whether they could earn, and against which audience.
+  // The master is not checked itself: its spread follows its affiliate.
+  const sides = conversion.rewards
+    ? ([
+        ['End user', '', conversion.rewards.end_user],
+        ['Affiliate', '', conversion.rewards.affiliate],
+        ['Master affiliate', 'its affiliate is ', conversion.rewards.master],
+      ] as const)
+    : [];
+  for (const [side, whose, reward] of sides) {
+    if (!reward || reward.allowlist_audience_id === null) continue;
+    const audience = `audience ${reward.allowlist_audience_id}`;
+    facts.push([`${side} allowlist`, reward.status === 'paid' ? `Paid: ${whose}a member of ${audience}` : `Not eligible: ${whose}not a member of ${audience}`]);
+  }
   if (conversion.failure_reason) facts.push(['Why it failed', conversion.failure_reason]);
   return (
     <section className="panel" aria-labelledby="conversion-detail-title">

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
-import { ApiError, type ApiBody } from '../../api/client';
+import { ApiError, type ApiBody, type ApiResult } from '../../api/client';
 import { FieldError, fieldErrors } from '../../ui/field-errors';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { useProject } from '../session';
@@ -10,6 +10,7 @@ import { draftOf, NO_REWARD, type PayoutTerms, type Reward, type RewardDraft, re
 import { RewardField } from './RewardField';
 
 type TermsBody = ApiBody<'/api/v1/projects/{projectId}/payout-terms/{conversionName}', 'put'>;
+type Audience = ApiResult<'/api/v1/projects/{projectId}/audiences', 'get'>['results'][number];
 
 interface TierDraft {
   /** Keeps each row's inputs when a row above is removed. */
@@ -83,6 +84,8 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
   const [tiers, setTiers] = useState<TierDraft[]>(
     () => existing?.tiers.map((tier, index) => ({ key: index, audienceId: tier.audience_id, reward: draftOf(tier.affiliate, decimalsOf(startCurrency)) })) ?? [],
   );
+  const [endUserAllowlist, setEndUserAllowlist] = useState(existing?.end_user_allowlist_audience_id ?? '');
+  const [affiliateAllowlist, setAffiliateAllowlist] = useState(existing?.affiliate_allowlist_audience_id ?? '');
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
   // New terms are saved, then opened at their own address (a new form): the confirmation travels with the navigation.
   const location = useLocation();
@@ -133,6 +136,8 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
         if (tier.audienceId === '') problems[`tiers[${index}].audience_id`] = 'Choose the tier audience.';
         return { audience_id: tier.audienceId, affiliate: read(tier.reward, `tiers[${index}].affiliate`) ?? { bps: 0 } };
       }),
+      end_user_allowlist_audience_id: endUserAllowlist === '' ? null : endUserAllowlist,
+      affiliate_allowlist_audience_id: affiliateAllowlist === '' ? null : affiliateAllowlist,
     };
     setLocalErrors(problems);
     if (Object.keys(problems).length > 0) return;
@@ -186,6 +191,27 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
         onChange={setAffiliate}
         currency={currency}
         error={errorAt(errors, 'affiliate')}
+      />
+      <h3>Allowlists</h3>
+      <p className="help">
+        Only members of the audience chosen (static or dynamic entries, when the conversion is processed) earn that reward. A master affiliate’s spread follows its
+        affiliate.
+      </p>
+      <AllowlistField
+        id="terms-end-user-allowlist"
+        label="End users allowed to earn"
+        value={endUserAllowlist}
+        onChange={setEndUserAllowlist}
+        audiences={audiences.data}
+        error={errorAt(errors, 'end_user_allowlist_audience_id')}
+      />
+      <AllowlistField
+        id="terms-affiliate-allowlist"
+        label="Affiliates allowed to earn"
+        value={affiliateAllowlist}
+        onChange={setAffiliateAllowlist}
+        audiences={audiences.data}
+        error={errorAt(errors, 'affiliate_allowlist_audience_id')}
       />
       <h3>Tier rewards</h3>
       <p className="help">An affiliate whose active tier is one of these audiences earns its reward instead of the affiliate reward above.</p>
@@ -266,5 +292,50 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
         </div>
       ) : null}
     </form>
+  );
+}
+
+/** An optional allowlist: every user, or only the members of one audience of the project (listed by name). */
+function AllowlistField({
+  id,
+  label,
+  value,
+  onChange,
+  audiences,
+  error,
+}: {
+  id: string;
+  label: string;
+  /** The audience id, or '' for everyone. */
+  value: string;
+  onChange(value: string): void;
+  audiences: Audience[] | undefined;
+  error: string | undefined;
+}) {
+  const byName = audiences ? [...audiences].sort((a, b) => a.name.localeCompare(b.name)) : undefined;
+  return (
+    <div>
+      <label htmlFor={id}>{label}</label>
+      <select
+        id={id}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        aria-describedby={`${id}-help ${id}-error`}
+        aria-invalid={error ? true : undefined}
+      >
+        <option value="">Everyone (no allowlist)</option>
+        {/* An audience no longer listed (deleted: nobody is its member, so nobody earns) stays shown under its id. */}
+        {value !== '' && byName && !byName.some((audience) => audience.id === value) ? <option value={value}>{`${value} (no longer an audience)`}</option> : null}
+        {byName?.map((audience) => (
+          <option key={audience.id} value={audience.id}>
+            {`Members of ${audience.name}${audience.type === 'dynamic' ? ' (dynamic)' : ''}`}
+          </option>
+        ))}
+      </select>
+      <p id={`${id}-help`} className="help">
+        {value === '' ? 'Everyone may earn this reward.' : 'Only members of this audience earn this reward; others are shown as not eligible on the conversion.'}
+      </p>
+      <FieldError id={`${id}-error`} message={error} />
+    </div>
   );
 }
