@@ -127,6 +127,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     PLATFORM_API_KEY: platformKey,
     HOST: '127.0.0.1',
     PORT: String(port),
+    // The gateway's metrics port too: the defaults may be held by another stack on the machine.
+    METRICS_PORT: String(await freePort()),
     ...grpcAddresses,
     // High enough never to throttle, but not 0, so the limiter's code still runs on every request.
     RATE_LIMIT_PER_SECOND: '1000000',

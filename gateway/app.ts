@@ -6,6 +6,7 @@ import { errorHandler } from './http/errors';
 import { routeFallback } from './http/fallback';
 import type { HttpMetrics } from './http/metrics';
 import { requestId } from './http/request-id';
+import { cacheable, securityHeaders } from './http/security-headers';
 import { serveWebApp } from './http/web-app';
 import { type AnyRoute, mountRoutes } from './http/route';
 import { API_INFO, buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
@@ -31,14 +32,14 @@ export function createApp(deps: AppDeps): { app: Express; routes: AnyRoute[] } {
 
   let document: OpenApiDocument | undefined;
   const routes: AnyRoute[] = apiRoutes(deps.routes, {
-    metrics: deps.metrics.registry,
     readiness: deps.readiness,
     openApiDocument: () => (document ??= buildOpenApiDocument(routes, API_INFO)),
   });
 
+  app.use(securityHeaders());
   app.use(requestId());
   app.use(deps.metrics.middleware);
-  app.use('/docs/assets', express.static(swaggerAssetsPath, { index: false, maxAge: '1h' }));
+  app.use('/docs/assets', cacheable(), express.static(swaggerAssetsPath, { index: false, maxAge: '1h' }));
   serveWebApp(app);
   // The route groups hang off the app itself: every router level costs each request a dispatch.
   mountRoutes(app, routes, {

@@ -13,6 +13,21 @@ const gatewayEnv = z.object({
   /** Gateway processes sharing PORT (read by main.ts before the rest): one per core on a machine of its own. */
   GATEWAY_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+  /**
+   * Prometheus metrics (GET /metrics) are served here, on a port of their own, never on PORT: the
+   * public port answers /metrics 404. 127.0.0.1 by default, so only the machine itself can scrape;
+   * a scraper on another host (a Kubernetes pod's Prometheus) needs 0.0.0.0 and a network that keeps
+   * the port private. METRICS_PORT 0 takes any free port.
+   */
+  METRICS_HOST: z.string().default('127.0.0.1'),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
+  /**
+   * How long a client may take to send a request's headers (HEADERS_TIMEOUT_MS) and the whole
+   * request, body included (REQUEST_TIMEOUT_MS), from its first byte: a slower one is answered 408
+   * and its connection closed, so slow senders cannot hold connections open. Not the time to answer.
+   */
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /** Creates projects (and their first keys). Unset: project creation answers 403. */
   PLATFORM_API_KEY: z
     .string()
@@ -65,6 +80,15 @@ const gatewayEnv = z.object({
 
 export const gatewayConfigSchema = gatewayEnv
   .superRefine(requiredInProduction(['SESSION_SECRET']))
+  .superRefine((env, ctx) => {
+    // Node refuses a headers timeout longer than the request's, which includes the headers.
+    if (env.HEADERS_TIMEOUT_MS > env.REQUEST_TIMEOUT_MS) {
+      ctx.addIssue({ code: 'custom', path: ['HEADERS_TIMEOUT_MS'], message: `must be at most REQUEST_TIMEOUT_MS (${env.REQUEST_TIMEOUT_MS})` });
+    }
+    if (env.METRICS_PORT !== 0 && env.METRICS_PORT === env.PORT) {
+      ctx.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: `must differ from PORT (${env.PORT}): metrics are not served on the public port` });
+    }
+  })
   .transform(({ SESSION_SECRET, SIWE_DOMAIN, SIWE_URI, ...rest }) => ({
     ...rest,
     SIWE_DOMAIN: SIWE_DOMAIN ?? `localhost:${rest.PORT}`,

@@ -19,8 +19,10 @@ import { SignInService } from './auth/siwe';
 import { WalletSignatures } from './auth/wallet-signatures';
 import { createServiceClients } from './clients';
 import type { GatewayConfig } from './config';
+import { gracefulClose } from './http/graceful-close';
 import { createGatewayServer } from './http/malformed-requests';
 import { createHttpMetrics } from './http/metrics';
+import { type MetricsServer, startMetricsServer } from './http/metrics-server';
 import { RateLimiter } from './http/rate-limit';
 
 export const ACCESS_SCHEMA = 'access';
@@ -35,6 +37,8 @@ export interface GatewayOverrides {
 
 export interface RunningGateway extends RunningProcess {
   port: number;
+  /** Where GET /metrics is served (METRICS_PORT, or the port taken when it is 0). */
+  metricsPort: number;
 }
 
 /** The gateway's composition root, used by main.ts and by the tests. */
@@ -118,7 +122,8 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
     ],
   });
 
-  const server = createGatewayServer(app, logger);
+  const server = createGatewayServer(app, logger, { headersTimeoutMs: config.HEADERS_TIMEOUT_MS, requestTimeoutMs: config.REQUEST_TIMEOUT_MS });
+  const closeServer = gracefulClose(server);
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error) => reject(listenError(error, 'PORT', `${config.HOST}:${config.PORT}`));
     server.once('error', onError);
@@ -129,28 +134,26 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
       resolve();
     });
   });
-  // Longer than typical load balancer idle timeouts, so the balancer closes first.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
-  logger.info({ port, docs: `http://localhost:${port}/docs` }, 'gateway listening');
+  // After PORT, so that a second gateway started on a taken PORT names PORT, not this.
+  let metricsServer: MetricsServer;
+  try {
+    metricsServer = await startMetricsServer(metrics.registry, { host: config.METRICS_HOST, port: config.METRICS_PORT }, logger);
+  } catch (error) {
+    await closeServer(0);
+    throw error;
+  }
+  logger.info({ port, docs: `http://localhost:${port}/docs`, metrics: `http://${config.METRICS_HOST}:${metricsServer.port}/metrics` }, 'gateway listening');
 
   return {
     port,
+    metricsPort: metricsServer.port,
     stop: async () => {
-      await new Promise<void>((resolve) => {
-        const force = setTimeout(() => {
-          server.closeAllConnections();
-          resolve();
-        }, config.SHUTDOWN_GRACE_MS);
-        force.unref();
-        server.close(() => {
-          clearTimeout(force);
-          resolve();
-        });
-        server.closeIdleConnections();
-      });
+      // Stops accepting; idle keep-alive connections close at once, requests in flight are answered
+      // with Connection: close, and whatever is still open after the grace period is cut off.
+      await closeServer(config.SHUTDOWN_GRACE_MS);
+      await metricsServer.close();
       clients.close();
       await nonces.close();
       await revocations.close();

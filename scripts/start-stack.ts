@@ -41,5 +41,7 @@ const chain = devChainRuns(config)
 void runStack({
   members: stackMembers(config),
   stopTimeoutMs: config.SHUTDOWN_GRACE_MS + CLOSE_MARGIN_MS,
-  banner: `the gateway listens on http://localhost:${config.PORT} (API reference at /docs)${chain}; Ctrl-C stops everything`,
+  banner:
+    `the gateway listens on http://localhost:${config.PORT} (API reference at /docs), its metrics on ` +
+    `http://${config.METRICS_HOST}:${config.METRICS_PORT}/metrics${chain}; Ctrl-C stops everything`,
 });

@@ -2,6 +2,7 @@ import { createServer, maxHeaderSize, type RequestListener, type Server, type Se
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../services/common/logger';
 import { type ErrorBody, toErrorBody } from './errors';
+import { API_SECURITY_HEADERS } from './security-headers';
 
 /** How long a refused connection stays open for the peer to read the answer. */
 const CLOSE_GRACE_MS = 2_000;
@@ -35,7 +36,7 @@ function answerForParserError(code: string | undefined): ErrorBody {
 /** An answer written straight to the socket (there is no request object), and the connection closed. */
 function writeToSocket(socket: Duplex, body: ErrorBody, headers: Record<string, string> = {}): void {
   const json = JSON.stringify(body);
-  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const extra = Object.entries({ ...API_SECURITY_HEADERS, ...headers }).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   socket.end(
     `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
@@ -55,18 +56,51 @@ function writeResponse(res: ServerResponse, body: ErrorBody): void {
     return;
   }
   const json = JSON.stringify(body);
-  res.writeHead(body.status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json), Connection: 'close' });
+  res.writeHead(body.status, {
+    ...API_SECURITY_HEADERS,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(json),
+    Connection: 'close',
+  });
   res.end(json);
+}
+
+/** How long clients may take to send a request (gateway/config.ts). */
+export interface RequestTimeouts {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+}
+
+/** Longer than typical load balancer idle timeouts, so the balancer closes an idle connection first. */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/**
+ * How often Node looks for requests past their timeouts: a tenth of the shorter one, so a slow
+ * client is cut off at most 10% late (Node's default, 30 s, would let a 30 s timeout run to 60 s).
+ */
+export function connectionsCheckingInterval(timeouts: RequestTimeouts): number {
+  return Math.max(50, Math.min(30_000, Math.floor(Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs) / 10)));
 }
 
 /**
  * The gateway's HTTP server. Node answers what its parser refuses (headers over 16 KB, a malformed
  * request line) with a bare status and an empty body, drops CONNECT, and Express answers a URL it
  * cannot parse with an HTML page: here each is answered in the standard error body instead, so
- * every error of the API has one shape.
+ * every error of the API has one shape. A client slower than the timeouts to send its request (a
+ * byte a second) is answered 408 REQUEST_TIMEOUT and its connection closed.
  */
-export function createGatewayServer(app: (req: Parameters<RequestListener>[0], res: ServerResponse, next: (error?: unknown) => void) => void, logger: Logger): Server {
-  const server = createServer((req, res) => {
+export function createGatewayServer(
+  app: (req: Parameters<RequestListener>[0], res: ServerResponse, next: (error?: unknown) => void) => void,
+  logger: Logger,
+  timeouts: RequestTimeouts,
+): Server {
+  const options = {
+    headersTimeout: timeouts.headersTimeoutMs,
+    requestTimeout: timeouts.requestTimeoutMs,
+    connectionsCheckingInterval: connectionsCheckingInterval(timeouts),
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+  };
+  const server = createServer(options, (req, res) => {
     // Express calls this only when no route and no error handler answered: a URL its router cannot parse.
     app(req, res, (error?: unknown) => {
       if (!error) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { canonicalPrefixOfAnyType, canonicalSpellingOfAnyType } from '../../services/common/identifiers';
+import { canonicalPrefixOfAnyType, canonicalSpellingOfAnyType, IDENTIFIER_TYPES, isIdentifierType } from '../../services/common/identifiers';
 import { canonicalUuid } from '../../services/common/ids';
 
 /**
@@ -20,6 +20,19 @@ export const resourceId = z
 export function userIdentifier(schema: z.ZodString) {
   return schema.transform(canonicalSpellingOfAnyType);
 }
+
+/**
+ * A user identifier's type in a query string, the lookup's and every filter's: one of the known types,
+ * or a 400 naming the parameter (as the services answer an unknown type), so that a filter with an
+ * unknown type never reads as a user without data (an empty list). Every query parameter naming an
+ * identifier type uses this one schema (the hostile-input test sends an unknown type to each). A string
+ * to TypeScript and in the OpenAPI document (whose clients pass types they read from answers), checked
+ * against the types here.
+ */
+export const identifierTypeQuery = z
+  .string()
+  .refine((type) => isIdentifierType(type), `must be one of ${IDENTIFIER_TYPES.join(', ')}`)
+  .describe(IDENTIFIER_TYPES.join(', '));
 
 /**
  * A search that matches the start of user identifiers (the affiliate list's `q`): made canonical by

@@ -8,6 +8,7 @@ import { HttpError, zodDetails } from './errors';
 import { exactJsonParser } from './exact-json';
 import { inputError } from './input-messages';
 import { type CheckedPath, type PathParamNames, type PathParams, pathParamNames, pathParamsSchema } from './params';
+import { checkRequestText, refuseBody } from './request-text';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
@@ -249,6 +250,8 @@ export function mountRoutes(router: Router | Express, routes: AnyRoute[], option
     const chain: RequestHandler[] = [
       async (req, res, next) => {
         res.locals.routePath = route.path;
+        // The path's and query's text (NUL, malformed percent-encodings, in any parameter) before anything reads it.
+        checkRequestText(req);
         // Ids are canonical before anything reads them, the authenticator's project check included.
         // Malformed params are reported after authentication, by parsePart below.
         const params = route.params?.safeParse(req.params);
@@ -259,6 +262,7 @@ export function mountRoutes(router: Router | Express, routes: AnyRoute[], option
       },
     ];
     if (route.body) chain.push(requireJson, ...(route.exactNumbers ? exactParsers[route.bodyLimit ?? 'json'] : [parsers[route.bodyLimit ?? 'json']]));
+    else chain.push(refuseBody(route.method, route.path));
     chain.push(async (req, res) => {
       if (route.arrayLimit) enforceArrayLimit(req.body, route.arrayLimit);
       // Each part is what its schema outputs, which is what defineRoute typed the handler with.

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import express, { type Express } from 'express';
+import { pageHeaders, WEB_APP_CSP } from './security-headers';
 
 /** Where the web applications are served (Vite builds them with this base). */
 export const WEB_APP_PATH = '/app';
@@ -19,11 +20,13 @@ export function defaultWebAppDir(): string {
  * Serves the built web applications under /app, when they were built (`npm run web:build`; `npm
  * start` builds them): hashed assets cached for a year (a new build has new names), and index.html,
  * never cached, for every other path under /app so the client's router can read deep links.
- * A missing asset falls through to the API's 404.
+ * A missing asset falls through to the API's 404. Every answer under /app carries the applications'
+ * Content-Security-Policy and the other page headers (gateway/http/security-headers.ts).
  */
 export function serveWebApp(app: Express, dir: string = defaultWebAppDir()): boolean {
   const indexHtml = path.join(dir, 'index.html');
   if (!existsSync(indexHtml)) return false;
+  app.use(WEB_APP_PATH, pageHeaders(WEB_APP_CSP));
   app.use(`${WEB_APP_PATH}/assets`, express.static(path.join(dir, 'assets'), { index: false, immutable: true, maxAge: '365d' }));
   app.use(WEB_APP_PATH, express.static(dir, { index: false, maxAge: 0 }));
   app.get([WEB_APP_PATH, `${WEB_APP_PATH}/*rest`], (req, res, next) => {

@@ -18,7 +18,10 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   400:
     'Invalid input; `details` names each offending field. Nothing was changed. Any field of any body is refused when it holds ' +
     'the NUL character or a lone UTF-16 surrogate (in a value or an object key), a number beyond a double (1e400), or nests more ' +
-    'than 64 levels. A malformed percent-encoding in the path is INVALID_PATH_ENCODING; a request that is not valid HTTP, MALFORMED_REQUEST.',
+    'than 64 levels; so is a path id or query parameter (known or not, name or value) holding the NUL character, before any credential ' +
+    'is checked. A malformed percent-encoding in the path is INVALID_PATH_ENCODING, in the query string (any parameter) ' +
+    'INVALID_QUERY_ENCODING; a body sent to an operation that takes none, BODY_NOT_ALLOWED; a request that is not valid HTTP, ' +
+    'MALFORMED_REQUEST. Query parameters the operation does not list are ignored.',
   401:
     'UNAUTHENTICATED: missing, unknown, expired or revoked credential. WRONG_CREDENTIAL_KIND: a valid credential of another kind ' +
     'than this endpoint takes (e.g. an API key where a wallet session token is needed); the message names the kind it takes',

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { Registry } from 'prom-client';
 import { type AnyRoute, defineRoute } from '../http/route';
+import { DOCS_CSP } from '../http/security-headers';
 import { docsInitScript, docsPageHtml } from '../openapi/docs-page';
 import { type OpenApiDocument, openApiDocumentSchema } from '../openapi/document';
 
+/** Prometheus metrics are not among these routes: they have a port of their own (gateway/http/metrics-server.ts). */
 export interface SystemDeps {
-  metrics: Registry;
   /** Each dependency readiness depends on, with a check that resolves true when it answers. */
   readiness: Array<{ name: string; check(): Promise<boolean> }>;
   openApiDocument(): OpenApiDocument;
@@ -75,21 +75,6 @@ export function systemRoutes(deps: SystemDeps): AnyRoute[] {
     defineRoute(
       {
         method: 'get',
-        path: '/metrics',
-        operationId: 'metrics',
-        summary: 'Prometheus metrics',
-        tags,
-        auth: none,
-        responses: { 200: { description: 'Prometheus text exposition format' } },
-      },
-      async () => ({
-        status: 200,
-        raw: { contentType: deps.metrics.contentType, content: await deps.metrics.metrics() },
-      }),
-    ),
-    defineRoute(
-      {
-        method: 'get',
         path: '/openapi.json',
         operationId: 'openApiDocument',
         summary: 'This API’s OpenAPI 3.1 document',
@@ -109,7 +94,8 @@ export function systemRoutes(deps: SystemDeps): AnyRoute[] {
         auth: none,
         responses: { 200: { description: 'An HTML page' } },
       },
-      async () => ({ status: 200, raw: { contentType: 'text/html; charset=utf-8', content: docsPageHtml } }),
+      // Swagger UI is a page: it runs under its own policy (its scripts and styles are the gateway's files).
+      async () => ({ status: 200, raw: { contentType: 'text/html; charset=utf-8', content: docsPageHtml }, headers: { 'Content-Security-Policy': DOCS_CSP } }),
     ),
     defineRoute(
       {

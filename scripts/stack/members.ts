@@ -17,6 +17,9 @@ export const stackConfigSchema = z.object({
   SHUTDOWN_GRACE_MS: baseEnv.SHUTDOWN_GRACE_MS,
   HOST: z.string().default('0.0.0.0'),
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+  // The gateway's metrics port (gateway/config.ts), checked free before anything starts like the others.
+  METRICS_HOST: z.string().default('127.0.0.1'),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
   // One gateway process by default: here it shares the cores with the services and PostgreSQL, and
   // on two cores a second gateway worker cost more CPU per lookup than it gained (smaller batches).
   GATEWAY_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
@@ -70,7 +73,7 @@ export function stackMembers(config: StackConfig, root = path.resolve(__dirname,
       entry: path.join(root, 'services', service.name, `main${extension}`),
       env: { GRPC_HOST: '127.0.0.1', GRPC_PORT: String(port), ...(service.name === 'claim' ? chainEnv : {}) },
       layer: 0,
-      listens: { host: '127.0.0.1', port, variable: service.addressVariable, form: 'host:port' },
+      listens: [{ host: '127.0.0.1', port, variable: service.addressVariable, form: 'host:port' }],
     };
   });
   const gateway: MemberSpec = {
@@ -79,7 +82,10 @@ export function stackMembers(config: StackConfig, root = path.resolve(__dirname,
     env: { GATEWAY_WORKERS: String(config.GATEWAY_WORKERS) },
     execArgv: GATEWAY_NODE_FLAGS,
     layer: 1,
-    listens: { host: config.HOST, port: config.PORT, variable: 'PORT', form: 'port' },
+    listens: [
+      { host: config.HOST, port: config.PORT, variable: 'PORT', form: 'port' },
+      { host: config.METRICS_HOST, port: config.METRICS_PORT, variable: 'METRICS_PORT', form: 'port' },
+    ],
   };
   if (!devChain) return [...services, gateway];
   // Started first and stopped last (layer -1): the claim service reads it for as long as it runs.
@@ -88,7 +94,7 @@ export function stackMembers(config: StackConfig, root = path.resolve(__dirname,
     entry: path.join(root, 'scripts', 'dev-chain', `main${extension}`),
     env: {},
     layer: -1,
-    listens: { host: DEV_CHAIN_HOST, port: config.DEV_CHAIN_PORT, variable: 'DEV_CHAIN_PORT', form: 'port' },
+    listens: [{ host: DEV_CHAIN_HOST, port: config.DEV_CHAIN_PORT, variable: 'DEV_CHAIN_PORT', form: 'port' }],
   };
   return [chain, ...services, gateway];
 }

@@ -7,18 +7,16 @@ import type { ListenAddress, MemberSpec } from './supervisor';
  * (A member that still loses a race for its port says so itself, naming its own variable.)
  */
 export async function addressProblem(members: readonly MemberSpec[]): Promise<string | undefined> {
-  const listening = members.filter((member) => member.listens && member.listens.port !== 0);
-  const byPort = new Map<number, MemberSpec>();
-  for (const member of listening) {
-    const { port, variable } = member.listens!;
-    const other = byPort.get(port);
+  const listening = members.flatMap((member) => (member.listens ?? []).filter((address) => address.port !== 0).map((address) => ({ member, address })));
+  const byPort = new Map<number, { member: MemberSpec; address: ListenAddress }>();
+  for (const { member, address } of listening) {
+    const other = byPort.get(address.port);
     if (other) {
-      return `${other.name} (${other.listens!.variable}) and ${member.name} (${variable}) would both listen on port ${port}: set ${variable} to ${example(member.listens!)}`;
+      return `${other.member.name} (${other.address.variable}) and ${member.name} (${address.variable}) would both listen on port ${address.port}: set ${address.variable} to ${example(address)}`;
     }
-    byPort.set(port, member);
+    byPort.set(address.port, { member, address });
   }
-  for (const member of listening) {
-    const address = member.listens!;
+  for (const { member, address } of listening) {
     if (!(await isFree(address.host, address.port))) {
       return (
         `${member.name} cannot listen on ${address.host}:${address.port}: another process holds it (an earlier npm start still running?). ` +

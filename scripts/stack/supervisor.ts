@@ -24,7 +24,8 @@ export interface MemberSpec {
    * gateway (layer 1) sends no call to a service (layer 0) that is going away.
    */
   layer: number;
-  listens?: ListenAddress;
+  /** Every address it listens on (the gateway: its API port and its metrics port). */
+  listens?: ListenAddress[];
 }
 
 /** A running member process, as the supervisor needs it (member-process.ts forks real ones). */

@@ -29,7 +29,7 @@ const routeDeps: RouteDeps = {
   sharedReads: () => notAvailable('sharedReads'),
   keyRevoked: () => Promise.reject(new Error('keyRevoked is not available while writing the OpenAPI document')),
 };
-const systemDeps: SystemDeps = { metrics: notAvailable('metrics'), readiness: [], openApiDocument: () => document };
+const systemDeps: SystemDeps = { readiness: [], openApiDocument: () => document };
 
 const routes = apiRoutes(routeDeps, systemDeps);
 const document = buildOpenApiDocument(routes, API_INFO);

@@ -116,7 +116,7 @@ describe('the project’s conversions (HTTP list)', () => {
     ['a page size past 100', '?page_size=101', 'page_size'],
     ['page 0', '?page=0', 'page'],
     ['an invalid address', '?user_identifier=0x12', 'user.identifier'],
-    ['an unknown identifier type', '?user_identifier=someone&user_identifier_type=btc', 'user.identifier_type'],
+    ['an unknown identifier type', '?user_identifier=someone&user_identifier_type=btc', 'user_identifier_type'],
     ['an identifier type without an identifier', '?user_identifier_type=email', 'user_identifier_type'],
     ['a name of 201 characters', `?name=${'n'.repeat(201)}`, 'name'],
     ['a blank name', '?name=%20%20', 'name'],

@@ -42,7 +42,7 @@ describe('shared reads of the leaderboard and the claim-check list', () => {
 
   /** gateway_shared_reads_total of one read, by outcome. */
   async function sharedReads(read: string): Promise<{ computed: number; shared: number }> {
-    const { text } = await stack.api.get('/metrics');
+    const text = await (await fetch(stack.metricsUrl)).text();
     const count = (outcome: string) => Number(new RegExp(`gateway_shared_reads_total\\{read="${read}",outcome="${outcome}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
     return { computed: count('computed'), shared: count('shared') };
   }

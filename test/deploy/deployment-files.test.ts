@@ -74,6 +74,11 @@ describe('docker-compose.yml', () => {
     }
     const port = gateway?.environment?.PORT;
     if (gateway && !gateway.ports?.includes(`${port}:${port}`)) problems.push(`gateway: PORT ${port} is not published (ports ${JSON.stringify(gateway.ports)})`);
+    // The metrics port is another port, and reaches no further than the host's loopback.
+    const metricsPort = gateway?.environment?.METRICS_PORT;
+    if (gateway && (!metricsPort || metricsPort === port)) problems.push(`gateway: METRICS_PORT is ${metricsPort}, should be a port of its own`);
+    const published = (gateway?.ports ?? []).filter((mapping) => mapping.endsWith(`:${metricsPort}`));
+    if (published.some((mapping) => !mapping.startsWith('127.0.0.1:'))) problems.push(`gateway: the metrics port is published beyond the host's loopback (${published.join(', ')})`);
     expect(problems).toEqual([]);
   });
 
@@ -88,7 +93,7 @@ interface K8sContainer {
   command?: string[];
   env?: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }>;
   envFrom?: Array<{ configMapRef?: { name: string } }>;
-  ports?: Array<{ containerPort: number }>;
+  ports?: Array<{ name?: string; containerPort: number }>;
   readinessProbe?: { grpc?: { port: number; service?: string }; httpGet?: { port: number } };
   livenessProbe?: { grpc?: { port: number }; httpGet?: { port: number } };
 }
@@ -100,7 +105,7 @@ interface K8sDocument {
   stringData?: Record<string, string>;
   spec?: {
     ports?: Array<{ port: number; targetPort?: number }>;
-    template?: { spec: { containers: K8sContainer[] } };
+    template?: { metadata?: { annotations?: Record<string, string> }; spec: { containers: K8sContainer[] } };
   };
 }
 
@@ -156,10 +161,19 @@ describe('deploy/k8s', () => {
     }
     if (gateway) {
       const port = Number(gatewayEnv.PORT);
-      const gatewayPorts = [...(gateway.ports ?? []).map((p) => p.containerPort), gateway.readinessProbe?.httpGet?.port, gateway.livenessProbe?.httpGet?.port];
-      if (gatewayPorts.some((p) => p !== port)) problems.push(`gateway: PORT is ${port}, but the container port and probes say ${gatewayPorts.join(', ')}`);
+      const metricsPort = Number(gatewayEnv.METRICS_PORT);
+      const portNamed = (name: string) => gateway.ports?.find((p) => p.name === name)?.containerPort;
+      const gatewayPorts = [portNamed('http'), gateway.readinessProbe?.httpGet?.port, gateway.livenessProbe?.httpGet?.port];
+      if (gatewayPorts.some((p) => p !== port)) problems.push(`gateway: PORT is ${port}, but the http container port and probes say ${gatewayPorts.join(', ')}`);
       const targets = find('Service', 'gateway')?.spec?.ports?.map((p) => p.targetPort);
       if (!targets?.includes(port)) problems.push(`Service gateway: no targetPort ${port}`);
+      // Metrics: their own port, scraped there, never exposed by the Service.
+      if (!metricsPort || metricsPort === port) problems.push(`gateway: METRICS_PORT is ${gatewayEnv.METRICS_PORT}, should be a port of its own`);
+      if (portNamed('metrics') !== metricsPort) problems.push(`gateway: the metrics container port is ${portNamed('metrics')}, METRICS_PORT is ${metricsPort}`);
+      if (gatewayEnv.METRICS_HOST !== '0.0.0.0') problems.push(`gateway: METRICS_HOST is ${gatewayEnv.METRICS_HOST}: Prometheus scrapes the pod's address`);
+      const annotations = find('Deployment', 'gateway')?.spec?.template?.metadata?.annotations ?? {};
+      if (annotations['prometheus.io/port'] !== String(metricsPort)) problems.push(`gateway: prometheus.io/port is ${annotations['prometheus.io/port']}, METRICS_PORT is ${metricsPort}`);
+      if (targets?.includes(metricsPort)) problems.push(`Service gateway exposes the metrics port ${metricsPort}`);
     }
     expect(problems).toEqual([]);
   });

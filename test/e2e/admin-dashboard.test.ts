@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { evmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
 import { newWallet, signIn, type TestWallet } from '../helpers/wallet';
-import { capturePage, DESKTOP, launchChromium } from './browser';
+import { capturePage, DESKTOP, launchChromium, policyViolations } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -22,6 +22,8 @@ describe('the admin dashboard in a browser', () => {
   const applicants: Array<{ name: string; wallet: TestWallet }> = [];
   /** Every request the pages made elsewhere than the gateway: the bundle must load nothing from the internet. */
   const foreignRequests: string[] = [];
+  /** What the gateway's Content-Security-Policy refused on the pages: nothing may be. */
+  let violations: string[] = [];
   const affiliates = [
     { name: 'Ada Lovelace', region: 'DE', identifier: evmAddress(0xa1) },
     { name: 'Blaise Pascal', region: 'FR', identifier: evmAddress(0xa2) },
@@ -53,6 +55,7 @@ describe('the admin dashboard in a browser', () => {
     }
     browser = await launchChromium();
     page = await browser.newPage({ viewport: DESKTOP });
+    violations = policyViolations(page);
     page.on('request', (request) => {
       if (!request.url().startsWith(`${stack.baseUrl}/`) && !request.url().startsWith('data:')) foreignRequests.push(request.url());
     });
@@ -263,7 +266,8 @@ describe('the admin dashboard in a browser', () => {
     expect(await capturePage(page, 'admin', '11-signed-out-revoked')).toEqual([]);
   }, STEP_TIMEOUT_MS);
 
-  it('loaded nothing from anywhere but the gateway, on every page', () => {
+  it('loaded nothing from anywhere but the gateway, on every page, and met no refusal of its Content-Security-Policy', () => {
     expect(foreignRequests).toEqual([]);
+    expect(violations).toEqual([]);
   });
 });

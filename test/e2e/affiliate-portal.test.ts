@@ -7,7 +7,7 @@ import { createSegment } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
 import { adminPaths, requireTaxInfo, TIN } from '../tax/tax-forms';
-import { capturePage, DESKTOP, launchChromium } from './browser';
+import { capturePage, DESKTOP, launchChromium, policyViolations } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -34,6 +34,7 @@ describe('the affiliate portal in a browser', () => {
   let walletChain = 1;
   /** Uncaught errors in the page: none may happen. */
   const pageErrors: string[] = [];
+  let violations: string[] = [];
 
   beforeAll(async () => {
     await buildWebApp();
@@ -76,9 +77,14 @@ describe('the affiliate portal in a browser', () => {
     });
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
+    violations = policyViolations(context);
   }, 240_000);
 
-  afterEach(() => expect(pageErrors).toEqual([]));
+  afterEach(() => {
+    expect(pageErrors).toEqual([]);
+    // The portal works under the gateway's Content-Security-Policy: it meets no refusal.
+    expect(violations).toEqual([]);
+  });
 
   afterAll(async () => {
     await browser?.close();

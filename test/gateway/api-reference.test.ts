@@ -29,7 +29,6 @@ interface Expected {
 const OPERATIONS: Record<string, Expected> = {
   'GET /healthz': { security: 'none', responses: statuses([200], ANY) },
   'GET /readyz': { security: 'none', responses: statuses([200, 503], ANY) },
-  'GET /metrics': { security: 'none', responses: statuses([200], ANY) },
   'GET /openapi.json': { security: 'none', responses: statuses([200], ANY) },
   'GET /docs': { security: 'none', responses: statuses([200], ANY) },
   'GET /docs/init.js': { security: 'none', responses: statuses([200], ANY) },

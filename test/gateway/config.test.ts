@@ -33,4 +33,13 @@ describe('gateway configuration', () => {
       RATE_LIMIT_PER_SECOND: 1_000,
     });
   });
+
+  it('serves metrics on a port of their own, on the loopback unless told otherwise, and times slow requests out after 30 s', () => {
+    expect(loadConfig(gatewayConfigSchema, {})).toMatchObject({ METRICS_HOST: '127.0.0.1', METRICS_PORT: 9464, HEADERS_TIMEOUT_MS: 30_000, REQUEST_TIMEOUT_MS: 30_000 });
+    expect(() => loadConfig(gatewayConfigSchema, { PORT: '9464' })).toThrow(/METRICS_PORT: must differ from PORT \(9464\)/);
+    expect(loadConfig(gatewayConfigSchema, { PORT: '0', METRICS_PORT: '0' })).toMatchObject({ PORT: 0, METRICS_PORT: 0 });
+    // Node refuses a headers timeout above the request's (which includes the headers).
+    expect(() => loadConfig(gatewayConfigSchema, { HEADERS_TIMEOUT_MS: '40000' })).toThrow(/HEADERS_TIMEOUT_MS: must be at most REQUEST_TIMEOUT_MS \(30000\)/);
+    expect(loadConfig(gatewayConfigSchema, { HEADERS_TIMEOUT_MS: '40000', REQUEST_TIMEOUT_MS: '120000' })).toMatchObject({ HEADERS_TIMEOUT_MS: 40_000 });
+  });
 });

@@ -73,13 +73,59 @@ describe('HTTP conventions of the gateway', () => {
     expect((await stack.api.get('/v1/audiences/audience-segments', { key: own.keys.readOnly })).status).toBe(200);
   });
 
-  it('exposes Prometheus metrics labelled by route', async () => {
+  it('exposes Prometheus metrics labelled by route on a port of their own, and answers /metrics 404 on the public port', async () => {
     await stack.api.get('/healthz');
-    const metrics = await stack.api.get('/metrics');
+    const metrics = await fetch(stack.metricsUrl);
     expect(metrics.status).toBe(200);
     expect(metrics.headers.get('content-type')).toContain('text/plain');
-    expect(metrics.text).toMatch(/http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
-    expect(metrics.text).toContain('process_resident_memory_bytes');
+    const text = await metrics.text();
+    expect(text).toMatch(/http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
+    expect(text).toContain('process_resident_memory_bytes');
+    expect(new URL(stack.metricsUrl).port).not.toBe(new URL(stack.baseUrl).port);
+
+    const hidden = await stack.api.get('/metrics');
+    expect(hidden.status).toBe(404);
+    expectErrorBody(hidden.body, 404, 'ROUTE_NOT_FOUND');
+    expect(hidden.text).not.toContain('process_resident_memory_bytes');
+    // The metrics port serves nothing else.
+    const other = await fetch(new URL('/healthz', stack.metricsUrl));
+    expect(other.status).toBe(404);
+    expect(await other.json()).toMatchObject({ status: 404, code: 'ROUTE_NOT_FOUND' });
+    const posted = await fetch(stack.metricsUrl, { method: 'POST' });
+    expect(posted.status).toBe(405);
+  });
+
+  it('sends the API’s security headers on every answer, and /docs its own page policy', async () => {
+    const answers = await Promise.all([
+      stack.api.get('/healthz'),
+      stack.api.get('/openapi.json'),
+      stack.api.get('/v1/nothing-here'),
+      stack.api.get('/v1/audiences/audience-segments'),
+      stack.api.get('/v1/audiences/audience-segments', { key: project.keys.readOnly }),
+      stack.api.post(`/api/v1/projects/${project.id}/api-keys`, { key: project.keys.admin, body: { role: 'read_only', name: 'shown once' } }),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 404, 401, 200, 201]);
+    for (const answer of answers) {
+      expect(answer.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+      expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(answer.headers.get('x-frame-options')).toBe('DENY');
+      expect(answer.headers.get('referrer-policy')).toBe('no-referrer');
+      // The new key's secret is in the last answer: no cache may keep any answer.
+      expect(answer.headers.get('cache-control')).toBe('no-store');
+    }
+
+    const docs = await stack.api.get('/docs');
+    expect(docs.status).toBe(200);
+    const policy = docs.headers.get('content-security-policy')!;
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(policy).not.toContain('unsafe-eval');
+    expect(docs.headers.get('x-frame-options')).toBe('DENY');
+    // Swagger UI's own files are cached like any static file.
+    const stylesheet = await stack.api.get('/docs/assets/swagger-ui.css');
+    expect(stylesheet.status).toBe(200);
+    expect(stylesheet.headers.get('cache-control')).toBe('public, max-age=3600');
+    expect(stylesheet.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
   it('says /readyz is not ready when a service it uses is down', async () => {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import express from 'express';
 import { errorHandler } from '../../gateway/http/errors';
 import { routeFallback } from '../../gateway/http/fallback';
+import { securityHeaders } from '../../gateway/http/security-headers';
 import { serveWebApp } from '../../gateway/http/web-app';
 import { LogCapture } from '../helpers/log-capture';
 
@@ -27,6 +28,8 @@ describe('the web applications under /app', () => {
 
   async function serve(dir: string): Promise<{ baseUrl: string; served: boolean }> {
     const app = express();
+    // As the gateway's app: the API's headers on everything first (gateway/app.ts).
+    app.use(securityHeaders());
     const served = serveWebApp(app, dir);
     app.use(routeFallback([]));
     app.use(errorHandler(new LogCapture().logger('gateway')));
@@ -58,6 +61,34 @@ describe('the web applications under /app', () => {
     const missing = await fetch(`${baseUrl}/app/assets/index-gone.js`);
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ status: 404, code: 'ROUTE_NOT_FOUND' });
+  });
+
+  it('answers every page and file under /app with a strict Content-Security-Policy, no framing, nosniff and no referrer', async () => {
+    const { baseUrl } = await serve(built);
+    for (const route of ['/app', '/app/admin/affiliates?region=DE', '/app/portal', '/app/assets/index-Ab12Cd34.js']) {
+      const response = await fetch(`${baseUrl}${route}`);
+      expect(response.status).toBe(200);
+      const policy = Object.fromEntries(
+        response.headers
+          .get('content-security-policy')!
+          .split(';')
+          .map((directive) => directive.trim().split(/\s+/))
+          .map(([name, ...values]) => [name, values.join(' ')]),
+      );
+      // Scripts, styles and connections from the gateway only; nothing inline, no eval, no plugins; never framed.
+      expect(policy).toMatchObject({
+        'default-src': "'self'",
+        'script-src': "'self'",
+        'style-src': "'self'",
+        'connect-src': "'self'",
+        'object-src': "'none'",
+        'base-uri': "'none'",
+        'frame-ancestors': "'none'",
+      });
+      expect(response.headers.get('x-frame-options')).toBe('DENY');
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    }
   });
 
   it('serves nothing under /app when the applications were not built', async () => {

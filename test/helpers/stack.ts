@@ -47,6 +47,8 @@ export interface StackOptions {
 export interface TestStack {
   api: Api;
   baseUrl: string;
+  /** The gateway's Prometheus metrics (GET, on their own port). */
+  metricsUrl: string;
   clock: TestClock;
   logs: LogCapture;
   /** Direct access to this stack's database, to check what was (not) written. */
@@ -129,6 +131,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
   return {
     api: gateway.api,
     baseUrl: gateway.baseUrl,
+    metricsUrl: gateway.metricsUrl,
     clock,
     logs,
     db,
@@ -148,6 +151,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
 export interface TestGateway extends RunningProcess {
   api: Api;
   baseUrl: string;
+  metricsUrl: string;
 }
 
 /**
@@ -173,6 +177,7 @@ export async function startTestGateway(options: {
           ...commonEnv(options.databaseUrl, options.redisUrl, options.queuePrefix),
           HOST: '127.0.0.1',
           PORT: '0',
+          METRICS_PORT: '0',
           PLATFORM_API_KEY: TEST_PLATFORM_KEY,
           ...Object.fromEntries(CATALOG.map((service) => [service.addressVariable, options.grpcAddresses[service.name]])),
           SIWE_DOMAIN: TEST_SIWE.domain,
@@ -190,7 +195,7 @@ export async function startTestGateway(options: {
     { clock: options.clock ?? systemClock, logger: options.logs.logger('gateway') },
   );
   const baseUrl = `http://127.0.0.1:${gateway.port}`;
-  return { api: new Api(baseUrl), baseUrl, stop: () => gateway.stop() };
+  return { api: new Api(baseUrl), baseUrl, metricsUrl: `http://127.0.0.1:${gateway.metricsPort}/metrics`, stop: () => gateway.stop() };
 }
 
 /** The variables every process of a test stack shares. */

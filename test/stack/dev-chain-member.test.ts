@@ -17,10 +17,10 @@ describe('the dev chain as a member of npm start', () => {
       entry: path.join(ROOT, 'scripts', 'dev-chain', `main${path.extname(__filename)}`),
       env: {},
       layer: -1,
-      listens: { host: '127.0.0.1', port: 9545, variable: 'DEV_CHAIN_PORT', form: 'port' },
+      listens: [{ host: '127.0.0.1', port: 9545, variable: 'DEV_CHAIN_PORT', form: 'port' }],
     });
     expect(Math.min(...members.slice(1).map((member) => member.layer))).toBeGreaterThan(-1);
-    expect(membersOf({})[0]!.listens!.port).toBe(8545);
+    expect(membersOf({})[0]!.listens![0]!.port).toBe(8545);
   });
 
   it('points the claim service, and only it, at the dev chain: final at once, watched every second unless set', () => {

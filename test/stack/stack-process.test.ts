@@ -90,7 +90,7 @@ describe('npm start supervisor process', () => {
     try {
       const events = eventsFile();
       const members = threeMembers(events);
-      members[1]!.listens = { host: '127.0.0.1', port, variable: 'TAX_GRPC_ADDR', form: 'host:port' };
+      members[1]!.listens = [{ host: '127.0.0.1', port, variable: 'TAX_GRPC_ADDR', form: 'host:port' }];
       const stack: NodeProcess = startTs(FAKE_STACK, { env: stackEnv(members) });
       expect(await endOf(stack)).toEqual({ code: 1, signal: null });
       expect(stack.output()).toBe(

@@ -24,14 +24,14 @@ const queuePrefix = `test:${runId()}:npm-start`;
 
 let stack: NodeProcess;
 let env: NodeJS.ProcessEnv;
-let ports: { gateway: number; chain: number } & Record<(typeof CATALOG)[number]['name'], number>;
+let ports: { gateway: number; metrics: number; chain: number } & Record<(typeof CATALOG)[number]['name'], number>;
 let envFile: string;
 const platformKey = randomBytes(32).toString('hex');
 
 beforeAll(async () => {
   // Every member on a port of its own, none on its default: another stack (a developer's, a bench)
   // may hold the defaults on the same machine.
-  ports = { gateway: await freePort(), chain: await freePort() } as typeof ports;
+  ports = { gateway: await freePort(), metrics: await freePort(), chain: await freePort() } as typeof ports;
   for (const service of CATALOG) ports[service.name] = await freePort();
   const cwd = mkdtempSync(path.join(os.tmpdir(), 'npm-start-'));
   envFile = path.join(cwd, '.env');
@@ -61,6 +61,7 @@ beforeAll(async () => {
     QUEUE_PREFIX: queuePrefix,
     HOST: '127.0.0.1',
     PORT: String(ports.gateway),
+    METRICS_PORT: String(ports.metrics),
     ...Object.fromEntries(CATALOG.map((service) => [service.addressVariable, `127.0.0.1:${ports[service.name]}`])),
     SHUTDOWN_GRACE_MS: '5000',
     DB_POOL_MAX: '3',
@@ -139,6 +140,13 @@ describe('npm start', () => {
     const { message } = (await response.json()) as { message: string };
     expect(message).toMatch(new RegExp(`^localhost:${ports.gateway} wants you to sign in`));
     expect(message).toContain(`\nURI: http://localhost:${ports.gateway}\n`);
+  });
+
+  it('serves the gateway’s metrics on METRICS_PORT, and not on PORT', async () => {
+    const metrics = await fetch(`http://127.0.0.1:${ports.metrics}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toContain('http_requests_total');
+    expect((await fetch(`http://127.0.0.1:${ports.gateway}/metrics`)).status).toBe(404);
   });
 
   it('a member started on a port that is taken says which variable to change, in one line, with the configuration exit code', async () => {

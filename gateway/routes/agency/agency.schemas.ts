@@ -6,7 +6,7 @@ import { enumNames } from '../../../services/common/enums';
 import { canonicalUuid } from '../../../services/common/ids';
 import { IDENTIFIER_TYPES } from '../../../services/common/identifiers';
 import { listSchema, pageQuery } from '../../http/list';
-import { identifierPrefix, resourceId, userIdentifier } from '../../http/params';
+import { identifierPrefix, identifierTypeQuery, resourceId, userIdentifier } from '../../http/params';
 
 /**
  * HTTP shapes of the agency API (snake_case): affiliates, codes and referrals; the gRPC contract is
@@ -101,7 +101,7 @@ export const suspendBody = z.strictObject({
 export const codeBody = z.strictObject({ code });
 
 export const affiliateQuery = z.object({
-  identifier_type: identifierType.default('evm_address').describe('The identifier’s type; evm_address when left out'),
+  identifier_type: identifierTypeQuery.default('evm_address').describe('The identifier’s type; evm_address when left out'),
 });
 
 export const affiliateListQuery = z.object({
@@ -186,7 +186,7 @@ export const sdkAffiliateSchema = z.object({
   updated_at: timestamp,
 });
 
-export const userQuery = z.object({ user_identifier: identifier, user_identifier_type: identifierType });
+export const userQuery = z.object({ user_identifier: identifier, user_identifier_type: identifierTypeQuery });
 
 export const useCodeBody = z.strictObject({
   signature: z.string().max(1_000).describe('The user’s EIP-191 signature of signature_message'),

@@ -4,7 +4,7 @@ import { MAX_BATCH_ENTRIES, MAX_BATCH_WAIT_MS } from '../../../services/common/c
 import { enumNames } from '../../../services/common/enums';
 import { IDENTIFIER_TYPES } from '../../../services/common/identifiers';
 import { cursorQuery, listSchema, pageQuery } from '../../http/list';
-import { userIdentifier } from '../../http/params';
+import { identifierTypeQuery, userIdentifier } from '../../http/params';
 
 /**
  * HTTP shapes of the audience API (snake_case); the gRPC contract is in proto/referral/audience, and
@@ -144,8 +144,8 @@ export const waitQuery = z.object({
     .transform((value) => value === 'true')
     .describe(`true: wait (up to ${MAX_BATCH_WAIT_MS / 1_000} s) for the job to finish`),
 });
-export const lookupQuery = z.object({ user_identifier: identifier, user_identifier_type: identifierType });
-export const removeEntryQuery = z.object({ user_identifier_type: identifierType.optional() });
+export const lookupQuery = z.object({ user_identifier: identifier, user_identifier_type: identifierTypeQuery });
+export const removeEntryQuery = z.object({ user_identifier_type: identifierTypeQuery.optional() });
 export const idempotencyHeaders = z.object({
   'idempotency-key': z
     .string()

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { USER_TRAIT_RULES } from '../../../services/common/contract-limits';
 import { IDENTIFIER_TYPES } from '../../../services/common/identifiers';
 import { listSchema, pageQuery } from '../../http/list';
-import { userIdentifier } from '../../http/params';
+import { identifierTypeQuery, userIdentifier } from '../../http/params';
 
 /**
  * HTTP shapes of the traits API (snake_case); the gRPC contract is UpsertUserTraits / ListUserTraits in
@@ -55,4 +55,4 @@ export const userTraitSchema = z.object({
 
 export const userTraitListSchema = listSchema(userTraitSchema);
 
-export const userTraitsQuery = z.object({ user_identifier: identifier, user_identifier_type: identifierType, ...pageQuery });
+export const userTraitsQuery = z.object({ user_identifier: identifier, user_identifier_type: identifierTypeQuery, ...pageQuery });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MAX_PAGE, MAX_PAGE_SIZE } from '../../../services/common/pagination';
 import { PAYOUT_KINDS } from '../../../services/common/payout-vocabulary';
 import { listSchema, pageQuery } from '../../http/list';
-import { resourceId, userIdentifier } from '../../http/params';
+import { identifierTypeQuery, resourceId, userIdentifier } from '../../http/params';
 
 /**
  * HTTP shapes of claim checks and vouchers, as the published @fuul/sdk (7.41.0) reads and sends
@@ -27,7 +27,7 @@ const projectIdQuery = z
 /** Whose checks: named by an API key caller; a wallet session acts for its own wallet. */
 const userQuery = {
   user_identifier: identifier.optional().describe('The user (required with an API key; with a wallet session, its own address or left out)'),
-  user_identifier_type: identifierType.optional().describe('The identifier’s type; evm_address when left out'),
+  user_identifier_type: identifierTypeQuery.optional().describe('The identifier’s type; evm_address when left out'),
   project_id: projectIdQuery,
 };
 

@@ -4,7 +4,7 @@ import { MAX_CONVERSIONS_PER_BATCH } from '../../../services/common/contract-lim
 import { enumNames } from '../../../services/common/enums';
 import { hinted } from '../../http/input-messages';
 import { listSchema, pageQuery } from '../../http/list';
-import { resourceId, userIdentifier } from '../../http/params';
+import { identifierTypeQuery, resourceId, userIdentifier } from '../../http/params';
 
 /**
  * HTTP shapes of currencies, payout terms, conversions, movements and the payouts leaderboard
@@ -234,12 +234,11 @@ export const conversionListQuery = z.object({
   status: conversionStatuses.optional().describe('Only conversions in this status'),
   name: z.string().min(1).max(200).optional().describe('Only conversions of this name (matched exactly, as payout terms match it)'),
   user_identifier: userIdentifier(z.string().min(1).max(512)).optional().describe('Only this converting user’s conversions'),
-  user_identifier_type: z.string().max(64).optional().describe('The type of user_identifier; evm_address when left out (only with user_identifier)'),
+  user_identifier_type: identifierTypeQuery.optional().describe('The type of user_identifier; evm_address when left out (only with user_identifier)'),
 });
 
 // ------------------------------------------------------------------ movements and leaderboard
 
-const identifierTypeQuery = z.string().max(64);
 
 export const movementsQuery = z.object({
   ...pageQuery,

@@ -11,7 +11,7 @@ import {
 import { TAX_TEXT_LIMITS as LIMITS } from '../../../services/common/contract-limits';
 import { enumNames } from '../../../services/common/enums';
 import { listSchema, pageQuery } from '../../http/list';
-import { userIdentifier } from '../../http/params';
+import { identifierTypeQuery, userIdentifier } from '../../http/params';
 
 /**
  * HTTP shapes of the affiliate portal and tax administration (snake_case); the gRPC contract is
@@ -205,12 +205,12 @@ export const auditLogSchema = listSchema(auditEntrySchema);
 export const revokeBody = z.strictObject({ reason: z.string().max(LIMITS.reasonLength).describe('Shown to the affiliate') });
 
 export const affiliateQuery = z.object({
-  user_identifier_type: z.string().max(64).default('evm_address').describe('The identifier’s type; evm_address when left out'),
+  user_identifier_type: identifierTypeQuery.default('evm_address').describe('The identifier’s type; evm_address when left out'),
 });
 export const submissionsQuery = z.object({
   ...pageQuery,
   status: recordStatuses.optional().describe('Only records in this status; submitted is the review queue'),
   user_identifier: userIdentifier(z.string().min(1).max(512)).optional().describe('Only this user’s current record (masked; the unaudited way to open one record)'),
-  user_identifier_type: z.string().max(64).default('evm_address').describe('The type of user_identifier; evm_address when left out'),
+  user_identifier_type: identifierTypeQuery.default('evm_address').describe('The type of user_identifier; evm_address when left out'),
 });
 export const listQuery = z.object(pageQuery);
