@@ -183,8 +183,8 @@ describe('npm start', () => {
     expect(run.code).toBe(0);
     const output = run.stdout;
     expect(output).toMatch(/^PROJECT=[0-9a-f-]{36} ADMIN_KEY=\S{20,} /m);
-    expect(output).toContain('0x00000000000000000000000000000000000000a1 end_user 2500000 DUSD open');
-    expect(output).toContain('0x70997970C51812dc3A010C7d01b50e0d17dc79C8 affiliate 25000000 DUSD open');
+    expect(output).toContain('0x00000000000000000000000000000000000000a1 end_user_payout 2500000 DUSD open');
+    expect(output).toContain('0x70997970C51812dc3A010C7d01b50e0d17dc79C8 affiliate_payout 25000000 DUSD open');
     expect(output).toMatch(/^approve: transaction 0x[0-9a-f]{64} success$/m);
     expect(output).toMatch(/^deposit: transaction 0x[0-9a-f]{64} success$/m);
     expect(output).toMatch(/^claim: transaction 0x[0-9a-f]{64} success$/m);
