@@ -32,6 +32,7 @@ describe('the export’s reading of an affiliate list page', () => {
     revenue_usd: '1',
     conversions: 1,
     end_users: 1,
+    converting_users: 1,
     referred_volume_usd: '0',
     earnings: [earning(8453, '1500000'), earning(null, '7')],
     agency_earnings: [],
