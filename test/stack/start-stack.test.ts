@@ -77,6 +77,12 @@ beforeAll(async () => {
     },
     60_000,
   );
+  // The gateway's readiness does not include the dev chain, which loads EDR and deploys its contracts
+  // in its own process: on a loaded machine it answers a few seconds after the gateway.
+  await eventually('the dev chain to answer with its contracts deployed', async () => {
+    const code = (await rpc('eth_getCode', [DEV_TOKEN.address, 'latest']).catch(() => '0x')) as string;
+    return code.length > 2;
+  }, 60_000);
 });
 
 afterAll(async () => {
