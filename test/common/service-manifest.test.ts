@@ -53,6 +53,7 @@ function startProbe(
     migrations: () => ({}),
     grpc: TaxServiceService,
     jobs,
+    calls: [],
     compose: async (runtime) => {
       compose(runtime);
       return {};
