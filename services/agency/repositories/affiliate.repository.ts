@@ -6,6 +6,7 @@ import type { Page } from '../../common/pagination';
 import type { AgencyDatabase } from '../database';
 import type { AffiliateStatus } from '../domain/vocabulary';
 import { affiliateCreatedEvent, statusChangedEvent } from './agency-events';
+import { lockAffiliate } from './affiliate-lock';
 import { type AffiliateFilters, type AffiliateListRecord, type AffiliateSort, DEFAULT_AFFILIATE_SORT, listAffiliates } from './affiliate-list';
 import type { AffiliateCodeRecord, AffiliateRecord } from './affiliate-record';
 import { type AffiliateMetricsRecord, createAffiliateMetrics, metricsOf } from './affiliate-metrics.repository';
@@ -177,14 +178,7 @@ export class AffiliateRepository {
     try {
       return await this.db.transaction().execute(async (trx) => {
         // The lock makes count-then-insert exact under concurrent adds for one affiliate.
-        const affiliate = await trx
-          .selectFrom('affiliates')
-          .select('id')
-          .where('project_id', '=', projectId)
-          .where('identifier_type', '=', user.identifierType)
-          .where('identifier', '=', user.identifier)
-          .forUpdate()
-          .executeTakeFirst();
+        const affiliate = await lockAffiliate(trx, projectId, user);
         if (!affiliate) return 'no_affiliate';
         const { held } = await trx
           .selectFrom('affiliate_codes')
