@@ -147,9 +147,6 @@ export async function startTaxDomain(options: HarnessOptions = {}): Promise<Doma
   return { domain, vault, db: database.db, sql: database.sql, databaseUrl: database.url, clock, logs, stop: database.close };
 }
 
-/** The agency domain beside the audience domain it asks (test/helpers/agency-domain.ts). */
-export { startAgencyDomain } from './agency-domain';
-
 export interface ClaimHarness extends DomainHarness<ClaimDomain, ClaimDatabase> {
   /** The agency service the domain asks for attribution, to create affiliates and referrals in. */
   agency: GrpcClient<AgencyServiceClient>['call'];
