@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Abi, Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
-import { claimManagerAbi } from '../../services/claim/chain/claim-manager-abi';
+import { claimManagerAbi } from '../../contracts/generated/claim-manager';
 import { TestClock } from '../helpers/clock';
 import { startChain, type TestAccount, type TestChain } from '../helpers/evm';
 import { createProject, randomEvmAddress, type TestProject } from '../helpers/fixtures';

@@ -1,5 +1,5 @@
 import type { Abi, Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
-import { claimManagerAbi } from '../../../services/claim/chain/claim-manager-abi';
+import { claimManagerAbi } from '../../../contracts/generated/claim-manager';
 import { claimManagerReader } from '../../../services/claim/chain/claim-manager-reader';
 import { VoucherSigner } from '../../../services/claim/chain/voucher-signer';
 import type { ClaimRow } from '../../../services/claim/domain/claim-check.service';
