@@ -20,10 +20,11 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-/** A hash of everything the bundle is built from. */
+/** A hash of everything the bundle is built from: the web sources and the contracts' generated module they import. */
 function sourcesHash(): string {
   const hash = createHash('sha256');
-  for (const file of [...filesUnder(path.join(WEB, 'src')), path.join(WEB, 'index.html'), path.join(WEB, 'vite.config.ts')].sort()) {
+  const sources = [...filesUnder(path.join(WEB, 'src')), ...filesUnder(path.join(ROOT, 'contracts', 'generated')), path.join(WEB, 'index.html'), path.join(WEB, 'vite.config.ts')];
+  for (const file of sources.sort()) {
     hash.update(path.relative(WEB, file)).update('\0').update(readFileSync(file)).update('\0');
   }
   return hash.digest('hex');
