@@ -36,5 +36,3 @@ export function connectClaimDependencies(config: OutboundConfig) {
     },
   };
 }
-
-export type ClaimDependencies = ReturnType<typeof connectClaimDependencies>;
