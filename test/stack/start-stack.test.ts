@@ -49,7 +49,7 @@ beforeAll(async () => {
       'SESSION_SECRET=',
       'TAX_ENCRYPTION_KEYS=',
       'TAX_ENCRYPTION_ACTIVE_KEY_ID=',
-      'GRPC_PORT=50051',
+      'GRPC_PORT=20051',
       'LOG_LEVEL=warn',
       '',
     ].join('\n'),
