@@ -1,11 +1,10 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import IORedis from 'ioredis';
-import pg from 'pg';
 import { CATALOG } from '../../services/common/service-catalog';
 import { databaseUrl, runId, TEST_DB_PREFIX, TEST_REDIS_URL } from '../setup/test-env';
 import { endOf, eventually, freePort, portIsFree, startTs } from '../helpers/processes';
+import { deleteKeys, dropDatabase } from '../helpers/stack';
 
 /**
  * `npm start` started and stopped again and again, as issue 21 saw it fail (1 start in 27: "tax:
@@ -46,14 +45,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  const admin = new pg.Client({ connectionString: databaseUrl('postgres') });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(database)} WITH (FORCE)`);
-  await admin.end();
-  const redis = new IORedis(TEST_REDIS_URL);
-  const keys = await redis.keys(`${queuePrefix}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
+  await dropDatabase(database);
+  await deleteKeys(TEST_REDIS_URL, `${queuePrefix}:*`);
 });
 
 describe('npm start, again and again', () => {
