@@ -21,7 +21,7 @@ const LAYERS = [
     name: 'a service',
     files: 'services/{service}/**',
     except: ['services/common/**'],
-    mayImport: ['services/{service}/**', 'services/common/**', 'gen/**'],
+    mayImport: ['services/{service}/**', 'services/common/**', 'gen/**', 'contracts/generated/**'],
     why: 'a service never imports another service; data crosses services by gRPC (gen/) or events',
   },
   {
@@ -44,7 +44,7 @@ const LAYERS = [
     // From gen/ it may take the vocabularies (enums) and shared messages, which are plain data; the
     // services' generated files carry the gRPC service definitions, and mapping to and from them is
     // the grpc/ folder's job. From services/common it may take everything that is not transport or
-    // process wiring.
+    // process wiring. From contracts/generated, the contracts' ABI and struct: plain data, like the vocabularies.
     name: 'domain code',
     files: 'services/{service}/domain/**',
     mayImport: [
@@ -53,6 +53,7 @@ const LAYERS = [
       'services/common/**',
       'gen/referral/common/**',
       'gen/referral/*/v*/enums',
+      'contracts/generated/**',
     ],
     mayNotImport: [
       'services/common/grpc/**',
@@ -70,8 +71,8 @@ const LAYERS = [
   {
     name: 'the web applications',
     files: 'web/**',
-    mayImport: ['web/**'],
-    why: 'the browser reaches the platform only through the HTTP API; its types are generated from /openapi.json (web/generated)',
+    mayImport: ['web/**', 'contracts/generated/**'],
+    why: 'the browser reaches the platform only through the HTTP API (its types are generated from /openapi.json, web/generated) and the chain through the contracts\' generated ABI (contracts/generated)',
   },
   {
     name: 'the client',

@@ -201,7 +201,7 @@ export function affiliateListSql(
   const filterValues = [...values];
   const order = one.order.toUpperCase();
   const metricOrder = `ORDER BY m.${one.sortBy} ${order}, m.affiliate_id ${order}`;
-  // As the repository does (affiliate-filter-entries.ts): a segment or a conversion name (one value; the
+  // As the repository does (affiliate-list/filter-entries.ts): a segment or a conversion name (one value; the
   // bench's cases have no more) without a search is a range of affiliate_filter_entries' index for the sort.
   const entry = one.q ? undefined : one.audience ? { kind: 'audience', value: one.audience } : one.conversions ? { kind: 'conversion', value: one.conversions[0]! } : undefined;
   if (one.conversions && one.conversions.length > 1) throw new Error('affiliateListSql: one conversion name at most');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseEnv, envFlag, optionalEnv, requiredInProduction } from '../services/common/config';
+import { baseEnv, envFlag, grpcClientEnv, optionalEnv, requiredInProduction } from '../services/common/config';
 import { byAddressVariable, defaultGrpcAddress } from '../services/common/service-catalog';
 
 const byteSize = z.string().regex(/^\d+(b|kb|mb)$/i, 'a size such as 256kb or 16mb');
@@ -36,7 +36,7 @@ const gatewayEnv = z.object({
   /** Where each service listens (AUDIENCE_GRPC_ADDR, TAX_GRPC_ADDR, ...: services/common/service-catalog.ts). */
   ...byAddressVariable((service) => z.string().default(defaultGrpcAddress(service))),
   /** Deadline of every gRPC call that does not ask for a longer one. */
-  GRPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
+  ...grpcClientEnv,
   JSON_BODY_LIMIT: byteSize.default('256kb'),
   /** The batch endpoint takes up to 10,000 entries; long identifiers need room. */
   BATCH_BODY_LIMIT: byteSize.default('16mb'),

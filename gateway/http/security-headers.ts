@@ -37,13 +37,6 @@ export const WEB_APP_CSP = policy(
   "frame-ancestors 'none'",
 );
 
-/**
- * The API reference at /docs (Swagger UI, from the gateway's own files: /docs/assets, /docs/init.js):
- * the web applications' policy. Its stylesheet draws icons from `data:` images; its "Try it out"
- * calls the API on the same origin. (The browser test test/e2e/content-security-policy.test.ts
- * opens an operation, runs it and opens a schema without a refusal.)
- */
-export const DOCS_CSP = WEB_APP_CSP;
 
 function setAll(res: Response, headers: Readonly<Record<string, string>>): void {
   for (const name in headers) res.setHeader(name, headers[name]!);

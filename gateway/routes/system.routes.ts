@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type AnyRoute, defineRoute } from '../http/route';
-import { DOCS_CSP } from '../http/security-headers';
+import { WEB_APP_CSP } from '../http/security-headers';
 import { docsInitScript, docsPageHtml } from '../openapi/docs-page';
 import { type OpenApiDocument, openApiDocumentSchema } from '../openapi/document';
 
@@ -94,8 +94,9 @@ export function systemRoutes(deps: SystemDeps): AnyRoute[] {
         auth: none,
         responses: { 200: { description: 'An HTML page' } },
       },
-      // Swagger UI is a page: it runs under its own policy (its scripts and styles are the gateway's files).
-      async () => ({ status: 200, raw: { contentType: 'text/html; charset=utf-8', content: docsPageHtml }, headers: { 'Content-Security-Policy': DOCS_CSP } }),
+      // Swagger UI is a page: it runs under the web apps' policy (its scripts and styles are the gateway's own files,
+      // /docs/assets and /docs/init.js; its icons `data:` images; "Try it out" calls the same origin).
+      async () => ({ status: 200, raw: { contentType: 'text/html; charset=utf-8', content: docsPageHtml }, headers: { 'Content-Security-Policy': WEB_APP_CSP } }),
     ),
     defineRoute(
       {

@@ -45,11 +45,12 @@ export const COMPILED_CODE: BuildPart = {
 };
 
 /**
- * web/dist, the bundle of the web apps. Vite only strips types, so the generated API types
- * (web/generated/) do not change it; the installed packages (package-lock.json) do.
+ * web/dist, the bundle of the web apps: their sources and the contracts' generated module the portal
+ * imports. Vite only strips types, so the generated API types (web/generated/) do not change it; the
+ * installed packages (package-lock.json) do.
  */
 export const WEB_BUNDLE: BuildPart = {
-  inputs: (root) => [...filesUnder(root, 'web/src'), 'web/index.html', 'web/vite.config.ts', 'package-lock.json'],
+  inputs: (root) => [...filesUnder(root, 'web/src'), ...filesUnder(root, 'contracts/generated'), 'web/index.html', 'web/vite.config.ts', 'package-lock.json'],
   stamp: 'web/dist/.inputs-hash',
 };
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { serviceEnv } from '../common/config';
+import { grpcClientEnv, serviceEnv } from '../common/config';
 import { defaultGrpcAddress, SERVICE_CATALOG } from '../common/service-catalog';
 
 export const agencyConfigSchema = z.object({
@@ -9,7 +9,7 @@ export const agencyConfigSchema = z.object({
   /** The claim service (its paid conversions, for rebuilding the affiliate metrics), host:port. */
   [SERVICE_CATALOG.claim.addressVariable]: z.string().default(defaultGrpcAddress(SERVICE_CATALOG.claim)),
   /** Deadline of each call to another service. */
-  GRPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
+  ...grpcClientEnv,
 });
 
 export type AgencyConfig = z.output<typeof agencyConfigSchema>;

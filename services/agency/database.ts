@@ -287,7 +287,7 @@ export interface AffiliateCountTable {
 
 /** A USD figure (fractional NUMERIC): select it cast to text (services/common/db/type-parsers.ts), an exact decimal string. */
 type Usd = ColumnType<string, string, string>;
-/** Integer base units (NUMERIC(78,0)), read as bigint. */
+/** Integer base units, read as bigint: NUMERIC(78,0) for one amount, whole NUMERIC for a running sum of them. */
 type Money = ColumnType<bigint, string | bigint, string | bigint>;
 /** int8, read as bigint. */
 type Count = ColumnType<bigint, number | bigint, number | bigint>;
@@ -351,6 +351,7 @@ export interface AffiliateEarningTable {
   kind: 'affiliate' | 'agency';
   currency_id: string;
   project_id: string;
+  /** A running sum of payouts: plain NUMERIC (whole), so it may pass 2^256 − 1 (migration 0017). */
   amount: Money;
 }
 

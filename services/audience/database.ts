@@ -74,7 +74,7 @@ export interface EntryBatchTable {
 
 /** USD figures (fractional NUMERIC): select them cast to text (services/common/db/type-parsers.ts), written from decimal strings. */
 type Usd = ColumnType<string, string | undefined, string>;
-/** Integer base units (NUMERIC(78,0)), read as bigint. */
+/** Integer base units, read as bigint: NUMERIC(78,0) for one amount, whole NUMERIC for a running sum of them. */
 type Money = ColumnType<bigint, string | bigint | undefined, string | bigint>;
 /** bigint counters: read as bigint, written from numbers or bigints. */
 type Counter = ColumnType<bigint, bigint | number | undefined, bigint | number>;
@@ -112,6 +112,7 @@ export interface UserReferralDayTable extends UserKey {
 export interface UserEarningDayTable extends UserKey {
   currency_id: string;
   day: ColumnType<string, string, string>;
+  /** A running sum of payouts: plain NUMERIC (whole), so it may pass 2^256 − 1 (migration 0011). */
   amount: Money;
 }
 

@@ -17,5 +17,6 @@ export const audienceManifest: ServiceManifest<AudienceConfig, AudienceDatabase>
   migrations: () => audienceMigrations,
   grpc: AudienceServiceService,
   jobs: [applyEntryBatchJob, evaluateSegmentJob, applicationApprovals.job, conditionInputs.job],
+  calls: [],
   compose: composeAudienceService,
 };

@@ -51,7 +51,7 @@ export interface ClaimCheckDeps {
   chains: ChainDirectory;
   /** CLAIM_VOUCHER_TTL_SECONDS. */
   ttlSeconds: number;
-  /** The tax service (TaxStatusClient in server.ts). */
+  /** The tax service (TaxStatusClient, grpc/outbound-clients.ts). */
   taxStatus: TaxStatusSource;
   /** How the watcher reads a chain (claimManagerReader over viem in server.ts). */
   readerOf: ClaimManagerReaderFactory;
@@ -64,9 +64,9 @@ export interface ClaimDomainDeps {
   logger: Logger;
   /** How stored batches reach the job (BullConversionScheduler over the queues in server.ts). */
   scheduler: ConversionScheduler;
-  /** Who referred whom: the agency service (AgencyAttributionSource in server.ts). */
+  /** Who referred whom: the agency service (AgencyAttributionSource, grpc/outbound-clients.ts). */
   attribution: AttributionSource;
-  /** Who is on payout terms' allowlists: the audience service (AudienceAllowlistClient in server.ts). */
+  /** Who is on payout terms' allowlists: the audience service (AudienceAllowlistClient, grpc/outbound-clients.ts). */
   allowlists: AllowlistSource;
   /** Told after each commit that wrote events (the service's outbox relay). */
   outbox: OutboxWaker;

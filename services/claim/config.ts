@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { serviceEnv } from '../common/config';
+import { grpcClientEnv, serviceEnv } from '../common/config';
 import { defaultGrpcAddress, SERVICE_CATALOG } from '../common/service-catalog';
 import { claimCheckEnv, claimCheckSettings } from './chain/chain-config';
 import { DEFAULT_BACKFILL_DAYS } from './domain/conversion-input';
@@ -11,6 +11,8 @@ export const claimConfigSchema = z
     [SERVICE_CATALOG.agency.addressVariable]: z.string().default(defaultGrpcAddress(SERVICE_CATALOG.agency)),
     /** Where the audience service listens: payout terms' allowlists are checked there (saving terms, paying batches whose terms name one). */
     [SERVICE_CATALOG.audience.addressVariable]: z.string().default(defaultGrpcAddress(SERVICE_CATALOG.audience)),
+    /** Deadline of each call to another service (the agency, the audience and the tax services). */
+    ...grpcClientEnv,
     /** Conversion batches one process pays at a time (each is one transaction of up to 1,000 conversions). */
     CONVERSION_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
     /**

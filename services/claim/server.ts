@@ -1,5 +1,4 @@
 import { startOutboxRelay } from '../common/outbox/runtime';
-import { SERVICE_CATALOG } from '../common/service-catalog';
 import type { ServiceRuntime } from '../common/service-runtime';
 import { claimManagerReader } from './chain/claim-manager-reader';
 import { VoucherSigner } from './chain/voucher-signer';
@@ -8,9 +7,7 @@ import type { ClaimConfig } from './config';
 import type { ClaimDatabase } from './database';
 import { ChainDirectory } from './domain/chains';
 import { createClaimGrpcService } from './grpc/claim.grpc';
-import { AgencyAttributionSource } from './grpc/agency-attribution.client';
-import { AudienceAllowlistClient } from './grpc/audience-allowlist.client';
-import { TaxStatusClient } from './grpc/tax-status.client';
+import { connectClaimDependencies } from './grpc/outbound-clients';
 import { watchChain, watchChainJob, watchChainSchedulerId } from './jobs/chain-watcher.job';
 import { conversionBatchRelay } from './jobs/conversion-batch-relay';
 import { BullConversionScheduler } from './jobs/conversion-scheduler';
@@ -19,12 +16,9 @@ import { payConversions, payConversionsJob } from './jobs/pay-conversions.job';
 /** The composition root (see manifest.ts): the domain (composition.ts), the payment job and the gRPC service. */
 export async function composeClaimService(runtime: ServiceRuntime<ClaimDatabase>, config: ClaimConfig) {
   const { db, queues, relay, clock, logger } = runtime;
-  const attribution = new AgencyAttributionSource(config[SERVICE_CATALOG.agency.addressVariable]);
-  runtime.closeOnStop(() => attribution.close());
-  const allowlists = new AudienceAllowlistClient(config[SERVICE_CATALOG.audience.addressVariable]);
-  runtime.closeOnStop(() => allowlists.close());
-  const taxStatus = new TaxStatusClient(config[SERVICE_CATALOG.tax.addressVariable]);
-  runtime.closeOnStop(() => taxStatus.close());
+  const dependencies = connectClaimDependencies(config);
+  runtime.closeOnStop(() => dependencies.close());
+  const { attribution, allowlists, taxStatus } = dependencies;
   const signer = await VoucherSigner.fromPrivateKeys(config.vouchers.signerKeys.reveal());
   if (config.vouchers.developmentSigner) {
     logger.warn(

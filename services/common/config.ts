@@ -45,6 +45,15 @@ export const baseEnv = {
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
 };
 
+/**
+ * Variables of every process that calls services over gRPC (the gateway, and each service with
+ * clients of another): one deadline for each call, which a call that may legitimately wait longer
+ * raises by itself (CallSettings in services/common/grpc/client.ts).
+ */
+export const grpcClientEnv = {
+  GRPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
+};
+
 /** A gRPC listening port, with the service's own default. */
 export const grpcPortEnv = (defaultPort: number) => z.coerce.number().int().min(0).max(65_535).default(defaultPort);
 

@@ -38,11 +38,6 @@ export function enumNames<E extends ProtoEnum>(protoEnum: E): readonly [EnumName
   return names as readonly [EnumName<E>, ...EnumName<E>[]];
 }
 
-/** True when `value` is one of the vocabulary's names. */
-export function isEnumName<E extends ProtoEnum>(protoEnum: E, value: unknown): value is EnumName<E> {
-  return typeof value === 'string' && (enumNames(protoEnum) as readonly string[]).includes(value);
-}
-
 /** Both directions of a vocabulary, derived once per enum: every message of every reply converts through them. */
 interface EnumLookup {
   valueOf: Map<string, number>;

@@ -55,6 +55,7 @@ export class ConflictError extends DomainError {
   readonly kind = 'conflict';
 }
 
+/** The caller may not do this: 403. No domain refuses by role today (the gateway does); kept so every kind has its error. @public */
 export class PermissionDeniedError extends DomainError {
   readonly kind = 'permission_denied';
 }

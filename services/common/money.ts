@@ -8,7 +8,9 @@ import { type FieldViolation, FieldRule } from './errors';
  *
  * An amount is at most 2^256 − 1 (MAX_AMOUNT): what a voucher's uint256 `amount` can carry. Every
  * amount a caller sends is held to it here (parseAmount), so nothing past it is stored or paid; sums
- * of amounts (a claim check's, a leaderboard's) may grow past it only where the code says how.
+ * of amounts may grow past it only where the code says how: a claim check's never does (a full check
+ * makes way for a new one), while running sums that are only read (leaderboard totals, affiliates'
+ * earnings, users' earnings per day) are plain NUMERIC in PostgreSQL, whole base units, unbounded.
  */
 const DECIMAL_UNITS = /^(?:0|-?[1-9][0-9]*)$/;
 /** NUMERIC(78,0) holds at most 78 digits (2^256 − 1 has 78). */

@@ -5,7 +5,7 @@ import { loadConfig } from './config';
 import { bindGrpcServer } from './grpc/server';
 import { runProcess } from './lifecycle';
 import { createLogger, type Logger } from './logger';
-import type { CatalogEntry } from './service-catalog';
+import type { CatalogEntry, ServiceName } from './service-catalog';
 import { type DeclaredJob, type RunningService, ServiceRuntime, type ServiceOverrides, type ServiceRuntimeConfig } from './service-runtime';
 
 /**
@@ -21,13 +21,27 @@ export interface ServiceManifest<Config extends ServiceRuntimeConfig, DB> {
   migrations(context: { config: Config; logger: Logger }): Record<string, Migration>;
   /** The generated definition (gen/) of the gRPC service it implements, named service.grpcService. */
   grpc: ServiceDefinition;
-  /** Every job it runs; its composition root gives each exactly one processor (runtime.process), or it does not start. */
+  /** Every job it runs, the consumers of other services' events included; its composition root gives each exactly one processor (runtime.process), or it does not start. */
   jobs: readonly DeclaredJob[];
+  /**
+   * The services it calls synchronously (its gRPC clients, in services/<name>/grpc/), next to the
+   * events it consumes (its consumer jobs above). test/common/service-dependencies.test.ts checks
+   * this against its imports and docs/architecture.md, and fails on a new synchronous cycle.
+   */
+  calls: readonly SynchronousCall[];
   /**
    * The composition root (server.ts): plain constructors on the runtime's database, queues and
    * clock, each job's processor registered; answers the gRPC implementation.
    */
   compose(runtime: ServiceRuntime<DB>, config: Config): Promise<UntypedServiceImplementation>;
+}
+
+/** A synchronous dependency: the service called, the gRPC methods, and when. */
+export interface SynchronousCall {
+  service: ServiceName;
+  /** The methods called, as the .proto names them. */
+  methods: readonly string[];
+  when: string;
 }
 
 /** Any service's manifest, for the lists that iterate them (each has its own configuration and tables). */

@@ -15,5 +15,6 @@ export const taxManifest: ServiceManifest<TaxConfig, TaxDatabase> = {
   migrations: ({ config, logger }) => taxMigrations({ vault: tinVaultOf(config), logger }),
   grpc: TaxServiceService,
   jobs: [expireW8FormsJob],
+  calls: [],
   compose: composeTaxService,
 };

@@ -15,5 +15,6 @@ export const webhooksManifest: ServiceManifest<WebhooksConfig, WebhooksDatabase>
   migrations: () => webhooksMigrations,
   grpc: WebhooksServiceService,
   jobs: [{ queue: DELIVER_WEBHOOK_QUEUE }, fanOutJob],
+  calls: [],
   compose: composeWebhooksService,
 };

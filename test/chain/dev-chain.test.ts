@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Abi, Address } from 'viem' with { 'resolution-mode': 'import' };
+import { claimManagerAbi } from '../../contracts/generated/claim-manager';
 import { contractArtifact } from '../../scripts/compile-contracts';
 import { DEV_ACCOUNT, DEV_CHAIN_ID, DEV_CLAIM_MANAGER, DEV_ETH_BALANCE, DEV_TOKEN, DEV_WALLET } from '../../scripts/dev-chain/constants';
 import { type DevChain, startDevChain } from '../../scripts/dev-chain/dev-chain';
@@ -36,7 +37,7 @@ describe('the dev chain', () => {
     expect(deployment.token).toBe(DEV_TOKEN.address);
     expect(await client.getChainId()).toBe(DEV_CHAIN_ID);
 
-    const manager = (await contractArtifact('ClaimManager')).abi;
+    const manager: Abi = claimManagerAbi;
     const token = (await contractArtifact('TestToken')).abi;
     const read = (address: string, abi: Abi, functionName: string, args: unknown[] = []) => client.readContract({ address: address as Address, abi, functionName, args });
     for (const signer of signers) expect(await read(DEV_CLAIM_MANAGER, manager, 'isSigner', [signer])).toBe(true);

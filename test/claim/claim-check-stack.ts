@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Abi, Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
-import { claimManagerAbi } from '../../services/claim/chain/claim-manager-abi';
+import { claimManagerAbi } from '../../contracts/generated/claim-manager';
 import { TestClock } from '../helpers/clock';
 import { startChain, type TestAccount, type TestChain } from '../helpers/evm';
 import { createProject, randomEvmAddress, type TestProject } from '../helpers/fixtures';
@@ -59,14 +59,14 @@ export async function startClaimChain(startTime: Date): Promise<ClaimChain> {
   const { privateKeyToAccount } = await import('viem/accounts');
   const signers = SIGNER_KEYS.map((key) => privateKeyToAccount(key).address);
   const { address: token, abi: tokenAbi } = await chain.deploy('TestToken', ['Test USD', 'TUSD', 6]);
-  const { address: manager, abi: managerAbi } = await chain.deploy('ClaimManager', [owner.address, 'Referral ClaimManager', '1', signers, 2n]);
+  const { address: manager } = await chain.deploy('ClaimManager', [owner.address, 'Referral ClaimManager', '1', signers, 2n]);
   const send = async (address: Address, abi: Abi, functionName: string, args: unknown[]) => {
     const hash = await projectAccount.wallet.writeContract({ address, abi, functionName, args });
     if ((await chain.publicClient.waitForTransactionReceipt({ hash })).status !== 'success') throw new Error(`${functionName} failed`);
   };
   await send(token, tokenAbi, 'mint', [projectAccount.address, DEPOSIT]);
   await send(token, tokenAbi, 'approve', [manager, DEPOSIT]);
-  await send(manager, managerAbi, 'deposit', [projectAccount.address, token, DEPOSIT]);
+  await send(manager, claimManagerAbi, 'deposit', [projectAccount.address, token, DEPOSIT]);
   const endpoint = await chain.serveHttp();
   return {
     chain,

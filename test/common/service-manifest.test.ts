@@ -59,6 +59,7 @@ function startProbe(
     migrations: () => ({}),
     grpc: TaxServiceService,
     jobs,
+    calls: [],
     compose: async (runtime) => {
       await compose(runtime);
       return {};

@@ -22,12 +22,10 @@ import { claimManagerReader } from '../../services/claim/chain/claim-manager-rea
 import { VoucherSigner } from '../../services/claim/chain/voucher-signer';
 import { buildClaimDomain, type ClaimCheckDeps, type ClaimDomain } from '../../services/claim/composition';
 import { ChainDirectory } from '../../services/claim/domain/chains';
-import { TaxStatusClient } from '../../services/claim/grpc/tax-status.client';
 import { TaxServiceClient } from '../../gen/referral/tax/v1/tax';
 import { taxManifest } from '../../services/tax/manifest';
 import type { ClaimDatabase } from '../../services/claim/database';
-import { AgencyAttributionSource } from '../../services/claim/grpc/agency-attribution.client';
-import { AudienceAllowlistClient } from '../../services/claim/grpc/audience-allowlist.client';
+import { connectClaimDependencies } from '../../services/claim/grpc/outbound-clients';
 import type { AllowlistSource } from '../../services/claim/domain/allowlists';
 import { BullConversionScheduler } from '../../services/claim/jobs/conversion-scheduler';
 import { loadConfig } from '../../services/common/config';
@@ -147,9 +145,6 @@ export async function startTaxDomain(options: HarnessOptions = {}): Promise<Doma
   return { domain, vault, db: database.db, sql: database.sql, databaseUrl: database.url, clock, logs, stop: database.close };
 }
 
-/** The agency domain beside the audience domain it asks (test/helpers/agency-domain.ts). */
-export { startAgencyDomain } from './agency-domain';
-
 export interface ClaimHarness extends DomainHarness<ClaimDomain, ClaimDatabase> {
   /** The agency service the domain asks for attribution, to create affiliates and referrals in. */
   agency: GrpcClient<AgencyServiceClient>['call'];
@@ -207,10 +202,17 @@ export async function startClaimDomain(options: ClaimHarnessOptions = {}): Promi
   const taxEnv = { ...agencyEnv, TAX_ENCRYPTION_KEYS: TEST_TAX_KEYS.spec, TAX_ENCRYPTION_ACTIVE_KEY_ID: TEST_TAX_KEYS.active };
   const taxService = await startService(taxManifest, loadConfig(taxManifest.configSchema, taxEnv), { clock, logger: logs.logger('tax') });
   const taxAddress = `127.0.0.1:${taxService.grpcPort}`;
-  const taxStatus = new TaxStatusClient(taxAddress);
+  // The claim service's own clients of the three, as server.ts builds them (a loaded machine's deadline).
+  const dependenciesOf = () =>
+    connectClaimDependencies({
+      [SERVICE_CATALOG.agency.addressVariable]: agencyAddress,
+      [SERVICE_CATALOG.audience.addressVariable]: `127.0.0.1:${audienceService.grpcPort}`,
+      [SERVICE_CATALOG.tax.addressVariable]: taxAddress,
+      GRPC_TIMEOUT_MS: 15_000,
+    });
+  const dependencies = dependenciesOf();
+  const { taxStatus, attribution, allowlists: allowlistClient } = dependencies;
   const tax = createGrpcClient(TaxServiceClient, taxAddress, 10_000);
-  const attribution = new AgencyAttributionSource(agencyAddress);
-  const allowlistClient = new AudienceAllowlistClient(`127.0.0.1:${audienceService.grpcPort}`);
   const allowlistCalls: ClaimHarness['allowlistCalls'] = [];
   // The real client, with each call written down: what the tests of the payment path's calls read.
   const allowlists: AllowlistSource = {
@@ -266,21 +268,19 @@ export async function startClaimDomain(options: ClaimHarnessOptions = {}): Promi
     allowlistCalls,
     anotherProcess: () => {
       const opened = openDatabase<ClaimDatabase>({ url: database.url, schema: SERVICE_CATALOG.claim.schema, poolMax: 2, applicationName: 'test-medium-other', logger });
-      const ownAttribution = new AgencyAttributionSource(agencyAddress);
+      const own = dependenciesOf();
       others.push(async () => {
-        ownAttribution.close();
+        own.close();
         await opened.close();
       });
-      return buildClaimDomain({ db: opened.db, clock, logger, scheduler: new BullConversionScheduler(queues, logger), attribution: ownAttribution, allowlists, outbox, checks });
+      return buildClaimDomain({ db: opened.db, clock, logger, scheduler: new BullConversionScheduler(queues, logger), attribution: own.attribution, allowlists, outbox, checks });
     },
     stop: async () => {
       for (const close of others.splice(0)) await close();
       agency.close();
       audience.close();
-      attribution.close();
-      allowlistClient.close();
+      dependencies.close();
       tax.close();
-      taxStatus.close();
       await agencyService.stop();
       await agencyDb.close();
       await taxService.stop();

@@ -10,7 +10,7 @@ import type { PrivateKeyAccount } from 'viem/accounts' with { 'resolution-mode':
 import { type Eip1193Provider, type HttpEndpoint, startEdrChain } from '../../scripts/dev-chain/edr-chain';
 import { contractArtifact } from '../../scripts/compile-contracts';
 
-export { type Eip1193Provider, type HttpEndpoint, type JsonRpcRequest, type JsonRpcResponse, ProviderRpcError } from '../../scripts/dev-chain/edr-chain';
+export { type Eip1193Provider, type HttpEndpoint } from '../../scripts/dev-chain/edr-chain';
 
 const viem = () => import('viem');
 const viemAccounts = () => import('viem/accounts');

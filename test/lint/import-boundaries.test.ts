@@ -63,6 +63,8 @@ const REFUSED: Array<[string, string, string, string]> = [
   ['client imports the gateway', 'client/fixture.ts', importOf('../gateway/http/errors'), 'the client may not import gateway/http/errors'],
   ['CLI imports the gateway', 'cli/commands/fixture.ts', importOf('../../gateway/routes/agency/agency.schemas'), 'the command-line tool may not import gateway/routes/agency/agency.schemas'],
   ['CLI imports a service', 'cli/fixture.ts', importOf('../services/claim/domain/voucher'), 'the command-line tool may not import services/claim/domain/voucher'],
+  ['the web imports a service', 'web/src/portal/fixture.ts', importOf('../../../services/claim/domain/voucher'), 'the web applications may not import services/claim/domain/voucher'],
+  ['the web imports the contract compiler', 'web/src/portal/fixture.ts', importOf('../../../scripts/compile-contracts'), 'the web applications may not import scripts/compile-contracts'],
 ];
 
 const ALLOWED: Array<[string, string, string]> = [
@@ -73,6 +75,8 @@ const ALLOWED: Array<[string, string, string]> = [
   ['tests import anything', 'test/audience/fixture.test.ts', `export * from '../../services/audience/domain/vocabulary';\nexport * from '../../gateway/app';\n`],
   ['a client test imports test helpers', 'client/fixture.test.ts', importOf('../test/helpers/stack')],
   ['scripts import the registry', 'scripts/fixture.ts', importOf('../services/manifests')],
+  ['the claim domain imports the contracts’ generated module', 'services/claim/domain/fixture.ts', importOf('../../../contracts/generated/claim-manager')],
+  ['the portal imports the contracts’ generated module', 'web/src/portal/fixture.ts', importOf('../../../contracts/generated/claim-manager')],
   ['the CLI imports the client, common rules and vocabularies', 'cli/fixture.ts', importOf('../client') + `export * from '../services/common/identifiers';\nexport * from '../gen/referral/agency/v1/enums';\n`],
 ];
 

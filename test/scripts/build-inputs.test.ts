@@ -17,6 +17,7 @@ function tree(): string {
     'node_modules/ts-proto/package.json': '{"version":"2.18.0"}',
     'web/src/main.tsx': 'export {};',
     'web/src/admin/App.tsx': 'export {};',
+    'contracts/generated/claim-manager.ts': 'export const claimManagerAbi = [];',
     'web/index.html': '<!doctype html>',
     'web/vite.config.ts': 'export default {};',
     'package-lock.json': '{}',
@@ -56,6 +57,7 @@ describe('what the build parts are made from', () => {
     ['other installed types', 'package-lock.json', COMPILED_CODE],
     ['a changed web source', 'web/src/admin/App.tsx', WEB_BUNDLE],
     ['the Vite config', 'web/vite.config.ts', WEB_BUNDLE],
+    ["the contracts' generated module", 'contracts/generated/claim-manager.ts', WEB_BUNDLE],
     ['other installed packages', 'package-lock.json', WEB_BUNDLE],
   ])('%s: the part is made again', (_what, file, part) => {
     const root = tree();

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { TestProject } from '../helpers/fixtures';
 import type { ApiResponse } from '../helpers/http';
 import type { TestStack } from '../helpers/stack';
@@ -130,4 +129,3 @@ export async function statusEvents(stack: TestStack, projectId: string, identifi
   return rows;
 }
 
-export const unknownProjectId = () => randomUUID();

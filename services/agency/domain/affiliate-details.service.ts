@@ -1,6 +1,6 @@
 import type { Clock } from '../../common/clock';
-import type { AffiliateRecord } from '../repositories/affiliate.repository';
-import type { AffiliateListRecord } from '../repositories/affiliate-list-page';
+import type { AffiliateListRecord } from '../repositories/affiliate-list';
+import type { AffiliateRecord } from '../repositories/affiliate-record';
 import type { MasterRelation, MasterRepository } from '../repositories/master.repository';
 import type { AffiliateRefRecord } from '../repositories/referral.repository';
 import type { SegmentTierRepository } from '../repositories/segment-tier.repository';

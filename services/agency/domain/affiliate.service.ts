@@ -4,15 +4,10 @@ import { AlreadyExistsError, ConflictError } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import type { OutboxWaker } from '../../common/outbox/relay';
 import type { Page } from '../../common/pagination';
-import type { AffiliateListRecord } from '../repositories/affiliate-list-page';
 import { type AffiliateMetricsRecord, EMPTY_METRICS } from '../repositories/affiliate-metrics.repository';
-import {
-  type AffiliateFilters,
-  type AffiliateRecord,
-  type AffiliateRepository,
-  type AffiliateSort,
-  DEFAULT_AFFILIATE_SORT,
-} from '../repositories/affiliate.repository';
+import { type AffiliateFilters, type AffiliateListRecord, type AffiliateSort, DEFAULT_AFFILIATE_SORT } from '../repositories/affiliate-list';
+import type { AffiliateRecord } from '../repositories/affiliate-record';
+import type { AffiliateRepository } from '../repositories/affiliate.repository';
 import {
   affiliateNotFound,
   checkCode,

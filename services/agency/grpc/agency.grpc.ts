@@ -7,7 +7,7 @@ import { implementService } from '../../common/grpc/service';
 import type { Logger } from '../../common/logger';
 import { pageInfo, toPage } from '../../common/pagination';
 import type { AgencyDomain } from '../composition';
-import type { AffiliateRecord } from '../repositories/affiliate.repository';
+import type { AffiliateRecord } from '../repositories/affiliate-record';
 import { activityHandlers } from './activity.grpc';
 import { toAffiliateMessage, toAffiliateMetricsMessage, toAttributionMessage, toReferralMessage, toReferrerMessage } from './agency.mappers';
 import { programHandlers } from './programs.grpc';

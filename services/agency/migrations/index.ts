@@ -15,6 +15,7 @@ import * as outboxRelayState from './0013_outbox_relay_state';
 import * as endUsersReferred from './0014_end_users_referred';
 import * as bindingEndedByDesignation from './0015_binding_ended_by_designation';
 import * as programSettings from './0016_program_settings';
+import * as unboundedEarnings from './0017_unbounded_earnings';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const agencyMigrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const agencyMigrations: Record<string, Migration> = {
   '0014_end_users_referred': endUsersReferred,
   '0015_binding_ended_by_designation': bindingEndedByDesignation,
   '0016_program_settings': programSettings,
+  '0017_unbounded_earnings': unboundedEarnings,
 };

@@ -1,4 +1,4 @@
-import { CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { isUniqueViolation } from '../../common/db/errors';
 import { appendOutboxEvents } from '../../common/outbox/append';
 import type { UserIdentifier } from '../../common/identifiers';
@@ -6,32 +6,10 @@ import type { Page } from '../../common/pagination';
 import type { AgencyDatabase } from '../database';
 import type { AffiliateStatus } from '../domain/vocabulary';
 import { affiliateCreatedEvent, statusChangedEvent } from './agency-events';
-import { type PageIdsRow, pageStatement } from './affiliate-list-range';
-import { type AffiliateListRecord, listPage } from './affiliate-list-page';
+import { lockAffiliate } from './affiliate-lock';
+import { type AffiliateFilters, type AffiliateListRecord, type AffiliateSort, DEFAULT_AFFILIATE_SORT, listAffiliates } from './affiliate-list';
+import type { AffiliateCodeRecord, AffiliateRecord } from './affiliate-record';
 import { type AffiliateMetricsRecord, createAffiliateMetrics, metricsOf } from './affiliate-metrics.repository';
-
-export interface AffiliateCodeRecord {
-  code: string;
-  /** Users referred with it. */
-  uses: bigint;
-  createdAt: Date;
-}
-
-export interface AffiliateRecord {
-  id: string;
-  projectId: string;
-  user: UserIdentifier;
-  name: string;
-  region: string | null;
-  status: AffiliateStatus;
-  /** Oldest first. */
-  codes: AffiliateCodeRecord[];
-  joinedAt: Date;
-  updatedAt: Date;
-  /** The open suspension, while suspended. */
-  suspendedAt: Date | null;
-  suspensionReason: string | null;
-}
 
 export interface NewAffiliate {
   projectId: string;
@@ -44,27 +22,6 @@ export interface NewAffiliate {
   source: 'admin' | 'self_service';
   now: Date;
 }
-
-export interface AffiliateFilters {
-  status?: AffiliateStatus;
-  region?: string;
-  /** A prefix of the identifier (canonical spelling) or of the name (letter case ignored). */
-  q?: string;
-  /** Members of this segment (audience membership projection). */
-  audienceId?: string;
-  /** Members of any of these segments. */
-  anyAudienceIds?: readonly string[];
-  /** With at least one conversion of any of these names (the metrics projection's counts per name). */
-  conversionNames?: readonly string[];
-}
-
-/** The list's orders: when it joined, or one of its metrics (ties by id, in the same direction). */
-export type AffiliateSortKey = 'joined_at' | 'volume_usd' | 'revenue_usd' | 'conversions' | 'end_users' | 'referred_volume_usd';
-export interface AffiliateSort {
-  by: AffiliateSortKey;
-  order: 'asc' | 'desc';
-}
-export const DEFAULT_AFFILIATE_SORT: AffiliateSort = { by: 'joined_at', order: 'desc' };
 
 export interface AffiliateChanges {
   name?: string;
@@ -153,25 +110,15 @@ export class AffiliateRepository {
     return row !== undefined;
   }
 
-  /**
-   * A page in the order asked (newest first by default), each affiliate with its codes, figures,
-   * earnings, master relation and tier protection in force at `now`: one statement for the page's
-   * ids and the total (pageStatement: one index-driven range, a page past the middle read from the
-   * far end), one for the page's rows (listPage).
-   */
-  async list(
+  /** A page of the affiliate list (affiliate-list/: its filters, order and items). */
+  list(
     projectId: string,
     filters: AffiliateFilters,
     page: Page,
     sort: AffiliateSort = DEFAULT_AFFILIATE_SORT,
     now: Date = new Date(),
   ): Promise<{ records: AffiliateListRecord[]; total: number }> {
-    const statement = pageStatement(projectId, filters, page, sort);
-    const { rows } = await this.db.executeQuery<PageIdsRow>(CompiledQuery.raw(statement.text, statement.values));
-    const { total, reversed, ids } = rows[0]!;
-    const records = await listPage(this.db, projectId, ids, now);
-    if (reversed) records.reverse();
-    return { records, total: Number(total) };
+    return listAffiliates(this.db, projectId, filters, page, sort, now);
   }
 
   /** The figures and earnings of these affiliates (metrics projection). */
@@ -231,14 +178,7 @@ export class AffiliateRepository {
     try {
       return await this.db.transaction().execute(async (trx) => {
         // The lock makes count-then-insert exact under concurrent adds for one affiliate.
-        const affiliate = await trx
-          .selectFrom('affiliates')
-          .select('id')
-          .where('project_id', '=', projectId)
-          .where('identifier_type', '=', user.identifierType)
-          .where('identifier', '=', user.identifier)
-          .forUpdate()
-          .executeTakeFirst();
+        const affiliate = await lockAffiliate(trx, projectId, user);
         if (!affiliate) return 'no_affiliate';
         const { held } = await trx
           .selectFrom('affiliate_codes')

@@ -7,6 +7,7 @@ import type { Page } from '../../common/pagination';
 import type { AgencyDatabase, ApplicationTable } from '../database';
 import type { ApplicationStatus } from '../domain/vocabulary';
 import { affiliateCreatedEvent, applicationDecidedEvent, statusChangedEvent } from './agency-events';
+import { lockAffiliate } from './affiliate-lock';
 import { createAffiliateMetrics } from './affiliate-metrics.repository';
 
 export interface ApplicationRecord {
@@ -237,14 +238,8 @@ async function activeAffiliate(
     return { id: created.id, change: 'created' };
   }
   // An admin made the user an affiliate meanwhile: approval makes it active.
-  const existing = await trx
-    .selectFrom('affiliates')
-    .select(['id', 'status'])
-    .where('project_id', '=', application.projectId)
-    .where('identifier_type', '=', application.user.identifierType)
-    .where('identifier', '=', application.user.identifier)
-    .forUpdate()
-    .executeTakeFirstOrThrow();
+  const existing = await lockAffiliate(trx, application.projectId, application.user);
+  if (!existing) throw new Error(`the affiliate of application ${application.id} conflicted on insert but is not there`);
   if (existing.status === 'suspended') {
     await trx.updateTable('affiliates').set({ status: 'active', updated_at: now }).where('id', '=', existing.id).execute();
     await trx
@@ -270,7 +265,7 @@ async function grantCode(trx: Transaction<AgencyDatabase>, projectId: string, af
     .where(sql`lower(code)`, '=', code.toLowerCase())
     .executeTakeFirst();
   if (held) return held.affiliate_id === affiliateId ? held.code : null;
-  // The affiliate's row is locked (created or selected FOR UPDATE in this transaction), so the count holds.
+  // The affiliate's row is locked (created, or locked by lockAffiliate, in this transaction), so the count holds.
   const { rows } = await sql<{ code: string }>`
     INSERT INTO affiliate_codes (project_id, code, affiliate_id, created_at)
     SELECT ${projectId}, ${code}, ${affiliateId}, ${now}

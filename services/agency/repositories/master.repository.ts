@@ -4,6 +4,7 @@ import type { UserIdentifier } from '../../common/identifiers';
 import type { Page } from '../../common/pagination';
 import type { AgencyDatabase } from '../database';
 import type { AffiliateStatus } from '../domain/vocabulary';
+import { lockAffiliatesById } from './affiliate-lock';
 import type { AffiliateRefRecord } from './referral.repository';
 
 export interface SpreadPeriodRecord {
@@ -347,7 +348,7 @@ function boundMaster(row: LockedAffiliate): AffiliateRefRecord {
  */
 async function lockAffiliates(trx: Transaction<AgencyDatabase>, projectId: string, ids: readonly string[]): Promise<LockedAffiliate[]> {
   if (ids.length === 0) return [];
-  await trx.selectFrom('affiliates').select('id').where('project_id', '=', projectId).where('id', 'in', ids).orderBy('id').forUpdate().execute();
+  await lockAffiliatesById(trx, projectId, ids);
   return trx
     .selectFrom('affiliates as a')
     .leftJoin('agency_designations as d', (join) => join.onRef('d.affiliate_id', '=', 'a.id').on('d.removed_at', 'is', null))
@@ -369,7 +370,7 @@ async function lockAffiliates(trx: Transaction<AgencyDatabase>, projectId: strin
 
 /** The master's open designation, its affiliate row locked (so spread changes and removal run one at a time). */
 async function lockDesignation(trx: Transaction<AgencyDatabase>, projectId: string, masterId: string) {
-  await trx.selectFrom('affiliates').select('id').where('project_id', '=', projectId).where('id', '=', masterId).forUpdate().execute();
+  await lockAffiliatesById(trx, projectId, [masterId]);
   return trx
     .selectFrom('agency_designations')
     .select('id')

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { UserIdentifier } from '../../common/identifiers';
 import type { AgencyDatabase } from '../database';
+import { lockAffiliate } from './affiliate-lock';
 
 export interface TierProtectionRecord {
   tierId: string;
@@ -22,14 +23,7 @@ export class TierProtectionRepository {
   async set(projectId: string, user: UserIdentifier, tierId: string, expiresAt: Date, actorId: string | null, now: Date): Promise<SetProtectionOutcome> {
     return this.db.transaction().execute(async (trx) => {
       // The affiliate's row lock makes "end the open one, insert the next" one step under concurrent calls.
-      const affiliate = await trx
-        .selectFrom('affiliates')
-        .select('id')
-        .where('project_id', '=', projectId)
-        .where('identifier_type', '=', user.identifierType)
-        .where('identifier', '=', user.identifier)
-        .forUpdate()
-        .executeTakeFirst();
+      const affiliate = await lockAffiliate(trx, projectId, user);
       if (!affiliate) return 'no_affiliate';
       await trx
         .updateTable('tier_protections')
@@ -49,14 +43,7 @@ export class TierProtectionRepository {
   /** Ends the protection in force now; one that has already expired is only closed. */
   async end(projectId: string, user: UserIdentifier, actorId: string | null, now: Date): Promise<EndProtectionOutcome> {
     return this.db.transaction().execute(async (trx) => {
-      const affiliate = await trx
-        .selectFrom('affiliates')
-        .select('id')
-        .where('project_id', '=', projectId)
-        .where('identifier_type', '=', user.identifierType)
-        .where('identifier', '=', user.identifier)
-        .forUpdate()
-        .executeTakeFirst();
+      const affiliate = await lockAffiliate(trx, projectId, user);
       if (!affiliate) return 'no_affiliate';
       const ended = await trx
         .updateTable('tier_protections')

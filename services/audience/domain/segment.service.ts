@@ -15,7 +15,6 @@ export interface SegmentInput {
 
 /** The fields an update may name; a named field left unset is cleared. */
 export const UPDATABLE_SEGMENT_FIELDS = ['name', 'description', 'condition_json', 'tier_rank'] as const;
-export type UpdatableSegmentField = (typeof UPDATABLE_SEGMENT_FIELDS)[number];
 
 export class SegmentService {
   constructor(

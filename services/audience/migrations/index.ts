@@ -8,6 +8,7 @@ import * as pendingMatches from './0007_pending_matches';
 import * as publishSegmentTiers from './0008_publish_segment_tiers';
 import * as conditionInputFillfactor from './0009_condition_input_fillfactor';
 import * as outboxRelayState from './0010_outbox_relay_state';
+import * as unboundedEarningDays from './0011_unbounded_earning_days';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const audienceMigrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const audienceMigrations: Record<string, Migration> = {
   '0008_publish_segment_tiers': publishSegmentTiers,
   '0009_condition_input_fillfactor': conditionInputFillfactor,
   '0010_outbox_relay_state': outboxRelayState,
+  '0011_unbounded_earning_days': unboundedEarningDays,
 };

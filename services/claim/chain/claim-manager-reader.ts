@@ -6,7 +6,7 @@
 import type { Transport } from 'viem' with { 'resolution-mode': 'import' };
 import type { ChainSettings } from '../domain/chains';
 import type { ClaimedLog, ClaimManagerReader } from '../domain/chain-watcher.service';
-import { claimManagerAbi } from './claim-manager-abi';
+import { claimManagerAbi } from '../../../contracts/generated/claim-manager';
 
 /** One JSON-RPC request's bound; viem retries a failed one twice with backoff. */
 const REQUEST_TIMEOUT_MS = 15_000;

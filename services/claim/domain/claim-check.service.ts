@@ -220,22 +220,7 @@ export class ClaimCheckService {
           if (error instanceof UnsignableVoucherError) throw unsignable(fieldOf(locked.id), error.problems);
           throw error;
         });
-      return {
-        claimCheckId: locked.id,
-        chainId,
-        verifyingContract: domain.verifyingContract,
-        domainName: domain.name,
-        domainVersion: domain.version,
-        projectAddress: voucher.projectAddress,
-        to: voucher.to,
-        currency: voucher.currency,
-        currencyType: voucher.currencyType,
-        amount: voucher.amount,
-        reason: voucher.reason,
-        deadline: voucher.deadline,
-        proof: voucher.proof,
-        signatures: voucher.signatures,
-      };
+      return { ...voucher, claimCheckId: locked.id, chainId, verifyingContract: domain.verifyingContract, domainName: domain.name, domainVersion: domain.version };
     });
     if (closed > 0) {
       this.outbox.wake();

@@ -21,11 +21,6 @@ export type ClaimCheckStatus = EnumName<typeof ClaimCheckStatusEnum>;
 export type LeaderboardUserType = EnumName<typeof LeaderboardUserTypeEnum>;
 
 export const CURRENCY_TYPES = enumNames(CurrencyTypeEnum);
-export const CONVERSION_STATUSES = enumNames(ConversionStatusEnum);
-export const MOVEMENT_KINDS = enumNames(MovementKindEnum);
-export const CLAIM_REASONS = enumNames(ClaimReasonEnum);
-export const CLAIM_CHECK_STATUSES = enumNames(ClaimCheckStatusEnum);
-export const LEADERBOARD_USER_TYPES = enumNames(LeaderboardUserTypeEnum);
 
 /** The claim check a movement accumulates into: one reason per kind (Fuul v2's ClaimReason). */
 export const REASON_OF_KIND: Record<MovementKind, ClaimReason> = {
@@ -34,9 +29,3 @@ export const REASON_OF_KIND: Record<MovementKind, ClaimReason> = {
   agency_payout: 'agency',
 };
 
-/** The leaderboard a movement counts toward; agency_payout counts toward none (specification §2.12). */
-export const LEADERBOARD_OF_KIND: Record<MovementKind, LeaderboardUserType | null> = {
-  affiliate_payout: 'affiliate',
-  end_user_payout: 'end_user',
-  agency_payout: null,
-};

@@ -1,9 +1,11 @@
 /**
  * A claim-check voucher: Fuul v2's `ClaimCheck` struct (DESIGN §7) and the EIP-712 typed data the
- * claim service's signers sign for it. contracts/ClaimManager.sol verifies exactly this; its
- * CLAIM_CHECK_TYPEHASH and `hashClaimCheck` are the other half of the contract.
+ * claim service's signers sign for it. The struct and its EIP-712 types come from the compiled
+ * contract (contracts/generated/claim-manager.ts); contracts/ClaimManager.sol verifies exactly this,
+ * its CLAIM_CHECK_TYPEHASH and `hashClaimCheck` being the other half.
  */
 import { randomBytes } from 'node:crypto';
+import { type ClaimCheck, claimCheckTypes } from '../../../contracts/generated/claim-manager';
 import { MAX_AMOUNT } from '../../common/money';
 
 export type Address = `0x${string}`;
@@ -28,48 +30,27 @@ export interface VoucherDomain {
   verifyingContract: Address;
 }
 
-/** Field names and order are the struct's, so a voucher is the `claim([...])` argument as it is. */
-export interface ClaimCheckVoucher {
-  projectAddress: Address;
-  to: Address;
-  currency: Address;
-  currencyType: CurrencyType;
-  amount: bigint;
-  reason: ClaimReason;
-  tokenId: bigint;
-  /** Unix seconds; the contract accepts the voucher while block.timestamp <= deadline. */
-  deadline: bigint;
-  /** Unique per voucher: the contract redeems a proof once. */
-  proof: Hex;
-}
+/**
+ * The signed fields of the struct (contracts/generated/claim-manager.ts), with its enums as ours:
+ * a voucher with its signatures is the `claim([...])` argument as it is. `deadline` is in unix
+ * seconds (the contract accepts the voucher while block.timestamp <= deadline); `proof` is unique per
+ * voucher (the contract redeems a proof once).
+ */
+export type ClaimCheckVoucher = Omit<ClaimCheck, 'signatures' | 'currencyType' | 'reason'> & { currencyType: CurrencyType; reason: ClaimReason };
 
 export interface SignedVoucher extends ClaimCheckVoucher {
   signatures: Hex[];
 }
 
-/** Every struct field but `signatures`, in struct order (enums are uint8 on the wire). */
-export const CLAIM_CHECK_TYPES = {
-  ClaimCheck: [
-    { name: 'projectAddress', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'currency', type: 'address' },
-    { name: 'currencyType', type: 'uint8' },
-    { name: 'amount', type: 'uint256' },
-    { name: 'reason', type: 'uint8' },
-    { name: 'tokenId', type: 'uint256' },
-    { name: 'deadline', type: 'uint256' },
-    { name: 'proof', type: 'bytes32' },
-  ],
-} as const;
-
 /** The argument of viem's signTypedData / hashTypedData for one voucher. */
 export function claimCheckTypedData(domain: VoucherDomain, voucher: ClaimCheckVoucher) {
-  const { projectAddress, to, currency, currencyType, amount, reason, tokenId, deadline, proof } = voucher;
+  // Only the fields the types name: a signed voucher also carries its signatures, which are not signed.
+  const message = Object.fromEntries(claimCheckTypes.ClaimCheck.map(({ name }) => [name, voucher[name]])) as ClaimCheckVoucher;
   return {
     domain: { name: domain.name, version: domain.version, chainId: domain.chainId, verifyingContract: domain.verifyingContract },
-    types: CLAIM_CHECK_TYPES,
+    types: claimCheckTypes,
     primaryType: 'ClaimCheck' as const,
-    message: { projectAddress, to, currency, currencyType, amount, reason, tokenId, deadline, proof },
+    message,
   };
 }
 

@@ -1,14 +1,12 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { type Attribution as AttributionMessage, AgencyServiceClient } from '../../../gen/referral/agency/v1/agency';
+import type { AgencyServiceClient, Attribution as AttributionMessage } from '../../../gen/referral/agency/v1/agency';
 import { AttributionOutcome } from '../../../gen/referral/agency/v1/enums';
-import { createGrpcClient, type GrpcClient } from '../../common/grpc/client';
+import type { GrpcClient } from '../../common/grpc/client';
 import { isServiceError, readGrpcError } from '../../common/grpc/errors';
 import { isIdentifierType } from '../../common/identifiers';
 import type { AttributionLookup, AttributionSource, ReferralCodeUse } from '../domain/attribution';
 import type { AffiliateRef, Attribution } from '../domain/payouts';
 
-/** One batch of up to 1,000 lookups is one query there; room for a loaded machine. */
-const CALL_TIMEOUT_MS = 15_000;
 /** Referral codes are applied one call each; this many travel at once. */
 const REFERRAL_CONCURRENCY = 16;
 
@@ -19,13 +17,14 @@ const REFERRAL_CONCURRENCY = 16;
  */
 const CODE_REFUSALS = new Set([GrpcStatus.NOT_FOUND, GrpcStatus.ABORTED, GrpcStatus.ALREADY_EXISTS, GrpcStatus.FAILED_PRECONDITION, GrpcStatus.INVALID_ARGUMENT]);
 
-/** The agency service as the claim service's source of attribution (its gRPC API). */
-export class AgencyAttributionSource implements AttributionSource {
-  private readonly client: GrpcClient<AgencyServiceClient>;
+type AgencyCalls = GrpcClient<AgencyServiceClient>['call'];
 
-  constructor(address: string) {
-    this.client = createGrpcClient(AgencyServiceClient, address, CALL_TIMEOUT_MS);
-  }
+/**
+ * The agency service as the claim service's source of attribution (its gRPC API), over the client
+ * outbound-clients.ts builds with the configured deadline; one batch of up to 1,000 lookups is one query there.
+ */
+export class AgencyAttributionSource implements AttributionSource {
+  constructor(private readonly agency: AgencyCalls) {}
 
   async applyReferralCodes(projectId: string, uses: ReferralCodeUse[]): Promise<Array<Date | undefined>> {
     const answers: Array<Date | undefined> = [];
@@ -38,18 +37,14 @@ export class AgencyAttributionSource implements AttributionSource {
 
   async resolve(projectId: string, lookups: AttributionLookup[]): Promise<Array<Attribution | null | Error>> {
     if (lookups.length === 0) return [];
-    const { results } = await this.client.call.batchResolveAttribution({ projectId, items: lookups.map(({ user, at }) => ({ user, at })) });
+    const { results } = await this.agency.batchResolveAttribution({ projectId, items: lookups.map(({ user, at }) => ({ user, at })) });
     if (results.length !== lookups.length) throw new Error(`the agency service answered ${results.length} of ${lookups.length} attributions`);
     return results.map(toAttribution);
   }
 
-  close(): void {
-    this.client.close();
-  }
-
   private async refer(projectId: string, use: ReferralCodeUse): Promise<Date | undefined> {
     try {
-      const { referral } = await this.client.call.createReferral({ projectId, user: use.user, code: use.code });
+      const { referral } = await this.agency.createReferral({ projectId, user: use.user, code: use.code });
       return referral?.referredAt;
     } catch (error) {
       if (isServiceError(error) && CODE_REFUSALS.has(readGrpcError(error).grpcStatus)) return undefined;

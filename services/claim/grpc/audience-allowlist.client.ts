@@ -1,27 +1,22 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { AudienceServiceClient } from '../../../gen/referral/audience/v1/audience';
+import type { AudienceServiceClient } from '../../../gen/referral/audience/v1/audience';
 import { UnavailableError } from '../../common/errors';
-import { createGrpcClient, type GrpcClient } from '../../common/grpc/client';
+import type { GrpcClient } from '../../common/grpc/client';
 import { isServiceError, readGrpcError } from '../../common/grpc/errors';
 import type { AllowlistSource, MembershipQuestion } from '../domain/allowlists';
 
-/** A batch's questions are one query there (a primary-key probe each); room for a loaded machine, as the agency's attribution has. */
-const CALL_TIMEOUT_MS = 15_000;
-/** Saving terms waits for the audience's answer inside the gateway's own deadline (GRPC_TIMEOUT_MS, 5 s by default). */
-const LOOKUP_TIMEOUT_MS = 3_000;
 /** CheckMemberships takes at most this many questions a call (a batch of 1,000 conversions asks at most 2,000). */
 const MAX_QUESTIONS_PER_CALL = 2_000;
 
+type AudienceCalls = GrpcClient<AudienceServiceClient>['call'];
+
 /**
- * The audience service as the allowlists' source of memberships (CheckMemberships) and of which
- * audiences exist (GetSegment), over its generated gRPC client: every call has a deadline.
+ * The audience service as the allowlists' source of memberships (CheckMemberships: a batch's
+ * questions are one query there, a primary-key probe each) and of which audiences exist
+ * (GetSegment), over the client outbound-clients.ts builds: every call has the configured deadline.
  */
 export class AudienceAllowlistClient implements AllowlistSource {
-  private readonly client: GrpcClient<AudienceServiceClient>;
-
-  constructor(address: string) {
-    this.client = createGrpcClient(AudienceServiceClient, address, CALL_TIMEOUT_MS);
-  }
+  constructor(private readonly audience: AudienceCalls) {}
 
   async members(projectId: string, questions: readonly MembershipQuestion[]): Promise<{ members: boolean[]; missing: string[] }> {
     const members: boolean[] = [];
@@ -29,7 +24,7 @@ export class AudienceAllowlistClient implements AllowlistSource {
     for (let start = 0; start < questions.length; start += MAX_QUESTIONS_PER_CALL) {
       const slice = questions.slice(start, start + MAX_QUESTIONS_PER_CALL);
       // A failure (the audience service away, a deadline) is the job's to retry: the batch waits for its allowlists.
-      const answer = await this.client.call.checkMemberships({
+      const answer = await this.audience.checkMemberships({
         projectId,
         queries: slice.map((question) => ({ segmentId: question.audienceId, user: question.user })),
       });
@@ -45,13 +40,9 @@ export class AudienceAllowlistClient implements AllowlistSource {
     return audienceIds.filter((_, index) => !found[index]);
   }
 
-  close(): void {
-    this.client.close();
-  }
-
   private async exists(projectId: string, segmentId: string): Promise<boolean> {
     try {
-      await this.client.call.getSegment({ projectId, segmentId }, { timeoutMs: LOOKUP_TIMEOUT_MS });
+      await this.audience.getSegment({ projectId, segmentId });
       return true;
     } catch (error) {
       if (isServiceError(error) && error.code === GrpcStatus.NOT_FOUND) return false;

@@ -1,26 +1,24 @@
 import { EffectiveTaxStatus } from '../../../gen/referral/tax/v1/enums';
-import { TaxServiceClient } from '../../../gen/referral/tax/v1/tax';
+import type { TaxServiceClient } from '../../../gen/referral/tax/v1/tax';
 import { enumName } from '../../common/enums';
 import { UnavailableError } from '../../common/errors';
-import { createGrpcClient, type GrpcClient } from '../../common/grpc/client';
+import type { GrpcClient } from '../../common/grpc/client';
 import type { UserIdentifier } from '../../common/identifiers';
 import type { EffectiveTaxStatus as EffectiveTaxStatusName, TaxStatusSource } from '../domain/tax-gate';
 
-/** A batch of statuses is one query there. */
-const CALL_TIMEOUT_MS = 5_000;
+type TaxCalls = GrpcClient<TaxServiceClient>['call'];
 
-/** The tax service as the tax gate's source of effective statuses (BatchGetTaxStatuses). */
+/**
+ * The tax service as the tax gate's source of effective statuses (BatchGetTaxStatuses), over the
+ * client outbound-clients.ts builds with the configured deadline; a batch of statuses is one query there.
+ */
 export class TaxStatusClient implements TaxStatusSource {
-  private readonly client: GrpcClient<TaxServiceClient>;
-
-  constructor(address: string) {
-    this.client = createGrpcClient(TaxServiceClient, address, CALL_TIMEOUT_MS);
-  }
+  constructor(private readonly tax: TaxCalls) {}
 
   async statuses(projectId: string, users: readonly UserIdentifier[]): Promise<EffectiveTaxStatusName[]> {
     let results;
     try {
-      ({ results } = await this.client.call.batchGetTaxStatuses({ projectId, users: [...users] }));
+      ({ results } = await this.tax.batchGetTaxStatuses({ projectId, users: [...users] }));
     } catch {
       // Never shown unrestricted, never signed, when the gate cannot be read: the caller retries.
       throw new UnavailableError(
@@ -34,9 +32,5 @@ export class TaxStatusClient implements TaxStatusSource {
       if (name === undefined) throw new Error(`the tax service answered an unknown effective status (${status})`);
       return name;
     });
-  }
-
-  close(): void {
-    this.client.close();
   }
 }

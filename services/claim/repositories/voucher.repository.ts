@@ -5,6 +5,7 @@ import { appendOutboxEvents } from '../../common/outbox/append';
 import type { NewOutboxEvent } from '../../common/outbox/event';
 import type { ClaimCheckTable, ClaimDatabase } from '../database';
 import type { ClaimReason } from '../domain/vocabulary';
+import type { SignedVoucher } from '../domain/voucher';
 import { retryTransient } from './retry';
 
 /** An open check, locked for closing: its amount as of the lock (movements may have grown it since it was read). */
@@ -15,22 +16,16 @@ export interface LockedOpenCheck {
   amount: bigint;
 }
 
-/** A signed voucher, as stored for its check. */
-export interface NewVoucher {
+/**
+ * A signed voucher (the ClaimCheck struct of contracts/generated/claim-manager.ts, with its
+ * signatures), as stored for its check, with the chain and the EIP-712 domain it was signed for.
+ */
+export interface NewVoucher extends SignedVoucher {
   claimCheckId: string;
   chainId: bigint;
   verifyingContract: string;
   domainName: string;
   domainVersion: string;
-  projectAddress: string;
-  to: string;
-  currency: string;
-  currencyType: number;
-  amount: bigint;
-  reason: number;
-  deadline: bigint;
-  proof: string;
-  signatures: string[];
 }
 
 /** One `Claimed` log of the ClaimManager, with the time of its block. */

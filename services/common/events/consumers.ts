@@ -77,8 +77,3 @@ export const EVENT_CONSUMERS = consumers({
 } as const);
 
 export const EVENT_CONSUMER_LIST: readonly EventConsumerEntry[] = Object.values(EVENT_CONSUMERS);
-
-/** The consumers that receive events of this type. */
-export function consumersOf(type: string, list: readonly EventConsumerEntry[] = EVENT_CONSUMER_LIST): EventConsumerEntry[] {
-  return list.filter((consumer) => (consumer.eventTypes as readonly string[]).includes(type));
-}

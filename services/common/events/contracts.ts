@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { IdentifierType } from '../../../gen/referral/common/v1/common';
 import { enumNames } from '../enums';
+import { MAX_AMOUNT } from '../money';
 
 /**
  * The events that cross service boundaries (DESIGN §7), one entry per type: its name,
@@ -9,6 +10,16 @@ import { enumNames } from '../enums';
  * Payloads carry ids and the few facts a consumer needs, never whole rows of the producer's schema.
  * A new event is one entry here; change a shape only in ways old consumers still read.
  */
+/**
+ * One payout: a positive integer no larger than a voucher's uint256 (services/common/money.ts), so a
+ * consumer's column of single amounts (NUMERIC(78,0)) always holds it; a larger one is unreadable, set
+ * aside once, never retried forever.
+ */
+const payoutAmount = z
+  .string()
+  .regex(/^[1-9][0-9]*$/)
+  .refine((value) => value.length < 78 || BigInt(value) <= MAX_AMOUNT, { message: `at most 2^256 − 1 (${MAX_AMOUNT})` });
+
 const uuid = z.uuid();
 const user = z.object({ identifier: z.string().min(1), identifier_type: z.enum(enumNames(IdentifierType)) });
 
@@ -188,7 +199,7 @@ export const EVENT_PAYLOADS = {
       .object({ id: uuid, chain_id: z.string().regex(/^[1-9][0-9]*$/), address: z.string().min(1), name: z.string(), decimals: z.number().int().min(0).max(77) })
       .nullable()
       .optional(),
-    payouts: z.array(z.object({ kind: z.enum(['affiliate_payout', 'end_user_payout', 'agency_payout']), user, amount: z.string().regex(/^[1-9][0-9]*$/) })),
+    payouts: z.array(z.object({ kind: z.enum(['affiliate_payout', 'end_user_payout', 'agency_payout']), user, amount: payoutAmount })),
   }),
 } as const;
 

@@ -26,8 +26,6 @@ export type W9TinType = EnumName<typeof TinTypeEnum>;
 export type TinType = W9TinType | 'foreign';
 
 export const FORM_TYPES = enumNames(FormTypeEnum);
-export const RECORD_STATUSES = enumNames(RecordStatusEnum);
-export const EFFECTIVE_TAX_STATUSES = enumNames(EffectiveTaxStatusEnum);
 export const W8_EXPIRY_RULES = enumNames(W8ExpiryRuleEnum);
 export const TAX_CLASSIFICATIONS = enumNames(TaxClassificationEnum);
 export const CHAPTER3_STATUSES = enumNames(Chapter3StatusEnum);

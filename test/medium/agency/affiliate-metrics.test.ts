@@ -3,7 +3,7 @@ import type { AgencyDatabase } from '../../../services/agency/database';
 import type { PaidConversionSource } from '../../../services/agency/domain/affiliate-metrics.service';
 import { affiliateMetrics, conversionFact } from '../../../services/agency/jobs/affiliate-metrics.consumer';
 import { type ConversionFact, type MetricCurrency, metricsOf } from '../../../services/agency/repositories/affiliate-metrics.repository';
-import type { AffiliateRecord } from '../../../services/agency/repositories/affiliate.repository';
+import type { AffiliateRecord } from '../../../services/agency/repositories/affiliate-record';
 import type { EventPayload, EventType } from '../../../services/common/events/contracts';
 import { deliverEvent, type EventConsumer, eventProcessor } from '../../../services/common/outbox/consumer';
 import type { EventJobData } from '../../../services/common/outbox/event';

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { AgencyDatabase } from '../../../services/agency/database';
 import { affiliateMetrics } from '../../../services/agency/jobs/affiliate-metrics.consumer';
 import { metricsOf } from '../../../services/agency/repositories/affiliate-metrics.repository';
-import type { AffiliateRecord } from '../../../services/agency/repositories/affiliate.repository';
+import type { AffiliateRecord } from '../../../services/agency/repositories/affiliate-record';
 import type { EventPayload, EventType } from '../../../services/common/events/contracts';
 import { deliverEvent, type EventConsumer } from '../../../services/common/outbox/consumer';
 import { toPage } from '../../../services/common/pagination';

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { AffiliateRecord } from '../../../services/agency/repositories/affiliate.repository';
+import type { AffiliateRecord } from '../../../services/agency/repositories/affiliate-record';
 import type { AgencyHarness } from '../../helpers/agency-domain';
 import { randomEvmAddress } from '../../helpers/fixtures';
 

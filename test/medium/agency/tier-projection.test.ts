@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { AgencyDatabase } from '../../../services/agency/database';
 import { audienceMemberships } from '../../../services/agency/jobs/audience-memberships.consumer';
 import { segmentTiers } from '../../../services/agency/jobs/segment-tiers.consumer';
-import type { AffiliateRecord } from '../../../services/agency/repositories/affiliate.repository';
+import type { AffiliateRecord } from '../../../services/agency/repositories/affiliate-record';
 import * as publishSegmentTiers from '../../../services/audience/migrations/0008_publish_segment_tiers';
 import type { EventType } from '../../../services/common/events/contracts';
 import { deliverEvent, type EventConsumer } from '../../../services/common/outbox/consumer';

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { daysRemaining } from '../../../services/agency/domain/tier-protection.service';
-import type { AffiliateRecord } from '../../../services/agency/repositories/affiliate.repository';
+import type { AffiliateRecord } from '../../../services/agency/repositories/affiliate-record';
 import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
 import { ADMIN, newAffiliate, newProject, newUser, userOf } from './program-fixtures';
 

@@ -1,5 +1,5 @@
 import type { Abi, Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
-import { claimManagerAbi } from '../../../services/claim/chain/claim-manager-abi';
+import { claimManagerAbi } from '../../../contracts/generated/claim-manager';
 import { claimManagerReader } from '../../../services/claim/chain/claim-manager-reader';
 import { VoucherSigner } from '../../../services/claim/chain/voucher-signer';
 import type { ClaimRow } from '../../../services/claim/domain/claim-check.service';
@@ -18,7 +18,6 @@ const viem = () => import('viem');
 export interface MediumChain {
   chain: TestChain;
   manager: Address;
-  managerAbi: Abi;
   token: Address;
   tokenAbi: Abi;
   projectAccount: TestAccount;
@@ -40,20 +39,19 @@ export async function startMediumChain(options: { keys: Hex[]; ttlSeconds: numbe
   const [owner, projectAccount, relayer] = chain.accounts as [TestAccount, TestAccount, TestAccount];
   const signer = await VoucherSigner.fromPrivateKeys(options.keys);
   const { address: token, abi: tokenAbi } = await chain.deploy('TestToken', ['Test USD', 'TUSD', 6]);
-  const { address: manager, abi: managerAbi } = await chain.deploy('ClaimManager', [owner.address, 'Referral ClaimManager', '1', signer.addresses, BigInt(options.keys.length)]);
+  const { address: manager } = await chain.deploy('ClaimManager', [owner.address, 'Referral ClaimManager', '1', signer.addresses, BigInt(options.keys.length)]);
   const send = async (address: Address, abi: Abi, functionName: string, args: unknown[]) => {
     const hash = await projectAccount.wallet.writeContract({ address, abi, functionName, args });
     if ((await chain.publicClient.waitForTransactionReceipt({ hash })).status !== 'success') throw new Error(`${functionName} failed`);
   };
   await send(token, tokenAbi, 'mint', [projectAccount.address, deposit]);
   await send(token, tokenAbi, 'approve', [manager, deposit]);
-  await send(manager, managerAbi, 'deposit', [projectAccount.address, token, deposit]);
+  await send(manager, claimManagerAbi, 'deposit', [projectAccount.address, token, deposit]);
   const { BaseError, ContractFunctionRevertedError, custom } = await viem();
 
   return {
     chain,
     manager,
-    managerAbi,
     token,
     tokenAbi,
     projectAccount,

@@ -1,18 +1,15 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
-import type { ApiResult } from '../../api/client';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { formatDateTime, formatUsd } from '../../ui/format';
 import { ErrorMessage, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { BindSubAffiliates } from './BindSubAffiliates';
 import { Amounts, formatSpread } from './figures';
-import { masterKey, refreshMaster } from './queries';
+import { type Master, masterKey, refreshMaster } from './queries';
 import { SpreadForm } from './SpreadForm';
 import { SubAffiliates } from './SubAffiliates';
-
-export type Master = ApiResult<'/api/v1/projects/{projectId}/agencies/{agencyId}', 'get'>;
 
 /** One master affiliate: its figures (the sums over its sub-affiliates), its spread, its sub-affiliates, and its removal. */
 export function MasterDetail() {

@@ -5,8 +5,7 @@ import { formatDateTime } from '../../ui/format';
 import { TextField } from '../../ui/TextField';
 import { useProject } from '../session';
 import { formatSpread } from './figures';
-import type { Master } from './MasterDetail';
-import { refreshMaster } from './queries';
+import { type Master, refreshMaster } from './queries';
 
 /** Changes the spread from now on (earlier conversions keep theirs), with the spread history of this designation. */
 export function SpreadForm({ master }: { master: Master }) {

@@ -1,4 +1,8 @@
 import type { QueryClient } from '@tanstack/react-query';
+import type { ApiResult } from '../../api/client';
+
+/** One master affiliate as its detail reads it (MasterDetail, SpreadForm). */
+export type Master = ApiResult<'/api/v1/projects/{projectId}/agencies/{agencyId}', 'get'>;
 
 /** Query keys of one master's reads, and what a change to the master makes stale. */
 export const masterKey = (projectId: string, agencyId: string) => ['master', projectId, agencyId] as const;

@@ -3,8 +3,6 @@ import type { ApiQuery, ApiResult } from '../../api/client';
 /** A record as the review queue lists it: the tax id masked (or null when unreadable). */
 export type TaxSubmission = ApiResult<'/api/v1/projects/{projectId}/tax-submissions', 'get'>['results'][number];
 export type RecordStatus = NonNullable<NonNullable<ApiQuery<'/api/v1/projects/{projectId}/tax-submissions', 'get'>>['status']>;
-/** What approve and revoke answer: the affiliate's new effective status. */
-export type ReviewedStatus = ApiResult<'/api/v1/projects/{projectId}/affiliates/{userIdentifier}/tax-info/approve', 'post'>;
 /** The audited read: status and the current record, tax id in full. */
 export type UnmaskedTaxStatus = ApiResult<'/api/v1/projects/{projectId}/affiliates/{userIdentifier}/tax-status', 'get'>;
 export type UnmaskedRecord = NonNullable<UnmaskedTaxStatus['tax_info']>;

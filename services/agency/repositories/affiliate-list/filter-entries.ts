@@ -1,5 +1,6 @@
-import type { AffiliateFilters, AffiliateSort } from './affiliate.repository';
-import { type Bounds, direction, limitOffset, type Parameters, type Shape, sortColumn, statusLiteral } from './affiliate-list-statements';
+import type { Parameters } from './parameters';
+import type { AffiliateFilters, AffiliateSort } from './query';
+import { type Bounds, direction, limitOffset, type Shape, sortColumn, statusLiteral } from './statements';
 
 /** One of the list's set filters: any of these segments (`audience`) or conversion names (`conversion`). */
 export interface EntryFilter {
@@ -50,7 +51,7 @@ export function entryPageIds(parameters: Parameters, filters: AffiliateFilters, 
 export function entryTotal(parameters: Parameters, filters: AffiliateFilters, groups: EntryFilter[]): Shape {
   const [first] = groups;
   if (groups.length === 1 && first!.values.length === 1) {
-    let where = `project_id = $1 AND kind = ${KINDS[first!.kind]} AND value = ${parameters.add(first!.values[0]!)}`;
+    let where = `project_id = ${parameters.project} AND kind = ${KINDS[first!.kind]} AND value = ${parameters.add(first!.values[0]!)}`;
     if (filters.status !== undefined) where += ` AND status = ${statusLiteral(filters.status)}`;
     if (filters.region !== undefined) where += ` AND region = ${parameters.add(filters.region)}`;
     return { text: `SELECT coalesce(sum(affiliates), 0) FROM affiliate_filter_counts WHERE ${where}`, stable: true };
@@ -75,5 +76,5 @@ function entryRanges(parameters: Parameters, filters: AffiliateFilters, [first, 
   for (const group of others) {
     shared += ` AND EXISTS (SELECT 1 FROM affiliate_filter_entries x WHERE x.affiliate_id = e.affiliate_id AND x.kind = ${KINDS[group.kind]} AND x.value = ANY(${parameters.add(group.values)}::text[]))`;
   }
-  return first!.values.map((value) => `e.project_id = $1 AND e.kind = ${KINDS[first!.kind]} AND e.value = ${parameters.add(value)}${shared}`);
+  return first!.values.map((value) => `e.project_id = ${parameters.project} AND e.kind = ${KINDS[first!.kind]} AND e.value = ${parameters.add(value)}${shared}`);
 }

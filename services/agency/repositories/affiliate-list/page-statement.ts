@@ -1,8 +1,9 @@
-import { preparedShape } from '../../common/db/prepared-statements';
-import type { Page } from '../../common/pagination';
-import type { AffiliateFilters, AffiliateSort } from './affiliate.repository';
-import { entryFilters, entryPageIds, entryTotal } from './affiliate-filter-entries';
-import { affiliatePageIds, affiliateTotal, type Bounds, Parameters } from './affiliate-list-statements';
+import { preparedShape } from '../../../common/db/prepared-statements';
+import type { Page } from '../../../common/pagination';
+import { entryFilters, entryPageIds, entryTotal } from './filter-entries';
+import { Parameters } from './parameters';
+import type { AffiliateFilters, AffiliateSort } from './query';
+import { affiliatePageIds, affiliateTotal, type Bounds } from './statements';
 
 /** From this offset on, a page past the middle of its list is read from the far end (below it, a page is cheap either way). */
 export const NEAR_END_FROM_OFFSET = 200;

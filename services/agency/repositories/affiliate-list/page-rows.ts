@@ -1,15 +1,15 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import { preparedStatement } from '../../common/db/prepared-statements';
-import type { IdentifierType } from '../../common/identifiers';
-import type { EffectiveTaxStatusName, TaxRecordStatus } from '../../common/tax-status-rule';
-import type { AgencyDatabase } from '../database';
-import type { TierView } from '../domain/audience-directory';
-import type { AffiliateStatus } from '../domain/vocabulary';
-import type { AffiliateCodeRecord, AffiliateRecord } from './affiliate.repository';
-import type { AffiliateMetricsRecord, EarningRecord } from './affiliate-metrics.repository';
-import type { MasterRelation } from './master.repository';
-import { taxStatusOf } from './tax-status.repository';
-import type { TierProtectionRecord } from './tier-protection.repository';
+import { preparedStatement } from '../../../common/db/prepared-statements';
+import type { IdentifierType } from '../../../common/identifiers';
+import type { EffectiveTaxStatusName, TaxRecordStatus } from '../../../common/tax-status-rule';
+import type { AgencyDatabase } from '../../database';
+import type { TierView } from '../../domain/audience-directory';
+import type { AffiliateStatus } from '../../domain/vocabulary';
+import type { AffiliateCodeRecord, AffiliateRecord } from '../affiliate-record';
+import type { AffiliateMetricsRecord, EarningRecord } from '../affiliate-metrics.repository';
+import type { MasterRelation } from '../master.repository';
+import { taxStatusOf } from '../tax-status.repository';
+import type { TierProtectionRecord } from '../tier-protection.repository';
 
 /**
  * An affiliate as the list shows it: its row, codes, figures and earnings, master relation,
@@ -121,7 +121,7 @@ LEFT JOIN LATERAL (
 ORDER BY page.ord`,
 );
 
-/** The rows of a page, in the order of `pageIds` (read with the page's total: pageStatement). */
+/** The rows of a page, in the order of `pageIds` (read with the page's total: pageStatement, ./page-statement.ts). */
 export async function listPage(db: Kysely<AgencyDatabase>, projectId: string, pageIds: readonly string[], now: Date): Promise<AffiliateListRecord[]> {
   if (pageIds.length === 0) return [];
   const { rows } = await db.executeQuery<PageRow>(CompiledQuery.raw(PAGE_ROWS_SQL, [pageIds, projectId, now]));

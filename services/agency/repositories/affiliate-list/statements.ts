@@ -1,31 +1,19 @@
-import type { AffiliateStatus } from '../domain/vocabulary';
-import type { AffiliateFilters, AffiliateSort, AffiliateSortKey } from './affiliate.repository';
+import type { AffiliateStatus } from '../../domain/vocabulary';
+import type { Parameters } from './parameters';
+import type { AffiliateFilters, AffiliateSort, AffiliateSortKey } from './query';
 
 /**
  * The affiliate list's id and count statements as SQL text, written directly: the list runs them for
  * every page, and building and compiling them with Kysely cost the agency more CPU than anything
  * else in a page (issue 10 §2). One text per shape (which filters are set, the sort), every value a
  * parameter except those that choose the plan (a status: its partial indexes); a shape whose plan is
- * one index range whatever the values is `stable` (affiliate-list-range.ts prepares those).
+ * one index range whatever the values is `stable` (page-statement.ts prepares those). Every
+ * placeholder comes from the statement's Parameters (./parameters.ts), the project's included.
  */
 export interface Shape {
   text: string;
   /** Planned alike for any values of its parameters: a generic plan is as good as each call's own. */
   stable: boolean;
-}
-
-/** A statement's parameters as its text is written: $1 the project, then each value's placeholder, in order. */
-export class Parameters {
-  readonly values: unknown[];
-
-  constructor(projectId: string) {
-    this.values = [projectId];
-  }
-
-  add(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
 }
 
 /**
@@ -61,8 +49,8 @@ export const limitOffset = (bounds: Bounds): string => ` LIMIT ${bounds.limit} O
 const escapeLike = (value: string) => value.replace(/[\\%_]/g, (character) => `\\${character}`);
 
 /**
- * The list's filters on `a` (the affiliates; $1 the project), each one index-backed or an EXISTS on
- * a primary key: the conditions after `a.project_id = $1`.
+ * The list's filters on `a` (the affiliates), each one index-backed or an EXISTS on a primary key:
+ * the conditions after `a.project_id = <the project>`.
  */
 export function affiliateConditions(parameters: Parameters, filters: AffiliateFilters): string {
   let conditions = '';
@@ -83,7 +71,7 @@ export function affiliateConditions(parameters: Parameters, filters: AffiliateFi
   }
   // With at least one conversion of these names: an EXISTS on the per-name counts' primary key.
   if (filters.conversionNames !== undefined && filters.conversionNames.length > 0) {
-    conditions += ` AND EXISTS (SELECT 1 FROM affiliate_conversion_counts cc WHERE cc.affiliate_id = a.id AND cc.project_id = $1 AND cc.name = ANY(${parameters.add(filters.conversionNames)}::text[]))`;
+    conditions += ` AND EXISTS (SELECT 1 FROM affiliate_conversion_counts cc WHERE cc.affiliate_id = a.id AND cc.project_id = ${parameters.project} AND cc.name = ANY(${parameters.add(filters.conversionNames)}::text[]))`;
   }
   return conditions;
 }
@@ -96,7 +84,7 @@ export function affiliatePageIds(parameters: Parameters, filters: AffiliateFilte
   const column = sortColumn(sort);
   const dir = direction(sort);
   if (filters.q !== undefined) {
-    const where = `a.project_id = $1${affiliateConditions(parameters, filters)}`;
+    const where = `a.project_id = ${parameters.project}${affiliateConditions(parameters, filters)}`;
     // The search's matches first (its prefix indexes; OFFSET 0 keeps the planner from walking the sort's
     // index over every affiliate and probing each: 5,000 rows read for a top page when it guessed the
     // matches many), then sorted; for a metric each match's value by its metrics row's key (a hash join read all 100,000 rows).
@@ -109,12 +97,12 @@ export function affiliatePageIds(parameters: Parameters, filters: AffiliateFilte
     return { text: text + limitOffset(bounds), stable: false };
   }
   if (sort.by === 'joined_at') {
-    const where = `a.project_id = $1${affiliateConditions(parameters, filters)}`;
+    const where = `a.project_id = ${parameters.project}${affiliateConditions(parameters, filters)}`;
     return { text: `SELECT a.id FROM affiliates a WHERE ${where} ORDER BY a.joined_at ${dir}, a.id ${dir}${limitOffset(bounds)}`, stable: true };
   }
   // Every affiliate has its metrics row (created with it), with copies of its status and region (in
   // the metric's indexes: by region, and of the suspended, 0009): a page is one range of an index.
-  let where = 'm.project_id = $1';
+  let where = `m.project_id = ${parameters.project}`;
   if (filters.status !== undefined) where += ` AND m.status = ${statusLiteral(filters.status)}`;
   if (filters.region !== undefined) where += ` AND m.region = ${parameters.add(filters.region)}`;
   return { text: `SELECT m.affiliate_id AS id FROM affiliate_metrics m WHERE ${where} ORDER BY m.${column} ${dir}, m.affiliate_id ${dir}${limitOffset(bounds)}`, stable: true };
@@ -122,13 +110,13 @@ export function affiliatePageIds(parameters: Parameters, filters: AffiliateFilte
 
 /** How many affiliates match without set filters: the kept counts (per status, per status and region); with a search, a count of the matches. */
 export function affiliateTotal(parameters: Parameters, filters: AffiliateFilters): Shape {
-  if (filters.q !== undefined) return { text: `SELECT count(*) FROM affiliates a WHERE a.project_id = $1${affiliateConditions(parameters, filters)}`, stable: false };
+  if (filters.q !== undefined) return { text: `SELECT count(*) FROM affiliates a WHERE a.project_id = ${parameters.project}${affiliateConditions(parameters, filters)}`, stable: false };
   const status = filters.status === undefined ? '' : ` AND status = ${statusLiteral(filters.status)}`;
   return {
     text:
       filters.region === undefined
-        ? `SELECT coalesce(sum(affiliates), 0) FROM affiliate_counts WHERE project_id = $1${status}`
-        : `SELECT coalesce(sum(affiliates), 0) FROM affiliate_region_counts WHERE project_id = $1 AND region = ${parameters.add(filters.region)}${status}`,
+        ? `SELECT coalesce(sum(affiliates), 0) FROM affiliate_counts WHERE project_id = ${parameters.project}${status}`
+        : `SELECT coalesce(sum(affiliates), 0) FROM affiliate_region_counts WHERE project_id = ${parameters.project} AND region = ${parameters.add(filters.region)}${status}`,
     stable: true,
   };
 }
