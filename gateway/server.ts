@@ -1,5 +1,4 @@
 import { type Clock, systemClock } from '../services/common/clock';
-import { listenError } from '../services/common/config';
 import { ensureDatabaseExists, openDatabase } from '../services/common/db/database';
 import { migrateToLatest } from '../services/common/db/migrate';
 import type { RunningProcess } from '../services/common/lifecycle';
@@ -19,10 +18,9 @@ import { SignInService } from './auth/siwe';
 import { WalletSignatures } from './auth/wallet-signatures';
 import { createServiceClients } from './clients';
 import type { GatewayConfig } from './config';
-import { gracefulClose } from './http/graceful-close';
-import { createGatewayServer } from './http/malformed-requests';
-import { createHttpMetrics } from './http/metrics';
-import { type MetricsServer, startMetricsServer } from './http/metrics-server';
+import { bindGatewayListeners } from './http/gateway-listeners';
+import type { GatewayRequestListener } from './http/malformed-requests';
+import { createHttpMetrics, type HttpMetrics } from './http/metrics';
 import { RateLimiter } from './http/rate-limit';
 
 export const ACCESS_SCHEMA = 'access';
@@ -59,6 +57,40 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
     );
   }
 
+  // The ports first: they must be ours before any outgoing connection can take one of them.
+  const metrics = createHttpMetrics(logger, config.ACCESS_LOG);
+  const listeners = await bindGatewayListeners(config, metrics, logger);
+  let composed: ComposedGateway;
+  try {
+    composed = await composeGateway(config, logger, clock, metrics);
+  } catch (error) {
+    await listeners.close(0);
+    throw error;
+  }
+  listeners.serve(composed.app);
+  const { port, metricsPort } = listeners;
+  logger.info({ port, docs: `http://localhost:${port}/docs`, metrics: `http://${config.METRICS_HOST}:${metricsPort}/metrics` }, 'gateway listening');
+
+  return {
+    port,
+    metricsPort,
+    stop: async () => {
+      await listeners.close(config.SHUTDOWN_GRACE_MS);
+      await composed.close();
+      logger.info('gateway stopped');
+      await closeLogger(logger);
+    },
+  };
+}
+
+interface ComposedGateway {
+  app: GatewayRequestListener;
+  /** Closes its connections (the services', Redis, PostgreSQL), once no request runs any more. */
+  close(): Promise<void>;
+}
+
+/** Everything behind the ports: the access schema migrated, Redis, the services' clients, the app. */
+async function composeGateway(config: GatewayConfig, logger: Logger, clock: Clock, metrics: HttpMetrics): Promise<ComposedGateway> {
   await ensureDatabaseExists(config.DATABASE_URL);
   const database = openDatabase<AccessDatabase>({
     url: config.DATABASE_URL,
@@ -97,7 +129,6 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
     sessions,
   );
 
-  const metrics = createHttpMetrics(logger, config.ACCESS_LOG);
   const { app } = createApp({
     config,
     logger,
@@ -122,44 +153,13 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
     ],
   });
 
-  const server = createGatewayServer(app, logger, { headersTimeoutMs: config.HEADERS_TIMEOUT_MS, requestTimeoutMs: config.REQUEST_TIMEOUT_MS });
-  const closeServer = gracefulClose(server);
-  await new Promise<void>((resolve, reject) => {
-    const onError = (error: Error) => reject(listenError(error, 'PORT', `${config.HOST}:${config.PORT}`));
-    server.once('error', onError);
-    // A burst of new connections (a backend replaying a queue of conversions) must wait in the accept queue,
-    // not be dropped into SYN retries: Node's default backlog of 511 is below what such bursts open.
-    server.listen({ port: config.PORT, host: config.HOST, backlog: 4096 }, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.PORT;
-  // After PORT, so that a second gateway started on a taken PORT names PORT, not this.
-  let metricsServer: MetricsServer;
-  try {
-    metricsServer = await startMetricsServer(metrics.registry, { host: config.METRICS_HOST, port: config.METRICS_PORT }, logger);
-  } catch (error) {
-    await closeServer(0);
-    throw error;
-  }
-  logger.info({ port, docs: `http://localhost:${port}/docs`, metrics: `http://${config.METRICS_HOST}:${metricsServer.port}/metrics` }, 'gateway listening');
-
   return {
-    port,
-    metricsPort: metricsServer.port,
-    stop: async () => {
-      // Stops accepting; idle keep-alive connections close at once, requests in flight are answered
-      // with Connection: close, and whatever is still open after the grace period is cut off.
-      await closeServer(config.SHUTDOWN_GRACE_MS);
-      await metricsServer.close();
+    app,
+    close: async () => {
       clients.close();
       await nonces.close();
       await revocations.close();
       await database.close();
-      logger.info('gateway stopped');
-      await closeLogger(logger);
     },
   };
 }

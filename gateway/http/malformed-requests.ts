@@ -1,7 +1,7 @@
 import { createServer, maxHeaderSize, type RequestListener, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../services/common/logger';
-import { type ErrorBody, toErrorBody } from './errors';
+import { type ErrorBody, HttpError, toErrorBody } from './errors';
 import { API_SECURITY_HEADERS } from './security-headers';
 
 /** How long a refused connection stays open for the peer to read the answer. */
@@ -50,7 +50,7 @@ function writeToSocket(socket: Duplex, body: ErrorBody, headers: Record<string, 
   setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
 }
 
-function writeResponse(res: ServerResponse, body: ErrorBody): void {
+function writeResponse(res: ServerResponse, body: ErrorBody, headers: Record<string, string> = {}): void {
   if (res.headersSent) {
     res.destroy();
     return;
@@ -58,6 +58,7 @@ function writeResponse(res: ServerResponse, body: ErrorBody): void {
   const json = JSON.stringify(body);
   res.writeHead(body.status, {
     ...API_SECURITY_HEADERS,
+    ...headers,
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(json),
     Connection: 'close',
@@ -82,6 +83,9 @@ export function connectionsCheckingInterval(timeouts: RequestTimeouts): number {
   return Math.max(50, Math.min(30_000, Math.floor(Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs) / 10)));
 }
 
+/** The application as the server calls it: `next` answers what it leaves unanswered (an error, or a URL it cannot parse). */
+export type GatewayRequestListener = (req: Parameters<RequestListener>[0], res: ServerResponse, next: (error?: unknown) => void) => void;
+
 /**
  * The gateway's HTTP server. Node answers what its parser refuses (headers over 16 KB, a malformed
  * request line) with a bare status and an empty body, drops CONNECT, and Express answers a URL it
@@ -90,7 +94,7 @@ export function connectionsCheckingInterval(timeouts: RequestTimeouts): number {
  * byte a second) is answered 408 REQUEST_TIMEOUT and its connection closed.
  */
 export function createGatewayServer(
-  app: (req: Parameters<RequestListener>[0], res: ServerResponse, next: (error?: unknown) => void) => void,
+  app: GatewayRequestListener,
   logger: Logger,
   timeouts: RequestTimeouts,
 ): Server {
@@ -109,7 +113,7 @@ export function createGatewayServer(
       }
       const { body, internal } = toErrorBody(error);
       if (internal) logger.error({ err: error, method: req.method }, 'request failed outside the routes');
-      writeResponse(res, body);
+      writeResponse(res, body, error instanceof HttpError ? error.headers : {});
     });
   });
 

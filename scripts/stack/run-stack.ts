@@ -1,5 +1,5 @@
 import { forkLauncher } from './member-process';
-import { addressProblem } from './port-check';
+import { addressProblem, ephemeralPortWarning, readEphemeralPortRange } from './port-check';
 import type { RestartPolicyOptions } from './restart-policy';
 import { type MemberSpec, Supervisor } from './supervisor';
 
@@ -26,6 +26,8 @@ export async function runStack(options: StackProcessOptions): Promise<never> {
     log(problem);
     process.exit(1);
   }
+  const warning = ephemeralPortWarning(options.members, readEphemeralPortRange());
+  if (warning) log(warning);
 
   const supervisor = new Supervisor({
     members: options.members,

@@ -2,6 +2,7 @@ import type { ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc
 import type { Migration } from 'kysely';
 import type { z } from 'zod';
 import { loadConfig } from './config';
+import { bindGrpcServer } from './grpc/server';
 import { runProcess } from './lifecycle';
 import { createLogger, type Logger } from './logger';
 import type { CatalogEntry, ServiceName } from './service-catalog';
@@ -47,7 +48,12 @@ export interface SynchronousCall {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of manifests of different configurations
 export type AnyServiceManifest = ServiceManifest<any, any>;
 
-/** Starts a service from its manifest: runtime (schema migrated, queues), composition, then serving. */
+/**
+ * Starts a service from its manifest: its gRPC port bound (answering UNAVAILABLE meanwhile), then
+ * the runtime (schema migrated, queues), composition, then serving. The port comes first because
+ * the runtime opens dozens of connections, and on Linux each takes a local port from the ephemeral
+ * range: bound later, the service's port could already be one of them (see bindGrpcServer).
+ */
 export async function startService<Config extends ServiceRuntimeConfig, DB>(
   manifest: ServiceManifest<Config, DB>,
   config: Config,
@@ -56,19 +62,22 @@ export async function startService<Config extends ServiceRuntimeConfig, DB>(
   const { service } = manifest;
   // Before the runtime: a migration may report what it did (the tax service's re-sealing does).
   const logger = overrides.logger ?? createLogger({ service: service.name, level: config.LOG_LEVEL, format: config.LOG_FORMAT, nodeEnv: config.NODE_ENV });
-  const runtime = await ServiceRuntime.start<DB>({
-    service,
-    migrations: manifest.migrations({ config, logger }),
-    jobs: manifest.jobs,
-    config,
-    logger,
-    clock: overrides.clock,
-  });
+  const grpc = await bindGrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger, services: [{ name: service.grpcService, definition: manifest.grpc }] });
+  let runtime: ServiceRuntime<DB> | undefined;
   try {
+    runtime = await ServiceRuntime.start<DB>({
+      service,
+      migrations: manifest.migrations({ config, logger }),
+      jobs: manifest.jobs,
+      config,
+      logger,
+      clock: overrides.clock,
+    });
     const implementation = await manifest.compose(runtime, config);
-    return await runtime.serve([{ name: service.grpcService, definition: manifest.grpc, implementation }]);
+    return await runtime.serve(grpc, { [service.grpcService]: implementation });
   } catch (error) {
-    await runtime.close();
+    await runtime?.close();
+    grpc.close();
     throw error;
   }
 }

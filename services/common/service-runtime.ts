@@ -1,10 +1,11 @@
+import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Kysely, Migration } from 'kysely';
 import { type Clock, systemClock } from './clock';
 import { ConfigError } from './config';
 import { ensureDatabaseExists, openDatabase, type Database } from './db/database';
 import { migrateToLatest } from './db/migrate';
 import { withinMs } from './deadline';
-import { type GrpcServiceBinding, startGrpcServer } from './grpc/server';
+import type { BoundGrpcServer } from './grpc/server';
 import { JobRelay } from './job-relay';
 import type { RunningProcess } from './lifecycle';
 import { closeLogger, type LogFormat, type Logger } from './logger';
@@ -137,17 +138,18 @@ export class ServiceRuntime<DB> {
   }
 
   /**
-   * Starts the relay (if jobs were registered) and the gRPC server. `stop`, on SIGTERM: no new
-   * calls or jobs; running calls and jobs get SHUTDOWN_GRACE_MS together; jobs still running then
-   * are handed back to the queue for the next process; connections close; the process exits.
+   * Starts the relay (if jobs were registered) and serves the gRPC implementations on the server
+   * bound before this runtime started (startService). `stop`, on SIGTERM: no new calls or jobs;
+   * running calls and jobs get SHUTDOWN_GRACE_MS together; jobs still running then are handed back
+   * to the queue for the next process; connections close; the process exits.
    */
-  async serve(services: GrpcServiceBinding[]): Promise<RunningService> {
+  async serve(grpc: BoundGrpcServer, implementations: Record<string, UntypedServiceImplementation>): Promise<RunningService> {
     this.checkProcessors();
     if (this.config.RUN_WORKERS) {
       for (const { job, processor, concurrency } of this.processors.values()) this.queues.process(job, processor, concurrency);
       await this.relay.start();
     }
-    const grpc = await startGrpcServer({ host: this.config.GRPC_HOST, port: this.config.GRPC_PORT, logger: this.logger, services });
+    grpc.serve(implementations);
     return {
       grpcPort: grpc.port,
       stop: async () => {

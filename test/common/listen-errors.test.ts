@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { ConfigError, listenError } from '../../services/common/config';
-import { startGrpcServer } from '../../services/common/grpc/server';
+import { bindGrpcServer } from '../../services/common/grpc/server';
 import { createLogger } from '../../services/common/logger';
 
 /** A port another process holds is a configuration problem that names the variable to change. */
@@ -18,7 +18,7 @@ describe('listening on a taken port', () => {
   it('the gRPC bootstrap of every service names GRPC_PORT', async () => {
     // grpc-js also prints a line of its own ("No address added ..."); keep it out of the test output.
     const grpcLog = jest.spyOn(console, 'error').mockImplementation(() => undefined);
-    const failure = startGrpcServer({ host: '127.0.0.1', port, services: [], logger: createLogger({ service: 'test', level: 'silent' }) });
+    const failure = bindGrpcServer({ host: '127.0.0.1', port, services: [], logger: createLogger({ service: 'test', level: 'silent' }) });
     await expect(failure).rejects.toThrow(ConfigError);
     await expect(failure).rejects.toThrow(`127.0.0.1:${port} is already in use by another process: set GRPC_PORT to a free port, or stop that process`);
     grpcLog.mockRestore();

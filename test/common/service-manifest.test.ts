@@ -1,12 +1,18 @@
+import net from 'node:net';
+import { status } from '@grpc/grpc-js';
+import pg from 'pg';
 import { z } from 'zod';
-import { TaxServiceService } from '../../gen/referral/tax/v1/tax';
+import { HealthCheckResponse_ServingStatus, HealthClient } from '../../gen/grpc/health/v1/health';
+import { TaxServiceClient, TaxServiceService } from '../../gen/referral/tax/v1/tax';
 import { ConfigError, loadConfig, serviceEnv } from '../../services/common/config';
+import { createGrpcClient } from '../../services/common/grpc/client';
 import type { JobDefinition } from '../../services/common/queue';
 import { CATALOG, type CatalogEntry, SERVICE_CATALOG } from '../../services/common/service-catalog';
 import { type ServiceManifest, startService } from '../../services/common/service-manifest';
 import { ManifestError, type RunningService, type ServiceRuntime, type ServiceRuntimeConfig } from '../../services/common/service-runtime';
 import { SERVICE_MANIFESTS } from '../../services/manifests';
 import { LogCapture } from '../helpers/log-capture';
+import { freePort, portIsFree } from '../helpers/processes';
 import { pollUntil } from '../helpers/poll';
 import { commonEnv, createTestDatabase, deleteKeys, newQueuePrefix } from '../helpers/stack';
 import { TEST_REDIS_URL } from '../setup/test-env';
@@ -44,7 +50,7 @@ function probeConfig(env: Record<string, string> = {}): ServiceRuntimeConfig {
 /** The probe service with these jobs, composed by `compose` (which registers processors, or not). */
 function startProbe(
   jobs: JobDefinition<{ n: number }>[],
-  compose: (runtime: ServiceRuntime<unknown>) => void,
+  compose: (runtime: ServiceRuntime<unknown>) => void | Promise<void>,
   env: Record<string, string> = {},
 ): Promise<RunningService> {
   const manifest: ServiceManifest<ServiceRuntimeConfig, unknown> = {
@@ -55,7 +61,7 @@ function startProbe(
     jobs,
     calls: [],
     compose: async (runtime) => {
-      compose(runtime);
+      await compose(runtime);
       return {};
     },
   };
@@ -122,6 +128,71 @@ describe('service start-up against its manifest', () => {
       expect(seen).toEqual([7]);
     } finally {
       await service.stop();
+    }
+  });
+});
+
+/**
+ * The port is bound before the service opens any connection: on Linux an outgoing connection (to
+ * PostgreSQL, to Redis) takes a local port from the ephemeral range, and one opened during start-up
+ * could take the service's port just before it binds it (issue 21: 1 start in 27 failed so).
+ */
+describe('service start-up and its port', () => {
+  const probeAddress = (port: number) => `127.0.0.1:${port}`;
+
+  it('binds its port first: a taken port is reported even when PostgreSQL cannot be reached', async () => {
+    const holder = net.createServer();
+    const port = await freePort();
+    await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
+    // grpc-js also prints a line of its own ("No address added ..."); keep it out of the test output.
+    const grpcLog = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const failure = startProbe([], () => undefined, { GRPC_PORT: String(port), DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' });
+      await expect(failure).rejects.toThrow(new ConfigError(`${probeAddress(port)} is already in use by another process: set GRPC_PORT to a free port, or stop that process`));
+    } finally {
+      grpcLog.mockRestore();
+      await new Promise<void>((resolve) => holder.close(() => resolve()));
+    }
+  });
+
+  it('gives its port back when it cannot start after binding it', async () => {
+    const port = await freePort();
+    await expect(startProbe([], () => undefined, { GRPC_PORT: String(port), DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' })).rejects.toThrow(/ECONNREFUSED/);
+    expect(await portIsFree(port)).toBe(true);
+  });
+
+  it('answers UNAVAILABLE and health NOT_SERVING while it migrates, then serves', async () => {
+    const port = await freePort();
+    // Another replica migrating the schema: this one waits for the migration lock (migrate.ts).
+    const replica = new pg.Client({ connectionString: database.url });
+    await replica.connect();
+    await replica.query("SELECT pg_advisory_lock(hashtext('migrate:probe'))");
+    const health = createGrpcClient(HealthClient, probeAddress(port), 2_000);
+    const tax = createGrpcClient(TaxServiceClient, probeAddress(port), 2_000);
+    let service: RunningService | undefined;
+    try {
+      const starting = startProbe([], () => undefined, { GRPC_PORT: String(port) });
+      const answer = await pollUntil(() => health.call.check({ service: SERVICE_CATALOG.tax.grpcService }).catch(() => undefined), {
+        timeoutMs: 10_000,
+        what: 'the starting service to answer its health check',
+      });
+      expect(answer.status).toBe(HealthCheckResponse_ServingStatus.NOT_SERVING);
+      await expect(tax.call.getTaxSettings({ projectId: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({
+        code: status.UNAVAILABLE,
+        details: `${SERVICE_CATALOG.tax.grpcService} is starting; try again shortly`,
+      });
+
+      await replica.query("SELECT pg_advisory_unlock(hashtext('migrate:probe'))");
+      service = await starting;
+      expect(service.grpcPort).toBe(port);
+      expect((await health.call.check({ service: SERVICE_CATALOG.tax.grpcService })).status).toBe(HealthCheckResponse_ServingStatus.SERVING);
+      // Now the implementation answers (the probe implements no method: grpc-js's own answer).
+      await expect(tax.call.getTaxSettings({ projectId: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({ code: status.UNIMPLEMENTED });
+    } finally {
+      health.close();
+      tax.close();
+      await replica.end();
+      await service?.stop();
     }
   });
 });

@@ -1,9 +1,10 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type ConsoleMessage, chromium, type Page } from 'playwright-core';
+import { chromiumPath } from '../../scripts/check-chromium';
 
-/** Debian's Chromium unless CHROMIUM_PATH names another (`.ci/run` installs the package when missing). */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+/** Debian's Chromium unless CHROMIUM_PATH names another (`.ci/run` installs the package when missing; `npm test` checks it first). */
+export const CHROMIUM_PATH = chromiumPath();
 export const ARTIFACTS_DIR = path.resolve(__dirname, '../../test-artifacts');
 export const DESKTOP = { width: 1280, height: 900 };
 export const MOBILE = { width: 375, height: 812 };

@@ -1,37 +1,24 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { builtFrom as bundleBuiltFrom, inputsHash, markBuilt, WEB_BUNDLE } from '../../scripts/build/inputs';
 import { isAlive } from '../helpers/processes';
 
 const ROOT = path.resolve(__dirname, '../..');
 const WEB = path.join(ROOT, 'web');
-const STAMP = path.join(WEB, 'dist', '.sources-hash');
 /** Held (it names the holder's pid) while a process builds web/dist: the others wait for that build instead of starting their own. */
 const LOCK = path.join(WEB, 'dist.build-lock');
 /** A build takes ~15 s of CPU; on a loaded machine, beside the suite's two workers, several times that. */
 const BUILD_WAIT_MS = 300_000;
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const file = path.join(dir, name);
-    return statSync(file).isDirectory() ? filesUnder(file) : [file];
-  });
-}
-
-/** A hash of everything the bundle is built from: the web sources and the contracts' generated module they import. */
+/** A hash of everything the bundle is built from (the same stamp as `npm run build`'s, scripts/build/inputs.ts). */
 function sourcesHash(): string {
-  const hash = createHash('sha256');
-  const sources = [...filesUnder(path.join(WEB, 'src')), ...filesUnder(path.join(ROOT, 'contracts', 'generated')), path.join(WEB, 'index.html'), path.join(WEB, 'vite.config.ts')];
-  for (const file of sources.sort()) {
-    hash.update(path.relative(WEB, file)).update('\0').update(readFileSync(file)).update('\0');
-  }
-  return hash.digest('hex');
+  return inputsHash(ROOT, WEB_BUNDLE);
 }
 
 function builtFrom(hash: string): boolean {
-  return existsSync(STAMP) && readFileSync(STAMP, 'utf8') === hash;
+  return bundleBuiltFrom(ROOT, WEB_BUNDLE, hash);
 }
 
 /** Takes the build lock if no living process holds it (a dead holder's lock is taken over). */
@@ -85,7 +72,7 @@ function build(hash: string): { child: ChildProcess; done: Promise<void> } {
       reject(error);
     });
     child.once('close', (code, signal) => {
-      if (code === 0) writeFileSync(STAMP, hash);
+      if (code === 0) markBuilt(ROOT, WEB_BUNDLE, hash);
       unlock();
       if (code === 0) resolve();
       else reject(new Error(`vite build web failed (${signal ?? code}):\n${output.slice(-4000)}`));

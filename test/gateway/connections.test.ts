@@ -1,14 +1,18 @@
-import { connect, type Socket } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
+import pg from 'pg';
+import { ConfigError } from '../../services/common/config';
 import { CATALOG } from '../../services/common/service-catalog';
 import { LogCapture } from '../helpers/log-capture';
 import { pollUntil } from '../helpers/poll';
+import { freePort, portIsFree } from '../helpers/processes';
 import { createTestDatabase, deleteKeys, type GrpcAddresses, newQueuePrefix, startTestGateway, type TestGateway } from '../helpers/stack';
 import { TEST_REDIS_URL } from '../setup/test-env';
 
 /**
- * The gateway's connections: a client too slow to send its request is cut off after the configured
- * timeouts (Node's own would let it hold a connection for minutes), and a stopping gateway does not
- * wait on its keep-alive clients. Only PostgreSQL and Redis are needed: no service is called.
+ * The gateway's connections: its ports are bound before it connects to anything, a client too slow
+ * to send its request is cut off after the configured timeouts (Node's own would let it hold a
+ * connection for minutes), and a stopping gateway does not wait on its keep-alive clients. Only
+ * PostgreSQL and Redis are needed: no service is called.
  */
 
 /** No service runs: the routes used here (/healthz, sign-in's nonce) call none. */
@@ -226,4 +230,60 @@ describe('a gateway stopping with keep-alive clients', () => {
       await drop();
     }
   }, 60_000);
+});
+
+/**
+ * The ports are bound before any connection is opened: on Linux an outgoing connection (to
+ * PostgreSQL, Redis, a service) takes a local port from the ephemeral range, and one opened during
+ * start-up could take the gateway's port just before it binds it.
+ */
+describe('a gateway starting', () => {
+  const BOUND_MS = 15_000;
+  const UNREACHABLE_DATABASE = 'postgres://postgres@127.0.0.1:1/nowhere';
+  const start = (databaseUrl: string, env: Record<string, string>) =>
+    startTestGateway({ databaseUrl, redisUrl: TEST_REDIS_URL, queuePrefix: newQueuePrefix(), grpcAddresses: NO_SERVICES, logs: new LogCapture(), env });
+
+  it('binds PORT first: a taken PORT is reported even when PostgreSQL cannot be reached, and METRICS_PORT is given back', async () => {
+    const holder = createServer();
+    const port = await freePort();
+    const metricsPort = await freePort();
+    await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
+    try {
+      await expect(start(UNREACHABLE_DATABASE, { PORT: String(port), METRICS_PORT: String(metricsPort) })).rejects.toThrow(
+        new ConfigError(`127.0.0.1:${port} is already in use by another process: set PORT to a free port, or stop that process`),
+      );
+    } finally {
+      await new Promise<void>((resolve) => holder.close(() => resolve()));
+    }
+    // Failing on PostgreSQL after binding, it gives both ports back.
+    await expect(start(UNREACHABLE_DATABASE, { PORT: String(port), METRICS_PORT: String(metricsPort) })).rejects.toThrow(/ECONNREFUSED/);
+    expect(await portIsFree(port)).toBe(true);
+    expect(await portIsFree(metricsPort)).toBe(true);
+  });
+
+  it('answers 503 with Retry-After while it migrates, then serves', async () => {
+    const database = await createTestDatabase();
+    // Another replica migrating the access schema: this one waits for the migration lock (migrate.ts).
+    const replica = new pg.Client({ connectionString: database.url });
+    await replica.connect();
+    await replica.query("SELECT pg_advisory_lock(hashtext('migrate:access'))");
+    const port = await freePort();
+    let gateway: TestGateway | undefined;
+    try {
+      const starting = start(database.url, { PORT: String(port) });
+      const early = await pollUntil(() => fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined), { timeoutMs: BOUND_MS, what: 'the starting gateway to answer' });
+      expect(early.status).toBe(503);
+      expect(early.headers.get('retry-after')).toBe('1');
+      expect(early.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(await early.json()).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE', message: 'the gateway is starting; try again shortly', details: [] });
+
+      await replica.query("SELECT pg_advisory_unlock(hashtext('migrate:access'))");
+      gateway = await starting;
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    } finally {
+      await replica.end();
+      await gateway?.stop();
+      await database.drop();
+    }
+  });
 });

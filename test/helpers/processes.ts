@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { readEphemeralPortRange } from '../../scripts/stack/port-check';
 
 /** `node -r` this, and a TypeScript entry point runs from source (see scripts/register-ts.js). */
 export const REGISTER_TS = path.join(__dirname, '../../scripts/register-ts.js');
@@ -97,12 +98,8 @@ export async function freePort(): Promise<number> {
 }
 
 function portRangeBelowEphemeral(): [number, number] {
-  let ephemeralLow = 32768;
-  try {
-    ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || ephemeralLow;
-  } catch {
-    // Not Linux: the IANA ephemeral range starts at 49152; below 32768 is safe there too.
-  }
+  // Not Linux: the IANA ephemeral range starts at 49152; below 32768 is safe there too.
+  const ephemeralLow = readEphemeralPortRange()?.low ?? 32768;
   const high = Math.min(ephemeralLow, 49152);
   return [Math.max(10_000, high - 20_000), high];
 }

@@ -229,7 +229,8 @@ export function withOverrides(base: Record<string, string>, overrides: Record<st
   return env;
 }
 
-async function dropDatabase(name: string): Promise<void> {
+/** Drops a database of the run (its connections cut off). */
+export async function dropDatabase(name: string): Promise<void> {
   const admin = new pg.Client({ connectionString: databaseUrl('postgres') });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import type { MemberSpec } from '../../scripts/stack/supervisor';
-import { endOf, eventually, isAlive, type NodeProcess, REGISTER_TS, startTs } from '../helpers/processes';
+import { readEphemeralPortRange } from '../../scripts/stack/port-check';
+import { endOf, eventually, isAlive, type NodeProcess, portIsFree, REGISTER_TS, startTs } from '../helpers/processes';
 import { eventsFile, fakeMember, readEvents } from './fixtures/fake-members';
 
 /**
@@ -81,6 +82,27 @@ describe('npm start supervisor process', () => {
     stack.child.kill('SIGKILL');
     await allStoppedGracefully(events, pids);
     expect(stack.output()).toContain('audience: the supervisor is gone (IPC channel closed), shutting down');
+  });
+
+  it('warns in one line, and starts all the same, when a member would listen inside the kernel’s ephemeral port range', async () => {
+    const range = readEphemeralPortRange();
+    expect(range).toBeDefined(); // Linux: the file is there
+    const port = await eventually('a free port inside the ephemeral range', async () => {
+      const candidate = range!.low + Math.floor(Math.random() * (range!.high - range!.low));
+      return (await portIsFree(candidate)) && candidate;
+    });
+    const events = eventsFile();
+    const members = threeMembers(events);
+    members[1]!.listens = [{ host: '127.0.0.1', port, variable: 'TAX_GRPC_ADDR', form: 'host:port' }];
+    const stack = startTs(FAKE_STACK, { env: stackEnv(members) });
+    const pids = await started(events);
+    leftovers.push(stack.child.pid!, ...pids);
+    const warnings = stack.output().split('\n').filter((line) => line.startsWith('stack: warning: '));
+    expect(warnings).toEqual([expect.stringContaining(`tax (TAX_GRPC_ADDR, port ${port}) would listen inside the kernel's ephemeral port range ${range!.low}-${range!.high}`)]);
+    expect(warnings[0]).toMatch(/set TAX_GRPC_ADDR to a port below \d+$/);
+
+    stack.child.kill('SIGTERM');
+    expect(await endOf(stack)).toEqual({ code: 0, signal: null });
   });
 
   it('refuses to start when a port is taken, in one line naming the variable that moves it', async () => {

@@ -3,12 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import IORedis from 'ioredis';
 import pg from 'pg';
 import { DEV_CLAIM_MANAGER, DEV_TOKEN } from '../../scripts/dev-chain/constants';
 import { CATALOG } from '../../services/common/service-catalog';
 import { databaseUrl, runId, TEST_DB_PREFIX, TEST_REDIS_URL } from '../setup/test-env';
 import { endOf, eventually, freePort, type NodeProcess, portIsFree, startTs } from '../helpers/processes';
+import { deleteKeys, dropDatabase } from '../helpers/stack';
 
 /**
  * `npm start` end to end: scripts/start-stack.ts with the real services, the gateway and the dev
@@ -49,7 +49,7 @@ beforeAll(async () => {
       'SESSION_SECRET=',
       'TAX_ENCRYPTION_KEYS=',
       'TAX_ENCRYPTION_ACTIVE_KEY_ID=',
-      'GRPC_PORT=50051',
+      'GRPC_PORT=20051',
       'LOG_LEVEL=warn',
       '',
     ].join('\n'),
@@ -87,14 +87,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (stack.child.exitCode === null) stack.child.kill('SIGKILL');
-  const admin = new pg.Client({ connectionString: databaseUrl('postgres') });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(database)} WITH (FORCE)`);
-  await admin.end();
-  const redis = new IORedis(TEST_REDIS_URL);
-  const keys = await redis.keys(`${queuePrefix}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
+  await dropDatabase(database);
+  await deleteKeys(TEST_REDIS_URL, `${queuePrefix}:*`);
 });
 
 /** One JSON-RPC call to the dev chain. */

@@ -1,36 +1,56 @@
-import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import {
+  Server,
+  ServerCredentials,
+  type ServerErrorResponse,
+  type ServiceDefinition,
+  status,
+  type UntypedHandleCall,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import { listenError } from '../config';
 import type { Logger } from '../logger';
 import { channelOptions } from './channel-options';
 
-export interface GrpcServiceBinding {
+/** A gRPC service the server will serve: what it answers is given later, to `serve`. */
+export interface GrpcServiceDeclaration {
   /** Fully qualified name, e.g. referral.audience.v1.AudienceService; also its health-check name. */
   name: string;
   definition: ServiceDefinition;
-  implementation: UntypedServiceImplementation;
 }
 
 export interface GrpcServerOptions {
   host: string;
   port: number;
-  services: GrpcServiceBinding[];
+  services: GrpcServiceDeclaration[];
   logger: Logger;
 }
 
-export interface RunningGrpcServer {
+export interface BoundGrpcServer {
   port: number;
+  /** From now on the services answer with these implementations (by service name), and health says SERVING. */
+  serve(implementations: Record<string, UntypedServiceImplementation>): void;
   /** Stops taking calls (health says NOT_SERVING), lets running calls finish, then forces. */
   shutdown(graceMs: number): Promise<void>;
+  /** Stops at once: start-up failed before `serve`, so no call has anything to finish. */
+  close(): void;
 }
 
-/** The one gRPC bootstrap: every service gets the same options, health service and shutdown. */
-export async function startGrpcServer(options: GrpcServerOptions): Promise<RunningGrpcServer> {
+/**
+ * The one gRPC bootstrap: every service gets the same options, health service and shutdown.
+ *
+ * It binds the port first, before the service opens any connection (PostgreSQL, Redis, another
+ * service): on Linux an outgoing connection takes a local port from the ephemeral range, and one
+ * opened during start-up could take the service's own port just before the bind. Until `serve`,
+ * health says NOT_SERVING and every call is answered UNAVAILABLE (which callers retry), not
+ * UNIMPLEMENTED.
+ */
+export async function bindGrpcServer(options: GrpcServerOptions): Promise<BoundGrpcServer> {
   const server = new Server(channelOptions);
   const health = new HealthImplementation({ '': 'NOT_SERVING' });
   health.addToServer(server);
   for (const service of options.services) {
-    server.addService(service.definition, service.implementation);
+    server.addService(service.definition, startingImplementation(service));
     health.setStatus(service.name, 'NOT_SERVING');
   }
 
@@ -41,15 +61,26 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
       error ? reject(listenError(error, 'GRPC_PORT', address)) : resolve(boundPort),
     );
   });
-  const setAll = (status: 'SERVING' | 'NOT_SERVING') => {
-    health.setStatus('', status);
-    for (const service of options.services) health.setStatus(service.name, status);
+  const setAll = (state: 'SERVING' | 'NOT_SERVING') => {
+    health.setStatus('', state);
+    for (const service of options.services) health.setStatus(service.name, state);
   };
-  setAll('SERVING');
-  options.logger.info({ port, services: options.services.map((s) => s.name) }, 'grpc server listening');
+  options.logger.info({ port }, 'grpc port bound; starting');
 
   return {
     port,
+    serve: (implementations) => {
+      for (const service of options.services) {
+        const implementation = implementations[service.name];
+        if (!implementation) throw new Error(`no implementation given for ${service.name}`);
+        // Synchronous: no call can arrive between the two.
+        server.removeService(service.definition);
+        server.addService(service.definition, implementation);
+      }
+      setAll('SERVING');
+      options.logger.info({ port, services: options.services.map((s) => s.name) }, 'grpc server listening');
+    },
+    close: () => server.forceShutdown(),
     shutdown: (graceMs) =>
       new Promise<void>((resolve) => {
         setAll('NOT_SERVING');
@@ -65,4 +96,19 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
         });
       }),
   };
+}
+
+/** Answers each method of the service UNAVAILABLE, as grpc-js's own unimplemented handlers answer, by kind of method. */
+function startingImplementation(service: GrpcServiceDeclaration): UntypedServiceImplementation {
+  const starting: ServerErrorResponse = Object.assign(new Error(`${service.name} is starting; try again shortly`), {
+    code: status.UNAVAILABLE,
+    details: `${service.name} is starting; try again shortly`,
+  });
+  const handlers: Record<string, UntypedHandleCall> = {};
+  for (const [method, definition] of Object.entries(service.definition)) {
+    handlers[method] = definition.responseStream
+      ? (call: { emit(event: 'error', error: ServerErrorResponse): void }) => call.emit('error', starting)
+      : (_call: unknown, callback: (error: ServerErrorResponse, value: null) => void) => callback(starting, null);
+  }
+  return handlers;
 }
