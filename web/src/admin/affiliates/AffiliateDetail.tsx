@@ -203,7 +203,7 @@ function ReferralTree({ identifier, identifierType }: { identifier: string; iden
               </li>
             ))}
           </ul>
-          <Pager label="Referred user pages" page={page} pageSize={PAGE_SIZE} total={referrals.data.total_results} onPage={setPage} />
+          <Pager label="Referred user pages" list={{ page, page_size: PAGE_SIZE, total_results: referrals.data.total_results }} onPage={setPage} />
         </>
       ) : null}
     </section>
@@ -261,7 +261,7 @@ function History({ identifier, identifierType }: { identifier: string; identifie
               </li>
             ))}
           </ol>
-          <Pager label="History pages" page={page} pageSize={PAGE_SIZE} total={history.data.total_results} onPage={setPage} />
+          <Pager label="History pages" list={{ page, page_size: PAGE_SIZE, total_results: history.data.total_results }} onPage={setPage} />
         </>
       ) : null}
     </section>
