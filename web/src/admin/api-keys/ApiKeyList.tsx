@@ -5,7 +5,7 @@ import type { ApiResult } from '../../api/client';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { formatDateTime } from '../../ui/format';
 import { pageFromUrl, Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { ListStates } from '../../ui/states';
 import { useAdminSession, useProject } from '../session';
 import { ScrollTable } from '../../ui/ScrollTable';
 
@@ -57,9 +57,7 @@ export function ApiKeyList() {
       <div role="status" aria-live="polite">
         {revoked ? `Revoked “${revoked.name}”: it is refused from now on.` : ''}
       </div>
-      {keys.isPending ? <Loading label="Loading keys…" /> : null}
-      {keys.isError ? <ErrorMessage error={keys.error} /> : null}
-      {keys.data && keys.data.results.length === 0 ? <Empty>No active keys on this page.</Empty> : null}
+      <ListStates query={keys} loading="Loading keys…" empty="No active keys on this page." />
       {keys.data && keys.data.results.length > 0 ? (
         <>
           <ScrollTable

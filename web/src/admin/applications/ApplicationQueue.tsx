@@ -4,7 +4,7 @@ import { useSearchParams } from 'react-router-dom';
 import type { ApiBody, ApiQuery } from '../../api/client';
 import { formatDateTime } from '../../ui/format';
 import { PAGE_SIZES, pageFromUrl, Pager, PageSizeSelect } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { ErrorMessage, ListStates } from '../../ui/states';
 import { useProject } from '../session';
 import { ScrollTable, type TableColumn } from '../../ui/ScrollTable';
 import { AudienceOptions } from '../audiences/AudienceOptions';
@@ -101,9 +101,7 @@ export function ApplicationQueue() {
         </ul>
       ) : null}
       {decide.isError ? <ErrorMessage error={decide.error} title="Nothing was decided" /> : null}
-      {list.isPending ? <Loading label="Loading applications…" /> : null}
-      {list.isError ? <ErrorMessage error={list.error} /> : null}
-      {list.data && rows.length === 0 ? <Empty>No {STATUSES.find((entry) => entry.value === status)?.label.toLowerCase()} applications.</Empty> : null}
+      <ListStates query={list} loading="Loading applications…" empty={<>No {STATUSES.find((entry) => entry.value === status)?.label.toLowerCase()} applications.</>} />
       {list.data && rows.length > 0 ? (
         <>
           <ScrollTable

@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router-dom';
 import { formatDateTime } from '../../ui/format';
 import { pageFromUrl, Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { ErrorMessage, ListStates, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { describeCondition } from './condition';
 import { BadgeEditor } from './BadgeEditor';
@@ -103,9 +103,7 @@ function Entries({ audienceId }: { audienceId: string }) {
         </div>
         <button type="submit">Search</button>
       </form>
-      {entries.isPending ? <Loading label="Loading users…" /> : null}
-      {entries.isError ? <ErrorMessage error={entries.error} /> : null}
-      {entries.data && entries.data.results.length === 0 ? <Empty>{search ? `No user’s identifier starts with “${search}”.` : 'No users in this audience yet.'}</Empty> : null}
+      <ListStates query={entries} loading="Loading users…" empty={search ? `No user’s identifier starts with “${search}”.` : 'No users in this audience yet.'} />
       {entries.data && entries.data.results.length > 0 ? (
         <>
           <ScrollTable

@@ -2,7 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router-dom';
 import { formatDateTime } from '../../ui/format';
 import { pageFromUrl, Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { ListStates } from '../../ui/states';
 import { useProject } from '../session';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
 
@@ -25,13 +25,15 @@ export function AudienceList() {
           New audience
         </Link>
       </div>
-      {audiences.isPending ? <Loading label="Loading audiences…" /> : null}
-      {audiences.isError ? <ErrorMessage error={audiences.error} /> : null}
-      {audiences.data && audiences.data.results.length === 0 ? (
-        <Empty>
-          No audiences yet. <Link to="new">Create the first one</Link>.
-        </Empty>
-      ) : null}
+      <ListStates
+        query={audiences}
+        loading="Loading audiences…"
+        empty={
+          <>
+            No audiences yet. <Link to="new">Create the first one</Link>.
+          </>
+        }
+      />
       {audiences.data && audiences.data.results.length > 0 ? (
         <>
           <ScrollTable

@@ -2,7 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useLocation, useSearchParams } from 'react-router-dom';
 import { formatDateTime, formatUsd } from '../../ui/format';
 import { pageFromUrl, Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { ListStates } from '../../ui/states';
 import { useProject } from '../session';
 import { DesignateMaster } from './DesignateMaster';
 import { Amounts, formatSpread } from './figures';
@@ -30,9 +30,7 @@ export function MasterList() {
           {notice}
         </p>
       ) : null}
-      {masters.isPending ? <Loading label="Loading master affiliates…" /> : null}
-      {masters.isError ? <ErrorMessage error={masters.error} /> : null}
-      {masters.data && masters.data.results.length === 0 ? <Empty>No master affiliates yet. Designate an affiliate below.</Empty> : null}
+      <ListStates query={masters} loading="Loading master affiliates…" empty="No master affiliates yet. Designate an affiliate below." />
       {masters.data && masters.data.results.length > 0 ? (
         <>
           <ScrollTable

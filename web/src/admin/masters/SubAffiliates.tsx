@@ -5,7 +5,7 @@ import type { ApiQuery, ApiResult } from '../../api/client';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { formatDateTime, formatUsd } from '../../ui/format';
 import { pageFromUrl, Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { ListStates } from '../../ui/states';
 import { useProject } from '../session';
 import { Amounts } from './figures';
 import { refreshMaster, subAffiliatesKey } from './queries';
@@ -81,9 +81,7 @@ export function SubAffiliates({ agencyId }: { agencyId: string }) {
           </select>
         </div>
       </div>
-      {list.isPending ? <Loading label="Loading sub-affiliates…" /> : null}
-      {list.isError ? <ErrorMessage error={list.error} /> : null}
-      {list.data && list.data.results.length === 0 ? <Empty>{bound ? 'No sub-affiliates here.' : 'No sub-affiliates yet: bind some above.'}</Empty> : null}
+      <ListStates query={list} loading="Loading sub-affiliates…" empty={bound ? 'No sub-affiliates here.' : 'No sub-affiliates yet: bind some above.'} />
       {list.data && list.data.results.length > 0 ? (
         <>
           <ScrollTable

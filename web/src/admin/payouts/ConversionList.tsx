@@ -5,7 +5,7 @@ import type { ApiQuery } from '../../api/client';
 import { formatDateTime, formatDecimal, shortIdentifier } from '../../ui/format';
 import { IDENTIFIER_TYPES } from '../../ui/identifier-types';
 import { pageFromUrl, Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { ListStates } from '../../ui/states';
 import { useProject } from '../session';
 import { ConversionDetail } from './ConversionDetail';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
@@ -96,9 +96,7 @@ export function ConversionList() {
           </button>
         </div>
       </form>
-      {conversions.isPending ? <Loading label="Loading conversions…" /> : null}
-      {conversions.isError ? <ErrorMessage error={conversions.error} /> : null}
-      {conversions.data && conversions.data.results.length === 0 ? <Empty>No conversions match.</Empty> : null}
+      <ListStates query={conversions} loading="Loading conversions…" empty="No conversions match." />
       {conversions.data && conversions.data.results.length > 0 ? (
         <>
           <p className="count" role="status">

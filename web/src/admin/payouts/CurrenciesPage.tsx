@@ -5,7 +5,7 @@ import type { ApiBody } from '../../api/client';
 import { FieldError, fieldErrors } from '../../ui/field-errors';
 import { formatDateTime } from '../../ui/format';
 import { pageFromUrl, Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { ErrorMessage, ListStates } from '../../ui/states';
 import { useProject } from '../session';
 import { currenciesKey } from './currencies';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
@@ -28,9 +28,7 @@ export function CurrenciesPage() {
   return (
     <>
       <h2 id="currencies-title">Currencies</h2>
-      {currencies.isPending ? <Loading label="Loading currencies…" /> : null}
-      {currencies.isError ? <ErrorMessage error={currencies.error} /> : null}
-      {currencies.data && currencies.data.results.length === 0 ? <Empty>No currencies yet: add the first one below.</Empty> : null}
+      <ListStates query={currencies} loading="Loading currencies…" empty="No currencies yet: add the first one below." />
       {currencies.data && currencies.data.results.length > 0 ? (
         <>
           <ScrollTable

@@ -2,7 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router-dom';
 import { formatDateTime } from '../../ui/format';
 import { pageFromUrl, Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { ListStates } from '../../ui/states';
 import { useProject } from '../session';
 import { currencyLabel, useCurrencyChoices } from './currencies';
 import { termsKey } from './PayoutTermsEditor';
@@ -32,13 +32,15 @@ export function PayoutTermsList() {
         </Link>
       </div>
       <p className="help">What each conversion name pays, in which currency. A conversion whose name no terms cover is recorded as no_terms and pays nothing.</p>
-      {terms.isPending ? <Loading label="Loading payout terms…" /> : null}
-      {terms.isError ? <ErrorMessage error={terms.error} /> : null}
-      {terms.data && terms.data.results.length === 0 ? (
-        <Empty>
-          No payout terms yet. <Link to="new">Create the first ones</Link>.
-        </Empty>
-      ) : null}
+      <ListStates
+        query={terms}
+        loading="Loading payout terms…"
+        empty={
+          <>
+            No payout terms yet. <Link to="new">Create the first ones</Link>.
+          </>
+        }
+      />
       {terms.data && terms.data.results.length > 0 ? (
         <>
           <ScrollTable

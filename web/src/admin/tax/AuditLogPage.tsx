@@ -2,7 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router-dom';
 import { formatDateTime, shortIdentifier } from '../../ui/format';
 import { pageFromUrl, Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { ListStates } from '../../ui/states';
 import { useProject } from '../session';
 import { TAX_PATHS, taxKeys } from './tax-records';
 import { ScrollTable } from '../../ui/ScrollTable';
@@ -35,9 +35,7 @@ export function AuditLogPage() {
     <section aria-labelledby="audit-log-title">
       <h1 id="audit-log-title">Audit log</h1>
       <p className="help">Every read of a full tax id, newest first. The value itself is never logged.</p>
-      {log.isPending ? <Loading label="Loading the audit log…" /> : null}
-      {log.isError ? <ErrorMessage error={log.error} /> : null}
-      {log.data && rows.length === 0 ? <Empty>Nobody has read a full tax id yet.</Empty> : null}
+      <ListStates query={log} loading="Loading the audit log…" empty="Nobody has read a full tax id yet." />
       {log.data && rows.length > 0 ? (
         <>
           <ScrollTable

@@ -2,7 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router-dom';
 import { formatDateTime, shortIdentifier } from '../../ui/format';
 import { PAGE_SIZES, pageFromUrl, Pager, PageSizeSelect } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { ListStates } from '../../ui/states';
 import { FORM_NAMES } from '../../portal/tax/tax-status';
 import { useProject } from '../session';
 import { ReviewActions } from './ReviewActions';
@@ -59,9 +59,7 @@ export function ReviewQueue() {
           <PageSizeSelect id="tax-page-size" value={pageSize} onChange={(size) => setView({ page_size: size })} />
         </div>
       </div>
-      {list.isPending ? <Loading label="Loading tax forms…" /> : null}
-      {list.isError ? <ErrorMessage error={list.error} /> : null}
-      {list.data && rows.length === 0 ? <Empty>{empty}</Empty> : null}
+      <ListStates query={list} loading="Loading tax forms…" empty={empty} />
       {list.data && rows.length > 0 ? (
         <>
           <ScrollTable

@@ -2,7 +2,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useSearchParams } from 'react-router-dom';
 import { formatDateTime, shortIdentifier } from '../../ui/format';
 import { pageFromUrl, Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { ErrorMessage, ListStates } from '../../ui/states';
 import { useProject } from '../session';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
 
@@ -48,9 +48,7 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
         {resent ? `Resent ${resent.event_type} (event ${resent.event_id}): ${resent.status}, ${attemptsText(resent.attempts)}.` : ''}
       </div>
       {resend.isError ? <ErrorMessage error={resend.error} title="Not resent" /> : null}
-      {deliveries.isPending ? <Loading label="Loading deliveries…" /> : null}
-      {deliveries.isError ? <ErrorMessage error={deliveries.error} /> : null}
-      {deliveries.data && rows.length === 0 ? <Empty>No deliveries yet: the endpoint gets one for each event it subscribes to.</Empty> : null}
+      <ListStates query={deliveries} loading="Loading deliveries…" empty="No deliveries yet: the endpoint gets one for each event it subscribes to." />
       {deliveries.data && rows.length > 0 ? (
         <>
           <ScrollTable

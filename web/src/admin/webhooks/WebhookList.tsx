@@ -2,7 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router-dom';
 import { formatDateTime } from '../../ui/format';
 import { pageFromUrl, Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { ListStates } from '../../ui/states';
 import { useProject } from '../session';
 import { ScrollTable } from '../../ui/ScrollTable';
 
@@ -27,13 +27,15 @@ export function WebhookList() {
         </Link>
       </div>
       <p className="help">Endpoints receive the project’s events, signed the Standard Webhooks way, and retried for 24 hours until they answer 2xx.</p>
-      {webhooks.isPending ? <Loading label="Loading endpoints…" /> : null}
-      {webhooks.isError ? <ErrorMessage error={webhooks.error} /> : null}
-      {webhooks.data && webhooks.data.results.length === 0 ? (
-        <Empty>
-          No endpoints yet. <Link to="new">Create the first one</Link>.
-        </Empty>
-      ) : null}
+      <ListStates
+        query={webhooks}
+        loading="Loading endpoints…"
+        empty={
+          <>
+            No endpoints yet. <Link to="new">Create the first one</Link>.
+          </>
+        }
+      />
       {webhooks.data && webhooks.data.results.length > 0 ? (
         <>
           <ScrollTable
