@@ -16,15 +16,8 @@ export interface CurrencyRecord {
   createdAt: Date;
 }
 
-export interface NewCurrency {
-  projectId: string;
-  chainId: bigint;
-  address: string;
-  name: string;
-  decimals: number;
-  type: CurrencyType;
-  now: Date;
-}
+/** A currency to add: its fields but the id and creation time the repository gives it (`now`). */
+export type NewCurrency = Omit<CurrencyRecord, 'id' | 'createdAt'> & { now: Date };
 
 /** Thrown when the project already has a currency at this (chain, address). */
 export class CurrencyTaken extends Error {}
