@@ -25,15 +25,7 @@ export function AudienceList() {
           New audience
         </Link>
       </div>
-      <ListStates
-        query={audiences}
-        loading="Loading audiences…"
-        empty={
-          <>
-            No audiences yet. <Link to="new">Create the first one</Link>.
-          </>
-        }
-      />
+      <ListStates query={audiences} loading="Loading audiences…" empty={<>No audiences yet. <Link to="new">Create the first one</Link>.</>} />
       {audiences.data && audiences.data.results.length > 0 ? (
         <>
           <ScrollTable

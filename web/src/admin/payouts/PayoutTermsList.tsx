@@ -32,15 +32,7 @@ export function PayoutTermsList() {
         </Link>
       </div>
       <p className="help">What each conversion name pays, in which currency. A conversion whose name no terms cover is recorded as no_terms and pays nothing.</p>
-      <ListStates
-        query={terms}
-        loading="Loading payout terms…"
-        empty={
-          <>
-            No payout terms yet. <Link to="new">Create the first ones</Link>.
-          </>
-        }
-      />
+      <ListStates query={terms} loading="Loading payout terms…" empty={<>No payout terms yet. <Link to="new">Create the first ones</Link>.</>} />
       {terms.data && terms.data.results.length > 0 ? (
         <>
           <ScrollTable

@@ -27,15 +27,7 @@ export function WebhookList() {
         </Link>
       </div>
       <p className="help">Endpoints receive the project’s events, signed the Standard Webhooks way, and retried for 24 hours until they answer 2xx.</p>
-      <ListStates
-        query={webhooks}
-        loading="Loading endpoints…"
-        empty={
-          <>
-            No endpoints yet. <Link to="new">Create the first one</Link>.
-          </>
-        }
-      />
+      <ListStates query={webhooks} loading="Loading endpoints…" empty={<>No endpoints yet. <Link to="new">Create the first one</Link>.</>} />
       {webhooks.data && webhooks.data.results.length > 0 ? (
         <>
           <ScrollTable
