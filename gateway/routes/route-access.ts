@@ -1,6 +1,7 @@
 /**
- * The access rules routes declare (gateway/auth/caller.ts), named once so that a rule reads the same
- * wherever it is used and the access matrix (test/gateway/access-matrix.test.ts) sees a few shared rules.
+ * The access rules the routes declare (AuthRequirement, gateway/auth/caller.ts), each named once so
+ * that a rule means the same wherever it is used. A rule only one file needs (the claim checks'
+ * user_or_session rules, the audience entry's admin-or-service) stays beside its routes.
  */
 
 /** The project's admin keys, the project named by the path. */
