@@ -29,6 +29,11 @@ export function listSchema<T extends z.ZodType>(item: T, withCursor = false) {
   });
 }
 
+/** The page a list query asks for (pageQuery), as every service takes it (referral.common.v1.PageRequest). */
+export function pageRequest(query: { page: number; page_size: number }) {
+  return { page: query.page, pageSize: query.page_size };
+}
+
 /** A list reply as every service answers it (referral.common.v1.PageInfo beside the results). */
 export interface ListSource<T> {
   results: T[];

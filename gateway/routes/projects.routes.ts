@@ -3,9 +3,10 @@ import type { ApiKeyRecord } from '../access/api-key.repository';
 import type { IssuedApiKey } from '../access/access.service';
 import { API_KEY_ROLES } from '../access/access.database';
 import { pageInfo, toPage } from '../../services/common/pagination';
-import { listBody, listSchema, pageQuery } from '../http/list';
+import { listBody, listSchema, pageQuery, pageRequest } from '../http/list';
 import { type AnyRoute, defineRoute } from '../http/route';
 import type { RouteDeps } from './route-deps';
+import { projectAdmin } from './route-access';
 
 const role = z.enum(API_KEY_ROLES);
 const issuedKeySchema = z.object({
@@ -37,7 +38,6 @@ function presentKey(record: ApiKeyRecord) {
   return { id: record.id, role: record.role, name: record.name, key_prefix: record.keyPrefix, created_at: record.createdAt.toISOString() };
 }
 
-const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
 
 /** Projects (platform key) and their API keys (admin keys). */
 export function projectRoutes({ access, keyRevoked }: RouteDeps): AnyRoute[] {
@@ -69,7 +69,7 @@ export function projectRoutes({ access, keyRevoked }: RouteDeps): AnyRoute[] {
         operationId: 'createApiKey',
         summary: 'Create an API key',
         tags: ['Projects'],
-        auth: admin,
+        auth: projectAdmin,
         body: z.strictObject({ role, name: z.string().max(1_000) }),
         responses: { 201: { description: 'The key; its secret is shown only here', schema: issuedKeySchema } },
       },
@@ -85,12 +85,12 @@ export function projectRoutes({ access, keyRevoked }: RouteDeps): AnyRoute[] {
         operationId: 'listApiKeys',
         summary: 'List the project’s active API keys (without secrets)',
         tags: ['Projects'],
-        auth: admin,
+        auth: projectAdmin,
         query: z.object(pageQuery),
         responses: { 200: { description: 'A page of keys', schema: listSchema(apiKeySchema) } },
       },
       async ({ query, caller }) => {
-        const page = toPage({ page: query.page, pageSize: query.page_size });
+        const page = toPage(pageRequest(query));
         const { records, total } = await access.listApiKeys(caller.projectId, page);
         return {
           status: 200,
@@ -106,7 +106,7 @@ export function projectRoutes({ access, keyRevoked }: RouteDeps): AnyRoute[] {
         summary: 'Revoke an API key',
         description: 'The key answers 401 from then on. The last admin key of a project cannot be revoked (409 LAST_ADMIN_KEY).',
         tags: ['Projects'],
-        auth: admin,
+        auth: projectAdmin,
         responses: { 204: { description: 'Revoked' }, 409: { description: 'LAST_ADMIN_KEY' } },
       },
       async ({ params, caller }) => {

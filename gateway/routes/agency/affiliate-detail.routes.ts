@@ -1,7 +1,7 @@
 import { ReferredUserSort } from '../../../gen/referral/agency/v1/enums';
 import { EffectiveTaxStatus } from '../../../gen/referral/tax/v1/enums';
 import { enumValue } from '../../../services/common/enums';
-import { listBody } from '../../http/list';
+import { listBody, pageRequest } from '../../http/list';
 import { nameOf, required } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
@@ -9,10 +9,9 @@ import { presentAudiences, presentHistoryItem, presentReferredUser } from './aff
 import { affiliateDetailSchema, historyListSchema, historyQuery, referralsQuery, referredUserListSchema } from './affiliate-detail.schemas';
 import { presentAffiliate, presentAffiliateMetrics } from './agency.presenters';
 import { affiliateQuery } from './agency.schemas';
+import { projectReader } from '../route-access';
 
 const tags = ['Affiliates'];
-/** The dashboard's reads: admin keys, and read_only keys (as the affiliate list and detail). */
-const reader = { kind: 'api_key', roles: ['admin', 'read_only'], project: 'path' } as const;
 const NOT_FOUND = { description: 'AFFILIATE_NOT_FOUND: this user is not an affiliate of the project (or PROJECT_NOT_FOUND)' };
 
 /** The affiliate detail view (§2.9): the affiliate with its audiences and badges, its history, its referral tree. */
@@ -29,7 +28,7 @@ export function affiliateDetailRoutes({ clients }: RouteDeps): AnyRoute[] {
           'service (its tax status) side by side. `links` names the paged lists of the detail view: `history`, `referrals` (the users ' +
           'it referred, with their figures) and, for a master, `sub_affiliates`.',
         tags,
-        auth: reader,
+        auth: projectReader,
         query: affiliateQuery,
         responses: { 200: { description: 'The affiliate', schema: affiliateDetailSchema }, 404: NOT_FOUND },
       },
@@ -72,7 +71,7 @@ export function affiliateDetailRoutes({ clients }: RouteDeps): AnyRoute[] {
           'Each item is `{ type, at, data }`; the types and the fields of their `data` are listed in the schema of `type`. Entries of ' +
           'one instant come in a stable order, so pages never repeat or skip one while nothing new happens.',
         tags,
-        auth: reader,
+        auth: projectReader,
         query: historyQuery,
         responses: { 200: { description: 'A page of history', schema: historyListSchema }, 404: NOT_FOUND },
       },
@@ -80,7 +79,7 @@ export function affiliateDetailRoutes({ clients }: RouteDeps): AnyRoute[] {
         const page = await clients.agency.getAffiliateHistory({
           projectId: caller.projectId,
           user: { identifier: params.userIdentifier, identifierType: query.identifier_type },
-          page: { page: query.page, pageSize: query.page_size },
+          page: pageRequest(query),
         });
         return { status: 200, body: listBody(page, presentHistoryItem) };
       },
@@ -92,7 +91,7 @@ export function affiliateDetailRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'listAffiliateReferrals',
         summary: 'The users an affiliate referred, with the volume, revenue and conversions each brought it',
         tags,
-        auth: reader,
+        auth: projectReader,
         query: referralsQuery,
         responses: { 200: { description: 'A page of referred users', schema: referredUserListSchema }, 404: NOT_FOUND },
       },
@@ -101,7 +100,7 @@ export function affiliateDetailRoutes({ clients }: RouteDeps): AnyRoute[] {
           projectId: caller.projectId,
           user: { identifier: params.userIdentifier, identifierType: query.identifier_type },
           sortBy: query.sort_by === undefined ? ReferredUserSort.UNSPECIFIED : enumValue(ReferredUserSort, query.sort_by),
-          page: { page: query.page, pageSize: query.page_size },
+          page: pageRequest(query),
         });
         return { status: 200, body: listBody(page, presentReferredUser) };
       },

@@ -4,9 +4,9 @@ import { presentAffiliate } from './agency.presenters';
 import { affiliateSchema, codeBody } from './agency.schemas';
 import { presentPortalAffiliate } from './programs.presenters';
 import { portalAffiliateSchema } from './programs.schemas';
+import { walletSession } from '../route-access';
 
 const tags = ['Affiliate portal'];
-const session = { kind: 'session', project: 'path' } as const;
 
 /** The signed-in wallet's affiliate record and its own referral codes, under /api/v1/projects/:projectId/affiliate-portal (wallet session). */
 export function affiliatePortalCodeRoutes({ clients }: RouteDeps): AnyRoute[] {
@@ -23,7 +23,7 @@ export function affiliatePortalCodeRoutes({ clients }: RouteDeps): AnyRoute[] {
           '`GET …/affiliate-portal/application`). Each code carries its `link`, the project’s link template with the code ' +
           '(`GET …/program-settings`); `link` is null while the program has no link (no program URL).',
         tags,
-        auth: session,
+        auth: walletSession,
         responses: { 200: { description: 'The affiliate', schema: portalAffiliateSchema }, 404: { description: 'AFFILIATE_NOT_FOUND' } },
       },
       async ({ caller }) => {
@@ -44,7 +44,7 @@ export function affiliatePortalCodeRoutes({ clients }: RouteDeps): AnyRoute[] {
           'A code is 3 to 32 of A-Z a-z 0-9 _ - and unique in the project whatever its letter case (409 CODE_IN_USE); an affiliate ' +
           'holds at most 20 (409 CODE_LIMIT_REACHED). A wallet that is no affiliate of the project answers 404 AFFILIATE_NOT_FOUND.',
         tags,
-        auth: session,
+        auth: walletSession,
         body: codeBody,
         responses: {
           201: { description: 'The affiliate with its codes', schema: affiliateSchema },

@@ -2,8 +2,8 @@ import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentAffiliateStats } from './affiliate-detail.presenters';
 import { affiliateStatsSchema, statsQuery } from './affiliate-detail.schemas';
+import { walletSession } from '../route-access';
 
-const session = { kind: 'session', project: 'path' } as const;
 
 /** A date of the query as the instant its UTC day begins. */
 const dayStart = (date: string | undefined) => (date === undefined ? undefined : new Date(`${date}T00:00:00.000Z`));
@@ -25,7 +25,7 @@ export function affiliatePortalStatsRoutes({ clients }: RouteDeps): AnyRoute[] {
           'while bound. `from` after `to`, or ' +
           'a longer range, answers 400. A wallet that is no affiliate of the project answers 404 AFFILIATE_NOT_FOUND.',
         tags: ['Affiliate portal'],
-        auth: session,
+        auth: walletSession,
         query: statsQuery,
         responses: {
           200: { description: 'Its figures', schema: affiliateStatsSchema },

@@ -1,7 +1,7 @@
 import { AffiliateSort, AffiliateStatus, SortOrder } from '../../../gen/referral/agency/v1/enums';
 import { enumValue, optionalEnumValue } from '../../../services/common/enums';
 import type { CallerFor } from '../../auth/caller';
-import { listBody } from '../../http/list';
+import { listBody, pageRequest } from '../../http/list';
 import { count, required } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
@@ -17,15 +17,14 @@ import {
   suspendBody,
   updateAffiliateBody,
 } from './agency.schemas';
+import { projectAdmin, projectReader } from '../route-access';
 
 const tags = ['Affiliates'];
 /** A rebuild reads every paid conversion of the project: it may take far longer than a normal call. */
 const REBUILD_TIMEOUT_MS = 120_000;
-const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
-const reader = { kind: 'api_key', roles: ['admin', 'read_only'], project: 'path' } as const;
 
 /** The affiliate a path names: `:userIdentifier` with its `identifier_type` query. */
-function target(params: { userIdentifier: string }, query: { identifier_type: string }, caller: CallerFor<typeof reader>) {
+function target(params: { userIdentifier: string }, query: { identifier_type: string }, caller: CallerFor<typeof projectReader>) {
   return { projectId: caller.projectId, user: { identifier: params.userIdentifier, identifierType: query.identifier_type } };
 }
 
@@ -44,7 +43,7 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
           'One affiliate per user per project: a second answers 409 AFFILIATE_EXISTS. With `code`, the affiliate gets it in the same step ' +
           '(409 CODE_IN_USE when the project has it in any letter case, and then no affiliate is created).',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         body: createAffiliateBody,
         responses: {
           201: { description: 'The affiliate', schema: affiliateSchema },
@@ -83,7 +82,7 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
           'submission, review or settings change shows here once its event is applied (normally within a second). Records and ' +
           'settings older than the projection were published to it once, by a tax service migration (0004_publish_tax_statuses).',
         tags,
-        auth: reader,
+        auth: projectReader,
         query: affiliateListQuery,
         responses: { 200: { description: 'A page of affiliates', schema: affiliateListSchema } },
       },
@@ -98,7 +97,7 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
           conversionNames: query.conversions,
           sortBy: enumValue(AffiliateSort, query.sort_by),
           order: enumValue(SortOrder, query.order),
-          page: { page: query.page, pageSize: query.page_size },
+          page: pageRequest(query),
         });
         // The agency answers each item's tax status from its projection of the tax service's events: no second call.
         return {
@@ -119,7 +118,7 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
           'the conversion events build; conversions arriving meanwhile count exactly once. Synchronous (about 1,000 conversions per ' +
           'page, a deadline of two minutes): answers once done; safe to run again.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         responses: { 200: { description: 'What the rebuild read and holds', schema: rebuildMetricsSchema } },
       },
       async ({ caller }) => {
@@ -143,7 +142,7 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'Change an affiliate’s name or region',
         description: 'Only the fields present change; `region: null` clears the region.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         query: affiliateQuery,
         body: updateAffiliateBody,
         responses: { 200: { description: 'The affiliate', schema: affiliateSchema }, 404: NOT_FOUND },
@@ -169,7 +168,7 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
           'conversion’s moment) and its codes refer nobody (409 AFFILIATE_SUSPENDED). Users it already referred stay its referrals. ' +
           'An affiliate already suspended answers 409 AFFILIATE_ALREADY_SUSPENDED.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         query: affiliateQuery,
         body: suspendBody,
         responses: {
@@ -191,7 +190,7 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'Reactivate a suspended affiliate',
         description: 'It earns again for conversions from now on (not for those during the suspension). An active affiliate answers 409 AFFILIATE_NOT_SUSPENDED.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         query: affiliateQuery,
         responses: {
           200: { description: 'The affiliate, active', schema: affiliateSchema },
@@ -214,7 +213,7 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
           'A code is 3 to 32 of A-Z a-z 0-9 _ - and unique in the project whatever its letter case (409 CODE_IN_USE); an affiliate ' +
           'holds at most 20 (409 CODE_LIMIT_REACHED).',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         query: affiliateQuery,
         body: codeBody,
         responses: {

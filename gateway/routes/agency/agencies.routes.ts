@@ -1,7 +1,7 @@
 import { SortOrder, SubAffiliateSort } from '../../../gen/referral/agency/v1/enums';
 import { MASTER_RULES } from '../../../services/common/contract-limits';
 import { enumValue } from '../../../services/common/enums';
-import { listBody } from '../../http/list';
+import { listBody, pageRequest } from '../../http/list';
 import { required } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
@@ -19,13 +19,12 @@ import {
   subAffiliateListSchema,
   subAffiliatesQuery,
 } from './programs.schemas';
+import { projectAdmin } from '../route-access';
 
 const tags = ['Master affiliates'];
-/** Specification §5.3: master affiliate endpoints require the Admin role, reads included. */
-const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
 const NOT_FOUND = { description: 'AGENCY_NOT_FOUND: no master affiliate of the project has this id (or PROJECT_NOT_FOUND)' };
 
-/** Master affiliates ("agencies", §2.11, §4.5) under /api/v1/projects/:projectId/agencies: admin keys only. */
+/** Master affiliates ("agencies", §2.11, §4.5) under /api/v1/projects/:projectId/agencies: admin keys only, reads included (§5.3). */
 export function agencyRoutes({ clients }: RouteDeps): AnyRoute[] {
   return [
     defineRoute(
@@ -42,7 +41,7 @@ export function agencyRoutes({ clients }: RouteDeps): AnyRoute[] {
           '(`unbound_from_master` and `sub_affiliate_unbound` with `became_master: true`, `master_designated` with `unbound_from_master`). ' +
           '404 AFFILIATE_NOT_FOUND for a user who is no affiliate; 409 ALREADY_MASTER.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         body: designateMasterBody,
         responses: {
           201: { description: 'The master affiliate', schema: designatedMasterSchema },
@@ -67,12 +66,12 @@ export function agencyRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'listMasterAffiliates',
         summary: 'The project’s master affiliates, newest designation first, with sub_affiliates_count, referred_volume_usd and earnings per currency',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         query: subAffiliatesQuery.pick({ page: true, page_size: true }),
         responses: { 200: { description: 'A page of master affiliates', schema: masterListSchema } },
       },
       async ({ query, caller }) => {
-        const page = await clients.agency.listMasters({ projectId: caller.projectId, page: { page: query.page, pageSize: query.page_size } });
+        const page = await clients.agency.listMasters({ projectId: caller.projectId, page: pageRequest(query) });
         return { status: 200, body: listBody(page, presentMaster) };
       },
     ),
@@ -89,7 +88,7 @@ export function agencyRoutes({ clients }: RouteDeps): AnyRoute[] {
           'status is removed this path answers 404 AGENCY_NOT_FOUND (see DELETE); designated again, the master shows its figures of ' +
           'every earlier designation too, its former sub-affiliates listed as `bound: false`.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         responses: { 200: { description: 'The master affiliate', schema: masterDetailSchema }, 404: NOT_FOUND },
       },
       async ({ params, caller }) => ({
@@ -107,7 +106,7 @@ export function agencyRoutes({ clients }: RouteDeps): AnyRoute[] {
           'From now on: conversions before the change keep the spread of their moment (the spread history keeps every period). ' +
           'The same spread again changes nothing.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         body: spreadBody,
         responses: { 200: { description: 'The master affiliate', schema: masterDetailSchema }, 404: NOT_FOUND },
       },
@@ -134,7 +133,7 @@ export function agencyRoutes({ clients }: RouteDeps): AnyRoute[] {
           'a master stays on the affiliate (`referred_volume_usd` and `agency_earnings` of GET …/affiliates/:userIdentifier and the ' +
           'affiliate list, its history’s `sub_affiliate_unbound` and `payouts` entries). Conversions after the removal pay it nothing.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         responses: { 200: { description: 'What the removal released', schema: removedMasterSchema }, 404: NOT_FOUND },
       },
       async ({ params, caller }) => {
@@ -154,7 +153,7 @@ export function agencyRoutes({ clients }: RouteDeps): AnyRoute[] {
           'bound to another master (an affiliate has at most one); 409 IS_MASTER for a master (never a sub-affiliate). One already ' +
           `bound to this master stays as it is (\`bound: false\`). At most ${MASTER_RULES.maxBindUsers} identifiers (413 TOO_MANY_USERS).`,
         tags,
-        auth: admin,
+        auth: projectAdmin,
         body: bindBody,
         arrayLimit: { field: 'user_identifiers', max: MASTER_RULES.maxBindUsers, code: 'TOO_MANY_USERS' },
         responses: {
@@ -190,7 +189,7 @@ export function agencyRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'Unbind a sub-affiliate from its master affiliate',
         description: 'Its binding ends now (kept in the history); conversions from now on pay no agency spread for it. 404 SUB_AFFILIATE_NOT_FOUND when it is not bound to this master.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         query: affiliateQuery,
         responses: { 204: { description: 'Unbound' }, 404: { description: 'AGENCY_NOT_FOUND or SUB_AFFILIATE_NOT_FOUND' } },
       },
@@ -215,7 +214,7 @@ export function agencyRoutes({ clients }: RouteDeps): AnyRoute[] {
           'master’s `referred_volume_usd` is the sum of `referred_volume_usd` over this list (its agency `earnings` the sum of ' +
           '`agency_earnings`), before and after an unbinding. `bound=true` lists only those bound now (`sub_affiliates_count` of them).',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         query: subAffiliatesQuery,
         responses: { 200: { description: 'A page of sub-affiliates', schema: subAffiliateListSchema }, 404: NOT_FOUND },
       },
@@ -226,7 +225,7 @@ export function agencyRoutes({ clients }: RouteDeps): AnyRoute[] {
           sortBy: query.sort_by === undefined ? SubAffiliateSort.UNSPECIFIED : enumValue(SubAffiliateSort, query.sort_by),
           order: query.order === undefined ? SortOrder.UNSPECIFIED : enumValue(SortOrder, query.order),
           bound: query.bound,
-          page: { page: query.page, pageSize: query.page_size },
+          page: pageRequest(query),
         });
         return { status: 200, body: listBody(page, presentSubAffiliate) };
       },

@@ -2,7 +2,7 @@ import { ApplicationAction, ApplicationStatus } from '../../../gen/referral/agen
 import { APPLICATION_LIMITS } from '../../../services/common/contract-limits';
 import { enumValue, optionalEnumValue } from '../../../services/common/enums';
 import type { CallerFor } from '../../auth/caller';
-import { listBody } from '../../http/list';
+import { listBody, pageRequest } from '../../http/list';
 import { required } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
@@ -20,12 +20,10 @@ import {
   ownApplicationSchema,
   rejectBody,
 } from './programs.schemas';
+import { projectAdmin, projectReader, walletSession } from '../route-access';
 
 const adminTags = ['Applications'];
 const portalTags = ['Affiliate portal'];
-const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
-const reader = { kind: 'api_key', roles: ['admin', 'read_only'], project: 'path' } as const;
-const session = { kind: 'session', project: 'path' } as const;
 
 const NOT_FOUND = { description: 'APPLICATION_NOT_FOUND (or PROJECT_NOT_FOUND)' };
 const TRANSITIONS =
@@ -33,7 +31,7 @@ const TRANSITIONS =
   '(409 APPLICATION_DECIDED); holding one already on hold answers 409 APPLICATION_ON_HOLD.';
 
 /** A decision on one application, as the service takes it. */
-function decision(caller: CallerFor<typeof admin>, applicationId: string, action: ApplicationAction, fields: { audienceId?: string; reason?: string; note?: string }) {
+function decision(caller: CallerFor<typeof projectAdmin>, applicationId: string, action: ApplicationAction, fields: { audienceId?: string; reason?: string; note?: string }) {
   return { projectId: caller.projectId, applicationId, action, ...fields, actor: { apiKeyId: caller.keyId } };
 }
 
@@ -54,7 +52,7 @@ export function applicationRoutes({ clients }: RouteDeps): AnyRoute[] {
           'answers 409 APPLICATION_OPEN; a wallet that is already an affiliate answers 409 AFFILIATE_EXISTS. After a rejection the ' +
           'wallet may apply again (the rejected application is kept).',
         tags: portalTags,
-        auth: session,
+        auth: walletSession,
         body: applicationBody,
         responses: {
           201: { description: 'The application', schema: applicationSchema },
@@ -81,7 +79,7 @@ export function applicationRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'The signed-in wallet’s latest application and, once approved, its affiliate',
         description: '404 APPLICATION_NOT_FOUND when the wallet has not applied.',
         tags: portalTags,
-        auth: session,
+        auth: walletSession,
         responses: { 200: { description: 'The latest application', schema: ownApplicationSchema } },
       },
       async ({ caller }) => {
@@ -99,7 +97,7 @@ export function applicationRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'listApplications',
         summary: 'The project’s applications, oldest first (the review queue); `?status=pending` for those waiting',
         tags: adminTags,
-        auth: reader,
+        auth: projectReader,
         query: applicationListQuery,
         responses: { 200: { description: 'A page of applications', schema: applicationListSchema } },
       },
@@ -107,7 +105,7 @@ export function applicationRoutes({ clients }: RouteDeps): AnyRoute[] {
         const page = await clients.agency.listApplications({
           projectId: caller.projectId,
           status: optionalEnumValue(ApplicationStatus, query.status),
-          page: { page: query.page, pageSize: query.page_size },
+          page: pageRequest(query),
         });
         return { status: 200, body: listBody(page, presentApplication) };
       },
@@ -124,7 +122,7 @@ export function applicationRoutes({ clients }: RouteDeps): AnyRoute[] {
           'Then each application is decided alone, in the order given: one answer per id, `ok` with the application, or its own ' +
           `error (e.g. APPLICATION_DECIDED, APPLICATION_NOT_FOUND) while the others go on. ${TRANSITIONS}`,
         tags: adminTags,
-        auth: admin,
+        auth: projectAdmin,
         body: bulkBody,
         arrayLimit: { field: 'application_ids', max: APPLICATION_LIMITS.maxBulkIds, code: 'TOO_MANY_APPLICATIONS' },
         responses: {
@@ -152,7 +150,7 @@ export function applicationRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'getApplication',
         summary: 'One application',
         tags: adminTags,
-        auth: reader,
+        auth: projectReader,
         responses: { 200: { description: 'The application', schema: applicationSchema }, 404: NOT_FOUND },
       },
       async ({ params, caller }) => ({
@@ -173,7 +171,7 @@ export function applicationRoutes({ clients }: RouteDeps): AnyRoute[] {
           'that adds the user to the audience commit together; the audience entry follows within moments, and exactly once, even ' +
           `across crashes and outages. ${TRANSITIONS}`,
         tags: adminTags,
-        auth: admin,
+        auth: projectAdmin,
         body: approveBody,
         responses: {
           200: { description: 'The application, approved', schema: applicationSchema },
@@ -194,7 +192,7 @@ export function applicationRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'Reject an application, with a reason',
         description: `The user may apply again. ${TRANSITIONS}`,
         tags: adminTags,
-        auth: admin,
+        auth: projectAdmin,
         body: rejectBody,
         responses: {
           200: { description: 'The application, rejected', schema: applicationSchema },
@@ -215,7 +213,7 @@ export function applicationRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'Keep an application for later review, with an optional note',
         description: TRANSITIONS,
         tags: adminTags,
-        auth: admin,
+        auth: projectAdmin,
         body: holdBody,
         responses: {
           200: { description: 'The application, on hold', schema: applicationSchema },

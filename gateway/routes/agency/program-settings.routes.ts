@@ -2,10 +2,9 @@ import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentProgramSettings } from './programs.presenters';
 import { programSettingsBody, programSettingsSchema } from './programs.schemas';
+import { projectAdmin, projectReader } from '../route-access';
 
 const tags = ['Program settings'];
-const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
-const reader = { kind: 'api_key', roles: ['admin', 'read_only'], project: 'path' } as const;
 
 const RULES =
   'A code’s referral link is the link template with `{code}` replaced by the code and `{program_url}` by the program URL; ' +
@@ -24,7 +23,7 @@ export function programSettingsRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'The project’s affiliate program settings: its program URL and referral link template',
         description: RULES,
         tags,
-        auth: reader,
+        auth: projectReader,
         responses: { 200: { description: 'The settings (defaults until first changed)', schema: programSettingsSchema } },
       },
       async ({ caller }) => ({ status: 200, body: presentProgramSettings(await clients.agency.getProgramSettings({ projectId: caller.projectId })) }),
@@ -41,7 +40,7 @@ export function programSettingsRoutes({ clients }: RouteDeps): AnyRoute[] {
           '`{code}`, may start with `{program_url}`, names no other placeholder and, filled in, is an absolute http or https URL. ' +
           'A bad value is a 400 naming its field, and nothing changes.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         body: programSettingsBody,
         responses: { 200: { description: 'The settings', schema: programSettingsSchema } },
       },

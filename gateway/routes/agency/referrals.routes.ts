@@ -1,8 +1,8 @@
-import { required } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';
+import { serviceRole } from '../route-access';
 import type { RouteDeps } from '../route-deps';
-import { presentReferral } from './agency.presenters';
 import { referralBody, referralSchema } from './agency.schemas';
+import { recordReferral } from './record-referral';
 
 /** Who referred whom, from the project's backend (service_role keys). */
 export function referralRoutes({ clients }: RouteDeps): AnyRoute[] {
@@ -19,7 +19,7 @@ export function referralRoutes({ clients }: RouteDeps): AnyRoute[] {
           'suspended affiliate’s code refers nobody (409 AFFILIATE_SUSPENDED), and an unknown code answers 404 CODE_NOT_FOUND. ' +
           'The code’s letter case is ignored.',
         tags: ['Referrals'],
-        auth: { kind: 'api_key', roles: ['service_role'], project: 'key' } as const,
+        auth: serviceRole,
         body: referralBody,
         responses: {
           200: { description: 'The user was already referred by this affiliate: the stored referral, unchanged', schema: referralSchema },
@@ -28,15 +28,12 @@ export function referralRoutes({ clients }: RouteDeps): AnyRoute[] {
           409: { description: 'ALREADY_REFERRED or AFFILIATE_SUSPENDED' },
         },
       },
-      async ({ body, caller }) => {
-        const { referral, created } = await clients.agency.createReferral({
+      async ({ body, caller }) =>
+        recordReferral(clients, {
           projectId: caller.projectId,
           user: { identifier: body.user_identifier, identifierType: body.user_identifier_type },
           code: body.code,
-        });
-        const presented = presentReferral(required(referral, 'referral'));
-        return created ? { status: 201, body: presented } : { status: 200, body: presented };
-      },
+        }),
     ),
   ];
 }

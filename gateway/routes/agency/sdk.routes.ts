@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { isServiceError, readGrpcError } from '../../../services/common/grpc/errors';
 import { HttpError } from '../../http/errors';
-import { required } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
-import { presentReferral, presentReferrer, presentSdkAffiliate, presentSdkCreatedAffiliate } from './agency.presenters';
+import { presentReferrer, presentSdkAffiliate, presentSdkCreatedAffiliate } from './agency.presenters';
 import {
   affiliateQuery,
   referralSchema,
@@ -15,9 +14,9 @@ import {
   useCodeBody,
   userQuery,
 } from './agency.schemas';
+import { recordReferral } from './record-referral';
+import { anyProjectKey } from '../route-access';
 
-/** A project key of any role; the key names the project. */
-const projectKey = { kind: 'api_key', roles: ['service_role', 'admin', 'read_only'], project: 'key' } as const;
 const tags = ['Affiliate self-service (@fuul/sdk)'];
 
 /**
@@ -77,7 +76,7 @@ export function sdkRoutes({ clients, signatures }: RouteDeps): AnyRoute[] {
           'matches: `invalid signature` (400 INVALID_SIGNATURE), `address in use` (409 ADDRESS_IN_USE: the wallet is already an affiliate), ' +
           '`code in use` (409 CODE_IN_USE: the project has the code in any letter case).',
         tags,
-        auth: projectKey,
+        auth: anyProjectKey,
         body: sdkCreateAffiliateBody,
         responses: {
           201: { description: 'The affiliate and its code', schema: sdkCreatedAffiliateSchema },
@@ -106,7 +105,7 @@ export function sdkRoutes({ clients, signatures }: RouteDeps): AnyRoute[] {
         operationId: 'isAffiliateCodeFreeSdk',
         summary: 'Whether no affiliate of the key’s project holds the code, in any letter case (Fuul.isAffiliateCodeFree)',
         tags,
-        auth: projectKey,
+        auth: anyProjectKey,
         responses: { 200: { description: '`free`: nobody holds it', schema: codeAnswer('free') } },
       },
       async ({ params, caller }) => {
@@ -121,7 +120,7 @@ export function sdkRoutes({ clients, signatures }: RouteDeps): AnyRoute[] {
         operationId: 'isAffiliateCodeAvailableSdk',
         summary: 'Whether the code could be registered now: free, and a valid code (Fuul.isAffiliateCodeAvailable)',
         tags,
-        auth: projectKey,
+        auth: anyProjectKey,
         responses: { 200: { description: '`available`: free and 3 to 32 of A-Z a-z 0-9 _ -', schema: codeAnswer('available') } },
       },
       async ({ params, caller }) => {
@@ -137,7 +136,7 @@ export function sdkRoutes({ clients, signatures }: RouteDeps): AnyRoute[] {
         summary: 'An affiliate of the key’s project and its codes (Fuul.getAffiliateCode)',
         description: '404 AFFILIATE_NOT_FOUND when the wallet is no affiliate of the project (the SDK then answers null).',
         tags,
-        auth: projectKey,
+        auth: anyProjectKey,
         query: affiliateQuery,
         responses: { 200: { description: 'The affiliate', schema: sdkAffiliateSchema }, 404: { description: 'AFFILIATE_NOT_FOUND' } },
       },
@@ -161,7 +160,7 @@ export function sdkRoutes({ clients, signatures }: RouteDeps): AnyRoute[] {
           'Then as POST /api/v1/referrals: 201 referred, 200 already referred by this affiliate, 409 ALREADY_REFERRED or ' +
           'AFFILIATE_SUSPENDED, 400 SELF_REFERRAL, 404 CODE_NOT_FOUND.',
         tags,
-        auth: projectKey,
+        auth: anyProjectKey,
         query: userQuery,
         body: useCodeBody,
         responses: {
@@ -179,13 +178,11 @@ export function sdkRoutes({ clients, signatures }: RouteDeps): AnyRoute[] {
           ]);
         }
         if (!(await signatures.isSignedBy(query.user_identifier, body.signature_message, body.signature))) throw invalidSignature();
-        const { referral, created } = await clients.agency.createReferral({
+        return recordReferral(clients, {
           projectId: caller.projectId,
           user: { identifier: query.user_identifier, identifierType: query.user_identifier_type },
           code: params.code,
         });
-        const presented = presentReferral(required(referral, 'referral'));
-        return created ? { status: 201, body: presented } : { status: 200, body: presented };
       },
     ),
     defineRoute(
@@ -196,7 +193,7 @@ export function sdkRoutes({ clients, signatures }: RouteDeps): AnyRoute[] {
         summary: 'Who referred a user in the key’s project (Fuul.getUserReferrer)',
         description: 'Nobody: every referrer field is null and `referrer_codes` is [].',
         tags,
-        auth: projectKey,
+        auth: anyProjectKey,
         query: userQuery,
         responses: { 200: { description: 'The referrer, or nulls', schema: referrerSchema } },
       },

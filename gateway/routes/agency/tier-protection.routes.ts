@@ -4,9 +4,9 @@ import type { RouteDeps } from '../route-deps';
 import { presentAffiliate } from './agency.presenters';
 import { affiliateQuery, affiliateSchema } from './agency.schemas';
 import { tierProtectionBody } from './programs.schemas';
+import { projectAdmin } from '../route-access';
 
 const tags = ['Affiliates'];
-const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
 
 /** Tier protection (§2.9, §8.2) of one affiliate, under /api/v1/projects/:projectId/affiliates/:userIdentifier (admin keys). */
 export function tierProtectionRoutes({ clients }: RouteDeps): AnyRoute[] {
@@ -24,7 +24,7 @@ export function tierProtectionRoutes({ clients }: RouteDeps): AnyRoute[] {
           'current tier. A new protection replaces the one in force. 404 TIER_NOT_FOUND for no segment of the project, 400 NOT_A_TIER ' +
           'for a segment without a tier rank.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         query: affiliateQuery,
         body: tierProtectionBody,
         responses: {
@@ -52,7 +52,7 @@ export function tierProtectionRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'End an affiliate’s tier protection now',
         description: 'Its active tier is its current tier from now on. 404 TIER_PROTECTION_NOT_FOUND when none is in force.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         query: affiliateQuery,
         responses: {
           200: { description: 'The affiliate, without tier protection', schema: affiliateSchema },

@@ -18,11 +18,9 @@ import {
 } from './audience.schemas';
 import { ENTRY_BATCH_REQUEST, getEntryBatch, listEntries, submitEntryBatch } from './entry-handlers';
 import { listSegments } from './list-segments';
+import { serviceReader, serviceRole } from '../route-access';
 
 const tags = ['Audiences'];
-/** The /v1 paths name no project: a key acts in its own. */
-const serviceRole = { kind: 'api_key', roles: ['service_role'], project: 'key' } as const;
-const serviceReader = { kind: 'api_key', roles: ['service_role', 'read_only'], project: 'key' } as const;
 const segmentIdOf = (params: { segmentId: string }) => params.segmentId;
 
 /** The server-to-server audience API under /v1 (service_role keys). */

@@ -22,10 +22,9 @@ import {
 import { createBadge, deleteBadge, updateBadge } from './badge-handlers';
 import { ENTRY_BATCH_REQUEST, getEntryBatch, listEntries, submitEntryBatch } from './entry-handlers';
 import { listSegments } from './list-segments';
+import { projectAdmin, projectReader } from '../route-access';
 
 const tags = ['Audiences (dashboard)'];
-const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
-const reader = { kind: 'api_key', roles: ['admin', 'read_only'], project: 'path' } as const;
 /** Every endpoint of the specification's audience table (§4.1) takes a service_role key, the dashboard's add-entry included (§5.1). */
 const adminOrService = { kind: 'api_key', roles: ['admin', 'service_role'], project: 'path' } as const;
 const audienceIdOf = (params: { audienceId: string }) => params.audienceId;
@@ -52,7 +51,7 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
           'A segment with a `condition` is dynamic (its full evaluation starts at once: GET .../evaluation); without one it is static. ' +
           'A condition outside the language, too deep or too large is a 400 naming the path of each problem.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         body: createSegmentBody,
         responses: {
           201: { description: 'The new segment', schema: segmentSchema },
@@ -75,7 +74,7 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'listAudiences',
         summary: 'List the project’s audience segments',
         tags,
-        auth: reader,
+        auth: projectReader,
         query: listQuery,
         responses: { 200: { description: 'A page of segments, oldest first', schema: segmentListSchema } },
       },
@@ -88,7 +87,7 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'getAudience',
         summary: 'Get one audience segment',
         tags,
-        auth: reader,
+        auth: projectReader,
         responses: { 200: { description: 'The segment', schema: segmentSchema } },
       },
       async ({ params, caller }) => {
@@ -106,7 +105,7 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
           'Only the fields present in the body change; `null` clears `description`, `condition` or `tier_rank`. A body with ' +
           '`condition` starts a full evaluation (clearing it removes the dynamic entries; static ones stay).',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         body: updateSegmentBody,
         responses: {
           200: { description: 'The updated segment', schema: segmentSchema },
@@ -137,7 +136,7 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'deleteAudience',
         summary: 'Delete an audience segment with its entries and badge',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         responses: { 204: { description: 'Deleted' } },
       },
       async ({ params, caller }) => {
@@ -156,7 +155,7 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
           'users that no longer match leave; static entries are never touched. Runs on a worker, one evaluation per audience at a ' +
           'time (a request while one runs is evaluated after it). An audience without a condition: 400 AUDIENCE_NOT_DYNAMIC.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         responses: { 202: { description: 'The evaluation, queued', schema: segmentEvaluationSchema } },
       },
       async ({ params, caller }) => {
@@ -171,7 +170,7 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'getAudienceEvaluation',
         summary: 'The latest full evaluation of a dynamic audience',
         tags,
-        auth: reader,
+        auth: projectReader,
         responses: {
           200: { description: 'The evaluation', schema: segmentEvaluationSchema },
           404: { description: 'EVALUATION_NOT_FOUND: the audience was never evaluated (it has no condition)' },
@@ -219,7 +218,7 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
           'The /v1 entry list for admin and read_only keys, plus `search`: only users whose identifier starts with it. ' +
           'Page with `page`/`page_size`, or walk by passing back `next_cursor` as `cursor`.',
         tags,
-        auth: reader,
+        auth: projectReader,
         query: entrySearchQuery,
         responses: { 200: { description: 'A page of entries', schema: entryListSchema } },
       },
@@ -236,7 +235,7 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
           'users already present and repeats are skipped and counted in `skipped`; 202 with a job to poll, or with `?wait=true` 200 once ' +
           'it has finished; a retry with the same `Idempotency-Key` returns the same job and adds nothing twice.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         ...ENTRY_BATCH_REQUEST,
       },
       submitEntryBatch(clients, (params: { audienceId: string }) => params.audienceId),
@@ -248,7 +247,7 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'getAudienceEntriesBatchDashboard',
         summary: 'The status of a batch job (dashboard)',
         tags,
-        auth: reader,
+        auth: projectReader,
         query: waitQuery,
         responses: { 200: { description: 'The job', schema: entryBatchSchema } },
       },
@@ -262,7 +261,7 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'Give an audience its badge (dashboard: badge editor)',
         description: 'The /v1 badge for admin keys, with the same rules: one badge per audience, `image_url` an https URL.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         body: badgeBody,
         responses: {
           201: { description: 'The badge', schema: badgeSchema },
@@ -279,7 +278,7 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'Change an audience’s badge (dashboard: badge editor)',
         description: 'Only the fields present change; `null` clears `description` or `image_url`. 404 when the audience has no badge.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         body: updateBadgeBody,
         responses: { 200: { description: 'The badge', schema: badgeSchema } },
       },
@@ -292,7 +291,7 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'deleteAudienceBadgeDashboard',
         summary: 'Remove an audience’s badge (dashboard: badge editor)',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         responses: { 204: { description: 'Removed' } },
       },
       deleteBadge(clients, audienceIdOf),

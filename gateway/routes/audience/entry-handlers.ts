@@ -1,6 +1,6 @@
 import { MAX_BATCH_WAIT_MS } from '../../../services/common/contract-limits';
 import type { ServiceClients } from '../../clients';
-import { listBody } from '../../http/list';
+import { listBody, pageRequest } from '../../http/list';
 import { required } from '../../http/present';
 import { presentEntry, presentEntryBatch } from './audience.presenters';
 import { batchBody, entryBatchSchema, idempotencyHeaders, MAX_BATCH_ENTRIES, waitQuery } from './audience.schemas';
@@ -25,7 +25,7 @@ export const listEntries =
     const page = await clients.audience.listEntries({
       projectId: caller.projectId,
       segmentId: segmentIdOf(params),
-      page: { page: query.page, pageSize: query.page_size },
+      page: pageRequest(query),
       cursor: query.cursor,
       identifierPrefix: query.search,
     });

@@ -1,5 +1,5 @@
 import type { ServiceClients } from '../../clients';
-import { listBody } from '../../http/list';
+import { listBody, pageRequest } from '../../http/list';
 import { presentSegment } from './audience.presenters';
 
 /**
@@ -9,6 +9,6 @@ import { presentSegment } from './audience.presenters';
 export const listSegments =
   (clients: ServiceClients) =>
   async ({ query, caller }: { query: { page: number; page_size: number }; caller: { projectId: string } }) => {
-    const page = await clients.audience.listSegments({ projectId: caller.projectId, page: { page: query.page, pageSize: query.page_size } });
+    const page = await clients.audience.listSegments({ projectId: caller.projectId, page: pageRequest(query) });
     return { status: 200 as const, body: listBody(page, presentSegment) };
   };

@@ -1,15 +1,13 @@
 import { USER_TRAIT_RULES } from '../../../services/common/contract-limits';
 import { exactNumberAt } from '../../http/exact-json';
-import { listBody } from '../../http/list';
+import { listBody, pageRequest } from '../../http/list';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentTraitCounts, presentUserTrait } from './user-traits.presenters';
 import { traitsBatchBody, traitsBatchSchema, userTraitListSchema, userTraitsQuery } from './user-traits.schemas';
+import { serviceReader, serviceRole } from '../route-access';
 
 const tags = ['User traits'];
-/** The /v1 paths name no project: a key acts in its own. */
-const serviceRole = { kind: 'api_key', roles: ['service_role'], project: 'key' } as const;
-const serviceReader = { kind: 'api_key', roles: ['service_role', 'read_only'], project: 'key' } as const;
 
 /** Traits a project's backend pushes for its users, read by dynamic audiences' conditions (`trait:<name>`). */
 export function userTraitRoutes({ clients }: RouteDeps): AnyRoute[] {
@@ -69,7 +67,7 @@ export function userTraitRoutes({ clients }: RouteDeps): AnyRoute[] {
         const page = await clients.audience.listUserTraits({
           projectId: caller.projectId,
           user: { identifier: query.user_identifier, identifierType: query.user_identifier_type },
-          page: { page: query.page, pageSize: query.page_size },
+          page: pageRequest(query),
         });
         return { status: 200, body: listBody(page, presentUserTrait) };
       },

@@ -1,15 +1,15 @@
 import { CurrencyType } from '../../../gen/referral/claim/v1/enums';
 import { enumValue } from '../../../services/common/enums';
-import { listBody } from '../../http/list';
+import { listBody, pageRequest } from '../../http/list';
 import { required } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentCurrency, presentPayoutTerms } from './claim.presenters';
 import { currencyBody, currencyListSchema, currencySchema, listQuery, payoutTermsBody, payoutTermsListSchema, payoutTermsSchema, type rewardBody } from './claim.schemas';
 import type { z } from 'zod';
+import { projectAdmin } from '../route-access';
 
 const tags = ['Payouts administration'];
-const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
 
 type RewardBody = z.output<typeof rewardBody>;
 const toReward = (reward: RewardBody | null) => (reward === null ? undefined : 'fixed' in reward ? { fixed: reward.fixed } : { bps: reward.bps });
@@ -27,7 +27,7 @@ export function claimAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
           'An erc20 currency is its token contract; a native one is the chain’s coin at 0x0000000000000000000000000000000000000000. ' +
           'A (chain, address) is added once: again answers 409 CURRENCY_EXISTS.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         body: currencyBody,
         responses: {
           201: { description: 'The currency', schema: currencySchema },
@@ -53,12 +53,12 @@ export function claimAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'listCurrencies',
         summary: 'The project’s currencies, oldest first',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         query: listQuery,
         responses: { 200: { description: 'A page of currencies', schema: currencyListSchema } },
       },
       async ({ query, caller }) => {
-        const page = await clients.claim.listCurrencies({ projectId: caller.projectId, page: { page: query.page, pageSize: query.page_size } });
+        const page = await clients.claim.listCurrencies({ projectId: caller.projectId, page: pageRequest(query) });
         return { status: 200, body: listBody(page, presentCurrency) };
       },
     ),
@@ -79,7 +79,7 @@ export function claimAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
           'the terms name another audience or null. Saving terms that name an allowlist asks the audience service (503 ' +
           'AUDIENCE_SERVICE_UNAVAILABLE when it cannot answer: nothing is saved).',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         body: payoutTermsBody,
         responses: {
           200: { description: 'The terms, replaced', schema: payoutTermsSchema },
@@ -114,7 +114,7 @@ export function claimAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'getPayoutTerms',
         summary: 'What a conversion of this name pays',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         responses: {
           200: { description: 'The terms', schema: payoutTermsSchema },
           404: { description: 'PAYOUT_TERMS_NOT_FOUND' },
@@ -132,12 +132,12 @@ export function claimAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'listPayoutTerms',
         summary: 'The project’s payout terms, by conversion name',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         query: listQuery,
         responses: { 200: { description: 'A page of terms', schema: payoutTermsListSchema } },
       },
       async ({ query, caller }) => {
-        const page = await clients.claim.listPayoutTerms({ projectId: caller.projectId, page: { page: query.page, pageSize: query.page_size } });
+        const page = await clients.claim.listPayoutTerms({ projectId: caller.projectId, page: pageRequest(query) });
         return { status: 200, body: listBody(page, presentPayoutTerms) };
       },
     ),
@@ -149,7 +149,7 @@ export function claimAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'Stop paying conversions of this name',
         description: 'Conversions of this name processed from then on are recorded as `no_terms`; movements already written stay.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         responses: {
           204: { description: 'Deleted' },
           404: { description: 'PAYOUT_TERMS_NOT_FOUND' },

@@ -4,7 +4,7 @@ import type { UserRef } from '../../../gen/referral/common/v1/common';
 import { FreshReads } from '../../../services/common/shared-reads';
 import type { Caller } from '../../auth/caller';
 import { HttpError } from '../../http/errors';
-import { listBody } from '../../http/list';
+import { listBody, pageRequest } from '../../http/list';
 import { type AnyRoute, defineRoute, sharedBody } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentClaimCheck, presentClaimResponse, presentHistory, presentTotals, STATUS_OF_LIST_STATUS } from './claim-checks.presenters';
@@ -127,7 +127,7 @@ export function claimCheckRoutes({ clients, sharedReads }: RouteDeps): AnyRoute[
         const status = query.status === undefined ? ClaimCheckStatus.UNSPECIFIED : STATUS_OF_LIST_STATUS[query.status];
         const key = JSON.stringify([projectId, user.identifier, user.identifierType, status, query.page, query.page_size]);
         const body = await lists.read(key, async () =>
-          sharedBody(claimCheckListBody(await clients.claim.listClaimChecks({ projectId, user, status, page: { page: query.page, pageSize: query.page_size } }))),
+          sharedBody(claimCheckListBody(await clients.claim.listClaimChecks({ projectId, user, status, page: pageRequest(query) }))),
         );
         return { status: 200, body };
       },
@@ -219,7 +219,7 @@ export function claimCheckRoutes({ clients, sharedReads }: RouteDeps): AnyRoute[
       },
       async ({ query, caller }) => {
         const { projectId, user } = actingFor(caller, queryUser(query));
-        const history = await clients.claim.listClaimHistory({ projectId, user, page: { page: query.page, pageSize: query.page_size } });
+        const history = await clients.claim.listClaimHistory({ projectId, user, page: pageRequest(query) });
         return { status: 200, body: presentHistory(history) };
       },
     ),

@@ -2,9 +2,9 @@ import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentClaimSettings } from './claim-checks.presenters';
 import { claimSettingsBody, claimSettingsSchema } from './claim-checks.schemas';
+import { projectAdmin } from '../route-access';
 
 const tags = ['Claim checks (@fuul/sdk)'];
-const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
 
 /** The project's address on chain, which every voucher names as projectAddress (admin). */
 export function claimSettingsRoutes({ clients }: RouteDeps): AnyRoute[] {
@@ -17,7 +17,7 @@ export function claimSettingsRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'The project’s on-chain address for claims',
         description: '404 CLAIM_SETTINGS_NOT_FOUND until it is set: until then no claim check of the project can be closed.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         responses: { 200: { description: 'The claim settings', schema: claimSettingsSchema }, 404: { description: 'Not set yet, or no such project' } },
       },
       async ({ params }) => ({ status: 200, body: presentClaimSettings(await clients.claim.getClaimSettings({ projectId: params.projectId })) }),
@@ -32,7 +32,7 @@ export function claimSettingsRoutes({ clients }: RouteDeps): AnyRoute[] {
           'The account the project’s deposits are held under in the ClaimManager of each configured chain; every voucher names it as ' +
           'projectAddress. Vouchers already signed keep the address they were signed with.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         body: claimSettingsBody,
         responses: { 200: { description: 'The claim settings', schema: claimSettingsSchema }, 404: { description: 'No such project' } },
       },

@@ -4,7 +4,7 @@ import { ConversionStatus } from '../../../gen/referral/claim/v1/enums';
 import { enumValue } from '../../../services/common/enums';
 import { HttpError, zodDetails } from '../../http/errors';
 import { inputError } from '../../http/input-messages';
-import { listBody } from '../../http/list';
+import { listBody, pageRequest } from '../../http/list';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentConversion, presentSubmission, summarise, toConversionInput } from './claim.presenters';
@@ -17,14 +17,9 @@ import {
   conversionListSchema,
   conversionSchema,
 } from './claim.schemas';
+import { anyProjectKey, projectReader, serviceRole } from '../route-access';
 
 const tags = ['Conversions'];
-/** The paths name no project: a key acts in its own. */
-const serviceRole = { kind: 'api_key', roles: ['service_role'], project: 'key' } as const;
-/** One conversion, for the project's backend and for the dashboard: any key of the project reads it (the list takes admin keys too). */
-const anyKeyReader = { kind: 'api_key', roles: ['service_role', 'admin', 'read_only'], project: 'key' } as const;
-/** The dashboard's view of every conversion of the project (its path names it). */
-const projectReader = { kind: 'api_key', roles: ['admin', 'read_only'], project: 'path' } as const;
 
 type BatchItem = ReturnType<typeof presentSubmission>;
 
@@ -142,7 +137,7 @@ export function conversionRoutes({ clients, access }: RouteDeps): AnyRoute[] {
           status: query.status === undefined ? ConversionStatus.UNSPECIFIED : enumValue(ConversionStatus, query.status),
           name: query.name,
           user,
-          page: { page: query.page, pageSize: query.page_size },
+          page: pageRequest(query),
         });
         return { status: 200, body: listBody(page, presentConversion) };
       },
@@ -163,7 +158,7 @@ export function conversionRoutes({ clients, access }: RouteDeps): AnyRoute[] {
           'master’s spread follows its affiliate’s eligibility. Frozen with the attribution: later changes of membership, terms or ' +
           'audiences rewrite nothing. `rewards` is null for a conversion that is accepted, failed or no_terms.',
         tags,
-        auth: anyKeyReader,
+        auth: anyProjectKey,
         responses: {
           200: { description: 'The conversion', schema: conversionSchema },
           404: { description: 'CONVERSION_NOT_FOUND' },

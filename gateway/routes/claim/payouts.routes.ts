@@ -3,17 +3,15 @@ import { LeaderboardUserType } from '../../../gen/referral/claim/v1/enums';
 import { enumValue } from '../../../services/common/enums';
 import { type Snapshot, SnapshotReads } from '../../../services/common/shared-reads';
 import { HttpError } from '../../http/errors';
-import { listBody } from '../../http/list';
+import { listBody, pageRequest } from '../../http/list';
 import { required } from '../../http/present';
 import { type AnyRoute, defineRoute, sharedBody } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentLeaderboardEntry, presentMovement } from './claim.presenters';
 import { leaderboardQuery, leaderboardSchema, movementListSchema, movementsQuery } from './claim.schemas';
+import { anyProjectKey, serviceReader } from '../route-access';
 
 const tags = ['Payouts'];
-const serviceReader = { kind: 'api_key', roles: ['service_role', 'read_only'], project: 'key' } as const;
-/** Totals any project key may read: the backend's, a reader's, and the admin dashboard's. */
-const boardReader = { kind: 'api_key', roles: ['service_role', 'admin', 'read_only'], project: 'key' } as const;
 
 /**
  * The identifier's type, under the name this API gives it or the one the Fuul SDK sends (which
@@ -76,7 +74,7 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
         const page = await clients.claim.listMovements({
           projectId: caller.projectId,
           user: { identifier: query.user_identifier, identifierType: identifierType(query) },
-          page: { page: query.page, pageSize: query.page_size },
+          page: pageRequest(query),
         });
         return { status: 200, body: listBody(page, presentMovement(caller.projectId)) };
       },
@@ -95,7 +93,7 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
           'the page was read. With `user_identifier`, only that user’s entry, with its rank, read for each request. 404 CURRENCY_NOT_FOUND when the project has no currency at the address; 400 CURRENCY_AMBIGUOUS ' +
           'when the address (or, left out, the project’s currencies) names several: add `chain_id` (or `currency_address`).',
         tags,
-        auth: boardReader,
+        auth: anyProjectKey,
         query: leaderboardQuery,
         responses: {
           200: { description: 'A page of the leaderboard', schema: leaderboardSchema },
@@ -111,7 +109,7 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
             chainId: query.chain_id === undefined ? undefined : String(query.chain_id),
             userType: enumValue(LeaderboardUserType, query.user_type),
             user,
-            page: { page: query.page, pageSize: query.page_size },
+            page: pageRequest(query),
           });
         // A user's own entry is read every time (the service never keeps it either).
         if (user) return { status: 200, body: leaderboardBody(await read()) };

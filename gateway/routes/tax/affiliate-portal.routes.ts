@@ -2,9 +2,9 @@ import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentTaxInfo, presentTaxStatus, toTaxForm } from './tax.presenters';
 import { taxInfoBody, taxInfoSchema, taxStatusSchema } from './tax.schemas';
+import { walletSession } from '../route-access';
 
 const tags = ['Affiliate portal'];
-const session = { kind: 'session', project: 'path' } as const;
 
 /** A session stands for one wallet: these routes read and write that wallet's tax info only. */
 const self = (address: string) => ({ identifier: address, identifierType: 'evm_address' });
@@ -23,7 +23,7 @@ export function affiliatePortalRoutes({ clients }: RouteDeps): AnyRoute[] {
           'the new form replaces it and the earlier one is kept as history. While the current form is approved (and not expired) ' +
           'a submission answers 409 TAX_INFO_INVALID_TRANSITION. Every problem answers 400 naming the field, and nothing is stored.',
         tags,
-        auth: session,
+        auth: walletSession,
         body: taxInfoBody,
         responses: {
           201: { description: 'The stored form, tax id masked', schema: taxInfoSchema },
@@ -43,7 +43,7 @@ export function affiliatePortalRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'The signed-in wallet’s current tax form, tax id masked',
         description: '404 TAX_INFO_NOT_FOUND when nothing was submitted.',
         tags,
-        auth: session,
+        auth: walletSession,
         responses: {
           200: { description: 'The current form', schema: taxInfoSchema },
           409: { description: 'TAX_INFO_UNREADABLE: the stored form’s tax id cannot be decrypted; submit the form again' },
@@ -64,7 +64,7 @@ export function affiliatePortalRoutes({ clients }: RouteDeps): AnyRoute[] {
           '`not_required` whenever the project does not require tax info; `not_submitted` when it does and nothing was submitted; ' +
           'otherwise the current form’s status (an approved W-8 past `expires_at` is `expired`).',
         tags,
-        auth: session,
+        auth: walletSession,
         responses: { 200: { description: 'The status', schema: taxStatusSchema } },
       },
       async ({ caller }) => {

@@ -1,6 +1,6 @@
 import { RecordStatus, W8ExpiryRule } from '../../../gen/referral/tax/v1/enums';
 import { optionalEnumValue } from '../../../services/common/enums';
-import { listBody } from '../../http/list';
+import { listBody, pageRequest } from '../../http/list';
 import { required } from '../../http/present';
 import type { CallerFor } from '../../auth/caller';
 import { type AnyRoute, defineRoute } from '../../http/route';
@@ -18,12 +18,12 @@ import {
   taxSettingsSchema,
   taxStatusSchema,
 } from './tax.schemas';
+import { projectAdmin } from '../route-access';
 
 const tags = ['Tax administration'];
-const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
 
 /** Whose record an admin acts on (path and query), and who acts, as the history and the audit log name them. */
-function adminAction(params: { userIdentifier: string }, query: { user_identifier_type: string }, caller: CallerFor<typeof admin>) {
+function adminAction(params: { userIdentifier: string }, query: { user_identifier_type: string }, caller: CallerFor<typeof projectAdmin>) {
   return {
     projectId: caller.projectId,
     user: { identifier: params.userIdentifier, identifierType: query.user_identifier_type },
@@ -41,7 +41,7 @@ export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'getTaxSettings',
         summary: 'The project’s tax settings',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         responses: { 200: { description: 'The settings (defaults until first changed)', schema: taxSettingsSchema } },
       },
       async ({ caller }) => ({
@@ -61,7 +61,7 @@ export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
           'approved keep their `expires_at`). A project that never named a rule follows the default, `three_years_from_approval`; ' +
           'naming a rule pins it (`w8_expiry_rule_chosen: true`), even the default’s, and `w8_expiry_rule: null` follows the default again.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         body: taxSettingsBody,
         responses: { 200: { description: 'The settings', schema: taxSettingsSchema } },
       },
@@ -89,7 +89,7 @@ export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
           'Tax ids are masked. A record whose tax id cannot be decrypted never fails the page: it is listed with `unreadable: true` ' +
           'and `tax_id_number: null`, with its `id` for an operator, and the other items read as usual.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         query: submissionsQuery,
         responses: { 200: { description: 'A page of forms', schema: taxInfoListSchema } },
       },
@@ -97,7 +97,7 @@ export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
         const page = await clients.tax.listTaxSubmissions({
           projectId: caller.projectId,
           status: optionalEnumValue(RecordStatus, query.status),
-          page: { page: query.page, pageSize: query.page_size },
+          page: pageRequest(query),
           user: query.user_identifier === undefined ? undefined : { identifier: query.user_identifier, identifierType: query.user_identifier_type },
         });
         return { status: 200, body: listBody(page, (info) => ({ ...presentTaxInfo(info), unreadable: info.unreadable })) };
@@ -114,7 +114,7 @@ export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
           '(by default 3 years after this approval); under a rule counted from the signature date, a W-8 already past it answers 409 ' +
           'TAX_FORM_EXPIRED.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         query: affiliateQuery,
         responses: {
           200: { description: 'The new status', schema: taxStatusSchema },
@@ -134,7 +134,7 @@ export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'Revoke the affiliate’s tax form',
         description: 'From `submitted` or `approved` (otherwise 409 TAX_INFO_INVALID_TRANSITION). The affiliate sees the reason and may resubmit.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         query: affiliateQuery,
         body: revokeBody,
         responses: {
@@ -157,7 +157,7 @@ export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
           'The one endpoint that returns a tax id in full. Each read that finds a form is written to the audit log ' +
           '(who, when, whose record; never the value): GET /api/v1/projects/{projectId}/audit-log.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         query: affiliateQuery,
         responses: {
           200: { description: 'Status and form', schema: adminTaxStatusSchema },
@@ -184,12 +184,12 @@ export function taxAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'listAuditLog',
         summary: 'Who read unmasked tax information, newest first',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         query: listQuery,
         responses: { 200: { description: 'A page of audit entries', schema: auditLogSchema } },
       },
       async ({ query, caller }) => {
-        const page = await clients.tax.listAuditLog({ projectId: caller.projectId, page: { page: query.page, pageSize: query.page_size } });
+        const page = await clients.tax.listAuditLog({ projectId: caller.projectId, page: pageRequest(query) });
         return { status: 200, body: listBody(page, presentAuditEntry) };
       },
     ),

@@ -1,4 +1,4 @@
-import { listBody } from '../../http/list';
+import { listBody, pageRequest } from '../../http/list';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentCreatedWebhook, presentDelivery, presentWebhook } from './webhooks.presenters';
@@ -12,10 +12,9 @@ import {
   webhookListSchema,
   webhookSchema,
 } from './webhooks.schemas';
+import { projectAdmin, projectReader } from '../route-access';
 
 const tags = ['Webhooks'];
-const admin = { kind: 'api_key', roles: ['admin'], project: 'path' } as const;
-const reader = { kind: 'api_key', roles: ['admin', 'read_only'], project: 'path' } as const;
 
 const DELIVERY =
   'Each event is POSTed as `{ id, type, created_at, data }` with the Standard Webhooks headers `webhook-id` (the event’s id, the same on every ' +
@@ -33,7 +32,7 @@ export function webhookRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'Create a webhook endpoint',
         description: `${DELIVERY} The answer carries the signing \`secret\`, shown this once.`,
         tags,
-        auth: admin,
+        auth: projectAdmin,
         body: createWebhookBody,
         responses: {
           201: { description: 'The endpoint, with its signing secret', schema: createdWebhookSchema },
@@ -53,13 +52,13 @@ export function webhookRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'listWebhooks',
         summary: 'The project’s webhook endpoints, oldest first (without secrets)',
         tags,
-        auth: reader,
+        auth: projectReader,
         query: listQuery,
         responses: { 200: { description: 'A page of endpoints', schema: webhookListSchema } },
       },
       async ({ query, caller }) => ({
         status: 200,
-        body: listBody(await clients.webhooks.listWebhooks({ projectId: caller.projectId, page: { page: query.page, pageSize: query.page_size } }), presentWebhook),
+        body: listBody(await clients.webhooks.listWebhooks({ projectId: caller.projectId, page: pageRequest(query) }), presentWebhook),
       }),
     ),
     defineRoute(
@@ -69,7 +68,7 @@ export function webhookRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'getWebhook',
         summary: 'One webhook endpoint (without its secret)',
         tags,
-        auth: reader,
+        auth: projectReader,
         responses: { 200: { description: 'The endpoint', schema: webhookSchema }, 404: { description: 'WEBHOOK_NOT_FOUND' } },
       },
       async ({ params, caller }) => ({
@@ -85,7 +84,7 @@ export function webhookRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'Change a webhook endpoint',
         description: 'Only the fields present change; `events` replaces the list. Disabling it fails its pending deliveries at their next attempt (resend them later).',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         body: updateWebhookBody,
         responses: { 200: { description: 'The endpoint', schema: webhookSchema }, 400: { description: 'INVALID_WEBHOOK' }, 404: { description: 'WEBHOOK_NOT_FOUND' } },
       },
@@ -110,7 +109,7 @@ export function webhookRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'deleteWebhook',
         summary: 'Delete a webhook endpoint and its delivery log',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         responses: { 204: { description: 'Deleted' }, 404: { description: 'WEBHOOK_NOT_FOUND' } },
       },
       async ({ params, caller }) => {
@@ -126,14 +125,14 @@ export function webhookRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'The endpoint’s delivery log, newest first',
         description: 'One delivery per event sent to this endpoint: its status, attempts, the last response code and, while pending, the next attempt.',
         tags,
-        auth: reader,
+        auth: projectReader,
         query: listQuery,
         responses: { 200: { description: 'A page of deliveries', schema: deliveryListSchema }, 404: { description: 'WEBHOOK_NOT_FOUND' } },
       },
       async ({ params, query, caller }) => ({
         status: 200,
         body: listBody(
-          await clients.webhooks.listDeliveries({ projectId: caller.projectId, webhookId: params.webhookId, page: { page: query.page, pageSize: query.page_size } }),
+          await clients.webhooks.listDeliveries({ projectId: caller.projectId, webhookId: params.webhookId, page: pageRequest(query) }),
           presentDelivery,
         ),
       }),
@@ -146,7 +145,7 @@ export function webhookRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'Send a delivery again',
         description: 'The same event (same `webhook-id` and body), with a fresh retry window; it goes at once. Any delivery may be resent, delivered or failed.',
         tags,
-        auth: admin,
+        auth: projectAdmin,
         responses: { 202: { description: 'The delivery, pending again', schema: deliverySchema }, 404: { description: 'WEBHOOK_NOT_FOUND or WEBHOOK_DELIVERY_NOT_FOUND' } },
       },
       async ({ params, caller }) => ({

@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../../common/db/errors';
 import type { Page } from '../../common/pagination';
 import type { ClaimDatabase, CurrencyTable } from '../database';
 import type { CurrencyType } from '../domain/vocabulary';
+import { type PagedRecords, readPage } from '../../common/db/paged-list';
 
 export interface CurrencyRecord {
   id: string;
@@ -15,15 +16,8 @@ export interface CurrencyRecord {
   createdAt: Date;
 }
 
-export interface NewCurrency {
-  projectId: string;
-  chainId: bigint;
-  address: string;
-  name: string;
-  decimals: number;
-  type: CurrencyType;
-  now: Date;
-}
+/** A currency to add: its fields but the id and creation time the repository gives it (`now`). */
+export type NewCurrency = Omit<CurrencyRecord, 'id' | 'createdAt'> & { now: Date };
 
 /** Thrown when the project already has a currency at this (chain, address). */
 export class CurrencyTaken extends Error {}
@@ -55,24 +49,13 @@ export class CurrencyRepository {
     }
   }
 
-  async list(projectId: string, page: Page): Promise<{ records: CurrencyRecord[]; total: number }> {
-    const [rows, count] = await Promise.all([
-      this.db
-        .selectFrom('currencies')
-        .select(COLUMNS)
-        .where('project_id', '=', projectId)
-        .orderBy('created_at')
-        .orderBy('id')
-        .limit(page.pageSize)
-        .offset(page.offset)
-        .execute(),
-      this.db
-        .selectFrom('currencies')
-        .select((eb) => eb.fn.countAll<bigint>().as('total'))
-        .where('project_id', '=', projectId)
-        .executeTakeFirstOrThrow(),
-    ]);
-    return { records: rows.map(toCurrencyRecord), total: Number(count.total) };
+  async list(projectId: string, page: Page): Promise<PagedRecords<CurrencyRecord>> {
+    const { records, total } = await readPage(
+      this.db.selectFrom('currencies').where('project_id', '=', projectId),
+      (matching) => matching.select(COLUMNS).orderBy('created_at').orderBy('id'),
+      page,
+    );
+    return { records: records.map(toCurrencyRecord), total };
   }
 
   async exists(projectId: string, id: string): Promise<boolean> {

@@ -100,8 +100,8 @@ export class DeliveryService {
 
   async list(projectId: string, webhookId: string, page: Page): Promise<{ results: DeliveryRow[]; pageInfo: ReturnType<typeof pageInfo> }> {
     if (!isUuid(webhookId) || !(await this.webhooks.find(projectId, webhookId))) throw new NotFoundError('WEBHOOK_NOT_FOUND', 'no such webhook in this project');
-    const { rows, total } = await this.deliveries.list(projectId, webhookId, page);
-    return { results: rows, pageInfo: pageInfo(page, total) };
+    const { records, total } = await this.deliveries.list(projectId, webhookId, page);
+    return { results: records, pageInfo: pageInfo(page, total) };
   }
 
   /** Delivers the same event (same id and body) again, with a fresh retry window. */

@@ -49,7 +49,7 @@ export class WebhookService {
   async create(projectId: string, input: WebhookInput): Promise<{ webhook: WebhookRow; secret: string }> {
     refuseIfInvalid([...urlViolations(input.url, this.production), ...eventsViolations(input.events)]);
     const existing = await this.webhooks.list(projectId, { page: 1, pageSize: 1, offset: 0 });
-    if (existing.total >= BigInt(MAX_WEBHOOKS_PER_PROJECT)) {
+    if (existing.total >= MAX_WEBHOOKS_PER_PROJECT) {
       throw new ResourceExhaustedError('WEBHOOK_LIMIT_REACHED', `a project may have at most ${MAX_WEBHOOKS_PER_PROJECT} webhooks; delete one first`);
     }
     const id = randomUUID();
@@ -69,8 +69,8 @@ export class WebhookService {
   }
 
   async list(projectId: string, page: Page) {
-    const { rows, total } = await this.webhooks.list(projectId, page);
-    return { results: rows, pageInfo: pageInfo(page, total) };
+    const { records, total } = await this.webhooks.list(projectId, page);
+    return { results: records, pageInfo: pageInfo(page, total) };
   }
 
   async update(projectId: string, id: string, changes: WebhookChanges): Promise<WebhookRow> {

@@ -3,6 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Page } from '../../common/pagination';
 import type { WebhookDeliveryTable, WebhooksDatabase } from '../database';
 import type { PublicEvent, PublicEventType } from '../domain/public-events';
+import { type PagedRecords, readPage } from '../../common/db/paged-list';
 
 export type DeliveryRow = Selectable<WebhookDeliveryTable> & { event_type: string };
 
@@ -107,25 +108,22 @@ export class DeliveryRepository {
       .execute();
   }
 
-  async list(projectId: string, webhookId: string, page: Page): Promise<{ rows: DeliveryRow[]; total: bigint }> {
-    const base = this.db
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-      .where('w.project_id', '=', projectId)
-      .where('d.webhook_id', '=', webhookId);
-    const [rows, count] = await Promise.all([
-      base
-        .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
-        .selectAll('d')
-        .select('e.type as event_type')
-        .orderBy('d.created_at', 'desc')
-        .orderBy('d.id', 'desc')
-        .limit(page.pageSize)
-        .offset(page.offset)
-        .execute(),
-      base.select((eb) => eb.fn.countAll<bigint>().as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return { rows, total: BigInt(count.n) };
+  async list(projectId: string, webhookId: string, page: Page): Promise<PagedRecords<DeliveryRow>> {
+    return readPage(
+      this.db
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+        .where('w.project_id', '=', projectId)
+        .where('d.webhook_id', '=', webhookId),
+      (matching) =>
+        matching
+          .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+          .selectAll('d')
+          .select('e.type as event_type')
+          .orderBy('d.created_at', 'desc')
+          .orderBy('d.id', 'desc'),
+      page,
+    );
   }
 
   /** Makes a delivery pending again with fresh attempts (attempts keep counting; the log keeps them all). */

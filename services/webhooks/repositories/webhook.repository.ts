@@ -2,6 +2,7 @@ import { type Kysely, type Selectable, sql } from 'kysely';
 import type { SealedValue } from '../../common/crypto/field-cipher';
 import type { Page } from '../../common/pagination';
 import type { WebhooksDatabase, WebhookTable } from '../database';
+import { type PagedRecords, readPage } from '../../common/db/paged-list';
 
 export type WebhookRow = Omit<Selectable<WebhookTable>, 'secret_key_id' | 'secret_iv' | 'secret_ciphertext' | 'secret_auth_tag'>;
 
@@ -30,20 +31,12 @@ export class WebhookRepository {
     return this.db.selectFrom('webhooks').select(PUBLIC_COLUMNS).where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
   }
 
-  async list(projectId: string, page: Page): Promise<{ rows: WebhookRow[]; total: bigint }> {
-    const [rows, count] = await Promise.all([
-      this.db
-        .selectFrom('webhooks')
-        .select(PUBLIC_COLUMNS)
-        .where('project_id', '=', projectId)
-        .orderBy('created_at')
-        .orderBy('id')
-        .limit(page.pageSize)
-        .offset(page.offset)
-        .execute(),
-      this.db.selectFrom('webhooks').select((eb) => eb.fn.countAll<bigint>().as('n')).where('project_id', '=', projectId).executeTakeFirstOrThrow(),
-    ]);
-    return { rows, total: BigInt(count.n) };
+  async list(projectId: string, page: Page): Promise<PagedRecords<WebhookRow>> {
+    return readPage(
+      this.db.selectFrom('webhooks').where('project_id', '=', projectId),
+      (matching) => matching.select(PUBLIC_COLUMNS).orderBy('created_at').orderBy('id'),
+      page,
+    );
   }
 
   async update(projectId: string, id: string, changes: Partial<Pick<WebhookRow, 'url' | 'events' | 'enabled'>>, now: Date): Promise<WebhookRow | undefined> {

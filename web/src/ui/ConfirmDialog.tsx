@@ -59,3 +59,41 @@ export function ConfirmDialog({
     </dialog>
   );
 }
+
+/** What ConfirmMutationDialog needs of a mutation that takes no variables (a useMutation result). */
+interface ConfirmableMutation {
+  isPending: boolean;
+  error: unknown;
+  mutate(): void;
+  reset(): void;
+}
+
+/**
+ * A ConfirmDialog that runs one mutation: "Working…" while it runs and its refusal inside the dialog;
+ * Cancel forgets the refusal before closing, so the dialog opens clean the next time.
+ */
+export function ConfirmMutationDialog({
+  mutation,
+  onClose,
+  ...dialog
+}: {
+  open: boolean;
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  mutation: ConfirmableMutation;
+  onClose(): void;
+}) {
+  return (
+    <ConfirmDialog
+      {...dialog}
+      pending={mutation.isPending}
+      error={mutation.error}
+      onConfirm={() => mutation.mutate()}
+      onCancel={() => {
+        mutation.reset();
+        onClose();
+      }}
+    />
+  );
+}

@@ -1,17 +1,18 @@
-/** Previous / next over a `{ total_results, page, page_size }` list. */
-export function Pager({
-  page,
-  pageSize,
-  total,
-  onPage,
-  label,
-}: {
+/** The page a list screen shows, from its URL's `?page=` (1 when absent or not a page number). */
+export function pageFromUrl(params: URLSearchParams): number {
+  return Math.max(1, Number(params.get('page')) || 1);
+}
+
+/** Where a page stands in its list, as every list of the API answers it. */
+export interface ListPosition {
   page: number;
-  pageSize: number;
-  total: number;
-  onPage(page: number): void;
-  label: string;
-}) {
+  page_size: number;
+  total_results: number;
+}
+
+/** Previous / next over a `{ total_results, page, page_size }` list. */
+export function Pager({ list, onPage, label }: { list: ListPosition; onPage(page: number): void; label: string }) {
+  const { page, page_size: pageSize, total_results: total } = list;
   const pages = Math.max(1, Math.ceil(total / pageSize));
   return (
     <nav className="pager" aria-label={label}>

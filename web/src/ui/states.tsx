@@ -35,3 +35,22 @@ export function ErrorMessage({ error, title, showDetails = true }: { error: unkn
 export function Empty({ children }: { children: ReactNode }) {
   return <p className="state state-empty">{children}</p>;
 }
+
+/** What ListStates reads of a list query (a useQuery result over a list of the API). */
+interface ListQuery {
+  isPending: boolean;
+  isError: boolean;
+  error: unknown;
+  data: { results: readonly unknown[] } | undefined;
+}
+
+/** A list screen's loading, error and empty states, the same on every screen; its rows follow when it has some. */
+export function ListStates({ query, loading, empty }: { query: ListQuery; loading: string; empty: ReactNode }) {
+  return (
+    <>
+      {query.isPending ? <Loading label={loading} /> : null}
+      {query.isError ? <ErrorMessage error={query.error} /> : null}
+      {query.data && query.data.results.length === 0 ? <Empty>{empty}</Empty> : null}
+    </>
+  );
+}

@@ -4,7 +4,7 @@ import { Link, useParams } from 'react-router-dom';
 import type { ApiResult } from '../../api/client';
 import { formatDateTime, formatDecimal, formatUsd } from '../../ui/format';
 import { Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { Empty, ErrorMessage, ListStates, Loading } from '../../ui/states';
 import { useProject } from '../session';
 
 type Affiliate = ApiResult<'/api/v1/projects/{projectId}/affiliates/{userIdentifier}', 'get'>;
@@ -190,9 +190,7 @@ function ReferralTree({ identifier, identifierType }: { identifier: string; iden
   return (
     <section aria-labelledby="referrals-title">
       <h2 id="referrals-title">Referral tree</h2>
-      {referrals.isPending ? <Loading label="Loading referred users…" /> : null}
-      {referrals.isError ? <ErrorMessage error={referrals.error} /> : null}
-      {referrals.data && referrals.data.results.length === 0 ? <Empty>Has referred nobody yet.</Empty> : null}
+      <ListStates query={referrals} loading="Loading referred users…" empty="Has referred nobody yet." />
       {referrals.data && referrals.data.results.length > 0 ? (
         <>
           <ul className="tree" aria-label={`Users referred by ${identifier}`}>
@@ -203,7 +201,7 @@ function ReferralTree({ identifier, identifierType }: { identifier: string; iden
               </li>
             ))}
           </ul>
-          <Pager label="Referred user pages" page={page} pageSize={PAGE_SIZE} total={referrals.data.total_results} onPage={setPage} />
+          <Pager label="Referred user pages" list={{ page, page_size: PAGE_SIZE, total_results: referrals.data.total_results }} onPage={setPage} />
         </>
       ) : null}
     </section>
@@ -248,9 +246,7 @@ function History({ identifier, identifierType }: { identifier: string; identifie
   return (
     <section aria-labelledby="history-title">
       <h2 id="history-title">History</h2>
-      {history.isPending ? <Loading label="Loading the history…" /> : null}
-      {history.isError ? <ErrorMessage error={history.error} /> : null}
-      {history.data && history.data.results.length === 0 ? <Empty>Nothing has happened yet.</Empty> : null}
+      <ListStates query={history} loading="Loading the history…" empty="Nothing has happened yet." />
       {history.data && history.data.results.length > 0 ? (
         <>
           <ol className="history">
@@ -261,7 +257,7 @@ function History({ identifier, identifierType }: { identifier: string; identifie
               </li>
             ))}
           </ol>
-          <Pager label="History pages" page={page} pageSize={PAGE_SIZE} total={history.data.total_results} onPage={setPage} />
+          <Pager label="History pages" list={{ page, page_size: PAGE_SIZE, total_results: history.data.total_results }} onPage={setPage} />
         </>
       ) : null}
     </section>

@@ -7,6 +7,7 @@ import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { affiliateColumns, NUMERIC_COLUMNS, SORT_KEY_OF_COLUMN } from './columns';
 import { type AffiliateFilters, filtersFromUrl, filtersToUrl, SORT_COLUMNS } from './filters';
+import { AudienceOptions } from '../audiences/AudienceOptions';
 
 /** The API's largest page: the list loads pages of it as the rows scroll into view. */
 const PAGE_SIZE = 100;
@@ -158,21 +159,13 @@ function FilterForm({ filters, onChange }: { filters: AffiliateFilters; onChange
         <label htmlFor="filter-audience">Member of</label>
         <select id="filter-audience" value={filters.audience ?? ''} onChange={(event) => onChange({ ...filters, audience: event.target.value || undefined })}>
           <option value="">Any audience</option>
-          {audienceOptions.map((audience) => (
-            <option key={audience.id} value={audience.id}>
-              {audience.name}
-            </option>
-          ))}
+          <AudienceOptions audiences={audienceOptions} />
         </select>
       </div>
       <div>
         <label htmlFor="filter-audience-ids">Member of any of</label>
         <select id="filter-audience-ids" name="audience_ids" multiple defaultValue={filters.audience_ids?.split(',') ?? []} size={Math.min(4, Math.max(2, audienceOptions.length))}>
-          {audienceOptions.map((audience) => (
-            <option key={audience.id} value={audience.id}>
-              {audience.name}
-            </option>
-          ))}
+          <AudienceOptions audiences={audienceOptions} />
         </select>
       </div>
       <div>

@@ -2,21 +2,14 @@ import { createColumnHelper } from '@tanstack/react-table';
 import { Link } from 'react-router-dom';
 import type { ApiResult } from '../../api/client';
 import { formatDateTime, formatUsd, shortIdentifier } from '../../ui/format';
-import type { SortColumn } from './filters';
+import { SORT_COLUMNS, type SortColumn } from './filters';
 
 export type AffiliateRow = ApiResult<'/api/v1/projects/{projectId}/affiliates', 'get'>['results'][number];
 
 const column = createColumnHelper<AffiliateRow>();
 
-/** Which list column sorts by which API sort key (the others are not sortable). */
-export const SORT_KEY_OF_COLUMN: Record<string, SortColumn> = {
-  joined_at: 'joined_at',
-  volume_usd: 'volume_usd',
-  revenue_usd: 'revenue_usd',
-  conversions: 'conversions',
-  end_users: 'end_users',
-  referred_volume_usd: 'referred_volume_usd',
-};
+/** Which list column sorts by which API sort key (the others are not sortable): a sortable column's id is its sort key. */
+export const SORT_KEY_OF_COLUMN: Record<string, SortColumn> = Object.fromEntries(SORT_COLUMNS.map(({ value }) => [value, value]));
 
 export const affiliateColumns = [
   column.accessor('identifier', {

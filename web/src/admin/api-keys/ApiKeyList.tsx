@@ -4,9 +4,10 @@ import { useSearchParams } from 'react-router-dom';
 import type { ApiResult } from '../../api/client';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { formatDateTime } from '../../ui/format';
-import { Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { pageFromUrl, Pager } from '../../ui/Pager';
+import { ListStates } from '../../ui/states';
 import { useAdminSession, useProject } from '../session';
+import { ScrollTable } from '../../ui/ScrollTable';
 
 type ApiKey = ApiResult<'/api/v1/projects/{projectId}/api-keys', 'get'>['results'][number];
 
@@ -27,7 +28,7 @@ export function ApiKeyList() {
   const { credentials } = useAdminSession();
   const queryClient = useQueryClient();
   const [params, setParams] = useSearchParams();
-  const page = Math.max(1, Number(params.get('page')) || 1);
+  const page = pageFromUrl(params);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const [revoked, setRevoked] = useState<ApiKey | null>(null);
   const keys = useQuery({
@@ -56,46 +57,34 @@ export function ApiKeyList() {
       <div role="status" aria-live="polite">
         {revoked ? `Revoked “${revoked.name}”: it is refused from now on.` : ''}
       </div>
-      {keys.isPending ? <Loading label="Loading keys…" /> : null}
-      {keys.isError ? <ErrorMessage error={keys.error} /> : null}
-      {keys.data && keys.data.results.length === 0 ? <Empty>No active keys on this page.</Empty> : null}
+      <ListStates query={keys} loading="Loading keys…" empty="No active keys on this page." />
       {keys.data && keys.data.results.length > 0 ? (
         <>
-          <div className="table-scroll" tabIndex={0} role="region" aria-label="API keys table, scrollable">
-            <table>
-              <caption className="visually-hidden">The project’s active API keys</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Key starts with</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Action</th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.data.results.map((key) => (
-                  <tr key={key.id}>
-                    <td>
-                      <span className="key-name">{key.name}</span>
-                      {isSessionKey(key, credentials?.apiKey ?? '') ? <strong className="subtle"> (signed in with it)</strong> : null}
-                    </td>
-                    <td>
-                      <code>{key.role}</code>
-                    </td>
-                    <td className="identifier">{key.key_prefix}…</td>
-                    <td>{formatDateTime(key.created_at)}</td>
-                    <td>
-                      <button type="button" className="danger" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>
-                        Revoke
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager label="Key pages" page={keys.data.page} pageSize={keys.data.page_size} total={keys.data.total_results} onPage={(next) => setParams({ page: String(next) })} />
+          <ScrollTable
+            label="API keys table, scrollable"
+            caption="The project’s active API keys"
+            columns={['Name', 'Role', 'Key starts with', 'Created', 'Action']}
+          >
+            {keys.data.results.map((key) => (
+              <tr key={key.id}>
+                <td>
+                  <span className="key-name">{key.name}</span>
+                  {isSessionKey(key, credentials?.apiKey ?? '') ? <strong className="subtle"> (signed in with it)</strong> : null}
+                </td>
+                <td>
+                  <code>{key.role}</code>
+                </td>
+                <td className="identifier">{key.key_prefix}…</td>
+                <td>{formatDateTime(key.created_at)}</td>
+                <td>
+                  <button type="button" className="danger" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>
+                    Revoke
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </ScrollTable>
+          <Pager label="Key pages" list={keys.data} onPage={(next) => setParams({ page: String(next) })} />
         </>
       ) : null}
       <ConfirmDialog

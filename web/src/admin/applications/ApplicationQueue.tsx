@@ -3,9 +3,11 @@ import { type FormEvent, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import type { ApiBody, ApiQuery } from '../../api/client';
 import { formatDateTime } from '../../ui/format';
-import { PAGE_SIZES, Pager, PageSizeSelect } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { PAGE_SIZES, pageFromUrl, Pager, PageSizeSelect } from '../../ui/Pager';
+import { ErrorMessage, ListStates } from '../../ui/states';
 import { useProject } from '../session';
+import { ScrollTable, type TableColumn } from '../../ui/ScrollTable';
+import { AudienceOptions } from '../audiences/AudienceOptions';
 
 type Status = NonNullable<NonNullable<ApiQuery<'/api/v1/projects/{projectId}/applications', 'get'>>['status']>;
 type Decision = ApiBody<'/api/v1/projects/{projectId}/applications/bulk', 'post'>;
@@ -28,7 +30,7 @@ export function ApplicationQueue() {
   const [params, setParams] = useSearchParams();
   const status: Status = STATUSES.find((entry) => entry.value === params.get('status'))?.value ?? 'pending';
   const pageSize = PAGE_SIZES.includes(Number(params.get('page_size'))) ? Number(params.get('page_size')) : 20;
-  const page = Math.max(1, Number(params.get('page')) || 1);
+  const page = pageFromUrl(params);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const setView = (next: { status?: Status; page_size?: number; page?: number }) => {
     setSelected(new Set());
@@ -53,6 +55,17 @@ export function ApplicationQueue() {
   const decided = decide.data?.results.filter((result) => result.ok).length ?? 0;
   const rows = list.data?.results ?? [];
   const allSelected = rows.length > 0 && rows.every((row) => selected.has(row.id));
+  const selectAll: TableColumn = {
+    key: 'select',
+    label: (
+      <input
+        type="checkbox"
+        aria-label="Select every application on this page"
+        checked={allSelected}
+        onChange={() => setSelected(allSelected ? new Set() : new Set(rows.map((row) => row.id)))}
+      />
+    ),
+  };
 
   return (
     <section aria-labelledby="applications-title">
@@ -88,65 +101,44 @@ export function ApplicationQueue() {
         </ul>
       ) : null}
       {decide.isError ? <ErrorMessage error={decide.error} title="Nothing was decided" /> : null}
-      {list.isPending ? <Loading label="Loading applications…" /> : null}
-      {list.isError ? <ErrorMessage error={list.error} /> : null}
-      {list.data && rows.length === 0 ? <Empty>No {STATUSES.find((entry) => entry.value === status)?.label.toLowerCase()} applications.</Empty> : null}
+      <ListStates query={list} loading="Loading applications…" empty={<>No {STATUSES.find((entry) => entry.value === status)?.label.toLowerCase()} applications.</>} />
       {list.data && rows.length > 0 ? (
         <>
-          <div className="table-scroll" tabIndex={0} role="region" aria-label="Applications table, scrollable">
-            <table>
-              <caption className="visually-hidden">Applications, oldest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">
-                    <input
-                      type="checkbox"
-                      aria-label="Select every application on this page"
-                      checked={allSelected}
-                      onChange={() => setSelected(allSelected ? new Set() : new Set(rows.map((row) => row.id)))}
-                    />
-                  </th>
-                  <th scope="col">Applicant</th>
-                  <th scope="col">Region</th>
-                  <th scope="col">Code asked</th>
-                  <th scope="col">Message</th>
-                  <th scope="col">Applied</th>
-                  <th scope="col">Status</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row) => (
-                  <tr key={row.id}>
-                    <td>
-                      <input
-                        type="checkbox"
-                        aria-label={`Select ${row.name}`}
-                        checked={selected.has(row.id)}
-                        onChange={() => {
-                          const next = new Set(selected);
-                          if (!next.delete(row.id)) next.add(row.id);
-                          setSelected(next);
-                        }}
-                      />
-                    </td>
-                    <td>
-                      <span className="applicant-name">{row.name}</span> <span className="subtle identifier">{row.identifier}</span>
-                    </td>
-                    <td>{row.region ?? '—'}</td>
-                    <td>{row.code ?? '—'}</td>
-                    <td>{row.message ?? '—'}</td>
-                    <td>{formatDateTime(row.created_at)}</td>
-                    <td>
-                      {row.status}
-                      {row.rejection_reason ? `: ${row.rejection_reason}` : ''}
-                      {row.hold_note ? `: ${row.hold_note}` : ''}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager label="Application pages" page={list.data.page} pageSize={list.data.page_size} total={list.data.total_results} onPage={(next) => setView({ page: next })} />
+          <ScrollTable
+            label="Applications table, scrollable"
+            caption="Applications, oldest first"
+            columns={[selectAll, 'Applicant', 'Region', 'Code asked', 'Message', 'Applied', 'Status']}
+          >
+            {rows.map((row) => (
+              <tr key={row.id}>
+                <td>
+                  <input
+                    type="checkbox"
+                    aria-label={`Select ${row.name}`}
+                    checked={selected.has(row.id)}
+                    onChange={() => {
+                      const next = new Set(selected);
+                      if (!next.delete(row.id)) next.add(row.id);
+                      setSelected(next);
+                    }}
+                  />
+                </td>
+                <td>
+                  <span className="applicant-name">{row.name}</span> <span className="subtle identifier">{row.identifier}</span>
+                </td>
+                <td>{row.region ?? '—'}</td>
+                <td>{row.code ?? '—'}</td>
+                <td>{row.message ?? '—'}</td>
+                <td>{formatDateTime(row.created_at)}</td>
+                <td>
+                  {row.status}
+                  {row.rejection_reason ? `: ${row.rejection_reason}` : ''}
+                  {row.hold_note ? `: ${row.hold_note}` : ''}
+                </td>
+              </tr>
+            ))}
+          </ScrollTable>
+          <Pager label="Application pages" list={list.data} onPage={(next) => setView({ page: next })} />
         </>
       ) : null}
     </section>
@@ -185,11 +177,7 @@ function DecisionForm({ ids, pending, onDecide }: { ids: string[]; pending: bool
           <label htmlFor="decision-audience">Into the audience</label>
           <select id="decision-audience" value={audienceId} onChange={(event) => setAudienceId(event.target.value)} required>
             <option value="">Choose a static audience</option>
-            {staticAudiences.map((audience) => (
-              <option key={audience.id} value={audience.id}>
-                {audience.name}
-              </option>
-            ))}
+            <AudienceOptions audiences={staticAudiences} />
           </select>
         </div>
       ) : (

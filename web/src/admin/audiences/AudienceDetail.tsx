@@ -2,12 +2,13 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router-dom';
 import { formatDateTime } from '../../ui/format';
-import { Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { pageFromUrl, Pager } from '../../ui/Pager';
+import { ErrorMessage, ListStates, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { describeCondition } from './condition';
 import { BadgeEditor } from './BadgeEditor';
 import { CsvUpload } from './CsvUpload';
+import { ScrollTable } from '../../ui/ScrollTable';
 
 const PAGE_SIZE = 25;
 
@@ -73,7 +74,7 @@ export function AudienceDetail() {
 function Entries({ audienceId }: { audienceId: string }) {
   const { projectId, api } = useProject();
   const [params, setParams] = useSearchParams();
-  const page = Math.max(1, Number(params.get('page')) || 1);
+  const page = pageFromUrl(params);
   const search = params.get('search') ?? '';
   const [searchText, setSearchText] = useState(search);
   const entries = useQuery({
@@ -102,41 +103,27 @@ function Entries({ audienceId }: { audienceId: string }) {
         </div>
         <button type="submit">Search</button>
       </form>
-      {entries.isPending ? <Loading label="Loading users…" /> : null}
-      {entries.isError ? <ErrorMessage error={entries.error} /> : null}
-      {entries.data && entries.data.results.length === 0 ? <Empty>{search ? `No user’s identifier starts with “${search}”.` : 'No users in this audience yet.'}</Empty> : null}
+      <ListStates query={entries} loading="Loading users…" empty={search ? `No user’s identifier starts with “${search}”.` : 'No users in this audience yet.'} />
       {entries.data && entries.data.results.length > 0 ? (
         <>
-          <div className="table-scroll" tabIndex={0} role="region" aria-label="Users table, scrollable">
-            <table>
-              <caption className="visually-hidden">Users in the audience, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Identifier</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Source</th>
-                  <th scope="col">Added</th>
-                </tr>
-              </thead>
-              <tbody>
-                {entries.data.results.map((entry) => (
-                  <tr key={`${entry.identifier_type}:${entry.identifier}`}>
-                    <td className="identifier">{entry.identifier}</td>
-                    <td>{entry.identifier_type}</td>
-                    <td>{entry.kind}</td>
-                    <td>{entry.source}</td>
-                    <td>{formatDateTime(entry.added_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ScrollTable
+            label="Users table, scrollable"
+            caption="Users in the audience, newest first"
+            columns={['Identifier', 'Type', 'Kind', 'Source', 'Added']}
+          >
+            {entries.data.results.map((entry) => (
+              <tr key={`${entry.identifier_type}:${entry.identifier}`}>
+                <td className="identifier">{entry.identifier}</td>
+                <td>{entry.identifier_type}</td>
+                <td>{entry.kind}</td>
+                <td>{entry.source}</td>
+                <td>{formatDateTime(entry.added_at)}</td>
+              </tr>
+            ))}
+          </ScrollTable>
           <Pager
             label="User pages"
-            page={entries.data.page}
-            pageSize={entries.data.page_size}
-            total={entries.data.total_results}
+            list={entries.data}
             onPage={(next) => {
               const nextParams = new URLSearchParams(params);
               nextParams.set('page', String(next));

@@ -1,16 +1,17 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router-dom';
 import { formatDateTime } from '../../ui/format';
-import { Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { pageFromUrl, Pager } from '../../ui/Pager';
+import { ListStates } from '../../ui/states';
 import { useProject } from '../session';
+import { numeric, ScrollTable } from '../../ui/ScrollTable';
 
 const PAGE_SIZE = 25;
 
 export function AudienceList() {
   const { projectId, api } = useProject();
   const [params, setParams] = useSearchParams();
-  const page = Math.max(1, Number(params.get('page')) || 1);
+  const page = pageFromUrl(params);
   const audiences = useQuery({
     queryKey: ['audiences', projectId, page],
     queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/audiences', { path: { projectId }, query: { page, page_size: PAGE_SIZE }, signal }),
@@ -24,53 +25,28 @@ export function AudienceList() {
           New audience
         </Link>
       </div>
-      {audiences.isPending ? <Loading label="Loading audiences…" /> : null}
-      {audiences.isError ? <ErrorMessage error={audiences.error} /> : null}
-      {audiences.data && audiences.data.results.length === 0 ? (
-        <Empty>
-          No audiences yet. <Link to="new">Create the first one</Link>.
-        </Empty>
-      ) : null}
+      <ListStates query={audiences} loading="Loading audiences…" empty={<>No audiences yet. <Link to="new">Create the first one</Link>.</>} />
       {audiences.data && audiences.data.results.length > 0 ? (
         <>
-          <div className="table-scroll" tabIndex={0} role="region" aria-label="Audiences table, scrollable">
-            <table>
-              <caption className="visually-hidden">The project’s audiences, oldest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Type</th>
-                  <th scope="col" className="number">
-                    Users
-                  </th>
-                  <th scope="col">Tier</th>
-                  <th scope="col">Badge</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {audiences.data.results.map((audience) => (
-                  <tr key={audience.id}>
-                    <td>
-                      <Link to={audience.id}>{audience.name}</Link>
-                    </td>
-                    <td>{audience.type}</td>
-                    <td className="number">{audience.entries_count.toLocaleString('en-US')}</td>
-                    <td>{audience.tier_rank ?? '—'}</td>
-                    <td>{audience.badge?.name ?? '—'}</td>
-                    <td>{formatDateTime(audience.created_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager
-            label="Audience pages"
-            page={audiences.data.page}
-            pageSize={audiences.data.page_size}
-            total={audiences.data.total_results}
-            onPage={(next) => setParams({ page: String(next) })}
-          />
+          <ScrollTable
+            label="Audiences table, scrollable"
+            caption="The project’s audiences, oldest first"
+            columns={['Name', 'Type', numeric('Users'), 'Tier', 'Badge', 'Created']}
+          >
+            {audiences.data.results.map((audience) => (
+              <tr key={audience.id}>
+                <td>
+                  <Link to={audience.id}>{audience.name}</Link>
+                </td>
+                <td>{audience.type}</td>
+                <td className="number">{audience.entries_count.toLocaleString('en-US')}</td>
+                <td>{audience.tier_rank ?? '—'}</td>
+                <td>{audience.badge?.name ?? '—'}</td>
+                <td>{formatDateTime(audience.created_at)}</td>
+              </tr>
+            ))}
+          </ScrollTable>
+          <Pager label="Audience pages" list={audiences.data} onPage={(next) => setParams({ page: String(next) })} />
         </>
       ) : null}
     </section>

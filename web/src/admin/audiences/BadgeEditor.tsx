@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import type { ApiResult } from '../../api/client';
-import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import { ConfirmMutationDialog } from '../../ui/ConfirmDialog';
 import { fieldErrors } from '../../ui/field-errors';
 import { ErrorMessage } from '../../ui/states';
 import { TextField } from '../../ui/TextField';
@@ -78,20 +78,15 @@ export function BadgeEditor({ audienceId, badge }: { audienceId: string; badge: 
         {save.isSuccess && !save.isPending ? `Badge “${save.data.name}” saved.` : ''}
         {remove.isSuccess ? 'Badge removed.' : ''}
       </p>
-      <ConfirmDialog
+      <ConfirmMutationDialog
         open={confirmingRemoval}
         title={`Remove the badge “${badge?.name ?? ''}”?`}
         confirmLabel="Yes, remove"
-        pending={remove.isPending}
-        error={remove.error}
-        onConfirm={() => remove.mutate()}
-        onCancel={() => {
-          remove.reset();
-          setConfirmingRemoval(false);
-        }}
+        mutation={remove}
+        onClose={() => setConfirmingRemoval(false)}
       >
         <p>The users of this audience will no longer show it.</p>
-      </ConfirmDialog>
+      </ConfirmMutationDialog>
     </section>
   );
 }

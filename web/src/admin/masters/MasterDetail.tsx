@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
-import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import { ConfirmMutationDialog } from '../../ui/ConfirmDialog';
 import { formatDateTime, formatUsd } from '../../ui/format';
 import { ErrorMessage, Loading } from '../../ui/states';
 import { useProject } from '../session';
@@ -121,23 +121,18 @@ function RemoveMaster({ master }: { master: Master }) {
       <button type="button" className="danger-outline" onClick={() => setConfirming(true)}>
         Remove master designation
       </button>
-      <ConfirmDialog
+      <ConfirmMutationDialog
         open={confirming}
         title={`Remove master status from ${master.name || master.identifier}?`}
         confirmLabel="Yes, remove"
-        pending={remove.isPending}
-        error={remove.error}
-        onConfirm={() => remove.mutate()}
-        onCancel={() => {
-          remove.reset();
-          setConfirming(false);
-        }}
+        mutation={remove}
+        onClose={() => setConfirming(false)}
       >
         <p>
           Its {master.sub_affiliates_count} sub-affiliate{master.sub_affiliates_count === 1 ? '' : 's'} become regular affiliates, and conversions
           from now on pay it no spread. Past attributions and payouts stay as they were.
         </p>
-      </ConfirmDialog>
+      </ConfirmMutationDialog>
     </section>
   );
 }

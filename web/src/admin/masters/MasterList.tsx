@@ -1,11 +1,12 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useLocation, useSearchParams } from 'react-router-dom';
 import { formatDateTime, formatUsd } from '../../ui/format';
-import { Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { pageFromUrl, Pager } from '../../ui/Pager';
+import { ListStates } from '../../ui/states';
 import { useProject } from '../session';
 import { DesignateMaster } from './DesignateMaster';
 import { Amounts, formatSpread } from './figures';
+import { numeric, ScrollTable } from '../../ui/ScrollTable';
 
 const PAGE_SIZE = 25;
 
@@ -15,7 +16,7 @@ export function MasterList() {
   const [params, setParams] = useSearchParams();
   // A removal on the detail page comes back here saying what it did.
   const notice = (useLocation().state as { notice?: string } | null)?.notice;
-  const page = Math.max(1, Number(params.get('page')) || 1);
+  const page = pageFromUrl(params);
   const masters = useQuery({
     queryKey: ['masters', projectId, page],
     queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/agencies', { path: { projectId }, query: { page, page_size: PAGE_SIZE }, signal }),
@@ -29,56 +30,31 @@ export function MasterList() {
           {notice}
         </p>
       ) : null}
-      {masters.isPending ? <Loading label="Loading master affiliates…" /> : null}
-      {masters.isError ? <ErrorMessage error={masters.error} /> : null}
-      {masters.data && masters.data.results.length === 0 ? <Empty>No master affiliates yet. Designate an affiliate below.</Empty> : null}
+      <ListStates query={masters} loading="Loading master affiliates…" empty="No master affiliates yet. Designate an affiliate below." />
       {masters.data && masters.data.results.length > 0 ? (
         <>
-          <div className="table-scroll" tabIndex={0} role="region" aria-label="Master affiliates table, scrollable">
-            <table>
-              <caption className="visually-hidden">Master affiliates, newest designation first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Master</th>
-                  <th scope="col" className="number">
-                    Spread
-                  </th>
-                  <th scope="col" className="number">
-                    Sub-affiliates
-                  </th>
-                  <th scope="col" className="number">
-                    Referred volume
-                  </th>
-                  <th scope="col">Earnings</th>
-                  <th scope="col">Designated</th>
-                </tr>
-              </thead>
-              <tbody>
-                {masters.data.results.map((master) => (
-                  <tr key={master.id}>
-                    <td>
-                      <Link to={master.id}>{master.name || master.identifier}</Link>
-                      <div className="subtle identifier">{master.identifier}</div>
-                    </td>
-                    <td className="number">{formatSpread(master.spread_bps)}</td>
-                    <td className="number">{master.sub_affiliates_count.toLocaleString('en-US')}</td>
-                    <td className="number">{formatUsd(master.referred_volume_usd)}</td>
-                    <td>
-                      <Amounts amounts={master.earnings} label={`Earnings of ${master.name || master.identifier}`} />
-                    </td>
-                    <td>{formatDateTime(master.designated_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager
-            label="Master affiliate pages"
-            page={masters.data.page}
-            pageSize={masters.data.page_size}
-            total={masters.data.total_results}
-            onPage={(next) => setParams({ page: String(next) })}
-          />
+          <ScrollTable
+            label="Master affiliates table, scrollable"
+            caption="Master affiliates, newest designation first"
+            columns={['Master', numeric('Spread'), numeric('Sub-affiliates'), numeric('Referred volume'), 'Earnings', 'Designated']}
+          >
+            {masters.data.results.map((master) => (
+              <tr key={master.id}>
+                <td>
+                  <Link to={master.id}>{master.name || master.identifier}</Link>
+                  <div className="subtle identifier">{master.identifier}</div>
+                </td>
+                <td className="number">{formatSpread(master.spread_bps)}</td>
+                <td className="number">{master.sub_affiliates_count.toLocaleString('en-US')}</td>
+                <td className="number">{formatUsd(master.referred_volume_usd)}</td>
+                <td>
+                  <Amounts amounts={master.earnings} label={`Earnings of ${master.name || master.identifier}`} />
+                </td>
+                <td>{formatDateTime(master.designated_at)}</td>
+              </tr>
+            ))}
+          </ScrollTable>
+          <Pager label="Master affiliate pages" list={masters.data} onPage={(next) => setParams({ page: String(next) })} />
         </>
       ) : null}
       <DesignateMaster />

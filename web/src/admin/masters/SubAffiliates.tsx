@@ -4,11 +4,12 @@ import { Link, useSearchParams } from 'react-router-dom';
 import type { ApiQuery, ApiResult } from '../../api/client';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { formatDateTime, formatUsd } from '../../ui/format';
-import { Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { pageFromUrl, Pager } from '../../ui/Pager';
+import { ListStates } from '../../ui/states';
 import { useProject } from '../session';
 import { Amounts } from './figures';
 import { refreshMaster, subAffiliatesKey } from './queries';
+import { numeric, ScrollTable } from '../../ui/ScrollTable';
 
 type ListQuery = NonNullable<ApiQuery<'/api/v1/projects/{projectId}/agencies/{agencyId}/sub-affiliates', 'get'>>;
 type SortBy = NonNullable<ListQuery['sort_by']>;
@@ -39,7 +40,7 @@ export function SubAffiliates({ agencyId }: { agencyId: string }) {
   const [params, setParams] = useSearchParams();
   const sortBy = SORTS.find((sort) => sort.value === params.get('sort_by'))?.value ?? 'bound_at';
   const bound = SHOWN.find((shown) => shown.value === params.get('bound'))?.value ?? '';
-  const page = Math.max(1, Number(params.get('page')) || 1);
+  const page = pageFromUrl(params);
   const [unbinding, setUnbinding] = useState<SubAffiliate | null>(null);
   const setView = (next: { sort_by?: string; bound?: string; page?: number }) => {
     const view = { sort_by: next.sort_by ?? sortBy, bound: next.bound ?? bound, page: String(next.page ?? 1) };
@@ -80,45 +81,29 @@ export function SubAffiliates({ agencyId }: { agencyId: string }) {
           </select>
         </div>
       </div>
-      {list.isPending ? <Loading label="Loading sub-affiliates…" /> : null}
-      {list.isError ? <ErrorMessage error={list.error} /> : null}
-      {list.data && list.data.results.length === 0 ? <Empty>{bound ? 'No sub-affiliates here.' : 'No sub-affiliates yet: bind some above.'}</Empty> : null}
+      <ListStates query={list} loading="Loading sub-affiliates…" empty={bound ? 'No sub-affiliates here.' : 'No sub-affiliates yet: bind some above.'} />
       {list.data && list.data.results.length > 0 ? (
         <>
-          <div className="table-scroll" tabIndex={0} role="region" aria-label="Sub-affiliates table, scrollable">
-            <table>
-              <caption className="visually-hidden">Sub-affiliates, sorted by {SORTS.find((sort) => sort.value === sortBy)?.label.toLowerCase()}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Sub-affiliate</th>
-                  <th scope="col">Binding</th>
-                  <th scope="col" className="number">
-                    Volume brought
-                  </th>
-                  <th scope="col" className="number">
-                    Conversions brought
-                  </th>
-                  <th scope="col">Master earned from it</th>
-                  <th scope="col" className="number">
-                    Own volume
-                  </th>
-                  <th scope="col" className="number">
-                    Own conversions
-                  </th>
-                  <th scope="col">Own earnings</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.results.map((sub) => (
-                  <SubAffiliateRow key={sub.id} sub={sub} onUnbind={setUnbinding} />
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager label="Sub-affiliate pages" page={list.data.page} pageSize={list.data.page_size} total={list.data.total_results} onPage={(next) => setView({ page: next })} />
+          <ScrollTable
+            label="Sub-affiliates table, scrollable"
+            caption={<>Sub-affiliates, sorted by {SORTS.find((sort) => sort.value === sortBy)?.label.toLowerCase()}</>}
+            columns={[
+              'Sub-affiliate',
+              'Binding',
+              numeric('Volume brought'),
+              numeric('Conversions brought'),
+              'Master earned from it',
+              numeric('Own volume'),
+              numeric('Own conversions'),
+              'Own earnings',
+              { key: 'actions', label: <span className="visually-hidden">Actions</span> },
+            ]}
+          >
+            {list.data.results.map((sub) => (
+              <SubAffiliateRow key={sub.id} sub={sub} onUnbind={setUnbinding} />
+            ))}
+          </ScrollTable>
+          <Pager label="Sub-affiliate pages" list={list.data} onPage={(next) => setView({ page: next })} />
         </>
       ) : null}
       <UnbindDialog sub={unbinding} agencyId={agencyId} onClose={() => setUnbinding(null)} />

@@ -1,6 +1,8 @@
 import type { ApiResult } from '../../api/client';
 import { formatDateTime, formatDecimal, formatTokenAmount, formatUsd } from '../../ui/format';
 import { Empty } from '../../ui/states';
+import { numeric, ScrollTable } from '../../ui/ScrollTable';
+import { type Fact, Facts } from '../../ui/Facts';
 
 type Conversion = ApiResult<'/api/v1/projects/{projectId}/conversions', 'get'>['results'][number];
 
@@ -13,7 +15,7 @@ const KIND_LABELS: Record<Conversion['movements'][number]['kind'], string> = {
 /** One conversion: where it stands, who it was attributed to, and the movements it wrote. */
 export function ConversionDetail({ conversion, onClose }: { conversion: Conversion; onClose(): void }) {
   const { attribution } = conversion;
-  const facts: Array<[string, string]> = [
+  const facts: Fact[] = [
     ['Status', conversion.status],
     ['Name', conversion.name],
     ['User', `${conversion.user_identifier} (${conversion.user_identifier_type})`],
@@ -52,47 +54,28 @@ export function ConversionDetail({ conversion, onClose }: { conversion: Conversi
           Close
         </button>
       </div>
-      <dl className="facts">
-        {facts.map(([term, value]) => (
-          <div key={term}>
-            <dt>{term}</dt>
-            <dd>{value}</dd>
-          </div>
-        ))}
-      </dl>
+      <Facts facts={facts} />
       <h4 id="movements-title">Movements</h4>
       {conversion.movements.length === 0 ? (
         <Empty>{conversion.status === 'accepted' ? 'Not paid yet: the job has not processed it.' : 'It paid nobody.'}</Empty>
       ) : (
-        <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="movements-title">
-          <table>
-            <caption className="visually-hidden">What the conversion paid, to whom</caption>
-            <thead>
-              <tr>
-                <th scope="col">Kind</th>
-                <th scope="col">Paid to</th>
-                <th scope="col" className="number">
-                  Amount
-                </th>
-                <th scope="col">Claim check</th>
-                <th scope="col">Written</th>
-              </tr>
-            </thead>
-            <tbody>
-              {conversion.movements.map((movement) => (
-                <tr key={`${movement.kind}:${movement.user_identifier_type}:${movement.user_identifier}`}>
-                  <td>{KIND_LABELS[movement.kind]}</td>
-                  <td className="identifier">{movement.user_identifier}</td>
-                  <td className="number" title={`${movement.amount} base units`}>
-                    {formatTokenAmount(movement.amount, movement.currency)}
-                  </td>
-                  <td>{movement.payout_status}</td>
-                  <td>{formatDateTime(movement.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ScrollTable
+          labelledBy="movements-title"
+          caption="What the conversion paid, to whom"
+          columns={['Kind', 'Paid to', numeric('Amount'), 'Claim check', 'Written']}
+        >
+          {conversion.movements.map((movement) => (
+            <tr key={`${movement.kind}:${movement.user_identifier_type}:${movement.user_identifier}`}>
+              <td>{KIND_LABELS[movement.kind]}</td>
+              <td className="identifier">{movement.user_identifier}</td>
+              <td className="number" title={`${movement.amount} base units`}>
+                {formatTokenAmount(movement.amount, movement.currency)}
+              </td>
+              <td>{movement.payout_status}</td>
+              <td>{formatDateTime(movement.created_at)}</td>
+            </tr>
+          ))}
+        </ScrollTable>
       )}
     </section>
   );

@@ -4,10 +4,11 @@ import { useSearchParams } from 'react-router-dom';
 import type { ApiQuery } from '../../api/client';
 import { formatDateTime, formatDecimal, shortIdentifier } from '../../ui/format';
 import { IDENTIFIER_TYPES } from '../../ui/identifier-types';
-import { Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { pageFromUrl, Pager } from '../../ui/Pager';
+import { ListStates } from '../../ui/states';
 import { useProject } from '../session';
 import { ConversionDetail } from './ConversionDetail';
+import { numeric, ScrollTable } from '../../ui/ScrollTable';
 
 type Query = NonNullable<ApiQuery<'/api/v1/projects/{projectId}/conversions', 'get'>>;
 type Status = NonNullable<Query['status']>;
@@ -23,7 +24,7 @@ export function ConversionList() {
   const { projectId, api } = useProject();
   const [params, setParams] = useSearchParams();
   const applied = Object.fromEntries(FILTERS.map((name) => [name, params.get(name) ?? ''])) as Filters;
-  const page = Math.max(1, Number(params.get('page')) || 1);
+  const page = pageFromUrl(params);
   const selected = params.get('selected');
   const [draft, setDraft] = useState<Filters>(applied);
   const query: Query = {
@@ -95,66 +96,42 @@ export function ConversionList() {
           </button>
         </div>
       </form>
-      {conversions.isPending ? <Loading label="Loading conversions…" /> : null}
-      {conversions.isError ? <ErrorMessage error={conversions.error} /> : null}
-      {conversions.data && conversions.data.results.length === 0 ? <Empty>No conversions match.</Empty> : null}
+      <ListStates query={conversions} loading="Loading conversions…" empty="No conversions match." />
       {conversions.data && conversions.data.results.length > 0 ? (
         <>
           <p className="count" role="status">
             {conversions.data.total_results.toLocaleString('en-US')} {conversions.data.total_results === 1 ? 'conversion' : 'conversions'}
           </p>
-          <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="conversions-title">
-            <table>
-              <caption className="visually-hidden">Conversions, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Id</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">User</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" className="number">
-                    Movements
-                  </th>
-                  <th scope="col" className="number">
-                    reward_base
-                  </th>
-                  <th scope="col">Received</th>
-                </tr>
-              </thead>
-              <tbody>
-                {conversions.data.results.map((conversion) => (
-                  <tr key={conversion.id} aria-current={conversion.id === selected ? 'true' : undefined} className="conversion-row">
-                    <td>
-                      <button
-                        type="button"
-                        className="link-button"
-                        aria-expanded={conversion.id === selected}
-                        aria-controls="conversion-detail"
-                        onClick={() => show({ selected: conversion.id === selected ? null : conversion.id })}
-                      >
-                        {conversion.id}
-                      </button>
-                    </td>
-                    <td>{conversion.name}</td>
-                    <td className="identifier" title={conversion.user_identifier}>
-                      {shortIdentifier(conversion.user_identifier)}
-                    </td>
-                    <td className="conversion-status">{conversion.status}</td>
-                    <td className="number">{conversion.movements.length}</td>
-                    <td className="number">{conversion.reward_base === null ? '—' : formatDecimal(conversion.reward_base)}</td>
-                    <td>{formatDateTime(conversion.received_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager
-            label="Conversion pages"
-            page={conversions.data.page}
-            pageSize={conversions.data.page_size}
-            total={conversions.data.total_results}
-            onPage={(next) => show({ page: String(next), selected: null })}
-          />
+          <ScrollTable
+            labelledBy="conversions-title"
+            caption="Conversions, newest first"
+            columns={['Id', 'Name', 'User', 'Status', numeric('Movements'), numeric('reward_base'), 'Received']}
+          >
+            {conversions.data.results.map((conversion) => (
+              <tr key={conversion.id} aria-current={conversion.id === selected ? 'true' : undefined} className="conversion-row">
+                <td>
+                  <button
+                    type="button"
+                    className="link-button"
+                    aria-expanded={conversion.id === selected}
+                    aria-controls="conversion-detail"
+                    onClick={() => show({ selected: conversion.id === selected ? null : conversion.id })}
+                  >
+                    {conversion.id}
+                  </button>
+                </td>
+                <td>{conversion.name}</td>
+                <td className="identifier" title={conversion.user_identifier}>
+                  {shortIdentifier(conversion.user_identifier)}
+                </td>
+                <td className="conversion-status">{conversion.status}</td>
+                <td className="number">{conversion.movements.length}</td>
+                <td className="number">{conversion.reward_base === null ? '—' : formatDecimal(conversion.reward_base)}</td>
+                <td>{formatDateTime(conversion.received_at)}</td>
+              </tr>
+            ))}
+          </ScrollTable>
+          <Pager label="Conversion pages" list={conversions.data} onPage={(next) => show({ page: String(next), selected: null })} />
         </>
       ) : null}
       <div id="conversion-detail">{chosen ? <ConversionDetail conversion={chosen} onClose={() => show({ selected: null })} /> : null}</div>

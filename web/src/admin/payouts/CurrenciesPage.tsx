@@ -4,10 +4,11 @@ import { useSearchParams } from 'react-router-dom';
 import type { ApiBody } from '../../api/client';
 import { FieldError, fieldErrors } from '../../ui/field-errors';
 import { formatDateTime } from '../../ui/format';
-import { Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { pageFromUrl, Pager } from '../../ui/Pager';
+import { ErrorMessage, ListStates } from '../../ui/states';
 import { useProject } from '../session';
 import { currenciesKey } from './currencies';
+import { numeric, ScrollTable } from '../../ui/ScrollTable';
 
 const PAGE_SIZE = 25;
 const NATIVE_ADDRESS = '0x0000000000000000000000000000000000000000';
@@ -18,7 +19,7 @@ type CurrencyBody = ApiBody<'/api/v1/projects/{projectId}/currencies', 'post'>;
 export function CurrenciesPage() {
   const { projectId, api } = useProject();
   const [params, setParams] = useSearchParams();
-  const page = Math.max(1, Number(params.get('page')) || 1);
+  const page = pageFromUrl(params);
   const currencies = useQuery({
     queryKey: [...currenciesKey(projectId), page],
     queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/currencies', { path: { projectId }, query: { page, page_size: PAGE_SIZE }, signal }),
@@ -27,49 +28,26 @@ export function CurrenciesPage() {
   return (
     <>
       <h2 id="currencies-title">Currencies</h2>
-      {currencies.isPending ? <Loading label="Loading currencies…" /> : null}
-      {currencies.isError ? <ErrorMessage error={currencies.error} /> : null}
-      {currencies.data && currencies.data.results.length === 0 ? <Empty>No currencies yet: add the first one below.</Empty> : null}
+      <ListStates query={currencies} loading="Loading currencies…" empty="No currencies yet: add the first one below." />
       {currencies.data && currencies.data.results.length > 0 ? (
         <>
-          <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="currencies-title">
-            <table>
-              <caption className="visually-hidden">The currencies the project pays in, oldest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Type</th>
-                  <th scope="col" className="number">
-                    Chain
-                  </th>
-                  <th scope="col">Address</th>
-                  <th scope="col" className="number">
-                    Decimals
-                  </th>
-                  <th scope="col">Added</th>
-                </tr>
-              </thead>
-              <tbody>
-                {currencies.data.results.map((currency) => (
-                  <tr key={currency.id}>
-                    <td>{currency.name}</td>
-                    <td>{currency.type}</td>
-                    <td className="number">{currency.chain_id}</td>
-                    <td className="identifier">{currency.address}</td>
-                    <td className="number">{currency.decimals}</td>
-                    <td>{formatDateTime(currency.created_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager
-            label="Currency pages"
-            page={currencies.data.page}
-            pageSize={currencies.data.page_size}
-            total={currencies.data.total_results}
-            onPage={(next) => setParams({ page: String(next) })}
-          />
+          <ScrollTable
+            labelledBy="currencies-title"
+            caption="The currencies the project pays in, oldest first"
+            columns={['Name', 'Type', numeric('Chain'), 'Address', numeric('Decimals'), 'Added']}
+          >
+            {currencies.data.results.map((currency) => (
+              <tr key={currency.id}>
+                <td>{currency.name}</td>
+                <td>{currency.type}</td>
+                <td className="number">{currency.chain_id}</td>
+                <td className="identifier">{currency.address}</td>
+                <td className="number">{currency.decimals}</td>
+                <td>{formatDateTime(currency.created_at)}</td>
+              </tr>
+            ))}
+          </ScrollTable>
+          <Pager label="Currency pages" list={currencies.data} onPage={(next) => setParams({ page: String(next) })} />
         </>
       ) : null}
       <AddCurrency />

@@ -1,10 +1,11 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router-dom';
 import { formatDateTime, formatTokenAmount } from '../../ui/format';
-import { Pager } from '../../ui/Pager';
+import { pageFromUrl, Pager } from '../../ui/Pager';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { type Currency, currencyLabel, useCurrencyChoices } from './currencies';
+import { numeric, ScrollTable } from '../../ui/ScrollTable';
 
 type UserType = 'affiliate' | 'end_user';
 const PAGE_SIZE = 25;
@@ -14,7 +15,7 @@ export function LeaderboardPage() {
   const currencies = useCurrencyChoices();
   const [params, setParams] = useSearchParams();
   const userType: UserType = params.get('user_type') === 'end_user' ? 'end_user' : 'affiliate';
-  const page = Math.max(1, Number(params.get('page')) || 1);
+  const page = pageFromUrl(params);
   const currency = currencies.data?.find((choice) => choice.id === params.get('currency')) ?? currencies.data?.[0];
   const choose = (next: { currency?: string; user_type?: UserType; page?: number }) =>
     setParams({ currency: next.currency ?? currency?.id ?? '', user_type: next.user_type ?? userType, page: String(next.page ?? 1) });
@@ -75,38 +76,23 @@ function Board({ currency, userType, page, onPage }: { currency: Currency; userT
   return (
     <>
       <p className="count">As of {formatDateTime(board.data.calculated_at)}</p>
-      <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="leaderboard-title">
-        <table>
-          <caption className="visually-hidden">Users ranked by total earned</caption>
-          <thead>
-            <tr>
-              <th scope="col" className="number">
-                Rank
-              </th>
-              <th scope="col">User</th>
-              <th scope="col" className="number">
-                Total earned
-              </th>
-              <th scope="col" className="number">
-                Payouts
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {board.data.results.map((entry) => (
-              <tr key={`${entry.user_identifier_type}:${entry.user_identifier}`}>
-                <td className="number">{entry.rank}</td>
-                <td className="identifier">{entry.user_identifier}</td>
-                <td className="number" title={`${entry.total_amount} base units`}>
-                  {formatTokenAmount(entry.total_amount, currency)}
-                </td>
-                <td className="number">{entry.total_attributions.toLocaleString('en-US')}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <Pager label="Leaderboard pages" page={board.data.page} pageSize={board.data.page_size} total={board.data.total_results} onPage={onPage} />
+      <ScrollTable
+        labelledBy="leaderboard-title"
+        caption="Users ranked by total earned"
+        columns={[numeric('Rank'), 'User', numeric('Total earned'), numeric('Payouts')]}
+      >
+        {board.data.results.map((entry) => (
+          <tr key={`${entry.user_identifier_type}:${entry.user_identifier}`}>
+            <td className="number">{entry.rank}</td>
+            <td className="identifier">{entry.user_identifier}</td>
+            <td className="number" title={`${entry.total_amount} base units`}>
+              {formatTokenAmount(entry.total_amount, currency)}
+            </td>
+            <td className="number">{entry.total_attributions.toLocaleString('en-US')}</td>
+          </tr>
+        ))}
+      </ScrollTable>
+      <Pager label="Leaderboard pages" list={board.data} onPage={onPage} />
     </>
   );
 }

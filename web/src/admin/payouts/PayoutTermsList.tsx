@@ -1,12 +1,13 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router-dom';
 import { formatDateTime } from '../../ui/format';
-import { Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { pageFromUrl, Pager } from '../../ui/Pager';
+import { ListStates } from '../../ui/states';
 import { useProject } from '../session';
 import { currencyLabel, useCurrencyChoices } from './currencies';
 import { termsKey } from './PayoutTermsEditor';
 import { describeReward } from './reward';
+import { numeric, ScrollTable } from '../../ui/ScrollTable';
 
 const PAGE_SIZE = 25;
 
@@ -14,7 +15,7 @@ const PAGE_SIZE = 25;
 export function PayoutTermsList() {
   const { projectId, api } = useProject();
   const [params, setParams] = useSearchParams();
-  const page = Math.max(1, Number(params.get('page')) || 1);
+  const page = pageFromUrl(params);
   const currencies = useCurrencyChoices();
   const terms = useQuery({
     queryKey: [...termsKey(projectId), 'list', page],
@@ -31,56 +32,31 @@ export function PayoutTermsList() {
         </Link>
       </div>
       <p className="help">What each conversion name pays, in which currency. A conversion whose name no terms cover is recorded as no_terms and pays nothing.</p>
-      {terms.isPending ? <Loading label="Loading payout terms…" /> : null}
-      {terms.isError ? <ErrorMessage error={terms.error} /> : null}
-      {terms.data && terms.data.results.length === 0 ? (
-        <Empty>
-          No payout terms yet. <Link to="new">Create the first ones</Link>.
-        </Empty>
-      ) : null}
+      <ListStates query={terms} loading="Loading payout terms…" empty={<>No payout terms yet. <Link to="new">Create the first ones</Link>.</>} />
       {terms.data && terms.data.results.length > 0 ? (
         <>
-          <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="terms-title">
-            <table>
-              <caption className="visually-hidden">Payout terms by conversion name</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Conversion name</th>
-                  <th scope="col">Currency</th>
-                  <th scope="col">End user</th>
-                  <th scope="col">Affiliate</th>
-                  <th scope="col" className="number">
-                    Tier rewards
-                  </th>
-                  <th scope="col">Updated</th>
+          <ScrollTable
+            labelledBy="terms-title"
+            caption="Payout terms by conversion name"
+            columns={['Conversion name', 'Currency', 'End user', 'Affiliate', numeric('Tier rewards'), 'Updated']}
+          >
+            {terms.data.results.map((row) => {
+              const currency = currencyOf(row.currency_id);
+              return (
+                <tr key={row.conversion_name}>
+                  <td>
+                    <Link to={`edit/${encodeURIComponent(row.conversion_name)}`}>{row.conversion_name}</Link>
+                  </td>
+                  <td>{currency ? currencyLabel(currency) : row.currency_id}</td>
+                  <td>{describeReward(row.end_user, currency)}</td>
+                  <td>{describeReward(row.affiliate, currency)}</td>
+                  <td className="number">{row.tiers.length}</td>
+                  <td>{formatDateTime(row.updated_at)}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {terms.data.results.map((row) => {
-                  const currency = currencyOf(row.currency_id);
-                  return (
-                    <tr key={row.conversion_name}>
-                      <td>
-                        <Link to={`edit/${encodeURIComponent(row.conversion_name)}`}>{row.conversion_name}</Link>
-                      </td>
-                      <td>{currency ? currencyLabel(currency) : row.currency_id}</td>
-                      <td>{describeReward(row.end_user, currency)}</td>
-                      <td>{describeReward(row.affiliate, currency)}</td>
-                      <td className="number">{row.tiers.length}</td>
-                      <td>{formatDateTime(row.updated_at)}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-          <Pager
-            label="Payout terms pages"
-            page={terms.data.page}
-            pageSize={terms.data.page_size}
-            total={terms.data.total_results}
-            onPage={(next) => setParams({ page: String(next) })}
-          />
+              );
+            })}
+          </ScrollTable>
+          <Pager label="Payout terms pages" list={terms.data} onPage={(next) => setParams({ page: String(next) })} />
         </>
       ) : null}
     </>

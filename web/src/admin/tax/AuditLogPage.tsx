@@ -1,10 +1,11 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router-dom';
 import { formatDateTime, shortIdentifier } from '../../ui/format';
-import { Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { pageFromUrl, Pager } from '../../ui/Pager';
+import { ListStates } from '../../ui/states';
 import { useProject } from '../session';
 import { TAX_PATHS, taxKeys } from './tax-records';
+import { ScrollTable } from '../../ui/ScrollTable';
 
 const PAGE_SIZE = 20;
 
@@ -22,7 +23,7 @@ function useKeyNames(): Map<string, string> {
 export function AuditLogPage() {
   const { projectId, api } = useProject();
   const [params, setParams] = useSearchParams();
-  const page = Math.max(1, Number(params.get('page')) || 1);
+  const page = pageFromUrl(params);
   const keyNames = useKeyNames();
   const log = useQuery({
     queryKey: [...taxKeys.auditLog(projectId), page],
@@ -34,47 +35,34 @@ export function AuditLogPage() {
     <section aria-labelledby="audit-log-title">
       <h1 id="audit-log-title">Audit log</h1>
       <p className="help">Every read of a full tax id, newest first. The value itself is never logged.</p>
-      {log.isPending ? <Loading label="Loading the audit log…" /> : null}
-      {log.isError ? <ErrorMessage error={log.error} /> : null}
-      {log.data && rows.length === 0 ? <Empty>Nobody has read a full tax id yet.</Empty> : null}
+      <ListStates query={log} loading="Loading the audit log…" empty="Nobody has read a full tax id yet." />
       {log.data && rows.length > 0 ? (
         <>
-          <div className="table-scroll" tabIndex={0} role="region" aria-label="Audit log table, scrollable">
-            <table>
-              <caption className="visually-hidden">Reads of full tax ids, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Whose record</th>
-                  <th scope="col">Read by (API key)</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Record id</th>
-                  <th scope="col">Request id</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((entry) => (
-                  <tr key={entry.id}>
-                    <td>{formatDateTime(entry.occurred_at)}</td>
-                    <td>
-                      <Link
-                        className="identifier"
-                        title={entry.user_identifier}
-                        to={TAX_PATHS.record({ identifier: entry.user_identifier, identifierType: entry.user_identifier_type })}
-                      >
-                        {shortIdentifier(entry.user_identifier)}
-                      </Link>
-                    </td>
-                    <td>{keyNames.get(entry.actor_api_key_id) ?? <span className="identifier">{entry.actor_api_key_id}</span>}</td>
-                    <td>{entry.action}</td>
-                    <td className="identifier">{entry.tax_record_id ?? '—'}</td>
-                    <td className="identifier">{entry.request_id ?? '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager label="Audit log pages" page={log.data.page} pageSize={log.data.page_size} total={log.data.total_results} onPage={(next) => setParams({ page: String(next) })} />
+          <ScrollTable
+            label="Audit log table, scrollable"
+            caption="Reads of full tax ids, newest first"
+            columns={['When', 'Whose record', 'Read by (API key)', 'Action', 'Record id', 'Request id']}
+          >
+            {rows.map((entry) => (
+              <tr key={entry.id}>
+                <td>{formatDateTime(entry.occurred_at)}</td>
+                <td>
+                  <Link
+                    className="identifier"
+                    title={entry.user_identifier}
+                    to={TAX_PATHS.record({ identifier: entry.user_identifier, identifierType: entry.user_identifier_type })}
+                  >
+                    {shortIdentifier(entry.user_identifier)}
+                  </Link>
+                </td>
+                <td>{keyNames.get(entry.actor_api_key_id) ?? <span className="identifier">{entry.actor_api_key_id}</span>}</td>
+                <td>{entry.action}</td>
+                <td className="identifier">{entry.tax_record_id ?? '—'}</td>
+                <td className="identifier">{entry.request_id ?? '—'}</td>
+              </tr>
+            ))}
+          </ScrollTable>
+          <Pager label="Audit log pages" list={log.data} onPage={(next) => setParams({ page: String(next) })} />
         </>
       ) : null}
     </section>

@@ -1,6 +1,7 @@
 import { formatDateTime } from '../../ui/format';
 import { FORM_NAMES } from '../../portal/tax/tax-status';
 import { type TaxSubmission, taxIdText, type UnmaskedRecord } from './tax-records';
+import { type Fact, Facts } from '../../ui/Facts';
 
 type Address = NonNullable<TaxSubmission['address']>;
 
@@ -14,7 +15,7 @@ function addressText(address: Address | null): string {
  * masked from the review queue, in full only from the audited read.
  */
 export function RecordFacts({ record, taxIdLabel }: { record: TaxSubmission | UnmaskedRecord; taxIdLabel: string }) {
-  const facts: Array<[string, string]> = [
+  const facts: Fact[] = [
     ['Form', FORM_NAMES[record.form_type]],
     ['Record status', record.status],
     ['Legal name', record.legal_name],
@@ -32,14 +33,5 @@ export function RecordFacts({ record, taxIdLabel }: { record: TaxSubmission | Un
   if (record.approved_at) facts.push(['Approved', formatDateTime(record.approved_at)]);
   if (record.expires_at) facts.push(['Expires', formatDateTime(record.expires_at)]);
   if (record.revoked_at || record.revoked_reason) facts.push(['Revoked', [record.revoked_at ? formatDateTime(record.revoked_at) : null, record.revoked_reason].filter(Boolean).join(': ')]);
-  return (
-    <dl className="facts">
-      {facts.map(([term, value]) => (
-        <div key={term}>
-          <dt>{term}</dt>
-          <dd>{value}</dd>
-        </div>
-      ))}
-    </dl>
-  );
+  return <Facts facts={facts} />;
 }

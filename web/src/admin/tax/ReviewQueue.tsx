@@ -1,12 +1,13 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router-dom';
 import { formatDateTime, shortIdentifier } from '../../ui/format';
-import { PAGE_SIZES, Pager, PageSizeSelect } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { PAGE_SIZES, pageFromUrl, Pager, PageSizeSelect } from '../../ui/Pager';
+import { ListStates } from '../../ui/states';
 import { FORM_NAMES } from '../../portal/tax/tax-status';
 import { useProject } from '../session';
 import { ReviewActions } from './ReviewActions';
 import { ownerOf, RECORD_STATUSES, type RecordStatus, TAX_PATHS, type TaxSubmission, taxIdText, taxKeys } from './tax-records';
+import { ScrollTable } from '../../ui/ScrollTable';
 
 /** The filter's value for "every status" (the API's list without `status`). */
 const ANY = 'any';
@@ -22,7 +23,7 @@ export function ReviewQueue() {
   const statusParam = params.get('status');
   const status: RecordStatus | typeof ANY = statusParam === ANY ? ANY : (RECORD_STATUSES.find((entry) => entry.value === statusParam)?.value ?? 'submitted');
   const pageSize = PAGE_SIZES.includes(Number(params.get('page_size'))) ? Number(params.get('page_size')) : 20;
-  const page = Math.max(1, Number(params.get('page')) || 1);
+  const page = pageFromUrl(params);
   const setView = (next: { status?: string; page_size?: number; page?: number }) =>
     setParams({ status: next.status ?? status, page_size: String(next.page_size ?? pageSize), page: String(next.page ?? 1) });
 
@@ -58,33 +59,19 @@ export function ReviewQueue() {
           <PageSizeSelect id="tax-page-size" value={pageSize} onChange={(size) => setView({ page_size: size })} />
         </div>
       </div>
-      {list.isPending ? <Loading label="Loading tax forms…" /> : null}
-      {list.isError ? <ErrorMessage error={list.error} /> : null}
-      {list.data && rows.length === 0 ? <Empty>{empty}</Empty> : null}
+      <ListStates query={list} loading="Loading tax forms…" empty={empty} />
       {list.data && rows.length > 0 ? (
         <>
-          <div className="table-scroll" tabIndex={0} role="region" aria-label="Tax forms table, scrollable">
-            <table>
-              <caption className="visually-hidden">Tax forms, oldest submission first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Affiliate</th>
-                  <th scope="col">Form</th>
-                  <th scope="col">Country</th>
-                  <th scope="col">Tax id (masked)</th>
-                  <th scope="col">Submitted</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Review</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row) => (
-                  <QueueRow key={row.id} row={row} />
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager label="Tax form pages" page={list.data.page} pageSize={list.data.page_size} total={list.data.total_results} onPage={(next) => setView({ page: next })} />
+          <ScrollTable
+            label="Tax forms table, scrollable"
+            caption="Tax forms, oldest submission first"
+            columns={['Affiliate', 'Form', 'Country', 'Tax id (masked)', 'Submitted', 'Status', 'Review']}
+          >
+            {rows.map((row) => (
+              <QueueRow key={row.id} row={row} />
+            ))}
+          </ScrollTable>
+          <Pager label="Tax form pages" list={list.data} onPage={(next) => setView({ page: next })} />
         </>
       ) : null}
     </section>

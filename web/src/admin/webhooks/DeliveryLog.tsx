@@ -1,9 +1,10 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router-dom';
 import { formatDateTime, shortIdentifier } from '../../ui/format';
-import { Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { pageFromUrl, Pager } from '../../ui/Pager';
+import { ErrorMessage, ListStates } from '../../ui/states';
 import { useProject } from '../session';
+import { numeric, ScrollTable } from '../../ui/ScrollTable';
 
 const PAGE_SIZE = 20;
 /** While a delivery on the page is pending, the log is read again this often, so its outcome shows without a reload. */
@@ -18,7 +19,7 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
   const { projectId, api } = useProject();
   const queryClient = useQueryClient();
   const [params, setParams] = useSearchParams();
-  const page = Math.max(1, Number(params.get('page')) || 1);
+  const page = pageFromUrl(params);
   const deliveries = useQuery({
     queryKey: ['webhooks', projectId, webhookId, 'deliveries', page],
     queryFn: ({ signal }) =>
@@ -47,66 +48,43 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
         {resent ? `Resent ${resent.event_type} (event ${resent.event_id}): ${resent.status}, ${attemptsText(resent.attempts)}.` : ''}
       </div>
       {resend.isError ? <ErrorMessage error={resend.error} title="Not resent" /> : null}
-      {deliveries.isPending ? <Loading label="Loading deliveries…" /> : null}
-      {deliveries.isError ? <ErrorMessage error={deliveries.error} /> : null}
-      {deliveries.data && rows.length === 0 ? <Empty>No deliveries yet: the endpoint gets one for each event it subscribes to.</Empty> : null}
+      <ListStates query={deliveries} loading="Loading deliveries…" empty="No deliveries yet: the endpoint gets one for each event it subscribes to." />
       {deliveries.data && rows.length > 0 ? (
         <>
-          <div className="table-scroll" tabIndex={0} role="region" aria-label="Deliveries table, scrollable">
-            <table>
-              <caption className="visually-hidden">The endpoint’s deliveries, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Event</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" className="number">
-                    Attempts
-                  </th>
-                  <th scope="col">Last answer</th>
-                  <th scope="col">Next attempt</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Delivered</th>
-                  <th scope="col">Action</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((delivery) => (
-                  <tr key={delivery.id} data-delivery-id={delivery.id}>
-                    <td>
-                      <code>{delivery.event_type}</code>
-                      <br />
-                      <span className="subtle identifier" title={delivery.event_id}>
-                        {shortIdentifier(delivery.event_id)}
-                      </span>
-                    </td>
-                    <td className="delivery-status">{delivery.status}</td>
-                    <td className="number">{delivery.attempts}</td>
-                    <td className="wrap">{lastAnswer(delivery.last_response_code, delivery.last_error)}</td>
-                    <td>{formatDateTime(delivery.next_attempt_at)}</td>
-                    <td>{formatDateTime(delivery.created_at)}</td>
-                    <td>{formatDateTime(delivery.delivered_at)}</td>
-                    <td>
-                      <button
-                        type="button"
-                        onClick={() => resend.mutate(delivery.id)}
-                        disabled={resend.isPending}
-                        aria-label={`Resend ${delivery.event_type} event ${delivery.event_id}`}
-                      >
-                        Resend
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager
-            label="Delivery pages"
-            page={deliveries.data.page}
-            pageSize={deliveries.data.page_size}
-            total={deliveries.data.total_results}
-            onPage={(next) => setParams({ page: String(next) })}
-          />
+          <ScrollTable
+            label="Deliveries table, scrollable"
+            caption="The endpoint’s deliveries, newest first"
+            columns={['Event', 'Status', numeric('Attempts'), 'Last answer', 'Next attempt', 'Created', 'Delivered', 'Action']}
+          >
+            {rows.map((delivery) => (
+              <tr key={delivery.id} data-delivery-id={delivery.id}>
+                <td>
+                  <code>{delivery.event_type}</code>
+                  <br />
+                  <span className="subtle identifier" title={delivery.event_id}>
+                    {shortIdentifier(delivery.event_id)}
+                  </span>
+                </td>
+                <td className="delivery-status">{delivery.status}</td>
+                <td className="number">{delivery.attempts}</td>
+                <td className="wrap">{lastAnswer(delivery.last_response_code, delivery.last_error)}</td>
+                <td>{formatDateTime(delivery.next_attempt_at)}</td>
+                <td>{formatDateTime(delivery.created_at)}</td>
+                <td>{formatDateTime(delivery.delivered_at)}</td>
+                <td>
+                  <button
+                    type="button"
+                    onClick={() => resend.mutate(delivery.id)}
+                    disabled={resend.isPending}
+                    aria-label={`Resend ${delivery.event_type} event ${delivery.event_id}`}
+                  >
+                    Resend
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </ScrollTable>
+          <Pager label="Delivery pages" list={deliveries.data} onPage={(next) => setParams({ page: String(next) })} />
         </>
       ) : null}
     </section>

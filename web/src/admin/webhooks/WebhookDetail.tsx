@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
-import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import { ConfirmMutationDialog } from '../../ui/ConfirmDialog';
 import { formatDateTime } from '../../ui/format';
 import { ErrorMessage, Loading } from '../../ui/states';
 import { useProject } from '../session';
@@ -86,23 +86,18 @@ export function WebhookDetail() {
             />
           </section>
           <DeliveryLog webhookId={webhookId} />
-          <ConfirmDialog
+          <ConfirmMutationDialog
             open={confirmingDelete}
             title="Delete this endpoint?"
             confirmLabel="Delete endpoint"
-            pending={remove.isPending}
-            error={remove.error}
-            onConfirm={() => remove.mutate()}
-            onCancel={() => {
-              remove.reset();
-              setConfirmingDelete(false);
-            }}
+            mutation={remove}
+            onClose={() => setConfirmingDelete(false)}
           >
             <p>
               Events will no longer be sent to <span className="identifier">{webhook.data.url}</span>, and its delivery log is deleted with it. This
               cannot be undone.
             </p>
-          </ConfirmDialog>
+          </ConfirmMutationDialog>
         </>
       ) : null}
     </section>

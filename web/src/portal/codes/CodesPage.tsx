@@ -6,6 +6,7 @@ import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { useOwnAffiliate } from '../membership';
 import { usePortal } from '../session';
 import { FieldError, fieldErrors } from '../../ui/field-errors';
+import { numeric, ScrollTable } from '../../ui/ScrollTable';
 
 /**
  * Referral codes: the affiliate's codes with their uses and links, and a form to add one. Whether
@@ -37,31 +38,16 @@ export function CodesPage() {
           {affiliate.codes.length === 0 ? (
             <Empty>No codes yet. Add one below.</Empty>
           ) : (
-            <div className="table-scroll" role="region" aria-label="Referral codes" tabIndex={0}>
-              <table>
-                <caption className="visually-hidden">Your referral codes</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Code</th>
-                    <th scope="col" className="number">
-                      People referred
-                    </th>
-                    <th scope="col">Added</th>
-                    <th scope="col">Link</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {affiliate.codes.map((code) => (
-                    <tr key={code.code}>
-                      <td className="identifier">{code.code}</td>
-                      <td className="number">{code.uses.toLocaleString('en-US')}</td>
-                      <td>{formatDateTime(code.created_at)}</td>
-                      <td>{code.link ? <CopyLink code={code.code} link={code.link} /> : <span className="subtle">No link yet</span>}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <ScrollTable label="Referral codes" caption="Your referral codes" columns={['Code', numeric('People referred'), 'Added', 'Link']}>
+              {affiliate.codes.map((code) => (
+                <tr key={code.code}>
+                  <td className="identifier">{code.code}</td>
+                  <td className="number">{code.uses.toLocaleString('en-US')}</td>
+                  <td>{formatDateTime(code.created_at)}</td>
+                  <td>{code.link ? <CopyLink code={code.code} link={code.link} /> : <span className="subtle">No link yet</span>}</td>
+                </tr>
+              ))}
+            </ScrollTable>
           )}
           <AddCode />
         </>

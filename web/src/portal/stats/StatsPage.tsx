@@ -5,6 +5,7 @@ import { ApiError } from '../../api/client';
 import { formatDecimal, formatUsd } from '../../ui/format';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { usePortal } from '../session';
+import { numeric, ScrollTable } from '../../ui/ScrollTable';
 
 const METRICS = [
   { key: 'volume_usd', label: 'Volume (USD)' },
@@ -92,31 +93,22 @@ export function StatsPage() {
       </figure>
       <details>
         <summary>Figures per day</summary>
-        <div className="table-scroll" role="region" aria-label="Figures per day" tabIndex={0}>
-          <table>
-            <caption className="visually-hidden">Figures per UTC day</caption>
-            <thead>
-              <tr>
-                <th scope="col">Day</th>
-                <th scope="col" className="number">Volume</th>
-                <th scope="col" className="number">Revenue</th>
-                <th scope="col" className="number">Conversions</th>
+        <ScrollTable
+          label="Figures per day"
+          caption="Figures per UTC day"
+          columns={['Day', numeric('Volume'), numeric('Revenue'), numeric('Conversions')]}
+        >
+          {data.series
+            .filter((day) => day.conversions > 0)
+            .map((day) => (
+              <tr key={day.date}>
+                <td>{day.date}</td>
+                <td className="number">{formatUsd(day.volume_usd)}</td>
+                <td className="number">{formatUsd(day.revenue_usd)}</td>
+                <td className="number">{day.conversions}</td>
               </tr>
-            </thead>
-            <tbody>
-              {data.series
-                .filter((day) => day.conversions > 0)
-                .map((day) => (
-                  <tr key={day.date}>
-                    <td>{day.date}</td>
-                    <td className="number">{formatUsd(day.volume_usd)}</td>
-                    <td className="number">{formatUsd(day.revenue_usd)}</td>
-                    <td className="number">{day.conversions}</td>
-                  </tr>
-                ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+        </ScrollTable>
         {data.series.every((day) => day.conversions === 0) ? <Empty>No conversions in these 30 days.</Empty> : null}
       </details>
     </>
