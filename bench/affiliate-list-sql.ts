@@ -1,5 +1,5 @@
 /**
- * The affiliate list's SQL alone, case by case (issue 10 §2): seeds the bench's 100,000 affiliates,
+ * The affiliate list's SQL alone, case by case: seeds the bench's 100,000 affiliates,
  * then times every dashboard case's statements (the page and its total, as the repository sends them,
  * see affiliateListSql) one at a time on one connection, and prints the slowest with the plan of the
  * slowest. No load: what each statement costs PostgreSQL, so a slow case is found without the noise

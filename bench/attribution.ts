@@ -1,5 +1,5 @@
 /**
- * Attribution (issue 8, section 8): BatchResolveAttribution over gRPC, batches of 100 (user, at) at
+ * Attribution: BatchResolveAttribution over gRPC, batches of 100 (user, at) at
  * 50 concurrent calls, against 100,000 affiliates and 1,000,000 referred users; beside the same
  * lookup as the one SQL statement the service runs (RESOLVE_ATTRIBUTION_SQL, prepared by the same
  * name), sent directly with pg at the same concurrency.
@@ -109,7 +109,7 @@ export async function setUpAttributionData(api: Api, platformKey: string, db: pg
      FROM generate_series(0, $3::int - 1) g`,
     [project.id, affiliates, referred],
   );
-  // Masters and tiers (issue 8 §5, §6): every 10th affiliate is a master (spread 500 bps, 700 from
+  // Masters and tiers: every 10th affiliate is a master (spread 500 bps, 700 from
   // July), the next five are its sub-affiliates from February; every 20th has a tier protected in
   // April. Every lookup then reads the binding, spread and protection of its moment.
   const tier = await api.call<{ id: string }>('POST', `/api/v1/projects/${project.id}/audiences`, project.keys.admin, { name: 'Gold', tier_rank: 1 });
@@ -137,7 +137,7 @@ export async function setUpAttributionData(api: Api, platformKey: string, db: pg
      SELECT $1, ${affiliateId('g')}, $3, '2026-04-01', '2026-05-01' FROM generate_series(0, $2::int - 1) g WHERE g % 20 = 5`,
     [project.id, affiliates, tier.body.id],
   );
-  // Current tiers (issue 8 §6), from the agency's projections as attribution reads them: every 7th
+  // Current tiers, from the agency's projections as attribution reads them: every 7th
   // affiliate is in Gold, every 21st also in Platinum (rank 2), every 5th in a segment that is no
   // tier, so the tier lookup of most items probes memberships and some find tiers among them. The
   // projections are written directly here (seeding, not measured); the tiers' own events, applied

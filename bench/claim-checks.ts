@@ -1,5 +1,5 @@
 /**
- * The claim-check list of a user with 10,000 movements (issue 9 §9): GET /api/v1/claim-checks
+ * The claim-check list of a user with 10,000 movements: GET /api/v1/claim-checks
  * through the gateway with autocannon, beside the repository's own SQL (the page with its count,
  * as ClaimCheckRepository.list sends it) straight to PostgreSQL with pg, at the same concurrency.
  * The data goes in through the API: conversions in batches, paid by the claim service's job, and

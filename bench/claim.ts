@@ -1,5 +1,5 @@
 /**
- * The claim service's money path (issue 9, section 9):
+ * The claim service's money path:
  *
  * - conversions: N conversions through POST /api/v1/conversions/batch (1,000 per request, a few in
  *   flight) until the job has paid every one (attribution from the agency service, movements, claim

@@ -1,5 +1,5 @@
 /**
- * Sizes and knobs of `npm run bench`. The defaults are issue 2's numbers; BENCH_SCALE shrinks the
+ * Sizes and knobs of `npm run bench`. The defaults are the full-size numbers of bench/README.md; BENCH_SCALE shrinks the
  * data sets for quick iterations (e.g. BENCH_SCALE=0.05) and BENCH_DURATION_S the lookup runs.
  */
 function numberEnv(name: string, fallback: number, { min = 0, integer = false } = {}): number {

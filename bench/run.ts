@@ -1,14 +1,14 @@
 /**
- * `npm run bench` (issue 2, section 5): the real stack, started as `npm start` runs it, measured
+ * `npm run bench`: the real stack, started as `npm start` runs it, measured
  * against its physical limit in the same run.
  *
  *   1. Batch ingest through the gateway vs. COPY of the same rows into an identical table.
  *   2. getUserAudiences through the gateway (autocannon) vs. the repository's SQL sent with pg.
- *   3. BatchResolveAttribution over gRPC (issue 8, section 8: batches of 100 at 50 concurrent calls,
+ *   3. BatchResolveAttribution over gRPC (batches of 100 at 50 concurrent calls,
  *      100,000 affiliates, 1,000,000 referred users) vs. the same statement sent with pg.
- *   4. The affiliate list (issue 10, section 2): 100,000 affiliates with metrics, a mix of filters and
+ *   4. The affiliate list: 100,000 affiliates with metrics, a mix of filters and
  *      sorts (a deep page among them) through the gateway vs. the page query and its count sent with pg.
- *   5. Dynamic audiences (issue 11 §3): a full evaluation over 1,000,000 users vs. one hand-written
+ *   5. Dynamic audiences: a full evaluation over 1,000,000 users vs. one hand-written
  *      INSERT ... SELECT of the same rows, and the time from a trait pushed to the user's entry.
  *   6. Peak RSS of every process of the stack, sampled through the whole run.
  *
@@ -111,7 +111,7 @@ async function main(): Promise<number> {
   const cpuProfDir = process.env.BENCH_CPU_PROF_DIR;
   const cores = os.cpus().length;
 
-  log(section('referral platform benchmark (issue 2, section 5)'));
+  log(section('referral platform benchmark'));
   log(
     keyValues(
       [
@@ -682,7 +682,7 @@ async function main(): Promise<number> {
   }
 
   if (audienceEvaluation) {
-    log(section('dynamic audiences: full evaluation and trait -> entry (issue 11 §3)'));
+    log(section('dynamic audiences: full evaluation and trait -> entry'));
     goals.push(...reportAudienceEvaluation(audienceEvaluation, log));
   }
 

@@ -5,7 +5,7 @@ import { DEFAULT_RETRY_AFTER_SECONDS, DomainError, type FieldViolation, Unavaila
 import { isServiceError, readGrpcError, toGrpcStatus } from '../../services/common/grpc/errors';
 import type { Logger } from '../../services/common/logger';
 
-/** The one error body of the API (DESIGN.md §3). */
+/** The one error body of the API (docs/api-conventions.md). */
 export interface ErrorBody {
   status: number;
   code: string;
@@ -26,7 +26,7 @@ export class HttpError extends Error {
   }
 }
 
-/** gRPC status -> HTTP status, as DESIGN.md §3 lays it down. */
+/** gRPC status -> HTTP status, as docs/api-conventions.md lays it down. */
 const HTTP_STATUS_BY_GRPC: Partial<Record<GrpcStatus, number>> = {
   [GrpcStatus.INVALID_ARGUMENT]: 400,
   [GrpcStatus.FAILED_PRECONDITION]: 400,
@@ -167,7 +167,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (internal) logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
     if (res.headersSent) return;
     if (error instanceof HttpError) res.set(error.headers);
-    // Every 503 says when to come back (DESIGN.md §5: a dependency being down is a fast 503 with Retry-After).
+    // Every 503 says when to come back (docs/failures.md: a dependency being down is a fast 503 with Retry-After).
     if (body.status === 503 && !res.get('Retry-After')) res.set('Retry-After', String(retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS));
     res.status(body.status).json(body);
   };

@@ -3,7 +3,7 @@ import type { PageInfo } from '../../gen/referral/common/v1/common';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE } from '../../services/common/pagination';
 import { count, required } from './present';
 
-/** The one list contract (DESIGN.md §3), with the limits the services use (services/common/pagination.ts). */
+/** The one list contract (docs/api-conventions.md), with the limits the services use (services/common/pagination.ts). */
 export const pageQuery = {
   page: z.coerce.number().int().min(1).max(MAX_PAGE).default(1).describe('Page number, from 1'),
   page_size: z.coerce

@@ -65,7 +65,7 @@ export function readEphemeralPortRange(read: () => string = () => readFileSync(E
  * One line when a member would listen inside the kernel's ephemeral port range, naming the
  * variables to change; undefined otherwise. Not fatal: such a port usually works, but every
  * outgoing connection (each member opens dozens, to PostgreSQL and Redis) takes a local port from
- * that range, and one may take a member's port just before the member binds it (issue 21: 1 start
+ * that range, and one may take a member's port just before the member binds it (1 start
  * in 27 failed so with the old defaults 50051-50055).
  */
 export function ephemeralPortWarning(members: readonly MemberSpec[], range: PortRange | undefined): string | undefined {

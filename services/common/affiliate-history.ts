@@ -7,7 +7,7 @@
  *
  * Tier changes driven by metrics (a user entering or leaving a tier segment) are not entries: the
  * agency's membership projection keeps each membership's latest state, not its history, and tiers
- * are the audience service's (DESIGN §7). Tier protection, which the agency owns, is.
+ * are the audience service's. Tier protection, which the agency owns, is.
  */
 export const HISTORY_TYPES = {
   joined: 'became an affiliate of the project: name, region',

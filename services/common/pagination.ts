@@ -2,7 +2,7 @@ import type { PageInfo, PageRequest } from '../../gen/referral/common/v1/common'
 import { InvalidArgumentError } from './errors';
 
 /**
- * The standard list (DESIGN.md §3): page from 1, page_size 1..100, default 25. The one place these
+ * The standard list (docs/api-conventions.md): page from 1, page_size 1..100, default 25. The one place these
  * limits are written: the gateway's query schemas refuse past them, the services clamp to them.
  */
 export const DEFAULT_PAGE_SIZE = 25;

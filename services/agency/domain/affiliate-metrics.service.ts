@@ -23,7 +23,7 @@ export interface RebuildResult {
 const REBUILD_PAGE = 1_000;
 
 /**
- * Rebuilds a project's affiliate metrics from the claim service (issue 10 §1): every paid conversion
+ * Rebuilds a project's affiliate metrics from the claim service: every paid conversion
  * becomes a fact if it is not one yet (ON CONFLICT DO NOTHING, no lock: an event applying the same
  * conversion meanwhile finds the fact there and adds nothing), then every aggregate is recomputed from
  * the facts in one transaction under the project's exclusive lock, which events take in shared mode:

@@ -39,7 +39,7 @@ const NOT_REFERRED: AttributionView = {
 };
 
 /**
- * Attribution (DESIGN.md §7): for each (user, at) of a project, the affiliate that had referred the
+ * Attribution (docs/affiliates.md): for each (user, at) of a project, the affiliate that had referred the
  * user by `at`, whether it was suspended at `at` (then nobody earns), its master and spread, and its
  * active tier. A batch is answered with one query, tiers included: they come from the agency's
  * projections of the audience service's events (eventually consistent, like the list's membership

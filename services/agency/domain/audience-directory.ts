@@ -15,8 +15,7 @@ export interface SegmentSummary {
 }
 
 /**
- * What the agency asks the audience service (which owns segments, entries and tier ranks,
- * DESIGN §7). Implemented over gRPC (grpc/audience-directory.ts); an unreachable audience service
+ * What the agency asks the audience service (which owns segments, entries and tier ranks). Implemented over gRPC (grpc/audience-directory.ts); an unreachable audience service
  * is an UnavailableError, so the caller's request fails cleanly and may be retried. Tiers are not
  * asked for: the agency keeps them as a projection of the audience service's events
  * (repositories/segment-tier.repository.ts).

@@ -50,7 +50,7 @@ function checkSpread(value: number): FieldViolation[] {
  * Master affiliates ("agencies", specification §2.11): an admin designates an affiliate with a
  * spread, binds sub-affiliates to it and may remove the status. Every change closes a period and
  * opens the next, so attribution at any past moment finds the master and the spread of then, and
- * removing a master rewrites nothing that was paid (DESIGN §7).
+ * removing a master rewrites nothing that was paid.
  */
 export class MasterService {
   constructor(
@@ -129,7 +129,7 @@ export class MasterService {
   }
 
   /**
-   * All or nothing (DESIGN §5: a batch write is atomic per request): every user is bound, or none
+   * All or nothing (docs/api-conventions.md: a batch write is atomic per request): every user is bound, or none
    * is and the error lists each refused one by its index. Binding one already bound here changes nothing.
    */
   async bind(projectIdInput: string, masterIdInput: string, usersInput: readonly UserInput[], actor: MasterActor): Promise<BindResultView[]> {

@@ -6,7 +6,7 @@ import type { ReferralRecord, ReferralRepository, ReferrerRecord } from '../repo
 import { checkCode, subject, throwIfInvalid, type UserInput } from './affiliate-fields';
 
 /**
- * Who referred whom (§3 of issue 8): the first referral of a user wins and is never overwritten;
+ * Who referred whom: the first referral of a user wins and is never overwritten;
  * an affiliate cannot refer itself; a suspended affiliate's code refers nobody.
  */
 export class ReferralService {

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * The affiliate metrics projection (issue 10 §1), fed by the claim service's
+ * The affiliate metrics projection, fed by the claim service's
  * `claim.conversion.processed` events (jobs/affiliate-metrics.consumer.ts) and rebuilt from it on
  * demand. `conversion_facts` holds one row per conversion as it was paid (attribution frozen); every
  * other table is an aggregate of those facts, changed only in the transaction that inserted the fact,

@@ -3,7 +3,7 @@ import { type Kysely, sql } from 'kysely';
 const METRICS = ['volume_usd', 'revenue_usd', 'conversions', 'end_users', 'referred_volume_usd'] as const;
 
 /**
- * The affiliate list's filters on status and region, index-backed for every sort (issue 10 §2: any
+ * The affiliate list's filters on status and region, index-backed for every sort (any
  * page of any filter and sort at 100,000 affiliates).
  *
  * - By region and join date: an index of its own (status included), which also counts a region's

@@ -10,7 +10,7 @@ const USER_LOCK_BUCKETS = 64;
 
 /**
  * The affiliate list's `audience`, `audience_ids` and `conversions` filters, index-backed for every
- * sort (issue 10 §2: any page of any filter and sort at 100,000 affiliates). Before, a page of
+ * sort (any page of any filter and sort at 100,000 affiliates). Before, a page of
  * members of a segment or of affiliates with a conversion name walked a metric's index over every
  * affiliate and probed each for the filter: 0.5-0.8 s for a middle page, when the index end held no
  * match.

@@ -3,7 +3,7 @@ import { type Kysely, sql } from 'kysely';
 const METRICS = ['volume_usd', 'revenue_usd', 'conversions', 'end_users', 'referred_volume_usd'] as const;
 
 /**
- * The affiliate list's region and status filters on a metric sort, each one index range (issue 10 §2).
+ * The affiliate list's region and status filters on a metric sort, each one index range.
  * Since 0007 the filter was checked inside the metric's index over every affiliate: a region's middle
  * page read ten times its offset (one affiliate in ten is in it), the suspended ones' likewise.
  *

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * The tier projection (issue 8 §6, §8): the agency answers an affiliate's current tier from its own
+ * The tier projection: the agency answers an affiliate's current tier from its own
  * tables, in the attribution statement itself, instead of asking the audience service per batch.
  *
  * - `segment_tiers`: one row per segment the audience service told about (audience.segment_tier_changed,

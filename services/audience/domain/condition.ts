@@ -3,7 +3,7 @@ import { isUuid } from '../../common/ids';
 import { traitNameProblem } from './trait-fields';
 
 /**
- * The condition language of dynamic segments (issue 11 §1): groups `{ "all": [...] }` and
+ * The condition language of dynamic segments: groups `{ "all": [...] }` and
  * `{ "any": [...] }`, nested, whose leaves compare one figure of a user with a value:
  * `{ "metric", "op", "value", "window_days"?, "conversion_name"?, "currency_id"? }`. A bare leaf is
  * a condition too. Parsed once here, for every caller (gRPC, the worker), into the tree below.

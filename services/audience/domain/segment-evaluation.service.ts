@@ -19,7 +19,7 @@ export interface EvaluationScheduler {
 const FAILED_REASON = 'the evaluation could not be completed; start another';
 
 /**
- * Dynamic matching (issue 11 §2): full evaluations of a segment, requested (stored first, then
+ * Dynamic matching: full evaluations of a segment, requested (stored first, then
  * queued) and run by the worker; and incremental matching of the users whose inputs changed
  * (the pending table) against every dynamic segment of their project.
  */

@@ -14,7 +14,7 @@ export interface TraitBatchOutcome {
 }
 
 /**
- * Traits a project pushes for its users (issue 11 §1), read by conditions as `trait:<name>`. Per
+ * Traits a project pushes for its users, read by conditions as `trait:<name>`. Per
  * (user, name) the last write wins by its updated_at, or by its arrival when it has none; so a
  * batch sent twice, or late, never brings an older value back.
  */

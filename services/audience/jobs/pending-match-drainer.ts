@@ -9,7 +9,7 @@ import type { PendingMatchRepository } from '../repositories/pending-matches.rep
 export const USERS_PER_PASS = 10_000;
 
 /**
- * Incremental matching (issue 11 §2) from the pending table: users whose traits or metrics changed
+ * Incremental matching from the pending table: users whose traits or metrics changed
  * wait there (written with the change), and are matched `debounceMs` after their earliest change,
  * a project's pending users together (a burst costs one pass, not one per change).
  *

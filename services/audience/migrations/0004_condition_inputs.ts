@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * What dynamic segments' conditions read (issue 11): the audience service's own projection of the
+ * What dynamic segments' conditions read: the audience service's own projection of the
  * claim and agency events, and the traits projects push. Per user and project, keyed by
  * (project_id, identifier_type, identifier) like entries.
  *

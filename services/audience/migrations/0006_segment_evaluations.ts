@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * The full evaluation of each dynamic segment (issue 11 §2): one row per segment, its latest
+ * The full evaluation of each dynamic segment: one row per segment, its latest
  * evaluation. Stored before its job is queued, so the relay re-queues one Redis lost. `requested`
  * counts requests: a job carries the count it was queued for, and a job whose count is no longer
  * the latest steps aside for the newer one, so one evaluation per segment runs at a time and a

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * The users incremental matching (issue 11 §2) still has to re-match against their project's dynamic
+ * The users incremental matching still has to re-match against their project's dynamic
  * segments: written in the transaction that changed what conditions read for them (a trait upsert,
  * the condition-inputs consumer's metric writes), deleted in the transaction that matched them. So a
  * process dying between the change and the match loses nothing: the next drain (any process, or

@@ -1,5 +1,5 @@
 /**
- * A claim-check voucher: Fuul v2's `ClaimCheck` struct (DESIGN §7) and the EIP-712 typed data the
+ * A claim-check voucher: Fuul v2's `ClaimCheck` struct and the EIP-712 typed data the
  * claim service's signers sign for it. The struct and its EIP-712 types come from the compiled
  * contract (contracts/generated/claim-manager.ts); contracts/ClaimManager.sol verifies exactly this,
  * its CLAIM_CHECK_TYPEHASH and `hashClaimCheck` being the other half.

@@ -52,7 +52,7 @@ export const EVENT_CONSUMERS = consumers({
     service: 'audience',
     eventTypes: ['agency.application.approved'],
   },
-  /** What dynamic audiences' conditions read: per user, its own conversions, whom it referred and their volume, what it earned (issue 11). */
+  /** What dynamic audiences' conditions read: per user, its own conversions, whom it referred and their volume, what it earned. */
   'audience-condition-inputs': {
     name: 'audience-condition-inputs',
     service: 'audience',

@@ -4,7 +4,7 @@ import { enumNames } from '../enums';
 import { MAX_AMOUNT } from '../money';
 
 /**
- * The events that cross service boundaries (DESIGN §7), one entry per type: its name,
+ * The events that cross service boundaries, one entry per type: its name,
  * `<producer>.<what happened>`, and the shape of its payload (snake_case JSON). Producers write them
  * with appendOutboxEvents (../outbox/append.ts); consumers receive them parsed by these schemas.
  * Payloads carry ids and the few facts a consumer needs, never whole rows of the producer's schema.

@@ -1,5 +1,5 @@
 /**
- * The events a project may subscribe to, by their public names (README "Webhooks": each one's
+ * The events a project may subscribe to, by their public names (docs/webhooks.md: each one's
  * `data`). The webhooks service checks subscriptions against this list and the gateway documents it
  * as the enum of `events`, so the two can never disagree.
  */

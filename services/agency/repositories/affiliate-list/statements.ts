@@ -5,7 +5,7 @@ import type { AffiliateFilters, AffiliateSort, AffiliateSortKey } from './query'
 /**
  * The affiliate list's id and count statements as SQL text, written directly: the list runs them for
  * every page, and building and compiling them with Kysely cost the agency more CPU than anything
- * else in a page (issue 10 §2). One text per shape (which filters are set, the sort), every value a
+ * else in a page. One text per shape (which filters are set, the sort), every value a
  * parameter except those that choose the plan (a status: its partial indexes); a shape whose plan is
  * one index range whatever the values is `stable` (page-statement.ts prepares those). Every
  * placeholder comes from the statement's Parameters (./parameters.ts), the project's included.

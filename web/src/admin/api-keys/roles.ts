@@ -3,7 +3,7 @@ import type { ApiBody } from '../../api/client';
 /** An API key's role: the API's enum (createApiKey's `role`). */
 export type ApiKeyRole = ApiBody<'/api/v1/projects/{projectId}/api-keys', 'post'>['role'];
 
-/** What each role may do (README "Access"); a Record over the API's enum, so a new role fails the type check here. */
+/** What each role may do (docs/api-conventions.md, Access); a Record over the API's enum, so a new role fails the type check here. */
 const MAY: Record<ApiKeyRole, string> = {
   admin: 'everything in this dashboard, API keys and webhooks included',
   service_role: 'server to server: the /v1 audience API, referrals and claim checks',

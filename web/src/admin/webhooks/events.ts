@@ -4,7 +4,7 @@ import type { ApiBody } from '../../api/client';
 export type WebhookEvent = ApiBody<'/api/v1/projects/{projectId}/webhooks', 'post'>['events'][number];
 
 /**
- * Each event with when it is sent (README "Webhooks"). A Record over the API's enum: an event the
+ * Each event with when it is sent (docs/webhooks.md). A Record over the API's enum: an event the
  * API adds or drops fails the type check here until this list follows.
  */
 const WHEN: Record<WebhookEvent, string> = {
