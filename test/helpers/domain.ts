@@ -12,27 +12,12 @@ import { BullEvaluationScheduler } from '../../services/audience/jobs/evaluate-s
 import { buildTaxDomain, type TaxDomain } from '../../services/tax/composition';
 import type { TaxDatabase } from '../../services/tax/database';
 import { TinVault } from '../../services/tax/domain/tin-vault';
-import { AgencyServiceClient } from '../../gen/referral/agency/v1/agency';
-import { AudienceServiceClient } from '../../gen/referral/audience/v1/audience';
-import type { AgencyDatabase } from '../../services/agency/database';
-import { agencyManifest } from '../../services/agency/manifest';
-import { audienceManifest } from '../../services/audience/manifest';
 import { DEVELOPMENT_SIGNER_KEY } from '../../services/claim/chain/chain-config';
 import { claimManagerReader } from '../../services/claim/chain/claim-manager-reader';
 import { VoucherSigner } from '../../services/claim/chain/voucher-signer';
 import { buildClaimDomain, type ClaimCheckDeps, type ClaimDomain } from '../../services/claim/composition';
 import { ChainDirectory } from '../../services/claim/domain/chains';
-import { TaxStatusClient } from '../../services/claim/grpc/tax-status.client';
-import { TaxServiceClient } from '../../gen/referral/tax/v1/tax';
-import { taxManifest } from '../../services/tax/manifest';
 import type { ClaimDatabase } from '../../services/claim/database';
-import { AgencyAttributionSource } from '../../services/claim/grpc/agency-attribution.client';
-import { AudienceAllowlistClient } from '../../services/claim/grpc/audience-allowlist.client';
-import type { AllowlistSource } from '../../services/claim/domain/allowlists';
-import { BullConversionScheduler } from '../../services/claim/jobs/conversion-scheduler';
-import { loadConfig } from '../../services/common/config';
-import { createGrpcClient, type GrpcClient } from '../../services/common/grpc/client';
-import { startService } from '../../services/common/service-manifest';
 import { buildWebhooksDomain, type WebhooksDomain } from '../../services/webhooks/composition';
 import type { WebhooksDatabase } from '../../services/webhooks/database';
 import type { DeliveryQueue, SendResult } from '../../services/webhooks/domain/delivery.service';
@@ -40,8 +25,11 @@ import type { DeliverySettings } from '../../services/webhooks/domain/delivery-s
 import { SecretVault } from '../../services/webhooks/domain/secret-vault';
 import { DEVELOPMENT_KEY_ID, developmentKeyRing } from '../../services/common/crypto/field-cipher';
 import { TEST_REDIS_URL } from '../setup/test-env';
-import { projectAudienceEvents } from './audience-projection';
 import { TestClock } from './clock';
+import { FakeAgency } from './fakes/agency';
+import { FakeAudiences } from './fakes/audience';
+import { RecordingConversionScheduler } from './fakes/conversion-scheduler';
+import { FakeTaxStatuses } from './fakes/tax';
 import { LogCapture } from './log-capture';
 import { createTestDatabase, deleteKeys, newQueuePrefix, TEST_TAX_KEYS } from './stack';
 
@@ -151,102 +139,57 @@ export async function startTaxDomain(options: HarnessOptions = {}): Promise<Doma
 export { startAgencyDomain } from './agency-domain';
 
 export interface ClaimHarness extends DomainHarness<ClaimDomain, ClaimDatabase> {
-  /** The agency service the domain asks for attribution, to create affiliates and referrals in. */
-  agency: GrpcClient<AgencyServiceClient>['call'];
-  /** The audience service the agency asks for tiers, to create tier segments and their entries in. */
-  audience: GrpcClient<AudienceServiceClient>['call'];
-  /** The queue conversions are scheduled on (no worker reads it). */
-  queues: QueueKit;
-  /** The claim service's outbox relay, not started: events stay in the outbox until a test relays them (`outbox.pass()`). */
-  outbox: OutboxRelay<ClaimDatabase>;
+  /** The agency service the domain asks for attribution, in memory: a test creates affiliates, referrals, masters and tiers in it. */
+  agency: FakeAgency;
+  /** The audience service the domain asks for allowlists, in memory: audiences, members, and the calls made (`calls`). */
+  audiences: FakeAudiences;
+  /** The tax service the tax gate asks, in memory: which projects require tax information and where each user's form stands. */
+  taxStatuses: FakeTaxStatuses;
+  /** The batches the domain scheduled (no worker reads them). */
+  scheduler: RecordingConversionScheduler;
   /** Pays every stored batch not finished yet, as the job would (domain.payouts.payBatch), oldest first. */
   payAll(): Promise<void>;
-  /** The same domain as another process would build it: its own connections and its own client of the agency (closed at stop). */
+  /** The same domain as another process would build it: its own connections (closed at stop), the same other services. */
   anotherProcess(): ClaimDomain;
-  /** The tax service the tax gate asks, to set tax settings and submit and review forms in. */
-  tax: GrpcClient<TaxServiceClient>['call'];
-  /** Applies the audience's events so far to the agency's membership and tier projections (no workers run here): tiers reach attribution so. */
-  projectAudience(): Promise<void>;
-  /** The calls the domain made to the audience service for allowlists (the real client, counted), each with its questions or ids. */
-  allowlistCalls: Array<{ method: 'members' | 'missing'; asked: number }>;
 }
 
 export interface ClaimHarnessOptions extends HarnessOptions {
-  /** The claim-check half's parts; by default the development signer, no chains, a 7-day TTL and the real tax service. */
+  /** The claim-check half's parts; by default the development signer, no chains, a 7-day TTL and the fake tax service. */
   checks?: Partial<ClaimCheckDeps>;
 }
 
 /**
- * The claim domain, asking the real agency service for attribution: the agency runs in this process
- * (its gRPC server, on the same test database and clock, without workers), reached through the same
- * client the claim service uses. Batches are scheduled on a queue no worker reads: a test pays a
- * stored batch itself with `domain.payouts.payBatch(id)` (or `payAll`), the job's step.
+ * The claim domain with its real repositories on a test database, and in-memory fakes of the
+ * services it asks (test/helpers/fakes): the agency for attribution, the audience for allowlists,
+ * the tax service for the tax gate, and a scheduler no worker reads. No transport: a test pays a
+ * stored batch itself with `domain.payouts.payBatch(id)` (or `payAll`), the job's step; events stay
+ * in the outbox, where tests read them. The real services behind these ports run in the HTTP and
+ * fault tests.
  */
 export async function startClaimDomain(options: ClaimHarnessOptions = {}): Promise<ClaimHarness> {
   const clock = options.clock ?? new TestClock();
   const logs = new LogCapture();
   const database = await openServiceDatabase<ClaimDatabase>(SERVICE_CATALOG.claim.schema, logs);
-  const prefix = newQueuePrefix();
-  const queues = new QueueKit({ redisUrl: TEST_REDIS_URL, prefix, logger: logs.logger('queue') });
-  await queues.ready();
-  const serviceEnv = {
-    DATABASE_URL: database.url,
-    REDIS_URL: TEST_REDIS_URL,
-    QUEUE_PREFIX: prefix,
-    GRPC_HOST: '127.0.0.1',
-    GRPC_PORT: '0',
-    RUN_WORKERS: 'false',
-    DB_POOL_MAX: '4',
-  };
-  // The agency asks the audience service for tiers while it attributes: that one runs here too.
-  const audienceService = await startService(audienceManifest, loadConfig(audienceManifest.configSchema, serviceEnv), { clock, logger: logs.logger('audience') });
-  const agencyEnv = { ...serviceEnv, [SERVICE_CATALOG.audience.addressVariable]: `127.0.0.1:${audienceService.grpcPort}` };
-  const agencyService = await startService(agencyManifest, loadConfig(agencyManifest.configSchema, agencyEnv), { clock, logger: logs.logger('agency') });
-  const agencyDb = openDatabase<AgencyDatabase>({ url: database.url, schema: SERVICE_CATALOG.agency.schema, poolMax: 1, applicationName: 'test-medium-projection', logger: logs.logger('db') });
-  const agencyAddress = `127.0.0.1:${agencyService.grpcPort}`;
-  const taxEnv = { ...agencyEnv, TAX_ENCRYPTION_KEYS: TEST_TAX_KEYS.spec, TAX_ENCRYPTION_ACTIVE_KEY_ID: TEST_TAX_KEYS.active };
-  const taxService = await startService(taxManifest, loadConfig(taxManifest.configSchema, taxEnv), { clock, logger: logs.logger('tax') });
-  const taxAddress = `127.0.0.1:${taxService.grpcPort}`;
-  const taxStatus = new TaxStatusClient(taxAddress);
-  const tax = createGrpcClient(TaxServiceClient, taxAddress, 10_000);
-  const attribution = new AgencyAttributionSource(agencyAddress);
-  const allowlistClient = new AudienceAllowlistClient(`127.0.0.1:${audienceService.grpcPort}`);
-  const allowlistCalls: ClaimHarness['allowlistCalls'] = [];
-  // The real client, with each call written down: what the tests of the payment path's calls read.
-  const allowlists: AllowlistSource = {
-    members: (projectId, questions) => {
-      allowlistCalls.push({ method: 'members', asked: questions.length });
-      return allowlistClient.members(projectId, questions);
-    },
-    missing: (projectId, ids) => {
-      allowlistCalls.push({ method: 'missing', asked: ids.length });
-      return allowlistClient.missing(projectId, ids);
-    },
-  };
-  const agency = createGrpcClient(AgencyServiceClient, agencyAddress, 10_000);
-  const audience = createGrpcClient(AudienceServiceClient, `127.0.0.1:${audienceService.grpcPort}`, 10_000);
+  const agency = new FakeAgency(clock);
+  const audiences = new FakeAudiences();
+  const taxStatuses = new FakeTaxStatuses(clock);
+  const scheduler = new RecordingConversionScheduler();
   const logger = logs.logger('claim');
   const others: Array<() => Promise<void>> = [];
-  const outbox = new OutboxRelay(database.db, queues, { service: 'claim', clock, logger: logs.logger('outbox'), batchSize: 200, retentionMs: 168 * 3_600_000 });
+  // Events stay in the outbox (no relay runs here): tests read them there.
+  const outbox = { wake: () => undefined };
   const checks: ClaimCheckDeps = {
     signer: await VoucherSigner.fromPrivateKeys([DEVELOPMENT_SIGNER_KEY]),
     chains: new ChainDirectory([], 'Referral ClaimManager', '1'),
     ttlSeconds: 7 * 86_400,
-    taxStatus,
+    taxStatus: taxStatuses,
     readerOf: (chain) => claimManagerReader(chain),
     watcher: { blockRange: 2_000, maxRangesPerRun: 50, expiryBatch: 200 },
     ...options.checks,
   };
-  const domain = buildClaimDomain({
-    db: database.db,
-    clock,
-    logger,
-    scheduler: new BullConversionScheduler(queues, logger),
-    attribution,
-    allowlists,
-    outbox,
-    checks,
-  });
+  const build = (db: Kysely<ClaimDatabase>) =>
+    buildClaimDomain({ db, clock, logger, scheduler, attribution: agency, allowlists: audiences, outbox, checks });
+  const domain = build(database.db);
   return {
     domain,
     db: database.db,
@@ -254,39 +197,20 @@ export async function startClaimDomain(options: ClaimHarnessOptions = {}): Promi
     databaseUrl: database.url,
     clock,
     logs,
-    agency: agency.call,
-    audience: audience.call,
-    tax: tax.call,
-    queues,
-    outbox,
+    agency,
+    audiences,
+    taxStatuses,
+    scheduler,
     payAll: async () => {
       for (const batchId of await domain.payouts.unfinished(1_000)) await domain.payouts.payBatch(batchId);
     },
-    projectAudience: () => projectAudienceEvents(database.sql, agencyDb.db, clock, logs.logger('projection')),
-    allowlistCalls,
     anotherProcess: () => {
       const opened = openDatabase<ClaimDatabase>({ url: database.url, schema: SERVICE_CATALOG.claim.schema, poolMax: 2, applicationName: 'test-medium-other', logger });
-      const ownAttribution = new AgencyAttributionSource(agencyAddress);
-      others.push(async () => {
-        ownAttribution.close();
-        await opened.close();
-      });
-      return buildClaimDomain({ db: opened.db, clock, logger, scheduler: new BullConversionScheduler(queues, logger), attribution: ownAttribution, allowlists, outbox, checks });
+      others.push(() => opened.close());
+      return build(opened.db);
     },
     stop: async () => {
       for (const close of others.splice(0)) await close();
-      agency.close();
-      audience.close();
-      attribution.close();
-      allowlistClient.close();
-      tax.close();
-      taxStatus.close();
-      await agencyService.stop();
-      await agencyDb.close();
-      await taxService.stop();
-      await audienceService.stop();
-      await queues.close();
-      await deleteKeys(TEST_REDIS_URL, `${prefix}:*`);
       await database.close();
     },
   };

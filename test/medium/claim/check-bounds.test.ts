@@ -261,7 +261,7 @@ describe('claim checks never pass 2^256 − 1 (domain, ClaimManager on the in-pr
         fc.asyncProperty(terms, fc.array(step, { minLength: 3, maxLength: 12 }), async (setup, steps) => {
           await medium.syncClock(clock);
           const { projectId } = await project(setup.fixed, { endUser: setup.endUser, affiliate: setup.affiliate });
-          const { affiliate, user: referred } = await referredPair(harness, projectId);
+          const { affiliate, user: referred } = referredPair(harness, projectId);
           const users: User[] = [referred, newUser(), affiliate];
           for (const current of steps) {
             if (current.kind === 'pay') await pay(projectId, current.items.map((one) => ({ ...one, user: users[one.user]! })));

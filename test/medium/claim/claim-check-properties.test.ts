@@ -78,7 +78,7 @@ describe('claim-check properties over random streams', () => {
   async function run(steps: Step[]): Promise<Outcome> {
     await medium.syncClock(clock);
     const projectId = await newProjectOnChain();
-    const { affiliate, user: referred } = await referredPair(harness, projectId);
+    const { affiliate, user: referred } = referredPair(harness, projectId);
     const users: User[] = [referred, ...Array.from({ length: USERS - 1 }, () => ({ identifier: randomEvmAddress(), identifierType: 'evm_address' }))];
     users.push(affiliate);
     // The model: what each user is owed in total, and what the chain paid each.
