@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { zodDetails } from '../../gateway/http/errors';
-import { hinted, inputError, oneOf, sketch } from '../../gateway/http/input-messages';
-import { payoutTermsBody } from '../../gateway/routes/claim/claim.schemas';
-import { taxInfoBody } from '../../gateway/routes/tax/tax.schemas';
-import { traitInput } from '../../gateway/routes/audience/user-traits.schemas';
+import { zodDetails } from '../../../gateway/http/errors';
+import { hinted, inputError, oneOf, sketch } from '../../../gateway/http/input-messages';
+import { payoutTermsBody } from '../../../gateway/routes/claim/claim.schemas';
+import { taxInfoBody } from '../../../gateway/routes/tax/tax.schemas';
+import { traitInput } from '../../../gateway/routes/audience/user-traits.schemas';
 
 /** What a request part's 400 says, as the gateway parses it (gateway/http/route.ts). */
 function reasons(schema: z.ZodType, value: unknown) {

@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import type { Hex } from 'viem' with { 'resolution-mode': 'import' };
-import { UnsignableVoucherError, VoucherSigner } from '../../services/claim/chain/voucher-signer';
+import { UnsignableVoucherError, VoucherSigner } from '../../../services/claim/chain/voucher-signer';
 import {
   type ClaimCheckVoucher,
   claimCheckTypedData,
@@ -11,7 +11,7 @@ import {
   type VoucherDomain,
   voucherDeadline,
   voucherProblems,
-} from '../../services/claim/domain/voucher';
+} from '../../../services/claim/domain/voucher';
 
 const viem = () => import('viem');
 

@@ -1,5 +1,5 @@
-import { draftOf, parseTokenAmount, rewardOf } from '../../web/src/admin/payouts/reward';
-import { tokenAmount } from '../../web/src/ui/format';
+import { draftOf, parseTokenAmount, rewardOf } from '../../../web/src/admin/payouts/reward';
+import { tokenAmount } from '../../../web/src/ui/format';
 
 /**
  * The payout terms editor's money: whole tokens typed by an admin become exact base units (digit

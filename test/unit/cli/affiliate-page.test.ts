@@ -1,5 +1,5 @@
-import { AFFILIATE_COLUMNS } from '../../cli/affiliates/affiliate-csv';
-import { affiliatePage } from '../../cli/affiliates/affiliate-page';
+import { AFFILIATE_COLUMNS } from '../../../cli/affiliates/affiliate-csv';
+import { affiliatePage } from '../../../cli/affiliates/affiliate-page';
 
 /** The export reads the affiliate list as the API answers it: earnings' chain ids are JSON numbers (null while the currency is unknown). */
 describe('the export’s reading of an affiliate list page', () => {

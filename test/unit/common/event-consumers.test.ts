@@ -1,8 +1,8 @@
-import { EVENT_CONSUMER_LIST } from '../../services/common/events/consumers';
-import { EVENT_TYPES } from '../../services/common/events/contracts';
-import { consumerJob } from '../../services/common/outbox/consumer';
-import { CATALOG } from '../../services/common/service-catalog';
-import { SERVICE_MANIFESTS } from '../../services/manifests';
+import { EVENT_CONSUMER_LIST } from '../../../services/common/events/consumers';
+import { EVENT_TYPES } from '../../../services/common/events/contracts';
+import { consumerJob } from '../../../services/common/outbox/consumer';
+import { CATALOG } from '../../../services/common/service-catalog';
+import { SERVICE_MANIFESTS } from '../../../services/manifests';
 
 /**
  * Producers relay by the list of consumers (services/common/events/consumers.ts): an entry whose

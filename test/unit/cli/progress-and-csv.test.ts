@@ -1,5 +1,5 @@
-import { csvLine, csvRecords } from '../../cli/files/csv';
-import { progressOn } from '../../cli/progress';
+import { csvLine, csvRecords } from '../../../cli/files/csv';
+import { progressOn } from '../../../cli/progress';
 
 /** A stream that keeps what is written, as a terminal (isTTY, 60 columns) or as a pipe. */
 function captured(isTTY: boolean) {

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadEnvFile } from '../../scripts/stack/env-file';
+import { loadEnvFile } from '../../../scripts/stack/env-file';
 
 describe('the .env file npm start reads', () => {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'env-file-')), '.env');

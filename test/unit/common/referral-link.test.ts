@@ -1,4 +1,4 @@
-import { DEFAULT_LINK_TEMPLATE, linkTemplateViolations, programUrlViolations, referralLink } from '../../services/common/referral-link';
+import { DEFAULT_LINK_TEMPLATE, linkTemplateViolations, programUrlViolations, referralLink } from '../../../services/common/referral-link';
 
 /** The rule of a referral link (services/common/referral-link.ts), shared by the agency (checks) and the gateway (links). */
 describe('referral links', () => {

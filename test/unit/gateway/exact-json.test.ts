@@ -1,4 +1,4 @@
-import { parseExactJson } from '../../gateway/http/exact-json';
+import { parseExactJson } from '../../../gateway/http/exact-json';
 
 /** The lossless JSON parse of routes whose numbers must stay exact (gateway/http/exact-json.ts). */
 describe('exact JSON numbers', () => {

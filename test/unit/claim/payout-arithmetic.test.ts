@@ -3,7 +3,7 @@ import type { UserIdentifier } from '../../../services/common/identifiers';
 import { affiliateReward, allowlistQuestions, type Attribution, type IsMember, type PayoutTermsView, planPayouts } from '../../../services/claim/domain/payouts';
 import { checkReward, rewardAmount, shareOf } from '../../../services/claim/domain/reward';
 import { AMOUNT_RANGE } from '../../../services/common/money';
-import { evmAddress } from '../../helpers/fixtures';
+import { evmAddress } from '../../helpers/evm-addresses';
 
 /**
  * The money arithmetic of one conversion (services/claim/domain/payouts.ts and reward.ts), case by
