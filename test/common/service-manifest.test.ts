@@ -2,10 +2,9 @@ import { z } from 'zod';
 import { TaxServiceService } from '../../gen/referral/tax/v1/tax';
 import { ConfigError, loadConfig, serviceEnv } from '../../services/common/config';
 import type { JobDefinition } from '../../services/common/queue';
-import { CATALOG, type CatalogEntry, SERVICE_CATALOG } from '../../services/common/service-catalog';
+import { type CatalogEntry, SERVICE_CATALOG } from '../../services/common/service-catalog';
 import { type ServiceManifest, startService } from '../../services/common/service-manifest';
 import { ManifestError, type RunningService, type ServiceRuntime, type ServiceRuntimeConfig } from '../../services/common/service-runtime';
-import { SERVICE_MANIFESTS } from '../../services/manifests';
 import { LogCapture } from '../helpers/log-capture';
 import { pollUntil } from '../helpers/poll';
 import { commonEnv, createTestDatabase, deleteKeys, newQueuePrefix } from '../helpers/stack';
@@ -123,27 +122,4 @@ describe('service start-up against its manifest', () => {
       await service.stop();
     }
   });
-});
-
-describe('the services and the catalog', () => {
-  it('declare one manifest per catalog entry, in the catalog order, each for its own entry', () => {
-    expect(SERVICE_MANIFESTS.map((manifest) => manifest.service)).toEqual(CATALOG);
-  });
-
-  it('name distinct ports, address variables, schemas and gRPC services', () => {
-    for (const field of ['name', 'defaultGrpcPort', 'addressVariable', 'schema', 'grpcService'] as const) {
-      const values = CATALOG.map((entry) => entry[field]);
-      expect({ field, values: new Set(values).size }).toEqual({ field, values: values.length });
-    }
-  });
-
-  it.each(SERVICE_MANIFESTS.map((manifest) => [manifest.service.name, manifest] as const))(
-    '%s implements the gRPC service its catalog entry names, and listens on its port by default',
-    (_name, manifest) => {
-      const paths = Object.values(manifest.grpc).map((method) => method.path);
-      expect(paths.length).toBeGreaterThan(0);
-      for (const path of paths) expect(path).toMatch(new RegExp(`^/${manifest.service.grpcService.replaceAll('.', '\\.')}/\\w+$`));
-      expect(loadConfig(manifest.configSchema, {}).GRPC_PORT).toBe(manifest.service.defaultGrpcPort);
-    },
-  );
 });
