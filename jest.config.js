@@ -5,7 +5,6 @@
  * set-up only when one of its files is in the run, so `npx jest test/unit` needs none of those.
  */
 const shared = {
-  rootDir: __dirname,
   testEnvironment: 'node',
   testMatch: ['**/*.test.ts'],
   transform: {
