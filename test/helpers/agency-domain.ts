@@ -15,7 +15,7 @@ import { TEST_REDIS_URL } from '../setup/test-env';
 import { TestClock } from './clock';
 import type { DomainHarness } from './domain';
 import { LogCapture } from './log-capture';
-import { createTestDatabase, deleteKeys, newQueuePrefix } from './stack';
+import { createTestDatabase, deleteKeys, newQueuePrefix } from './test-database';
 import { projectAudienceEvents } from './audience-projection';
 import pg from 'pg';
 

@@ -31,7 +31,8 @@ import { FakeAudiences } from './fakes/audience';
 import { RecordingConversionScheduler } from './fakes/conversion-scheduler';
 import { FakeTaxStatuses } from './fakes/tax';
 import { LogCapture } from './log-capture';
-import { createTestDatabase, deleteKeys, newQueuePrefix, TEST_TAX_KEYS } from './stack';
+import { TEST_TAX_KEYS } from './tax-keys';
+import { createTestDatabase, deleteKeys, newQueuePrefix } from './test-database';
 
 /**
  * The medium tier (test/medium): a service's domain, built by the same composition function its

@@ -6,7 +6,7 @@ import type { EventPayload, EventType } from '../../../services/common/events/co
 import { deliverEvent, type EventConsumer, eventProcessor } from '../../../services/common/outbox/consumer';
 import type { EventJobData } from '../../../services/common/outbox/event';
 import { type DomainHarness, startAudienceDomain } from '../../helpers/domain';
-import { randomEvmAddress } from '../../helpers/fixtures';
+import { randomEvmAddress } from '../../helpers/evm-addresses';
 
 type Conversion = EventPayload<'claim.conversion.processed'>;
 type Wire = { identifier: string; identifier_type: 'evm_address' };

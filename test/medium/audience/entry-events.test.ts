@@ -10,7 +10,7 @@ import type { EventJobData } from '../../../services/common/outbox/event';
 import type { OutboxRelay } from '../../../services/common/outbox/relay';
 import type { QueueKit } from '../../../services/common/queue';
 import { type DomainHarness, startAudienceDomain } from '../../helpers/domain';
-import { evmAddress, mixedCase } from '../../helpers/fixtures';
+import { evmAddress, mixedCase } from '../../helpers/evm-addresses';
 
 const evm = (n: number): BatchEntryInput => ({ identifier: evmAddress(n), identifierType: 'evm_address' });
 const user = (n: number) => ({ identifier: evmAddress(n), identifier_type: 'evm_address' });

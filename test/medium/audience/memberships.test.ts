@@ -3,7 +3,7 @@ import type { AudienceDomain } from '../../../services/audience/composition';
 import type { AudienceDatabase } from '../../../services/audience/database';
 import { MAX_MEMBERSHIP_QUERIES } from '../../../services/audience/domain/user-audience.service';
 import { type DomainHarness, startAudienceDomain } from '../../helpers/domain';
-import { evmAddress } from '../../helpers/fixtures';
+import { evmAddress } from '../../helpers/evm-addresses';
 
 const evm = (n: number) => ({ identifier: evmAddress(n), identifierType: 'evm_address' });
 const ask = (segmentId: string, user: { identifier: string; identifierType: string }) => ({ segmentId, ...user });

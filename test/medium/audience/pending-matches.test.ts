@@ -6,7 +6,7 @@ import { claimPendingMatches, PendingMatchRepository, recordPendingMatches } fro
 import type { UserIdentifier } from '../../../services/common/identifiers';
 import { conditionInputs } from '../../helpers/condition-inputs';
 import { type DomainHarness, startAudienceDomain } from '../../helpers/domain';
-import { evmAddress } from '../../helpers/fixtures';
+import { evmAddress } from '../../helpers/evm-addresses';
 import { pollUntil } from '../../helpers/poll';
 
 const user = (n: number): UserIdentifier => ({ identifier: evmAddress(n), identifierType: 'evm_address' });

@@ -3,7 +3,7 @@ import type { AudienceDomain } from '../../../services/audience/composition';
 import type { AudienceDatabase } from '../../../services/audience/database';
 import { Deadline } from '../../../services/common/deadline';
 import { type DomainHarness, startAudienceDomain } from '../../helpers/domain';
-import { evmAddress, mixedCase } from '../../helpers/fixtures';
+import { evmAddress, mixedCase } from '../../helpers/evm-addresses';
 
 const invalidRank = { code: 'VALIDATION_FAILED', kind: 'invalid_argument', details: [{ field: 'tier_rank', reason: 'must be a whole number from 1 to 10000' }] };
 const rankTaken = { code: 'TIER_RANK_TAKEN', kind: 'already_exists', details: [{ field: 'tier_rank', reason: expect.any(String) }] };

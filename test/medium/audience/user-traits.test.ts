@@ -3,7 +3,7 @@ import type { AudienceDomain } from '../../../services/audience/composition';
 import type { AudienceDatabase } from '../../../services/audience/database';
 import type { TraitInput } from '../../../services/audience/domain/trait-fields';
 import { type DomainHarness, startAudienceDomain } from '../../helpers/domain';
-import { evmAddress, mixedCase } from '../../helpers/fixtures';
+import { evmAddress, mixedCase } from '../../helpers/evm-addresses';
 
 const at = (iso: string) => new Date(iso);
 const num = (n: number, name: string, text: string, updatedAt?: string): TraitInput => ({

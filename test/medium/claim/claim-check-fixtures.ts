@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
 import type { ClaimRow } from '../../../services/claim/domain/claim-check.service';
 import type { ClaimHarness } from '../../helpers/domain';
-import { randomEvmAddress } from '../../helpers/fixtures';
+import { randomEvmAddress } from '../../helpers/evm-addresses';
 import { batchOf, conversion, newAffiliate, refer, termsInput } from './fixtures';
 
 /** Claim checks in the medium tier: projects set up for claims, paying conversions, and the (fake) tax service's side of the gate. */

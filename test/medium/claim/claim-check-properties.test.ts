@@ -6,7 +6,7 @@ import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
 import { batchOf, conversion } from './fixtures';
 import { reconciliation, referredPair, unbalanced, type User } from './claim-check-fixtures';
 import { type MediumChain, startMediumChain } from './claim-chain';
-import { randomEvmAddress } from '../../helpers/fixtures';
+import { randomEvmAddress } from '../../helpers/evm-addresses';
 
 const KEYS: Hex[] = [`0x${'9e'.repeat(32)}`, `0x${'af'.repeat(32)}`];
 const TTL = 3_600;

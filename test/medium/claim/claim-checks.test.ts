@@ -3,7 +3,7 @@ import { VoucherSigner } from '../../../services/claim/chain/voucher-signer';
 import { ChainDirectory } from '../../../services/claim/domain/chains';
 import { claimCheckTypedData } from '../../../services/claim/domain/voucher';
 import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
-import { randomEvmAddress } from '../../helpers/fixtures';
+import { randomEvmAddress } from '../../helpers/evm-addresses';
 import {
   approveTaxForm,
   claimProject,

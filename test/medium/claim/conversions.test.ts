@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
-import { evmAddress } from '../../helpers/fixtures';
+import { evmAddress } from '../../helpers/evm-addresses';
 import { batchOf, conversion, newProject, newUser, statusOf } from './fixtures';
 
 /**
