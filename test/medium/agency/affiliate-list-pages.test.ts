@@ -1,4 +1,4 @@
-import { startAgencyDomain } from '../../helpers/domain';
+import { startAgencyDomain } from '../../helpers/agency-domain';
 import { type AgencyHarness, newProject, newUser } from './fixtures';
 
 const START = Date.parse('2026-11-21T12:00:00.000Z');

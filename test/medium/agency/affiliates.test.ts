@@ -1,5 +1,5 @@
 import { REFERRAL_CODE_RULES } from '../../../services/common/contract-limits';
-import { startAgencyDomain } from '../../helpers/domain';
+import { startAgencyDomain } from '../../helpers/agency-domain';
 import { type AgencyHarness, newAffiliate, newCode, newProject, newUser } from './fixtures';
 
 const START = '2026-11-21T12:00:00.000Z';

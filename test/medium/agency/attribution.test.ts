@@ -5,7 +5,7 @@ import { typeParsers } from '../../../services/common/db/type-parsers';
 import { SERVICE_CATALOG } from '../../../services/common/service-catalog';
 import { AttributionService } from '../../../services/agency/domain/attribution.service';
 import { AttributionRepository, RESOLVE_ATTRIBUTION_SQL, resolveAttributionParameters } from '../../../services/agency/repositories/attribution.repository';
-import { startAgencyDomain } from '../../helpers/domain';
+import { startAgencyDomain } from '../../helpers/agency-domain';
 import { type AgencyHarness, newAffiliate, newProject, newUser } from './fixtures';
 
 const at = (iso: string) => new Date(iso);

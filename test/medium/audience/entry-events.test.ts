@@ -9,7 +9,8 @@ import { consumerJob, deliverEvent } from '../../../services/common/outbox/consu
 import type { EventJobData } from '../../../services/common/outbox/event';
 import type { OutboxRelay } from '../../../services/common/outbox/relay';
 import type { QueueKit } from '../../../services/common/queue';
-import { type DomainHarness, startAudienceDomain } from '../../helpers/domain';
+import type { DomainHarness } from '../../helpers/domain';
+import { startAudienceDomain } from '../../helpers/audience-domain';
 import { evmAddress, mixedCase } from '../../helpers/evm-addresses';
 
 const evm = (n: number): BatchEntryInput => ({ identifier: evmAddress(n), identifierType: 'evm_address' });

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { AudienceDomain } from '../../../services/audience/composition';
 import type { AudienceDatabase } from '../../../services/audience/database';
 import { MAX_MEMBERSHIP_QUERIES } from '../../../services/audience/domain/user-audience.service';
-import { type DomainHarness, startAudienceDomain } from '../../helpers/domain';
+import type { DomainHarness } from '../../helpers/domain';
+import { startAudienceDomain } from '../../helpers/audience-domain';
 import { evmAddress } from '../../helpers/evm-addresses';
 
 const evm = (n: number) => ({ identifier: evmAddress(n), identifierType: 'evm_address' });

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { AudienceDomain } from '../../../services/audience/composition';
 import type { AudienceDatabase } from '../../../services/audience/database';
 import type { TraitInput } from '../../../services/audience/domain/trait-fields';
-import { type DomainHarness, startAudienceDomain } from '../../helpers/domain';
+import type { DomainHarness } from '../../helpers/domain';
+import { startAudienceDomain } from '../../helpers/audience-domain';
 import { evmAddress, mixedCase } from '../../helpers/evm-addresses';
 
 const at = (iso: string) => new Date(iso);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
+import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
 import { batchOf, conversion, movementsOf, newAffiliate, newProject, newUser, refer, termsInput } from './fixtures';
 
 type User = { identifier: string; identifierType: string };

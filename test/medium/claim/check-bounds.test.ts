@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { Hex } from 'viem' with { 'resolution-mode': 'import' };
 import { voucherProblems } from '../../../services/claim/domain/voucher';
 import { TestClock } from '../../helpers/clock';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
+import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
 import { reconciliation, referredPair, unbalanced, type User } from './claim-check-fixtures';
 import { type MediumChain, startMediumChain } from './claim-chain';
 import { batchOf, conversion, newUser, termsInput } from './fixtures';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
 import type { ClaimRow } from '../../../services/claim/domain/claim-check.service';
-import type { ClaimHarness } from '../../helpers/domain';
+import type { ClaimHarness } from '../../helpers/claim-domain';
 import { randomEvmAddress } from '../../helpers/evm-addresses';
 import { batchOf, conversion, newAffiliate, refer, termsInput } from './fixtures';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { Hex } from 'viem' with { 'resolution-mode': 'import' };
 import { TestClock } from '../../helpers/clock';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
+import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
 import { batchOf, conversion } from './fixtures';
 import { reconciliation, referredPair, unbalanced, type User } from './claim-check-fixtures';
 import { type MediumChain, startMediumChain } from './claim-chain';

@@ -2,7 +2,7 @@ import type { Hex } from 'viem' with { 'resolution-mode': 'import' };
 import { VoucherSigner } from '../../../services/claim/chain/voucher-signer';
 import { ChainDirectory } from '../../../services/claim/domain/chains';
 import { claimCheckTypedData } from '../../../services/claim/domain/voucher';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
+import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
 import { randomEvmAddress } from '../../helpers/evm-addresses';
 import {
   approveTaxForm,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
+import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
 import { evmAddress } from '../../helpers/evm-addresses';
 import { batchOf, conversion, newProject, newUser, statusOf } from './fixtures';
 

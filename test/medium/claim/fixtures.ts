@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ConversionInputLike } from '../../../services/claim/domain/conversion-input';
 import type { PayoutTermsInput } from '../../../services/claim/domain/payout-terms.service';
-import type { ClaimHarness } from '../../helpers/domain';
+import type { ClaimHarness } from '../../helpers/claim-domain';
 import { randomEvmAddress } from '../../helpers/evm-addresses';
 
 /** A project of the test's own, with one currency (ERC-20 on chain 8453) and its id. */

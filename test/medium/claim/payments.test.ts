@@ -1,4 +1,4 @@
-import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
+import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
 import { batchOf, checksOf, conversion, movementsOf, newAffiliate, newProject, newUser, refer, statusOf, termsInput } from './fixtures';
 
 /**

@@ -4,7 +4,7 @@ import { fanOutConsumer } from '../../../services/webhooks/jobs/fan-out.consumer
 import type { WebhooksDatabase } from '../../../services/webhooks/database';
 import type { EventConsumer } from '../../../services/common/outbox/consumer';
 import type { EventType } from '../../../services/common/events/contracts';
-import { startWebhooksDomain } from '../../helpers/domain';
+import { startWebhooksDomain } from '../../helpers/webhooks-domain';
 import { verifyStandardWebhook } from '../../helpers/webhook-receiver';
 
 type Harness = Awaited<ReturnType<typeof startWebhooksDomain>>;
