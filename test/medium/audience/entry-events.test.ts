@@ -10,7 +10,7 @@ import type { EventJobData } from '../../../services/common/outbox/event';
 import type { OutboxRelay } from '../../../services/common/outbox/relay';
 import type { QueueKit } from '../../../services/common/queue';
 import type { DomainHarness } from '../../helpers/domain';
-import { startAudienceDomain } from '../../helpers/audience-domain';
+import { startAudienceDomainWithQueues } from '../../helpers/audience-domain';
 import { evmAddress, mixedCase } from '../../helpers/evm-addresses';
 
 const evm = (n: number): BatchEntryInput => ({ identifier: evmAddress(n), identifierType: 'evm_address' });
@@ -24,7 +24,7 @@ const user = (n: number) => ({ identifier: evmAddress(n), identifier_type: 'evm_
 describe('audience events (domain)', () => {
   let harness: DomainHarness<AudienceDomain, AudienceDatabase> & { outbox: OutboxRelay<AudienceDatabase>; queues: QueueKit };
   beforeAll(async () => {
-    harness = await startAudienceDomain();
+    harness = await startAudienceDomainWithQueues();
   });
   afterAll(() => harness.stop());
 
