@@ -15,17 +15,31 @@ export interface RecordingSender {
   results: SendResult[];
 }
 
+export interface WebhooksHarness extends DomainHarness<WebhooksDomain, WebhooksDatabase> {
+  sender: RecordingSender;
+  /** The delivery ids queued (no worker reads them). */
+  queued: string[];
+  settings: DeliverySettings;
+  /**
+   * Back to how the harness started, for the next test: the service's tables emptied (their
+   * migrations kept), nothing sent or queued, the sender answering 200, the clock at its start.
+   * Cheaper than a database per test.
+   */
+  reset(): Promise<void>;
+}
+
+const DEFAULT_RESULT: SendResult = { responseCode: 200, error: null, durationMs: 1 };
+
 /**
  * The webhooks domain: deliveries are "sent" by a recording sender (the HTTP tests use a real
  * receiver) and queued to a list (no worker), so a test runs each attempt itself and moves the clock.
  */
-export async function startWebhooksDomain(
-  options: HarnessOptions & { settings?: Partial<DeliverySettings> } = {},
-): Promise<DomainHarness<WebhooksDomain, WebhooksDatabase> & { sender: RecordingSender; queued: string[]; settings: DeliverySettings }> {
+export async function startWebhooksDomain(options: HarnessOptions & { settings?: Partial<DeliverySettings> } = {}): Promise<WebhooksHarness> {
   const clock = options.clock ?? new TestClock();
+  const start = clock.now();
   const logs = new LogCapture();
   const database = await openServiceDatabase<WebhooksDatabase>(SERVICE_CATALOG.webhooks.schema, logs);
-  const sender: RecordingSender = { sent: [], results: [{ responseCode: 200, error: null, durationMs: 1 }] };
+  const sender: RecordingSender = { sent: [], results: [DEFAULT_RESULT] };
   const queued: string[] = [];
   const queue: DeliveryQueue = {
     enqueue: async (ids) => void queued.push(...ids),
@@ -44,5 +58,17 @@ export async function startWebhooksDomain(
     settings,
     queue,
   });
-  return { domain, sender, queued, settings, db: database.db, sql: database.sql, databaseUrl: database.url, clock, logs, stop: database.close };
+  const { schema } = SERVICE_CATALOG.webhooks;
+  const reset = async () => {
+    const { rows } = await database.sql.query<{ name: string }>(
+      "SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables WHERE schemaname = $1 AND tablename NOT LIKE 'kysely_migration%'",
+      [schema],
+    );
+    await database.sql.query(`TRUNCATE ${rows.map((row) => row.name).join(', ')} RESTART IDENTITY CASCADE`);
+    sender.sent.length = 0;
+    sender.results = [DEFAULT_RESULT];
+    queued.length = 0;
+    clock.set(start);
+  };
+  return { domain, sender, queued, settings, reset, db: database.db, sql: database.sql, databaseUrl: database.url, clock, logs, stop: database.close };
 }

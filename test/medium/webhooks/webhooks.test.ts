@@ -11,10 +11,12 @@ type Harness = Awaited<ReturnType<typeof startWebhooksDomain>>;
 
 describe('fan-out and delivery rules', () => {
   let harness: Harness;
-  beforeEach(async () => {
+  beforeAll(async () => {
     harness = await startWebhooksDomain({ settings: { maxAttempts: 4, backoffMs: 1_000, retryWindowMs: 24 * 3_600_000 } });
   });
-  afterEach(() => harness.stop());
+  afterAll(() => harness.stop());
+  // Each test starts from empty tables, as with a database of its own.
+  beforeEach(() => harness.reset());
 
   const projectId = randomUUID();
   const consumer = fanOutConsumer as unknown as EventConsumer<WebhooksDatabase, EventType>;
