@@ -7,10 +7,9 @@ import { TaxServiceClient, TaxServiceService } from '../../gen/referral/tax/v1/t
 import { ConfigError, loadConfig, serviceEnv } from '../../services/common/config';
 import { createGrpcClient } from '../../services/common/grpc/client';
 import type { JobDefinition } from '../../services/common/queue';
-import { CATALOG, type CatalogEntry, SERVICE_CATALOG } from '../../services/common/service-catalog';
+import { type CatalogEntry, SERVICE_CATALOG } from '../../services/common/service-catalog';
 import { type ServiceManifest, startService } from '../../services/common/service-manifest';
 import { ManifestError, type RunningService, type ServiceRuntime, type ServiceRuntimeConfig } from '../../services/common/service-runtime';
-import { SERVICE_MANIFESTS } from '../../services/manifests';
 import { LogCapture } from '../helpers/log-capture';
 import { freePort, portIsFree } from '../helpers/processes';
 import { pollUntil } from '../helpers/poll';
@@ -135,7 +134,7 @@ describe('service start-up against its manifest', () => {
 /**
  * The port is bound before the service opens any connection: on Linux an outgoing connection (to
  * PostgreSQL, to Redis) takes a local port from the ephemeral range, and one opened during start-up
- * could take the service's port just before it binds it (issue 21: 1 start in 27 failed so).
+ * could take the service's port just before it binds it (1 start in 27 failed so, before).
  */
 describe('service start-up and its port', () => {
   const probeAddress = (port: number) => `127.0.0.1:${port}`;
@@ -195,27 +194,4 @@ describe('service start-up and its port', () => {
       await service?.stop();
     }
   });
-});
-
-describe('the services and the catalog', () => {
-  it('declare one manifest per catalog entry, in the catalog order, each for its own entry', () => {
-    expect(SERVICE_MANIFESTS.map((manifest) => manifest.service)).toEqual(CATALOG);
-  });
-
-  it('name distinct ports, address variables, schemas and gRPC services', () => {
-    for (const field of ['name', 'defaultGrpcPort', 'addressVariable', 'schema', 'grpcService'] as const) {
-      const values = CATALOG.map((entry) => entry[field]);
-      expect({ field, values: new Set(values).size }).toEqual({ field, values: values.length });
-    }
-  });
-
-  it.each(SERVICE_MANIFESTS.map((manifest) => [manifest.service.name, manifest] as const))(
-    '%s implements the gRPC service its catalog entry names, and listens on its port by default',
-    (_name, manifest) => {
-      const paths = Object.values(manifest.grpc).map((method) => method.path);
-      expect(paths.length).toBeGreaterThan(0);
-      for (const path of paths) expect(path).toMatch(new RegExp(`^/${manifest.service.grpcService.replaceAll('.', '\\.')}/\\w+$`));
-      expect(loadConfig(manifest.configSchema, {}).GRPC_PORT).toBe(manifest.service.defaultGrpcPort);
-    },
-  );
 });

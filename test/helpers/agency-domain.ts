@@ -5,17 +5,14 @@ import type { PaidConversionSource } from '../../services/agency/domain/affiliat
 import type { AudienceDirectory, SegmentSummary } from '../../services/agency/domain/audience-directory';
 import { type AudienceDomain, buildAudienceDomain } from '../../services/audience/composition';
 import type { AudienceDatabase } from '../../services/audience/database';
-import { BullEntryBatchScheduler } from '../../services/audience/jobs/entry-batch-scheduler';
-import { BullEvaluationScheduler } from '../../services/audience/jobs/evaluate-segment.job';
 import { openDatabase } from '../../services/common/db/database';
 import { DomainError } from '../../services/common/errors';
-import { QueueKit } from '../../services/common/queue';
 import { SERVICE_CATALOG } from '../../services/common/service-catalog';
-import { TEST_REDIS_URL } from '../setup/test-env';
 import { TestClock } from './clock';
 import type { DomainHarness } from './domain';
 import { LogCapture } from './log-capture';
-import { createTestDatabase, deleteKeys, newQueuePrefix } from './stack';
+import { RecordingEntryBatchScheduler, RecordingEvaluationScheduler } from './fakes/audience-schedulers';
+import { createTestDatabase } from './test-database';
 import { projectAudienceEvents } from './audience-projection';
 import pg from 'pg';
 
@@ -54,7 +51,7 @@ export interface AgencyHarness extends DomainHarness<AgencyDomain, AgencyDatabas
 
 /**
  * The agency domain (test/medium/agency) beside the audience domain on one cloned database, with
- * the test clock.
+ * the test clock. No Redis: the audience's queues are in-memory recordings (test/helpers/fakes).
  */
 export async function startAgencyDomain(options: { clock?: TestClock; paidConversions?: PaidConversionSource } = {}): Promise<AgencyHarness> {
   const clock = options.clock ?? new TestClock();
@@ -64,15 +61,14 @@ export async function startAgencyDomain(options: { clock?: TestClock; paidConver
   const audienceDb = openDatabase<AudienceDatabase>({ url: database.url, schema: SERVICE_CATALOG.audience.schema, poolMax: 2, applicationName: 'test-medium', logger: logs.logger('db') });
   const sql = new pg.Pool({ connectionString: database.url, max: 2 });
   sql.on('error', () => undefined);
-  const prefix = newQueuePrefix();
-  const queues = new QueueKit({ redisUrl: TEST_REDIS_URL, prefix, logger: logs.logger('queue') });
-  await queues.ready();
   // The audience's events stay in its outbox: no relay runs here (the HTTP and fault tests run the real one).
   const audience = buildAudienceDomain({
     db: audienceDb.db,
     clock,
     logger: logs.logger('audience'),
-    scheduler: new BullEntryBatchScheduler(queues), evaluationScheduler: new BullEvaluationScheduler(queues),
+    // No audience worker runs here: batches and evaluations are only written down.
+    scheduler: new RecordingEntryBatchScheduler(),
+    evaluationScheduler: new RecordingEvaluationScheduler(),
     outbox: { wake: () => undefined },
     // Incremental matching is not started here (no relay): pending users wait in their table.
     matchingDebounceMs: 0,
@@ -100,8 +96,6 @@ export async function startAgencyDomain(options: { clock?: TestClock; paidConver
     clock,
     logs,
     stop: async () => {
-      await queues.close();
-      await deleteKeys(TEST_REDIS_URL, `${prefix}:*`);
       await agencyDb.close();
       await audienceDb.close();
       await sql.end();

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Api } from './http';
 import { type StackOptions, startStack, TEST_PLATFORM_KEY, type TestStack } from './stack';
 
+export { evmAddress, mixedCase, randomEvmAddress } from './evm-addresses';
+
 /** Anything with the gateway's API: a whole test stack, or a fault stack's gateway. */
 type WithApi = { api: Api };
 
@@ -44,16 +46,3 @@ export async function createSegment(stack: WithApi, project: TestProject, body: 
   return response.body as { id: string; name: string; entries_count: number; tier_rank: number | null };
 }
 
-/** A deterministic, valid, lowercase evm address for index n. */
-export function evmAddress(n: number): string {
-  return `0x${n.toString(16).padStart(40, '0')}`;
-}
-
-/** The same address with mixed letter case (the same user). */
-export function mixedCase(address: string): string {
-  return `0x${[...address.slice(2)].map((c, i) => (i % 2 ? c.toUpperCase() : c)).join('')}`;
-}
-
-export function randomEvmAddress(): string {
-  return `0x${randomBytes(20).toString('hex')}`;
-}

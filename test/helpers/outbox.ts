@@ -9,7 +9,7 @@ import { QueueKit } from '../../services/common/queue';
 import { TEST_REDIS_URL } from '../setup/test-env';
 import { TestClock } from './clock';
 import { LogCapture } from './log-capture';
-import { createTestDatabase, deleteKeys, newQueuePrefix } from './stack';
+import { createTestDatabase, deleteKeys, newQueuePrefix } from './test-database';
 
 /**
  * A stand-in service for tests of the event outbox: a schema of its own (`probe_<n>`) with the

@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import IORedis from 'ioredis';
 import pg from 'pg';
 import { gatewayConfigSchema } from '../../gateway/config';
 import { startGateway } from '../../gateway/server';
@@ -9,20 +7,20 @@ import type { RunningProcess } from '../../services/common/lifecycle';
 import { CATALOG, SERVICE_CATALOG, type ServiceName } from '../../services/common/service-catalog';
 import { startService } from '../../services/common/service-manifest';
 import { SERVICE_MANIFESTS } from '../../services/manifests';
-import { databaseUrl, runId, TEST_DB_PREFIX, TEST_REDIS_URL, templateDatabase } from '../setup/test-env';
+import { TEST_REDIS_URL } from '../setup/test-env';
 import { TestClock } from './clock';
 import { Api } from './http';
 import { LogCapture } from './log-capture';
 import { freePort } from './processes';
+import { TEST_TAX_KEYS } from './tax-keys';
+import { createTestDatabase, deleteKeys, newQueuePrefix } from './test-database';
+
+export { TEST_TAX_KEYS } from './tax-keys';
+export { createTestDatabase, deleteKeys, dropDatabase, newQueuePrefix } from './test-database';
 
 export const TEST_PLATFORM_KEY = 'test-platform-key-0123456789abcdef0123456789';
 /** Sign-In with Ethereum as the test gateway is configured. */
 export const TEST_SIWE = { domain: 'referral.test', uri: 'https://referral.test/portal', chainId: 1 };
-/** Two keys, so tests see which one sealed a value; the second is the active one. */
-export const TEST_TAX_KEYS = {
-  spec: `test2025:${Buffer.alloc(32, 25).toString('base64')},test2026:${Buffer.alloc(32, 26).toString('base64')}`,
-  active: 'test2026',
-};
 
 /** What a service needs beyond the common variables in every test stack (in process or as processes). */
 export const TEST_SERVICE_ENV: Partial<Record<ServiceName, Record<string, string>>> = {
@@ -60,30 +58,6 @@ export interface TestStack {
   stop(): Promise<void>;
 }
 
-async function cloneTemplate(name: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: databaseUrl('postgres') });
-  await admin.connect();
-  try {
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)} TEMPLATE ${pg.escapeIdentifier(templateDatabase())}`);
-        // A commit need not wait for its WAL to reach the disk: what that guards (the last commits
-        // surviving an operating-system crash) is nothing a test looks at, and with fsync at a few
-        // ms a commit, a test of thousands of small transactions (a worker paying conversions one
-        // by one) spent most of its time waiting on the disk. Every session of this database,
-        // in the test process and in service processes alike, gets it.
-        await admin.query(`ALTER DATABASE ${pg.escapeIdentifier(name)} SET synchronous_commit = off`);
-        return;
-      } catch (error) {
-        // Two files cloning at the same instant: the template is briefly "in use".
-        if ((error as { code?: string }).code !== '55006' || attempt >= 20) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 50 * (attempt + 1)));
-      }
-    }
-  } finally {
-    await admin.end();
-  }
-}
 
 /**
  * The real stack in this test process: every gRPC service (services/manifests.ts) with its workers
@@ -211,17 +185,7 @@ export function commonEnv(databaseUrl: string, redisUrl: string, queuePrefix: st
   };
 }
 
-/** A Redis key prefix of this run that no other stack uses (global teardown removes what is left). */
-export function newQueuePrefix(): string {
-  return `test:${runId()}:${randomBytes(4).toString('hex')}`;
-}
 
-/** A database of its own for one stack, cloned from the run's migrated template. */
-export async function createTestDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> }> {
-  const name = `${TEST_DB_PREFIX}${runId()}_${randomBytes(4).toString('hex')}`;
-  await cloneTemplate(name);
-  return { name, url: databaseUrl(name), drop: () => dropDatabase(name) };
-}
 
 export function withOverrides(base: Record<string, string>, overrides: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: Record<string, string | undefined> = { ...base, ...overrides };
@@ -229,21 +193,4 @@ export function withOverrides(base: Record<string, string>, overrides: Record<st
   return env;
 }
 
-/** Drops a database of the run (its connections cut off). */
-export async function dropDatabase(name: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: databaseUrl('postgres') });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
-  await admin.end();
-}
 
-export async function deleteKeys(redisUrl: string, pattern: string): Promise<void> {
-  const redis = new IORedis(redisUrl);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    if (keys.length > 0) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  await redis.quit();
-}

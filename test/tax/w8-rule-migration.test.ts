@@ -9,7 +9,7 @@ import { TaxSettingsService } from '../../services/tax/domain/tax-settings.servi
 import { taxMigrations } from '../../services/tax/migrations';
 import { TaxSettingsRepository } from '../../services/tax/repositories/tax-settings.repository';
 import { TestClock } from '../helpers/clock';
-import { testTinVault } from '../helpers/domain';
+import { testTinVault } from '../helpers/tax-domain';
 import { LogCapture } from '../helpers/log-capture';
 import { databaseUrl, runId, TEST_DB_PREFIX } from '../setup/test-env';
 

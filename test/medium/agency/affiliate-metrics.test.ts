@@ -8,7 +8,7 @@ import type { EventPayload, EventType } from '../../../services/common/events/co
 import { deliverEvent, type EventConsumer, eventProcessor } from '../../../services/common/outbox/consumer';
 import type { EventJobData } from '../../../services/common/outbox/event';
 import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
-import { randomEvmAddress } from '../../helpers/fixtures';
+import { randomEvmAddress } from '../../helpers/evm-addresses';
 import { newAffiliate, newProject, newUser } from './program-fixtures';
 
 type Payload = EventPayload<'claim.conversion.processed'>;

@@ -6,7 +6,7 @@ import { agencyMigrations } from '../../../services/agency/migrations';
 import { type Database, openDatabase } from '../../../services/common/db/database';
 import { migrateToLatest } from '../../../services/common/db/migrate';
 import { SERVICE_CATALOG } from '../../../services/common/service-catalog';
-import { randomEvmAddress } from '../../helpers/fixtures';
+import { randomEvmAddress } from '../../helpers/evm-addresses';
 import { LogCapture } from '../../helpers/log-capture';
 import { databaseUrl, runId, TEST_DB_PREFIX } from '../../setup/test-env';
 

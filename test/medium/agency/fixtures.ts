@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AgencyHarness } from '../../helpers/agency-domain';
-import { randomEvmAddress } from '../../helpers/fixtures';
+import { randomEvmAddress } from '../../helpers/evm-addresses';
 
 export type { AgencyHarness };
 

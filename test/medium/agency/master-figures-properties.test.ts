@@ -8,7 +8,7 @@ import type { EventPayload, EventType } from '../../../services/common/events/co
 import { deliverEvent, type EventConsumer } from '../../../services/common/outbox/consumer';
 import { toPage } from '../../../services/common/pagination';
 import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
-import { randomEvmAddress } from '../../helpers/fixtures';
+import { randomEvmAddress } from '../../helpers/evm-addresses';
 import { sumUsd, usdUnits } from '../../helpers/usd';
 import { actor, newAffiliate, newProject, newUser, userOf } from './program-fixtures';
 

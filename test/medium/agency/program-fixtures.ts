@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AffiliateRecord } from '../../../services/agency/repositories/affiliate-record';
 import type { AgencyHarness } from '../../helpers/agency-domain';
-import { randomEvmAddress } from '../../helpers/fixtures';
+import { randomEvmAddress } from '../../helpers/evm-addresses';
 
 /** The agency's medium-tier fixtures: projects, users and affiliates of their own per test. */
 export const newUser = () => ({ identifier: randomEvmAddress(), identifierType: 'evm_address' });

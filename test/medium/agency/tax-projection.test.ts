@@ -11,7 +11,7 @@ import type { TaxDatabase } from '../../../services/tax/database';
 import { publishTaxState } from '../../../services/tax/migrations/0004_publish_tax_statuses';
 import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
 import { deliverProducedEvents } from '../../helpers/audience-projection';
-import { testTinVault } from '../../helpers/domain';
+import { testTinVault } from '../../helpers/tax-domain';
 import { w8ben, w9 } from '../../tax/tax-forms';
 import { formInput } from '../tax/fixtures';
 import { newAffiliate, newProject } from './fixtures';

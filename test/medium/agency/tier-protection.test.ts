@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { daysRemaining } from '../../../services/agency/domain/tier-protection.service';
 import type { AffiliateRecord } from '../../../services/agency/repositories/affiliate-record';
 import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
 import { ADMIN, newAffiliate, newProject, newUser, userOf } from './program-fixtures';
@@ -10,8 +9,8 @@ const at = (days: number, ms = 0) => new Date(Date.parse(START) + days * DAY + m
 
 /**
  * Tier protection (§2.9, §8.2): the active tier is the higher of the current and the protected
- * tier while protection lasts, the current one after; days remaining are whole days rounded up,
- * from the injected clock.
+ * tier while protection lasts, the current one after, from the injected clock (days remaining
+ * alone: test/unit/agency/tier-protection.test.ts).
  */
 describe('tier protection (domain)', () => {
   let harness: AgencyHarness;
@@ -37,20 +36,6 @@ describe('tier protection (domain)', () => {
     const view = await harness.domain.details.describeOne(affiliate);
     return { current: view.currentTier?.rank ?? null, active: view.activeTier?.rank ?? null, protection: view.tierProtection };
   };
-
-  describe('days remaining', () => {
-    it.each([
-      [at(10), 10],
-      [at(10, -1), 10],
-      [at(9, 1), 10],
-      [at(9), 9],
-      [at(0, 1), 1],
-      [at(0), 0],
-      [at(-1), 0],
-    ])('until %p from the start: %p (whole days, rounded up, never below 0)', (expiresAt, expected) => {
-      expect(daysRemaining(expiresAt, at(0))).toBe(expected);
-    });
-  });
 
   it('keeps the protected tier active a day before the end, and on and after the end only the current tier', async () => {
     const { projectId, silver, gold } = await tieredProject();

@@ -5,8 +5,9 @@ import { conditionInputs } from '../../../services/audience/jobs/condition-input
 import type { EventPayload, EventType } from '../../../services/common/events/contracts';
 import { deliverEvent, type EventConsumer, eventProcessor } from '../../../services/common/outbox/consumer';
 import type { EventJobData } from '../../../services/common/outbox/event';
-import { type DomainHarness, startAudienceDomain } from '../../helpers/domain';
-import { randomEvmAddress } from '../../helpers/fixtures';
+import type { DomainHarness } from '../../helpers/domain';
+import { startAudienceDomain } from '../../helpers/audience-domain';
+import { randomEvmAddress } from '../../helpers/evm-addresses';
 
 type Conversion = EventPayload<'claim.conversion.processed'>;
 type Wire = { identifier: string; identifier_type: 'evm_address' };

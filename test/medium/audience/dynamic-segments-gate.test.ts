@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { AudienceDomain } from '../../../services/audience/composition';
 import type { AudienceDatabase } from '../../../services/audience/database';
 import { projectHasDynamicSegments } from '../../../services/audience/repositories/dynamic-segments-gate';
-import { type DomainHarness, startAudienceDomain } from '../../helpers/domain';
+import type { DomainHarness } from '../../helpers/domain';
+import { startAudienceDomain } from '../../helpers/audience-domain';
 import { pollUntil } from '../../helpers/poll';
 
 /**

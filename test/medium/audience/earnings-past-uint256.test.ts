@@ -5,7 +5,8 @@ import { conditionInputs } from '../../../services/audience/jobs/condition-input
 import type { EventPayload, EventType } from '../../../services/common/events/contracts';
 import { MAX_AMOUNT } from '../../../services/common/money';
 import { deliverEvent, type EventConsumer } from '../../../services/common/outbox/consumer';
-import { type DomainHarness, startAudienceDomain } from '../../helpers/domain';
+import type { DomainHarness } from '../../helpers/domain';
+import { startAudienceDomain } from '../../helpers/audience-domain';
 import { randomEvmAddress } from '../../helpers/fixtures';
 
 type Conversion = EventPayload<'claim.conversion.processed'>;

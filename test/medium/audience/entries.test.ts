@@ -3,8 +3,9 @@ import type { AudienceDomain } from '../../../services/audience/composition';
 import type { AudienceDatabase } from '../../../services/audience/database';
 import type { BatchEntryInput } from '../../../services/audience/domain/entry-batch.service';
 import { Deadline } from '../../../services/common/deadline';
-import { type DomainHarness, startAudienceDomain } from '../../helpers/domain';
-import { evmAddress, mixedCase } from '../../helpers/fixtures';
+import type { DomainHarness } from '../../helpers/domain';
+import { startAudienceDomain } from '../../helpers/audience-domain';
+import { evmAddress, mixedCase } from '../../helpers/evm-addresses';
 
 const evm = (n: number): BatchEntryInput => ({ identifier: evmAddress(n), identifierType: 'evm_address' });
 const OTHER_TYPES: BatchEntryInput[] = [

@@ -9,8 +9,9 @@ import { consumerJob, deliverEvent } from '../../../services/common/outbox/consu
 import type { EventJobData } from '../../../services/common/outbox/event';
 import type { OutboxRelay } from '../../../services/common/outbox/relay';
 import type { QueueKit } from '../../../services/common/queue';
-import { type DomainHarness, startAudienceDomain } from '../../helpers/domain';
-import { evmAddress, mixedCase } from '../../helpers/fixtures';
+import type { DomainHarness } from '../../helpers/domain';
+import { startAudienceDomainWithQueues } from '../../helpers/audience-domain';
+import { evmAddress, mixedCase } from '../../helpers/evm-addresses';
 
 const evm = (n: number): BatchEntryInput => ({ identifier: evmAddress(n), identifierType: 'evm_address' });
 const user = (n: number) => ({ identifier: evmAddress(n), identifier_type: 'evm_address' });
@@ -23,7 +24,7 @@ const user = (n: number) => ({ identifier: evmAddress(n), identifier_type: 'evm_
 describe('audience events (domain)', () => {
   let harness: DomainHarness<AudienceDomain, AudienceDatabase> & { outbox: OutboxRelay<AudienceDatabase>; queues: QueueKit };
   beforeAll(async () => {
-    harness = await startAudienceDomain();
+    harness = await startAudienceDomainWithQueues();
   });
   afterAll(() => harness.stop());
 

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { AudienceDomain } from '../../../services/audience/composition';
 import type { AudienceDatabase } from '../../../services/audience/database';
 import { conditionInputs } from '../../helpers/condition-inputs';
-import { type DomainHarness, startAudienceDomain } from '../../helpers/domain';
-import { evmAddress } from '../../helpers/fixtures';
+import type { DomainHarness } from '../../helpers/domain';
+import { startAudienceDomain } from '../../helpers/audience-domain';
+import { evmAddress } from '../../helpers/evm-addresses';
 
 const currency = '5f0c7f2e-8d7e-4d0a-9a43-0a4c2b1e9f11';
 const user = (n: number) => ({ identifier: evmAddress(n) });

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { AudienceDomain } from '../../../services/audience/composition';
 import type { AudienceDatabase } from '../../../services/audience/database';
 import { MAX_MEMBERSHIP_QUERIES } from '../../../services/audience/domain/user-audience.service';
-import { type DomainHarness, startAudienceDomain } from '../../helpers/domain';
-import { evmAddress } from '../../helpers/fixtures';
+import type { DomainHarness } from '../../helpers/domain';
+import { startAudienceDomain } from '../../helpers/audience-domain';
+import { evmAddress } from '../../helpers/evm-addresses';
 
 const evm = (n: number) => ({ identifier: evmAddress(n), identifierType: 'evm_address' });
 const ask = (segmentId: string, user: { identifier: string; identifierType: string }) => ({ segmentId, ...user });

@@ -5,8 +5,9 @@ import { PendingMatchDrainer } from '../../../services/audience/jobs/pending-mat
 import { claimPendingMatches, PendingMatchRepository, recordPendingMatches } from '../../../services/audience/repositories/pending-matches.repository';
 import type { UserIdentifier } from '../../../services/common/identifiers';
 import { conditionInputs } from '../../helpers/condition-inputs';
-import { type DomainHarness, startAudienceDomain } from '../../helpers/domain';
-import { evmAddress } from '../../helpers/fixtures';
+import type { DomainHarness } from '../../helpers/domain';
+import { startAudienceDomain } from '../../helpers/audience-domain';
+import { evmAddress } from '../../helpers/evm-addresses';
 import { pollUntil } from '../../helpers/poll';
 
 const user = (n: number): UserIdentifier => ({ identifier: evmAddress(n), identifierType: 'evm_address' });

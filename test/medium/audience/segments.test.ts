@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { AudienceDomain } from '../../../services/audience/composition';
 import type { AudienceDatabase } from '../../../services/audience/database';
-import { type DomainHarness, startAudienceDomain } from '../../helpers/domain';
-import { evmAddress } from '../../helpers/fixtures';
+import type { DomainHarness } from '../../helpers/domain';
+import { startAudienceDomain } from '../../helpers/audience-domain';
+import { evmAddress } from '../../helpers/evm-addresses';
 
 /** A JSON object nested `levels` deep: {"a":{"a":…{"a":1}}}. */
 const nested = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { AudienceDomain } from '../../../services/audience/composition';
 import type { AudienceDatabase } from '../../../services/audience/database';
 import { Deadline } from '../../../services/common/deadline';
-import { type DomainHarness, startAudienceDomain } from '../../helpers/domain';
-import { evmAddress, mixedCase } from '../../helpers/fixtures';
+import type { DomainHarness } from '../../helpers/domain';
+import { startAudienceDomain } from '../../helpers/audience-domain';
+import { evmAddress, mixedCase } from '../../helpers/evm-addresses';
 
 const invalidRank = { code: 'VALIDATION_FAILED', kind: 'invalid_argument', details: [{ field: 'tier_rank', reason: 'must be a whole number from 1 to 10000' }] };
 const rankTaken = { code: 'TIER_RANK_TAKEN', kind: 'already_exists', details: [{ field: 'tier_rank', reason: expect.any(String) }] };

@@ -1,46 +1,41 @@
 import { randomUUID } from 'node:crypto';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
+import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
 import { batchOf, conversion, movementsOf, newAffiliate, newProject, newUser, refer, termsInput } from './fixtures';
 
 type User = { identifier: string; identifierType: string };
 
 /**
- * Audiences as allowlists (specification §1) in the claim domain, against the real audience and
- * agency services: payout terms name, per side, an audience whose members alone earn that side's
+ * Audiences as allowlists (specification §1) in the claim domain, with fakes of the audience and
+ * agency services (test/helpers/fakes): payout terms name, per side, an audience whose members alone earn that side's
  * reward (validated there when saved); a batch asks the audience service once for its memberships
  * (static or dynamic entries), and never when its terms name no allowlist; the master's spread
  * follows its affiliate; what was decided is frozen on the conversion.
  */
-describe('allowlists of payout terms (domain, with the audience and agency services)', () => {
+describe('allowlists of payout terms (domain)', () => {
   let harness: ClaimHarness;
   beforeAll(async () => {
     harness = await startClaimDomain();
   });
   afterAll(() => harness.stop());
   beforeEach(() => {
-    harness.allowlistCalls.length = 0;
+    harness.audiences.calls.length = 0;
   });
 
-  const audience = (projectId: string, name = 'Allowed') => harness.audience.createSegment({ projectId, name: `${name} ${randomUUID().slice(0, 8)}` });
-  const enter = (projectId: string, segmentId: string, user: User) => harness.audience.addEntry({ projectId, segmentId, user });
-  /** A dynamic entry, as the audience's matcher writes one (the matcher itself is tested in test/medium/audience). */
-  const enterDynamically = (projectId: string, segmentId: string, user: User) =>
-    harness.sql.query(
-      `INSERT INTO audience.entries (segment_id, project_id, identifier_type, identifier, kind, source, added_at) VALUES ($1, $2, $3, $4, 'dynamic', 'condition', now())`,
-      [segmentId, projectId, user.identifierType, user.identifier],
-    );
+  const audience = (projectId: string) => harness.audiences.create(projectId);
+  /** A member of the audience: by a static or a dynamic entry alike (test/medium/audience/memberships.test.ts holds that rule). */
+  const enter = (projectId: string, segmentId: string, user: User) => harness.audiences.add(projectId, segmentId, user);
 
   async function submitAndPay(projectId: string, inputs: ReturnType<typeof conversion>[]) {
     await harness.domain.conversions.submitMany(projectId, inputs);
     return harness.domain.payouts.payBatch(await batchOf(harness, projectId, inputs[0]!.id));
   }
   const eligibilityOf = async (projectId: string, id: string) => (await harness.domain.ledger.conversion(projectId, id)).eligibility;
-  const membersCalls = () => harness.allowlistCalls.filter((call) => call.method === 'members');
+  const membersCalls = () => harness.audiences.calls.filter((call) => call.method === 'members');
 
   describe('payout terms', () => {
     it('stores both allowlists, answers them, and clears them when left out', async () => {
       const { projectId, currencyId } = await newProject(harness);
-      const [users, affiliates] = [await audience(projectId, 'Users'), await audience(projectId, 'Affiliates')];
+      const [users, affiliates] = [audience(projectId), audience(projectId)];
       const { record, created } = await harness.domain.terms.put(
         projectId,
         'trade',
@@ -49,20 +44,20 @@ describe('allowlists of payout terms (domain, with the audience and agency servi
       expect(created).toBe(true);
       expect(record).toMatchObject({ endUserAllowlistAudienceId: users.id, affiliateAllowlistAudienceId: affiliates.id });
       expect(await harness.domain.terms.get(projectId, 'trade')).toMatchObject({ endUserAllowlistAudienceId: users.id, affiliateAllowlistAudienceId: affiliates.id });
-      expect(harness.allowlistCalls).toEqual([{ method: 'missing', asked: 2 }]);
+      expect(harness.audiences.calls).toEqual([{ method: 'missing', asked: 2 }]);
 
       const { record: cleared } = await harness.domain.terms.put(projectId, 'trade', termsInput(currencyId, { endUser: { fixed: '1' } }));
       expect(cleared).toMatchObject({ endUserAllowlistAudienceId: null, affiliateAllowlistAudienceId: null });
       // Terms without allowlists ask the audience service nothing.
-      expect(harness.allowlistCalls).toHaveLength(1);
+      expect(harness.audiences.calls).toHaveLength(1);
     });
 
     it('refuses an unknown, deleted or other project’s audience (AUDIENCE_NOT_FOUND naming the field) and stores nothing', async () => {
       const { projectId, currencyId } = await newProject(harness);
-      const deleted = await audience(projectId);
-      await harness.audience.deleteSegment({ projectId, segmentId: deleted.id });
-      const foreign = await audience((await newProject(harness)).projectId);
-      const kept = await audience(projectId);
+      const deleted = audience(projectId);
+      harness.audiences.delete(projectId, deleted.id);
+      const foreign = audience((await newProject(harness)).projectId);
+      const kept = audience(projectId);
       for (const [fields, field] of [
         [{ endUserAllowlistAudienceId: randomUUID() }, 'end_user_allowlist_audience_id'],
         [{ affiliateAllowlistAudienceId: deleted.id }, 'affiliate_allowlist_audience_id'],
@@ -89,23 +84,23 @@ describe('allowlists of payout terms (domain, with the audience and agency servi
           expect.objectContaining({ field: 'end_user.bps' }),
         ]),
       });
-      expect(harness.allowlistCalls).toEqual([]);
+      expect(harness.audiences.calls).toEqual([]);
     });
   });
 
   describe('paying a batch', () => {
     it('pays only end users on the end-user allowlist (static or dynamic entry), freezes who was checked, and asks once per batch', async () => {
       const { projectId, currencyId } = await newProject(harness);
-      const allowed = await audience(projectId);
+      const allowed = audience(projectId);
       await harness.domain.terms.put(projectId, 'trade', termsInput(currencyId, { endUser: { fixed: '5' }, endUserAllowlistAudienceId: allowed.id }));
       const [listed, matched, outsider] = [newUser(), newUser(), newUser()];
-      await enter(projectId, allowed.id, listed);
-      await enterDynamically(projectId, allowed.id, matched);
-      harness.allowlistCalls.length = 0;
+      enter(projectId, allowed.id, listed);
+      enter(projectId, allowed.id, matched);
+      harness.audiences.calls.length = 0;
       // The listed user converts twice: asked about once.
       const inputs = [conversion({ user: listed }), conversion({ user: matched }), conversion({ user: outsider }), conversion({ user: listed })];
       expect(await submitAndPay(projectId, inputs)).toEqual({ recorded: 4, movements: 3 });
-      expect(harness.allowlistCalls).toEqual([{ method: 'members', asked: 3 }]);
+      expect(harness.audiences.calls).toEqual([{ method: 'members', asked: 3 }]);
       expect((await movementsOf(harness, projectId)).map((row) => [row.conversion_id, row.kind, row.identifier, row.amount]).sort()).toEqual(
         [
           [inputs[0]!.id, 'end_user_payout', listed.identifier, '5'],
@@ -122,26 +117,26 @@ describe('allowlists of payout terms (domain, with the audience and agency servi
 
     it('pays an affiliate off the affiliate allowlist nothing and its master no spread, while a listed one earns both; end users are paid either way', async () => {
       const { projectId, currencyId } = await newProject(harness);
-      const partners = await audience(projectId, 'Partners');
+      const partners = audience(projectId);
       await harness.domain.terms.put(
         projectId,
         'trade',
         termsInput(currencyId, { endUser: { fixed: '3' }, affiliate: { bps: 1_000 }, affiliateAllowlistAudienceId: partners.id }),
       );
-      const master = await newAffiliate(harness, projectId);
-      const [listed, unlisted] = [await newAffiliate(harness, projectId), await newAffiliate(harness, projectId)];
-      const designated = await harness.agency.designateMaster({ projectId, user: master.user, spreadBps: 250, actor: {} });
-      await harness.agency.bindSubAffiliates({ projectId, masterId: designated.id, users: [listed.user, unlisted.user], actor: {} });
+      const master = newAffiliate(harness, projectId);
+      const [listed, unlisted] = [newAffiliate(harness, projectId), newAffiliate(harness, projectId)];
+      harness.agency.setMaster(projectId, listed.user, { user: master.user, spreadBps: 250 });
+      harness.agency.setMaster(projectId, unlisted.user, { user: master.user, spreadBps: 250 });
       // The master is on no list: its spread follows its sub-affiliate's eligibility alone.
-      await enter(projectId, partners.id, listed.user);
+      enter(projectId, partners.id, listed.user);
       const [byListed, byUnlisted] = [newUser(), newUser()];
-      await refer(harness, projectId, byListed, listed.code);
-      await refer(harness, projectId, byUnlisted, unlisted.code);
+      refer(harness, projectId, byListed, listed.code);
+      refer(harness, projectId, byUnlisted, unlisted.code);
       harness.clock.advance(1_000);
       const [paid, refused] = [conversion({ user: byListed, rewardBase: '10000' }), conversion({ user: byUnlisted, rewardBase: '10000' })];
-      harness.allowlistCalls.length = 0;
+      harness.audiences.calls.length = 0;
       await submitAndPay(projectId, [paid, refused]);
-      expect(harness.allowlistCalls).toEqual([{ method: 'members', asked: 2 }]);
+      expect(harness.audiences.calls).toEqual([{ method: 'members', asked: 2 }]);
       const movements = (await movementsOf(harness, projectId)).map((row) => [row.conversion_id, row.kind, row.identifier, row.amount]);
       expect(movements.filter(([id]) => id === paid.id)).toEqual([
         [paid.id, 'affiliate_payout', listed.user.identifier, '1000'],
@@ -158,15 +153,15 @@ describe('allowlists of payout terms (domain, with the audience and agency servi
 
     it('keeps what was decided when membership changes later, and decides anew for conversions paid after', async () => {
       const { projectId, currencyId } = await newProject(harness);
-      const allowed = await audience(projectId);
+      const allowed = audience(projectId);
       await harness.domain.terms.put(projectId, 'trade', termsInput(currencyId, { endUser: { fixed: '5' }, endUserAllowlistAudienceId: allowed.id }));
       const [leaving, joining] = [newUser(), newUser()];
-      await enter(projectId, allowed.id, leaving);
+      enter(projectId, allowed.id, leaving);
       const first = [conversion({ user: leaving }), conversion({ user: joining })];
       await submitAndPay(projectId, first);
 
-      await harness.audience.removeEntry({ projectId, segmentId: allowed.id, identifier: leaving.identifier, identifierType: leaving.identifierType });
-      await enter(projectId, allowed.id, joining);
+      harness.audiences.remove(projectId, allowed.id, leaving);
+      enter(projectId, allowed.id, joining);
       expect((await eligibilityOf(projectId, first[0]!.id)).endUser?.eligible).toBe(true);
       expect((await eligibilityOf(projectId, first[1]!.id)).endUser?.eligible).toBe(false);
       // A redelivery of the paid batch changes nothing.
@@ -181,11 +176,11 @@ describe('allowlists of payout terms (domain, with the audience and agency servi
 
     it('pays nobody on a side whose allowlist audience was deleted after the terms were saved, and says so in the log', async () => {
       const { projectId, currencyId } = await newProject(harness);
-      const doomed = await audience(projectId, 'Doomed');
+      const doomed = audience(projectId);
       await harness.domain.terms.put(projectId, 'trade', termsInput(currencyId, { endUser: { fixed: '5' }, endUserAllowlistAudienceId: doomed.id }));
       const user = newUser();
-      await enter(projectId, doomed.id, user);
-      await harness.audience.deleteSegment({ projectId, segmentId: doomed.id });
+      enter(projectId, doomed.id, user);
+      harness.audiences.delete(projectId, doomed.id);
       const input = conversion({ user });
       expect(await submitAndPay(projectId, [input])).toEqual({ recorded: 1, movements: 0 });
       expect(await eligibilityOf(projectId, input.id)).toEqual({ endUser: { allowlistAudienceId: doomed.id, eligible: false }, affiliate: null });
@@ -197,13 +192,13 @@ describe('allowlists of payout terms (domain, with the audience and agency servi
 
     it('never asks the audience service for a batch whose terms name no allowlist, and asks once for a batch mixing both', async () => {
       const { projectId, currencyId } = await newProject(harness);
-      const allowed = await audience(projectId);
+      const allowed = audience(projectId);
       await harness.domain.terms.put(projectId, 'open', termsInput(currencyId, { endUser: { fixed: '2' } }));
       await harness.domain.terms.put(projectId, 'gated', termsInput(currencyId, { endUser: { fixed: '5' }, endUserAllowlistAudienceId: allowed.id }));
-      harness.allowlistCalls.length = 0;
+      harness.audiences.calls.length = 0;
       const open = [conversion({ name: 'open' }), conversion({ name: 'open' }), conversion({ name: 'nothing' })];
       expect(await submitAndPay(projectId, open)).toEqual({ recorded: 3, movements: 2 });
-      expect(harness.allowlistCalls).toEqual([]);
+      expect(harness.audiences.calls).toEqual([]);
       expect(await eligibilityOf(projectId, open[0]!.id)).toEqual({ endUser: null, affiliate: null });
       const { rows } = await harness.sql.query(
         'SELECT count(*)::int AS n FROM claim.conversions WHERE project_id = $1 AND (end_user_allowlist_audience_id IS NOT NULL OR affiliate_eligible IS NOT NULL)',

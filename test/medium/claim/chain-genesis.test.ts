@@ -2,7 +2,7 @@ import type { Hex } from 'viem' with { 'resolution-mode': 'import' };
 import { claimManagerReader } from '../../../services/claim/chain/claim-manager-reader';
 import { VoucherRepository } from '../../../services/claim/repositories/voucher.repository';
 import { TestClock } from '../../helpers/clock';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
+import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
 import { openCheck, pay, trade } from './claim-check-fixtures';
 import { type MediumChain, startMediumChain } from './claim-chain';
 import { newUser } from './fixtures';

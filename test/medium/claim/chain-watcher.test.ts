@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
 import type { ClaimRow } from '../../../services/claim/domain/claim-check.service';
 import { TestClock } from '../../helpers/clock';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
+import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
 import type { TestAccount, TestChain } from '../../helpers/evm';
 import { openCheck, pay, reconciliation, trade, unbalanced } from './claim-check-fixtures';
 import { type MediumChain, startMediumChain } from './claim-chain';

@@ -8,7 +8,7 @@ import { type Database, openDatabase } from '../../../services/common/db/databas
 import { migrateToLatest } from '../../../services/common/db/migrate';
 import type { UserIdentifier } from '../../../services/common/identifiers';
 import { SERVICE_CATALOG } from '../../../services/common/service-catalog';
-import { evmAddress } from '../../helpers/fixtures';
+import { evmAddress } from '../../helpers/evm-addresses';
 import { LogCapture } from '../../helpers/log-capture';
 import { databaseUrl, runId, TEST_DB_PREFIX } from '../../setup/test-env';
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { Hex } from 'viem' with { 'resolution-mode': 'import' };
 import { voucherProblems } from '../../../services/claim/domain/voucher';
 import { TestClock } from '../../helpers/clock';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
+import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
 import { reconciliation, referredPair, unbalanced, type User } from './claim-check-fixtures';
 import { type MediumChain, startMediumChain } from './claim-chain';
 import { batchOf, conversion, newUser, termsInput } from './fixtures';
@@ -261,7 +261,7 @@ describe('claim checks never pass 2^256 − 1 (domain, ClaimManager on the in-pr
         fc.asyncProperty(terms, fc.array(step, { minLength: 3, maxLength: 12 }), async (setup, steps) => {
           await medium.syncClock(clock);
           const { projectId } = await project(setup.fixed, { endUser: setup.endUser, affiliate: setup.affiliate });
-          const { affiliate, user: referred } = await referredPair(harness, projectId);
+          const { affiliate, user: referred } = referredPair(harness, projectId);
           const users: User[] = [referred, newUser(), affiliate];
           for (const current of steps) {
             if (current.kind === 'pay') await pay(projectId, current.items.map((one) => ({ ...one, user: users[one.user]! })));

@@ -5,7 +5,7 @@ import { VoucherSigner } from '../../../services/claim/chain/voucher-signer';
 import type { ClaimRow } from '../../../services/claim/domain/claim-check.service';
 import { ChainDirectory } from '../../../services/claim/domain/chains';
 import type { TestClock } from '../../helpers/clock';
-import type { ClaimHarnessOptions } from '../../helpers/domain';
+import type { ClaimHarnessOptions } from '../../helpers/claim-domain';
 import { startChain, type TestAccount, type TestChain } from '../../helpers/evm';
 import { claimArgument } from './claim-check-fixtures';
 

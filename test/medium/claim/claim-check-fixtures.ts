@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
 import type { ClaimRow } from '../../../services/claim/domain/claim-check.service';
-import { FormType } from '../../../gen/referral/tax/v1/enums';
-import type { ClaimHarness } from '../../helpers/domain';
-import { randomEvmAddress } from '../../helpers/fixtures';
+import type { ClaimHarness } from '../../helpers/claim-domain';
+import { randomEvmAddress } from '../../helpers/evm-addresses';
 import { batchOf, conversion, newAffiliate, refer, termsInput } from './fixtures';
 
-/** Claim checks in the medium tier: projects set up for claims, paying conversions, and the tax service's side of the gate. */
+/** Claim checks in the medium tier: projects set up for claims, paying conversions, and the (fake) tax service's side of the gate. */
 
 /** A user as the domain and the services take it. */
 export interface User {
@@ -35,10 +34,10 @@ export async function pay(harness: ClaimHarness, projectId: string, inputs: Arra
 }
 
 /** An affiliate and a user it referred; a `trade` of the user with this reward_base pays both. */
-export async function referredPair(harness: ClaimHarness, projectId: string) {
-  const affiliate = await newAffiliate(harness, projectId);
+export function referredPair(harness: ClaimHarness, projectId: string) {
+  const affiliate = newAffiliate(harness, projectId);
   const user: User = { identifier: randomEvmAddress(), identifierType: 'evm_address' };
-  await refer(harness, projectId, user, affiliate.code);
+  refer(harness, projectId, user, affiliate.code);
   return { affiliate: affiliate.user, user };
 }
 
@@ -54,35 +53,20 @@ export async function openCheck(harness: ClaimHarness, projectId: string, user: 
   return { id: rows[0].id, amount: BigInt(rows[0].amount) };
 }
 
-// ------------------------------------------------------------------ the tax service's side of the gate
+// ------------------------------------------------------------------ the tax service's side of the gate (the fake's)
 
-export async function requireTaxInfo(harness: ClaimHarness, projectId: string): Promise<void> {
-  await harness.tax.updateTaxSettings({ projectId, updateMask: ['require_tax_info'], requireTaxInfo: true });
+export function requireTaxInfo(harness: ClaimHarness, projectId: string): void {
+  harness.taxStatuses.requireTaxInfo(projectId);
 }
 
-/** A W-8BEN signed on `signedOn` (YYYY-MM-DD): valid three years from it. */
-export async function submitW8ben(harness: ClaimHarness, projectId: string, user: User, signedOn: string): Promise<void> {
-  const address = { line1: 'Unter den Linden 1', city: 'Berlin', postalCode: '10117', country: 'DE' };
-  await harness.tax.submitTaxInfo({
-    projectId,
-    user,
-    form: {
-      formType: FormType.W8BEN,
-      legalName: 'Grace Hopper',
-      country: 'DE',
-      taxIdNumber: 'DE 9876 5432 10',
-      dateOfBirth: '1990-12-09',
-      permanentAddress: address,
-      signatureName: 'Grace Hopper',
-      signatureDate: signedOn,
-    },
-  });
+/** The user's tax form submitted, waiting for review. */
+export function submitTaxForm(harness: ClaimHarness, projectId: string, user: User): void {
+  harness.taxStatuses.submit(projectId, user);
 }
 
-/** Approves the user's form; answers its expires_at (a W-8's; null for a W-9). */
-export async function approveTaxInfo(harness: ClaimHarness, projectId: string, user: User): Promise<Date | null> {
-  const status = await harness.tax.approveTaxInfo({ projectId, user, actor: { apiKeyId: randomUUID() } });
-  return status.expiresAt ?? null;
+/** Approves the user's form until `expiresAt` (a W-8's; null for a W-9). */
+export function approveTaxForm(harness: ClaimHarness, projectId: string, user: User, expiresAt: Date | null): void {
+  harness.taxStatuses.approve(projectId, user, expiresAt);
 }
 
 // ------------------------------------------------------------------ the sums that must hold

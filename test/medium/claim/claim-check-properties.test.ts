@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { Hex } from 'viem' with { 'resolution-mode': 'import' };
 import { TestClock } from '../../helpers/clock';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
+import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
 import { batchOf, conversion } from './fixtures';
 import { reconciliation, referredPair, unbalanced, type User } from './claim-check-fixtures';
 import { type MediumChain, startMediumChain } from './claim-chain';
-import { randomEvmAddress } from '../../helpers/fixtures';
+import { randomEvmAddress } from '../../helpers/evm-addresses';
 
 const KEYS: Hex[] = [`0x${'9e'.repeat(32)}`, `0x${'af'.repeat(32)}`];
 const TTL = 3_600;
@@ -78,7 +78,7 @@ describe('claim-check properties over random streams', () => {
   async function run(steps: Step[]): Promise<Outcome> {
     await medium.syncClock(clock);
     const projectId = await newProjectOnChain();
-    const { affiliate, user: referred } = await referredPair(harness, projectId);
+    const { affiliate, user: referred } = referredPair(harness, projectId);
     const users: User[] = [referred, ...Array.from({ length: USERS - 1 }, () => ({ identifier: randomEvmAddress(), identifierType: 'evm_address' }))];
     users.push(affiliate);
     // The model: what each user is owed in total, and what the chain paid each.

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
-import { evmAddress } from '../../helpers/fixtures';
-import { occurredAtBounds } from '../../../services/claim/domain/conversion-input';
+import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
+import { evmAddress } from '../../helpers/evm-addresses';
 import { batchOf, conversion, newProject, newUser, statusOf } from './fixtures';
 
 /**
@@ -237,14 +236,6 @@ describe('conversion intake (domain)', () => {
         code: 'VALIDATION_FAILED',
         details: [{ field: 'occurred_at' }, { field: 'volume_usd' }],
       });
-    });
-
-    it('takes the window from CONVERSION_BACKFILL_DAYS', () => {
-      const now = new Date('2026-11-21T12:00:00.000Z');
-      const createdAt = new Date('2026-06-01T00:00:00.000Z');
-      expect(occurredAtBounds(now, createdAt, 0)).toMatchObject({ earliest: createdAt, latest: new Date('2026-11-21T12:05:00.000Z') });
-      expect(occurredAtBounds(now, createdAt, 30).earliest).toEqual(new Date('2026-05-02T00:00:00.000Z'));
-      expect(occurredAtBounds(now, undefined, 1).earliest).toEqual(new Date('2026-11-20T12:00:00.000Z'));
     });
   });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { toPage } from '../../../services/common/pagination';
 import type { CurrencyInput } from '../../../services/claim/domain/currency.service';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
+import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
 import { newProject, termsInput } from './fixtures';
 
 /** Currencies (one per chain and address) and payout terms (one set per conversion name): their rules. */

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ConversionInputLike } from '../../../services/claim/domain/conversion-input';
 import type { PayoutTermsInput } from '../../../services/claim/domain/payout-terms.service';
-import type { ClaimHarness } from '../../helpers/domain';
-import { randomEvmAddress } from '../../helpers/fixtures';
+import type { ClaimHarness } from '../../helpers/claim-domain';
+import { randomEvmAddress } from '../../helpers/evm-addresses';
 
 /** A project of the test's own, with one currency (ERC-20 on chain 8453) and its id. */
 export async function newProject(harness: ClaimHarness): Promise<{ projectId: string; currencyId: string }> {
@@ -27,17 +27,17 @@ export function conversion(fields: Partial<ConversionInputLike> = {}): Conversio
   return { id: `conv-${randomUUID()}`, name: 'trade', user: newUser(), rewardBase: '10000', ...fields };
 }
 
-/** An affiliate of the agency service, with one code. */
-export async function newAffiliate(harness: ClaimHarness, projectId: string) {
+/** An affiliate of the (fake) agency service, with one code. */
+export function newAffiliate(harness: ClaimHarness, projectId: string) {
   const user = newUser();
   const code = `code${randomUUID().slice(0, 8)}`;
-  await harness.agency.createAffiliate({ projectId, user, name: 'Affiliate', code });
-  return { user, code };
+  const { id } = harness.agency.createAffiliate(projectId, user, code);
+  return { id, user, code };
 }
 
-/** `user` referred by the affiliate holding `code` (at the agency service's clock: the test clock). */
-export async function refer(harness: ClaimHarness, projectId: string, user: { identifier: string; identifierType: string }, code: string) {
-  await harness.agency.createReferral({ projectId, user, code });
+/** `user` referred by the affiliate holding `code` from now on (the test clock's now). */
+export function refer(harness: ClaimHarness, projectId: string, user: { identifier: string; identifierType: string }, code: string): void {
+  if (!harness.agency.refer(projectId, user, code)) throw new Error(`code ${code} does not refer ${user.identifier}`);
 }
 
 export interface MovementRow {

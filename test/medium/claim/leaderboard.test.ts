@@ -7,8 +7,8 @@ import { CurrencyRepository } from '../../../services/claim/repositories/currenc
 import { LeaderboardRepository } from '../../../services/claim/repositories/leaderboard.repository';
 import { LedgerRepository } from '../../../services/claim/repositories/ledger.repository';
 import { MovementRepository } from '../../../services/claim/repositories/movement.repository';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
-import { evmAddress, randomEvmAddress } from '../../helpers/fixtures';
+import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
+import { evmAddress, randomEvmAddress } from '../../helpers/evm-addresses';
 import { newProject } from './fixtures';
 
 /**

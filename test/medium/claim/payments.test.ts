@@ -1,14 +1,13 @@
-import { randomUUID } from 'node:crypto';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/domain';
+import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
 import { batchOf, checksOf, conversion, movementsOf, newAffiliate, newProject, newUser, refer, statusOf, termsInput } from './fixtures';
 
 /**
- * Paying conversions (PayoutService.payBatch, the job's step) against the real agency service:
- * attribution at the conversion's moment, frozen on it; movements, open claim checks and
+ * Paying conversions (PayoutService.payBatch, the job's step), asking a fake of the agency service
+ * (test/helpers/fakes/agency.ts) who referred whom: attribution at the conversion's moment, frozen on it; movements, open claim checks and
  * leaderboard totals written together; no terms recorded as such; a redelivery, or a thousand at
  * once, pays nothing twice; the ledger refuses changes.
  */
-describe('paying conversions (domain, with the agency service)', () => {
+describe('paying conversions (domain)', () => {
   let harness: ClaimHarness;
   beforeAll(async () => {
     harness = await startClaimDomain();
@@ -50,9 +49,9 @@ describe('paying conversions (domain, with the agency service)', () => {
 
   it('pays the referring affiliate too, and freezes who it was on the conversion', async () => {
     const { projectId } = await projectWithTerms();
-    const affiliate = await newAffiliate(harness, projectId);
+    const affiliate = newAffiliate(harness, projectId);
     const user = newUser();
-    await refer(harness, projectId, user, affiliate.code);
+    refer(harness, projectId, user, affiliate.code);
     const input = conversion({ user, rewardBase: '123456' });
     await submitAndPay(projectId, [input]);
     const paid = await harness.domain.ledger.conversion(projectId, input.id);
@@ -71,10 +70,10 @@ describe('paying conversions (domain, with the agency service)', () => {
 
   it('attributes by the moment the conversion happened: a referral made later pays nothing for it', async () => {
     const { projectId } = await projectWithTerms();
-    const affiliate = await newAffiliate(harness, projectId);
+    const affiliate = newAffiliate(harness, projectId);
     const user = newUser();
     const before = conversion({ user, occurredAt: new Date(harness.clock.now().getTime() - 60_000) });
-    await refer(harness, projectId, user, affiliate.code);
+    refer(harness, projectId, user, affiliate.code);
     const after = conversion({ user });
     await harness.domain.conversions.submitMany(projectId, [before, after]);
     await harness.payAll();
@@ -85,11 +84,11 @@ describe('paying conversions (domain, with the agency service)', () => {
 
   it('pays no affiliate for a conversion that happened while its referrer was suspended', async () => {
     const { projectId } = await projectWithTerms();
-    const affiliate = await newAffiliate(harness, projectId);
+    const affiliate = newAffiliate(harness, projectId);
     const user = newUser();
-    await refer(harness, projectId, user, affiliate.code);
+    refer(harness, projectId, user, affiliate.code);
     harness.clock.advance(1_000);
-    await harness.agency.suspendAffiliate({ projectId, user: affiliate.user, reason: 'fraud review' });
+    harness.agency.suspend(projectId, affiliate.user);
     harness.clock.advance(1_000);
     const input = conversion({ user });
     await submitAndPay(projectId, [input]);
@@ -99,12 +98,12 @@ describe('paying conversions (domain, with the agency service)', () => {
 
   it('attributes a user nobody referred yet to the affiliate of its referral_code, from the conversion on', async () => {
     const { projectId } = await projectWithTerms();
-    const affiliate = await newAffiliate(harness, projectId);
+    const affiliate = newAffiliate(harness, projectId);
     const user = newUser();
     const input = conversion({ user, referralCode: affiliate.code.toUpperCase(), occurredAt: new Date(harness.clock.now().getTime() - 3_600_000) });
     await submitAndPay(projectId, [input]);
     expect((await harness.domain.ledger.conversion(projectId, input.id)).attribution?.affiliate.user).toEqual(affiliate.user);
-    expect((await harness.agency.getReferrer({ projectId, user })).referral?.affiliate?.identifier).toBe(affiliate.user.identifier);
+    expect(harness.agency.referrerOf(projectId, user)?.user.identifier).toBe(affiliate.user.identifier);
     // The next conversion of the user, without a code, is the same affiliate's.
     const next = conversion({ user });
     await submitAndPay(projectId, [next]);
@@ -113,10 +112,10 @@ describe('paying conversions (domain, with the agency service)', () => {
 
   it('keeps the first referrer when a conversion brings another affiliate’s code, and ignores an unknown code', async () => {
     const { projectId } = await projectWithTerms();
-    const first = await newAffiliate(harness, projectId);
-    const second = await newAffiliate(harness, projectId);
+    const first = newAffiliate(harness, projectId);
+    const second = newAffiliate(harness, projectId);
     const user = newUser();
-    await refer(harness, projectId, user, first.code);
+    refer(harness, projectId, user, first.code);
     const withOther = conversion({ user, referralCode: second.code });
     const stranger = conversion({ referralCode: 'NOSUCHCODE' });
     await harness.domain.conversions.submitMany(projectId, [withOther, stranger]);
@@ -128,9 +127,9 @@ describe('paying conversions (domain, with the agency service)', () => {
   it('writes a claim.conversion.processed event with the attribution, volume, revenue, currency and payouts of each paid conversion', async () => {
     const { projectId, currencyId } = await projectWithTerms();
     const [currency] = await harness.sql.query('SELECT address FROM claim.currencies WHERE id = $1', [currencyId]).then((result) => result.rows);
-    const affiliate = await newAffiliate(harness, projectId);
+    const affiliate = newAffiliate(harness, projectId);
     const user = newUser();
-    await refer(harness, projectId, user, affiliate.code);
+    refer(harness, projectId, user, affiliate.code);
     const paid = conversion({ user, volumeUsd: '1500.25', revenueUsd: '3' });
     const unpaid = conversion({ user, name: 'signup', volumeUsd: '10' });
     await submitAndPay(projectId, [paid, unpaid]);
@@ -162,21 +161,20 @@ describe('paying conversions (domain, with the agency service)', () => {
 
   it('pays a tiered affiliate its tier’s reward and its master the spread, freezes both, and counts no agency_payout on a leaderboard', async () => {
     const { projectId, currencyId } = await newProject(harness);
-    const gold = await harness.audience.createSegment({ projectId, name: `Gold ${randomUUID().slice(0, 6)}`, tierRank: 3 });
+    // The gold tier is an audience of the audience service; which affiliates it holds reaches attribution through the agency (tested in test/medium/agency/tier-projection.test.ts).
+    const gold = harness.audiences.create(projectId);
     await harness.domain.terms.put(projectId, 'trade', termsInput(currencyId, { affiliate: { bps: 1_000 }, tiers: [{ audienceId: gold.id, affiliate: { bps: 2_000 } }] }));
-    const [master, sub] = [await newAffiliate(harness, projectId), await newAffiliate(harness, projectId)];
-    const designated = await harness.agency.designateMaster({ projectId, user: master.user, spreadBps: 250, actor: {} });
-    await harness.agency.bindSubAffiliates({ projectId, masterId: designated.id, users: [sub.user], actor: {} });
-    await harness.audience.addEntry({ projectId, segmentId: gold.id, user: sub.user });
-    await harness.projectAudience();
+    const [master, sub] = [newAffiliate(harness, projectId), newAffiliate(harness, projectId)];
+    harness.agency.setMaster(projectId, sub.user, { user: master.user, spreadBps: 250 });
+    harness.agency.setTier(projectId, sub.user, gold.id);
     const user = newUser();
-    await refer(harness, projectId, user, sub.code);
+    refer(harness, projectId, user, sub.code);
     harness.clock.advance(1_000);
     const first = conversion({ user, rewardBase: '9999' });
     await submitAndPay(projectId, [first]);
     expect((await harness.domain.ledger.conversion(projectId, first.id)).attribution).toEqual({
       affiliate: { id: expect.any(String), user: sub.user },
-      master: { affiliate: { id: designated.id, user: master.user }, spreadBps: 250 },
+      master: { affiliate: { id: master.id, user: master.user }, spreadBps: 250 },
       tierId: gold.id,
     });
     // 20% of 9,999 floored for the gold tier; 2.5% of 9,999 floored for the master.
@@ -189,13 +187,12 @@ describe('paying conversions (domain, with the agency service)', () => {
     );
     expect((await leaderboardOf(projectId)).map((row) => row.identifier)).toEqual([sub.user.identifier]);
     const [event] = (await harness.sql.query("SELECT payload FROM claim.outbox WHERE project_id = $1 AND payload->>'conversion_id' = $2", [projectId, first.id])).rows;
-    expect(event.payload).toMatchObject({ master: { id: designated.id, spread_bps: 250 }, tier_id: gold.id });
+    expect(event.payload).toMatchObject({ master: { id: master.id, spread_bps: 250 }, tier_id: gold.id });
 
     // The master lets the affiliate go and the tier goes: later conversions pay accordingly, the paid one keeps what it was paid under.
     harness.clock.advance(1_000);
-    await harness.agency.unbindSubAffiliate({ projectId, masterId: designated.id, user: sub.user, actor: {} });
-    await harness.audience.removeEntry({ projectId, segmentId: gold.id, identifier: sub.user.identifier, identifierType: 'evm_address' });
-    await harness.projectAudience();
+    harness.agency.setMaster(projectId, sub.user, null);
+    harness.agency.setTier(projectId, sub.user, null);
     harness.clock.advance(1_000);
     const second = conversion({ user, rewardBase: '9999' });
     await submitAndPay(projectId, [second]);
@@ -206,9 +203,9 @@ describe('paying conversions (domain, with the agency service)', () => {
 
   it('records a conversion no terms cover as no_terms: no movement, its volume and revenue kept', async () => {
     const { projectId } = await projectWithTerms();
-    const affiliate = await newAffiliate(harness, projectId);
+    const affiliate = newAffiliate(harness, projectId);
     const user = newUser();
-    await refer(harness, projectId, user, affiliate.code);
+    refer(harness, projectId, user, affiliate.code);
     const input = conversion({ user, name: 'signup', volumeUsd: '250.75', revenueUsd: '2.5' });
     await submitAndPay(projectId, [input]);
     expect(await harness.domain.ledger.conversion(projectId, input.id)).toMatchObject({
@@ -232,9 +229,9 @@ describe('paying conversions (domain, with the agency service)', () => {
 
   it('pays each conversion once however often its batch is delivered: a thousand at once in ten processes, then again', async () => {
     const { projectId } = await projectWithTerms();
-    const affiliate = await newAffiliate(harness, projectId);
+    const affiliate = newAffiliate(harness, projectId);
     const users = [newUser(), newUser(), newUser()];
-    for (const user of users) await refer(harness, projectId, user, affiliate.code);
+    for (const user of users) refer(harness, projectId, user, affiliate.code);
     const inputs = users.flatMap((user) => [conversion({ user }), conversion({ user, rewardBase: '7777' })]);
     await harness.domain.conversions.submitMany(projectId, inputs);
     const batchId = await batchOf(harness, projectId, inputs[0]!.id);
@@ -324,9 +321,9 @@ describe('paying conversions (domain, with the agency service)', () => {
 
   it('pays a mixed batch so that, per user and currency, the open checks hold exactly the movements and the leaderboards their counted kinds', async () => {
     const { projectId } = await projectWithTerms();
-    const affiliates = await Promise.all([newAffiliate(harness, projectId), newAffiliate(harness, projectId)]);
+    const affiliates = [newAffiliate(harness, projectId), newAffiliate(harness, projectId)];
     const users = Array.from({ length: 20 }, () => newUser());
-    for (const [index, user] of users.entries()) if (index % 3 !== 0) await refer(harness, projectId, user, affiliates[index % 2]!.code);
+    for (const [index, user] of users.entries()) if (index % 3 !== 0) refer(harness, projectId, user, affiliates[index % 2]!.code);
     const inputs = Array.from({ length: 300 }, (_, index) =>
       conversion({ user: users[index % users.length], name: index % 7 === 0 ? 'unpaid' : 'trade', rewardBase: String(1_000 + index * 37) }),
     );

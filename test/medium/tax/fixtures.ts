@@ -4,7 +4,7 @@ import type { TaxDomain } from '../../../services/tax/composition';
 import type { TaxFormInput } from '../../../services/tax/domain/tax-form';
 import type { DomainHarness } from '../../helpers/domain';
 import type { TaxDatabase } from '../../../services/tax/database';
-import { randomEvmAddress } from '../../helpers/fixtures';
+import { randomEvmAddress } from '../../helpers/evm-addresses';
 
 /**
  * The HTTP tests' forms (test/tax/tax-forms.ts), as the domain takes them: camelCase, as the gRPC

@@ -1,7 +1,8 @@
 import { InvalidArgumentError } from '../../../services/common/errors';
 import type { TaxDomain } from '../../../services/tax/composition';
 import type { TaxDatabase } from '../../../services/tax/database';
-import { type DomainHarness, startTaxDomain } from '../../helpers/domain';
+import type { DomainHarness } from '../../helpers/domain';
+import { startTaxDomain } from '../../helpers/tax-domain';
 import { TIN, w8ben, w8bene, w9 } from '../../tax/tax-forms';
 import { ADMIN, formInput, newProject, newUser } from './fixtures';
 

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { TaxDomain } from '../../../services/tax/composition';
 import type { TaxDatabase } from '../../../services/tax/database';
 import type { TaxSettingsInput } from '../../../services/tax/domain/tax-settings.service';
-import { type DomainHarness, startTaxDomain } from '../../helpers/domain';
+import type { DomainHarness } from '../../helpers/domain';
+import { startTaxDomain } from '../../helpers/tax-domain';
 
 const COMPANY_ADDRESS = { line1: '500 Market St', line2: 'Floor 3', city: 'San Francisco', region: 'CA', postalCode: '94105', country: 'US' };
 const COMPANY = {

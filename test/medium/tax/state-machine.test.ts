@@ -1,6 +1,7 @@
 import type { TaxDatabase } from '../../../services/tax/database';
 import type { TaxDomain } from '../../../services/tax/composition';
-import { type DomainHarness, startTaxDomain } from '../../helpers/domain';
+import type { DomainHarness } from '../../helpers/domain';
+import { startTaxDomain } from '../../helpers/tax-domain';
 import { w8ben, w9 } from '../../tax/tax-forms';
 import { ADMIN, formInput, newProject, newUser, recordsOf, transitions } from './fixtures';
 

@@ -1,0 +1,16 @@
+import { parseAmount, toMoney } from '../../../services/common/money';
+
+describe('money on the wire (referral.common.v1.Money)', () => {
+  it('writes base units as a decimal string, exactly, beyond what a double holds', () => {
+    expect(toMoney(1_500_000_000_000_000_000_123n, 'usdc')).toEqual({ amount: '1500000000000000000123', currencyId: 'usdc' });
+    expect(toMoney(-7n).amount).toBe('-7');
+  });
+
+  it.each(['0', '1', '-1', '115792089237316195423570985008687907853269984665640564039457584007913129639935'])('reads %s back as the same bigint', (text) => {
+    expect(parseAmount(text, 'amount')).toEqual({ amount: BigInt(text) });
+  });
+
+  it.each(['', '1.5', '1e18', '01', '-0', '+1', ' 1', '0x10', '9'.repeat(79)])('refuses %j naming the field', (text) => {
+    expect(parseAmount(text, 'entries[2].amount')).toEqual({ violation: { field: 'entries[2].amount', reason: expect.stringContaining('base units') } });
+  });
+});
