@@ -25,7 +25,7 @@ export interface ServiceManifest<Config extends ServiceRuntimeConfig, DB> {
   jobs: readonly DeclaredJob[];
   /**
    * The services it calls synchronously (its gRPC clients, in services/<name>/grpc/), next to the
-   * events it consumes (its consumer jobs above). test/common/service-dependencies.test.ts checks
+   * events it consumes (its consumer jobs above). test/unit/common/service-dependencies.test.ts checks
    * this against its imports and docs/architecture.md, and fails on a new synchronous cycle.
    */
   calls: readonly SynchronousCall[];

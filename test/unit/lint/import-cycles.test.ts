@@ -8,7 +8,7 @@ import { importCycles, importGraph, sourceFiles } from './import-graph';
  * `no-cycle` would resolve every import of every file through the type checker on each lint run;
  * the scanner's lexical pass over the tree does the same job for relative imports in a second or two.
  */
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = path.resolve(__dirname, '../../..');
 
 const cyclesOf = (files: Record<string, string>) => importCycles(importGraph(new Map(Object.entries(files))));
 

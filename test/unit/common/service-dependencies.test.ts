@@ -1,13 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ServiceDefinition } from '@grpc/grpc-js';
-import { AgencyServiceService } from '../../gen/referral/agency/v1/agency';
-import { AudienceServiceService } from '../../gen/referral/audience/v1/audience';
-import { ClaimServiceService } from '../../gen/referral/claim/v1/claim';
-import { TaxServiceService } from '../../gen/referral/tax/v1/tax';
-import { WebhooksServiceService } from '../../gen/referral/webhooks/v1/webhooks';
-import type { ServiceName } from '../../services/common/service-catalog';
-import { SERVICE_MANIFESTS } from '../../services/manifests';
+import { AgencyServiceService } from '../../../gen/referral/agency/v1/agency';
+import { AudienceServiceService } from '../../../gen/referral/audience/v1/audience';
+import { ClaimServiceService } from '../../../gen/referral/claim/v1/claim';
+import { TaxServiceService } from '../../../gen/referral/tax/v1/tax';
+import { WebhooksServiceService } from '../../../gen/referral/webhooks/v1/webhooks';
+import type { ServiceName } from '../../../services/common/service-catalog';
+import { SERVICE_MANIFESTS } from '../../../services/manifests';
 
 /**
  * The services' synchronous dependencies, as their manifests declare them (`calls`), are the ones
@@ -15,7 +15,7 @@ import { SERVICE_MANIFESTS } from '../../services/manifests';
  * Events flow the other way at run time (a consumer of claim's events calling claim back would be
  * a loop no picture shows): this is where a new one would be noticed. Pure: reads files only.
  */
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = path.resolve(__dirname, '../../..');
 const DEFINITIONS: Record<ServiceName, ServiceDefinition> = {
   audience: AudienceServiceService,
   tax: TaxServiceService,

@@ -6,7 +6,7 @@ import path from 'node:path';
  * architecture needs. Each case is linted as source text placed at a path in the tree, with the
  * repository's own config (type-aware rules off: the files do not exist on disk).
  */
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = path.resolve(__dirname, '../../..');
 
 interface Case {
   file: string;

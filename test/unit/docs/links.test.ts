@@ -5,7 +5,7 @@ import { codeSpans, documentationFiles, headingAnchors, isRepositoryPath, proble
 /**
  * The documentation points only at what the repository holds: every relative link (and its
  * heading anchor) and every backticked repository path of README.md, CONTRIBUTING.md,
- * bench/README.md and docs/**\/*.md exists. test/docs/doc-links.ts says how a path is told from
+ * bench/README.md and docs/**\/*.md exists. test/unit/docs/doc-links.ts says how a path is told from
  * other backticked text. A pure file-system test: no database, no stack.
  */
 const tree = new RepositoryTree();

@@ -20,7 +20,7 @@ import path from 'node:path';
  * A path may be a pattern: `<name>` stands for one segment, `*` for part of one, `**` for any
  * folders, and the pattern must match at least one entry; `{a,b}` lists several, each of which must.
  */
-export const ROOT = path.resolve(__dirname, '../..');
+export const ROOT = path.resolve(__dirname, '../../..');
 
 /** Bare names with one of these extensions are file names. */
 const FILE_EXTENSIONS = /\.(?:ts|tsx|js|mjs|cjs|json|md|ya?ml|sol|proto|sh|sql)$/;
