@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { evmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
 import { newWallet, signIn, type TestWallet } from '../helpers/wallet';
-import { capturePage, DESKTOP, launchChromium, policyViolations } from './browser';
+import { capturePage, DESKTOP, openChromium, policyViolations } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -53,7 +53,7 @@ describe('the admin dashboard in a browser', () => {
       applicants.push({ name, wallet });
       stack.clock.advance(60_000);
     }
-    browser = await launchChromium();
+    browser = await openChromium();
     page = await browser.newPage({ viewport: DESKTOP });
     violations = policyViolations(page);
     page.on('request', (request) => {

@@ -3,7 +3,7 @@ import { conversionBody, createCurrency, evmUser, putTerms, sendAttributedConver
 import { createSegment, evmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
 import { usdUnits } from '../helpers/usd';
-import { capturePage, DESKTOP, launchChromium } from './browser';
+import { capturePage, DESKTOP, openChromium } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -88,7 +88,7 @@ describe('master affiliates and badges in the admin dashboard, in a browser', ()
       if (created.status !== 201) throw new Error(`affiliate not created: ${created.status} ${created.text}`);
     }
     audienceId = (await createSegment(stack, project, { name: 'Champions' })).id;
-    browser = await launchChromium();
+    browser = await openChromium();
     page = await browser.newPage({ viewport: DESKTOP });
     page.on('request', (request) => {
       if (!request.url().startsWith(`${stack.baseUrl}/`) && !request.url().startsWith('data:')) foreignRequests.push(request.url());

@@ -3,7 +3,7 @@ import { conversionBody, evmUser, referredUser, settled } from '../claim/claim-f
 import { createSegment, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { type ServiceClients, serviceClients } from '../helpers/rpc';
 import type { TestStack } from '../helpers/stack';
-import { capturePage, DESKTOP, launchChromium } from './browser';
+import { capturePage, DESKTOP, openChromium } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -31,7 +31,7 @@ describe('the admin payouts section in a browser', () => {
     clients = serviceClients(stack);
     vip = await createSegment(stack, project, { name: 'VIP', tier_rank: 1 });
     partners = await createSegment(stack, project, { name: 'Partners' });
-    browser = await launchChromium();
+    browser = await openChromium();
     page = await browser.newPage({ viewport: DESKTOP });
     page.on('request', (request) => {
       if (!request.url().startsWith(`${stack.baseUrl}/`) && !request.url().startsWith('data:')) foreignRequests.push(request.url());

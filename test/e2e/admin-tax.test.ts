@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
 import { signedInAffiliate, TIN, w8ben, w8bene, w9 } from '../tax/tax-forms';
-import { capturePage, DESKTOP, launchChromium } from './browser';
+import { capturePage, DESKTOP, openChromium } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -58,7 +58,7 @@ describe('the admin tax section in a browser', () => {
       // A minute apart: the queue lists the oldest submission first.
       stack.clock.advance(60_000);
     }
-    browser = await launchChromium();
+    browser = await openChromium();
     page = await browser.newPage({ viewport: DESKTOP });
     page.on('pageerror', (error) => pageErrors.push(error.message));
     page.on('request', (request) => {

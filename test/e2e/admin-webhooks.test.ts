@@ -4,7 +4,7 @@ import { evmAddress, startStackWithProject, type TestProject } from '../helpers/
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
 import { verifyStandardWebhook, WebhookReceiver } from '../helpers/webhook-receiver';
-import { capturePage, DESKTOP, launchChromium } from './browser';
+import { capturePage, DESKTOP, openChromium } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -32,7 +32,7 @@ describe('the admin dashboard’s webhooks and API keys in a browser', () => {
     await buildWebApp();
     ({ stack, project } = await startStackWithProject());
     receiver = await WebhookReceiver.start();
-    browser = await launchChromium();
+    browser = await openChromium();
     // Clipboard permissions, so the copy buttons are tested for what they put there.
     const context = await browser.newContext({ viewport: DESKTOP, permissions: ['clipboard-read', 'clipboard-write'] });
     page = await context.newPage();

@@ -7,7 +7,7 @@ import { createSegment } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
 import { adminPaths, requireTaxInfo, TIN } from '../tax/tax-forms';
-import { capturePage, DESKTOP, launchChromium, policyViolations } from './browser';
+import { capturePage, DESKTOP, openChromium, policyViolations } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -43,7 +43,7 @@ describe('the affiliate portal in a browser', () => {
     project = await claimProject(stack, claimChain);
     await requireTaxInfo(stack, project);
     wallet = claimChain.relayer;
-    browser = await launchChromium();
+    browser = await openChromium();
     const context = await browser.newContext({ viewport: DESKTOP });
     // The codes page copies links with the Clipboard API: the test reads back what it copied.
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.baseUrl });

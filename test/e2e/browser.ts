@@ -1,16 +1,20 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type ConsoleMessage, chromium, type Page } from 'playwright-core';
-import { chromiumPath } from '../../scripts/check-chromium';
+import { CHROMIUM_ENDPOINT_VARIABLE, CHROMIUM_OPTIONS } from './chromium-server';
 
-/** Debian's Chromium unless CHROMIUM_PATH names another (`.ci/run` installs the package when missing; `npm test` checks it first). */
-export const CHROMIUM_PATH = chromiumPath();
 export const ARTIFACTS_DIR = path.resolve(__dirname, '../../test-artifacts');
 export const DESKTOP = { width: 1280, height: 900 };
 export const MOBILE = { width: 375, height: 812 };
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+/**
+ * A browser for one test file: the run's Chromium that global setup launched (chromium-server.ts),
+ * else one of the file's own. Either way the file's `close()` ends what the file opened: its
+ * contexts and pages in the run's Chromium, or its own Chromium.
+ */
+export function openChromium(): Promise<Browser> {
+  const endpoint = process.env[CHROMIUM_ENDPOINT_VARIABLE];
+  return endpoint ? chromium.connect(endpoint) : chromium.launch(CHROMIUM_OPTIONS);
 }
 
 /**

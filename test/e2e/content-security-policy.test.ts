@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
-import { DESKTOP, launchChromium, policyViolations } from './browser';
+import { DESKTOP, openChromium, policyViolations } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -23,7 +23,7 @@ describe('the pages under their Content-Security-Policy', () => {
   beforeAll(async () => {
     await buildWebApp();
     ({ stack, project } = await startStackWithProject());
-    browser = await launchChromium();
+    browser = await openChromium();
     context = await browser.newContext({ viewport: DESKTOP });
     violations = policyViolations(context);
     page = await context.newPage();

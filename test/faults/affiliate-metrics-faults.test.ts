@@ -1,6 +1,6 @@
 import { AgencyServiceClient } from '../../gen/referral/agency/v1/agency';
 import { createGrpcClient } from '../../services/common/grpc/client';
-import { type FaultStack, startFaultStack } from '../helpers/faults/fault-stack';
+import { useFaultStack } from '../helpers/faults/use-fault-stack';
 import { sendReferredConversions } from '../helpers/faults/referred-conversions';
 import type { ServiceProcess } from '../helpers/faults/service-process';
 import { pollUntil } from '../helpers/poll';
@@ -15,20 +15,13 @@ const AFFILIATE = 11n;
 const BATCH = 200;
 
 describe('affiliate metrics through the agency process dying mid-stream', () => {
-  let stack: FaultStack;
+  const stack = useFaultStack({ services: ['audience', 'agency', 'claim'], ownRedis: true });
   let agencyProcess: ServiceProcess;
   let agency: ReturnType<typeof createGrpcClient<AgencyServiceClient>>;
-  beforeAll(async () => {
-    stack = await startFaultStack({ services: ['audience', 'agency', 'claim'], ownRedis: true });
+  beforeAll(() => {
     agencyProcess = stack.service('agency');
     agency = createGrpcClient(AgencyServiceClient, agencyProcess.address, 10_000);
-  }, 120_000);
-  afterAll(async () => {
-    agency?.close();
-    await stack?.stop();
-  });
-  afterEach(async () => {
-    if (!agencyProcess.running) await agencyProcess.restart();
+    stack.atStop(() => agency.close());
   });
 
   const applied = async (projectId: string) =>

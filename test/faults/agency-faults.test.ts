@@ -1,6 +1,6 @@
 import { AgencyServiceClient } from '../../gen/referral/agency/v1/agency';
 import { createGrpcClient } from '../../services/common/grpc/client';
-import { type FaultStack, startFaultStack } from '../helpers/faults/fault-stack';
+import { useFaultStack } from '../helpers/faults/use-fault-stack';
 import { holdRowLock } from '../helpers/faults/row-lock';
 import type { ServiceProcess } from '../helpers/faults/service-process';
 import { createProject, createSegment, randomEvmAddress, type TestProject } from '../helpers/fixtures';
@@ -22,26 +22,16 @@ import { newWallet, signIn } from '../helpers/wallet';
 const RECOVERY_MS = 45_000;
 
 describe('application approval through process deaths and Redis loss', () => {
-  let stack: FaultStack;
+  const stack = useFaultStack({ services: ['audience', 'agency'], ownRedis: true });
   let audience: ServiceProcess;
   let agency: ServiceProcess;
   let project: TestProject;
   let api: Api;
   beforeAll(async () => {
-    stack = await startFaultStack({ services: ['audience', 'agency'], ownRedis: true });
     audience = stack.service('audience');
     agency = stack.service('agency');
     api = stack.gateway.api;
     project = await createProject(stack.gateway);
-  }, 120_000);
-  afterAll(async () => {
-    await stack?.stop();
-  });
-  afterEach(async () => {
-    // A test that failed half-way must not leave the next one without a process or Redis.
-    if (stack.redis && !stack.redis.running) await stack.redis.startEmpty();
-    if (!audience.running) await audience.restart();
-    if (!agency.running) await agency.restart();
   });
 
   /** A wallet's pending application (signing in needs Redis: done before any outage). */

@@ -3,9 +3,10 @@ import { AudienceServiceClient } from '../../gen/referral/audience/v1/audience';
 import { applyEntryBatchJob } from '../../services/audience/jobs/apply-entry-batch.job';
 import { createGrpcClient } from '../../services/common/grpc/client';
 import { EXPIRE_W8_SCHEDULER_ID, expireW8FormsJob } from '../../services/tax/jobs/expire-w8-forms.job';
-import { FAULT_TIMING, type FaultStack, startFaultStack } from '../helpers/faults/fault-stack';
+import { FAULT_TIMING } from '../helpers/faults/fault-stack';
 import { holdRowLock, type RowLock } from '../helpers/faults/row-lock';
 import type { ServiceProcess } from '../helpers/faults/service-process';
+import { useFaultStack } from '../helpers/faults/use-fault-stack';
 import { createProject, createSegment, evmAddress, type TestProject } from '../helpers/fixtures';
 import { standardStatusOf } from '../helpers/grpc-status';
 import type { Api } from '../helpers/http';
@@ -21,23 +22,14 @@ import { pollUntil } from '../helpers/poll';
 const FAST_MS = 2_000;
 
 describe('audience batches through process deaths, Redis loss and locks', () => {
-  let stack: FaultStack;
+  const stack = useFaultStack({ services: ['audience', 'tax'], ownRedis: true });
   let audience: ServiceProcess;
   let project: TestProject;
   let api: Api;
   beforeAll(async () => {
-    stack = await startFaultStack({ services: ['audience', 'tax'], ownRedis: true });
     audience = stack.service('audience');
     api = stack.gateway.api;
     project = await createProject(stack.gateway);
-  }, 120_000);
-  afterAll(async () => {
-    await stack?.stop();
-  });
-  afterEach(async () => {
-    // A test that failed half-way must not leave the next one without its process or its Redis.
-    if (!audience.running) await audience.restart();
-    if (stack.redis && !stack.redis.running) await stack.redis.startEmpty();
   });
 
   const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => evmAddress(from + i));

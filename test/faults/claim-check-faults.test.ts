@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type ClaimChain, type ClaimProject, type ClaimResponse, claimProject, CONFIRMATIONS, startClaimChain, TTL_SECONDS } from '../claim/claim-check-stack';
-import { type FaultStack, startFaultStack } from '../helpers/faults/fault-stack';
 import { holdRowLock } from '../helpers/faults/row-lock';
 import type { ServiceProcess } from '../helpers/faults/service-process';
+import { useFaultStack } from '../helpers/faults/use-fault-stack';
 import { randomEvmAddress } from '../helpers/fixtures';
 import type { Api } from '../helpers/http';
 import { pollUntil } from '../helpers/poll';
@@ -15,27 +15,23 @@ import { pollUntil } from '../helpers/poll';
  * check, one claim per redemption, one credit per expired voucher, and the ledger's sums.
  */
 describe('claim checks through process deaths and Redis loss', () => {
-  let stack: FaultStack;
   let claimChain: ClaimChain;
+  // The chain first: the claim service is configured with its address and contract.
+  const stack = useFaultStack(async () => {
+    claimChain = await startClaimChain(new Date());
+    return { services: ['audience', 'tax', 'agency', 'claim'], ownRedis: true, serviceEnv: { ...claimChain.env, CHAIN_WATCH_EVERY_MS: '300', DB_POOL_MAX: '20' } };
+  });
   let claim: ServiceProcess;
   let api: Api;
   let project: ClaimProject;
 
   beforeAll(async () => {
-    claimChain = await startClaimChain(new Date());
-    stack = await startFaultStack({ services: ['audience', 'tax', 'agency', 'claim'], ownRedis: true, serviceEnv: { ...claimChain.env, CHAIN_WATCH_EVERY_MS: '300', DB_POOL_MAX: '20' } });
     claim = stack.service('claim');
     api = stack.gateway.api;
     project = await claimProject(stack.gateway, claimChain);
-  }, 180_000);
-  afterAll(async () => {
-    await stack?.stop();
-    await claimChain?.chain.stop();
   });
-  afterEach(async () => {
-    // A test that failed half-way must not leave the next one without its process or its Redis.
-    if (!claim.running) await claim.restart();
-    if (stack.redis && !stack.redis.running) await stack.redis.startEmpty();
+  afterAll(async () => {
+    await claimChain?.chain.stop();
   });
 
   const rows = async <T = Record<string, any>>(text: string, values: unknown[] = []) => (await stack.db.query(text, values)).rows as T[];

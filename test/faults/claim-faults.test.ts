@@ -3,8 +3,8 @@ import { AgencyServiceClient } from '../../gen/referral/agency/v1/agency';
 import { AudienceServiceClient } from '../../gen/referral/audience/v1/audience';
 import { createGrpcClient } from '../../services/common/grpc/client';
 import { conversionBody, createCurrency, putTerms } from '../claim/claim-fixtures';
-import { type FaultStack, startFaultStack } from '../helpers/faults/fault-stack';
 import type { ServiceProcess } from '../helpers/faults/service-process';
+import { useFaultStack } from '../helpers/faults/use-fault-stack';
 import { createProject, randomEvmAddress, type TestProject } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 
@@ -25,25 +25,16 @@ const SPREAD = 1_000n;
 const BATCH = 1_000;
 
 describe('paying conversions through process deaths and Redis loss', () => {
-  let stack: FaultStack;
+  const stack = useFaultStack({ services: ['audience', 'agency', 'claim'], ownRedis: true, serviceEnv: { CONVERSION_WORKER_CONCURRENCY: '1' } });
   let claim: ServiceProcess;
   let agency: ReturnType<typeof createGrpcClient<AgencyServiceClient>>;
   let audience: ReturnType<typeof createGrpcClient<AudienceServiceClient>>;
-  beforeAll(async () => {
-    stack = await startFaultStack({ services: ['audience', 'agency', 'claim'], ownRedis: true, serviceEnv: { CONVERSION_WORKER_CONCURRENCY: '1' } });
+  beforeAll(() => {
     claim = stack.service('claim');
     agency = createGrpcClient(AgencyServiceClient, stack.service('agency').address, 10_000);
     audience = createGrpcClient(AudienceServiceClient, stack.service('audience').address, 30_000);
-  }, 120_000);
-  afterAll(async () => {
-    agency?.close();
-    audience?.close();
-    await stack?.stop();
-  });
-  afterEach(async () => {
-    if (!claim.running) await claim.restart();
-    if (!stack.service('audience').running) await stack.service('audience').restart();
-    if (stack.redis && !stack.redis.running) await stack.redis.startEmpty();
+    stack.atStop(() => agency.close());
+    stack.atStop(() => audience.close());
   });
 
   /** A project paying `trade` conversions fixed amounts, whose referred users (every third) earn their affiliate a payout. */

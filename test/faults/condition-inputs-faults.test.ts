@@ -1,6 +1,6 @@
 import { AgencyServiceClient } from '../../gen/referral/agency/v1/agency';
 import { createGrpcClient } from '../../services/common/grpc/client';
-import { type FaultStack, startFaultStack } from '../helpers/faults/fault-stack';
+import { useFaultStack } from '../helpers/faults/use-fault-stack';
 import { sendReferredConversions } from '../helpers/faults/referred-conversions';
 import type { ServiceProcess } from '../helpers/faults/service-process';
 import { pollUntil } from '../helpers/poll';
@@ -16,20 +16,13 @@ const AFFILIATE = 11n;
 const BATCH = 200;
 
 describe('condition inputs through the audience process dying mid-stream', () => {
-  let stack: FaultStack;
+  const stack = useFaultStack({ services: ['audience', 'agency', 'claim'], ownRedis: true });
   let audienceProcess: ServiceProcess;
   let agency: ReturnType<typeof createGrpcClient<AgencyServiceClient>>;
-  beforeAll(async () => {
-    stack = await startFaultStack({ services: ['audience', 'agency', 'claim'], ownRedis: true });
+  beforeAll(() => {
     audienceProcess = stack.service('audience');
     agency = createGrpcClient(AgencyServiceClient, stack.service('agency').address, 10_000);
-  }, 120_000);
-  afterAll(async () => {
-    agency?.close();
-    await stack?.stop();
-  });
-  afterEach(async () => {
-    if (!audienceProcess.running) await audienceProcess.restart();
+    stack.atStop(() => agency.close());
   });
 
   const appliedConversions = async (projectId: string) =>

@@ -1,6 +1,6 @@
-import { type FaultStack, startFaultStack } from '../helpers/faults/fault-stack';
 import { holdRowLock } from '../helpers/faults/row-lock';
 import type { ServiceProcess } from '../helpers/faults/service-process';
+import { useFaultStack } from '../helpers/faults/use-fault-stack';
 import { createProject, createSegment, type TestProject } from '../helpers/fixtures';
 import type { Api } from '../helpers/http';
 import { pollUntil } from '../helpers/poll';
@@ -15,22 +15,14 @@ const USERS = 20_000;
  * evaluation request commit together: a process killed between them keeps neither.
  */
 describe('dynamic audience evaluations through process deaths and Redis loss', () => {
-  let stack: FaultStack;
+  const stack = useFaultStack({ services: ['audience'], ownRedis: true });
   let audience: ServiceProcess;
   let project: TestProject;
   let api: Api;
   beforeAll(async () => {
-    stack = await startFaultStack({ services: ['audience'], ownRedis: true });
     audience = stack.service('audience');
     api = stack.gateway.api;
     project = await createProject(stack.gateway);
-  }, 120_000);
-  afterAll(async () => {
-    await stack?.stop();
-  });
-  afterEach(async () => {
-    if (!audience.running) await audience.restart();
-    if (stack.redis && !stack.redis.running) await stack.redis.startEmpty();
   });
 
   const count = async (query: string, params: unknown[]) => Number((await stack.db.query(query, params)).rows[0].n);

@@ -1,6 +1,6 @@
 import { conversionBody, createCurrency, evmUser, putTerms } from '../claim/claim-fixtures';
-import { type FaultStack, startFaultStack } from '../helpers/faults/fault-stack';
 import type { ServiceProcess } from '../helpers/faults/service-process';
+import { useFaultStack } from '../helpers/faults/use-fault-stack';
 import { createProject, createSegment, randomEvmAddress, type TestProject } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 
@@ -14,21 +14,14 @@ const DEBOUNCE_MS = 4_000;
  * the user is in the audience exactly once, counted once, announced once, and nothing is left pending.
  */
 describe('incremental matching through the audience process dying inside the debounce window', () => {
-  let stack: FaultStack;
+  const stack = useFaultStack({ services: ['audience', 'agency', 'claim'], serviceEnv: { MATCHING_DEBOUNCE_MS: String(DEBOUNCE_MS) } });
   let audience: ServiceProcess;
   let project: TestProject;
   beforeAll(async () => {
-    stack = await startFaultStack({ services: ['audience', 'agency', 'claim'], serviceEnv: { MATCHING_DEBOUNCE_MS: String(DEBOUNCE_MS) } });
     audience = stack.service('audience');
     project = await createProject(stack.gateway);
     const currency = await createCurrency(stack.gateway, project);
     await putTerms(stack.gateway, project, 'trade', { currency_id: currency.id, affiliate: { bps: 1_000 } });
-  }, 180_000);
-  afterAll(async () => {
-    await stack?.stop();
-  });
-  afterEach(async () => {
-    if (!audience.running) await audience.restart();
   });
 
   const count = async (query: string, params: unknown[]) => Number((await stack.db.query(query, params)).rows[0].n);

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Worker } from 'bullmq';
 import { appendOutboxEvents } from '../../services/common/outbox/append';
 import { eventProcessor } from '../../services/common/outbox/consumer';
 import type { NewOutboxEvent } from '../../services/common/outbox/event';
-import { type FaultStack, startFaultStack } from '../helpers/faults/fault-stack';
 import type { ServiceProcess } from '../helpers/faults/service-process';
+import { useFaultStack } from '../helpers/faults/use-fault-stack';
 import { createProject, createSegment, evmAddress, type TestProject } from '../helpers/fixtures';
 import { membershipConsumer, type OutboxProbe, startOutboxProbe } from '../helpers/outbox';
 import { pollUntil } from '../helpers/poll';
@@ -17,27 +16,19 @@ import { pollUntil } from '../helpers/poll';
  * And the audience service consuming approvals is killed mid-stream: every approval lands once.
  */
 describe('events between services through process deaths and Redis loss', () => {
-  let stack: FaultStack;
+  const stack = useFaultStack({ services: ['audience'], ownRedis: true });
   let audience: ServiceProcess;
   let project: TestProject;
   let consumer: OutboxProbe;
-  let worker: Worker;
   beforeAll(async () => {
-    stack = await startFaultStack({ services: ['audience'], ownRedis: true });
     audience = stack.service('audience');
     project = await createProject(stack.gateway);
     consumer = await startOutboxProbe({ databaseUrl: stack.databaseUrl, redisUrl: stack.redisUrl, queuePrefix: stack.queuePrefix });
+    // Stopped with the stack, before its Redis is: a worker closing against a Redis that is gone would wait for it.
+    stack.atStop(() => consumer.stop());
     const memberships = membershipConsumer();
-    worker = consumer.queues.process(memberships.job, eventProcessor(consumer.db, memberships, consumer.clock, consumer.logs.logger('consumer')), 4);
-  }, 120_000);
-  afterAll(async () => {
-    await worker?.close();
-    await consumer?.stop();
-    await stack?.stop();
-  });
-  afterEach(async () => {
-    if (!audience.running) await audience.restart();
-    if (stack.redis && !stack.redis.running) await stack.redis.startEmpty();
+    const worker = consumer.queues.process(memberships.job, eventProcessor(consumer.db, memberships, consumer.clock, consumer.logs.logger('consumer')), 4);
+    stack.atStop(() => worker.close());
   });
 
   const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => evmAddress(from + i));

@@ -1,4 +1,4 @@
-import { type FaultStack, startFaultStack } from '../helpers/faults/fault-stack';
+import { useFaultStack } from '../helpers/faults/use-fault-stack';
 import type { ServiceProcess } from '../helpers/faults/service-process';
 import { createProject, createSegment, evmAddress, type TestProject } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
@@ -10,20 +10,16 @@ import { verifyStandardWebhook, WebhookReceiver } from '../helpers/webhook-recei
  * least once, with its id), and the service's records hold exactly one delivery per event.
  */
 describe('webhook deliveries through a process death', () => {
-  let stack: FaultStack;
+  // Attempts may wait for an answer long enough for the kill to land mid-request.
+  const stack = useFaultStack({ services: ['audience', 'webhooks'], serviceEnv: { WEBHOOK_TIMEOUT_MS: '30000' } });
   let webhooks: ServiceProcess;
   let project: TestProject;
   let receiver: WebhookReceiver;
   beforeAll(async () => {
-    // Attempts may wait for an answer long enough for the kill to land mid-request.
-    stack = await startFaultStack({ services: ['audience', 'webhooks'], serviceEnv: { WEBHOOK_TIMEOUT_MS: '30000' } });
     webhooks = stack.service('webhooks');
     project = await createProject(stack.gateway);
     receiver = await WebhookReceiver.start();
-  }, 120_000);
-  afterAll(async () => {
-    await receiver?.stop();
-    await stack?.stop();
+    stack.atStop(() => receiver.stop());
   });
 
   it('SIGKILL mid-delivery: after a restart every event is delivered, nothing lost, no delivery twice in the log', async () => {

@@ -1,4 +1,4 @@
-import { type FaultStack, startFaultStack } from '../helpers/faults/fault-stack';
+import { useFaultStack } from '../helpers/faults/use-fault-stack';
 import { createProject, evmAddress, type TestProject } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
@@ -14,25 +14,18 @@ import { verifyStandardWebhook, WebhookReceiver } from '../helpers/webhook-recei
  * holds exactly one row per (event, endpoint).
  */
 describe('webhook deliveries through the loss of Redis', () => {
-  let stack: FaultStack;
+  const stack = useFaultStack({
+    services: ['agency', 'tax', 'webhooks'],
+    ownRedis: true,
+    // An attempt may stay unanswered for long; retries keep going long enough to still be pending when Redis returns.
+    serviceEnv: { WEBHOOK_TIMEOUT_MS: '30000', WEBHOOK_MAX_ATTEMPTS: '20', WEBHOOK_BACKOFF_MS: '200' },
+  });
   let project: TestProject;
   let receiver: WebhookReceiver;
   beforeAll(async () => {
-    stack = await startFaultStack({
-      services: ['agency', 'tax', 'webhooks'],
-      ownRedis: true,
-      // An attempt may stay unanswered for long; retries keep going long enough to still be pending when Redis returns.
-      serviceEnv: { WEBHOOK_TIMEOUT_MS: '30000', WEBHOOK_MAX_ATTEMPTS: '20', WEBHOOK_BACKOFF_MS: '200' },
-    });
     project = await createProject(stack.gateway);
     receiver = await WebhookReceiver.start();
-  }, 120_000);
-  afterAll(async () => {
-    await receiver?.stop();
-    await stack?.stop();
-  });
-  afterEach(async () => {
-    if (stack.redis && !stack.redis.running) await stack.redis.startEmpty();
+    stack.atStop(() => receiver.stop());
   });
 
   const api = () => stack.gateway.api;

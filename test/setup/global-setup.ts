@@ -7,6 +7,7 @@ import { openDatabase } from '../../services/common/db/database';
 import { migrateToLatest } from '../../services/common/db/migrate';
 import { createLogger } from '../../services/common/logger';
 import { SERVICE_MANIFESTS } from '../../services/manifests';
+import { startChromiumServer } from '../e2e/chromium-server';
 import { startWebBuildInBackground } from '../e2e/web-build';
 import { startContainersIfAsked } from './containers';
 import { databaseUrl, TEST_DB_PREFIX } from './test-env';
@@ -17,8 +18,11 @@ import { databaseUrl, TEST_DB_PREFIX } from './test-env';
  * database of its own.
  */
 export default async function globalSetup(): Promise<void> {
-  // The run holds browser tests (test/setup/sequencer.js says so): their bundle builds beside the first files.
-  if (process.env.REFERRAL_TEST_BROWSER === '1') startWebBuildInBackground();
+  // The run holds browser tests (test/setup/sequencer.js says so): their bundle builds beside the
+  // first files, and their one Chromium starts beside the template's migrations.
+  const browsers = process.env.REFERRAL_TEST_BROWSER === '1';
+  if (browsers) startWebBuildInBackground();
+  const chromium = browsers ? startChromiumServer() : Promise.resolve();
   await startContainersIfAsked();
   const run = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   process.env.REFERRAL_TEST_RUN = run;
@@ -51,4 +55,5 @@ export default async function globalSetup(): Promise<void> {
     await migrateToLatest(database.db, schema, migrations, logger);
     await database.close();
   }
+  await chromium;
 }

@@ -1,5 +1,6 @@
 import IORedis from 'ioredis';
 import pg from 'pg';
+import { stopChromiumServer } from '../e2e/chromium-server';
 import { stopWebBuild } from '../e2e/web-build';
 import { stopContainers } from './containers';
 import { databaseUrl, TEST_DB_PREFIX, TEST_REDIS_URL } from './test-env';
@@ -26,5 +27,6 @@ export default async function globalTeardown(): Promise<void> {
     await redis.quit();
   }
   await stopWebBuild();
+  await stopChromiumServer();
   await stopContainers();
 }

@@ -57,6 +57,11 @@ export interface FaultStack {
   service(name: ServiceName): ServiceProcess;
   /** Another gateway replica over the same database and Redis. */
   startGateway(env?: Record<string, string | undefined>): Promise<TestGateway>;
+  /**
+   * Has stop() run `cleanup` first (the last added first), while Redis and the services still run:
+   * what a file starts beside the stack (clients, a consumer, a receiver) stops with it.
+   */
+  atStop(cleanup: () => unknown): void;
   stop(): Promise<void>;
 }
 
@@ -73,11 +78,13 @@ export async function startFaultStack(options: FaultStackOptions): Promise<Fault
   const logs = new LogCapture();
   const services: Partial<Record<ServiceName, ServiceProcess>> = {};
   const gateways: TestGateway[] = [];
+  const cleanups: Array<() => unknown> = [];
   const db = new pg.Pool({ connectionString: database.url, max: 3 });
   db.on('error', () => undefined);
   const queues = new QueueKit({ redisUrl, prefix: queuePrefix, logger: createLogger({ service: 'fault-test', level: 'silent' }) });
 
   const stop = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
     for (const gateway of gateways.splice(0)) await gateway.stop();
     await Promise.all(Object.values(services).map((service) => service.stop()));
     // Bounded: a connection to a Redis the test left stopped would wait for it forever.
@@ -134,6 +141,7 @@ export async function startFaultStack(options: FaultStackOptions): Promise<Fault
         return service;
       },
       startGateway,
+      atStop: (cleanup) => cleanups.push(cleanup),
       stop,
     };
   } catch (error) {
