@@ -15,7 +15,6 @@ import { freePort } from './processes';
 import { TEST_TAX_KEYS } from './tax-keys';
 import { createTestDatabase, deleteKeys, newQueuePrefix } from './test-database';
 
-export { TEST_TAX_KEYS } from './tax-keys';
 export { createTestDatabase, deleteKeys, dropDatabase, newQueuePrefix } from './test-database';
 
 export const TEST_PLATFORM_KEY = 'test-platform-key-0123456789abcdef0123456789';
