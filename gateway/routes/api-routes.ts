@@ -2,7 +2,7 @@ import type { AnyRoute } from '../http/route';
 import { affiliateDetailRoutes } from './agency/affiliate-detail.routes';
 import { affiliatePortalCodeRoutes } from './agency/affiliate-portal-codes.routes';
 import { affiliatePortalStatsRoutes } from './agency/affiliate-portal-stats.routes';
-import { agencyRoutes } from './agency/agencies.routes';
+import { masterRoutes } from './agency/masters.routes';
 import { affiliateRoutes } from './agency/affiliates.routes';
 import { applicationRoutes } from './agency/applications.routes';
 import { programSettingsRoutes } from './agency/program-settings.routes';
@@ -54,7 +54,7 @@ export function apiRoutes(deps: RouteDeps, system: SystemDeps): AnyRoute[] {
     ...affiliatePortalStatsRoutes(deps),
     ...referralRoutes(deps),
     ...sdkRoutes(deps),
-    ...agencyRoutes(deps),
+    ...masterRoutes(deps),
     ...tierProtectionRoutes(deps),
     ...applicationRoutes(deps),
     ...programSettingsRoutes(deps),

@@ -10,6 +10,7 @@ import type { AgencyDomain } from '../composition';
 import type { AffiliateRecord } from '../repositories/affiliate-record';
 import { activityHandlers } from './activity.grpc';
 import { toAffiliateMessage, toAffiliateMetricsMessage, toAttributionMessage, toReferralMessage, toReferrerMessage } from './agency.mappers';
+import { masterHandlers } from './masters.grpc';
 import { programHandlers } from './programs.grpc';
 
 /**
@@ -110,6 +111,7 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
         results: (await domain.attribution.resolveBatch(req.projectId, req.items)).map(toAttributionMessage),
       }),
 
+      ...masterHandlers(domain),
       ...programHandlers(domain),
       ...activityHandlers(domain),
     },

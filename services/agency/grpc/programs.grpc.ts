@@ -11,14 +11,6 @@ import { toApplicationMessage, toDecisionResultMessage, toMasterMessage, toProgr
 type Handlers = UnaryHandlers<AgencyServiceServer>;
 type ProgramHandlers = Pick<
   Handlers,
-  | 'designateMaster'
-  | 'updateMasterSpread'
-  | 'removeMaster'
-  | 'getMaster'
-  | 'listMasters'
-  | 'bindSubAffiliates'
-  | 'unbindSubAffiliate'
-  | 'listSubAffiliates'
   | 'setTierProtection'
   | 'endTierProtection'
   | 'submitApplication'
@@ -31,10 +23,11 @@ type ProgramHandlers = Pick<
   | 'updateProgramSettings'
 >;
 
-const actorOf = (actor: { apiKeyId?: string | undefined } | undefined) => ({ apiKeyId: actor?.apiKeyId ?? null });
+import { actorOf } from './actor';
 
 /**
- * Masters, tier protection and applications: protobuf <-> domain, no rules (as agency.grpc.ts).
+ * Tier protection, applications and program settings: protobuf <-> domain, no rules (as agency.grpc.ts;
+ * masters are masters.grpc.ts).
  * An affiliate in an answer is completed by domain.details (master, tiers) before it is mapped.
  */
 export function programHandlers(domain: AgencyDomain): ProgramHandlers {
@@ -42,52 +35,6 @@ export function programHandlers(domain: AgencyDomain): ProgramHandlers {
     toAffiliateMessage(await domain.details.describeOne(await domain.affiliates.get(projectId, user)));
 
   return {
-    designateMaster: async (req) =>
-      toMasterMessage(await domain.masters.designate(req.projectId, requireField(req.user, 'user'), req.spreadBps, actorOf(req.actor))),
-
-    updateMasterSpread: async (req) => toMasterMessage(await domain.masters.updateSpread(req.projectId, req.masterId, req.spreadBps, actorOf(req.actor))),
-
-    removeMaster: async (req) => {
-      const { released } = await domain.masters.remove(req.projectId, req.masterId, actorOf(req.actor));
-      return { releasedSubAffiliates: String(released) };
-    },
-
-    getMaster: async (req) => toMasterMessage(await domain.masters.get(req.projectId, req.masterId)),
-
-    listMasters: async (req) => {
-      const page = toPage(req.page);
-      const { records, total } = await domain.masters.list(req.projectId, page);
-      return { results: records.map(toMasterMessage), pageInfo: pageInfo(page, total) };
-    },
-
-    bindSubAffiliates: async (req) => {
-      const results = await domain.masters.bind(req.projectId, req.masterId, req.users, actorOf(req.actor));
-      const master = await domain.masters.get(req.projectId, req.masterId);
-      return {
-        results: results.map(({ affiliate, bound }) => ({
-          affiliate: { id: affiliate.id, identifier: affiliate.user.identifier, identifierType: affiliate.user.identifierType },
-          bound,
-        })),
-        master: toMasterMessage(master),
-      };
-    },
-
-    unbindSubAffiliate: async (req) => {
-      await domain.masters.unbind(req.projectId, req.masterId, requireField(req.user, 'user'), actorOf(req.actor));
-      return {};
-    },
-
-    listSubAffiliates: async (req) => {
-      const page = toPage(req.page);
-      const query = {
-        sort: optionalEnum(SubAffiliateSort, req.sortBy, 'sort_by'),
-        order: optionalEnum(SortOrder, req.order, 'order'),
-        bound: req.bound,
-      };
-      const { records, total } = await domain.masters.listSubAffiliates(req.projectId, req.masterId, query, page);
-      return { results: records.map(toSubAffiliateMessage), pageInfo: pageInfo(page, total) };
-    },
-
     setTierProtection: async (req) => {
       const user = requireField(req.user, 'user');
       await domain.tierProtection.set(

@@ -25,7 +25,7 @@ const tags = ['Master affiliates'];
 const NOT_FOUND = { description: 'AGENCY_NOT_FOUND: no master affiliate of the project has this id (or PROJECT_NOT_FOUND)' };
 
 /** Master affiliates ("agencies", §2.11, §4.5) under /api/v1/projects/:projectId/agencies: admin keys only, reads included (§5.3). */
-export function agencyRoutes({ clients }: RouteDeps): AnyRoute[] {
+export function masterRoutes({ clients }: RouteDeps): AnyRoute[] {
   return [
     defineRoute(
       {
