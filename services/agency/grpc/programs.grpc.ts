@@ -1,12 +1,12 @@
 import type { Affiliate, AgencyServiceServer } from '../../../gen/referral/agency/v1/agency';
-import { ApplicationAction, ApplicationStatus, SortOrder, SubAffiliateSort } from '../../../gen/referral/agency/v1/enums';
+import { ApplicationAction, ApplicationStatus } from '../../../gen/referral/agency/v1/enums';
 import { optionalEnum, requireEnum, requireField } from '../../common/fields';
 import type { UnaryHandlers } from '../../common/grpc/service';
 import { pageInfo, toPage } from '../../common/pagination';
 import type { AgencyDomain } from '../composition';
 import type { UserInput } from '../domain/affiliate-fields';
 import { toAffiliateMessage } from './agency.mappers';
-import { toApplicationMessage, toDecisionResultMessage, toMasterMessage, toProgramSettingsMessage, toSubAffiliateMessage } from './programs.mappers';
+import { toApplicationMessage, toDecisionResultMessage, toProgramSettingsMessage } from './programs.mappers';
 
 type Handlers = UnaryHandlers<AgencyServiceServer>;
 type ProgramHandlers = Pick<
