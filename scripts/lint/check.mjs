@@ -28,8 +28,12 @@ import { ESLint } from 'eslint';
 import ts from 'typescript';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-/** One folder per checkout: git worktrees may share one node_modules, and each has its own files. */
-const CACHE_DIR = path.join(ROOT, 'node_modules/.cache/check', createHash('sha256').update(ROOT).digest('hex').slice(0, 12));
+/**
+ * One folder per checkout: git worktrees may share one node_modules, and each has its own files.
+ * CHECK_CACHE_DIR names another (test/lint/check.test.ts checks a project of its own).
+ */
+const CACHE_DIR =
+  process.env.CHECK_CACHE_DIR || path.join(ROOT, 'node_modules/.cache/check', createHash('sha256').update(ROOT).digest('hex').slice(0, 12));
 /** What every lint result depends on besides its file's text and types: a change starts the cache afresh. */
 const LINT_INPUTS = ['eslint.config.mjs', ...fs.readdirSync(path.join(ROOT, 'scripts/lint')).map((name) => `scripts/lint/${name}`), 'package-lock.json'];
 
@@ -82,7 +86,9 @@ const typeErrors = [
   ...program.getSyntacticDiagnostics(),
   ...program.getSemanticDiagnostics(),
 ];
-if (typeErrors.length > 0) process.stdout.write(ts.formatDiagnosticsWithColorAndContext(ts.sortAndDeduplicateDiagnostics(typeErrors), formatHost));
+// In colour with the lines quoted on a terminal, one line each otherwise, as tsc prints them.
+const formatDiagnostics = process.stdout.isTTY ? ts.formatDiagnosticsWithColorAndContext : ts.formatDiagnostics;
+if (typeErrors.length > 0) process.stdout.write(formatDiagnostics(ts.sortAndDeduplicateDiagnostics(typeErrors), formatHost));
 
 // The lint, with the type-aware rules reading the program just checked.
 const tsProgram = program.getProgram();
