@@ -1,4 +1,5 @@
-// ESLint for the whole tree: `npm run lint` (and `npm test`, after the type check).
+// ESLint for the whole tree: `npm run lint`, `npx eslint <files>`. `npm test` lints with this config too, through
+// scripts/lint/check.mjs, which hands the type-aware rules the program its type check has just built.
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';

@@ -3,8 +3,8 @@
  * the shell, as npm runs scripts) and fails if any fails. Each command's output is printed whole
  * when it ends, under its name, so that two commands' errors never interleave.
  *
- * `npm test` checks the types and the lint this way before the tests: the two type checks and ESLint
- * are single-threaded, and one after the other they took ~3 minutes of a 2-core machine's run.
+ * `npm test` checks the types and the lint this way before the tests: each of its two checks
+ * (scripts/lint/check.mjs, one per TypeScript project) is single-threaded.
  */
 const { spawn } = require('node:child_process');
 const { Buffer } = require('node:buffer');
