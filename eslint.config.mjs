@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 import { importBoundaries } from './scripts/lint/import-boundaries.mjs';
 
 /**
- * The architecture's import boundaries (DESIGN.md section 2), checked on every import after it is
+ * The architecture's import boundaries (docs/architecture.md, Boundaries), checked on every import after it is
  * resolved to a repository path. `{service}` stands for any folder of services/ except common, so a
  * new service (services/agency, services/claim) is covered without touching this file.
  * Tests (test/, *.test.ts), scripts/ and bench/ wire whole stacks together and are not restricted.

@@ -11,7 +11,7 @@ interface Affiliate {
 }
 
 /**
- * The figures of the affiliate detail view (issue 10 §3) over HTTP with conversions sent through
+ * The figures of the affiliate detail view over HTTP with conversions sent through
  * the API on two UTC days: the referral tree (each referred user's volume, revenue and conversions,
  * and its sorts) and the history's payouts by day (per currency and kind, newest first, paged).
  */

@@ -19,7 +19,7 @@ interface ListItem {
 }
 
 /**
- * The affiliate list's metrics (issue 10 §1-2) end to end: conversions sent through the API, paid
+ * The affiliate list's metrics end to end: conversions sent through the API, paid
  * by the claim service's job, their events applied by the agency's consumer; then the list's
  * figures, earnings, sorts and filters, and the rebuild from the claim service, all over HTTP.
  */

@@ -22,7 +22,7 @@ interface Day {
 }
 
 /**
- * The affiliate portal's own figures (issue 10 §3, GET …/affiliate-portal/stats) end to end:
+ * The affiliate portal's own figures (GET …/affiliate-portal/stats) end to end:
  * conversions sent through the API on different UTC days (the stack's clock), paid by the claim
  * job, applied by the agency's metrics consumer; then what the signed-in affiliate (and its master)
  * reads, day by day and in total.

@@ -6,11 +6,11 @@ import { adminPaths, type Affiliate, requireTaxInfo, signedInAffiliate, w8ben, w
 const START = '2026-11-21T12:00:00.000Z';
 
 /**
- * The affiliate list's tax_status over HTTP (issue 10): the gateway no longer asks the tax service
+ * The affiliate list's tax_status over HTTP: the gateway no longer asks the tax service
  * for each page; the agency answers from its projection of the tax service's events, fed through
  * the real outbox relay, queues and worker. After every submission, review and settings change the
  * list must say what the tax service itself answers (the affiliate detail still asks it), once the
- * projection has applied the tax events written so far (a bounded wait, DESIGN §6).
+ * projection has applied the tax events written so far (a bounded wait).
  */
 describe('the affiliate list’s tax_status follows the tax service (HTTP)', () => {
   let stack: TestStack;

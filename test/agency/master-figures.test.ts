@@ -33,7 +33,7 @@ const perCurrency = (earnings: Earning[]) => {
 };
 
 /**
- * A master affiliate's figures add up (issue 10 §4), over HTTP with conversions sent through the
+ * A master affiliate's figures add up, over HTTP with conversions sent through the
  * API: its referred_volume_usd, sub_affiliates_count and per-currency earnings equal the sums over
  * its sub-affiliates (former ones included, for the period they were bound), before and after one
  * is unbound and after master status is removed; and the sub-affiliate list's sorts over real figures.

@@ -4,7 +4,7 @@ import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
 
 /**
- * What dynamic conditions read (issue 11), end to end: referrals and conversions sent through the
+ * What dynamic conditions read, end to end: referrals and conversions sent through the
  * API, paid by the claim service, their events relayed to the audience's consumer, and the
  * audience's projection (user_metrics and the day tables) showing them. The tables are only read.
  */

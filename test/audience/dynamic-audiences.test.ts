@@ -4,7 +4,7 @@ import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
 
 /**
- * Dynamic audiences (issue 11) end to end. What conditions read reaches the audience service only
+ * Dynamic audiences end to end. What conditions read reaches the audience service only
  * through the API: conversions paid by the claim service, referrals made with codes, traits pushed by
  * the project. Entries, counts, the user lookup and an affiliate's tier follow.
  */
@@ -65,7 +65,7 @@ describe('dynamic audiences', () => {
 
   const waitForEntries = (audienceId: string, expected: string[], what: string, timeoutMs = 15_000) =>
     pollUntil(async () => JSON.stringify(await entryIds(audienceId)) === JSON.stringify([...expected].sort()) || undefined, { timeoutMs, what });
-  /** The goal from a trait change to the user's entry (issue 11 §3: p99 < 2 s; the bench measures the distribution). */
+  /** The goal from a trait change to the user's entry (p99 < 2 s; the bench measures the distribution). */
   const TRAIT_TO_ENTRY_MS = 2_000;
 
   async function createAffiliate(identifier: string, code: string) {

@@ -5,7 +5,7 @@ import type { TestStack } from '../helpers/stack';
 const nested = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
 
 /**
- * A segment's condition is JSON stored in jsonb, in the condition language (issue 11): it is bounded
+ * A segment's condition is JSON stored in jsonb, in the condition language: it is bounded
  * (32 levels, 16 KB, 5 levels of groups, 50 comparisons) and may hold nothing PostgreSQL cannot store
  * or JSON cannot carry faithfully. Each refusal is a 400
  * naming the path, and nothing is written. Here as raw HTTP bodies reach the gateway; the service's

@@ -9,7 +9,7 @@ const trait = (n: number, name: string, value: unknown, updatedAt?: string) => (
   ...(updatedAt ? { updated_at: updatedAt } : {}),
 });
 
-/** User traits (issue 11 §1): POST /v1/user-traits/batch and GET /v1/user-traits, through the real stack. */
+/** User traits: POST /v1/user-traits/batch and GET /v1/user-traits, through the real stack. */
 describe('user traits (POST /v1/user-traits/batch, GET /v1/user-traits)', () => {
   let stack: TestStack;
   let project: TestProject;

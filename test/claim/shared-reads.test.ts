@@ -5,7 +5,7 @@ import type { TestStack } from '../helpers/stack';
 import { conversionBody, createCurrency, evmUser, putTerms, settled } from './claim-fixtures';
 
 /**
- * The two hot reads of the claim service through the gateway (issue 9 §9): a leaderboard page is a
+ * The two hot reads of the claim service through the gateway: a leaderboard page is a
  * snapshot of at most CLAIM_LEADERBOARD_CACHE_MS (`calculated_at` says its age) that concurrent
  * readers share, and concurrent identical claim-check lists share reads that each begin after
  * every request they answer arrived. Queries are counted where they wait: behind a table lock.

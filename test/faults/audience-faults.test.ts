@@ -13,7 +13,7 @@ import type { Api } from '../helpers/http';
 import { pollUntil } from '../helpers/poll';
 
 /**
- * What the probe of issue 6 did to the running stack, kept as tests: the audience service runs as
+ * What a fault probe did to the running stack, kept as tests: the audience service runs as
  * a real process (killed with SIGKILL, stopped with SIGTERM, restarted in place), Redis is a server
  * of the test's own (stopped mid-ingest, started again empty), and row locks are held across
  * crashes. Every test counts rows exactly (nothing lost, nothing twice) and bounds the recovery.

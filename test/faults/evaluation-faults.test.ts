@@ -8,7 +8,7 @@ import { pollUntil } from '../helpers/poll';
 const USERS = 20_000;
 
 /**
- * A full evaluation of a dynamic audience (issue 11 §2) through a process death in the middle of
+ * A full evaluation of a dynamic audience through a process death in the middle of
  * its statement and through Redis lost while one is requested: afterwards the audience holds
  * exactly the users that match, each once, its count agrees, and each entered user is announced
  * in exactly one audience.entry_added event. A dynamic audience's create or condition change and its

@@ -8,7 +8,7 @@ import { pollUntil } from '../helpers/poll';
 const DEBOUNCE_MS = 4_000;
 
 /**
- * Incremental matching (issue 11 §2) through the audience process dying (SIGKILL) inside the
+ * Incremental matching through the audience process dying (SIGKILL) inside the
  * debounce window, after a user's inputs changed and before its match: the users to re-match are
  * rows written with the change (pending_matches), so the restarted process matches them. Afterwards
  * the user is in the audience exactly once, counted once, announced once, and nothing is left pending.

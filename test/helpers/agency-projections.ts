@@ -14,7 +14,7 @@ function projectionsOf(producer: Producer) {
 
 /**
  * Waits until the agency's projections have applied every event of `producer` written so far, in
- * a stack whose relay and workers run (eventually consistent, DESIGN §7).
+ * a stack whose relay and workers run (eventually consistent).
  */
 async function producerEventsProjected(stack: { db: pg.Pool }, producer: Producer, timeoutMs: number): Promise<void> {
   const { source, agency } = { source: SERVICE_CATALOG[producer].schema, agency: SERVICE_CATALOG.agency.schema };

@@ -7,7 +7,7 @@ import { endOf, eventually, freePort, portIsFree, startTs } from '../helpers/pro
 import { deleteKeys, dropDatabase } from '../helpers/stack';
 
 /**
- * `npm start` started and stopped again and again, as issue 21 saw it fail (1 start in 27: "tax:
+ * `npm start` started and stopped again and again, as it once failed (1 start in 27: "tax:
  * failed to start: 127.0.0.1:50052 is already in use by another process", with nothing else
  * running): scripts/start-stack.ts with every member (the dev chain included) on the defaults'
  * shape, i.e. ports below the kernel's ephemeral range, bound before any connection is opened.

@@ -27,7 +27,7 @@ const newCurrency = (name: string): MetricCurrency & { chain_id: string } => ({
 });
 
 /**
- * The affiliate metrics projection (issue 10 §1): the claim service's `claim.conversion.processed`
+ * The affiliate metrics projection: the claim service's `claim.conversion.processed`
  * events, delivered as the consumer's worker delivers them (once per event id, in any order, maybe
  * again), kept as per-affiliate figures; and its rebuild from the claim service's paid conversions.
  */

@@ -5,7 +5,7 @@ import { type AgencyHarness, newAffiliate, newCode, newProject, newUser } from '
 const START = '2026-11-21T12:00:00.000Z';
 const invalid = (field: string) => ({ kind: 'invalid_argument', code: 'VALIDATION_FAILED', details: expect.arrayContaining([expect.objectContaining({ field })]) });
 
-/** Affiliates and their codes (issue 8 §2, §3): creation, the code rules, status changes and the list filters. */
+/** Affiliates and their codes: creation, the code rules, status changes and the list filters. */
 describe('affiliates (domain)', () => {
   let harness: AgencyHarness;
   beforeAll(async () => {

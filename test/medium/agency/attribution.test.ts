@@ -11,7 +11,7 @@ import { type AgencyHarness, newAffiliate, newProject, newUser } from './fixture
 const at = (iso: string) => new Date(iso);
 
 /**
- * Attribution at a moment (DESIGN.md §7): who had referred the user by then, and whether that
+ * Attribution at a moment (docs/affiliates.md): who had referred the user by then, and whether that
  * affiliate was suspended then. The timeline below is shared by every case.
  *
  *   Nov 21 12:00 affiliate joins      Nov 22 user referred      Dec 1 suspended      Dec 5 reactivated      Dec 9 suspended (still)

@@ -6,7 +6,7 @@ const HOUR = 3_600_000;
 const at = (hours: number, ms = 0) => new Date(START + hours * HOUR + ms);
 
 /**
- * Attribution is frozen per conversion (DESIGN §7): for a conversion at `at`, ResolveAttribution
+ * Attribution is frozen per conversion (docs/architecture.md): for a conversion at `at`, ResolveAttribution
  * names the master the referring affiliate was bound to then and the spread in force then, however
  * bindings, spreads and designations changed before or after. Each period is [from, to).
  */

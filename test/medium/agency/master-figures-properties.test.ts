@@ -50,7 +50,7 @@ const usdOfCents = (cents: number) => `${Math.floor(cents / 100)}.${String(cents
 const CENT = usdUnits('0.01');
 
 /**
- * A master's figures add up (issue 10 §4) over random streams of conversions (some delivered
+ * A master's figures add up over random streams of conversions (some delivered
  * twice), bindings, unbindings, spread changes, removals and designations: after every step, the
  * projection's referred volume and agency earnings of the master equal what a plain model of the
  * stream says (each conversion counts for the master it was bound to at that moment, at that

@@ -3,7 +3,7 @@ import { type AgencyHarness, newAffiliate, newCode, newProject, newUser } from '
 
 const START = '2026-11-21T12:00:00.000Z';
 
-/** Who referred whom (issue 8 §3): first referral wins, no self-referral, a suspended affiliate's code refers nobody. */
+/** Who referred whom: first referral wins, no self-referral, a suspended affiliate's code refers nobody. */
 describe('referrals (domain)', () => {
   let harness: AgencyHarness;
   beforeAll(async () => {

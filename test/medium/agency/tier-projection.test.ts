@@ -14,7 +14,7 @@ const START = Date.parse('2026-11-21T12:00:00.000Z');
 const at = (seconds: number) => new Date(START + seconds * 1_000);
 
 /**
- * The active tier from the agency's own projections (issue 8 §6): the audience service's tier and
+ * The active tier from the agency's own projections: the audience service's tier and
  * entry events, applied to segment_tiers and audience_memberships, give each affiliate's current
  * tier inside the attribution statement, with no call to the audience service. Each case checks
  * that what attribution pays and what the affiliate body shows are the same tier.

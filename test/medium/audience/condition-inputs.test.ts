@@ -16,7 +16,7 @@ const wire = (identifier: string): Wire => ({ identifier, identifier_type: 'evm_
 
 /**
  * The audience's projection of claim.conversion.processed and agency.referral.created into what
- * conditions read (issue 11; migration 0004), delivered as the consumer's worker delivers them:
+ * conditions read (migration 0004), delivered as the consumer's worker delivers them:
  * one by one or many in one job, maybe again.
  */
 describe('condition inputs projection (consumer, domain)', () => {

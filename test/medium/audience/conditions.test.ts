@@ -7,7 +7,7 @@ import { startAudienceDomain } from '../../helpers/audience-domain';
 
 const currency = '5f0c7f2e-8d7e-4d0a-9a43-0a4c2b1e9f11';
 
-/** The condition language (issue 11 §1) through the domain: what is accepted is stored as sent, what is refused changes nothing (the language's rules alone: test/unit/audience/conditions.test.ts). */
+/** The condition language through the domain: what is accepted is stored as sent, what is refused changes nothing (the language's rules alone: test/unit/audience/conditions.test.ts). */
 describe('the condition language (domain)', () => {
   let harness: DomainHarness<AudienceDomain, AudienceDatabase>;
   beforeAll(async () => {

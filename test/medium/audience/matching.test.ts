@@ -10,7 +10,7 @@ const currency = '5f0c7f2e-8d7e-4d0a-9a43-0a4c2b1e9f11';
 const user = (n: number) => ({ identifier: evmAddress(n) });
 
 /**
- * Dynamic matching (issue 11 §2) on the domain and its tables: full evaluations (one set-based
+ * Dynamic matching on the domain and its tables: full evaluations (one set-based
  * statement), incremental matching of a few users, and what neither may touch. The clock's today
  * is 2026-11-21 (UTC).
  */

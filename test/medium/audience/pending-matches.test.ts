@@ -13,7 +13,7 @@ import { pollUntil } from '../../helpers/poll';
 const user = (n: number): UserIdentifier => ({ identifier: evmAddress(n), identifierType: 'evm_address' });
 
 /**
- * The users incremental matching still owes a match (issue 11 §2, migration 0007): recorded in the
+ * The users incremental matching still owes a match (migration 0007): recorded in the
  * writer's transaction, one row per user with its earliest change, claimed by the matching
  * transaction and gone only when it commits; and the drainer that decides when.
  */

@@ -10,7 +10,7 @@ const invalidRank = { code: 'VALIDATION_FAILED', kind: 'invalid_argument', detai
 const rankTaken = { code: 'TIER_RANK_TAKEN', kind: 'already_exists', details: [{ field: 'tier_rank', reason: expect.any(String) }] };
 
 /**
- * Tiers (issue 8 §6, the audience's part): a segment's tier_rank, unique per project, and each
+ * Tiers (the audience's part): a segment's tier_rank, unique per project, and each
  * user's current tier, the highest-ranked tier segment the user is in.
  */
 describe('tiers (domain)', () => {

@@ -16,7 +16,7 @@ const num = (n: number, name: string, text: string, updatedAt?: string): TraitIn
 });
 
 /**
- * User traits' rules (issue 11 §1): last write per (user, name) wins by updated_at (arrival when
+ * User traits' rules: last write per (user, name) wins by updated_at (arrival when
  * unset), inside a batch and across batches, concurrent ones included; numbers stay exact; exactly
  * the users whose traits were written are recorded for re-matching, with the write.
  */

@@ -36,7 +36,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 );
 
 /**
- * Properties of the money (issue 9 §8) over random streams of conversions (redelivered, paid
+ * Properties of the money over random streams of conversions (redelivered, paid
  * concurrently), closes (concurrent, and racing payments), on-chain redemptions (and replays),
  * time passing and watcher runs (concurrent), on ClaimManager on the in-process EVM. After every
  * stream, and once everything has expired or been redeemed: for every user and currency,

@@ -3,7 +3,7 @@ import { CONDITION_LIMITS, METRICS, parseCondition } from '../../../services/aud
 
 const currency = '5f0c7f2e-8d7e-4d0a-9a43-0a4c2b1e9f11';
 
-/** The condition language (issue 11 §1): each refusal naming its path, the bounds, and properties over random trees (through the domain: test/medium/audience/conditions.test.ts). */
+/** The condition language: each refusal naming its path, the bounds, and properties over random trees (through the domain: test/medium/audience/conditions.test.ts). */
 describe('the condition language', () => {
   const problems = (condition: unknown) => parseCondition(condition).violations;
 

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
 /**
- * The import boundaries in eslint.config.mjs refuse what DESIGN.md forbids and let through what the
+ * The import boundaries in eslint.config.mjs refuse what docs/architecture.md forbids and let through what the
  * architecture needs. Each case is linted as source text placed at a path in the tree, with the
  * repository's own config (type-aware rules off: the files do not exist on disk).
  */

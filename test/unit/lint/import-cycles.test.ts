@@ -3,7 +3,7 @@ import path from 'node:path';
 import { importCycles, importGraph, sourceFiles } from './import-graph';
 
 /**
- * No import cycle anywhere in the tree (issue 22 §4): a file never reaches itself through its
+ * No import cycle anywhere in the tree: a file never reaches itself through its
  * relative imports, type-only imports included (./import-graph.ts says why). eslint-plugin-import-x's
  * `no-cycle` would resolve every import of every file through the type checker on each lint run;
  * the scanner's lexical pass over the tree does the same job for relative imports in a second or two.
