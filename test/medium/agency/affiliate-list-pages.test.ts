@@ -5,8 +5,7 @@ const START = Date.parse('2026-11-21T12:00:00.000Z');
 const SORTS = ['joined_at', 'volume_usd', 'revenue_usd', 'conversions', 'end_users', 'referred_volume_usd'] as const;
 
 /**
- * The list's pages past the middle are read from the far end in the opposite order (issue 10 §2:
- * any page at 100,000 affiliates): every page of every sort and order, laid end to end, must be
+ * The list's pages past the middle are read from the far end in the opposite order (any page at 100,000 affiliates): every page of every sort and order, laid end to end, must be
  * exactly the order the sort defines (ties by id), with no affiliate missing or twice.
  */
 describe('affiliate list pages (domain)', () => {
