@@ -35,6 +35,28 @@ export async function createTestDatabase(): Promise<{ name: string; url: string;
   };
 }
 
+/**
+ * An empty database (no schema, no migration), for a test of a migration that starts from the
+ * migrations before it; dropped like a clone of the template.
+ */
+export async function createEmptyDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+  const name = `${TEST_DB_PREFIX}${runId()}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: databaseUrl('postgres') });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    name,
+    url: databaseUrl(name),
+    drop: async () => {
+      dropDatabase(name).catch(() => undefined);
+    },
+  };
+}
+
 async function cloneTemplate(name: string): Promise<void> {
   const admin = new pg.Client({ connectionString: databaseUrl('postgres') });
   await admin.connect();

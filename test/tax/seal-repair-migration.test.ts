@@ -1,6 +1,5 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Migrator, sql } from 'kysely';
-import pg from 'pg';
 import { FieldCipher } from '../../services/common/crypto/field-cipher';
 import { type Database, openDatabase } from '../../services/common/db/database';
 import { migrateToLatest } from '../../services/common/db/migrate';
@@ -14,7 +13,7 @@ import { TaxRecordRepository } from '../../services/tax/repositories/tax-record.
 import { SERVICE_CATALOG } from '../../services/common/service-catalog';
 import { TaxTransitionRepository } from '../../services/tax/repositories/tax-transition.repository';
 import { LogCapture } from '../helpers/log-capture';
-import { databaseUrl, runId, TEST_DB_PREFIX } from '../setup/test-env';
+import { createEmptyDatabase } from '../helpers/test-database';
 
 const TAX_SCHEMA = SERVICE_CATALOG.tax.schema;
 
@@ -41,7 +40,7 @@ const mixedCase = (uuid: string) => {
 
 /** Migration 0002 on records written the way the code before the fix wrote them. */
 describe('migration 0002: tax ids sealed under non-canonical ids are repaired or quarantined', () => {
-  const name = `${TEST_DB_PREFIX}${runId()}_${randomBytes(4).toString('hex')}`;
+  let empty: Awaited<ReturnType<typeof createEmptyDatabase>>;
   const logs = new LogCapture();
   const logger = logs.logger('tax');
   let database: Database<TaxDatabase>;
@@ -83,11 +82,8 @@ describe('migration 0002: tax ids sealed under non-canonical ids are repaired or
   let before: Record<string, Buffer>;
 
   beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: databaseUrl('postgres') });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
-    await admin.end();
-    database = openDatabase<TaxDatabase>({ url: databaseUrl(name), schema: TAX_SCHEMA, poolMax: 2, applicationName: 'test', logger });
+    empty = await createEmptyDatabase();
+    database = openDatabase<TaxDatabase>({ url: empty.url, schema: TAX_SCHEMA, poolMax: 2, applicationName: 'test', logger });
     const migrations = taxMigrations({ vault, logger });
     await sql`CREATE SCHEMA ${sql.id(TAX_SCHEMA)}`.execute(database.db);
     const migrator = new Migrator({
@@ -118,10 +114,7 @@ describe('migration 0002: tax ids sealed under non-canonical ids are repaired or
   });
   afterAll(async () => {
     await database.close();
-    const admin = new pg.Client({ connectionString: databaseUrl('postgres') });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
-    await admin.end();
+    await empty?.drop();
   });
 
   const records = () => new TaxRecordRepository(database.db);

@@ -1,6 +1,5 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Migrator, sql } from 'kysely';
-import pg from 'pg';
 import { type Database, openDatabase } from '../../services/common/db/database';
 import { migrateToLatest } from '../../services/common/db/migrate';
 import { SERVICE_CATALOG } from '../../services/common/service-catalog';
@@ -11,7 +10,7 @@ import { TaxSettingsRepository } from '../../services/tax/repositories/tax-setti
 import { TestClock } from '../helpers/clock';
 import { testTinVault } from '../helpers/tax-domain';
 import { LogCapture } from '../helpers/log-capture';
-import { databaseUrl, runId, TEST_DB_PREFIX } from '../setup/test-env';
+import { createEmptyDatabase } from '../helpers/test-database';
 
 const TAX_SCHEMA = SERVICE_CATALOG.tax.schema;
 const BEFORE = new Date('2026-11-01T10:00:00.000Z');
@@ -23,7 +22,7 @@ const BEFORE = new Date('2026-11-01T10:00:00.000Z');
  * follows the new default; no form changes.
  */
 describe('migration 0006: the W-8 expiry rule of the specification becomes the default', () => {
-  const name = `${TEST_DB_PREFIX}${runId()}_${randomBytes(4).toString('hex')}`;
+  let empty: Awaited<ReturnType<typeof createEmptyDatabase>>;
   const logs = new LogCapture();
   const logger = logs.logger('tax');
   const vault = testTinVault();
@@ -33,11 +32,8 @@ describe('migration 0006: the W-8 expiry rule of the specification becomes the d
   let versionsBefore: Record<string, unknown>;
 
   beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: databaseUrl('postgres') });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
-    await admin.end();
-    database = openDatabase<TaxDatabase>({ url: databaseUrl(name), schema: TAX_SCHEMA, poolMax: 2, applicationName: 'test', logger });
+    empty = await createEmptyDatabase();
+    database = openDatabase<TaxDatabase>({ url: empty.url, schema: TAX_SCHEMA, poolMax: 2, applicationName: 'test', logger });
     const migrations = taxMigrations({ vault, logger });
     const before = Object.fromEntries(Object.entries(migrations).filter(([migration]) => migration < '0006'));
     await sql`CREATE SCHEMA ${sql.id(TAX_SCHEMA)}`.execute(database.db);
@@ -65,10 +61,7 @@ describe('migration 0006: the W-8 expiry rule of the specification becomes the d
   });
   afterAll(async () => {
     await database?.close();
-    const admin = new pg.Client({ connectionString: databaseUrl('postgres') });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
-    await admin.end();
+    await empty?.drop();
   });
 
   const settings = () => new TaxSettingsService(new TaxSettingsRepository(database.db), vault, new TestClock('2026-12-01T00:00:00.000Z'), logger);

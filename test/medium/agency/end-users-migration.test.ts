@@ -1,6 +1,5 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Migrator, sql } from 'kysely';
-import pg from 'pg';
 import type { AgencyDatabase } from '../../../services/agency/database';
 import { agencyMigrations } from '../../../services/agency/migrations';
 import { type Database, openDatabase } from '../../../services/common/db/database';
@@ -8,7 +7,7 @@ import { migrateToLatest } from '../../../services/common/db/migrate';
 import { SERVICE_CATALOG } from '../../../services/common/service-catalog';
 import { randomEvmAddress } from '../../helpers/evm-addresses';
 import { LogCapture } from '../../helpers/log-capture';
-import { databaseUrl, runId, TEST_DB_PREFIX } from '../../setup/test-env';
+import { createEmptyDatabase } from '../../helpers/test-database';
 
 const SCHEMA = SERVICE_CATALOG.agency.schema;
 
@@ -18,7 +17,7 @@ const SCHEMA = SERVICE_CATALOG.agency.schema;
  * `converting_users` keeps the old figure, on the metrics rows and on the list's filter entries.
  */
 describe('migration 0014: end users are every referred user, converting users kept apart', () => {
-  const name = `${TEST_DB_PREFIX}${runId()}_${randomBytes(4).toString('hex')}`;
+  let empty: Awaited<ReturnType<typeof createEmptyDatabase>>;
   const logs = new LogCapture();
   let database: Database<AgencyDatabase>;
   const projectId = randomUUID();
@@ -26,11 +25,8 @@ describe('migration 0014: end users are every referred user, converting users ke
   const ids = { busy: randomUUID(), quiet: randomUUID(), idle: randomUUID() };
 
   beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: databaseUrl('postgres') });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
-    await admin.end();
-    database = openDatabase<AgencyDatabase>({ url: databaseUrl(name), schema: SCHEMA, poolMax: 2, applicationName: 'test', logger: logs.logger('db') });
+    empty = await createEmptyDatabase();
+    database = openDatabase<AgencyDatabase>({ url: empty.url, schema: SCHEMA, poolMax: 2, applicationName: 'test', logger: logs.logger('db') });
     await sql`CREATE SCHEMA ${sql.id(SCHEMA)}`.execute(database.db);
     const before = Object.fromEntries(Object.entries(agencyMigrations).filter(([key]) => key < '0014'));
     const migrator = new Migrator({ db: database.db, migrationTableSchema: SCHEMA, provider: { getMigrations: async () => before } });
@@ -64,10 +60,7 @@ describe('migration 0014: end users are every referred user, converting users ke
   });
   afterAll(async () => {
     await database.close();
-    const admin = new pg.Client({ connectionString: databaseUrl('postgres') });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
-    await admin.end();
+    await empty?.drop();
   });
 
   it('counts every referral as an end user and keeps the converting users the old figure held', async () => {

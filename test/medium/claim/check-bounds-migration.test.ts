@@ -1,6 +1,5 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Migrator, sql } from 'kysely';
-import pg from 'pg';
 import type { ClaimDatabase } from '../../../services/claim/database';
 import { claimMigrations } from '../../../services/claim/migrations';
 import { LedgerRepository } from '../../../services/claim/repositories/ledger.repository';
@@ -10,7 +9,7 @@ import type { UserIdentifier } from '../../../services/common/identifiers';
 import { SERVICE_CATALOG } from '../../../services/common/service-catalog';
 import { evmAddress } from '../../helpers/evm-addresses';
 import { LogCapture } from '../../helpers/log-capture';
-import { databaseUrl, runId, TEST_DB_PREFIX } from '../../setup/test-env';
+import { createEmptyDatabase } from '../../helpers/test-database';
 
 const SCHEMA = SERVICE_CATALOG.claim.schema;
 const MAX = 2n ** 256n - 1n;
@@ -23,7 +22,7 @@ const NOW = new Date('2026-11-21T12:00:00.000Z');
  * then on the database refuses any check or movement past 2^256 − 1.
  */
 describe('migration claim_check_uint256: checks past 2^256 − 1 stop taking payouts', () => {
-  const name = `${TEST_DB_PREFIX}${runId()}_${randomBytes(4).toString('hex')}`;
+  let empty: Awaited<ReturnType<typeof createEmptyDatabase>>;
   const logs = new LogCapture();
   let database: Database<ClaimDatabase>;
   const projectId = randomUUID();
@@ -44,11 +43,8 @@ describe('migration claim_check_uint256: checks past 2^256 − 1 stop taking pay
     ).rows;
 
   beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: databaseUrl('postgres') });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
-    await admin.end();
-    database = openDatabase<ClaimDatabase>({ url: databaseUrl(name), schema: SCHEMA, poolMax: 2, applicationName: 'test', logger: logs.logger('db') });
+    empty = await createEmptyDatabase();
+    database = openDatabase<ClaimDatabase>({ url: empty.url, schema: SCHEMA, poolMax: 2, applicationName: 'test', logger: logs.logger('db') });
     await sql`CREATE SCHEMA ${sql.id(SCHEMA)}`.execute(database.db);
     // Every migration before this one (found by its name, whatever its number).
     const names = Object.keys(claimMigrations);
@@ -67,10 +63,7 @@ describe('migration claim_check_uint256: checks past 2^256 − 1 stop taking pay
   });
   afterAll(async () => {
     await database?.close();
-    const admin = new pg.Client({ connectionString: databaseUrl('postgres') });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
-    await admin.end();
+    await empty?.drop();
   });
 
   it('marks the open check past 2^256 − 1 full and leaves one within the bound taking payouts', async () => {
