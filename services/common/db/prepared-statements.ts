@@ -18,8 +18,12 @@ import pg from 'pg';
 const NAMES = new Map<string, string>();
 const TEXTS = new Map<string, string>();
 
+/** The fixed texts (preparedStatement, not shapes), by name: what the SQL snapshots show for review. */
+const FIXED = new Map<string, string>();
+
 /** Registers `text` to be sent as the prepared statement `name` (unique per text); returns the text. */
 export function preparedStatement(name: string, text: string): string {
+  if (!isShapeName(name)) FIXED.set(name, text);
   const known = TEXTS.get(name);
   if (known !== undefined && known !== text) throw new Error(`prepared statement ${name} is already registered with another text`);
   TEXTS.set(name, text);
@@ -41,7 +45,15 @@ let shapes = 0;
 export function preparedShape(prefix: string, text: string): string {
   if (NAMES.has(text) || shapes >= MAX_SHAPES) return text;
   shapes++;
-  return preparedStatement(`${prefix}_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text);
+  return preparedStatement(`${prefix}_${createHash('sha1').update(text).digest('hex').slice(0, SHAPE_HASH_LENGTH)}`, text);
+}
+
+const SHAPE_HASH_LENGTH = 20;
+const isShapeName = (name: string) => new RegExp(`_[0-9a-f]{${SHAPE_HASH_LENGTH}}$`).test(name);
+
+/** Every fixed text registered so far (by the modules loaded), by name. */
+export function fixedStatements(): ReadonlyMap<string, string> {
+  return FIXED;
 }
 
 type Query = typeof pg.Client.prototype.query;
