@@ -73,7 +73,7 @@ const LAYERS = [
     name: 'the web applications',
     files: 'web/**',
     mayImport: ['web/**', 'contracts/generated/**'],
-    why: 'the browser reaches the platform only through the HTTP API (its types are generated from /openapi.json, web/generated) and the chain through the contracts\' generated ABI (contracts/generated)',
+    why: "the browser reaches the platform only through the HTTP API (its types are generated from /openapi.json, web/generated) and the chain through the contracts' generated ABI (contracts/generated)",
   },
   {
     name: 'the client',

@@ -56,7 +56,12 @@ async function main(): Promise<void> {
         `${cases.length} cases, ${TIMINGS_PER_CASE} timings each on one connection (page and total as the repository sends them); ` +
           `median of the cases' medians ${fmt.ms(percentile(all, 50))}, slowest ${fmt.ms(all[all.length - 1]!)}, cases over 10 ms: ${all.filter((ms) => ms > 10).length}\n`,
       );
-      process.stdout.write(`${table(['case', 'p50', 'max'], timed.slice(0, 25).map((row) => [row.one.label, fmt.ms(row.p50), fmt.ms(row.max)]))}\n`);
+      process.stdout.write(
+        `${table(
+          ['case', 'p50', 'max'],
+          timed.slice(0, 25).map((row) => [row.one.label, fmt.ms(row.p50), fmt.ms(row.max)]),
+        )}\n`,
+      );
       for (const row of timed.slice(0, 3)) process.stdout.write(`\n${await direct.explain(row.one)}\n`);
       if (keep) process.stdout.write(`\nkept: database ${databaseName}, project ${data.project.id}, segment ${data.segmentId}\n`);
     } finally {

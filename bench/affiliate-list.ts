@@ -41,7 +41,9 @@ const REGIONS = ['US', 'DE', 'BR', 'FR', 'GB', 'JP', 'IN', 'NG', 'AR', 'KR'];
 /** 100,000 affiliates (scaled) with metrics, per-name counts and earnings, written straight into the agency schema (not measured). */
 export async function setUpAffiliateList(api: Api, platformKey: string, db: pg.Client, config: BenchConfig): Promise<AffiliateListData> {
   const { affiliates, pageSize } = config.affiliateList;
-  const { body } = await api.call<{ id: string; api_keys: { role: string; key: string }[] }>('POST', '/api/v1/projects', platformKey, { name: 'bench affiliate list' });
+  const { body } = await api.call<{ id: string; api_keys: { role: string; key: string }[] }>('POST', '/api/v1/projects', platformKey, {
+    name: 'bench affiliate list',
+  });
   const key = (role: string) => body.api_keys.find((candidate) => candidate.role === role)!.key;
   const project = { id: body.id, keys: { admin: key('admin'), readOnly: key('read_only') } };
   const currencyId = (await db.query<{ id: string }>('SELECT gen_random_uuid() AS id')).rows[0]!.id;
@@ -87,10 +89,10 @@ export async function setUpAffiliateList(api: Api, platformKey: string, db: pg.C
      WHERE m.project_id = $1 AND m.conversions > 0`,
     [project.id],
   );
-  await db.query("INSERT INTO agency.metric_currencies (id, project_id, chain_id, address, name, decimals) VALUES ($1, $2, 8453, '0x' || repeat('ab', 20), 'USDC', 6)", [
-    currencyId,
-    project.id,
-  ]);
+  await db.query(
+    "INSERT INTO agency.metric_currencies (id, project_id, chain_id, address, name, decimals) VALUES ($1, $2, 8453, '0x' || repeat('ab', 20), 'USDC', 6)",
+    [currencyId, project.id],
+  );
   await db.query(
     `INSERT INTO agency.affiliate_earnings (affiliate_id, kind, currency_id, project_id, amount)
      SELECT affiliate_id, 'affiliate', $2, project_id, conversions * 1000000 FROM agency.affiliate_metrics WHERE project_id = $1 AND conversions > 0`,
@@ -143,7 +145,14 @@ export async function setUpAffiliateList(api: Api, platformKey: string, db: pg.C
     [listCase('referred volume (masters)', { sortBy: 'referred_volume_usd', order: 'desc', page: 1 }, pageSize), 5],
     [listCase('volume, did a signup', { sortBy: 'volume_usd', order: 'desc', conversions: ['signup'], page: 1 }, pageSize), 10],
     [listCase('search by address prefix', { sortBy: 'joined_at', order: 'desc', q: '0xab', page: 1 }, pageSize), 5],
-    [listCase(`volume, deep page ${Math.floor(lastPage / 2)}`, { sortBy: 'volume_usd', order: 'desc', page: Math.max(1, Math.floor(lastPage / 2)) }, pageSize), 5],
+    [
+      listCase(
+        `volume, deep page ${Math.floor(lastPage / 2)}`,
+        { sortBy: 'volume_usd', order: 'desc', page: Math.max(1, Math.floor(lastPage / 2)) },
+        pageSize,
+      ),
+      5,
+    ],
   ];
   const weights = cases.reduce((sum, [, weight]) => sum + weight, 0);
   const draw = random(17);
@@ -194,16 +203,26 @@ export function affiliateListSql(
   }
   // As the repository does: status and region are read on affiliate_metrics (copies in the metric's indexes); a search needs the affiliates.
   const onAffiliates = Boolean(one.q);
-  const onMetrics = [one.status ? `m.status = $2` : '', one.region ? `m.region = $${one.status ? 3 : 2}` : ''].filter(Boolean).map((condition) => ` AND ${condition}`).join('');
+  const onMetrics = [one.status ? `m.status = $2` : '', one.region ? `m.region = $${one.status ? 3 : 2}` : '']
+    .filter(Boolean)
+    .map((condition) => ` AND ${condition}`)
+    .join('');
   const names = one.conversions ? param(one.conversions) : undefined;
-  const exists = (id: string) => `EXISTS (SELECT 1 FROM affiliate_conversion_counts cc WHERE cc.affiliate_id = ${id} AND cc.project_id = ${project} AND cc.name = ANY(${names}))`;
+  const exists = (id: string) =>
+    `EXISTS (SELECT 1 FROM affiliate_conversion_counts cc WHERE cc.affiliate_id = ${id} AND cc.project_id = ${project} AND cc.name = ANY(${names}))`;
   if (names) where.push(exists('a.id'));
   const filterValues = [...values];
   const order = one.order.toUpperCase();
   const metricOrder = `ORDER BY m.${one.sortBy} ${order}, m.affiliate_id ${order}`;
   // As the repository does (affiliate-list/filter-entries.ts): a segment or a conversion name (one value; the
   // bench's cases have no more) without a search is a range of affiliate_filter_entries' index for the sort.
-  const entry = one.q ? undefined : one.audience ? { kind: 'audience', value: one.audience } : one.conversions ? { kind: 'conversion', value: one.conversions[0]! } : undefined;
+  const entry = one.q
+    ? undefined
+    : one.audience
+      ? { kind: 'audience', value: one.audience }
+      : one.conversions
+        ? { kind: 'conversion', value: one.conversions[0]! }
+        : undefined;
   if (one.conversions && one.conversions.length > 1) throw new Error('affiliateListSql: one conversion name at most');
   const entryValues: unknown[] = [undefined];
   const entryParam = (value: unknown) => {
@@ -214,31 +233,44 @@ export function affiliateListSql(
     ? `e.project_id = $1 AND e.kind = ${entryParam(entry.kind)} AND e.value = ${entryParam(entry.value)}` +
       (one.status ? ` AND e.status = ${entryParam(one.status)}` : '') +
       (one.region ? ` AND e.region = ${entryParam(one.region)}` : '') +
-      (one.audience && one.conversions ? ` AND EXISTS (SELECT 1 FROM affiliate_filter_entries x WHERE x.affiliate_id = e.affiliate_id AND x.kind = 'conversion' AND x.value = ANY(${entryParam(one.conversions)}))` : '')
+      (one.audience && one.conversions
+        ? ` AND EXISTS (SELECT 1 FROM affiliate_filter_entries x WHERE x.affiliate_id = e.affiliate_id AND x.kind = 'conversion' AND x.value = ANY(${entryParam(one.conversions)}))`
+        : '')
     : '';
   const page = entry
     ? `SELECT e.affiliate_id AS id FROM affiliate_filter_entries e WHERE ${onEntries} ORDER BY e.${one.sortBy} ${order}, e.affiliate_id ${order}`
     : one.sortBy === 'joined_at' && one.q
       ? `SELECT f.id FROM (SELECT a.id, a.joined_at FROM affiliates a WHERE ${where.join(' AND ')} OFFSET 0) f ORDER BY f.joined_at ${order}, f.id ${order}`
       : one.sortBy === 'joined_at'
-      ? `SELECT a.id FROM affiliates a WHERE ${where.join(' AND ')} ORDER BY a.joined_at ${order}, a.id ${order}`
-      : onAffiliates
-        ? `SELECT f.id FROM (SELECT a.id, (SELECT m.${one.sortBy} FROM affiliate_metrics m WHERE m.affiliate_id = a.id) AS key FROM affiliates a WHERE ${where.join(' AND ')} OFFSET 0) f ` +
-          `WHERE f.key IS NOT NULL ORDER BY f.key ${order}, f.id ${order}`
-        : `SELECT m.affiliate_id AS id FROM affiliate_metrics m WHERE m.project_id = ${project}${onMetrics} ${metricOrder}`;
+        ? `SELECT a.id FROM affiliates a WHERE ${where.join(' AND ')} ORDER BY a.joined_at ${order}, a.id ${order}`
+        : onAffiliates
+          ? `SELECT f.id FROM (SELECT a.id, (SELECT m.${one.sortBy} FROM affiliate_metrics m WHERE m.affiliate_id = a.id) AS key FROM affiliates a WHERE ${where.join(' AND ')} OFFSET 0) f ` +
+            `WHERE f.key IS NOT NULL ORDER BY f.key ${order}, f.id ${order}`
+          : `SELECT m.affiliate_id AS id FROM affiliate_metrics m WHERE m.project_id = ${project}${onMetrics} ${metricOrder}`;
   // As the repository does: without a search, kept counts (per segment or name, status and region; per
   // status and region; per status); with one, a count of the matches.
   const countOn = (table: string, filters: Array<[string, string | undefined]>) => {
     const kept: unknown[] = [undefined];
     const conditions = filters.filter(([, value]) => value !== undefined).map(([column, value]) => `${column} = $${kept.push(value)}`);
-    return { count: `SELECT coalesce(sum(affiliates), 0) AS total FROM ${table} WHERE ${['project_id = $1', ...conditions].join(' AND ')}`, countValues: kept };
+    return {
+      count: `SELECT coalesce(sum(affiliates), 0) AS total FROM ${table} WHERE ${['project_id = $1', ...conditions].join(' AND ')}`,
+      countValues: kept,
+    };
   };
   const counted = one.q
     ? { count: `SELECT count(*) AS total FROM affiliates a WHERE ${where.join(' AND ')}`, countValues: filterValues }
     : entry
-      ? countOn('affiliate_filter_counts', [['kind', entry.kind], ['value', entry.value], ['status', one.status], ['region', one.region]])
+      ? countOn('affiliate_filter_counts', [
+          ['kind', entry.kind],
+          ['value', entry.value],
+          ['status', one.status],
+          ['region', one.region],
+        ])
       : one.region
-        ? countOn('affiliate_region_counts', [['region', one.region], ['status', one.status]])
+        ? countOn('affiliate_region_counts', [
+            ['region', one.region],
+            ['status', one.status],
+          ])
         : countOn('affiliate_counts', [['status', one.status]]);
   if (entry) {
     return {
@@ -268,7 +300,8 @@ export function openDirectAffiliateList(databaseUrl: string, data: AffiliateList
     const sql = affiliateListSql(one, pageSize, range);
     return { ...sql, values: [data.project.id, ...sql.values.slice(1)], countValues: [data.project.id, ...sql.countValues.slice(1)] };
   };
-  const total = async (sql: ReturnType<typeof statements>) => Number((await pool.query<{ total: string }>(sql.count, sql.countValues)).rows[0]!.total);
+  const total = async (sql: ReturnType<typeof statements>) =>
+    Number((await pool.query<{ total: string }>(sql.count, sql.countValues)).rows[0]!.total);
   const ids = async (sql: ReturnType<typeof statements>) => (await pool.query<{ id: string }>(sql.page, sql.values)).rows.map((row) => row.id);
   return {
     // As the repository does: from the 200th row on, the total first, and a page past the middle read from the far end.
@@ -282,7 +315,10 @@ export function openDirectAffiliateList(databaseUrl: string, data: AffiliateList
       const counted = await total(sql);
       const fromEnd = counted - offset - pageSize;
       if (offset >= counted || fromEnd >= offset) return { ids: offset >= counted ? [] : await ids(sql), total: counted };
-      const flipped = statements({ ...one, order: one.order === 'asc' ? 'desc' : 'asc' }, { limit: pageSize + Math.min(0, fromEnd), offset: Math.max(0, fromEnd) });
+      const flipped = statements(
+        { ...one, order: one.order === 'asc' ? 'desc' : 'asc' },
+        { limit: pageSize + Math.min(0, fromEnd), offset: Math.max(0, fromEnd) },
+      );
       return { ids: (await ids(flipped)).reverse(), total: counted };
     },
     explain: async (one) => {
@@ -295,9 +331,18 @@ export function openDirectAffiliateList(databaseUrl: string, data: AffiliateList
 }
 
 /** Every case's page through the gateway names the same affiliates, with the same total, as the direct query. */
-export async function crossCheckAffiliateList(api: Api, data: AffiliateListData, direct: DirectAffiliateList, cases: AffiliateListCase[] = data.cases): Promise<string> {
+export async function crossCheckAffiliateList(
+  api: Api,
+  data: AffiliateListData,
+  direct: DirectAffiliateList,
+  cases: AffiliateListCase[] = data.cases,
+): Promise<string> {
   for (const one of cases) {
-    const { body } = await api.call<{ results: Array<{ id: string }>; total_results: number }>('GET', affiliateListPath(data, one), data.project.keys.readOnly);
+    const { body } = await api.call<{ results: Array<{ id: string }>; total_results: number }>(
+      'GET',
+      affiliateListPath(data, one),
+      data.project.keys.readOnly,
+    );
     const viaSql = await direct.page(one);
     if (body.results.map((item) => item.id).join(',') !== viaSql.ids.join(',') || body.total_results !== viaSql.total) {
       throw new Error(`affiliate list (${one.label}): the gateway and the direct query disagree`);
@@ -306,12 +351,31 @@ export async function crossCheckAffiliateList(api: Api, data: AffiliateListData,
   return `all ${cases.length} cases agree (ids in order, total_results)`;
 }
 
-export function runAffiliateListGateway(baseUrl: string, data: AffiliateListData, connections: number, durationS: number, label: string): Promise<RunFigures> {
+export function runAffiliateListGateway(
+  baseUrl: string,
+  data: AffiliateListData,
+  connections: number,
+  durationS: number,
+  label: string,
+): Promise<RunFigures> {
   let next = 0;
-  return runHttpLoad(baseUrl, data.project.keys.readOnly, () => affiliateListPath(data, data.mix[next++ % data.mix.length]!), connections, durationS, label);
+  return runHttpLoad(
+    baseUrl,
+    data.project.keys.readOnly,
+    () => affiliateListPath(data, data.mix[next++ % data.mix.length]!),
+    connections,
+    durationS,
+    label,
+  );
 }
 
-export function runAffiliateListDirect(direct: DirectAffiliateList, data: AffiliateListData, connections: number, durationS: number, label: string): Promise<RunFigures> {
+export function runAffiliateListDirect(
+  direct: DirectAffiliateList,
+  data: AffiliateListData,
+  connections: number,
+  durationS: number,
+  label: string,
+): Promise<RunFigures> {
   return runQueryLoad((n) => direct.page(data.mix[n % data.mix.length]!), connections, durationS, label);
 }
 
@@ -339,7 +403,8 @@ export async function dashboardCases(data: AffiliateListData, direct: DirectAffi
     const pages = [...new Set([1, Math.max(1, Math.ceil(last / 2)), last])];
     for (const sortBy of sorts) {
       for (const order of ['desc', 'asc'] as const) {
-        for (const page of pages) cases.push(listCase(`${name}, ${sortBy} ${order}, page ${page} of ${last}`, { sortBy, order, page, ...filter }, pageSize));
+        for (const page of pages)
+          cases.push(listCase(`${name}, ${sortBy} ${order}, page ${page} of ${last}`, { sortBy, order, page, ...filter }, pageSize));
       }
     }
   }
@@ -362,7 +427,13 @@ export interface DashboardRun {
   gaps: EventLoopGap[];
 }
 
-async function runCases(cases: AffiliateListCase[], send: (one: AffiliateListCase) => Promise<unknown>, connections: number, durationS: number, label: string): Promise<DashboardRun> {
+async function runCases(
+  cases: AffiliateListCase[],
+  send: (one: AffiliateListCase) => Promise<unknown>,
+  connections: number,
+  durationS: number,
+  label: string,
+): Promise<DashboardRun> {
   const perCase = new Map<string, number[]>(cases.map((one) => [one.label, []]));
   const slow = new SlowRequests();
   const gaps = new EventLoopGaps();
@@ -384,7 +455,14 @@ async function runCases(cases: AffiliateListCase[], send: (one: AffiliateListCas
 }
 
 /** Each loop waits for its page before asking for the next: an admin's dashboard, not a flood. */
-export function runAffiliateDashboardGateway(baseUrl: string, data: AffiliateListData, cases: AffiliateListCase[], connections: number, durationS: number, label: string): Promise<DashboardRun> {
+export function runAffiliateDashboardGateway(
+  baseUrl: string,
+  data: AffiliateListData,
+  cases: AffiliateListCase[],
+  connections: number,
+  durationS: number,
+  label: string,
+): Promise<DashboardRun> {
   const headers = { authorization: `Bearer ${data.project.keys.readOnly}` };
   const client = keepAliveGet(baseUrl, connections);
   return runCases(
@@ -399,7 +477,13 @@ export function runAffiliateDashboardGateway(baseUrl: string, data: AffiliateLis
   ).finally(() => client.close());
 }
 
-export function runAffiliateDashboardDirect(direct: DirectAffiliateList, cases: AffiliateListCase[], connections: number, durationS: number, label: string): Promise<DashboardRun> {
+export function runAffiliateDashboardDirect(
+  direct: DirectAffiliateList,
+  cases: AffiliateListCase[],
+  connections: number,
+  durationS: number,
+  label: string,
+): Promise<DashboardRun> {
   return runCases(cases, (one) => direct.page(one), connections, durationS, label);
 }
 

@@ -9,7 +9,11 @@ import pg from 'pg';
 import { AgencyServiceClient, type Attribution } from '../gen/referral/agency/v1/agency';
 import { createGrpcClient } from '../services/common/grpc/client';
 import { SERVICE_CATALOG } from '../services/common/service-catalog';
-import { RESOLVE_ATTRIBUTION_SQL, RESOLVE_ATTRIBUTION_STATEMENT, resolveAttributionParameters } from '../services/agency/repositories/attribution.repository';
+import {
+  RESOLVE_ATTRIBUTION_SQL,
+  RESOLVE_ATTRIBUTION_STATEMENT,
+  resolveAttributionParameters,
+} from '../services/agency/repositories/attribution.repository';
 import { type Api, createProject } from './api';
 import type { BenchConfig } from './config';
 import { percentile, random, Samples } from './data';
@@ -142,7 +146,10 @@ export async function setUpAttributionData(api: Api, platformKey: string, db: pg
   // tier, so the tier lookup of most items probes memberships and some find tiers among them. The
   // projections are written directly here (seeding, not measured); the tiers' own events, applied
   // later by the agency's consumer, write the same rows.
-  const platinum = await api.call<{ id: string }>('POST', `/api/v1/projects/${project.id}/audiences`, project.keys.admin, { name: 'Platinum', tier_rank: 2 });
+  const platinum = await api.call<{ id: string }>('POST', `/api/v1/projects/${project.id}/audiences`, project.keys.admin, {
+    name: 'Platinum',
+    tier_rank: 2,
+  });
   const plain = await api.call<{ id: string }>('POST', `/api/v1/projects/${project.id}/audiences`, project.keys.admin, { name: 'Newsletter' });
   await db.query(
     `INSERT INTO agency.segment_tiers (segment_id, project_id, name, tier_rank, changed_at)
@@ -183,7 +190,9 @@ type Outcome = 'attributed' | 'not_referred' | 'suspended';
 export interface AttributionPath {
   label: string;
   /** One batch; answers each item's outcome, affiliate, master, spread and active tier (for the cross-check). */
-  resolve(batch: AttributionItem[]): Promise<Array<{ outcome: Outcome; affiliateId: string | null; masterId: string | null; spreadBps: number; tierId: string | null }>>;
+  resolve(
+    batch: AttributionItem[],
+  ): Promise<Array<{ outcome: Outcome; affiliateId: string | null; masterId: string | null; spreadBps: number; tierId: string | null }>>;
   close(): Promise<void>;
 }
 
@@ -269,7 +278,13 @@ export async function crossCheckAttribution(ours: AttributionPath, direct: Attri
 }
 
 /** `concurrency` loops, each sending the next batch as soon as its last one is answered, for `durationS`. */
-export async function runAttributionLoad(path: AttributionPath, data: AttributionData, concurrency: number, durationS: number, label = path.label): Promise<AttributionFigures> {
+export async function runAttributionLoad(
+  path: AttributionPath,
+  data: AttributionData,
+  concurrency: number,
+  durationS: number,
+  label = path.label,
+): Promise<AttributionFigures> {
   let next = 0;
   let calls = 0;
   let errors = 0;
@@ -323,7 +338,10 @@ export async function explainAttribution(databaseUrl: string, data: AttributionD
   await client.connect();
   try {
     const batch = data.batches[0]!.map((item) => ({ user: { identifier: item.identifier, identifierType: 'evm_address' as const }, at: item.at }));
-    const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${RESOLVE_ATTRIBUTION_SQL}`, resolveAttributionParameters(data.projectId, batch));
+    const plan = await client.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN (ANALYZE, BUFFERS) ${RESOLVE_ATTRIBUTION_SQL}`,
+      resolveAttributionParameters(data.projectId, batch),
+    );
     return plan.rows.map((row) => row['QUERY PLAN']).join('\n');
   } finally {
     await client.end();

@@ -24,7 +24,12 @@ export interface AudienceEvaluationResult {
 const CONDITION = {
   all: [
     { metric: 'volume_usd', op: 'gte', value: '100' },
-    { any: [{ metric: 'trait:country', op: 'in', value: ['US', 'DE'] }, { metric: 'trait:token_balance', op: 'gt', value: 5000 }] },
+    {
+      any: [
+        { metric: 'trait:country', op: 'in', value: ['US', 'DE'] },
+        { metric: 'trait:token_balance', op: 'gt', value: 5000 },
+      ],
+    },
   ],
 };
 
@@ -68,7 +73,10 @@ export async function runAudienceEvaluation(options: {
 
   log('audience evaluation: ours (POST the audience; the worker evaluates it in one statement)');
   const oursStart = process.hrtime.bigint();
-  const { body: segment } = await api.call<{ id: string }>('POST', `/api/v1/projects/${project.id}/audiences`, project.keys.admin, { name: 'Bench whales', condition: CONDITION });
+  const { body: segment } = await api.call<{ id: string }>('POST', `/api/v1/projects/${project.id}/audiences`, project.keys.admin, {
+    name: 'Bench whales',
+    condition: CONDITION,
+  });
   let evaluation: { status: string; started_at: string; finished_at: string; matched: number } | undefined;
   for (;;) {
     const { body } = await api.call('GET', `/api/v1/projects/${project.id}/audiences/${segment.id}/evaluation`, project.keys.admin);
@@ -123,9 +131,15 @@ export async function runAudienceEvaluation(options: {
   for (let i = 0; i < options.samples; i += 1) {
     const identifier = `0x${(users + 1 + i).toString(16).padStart(40, '0')}`;
     const start = process.hrtime.bigint();
-    await api.call('POST', '/v1/user-traits/batch', project.keys.service, { traits: [{ identifier, identifier_type: 'evm_address', name: 'flag', value: true }] });
+    await api.call('POST', '/v1/user-traits/batch', project.keys.service, {
+      traits: [{ identifier, identifier_type: 'evm_address', name: 'flag', value: true }],
+    });
     for (;;) {
-      const found = await db.query('SELECT 1 FROM audience.entries WHERE segment_id = $1 AND identifier_type = $2 AND identifier = $3', [flagged.id, 'evm_address', identifier]);
+      const found = await db.query('SELECT 1 FROM audience.entries WHERE segment_id = $1 AND identifier_type = $2 AND identifier = $3', [
+        flagged.id,
+        'evm_address',
+        identifier,
+      ]);
       if (found.rowCount) break;
       if (Number(process.hrtime.bigint() - start) / 1e6 > 30_000) throw new Error(`the entry of ${identifier} did not appear within 30 s`);
       await sleep(POLL_MS);
@@ -161,10 +175,22 @@ export function reportAudienceEvaluation(result: AudienceEvaluationResult, log: 
     ),
   );
   const lat = result.traitToEntryMs;
-  log(`trait -> entry (${lat.length} samples, one at a time; includes the ${'MATCHING_DEBOUNCE_MS'} debounce): p50 ${fmt.ms(percentile(lat, 50))}, p90 ${fmt.ms(percentile(lat, 90))}, p99 ${fmt.ms(p99)}, max ${fmt.ms(lat[lat.length - 1] ?? NaN)}`);
+  log(
+    `trait -> entry (${lat.length} samples, one at a time; includes the ${'MATCHING_DEBOUNCE_MS'} debounce): p50 ${fmt.ms(percentile(lat, 50))}, p90 ${fmt.ms(percentile(lat, 90))}, p99 ${fmt.ms(p99)}, max ${fmt.ms(lat[lat.length - 1] ?? NaN)}`,
+  );
   return [
-    ['dynamic audience: full evaluation / hand-written INSERT ... SELECT <= 2x', fmt.ratio(ratio), `${fmt.s(result.statementSeconds)} vs ${fmt.s(result.directSeconds)} (wall ${fmt.ratio(wallRatio)})`, ratio <= 2],
-    ['dynamic audience: same rows as the hand-written statement', result.check.startsWith('MISMATCH') ? 'no' : 'yes', result.check, !result.check.startsWith('MISMATCH')],
+    [
+      'dynamic audience: full evaluation / hand-written INSERT ... SELECT <= 2x',
+      fmt.ratio(ratio),
+      `${fmt.s(result.statementSeconds)} vs ${fmt.s(result.directSeconds)} (wall ${fmt.ratio(wallRatio)})`,
+      ratio <= 2,
+    ],
+    [
+      'dynamic audience: same rows as the hand-written statement',
+      result.check.startsWith('MISMATCH') ? 'no' : 'yes',
+      result.check,
+      !result.check.startsWith('MISMATCH'),
+    ],
     ['dynamic audience: trait -> entry p99 < 2 s', fmt.ms(p99), `p50 ${fmt.ms(percentile(lat, 50))}`, p99 < 2_000],
   ];
 }

@@ -48,7 +48,10 @@ export async function setUpClaimListData(
     decimals: 6,
     type: 'erc20',
   });
-  await api.call('PUT', `/api/v1/projects/${project.id}/payout-terms/trade`, project.keys.admin, { currency_id: currency.id, end_user: { bps: 100 } });
+  await api.call('PUT', `/api/v1/projects/${project.id}/payout-terms/trade`, project.keys.admin, {
+    currency_id: currency.id,
+    end_user: { bps: 100 },
+  });
   await api.call('PUT', `/api/v1/projects/${project.id}/claim-settings`, project.keys.admin, { project_address: address('claim-list-project', 0) });
 
   const { movements, rounds } = config.claimList;
@@ -59,7 +62,12 @@ export async function setUpClaimListData(
     // Each batch also pays as many other users, so the user is one of many in the tables.
     const conversions = Array.from({ length: count }, (_, i) => [
       { id: `claim-list-${round}-${i}`, name: 'trade', user: { identifier: USER, identifier_type: 'evm_address' }, reward_base: String(10_000 + i) },
-      { id: `claim-list-other-${round}-${i}`, name: 'trade', user: { identifier: address('claim-list-other', round * perRound + i), identifier_type: 'evm_address' }, reward_base: '10000' },
+      {
+        id: `claim-list-other-${round}-${i}`,
+        name: 'trade',
+        user: { identifier: address('claim-list-other', round * perRound + i), identifier_type: 'evm_address' },
+        reward_base: '10000',
+      },
     ]).flat();
     for (let start = 0; start < conversions.length; start += 1_000) {
       await api.call('POST', '/api/v1/conversions/batch', project.keys.service, { conversions: conversions.slice(start, start + 1_000) });
@@ -72,7 +80,11 @@ export async function setUpClaimListData(
         `/api/v1/claim-checks?user_identifier=${USER}&user_identifier_type=evm_address&status=open`,
         project.keys.service,
       );
-      await api.call('POST', '/api/v1/claim-checks/close', project.keys.service, { userIdentifier: USER, userIdentifierType: 'evm_address', claim_check_ids: open.results.map((check) => check.id) });
+      await api.call('POST', '/api/v1/claim-checks/close', project.keys.service, {
+        userIdentifier: USER,
+        userIdentifierType: 'evm_address',
+        claim_check_ids: open.results.map((check) => check.id),
+      });
     }
     if ((round + 1) % 5 === 0) log(`claim list: ${paid} of ${movements} movements of the user paid`);
   }
@@ -94,7 +106,9 @@ export async function setUpClaimListData(
 async function waitUntilPaid(db: pg.Client, projectId: string, expected: number): Promise<void> {
   const deadline = Date.now() + 120_000;
   for (;;) {
-    const { rows } = await db.query<{ n: string }>("SELECT count(*) AS n FROM claim.conversions WHERE project_id = $1 AND status = 'processed'", [projectId]);
+    const { rows } = await db.query<{ n: string }>("SELECT count(*) AS n FROM claim.conversions WHERE project_id = $1 AND status = 'processed'", [
+      projectId,
+    ]);
     if (Number(rows[0]!.n) >= expected) return;
     if (Date.now() > deadline) throw new Error(`claim list: ${rows[0]!.n} of ${expected} conversions paid after 2 minutes`);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -102,7 +116,13 @@ async function waitUntilPaid(db: pg.Client, projectId: string, expected: number)
 }
 
 /** The list through the gateway, at `connections` for `durationS`. */
-export function runClaimListGateway(baseUrl: string, data: ClaimListData, connections: number, durationS: number, label: string): Promise<RunFigures> {
+export function runClaimListGateway(
+  baseUrl: string,
+  data: ClaimListData,
+  connections: number,
+  durationS: number,
+  label: string,
+): Promise<RunFigures> {
   return runHttpLoad(baseUrl, data.project.keys.service, () => data.path, connections, durationS, label);
 }
 
@@ -113,14 +133,25 @@ export interface DirectClaimList {
 
 /** The pool of the direct runs; it is closed after the measured run, so its backends count in the CPU table. */
 export function openClaimListDirect(databaseUrl: string, connections: number): DirectClaimList {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: connections, application_name: 'bench-claim-list', options: '-c search_path=claim' });
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: connections,
+    application_name: 'bench-claim-list',
+    options: '-c search_path=claim',
+  });
   // Idle connections end with the database at clean-up: not an error of the benchmark.
   pool.on('error', () => undefined);
   return { pool, close: () => pool.end() };
 }
 
 /** The same page with its count, straight to PostgreSQL: one query per request, as the repository sends it. */
-export function runClaimListDirect(direct: DirectClaimList, data: ClaimListData, connections: number, durationS: number, label: string): Promise<RunFigures> {
+export function runClaimListDirect(
+  direct: DirectClaimList,
+  data: ClaimListData,
+  connections: number,
+  durationS: number,
+  label: string,
+): Promise<RunFigures> {
   const values = [data.project.id, data.user, 'evm_address'];
   return runQueryLoad(
     async () => {
@@ -142,7 +173,11 @@ export async function crossCheckClaimList(api: Api, databaseUrl: string, data: C
     const { rows } = await client.query<{ id: string }>(CLAIM_LIST_SQL, [data.project.id, data.user, 'evm_address']);
     const viaGateway = body.results.map((check) => check.id).join(',');
     if (viaGateway !== rows.map((row) => row.id).join(',')) throw new Error('the gateway and the direct query list different checks');
-    const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${CLAIM_LIST_SQL}`, [data.project.id, data.user, 'evm_address']);
+    const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${CLAIM_LIST_SQL}`, [
+      data.project.id,
+      data.user,
+      'evm_address',
+    ]);
     return `${body.total_results} checks listed the same way by both\n${CLAIM_LIST_SQL}\n${plan.rows.map((row) => row['QUERY PLAN']).join('\n')}`;
   } finally {
     await client.end();

@@ -38,9 +38,11 @@ async function payingProject(api: Api, platformKey: string, name: string): Promi
 /** Runs `work` over `items` with `concurrency` calls in flight. */
 async function inParallel<T>(items: T[], concurrency: number, work: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < items.length) await work(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
 }
 
 // ------------------------------------------------------------------ conversions
@@ -84,7 +86,9 @@ export async function runConversions(options: {
     affiliate: { bps: 1_000 },
   });
 
-  log(`conversions: setting up ${affiliates} affiliates and ${Math.round(users * referredShare)} referred users of ${users} (through the gateway, not measured)`);
+  log(
+    `conversions: setting up ${affiliates} affiliates and ${Math.round(users * referredShare)} referred users of ${users} (through the gateway, not measured)`,
+  );
   const codes = Array.from({ length: affiliates }, (_, index) => `benchaff${index}`);
   // Few in flight: set-up is not measured, and on a loaded machine 16 at once outlast the gateway's deadline.
   await inParallel([...codes.keys()], 4, (index) =>
@@ -98,7 +102,11 @@ export async function runConversions(options: {
   const rng = random(9);
   const referred = Array.from({ length: users }, (_, index) => index).filter(() => rng() < referredShare);
   await inParallel(referred, 32, (index) =>
-    api.call('POST', '/api/v1/referrals', project.keys.service, { user_identifier: address('conv-user', index), user_identifier_type: 'evm_address', code: codes[index % affiliates] }),
+    api.call('POST', '/api/v1/referrals', project.keys.service, {
+      user_identifier: address('conv-user', index),
+      user_identifier_type: 'evm_address',
+      code: codes[index % affiliates],
+    }),
   );
 
   const bodies: string[] = [];
@@ -120,7 +128,11 @@ export async function runConversions(options: {
   // Cheap to ask while the stream runs (the batches not finished yet, from their partial index);
   // the conversions themselves are counted once, afterwards.
   const unfinished = async () =>
-    (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM claim.conversion_batches WHERE finished_at IS NULL AND project_id = $1', [project.id])).rows[0]!.n;
+    (
+      await db.query<{ n: number }>('SELECT count(*)::int AS n FROM claim.conversion_batches WHERE finished_at IS NULL AND project_id = $1', [
+        project.id,
+      ])
+    ).rows[0]!.n;
   let retried = 0;
   const ours = await options.around('conversions (gateway)', async () => {
     const started = performance.now();
@@ -129,7 +141,13 @@ export async function runConversions(options: {
       // A 504 leaves the batch's fate unknown; sending the same body again is safe (ids deduplicate:
       // 200 when the first attempt had stored everything), as a client would do.
       for (let attempt = 1; ; attempt += 1) {
-        const { status } = await api.call('POST', '/api/v1/conversions/batch', project.keys.service, body, attempt < 3 ? [200, 202, 504] : [200, 202]);
+        const { status } = await api.call(
+          'POST',
+          '/api/v1/conversions/batch',
+          project.keys.service,
+          body,
+          attempt < 3 ? [200, 202, 504] : [200, 202],
+        );
         if (status !== 504) break;
         retried += 1;
       }
@@ -142,7 +160,12 @@ export async function runConversions(options: {
   if (retried > 0) log(`conversions: ${retried} batch requests answered 504 (the machine is loaded) and were sent again`);
 
   const byStatus = Object.fromEntries(
-    (await db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM claim.conversions WHERE project_id = $1 GROUP BY status', [project.id])).rows.map((row) => [row.status, row.n]),
+    (
+      await db.query<{ status: string; n: number }>(
+        'SELECT status, count(*)::int AS n FROM claim.conversions WHERE project_id = $1 GROUP BY status',
+        [project.id],
+      )
+    ).rows.map((row) => [row.status, row.n]),
   );
   const counts = (
     await db.query<{ movements: number; events: number; unfinished: number }>(
@@ -216,7 +239,11 @@ export async function setUpLeaderboard(api: Api, platformKey: string, db: pg.Cli
   // Affiliate a's address: 0x + 40 hex digits of md5s (spread like real addresses).
   const affiliate = (n: string) => `'0x' || substr(md5('lb-aff-' || ${n}) || md5('lb-aff2-' || ${n}), 1, 40)`;
   await db.query('BEGIN');
-  await db.query('INSERT INTO claim.conversion_batches (id, project_id, received, created_at, finished_at) VALUES ($1, $2, $3, now(), now())', [batchId, project.id, movements]);
+  await db.query('INSERT INTO claim.conversion_batches (id, project_id, received, created_at, finished_at) VALUES ($1, $2, $3, now(), now())', [
+    batchId,
+    project.id,
+    movements,
+  ]);
   await db.query(
     `INSERT INTO claim.conversions (project_id, id, batch_id, request_hash, name, identifier_type, identifier, occurred_at, received_at, reward_base, status, processed_at, currency_id,
                                     affiliate_id, affiliate_identifier_type, affiliate_identifier)
@@ -258,13 +285,17 @@ export async function setUpLeaderboard(api: Api, platformKey: string, db: pg.Cli
     [project.id],
   );
   await db.query('COMMIT');
-  await db.query('VACUUM (ANALYZE) claim.conversions, claim.claim_checks, claim.movements, claim.leaderboard_totals, claim.leaderboard_sizes, claim.currencies');
+  await db.query(
+    'VACUUM (ANALYZE) claim.conversions, claim.claim_checks, claim.movements, claim.leaderboard_totals, claim.leaderboard_sizes, claim.currencies',
+  );
   await db.query('CHECKPOINT');
 
   // Most readers look at the top of a board; some page deep into it.
   const lastPage = Math.max(1, Math.ceil(affiliates / pageSize));
   const mix = random(11);
-  const pages = Array.from({ length: 100_000 }, () => (mix() < config.leaderboard.topShare ? 1 + Math.floor(mix() * Math.min(10, lastPage)) : 1 + Math.floor(mix() * lastPage)));
+  const pages = Array.from({ length: 100_000 }, () =>
+    mix() < config.leaderboard.topShare ? 1 + Math.floor(mix() * Math.min(10, lastPage)) : 1 + Math.floor(mix() * lastPage),
+  );
   const total = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM claim.movements WHERE project_id = $1', [project.id])).rows[0]!.n;
   return { project, movements: total, entries: affiliates, pages };
 }
@@ -289,7 +320,8 @@ export function openDirectLeaderboard(databaseUrl: string, data: LeaderboardData
   const values = (page: number) => [data.project.id, data.project.currency.id, pageSize, (page - 1) * pageSize];
   return {
     page: async (page) => (await pool.query(LEADERBOARD_PAGE_SQL, values(page))).rows,
-    explain: async (page) => (await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${LEADERBOARD_PAGE_SQL}`, values(page))).rows.map((row) => row['QUERY PLAN']).join('\n'),
+    explain: async (page) =>
+      (await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${LEADERBOARD_PAGE_SQL}`, values(page))).rows.map((row) => row['QUERY PLAN']).join('\n'),
     close: () => pool.end(),
   };
 }
@@ -297,7 +329,11 @@ export function openDirectLeaderboard(databaseUrl: string, data: LeaderboardData
 /** The gateway's first pages agree with the direct query's. */
 export async function crossCheckLeaderboard(api: Api, data: LeaderboardData, direct: DirectLeaderboard, pageSize: number): Promise<string> {
   for (const page of [1, 2, Math.max(1, Math.ceil(data.entries / pageSize))]) {
-    const { body } = await api.call<{ results: Array<{ user_identifier: string; total_amount: string }> }>('GET', leaderboardPath(data, page, pageSize), data.project.keys.readOnly);
+    const { body } = await api.call<{ results: Array<{ user_identifier: string; total_amount: string }> }>(
+      'GET',
+      leaderboardPath(data, page, pageSize),
+      data.project.keys.readOnly,
+    );
     const viaGateway = body.results.map((entry) => `${entry.user_identifier}:${entry.total_amount}`).join(',');
     const viaSql = (await direct.page(page)).map((row) => `${row.identifier}:${row.total_amount}`).join(',');
     if (viaGateway !== viaSql) throw new Error(`leaderboard page ${page}: the gateway and the direct query disagree`);
@@ -305,11 +341,31 @@ export async function crossCheckLeaderboard(api: Api, data: LeaderboardData, dir
   return 'pages 1, 2 and the last agree';
 }
 
-export function runLeaderboardGateway(baseUrl: string, data: LeaderboardData, connections: number, durationS: number, pageSize: number, label: string): Promise<RunFigures> {
+export function runLeaderboardGateway(
+  baseUrl: string,
+  data: LeaderboardData,
+  connections: number,
+  durationS: number,
+  pageSize: number,
+  label: string,
+): Promise<RunFigures> {
   let next = 0;
-  return runHttpLoad(baseUrl, data.project.keys.readOnly, () => leaderboardPath(data, data.pages[next++ % data.pages.length]!, pageSize), connections, durationS, label);
+  return runHttpLoad(
+    baseUrl,
+    data.project.keys.readOnly,
+    () => leaderboardPath(data, data.pages[next++ % data.pages.length]!, pageSize),
+    connections,
+    durationS,
+    label,
+  );
 }
 
-export function runLeaderboardDirect(direct: DirectLeaderboard, data: LeaderboardData, connections: number, durationS: number, label: string): Promise<RunFigures> {
+export function runLeaderboardDirect(
+  direct: DirectLeaderboard,
+  data: LeaderboardData,
+  connections: number,
+  durationS: number,
+  label: string,
+): Promise<RunFigures> {
   return runQueryLoad((n) => direct.page(data.pages[n % data.pages.length]!), connections, durationS, label);
 }

@@ -73,7 +73,7 @@ export class CpuMeter {
       wallSeconds,
       rows,
       machineBusy: end.machine.busy - start.machine.busy,
-      machineCapacity: (end.machine.total - start.machine.total) || wallSeconds * cores,
+      machineCapacity: end.machine.total - start.machine.total || wallSeconds * cores,
     };
   }
 }

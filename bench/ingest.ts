@@ -101,7 +101,13 @@ async function sendThroughGateway(
       const index = next++;
       const sent = performance.now();
       try {
-        const { body } = await api.call<BatchStatus>('POST', `/v1/audience-segments/${segmentId}/entries/batch`, serviceKey, bodies[index], [202, 200]);
+        const { body } = await api.call<BatchStatus>(
+          'POST',
+          `/v1/audience-segments/${segmentId}/entries/batch`,
+          serviceKey,
+          bodies[index],
+          [202, 200],
+        );
         submitMs[index] = performance.now() - sent;
         lastSubmitted = performance.now();
         jobs[index]!.resolve(body.job_id);
@@ -137,7 +143,12 @@ async function jobTimings(redisUrl: string, prefix: string, jobIds: string[]): P
   try {
     const out: { queuedMs: number; processMs: number }[] = [];
     for (const id of jobIds) {
-      const [timestamp, processedOn, finishedOn] = await redis.hmget(`${prefix}:audience-apply-entry-batch:${id}`, 'timestamp', 'processedOn', 'finishedOn');
+      const [timestamp, processedOn, finishedOn] = await redis.hmget(
+        `${prefix}:audience-apply-entry-batch:${id}`,
+        'timestamp',
+        'processedOn',
+        'finishedOn',
+      );
       out.push({
         queuedMs: Number(processedOn) - Number(timestamp),
         processMs: Number(finishedOn) - Number(processedOn),
@@ -243,16 +254,20 @@ export async function runIngest(options: {
   const bodies = batchBodies(addresses, config.ingest.batchSize);
   await db.query('CHECKPOINT');
 
-  log(`ingest: sending ${bodies.length} batch requests of ${config.ingest.batchSize.toLocaleString('en-US')} through the gateway, ${config.ingest.inflight} in flight`);
-  const ours = await around('ingest (gateway)', () =>
-    sendThroughGateway(api, project.keys.service, segment.id, bodies, config.ingest.inflight),
+  log(
+    `ingest: sending ${bodies.length} batch requests of ${config.ingest.batchSize.toLocaleString('en-US')} through the gateway, ${config.ingest.inflight} in flight`,
   );
+  const ours = await around('ingest (gateway)', () => sendThroughGateway(api, project.keys.service, segment.id, bodies, config.ingest.inflight));
   const statuses = ours.statuses;
   const entriesCount = Number((await getSegment(api, project, segment.id)).entries_count);
   const rowsInTable = Number(
     (await db.query<{ n: string }>('SELECT count(*) AS n FROM audience.entries WHERE segment_id = $1', [segment.id])).rows[0]!.n,
   );
-  const timings = await jobTimings(options.redisUrl, options.queuePrefix, statuses.map((status) => status.job_id));
+  const timings = await jobTimings(
+    options.redisUrl,
+    options.queuePrefix,
+    statuses.map((status) => status.job_id),
+  );
 
   const streams = config.ingest.copyStreams;
   log(`ingest: ours took ${ours.seconds.toFixed(2)} s; loading the same rows with COPY (${streams} stream${streams > 1 ? 's' : ''})`);

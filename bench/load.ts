@@ -21,7 +21,12 @@ export interface RunFigures {
   max: number;
 }
 
-function figures(label: string, seconds: number, counts: { ok: number; non2xx: number; errors: number; timeouts: number }, latencies: Samples): RunFigures {
+function figures(
+  label: string,
+  seconds: number,
+  counts: { ok: number; non2xx: number; errors: number; timeouts: number },
+  latencies: Samples,
+): RunFigures {
   const sorted = latencies.sorted();
   return {
     label,
@@ -36,7 +41,14 @@ function figures(label: string, seconds: number, counts: { ok: number; non2xx: n
 }
 
 /** GETs through the gateway at `connections` for `durationS`; `nextPath` gives each request its path. */
-export async function runHttpLoad(baseUrl: string, key: string, nextPath: () => string, connections: number, durationS: number, label: string): Promise<RunFigures> {
+export async function runHttpLoad(
+  baseUrl: string,
+  key: string,
+  nextPath: () => string,
+  connections: number,
+  durationS: number,
+  label: string,
+): Promise<RunFigures> {
   const latencies = new Samples();
   let ok = 0;
   let non2xx = 0;
@@ -62,11 +74,19 @@ export async function runHttpLoad(baseUrl: string, key: string, nextPath: () => 
   });
   const result = await instance;
   // autocannon's errors are connections that failed, not answers: the rate counts answers.
-  return { ...figures(label, result.duration, { ok, non2xx, errors: result.errors, timeouts: result.timeouts }, latencies), rps: (ok + non2xx) / result.duration };
+  return {
+    ...figures(label, result.duration, { ok, non2xx, errors: result.errors, timeouts: result.timeouts }, latencies),
+    rps: (ok + non2xx) / result.duration,
+  };
 }
 
 /** `query` in `connections` concurrent loops for `durationS` (each loop waits for its answer before the next). */
-export async function runQueryLoad(query: (n: number) => Promise<unknown>, connections: number, durationS: number, label: string): Promise<RunFigures> {
+export async function runQueryLoad(
+  query: (n: number) => Promise<unknown>,
+  connections: number,
+  durationS: number,
+  label: string,
+): Promise<RunFigures> {
   let next = 0;
   let ok = 0;
   let errors = 0;
@@ -97,7 +117,10 @@ export async function runQueryLoad(query: (n: number) => Promise<unknown>, conne
  * status once the body is read. For loads whose loops wait for each answer: fetch costs the client
  * more CPU per request (about twice, measured), CPU taken from the stack under test on a small machine.
  */
-export function keepAliveGet(baseUrl: string, connections: number): { get(path: string, headers: Record<string, string>): Promise<number>; close(): void } {
+export function keepAliveGet(
+  baseUrl: string,
+  connections: number,
+): { get(path: string, headers: Record<string, string>): Promise<number>; close(): void } {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const base = new URL(baseUrl);
   return {

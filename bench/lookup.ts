@@ -95,7 +95,11 @@ export async function crossCheck(api: Api, data: LookupData, direct: DirectLooku
   const notes: string[] = [];
   const samples = [address(USER_NS, 0), mixedCase(address(USER_NS, 1)), address(USER_NS, data.users - 1), address('lookup-missing', -1)];
   for (const identifier of samples) {
-    const { body } = await api.call<{ results: { id: string; badge_name: string | null }[] }>('GET', lookupPath(identifier), data.project.keys.service);
+    const { body } = await api.call<{ results: { id: string; badge_name: string | null }[] }>(
+      'GET',
+      lookupPath(identifier),
+      data.project.keys.service,
+    );
     const rows = await direct.query(identifier.toLowerCase());
     const viaGateway = body.results.map((result) => result.id).join(',');
     const viaSql = rows.map((row) => row.id).join(',');
@@ -142,12 +146,7 @@ ORDER BY s.created_at, s.id`;
  * sends it as a named prepared statement (planned once per connection) instead of pg's default
  * unnamed statement: a stricter limit, reported beside the one the goal is measured against.
  */
-export async function openDirectLookup(
-  databaseUrl: string,
-  projectId: string,
-  connections: number,
-  prepared = false,
-): Promise<DirectLookup> {
+export async function openDirectLookup(databaseUrl: string, projectId: string, connections: number, prepared = false): Promise<DirectLookup> {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: connections,
@@ -179,7 +178,11 @@ export function runDirectLoad(direct: DirectLookup, requests: string[], connecti
 export async function explainLookup(direct: DirectLookup, projectId: string): Promise<string> {
   const client = await direct.pool.connect();
   try {
-    const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${direct.sql}`, [projectId, address(USER_NS, 0), 'evm_address']);
+    const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${direct.sql}`, [
+      projectId,
+      address(USER_NS, 0),
+      'evm_address',
+    ]);
     return plan.rows.map((row) => row['QUERY PLAN']).join('\n');
   } finally {
     client.release();

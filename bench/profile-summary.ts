@@ -24,19 +24,31 @@ interface Profile {
 
 function packageOf(url: string, name: string): string {
   if (!url) return name.startsWith('(') ? name : '(native/V8)';
-  if (url.startsWith('node:')) return `node:${url.slice(5).split('/')[0] === 'internal' ? url.slice(5).split('/').slice(1, 2).join('/') || 'internal' : url.slice(5)}`;
+  if (url.startsWith('node:'))
+    return `node:${url.slice(5).split('/')[0] === 'internal' ? url.slice(5).split('/').slice(1, 2).join('/') || 'internal' : url.slice(5)}`;
   const modules = url.lastIndexOf('node_modules/');
   if (modules >= 0) {
     const rest = url.slice(modules + 'node_modules/'.length).split('/');
     return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
   }
   const dist = url.indexOf('/dist/');
-  return dist >= 0 ? `app:${url.slice(dist + 6).split('/').slice(0, 2).join('/')}` : url;
+  return dist >= 0
+    ? `app:${url
+        .slice(dist + 6)
+        .split('/')
+        .slice(0, 2)
+        .join('/')}`
+    : url;
 }
 
 function frameKey(node: ProfileNode): string {
   const { functionName, url, lineNumber } = node.callFrame;
-  const where = url ? `${url.replace(/^.*node_modules\//, '').replace(/^.*\/dist\//, '').replace(/^file:\/\//, '')}:${lineNumber + 1}` : '';
+  const where = url
+    ? `${url
+        .replace(/^.*node_modules\//, '')
+        .replace(/^.*\/dist\//, '')
+        .replace(/^file:\/\//, '')}:${lineNumber + 1}`
+    : '';
   return `${functionName || '(anonymous)'} ${where}`.trim();
 }
 

@@ -52,11 +52,21 @@ export function lookupTable(runs: RunFigures[]): string {
 export function cpuTable(report: CpuReport, per: { count: number; unit: string; scale: number; label: string }): string {
   const rows = report.rows
     .filter((row) => row.seconds >= 0.005)
-    .map((row) => [row.group, row.seconds.toFixed(2), (row.seconds / report.wallSeconds).toFixed(2), ((row.seconds / per.count) * per.scale).toFixed(1)]);
+    .map((row) => [
+      row.group,
+      row.seconds.toFixed(2),
+      (row.seconds / report.wallSeconds).toFixed(2),
+      ((row.seconds / per.count) * per.scale).toFixed(1),
+    ]);
   const tracked = report.rows.reduce((sum, row) => sum + row.seconds, 0);
   rows.push(['(all of the above)', tracked.toFixed(2), (tracked / report.wallSeconds).toFixed(2), ((tracked / per.count) * per.scale).toFixed(1)]);
   const others = Math.max(0, report.machineBusy - tracked);
-  rows.push(['(other processes on the machine)', others.toFixed(2), (others / report.wallSeconds).toFixed(2), ((others / per.count) * per.scale).toFixed(1)]);
+  rows.push([
+    '(other processes on the machine)',
+    others.toFixed(2),
+    (others / report.wallSeconds).toFixed(2),
+    ((others / per.count) * per.scale).toFixed(1),
+  ]);
   rows.push([
     '(whole machine: busy / capacity)',
     `${report.machineBusy.toFixed(2)} / ${report.machineCapacity.toFixed(2)}`,

@@ -24,19 +24,18 @@ import os from 'node:os';
 import pg from 'pg';
 import { Api } from './api';
 import { type BenchChain, startBenchChain } from './chain';
-import { type ClaimListData, crossCheckClaimList, openClaimListDirect, runClaimListDirect, runClaimListGateway, setUpClaimListData } from './claim-checks';
+import {
+  type ClaimListData,
+  crossCheckClaimList,
+  openClaimListDirect,
+  runClaimListDirect,
+  runClaimListGateway,
+  setUpClaimListData,
+} from './claim-checks';
 import { loadBenchConfig } from './config';
 import { CpuMeter, type CpuReport, waitUntilIdle } from './cpu';
 import { type IngestResult, runIngest, summarizeTimings } from './ingest';
-import {
-  crossCheck,
-  explainLookup,
-  openDirectLookup,
-  type RunFigures,
-  runDirectLoad,
-  runGatewayLoad,
-  setUpLookupData,
-} from './lookup';
+import { crossCheck, explainLookup, openDirectLookup, type RunFigures, runDirectLoad, runGatewayLoad, setUpLookupData } from './lookup';
 import { type MemoryReport, MemorySampler } from './memory';
 import {
   type AttributionFigures,
@@ -82,7 +81,10 @@ const progress = (line: string) => process.stdout.write(`[${new Date().toISOStri
 
 /** The commit measured, and whether the working tree (which `npm run build` compiled) differs from it. */
 function gitCommit(): string {
-  const git = (args: string) => execSync(`git ${args}`, { cwd: __dirname, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  const git = (args: string) =>
+    execSync(`git ${args}`, { cwd: __dirname, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
   try {
     const commit = git('rev-parse --short HEAD');
     const changed = git('status --porcelain --untracked-files=all -- ":(top)" ":(top,exclude)bench"').split('\n').filter(Boolean).length;
@@ -103,7 +105,11 @@ const nodeArgsFromEnv = (): string[] => (process.env.BENCH_NODE_ARGS ?? '').spli
 
 async function main(): Promise<number> {
   const config = loadBenchConfig();
-  const phases = new Set((process.env.BENCH_PHASES ?? 'ingest,lookup,attribution,conversions,leaderboard,claim-list,affiliate-list,audience-evaluation').split(',').map((phase) => phase.trim()));
+  const phases = new Set(
+    (process.env.BENCH_PHASES ?? 'ingest,lookup,attribution,conversions,leaderboard,claim-list,affiliate-list,audience-evaluation')
+      .split(',')
+      .map((phase) => phase.trim()),
+  );
   const postgresUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const databaseName = process.env.BENCH_DATABASE ?? 'referral_bench';
@@ -113,24 +119,25 @@ async function main(): Promise<number> {
 
   log(section('referral platform benchmark'));
   log(
-    keyValues(
+    keyValues([
+      ['commit', gitCommit()],
+      ['started', new Date().toISOString()],
+      ['node', process.version],
+      ['cores', `${cores} (${os.cpus()[0]?.model ?? '?'})`],
+      ['load average at start', loadAverage()],
       [
-        ['commit', gitCommit()],
-        ['started', new Date().toISOString()],
-        ['node', process.version],
-        ['cores', `${cores} (${os.cpus()[0]?.model ?? '?'})`],
-        ['load average at start', loadAverage()],
-        ['scale', `${config.scale} (ingest ${fmt.int(config.ingest.entries)} entries; lookup ${fmt.int(config.lookup.entries)} entries in ${config.lookup.segments} segments)`],
-        ['lookup load', `${config.lookup.connections} connections, ${config.lookup.durationS} s (after ${config.lookup.warmupS} s of warm-up)`],
-        [
-          'attribution',
-          `${fmt.int(config.attribution.affiliates)} affiliates, ${fmt.int(config.attribution.referred)} referred users; batches of ${config.attribution.batchSize} at ` +
-            `${config.attribution.concurrency} concurrent calls, ${config.attribution.durationS} s`,
-        ],
-        ['stack output', logFile],
-        ...(cpuProfDir ? [['cpu profiles', cpuProfDir] as [string, string]] : []),
+        'scale',
+        `${config.scale} (ingest ${fmt.int(config.ingest.entries)} entries; lookup ${fmt.int(config.lookup.entries)} entries in ${config.lookup.segments} segments)`,
       ],
-    ),
+      ['lookup load', `${config.lookup.connections} connections, ${config.lookup.durationS} s (after ${config.lookup.warmupS} s of warm-up)`],
+      [
+        'attribution',
+        `${fmt.int(config.attribution.affiliates)} affiliates, ${fmt.int(config.attribution.referred)} referred users; batches of ${config.attribution.batchSize} at ` +
+          `${config.attribution.concurrency} concurrent calls, ${config.attribution.durationS} s`,
+      ],
+      ['stack output', logFile],
+      ...(cpuProfDir ? [['cpu profiles', cpuProfDir] as [string, string]] : []),
+    ]),
   );
 
   await recreateDatabase(postgresUrl, databaseName);
@@ -148,7 +155,9 @@ async function main(): Promise<number> {
     memory?.stop();
     // BENCH_KEEP_DATABASE=1 leaves the data for a look afterwards (EXPLAIN of a slow statement); the next run recreates it.
     if (process.env.BENCH_KEEP_DATABASE !== '1') {
-      await dropDatabase(postgresUrl, databaseName).catch((error) => process.stderr.write(`bench: dropping ${databaseName} failed: ${String(error)}\n`));
+      await dropDatabase(postgresUrl, databaseName).catch((error) =>
+        process.stderr.write(`bench: dropping ${databaseName} failed: ${String(error)}\n`),
+      );
     }
     if (stack) await deleteRedisKeys(redisUrl, stack.queuePrefix).catch(() => undefined);
   };
@@ -160,12 +169,21 @@ async function main(): Promise<number> {
   process.once('SIGTERM', interrupted);
 
   let ingest: IngestResult | undefined;
-  let lookupRuns: { gateway: RunFigures; direct: RunFigures; prepared: RunFigures; sql: string; plan: string; notes: string[]; users: number; entries: number } | undefined;
+  let lookupRuns:
+    | { gateway: RunFigures; direct: RunFigures; prepared: RunFigures; sql: string; plan: string; notes: string[]; users: number; entries: number }
+    | undefined;
   let conversions: ConversionsResult | undefined;
   let leaderboardRuns: { gateway: RunFigures; direct: RunFigures; data: LeaderboardData; check: string; plans: string[] } | undefined;
   let audienceEvaluation: AudienceEvaluationResult | undefined;
   let affiliateListRuns:
-    | { gateway: RunFigures; direct: RunFigures; data: AffiliateListData; check: string; plans: string[]; dashboard: { gateway: DashboardRun; direct: DashboardRun; cases: number; check: string; checkpoints: { gateway: string; direct: string } } }
+    | {
+        gateway: RunFigures;
+        direct: RunFigures;
+        data: AffiliateListData;
+        check: string;
+        plans: string[];
+        dashboard: { gateway: DashboardRun; direct: DashboardRun; cases: number; check: string; checkpoints: { gateway: string; direct: string } };
+      }
     | undefined;
   let claimListRuns: { gateway: RunFigures; direct: RunFigures; data: ClaimListData; check: string } | undefined;
   let attributionRuns: { ours: AttributionFigures; direct: AttributionFigures; check: string; plan: string; suspensions: number } | undefined;
@@ -179,14 +197,19 @@ async function main(): Promise<number> {
     chain = await startBenchChain();
     progress('starting the stack (node dist/scripts/start-stack.js)');
     stack = await startStack({
-      extraEnv: { CHAIN_RPC_URLS: `${chain.chainId}=${chain.url}`, CLAIM_MANAGER_ADDRESSES: `${chain.chainId}=0x00000000000000000000000000000000000c1a1e` },
+      extraEnv: {
+        CHAIN_RPC_URLS: `${chain.chainId}=${chain.url}`,
+        CLAIM_MANAGER_ADDRESSES: `${chain.chainId}=0x00000000000000000000000000000000000c1a1e`,
+      },
       databaseName,
       postgresUrl,
       redisUrl,
       logFile,
       nodeArgs: [...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []), ...nodeArgsFromEnv()],
     });
-    stackInfo = `gateway ${stack.baseUrl}; ${Object.entries(stack.grpcAddresses).map(([name, value]) => `${name}=${value}`).join(', ')}; queue prefix ${stack.queuePrefix}`;
+    stackInfo = `gateway ${stack.baseUrl}; ${Object.entries(stack.grpcAddresses)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(', ')}; queue prefix ${stack.queuePrefix}`;
     progress(`stack ready: ${stackInfo}`);
     if (nodeArgsFromEnv().includes('--trace-gc')) {
       // --trace-gc stamps each pause with ms since its process started: these starts put them on the clock.
@@ -224,7 +247,17 @@ async function main(): Promise<number> {
     const api = new Api(stack.baseUrl);
 
     if (phases.has('ingest')) {
-      ingest = await runIngest({ api, platformKey: stack.platformKey, db: admin, databaseUrl: stack.databaseUrl, redisUrl, queuePrefix: stack.queuePrefix, config, log: progress, around });
+      ingest = await runIngest({
+        api,
+        platformKey: stack.platformKey,
+        db: admin,
+        databaseUrl: stack.databaseUrl,
+        redisUrl,
+        queuePrefix: stack.queuePrefix,
+        config,
+        log: progress,
+        around,
+      });
       progress(`ingest: ours ${fmt.s(ingest.oursSeconds)}, COPY ${fmt.s(ingest.copySeconds)}`);
     }
 
@@ -273,7 +306,9 @@ async function main(): Promise<number> {
     if (phases.has('attribution')) {
       memory.setPhase('attribution setup');
       const { affiliates, referred, concurrency, durationS, warmupS } = config.attribution;
-      progress(`attribution: seeding ${fmt.int(affiliates)} affiliates and ${fmt.int(referred)} referrals (INSERT ... SELECT generate_series, not measured)`);
+      progress(
+        `attribution: seeding ${fmt.int(affiliates)} affiliates and ${fmt.int(referred)} referrals (INSERT ... SELECT generate_series, not measured)`,
+      );
       const data = await setUpAttributionData(api, stack.platformKey, admin, config);
       const ours = grpcPath(stack.grpcAddresses[SERVICE_CATALOG.agency.addressVariable]!, data.projectId);
       const direct = directPath(stack.databaseUrl, data.projectId, concurrency);
@@ -314,7 +349,9 @@ async function main(): Promise<number> {
     if (phases.has('leaderboard')) {
       memory.setPhase('leaderboard setup');
       const { movements, affiliates, connections, durationS, warmupS, pageSize } = config.leaderboard;
-      progress(`leaderboard: seeding ${fmt.int(movements)} affiliate payouts to ${fmt.int(affiliates)} affiliates (INSERT ... SELECT generate_series, not measured)`);
+      progress(
+        `leaderboard: seeding ${fmt.int(movements)} affiliate payouts to ${fmt.int(affiliates)} affiliates (INSERT ... SELECT generate_series, not measured)`,
+      );
       const data = await setUpLeaderboard(api, stack.platformKey, admin, config);
       const direct = openDirectLeaderboard(stack.databaseUrl, data, connections, pageSize);
       try {
@@ -332,7 +369,9 @@ async function main(): Promise<number> {
           await runLeaderboardDirect(direct, data, connections, warmupS, 'warm-up');
         }
         progress(`leaderboard: direct SQL with pg, ${connections} concurrent, ${durationS} s`);
-        const directRun = await around('leaderboard (direct)', () => runLeaderboardDirect(direct, data, connections, durationS, 'direct (the page query, pg)'));
+        const directRun = await around('leaderboard (direct)', () =>
+          runLeaderboardDirect(direct, data, connections, durationS, 'direct (the page query, pg)'),
+        );
         const plans = [await direct.explain(1), await direct.explain(Math.ceil(data.entries / pageSize))];
         leaderboardRuns = { gateway, direct: directRun, data, check, plans };
       } finally {
@@ -352,21 +391,40 @@ async function main(): Promise<number> {
           await runAffiliateListGateway(stack.baseUrl, data, connections, warmupS, 'warm-up');
         }
         progress(`affiliate list: gateway, ${connections} connections, ${durationS} s`);
-        const gateway = await around('affiliate list (gateway)', () => runAffiliateListGateway(stack!.baseUrl, data, connections, durationS, 'gateway (HTTP -> gRPC -> SQL)'));
+        const gateway = await around('affiliate list (gateway)', () =>
+          runAffiliateListGateway(stack!.baseUrl, data, connections, durationS, 'gateway (HTTP -> gRPC -> SQL)'),
+        );
         if (warmupS > 0) await runAffiliateListDirect(direct, data, connections, warmupS, 'warm-up');
         progress(`affiliate list: direct SQL with pg, ${connections} concurrent, ${durationS} s`);
-        const directRun = await around('affiliate list (direct)', () => runAffiliateListDirect(direct, data, connections, durationS, 'direct (page query + count, pg)'));
+        const directRun = await around('affiliate list (direct)', () =>
+          runAffiliateListDirect(direct, data, connections, durationS, 'direct (page query + count, pg)'),
+        );
         const { dashboardConnections, dashboardDurationS } = config.affiliateList;
         const cases = await dashboardCases(data, direct, pageSize);
         const dashboardCheck = await crossCheckAffiliateList(api, data, direct, cases);
-        progress(`affiliate list: dashboard, ${cases.length} cases, ${dashboardConnections} connections, ${dashboardDurationS} s (gateway, then direct SQL)`);
+        progress(
+          `affiliate list: dashboard, ${cases.length} cases, ${dashboardConnections} connections, ${dashboardDurationS} s (gateway, then direct SQL)`,
+        );
         const checkpointsBefore = await checkpointCounters(admin);
         const dashboardGateway = await around('affiliate dashboard (gateway)', () =>
-          runAffiliateDashboardGateway(stack!.baseUrl, data, cases, dashboardConnections, dashboardDurationS, `gateway, ${dashboardConnections} connections`),
+          runAffiliateDashboardGateway(
+            stack!.baseUrl,
+            data,
+            cases,
+            dashboardConnections,
+            dashboardDurationS,
+            `gateway, ${dashboardConnections} connections`,
+          ),
         );
         const checkpointsBetweenRuns = await checkpointCounters(admin);
         const dashboardDirect = await around('affiliate dashboard (direct)', () =>
-          runAffiliateDashboardDirect(direct, cases, dashboardConnections, dashboardDurationS, `direct (page query + count, pg), ${dashboardConnections} connections`),
+          runAffiliateDashboardDirect(
+            direct,
+            cases,
+            dashboardConnections,
+            dashboardDurationS,
+            `direct (page query + count, pg), ${dashboardConnections} connections`,
+          ),
         );
         const checkpoints = {
           gateway: checkpointsBetween(checkpointsBefore, checkpointsBetweenRuns),
@@ -389,7 +447,14 @@ async function main(): Promise<number> {
     if (phases.has('audience-evaluation')) {
       memory.setPhase('audience evaluation');
       audienceEvaluation = await around('audience evaluation', () =>
-        runAudienceEvaluation({ api, platformKey: stack!.platformKey, db: admin, scale: config.scale, samples: Number(process.env.BENCH_TRAIT_SAMPLES ?? 200), log: progress }),
+        runAudienceEvaluation({
+          api,
+          platformKey: stack!.platformKey,
+          db: admin,
+          scale: config.scale,
+          samples: Number(process.env.BENCH_TRAIT_SAMPLES ?? 200),
+          log: progress,
+        }),
       );
       progress(`audience evaluation: ours ${fmt.s(audienceEvaluation.statementSeconds)}, direct ${fmt.s(audienceEvaluation.directSeconds)}`);
     }
@@ -401,12 +466,16 @@ async function main(): Promise<number> {
       const check = await crossCheckClaimList(api, stack.databaseUrl, data);
       if (warmupS > 0) await runClaimListGateway(stack.baseUrl, data, connections, warmupS, 'warm-up');
       progress(`claim list: gateway, ${connections} connections, ${durationS} s`);
-      const gateway = await around('claim list (gateway)', () => runClaimListGateway(stack!.baseUrl, data, connections, durationS, 'gateway (HTTP -> gRPC -> SQL)'));
+      const gateway = await around('claim list (gateway)', () =>
+        runClaimListGateway(stack!.baseUrl, data, connections, durationS, 'gateway (HTTP -> gRPC -> SQL)'),
+      );
       const pool = openClaimListDirect(stack.databaseUrl, connections);
       try {
         if (warmupS > 0) await runClaimListDirect(pool, data, connections, warmupS, 'warm-up');
         progress(`claim list: direct SQL with pg, ${connections} concurrent, ${durationS} s`);
-        const direct = await around('claim list (direct)', () => runClaimListDirect(pool, data, connections, durationS, 'direct (one SQL query, pg)'));
+        const direct = await around('claim list (direct)', () =>
+          runClaimListDirect(pool, data, connections, durationS, 'direct (one SQL query, pg)'),
+        );
         claimListRuns = { gateway, direct, data, check };
       } finally {
         await pool.close();
@@ -433,8 +502,18 @@ async function main(): Promise<number> {
       table(
         ['path', 'time', 'entries/s', 'rows'],
         [
-          [`ours: ${ingest.batches} x POST .../entries/batch (${config.ingest.inflight} in flight) until all jobs completed`, fmt.s(ingest.oursSeconds), fmt.int(ingest.entries / ingest.oursSeconds), fmt.int(ingest.rowsInTable)],
-          [`COPY into an identical table (same PK, indexes, FK)${config.ingest.copyStreams > 1 ? `, ${config.ingest.copyStreams} streams` : ''}`, fmt.s(ingest.copySeconds), fmt.int(ingest.entries / ingest.copySeconds), fmt.int(ingest.copyRows)],
+          [
+            `ours: ${ingest.batches} x POST .../entries/batch (${config.ingest.inflight} in flight) until all jobs completed`,
+            fmt.s(ingest.oursSeconds),
+            fmt.int(ingest.entries / ingest.oursSeconds),
+            fmt.int(ingest.rowsInTable),
+          ],
+          [
+            `COPY into an identical table (same PK, indexes, FK)${config.ingest.copyStreams > 1 ? `, ${config.ingest.copyStreams} streams` : ''}`,
+            fmt.s(ingest.copySeconds),
+            fmt.int(ingest.entries / ingest.copySeconds),
+            fmt.int(ingest.copyRows),
+          ],
         ],
       ),
     );
@@ -447,9 +526,27 @@ async function main(): Promise<number> {
       table(
         ['per batch of ' + fmt.int(config.ingest.batchSize), 'p50', 'mean', 'max', 'sum'],
         [
-          ['POST round trip (202)', fmt.ms(timings.submit!.p50), fmt.ms(timings.submit!.mean), fmt.ms(timings.submit!.max), fmt.s(timings.submit!.sum / 1000)],
-          ['queued, waiting for a worker', fmt.ms(timings.queued!.p50), fmt.ms(timings.queued!.mean), fmt.ms(timings.queued!.max), fmt.s(timings.queued!.sum / 1000)],
-          ['worker: apply (INSERT ... SELECT unnest)', fmt.ms(timings.process!.p50), fmt.ms(timings.process!.mean), fmt.ms(timings.process!.max), fmt.s(timings.process!.sum / 1000)],
+          [
+            'POST round trip (202)',
+            fmt.ms(timings.submit!.p50),
+            fmt.ms(timings.submit!.mean),
+            fmt.ms(timings.submit!.max),
+            fmt.s(timings.submit!.sum / 1000),
+          ],
+          [
+            'queued, waiting for a worker',
+            fmt.ms(timings.queued!.p50),
+            fmt.ms(timings.queued!.mean),
+            fmt.ms(timings.queued!.max),
+            fmt.s(timings.queued!.sum / 1000),
+          ],
+          [
+            'worker: apply (INSERT ... SELECT unnest)',
+            fmt.ms(timings.process!.p50),
+            fmt.ms(timings.process!.mean),
+            fmt.ms(timings.process!.max),
+            fmt.s(timings.process!.sum / 1000),
+          ],
         ],
       ),
     );
@@ -463,7 +560,12 @@ async function main(): Promise<number> {
       log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
       log(cpuTable(measured.report, { count: ingest.entries, unit: 'entry', scale: 1e6, label: 'CPU µs/entry' }));
     }
-    goals.push([`ingest: ours / COPY <= ${config.goals.ingestRatioMax}`, fmt.ratio(ratio), `${fmt.s(ingest.oursSeconds)} vs ${fmt.s(ingest.copySeconds)}`, ratio <= config.goals.ingestRatioMax]);
+    goals.push([
+      `ingest: ours / COPY <= ${config.goals.ingestRatioMax}`,
+      fmt.ratio(ratio),
+      `${fmt.s(ingest.oursSeconds)} vs ${fmt.s(ingest.copySeconds)}`,
+      ratio <= config.goals.ingestRatioMax,
+    ]);
     goals.push([
       'ingest: every entry stored, entries_count right',
       fmt.int(ingest.entriesCount),
@@ -481,10 +583,16 @@ async function main(): Promise<number> {
         `requests: ${fmt.pct(config.lookup.existingShare)} existing users, ${fmt.pct(config.lookup.mixedCaseShare)} in mixed case`,
     );
     log(lookupTable([gateway, direct, prepared]));
-    log(`throughput ratio gateway / direct: ${fmt.ratio(ratio)} (goal >= ${config.goals.lookupRatioMin}); gateway p99 ${fmt.ms(gateway.p99)} (goal < ${config.goals.lookupP99MaxMs} ms)`);
+    log(
+      `throughput ratio gateway / direct: ${fmt.ratio(ratio)} (goal >= ${config.goals.lookupRatioMin}); gateway p99 ${fmt.ms(gateway.p99)} (goal < ${config.goals.lookupP99MaxMs} ms)`,
+    );
     log(`for context, gateway / direct as a named prepared statement: ${fmt.ratio(gateway.rps / prepared.rps)}`);
     log(`cross-check (gateway == direct): ${lookupRuns.notes.join(' | ')}`);
-    for (const [phase, run] of [['lookup (gateway)', gateway], ['lookup (direct)', direct], ['lookup (direct, prepared)', prepared]] as const) {
+    for (const [phase, run] of [
+      ['lookup (gateway)', gateway],
+      ['lookup (direct)', direct],
+      ['lookup (direct, prepared)', prepared],
+    ] as const) {
       const measured = cpu.get(phase);
       if (!measured) continue;
       log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
@@ -494,8 +602,18 @@ async function main(): Promise<number> {
     log(lookupRuns.sql);
     log('\nEXPLAIN (ANALYZE, BUFFERS), one existing user, after the load:');
     log(lookupRuns.plan);
-    goals.push([`lookup: gateway / direct >= ${config.goals.lookupRatioMin}`, fmt.ratio(ratio), `${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s`, ratio >= config.goals.lookupRatioMin]);
-    goals.push([`lookup: gateway p99 < ${config.goals.lookupP99MaxMs} ms`, fmt.ms(gateway.p99), p99Detail(gateway, direct, config.goals.lookupP99MaxMs), gateway.p99 < config.goals.lookupP99MaxMs]);
+    goals.push([
+      `lookup: gateway / direct >= ${config.goals.lookupRatioMin}`,
+      fmt.ratio(ratio),
+      `${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s`,
+      ratio >= config.goals.lookupRatioMin,
+    ]);
+    goals.push([
+      `lookup: gateway p99 < ${config.goals.lookupP99MaxMs} ms`,
+      fmt.ms(gateway.p99),
+      p99Detail(gateway, direct, config.goals.lookupP99MaxMs),
+      gateway.p99 < config.goals.lookupP99MaxMs,
+    ]);
     goals.push([
       'lookup: gateway answered 2xx to everything',
       `${fmt.int(gateway.non2xx + gateway.errors + gateway.timeouts)} bad`,
@@ -533,7 +651,10 @@ async function main(): Promise<number> {
       `outcomes (gRPC run): ${fmt.int(ours.outcomes.attributed)} attributed, ${fmt.int(ours.outcomes.notReferred)} not referred, ` +
         `${fmt.int(ours.outcomes.suspended)} affiliate suspended; cross-check: ${attributionRuns.check}`,
     );
-    for (const [phase, run] of [['attribution (gRPC)', ours], ['attribution (direct)', direct]] as const) {
+    for (const [phase, run] of [
+      ['attribution (gRPC)', ours],
+      ['attribution (direct)', direct],
+    ] as const) {
       const measured = cpu.get(phase);
       if (!measured) continue;
       log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
@@ -567,15 +688,26 @@ async function main(): Promise<number> {
       table(
         ['path', 'time', 'conversions/s', 'movements'],
         [
-          ['ours: intake, attribution (agency gRPC), movements, claim checks, leaderboard totals, events', fmt.s(conversions.oursSeconds), fmt.int(perSecond), fmt.int(conversions.movements)],
-          ['INSERT ... SELECT of the same movement rows into an identical table', fmt.s(conversions.limitSeconds), fmt.int(conversions.conversions / conversions.limitSeconds), fmt.int(conversions.limitRows)],
+          [
+            'ours: intake, attribution (agency gRPC), movements, claim checks, leaderboard totals, events',
+            fmt.s(conversions.oursSeconds),
+            fmt.int(perSecond),
+            fmt.int(conversions.movements),
+          ],
+          [
+            'INSERT ... SELECT of the same movement rows into an identical table',
+            fmt.s(conversions.limitSeconds),
+            fmt.int(conversions.conversions / conversions.limitSeconds),
+            fmt.int(conversions.limitRows),
+          ],
         ],
       ),
     );
     log(`ratio ours / INSERT ... SELECT: ${fmt.ratio(ratio)}; last batch accepted after ${fmt.s(conversions.submittedAfterSeconds)}`);
     log(
-      `statuses ${Object.entries(conversions.byStatus).map(([status, n]) => `${status} ${fmt.int(n)}`).join(', ')}; ` +
-        `events ${fmt.int(conversions.events)}; unfinished batches ${conversions.unfinishedBatches}`,
+      `statuses ${Object.entries(conversions.byStatus)
+        .map(([status, n]) => `${status} ${fmt.int(n)}`)
+        .join(', ')}; ` + `events ${fmt.int(conversions.events)}; unfinished batches ${conversions.unfinishedBatches}`,
     );
     log(
       `consumers of the events (audience inputs, agency metrics, webhooks) idle (2 s under 0.1 cores) ${fmt.s(conversions.downstreamSeconds)} after the last payment` +
@@ -587,12 +719,19 @@ async function main(): Promise<number> {
       log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
       log(cpuTable(measured.report, { count: conversions.conversions, unit: 'conversion', scale: 1e6, label: 'CPU µs/conversion' }));
     }
-    goals.push([`conversions: >= ${fmt.int(config.goals.conversionsPerSecondMin)} paid/s`, fmt.int(perSecond), `${fmt.s(conversions.oursSeconds)}; ${fmt.ratio(ratio)} of INSERT ... SELECT`, perSecond >= config.goals.conversionsPerSecondMin]);
+    goals.push([
+      `conversions: >= ${fmt.int(config.goals.conversionsPerSecondMin)} paid/s`,
+      fmt.int(perSecond),
+      `${fmt.s(conversions.oursSeconds)}; ${fmt.ratio(ratio)} of INSERT ... SELECT`,
+      perSecond >= config.goals.conversionsPerSecondMin,
+    ]);
     goals.push([
       'conversions: every one paid once, every event written',
       fmt.int(conversions.byStatus.processed ?? 0),
       `movements ${fmt.int(conversions.movements)}, events ${fmt.int(conversions.events)}`,
-      conversions.byStatus.processed === conversions.conversions && conversions.events === conversions.conversions && conversions.unfinishedBatches === 0,
+      conversions.byStatus.processed === conversions.conversions &&
+        conversions.events === conversions.conversions &&
+        conversions.unfinishedBatches === 0,
     ]);
   }
 
@@ -605,9 +744,14 @@ async function main(): Promise<number> {
         `${fmt.pct(config.leaderboard.topShare)} of requests for the first ten pages, the rest anywhere in the board`,
     );
     log(lookupTable([gateway, direct]));
-    log(`throughput ratio gateway / direct: ${fmt.ratio(ratio)} (goal >= ${config.goals.leaderboardRatioMin}); gateway p99 ${fmt.ms(gateway.p99)} (goal < ${config.goals.leaderboardP99MaxMs} ms)`);
+    log(
+      `throughput ratio gateway / direct: ${fmt.ratio(ratio)} (goal >= ${config.goals.leaderboardRatioMin}); gateway p99 ${fmt.ms(gateway.p99)} (goal < ${config.goals.leaderboardP99MaxMs} ms)`,
+    );
     log(`cross-check: ${leaderboardRuns.check}`);
-    for (const [phase, run] of [['leaderboard (gateway)', gateway], ['leaderboard (direct)', direct]] as const) {
+    for (const [phase, run] of [
+      ['leaderboard (gateway)', gateway],
+      ['leaderboard (direct)', direct],
+    ] as const) {
       const measured = cpu.get(phase);
       if (!measured) continue;
       log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
@@ -615,8 +759,18 @@ async function main(): Promise<number> {
     }
     log('\nEXPLAIN (ANALYZE, BUFFERS) of the first page and of the last, after the load:');
     log(leaderboardRuns.plans.join('\n\n'));
-    goals.push([`leaderboard: gateway / direct >= ${config.goals.leaderboardRatioMin}`, fmt.ratio(ratio), `${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s`, ratio >= config.goals.leaderboardRatioMin]);
-    goals.push([`leaderboard: gateway p99 < ${config.goals.leaderboardP99MaxMs} ms`, fmt.ms(gateway.p99), p99Detail(gateway, direct, config.goals.leaderboardP99MaxMs), gateway.p99 < config.goals.leaderboardP99MaxMs]);
+    goals.push([
+      `leaderboard: gateway / direct >= ${config.goals.leaderboardRatioMin}`,
+      fmt.ratio(ratio),
+      `${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s`,
+      ratio >= config.goals.leaderboardRatioMin,
+    ]);
+    goals.push([
+      `leaderboard: gateway p99 < ${config.goals.leaderboardP99MaxMs} ms`,
+      fmt.ms(gateway.p99),
+      p99Detail(gateway, direct, config.goals.leaderboardP99MaxMs),
+      gateway.p99 < config.goals.leaderboardP99MaxMs,
+    ]);
     goals.push([
       'leaderboard: gateway answered 2xx to everything',
       `${fmt.int(gateway.non2xx + gateway.errors + gateway.timeouts)} bad`,
@@ -629,11 +783,18 @@ async function main(): Promise<number> {
     const { gateway, direct, data } = affiliateListRuns;
     const ratio = gateway.rps / direct.rps;
     log(section('affiliate list: GET /api/v1/projects/:projectId/affiliates'));
-    log(`${fmt.int(data.affiliates)} affiliates with metrics; pages of ${config.affiliateList.pageSize}; the mix: ${data.cases.map((one) => one.label).join('; ')}`);
+    log(
+      `${fmt.int(data.affiliates)} affiliates with metrics; pages of ${config.affiliateList.pageSize}; the mix: ${data.cases.map((one) => one.label).join('; ')}`,
+    );
     log(lookupTable([gateway, direct]));
-    log(`throughput ratio gateway / direct: ${fmt.ratio(ratio)}; gateway p99 ${fmt.ms(gateway.p99)} (goal < ${config.goals.affiliateListP99MaxMs} ms)`);
+    log(
+      `throughput ratio gateway / direct: ${fmt.ratio(ratio)}; gateway p99 ${fmt.ms(gateway.p99)} (goal < ${config.goals.affiliateListP99MaxMs} ms)`,
+    );
     log(`cross-check: ${affiliateListRuns.check}`);
-    for (const [phase, run] of [['affiliate list (gateway)', gateway], ['affiliate list (direct)', direct]] as const) {
+    for (const [phase, run] of [
+      ['affiliate list (gateway)', gateway],
+      ['affiliate list (direct)', direct],
+    ] as const) {
       const measured = cpu.get(phase);
       if (!measured) continue;
       log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
@@ -653,18 +814,24 @@ async function main(): Promise<number> {
     log(slowestCases(dash.gateway, dash.direct, 10));
     // Most connections slow at once is something shared (a checkpoint, a pause of a process), not a case's own cost.
     const minStall = Math.max(2, config.affiliateList.dashboardConnections - 1);
-    for (const [path, run] of [['gateway', dash.gateway], ['direct', dash.direct]] as const) {
+    for (const [path, run] of [
+      ['gateway', dash.gateway],
+      ['direct', dash.direct],
+    ] as const) {
       log(`\nstalls (${path}): ${minStall} or more requests slower than ${SLOW_REQUEST_MS} ms at once; ${dash.checkpoints[path]} during the run`);
       log(stallTable(stalls(run.slow.requests, minStall)));
       log(gapLine(run.gaps));
     }
-    for (const [phase, run] of [['affiliate dashboard (gateway)', dash.gateway.figures], ['affiliate dashboard (direct)', dash.direct.figures]] as const) {
+    for (const [phase, run] of [
+      ['affiliate dashboard (gateway)', dash.gateway.figures],
+      ['affiliate dashboard (direct)', dash.direct.figures],
+    ] as const) {
       const measured = cpu.get(phase);
       if (!measured) continue;
       log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
       log(cpuTable(measured.report, { count: run.ok + run.non2xx + run.errors, unit: 'request', scale: 1e6, label: 'CPU µs/request' }));
     }
-    log('\nEXPLAIN (ANALYZE, BUFFERS) of each case\'s page query, after the load:');
+    log("\nEXPLAIN (ANALYZE, BUFFERS) of each case's page query, after the load:");
     log(affiliateListRuns.plans.join('\n\n'));
     goals.push([
       `affiliate list, dashboard (${config.affiliateList.dashboardConnections} connections, every filter x sort): gateway p99 < ${config.goals.affiliateListP99MaxMs} ms`,
@@ -672,7 +839,12 @@ async function main(): Promise<number> {
       p99Detail(dash.gateway.figures, dash.direct.figures, config.goals.affiliateListP99MaxMs),
       dash.gateway.figures.p99 < config.goals.affiliateListP99MaxMs,
     ]);
-    goals.push([`affiliate list, saturating (${config.affiliateList.connections} connections): gateway p99 < ${config.goals.affiliateListP99MaxMs} ms`, fmt.ms(gateway.p99), `p50 ${fmt.ms(gateway.p50)}; ${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s direct (${fmt.ratio(ratio)})`, gateway.p99 < config.goals.affiliateListP99MaxMs]);
+    goals.push([
+      `affiliate list, saturating (${config.affiliateList.connections} connections): gateway p99 < ${config.goals.affiliateListP99MaxMs} ms`,
+      fmt.ms(gateway.p99),
+      `p50 ${fmt.ms(gateway.p50)}; ${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s direct (${fmt.ratio(ratio)})`,
+      gateway.p99 < config.goals.affiliateListP99MaxMs,
+    ]);
     goals.push([
       'affiliate list: gateway answered 2xx to everything',
       `${fmt.int(gateway.non2xx + gateway.errors + gateway.timeouts)} bad`,
@@ -690,19 +862,36 @@ async function main(): Promise<number> {
     const { gateway, direct, data } = claimListRuns;
     const ratio = gateway.rps / direct.rps;
     log(section('claim checks: the list of a user with many movements'));
-    log(`${fmt.int(data.movements)} movements of the user in ${data.checks} claim checks (each batch's check closed into a voucher); GET ${data.path.split('?')[0]}, page 1 of 25`);
+    log(
+      `${fmt.int(data.movements)} movements of the user in ${data.checks} claim checks (each batch's check closed into a voucher); GET ${data.path.split('?')[0]}, page 1 of 25`,
+    );
     log(lookupTable([gateway, direct]));
-    log(`throughput ratio gateway / direct: ${fmt.ratio(ratio)} (goal >= ${config.goals.claimListRatioMin}); gateway p99 ${fmt.ms(gateway.p99)} (goal < ${config.goals.claimListP99MaxMs} ms)`);
-    for (const [phase, run] of [['claim list (gateway)', gateway], ['claim list (direct)', direct]] as const) {
+    log(
+      `throughput ratio gateway / direct: ${fmt.ratio(ratio)} (goal >= ${config.goals.claimListRatioMin}); gateway p99 ${fmt.ms(gateway.p99)} (goal < ${config.goals.claimListP99MaxMs} ms)`,
+    );
+    for (const [phase, run] of [
+      ['claim list (gateway)', gateway],
+      ['claim list (direct)', direct],
+    ] as const) {
       const measured = cpu.get(phase);
       if (!measured) continue;
       log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
       log(cpuTable(measured.report, { count: run.ok + run.non2xx + run.errors, unit: 'request', scale: 1e6, label: 'CPU µs/request' }));
     }
-    log('\nthe direct SQL (the repository\'s page, its count as a window), and its plan:');
+    log("\nthe direct SQL (the repository's page, its count as a window), and its plan:");
     log(claimListRuns.check);
-    goals.push([`claim list: gateway / direct >= ${config.goals.claimListRatioMin}`, fmt.ratio(ratio), `${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s`, ratio >= config.goals.claimListRatioMin]);
-    goals.push([`claim list: gateway p99 < ${config.goals.claimListP99MaxMs} ms`, fmt.ms(gateway.p99), p99Detail(gateway, direct, config.goals.claimListP99MaxMs), gateway.p99 < config.goals.claimListP99MaxMs]);
+    goals.push([
+      `claim list: gateway / direct >= ${config.goals.claimListRatioMin}`,
+      fmt.ratio(ratio),
+      `${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s`,
+      ratio >= config.goals.claimListRatioMin,
+    ]);
+    goals.push([
+      `claim list: gateway p99 < ${config.goals.claimListP99MaxMs} ms`,
+      fmt.ms(gateway.p99),
+      p99Detail(gateway, direct, config.goals.claimListP99MaxMs),
+      gateway.p99 < config.goals.claimListP99MaxMs,
+    ]);
     goals.push([
       'claim list: gateway answered 2xx to everything',
       `${fmt.int(gateway.non2xx + gateway.errors + gateway.timeouts)} bad`,
@@ -725,7 +914,12 @@ async function main(): Promise<number> {
     `other processes on the machine (not this benchmark), in cores: ${disturbed.map((d) => `${d.phase} ${d.cores.toFixed(2)}`).join(', ')}` +
       (disturbed.some((d) => d.cores > 0.25) ? ' -- DISTURBED: another workload shared the CPU; run again on a quiet machine' : ''),
   );
-  log(table(['goal', 'measured', 'detail', 'result'], goals.map(([goal, measured, detail, pass]) => [goal, measured, detail, pass ? 'PASS' : 'MISS'])));
+  log(
+    table(
+      ['goal', 'measured', 'detail', 'result'],
+      goals.map(([goal, measured, detail, pass]) => [goal, measured, detail, pass ? 'PASS' : 'MISS']),
+    ),
+  );
   if (memoryReport) log(`peak RSS of the stack (sum of its processes): ${fmt.mb(memoryReport.peakTotal)}`);
   log(`load average at the end: ${loadAverage()} (${cores} cores); the stack's output is in ${logFile}`);
   return 0;

@@ -60,7 +60,10 @@ export function stallTable(found: readonly Stall[]): string {
       clock(stall.to),
       fmt.int(stall.requests.length),
       fmt.ms(Math.max(...stall.requests.map((request) => request.ms))),
-      stall.requests.map((request) => request.label).slice(0, 2).join('; '),
+      stall.requests
+        .map((request) => request.label)
+        .slice(0, 2)
+        .join('; '),
     ]),
   );
 }

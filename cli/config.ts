@@ -29,7 +29,10 @@ export function resolveConfig(options: GlobalOptions, env: NodeJS.ProcessEnv = p
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new CliError(EXIT.usage, `the base URL "${baseUrl}" is not a URL (set REFERRAL_BASE_URL or --base-url, e.g. https://referrals.example.com)`);
+    throw new CliError(
+      EXIT.usage,
+      `the base URL "${baseUrl}" is not a URL (set REFERRAL_BASE_URL or --base-url, e.g. https://referrals.example.com)`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new CliError(EXIT.usage, `the base URL must be http or https, not ${url.protocol}`);

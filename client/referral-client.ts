@@ -98,7 +98,13 @@ export class ReferralClient {
       );
     }
     if (!isExpected(body)) {
-      throw new ReferralApiError(response.status, 'UNEXPECTED_RESPONSE', `the answer to ${path} is not the documented shape`, [], response.headers.get('x-request-id'));
+      throw new ReferralApiError(
+        response.status,
+        'UNEXPECTED_RESPONSE',
+        `the answer to ${path} is not the documented shape`,
+        [],
+        response.headers.get('x-request-id'),
+      );
     }
     return body;
   }

@@ -29,10 +29,7 @@ const gatewayEnv = z.object({
   HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /** Creates projects (and their first keys). Unset: project creation answers 403. */
-  PLATFORM_API_KEY: z
-    .string()
-    .min(32, 'PLATFORM_API_KEY must be at least 32 characters (generate one with `openssl rand -hex 32`)')
-    .optional(),
+  PLATFORM_API_KEY: z.string().min(32, 'PLATFORM_API_KEY must be at least 32 characters (generate one with `openssl rand -hex 32`)').optional(),
   /** Where each service listens (AUDIENCE_GRPC_ADDR, TAX_GRPC_ADDR, ...: services/common/service-catalog.ts). */
   ...byAddressVariable((service) => z.string().default(defaultGrpcAddress(service))),
   /** Deadline of every gRPC call that does not ask for a longer one. */
@@ -86,7 +83,11 @@ export const gatewayConfigSchema = gatewayEnv
       ctx.addIssue({ code: 'custom', path: ['HEADERS_TIMEOUT_MS'], message: `must be at most REQUEST_TIMEOUT_MS (${env.REQUEST_TIMEOUT_MS})` });
     }
     if (env.METRICS_PORT !== 0 && env.METRICS_PORT === env.PORT) {
-      ctx.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: `must differ from PORT (${env.PORT}): metrics are not served on the public port` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['METRICS_PORT'],
+        message: `must differ from PORT (${env.PORT}): metrics are not served on the public port`,
+      });
     }
   })
   .transform(({ SESSION_SECRET, SIWE_DOMAIN, SIWE_URI, ...rest }) => ({

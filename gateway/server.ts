@@ -41,7 +41,8 @@ export interface RunningGateway extends RunningProcess {
 
 /** The gateway's composition root, used by main.ts and by the tests. */
 export async function startGateway(config: GatewayConfig, overrides: GatewayOverrides = {}): Promise<RunningGateway> {
-  const logger = overrides.logger ?? createLogger({ service: 'gateway', level: config.LOG_LEVEL, format: config.LOG_FORMAT, nodeEnv: config.NODE_ENV });
+  const logger =
+    overrides.logger ?? createLogger({ service: 'gateway', level: config.LOG_LEVEL, format: config.LOG_FORMAT, nodeEnv: config.NODE_ENV });
   const clock = overrides.clock ?? systemClock;
   if (!config.PLATFORM_API_KEY) {
     logger.warn(

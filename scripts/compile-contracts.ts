@@ -147,8 +147,12 @@ if (require.main === module) {
   compileContracts()
     .then((compiled) => {
       writeArtifacts(compiled);
-      const names = Object.values(compiled.contracts).filter((c) => c.bytecode !== '0x').map((c) => c.contractName);
-      console.log(`compiled ${names.join(', ')} with solc ${compiled.solcVersion} in ${Date.now() - started} ms -> ${path.relative(ROOT, ARTIFACTS_FILE)}`);
+      const names = Object.values(compiled.contracts)
+        .filter((c) => c.bytecode !== '0x')
+        .map((c) => c.contractName);
+      console.log(
+        `compiled ${names.join(', ')} with solc ${compiled.solcVersion} in ${Date.now() - started} ms -> ${path.relative(ROOT, ARTIFACTS_FILE)}`,
+      );
     })
     .catch((error: unknown) => {
       console.error(error instanceof Error ? error.message : error);

@@ -37,7 +37,9 @@ function typeScriptOf(type: string): string {
 
 /** The ClaimCheck struct: the components of `claim(ClaimCheck[])`'s one parameter. */
 function claimCheckComponents(abi: readonly unknown[]): AbiParameter[] {
-  const claim = (abi as Array<{ type: string; name?: string; inputs?: AbiParameter[] }>).find((entry) => entry.type === 'function' && entry.name === 'claim');
+  const claim = (abi as Array<{ type: string; name?: string; inputs?: AbiParameter[] }>).find(
+    (entry) => entry.type === 'function' && entry.name === 'claim',
+  );
   const parameter = claim?.inputs?.[0];
   if (!parameter?.components || parameter.internalType !== 'struct IFuulManager.ClaimCheck[]') {
     throw new Error('ClaimManager has no claim(IFuulManager.ClaimCheck[]) to read the struct from');
@@ -64,7 +66,9 @@ function render(value: unknown, indent = ''): string {
   if (indent.length + inline.length <= 120 || value === null || typeof value !== 'object') return inline;
   const inner = `${indent}  `;
   if (Array.isArray(value)) return `[\n${value.map((item) => `${inner}${render(item, inner)},`).join('\n')}\n${indent}]`;
-  return `{\n${Object.entries(value).map(([key, item]) => `${inner}${renderKey(key)}: ${render(item, inner)},`).join('\n')}\n${indent}}`;
+  return `{\n${Object.entries(value)
+    .map(([key, item]) => `${inner}${renderKey(key)}: ${render(item, inner)},`)
+    .join('\n')}\n${indent}}`;
 }
 
 function renderInline(value: unknown): string {

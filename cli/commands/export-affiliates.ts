@@ -54,7 +54,12 @@ export async function exportAffiliates(options: ExportAffiliatesOptions, config:
     let progress: ReturnType<typeof progressOn> | undefined;
     const api = new ApiClient(config, (message) => (progress ? progress.message(message) : process.stderr.write(`${message}\n`)));
     for (let page = 1; ; page += 1) {
-      const { body } = await api.request({ method: 'GET', path: `/api/v1/projects/${canonicalUuid(project)}/affiliates`, query: { ...query, page }, schema: affiliatePage });
+      const { body } = await api.request({
+        method: 'GET',
+        path: `/api/v1/projects/${canonicalUuid(project)}/affiliates`,
+        query: { ...query, page },
+        schema: affiliatePage,
+      });
       totals.first ??= body.total_results;
       totals.last = body.total_results;
       progress ??= progressOn(process.stderr, body.total_results, 'affiliates');
@@ -76,7 +81,9 @@ export async function exportAffiliates(options: ExportAffiliatesOptions, config:
   const report = options.out ? process.stdout : process.stderr;
   report.write(`Exported ${seen.size.toLocaleString('en-US')} affiliates${options.out ? ` to ${options.out}` : ''}\n`);
   if (totals.first !== totals.last) {
-    process.stderr.write(`note: the list changed during the export (${totals.first} then ${totals.last} affiliates); run it again for a still picture\n`);
+    process.stderr.write(
+      `note: the list changed during the export (${totals.first} then ${totals.last} affiliates); run it again for a still picture\n`,
+    );
   }
   return EXIT.ok;
 }

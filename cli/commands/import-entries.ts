@@ -70,7 +70,9 @@ export async function importEntries(segment: string, path: string, options: Impo
       `Imported ${path} into segment ${segmentId}: ${count(totals.rows)} rows in ${count(totals.batches)} batches\n` +
         `  added    ${count(totals.added)}\n` +
         `  skipped  ${count(totals.skipped)} (already in the segment, or repeated in the file)\n` +
-        failed.map((batch) => `  FAILED   lines ${batch.firstLine}-${batch.lastLine} (job ${batch.jobId}): ${batch.error ?? 'no reason given'}\n`).join(''),
+        failed
+          .map((batch) => `  FAILED   lines ${batch.firstLine}-${batch.lastLine} (job ${batch.jobId}): ${batch.error ?? 'no reason given'}\n`)
+          .join(''),
     );
   }
   return failed.length > 0 ? EXIT.partial : EXIT.ok;

@@ -61,7 +61,10 @@ async function finished(api: ApiClient, segmentId: string, job: EntryBatch): Pro
   let batch = job;
   while (batch.status !== 'completed' && batch.status !== 'failed') {
     if (Date.now() > deadline) {
-      throw new CliError(EXIT.unavailable, `batch job ${batch.job_id} is still ${batch.status} after ${BATCH_DEADLINE_MS / 60_000} minutes; run the import again later`);
+      throw new CliError(
+        EXIT.unavailable,
+        `batch job ${batch.job_id} is still ${batch.status} after ${BATCH_DEADLINE_MS / 60_000} minutes; run the import again later`,
+      );
     }
     ({ body: batch } = await api.request({
       method: 'GET',

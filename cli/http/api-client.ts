@@ -70,7 +70,10 @@ export class ApiClient {
     if (!response.ok) throw apiError(response, body);
     const parsed = request.schema.safeParse(body);
     if (!parsed.success) {
-      throw new CliError(EXIT.unavailable, `${request.method} ${request.path}: the answer (HTTP ${response.status}) is not the documented shape; is ${this.config.baseUrl} the referral gateway?`);
+      throw new CliError(
+        EXIT.unavailable,
+        `${request.method} ${request.path}: the answer (HTTP ${response.status}) is not the documented shape; is ${this.config.baseUrl} the referral gateway?`,
+      );
     }
     return { status: response.status, body: parsed.data };
   }

@@ -76,10 +76,7 @@ export class AccessService {
     const outcome = isUuid(keyId) ? await this.apiKeys.revoke(projectId, keyId, this.clock.now()) : 'not_found';
     if (outcome === 'not_found') throw new NotFoundError('API_KEY_NOT_FOUND', 'no active API key with this id in this project');
     if (outcome === 'last_admin') {
-      throw new ConflictError(
-        'LAST_ADMIN_KEY',
-        'this is the project’s last admin key; create another admin key before revoking this one',
-      );
+      throw new ConflictError('LAST_ADMIN_KEY', 'this is the project’s last admin key; create another admin key before revoking this one');
     }
   }
 

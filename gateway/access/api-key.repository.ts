@@ -43,12 +43,7 @@ export class ApiKeyRepository {
 
   /** The active key with this hash; revoked keys are not found. */
   async findActiveByHash(hash: Buffer): Promise<ApiKeyRecord | undefined> {
-    const row = await this.db
-      .selectFrom('api_keys')
-      .select(COLUMNS)
-      .where('key_hash', '=', hash)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+    const row = await this.db.selectFrom('api_keys').select(COLUMNS).where('key_hash', '=', hash).where('revoked_at', 'is', null).executeTakeFirst();
     return row && toRecord(row);
   }
 
@@ -89,14 +84,7 @@ export class ApiKeyRepository {
   }
 }
 
-function toRecord(row: {
-  id: string;
-  project_id: string;
-  role: ApiKeyRole;
-  name: string;
-  key_prefix: string;
-  created_at: Date;
-}): ApiKeyRecord {
+function toRecord(row: { id: string; project_id: string; role: ApiKeyRole; name: string; key_prefix: string; created_at: Date }): ApiKeyRecord {
   return {
     id: row.id,
     projectId: row.project_id,

@@ -11,11 +11,7 @@ export class ProjectRepository {
   constructor(private readonly db: Kysely<AccessDatabase>) {}
 
   async insert(name: string, now: Date, trx: Transaction<AccessDatabase>): Promise<ProjectRecord> {
-    const row = await trx
-      .insertInto('projects')
-      .values({ name, created_at: now })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await trx.insertInto('projects').values({ name, created_at: now }).returningAll().executeTakeFirstOrThrow();
     return { id: row.id, name: row.name, createdAt: row.created_at };
   }
 

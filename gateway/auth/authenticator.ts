@@ -30,8 +30,7 @@ function projectInPath(req: Request): string {
   return projectId;
 }
 
-const unauthenticated = (message: string, code = 'UNAUTHENTICATED') =>
-  new HttpError(401, code, message, [], { 'WWW-Authenticate': 'Bearer' });
+const unauthenticated = (message: string, code = 'UNAUTHENTICATED') => new HttpError(401, code, message, [], { 'WWW-Authenticate': 'Bearer' });
 
 /** The kinds of credential, as a 401 names them. */
 type CredentialKind = 'platform' | 'api_key' | 'session';
@@ -102,7 +101,9 @@ export class Authenticator {
     const session = this.session(token);
     const projectParam = req.query.project_id;
     if (projectParam !== undefined && typeof projectParam !== 'string') {
-      throw new HttpError(400, 'VALIDATION_FAILED', 'project_id: must be given once, as a project id', [{ field: 'project_id', reason: 'must be one project id' }]);
+      throw new HttpError(400, 'VALIDATION_FAILED', 'project_id: must be given once, as a project id', [
+        { field: 'project_id', reason: 'must be one project id' },
+      ]);
     }
     const namedProject = projectParam === undefined ? undefined : canonicalUuid(projectParam);
     if (session) {
@@ -124,7 +125,11 @@ export class Authenticator {
     }
     if (namedProject !== undefined && namedProject !== key.projectId) throw projectNotFound();
     if (!roles.includes(key.role)) {
-      throw new HttpError(403, 'FORBIDDEN', `this endpoint needs a key with role ${roles.join(' or ')} (or the wallet's own session); this key is ${key.role}`);
+      throw new HttpError(
+        403,
+        'FORBIDDEN',
+        `this endpoint needs a key with role ${roles.join(' or ')} (or the wallet's own session); this key is ${key.role}`,
+      );
     }
     this.limit(`key:${key.id}`);
     return { kind: 'api_key', keyId: key.id, projectId: key.projectId, role: key.role };

@@ -32,9 +32,9 @@ export type Caller =
 export type CallerFor<A extends AuthRequirement> = A extends { kind: 'user_or_session' }
   ? Extract<Caller, { kind: 'api_key' | 'session' }>
   : A extends { kind: 'api_key' }
-  ? Extract<Caller, { kind: 'api_key' }>
-  : A extends { kind: 'session' }
-    ? Extract<Caller, { kind: 'session' }>
-    : A extends { kind: 'platform' }
-      ? Extract<Caller, { kind: 'platform' }>
-      : Extract<Caller, { kind: 'anonymous' }>;
+    ? Extract<Caller, { kind: 'api_key' }>
+    : A extends { kind: 'session' }
+      ? Extract<Caller, { kind: 'session' }>
+      : A extends { kind: 'platform' }
+        ? Extract<Caller, { kind: 'platform' }>
+        : Extract<Caller, { kind: 'anonymous' }>;

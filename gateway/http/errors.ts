@@ -124,14 +124,20 @@ export function toErrorBody(error: unknown): MappedError {
   }
   const bodyParserError = error as { type?: string; status?: number; expose?: boolean };
   if (bodyParserError?.type === 'entity.too.large') {
-    return { body: { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'the request body is larger than this endpoint accepts', details: [] }, internal: false };
+    return {
+      body: { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'the request body is larger than this endpoint accepts', details: [] },
+      internal: false,
+    };
   }
   if (bodyParserError?.type === 'entity.parse.failed') {
     return { body: { status: 400, code: 'INVALID_JSON', message: 'the request body is not valid JSON', details: [] }, internal: false };
   }
   if (bodyParserError?.expose && typeof bodyParserError.status === 'number' && bodyParserError.status >= 400 && bodyParserError.status < 500) {
     const status = bodyParserError.status;
-    return { body: { status, code: DEFAULT_CODE_BY_HTTP[status] ?? 'BAD_REQUEST', message: 'the request could not be read', details: [] }, internal: false };
+    return {
+      body: { status, code: DEFAULT_CODE_BY_HTTP[status] ?? 'BAD_REQUEST', message: 'the request could not be read', details: [] },
+      internal: false,
+    };
   }
   return { body: { status: 500, code: 'INTERNAL', message: GENERIC_MESSAGE_BY_HTTP[500]!, details: [] }, internal: true };
 }

@@ -14,7 +14,9 @@ export function routeFallback(routes: AnyRoute[]): RequestHandler {
   return (req, _res, next) => {
     const allowed = [...new Set(patterns.filter(({ pattern }) => pattern.test(req.path)).map(({ method }) => method))];
     if (allowed.length > 0) {
-      next(new HttpError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not supported here; use ${allowed.join(', ')}`, [], { Allow: allowed.join(', ') }));
+      next(
+        new HttpError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not supported here; use ${allowed.join(', ')}`, [], { Allow: allowed.join(', ') }),
+      );
       return;
     }
     next(new HttpError(404, 'ROUTE_NOT_FOUND', `no endpoint at ${req.method} ${req.path}; see /docs`));

@@ -30,7 +30,10 @@ export async function bindGatewayListeners(
   logger: Logger,
 ): Promise<GatewayListeners> {
   const starting = startingApp();
-  const server = createGatewayServer(starting.listener, logger, { headersTimeoutMs: config.HEADERS_TIMEOUT_MS, requestTimeoutMs: config.REQUEST_TIMEOUT_MS });
+  const server = createGatewayServer(starting.listener, logger, {
+    headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+  });
   const closeServer = gracefulClose(server);
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error) => reject(listenError(error, 'PORT', `${config.HOST}:${config.PORT}`));

@@ -6,13 +6,7 @@ import { count, required } from './present';
 /** The one list contract (docs/api-conventions.md), with the limits the services use (services/common/pagination.ts). */
 export const pageQuery = {
   page: z.coerce.number().int().min(1).max(MAX_PAGE).default(1).describe('Page number, from 1'),
-  page_size: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_PAGE_SIZE)
-    .default(DEFAULT_PAGE_SIZE)
-    .describe(`Results per page, 1 to ${MAX_PAGE_SIZE}`),
+  page_size: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE).describe(`Results per page, 1 to ${MAX_PAGE_SIZE}`),
 };
 
 export const cursorQuery = {

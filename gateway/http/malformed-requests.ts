@@ -36,7 +36,9 @@ function answerForParserError(code: string | undefined): ErrorBody {
 /** An answer written straight to the socket (there is no request object), and the connection closed. */
 function writeToSocket(socket: Duplex, body: ErrorBody, headers: Record<string, string> = {}): void {
   const json = JSON.stringify(body);
-  const extra = Object.entries({ ...API_SECURITY_HEADERS, ...headers }).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const extra = Object.entries({ ...API_SECURITY_HEADERS, ...headers })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
     `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
@@ -93,11 +95,7 @@ export type GatewayRequestListener = (req: Parameters<RequestListener>[0], res: 
  * every error of the API has one shape. A client slower than the timeouts to send its request (a
  * byte a second) is answered 408 REQUEST_TIMEOUT and its connection closed.
  */
-export function createGatewayServer(
-  app: GatewayRequestListener,
-  logger: Logger,
-  timeouts: RequestTimeouts,
-): Server {
+export function createGatewayServer(app: GatewayRequestListener, logger: Logger, timeouts: RequestTimeouts): Server {
   const options = {
     headersTimeout: timeouts.headersTimeoutMs,
     requestTimeout: timeouts.requestTimeoutMs,

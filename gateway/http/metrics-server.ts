@@ -33,7 +33,11 @@ export async function startMetricsServer(registry: Registry, address: { host: st
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      answerError(res, { status: 405, code: 'METHOD_NOT_ALLOWED', message: `${req.method} is not supported here; use GET`, details: [] }, { Allow: 'GET' });
+      answerError(
+        res,
+        { status: 405, code: 'METHOD_NOT_ALLOWED', message: `${req.method} is not supported here; use GET`, details: [] },
+        { Allow: 'GET' },
+      );
       return;
     }
     registry.metrics().then(

@@ -63,7 +63,7 @@ export function createHttpMetrics(logger: Logger, accessLog: 'errors' | 'all'): 
   };
   const sharedReads = new Counter({
     name: 'gateway_shared_reads_total',
-    help: 'Reads of a shared read by outcome: computed (began a service call) or shared (answered by another read\'s call or snapshot)',
+    help: "Reads of a shared read by outcome: computed (began a service call) or shared (answered by another read's call or snapshot)",
     labelNames: ['read', 'outcome'] as const,
     registers: [registry],
   });

@@ -71,11 +71,22 @@ export const PATH_PARAMETERS = {
   applicationId: resourceId,
   /** A wallet address in an SDK-style path (/api/v1/affiliates/{address}). */
   address: userIdentifierParam,
-  code: z.string().max(64).meta({ description: 'A referral code (its letter case is ignored)', examples: ['summer_2026'] }),
+  code: z
+    .string()
+    .max(64)
+    .meta({ description: 'A referral code (its letter case is ignored)', examples: ['summer_2026'] }),
   /** A payout terms' conversion name, matched exactly (the service trims and checks it). */
-  conversionName: z.string().min(1).max(200).meta({ description: 'The conversion name the payout terms apply to', examples: ['trade'] }),
+  conversionName: z
+    .string()
+    .min(1)
+    .max(200)
+    .meta({ description: 'The conversion name the payout terms apply to', examples: ['trade'] }),
   /** A conversion's id is the sender's own text: kept exactly as sent, even when it looks like a UUID. */
-  conversionId: z.string().min(1).max(128).meta({ description: 'The id the conversion was sent with', examples: ['order-8f3a2c'] }),
+  conversionId: z
+    .string()
+    .min(1)
+    .max(128)
+    .meta({ description: 'The id the conversion was sent with', examples: ['order-8f3a2c'] }),
 } as const;
 
 export type PathParameter = keyof typeof PATH_PARAMETERS;

@@ -13,13 +13,7 @@ type SnakeKey<S extends string> = S extends `${infer Head}${infer Tail}`
   ? `${Head extends Lowercase<Head> ? Head : `_${Lowercase<Head>}`}${SnakeKey<Tail>}`
   : S;
 
-type PresentedValue<V> = V extends Date
-  ? string
-  : V extends readonly (infer U)[]
-    ? PresentedValue<U>[]
-    : V extends object
-      ? Presented<V>
-      : V;
+type PresentedValue<V> = V extends Date ? string : V extends readonly (infer U)[] ? PresentedValue<U>[] : V extends object ? Presented<V> : V;
 
 /** A message as JSON; the keys in R are required by the contract, so never null. */
 export type Presented<T, R extends keyof T = never> = {

@@ -59,9 +59,10 @@ export interface Reply {
 type ApiKeyAuth<Project extends 'path' | 'key'> = Extract<AuthRequirement, { kind: 'api_key' }> & { project: Project };
 
 /** Whom a path admits: a path under `:projectId` is scoped by it; any other path is not (gateway/auth/caller.ts). */
-export type AuthFor<Path extends string> = 'projectId' extends PathParamNames<Path>
-  ? ApiKeyAuth<'path'> | Extract<AuthRequirement, { kind: 'session' }>
-  : Extract<AuthRequirement, { kind: 'none' | 'platform' | 'user_or_session' }> | ApiKeyAuth<'key'>;
+export type AuthFor<Path extends string> =
+  'projectId' extends PathParamNames<Path>
+    ? ApiKeyAuth<'path'> | Extract<AuthRequirement, { kind: 'session' }>
+    : Extract<AuthRequirement, { kind: 'none' | 'platform' | 'user_or_session' }> | ApiKeyAuth<'key'>;
 
 /**
  * One HTTP endpoint, declared once: the same declaration mounts the route, validates its input,
@@ -152,7 +153,7 @@ function assertProjectScope(route: { path: string; operationId: string; auth: Au
   const scopedByPath = 'project' in route.auth && route.auth.project === 'path';
   if (underProject !== scopedByPath) {
     throw new Error(
-      `${route.operationId}: ${underProject ? 'a path under :projectId needs auth.project: \'path\'' : 'auth.project: \'path\' needs :projectId in the path'}`,
+      `${route.operationId}: ${underProject ? "a path under :projectId needs auth.project: 'path'" : "auth.project: 'path' needs :projectId in the path"}`,
     );
   }
 }

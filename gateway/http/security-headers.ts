@@ -37,7 +37,6 @@ export const WEB_APP_CSP = policy(
   "frame-ancestors 'none'",
 );
 
-
 function setAll(res: Response, headers: Readonly<Record<string, string>>): void {
   for (const name in headers) res.setHeader(name, headers[name]!);
 }

@@ -37,10 +37,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 };
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' }) as Record<
-    string,
-    unknown
-  >;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>;
   return rest;
 }
 
@@ -109,7 +106,7 @@ function security(access: Access): Array<Record<string, string[]>> {
 const ACCESS_DESCRIPTION =
   'Each operation states who may call it in `x-access`: `credential` is the security scheme it takes (`none`, `platformKey`, ' +
   '`apiKey`, `walletSession`), `roles` the API key roles it admits (also listed in `security`), and `project` how the project ' +
-  'is chosen: `path` (the path\'s projectId; an API key of another project answers 404) or `key` (the API key\'s own project). ' +
+  "is chosen: `path` (the path's projectId; an API key of another project answers 404) or `key` (the API key's own project). " +
   '`apiKeyOrWalletSession` takes either: an API key of the listed roles (its own project), or a wallet session token acting for ' +
   'its own wallet in the project named by the `project_id` query parameter (`walletSessionProject: query`). ' +
   'No credential answers 401 UNAUTHENTICATED, a valid credential of another kind 401 WRONG_CREDENTIAL_KIND, an API key of a ' +
@@ -124,8 +121,8 @@ export const CHAIN_ID_RULE =
 /** The one vocabulary of payout kinds (specification §2.12). */
 export const PAYOUT_KIND_RULE =
   'A payout kind is named `affiliate_payout`, `end_user_payout` or `agency_payout` in every response and filter (movements, ' +
-  'conversions, claim checks, affiliate history, webhook events); only a voucher\'s on-chain `reason` is numeric (0, 1, 2, in that ' +
-  'order). The leaderboard\'s `user_type` (`affiliate`, `end_user`, as the Fuul SDK sends it) names whose payouts are ranked.';
+  "conversions, claim checks, affiliate history, webhook events); only a voucher's on-chain `reason` is numeric (0, 1, 2, in that " +
+  "order). The leaderboard's `user_type` (`affiliate`, `end_user`, as the Fuul SDK sends it) names whose payouts are ranked.";
 
 /** The document's `info`: what the gateway serves and what scripts/web/write-openapi.ts writes. */
 export const API_INFO = {
@@ -176,14 +173,8 @@ export function buildOpenApiDocument(routes: AnyRoute[], info: { title: string; 
       tags: route.tags,
       security: security(access),
       'x-access': access,
-      parameters: [
-        ...parameters(route.params, 'path'),
-        ...parameters(route.query, 'query'),
-        ...parameters(route.headers, 'header'),
-      ],
-      ...(route.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
-        : {}),
+      parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query'), ...parameters(route.headers, 'header')],
+      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
       responses,
     };
   }

@@ -38,7 +38,6 @@ function presentKey(record: ApiKeyRecord) {
   return { id: record.id, role: record.role, name: record.name, key_prefix: record.keyPrefix, created_at: record.createdAt.toISOString() };
 }
 
-
 /** Projects (platform key) and their API keys (admin keys). */
 export function projectRoutes({ access, keyRevoked }: RouteDeps): AnyRoute[] {
   return [

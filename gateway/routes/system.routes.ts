@@ -96,7 +96,11 @@ export function systemRoutes(deps: SystemDeps): AnyRoute[] {
       },
       // Swagger UI is a page: it runs under the web apps' policy (its scripts and styles are the gateway's own files,
       // /docs/assets and /docs/init.js; its icons `data:` images; "Try it out" calls the same origin).
-      async () => ({ status: 200, raw: { contentType: 'text/html; charset=utf-8', content: docsPageHtml }, headers: { 'Content-Security-Policy': WEB_APP_CSP } }),
+      async () => ({
+        status: 200,
+        raw: { contentType: 'text/html; charset=utf-8', content: docsPageHtml },
+        headers: { 'Content-Security-Policy': WEB_APP_CSP },
+      }),
     ),
     defineRoute(
       {

@@ -50,16 +50,29 @@ export const COMPILED_CODE: BuildPart = {
  * installed packages (package-lock.json) do.
  */
 export const WEB_BUNDLE: BuildPart = {
-  inputs: (root) => [...filesUnder(root, 'web/src'), ...filesUnder(root, 'contracts/generated'), 'web/index.html', 'web/vite.config.ts', 'package-lock.json'],
+  inputs: (root) => [
+    ...filesUnder(root, 'web/src'),
+    ...filesUnder(root, 'contracts/generated'),
+    'web/index.html',
+    'web/vite.config.ts',
+    'package-lock.json',
+  ],
   stamp: 'web/dist/.inputs-hash',
 };
 
 /** The hash of a part's inputs as they are now (a missing input counts as such). */
 export function inputsHash(root: string, part: BuildPart): string {
   const hash = createHash('sha256');
-  for (const file of part.inputs(root).map((name) => name.split(path.sep).join('/')).sort()) {
+  for (const file of part
+    .inputs(root)
+    .map((name) => name.split(path.sep).join('/'))
+    .sort()) {
     const full = path.join(root, file);
-    hash.update(file).update('\0').update(existsSync(full) ? readFileSync(full) : 'missing').update('\0');
+    hash
+      .update(file)
+      .update('\0')
+      .update(existsSync(full) ? readFileSync(full) : 'missing')
+      .update('\0');
   }
   return hash.digest('hex');
 }

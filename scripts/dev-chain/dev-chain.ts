@@ -88,7 +88,8 @@ async function deploy(chain: EdrChain, options: DevChainOptions): Promise<DevCha
     const receipt = await confirmed(await wallet.deployContract({ abi, bytecode, args }), `deploying ${name}`);
     const address = getAddress(receipt.contractAddress ?? '0x');
     // Only a changed deployment order (or a chain that was not fresh) can move it.
-    if (address !== getAddress(expected)) throw new Error(`dev chain: ${name} was deployed at ${address}, not at ${expected} (scripts/dev-chain/constants.ts)`);
+    if (address !== getAddress(expected))
+      throw new Error(`dev chain: ${name} was deployed at ${address}, not at ${expected} (scripts/dev-chain/constants.ts)`);
     return { address, abi };
   };
 

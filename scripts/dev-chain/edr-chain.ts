@@ -97,7 +97,10 @@ function edrContext(): Promise<EdrContext> {
 
 async function createEdrProvider(options: EdrChainOptions): Promise<Provider> {
   const hardfork = l1HardforkLatest();
-  const funded: AccountOverride[] = (options.funded ?? []).map(({ address, balance }) => ({ address: Buffer.from(address.slice(2), 'hex'), balance }));
+  const funded: AccountOverride[] = (options.funded ?? []).map(({ address, balance }) => ({
+    address: Buffer.from(address.slice(2), 'hex'),
+    balance,
+  }));
   return (await edrContext()).createProvider(
     L1_CHAIN_TYPE,
     {
@@ -136,8 +139,7 @@ async function handle(provider: Provider, request: JsonRpcRequest): Promise<Json
   const id = request.id ?? null;
   const response = await provider.handleRequest(JSON.stringify({ jsonrpc: '2.0', id, method: request.method, params: request.params ?? [] }));
   const data = (typeof response.data === 'string' ? JSON.parse(response.data) : response.data) as
-    | { result: unknown }
-    | { error: { code: number; message: string; data?: unknown } };
+    { result: unknown } | { error: { code: number; message: string; data?: unknown } };
   return 'error' in data ? { jsonrpc: '2.0', id, error: withRevertData(data.error) } : { jsonrpc: '2.0', id, result: data.result };
 }
 

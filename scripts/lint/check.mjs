@@ -35,7 +35,11 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const CACHE_DIR =
   process.env.CHECK_CACHE_DIR || path.join(ROOT, 'node_modules/.cache/check', createHash('sha256').update(ROOT).digest('hex').slice(0, 12));
 /** What every lint result depends on besides its file's text and types: a change starts the cache afresh. */
-const LINT_INPUTS = ['eslint.config.mjs', ...fs.readdirSync(path.join(ROOT, 'scripts/lint')).map((name) => `scripts/lint/${name}`), 'package-lock.json'];
+const LINT_INPUTS = [
+  'eslint.config.mjs',
+  ...fs.readdirSync(path.join(ROOT, 'scripts/lint')).map((name) => `scripts/lint/${name}`),
+  'package-lock.json',
+];
 
 function usage() {
   process.stderr.write('usage: node scripts/lint/check.mjs <tsconfig> [--others <tsconfig> ...]\n');
@@ -76,7 +80,7 @@ const program = ts.createIncrementalProgram({
 });
 /** Files whose type information may have changed since the last run (every file on the first). */
 const affected = new Set();
-for (let next; (next = program.getSemanticDiagnosticsOfNextAffectedFile()); ) {
+for (let next; (next = program.getSemanticDiagnosticsOfNextAffectedFile());) {
   if ('fileName' in next.affected) affected.add(path.resolve(next.affected.fileName));
 }
 const typeErrors = [
@@ -125,7 +129,10 @@ program.emitBuildInfo();
 
 if (otherConfigs.length > 0) {
   const held = [configArgument, ...otherConfigs].flatMap((configPath) => parseConfig(configPath).fileNames.map(relative));
-  const others = new ESLint({ cwd: ROOT, overrideConfig: [{ ignores: held }, { files: ['**/*.ts', '**/*.tsx', '**/*.mts', '**/*.cts'], languageOptions: { parser: sharedProgramParser } }] });
+  const others = new ESLint({
+    cwd: ROOT,
+    overrideConfig: [{ ignores: held }, { files: ['**/*.ts', '**/*.tsx', '**/*.mts', '**/*.cts'], languageOptions: { parser: sharedProgramParser } }],
+  });
   results.push(...(await others.lintFiles(['.'])));
 }
 

@@ -23,7 +23,7 @@ import path from 'node:path';
  */
 function globToRegex(glob, captures = {}) {
   let source = '';
-  for (let i = 0; i < glob.length; ) {
+  for (let i = 0; i < glob.length;) {
     if (glob.startsWith('/**', i)) {
       source += '/.+';
       i += 3;
@@ -59,7 +59,11 @@ function packageName(specifier) {
 /** Repository-relative path of a relative import, without a .ts/.js extension. */
 function resolveLocal(root, filename, specifier) {
   const absolute = path.resolve(path.dirname(filename), specifier);
-  return path.relative(root, absolute).split(path.sep).join('/').replace(/\.(ts|js|mjs|cjs)$/, '');
+  return path
+    .relative(root, absolute)
+    .split(path.sep)
+    .join('/')
+    .replace(/\.(ts|js|mjs|cjs)$/, '');
 }
 
 /** The import specifiers a node carries: import/export ... from, import(), require(), import = require(), typeof import(). */

@@ -8,7 +8,9 @@ import type { ListenAddress, MemberSpec } from './supervisor';
  * (A member that still loses a race for its port says so itself, naming its own variable.)
  */
 export async function addressProblem(members: readonly MemberSpec[]): Promise<string | undefined> {
-  const listening = members.flatMap((member) => (member.listens ?? []).filter((address) => address.port !== 0).map((address) => ({ member, address })));
+  const listening = members.flatMap((member) =>
+    (member.listens ?? []).filter((address) => address.port !== 0).map((address) => ({ member, address })),
+  );
   const byPort = new Map<number, { member: MemberSpec; address: ListenAddress }>();
   for (const { member, address } of listening) {
     const other = byPort.get(address.port);
@@ -71,7 +73,9 @@ export function readEphemeralPortRange(read: () => string = () => readFileSync(E
 export function ephemeralPortWarning(members: readonly MemberSpec[], range: PortRange | undefined): string | undefined {
   if (!range) return undefined;
   const inside = members.flatMap((member) =>
-    (member.listens ?? []).filter((address) => address.port !== 0 && address.port >= range.low && address.port <= range.high).map((address) => ({ member, address })),
+    (member.listens ?? [])
+      .filter((address) => address.port !== 0 && address.port >= range.low && address.port <= range.high)
+      .map((address) => ({ member, address })),
   );
   if (inside.length === 0) return undefined;
   const listed = inside.map(({ member, address }) => `${member.name} (${address.variable}, port ${address.port})`).join(', ');

@@ -108,7 +108,12 @@ export class Supervisor {
   private async stopAll(reason: string, exitCode: number): Promise<number> {
     const layers = [...new Set(this.members.map((member) => member.spec.layer))].sort((a, b) => b - a);
     const order = layers
-      .map((layer) => this.inLayer(layer).filter((member) => member.process).map((member) => member.spec.name).join(' and '))
+      .map((layer) =>
+        this.inLayer(layer)
+          .filter((member) => member.process)
+          .map((member) => member.spec.name)
+          .join(' and '),
+      )
       .filter((names) => names !== '')
       .join(', then ');
     this.log(`${reason}: stopping ${order || 'the stack'}`);

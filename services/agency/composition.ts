@@ -74,7 +74,12 @@ export function buildAgencyDomain({ db, clock, logger, audience, outbox, paidCon
     tierProtection: new TierProtectionService(protections, audience, clock, logger),
     applications: new ApplicationService(new ApplicationRepository(db), affiliates, audience, outbox, clock, logger),
     details: new AffiliateDetailsService(masters, protections, new SegmentTierRepository(db), clock),
-    activity: new AffiliateActivityService(new AffiliateHistoryRepository(db), new ReferredUsersRepository(db), new AffiliateStatsRepository(db), clock),
+    activity: new AffiliateActivityService(
+      new AffiliateHistoryRepository(db),
+      new ReferredUsersRepository(db),
+      new AffiliateStatsRepository(db),
+      clock,
+    ),
     metrics: new AffiliateMetricsService(new AffiliateMetricsRepository(db), paidConversions, clock, logger),
     programSettings: new ProgramSettingsService(new ProgramSettingsRepository(db), clock, logger),
   };

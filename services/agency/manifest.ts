@@ -18,7 +18,11 @@ export const agencyManifest: ServiceManifest<AgencyConfig, AgencyDatabase> = {
   grpc: AgencyServiceService,
   jobs: [audienceMemberships.job, segmentTiers.job, affiliateMetrics.job, taxStatuses.job],
   calls: [
-    { service: 'audience', methods: ['GetSegment'], when: 'approving an application (the segment must be static), setting a tier protection (it must be a tier)' },
+    {
+      service: 'audience',
+      methods: ['GetSegment'],
+      when: 'approving an application (the segment must be static), setting a tier protection (it must be a tier)',
+    },
     // The one call back to claim, which calls the agency to pay: only the admin's rebuild of the metrics, never the event path.
     { service: 'claim', methods: ['ListPaidConversions'], when: 'rebuilding the affiliate metrics' },
   ],

@@ -58,7 +58,14 @@ export function buildAudienceDomain(deps: AudienceDomainDeps): AudienceDomain {
   const { db, clock, logger, scheduler, evaluationScheduler, outbox } = deps;
   const segmentRepository = new SegmentRepository(db);
   const entryRepository = new EntryRepository(db);
-  const evaluations = new SegmentEvaluationService(segmentRepository, new SegmentEvaluationRepository(db), evaluationScheduler, clock, logger, outbox);
+  const evaluations = new SegmentEvaluationService(
+    segmentRepository,
+    new SegmentEvaluationRepository(db),
+    evaluationScheduler,
+    clock,
+    logger,
+    outbox,
+  );
   const matching = new PendingMatchDrainer(evaluations, new PendingMatchRepository(db), clock, deps.matchingDebounceMs, logger);
   return {
     matching,

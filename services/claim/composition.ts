@@ -108,12 +108,28 @@ export function buildClaimDomain({
   };
 }
 
-function buildClaimCheckDomain(db: Kysely<ClaimDatabase>, clock: Clock, logger: Logger, deps: ClaimCheckDeps, outbox: OutboxWaker, knownCurrencies: KnownCurrencies) {
+function buildClaimCheckDomain(
+  db: Kysely<ClaimDatabase>,
+  clock: Clock,
+  logger: Logger,
+  deps: ClaimCheckDeps,
+  outbox: OutboxWaker,
+  knownCurrencies: KnownCurrencies,
+) {
   const vouchers = new VoucherRepository(db);
   const settings = new ClaimSettingsRepository(db);
   const issuing = { signer: deps.signer, chains: deps.chains, ttlSeconds: deps.ttlSeconds };
   return {
-    claimChecks: new ClaimCheckService(new ClaimCheckRepository(db, knownCurrencies), vouchers, settings, new TaxGate(deps.taxStatus), issuing, clock, logger, outbox),
+    claimChecks: new ClaimCheckService(
+      new ClaimCheckRepository(db, knownCurrencies),
+      vouchers,
+      settings,
+      new TaxGate(deps.taxStatus),
+      issuing,
+      clock,
+      logger,
+      outbox,
+    ),
     claimSettings: new ClaimSettingsService(settings, clock),
     watcher: new ChainWatcherService(vouchers, deps.chains, deps.readerOf, clock, logger, deps.watcher, outbox),
   };

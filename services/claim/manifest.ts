@@ -17,7 +17,11 @@ export const claimManifest: ServiceManifest<ClaimConfig, ClaimDatabase> = {
   jobs: [payConversionsJob, watchChainJob],
   calls: [
     { service: 'agency', methods: ['CreateReferral', 'BatchResolveAttribution'], when: 'paying a batch of conversions' },
-    { service: 'audience', methods: ['CheckMemberships', 'GetSegment'], when: 'paying a batch whose payout terms name allowlists; saving such terms' },
+    {
+      service: 'audience',
+      methods: ['CheckMemberships', 'GetSegment'],
+      when: 'paying a batch whose payout terms name allowlists; saving such terms',
+    },
     { service: 'tax', methods: ['BatchGetTaxStatuses'], when: 'the tax gate of claim-check reads and closes' },
   ],
   compose: composeClaimService,

@@ -27,7 +27,13 @@ export async function composeClaimService(runtime: ServiceRuntime<ClaimDatabase>
         'Never deploy like this: set CLAIM_SIGNER_KEYS to the signer keys the ClaimManager authorises.',
     );
   }
-  logger.info({ signers: signer.addresses, chains: config.chains.map(({ chainId, claimManager, confirmations }) => ({ chain_id: chainId, claim_manager: claimManager, confirmations })) }, 'voucher signing configured');
+  logger.info(
+    {
+      signers: signer.addresses,
+      chains: config.chains.map(({ chainId, claimManager, confirmations }) => ({ chain_id: chainId, claim_manager: claimManager, confirmations })),
+    },
+    'voucher signing configured',
+  );
   const chains = new ChainDirectory(config.chains, config.vouchers.domainName, config.vouchers.domainVersion);
   const domain = buildClaimDomain({
     db,

@@ -31,7 +31,8 @@ export const HISTORY_TYPES = {
     'its binding ended: master, master_removed (ended by the removal of master status), became_master (ended because it was ' +
     'designated a master itself), by_api_key_id',
   sub_affiliate_bound: 'a sub-affiliate was bound to it (a master): affiliate {id, identifier, identifier_type}, by_api_key_id',
-  sub_affiliate_unbound: 'a sub-affiliate’s binding to it ended: affiliate, master_removed, became_master (the sub-affiliate was designated a master), by_api_key_id',
+  sub_affiliate_unbound:
+    'a sub-affiliate’s binding to it ended: affiliate, master_removed, became_master (the sub-affiliate was designated a master), by_api_key_id',
   payouts:
     'what it earned on one UTC day in one currency: date, currency_id, currency_chain_id (a number), currency_address, currency_name, currency_decimals ' +
     '(null while the currency is not known yet), kind (affiliate_payout | agency_payout), amount (base units), conversions; at is the day’s latest conversion',

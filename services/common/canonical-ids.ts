@@ -22,7 +22,8 @@ function walk(value: unknown, path: string, skip: ReadonlySet<string>, found: Fi
   // Every canonical form is the identifier itself or its lowercase, so lowercase needs no check (the common case).
   if (typeof value.identifier === 'string' && value.identifier !== value.identifier.toLowerCase()) {
     const type = value.identifierType;
-    const canonical = typeof type === 'string' && type !== '' ? canonicalSpelling(value.identifier, type) : canonicalSpellingOfAnyType(value.identifier);
+    const canonical =
+      typeof type === 'string' && type !== '' ? canonicalSpelling(value.identifier, type) : canonicalSpellingOfAnyType(value.identifier);
     if (canonical !== undefined && canonical !== value.identifier) {
       found.push({ field: join(path, 'identifier'), reason: 'must be written in the canonical form of its type (lowercase)' });
     }

@@ -37,7 +37,10 @@ export const baseEnv = {
   NODE_ENV: z.string().default('development'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgres://postgres@127.0.0.1:5432/referral'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
-  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]+$/).default('referral'),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:_-]+$/)
+    .default('referral'),
   LOG_LEVEL: logLevel.default('info'),
   /** Unset: readable lines on a terminal outside production, JSON otherwise (services/common/logger.ts). */
   LOG_FORMAT: z.enum(LOG_FORMATS).optional(),
@@ -75,7 +78,12 @@ export const serviceEnv = (defaultGrpcPort: number) => ({
   /** Events the outbox relay reads and queues per round (services/common/outbox). */
   OUTBOX_RELAY_BATCH: z.coerce.number().int().min(1).max(10_000).default(1_000),
   /** How long relayed events stay in the outbox (a Redis that lost its data gets them again); consumers keep their processed-event keys twice as long. */
-  OUTBOX_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(168),
+  OUTBOX_RETENTION_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 365)
+    .default(168),
 });
 
 /** A boolean flag in the environment: "true"/"1" or "false"/"0". */
@@ -86,8 +94,7 @@ export const envFlag = (defaultValue: boolean) =>
     .transform((value) => value === 'true' || value === '1');
 
 /** An optional variable where an empty value (`NAME=` in a .env file) means unset. */
-export const optionalEnv = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+export const optionalEnv = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
 
 /**
  * Secrets that have a fixed, publicly known development stand-in must be set in production:

@@ -91,9 +91,7 @@ export class UnavailableError extends DomainError {
 
 /** Shorthand for the common case of one or more bad fields. */
 export function invalidFields(details: FieldViolation[], message?: string): InvalidArgumentError {
-  const summary =
-    message ??
-    (details.length === 1 ? `${details[0]!.field}: ${details[0]!.reason}` : `${details.length} fields are invalid`);
+  const summary = message ?? (details.length === 1 ? `${details[0]!.field}: ${details[0]!.reason}` : `${details.length} fields are invalid`);
   return new InvalidArgumentError('VALIDATION_FAILED', summary, details);
 }
 

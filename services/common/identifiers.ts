@@ -40,7 +40,12 @@ const RULES: Record<IdentifierType, IdentifierRule> = {
     prefix: new RegExp(`^(r[${XRPL_ALPHABET}]{0,34})?$`),
     description: 'r followed by 24 to 34 base58 (XRPL alphabet) characters',
   },
-  stellar_address: { pattern: /^G[A-Z2-7]{55}$/, caseInsensitive: false, prefix: /^(G[A-Z2-7]{0,55})?$/, description: 'G followed by 55 base32 characters' },
+  stellar_address: {
+    pattern: /^G[A-Z2-7]{55}$/,
+    caseInsensitive: false,
+    prefix: /^(G[A-Z2-7]{0,55})?$/,
+    description: 'G followed by 55 base32 characters',
+  },
   email: {
     pattern: /^(?=.{3,254}$)[^\s@"<>()[\],;:]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/,
     caseInsensitive: true,

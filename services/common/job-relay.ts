@@ -117,7 +117,9 @@ export class JobRelay {
   async stop(): Promise<void> {
     this.started = false;
     const stopping = this.participants.map((participant) =>
-      Promise.resolve(participant.onStop?.()).catch((error: unknown) => this.options.logger.warn({ err: error, participant: participant.name }, 'relay participant failed to stop')),
+      Promise.resolve(participant.onStop?.()).catch((error: unknown) =>
+        this.options.logger.warn({ err: error, participant: participant.name }, 'relay participant failed to stop'),
+      ),
     );
     clearTimeout(this.timer);
     this.unsubscribe?.();
@@ -163,9 +165,11 @@ export class JobRelay {
       );
     }
     for (const participant of this.participants) {
-      await participant.pass().catch((error: unknown) =>
-        this.options.logger.warn({ err: error, participant: participant.name }, 'relay pass failed; the next pass retries'),
-      );
+      await participant
+        .pass()
+        .catch((error: unknown) =>
+          this.options.logger.warn({ err: error, participant: participant.name }, 'relay pass failed; the next pass retries'),
+        );
     }
   }
 
@@ -193,7 +197,9 @@ export class JobRelay {
       this.options.logger.info({ queue: kind.job.queue, queued }, 'relay queued stored work that had no job (lost with Redis, or never queued)');
     }
 
-    const finished = looked.filter((item): item is typeof item & { job: JobSnapshot } => item.job !== undefined && FINISHED_STATES.has(item.job.state));
+    const finished = looked.filter(
+      (item): item is typeof item & { job: JobSnapshot } => item.job !== undefined && FINISHED_STATES.has(item.job.state),
+    );
     if (finished.length === 0) return;
     // Read again after looking at Redis: work whose job finished it just after the first read is no longer pending.
     const stillPending = new Set((await kind.findPending(PASS_LIMIT)).map((data) => kind.job.jobId(data)));
@@ -202,9 +208,15 @@ export class JobRelay {
       const reason = job.failedReason ?? `its job ended (${job.state}) without finishing the work`;
       if (job.requeues >= this.options.maxRequeues) {
         await kind.giveUp(data, reason);
-        this.options.logger.error({ queue: kind.job.queue, job_id: jobId, reason, requeues: job.requeues }, 'relay gave up on work whose job kept failing');
+        this.options.logger.error(
+          { queue: kind.job.queue, job_id: jobId, reason, requeues: job.requeues },
+          'relay gave up on work whose job kept failing',
+        );
       } else if (await this.queues.requeue(kind.job, data, jobId, job.requeues + 1)) {
-        this.options.logger.warn({ queue: kind.job.queue, job_id: jobId, reason, requeue: job.requeues + 1 }, 'relay re-queued work whose job failed');
+        this.options.logger.warn(
+          { queue: kind.job.queue, job_id: jobId, reason, requeue: job.requeues + 1 },
+          'relay re-queued work whose job failed',
+        );
       }
     }
   }

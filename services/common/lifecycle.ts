@@ -40,15 +40,17 @@ export function runProcess(name: string, start: () => Promise<RunningProcess>): 
   if (process.channel) process.once('disconnect', () => void stop('the supervisor is gone (IPC channel closed)'));
 
   // Through a promise, so a configuration error thrown while building start's arguments is caught too.
-  Promise.resolve().then(start).then(
-    (started) => {
-      running = started;
-    },
-    (error: unknown) => {
-      const configuration = error instanceof ConfigError;
-      const message = configuration ? error.message : (error as Error)?.stack ?? String(error);
-      process.stderr.write(`${name}: failed to start: ${message}\n`);
-      process.exit(configuration ? EXIT_CONFIG_ERROR : 1);
-    },
-  );
+  Promise.resolve()
+    .then(start)
+    .then(
+      (started) => {
+        running = started;
+      },
+      (error: unknown) => {
+        const configuration = error instanceof ConfigError;
+        const message = configuration ? error.message : ((error as Error)?.stack ?? String(error));
+        process.stderr.write(`${name}: failed to start: ${message}\n`);
+        process.exit(configuration ? EXIT_CONFIG_ERROR : 1);
+      },
+    );
 }

@@ -42,9 +42,7 @@ export function decodeCursor<T>(cursor: string, isValid: (value: unknown) => val
     value = undefined;
   }
   if (!isValid(value)) {
-    throw new InvalidArgumentError('INVALID_CURSOR', 'cursor is not one this service issued', [
-      { field: 'cursor', reason: 'unrecognised cursor' },
-    ]);
+    throw new InvalidArgumentError('INVALID_CURSOR', 'cursor is not one this service issued', [{ field: 'cursor', reason: 'unrecognised cursor' }]);
   }
   return value;
 }

@@ -31,6 +31,7 @@ export const PAYOUT_KIND_OF_REASON: Record<ClaimReasonName, PayoutKind> = {
  */
 export function chainIdNumber(value: string, field = 'chain_id'): number {
   const chainId = Number(value);
-  if (!/^[1-9][0-9]*$/.test(value) || !Number.isSafeInteger(chainId)) throw new Error(`${field} ${JSON.stringify(value)} is not a chain id a JSON number holds exactly`);
+  if (!/^[1-9][0-9]*$/.test(value) || !Number.isSafeInteger(chainId))
+    throw new Error(`${field} ${JSON.stringify(value)} is not a chain id a JSON number holds exactly`);
   return chainId;
 }

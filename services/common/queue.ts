@@ -316,7 +316,10 @@ export class QueueKit {
         if (token) {
           await job.moveToWait(token);
           handedBack += 1;
-          this.options.logger.warn({ queue: job.queueName, job_id: job.id }, 'job still running after the shutdown grace period; handed back to the queue');
+          this.options.logger.warn(
+            { queue: job.queueName, job_id: job.id },
+            'job still running after the shutdown grace period; handed back to the queue',
+          );
         }
       } catch (error) {
         // Redis is away or the lock is gone: the lock lapses and another worker takes the job back as stalled.

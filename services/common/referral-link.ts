@@ -64,7 +64,9 @@ export function linkTemplateViolations(template: string): FieldViolation[] {
   const problem = (reason: string): FieldViolation[] => [{ field: 'link_template', reason }];
   if (template.length > REFERRAL_LINK_LIMITS.maxLength) return problem(`must be at most ${REFERRAL_LINK_LIMITS.maxLength} characters`);
   if (!template.includes('{code}')) return problem('must contain {code}, where the affiliate’s code goes');
-  const unknown = [...template.matchAll(/\{[^{}]*\}/g)].map((match) => match[0]).filter((name) => !(PLACEHOLDERS as readonly string[]).includes(name));
+  const unknown = [...template.matchAll(/\{[^{}]*\}/g)]
+    .map((match) => match[0])
+    .filter((name) => !(PLACEHOLDERS as readonly string[]).includes(name));
   if (unknown.length > 0) return problem(`names an unknown placeholder ${unknown[0]}: only {code} and {program_url}`);
   const rest = template.replaceAll('{program_url}', '').replaceAll('{code}', '');
   if (rest.includes('{') || rest.includes('}')) return problem('has an unmatched { or }');

@@ -61,8 +61,14 @@ export async function startService<Config extends ServiceRuntimeConfig, DB>(
 ): Promise<RunningService> {
   const { service } = manifest;
   // Before the runtime: a migration may report what it did (the tax service's re-sealing does).
-  const logger = overrides.logger ?? createLogger({ service: service.name, level: config.LOG_LEVEL, format: config.LOG_FORMAT, nodeEnv: config.NODE_ENV });
-  const grpc = await bindGrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger, services: [{ name: service.grpcService, definition: manifest.grpc }] });
+  const logger =
+    overrides.logger ?? createLogger({ service: service.name, level: config.LOG_LEVEL, format: config.LOG_FORMAT, nodeEnv: config.NODE_ENV });
+  const grpc = await bindGrpcServer({
+    host: config.GRPC_HOST,
+    port: config.GRPC_PORT,
+    logger,
+    services: [{ name: service.grpcService, definition: manifest.grpc }],
+  });
   let runtime: ServiceRuntime<DB> | undefined;
   try {
     runtime = await ServiceRuntime.start<DB>({

@@ -98,7 +98,11 @@ export class ServiceRuntime<DB> {
     logger: Logger;
     clock?: Clock;
   }): Promise<ServiceRuntime<DB>> {
-    const { service: { name, schema }, config, logger } = options;
+    const {
+      service: { name, schema },
+      config,
+      logger,
+    } = options;
     const repeated = options.jobs.find((job, index) => options.jobs.findIndex((other) => other.queue === job.queue) !== index);
     if (repeated) throw new ManifestError(`the ${name} service's manifest lists job ${repeated.queue} twice`);
     const clock = options.clock ?? systemClock;
@@ -121,7 +125,9 @@ export class ServiceRuntime<DB> {
    */
   process<T>(job: JobDefinition<T>, processor: JobProcessor<T>, concurrency = 1): void {
     if (!this.jobs.some((declared) => declared.queue === job.queue)) {
-      throw new ManifestError(`the ${this.name} service registers a processor for job ${job.queue}, which its manifest does not list (services/${this.name}/manifest.ts)`);
+      throw new ManifestError(
+        `the ${this.name} service registers a processor for job ${job.queue}, which its manifest does not list (services/${this.name}/manifest.ts)`,
+      );
     }
     if (this.processors.has(job.queue)) {
       throw new ManifestError(`the ${this.name} service's job ${job.queue} has two processors: register one`);
@@ -181,7 +187,9 @@ export class ServiceRuntime<DB> {
 
   private async closeOwned(): Promise<void> {
     for (const close of this.closers.splice(0)) {
-      await withinMs(Promise.resolve().then(close), CLOSE_WAIT_MS).catch((error: unknown) => this.logger.warn({ err: error }, 'closing a connection failed'));
+      await withinMs(Promise.resolve().then(close), CLOSE_WAIT_MS).catch((error: unknown) =>
+        this.logger.warn({ err: error }, 'closing a connection failed'),
+      );
     }
   }
 
@@ -195,7 +203,9 @@ export class ServiceRuntime<DB> {
     }
     const unlisted = this.relay.jobQueues().filter((queue) => !this.jobs.some((job) => job.queue === queue));
     if (unlisted.length > 0) {
-      throw new ManifestError(`the ${this.name} service's job relay keeps work for ${unlisted.join(', ')}, which its manifest does not list (services/${this.name}/manifest.ts)`);
+      throw new ManifestError(
+        `the ${this.name} service's job relay keeps work for ${unlisted.join(', ')}, which its manifest does not list (services/${this.name}/manifest.ts)`,
+      );
     }
   }
 }

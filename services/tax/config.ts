@@ -25,7 +25,8 @@ export const taxConfigSchema = z
     }
     // Every problem at once, so a deployment is fixed in one pass.
     const ring = spec === undefined ? undefined : parseKeyRing(spec);
-    if (ring === undefined) ctx.addIssue({ code: 'custom', path: ['TAX_ENCRYPTION_KEYS'], message: 'must be set together with TAX_ENCRYPTION_ACTIVE_KEY_ID' });
+    if (ring === undefined)
+      ctx.addIssue({ code: 'custom', path: ['TAX_ENCRYPTION_KEYS'], message: 'must be set together with TAX_ENCRYPTION_ACTIVE_KEY_ID' });
     else if ('problem' in ring) ctx.addIssue({ code: 'custom', path: ['TAX_ENCRYPTION_KEYS'], message: ring.problem });
     if (activeKeyId === undefined) {
       ctx.addIssue({ code: 'custom', path: ['TAX_ENCRYPTION_ACTIVE_KEY_ID'], message: 'must be set together with TAX_ENCRYPTION_KEYS' });

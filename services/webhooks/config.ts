@@ -23,7 +23,11 @@ export const webhooksConfigSchema = z
     /** The first retry's delay; each next one doubles, less up to half of it at random (jitter). */
     WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(1).max(3_600_000).default(30_000),
     /** A delivery that still fails this long after its event arrived is given up (failed). */
-    WEBHOOK_RETRY_WINDOW_HOURS: z.coerce.number().min(0).max(24 * 7).default(24),
+    WEBHOOK_RETRY_WINDOW_HOURS: z.coerce
+      .number()
+      .min(0)
+      .max(24 * 7)
+      .default(24),
     /** Deliveries in flight at once per process. */
     WEBHOOK_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   })
@@ -34,7 +38,8 @@ export const webhooksConfigSchema = z
       return { ...rest, encryption: { keys: developmentKeyRing(), activeKeyId: DEVELOPMENT_KEY_ID, development: true } };
     }
     const ring = spec === undefined ? undefined : parseKeyRing(spec);
-    if (ring === undefined) ctx.addIssue({ code: 'custom', path: ['WEBHOOK_SECRET_KEYS'], message: 'must be set together with WEBHOOK_SECRET_ACTIVE_KEY_ID' });
+    if (ring === undefined)
+      ctx.addIssue({ code: 'custom', path: ['WEBHOOK_SECRET_KEYS'], message: 'must be set together with WEBHOOK_SECRET_ACTIVE_KEY_ID' });
     else if ('problem' in ring) ctx.addIssue({ code: 'custom', path: ['WEBHOOK_SECRET_KEYS'], message: ring.problem });
     if (activeKeyId === undefined) {
       ctx.addIssue({ code: 'custom', path: ['WEBHOOK_SECRET_ACTIVE_KEY_ID'], message: 'must be set together with WEBHOOK_SECRET_KEYS' });

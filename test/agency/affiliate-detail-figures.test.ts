@@ -36,7 +36,10 @@ describe('affiliate detail figures: referral tree and payouts by day (HTTP)', ()
     return { id: response.body.id as string, identifier, code };
   }
   const refer = async (user: { identifier: string }, code: string) => {
-    const response = await stack.api.post('/api/v1/referrals', { key: project.keys.service, body: { user_identifier: user.identifier, user_identifier_type: 'evm_address', code } });
+    const response = await stack.api.post('/api/v1/referrals', {
+      key: project.keys.service,
+      body: { user_identifier: user.identifier, user_identifier_type: 'evm_address', code },
+    });
     expect(response.status).toBe(201);
   };
   /** Sends conversions and waits until the projection counts them all for Rita. */
@@ -74,9 +77,15 @@ describe('affiliate detail figures: referral tree and payouts by day (HTTP)', ()
     await putTerms(stack, project, 'trade', { currency_id: usdc.id, affiliate: { bps: 1_000 } });
     await putTerms(stack, project, 'swap', { currency_id: dai.id, affiliate: { fixed: '5' } });
     [rita, mo] = [await newAffiliate('Rita'), await newAffiliate('Mo')];
-    expect((await stack.api.post(`/api/v1/projects/${project.id}/agencies`, { ...admin(), body: { user_identifier: mo.identifier, spread_bps: 200 } })).status).toBe(201);
+    expect(
+      (await stack.api.post(`/api/v1/projects/${project.id}/agencies`, { ...admin(), body: { user_identifier: mo.identifier, spread_bps: 200 } }))
+        .status,
+    ).toBe(201);
     stack.clock.set('2026-11-21T10:00:01.000Z');
-    const bound = await stack.api.post(`/api/v1/projects/${project.id}/agencies/${mo.id}/sub-affiliates`, { ...admin(), body: { user_identifiers: [rita.identifier] } });
+    const bound = await stack.api.post(`/api/v1/projects/${project.id}/agencies/${mo.id}/sub-affiliates`, {
+      ...admin(),
+      body: { user_identifiers: [rita.identifier] },
+    });
     expect(bound.status).toBe(200);
     for (const [minute, user] of [r1, r2, r3].entries()) {
       stack.clock.set(`2026-11-21T10:0${minute + 1}:00.000Z`);
@@ -105,7 +114,9 @@ describe('affiliate detail figures: referral tree and payouts by day (HTTP)', ()
       conversions,
     });
     const identifiers = async (query: string) =>
-      (await stack.api.get(`${base()}/${rita.identifier}/referrals?${query}`, admin())).body.results.map((user: { identifier: string }) => user.identifier);
+      (await stack.api.get(`${base()}/${rita.identifier}/referrals?${query}`, admin())).body.results.map(
+        (user: { identifier: string }) => user.identifier,
+      );
 
     it('answers each referred user with the volume, revenue and conversions it brought, newest referral first', async () => {
       const response = await stack.api.get(`${base()}/${rita.identifier}/referrals`, { key: project.keys.readOnly });
@@ -133,7 +144,11 @@ describe('affiliate detail figures: referral tree and payouts by day (HTTP)', ()
     });
 
     it('adds up to the affiliate’s own figures: volume, revenue, conversions, end users as every user referred and converting users as those with a conversion', async () => {
-      const tree = (await stack.api.get(`${base()}/${rita.identifier}/referrals`, admin())).body.results as Array<{ volume_usd: string; revenue_usd: string; conversions: number }>;
+      const tree = (await stack.api.get(`${base()}/${rita.identifier}/referrals`, admin())).body.results as Array<{
+        volume_usd: string;
+        revenue_usd: string;
+        conversions: number;
+      }>;
       const own = (await stack.api.get(`${base()}/${rita.identifier}`, admin())).body;
       expect(own).toMatchObject({ volume_usd: '265.0', revenue_usd: '4.5', conversions: 6, end_users: 4, converting_users: 3 });
       expect(sumUsd(tree.map((user) => user.volume_usd))).toBe(usdUnits(own.volume_usd));
@@ -171,7 +186,12 @@ describe('affiliate detail figures: referral tree and payouts by day (HTTP)', ()
         payouts('2026-11-21T13:00:00.000Z', '2026-11-21', currency(dai, 'DAI', 18), 'agency_payout', '20', 1),
         payouts('2026-11-21T12:00:00.000Z', '2026-11-21', currency(usdc, 'USDC', 6), 'agency_payout', '120', 2),
       ]);
-      expect(body.results.slice(3).map((entry: { type: string }) => entry.type)).toEqual(['sub_affiliate_bound', 'master_designated', 'code_created', 'joined']);
+      expect(body.results.slice(3).map((entry: { type: string }) => entry.type)).toEqual([
+        'sub_affiliate_bound',
+        'master_designated',
+        'code_created',
+        'joined',
+      ]);
     });
 
     it('pages the same entries in the same order, none repeated or skipped', async () => {

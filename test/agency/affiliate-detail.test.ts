@@ -35,10 +35,18 @@ describe('affiliate detail, history and referrals (HTTP)', () => {
     const badged = await createSegment(stack, project, { name: 'Early birds' });
     const plain = await createSegment(stack, project, { name: 'Newsletter' });
     expect(
-      (await stack.api.post(`/v1/audience-segments/${badged.id}/badge`, { key: project.keys.service, body: { name: 'Early bird', image_url: 'https://cdn.example.com/e.png' } })).status,
+      (
+        await stack.api.post(`/v1/audience-segments/${badged.id}/badge`, {
+          key: project.keys.service,
+          body: { name: 'Early bird', image_url: 'https://cdn.example.com/e.png' },
+        })
+      ).status,
     ).toBe(201);
     for (const segment of [badged, plain]) {
-      const added = await stack.api.post(`${base()}/audiences/${segment.id}/entries`, { ...admin(), body: { identifier: affiliate.identifier, identifier_type: 'evm_address' } });
+      const added = await stack.api.post(`${base()}/audiences/${segment.id}/entries`, {
+        ...admin(),
+        body: { identifier: affiliate.identifier, identifier_type: 'evm_address' },
+      });
       expect(added.status).toBe(201);
     }
 
@@ -72,7 +80,9 @@ describe('affiliate detail, history and referrals (HTTP)', () => {
 
   it('links a master’s detail to its sub-affiliates', async () => {
     const master = await newAffiliate('Agency');
-    expect((await stack.api.post(`${base()}/agencies`, { ...admin(), body: { user_identifier: master.identifier, spread_bps: 100 } })).status).toBe(201);
+    expect((await stack.api.post(`${base()}/agencies`, { ...admin(), body: { user_identifier: master.identifier, spread_bps: 100 } })).status).toBe(
+      201,
+    );
     const detail = await stack.api.get(`${base()}/affiliates/${master.identifier}`, admin());
     expect(detail.body).toMatchObject({ is_master: true, links: { sub_affiliates: `${base()}/agencies/${master.id}/sub-affiliates` } });
     expect((await stack.api.get(detail.body.links.sub_affiliates, admin())).status).toBe(200);
@@ -81,7 +91,9 @@ describe('affiliate detail, history and referrals (HTTP)', () => {
   it('answers the history newest first in the standard list shape, paged', async () => {
     const affiliate = await newAffiliate('Hank', 'hank_first');
     stack.clock.advance(MINUTE);
-    expect((await stack.api.post(`${base()}/affiliates/${affiliate.identifier}/suspend`, { ...admin(), body: { reason: 'chargebacks' } })).status).toBe(200);
+    expect(
+      (await stack.api.post(`${base()}/affiliates/${affiliate.identifier}/suspend`, { ...admin(), body: { reason: 'chargebacks' } })).status,
+    ).toBe(200);
     stack.clock.advance(MINUTE);
     expect((await stack.api.post(`${base()}/affiliates/${affiliate.identifier}/reactivate`, admin())).status).toBe(200);
 
@@ -89,7 +101,11 @@ describe('affiliate detail, history and referrals (HTTP)', () => {
     expect(history.status).toBe(200);
     expect(history.body).toEqual({
       results: [
-        { type: 'reactivated', at: '2026-11-21T12:02:00.000Z', data: { suspension_reason: 'chargebacks', suspended_at: '2026-11-21T12:01:00.000Z', by_api_key_id: project.keyIds.admin } },
+        {
+          type: 'reactivated',
+          at: '2026-11-21T12:02:00.000Z',
+          data: { suspension_reason: 'chargebacks', suspended_at: '2026-11-21T12:01:00.000Z', by_api_key_id: project.keyIds.admin },
+        },
         { type: 'suspended', at: '2026-11-21T12:01:00.000Z', data: { reason: 'chargebacks', by_api_key_id: project.keyIds.admin } },
         { type: 'code_created', at: START, data: { code: 'hank_first' } },
         { type: 'joined', at: START, data: { name: 'Hank', region: null } },

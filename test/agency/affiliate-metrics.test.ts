@@ -43,7 +43,10 @@ describe('affiliate metrics in the affiliate list (HTTP)', () => {
   async function newAffiliate(name: string) {
     const identifier = randomEvmAddress();
     const code = `${name.toLowerCase()}${Math.random().toString(36).slice(2, 8)}`;
-    const response = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, { ...admin(), body: { identifier, identifier_type: 'evm_address', name, code } });
+    const response = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
+      ...admin(),
+      body: { identifier, identifier_type: 'evm_address', name, code },
+    });
     if (response.status !== 201) throw new Error(`affiliate creation failed: ${response.status} ${response.text}`);
     return { id: response.body.id as string, identifier, code };
   }
@@ -73,9 +76,16 @@ describe('affiliate metrics in the affiliate list (HTTP)', () => {
     affiliates.master = await newAffiliate('Master');
     affiliates.idle = await newAffiliate('Idle');
     const agencies = `/api/v1/projects/${project.id}/agencies`;
-    expect((await stack.api.post(agencies, { ...admin(), body: { user_identifier: affiliates.master.identifier, spread_bps: 250 } })).status).toBe(201);
+    expect((await stack.api.post(agencies, { ...admin(), body: { user_identifier: affiliates.master.identifier, spread_bps: 250 } })).status).toBe(
+      201,
+    );
     expect(
-      (await stack.api.post(`${agencies}/${affiliates.master.id}/sub-affiliates`, { ...admin(), body: { user_identifiers: [affiliates.bob.identifier] } })).status,
+      (
+        await stack.api.post(`${agencies}/${affiliates.master.id}/sub-affiliates`, {
+          ...admin(),
+          body: { user_identifiers: [affiliates.bob.identifier] },
+        })
+      ).status,
     ).toBe(200);
     stack.clock.advance(60_000);
 
@@ -93,7 +103,9 @@ describe('affiliate metrics in the affiliate list (HTTP)', () => {
     ]);
     // Bob leaves the master: his later conversions are his own, not the master's referred volume.
     stack.clock.advance(60_000);
-    expect((await stack.api.request('DELETE', `${agencies}/${affiliates.master.id}/sub-affiliates/${affiliates.bob.identifier}`, admin())).status).toBe(204);
+    expect(
+      (await stack.api.request('DELETE', `${agencies}/${affiliates.master.id}/sub-affiliates/${affiliates.bob.identifier}`, admin())).status,
+    ).toBe(204);
     stack.clock.advance(60_000);
     await send([conversionBody({ user: u3, volume_usd: '1000', reward_base: '1000' })]);
     // Idle refers three users who never convert: end users all the same (specification §2.9: users brought in).
@@ -110,7 +122,13 @@ describe('affiliate metrics in the affiliate list (HTTP)', () => {
 
   it('shows each affiliate’s volume, revenue, conversions, end users, referred volume and earnings per currency, exactly', async () => {
     const items = byName(await list());
-    const usdcEarning = (amount: string) => ({ currency_address: usdc.address, currency_chain_id: 8453, currency_name: 'USDC', currency_decimals: 6, amount });
+    const usdcEarning = (amount: string) => ({
+      currency_address: usdc.address,
+      currency_chain_id: 8453,
+      currency_name: 'USDC',
+      currency_decimals: 6,
+      amount,
+    });
     expect(items.Alice).toMatchObject({
       volume_usd: '121.0',
       revenue_usd: '1.25',
@@ -118,16 +136,43 @@ describe('affiliate metrics in the affiliate list (HTTP)', () => {
       end_users: 2,
       converting_users: 2,
       referred_volume_usd: '0',
-      earnings: [{ currency_address: dai.address, currency_chain_id: 8453, currency_name: 'DAI', currency_decimals: 18, amount: '5' }, usdcEarning('1200')],
+      earnings: [
+        { currency_address: dai.address, currency_chain_id: 8453, currency_name: 'DAI', currency_decimals: 18, amount: '5' },
+        usdcEarning('1200'),
+      ],
       agency_earnings: [],
       tier_protection_days_remaining: null,
       tax_status: expect.any(String),
     });
-    expect(items.Bob).toMatchObject({ volume_usd: '1307', revenue_usd: '3.7', conversions: 3, end_users: 1, converting_users: 1, referred_volume_usd: '0', earnings: [usdcEarning('500')] });
+    expect(items.Bob).toMatchObject({
+      volume_usd: '1307',
+      revenue_usd: '3.7',
+      conversions: 3,
+      end_users: 1,
+      converting_users: 1,
+      referred_volume_usd: '0',
+      earnings: [usdcEarning('500')],
+    });
     // Only what Bob brought while bound (frozen on each conversion): 300 + 7, not the 1,000 after unbinding.
-    expect(items.Master).toMatchObject({ volume_usd: '0', conversions: 0, end_users: 0, converting_users: 0, referred_volume_usd: '307', earnings: [], agency_earnings: [usdcEarning('100')] });
+    expect(items.Master).toMatchObject({
+      volume_usd: '0',
+      conversions: 0,
+      end_users: 0,
+      converting_users: 0,
+      referred_volume_usd: '307',
+      earnings: [],
+      agency_earnings: [usdcEarning('100')],
+    });
     // Referred users who never converted are end users, not converting users.
-    expect(items.Idle).toMatchObject({ volume_usd: '0', revenue_usd: '0', conversions: 0, end_users: 3, converting_users: 0, earnings: [], agency_earnings: [] });
+    expect(items.Idle).toMatchObject({
+      volume_usd: '0',
+      revenue_usd: '0',
+      conversions: 0,
+      end_users: 3,
+      converting_users: 0,
+      earnings: [],
+      agency_earnings: [],
+    });
   });
 
   it('sorts by any metric or joined_at, either way, ties by id in the same direction, pages without overlap', async () => {
@@ -178,7 +223,11 @@ describe('affiliate metrics in the affiliate list (HTTP)', () => {
     for (const [query, field] of cases) {
       const response = await stack.api.get(listPath(query), admin());
       expect(response.status).toBe(400);
-      expect(response.body).toMatchObject({ status: 400, code: expect.any(String), details: expect.arrayContaining([expect.objectContaining({ field: expect.stringContaining(field) })]) });
+      expect(response.body).toMatchObject({
+        status: 400,
+        code: expect.any(String),
+        details: expect.arrayContaining([expect.objectContaining({ field: expect.stringContaining(field) })]),
+      });
     }
   });
 
@@ -191,7 +240,10 @@ describe('affiliate metrics in the affiliate list (HTTP)', () => {
 
     // The projection loses its facts and its figures go wrong: the rebuild brings both back.
     await stack.db.query('DELETE FROM agency.conversion_facts WHERE project_id = $1', [project.id]);
-    await stack.db.query('UPDATE agency.affiliate_metrics SET volume_usd = 5, conversions = 99, end_users = 40, converting_users = 41 WHERE project_id = $1', [project.id]);
+    await stack.db.query(
+      'UPDATE agency.affiliate_metrics SET volume_usd = 5, conversions = 99, end_users = 40, converting_users = 41 WHERE project_id = $1',
+      [project.id],
+    );
     expect((await rebuild()).body).toEqual({ listed: 7, restored: 7, conversions: 7, attributed: 6 });
     expect(await list()).toEqual(incremental);
 

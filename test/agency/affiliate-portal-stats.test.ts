@@ -47,7 +47,15 @@ describe('affiliate portal stats (HTTP)', () => {
   });
   const inUsdc = (amount: string) => earning(usdc, 'USDC', 6, amount);
   const inDai = (amount: string) => earning(dai, 'DAI', 18, amount);
-  const zeroDay = (date: string): Day => ({ date, volume_usd: '0', revenue_usd: '0', conversions: 0, referred_volume_usd: '0', earnings: [], agency_earnings: [] });
+  const zeroDay = (date: string): Day => ({
+    date,
+    volume_usd: '0',
+    revenue_usd: '0',
+    conversions: 0,
+    referred_volume_usd: '0',
+    earnings: [],
+    agency_earnings: [],
+  });
 
   async function newAffiliate(wallet: TestWallet, name: string, code: string) {
     const response = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
@@ -76,7 +84,9 @@ describe('affiliate portal stats (HTTP)', () => {
     const masterId = await newAffiliate(master, 'Master', `master${randomEvmAddress().slice(2, 8)}`);
     const agencies = `/api/v1/projects/${project.id}/agencies`;
     expect((await stack.api.post(agencies, { ...admin(), body: { user_identifier: master.address, spread_bps: 250 } })).status).toBe(201);
-    expect((await stack.api.post(`${agencies}/${masterId}/sub-affiliates`, { ...admin(), body: { user_identifiers: [alice.address] } })).status).toBe(200);
+    expect((await stack.api.post(`${agencies}/${masterId}/sub-affiliates`, { ...admin(), body: { user_identifiers: [alice.address] } })).status).toBe(
+      200,
+    );
 
     const [u1, u2] = [evmUser(), evmUser()];
     // 2026-11-21, the last millisecond of the UTC day: two users, USDC payouts of 1,000 and 200.
@@ -132,7 +142,9 @@ describe('affiliate portal stats (HTTP)', () => {
     const token = await signIn(stack, alice);
     const listed = (await stack.api.get(`/api/v1/projects/${project.id}/affiliates?q=Alice`, admin())).body.results[0];
     const narrow = await stack.api.get(statsPath('?from=2026-11-23&to=2026-11-23'), { key: token });
-    expect(narrow.body.series).toEqual([{ ...zeroDay('2026-11-23'), volume_usd: '30', revenue_usd: '0.1', conversions: 2, earnings: [inDai('5'), inUsdc('50')] }]);
+    expect(narrow.body.series).toEqual([
+      { ...zeroDay('2026-11-23'), volume_usd: '30', revenue_usd: '0.1', conversions: 2, earnings: [inDai('5'), inUsdc('50')] },
+    ]);
     const { series: _series, ...totals } = narrow.body;
     expect(totals).toEqual({
       volume_usd: listed.volume_usd,

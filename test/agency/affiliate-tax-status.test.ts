@@ -35,7 +35,9 @@ describe('the affiliate list’s tax_status follows the tax service (HTTP)', () 
     await taxEventsProjected(stack);
     const list = await stack.api.get(`/api/v1/projects/${project.id}/affiliates?page_size=100`, { key: project.keys.readOnly });
     expect(list.status).toBe(200);
-    const listed = new Map((list.body.results as Array<{ identifier: string; tax_status: string }>).map((item) => [item.identifier, item.tax_status]));
+    const listed = new Map(
+      (list.body.results as Array<{ identifier: string; tax_status: string }>).map((item) => [item.identifier, item.tax_status]),
+    );
     const own: string[] = [];
     for (const affiliate of affiliates) {
       const detail = await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${affiliate.wallet.address}`, { key: project.keys.readOnly });
@@ -48,7 +50,10 @@ describe('the affiliate list’s tax_status follows the tax service (HTTP)', () 
   }
 
   const review = (project: TestProject, affiliate: Affiliate, action: 'approve' | 'revoke') =>
-    stack.api.post(adminPaths(project, affiliate.wallet.address)[action], { key: project.keys.admin, ...(action === 'revoke' ? { body: { reason: 'TIN does not match' } } : {}) });
+    stack.api.post(adminPaths(project, affiliate.wallet.address)[action], {
+      key: project.keys.admin,
+      ...(action === 'revoke' ? { body: { reason: 'TIN does not match' } } : {}),
+    });
 
   it('follows submitting, approving, revoking and the project’s settings, as the tax service answers them', async () => {
     const project = await createProject(stack, 'Taxed program');
@@ -87,7 +92,10 @@ describe('the affiliate list’s tax_status follows the tax service (HTTP)', () 
   it('answers an affiliate nobody told the tax service about as the project’s default', async () => {
     const project = await createProject(stack, 'Untaxed program');
     const identifier = randomEvmAddress();
-    await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, { key: project.keys.admin, body: { identifier, identifier_type: 'evm_address', name: 'Eve' } });
+    await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
+      key: project.keys.admin,
+      body: { identifier, identifier_type: 'evm_address', name: 'Eve' },
+    });
     const list = await stack.api.get(`/api/v1/projects/${project.id}/affiliates`, { key: project.keys.admin });
     expect(list.body.results).toEqual([expect.objectContaining({ identifier, tax_status: 'not_required' })]);
   });

@@ -29,7 +29,13 @@ describe('affiliates over HTTP', () => {
 
   it('creates an affiliate (201) in the documented shape, with its first code', async () => {
     const identifier = randomEvmAddress();
-    const response = await create({ identifier: mixedCase(identifier), identifier_type: 'evm_address', name: 'Alice', region: 'us', code: 'Alice2026' });
+    const response = await create({
+      identifier: mixedCase(identifier),
+      identifier_type: 'evm_address',
+      name: 'Alice',
+      region: 'us',
+      code: 'Alice2026',
+    });
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -53,7 +59,10 @@ describe('affiliates over HTTP', () => {
 
   it('answers 409 AFFILIATE_EXISTS for the same user, 409 CODE_IN_USE for a taken code in any case, and 400 naming bad fields', async () => {
     const { identifier } = await newAffiliate({ code: 'TakenCode' });
-    expect(await create({ identifier, identifier_type: 'evm_address', name: 'Again' })).toMatchObject({ status: 409, body: { code: 'AFFILIATE_EXISTS' } });
+    expect(await create({ identifier, identifier_type: 'evm_address', name: 'Again' })).toMatchObject({
+      status: 409,
+      body: { code: 'AFFILIATE_EXISTS' },
+    });
     const late = randomEvmAddress();
     expect(await create({ identifier: late, identifier_type: 'evm_address', name: 'Bob', code: 'takencode' })).toMatchObject({
       status: 409,
@@ -72,7 +81,10 @@ describe('affiliates over HTTP', () => {
   it('reads an affiliate by its identifier in any case (identifier_type defaults to evm_address), and 404 for a non-affiliate', async () => {
     const { identifier, body } = await newAffiliate();
     expect(await stack.api.get(`${base()}/${mixedCase(identifier)}`, { key: project.keys.readOnly })).toMatchObject({ status: 200, body });
-    expect(await stack.api.get(`${base()}/${identifier}?identifier_type=evm_address`, { key: project.keys.admin })).toMatchObject({ status: 200, body });
+    expect(await stack.api.get(`${base()}/${identifier}?identifier_type=evm_address`, { key: project.keys.admin })).toMatchObject({
+      status: 200,
+      body,
+    });
     expect(await stack.api.get(`${base()}/${randomEvmAddress()}`, { key: project.keys.admin })).toMatchObject({
       status: 404,
       body: { code: 'AFFILIATE_NOT_FOUND' },
@@ -96,7 +108,10 @@ describe('affiliates over HTTP', () => {
   it('suspends with a reason and reactivates, answering 409 for the same change twice', async () => {
     const { identifier } = await newAffiliate();
     const suspended = await stack.api.post(`${base()}/${identifier}/suspend`, { key: project.keys.admin, body: { reason: 'Fraudulent traffic' } });
-    expect(suspended).toMatchObject({ status: 200, body: { status: 'suspended', suspended_at: stack.clock.now().toISOString(), suspension_reason: 'Fraudulent traffic' } });
+    expect(suspended).toMatchObject({
+      status: 200,
+      body: { status: 'suspended', suspended_at: stack.clock.now().toISOString(), suspension_reason: 'Fraudulent traffic' },
+    });
     expect(await stack.api.post(`${base()}/${identifier}/suspend`, { key: project.keys.admin, body: { reason: 'again' } })).toMatchObject({
       status: 409,
       body: { code: 'AFFILIATE_ALREADY_SUSPENDED' },
@@ -134,7 +149,10 @@ describe('affiliates over HTTP', () => {
     const added = await stack.api.post(portal, { key: token, body: { code: 'wally_code' } });
     expect(added).toMatchObject({ status: 201, body: { identifier: wallet.address, codes: [{ code: 'wally_code', uses: 0 }] } });
     const stranger = await signIn(stack, await newWallet());
-    expect(await stack.api.post(portal, { key: stranger, body: { code: 'stranger_code' } })).toMatchObject({ status: 404, body: { code: 'AFFILIATE_NOT_FOUND' } });
+    expect(await stack.api.post(portal, { key: stranger, body: { code: 'stranger_code' } })).toMatchObject({
+      status: 404,
+      body: { code: 'AFFILIATE_NOT_FOUND' },
+    });
     expect(await stack.api.post(portal, { key: project.keys.admin, body: { code: 'admin_code' } })).toMatchObject({
       status: 401,
       body: { code: 'WRONG_CREDENTIAL_KIND' },
@@ -198,7 +216,9 @@ describe('affiliates over HTTP', () => {
       expect(await create({ identifier, identifier_type: 'evm_address', name: 'Nope' }, key)).toMatchObject({ status: 403 });
     }
     const { identifier: existing } = await newAffiliate();
-    expect(await stack.api.post(`${base()}/${existing}/suspend`, { key: project.keys.readOnly, body: { reason: 'x' } })).toMatchObject({ status: 403 });
+    expect(await stack.api.post(`${base()}/${existing}/suspend`, { key: project.keys.readOnly, body: { reason: 'x' } })).toMatchObject({
+      status: 403,
+    });
     expect(await stack.api.get(`${base()}/${existing}`, { key: project.keys.service })).toMatchObject({ status: 403 });
     expect((await stack.api.get(`${base()}/${identifier}`, { key: project.keys.admin })).status).toBe(404);
     expect((await stack.api.get(`${base()}/${existing}`, { key: project.keys.admin })).body.status).toBe('active');

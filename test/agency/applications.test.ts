@@ -32,12 +32,18 @@ describe('applications over HTTP', () => {
     return { wallet, token, id: response.body.id };
   }
   const entriesOf = async (segmentId: string, identifier: string) =>
-    Number((await stack.db.query('SELECT count(*) AS n FROM audience.entries WHERE segment_id = $1 AND identifier = $2', [segmentId, identifier])).rows[0].n);
+    Number(
+      (await stack.db.query('SELECT count(*) AS n FROM audience.entries WHERE segment_id = $1 AND identifier = $2', [segmentId, identifier])).rows[0]
+        .n,
+    );
 
   it('takes an application from the signed-in wallet (201) and shows it back, with no affiliate yet', async () => {
     const wallet = await newWallet();
     const token = await signIn(stack, wallet);
-    const response = await stack.api.post(portal(), { key: token, body: { name: 'Ada Lovelace', region: 'gb', message: 'Newsletter, 40k readers', code: 'ADA40K' } });
+    const response = await stack.api.post(portal(), {
+      key: token,
+      body: { name: 'Ada Lovelace', region: 'gb', message: 'Newsletter, 40k readers', code: 'ADA40K' },
+    });
     const application = {
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       identifier: wallet.address,
@@ -59,8 +65,14 @@ describe('applications over HTTP', () => {
     };
     expect(response).toMatchObject({ status: 201, body: application });
     expect(await stack.api.get(portal(), { key: token })).toMatchObject({ status: 200, body: { ...application, affiliate: null } });
-    expect(await stack.api.post(portal(), { key: token, body: { name: 'Again' } })).toMatchObject({ status: 409, body: { code: 'APPLICATION_OPEN' } });
-    expect(await stack.api.get(`${applications()}/${response.body.id}`, { key: project.keys.readOnly })).toMatchObject({ status: 200, body: application });
+    expect(await stack.api.post(portal(), { key: token, body: { name: 'Again' } })).toMatchObject({
+      status: 409,
+      body: { code: 'APPLICATION_OPEN' },
+    });
+    expect(await stack.api.get(`${applications()}/${response.body.id}`, { key: project.keys.readOnly })).toMatchObject({
+      status: 200,
+      body: application,
+    });
   });
 
   it('answers 404 to a wallet that has not applied, and 400 naming bad fields', async () => {
@@ -83,15 +95,30 @@ describe('applications over HTTP', () => {
     const own = await stack.api.get(portal(), { key: token });
     expect(own.body).toMatchObject({
       status: 'approved',
-      affiliate: { id: approved.body.affiliate_id, identifier: wallet.address, name: 'Grace', status: 'active', codes: [expect.objectContaining({ code })] },
+      affiliate: {
+        id: approved.body.affiliate_id,
+        identifier: wallet.address,
+        name: 'Grace',
+        status: 'active',
+        codes: [expect.objectContaining({ code })],
+      },
     });
-    await pollUntil(async () => (await entriesOf(staticAudience.id, wallet.address)) === 1, { timeoutMs: 10_000, what: 'the approved affiliate’s audience entry' });
+    await pollUntil(async () => (await entriesOf(staticAudience.id, wallet.address)) === 1, {
+      timeoutMs: 10_000,
+      what: 'the approved affiliate’s audience entry',
+    });
     expect(await stack.api.post(`${applications()}/${id}/approve`, { ...admin(), body: { audience_id: staticAudience.id } })).toMatchObject({
       status: 409,
       body: { code: 'APPLICATION_DECIDED' },
     });
-    expect(await stack.api.post(`${applications()}/${id}/hold`, { ...admin(), body: {} })).toMatchObject({ status: 409, body: { code: 'APPLICATION_DECIDED' } });
-    expect(await stack.api.post(portal(), { key: token, body: { name: 'Again' } })).toMatchObject({ status: 409, body: { code: 'AFFILIATE_EXISTS' } });
+    expect(await stack.api.post(`${applications()}/${id}/hold`, { ...admin(), body: {} })).toMatchObject({
+      status: 409,
+      body: { code: 'APPLICATION_DECIDED' },
+    });
+    expect(await stack.api.post(portal(), { key: token, body: { name: 'Again' } })).toMatchObject({
+      status: 409,
+      body: { code: 'AFFILIATE_EXISTS' },
+    });
     expect(await entriesOf(staticAudience.id, wallet.address)).toBe(1);
   });
 
@@ -101,7 +128,10 @@ describe('applications over HTTP', () => {
     const other = await createProject(stack, 'Other');
     const foreign = await createSegment(stack, other);
     const approve = (body: Record<string, unknown>) => stack.api.post(`${applications()}/${id}/approve`, { ...admin(), body });
-    expect(await approve({ audience_id: dynamic.id })).toMatchObject({ status: 400, body: { code: 'AUDIENCE_NOT_STATIC', details: [{ field: 'audience_id' }] } });
+    expect(await approve({ audience_id: dynamic.id })).toMatchObject({
+      status: 400,
+      body: { code: 'AUDIENCE_NOT_STATIC', details: [{ field: 'audience_id' }] },
+    });
     expect(await approve({ audience_id: foreign.id })).toMatchObject({ status: 404, body: { code: 'AUDIENCE_NOT_FOUND' } });
     expect(await approve({ audience_id: randomUUID() })).toMatchObject({ status: 404, body: { code: 'AUDIENCE_NOT_FOUND' } });
     expect(await approve({})).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
@@ -114,8 +144,14 @@ describe('applications over HTTP', () => {
       status: 200,
       body: { status: 'on_hold', hold_note: 'Ask about traffic', held_at: START },
     });
-    expect(await stack.api.post(`${applications()}/${id}/hold`, { ...admin(), body: {} })).toMatchObject({ status: 409, body: { code: 'APPLICATION_ON_HOLD' } });
-    expect(await stack.api.post(`${applications()}/${id}/reject`, { ...admin(), body: {} })).toMatchObject({ status: 400, body: { details: [{ field: 'reason' }] } });
+    expect(await stack.api.post(`${applications()}/${id}/hold`, { ...admin(), body: {} })).toMatchObject({
+      status: 409,
+      body: { code: 'APPLICATION_ON_HOLD' },
+    });
+    expect(await stack.api.post(`${applications()}/${id}/reject`, { ...admin(), body: {} })).toMatchObject({
+      status: 400,
+      body: { details: [{ field: 'reason' }] },
+    });
     expect(await stack.api.post(`${applications()}/${id}/reject`, { ...admin(), body: { reason: ' ' } })).toMatchObject({ status: 400 });
     expect(await stack.api.post(`${applications()}/${id}/reject`, { ...admin(), body: { reason: 'Traffic too low' } })).toMatchObject({
       status: 200,
@@ -133,12 +169,19 @@ describe('applications over HTTP', () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i += 1) {
       const token = await signIn(stack, await newWallet());
-      ids.push((await stack.api.post(`/api/v1/projects/${other.id}/affiliate-portal/application`, { key: token, body: { name: `Applicant ${i}` } })).body.id);
+      ids.push(
+        (await stack.api.post(`/api/v1/projects/${other.id}/affiliate-portal/application`, { key: token, body: { name: `Applicant ${i}` } })).body.id,
+      );
       stack.clock.advance(1_000);
     }
     stack.clock.set(START);
     const list = (query: string) => stack.api.get(`/api/v1/projects/${other.id}/applications${query}`, { key: other.keys.readOnly });
-    expect((await list('?status=pending')).body).toMatchObject({ total_results: 3, page: 1, page_size: 25, results: ids.map((id) => expect.objectContaining({ id })) });
+    expect((await list('?status=pending')).body).toMatchObject({
+      total_results: 3,
+      page: 1,
+      page_size: 25,
+      results: ids.map((id) => expect.objectContaining({ id })),
+    });
     for (const size of [10, 20, 50, 100]) expect((await list(`?page_size=${size}`)).body.page_size).toBe(size);
     expect(await list('?page_size=101')).toMatchObject({ status: 400 });
     expect(await list('?status=maybe')).toMatchObject({ status: 400 });
@@ -149,7 +192,13 @@ describe('applications over HTTP', () => {
       body: { action: 'approve', audience_id: audience.id, application_ids: [ids[0], missing, ids[1], ids[0]] },
     });
     expect(bulk.status).toBe(200);
-    expect(bulk.body.results.map((result: { application_id: string; ok: boolean; error: { code: string } | null }) => [result.application_id, result.ok, result.error?.code ?? null])).toEqual([
+    expect(
+      bulk.body.results.map((result: { application_id: string; ok: boolean; error: { code: string } | null }) => [
+        result.application_id,
+        result.ok,
+        result.error?.code ?? null,
+      ]),
+    ).toEqual([
       [ids[0], true, null],
       [missing, false, 'APPLICATION_NOT_FOUND'],
       [ids[1], true, null],
@@ -158,7 +207,10 @@ describe('applications over HTTP', () => {
     expect(bulk.body.results[0].application).toMatchObject({ id: ids[0], status: 'approved' });
     expect((await list('?status=pending')).body.results.map((item: { id: string }) => item.id)).toEqual([ids[2]]);
     expect(
-      await stack.api.post(`/api/v1/projects/${other.id}/applications/bulk`, { key: other.keys.admin, body: { action: 'reject', application_ids: [ids[2]] } }),
+      await stack.api.post(`/api/v1/projects/${other.id}/applications/bulk`, {
+        key: other.keys.admin,
+        body: { action: 'reject', application_ids: [ids[2]] },
+      }),
     ).toMatchObject({ status: 400, body: { details: [{ field: 'reason' }] } });
     expect(
       await stack.api.post(`/api/v1/projects/${other.id}/applications/bulk`, {
@@ -199,10 +251,17 @@ describe('applications over HTTP', () => {
       expect((await stack.api.post(`${applications()}/${id}/approve`, { ...admin(), body: { audience_id: segment.id } })).status).toBe(200);
     }
     const listed = async (query: string) =>
-      ((await stack.api.get(`/api/v1/projects/${project.id}/affiliates?${query}`, { key: project.keys.readOnly })).body.results as Array<{ identifier: string }>)
+      (
+        (await stack.api.get(`/api/v1/projects/${project.id}/affiliates?${query}`, { key: project.keys.readOnly })).body.results as Array<{
+          identifier: string;
+        }>
+      )
         .map((affiliate) => affiliate.identifier)
         .sort();
-    await pollUntil(async () => (await listed(`audience_ids=${gold.id},${silver.id}`)).length === 2, { timeoutMs: 10_000, what: 'both memberships in the projection' });
+    await pollUntil(async () => (await listed(`audience_ids=${gold.id},${silver.id}`)).length === 2, {
+      timeoutMs: 10_000,
+      what: 'both memberships in the projection',
+    });
     expect(await listed(`audience=${gold.id}`)).toEqual([a.wallet.address]);
     expect(await listed(`audience_ids=${gold.id.toUpperCase()}, ${silver.id}`)).toEqual([a.wallet.address, b.wallet.address].sort());
     expect(await listed(`audience=${gold.id}&audience_ids=${silver.id}`)).toEqual([]);
@@ -210,6 +269,9 @@ describe('applications over HTTP', () => {
     const removed = await stack.api.delete(`/v1/audience-segments/${gold.id}/entries/${a.wallet.address}`, { key: project.keys.service });
     expect(removed.status).toBe(204);
     await pollUntil(async () => (await listed(`audience=${gold.id}`)).length === 0, { timeoutMs: 10_000, what: 'the removal in the projection' });
-    expect(await stack.api.get(`/api/v1/projects/${project.id}/affiliates?audience=gold`, admin())).toMatchObject({ status: 400, body: { details: [{ field: 'audience' }] } });
+    expect(await stack.api.get(`/api/v1/projects/${project.id}/affiliates?audience=gold`, admin())).toMatchObject({
+      status: 400,
+      body: { details: [{ field: 'audience' }] },
+    });
   });
 });

@@ -26,7 +26,10 @@ describe('ResolveAttribution over gRPC', () => {
     });
     affiliateId = created.body.id;
     stack.clock.set('2026-11-22T00:00:00.000Z');
-    await stack.api.post('/api/v1/referrals', { key: project.keys.service, body: { user_identifier: referred, user_identifier_type: 'evm_address', code: 'alice_code' } });
+    await stack.api.post('/api/v1/referrals', {
+      key: project.keys.service,
+      body: { user_identifier: referred, user_identifier_type: 'evm_address', code: 'alice_code' },
+    });
     stack.clock.set('2026-12-01T00:00:00.000Z');
     await stack.api.post(`/api/v1/projects/${project.id}/affiliates/${affiliate}/suspend`, { key: project.keys.admin, body: { reason: 'review' } });
   });
@@ -39,7 +42,9 @@ describe('ResolveAttribution over gRPC', () => {
   const ref = () => ({ id: affiliateId, identifier: affiliate, identifierType: 'evm_address' });
 
   it('answers an attributed conversion with the affiliate, its code, the referral moment and its status then', async () => {
-    expect(await clients.agency.resolveAttribution({ projectId: project.id, user: user(referred), at: new Date('2026-11-25T00:00:00.000Z') })).toEqual({
+    expect(
+      await clients.agency.resolveAttribution({ projectId: project.id, user: user(referred), at: new Date('2026-11-25T00:00:00.000Z') }),
+    ).toEqual({
       outcome: AttributionOutcome.ATTRIBUTED,
       affiliate: ref(),
       code: 'alice_code',
@@ -50,7 +55,9 @@ describe('ResolveAttribution over gRPC', () => {
   });
 
   it('says AFFILIATE_SUSPENDED, still naming who referred, for a conversion while suspended', async () => {
-    expect(await clients.agency.resolveAttribution({ projectId: project.id, user: user(referred), at: new Date('2026-12-02T00:00:00.000Z') })).toEqual({
+    expect(
+      await clients.agency.resolveAttribution({ projectId: project.id, user: user(referred), at: new Date('2026-12-02T00:00:00.000Z') }),
+    ).toEqual({
       outcome: AttributionOutcome.AFFILIATE_SUSPENDED,
       affiliate: ref(),
       code: 'alice_code',
@@ -61,7 +68,9 @@ describe('ResolveAttribution over gRPC', () => {
   });
 
   it('answers NOT_REFERRED with nothing else set for a user nobody had referred', async () => {
-    expect(await clients.agency.resolveAttribution({ projectId: project.id, user: user(randomEvmAddress()), at: new Date('2026-11-25T00:00:00.000Z') })).toEqual({
+    expect(
+      await clients.agency.resolveAttribution({ projectId: project.id, user: user(randomEvmAddress()), at: new Date('2026-11-25T00:00:00.000Z') }),
+    ).toEqual({
       outcome: AttributionOutcome.NOT_REFERRED,
       affiliateStatus: AffiliateStatus.UNSPECIFIED,
       spreadBps: 0,
@@ -86,7 +95,11 @@ describe('ResolveAttribution over gRPC', () => {
       'AFFILIATE_SUSPENDED',
       'VALIDATION_FAILED',
     ]);
-    expect(results[1]!.error).toEqual({ code: 'VALIDATION_FAILED', message: expect.any(String), details: [{ field: 'items[1].user.identifier', reason: expect.any(String) }] });
+    expect(results[1]!.error).toEqual({
+      code: 'VALIDATION_FAILED',
+      message: expect.any(String),
+      details: [{ field: 'items[1].user.identifier', reason: expect.any(String) }],
+    });
     expect(results[2]!.error?.details).toEqual([{ field: 'items[2].user.identifier', reason: expect.stringContaining('canonical') }]);
   });
 

@@ -120,7 +120,9 @@ describe('the @fuul/sdk against the gateway', () => {
       });
     // Signed by another wallet: refused with the SDK's message, and nobody is referred.
     await expect(use(affiliate)).rejects.toMatchObject({ response: { status: 400, data: { message: 'invalid signature' } } });
-    expect((await Fuul.getUserReferrer({ user_identifier: user.address, user_identifier_type: UserIdentifierType.EvmAddress })).referrer_identifier).toBeNull();
+    expect(
+      (await Fuul.getUserReferrer({ user_identifier: user.address, user_identifier_type: UserIdentifierType.EvmAddress })).referrer_identifier,
+    ).toBeNull();
     await expect(use(user)).resolves.toBeUndefined();
     expect(await Fuul.getUserReferrer({ user_identifier: user.address, user_identifier_type: UserIdentifierType.EvmAddress })).toMatchObject({
       referrer_identifier: affiliate.address,

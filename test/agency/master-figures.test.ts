@@ -62,12 +62,18 @@ describe('master affiliate figures equal the sums over its sub-affiliates (HTTP)
   async function newAffiliate(name: string): Promise<Affiliate> {
     const identifier = randomEvmAddress();
     const code = `${name.toLowerCase()}${randomEvmAddress().slice(2, 8)}`;
-    const response = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, { ...admin(), body: { identifier, identifier_type: 'evm_address', name, code } });
+    const response = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
+      ...admin(),
+      body: { identifier, identifier_type: 'evm_address', name, code },
+    });
     if (response.status !== 201) throw new Error(`affiliate creation failed: ${response.status} ${response.text}`);
     return { id: response.body.id as string, identifier, code };
   }
   const bind = async (affiliate: Affiliate) => {
-    const response = await stack.api.post(`${agencies()}/${master.id}/sub-affiliates`, { ...admin(), body: { user_identifiers: [affiliate.identifier] } });
+    const response = await stack.api.post(`${agencies()}/${master.id}/sub-affiliates`, {
+      ...admin(),
+      body: { user_identifiers: [affiliate.identifier] },
+    });
     expect(response.status).toBe(200);
   };
   const send = (conversions: Array<Record<string, unknown>>) => sendAttributedConversions(stack, project, conversions);
@@ -85,7 +91,11 @@ describe('master affiliate figures equal the sums over its sub-affiliates (HTTP)
     expect(detail.sub_affiliates_count).toBe(all.filter((sub) => sub.bound).length);
     expect(perCurrency(detail.earnings)).toEqual(perCurrency(all.flatMap((sub) => sub.agency_earnings)));
     const listed = (await stack.api.get(agencies(), admin())).body.results.find((item: { id: string }) => item.id === master.id);
-    expect(listed).toMatchObject({ referred_volume_usd: detail.referred_volume_usd, sub_affiliates_count: detail.sub_affiliates_count, earnings: detail.earnings });
+    expect(listed).toMatchObject({
+      referred_volume_usd: detail.referred_volume_usd,
+      sub_affiliates_count: detail.sub_affiliates_count,
+      earnings: detail.earnings,
+    });
     // The affiliate list and detail carry the same figures for the master.
     const asAffiliate = (await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${master.identifier}`, admin())).body;
     expect(asAffiliate.referred_volume_usd).toBe(detail.referred_volume_usd);
@@ -192,6 +202,11 @@ describe('master affiliate figures equal the sums over its sub-affiliates (HTTP)
       ['Uma', false],
     ]);
     // Tia's conversion while no master held her counts for nobody.
-    expect(all.find((sub) => sub.name === 'Tia')).toMatchObject({ referred_volume_usd: '50.75', referred_conversions: 3, volume_usd: '57.75', conversions: 4 });
+    expect(all.find((sub) => sub.name === 'Tia')).toMatchObject({
+      referred_volume_usd: '50.75',
+      referred_conversions: 3,
+      volume_usd: '57.75',
+      conversions: 4,
+    });
   });
 });

@@ -28,7 +28,10 @@ describe('master affiliates over HTTP', () => {
   const admin = () => ({ key: project.keys.admin });
   async function newAffiliate(name = 'Alice', code?: string) {
     const identifier = randomEvmAddress();
-    const response = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, { ...admin(), body: { identifier, identifier_type: 'evm_address', name, code } });
+    const response = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
+      ...admin(),
+      body: { identifier, identifier_type: 'evm_address', name, code },
+    });
     if (response.status !== 201) throw new Error(`affiliate creation failed: ${response.status} ${response.text}`);
     return response.body as { id: string; identifier: string };
   }
@@ -62,7 +65,10 @@ describe('master affiliates over HTTP', () => {
     const { spread_history: _history, ...item } = detail;
     expect(list.body.results).toContainEqual(item);
     expect(list.body).toMatchObject({ page: 1, page_size: 100, total_results: list.body.results.length });
-    expect((await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${affiliate.identifier}`, admin())).body).toMatchObject({ is_master: true, master: null });
+    expect((await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${affiliate.identifier}`, admin())).body).toMatchObject({
+      is_master: true,
+      master: null,
+    });
   });
 
   it('answers 404 AFFILIATE_NOT_FOUND, 409 ALREADY_MASTER, and 400 for a spread out of range or a stray field', async () => {
@@ -92,22 +98,43 @@ describe('master affiliates over HTTP', () => {
   it('designates a bound sub-affiliate (201): unbound from its master in the same request, both histories saying why', async () => {
     const old = await newMaster();
     const [sub, sibling] = [await newAffiliate('Sub'), await newAffiliate('Sibling')];
-    expect((await stack.api.post(`${agencies()}/${old.id}/sub-affiliates`, { ...admin(), body: { user_identifiers: [sub.identifier, sibling.identifier] } })).status).toBe(200);
+    expect(
+      (
+        await stack.api.post(`${agencies()}/${old.id}/sub-affiliates`, {
+          ...admin(),
+          body: { user_identifiers: [sub.identifier, sibling.identifier] },
+        })
+      ).status,
+    ).toBe(200);
     stack.clock.advance(HOUR);
     const at = new Date(Date.parse(START) + HOUR).toISOString();
 
     const response = await stack.api.post(agencies(), { ...admin(), body: { user_identifier: mixedCase(sub.identifier), spread_bps: 75 } });
     expect(response).toMatchObject({
       status: 201,
-      body: { id: sub.id, spread_bps: 75, sub_affiliates_count: 0, designated_at: at, unbound_from: { id: old.id, identifier: old.identifier, identifier_type: 'evm_address' } },
+      body: {
+        id: sub.id,
+        spread_bps: 75,
+        sub_affiliates_count: 0,
+        designated_at: at,
+        unbound_from: { id: old.id, identifier: old.identifier, identifier_type: 'evm_address' },
+      },
     });
-    expect((await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${sub.identifier}`, admin())).body).toMatchObject({ is_master: true, master: null });
+    expect((await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${sub.identifier}`, admin())).body).toMatchObject({
+      is_master: true,
+      master: null,
+    });
     expect((await stack.api.get(`${agencies()}/${old.id}`, admin())).body).toMatchObject({ sub_affiliates_count: 1 });
     const former = await stack.api.get(`${agencies()}/${old.id}/sub-affiliates?bound=false`, admin());
     expect(former.body.results).toEqual([expect.objectContaining({ id: sub.id, bound: false, unbound_at: at })]);
 
-    const historyOf = async (identifier: string) => (await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${identifier}/history`, admin())).body.results;
-    const ref = (affiliate: { id: string; identifier: string }) => ({ id: affiliate.id, identifier: affiliate.identifier, identifier_type: 'evm_address' });
+    const historyOf = async (identifier: string) =>
+      (await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${identifier}/history`, admin())).body.results;
+    const ref = (affiliate: { id: string; identifier: string }) => ({
+      id: affiliate.id,
+      identifier: affiliate.identifier,
+      identifier_type: 'evm_address',
+    });
     expect((await historyOf(sub.identifier)).slice(0, 2)).toEqual([
       { type: 'master_designated', at, data: { spread_bps: 75, unbound_from_master: ref(old), by_api_key_id: expect.any(String) } },
       { type: 'unbound_from_master', at, data: { master: ref(old), master_removed: false, became_master: true, by_api_key_id: expect.any(String) } },
@@ -122,16 +149,19 @@ describe('master affiliates over HTTP', () => {
   it('binds sub-affiliates (200, one result each), counts them, shows the master on each, lists and unbinds them', async () => {
     const master = await newMaster();
     const [bob, carol] = [await newAffiliate('Bob'), await newAffiliate('Carol')];
-    const bound = await stack.api.post(`${agencies()}/${master.id}/sub-affiliates`, { ...admin(), body: { user_identifiers: [bob.identifier, mixedCase(carol.identifier)] } });
+    const bound = await stack.api.post(`${agencies()}/${master.id}/sub-affiliates`, {
+      ...admin(),
+      body: { user_identifiers: [bob.identifier, mixedCase(carol.identifier)] },
+    });
     expect(bound.status).toBe(200);
     expect(bound.body.results).toEqual([
       { id: bob.id, identifier: bob.identifier, identifier_type: 'evm_address', bound: true },
       { id: carol.id, identifier: carol.identifier, identifier_type: 'evm_address', bound: true },
     ]);
     expect(bound.body.agency).toMatchObject({ id: master.id, sub_affiliates_count: 2 });
-    expect((await stack.api.post(`${agencies()}/${master.id}/sub-affiliates`, { ...admin(), body: { user_identifiers: [bob.identifier] } })).body.results).toEqual([
-      expect.objectContaining({ id: bob.id, bound: false }),
-    ]);
+    expect(
+      (await stack.api.post(`${agencies()}/${master.id}/sub-affiliates`, { ...admin(), body: { user_identifiers: [bob.identifier] } })).body.results,
+    ).toEqual([expect.objectContaining({ id: bob.id, bound: false })]);
     expect((await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${bob.identifier}`, admin())).body).toMatchObject({
       master: { id: master.id, identifier: master.identifier, identifier_type: 'evm_address' },
       is_master: false,
@@ -156,10 +186,9 @@ describe('master affiliates over HTTP', () => {
       conversions: 0,
       earnings: [],
     });
-    expect((await stack.api.get(`${agencies()}/${master.id}/sub-affiliates?sort_by=name`, admin())).body.results.map((sub: { name: string }) => sub.name)).toEqual([
-      'Bob',
-      'Carol',
-    ]);
+    expect(
+      (await stack.api.get(`${agencies()}/${master.id}/sub-affiliates?sort_by=name`, admin())).body.results.map((sub: { name: string }) => sub.name),
+    ).toEqual(['Bob', 'Carol']);
     expect(await stack.api.get(`${agencies()}/${master.id}/sub-affiliates?sort_by=volume`, admin())).toMatchObject({ status: 400 });
 
     expect(await stack.api.delete(`${agencies()}/${master.id}/sub-affiliates/${mixedCase(bob.identifier)}`, admin())).toMatchObject({ status: 204 });
@@ -182,24 +211,34 @@ describe('master affiliates over HTTP', () => {
     const taken = await newAffiliate();
     await stack.api.post(`${agencies()}/${first.id}/sub-affiliates`, { ...admin(), body: { user_identifiers: [taken.identifier] } });
     const free = await newAffiliate();
-    const refused = await stack.api.post(`${agencies()}/${second.id}/sub-affiliates`, { ...admin(), body: { user_identifiers: [free.identifier, taken.identifier] } });
+    const refused = await stack.api.post(`${agencies()}/${second.id}/sub-affiliates`, {
+      ...admin(),
+      body: { user_identifiers: [free.identifier, taken.identifier] },
+    });
     expect(refused).toMatchObject({
       status: 409,
       body: { status: 409, code: 'ALREADY_BOUND', details: [{ field: 'user_identifiers[1]', reason: expect.stringContaining(first.id) }] },
     });
     expect((await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${free.identifier}`, admin())).body.master).toBeNull();
-    expect(await stack.api.post(`${agencies()}/${second.id}/sub-affiliates`, { ...admin(), body: { user_identifiers: [randomEvmAddress()] } })).toMatchObject({
+    expect(
+      await stack.api.post(`${agencies()}/${second.id}/sub-affiliates`, { ...admin(), body: { user_identifiers: [randomEvmAddress()] } }),
+    ).toMatchObject({
       status: 404,
       body: { code: 'AFFILIATE_NOT_FOUND', details: [{ field: 'user_identifiers[0]' }] },
     });
     expect(
-      await stack.api.post(`${agencies()}/${second.id}/sub-affiliates`, { ...admin(), body: { user_identifiers: Array.from({ length: 101 }, randomEvmAddress) } }),
+      await stack.api.post(`${agencies()}/${second.id}/sub-affiliates`, {
+        ...admin(),
+        body: { user_identifiers: Array.from({ length: 101 }, randomEvmAddress) },
+      }),
     ).toMatchObject({ status: 413, body: { code: 'TOO_MANY_USERS' } });
     expect(await stack.api.post(`${agencies()}/${second.id}/sub-affiliates`, { ...admin(), body: { user_identifiers: ['0x12'] } })).toMatchObject({
       status: 400,
       body: { details: [{ field: 'user_identifiers[0]' }] },
     });
-    expect(await stack.api.post(`${agencies()}/${free.id}/sub-affiliates`, { ...admin(), body: { user_identifiers: [taken.identifier] } })).toMatchObject({
+    expect(
+      await stack.api.post(`${agencies()}/${free.id}/sub-affiliates`, { ...admin(), body: { user_identifiers: [taken.identifier] } }),
+    ).toMatchObject({
       status: 404,
       body: { code: 'AGENCY_NOT_FOUND' },
     });
@@ -211,18 +250,31 @@ describe('master affiliates over HTTP', () => {
     const user = randomEvmAddress();
     const referred = await stack.api.post('/api/v1/referrals', {
       key: project.keys.service,
-      body: { user_identifier: user, user_identifier_type: 'evm_address', code: (await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${sub.identifier}`, admin())).body.codes[0].code },
+      body: {
+        user_identifier: user,
+        user_identifier_type: 'evm_address',
+        code: (await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${sub.identifier}`, admin())).body.codes[0].code,
+      },
     });
     expect(referred.status).toBe(201);
     await stack.api.post(`${agencies()}/${master.id}/sub-affiliates`, { ...admin(), body: { user_identifiers: [sub.identifier] } });
     stack.clock.advance(HOUR);
     const patched = await stack.api.patch(`${agencies()}/${master.id}`, { ...admin(), body: { spread_bps: 450 } });
-    expect(patched).toMatchObject({ status: 200, body: { spread_bps: 450, spread_history: [{ spread_bps: 450, valid_to: null }, { spread_bps: 300 }] } });
+    expect(patched).toMatchObject({
+      status: 200,
+      body: { spread_bps: 450, spread_history: [{ spread_bps: 450, valid_to: null }, { spread_bps: 300 }] },
+    });
     stack.clock.advance(HOUR);
-    expect(await stack.api.delete(`${agencies()}/${master.id}`, admin())).toMatchObject({ status: 200, body: { id: master.id, released_sub_affiliates: 1 } });
+    expect(await stack.api.delete(`${agencies()}/${master.id}`, admin())).toMatchObject({
+      status: 200,
+      body: { id: master.id, released_sub_affiliates: 1 },
+    });
 
     expect(await stack.api.get(`${agencies()}/${master.id}`, admin())).toMatchObject({ status: 404, body: { code: 'AGENCY_NOT_FOUND' } });
-    expect((await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${sub.identifier}`, admin())).body).toMatchObject({ master: null, is_master: false });
+    expect((await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${sub.identifier}`, admin())).body).toMatchObject({
+      master: null,
+      is_master: false,
+    });
     expect((await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${master.identifier}`, admin())).body).toMatchObject({ is_master: false });
 
     const moments = [START, new Date(Date.parse(START) + HOUR).toISOString(), new Date(Date.parse(START) + 2 * HOUR).toISOString()];
@@ -255,7 +307,10 @@ describe('master affiliates over HTTP', () => {
       for (const key of [project.keys.readOnly, project.keys.service]) {
         expect(await stack.api.request(method, path, { key, body })).toMatchObject({ status: 403, body: { code: 'FORBIDDEN' } });
       }
-      expect(await stack.api.request(method, path, { key: other.keys.admin, body })).toMatchObject({ status: 404, body: { code: 'PROJECT_NOT_FOUND' } });
+      expect(await stack.api.request(method, path, { key: other.keys.admin, body })).toMatchObject({
+        status: 404,
+        body: { code: 'PROJECT_NOT_FOUND' },
+      });
     }
     expect((await stack.api.get(`${agencies()}/${master.id}`, admin())).body.spread_bps).toBe(250);
   });

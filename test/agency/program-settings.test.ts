@@ -36,13 +36,24 @@ describe('program settings and the portal’s affiliate (HTTP)', () => {
     const read = (key = fresh.keys.admin) => stack.api.get(settingsPath(fresh), { key });
     expect(await read()).toMatchObject({
       status: 200,
-      body: { program_url: null, link_template: '{program_url}?af={code}', default_link_template: '{program_url}?af={code}', example_link: null, updated_at: null },
+      body: {
+        program_url: null,
+        link_template: '{program_url}?af={code}',
+        default_link_template: '{program_url}?af={code}',
+        example_link: null,
+        updated_at: null,
+      },
     });
 
     const patch = (body: Record<string, unknown>, key = fresh.keys.admin) => stack.api.patch(settingsPath(fresh), { key, body });
     expect(await patch({ program_url: 'https://example.com/join' })).toMatchObject({
       status: 200,
-      body: { program_url: 'https://example.com/join', link_template: '{program_url}?af={code}', example_link: 'https://example.com/join?af=EXAMPLE', updated_at: expect.any(String) },
+      body: {
+        program_url: 'https://example.com/join',
+        link_template: '{program_url}?af={code}',
+        example_link: 'https://example.com/join?af=EXAMPLE',
+        updated_at: expect.any(String),
+      },
     });
     expect((await patch({ link_template: '{program_url}/r/{code}?utm_source=affiliates' })).body).toMatchObject({
       program_url: 'https://example.com/join',
@@ -61,10 +72,17 @@ describe('program settings and the portal’s affiliate (HTTP)', () => {
       expect(refused).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
       if (field) expect(refused.body.details).toEqual([expect.objectContaining({ field })]);
     }
-    expect((await read()).body).toMatchObject({ program_url: 'https://example.com/join', link_template: '{program_url}/r/{code}?utm_source=affiliates' });
+    expect((await read()).body).toMatchObject({
+      program_url: 'https://example.com/join',
+      link_template: '{program_url}/r/{code}?utm_source=affiliates',
+    });
 
     // null clears the program URL, and returns the template to the default.
-    expect((await patch({ program_url: null, link_template: null })).body).toMatchObject({ program_url: null, link_template: '{program_url}?af={code}', example_link: null });
+    expect((await patch({ program_url: null, link_template: null })).body).toMatchObject({
+      program_url: null,
+      link_template: '{program_url}?af={code}',
+      example_link: null,
+    });
 
     // read_only keys read; only admin keys write; another project's key sees nothing.
     expect((await read(fresh.keys.readOnly)).status).toBe(200);
@@ -98,11 +116,17 @@ describe('program settings and the portal’s affiliate (HTTP)', () => {
     });
 
     // A template of the project's own, even one that does not use the program URL.
-    expect((await stack.api.patch(settingsPath(), { ...admin(), body: { link_template: 'https://join.example.org/?af={code}&src=portal' } })).status).toBe(200);
-    expect((await stack.api.get(portalAffiliate(), { key: token })).body.codes[0]).toMatchObject({ link: `https://join.example.org/?af=${first}&src=portal` });
+    expect(
+      (await stack.api.patch(settingsPath(), { ...admin(), body: { link_template: 'https://join.example.org/?af={code}&src=portal' } })).status,
+    ).toBe(200);
+    expect((await stack.api.get(portalAffiliate(), { key: token })).body.codes[0]).toMatchObject({
+      link: `https://join.example.org/?af=${first}&src=portal`,
+    });
 
     // It cannot apply (it is an affiliate): the portal reads that from this record, not from an application.
-    expect(await stack.api.post(`/api/v1/projects/${project.id}/affiliate-portal/application`, { key: token, body: { name: 'Again' } })).toMatchObject({
+    expect(
+      await stack.api.post(`/api/v1/projects/${project.id}/affiliate-portal/application`, { key: token, body: { name: 'Again' } }),
+    ).toMatchObject({
       status: 409,
       body: { code: 'AFFILIATE_EXISTS' },
     });
@@ -116,7 +140,14 @@ describe('program settings and the portal’s affiliate (HTTP)', () => {
     expect(applied.status).toBe(201);
     expect((await stack.api.get(portalAffiliate(), { key: token })).status).toBe(404);
     const audience = await createSegment(stack, project);
-    expect((await stack.api.post(`/api/v1/projects/${project.id}/applications/${applied.body.id}/approve`, { ...admin(), body: { audience_id: audience.id } })).status).toBe(200);
+    expect(
+      (
+        await stack.api.post(`/api/v1/projects/${project.id}/applications/${applied.body.id}/approve`, {
+          ...admin(),
+          body: { audience_id: audience.id },
+        })
+      ).status,
+    ).toBe(200);
     expect(await stack.api.get(portalAffiliate(), { key: token })).toMatchObject({ status: 200, body: { identifier: wallet.address } });
   });
 

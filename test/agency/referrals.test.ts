@@ -48,7 +48,10 @@ describe('referrals over HTTP', () => {
     expect(await refer(user.toUpperCase().replace('0X', '0x'), alice.code.toLowerCase())).toMatchObject({ status: 201, body: expected });
     stack.clock.advance(60_000);
     expect(await refer(user, alice.code)).toMatchObject({ status: 200, body: expected });
-    expect(await refer(user, bob.code)).toMatchObject({ status: 409, body: { status: 409, code: 'ALREADY_REFERRED', message: expect.any(String), details: [] } });
+    expect(await refer(user, bob.code)).toMatchObject({
+      status: 409,
+      body: { status: 409, code: 'ALREADY_REFERRED', message: expect.any(String), details: [] },
+    });
   });
 
   it('lets exactly one of 100 concurrent referrals of one user through different affiliates win: one 201, 99 409', async () => {
@@ -59,17 +62,25 @@ describe('referrals over HTTP', () => {
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 201)).toHaveLength(1);
     expect(statuses.filter((status) => status === 409)).toHaveLength(99);
-    expect(new Set(responses.filter((response) => response.status === 409).map((response) => response.body.code))).toEqual(new Set(['ALREADY_REFERRED']));
+    expect(new Set(responses.filter((response) => response.status === 409).map((response) => response.body.code))).toEqual(
+      new Set(['ALREADY_REFERRED']),
+    );
     const winner = responses.find((response) => response.status === 201)!.body.affiliate.id;
     const { rows } = await stack.db.query('SELECT affiliate_id FROM agency.referrals WHERE identifier = $1', [user]);
     expect(rows).toEqual([{ affiliate_id: winner }]);
-    expect(await referrer(user)).toMatchObject({ status: 200, body: { referrer_identifier: responses.find((r) => r.status === 201)!.body.affiliate.identifier } });
+    expect(await referrer(user)).toMatchObject({
+      status: 200,
+      body: { referrer_identifier: responses.find((r) => r.status === 201)!.body.affiliate.identifier },
+    });
   });
 
   it('refuses self-referral (400), a suspended affiliate’s code (409) and an unknown code (404), storing nothing', async () => {
     const alice = await newAffiliate();
     expect(await refer(alice.identifier, alice.code)).toMatchObject({ status: 400, body: { code: 'SELF_REFERRAL' } });
-    await stack.api.post(`/api/v1/projects/${project.id}/affiliates/${alice.identifier}/suspend`, { key: project.keys.admin, body: { reason: 'fraud' } });
+    await stack.api.post(`/api/v1/projects/${project.id}/affiliates/${alice.identifier}/suspend`, {
+      key: project.keys.admin,
+      body: { reason: 'fraud' },
+    });
     const user = randomEvmAddress();
     expect(await refer(user, alice.code)).toMatchObject({ status: 409, body: { code: 'AFFILIATE_SUSPENDED' } });
     expect(await refer(user, 'nobody_has_this')).toMatchObject({ status: 404, body: { code: 'CODE_NOT_FOUND' } });
@@ -89,7 +100,10 @@ describe('referrals over HTTP', () => {
 
   it('answers the referrer as the SDK reads it, with nulls and [] when nobody referred the user', async () => {
     const alice = await newAffiliate();
-    await stack.api.post(`/api/v1/projects/${project.id}/affiliates/${alice.identifier}/codes`, { key: project.keys.admin, body: { code: 'alice_second' } });
+    await stack.api.post(`/api/v1/projects/${project.id}/affiliates/${alice.identifier}/codes`, {
+      key: project.keys.admin,
+      body: { code: 'alice_second' },
+    });
     const user = randomEvmAddress();
     expect(await referrer(user)).toEqual(
       expect.objectContaining({
@@ -111,7 +125,10 @@ describe('referrals over HTTP', () => {
 
   describe('PATCH /api/v1/referral_codes/{code}/use (the user signs a message naming the code)', () => {
     const use = (code: string, user: string, body: Record<string, unknown>) =>
-      stack.api.patch(`/api/v1/referral_codes/${code}/use?user_identifier=${user}&user_identifier_type=evm_address`, { key: project.keys.readOnly, body });
+      stack.api.patch(`/api/v1/referral_codes/${code}/use?user_identifier=${user}&user_identifier_type=evm_address`, {
+        key: project.keys.readOnly,
+        body,
+      });
 
     it('refers the signing user (201), then answers 200 for the same code again', async () => {
       const alice = await newAffiliate();

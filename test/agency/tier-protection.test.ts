@@ -33,12 +33,27 @@ describe('tier protection over HTTP', () => {
 
   const admin = () => ({ key: project.keys.admin });
   const affiliatePath = (identifier: string) => `/api/v1/projects/${project.id}/affiliates/${identifier}`;
-  const protect = (identifier: string, body: unknown, key = project.keys.admin) => stack.api.request('PUT', `${affiliatePath(identifier)}/tier-protection`, { key, body });
+  const protect = (identifier: string, body: unknown, key = project.keys.admin) =>
+    stack.api.request('PUT', `${affiliatePath(identifier)}/tier-protection`, { key, body });
   /** An affiliate in the silver tier. */
   async function silverAffiliate(): Promise<string> {
     const identifier = randomEvmAddress();
-    expect((await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, { ...admin(), body: { identifier, identifier_type: 'evm_address', name: 'Tiered' } })).status).toBe(201);
-    expect((await stack.api.post(`/api/v1/projects/${project.id}/audiences/${tiers.silver.id}/entries`, { ...admin(), body: { identifier, identifier_type: 'evm_address' } })).status).toBe(201);
+    expect(
+      (
+        await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
+          ...admin(),
+          body: { identifier, identifier_type: 'evm_address', name: 'Tiered' },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await stack.api.post(`/api/v1/projects/${project.id}/audiences/${tiers.silver.id}/entries`, {
+          ...admin(),
+          body: { identifier, identifier_type: 'evm_address' },
+        })
+      ).status,
+    ).toBe(201);
     await audienceEventsProjected(stack);
     return identifier;
   }
@@ -60,9 +75,17 @@ describe('tier protection over HTTP', () => {
       tier_protection: { ...protection, days_remaining: 1 },
     });
     stack.clock.set(at(30));
-    expect((await stack.api.get(affiliatePath(identifier), admin())).body).toMatchObject({ current_tier: tierOf(2), active_tier: tierOf(2), tier_protection: null });
+    expect((await stack.api.get(affiliatePath(identifier), admin())).body).toMatchObject({
+      current_tier: tierOf(2),
+      active_tier: tierOf(2),
+      tier_protection: null,
+    });
     stack.clock.set(at(31));
-    expect((await stack.api.get(affiliatePath(identifier), admin())).body).toMatchObject({ current_tier: tierOf(2), active_tier: tierOf(2), tier_protection: null });
+    expect((await stack.api.get(affiliatePath(identifier), admin())).body).toMatchObject({
+      current_tier: tierOf(2),
+      active_tier: tierOf(2),
+      tier_protection: null,
+    });
   });
 
   it('shows the tiers of a whole page of the affiliate list, and the SDK’s current_tier', async () => {
@@ -70,7 +93,12 @@ describe('tier protection over HTTP', () => {
     await protect(identifier, { tier_id: tiers.gold.id, expires_at: at(2) });
     const list = await stack.api.get(`/api/v1/projects/${project.id}/affiliates?q=${identifier}`, { key: project.keys.readOnly });
     expect(list.body.results).toEqual([
-      expect.objectContaining({ identifier, current_tier: tierOf(2), active_tier: tierOf(3), tier_protection: { tier_id: tiers.gold.id, expires_at: at(2), days_remaining: 2 } }),
+      expect.objectContaining({
+        identifier,
+        current_tier: tierOf(2),
+        active_tier: tierOf(3),
+        tier_protection: { tier_id: tiers.gold.id, expires_at: at(2), days_remaining: 2 },
+      }),
     ]);
     expect((await stack.api.get(`/api/v1/affiliates/${identifier}`, { key: project.keys.service })).body.current_tier).toEqual(tierOf(2));
   });
@@ -102,7 +130,10 @@ describe('tier protection over HTTP', () => {
     expect(await protect(identifier, { tier_id: randomUUID(), protection_days: 3 })).toMatchObject({ status: 404, body: { code: 'TIER_NOT_FOUND' } });
     const plain = await createSegment(stack, project);
     expect(await protect(identifier, { tier_id: plain.id, protection_days: 3 })).toMatchObject({ status: 400, body: { code: 'NOT_A_TIER' } });
-    expect(await protect(randomEvmAddress(), { tier_id: tiers.gold.id, protection_days: 3 })).toMatchObject({ status: 404, body: { code: 'AFFILIATE_NOT_FOUND' } });
+    expect(await protect(randomEvmAddress(), { tier_id: tiers.gold.id, protection_days: 3 })).toMatchObject({
+      status: 404,
+      body: { code: 'AFFILIATE_NOT_FOUND' },
+    });
     for (const key of [project.keys.readOnly, project.keys.service]) {
       expect(await protect(identifier, { tier_id: tiers.gold.id, protection_days: 3 }, key)).toMatchObject({ status: 403 });
       expect(await stack.api.delete(`${affiliatePath(identifier)}/tier-protection`, { key })).toMatchObject({ status: 403 });
@@ -112,21 +143,49 @@ describe('tier protection over HTTP', () => {
 
   it('pays a conversion at the tier’s reward once the affiliate has entered the tier segment (the agency’s projection, no sleep)', async () => {
     const currency = await createCurrency(stack, project);
-    await putTerms(stack, project, 'tiered-trade', { currency_id: currency.id, affiliate: { bps: 1_000 }, tiers: [{ audience_id: tiers.gold.id, affiliate: { bps: 2_000 } }] });
+    await putTerms(stack, project, 'tiered-trade', {
+      currency_id: currency.id,
+      affiliate: { bps: 1_000 },
+      tiers: [{ audience_id: tiers.gold.id, affiliate: { bps: 2_000 } }],
+    });
     const identifier = randomEvmAddress();
     const code = `t${randomUUID().slice(0, 8)}`;
-    expect((await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, { ...admin(), body: { identifier, identifier_type: 'evm_address', name: 'Rising', code } })).status).toBe(201);
+    expect(
+      (
+        await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
+          ...admin(),
+          body: { identifier, identifier_type: 'evm_address', name: 'Rising', code },
+        })
+      ).status,
+    ).toBe(201);
     const user = randomEvmAddress();
-    expect((await stack.api.post('/api/v1/referrals', { key: project.keys.service, body: { user_identifier: user, user_identifier_type: 'evm_address', code } })).status).toBe(201);
+    expect(
+      (
+        await stack.api.post('/api/v1/referrals', {
+          key: project.keys.service,
+          body: { user_identifier: user, user_identifier_type: 'evm_address', code },
+        })
+      ).status,
+    ).toBe(201);
     const pay = async () => {
       const body = conversionBody({ name: 'tiered-trade', user: { identifier: user, identifier_type: 'evm_address' }, reward_base: '10000' });
       expect((await stack.api.post('/api/v1/conversions', { key: project.keys.service, body })).status).toBe(202);
       const paid = await settled(stack, project, body.id);
-      return { tier: paid.attribution.tier_id, affiliate: paid.movements.find((movement: { kind: string }) => movement.kind === 'affiliate_payout')?.amount };
+      return {
+        tier: paid.attribution.tier_id,
+        affiliate: paid.movements.find((movement: { kind: string }) => movement.kind === 'affiliate_payout')?.amount,
+      };
     };
     expect(await pay()).toEqual({ tier: null, affiliate: '1000' });
 
-    expect((await stack.api.post(`/api/v1/projects/${project.id}/audiences/${tiers.gold.id}/entries`, { ...admin(), body: { identifier, identifier_type: 'evm_address' } })).status).toBe(201);
+    expect(
+      (
+        await stack.api.post(`/api/v1/projects/${project.id}/audiences/${tiers.gold.id}/entries`, {
+          ...admin(),
+          body: { identifier, identifier_type: 'evm_address' },
+        })
+      ).status,
+    ).toBe(201);
     // What a client sees once the agency has the entry: the affiliate's body names the tier it is paid at.
     await pollUntil(async () => (await stack.api.get(affiliatePath(identifier), admin())).body.active_tier?.id === tiers.gold.id, {
       timeoutMs: 15_000,

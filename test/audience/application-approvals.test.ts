@@ -29,7 +29,12 @@ describe('approved applications reach the audience (agency.application.approved)
         {
           type: 'agency.application.approved',
           projectId: project.id,
-          payload: { project_id: project.id, application_id: randomUUID(), audience_id: segmentId, user: { identifier, identifier_type: 'evm_address' } },
+          payload: {
+            project_id: project.id,
+            application_id: randomUUID(),
+            audience_id: segmentId,
+            user: { identifier, identifier_type: 'evm_address' },
+          },
         },
       ]),
     );
@@ -43,9 +48,14 @@ describe('approved applications reach the audience (agency.application.approved)
     const [eventId] = await approve(segment.id, mixedCase(evmAddress(1)));
     const relay = producer.relay();
     await relay.pass();
-    await producer.sql.query(`INSERT INTO ${producer.schema}.outbox_pending (seq) SELECT seq FROM ${producer.schema}.outbox WHERE id = $1`, [eventId]);
+    await producer.sql.query(`INSERT INTO ${producer.schema}.outbox_pending (seq) SELECT seq FROM ${producer.schema}.outbox WHERE id = $1`, [
+      eventId,
+    ]);
     await relay.pass();
-    await pollUntil(async () => (await outcomes([eventId!])).length === 1, { timeoutMs: 15_000, what: 'the audience service to consume the approval' });
+    await pollUntil(async () => (await outcomes([eventId!])).length === 1, {
+      timeoutMs: 15_000,
+      what: 'the audience service to consume the approval',
+    });
     expect(await entries(segment.id)).toEqual([expect.objectContaining({ identifier: evmAddress(1), kind: 'static', source: 'api' })]);
     const fetched = await stack.api.get(`/api/v1/projects/${project.id}/audiences/${segment.id}`, { key: project.keys.admin });
     expect(fetched.body.entries_count).toBe(1);
@@ -56,7 +66,10 @@ describe('approved applications reach the audience (agency.application.approved)
     expect((await stack.api.delete(`/api/v1/projects/${project.id}/audiences/${segment.id}`, { key: project.keys.admin })).status).toBe(204);
     const [eventId] = await approve(segment.id, evmAddress(2));
     await producer.relay().pass();
-    await pollUntil(async () => (await outcomes([eventId!]))[0]?.outcome === 'ignored', { timeoutMs: 15_000, what: 'the approval to be recorded as ignored' });
+    await pollUntil(async () => (await outcomes([eventId!]))[0]?.outcome === 'ignored', {
+      timeoutMs: 15_000,
+      what: 'the approval to be recorded as ignored',
+    });
     expect((await stack.db.query('SELECT count(*)::int AS n FROM audience.entries WHERE identifier = $1', [evmAddress(2)])).rows[0].n).toBe(0);
   });
 });

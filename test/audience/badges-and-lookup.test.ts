@@ -171,6 +171,9 @@ describe('badges and the user audience lookup', () => {
       expect(response.body.results.map((r: { id: string }) => r.id)).toEqual(asked[i]!.expected);
     });
     expect(invalid.status).toBe(400);
-    expect(invalid.body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: 'identifier', reason: expect.stringContaining('evm_address') }] });
+    expect(invalid.body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ field: 'identifier', reason: expect.stringContaining('evm_address') }],
+    });
   });
 });

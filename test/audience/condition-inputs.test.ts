@@ -31,7 +31,12 @@ describe('condition inputs from referrals and conversions (HTTP)', () => {
       )
     ).rows[0];
   const rowsOf = async (table: string, columns: string, identifier: string) =>
-    (await stack.db.query(`SELECT ${columns} FROM audience.${table} WHERE project_id = $1 AND identifier = $2 ORDER BY 1, 2`, [project.id, identifier])).rows;
+    (
+      await stack.db.query(`SELECT ${columns} FROM audience.${table} WHERE project_id = $1 AND identifier = $2 ORDER BY 1, 2`, [
+        project.id,
+        identifier,
+      ])
+    ).rows;
 
   it('counts referrals made through POST /api/v1/referrals and through a conversion’s referral_code, and the conversions’ figures, exactly', async () => {
     const alice = { identifier: randomEvmAddress(), code: `alice${Date.now().toString(36)}` };
@@ -66,9 +71,25 @@ describe('condition inputs from referrals and conversions (HTTP)', () => {
     );
     // u1's three conversions were all Alice's (u1 was referred before them); u2's came with her code.
     expect(aliceMetrics).toEqual({ volume_usd: '0', revenue_usd: '0', conversions: 0, referred_users: 2, referred_volume_usd: '105.3' });
-    await pollUntil(async () => ((await metricsOf(u1.identifier))?.conversions === 2 ? true : undefined), { timeoutMs: 15_000, intervalMs: 50, what: 'u1’s conversions' });
-    expect(await metricsOf(u1.identifier)).toEqual({ volume_usd: '105.1', revenue_usd: '0.3', conversions: 2, referred_users: 0, referred_volume_usd: '0' });
-    expect(await metricsOf(u2.identifier)).toEqual({ volume_usd: '0.2', revenue_usd: '0.1', conversions: 1, referred_users: 0, referred_volume_usd: '0' });
+    await pollUntil(async () => ((await metricsOf(u1.identifier))?.conversions === 2 ? true : undefined), {
+      timeoutMs: 15_000,
+      intervalMs: 50,
+      what: 'u1’s conversions',
+    });
+    expect(await metricsOf(u1.identifier)).toEqual({
+      volume_usd: '105.1',
+      revenue_usd: '0.3',
+      conversions: 2,
+      referred_users: 0,
+      referred_volume_usd: '0',
+    });
+    expect(await metricsOf(u2.identifier)).toEqual({
+      volume_usd: '0.2',
+      revenue_usd: '0.1',
+      conversions: 1,
+      referred_users: 0,
+      referred_volume_usd: '0',
+    });
 
     // Days are UTC days of each conversion's occurred_at, and of each referral.
     expect(await rowsOf('user_conversion_days', 'name, day::text, conversions::int, volume_usd::text', u1.identifier)).toEqual([
@@ -84,6 +105,8 @@ describe('condition inputs from referrals and conversions (HTTP)', () => {
       { day: '2026-11-21', currency_id: usdc.id, amount: '1000' },
       { day: '2026-11-22', currency_id: usdc.id, amount: '200' },
     ]);
-    expect(await rowsOf('user_earning_days', 'day::text, currency_id, amount::text', u2.identifier)).toEqual([{ day: '2026-11-22', currency_id: usdc.id, amount: '20' }]);
+    expect(await rowsOf('user_earning_days', 'day::text, currency_id, amount::text', u2.identifier)).toEqual([
+      { day: '2026-11-22', currency_id: usdc.id, amount: '20' },
+    ]);
   });
 });

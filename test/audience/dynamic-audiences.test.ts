@@ -24,10 +24,10 @@ describe('dynamic audiences', () => {
 
   /** The user's conversions as the audience service has counted them (its projection, only read). */
   async function countedConversions(user: string): Promise<number> {
-    const { rows } = await stack.db.query(`SELECT conversions::int AS n FROM audience.user_metrics WHERE project_id = $1 AND identifier_type = 'evm_address' AND identifier = $2`, [
-      project.id,
-      user,
-    ]);
+    const { rows } = await stack.db.query(
+      `SELECT conversions::int AS n FROM audience.user_metrics WHERE project_id = $1 AND identifier_type = 'evm_address' AND identifier = $2`,
+      [project.id, user],
+    );
     return rows[0]?.n ?? 0;
   }
 
@@ -43,7 +43,10 @@ describe('dynamic audiences', () => {
     expect(sent.status).toBe(202);
     // processed, or no_terms when nobody referred the user (these terms pay affiliates only): either way its volume counts.
     expect(['processed', 'no_terms']).toContain((await settled(stack, project, body.id)).status);
-    await pollUntil(async () => (await countedConversions(user)) === before + 1 || undefined, { timeoutMs: 15_000, what: `the audience service to count ${user}'s conversion` });
+    await pollUntil(async () => (await countedConversions(user)) === before + 1 || undefined, {
+      timeoutMs: 15_000,
+      what: `the audience service to count ${user}'s conversion`,
+    });
   }
 
   async function completed(audienceId: string, after?: string) {
@@ -60,7 +63,9 @@ describe('dynamic audiences', () => {
   async function entryIds(audienceId: string) {
     const response = await stack.api.get(`/v1/audience-segments/${audienceId}/entries?page_size=100`, { key: project.keys.service });
     expect(response.status).toBe(200);
-    return (response.body.results as Array<{ identifier: string; kind: string; source: string }>).map((entry) => `${entry.identifier}:${entry.kind}:${entry.source}`).sort();
+    return (response.body.results as Array<{ identifier: string; kind: string; source: string }>)
+      .map((entry) => `${entry.identifier}:${entry.kind}:${entry.source}`)
+      .sort();
   }
 
   const waitForEntries = (audienceId: string, expected: string[], what: string, timeoutMs = 15_000) =>
@@ -87,14 +92,21 @@ describe('dynamic audiences', () => {
   async function tiersFollow(identifier: string, expected: { current: string | null; active: string | null }) {
     await pollUntil(async () => JSON.stringify(await tiersOf(identifier)) === JSON.stringify(expected) || undefined, {
       timeoutMs: 10_000,
-      what: 'the agency\'s tiers to follow the entries',
+      what: "the agency's tiers to follow the entries",
     });
   }
 
   it('adds users whose conversions match within seconds, removes on evaluate those that stopped matching (a window moved on), and leaves static entries alone', async () => {
     const [u1, u2, u3] = [randomEvmAddress(), randomEvmAddress(), randomEvmAddress()];
     const audience = await createSegment(stack, project, { condition: { metric: 'volume_usd', op: 'gte', value: '100', window_days: 7 } });
-    expect(await completed(audience.id)).toEqual({ status: 'completed', started_at: expect.any(String), finished_at: expect.any(String), matched: 0, added: 0, removed: 0 });
+    expect(await completed(audience.id)).toEqual({
+      status: 'completed',
+      started_at: expect.any(String),
+      finished_at: expect.any(String),
+      matched: 0,
+      added: 0,
+      removed: 0,
+    });
 
     await convert(u1, '150');
     await convert(u2, '99.5');
@@ -117,7 +129,9 @@ describe('dynamic audiences', () => {
     expect(await entryIds(audience.id)).toEqual([`${u2}:static:dashboard`, `${u3}:dynamic:condition`].sort());
     expect((await stack.api.get(`${base()}/${audience.id}`, admin())).body.entries_count).toBe(2);
 
-    const lookup = await stack.api.get(`/v1/audiences/audience-segments/user?user_identifier=${u3}&user_identifier_type=evm_address`, { key: project.keys.service });
+    const lookup = await stack.api.get(`/v1/audiences/audience-segments/user?user_identifier=${u3}&user_identifier_type=evm_address`, {
+      key: project.keys.service,
+    });
     expect(lookup.status).toBe(200);
     expect(lookup.body.results.map((result: { id: string }) => result.id)).toContain(audience.id);
   });
@@ -128,12 +142,18 @@ describe('dynamic audiences', () => {
     const audience = await createSegment(stack, project, { condition: { metric: 'volume_usd', op: 'gte', value: '100000' } });
     await convert(whale, '5000');
     // The catch-all audience shows the audience service has the conversion; the other still has nobody.
-    await pollUntil(async () => (await entryIds(anyone.id)).includes(`${whale}:dynamic:condition`) || undefined, { timeoutMs: 15_000, what: 'the conversion to reach the audience service' });
+    await pollUntil(async () => (await entryIds(anyone.id)).includes(`${whale}:dynamic:condition`) || undefined, {
+      timeoutMs: 15_000,
+      what: 'the conversion to reach the audience service',
+    });
     expect(await entryIds(audience.id)).toEqual([]);
 
     const first = await completed(audience.id);
     stack.clock.advance(1_000);
-    const patched = await stack.api.patch(`${base()}/${audience.id}`, { ...admin(), body: { condition: { metric: 'volume_usd', op: 'gte', value: '4000' } } });
+    const patched = await stack.api.patch(`${base()}/${audience.id}`, {
+      ...admin(),
+      body: { condition: { metric: 'volume_usd', op: 'gte', value: '4000' } },
+    });
     expect(patched.status).toBe(200);
     expect(await completed(audience.id, first.finished_at)).toMatchObject({ added: 1 });
     expect(await entryIds(audience.id)).toEqual([`${whale}:dynamic:condition`]);

@@ -55,7 +55,12 @@ describe('batch entry add (POST /v1/audience-segments/{segmentId}/entries/batch)
 
   it('refuses a batch with any invalid entry, naming the indexes, and writes nothing', async () => {
     const segment = await createSegment(stack, project);
-    const entries = [evm(20), { identifier: '0x12', identifier_type: 'evm_address' }, evm(21), { identifier: evmAddress(22), identifier_type: 'btc' }];
+    const entries = [
+      evm(20),
+      { identifier: '0x12', identifier_type: 'evm_address' },
+      evm(21),
+      { identifier: evmAddress(22), identifier_type: 'btc' },
+    ];
     const response = await stack.api.post(batchPath(segment.id), { key: project.keys.service, body: { entries } });
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('INVALID_BATCH');
@@ -148,10 +153,13 @@ describe('batch entry add (POST /v1/audience-segments/{segmentId}/entries/batch)
   const batchRow = async (batchId: string) =>
     (await stack.db.query('SELECT status, added, skipped, error FROM audience.entry_batches WHERE id = $1', [batchId])).rows[0];
   const untilFinished = (batchId: string) =>
-    pollUntil(async () => {
-      const row = await batchRow(batchId);
-      return row.status === 'completed' || row.status === 'failed' ? row : undefined;
-    }, { timeoutMs: 10_000, what: `batch ${batchId} to finish` });
+    pollUntil(
+      async () => {
+        const row = await batchRow(batchId);
+        return row.status === 'completed' || row.status === 'failed' ? row : undefined;
+      },
+      { timeoutMs: 10_000, what: `batch ${batchId} to finish` },
+    );
 
   it('applies a stored batch whose job never reached Redis, through the relay, without a restart', async () => {
     const segment = await createSegment(stack, project);
@@ -167,7 +175,10 @@ describe('batch entry add (POST /v1/audience-segments/{segmentId}/entries/batch)
     const batchId = randomUUID();
     // The batch's job has failed for good (here: it carried bad data) before the relay looks at the batch.
     await queues.enqueue(applyEntryBatchJob, { batchId: 'not-a-batch' }, { jobId: batchId });
-    await pollUntil(async () => (await queues.inspect(applyEntryBatchJob, batchId))?.state === 'failed', { timeoutMs: 5_000, what: 'the job to fail' });
+    await pollUntil(async () => (await queues.inspect(applyEntryBatchJob, batchId))?.state === 'failed', {
+      timeoutMs: 5_000,
+      what: 'the job to fail',
+    });
     await stack.db.query(
       `INSERT INTO audience.entry_batches (id, project_id, segment_id, request_hash, status, identifiers, identifier_types, received, created_at)
        VALUES ($1, $2, $3, 'h', 'active', $4, $5, 1, $6)`,
@@ -183,15 +194,25 @@ describe('batch entry add (POST /v1/audience-segments/{segmentId}/entries/batch)
     const segment = await createSegment(stack, project);
     const batchId = randomUUID();
     // A job the relay has already put back RELAY_MAX_REQUEUES (3) times, failed once more.
-    await queues.queue(applyEntryBatchJob.queue).add(applyEntryBatchJob.queue, { payload: { batchId: 'not-a-batch' }, requeues: 3 }, { jobId: batchId });
-    await pollUntil(async () => (await queues.inspect(applyEntryBatchJob, batchId))?.state === 'failed', { timeoutMs: 5_000, what: 'the job to fail' });
+    await queues
+      .queue(applyEntryBatchJob.queue)
+      .add(applyEntryBatchJob.queue, { payload: { batchId: 'not-a-batch' }, requeues: 3 }, { jobId: batchId });
+    await pollUntil(async () => (await queues.inspect(applyEntryBatchJob, batchId))?.state === 'failed', {
+      timeoutMs: 5_000,
+      what: 'the job to fail',
+    });
     await stack.db.query(
       `INSERT INTO audience.entry_batches (id, project_id, segment_id, request_hash, status, identifiers, identifier_types, received, created_at)
        VALUES ($1, $2, $3, 'h', 'active', $4, $5, 1, $6)`,
       [batchId, project.id, segment.id, [evmAddress(73)], ['evm_address'], stack.clock.now()],
     );
 
-    expect(await untilFinished(batchId)).toEqual({ status: 'failed', added: 0, skipped: 0, error: 'the batch could not be applied; submit it again' });
+    expect(await untilFinished(batchId)).toEqual({
+      status: 'failed',
+      added: 0,
+      skipped: 0,
+      error: 'the batch could not be applied; submit it again',
+    });
     const job = await stack.api.get(`${batchPath(segment.id)}/${batchId}`, { key: project.keys.service });
     expect(job.body).toMatchObject({ status: 'failed', error: 'the batch could not be applied; submit it again' });
     expect(await entriesIn(segment.id)).toEqual([]);

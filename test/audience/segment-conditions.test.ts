@@ -54,14 +54,31 @@ describe('segment conditions', () => {
     expect(deeper.body.details[0].field.startsWith('condition.a.a.a')).toBe(true);
     expect(deeper.body.details[0].reason).toContain('levels');
     expect(await count()).toBe(before);
-
   });
 
   it('refuses a condition outside the language with 400 naming each path, and keeps a valid one', async () => {
     const before = await count();
-    const bad = await post(JSON.stringify({ name: 'bad', condition: { all: [{ metric: 'volume_usd', op: 'gte', value: '1' }, { metric: 'volume_usd', op: 'gte', value: 1 }, { metric: 'volume_usd', op: 'between', value: 1 }, { metric: 'earnings', op: 'gt', value: '5' }] } }));
+    const bad = await post(
+      JSON.stringify({
+        name: 'bad',
+        condition: {
+          all: [
+            { metric: 'volume_usd', op: 'gte', value: '1' },
+            { metric: 'volume_usd', op: 'gte', value: 1 },
+            { metric: 'volume_usd', op: 'between', value: 1 },
+            { metric: 'earnings', op: 'gt', value: '5' },
+          ],
+        },
+      }),
+    );
     expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: 'condition.all[2].op', reason: expect.any(String) }, { field: 'condition.all[3].currency_id', reason: expect.any(String) }] });
+    expect(bad.body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [
+        { field: 'condition.all[2].op', reason: expect.any(String) },
+        { field: 'condition.all[3].currency_id', reason: expect.any(String) },
+      ],
+    });
     const leaf = { metric: 'volume_usd', op: 'gte', value: '100' };
     const deep = (levels: number): unknown => (levels === 0 ? leaf : { any: [deep(levels - 1)] });
     const tooDeep = await post(JSON.stringify({ name: 'too deep', condition: deep(6) }));

@@ -88,11 +88,17 @@ describe('audience segments (dashboard)', () => {
     expect(again.body.code).toBe('AUDIENCE_NAME_TAKEN');
     // Another project may use the name.
     const other = await createProject(stack);
-    expect((await stack.api.post(`/api/v1/projects/${other.id}/audiences`, { key: other.keys.admin, body: { name: 'Unique name' } })).status).toBe(201);
+    expect((await stack.api.post(`/api/v1/projects/${other.id}/audiences`, { key: other.keys.admin, body: { name: 'Unique name' } })).status).toBe(
+      201,
+    );
   });
 
   it('updates only the fields sent; null clears description and condition', async () => {
-    const segment = await createSegment(stack, project, { name: 'Before', description: 'keep', condition: { metric: 'conversions', op: 'gt', value: 1 } });
+    const segment = await createSegment(stack, project, {
+      name: 'Before',
+      description: 'keep',
+      condition: { metric: 'conversions', op: 'gt', value: 1 },
+    });
     stack.clock.advance(60_000);
     const renamed = await stack.api.patch(`${base()}/${segment.id}`, { key: project.keys.admin, body: { name: 'After' } });
     expect(renamed.status).toBe(200);

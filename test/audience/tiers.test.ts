@@ -22,7 +22,8 @@ describe('audience tiers', () => {
   });
 
   const base = () => `/api/v1/projects/${project.id}/audiences`;
-  const patch = (segmentId: string, body: Record<string, unknown>, key = project.keys.admin) => stack.api.patch(`${base()}/${segmentId}`, { key, body });
+  const patch = (segmentId: string, body: Record<string, unknown>, key = project.keys.admin) =>
+    stack.api.patch(`${base()}/${segmentId}`, { key, body });
 
   it('sets tier_rank on create and shows it in the segment body; null when the audience is no tier', async () => {
     const created = await stack.api.post(base(), { key: project.keys.admin, body: { name: 'Gold tier', tier_rank: 3 } });
@@ -139,7 +140,10 @@ describe('audience tiers', () => {
     });
 
     it('refuses a call of more than 1,000 lookups as a whole', async () => {
-      const lookups = Array.from({ length: 1_001 }, (_, i) => ({ projectId: project.id, user: { identifier: evmAddress(i), identifierType: 'evm_address' } }));
+      const lookups = Array.from({ length: 1_001 }, (_, i) => ({
+        projectId: project.id,
+        user: { identifier: evmAddress(i), identifierType: 'evm_address' },
+      }));
       expect(await grpcRefusal(clients.audience.getUserTiers({ lookups }))).toMatchObject({ code: 'TOO_MANY_LOOKUPS' });
     });
   });

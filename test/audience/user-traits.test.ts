@@ -55,7 +55,11 @@ describe('user traits (POST /v1/user-traits/batch, GET /v1/user-traits)', () => 
       {"identifier":"${evmAddress(2)}","identifier_type":"evm_address","name":"ratio","value":0.10000000000000000000001},
       {"identifier":"${evmAddress(2)}","identifier_type":"evm_address","name":"big","value":1.5e24},
       {"identifier":"${evmAddress(2)}","identifier_type":"evm_address","name":"neg","value":-42}]}`;
-    const response = await stack.api.post('/v1/user-traits/batch', { key: project.keys.service, rawBody: raw, headers: { 'content-type': 'application/json' } });
+    const response = await stack.api.post('/v1/user-traits/batch', {
+      key: project.keys.service,
+      rawBody: raw,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ received: 4, written: 4, ignored: 0 });
     expect(await stored(2, 'balance')).toMatchObject({ type: 'number', value: '1000000000000000000000001' });
@@ -158,7 +162,9 @@ describe('user traits (POST /v1/user-traits/batch, GET /v1/user-traits)', () => 
     const full = await push(many(10_000));
     expect(full.status).toBe(200);
     expect(full.body).toEqual({ received: 10_000, written: 10_000, ignored: 0 });
-    const { rows } = await stack.db.query(`SELECT count(*)::int AS n FROM audience.user_traits WHERE project_id = $1 AND name = 'bulk'`, [project.id]);
+    const { rows } = await stack.db.query(`SELECT count(*)::int AS n FROM audience.user_traits WHERE project_id = $1 AND name = 'bulk'`, [
+      project.id,
+    ]);
     expect(rows[0].n).toBe(10_000);
   });
 
@@ -177,7 +183,9 @@ describe('user traits (POST /v1/user-traits/batch, GET /v1/user-traits)', () => 
   it('answers under the /api prefix too', async () => {
     const response = await stack.api.post('/api/v1/user-traits/batch', { key: project.keys.service, body: { traits: [trait(9, 'p', false)] } });
     expect(response.status).toBe(200);
-    const read = await stack.api.get(`/api/v1/user-traits?user_identifier=${evmAddress(9)}&user_identifier_type=evm_address`, { key: project.keys.service });
+    const read = await stack.api.get(`/api/v1/user-traits?user_identifier=${evmAddress(9)}&user_identifier_type=evm_address`, {
+      key: project.keys.service,
+    });
     expect(read.body.results).toEqual([{ name: 'p', value: false, updated_at: expect.any(String) }]);
   });
 });

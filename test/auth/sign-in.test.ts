@@ -26,7 +26,11 @@ describe('wallet sign-in (Sign-In with Ethereum)', () => {
       const response = await start(wallet.address);
 
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ nonce: expect.stringMatching(/^[0-9a-f]{32}$/), message: expect.any(String), expires_at: '2026-11-21T12:05:00.000Z' });
+      expect(response.body).toEqual({
+        nonce: expect.stringMatching(/^[0-9a-f]{32}$/),
+        message: expect.any(String),
+        expires_at: '2026-11-21T12:05:00.000Z',
+      });
       const fields = parseSiweMessage(response.body.message);
       expect(fields).toMatchObject({
         domain: TEST_SIWE.domain,
@@ -38,7 +42,9 @@ describe('wallet sign-in (Sign-In with Ethereum)', () => {
       });
       expect(fields.issuedAt?.toISOString()).toBe(stack.clock.now().toISOString());
       expect(fields.expirationTime?.toISOString()).toBe(response.body.expires_at);
-      expect(response.body.message.startsWith(`${TEST_SIWE.domain} wants you to sign in with your Ethereum account:\n${wallet.checksumAddress}\n`)).toBe(true);
+      expect(
+        response.body.message.startsWith(`${TEST_SIWE.domain} wants you to sign in with your Ethereum account:\n${wallet.checksumAddress}\n`),
+      ).toBe(true);
     });
 
     it('issues a different nonce every time', async () => {
@@ -267,35 +273,44 @@ describe('wallet sign-in (Sign-In with Ethereum)', () => {
     });
     const projectCount = async () => (await stack.db.query('SELECT count(*)::int AS n FROM access.projects')).rows[0].n as number;
 
-    it.each(paths.map((path) => [path.name, path] as const))('%s: says which kind it takes, for each other kind, and creates nothing', async (_name, path) => {
-      const before = await projectCount();
-      const wrong = credentials.filter((credential) => credential.kind !== path.takes);
-      expect(wrong.length).toBeGreaterThanOrEqual(2);
-      for (const credential of wrong) {
-        const response = await path.call(credential.value);
-        expect({ credential: credential.name, status: response.status, body: response.body }).toEqual({
-          credential: credential.name,
-          status: 401,
-          body: { status: 401, code: 'WRONG_CREDENTIAL_KIND', message: `${TAKES[path.takes]}; ${SENT[credential.kind]}`, details: [] },
-        });
-        expect(response.headers.get('www-authenticate')).toBe('Bearer');
-      }
-      expect(await projectCount()).toBe(before);
-    });
+    it.each(paths.map((path) => [path.name, path] as const))(
+      '%s: says which kind it takes, for each other kind, and creates nothing',
+      async (_name, path) => {
+        const before = await projectCount();
+        const wrong = credentials.filter((credential) => credential.kind !== path.takes);
+        expect(wrong.length).toBeGreaterThanOrEqual(2);
+        for (const credential of wrong) {
+          const response = await path.call(credential.value);
+          expect({ credential: credential.name, status: response.status, body: response.body }).toEqual({
+            credential: credential.name,
+            status: 401,
+            body: { status: 401, code: 'WRONG_CREDENTIAL_KIND', message: `${TAKES[path.takes]}; ${SENT[credential.kind]}`, details: [] },
+          });
+          expect(response.headers.get('www-authenticate')).toBe('Bearer');
+        }
+        expect(await projectCount()).toBe(before);
+      },
+    );
 
-    it.each(paths.map((path) => [path.name, path] as const))('%s: still calls a credential of its own kind valid, and an unknown one of any shape invalid', async (_name, path) => {
-      const own = credentials.filter((credential) => credential.kind === path.takes);
-      for (const credential of own) expect((await path.call(credential.value)).status).not.toBe(401);
-      const [version, payload] = credentials.find((credential) => credential.kind === 'session')!.value.split('.');
-      const unknown = [`${TEST_PLATFORM_KEY}x`, 'rk_admin_not-a-key', `${version}.${payload}.${'A'.repeat(43)}`, 'anything'];
-      for (const value of unknown) {
-        const response = await path.call(value);
-        expect({ value, status: response.status, code: response.body.code }).toEqual({ value, status: 401, code: 'UNAUTHENTICATED' });
-      }
-    });
+    it.each(paths.map((path) => [path.name, path] as const))(
+      '%s: still calls a credential of its own kind valid, and an unknown one of any shape invalid',
+      async (_name, path) => {
+        const own = credentials.filter((credential) => credential.kind === path.takes);
+        for (const credential of own) expect((await path.call(credential.value)).status).not.toBe(401);
+        const [version, payload] = credentials.find((credential) => credential.kind === 'session')!.value.split('.');
+        const unknown = [`${TEST_PLATFORM_KEY}x`, 'rk_admin_not-a-key', `${version}.${payload}.${'A'.repeat(43)}`, 'anything'];
+        for (const value of unknown) {
+          const response = await path.call(value);
+          expect({ value, status: response.status, code: response.body.code }).toEqual({ value, status: 401, code: 'UNAUTHENTICATED' });
+        }
+      },
+    );
 
     it('does not take a revoked API key for a credential of another kind', async () => {
-      const spare = await stack.api.post(`/api/v1/projects/${project.id}/api-keys`, { key: project.keys.admin, body: { role: 'read_only', name: 'spare' } });
+      const spare = await stack.api.post(`/api/v1/projects/${project.id}/api-keys`, {
+        key: project.keys.admin,
+        body: { role: 'read_only', name: 'spare' },
+      });
       expect((await stack.api.delete(`/api/v1/projects/${project.id}/api-keys/${spare.body.id}`, { key: project.keys.admin })).status).toBe(204);
       for (const path of paths) expect((await path.call(spare.body.key)).body.code).toBe('UNAUTHENTICATED');
     });

@@ -61,8 +61,19 @@ describe('ClaimManager on the in-process EVM', () => {
     read('projectBalances', [projectAddress, currency]) as Promise<bigint>;
   const isClaimed = (proof: Hex) => read('claimedProofs', [proof]) as Promise<boolean>;
 
-  async function send(from: TestAccount, functionName: string, args: readonly unknown[], options: { address?: Address; abi?: Abi; value?: bigint } = {}) {
-    const hash = await from.wallet.writeContract({ address: options.address ?? manager, abi: options.abi ?? managerAbi, functionName, args, value: options.value });
+  async function send(
+    from: TestAccount,
+    functionName: string,
+    args: readonly unknown[],
+    options: { address?: Address; abi?: Abi; value?: bigint } = {},
+  ) {
+    const hash = await from.wallet.writeContract({
+      address: options.address ?? manager,
+      abi: options.abi ?? managerAbi,
+      functionName,
+      args,
+      value: options.value,
+    });
     const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
     expect(receipt.status).toBe('success');
     return receipt;
@@ -180,7 +191,12 @@ describe('ClaimManager on the in-process EVM', () => {
     });
 
     it('pays a native voucher to `to`, whoever sends the transaction', async () => {
-      const check = await signed({ currency: NATIVE_CURRENCY, currencyType: CurrencyType.native, amount: 3n * ETHER / 2n, reason: ClaimReason.endUser });
+      const check = await signed({
+        currency: NATIVE_CURRENCY,
+        currencyType: CurrencyType.native,
+        amount: (3n * ETHER) / 2n,
+        reason: ClaimReason.endUser,
+      });
       const before = await chain.publicClient.getBalance({ address: user.address });
       const receipt = await claim([check], relayer);
 
@@ -219,7 +235,13 @@ describe('ClaimManager on the in-process EVM', () => {
         await chain.mine(5);
 
         expect(await remote.getBlockNumber()).toBe(receipt.blockNumber + 5n);
-        const logs = await remote.getContractEvents({ address: manager, abi: claimManagerAbi, eventName: 'Claimed', fromBlock: from + 1n, toBlock: receipt.blockNumber });
+        const logs = await remote.getContractEvents({
+          address: manager,
+          abi: claimManagerAbi,
+          eventName: 'Claimed',
+          fromBlock: from + 1n,
+          toBlock: receipt.blockNumber,
+        });
         expect(logs.map((log) => [log.transactionHash, log.args.proof, log.args.to, log.args.amount])).toEqual([
           [receipt.transactionHash, check.proof, user.address, check.amount],
         ]);
@@ -227,7 +249,10 @@ describe('ClaimManager on the in-process EVM', () => {
         // A JSON-RPC batch and a malformed body get JSON-RPC answers too.
         const batch = await fetch(endpoint.url, {
           method: 'POST',
-          body: JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'eth_chainId' }, { jsonrpc: '2.0', id: 2, method: 'no_such_method' }]),
+          body: JSON.stringify([
+            { jsonrpc: '2.0', id: 1, method: 'eth_chainId' },
+            { jsonrpc: '2.0', id: 2, method: 'no_such_method' },
+          ]),
         }).then((response) => response.json());
         expect(batch).toEqual([
           { jsonrpc: '2.0', id: 1, result: `0x${chain.chainId.toString(16)}` },
@@ -288,7 +313,9 @@ describe('ClaimManager on the in-process EVM', () => {
       await expectRefused([{ ...check, signatures: [forged, second] }], 'InvalidSigner');
       await expectRefused([{ ...check, signatures: [`0x${'ab'.repeat(65)}`, second] }], 'InvalidSigner');
 
-      const { signatures: [foreign] } = await outsider.sign(domain, check);
+      const {
+        signatures: [foreign],
+      } = await outsider.sign(domain, check);
       await expectRefused([{ ...check, signatures: [first, foreign as Hex] }], 'InvalidSigner');
     });
 
@@ -314,7 +341,10 @@ describe('ClaimManager on the in-process EVM', () => {
 
     it("refuses a claim beyond the project's balance, and another project's funds are not reachable", async () => {
       await expectRefused([await signed({ amount: TOKEN_DEPOSIT + 1n })], 'InsufficientProjectBalance');
-      await expectRefused([await signed({ currency: NATIVE_CURRENCY, currencyType: CurrencyType.native, amount: NATIVE_DEPOSIT + 1n })], 'InsufficientProjectBalance');
+      await expectRefused(
+        [await signed({ currency: NATIVE_CURRENCY, currencyType: CurrencyType.native, amount: NATIVE_DEPOSIT + 1n })],
+        'InsufficientProjectBalance',
+      );
       await expectRefused([await signed({ projectAddress: relayer.address, amount: 1n })], 'InsufficientProjectBalance');
       // Two vouchers that fit alone but not together.
       await expectRefused([await signed({ amount: 600_000_000n }), await signed({ amount: 600_000_000n })], 'InsufficientProjectBalance');

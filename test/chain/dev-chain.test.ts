@@ -39,7 +39,8 @@ describe('the dev chain', () => {
 
     const manager: Abi = claimManagerAbi;
     const token = (await contractArtifact('TestToken')).abi;
-    const read = (address: string, abi: Abi, functionName: string, args: unknown[] = []) => client.readContract({ address: address as Address, abi, functionName, args });
+    const read = (address: string, abi: Abi, functionName: string, args: unknown[] = []) =>
+      client.readContract({ address: address as Address, abi, functionName, args });
     for (const signer of signers) expect(await read(DEV_CLAIM_MANAGER, manager, 'isSigner', [signer])).toBe(true);
     expect(await read(DEV_CLAIM_MANAGER, manager, 'isSigner', [DEV_ACCOUNT.address])).toBe(false);
     expect(await read(DEV_CLAIM_MANAGER, manager, 'requiredSigners')).toBe(2n);
@@ -65,7 +66,10 @@ describe('the dev chain', () => {
 
   it('answers a browser’s CORS preflight, as Hardhat’s and Anvil’s nodes do', async () => {
     const { chain } = await start([DEV_ACCOUNT.address]);
-    const response = await fetch(chain.url, { method: 'OPTIONS', headers: { origin: 'http://localhost:8080', 'access-control-request-method': 'POST' } });
+    const response = await fetch(chain.url, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:8080', 'access-control-request-method': 'POST' },
+    });
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
     expect(response.headers.get('access-control-allow-headers')).toBe('content-type');
@@ -79,6 +83,8 @@ describe('the dev chain', () => {
     const { chain } = await start([DEV_ACCOUNT.address]);
     const taken = startTs(MAIN, { env: { ...process.env, NODE_ENV: 'development', DEV_CHAIN_PORT: new URL(chain.url).port } });
     expect(await endOf(taken, 30_000)).toEqual({ code: 78, signal: null });
-    expect(taken.output()).toContain(`dev-chain: failed to start: ${new URL(chain.url).host} is already in use by another process: set DEV_CHAIN_PORT to a free port`);
+    expect(taken.output()).toContain(
+      `dev-chain: failed to start: ${new URL(chain.url).host} is already in use by another process: set DEV_CHAIN_PORT to a free port`,
+    );
   }, 90_000);
 });

@@ -74,7 +74,12 @@ describe('allowlists in payout terms (HTTP)', () => {
       ] as const) {
         const response = await put('refused', { currency_id: currency.id, [field]: id });
         expect(response.status).toBe(400);
-        expect(response.body).toEqual({ status: 400, code: 'AUDIENCE_NOT_FOUND', message: `${field} names no audience of this project`, details: [{ field, reason: 'names no audience of this project' }] });
+        expect(response.body).toEqual({
+          status: 400,
+          code: 'AUDIENCE_NOT_FOUND',
+          message: `${field} names no audience of this project`,
+          details: [{ field, reason: 'names no audience of this project' }],
+        });
       }
       expect((await stack.api.get(terms('refused'), { key: project.keys.admin })).status).toBe(404);
     });
@@ -86,7 +91,11 @@ describe('allowlists in payout terms (HTTP)', () => {
     ])('answers 400 VALIDATION_FAILED naming the field for an allowlist that is %s', async (_case, value) => {
       const response = await put('refused', { currency_id: currency.id, affiliate_allowlist_audience_id: value });
       expect(response.status).toBe(400);
-      expect(response.body).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', details: [expect.objectContaining({ field: 'affiliate_allowlist_audience_id' })] });
+      expect(response.body).toMatchObject({
+        status: 400,
+        code: 'VALIDATION_FAILED',
+        details: [expect.objectContaining({ field: 'affiliate_allowlist_audience_id' })],
+      });
       expect((await stack.api.get(terms('refused'), { key: project.keys.admin })).status).toBe(404);
     });
   });
@@ -150,7 +159,10 @@ describe('allowlists in payout terms (HTTP)', () => {
       await pollUntil(
         async () => {
           const entries = await stack.api.get(`/v1/audience-segments/${vips.id}/entries`, { key: project.keys.service });
-          return entries.body.results?.some((entry: { identifier: string; kind: string }) => entry.identifier === vip && entry.kind === 'dynamic') || undefined;
+          return (
+            entries.body.results?.some((entry: { identifier: string; kind: string }) => entry.identifier === vip && entry.kind === 'dynamic') ||
+            undefined
+          );
         },
         { timeoutMs: 15_000, what: 'the vip to enter the dynamic audience' },
       );
@@ -159,7 +171,11 @@ describe('allowlists in payout terms (HTTP)', () => {
         await send(conversionBody({ name: 'vip-trade', user: evmUser(plain) })),
       ];
       expect(member.rewards).toEqual({ end_user: { status: 'paid', allowlist_audience_id: vips.id, amount: '5' }, affiliate: null, master: null });
-      expect(outsider.rewards).toEqual({ end_user: { status: 'not_eligible', allowlist_audience_id: vips.id, amount: '0' }, affiliate: null, master: null });
+      expect(outsider.rewards).toEqual({
+        end_user: { status: 'not_eligible', allowlist_audience_id: vips.id, amount: '0' },
+        affiliate: null,
+        master: null,
+      });
       expect(outsider.movements).toEqual([]);
     });
 

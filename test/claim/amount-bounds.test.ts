@@ -73,7 +73,11 @@ describe('amount and date bounds (HTTP)', () => {
     const body = conversion({ reward_base: '9'.repeat(78) });
     const response = await submit(body);
     expect(response.status).toBe(400);
-    expect(response.body).toMatchObject({ status: 400, code: 'AMOUNT_OUT_OF_RANGE', details: [{ field: 'reward_base', reason: expect.stringContaining(String(MAX)) }] });
+    expect(response.body).toMatchObject({
+      status: 400,
+      code: 'AMOUNT_OUT_OF_RANGE',
+      details: [{ field: 'reward_base', reason: expect.stringContaining(String(MAX)) }],
+    });
     expect(await stored(body.id)).toBe(false);
 
     const fine = conversion();
@@ -86,7 +90,12 @@ describe('amount and date bounds (HTTP)', () => {
         id: past.id,
         outcome: 'refused',
         status: null,
-        error: { status: 400, code: 'AMOUNT_OUT_OF_RANGE', message: expect.stringContaining('conversions[1].reward_base'), details: [{ field: 'conversions[1].reward_base', reason: expect.any(String) }] },
+        error: {
+          status: 400,
+          code: 'AMOUNT_OUT_OF_RANGE',
+          message: expect.stringContaining('conversions[1].reward_base'),
+          details: [{ field: 'conversions[1].reward_base', reason: expect.any(String) }],
+        },
       },
     ]);
     expect(await stored(past.id)).toBe(false);
@@ -103,7 +112,12 @@ describe('amount and date bounds (HTTP)', () => {
     }
     const open = (await listChecks(stack, project, user, '&status=open')).results;
     expect(open.map((check) => check.amount)).toEqual([MAX.toString(), MAX.toString()]);
-    const closed = await close(stack, project, user, open.map((check) => check.id as string));
+    const closed = await close(
+      stack,
+      project,
+      user,
+      open.map((check) => check.id as string),
+    );
     expect(closed.status).toBe(200);
     expect(closed.body.map((voucher: { amount: string; signatures: string[] }) => [voucher.amount, voucher.signatures.length])).toEqual([
       [MAX.toString(), 2],
@@ -143,7 +157,8 @@ describe('amount and date bounds (HTTP)', () => {
       const { rows } = await stack.db.query<{ created_at: Date }>('SELECT created_at FROM access.projects WHERE id = $1', [fresh.id]);
       earliest = new Date(rows[0]!.created_at.getTime() - BACKFILL_DAYS * DAY_MS);
     });
-    const send = (occurredAt: Date) => stack.api.post('/api/v1/conversions', { key: fresh.keys.service, body: conversion({ occurred_at: occurredAt.toISOString() }) });
+    const send = (occurredAt: Date) =>
+      stack.api.post('/api/v1/conversions', { key: fresh.keys.service, body: conversion({ occurred_at: occurredAt.toISOString() }) });
 
     it('refuses one before the project’s creation less CONVERSION_BACKFILL_DAYS with 400 OCCURRED_AT_OUT_OF_RANGE, naming the earliest time', async () => {
       for (const occurredAt of [new Date(earliest.getTime() - 1_000), new Date('1970-01-01T00:00:00.000Z')]) {
@@ -161,7 +176,11 @@ describe('amount and date bounds (HTTP)', () => {
         body: { conversions: [conversion({ occurred_at: '1970-01-01T00:00:00Z' })] },
       });
       expect(batch.status).toBe(200);
-      expect(batch.body.results[0].error).toMatchObject({ status: 400, code: 'OCCURRED_AT_OUT_OF_RANGE', details: [{ field: 'conversions[0].occurred_at' }] });
+      expect(batch.body.results[0].error).toMatchObject({
+        status: 400,
+        code: 'OCCURRED_AT_OUT_OF_RANGE',
+        details: [{ field: 'conversions[0].occurred_at' }],
+      });
     });
 
     it('accepts the earliest time itself (an hour before the project existed is well inside the window)', async () => {

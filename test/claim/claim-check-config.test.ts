@@ -38,8 +38,12 @@ describe('claim-check configuration', () => {
     const development = loadConfig(claimConfigSchema, {});
     expect(development.vouchers.developmentSigner).toBe(true);
     expect(development.vouchers.signerKeys.reveal()).toEqual([DEVELOPMENT_SIGNER_KEY]);
-    expect(() => loadConfig(claimConfigSchema, { NODE_ENV: 'production' })).toThrow(/CLAIM_SIGNER_KEYS: CLAIM_SIGNER_KEYS must be set when NODE_ENV=production/);
-    expect(() => loadConfig(claimConfigSchema, { NODE_ENV: 'production', CLAIM_SIGNER_KEYS: DEVELOPMENT_SIGNER_KEY })).toThrow(/public development key/);
+    expect(() => loadConfig(claimConfigSchema, { NODE_ENV: 'production' })).toThrow(
+      /CLAIM_SIGNER_KEYS: CLAIM_SIGNER_KEYS must be set when NODE_ENV=production/,
+    );
+    expect(() => loadConfig(claimConfigSchema, { NODE_ENV: 'production', CLAIM_SIGNER_KEYS: DEVELOPMENT_SIGNER_KEY })).toThrow(
+      /public development key/,
+    );
     const chain = { CLAIM_MANAGER_ADDRESSES: `8453=${MANAGER}`, CHAIN_RPC_URLS: '8453=https://base.example/rpc' };
     expect(loadConfig(claimConfigSchema, { NODE_ENV: 'production', CLAIM_SIGNER_KEYS: KEY_A, ...chain }).vouchers.developmentSigner).toBe(false);
   });
@@ -48,7 +52,9 @@ describe('claim-check configuration', () => {
     const refusal = /CLAIM_MANAGER_ADDRESSES: CLAIM_MANAGER_ADDRESSES and CHAIN_RPC_URLS must name at least one chain when NODE_ENV=production/;
     expect(() => loadConfig(claimConfigSchema, { NODE_ENV: 'production', CLAIM_SIGNER_KEYS: KEY_A })).toThrow(refusal);
     // Empty values, as a compose file passes an unset variable, are no chain either.
-    expect(() => loadConfig(claimConfigSchema, { NODE_ENV: 'production', CLAIM_SIGNER_KEYS: KEY_A, CLAIM_MANAGER_ADDRESSES: '', CHAIN_RPC_URLS: '' })).toThrow(refusal);
+    expect(() =>
+      loadConfig(claimConfigSchema, { NODE_ENV: 'production', CLAIM_SIGNER_KEYS: KEY_A, CLAIM_MANAGER_ADDRESSES: '', CHAIN_RPC_URLS: '' }),
+    ).toThrow(refusal);
     expect(loadConfig(claimConfigSchema, { NODE_ENV: 'development' }).chains).toEqual([]);
   });
 
@@ -97,7 +103,14 @@ describe('claim-check configuration', () => {
     const database = await createTestDatabase();
     const prefix = newQueuePrefix();
     const logs = new LogCapture();
-    const env = { DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', RUN_WORKERS: 'false' };
+    const env = {
+      DATABASE_URL: database.url,
+      REDIS_URL: TEST_REDIS_URL,
+      QUEUE_PREFIX: prefix,
+      GRPC_HOST: '127.0.0.1',
+      GRPC_PORT: '0',
+      RUN_WORKERS: 'false',
+    };
     const service = await startService(claimManifest, loadConfig(claimConfigSchema, env), { clock: new TestClock(), logger: logs.logger('claim') });
     try {
       const warning = logs.lines.find((line) => line.includes('CLAIM_SIGNER_KEYS is not set'));

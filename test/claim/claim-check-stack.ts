@@ -85,7 +85,8 @@ export async function startClaimChain(startTime: Date): Promise<ClaimChain> {
       CLAIM_SIGNER_KEYS: SIGNER_KEYS.join(','),
       CLAIM_VOUCHER_TTL_SECONDS: String(TTL_SECONDS),
     },
-    balanceOf: (holder) => chain.publicClient.readContract({ address: token, abi: tokenAbi, functionName: 'balanceOf', args: [holder] }) as Promise<bigint>,
+    balanceOf: (holder) =>
+      chain.publicClient.readContract({ address: token, abi: tokenAbi, functionName: 'balanceOf', args: [holder] }) as Promise<bigint>,
     redeem: async (vouchers) => {
       const args = vouchers.map((voucher) => ({
         projectAddress: voucher.project_address as Address,
@@ -110,7 +111,11 @@ export async function startClaimStack(options: StackOptions = {}): Promise<{ sta
   const clock = options.clock ?? new TestClock();
   const claimChain = await startClaimChain(clock.now());
   try {
-    const stack = await startStack({ ...options, clock, serviceEnv: { ...options.serviceEnv, claim: { ...claimChain.env, ...options.serviceEnv?.claim } } });
+    const stack = await startStack({
+      ...options,
+      clock,
+      serviceEnv: { ...options.serviceEnv, claim: { ...claimChain.env, ...options.serviceEnv?.claim } },
+    });
     return { stack, claimChain };
   } catch (error) {
     await claimChain.chain.stop();
@@ -153,7 +158,13 @@ export async function earn(stack: WithApi, project: TestProject, user: string, r
   const id = `order-${randomUUID()}`;
   const submitted = await stack.api.post('/api/v1/conversions', {
     key: project.keys.service,
-    body: { id, name: 'trade', user: { identifier: user, identifier_type: 'evm_address' }, reward_base: String(rewardBase), ...(referralCode ? { referral_code: referralCode } : {}) },
+    body: {
+      id,
+      name: 'trade',
+      user: { identifier: user, identifier_type: 'evm_address' },
+      reward_base: String(rewardBase),
+      ...(referralCode ? { referral_code: referralCode } : {}),
+    },
   });
   if (submitted.status !== 202) throw new Error(`conversion refused: ${submitted.status} ${submitted.text}`);
   await pollUntil(
@@ -166,7 +177,11 @@ export async function earn(stack: WithApi, project: TestProject, user: string, r
 }
 
 /** An affiliate of the project with a code (created by the admin API). */
-export async function newAffiliate(stack: WithApi, project: TestProject, identifier: string = randomEvmAddress()): Promise<{ identifier: string; code: string }> {
+export async function newAffiliate(
+  stack: WithApi,
+  project: TestProject,
+  identifier: string = randomEvmAddress(),
+): Promise<{ identifier: string; code: string }> {
   const code = `c${randomUUID().slice(0, 8)}`;
   const response = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
     key: project.keys.admin,
@@ -178,16 +193,26 @@ export async function newAffiliate(stack: WithApi, project: TestProject, identif
 
 /** The user's claim checks through the API (a service_role key). */
 export async function listChecks(stack: WithApi, project: TestProject, user: string, query = '') {
-  const response = await stack.api.get(`/api/v1/claim-checks?user_identifier=${user}&user_identifier_type=evm_address${query}`, { key: project.keys.service });
+  const response = await stack.api.get(`/api/v1/claim-checks?user_identifier=${user}&user_identifier_type=evm_address${query}`, {
+    key: project.keys.service,
+  });
   if (response.status !== 200) throw new Error(`list failed: ${response.status} ${response.text}`);
   return response.body as { results: Array<Record<string, any>>; claim_checks: Array<Record<string, any>>; total_results: number };
 }
 
 export async function close(stack: WithApi, project: TestProject, user: string, ids: string[], key = project.keys.service) {
-  return stack.api.post('/api/v1/claim-checks/close', { key, body: { userIdentifier: user, userIdentifierType: 'evm_address', claim_check_ids: ids } });
+  return stack.api.post('/api/v1/claim-checks/close', {
+    key,
+    body: { userIdentifier: user, userIdentifierType: 'evm_address', claim_check_ids: ids },
+  });
 }
 
 /** The ClaimManager's claimedProofs, as the claim service reads it. */
 export function isRedeemed(claimChain: ClaimChain, proof: string): Promise<boolean> {
-  return claimChain.chain.publicClient.readContract({ address: claimChain.manager, abi: claimManagerAbi, functionName: 'claimedProofs', args: [proof as Hex] });
+  return claimChain.chain.publicClient.readContract({
+    address: claimChain.manager,
+    abi: claimManagerAbi,
+    functionName: 'claimedProofs',
+    args: [proof as Hex],
+  });
 }

@@ -66,13 +66,19 @@ describe('claim checks over HTTP', () => {
       page_size: 25,
       claim_checks: listed.results,
     });
-    for (const status of ['unclaimed', 'claimed', 'expired']) expect((await listChecks(stack, project, user, `&status=${status}`)).total_results).toBe(0);
+    for (const status of ['unclaimed', 'claimed', 'expired'])
+      expect((await listChecks(stack, project, user, `&status=${status}`)).total_results).toBe(0);
 
     const bad = await stack.api.get(`/api/v1/claim-checks?user_identifier=${user}&status=closed`, { key: project.keys.readOnly });
     expect(bad.status).toBe(400);
     expect(bad.body.details).toEqual([expect.objectContaining({ field: 'status' })]);
     const nobody = await stack.api.get('/api/v1/claim-checks', { key: project.keys.service });
-    expect(nobody.body).toEqual({ status: 400, code: 'VALIDATION_FAILED', message: expect.stringContaining('user_identifier'), details: [{ field: 'user_identifier', reason: 'is required with an API key' }] });
+    expect(nobody.body).toEqual({
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      message: expect.stringContaining('user_identifier'),
+      details: [{ field: 'user_identifier', reason: 'is required with an API key' }],
+    });
   });
 
   it('closes a check into a voucher that ClaimManager pays, the same voucher however often it is asked, and the watcher marks it claimed', async () => {
@@ -101,10 +107,15 @@ describe('claim checks over HTTP', () => {
     ]);
     // 200 concurrent closes of the same check: the same voucher, every time.
     const again = await Promise.all(Array.from({ length: 200 }, () => close(stack, project, user, [check.id])));
-    expect(new Set(again.map((response) => `${response.status} ${JSON.stringify(response.body)}`))).toEqual(new Set([`200 ${JSON.stringify(closed.body)}`]));
+    expect(new Set(again.map((response) => `${response.status} ${JSON.stringify(response.body)}`))).toEqual(
+      new Set([`200 ${JSON.stringify(closed.body)}`]),
+    );
     expect((await stack.db.query('SELECT count(*)::int AS n FROM claim.vouchers WHERE claim_check_id = $1', [check.id])).rows[0].n).toBe(1);
 
-    const claimable = await stack.api.post('/api/v1/claim-checks/claim', { key: project.keys.readOnly, body: { userIdentifier: user, userIdentifierType: 'evm_address' } });
+    const claimable = await stack.api.post('/api/v1/claim-checks/claim', {
+      key: project.keys.readOnly,
+      body: { userIdentifier: user, userIdentifierType: 'evm_address' },
+    });
     expect(claimable.body).toEqual(closed.body);
     expect((await listChecks(stack, project, user)).results[0]).toMatchObject({ status: 'unclaimed', deadline_seconds: now + TTL_SECONDS });
 
@@ -113,10 +124,15 @@ describe('claim checks over HTTP', () => {
     expect(await claimChain.balanceOf(user)).toBe(1_234n);
     await claimChain.chain.mine(CONFIRMATIONS);
     // The watcher's job scheduler reads the log after the confirmations.
-    await pollUntil(async () => (await listChecks(stack, project, user, '&status=claimed')).total_results === 1, { timeoutMs: 15_000, what: 'the voucher to be marked claimed' });
+    await pollUntil(async () => (await listChecks(stack, project, user, '&status=claimed')).total_results === 1, {
+      timeoutMs: 15_000,
+      what: 'the voucher to be marked claimed',
+    });
     const block = await claimChain.chain.publicClient.getBlock({ blockNumber: receipt.blockNumber });
 
-    const history = await stack.api.get(`/api/v1/claim-checks/claim-history?user_identifier=${user}&user_identifier_type=evm_address`, { key: project.keys.readOnly });
+    const history = await stack.api.get(`/api/v1/claim-checks/claim-history?user_identifier=${user}&user_identifier_type=evm_address`, {
+      key: project.keys.readOnly,
+    });
     expect(history.body).toEqual({
       results: [
         {
@@ -148,14 +164,19 @@ describe('claim checks over HTTP', () => {
 
     await claimChain.chain.increaseTime(TTL_SECONDS + 60);
     await claimChain.chain.mine(CONFIRMATIONS);
-    const expired = await pollUntil(async () => ((await listChecks(stack, project, user, '&status=expired')).results[0]), { timeoutMs: 15_000, what: 'the voucher to expire' });
+    const expired = await pollUntil(async () => (await listChecks(stack, project, user, '&status=expired')).results[0], {
+      timeoutMs: 15_000,
+      what: 'the voucher to expire',
+    });
     expect(expired).toMatchObject({ id: check.id, amount: '500' });
     const open = await openCheckOf(user);
     expect(open.amount).toBe('700');
     expect(await isRedeemed(claimChain, voucher!.proof!)).toBe(false);
     // Listed without a filter: the open check (holding the credit) and nothing expired.
     expect((await listChecks(stack, project, user)).results.map((item) => [item.status, item.amount])).toEqual([['open', '700']]);
-    expect((await stack.db.query('SELECT count(*)::int AS n FROM claim.claim_check_credits WHERE expired_check_id = $1', [check.id])).rows[0].n).toBe(1);
+    expect((await stack.db.query('SELECT count(*)::int AS n FROM claim.claim_check_credits WHERE expired_check_id = $1', [check.id])).rows[0].n).toBe(
+      1,
+    );
 
     const refused = await close(stack, project, user, [check.id]);
     expect(refused.status).toBe(409);
@@ -177,7 +198,12 @@ describe('claim checks over HTTP', () => {
     expect(foreign.status).toBe(404);
     expect(foreign.body).toMatchObject({ code: 'CLAIM_CHECK_NOT_FOUND', details: [{ field: 'claim_check_ids[0]' }] });
     expect((await close(stack, project, randomEvmAddress(), [check.id])).status).toBe(404);
-    const tooMany = await close(stack, project, user, Array.from({ length: 101 }, () => check.id));
+    const tooMany = await close(
+      stack,
+      project,
+      user,
+      Array.from({ length: 101 }, () => check.id),
+    );
     expect(tooMany.status).toBe(413);
     expect(tooMany.body.code).toBe('TOO_MANY_CLAIM_CHECKS');
     const empty = await close(stack, project, user, []);
@@ -188,7 +214,10 @@ describe('claim checks over HTTP', () => {
     });
     expect(disagree.status).toBe(400);
     expect(disagree.body.details).toEqual([{ field: 'user_identifier', reason: 'differs from userIdentifier' }]);
-    const unknownField = await stack.api.post('/api/v1/claim-checks/close', { key: project.keys.service, body: { userIdentifier: user, claim_check_ids: [check.id], amount: '1' } });
+    const unknownField = await stack.api.post('/api/v1/claim-checks/close', {
+      key: project.keys.service,
+      body: { userIdentifier: user, claim_check_ids: [check.id], amount: '1' },
+    });
     expect(unknownField.status).toBe(400);
     expect((await openCheckOf(user)).id).toBe(check.id);
   });
@@ -222,15 +251,27 @@ describe('claim checks over HTTP', () => {
     const unknownProject = await stack.api.get('/api/v1/claim-checks?project_id=6f1c2a9e-3b7d-4e58-9a0c-2d4b6e8f1a3c', { key: token });
     expect(unknownProject.body).toMatchObject({ status: 404, code: 'PROJECT_NOT_FOUND' });
     // An API key naming another project in project_id learns nothing of it.
-    const keyElsewhere = await stack.api.get(`/api/v1/claim-checks?project_id=6f1c2a9e-3b7d-4e58-9a0c-2d4b6e8f1a3c&user_identifier=${wallet.address}`, { key: project.keys.service });
+    const keyElsewhere = await stack.api.get(
+      `/api/v1/claim-checks?project_id=6f1c2a9e-3b7d-4e58-9a0c-2d4b6e8f1a3c&user_identifier=${wallet.address}`,
+      { key: project.keys.service },
+    );
     expect(keyElsewhere.body).toMatchObject({ status: 404, code: 'PROJECT_NOT_FOUND' });
 
-    const closed = await stack.api.post(`/api/v1/claim-checks/close?project_id=${project.id}`, { key: token, body: { claim_check_ids: [own.body.results[0].id] } });
+    const closed = await stack.api.post(`/api/v1/claim-checks/close?project_id=${project.id}`, {
+      key: token,
+      body: { claim_check_ids: [own.body.results[0].id] },
+    });
     expect(closed.status).toBe(200);
     expect(closed.body[0]).toMatchObject({ to: wallet.address, amount: '100', proof: expect.any(String) });
     expect((await stack.api.post(`/api/v1/claim-checks/claim?project_id=${project.id}`, { key: token, body: {} })).body).toEqual(closed.body);
-    expect((await stack.api.get(`/api/v1/claim-checks/totals?project_id=${project.id}`, { key: token })).body.unclaimed).toEqual([expect.objectContaining({ amount: '100' })]);
-    expect((await stack.api.get(`/api/v1/claim-checks/claim-history?project_id=${project.id}`, { key: token })).body).toEqual({ results: [], total_count: 0, next_page: null });
+    expect((await stack.api.get(`/api/v1/claim-checks/totals?project_id=${project.id}`, { key: token })).body.unclaimed).toEqual([
+      expect.objectContaining({ amount: '100' }),
+    ]);
+    expect((await stack.api.get(`/api/v1/claim-checks/claim-history?project_id=${project.id}`, { key: token })).body).toEqual({
+      results: [],
+      total_count: 0,
+      next_page: null,
+    });
   });
 
   describe('the tax gate (specification §8.1): 200 with restricted rows, never 403', () => {
@@ -246,7 +287,12 @@ describe('claim checks over HTTP', () => {
       const listed = await listChecks(stack, gated, affiliate.identifier);
       expect(listed.results).toHaveLength(1);
       const item = listed.results[0]!;
-      expect(item).toMatchObject({ reason: 'affiliate_payout', amount: '1000', status: 'open', restriction_message: expect.stringContaining('submit your tax form') });
+      expect(item).toMatchObject({
+        reason: 'affiliate_payout',
+        amount: '1000',
+        status: 'open',
+        restriction_message: expect.stringContaining('submit your tax form'),
+      });
       expect('deadline_seconds' in item).toBe(false);
 
       const restricted = await close(stack, gated, affiliate.identifier, [item.id]);
@@ -280,7 +326,10 @@ describe('claim checks over HTTP', () => {
       const signed = await close(stack, gated, affiliate.identifier, [item.id]);
       expect(signed.body[0]).toMatchObject({ deadline: expect.any(Number), proof: expect.any(String), signatures: expect.any(Array) });
       expect(signed.body[0].restriction_message).toBeUndefined();
-      const claimable = await stack.api.post('/api/v1/claim-checks/claim', { key: gated.keys.service, body: { userIdentifier: affiliate.identifier } });
+      const claimable = await stack.api.post('/api/v1/claim-checks/claim', {
+        key: gated.keys.service,
+        body: { userIdentifier: affiliate.identifier },
+      });
       expect(claimable.body).toEqual(signed.body);
 
       // Three years after its approval the W-8 has expired: the same voucher is withheld again, in /claim and in the list.

@@ -18,7 +18,10 @@ export async function createCurrency(stack: WithApi, project: TestProject, body:
 }
 
 export async function putTerms(stack: WithApi, project: TestProject, name: string, body: Record<string, unknown>) {
-  const response = await stack.api.request('PUT', `/api/v1/projects/${project.id}/payout-terms/${encodeURIComponent(name)}`, { key: project.keys.admin, body });
+  const response = await stack.api.request('PUT', `/api/v1/projects/${project.id}/payout-terms/${encodeURIComponent(name)}`, {
+    key: project.keys.admin,
+    body,
+  });
   if (response.status !== 201 && response.status !== 200) throw new Error(`terms failed: ${response.status} ${response.text}`);
   return response.body;
 }

@@ -17,7 +17,8 @@ describe('the project’s conversions (HTTP list)', () => {
   const sent: Array<ReturnType<typeof conversionBody>> = [];
   let referred: string;
 
-  const list = (query = '', key = project.keys.admin, projectId = project.id) => stack.api.get(`/api/v1/projects/${projectId}/conversions${query}`, { key });
+  const list = (query = '', key = project.keys.admin, projectId = project.id) =>
+    stack.api.get(`/api/v1/projects/${projectId}/conversions${query}`, { key });
   const ids = (body: { results: Array<{ id: string }> }) => body.results.map((item) => item.id);
 
   beforeAll(async () => {
@@ -71,7 +72,9 @@ describe('the project’s conversions (HTTP list)', () => {
 
   it('pages through the same order', async () => {
     const pages = await Promise.all([1, 2, 3].map((page) => list(`?page=${page}&page_size=2`)));
-    expect(pages.map((page) => ids(page.body))).toEqual([sent.slice(0, 2), sent.slice(2, 4), sent.slice(4)].map((bodies) => bodies.map((body) => body.id)));
+    expect(pages.map((page) => ids(page.body))).toEqual(
+      [sent.slice(0, 2), sent.slice(2, 4), sent.slice(4)].map((bodies) => bodies.map((body) => body.id)),
+    );
     expect(pages.map((page) => [page.body.page, page.body.page_size, page.body.total_results])).toEqual([
       [1, 2, 5],
       [2, 2, 5],
@@ -123,6 +126,11 @@ describe('the project’s conversions (HTTP list)', () => {
   ])('refuses %s with 400 in the standard error body, naming the field', async (_name, query, field) => {
     const response = await list(query);
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ status: 400, code: 'VALIDATION_FAILED', message: expect.any(String), details: expect.arrayContaining([expect.objectContaining({ field })]) });
+    expect(response.body).toEqual({
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      message: expect.any(String),
+      details: expect.arrayContaining([expect.objectContaining({ field })]),
+    });
   });
 });

@@ -32,7 +32,11 @@ describe('conversions and payouts (HTTP)', () => {
   describe('one conversion', () => {
     it('answers 202 accepted, then pays it: the conversion, its attribution and its movements', async () => {
       const { affiliate, user } = await referredUser(clients, project);
-      const body = conversionBody({ user: { identifier: user.identifier.toUpperCase().replace('0X', '0x'), identifier_type: 'evm_address' }, volume_usd: '99.90', reward_base: '123456' });
+      const body = conversionBody({
+        user: { identifier: user.identifier.toUpperCase().replace('0X', '0x'), identifier_type: 'evm_address' },
+        volume_usd: '99.90',
+        reward_base: '123456',
+      });
       const accepted = await submit(body);
       expect(accepted.status).toBe(202);
       expect(accepted.body).toEqual({ id: body.id, status: 'accepted' });
@@ -68,7 +72,14 @@ describe('conversions and payouts (HTTP)', () => {
           master: null,
         },
       });
-      expect(paid.movements[0].currency).toEqual({ id: currency.id, chain_id: 8453, address: currency.address, name: 'USDC', decimals: 6, type: 'erc20' });
+      expect(paid.movements[0].currency).toEqual({
+        id: currency.id,
+        chain_id: 8453,
+        address: currency.address,
+        name: 'USDC',
+        decimals: 6,
+        type: 'erc20',
+      });
     });
 
     it('answers the same id and body again 200 with where it stands, and another body 409 CONVERSION_ID_REUSED', async () => {
@@ -135,7 +146,10 @@ describe('conversions and payouts (HTTP)', () => {
       expect(responses.filter((response) => response.status === 200)).toHaveLength(999);
       const paid = await settled(stack, project, body.id, 30_000);
       expect(paid.movements.map((movement: { kind: string }) => movement.kind).sort()).toEqual(['affiliate_payout', 'end_user_payout']);
-      const rows = await stack.db.query('SELECT count(*)::int AS n FROM claim.movements WHERE project_id = $1 AND conversion_id = $2', [project.id, body.id]);
+      const rows = await stack.db.query('SELECT count(*)::int AS n FROM claim.movements WHERE project_id = $1 AND conversion_id = $2', [
+        project.id,
+        body.id,
+      ]);
       expect(rows.rows[0].n).toBe(2);
       // 1,000 requests through one gateway on 2 cores: room for a machine that is busy with other work.
     }, 180_000);
@@ -146,15 +160,42 @@ describe('conversions and payouts (HTTP)', () => {
       const earlier = conversionBody();
       await submit(earlier);
       const fresh = conversionBody();
-      const response = await batch([fresh, { ...earlier }, { ...earlier, name: 'renamed' }, { id: 'no-user', name: 'trade' }, 'not an object', conversionBody({ reward_base: '-1' })]);
+      const response = await batch([
+        fresh,
+        { ...earlier },
+        { ...earlier, name: 'renamed' },
+        { id: 'no-user', name: 'trade' },
+        'not an object',
+        conversionBody({ reward_base: '-1' }),
+      ]);
       expect(response.status).toBe(202);
       expect(response.body).toEqual({
         results: [
           { id: fresh.id, outcome: 'accepted', status: 'accepted', error: null },
           { id: earlier.id, outcome: 'duplicate', status: expect.stringMatching(/^(accepted|processed)$/), error: null },
-          { id: earlier.id, outcome: 'refused', status: null, error: { status: 409, code: 'CONVERSION_ID_REUSED', message: expect.stringContaining('own id'), details: [] } },
-          { id: 'no-user', outcome: 'refused', status: null, error: { status: 400, code: 'VALIDATION_FAILED', message: expect.any(String), details: [{ field: 'conversions[3].user', reason: expect.any(String) }] } },
-          { id: null, outcome: 'refused', status: null, error: expect.objectContaining({ status: 400, details: [expect.objectContaining({ field: 'conversions[4]' })] }) },
+          {
+            id: earlier.id,
+            outcome: 'refused',
+            status: null,
+            error: { status: 409, code: 'CONVERSION_ID_REUSED', message: expect.stringContaining('own id'), details: [] },
+          },
+          {
+            id: 'no-user',
+            outcome: 'refused',
+            status: null,
+            error: {
+              status: 400,
+              code: 'VALIDATION_FAILED',
+              message: expect.any(String),
+              details: [{ field: 'conversions[3].user', reason: expect.any(String) }],
+            },
+          },
+          {
+            id: null,
+            outcome: 'refused',
+            status: null,
+            error: expect.objectContaining({ status: 400, details: [expect.objectContaining({ field: 'conversions[4]' })] }),
+          },
           {
             id: expect.any(String),
             outcome: 'refused',
@@ -209,7 +250,10 @@ describe('conversions and payouts (HTTP)', () => {
       const second = conversionBody({ user: { identifier: user.identifier, identifier_type: 'evm_address' }, reward_base: '2000' });
       await submit(second);
       await settled(stack, project, second.id);
-      const response = await stack.api.get(`/api/v1/payouts/movements?user_identifier=${affiliate.identifier.toUpperCase().replace('0X', '0x')}&page_size=10`, { key: project.keys.readOnly });
+      const response = await stack.api.get(
+        `/api/v1/payouts/movements?user_identifier=${affiliate.identifier.toUpperCase().replace('0X', '0x')}&page_size=10`,
+        { key: project.keys.readOnly },
+      );
       expect(response.status).toBe(200);
       expect(response.body).toEqual({
         results: [
@@ -236,7 +280,10 @@ describe('conversions and payouts (HTTP)', () => {
         payout_status_details: null,
         project_id: project.id,
       });
-      const asUser = await stack.api.get(`/api/v1/payouts/movements?user_identifier=${user.identifier}&identifier_type=evm_address&type=onchain-currency`, { key: project.keys.service });
+      const asUser = await stack.api.get(
+        `/api/v1/payouts/movements?user_identifier=${user.identifier}&identifier_type=evm_address&type=onchain-currency`,
+        { key: project.keys.service },
+      );
       expect(asUser.body.results.map((movement: { kind: string; is_referrer: boolean }) => [movement.kind, movement.is_referrer])).toEqual([
         ['end_user_payout', false],
         ['end_user_payout', false],
@@ -245,11 +292,18 @@ describe('conversions and payouts (HTTP)', () => {
 
     it('refuses a movements query without a user, with disagreeing types, or for points (400)', async () => {
       expect((await stack.api.get('/api/v1/payouts/movements', { key: project.keys.service })).status).toBe(400);
-      const disagree = await stack.api.get(`/api/v1/payouts/movements?user_identifier=${randomEvmAddress()}&user_identifier_type=evm_address&identifier_type=email`, { key: project.keys.service });
+      const disagree = await stack.api.get(
+        `/api/v1/payouts/movements?user_identifier=${randomEvmAddress()}&user_identifier_type=evm_address&identifier_type=email`,
+        { key: project.keys.service },
+      );
       expect(disagree.status).toBe(400);
       expect(disagree.body.details).toEqual([{ field: 'identifier_type', reason: expect.any(String) }]);
-      expect((await stack.api.get(`/api/v1/payouts/movements?user_identifier=${randomEvmAddress()}&type=point`, { key: project.keys.service })).status).toBe(400);
-      expect((await stack.api.get(`/api/v1/payouts/movements?user_identifier=someone&user_identifier_type=email`, { key: project.keys.service })).status).toBe(400);
+      expect(
+        (await stack.api.get(`/api/v1/payouts/movements?user_identifier=${randomEvmAddress()}&type=point`, { key: project.keys.service })).status,
+      ).toBe(400);
+      expect(
+        (await stack.api.get(`/api/v1/payouts/movements?user_identifier=someone&user_identifier_type=email`, { key: project.keys.service })).status,
+      ).toBe(400);
       expect((await stack.api.get(`/api/v1/payouts/movements?user_identifier=${randomEvmAddress()}`, { key: project.keys.admin })).status).toBe(403);
     });
 
@@ -258,16 +312,39 @@ describe('conversions and payouts (HTTP)', () => {
       const usdc = await createCurrency(stack, fresh);
       await putTerms(stack, fresh, 'trade', { currency_id: usdc.id, end_user: { fixed: '10' } });
       const users = [evmUser(), evmUser(), evmUser()];
-      const bodies = [conversionBody({ user: users[0] }), conversionBody({ user: users[1] }), conversionBody({ user: users[1] }), conversionBody({ user: users[2] })];
+      const bodies = [
+        conversionBody({ user: users[0] }),
+        conversionBody({ user: users[1] }),
+        conversionBody({ user: users[1] }),
+        conversionBody({ user: users[2] }),
+      ];
       await batch(bodies, fresh.keys.service);
       for (const body of bodies) await settled(stack, fresh, body.id);
-      const response = await stack.api.get(`/api/v1/payouts/leaderboard/payouts?currency_address=${usdc.address}&user_type=end_user&page_size=2`, { key: fresh.keys.readOnly });
+      const response = await stack.api.get(`/api/v1/payouts/leaderboard/payouts?currency_address=${usdc.address}&user_type=end_user&page_size=2`, {
+        key: fresh.keys.readOnly,
+      });
       expect(response.status).toBe(200);
       const [a, b] = [users[0]!.identifier, users[2]!.identifier].sort();
       expect(response.body).toEqual({
         results: [
-          { rank: 1, address: users[1]!.identifier, user_identifier: users[1]!.identifier, user_identifier_type: 'evm_address', total_amount: '20', total_attributions: 2, chain_id: '8453' },
-          { rank: 2, address: a, user_identifier: a, user_identifier_type: 'evm_address', total_amount: '10', total_attributions: 1, chain_id: '8453' },
+          {
+            rank: 1,
+            address: users[1]!.identifier,
+            user_identifier: users[1]!.identifier,
+            user_identifier_type: 'evm_address',
+            total_amount: '20',
+            total_attributions: 2,
+            chain_id: '8453',
+          },
+          {
+            rank: 2,
+            address: a,
+            user_identifier: a,
+            user_identifier_type: 'evm_address',
+            total_amount: '10',
+            total_attributions: 1,
+            chain_id: '8453',
+          },
         ],
         total_results: 3,
         page: 1,
@@ -283,7 +360,9 @@ describe('conversions and payouts (HTTP)', () => {
       expect(unknown.body.code).toBe('CURRENCY_NOT_FOUND');
       expect((await stack.api.get('/api/v1/payouts/leaderboard/payouts?user_type=agency', { key: fresh.keys.service })).status).toBe(400);
       // The admin dashboard reads it with its admin key.
-      expect((await stack.api.get('/api/v1/payouts/leaderboard/payouts?user_type=end_user&page_size=2', { key: fresh.keys.admin })).body).toEqual(response.body);
+      expect((await stack.api.get('/api/v1/payouts/leaderboard/payouts?user_type=end_user&page_size=2', { key: fresh.keys.admin })).body).toEqual(
+        response.body,
+      );
     });
   });
 });

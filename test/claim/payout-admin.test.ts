@@ -20,9 +20,20 @@ describe('currencies and payout terms (HTTP)', () => {
   describe('currencies', () => {
     it('creates a currency (201, address lowercase) and lists it in the standard shape', async () => {
       const address = `0x${'Ab'.repeat(20)}`;
-      const created = await stack.api.post(currencies(project), { key: project.keys.admin, body: { chain_id: 10, address, name: 'OP', decimals: 18, type: 'erc20' } });
+      const created = await stack.api.post(currencies(project), {
+        key: project.keys.admin,
+        body: { chain_id: 10, address, name: 'OP', decimals: 18, type: 'erc20' },
+      });
       expect(created.status).toBe(201);
-      expect(created.body).toEqual({ id: expect.any(String), chain_id: 10, address: address.toLowerCase(), name: 'OP', decimals: 18, type: 'erc20', created_at: expect.any(String) });
+      expect(created.body).toEqual({
+        id: expect.any(String),
+        chain_id: 10,
+        address: address.toLowerCase(),
+        name: 'OP',
+        decimals: 18,
+        type: 'erc20',
+        created_at: expect.any(String),
+      });
       const listed = await stack.api.get(`${currencies(project)}?page_size=100`, { key: project.keys.admin });
       expect(listed.status).toBe(200);
       expect(listed.body).toMatchObject({ page: 1, page_size: 100 });
@@ -69,7 +80,12 @@ describe('currencies and payout terms (HTTP)', () => {
     it('creates terms (201), replaces them (200), answers, lists and deletes them (204, then 404)', async () => {
       const currency = await createCurrency(stack, project);
       const gold = randomUUID();
-      const body = { currency_id: currency.id, end_user: { fixed: '1000000' }, affiliate: { bps: 250 }, tiers: [{ audience_id: gold.toUpperCase(), affiliate: { bps: 500 } }] };
+      const body = {
+        currency_id: currency.id,
+        end_user: { fixed: '1000000' },
+        affiliate: { bps: 250 },
+        tiers: [{ audience_id: gold.toUpperCase(), affiliate: { bps: 500 } }],
+      };
       const created = await stack.api.request('PUT', terms(project, 'swap usdc'), { key: project.keys.admin, body });
       expect(created.status).toBe(201);
       expect(created.body).toEqual({
@@ -83,7 +99,10 @@ describe('currencies and payout terms (HTTP)', () => {
         created_at: expect.any(String),
         updated_at: expect.any(String),
       });
-      const replaced = await stack.api.request('PUT', terms(project, 'swap usdc'), { key: project.keys.admin, body: { currency_id: currency.id, affiliate: null } });
+      const replaced = await stack.api.request('PUT', terms(project, 'swap usdc'), {
+        key: project.keys.admin,
+        body: { currency_id: currency.id, affiliate: null },
+      });
       expect(replaced.status).toBe(200);
       expect(replaced.body).toMatchObject({ end_user: null, affiliate: null, tiers: [] });
       expect((await stack.api.get(terms(project, 'swap usdc'), { key: project.keys.admin })).body).toEqual(replaced.body);
@@ -117,9 +136,17 @@ describe('currencies and payout terms (HTTP)', () => {
         [{ end_user: { percent: 5 } }, 'end_user'],
         [{ tiers: [{ audience_id: randomUUID(), affiliate: '250' }] }, 'tiers[0].affiliate'],
       ] as const) {
-        const response = await stack.api.request('PUT', terms(project, 'shapes'), { key: project.keys.admin, body: { currency_id: currency.id, ...change } });
+        const response = await stack.api.request('PUT', terms(project, 'shapes'), {
+          key: project.keys.admin,
+          body: { currency_id: currency.id, ...change },
+        });
         expect(response.status).toBe(400);
-        expect(response.body).toEqual({ status: 400, code: 'VALIDATION_FAILED', message: `${field}: ${expected}`, details: [{ field, reason: expected }] });
+        expect(response.body).toEqual({
+          status: 400,
+          code: 'VALIDATION_FAILED',
+          message: `${field}: ${expected}`,
+          details: [{ field, reason: expected }],
+        });
       }
       expect((await stack.api.get(terms(project, 'shapes'), { key: project.keys.admin })).status).toBe(404);
     });

@@ -2,7 +2,16 @@ import { ClaimCheckStatus, Fuul, UserIdentifierType } from '@fuul/sdk';
 import { randomEvmAddress } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
-import { type ClaimChain, type ClaimProject, type ClaimResponse, claimProject, CONFIRMATIONS, earn, startClaimStack, TTL_SECONDS } from './claim-check-stack';
+import {
+  type ClaimChain,
+  type ClaimProject,
+  type ClaimResponse,
+  claimProject,
+  CONFIRMATIONS,
+  earn,
+  startClaimStack,
+  TTL_SECONDS,
+} from './claim-check-stack';
 
 /**
  * The published Fuul SDK (7.41.0) on the claim-check endpoints: getClaimChecks, closeClaimChecks,
@@ -63,7 +72,10 @@ describe('the Fuul SDK on the claim-check endpoints', () => {
     ]);
     expect(await Fuul.closeClaimChecks({ ...who, claim_check_ids: [open!.id] })).toEqual(vouchers);
     expect(await Fuul.getClaimableChecks(who)).toEqual(vouchers);
-    expect(await Fuul.getClaimCheckTotals(who)).toEqual({ claimed: [], unclaimed: [expect.objectContaining({ amount: '1000', currency_decimals: 6 })] });
+    expect(await Fuul.getClaimCheckTotals(who)).toEqual({
+      claimed: [],
+      unclaimed: [expect.objectContaining({ amount: '1000', currency_decimals: 6 })],
+    });
 
     // A second check, closed and redeemed in a transaction of its own: two rows of history.
     await earn(stack, project, user, 50_000);
@@ -80,7 +92,11 @@ describe('the Fuul SDK on the claim-check endpoints', () => {
     expect(await Fuul.getClaimCheckTotals(who)).toEqual({ claimed: [expect.objectContaining({ amount: '1500' })], unclaimed: [] });
 
     const page1 = await Fuul.getClaimHistory({ ...who, page: 1, page_size: 1 });
-    expect(page1).toEqual({ results: [expect.objectContaining({ hash: later.transactionHash, amount: '500', currency_name: 'TUSD' })], total_count: 2, next_page: 2 });
+    expect(page1).toEqual({
+      results: [expect.objectContaining({ hash: later.transactionHash, amount: '500', currency_name: 'TUSD' })],
+      total_count: 2,
+      next_page: 2,
+    });
     const page2 = await Fuul.getClaimHistory({ ...who, page: 2, page_size: 1 });
     expect(page2).toEqual({ results: [expect.objectContaining({ hash: first.transactionHash, amount: '1000' })], total_count: 2, next_page: null });
     expect((await Fuul.getClaimChecks({ ...who, status: ClaimCheckStatus.Claimed })).claim_checks).toHaveLength(2);

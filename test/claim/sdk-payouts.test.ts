@@ -17,7 +17,11 @@ describe('the Fuul SDK on the payouts endpoints', () => {
     ({ stack, project } = await startStackWithProject());
     currency = await createCurrency(stack, project);
     await putTerms(stack, project, 'trade', { currency_id: currency.id, end_user: { bps: 50 } });
-    const bodies = [conversionBody({ user: users[0], reward_base: '100000' }), conversionBody({ user: users[1], reward_base: '300000' }), conversionBody({ user: users[1], reward_base: '1000' })];
+    const bodies = [
+      conversionBody({ user: users[0], reward_base: '100000' }),
+      conversionBody({ user: users[1], reward_base: '300000' }),
+      conversionBody({ user: users[1], reward_base: '1000' }),
+    ];
     await stack.api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions: bodies } });
     for (const body of bodies) await settled(stack, project, body.id);
     Fuul.init({ apiKey: project.keys.readOnly, baseApiUrl: `${stack.baseUrl}/api/v1/` });
@@ -35,14 +39,31 @@ describe('the Fuul SDK on the payouts endpoints', () => {
   });
 
   it('getPayoutsLeaderboard with a user answers that user’s entry and rank', async () => {
-    const board = await Fuul.getPayoutsLeaderboard({ user_type: 'end_user', user_identifier: users[0]!.identifier, identifier_type: UserIdentifierType.EvmAddress });
+    const board = await Fuul.getPayoutsLeaderboard({
+      user_type: 'end_user',
+      user_identifier: users[0]!.identifier,
+      identifier_type: UserIdentifierType.EvmAddress,
+    });
     expect(board.results).toEqual([expect.objectContaining({ rank: 2, address: users[0]!.identifier, total_amount: '500' })]);
   });
 
   it('getUserPayoutMovements reads a user’s movements, newest first', async () => {
-    const movements = await Fuul.getUserPayoutMovements({ user_identifier: users[1]!.identifier, identifier_type: UserIdentifierType.EvmAddress, page: 1, page_size: 5 });
+    const movements = await Fuul.getUserPayoutMovements({
+      user_identifier: users[1]!.identifier,
+      identifier_type: UserIdentifierType.EvmAddress,
+      page: 1,
+      page_size: 5,
+    });
     expect(movements).toMatchObject({ total_results: 2, page: 1, page_size: 5 });
-    expect(movements.results.map((movement) => [movement.is_referrer, movement.conversion_name, movement.currency_address, movement.chain_id, movement.payout_status])).toEqual([
+    expect(
+      movements.results.map((movement) => [
+        movement.is_referrer,
+        movement.conversion_name,
+        movement.currency_address,
+        movement.chain_id,
+        movement.payout_status,
+      ]),
+    ).toEqual([
       [false, 'trade', currency.address, 8453, 'open'],
       [false, 'trade', currency.address, 8453, 'open'],
     ]);

@@ -32,7 +32,8 @@ describe('shared reads of the leaderboard and the claim-check list', () => {
     await settled(stack, project, body.id);
   }
 
-  const boardPath = (pageSize = 25) => `/api/v1/payouts/leaderboard/payouts?currency_address=${currency.address}&user_type=end_user&page=1&page_size=${pageSize}`;
+  const boardPath = (pageSize = 25) =>
+    `/api/v1/payouts/leaderboard/payouts?currency_address=${currency.address}&user_type=end_user&page=1&page_size=${pageSize}`;
   const board = async (pageSize?: number) => {
     const response = await stack.api.get(boardPath(pageSize), { key: project.keys.readOnly });
     expect(response.status).toBe(200);
@@ -43,7 +44,8 @@ describe('shared reads of the leaderboard and the claim-check list', () => {
   /** gateway_shared_reads_total of one read, by outcome. */
   async function sharedReads(read: string): Promise<{ computed: number; shared: number }> {
     const text = await (await fetch(stack.metricsUrl)).text();
-    const count = (outcome: string) => Number(new RegExp(`gateway_shared_reads_total\\{read="${read}",outcome="${outcome}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+    const count = (outcome: string) =>
+      Number(new RegExp(`gateway_shared_reads_total\\{read="${read}",outcome="${outcome}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
     return { computed: count('computed'), shared: count('shared') };
   }
 
@@ -56,7 +58,8 @@ describe('shared reads of the leaderboard and the claim-check list', () => {
     const pid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
     return {
       waiting: async () =>
-        (await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid])).rows[0]!.n,
+        (await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid])).rows[0]!
+          .n,
       release: async () => {
         await holder.query('ROLLBACK');
         await holder.end();

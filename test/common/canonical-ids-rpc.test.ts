@@ -55,7 +55,10 @@ describe('services refuse non-canonical ids over gRPC', () => {
     const one = await grpcRefusal(clients.tax.getTaxStatus({ projectId: project.id, user: evm(mixedCase(evmAddress(2))) }));
     expect(one).toMatchObject({ grpcStatus: GrpcStatus.INVALID_ARGUMENT, code: 'NON_CANONICAL_ID', details: [{ field: 'user.identifier' }] });
     const batch = await grpcRefusal(
-      clients.tax.batchGetTaxStatuses({ projectId: project.id, users: [evm(evmAddress(3)), { identifier: 'Bob@Example.com', identifierType: 'email' }] }),
+      clients.tax.batchGetTaxStatuses({
+        projectId: project.id,
+        users: [evm(evmAddress(3)), { identifier: 'Bob@Example.com', identifierType: 'email' }],
+      }),
     );
     expect(batch.details).toEqual([{ field: 'users[1].identifier', reason: expect.any(String) }]);
     const fine = await clients.tax.batchGetTaxStatuses({ projectId: project.id, users: [evm(evmAddress(3))] });
@@ -72,7 +75,12 @@ describe('services refuse non-canonical ids over gRPC', () => {
     );
     expect(job).toMatchObject({ code: 'NON_CANONICAL_ID', details: [{ field: 'job_id' }] });
     const batch = await grpcRefusal(
-      clients.audience.submitEntryBatch({ projectId: project.id, segmentId, entries: [evm(evmAddress(4)), evm(mixedCase(evmAddress(5)))], waitMs: 0 }),
+      clients.audience.submitEntryBatch({
+        projectId: project.id,
+        segmentId,
+        entries: [evm(evmAddress(4)), evm(mixedCase(evmAddress(5)))],
+        waitMs: 0,
+      }),
     );
     expect(batch).toMatchObject({ grpcStatus: GrpcStatus.INVALID_ARGUMENT, code: 'NON_CANONICAL_ID', details: [{ field: 'entries[1].identifier' }] });
     const removed = await grpcRefusal(clients.audience.removeEntry({ projectId: project.id, segmentId, identifier: mixedCase(evmAddress(4)) }));

@@ -20,7 +20,9 @@ describe('listening on a taken port', () => {
     const grpcLog = jest.spyOn(console, 'error').mockImplementation(() => undefined);
     const failure = bindGrpcServer({ host: '127.0.0.1', port, services: [], logger: createLogger({ service: 'test', level: 'silent' }) });
     await expect(failure).rejects.toThrow(ConfigError);
-    await expect(failure).rejects.toThrow(`127.0.0.1:${port} is already in use by another process: set GRPC_PORT to a free port, or stop that process`);
+    await expect(failure).rejects.toThrow(
+      `127.0.0.1:${port} is already in use by another process: set GRPC_PORT to a free port, or stop that process`,
+    );
     grpcLog.mockRestore();
   });
 

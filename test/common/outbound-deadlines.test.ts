@@ -91,7 +91,9 @@ describe('outbound gRPC calls past the configured deadline', () => {
       expect(lookup).toMatchObject({ code: 'AUDIENCE_SERVICE_UNAVAILABLE' });
       expectConfiguredDeadline(audience);
 
-      const memberships = await refusal(() => dependencies.allowlists.members(PROJECT, [{ audienceId: '00000000-0000-4000-8000-0000000000aa', user: USER }]));
+      const memberships = await refusal(() =>
+        dependencies.allowlists.members(PROJECT, [{ audienceId: '00000000-0000-4000-8000-0000000000aa', user: USER }]),
+      );
       expect(memberships).toMatchObject({ code: GrpcStatus.DEADLINE_EXCEEDED });
       expectConfiguredDeadline(audience);
 
@@ -110,7 +112,11 @@ describe('outbound gRPC calls past the configured deadline', () => {
 
   it('agency: segment lookups answer AUDIENCE_UNAVAILABLE, the metrics rebuild CLAIM_UNAVAILABLE', async () => {
     const [audience, claim] = await Promise.all([stall(AudienceServiceService), stall(ClaimServiceService)]);
-    const config = loadConfig(agencyConfigSchema, { AUDIENCE_GRPC_ADDR: audience.address, CLAIM_GRPC_ADDR: claim.address, GRPC_TIMEOUT_MS: String(DEADLINE_MS) });
+    const config = loadConfig(agencyConfigSchema, {
+      AUDIENCE_GRPC_ADDR: audience.address,
+      CLAIM_GRPC_ADDR: claim.address,
+      GRPC_TIMEOUT_MS: String(DEADLINE_MS),
+    });
     const dependencies = connectAgencyDependencies(config);
     try {
       const segment = await refusal(() => dependencies.audience.segment(PROJECT, '00000000-0000-4000-8000-0000000000aa'));

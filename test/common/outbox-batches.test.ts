@@ -4,7 +4,14 @@ import { sql } from 'kysely';
 import { consumerJob, defineConsumer, type EventConsumer, eventProcessor } from '../../services/common/outbox/consumer';
 import { appendOutboxEvents } from '../../services/common/outbox/append';
 import { EVENT_CONSUMERS } from '../../services/common/events/consumers';
-import { type ConsumerJobData, consumerJobData, type EventJobData, type NewOutboxEvent, type OutboxEventOf, packEvents } from '../../services/common/outbox/event';
+import {
+  type ConsumerJobData,
+  consumerJobData,
+  type EventJobData,
+  type NewOutboxEvent,
+  type OutboxEventOf,
+  packEvents,
+} from '../../services/common/outbox/event';
 import { failedEventRecovery } from '../../services/common/outbox/recovery';
 import { evmAddress } from '../helpers/fixtures';
 import { type OutboxProbe, type ProbeDatabase, recordEffects, startOutboxProbe } from '../helpers/outbox';
@@ -90,11 +97,22 @@ describe('event outbox: batched event types', () => {
       data: consumerJobData.parse(queued.data.payload),
     }));
   const processed = async (ids: string[]) =>
-    (await probe.sql.query(`SELECT event_id, outcome FROM ${probe.schema}.processed_events WHERE consumer = $1 AND event_id = ANY($2) ORDER BY event_id`, [consumer.name, ids])).rows;
+    (
+      await probe.sql.query(
+        `SELECT event_id, outcome FROM ${probe.schema}.processed_events WHERE consumer = $1 AND event_id = ANY($2) ORDER BY event_id`,
+        [consumer.name, ids],
+      )
+    ).rows;
   const transactionsOf = async (ids: string[]) =>
-    new Set((await probe.sql.query(`SELECT split_part(identifier, ' ', 2) AS txid FROM ${probe.schema}.effects WHERE event_id = ANY($1)`, [ids])).rows.map((row) => row.txid)).size;
-  const effectCount = async (ids: string[]) => Number((await probe.sql.query(`SELECT count(*)::int AS n FROM ${probe.schema}.effects WHERE event_id = ANY($1)`, [ids])).rows[0].n);
-  const run = (data: ConsumerJobData) => eventProcessor(probe.db, consumer, probe.clock, probe.logs.logger('consumer'))(data, {} as Job, new AbortController().signal);
+    new Set(
+      (await probe.sql.query(`SELECT split_part(identifier, ' ', 2) AS txid FROM ${probe.schema}.effects WHERE event_id = ANY($1)`, [ids])).rows.map(
+        (row) => row.txid,
+      ),
+    ).size;
+  const effectCount = async (ids: string[]) =>
+    Number((await probe.sql.query(`SELECT count(*)::int AS n FROM ${probe.schema}.effects WHERE event_id = ANY($1)`, [ids])).rows[0].n);
+  const run = (data: ConsumerJobData) =>
+    eventProcessor(probe.db, consumer, probe.clock, probe.logs.logger('consumer'))(data, {} as Job, new AbortController().signal);
 
   beforeEach(async () => {
     await probe.queues.queue(job.queue).obliterate({ force: true });
@@ -113,7 +131,9 @@ describe('event outbox: batched event types', () => {
     expect((batch!.data as { events: EventJobData[] }).events.map((event) => event.id)).toEqual([ids[0], ids[1], ids[3]]);
     expect(jobs.filter((queued) => !('events' in queued.data)).map((queued) => queued.id)).toEqual([`${ids[2]}-webhooks-fan-out`]);
     // The membership consumer takes only the entry event, as before.
-    expect((await queuedJobs(consumerJob({ name: 'agency-audience-memberships' }).queue)).map((queued) => queued.id)).toEqual([`${ids[2]}-agency-audience-memberships`]);
+    expect((await queuedJobs(consumerJob({ name: 'agency-audience-memberships' }).queue)).map((queued) => queued.id)).toEqual([
+      `${ids[2]}-agency-audience-memberships`,
+    ]);
   });
 
   it('refuses a packed batch that does not unpack to the events it names (invalid job data, not a retry)', async () => {

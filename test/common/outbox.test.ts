@@ -43,7 +43,10 @@ describe('event outbox', () => {
     ).rows;
   /** What a crash between queuing events and marking them relayed leaves: the events pending again. */
   const pendingAgain = (ids: Array<string | undefined>) =>
-    probe.sql.query(`INSERT INTO ${probe.schema}.outbox_pending (seq) SELECT seq FROM ${probe.schema}.outbox WHERE id = ANY($1) ON CONFLICT DO NOTHING`, [ids]);
+    probe.sql.query(
+      `INSERT INTO ${probe.schema}.outbox_pending (seq) SELECT seq FROM ${probe.schema}.outbox WHERE id = ANY($1) ON CONFLICT DO NOTHING`,
+      [ids],
+    );
   const jobOf = (eventId: string) => probe.queues.queue(job.queue).getJob(`${eventId}-${consumer.name}`);
   const jobData = (id: string, event: NewOutboxEvent): EventJobData => ({
     id,
@@ -128,7 +131,9 @@ describe('event outbox', () => {
     });
 
     it('prunes relayed events past retention, never pending ones, and processed-event keys past twice that', async () => {
-      const [relayedId, pendingId] = await probe.db.transaction().execute((trx) => appendOutboxEvents(trx, probe.clock.now(), [added([300]), added([301])]));
+      const [relayedId, pendingId] = await probe.db
+        .transaction()
+        .execute((trx) => appendOutboxEvents(trx, probe.clock.now(), [added([300]), added([301])]));
       await probe.relay().pass();
       await pendingAgain([pendingId]);
       await deliver(jobData(relayedId!, added([300])));
@@ -230,10 +235,14 @@ describe('event outbox', () => {
     it('records, without handling, an event whose payload breaks its contract or whose type it does not consume', async () => {
       const broken = randomUUID();
       expect(await deliver({ ...jobData(broken, added([440])), payload: { segment_id: 'nope', users: [] } })).toBe('ignored');
-      expect(await processed(broken)).toEqual([{ outcome: 'ignored', note: expect.stringContaining('does not match the contract of audience.entry_added') }]);
+      expect(await processed(broken)).toEqual([
+        { outcome: 'ignored', note: expect.stringContaining('does not match the contract of audience.entry_added') },
+      ]);
       const foreign = randomUUID();
       expect(await deliver({ ...jobData(foreign, added([441])), type: 'claim.unknown' })).toBe('ignored');
-      expect(await processed(foreign)).toEqual([{ outcome: 'ignored', note: expect.stringContaining('does not consume events of type claim.unknown') }]);
+      expect(await processed(foreign)).toEqual([
+        { outcome: 'ignored', note: expect.stringContaining('does not consume events of type claim.unknown') },
+      ]);
       expect((await effectsOf(broken)) + (await effectsOf(foreign))).toBe(0);
     });
 
@@ -249,10 +258,12 @@ describe('event outbox', () => {
     });
 
     it('refuses a consumer that the catalog does not list with the same event types', () => {
-      expect(() => defineConsumer({ name: 'nobody', eventTypes: ['audience.entry_added'], handle: async () => undefined })).toThrow('services/common/events/consumers.ts');
-      expect(() => defineConsumer({ name: 'agency-audience-memberships', eventTypes: ['audience.entry_added'], handle: async () => undefined })).toThrow(
-        'audience.entry_added',
+      expect(() => defineConsumer({ name: 'nobody', eventTypes: ['audience.entry_added'], handle: async () => undefined })).toThrow(
+        'services/common/events/consumers.ts',
       );
+      expect(() =>
+        defineConsumer({ name: 'agency-audience-memberships', eventTypes: ['audience.entry_added'], handle: async () => undefined }),
+      ).toThrow('audience.entry_added');
     });
   });
 
@@ -273,10 +284,13 @@ describe('event outbox', () => {
       await probe.queues.enqueue(failing.job, jobData(id, added([600])));
       const jobId = `${id}-${consumer.name}`;
       const failed = (requeues: number) =>
-        pollUntil(async () => {
-          const snapshot = await probe.queues.inspect(failing.job, jobId);
-          return snapshot?.state === 'failed' && snapshot.requeues === requeues;
-        }, { timeoutMs: 10_000, what: `the job to fail (requeued ${requeues} times)` });
+        pollUntil(
+          async () => {
+            const snapshot = await probe.queues.inspect(failing.job, jobId);
+            return snapshot?.state === 'failed' && snapshot.requeues === requeues;
+          },
+          { timeoutMs: 10_000, what: `the job to fail (requeued ${requeues} times)` },
+        );
       await failed(0);
       await relay.runPass();
       await failed(1);
@@ -297,15 +311,27 @@ describe('event outbox', () => {
       const relay = probe.relay({ batchSize: 7 });
       const ids: string[] = [];
       for (let i = 0; i < 10; i += 1) {
-        ids.push(...(await probe.db.transaction().execute((trx) => appendOutboxEvents(trx, probe.clock.now(), [added([1_000 + 2 * i, 1_001 + 2 * i]), added([5_000 + i])]))));
+        ids.push(
+          ...(await probe.db
+            .transaction()
+            .execute((trx) => appendOutboxEvents(trx, probe.clock.now(), [added([1_000 + 2 * i, 1_001 + 2 * i]), added([5_000 + i])]))),
+        );
         if (i % 3 === 0) await pendingAgain(ids);
         await relay.pass();
       }
-      await pollUntil(async () => (await probe.sql.query(`SELECT count(*)::int AS n FROM ${probe.schema}.processed_events WHERE event_id = ANY($1)`, [ids])).rows[0].n === ids.length, {
-        timeoutMs: 15_000,
-        what: 'the worker to process all 20 events',
-      });
-      const rows = await probe.sql.query(`SELECT count(*)::int AS n, count(DISTINCT identifier)::int AS users FROM ${probe.schema}.effects WHERE event_id = ANY($1)`, [ids]);
+      await pollUntil(
+        async () =>
+          (await probe.sql.query(`SELECT count(*)::int AS n FROM ${probe.schema}.processed_events WHERE event_id = ANY($1)`, [ids])).rows[0].n ===
+          ids.length,
+        {
+          timeoutMs: 15_000,
+          what: 'the worker to process all 20 events',
+        },
+      );
+      const rows = await probe.sql.query(
+        `SELECT count(*)::int AS n, count(DISTINCT identifier)::int AS users FROM ${probe.schema}.effects WHERE event_id = ANY($1)`,
+        [ids],
+      );
       expect(rows.rows[0]).toEqual({ n: 30, users: 30 });
     } finally {
       await worker.close();

@@ -14,7 +14,12 @@ describe('prepared statements', () => {
   afterAll(() => database.close());
 
   const prepared = async () =>
-    (await sql<{ name: string; calls: bigint }>`SELECT name, generic_plans + custom_plans AS calls FROM pg_prepared_statements ORDER BY name`.execute(database.db)).rows;
+    (
+      await sql<{
+        name: string;
+        calls: bigint;
+      }>`SELECT name, generic_plans + custom_plans AS calls FROM pg_prepared_statements ORDER BY name`.execute(database.db)
+    ).rows;
 
   it('sends a registered text as a named statement, prepared once and run with each call’s parameters', async () => {
     const run = async (factor: number, count: number) =>
@@ -42,7 +47,9 @@ describe('prepared statements', () => {
   it('names a statement built per call by its shape, the same text under one name, and stops naming past MAX_SHAPES texts', async () => {
     const shape = (column: string) => preparedShape('test_shape', `SELECT g AS ${column} FROM generate_series(1, $1::int) g`);
     for (const count of [1, 2]) expect((await database.db.executeQuery(CompiledQuery.raw(shape('first'), [count]))).rows).toHaveLength(count);
-    expect((await prepared()).filter((row) => row.name.startsWith('test_shape_'))).toEqual([{ name: expect.stringMatching(/^test_shape_[0-9a-f]{20}$/), calls: 2n }]);
+    expect((await prepared()).filter((row) => row.name.startsWith('test_shape_'))).toEqual([
+      { name: expect.stringMatching(/^test_shape_[0-9a-f]{20}$/), calls: 2n },
+    ]);
     for (let n = 1; n < MAX_SHAPES; n++) shape(`c${n}`);
     await database.db.executeQuery(CompiledQuery.raw(shape('past_the_bound'), [1]));
     expect((await prepared()).filter((row) => row.name.startsWith('test_shape_'))).toHaveLength(1);

@@ -42,7 +42,11 @@ describe('services refuse a request without a required field', () => {
     ['SubmitTaxInfo without form', () => clients.tax.submitTaxInfo({ projectId: project.id, user }), 'form'],
     ['GetTaxStatus without user', () => clients.tax.getTaxStatus({ projectId: project.id }), 'user'],
     ['ApproveTaxInfo without actor', () => clients.tax.approveTaxInfo({ projectId: project.id, user }), 'actor.api_key_id'],
-    ['RevokeTaxInfo with an empty actor', () => clients.tax.revokeTaxInfo({ projectId: project.id, user, actor: { apiKeyId: '' }, reason: 'no' }), 'actor.api_key_id'],
+    [
+      'RevokeTaxInfo with an empty actor',
+      () => clients.tax.revokeTaxInfo({ projectId: project.id, user, actor: { apiKeyId: '' }, reason: 'no' }),
+      'actor.api_key_id',
+    ],
     ['GetTaxInfoUnmasked without actor', () => clients.tax.getTaxInfoUnmasked({ projectId: project.id, user }), 'actor.api_key_id'],
     ['AddEntry without user', () => clients.audience.addEntry({ projectId: project.id, segmentId }), 'user'],
     ['CreateBadge without badge', () => clients.audience.createBadge({ projectId: project.id, segmentId }), 'badge'],
@@ -57,13 +61,20 @@ describe('services refuse a request without a required field', () => {
     ],
   ] as const)('refuses %s, naming %s', async (_name, call, field) => {
     const error = await grpcRefusal(call());
-    expect(error).toMatchObject({ grpcStatus: GrpcStatus.INVALID_ARGUMENT, code: 'VALIDATION_FAILED', details: [{ field, reason: expect.stringContaining('required') }] });
+    expect(error).toMatchObject({
+      grpcStatus: GrpcStatus.INVALID_ARGUMENT,
+      code: 'VALIDATION_FAILED',
+      details: [{ field, reason: expect.stringContaining('required') }],
+    });
   });
 
   it('refuses a list filter this build does not know, naming it', async () => {
     // A value a newer client knows and this build does not (it arrives as the bare number).
     const error = await grpcRefusal(clients.tax.listTaxSubmissions({ projectId: project.id, status: 42 as RecordStatus }));
-    expect(error).toMatchObject({ grpcStatus: GrpcStatus.INVALID_ARGUMENT, details: [{ field: 'status', reason: expect.stringContaining('submitted') }] });
+    expect(error).toMatchObject({
+      grpcStatus: GrpcStatus.INVALID_ARGUMENT,
+      details: [{ field: 'status', reason: expect.stringContaining('submitted') }],
+    });
   });
 
   it('wrote nothing for any of them', async () => {

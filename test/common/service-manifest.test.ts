@@ -98,7 +98,9 @@ describe('service start-up against its manifest', () => {
     const listed = job('probe-listed');
     const unlisted = job('probe-unlisted');
     await expect(startProbe([listed], (runtime) => runtime.process(unlisted, async () => undefined))).rejects.toThrow(
-      new ManifestError('the probe service registers a processor for job probe-unlisted, which its manifest does not list (services/probe/manifest.ts)'),
+      new ManifestError(
+        'the probe service registers a processor for job probe-unlisted, which its manifest does not list (services/probe/manifest.ts)',
+      ),
     );
     await expect(
       startProbe([listed], (runtime) => {
@@ -147,7 +149,9 @@ describe('service start-up and its port', () => {
     const grpcLog = jest.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
       const failure = startProbe([], () => undefined, { GRPC_PORT: String(port), DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' });
-      await expect(failure).rejects.toThrow(new ConfigError(`${probeAddress(port)} is already in use by another process: set GRPC_PORT to a free port, or stop that process`));
+      await expect(failure).rejects.toThrow(
+        new ConfigError(`${probeAddress(port)} is already in use by another process: set GRPC_PORT to a free port, or stop that process`),
+      );
     } finally {
       grpcLog.mockRestore();
       await new Promise<void>((resolve) => holder.close(() => resolve()));
@@ -156,7 +160,9 @@ describe('service start-up and its port', () => {
 
   it('gives its port back when it cannot start after binding it', async () => {
     const port = await freePort();
-    await expect(startProbe([], () => undefined, { GRPC_PORT: String(port), DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' })).rejects.toThrow(/ECONNREFUSED/);
+    await expect(
+      startProbe([], () => undefined, { GRPC_PORT: String(port), DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' }),
+    ).rejects.toThrow(/ECONNREFUSED/);
     expect(await portIsFree(port)).toBe(true);
   });
 
@@ -186,7 +192,9 @@ describe('service start-up and its port', () => {
       expect(service.grpcPort).toBe(port);
       expect((await health.call.check({ service: SERVICE_CATALOG.tax.grpcService })).status).toBe(HealthCheckResponse_ServingStatus.SERVING);
       // Now the implementation answers (the probe implements no method: grpc-js's own answer).
-      await expect(tax.call.getTaxSettings({ projectId: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({ code: status.UNIMPLEMENTED });
+      await expect(tax.call.getTaxSettings({ projectId: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({
+        code: status.UNIMPLEMENTED,
+      });
     } finally {
       health.close();
       tax.close();

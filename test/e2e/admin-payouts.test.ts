@@ -51,153 +51,184 @@ describe('the admin payouts section in a browser', () => {
 
   const pages = () => page.getByRole('navigation', { name: 'Payouts pages' });
 
-  it('adds a currency after showing the API’s refusals at their field', async () => {
-    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Payouts' }).click();
-    await page.getByRole('heading', { level: 2, name: 'Currencies' }).waitFor();
-    expect(page.url()).toBe(`${stack.baseUrl}/app/admin/payouts/currencies`);
-    await page.getByText('No currencies yet').waitFor();
+  it(
+    'adds a currency after showing the API’s refusals at their field',
+    async () => {
+      await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Payouts' }).click();
+      await page.getByRole('heading', { level: 2, name: 'Currencies' }).waitFor();
+      expect(page.url()).toBe(`${stack.baseUrl}/app/admin/payouts/currencies`);
+      await page.getByText('No currencies yet').waitFor();
 
-    await page.getByLabel('Chain id').fill('8453');
-    await page.getByLabel('Token contract address').fill('0x12');
-    await page.getByLabel('Name', { exact: true }).fill('USDC');
-    await page.getByLabel('Decimals').fill('6');
-    await page.getByRole('button', { name: 'Add currency' }).click();
-    await page.getByText(/^The currency was not added/).waitFor();
-    // The address's own problem, next to the address.
-    expect(await page.locator('#currency-address-error').innerText()).not.toBe('');
-    expect(await page.getByLabel('Token contract address').getAttribute('aria-invalid')).toBe('true');
-    expect(await capturePage(page, 'admin-payouts', '01-currency-refused')).toEqual([]);
+      await page.getByLabel('Chain id').fill('8453');
+      await page.getByLabel('Token contract address').fill('0x12');
+      await page.getByLabel('Name', { exact: true }).fill('USDC');
+      await page.getByLabel('Decimals').fill('6');
+      await page.getByRole('button', { name: 'Add currency' }).click();
+      await page.getByText(/^The currency was not added/).waitFor();
+      // The address's own problem, next to the address.
+      expect(await page.locator('#currency-address-error').innerText()).not.toBe('');
+      expect(await page.getByLabel('Token contract address').getAttribute('aria-invalid')).toBe('true');
+      expect(await capturePage(page, 'admin-payouts', '01-currency-refused')).toEqual([]);
 
-    const token = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
-    await page.getByLabel('Token contract address').fill(token);
-    await page.getByRole('button', { name: 'Add currency' }).click();
-    await page.getByText('Added USDC on chain 8453.').waitFor();
-    await page.getByRole('cell', { name: token.toLowerCase() }).waitFor();
+      const token = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+      await page.getByLabel('Token contract address').fill(token);
+      await page.getByRole('button', { name: 'Add currency' }).click();
+      await page.getByText('Added USDC on chain 8453.').waitFor();
+      await page.getByRole('cell', { name: token.toLowerCase() }).waitFor();
 
-    // The same token again: the API's CURRENCY_EXISTS, in its words.
-    await page.getByLabel('Chain id').fill('8453');
-    await page.getByLabel('Token contract address').fill(token);
-    await page.getByLabel('Name', { exact: true }).fill('USDC');
-    await page.getByLabel('Decimals').fill('6');
-    await page.getByRole('button', { name: 'Add currency' }).click();
-    await page.getByText(/already has a currency at/).waitFor();
-    expect(await capturePage(page, 'admin-payouts', '02-currencies')).toEqual([]);
-    const stored = await stack.api.get(`/api/v1/projects/${project.id}/currencies`, { key: project.keys.admin });
-    expect(stored.body.results).toEqual([expect.objectContaining({ chain_id: 8453, address: token.toLowerCase(), name: 'USDC', decimals: 6, type: 'erc20' })]);
-  }, STEP_TIMEOUT_MS);
+      // The same token again: the API's CURRENCY_EXISTS, in its words.
+      await page.getByLabel('Chain id').fill('8453');
+      await page.getByLabel('Token contract address').fill(token);
+      await page.getByLabel('Name', { exact: true }).fill('USDC');
+      await page.getByLabel('Decimals').fill('6');
+      await page.getByRole('button', { name: 'Add currency' }).click();
+      await page.getByText(/already has a currency at/).waitFor();
+      expect(await capturePage(page, 'admin-payouts', '02-currencies')).toEqual([]);
+      const stored = await stack.api.get(`/api/v1/projects/${project.id}/currencies`, { key: project.keys.admin });
+      expect(stored.body.results).toEqual([
+        expect.objectContaining({ chain_id: 8453, address: token.toLowerCase(), name: 'USDC', decimals: 6, type: 'erc20' }),
+      ]);
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it('writes payout terms in whole tokens, sent as exact base units, with a tier reward; deletes terms after confirming', async () => {
-    await pages().getByRole('link', { name: 'Payout terms' }).click();
-    await page.getByText('No payout terms yet.').waitFor();
-    await page.getByRole('link', { name: 'New payout terms' }).click();
-    await page.getByLabel('Conversion name').fill('trade');
-    await page.getByLabel('Currency').selectOption({ label: 'USDC (chain 8453)' });
-    const endUser = page.getByRole('group', { name: /End-user reward/ });
-    await endUser.getByLabel('Fixed amount').check();
-    await endUser.getByLabel('Amount in USDC (whole tokens)').fill('1.5');
-    await endUser.getByText('Sent as 1,500,000 base units (6 decimals).').waitFor();
-    const affiliate = page.getByRole('group', { name: /Affiliate reward/ });
-    await affiliate.getByLabel('Share of reward_base').check();
-    await affiliate.getByLabel('Basis points of reward_base').fill('1000');
-    // Only the Partners audience's members earn the affiliate reward; every end user may earn theirs.
-    expect(await page.getByLabel('End users allowed to earn').inputValue()).toBe('');
-    await page.getByLabel('Affiliates allowed to earn').selectOption({ label: 'Members of Partners' });
-    await page.getByRole('button', { name: 'Add a tier reward' }).click();
-    await page.getByLabel('Tier 1: audience').selectOption({ label: 'VIP (tier rank 1)' });
-    // More decimals than USDC has: refused here, before anything is sent.
-    await page.getByRole('group', { name: 'Tier 1: affiliate reward' }).getByLabel('Amount in USDC (whole tokens)').fill('2.2500001');
-    await page.getByRole('button', { name: 'Save terms' }).click();
-    await page.getByText('At most 6 digits after the decimal point.').waitFor();
-    await page.getByRole('group', { name: 'Tier 1: affiliate reward' }).getByLabel('Amount in USDC (whole tokens)').fill('2.25');
-    await page.getByRole('button', { name: 'Save terms' }).click();
-    await page.getByText('Saved the terms of trade.').waitFor();
-    await page.waitForURL(/\/payouts\/terms\/edit\/trade$/);
-    expect(await capturePage(page, 'admin-payouts', '03-terms-editor')).toEqual([]);
-    const terms = await stack.api.get(`/api/v1/projects/${project.id}/payout-terms/trade`, { key: project.keys.admin });
-    expect(terms.body).toMatchObject({
-      end_user: { fixed: '1500000' },
-      affiliate: { bps: 1000 },
-      tiers: [{ audience_id: vip.id, affiliate: { fixed: '2250000' } }],
-      end_user_allowlist_audience_id: null,
-      affiliate_allowlist_audience_id: partners.id,
-    });
-    // The saved terms open with the allowlist chosen.
-    expect(await page.getByLabel('Affiliates allowed to earn').inputValue()).toBe(partners.id);
+  it(
+    'writes payout terms in whole tokens, sent as exact base units, with a tier reward; deletes terms after confirming',
+    async () => {
+      await pages().getByRole('link', { name: 'Payout terms' }).click();
+      await page.getByText('No payout terms yet.').waitFor();
+      await page.getByRole('link', { name: 'New payout terms' }).click();
+      await page.getByLabel('Conversion name').fill('trade');
+      await page.getByLabel('Currency').selectOption({ label: 'USDC (chain 8453)' });
+      const endUser = page.getByRole('group', { name: /End-user reward/ });
+      await endUser.getByLabel('Fixed amount').check();
+      await endUser.getByLabel('Amount in USDC (whole tokens)').fill('1.5');
+      await endUser.getByText('Sent as 1,500,000 base units (6 decimals).').waitFor();
+      const affiliate = page.getByRole('group', { name: /Affiliate reward/ });
+      await affiliate.getByLabel('Share of reward_base').check();
+      await affiliate.getByLabel('Basis points of reward_base').fill('1000');
+      // Only the Partners audience's members earn the affiliate reward; every end user may earn theirs.
+      expect(await page.getByLabel('End users allowed to earn').inputValue()).toBe('');
+      await page.getByLabel('Affiliates allowed to earn').selectOption({ label: 'Members of Partners' });
+      await page.getByRole('button', { name: 'Add a tier reward' }).click();
+      await page.getByLabel('Tier 1: audience').selectOption({ label: 'VIP (tier rank 1)' });
+      // More decimals than USDC has: refused here, before anything is sent.
+      await page.getByRole('group', { name: 'Tier 1: affiliate reward' }).getByLabel('Amount in USDC (whole tokens)').fill('2.2500001');
+      await page.getByRole('button', { name: 'Save terms' }).click();
+      await page.getByText('At most 6 digits after the decimal point.').waitFor();
+      await page.getByRole('group', { name: 'Tier 1: affiliate reward' }).getByLabel('Amount in USDC (whole tokens)').fill('2.25');
+      await page.getByRole('button', { name: 'Save terms' }).click();
+      await page.getByText('Saved the terms of trade.').waitFor();
+      await page.waitForURL(/\/payouts\/terms\/edit\/trade$/);
+      expect(await capturePage(page, 'admin-payouts', '03-terms-editor')).toEqual([]);
+      const terms = await stack.api.get(`/api/v1/projects/${project.id}/payout-terms/trade`, { key: project.keys.admin });
+      expect(terms.body).toMatchObject({
+        end_user: { fixed: '1500000' },
+        affiliate: { bps: 1000 },
+        tiers: [{ audience_id: vip.id, affiliate: { fixed: '2250000' } }],
+        end_user_allowlist_audience_id: null,
+        affiliate_allowlist_audience_id: partners.id,
+      });
+      // The saved terms open with the allowlist chosen.
+      expect(await page.getByLabel('Affiliates allowed to earn').inputValue()).toBe(partners.id);
 
-    // Terms made elsewhere, deleted here once confirmed.
-    const currencyId = terms.body.currency_id;
-    expect((await stack.api.request('PUT', `/api/v1/projects/${project.id}/payout-terms/bonus`, { key: project.keys.admin, body: { currency_id: currencyId, end_user: { fixed: '1' } } })).status).toBe(201);
-    await pages().getByRole('link', { name: 'Payout terms' }).click();
-    const row = (name: string) => page.getByRole('row').filter({ has: page.getByRole('link', { name, exact: true }) });
-    await row('bonus').waitFor();
-    expect(await row('trade').innerText()).toContain('1.5 USDC each');
-    expect(await row('trade').innerText()).toContain('10 % of reward_base (1000 bps)');
-    expect(await capturePage(page, 'admin-payouts', '04-terms-list')).toEqual([]);
-    await row('bonus').getByRole('link').click();
-    await page.getByRole('button', { name: 'Delete these terms' }).click();
-    await page.getByText('Delete the terms of bonus?').waitFor();
-    expect(await capturePage(page, 'admin-payouts', '05-terms-delete-confirm')).toEqual([]);
-    await page.getByRole('button', { name: 'Yes, delete' }).click();
-    await page.getByRole('heading', { level: 2, name: 'Payout terms' }).waitFor();
-    await row('trade').waitFor();
-    await row('bonus').waitFor({ state: 'detached' });
-    expect((await stack.api.get(`/api/v1/projects/${project.id}/payout-terms/bonus`, { key: project.keys.admin })).status).toBe(404);
-  }, STEP_TIMEOUT_MS);
+      // Terms made elsewhere, deleted here once confirmed.
+      const currencyId = terms.body.currency_id;
+      expect(
+        (
+          await stack.api.request('PUT', `/api/v1/projects/${project.id}/payout-terms/bonus`, {
+            key: project.keys.admin,
+            body: { currency_id: currencyId, end_user: { fixed: '1' } },
+          })
+        ).status,
+      ).toBe(201);
+      await pages().getByRole('link', { name: 'Payout terms' }).click();
+      const row = (name: string) => page.getByRole('row').filter({ has: page.getByRole('link', { name, exact: true }) });
+      await row('bonus').waitFor();
+      expect(await row('trade').innerText()).toContain('1.5 USDC each');
+      expect(await row('trade').innerText()).toContain('10 % of reward_base (1000 bps)');
+      expect(await capturePage(page, 'admin-payouts', '04-terms-list')).toEqual([]);
+      await row('bonus').getByRole('link').click();
+      await page.getByRole('button', { name: 'Delete these terms' }).click();
+      await page.getByText('Delete the terms of bonus?').waitFor();
+      expect(await capturePage(page, 'admin-payouts', '05-terms-delete-confirm')).toEqual([]);
+      await page.getByRole('button', { name: 'Yes, delete' }).click();
+      await page.getByRole('heading', { level: 2, name: 'Payout terms' }).waitFor();
+      await row('trade').waitFor();
+      await row('bonus').waitFor({ state: 'detached' });
+      expect((await stack.api.get(`/api/v1/projects/${project.id}/payout-terms/bonus`, { key: project.keys.admin })).status).toBe(404);
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it('lists the conversions the backend sent, filters them, and shows one’s status and movements', async () => {
-    const { affiliate, user } = await referredUser(clients, project);
-    // On the terms' affiliate allowlist: the affiliate earns.
-    await clients.audience.addEntry({ projectId: project.id, segmentId: partners.id, user: affiliate });
-    const referred = conversionBody({ user: evmUser(user.identifier), reward_base: '10000' });
-    const alone = conversionBody({ reward_base: '10000' });
-    const signup = conversionBody({ name: 'signup' });
-    for (const body of [referred, alone, signup]) {
-      expect((await stack.api.post('/api/v1/conversions', { key: project.keys.service, body })).status).toBe(202);
-      stack.clock.advance(1_000);
-    }
-    for (const body of [referred, alone, signup]) await settled(stack, project, body.id);
+  it(
+    'lists the conversions the backend sent, filters them, and shows one’s status and movements',
+    async () => {
+      const { affiliate, user } = await referredUser(clients, project);
+      // On the terms' affiliate allowlist: the affiliate earns.
+      await clients.audience.addEntry({ projectId: project.id, segmentId: partners.id, user: affiliate });
+      const referred = conversionBody({ user: evmUser(user.identifier), reward_base: '10000' });
+      const alone = conversionBody({ reward_base: '10000' });
+      const signup = conversionBody({ name: 'signup' });
+      for (const body of [referred, alone, signup]) {
+        expect((await stack.api.post('/api/v1/conversions', { key: project.keys.service, body })).status).toBe(202);
+        stack.clock.advance(1_000);
+      }
+      for (const body of [referred, alone, signup]) await settled(stack, project, body.id);
 
-    await pages().getByRole('link', { name: 'Conversions' }).click();
-    await page.getByText('3 conversions').waitFor();
-    const statuses = () => page.locator('tbody .conversion-status').allInnerTexts();
-    expect(await statuses()).toEqual(['no_terms', 'processed', 'processed']);
-    expect(await capturePage(page, 'admin-payouts', '06-conversions')).toEqual([]);
+      await pages().getByRole('link', { name: 'Conversions' }).click();
+      await page.getByText('3 conversions').waitFor();
+      const statuses = () => page.locator('tbody .conversion-status').allInnerTexts();
+      expect(await statuses()).toEqual(['no_terms', 'processed', 'processed']);
+      expect(await capturePage(page, 'admin-payouts', '06-conversions')).toEqual([]);
 
-    await page.getByLabel('Status').selectOption('processed');
-    await page.getByRole('button', { name: 'Apply filters' }).click();
-    await page.getByText('2 conversions').waitFor();
-    expect(new URL(page.url()).searchParams.get('status')).toBe('processed');
+      await page.getByLabel('Status').selectOption('processed');
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      await page.getByText('2 conversions').waitFor();
+      expect(new URL(page.url()).searchParams.get('status')).toBe('processed');
 
-    await page.getByRole('button', { name: referred.id }).click();
-    const detail = page.getByRole('region', { name: `Conversion ${referred.id}` });
-    await detail.waitFor();
-    const movements = await detail.locator('tbody tr').allInnerTexts();
-    // 10 % of reward_base 10,000 is 1,000 base units: 0.001 USDC; the user's fixed 1.5 USDC.
-    expect(movements).toEqual([expect.stringMatching(/^Affiliate payout\s+0x[0-9a-f]{40}\s+0\.001 USDC\s+open/), expect.stringMatching(/^End-user payout\s+0x[0-9a-f]{40}\s+1\.5 USDC\s+open/)]);
-    expect(movements[0]).toContain(affiliate.identifier);
-    expect(await detail.innerText()).toContain(affiliate.identifier);
-    expect(await detail.innerText()).toContain(`Paid: a member of audience ${partners.id}`);
-    expect(await capturePage(page, 'admin-payouts', '07-conversion-detail')).toEqual([]);
+      await page.getByRole('button', { name: referred.id }).click();
+      const detail = page.getByRole('region', { name: `Conversion ${referred.id}` });
+      await detail.waitFor();
+      const movements = await detail.locator('tbody tr').allInnerTexts();
+      // 10 % of reward_base 10,000 is 1,000 base units: 0.001 USDC; the user's fixed 1.5 USDC.
+      expect(movements).toEqual([
+        expect.stringMatching(/^Affiliate payout\s+0x[0-9a-f]{40}\s+0\.001 USDC\s+open/),
+        expect.stringMatching(/^End-user payout\s+0x[0-9a-f]{40}\s+1\.5 USDC\s+open/),
+      ]);
+      expect(movements[0]).toContain(affiliate.identifier);
+      expect(await detail.innerText()).toContain(affiliate.identifier);
+      expect(await detail.innerText()).toContain(`Paid: a member of audience ${partners.id}`);
+      expect(await capturePage(page, 'admin-payouts', '07-conversion-detail')).toEqual([]);
 
-    // The view lives in the URL: a reload shows the same filter and the same conversion open.
-    await page.reload();
-    await page.getByRole('region', { name: `Conversion ${referred.id}` }).waitFor();
-    expect(await page.getByLabel('Status').inputValue()).toBe('processed');
-  }, STEP_TIMEOUT_MS);
+      // The view lives in the URL: a reload shows the same filter and the same conversion open.
+      await page.reload();
+      await page.getByRole('region', { name: `Conversion ${referred.id}` }).waitFor();
+      expect(await page.getByLabel('Status').inputValue()).toBe('processed');
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it('reads the leaderboard of affiliates and of end users, amounts in whole tokens', async () => {
-    await pages().getByRole('link', { name: 'Leaderboard' }).click();
-    await page.getByRole('heading', { level: 2, name: 'Leaderboard' }).waitFor();
-    const rows = () => page.locator('tbody tr').allInnerTexts();
-    await page.getByRole('cell', { name: '0.001 USDC', exact: true }).waitFor();
-    expect(await rows()).toEqual([expect.stringMatching(/^1\s+0x[0-9a-f]{40}\s+0\.001 USDC\s+1$/)]);
-    expect(await capturePage(page, 'admin-payouts', '08-leaderboard-affiliates')).toEqual([]);
+  it(
+    'reads the leaderboard of affiliates and of end users, amounts in whole tokens',
+    async () => {
+      await pages().getByRole('link', { name: 'Leaderboard' }).click();
+      await page.getByRole('heading', { level: 2, name: 'Leaderboard' }).waitFor();
+      const rows = () => page.locator('tbody tr').allInnerTexts();
+      await page.getByRole('cell', { name: '0.001 USDC', exact: true }).waitFor();
+      expect(await rows()).toEqual([expect.stringMatching(/^1\s+0x[0-9a-f]{40}\s+0\.001 USDC\s+1$/)]);
+      expect(await capturePage(page, 'admin-payouts', '08-leaderboard-affiliates')).toEqual([]);
 
-    await page.getByLabel('Ranked').selectOption('end_user');
-    await page.locator('tbody tr').nth(1).waitFor();
-    expect(await rows()).toEqual([expect.stringMatching(/^1\s+0x[0-9a-f]{40}\s+1\.5 USDC\s+1$/), expect.stringMatching(/^2\s+0x[0-9a-f]{40}\s+1\.5 USDC\s+1$/)]);
-    expect(await capturePage(page, 'admin-payouts', '09-leaderboard-end-users')).toEqual([]);
-  }, STEP_TIMEOUT_MS);
+      await page.getByLabel('Ranked').selectOption('end_user');
+      await page.locator('tbody tr').nth(1).waitFor();
+      expect(await rows()).toEqual([
+        expect.stringMatching(/^1\s+0x[0-9a-f]{40}\s+1\.5 USDC\s+1$/),
+        expect.stringMatching(/^2\s+0x[0-9a-f]{40}\s+1\.5 USDC\s+1$/),
+      ]);
+      expect(await capturePage(page, 'admin-payouts', '09-leaderboard-end-users')).toEqual([]);
+    },
+    STEP_TIMEOUT_MS,
+  );
 
   it('loaded nothing from anywhere but the gateway, on every page', () => {
     expect(foreignRequests).toEqual([]);

@@ -65,7 +65,8 @@ describe('the affiliate portal in a browser', () => {
           return wallet.account.signMessage({ message: { raw: request.params![0] as Hex } });
         case 'eth_sendTransaction': {
           const transaction = request.params![0] as { to: Hex; data: Hex; chainId: string };
-          if (Number(transaction.chainId) !== walletChain || walletChain !== claimChain.chain.chainId) throw new Error(`wrong chain ${transaction.chainId}`);
+          if (Number(transaction.chainId) !== walletChain || walletChain !== claimChain.chain.chainId)
+            throw new Error(`wrong chain ${transaction.chainId}`);
           return wallet.wallet.sendTransaction({ to: transaction.to, data: transaction.data });
         }
         default:
@@ -107,7 +108,10 @@ describe('the affiliate portal in a browser', () => {
     await page.getByRole('heading', { level: 1, name: 'Membership' }).waitFor();
     expect(walletRequests).toEqual(['eth_requestAccounts', 'personal_sign']);
     expect(await page.getByTestId('wallet-address').getAttribute('title')).toBe(wallet.address.toLowerCase());
-    const session = JSON.parse((await page.evaluate<string | null>("sessionStorage.getItem('referral.portal')")) ?? 'null') as { token: string; address: string };
+    const session = JSON.parse((await page.evaluate<string | null>("sessionStorage.getItem('referral.portal')")) ?? 'null') as {
+      token: string;
+      address: string;
+    };
     expect(session.address).toBe(wallet.address.toLowerCase());
 
     // The API's refusal lands next to its field.
@@ -122,7 +126,9 @@ describe('the affiliate portal in a browser', () => {
     expect(await capturePage(page, 'portal', '02-applied')).toEqual([]);
 
     const applications = await stack.api.get(`/api/v1/projects/${project.id}/applications`, { key: project.keys.admin });
-    expect(applications.body.results).toEqual([expect.objectContaining({ name: 'Grace Hopper', region: 'DE', identifier: wallet.address.toLowerCase() })]);
+    expect(applications.body.results).toEqual([
+      expect.objectContaining({ name: 'Grace Hopper', region: 'DE', identifier: wallet.address.toLowerCase() }),
+    ]);
     const audience = await createSegment(stack, project);
     const approved = await stack.api.post(`/api/v1/projects/${project.id}/applications/${applications.body.results[0].id}/approve`, {
       key: project.keys.admin,
@@ -147,7 +153,10 @@ describe('the affiliate portal in a browser', () => {
     expect(await capturePage(page, 'portal', '03-codes-no-link')).toEqual([]);
 
     // An admin sets the program URL: the link is the default template with the code in `af`, and that is what is copied.
-    expect((await stack.api.patch(`/api/v1/projects/${project.id}/program-settings`, { key: project.keys.admin, body: { program_url: programUrl } })).status).toBe(200);
+    expect(
+      (await stack.api.patch(`/api/v1/projects/${project.id}/program-settings`, { key: project.keys.admin, body: { program_url: programUrl } }))
+        .status,
+    ).toBe(200);
     await page.reload();
     await page.getByRole('button', { name: `Copy link for ${code}` }).click();
     await page.getByText('Copied.').waitFor();
@@ -217,7 +226,10 @@ describe('the affiliate portal in a browser', () => {
     await page.getByText('Your W-8BEN was sent for review.').waitFor();
     await page.getByText('Your W-8BEN is being reviewed.').waitFor();
     // The tax id is shown nowhere once sent: not in the page's text, not left in an input.
-    const shown = [await page.locator('body').innerText(), ...(await page.locator('input').evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value)))].join('\n');
+    const shown = [
+      await page.locator('body').innerText(),
+      ...(await page.locator('input').evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value))),
+    ].join('\n');
     for (const tin of [TIN.foreign, TIN.foreignStored, '9876']) expect(shown).not.toContain(tin);
     expect(await capturePage(page, 'portal', '08-tax-submitted')).toEqual([]);
 
@@ -284,7 +296,14 @@ describe('the affiliate portal in a browser', () => {
       });
       expect(created.status).toBe(201);
       const template = '{program_url}/r/{code}?utm_source=portal';
-      expect((await stack.api.patch(`/api/v1/projects/${project.id}/program-settings`, { key: project.keys.admin, body: { program_url: programUrl, link_template: template } })).status).toBe(200);
+      expect(
+        (
+          await stack.api.patch(`/api/v1/projects/${project.id}/program-settings`, {
+            key: project.keys.admin,
+            body: { program_url: programUrl, link_template: template },
+          })
+        ).status,
+      ).toBe(200);
 
       await page.goto(`${portal()}/`);
       await page.getByRole('button', { name: 'Sign in with wallet' }).click();

@@ -48,7 +48,9 @@ export async function seriousAccessibilityViolations(page: Page): Promise<string
   const violations = await page.evaluate<AxeViolation[]>('window.axe.run(document).then((result) => result.violations)');
   return violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+    .map(
+      (violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+    );
 }
 
 /**
@@ -59,14 +61,19 @@ export async function capturePage(page: Page, flow: string, name: string): Promi
   const dir = path.join(ARTIFACTS_DIR, flow);
   mkdirSync(dir, { recursive: true });
   const problems: string[] = [];
-  for (const [label, size] of [['desktop', DESKTOP], ['mobile', MOBILE]] as const) {
+  for (const [label, size] of [
+    ['desktop', DESKTOP],
+    ['mobile', MOBILE],
+  ] as const) {
     await page.setViewportSize(size);
     await page.screenshot({ path: path.join(dir, `${name}-${label}.png`), fullPage: true });
     problems.push(...(await seriousAccessibilityViolations(page)).map((problem) => `${name} at ${label} width: ${problem}`));
     // Wide tables scroll inside their own box; the page itself never scrolls sideways.
     const pageWidth = await page.evaluate<number>('document.documentElement.scrollWidth');
     if (pageWidth > size.width) {
-      problems.push(`${name} at ${label} width: the page is ${pageWidth} px wide, wider than the ${size.width} px window (${await overflowingElements(page)})`);
+      problems.push(
+        `${name} at ${label} width: the page is ${pageWidth} px wide, wider than the ${size.width} px window (${await overflowingElements(page)})`,
+      );
     }
   }
   await page.setViewportSize(DESKTOP);

@@ -25,9 +25,7 @@ describe('affiliate metrics through the agency process dying mid-stream', () => 
   });
 
   const applied = async (projectId: string) =>
-    (
-      await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM agency.conversion_facts WHERE project_id = $1', [projectId])
-    ).rows[0]!.n;
+    (await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM agency.conversion_facts WHERE project_id = $1', [projectId])).rows[0]!.n;
 
   it('applies every conversion event exactly once when the agency is killed (SIGKILL) while applying them and restarted', async () => {
     const { project, affiliate, users, total } = await sendReferredConversions(stack, agency, { affiliateReward: AFFILIATE, batchSize: BATCH });
@@ -43,7 +41,11 @@ describe('affiliate metrics through the agency process dying mid-stream', () => 
     await agencyProcess.kill();
     await agencyProcess.restart();
 
-    await pollUntil(async () => (await applied(project.id)) === total, { timeoutMs: 90_000, intervalMs: 100, what: `all ${total} conversion events applied` });
+    await pollUntil(async () => (await applied(project.id)) === total, {
+      timeoutMs: 90_000,
+      intervalMs: 100,
+      what: `all ${total} conversion events applied`,
+    });
     const { rows } = await stack.db.query(
       `SELECT m.volume_usd::text, m.revenue_usd::text, m.conversions::int, m.end_users::int, m.converting_users::int,
               (SELECT amount::text FROM agency.affiliate_earnings e WHERE e.affiliate_id = m.affiliate_id AND e.kind = 'affiliate') AS earned,

@@ -68,15 +68,30 @@ describe('application approval through process deaths and Redis loss', () => {
       [applicationId],
     );
   const pendingEvents = (applicationId: string) =>
-    count("SELECT count(*) AS n FROM agency.outbox o JOIN agency.outbox_pending p USING (seq) WHERE o.type = 'agency.application.approved' AND o.payload->>'application_id' = $1", [applicationId]);
+    count(
+      "SELECT count(*) AS n FROM agency.outbox o JOIN agency.outbox_pending p USING (seq) WHERE o.type = 'agency.application.approved' AND o.payload->>'application_id' = $1",
+      [applicationId],
+    );
 
   /** The user is in the segment exactly once, from exactly one applied event, and the segment counts it once. */
   async function expectEntryOnce(segmentId: string, applicationId: string, address: string) {
-    await pollUntil(async () => (await entries(segmentId, address)) > 0, { timeoutMs: RECOVERY_MS, intervalMs: 100, what: 'the approved user’s audience entry' });
-    await pollUntil(async () => (await approvalsApplied(applicationId)) === 1, { timeoutMs: RECOVERY_MS, intervalMs: 100, what: 'the approval event recorded as handled' });
+    await pollUntil(async () => (await entries(segmentId, address)) > 0, {
+      timeoutMs: RECOVERY_MS,
+      intervalMs: 100,
+      what: 'the approved user’s audience entry',
+    });
+    await pollUntil(async () => (await approvalsApplied(applicationId)) === 1, {
+      timeoutMs: RECOVERY_MS,
+      intervalMs: 100,
+      what: 'the approval event recorded as handled',
+    });
     expect(await entries(segmentId, address)).toBe(1);
     expect(await count('SELECT entries_count AS n FROM audience.segments WHERE id = $1', [segmentId])).toBe(1);
-    expect(await count("SELECT count(*) AS n FROM agency.outbox WHERE type = 'agency.application.approved' AND payload->>'application_id' = $1", [applicationId])).toBe(1);
+    expect(
+      await count("SELECT count(*) AS n FROM agency.outbox WHERE type = 'agency.application.approved' AND payload->>'application_id' = $1", [
+        applicationId,
+      ]),
+    ).toBe(1);
   }
 
   it('refuses an approval while the audience service is down (503, nothing changed), and approves once it is back', async () => {
@@ -88,7 +103,9 @@ describe('application approval through process deaths and Redis loss', () => {
     expect(refused).toMatchObject({ status: 503, body: { code: 'AUDIENCE_UNAVAILABLE', message: expect.stringContaining('nothing was changed') } });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await api.get(`/api/v1/projects/${project.id}/applications/${id}`, { key: project.keys.admin })).body.status).toBe('pending');
-    expect(await count("SELECT count(*) AS n FROM agency.outbox WHERE type = 'agency.application.approved' AND payload->>'application_id' = $1", [id])).toBe(0);
+    expect(
+      await count("SELECT count(*) AS n FROM agency.outbox WHERE type = 'agency.application.approved' AND payload->>'application_id' = $1", [id]),
+    ).toBe(0);
 
     await audience.restart();
     expect((await approveWhenReachable(id, segment.id)).status).toBe(200);
@@ -102,7 +119,11 @@ describe('application approval through process deaths and Redis loss', () => {
     const lock = await holdRowLock(stack.databaseUrl, 'SELECT 1 FROM audience.segments WHERE id = $1 FOR UPDATE', [segment.id]);
     try {
       expect((await approveWhenReachable(id, segment.id)).status).toBe(200);
-      await pollUntil(async () => (await lock.waiters()) >= 1, { timeoutMs: 20_000, intervalMs: 50, what: 'the audience consumer waiting on the segment' });
+      await pollUntil(async () => (await lock.waiters()) >= 1, {
+        timeoutMs: 20_000,
+        intervalMs: 50,
+        what: 'the audience consumer waiting on the segment',
+      });
       await audience.kill();
     } finally {
       await lock.release();
@@ -147,8 +168,22 @@ describe('application approval through process deaths and Redis loss', () => {
     const identifier = randomEvmAddress();
     const user = { identifier, identifierType: 'evm_address' };
     const code = `t${identifier.slice(2, 10)}`;
-    expect((await api.post(`/api/v1/projects/${project.id}/affiliates`, { ...admin, body: { identifier, identifier_type: 'evm_address', name: 'Tiered', code } })).status).toBe(201);
-    expect((await api.post(`/api/v1/projects/${project.id}/audiences/${gold.id}/entries`, { ...admin, body: { identifier, identifier_type: 'evm_address' } })).status).toBe(201);
+    expect(
+      (
+        await api.post(`/api/v1/projects/${project.id}/affiliates`, {
+          ...admin,
+          body: { identifier, identifier_type: 'evm_address', name: 'Tiered', code },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await api.post(`/api/v1/projects/${project.id}/audiences/${gold.id}/entries`, {
+          ...admin,
+          body: { identifier, identifier_type: 'evm_address' },
+        })
+      ).status,
+    ).toBe(201);
     // The agency itself (the affiliate's HTTP body also needs the tax service, not run here).
     const client = () => createGrpcClient(AgencyServiceClient, agency.address, 5_000);
     const tierShown = async () => {
@@ -159,13 +194,23 @@ describe('application approval through process deaths and Redis loss', () => {
         agencyClient.close();
       }
     };
-    await pollUntil(async () => (await tierShown())?.rank === 50, { timeoutMs: RECOVERY_MS, intervalMs: 100, what: 'the agency to show the affiliate’s tier' });
+    await pollUntil(async () => (await tierShown())?.rank === 50, {
+      timeoutMs: RECOVERY_MS,
+      intervalMs: 100,
+      what: 'the agency to show the affiliate’s tier',
+    });
 
     // The rank changes while the agency is dead: its event waits in the agency consumer's queue.
     await agency.kill();
-    expect((await api.patch(`/api/v1/projects/${project.id}/audiences/${gold.id}`, { ...admin, body: { tier_rank: 60, name: 'Gold+' } })).status).toBe(200);
+    expect(
+      (await api.patch(`/api/v1/projects/${project.id}/audiences/${gold.id}`, { ...admin, body: { tier_rank: 60, name: 'Gold+' } })).status,
+    ).toBe(200);
     await agency.restart();
-    await pollUntil(async () => (await tierShown().catch(() => undefined))?.rank === 60, { timeoutMs: RECOVERY_MS, intervalMs: 100, what: 'the changed rank to reach the agency' });
+    await pollUntil(async () => (await tierShown().catch(() => undefined))?.rank === 60, {
+      timeoutMs: RECOVERY_MS,
+      intervalMs: 100,
+      what: 'the changed rank to reach the agency',
+    });
     expect(await tierShown()).toEqual({ id: gold.id, name: 'Gold+', rank: 60 });
     const applied = await count(
       `SELECT count(*) AS n FROM agency.processed_events p JOIN audience.outbox o ON o.id = p.event_id

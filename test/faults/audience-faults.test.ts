@@ -151,7 +151,12 @@ describe('audience batches through process deaths, Redis loss and locks', () => 
       { timeoutMs: 10_000, intervalMs: 20, what: 'the audience service to refuse batches while Redis is away' },
     );
     expect(refused.response.status).toBe(503);
-    expect(refused.response.body).toEqual({ status: 503, code: 'QUEUE_UNAVAILABLE', message: expect.stringContaining('nothing was stored'), details: [] });
+    expect(refused.response.body).toEqual({
+      status: 503,
+      code: 'QUEUE_UNAVAILABLE',
+      message: expect.stringContaining('nothing was stored'),
+      details: [],
+    });
     expect(Number(refused.response.headers.get('retry-after'))).toBeGreaterThan(0);
     // Fast: no retrying against the dead dependency (before the fix: up to 2.4 s), with room for a loaded machine.
     expect(refused.elapsedMs).toBeLessThan(FAST_MS);
@@ -162,7 +167,12 @@ describe('audience batches through process deaths, Redis loss and locks', () => 
     const direct = createGrpcClient(AudienceServiceClient, audience.address, 5_000);
     try {
       const error = await direct.call
-        .submitEntryBatch({ projectId: project.id, segmentId: segment.id, entries: [{ identifier: evmAddress(1), identifierType: 'evm_address' }], waitMs: 0 })
+        .submitEntryBatch({
+          projectId: project.id,
+          segmentId: segment.id,
+          entries: [{ identifier: evmAddress(1), identifierType: 'evm_address' }],
+          waitMs: 0,
+        })
         .catch((caught: unknown) => caught);
       expect(standardStatusOf(error)).toEqual({
         code: GrpcStatus.UNAVAILABLE,

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { type ClaimChain, type ClaimProject, type ClaimResponse, claimProject, CONFIRMATIONS, startClaimChain, TTL_SECONDS } from '../claim/claim-check-stack';
+import {
+  type ClaimChain,
+  type ClaimProject,
+  type ClaimResponse,
+  claimProject,
+  CONFIRMATIONS,
+  startClaimChain,
+  TTL_SECONDS,
+} from '../claim/claim-check-stack';
 import { holdRowLock } from '../helpers/faults/row-lock';
 import type { ServiceProcess } from '../helpers/faults/service-process';
 import { useFaultStack } from '../helpers/faults/use-fault-stack';
@@ -19,7 +27,11 @@ describe('claim checks through process deaths and Redis loss', () => {
   // The chain first: the claim service is configured with its address and contract.
   const stack = useFaultStack(async () => {
     claimChain = await startClaimChain(new Date());
-    return { services: ['audience', 'tax', 'agency', 'claim'], ownRedis: true, serviceEnv: { ...claimChain.env, CHAIN_WATCH_EVERY_MS: '300', DB_POOL_MAX: '20' } };
+    return {
+      services: ['audience', 'tax', 'agency', 'claim'],
+      ownRedis: true,
+      serviceEnv: { ...claimChain.env, CHAIN_WATCH_EVERY_MS: '300', DB_POOL_MAX: '20' },
+    };
   });
   let claim: ServiceProcess;
   let api: Api;
@@ -48,7 +60,13 @@ describe('claim checks through process deaths and Redis loss', () => {
     const submitted = await api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions } });
     expect(submitted.status).toBe(202);
     await pollUntil(
-      async () => (await rows('SELECT count(*)::int AS n FROM claim.conversions WHERE id = ANY($1) AND status = $2', [conversions.map((c) => c.id), 'processed']))[0]!.n === count,
+      async () =>
+        (
+          await rows('SELECT count(*)::int AS n FROM claim.conversions WHERE id = ANY($1) AND status = $2', [
+            conversions.map((c) => c.id),
+            'processed',
+          ])
+        )[0]!.n === count,
       { timeoutMs: 30_000, what: `${count} conversions to be paid` },
     );
     const checks = await rows<{ identifier: string; id: string; amount: string }>(
@@ -62,7 +80,10 @@ describe('claim checks through process deaths and Redis loss', () => {
   }
 
   const close = (user: string, ids: string[]) =>
-    api.post('/api/v1/claim-checks/close', { key: project.keys.service, body: { userIdentifier: user, userIdentifierType: 'evm_address', claim_check_ids: ids } });
+    api.post('/api/v1/claim-checks/close', {
+      key: project.keys.service,
+      body: { userIdentifier: user, userIdentifierType: 'evm_address', claim_check_ids: ids },
+    });
 
   /** Every check of these users: closed with exactly one voucher of its amount, or still as given. */
   async function vouchersOf(checkIds: string[]) {
@@ -93,8 +114,11 @@ describe('claim checks through process deaths and Redis loss', () => {
     const locked = users.slice(0, 5);
     const unlocked = users.slice(5);
     // The first half's checks are locked, as a payment in progress would: their closes wait inside their transactions.
-    const lock = await holdRowLock(stack.databaseUrl, 'SELECT 1 FROM claim.claim_checks WHERE id = ANY($1) FOR UPDATE', [locked.map((entry) => entry.checkId)]);
-    const twice = (entries: typeof users) => Promise.all(entries.flatMap((entry) => [close(entry.user, [entry.checkId]), close(entry.user, [entry.checkId])]));
+    const lock = await holdRowLock(stack.databaseUrl, 'SELECT 1 FROM claim.claim_checks WHERE id = ANY($1) FOR UPDATE', [
+      locked.map((entry) => entry.checkId),
+    ]);
+    const twice = (entries: typeof users) =>
+      Promise.all(entries.flatMap((entry) => [close(entry.user, [entry.checkId]), close(entry.user, [entry.checkId])]));
     let answeredBefore: Array<Awaited<ReturnType<typeof close>>>;
     let killedInside: Array<Awaited<ReturnType<typeof close>>>;
     try {
@@ -140,10 +164,15 @@ describe('claim checks through process deaths and Redis loss', () => {
 
     await stack.redis!.startEmpty();
     // The relay puts the watch schedule back into the empty Redis; the watcher reads on from its cursor in PostgreSQL.
-    await pollUntil(async () => (await rows("SELECT id FROM claim.claim_checks WHERE id = ANY($1) AND status = 'claimed'", [users.map((entry) => entry.checkId)])).length === 4, {
-      timeoutMs: 30_000,
-      what: 'the redemptions to be marked claimed after Redis came back',
-    });
+    await pollUntil(
+      async () =>
+        (await rows("SELECT id FROM claim.claim_checks WHERE id = ANY($1) AND status = 'claimed'", [users.map((entry) => entry.checkId)])).length ===
+        4,
+      {
+        timeoutMs: 30_000,
+        what: 'the redemptions to be marked claimed after Redis came back',
+      },
+    );
     const claimedTwice = await rows('SELECT proof FROM claim.vouchers GROUP BY proof HAVING count(*) > 1');
     expect(claimedTwice).toEqual([]);
     await expectSumsHold();
@@ -152,7 +181,9 @@ describe('claim checks through process deaths and Redis loss', () => {
   // Last: it moves the chain's clock past every deadline, and the services' clock (the system's) cannot follow.
   it('marks every redemption claimed once, and credits every expired voucher once, when the watcher is killed (SIGKILL) inside its transactions', async () => {
     const users = await usersWithOpenChecks(8);
-    const vouchers = (await Promise.all(users.map((entry) => close(entry.user, [entry.checkId])))).map((response) => (response.body as ClaimResponse[])[0]!);
+    const vouchers = (await Promise.all(users.map((entry) => close(entry.user, [entry.checkId])))).map(
+      (response) => (response.body as ClaimResponse[])[0]!,
+    );
     // Half are redeemed; the other half will expire.
     const redeemed = vouchers.slice(0, 4);
     // The watcher's cursor row is locked first: its next run waits inside the transaction that applies the Claimed logs.
@@ -167,16 +198,26 @@ describe('claim checks through process deaths and Redis loss', () => {
     } finally {
       await cursor.release();
     }
-    expect(await rows("SELECT id FROM claim.claim_checks WHERE id = ANY($1) AND status = 'claimed'", [users.map((entry) => entry.checkId)])).toEqual([]);
+    expect(await rows("SELECT id FROM claim.claim_checks WHERE id = ANY($1) AND status = 'claimed'", [users.map((entry) => entry.checkId)])).toEqual(
+      [],
+    );
     await claim.restart();
-    await pollUntil(async () => (await rows("SELECT id FROM claim.claim_checks WHERE id = ANY($1) AND status = 'claimed'", [users.map((entry) => entry.checkId)])).length === 4, {
-      timeoutMs: 30_000,
-      what: 'the four redemptions to be marked claimed',
-    });
-    const claimed = await rows<{ claim_check_id: string; claim_tx_hash: string }>('SELECT claim_check_id, claim_tx_hash FROM claim.vouchers WHERE claimed_at IS NOT NULL AND claim_check_id = ANY($1)', [
-      users.map((entry) => entry.checkId),
-    ]);
-    expect(new Map(claimed.map((row) => [row.claim_check_id, row.claim_tx_hash]))).toEqual(new Map(redeemed.map((voucher, index) => [voucher.id, receipts[index]!.transactionHash])));
+    await pollUntil(
+      async () =>
+        (await rows("SELECT id FROM claim.claim_checks WHERE id = ANY($1) AND status = 'claimed'", [users.map((entry) => entry.checkId)])).length ===
+        4,
+      {
+        timeoutMs: 30_000,
+        what: 'the four redemptions to be marked claimed',
+      },
+    );
+    const claimed = await rows<{ claim_check_id: string; claim_tx_hash: string }>(
+      'SELECT claim_check_id, claim_tx_hash FROM claim.vouchers WHERE claimed_at IS NOT NULL AND claim_check_id = ANY($1)',
+      [users.map((entry) => entry.checkId)],
+    );
+    expect(new Map(claimed.map((row) => [row.claim_check_id, row.claim_tx_hash]))).toEqual(
+      new Map(redeemed.map((voucher, index) => [voucher.id, receipts[index]!.transactionHash])),
+    );
 
     // The rest expire; the watcher is killed inside the credit of one of them (its check locked).
     const expiring = users.slice(4);
@@ -190,17 +231,26 @@ describe('claim checks through process deaths and Redis loss', () => {
       await held.release();
     }
     await claim.restart();
-    await pollUntil(async () => (await rows("SELECT id FROM claim.claim_checks WHERE id = ANY($1) AND status = 'expired'", [expiring.map((entry) => entry.checkId)])).length === 4, {
-      timeoutMs: 30_000,
-      what: 'the four unredeemed vouchers to expire',
-    });
-    const credits = await rows<{ expired_check_id: string; amount: string }>('SELECT expired_check_id, amount::text FROM claim.claim_check_credits WHERE expired_check_id = ANY($1)', [
-      expiring.map((entry) => entry.checkId),
-    ]);
-    expect(new Map(credits.map((row) => [row.expired_check_id, row.amount]))).toEqual(new Map(expiring.map((entry) => [entry.checkId, entry.amount])));
-    const reopened = await rows<{ identifier: string; amount: string }>("SELECT identifier, amount::text FROM claim.claim_checks WHERE identifier = ANY($1) AND status = 'open'", [
-      expiring.map((entry) => entry.user),
-    ]);
+    await pollUntil(
+      async () =>
+        (await rows("SELECT id FROM claim.claim_checks WHERE id = ANY($1) AND status = 'expired'", [expiring.map((entry) => entry.checkId)]))
+          .length === 4,
+      {
+        timeoutMs: 30_000,
+        what: 'the four unredeemed vouchers to expire',
+      },
+    );
+    const credits = await rows<{ expired_check_id: string; amount: string }>(
+      'SELECT expired_check_id, amount::text FROM claim.claim_check_credits WHERE expired_check_id = ANY($1)',
+      [expiring.map((entry) => entry.checkId)],
+    );
+    expect(new Map(credits.map((row) => [row.expired_check_id, row.amount]))).toEqual(
+      new Map(expiring.map((entry) => [entry.checkId, entry.amount])),
+    );
+    const reopened = await rows<{ identifier: string; amount: string }>(
+      "SELECT identifier, amount::text FROM claim.claim_checks WHERE identifier = ANY($1) AND status = 'open'",
+      [expiring.map((entry) => entry.user)],
+    );
     expect(new Map(reopened.map((row) => [row.identifier, row.amount]))).toEqual(new Map(expiring.map((entry) => [entry.user, entry.amount])));
     for (const entry of users.slice(0, 4)) expect(await claimChain.balanceOf(entry.user)).toBe(BigInt(entry.amount));
     await expectSumsHold();

@@ -41,7 +41,11 @@ describe('paying conversions through process deaths and Redis loss', () => {
   async function setUp() {
     const project = await createProject(stack.gateway);
     const currency = await createCurrency(stack.gateway, project);
-    await putTerms(stack.gateway, project, 'trade', { currency_id: currency.id, end_user: { fixed: String(END_USER) }, affiliate: { fixed: String(AFFILIATE) } });
+    await putTerms(stack.gateway, project, 'trade', {
+      currency_id: currency.id,
+      end_user: { fixed: String(END_USER) },
+      affiliate: { fixed: String(AFFILIATE) },
+    });
     const affiliate = { identifier: randomEvmAddress(), identifierType: 'evm_address' };
     const code = `f${randomUUID().slice(0, 8)}`;
     await agency.call.createAffiliate({ projectId: project.id, user: affiliate, name: 'Affiliate', code });
@@ -53,11 +57,18 @@ describe('paying conversions through process deaths and Redis loss', () => {
   }
 
   const batchOf = (users: string[], count: number) =>
-    Array.from({ length: count }, (_, index) => conversionBody({ user: { identifier: users[index % users.length], identifier_type: 'evm_address' } }));
-  const submit = (project: TestProject, conversions: unknown[]) => stack.gateway.api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions } });
+    Array.from({ length: count }, (_, index) =>
+      conversionBody({ user: { identifier: users[index % users.length], identifier_type: 'evm_address' } }),
+    );
+  const submit = (project: TestProject, conversions: unknown[]) =>
+    stack.gateway.api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions } });
 
   const batchStates = async (projectId: string) =>
-    (await stack.db.query<{ finished: boolean }>('SELECT finished_at IS NOT NULL AS finished FROM claim.conversion_batches WHERE project_id = $1', [projectId])).rows;
+    (
+      await stack.db.query<{ finished: boolean }>('SELECT finished_at IS NOT NULL AS finished FROM claim.conversion_batches WHERE project_id = $1', [
+        projectId,
+      ])
+    ).rows;
 
   /** Until some batch is paid while others still wait: the middle of the stream. */
   const untilMidStream = (projectId: string) =>
@@ -74,7 +85,9 @@ describe('paying conversions through process deaths and Redis loss', () => {
     const projectId = setup.project.id;
     await pollUntil(
       async () => {
-        const { rows } = await stack.db.query("SELECT count(*)::int AS n FROM claim.conversions WHERE project_id = $1 AND status <> 'processed'", [projectId]);
+        const { rows } = await stack.db.query("SELECT count(*)::int AS n FROM claim.conversions WHERE project_id = $1 AND status <> 'processed'", [
+          projectId,
+        ]);
         return rows[0].n === 0;
       },
       { timeoutMs: 60_000, intervalMs: 100, what: `all ${conversions.length} conversions to be paid` },
@@ -102,12 +115,18 @@ describe('paying conversions through process deaths and Redis loss', () => {
       [projectId],
     );
     const affiliateCheck = checks.rows.find((row) => row.identifier === setup.affiliate.identifier);
-    expect(affiliateCheck).toEqual({ identifier: setup.affiliate.identifier, reason: 'affiliate', amount: String(AFFILIATE * BigInt(referredCount)), movements_count: referredCount });
+    expect(affiliateCheck).toEqual({
+      identifier: setup.affiliate.identifier,
+      reason: 'affiliate',
+      amount: String(AFFILIATE * BigInt(referredCount)),
+      movements_count: referredCount,
+    });
     const perUser = new Map<string, number>();
     for (const conversion of conversions) perUser.set(conversion.user.identifier, (perUser.get(conversion.user.identifier) ?? 0) + 1);
     const endUserChecks = checks.rows.filter((row) => row.reason === 'end_user');
     expect(endUserChecks).toHaveLength(perUser.size);
-    for (const row of endUserChecks) expect([row.amount, row.movements_count]).toEqual([String(END_USER * BigInt(perUser.get(row.identifier)!)), perUser.get(row.identifier)]);
+    for (const row of endUserChecks)
+      expect([row.amount, row.movements_count]).toEqual([String(END_USER * BigInt(perUser.get(row.identifier)!)), perUser.get(row.identifier)]);
     const board = await stack.db.query(
       `SELECT t.user_type, count(*)::int AS entries, sum(t.total_amount)::text AS total, sum(t.total_attributions)::int AS attributions, max(s.entries)::int AS size
        FROM claim.leaderboard_totals t JOIN claim.leaderboard_sizes s USING (project_id, currency_id, user_type)
@@ -116,7 +135,13 @@ describe('paying conversions through process deaths and Redis loss', () => {
     );
     expect(board.rows).toEqual([
       { user_type: 'affiliate', entries: 1, total: String(AFFILIATE * BigInt(referredCount)), attributions: referredCount, size: 1 },
-      { user_type: 'end_user', entries: perUser.size, total: String(END_USER * BigInt(conversions.length)), attributions: conversions.length, size: perUser.size },
+      {
+        user_type: 'end_user',
+        entries: perUser.size,
+        total: String(END_USER * BigInt(conversions.length)),
+        attributions: conversions.length,
+        size: perUser.size,
+      },
     ]);
   }
 
@@ -203,7 +228,11 @@ describe('paying conversions through process deaths and Redis loss', () => {
     // Each attempt fails while it is away (the batch is retried later, never paid without its allowlists)...
     const failed = () => claim.linesWith('job failed').filter((line) => line.includes('claim-pay-conversions')).length;
     const failuresBefore = failed();
-    await pollUntil(async () => failed() > failuresBefore || undefined, { timeoutMs: 30_000, intervalMs: 20, what: 'a payment attempt to fail while the audience service is away' });
+    await pollUntil(async () => failed() > failuresBefore || undefined, {
+      timeoutMs: 30_000,
+      intervalMs: 20,
+      what: 'a payment attempt to fail while the audience service is away',
+    });
     const finishedWhileAway = await finishedNow();
     await pollUntil(async () => failed() > failuresBefore + 1 || undefined, { timeoutMs: 30_000, intervalMs: 20, what: 'a second failed attempt' });
     // ...so between two failed attempts no batch finished.
@@ -217,7 +246,9 @@ describe('paying conversions through process deaths and Redis loss', () => {
     expect((await submit(open, openConversions)).status).toBe(202);
     await pollUntil(
       async () => {
-        const { rows } = await stack.db.query("SELECT count(*)::int AS n FROM claim.conversions WHERE project_id = $1 AND status = 'processed'", [open.id]);
+        const { rows } = await stack.db.query("SELECT count(*)::int AS n FROM claim.conversions WHERE project_id = $1 AND status = 'processed'", [
+          open.id,
+        ]);
         return rows[0].n === openConversions.length || undefined;
       },
       { timeoutMs: 60_000, intervalMs: 50, what: 'the conversions of terms without allowlists to be paid while the audience service is away' },
@@ -237,7 +268,9 @@ describe('paying conversions through process deaths and Redis loss', () => {
     const all = batches.flat();
     await pollUntil(
       async () => {
-        const { rows } = await stack.db.query("SELECT count(*)::int AS n FROM claim.conversions WHERE project_id = $1 AND status <> 'processed'", [project.id]);
+        const { rows } = await stack.db.query("SELECT count(*)::int AS n FROM claim.conversions WHERE project_id = $1 AND status <> 'processed'", [
+          project.id,
+        ]);
         return rows[0].n === 0 || undefined;
       },
       { timeoutMs: 120_000, intervalMs: 100, what: `all ${all.length} conversions to be paid once the audience service is back` },

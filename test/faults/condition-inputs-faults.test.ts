@@ -26,7 +26,11 @@ describe('condition inputs through the audience process dying mid-stream', () =>
   });
 
   const appliedConversions = async (projectId: string) =>
-    (await stack.db.query<{ n: number }>('SELECT coalesce(sum(conversions), 0)::int AS n FROM audience.user_metrics WHERE project_id = $1', [projectId])).rows[0]!.n;
+    (
+      await stack.db.query<{ n: number }>('SELECT coalesce(sum(conversions), 0)::int AS n FROM audience.user_metrics WHERE project_id = $1', [
+        projectId,
+      ])
+    ).rows[0]!.n;
 
   it('applies every event exactly once when the audience is killed (SIGKILL) while applying them and restarted', async () => {
     const { project, affiliateUser, users, total } = await sendReferredConversions(stack, agency, { affiliateReward: AFFILIATE, batchSize: BATCH });
@@ -42,7 +46,11 @@ describe('condition inputs through the audience process dying mid-stream', () =>
     await audienceProcess.kill();
     await audienceProcess.restart();
 
-    await pollUntil(async () => (await appliedConversions(project.id)) === total, { timeoutMs: 120_000, intervalMs: 100, what: `all ${total} conversion events applied` });
+    await pollUntil(async () => (await appliedConversions(project.id)) === total, {
+      timeoutMs: 120_000,
+      intervalMs: 100,
+      what: `all ${total} conversion events applied`,
+    });
     const perUser = total / users.length;
     const { rows: userRows } = await stack.db.query(
       `SELECT identifier, volume_usd::text, revenue_usd::text, conversions::int FROM audience.user_metrics
@@ -50,7 +58,12 @@ describe('condition inputs through the audience process dying mid-stream', () =>
       [project.id, affiliateUser.identifier],
     );
     expect(userRows).toEqual(
-      [...users].sort().map((identifier) => ({ identifier, volume_usd: (1.5 * perUser).toFixed(1), revenue_usd: (0.25 * perUser).toFixed(2), conversions: perUser })),
+      [...users].sort().map((identifier) => ({
+        identifier,
+        volume_usd: (1.5 * perUser).toFixed(1),
+        revenue_usd: (0.25 * perUser).toFixed(2),
+        conversions: perUser,
+      })),
     );
     const { rows } = await stack.db.query(
       `SELECT m.referred_users::int, m.referred_volume_usd::text, m.conversions::int,

@@ -27,7 +27,12 @@ describe('dynamic audience evaluations through process deaths and Redis loss', (
 
   const count = async (query: string, params: unknown[]) => Number((await stack.db.query(query, params)).rows[0].n);
   const evaluationOf = async (segmentId: string) =>
-    (await stack.db.query('SELECT status, requested, matched::int, added::int, removed::int FROM audience.segment_evaluations WHERE segment_id = $1', [segmentId])).rows[0];
+    (
+      await stack.db.query(
+        'SELECT status, requested, matched::int, added::int, removed::int FROM audience.segment_evaluations WHERE segment_id = $1',
+        [segmentId],
+      )
+    ).rows[0];
 
   /** `USERS` users of the project from `from` on, with a volume of 500 USD each: all match the condition below. */
   async function seedUsers(from: number) {
@@ -50,7 +55,9 @@ describe('dynamic audience evaluations through process deaths and Redis loss', (
 
   /** Exactly `expected` dynamic entries, counted right, each announced once. */
   async function expectExactly(segmentId: string, expected: number) {
-    expect(await count("SELECT count(*) AS n FROM audience.entries WHERE segment_id = $1 AND kind = 'dynamic' AND source = 'condition'", [segmentId])).toBe(expected);
+    expect(
+      await count("SELECT count(*) AS n FROM audience.entries WHERE segment_id = $1 AND kind = 'dynamic' AND source = 'condition'", [segmentId]),
+    ).toBe(expected);
     expect(await count('SELECT count(*) AS n FROM audience.entries WHERE segment_id = $1', [segmentId])).toBe(expected);
     expect(await count('SELECT entries_count AS n FROM audience.segments WHERE id = $1', [segmentId])).toBe(expected);
     const announced = `SELECT u->>'identifier' AS identifier FROM audience.outbox o, jsonb_array_elements(o.payload->'users') u
@@ -68,7 +75,11 @@ describe('dynamic audience evaluations through process deaths and Redis loss', (
     try {
       const started = await api.post(`/api/v1/projects/${project.id}/audiences/${segment.id}/evaluate`, { key: project.keys.admin });
       expect(started.status).toBe(202);
-      await pollUntil(async () => (await lock.waiters()) >= 1, { timeoutMs: 20_000, intervalMs: 20, what: 'the evaluation to wait for the segment row' });
+      await pollUntil(async () => (await lock.waiters()) >= 1, {
+        timeoutMs: 20_000,
+        intervalMs: 20,
+        what: 'the evaluation to wait for the segment row',
+      });
       expect(await evaluationOf(segment.id)).toMatchObject({ status: 'active', requested: 2 });
       await audience.kill();
       await audience.restart();
@@ -118,7 +129,11 @@ describe('dynamic audience evaluations through process deaths and Redis loss', (
     const lock = await holdRowLock(stack.databaseUrl, 'LOCK TABLE audience.segment_evaluations IN SHARE ROW EXCLUSIVE MODE');
     try {
       const creating = api.post(`/api/v1/projects/${own.id}/audiences`, { key: own.keys.admin, body });
-      await pollUntil(async () => (await lock.waiters()) >= 1, { timeoutMs: 20_000, intervalMs: 20, what: 'the create to wait for the evaluation request' });
+      await pollUntil(async () => (await lock.waiters()) >= 1, {
+        timeoutMs: 20_000,
+        intervalMs: 20,
+        what: 'the create to wait for the evaluation request',
+      });
       await audience.kill();
       expect((await creating).status).not.toBe(201);
     } finally {
@@ -138,17 +153,25 @@ describe('dynamic audience evaluations through process deaths and Redis loss', (
     const segment = await createSegment(stack.gateway, own, { condition: { metric: 'volume_usd', op: 'gte', value: '1000' } });
     expect(await untilCompleted(segment.id, 1)).toMatchObject({ matched: 0, added: 0 });
     const patch = () =>
-      api.patch(`/api/v1/projects/${own.id}/audiences/${segment.id}`, { key: own.keys.admin, body: { condition: { metric: 'volume_usd', op: 'gte', value: '100' } } });
+      api.patch(`/api/v1/projects/${own.id}/audiences/${segment.id}`, {
+        key: own.keys.admin,
+        body: { condition: { metric: 'volume_usd', op: 'gte', value: '100' } },
+      });
     const lock = await holdRowLock(stack.databaseUrl, 'SELECT 1 FROM audience.segment_evaluations WHERE segment_id = $1 FOR UPDATE', [segment.id]);
     try {
       const patching = patch();
-      await pollUntil(async () => (await lock.waiters()) >= 1, { timeoutMs: 20_000, intervalMs: 20, what: 'the PATCH to wait for the evaluation request' });
+      await pollUntil(async () => (await lock.waiters()) >= 1, {
+        timeoutMs: 20_000,
+        intervalMs: 20,
+        what: 'the PATCH to wait for the evaluation request',
+      });
       await audience.kill();
       expect((await patching).status).not.toBe(200);
     } finally {
       await lock.release();
     }
-    const stored = async () => (await stack.db.query('SELECT condition->>\'value\' AS value FROM audience.segments WHERE id = $1', [segment.id])).rows[0].value;
+    const stored = async () =>
+      (await stack.db.query("SELECT condition->>'value' AS value FROM audience.segments WHERE id = $1", [segment.id])).rows[0].value;
     expect(await stored()).toBe('1000');
     expect(await evaluationOf(segment.id)).toMatchObject({ status: 'completed', requested: 1 });
     await audience.restart();

@@ -26,13 +26,17 @@ describe('incremental matching through the audience process dying inside the deb
 
   const count = async (query: string, params: unknown[]) => Number((await stack.db.query(query, params)).rows[0].n);
   const pendingOf = async () =>
-    (await stack.db.query('SELECT identifier FROM audience.pending_matches WHERE project_id = $1 ORDER BY identifier', [project.id])).rows.map((row) => row.identifier as string);
+    (await stack.db.query('SELECT identifier FROM audience.pending_matches WHERE project_id = $1 ORDER BY identifier', [project.id])).rows.map(
+      (row) => row.identifier as string,
+    );
 
   /** A dynamic audience, its first evaluation done (nobody matches yet). */
   async function dynamicAudience(condition: Record<string, unknown>) {
     const segment = await createSegment(stack.gateway, project, { condition });
     await pollUntil(
-      async () => (await stack.db.query("SELECT 1 FROM audience.segment_evaluations WHERE segment_id = $1 AND status = 'completed'", [segment.id])).rowCount === 1 || undefined,
+      async () =>
+        (await stack.db.query("SELECT 1 FROM audience.segment_evaluations WHERE segment_id = $1 AND status = 'completed'", [segment.id])).rowCount ===
+          1 || undefined,
       { timeoutMs: 30_000, intervalMs: 50, what: 'the first evaluation to complete' },
     );
     return segment;
@@ -81,11 +85,16 @@ describe('incremental matching through the audience process dying inside the deb
   it('matches a user whose conversion the consumer applied just before the process was killed, once restarted', async () => {
     const segment = await dynamicAudience({ metric: 'volume_usd', op: 'gte', value: '100' });
     const buyer = randomEvmAddress();
-    const sent = await stack.gateway.api.post('/api/v1/conversions', { key: project.keys.service, body: conversionBody({ user: evmUser(buyer), volume_usd: '150' }) });
+    const sent = await stack.gateway.api.post('/api/v1/conversions', {
+      key: project.keys.service,
+      body: conversionBody({ user: evmUser(buyer), volume_usd: '150' }),
+    });
     expect(sent.status).toBe(202);
     // The consumer's commit: the metric and the pending row together.
     await pollUntil(
-      async () => (await count('SELECT count(*) AS n FROM audience.user_metrics WHERE project_id = $1 AND identifier = $2', [project.id, buyer])) === 1 || undefined,
+      async () =>
+        (await count('SELECT count(*) AS n FROM audience.user_metrics WHERE project_id = $1 AND identifier = $2', [project.id, buyer])) === 1 ||
+        undefined,
       { timeoutMs: 30_000, intervalMs: 10, what: 'the conversion event applied by the audience' },
     );
     await killInsideWindowThenRestart(segment.id, buyer);

@@ -27,7 +27,11 @@ describe('events between services through process deaths and Redis loss', () => 
     // Stopped with the stack, before its Redis is: a worker closing against a Redis that is gone would wait for it.
     stack.atStop(() => consumer.stop());
     const memberships = membershipConsumer();
-    const worker = consumer.queues.process(memberships.job, eventProcessor(consumer.db, memberships, consumer.clock, consumer.logs.logger('consumer')), 4);
+    const worker = consumer.queues.process(
+      memberships.job,
+      eventProcessor(consumer.db, memberships, consumer.clock, consumer.logs.logger('consumer')),
+      4,
+    );
     stack.atStop(() => worker.close());
   });
 
@@ -38,9 +42,13 @@ describe('events between services through process deaths and Redis loss', () => 
       body: { entries: identifiers.map((identifier) => ({ identifier, identifier_type: 'evm_address' })) },
     });
   const query = async <T>(text: string, params: unknown[]) => (await stack.db.query(text, params)).rows as T[];
-  const batchStates = (segmentId: string) => query<{ status: string }>('SELECT status FROM audience.entry_batches WHERE segment_id = $1', [segmentId]);
+  const batchStates = (segmentId: string) =>
+    query<{ status: string }>('SELECT status FROM audience.entry_batches WHERE segment_id = $1', [segmentId]);
   const segmentEvents = (segmentId: string) =>
-    query<{ id: string; relayed: boolean }>(`SELECT o.id, NOT EXISTS (SELECT 1 FROM audience.outbox_pending p WHERE p.seq = o.seq) AS relayed FROM audience.outbox o WHERE o.payload->>'segment_id' = $1 ORDER BY o.seq`, [segmentId]);
+    query<{ id: string; relayed: boolean }>(
+      `SELECT o.id, NOT EXISTS (SELECT 1 FROM audience.outbox_pending p WHERE p.seq = o.seq) AS relayed FROM audience.outbox o WHERE o.payload->>'segment_id' = $1 ORDER BY o.seq`,
+      [segmentId],
+    );
 
   const untilMidIngest = (segmentId: string) =>
     pollUntil(
@@ -60,13 +68,18 @@ describe('events between services through process deaths and Redis loss', () => 
         if (states.length !== submitted.length || !states.every((row) => row.status === 'completed')) return undefined;
         const written = await segmentEvents(segmentId);
         if (!written.every((event) => event.relayed)) return undefined;
-        const consumed = await consumer.sql.query(`SELECT count(*)::int AS n FROM ${consumer.schema}.processed_events WHERE event_id = ANY($1)`, [written.map((e) => e.id)]);
+        const consumed = await consumer.sql.query(`SELECT count(*)::int AS n FROM ${consumer.schema}.processed_events WHERE event_id = ANY($1)`, [
+          written.map((e) => e.id),
+        ]);
         return consumed.rows[0].n === written.length ? written : undefined;
       },
       { timeoutMs: 60_000, intervalMs: 100, what: 'every batch applied and every event consumed' },
     );
     const ids = events.map((event) => event.id);
-    const outcomes = await consumer.sql.query(`SELECT outcome, count(*)::int AS n FROM ${consumer.schema}.processed_events WHERE event_id = ANY($1) GROUP BY outcome`, [ids]);
+    const outcomes = await consumer.sql.query(
+      `SELECT outcome, count(*)::int AS n FROM ${consumer.schema}.processed_events WHERE event_id = ANY($1) GROUP BY outcome`,
+      [ids],
+    );
     expect(outcomes.rows).toEqual([{ outcome: 'handled', n: ids.length }]);
     const effects = await consumer.sql.query(
       `SELECT count(*)::int AS n, count(DISTINCT identifier)::int AS users FROM ${consumer.schema}.effects WHERE event_id = ANY($1)`,
@@ -115,14 +128,23 @@ describe('events between services through process deaths and Redis loss', () => 
       const events: NewOutboxEvent[] = users.map((identifier) => ({
         type: 'agency.application.approved',
         projectId: project.id,
-        payload: { project_id: project.id, application_id: randomUUID(), audience_id: segment.id, user: { identifier, identifier_type: 'evm_address' } },
+        payload: {
+          project_id: project.id,
+          application_id: randomUUID(),
+          audience_id: segment.id,
+          user: { identifier, identifier_type: 'evm_address' },
+        },
       }));
       const ids = await producer.db.transaction().execute((trx) => appendOutboxEvents(trx, producer.clock.now(), events));
       await producer.relay({ batchSize: 500 }).pass();
       const processed = async () =>
         (await query<{ n: number }>(`SELECT count(*)::int AS n FROM audience.processed_events WHERE event_id = ANY($1)`, [ids]))[0]!.n;
 
-      await pollUntil(async () => (await processed()) >= 50, { timeoutMs: 30_000, intervalMs: 5, what: 'the audience service to consume some approvals' });
+      await pollUntil(async () => (await processed()) >= 50, {
+        timeoutMs: 30_000,
+        intervalMs: 5,
+        what: 'the audience service to consume some approvals',
+      });
       expect(await processed()).toBeLessThan(users.length);
       await audience.kill();
       await audience.restart();

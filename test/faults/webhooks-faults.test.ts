@@ -50,7 +50,10 @@ describe('webhook deliveries through a process death', () => {
 
     const rows = await pollUntil(
       async () => {
-        const { rows } = await stack.db.query<{ event_id: string; status: string }>('SELECT event_id, status FROM webhooks.webhook_deliveries WHERE webhook_id = $1', [webhookId]);
+        const { rows } = await stack.db.query<{ event_id: string; status: string }>(
+          'SELECT event_id, status FROM webhooks.webhook_deliveries WHERE webhook_id = $1',
+          [webhookId],
+        );
         return rows.length === users && rows.every((row) => row.status === 'delivered') ? rows : undefined;
       },
       { timeoutMs: 45_000, intervalMs: 100, what: 'every delivery delivered after the restart' },

@@ -31,7 +31,10 @@ describe('webhook deliveries through the loss of Redis', () => {
   const api = () => stack.gateway.api;
 
   async function subscribe(path: string, events: string[]) {
-    const created = await api().post(`/api/v1/projects/${project.id}/webhooks`, { key: project.keys.admin, body: { url: receiver.url(path), events } });
+    const created = await api().post(`/api/v1/projects/${project.id}/webhooks`, {
+      key: project.keys.admin,
+      body: { url: receiver.url(path), events },
+    });
     expect(created.status).toBe(201);
     return created.body as { id: string; secret: string };
   }
@@ -45,7 +48,11 @@ describe('webhook deliveries through the loss of Redis', () => {
   }
 
   const deliveryRows = async (webhookId: string) =>
-    (await stack.db.query<{ event_id: string; status: string }>('SELECT event_id, status FROM webhooks.webhook_deliveries WHERE webhook_id = $1', [webhookId])).rows;
+    (
+      await stack.db.query<{ event_id: string; status: string }>('SELECT event_id, status FROM webhooks.webhook_deliveries WHERE webhook_id = $1', [
+        webhookId,
+      ])
+    ).rows;
 
   /** Every one of `count` deliveries delivered; then exactly one row per event, and the receiver saw exactly those events, signed. */
   async function expectDeliveredOnce(webhook: { id: string; secret: string }, path: string, eventIds: readonly string[]) {
@@ -91,14 +98,20 @@ describe('webhook deliveries through the loss of Redis', () => {
     const affiliateEvents = await agencyEventIds('agency.affiliate.created', 1, 6);
     expect(affiliateEvents).toHaveLength(6);
     const taxEvents = (
-      await stack.db.query<{ id: string }>(`SELECT id FROM tax.outbox WHERE project_id = $1 AND payload->'user'->>'identifier' = $2`, [project.id, wallet.address])
+      await stack.db.query<{ id: string }>(`SELECT id FROM tax.outbox WHERE project_id = $1 AND payload->'user'->>'identifier' = $2`, [
+        project.id,
+        wallet.address,
+      ])
     ).rows.map((row) => row.id);
     expect(taxEvents).toHaveLength(2);
     expect(await deliveryRows(webhook.id)).toEqual([]);
 
     await stack.redis!.startEmpty();
     await expectDeliveredOnce(webhook, '/while-gone', [...affiliateEvents, ...taxEvents]);
-    const statuses = receiver.at('/while-gone').filter((request) => request.json.type === 'tax_status.changed').map((request) => request.json.data.to);
+    const statuses = receiver
+      .at('/while-gone')
+      .filter((request) => request.json.type === 'tax_status.changed')
+      .map((request) => request.json.data.to);
     expect(new Set(statuses)).toEqual(new Set(['submitted', 'approved']));
   }, 120_000);
 

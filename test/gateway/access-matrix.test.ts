@@ -48,7 +48,8 @@ function expectedAnswer(access: Access, caller: Caller): Expected {
   if (access.credential === 'none') return ADMITTED;
   if (caller.credential === 'none') return refused(401, 'UNAUTHENTICATED');
   if (!credentialsOf(access).includes(caller.credential)) return refused(401, 'WRONG_CREDENTIAL_KIND');
-  if (access.credential === 'apiKeyOrWalletSession' && caller.credential === 'apiKey' && !access.roles.includes(caller.role!)) return refused(403, 'FORBIDDEN');
+  if (access.credential === 'apiKeyOrWalletSession' && caller.credential === 'apiKey' && !access.roles.includes(caller.role!))
+    return refused(403, 'FORBIDDEN');
   if (access.credential === 'apiKey') {
     // A foreign id answers 404, not 403: another project's key learns nothing of this one, its role included.
     if (access.project === 'path' && caller.foreign) return refused(404, 'PROJECT_NOT_FOUND');
@@ -111,26 +112,39 @@ describe('the access matrix: every operation of /openapi.json with every kind of
         if (access.roles.length === 0 || access.roles.some((role) => !roles.includes(role)) || new Set(access.roles).size !== access.roles.length) {
           problems.push(`${key}: roles ${access.roles.join(',')} are not a set of known roles`);
         }
-        if (!operation.description?.endsWith(`API key roles: ${access.roles.join(', ')}.`)) problems.push(`${key}: the description names other roles`);
+        if (!operation.description?.endsWith(`API key roles: ${access.roles.join(', ')}.`))
+          problems.push(`${key}: the description names other roles`);
       }
       const scope = 'project' in access ? access.project : undefined;
       if ((scope === 'path') !== underProject) problems.push(`${key}: project ${scope} on a path ${underProject ? 'under' : 'outside'} {projectId}`);
-      if (access.credential === 'apiKey' && scope !== 'path' && scope !== 'key') problems.push(`${key}: an API key route says nothing of its project`);
+      if (access.credential === 'apiKey' && scope !== 'path' && scope !== 'key')
+        problems.push(`${key}: an API key route says nothing of its project`);
       if (access.credential === 'apiKeyOrWalletSession' && (scope !== 'key' || access.walletSessionProject !== 'query')) {
         problems.push(`${key}: a route taking either credential names its project by the key, or by project_id for a session`);
       }
       for (const { name, example } of pathParameters) {
-        if (name !== 'projectId' && example === undefined) problems.push(`${key}: path parameter {${name}} documents no example (gateway/http/params.ts)`);
+        if (name !== 'projectId' && example === undefined)
+          problems.push(`${key}: path parameter {${name}} documents no example (gateway/http/params.ts)`);
       }
     }
     expect(problems).toEqual([]);
     expect(operations.length).toBeGreaterThan(30);
     // The walk below meets every kind of rule, so none of its branches is vacuous.
     const kinds = new Set(operations.map(({ access }) => `${access?.credential}${access && 'project' in access ? `:${access.project}` : ''}`));
-    expect([...kinds].sort()).toEqual(expect.arrayContaining(['apiKey:key', 'apiKey:path', 'none', 'platformKey', 'walletSession:path', 'apiKeyOrWalletSession:key']));
+    expect([...kinds].sort()).toEqual(
+      expect.arrayContaining(['apiKey:key', 'apiKey:path', 'none', 'platformKey', 'walletSession:path', 'apiKeyOrWalletSession:key']),
+    );
     const answers = new Set(operations.flatMap(({ access }) => CALLERS.map((caller) => JSON.stringify(expectedAnswer(access!, caller)))));
     expect(answers).toEqual(
-      new Set([ADMITTED, refused(401, 'UNAUTHENTICATED'), refused(401, 'WRONG_CREDENTIAL_KIND'), refused(403, 'FORBIDDEN'), refused(404, 'PROJECT_NOT_FOUND')].map((answer) => JSON.stringify(answer))),
+      new Set(
+        [
+          ADMITTED,
+          refused(401, 'UNAUTHENTICATED'),
+          refused(401, 'WRONG_CREDENTIAL_KIND'),
+          refused(403, 'FORBIDDEN'),
+          refused(404, 'PROJECT_NOT_FOUND'),
+        ].map((answer) => JSON.stringify(answer)),
+      ),
     );
   });
 
@@ -146,7 +160,11 @@ describe('the access matrix: every operation of /openapi.json with every kind of
 
     // Bearer is the only way in: the same admin key as a bare header, or in another header, is no credential.
     const path = `/api/v1/projects/${project.id}/audiences`;
-    const elsewhere: Array<Record<string, string>> = [{ authorization: project.keys.admin }, { 'x-api-key': project.keys.admin }, { authorization: `Basic ${project.keys.admin}` }];
+    const elsewhere: Array<Record<string, string>> = [
+      { authorization: project.keys.admin },
+      { 'x-api-key': project.keys.admin },
+      { authorization: `Basic ${project.keys.admin}` },
+    ];
     for (const headers of elsewhere) {
       const response = await stack.api.get(path, { headers });
       expect(response.status).toBe(401);
@@ -183,7 +201,9 @@ describe('the access matrix: every operation of /openapi.json with every kind of
 
   /** Path parameters: the project's id for {projectId} (a foreign key's cell too), the documented example for the others. */
   function pathOf(operation: DocumentedOperation): string {
-    const values = new Map(operation.pathParameters.map(({ name, example }) => [name, name === 'projectId' ? project.id : (example ?? 'no-example')]));
+    const values = new Map(
+      operation.pathParameters.map(({ name, example }) => [name, name === 'projectId' ? project.id : (example ?? 'no-example')]),
+    );
     return operation.path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => encodeURIComponent(values.get(name)!));
   }
 

@@ -40,7 +40,11 @@ const OPERATIONS: Record<string, Expected> = {
     responses: api(201, 404, ...WITH_BODY),
   },
   'GET /api/v1/projects/{projectId}/api-keys': { security: 'apiKey:admin', params: ['path:projectId', ...PAGE], responses: api(200, 404) },
-  'DELETE /api/v1/projects/{projectId}/api-keys/{keyId}': { security: 'apiKey:admin', params: ['path:projectId', 'path:keyId'], responses: api(204, 404, 409) },
+  'DELETE /api/v1/projects/{projectId}/api-keys/{keyId}': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:keyId'],
+    responses: api(204, 404, 409),
+  },
   'POST /api/v1/projects/{projectId}/audiences': {
     security: 'apiKey:admin',
     params: ['path:projectId'],
@@ -163,7 +167,11 @@ const OPERATIONS: Record<string, Expected> = {
     params: ['query:user_identifier', 'query:user_identifier_type', ...PAGE],
     responses: api(200),
   },
-  'POST /api/v1/auth/nonce': { security: 'none', body: { properties: ['address'], required: ['address'] }, responses: statuses([200], ANY, SERVICES, WITH_BODY) },
+  'POST /api/v1/auth/nonce': {
+    security: 'none',
+    body: { properties: ['address'], required: ['address'] },
+    responses: statuses([200], ANY, SERVICES, WITH_BODY),
+  },
   'POST /api/v1/auth/verify': {
     security: 'none',
     body: { properties: ['message', 'signature'], required: ['message', 'signature'] },
@@ -175,7 +183,11 @@ const OPERATIONS: Record<string, Expected> = {
     params: ['path:projectId'],
     responses: api(201, 404, 409, ...WITH_BODY),
   },
-  'GET /api/v1/projects/{projectId}/affiliate-portal/tax-info': { security: 'walletSession', params: ['path:projectId'], responses: api(200, 404, 409) },
+  'GET /api/v1/projects/{projectId}/affiliate-portal/tax-info': {
+    security: 'walletSession',
+    params: ['path:projectId'],
+    responses: api(200, 404, 409),
+  },
   'GET /api/v1/projects/{projectId}/affiliate-portal/tax-status': { security: 'walletSession', params: ['path:projectId'], responses: api(200, 404) },
   'GET /api/v1/projects/{projectId}/tax-settings': { security: 'apiKey:admin', params: ['path:projectId'], responses: api(200, 404) },
   'PATCH /api/v1/projects/{projectId}/tax-settings': {
@@ -253,7 +265,11 @@ const OPERATIONS: Record<string, Expected> = {
     params: ['path:projectId', ...PAGE, 'query:status?', 'query:name?', 'query:user_identifier?', 'query:user_identifier_type?'],
     responses: api(200, 404),
   },
-  'GET /api/v1/conversions/{conversionId}': { security: 'apiKey:service_role,admin,read_only', params: ['path:conversionId'], responses: api(200, 404) },
+  'GET /api/v1/conversions/{conversionId}': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['path:conversionId'],
+    responses: api(200, 404),
+  },
   'GET /api/v1/payouts/movements': {
     security: 'apiKey:service_role,read_only',
     params: [...PAGE, 'query:user_identifier', 'query:user_identifier_type?', 'query:identifier_type?', 'query:type?'],
@@ -361,14 +377,22 @@ const OPERATIONS: Record<string, Expected> = {
     responses: api(201, 404, 409, ...WITH_BODY),
   },
   'GET /api/v1/projects/{projectId}/agencies': { security: 'apiKey:admin', params: ['path:projectId', ...PAGE], responses: api(200, 404) },
-  'GET /api/v1/projects/{projectId}/agencies/{agencyId}': { security: 'apiKey:admin', params: ['path:projectId', 'path:agencyId'], responses: api(200, 404) },
+  'GET /api/v1/projects/{projectId}/agencies/{agencyId}': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:agencyId'],
+    responses: api(200, 404),
+  },
   'PATCH /api/v1/projects/{projectId}/agencies/{agencyId}': {
     security: 'apiKey:admin',
     params: ['path:projectId', 'path:agencyId'],
     body: { properties: ['spread_bps'], required: ['spread_bps'] },
     responses: api(200, 404, ...WITH_BODY),
   },
-  'DELETE /api/v1/projects/{projectId}/agencies/{agencyId}': { security: 'apiKey:admin', params: ['path:projectId', 'path:agencyId'], responses: api(200, 404) },
+  'DELETE /api/v1/projects/{projectId}/agencies/{agencyId}': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:agencyId'],
+    responses: api(200, 404),
+  },
   'POST /api/v1/projects/{projectId}/agencies/{agencyId}/sub-affiliates': {
     security: 'apiKey:admin',
     params: ['path:projectId', 'path:agencyId'],
@@ -391,7 +415,11 @@ const OPERATIONS: Record<string, Expected> = {
     body: { properties: ['code', 'message', 'name', 'region'], required: ['name'] },
     responses: api(201, 404, 409, ...WITH_BODY),
   },
-  'GET /api/v1/projects/{projectId}/affiliate-portal/application': { security: 'walletSession', params: ['path:projectId'], responses: api(200, 404) },
+  'GET /api/v1/projects/{projectId}/affiliate-portal/application': {
+    security: 'walletSession',
+    params: ['path:projectId'],
+    responses: api(200, 404),
+  },
   'GET /api/v1/projects/{projectId}/affiliate-portal/affiliate': { security: 'walletSession', params: ['path:projectId'], responses: api(200, 404) },
   'GET /api/v1/projects/{projectId}/program-settings': { security: 'apiKey:admin,read_only', params: ['path:projectId'], responses: api(200, 404) },
   'PATCH /api/v1/projects/{projectId}/program-settings': {
@@ -450,7 +478,11 @@ const OPERATIONS: Record<string, Expected> = {
     responses: api(201, 409, ...WITH_BODY),
   },
   'GET /api/v1/affiliates/codes/{code}': { security: 'apiKey:service_role,admin,read_only', params: ['path:code'], responses: api(200, 404) },
-  'GET /api/v1/affiliates/codes/{code}/availability': { security: 'apiKey:service_role,admin,read_only', params: ['path:code'], responses: api(200, 404) },
+  'GET /api/v1/affiliates/codes/{code}/availability': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['path:code'],
+    responses: api(200, 404),
+  },
   'GET /api/v1/affiliates/{address}': {
     security: 'apiKey:service_role,admin,read_only',
     params: ['path:address', 'query:identifier_type?'],
@@ -469,14 +501,22 @@ const OPERATIONS: Record<string, Expected> = {
     responses: api(201, 404, ...WITH_BODY),
   },
   'GET /api/v1/projects/{projectId}/webhooks': { security: 'apiKey:admin,read_only', params: ['path:projectId', ...PAGE], responses: api(200, 404) },
-  'GET /api/v1/projects/{projectId}/webhooks/{webhookId}': { security: 'apiKey:admin,read_only', params: ['path:projectId', 'path:webhookId'], responses: api(200, 404) },
+  'GET /api/v1/projects/{projectId}/webhooks/{webhookId}': {
+    security: 'apiKey:admin,read_only',
+    params: ['path:projectId', 'path:webhookId'],
+    responses: api(200, 404),
+  },
   'PATCH /api/v1/projects/{projectId}/webhooks/{webhookId}': {
     security: 'apiKey:admin',
     params: ['path:projectId', 'path:webhookId'],
     body: { properties: ['enabled', 'events', 'url'] },
     responses: api(200, 404, ...WITH_BODY),
   },
-  'DELETE /api/v1/projects/{projectId}/webhooks/{webhookId}': { security: 'apiKey:admin', params: ['path:projectId', 'path:webhookId'], responses: api(204, 404) },
+  'DELETE /api/v1/projects/{projectId}/webhooks/{webhookId}': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:webhookId'],
+    responses: api(204, 404),
+  },
   'GET /api/v1/projects/{projectId}/webhooks/{webhookId}/deliveries': {
     security: 'apiKey:admin,read_only',
     params: ['path:projectId', 'path:webhookId', ...PAGE],
@@ -572,7 +612,9 @@ describe('the API reference', () => {
       const alternatives = expected.security.split('|').map((one) => one.split(':') as [string, string | undefined]);
       const roles = alternatives.find(([, listed]) => listed)?.[1];
       // OpenAPI 3.1 role names; x-access states the same for machines (access-matrix.test.ts).
-      expect(op.security).toEqual(expected.security === 'none' ? [] : alternatives.map(([scheme, listed]) => ({ [scheme]: listed ? listed.split(',') : [] })));
+      expect(op.security).toEqual(
+        expected.security === 'none' ? [] : alternatives.map(([scheme, listed]) => ({ [scheme]: listed ? listed.split(',') : [] })),
+      );
       // People read the roles from the description.
       if (roles) expect(op.description).toMatch(new RegExp(`API key roles: ${roles.split(',').join(', ')}\\.$`));
       else expect(op.description ?? '').not.toMatch(/API key roles/);
@@ -612,7 +654,12 @@ describe('the API reference', () => {
           message: string,
           details: expect.objectContaining({
             type: 'array',
-            items: { type: 'object', properties: { field: { type: 'string' }, reason: { type: 'string' } }, required: ['field', 'reason'], additionalProperties: false },
+            items: {
+              type: 'object',
+              properties: { field: { type: 'string' }, reason: { type: 'string' } },
+              required: ['field', 'reason'],
+              additionalProperties: false,
+            },
           }),
         },
         required: ['status', 'code', 'message', 'details'],
@@ -630,7 +677,9 @@ describe('the API reference', () => {
 
     it('answers every list in the one list shape, paged by page (from 1) and page_size (1 to 100, default 25)', () => {
       // The claim history answers the Fuul SDK's own page shape ({ results, total_count, next_page }): checked on its own.
-      const lists = Object.entries(OPERATIONS).filter(([key, expected]) => expected.params?.includes('query:page?') && !key.endsWith('/claim-history'));
+      const lists = Object.entries(OPERATIONS).filter(
+        ([key, expected]) => expected.params?.includes('query:page?') && !key.endsWith('/claim-history'),
+      );
       expect(lists.map(([key]) => key)).toHaveLength(22);
       for (const [key] of lists) {
         const schema = success(key);
@@ -672,19 +721,39 @@ describe('the API reference', () => {
 
     it('describes the segment, the batch job and the user lookup as they are answered', () => {
       const segment = success('GET /api/v1/projects/{projectId}/audiences/{audienceId}');
-      expect(segment.required).toEqual(['id', 'name', 'description', 'type', 'condition', 'entries_count', 'tier_rank', 'badge', 'created_at', 'updated_at']);
+      expect(segment.required).toEqual([
+        'id',
+        'name',
+        'description',
+        'type',
+        'condition',
+        'entries_count',
+        'tier_rank',
+        'badge',
+        'created_at',
+        'updated_at',
+      ]);
       expect(segment.properties).toMatchObject({
         id: { type: 'string' },
         description: nullableString,
         type: { type: 'string', enum: ['static', 'dynamic'] },
         entries_count: integer,
-        tier_rank: { anyOf: [expect.objectContaining({ type: 'integer', minimum: -2147483648, maximum: 2147483647 }), { type: 'null' }], description: expect.stringContaining('a higher rank is a higher tier') },
+        tier_rank: {
+          anyOf: [expect.objectContaining({ type: 'integer', minimum: -2147483648, maximum: 2147483647 }), { type: 'null' }],
+          description: expect.stringContaining('a higher rank is a higher tier'),
+        },
         created_at: timestamp,
       });
       expect(segment.properties.badge.anyOf).toEqual([
         {
           type: 'object',
-          properties: { name: { type: 'string' }, description: nullableString, image_url: nullableString, created_at: timestamp, updated_at: timestamp },
+          properties: {
+            name: { type: 'string' },
+            description: nullableString,
+            image_url: nullableString,
+            created_at: timestamp,
+            updated_at: timestamp,
+          },
           required: ['name', 'description', 'image_url', 'created_at', 'updated_at'],
           additionalProperties: false,
         },
@@ -708,11 +777,21 @@ describe('the API reference', () => {
         additionalProperties: false,
       });
       const entries = operation(batch).requestBody.content['application/json'].schema.properties.entries;
-      expect(entries).toMatchObject({ type: 'array', minItems: 1, items: { type: 'object', required: ['identifier', 'identifier_type'], additionalProperties: false } });
+      expect(entries).toMatchObject({
+        type: 'array',
+        minItems: 1,
+        items: { type: 'object', required: ['identifier', 'identifier_type'], additionalProperties: false },
+      });
 
       expect(success('GET /v1/audiences/audience-segments/user').properties.results.items).toEqual({
         type: 'object',
-        properties: { id: { type: 'string' }, name: { type: 'string' }, badge_name: nullableString, badge_description: nullableString, badge_image: nullableString },
+        properties: {
+          id: { type: 'string' },
+          name: { type: 'string' },
+          badge_name: nullableString,
+          badge_description: nullableString,
+          badge_image: nullableString,
+        },
         required: ['id', 'name', 'badge_name', 'badge_description', 'badge_image'],
         additionalProperties: false,
       });
@@ -742,7 +821,11 @@ describe('the API reference', () => {
 
       const stored = success('POST /api/v1/projects/{projectId}/affiliate-portal/tax-info', 201);
       expect(stored.properties.tax_id_number).toEqual({ type: ['string', 'null'], description: expect.stringMatching(/last four/) });
-      expect(stored.properties.status).toEqual({ type: 'string', enum: ['submitted', 'approved', 'revoked', 'expired'], description: expect.any(String) });
+      expect(stored.properties.status).toEqual({
+        type: 'string',
+        enum: ['submitted', 'approved', 'revoked', 'expired'],
+        description: expect.any(String),
+      });
 
       const status = success('GET /api/v1/projects/{projectId}/affiliate-portal/tax-status');
       expect(status.required).toEqual(['status', 'form_type', 'submitted_at', 'approved_at', 'expires_at', 'revoked_reason']);

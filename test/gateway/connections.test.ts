@@ -90,7 +90,14 @@ class RawConnection {
 async function startGatewayAlone(env: Record<string, string>): Promise<{ gateway: TestGateway; port: number; drop(): Promise<void> }> {
   const database = await createTestDatabase();
   const queuePrefix = newQueuePrefix();
-  const gateway = await startTestGateway({ databaseUrl: database.url, redisUrl: TEST_REDIS_URL, queuePrefix, grpcAddresses: NO_SERVICES, logs: new LogCapture(), env });
+  const gateway = await startTestGateway({
+    databaseUrl: database.url,
+    redisUrl: TEST_REDIS_URL,
+    queuePrefix,
+    grpcAddresses: NO_SERVICES,
+    logs: new LogCapture(),
+    env,
+  });
   return {
     gateway,
     port: Number(new URL(gateway.baseUrl).port),
@@ -190,7 +197,10 @@ describe('a gateway stopping with keep-alive clients', () => {
       // from then on the request is in flight, and its connection not idle.
       const sent = busy.received.length;
       busy.write(nonceHead(port).replace('\r\n\r\n', '\r\nExpect: 100-continue\r\n\r\n'));
-      await pollUntil(async () => busy.received.slice(sent).startsWith('HTTP/1.1 100 Continue\r\n\r\n'), { timeoutMs: BOUND_MS, what: '100 Continue' });
+      await pollUntil(async () => busy.received.slice(sent).startsWith('HTTP/1.1 100 Continue\r\n\r\n'), {
+        timeoutMs: BOUND_MS,
+        what: '100 Continue',
+      });
       const before = busy.received.length;
       busy.write(NONCE_BODY.slice(0, 10));
 
@@ -241,7 +251,14 @@ describe('a gateway starting', () => {
   const BOUND_MS = 15_000;
   const UNREACHABLE_DATABASE = 'postgres://postgres@127.0.0.1:1/nowhere';
   const start = (databaseUrl: string, env: Record<string, string>) =>
-    startTestGateway({ databaseUrl, redisUrl: TEST_REDIS_URL, queuePrefix: newQueuePrefix(), grpcAddresses: NO_SERVICES, logs: new LogCapture(), env });
+    startTestGateway({
+      databaseUrl,
+      redisUrl: TEST_REDIS_URL,
+      queuePrefix: newQueuePrefix(),
+      grpcAddresses: NO_SERVICES,
+      logs: new LogCapture(),
+      env,
+    });
 
   it('binds PORT first: a taken PORT is reported even when PostgreSQL cannot be reached, and METRICS_PORT is given back', async () => {
     const holder = createServer();
@@ -271,11 +288,19 @@ describe('a gateway starting', () => {
     let gateway: TestGateway | undefined;
     try {
       const starting = start(database.url, { PORT: String(port) });
-      const early = await pollUntil(() => fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined), { timeoutMs: BOUND_MS, what: 'the starting gateway to answer' });
+      const early = await pollUntil(() => fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined), {
+        timeoutMs: BOUND_MS,
+        what: 'the starting gateway to answer',
+      });
       expect(early.status).toBe(503);
       expect(early.headers.get('retry-after')).toBe('1');
       expect(early.headers.get('x-content-type-options')).toBe('nosniff');
-      expect(await early.json()).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE', message: 'the gateway is starting; try again shortly', details: [] });
+      expect(await early.json()).toEqual({
+        status: 503,
+        code: 'SERVICE_UNAVAILABLE',
+        message: 'the gateway is starting; try again shortly',
+        details: [],
+      });
 
       await replica.query("SELECT pg_advisory_unlock(hashtext('migrate:access'))");
       gateway = await starting;

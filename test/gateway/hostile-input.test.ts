@@ -12,18 +12,53 @@ import { newWallet, signIn } from '../helpers/wallet';
  */
 
 /** Path and query values, sent percent-encoded. */
-const HOSTILE_STRINGS = ['', ' ', '-1', '0', '1e309', 'NaN', '99999999999999999999999', 'true', 'null', '%00', 'a\u0000b', '💥', '\u202e', '../..', 'x'.repeat(3000), '\u0001\u001f\u007f', 'A'.repeat(36)];
+const HOSTILE_STRINGS = [
+  '',
+  ' ',
+  '-1',
+  '0',
+  '1e309',
+  'NaN',
+  '99999999999999999999999',
+  'true',
+  'null',
+  '%00',
+  'a\u0000b',
+  '💥',
+  '\u202e',
+  '../..',
+  'x'.repeat(3000),
+  '\u0001\u001f\u007f',
+  'A'.repeat(36),
+];
 /** Path and query values sent as they are: malformed or non-UTF-8 percent-encodings, a raw control escape. */
 const RAW_ENCODINGS = ['%ff', '%', '%zz', '%E0%A4%A', '%ed%a0%80', '%c0%af', '%01%7f', 'a%2Fb'];
 /** Values of the wrong type or size for any body field: each is sent in every field. */
-const MISTYPED_VALUES: unknown[] = [null, true, -1, 0, 1.5, 1e308, 12345678901234567000, '', 'x'.repeat(20_000), '💥\u202e', [], [1, 'a', null], {}, { nested: { deeper: [{}] } }];
+const MISTYPED_VALUES: unknown[] = [
+  null,
+  true,
+  -1,
+  0,
+  1.5,
+  1e308,
+  12345678901234567000,
+  '',
+  'x'.repeat(20_000),
+  '💥\u202e',
+  [],
+  [1, 'a', null],
+  {},
+  { nested: { deeper: [{}] } },
+];
 /**
  * Values that no field may hold, whatever its type (the gateway refuses them for every field of every
  * body before validation): each is sent once per operation, the fields taking turns. The raw ones are
  * JSON texts a client cannot get from JSON.stringify: numbers beyond a double, nesting 7,000 levels deep.
  */
 const UNSAFE_VALUES: string[] = [
-  ...['a\u0000b', '\u0001\u001b[31m\u007f', '\ud800', 'x\udc00y', { 'k\u0000': 1 }, { '\ud800': 'v' }, { '\u0001': '\u0002' }].map((value) => JSON.stringify(value)),
+  ...['a\u0000b', '\u0001\u001b[31m\u007f', '\ud800', 'x\udc00y', { 'k\u0000': 1 }, { '\ud800': 'v' }, { '\u0001': '\u0002' }].map((value) =>
+    JSON.stringify(value),
+  ),
   '1e400',
   '1e309',
   '-1e400',
@@ -89,7 +124,10 @@ describe('hostile input', () => {
       key: project.keys.service,
       body: { entries: [{ identifier: evmAddress(1), identifier_type: 'evm_address' }] },
     });
-    const spareKey = await stack.api.post(`/api/v1/projects/${project.id}/api-keys`, { key: project.keys.admin, body: { role: 'read_only', name: 'spare' } });
+    const spareKey = await stack.api.post(`/api/v1/projects/${project.id}/api-keys`, {
+      key: project.keys.admin,
+      body: { role: 'read_only', name: 'spare' },
+    });
     const wallet = await newWallet();
     realPathValues = {
       projectId: project.id,
@@ -152,7 +190,9 @@ describe('hostile input', () => {
       for (const field of fields) {
         for (const value of MISTYPED_VALUES) probes.push({ operation, body: JSON.stringify({ [field]: value }) });
       }
-      UNSAFE_VALUES.forEach((value, i) => probes.push({ operation, body: `{${JSON.stringify(fields[i % Math.max(fields.length, 1)] ?? 'field')}:${value}}` }));
+      UNSAFE_VALUES.forEach((value, i) =>
+        probes.push({ operation, body: `{${JSON.stringify(fields[i % Math.max(fields.length, 1)] ?? 'field')}:${value}}` }),
+      );
     }
     // Refused by Node's parser before any route: one of each per operation is enough.
     probes.push({ operation, query: `pad=${OVERSIZE}`, withoutKey: true });
@@ -177,7 +217,11 @@ describe('hostile input', () => {
     if (probe.body !== undefined) headers['content-type'] = 'application/json';
     let response;
     try {
-      response = await stack.api.request(probe.operation.method, target, { key, headers, ...(probe.body !== undefined ? { rawBody: probe.body } : {}) });
+      response = await stack.api.request(probe.operation.method, target, {
+        key,
+        headers,
+        ...(probe.body !== undefined ? { rawBody: probe.body } : {}),
+      });
     } catch (error) {
       return `${label} -> no answer (${String(error)})`;
     }
@@ -224,7 +268,14 @@ describe('hostile input', () => {
     const pathNames = operation.parameters.filter((p) => p.in === 'path').map((p) => p.name);
     for (const credential of [undefined, key]) {
       if (pathNames.length > 0) {
-        refusals.push({ operation, label: 'NUL in every path id', pathValue: encodeURIComponent('a\u0000b'), key: credential, code: 'VALIDATION_FAILED', field: pathNames[0] });
+        refusals.push({
+          operation,
+          label: 'NUL in every path id',
+          pathValue: encodeURIComponent('a\u0000b'),
+          key: credential,
+          code: 'VALIDATION_FAILED',
+          field: pathNames[0],
+        });
       }
       // Names the route does not know, as well as values of ones it does.
       const cases: Array<[string, string, string]> = [
@@ -265,7 +316,11 @@ describe('hostile input', () => {
   }
 
   async function sendRefusal(refusal: Refusal): Promise<string | undefined> {
-    const probe: Probe = { operation: refusal.operation, ...(refusal.pathValue ? { pathValue: { value: refusal.pathValue, raw: true } } : {}), query: refusal.query };
+    const probe: Probe = {
+      operation: refusal.operation,
+      ...(refusal.pathValue ? { pathValue: { value: refusal.pathValue, raw: true } } : {}),
+      query: refusal.query,
+    };
     const target = pathOf(probe);
     const label = `${refusal.operation.method} ${refusal.operation.path} (${refusal.label}, ${refusal.key ? 'with its credential' : 'without a credential'})`;
     const headers: Record<string, string> = refusal.body ? { 'content-type': refusal.body.contentType } : {};
@@ -278,7 +333,8 @@ describe('hostile input', () => {
     } catch {
       body = undefined;
     }
-    if (response.status !== 400 || body?.code !== refusal.code) return `${label} -> ${response.status} ${response.text.slice(0, 200)}, not 400 ${refusal.code}`;
+    if (response.status !== 400 || body?.code !== refusal.code)
+      return `${label} -> ${response.status} ${response.text.slice(0, 200)}, not 400 ${refusal.code}`;
     if (refusal.field !== undefined && !body.details?.some((detail) => detail.field === refusal.field)) {
       return `${label} -> details ${JSON.stringify(body.details)} do not name ${refusal.field}`;
     }
@@ -307,7 +363,9 @@ describe('hostile input', () => {
     expect((await stack.db.query('SELECT count(*)::int AS n FROM access.projects')).rows[0].n).toBe(projectsBefore);
     // Every class reached the operations it applies to.
     const labels = new Set(refusals.map((refusal) => refusal.label.replace(/:.*$/, '').replace(/ (user_)?identifier_type$/, '')));
-    expect([...labels]).toEqual(expect.arrayContaining(['NUL in every path id', 'query a%00b=1', 'query %ff=1', 'a body where none is taken', 'an unknown']));
+    expect([...labels]).toEqual(
+      expect.arrayContaining(['NUL in every path id', 'query a%00b=1', 'query %ff=1', 'a body where none is taken', 'an unknown']),
+    );
     expect(refusals.filter((refusal) => refusal.code === 'BODY_NOT_ALLOWED').length).toBeGreaterThan(40);
     expect(refusals.filter((refusal) => refusal.label.startsWith('an unknown')).length).toBeGreaterThan(25);
   }, 240_000);
@@ -341,13 +399,17 @@ describe('hostile input', () => {
 /** One request with node:http, which (unlike fetch) sends a body with any method. */
 function rawRequest(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { method, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-      response.on('error', reject);
-    });
+    const request = httpRequest(
+      url,
+      { method, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+        response.on('error', reject);
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });

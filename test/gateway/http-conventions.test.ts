@@ -37,7 +37,10 @@ describe('HTTP conventions of the gateway', () => {
   });
 
   it('authenticates before reading a body', async () => {
-    const response = await stack.api.post(`/api/v1/projects/${project.id}/audiences`, { rawBody: '{', headers: { 'content-type': 'application/json' } });
+    const response = await stack.api.post(`/api/v1/projects/${project.id}/audiences`, {
+      rawBody: '{',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.status).toBe(401);
   });
 
@@ -65,7 +68,9 @@ describe('HTTP conventions of the gateway', () => {
     const own = await createProject(stack);
     // Sent together, so that they arrive within the same fraction of a second however loaded the
     // machine is (one after the other, a slow answer each lets the bucket refill: 5 a second).
-    const responses = await Promise.all(Array.from({ length: 12 }, () => stack.api.get('/v1/audiences/audience-segments', { key: own.keys.service })));
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, () => stack.api.get('/v1/audiences/audience-segments', { key: own.keys.service })),
+    );
     const limited = responses.filter((r) => r.status === 429);
     expect(limited.length).toBeGreaterThan(0);
     expectErrorBody(limited[0]!.body, 429, 'RATE_LIMITED');
@@ -159,13 +164,18 @@ describe('input refused at the edge (what PostgreSQL cannot store, malformed pat
       stack.api.post(`/api/v1/projects/${project.id}/audiences`, { key: project.keys.admin, body: { name: 'ok', condition: { k: 'v\u0000' } } }),
       stack.api.post('/api/v1/projects', { key: TEST_PLATFORM_KEY, body: { name: 'x\u0000' } }),
       stack.api.post(`/v1/audience-segments/${segment.id}/badge`, { key: project.keys.service, body: { name: 'b', description: '\u0000' } }),
-      stack.api.get('/v1/audiences/audience-segments/user?user_identifier=a%00@example.com&user_identifier_type=email', { key: project.keys.service }),
+      stack.api.get('/v1/audiences/audience-segments/user?user_identifier=a%00@example.com&user_identifier_type=email', {
+        key: project.keys.service,
+      }),
       stack.api.delete(`/v1/audience-segments/${segment.id}/entries/a%00b`, { key: project.keys.service }),
     ]);
     const fields = ['description', 'condition.k', 'name', 'description', 'user_identifier', 'userIdentifier'];
     responses.forEach((response, i) => {
       expect(response.status).toBe(400);
-      expect(response.body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: fields[i], reason: 'must not contain the NUL character' }] });
+      expect(response.body).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: [{ field: fields[i], reason: 'must not contain the NUL character' }],
+      });
     });
     const { rows } = await stack.db.query(
       `SELECT (SELECT count(*) FROM audience.segments)::int AS segments, (SELECT count(*) FROM audience.badges)::int AS badges`,

@@ -66,7 +66,9 @@ describe('identifiers are canonical from the HTTP edge on', () => {
     const { rows } = await stack.db.query('SELECT segment_id::text AS segment_id FROM audience.entry_batches WHERE id = $1', [job.body.job_id]);
     expect(rows).toEqual([{ segment_id: segment.id }]);
 
-    const polled = await stack.api.get(`/v1/audience-segments/${upperSegment}/entries/batch/${job.body.job_id.toUpperCase()}`, { key: project.keys.service });
+    const polled = await stack.api.get(`/v1/audience-segments/${upperSegment}/entries/batch/${job.body.job_id.toUpperCase()}`, {
+      key: project.keys.service,
+    });
     expect(polled.status).toBe(200);
     expect(polled.body.job_id).toBe(job.body.job_id);
     const entries = await stack.api.get(`/v1/audience-segments/${upperSegment}/entries`, { key: project.keys.service });
@@ -74,7 +76,10 @@ describe('identifiers are canonical from the HTTP edge on', () => {
     const dashboard = await stack.api.get(`/api/v1/projects/${project.id.toUpperCase()}/audiences/${upperSegment}`, { key: project.keys.admin });
     expect(dashboard.body.id).toBe(segment.id);
 
-    const key = await stack.api.post(`/api/v1/projects/${project.id}/api-keys`, { key: project.keys.admin, body: { role: 'read_only', name: 'temporary' } });
+    const key = await stack.api.post(`/api/v1/projects/${project.id}/api-keys`, {
+      key: project.keys.admin,
+      body: { role: 'read_only', name: 'temporary' },
+    });
     const revoked = await stack.api.delete(`/api/v1/projects/${project.id}/api-keys/${key.body.id.toUpperCase()}`, { key: project.keys.admin });
     expect(revoked.status).toBe(204);
     expect((await stack.api.get('/v1/audiences/audience-segments', { key: key.body.key })).status).toBe(401);

@@ -17,6 +17,9 @@ describe('gateway platform endpoints', () => {
   it('reports PostgreSQL, Redis and every service of the catalog as up on /readyz', async () => {
     const response = await stack.api.get('/readyz');
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ status: 'ready', checks: { postgres: 'up', redis: 'up', ...Object.fromEntries(CATALOG.map((service) => [service.name, 'up'])) } });
+    expect(response.body).toEqual({
+      status: 'ready',
+      checks: { postgres: 'up', redis: 'up', ...Object.fromEntries(CATALOG.map((service) => [service.name, 'up'])) },
+    });
   });
 });

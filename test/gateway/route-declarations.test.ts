@@ -97,7 +97,10 @@ describe('a route declaration', () => {
     const logger = createLogger({ service: 'test', level: 'silent' });
     const authenticator = { authenticate: async () => ({ kind: 'anonymous', address: '127.0.0.1' }) } as unknown as Authenticator;
     const answer = (reply: unknown): AnyRoute =>
-      defineRoute({ ...base, path: '/things', auth: none, responses: { 200: { description: 'A thing', schema: thing } } }, async () => reply as never);
+      defineRoute(
+        { ...base, path: '/things', auth: none, responses: { 200: { description: 'A thing', schema: thing } } },
+        async () => reply as never,
+      );
     const router = express.Router();
     const app = express();
     app.use(router);
@@ -136,7 +139,16 @@ describe('the routing groups', () => {
         '/docs/init.js',
         '/healthz',
       ]),
-    ).toEqual(['/api/v1/claim-checks', '/api/v1/claim-checks', '/api/v1/payouts', '/api/v1/projects', '/v1/audience-segments', '/docs', '/docs', '/healthz']);
+    ).toEqual([
+      '/api/v1/claim-checks',
+      '/api/v1/claim-checks',
+      '/api/v1/payouts',
+      '/api/v1/projects',
+      '/v1/audience-segments',
+      '/docs',
+      '/docs',
+      '/healthz',
+    ]);
   });
 
   it('answer each request with the first declared route that matches it, whatever its group', async () => {
@@ -162,7 +174,8 @@ describe('the routing groups', () => {
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
       const answers: Record<string, string> = {};
-      for (const path of ['/a', '/a/b/c', '/a/b/x', '/a/b/c/d']) answers[path] = ((await (await fetch(`${origin}${path}`)).json()) as { name: string }).name;
+      for (const path of ['/a', '/a/b/c', '/a/b/x', '/a/b/c/d'])
+        answers[path] = ((await (await fetch(`${origin}${path}`)).json()) as { name: string }).name;
       // '/a/b/c' is declared after '/a/b/:id', which matches it first.
       expect(answers).toEqual({ '/a': 'root', '/a/b/c': 'param', '/a/b/x': 'param', '/a/b/c/d': 'static' });
     } finally {

@@ -57,8 +57,20 @@ export async function startAgencyDomain(options: { clock?: TestClock; paidConver
   const clock = options.clock ?? new TestClock();
   const logs = new LogCapture();
   const database = await createTestDatabase();
-  const agencyDb = openDatabase<AgencyDatabase>({ url: database.url, schema: SERVICE_CATALOG.agency.schema, poolMax: 4, applicationName: 'test-medium', logger: logs.logger('db') });
-  const audienceDb = openDatabase<AudienceDatabase>({ url: database.url, schema: SERVICE_CATALOG.audience.schema, poolMax: 2, applicationName: 'test-medium', logger: logs.logger('db') });
+  const agencyDb = openDatabase<AgencyDatabase>({
+    url: database.url,
+    schema: SERVICE_CATALOG.agency.schema,
+    poolMax: 4,
+    applicationName: 'test-medium',
+    logger: logs.logger('db'),
+  });
+  const audienceDb = openDatabase<AudienceDatabase>({
+    url: database.url,
+    schema: SERVICE_CATALOG.audience.schema,
+    poolMax: 2,
+    applicationName: 'test-medium',
+    logger: logs.logger('db'),
+  });
   const sql = new pg.Pool({ connectionString: database.url, max: 2 });
   sql.on('error', () => undefined);
   // The audience's events stay in its outbox: no relay runs here (the HTTP and fault tests run the real one).

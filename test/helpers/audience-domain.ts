@@ -29,7 +29,11 @@ export async function startAudienceDomain(options: HarnessOptions = {}): Promise
   const logs = new LogCapture();
   const database = await openServiceDatabase<AudienceDatabase>(SERVICE_CATALOG.audience.schema, logs);
   const scheduled = { batches: new RecordingEntryBatchScheduler(), evaluations: new RecordingEvaluationScheduler() };
-  const domain = build(database.db, clock, logs, { scheduler: scheduled.batches, evaluationScheduler: scheduled.evaluations, outbox: { wake: () => undefined } });
+  const domain = build(database.db, clock, logs, {
+    scheduler: scheduled.batches,
+    evaluationScheduler: scheduled.evaluations,
+    outbox: { wake: () => undefined },
+  });
   return { domain, scheduled, db: database.db, sql: database.sql, databaseUrl: database.url, clock, logs, stop: database.close };
 }
 
@@ -48,8 +52,18 @@ export async function startAudienceDomainWithQueues(
   const prefix = newQueuePrefix();
   const queues = new QueueKit({ redisUrl: TEST_REDIS_URL, prefix, logger: logs.logger('queue') });
   await queues.ready();
-  const outbox = new OutboxRelay(database.db, queues, { service: 'audience', clock, logger: logs.logger('outbox'), batchSize: 200, retentionMs: 168 * 3_600_000 });
-  const domain = build(database.db, clock, logs, { scheduler: new BullEntryBatchScheduler(queues), evaluationScheduler: new BullEvaluationScheduler(queues), outbox });
+  const outbox = new OutboxRelay(database.db, queues, {
+    service: 'audience',
+    clock,
+    logger: logs.logger('outbox'),
+    batchSize: 200,
+    retentionMs: 168 * 3_600_000,
+  });
+  const domain = build(database.db, clock, logs, {
+    scheduler: new BullEntryBatchScheduler(queues),
+    evaluationScheduler: new BullEvaluationScheduler(queues),
+    outbox,
+  });
   return {
     domain,
     outbox,
@@ -68,7 +82,12 @@ export async function startAudienceDomainWithQueues(
 }
 
 /** The domain as the service composes it, on these queues and this outbox. */
-function build(db: Kysely<AudienceDatabase>, clock: TestClock, logs: LogCapture, parts: Pick<AudienceDomainDeps, 'scheduler' | 'evaluationScheduler' | 'outbox'>): AudienceDomain {
+function build(
+  db: Kysely<AudienceDatabase>,
+  clock: TestClock,
+  logs: LogCapture,
+  parts: Pick<AudienceDomainDeps, 'scheduler' | 'evaluationScheduler' | 'outbox'>,
+): AudienceDomain {
   // The drainer is not started (no relay): a test matches pending users with domain.matching (onStart, then pass).
   return buildAudienceDomain({ db, clock, logger: logs.logger('audience'), ...parts, matchingDebounceMs: 0 });
 }

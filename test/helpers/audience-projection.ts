@@ -42,7 +42,13 @@ export async function deliverProducedEvents(
       [consumer.eventTypes, consumer.name],
     );
     for (const row of rows) {
-      await deliverEvent(agencyDb, consumer, { id: row.id, type: row.type, projectId: row.project_id, payload: row.payload, createdAt: row.created_at.toISOString() }, clock, logger);
+      await deliverEvent(
+        agencyDb,
+        consumer,
+        { id: row.id, type: row.type, projectId: row.project_id, payload: row.payload, createdAt: row.created_at.toISOString() },
+        clock,
+        logger,
+      );
     }
   }
 }

@@ -82,7 +82,13 @@ export async function startClaimDomain(options: ClaimHarnessOptions = {}): Promi
       for (const batchId of await domain.payouts.unfinished(1_000)) await domain.payouts.payBatch(batchId);
     },
     anotherProcess: () => {
-      const opened = openDatabase<ClaimDatabase>({ url: database.url, schema: SERVICE_CATALOG.claim.schema, poolMax: 2, applicationName: 'test-medium-other', logger });
+      const opened = openDatabase<ClaimDatabase>({
+        url: database.url,
+        schema: SERVICE_CATALOG.claim.schema,
+        poolMax: 2,
+        applicationName: 'test-medium-other',
+        logger,
+      });
       others.push(() => opened.close());
       return build(opened.db);
     },

@@ -12,13 +12,24 @@ export interface InputUser {
   identifierType?: IdentifierType;
 }
 
-const key = (projectId: string, user: InputUser) => ({ project_id: projectId, identifier_type: user.identifierType ?? 'evm_address', identifier: user.identifier });
+const key = (projectId: string, user: InputUser) => ({
+  project_id: projectId,
+  identifier_type: user.identifierType ?? 'evm_address',
+  identifier: user.identifier,
+});
 
 export function conditionInputs(db: Kysely<AudienceDatabase>, projectId: string) {
   return {
-    async metrics(user: InputUser, figures: { volume_usd?: string; revenue_usd?: string; conversions?: number; referred_users?: number; referred_volume_usd?: string }) {
+    async metrics(
+      user: InputUser,
+      figures: { volume_usd?: string; revenue_usd?: string; conversions?: number; referred_users?: number; referred_volume_usd?: string },
+    ) {
       const row = { ...key(projectId, user), ...figures, updated_at: new Date() };
-      await db.insertInto('user_metrics').values(row).onConflict((c) => c.columns(['project_id', 'identifier_type', 'identifier']).doUpdateSet(figures)).execute();
+      await db
+        .insertInto('user_metrics')
+        .values(row)
+        .onConflict((c) => c.columns(['project_id', 'identifier_type', 'identifier']).doUpdateSet(figures))
+        .execute();
     },
     async trait(user: InputUser, name: string, value: number | string | boolean) {
       await db
@@ -28,17 +39,30 @@ export function conditionInputs(db: Kysely<AudienceDatabase>, projectId: string)
         .execute();
     },
     async conversionDay(user: InputUser, name: string, day: string, figures: { conversions: number; volume_usd?: string; revenue_usd?: string }) {
-      await db.insertInto('user_conversion_days').values({ ...key(projectId, user), name, day, ...figures }).execute();
+      await db
+        .insertInto('user_conversion_days')
+        .values({ ...key(projectId, user), name, day, ...figures })
+        .execute();
     },
     async referralDay(user: InputUser, day: string, figures: { referred_users: number; referred_volume_usd?: string }) {
-      await db.insertInto('user_referral_days').values({ ...key(projectId, user), day, ...figures }).execute();
+      await db
+        .insertInto('user_referral_days')
+        .values({ ...key(projectId, user), day, ...figures })
+        .execute();
     },
     /** Records the user for re-matching, as the writers of its inputs do in their transactions. */
     async pending(user: InputUser, changedAt: Date = new Date()) {
-      await db.transaction().execute((trx) => recordPendingMatches(trx, projectId, [{ identifier: user.identifier, identifierType: user.identifierType ?? 'evm_address' }], changedAt));
+      await db
+        .transaction()
+        .execute((trx) =>
+          recordPendingMatches(trx, projectId, [{ identifier: user.identifier, identifierType: user.identifierType ?? 'evm_address' }], changedAt),
+        );
     },
     async earningDay(user: InputUser, currencyId: string, day: string, amount: string) {
-      await db.insertInto('user_earning_days').values({ ...key(projectId, user), currency_id: currencyId, day, amount }).execute();
+      await db
+        .insertInto('user_earning_days')
+        .values({ ...key(projectId, user), currency_id: currencyId, day, amount })
+        .execute();
     },
   };
 }

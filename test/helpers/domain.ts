@@ -49,4 +49,3 @@ export async function openServiceDatabase<DB>(schema: string, logs: LogCapture) 
     },
   };
 }
-

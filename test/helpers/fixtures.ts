@@ -45,4 +45,3 @@ export async function createSegment(stack: WithApi, project: TestProject, body: 
   if (response.status !== 201) throw new Error(`segment creation failed: ${response.status} ${response.text}`);
   return response.body as { id: string; name: string; entries_count: number; tier_rank: number | null };
 }
-

@@ -43,7 +43,13 @@ export async function startOutboxProbe(options: { databaseUrl?: string; redisUrl
   const url = options.databaseUrl ?? database!.url;
   const schema = `probe_${process.pid}_${(probes += 1)}`;
   const logs = new LogCapture();
-  const opened: Database<ProbeDatabase> = openDatabase<ProbeDatabase>({ url, schema, poolMax: 8, applicationName: 'test-outbox-probe', logger: logs.logger('db') });
+  const opened: Database<ProbeDatabase> = openDatabase<ProbeDatabase>({
+    url,
+    schema,
+    poolMax: 8,
+    applicationName: 'test-outbox-probe',
+    logger: logs.logger('db'),
+  });
   await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(opened.db);
   await createOutboxTables(opened.db as unknown as Kysely<unknown>);
   await splitOutboxRelayState(opened.db as unknown as Kysely<unknown>);
@@ -52,7 +58,12 @@ export async function startOutboxProbe(options: { databaseUrl?: string; redisUrl
   pool.on('error', () => undefined);
   const redisUrl = options.redisUrl ?? TEST_REDIS_URL;
   const queuePrefix = options.queuePrefix ?? newQueuePrefix();
-  const queues = new QueueKit({ redisUrl, prefix: queuePrefix, logger: logs.logger('queue'), worker: { lockDurationMs: 3_000, stalledIntervalMs: 1_000 } });
+  const queues = new QueueKit({
+    redisUrl,
+    prefix: queuePrefix,
+    logger: logs.logger('queue'),
+    worker: { lockDurationMs: 3_000, stalledIntervalMs: 1_000 },
+  });
   await queues.ready();
   const clock = new TestClock();
   return {
@@ -64,9 +75,18 @@ export async function startOutboxProbe(options: { databaseUrl?: string; redisUrl
     clock,
     logs,
     relay: (overrides = {}) =>
-      new OutboxRelay(opened.db, queues, { service: schema, clock, logger: logs.logger('relay'), batchSize: 100, retentionMs: 24 * 3_600_000, ...overrides }),
+      new OutboxRelay(opened.db, queues, {
+        service: schema,
+        clock,
+        logger: logs.logger('relay'),
+        batchSize: 100,
+        retentionMs: 24 * 3_600_000,
+        ...overrides,
+      }),
     effects: async () =>
-      (await opened.db.selectFrom('effects').select(['event_type', 'identifier']).execute()).map((row) => `${row.event_type} ${row.identifier}`).sort(),
+      (await opened.db.selectFrom('effects').select(['event_type', 'identifier']).execute())
+        .map((row) => `${row.event_type} ${row.identifier}`)
+        .sort(),
     stop: async () => {
       await queues.close();
       if (!options.queuePrefix) await deleteKeys(redisUrl, `${queuePrefix}:*`);

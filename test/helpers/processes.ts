@@ -8,7 +8,11 @@ import { readEphemeralPortRange } from '../../scripts/stack/port-check';
 export const REGISTER_TS = path.join(__dirname, '../../scripts/register-ts.js');
 
 /** Polls `check` until it returns something other than undefined/false, or fails after timeoutMs. */
-export async function eventually<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

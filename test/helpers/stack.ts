@@ -57,7 +57,6 @@ export interface TestStack {
   stop(): Promise<void>;
 }
 
-
 /**
  * The real stack in this test process: every gRPC service (services/manifests.ts) with its workers
  * and the gateway, on free ports, over a database cloned from the run's migrated template and a
@@ -78,9 +77,14 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
   for (const manifest of SERVICE_MANIFESTS) {
     const name = manifest.service.name as ServiceName;
     // Where the services started before it listen (the agency calls the audience service, the claim service the agency).
-    const started = Object.fromEntries(CATALOG.filter((entry) => grpcAddresses[entry.name]).map((entry) => [entry.addressVariable, grpcAddresses[entry.name]]));
+    const started = Object.fromEntries(
+      CATALOG.filter((entry) => grpcAddresses[entry.name]).map((entry) => [entry.addressVariable, grpcAddresses[entry.name]]),
+    );
     const port = name === SERVICE_CATALOG.claim.name ? String(claimPort) : '0';
-    const env = withOverrides({ ...common, ...claimAddress, ...started, GRPC_HOST: '127.0.0.1', GRPC_PORT: port, ...TEST_SERVICE_ENV[name] }, options.serviceEnv?.[name]);
+    const env = withOverrides(
+      { ...common, ...claimAddress, ...started, GRPC_HOST: '127.0.0.1', GRPC_PORT: port, ...TEST_SERVICE_ENV[name] },
+      options.serviceEnv?.[name],
+    );
     const service = await startService(manifest, loadConfig(manifest.configSchema, env), { clock, logger: logs.logger(name) });
     running.push(service);
     grpcAddresses[name] = `127.0.0.1:${service.grpcPort}`;
@@ -184,12 +188,8 @@ export function commonEnv(databaseUrl: string, redisUrl: string, queuePrefix: st
   };
 }
 
-
-
 export function withOverrides(base: Record<string, string>, overrides: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: Record<string, string | undefined> = { ...base, ...overrides };
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
   return env;
 }
-
-

@@ -45,7 +45,14 @@ export async function startWebhooksDomain(options: HarnessOptions & { settings?:
     enqueue: async (ids) => void queued.push(...ids),
     requeue: async (id) => void queued.push(id),
   };
-  const settings: DeliverySettings = { timeoutMs: 1_000, maxAttempts: 20, backoffMs: 1_000, retryWindowMs: 24 * 3_600_000, production: false, ...options.settings };
+  const settings: DeliverySettings = {
+    timeoutMs: 1_000,
+    maxAttempts: 20,
+    backoffMs: 1_000,
+    retryWindowMs: 24 * 3_600_000,
+    production: false,
+    ...options.settings,
+  };
   const domain = buildWebhooksDomain({
     db: database.db,
     clock,
@@ -70,5 +77,17 @@ export async function startWebhooksDomain(options: HarnessOptions & { settings?:
     queued.length = 0;
     clock.set(start);
   };
-  return { domain, sender, queued, settings, reset, db: database.db, sql: database.sql, databaseUrl: database.url, clock, logs, stop: database.close };
+  return {
+    domain,
+    sender,
+    queued,
+    settings,
+    reset,
+    db: database.db,
+    sql: database.sql,
+    databaseUrl: database.url,
+    clock,
+    logs,
+    stop: database.close,
+  };
 }

@@ -11,9 +11,7 @@ export default async function globalTeardown(): Promise<void> {
   if (run) {
     const admin = new pg.Client({ connectionString: databaseUrl('postgres') });
     await admin.connect();
-    const { rows } = await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [
-      `${TEST_DB_PREFIX}${run}%`,
-    ]);
+    const { rows } = await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${TEST_DB_PREFIX}${run}%`]);
     for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(datname)} WITH (FORCE)`);
     await admin.end();
 

@@ -25,7 +25,8 @@ class LongestFirstSequencer extends Sequencer {
       if (!sizes.has(test.path)) sizes.set(test.path, test.context.hasteFS.getSize(test.path) ?? 0);
       return sizes.get(test.path);
     };
-    for (const test of tests) test.duration = this.time(test) ?? (durations[relative(test)] === undefined ? undefined : durations[relative(test)] * 1000);
+    for (const test of tests)
+      test.duration = this.time(test) ?? (durations[relative(test)] === undefined ? undefined : durations[relative(test)] * 1000);
     return [...tests].sort((a, b) => {
       const failedA = this.hasFailed(a);
       if (failedA !== this.hasFailed(b)) return failedA ? -1 : 1;

@@ -41,7 +41,9 @@ describe('the warning about ports inside it', () => {
 
   it('follows the range the kernel has, and says nothing where it is unknown or for a port taken at random (0)', () => {
     const lowered = ephemeralPortWarning(members(), { low: 20000, high: 30000 });
-    expect(lowered).toMatch(/^warning: audience \(AUDIENCE_GRPC_ADDR, port 20051\), tax \(TAX_GRPC_ADDR, port 20052\), .*webhooks \(WEBHOOKS_GRPC_ADDR, port 20055\) would listen/);
+    expect(lowered).toMatch(
+      /^warning: audience \(AUDIENCE_GRPC_ADDR, port 20051\), tax \(TAX_GRPC_ADDR, port 20052\), .*webhooks \(WEBHOOKS_GRPC_ADDR, port 20055\) would listen/,
+    );
     expect(lowered).toMatch(/: set AUDIENCE_GRPC_ADDR, TAX_GRPC_ADDR, AGENCY_GRPC_ADDR, CLAIM_GRPC_ADDR, WEBHOOKS_GRPC_ADDR to a port below 20000$/);
     expect(ephemeralPortWarning(members({ TAX_GRPC_ADDR: '127.0.0.1:50052' }), undefined)).toBeUndefined();
     const anyPort = ephemeralPortWarning(members({ PORT: '0', METRICS_PORT: '0' }), { low: 0, high: 65535 });

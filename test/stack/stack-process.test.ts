@@ -22,14 +22,18 @@ function threeMembers(events: string): MemberSpec[] {
 
 const started = (events: string) =>
   eventually('every member started', () => {
-    const pids = readEvents(events).filter((event) => event.event === 'started').map((event) => event.pid);
+    const pids = readEvents(events)
+      .filter((event) => event.event === 'started')
+      .map((event) => event.pid);
     return pids.length === 3 && pids;
   });
 
 /** Every member said it stopped (gracefully), and its process is gone. */
 async function allStoppedGracefully(events: string, pids: number[]): Promise<void> {
   await eventually('every member gone', () => pids.every((pid) => !isAlive(pid)));
-  const stopped = readEvents(events).filter((event) => event.event === 'stopped').map((event) => event.pid);
+  const stopped = readEvents(events)
+    .filter((event) => event.event === 'stopped')
+    .map((event) => event.pid);
   expect(stopped.sort()).toEqual([...pids].sort());
 }
 
@@ -62,7 +66,10 @@ describe('npm start supervisor process', () => {
     // The parent stands in for npm: it starts the supervisor and would forward signals, but it is killed outright.
     const parent = spawn(
       process.execPath,
-      ['-e', `require('node:child_process').spawn(process.execPath, ['-r', ${JSON.stringify(REGISTER_TS)}, ${JSON.stringify(FAKE_STACK)}], { stdio: 'inherit' }); setInterval(() => {}, 60000);`],
+      [
+        '-e',
+        `require('node:child_process').spawn(process.execPath, ['-r', ${JSON.stringify(REGISTER_TS)}, ${JSON.stringify(FAKE_STACK)}], { stdio: 'inherit' }); setInterval(() => {}, 60000);`,
+      ],
       { env: stackEnv(threeMembers(events)), stdio: 'ignore' },
     );
     const pids = await started(events);
@@ -97,8 +104,13 @@ describe('npm start supervisor process', () => {
     const stack = startTs(FAKE_STACK, { env: stackEnv(members) });
     const pids = await started(events);
     leftovers.push(stack.child.pid!, ...pids);
-    const warnings = stack.output().split('\n').filter((line) => line.startsWith('stack: warning: '));
-    expect(warnings).toEqual([expect.stringContaining(`tax (TAX_GRPC_ADDR, port ${port}) would listen inside the kernel's ephemeral port range ${range!.low}-${range!.high}`)]);
+    const warnings = stack
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('stack: warning: '));
+    expect(warnings).toEqual([
+      expect.stringContaining(`tax (TAX_GRPC_ADDR, port ${port}) would listen inside the kernel's ephemeral port range ${range!.low}-${range!.high}`),
+    ]);
     expect(warnings[0]).toMatch(/set TAX_GRPC_ADDR to a port below \d+$/);
 
     stack.child.kill('SIGTERM');

@@ -30,7 +30,8 @@ beforeAll(async () => {
   ports = [...Object.values(named), ...Object.values(grpc)];
   expect(new Set(ports).size).toBe(ports.length);
   env = { ...process.env };
-  for (const name of Object.keys(env)) if (/^(DATABASE_URL|GRPC_|SIWE_|PLATFORM_API_KEY|NODE_ENV|CHAIN_|CLAIM_|DB_POOL_MAX)/.test(name)) delete env[name];
+  for (const name of Object.keys(env))
+    if (/^(DATABASE_URL|GRPC_|SIWE_|PLATFORM_API_KEY|NODE_ENV|CHAIN_|CLAIM_|DB_POOL_MAX)/.test(name)) delete env[name];
   Object.assign(env, {
     DATABASE_URL: databaseUrl(database),
     REDIS_URL: TEST_REDIS_URL,
@@ -71,11 +72,17 @@ describe('npm start, again and again', () => {
       }
       const output = stack.output();
       // Not one member failed and was restarted on the way: each started once and stopped with exit code 0.
-      expect({ start, failures: output.split('\n').filter((line) => /already in use|failed to start|exited unexpectedly|warning: /.test(line)) }).toEqual({
+      expect({
+        start,
+        failures: output.split('\n').filter((line) => /already in use|failed to start|exited unexpectedly|warning: /.test(line)),
+      }).toEqual({
         start,
         failures: [],
       });
-      expect({ start, stopped: output.split('\n').filter((line) => /^stack: \S+ stopped \(exit code 0\)$/.test(line)).length }).toEqual({ start, stopped: CATALOG.length + 2 });
+      expect({ start, stopped: output.split('\n').filter((line) => /^stack: \S+ stopped \(exit code 0\)$/.test(line)).length }).toEqual({
+        start,
+        stopped: CATALOG.length + 2,
+      });
       for (const port of ports) expect({ start, port, free: await portIsFree(port) }).toEqual({ start, port, free: true });
     }
   }, 600_000);

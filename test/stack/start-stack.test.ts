@@ -79,10 +79,14 @@ beforeAll(async () => {
   );
   // The gateway's readiness does not include the dev chain, which loads EDR and deploys its contracts
   // in its own process: on a loaded machine it answers a few seconds after the gateway.
-  await eventually('the dev chain to answer with its contracts deployed', async () => {
-    const code = (await rpc('eth_getCode', [DEV_TOKEN.address, 'latest']).catch(() => '0x')) as string;
-    return code.length > 2;
-  }, 60_000);
+  await eventually(
+    'the dev chain to answer with its contracts deployed',
+    async () => {
+      const code = (await rpc('eth_getCode', [DEV_TOKEN.address, 'latest']).catch(() => '0x')) as string;
+      return code.length > 2;
+    },
+    60_000,
+  );
 });
 
 afterAll(async () => {
@@ -115,7 +119,13 @@ async function runQuickStart(): Promise<{ code: number | null; stdout: string; s
   if (!block) throw new Error('no quick-start block starting with GATEWAY= in the README');
   const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', block], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', GATEWAY: `127.0.0.1:${ports.gateway}`, CHAIN: `http://127.0.0.1:${ports.chain}`, PLATFORM_API_KEY: platformKey },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      GATEWAY: `127.0.0.1:${ports.gateway}`,
+      CHAIN: `http://127.0.0.1:${ports.chain}`,
+      PLATFORM_API_KEY: platformKey,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 150_000,
   });
@@ -167,10 +177,15 @@ describe('npm start', () => {
   });
 
   it('runs the dev chain when no chain is configured, and says where it answers and what it holds', async () => {
-    const banner = stack.output().split('\n').find((line) => line.startsWith('stack: started '));
+    const banner = stack
+      .output()
+      .split('\n')
+      .find((line) => line.startsWith('stack: started '));
     expect(banner).toMatch(/^stack: started dev-chain \(pid \d+\), audience/);
     expect(banner).toContain(`the dev chain 31337 runs at http://127.0.0.1:${ports.chain}`);
-    expect(banner).toContain(`ClaimManager ${DEV_CLAIM_MANAGER}, DUSD ${DEV_TOKEN.address}, development account 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266`);
+    expect(banner).toContain(
+      `ClaimManager ${DEV_CLAIM_MANAGER}, DUSD ${DEV_TOKEN.address}, development account 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266`,
+    );
     const chainId = await rpc('eth_chainId');
     expect(chainId).toBe('0x7a69');
     // Deployed where the README and constants.ts say, on every start.
@@ -195,7 +210,10 @@ describe('npm start', () => {
     const admin = new pg.Client({ connectionString: databaseUrl(database) });
     await admin.connect();
     try {
-      const { rows } = await admin.query('SELECT c.status, v.claim_tx_hash FROM claim.claim_checks c JOIN claim.vouchers v ON v.claim_check_id = c.id WHERE c.id = $1', [checkId]);
+      const { rows } = await admin.query(
+        'SELECT c.status, v.claim_tx_hash FROM claim.claim_checks c JOIN claim.vouchers v ON v.claim_check_id = c.id WHERE c.id = $1',
+        [checkId],
+      );
       const claimTx = /^claim: transaction (0x[0-9a-f]{64}) success$/m.exec(output)![1];
       expect(rows).toEqual([{ status: 'claimed', claim_tx_hash: claimTx }]);
     } finally {
@@ -213,7 +231,11 @@ describe('npm start', () => {
     expect(after).not.toBe(before);
     const line = await eventually(
       'the claim service to notice the new genesis',
-      () => stack.output().split('\n').find((text) => text.includes('the chain has a new genesis block')),
+      () =>
+        stack
+          .output()
+          .split('\n')
+          .find((text) => text.includes('the chain has a new genesis block')),
       30_000,
     );
     expect(line).toContain(`"previous_genesis_hash":"${before}"`);
@@ -224,7 +246,10 @@ describe('npm start', () => {
     stack.child.kill('SIGTERM');
     // Settles only once the members, which share the supervisor's output, are gone too.
     expect(await endOf(stack, 30_000)).toEqual({ code: 0, signal: null });
-    const lines = stack.output().split('\n').filter((line) => line.startsWith('stack: '));
+    const lines = stack
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('stack: '));
     const services = CATALOG.map((service) => service.name);
     const stoppedService = new RegExp(`^stack: (${services.join('|')}) stopped \\(exit code 0\\)$`);
     // The dev chain last: the claim service reads it for as long as it runs.

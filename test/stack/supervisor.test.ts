@@ -38,7 +38,14 @@ function supervise(members: (events: string) => MemberSpec[]): Harness {
     launches.push(member.name);
     return fork(member);
   };
-  const supervisor = new Supervisor({ members: members(events), launch, timers, stopTimeoutMs: STOP_TIMEOUT_MS, restartPolicy: POLICY, log: (line) => lines.push(line) });
+  const supervisor = new Supervisor({
+    members: members(events),
+    launch,
+    timers,
+    stopTimeoutMs: STOP_TIMEOUT_MS,
+    restartPolicy: POLICY,
+    log: (line) => lines.push(line),
+  });
   running.push(supervisor);
   supervisor.start();
   return { supervisor, timers, lines, events, launches };
@@ -55,12 +62,16 @@ afterEach(async () => {
   for (const output of outputs.splice(0)) closeSync(output);
 });
 
-const lineMatching = (lines: string[], pattern: RegExp) => eventually(`a line matching ${pattern} in:\n${lines.join('\n')}`, () => lines.find((line) => pattern.test(line)));
+const lineMatching = (lines: string[], pattern: RegExp) =>
+  eventually(`a line matching ${pattern} in:\n${lines.join('\n')}`, () => lines.find((line) => pattern.test(line)));
 
 describe('the stack supervisor', () => {
   it('restarts a crashed member after a backoff that doubles, says so, and starts the backoff again once it ran stably', async () => {
     const { supervisor, timers, lines, events } = supervise((file) => [fakeMember('audience', 0, file), fakeMember('gateway', 1, file)]);
-    const [first] = await eventually('both members started', () => startedPids(events, 'audience').length === 1 && startedPids(events, 'gateway').length === 1 && startedPids(events, 'audience'));
+    const [first] = await eventually(
+      'both members started',
+      () => startedPids(events, 'audience').length === 1 && startedPids(events, 'gateway').length === 1 && startedPids(events, 'audience'),
+    );
     const gatewayPid = startedPids(events, 'gateway')[0]!;
 
     timers.advance(5_000);
@@ -72,7 +83,10 @@ describe('the stack supervisor', () => {
     timers.advance(999);
     expect(supervisor.pids().audience).toBeUndefined();
     timers.advance(1);
-    const [, second] = await eventually('the restarted audience', () => startedPids(events, 'audience').length === 2 && startedPids(events, 'audience'));
+    const [, second] = await eventually(
+      'the restarted audience',
+      () => startedPids(events, 'audience').length === 2 && startedPids(events, 'audience'),
+    );
     expect(second).not.toBe(first);
     expect(lines).toContain(`restarted audience (pid ${second})`);
 
@@ -100,7 +114,10 @@ describe('the stack supervisor', () => {
       fakeMember('tax', 0, file, 'crash'),
       fakeMember('gateway', 1, file),
     ]);
-    await eventually('the healthy members started', () => startedPids(events, 'audience').length === 1 && startedPids(events, 'gateway').length === 1);
+    await eventually(
+      'the healthy members started',
+      () => startedPids(events, 'audience').length === 1 && startedPids(events, 'gateway').length === 1,
+    );
     const delays: number[] = [];
     for (let failure = 1; failure < 5; failure += 1) {
       const [delay] = await eventually(`restart ${failure} of tax to be scheduled`, () => timers.pending().length === 1 && timers.pending());
@@ -110,12 +127,15 @@ describe('the stack supervisor', () => {
     expect(await supervisor.finished).toBe(1);
     expect(delays).toEqual([1_000, 2_000, 4_000, 8_000]);
     expect(startedPids(events, 'tax')).toHaveLength(5);
-    expect(lines).toContain(
-      'tax failed 5 times within 60 s (last: exit code 3), so it is not restarted again: stopping gateway, then audience',
-    );
+    expect(lines).toContain('tax failed 5 times within 60 s (last: exit code 3), so it is not restarted again: stopping gateway, then audience');
     // The healthy members were stopped gracefully, the gateway before the audience service.
     const stops = readEvents(events).filter((event) => event.event === 'stopping' || event.event === 'stopped');
-    expect(stops.map((event) => `${event.name} ${event.event}`)).toEqual(['gateway stopping', 'gateway stopped', 'audience stopping', 'audience stopped']);
+    expect(stops.map((event) => `${event.name} ${event.event}`)).toEqual([
+      'gateway stopping',
+      'gateway stopped',
+      'audience stopping',
+      'audience stopped',
+    ]);
   });
 
   it('does not restart a member that failed on its configuration, and stops the rest', async () => {

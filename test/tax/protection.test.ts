@@ -137,7 +137,10 @@ describe('protecting tax information', () => {
 
   describe('encryption at rest', () => {
     it('stores no digits of the tax id in the row: AES-256-GCM with the active key, a 12-byte IV and a 16-byte tag', async () => {
-      const { rows } = await stack.db.query('SELECT to_jsonb(r) AS row, r.tax_id_ciphertext, r.tax_id_iv, r.tax_id_auth_tag FROM tax.tax_records r WHERE id = $1', [recordId]);
+      const { rows } = await stack.db.query(
+        'SELECT to_jsonb(r) AS row, r.tax_id_ciphertext, r.tax_id_iv, r.tax_id_auth_tag FROM tax.tax_records r WHERE id = $1',
+        [recordId],
+      );
       const row = rows[0];
       const raw = JSON.stringify(row.row);
       expectNoFullTin(raw);
@@ -158,7 +161,9 @@ describe('protecting tax information', () => {
     it('encrypts every value with a fresh IV: two equal tax ids never share a ciphertext', async () => {
       const other = await signedInAffiliate(stack, project);
       const second = await other.submit(w9());
-      const { rows } = await stack.db.query('SELECT tax_id_iv, tax_id_ciphertext FROM tax.tax_records WHERE id = ANY($1)', [[recordId, second.body.id]]);
+      const { rows } = await stack.db.query('SELECT tax_id_iv, tax_id_ciphertext FROM tax.tax_records WHERE id = ANY($1)', [
+        [recordId, second.body.id],
+      ]);
       expect(rows[0].tax_id_iv.equals(rows[1].tax_id_iv)).toBe(false);
       expect(rows[0].tax_id_ciphertext.equals(rows[1].tax_id_ciphertext)).toBe(false);
     });

@@ -74,7 +74,13 @@ describe('migration 0002: tax ids sealed under non-canonical ids are repaired or
 
   const rowOf = async (id: string) =>
     (
-      await sql<{ identifier: string; tax_id_key_id: string; tax_id_ciphertext: Buffer; quarantined_at: Date | null; quarantine_reason: string | null }>`
+      await sql<{
+        identifier: string;
+        tax_id_key_id: string;
+        tax_id_ciphertext: Buffer;
+        quarantined_at: Date | null;
+        quarantine_reason: string | null;
+      }>`
         SELECT identifier, tax_id_key_id, tax_id_ciphertext, quarantined_at, quarantine_reason FROM tax_records WHERE id = ${id}`.execute(database.db)
     ).rows[0]!;
 
@@ -139,7 +145,9 @@ describe('migration 0002: tax ids sealed under non-canonical ids are repaired or
     expect(row).toMatchObject({ identifier: user(6).identifier, quarantined_at: null });
     const record = (await records().findCurrent(project, user(6)))!;
     expect(maskedView(record, vault, NOW).unreadable).toBe(false);
-    const { rows } = await sql<{ identifier: string }>`SELECT identifier FROM tax_status_events WHERE record_id = ${ids.renamed}`.execute(database.db);
+    const { rows } = await sql<{ identifier: string }>`SELECT identifier FROM tax_status_events WHERE record_id = ${ids.renamed}`.execute(
+      database.db,
+    );
     expect(rows).toEqual([{ identifier: user(6).identifier }]);
   });
 
@@ -192,7 +200,14 @@ describe('migration 0002: tax ids sealed under non-canonical ids are repaired or
 
   it('reports what it did, by record id, and never a tax id', () => {
     const line = logs.lines.map((text) => JSON.parse(text)).find((entry) => entry.msg?.startsWith('tax records sealed under non-canonical ids'));
-    expect(line).toMatchObject({ level: 'warn', repaired: 3, quarantined: 1, key_missing: 1, quarantined_ids: [ids.lost], key_missing_ids: [ids.keyMissing] });
+    expect(line).toMatchObject({
+      level: 'warn',
+      repaired: 3,
+      quarantined: 1,
+      key_missing: 1,
+      quarantined_ids: [ids.lost],
+      key_missing_ids: [ids.keyMissing],
+    });
     expect(line.repaired_ids.sort()).toEqual([ids.uppercase, ids.mixed, ids.renamed].sort());
     expect(logs.text()).not.toContain('111223333');
     expect(logs.text()).not.toContain('123456789');

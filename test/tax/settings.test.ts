@@ -66,10 +66,20 @@ describe('tax settings (GET|PATCH /api/v1/projects/:projectId/tax-settings)', ()
 
   it('keeps a chosen W-8 rule over other changes, and follows the default again after w8_expiry_rule: null', async () => {
     const project = await createProject(stack);
-    expect((await patch(project, { w8_expiry_rule: 'three_years' })).body).toMatchObject({ w8_expiry_rule: 'three_years', w8_expiry_rule_chosen: true });
+    expect((await patch(project, { w8_expiry_rule: 'three_years' })).body).toMatchObject({
+      w8_expiry_rule: 'three_years',
+      w8_expiry_rule_chosen: true,
+    });
     expect((await patch(project, { require_tax_info: true })).body).toMatchObject({ w8_expiry_rule: 'three_years', w8_expiry_rule_chosen: true });
-    expect((await patch(project, { w8_expiry_rule: null })).body).toMatchObject({ w8_expiry_rule: 'three_years_from_approval', w8_expiry_rule_chosen: false });
-    expect((await get(project)).body).toMatchObject({ require_tax_info: true, w8_expiry_rule: 'three_years_from_approval', w8_expiry_rule_chosen: false });
+    expect((await patch(project, { w8_expiry_rule: null })).body).toMatchObject({
+      w8_expiry_rule: 'three_years_from_approval',
+      w8_expiry_rule_chosen: false,
+    });
+    expect((await get(project)).body).toMatchObject({
+      require_tax_info: true,
+      w8_expiry_rule: 'three_years_from_approval',
+      w8_expiry_rule_chosen: false,
+    });
   });
 
   it('clears a company field set to null and leaves the rest', async () => {

@@ -27,7 +27,14 @@ describe('tax status transitions over HTTP', () => {
     const affiliate = await signedInAffiliate(stack, project);
     const status = await affiliate.status();
     expect(status.status).toBe(200);
-    expect(status.body).toEqual({ status: 'not_submitted', form_type: null, submitted_at: null, approved_at: null, expires_at: null, revoked_reason: null });
+    expect(status.body).toEqual({
+      status: 'not_submitted',
+      form_type: null,
+      submitted_at: null,
+      approved_at: null,
+      expires_at: null,
+      revoked_reason: null,
+    });
     const info = await affiliate.taxInfo();
     expect(info.status).toBe(404);
     expect(info.body).toEqual({ status: 404, code: 'TAX_INFO_NOT_FOUND', message: expect.any(String), details: [] });
@@ -65,7 +72,11 @@ describe('tax status transitions over HTTP', () => {
     expect(revoked.status).toBe(200);
     expect(revoked.body).toMatchObject({ status: 'revoked', revoked_reason: 'TIN does not match IRS records' });
     expect((await affiliate.status()).body).toMatchObject({ status: 'revoked', revoked_reason: 'TIN does not match IRS records' });
-    expect((await affiliate.taxInfo()).body).toMatchObject({ status: 'revoked', revoked_at: START, revoked_reason: 'TIN does not match IRS records' });
+    expect((await affiliate.taxInfo()).body).toMatchObject({
+      status: 'revoked',
+      revoked_at: START,
+      revoked_reason: 'TIN does not match IRS records',
+    });
   });
 
   it('refuses a transition the state forbids with 409 TAX_INFO_INVALID_TRANSITION, saying the state', async () => {
@@ -117,7 +128,12 @@ describe('tax status transitions over HTTP', () => {
     expect(listed.status).toBe(200);
     expect(listed.body.total_results).toBe(1);
     expect(listed.body.results).toEqual([
-      expect.objectContaining({ user_identifier: mine.wallet.address, form_type: 'w9', status: 'submitted', tax_id_number: expect.stringMatching(/^\*+\d{4}$/) }),
+      expect.objectContaining({
+        user_identifier: mine.wallet.address,
+        form_type: 'w9',
+        status: 'submitted',
+        tax_id_number: expect.stringMatching(/^\*+\d{4}$/),
+      }),
     ]);
     // With a status that is not the user's, nothing.
     const approvedOnly = await stack.api.get(`${submissions}?user_identifier=${mine.wallet.address}&status=approved`, { key: project.keys.admin });

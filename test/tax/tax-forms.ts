@@ -128,4 +128,3 @@ export async function statusEvents(stack: TestStack, projectId: string, identifi
   );
   return rows;
 }
-

@@ -62,7 +62,12 @@ describe('tax form validation (POST affiliate-portal/tax-info)', () => {
 
     it('answers a W-8BEN-E with its vocabularies by name, and no TIN type for a form without tax id', async () => {
       const response = await submitFresh(
-        w8bene({ tax_id_number: undefined, foreign_tin_not_required_reason: 'The Cayman Islands issue no TIN', chapter3_status: 'grantor_trust', country: 'KY' }),
+        w8bene({
+          tax_id_number: undefined,
+          foreign_tin_not_required_reason: 'The Cayman Islands issue no TIN',
+          chapter3_status: 'grantor_trust',
+          country: 'KY',
+        }),
       );
       expect(response.status).toBe(201);
       expect(response.body).toMatchObject({

@@ -25,7 +25,10 @@ describe('W-8 expiry over HTTP and the sweep job', () => {
   });
   afterEach(() => stack.clock.set(START));
 
-  async function approvedAffiliate(project: TestProject, form: Record<string, unknown>): Promise<{ affiliate: Affiliate; approved: { expires_at: string | null } }> {
+  async function approvedAffiliate(
+    project: TestProject,
+    form: Record<string, unknown>,
+  ): Promise<{ affiliate: Affiliate; approved: { expires_at: string | null } }> {
     const affiliate = await signedInAffiliate(stack, project);
     const submitted = await affiliate.submit(form);
     if (submitted.status !== 201) throw new Error(`submission failed: ${submitted.text}`);
@@ -77,7 +80,12 @@ describe('W-8 expiry over HTTP and the sweep job', () => {
     stack.clock.set('2026-11-25T00:00:00.000Z');
     const response = await stack.api.post(adminPaths(project, affiliate.wallet.address).approve, { key: project.keys.admin });
     expect(response.status).toBe(409);
-    expect(response.body).toEqual({ status: 409, code: 'TAX_FORM_EXPIRED', message: expect.stringContaining('expired at 2026-11-25T00:00:00.000Z'), details: [] });
+    expect(response.body).toEqual({
+      status: 409,
+      code: 'TAX_FORM_EXPIRED',
+      message: expect.stringContaining('expired at 2026-11-25T00:00:00.000Z'),
+      details: [],
+    });
     expect((await affiliate.taxInfo()).body.status).toBe('submitted');
   });
 });

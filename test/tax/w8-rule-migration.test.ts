@@ -53,7 +53,11 @@ describe('migration 0006: the W-8 expiry rule of the specification becomes the d
         signature_name, signature_date, submitted_at, approved_at, expires_at, date_of_birth, foreign_tin_not_required)
       VALUES (${recordId}, ${projects.defaulted}, 'evm_address', ${`0x${'ab'.repeat(20)}`}, 'w8ben', 'approved', 'Grace Hopper', 'DE',
         'Grace Hopper', '2026-03-10', ${BEFORE}, ${BEFORE}, '2029-03-10T00:00:00Z', '1990-12-09', true)`.execute(database.db);
-    const stored = await sql<{ project_id: string; version: string; updated_at: Date }>`SELECT project_id, version, updated_at FROM tax_settings`.execute(database.db);
+    const stored = await sql<{
+      project_id: string;
+      version: string;
+      updated_at: Date;
+    }>`SELECT project_id, version, updated_at FROM tax_settings`.execute(database.db);
     expect(stored.rows.map((row) => row.project_id).sort()).toEqual([projects.defaulted, projects.irs].sort());
     versionsBefore = Object.fromEntries(stored.rows.map((row) => [row.project_id, [String(row.version), row.updated_at.toISOString()]]));
 
@@ -66,12 +70,16 @@ describe('migration 0006: the W-8 expiry rule of the specification becomes the d
 
   const settings = () => new TaxSettingsService(new TaxSettingsRepository(database.db), vault, new TestClock('2026-12-01T00:00:00.000Z'), logger);
   const storedRule = async (projectId: string) =>
-    (await sql<{ w8_expiry_rule: string | null }>`SELECT w8_expiry_rule FROM tax_settings WHERE project_id = ${projectId}`.execute(database.db)).rows[0]
-      ?.w8_expiry_rule;
+    (await sql<{ w8_expiry_rule: string | null }>`SELECT w8_expiry_rule FROM tax_settings WHERE project_id = ${projectId}`.execute(database.db))
+      .rows[0]?.w8_expiry_rule;
 
   it('moves a row holding the old default (three_years) to the new default: stored as no choice, read as three_years_from_approval', async () => {
     expect(await storedRule(projects.defaulted)).toBeNull();
-    expect(await settings().get(projects.defaulted)).toMatchObject({ requireTaxInfo: true, w8ExpiryRule: 'three_years_from_approval', w8ExpiryRuleChosen: false });
+    expect(await settings().get(projects.defaulted)).toMatchObject({
+      requireTaxInfo: true,
+      w8ExpiryRule: 'three_years_from_approval',
+      w8ExpiryRuleChosen: false,
+    });
   });
 
   it('keeps a rule the project chose (irs_calendar)', async () => {
@@ -85,9 +93,17 @@ describe('migration 0006: the W-8 expiry rule of the specification becomes the d
   });
 
   it('changes no version, no updated_at and no approved form', async () => {
-    const after = await sql<{ project_id: string; version: string; updated_at: Date }>`SELECT project_id, version, updated_at FROM tax_settings`.execute(database.db);
-    expect(Object.fromEntries(after.rows.map((row) => [row.project_id, [String(row.version), row.updated_at.toISOString()]]))).toEqual(versionsBefore);
-    const record = await sql<{ status: string; expires_at: Date }>`SELECT status, expires_at FROM tax_records WHERE id = ${recordId}`.execute(database.db);
+    const after = await sql<{
+      project_id: string;
+      version: string;
+      updated_at: Date;
+    }>`SELECT project_id, version, updated_at FROM tax_settings`.execute(database.db);
+    expect(Object.fromEntries(after.rows.map((row) => [row.project_id, [String(row.version), row.updated_at.toISOString()]]))).toEqual(
+      versionsBefore,
+    );
+    const record = await sql<{ status: string; expires_at: Date }>`SELECT status, expires_at FROM tax_records WHERE id = ${recordId}`.execute(
+      database.db,
+    );
     expect(record.rows).toEqual([{ status: 'approved', expires_at: new Date('2029-03-10T00:00:00.000Z') }]);
   });
 

@@ -35,7 +35,10 @@ describe('webhook events, produced through the API', () => {
 
   async function subscribe(project: TestProject, events: string[]): Promise<Endpoint> {
     const path = `/events-${randomUUID()}`;
-    const response = await stack.api.post(`/api/v1/projects/${project.id}/webhooks`, { key: project.keys.admin, body: { url: receiver.url(path), events } });
+    const response = await stack.api.post(`/api/v1/projects/${project.id}/webhooks`, {
+      key: project.keys.admin,
+      body: { url: receiver.url(path), events },
+    });
     expect(response.status).toBe(201);
     return { id: response.body.id, secret: response.body.secret, path };
   }
@@ -66,7 +69,12 @@ describe('webhook events, produced through the API', () => {
     expect(new Set(requests.map((request) => request.headers['webhook-id']))).toEqual(new Set(log.results.map((row) => row.event_id)));
     for (const request of requests) {
       expect(verifyStandardWebhook(endpoint.secret, request.headers, request.body)).toBe(true);
-      expect(request.json).toEqual({ id: request.headers['webhook-id'], type: expect.any(String), created_at: expect.any(String), data: expect.any(Object) });
+      expect(request.json).toEqual({
+        id: request.headers['webhook-id'],
+        type: expect.any(String),
+        created_at: expect.any(String),
+        data: expect.any(Object),
+      });
     }
     return requests;
   }
@@ -94,7 +102,10 @@ describe('webhook events, produced through the API', () => {
 
     const applicant = await newWallet();
     const token = await signIn(stack, applicant);
-    const application = await stack.api.post(`/api/v1/projects/${project.id}/affiliate-portal/application`, { key: token, body: { name: 'Grace', code: 'GRACE1' } });
+    const application = await stack.api.post(`/api/v1/projects/${project.id}/affiliate-portal/application`, {
+      key: token,
+      body: { name: 'Grace', code: 'GRACE1' },
+    });
     expect(application.status).toBe(201);
     const segment = await createSegment(stack, project);
     const approved = await stack.api.post(`/api/v1/projects/${project.id}/applications/${application.body.id}/approve`, {
@@ -107,17 +118,51 @@ describe('webhook events, produced through the API', () => {
     const bySource = new Map(requests.map((request) => [request.json.data.source, request.json]));
     expect(bySource.get('admin')).toMatchObject({
       type: 'affiliate.created',
-      data: { affiliate_id: created.body.id, user: user(byAdmin), name: 'Ada', region: 'GB', codes: ['ADA1'], source: 'admin', application_id: null, joined_at: now() },
+      data: {
+        affiliate_id: created.body.id,
+        user: user(byAdmin),
+        name: 'Ada',
+        region: 'GB',
+        codes: ['ADA1'],
+        source: 'admin',
+        application_id: null,
+        joined_at: now(),
+      },
     });
     expect(bySource.get('self_service')).toMatchObject({
       type: 'affiliate.created',
-      data: { affiliate_id: expect.any(String), user: user(wallet.address), name: 'SELF1', region: null, codes: ['SELF1'], source: 'self_service', application_id: null },
+      data: {
+        affiliate_id: expect.any(String),
+        user: user(wallet.address),
+        name: 'SELF1',
+        region: null,
+        codes: ['SELF1'],
+        source: 'self_service',
+        application_id: null,
+      },
     });
     expect(bySource.get('application')).toMatchObject({
       type: 'affiliate.created',
-      data: { affiliate_id: approved.body.affiliate_id, user: user(applicant.address), name: 'Grace', codes: ['GRACE1'], source: 'application', application_id: application.body.id },
+      data: {
+        affiliate_id: approved.body.affiliate_id,
+        user: user(applicant.address),
+        name: 'Grace',
+        codes: ['GRACE1'],
+        source: 'application',
+        application_id: application.body.id,
+      },
     });
-    for (const request of requests) expect(Object.keys(request.json.data).sort()).toEqual(['affiliate_id', 'application_id', 'codes', 'joined_at', 'name', 'region', 'source', 'user']);
+    for (const request of requests)
+      expect(Object.keys(request.json.data).sort()).toEqual([
+        'affiliate_id',
+        'application_id',
+        'codes',
+        'joined_at',
+        'name',
+        'region',
+        'source',
+        'user',
+      ]);
   });
 
   it('application.decided: a rejection with its reason and an approval with its audience; a hold decides nothing', async () => {
@@ -125,14 +170,19 @@ describe('webhook events, produced through the API', () => {
     const endpoint = await subscribe(project, ['application.decided']);
     const apply = async () => {
       const wallet = await newWallet();
-      const response = await stack.api.post(`/api/v1/projects/${project.id}/affiliate-portal/application`, { key: await signIn(stack, wallet), body: { name: 'Applicant' } });
+      const response = await stack.api.post(`/api/v1/projects/${project.id}/affiliate-portal/application`, {
+        key: await signIn(stack, wallet),
+        body: { name: 'Applicant' },
+      });
       expect(response.status).toBe(201);
       return { wallet, id: response.body.id as string };
     };
     const applications = `/api/v1/projects/${project.id}/applications`;
     const rejected = await apply();
     expect((await stack.api.post(`${applications}/${rejected.id}/hold`, { key: project.keys.admin, body: { note: 'later' } })).status).toBe(200);
-    expect((await stack.api.post(`${applications}/${rejected.id}/reject`, { key: project.keys.admin, body: { reason: 'Traffic too low' } })).status).toBe(200);
+    expect(
+      (await stack.api.post(`${applications}/${rejected.id}/reject`, { key: project.keys.admin, body: { reason: 'Traffic too low' } })).status,
+    ).toBe(200);
     const accepted = await apply();
     const segment = await createSegment(stack, project);
     const approval = await stack.api.post(`${applications}/${accepted.id}/approve`, { key: project.keys.admin, body: { audience_id: segment.id } });
@@ -144,7 +194,15 @@ describe('webhook events, produced through the API', () => {
       id: expect.any(String),
       type: 'application.decided',
       created_at: now(),
-      data: { application_id: rejected.id, user: user(rejected.wallet.address), decision: 'rejected', reason: 'Traffic too low', audience_id: null, affiliate_id: null, decided_at: now() },
+      data: {
+        application_id: rejected.id,
+        user: user(rejected.wallet.address),
+        decision: 'rejected',
+        reason: 'Traffic too low',
+        audience_id: null,
+        affiliate_id: null,
+        decided_at: now(),
+      },
     });
     expect(byDecision.get('approved')).toEqual({
       id: expect.any(String),
@@ -192,10 +250,13 @@ describe('webhook events, produced through the API', () => {
     ]);
     receiver.plan(dead.path, [{ status: 200 }]);
     receiver.releaseHeld();
-    await pollUntil(async () => ((await deliveryLog(project, dead)).results.filter((row) => row.status === 'delivered').length === 2 ? true : undefined), {
-      timeoutMs: 30_000,
-      what: 'the dead endpoint, back, to receive both',
-    });
+    await pollUntil(
+      async () => ((await deliveryLog(project, dead)).results.filter((row) => row.status === 'delivered').length === 2 ? true : undefined),
+      {
+        timeoutMs: 30_000,
+        what: 'the dead endpoint, back, to receive both',
+      },
+    );
   });
 
   it('tax_status.changed: submitted, approved, revoked — statuses and the user only, never a form field or the tax id', async () => {
@@ -216,7 +277,8 @@ describe('webhook events, produced through the API', () => {
     );
     for (const request of requests) {
       expect(request.json.type).toBe('tax_status.changed');
-      for (const secret of [TIN.foreign, TIN.foreignStored, 'Grace Hopper', '1990-12-09', 'Berlin', 'TIN does not match']) expect(request.body).not.toContain(secret);
+      for (const secret of [TIN.foreign, TIN.foreignStored, 'Grace Hopper', '1990-12-09', 'Berlin', 'TIN does not match'])
+        expect(request.body).not.toContain(secret);
     }
   });
 
@@ -280,7 +342,10 @@ describe('webhook events, produced through the API', () => {
     expect(sent.status).toBe(202);
     expect(sent.body).toMatchObject({ accepted: 3, duplicates: 0, refused: 0 });
     // Sent again: duplicates, announced nothing more.
-    expect((await stack.api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions } })).body).toMatchObject({ accepted: 0, duplicates: 3 });
+    expect((await stack.api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions } })).body).toMatchObject({
+      accepted: 0,
+      duplicates: 3,
+    });
 
     const requests = await delivered(project, endpoint, 3);
     expect(requests.map((request) => request.json.data.conversion_id).sort()).toEqual([...ids].sort());

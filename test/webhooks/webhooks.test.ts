@@ -54,7 +54,10 @@ describe('webhooks', () => {
 
   describe('endpoints', () => {
     it('creates an endpoint and shows its whsec_ secret once; reads never show it', async () => {
-      const created = await stack.api.post(base(), { key: project.keys.admin, body: { url: 'https://hooks.example.com/referrals', events: ['conversion.processed'] } });
+      const created = await stack.api.post(base(), {
+        key: project.keys.admin,
+        body: { url: 'https://hooks.example.com/referrals', events: ['conversion.processed'] },
+      });
       expect(created.status).toBe(201);
       expect(created.body).toEqual({
         id: expect.any(String),
@@ -80,7 +83,10 @@ describe('webhooks', () => {
 
     it('changes and deletes an endpoint; a key of another project sees 404', async () => {
       const { id } = await createWebhook(['audience.entry_added']);
-      const patched = await stack.api.patch(`${base()}/${id}`, { key: project.keys.admin, body: { events: ['audience.entry_removed', 'conversion.processed'], enabled: false } });
+      const patched = await stack.api.patch(`${base()}/${id}`, {
+        key: project.keys.admin,
+        body: { events: ['audience.entry_removed', 'conversion.processed'], enabled: false },
+      });
       expect(patched.status).toBe(200);
       expect(patched.body).toMatchObject({ events: ['audience.entry_removed', 'conversion.processed'], enabled: false });
       const other = await createProject(stack, 'Other');
@@ -136,7 +142,14 @@ describe('webhooks', () => {
         created_at: expect.any(String),
         data: { audience_id: segment.id, kind: 'static', users: [{ identifier: evmAddress(1), identifier_type: 'evm_address' }] },
       });
-      expect(delivery).toMatchObject({ event_id: request!.json.id, event_type: 'audience.entry_added', status: 'delivered', attempts: 1, last_response_code: 200, next_attempt_at: null });
+      expect(delivery).toMatchObject({
+        event_id: request!.json.id,
+        event_type: 'audience.entry_added',
+        status: 'delivered',
+        attempts: 1,
+        last_response_code: 200,
+        next_attempt_at: null,
+      });
       expect(receiver.at(other.path)).toEqual([]);
       expect((await deliveries(other.id)).total_results).toBe(0);
     });
@@ -153,7 +166,10 @@ describe('webhooks', () => {
       expect(new Set(requests.map((request) => request.headers['webhook-id'])).size).toBe(1);
       expect(new Set(requests.map((request) => request.body)).size).toBe(1);
       for (const request of requests) expect(verifyStandardWebhook(hook.secret, request.headers, request.body)).toBe(true);
-      const attempts = await stack.db.query('SELECT attempt, response_code FROM webhooks.webhook_delivery_attempts WHERE delivery_id = $1 ORDER BY attempt', [delivery!.id]);
+      const attempts = await stack.db.query(
+        'SELECT attempt, response_code FROM webhooks.webhook_delivery_attempts WHERE delivery_id = $1 ORDER BY attempt',
+        [delivery!.id],
+      );
       expect(attempts.rows).toEqual([
         { attempt: 1, response_code: 500 },
         { attempt: 2, response_code: 503 },
@@ -168,7 +184,10 @@ describe('webhooks', () => {
       await addEntry(segment.id, 3);
       const [delivery] = await untilDeliveries(hook.id, (items) => items[0]?.status === 'delivered', 'the delivery after a timeout');
       expect(delivery).toMatchObject({ status: 'delivered', attempts: 2, last_response_code: 200 });
-      const attempts = await stack.db.query('SELECT attempt, response_code, error FROM webhooks.webhook_delivery_attempts WHERE delivery_id = $1 ORDER BY attempt', [delivery!.id]);
+      const attempts = await stack.db.query(
+        'SELECT attempt, response_code, error FROM webhooks.webhook_delivery_attempts WHERE delivery_id = $1 ORDER BY attempt',
+        [delivery!.id],
+      );
       expect(attempts.rows).toEqual([
         { attempt: 1, response_code: null, error: 'no answer within 1000 ms' },
         { attempt: 2, response_code: 200, error: null },
@@ -196,7 +215,9 @@ describe('webhooks', () => {
       expect(requests[5]!.headers['webhook-id']).toBe(requests[0]!.headers['webhook-id']);
 
       expect((await stack.api.post(`${base()}/${hook.id}/deliveries/${failed!.id}/resend`, { key: project.keys.readOnly })).status).toBe(403);
-      const unknown = await stack.api.post(`${base()}/${hook.id}/deliveries/6f1c2a9e-3b7d-4e58-9a0c-2d4b6e8f1a3c/resend`, { key: project.keys.admin });
+      const unknown = await stack.api.post(`${base()}/${hook.id}/deliveries/6f1c2a9e-3b7d-4e58-9a0c-2d4b6e8f1a3c/resend`, {
+        key: project.keys.admin,
+      });
       expect(unknown.status).toBe(404);
       expect(unknown.body.code).toBe('WEBHOOK_DELIVERY_NOT_FOUND');
     });

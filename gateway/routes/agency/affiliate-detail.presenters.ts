@@ -11,7 +11,14 @@ export function presentAudiences(audiences: readonly UserAudience[]) {
     badges: audiences.flatMap((audience) =>
       audience.badgeName === undefined
         ? []
-        : [{ audience_id: audience.id, name: audience.badgeName, description: audience.badgeDescription ?? null, image: audience.badgeImage ?? null }],
+        : [
+            {
+              audience_id: audience.id,
+              name: audience.badgeName,
+              description: audience.badgeDescription ?? null,
+              image: audience.badgeImage ?? null,
+            },
+          ],
     ),
   };
 }

@@ -4,7 +4,6 @@ import { presentAffiliateStats } from './affiliate-detail.presenters';
 import { affiliateStatsSchema, statsQuery } from './affiliate-detail.schemas';
 import { walletSession } from '../route-access';
 
-
 /** A date of the query as the instant its UTC day begins. */
 const dayStart = (date: string | undefined) => (date === undefined ? undefined : new Date(`${date}T00:00:00.000Z`));
 

@@ -178,7 +178,11 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
         },
       },
       async ({ params, query, body, caller }) => {
-        const affiliate = await clients.agency.suspendAffiliate({ ...target(params, query, caller), reason: body.reason, actor: { apiKeyId: caller.keyId } });
+        const affiliate = await clients.agency.suspendAffiliate({
+          ...target(params, query, caller),
+          reason: body.reason,
+          actor: { apiKeyId: caller.keyId },
+        });
         return { status: 200, body: presentAffiliate(affiliate) };
       },
     ),
@@ -188,7 +192,8 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
         path: '/api/v1/projects/:projectId/affiliates/:userIdentifier/reactivate',
         operationId: 'reactivateAffiliate',
         summary: 'Reactivate a suspended affiliate',
-        description: 'It earns again for conversions from now on (not for those during the suspension). An active affiliate answers 409 AFFILIATE_NOT_SUSPENDED.',
+        description:
+          'It earns again for conversions from now on (not for those during the suspension). An active affiliate answers 409 AFFILIATE_NOT_SUSPENDED.',
         tags,
         auth: projectAdmin,
         query: affiliateQuery,

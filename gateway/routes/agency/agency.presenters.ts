@@ -130,7 +130,11 @@ export function presentAffiliateMetrics(affiliate: Affiliate) {
  * 1 µs). The keys come out in the same order either way.
  */
 export function presentAffiliateListItem(affiliate: Affiliate, taxStatus: EffectiveTaxStatus) {
-  return Object.assign(presentAffiliate(affiliate), { tax_status: nameOf(EffectiveTaxStatus, taxStatus, 'tax_status') }, presentAffiliateMetrics(affiliate));
+  return Object.assign(
+    presentAffiliate(affiliate),
+    { tax_status: nameOf(EffectiveTaxStatus, taxStatus, 'tax_status') },
+    presentAffiliateMetrics(affiliate),
+  );
 }
 
 /** An amount per currency in the list's item shape, from either message that carries one (agency.proto's or activity.proto's). */

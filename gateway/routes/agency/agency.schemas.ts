@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { AffiliateSort, AffiliateStatus, SortOrder } from '../../../gen/referral/agency/v1/enums';
 import { EffectiveTaxStatus } from '../../../gen/referral/tax/v1/enums';
-import { AFFILIATE_LIST_CONVERSION_FILTER, AGENCY_TEXT_LIMITS, MAX_AUDIENCE_FILTER_IDS, REFERRAL_CODE_RULES } from '../../../services/common/contract-limits';
+import {
+  AFFILIATE_LIST_CONVERSION_FILTER,
+  AGENCY_TEXT_LIMITS,
+  MAX_AUDIENCE_FILTER_IDS,
+  REFERRAL_CODE_RULES,
+} from '../../../services/common/contract-limits';
 import { enumNames } from '../../../services/common/enums';
 import { canonicalUuid } from '../../../services/common/ids';
 import { IDENTIFIER_TYPES } from '../../../services/common/identifiers';
@@ -25,7 +30,10 @@ export const code = z
     `${REFERRAL_CODE_RULES.minLength} to ${REFERRAL_CODE_RULES.maxLength} of A-Z a-z 0-9 _ -; unique in the project whatever its letter case`,
   );
 export const region = z.string().max(8).describe('ISO 3166-1 alpha-2 country code (any letter case), e.g. US, DE, BR');
-export const name = z.string().max(AGENCY_TEXT_LIMITS.nameLength * 2).describe(`1 to ${AGENCY_TEXT_LIMITS.nameLength} characters`);
+export const name = z
+  .string()
+  .max(AGENCY_TEXT_LIMITS.nameLength * 2)
+  .describe(`1 to ${AGENCY_TEXT_LIMITS.nameLength} characters`);
 
 export const affiliateCodeSchema = z.object({
   code: z.string().describe('As registered (its letter case kept)'),
@@ -61,7 +69,11 @@ export const affiliateSchema = z.object({
 const usd = z.string().describe('USD, an exact decimal string');
 export const earningSchema = z.object({
   currency_address: z.string().nullable().describe('null only while the agency has not learnt the currency yet (a rebuild fills it)'),
-  currency_chain_id: z.number().int().nullable().describe('The currency’s EVM chain id, a JSON number as in the currencies (null until the currency is known)'),
+  currency_chain_id: z
+    .number()
+    .int()
+    .nullable()
+    .describe('The currency’s EVM chain id, a JSON number as in the currencies (null until the currency is known)'),
   currency_name: z.string().nullable(),
   currency_decimals: z.number().int().nullable(),
   amount: z.string().describe('Integer base units of the currency, a decimal string'),
@@ -95,7 +107,10 @@ export const updateAffiliateBody = z.strictObject({
 });
 
 export const suspendBody = z.strictObject({
-  reason: z.string().max(AGENCY_TEXT_LIMITS.reasonLength * 2).describe(`Why (1 to ${AGENCY_TEXT_LIMITS.reasonLength} characters); kept in the status history`),
+  reason: z
+    .string()
+    .max(AGENCY_TEXT_LIMITS.reasonLength * 2)
+    .describe(`Why (1 to ${AGENCY_TEXT_LIMITS.reasonLength} characters); kept in the status history`),
 });
 
 export const codeBody = z.strictObject({ code });
@@ -120,7 +135,14 @@ export const affiliateListQuery = z.object({
     .string()
     .max(64 * MAX_AUDIENCE_FILTER_IDS)
     .optional()
-    .transform((value) => (value === undefined ? [] : value.split(',').map((id) => canonicalUuid(id.trim())).filter((id) => id !== '')))
+    .transform((value) =>
+      value === undefined
+        ? []
+        : value
+            .split(',')
+            .map((id) => canonicalUuid(id.trim()))
+            .filter((id) => id !== ''),
+    )
     .describe(`Members of any of these segments: ids separated by commas, at most ${MAX_AUDIENCE_FILTER_IDS}`),
   conversions: z
     .string()

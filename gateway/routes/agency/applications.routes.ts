@@ -31,7 +31,12 @@ const TRANSITIONS =
   '(409 APPLICATION_DECIDED); holding one already on hold answers 409 APPLICATION_ON_HOLD.';
 
 /** A decision on one application, as the service takes it. */
-function decision(caller: CallerFor<typeof projectAdmin>, applicationId: string, action: ApplicationAction, fields: { audienceId?: string; reason?: string; note?: string }) {
+function decision(
+  caller: CallerFor<typeof projectAdmin>,
+  applicationId: string,
+  action: ApplicationAction,
+  fields: { audienceId?: string; reason?: string; note?: string },
+) {
   return { projectId: caller.projectId, applicationId, action, ...fields, actor: { apiKeyId: caller.keyId } };
 }
 
@@ -83,10 +88,16 @@ export function applicationRoutes({ clients }: RouteDeps): AnyRoute[] {
         responses: { 200: { description: 'The latest application', schema: ownApplicationSchema } },
       },
       async ({ caller }) => {
-        const own = await clients.agency.getOwnApplication({ projectId: caller.projectId, user: { identifier: caller.address, identifierType: 'evm_address' } });
+        const own = await clients.agency.getOwnApplication({
+          projectId: caller.projectId,
+          user: { identifier: caller.address, identifierType: 'evm_address' },
+        });
         return {
           status: 200,
-          body: { ...presentApplication(required(own.application, 'application')), affiliate: own.affiliate ? presentAffiliate(own.affiliate) : null },
+          body: {
+            ...presentApplication(required(own.application, 'application')),
+            affiliate: own.affiliate ? presentAffiliate(own.affiliate) : null,
+          },
         };
       },
     ),
@@ -180,7 +191,9 @@ export function applicationRoutes({ clients }: RouteDeps): AnyRoute[] {
         },
       },
       async ({ params, body, caller }) => {
-        const application = await clients.agency.decideApplication(decision(caller, params.applicationId, ApplicationAction.APPROVE, { audienceId: body.audience_id }));
+        const application = await clients.agency.decideApplication(
+          decision(caller, params.applicationId, ApplicationAction.APPROVE, { audienceId: body.audience_id }),
+        );
         return { status: 200, body: presentApplication(application) };
       },
     ),
@@ -201,7 +214,9 @@ export function applicationRoutes({ clients }: RouteDeps): AnyRoute[] {
         },
       },
       async ({ params, body, caller }) => {
-        const application = await clients.agency.decideApplication(decision(caller, params.applicationId, ApplicationAction.REJECT, { reason: body.reason }));
+        const application = await clients.agency.decideApplication(
+          decision(caller, params.applicationId, ApplicationAction.REJECT, { reason: body.reason }),
+        );
         return { status: 200, body: presentApplication(application) };
       },
     ),
@@ -222,7 +237,9 @@ export function applicationRoutes({ clients }: RouteDeps): AnyRoute[] {
         },
       },
       async ({ params, body, caller }) => {
-        const application = await clients.agency.decideApplication(decision(caller, params.applicationId, ApplicationAction.HOLD, { note: body.note }));
+        const application = await clients.agency.decideApplication(
+          decision(caller, params.applicationId, ApplicationAction.HOLD, { note: body.note }),
+        );
         return { status: 200, body: presentApplication(application) };
       },
     ),

@@ -64,7 +64,8 @@ export function masterRoutes({ clients }: RouteDeps): AnyRoute[] {
         method: 'get',
         path: '/api/v1/projects/:projectId/agencies',
         operationId: 'listMasterAffiliates',
-        summary: 'The project’s master affiliates, newest designation first, with sub_affiliates_count, referred_volume_usd and earnings per currency',
+        summary:
+          'The project’s master affiliates, newest designation first, with sub_affiliates_count, referred_volume_usd and earnings per currency',
         tags,
         auth: projectAdmin,
         query: subAffiliatesQuery.pick({ page: true, page_size: true }),
@@ -137,7 +138,11 @@ export function masterRoutes({ clients }: RouteDeps): AnyRoute[] {
         responses: { 200: { description: 'What the removal released', schema: removedMasterSchema }, 404: NOT_FOUND },
       },
       async ({ params, caller }) => {
-        const removed = await clients.agency.removeMaster({ projectId: caller.projectId, masterId: params.agencyId, actor: { apiKeyId: caller.keyId } });
+        const removed = await clients.agency.removeMaster({
+          projectId: caller.projectId,
+          masterId: params.agencyId,
+          actor: { apiKeyId: caller.keyId },
+        });
         return { status: 200, body: { id: params.agencyId, released_sub_affiliates: Number(removed.releasedSubAffiliates) } };
       },
     ),
@@ -187,7 +192,8 @@ export function masterRoutes({ clients }: RouteDeps): AnyRoute[] {
         path: '/api/v1/projects/:projectId/agencies/:agencyId/sub-affiliates/:userIdentifier',
         operationId: 'unbindSubAffiliate',
         summary: 'Unbind a sub-affiliate from its master affiliate',
-        description: 'Its binding ends now (kept in the history); conversions from now on pay no agency spread for it. 404 SUB_AFFILIATE_NOT_FOUND when it is not bound to this master.',
+        description:
+          'Its binding ends now (kept in the history); conversions from now on pay no agency spread for it. 404 SUB_AFFILIATE_NOT_FOUND when it is not bound to this master.',
         tags,
         auth: projectAdmin,
         query: affiliateQuery,

@@ -1,5 +1,12 @@
 import type { EarnedInCurrency } from '../../../gen/referral/agency/v1/activity';
-import type { Affiliate, Application, ApplicationDecisionResult, Master, ProgramSettings, SubAffiliate } from '../../../gen/referral/agency/v1/agency';
+import type {
+  Affiliate,
+  Application,
+  ApplicationDecisionResult,
+  Master,
+  ProgramSettings,
+  SubAffiliate,
+} from '../../../gen/referral/agency/v1/agency';
 import { AffiliateStatus, ApplicationStatus } from '../../../gen/referral/agency/v1/enums';
 import type { UserRef } from '../../../gen/referral/common/v1/common';
 import { DEFAULT_LINK_TEMPLATE, effectiveLinkTemplate, type LinkSettings, referralLink } from '../../../services/common/referral-link';

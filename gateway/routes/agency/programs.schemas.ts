@@ -17,7 +17,11 @@ const usd = z.string().describe('USD, a decimal string');
 /** An amount earned in one currency, with the currency's details (null until the projection has seen the currency). */
 export const earningSchema = z.object({
   currency_id: z.string(),
-  currency_chain_id: z.number().int().nullable().describe('The currency’s EVM chain id, a JSON number as in the currencies (null until the currency is known)'),
+  currency_chain_id: z
+    .number()
+    .int()
+    .nullable()
+    .describe('The currency’s EVM chain id, a JSON number as in the currencies (null until the currency is known)'),
   currency_address: z.string().nullable(),
   currency_name: z.string().nullable(),
   currency_decimals: z.number().int().nullable(),
@@ -93,7 +97,9 @@ const linkLength = REFERRAL_LINK_LIMITS.maxLength;
 
 export const programSettingsSchema = z.object({
   program_url: z.string().nullable().describe('Where a referred person lands (an http or https URL without query or fragment); null until set'),
-  link_template: z.string().describe('The referral link, `{code}` standing for the code and `{program_url}` for the program URL: the project’s, or the default'),
+  link_template: z
+    .string()
+    .describe('The referral link, `{code}` standing for the code and `{program_url}` for the program URL: the project’s, or the default'),
   default_link_template: z.string().describe(`The template in force when none is set: ${DEFAULT_LINK_TEMPLATE}`),
   example_link: z.string().nullable().describe('The link of a code named EXAMPLE under these settings; null while there is no link (no program URL)'),
   updated_at: timestamp.nullable().describe('null until first changed'),
@@ -122,7 +128,10 @@ export const portalAffiliateSchema = affiliateSchema.extend({
   codes: z
     .array(
       affiliateCodeSchema.extend({
-        link: z.string().nullable().describe('The referral link to share (the project’s link template with this code); null while the program has no link'),
+        link: z
+          .string()
+          .nullable()
+          .describe('The referral link to share (the project’s link template with this code); null while the program has no link'),
       }),
     )
     .describe('Oldest first'),
@@ -133,7 +142,9 @@ export const designatedMasterSchema = masterDetailSchema.extend({
   unbound_from: z
     .object({ id: z.string(), identifier: z.string(), identifier_type: z.string() })
     .nullable()
-    .describe('The master it was a sub-affiliate of until this designation unbound it (a master is never a sub-affiliate); null when it was bound to none'),
+    .describe(
+      'The master it was a sub-affiliate of until this designation unbound it (a master is never a sub-affiliate); null when it was bound to none',
+    ),
 });
 
 export const removedMasterSchema = z.object({
@@ -143,7 +154,14 @@ export const removedMasterSchema = z.object({
 
 export const bindResultSchema = z.object({
   results: z
-    .array(z.object({ id: z.string(), identifier: z.string(), identifier_type: z.string(), bound: z.boolean().describe('false: it was already bound to this master') }))
+    .array(
+      z.object({
+        id: z.string(),
+        identifier: z.string(),
+        identifier_type: z.string(),
+        bound: z.boolean().describe('false: it was already bound to this master'),
+      }),
+    )
     .describe('One per identifier, in the order given'),
   agency: masterDetailSchema,
 });
@@ -178,7 +196,10 @@ export const tierProtectionBody = z.strictObject({
     .max(TIER_PROTECTION_DAYS.max)
     .optional()
     .describe(`${TIER_PROTECTION_DAYS.min} to ${TIER_PROTECTION_DAYS.max} days from now; or give expires_at`),
-  expires_at: z.iso.datetime({ offset: true }).optional().describe(`When it ends, at most ${TIER_PROTECTION_DAYS.max} days ahead; or give protection_days`),
+  expires_at: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe(`When it ends, at most ${TIER_PROTECTION_DAYS.max} days ahead; or give protection_days`),
 });
 
 // --- Applications ---
@@ -186,7 +207,12 @@ export const tierProtectionBody = z.strictObject({
 export const applicationBody = z.strictObject({
   name,
   region: region.nullable().optional(),
-  message: z.string().max(APPLICATION_LIMITS.messageLength * 2).nullable().optional().describe(`Up to ${APPLICATION_LIMITS.messageLength} characters, for the reviewer`),
+  message: z
+    .string()
+    .max(APPLICATION_LIMITS.messageLength * 2)
+    .nullable()
+    .optional()
+    .describe(`Up to ${APPLICATION_LIMITS.messageLength} characters, for the reviewer`),
   code: code.nullable().optional().describe('The code the applicant would like; given at approval when it is free then'),
 });
 
@@ -219,18 +245,33 @@ export const applicationListSchema = listSchema(applicationSchema);
 
 export const approveBody = z.strictObject({ audience_id: resourceId.describe('A static audience segment of the project; the affiliate joins it') });
 export const rejectBody = z.strictObject({
-  reason: z.string().max(AGENCY_TEXT_LIMITS.reasonLength * 2).describe(`Required, 1 to ${AGENCY_TEXT_LIMITS.reasonLength} characters; recorded with the rejection`),
+  reason: z
+    .string()
+    .max(AGENCY_TEXT_LIMITS.reasonLength * 2)
+    .describe(`Required, 1 to ${AGENCY_TEXT_LIMITS.reasonLength} characters; recorded with the rejection`),
 });
 export const holdBody = z.strictObject({
-  note: z.string().max(APPLICATION_LIMITS.noteLength * 2).optional().describe(`Up to ${APPLICATION_LIMITS.noteLength} characters`),
+  note: z
+    .string()
+    .max(APPLICATION_LIMITS.noteLength * 2)
+    .optional()
+    .describe(`Up to ${APPLICATION_LIMITS.noteLength} characters`),
 });
 
 export const bulkBody = z.strictObject({
   action: z.enum(enumNames(ApplicationAction)),
   application_ids: z.array(resourceId).describe(`1 to ${APPLICATION_LIMITS.maxBulkIds} application ids`),
   audience_id: resourceId.optional().describe('approve: the static audience segment'),
-  reason: z.string().max(AGENCY_TEXT_LIMITS.reasonLength * 2).optional().describe('reject: required'),
-  note: z.string().max(APPLICATION_LIMITS.noteLength * 2).optional().describe('hold: optional'),
+  reason: z
+    .string()
+    .max(AGENCY_TEXT_LIMITS.reasonLength * 2)
+    .optional()
+    .describe('reject: required'),
+  note: z
+    .string()
+    .max(APPLICATION_LIMITS.noteLength * 2)
+    .optional()
+    .describe('hold: optional'),
 });
 
 export const bulkResultSchema = z.object({

@@ -24,7 +24,7 @@ const condition = z
       '(volume_usd, revenue_usd, conversions). A user without figures has 0 of each; a trait the user does not have matches no ' +
       'comparison (neq neither). Each problem is a 400 naming its path (condition.all[2].op). At most 16 KB as JSON and 32 levels ' +
       'of objects and arrays; no NUL character, no lone UTF-16 surrogate, no number beyond a double such as 1e400. A body over the ' +
-      'gateway\'s JSON limit is a 413.',
+      "gateway's JSON limit is a 413.",
   );
 
 const TIER_RANK =
@@ -96,11 +96,7 @@ export const entryListSchema = listSchema(entrySchema, true);
 
 /** Made canonical here, at the edge (gateway/http/params.ts). */
 const identifier = userIdentifier(z.string().min(1).max(512));
-const identifierType = z
-  .string()
-  .min(1)
-  .max(64)
-  .describe(IDENTIFIER_TYPES.join(', '));
+const identifierType = z.string().min(1).max(64).describe(IDENTIFIER_TYPES.join(', '));
 
 export const userRefBody = z.strictObject({ identifier, identifier_type: identifierType });
 

@@ -5,7 +5,16 @@ import { required } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentCurrency, presentPayoutTerms } from './claim.presenters';
-import { currencyBody, currencyListSchema, currencySchema, listQuery, payoutTermsBody, payoutTermsListSchema, payoutTermsSchema, type rewardBody } from './claim.schemas';
+import {
+  currencyBody,
+  currencyListSchema,
+  currencySchema,
+  listQuery,
+  payoutTermsBody,
+  payoutTermsListSchema,
+  payoutTermsSchema,
+  type rewardBody,
+} from './claim.schemas';
 import type { z } from 'zod';
 import { projectAdmin } from '../route-access';
 

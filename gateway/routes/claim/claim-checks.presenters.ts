@@ -1,4 +1,13 @@
-import type { ClaimCheck, ClaimHistoryEntry, ClaimSettings, ClaimVoucher, CurrencyRef, CurrencyTotal, GetClaimCheckTotalsResponse, ListClaimHistoryResponse } from '../../../gen/referral/claim/v1/claim';
+import type {
+  ClaimCheck,
+  ClaimHistoryEntry,
+  ClaimSettings,
+  ClaimVoucher,
+  CurrencyRef,
+  CurrencyTotal,
+  GetClaimCheckTotalsResponse,
+  ListClaimHistoryResponse,
+} from '../../../gen/referral/claim/v1/claim';
 import type { PageInfo } from '../../../gen/referral/common/v1/common';
 import type { z } from 'zod';
 import { ClaimCheckStatus, ClaimReason } from '../../../gen/referral/claim/v1/enums';

@@ -50,7 +50,8 @@ function actingFor(caller: Extract<Caller, { kind: 'api_key' | 'session' }>, nam
   if (caller.kind === 'session') {
     const own = named.identifier === undefined || named.identifier === caller.address;
     const evm = named.identifierType === undefined || named.identifierType === 'evm_address';
-    if (!own || !evm) throw new HttpError(403, 'FORBIDDEN', 'a wallet session acts for its own wallet only: leave the user out, or name the signed-in address');
+    if (!own || !evm)
+      throw new HttpError(403, 'FORBIDDEN', 'a wallet session acts for its own wallet only: leave the user out, or name the signed-in address');
     return { projectId: caller.projectId, user: { identifier: caller.address, identifierType: 'evm_address' } };
   }
   if (named.identifier === undefined) {
@@ -71,7 +72,12 @@ function either(camel: string | undefined, snake: string | undefined, names: [st
   return camel ?? snake;
 }
 
-function bodyUser(body: { userIdentifier?: string; userIdentifierType?: string; user_identifier?: string; user_identifier_type?: string }): NamedUser {
+function bodyUser(body: {
+  userIdentifier?: string;
+  userIdentifierType?: string;
+  user_identifier?: string;
+  user_identifier_type?: string;
+}): NamedUser {
   return {
     identifier: either(body.userIdentifier, body.user_identifier, ['userIdentifier', 'user_identifier']),
     identifierType: either(body.userIdentifierType, body.user_identifier_type, ['userIdentifierType', 'user_identifier_type']),

@@ -74,7 +74,9 @@ const currencyFields = {
   currency_address: z.string().describe('The token contract, or 0x0000000000000000000000000000000000000000 for the native coin'),
   currency_chain_id: z
     .string()
-    .describe('The chain id as a decimal string: the Fuul SDK types this shape’s chain id as a string (everywhere else the API writes a JSON number)'),
+    .describe(
+      'The chain id as a decimal string: the Fuul SDK types this shape’s chain id as a string (everywhere else the API writes a JSON number)',
+    ),
   currency_name: z.string(),
   currency_decimals: z.number().int(),
 };
@@ -92,12 +94,7 @@ export const claimCheckItemSchema = z.object({
     ),
   amount: z.string().describe('Base units, as a decimal string'),
   status: z.enum(CLAIM_CHECK_LIST_STATUSES),
-  deadline_seconds: z
-    .number()
-    .int()
-    .nullable()
-    .optional()
-    .describe('The voucher’s deadline (unix seconds); null while open; absent when restricted'),
+  deadline_seconds: z.number().int().nullable().optional().describe('The voucher’s deadline (unix seconds); null while open; absent when restricted'),
   created_at: z.string().describe('ISO-8601 UTC'),
   restriction_message: restrictionMessage.optional(),
 });
@@ -126,7 +123,9 @@ export const claimResponseSchema = z
     claim_manager: z
       .string()
       .optional()
-      .describe('The ClaimManager contract the voucher was signed for (its EIP-712 verifyingContract): send claim([...]) there; absent when restricted'),
+      .describe(
+        'The ClaimManager contract the voucher was signed for (its EIP-712 verifyingContract): send claim([...]) there; absent when restricted',
+      ),
     restriction_message: restrictionMessage.optional(),
   })
   .describe('Fuul v2’s ClaimCheck struct, ready for ClaimManager.claim([...])');
@@ -154,7 +153,10 @@ export const claimHistorySchema = z.object({
 });
 
 export const claimSettingsBody = z.strictObject({
-  project_address: z.string().max(64).describe('The project’s account in the ClaimManager (0x + 40 hex): its deposits are held under it, and every voucher names it'),
+  project_address: z
+    .string()
+    .max(64)
+    .describe('The project’s account in the ClaimManager (0x + 40 hex): its deposits are held under it, and every voucher names it'),
 });
 
 export const claimSettingsSchema = z.object({

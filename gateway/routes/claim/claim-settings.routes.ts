@@ -18,7 +18,10 @@ export function claimSettingsRoutes({ clients }: RouteDeps): AnyRoute[] {
         description: '404 CLAIM_SETTINGS_NOT_FOUND until it is set: until then no claim check of the project can be closed.',
         tags,
         auth: projectAdmin,
-        responses: { 200: { description: 'The claim settings', schema: claimSettingsSchema }, 404: { description: 'Not set yet, or no such project' } },
+        responses: {
+          200: { description: 'The claim settings', schema: claimSettingsSchema },
+          404: { description: 'Not set yet, or no such project' },
+        },
       },
       async ({ params }) => ({ status: 200, body: presentClaimSettings(await clients.claim.getClaimSettings({ projectId: params.projectId })) }),
     ),

@@ -49,7 +49,10 @@ export function presentPayoutTerms(terms: PayoutTerms) {
     currency_id: terms.currencyId,
     end_user: presentReward(terms.endUser),
     affiliate: presentReward(terms.affiliate),
-    tiers: terms.tiers.map((tier) => ({ audience_id: tier.audienceId, affiliate: required(presentReward(tier.affiliate) ?? undefined, 'tiers.affiliate') })),
+    tiers: terms.tiers.map((tier) => ({
+      audience_id: tier.audienceId,
+      affiliate: required(presentReward(tier.affiliate) ?? undefined, 'tiers.affiliate'),
+    })),
     end_user_allowlist_audience_id: terms.endUserAllowlistAudienceId ?? null,
     affiliate_allowlist_audience_id: terms.affiliateAllowlistAudienceId ?? null,
     created_at: required(terms.createdAt, 'created_at').toISOString(),

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { ClaimCheckStatus, ConversionStatus, CurrencyType, LeaderboardUserType, MovementKind, SubmissionOutcome } from '../../../gen/referral/claim/v1/enums';
+import {
+  ClaimCheckStatus,
+  ConversionStatus,
+  CurrencyType,
+  LeaderboardUserType,
+  MovementKind,
+  SubmissionOutcome,
+} from '../../../gen/referral/claim/v1/enums';
 import { MAX_CONVERSIONS_PER_BATCH } from '../../../services/common/contract-limits';
 import { enumNames } from '../../../services/common/enums';
 import { hinted } from '../../http/input-messages';
@@ -101,7 +108,10 @@ export const payoutTermsSchema = z.object({
   affiliate: rewardSchema.nullable(),
   tiers: z.array(z.object({ audience_id: z.string(), affiliate: rewardSchema })),
   end_user_allowlist_audience_id: z.string().nullable().describe('Only members of this audience earn the end-user reward; null: everyone may'),
-  affiliate_allowlist_audience_id: z.string().nullable().describe('Only members of this audience earn the affiliate reward (and their masters the spread); null: everyone may'),
+  affiliate_allowlist_audience_id: z
+    .string()
+    .nullable()
+    .describe('Only members of this audience earn the affiliate reward (and their masters the spread); null: everyone may'),
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -133,7 +143,6 @@ export const conversionBody = z.strictObject({
   referral_code: z.string().max(64).nullish().describe('Attributes the user to the code’s affiliate, if nobody referred the user yet'),
 });
 export type ConversionBody = z.output<typeof conversionBody>;
-
 
 export const conversionBatchBody = z.strictObject({
   conversions: z
@@ -207,7 +216,12 @@ export const conversionSchema = z.object({
   reward_base: z.string().nullable(),
   referral_code: z.string().nullable(),
   attribution: z
-    .object({ affiliate: affiliateSchema, master: affiliateSchema.nullable(), spread_bps: z.number().int().nullable(), tier_id: z.string().nullable() })
+    .object({
+      affiliate: affiliateSchema,
+      master: affiliateSchema.nullable(),
+      spread_bps: z.number().int().nullable(),
+      tier_id: z.string().nullable(),
+    })
     .nullable()
     .describe('Who the conversion was paid under, frozen when it was processed; null when nobody referred the user'),
   failure_reason: z.string().nullable(),
@@ -239,7 +253,6 @@ export const conversionListQuery = z.object({
 
 // ------------------------------------------------------------------ movements and leaderboard
 
-
 export const movementsQuery = z.object({
   ...pageQuery,
   user_identifier: userIdentifier(z.string().min(1).max(512)).describe('Whose movements (as the one paid)'),
@@ -268,7 +281,13 @@ export const movementListSchema = listSchema(movementSchema);
 export const leaderboardQuery = z.object({
   ...pageQuery,
   currency_address: address.optional().describe('The currency ranked; may be left out when the project pays in one currency'),
-  chain_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe('Needed when the project has this address on several chains'),
+  chain_id: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .describe('Needed when the project has this address on several chains'),
   user_type: leaderboardUserTypes.default('affiliate').describe('affiliate: affiliate_payout movements; end_user: end_user_payout movements'),
   user_identifier: userIdentifier(z.string().min(1).max(512)).optional().describe('Only this user’s entry, with its rank'),
   user_identifier_type: identifierTypeQuery.optional(),
@@ -285,13 +304,17 @@ export const leaderboardSchema = z.object({
       total_attributions: z.number().int().describe('Movements counted'),
       chain_id: z
         .string()
-        .describe('The currency’s chain id as a decimal string: the Fuul SDK types the leaderboard’s chain id as a string (everywhere else the API writes a JSON number)'),
+        .describe(
+          'The currency’s chain id as a decimal string: the Fuul SDK types the leaderboard’s chain id as a string (everywhere else the API writes a JSON number)',
+        ),
     }),
   ),
   total_results: z.number().int(),
   page: z.number().int(),
   page_size: z.number().int(),
-  calculated_at: timestamp.describe('When this page was read (a page is a snapshot of at most CLAIM_LEADERBOARD_CACHE_MS, 1 s by default; a user’s own entry is read for each request)'),
+  calculated_at: timestamp.describe(
+    'When this page was read (a page is a snapshot of at most CLAIM_LEADERBOARD_CACHE_MS, 1 s by default; a user’s own entry is read for each request)',
+  ),
 });
 
 export const listQuery = z.object(pageQuery);

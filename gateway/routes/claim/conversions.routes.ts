@@ -28,7 +28,7 @@ function readItem(item: unknown, index: number): { input: ConversionInput } | { 
   const parsed = conversionBody.safeParse(item, { error: inputError });
   if (parsed.success) return { input: toConversionInput(parsed.data) };
   const details = zodDetails(parsed.error, `conversions[${index}]`);
-  const id = typeof (item as { id?: unknown } | null)?.id === 'string' ? ((item as { id: string }).id || null) : null;
+  const id = typeof (item as { id?: unknown } | null)?.id === 'string' ? (item as { id: string }).id || null : null;
   return {
     refused: {
       id,
@@ -70,7 +70,9 @@ export function conversionRoutes({ clients, access }: RouteDeps): AnyRoute[] {
       },
       async ({ body, caller }) => {
         const projectCreatedAt = await access.projectCreatedAt(caller.projectId);
-        const result = presentSubmission(await clients.claim.submitConversion({ projectId: caller.projectId, conversion: toConversionInput(body), projectCreatedAt }));
+        const result = presentSubmission(
+          await clients.claim.submitConversion({ projectId: caller.projectId, conversion: toConversionInput(body), projectCreatedAt }),
+        );
         const status = result.status ?? 'accepted';
         return result.outcome === 'accepted' ? { status: 202, body: { id: body.id, status } } : { status: 200, body: { id: body.id, status } };
       },
@@ -100,7 +102,9 @@ export function conversionRoutes({ clients, access }: RouteDeps): AnyRoute[] {
         const inputs = read.flatMap((item) => ('input' in item ? [item.input] : []));
         const projectCreatedAt = inputs.length === 0 ? undefined : await access.projectCreatedAt(caller.projectId);
         const answered =
-          inputs.length === 0 ? [] : (await clients.claim.submitConversions({ projectId: caller.projectId, conversions: inputs, projectCreatedAt })).results;
+          inputs.length === 0
+            ? []
+            : (await clients.claim.submitConversions({ projectId: caller.projectId, conversions: inputs, projectCreatedAt })).results;
         if (answered.length !== inputs.length) throw new Error(`the claim service answered ${answered.length} of ${inputs.length} conversions`);
         let next = 0;
         const results = read.map((item, index) => ('refused' in item ? item.refused : presentSubmission(answered[next++]!, `conversions[${index}]`)));
@@ -131,7 +135,10 @@ export function conversionRoutes({ clients, access }: RouteDeps): AnyRoute[] {
             { field: 'user_identifier_type', reason: 'only with user_identifier' },
           ]);
         }
-        const user = query.user_identifier === undefined ? undefined : { identifier: query.user_identifier, identifierType: query.user_identifier_type ?? 'evm_address' };
+        const user =
+          query.user_identifier === undefined
+            ? undefined
+            : { identifier: query.user_identifier, identifierType: query.user_identifier_type ?? 'evm_address' };
         const page = await clients.claim.listConversions({
           projectId: caller.projectId,
           status: query.status === undefined ? ConversionStatus.UNSPECIFIED : enumValue(ConversionStatus, query.status),

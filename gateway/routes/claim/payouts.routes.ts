@@ -64,7 +64,8 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
         path: '/api/v1/payouts/movements',
         operationId: 'listPayoutMovements',
         summary: 'A user’s payout movements, newest first',
-        description: 'Every movement that pays the user: as the converting user (end_user_payout), as referrer (affiliate_payout) or as master affiliate (agency_payout).',
+        description:
+          'Every movement that pays the user: as the converting user (end_user_payout), as referrer (affiliate_payout) or as master affiliate (agency_payout).',
         tags,
         auth: serviceReader,
         query: movementsQuery,
@@ -113,7 +114,14 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
           });
         // A user's own entry is read every time (the service never keeps it either).
         if (user) return { status: 200, body: leaderboardBody(await read()) };
-        const key = JSON.stringify([caller.projectId, query.currency_address ?? null, query.chain_id ?? null, query.user_type, query.page, query.page_size]);
+        const key = JSON.stringify([
+          caller.projectId,
+          query.currency_address ?? null,
+          query.chain_id ?? null,
+          query.user_type,
+          query.page,
+          query.page_size,
+        ]);
         return { status: 200, body: await boards.read(key, () => leaderboardSnapshot(read, now)) };
       },
     ),

@@ -1,5 +1,13 @@
 import type { UserRef } from '../../../gen/referral/common/v1/common';
-import { Chapter3Status, EffectiveTaxStatus, FormType, RecordStatus, TaxClassification, TinType, W8ExpiryRule } from '../../../gen/referral/tax/v1/enums';
+import {
+  Chapter3Status,
+  EffectiveTaxStatus,
+  FormType,
+  RecordStatus,
+  TaxClassification,
+  TinType,
+  W8ExpiryRule,
+} from '../../../gen/referral/tax/v1/enums';
 import type { AuditEntry, PostalAddress, TaxForm, TaxInfo, TaxSettings, TaxStatus } from '../../../gen/referral/tax/v1/tax';
 import type { z } from 'zod';
 import { enumValue } from '../../../services/common/enums';

@@ -154,7 +154,10 @@ export const adminTaxStatusSchema = z.object({
 
 /** A review-queue item: the record, or (unreadable) the record without its tax id. */
 export const taxSubmissionSchema = taxInfoSchema.extend({
-  tax_id_number: z.string().nullable().describe('Masked: only the last four characters show, e.g. *****6789; null when the form has none or it is unreadable'),
+  tax_id_number: z
+    .string()
+    .nullable()
+    .describe('Masked: only the last four characters show, e.g. *****6789; null when the form has none or it is unreadable'),
   unreadable: z
     .boolean()
     .describe(
@@ -173,7 +176,9 @@ export const taxSettingsSchema = z.object({
   company_tax_id: z.string().nullable().describe('The company EIN, masked: *****6789'),
   company_contact_email: z.string().nullable(),
   w8_expiry_rule: w8ExpiryRules.describe(`The rule in force for approvals from now on: the project’s choice, or the default. ${W8_RULES}`),
-  w8_expiry_rule_chosen: z.boolean().describe('true when the project chose w8_expiry_rule; false while it follows the default (three_years_from_approval)'),
+  w8_expiry_rule_chosen: z
+    .boolean()
+    .describe('true when the project chose w8_expiry_rule; false while it follows the default (three_years_from_approval)'),
   updated_at: timestamp.nullable().describe('null while the project has its default settings'),
 });
 
@@ -210,7 +215,9 @@ export const affiliateQuery = z.object({
 export const submissionsQuery = z.object({
   ...pageQuery,
   status: recordStatuses.optional().describe('Only records in this status; submitted is the review queue'),
-  user_identifier: userIdentifier(z.string().min(1).max(512)).optional().describe('Only this user’s current record (masked; the unaudited way to open one record)'),
+  user_identifier: userIdentifier(z.string().min(1).max(512))
+    .optional()
+    .describe('Only this user’s current record (masked; the unaudited way to open one record)'),
   user_identifier_type: identifierTypeQuery.default('evm_address').describe('The type of user_identifier; evm_address when left out'),
 });
 export const listQuery = z.object(pageQuery);

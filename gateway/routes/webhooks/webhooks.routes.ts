@@ -42,7 +42,9 @@ export function webhookRoutes({ clients }: RouteDeps): AnyRoute[] {
       },
       async ({ body, caller }) => ({
         status: 201,
-        body: presentCreatedWebhook(await clients.webhooks.createWebhook({ projectId: caller.projectId, url: body.url, events: body.events, enabled: body.enabled })),
+        body: presentCreatedWebhook(
+          await clients.webhooks.createWebhook({ projectId: caller.projectId, url: body.url, events: body.events, enabled: body.enabled }),
+        ),
       }),
     ),
     defineRoute(
@@ -82,11 +84,16 @@ export function webhookRoutes({ clients }: RouteDeps): AnyRoute[] {
         path: '/api/v1/projects/:projectId/webhooks/:webhookId',
         operationId: 'updateWebhook',
         summary: 'Change a webhook endpoint',
-        description: 'Only the fields present change; `events` replaces the list. Disabling it fails its pending deliveries at their next attempt (resend them later).',
+        description:
+          'Only the fields present change; `events` replaces the list. Disabling it fails its pending deliveries at their next attempt (resend them later).',
         tags,
         auth: projectAdmin,
         body: updateWebhookBody,
-        responses: { 200: { description: 'The endpoint', schema: webhookSchema }, 400: { description: 'INVALID_WEBHOOK' }, 404: { description: 'WEBHOOK_NOT_FOUND' } },
+        responses: {
+          200: { description: 'The endpoint', schema: webhookSchema },
+          400: { description: 'INVALID_WEBHOOK' },
+          404: { description: 'WEBHOOK_NOT_FOUND' },
+        },
       },
       async ({ params, body, caller }) => ({
         status: 200,
@@ -123,7 +130,8 @@ export function webhookRoutes({ clients }: RouteDeps): AnyRoute[] {
         path: '/api/v1/projects/:projectId/webhooks/:webhookId/deliveries',
         operationId: 'listWebhookDeliveries',
         summary: 'The endpoint’s delivery log, newest first',
-        description: 'One delivery per event sent to this endpoint: its status, attempts, the last response code and, while pending, the next attempt.',
+        description:
+          'One delivery per event sent to this endpoint: its status, attempts, the last response code and, while pending, the next attempt.',
         tags,
         auth: projectReader,
         query: listQuery,
@@ -143,10 +151,14 @@ export function webhookRoutes({ clients }: RouteDeps): AnyRoute[] {
         path: '/api/v1/projects/:projectId/webhooks/:webhookId/deliveries/:deliveryId/resend',
         operationId: 'resendWebhookDelivery',
         summary: 'Send a delivery again',
-        description: 'The same event (same `webhook-id` and body), with a fresh retry window; it goes at once. Any delivery may be resent, delivered or failed.',
+        description:
+          'The same event (same `webhook-id` and body), with a fresh retry window; it goes at once. Any delivery may be resent, delivered or failed.',
         tags,
         auth: projectAdmin,
-        responses: { 202: { description: 'The delivery, pending again', schema: deliverySchema }, 404: { description: 'WEBHOOK_NOT_FOUND or WEBHOOK_DELIVERY_NOT_FOUND' } },
+        responses: {
+          202: { description: 'The delivery, pending again', schema: deliverySchema },
+          404: { description: 'WEBHOOK_NOT_FOUND or WEBHOOK_DELIVERY_NOT_FOUND' },
+        },
       },
       async ({ params, caller }) => ({
         status: 202,

@@ -13,7 +13,17 @@ const timestamp = z.string().describe('ISO-8601 UTC');
 const EVENTS_DESCRIPTION = `Public event types: ${PUBLIC_EVENT_TYPES.join(', ')}.`;
 
 const url = z.string().min(1).max(2_048).describe('https URL; plain http only to localhost, 127.0.0.1 or [::1], and not in production');
-const events = z.array(z.string().min(1).max(100).meta({ enum: [...PUBLIC_EVENT_TYPES] })).min(1).max(20).describe(EVENTS_DESCRIPTION);
+const events = z
+  .array(
+    z
+      .string()
+      .min(1)
+      .max(100)
+      .meta({ enum: [...PUBLIC_EVENT_TYPES] }),
+  )
+  .min(1)
+  .max(20)
+  .describe(EVENTS_DESCRIPTION);
 
 export const createWebhookBody = z.strictObject({
   url,

@@ -93,7 +93,9 @@ export class AffiliateDetailsService {
         isMaster: relation?.isMaster ?? false,
         currentTier: current,
         activeTier: activeTier(current, protectedTier),
-        tierProtection: protection ? { tierId: protection.tierId, expiresAt: protection.expiresAt, daysRemaining: daysRemaining(protection.expiresAt, now) } : null,
+        tierProtection: protection
+          ? { tierId: protection.tierId, expiresAt: protection.expiresAt, daysRemaining: daysRemaining(protection.expiresAt, now) }
+          : null,
       };
     });
   }

@@ -44,7 +44,8 @@ export function checkReason(value: string | undefined): Checked<string> {
 export function checkRegion(value: string | null | undefined): Checked<string | null> {
   if (value === undefined || value === null) return { value: null, violations: [] };
   const upper = value.trim().toUpperCase();
-  if (!isCountryCode(upper)) return { value: upper, violations: [{ field: 'region', reason: 'must be an ISO 3166-1 alpha-2 country code, e.g. US, DE, BR' }] };
+  if (!isCountryCode(upper))
+    return { value: upper, violations: [{ field: 'region', reason: 'must be an ISO 3166-1 alpha-2 country code, e.g. US, DE, BR' }] };
   return { value: upper, violations: [] };
 }
 

@@ -6,7 +6,11 @@ import { requireProjectId } from './affiliate-fields';
 
 /** The claim service's paid conversions, page by page (ListPaidConversions over gRPC in the service). */
 export interface PaidConversionSource {
-  page(projectId: string, afterId: string | null, limit: number): Promise<{ facts: ConversionFact[]; currencies: MetricCurrency[]; nextAfterId: string | null }>;
+  page(
+    projectId: string,
+    afterId: string | null,
+    limit: number,
+  ): Promise<{ facts: ConversionFact[]; currencies: MetricCurrency[]; nextAfterId: string | null }>;
 }
 
 export interface RebuildResult {
@@ -69,7 +73,8 @@ export class AffiliateMetricsService {
     if (ids.length === 0) return facts;
     const known = await this.metrics.knownAffiliates(projectId, ids);
     const skipped = facts.filter((fact) => [fact.affiliateId, fact.masterId].some((id) => id !== null && !known.has(id)));
-    if (skipped.length > 0) this.logger.warn({ project_id: projectId, conversions: skipped.length }, 'conversions naming unknown affiliates left out of the rebuild');
+    if (skipped.length > 0)
+      this.logger.warn({ project_id: projectId, conversions: skipped.length }, 'conversions naming unknown affiliates left out of the rebuild');
     return facts.filter((fact) => !skipped.includes(fact));
   }
 }

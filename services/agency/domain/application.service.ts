@@ -1,6 +1,14 @@
 import type { Clock } from '../../common/clock';
 import { APPLICATION_LIMITS, REFERRAL_CODE_RULES } from '../../common/contract-limits';
-import { AlreadyExistsError, ConflictError, DomainError, InvalidArgumentError, invalidFields, NotFoundError, ResourceExhaustedError } from '../../common/errors';
+import {
+  AlreadyExistsError,
+  ConflictError,
+  DomainError,
+  InvalidArgumentError,
+  invalidFields,
+  NotFoundError,
+  ResourceExhaustedError,
+} from '../../common/errors';
 import { isUuid } from '../../common/ids';
 import type { Logger } from '../../common/logger';
 import type { Page } from '../../common/pagination';
@@ -70,7 +78,8 @@ export class ApplicationService {
     const { projectId, user } = subject(projectIdInput, userInput);
     const name = checkName(input.name);
     const region = checkRegion(input.region);
-    const message = input.message === undefined || input.message === null ? undefined : checkText(input.message, 'message', APPLICATION_LIMITS.messageLength);
+    const message =
+      input.message === undefined || input.message === null ? undefined : checkText(input.message, 'message', APPLICATION_LIMITS.messageLength);
     const code = input.code === undefined || input.code === null ? undefined : checkCode(input.code);
     throwIfInvalid(name, region, ...(message ? [message] : []), ...(code ? [code] : []));
     const outcome = await this.applications.submit({
@@ -95,7 +104,8 @@ export class ApplicationService {
     const { projectId, user } = subject(projectIdInput, userInput);
     const application = await this.applications.latestOf(projectId, user);
     if (!application) throw new NotFoundError('APPLICATION_NOT_FOUND', 'this user has not applied to this project');
-    const affiliate = application.status === 'approved' && application.affiliateId ? await this.affiliates.findById(projectId, application.affiliateId) : undefined;
+    const affiliate =
+      application.status === 'approved' && application.affiliateId ? await this.affiliates.findById(projectId, application.affiliateId) : undefined;
     return { application, affiliate: affiliate ?? null };
   }
 
@@ -183,9 +193,11 @@ export class ApplicationService {
     const segment = isUuid(audienceId) ? await this.audience.segment(projectId, audienceId) : undefined;
     if (!segment) throw new NotFoundError('AUDIENCE_NOT_FOUND', 'no audience segment of this project has this id');
     if (segment.type !== 'static') {
-      throw new InvalidArgumentError('AUDIENCE_NOT_STATIC', 'approval adds the affiliate to a static audience; this one is dynamic (its entries follow a condition)', [
-        { field: 'audience_id', reason: 'must name a static audience segment' },
-      ]);
+      throw new InvalidArgumentError(
+        'AUDIENCE_NOT_STATIC',
+        'approval adds the affiliate to a static audience; this one is dynamic (its entries follow a condition)',
+        [{ field: 'audience_id', reason: 'must name a static audience segment' }],
+      );
     }
   }
 }
@@ -193,7 +205,8 @@ export class ApplicationService {
 function checkDecision(input: DecisionInput): Decision {
   switch (input.action) {
     case 'approve':
-      if (!input.audienceId) throw invalidFields([{ field: 'audience_id', reason: 'is required to approve: the static audience the affiliate joins' }]);
+      if (!input.audienceId)
+        throw invalidFields([{ field: 'audience_id', reason: 'is required to approve: the static audience the affiliate joins' }]);
       return { action: 'approve', audienceId: input.audienceId };
     case 'reject': {
       const reason = checkReason(input.reason);

@@ -104,7 +104,8 @@ export class AttributionService {
 /** An item's user in canonical form and its moment, or the error naming the item's field. */
 function checkItem(item: AttributionItemInput, prefix: string): AttributionQuery {
   if (!item.user) throw invalidFields([{ field: `${prefix}user`, reason: 'is required' }]);
-  if (!item.at || Number.isNaN(item.at.getTime())) throw invalidFields([{ field: `${prefix}at`, reason: 'is required: the moment of the conversion' }]);
+  if (!item.at || Number.isNaN(item.at.getTime()))
+    throw invalidFields([{ field: `${prefix}at`, reason: 'is required: the moment of the conversion' }]);
   const user = normalizeIdentifier(item.user.identifier, item.user.identifierType, `${prefix}user`);
   // The gRPC layer leaves a batch's items to this check (services/common/canonical-ids.ts applies the
   // same rule to whole requests), so that one non-canonical id fails its item only.

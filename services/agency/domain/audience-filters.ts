@@ -7,7 +7,10 @@ import { isUuid } from '../../common/ids';
  * checked: segment ids are UUIDs (a filter that could match nothing by its shape is a mistake to
  * report, not an empty page), at most MAX_AUDIENCE_FILTER_IDS of them.
  */
-export function checkAudienceFilters(audienceId: string | undefined, anyAudienceIds: readonly string[] | undefined): {
+export function checkAudienceFilters(
+  audienceId: string | undefined,
+  anyAudienceIds: readonly string[] | undefined,
+): {
   audienceId?: string;
   anyAudienceIds?: string[];
 } {

@@ -77,7 +77,13 @@ export class MasterService {
         throw new ConflictError('ALREADY_MASTER', 'this affiliate is already a master affiliate; change its spread with PATCH');
       case 'designated':
         this.logger.info(
-          { project_id: projectId, master_id: outcome.masterId, spread_bps: spreadBps, unbound_from_master_id: outcome.unboundFrom?.id ?? null, actor_api_key_id: actor.apiKeyId },
+          {
+            project_id: projectId,
+            master_id: outcome.masterId,
+            spread_bps: spreadBps,
+            unbound_from_master_id: outcome.unboundFrom?.id ?? null,
+            actor_api_key_id: actor.apiKeyId,
+          },
           'master affiliate designated',
         );
         return { ...(await this.get(projectId, outcome.masterId)), unboundFrom: outcome.unboundFrom };
@@ -91,7 +97,10 @@ export class MasterService {
     const outcome = await this.masters.updateSpread(projectId, masterId, spreadBps, actor, this.clock.now());
     if (outcome === 'not_master') throw agencyNotFound();
     if (outcome === 'changed') {
-      this.logger.info({ project_id: projectId, master_id: masterId, spread_bps: spreadBps, actor_api_key_id: actor.apiKeyId }, 'master spread changed');
+      this.logger.info(
+        { project_id: projectId, master_id: masterId, spread_bps: spreadBps, actor_api_key_id: actor.apiKeyId },
+        'master spread changed',
+      );
     }
     return this.get(projectId, masterId);
   }
@@ -101,7 +110,10 @@ export class MasterService {
     const { projectId, masterId } = this.target(projectIdInput, masterIdInput);
     const outcome = await this.masters.remove(projectId, masterId, actor, this.clock.now());
     if (outcome.kind === 'not_master') throw agencyNotFound();
-    this.logger.info({ project_id: projectId, master_id: masterId, released: outcome.released, actor_api_key_id: actor.apiKeyId }, 'master status removed');
+    this.logger.info(
+      { project_id: projectId, master_id: masterId, released: outcome.released, actor_api_key_id: actor.apiKeyId },
+      'master status removed',
+    );
     return { released: outcome.released };
   }
 
@@ -121,7 +133,10 @@ export class MasterService {
 
   /** Referred volume and agency earnings of a page of masters: two queries whatever its size. */
   private async withFigures(projectId: string, records: readonly MasterRecord[]): Promise<MasterView[]> {
-    const figures = await this.metrics.figuresOf(projectId, records.map((record) => record.id));
+    const figures = await this.metrics.figuresOf(
+      projectId,
+      records.map((record) => record.id),
+    );
     return records.map((record) => {
       const metrics = figures.get(record.id);
       return { ...record, referredVolumeUsd: metrics?.referredVolumeUsd ?? '0', earnings: metrics?.agencyEarnings ?? [] };
@@ -139,7 +154,8 @@ export class MasterService {
     if (outcome.kind === 'not_master') throw agencyNotFound();
     if (outcome.kind === 'refused') throw bindRefused(outcome.refusals);
     const added = outcome.results.filter((result) => result.bound).length;
-    if (added > 0) this.logger.info({ project_id: projectId, master_id: masterId, bound: added, actor_api_key_id: actor.apiKeyId }, 'sub-affiliates bound');
+    if (added > 0)
+      this.logger.info({ project_id: projectId, master_id: masterId, bound: added, actor_api_key_id: actor.apiKeyId }, 'sub-affiliates bound');
     return outcome.results;
   }
 
@@ -204,15 +220,24 @@ const REFUSAL_REASONS: Record<BindRefusal['kind'], string> = {
 
 /** Nobody was bound: 404 when some user is no affiliate, else 409 (ALREADY_BOUND when that is the only reason). */
 function bindRefused(refusals: readonly BindRefusal[]): Error {
-  if (refusals.length === 0) return new ConflictError('ALREADY_BOUND', 'another request bound one of these affiliates at the same moment; nothing was bound, try again');
+  if (refusals.length === 0)
+    return new ConflictError('ALREADY_BOUND', 'another request bound one of these affiliates at the same moment; nothing was bound, try again');
   const details = refusals.map((refusal) => ({
     field: `user_identifiers[${refusal.index}]`,
     reason: refusal.kind === 'already_bound' ? `${REFUSAL_REASONS.already_bound} (${refusal.master.id})` : REFUSAL_REASONS[refusal.kind],
   }));
   const unknown = refusals.filter((refusal) => refusal.kind === 'no_affiliate');
   if (unknown.length > 0) {
-    return new NotFoundError('AFFILIATE_NOT_FOUND', `${unknown.length} of these users ${unknown.length === 1 ? 'is' : 'are'} not affiliates of this project; nothing was bound`, details);
+    return new NotFoundError(
+      'AFFILIATE_NOT_FOUND',
+      `${unknown.length} of these users ${unknown.length === 1 ? 'is' : 'are'} not affiliates of this project; nothing was bound`,
+      details,
+    );
   }
   const code = refusals.some((refusal) => refusal.kind === 'already_bound') ? 'ALREADY_BOUND' : 'IS_MASTER';
-  return new ConflictError(code, `${refusals.length} of these affiliates cannot be bound (an affiliate has at most one master, and a master is never a sub-affiliate); nothing was bound`, details);
+  return new ConflictError(
+    code,
+    `${refusals.length} of these affiliates cannot be bound (an affiliate has at most one master, and a master is never a sub-affiliate); nothing was bound`,
+    details,
+  );
 }

@@ -16,6 +16,7 @@ export function statsRange(from: Date | undefined, to: Date | undefined, now: Da
   const first = from === undefined ? new Date(last.getTime() - (AFFILIATE_STATS_DAYS.default - 1) * DAY_MS) : startOfUtcDay(from);
   const days = Math.round((last.getTime() - first.getTime()) / DAY_MS) + 1;
   if (days < 1) throw invalidFields([{ field: 'from', reason: 'must not be after `to`' }]);
-  if (days > AFFILIATE_STATS_DAYS.max) throw invalidFields([{ field: 'to', reason: `the range may span at most ${AFFILIATE_STATS_DAYS.max} days (it spans ${days})` }]);
+  if (days > AFFILIATE_STATS_DAYS.max)
+    throw invalidFields([{ field: 'to', reason: `the range may span at most ${AFFILIATE_STATS_DAYS.max} days (it spans ${days})` }]);
   return { from: first, days };
 }

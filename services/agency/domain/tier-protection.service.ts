@@ -52,7 +52,10 @@ export class TierProtectionService {
     }
     const outcome = await this.protections.set(projectId, user, segment.id, expiresAt, actorId, now);
     if (outcome === 'no_affiliate') throw affiliateNotFound();
-    this.logger.info({ project_id: projectId, tier_id: segment.id, expires_at: expiresAt.toISOString(), actor_api_key_id: actorId }, 'tier protection set');
+    this.logger.info(
+      { project_id: projectId, tier_id: segment.id, expires_at: expiresAt.toISOString(), actor_api_key_id: actorId },
+      'tier protection set',
+    );
   }
 
   async end(projectIdInput: string, userInput: UserInput, actorId: string | null): Promise<void> {

@@ -29,7 +29,8 @@ export function activityHandlers(domain: AgencyDomain): ActivityHandlers {
       return { results: records.map(toReferredUser), pageInfo: pageInfo(page, total) };
     },
 
-    getAffiliateStats: async (req) => toAffiliateStats(await domain.activity.statsOf(req.projectId, requireField(req.user, 'user'), req.from, req.to)),
+    getAffiliateStats: async (req) =>
+      toAffiliateStats(await domain.activity.statsOf(req.projectId, requireField(req.user, 'user'), req.from, req.to)),
   };
 }
 

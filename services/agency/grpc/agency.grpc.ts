@@ -70,7 +70,9 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
         // The page statement brought figures, relations, protections, tiers and tax statuses: nothing more is read.
         const views = domain.details.describeListed(records);
         return {
-          results: views.map((view, index) => Object.assign(toAffiliateMessage(view), { metrics: toAffiliateMetricsMessage(records[index]!.metrics) })),
+          results: views.map((view, index) =>
+            Object.assign(toAffiliateMessage(view), { metrics: toAffiliateMetricsMessage(records[index]!.metrics) }),
+          ),
           pageInfo: pageInfo(page, total),
           taxStatuses: records.map((record) => enumValue(EffectiveTaxStatus, record.taxStatus)),
         };
@@ -87,9 +89,7 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
       },
 
       suspendAffiliate: async (req) =>
-        affiliateMessage(
-          await domain.affiliates.suspend(req.projectId, requireField(req.user, 'user'), req.reason, req.actor?.apiKeyId ?? null),
-        ),
+        affiliateMessage(await domain.affiliates.suspend(req.projectId, requireField(req.user, 'user'), req.reason, req.actor?.apiKeyId ?? null)),
 
       reactivateAffiliate: async (req) =>
         affiliateMessage(await domain.affiliates.reactivate(req.projectId, requireField(req.user, 'user'), req.actor?.apiKeyId ?? null)),

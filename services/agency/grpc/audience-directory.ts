@@ -36,5 +36,9 @@ export class GrpcAudienceDirectory implements AudienceDirectory {
 function unavailable(error: unknown): Error {
   if (!isServiceError(error)) return error instanceof Error ? error : new Error(String(error));
   const remote = readGrpcError(error);
-  return new UnavailableError('AUDIENCE_UNAVAILABLE', `the audience service could not answer (${remote.message}); nothing was changed, try again`, remote.retryAfterSeconds);
+  return new UnavailableError(
+    'AUDIENCE_UNAVAILABLE',
+    `the audience service could not answer (${remote.message}); nothing was changed, try again`,
+    remote.retryAfterSeconds,
+  );
 }

@@ -13,23 +13,41 @@ type ClaimCalls = GrpcClient<ClaimServiceClient>['call'];
 export class GrpcPaidConversionSource implements PaidConversionSource {
   constructor(private readonly claim: ClaimCalls) {}
 
-  async page(projectId: string, afterId: string | null, limit: number): Promise<{ facts: ConversionFact[]; currencies: MetricCurrency[]; nextAfterId: string | null }> {
+  async page(
+    projectId: string,
+    afterId: string | null,
+    limit: number,
+  ): Promise<{ facts: ConversionFact[]; currencies: MetricCurrency[]; nextAfterId: string | null }> {
     const answer = await this.claim.listPaidConversions({ projectId, afterId: afterId ?? undefined, limit }).catch((error: unknown) => {
       if (!isServiceError(error)) throw error;
       const remote = readGrpcError(error);
-      throw new UnavailableError('CLAIM_UNAVAILABLE', `the claim service could not list conversions (${remote.message}); nothing was lost, try again`, remote.retryAfterSeconds);
+      throw new UnavailableError(
+        'CLAIM_UNAVAILABLE',
+        `the claim service could not list conversions (${remote.message}); nothing was lost, try again`,
+        remote.retryAfterSeconds,
+      );
     });
     const currencies = new Map<string, MetricCurrency>();
     const facts = answer.results.map((conversion): ConversionFact => {
       const { currency } = conversion;
-      if (currency) currencies.set(currency.id, { id: currency.id, chainId: currency.chainId, address: currency.address, name: currency.name, decimals: currency.decimals });
+      if (currency)
+        currencies.set(currency.id, {
+          id: currency.id,
+          chainId: currency.chainId,
+          address: currency.address,
+          name: currency.name,
+          decimals: currency.decimals,
+        });
       return {
         conversionId: conversion.id,
         name: conversion.name,
         status: conversion.status === ConversionStatus.NO_TERMS ? 'no_terms' : 'processed',
         occurredAt: conversion.occurredAt ?? new Date(0),
         // The claim service stores users in the canonical form it checked them in.
-        user: { identifier: conversion.user?.identifier ?? '', identifierType: (conversion.user?.identifierType ?? '') as UserIdentifier['identifierType'] },
+        user: {
+          identifier: conversion.user?.identifier ?? '',
+          identifierType: (conversion.user?.identifierType ?? '') as UserIdentifier['identifierType'],
+        },
         affiliateId: conversion.affiliateId ?? null,
         masterId: conversion.affiliateId === undefined ? null : (conversion.masterId ?? null),
         spreadBps: conversion.affiliateId === undefined ? null : (conversion.masterSpreadBps ?? null),

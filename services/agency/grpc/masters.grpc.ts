@@ -9,7 +9,14 @@ import { toMasterMessage, toSubAffiliateMessage } from './programs.mappers';
 
 type MasterHandlers = Pick<
   UnaryHandlers<AgencyServiceServer>,
-  'designateMaster' | 'updateMasterSpread' | 'removeMaster' | 'getMaster' | 'listMasters' | 'bindSubAffiliates' | 'unbindSubAffiliate' | 'listSubAffiliates'
+  | 'designateMaster'
+  | 'updateMasterSpread'
+  | 'removeMaster'
+  | 'getMaster'
+  | 'listMasters'
+  | 'bindSubAffiliates'
+  | 'unbindSubAffiliate'
+  | 'listSubAffiliates'
 >;
 
 /**
@@ -21,7 +28,8 @@ export function masterHandlers(domain: AgencyDomain): MasterHandlers {
     designateMaster: async (req) =>
       toMasterMessage(await domain.masters.designate(req.projectId, requireField(req.user, 'user'), req.spreadBps, actorOf(req.actor))),
 
-    updateMasterSpread: async (req) => toMasterMessage(await domain.masters.updateSpread(req.projectId, req.masterId, req.spreadBps, actorOf(req.actor))),
+    updateMasterSpread: async (req) =>
+      toMasterMessage(await domain.masters.updateSpread(req.projectId, req.masterId, req.spreadBps, actorOf(req.actor))),
 
     removeMaster: async (req) => {
       const { released } = await domain.masters.remove(req.projectId, req.masterId, actorOf(req.actor));

@@ -48,7 +48,11 @@ export function toMasterMessage(master: MasterView | MasterDetail | DesignatedMa
 }
 
 export function toProgramSettingsMessage(settings: ProgramSettingsRecord): ProgramSettings {
-  return { programUrl: settings.programUrl ?? undefined, linkTemplate: settings.linkTemplate ?? undefined, updatedAt: settings.updatedAt ?? undefined };
+  return {
+    programUrl: settings.programUrl ?? undefined,
+    linkTemplate: settings.linkTemplate ?? undefined,
+    updatedAt: settings.updatedAt ?? undefined,
+  };
 }
 
 export function toSubAffiliateMessage(sub: SubAffiliateRecord): SubAffiliate {

@@ -3,7 +3,14 @@ import type { EventPayload } from '../../common/events/contracts';
 import { isUuid } from '../../common/ids';
 import { defineConsumer } from '../../common/outbox/consumer';
 import type { AgencyDatabase } from '../database';
-import { type ConversionFact, lockProjectMetrics, type MetricCurrency, recordConversion, recordConversions, rememberCurrencies } from '../repositories/affiliate-metrics.repository';
+import {
+  type ConversionFact,
+  lockProjectMetrics,
+  type MetricCurrency,
+  recordConversion,
+  recordConversions,
+  rememberCurrencies,
+} from '../repositories/affiliate-metrics.repository';
 
 type ConversionProcessed = EventPayload<'claim.conversion.processed'>;
 
@@ -33,11 +40,17 @@ export const affiliateMetrics = defineConsumer<AgencyDatabase, 'claim.conversion
   // A relay round's events (one project each in practice, grouped per project anyway): a few statements per project.
   handleBatch: async (trx, events, { now }) => {
     const ignored = new Map<string, string>();
-    const byProject = new Map<string, typeof events[number][]>();
+    const byProject = new Map<string, (typeof events)[number][]>();
     for (const event of events) byProject.set(event.projectId, [...(byProject.get(event.projectId) ?? []), event]);
     for (const [projectId, projectEvents] of [...byProject].sort(([a], [b]) => a.localeCompare(b))) {
       const facts = projectEvents.map((event) => ({ event, fact: conversionFact(event.payload) }));
-      const unknown = new Set(await unknownAffiliates(trx, projectId, facts.flatMap(({ fact }) => [fact.affiliateId, fact.masterId])));
+      const unknown = new Set(
+        await unknownAffiliates(
+          trx,
+          projectId,
+          facts.flatMap(({ fact }) => [fact.affiliateId, fact.masterId]),
+        ),
+      );
       const applying = facts.filter(({ event, fact }) => {
         const missing = [fact.affiliateId, fact.masterId].filter((id): id is string => id !== null && unknown.has(id));
         if (missing.length > 0) ignored.set(event.id, `affiliate ${missing.join(', ')} is not an affiliate of project ${projectId}`);
@@ -47,10 +60,21 @@ export const affiliateMetrics = defineConsumer<AgencyDatabase, 'claim.conversion
       await lockProjectMetrics(trx, projectId, 'shared');
       const currencies: MetricCurrency[] = applying.flatMap(({ event }) => {
         const currency = event.payload.currency;
-        return currency ? [{ id: currency.id, chainId: currency.chain_id, address: currency.address, name: currency.name, decimals: currency.decimals }] : [];
+        return currency
+          ? [{ id: currency.id, chainId: currency.chain_id, address: currency.address, name: currency.name, decimals: currency.decimals }]
+          : [];
       });
-      await rememberCurrencies(trx, projectId, currencies.sort((a, b) => a.id.localeCompare(b.id)));
-      await recordConversions(trx, projectId, applying.map(({ fact }) => fact), now);
+      await rememberCurrencies(
+        trx,
+        projectId,
+        currencies.sort((a, b) => a.id.localeCompare(b.id)),
+      );
+      await recordConversions(
+        trx,
+        projectId,
+        applying.map(({ fact }) => fact),
+        now,
+      );
     }
     return ignored;
   },
@@ -85,7 +109,16 @@ async function unknownAffiliates(trx: Transaction<AgencyDatabase>, projectId: st
   const found =
     valid.length === 0
       ? []
-      : await trx.selectFrom('affiliates').select('id').where('project_id', '=', projectId).where('id', 'in', valid.map((id) => id.toLowerCase())).execute();
+      : await trx
+          .selectFrom('affiliates')
+          .select('id')
+          .where('project_id', '=', projectId)
+          .where(
+            'id',
+            'in',
+            valid.map((id) => id.toLowerCase()),
+          )
+          .execute();
   const known = new Set(found.map((row) => row.id));
   return wanted.filter((id) => !known.has(id.toLowerCase()));
 }

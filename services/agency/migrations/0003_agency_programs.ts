@@ -19,7 +19,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       CHECK (removed_at IS NULL OR removed_at >= designated_at)
     )`.execute(db);
   await sql`CREATE UNIQUE INDEX agency_designations_one_open ON agency_designations (affiliate_id) WHERE removed_at IS NULL`.execute(db);
-  await sql`CREATE INDEX agency_designations_list_idx ON agency_designations (project_id, designated_at DESC, id DESC) WHERE removed_at IS NULL`.execute(db);
+  await sql`CREATE INDEX agency_designations_list_idx ON agency_designations (project_id, designated_at DESC, id DESC) WHERE removed_at IS NULL`.execute(
+    db,
+  );
 
   // The spread of a master over time: a designation opens a period, a change closes it and opens the next, a removal closes it.
   await sql`
@@ -56,7 +58,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE UNIQUE INDEX sub_affiliate_bindings_one_open ON sub_affiliate_bindings (affiliate_id) WHERE bound_to IS NULL`.execute(db);
   // "Its master at t" for attribution; a master's current sub-affiliates for the lists and counts.
   await sql`CREATE INDEX sub_affiliate_bindings_period_idx ON sub_affiliate_bindings (affiliate_id, bound_from DESC)`.execute(db);
-  await sql`CREATE INDEX sub_affiliate_bindings_master_idx ON sub_affiliate_bindings (master_id, bound_from DESC, id DESC) WHERE bound_to IS NULL`.execute(db);
+  await sql`CREATE INDEX sub_affiliate_bindings_master_idx ON sub_affiliate_bindings (master_id, bound_from DESC, id DESC) WHERE bound_to IS NULL`.execute(
+    db,
+  );
 
   // Tier protection periods: in force at t when starts_at <= t < least(expires_at, ended_at).
   await sql`
@@ -135,5 +139,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`DROP TABLE deleted_segments, audience_memberships, applications, tier_protections, sub_affiliate_bindings, agency_spreads, agency_designations`.execute(db);
+  await sql`DROP TABLE deleted_segments, audience_memberships, applications, tier_protections, sub_affiliate_bindings, agency_spreads, agency_designations`.execute(
+    db,
+  );
 }

@@ -61,7 +61,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db);
   // The list's sorts: one index per metric, ties broken by id (a backward scan serves the other order).
   for (const metric of ['volume_usd', 'revenue_usd', 'conversions', 'end_users', 'referred_volume_usd']) {
-    await sql`CREATE INDEX ${sql.raw(`affiliate_metrics_${metric}_idx`)} ON affiliate_metrics (project_id, ${sql.ref(metric)}, affiliate_id)`.execute(db);
+    await sql`CREATE INDEX ${sql.raw(`affiliate_metrics_${metric}_idx`)} ON affiliate_metrics (project_id, ${sql.ref(metric)}, affiliate_id)`.execute(
+      db,
+    );
   }
   await sql`
     INSERT INTO affiliate_metrics (affiliate_id, project_id, updated_at)
@@ -92,7 +94,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     CREATE TRIGGER affiliate_counts_track AFTER INSERT OR UPDATE OF status ON affiliates
     FOR EACH ROW EXECUTE FUNCTION affiliate_counts_track()`.execute(db);
-  await sql`INSERT INTO affiliate_counts (project_id, status, affiliates) SELECT project_id, status, count(*) FROM affiliates GROUP BY project_id, status`.execute(db);
+  await sql`INSERT INTO affiliate_counts (project_id, status, affiliates) SELECT project_id, status, count(*) FROM affiliates GROUP BY project_id, status`.execute(
+    db,
+  );
 
   // Conversions per name: the list's `conversions` filter (affiliates with at least one of these names).
   await sql`

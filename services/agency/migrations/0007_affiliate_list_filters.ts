@@ -44,14 +44,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   for (const metric of METRICS) {
     await sql`DROP INDEX ${sql.raw(`affiliate_metrics_${metric}_idx`)}`.execute(db);
-    await sql`CREATE INDEX ${sql.raw(`affiliate_metrics_${metric}_idx`)} ON affiliate_metrics (project_id, ${sql.ref(metric)}, affiliate_id) INCLUDE (status, region)`.execute(db);
+    await sql`CREATE INDEX ${sql.raw(`affiliate_metrics_${metric}_idx`)} ON affiliate_metrics (project_id, ${sql.ref(metric)}, affiliate_id) INCLUDE (status, region)`.execute(
+      db,
+    );
   }
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   for (const metric of METRICS) {
     await sql`DROP INDEX ${sql.raw(`affiliate_metrics_${metric}_idx`)}`.execute(db);
-    await sql`CREATE INDEX ${sql.raw(`affiliate_metrics_${metric}_idx`)} ON affiliate_metrics (project_id, ${sql.ref(metric)}, affiliate_id)`.execute(db);
+    await sql`CREATE INDEX ${sql.raw(`affiliate_metrics_${metric}_idx`)} ON affiliate_metrics (project_id, ${sql.ref(metric)}, affiliate_id)`.execute(
+      db,
+    );
   }
   await sql`DROP TRIGGER affiliate_metrics_follow_filters ON affiliates`.execute(db);
   await sql`DROP FUNCTION affiliate_metrics_follow_filters()`.execute(db);

@@ -231,7 +231,8 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DROP TRIGGER affiliate_filter_entries_name_removed ON affiliate_conversion_counts`.execute(db);
   await sql`DROP TRIGGER affiliate_filter_entries_follow_metrics ON affiliate_metrics`.execute(db);
   await sql`DROP TRIGGER affiliate_filter_entries_new_affiliate ON affiliate_metrics`.execute(db);
-  for (const event of ['insert', 'update', 'delete']) await sql`DROP TRIGGER ${sql.raw(`affiliate_filter_entries_membership_${event}`)} ON audience_memberships`.execute(db);
+  for (const event of ['insert', 'update', 'delete'])
+    await sql`DROP TRIGGER ${sql.raw(`affiliate_filter_entries_membership_${event}`)} ON audience_memberships`.execute(db);
   await sql`
     DROP FUNCTION affiliate_filter_entries_follow_names(), affiliate_filter_entries_follow_metrics(), affiliate_filter_entries_new_affiliate(),
       affiliate_filter_entries_follow_memberships()`.execute(db);

@@ -16,7 +16,9 @@ const METRICS = ['volume_usd', 'revenue_usd', 'conversions', 'end_users', 'refer
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   for (const metric of METRICS) {
-    await sql`CREATE INDEX ${sql.raw(`affiliate_metrics_region_${metric}_idx`)} ON affiliate_metrics (project_id, region, ${sql.ref(metric)}, affiliate_id) INCLUDE (status)`.execute(db);
+    await sql`CREATE INDEX ${sql.raw(`affiliate_metrics_region_${metric}_idx`)} ON affiliate_metrics (project_id, region, ${sql.ref(metric)}, affiliate_id) INCLUDE (status)`.execute(
+      db,
+    );
     await sql`
       CREATE INDEX ${sql.raw(`affiliate_metrics_suspended_${metric}_idx`)} ON affiliate_metrics (project_id, ${sql.ref(metric)}, affiliate_id) INCLUDE (region)
       WHERE status = 'suspended'`.execute(db);
@@ -45,7 +47,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     CREATE TRIGGER affiliate_region_counts_track AFTER INSERT OR UPDATE OF status, region ON affiliates
     FOR EACH ROW EXECUTE FUNCTION affiliate_region_counts_track()`.execute(db);
-  await sql`INSERT INTO affiliate_region_counts (project_id, status, region, affiliates) SELECT project_id, status, region, count(*) FROM affiliates GROUP BY 1, 2, 3`.execute(db);
+  await sql`INSERT INTO affiliate_region_counts (project_id, status, region, affiliates) SELECT project_id, status, region, count(*) FROM affiliates GROUP BY 1, 2, 3`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

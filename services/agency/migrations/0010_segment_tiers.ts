@@ -26,7 +26,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       changed_at timestamptz NOT NULL,
       CHECK (NOT deleted OR tier_rank IS NULL)
     )`.execute(db);
-  await sql`CREATE INDEX audience_memberships_user_idx ON audience_memberships (project_id, identifier_type, identifier) INCLUDE (segment_id) WHERE present`.execute(db);
+  await sql`CREATE INDEX audience_memberships_user_idx ON audience_memberships (project_id, identifier_type, identifier) INCLUDE (segment_id) WHERE present`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -11,7 +11,9 @@ import { type Kysely, sql } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE sub_affiliate_bindings ADD COLUMN ended_by_designation_id bigint REFERENCES agency_designations (id)`.execute(db);
   // The master_designated entry finds the binding its designation closed (at most one: an affiliate has at most one open binding).
-  await sql`CREATE UNIQUE INDEX sub_affiliate_bindings_ended_by_designation_idx ON sub_affiliate_bindings (ended_by_designation_id) WHERE ended_by_designation_id IS NOT NULL`.execute(db);
+  await sql`CREATE UNIQUE INDEX sub_affiliate_bindings_ended_by_designation_idx ON sub_affiliate_bindings (ended_by_designation_id) WHERE ended_by_designation_id IS NOT NULL`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

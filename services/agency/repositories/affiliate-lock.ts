@@ -12,7 +12,11 @@ import type { AffiliateStatus } from '../domain/vocabulary';
  */
 
 /** Locks the user's affiliate row in the project; its id and status, or undefined when the user is no affiliate. */
-export function lockAffiliate(trx: Transaction<AgencyDatabase>, projectId: string, user: UserIdentifier): Promise<{ id: string; status: AffiliateStatus } | undefined> {
+export function lockAffiliate(
+  trx: Transaction<AgencyDatabase>,
+  projectId: string,
+  user: UserIdentifier,
+): Promise<{ id: string; status: AffiliateStatus } | undefined> {
   return trx
     .selectFrom('affiliates')
     .select(['id', 'status'])

@@ -89,7 +89,12 @@ export class AffiliateMetricsRepository {
   /** Which of these ids are affiliates of the project. */
   async knownAffiliates(projectId: string, ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const rows = await this.db.selectFrom('affiliates').select('id').where('project_id', '=', projectId).where('id', 'in', [...ids]).execute();
+    const rows = await this.db
+      .selectFrom('affiliates')
+      .select('id')
+      .where('project_id', '=', projectId)
+      .where('id', 'in', [...ids])
+      .execute();
     return new Set(rows.map((row) => row.id));
   }
 
@@ -191,7 +196,13 @@ export async function recordConversion(trx: Transaction<AgencyDatabase>, project
   return true;
 }
 
-async function addToAggregates(trx: Transaction<AgencyDatabase>, projectId: string, fact: ConversionFact, affiliateId: string, now: Date): Promise<void> {
+async function addToAggregates(
+  trx: Transaction<AgencyDatabase>,
+  projectId: string,
+  fact: ConversionFact,
+  affiliateId: string,
+  now: Date,
+): Promise<void> {
   const volume = fact.volumeUsd ?? '0';
   const revenue = fact.revenueUsd ?? '0';
   const referred = await trx
@@ -228,9 +239,12 @@ async function addToAggregates(trx: Transaction<AgencyDatabase>, projectId: stri
   await trx
     .insertInto('affiliate_conversion_counts')
     .values({ affiliate_id: affiliateId, name: fact.name, project_id: projectId, conversions: 1 })
-    .onConflict((conflict) => conflict.columns(['affiliate_id', 'name']).doUpdateSet((eb) => ({ conversions: eb('affiliate_conversion_counts.conversions', '+', 1n) })))
+    .onConflict((conflict) =>
+      conflict.columns(['affiliate_id', 'name']).doUpdateSet((eb) => ({ conversions: eb('affiliate_conversion_counts.conversions', '+', 1n) })),
+    )
     .execute();
-  if (fact.currencyId !== null && fact.affiliatePayout > 0n) await addEarning(trx, projectId, affiliateId, 'affiliate', fact.currencyId, fact.affiliatePayout);
+  if (fact.currencyId !== null && fact.affiliatePayout > 0n)
+    await addEarning(trx, projectId, affiliateId, 'affiliate', fact.currencyId, fact.affiliatePayout);
   if (fact.masterId === null) return;
   await trx
     .insertInto('sub_affiliate_metrics')
@@ -244,7 +258,8 @@ async function addToAggregates(trx: Transaction<AgencyDatabase>, projectId: stri
     )
     .execute();
   await addToAffiliateMetrics(trx, projectId, fact.masterId, now, { referred_volume_usd: sql`m.referred_volume_usd + ${volume}::numeric` });
-  if (fact.currencyId !== null && fact.agencyPayout > 0n) await addEarning(trx, projectId, fact.masterId, 'agency', fact.currencyId, fact.agencyPayout);
+  if (fact.currencyId !== null && fact.agencyPayout > 0n)
+    await addEarning(trx, projectId, fact.masterId, 'agency', fact.currencyId, fact.agencyPayout);
 }
 
 /** Adds to an affiliate's row (creating it if an older affiliate has none yet). */
@@ -263,11 +278,20 @@ async function addToAffiliateMetrics(
     .execute();
 }
 
-async function addEarning(trx: Transaction<AgencyDatabase>, projectId: string, affiliateId: string, kind: 'affiliate' | 'agency', currencyId: string, amount: bigint) {
+async function addEarning(
+  trx: Transaction<AgencyDatabase>,
+  projectId: string,
+  affiliateId: string,
+  kind: 'affiliate' | 'agency',
+  currencyId: string,
+  amount: bigint,
+) {
   await trx
     .insertInto('affiliate_earnings')
     .values({ affiliate_id: affiliateId, kind, currency_id: currencyId, project_id: projectId, amount })
-    .onConflict((conflict) => conflict.columns(['affiliate_id', 'kind', 'currency_id']).doUpdateSet({ amount: sql`affiliate_earnings.amount + excluded.amount` }))
+    .onConflict((conflict) =>
+      conflict.columns(['affiliate_id', 'kind', 'currency_id']).doUpdateSet({ amount: sql`affiliate_earnings.amount + excluded.amount` }),
+    )
     .execute();
 }
 
@@ -408,7 +432,9 @@ export function toEarningRecord(row: EarningRow): EarningRecord {
     currencyId: row.currency_id,
     amount: BigInt(row.amount),
     currency:
-      row.address === null ? null : { id: row.currency_id, chainId: String(row.chain_id), address: row.address, name: row.name!, decimals: row.decimals! },
+      row.address === null
+        ? null
+        : { id: row.currency_id, chainId: String(row.chain_id), address: row.address, name: row.name!, decimals: row.decimals! },
   };
 }
 
@@ -419,7 +445,12 @@ export function toEarningRecord(row: EarningRow): EarningRecord {
  * same order: no deadlock). The same result as recordConversion one by one. Call it under
  * lockProjectMetrics(shared).
  */
-export async function recordConversions(trx: Transaction<AgencyDatabase>, projectId: string, facts: readonly ConversionFact[], now: Date): Promise<void> {
+export async function recordConversions(
+  trx: Transaction<AgencyDatabase>,
+  projectId: string,
+  facts: readonly ConversionFact[],
+  now: Date,
+): Promise<void> {
   if (facts.length === 0) return;
   // Raw: data-modifying CTEs that feed each other (facts -> referred users -> converting users -> metrics) have no builder form.
   await sql`

@@ -62,9 +62,20 @@ export class AffiliateStatsRepository {
           eb.fn.countAll<bigint>().as('conversions'),
         ])
         .execute(),
-      days('f.master_id').select([utcDate.as('date'), volume.as('volume_usd')]).execute(),
+      days('f.master_id')
+        .select([utcDate.as('date'), volume.as('volume_usd')])
+        .execute(),
       // Both kinds of payout in one statement: the affiliate's own, and a master's from its sub-affiliates' conversions.
-      sql<{ date: string; kind: 'affiliate' | 'agency'; currency_id: string; amount: bigint; chain_id: bigint | null; address: string | null; name: string | null; decimals: number | null }>`
+      sql<{
+        date: string;
+        kind: 'affiliate' | 'agency';
+        currency_id: string;
+        amount: bigint;
+        chain_id: bigint | null;
+        address: string | null;
+        name: string | null;
+        decimals: number | null;
+      }>`
         SELECT p.date, p.kind, p.currency_id, p.amount, c.chain_id, c.address, c.name, c.decimals
         FROM (
           SELECT ${utcDate} AS date, 'affiliate' AS kind, f.currency_id, sum(f.affiliate_payout) AS amount

@@ -151,7 +151,9 @@ export class AffiliateRepository {
         .insertInto('affiliate_suspensions')
         .values({ affiliate_id: row.id, project_id: projectId, reason, suspended_at: now, suspended_by: actorId })
         .execute();
-      await appendOutboxEvents(trx, now, [statusChangedEvent({ affiliateId: row.id, projectId, user, from: 'active', to: 'suspended', reason, at: now })]);
+      await appendOutboxEvents(trx, now, [
+        statusChangedEvent({ affiliateId: row.id, projectId, user, from: 'active', to: 'suspended', reason, at: now }),
+      ]);
       return 'changed';
     });
   }
@@ -168,7 +170,9 @@ export class AffiliateRepository {
         .where('affiliate_id', '=', row.id)
         .where('reactivated_at', 'is', null)
         .execute();
-      await appendOutboxEvents(trx, now, [statusChangedEvent({ affiliateId: row.id, projectId, user, from: 'suspended', to: 'active', reason: null, at: now })]);
+      await appendOutboxEvents(trx, now, [
+        statusChangedEvent({ affiliateId: row.id, projectId, user, from: 'suspended', to: 'active', reason: null, at: now }),
+      ]);
       return 'changed';
     });
   }

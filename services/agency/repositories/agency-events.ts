@@ -49,7 +49,14 @@ export function statusChangedEvent(change: {
   return {
     type: 'agency.affiliate.status_changed',
     projectId: change.projectId,
-    payload: { affiliate_id: change.affiliateId, user: userOf(change.user), from: change.from, to: change.to, reason: change.reason, changed_at: change.at.toISOString() },
+    payload: {
+      affiliate_id: change.affiliateId,
+      user: userOf(change.user),
+      from: change.from,
+      to: change.to,
+      reason: change.reason,
+      changed_at: change.at.toISOString(),
+    },
   };
 }
 
@@ -78,7 +85,12 @@ export function applicationDecidedEvent(application: {
   };
 }
 
-export function referralCreatedEvent(referral: { projectId: string; user: UserIdentifier; affiliate: { id: string; user: UserIdentifier }; referredAt: Date }): NewOutboxEvent {
+export function referralCreatedEvent(referral: {
+  projectId: string;
+  user: UserIdentifier;
+  affiliate: { id: string; user: UserIdentifier };
+  referredAt: Date;
+}): NewOutboxEvent {
   return {
     type: 'agency.referral.created',
     projectId: referral.projectId,

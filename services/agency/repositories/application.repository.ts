@@ -43,7 +43,8 @@ export interface NewApplication {
 export type SubmitOutcome = ApplicationRecord | 'open_exists' | 'already_affiliate';
 
 /** What a transition found: done, no such application, or one whose status does not allow it. */
-export type TransitionOutcome = { kind: 'done'; application: ApplicationRecord } | { kind: 'not_found' } | { kind: 'refused'; status: ApplicationStatus };
+export type TransitionOutcome =
+  { kind: 'done'; application: ApplicationRecord } | { kind: 'not_found' } | { kind: 'refused'; status: ApplicationStatus };
 
 export interface Approval {
   audienceId: string;
@@ -126,7 +127,14 @@ export class ApplicationRepository {
     return { records: rows.map(toRecord), total: Number(count.total) };
   }
 
-  async hold(projectId: string, id: string, from: readonly ApplicationStatus[], note: string | null, actorId: string | null, now: Date): Promise<TransitionOutcome> {
+  async hold(
+    projectId: string,
+    id: string,
+    from: readonly ApplicationStatus[],
+    note: string | null,
+    actorId: string | null,
+    now: Date,
+  ): Promise<TransitionOutcome> {
     return this.transition(projectId, id, from, async (trx) =>
       trx
         .updateTable('applications')
@@ -137,7 +145,14 @@ export class ApplicationRepository {
     );
   }
 
-  async reject(projectId: string, id: string, from: readonly ApplicationStatus[], reason: string, actorId: string | null, now: Date): Promise<TransitionOutcome> {
+  async reject(
+    projectId: string,
+    id: string,
+    from: readonly ApplicationStatus[],
+    reason: string,
+    actorId: string | null,
+    now: Date,
+  ): Promise<TransitionOutcome> {
     return this.transition(projectId, id, from, async (trx) => {
       const row = await trx
         .updateTable('applications')
@@ -203,7 +218,13 @@ export class ApplicationRepository {
     change: (trx: Transaction<AgencyDatabase>, current: ApplicationRecord) => Promise<Selectable<ApplicationTable>>,
   ): Promise<TransitionOutcome> {
     return this.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom('applications').selectAll().where('project_id', '=', projectId).where('id', '=', id).forUpdate().executeTakeFirst();
+      const row = await trx
+        .selectFrom('applications')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .where('id', '=', id)
+        .forUpdate()
+        .executeTakeFirst();
       if (!row) return { kind: 'not_found' };
       if (!from.includes(row.status)) return { kind: 'refused', status: row.status };
       return { kind: 'done', application: toRecord(await change(trx, toRecord(row))) };
@@ -257,7 +278,14 @@ async function activeAffiliate(
  * The desired code, when nobody else in the project holds it (any letter case) and the affiliate
  * holds fewer than it may; the code as held, or null. Never fails the approval.
  */
-async function grantCode(trx: Transaction<AgencyDatabase>, projectId: string, affiliateId: string, code: string, maxCodes: number, now: Date): Promise<string | null> {
+async function grantCode(
+  trx: Transaction<AgencyDatabase>,
+  projectId: string,
+  affiliateId: string,
+  code: string,
+  maxCodes: number,
+  now: Date,
+): Promise<string | null> {
   const held = await trx
     .selectFrom('affiliate_codes')
     .select(['code', 'affiliate_id'])

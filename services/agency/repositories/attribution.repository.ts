@@ -128,9 +128,15 @@ export class AttributionRepository {
 
   async resolve(projectId: string, queries: readonly AttributionQuery[]): Promise<Array<AttributionRow | undefined>> {
     if (queries.length === 0) return [];
-    const { rows } = await this.db.executeQuery<ResolvedRow>(CompiledQuery.raw(RESOLVE_ATTRIBUTION_SQL, resolveAttributionParameters(projectId, queries)));
+    const { rows } = await this.db.executeQuery<ResolvedRow>(
+      CompiledQuery.raw(RESOLVE_ATTRIBUTION_SQL, resolveAttributionParameters(projectId, queries)),
+    );
     return rows.map((row) =>
-      row.affiliate_id === null || row.affiliate_identifier === null || row.affiliate_identifier_type === null || row.code === null || row.referred_at_ms === null
+      row.affiliate_id === null ||
+      row.affiliate_identifier === null ||
+      row.affiliate_identifier_type === null ||
+      row.code === null ||
+      row.referred_at_ms === null
         ? undefined
         : {
             affiliate: { id: row.affiliate_id, user: { identifier: row.affiliate_identifier, identifierType: row.affiliate_identifier_type } },
@@ -138,9 +144,16 @@ export class AttributionRepository {
             referredAt: new Date(row.referred_at_ms),
             suspendedAt: row.suspended,
             master:
-              row.master_id === null || row.master_identifier === null || row.master_identifier_type === null || row.spread_bps === null || row.master_suspended
+              row.master_id === null ||
+              row.master_identifier === null ||
+              row.master_identifier_type === null ||
+              row.spread_bps === null ||
+              row.master_suspended
                 ? null
-                : { affiliate: { id: row.master_id, user: { identifier: row.master_identifier, identifierType: row.master_identifier_type } }, spreadBps: row.spread_bps },
+                : {
+                    affiliate: { id: row.master_id, user: { identifier: row.master_identifier, identifierType: row.master_identifier_type } },
+                    spreadBps: row.spread_bps,
+                  },
             activeTierId: row.active_tier_id,
           },
     );

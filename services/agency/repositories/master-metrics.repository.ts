@@ -58,7 +58,12 @@ export class MasterMetricsRepository {
     return metricsOf(this.db, projectId, affiliateIds);
   }
 
-  async subAffiliates(projectId: string, masterId: string, query: SubAffiliateQuery, page: Page): Promise<{ records: SubAffiliateRecord[]; total: number }> {
+  async subAffiliates(
+    projectId: string,
+    masterId: string,
+    query: SubAffiliateQuery,
+    page: Page,
+  ): Promise<{ records: SubAffiliateRecord[]; total: number }> {
     const latest = this.db
       .selectFrom('sub_affiliate_bindings as b')
       .distinctOn('b.affiliate_id')
@@ -105,8 +110,16 @@ export class MasterMetricsRepository {
       .execute();
     const [count, own, agency] = await Promise.all([
       base.select((eb) => eb.fn.countAll<bigint>().as('total')).executeTakeFirstOrThrow(),
-      metricsOf(this.db, projectId, rows.map((row) => row.id)),
-      this.agencyEarningsBySub(projectId, masterId, rows.map((row) => row.id)),
+      metricsOf(
+        this.db,
+        projectId,
+        rows.map((row) => row.id),
+      ),
+      this.agencyEarningsBySub(
+        projectId,
+        masterId,
+        rows.map((row) => row.id),
+      ),
     ]);
     return {
       records: rows.map((row) => {

@@ -31,7 +31,8 @@ export interface MasterRelation {
 }
 
 /** `unboundFrom`: the master it was a sub-affiliate of until this designation unbound it (null when it was bound to none). */
-export type DesignateOutcome = { kind: 'designated'; masterId: string; unboundFrom: AffiliateRefRecord | null } | { kind: 'no_affiliate' } | { kind: 'already_master' };
+export type DesignateOutcome =
+  { kind: 'designated'; masterId: string; unboundFrom: AffiliateRefRecord | null } | { kind: 'no_affiliate' } | { kind: 'already_master' };
 export type SpreadOutcome = 'changed' | 'unchanged' | 'not_master';
 export type RemoveOutcome = { kind: 'removed'; released: number } | { kind: 'not_master' };
 
@@ -96,7 +97,11 @@ export class MasterRepository {
         // Its row lock keeps binds out; an unbind or its master's removal closing the binding meanwhile leaves nothing to close here.
         const unbound = await trx
           .updateTable('sub_affiliate_bindings')
-          .set({ bound_to: sql<Date>`greatest(${now}::timestamptz, bound_from)`, unbound_by: actor.apiKeyId, ended_by_designation_id: designation.id })
+          .set({
+            bound_to: sql<Date>`greatest(${now}::timestamptz, bound_from)`,
+            unbound_by: actor.apiKeyId,
+            ended_by_designation_id: designation.id,
+          })
           .where('affiliate_id', '=', affiliate.id)
           .where('bound_to', 'is', null)
           .returning('master_id')
@@ -174,7 +179,9 @@ export class MasterRepository {
           .selectFrom('affiliates')
           .select(['id', 'identifier', 'identifier_type'])
           .where('project_id', '=', projectId)
-          .where((eb) => eb.or(users.map((user) => eb.and([eb('identifier_type', '=', user.identifierType), eb('identifier', '=', user.identifier)]))))
+          .where((eb) =>
+            eb.or(users.map((user) => eb.and([eb('identifier_type', '=', user.identifierType), eb('identifier', '=', user.identifier)]))),
+          )
           .execute();
         const idOf = new Map(found.map((row) => [userKey(row.identifier_type, row.identifier), row.id]));
         // The master and every sub-affiliate, locked together in id order: no deadlock with another bind or a designation.
@@ -190,7 +197,8 @@ export class MasterRepository {
           const row = id === undefined ? undefined : byId.get(id);
           if (!row) return refusals.push({ index, kind: 'no_affiliate' });
           if (row.designation_id) return refusals.push({ index, kind: 'is_master' });
-          if (row.bound_master_id && row.bound_master_id !== masterId) return refusals.push({ index, kind: 'already_bound', master: boundMaster(row) });
+          if (row.bound_master_id && row.bound_master_id !== masterId)
+            return refusals.push({ index, kind: 'already_bound', master: boundMaster(row) });
           const fresh = !row.bound_master_id && !toBind.has(row.id);
           if (fresh) toBind.add(row.id);
           results.push({ affiliate: { id: row.id, user: { identifier: row.identifier, identifierType: row.identifier_type } }, bound: fresh });
@@ -279,7 +287,13 @@ export class MasterRepository {
       .leftJoin('agency_designations as d', (join) => join.onRef('d.affiliate_id', '=', 'a.id').on('d.removed_at', 'is', null))
       .leftJoin('sub_affiliate_bindings as b', (join) => join.onRef('b.affiliate_id', '=', 'a.id').on('b.bound_to', 'is', null))
       .leftJoin('affiliates as m', 'm.id', 'b.master_id')
-      .select(['a.id', 'd.id as designation_id', 'm.id as master_id', 'm.identifier as master_identifier', 'm.identifier_type as master_identifier_type'])
+      .select([
+        'a.id',
+        'd.id as designation_id',
+        'm.id as master_id',
+        'm.identifier as master_identifier',
+        'm.identifier_type as master_identifier_type',
+      ])
       .where('a.id', 'in', affiliateIds)
       .execute();
     for (const row of rows) {

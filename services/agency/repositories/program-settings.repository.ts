@@ -53,6 +53,11 @@ export class ProgramSettingsRepository {
   }
 }
 
-function toRecord(row: { program_url: string | null; link_template: string | null; updated_at: Date; updated_by: string | null }): ProgramSettingsRecord {
+function toRecord(row: {
+  program_url: string | null;
+  link_template: string | null;
+  updated_at: Date;
+  updated_by: string | null;
+}): ProgramSettingsRecord {
   return { programUrl: row.program_url, linkTemplate: row.link_template, updatedAt: row.updated_at, updatedBy: row.updated_by };
 }

@@ -26,7 +26,11 @@ export async function applyTierChange(db: Kysely<AgencyDatabase>, change: TierCh
     .onConflict((oc) =>
       oc
         .column('segment_id')
-        .doUpdateSet({ name: (eb) => eb.ref('excluded.name'), tier_rank: (eb) => eb.ref('excluded.tier_rank'), changed_at: (eb) => eb.ref('excluded.changed_at') })
+        .doUpdateSet({
+          name: (eb) => eb.ref('excluded.name'),
+          tier_rank: (eb) => eb.ref('excluded.tier_rank'),
+          changed_at: (eb) => eb.ref('excluded.changed_at'),
+        })
         .where('segment_tiers.deleted', '=', false)
         .where('segment_tiers.changed_at', '<=', (eb) => eb.ref('excluded.changed_at')),
     )
@@ -39,7 +43,9 @@ export async function forgetTierSegment(db: Kysely<AgencyDatabase>, projectId: s
     .insertInto('segment_tiers')
     .values({ segment_id: segmentId, project_id: projectId, name: '', tier_rank: null, deleted: true, changed_at: at })
     .onConflict((oc) =>
-      oc.column('segment_id').doUpdateSet({ tier_rank: null, deleted: true, changed_at: sql<Date>`greatest(segment_tiers.changed_at, excluded.changed_at)` }),
+      oc
+        .column('segment_id')
+        .doUpdateSet({ tier_rank: null, deleted: true, changed_at: sql<Date>`greatest(segment_tiers.changed_at, excluded.changed_at)` }),
     )
     .execute();
 }

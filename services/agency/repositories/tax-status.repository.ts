@@ -45,7 +45,11 @@ export async function applyTaxStatuses(db: Kysely<AgencyDatabase>, projectId: st
     .onConflict((oc) =>
       oc
         .columns(['project_id', 'identifier_type', 'identifier'])
-        .doUpdateSet({ status: (eb) => eb.ref('excluded.status'), expires_at: (eb) => eb.ref('excluded.expires_at'), version: (eb) => eb.ref('excluded.version') })
+        .doUpdateSet({
+          status: (eb) => eb.ref('excluded.status'),
+          expires_at: (eb) => eb.ref('excluded.expires_at'),
+          version: (eb) => eb.ref('excluded.version'),
+        })
         .where('tax_statuses.version', '<', (eb) => eb.ref('excluded.version')),
     )
     .execute();
@@ -66,6 +70,11 @@ export async function applyTaxRequirement(db: Kysely<AgencyDatabase>, projectId:
 }
 
 /** The status a reader sees from the projection's columns (null: no row). */
-export function taxStatusOf(requireTaxInfo: boolean | null, status: TaxRecordStatus | null, expiresAt: Date | null, now: Date): EffectiveTaxStatusName {
+export function taxStatusOf(
+  requireTaxInfo: boolean | null,
+  status: TaxRecordStatus | null,
+  expiresAt: Date | null,
+  now: Date,
+): EffectiveTaxStatusName {
   return effectiveStatusOf(requireTaxInfo ?? false, status === null ? undefined : { status, expiresAt }, now);
 }

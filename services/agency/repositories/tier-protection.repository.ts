@@ -20,7 +20,14 @@ export type EndProtectionOutcome = 'ended' | 'no_affiliate' | 'none_in_force';
 export class TierProtectionRepository {
   constructor(private readonly db: Kysely<AgencyDatabase>) {}
 
-  async set(projectId: string, user: UserIdentifier, tierId: string, expiresAt: Date, actorId: string | null, now: Date): Promise<SetProtectionOutcome> {
+  async set(
+    projectId: string,
+    user: UserIdentifier,
+    tierId: string,
+    expiresAt: Date,
+    actorId: string | null,
+    now: Date,
+  ): Promise<SetProtectionOutcome> {
     return this.db.transaction().execute(async (trx) => {
       // The affiliate's row lock makes "end the open one, insert the next" one step under concurrent calls.
       const affiliate = await lockAffiliate(trx, projectId, user);

@@ -121,7 +121,8 @@ function parseGroup(
 function parseLeaf(value: Record<string, unknown>, path: string, violations: FieldViolation[]): ConditionLeaf | undefined {
   const before = violations.length;
   for (const key of Object.keys(value)) {
-    if (!LEAF_FIELDS.has(key)) violations.push({ field: `${path}.${key}`, reason: `is not a field of a comparison (${[...LEAF_FIELDS].join(', ')}; or a group: all, any)` });
+    if (!LEAF_FIELDS.has(key))
+      violations.push({ field: `${path}.${key}`, reason: `is not a field of a comparison (${[...LEAF_FIELDS].join(', ')}; or a group: all, any)` });
   }
   const op = value.op;
   if (typeof op !== 'string' || !(OPS as readonly string[]).includes(op)) {
@@ -222,10 +223,14 @@ function decimalOf(item: unknown, whole: boolean, at: string, violations: FieldV
   const kind = whole ? 'a whole number' : 'a decimal number';
   let text: string | undefined;
   if (typeof item === 'string' && DECIMAL.test(item)) text = item;
-  else if (typeof item === 'number' && Number.isFinite(item) && (!whole || Number.isSafeInteger(item)) && !/e/i.test(String(item))) text = String(item);
+  else if (typeof item === 'number' && Number.isFinite(item) && (!whole || Number.isSafeInteger(item)) && !/e/i.test(String(item)))
+    text = String(item);
   const [integer = '', fraction = ''] = (text ?? '').replace('-', '').split('.');
   if (text === undefined || integer.length > CONDITION_LIMITS.maxDigits || fraction.length > CONDITION_LIMITS.maxDigits) {
-    violations.push({ field: at, reason: `must be ${kind}, as a JSON number or a decimal string such as "100.5" (exact; at most ${CONDITION_LIMITS.maxDigits} digits)` });
+    violations.push({
+      field: at,
+      reason: `must be ${kind}, as a JSON number or a decimal string such as "100.5" (exact; at most ${CONDITION_LIMITS.maxDigits} digits)`,
+    });
     return undefined;
   }
   if (whole && fraction.length > 0) {

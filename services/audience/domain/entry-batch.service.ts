@@ -86,10 +86,7 @@ export class EntryBatchService {
     const entries = normalizeBatch(input);
     const hash = requestHash(segmentId, entries);
     if (!this.scheduler.isAvailable()) {
-      throw new UnavailableError(
-        'QUEUE_UNAVAILABLE',
-        'the batch queue is unavailable, so nothing was stored; send the batch again in a few seconds',
-      );
+      throw new UnavailableError('QUEUE_UNAVAILABLE', 'the batch queue is unavailable, so nothing was stored; send the batch again in a few seconds');
     }
     await requireSegmentExists(this.segments, projectId, segmentId);
 

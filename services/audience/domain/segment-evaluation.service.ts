@@ -37,7 +37,10 @@ export class SegmentEvaluationService {
   async start(projectId: string, segmentId: string): Promise<EvaluationRecord> {
     const segment = await requireSegment(this.segments, projectId, segmentId);
     if (segment.conditionJson === null) {
-      throw new FailedPreconditionError('AUDIENCE_NOT_DYNAMIC', 'this audience has no condition, so there is nothing to evaluate; give it a condition first');
+      throw new FailedPreconditionError(
+        'AUDIENCE_NOT_DYNAMIC',
+        'this audience has no condition, so there is nothing to evaluate; give it a condition first',
+      );
     }
     // Stored first, then queued.
     const requested = await this.evaluations.request(projectId, segmentId, this.clock.now());

@@ -21,8 +21,7 @@ export function checkName(value: string, field = 'name'): Checked<string> {
 
 export function checkDescription(value: string | undefined | null, maxLength: number, field = 'description') {
   if (value === undefined || value === null) return { value: null, violations: [] as FieldViolation[] };
-  const violations: FieldViolation[] =
-    value.length > maxLength ? [{ field, reason: `must be at most ${maxLength} characters` }] : [];
+  const violations: FieldViolation[] = value.length > maxLength ? [{ field, reason: `must be at most ${maxLength} characters` }] : [];
   return { value: value.length === 0 ? null : value, violations };
 }
 

@@ -2,7 +2,14 @@ import type { Clock } from '../../common/clock';
 import type { OutboxWaker } from '../../common/outbox/relay';
 import { AlreadyExistsError, InvalidArgumentError } from '../../common/errors';
 import { type Page } from '../../common/pagination';
-import { type SegmentRecord, type SegmentChanges, SegmentNameTaken, type SegmentRepository, type SegmentWrite, TierRankTaken } from '../repositories/segment.repository';
+import {
+  type SegmentRecord,
+  type SegmentChanges,
+  SegmentNameTaken,
+  type SegmentRepository,
+  type SegmentWrite,
+  TierRankTaken,
+} from '../repositories/segment.repository';
 import { checkCondition, checkDescription, checkName, checkTierRank, LIMITS, throwIfInvalid } from './segment-fields';
 import { requireSegment, segmentNotFound } from './segment-lookup';
 
@@ -58,15 +65,14 @@ export class SegmentService {
     return this.segments.list(projectId, page);
   }
 
-  async update(
-    projectId: string,
-    segmentId: string,
-    mask: string[],
-    input: Partial<SegmentInput>,
-  ): Promise<SegmentRecord> {
+  async update(projectId: string, segmentId: string, mask: string[], input: Partial<SegmentInput>): Promise<SegmentRecord> {
     const unknown = mask.filter((path) => !(UPDATABLE_SEGMENT_FIELDS as readonly string[]).includes(path));
     if (unknown.length > 0) {
-      throw new InvalidArgumentError('VALIDATION_FAILED', `cannot update ${unknown.join(', ')}`, unknown.map((field) => ({ field, reason: 'is not updatable' })));
+      throw new InvalidArgumentError(
+        'VALIDATION_FAILED',
+        `cannot update ${unknown.join(', ')}`,
+        unknown.map((field) => ({ field, reason: 'is not updatable' })),
+      );
     }
     const existing = await requireSegment(this.segments, projectId, segmentId);
     if (mask.length === 0) return existing;
@@ -131,9 +137,11 @@ function translateTaken(error: unknown): unknown {
     ]);
   }
   if (error instanceof TierRankTaken) {
-    return new AlreadyExistsError('TIER_RANK_TAKEN', 'another audience of this project already has this tier rank; give it another rank, or clear that one first', [
-      { field: 'tier_rank', reason: 'is already the rank of another audience in this project' },
-    ]);
+    return new AlreadyExistsError(
+      'TIER_RANK_TAKEN',
+      'another audience of this project already has this tier rank; give it another rank, or clear that one first',
+      [{ field: 'tier_rank', reason: 'is already the rank of another audience in this project' }],
+    );
   }
   return error;
 }

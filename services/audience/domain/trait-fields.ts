@@ -40,7 +40,8 @@ export function numberTextProblem(text: string): string | undefined {
   const first = digits.search(/[1-9]/);
   // The power of ten of the leading digit (1e24 -> 24, 0.001 -> -3); zero's is its exponent (PostgreSQL refuses 0e9999999999 too).
   const magnitude = first < 0 ? Number(exponent) : integer.length - 1 - first + Number(exponent);
-  if (Math.abs(magnitude) > maxExponent) return `a number must lie between 1e-${maxExponent} and 1e${maxExponent + 1} in magnitude (or be 0, written with an exponent within ±${maxExponent})`;
+  if (Math.abs(magnitude) > maxExponent)
+    return `a number must lie between 1e-${maxExponent} and 1e${maxExponent + 1} in magnitude (or be 0, written with an exponent within ±${maxExponent})`;
   return undefined;
 }
 
@@ -97,7 +98,10 @@ export function checkTraits(inputs: readonly TraitInput[], now: Date): CheckedTr
     const updatedAt = input.updatedAt ?? null;
     if (updatedAt && Number.isNaN(updatedAt.getTime())) found.push({ field: `${path}.updated_at`, reason: 'is not a valid time' });
     else if (updatedAt && updatedAt.getTime() > latest) {
-      found.push({ field: `${path}.updated_at`, reason: `is in the future (at most ${USER_TRAIT_RULES.maxClockAheadMs / 60_000} minutes ahead of the service's clock)` });
+      found.push({
+        field: `${path}.updated_at`,
+        reason: `is in the future (at most ${USER_TRAIT_RULES.maxClockAheadMs / 60_000} minutes ahead of the service's clock)`,
+      });
     }
     if (found.length > 0 || !user.user || !value) {
       invalid += 1;

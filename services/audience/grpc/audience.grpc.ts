@@ -16,7 +16,6 @@ import {
   toUserTraitMessage,
 } from './audience.mappers';
 
-
 /** Room left before the caller's deadline for the answer to travel back. */
 const ANSWER_MARGIN_MS = 500;
 /** Without a caller deadline (never from the gateway), how long a call may take. */
@@ -78,7 +77,13 @@ export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger
       },
 
       listEntries: async (req) => {
-        const result = await domain.entries.list(req.projectId, req.segmentId, toPage(req.page), req.cursor || undefined, req.identifierPrefix || undefined);
+        const result = await domain.entries.list(
+          req.projectId,
+          req.segmentId,
+          toPage(req.page),
+          req.cursor || undefined,
+          req.identifierPrefix || undefined,
+        );
         return {
           results: result.records.map(toEntryMessage),
           pageInfo: pageInfo(result, result.total),
@@ -92,20 +97,15 @@ export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger
       },
 
       submitEntryBatch: async (req, context) => {
-        const { batch, created } = await domain.batches.submit(
-          req.projectId,
-          req.segmentId,
-          req.entries,
-          req.idempotencyKey,
-          { deadline: deadlineOf(context), waitMs: Math.max(0, req.waitMs) },
-        );
+        const { batch, created } = await domain.batches.submit(req.projectId, req.segmentId, req.entries, req.idempotencyKey, {
+          deadline: deadlineOf(context),
+          waitMs: Math.max(0, req.waitMs),
+        });
         return { batch: toEntryBatchMessage(batch), created };
       },
 
       getEntryBatch: async (req, context) =>
-        toEntryBatchMessage(
-          await domain.batches.get(req.projectId, req.segmentId, req.jobId, waitWithinDeadline(req.waitMs, context)),
-        ),
+        toEntryBatchMessage(await domain.batches.get(req.projectId, req.segmentId, req.jobId, waitWithinDeadline(req.waitMs, context))),
 
       evaluateSegment: async (req) => toSegmentEvaluationMessage(await domain.evaluations.start(req.projectId, req.segmentId)),
 
@@ -114,8 +114,7 @@ export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger
       createBadge: async (req) => toBadgeMessage(await domain.badges.create(req.projectId, req.segmentId, requireField(req.badge, 'badge'))),
 
       // A badge field the mask lists but the request leaves unset is cleared (a name cannot be).
-      updateBadge: async (req) =>
-        toBadgeMessage(await domain.badges.update(req.projectId, req.segmentId, req.updateMask ?? [], req.badge ?? {})),
+      updateBadge: async (req) => toBadgeMessage(await domain.badges.update(req.projectId, req.segmentId, req.updateMask ?? [], req.badge ?? {})),
 
       deleteBadge: async (req) => {
         await domain.badges.delete(req.projectId, req.segmentId);
@@ -156,7 +155,13 @@ export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger
           req.projectId,
           req.traits.map((trait, index) => {
             const user = requireField(trait.user, `traits[${index}].user`);
-            return { identifier: user.identifier, identifierType: user.identifierType, name: trait.name, value: trait.value ?? {}, updatedAt: trait.updatedAt };
+            return {
+              identifier: user.identifier,
+              identifierType: user.identifierType,
+              name: trait.name,
+              value: trait.value ?? {},
+              updatedAt: trait.updatedAt,
+            };
           }),
         );
         return { received: String(outcome.received), written: String(outcome.written), ignored: String(outcome.ignored) };

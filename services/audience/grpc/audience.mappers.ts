@@ -1,4 +1,14 @@
-import type { Badge, Entry, EntryBatch, Segment, SegmentEvaluation, TraitValue as TraitValueMessage, UserAudienceResult, UserTierResult, UserTrait } from '../../../gen/referral/audience/v1/audience';
+import type {
+  Badge,
+  Entry,
+  EntryBatch,
+  Segment,
+  SegmentEvaluation,
+  TraitValue as TraitValueMessage,
+  UserAudienceResult,
+  UserTierResult,
+  UserTrait,
+} from '../../../gen/referral/audience/v1/audience';
 import { EntryBatchStatus, EntryKind, EntrySource, SegmentType } from '../../../gen/referral/audience/v1/enums';
 import { enumValue } from '../../common/enums';
 import { withoutNulls } from '../../common/grpc/messages';

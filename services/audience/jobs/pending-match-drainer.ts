@@ -115,7 +115,10 @@ export class PendingMatchDrainer implements RelayParticipant, MatchingWaker {
         else passedOver.push(projectId);
       } catch (error) {
         passedOver.push(projectId);
-        this.logger.error({ err: error, project_id: projectId }, 'incremental matching of a project failed; its users stay pending for the next pass');
+        this.logger.error(
+          { err: error, project_id: projectId },
+          'incremental matching of a project failed; its users stay pending for the next pass',
+        );
       }
     }
     // Users changed since the cutoff: their own timer (their commits' wakes may have found this one set).

@@ -61,7 +61,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       started_at timestamptz,
       finished_at timestamptz
     )`.execute(db);
-  await sql`CREATE UNIQUE INDEX entry_batches_idempotency_key ON entry_batches (project_id, idempotency_key) WHERE idempotency_key IS NOT NULL`.execute(db);
+  await sql`CREATE UNIQUE INDEX entry_batches_idempotency_key ON entry_batches (project_id, idempotency_key) WHERE idempotency_key IS NOT NULL`.execute(
+    db,
+  );
   await sql`CREATE INDEX entry_batches_unfinished_idx ON entry_batches (created_at) WHERE status IN ('queued', 'active')`.execute(db);
 }
 

@@ -97,7 +97,10 @@ class Compiler {
     const { projectId, users } = this.options;
     const allTime = ALL_TIME_COLUMN[leaf.metric];
     if (allTime && leaf.windowDays === null && leaf.conversionName === null) {
-      const alias = this.join('m', () => sql`LEFT JOIN user_metrics m ON m.project_id = ${projectId} AND m.identifier_type = u.identifier_type AND m.identifier = u.identifier`);
+      const alias = this.join(
+        'm',
+        () => sql`LEFT JOIN user_metrics m ON m.project_id = ${projectId} AND m.identifier_type = u.identifier_type AND m.identifier = u.identifier`,
+      );
       return sql.ref(`${alias}.${allTime}`);
     }
     const source = DAY_SOURCE[leaf.metric];
@@ -120,8 +123,10 @@ class Compiler {
   }
 
   private traitPredicate(leaf: Extract<ConditionLeaf, { kind: 'trait' }>): RawBuilder<boolean> {
-    const alias = this.join(JSON.stringify(['trait', leaf.name]), (name) =>
-      sql`LEFT JOIN user_traits ${sql.ref(name)} ON ${sql.ref(`${name}.project_id`)} = ${this.options.projectId}
+    const alias = this.join(
+      JSON.stringify(['trait', leaf.name]),
+      (name) =>
+        sql`LEFT JOIN user_traits ${sql.ref(name)} ON ${sql.ref(`${name}.project_id`)} = ${this.options.projectId}
         AND ${sql.ref(`${name}.name`)} = ${leaf.name}
         AND ${sql.ref(`${name}.identifier_type`)} = u.identifier_type AND ${sql.ref(`${name}.identifier`)} = u.identifier`,
     );

@@ -27,6 +27,12 @@ export async function holdDynamicSegmentsGate(trx: Transaction<AudienceDatabase>
  */
 export async function projectHasDynamicSegments(trx: Transaction<AudienceDatabase>, projectId: string): Promise<boolean> {
   await sql`SELECT pg_advisory_xact_lock_shared(${gateKey(projectId)})`.execute(trx);
-  const row = await trx.selectFrom('segments').select('id').where('project_id', '=', projectId).where('condition', 'is not', null).limit(1).executeTakeFirst();
+  const row = await trx
+    .selectFrom('segments')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('condition', 'is not', null)
+    .limit(1)
+    .executeTakeFirst();
   return row !== undefined;
 }

@@ -71,9 +71,7 @@ export class EntryBatchRepository {
           received: batch.entries.length,
           created_at: batch.now,
         })
-        .onConflict((conflict) =>
-          conflict.columns(['project_id', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing(),
-        )
+        .onConflict((conflict) => conflict.columns(['project_id', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing())
         .returning(COLUMNS)
         .executeTakeFirst()
         .catch((error: unknown) => {

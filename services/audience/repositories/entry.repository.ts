@@ -117,9 +117,7 @@ export class EntryRepository {
       const deleted = await trx
         .deleteFrom('entries')
         .where('segment_id', '=', segment.id)
-        .where((eb) =>
-          eb.or(forms.map((form) => eb.and([eb('identifier_type', '=', form.identifierType), eb('identifier', '=', form.identifier)]))),
-        )
+        .where((eb) => eb.or(forms.map((form) => eb.and([eb('identifier_type', '=', form.identifierType), eb('identifier', '=', form.identifier)]))))
         .returning(['identifier', 'identifier_type', 'kind'])
         .execute();
       if (deleted.length > 0) {
@@ -264,7 +262,9 @@ export async function addEntry(
     .select(ENTRY_COLUMNS)
     .executeTakeFirst();
   if (!row) return 'exists';
-  await appendOutboxEvents(trx, now, [entriesEvent('audience.entry_added', { project_id: segment.projectId, segment_id: segment.id }, 'static', [row])]);
+  await appendOutboxEvents(trx, now, [
+    entriesEvent('audience.entry_added', { project_id: segment.projectId, segment_id: segment.id }, 'static', [row]),
+  ]);
   return toRecord(row);
 }
 

@@ -12,7 +12,12 @@ const userKey = (user: UserIdentifier) => `${user.identifierType}\u0000${user.id
  * earlier `changed_at`, so a burst of changes stays one pass. Users are written once each and in key
  * order, so two writers over the same users lock them in one order and never deadlock.
  */
-export async function recordPendingMatches(trx: Transaction<AudienceDatabase>, projectId: string, users: readonly UserIdentifier[], changedAt: Date): Promise<void> {
+export async function recordPendingMatches(
+  trx: Transaction<AudienceDatabase>,
+  projectId: string,
+  users: readonly UserIdentifier[],
+  changedAt: Date,
+): Promise<void> {
   if (users.length === 0) return;
   const byKey = new Map(users.map((user) => [userKey(user), user]));
   const distinct = [...byKey.keys()].sort().map((key) => byKey.get(key)!);

@@ -123,7 +123,12 @@ export class SegmentEvaluationRepository {
    * commits; a failure or a process dying mid-pass leaves them for the next pass. Undefined when
    * no user was left to claim.
    */
-  async matchPending(projectId: string, limit: number, at: { now: Date; today: string }, parse: ParseCondition): Promise<{ users: number; changed: number } | undefined> {
+  async matchPending(
+    projectId: string,
+    limit: number,
+    at: { now: Date; today: string },
+    parse: ParseCondition,
+  ): Promise<{ users: number; changed: number } | undefined> {
     return this.db.transaction().execute(async (trx) => {
       const users = await claimPendingMatches(trx, projectId, limit);
       if (users.length === 0) return undefined;
@@ -146,7 +151,12 @@ export class SegmentEvaluationRepository {
  * cleared: the answer now is the one to come. Given a transaction (a segment's create or change of
  * its condition), the request commits with the change, so no crash between them can lose it.
  */
-export async function requestEvaluation(db: Kysely<AudienceDatabase> | Transaction<AudienceDatabase>, projectId: string, segmentId: string, now: Date): Promise<number | undefined> {
+export async function requestEvaluation(
+  db: Kysely<AudienceDatabase> | Transaction<AudienceDatabase>,
+  projectId: string,
+  segmentId: string,
+  now: Date,
+): Promise<number | undefined> {
   // Raw: INSERT ... SELECT FROM segments (so a foreign segment inserts nothing) with an upsert.
   const { rows } = await sql<{ requested: number }>`
     INSERT INTO segment_evaluations (segment_id, project_id, status, requested, requested_at)

@@ -98,7 +98,8 @@ export class SegmentRepository {
           })
           .returning('id')
           .executeTakeFirstOrThrow();
-        if (tierEventWritten) await appendOutboxEvents(trx, segment.now, [tierEvent(segment.projectId, { id, name: segment.name, tier_rank: segment.tierRank })]);
+        if (tierEventWritten)
+          await appendOutboxEvents(trx, segment.now, [tierEvent(segment.projectId, { id, name: segment.name, tier_rank: segment.tierRank })]);
         return { id, evaluationRequested: segment.requestEvaluation ? await requestEvaluation(trx, segment.projectId, id, segment.now) : undefined };
       });
       const inserted = await this.findById(segment.projectId, id);
@@ -110,21 +111,13 @@ export class SegmentRepository {
   }
 
   async findById(projectId: string, segmentId: string): Promise<SegmentRecord | undefined> {
-    const row = await selectWithBadge(this.db)
-      .where('segments.project_id', '=', projectId)
-      .where('segments.id', '=', segmentId)
-      .executeTakeFirst();
+    const row = await selectWithBadge(this.db).where('segments.project_id', '=', projectId).where('segments.id', '=', segmentId).executeTakeFirst();
     return row && toRecord(row);
   }
 
   /** True when the segment exists in the project; cheaper than findById where only that matters. */
   async exists(projectId: string, segmentId: string): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('segments')
-      .select('id')
-      .where('project_id', '=', projectId)
-      .where('id', '=', segmentId)
-      .executeTakeFirst();
+    const row = await this.db.selectFrom('segments').select('id').where('project_id', '=', projectId).where('id', '=', segmentId).executeTakeFirst();
     return row !== undefined;
   }
 
@@ -169,7 +162,10 @@ export class SegmentRepository {
         // value writes an event that changes nothing): the agency's tier projection follows it.
         const tierEventWritten = changes.tierRank !== undefined || (changes.name !== undefined && updated.tier_rank !== null);
         if (tierEventWritten) await appendOutboxEvents(trx, changes.now, [tierEvent(projectId, updated)]);
-        return { tierEventWritten, evaluationRequested: changes.requestEvaluation ? await requestEvaluation(trx, projectId, segmentId, changes.now) : undefined };
+        return {
+          tierEventWritten,
+          evaluationRequested: changes.requestEvaluation ? await requestEvaluation(trx, projectId, segmentId, changes.now) : undefined,
+        };
       });
       if (!written) return undefined;
       const segment = await this.findById(projectId, segmentId);
@@ -200,7 +196,13 @@ function tierEvent(projectId: string, segment: { id: string; name: string; tier_
  * transaction ends, so it cannot be deleted before that transaction's entry is in.
  */
 export async function holdSegment(trx: Transaction<AudienceDatabase>, projectId: string, segmentId: string): Promise<boolean> {
-  const row = await trx.selectFrom('segments').select('id').where('project_id', '=', projectId).where('id', '=', segmentId).forKeyShare().executeTakeFirst();
+  const row = await trx
+    .selectFrom('segments')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('id', '=', segmentId)
+    .forKeyShare()
+    .executeTakeFirst();
   return row !== undefined;
 }
 

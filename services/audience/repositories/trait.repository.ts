@@ -21,9 +21,19 @@ export interface UserTraitRecord {
 }
 
 const keyOrder = (a: TraitWrite, b: TraitWrite) =>
-  a.user.identifierType < b.user.identifierType ? -1 : a.user.identifierType > b.user.identifierType ? 1
-    : a.user.identifier < b.user.identifier ? -1 : a.user.identifier > b.user.identifier ? 1
-    : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  a.user.identifierType < b.user.identifierType
+    ? -1
+    : a.user.identifierType > b.user.identifierType
+      ? 1
+      : a.user.identifier < b.user.identifier
+        ? -1
+        : a.user.identifier > b.user.identifier
+          ? 1
+          : a.name < b.name
+            ? -1
+            : a.name > b.name
+              ? 1
+              : 0;
 
 export class TraitRepository {
   constructor(private readonly db: Kysely<AudienceDatabase>) {}

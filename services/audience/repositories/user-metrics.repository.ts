@@ -48,10 +48,16 @@ export async function recordConversionInputs(trx: Trx, projectId: string, conver
     GROUP BY u.identifier_type, u.identifier, u.name, u.day
     ORDER BY u.identifier_type, u.identifier, u.name, u.day
     ON CONFLICT (project_id, identifier_type, identifier, name, day) DO UPDATE
-      SET conversions = d.conversions + excluded.conversions, volume_usd = d.volume_usd + excluded.volume_usd, revenue_usd = d.revenue_usd + excluded.revenue_usd`.execute(trx);
+      SET conversions = d.conversions + excluded.conversions, volume_usd = d.volume_usd + excluded.volume_usd, revenue_usd = d.revenue_usd + excluded.revenue_usd`.execute(
+    trx,
+  );
 
   const referred = conversions.filter((c): c is ConversionInput & { referrer: UserIdentifier } => c.referrer !== null);
-  await addReferralDays(trx, projectId, referred.map((c) => ({ user: c.referrer, day: c.day, users: 0, volume: c.volumeUsd })));
+  await addReferralDays(
+    trx,
+    projectId,
+    referred.map((c) => ({ user: c.referrer, day: c.day, users: 0, volume: c.volumeUsd })),
+  );
 
   const earnings = conversions.flatMap((c) => c.earnings.map((earning) => ({ ...earning, day: c.day })));
   if (earnings.length > 0) {
@@ -75,11 +81,24 @@ export async function recordConversionInputs(trx: Trx, projectId: string, conver
 
 export async function recordReferralInputs(trx: Trx, projectId: string, referrals: readonly ReferralInput[], now: Date): Promise<void> {
   if (referrals.length === 0) return;
-  await addReferralDays(trx, projectId, referrals.map((r) => ({ user: r.referrer, day: r.day, users: 1, volume: '0' })));
-  await addAllTime(trx, projectId, now, referrals.map((r) => ({ user: r.referrer, volume: '0', revenue: '0', conversions: 0, referredUsers: 1, referredVolume: '0' })));
+  await addReferralDays(
+    trx,
+    projectId,
+    referrals.map((r) => ({ user: r.referrer, day: r.day, users: 1, volume: '0' })),
+  );
+  await addAllTime(
+    trx,
+    projectId,
+    now,
+    referrals.map((r) => ({ user: r.referrer, volume: '0', revenue: '0', conversions: 0, referredUsers: 1, referredVolume: '0' })),
+  );
 }
 
-async function addReferralDays(trx: Trx, projectId: string, rows: ReadonlyArray<{ user: UserIdentifier; day: string; users: number; volume: string }>): Promise<void> {
+async function addReferralDays(
+  trx: Trx,
+  projectId: string,
+  rows: ReadonlyArray<{ user: UserIdentifier; day: string; users: number; volume: string }>,
+): Promise<void> {
   if (rows.length === 0) return;
   await sql`
     INSERT INTO user_referral_days AS r (project_id, identifier_type, identifier, day, referred_users, referred_volume_usd)
@@ -91,7 +110,9 @@ async function addReferralDays(trx: Trx, projectId: string, rows: ReadonlyArray<
     GROUP BY u.identifier_type, u.identifier, u.day
     ORDER BY u.identifier_type, u.identifier, u.day
     ON CONFLICT (project_id, identifier_type, identifier, day) DO UPDATE
-      SET referred_users = r.referred_users + excluded.referred_users, referred_volume_usd = r.referred_volume_usd + excluded.referred_volume_usd`.execute(trx);
+      SET referred_users = r.referred_users + excluded.referred_users, referred_volume_usd = r.referred_volume_usd + excluded.referred_volume_usd`.execute(
+    trx,
+  );
 }
 
 interface AllTimeDelta {

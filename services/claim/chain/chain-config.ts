@@ -24,7 +24,12 @@ export const claimCheckEnv = {
   /** Voucher signer private keys (0x + 64 hex), comma-separated: one signature per key. Required in production. */
   CLAIM_SIGNER_KEYS: optionalEnv(z.string()),
   /** How long a voucher can be redeemed after it is signed: its deadline is close time + this. */
-  CLAIM_VOUCHER_TTL_SECONDS: z.coerce.number().int().min(60).max(366 * 86_400).default(7 * 86_400),
+  CLAIM_VOUCHER_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(366 * 86_400)
+    .default(7 * 86_400),
   /** The EIP-712 domain's name and version, as the ClaimManager was deployed with. */
   CLAIM_EIP712_NAME: z.string().min(1).max(100).default('Referral ClaimManager'),
   CLAIM_EIP712_VERSION: z.string().min(1).max(32).default('1'),
@@ -92,7 +97,10 @@ const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
 function chainPairs(variable: string, raw: string | undefined, ctx: z.RefinementCtx): Map<number, string> | undefined {
   const pairs = new Map<number, string>();
   if (raw === undefined) return pairs;
-  for (const part of raw.split(',').map((item) => item.trim()).filter(Boolean)) {
+  for (const part of raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)) {
     const at = part.indexOf('=');
     const chain = at > 0 ? part.slice(0, at).trim() : '';
     const value = at > 0 ? part.slice(at + 1).trim() : '';
@@ -126,12 +134,16 @@ export function claimCheckSettings(env: ClaimCheckEnv, ctx: z.RefinementCtx): { 
     const url = urls?.get(chainId);
     if (!ADDRESS.test(manager)) problem('CLAIM_MANAGER_ADDRESSES', `chain ${chainId}: ${manager.slice(0, 50)} is not 0x followed by 40 hex digits`);
     if (url === undefined) {
-      problem('CHAIN_RPC_URLS', `chain ${chainId} has a ClaimManager (CLAIM_MANAGER_ADDRESSES) but no JSON-RPC URL: its vouchers could never be watched`);
+      problem(
+        'CHAIN_RPC_URLS',
+        `chain ${chainId} has a ClaimManager (CLAIM_MANAGER_ADDRESSES) but no JSON-RPC URL: its vouchers could never be watched`,
+      );
       continue;
     }
     if (!/^https?:\/\/[^\s]+$/.test(url)) problem('CHAIN_RPC_URLS', `chain ${chainId}: the URL must be http:// or https://`);
     const start = starts?.get(chainId);
-    if (start !== undefined && !/^(0|[1-9][0-9]{0,18})$/.test(start)) problem('CHAIN_START_BLOCKS', `chain ${chainId}: ${start.slice(0, 30)} is not a block number`);
+    if (start !== undefined && !/^(0|[1-9][0-9]{0,18})$/.test(start))
+      problem('CHAIN_START_BLOCKS', `chain ${chainId}: ${start.slice(0, 30)} is not a block number`);
     chains.push({
       chainId,
       rpcUrl: url,
@@ -141,7 +153,8 @@ export function claimCheckSettings(env: ClaimCheckEnv, ctx: z.RefinementCtx): { 
     });
   }
   for (const chainId of urls?.keys() ?? []) {
-    if (!managers?.has(chainId)) problem('CLAIM_MANAGER_ADDRESSES', `chain ${chainId} has a JSON-RPC URL (CHAIN_RPC_URLS) but no ClaimManager address`);
+    if (!managers?.has(chainId))
+      problem('CLAIM_MANAGER_ADDRESSES', `chain ${chainId} has a JSON-RPC URL (CHAIN_RPC_URLS) but no ClaimManager address`);
   }
   for (const chainId of starts?.keys() ?? []) {
     if (!managers?.has(chainId)) problem('CHAIN_START_BLOCKS', `chain ${chainId} is not a chain of CLAIM_MANAGER_ADDRESSES`);
@@ -149,11 +162,19 @@ export function claimCheckSettings(env: ClaimCheckEnv, ctx: z.RefinementCtx): { 
   // Outside production no chain is fine (npm start runs its dev chain then); in production it would
   // leave every claim check unclosable, so it is a configuration error like a missing signer key.
   if (env.NODE_ENV === 'production' && managers?.size === 0 && urls?.size === 0) {
-    problem('CLAIM_MANAGER_ADDRESSES', 'CLAIM_MANAGER_ADDRESSES and CHAIN_RPC_URLS must name at least one chain when NODE_ENV=production: without one no claim check can close');
+    problem(
+      'CLAIM_MANAGER_ADDRESSES',
+      'CLAIM_MANAGER_ADDRESSES and CHAIN_RPC_URLS must name at least one chain when NODE_ENV=production: without one no claim check can close',
+    );
   }
 
   const development = env.CLAIM_SIGNER_KEYS === undefined;
-  const keys = development ? [DEVELOPMENT_SIGNER_KEY] : env.CLAIM_SIGNER_KEYS!.split(',').map((key) => key.trim()).filter(Boolean);
+  const keys = development
+    ? [DEVELOPMENT_SIGNER_KEY]
+    : env
+        .CLAIM_SIGNER_KEYS!.split(',')
+        .map((key) => key.trim())
+        .filter(Boolean);
   if (development) {
     if (env.NODE_ENV === 'production') problem('CLAIM_SIGNER_KEYS', 'CLAIM_SIGNER_KEYS must be set when NODE_ENV=production');
   } else {

@@ -28,14 +28,12 @@ export async function claimManagerReader(chain: ChainSettings, transport?: Trans
       const logs = await client.getLogs({ address, event: claimedEvent, fromBlock, toBlock, strict: true });
       return logs
         .filter((log) => !log.removed)
-        .map(
-          (log): ClaimedLog => ({
-            proof: log.args.proof.toLowerCase(),
-            transactionHash: log.transactionHash.toLowerCase(),
-            blockNumber: log.blockNumber,
-            logIndex: log.logIndex,
-          }),
-        );
+        .map((log): ClaimedLog => ({
+          proof: log.args.proof.toLowerCase(),
+          transactionHash: log.transactionHash.toLowerCase(),
+          blockNumber: log.blockNumber,
+          logIndex: log.logIndex,
+        }));
     },
     claimedProofs: (proofs, atBlock) =>
       Promise.all(

@@ -86,7 +86,14 @@ export class ChainWatcherService {
     const read = await this.vouchers.cursor(id, contract, genesis, initial < -1n ? -1n : initial, this.clock.now());
     if (read.restarted) {
       this.logger.warn(
-        { chain_id: chainId, claim_manager: contract, genesis_hash: genesis, previous_genesis_hash: read.restarted.genesisHash, previous_last_block: read.restarted.lastBlock.toString(), last_block: read.lastBlock.toString() },
+        {
+          chain_id: chainId,
+          claim_manager: contract,
+          genesis_hash: genesis,
+          previous_genesis_hash: read.restarted.genesisHash,
+          previous_last_block: read.restarted.lastBlock.toString(),
+          last_block: read.lastBlock.toString(),
+        },
         'the chain has a new genesis block (it was reset or replaced, as a development chain is on every restart): reading it again from its start block, as a chain never read',
       );
     }
@@ -130,7 +137,10 @@ export class ChainWatcherService {
         // Redeemed before the first block this watcher read: claimed, its transaction unknown.
         if (await this.vouchers.claimedUnseen(voucher.claimCheckId, new Date(Number(safeTime) * 1000), now)) {
           this.outbox.wake();
-          this.logger.warn({ chain_id: chain.chainId, claim_check_id: voucher.claimCheckId }, 'voucher redeemed before the first block watched (CHAIN_START_BLOCKS): claimed without its transaction');
+          this.logger.warn(
+            { chain_id: chain.chainId, claim_check_id: voucher.claimCheckId },
+            'voucher redeemed before the first block watched (CHAIN_START_BLOCKS): claimed without its transaction',
+          );
         }
       } else if (await this.vouchers.expire(voucher.claimCheckId, now)) {
         credited += 1;

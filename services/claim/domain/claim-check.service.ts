@@ -5,7 +5,14 @@ import { canonicalUuid, isUuid } from '../../common/ids';
 import type { Logger } from '../../common/logger';
 import type { OutboxWaker } from '../../common/outbox/relay';
 import type { Page } from '../../common/pagination';
-import type { CheckWithVoucher, ClaimCheckRecord, ClaimCheckRepository, ClaimHistoryRecord, CurrencyTotalRecord, StoredVoucher } from '../repositories/claim-check.repository';
+import type {
+  CheckWithVoucher,
+  ClaimCheckRecord,
+  ClaimCheckRepository,
+  ClaimHistoryRecord,
+  CurrencyTotalRecord,
+  StoredVoucher,
+} from '../repositories/claim-check.repository';
 import type { ClaimSettingsRepository } from '../repositories/claim-settings.repository';
 import type { CurrencySummary } from '../repositories/movement.repository';
 import type { NewVoucher, VoucherRepository } from '../repositories/voucher.repository';
@@ -96,7 +103,11 @@ export class ClaimCheckService {
     requireProjectId(projectId);
     const owner = normalizeIdentifier(user.identifier, user.identifierType, 'user');
     const { records, total } = await this.checks.list(projectId, owner, status, page);
-    const restriction = await this.gate.restriction(projectId, owner, records.map((record) => record.reason));
+    const restriction = await this.gate.restriction(
+      projectId,
+      owner,
+      records.map((record) => record.reason),
+    );
     const views: ClaimCheckView[] = records.map((record) => ({ ...record, restriction: isGated(record.reason) ? restriction : null }));
     return { records: views, total };
   }
@@ -119,7 +130,11 @@ export class ClaimCheckService {
     const found = new Map((await this.checks.withVouchers(projectId, owner, wanted.filter(isUuid))).map((check) => [check.id, check]));
     this.refuseMissingOrExpired(ids, found);
 
-    const restriction = await this.gate.restriction(projectId, owner, [...found.values()].map((check) => check.reason));
+    const restriction = await this.gate.restriction(
+      projectId,
+      owner,
+      [...found.values()].map((check) => check.reason),
+    );
     const restricted = (check: ClaimCheckRecord) => restriction !== null && isGated(check.reason);
     const open = [...found.values()].filter((check) => check.status === 'open');
     const settings = open.length === 0 ? undefined : await this.settings.get(projectId);
@@ -133,7 +148,12 @@ export class ClaimCheckService {
     if (toSign.length > 0) {
       const fieldOf = (id: string) => `claim_check_ids[${ids.findIndex((given) => canonicalUuid(given) === id)}]`;
       await this.sign(projectId, owner, toSign, settings!.projectAddress, fieldOf);
-      for (const check of await this.checks.withVouchers(projectId, owner, toSign.map((check) => check.id))) found.set(check.id, check);
+      for (const check of await this.checks.withVouchers(
+        projectId,
+        owner,
+        toSign.map((check) => check.id),
+      ))
+        found.set(check.id, check);
     }
     return wanted.map((id) => {
       const check = found.get(id)!;
@@ -149,16 +169,27 @@ export class ClaimCheckService {
     const owner = normalizeIdentifier(user.identifier, user.identifierType, 'user');
     const nowSeconds = BigInt(Math.floor(this.clock.now().getTime() / 1000));
     const checks = await this.checks.claimable(projectId, owner, nowSeconds);
-    const restriction = await this.gate.restriction(projectId, owner, checks.map((check) => check.reason));
+    const restriction = await this.gate.restriction(
+      projectId,
+      owner,
+      checks.map((check) => check.reason),
+    );
     return checks.map((check) => rowOfVoucher(check.voucher!, isGated(check.reason) ? restriction : null));
   }
 
-  async totals(projectId: string, user: { identifier: string; identifierType: string }): Promise<{ claimed: CurrencyTotalRecord[]; unclaimed: CurrencyTotalRecord[] }> {
+  async totals(
+    projectId: string,
+    user: { identifier: string; identifierType: string },
+  ): Promise<{ claimed: CurrencyTotalRecord[]; unclaimed: CurrencyTotalRecord[] }> {
     requireProjectId(projectId);
     return this.checks.totals(projectId, normalizeIdentifier(user.identifier, user.identifierType, 'user'));
   }
 
-  async history(projectId: string, user: { identifier: string; identifierType: string }, page: Page): Promise<{ records: ClaimHistoryRecord[]; total: number }> {
+  async history(
+    projectId: string,
+    user: { identifier: string; identifierType: string },
+    page: Page,
+  ): Promise<{ records: ClaimHistoryRecord[]; total: number }> {
     requireProjectId(projectId);
     return this.checks.history(projectId, normalizeIdentifier(user.identifier, user.identifierType, 'user'), page);
   }
@@ -172,7 +203,11 @@ export class ClaimCheckService {
       else if (check.status === 'expired') expired.push({ field: `claim_check_ids[${index}]`, reason: 'its voucher expired unredeemed' });
     });
     if (missing.length > 0) {
-      throw new NotFoundError('CLAIM_CHECK_NOT_FOUND', `${missing.length} of the ids name no claim check of this user in this project; nothing was closed`, missing);
+      throw new NotFoundError(
+        'CLAIM_CHECK_NOT_FOUND',
+        `${missing.length} of the ids name no claim check of this user in this project; nothing was closed`,
+        missing,
+      );
     }
     if (expired.length > 0) {
       throw new ConflictError(
@@ -183,7 +218,13 @@ export class ClaimCheckService {
     }
   }
 
-  private async sign(projectId: string, owner: UserIdentifier, checks: CheckWithVoucher[], projectAddress: string, fieldOf: (id: string) => string): Promise<void> {
+  private async sign(
+    projectId: string,
+    owner: UserIdentifier,
+    checks: CheckWithVoucher[],
+    projectAddress: string,
+    fieldOf: (id: string) => string,
+  ): Promise<void> {
     if (owner.identifierType !== 'evm_address') {
       throw new FailedPreconditionError('CLAIM_NEEDS_EVM_ADDRESS', `vouchers pay an EVM address; this user is identified by ${owner.identifierType}`);
     }
@@ -220,7 +261,14 @@ export class ClaimCheckService {
           if (error instanceof UnsignableVoucherError) throw unsignable(fieldOf(locked.id), error.problems);
           throw error;
         });
-      return { ...voucher, claimCheckId: locked.id, chainId, verifyingContract: domain.verifyingContract, domainName: domain.name, domainVersion: domain.version };
+      return {
+        ...voucher,
+        claimCheckId: locked.id,
+        chainId,
+        verifyingContract: domain.verifyingContract,
+        domainName: domain.name,
+        domainVersion: domain.version,
+      };
     });
     if (closed > 0) {
       this.outbox.wake();

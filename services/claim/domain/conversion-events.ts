@@ -33,13 +33,19 @@ export function conversionProcessedEvents(
           occurred_at: conversion.occurredAt.toISOString(),
           user: user(conversion.user),
           affiliate: attribution ? { id: attribution.affiliate.id, user: user(attribution.affiliate.user) } : null,
-          master: attribution?.master ? { id: attribution.master.affiliate.id, user: user(attribution.master.affiliate.user), spread_bps: attribution.master.spreadBps } : null,
+          master: attribution?.master
+            ? { id: attribution.master.affiliate.id, user: user(attribution.master.affiliate.user), spread_bps: attribution.master.spreadBps }
+            : null,
           tier_id: attribution?.tierId ?? null,
           volume_usd: conversion.volumeUsd,
           revenue_usd: conversion.revenueUsd,
           currency_id: outcome.currencyId,
           currency: currencyOf(outcome.currencyId, currencies),
-          payouts: outcome.movements.map((movement) => ({ kind: movement.kind, user: user(movement.beneficiary), amount: movement.amount.toString() })),
+          payouts: outcome.movements.map((movement) => ({
+            kind: movement.kind,
+            user: user(movement.beneficiary),
+            amount: movement.amount.toString(),
+          })),
         },
       },
     ];

@@ -101,7 +101,10 @@ export function checkConversion(
   // An identifier spelled otherwise than canonically is refused as the service refuses it anywhere (canonical-ids.ts).
   const nonCanonical = nonCanonicalIds(input).map((violation) => ({ ...violation, field: at(violation.field) }));
   if (nonCanonical.length > 0) {
-    return { conversion: undefined, error: new InvalidArgumentError('NON_CANONICAL_ID', `${nonCanonical[0]!.field}: ${nonCanonical[0]!.reason}`, nonCanonical) };
+    return {
+      conversion: undefined,
+      error: new InvalidArgumentError('NON_CANONICAL_ID', `${nonCanonical[0]!.field}: ${nonCanonical[0]!.reason}`, nonCanonical),
+    };
   }
   const violations: FieldViolation[] = [];
 
@@ -127,9 +130,11 @@ export function checkConversion(
     else if (parsed.amount < 0n) violations.push({ field: at('reward_base'), reason: 'must not be negative' });
     else rewardBase = parsed.amount;
   }
-  const referralCode = input.referralCode === undefined ? null : checkToken(input.referralCode, at('referral_code'), MAX_REFERRAL_CODE_LENGTH, violations);
+  const referralCode =
+    input.referralCode === undefined ? null : checkToken(input.referralCode, at('referral_code'), MAX_REFERRAL_CODE_LENGTH, violations);
 
-  if (violations.length > 0 || id === null || !user) return { conversion: undefined, error: refuseFields(violations, [AMOUNT_RANGE, OCCURRED_AT_RANGE]) };
+  if (violations.length > 0 || id === null || !user)
+    return { conversion: undefined, error: refuseFields(violations, [AMOUNT_RANGE, OCCURRED_AT_RANGE]) };
   const fields = { id, name: name.value, user, occurredAt, volumeUsd, revenueUsd, rewardBase, referralCode };
   return { conversion: { ...fields, requestHash: requestHash(fields) } };
 }

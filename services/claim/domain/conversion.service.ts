@@ -86,12 +86,19 @@ export class ConversionService {
 
     if (firsts.size > 0) {
       const batchId = randomUUID();
-      const stored = await this.conversions.store(projectId, batchId, [...firsts.values()].map((first) => first.conversion), now);
-      for (const { index, conversion } of firsts.values()) submissions[index] = settle(conversion, stored.accepted.has(conversion.id), stored.existing.get(conversion.id));
+      const stored = await this.conversions.store(
+        projectId,
+        batchId,
+        [...firsts.values()].map((first) => first.conversion),
+        now,
+      );
+      for (const { index, conversion } of firsts.values())
+        submissions[index] = settle(conversion, stored.accepted.has(conversion.id), stored.existing.get(conversion.id));
       for (const { index, conversion } of repeats) {
         const first = firsts.get(conversion.id)!;
         const earlier = submissions[first.index]!;
-        if (!first.conversion.requestHash.equals(conversion.requestHash)) submissions[index] = { id: conversion.id, outcome: 'refused', error: idReused() };
+        if (!first.conversion.requestHash.equals(conversion.requestHash))
+          submissions[index] = { id: conversion.id, outcome: 'refused', error: idReused() };
         else if (earlier.outcome === 'refused') submissions[index] = { id: conversion.id, outcome: 'refused', error: earlier.error };
         else submissions[index] = { id: conversion.id, outcome: 'duplicate', status: earlier.status };
       }
@@ -107,7 +114,11 @@ export class ConversionService {
   }
 }
 
-function settle(conversion: CheckedConversion, accepted: boolean, existing: { requestHash: Buffer; status: ConversionStatus } | undefined): Submission {
+function settle(
+  conversion: CheckedConversion,
+  accepted: boolean,
+  existing: { requestHash: Buffer; status: ConversionStatus } | undefined,
+): Submission {
   if (accepted) return { id: conversion.id, outcome: 'accepted', status: 'accepted' };
   if (!existing) throw new Error(`conversion ${conversion.id} was neither stored nor found`);
   if (!existing.requestHash.equals(conversion.requestHash)) return { id: conversion.id, outcome: 'refused', error: idReused() };

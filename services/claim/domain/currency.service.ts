@@ -43,8 +43,10 @@ export class CurrencyService {
     if (input.type === undefined) violations.push({ field: 'type', reason: `is required: one of ${CURRENCY_TYPES.join(', ')}` });
     const address = ADDRESS.test(input.address) ? input.address.toLowerCase() : undefined;
     if (address === undefined) violations.push({ field: 'address', reason: 'must be 0x followed by 40 hex digits' });
-    else if (input.type === 'native' && address !== NATIVE_ADDRESS) violations.push({ field: 'address', reason: `a native currency's address is ${NATIVE_ADDRESS}` });
-    else if (input.type === 'erc20' && address === NATIVE_ADDRESS) violations.push({ field: 'address', reason: "an erc20 currency's address is its token contract, not the zero address" });
+    else if (input.type === 'native' && address !== NATIVE_ADDRESS)
+      violations.push({ field: 'address', reason: `a native currency's address is ${NATIVE_ADDRESS}` });
+    else if (input.type === 'erc20' && address === NATIVE_ADDRESS)
+      violations.push({ field: 'address', reason: "an erc20 currency's address is its token contract, not the zero address" });
     if (violations.length > 0) throw invalidFields(violations);
     try {
       return await this.currencies.insert({

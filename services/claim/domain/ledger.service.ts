@@ -85,7 +85,11 @@ export class LedgerService {
     return this.movements.list(projectId, { status: filter.status, name, user }, page);
   }
 
-  movementsOf(projectId: string, user: { identifier: string; identifierType: string }, page: Page): Promise<{ records: MovementRecord[]; total: number }> {
+  movementsOf(
+    projectId: string,
+    user: { identifier: string; identifierType: string },
+    page: Page,
+  ): Promise<{ records: MovementRecord[]; total: number }> {
     requireProjectId(projectId);
     return this.movements.ofUser(projectId, normalizeIdentifier(user.identifier, user.identifierType, 'user'), page);
   }
@@ -143,7 +147,10 @@ export class LedgerService {
     }
     if (matches.length === 0) throw new NotFoundError('CURRENCY_NOT_FOUND', 'the project has no currency at this address (and chain)');
     if (matches.length > 1) {
-      const [field, what] = query.currencyAddress === undefined ? ['currency_address', 'the project pays in several currencies: name one by its address'] : ['chain_id', 'the project has this address on several chains: name the chain'];
+      const [field, what] =
+        query.currencyAddress === undefined
+          ? ['currency_address', 'the project pays in several currencies: name one by its address']
+          : ['chain_id', 'the project has this address on several chains: name the chain'];
       throw new InvalidArgumentError('CURRENCY_AMBIGUOUS', what, [{ field, reason: 'is required here' }]);
     }
     return matches[0]!;

@@ -12,7 +12,11 @@ export const MAX_PAID_CONVERSIONS_PAGE = 1_000;
 export class PaidConversionService {
   constructor(private readonly conversions: PaidConversionRepository) {}
 
-  async page(projectIdInput: string, afterId: string | null, limit: number): Promise<{ records: PaidConversionRecord[]; nextAfterId: string | null }> {
+  async page(
+    projectIdInput: string,
+    afterId: string | null,
+    limit: number,
+  ): Promise<{ records: PaidConversionRecord[]; nextAfterId: string | null }> {
     const projectId = requireProjectId(projectIdInput);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAID_CONVERSIONS_PAGE) {
       throw invalidFields([{ field: 'limit', reason: `must be 1 to ${MAX_PAID_CONVERSIONS_PAGE}` }]);

@@ -68,11 +68,19 @@ export class PayoutService {
     const pending = await this.conversions.pendingOf(projectId, batchId);
     const outcomes = pending.length === 0 ? [] : await this.plan(projectId, pending);
     const byId = new Map(pending.map((conversion) => [conversion.id, conversion]));
-    const currencies = await this.currencies.of(projectId, outcomes.map((outcome) => outcome.currencyId));
-    const result = await this.ledger.record(projectId, batchId, outcomes, this.clock.now(), (recorded) => conversionProcessedEvents(projectId, byId, recorded, currencies));
+    const currencies = await this.currencies.of(
+      projectId,
+      outcomes.map((outcome) => outcome.currencyId),
+    );
+    const result = await this.ledger.record(projectId, batchId, outcomes, this.clock.now(), (recorded) =>
+      conversionProcessedEvents(projectId, byId, recorded, currencies),
+    );
     if (result.recorded.length > 0) {
       this.outbox.wake();
-      this.logger.info({ project_id: projectId, batch_id: batchId, conversions: result.recorded.length, movements: result.movements }, 'conversions paid');
+      this.logger.info(
+        { project_id: projectId, batch_id: batchId, conversions: result.recorded.length, movements: result.movements },
+        'conversions paid',
+      );
     }
     return { recorded: result.recorded.length, movements: result.movements };
   }
@@ -90,9 +98,14 @@ export class PayoutService {
 
   private async plan(projectId: string, pending: PendingConversion[]): Promise<ConversionOutcome[]> {
     const at = pending.map((conversion) => conversion.occurredAt);
-    const withCode = pending.flatMap((conversion, index) => (conversion.referralCode === null ? [] : [{ index, user: conversion.user, code: conversion.referralCode }]));
+    const withCode = pending.flatMap((conversion, index) =>
+      conversion.referralCode === null ? [] : [{ index, user: conversion.user, code: conversion.referralCode }],
+    );
     if (withCode.length > 0) {
-      const since = await this.attribution.applyReferralCodes(projectId, withCode.map(({ user, code }) => ({ user, code })));
+      const since = await this.attribution.applyReferralCodes(
+        projectId,
+        withCode.map(({ user, code }) => ({ user, code })),
+      );
       // A referral the code made just now did not exist when the conversion happened; the
       // conversion that brought the code is still the referrer's, as things stand from then on.
       withCode.forEach(({ index }, position) => {
@@ -101,22 +114,47 @@ export class PayoutService {
       });
     }
     const [attributions, termsByName] = await Promise.all([
-      this.attribution.resolve(projectId, pending.map((conversion, index) => ({ user: conversion.user, at: at[index]! }))),
-      this.terms.forNames(projectId, pending.map((conversion) => conversion.name)),
+      this.attribution.resolve(
+        projectId,
+        pending.map((conversion, index) => ({ user: conversion.user, at: at[index]! })),
+      ),
+      this.terms.forNames(
+        projectId,
+        pending.map((conversion) => conversion.name),
+      ),
     ]);
     const isMember = await this.memberships(projectId, pending, attributions, termsByName);
     return pending.map((conversion, index): ConversionOutcome => {
       const attribution = attributions[index];
       if (attribution === undefined || attribution instanceof Error) {
         this.logger.error({ project_id: projectId, conversion_id: conversion.id, err: attribution }, 'attribution of a conversion failed');
-        return { id: conversion.id, status: 'failed', failureReason: FAILED_REASON, currencyId: null, attribution: null, movements: [], eligibility: null };
+        return {
+          id: conversion.id,
+          status: 'failed',
+          failureReason: FAILED_REASON,
+          currencyId: null,
+          attribution: null,
+          movements: [],
+          eligibility: null,
+        };
       }
       const terms = termsByName.get(conversion.name) ?? null;
       const plan = planPayouts(conversion, attribution, terms, isMember);
       if (plan.movements.some((movement) => movement.amount > MAX_AMOUNT)) {
         // Only from what was stored before amounts were bounded (a reward_base or fixed reward past it).
-        this.logger.warn({ project_id: projectId, conversion_id: conversion.id, conversion_name: conversion.name }, 'a payout of a conversion is past 2^256 - 1: not paid');
-        return { id: conversion.id, status: 'failed', failureReason: PAST_MAX_REASON, currencyId: null, attribution: null, movements: [], eligibility: null };
+        this.logger.warn(
+          { project_id: projectId, conversion_id: conversion.id, conversion_name: conversion.name },
+          'a payout of a conversion is past 2^256 - 1: not paid',
+        );
+        return {
+          id: conversion.id,
+          status: 'failed',
+          failureReason: PAST_MAX_REASON,
+          currencyId: null,
+          attribution: null,
+          movements: [],
+          eligibility: null,
+        };
       }
       return {
         id: conversion.id,
@@ -142,7 +180,8 @@ export class PayoutService {
     attributions: Array<Attribution | null | Error>,
     termsByName: Map<string, PayoutTermsRecord>,
   ): Promise<IsMember | undefined> {
-    if (![...termsByName.values()].some((terms) => terms.endUserAllowlistAudienceId !== null || terms.affiliateAllowlistAudienceId !== null)) return undefined;
+    if (![...termsByName.values()].some((terms) => terms.endUserAllowlistAudienceId !== null || terms.affiliateAllowlistAudienceId !== null))
+      return undefined;
     const questions = new Map<string, MembershipQuestion>();
     pending.forEach((conversion, index) => {
       const attribution = attributions[index];

@@ -117,7 +117,8 @@ export function allowlistQuestions(
   if (!terms) return [];
   const questions: Array<{ audienceId: string; user: UserIdentifier }> = [];
   if (terms.endUserAllowlistAudienceId !== null) questions.push({ audienceId: terms.endUserAllowlistAudienceId, user: conversion.user });
-  if (attribution && terms.affiliateAllowlistAudienceId !== null) questions.push({ audienceId: terms.affiliateAllowlistAudienceId, user: attribution.affiliate.user });
+  if (attribution && terms.affiliateAllowlistAudienceId !== null)
+    questions.push({ audienceId: terms.affiliateAllowlistAudienceId, user: attribution.affiliate.user });
   return questions;
 }
 

@@ -24,7 +24,10 @@ export function shareOf(base: bigint, bps: number): bigint {
 }
 
 /** A reward checked: exactly one of fixed (non-negative base units) or bps (0 to 10,000). */
-export function checkReward(input: RewardInput, field: string): { reward: Reward; violations: [] } | { reward: undefined; violations: FieldViolation[] } {
+export function checkReward(
+  input: RewardInput,
+  field: string,
+): { reward: Reward; violations: [] } | { reward: undefined; violations: FieldViolation[] } {
   const hasFixed = input.fixed !== undefined;
   const hasBps = input.bps !== undefined;
   if (hasFixed === hasBps) {

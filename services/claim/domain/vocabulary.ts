@@ -28,4 +28,3 @@ export const REASON_OF_KIND: Record<MovementKind, ClaimReason> = {
   end_user_payout: 'end_user',
   agency_payout: 'agency',
 };
-

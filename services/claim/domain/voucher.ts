@@ -94,7 +94,8 @@ export function voucherProblems(voucher: ClaimCheckVoucher): string[] {
   const isNative = isZero(voucher.currency);
   if (voucher.currencyType === CurrencyType.native && !isNative) problems.push('a native voucher pays currency 0x0…0');
   else if (voucher.currencyType === CurrencyType.erc20 && isNative) problems.push('an erc20 voucher needs the token address as currency');
-  else if (voucher.currencyType !== CurrencyType.native && voucher.currencyType !== CurrencyType.erc20) problems.push('currencyType must be 0 (native) or 1 (erc20)');
+  else if (voucher.currencyType !== CurrencyType.native && voucher.currencyType !== CurrencyType.erc20)
+    problems.push('currencyType must be 0 (native) or 1 (erc20)');
   if (!Object.values(ClaimReason).includes(voucher.reason)) problems.push('reason must be 0 (affiliate), 1 (end user) or 2 (agency)');
   if (voucher.amount <= 0n || voucher.amount > MAX_UINT256) problems.push('amount must be a positive uint256');
   if (voucher.tokenId !== 0n) problems.push('tokenId must be 0 for fungible currencies');

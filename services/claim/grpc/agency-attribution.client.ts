@@ -15,7 +15,13 @@ const REFERRAL_CONCURRENCY = 16;
  * by someone else first, a self-referral, a suspended affiliate, a malformed code): the conversion
  * is paid as attribution stands. Anything else (the agency away, a deadline) fails the job, which retries.
  */
-const CODE_REFUSALS = new Set([GrpcStatus.NOT_FOUND, GrpcStatus.ABORTED, GrpcStatus.ALREADY_EXISTS, GrpcStatus.FAILED_PRECONDITION, GrpcStatus.INVALID_ARGUMENT]);
+const CODE_REFUSALS = new Set([
+  GrpcStatus.NOT_FOUND,
+  GrpcStatus.ABORTED,
+  GrpcStatus.ALREADY_EXISTS,
+  GrpcStatus.FAILED_PRECONDITION,
+  GrpcStatus.INVALID_ARGUMENT,
+]);
 
 type AgencyCalls = GrpcClient<AgencyServiceClient>['call'];
 

@@ -28,7 +28,8 @@ export class AudienceAllowlistClient implements AllowlistSource {
         projectId,
         queries: slice.map((question) => ({ segmentId: question.audienceId, user: question.user })),
       });
-      if (answer.members.length !== slice.length) throw new Error(`the audience service answered ${answer.members.length} of ${slice.length} membership questions`);
+      if (answer.members.length !== slice.length)
+        throw new Error(`the audience service answered ${answer.members.length} of ${slice.length} membership questions`);
       members.push(...answer.members);
       for (const id of answer.missingSegmentIds) missing.add(id);
     }

@@ -4,9 +4,22 @@ import { optionalEnum, requireField } from '../../common/fields';
 import type { UnaryHandlers } from '../../common/grpc/service';
 import { pageInfo, toPage } from '../../common/pagination';
 import type { ClaimDomain } from '../composition';
-import { toClaimCheckMessage, toClaimHistoryMessage, toClaimSettingsMessage, toClaimVoucherMessage, toCurrencyTotalMessage } from './claim-check.mappers';
+import {
+  toClaimCheckMessage,
+  toClaimHistoryMessage,
+  toClaimSettingsMessage,
+  toClaimVoucherMessage,
+  toCurrencyTotalMessage,
+} from './claim-check.mappers';
 
-type ClaimCheckRpc = 'listClaimChecks' | 'closeClaimChecks' | 'listClaimableVouchers' | 'getClaimCheckTotals' | 'listClaimHistory' | 'getClaimSettings' | 'putClaimSettings';
+type ClaimCheckRpc =
+  | 'listClaimChecks'
+  | 'closeClaimChecks'
+  | 'listClaimableVouchers'
+  | 'getClaimCheckTotals'
+  | 'listClaimHistory'
+  | 'getClaimSettings'
+  | 'putClaimSettings';
 
 /** The claim-check half of ClaimService (createClaimGrpcService adds them): translate and delegate. */
 export function claimCheckHandlers(domain: ClaimDomain): Pick<UnaryHandlers<ClaimServiceServer>, ClaimCheckRpc> {

@@ -44,7 +44,12 @@ export function toCurrencyTotalMessage(total: CurrencyTotalRecord): CurrencyTota
 }
 
 export function toClaimHistoryMessage(entry: ClaimHistoryRecord): ClaimHistoryEntry {
-  return { transactionHash: entry.transactionHash, claimedAt: entry.claimedAt, currency: toCurrencyRef(entry.currency), amount: entry.amount.toString() };
+  return {
+    transactionHash: entry.transactionHash,
+    claimedAt: entry.claimedAt,
+    currency: toCurrencyRef(entry.currency),
+    amount: entry.amount.toString(),
+  };
 }
 
 export function toClaimSettingsMessage(settings: ClaimSettingsRecord): ClaimSettings {

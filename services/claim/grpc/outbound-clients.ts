@@ -8,10 +8,7 @@ import { AgencyAttributionSource } from './agency-attribution.client';
 import { AudienceAllowlistClient } from './audience-allowlist.client';
 import { TaxStatusClient } from './tax-status.client';
 
-type OutboundConfig = Pick<
-  ClaimConfig,
-  'GRPC_TIMEOUT_MS' | (typeof SERVICE_CATALOG)['agency' | 'audience' | 'tax']['addressVariable']
->;
+type OutboundConfig = Pick<ClaimConfig, 'GRPC_TIMEOUT_MS' | (typeof SERVICE_CATALOG)['agency' | 'audience' | 'tax']['addressVariable']>;
 
 /**
  * The claim service's synchronous dependencies, in one place: a gRPC client of each service it

@@ -185,7 +185,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`DROP TABLE leaderboard_sizes, leaderboard_totals, movements, claim_checks, conversions, conversion_batches, payout_term_tiers, payout_terms, currencies`.execute(db);
+  await sql`DROP TABLE leaderboard_sizes, leaderboard_totals, movements, claim_checks, conversions, conversion_batches, payout_term_tiers, payout_terms, currencies`.execute(
+    db,
+  );
   await sql`DROP FUNCTION movements_append_only()`.execute(db);
   await dropOutboxTables(db);
 }

@@ -70,7 +70,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db);
 
   // A user's checks by status, newest first (the list's filter), and their closed checks (claimable, history).
-  await sql`CREATE INDEX claim_checks_user_status_idx ON claim_checks (project_id, identifier, identifier_type, status, created_at DESC, id)`.execute(db);
+  await sql`CREATE INDEX claim_checks_user_status_idx ON claim_checks (project_id, identifier, identifier_type, status, created_at DESC, id)`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

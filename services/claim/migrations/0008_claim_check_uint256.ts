@@ -30,7 +30,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`DROP INDEX claim_checks_open_key`.execute(db);
   await sql`ALTER TABLE claim_checks ADD CONSTRAINT claim_checks_amount_uint256 CHECK (amount <= ${sql.raw(MAX_AMOUNT)}) NOT VALID`.execute(db);
   await sql`ALTER TABLE movements ADD CONSTRAINT movements_amount_uint256 CHECK (amount <= ${sql.raw(MAX_AMOUNT)}) NOT VALID`.execute(db);
-  await sql`ALTER TABLE claim_check_credits ADD CONSTRAINT claim_check_credits_amount_uint256 CHECK (amount <= ${sql.raw(MAX_AMOUNT)}) NOT VALID`.execute(db);
+  await sql`ALTER TABLE claim_check_credits ADD CONSTRAINT claim_check_credits_amount_uint256 CHECK (amount <= ${sql.raw(MAX_AMOUNT)}) NOT VALID`.execute(
+    db,
+  );
   await sql`ALTER TABLE leaderboard_totals ALTER COLUMN total_amount TYPE numeric`.execute(db);
 }
 

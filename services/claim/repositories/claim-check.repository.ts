@@ -70,7 +70,12 @@ export class ClaimCheckRepository {
    * `currencyOf`: currencies never change, and joining them made the statement cost twice as much to
    * plan as to run.
    */
-  async list(projectId: string, user: UserIdentifier, status: ClaimCheckStatus | undefined, page: Page): Promise<{ records: ClaimCheckRecord[]; total: number }> {
+  async list(
+    projectId: string,
+    user: UserIdentifier,
+    status: ClaimCheckStatus | undefined,
+    page: Page,
+  ): Promise<{ records: ClaimCheckRecord[]; total: number }> {
     const statuses = status === undefined ? LISTED_BY_DEFAULT : [status];
     const rows = await this.db
       .selectFrom('claim_checks as cc')
@@ -90,8 +95,12 @@ export class ClaimCheckRepository {
       .offset(page.offset)
       .execute();
     if (rows.length > 0 || page.offset === 0) {
-      const currencies = await this.currencies.of(projectId, rows.map((row) => row.currency_id));
-      for (const row of rows) if (!currencies.has(row.currency_id)) throw new Error(`currency ${row.currency_id} of claim check ${row.id} does not exist`);
+      const currencies = await this.currencies.of(
+        projectId,
+        rows.map((row) => row.currency_id),
+      );
+      for (const row of rows)
+        if (!currencies.has(row.currency_id)) throw new Error(`currency ${row.currency_id} of claim check ${row.id} does not exist`);
       const records = rows.map((row) => ({
         id: row.id,
         currency: currencies.get(row.currency_id)!,
@@ -225,10 +234,31 @@ export class ClaimCheckRepository {
 }
 
 const CHECK_COLUMNS = ['cc.id', 'cc.reason', 'cc.amount', 'cc.status', 'cc.created_at'] as const;
-const CURRENCY_COLUMNS = ['cur.id as currency_id', 'cur.chain_id', 'cur.address', 'cur.name as currency_name', 'cur.decimals', 'cur.type as currency_type'] as const;
+const CURRENCY_COLUMNS = [
+  'cur.id as currency_id',
+  'cur.chain_id',
+  'cur.address',
+  'cur.name as currency_name',
+  'cur.decimals',
+  'cur.type as currency_type',
+] as const;
 
-type CurrencyRow = { currency_id: string; chain_id: bigint; address: string; currency_name: string; decimals: number; currency_type: CurrencySummary['type'] };
-type CheckRow = CurrencyRow & { id: string; reason: ClaimReason; amount: bigint; status: ClaimCheckStatus; created_at: Date; deadline: bigint | null };
+type CurrencyRow = {
+  currency_id: string;
+  chain_id: bigint;
+  address: string;
+  currency_name: string;
+  decimals: number;
+  currency_type: CurrencySummary['type'];
+};
+type CheckRow = CurrencyRow & {
+  id: string;
+  reason: ClaimReason;
+  amount: bigint;
+  status: ClaimCheckStatus;
+  created_at: Date;
+  deadline: bigint | null;
+};
 type CheckWithVoucherRow = CheckRow & {
   v_chain_id: bigint | null;
   project_address: string | null;
@@ -243,7 +273,14 @@ type CheckWithVoucherRow = CheckRow & {
 };
 
 function toCurrency(row: CurrencyRow): CurrencySummary {
-  return { id: row.currency_id, chainId: row.chain_id, address: row.address, name: row.currency_name, decimals: row.decimals, type: row.currency_type };
+  return {
+    id: row.currency_id,
+    chainId: row.chain_id,
+    address: row.address,
+    name: row.currency_name,
+    decimals: row.decimals,
+    type: row.currency_type,
+  };
 }
 
 function toCheck(row: CheckRow): ClaimCheckRecord {

@@ -11,7 +11,11 @@ export class ClaimSettingsRepository {
   constructor(private readonly db: Kysely<ClaimDatabase>) {}
 
   async get(projectId: string): Promise<ClaimSettingsRecord | undefined> {
-    const row = await this.db.selectFrom('claim_settings').select(['project_address', 'updated_at']).where('project_id', '=', projectId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('claim_settings')
+      .select(['project_address', 'updated_at'])
+      .where('project_id', '=', projectId)
+      .executeTakeFirst();
     return row && { projectAddress: row.project_address, updatedAt: row.updated_at };
   }
 

@@ -25,9 +25,15 @@ export interface StoreOutcome {
   existing: Map<string, { requestHash: Buffer; status: ConversionStatus }>;
 }
 
-const PENDING_COLUMNS = ['id', 'name', 'identifier_type', 'identifier', 'occurred_at', 'reward_base', 'referral_code'] as const satisfies ReadonlyArray<
-  keyof ConversionTable
->;
+const PENDING_COLUMNS = [
+  'id',
+  'name',
+  'identifier_type',
+  'identifier',
+  'occurred_at',
+  'reward_base',
+  'referral_code',
+] as const satisfies ReadonlyArray<keyof ConversionTable>;
 
 export class ConversionRepository {
   constructor(private readonly db: Kysely<ClaimDatabase>) {}
@@ -73,14 +79,15 @@ export class ConversionRepository {
     });
     const others = sorted.map((c) => c.id).filter((id) => !accepted.has(id));
     // A new statement: it sees rows that concurrent requests committed while this one waited for them.
-    const existing = others.length === 0
-      ? []
-      : await this.db
-          .selectFrom('conversions')
-          .select(['id', 'request_hash', 'status'])
-          .where('project_id', '=', projectId)
-          .where('id', 'in', others)
-          .execute();
+    const existing =
+      others.length === 0
+        ? []
+        : await this.db
+            .selectFrom('conversions')
+            .select(['id', 'request_hash', 'status'])
+            .where('project_id', '=', projectId)
+            .where('id', 'in', others)
+            .execute();
     return { accepted, existing: new Map(existing.map((row) => [row.id, { requestHash: row.request_hash, status: row.status }])) };
   }
 
@@ -104,7 +111,10 @@ export class ConversionRepository {
       .selectFrom('conversions')
       .select([...PENDING_COLUMNS, 'project_id'])
       // Text: a fractional NUMERIC has no bigint (services/common/db/type-parsers.ts).
-      .select((eb) => [eb.cast<string | null>('volume_usd', 'text').as('volume_text'), eb.cast<string | null>('revenue_usd', 'text').as('revenue_text')])
+      .select((eb) => [
+        eb.cast<string | null>('volume_usd', 'text').as('volume_text'),
+        eb.cast<string | null>('revenue_usd', 'text').as('revenue_text'),
+      ])
       .where('batch_id', '=', batchId)
       .where('status', '=', 'accepted')
       .orderBy('id')
@@ -141,7 +151,9 @@ export class ConversionRepository {
   }
 }
 
-function toPending(row: Pick<Selectable<ConversionTable>, (typeof PENDING_COLUMNS)[number]> & { volume_text: string | null; revenue_text: string | null }): PendingConversion {
+function toPending(
+  row: Pick<Selectable<ConversionTable>, (typeof PENDING_COLUMNS)[number]> & { volume_text: string | null; revenue_text: string | null },
+): PendingConversion {
   return {
     id: row.id,
     name: row.name,

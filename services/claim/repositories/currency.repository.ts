@@ -22,7 +22,9 @@ export type NewCurrency = Omit<CurrencyRecord, 'id' | 'createdAt'> & { now: Date
 /** Thrown when the project already has a currency at this (chain, address). */
 export class CurrencyTaken extends Error {}
 
-const COLUMNS = ['id', 'project_id', 'chain_id', 'address', 'name', 'decimals', 'type', 'created_at'] as const satisfies ReadonlyArray<keyof CurrencyTable>;
+const COLUMNS = ['id', 'project_id', 'chain_id', 'address', 'name', 'decimals', 'type', 'created_at'] as const satisfies ReadonlyArray<
+  keyof CurrencyTable
+>;
 
 export class CurrencyRepository {
   constructor(private readonly db: Kysely<ClaimDatabase>) {}
@@ -66,7 +68,14 @@ export class CurrencyRepository {
   /** The project's currencies of these ids (those that exist). */
   async byIds(projectId: string, ids: readonly string[]): Promise<CurrencyRecord[]> {
     if (ids.length === 0) return [];
-    return (await this.db.selectFrom('currencies').select(COLUMNS).where('project_id', '=', projectId).where('id', 'in', [...new Set(ids)]).execute()).map(toCurrencyRecord);
+    return (
+      await this.db
+        .selectFrom('currencies')
+        .select(COLUMNS)
+        .where('project_id', '=', projectId)
+        .where('id', 'in', [...new Set(ids)])
+        .execute()
+    ).map(toCurrencyRecord);
   }
 
   /** The project's currencies at this address (one per chain), or only the one on `chainId`. */

@@ -28,7 +28,13 @@ export class LeaderboardRepository {
   /** A page and the board's size, in one statement (one round trip per page asked). */
   async page(board: Board, page: Page): Promise<{ records: LeaderboardEntryRecord[]; total: number }> {
     // Raw: a LEFT JOIN LATERAL of the page onto the size (so an empty page still says the size) has no builder form.
-    const { rows } = await sql<{ entries: bigint; identifier: string | null; identifier_type: IdentifierType | null; total_amount: bigint | null; total_attributions: bigint | null }>`
+    const { rows } = await sql<{
+      entries: bigint;
+      identifier: string | null;
+      identifier_type: IdentifierType | null;
+      total_amount: bigint | null;
+      total_attributions: bigint | null;
+    }>`
       SELECT size.entries, t.identifier, t.identifier_type, t.total_amount, t.total_attributions
       FROM (
         SELECT coalesce((SELECT entries FROM leaderboard_sizes WHERE project_id = ${board.projectId} AND currency_id = ${board.currencyId} AND user_type = ${board.userType}), 0) AS entries

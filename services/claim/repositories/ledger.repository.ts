@@ -47,29 +47,30 @@ export class LedgerRepository {
    * (conversion, kind, beneficiary) would refuse a second payment anyway.
    */
   async record(projectId: string, batchId: string, outcomes: ConversionOutcome[], now: Date, eventsOf: EventsOf): Promise<RecordResult> {
-    return retryTransient(() =>
-      this.db.transaction().execute(async (trx) => {
-        // The update is the guard: it takes the rows still `accepted` (waiting for a concurrent
-        // delivery's commit, then finding them paid), and says which this transaction owns.
-        const sorted = [...outcomes].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-        const owned = sorted.length === 0 ? new Set<string>() : await updateConversions(trx, batchId, sorted, now);
-        const recorded = sorted.filter((outcome) => owned.has(outcome.id));
-        let movements = 0;
-        if (recorded.length > 0) {
-          movements = await appendMovements(trx, projectId, recorded, now);
-          await appendOutboxEvents(trx, now, eventsOf(recorded));
-        }
-        await trx
-          .updateTable('conversion_batches')
-          .set({ finished_at: now })
-          .where('id', '=', batchId)
-          .where('finished_at', 'is', null)
-          .where(({ not, exists, selectFrom }) =>
-            not(exists(selectFrom('conversions').select('id').where('batch_id', '=', batchId).where('status', '=', 'accepted'))),
-          )
-          .execute();
-        return { recorded, movements };
-      }),
+    return retryTransient(
+      () =>
+        this.db.transaction().execute(async (trx) => {
+          // The update is the guard: it takes the rows still `accepted` (waiting for a concurrent
+          // delivery's commit, then finding them paid), and says which this transaction owns.
+          const sorted = [...outcomes].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+          const owned = sorted.length === 0 ? new Set<string>() : await updateConversions(trx, batchId, sorted, now);
+          const recorded = sorted.filter((outcome) => owned.has(outcome.id));
+          let movements = 0;
+          if (recorded.length > 0) {
+            movements = await appendMovements(trx, projectId, recorded, now);
+            await appendOutboxEvents(trx, now, eventsOf(recorded));
+          }
+          await trx
+            .updateTable('conversion_batches')
+            .set({ finished_at: now })
+            .where('id', '=', batchId)
+            .where('finished_at', 'is', null)
+            .where(({ not, exists, selectFrom }) =>
+              not(exists(selectFrom('conversions').select('id').where('batch_id', '=', batchId).where('status', '=', 'accepted'))),
+            )
+            .execute();
+          return { recorded, movements };
+        }),
       // A check appendOverflowing opened for a key a concurrent payment opened one for first: run again.
       (error) => isUniqueViolation(error, ACCEPTING_CHECK_KEY),
     );
@@ -207,7 +208,8 @@ async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: strin
 }
 
 /** The key of a movement's open check: (identifier, identifier_type, currency, reason), in the ledger's key order. */
-const checkKey = (row: MovementRow) => [row.movement.beneficiary.identifier, row.movement.beneficiary.identifierType, row.currencyId, REASON_OF_KIND[row.movement.kind]] as const;
+const checkKey = (row: MovementRow) =>
+  [row.movement.beneficiary.identifier, row.movement.beneficiary.identifierType, row.currencyId, REASON_OF_KIND[row.movement.kind]] as const;
 const byKey = (a: readonly string[], b: readonly string[]) => {
   for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
   return 0;
@@ -222,7 +224,8 @@ async function unwritten(trx: Transaction<ClaimDatabase>, projectId: string, row
     .where('conversion_id', 'in', [...new Set(rows.map((row) => row.conversionId))])
     .execute();
   const done = new Set(written.map((row) => `${row.conversion_id}|${row.kind}|${row.identifier_type}|${row.identifier}`));
-  const id = (row: MovementRow) => `${row.conversionId}|${row.movement.kind}|${row.movement.beneficiary.identifierType}|${row.movement.beneficiary.identifier}`;
+  const id = (row: MovementRow) =>
+    `${row.conversionId}|${row.movement.kind}|${row.movement.beneficiary.identifierType}|${row.movement.beneficiary.identifier}`;
   return rows.filter((row) => !done.has(id(row)));
 }
 
@@ -270,7 +273,14 @@ async function appendOverflowing(trx: Transaction<ClaimDatabase>, projectId: str
   const placed: Array<{ row: MovementRow; checkId: string }> = [];
   for (const { key, rows: keyRows } of keys) {
     const existing = openOf.get(key.join('|'));
-    let current: Fill | undefined = existing && { id: existing.id, existing: true, amount: BigInt(existing.amount), added: 0n, count: 0, full: false };
+    let current: Fill | undefined = existing && {
+      id: existing.id,
+      existing: true,
+      amount: BigInt(existing.amount),
+      added: 0n,
+      count: 0,
+      full: false,
+    };
     if (current) fills.push({ key, fill: current });
     const ordered = [...keyRows].sort((a, b) => byKey([a.conversionId, a.movement.kind], [b.conversionId, b.movement.kind]));
     for (const row of ordered) {

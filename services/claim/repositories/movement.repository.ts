@@ -85,11 +85,7 @@ export class MovementRepository {
   async conversion(projectId: string, id: string): Promise<ConversionRecord | undefined> {
     const row = await this.conversions(projectId).where('id', '=', id).executeTakeFirst();
     if (!row) return undefined;
-    const movements = await this.movements()
-      .where('m.project_id', '=', projectId)
-      .where('m.conversion_id', '=', id)
-      .orderBy('m.id')
-      .execute();
+    const movements = await this.movements().where('m.project_id', '=', projectId).where('m.conversion_id', '=', id).orderBy('m.id').execute();
     return toConversion(row, movements.map(toMovement));
   }
 
@@ -114,9 +110,10 @@ export class MovementRepository {
         .executeTakeFirstOrThrow(),
     ]);
     const ids = rows.map((row) => row.id);
-    const movements = ids.length === 0
-      ? []
-      : await this.movements().where('m.project_id', '=', projectId).where('m.conversion_id', 'in', ids).orderBy('m.id').execute();
+    const movements =
+      ids.length === 0
+        ? []
+        : await this.movements().where('m.project_id', '=', projectId).where('m.conversion_id', 'in', ids).orderBy('m.id').execute();
     const byConversion = new Map<string, MovementRecord[]>();
     for (const movement of movements) {
       const list = byConversion.get(movement.conversion_id) ?? [];
@@ -127,12 +124,17 @@ export class MovementRepository {
   }
 
   private conversions(projectId: string) {
-    return this.db
-      .selectFrom('conversions')
-      .select(CONVERSION_COLUMNS)
-      // Text: a fractional NUMERIC has no bigint (services/common/db/type-parsers.ts).
-      .select((eb) => [eb.cast<string | null>('volume_usd', 'text').as('volume_text'), eb.cast<string | null>('revenue_usd', 'text').as('revenue_text')])
-      .where('project_id', '=', projectId);
+    return (
+      this.db
+        .selectFrom('conversions')
+        .select(CONVERSION_COLUMNS)
+        // Text: a fractional NUMERIC has no bigint (services/common/db/type-parsers.ts).
+        .select((eb) => [
+          eb.cast<string | null>('volume_usd', 'text').as('volume_text'),
+          eb.cast<string | null>('revenue_usd', 'text').as('revenue_text'),
+        ])
+        .where('project_id', '=', projectId)
+    );
   }
 
   /** A user's movements (as beneficiary), newest first. */
@@ -214,7 +216,14 @@ function toMovement(row: MovementRow): MovementRecord {
   return {
     kind: row.kind,
     beneficiary: { identifier: row.identifier, identifierType: row.identifier_type },
-    currency: { id: row.currency_id, chainId: row.chain_id, address: row.address, name: row.currency_name, decimals: row.decimals, type: row.currency_type },
+    currency: {
+      id: row.currency_id,
+      chainId: row.chain_id,
+      address: row.address,
+      name: row.currency_name,
+      decimals: row.decimals,
+      type: row.currency_type,
+    },
     amount: row.amount,
     conversionId: row.conversion_id,
     conversionName: row.conversion_name,
@@ -231,7 +240,10 @@ function attributionOf(row: Pick<Selectable<ConversionTable>, (typeof CONVERSION
   if (row.affiliate_id === null || row.affiliate_identifier === null || row.affiliate_identifier_type === null) return null;
   const master =
     row.master_id !== null && row.master_identifier !== null && row.master_identifier_type !== null && row.master_spread_bps !== null
-      ? { affiliate: { id: row.master_id, user: { identifier: row.master_identifier, identifierType: row.master_identifier_type } }, spreadBps: row.master_spread_bps }
+      ? {
+          affiliate: { id: row.master_id, user: { identifier: row.master_identifier, identifierType: row.master_identifier_type } },
+          spreadBps: row.master_spread_bps,
+        }
       : null;
   return {
     affiliate: { id: row.affiliate_id, user: { identifier: row.affiliate_identifier, identifierType: row.affiliate_identifier_type } },

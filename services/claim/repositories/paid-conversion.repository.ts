@@ -68,10 +68,9 @@ export class PaidConversionRepository {
       currencyIds.length === 0
         ? new Map<string, CurrencyRecord>()
         : new Map(
-            (await this.db.selectFrom('currencies').selectAll().where('project_id', '=', projectId).where('id', 'in', currencyIds).execute()).map((row) => [
-              row.id,
-              toCurrencyRecord(row),
-            ]),
+            (await this.db.selectFrom('currencies').selectAll().where('project_id', '=', projectId).where('id', 'in', currencyIds).execute()).map(
+              (row) => [row.id, toCurrencyRecord(row)],
+            ),
           );
     return rows.map((row) => ({
       id: row.id,

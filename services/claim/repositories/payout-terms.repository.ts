@@ -76,7 +76,11 @@ export class PayoutTermsRepository {
           // A row that was just inserted has no deleting transaction yet (xmax = 0); an updated one has.
           .returning([...TERM_COLUMNS, sql<boolean>`xmax = 0`.as('created')])
           .executeTakeFirstOrThrow();
-        await trx.deleteFrom('payout_term_tiers').where('project_id', '=', change.projectId).where('conversion_name', '=', change.conversionName).execute();
+        await trx
+          .deleteFrom('payout_term_tiers')
+          .where('project_id', '=', change.projectId)
+          .where('conversion_name', '=', change.conversionName)
+          .execute();
         if (change.tiers.length > 0) {
           await trx
             .insertInto('payout_term_tiers')
@@ -112,7 +116,11 @@ export class PayoutTermsRepository {
       .where('project_id', '=', projectId)
       .where('conversion_name', 'in', [...new Set(names)])
       .execute();
-    const tiers = await tiersOf(this.db, projectId, rows.map((row) => row.conversion_name));
+    const tiers = await tiersOf(
+      this.db,
+      projectId,
+      rows.map((row) => row.conversion_name),
+    );
     return new Map(rows.map((row) => [row.conversion_name, toRecord(row, tiers)]));
   }
 
@@ -132,7 +140,11 @@ export class PayoutTermsRepository {
         .where('project_id', '=', projectId)
         .executeTakeFirstOrThrow(),
     ]);
-    const tiers = await tiersOf(this.db, projectId, rows.map((row) => row.conversion_name));
+    const tiers = await tiersOf(
+      this.db,
+      projectId,
+      rows.map((row) => row.conversion_name),
+    );
     return { records: rows.map((row) => toRecord(row, tiers)), total: Number(count.total) };
   }
 

@@ -100,7 +100,8 @@ export class VoucherRepository {
         const open = locked.filter((check) => check.status === 'open');
         if (open.length === 0) return 0;
         const vouchers: NewVoucher[] = [];
-        for (const check of open) vouchers.push(await sign({ id: check.id, currencyId: check.currency_id, reason: check.reason, amount: check.amount }));
+        for (const check of open)
+          vouchers.push(await sign({ id: check.id, currencyId: check.currency_id, reason: check.reason, amount: check.amount }));
         await trx
           .insertInto('vouchers')
           .values(
@@ -127,7 +128,11 @@ export class VoucherRepository {
         await trx
           .updateTable('claim_checks')
           .set({ status: 'closed', updated_at: now })
-          .where('id', 'in', open.map((check) => check.id))
+          .where(
+            'id',
+            'in',
+            open.map((check) => check.id),
+          )
           .where('status', '=', 'open')
           .execute();
         const reasonOf = new Map(open.map((check) => [check.id, check.reason]));
@@ -167,7 +172,8 @@ export class VoucherRepository {
         .where('contract', '=', contract)
         .where((where) => (previous === null ? where('genesis_hash', 'is', null) : where('genesis_hash', '=', previous)))
         .executeTakeFirst();
-      if (previous !== null && moved.numUpdatedRows === 1n) return { lastBlock: initial, restarted: { genesisHash: previous, lastBlock: row.last_block } };
+      if (previous !== null && moved.numUpdatedRows === 1n)
+        return { lastBlock: initial, restarted: { genesisHash: previous, lastBlock: row.last_block } };
       // Adopted, or another run moved it first: read it again.
     }
   }
@@ -177,7 +183,15 @@ export class VoucherRepository {
    * only if the cursor still stands at `from` on the chain of `genesis` (a run that lost the race writes nothing). A voucher
    * is marked claimed once, with the transaction that redeemed it; its check moves from closed to claimed.
    */
-  async applyClaims(chainId: bigint, contract: string, genesis: string, from: bigint, to: bigint, events: readonly ClaimedEvent[], now: Date): Promise<AppliedClaims> {
+  async applyClaims(
+    chainId: bigint,
+    contract: string,
+    genesis: string,
+    from: bigint,
+    to: bigint,
+    events: readonly ClaimedEvent[],
+    now: Date,
+  ): Promise<AppliedClaims> {
     return retryTransient(() =>
       this.db.transaction().execute(async (trx) => {
         const cursor = await trx
@@ -240,7 +254,13 @@ export class VoucherRepository {
         const openCheckId = await creditOpenCheck(trx, expired, now);
         await trx
           .insertInto('claim_check_credits')
-          .values({ expired_check_id: claimCheckId, project_id: expired.project_id, open_check_id: openCheckId, amount: expired.amount, created_at: now })
+          .values({
+            expired_check_id: claimCheckId,
+            project_id: expired.project_id,
+            open_check_id: openCheckId,
+            amount: expired.amount,
+            created_at: now,
+          })
           .execute();
         await trx.updateTable('vouchers').set({ expired_at: now }).where('claim_check_id', '=', claimCheckId).execute();
         return { openCheckId, amount: expired.amount };
@@ -263,7 +283,12 @@ export class VoucherRepository {
           .returning('id')
           .executeTakeFirst();
         if (!check) return false;
-        await trx.updateTable('vouchers').set({ claimed_at: claimedAt }).where('claim_check_id', '=', claimCheckId).where('claimed_at', 'is', null).execute();
+        await trx
+          .updateTable('vouchers')
+          .set({ claimed_at: claimedAt })
+          .where('claim_check_id', '=', claimCheckId)
+          .where('claimed_at', 'is', null)
+          .execute();
         await appendOutboxEvents(trx, now, await claimedEvents(trx, [claimCheckId]));
         return true;
       }),
@@ -310,7 +335,12 @@ async function creditOpenCheck(
 }
 
 /** Checks first, then their vouchers (the order expiry takes them in): closed -> claimed, with the redeeming transaction. */
-async function markClaimed(trx: Transaction<ClaimDatabase>, chainId: bigint, events: readonly ClaimedEvent[], now: Date): Promise<Omit<AppliedClaims, 'applied'>> {
+async function markClaimed(
+  trx: Transaction<ClaimDatabase>,
+  chainId: bigint,
+  events: readonly ClaimedEvent[],
+  now: Date,
+): Promise<Omit<AppliedClaims, 'applied'>> {
   const column = <T>(pick: (event: ClaimedEvent) => T) => events.map(pick);
   const { rows: checks } = await sql<{ id: string; status: string; proof: string }>`
     SELECT cc.id, cc.status, v.proof
@@ -333,7 +363,13 @@ async function markClaimed(trx: Transaction<ClaimDatabase>, chainId: bigint, eve
 }
 
 /** claim.claim_check.closed: what the close signed, for whom, until when. Never the signatures. */
-function closedEvent(projectId: string, user: UserIdentifier, vouchers: readonly NewVoucher[], reasonOf: ReadonlyMap<string, ClaimReason>, now: Date): NewOutboxEvent {
+function closedEvent(
+  projectId: string,
+  user: UserIdentifier,
+  vouchers: readonly NewVoucher[],
+  reasonOf: ReadonlyMap<string, ClaimReason>,
+  now: Date,
+): NewOutboxEvent {
   return {
     type: 'claim.claim_check.closed',
     projectId,

@@ -71,7 +71,10 @@ export class FieldCipher {
  */
 export function parseKeyRing(spec: string): { keys: Map<string, Buffer> } | { problem: string } {
   const keys = new Map<string, Buffer>();
-  for (const entry of spec.split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const entry of spec
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     const separator = entry.indexOf(':');
     const id = separator > 0 ? entry.slice(0, separator) : '';
     if (!KEY_ID.test(id)) return { problem: 'each entry must be <key id>:<base64 key>, the id 1-64 letters, digits, _ or -' };

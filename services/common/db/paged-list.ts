@@ -24,7 +24,10 @@ export async function readPage<DB, TB extends keyof DB, Row>(
   const [records, count] = await Promise.all([
     rows(matching).limit(page.pageSize).offset(page.offset).execute(),
     // The builder's generic tables hide the selection's type from the compiler; the row is { total }.
-    matching.select(sql<string>`count(*)`.as('total')).$castTo<{ total: string }>().executeTakeFirstOrThrow(),
+    matching
+      .select(sql<string>`count(*)`.as('total'))
+      .$castTo<{ total: string }>()
+      .executeTakeFirstOrThrow(),
   ]);
   return { records, total: Number(count.total) };
 }

@@ -13,7 +13,8 @@ export function userLists(users: readonly UserIdentifier[]): { types: string; id
   const identifiers = new Array<string>(users.length);
   for (let index = 0; index < users.length; index += 1) {
     const user = users[index]!;
-    if (user.identifier.includes(',') || user.identifierType.includes(',')) throw new Error('an identifier with a comma reached a statement that takes comma lists');
+    if (user.identifier.includes(',') || user.identifierType.includes(','))
+      throw new Error('an identifier with a comma reached a statement that takes comma lists');
     types[index] = user.identifierType;
     identifiers[index] = user.identifier;
   }

@@ -122,7 +122,10 @@ export const EVENT_PAYLOADS = {
     currency_address: z.string().min(1),
     currency_chain_id: z.string().regex(/^[0-9]+$/),
     transaction_hash: z.string().nullable(),
-    block_number: z.string().regex(/^[0-9]+$/).nullable(),
+    block_number: z
+      .string()
+      .regex(/^[0-9]+$/)
+      .nullable(),
     claimed_at: z.iso.datetime({ offset: true }),
   }),
   /** An affiliate's tax status changed (submitted, approved, revoked, expired). Statuses only: never a form field or a tax id. */
@@ -143,7 +146,10 @@ export const EVENT_PAYLOADS = {
      * increasing with each change of the user's current record (changes of one user take turns on
      * its row lock). A projection keeps the highest it saw. Optional, as expires_at.
      */
-    version: z.string().regex(/^[0-9]+$/).optional(),
+    version: z
+      .string()
+      .regex(/^[0-9]+$/)
+      .optional(),
   }),
   /**
    * The statuses of current tax records as they were when published: the backfill of the agency's
@@ -196,7 +202,13 @@ export const EVENT_PAYLOADS = {
     currency_id: uuid.nullable(),
     /** The currency the payouts are in (currencies never change), so a consumer shows earnings without asking the claim service; null when nothing was paid. */
     currency: z
-      .object({ id: uuid, chain_id: z.string().regex(/^[1-9][0-9]*$/), address: z.string().min(1), name: z.string(), decimals: z.number().int().min(0).max(77) })
+      .object({
+        id: uuid,
+        chain_id: z.string().regex(/^[1-9][0-9]*$/),
+        address: z.string().min(1),
+        name: z.string(),
+        decimals: z.number().int().min(0).max(77),
+      })
       .nullable()
       .optional(),
     payouts: z.array(z.object({ kind: z.enum(['affiliate_payout', 'end_user_payout', 'agency_payout']), user, amount: payoutAmount })),

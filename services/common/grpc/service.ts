@@ -14,9 +14,7 @@ export interface CallContext {
 
 /** A service's handlers as plain async functions: transport concerns stay in this file. */
 export type UnaryHandlers<S> = {
-  [K in KnownKeys<S>]: S[K] extends handleUnaryCall<infer Req, infer Res>
-    ? (request: Req, context: CallContext) => Promise<Res>
-    : never;
+  [K in KnownKeys<S>]: S[K] extends handleUnaryCall<infer Req, infer Res> ? (request: Req, context: CallContext) => Promise<Res> : never;
 };
 
 export interface ServiceOptions<S> {

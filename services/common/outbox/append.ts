@@ -8,7 +8,11 @@ import type { OutboxTables } from './tables';
  * the change they describe was committed. After the commit, wake the relay (OutboxRelay.wake) so
  * they leave at once; its periodic pass finds them otherwise. Returns the events' ids, in order.
  */
-export async function appendOutboxEvents<DB extends OutboxTables>(trx: Transaction<DB>, now: Date, events: readonly NewOutboxEvent[]): Promise<string[]> {
+export async function appendOutboxEvents<DB extends OutboxTables>(
+  trx: Transaction<DB>,
+  now: Date,
+  events: readonly NewOutboxEvent[],
+): Promise<string[]> {
   if (events.length === 0) return [];
   const rows = events.map((event) => ({ id: event.id ?? randomUUID(), type: event.type, project_id: event.projectId, payload: event.payload }));
   // The rows travel as ONE JSON document, unpacked by PostgreSQL in order: a conversion batch

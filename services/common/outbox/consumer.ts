@@ -75,7 +75,9 @@ export function consumerJob(consumer: Pick<EventConsumerEntry, 'name'>): EventJo
  * How the relay queues a packed batch (event.ts) to a consumer: the same queue, job id and options
  * as consumerJob, whose schema unpacks it for the worker.
  */
-export function consumerPackJob(consumer: Pick<EventConsumerEntry, 'name'>): JobDefinition<EventPackJobData> & { jobId: (data: EventPackJobData) => string } {
+export function consumerPackJob(
+  consumer: Pick<EventConsumerEntry, 'name'>,
+): JobDefinition<EventPackJobData> & { jobId: (data: EventPackJobData) => string } {
   const job = consumerJob(consumer);
   return { queue: job.queue, data: eventPackJobData, jobId: (data) => `${data.first}+${data.count}-${consumer.name}`, options: job.options };
 }
@@ -125,7 +127,10 @@ export async function deliverEvent<DB extends OutboxTables>(
 ): Promise<DeliveryOutcome> {
   const event = readEvent(consumer, data);
   if ('unreadable' in event) {
-    logger.warn({ consumer: consumer.name, event_id: data.id, event_type: data.type, reason: event.unreadable }, 'event ignored: the consumer cannot read it');
+    logger.warn(
+      { consumer: consumer.name, event_id: data.id, event_type: data.type, reason: event.unreadable },
+      'event ignored: the consumer cannot read it',
+    );
     await recordOutcome(db, consumer.name, data, 'ignored', event.unreadable, clock.now());
     return 'ignored';
   }
@@ -265,7 +270,10 @@ export function eventProcessor<DB extends OutboxTables>(
           : await deliverTogether(db, consumer, events, clock, logger).catch((error: unknown) => {
               // Handed back at shutdown meanwhile: no second try here (the database may be closing).
               if (signal?.aborted) throw error;
-              logger.warn({ err: error, consumer: consumer.name, events: events.length }, 'a batch of events could not be applied together; delivering them one by one');
+              logger.warn(
+                { err: error, consumer: consumer.name, events: events.length },
+                'a batch of events could not be applied together; delivering them one by one',
+              );
               return undefined;
             });
       if (together || events.length === 0) {
@@ -285,7 +293,10 @@ export function eventProcessor<DB extends OutboxTables>(
       } catch (error) {
         if (events.length === 1 && !('events' in data)) throw error;
         firstError ??= error;
-        logger.warn({ err: error, consumer: consumer.name, event_id: event.id, event_type: event.type }, 'event of a batch failed; the job retries it');
+        logger.warn(
+          { err: error, consumer: consumer.name, event_id: event.id, event_type: event.type },
+          'event of a batch failed; the job retries it',
+        );
       }
     }
     if (firstError !== undefined) throw firstError;

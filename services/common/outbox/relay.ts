@@ -164,7 +164,13 @@ export class OutboxRelay<DB extends OutboxTables = OutboxTables> implements Rela
     const alone = (row: PendingRow): EventJobData => {
       let event = single.get(row);
       if (!event) {
-        event = { id: row.id, type: row.type, projectId: row.project_id, payload: JSON.parse(row.payload_text) as unknown, createdAt: row.created_at.toISOString() };
+        event = {
+          id: row.id,
+          type: row.type,
+          projectId: row.project_id,
+          payload: JSON.parse(row.payload_text) as unknown,
+          createdAt: row.created_at.toISOString(),
+        };
         single.set(row, event);
       }
       return event;
@@ -228,10 +234,7 @@ export class OutboxRelay<DB extends OutboxTables = OutboxTables> implements Rela
     const processed = await this.db.deleteFrom('processed_events').where('processed_at', '<', processedBefore).executeTakeFirst();
     const outboxDeleted = outbox.numAffectedRows ?? 0n;
     if (outboxDeleted > 0n || processed.numDeletedRows > 0n) {
-      this.options.logger.info(
-        { outbox: Number(outboxDeleted), processed_events: Number(processed.numDeletedRows) },
-        'pruned events past retention',
-      );
+      this.options.logger.info({ outbox: Number(outboxDeleted), processed_events: Number(processed.numDeletedRows) }, 'pruned events past retention');
     }
   }
 }

@@ -114,7 +114,9 @@ export async function splitOutboxRelayState(db: Kysely<unknown>): Promise<void> 
     REFERENCING NEW TABLE AS appended FOR EACH STATEMENT EXECUTE FUNCTION outbox_mark_pending()`.execute(db);
   await sql`INSERT INTO outbox_pending (seq) SELECT seq FROM outbox WHERE relayed_at IS NULL`.execute(db);
   // What was relayed keeps its time, one row per moment, so retention removes it when it would have.
-  await sql`INSERT INTO outbox_relays (relayed_at, seqs) SELECT relayed_at, array_agg(seq ORDER BY seq) FROM outbox WHERE relayed_at IS NOT NULL GROUP BY relayed_at`.execute(db);
+  await sql`INSERT INTO outbox_relays (relayed_at, seqs) SELECT relayed_at, array_agg(seq ORDER BY seq) FROM outbox WHERE relayed_at IS NOT NULL GROUP BY relayed_at`.execute(
+    db,
+  );
   await sql`DROP INDEX outbox_pending_idx`.execute(db);
   await sql`DROP INDEX outbox_relayed_idx`.execute(db);
   await sql`ALTER TABLE outbox DROP COLUMN relayed_at`.execute(db);
@@ -122,9 +124,13 @@ export async function splitOutboxRelayState(db: Kysely<unknown>): Promise<void> 
 
 export async function joinOutboxRelayState(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE outbox ADD COLUMN relayed_at timestamptz`.execute(db);
-  await sql`UPDATE outbox o SET relayed_at = r.relayed_at FROM (SELECT relayed_at, unnest(seqs) AS seq FROM outbox_relays) r WHERE o.seq = r.seq`.execute(db);
+  await sql`UPDATE outbox o SET relayed_at = r.relayed_at FROM (SELECT relayed_at, unnest(seqs) AS seq FROM outbox_relays) r WHERE o.seq = r.seq`.execute(
+    db,
+  );
   // Relayed at some moment unknown (kept by no round): now.
-  await sql`UPDATE outbox o SET relayed_at = now() WHERE relayed_at IS NULL AND NOT EXISTS (SELECT 1 FROM outbox_pending p WHERE p.seq = o.seq)`.execute(db);
+  await sql`UPDATE outbox o SET relayed_at = now() WHERE relayed_at IS NULL AND NOT EXISTS (SELECT 1 FROM outbox_pending p WHERE p.seq = o.seq)`.execute(
+    db,
+  );
   await sql`CREATE INDEX outbox_pending_idx ON outbox (seq) WHERE relayed_at IS NULL`.execute(db);
   await sql`CREATE INDEX outbox_relayed_idx ON outbox (relayed_at) WHERE relayed_at IS NOT NULL`.execute(db);
   await sql`DROP TRIGGER outbox_pending_on_append ON outbox`.execute(db);

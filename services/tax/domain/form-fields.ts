@@ -69,7 +69,8 @@ export function checkAddress(input: AddressInput | undefined, field: string): Ch
   const country = checkCountry(input.country, `${field}.country`);
   const violations = [line1, line2, city, region, postalCode, country].flatMap((part) => part.violations);
   if (country.value === 'US') {
-    if (region.value === null && region.violations.length === 0) violations.push({ field: `${field}.region`, reason: 'is required for a US address (the state)' });
+    if (region.value === null && region.violations.length === 0)
+      violations.push({ field: `${field}.region`, reason: 'is required for a US address (the state)' });
     if (postalCode.violations.length === 0 && !US_ZIP.test(postalCode.value)) {
       violations.push({ field: `${field}.postal_code`, reason: 'must be a US ZIP code (NNNNN or NNNNN-NNNN)' });
     }

@@ -99,11 +99,17 @@ export function validateTaxForm(input: TaxFormInput, now: Date, w8Rule: W8Expiry
   const signatureDate = checkPastOrToday(input.signatureDate, 'signature_date', today);
   violations.push(...legalName.violations, ...country.violations, ...signatureName.violations, ...signatureDate.violations);
   if (country.violations.length === 0) {
-    if (form === 'w9' && country.value !== 'US') violations.push({ field: 'country', reason: 'a W-9 is for US persons: country must be US (use a W-8 form otherwise)' });
-    if (form !== 'w9' && country.value === 'US') violations.push({ field: 'country', reason: 'W-8 forms are for persons outside the US: use a W-9 for US' });
+    if (form === 'w9' && country.value !== 'US')
+      violations.push({ field: 'country', reason: 'a W-9 is for US persons: country must be US (use a W-8 form otherwise)' });
+    if (form !== 'w9' && country.value === 'US')
+      violations.push({ field: 'country', reason: 'W-8 forms are for persons outside the US: use a W-9 for US' });
   }
   // A W-8 that would have expired were it approved now: only a rule counted from the signature date refuses one (an old signature).
-  if (form !== 'w9' && signatureDate.violations.length === 0 && w8ExpiresAt({ signatureDate: signatureDate.value, approvedAt: now }, w8Rule).getTime() <= now.getTime()) {
+  if (
+    form !== 'w9' &&
+    signatureDate.violations.length === 0 &&
+    w8ExpiresAt({ signatureDate: signatureDate.value, approvedAt: now }, w8Rule).getTime() <= now.getTime()
+  ) {
     violations.push({ field: 'signature_date', reason: 'is so long ago that this W-8 has already expired; sign a new form' });
   }
 
@@ -188,4 +194,3 @@ export function validateTaxForm(input: TaxFormInput, now: Date, w8Rule: W8Expiry
   if (violations.length > 0) throw invalidFields(violations);
   return { fields, taxIdNumber };
 }
-

@@ -76,7 +76,10 @@ export function taxInfoUnreadable(recordId: string): ConflictError {
 function openTin(record: TaxRecord, vault: TinVault): { tin: string | null; unreadable: false } | { tin: null; unreadable: true } {
   if (!record.sealedTaxId) return { tin: null, unreadable: false };
   try {
-    return { tin: vault.openRecordTin(record.sealedTaxId, { projectId: record.projectId, user: record.user, recordId: record.id }), unreadable: false };
+    return {
+      tin: vault.openRecordTin(record.sealedTaxId, { projectId: record.projectId, user: record.user, recordId: record.id }),
+      unreadable: false,
+    };
   } catch (error) {
     if (error instanceof SealedValueError) return { tin: null, unreadable: true };
     throw error;

@@ -42,7 +42,12 @@ export class TaxReviewService {
     private readonly logger: Logger,
   ) {}
 
-  async list(projectId: string, status: RecordStatus | undefined, page: Page, userInput?: UserInput): Promise<{ records: TaxInfoView[]; total: number }> {
+  async list(
+    projectId: string,
+    status: RecordStatus | undefined,
+    page: Page,
+    userInput?: UserInput,
+  ): Promise<{ records: TaxInfoView[]; total: number }> {
     requireProjectId(projectId);
     const user = userInput ? taxSubject(projectId, userInput).user : undefined;
     const now = this.clock.now();
@@ -79,12 +84,7 @@ export class TaxReviewService {
   }
 
   /** submitted or approved -> revoked, with the reason the affiliate will see. */
-  async revoke(
-    projectId: string,
-    userInput: UserInput,
-    actorKeyId: string,
-    reasonInput: string,
-  ): Promise<TaxStatusView> {
+  async revoke(projectId: string, userInput: UserInput, actorKeyId: string, reasonInput: string): Promise<TaxStatusView> {
     const { user } = taxSubject(projectId, userInput);
     const actor = adminActor(actorKeyId);
     const reason = checkText(reasonInput, 'reason', LIMITS.reasonLength);
@@ -103,12 +103,7 @@ export class TaxReviewService {
    * The full record with the tax id in clear. The audit entry (who, when, whose record; never
    * the value) is committed before the value is opened: no unaudited read can happen.
    */
-  async readUnmasked(
-    projectId: string,
-    userInput: UserInput,
-    actorKeyId: string,
-    requestId: string | null,
-  ): Promise<UnmaskedTaxInfo> {
+  async readUnmasked(projectId: string, userInput: UserInput, actorKeyId: string, requestId: string | null): Promise<UnmaskedTaxInfo> {
     const { user } = taxSubject(projectId, userInput);
     const actor = adminActor(actorKeyId);
     const [record, settings] = await Promise.all([this.records.findCurrent(projectId, user), this.settings.get(projectId)]);

@@ -31,12 +31,7 @@ export { recordStatusAt };
  * whenever the project does not require tax info, `not_submitted` when it does and there is no
  * record), with the record's dates and form.
  */
-export function effectiveStatus(
-  user: UserIdentifier,
-  requireTaxInfo: boolean,
-  record: StatusBearing | undefined,
-  now: Date,
-): TaxStatusView {
+export function effectiveStatus(user: UserIdentifier, requireTaxInfo: boolean, record: StatusBearing | undefined, now: Date): TaxStatusView {
   if (!record) {
     return {
       user,

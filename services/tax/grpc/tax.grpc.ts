@@ -47,9 +47,7 @@ export function createTaxGrpcService(domain: TaxDomain, logger: Logger): TaxServ
         ),
 
       submitTaxInfo: async (req) =>
-        toTaxInfoMessage(
-          await domain.taxInfo.submit(req.projectId, requireField(req.user, 'user'), toTaxFormInput(requireField(req.form, 'form'))),
-        ),
+        toTaxInfoMessage(await domain.taxInfo.submit(req.projectId, requireField(req.user, 'user'), toTaxFormInput(requireField(req.form, 'form')))),
 
       getTaxInfo: async (req) => toTaxInfoMessage(await domain.taxInfo.getCurrent(req.projectId, requireField(req.user, 'user'))),
 
@@ -65,8 +63,7 @@ export function createTaxGrpcService(domain: TaxDomain, logger: Logger): TaxServ
         return { results: records.map(toTaxInfoMessage), pageInfo: pageInfo(page, total) };
       },
 
-      approveTaxInfo: async (req) =>
-        toTaxStatusMessage(await domain.review.approve(req.projectId, requireField(req.user, 'user'), actorKeyId(req))),
+      approveTaxInfo: async (req) => toTaxStatusMessage(await domain.review.approve(req.projectId, requireField(req.user, 'user'), actorKeyId(req))),
 
       revokeTaxInfo: async (req) =>
         toTaxStatusMessage(await domain.review.revoke(req.projectId, requireField(req.user, 'user'), actorKeyId(req), req.reason)),

@@ -1,5 +1,13 @@
 import type { AuditEntry, TaxInfo, TaxSettings, TaxStatus } from '../../../gen/referral/tax/v1/tax';
-import { Chapter3Status, EffectiveTaxStatus, FormType, RecordStatus, TaxClassification, TinType, W8ExpiryRule } from '../../../gen/referral/tax/v1/enums';
+import {
+  Chapter3Status,
+  EffectiveTaxStatus,
+  FormType,
+  RecordStatus,
+  TaxClassification,
+  TinType,
+  W8ExpiryRule,
+} from '../../../gen/referral/tax/v1/enums';
 import { enumValue, optionalEnumValue } from '../../common/enums';
 import { withoutNulls } from '../../common/grpc/messages';
 import type { AuditEntryRecord } from '../repositories/audit-log.repository';

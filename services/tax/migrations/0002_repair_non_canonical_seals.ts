@@ -96,7 +96,9 @@ async function judge(db: Kysely<unknown>, vault: TinVault, row: Row, outcome: Ou
   const canonical = canonicalBinding(stored);
   const renamed = canonical.user.identifier !== row.identifier;
   const sealed: SealedValue | null =
-    row.tax_id_key_id === null ? null : { keyId: row.tax_id_key_id, iv: row.tax_id_iv!, ciphertext: row.tax_id_ciphertext!, authTag: row.tax_id_auth_tag! };
+    row.tax_id_key_id === null
+      ? null
+      : { keyId: row.tax_id_key_id, iv: row.tax_id_iv!, ciphertext: row.tax_id_ciphertext!, authTag: row.tax_id_auth_tag! };
   const verdict = sealed ? judgeSeal(vault, sealed, stored) : ({ kind: 'sound' } as const);
 
   if (verdict.kind === 'key_missing') {

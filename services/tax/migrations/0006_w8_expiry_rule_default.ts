@@ -37,7 +37,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 /** Back to one stored rule per row: the default was 'three_years', which the rule from approval has no older equivalent of. */
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`UPDATE tax_settings SET w8_expiry_rule = 'three_years' WHERE w8_expiry_rule IS NULL OR w8_expiry_rule = 'three_years_from_approval'`.execute(db);
+  await sql`UPDATE tax_settings SET w8_expiry_rule = 'three_years' WHERE w8_expiry_rule IS NULL OR w8_expiry_rule = 'three_years_from_approval'`.execute(
+    db,
+  );
   await sql`
     ALTER TABLE tax_settings
       DROP CONSTRAINT tax_settings_w8_expiry_rule_check,

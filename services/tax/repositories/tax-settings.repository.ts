@@ -69,14 +69,21 @@ export class TaxSettingsRepository {
       const written = await trx
         .insertInto('tax_settings')
         .values({ project_id: projectId, ...columns, created_at: now, updated_at: now })
-        .onConflict((conflict) => conflict.column('project_id').doUpdateSet({ ...columns, updated_at: now, version: sql<bigint>`tax_settings.version + 1` }))
+        .onConflict((conflict) =>
+          conflict.column('project_id').doUpdateSet({ ...columns, updated_at: now, version: sql<bigint>`tax_settings.version + 1` }),
+        )
         .returningAll()
         .executeTakeFirstOrThrow();
       await appendOutboxEvents(trx, now, [
         {
           type: 'tax.tax_settings.changed',
           projectId,
-          payload: { project_id: projectId, require_tax_info: written.require_tax_info, version: String(written.version), changed_at: now.toISOString() },
+          payload: {
+            project_id: projectId,
+            require_tax_info: written.require_tax_info,
+            version: String(written.version),
+            changed_at: now.toISOString(),
+          },
         },
       ]);
       return written;

@@ -47,14 +47,16 @@ export class TaxTransitionRepository {
             superseded_at: now,
             superseded_by: record.id,
             // An approved record is only replaceable once it has expired: it is written down as expired.
-            status: eb.case().when('previous_status', '=', 'approved').then('expired' as const).else(eb.ref('previous_status')).end(),
+            status: eb
+              .case()
+              .when('previous_status', '=', 'approved')
+              .then('expired' as const)
+              .else(eb.ref('previous_status'))
+              .end(),
             expired_at: eb.case().when('previous_status', '=', 'approved').then(eb.ref('expires_at')).else(eb.ref('expired_at')).end(),
           }))
           .where((eb) =>
-            eb.or([
-              eb('previous_status', 'in', REPLACEABLE),
-              eb.and([eb('previous_status', '=', 'approved'), eb('expires_at', '<=', now)]),
-            ]),
+            eb.or([eb('previous_status', 'in', REPLACEABLE), eb.and([eb('previous_status', '=', 'approved'), eb('expires_at', '<=', now)])]),
           )
           .returning(['id', 'previous_status', 'expires_at'])
           .executeTakeFirst();
@@ -62,7 +64,16 @@ export class TaxTransitionRepository {
         const stored = await insertRecord(trx, record);
         const events: StatusEvent[] = [];
         if (old?.previous_status === 'approved' && old.expires_at !== null) {
-          events.push({ recordId: old.id, projectId, user, from: 'approved', to: 'expired', actor: SYSTEM_ACTOR, at: old.expires_at, expiresAt: old.expires_at });
+          events.push({
+            recordId: old.id,
+            projectId,
+            user,
+            from: 'approved',
+            to: 'expired',
+            actor: SYSTEM_ACTOR,
+            at: old.expires_at,
+            expiresAt: old.expires_at,
+          });
         }
         const replaced = old ? (old.previous_status === 'approved' ? 'expired' : old.previous_status) : null;
         events.push({

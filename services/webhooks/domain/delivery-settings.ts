@@ -7,4 +7,3 @@ export interface DeliverySettings {
   /** Whether plain http to localhost is refused too (production). */
   production: boolean;
 }
-

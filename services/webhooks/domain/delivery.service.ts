@@ -69,7 +69,11 @@ export class DeliveryService {
     const attempt = work.delivery.attempts + 1;
     const at = this.clock.now();
     const body = eventBody(work.event);
-    const headers = { 'content-type': 'application/json', 'user-agent': 'referral-platform-webhooks/1', ...signatureHeaders(this.vault.open(target.id, target.sealed), work.event.id, at, body) };
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'referral-platform-webhooks/1',
+      ...signatureHeaders(this.vault.open(target.id, target.sealed), work.event.id, at, body),
+    };
     const sent = await this.send(target.url, body, headers, this.settings.timeoutMs);
     const ok = sent.responseCode !== null && sent.responseCode >= 200 && sent.responseCode < 300;
     const attemptsSinceRetry = attempt - work.delivery.retry_base;
@@ -89,7 +93,10 @@ export class DeliveryService {
       nextAttemptAt,
     });
     if (!recorded) return 'skipped';
-    this.logger.info({ delivery_id: deliveryId, event_id: work.event.id, attempt, response_code: sent.responseCode, status }, 'webhook delivery attempt');
+    this.logger.info(
+      { delivery_id: deliveryId, event_id: work.event.id, attempt, response_code: sent.responseCode, status },
+      'webhook delivery attempt',
+    );
     return status === 'pending' ? 'retry' : status;
   }
 
@@ -99,14 +106,16 @@ export class DeliveryService {
   }
 
   async list(projectId: string, webhookId: string, page: Page): Promise<{ results: DeliveryRow[]; pageInfo: ReturnType<typeof pageInfo> }> {
-    if (!isUuid(webhookId) || !(await this.webhooks.find(projectId, webhookId))) throw new NotFoundError('WEBHOOK_NOT_FOUND', 'no such webhook in this project');
+    if (!isUuid(webhookId) || !(await this.webhooks.find(projectId, webhookId)))
+      throw new NotFoundError('WEBHOOK_NOT_FOUND', 'no such webhook in this project');
     const { records, total } = await this.deliveries.list(projectId, webhookId, page);
     return { results: records, pageInfo: pageInfo(page, total) };
   }
 
   /** Delivers the same event (same id and body) again, with a fresh retry window. */
   async resend(projectId: string, webhookId: string, deliveryId: string, queue: DeliveryQueue): Promise<DeliveryRow> {
-    const row = isUuid(webhookId) && isUuid(deliveryId) ? await this.deliveries.reopen(projectId, webhookId, deliveryId, this.clock.now()) : undefined;
+    const row =
+      isUuid(webhookId) && isUuid(deliveryId) ? await this.deliveries.reopen(projectId, webhookId, deliveryId, this.clock.now()) : undefined;
     if (!row) throw new NotFoundError('WEBHOOK_DELIVERY_NOT_FOUND', 'no such delivery of this webhook');
     await queue.requeue(deliveryId);
     return row;

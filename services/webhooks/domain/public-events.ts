@@ -53,7 +53,10 @@ export const PUBLICATIONS = {
   'agency.affiliate.created': { type: 'affiliate.created', data: asIs },
   'agency.application.decided': { type: 'application.decided', data: asIs },
   'agency.affiliate.status_changed': { type: 'affiliate.status_changed', data: asIs },
-  'claim.claim_check.closed': { type: 'claim_check.closed', data: (payload) => ({ ...payload, claim_checks: payload.claim_checks.map(publicCheck) }) },
+  'claim.claim_check.closed': {
+    type: 'claim_check.closed',
+    data: (payload) => ({ ...payload, claim_checks: payload.claim_checks.map(publicCheck) }),
+  },
   'claim.claim_check.claimed': { type: 'claim_check.claimed', data: publicCheck },
   // expires_at and version are there for the agency's projection (the order of a user's changes is internal): the public shape stays as documented.
   'tax.tax_status.changed': { type: 'tax_status.changed', data: ({ expires_at: _expiresAt, version: _version, ...payload }) => payload },

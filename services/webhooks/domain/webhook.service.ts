@@ -32,7 +32,12 @@ function eventsViolations(events: readonly string[]): FieldViolation[] {
 }
 
 function refuseIfInvalid(violations: FieldViolation[]): void {
-  if (violations.length > 0) throw new InvalidArgumentError('INVALID_WEBHOOK', `the webhook is invalid: ${violations.map((v) => `${v.field} ${v.reason}`).join('; ')}`, violations);
+  if (violations.length > 0)
+    throw new InvalidArgumentError(
+      'INVALID_WEBHOOK',
+      `the webhook is invalid: ${violations.map((v) => `${v.field} ${v.reason}`).join('; ')}`,
+      violations,
+    );
 }
 
 const notFound = () => new NotFoundError('WEBHOOK_NOT_FOUND', 'no such webhook in this project');
@@ -56,7 +61,15 @@ export class WebhookService {
     const secret = newSigningSecret();
     const now = this.clock.now();
     const webhook = await this.webhooks.insert(
-      { id, project_id: projectId, url: input.url, events: [...new Set(input.events)], enabled: input.enabled ?? true, created_at: now, updated_at: now },
+      {
+        id,
+        project_id: projectId,
+        url: input.url,
+        events: [...new Set(input.events)],
+        enabled: input.enabled ?? true,
+        created_at: now,
+        updated_at: now,
+      },
       this.vault.seal(id, secret),
     );
     return { webhook, secret };

@@ -37,7 +37,14 @@ export function createWebhooksGrpcService(domain: WebhooksDomain, logger: Logger
         return { results: page.results.map(toDeliveryMessage), pageInfo: page.pageInfo };
       },
       resendDelivery: async (req) =>
-        toDeliveryMessage(await domain.deliveries.resend(req.projectId, requireText(req.webhookId, 'webhook_id'), requireText(req.deliveryId, 'delivery_id'), domain.queue)),
+        toDeliveryMessage(
+          await domain.deliveries.resend(
+            req.projectId,
+            requireText(req.webhookId, 'webhook_id'),
+            requireText(req.deliveryId, 'delivery_id'),
+            domain.queue,
+          ),
+        ),
     },
     logger,
   );

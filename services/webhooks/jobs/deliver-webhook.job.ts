@@ -14,7 +14,9 @@ export interface DeliverWebhookData {
  * One job per delivery (job id = delivery id). BullMQ retries it with exponential backoff and
  * jitter, as the configuration says; the delivery row decides when to stop (attempts, 24 h window).
  */
-export function deliverWebhookJob(settings: Pick<DeliverySettings, 'maxAttempts' | 'backoffMs'>): JobDefinition<DeliverWebhookData> & { jobId: (data: DeliverWebhookData) => string } {
+export function deliverWebhookJob(
+  settings: Pick<DeliverySettings, 'maxAttempts' | 'backoffMs'>,
+): JobDefinition<DeliverWebhookData> & { jobId: (data: DeliverWebhookData) => string } {
   return {
     queue: DELIVER_WEBHOOK_QUEUE,
     data: z.object({ deliveryId: z.uuid() }),
@@ -56,7 +58,10 @@ export class BullDeliveryQueue implements DeliveryQueue {
   ) {}
 
   async enqueue(deliveryIds: readonly string[]): Promise<void> {
-    await this.queues.enqueueMany(this.job, deliveryIds.map((deliveryId) => ({ deliveryId })));
+    await this.queues.enqueueMany(
+      this.job,
+      deliveryIds.map((deliveryId) => ({ deliveryId })),
+    );
   }
 
   async requeue(deliveryId: string): Promise<void> {

@@ -26,5 +26,10 @@ export const fanOutConsumer = defineConsumer<WebhooksDatabase, PublishedEventTyp
   shortcut: (db, event, { now }) => recordIfUnsubscribed(db, ENTRY.name, event, PUBLICATIONS[event.type].type, now),
   // The same for a relay round's batch: one statement for all its events.
   shortcutBatch: (db, events, { now }) =>
-    recordAllUnsubscribed(db, ENTRY.name, events.map((event) => ({ id: event.id, type: event.type, projectId: event.projectId, publicType: PUBLICATIONS[event.type].type })), now),
+    recordAllUnsubscribed(
+      db,
+      ENTRY.name,
+      events.map((event) => ({ id: event.id, type: event.type, projectId: event.projectId, publicType: PUBLICATIONS[event.type].type })),
+      now,
+    ),
 });

@@ -15,7 +15,8 @@ export const httpSender: Sender = async (url, body, headers, timeoutMs) => {
   } catch (error) {
     // Duck-typed: the abort's DOMException is not always an instance of this realm's Error.
     const name = (error as { name?: unknown } | undefined)?.name;
-    const reason = name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${timeoutMs} ms` : `could not reach the endpoint (${causeOf(error)})`;
+    const reason =
+      name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${timeoutMs} ms` : `could not reach the endpoint (${causeOf(error)})`;
     return { responseCode: null, error: reason, durationMs: durationMs() };
   }
 };

@@ -29,7 +29,12 @@ export class DeliveryRepository {
 
   /** Pending deliveries of an event (to queue them once its fan-out committed). */
   async pendingOfEvent(eventId: string): Promise<string[]> {
-    const rows = await this.db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', eventId).where('status', '=', 'pending').execute();
+    const rows = await this.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('event_id', '=', eventId)
+      .where('status', '=', 'pending')
+      .execute();
     return rows.map((row) => row.id);
   }
 
@@ -58,7 +63,13 @@ export class DeliveryRepository {
     const { event_project_id, event_type, event_data, event_created_at, ...delivery } = row;
     return {
       delivery,
-      event: { id: delivery.event_id, projectId: event_project_id, type: event_type as PublicEventType, createdAt: event_created_at, data: event_data as Record<string, unknown> },
+      event: {
+        id: delivery.event_id,
+        projectId: event_project_id,
+        type: event_type as PublicEventType,
+        createdAt: event_created_at,
+        data: event_data as Record<string, unknown>,
+      },
     };
   }
 
@@ -148,7 +159,12 @@ export class DeliveryRepository {
  * The event and one pending delivery per endpoint, in the caller's transaction; a repeat (the
  * same event again) inserts nothing. Returns the ids of the deliveries it created.
  */
-export async function createDeliveriesForEvent(trx: Kysely<WebhooksDatabase>, event: PublicEvent, webhookIds: readonly string[], now: Date): Promise<string[]> {
+export async function createDeliveriesForEvent(
+  trx: Kysely<WebhooksDatabase>,
+  event: PublicEvent,
+  webhookIds: readonly string[],
+  now: Date,
+): Promise<string[]> {
   if (webhookIds.length === 0) return [];
   await trx
     .insertInto('webhook_events')
@@ -157,7 +173,17 @@ export async function createDeliveriesForEvent(trx: Kysely<WebhooksDatabase>, ev
     .execute();
   const rows = await trx
     .insertInto('webhook_deliveries')
-    .values(webhookIds.map((webhookId) => ({ id: randomUUID(), webhook_id: webhookId, event_id: event.id, status: 'pending' as const, next_attempt_at: now, retry_from: now, created_at: now })))
+    .values(
+      webhookIds.map((webhookId) => ({
+        id: randomUUID(),
+        webhook_id: webhookId,
+        event_id: event.id,
+        status: 'pending' as const,
+        next_attempt_at: now,
+        retry_from: now,
+        created_at: now,
+      })),
+    )
     .onConflict((conflict) => conflict.columns(['event_id', 'webhook_id']).doNothing())
     .returning('id')
     .execute();

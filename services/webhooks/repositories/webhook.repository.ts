@@ -39,7 +39,12 @@ export class WebhookRepository {
     );
   }
 
-  async update(projectId: string, id: string, changes: Partial<Pick<WebhookRow, 'url' | 'events' | 'enabled'>>, now: Date): Promise<WebhookRow | undefined> {
+  async update(
+    projectId: string,
+    id: string,
+    changes: Partial<Pick<WebhookRow, 'url' | 'events' | 'enabled'>>,
+    now: Date,
+  ): Promise<WebhookRow | undefined> {
     return this.db
       .updateTable('webhooks')
       .set({ ...changes, updated_at: now })

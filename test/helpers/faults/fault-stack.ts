@@ -88,7 +88,10 @@ export async function startFaultStack(options: FaultStackOptions): Promise<Fault
     for (const gateway of gateways.splice(0)) await gateway.stop();
     await Promise.all(Object.values(services).map((service) => service.stop()));
     // Bounded: a connection to a Redis the test left stopped would wait for it forever.
-    await withinMs(queues.close().catch(() => undefined), 2_000);
+    await withinMs(
+      queues.close().catch(() => undefined),
+      2_000,
+    );
     await db.end();
     await database.drop();
     if (redis) await redis.stop();
@@ -96,7 +99,10 @@ export async function startFaultStack(options: FaultStackOptions): Promise<Fault
   };
 
   try {
-    const ports = Object.fromEntries(await Promise.all(CATALOG.map(async ({ name }) => [name, await freePort()] as const))) as Record<ServiceName, number>;
+    const ports = Object.fromEntries(await Promise.all(CATALOG.map(async ({ name }) => [name, await freePort()] as const))) as Record<
+      ServiceName,
+      number
+    >;
     const addresses = Object.fromEntries(CATALOG.map(({ name }) => [name, `127.0.0.1:${ports[name]}`])) as GrpcAddresses;
     // Every service finds the others where the gateway does (the agency calls the audience service, the claim service the agency).
     const addressEnv = Object.fromEntries(CATALOG.map(({ name, addressVariable }) => [addressVariable, addresses[name]]));
@@ -107,7 +113,14 @@ export async function startFaultStack(options: FaultStackOptions): Promise<Fault
           entry: `services/${name}/main.ts`,
           grpcPort: ports[name],
           healthName: grpcService,
-          env: { ...commonEnv(database.url, redisUrl, queuePrefix), ...addressEnv, ...TEST_SERVICE_ENV[name], ...FAULT_TIMING, LOG_LEVEL: 'info', ...options.serviceEnv },
+          env: {
+            ...commonEnv(database.url, redisUrl, queuePrefix),
+            ...addressEnv,
+            ...TEST_SERVICE_ENV[name],
+            ...FAULT_TIMING,
+            LOG_LEVEL: 'info',
+            ...options.serviceEnv,
+          },
         });
       }),
     );

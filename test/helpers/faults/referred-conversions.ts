@@ -22,9 +22,16 @@ export async function sendReferredConversions(
   const code = `m${randomUUID().slice(0, 8)}`;
   const affiliate = await agency.call.createAffiliate({ projectId: project.id, user: affiliateUser, name: 'Affiliate', code });
   const users = Array.from({ length: 40 }, () => randomEvmAddress());
-  for (const identifier of users) await agency.call.createReferral({ projectId: project.id, user: { identifier, identifierType: 'evm_address' }, code });
+  for (const identifier of users)
+    await agency.call.createReferral({ projectId: project.id, user: { identifier, identifierType: 'evm_address' }, code });
   const batches = Array.from({ length: 8 }, (_, b) =>
-    Array.from({ length: batchSize }, (_, i) => conversionBody({ user: { identifier: users[(b * batchSize + i) % users.length], identifier_type: 'evm_address' }, volume_usd: '1.5', revenue_usd: '0.25' })),
+    Array.from({ length: batchSize }, (_, i) =>
+      conversionBody({
+        user: { identifier: users[(b * batchSize + i) % users.length], identifier_type: 'evm_address' },
+        volume_usd: '1.5',
+        revenue_usd: '0.25',
+      }),
+    ),
   );
   for (const conversions of batches) {
     const answer = await stack.gateway.api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions } });

@@ -46,13 +46,31 @@ describe('affiliate and application events (domain)', () => {
     expect(await eventsOf(projectId, byAdmin.identifier)).toEqual([
       {
         type: 'agency.affiliate.created',
-        payload: { affiliate_id: created.id, user: wire(byAdmin), name: 'Alice', region: 'DE', codes: [code], source: 'admin', application_id: null, joined_at: START },
+        payload: {
+          affiliate_id: created.id,
+          user: wire(byAdmin),
+          name: 'Alice',
+          region: 'DE',
+          codes: [code],
+          source: 'admin',
+          application_id: null,
+          joined_at: START,
+        },
       },
     ]);
     expect(await eventsOf(projectId, itself.identifier)).toEqual([
       {
         type: 'agency.affiliate.created',
-        payload: { affiliate_id: selfCreated.id, user: wire(itself), name: 'Bob', region: null, codes: [], source: 'self_service', application_id: null, joined_at: START },
+        payload: {
+          affiliate_id: selfCreated.id,
+          user: wire(itself),
+          name: 'Bob',
+          region: null,
+          codes: [],
+          source: 'self_service',
+          application_id: null,
+          joined_at: START,
+        },
       },
     ]);
     expect(await eventsOf(projectId, late.identifier)).toEqual([]);
@@ -130,13 +148,20 @@ describe('affiliate and application events (domain)', () => {
     await affiliates().suspend(projectId, user, 'Pending review', ADMIN);
     await applications().decide(projectId, application.id, { action: 'approve', audienceId: audience.id }, ADMIN);
 
-    expect((await eventsOf(projectId, user.identifier)).map((event) => [event.type, event.payload.source ?? event.payload.to ?? event.payload.decision])).toEqual([
+    expect(
+      (await eventsOf(projectId, user.identifier)).map((event) => [event.type, event.payload.source ?? event.payload.to ?? event.payload.decision]),
+    ).toEqual([
       ['agency.affiliate.created', 'admin'],
       ['agency.affiliate.status_changed', 'suspended'],
       ['agency.affiliate.status_changed', 'active'],
       ['agency.application.decided', 'approved'],
     ]);
-    expect((await eventsOf(projectId, user.identifier))[2]!.payload).toMatchObject({ affiliate_id: id, from: 'suspended', to: 'active', reason: null });
+    expect((await eventsOf(projectId, user.identifier))[2]!.payload).toMatchObject({
+      affiliate_id: id,
+      from: 'suspended',
+      to: 'active',
+      reason: null,
+    });
   });
 
   it('announces a rejection with its reason, once: deciding again is refused and announces nothing', async () => {

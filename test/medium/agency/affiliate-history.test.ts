@@ -58,12 +58,20 @@ describe('affiliate history (domain)', () => {
       { type: 'unbound_from_master', at: t(10), data: { master: masterRef, by_api_key_id: ADMIN, master_removed: false, became_master: false } },
       { type: 'bound_to_master', at: t(9), data: { master: masterRef, by_api_key_id: ADMIN } },
       { type: 'tier_protection_ended', at: t(7), data: { tier_id: tier.id, by_api_key_id: ADMIN, replaced: false } },
-      { type: 'tier_protection_set', at: t(6), data: { tier_id: tier.id, expires_at: new Date(t(6).getTime() + 30 * DAY).toISOString(), by_api_key_id: ADMIN } },
+      {
+        type: 'tier_protection_set',
+        at: t(6),
+        data: { tier_id: tier.id, expires_at: new Date(t(6).getTime() + 30 * DAY).toISOString(), by_api_key_id: ADMIN },
+      },
       { type: 'reactivated', at: t(5), data: { suspension_reason: 'fraud check', suspended_at: t(4).toISOString(), by_api_key_id: ADMIN } },
       { type: 'suspended', at: t(4), data: { reason: 'fraud check', by_api_key_id: ADMIN } },
       { type: 'code_created', at: t(3), data: { code: 'ada_two' } },
       // The approval made the affiliate, its granted code and the decision at one instant, in one stable order.
-      { type: 'application_approved', at: t(2), data: { application_id: application.id, audience_id: audience.id, granted_code: 'ada_code', by_api_key_id: ADMIN } },
+      {
+        type: 'application_approved',
+        at: t(2),
+        data: { application_id: application.id, audience_id: audience.id, granted_code: 'ada_code', by_api_key_id: ADMIN },
+      },
       { type: 'code_created', at: t(2), data: { code: 'ada_code' } },
       { type: 'joined', at: t(2), data: { name: 'Ada', region: null } },
       { type: 'application_held', at: t(1), data: { application_id: application.id, note: 'later', by_api_key_id: ADMIN } },
@@ -105,8 +113,16 @@ describe('affiliate history (domain)', () => {
         { affiliate: refOf(second), by_api_key_id: ADMIN, master_removed: true, became_master: false },
       ]),
     );
-    expect(records.find((record) => record.type === 'master_spread_changed')!.data).toEqual({ spread_bps: 450, previous_spread_bps: 300, by_api_key_id: ADMIN });
-    expect(records.find((record) => record.type === 'master_designated')!.data).toEqual({ spread_bps: 300, by_api_key_id: ADMIN, unbound_from_master: null });
+    expect(records.find((record) => record.type === 'master_spread_changed')!.data).toEqual({
+      spread_bps: 450,
+      previous_spread_bps: 300,
+      by_api_key_id: ADMIN,
+    });
+    expect(records.find((record) => record.type === 'master_designated')!.data).toEqual({
+      spread_bps: 300,
+      by_api_key_id: ADMIN,
+      unbound_from_master: null,
+    });
     // The sub-affiliate's side of the removal says the same.
     const sub = await history(projectId, userOf(first));
     expect(sub.records[0]).toMatchObject({ type: 'unbound_from_master', at: t(4), data: { master: refOf(master), master_removed: true } });

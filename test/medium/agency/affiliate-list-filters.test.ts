@@ -118,7 +118,10 @@ describe('affiliate list filters against a naive query (domain, random data)', (
         );
       }
     }
-    if (filters.conversionNames) where.push(`EXISTS (SELECT 1 FROM agency.affiliate_conversion_counts cc WHERE cc.affiliate_id = a.id AND cc.name = ANY(${param(filters.conversionNames)}))`);
+    if (filters.conversionNames)
+      where.push(
+        `EXISTS (SELECT 1 FROM agency.affiliate_conversion_counts cc WHERE cc.affiliate_id = a.id AND cc.name = ANY(${param(filters.conversionNames)}))`,
+      );
     const key = by === 'joined_at' ? 'a.joined_at' : `m.${by}`;
     const { rows } = await harness.sql.query<{ id: string }>(
       `SELECT a.id FROM agency.affiliates a JOIN agency.affiliate_metrics m ON m.affiliate_id = a.id WHERE ${where.join(' AND ')} ORDER BY ${key} ${order}, a.id ${order}`,
@@ -131,7 +134,12 @@ describe('affiliate list filters against a naive query (domain, random data)', (
     const ids: string[] = [];
     const totals = new Set<number>();
     for (let page = 1; page < 100; page++) {
-      const { records, total } = await harness.domain.affiliates.list(projectId, filters, { page, pageSize, offset: (page - 1) * pageSize }, { by, order });
+      const { records, total } = await harness.domain.affiliates.list(
+        projectId,
+        filters,
+        { page, pageSize, offset: (page - 1) * pageSize },
+        { by, order },
+      );
       totals.add(total);
       if (records.length === 0) break;
       ids.push(...records.map((record) => record.id));
@@ -204,7 +212,7 @@ describe('affiliate list filters against a naive query (domain, random data)', (
     // Every entry is one the source tables call for, and every one they call for is there.
     expect(
       await differences(
-        "SELECT affiliate_id, kind, value FROM agency.affiliate_filter_entries WHERE project_id = $1",
+        'SELECT affiliate_id, kind, value FROM agency.affiliate_filter_entries WHERE project_id = $1',
         `SELECT cc.affiliate_id, 'conversion', cc.name FROM agency.affiliate_conversion_counts cc WHERE cc.project_id = $1
          UNION SELECT a.id, 'audience', am.segment_id::text FROM agency.audience_memberships am
            JOIN agency.affiliates a ON a.project_id = am.project_id AND a.identifier_type = am.identifier_type AND a.identifier = am.identifier

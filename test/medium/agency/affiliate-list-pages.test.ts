@@ -42,11 +42,21 @@ describe('affiliate list pages (domain)', () => {
     return rows.map((row) => row.id);
   };
 
-  const allPages = async (by: (typeof SORTS)[number], order: 'asc' | 'desc', pageSize: number, filters: { status?: 'active' | 'suspended'; region?: string } = {}) => {
+  const allPages = async (
+    by: (typeof SORTS)[number],
+    order: 'asc' | 'desc',
+    pageSize: number,
+    filters: { status?: 'active' | 'suspended'; region?: string } = {},
+  ) => {
     const ids: string[] = [];
     const totals = new Set<number>();
     for (let page = 1; ; page++) {
-      const { records, total } = await harness.domain.affiliates.list(projectId, filters, { page, pageSize, offset: (page - 1) * pageSize }, { by, order });
+      const { records, total } = await harness.domain.affiliates.list(
+        projectId,
+        filters,
+        { page, pageSize, offset: (page - 1) * pageSize },
+        { by, order },
+      );
       totals.add(total);
       if (records.length === 0) break;
       expect(records.length).toBeLessThanOrEqual(pageSize);
@@ -99,12 +109,20 @@ describe('affiliate list pages (domain)', () => {
   });
 
   it('answers a page past the end with no rows and the right total', async () => {
-    const { records, total } = await harness.domain.affiliates.list(projectId, {}, { page: 30, pageSize: 10, offset: 290 }, { by: 'volume_usd', order: 'desc' });
+    const { records, total } = await harness.domain.affiliates.list(
+      projectId,
+      {},
+      { page: 30, pageSize: 10, offset: 290 },
+      { by: 'volume_usd', order: 'desc' },
+    );
     expect({ records, total }).toEqual({ records: [], total: size });
   });
 
   it('counts affiliates with any of several conversion names once each, also with a status', async () => {
-    const { rows } = await harness.sql.query<{ id: string; status: string }>('SELECT id, status FROM agency.affiliates WHERE project_id = $1 ORDER BY id LIMIT 12', [projectId]);
+    const { rows } = await harness.sql.query<{ id: string; status: string }>(
+      'SELECT id, status FROM agency.affiliates WHERE project_id = $1 ORDER BY id LIMIT 12',
+      [projectId],
+    );
     // The first six did a trade, the last eight (four of them traders too) a signup.
     await harness.sql.query(
       `INSERT INTO agency.affiliate_conversion_counts (affiliate_id, name, project_id, conversions)
@@ -113,14 +131,26 @@ describe('affiliate list pages (domain)', () => {
       [rows.map((row) => row.id), projectId],
     );
     const total = async (conversionNames: string[], status?: 'active' | 'suspended') =>
-      (await harness.domain.affiliates.list(projectId, { conversionNames, status }, { page: 1, pageSize: 5, offset: 0 }, { by: 'volume_usd', order: 'desc' })).total;
+      (
+        await harness.domain.affiliates.list(
+          projectId,
+          { conversionNames, status },
+          { page: 1, pageSize: 5, offset: 0 },
+          { by: 'volume_usd', order: 'desc' },
+        )
+      ).total;
     const activeOf = (slice: typeof rows) => slice.filter((row) => row.status === 'active').length;
     expect(await total(['trade'])).toBe(6);
     expect(await total(['trade', 'signup'])).toBe(12);
     expect(await total(['trade', 'signup'], 'active')).toBe(activeOf(rows));
     expect(await total(['signup'], 'suspended')).toBe(8 - activeOf(rows.slice(4)));
     // The page agrees with its total: the named affiliates, in the sort's order.
-    const named = await harness.domain.affiliates.list(projectId, { conversionNames: ['trade', 'signup'] }, { page: 1, pageSize: 100, offset: 0 }, { by: 'joined_at', order: 'asc' });
+    const named = await harness.domain.affiliates.list(
+      projectId,
+      { conversionNames: ['trade', 'signup'] },
+      { page: 1, pageSize: 100, offset: 0 },
+      { by: 'joined_at', order: 'asc' },
+    );
     expect(named.records.map((record) => record.id).sort()).toEqual(rows.map((row) => row.id).sort());
   });
 });

@@ -52,7 +52,13 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
 
   const consumer = affiliateMetrics as unknown as EventConsumer<AgencyDatabase, EventType>;
   const deliver = (projectId: string, payload: Payload, id: string = randomUUID()) =>
-    deliverEvent(harness.db, consumer, { id, type: 'claim.conversion.processed', projectId, payload, createdAt: harness.clock.now().toISOString() }, harness.clock, harness.logs.logger('consumer'));
+    deliverEvent(
+      harness.db,
+      consumer,
+      { id, type: 'claim.conversion.processed', projectId, payload, createdAt: harness.clock.now().toISOString() },
+      harness.clock,
+      harness.logs.logger('consumer'),
+    );
 
   /** A conversion as the claim service pays it and tells it; remembered as paid (for the rebuild). */
   function conversion(
@@ -76,8 +82,10 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
     const payouts: Payload['payouts'] = [];
     if (currency) {
       payouts.push({ kind: 'end_user_payout', user: asUser(fields.user), amount: '7' });
-      if (fields.affiliate && (fields.affiliatePayout ?? 0n) > 0n) payouts.push({ kind: 'affiliate_payout', user: asUser(fields.affiliate.user), amount: String(fields.affiliatePayout) });
-      if (fields.master && (fields.agencyPayout ?? 0n) > 0n) payouts.push({ kind: 'agency_payout', user: asUser(fields.master.user), amount: String(fields.agencyPayout) });
+      if (fields.affiliate && (fields.affiliatePayout ?? 0n) > 0n)
+        payouts.push({ kind: 'affiliate_payout', user: asUser(fields.affiliate.user), amount: String(fields.affiliatePayout) });
+      if (fields.master && (fields.agencyPayout ?? 0n) > 0n)
+        payouts.push({ kind: 'agency_payout', user: asUser(fields.master.user), amount: String(fields.agencyPayout) });
     }
     const payload: Payload = {
       conversion_id: `conv-${randomUUID()}`,
@@ -91,7 +99,9 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
       volume_usd: fields.volume === undefined ? '0' : fields.volume,
       revenue_usd: fields.revenue === undefined ? '0' : fields.revenue,
       currency_id: currency?.id ?? null,
-      currency: currency ? { id: currency.id, chain_id: currency.chain_id, address: currency.address, name: currency.name, decimals: currency.decimals } : null,
+      currency: currency
+        ? { id: currency.id, chain_id: currency.chain_id, address: currency.address, name: currency.name, decimals: currency.decimals }
+        : null,
       payouts,
     };
     paid.set(projectId, [...(paid.get(projectId) ?? []), conversionFact(payload)]);
@@ -120,19 +130,34 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
       metrics: await read(
         'SELECT affiliate_id, volume_usd::text, revenue_usd::text, conversions::text, end_users::text, converting_users::text, referred_volume_usd::text FROM agency.affiliate_metrics WHERE project_id = $1 ORDER BY affiliate_id',
       ),
-      counts: await read('SELECT affiliate_id, name, conversions::text FROM agency.affiliate_conversion_counts WHERE project_id = $1 ORDER BY affiliate_id, name'),
-      earnings: await read('SELECT affiliate_id, kind, currency_id, amount::text FROM agency.affiliate_earnings WHERE project_id = $1 ORDER BY affiliate_id, kind, currency_id'),
+      counts: await read(
+        'SELECT affiliate_id, name, conversions::text FROM agency.affiliate_conversion_counts WHERE project_id = $1 ORDER BY affiliate_id, name',
+      ),
+      earnings: await read(
+        'SELECT affiliate_id, kind, currency_id, amount::text FROM agency.affiliate_earnings WHERE project_id = $1 ORDER BY affiliate_id, kind, currency_id',
+      ),
       users: await read(
         'SELECT affiliate_id, identifier, volume_usd::text, revenue_usd::text, conversions::text, first_conversion_at, last_conversion_at FROM agency.referred_user_metrics WHERE project_id = $1 ORDER BY affiliate_id, identifier',
       ),
-      subs: await read('SELECT master_id, affiliate_id, volume_usd::text, revenue_usd::text, conversions::text FROM agency.sub_affiliate_metrics WHERE project_id = $1 ORDER BY master_id, affiliate_id'),
+      subs: await read(
+        'SELECT master_id, affiliate_id, volume_usd::text, revenue_usd::text, conversions::text FROM agency.sub_affiliate_metrics WHERE project_id = $1 ORDER BY master_id, affiliate_id',
+      ),
     };
   }
 
   it('gives every new affiliate a row of zeros, created with it', async () => {
     const projectId = newProject();
     const affiliate = await newAffiliate(harness, projectId);
-    expect(await figures(projectId, affiliate)).toEqual({ volume: '0', revenue: '0', conversions: 0, endUsers: 0, convertingUsers: 0, referredVolume: '0', earnings: [], agencyEarnings: [] });
+    expect(await figures(projectId, affiliate)).toEqual({
+      volume: '0',
+      revenue: '0',
+      conversions: 0,
+      endUsers: 0,
+      convertingUsers: 0,
+      referredVolume: '0',
+      earnings: [],
+      agencyEarnings: [],
+    });
   });
 
   it('answers the list’s total from the count kept per status, equal to counting, through creation, suspension and reactivation', async () => {
@@ -142,9 +167,12 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
     await harness.domain.affiliates.suspend(projectId, b.user, 'spam', null);
     await harness.domain.affiliates.reactivate(projectId, b.user, null);
     const page = { page: 1, pageSize: 1, offset: 0 };
-    const total = async (status?: 'active' | 'suspended') => (await harness.domain.affiliates.list(projectId, { status }, page, { by: 'volume_usd', order: 'desc' })).total;
+    const total = async (status?: 'active' | 'suspended') =>
+      (await harness.domain.affiliates.list(projectId, { status }, page, { by: 'volume_usd', order: 'desc' })).total;
     expect([await total(), await total('active'), await total('suspended')]).toEqual([3, 2, 1]);
-    const kept = await harness.sql.query('SELECT status, affiliates::int AS n FROM agency.affiliate_counts WHERE project_id = $1 ORDER BY status', [projectId]);
+    const kept = await harness.sql.query('SELECT status, affiliates::int AS n FROM agency.affiliate_counts WHERE project_id = $1 ORDER BY status', [
+      projectId,
+    ]);
     expect(kept.rows).toEqual([
       { status: 'active', n: 2 },
       { status: 'suspended', n: 1 },
@@ -159,7 +187,14 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
     const events = [
       conversion(projectId, { user: u1, affiliate: alice, volume: '100.25', revenue: '1.5', currency: usdc, affiliatePayout: 1_000n }),
       conversion(projectId, { user: u1, affiliate: alice, volume: '50', revenue: '0.25', currency: usdc, affiliatePayout: 500n, name: 'swap' }),
-      conversion(projectId, { user: u2, affiliate: alice, volume: '10', revenue: null, currency: dai, affiliatePayout: 123_456_789_012_345_678_901n }),
+      conversion(projectId, {
+        user: u2,
+        affiliate: alice,
+        volume: '10',
+        revenue: null,
+        currency: dai,
+        affiliatePayout: 123_456_789_012_345_678_901n,
+      }),
       conversion(projectId, { user: u2, affiliate: alice, volume: '4', revenue: '4', status: 'no_terms', name: 'signup' }),
       conversion(projectId, { user: u2, affiliate: bob, volume: null, revenue: '2', currency: usdc, affiliatePayout: 0n }),
       conversion(projectId, { user: stranger, affiliate: null, volume: '999', revenue: '999', currency: usdc }),
@@ -180,15 +215,29 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
       ],
       agencyEarnings: [],
     });
-    expect(await figures(projectId, bob)).toEqual({ volume: '0', revenue: '2', conversions: 1, endUsers: 0, convertingUsers: 1, referredVolume: '0', earnings: [], agencyEarnings: [] });
+    expect(await figures(projectId, bob)).toEqual({
+      volume: '0',
+      revenue: '2',
+      conversions: 1,
+      endUsers: 0,
+      convertingUsers: 1,
+      referredVolume: '0',
+      earnings: [],
+      agencyEarnings: [],
+    });
     const { counts } = await projection(projectId);
-    expect(counts.filter((row) => (row as { affiliate_id: string }).affiliate_id === alice.id).map((row) => Object.values(row as object).slice(1))).toEqual([
+    expect(
+      counts.filter((row) => (row as { affiliate_id: string }).affiliate_id === alice.id).map((row) => Object.values(row as object).slice(1)),
+    ).toEqual([
       ['signup', '1'],
       ['swap', '1'],
       ['trade', '2'],
     ]);
     // The unattributed conversion is kept as a fact (project-wide figures) and changes no affiliate.
-    const facts = await harness.sql.query('SELECT count(*)::int AS all, count(affiliate_id)::int AS attributed FROM agency.conversion_facts WHERE project_id = $1', [projectId]);
+    const facts = await harness.sql.query(
+      'SELECT count(*)::int AS all, count(affiliate_id)::int AS attributed FROM agency.conversion_facts WHERE project_id = $1',
+      [projectId],
+    );
     expect(facts.rows[0]).toEqual({ all: 6, attributed: 5 });
   });
 
@@ -203,7 +252,10 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
     await expect(harness.domain.referrals.refer(projectId, u1, code(bob))).rejects.toMatchObject({ code: 'ALREADY_REFERRED' });
     // Concurrent referrals of one user through both: exactly one wins, exactly one end user.
     const contested = newUser();
-    const outcomes = await Promise.allSettled([harness.domain.referrals.refer(projectId, contested, code(alice)), harness.domain.referrals.refer(projectId, contested, code(bob))]);
+    const outcomes = await Promise.allSettled([
+      harness.domain.referrals.refer(projectId, contested, code(alice)),
+      harness.domain.referrals.refer(projectId, contested, code(bob)),
+    ]);
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
 
     const usdc = newCurrency('USDC');
@@ -217,7 +269,9 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
     // The list sorts and reads the same figure.
     const page = await harness.domain.affiliates.list(projectId, {}, { page: 1, pageSize: 10, offset: 0 }, { by: 'end_users', order: 'desc' });
     expect(page.records.map((record) => [record.id, Number(record.metrics.endUsers), Number(record.metrics.convertingUsers)])).toEqual(
-      [alice, bob].map((affiliate) => [affiliate.id, ends[affiliate.id], affiliate === alice ? 1 : 0]).sort((a, b) => (b[1] as number) - (a[1] as number)),
+      [alice, bob]
+        .map((affiliate) => [affiliate.id, ends[affiliate.id], affiliate === alice ? 1 : 0])
+        .sort((a, b) => (b[1] as number) - (a[1] as number)),
     );
 
     // A rebuild counts the referrals themselves: wrong figures come back right, equal to what the referrals built.
@@ -237,17 +291,45 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
 
   it('counts a sub-affiliate’s volume for its master only while bound (frozen per conversion), with the master’s agency earnings', async () => {
     const projectId = newProject();
-    const [master, sub, other] = [await newAffiliate(harness, projectId), await newAffiliate(harness, projectId), await newAffiliate(harness, projectId)];
+    const [master, sub, other] = [
+      await newAffiliate(harness, projectId),
+      await newAffiliate(harness, projectId),
+      await newAffiliate(harness, projectId),
+    ];
     const usdc = newCurrency('USDC');
     const user = newUser();
     // Bound: the claim service froze the master on these two.
-    await deliver(projectId, conversion(projectId, { user, affiliate: sub, master, volume: '300', revenue: '3', currency: usdc, affiliatePayout: 30n, agencyPayout: 7n }));
-    await deliver(projectId, conversion(projectId, { user, affiliate: sub, master, volume: '200', revenue: '2', currency: usdc, affiliatePayout: 20n, agencyPayout: 5n }));
+    await deliver(
+      projectId,
+      conversion(projectId, { user, affiliate: sub, master, volume: '300', revenue: '3', currency: usdc, affiliatePayout: 30n, agencyPayout: 7n }),
+    );
+    await deliver(
+      projectId,
+      conversion(projectId, { user, affiliate: sub, master, volume: '200', revenue: '2', currency: usdc, affiliatePayout: 20n, agencyPayout: 5n }),
+    );
     // Unbound afterwards: its later conversions name no master.
-    await deliver(projectId, conversion(projectId, { user, affiliate: sub, master: null, volume: '1000', revenue: '10', currency: usdc, affiliatePayout: 100n }));
+    await deliver(
+      projectId,
+      conversion(projectId, { user, affiliate: sub, master: null, volume: '1000', revenue: '10', currency: usdc, affiliatePayout: 100n }),
+    );
     // The master's own referral is its own volume, not referred volume.
-    await deliver(projectId, conversion(projectId, { user: newUser(), affiliate: master, volume: '40', revenue: '0', currency: usdc, affiliatePayout: 4n }));
-    await deliver(projectId, conversion(projectId, { user: newUser(), affiliate: other, master, volume: '60', revenue: '1', currency: usdc, affiliatePayout: 6n, agencyPayout: 1n }));
+    await deliver(
+      projectId,
+      conversion(projectId, { user: newUser(), affiliate: master, volume: '40', revenue: '0', currency: usdc, affiliatePayout: 4n }),
+    );
+    await deliver(
+      projectId,
+      conversion(projectId, {
+        user: newUser(),
+        affiliate: other,
+        master,
+        volume: '60',
+        revenue: '1',
+        currency: usdc,
+        affiliatePayout: 6n,
+        agencyPayout: 1n,
+      }),
+    );
 
     expect(await figures(projectId, master)).toEqual({
       volume: '40',
@@ -259,7 +341,13 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
       earnings: [['USDC', '4']],
       agencyEarnings: [['USDC', '13']],
     });
-    expect(await figures(projectId, sub)).toMatchObject({ volume: '1500', conversions: 3, convertingUsers: 1, referredVolume: '0', earnings: [['USDC', '150']] });
+    expect(await figures(projectId, sub)).toMatchObject({
+      volume: '1500',
+      conversions: 3,
+      convertingUsers: 1,
+      referredVolume: '0',
+      earnings: [['USDC', '150']],
+    });
     const { subs } = await projection(projectId);
     expect(subs).toEqual(
       [
@@ -291,8 +379,27 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
       const usdc = newCurrency('USDC');
       const users = [newUser(), newUser(), newUser()];
       const events = users.flatMap((user, index) => [
-        conversion(projectId, { user, affiliate: sub, master, volume: `${index + 1}.1`, revenue: '0.01', currency: usdc, affiliatePayout: 3n, agencyPayout: 1n, minute: index }),
-        conversion(projectId, { user, affiliate: sub, volume: '2', revenue: '0', currency: usdc, affiliatePayout: 2n, minute: 10 - index, name: 'swap' }),
+        conversion(projectId, {
+          user,
+          affiliate: sub,
+          master,
+          volume: `${index + 1}.1`,
+          revenue: '0.01',
+          currency: usdc,
+          affiliatePayout: 3n,
+          agencyPayout: 1n,
+          minute: index,
+        }),
+        conversion(projectId, {
+          user,
+          affiliate: sub,
+          volume: '2',
+          revenue: '0',
+          currency: usdc,
+          affiliatePayout: 2n,
+          minute: 10 - index,
+          name: 'swap',
+        }),
       ]);
       return { projectId, master, sub, events };
     };
@@ -318,7 +425,13 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
     expect((await summary(reversed)).sub).toEqual(expected.sub);
     expect((await summary(concurrent)).sub).toEqual(expected.sub);
     // First and last conversion moments are the earliest and latest, not the first and last to arrive.
-    const firstAndLast = (rows: unknown[]) => rows.map((row) => [(row as { first_conversion_at: Date }).first_conversion_at.toISOString(), (row as { last_conversion_at: Date }).last_conversion_at.toISOString()]).sort();
+    const firstAndLast = (rows: unknown[]) =>
+      rows
+        .map((row) => [
+          (row as { first_conversion_at: Date }).first_conversion_at.toISOString(),
+          (row as { last_conversion_at: Date }).last_conversion_at.toISOString(),
+        ])
+        .sort();
     expect(firstAndLast((await projection(reversed.projectId)).users)).toEqual(firstAndLast((await projection(inOrder.projectId)).users));
     expect(firstAndLast((await projection(inOrder.projectId)).users)).toEqual([
       [at(0), at(10)],
@@ -329,7 +442,11 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
 
   it('rebuilds to exactly the incremental result, restores lost facts and events never applied, and ignores unknown affiliates', async () => {
     const projectId = newProject();
-    const [master, sub, solo] = [await newAffiliate(harness, projectId), await newAffiliate(harness, projectId), await newAffiliate(harness, projectId)];
+    const [master, sub, solo] = [
+      await newAffiliate(harness, projectId),
+      await newAffiliate(harness, projectId),
+      await newAffiliate(harness, projectId),
+    ];
     const [usdc, dai] = [newCurrency('USDC'), newCurrency('DAI')];
     const events = Array.from({ length: 30 }, (_, index) =>
       conversion(projectId, {
@@ -353,13 +470,27 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
     expect(await projection(projectId)).toEqual(incremental);
 
     // Facts lost, aggregates wrong: the rebuild from the claim service brings both back.
-    await harness.sql.query('DELETE FROM agency.conversion_facts WHERE project_id = $1 AND conversion_id = ANY($2)', [projectId, events.slice(0, 10).map((e) => e.conversion_id)]);
-    await harness.sql.query("UPDATE agency.affiliate_metrics SET volume_usd = 1, end_users = 42, converting_users = 42 WHERE project_id = $1", [projectId]);
+    await harness.sql.query('DELETE FROM agency.conversion_facts WHERE project_id = $1 AND conversion_id = ANY($2)', [
+      projectId,
+      events.slice(0, 10).map((e) => e.conversion_id),
+    ]);
+    await harness.sql.query('UPDATE agency.affiliate_metrics SET volume_usd = 1, end_users = 42, converting_users = 42 WHERE project_id = $1', [
+      projectId,
+    ]);
     expect(await harness.domain.metrics.rebuild(projectId)).toEqual({ listed: 30, restored: 10, conversions: 30, attributed: 24 });
     expect(await projection(projectId)).toEqual(incremental);
 
     // A conversion whose event never came: the rebuild adds it; its late event then changes nothing.
-    const late = conversion(projectId, { user: newUser(), affiliate: sub, master, volume: '1000', revenue: '1', currency: usdc, affiliatePayout: 5n, agencyPayout: 1n });
+    const late = conversion(projectId, {
+      user: newUser(),
+      affiliate: sub,
+      master,
+      volume: '1000',
+      revenue: '1',
+      currency: usdc,
+      affiliatePayout: 5n,
+      agencyPayout: 1n,
+    });
     const before = await figures(projectId, master);
     await harness.domain.metrics.rebuild(projectId);
     const after = await figures(projectId, master);
@@ -368,7 +499,9 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
     expect(await figures(projectId, master)).toEqual(after);
 
     // A rebuild and events at the same time: each event counts once, before or after the recomputation.
-    const more = Array.from({ length: 12 }, () => conversion(projectId, { user: newUser(), affiliate: solo, volume: '1', revenue: '1', currency: usdc, affiliatePayout: 1n }));
+    const more = Array.from({ length: 12 }, () =>
+      conversion(projectId, { user: newUser(), affiliate: solo, volume: '1', revenue: '1', currency: usdc, affiliatePayout: 1n }),
+    );
     const soloBefore = await figures(projectId, solo);
     await Promise.all([harness.domain.metrics.rebuild(projectId), ...more.map((event) => deliver(projectId, event))]);
     expect((await figures(projectId, solo)).conversions).toBe(soloBefore.conversions + 12);
@@ -391,7 +524,19 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
     const usdc = newCurrency('USDC');
     const eth = newCurrency('ETH');
     const users = [newUser(), newUser(), newUser(), newUser()];
-    type Recipe = { conversionId: string; user: number; affiliate: number | null; master: number | null; name: string; volume: string | null; revenue: string; currency: number | null; affiliatePayout: bigint; agencyPayout: bigint; minute: number };
+    type Recipe = {
+      conversionId: string;
+      user: number;
+      affiliate: number | null;
+      master: number | null;
+      name: string;
+      volume: string | null;
+      revenue: string;
+      currency: number | null;
+      affiliatePayout: bigint;
+      agencyPayout: bigint;
+      minute: number;
+    };
     const recipes: Recipe[] = Array.from({ length: 60 }, () => {
       const affiliate = random(5) === 0 ? null : random(4);
       return {
@@ -430,7 +575,13 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
       // Another deployment's affiliate: the event is ignored, on both paths.
       const attributed = payloads.find((payload) => payload.affiliate !== null)!;
       payloads.push({ ...attributed, conversion_id: `conv-${randomUUID()}`, affiliate: { ...attributed.affiliate!, id: randomUUID() } });
-      const event = (payload: Payload, id: string): EventJobData => ({ id, type: 'claim.conversion.processed', projectId, payload, createdAt: harness.clock.now().toISOString() });
+      const event = (payload: Payload, id: string): EventJobData => ({
+        id,
+        type: 'claim.conversion.processed',
+        projectId,
+        payload,
+        createdAt: harness.clock.now().toISOString(),
+      });
       const ids = payloads.map(() => randomUUID());
       const applied = payloads.slice(0, 10).map((payload, index) => event(payload, ids[index]!));
       const batch = [
@@ -454,7 +605,15 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
     const named = async ({ projectId, affiliates }: Awaited<ReturnType<typeof build>>) => {
       const names = new Map(affiliates.map((affiliate, index) => [affiliate.id, `affiliate-${index}`]));
       const rename = (rows: unknown[]) =>
-        rows.map((row) => Object.fromEntries(Object.entries(row as Record<string, unknown>).map(([key, value]) => [key, typeof value === 'string' && names.has(value) ? names.get(value) : value])))
+        rows
+          .map((row) =>
+            Object.fromEntries(
+              Object.entries(row as Record<string, unknown>).map(([key, value]) => [
+                key,
+                typeof value === 'string' && names.has(value) ? names.get(value) : value,
+              ]),
+            ),
+          )
           // Ids differ between the two projects: compare in an order that does not depend on them.
           .sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
       const all = await projection(projectId);
@@ -465,9 +624,10 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
     expect(await named(together)).toEqual(expected);
     const outcomes = async (projectId: string, events: EventJobData[]) =>
       (
-        await harness.sql.query(`SELECT outcome, count(*)::int AS n FROM agency.processed_events WHERE consumer = 'agency-affiliate-metrics' AND event_id = ANY($1::uuid[]) GROUP BY outcome ORDER BY outcome`, [
-          [...new Set(events.map((event) => event.id))],
-        ])
+        await harness.sql.query(
+          `SELECT outcome, count(*)::int AS n FROM agency.processed_events WHERE consumer = 'agency-affiliate-metrics' AND event_id = ANY($1::uuid[]) GROUP BY outcome ORDER BY outcome`,
+          [[...new Set(events.map((event) => event.id))]],
+        )
       ).rows;
     expect(await outcomes(together.projectId, together.batch)).toEqual(await outcomes(byOne.projectId, byOne.batch));
     expect(await outcomes(together.projectId, together.batch)).toEqual([

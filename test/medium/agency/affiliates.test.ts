@@ -3,7 +3,11 @@ import { startAgencyDomain } from '../../helpers/agency-domain';
 import { type AgencyHarness, newAffiliate, newCode, newProject, newUser } from './fixtures';
 
 const START = '2026-11-21T12:00:00.000Z';
-const invalid = (field: string) => ({ kind: 'invalid_argument', code: 'VALIDATION_FAILED', details: expect.arrayContaining([expect.objectContaining({ field })]) });
+const invalid = (field: string) => ({
+  kind: 'invalid_argument',
+  code: 'VALIDATION_FAILED',
+  details: expect.arrayContaining([expect.objectContaining({ field })]),
+});
 
 /** Affiliates and their codes: creation, the code rules, status changes and the list filters. */
 describe('affiliates (domain)', () => {
@@ -20,11 +24,15 @@ describe('affiliates (domain)', () => {
     it('creates an active affiliate with its first code, the identifier canonical and the region upper case', async () => {
       const projectId = newProject();
       const user = newUser();
-      const created = await affiliates().create(projectId, { ...user, identifier: user.identifier.toUpperCase().replace('0X', '0x') }, {
-        name: '  Alice  ',
-        region: 'de',
-        code: 'Alice_2026',
-      });
+      const created = await affiliates().create(
+        projectId,
+        { ...user, identifier: user.identifier.toUpperCase().replace('0X', '0x') },
+        {
+          name: '  Alice  ',
+          region: 'de',
+          code: 'Alice_2026',
+        },
+      );
       expect(created).toMatchObject({
         user,
         name: 'Alice',
@@ -40,7 +48,10 @@ describe('affiliates (domain)', () => {
       const projectId = newProject();
       const user = newUser();
       await affiliates().create(projectId, user, { name: 'Alice' });
-      await expect(affiliates().create(projectId, user, { name: 'Alice again' })).rejects.toMatchObject({ code: 'AFFILIATE_EXISTS', kind: 'already_exists' });
+      await expect(affiliates().create(projectId, user, { name: 'Alice again' })).rejects.toMatchObject({
+        code: 'AFFILIATE_EXISTS',
+        kind: 'already_exists',
+      });
       await expect(affiliates().create(newProject(), user, { name: 'Alice elsewhere' })).resolves.toMatchObject({ name: 'Alice elsewhere' });
     });
 
@@ -48,7 +59,10 @@ describe('affiliates (domain)', () => {
       const projectId = newProject();
       await affiliates().create(projectId, newUser(), { name: 'Alice', code: 'SummerDeal' });
       const late = newUser();
-      await expect(affiliates().create(projectId, late, { name: 'Bob', code: 'summerdeal' })).rejects.toMatchObject({ code: 'CODE_IN_USE', kind: 'already_exists' });
+      await expect(affiliates().create(projectId, late, { name: 'Bob', code: 'summerdeal' })).rejects.toMatchObject({
+        code: 'CODE_IN_USE',
+        kind: 'already_exists',
+      });
       await expect(affiliates().get(projectId, late)).rejects.toMatchObject({ code: 'AFFILIATE_NOT_FOUND' });
     });
 
@@ -70,8 +84,12 @@ describe('affiliates (domain)', () => {
 
     it('refuses an identifier that is not valid for its type, and an unknown type', async () => {
       const projectId = newProject();
-      await expect(affiliates().create(projectId, { identifier: '0x123', identifierType: 'evm_address' }, { name: 'A' })).rejects.toMatchObject(invalid('user.identifier'));
-      await expect(affiliates().create(projectId, { identifier: 'a@b.co', identifierType: 'fax' }, { name: 'A' })).rejects.toMatchObject(invalid('user.identifier_type'));
+      await expect(affiliates().create(projectId, { identifier: '0x123', identifierType: 'evm_address' }, { name: 'A' })).rejects.toMatchObject(
+        invalid('user.identifier'),
+      );
+      await expect(affiliates().create(projectId, { identifier: 'a@b.co', identifierType: 'fax' }, { name: 'A' })).rejects.toMatchObject(
+        invalid('user.identifier_type'),
+      );
     });
 
     it('accepts codes of exactly 3 and 32 characters of every allowed kind', async () => {
@@ -101,7 +119,7 @@ describe('affiliates (domain)', () => {
       const { user } = await newAffiliate(harness, projectId);
       const results = await Promise.allSettled(Array.from({ length: 30 }, (_, n) => affiliates().addCode(projectId, user, `race_${n}`)));
       expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(19);
-      expect(results.filter((result) => result.status === 'rejected').map((result) => (result).reason.code)).toEqual(
+      expect(results.filter((result) => result.status === 'rejected').map((result) => result.reason.code)).toEqual(
         Array(11).fill('CODE_LIMIT_REACHED'),
       );
       expect((await affiliates().get(projectId, user)).codes).toHaveLength(20);
@@ -119,7 +137,10 @@ describe('affiliates (domain)', () => {
     });
 
     it('refuses a code for a user who is no affiliate', async () => {
-      await expect(affiliates().addCode(newProject(), newUser(), newCode())).rejects.toMatchObject({ code: 'AFFILIATE_NOT_FOUND', kind: 'not_found' });
+      await expect(affiliates().addCode(newProject(), newUser(), newCode())).rejects.toMatchObject({
+        code: 'AFFILIATE_NOT_FOUND',
+        kind: 'not_found',
+      });
     });
 
     it('answers whether a code is free (nobody holds it) and available (free and valid)', async () => {
@@ -139,8 +160,15 @@ describe('affiliates (domain)', () => {
       const { user, affiliate } = await newAffiliate(harness, projectId);
       harness.clock.set('2026-12-01T00:00:00.000Z');
       const suspended = await affiliates().suspend(projectId, user, ' Fraudulent traffic ', 'key-1');
-      expect(suspended).toMatchObject({ status: 'suspended', suspendedAt: new Date('2026-12-01T00:00:00.000Z'), suspensionReason: 'Fraudulent traffic' });
-      await expect(affiliates().suspend(projectId, user, 'again', 'key-1')).rejects.toMatchObject({ code: 'AFFILIATE_ALREADY_SUSPENDED', kind: 'conflict' });
+      expect(suspended).toMatchObject({
+        status: 'suspended',
+        suspendedAt: new Date('2026-12-01T00:00:00.000Z'),
+        suspensionReason: 'Fraudulent traffic',
+      });
+      await expect(affiliates().suspend(projectId, user, 'again', 'key-1')).rejects.toMatchObject({
+        code: 'AFFILIATE_ALREADY_SUSPENDED',
+        kind: 'conflict',
+      });
       harness.clock.set('2026-12-05T00:00:00.000Z');
       expect(await affiliates().reactivate(projectId, user, 'key-2')).toMatchObject({ status: 'active', suspendedAt: null, suspensionReason: null });
       await expect(affiliates().reactivate(projectId, user, 'key-2')).rejects.toMatchObject({ code: 'AFFILIATE_NOT_SUSPENDED', kind: 'conflict' });
@@ -159,7 +187,13 @@ describe('affiliates (domain)', () => {
           reactivated_at: new Date('2026-12-05T00:00:00.000Z'),
           reactivated_by: 'key-2',
         },
-        { reason: 'Second time', suspended_at: new Date('2026-12-09T00:00:00.000Z'), suspended_by: 'key-1', reactivated_at: null, reactivated_by: null },
+        {
+          reason: 'Second time',
+          suspended_at: new Date('2026-12-09T00:00:00.000Z'),
+          suspended_by: 'key-1',
+          reactivated_at: null,
+          reactivated_by: null,
+        },
       ]);
     });
 
@@ -187,7 +221,11 @@ describe('affiliates (domain)', () => {
       const user = newUser();
       await affiliates().create(projectId, user, { name: 'Alice', region: 'US' });
       harness.clock.advance(60_000);
-      expect(await affiliates().update(projectId, user, { mask: ['name'], name: 'Alice B.' })).toMatchObject({ name: 'Alice B.', region: 'US', updatedAt: harness.clock.now() });
+      expect(await affiliates().update(projectId, user, { mask: ['name'], name: 'Alice B.' })).toMatchObject({
+        name: 'Alice B.',
+        region: 'US',
+        updatedAt: harness.clock.now(),
+      });
       expect(await affiliates().update(projectId, user, { mask: ['region'], region: null })).toMatchObject({ name: 'Alice B.', region: null });
       await expect(affiliates().update(projectId, user, { mask: ['status'] })).rejects.toMatchObject(invalid('update_mask'));
       await expect(affiliates().update(projectId, newUser(), { mask: ['name'], name: 'X' })).rejects.toMatchObject({ code: 'AFFILIATE_NOT_FOUND' });

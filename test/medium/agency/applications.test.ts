@@ -18,16 +18,30 @@ describe('affiliate applications (domain)', () => {
 
   /** The approval events in the agency's outbox (no relay runs here), by application. */
   const approvalEvents = async (applicationId: string) =>
-    (await harness.sql.query("SELECT type, project_id, payload, created_at FROM agency.outbox WHERE type = 'agency.application.approved' AND payload->>'application_id' = $1", [applicationId])).rows;
+    (
+      await harness.sql.query(
+        "SELECT type, project_id, payload, created_at FROM agency.outbox WHERE type = 'agency.application.approved' AND payload->>'application_id' = $1",
+        [applicationId],
+      )
+    ).rows;
 
   const applications = () => harness.domain.applications;
-  const staticSegment = async (projectId: string) => harness.audience.segments.create(projectId, { name: `Static ${randomBytes(3).toString('hex')}` });
+  const staticSegment = async (projectId: string) =>
+    harness.audience.segments.create(projectId, { name: `Static ${randomBytes(3).toString('hex')}` });
   const dynamicSegment = async (projectId: string) =>
-    harness.audience.segments.create(projectId, { name: `Dynamic ${randomBytes(3).toString('hex')}`, conditionJson: '{"metric":"volume_usd","op":"gte","value":"1"}' });
+    harness.audience.segments.create(projectId, {
+      name: `Dynamic ${randomBytes(3).toString('hex')}`,
+      conditionJson: '{"metric":"volume_usd","op":"gte","value":"1"}',
+    });
   const apply = (projectId: string, user: User = newUser(), input: Partial<{ name: string; region: string; message: string; code: string }> = {}) =>
     applications().submit(projectId, user, { name: 'Ada', ...input });
   const affiliatesOf = async (projectId: string, user: User) =>
-    (await harness.sql.query('SELECT id, name, region, status FROM agency.affiliates WHERE project_id = $1 AND identifier = $2', [projectId, user.identifier])).rows;
+    (
+      await harness.sql.query('SELECT id, name, region, status FROM agency.affiliates WHERE project_id = $1 AND identifier = $2', [
+        projectId,
+        user.identifier,
+      ])
+    ).rows;
 
   /** An application of a new user in the given status, and a static segment to approve into. */
   async function applicationIn(status: ApplicationStatus): Promise<{ projectId: string; application: ApplicationRecord; audienceId: string }> {
@@ -90,7 +104,10 @@ describe('affiliate applications (domain)', () => {
       const user = newUser();
       const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => apply(projectId, user)));
       expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
-      const { rows } = await harness.sql.query('SELECT count(*)::int AS n FROM agency.applications WHERE project_id = $1 AND identifier = $2', [projectId, user.identifier]);
+      const { rows } = await harness.sql.query('SELECT count(*)::int AS n FROM agency.applications WHERE project_id = $1 AND identifier = $2', [
+        projectId,
+        user.identifier,
+      ]);
       expect(rows[0].n).toBe(1);
     });
 
@@ -164,7 +181,9 @@ describe('affiliate applications (domain)', () => {
         code: 'VALIDATION_FAILED',
         details: [{ field: 'reason', reason: 'is required' }],
       });
-      await expect(applications().decide(projectId, application.id, { action: 'reject', reason: '   ' }, ADMIN)).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+      await expect(applications().decide(projectId, application.id, { action: 'reject', reason: '   ' }, ADMIN)).rejects.toMatchObject({
+        code: 'VALIDATION_FAILED',
+      });
       await expect(applications().decide(projectId, application.id, { action: 'hold', note: 'n'.repeat(501) }, ADMIN)).rejects.toMatchObject({
         details: [{ field: 'note' }],
       });
@@ -190,12 +209,23 @@ describe('affiliate applications (domain)', () => {
       const approved = await applications().decide(projectId, application.id, { action: 'approve', audienceId }, ADMIN);
       expect(approved).toMatchObject({ status: 'approved', grantedCode: code, audienceId });
       const affiliate = await harness.domain.affiliates.get(projectId, user);
-      expect(affiliate).toMatchObject({ id: approved.affiliateId, name: 'Grace', region: 'US', status: 'active', codes: [expect.objectContaining({ code })] });
+      expect(affiliate).toMatchObject({
+        id: approved.affiliateId,
+        name: 'Grace',
+        region: 'US',
+        status: 'active',
+        codes: [expect.objectContaining({ code })],
+      });
       expect(await approvalEvents(application.id)).toEqual([
         {
           type: 'agency.application.approved',
           project_id: projectId,
-          payload: { project_id: projectId, application_id: application.id, audience_id: audienceId, user: { identifier: user.identifier, identifier_type: 'evm_address' } },
+          payload: {
+            project_id: projectId,
+            application_id: application.id,
+            audience_id: audienceId,
+            user: { identifier: user.identifier, identifier_type: 'evm_address' },
+          },
           created_at: new Date(START),
         },
       ]);
@@ -244,7 +274,9 @@ describe('affiliate applications (domain)', () => {
         `CREATE TRIGGER refuse_event BEFORE INSERT ON agency.outbox FOR EACH ROW WHEN (NEW.payload->>'application_id' = '${application.id}') EXECUTE FUNCTION agency.refuse_event()`,
       );
       try {
-        await expect(applications().decide(projectId, application.id, { action: 'approve', audienceId }, ADMIN)).rejects.toThrow('the outbox refuses this event');
+        await expect(applications().decide(projectId, application.id, { action: 'approve', audienceId }, ADMIN)).rejects.toThrow(
+          'the outbox refuses this event',
+        );
       } finally {
         await harness.sql.query('DROP TRIGGER refuse_event ON agency.outbox; DROP FUNCTION agency.refuse_event()');
       }
@@ -281,8 +313,15 @@ describe('affiliate applications (domain)', () => {
       const rejected = await apply(projectId);
       await applications().decide(projectId, rejected.id, { action: 'reject', reason: 'No' }, ADMIN);
       const unknown = randomUUID();
-      const results = await applications().decideMany(projectId, [first.id, rejected.id, unknown, 'nope', second.id, first.id], { action: 'approve', audienceId }, ADMIN);
-      expect(results.map((result) => ('error' in result ? [result.applicationId, result.error.code] : [result.applicationId, result.application.status]))).toEqual([
+      const results = await applications().decideMany(
+        projectId,
+        [first.id, rejected.id, unknown, 'nope', second.id, first.id],
+        { action: 'approve', audienceId },
+        ADMIN,
+      );
+      expect(
+        results.map((result) => ('error' in result ? [result.applicationId, result.error.code] : [result.applicationId, result.application.status])),
+      ).toEqual([
         [first.id, 'approved'],
         [rejected.id, 'APPLICATION_DECIDED'],
         [unknown, 'APPLICATION_NOT_FOUND'],
@@ -295,8 +334,12 @@ describe('affiliate applications (domain)', () => {
     it('refuses the whole request for a bad decision (no reason, a dynamic segment) or more than 100 ids, deciding nothing', async () => {
       const projectId = newProject();
       const application = await apply(projectId);
-      await expect(applications().decideMany(projectId, [application.id], { action: 'reject' }, ADMIN)).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
-      await expect(applications().decideMany(projectId, [application.id], { action: 'approve', audienceId: (await dynamicSegment(projectId)).id }, ADMIN)).rejects.toMatchObject({
+      await expect(applications().decideMany(projectId, [application.id], { action: 'reject' }, ADMIN)).rejects.toMatchObject({
+        code: 'VALIDATION_FAILED',
+      });
+      await expect(
+        applications().decideMany(projectId, [application.id], { action: 'approve', audienceId: (await dynamicSegment(projectId)).id }, ADMIN),
+      ).rejects.toMatchObject({
         code: 'AUDIENCE_NOT_STATIC',
       });
       await expect(applications().decideMany(projectId, Array.from({ length: 101 }, randomUUID), { action: 'hold' }, ADMIN)).rejects.toMatchObject({

@@ -4,7 +4,11 @@ import type { AgencyDatabase } from '../../../services/agency/database';
 import { typeParsers } from '../../../services/common/db/type-parsers';
 import { SERVICE_CATALOG } from '../../../services/common/service-catalog';
 import { AttributionService } from '../../../services/agency/domain/attribution.service';
-import { AttributionRepository, RESOLVE_ATTRIBUTION_SQL, resolveAttributionParameters } from '../../../services/agency/repositories/attribution.repository';
+import {
+  AttributionRepository,
+  RESOLVE_ATTRIBUTION_SQL,
+  resolveAttributionParameters,
+} from '../../../services/agency/repositories/attribution.repository';
 import { startAgencyDomain } from '../../helpers/agency-domain';
 import { type AgencyHarness, newAffiliate, newProject, newUser } from './fixtures';
 
@@ -107,14 +111,22 @@ describe('attribution at a moment (domain)', () => {
 
   it('refuses a batch of more than 1,000 items, and answers an empty one with nothing', async () => {
     const items = Array.from({ length: 1_001 }, () => ({ user, at: at('2026-11-25T00:00:00.000Z') }));
-    await expect(harness.domain.attribution.resolveBatch(projectId, items)).rejects.toMatchObject({ code: 'TOO_MANY_ITEMS', kind: 'invalid_argument' });
+    await expect(harness.domain.attribution.resolveBatch(projectId, items)).rejects.toMatchObject({
+      code: 'TOO_MANY_ITEMS',
+      kind: 'invalid_argument',
+    });
     expect(await harness.domain.attribution.resolveBatch(projectId, [])).toEqual([]);
   });
 
   it('answers a batch of 1,000 items with one statement', async () => {
     // A database handle of its own that counts every statement sent to PostgreSQL.
     let statements = 0;
-    const pool = new pg.Pool({ connectionString: harness.databaseUrl, max: 1, options: `-c search_path=${SERVICE_CATALOG.agency.schema}`, types: typeParsers });
+    const pool = new pg.Pool({
+      connectionString: harness.databaseUrl,
+      max: 1,
+      options: `-c search_path=${SERVICE_CATALOG.agency.schema}`,
+      types: typeParsers,
+    });
     const counted = new Kysely<AgencyDatabase>({
       dialect: new PostgresDialect({ pool }),
       log: (event) => {
@@ -176,13 +188,20 @@ describe('attribution at a moment (domain)', () => {
       await seedReferrals(young, 500);
       await seedMemberships(young);
       const { rows: users } = await client.query<{ identifier: string }>('SELECT identifier FROM referrals WHERE project_id = $1', [young]);
-      const queries = users.map(({ identifier }) => ({ user: { identifier, identifierType: 'evm_address' as const }, at: at('2026-06-01T00:00:00.000Z') }));
-      const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${RESOLVE_ATTRIBUTION_SQL}`, resolveAttributionParameters(young, queries));
+      const queries = users.map(({ identifier }) => ({
+        user: { identifier, identifierType: 'evm_address' as const },
+        at: at('2026-06-01T00:00:00.000Z'),
+      }));
+      const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${RESOLVE_ATTRIBUTION_SQL}`,
+        resolveAttributionParameters(young, queries),
+      );
       const referralScans: Array<{ loops: number; rows: number }> = [];
       const membershipScans: Array<{ type: string; loops: number }> = [];
       const walk = (node: Record<string, unknown>) => {
         if (node['Relation Name'] === 'referrals') referralScans.push({ loops: node['Actual Loops'] as number, rows: node['Actual Rows'] as number });
-        if (node['Relation Name'] === 'audience_memberships') membershipScans.push({ type: node['Node Type'] as string, loops: node['Actual Loops'] as number });
+        if (node['Relation Name'] === 'audience_memberships')
+          membershipScans.push({ type: node['Node Type'] as string, loops: node['Actual Loops'] as number });
         for (const child of (node.Plans as Array<Record<string, unknown>> | undefined) ?? []) walk(child);
       };
       walk((rows[0]!['QUERY PLAN'] as Array<{ Plan: Record<string, unknown> }>)[0]!.Plan);
@@ -192,7 +211,11 @@ describe('attribution at a moment (domain)', () => {
       expect(membershipScans).toEqual([{ type: expect.stringMatching(/^Index (Only )?Scan$/), loops: expect.any(Number) }]);
       expect(membershipScans[0]!.loops).toBeLessThanOrEqual(500);
       const answers = await harness.domain.attribution.resolveBatch(young, queries.slice(0, 3));
-      expect(answers.map((answer) => ('error' in answer ? answer.error.code : answer.activeTierId))).toEqual([expect.any(String), expect.any(String), expect.any(String)]);
+      expect(answers.map((answer) => ('error' in answer ? answer.error.code : answer.activeTierId))).toEqual([
+        expect.any(String),
+        expect.any(String),
+        expect.any(String),
+      ]);
     } finally {
       await client.end();
     }

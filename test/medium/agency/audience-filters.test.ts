@@ -97,7 +97,9 @@ describe('audience filters of the affiliate list (membership projection, domain)
     await deliver(projectId, 'audience.entry_added', entries(segment, [a.user, a.user]), at(1));
     const many = Array.from({ length: 10_000 }, (_, n) => ({ identifier: `0x${n.toString(16).padStart(40, '0')}` }));
     await deliver(projectId, 'audience.entry_added', entries(segment, many), at(2));
-    const { rows } = await harness.sql.query('SELECT count(*)::int AS n FROM agency.audience_memberships WHERE segment_id = $1 AND present', [segment]);
+    const { rows } = await harness.sql.query('SELECT count(*)::int AS n FROM agency.audience_memberships WHERE segment_id = $1 AND present', [
+      segment,
+    ]);
     expect(rows[0].n).toBe(10_001);
     expect(await idsIn(projectId, { audienceId: segment })).toEqual([a.id]);
   });

@@ -36,10 +36,19 @@ describe('affiliate earnings past 2^256 − 1 (consumer and reads, domain)', () 
 
   const consumer = affiliateMetrics as unknown as EventConsumer<AgencyDatabase, EventType>;
   const deliver = (projectId: string, payload: Payload) =>
-    deliverEvent(harness.db, consumer, { id: randomUUID(), type: 'claim.conversion.processed', projectId, payload, createdAt: harness.clock.now().toISOString() }, harness.clock, harness.logs.logger('consumer'));
+    deliverEvent(
+      harness.db,
+      consumer,
+      { id: randomUUID(), type: 'claim.conversion.processed', projectId, payload, createdAt: harness.clock.now().toISOString() },
+      harness.clock,
+      harness.logs.logger('consumer'),
+    );
 
   const currency = { id: randomUUID(), chain_id: '8453', address: randomEvmAddress(), name: 'WHALE', decimals: 0 };
-  const asUser = (user: { identifier: string; identifierType: string }) => ({ identifier: user.identifier, identifier_type: user.identifierType as 'evm_address' });
+  const asUser = (user: { identifier: string; identifierType: string }) => ({
+    identifier: user.identifier,
+    identifier_type: user.identifierType as 'evm_address',
+  });
 
   /** A conversion by a user `sub` referred, `sub` bound to `master`: both paid `amount`. */
   const conversion = (sub: AffiliateRecord, master: AffiliateRecord, amount: bigint): Payload => ({
@@ -72,7 +81,10 @@ describe('affiliate earnings past 2^256 − 1 (consumer and reads, domain)', () 
     for (const amount of PAYOUTS) expect(await deliver(projectId, conversion(sub, master, amount))).toBe('handled');
 
     // Exact, in the table and on the wire: a decimal string of 79 digits.
-    const stored = await harness.sql.query<{ kind: string; amount: string }>('SELECT kind, amount::text FROM agency.affiliate_earnings WHERE project_id = $1 ORDER BY kind', [projectId]);
+    const stored = await harness.sql.query<{ kind: string; amount: string }>(
+      'SELECT kind, amount::text FROM agency.affiliate_earnings WHERE project_id = $1 ORDER BY kind',
+      [projectId],
+    );
     expect(stored.rows).toEqual([
       { kind: 'affiliate', amount: PAST_UINT256_TEXT },
       { kind: 'agency', amount: PAST_UINT256_TEXT },
@@ -93,16 +105,22 @@ describe('affiliate earnings past 2^256 − 1 (consumer and reads, domain)', () 
     const masterStats = await harness.domain.activity.statsOf(projectId, userOf(master), undefined, undefined);
     expect(masterStats.series.flatMap((day) => amounts(day.agencyEarnings))).toEqual([['WHALE', PAST_UINT256]]);
     const history = await harness.domain.activity.historyOf(projectId, userOf(sub), { page: 1, pageSize: 50, offset: 0 });
-    expect(history.records.filter((entry) => entry.type === 'payouts').map((entry) => (entry.data as { amount: string }).amount)).toEqual([PAST_UINT256_TEXT]);
+    expect(history.records.filter((entry) => entry.type === 'payouts').map((entry) => (entry.data as { amount: string }).amount)).toEqual([
+      PAST_UINT256_TEXT,
+    ]);
 
     // The master's detail and the masters list.
     expect(amounts((await harness.domain.masters.get(projectId, master.id)).earnings)).toEqual([['WHALE', PAST_UINT256]]);
-    expect((await harness.domain.masters.list(projectId, { page: 1, pageSize: 10, offset: 0 })).records.map((view) => amounts(view.earnings))).toEqual([[['WHALE', PAST_UINT256]]]);
+    expect(
+      (await harness.domain.masters.list(projectId, { page: 1, pageSize: 10, offset: 0 })).records.map((view) => amounts(view.earnings)),
+    ).toEqual([[['WHALE', PAST_UINT256]]]);
 
     // A recomputation from the facts sums the same payouts into the same figures.
     await harness.sql.query('UPDATE agency.affiliate_earnings SET amount = 1 WHERE project_id = $1', [projectId]);
     await harness.domain.metrics.recompute(projectId);
-    expect((await harness.sql.query('SELECT kind, amount::text FROM agency.affiliate_earnings WHERE project_id = $1 ORDER BY kind', [projectId])).rows).toEqual(stored.rows);
+    expect(
+      (await harness.sql.query('SELECT kind, amount::text FROM agency.affiliate_earnings WHERE project_id = $1 ORDER BY kind', [projectId])).rows,
+    ).toEqual(stored.rows);
   });
 
   it('keeps earnings whole base units, and a single payout bounded by NUMERIC(78,0)', async () => {
@@ -110,10 +128,17 @@ describe('affiliate earnings past 2^256 − 1 (consumer and reads, domain)', () 
     const [master, sub] = [await newAffiliate(harness, projectId), await newAffiliate(harness, projectId)];
     expect(await deliver(projectId, conversion(sub, master, 7n))).toBe('handled');
     // A fraction could not be read back as bigint: the column refuses it.
-    await expect(harness.sql.query('UPDATE agency.affiliate_earnings SET amount = amount + 0.5 WHERE project_id = $1', [projectId])).rejects.toMatchObject({
+    await expect(
+      harness.sql.query('UPDATE agency.affiliate_earnings SET amount = amount + 0.5 WHERE project_id = $1', [projectId]),
+    ).rejects.toMatchObject({
       constraint: 'affiliate_earnings_amount_whole',
     });
-    const columns = await harness.sql.query<{ table_name: string; column_name: string; numeric_precision: number | null; numeric_scale: number | null }>(
+    const columns = await harness.sql.query<{
+      table_name: string;
+      column_name: string;
+      numeric_precision: number | null;
+      numeric_scale: number | null;
+    }>(
       `SELECT table_name, column_name, numeric_precision, numeric_scale FROM information_schema.columns
        WHERE table_schema = 'agency' AND (table_name, column_name) IN (('affiliate_earnings', 'amount'), ('conversion_facts', 'affiliate_payout'), ('conversion_facts', 'agency_payout'))
        ORDER BY table_name, column_name`,

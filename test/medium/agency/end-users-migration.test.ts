@@ -40,7 +40,9 @@ describe('migration 0014: end users are every referred user, converting users ke
       await sql`INSERT INTO affiliates (id, project_id, identifier_type, identifier, name, status, joined_at, updated_at)
                 VALUES (${id}, ${projectId}, 'evm_address', ${identifier}, ${key}, 'active', ${now}, ${now})`.execute(db);
       await sql`INSERT INTO affiliate_metrics (affiliate_id, project_id, updated_at) VALUES (${id}, ${projectId}, ${now})`.execute(db);
-      await sql`INSERT INTO affiliate_codes (project_id, code, affiliate_id, created_at) VALUES (${projectId}, ${`${key}_code`}, ${id}, ${now})`.execute(db);
+      await sql`INSERT INTO affiliate_codes (project_id, code, affiliate_id, created_at) VALUES (${projectId}, ${`${key}_code`}, ${id}, ${now})`.execute(
+        db,
+      );
       // Every affiliate is in one segment: its filter entry copies end_users.
       await sql`INSERT INTO audience_memberships (project_id, segment_id, identifier_type, identifier, kind, present, changed_at)
                 VALUES (${projectId}, ${segmentId}, 'evm_address', ${identifier}, 'static', true, ${now})`.execute(db);

@@ -20,7 +20,11 @@ describe('master and spread at a moment (attribution, domain)', () => {
   it('finds the binding and the spread of each moment through bind, spread change, unbind, rebind and removal', async () => {
     const projectId = newProject();
     harness.clock.set(at(0));
-    const [master, other, sub] = [await newAffiliate(harness, projectId), await newAffiliate(harness, projectId), await newAffiliate(harness, projectId)];
+    const [master, other, sub] = [
+      await newAffiliate(harness, projectId),
+      await newAffiliate(harness, projectId),
+      await newAffiliate(harness, projectId),
+    ];
     const user = newUser();
     await harness.domain.referrals.refer(projectId, user, sub.codes[0]!.code);
     await harness.domain.masters.designate(projectId, userOf(master), 500, actor);
@@ -42,7 +46,9 @@ describe('master and spread at a moment (attribution, domain)', () => {
       projectId,
       moments.map((moment) => ({ user, at: moment })),
     );
-    const masterAndSpread = results.map((result) => ('error' in result ? result.error.code : [result.outcome, result.master?.id ?? null, result.spreadBps]));
+    const masterAndSpread = results.map((result) =>
+      'error' in result ? result.error.code : [result.outcome, result.master?.id ?? null, result.spreadBps],
+    );
     expect(masterAndSpread).toEqual([
       ['attributed', null, 0],
       ['attributed', null, 0],
@@ -71,8 +77,13 @@ describe('master and spread at a moment (attribution, domain)', () => {
     harness.clock.set(at(1));
     await harness.domain.masters.designate(projectId, userOf(sub), 700, actor);
 
-    const results = await harness.domain.attribution.resolveBatch(projectId, [at(1, -1), at(1), at(2)].map((moment) => ({ user, at: moment })));
-    expect(results.map((result) => ('error' in result ? result.error.code : [result.affiliate?.id, result.master?.id ?? null, result.spreadBps]))).toEqual([
+    const results = await harness.domain.attribution.resolveBatch(
+      projectId,
+      [at(1, -1), at(1), at(2)].map((moment) => ({ user, at: moment })),
+    );
+    expect(
+      results.map((result) => ('error' in result ? result.error.code : [result.affiliate?.id, result.master?.id ?? null, result.spreadBps])),
+    ).toEqual([
       [sub.id, old.id, 400],
       [sub.id, null, 0],
       [sub.id, null, 0],
@@ -92,7 +103,10 @@ describe('master and spread at a moment (attribution, domain)', () => {
     harness.clock.set(at(12));
     await harness.domain.affiliates.reactivate(projectId, userOf(master), actor.apiKeyId);
 
-    const results = await harness.domain.attribution.resolveBatch(projectId, [at(10, 1), at(11), at(12, -1), at(12)].map((moment) => ({ user, at: moment })));
+    const results = await harness.domain.attribution.resolveBatch(
+      projectId,
+      [at(10, 1), at(11), at(12, -1), at(12)].map((moment) => ({ user, at: moment })),
+    );
     expect(results.map((result) => ('error' in result ? result.error.code : [result.outcome, result.master?.id ?? null, result.spreadBps]))).toEqual([
       ['attributed', master.id, 300],
       ['attributed', null, 0],

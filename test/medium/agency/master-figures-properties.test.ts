@@ -108,7 +108,11 @@ describe('master figures over random streams (domain)', () => {
                 user: { identifier: users[current.sub]!.identifier, identifier_type: 'evm_address' },
                 affiliate: { id: subs[current.sub]!.id, user: affiliateUser },
                 master: attribution.master
-                  ? { id: attribution.master.id, user: { identifier: attribution.master.user.identifier, identifier_type: 'evm_address' }, spread_bps: attribution.spreadBps }
+                  ? {
+                      id: attribution.master.id,
+                      user: { identifier: attribution.master.user.identifier, identifier_type: 'evm_address' },
+                      spread_bps: attribution.spreadBps,
+                    }
                   : null,
                 tier_id: null,
                 volume_usd: usdOfCents(current.cents),
@@ -119,7 +123,13 @@ describe('master figures over random streams (domain)', () => {
                 payouts: [
                   ...(affiliatePayout > 0n ? [{ kind: 'affiliate_payout' as const, user: affiliateUser, amount: String(affiliatePayout) }] : []),
                   ...(agencyPayout > 0n
-                    ? [{ kind: 'agency_payout' as const, user: { identifier: master.user.identifier, identifier_type: 'evm_address' as const }, amount: String(agencyPayout) }]
+                    ? [
+                        {
+                          kind: 'agency_payout' as const,
+                          user: { identifier: master.user.identifier, identifier_type: 'evm_address' as const },
+                          amount: String(agencyPayout),
+                        },
+                      ]
                     : []),
                 ],
               };
@@ -185,7 +195,9 @@ describe('master figures over random streams (domain)', () => {
           expect(sumUsd(listed.map((s) => s.referredVolumeUsd))).toBe(usdUnits(detail.referredVolumeUsd));
           expect(detail.subAffiliatesCount).toBe(model.bound.filter(Boolean).length);
           expect(listed.filter((s) => s.bound).length).toBe(detail.subAffiliatesCount);
-          expect(perCurrency(listed.flatMap((s) => s.agencyEarnings).map((e) => ({ address: e.currency!.address, amount: e.amount })))).toEqual(model.agency);
+          expect(perCurrency(listed.flatMap((s) => s.agencyEarnings).map((e) => ({ address: e.currency!.address, amount: e.amount })))).toEqual(
+            model.agency,
+          );
           for (const [i, affiliate] of subs.entries()) {
             const row = listed.find((s) => s.id === affiliate.id);
             expect(row ? usdUnits(row.referredVolumeUsd) : 0n).toBe(BigInt(model.referredCents[i]!) * CENT);

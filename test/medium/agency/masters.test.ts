@@ -35,7 +35,10 @@ describe('master affiliates (domain)', () => {
         designatedAt: new Date(START),
         spreadHistory: [{ spreadBps: 250, validFrom: new Date(START), validTo: null }],
       });
-      expect(await masters().list(projectId, { page: 1, pageSize: 25, offset: 0 })).toEqual({ records: [expect.objectContaining({ id: affiliate.id })], total: 1 });
+      expect(await masters().list(projectId, { page: 1, pageSize: 25, offset: 0 })).toEqual({
+        records: [expect.objectContaining({ id: affiliate.id })],
+        total: 1,
+      });
       expect(await harness.domain.details.describeOne(affiliate)).toMatchObject({ isMaster: true, master: null });
     });
 
@@ -95,7 +98,12 @@ describe('master affiliates (domain)', () => {
       expect(await masters().get(projectId, old.id)).toMatchObject({ subAffiliatesCount: 1 });
       // The old master keeps it among its former sub-affiliates (what it brought while bound stays there).
       const listed = await masters().listSubAffiliates(projectId, old.id, {}, { page: 1, pageSize: 25, offset: 0 });
-      expect(listed.records.map((record) => [record.id, record.bound])).toEqual(expect.arrayContaining([[sub.id, false], [sibling.id, true]]));
+      expect(listed.records.map((record) => [record.id, record.bound])).toEqual(
+        expect.arrayContaining([
+          [sub.id, false],
+          [sibling.id, true],
+        ]),
+      );
       // Now a master: it takes sub-affiliates of its own, and can never be bound again.
       await masters().bind(projectId, sub.id, [userOf(await newAffiliate(harness, projectId))], actor);
       await expect(masters().bind(projectId, old.id, [userOf(sub)], actor)).rejects.toMatchObject({ code: 'IS_MASTER' });
@@ -138,7 +146,7 @@ describe('master affiliates (domain)', () => {
       const affiliate = await newAffiliate(harness, projectId);
       const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => masters().designate(projectId, userOf(affiliate), 300, actor)));
       expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
-      expect(outcomes.filter((outcome) => outcome.status === 'rejected').map((outcome) => (outcome).reason.code)).toEqual(
+      expect(outcomes.filter((outcome) => outcome.status === 'rejected').map((outcome) => outcome.reason.code)).toEqual(
         Array(4).fill('ALREADY_MASTER'),
       );
       const { rows } = await harness.sql.query('SELECT count(*)::int AS n FROM agency.agency_designations WHERE affiliate_id = $1', [affiliate.id]);
@@ -259,12 +267,17 @@ describe('master affiliates (domain)', () => {
       const projectId = newProject();
       const master = await newAffiliate(harness, projectId);
       await masters().designate(projectId, userOf(master), 100, actor);
-      await expect(masters().bind(projectId, master.id, [], actor)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: 'user_identifiers' }] });
+      await expect(masters().bind(projectId, master.id, [], actor)).rejects.toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: [{ field: 'user_identifiers' }],
+      });
       await expect(masters().bind(projectId, master.id, Array.from({ length: 101 }, newUser), actor)).rejects.toMatchObject({
         code: 'TOO_MANY_USERS',
         kind: 'resource_exhausted',
       });
-      await expect(masters().bind(projectId, master.id, [newUser(), { identifier: '0x12', identifierType: 'evm_address' }], actor)).rejects.toMatchObject({
+      await expect(
+        masters().bind(projectId, master.id, [newUser(), { identifier: '0x12', identifierType: 'evm_address' }], actor),
+      ).rejects.toMatchObject({
         code: 'VALIDATION_FAILED',
         details: [{ field: 'user_identifiers[1]', reason: expect.stringContaining('evm_address') }],
       });
@@ -281,7 +294,7 @@ describe('master affiliates (domain)', () => {
       const outcomes = await Promise.allSettled(candidates.map((master) => masters().bind(projectId, master.id, [userOf(sub)], actor)));
       expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
       for (const outcome of outcomes.filter((item) => item.status === 'rejected')) {
-        expect((outcome).reason).toMatchObject({ code: 'ALREADY_BOUND' });
+        expect(outcome.reason).toMatchObject({ code: 'ALREADY_BOUND' });
       }
       const { rows } = await harness.sql.query('SELECT count(*)::int AS n FROM agency.sub_affiliate_bindings WHERE affiliate_id = $1', [sub.id]);
       expect(rows[0].n).toBe(1);
@@ -318,11 +331,20 @@ describe('master affiliates (domain)', () => {
       harness.clock.advance(HOUR);
       await masters().unbind(projectId, first.id, userOf(sub), actor);
       expect(await bindingsOf(first.id)).toEqual([
-        { affiliate_id: sub.id, bound_from: new Date(START), bound_to: new Date(Date.parse(START) + HOUR), bound_by: actor.apiKeyId, unbound_by: actor.apiKeyId },
+        {
+          affiliate_id: sub.id,
+          bound_from: new Date(START),
+          bound_to: new Date(Date.parse(START) + HOUR),
+          bound_by: actor.apiKeyId,
+          unbound_by: actor.apiKeyId,
+        },
       ]);
       await masters().bind(projectId, second.id, [userOf(sub)], actor);
       expect((await harness.domain.details.describeOne(sub)).master?.id).toBe(second.id);
-      await expect(masters().unbind(projectId, first.id, userOf(sub), actor)).rejects.toMatchObject({ code: 'SUB_AFFILIATE_NOT_FOUND', kind: 'not_found' });
+      await expect(masters().unbind(projectId, first.id, userOf(sub), actor)).rejects.toMatchObject({
+        code: 'SUB_AFFILIATE_NOT_FOUND',
+        kind: 'not_found',
+      });
       await expect(masters().unbind(projectId, sub.id, userOf(sub), actor)).rejects.toMatchObject({ code: 'AGENCY_NOT_FOUND' });
     });
 
@@ -336,8 +358,12 @@ describe('master affiliates (domain)', () => {
       const removedAt = harness.clock.now();
       expect(await masters().remove(projectId, master.id, actor)).toEqual({ released: 2 });
 
-      expect(await bindingsOf(master.id)).toEqual(subs.map((sub) => expect.objectContaining({ affiliate_id: sub.id, bound_from: new Date(START), bound_to: removedAt })));
-      const { rows } = await harness.sql.query('SELECT designated_at, removed_at FROM agency.agency_designations WHERE affiliate_id = $1', [master.id]);
+      expect(await bindingsOf(master.id)).toEqual(
+        subs.map((sub) => expect.objectContaining({ affiliate_id: sub.id, bound_from: new Date(START), bound_to: removedAt })),
+      );
+      const { rows } = await harness.sql.query('SELECT designated_at, removed_at FROM agency.agency_designations WHERE affiliate_id = $1', [
+        master.id,
+      ]);
       expect(rows).toEqual([{ designated_at: new Date(START), removed_at: removedAt }]);
       const spreads = await harness.sql.query('SELECT spread_bps, valid_from, valid_to FROM agency.agency_spreads WHERE master_id = $1', [master.id]);
       expect(spreads.rows).toEqual([{ spread_bps: 400, valid_from: new Date(START), valid_to: removedAt }]);
@@ -384,10 +410,27 @@ describe('master affiliates (domain)', () => {
       // No volume yet: every referred volume is 0, ties newest binding first.
       expect(await namesOf('referred_volume')).toEqual(['Bob', 'alice', 'Carol']);
       expect(await namesOf('name')).toEqual(['alice', 'Bob', 'Carol']);
-      expect((await masters().listSubAffiliates(projectId, master.id, { sort: 'name', order: 'desc' }, page)).records.map((r) => r.name)).toEqual(['Carol', 'Bob', 'alice']);
-      const firstPage = await masters().listSubAffiliates(projectId, master.id, { sort: 'bound_at', bound: true }, { page: 1, pageSize: 1, offset: 0 });
+      expect((await masters().listSubAffiliates(projectId, master.id, { sort: 'name', order: 'desc' }, page)).records.map((r) => r.name)).toEqual([
+        'Carol',
+        'Bob',
+        'alice',
+      ]);
+      const firstPage = await masters().listSubAffiliates(
+        projectId,
+        master.id,
+        { sort: 'bound_at', bound: true },
+        { page: 1, pageSize: 1, offset: 0 },
+      );
       expect(firstPage).toEqual({
-        records: [expect.objectContaining({ name: 'Bob', bound: true, unboundAt: null, boundAt: new Date(Date.parse(START) + 2_000), referredVolumeUsd: '0' })],
+        records: [
+          expect.objectContaining({
+            name: 'Bob',
+            bound: true,
+            unboundAt: null,
+            boundAt: new Date(Date.parse(START) + 2_000),
+            referredVolumeUsd: '0',
+          }),
+        ],
         total: 2,
       });
       const former = (await masters().listSubAffiliates(projectId, master.id, { bound: false }, page)).records[0];

@@ -13,7 +13,11 @@ export const actor = { apiKeyId: ADMIN };
 export const newCode = () => `c${randomBytes(5).toString('hex')}`;
 
 /** An affiliate of the project, with a code of its own. */
-export async function newAffiliate(harness: AgencyHarness, projectId: string, name = `Affiliate ${randomBytes(3).toString('hex')}`): Promise<AffiliateRecord> {
+export async function newAffiliate(
+  harness: AgencyHarness,
+  projectId: string,
+  name = `Affiliate ${randomBytes(3).toString('hex')}`,
+): Promise<AffiliateRecord> {
   return harness.domain.affiliates.create(projectId, newUser(), { name, code: newCode() });
 }
 

@@ -49,7 +49,11 @@ describe('program settings (domain)', () => {
     const projectId = newProject();
     await settings().update(projectId, { mask: ['program_url'], programUrl: 'https://example.com' }, ADMIN);
     await expect(
-      settings().update(projectId, { mask: ['program_url', 'link_template', 'colour'], programUrl: 'example.com', linkTemplate: 'https://example.com/?af=' }, ADMIN),
+      settings().update(
+        projectId,
+        { mask: ['program_url', 'link_template', 'colour'], programUrl: 'example.com', linkTemplate: 'https://example.com/?af=' },
+        ADMIN,
+      ),
     ).rejects.toMatchObject({
       code: 'VALIDATION_FAILED',
       details: [
@@ -58,7 +62,9 @@ describe('program settings (domain)', () => {
         { field: 'link_template', reason: expect.stringContaining('{code}') },
       ],
     });
-    await expect(settings().update(projectId, { mask: ['program_url'], programUrl: '  ' }, ADMIN)).rejects.toMatchObject({ details: [{ field: 'program_url' }] });
+    await expect(settings().update(projectId, { mask: ['program_url'], programUrl: '  ' }, ADMIN)).rejects.toMatchObject({
+      details: [{ field: 'program_url' }],
+    });
     expect(await stored(projectId)).toEqual([{ program_url: 'https://example.com', link_template: null, updated_by: ADMIN }]);
   });
 

@@ -12,9 +12,14 @@ describe('referrals (domain)', () => {
   afterAll(() => harness.stop());
   afterEach(() => harness.clock.set(START));
 
-  const refer = (projectId: string, user: { identifier: string; identifierType: string }, code: string) => harness.domain.referrals.refer(projectId, user, code);
+  const refer = (projectId: string, user: { identifier: string; identifierType: string }, code: string) =>
+    harness.domain.referrals.refer(projectId, user, code);
   const referralRows = async (projectId: string) =>
-    (await harness.sql.query('SELECT identifier, affiliate_id, code, referred_at FROM agency.referrals WHERE project_id = $1 ORDER BY referred_at', [projectId])).rows;
+    (
+      await harness.sql.query('SELECT identifier, affiliate_id, code, referred_at FROM agency.referrals WHERE project_id = $1 ORDER BY referred_at', [
+        projectId,
+      ])
+    ).rows;
 
   it('refers a user with a code in any letter case, storing the code as its affiliate registered it', async () => {
     const projectId = newProject();
@@ -38,7 +43,9 @@ describe('referrals (domain)', () => {
     expect(await refer(projectId, user, first.code)).toMatchObject({ created: false, referral: { code: first.code, referredAt: new Date(START) } });
     expect(await refer(projectId, user, 'first_second_code')).toMatchObject({ created: false, referral: { code: first.code } });
     await expect(refer(projectId, user, second.code)).rejects.toMatchObject({ code: 'ALREADY_REFERRED', kind: 'conflict' });
-    expect(await referralRows(projectId)).toEqual([{ identifier: user.identifier, affiliate_id: first.affiliate.id, code: first.code, referred_at: new Date(START) }]);
+    expect(await referralRows(projectId)).toEqual([
+      { identifier: user.identifier, affiliate_id: first.affiliate.id, code: first.code, referred_at: new Date(START) },
+    ]);
   });
 
   it('announces a new referral once (agency.referral.created, for the audience metrics); a repeat or a refused referral announces nothing', async () => {
@@ -50,7 +57,9 @@ describe('referrals (domain)', () => {
     await refer(projectId, user, first.code);
     await expect(refer(projectId, user, second.code)).rejects.toMatchObject({ code: 'ALREADY_REFERRED' });
     await expect(refer(projectId, first.user, first.code)).rejects.toMatchObject({ code: 'SELF_REFERRAL' });
-    const { rows } = await harness.sql.query(`SELECT payload FROM agency.outbox WHERE project_id = $1 AND type = 'agency.referral.created'`, [projectId]);
+    const { rows } = await harness.sql.query(`SELECT payload FROM agency.outbox WHERE project_id = $1 AND type = 'agency.referral.created'`, [
+      projectId,
+    ]);
     expect(rows.map((row) => row.payload)).toEqual([
       {
         project_id: projectId,
@@ -68,9 +77,7 @@ describe('referrals (domain)', () => {
     const results = await Promise.allSettled(affiliates.map((affiliate) => refer(projectId, user, affiliate.code)));
     const won = results.filter((result) => result.status === 'fulfilled');
     expect(won).toHaveLength(1);
-    expect(results.filter((result) => result.status === 'rejected').map((result) => (result).reason.code)).toEqual(
-      Array(99).fill('ALREADY_REFERRED'),
-    );
+    expect(results.filter((result) => result.status === 'rejected').map((result) => result.reason.code)).toEqual(Array(99).fill('ALREADY_REFERRED'));
     const winner = (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof refer>>>).value.referral.affiliate.id;
     expect(await referralRows(projectId)).toEqual([expect.objectContaining({ affiliate_id: winner })]);
   });
@@ -107,7 +114,10 @@ describe('referrals (domain)', () => {
   it('refuses an unknown code, a malformed one and an invalid user, storing nothing', async () => {
     const projectId = newProject();
     await expect(refer(projectId, newUser(), newCode())).rejects.toMatchObject({ code: 'CODE_NOT_FOUND', kind: 'not_found' });
-    await expect(refer(projectId, newUser(), 'a b')).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: 'code', reason: expect.any(String) }] });
+    await expect(refer(projectId, newUser(), 'a b')).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ field: 'code', reason: expect.any(String) }],
+    });
     const { code } = await newAffiliate(harness, projectId);
     await expect(refer(projectId, { identifier: 'nobody', identifierType: 'evm_address' }, code)).rejects.toMatchObject({
       code: 'VALIDATION_FAILED',

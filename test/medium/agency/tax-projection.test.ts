@@ -48,7 +48,8 @@ describe('tax status projection (domain)', () => {
 
   const consumer = taxStatuses as unknown as EventConsumer<AgencyDatabase, EventType>;
   /** Applies every tax event not applied yet, in the order written (the relay and the agency's worker). */
-  const project = () => deliverProducedEvents(harness.sql, SERVICE_CATALOG.tax.schema, harness.db, [consumer], harness.clock, harness.logs.logger('projection'));
+  const project = () =>
+    deliverProducedEvents(harness.sql, SERVICE_CATALOG.tax.schema, harness.db, [consumer], harness.clock, harness.logs.logger('projection'));
 
   interface OutboxRow {
     id: string;
@@ -58,7 +59,11 @@ describe('tax status projection (domain)', () => {
     created_at: Date;
   }
   const outbox = async (projectId: string): Promise<OutboxRow[]> =>
-    (await harness.sql.query<OutboxRow>('SELECT id, type, project_id, payload, created_at FROM tax.outbox WHERE project_id = $1 ORDER BY seq', [projectId])).rows;
+    (
+      await harness.sql.query<OutboxRow>('SELECT id, type, project_id, payload, created_at FROM tax.outbox WHERE project_id = $1 ORDER BY seq', [
+        projectId,
+      ])
+    ).rows;
   /** One event, as the worker hands it over (`id` another to replay its payload as a new event). */
   const deliver = (row: OutboxRow, id = row.id) =>
     deliverEvent(
@@ -77,7 +82,8 @@ describe('tax status projection (domain)', () => {
   async function affiliate(projectId: string) {
     return (await newAffiliate(harness, projectId)).user;
   }
-  const submit = (projectId: string, user: { identifier: string; identifierType: string }, form = w9()) => tax.taxInfo.submit(projectId, user, formInput(form));
+  const submit = (projectId: string, user: { identifier: string; identifierType: string }, form = w9()) =>
+    tax.taxInfo.submit(projectId, user, formInput(form));
 
   /** Each user's tax_status as the list shows it now, beside what the tax service answers now. */
   async function answers(projectId: string, users: ReadonlyArray<{ identifier: string; identifierType: string }>) {
@@ -200,7 +206,13 @@ describe('tax status projection (domain)', () => {
       id: randomUUID(),
       type: 'tax.tax_status.changed' as const,
       project_id: projectId,
-      payload: { project_id: projectId, user: { identifier: user.identifier, identifier_type: 'evm_address' }, from: 'submitted', to, changed_at: START },
+      payload: {
+        project_id: projectId,
+        user: { identifier: user.identifier, identifier_type: 'evm_address' },
+        from: 'submitted',
+        to,
+        changed_at: START,
+      },
       created_at: new Date(START),
     });
     expect(await deliver(old(ann, 'revoked'))).toBe('handled');
@@ -223,8 +235,18 @@ describe('tax status projection (domain)', () => {
       {
         project_id: projectId,
         records: expect.arrayContaining([
-          { user: { identifier: ann.identifier, identifier_type: 'evm_address' }, status: 'approved', expires_at: approved.expiresAt!.toISOString(), version: expect.stringMatching(/^[1-9][0-9]*$/) },
-          { user: { identifier: ben.identifier, identifier_type: 'evm_address' }, status: 'submitted', expires_at: null, version: expect.stringMatching(/^[1-9][0-9]*$/) },
+          {
+            user: { identifier: ann.identifier, identifier_type: 'evm_address' },
+            status: 'approved',
+            expires_at: approved.expiresAt!.toISOString(),
+            version: expect.stringMatching(/^[1-9][0-9]*$/),
+          },
+          {
+            user: { identifier: ben.identifier, identifier_type: 'evm_address' },
+            status: 'submitted',
+            expires_at: null,
+            version: expect.stringMatching(/^[1-9][0-9]*$/),
+          },
         ]),
       },
     ]);

@@ -30,15 +30,29 @@ describe('active tier from the tier projection (domain)', () => {
   const tierConsumer = segmentTiers as unknown as EventConsumer<AgencyDatabase, EventType>;
   const membershipConsumer = audienceMemberships as unknown as EventConsumer<AgencyDatabase, EventType>;
   /** One event delivered as the agency's worker delivers it: once, whatever order it comes in. */
-  const deliver = (consumer: EventConsumer<AgencyDatabase, EventType>, projectId: string, type: EventType, payload: unknown, createdAt: Date, id = randomUUID()) =>
-    deliverEvent(harness.db, consumer, { id, type, projectId, payload, createdAt: createdAt.toISOString() }, harness.clock, harness.logs.logger('consumer'));
+  const deliver = (
+    consumer: EventConsumer<AgencyDatabase, EventType>,
+    projectId: string,
+    type: EventType,
+    payload: unknown,
+    createdAt: Date,
+    id = randomUUID(),
+  ) =>
+    deliverEvent(
+      harness.db,
+      consumer,
+      { id, type, projectId, payload, createdAt: createdAt.toISOString() },
+      harness.clock,
+      harness.logs.logger('consumer'),
+    );
   const tierEvent = (projectId: string, segmentId: string, tierRank: number | null, when: Date, name = 'Tier') =>
     deliver(tierConsumer, projectId, 'audience.segment_tier_changed', { segment_id: segmentId, name, tier_rank: tierRank }, when);
 
   /** A project with three tiers (bronze 1 < silver 2 < gold 3), a plain segment, and an affiliate who referred a user; the tiers projected. */
   async function tieredProject() {
     const projectId = newProject();
-    const segment = (name: string, tierRank?: number) => harness.audience.segments.create(projectId, { name: `${name} ${randomBytes(2).toString('hex')}`, tierRank });
+    const segment = (name: string, tierRank?: number) =>
+      harness.audience.segments.create(projectId, { name: `${name} ${randomBytes(2).toString('hex')}`, tierRank });
     const [bronze, silver, gold, plain] = [await segment('Bronze', 1), await segment('Silver', 2), await segment('Gold', 3), await segment('Plain')];
     const affiliate = await newAffiliate(harness, projectId);
     const user = newUser();
@@ -133,7 +147,11 @@ describe('active tier from the tier projection (domain)', () => {
     const user = newUser();
     await harness.domain.referrals.refer(projectId, user, affiliate.codes[0]!.code);
     const [high, low] = [randomUUID(), randomUUID()];
-    const members = (segmentId: string) => ({ segment_id: segmentId, kind: 'static', users: [{ identifier: affiliate.user.identifier, identifier_type: 'evm_address' }] });
+    const members = (segmentId: string) => ({
+      segment_id: segmentId,
+      kind: 'static',
+      users: [{ identifier: affiliate.user.identifier, identifier_type: 'evm_address' }],
+    });
     await deliver(membershipConsumer, projectId, 'audience.entry_added', members(high), at(1));
     await deliver(membershipConsumer, projectId, 'audience.entry_added', members(low), at(1));
     // `high` made rank 9 at t=3; its rank 1 of t=2 arrives after, and changes nothing.
@@ -145,7 +163,8 @@ describe('active tier from the tier projection (domain)', () => {
     expect((await harness.domain.details.describeOne(affiliate)).currentTier).toEqual({ id: high, name: 'High', rank: 9 });
     // Cleared at t=5, the clearing delivered twice; an older rank arriving after it does not make it a tier again.
     const cleared = randomUUID();
-    const clear = () => deliver(tierConsumer, projectId, 'audience.segment_tier_changed', { segment_id: high, name: 'High', tier_rank: null }, at(5), cleared);
+    const clear = () =>
+      deliver(tierConsumer, projectId, 'audience.segment_tier_changed', { segment_id: high, name: 'High', tier_rank: null }, at(5), cleared);
     expect(await clear()).toBe('handled');
     expect(await clear()).toBe('duplicate');
     await tierEvent(projectId, high, 9, at(4));
@@ -163,7 +182,10 @@ describe('active tier from the tier projection (domain)', () => {
     await harness.audience.segments.update(projectId, tier.id, ['tier_rank'], { tierRank: 7 });
     await harness.audience.segments.update(projectId, tier.id, ['tier_rank'], {});
     await harness.audience.segments.update(projectId, plain.id, ['tier_rank'], { tierRank: 1 });
-    const { rows } = await harness.sql.query("SELECT payload FROM audience.outbox WHERE project_id = $1 AND type = 'audience.segment_tier_changed' ORDER BY seq", [projectId]);
+    const { rows } = await harness.sql.query(
+      "SELECT payload FROM audience.outbox WHERE project_id = $1 AND type = 'audience.segment_tier_changed' ORDER BY seq",
+      [projectId],
+    );
     expect(rows.map((row) => row.payload)).toEqual([
       { segment_id: tier.id, name: tier.name, tier_rank: 2 },
       { segment_id: tier.id, name: 'Renamed', tier_rank: 2 },
@@ -172,8 +194,13 @@ describe('active tier from the tier projection (domain)', () => {
       { segment_id: plain.id, name: 'Still plain', tier_rank: 1 },
     ]);
     // A refused write (the rank taken) writes no event.
-    await expect(harness.audience.segments.update(projectId, tier.id, ['tier_rank'], { tierRank: 1 })).rejects.toMatchObject({ code: 'TIER_RANK_TAKEN' });
-    const after = await harness.sql.query("SELECT count(*)::int AS n FROM audience.outbox WHERE project_id = $1 AND type = 'audience.segment_tier_changed'", [projectId]);
+    await expect(harness.audience.segments.update(projectId, tier.id, ['tier_rank'], { tierRank: 1 })).rejects.toMatchObject({
+      code: 'TIER_RANK_TAKEN',
+    });
+    const after = await harness.sql.query(
+      "SELECT count(*)::int AS n FROM audience.outbox WHERE project_id = $1 AND type = 'audience.segment_tier_changed'",
+      [projectId],
+    );
     expect(after.rows[0].n).toBe(5);
   });
 
@@ -184,10 +211,14 @@ describe('active tier from the tier projection (domain)', () => {
     // As in a deployment older than the event: the segments exist, their events do not.
     await harness.sql.query("DELETE FROM audience.outbox WHERE project_id = $1 AND type = 'audience.segment_tier_changed'", [projectId]);
     await publishSegmentTiers.up(harness.audienceDb as unknown as Kysely<unknown>);
-    const { rows } = await harness.sql.query("SELECT payload FROM audience.outbox WHERE project_id = $1 AND type = 'audience.segment_tier_changed'", [projectId]);
+    const { rows } = await harness.sql.query("SELECT payload FROM audience.outbox WHERE project_id = $1 AND type = 'audience.segment_tier_changed'", [
+      projectId,
+    ]);
     expect(rows.map((row) => row.payload)).toEqual([{ segment_id: tier.id, name: tier.name, tier_rank: 4 }]);
     await harness.projectAudience();
-    const projected = await harness.sql.query('SELECT segment_id, tier_rank FROM agency.segment_tiers WHERE segment_id = ANY($1)', [[tier.id, plain.id]]);
+    const projected = await harness.sql.query('SELECT segment_id, tier_rank FROM agency.segment_tiers WHERE segment_id = ANY($1)', [
+      [tier.id, plain.id],
+    ]);
     expect(projected.rows).toEqual([{ segment_id: tier.id, tier_rank: 4 }]);
   });
 });

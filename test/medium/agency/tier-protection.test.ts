@@ -23,7 +23,8 @@ describe('tier protection (domain)', () => {
   /** A project with three tiers (bronze 1 < silver 2 < gold 3) and a plain segment. */
   async function tieredProject() {
     const projectId = newProject();
-    const tier = (name: string, tierRank: number) => harness.audience.segments.create(projectId, { name: `${name} ${randomBytes(2).toString('hex')}`, tierRank });
+    const tier = (name: string, tierRank: number) =>
+      harness.audience.segments.create(projectId, { name: `${name} ${randomBytes(2).toString('hex')}`, tierRank });
     const [bronze, silver, gold] = [await tier('Bronze', 1), await tier('Silver', 2), await tier('Gold', 3)];
     const plain = await harness.audience.segments.create(projectId, { name: `Plain ${randomBytes(2).toString('hex')}` });
     return { projectId, bronze, silver, gold, plain };
@@ -106,8 +107,14 @@ describe('tier protection (domain)', () => {
     harness.clock.set(at(2));
     await harness.domain.tierProtection.end(projectId, userOf(affiliate), ADMIN);
     expect(await tiersOf(affiliate)).toEqual({ current: null, active: null, protection: null });
-    await expect(harness.domain.tierProtection.end(projectId, userOf(affiliate), ADMIN)).rejects.toMatchObject({ code: 'TIER_PROTECTION_NOT_FOUND', kind: 'not_found' });
-    const { rows } = await harness.sql.query('SELECT tier_id, starts_at, expires_at, ended_at FROM agency.tier_protections WHERE affiliate_id = $1 ORDER BY id', [affiliate.id]);
+    await expect(harness.domain.tierProtection.end(projectId, userOf(affiliate), ADMIN)).rejects.toMatchObject({
+      code: 'TIER_PROTECTION_NOT_FOUND',
+      kind: 'not_found',
+    });
+    const { rows } = await harness.sql.query(
+      'SELECT tier_id, starts_at, expires_at, ended_at FROM agency.tier_protections WHERE affiliate_id = $1 ORDER BY id',
+      [affiliate.id],
+    );
     expect(rows).toEqual([
       { tier_id: gold.id, starts_at: at(0), expires_at: at(10), ended_at: at(1) },
       { tier_id: silver.id, starts_at: at(1), expires_at: at(6), ended_at: at(2) },
@@ -153,8 +160,10 @@ describe('tier protection (domain)', () => {
     const { projectId, gold, plain } = await tieredProject();
     const other = await tieredProject();
     const affiliate = await newAffiliate(harness, projectId);
-    const protect = (tierId: string, user: { identifier: string; identifierType: string } = userOf(affiliate)) => harness.domain.tierProtection.set(projectId, user, { tierId, protectionDays: 5 }, ADMIN);
-    for (const tierId of [randomUUID(), 'gold', other.gold.id]) await expect(protect(tierId)).rejects.toMatchObject({ code: 'TIER_NOT_FOUND', kind: 'not_found' });
+    const protect = (tierId: string, user: { identifier: string; identifierType: string } = userOf(affiliate)) =>
+      harness.domain.tierProtection.set(projectId, user, { tierId, protectionDays: 5 }, ADMIN);
+    for (const tierId of [randomUUID(), 'gold', other.gold.id])
+      await expect(protect(tierId)).rejects.toMatchObject({ code: 'TIER_NOT_FOUND', kind: 'not_found' });
     await expect(protect(plain.id)).rejects.toMatchObject({ code: 'NOT_A_TIER', kind: 'invalid_argument', details: [{ field: 'tier_id' }] });
     await expect(protect(gold.id, newUser())).rejects.toMatchObject({ code: 'AFFILIATE_NOT_FOUND' });
     expect((await tiersOf(affiliate)).protection).toBeNull();

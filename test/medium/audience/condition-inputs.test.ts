@@ -98,13 +98,44 @@ describe('condition inputs projection (consumer, domain)', () => {
     const usdc = randomUUID();
     const big = '1000000000000000000000000000001';
     await deliver(
-      job(projectId, 'claim.conversion.processed', conversion({
-        user: user!, affiliate: affiliate!, volume: '0.1', revenue: '0.01', currencyId: usdc,
-        payouts: [['end_user_payout', user!, '7'], ['affiliate_payout', affiliate!, big], ['agency_payout', master!, '3']],
-      })),
+      job(
+        projectId,
+        'claim.conversion.processed',
+        conversion({
+          user: user!,
+          affiliate: affiliate!,
+          volume: '0.1',
+          revenue: '0.01',
+          currencyId: usdc,
+          payouts: [
+            ['end_user_payout', user!, '7'],
+            ['affiliate_payout', affiliate!, big],
+            ['agency_payout', master!, '3'],
+          ],
+        }),
+      ),
     );
-    await deliver(job(projectId, 'claim.conversion.processed', conversion({ user: user!, affiliate: affiliate!, volume: '0.2', revenue: null, currencyId: usdc, payouts: [['affiliate_payout', affiliate!, big]] })));
-    await deliver(job(projectId, 'claim.conversion.processed', conversion({ user: user!, name: 'deposit', volume: null, occurredAt: '2026-11-22T00:00:00.000Z' })));
+    await deliver(
+      job(
+        projectId,
+        'claim.conversion.processed',
+        conversion({
+          user: user!,
+          affiliate: affiliate!,
+          volume: '0.2',
+          revenue: null,
+          currencyId: usdc,
+          payouts: [['affiliate_payout', affiliate!, big]],
+        }),
+      ),
+    );
+    await deliver(
+      job(
+        projectId,
+        'claim.conversion.processed',
+        conversion({ user: user!, name: 'deposit', volume: null, occurredAt: '2026-11-22T00:00:00.000Z' }),
+      ),
+    );
 
     expect(await projection(projectId)).toEqual({
       metrics: [
@@ -128,7 +159,11 @@ describe('condition inputs projection (consumer, domain)', () => {
     const projectId = randomUUID();
     const user = randomEvmAddress();
     const referrer = randomEvmAddress();
-    const first = job(projectId, 'claim.conversion.processed', conversion({ user, affiliate: referrer, volume: '12.5', currencyId: randomUUID(), payouts: [['end_user_payout', user, '5']] }));
+    const first = job(
+      projectId,
+      'claim.conversion.processed',
+      conversion({ user, affiliate: referrer, volume: '12.5', currencyId: randomUUID(), payouts: [['end_user_payout', user, '5']] }),
+    );
     const referred = job(projectId, 'agency.referral.created', referral(projectId, referrer));
     expect(await deliver(first)).toBe('handled');
     expect(await deliver(referred)).toBe('handled');
@@ -146,16 +181,20 @@ describe('condition inputs projection (consumer, domain)', () => {
     const currency = randomUUID();
     const payloads = (projectId: string) =>
       Array.from({ length: 60 }, (_, i) =>
-        job(projectId, 'claim.conversion.processed', conversion({
-          user: users[i % 6]!,
-          affiliate: users[(i + 1) % 6]!,
-          name: i % 3 === 0 ? 'deposit' : 'trade',
-          occurredAt: new Date(Date.parse('2026-11-20T22:00:00.000Z') + i * 7 * 60_000).toISOString(),
-          volume: `${i}.${String(i).padStart(2, '0')}`,
-          revenue: `0.00${i}`,
-          currencyId: currency,
-          payouts: [['affiliate_payout', users[(i + 1) % 6]!, String(10n ** 20n + BigInt(i))]],
-        })),
+        job(
+          projectId,
+          'claim.conversion.processed',
+          conversion({
+            user: users[i % 6]!,
+            affiliate: users[(i + 1) % 6]!,
+            name: i % 3 === 0 ? 'deposit' : 'trade',
+            occurredAt: new Date(Date.parse('2026-11-20T22:00:00.000Z') + i * 7 * 60_000).toISOString(),
+            volume: `${i}.${String(i).padStart(2, '0')}`,
+            revenue: `0.00${i}`,
+            currencyId: currency,
+            payouts: [['affiliate_payout', users[(i + 1) % 6]!, String(10n ** 20n + BigInt(i))]],
+          }),
+        ),
       );
     const one = payloads(projectA);
     for (const data of [...one].reverse()) await deliver(data);
@@ -164,7 +203,10 @@ describe('condition inputs projection (consumer, domain)', () => {
     await deliverBatch([...together.slice(0, 30), ...one.slice(0, 5), ...together.slice(30)]);
     expect(harness.logs.lines.filter((line) => line.includes('could not be applied together'))).toEqual([]);
     expect(await projection(projectB)).toEqual(await projection(projectA));
-    const total = await harness.sql.query(`SELECT sum(volume_usd)::text AS v, sum(conversions)::int AS n FROM audience.user_metrics WHERE project_id = $1`, [projectB]);
+    const total = await harness.sql.query(
+      `SELECT sum(volume_usd)::text AS v, sum(conversions)::int AS n FROM audience.user_metrics WHERE project_id = $1`,
+      [projectB],
+    );
     // 0.00 + 1.01 + 2.02 + ... + 59.59 = 1770 + 17.70, to the cent.
     expect(total.rows[0]).toEqual({ v: '1787.70', n: 60 });
   });
@@ -176,7 +218,9 @@ describe('condition inputs projection (consumer, domain)', () => {
     await deliver(job(projectId, 'agency.referral.created', referral(projectId, referrer, '2026-11-21T23:30:00.000Z')));
     expect(await deliver(job(projectId, 'agency.referral.created', referral(randomUUID(), referrer)))).toBe('ignored');
     const rows = await projection(projectId);
-    expect(rows.metrics).toEqual([{ identifier: referrer, volume_usd: '0', revenue_usd: '0', conversions: 0, referred_users: 2, referred_volume_usd: '0' }]);
+    expect(rows.metrics).toEqual([
+      { identifier: referrer, volume_usd: '0', revenue_usd: '0', conversions: 0, referred_users: 2, referred_volume_usd: '0' },
+    ]);
     expect(rows.referralDays).toEqual([
       { identifier: referrer, day: '2026-11-21', referred_users: 1, referred_volume_usd: '0' },
       { identifier: referrer, day: '2026-11-22', referred_users: 1, referred_volume_usd: '0' },
@@ -185,20 +229,44 @@ describe('condition inputs projection (consumer, domain)', () => {
 
   /** A dynamic audience in the project: what its users' changed inputs are re-matched against. */
   const dynamicSegment = (projectId: string) =>
-    harness.domain.segments.create(projectId, { name: `Traders ${randomUUID()}`, conditionJson: JSON.stringify({ metric: 'conversions', op: 'gte', value: 1 }) });
+    harness.domain.segments.create(projectId, {
+      name: `Traders ${randomUUID()}`,
+      conditionJson: JSON.stringify({ metric: 'conversions', op: 'gte', value: 1 }),
+    });
   const pendingMatches = async (projectId: string) =>
-    (await harness.sql.query('SELECT identifier, identifier_type, changed_at FROM audience.pending_matches WHERE project_id = $1 ORDER BY identifier', [projectId])).rows;
+    (
+      await harness.sql.query(
+        'SELECT identifier, identifier_type, changed_at FROM audience.pending_matches WHERE project_id = $1 ORDER BY identifier',
+        [projectId],
+      )
+    ).rows;
 
   it('records the users an event touches for re-matching, in its transaction: the converting user, its affiliate, every payee; a referral’s referrer', async () => {
     const projectId = randomUUID();
     await dynamicSegment(projectId);
     const [user, affiliate, master, referrer] = [randomEvmAddress(), randomEvmAddress(), randomEvmAddress(), randomEvmAddress()];
     const first = harness.clock.now();
-    const paid = job(projectId, 'claim.conversion.processed', conversion({ user, affiliate, currencyId: randomUUID(), payouts: [['end_user_payout', user, '1'], ['agency_payout', master, '1']] }));
+    const paid = job(
+      projectId,
+      'claim.conversion.processed',
+      conversion({
+        user,
+        affiliate,
+        currencyId: randomUUID(),
+        payouts: [
+          ['end_user_payout', user, '1'],
+          ['agency_payout', master, '1'],
+        ],
+      }),
+    );
     await deliver(paid);
     harness.clock.advance(1_000);
     // A later change of a pending user keeps its first time (one pass for the burst); a redelivery changes nothing.
-    await deliverBatch([job(projectId, 'agency.referral.created', referral(projectId, referrer)), job(projectId, 'claim.conversion.processed', conversion({ user })), paid]);
+    await deliverBatch([
+      job(projectId, 'agency.referral.created', referral(projectId, referrer)),
+      job(projectId, 'claim.conversion.processed', conversion({ user })),
+      paid,
+    ]);
     expect(await deliver(job(projectId, 'agency.referral.created', referral(randomUUID(), randomEvmAddress())))).toBe('ignored');
     const rows = await pendingMatches(projectId);
     const later = new Date(first.getTime() + 1_000);
@@ -214,7 +282,10 @@ describe('condition inputs projection (consumer, domain)', () => {
   it('records nobody for re-matching in a project without a dynamic audience, and records again once it has one', async () => {
     const projectId = randomUUID();
     const [user, affiliate, referrer] = [randomEvmAddress(), randomEvmAddress(), randomEvmAddress()];
-    await deliverBatch([job(projectId, 'claim.conversion.processed', conversion({ user, affiliate })), job(projectId, 'agency.referral.created', referral(projectId, referrer))]);
+    await deliverBatch([
+      job(projectId, 'claim.conversion.processed', conversion({ user, affiliate })),
+      job(projectId, 'agency.referral.created', referral(projectId, referrer)),
+    ]);
     await deliver(job(projectId, 'claim.conversion.processed', conversion({ user })));
     // The inputs are kept all the same: a dynamic audience created later reads them in its first evaluation.
     expect((await projection(projectId)).metrics.map((row) => row.identifier).sort()).toEqual([user, affiliate, referrer].sort());

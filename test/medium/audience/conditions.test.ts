@@ -30,7 +30,17 @@ describe('the condition language (domain)', () => {
     ['a trait in a mixed list', { metric: 'trait:tier', op: 'in', value: ['gold', 2, true] }],
     [
       'nested groups',
-      { all: [{ metric: 'volume_usd', op: 'gte', value: '100' }, { any: [{ metric: 'trait:vip', op: 'eq', value: true }, { metric: 'conversions', op: 'gt', value: 5 }] }] },
+      {
+        all: [
+          { metric: 'volume_usd', op: 'gte', value: '100' },
+          {
+            any: [
+              { metric: 'trait:vip', op: 'eq', value: true },
+              { metric: 'conversions', op: 'gt', value: 5 },
+            ],
+          },
+        ],
+      },
     ],
   ])('accepts %s', async (_case, condition) => {
     expect(problems(condition)).toEqual([]);
@@ -40,7 +50,12 @@ describe('the condition language (domain)', () => {
 
   it('refuses through the domain on create and on update with every path, and changes nothing', async () => {
     const projectId = randomUUID();
-    const bad = JSON.stringify({ all: [{ metric: 'volume_usd', op: 'gte', value: 1 }, { metric: 'trait:x', op: 'gt', value: 'high' }] });
+    const bad = JSON.stringify({
+      all: [
+        { metric: 'volume_usd', op: 'gte', value: 1 },
+        { metric: 'trait:x', op: 'gt', value: 'high' },
+      ],
+    });
     await expect(harness.domain.segments.create(projectId, { name: 'Bad', conditionJson: bad })).rejects.toMatchObject({
       code: 'VALIDATION_FAILED',
       kind: 'invalid_argument',

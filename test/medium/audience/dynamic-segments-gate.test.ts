@@ -22,8 +22,11 @@ describe('dynamic segments gate (repository)', () => {
   /** Backends of this database waiting for an advisory lock. */
   const advisoryWaiters = async () =>
     Number(
-      (await harness.sql.query("SELECT count(*) AS n FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE l.locktype = 'advisory' AND NOT l.granted AND a.datname = current_database()"))
-        .rows[0].n,
+      (
+        await harness.sql.query(
+          "SELECT count(*) AS n FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE l.locktype = 'advisory' AND NOT l.granted AND a.datname = current_database()",
+        )
+      ).rows[0].n,
     );
 
   it('answers whether the project has a segment with a condition', async () => {
@@ -56,7 +59,11 @@ describe('dynamic segments gate (repository)', () => {
       await pollUntil(async () => found !== undefined || undefined, { timeoutMs: 10_000, intervalMs: 10, what: 'the writer to pass the gate' });
       let written = false;
       const segmentWrite = write(projectId).then(() => (written = true));
-      await pollUntil(async () => (await advisoryWaiters()) > 0 || undefined, { timeoutMs: 10_000, intervalMs: 10, what: 'the segment write to wait at the gate' });
+      await pollUntil(async () => (await advisoryWaiters()) > 0 || undefined, {
+        timeoutMs: 10_000,
+        intervalMs: 10,
+        what: 'the segment write to wait at the gate',
+      });
       expect(written).toBe(false);
       release();
       await writer;

@@ -32,7 +32,13 @@ describe('earnings past 2^256 − 1 (condition inputs consumer and matching, dom
 
   const consumer = conditionInputs as unknown as EventConsumer<AudienceDatabase, EventType>;
   const deliver = (projectId: string, payload: Conversion) =>
-    deliverEvent(harness.db, consumer, { id: randomUUID(), type: 'claim.conversion.processed', projectId, payload, createdAt: harness.clock.now().toISOString() }, harness.clock, harness.logs.logger('consumer'));
+    deliverEvent(
+      harness.db,
+      consumer,
+      { id: randomUUID(), type: 'claim.conversion.processed', projectId, payload, createdAt: harness.clock.now().toISOString() },
+      harness.clock,
+      harness.logs.logger('consumer'),
+    );
 
   const wire = (identifier: string) => ({ identifier, identifier_type: 'evm_address' as const });
   /** A conversion of `user` that paid it `amount` in `currencyId`, today (the clock's 2026-11-21). */
@@ -58,7 +64,10 @@ describe('earnings past 2^256 − 1 (condition inputs consumer and matching, dom
     for (const amount of PAYOUTS) expect(await deliver(projectId, conversion(whale, currencyId, amount))).toBe('handled');
     expect(await deliver(projectId, conversion(minnow, currencyId, MAX_AMOUNT))).toBe('handled');
 
-    const days = await harness.sql.query('SELECT identifier, day::text, amount::text FROM audience.user_earning_days d WHERE project_id = $1 ORDER BY d.amount', [projectId]);
+    const days = await harness.sql.query(
+      'SELECT identifier, day::text, amount::text FROM audience.user_earning_days d WHERE project_id = $1 ORDER BY d.amount',
+      [projectId],
+    );
     expect(days.rows).toEqual([
       { identifier: minnow, day: '2026-11-21', amount: MAX_AMOUNT.toString() },
       { identifier: whale, day: '2026-11-21', amount: PAST_UINT256_TEXT },
@@ -82,7 +91,9 @@ describe('earnings past 2^256 − 1 (condition inputs consumer and matching, dom
     const user = randomEvmAddress();
     expect(await deliver(projectId, conversion(user, randomUUID(), 7n))).toBe('handled');
     // A fraction could not be read back as bigint: the column refuses it.
-    await expect(harness.sql.query('UPDATE audience.user_earning_days SET amount = amount + 0.5 WHERE project_id = $1', [projectId])).rejects.toMatchObject({
+    await expect(
+      harness.sql.query('UPDATE audience.user_earning_days SET amount = amount + 0.5 WHERE project_id = $1', [projectId]),
+    ).rejects.toMatchObject({
       constraint: 'user_earning_days_amount_whole',
     });
   });

@@ -41,7 +41,8 @@ describe('audience entries and batches (domain)', () => {
     );
   const batchesOf = async (segmentId: string) =>
     (await harness.sql.query('SELECT count(*)::int AS n FROM audience.entry_batches WHERE segment_id = $1', [segmentId])).rows[0].n as number;
-  const countOf = async (at: { projectId: string; segmentId: string }) => (await harness.domain.segments.get(at.projectId, at.segmentId)).entriesCount;
+  const countOf = async (at: { projectId: string; segmentId: string }) =>
+    (await harness.domain.segments.get(at.projectId, at.segmentId)).entriesCount;
 
   describe('batch normalisation', () => {
     it('refuses a batch with any invalid entry, naming each index, and stores nothing', async () => {
@@ -62,7 +63,10 @@ describe('audience entries and batches (domain)', () => {
       const at = await newSegment();
       const entries = Array.from({ length: 150 }, () => ({ identifier: 'nope', identifierType: 'email' }));
       const error: unknown = await submit(at, entries).catch((caught: unknown) => caught);
-      expect(error).toMatchObject({ code: 'INVALID_BATCH', message: '150 of 150 entries are invalid (the first 100 are listed); nothing was written' });
+      expect(error).toMatchObject({
+        code: 'INVALID_BATCH',
+        message: '150 of 150 entries are invalid (the first 100 are listed); nothing was written',
+      });
       expect((error as { details: unknown[] }).details).toHaveLength(100);
     });
 
@@ -75,9 +79,15 @@ describe('audience entries and batches (domain)', () => {
       expect(await batchesOf(at.segmentId)).toBe(0);
     });
 
-    it.each([['an empty', ''], ['a 256-character', 'k'.repeat(256)]])('refuses %s idempotency key', async (_case, key) => {
+    it.each([
+      ['an empty', ''],
+      ['a 256-character', 'k'.repeat(256)],
+    ])('refuses %s idempotency key', async (_case, key) => {
       const at = await newSegment();
-      await expect(submit(at, [evm(1)], key)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: 'Idempotency-Key', reason: expect.any(String) }] });
+      await expect(submit(at, [evm(1)], key)).rejects.toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: [{ field: 'Idempotency-Key', reason: expect.any(String) }],
+      });
     });
 
     it('refuses a batch for a segment of another project, or none', async () => {
@@ -119,7 +129,12 @@ describe('audience entries and batches (domain)', () => {
       ];
       const { batch } = await submit(at, entries);
       expect(await harness.domain.batches.apply(batch.id)).toEqual({ applied: true, added: 3 });
-      expect(await harness.domain.batches.get(at.projectId, at.segmentId, batch.id, 0)).toMatchObject({ status: 'completed', received: 7, added: 3, skipped: 4 });
+      expect(await harness.domain.batches.get(at.projectId, at.segmentId, batch.id, 0)).toMatchObject({
+        status: 'completed',
+        received: 7,
+        added: 3,
+        skipped: 4,
+      });
       expect(await identifiersIn(at.segmentId)).toEqual([evmAddress(10), evmAddress(11), evmAddress(12), evmAddress(13)]);
       expect(await countOf(at)).toBe(4n);
     });
@@ -137,7 +152,10 @@ describe('audience entries and batches (domain)', () => {
 
     it('takes 10,000 entries in one batch', async () => {
       const at = await newSegment();
-      const { batch } = await submit(at, Array.from({ length: 10_000 }, (_, i) => evm(100_000 + i)));
+      const { batch } = await submit(
+        at,
+        Array.from({ length: 10_000 }, (_, i) => evm(100_000 + i)),
+      );
       expect(await harness.domain.batches.apply(batch.id)).toEqual({ applied: true, added: 10_000 });
       expect(await countOf(at)).toBe(10_000n);
     });
@@ -241,7 +259,10 @@ describe('audience entries and batches (domain)', () => {
 
     it('walks entries newest first by cursor, each exactly once, also those added in the same instant', async () => {
       const at = await newSegment();
-      const { batch } = await submit(at, Array.from({ length: 12 }, (_, i) => evm(80_000 + i)));
+      const { batch } = await submit(
+        at,
+        Array.from({ length: 12 }, (_, i) => evm(80_000 + i)),
+      );
       await harness.domain.batches.apply(batch.id);
       harness.clock.advance(1_000);
       await harness.domain.entries.add(at.projectId, at.segmentId, evmAddress(90_000), 'evm_address');

@@ -74,7 +74,10 @@ describe('audience events (domain)', () => {
 
     it('writes one event for a batch of 10,000, listing all of them', async () => {
       const at = await newSegment();
-      const { batch } = await submit(at, Array.from({ length: 10_000 }, (_, i) => evm(100_000 + i)));
+      const { batch } = await submit(
+        at,
+        Array.from({ length: 10_000 }, (_, i) => evm(100_000 + i)),
+      );
       await harness.domain.batches.apply(batch.id);
       const events = await eventsOf(at.segmentId);
       expect(events).toHaveLength(1);
@@ -84,7 +87,9 @@ describe('audience events (domain)', () => {
     it('writes entry_added for a dashboard add and nothing for a conflicting one', async () => {
       const at = await newSegment();
       await harness.domain.entries.add(at.projectId, at.segmentId, mixedCase(evmAddress(20)), 'evm_address');
-      await expect(harness.domain.entries.add(at.projectId, at.segmentId, evmAddress(20), 'evm_address')).rejects.toMatchObject({ code: 'AUDIENCE_ENTRY_EXISTS' });
+      await expect(harness.domain.entries.add(at.projectId, at.segmentId, evmAddress(20), 'evm_address')).rejects.toMatchObject({
+        code: 'AUDIENCE_ENTRY_EXISTS',
+      });
       expect((await eventsOf(at.segmentId)).map((event) => [event.type, event.payload])).toEqual([
         ['audience.entry_added', { segment_id: at.segmentId, kind: 'static', users: [user(20)] }],
       ]);
@@ -94,7 +99,9 @@ describe('audience events (domain)', () => {
       const at = await newSegment();
       await harness.domain.entries.add(at.projectId, at.segmentId, evmAddress(30), 'evm_address');
       await harness.domain.entries.remove(at.projectId, at.segmentId, mixedCase(evmAddress(30)), undefined);
-      await expect(harness.domain.entries.remove(at.projectId, at.segmentId, evmAddress(30), undefined)).rejects.toMatchObject({ code: 'AUDIENCE_ENTRY_NOT_FOUND' });
+      await expect(harness.domain.entries.remove(at.projectId, at.segmentId, evmAddress(30), undefined)).rejects.toMatchObject({
+        code: 'AUDIENCE_ENTRY_NOT_FOUND',
+      });
       expect((await eventsOf(at.segmentId)).map((event) => [event.type, event.payload.users])).toEqual([
         ['audience.entry_added', [user(30)]],
         ['audience.entry_removed', [user(30)]],
@@ -127,16 +134,31 @@ describe('audience events (domain)', () => {
       id: randomUUID(),
       type: 'agency.application.approved',
       projectId: at.projectId,
-      payload: { project_id: at.projectId, application_id: randomUUID(), audience_id: at.segmentId, user: { identifier, identifier_type: 'evm_address' } },
+      payload: {
+        project_id: at.projectId,
+        application_id: randomUUID(),
+        audience_id: at.segmentId,
+        user: { identifier, identifier_type: 'evm_address' },
+      },
       createdAt: harness.clock.now().toISOString(),
       ...overrides,
     });
     const deliver = (data: EventJobData) => deliverEvent(harness.db, applicationApprovals, data, harness.clock, harness.logs.logger('consumer'));
     const entriesOf = async (segmentId: string) =>
-      (await harness.sql.query('SELECT identifier, kind, source, added_at FROM audience.entries WHERE segment_id = $1 ORDER BY identifier', [segmentId])).rows;
-    const countOf = async (at: { projectId: string; segmentId: string }) => (await harness.domain.segments.get(at.projectId, at.segmentId)).entriesCount;
+      (
+        await harness.sql.query('SELECT identifier, kind, source, added_at FROM audience.entries WHERE segment_id = $1 ORDER BY identifier', [
+          segmentId,
+        ])
+      ).rows;
+    const countOf = async (at: { projectId: string; segmentId: string }) =>
+      (await harness.domain.segments.get(at.projectId, at.segmentId)).entriesCount;
     const outcomeOf = async (eventId: string) =>
-      (await harness.sql.query(`SELECT outcome, note FROM audience.processed_events WHERE consumer = 'audience-application-approvals' AND event_id = $1`, [eventId])).rows[0];
+      (
+        await harness.sql.query(
+          `SELECT outcome, note FROM audience.processed_events WHERE consumer = 'audience-application-approvals' AND event_id = $1`,
+          [eventId],
+        )
+      ).rows[0];
 
     it('adds the approved user as a static entry, once, and tells the agency through entry_added', async () => {
       const at = await newSegment();
@@ -180,7 +202,9 @@ describe('audience events (domain)', () => {
       const foreign = approval({ projectId: foreignProject, segmentId: other.segmentId }, evmAddress(81));
       expect(await deliver(foreign)).toBe('ignored');
       expect(await entriesOf(other.segmentId)).toEqual([]);
-      expect(await harness.sql.query(`SELECT 1 FROM audience.entries WHERE identifier IN ($1, $2)`, [evmAddress(80), evmAddress(81)])).toMatchObject({ rowCount: 0 });
+      expect(await harness.sql.query(`SELECT 1 FROM audience.entries WHERE identifier IN ($1, $2)`, [evmAddress(80), evmAddress(81)])).toMatchObject({
+        rowCount: 0,
+      });
     });
 
     it('records an approval naming an invalid user as ignored, with the reason', async () => {

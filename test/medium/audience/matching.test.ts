@@ -25,7 +25,11 @@ describe('dynamic matching (domain)', () => {
 
   /** A dynamic segment, evaluated (its request run as the worker would); returns it with the outcome. */
   async function dynamic(projectId: string, condition: unknown, more: { tierRank?: number } = {}) {
-    const segment = await harness.domain.segments.create(projectId, { name: `Dynamic ${randomUUID()}`, conditionJson: JSON.stringify(condition), ...more });
+    const segment = await harness.domain.segments.create(projectId, {
+      name: `Dynamic ${randomUUID()}`,
+      conditionJson: JSON.stringify(condition),
+      ...more,
+    });
     const evaluation = await evaluations().get(projectId, segment.id);
     expect(evaluation).toMatchObject({ status: 'queued', requested: 1, matched: null });
     await evaluations().run(segment.id, evaluation.requested);
@@ -39,9 +43,11 @@ describe('dynamic matching (domain)', () => {
   }
 
   const entriesOf = async (segmentId: string) =>
-    (await harness.sql.query('SELECT identifier, kind, source FROM audience.entries WHERE segment_id = $1 ORDER BY identifier', [segmentId])).rows as Array<{ identifier: string; kind: string; source: string }>;
+    (await harness.sql.query('SELECT identifier, kind, source FROM audience.entries WHERE segment_id = $1 ORDER BY identifier', [segmentId]))
+      .rows as Array<{ identifier: string; kind: string; source: string }>;
   const idsOf = async (segmentId: string) => (await entriesOf(segmentId)).map((entry) => entry.identifier);
-  const countOf = async (segmentId: string) => Number((await harness.sql.query('SELECT entries_count FROM audience.segments WHERE id = $1', [segmentId])).rows[0].entries_count);
+  const countOf = async (segmentId: string) =>
+    Number((await harness.sql.query('SELECT entries_count FROM audience.segments WHERE id = $1', [segmentId])).rows[0].entries_count);
   /** Users named by the segment's entry events, per type, in outbox order (each event pending relay: nothing relays here). */
   async function eventUsers(segmentId: string) {
     const { rows } = await harness.sql.query(
@@ -109,7 +115,10 @@ describe('dynamic matching (domain)', () => {
     await inputs.metrics(user(1), { referred_users: 10 });
     await inputs.metrics(user(2), { referred_users: 0 });
     await inputs.metrics(user(3), { referred_users: 10 });
-    const segment = await harness.domain.segments.create(projectId, { name: 'Referrers', conditionJson: JSON.stringify({ metric: 'referred_users', op: 'gte', value: 5 }) });
+    const segment = await harness.domain.segments.create(projectId, {
+      name: 'Referrers',
+      conditionJson: JSON.stringify({ metric: 'referred_users', op: 'gte', value: 5 }),
+    });
     await harness.domain.entries.add(projectId, segment.id, evmAddress(1), 'evm_address');
     await harness.domain.entries.add(projectId, segment.id, evmAddress(2), 'evm_address');
     await evaluations().run(segment.id, 1);
@@ -181,8 +190,13 @@ describe('dynamic matching (domain)', () => {
     expect(await ids({ metric: 'conversions', op: 'gte', value: 3, window_days: 7 })).toEqual([evmAddress(1), evmAddress(2)]);
     expect(await ids({ metric: 'conversions', op: 'gte', value: 5, conversion_name: 'swap' })).toEqual([evmAddress(2)]);
     expect(await ids({ metric: 'referred_volume_usd', op: 'gt', value: '10', window_days: 30 })).toEqual([evmAddress(3)]);
-    expect(await ids({ metric: 'earnings', op: 'gte', value: '1000000000000000000000', currency_id: currency })).toEqual([evmAddress(1), evmAddress(2)]);
-    expect(await ids({ metric: 'earnings', op: 'gte', value: '1000000000000000000000', currency_id: currency, window_days: 30 })).toEqual([evmAddress(1)]);
+    expect(await ids({ metric: 'earnings', op: 'gte', value: '1000000000000000000000', currency_id: currency })).toEqual([
+      evmAddress(1),
+      evmAddress(2),
+    ]);
+    expect(await ids({ metric: 'earnings', op: 'gte', value: '1000000000000000000000', currency_id: currency, window_days: 30 })).toEqual([
+      evmAddress(1),
+    ]);
   });
 
   it('combines comparisons with nested all and any', async () => {
@@ -194,10 +208,28 @@ describe('dynamic matching (domain)', () => {
     await inputs.trait(user(1), 'vip', true);
     await inputs.trait(user(3), 'vip', true);
     const segment = await dynamic(projectId, {
-      all: [{ metric: 'volume_usd', op: 'gte', value: 100 }, { any: [{ metric: 'trait:vip', op: 'eq', value: true }, { metric: 'conversions', op: 'gt', value: 5 }] }],
+      all: [
+        { metric: 'volume_usd', op: 'gte', value: 100 },
+        {
+          any: [
+            { metric: 'trait:vip', op: 'eq', value: true },
+            { metric: 'conversions', op: 'gt', value: 5 },
+          ],
+        },
+      ],
     });
     expect(await idsOf(segment.id)).toEqual([evmAddress(1), evmAddress(2)]);
-    const either = await dynamic(projectId, { any: [{ all: [{ metric: 'trait:vip', op: 'eq', value: true }, { metric: 'volume_usd', op: 'lt', value: 10 }] }, { metric: 'conversions', op: 'in', value: [1] }] });
+    const either = await dynamic(projectId, {
+      any: [
+        {
+          all: [
+            { metric: 'trait:vip', op: 'eq', value: true },
+            { metric: 'volume_usd', op: 'lt', value: 10 },
+          ],
+        },
+        { metric: 'conversions', op: 'in', value: [1] },
+      ],
+    });
     expect(await idsOf(either.id)).toEqual([evmAddress(1), evmAddress(3)]);
   });
 
@@ -208,7 +240,9 @@ describe('dynamic matching (domain)', () => {
     await inputs.metrics(user(2), { conversions: 10 });
     const segment = await dynamic(projectId, { metric: 'conversions', op: 'gte', value: 1 });
     await harness.domain.entries.add(projectId, segment.id, evmAddress(9), 'evm_address');
-    await harness.domain.segments.update(projectId, segment.id, ['condition_json'], { conditionJson: JSON.stringify({ metric: 'conversions', op: 'gte', value: 5 }) });
+    await harness.domain.segments.update(projectId, segment.id, ['condition_json'], {
+      conditionJson: JSON.stringify({ metric: 'conversions', op: 'gte', value: 5 }),
+    });
     expect(await evaluations().get(projectId, segment.id)).toMatchObject({ status: 'queued', requested: 2, startedAt: null, matched: null });
     expect(await evaluations().run(segment.id, 1)).toBeUndefined();
     expect(await idsOf(segment.id)).toEqual([evmAddress(1), evmAddress(2), evmAddress(9)]);
@@ -257,7 +291,9 @@ describe('dynamic matching (domain)', () => {
     await inputs.pending(user(1));
     await inputs.pending(user(2));
     expect(await evaluations().matchPending(projectId, 10_000)).toEqual({ users: 2, changed: 3 });
-    expect(Number((await harness.sql.query('SELECT count(*) FROM audience.pending_matches WHERE project_id = $1', [projectId])).rows[0].count)).toBe(0);
+    expect(Number((await harness.sql.query('SELECT count(*) FROM audience.pending_matches WHERE project_id = $1', [projectId])).rows[0].count)).toBe(
+      0,
+    );
     expect(await idsOf(big.id)).toEqual([evmAddress(2)]);
     expect(await idsOf(fr.id)).toEqual([]);
     expect(await countOf(big.id)).toBe(1);
@@ -274,7 +310,10 @@ describe('dynamic matching (domain)', () => {
     );
     const segment = await dynamic(projectId, { metric: 'conversions', op: 'gte', value: 1 });
     expect(await countOf(segment.id)).toBe(2500);
-    const { rows } = await harness.sql.query(`SELECT jsonb_array_length(payload->'users') AS n FROM audience.outbox WHERE payload->>'segment_id' = $1 ORDER BY n DESC`, [segment.id]);
+    const { rows } = await harness.sql.query(
+      `SELECT jsonb_array_length(payload->'users') AS n FROM audience.outbox WHERE payload->>'segment_id' = $1 ORDER BY n DESC`,
+      [segment.id],
+    );
     expect(rows.map((row) => row.n)).toEqual([1000, 1000, 500]);
     expect(new Set((await eventUsers(segment.id))['audience.entry_added']).size).toBe(2500);
   });

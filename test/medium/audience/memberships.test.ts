@@ -25,8 +25,14 @@ describe('memberships of many users in many segments (domain)', () => {
 
   /** A dynamic segment of users whose trait vip is true, evaluated once the traits are written (as the worker would). */
   async function vipSegment(projectId: string, vips: number[]) {
-    const segment = await harness.domain.segments.create(projectId, { name: `VIP ${randomUUID()}`, conditionJson: JSON.stringify({ metric: 'trait:vip', op: 'eq', value: true }) });
-    await harness.domain.traits.upsert(projectId, vips.map((n) => ({ ...evm(n), name: 'vip', value: { flag: true } })));
+    const segment = await harness.domain.segments.create(projectId, {
+      name: `VIP ${randomUUID()}`,
+      conditionJson: JSON.stringify({ metric: 'trait:vip', op: 'eq', value: true }),
+    });
+    await harness.domain.traits.upsert(
+      projectId,
+      vips.map((n) => ({ ...evm(n), name: 'vip', value: { flag: true } })),
+    );
     const { requested } = await harness.domain.evaluations.start(projectId, segment.id);
     await harness.domain.evaluations.run(segment.id, requested);
     return segment;
@@ -37,13 +43,21 @@ describe('memberships of many users in many segments (domain)', () => {
     const listed = await harness.domain.segments.create(projectId, { name: 'Listed' });
     await harness.domain.entries.add(projectId, listed.id, evmAddress(1), 'evm_address');
     const vip = await vipSegment(projectId, [2]);
-    const kinds = await harness.sql.query('SELECT identifier, kind FROM audience.entries WHERE segment_id = ANY($1) ORDER BY identifier', [[listed.id, vip.id]]);
+    const kinds = await harness.sql.query('SELECT identifier, kind FROM audience.entries WHERE segment_id = ANY($1) ORDER BY identifier', [
+      [listed.id, vip.id],
+    ]);
     expect(kinds.rows).toEqual([
       { identifier: evmAddress(1), kind: 'static' },
       { identifier: evmAddress(2), kind: 'dynamic' },
     ]);
 
-    const answer = await memberships(projectId, [ask(listed.id, evm(1)), ask(listed.id, evm(2)), ask(vip.id, evm(2)), ask(vip.id, evm(1)), ask(listed.id, evm(1))]);
+    const answer = await memberships(projectId, [
+      ask(listed.id, evm(1)),
+      ask(listed.id, evm(2)),
+      ask(vip.id, evm(2)),
+      ask(vip.id, evm(1)),
+      ask(listed.id, evm(1)),
+    ]);
     expect(answer).toEqual({ members: [true, false, true, false, true], missingSegmentIds: [] });
   });
 
@@ -88,11 +102,17 @@ describe('memberships of many users in many segments (domain)', () => {
     ['an invalid user', [ask(randomUUID(), { identifier: '0x12', identifierType: 'evm_address' })], 'queries[0].user'],
     ['an unknown identifier type', [ask(randomUUID(), { identifier: 'x', identifierType: 'fax' })], 'queries[0].user'],
   ])('refuses %s, naming the question', async (_case, queries, field) => {
-    await expect(memberships(randomUUID(), queries)).rejects.toMatchObject({ kind: 'invalid_argument', details: [expect.objectContaining({ field: expect.stringContaining(field) })] });
+    await expect(memberships(randomUUID(), queries)).rejects.toMatchObject({
+      kind: 'invalid_argument',
+      details: [expect.objectContaining({ field: expect.stringContaining(field) })],
+    });
   });
 
   it('refuses a project id of no UUID, and more than 2,000 questions', async () => {
-    await expect(memberships('nope', [])).rejects.toMatchObject({ kind: 'invalid_argument', details: [{ field: 'project_id', reason: expect.any(String) }] });
+    await expect(memberships('nope', [])).rejects.toMatchObject({
+      kind: 'invalid_argument',
+      details: [{ field: 'project_id', reason: expect.any(String) }],
+    });
     const queries = Array.from({ length: MAX_MEMBERSHIP_QUERIES + 1 }, () => ask(randomUUID(), evm(1)));
     await expect(memberships(randomUUID(), queries)).rejects.toMatchObject({ code: 'TOO_MANY_QUERIES', details: [{ field: 'queries' }] });
   });

@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { AudienceDomain } from '../../../services/audience/composition';
 import type { AudienceDatabase } from '../../../services/audience/database';
 import { PendingMatchDrainer } from '../../../services/audience/jobs/pending-match-drainer';
-import { claimPendingMatches, PendingMatchRepository, recordPendingMatches } from '../../../services/audience/repositories/pending-matches.repository';
+import {
+  claimPendingMatches,
+  PendingMatchRepository,
+  recordPendingMatches,
+} from '../../../services/audience/repositories/pending-matches.repository';
 import type { UserIdentifier } from '../../../services/common/identifiers';
 import { conditionInputs } from '../../helpers/condition-inputs';
 import type { DomainHarness } from '../../helpers/domain';
@@ -24,18 +28,25 @@ describe('pending matches (repository, drainer)', () => {
   });
   afterAll(() => harness.stop());
 
-  const record = (projectId: string, users: UserIdentifier[], at: Date) => harness.db.transaction().execute((trx) => recordPendingMatches(trx, projectId, users, at));
+  const record = (projectId: string, users: UserIdentifier[], at: Date) =>
+    harness.db.transaction().execute((trx) => recordPendingMatches(trx, projectId, users, at));
   const pending = async (projectId: string) =>
-    (await harness.sql.query('SELECT identifier, changed_at FROM audience.pending_matches WHERE project_id = $1 ORDER BY identifier', [projectId])).rows as Array<{
+    (await harness.sql.query('SELECT identifier, changed_at FROM audience.pending_matches WHERE project_id = $1 ORDER BY identifier', [projectId]))
+      .rows as Array<{
       identifier: string;
       changed_at: Date;
     }>;
   const entries = async (segmentId: string) =>
-    (await harness.sql.query('SELECT identifier FROM audience.entries WHERE segment_id = $1 ORDER BY identifier', [segmentId])).rows.map((row) => row.identifier as string);
+    (await harness.sql.query('SELECT identifier FROM audience.entries WHERE segment_id = $1 ORDER BY identifier', [segmentId])).rows.map(
+      (row) => row.identifier as string,
+    );
 
   /** A dynamic segment over trait `vip`, evaluated (nobody matches yet). */
   async function vipSegment(projectId: string) {
-    const segment = await harness.domain.segments.create(projectId, { name: `VIP ${randomUUID()}`, conditionJson: JSON.stringify({ metric: 'trait:vip', op: 'eq', value: true }) });
+    const segment = await harness.domain.segments.create(projectId, {
+      name: `VIP ${randomUUID()}`,
+      conditionJson: JSON.stringify({ metric: 'trait:vip', op: 'eq', value: true }),
+    });
     await harness.domain.evaluations.run(segment.id, 1);
     return segment;
   }
@@ -105,11 +116,20 @@ describe('pending matches (repository, drainer)', () => {
   it('drains on the relay pass only users due (a debounce after their first change), and on wake-up one debounce later', async () => {
     const projectId = randomUUID();
     const segment = await vipSegment(projectId);
-    const drainer = new PendingMatchDrainer(harness.domain.evaluations, new PendingMatchRepository(harness.db), harness.clock, 2_000, harness.logs.logger('drainer'));
+    const drainer = new PendingMatchDrainer(
+      harness.domain.evaluations,
+      new PendingMatchRepository(harness.db),
+      harness.clock,
+      2_000,
+      harness.logs.logger('drainer'),
+    );
     drainer.onStart();
     try {
       // Written by the traits API: the pending rows come with the traits.
-      await harness.domain.traits.upsert(projectId, [1, 2].map((n) => ({ identifier: evmAddress(n), identifierType: 'evm_address', name: 'vip', value: { flag: true } })));
+      await harness.domain.traits.upsert(
+        projectId,
+        [1, 2].map((n) => ({ identifier: evmAddress(n), identifierType: 'evm_address', name: 'vip', value: { flag: true } })),
+      );
       expect((await pending(projectId)).map((row) => row.identifier)).toEqual([evmAddress(1), evmAddress(2)]);
       // Not due yet on the clock: the relay's pass leaves them (and plans their timer).
       await drainer.pass();
@@ -120,9 +140,15 @@ describe('pending matches (repository, drainer)', () => {
       expect(await pending(projectId)).toEqual([]);
 
       // A commit's wake-up: matched by the timer, one debounce (of the clock) later, with no pass asked for.
-      await harness.domain.traits.upsert(projectId, [{ identifier: evmAddress(3), identifierType: 'evm_address', name: 'vip', value: { flag: true } }]);
+      await harness.domain.traits.upsert(projectId, [
+        { identifier: evmAddress(3), identifierType: 'evm_address', name: 'vip', value: { flag: true } },
+      ]);
       drainer.wake();
-      await pollUntil(async () => (await entries(segment.id)).length === 3 || undefined, { timeoutMs: 10_000, intervalMs: 20, what: 'user 3 matched after the wake-up' });
+      await pollUntil(async () => (await entries(segment.id)).length === 3 || undefined, {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+        what: 'user 3 matched after the wake-up',
+      });
       expect(await pending(projectId)).toEqual([]);
     } finally {
       await drainer.onStop();

@@ -9,7 +9,11 @@ import { evmAddress } from '../../helpers/evm-addresses';
 const nested = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
 /** A valid condition with groups nested five deep (the bound), around one comparison. */
 const deepCondition = `${'{"all":['.repeat(5)}{"metric":"volume_usd","op":"gte","value":"100"}${']}'.repeat(5)}`;
-const invalid = (field: string) => ({ code: 'VALIDATION_FAILED', kind: 'invalid_argument', details: expect.arrayContaining([{ field, reason: expect.any(String) }]) });
+const invalid = (field: string) => ({
+  code: 'VALIDATION_FAILED',
+  kind: 'invalid_argument',
+  details: expect.arrayContaining([{ field, reason: expect.any(String) }]),
+});
 
 /** The rules of segments and their badges (SegmentService, BadgeService), on the domain and its tables. */
 describe('audience segments and badges (domain)', () => {
@@ -49,7 +53,9 @@ describe('audience segments and badges (domain)', () => {
     });
 
     it('lists every problem of a segment in one refusal', async () => {
-      await expect(harness.domain.segments.create(randomUUID(), { name: '', description: 'd'.repeat(1_001), conditionJson: '[]' })).rejects.toMatchObject({
+      await expect(
+        harness.domain.segments.create(randomUUID(), { name: '', description: 'd'.repeat(1_001), conditionJson: '[]' }),
+      ).rejects.toMatchObject({
         details: [
           { field: 'name', reason: expect.any(String) },
           { field: 'description', reason: expect.any(String) },
@@ -81,7 +87,9 @@ describe('audience segments and badges (domain)', () => {
       const projectId = randomUUID();
       await create(projectId, 'Taken');
       const other = await create(projectId, 'Free');
-      await expect(harness.domain.segments.update(projectId, other.id, ['name'], { name: 'taken' })).rejects.toMatchObject({ code: 'AUDIENCE_NAME_TAKEN' });
+      await expect(harness.domain.segments.update(projectId, other.id, ['name'], { name: 'taken' })).rejects.toMatchObject({
+        code: 'AUDIENCE_NAME_TAKEN',
+      });
       expect((await harness.domain.segments.get(projectId, other.id)).name).toBe('Free');
     });
   });
@@ -109,7 +117,10 @@ describe('audience segments and badges (domain)', () => {
       const projectId = randomUUID();
       const segment = await create(projectId, 'Fixed');
       await expect(harness.domain.segments.update(projectId, segment.id, ['id', 'name'], { name: 'x' })).rejects.toMatchObject(invalid('id'));
-      expect(await harness.domain.segments.update(projectId, segment.id, [], { name: 'Ignored' })).toMatchObject({ name: 'Fixed', updatedAt: segment.updatedAt });
+      expect(await harness.domain.segments.update(projectId, segment.id, [], { name: 'Ignored' })).toMatchObject({
+        name: 'Fixed',
+        updatedAt: segment.updatedAt,
+      });
     });
 
     it('applies the condition rules to a change too', async () => {
@@ -123,7 +134,10 @@ describe('audience segments and badges (domain)', () => {
   });
 
   describe('lookup and deletion', () => {
-    it.each([['an unknown id', () => randomUUID()], ['a malformed id', () => 'not-a-uuid']])('does not find %s', async (_case, id) => {
+    it.each([
+      ['an unknown id', () => randomUUID()],
+      ['a malformed id', () => 'not-a-uuid'],
+    ])('does not find %s', async (_case, id) => {
       await expect(harness.domain.segments.get(randomUUID(), id())).rejects.toMatchObject({ code: 'AUDIENCE_NOT_FOUND', kind: 'not_found' });
     });
 
@@ -132,7 +146,9 @@ describe('audience segments and badges (domain)', () => {
       const segment = await create(owner, 'Theirs');
       const stranger = randomUUID();
       await expect(harness.domain.segments.get(stranger, segment.id)).rejects.toMatchObject({ code: 'AUDIENCE_NOT_FOUND' });
-      await expect(harness.domain.segments.update(stranger, segment.id, ['name'], { name: 'stolen' })).rejects.toMatchObject({ code: 'AUDIENCE_NOT_FOUND' });
+      await expect(harness.domain.segments.update(stranger, segment.id, ['name'], { name: 'stolen' })).rejects.toMatchObject({
+        code: 'AUDIENCE_NOT_FOUND',
+      });
       await expect(harness.domain.segments.delete(stranger, segment.id)).rejects.toMatchObject({ code: 'AUDIENCE_NOT_FOUND' });
       expect((await harness.domain.segments.get(owner, segment.id)).name).toBe('Theirs');
     });
@@ -182,12 +198,17 @@ describe('audience segments and badges (domain)', () => {
     it('gives a segment one badge: a second is refused, an update changes the named fields, a delete removes it', async () => {
       const projectId = randomUUID();
       const segment = await create(projectId, 'Gold');
-      expect(await harness.domain.badges.create(projectId, segment.id, { name: 'Gold', imageUrl: 'https://cdn.example.com/gold.png' })).toMatchObject({
-        name: 'Gold',
-        description: null,
-        imageUrl: 'https://cdn.example.com/gold.png',
+      expect(await harness.domain.badges.create(projectId, segment.id, { name: 'Gold', imageUrl: 'https://cdn.example.com/gold.png' })).toMatchObject(
+        {
+          name: 'Gold',
+          description: null,
+          imageUrl: 'https://cdn.example.com/gold.png',
+        },
+      );
+      await expect(harness.domain.badges.create(projectId, segment.id, { name: 'Again' })).rejects.toMatchObject({
+        code: 'BADGE_EXISTS',
+        kind: 'already_exists',
       });
-      await expect(harness.domain.badges.create(projectId, segment.id, { name: 'Again' })).rejects.toMatchObject({ code: 'BADGE_EXISTS', kind: 'already_exists' });
       expect(await harness.domain.badges.update(projectId, segment.id, ['description', 'image_url'], { description: 'Top tier' })).toMatchObject({
         name: 'Gold',
         description: 'Top tier',

@@ -6,7 +6,11 @@ import type { DomainHarness } from '../../helpers/domain';
 import { startAudienceDomain } from '../../helpers/audience-domain';
 import { evmAddress, mixedCase } from '../../helpers/evm-addresses';
 
-const invalidRank = { code: 'VALIDATION_FAILED', kind: 'invalid_argument', details: [{ field: 'tier_rank', reason: 'must be a whole number from 1 to 10000' }] };
+const invalidRank = {
+  code: 'VALIDATION_FAILED',
+  kind: 'invalid_argument',
+  details: [{ field: 'tier_rank', reason: 'must be a whole number from 1 to 10000' }],
+};
 const rankTaken = { code: 'TIER_RANK_TAKEN', kind: 'already_exists', details: [{ field: 'tier_rank', reason: expect.any(String) }] };
 
 /**
@@ -23,7 +27,8 @@ describe('tiers (domain)', () => {
   const segments = () => harness.domain.segments;
   const tierOf = async (projectId: string, identifier: string, identifierType = 'evm_address') =>
     (await harness.domain.userAudiences.tiers([{ projectId, identifier, identifierType }]))[0];
-  const rankIn = async (segmentId: string) => (await harness.sql.query('SELECT tier_rank FROM audience.segments WHERE id = $1', [segmentId])).rows[0].tier_rank;
+  const rankIn = async (segmentId: string) =>
+    (await harness.sql.query('SELECT tier_rank FROM audience.segments WHERE id = $1', [segmentId])).rows[0].tier_rank;
 
   describe('tier_rank of a segment', () => {
     it('is set on create, shown on the segment, and absent by default', async () => {
@@ -54,14 +59,20 @@ describe('tiers (domain)', () => {
       expect(await rankIn(silver.id)).toBe(2);
       expect(await segments().create(randomUUID(), { name: 'Gold', tierRank: 3 })).toMatchObject({ tierRank: 3 });
       // A segment keeps its own rank through an update of it or of other fields.
-      expect(await segments().update(projectId, gold.id, ['tier_rank', 'name'], { tierRank: 3, name: 'Gold+' })).toMatchObject({ tierRank: 3, name: 'Gold+' });
+      expect(await segments().update(projectId, gold.id, ['tier_rank', 'name'], { tierRank: 3, name: 'Gold+' })).toMatchObject({
+        tierRank: 3,
+        name: 'Gold+',
+      });
     });
 
     it('changes the rank with the update mask, clears it when named and unset, and keeps it when not named', async () => {
       const projectId = randomUUID();
       const segment = await segments().create(projectId, { name: 'Tier', tierRank: 1 });
       expect(await segments().update(projectId, segment.id, ['tier_rank'], { tierRank: 5 })).toMatchObject({ tierRank: 5 });
-      expect(await segments().update(projectId, segment.id, ['description'], { description: 'd', tierRank: 7 })).toMatchObject({ tierRank: 5, description: 'd' });
+      expect(await segments().update(projectId, segment.id, ['description'], { description: 'd', tierRank: 7 })).toMatchObject({
+        tierRank: 5,
+        description: 'd',
+      });
       expect(await segments().update(projectId, segment.id, ['tier_rank'], {})).toMatchObject({ tierRank: null });
       // Its old rank is free again.
       expect(await segments().create(projectId, { name: 'Other', tierRank: 5 })).toMatchObject({ tierRank: 5 });
@@ -73,7 +84,9 @@ describe('tiers (domain)', () => {
       const outcomes = await Promise.allSettled(created.map((segment) => segments().update(projectId, segment.id, ['tier_rank'], { tierRank: 4 })));
       expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
       for (const outcome of outcomes) if (outcome.status === 'rejected') expect(outcome.reason).toMatchObject(rankTaken);
-      const { rows } = await harness.sql.query('SELECT count(*)::int AS n FROM audience.segments WHERE project_id = $1 AND tier_rank = 4', [projectId]);
+      const { rows } = await harness.sql.query('SELECT count(*)::int AS n FROM audience.segments WHERE project_id = $1 AND tier_rank = 4', [
+        projectId,
+      ]);
       expect(rows[0].n).toBe(1);
     });
   });
@@ -115,10 +128,16 @@ describe('tiers (domain)', () => {
 
     it('counts entries added by a batch as any other', async () => {
       const { projectId, silver } = await ladder();
-      const { batch } = await harness.domain.batches.submit(projectId, silver.id, [{ identifier: evmAddress(20), identifierType: 'evm_address' }], undefined, {
-        deadline: Deadline.after(10_000),
-        waitMs: 0,
-      });
+      const { batch } = await harness.domain.batches.submit(
+        projectId,
+        silver.id,
+        [{ identifier: evmAddress(20), identifierType: 'evm_address' }],
+        undefined,
+        {
+          deadline: Deadline.after(10_000),
+          waitMs: 0,
+        },
+      );
       await harness.domain.batches.apply(batch.id);
       expect(await tierOf(projectId, evmAddress(20))).toMatchObject({ tier: { segmentId: silver.id, tierRank: 2 } });
     });
@@ -146,7 +165,11 @@ describe('tiers (domain)', () => {
     });
 
     it('refuses more than 1,000 lookups in one call', async () => {
-      const lookups = Array.from({ length: 1_001 }, (_, i) => ({ projectId: randomUUID(), identifier: evmAddress(i), identifierType: 'evm_address' }));
+      const lookups = Array.from({ length: 1_001 }, (_, i) => ({
+        projectId: randomUUID(),
+        identifier: evmAddress(i),
+        identifierType: 'evm_address',
+      }));
       await expect(harness.domain.userAudiences.tiers(lookups)).rejects.toMatchObject({ code: 'TOO_MANY_LOOKUPS' });
     });
   });

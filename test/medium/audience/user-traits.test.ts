@@ -70,14 +70,26 @@ describe('user traits (domain)', () => {
     const late = batch('2', '2026-11-21T10:00:01.000Z', [...users].reverse());
     const outcomes = await Promise.all([traits().upsert(projectId, early), traits().upsert(projectId, late), traits().upsert(projectId, early)]);
     expect(outcomes[1]).toEqual({ received: 200, written: 200, ignored: 0 });
-    const { rows } = await harness.sql.query(`SELECT value::text AS value, count(*)::int AS n FROM audience.user_traits WHERE project_id = $1 GROUP BY 1`, [projectId]);
+    const { rows } = await harness.sql.query(
+      `SELECT value::text AS value, count(*)::int AS n FROM audience.user_traits WHERE project_id = $1 GROUP BY 1`,
+      [projectId],
+    );
     expect(rows).toEqual([{ value: '2', n: 200 }]);
   });
 
   it('keeps numbers exact and reads them back as written (jsonb normalises the notation only)', async () => {
     const projectId = randomUUID();
-    const texts = ['115792089237316195423570985008687907853269984665640564039457584007913129639935', '0.000000000000000000000000000001', '1e24', '-0.5', '0'];
-    await traits().upsert(projectId, texts.map((text, i) => num(1, `n${i}`, text)));
+    const texts = [
+      '115792089237316195423570985008687907853269984665640564039457584007913129639935',
+      '0.000000000000000000000000000001',
+      '1e24',
+      '-0.5',
+      '0',
+    ];
+    await traits().upsert(
+      projectId,
+      texts.map((text, i) => num(1, `n${i}`, text)),
+    );
     const page = await traits().list(projectId, evmAddress(1), 'evm_address', { page: 1, pageSize: 25, offset: 0 });
     expect(page.records.map((record) => record.value)).toEqual([
       { kind: 'number', text: texts[0] },
@@ -91,7 +103,12 @@ describe('user traits (domain)', () => {
   it('records the distinct users written for re-matching with the write, and not those ignored', async () => {
     const projectId = randomUUID();
     const pending = async () =>
-      (await harness.sql.query('SELECT identifier, identifier_type, changed_at FROM audience.pending_matches WHERE project_id = $1 ORDER BY identifier', [projectId])).rows;
+      (
+        await harness.sql.query(
+          'SELECT identifier, identifier_type, changed_at FROM audience.pending_matches WHERE project_id = $1 ORDER BY identifier',
+          [projectId],
+        )
+      ).rows;
     await traits().upsert(projectId, [num(1, 'x', '5', '2026-11-21T10:00:00.000Z')]);
     await harness.sql.query('DELETE FROM audience.pending_matches WHERE project_id = $1', [projectId]);
     const first = harness.clock.now();

@@ -43,7 +43,10 @@ describe('allowlists of payout terms (domain)', () => {
       );
       expect(created).toBe(true);
       expect(record).toMatchObject({ endUserAllowlistAudienceId: users.id, affiliateAllowlistAudienceId: affiliates.id });
-      expect(await harness.domain.terms.get(projectId, 'trade')).toMatchObject({ endUserAllowlistAudienceId: users.id, affiliateAllowlistAudienceId: affiliates.id });
+      expect(await harness.domain.terms.get(projectId, 'trade')).toMatchObject({
+        endUserAllowlistAudienceId: users.id,
+        affiliateAllowlistAudienceId: affiliates.id,
+      });
       expect(harness.audiences.calls).toEqual([{ method: 'missing', asked: 2 }]);
 
       const { record: cleared } = await harness.domain.terms.put(projectId, 'trade', termsInput(currencyId, { endUser: { fixed: '1' } }));
@@ -75,7 +78,11 @@ describe('allowlists of payout terms (domain)', () => {
     it('refuses an allowlist that is no UUID (or empty) with the other field problems, before asking anyone', async () => {
       const { projectId, currencyId } = await newProject(harness);
       await expect(
-        harness.domain.terms.put(projectId, 'trade', termsInput(currencyId, { endUserAllowlistAudienceId: 'gold', affiliateAllowlistAudienceId: '', endUser: { bps: 10_001 } })),
+        harness.domain.terms.put(
+          projectId,
+          'trade',
+          termsInput(currencyId, { endUserAllowlistAudienceId: 'gold', affiliateAllowlistAudienceId: '', endUser: { bps: 10_001 } }),
+        ),
       ).rejects.toMatchObject({
         code: 'VALIDATION_FAILED',
         details: expect.arrayContaining([
@@ -111,7 +118,10 @@ describe('allowlists of payout terms (domain)', () => {
       const paid = { endUser: { allowlistAudienceId: allowed.id, eligible: true }, affiliate: null };
       expect(await eligibilityOf(projectId, inputs[0]!.id)).toEqual(paid);
       expect(await eligibilityOf(projectId, inputs[1]!.id)).toEqual(paid);
-      expect(await eligibilityOf(projectId, inputs[2]!.id)).toEqual({ endUser: { allowlistAudienceId: allowed.id, eligible: false }, affiliate: null });
+      expect(await eligibilityOf(projectId, inputs[2]!.id)).toEqual({
+        endUser: { allowlistAudienceId: allowed.id, eligible: false },
+        affiliate: null,
+      });
       expect((await harness.domain.ledger.conversion(projectId, inputs[2]!.id)).status).toBe('processed');
     });
 
@@ -210,7 +220,10 @@ describe('allowlists of payout terms (domain)', () => {
       expect(await submitAndPay(projectId, mixed)).toEqual({ recorded: 3, movements: 1 });
       expect(membersCalls()).toEqual([{ method: 'members', asked: 2 }]);
       expect(await eligibilityOf(projectId, mixed[0]!.id)).toEqual({ endUser: null, affiliate: null });
-      expect(await eligibilityOf(projectId, mixed[1]!.id)).toEqual({ endUser: { allowlistAudienceId: allowed.id, eligible: false }, affiliate: null });
+      expect(await eligibilityOf(projectId, mixed[1]!.id)).toEqual({
+        endUser: { allowlistAudienceId: allowed.id, eligible: false },
+        affiliate: null,
+      });
     });
   });
 });

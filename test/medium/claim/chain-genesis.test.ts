@@ -33,7 +33,13 @@ describe('the chain watcher on a chain that was replaced (a new genesis block)',
     const transport = custom({ request: (args: { method: string; params?: unknown }) => current.chain.provider.request(args) });
     harness = await startClaimDomain({ clock, checks: { ...first.checks, readerOf: (settings) => claimManagerReader(settings, transport) } });
     projectId = (await import('node:crypto')).randomUUID();
-    const currency = await harness.domain.currencies.create(projectId, { chainId: String(first.chain.chainId), address: first.token, name: 'TUSD', decimals: 6, type: 'erc20' });
+    const currency = await harness.domain.currencies.create(projectId, {
+      chainId: String(first.chain.chainId),
+      address: first.token,
+      name: 'TUSD',
+      decimals: 6,
+      type: 'erc20',
+    });
     await harness.domain.terms.put(projectId, 'trade', { currencyId: currency.id, endUser: { bps: 100 }, affiliate: undefined, tiers: [] });
     await harness.domain.claimSettings.put(projectId, first.projectAccount.address);
   });
@@ -44,8 +50,13 @@ describe('the chain watcher on a chain that was replaced (a new genesis block)',
   });
 
   const watch = () => harness.domain.watcher.run(current.chain.chainId);
-  const statusOf = async (checkId: string) => (await harness.sql.query('SELECT status FROM claim.claim_checks WHERE id = $1', [checkId])).rows[0].status as string;
-  const cursorRow = async () => (await harness.sql.query('SELECT last_block::text, genesis_hash FROM claim.chain_cursors')).rows as Array<{ last_block: string; genesis_hash: string | null }>;
+  const statusOf = async (checkId: string) =>
+    (await harness.sql.query('SELECT status FROM claim.claim_checks WHERE id = $1', [checkId])).rows[0].status as string;
+  const cursorRow = async () =>
+    (await harness.sql.query('SELECT last_block::text, genesis_hash FROM claim.chain_cursors')).rows as Array<{
+      last_block: string;
+      genesis_hash: string | null;
+    }>;
   const genesisOf = async (chain: MediumChain) => (await chain.chain.publicClient.getBlock({ blockNumber: 0n })).hash;
 
   async function redeemedVoucher(rewardBase: number) {
@@ -101,7 +112,15 @@ describe('the chain watcher on a chain that was replaced (a new genesis block)',
   it('applies nothing read from the old chain once the cursor belongs to the new one', async () => {
     const [row] = await cursorRow();
     const vouchers = new VoucherRepository(harness.db);
-    const stale = await vouchers.applyClaims(BigInt(second!.chain.chainId), second!.manager.toLowerCase(), await genesisOf(first), BigInt(row!.last_block), BigInt(row!.last_block) + 1n, [], clock.now());
+    const stale = await vouchers.applyClaims(
+      BigInt(second!.chain.chainId),
+      second!.manager.toLowerCase(),
+      await genesisOf(first),
+      BigInt(row!.last_block),
+      BigInt(row!.last_block) + 1n,
+      [],
+      clock.now(),
+    );
     expect(stale.applied).toBe(false);
     expect(await cursorRow()).toEqual([row]);
   });

@@ -45,7 +45,13 @@ describe('the chain watcher and ClaimManager on the in-process EVM', () => {
   async function setUpProject() {
     const { randomUUID } = await import('node:crypto');
     const id = randomUUID();
-    const currency = await harness.domain.currencies.create(id, { chainId: String(chain.chainId), address: token, name: 'TUSD', decimals: 6, type: 'erc20' });
+    const currency = await harness.domain.currencies.create(id, {
+      chainId: String(chain.chainId),
+      address: token,
+      name: 'TUSD',
+      decimals: 6,
+      type: 'erc20',
+    });
     await harness.domain.terms.put(id, 'trade', { currencyId: currency.id, endUser: { bps: 100 }, affiliate: undefined, tiers: [] });
     await harness.domain.claimSettings.put(id, projectAccount.address);
     return { projectId: id, currencyId: currency.id };
@@ -53,7 +59,8 @@ describe('the chain watcher and ClaimManager on the in-process EVM', () => {
 
   const balanceOf = (holder: string) => medium.balanceOf(holder);
   const watch = () => harness.domain.watcher.run(chain.chainId);
-  const statusOf = async (checkId: string) => (await harness.sql.query('SELECT status FROM claim.claim_checks WHERE id = $1', [checkId])).rows[0].status as string;
+  const statusOf = async (checkId: string) =>
+    (await harness.sql.query('SELECT status FROM claim.claim_checks WHERE id = $1', [checkId])).rows[0].status as string;
   const redeem = (rows: ClaimRow[]) => medium.redeem(rows);
   const revertOf = (attempt: Promise<unknown>) => medium.revertOf(attempt);
 
@@ -78,8 +85,17 @@ describe('the chain watcher and ClaimManager on the in-process EVM', () => {
     expect(await watch()).toMatchObject({ claimed: 1, credited: 0 });
     expect(await statusOf(check.id)).toBe('claimed');
     const block = await chain.publicClient.getBlock({ blockNumber: receipt.blockNumber });
-    const { rows } = await harness.sql.query('SELECT claim_tx_hash, claim_block_number::text, claimed_at FROM claim.vouchers WHERE claim_check_id = $1', [check.id]);
-    expect(rows).toEqual([{ claim_tx_hash: receipt.transactionHash, claim_block_number: String(receipt.blockNumber), claimed_at: new Date(Number(block.timestamp) * 1000) }]);
+    const { rows } = await harness.sql.query(
+      'SELECT claim_tx_hash, claim_block_number::text, claimed_at FROM claim.vouchers WHERE claim_check_id = $1',
+      [check.id],
+    );
+    expect(rows).toEqual([
+      {
+        claim_tx_hash: receipt.transactionHash,
+        claim_block_number: String(receipt.blockNumber),
+        claimed_at: new Date(Number(block.timestamp) * 1000),
+      },
+    ]);
 
     const history = await harness.domain.claimChecks.history(projectId, user, { page: 1, pageSize: 25, offset: 0 });
     expect(history).toEqual({ records: [expect.objectContaining({ transactionHash: receipt.transactionHash, amount: 1_234n })], total: 1 });
@@ -160,7 +176,9 @@ describe('the chain watcher and ClaimManager on the in-process EVM', () => {
     expect(await statusOf(check.id)).toBe('expired');
     expect(await watch()).toMatchObject({ credited: 0 });
 
-    const credits = await harness.sql.query('SELECT open_check_id, amount::text FROM claim.claim_check_credits WHERE expired_check_id = $1', [check.id]);
+    const credits = await harness.sql.query('SELECT open_check_id, amount::text FROM claim.claim_check_credits WHERE expired_check_id = $1', [
+      check.id,
+    ]);
     expect(credits.rows).toEqual([{ open_check_id: open.id, amount: '300' }]);
     expect((await openCheck(harness, projectId, user, 'end_user')).amount).toBe(1_000n);
     expect(unbalanced(await reconciliation(harness, projectId))).toEqual([]);
@@ -185,7 +203,9 @@ describe('the chain watcher and ClaimManager on the in-process EVM', () => {
     await watch();
     expect(await statusOf(check.id)).toBe('claimed');
     expect(await balanceOf(user.identifier)).toBe(400n);
-    expect((await harness.sql.query('SELECT count(*)::int AS n FROM claim.claim_check_credits WHERE expired_check_id = $1', [check.id])).rows[0].n).toBe(0);
+    expect(
+      (await harness.sql.query('SELECT count(*)::int AS n FROM claim.claim_check_credits WHERE expired_check_id = $1', [check.id])).rows[0].n,
+    ).toBe(0);
   });
 
   it('marks claimed, without a transaction, a voucher redeemed before the first block the watcher read', async () => {
@@ -199,10 +219,18 @@ describe('the chain watcher and ClaimManager on the in-process EVM', () => {
     await chain.mine(CONFIRMATIONS);
     expect(await watch()).toMatchObject({ credited: 0 });
     expect(await statusOf(check.id)).toBe('claimed');
-    const { rows } = await harness.sql.query('SELECT claim_tx_hash, claimed_at IS NOT NULL AS claimed FROM claim.vouchers WHERE claim_check_id = $1', [check.id]);
+    const { rows } = await harness.sql.query(
+      'SELECT claim_tx_hash, claimed_at IS NOT NULL AS claimed FROM claim.vouchers WHERE claim_check_id = $1',
+      [check.id],
+    );
     expect(rows).toEqual([{ claim_tx_hash: null, claimed: true }]);
     // Announced once, without a transaction.
-    const announced = await harness.sql.query(`SELECT payload FROM claim.outbox WHERE type = 'claim.claim_check.claimed' AND payload->>'claim_check_id' = $1`, [check.id]);
-    expect(announced.rows).toEqual([{ payload: expect.objectContaining({ claim_check_id: check.id, transaction_hash: null, block_number: null, amount: '200' }) }]);
+    const announced = await harness.sql.query(
+      `SELECT payload FROM claim.outbox WHERE type = 'claim.claim_check.claimed' AND payload->>'claim_check_id' = $1`,
+      [check.id],
+    );
+    expect(announced.rows).toEqual([
+      { payload: expect.objectContaining({ claim_check_id: check.id, transaction_hash: null, block_number: null, amount: '200' }) },
+    ]);
   });
 });

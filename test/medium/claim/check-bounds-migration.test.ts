@@ -48,8 +48,19 @@ describe('migration claim_check_uint256: checks past 2^256 − 1 stop taking pay
     await sql`CREATE SCHEMA ${sql.id(SCHEMA)}`.execute(database.db);
     // Every migration before this one (found by its name, whatever its number).
     const names = Object.keys(claimMigrations);
-    const before = Object.fromEntries(names.slice(0, names.findIndex((migration) => migration.endsWith('_claim_check_uint256'))).map((migration) => [migration, claimMigrations[migration]!]));
-    const { error } = await new Migrator({ db: database.db, migrationTableSchema: SCHEMA, provider: { getMigrations: async () => before } }).migrateToLatest();
+    const before = Object.fromEntries(
+      names
+        .slice(
+          0,
+          names.findIndex((migration) => migration.endsWith('_claim_check_uint256')),
+        )
+        .map((migration) => [migration, claimMigrations[migration]!]),
+    );
+    const { error } = await new Migrator({
+      db: database.db,
+      migrationTableSchema: SCHEMA,
+      provider: { getMigrations: async () => before },
+    }).migrateToLatest();
     if (error) throw error;
 
     await sql`
@@ -73,11 +84,18 @@ describe('migration claim_check_uint256: checks past 2^256 − 1 stop taking pay
 
   it('pays the locked user’s next payout into a new check, and the other user’s into its open one', async () => {
     const batchId = randomUUID();
-    await sql`INSERT INTO conversion_batches (id, project_id, received, created_at) VALUES (${batchId}, ${projectId}, 2, ${NOW})`.execute(database.db);
-    for (const [id, user] of [['after-1', locked], ['after-2', sound]] as const) {
+    await sql`INSERT INTO conversion_batches (id, project_id, received, created_at) VALUES (${batchId}, ${projectId}, 2, ${NOW})`.execute(
+      database.db,
+    );
+    for (const [id, user] of [
+      ['after-1', locked],
+      ['after-2', sound],
+    ] as const) {
       await sql`
         INSERT INTO conversions (project_id, id, batch_id, request_hash, name, identifier_type, identifier, occurred_at, received_at, status)
-        VALUES (${projectId}, ${id}, ${batchId}, ${Buffer.alloc(32)}, 'trade', ${user.identifierType}, ${user.identifier}, ${NOW}, ${NOW}, 'accepted')`.execute(database.db);
+        VALUES (${projectId}, ${id}, ${batchId}, ${Buffer.alloc(32)}, 'trade', ${user.identifierType}, ${user.identifier}, ${NOW}, ${NOW}, 'accepted')`.execute(
+        database.db,
+      );
     }
     const outcome = (id: string, user: UserIdentifier, amount: bigint) => ({
       id,
@@ -88,7 +106,13 @@ describe('migration claim_check_uint256: checks past 2^256 − 1 stop taking pay
       movements: [{ kind: 'end_user_payout' as const, beneficiary: user, amount }],
       eligibility: null,
     });
-    const result = await new LedgerRepository(database.db).record(projectId, batchId, [outcome('after-1', locked, 5n), outcome('after-2', sound, 3n)], NOW, () => []);
+    const result = await new LedgerRepository(database.db).record(
+      projectId,
+      batchId,
+      [outcome('after-1', locked, 5n), outcome('after-2', sound, 3n)],
+      NOW,
+      () => [],
+    );
     expect(result.movements).toBe(2);
     expect(await checksOf(locked)).toEqual([
       { amount: (2n * MAX).toString(), full: true },
@@ -98,7 +122,10 @@ describe('migration claim_check_uint256: checks past 2^256 − 1 stop taking pay
   });
 
   it('refuses from now on any check or movement past 2^256 − 1', async () => {
-    await expect(openCheck({ identifier: evmAddress(3), identifierType: 'evm_address' }, MAX + 1n)).rejects.toMatchObject({ code: '23514', constraint: 'claim_checks_amount_uint256' });
+    await expect(openCheck({ identifier: evmAddress(3), identifierType: 'evm_address' }, MAX + 1n)).rejects.toMatchObject({
+      code: '23514',
+      constraint: 'claim_checks_amount_uint256',
+    });
     expect((await openCheck({ identifier: evmAddress(4), identifierType: 'evm_address' }, MAX)).rows).toHaveLength(1);
   });
 });

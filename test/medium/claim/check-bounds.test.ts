@@ -49,16 +49,33 @@ describe('claim checks never pass 2^256 − 1 (domain, ClaimManager on the in-pr
   /** A project on the chain: `fixed` pays the end user `endUserFixed`, `share` pays the end user and the affiliate bps of reward_base. */
   async function project(endUserFixed: bigint = MAX, shares = { endUser: 10_000, affiliate: 10_000 }) {
     const projectId = randomUUID();
-    const currency = await harness.domain.currencies.create(projectId, { chainId: String(medium.chain.chainId), address: medium.token, name: 'TUSD', decimals: 6, type: 'erc20' });
+    const currency = await harness.domain.currencies.create(projectId, {
+      chainId: String(medium.chain.chainId),
+      address: medium.token,
+      name: 'TUSD',
+      decimals: 6,
+      type: 'erc20',
+    });
     await harness.domain.terms.put(projectId, 'fixed', termsInput(currency.id, { endUser: { fixed: endUserFixed.toString() } }));
-    await harness.domain.terms.put(projectId, 'share', termsInput(currency.id, { endUser: { bps: shares.endUser }, affiliate: { bps: shares.affiliate } }));
+    await harness.domain.terms.put(
+      projectId,
+      'share',
+      termsInput(currency.id, { endUser: { bps: shares.endUser }, affiliate: { bps: shares.affiliate } }),
+    );
     await harness.domain.claimSettings.put(projectId, medium.projectAccount.address);
     return { projectId, currencyId: currency.id };
   }
 
   /** Submits and pays conversions as one batch (in the id order given: the ledger pays a batch in id order). */
   async function pay(projectId: string, inputs: Array<{ user: User; name: 'fixed' | 'share'; rewardBase: bigint }>) {
-    const conversions = inputs.map((input, index) => conversion({ id: `c${String(index).padStart(3, '0')}-${randomUUID()}`, name: input.name, user: input.user, rewardBase: input.rewardBase.toString() }));
+    const conversions = inputs.map((input, index) =>
+      conversion({
+        id: `c${String(index).padStart(3, '0')}-${randomUUID()}`,
+        name: input.name,
+        user: input.user,
+        rewardBase: input.rewardBase.toString(),
+      }),
+    );
     await harness.domain.conversions.submitMany(projectId, conversions);
     await harness.domain.payouts.payBatch(await batchOf(harness, projectId, conversions[0]!.id));
     return conversions;
@@ -91,7 +108,9 @@ describe('claim checks never pass 2^256 − 1 (domain, ClaimManager on the in-pr
   }
 
   const closeAll = async (projectId: string, user: User) => {
-    const ids = (await checksOf(projectId)).filter((check) => check.identifier === user.identifier && check.status === 'open').map((check) => check.id);
+    const ids = (await checksOf(projectId))
+      .filter((check) => check.identifier === user.identifier && check.status === 'open')
+      .map((check) => check.id);
     return ids.length === 0 ? [] : harness.domain.claimChecks.close(projectId, user, ids);
   };
   /** Every voucher past its deadline on a final block, and the watcher caught up: what expired is credited back. */
@@ -152,10 +171,16 @@ describe('claim checks never pass 2^256 − 1 (domain, ClaimManager on the in-pr
     it('keeps a leaderboard total past 78 digits: ten payouts of 2^256 − 1 to one user in one batch', async () => {
       const { projectId } = await project(MAX);
       const user = newUser();
-      await pay(projectId, Array.from({ length: 10 }, () => ({ user, name: 'fixed' as const, rewardBase: 0n })));
+      await pay(
+        projectId,
+        Array.from({ length: 10 }, () => ({ user, name: 'fixed' as const, rewardBase: 0n })),
+      );
       const checks = await expectSound(projectId);
       expect(checks.map((check) => check.amount)).toEqual(Array.from({ length: 10 }, () => MAX));
-      const { rows } = await harness.sql.query("SELECT total_amount::text AS total FROM claim.leaderboard_totals WHERE project_id = $1 AND user_type = 'end_user'", [projectId]);
+      const { rows } = await harness.sql.query(
+        "SELECT total_amount::text AS total FROM claim.leaderboard_totals WHERE project_id = $1 AND user_type = 'end_user'",
+        [projectId],
+      );
       expect(rows).toEqual([{ total: (10n * MAX).toString() }]);
       const totals = await harness.domain.claimChecks.totals(projectId, user);
       expect(totals.unclaimed.map((total) => total.amount)).toEqual([10n * MAX]);
@@ -219,7 +244,9 @@ describe('claim checks never pass 2^256 − 1 (domain, ClaimManager on the in-pr
         message: expect.stringContaining('nothing was closed'),
         details: [{ field: 'claim_check_ids[1]', reason: 'amount must be a positive uint256' }],
       });
-      const statuses = await harness.sql.query('SELECT status, count(*)::int AS n FROM claim.claim_checks WHERE project_id = $1 GROUP BY status', [projectId]);
+      const statuses = await harness.sql.query('SELECT status, count(*)::int AS n FROM claim.claim_checks WHERE project_id = $1 GROUP BY status', [
+        projectId,
+      ]);
       expect(statuses.rows).toEqual([{ status: 'open', n: 2 }]);
       expect((await harness.sql.query('SELECT count(*)::int AS n FROM claim.vouchers WHERE project_id = $1', [projectId])).rows[0].n).toBe(0);
       // The sound check closes on its own.
@@ -228,13 +255,23 @@ describe('claim checks never pass 2^256 − 1 (domain, ClaimManager on the in-pr
 
     it('fails a conversion whose payout would pass 2^256 − 1 (terms stored before the bound), paying the rest of its batch', async () => {
       const { projectId } = await project(MAX);
-      await harness.sql.query("UPDATE claim.payout_terms SET end_user_fixed = $2::numeric WHERE project_id = $1 AND conversion_name = 'fixed'", [projectId, '9'.repeat(78)]);
+      await harness.sql.query("UPDATE claim.payout_terms SET end_user_fixed = $2::numeric WHERE project_id = $1 AND conversion_name = 'fixed'", [
+        projectId,
+        '9'.repeat(78),
+      ]);
       const [past, fine] = await pay(projectId, [
         { user: newUser(), name: 'fixed', rewardBase: 0n },
         { user: newUser(), name: 'share', rewardBase: 25n },
       ]);
-      expect(await harness.domain.ledger.conversion(projectId, past!.id)).toMatchObject({ status: 'failed', failureReason: expect.stringContaining('past 2^256 - 1'), movements: [] });
-      expect(await harness.domain.ledger.conversion(projectId, fine!.id)).toMatchObject({ status: 'processed', movements: [expect.objectContaining({ amount: 25n })] });
+      expect(await harness.domain.ledger.conversion(projectId, past!.id)).toMatchObject({
+        status: 'failed',
+        failureReason: expect.stringContaining('past 2^256 - 1'),
+        movements: [],
+      });
+      expect(await harness.domain.ledger.conversion(projectId, fine!.id)).toMatchObject({
+        status: 'processed',
+        movements: [expect.objectContaining({ amount: 25n })],
+      });
       await expectSound(projectId);
     });
   });
@@ -264,7 +301,11 @@ describe('claim checks never pass 2^256 − 1 (domain, ClaimManager on the in-pr
           const { affiliate, user: referred } = referredPair(harness, projectId);
           const users: User[] = [referred, newUser(), affiliate];
           for (const current of steps) {
-            if (current.kind === 'pay') await pay(projectId, current.items.map((one) => ({ ...one, user: users[one.user]! })));
+            if (current.kind === 'pay')
+              await pay(
+                projectId,
+                current.items.map((one) => ({ ...one, user: users[one.user]! })),
+              );
             else if (current.kind === 'close') await closeAll(projectId, users[current.user]!);
             else await expireAll();
             await expectSound(projectId);

@@ -33,13 +33,25 @@ export interface MediumChain {
   syncClock(clock: TestClock): Promise<void>;
 }
 
-export async function startMediumChain(options: { keys: Hex[]; ttlSeconds: number; confirmations: number; startTime: Date; deposit?: bigint }): Promise<MediumChain> {
+export async function startMediumChain(options: {
+  keys: Hex[];
+  ttlSeconds: number;
+  confirmations: number;
+  startTime: Date;
+  deposit?: bigint;
+}): Promise<MediumChain> {
   const deposit = options.deposit ?? 10n ** 24n;
   const chain = await startChain({ accounts: 3, startTime: options.startTime });
   const [owner, projectAccount, relayer] = chain.accounts as [TestAccount, TestAccount, TestAccount];
   const signer = await VoucherSigner.fromPrivateKeys(options.keys);
   const { address: token, abi: tokenAbi } = await chain.deploy('TestToken', ['Test USD', 'TUSD', 6]);
-  const { address: manager } = await chain.deploy('ClaimManager', [owner.address, 'Referral ClaimManager', '1', signer.addresses, BigInt(options.keys.length)]);
+  const { address: manager } = await chain.deploy('ClaimManager', [
+    owner.address,
+    'Referral ClaimManager',
+    '1',
+    signer.addresses,
+    BigInt(options.keys.length),
+  ]);
   const send = async (address: Address, abi: Abi, functionName: string, args: unknown[]) => {
     const hash = await projectAccount.wallet.writeContract({ address, abi, functionName, args });
     if ((await chain.publicClient.waitForTransactionReceipt({ hash })).status !== 'success') throw new Error(`${functionName} failed`);
@@ -60,15 +72,29 @@ export async function startMediumChain(options: { keys: Hex[]; ttlSeconds: numbe
       signer,
       ttlSeconds: options.ttlSeconds,
       chains: new ChainDirectory(
-        [{ chainId: chain.chainId, rpcUrl: 'http://unused', claimManager: manager.toLowerCase() as Address, confirmations: options.confirmations, startBlock: 0n }],
+        [
+          {
+            chainId: chain.chainId,
+            rpcUrl: 'http://unused',
+            claimManager: manager.toLowerCase() as Address,
+            confirmations: options.confirmations,
+            startBlock: 0n,
+          },
+        ],
         'Referral ClaimManager',
         '1',
       ),
       readerOf: (settings) => claimManagerReader(settings, custom(chain.provider)),
     },
-    balanceOf: (holder) => chain.publicClient.readContract({ address: token, abi: tokenAbi, functionName: 'balanceOf', args: [holder] }) as Promise<bigint>,
+    balanceOf: (holder) =>
+      chain.publicClient.readContract({ address: token, abi: tokenAbi, functionName: 'balanceOf', args: [holder] }) as Promise<bigint>,
     redeem: async (rows) => {
-      const hash = await relayer.wallet.writeContract({ address: manager, abi: claimManagerAbi, functionName: 'claim', args: [rows.map(claimArgument)] });
+      const hash = await relayer.wallet.writeContract({
+        address: manager,
+        abi: claimManagerAbi,
+        functionName: 'claim',
+        args: [rows.map(claimArgument)],
+      });
       return chain.publicClient.waitForTransactionReceipt({ hash });
     },
     revertOf: async (attempt) => {

@@ -21,7 +21,13 @@ export const PROJECT_ADDRESS = '0x00000000000000000000000000000000000000aa';
  */
 export async function claimProject(harness: ClaimHarness, chainId = 8453, tokenAddress: string = randomEvmAddress()) {
   const projectId = randomUUID();
-  const currency = await harness.domain.currencies.create(projectId, { chainId: String(chainId), address: tokenAddress, name: 'USDC', decimals: 6, type: 'erc20' });
+  const currency = await harness.domain.currencies.create(projectId, {
+    chainId: String(chainId),
+    address: tokenAddress,
+    name: 'USDC',
+    decimals: 6,
+    type: 'erc20',
+  });
   await harness.domain.terms.put(projectId, 'trade', termsInput(currency.id, { endUser: { bps: 100 }, affiliate: { bps: 1_000 } }));
   await harness.domain.claimSettings.put(projectId, PROJECT_ADDRESS);
   return { projectId, currencyId: currency.id, currency };
@@ -112,7 +118,9 @@ export async function reconciliation(harness: ClaimHarness, projectId: string): 
 /** Rows where the sums do not hold (empty when they all do). */
 export function unbalanced(rows: Reconciliation[]): Reconciliation[] {
   return rows.filter((row) => {
-    const [movements, open, closed, claimed, expired, credited] = [row.movements, row.open, row.closed, row.claimed, row.expired, row.credited].map(BigInt);
+    const [movements, open, closed, claimed, expired, credited] = [row.movements, row.open, row.closed, row.claimed, row.expired, row.credited].map(
+      BigInt,
+    );
     return movements !== open! + closed! + claimed! || expired !== credited;
   });
 }
@@ -133,4 +141,3 @@ export function claimArgument(row: ClaimRow) {
     signatures: row.signed.signatures as Hex[],
   };
 }
-

@@ -27,7 +27,15 @@ const userIndex = fc.integer({ min: 0, max: USERS });
 const endUserIndex = fc.integer({ min: 0, max: USERS - 1 });
 const rewardBase = fc.integer({ min: 100, max: 1_000_000_000 });
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('pay' as const), user: endUserIndex, rewardBases: fc.array(rewardBase, { minLength: 1, maxLength: 4 }), deliveries: fc.integer({ min: 1, max: 3 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('pay' as const),
+      user: endUserIndex,
+      rewardBases: fc.array(rewardBase, { minLength: 1, maxLength: 4 }),
+      deliveries: fc.integer({ min: 1, max: 3 }),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('close' as const), user: userIndex, concurrency: fc.integer({ min: 1, max: 4 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('payWhileClosing' as const), user: endUserIndex, rewardBase }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('redeem' as const), user: userIndex, replay: fc.boolean() }) },
@@ -60,13 +68,20 @@ describe('claim-check properties over random streams', () => {
 
   async function newProjectOnChain() {
     const projectId = randomUUID();
-    const currency = await harness.domain.currencies.create(projectId, { chainId: String(medium.chain.chainId), address: medium.token, name: 'TUSD', decimals: 6, type: 'erc20' });
+    const currency = await harness.domain.currencies.create(projectId, {
+      chainId: String(medium.chain.chainId),
+      address: medium.token,
+      name: 'TUSD',
+      decimals: 6,
+      type: 'erc20',
+    });
     await harness.domain.terms.put(projectId, 'trade', { currencyId: currency.id, endUser: { bps: 100 }, affiliate: { bps: 1_000 }, tiers: [] });
     await harness.domain.claimSettings.put(projectId, medium.projectAccount.address);
     return projectId;
   }
 
-  const sql = <T extends Record<string, unknown>>(text: string, values: unknown[]) => harness.sql.query<T>(text, values).then((result) => result.rows);
+  const sql = <T extends Record<string, unknown>>(text: string, values: unknown[]) =>
+    harness.sql.query<T>(text, values).then((result) => result.rows);
   const watch = () => harness.domain.watcher.run(medium.chain.chainId);
 
   /** What a stream ended with: vouchers redeemed on chain, and checks credited back. */
@@ -86,7 +101,12 @@ describe('claim-check properties over random streams', () => {
     const redeemed = new Map<string, bigint>();
 
     const openIds = async (user: User) =>
-      (await sql<{ id: string }>("SELECT id FROM claim.claim_checks WHERE project_id = $1 AND identifier = $2 AND status = 'open'", [projectId, user.identifier])).map((row) => row.id);
+      (
+        await sql<{ id: string }>("SELECT id FROM claim.claim_checks WHERE project_id = $1 AND identifier = $2 AND status = 'open'", [
+          projectId,
+          user.identifier,
+        ])
+      ).map((row) => row.id);
     const payConversions = async (user: number, bases: number[], deliveries: number) => {
       const inputs = bases.map((base) => conversion({ user: users[user]!, rewardBase: String(base) }));
       await harness.domain.conversions.submitMany(projectId, inputs);
@@ -189,7 +209,9 @@ describe('claim-check properties over random streams', () => {
     for (const voucher of vouchers.filter((one) => one.claimed)) expect(voucher.hash).toMatch(/^0x[0-9a-f]{64}$/);
     // Tokens: each user (new to this stream) holds exactly what its redeemed vouchers paid.
     for (const user of users) {
-      const paid = vouchers.filter((voucher) => voucher.claimed && voucher.to_address === user.identifier).reduce((sum, voucher) => sum + BigInt(voucher.amount), 0n);
+      const paid = vouchers
+        .filter((voucher) => voucher.claimed && voucher.to_address === user.identifier)
+        .reduce((sum, voucher) => sum + BigInt(voucher.amount), 0n);
       expect(await medium.balanceOf(user.identifier)).toBe(paid);
     }
   }

@@ -40,7 +40,11 @@ describe('claim checks (domain)', () => {
       checks: {
         signer,
         ttlSeconds: TTL,
-        chains: new ChainDirectory([{ chainId: 8453, rpcUrl: 'http://127.0.0.1:1', claimManager: MANAGER, confirmations: 2, startBlock: undefined }], 'Referral ClaimManager', '1'),
+        chains: new ChainDirectory(
+          [{ chainId: 8453, rpcUrl: 'http://127.0.0.1:1', claimManager: MANAGER, confirmations: 2, startBlock: undefined }],
+          'Referral ClaimManager',
+          '1',
+        ),
       },
     });
   });
@@ -86,7 +90,9 @@ describe('claim checks (domain)', () => {
       deadline,
       proof: row!.signed!.proof as Hex,
     };
-    const recovered = await Promise.all(row!.signed!.signatures.map((signature) => recoverTypedDataAddress({ ...claimCheckTypedData(domain, message), signature: signature as Hex })));
+    const recovered = await Promise.all(
+      row!.signed!.signatures.map((signature) => recoverTypedDataAddress({ ...claimCheckTypedData(domain, message), signature: signature as Hex })),
+    );
     expect(recovered).toEqual(signer.addresses);
 
     const listed = await checks().list(projectId, user, undefined, page);
@@ -113,7 +119,10 @@ describe('claim checks (domain)', () => {
     ]);
     expect((await checks().list(projectId, user, 'open', page)).records.map((record) => record.id)).toEqual([next.id]);
     // Pages: the count comes with a page, and without one past the end.
-    expect(await checks().list(projectId, user, undefined, { page: 2, pageSize: 1, offset: 1 })).toEqual({ records: [expect.objectContaining({ id: check.id })], total: 2 });
+    expect(await checks().list(projectId, user, undefined, { page: 2, pageSize: 1, offset: 1 })).toEqual({
+      records: [expect.objectContaining({ id: check.id })],
+      total: 2,
+    });
     expect(await checks().list(projectId, user, undefined, { page: 3, pageSize: 1, offset: 2 })).toEqual({ records: [], total: 2 });
     expect(unbalanced(await reconciliation(harness, projectId))).toEqual([]);
   });
@@ -126,12 +135,16 @@ describe('claim checks (domain)', () => {
     const affiliateCheck = await openCheck(harness, projectId, affiliate, 'affiliate');
     const userCheck = await openCheck(harness, projectId, user, 'end_user');
     const answers = await Promise.all(
-      Array.from({ length: 1_000 }, (_, i) => (i % 2 ? checks().close(projectId, affiliate, [affiliateCheck.id]) : checks().close(projectId, user, [userCheck.id]))),
+      Array.from({ length: 1_000 }, (_, i) =>
+        i % 2 ? checks().close(projectId, affiliate, [affiliateCheck.id]) : checks().close(projectId, user, [userCheck.id]),
+      ),
     );
     const proofs = (owner: number) => new Set(answers.filter((_, i) => i % 2 === owner).map((rows) => rows[0]!.signed!.proof));
     expect(proofs(0).size).toBe(1);
     expect(proofs(1).size).toBe(1);
-    const { rows } = await harness.sql.query('SELECT claim_check_id, amount::text FROM claim.vouchers WHERE project_id = $1 ORDER BY amount', [projectId]);
+    const { rows } = await harness.sql.query('SELECT claim_check_id, amount::text FROM claim.vouchers WHERE project_id = $1 ORDER BY amount', [
+      projectId,
+    ]);
     expect(rows).toEqual([
       { claim_check_id: userCheck.id, amount: '100' },
       { claim_check_id: affiliateCheck.id, amount: '1000' },
@@ -171,13 +184,22 @@ describe('claim checks (domain)', () => {
       ],
     });
     await expect(checks().close(projectId, user, [])).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
-    await expect(checks().close(projectId, user, Array.from({ length: 101 }, () => mine.id))).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(
+      checks().close(
+        projectId,
+        user,
+        Array.from({ length: 101 }, () => mine.id),
+      ),
+    ).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
     // Another project's id space: the same check is not found there.
     const { projectId: elsewhere } = await claimProject(harness);
     await expect(checks().close(elsewhere, user, [mine.id])).rejects.toMatchObject({ code: 'CLAIM_CHECK_NOT_FOUND' });
 
     await harness.sql.query("UPDATE claim.claim_checks SET status = 'expired' WHERE id = $1", [theirs.id]);
-    await expect(checks().close(projectId, other, [theirs.id])).rejects.toMatchObject({ code: 'CLAIM_CHECK_EXPIRED', details: [{ field: 'claim_check_ids[0]' }] });
+    await expect(checks().close(projectId, other, [theirs.id])).rejects.toMatchObject({
+      code: 'CLAIM_CHECK_EXPIRED',
+      details: [{ field: 'claim_check_ids[0]' }],
+    });
     expect((await harness.sql.query('SELECT count(*)::int AS n FROM claim.vouchers WHERE project_id = $1', [projectId])).rows[0].n).toBe(0);
   });
 
@@ -193,7 +215,10 @@ describe('claim checks (domain)', () => {
     const { projectId: onMainnet } = await claimProject(harness, 1);
     await pay(harness, onMainnet, [trade(user, 10_000)]);
     const elsewhere = await openCheck(harness, onMainnet, user, 'end_user');
-    await expect(checks().close(onMainnet, user, [elsewhere.id])).rejects.toMatchObject({ code: 'CHAIN_NOT_CONFIGURED', message: expect.stringContaining('chain 1') });
+    await expect(checks().close(onMainnet, user, [elsewhere.id])).rejects.toMatchObject({
+      code: 'CHAIN_NOT_CONFIGURED',
+      message: expect.stringContaining('chain 1'),
+    });
 
     const emailUser = { identifier: `ada+${Date.now()}@example.com`, identifierType: 'email' };
     await pay(harness, projectId, [trade(emailUser, 10_000)]);
@@ -239,8 +264,14 @@ describe('claim checks (domain)', () => {
       const listed = await checks().list(projectId, affiliate, undefined, page);
       expect(listed.records).toEqual([expect.objectContaining({ id: check.id, restriction: expect.stringContaining('submit your tax form') })]);
       const [restricted] = await checks().close(projectId, affiliate, [check.id]);
-      expect(restricted).toMatchObject({ claimCheckId: check.id, amount: 1_000n, reason: 0, signed: null, restriction: expect.stringContaining('submit') });
-      expect((await harness.sql.query("SELECT status FROM claim.claim_checks WHERE id = $1", [check.id])).rows[0].status).toBe('open');
+      expect(restricted).toMatchObject({
+        claimCheckId: check.id,
+        amount: 1_000n,
+        reason: 0,
+        signed: null,
+        restriction: expect.stringContaining('submit'),
+      });
+      expect((await harness.sql.query('SELECT status FROM claim.claim_checks WHERE id = $1', [check.id])).rows[0].status).toBe('open');
       // The referred user earned as an end user only: never gated.
       expect((await checks().close(projectId, user, [userCheck.id]))[0]).toMatchObject({ restriction: null, signed: expect.any(Object) });
 

@@ -55,7 +55,9 @@ describe('conversion intake (domain)', () => {
       const input = conversion({ volumeUsd: '12.50' });
       await harness.domain.conversions.submitOne(projectId, input);
       expect((await harness.domain.conversions.submitOne(projectId, { ...input, volumeUsd: '12.5' })).outcome).toBe('duplicate');
-      await expect(harness.domain.conversions.submitOne(projectId, { ...input, volumeUsd: '12.6' })).rejects.toMatchObject({ code: 'CONVERSION_ID_REUSED' });
+      await expect(harness.domain.conversions.submitOne(projectId, { ...input, volumeUsd: '12.6' })).rejects.toMatchObject({
+        code: 'CONVERSION_ID_REUSED',
+      });
     });
 
     it.each([
@@ -93,7 +95,9 @@ describe('conversion intake (domain)', () => {
       await harness.domain.conversions.submitOne(projectId, input);
       await harness.domain.payouts.failBatch(await batchOf(harness, projectId, input.id));
       expect(await statusOf(harness, projectId, input.id)).toBe('failed');
-      await expect(harness.domain.conversions.submitOne(projectId, { ...input, name: 'other' })).rejects.toMatchObject({ code: 'CONVERSION_ID_REUSED' });
+      await expect(harness.domain.conversions.submitOne(projectId, { ...input, name: 'other' })).rejects.toMatchObject({
+        code: 'CONVERSION_ID_REUSED',
+      });
       expect(await harness.domain.conversions.submitOne(projectId, input)).toEqual({ id: input.id, outcome: 'accepted', status: 'accepted' });
       const stored = await harness.domain.ledger.conversion(projectId, input.id);
       expect(stored).toMatchObject({ status: 'accepted', failureReason: null });
@@ -170,7 +174,12 @@ describe('conversion intake (domain)', () => {
 
     it('lists every problem of a conversion in one answer', async () => {
       const error = await refusal({ id: '', name: '', volumeUsd: 'x', rewardBase: 'y' });
-      expect((error as { details: Array<{ field: string }> }).details.map((detail) => detail.field)).toEqual(['id', 'name', 'volume_usd', 'reward_base']);
+      expect((error as { details: Array<{ field: string }> }).details.map((detail) => detail.field)).toEqual([
+        'id',
+        'name',
+        'volume_usd',
+        'reward_base',
+      ]);
     });
 
     it('refuses an identifier not written canonically (NON_CANONICAL_ID), as every service does', async () => {
@@ -218,13 +227,19 @@ describe('conversion intake (domain)', () => {
       const earliest = new Date(now.getTime() - 365 * DAY);
       expect((await submit(earliest)).stored).toBe(1);
       expect(await submit(new Date(earliest.getTime() - 1))).toMatchObject({ outcome: { code: 'OCCURRED_AT_OUT_OF_RANGE' }, stored: 0 });
-      expect(await submit(new Date(earliest.getTime() - 1), new Date(now.getTime() + DAY))).toMatchObject({ outcome: { code: 'OCCURRED_AT_OUT_OF_RANGE' }, stored: 0 });
+      expect(await submit(new Date(earliest.getTime() - 1), new Date(now.getTime() + DAY))).toMatchObject({
+        outcome: { code: 'OCCURRED_AT_OUT_OF_RANGE' },
+        stored: 0,
+      });
     });
 
     it('refuses one more than five minutes ahead with the same code, naming the latest time', async () => {
       const latest = new Date(harness.clock.now().getTime() + 5 * 60_000);
       expect(await submit(new Date(latest.getTime() + 1))).toMatchObject({
-        outcome: { code: 'OCCURRED_AT_OUT_OF_RANGE', details: [{ field: 'occurred_at', reason: expect.stringContaining(`not in the future: at or before ${latest.toISOString()}`) }] },
+        outcome: {
+          code: 'OCCURRED_AT_OUT_OF_RANGE',
+          details: [{ field: 'occurred_at', reason: expect.stringContaining(`not in the future: at or before ${latest.toISOString()}`) }],
+        },
         stored: 0,
       });
       expect((await submit(latest)).stored).toBe(1);
@@ -269,7 +284,9 @@ describe('conversion intake (domain)', () => {
       expect(answers.every((answer) => answer.outcome === 'accepted')).toBe(true);
       expect(await batchesOf(projectId)).toBe(1);
       const other = await newProject(harness);
-      await expect(harness.domain.conversions.submitMany(other.projectId, [...thousand, conversion()])).rejects.toMatchObject({ code: 'BATCH_TOO_LARGE' });
+      await expect(harness.domain.conversions.submitMany(other.projectId, [...thousand, conversion()])).rejects.toMatchObject({
+        code: 'BATCH_TOO_LARGE',
+      });
       await expect(harness.domain.conversions.submitMany(other.projectId, [])).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
       expect(await storedCount(other.projectId)).toBe(0);
     });

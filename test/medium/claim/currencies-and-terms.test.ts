@@ -26,7 +26,10 @@ describe('currencies and payout terms (domain)', () => {
       const projectId = randomUUID();
       const usdc = await harness.domain.currencies.create(projectId, token());
       harness.clock.advance(1_000);
-      const eth = await harness.domain.currencies.create(projectId, token({ chainId: '1', address: '0x0000000000000000000000000000000000000000', name: 'ETH', decimals: 18, type: 'native' }));
+      const eth = await harness.domain.currencies.create(
+        projectId,
+        token({ chainId: '1', address: '0x0000000000000000000000000000000000000000', name: 'ETH', decimals: 18, type: 'native' }),
+      );
       expect(usdc).toMatchObject({ chainId: 8453n, address: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913', name: 'USDC', decimals: 6, type: 'erc20' });
       const { records, total } = await harness.domain.currencies.list(projectId, toPage());
       expect(records.map((currency) => currency.id)).toEqual([usdc.id, eth.id]);
@@ -37,7 +40,9 @@ describe('currencies and payout terms (domain)', () => {
     it('refuses the same address on the same chain twice (CURRENCY_EXISTS), in any letter case, but not on another chain or project', async () => {
       const projectId = randomUUID();
       await harness.domain.currencies.create(projectId, token());
-      await expect(harness.domain.currencies.create(projectId, token({ address: token().address.toUpperCase().replace('0X', '0x') }))).rejects.toMatchObject({
+      await expect(
+        harness.domain.currencies.create(projectId, token({ address: token().address.toUpperCase().replace('0X', '0x') })),
+      ).rejects.toMatchObject({
         kind: 'already_exists',
         code: 'CURRENCY_EXISTS',
       });
@@ -97,7 +102,11 @@ describe('currencies and payout terms (domain)', () => {
         },
       });
       harness.clock.advance(5_000);
-      const replaced = await harness.domain.terms.put(projectId, 'trade', termsInput(currencyId, { affiliate: { fixed: '1' }, tiers: [{ audienceId: silver, affiliate: { bps: 1 } }] }));
+      const replaced = await harness.domain.terms.put(
+        projectId,
+        'trade',
+        termsInput(currencyId, { affiliate: { fixed: '1' }, tiers: [{ audienceId: silver, affiliate: { bps: 1 } }] }),
+      );
       expect(replaced.created).toBe(false);
       expect(await harness.domain.terms.get(projectId, 'trade')).toEqual({
         conversionName: 'trade',
@@ -114,14 +123,18 @@ describe('currencies and payout terms (domain)', () => {
 
     it('lists terms by name and deletes them with their tiers; a deleted or unknown name is not found', async () => {
       const { projectId, currencyId } = await newProject(harness);
-      for (const name of ['swap', 'deposit', 'trade']) await harness.domain.terms.put(projectId, name, termsInput(currencyId, { tiers: [{ audienceId: randomUUID(), affiliate: { bps: 1 } }] }));
+      for (const name of ['swap', 'deposit', 'trade'])
+        await harness.domain.terms.put(projectId, name, termsInput(currencyId, { tiers: [{ audienceId: randomUUID(), affiliate: { bps: 1 } }] }));
       const listed = await harness.domain.terms.list(projectId, toPage({ page: 1, pageSize: 2 }));
       expect(listed.records.map((terms) => terms.conversionName)).toEqual(['deposit', 'swap']);
       expect(listed.total).toBe(3);
       await harness.domain.terms.delete(projectId, 'swap');
       await expect(harness.domain.terms.get(projectId, 'swap')).rejects.toMatchObject({ kind: 'not_found', code: 'PAYOUT_TERMS_NOT_FOUND' });
       await expect(harness.domain.terms.delete(projectId, 'swap')).rejects.toMatchObject({ code: 'PAYOUT_TERMS_NOT_FOUND' });
-      const tiers = await harness.sql.query('SELECT count(*)::int AS n FROM claim.payout_term_tiers WHERE project_id = $1 AND conversion_name = $2', [projectId, 'swap']);
+      const tiers = await harness.sql.query('SELECT count(*)::int AS n FROM claim.payout_term_tiers WHERE project_id = $1 AND conversion_name = $2', [
+        projectId,
+        'swap',
+      ]);
       expect(tiers.rows[0].n).toBe(0);
     });
 
@@ -144,7 +157,17 @@ describe('currencies and payout terms (domain)', () => {
       ['a negative fixed amount', 'trade', { endUser: { fixed: '-1' } }, 'end_user.fixed'],
       ['a tier without its reward', 'trade', { tiers: [{ audienceId: randomUUID(), affiliate: undefined }] }, 'tiers[0].affiliate'],
       ['a tier of no audience id', 'trade', { tiers: [{ audienceId: 'gold', affiliate: { bps: 1 } }] }, 'tiers[0].audience_id'],
-      ['two tiers of one audience', 'trade', { tiers: ((id) => [{ audienceId: id, affiliate: { bps: 1 } }, { audienceId: id, affiliate: { bps: 2 } }])(randomUUID()) }, 'tiers[1].audience_id'],
+      [
+        'two tiers of one audience',
+        'trade',
+        {
+          tiers: ((id) => [
+            { audienceId: id, affiliate: { bps: 1 } },
+            { audienceId: id, affiliate: { bps: 2 } },
+          ])(randomUUID()),
+        },
+        'tiers[1].audience_id',
+      ],
       ['101 tiers', 'trade', { tiers: Array.from({ length: 101 }, () => ({ audienceId: randomUUID(), affiliate: { bps: 1 } })) }, 'tiers'],
     ])('refuses %s, naming the field', async (_name, conversionName, fields, field) => {
       const { projectId, currencyId } = await newProject(harness);
@@ -159,7 +182,11 @@ describe('currencies and payout terms (domain)', () => {
       const { projectId, currencyId } = await newProject(harness);
       const past = (2n ** 256n).toString();
       await expect(
-        harness.domain.terms.put(projectId, 'trade', termsInput(currencyId, { endUser: { fixed: past }, tiers: [{ audienceId: randomUUID(), affiliate: { fixed: '9'.repeat(78) } }] })),
+        harness.domain.terms.put(
+          projectId,
+          'trade',
+          termsInput(currencyId, { endUser: { fixed: past }, tiers: [{ audienceId: randomUUID(), affiliate: { fixed: '9'.repeat(78) } }] }),
+        ),
       ).rejects.toMatchObject({
         kind: 'invalid_argument',
         code: 'AMOUNT_OUT_OF_RANGE',
@@ -169,7 +196,9 @@ describe('currencies and payout terms (domain)', () => {
         ],
       });
       // With another problem besides, the answer is VALIDATION_FAILED listing both.
-      await expect(harness.domain.terms.put(projectId, 'trade', termsInput(currencyId, { endUser: { fixed: past }, affiliate: { bps: 10_001 } }))).rejects.toMatchObject({
+      await expect(
+        harness.domain.terms.put(projectId, 'trade', termsInput(currencyId, { endUser: { fixed: past }, affiliate: { bps: 10_001 } })),
+      ).rejects.toMatchObject({
         code: 'VALIDATION_FAILED',
         details: [{ field: 'end_user.fixed' }, { field: 'affiliate.bps' }],
       });

@@ -69,7 +69,10 @@ export async function statusOf(harness: ClaimHarness, projectId: string, id: str
 
 /** The batch a stored conversion is paid in. */
 export async function batchOf(harness: ClaimHarness, projectId: string, id: string): Promise<string> {
-  const { rows } = await harness.sql.query<{ batch_id: string }>('SELECT batch_id FROM claim.conversions WHERE project_id = $1 AND id = $2', [projectId, id]);
+  const { rows } = await harness.sql.query<{ batch_id: string }>('SELECT batch_id FROM claim.conversions WHERE project_id = $1 AND id = $2', [
+    projectId,
+    id,
+  ]);
   if (!rows[0]) throw new Error(`conversion ${id} is not stored`);
   return rows[0].batch_id;
 }

@@ -41,10 +41,20 @@ describe('paying conversions (domain)', () => {
     const paid = await harness.domain.ledger.conversion(projectId, input.id);
     expect(paid).toMatchObject({ status: 'processed', processedAt: harness.clock.now(), attribution: null, failureReason: null });
     expect(paid.movements).toEqual([
-      expect.objectContaining({ kind: 'end_user_payout', beneficiary: input.user, amount: 100n, claimCheckStatus: 'open', currency: expect.objectContaining({ id: currencyId }) }),
+      expect.objectContaining({
+        kind: 'end_user_payout',
+        beneficiary: input.user,
+        amount: 100n,
+        claimCheckStatus: 'open',
+        currency: expect.objectContaining({ id: currencyId }),
+      }),
     ]);
-    expect(await checksOf(harness, projectId)).toEqual([{ identifier: input.user!.identifier, reason: 'end_user', status: 'open', amount: '100', movements_count: 1 }]);
-    expect(await leaderboardOf(projectId)).toEqual([{ user_type: 'end_user', identifier: input.user!.identifier, total_amount: '100', total_attributions: 1 }]);
+    expect(await checksOf(harness, projectId)).toEqual([
+      { identifier: input.user!.identifier, reason: 'end_user', status: 'open', amount: '100', movements_count: 1 },
+    ]);
+    expect(await leaderboardOf(projectId)).toEqual([
+      { user_type: 'end_user', identifier: input.user!.identifier, total_amount: '100', total_attributions: 1 },
+    ]);
   });
 
   it('pays the referring affiliate too, and freezes who it was on the conversion', async () => {
@@ -79,7 +89,9 @@ describe('paying conversions (domain)', () => {
     await harness.payAll();
     expect((await harness.domain.ledger.conversion(projectId, before.id)).attribution).toBeNull();
     expect((await harness.domain.ledger.conversion(projectId, after.id)).attribution?.affiliate.user).toEqual(affiliate.user);
-    expect((await movementsOf(harness, projectId)).filter((row) => row.kind === 'affiliate_payout').map((row) => row.conversion_id)).toEqual([after.id]);
+    expect((await movementsOf(harness, projectId)).filter((row) => row.kind === 'affiliate_payout').map((row) => row.conversion_id)).toEqual([
+      after.id,
+    ]);
   });
 
   it('pays no affiliate for a conversion that happened while its referrer was suspended', async () => {
@@ -133,9 +145,15 @@ describe('paying conversions (domain)', () => {
     const paid = conversion({ user, volumeUsd: '1500.25', revenueUsd: '3' });
     const unpaid = conversion({ user, name: 'signup', volumeUsd: '10' });
     await submitAndPay(projectId, [paid, unpaid]);
-    const { rows } = await harness.sql.query("SELECT payload FROM claim.outbox WHERE project_id = $1 AND type = 'claim.conversion.processed' ORDER BY payload->>'name' DESC", [projectId]);
+    const { rows } = await harness.sql.query(
+      "SELECT payload FROM claim.outbox WHERE project_id = $1 AND type = 'claim.conversion.processed' ORDER BY payload->>'name' DESC",
+      [projectId],
+    );
     const agencyId = (await harness.domain.ledger.conversion(projectId, paid.id)).attribution!.affiliate.id;
-    const asUser = ({ identifier, identifierType }: { identifier: string; identifierType: string }) => ({ identifier, identifier_type: identifierType });
+    const asUser = ({ identifier, identifierType }: { identifier: string; identifierType: string }) => ({
+      identifier,
+      identifier_type: identifierType,
+    });
     expect(rows.map((row) => row.payload)).toEqual([
       {
         conversion_id: paid.id,
@@ -163,7 +181,11 @@ describe('paying conversions (domain)', () => {
     const { projectId, currencyId } = await newProject(harness);
     // The gold tier is an audience of the audience service; which affiliates it holds reaches attribution through the agency (tested in test/medium/agency/tier-projection.test.ts).
     const gold = harness.audiences.create(projectId);
-    await harness.domain.terms.put(projectId, 'trade', termsInput(currencyId, { affiliate: { bps: 1_000 }, tiers: [{ audienceId: gold.id, affiliate: { bps: 2_000 } }] }));
+    await harness.domain.terms.put(
+      projectId,
+      'trade',
+      termsInput(currencyId, { affiliate: { bps: 1_000 }, tiers: [{ audienceId: gold.id, affiliate: { bps: 2_000 } }] }),
+    );
     const [master, sub] = [newAffiliate(harness, projectId), newAffiliate(harness, projectId)];
     harness.agency.setMaster(projectId, sub.user, { user: master.user, spreadBps: 250 });
     harness.agency.setTier(projectId, sub.user, gold.id);
@@ -186,7 +208,9 @@ describe('paying conversions (domain)', () => {
       expect.arrayContaining([{ identifier: master.user.identifier, reason: 'agency', status: 'open', amount: '249', movements_count: 1 }]),
     );
     expect((await leaderboardOf(projectId)).map((row) => row.identifier)).toEqual([sub.user.identifier]);
-    const [event] = (await harness.sql.query("SELECT payload FROM claim.outbox WHERE project_id = $1 AND payload->>'conversion_id' = $2", [projectId, first.id])).rows;
+    const [event] = (
+      await harness.sql.query("SELECT payload FROM claim.outbox WHERE project_id = $1 AND payload->>'conversion_id' = $2", [projectId, first.id])
+    ).rows;
     expect(event.payload).toMatchObject({ master: { id: master.id, spread_bps: 250 }, tier_id: gold.id });
 
     // The master lets the affiliate go and the tier goes: later conversions pay accordingly, the paid one keeps what it was paid under.
@@ -196,8 +220,14 @@ describe('paying conversions (domain)', () => {
     harness.clock.advance(1_000);
     const second = conversion({ user, rewardBase: '9999' });
     await submitAndPay(projectId, [second]);
-    expect((await harness.domain.ledger.conversion(projectId, second.id)).attribution).toEqual({ affiliate: { id: expect.any(String), user: sub.user }, master: null, tierId: null });
-    expect((await movementsOf(harness, projectId)).filter((row) => row.conversion_id === second.id).map((row) => [row.kind, row.amount])).toEqual([['affiliate_payout', '999']]);
+    expect((await harness.domain.ledger.conversion(projectId, second.id)).attribution).toEqual({
+      affiliate: { id: expect.any(String), user: sub.user },
+      master: null,
+      tierId: null,
+    });
+    expect((await movementsOf(harness, projectId)).filter((row) => row.conversion_id === second.id).map((row) => [row.kind, row.amount])).toEqual([
+      ['affiliate_payout', '999'],
+    ]);
     expect((await harness.domain.ledger.conversion(projectId, first.id)).attribution?.master?.spreadBps).toBe(250);
   });
 
@@ -244,7 +274,10 @@ describe('paying conversions (domain)', () => {
     expect(await harness.domain.payouts.payBatch(batchId)).toEqual({ recorded: 0, movements: 0 });
     expect(await movementsOf(harness, projectId)).toHaveLength(12);
     // One event per conversion, written with its movements: none twice either.
-    const events = await harness.sql.query("SELECT payload->>'conversion_id' AS id FROM claim.outbox WHERE project_id = $1 AND type = 'claim.conversion.processed'", [projectId]);
+    const events = await harness.sql.query(
+      "SELECT payload->>'conversion_id' AS id FROM claim.outbox WHERE project_id = $1 AND type = 'claim.conversion.processed'",
+      [projectId],
+    );
     expect(events.rows.map((row) => row.id).sort()).toEqual(inputs.map((input) => input.id).sort());
     // The affiliate's one open check holds its six payouts; each user's holds its two.
     const checks = await checksOf(harness, projectId);
@@ -255,14 +288,27 @@ describe('paying conversions (domain)', () => {
       amount: String(3 * (1_000 + 777)),
       movements_count: 6,
     });
-    expect(checks.filter((check) => check.reason === 'end_user').map((check) => [check.amount, check.movements_count])).toEqual(users.map(() => [String(100 + 77), 2]));
-    expect((await leaderboardOf(projectId)).find((row) => row.user_type === 'affiliate')).toMatchObject({ total_amount: String(3 * 1_777), total_attributions: 6 });
-    expect(Number((await harness.sql.query('SELECT finished_at IS NOT NULL AS done FROM claim.conversion_batches WHERE id = $1', [batchId])).rows[0].done)).toBe(1);
+    expect(checks.filter((check) => check.reason === 'end_user').map((check) => [check.amount, check.movements_count])).toEqual(
+      users.map(() => [String(100 + 77), 2]),
+    );
+    expect((await leaderboardOf(projectId)).find((row) => row.user_type === 'affiliate')).toMatchObject({
+      total_amount: String(3 * 1_777),
+      total_attributions: 6,
+    });
+    expect(
+      Number((await harness.sql.query('SELECT finished_at IS NOT NULL AS done FROM claim.conversion_batches WHERE id = $1', [batchId])).rows[0].done),
+    ).toBe(1);
   });
 
   it('accumulates open checks per (user, currency, reason) and opens a new one once the open one is closed', async () => {
     const { projectId, currencyId } = await projectWithTerms();
-    const other = await harness.domain.currencies.create(projectId, { chainId: '1', address: `0x${'ee'.repeat(20)}`, name: 'DAI', decimals: 18, type: 'erc20' });
+    const other = await harness.domain.currencies.create(projectId, {
+      chainId: '1',
+      address: `0x${'ee'.repeat(20)}`,
+      name: 'DAI',
+      decimals: 18,
+      type: 'erc20',
+    });
     await harness.domain.terms.put(projectId, 'swap', termsInput(other.id, { endUser: { fixed: '5' } }));
     const user = newUser();
     await submitAndPay(projectId, [conversion({ user }), conversion({ user }), conversion({ user, name: 'swap' })]);
@@ -292,8 +338,12 @@ describe('paying conversions (domain)', () => {
     const { projectId } = await projectWithTerms();
     const input = conversion();
     await submitAndPay(projectId, [input]);
-    await expect(harness.sql.query("UPDATE claim.movements SET amount = 1 WHERE project_id = $1", [projectId])).rejects.toMatchObject({ message: expect.stringContaining('append-only') });
-    await expect(harness.sql.query('DELETE FROM claim.movements WHERE project_id = $1', [projectId])).rejects.toMatchObject({ message: expect.stringContaining('append-only') });
+    await expect(harness.sql.query('UPDATE claim.movements SET amount = 1 WHERE project_id = $1', [projectId])).rejects.toMatchObject({
+      message: expect.stringContaining('append-only'),
+    });
+    await expect(harness.sql.query('DELETE FROM claim.movements WHERE project_id = $1', [projectId])).rejects.toMatchObject({
+      message: expect.stringContaining('append-only'),
+    });
     await expect(
       harness.sql.query(
         `INSERT INTO claim.movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, created_at)
@@ -328,7 +378,10 @@ describe('paying conversions (domain)', () => {
       conversion({ user: users[index % users.length], name: index % 7 === 0 ? 'unpaid' : 'trade', rewardBase: String(1_000 + index * 37) }),
     );
     await submitAndPay(projectId, inputs);
-    const statuses = await harness.sql.query('SELECT status, count(*)::int AS n FROM claim.conversions WHERE project_id = $1 GROUP BY status ORDER BY status', [projectId]);
+    const statuses = await harness.sql.query(
+      'SELECT status, count(*)::int AS n FROM claim.conversions WHERE project_id = $1 GROUP BY status ORDER BY status',
+      [projectId],
+    );
     expect(statuses.rows).toEqual([
       { status: 'no_terms', n: inputs.filter((input) => input.name === 'unpaid').length },
       { status: 'processed', n: inputs.filter((input) => input.name === 'trade').length },

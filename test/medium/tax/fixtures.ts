@@ -24,7 +24,10 @@ export const ADMIN = randomUUID();
 /** A project of its own for a test; `requireTaxInfo` as the project's settings say. */
 export async function newProject(harness: TaxHarness, settings: { requireTaxInfo?: boolean; w8ExpiryRule?: string } = {}) {
   const projectId = randomUUID();
-  const mask = [...(settings.requireTaxInfo === undefined ? [] : ['require_tax_info']), ...(settings.w8ExpiryRule === undefined ? [] : ['w8_expiry_rule'])];
+  const mask = [
+    ...(settings.requireTaxInfo === undefined ? [] : ['require_tax_info']),
+    ...(settings.w8ExpiryRule === undefined ? [] : ['w8_expiry_rule']),
+  ];
   if (mask.length > 0) await harness.domain.settings.update(projectId, mask, settings);
   return projectId;
 }

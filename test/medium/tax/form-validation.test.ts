@@ -24,7 +24,8 @@ describe('tax form validation (domain)', () => {
   });
   afterAll(() => harness.stop());
 
-  const storedRows = async () => (await harness.sql.query('SELECT count(*)::int AS n FROM tax.tax_records WHERE project_id = $1', [projectId])).rows[0].n;
+  const storedRows = async () =>
+    (await harness.sql.query('SELECT count(*)::int AS n FROM tax.tax_records WHERE project_id = $1', [projectId])).rows[0].n;
   const submit = (body: Record<string, unknown>, user = newUser()) => harness.domain.taxInfo.submit(projectId, user, formInput(body));
 
   const refusals: Array<[string, string, Record<string, unknown>]> = [
@@ -65,7 +66,11 @@ describe('tax form validation (domain)', () => {
     ['a W-8BEN without date of birth', 'date_of_birth', w8ben({ date_of_birth: undefined })],
     ['a date of birth in the future', 'date_of_birth', w8ben({ date_of_birth: '2027-01-01' })],
     ['a W-8BEN with neither foreign TIN nor foreign_tin_not_required', 'tax_id_number', w8ben({ tax_id_number: undefined })],
-    ['a W-8BEN with foreign_tin_not_required false and no TIN', 'tax_id_number', w8ben({ tax_id_number: undefined, foreign_tin_not_required: false })],
+    [
+      'a W-8BEN with foreign_tin_not_required false and no TIN',
+      'tax_id_number',
+      w8ben({ tax_id_number: undefined, foreign_tin_not_required: false }),
+    ],
     ['a W-8BEN with both a TIN and foreign_tin_not_required', 'foreign_tin_not_required', w8ben({ foreign_tin_not_required: true })],
     ['a foreign TIN shorter than five characters', 'tax_id_number', w8ben({ tax_id_number: 'AB12' })],
     ['a foreign TIN with symbols', 'tax_id_number', w8ben({ tax_id_number: 'DE#12345' })],
@@ -113,13 +118,18 @@ describe('tax form validation (domain)', () => {
       });
       // Under the default (3 years from approval) the same form is taken: it would expire only 3 years after its approval.
       const byDefault = await newProject(harness);
-      expect((await harness.domain.taxInfo.submit(byDefault, newUser(), formInput(w8ben({ signature_date: signedLongAgo })))).status).toBe('submitted');
+      expect((await harness.domain.taxInfo.submit(byDefault, newUser(), formInput(w8ben({ signature_date: signedLongAgo })))).status).toBe(
+        'submitted',
+      );
     },
   );
 
   it('lists every problem of a form in one refusal', async () => {
     const refusal = submit(w9({ country: 'DE', tax_id_number: '000-00-0000', signature_date: '2030-01-01' }));
-    const error: unknown = await refusal.then(() => undefined, (caught: unknown) => caught);
+    const error: unknown = await refusal.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(InvalidArgumentError);
     expect((error as InvalidArgumentError).details.map((detail) => detail.field).sort()).toEqual(['country', 'signature_date', 'tax_id_number']);
     expect(await storedRows()).toBe(0);
@@ -127,7 +137,8 @@ describe('tax form validation (domain)', () => {
 
   describe('accepted forms', () => {
     /** The stored tax id in full, as the audited admin read shows it. */
-    const unmaskedTin = async (user: ReturnType<typeof newUser>) => (await harness.domain.review.readUnmasked(projectId, user, ADMIN, null)).taxIdNumber;
+    const unmaskedTin = async (user: ReturnType<typeof newUser>) =>
+      (await harness.domain.review.readUnmasked(projectId, user, ADMIN, null)).taxIdNumber;
 
     it.each([
       ['123-45-6789', TIN.ssn],
@@ -175,7 +186,14 @@ describe('tax form validation (domain)', () => {
 
     it('takes a W-8BEN-E without foreign TIN when the reason is given, with its chapter 3 status', async () => {
       expect(
-        await submit(w8bene({ tax_id_number: undefined, foreign_tin_not_required_reason: 'The Cayman Islands issue no TIN', chapter3_status: 'grantor_trust', country: 'KY' })),
+        await submit(
+          w8bene({
+            tax_id_number: undefined,
+            foreign_tin_not_required_reason: 'The Cayman Islands issue no TIN',
+            chapter3_status: 'grantor_trust',
+            country: 'KY',
+          }),
+        ),
       ).toMatchObject({
         taxIdNumberMasked: null,
         foreignTinNotRequired: true,
@@ -186,7 +204,9 @@ describe('tax form validation (domain)', () => {
     });
 
     it('trims text, keeps an address line2 and a ZIP+4, and drops an empty optional line', async () => {
-      expect(await submit(w9({ legal_name: '  Ada Lovelace ', address: { ...US, line2: 'Suite 5', postal_code: '62701-1234', region: 'IL' } }))).toMatchObject({
+      expect(
+        await submit(w9({ legal_name: '  Ada Lovelace ', address: { ...US, line2: 'Suite 5', postal_code: '62701-1234', region: 'IL' } })),
+      ).toMatchObject({
         legalName: 'Ada Lovelace',
         address: { line1: '1 Main St', line2: 'Suite 5', city: 'Springfield', region: 'IL', postalCode: '62701-1234', country: 'US' },
       });

@@ -57,11 +57,21 @@ describe('tax settings (domain)', () => {
 
   it('tells a chosen W-8 rule from the default: another setting chooses none, naming one pins it (the default’s too), unset follows the default again', async () => {
     const projectId = randomUUID();
-    const stored = async () => (await harness.sql.query('SELECT w8_expiry_rule FROM tax.tax_settings WHERE project_id = $1', [projectId])).rows[0].w8_expiry_rule;
-    expect(await update(projectId, ['require_tax_info'], { requireTaxInfo: true })).toMatchObject({ w8ExpiryRule: 'three_years_from_approval', w8ExpiryRuleChosen: false });
+    const stored = async () =>
+      (await harness.sql.query('SELECT w8_expiry_rule FROM tax.tax_settings WHERE project_id = $1', [projectId])).rows[0].w8_expiry_rule;
+    expect(await update(projectId, ['require_tax_info'], { requireTaxInfo: true })).toMatchObject({
+      w8ExpiryRule: 'three_years_from_approval',
+      w8ExpiryRuleChosen: false,
+    });
     expect(await stored()).toBeNull();
-    expect(await update(projectId, ['w8_expiry_rule'], { w8ExpiryRule: 'three_years' })).toMatchObject({ w8ExpiryRule: 'three_years', w8ExpiryRuleChosen: true });
-    expect(await update(projectId, ['company_legal_name'], { companyLegalName: 'Acme' })).toMatchObject({ w8ExpiryRule: 'three_years', w8ExpiryRuleChosen: true });
+    expect(await update(projectId, ['w8_expiry_rule'], { w8ExpiryRule: 'three_years' })).toMatchObject({
+      w8ExpiryRule: 'three_years',
+      w8ExpiryRuleChosen: true,
+    });
+    expect(await update(projectId, ['company_legal_name'], { companyLegalName: 'Acme' })).toMatchObject({
+      w8ExpiryRule: 'three_years',
+      w8ExpiryRuleChosen: true,
+    });
     expect(await update(projectId, ['w8_expiry_rule'], { w8ExpiryRule: 'three_years_from_approval' })).toMatchObject({
       w8ExpiryRule: 'three_years_from_approval',
       w8ExpiryRuleChosen: true,
@@ -79,7 +89,9 @@ describe('tax settings (domain)', () => {
       companyAddress: null,
       companyLegalName: 'Referral Labs Inc.',
     });
-    const { rows } = await harness.sql.query('SELECT company_tax_id_ciphertext, company_tax_id_key_id FROM tax.tax_settings WHERE project_id = $1', [projectId]);
+    const { rows } = await harness.sql.query('SELECT company_tax_id_ciphertext, company_tax_id_key_id FROM tax.tax_settings WHERE project_id = $1', [
+      projectId,
+    ]);
     expect(rows).toEqual([{ company_tax_id_ciphertext: null, company_tax_id_key_id: null }]);
   });
 
@@ -103,9 +115,19 @@ describe('tax settings (domain)', () => {
     ['an EIN with a prefix the IRS does not assign', 'company_tax_id', ['company_tax_id'], { companyTaxId: '07-1234567' }],
     ['an SSN as the company tax id', 'company_tax_id', ['company_tax_id'], { companyTaxId: '123-45-6789' }],
     ['a malformed contact email', 'company_contact_email', ['company_contact_email'], { companyContactEmail: 'tax at example' }],
-    ['a company address in an unknown country', 'company_address.country', ['company_address'], { companyAddress: { ...COMPANY_ADDRESS, country: 'QQ' } }],
+    [
+      'a company address in an unknown country',
+      'company_address.country',
+      ['company_address'],
+      { companyAddress: { ...COMPANY_ADDRESS, country: 'QQ' } },
+    ],
     ['a company address without city', 'company_address.city', ['company_address'], { companyAddress: { ...COMPANY_ADDRESS, city: '' } }],
-    ['a US company address without a state', 'company_address.region', ['company_address'], { companyAddress: { ...COMPANY_ADDRESS, region: undefined } }],
+    [
+      'a US company address without a state',
+      'company_address.region',
+      ['company_address'],
+      { companyAddress: { ...COMPANY_ADDRESS, region: undefined } },
+    ],
     ['an unknown W-8 expiry rule', 'w8_expiry_rule', ['w8_expiry_rule'], { w8ExpiryRule: 'five_years' }],
     ['an unset require_tax_info', 'require_tax_info', ['require_tax_info'], { requireTaxInfo: undefined }],
     ['a company name with control characters', 'company_legal_name', ['company_legal_name'], { companyLegalName: 'Acme\u0007' }],

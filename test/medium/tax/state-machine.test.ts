@@ -19,7 +19,8 @@ describe('tax status transitions (domain)', () => {
   afterAll(() => harness.stop());
   afterEach(() => harness.clock.set(START));
 
-  const submit = (user: ReturnType<typeof newUser>, body = w9(), project = projectId) => harness.domain.taxInfo.submit(project, user, formInput(body));
+  const submit = (user: ReturnType<typeof newUser>, body = w9(), project = projectId) =>
+    harness.domain.taxInfo.submit(project, user, formInput(body));
   const approve = (user: ReturnType<typeof newUser>) => harness.domain.review.approve(projectId, user, ADMIN);
   const revoke = (user: ReturnType<typeof newUser>, reason = 'The legal name does not match the signature') =>
     harness.domain.review.revoke(projectId, user, ADMIN, reason);
@@ -80,7 +81,10 @@ describe('tax status transitions (domain)', () => {
     const user = newUser();
     await submit(user);
     await approve(user);
-    expect(await revoke(user, 'TIN does not match IRS records')).toMatchObject({ status: 'revoked', revokedReason: 'TIN does not match IRS records' });
+    expect(await revoke(user, 'TIN does not match IRS records')).toMatchObject({
+      status: 'revoked',
+      revokedReason: 'TIN does not match IRS records',
+    });
     expect(await harness.domain.taxInfo.getCurrent(projectId, user)).toMatchObject({ status: 'revoked', revokedAt: new Date(START) });
     const { rows } = await harness.sql.query('SELECT from_status, reason FROM tax.tax_status_events WHERE identifier = $1 AND to_status = $2', [
       user.identifier,
@@ -163,7 +167,10 @@ describe('tax status transitions (domain)', () => {
   ])('refuses a revocation reason that is %s, naming reason, and changes nothing', async (_case, reason) => {
     const user = newUser();
     await submit(user);
-    await expect(revoke(user, reason)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: 'reason', reason: expect.any(String) }] });
+    await expect(revoke(user, reason)).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ field: 'reason', reason: expect.any(String) }],
+    });
     expect((await status(user)).status).toBe('submitted');
   });
 

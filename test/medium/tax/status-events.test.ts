@@ -40,7 +40,9 @@ describe('tax status events (domain)', () => {
 
     const events = await eventsOf(projectId, user.identifier);
     // Each event's version is its history row's id: the order of the user's changes.
-    const { rows: history } = await harness.sql.query('SELECT id::text AS id FROM tax.tax_status_events WHERE project_id = $1 ORDER BY id', [projectId]);
+    const { rows: history } = await harness.sql.query('SELECT id::text AS id FROM tax.tax_status_events WHERE project_id = $1 ORDER BY id', [
+      projectId,
+    ]);
     expect(events.map((event) => ({ type: event.type, project_id: event.project_id, payload: event.payload, created_at: event.created_at }))).toEqual(
       [
         ['not_submitted', 'submitted'],
@@ -74,7 +76,9 @@ describe('tax status events (domain)', () => {
     expect(await eventsOf(projectId, user.identifier)).toEqual([]);
     await harness.domain.taxInfo.submit(projectId, user, formInput(w9()));
     await harness.domain.review.revoke(projectId, user, ADMIN, 'Incomplete');
-    await expect(harness.domain.review.revoke(projectId, user, ADMIN, 'Again')).rejects.toMatchObject({ kind: expect.stringMatching(/conflict|failed_precondition/) });
+    await expect(harness.domain.review.revoke(projectId, user, ADMIN, 'Again')).rejects.toMatchObject({
+      kind: expect.stringMatching(/conflict|failed_precondition/),
+    });
     expect(await changes(projectId, user.identifier)).toEqual(['not_submitted->submitted', 'submitted->revoked']);
   });
 
@@ -87,7 +91,11 @@ describe('tax status events (domain)', () => {
     await harness.domain.expiry.expireDue();
     await harness.domain.expiry.expireDue();
     const events = await eventsOf(projectId, user.identifier);
-    expect(events.map((event) => `${event.payload.from}->${event.payload.to}`)).toEqual(['not_submitted->submitted', 'submitted->approved', 'approved->expired']);
+    expect(events.map((event) => `${event.payload.from}->${event.payload.to}`)).toEqual([
+      'not_submitted->submitted',
+      'submitted->approved',
+      'approved->expired',
+    ]);
     expect(events[2].payload.changed_at).toBe(approved.expiresAt!.toISOString());
     // The approval announces when it will expire, so a projection reads the expiry before the sweep's event.
     expect(events.map((event) => event.payload.expires_at)).toEqual([null, approved.expiresAt!.toISOString(), approved.expiresAt!.toISOString()]);
@@ -101,7 +109,12 @@ describe('tax status events (domain)', () => {
     harness.clock.set(new Date(approved.expiresAt!.getTime() + 60_000));
     await harness.domain.taxInfo.submit(projectId, user, formInput(w8ben({ signature_date: harness.clock.now().toISOString().slice(0, 10) })));
     await harness.domain.expiry.expireDue();
-    expect(await changes(projectId, user.identifier)).toEqual(['not_submitted->submitted', 'submitted->approved', 'approved->expired', 'expired->submitted']);
+    expect(await changes(projectId, user.identifier)).toEqual([
+      'not_submitted->submitted',
+      'submitted->approved',
+      'approved->expired',
+      'expired->submitted',
+    ]);
     // The old record's expiry and the new submission, written together, in that order: the submission is the newer version.
     const versions = (await eventsOf(projectId, user.identifier)).map((event) => BigInt(event.payload.version));
     expect(versions).toEqual([...versions].sort((a, b) => (a < b ? -1 : 1)));

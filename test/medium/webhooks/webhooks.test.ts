@@ -28,7 +28,8 @@ describe('fan-out and delivery rules', () => {
     payload: { segment_id: randomUUID(), kind: 'dynamic', users: [{ identifier: '0x' + '1'.repeat(40), identifier_type: 'evm_address' }] },
   });
   const deliver = (data: ReturnType<typeof entryAdded>) => deliverEvent(harness.db, consumer, data, harness.clock, harness.logs.logger('consumer'));
-  const deliveryRows = async () => (await harness.sql.query('SELECT id, webhook_id, event_id, status, attempts FROM webhooks.webhook_deliveries ORDER BY created_at')).rows;
+  const deliveryRows = async () =>
+    (await harness.sql.query('SELECT id, webhook_id, event_id, status, attempts FROM webhooks.webhook_deliveries ORDER BY created_at')).rows;
 
   it('creates one delivery per enabled endpoint of the project subscribed to the public type, once however often the event comes', async () => {
     const { webhooks } = harness.domain;
@@ -46,7 +47,10 @@ describe('fan-out and delivery rules', () => {
     expect(rows.every((row) => row.event_id === event.id && row.status === 'pending' && row.attempts === 0)).toBe(true);
     // The stored event is the public one: its name and data, not the internal payload.
     const stored = await harness.sql.query('SELECT type, data FROM webhooks.webhook_events WHERE id = $1', [event.id]);
-    expect(stored.rows[0]).toEqual({ type: 'audience.entry_added', data: { audience_id: event.payload.segment_id, kind: 'dynamic', users: event.payload.users } });
+    expect(stored.rows[0]).toEqual({
+      type: 'audience.entry_added',
+      data: { audience_id: event.payload.segment_id, kind: 'dynamic', users: event.payload.users },
+    });
   });
 
   it('an event no endpoint subscribes to stores nothing: recorded as handled in one statement, a redelivery is a duplicate even once an endpoint subscribes', async () => {
@@ -84,7 +88,11 @@ describe('fan-out and delivery rules', () => {
     // The event recorded before goes the usual way too (a duplicate there), as with the per-event shortcut.
     expect(afterCommit).toEqual([subscribed.id, earlier.id]);
     const recorded = await harness.sql.query('SELECT event_id, outcome FROM webhooks.processed_events ORDER BY event_id');
-    expect(recorded.rows).toEqual([earlier, subscribed, first, second].map((event) => ({ event_id: event.id, outcome: 'handled' })).sort((a, b) => (a.event_id < b.event_id ? -1 : 1)));
+    expect(recorded.rows).toEqual(
+      [earlier, subscribed, first, second]
+        .map((event) => ({ event_id: event.id, outcome: 'handled' }))
+        .sort((a, b) => (a.event_id < b.event_id ? -1 : 1)),
+    );
   });
 
   it('signs every attempt with the endpoint secret, and retries until the attempts allowed run out', async () => {
@@ -132,7 +140,9 @@ describe('fan-out and delivery rules', () => {
     expect(reopened).toMatchObject({ status: 'pending', attempts: 4 });
     expect(harness.queued).toEqual([row.id]);
     expect(await harness.domain.deliveries.attempt(row.id)).toBe('retry');
-    await expect(harness.domain.deliveries.resend(randomUUID(), webhook.id, row.id, harness.domain.queue)).rejects.toMatchObject({ code: 'WEBHOOK_DELIVERY_NOT_FOUND' });
+    await expect(harness.domain.deliveries.resend(randomUUID(), webhook.id, row.id, harness.domain.queue)).rejects.toMatchObject({
+      code: 'WEBHOOK_DELIVERY_NOT_FOUND',
+    });
   });
 
   it('a delivery to an endpoint disabled since fails without sending', async () => {

@@ -8,7 +8,17 @@ describe('the condition language', () => {
   const problems = (condition: unknown) => parseCondition(condition).violations;
 
   it.each([
-    ['an unknown op', { all: [{ metric: 'volume_usd', op: 'gte', value: 1 }, { metric: 'volume_usd', op: 'lt', value: 9 }, { metric: 'volume_usd', op: 'between', value: 1 }] }, 'condition.all[2].op'],
+    [
+      'an unknown op',
+      {
+        all: [
+          { metric: 'volume_usd', op: 'gte', value: 1 },
+          { metric: 'volume_usd', op: 'lt', value: 9 },
+          { metric: 'volume_usd', op: 'between', value: 1 },
+        ],
+      },
+      'condition.all[2].op',
+    ],
     ['an unknown metric', { any: [{ metric: 'volume', op: 'gt', value: 1 }] }, 'condition.any[0].metric'],
     ['a missing value', { metric: 'conversions', op: 'gt' }, 'condition.value'],
     ['a fraction of conversions', { metric: 'conversions', op: 'gt', value: 1.5 }, 'condition.value'],
@@ -40,8 +50,18 @@ describe('the condition language', () => {
   });
 
   it('lists every problem at once, each with its path', () => {
-    const condition = { all: [{ metric: 'nope', op: 'gt', value: 1 }, { any: [{ metric: 'volume_usd', op: 'is', value: 1 }] }, { metric: 'earnings', op: 'gt', value: 1 }] };
-    expect(problems(condition).map((violation) => violation.field)).toEqual(['condition.all[0].metric', 'condition.all[1].any[0].op', 'condition.all[2].currency_id']);
+    const condition = {
+      all: [
+        { metric: 'nope', op: 'gt', value: 1 },
+        { any: [{ metric: 'volume_usd', op: 'is', value: 1 }] },
+        { metric: 'earnings', op: 'gt', value: 1 },
+      ],
+    };
+    expect(problems(condition).map((violation) => violation.field)).toEqual([
+      'condition.all[0].metric',
+      'condition.all[1].any[0].op',
+      'condition.all[2].currency_id',
+    ]);
   });
 
   it(`bounds group nesting at ${CONDITION_LIMITS.maxGroupDepth} and comparisons at ${CONDITION_LIMITS.maxLeaves}`, () => {
@@ -63,11 +83,25 @@ describe('the condition language', () => {
         op: fc.constantFrom('gt', 'gte', 'lt', 'lte', 'eq', 'neq'),
         value: fc.integer({ min: 0, max: 1_000_000 }),
       }),
-      fc.record({ metric: fc.constant('earnings'), op: fc.constantFrom('gt', 'lte'), value: fc.bigInt({ min: 0n, max: 10n ** 40n }).map(String), currency_id: fc.constant(currency) }),
-      fc.record({ metric: fc.stringMatching(/^trait:[a-z][a-z_]{0,19}$/), op: fc.constantFrom('eq', 'neq'), value: fc.oneof(fc.boolean(), fc.string({ maxLength: 20 }), fc.integer()) }),
+      fc.record({
+        metric: fc.constant('earnings'),
+        op: fc.constantFrom('gt', 'lte'),
+        value: fc.bigInt({ min: 0n, max: 10n ** 40n }).map(String),
+        currency_id: fc.constant(currency),
+      }),
+      fc.record({
+        metric: fc.stringMatching(/^trait:[a-z][a-z_]{0,19}$/),
+        op: fc.constantFrom('eq', 'neq'),
+        value: fc.oneof(fc.boolean(), fc.string({ maxLength: 20 }), fc.integer()),
+      }),
     );
     const conditionArb = fc.letrec<{ node: unknown }>((tie) => ({
-      node: fc.oneof({ depthSize: 'small', maxDepth: 4 }, leafArb, fc.record({ all: fc.array(tie('node'), { minLength: 1, maxLength: 3 }) }), fc.record({ any: fc.array(tie('node'), { minLength: 1, maxLength: 3 }) })),
+      node: fc.oneof(
+        { depthSize: 'small', maxDepth: 4 },
+        leafArb,
+        fc.record({ all: fc.array(tie('node'), { minLength: 1, maxLength: 3 }) }),
+        fc.record({ any: fc.array(tie('node'), { minLength: 1, maxLength: 3 }) }),
+      ),
     })).node;
 
     it('accepts every well-formed condition within the bounds', () => {

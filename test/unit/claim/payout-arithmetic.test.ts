@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { UserIdentifier } from '../../../services/common/identifiers';
-import { affiliateReward, allowlistQuestions, type Attribution, type IsMember, type PayoutTermsView, planPayouts } from '../../../services/claim/domain/payouts';
+import {
+  affiliateReward,
+  allowlistQuestions,
+  type Attribution,
+  type IsMember,
+  type PayoutTermsView,
+  planPayouts,
+} from '../../../services/claim/domain/payouts';
 import { checkReward, rewardAmount, shareOf } from '../../../services/claim/domain/reward';
 import { AMOUNT_RANGE } from '../../../services/common/money';
 import { evmAddress } from '../../helpers/evm-addresses';
@@ -34,7 +41,8 @@ const attributed = (fields: Partial<Attribution> = {}): Attribution => ({
 });
 const withMaster = (spreadBps: number, tierId: string | null = null): Attribution =>
   attributed({ master: { affiliate: { id: 'master-1', user: masterUser }, spreadBps }, tierId });
-const amounts = (plan: ReturnType<typeof planPayouts>) => plan.movements.map((movement) => [movement.kind, movement.beneficiary.identifier, movement.amount]);
+const amounts = (plan: ReturnType<typeof planPayouts>) =>
+  plan.movements.map((movement) => [movement.kind, movement.beneficiary.identifier, movement.amount]);
 
 describe('payout arithmetic (domain)', () => {
   describe('a reward', () => {
@@ -107,7 +115,12 @@ describe('payout arithmetic (domain)', () => {
 
   describe('a conversion', () => {
     it('pays nothing and says no_terms when no terms cover it, even when attributed', () => {
-      expect(planPayouts({ user, rewardBase: 1_000n }, withMaster(500), null)).toEqual({ status: 'no_terms', currencyId: null, movements: [], eligibility: null });
+      expect(planPayouts({ user, rewardBase: 1_000n }, withMaster(500), null)).toEqual({
+        status: 'no_terms',
+        currencyId: null,
+        movements: [],
+        eligibility: null,
+      });
     });
 
     it('pays the end user alone when nobody referred the user', () => {
@@ -125,9 +138,19 @@ describe('payout arithmetic (domain)', () => {
     });
 
     it('pays the affiliate its active tier’s reward when the terms name that tier', () => {
-      const tiered = terms({ affiliate: { bps: 1_000 }, tiers: [{ audienceId: SILVER, affiliate: { bps: 1_500 } }, { audienceId: GOLD, affiliate: { fixed: 2_222n } }] });
-      expect(amounts(planPayouts({ user, rewardBase: 10_000n }, attributed({ tierId: GOLD }), tiered))).toEqual([['affiliate_payout', affiliateUser.identifier, 2_222n]]);
-      expect(amounts(planPayouts({ user, rewardBase: 10_000n }, attributed({ tierId: SILVER }), tiered))).toEqual([['affiliate_payout', affiliateUser.identifier, 1_500n]]);
+      const tiered = terms({
+        affiliate: { bps: 1_000 },
+        tiers: [
+          { audienceId: SILVER, affiliate: { bps: 1_500 } },
+          { audienceId: GOLD, affiliate: { fixed: 2_222n } },
+        ],
+      });
+      expect(amounts(planPayouts({ user, rewardBase: 10_000n }, attributed({ tierId: GOLD }), tiered))).toEqual([
+        ['affiliate_payout', affiliateUser.identifier, 2_222n],
+      ]);
+      expect(amounts(planPayouts({ user, rewardBase: 10_000n }, attributed({ tierId: SILVER }), tiered))).toEqual([
+        ['affiliate_payout', affiliateUser.identifier, 1_500n],
+      ]);
     });
 
     it('pays the affiliate `affiliate` when its active tier is one the terms do not name', () => {
@@ -141,7 +164,9 @@ describe('payout arithmetic (domain)', () => {
       const tiered = terms({ affiliate: null, tiers: [{ audienceId: GOLD, affiliate: { fixed: 300n } }] });
       expect(affiliateReward(tiered, GOLD)).toEqual({ fixed: 300n });
       expect(affiliateReward(tiered, null)).toBeNull();
-      expect(amounts(planPayouts({ user, rewardBase: 1n }, attributed({ tierId: GOLD }), tiered))).toEqual([['affiliate_payout', affiliateUser.identifier, 300n]]);
+      expect(amounts(planPayouts({ user, rewardBase: 1n }, attributed({ tierId: GOLD }), tiered))).toEqual([
+        ['affiliate_payout', affiliateUser.identifier, 300n],
+      ]);
       expect(amounts(planPayouts({ user, rewardBase: 1n }, attributed(), tiered))).toEqual([]);
     });
 
@@ -154,16 +179,24 @@ describe('payout arithmetic (domain)', () => {
     });
 
     it('pays the master its spread of reward_base whatever the affiliate earns (even nothing)', () => {
-      const plan = planPayouts({ user, rewardBase: 1_000_000n }, withMaster(250, GOLD), terms({ tiers: [{ audienceId: GOLD, affiliate: { fixed: 1n } }] }));
+      const plan = planPayouts(
+        { user, rewardBase: 1_000_000n },
+        withMaster(250, GOLD),
+        terms({ tiers: [{ audienceId: GOLD, affiliate: { fixed: 1n } }] }),
+      );
       expect(amounts(plan)).toEqual([
         ['affiliate_payout', affiliateUser.identifier, 1n],
         ['agency_payout', masterUser.identifier, 25_000n],
       ]);
-      expect(amounts(planPayouts({ user, rewardBase: 1_000_000n }, withMaster(250), terms()))).toEqual([['agency_payout', masterUser.identifier, 25_000n]]);
+      expect(amounts(planPayouts({ user, rewardBase: 1_000_000n }, withMaster(250), terms()))).toEqual([
+        ['agency_payout', masterUser.identifier, 25_000n],
+      ]);
     });
 
     it('writes no movement of 0: a spread or share that floors to nothing, a fixed 0, no reward_base', () => {
-      expect(amounts(planPayouts({ user, rewardBase: 39n }, withMaster(250), terms({ endUser: { fixed: 0n }, affiliate: { bps: 100 } })))).toEqual([]);
+      expect(amounts(planPayouts({ user, rewardBase: 39n }, withMaster(250), terms({ endUser: { fixed: 0n }, affiliate: { bps: 100 } })))).toEqual(
+        [],
+      );
       const plan = planPayouts({ user, rewardBase: 0n }, withMaster(10_000), terms({ endUser: { bps: 10_000 }, affiliate: { fixed: 5n } }));
       expect(plan.status).toBe('processed');
       expect(amounts(plan)).toEqual([['affiliate_payout', affiliateUser.identifier, 5n]]);
@@ -202,7 +235,12 @@ describe('payout arithmetic (domain)', () => {
     const paying = (fields: Partial<PayoutTermsView> = {}) => terms({ endUser: { fixed: 7n }, affiliate: { fixed: 11n }, ...fields });
 
     it('pays a converting user on the end-user allowlist, and says so', () => {
-      const plan = planPayouts({ user, rewardBase: 1n }, null, paying({ endUserAllowlistAudienceId: USERS_LIST }), membersOf({ [USERS_LIST]: [user] }));
+      const plan = planPayouts(
+        { user, rewardBase: 1n },
+        null,
+        paying({ endUserAllowlistAudienceId: USERS_LIST }),
+        membersOf({ [USERS_LIST]: [user] }),
+      );
       expect(amounts(plan)).toEqual([['end_user_payout', user.identifier, 7n]]);
       expect(plan.eligibility).toEqual({ endUser: { allowlistAudienceId: USERS_LIST, eligible: true }, affiliate: null });
     });
@@ -217,7 +255,12 @@ describe('payout arithmetic (domain)', () => {
     });
 
     it('pays an affiliate off the affiliate allowlist nothing, nor its master the spread, and still pays the end user', () => {
-      const plan = planPayouts({ user, rewardBase: 10_000n }, withMaster(100), paying({ affiliateAllowlistAudienceId: AFFILIATES_LIST }), membersOf({ [AFFILIATES_LIST]: [masterUser] }));
+      const plan = planPayouts(
+        { user, rewardBase: 10_000n },
+        withMaster(100),
+        paying({ affiliateAllowlistAudienceId: AFFILIATES_LIST }),
+        membersOf({ [AFFILIATES_LIST]: [masterUser] }),
+      );
       expect(amounts(plan)).toEqual([['end_user_payout', user.identifier, 7n]]);
       expect(plan.eligibility).toEqual({ endUser: null, affiliate: { allowlistAudienceId: AFFILIATES_LIST, eligible: false } });
     });

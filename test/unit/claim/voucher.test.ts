@@ -16,7 +16,12 @@ import {
 const viem = () => import('viem');
 
 const KEYS: Hex[] = [`0x${'1a'.repeat(32)}`, `0x${'2b'.repeat(32)}`];
-const domain: VoucherDomain = { name: 'Referral ClaimManager', version: '1', chainId: 8453, verifyingContract: '0x00000000000000000000000000000000000c1a1e' };
+const domain: VoucherDomain = {
+  name: 'Referral ClaimManager',
+  version: '1',
+  chainId: 8453,
+  verifyingContract: '0x00000000000000000000000000000000000c1a1e',
+};
 const voucher: ClaimCheckVoucher = {
   projectAddress: '0x1111111111111111111111111111111111111111',
   to: '0x2222222222222222222222222222222222222222',

@@ -45,6 +45,13 @@ describe('the export’s reading of an affiliate list page', () => {
   });
 
   it('refuses a chain id written as a string, as the API no longer writes it', () => {
-    expect(affiliatePage.safeParse({ results: [{ ...listed, earnings: [{ ...earning(8453, '1'), currency_chain_id: '8453' }] }], total_results: 1, page: 1, page_size: 25 }).success).toBe(false);
+    expect(
+      affiliatePage.safeParse({
+        results: [{ ...listed, earnings: [{ ...earning(8453, '1'), currency_chain_id: '8453' }] }],
+        total_results: 1,
+        page: 1,
+        page_size: 25,
+      }).success,
+    ).toBe(false);
   });
 });

@@ -47,7 +47,10 @@ describe('Batcher', () => {
     const first = [1, 2, 3, 4, 5].map((k) => batcher.load(k));
     await turn();
     // Two batches travel; the fifth call waits for one of them.
-    expect(calls.map((c) => c.keys)).toEqual([[1, 2], [3, 4]]);
+    expect(calls.map((c) => c.keys)).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
     const later = [6, 7].map((k) => batcher.load(k));
     await turn();
     expect(calls).toHaveLength(2);

@@ -18,7 +18,8 @@ describe('the list of event consumers', () => {
       if (names.filter((name) => name === consumer.name).length > 1) problems.push(`${consumer.name} is listed twice`);
       if (!/^[a-z][a-z0-9-]*$/.test(consumer.name)) problems.push(`${consumer.name} is no lowercase-dashed name (it names a queue)`);
       if (!services.has(consumer.service as never)) problems.push(`${consumer.name} names ${consumer.service}, which is no service`);
-      for (const type of consumer.eventTypes) if (!EVENT_TYPES.includes(type)) problems.push(`${consumer.name} consumes ${type}, which no contract describes`);
+      for (const type of consumer.eventTypes)
+        if (!EVENT_TYPES.includes(type)) problems.push(`${consumer.name} consumes ${type}, which no contract describes`);
       if (consumer.eventTypes.length === 0) problems.push(`${consumer.name} consumes nothing`);
     }
     expect(problems).toEqual([]);
@@ -29,7 +30,8 @@ describe('the list of event consumers', () => {
     for (const manifest of SERVICE_MANIFESTS) {
       const queues = manifest.jobs.map((job) => job.queue);
       for (const consumer of EVENT_CONSUMER_LIST.filter((entry) => entry.service === manifest.service.name)) {
-        if (!queues.includes(consumerJob(consumer).queue)) problems.push(`${manifest.service.name} does not run ${consumer.name} (${consumerJob(consumer).queue})`);
+        if (!queues.includes(consumerJob(consumer).queue))
+          problems.push(`${manifest.service.name} does not run ${consumer.name} (${consumerJob(consumer).queue})`);
       }
       for (const queue of queues.filter((name) => name.startsWith('events-'))) {
         if (!EVENT_CONSUMER_LIST.some((consumer) => consumerJob(consumer).queue === queue && consumer.service === manifest.service.name)) {

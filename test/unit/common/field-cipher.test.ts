@@ -11,7 +11,13 @@ describe('FieldCipher', () => {
     const old = before.seal('123456789', 'record-1');
     expect(old.keyId).toBe('k2025');
 
-    const rotated = new FieldCipher(new Map([['k2025', k2025], ['k2026', k2026]]), 'k2026');
+    const rotated = new FieldCipher(
+      new Map([
+        ['k2025', k2025],
+        ['k2026', k2026],
+      ]),
+      'k2026',
+    );
     expect(rotated.open(old, 'record-1')).toBe('123456789');
     const fresh = rotated.seal('987654321', 'record-2');
     expect(fresh.keyId).toBe('k2026');

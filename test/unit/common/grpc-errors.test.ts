@@ -38,7 +38,12 @@ describe('reading a refused call', () => {
     const foreign = Status.encode({
       code: status.NOT_FOUND,
       message: 'gone',
-      details: [{ typeUrl: 'type.googleapis.com/google.rpc.ErrorInfo', value: Buffer.from(ErrorInfo.encode({ reason: 'GONE', domain: 'example.com', metadata: {} }).finish()) }],
+      details: [
+        {
+          typeUrl: 'type.googleapis.com/google.rpc.ErrorInfo',
+          value: Buffer.from(ErrorInfo.encode({ reason: 'GONE', domain: 'example.com', metadata: {} }).finish()),
+        },
+      ],
     }).finish();
     for (const trailer of [undefined, Buffer.from([0xff, 0xff, 0xff]), Buffer.from(foreign)]) {
       expect(readGrpcError(refusal(status.NOT_FOUND, 'gone', metadata(trailer)))).toEqual({
@@ -52,6 +57,9 @@ describe('reading a refused call', () => {
   });
 
   it('sends nothing but INTERNAL and a generic message for an error that is not a domain error', () => {
-    expect(toGrpcStatus(new Error('SELECT * FROM secrets failed'))).toEqual({ status: { code: status.INTERNAL, details: 'internal error' }, internal: true });
+    expect(toGrpcStatus(new Error('SELECT * FROM secrets failed'))).toEqual({
+      status: { code: status.INTERNAL, details: 'internal error' },
+      internal: true,
+    });
   });
 });

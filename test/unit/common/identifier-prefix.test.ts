@@ -27,7 +27,12 @@ describe('canonicalPrefixOfAnyType', () => {
   });
 
   it('agrees with the whole-identifier rule on every whole identifier', () => {
-    for (const identifier of ['0x8ba1f109551bD432803012645Ac136ddd64DBA72', 'Ada@Example.com', '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV', 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh']) {
+    for (const identifier of [
+      '0x8ba1f109551bD432803012645Ac136ddd64DBA72',
+      'Ada@Example.com',
+      '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV',
+      'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh',
+    ]) {
       expect(canonicalPrefixOfAnyType(identifier)).toBe(canonicalSpellingOfAnyType(identifier));
     }
   });

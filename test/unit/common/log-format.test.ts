@@ -38,7 +38,12 @@ describe('the log format', () => {
   it('redacts secrets and tax ids before it formats a pretty line', () => {
     const logs = new LogCapture();
     logs.logger('fixture', 'pretty').info(
-      { authorization: 'Bearer sk_live_secret', req: { headers: { authorization: 'Bearer sk_live_secret' } }, form: { tax_id_number: '123-45-6789' }, taxIdNumber: '123-45-6789' },
+      {
+        authorization: 'Bearer sk_live_secret',
+        req: { headers: { authorization: 'Bearer sk_live_secret' } },
+        form: { tax_id_number: '123-45-6789' },
+        taxIdNumber: '123-45-6789',
+      },
       'line 1',
     );
     const text = logs.text();

@@ -6,11 +6,16 @@ describe('money on the wire (referral.common.v1.Money)', () => {
     expect(toMoney(-7n).amount).toBe('-7');
   });
 
-  it.each(['0', '1', '-1', '115792089237316195423570985008687907853269984665640564039457584007913129639935'])('reads %s back as the same bigint', (text) => {
-    expect(parseAmount(text, 'amount')).toEqual({ amount: BigInt(text) });
-  });
+  it.each(['0', '1', '-1', '115792089237316195423570985008687907853269984665640564039457584007913129639935'])(
+    'reads %s back as the same bigint',
+    (text) => {
+      expect(parseAmount(text, 'amount')).toEqual({ amount: BigInt(text) });
+    },
+  );
 
   it.each(['', '1.5', '1e18', '01', '-0', '+1', ' 1', '0x10', '9'.repeat(79)])('refuses %j naming the field', (text) => {
-    expect(parseAmount(text, 'entries[2].amount')).toEqual({ violation: { field: 'entries[2].amount', reason: expect.stringContaining('base units') } });
+    expect(parseAmount(text, 'entries[2].amount')).toEqual({
+      violation: { field: 'entries[2].amount', reason: expect.stringContaining('base units') },
+    });
   });
 });

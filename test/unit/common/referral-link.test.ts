@@ -12,7 +12,9 @@ describe('referral links', () => {
     expect(referralLink({ programUrl: 'https://shop.example', linkTemplate: '{program_url}/r/{code}?utm_source=affiliates' }, 'ADA')).toBe(
       'https://shop.example/r/ADA?utm_source=affiliates',
     );
-    expect(referralLink({ programUrl: null, linkTemplate: 'https://example.com/?af={code}&lang=en' }, 'ADA')).toBe('https://example.com/?af=ADA&lang=en');
+    expect(referralLink({ programUrl: null, linkTemplate: 'https://example.com/?af={code}&lang=en' }, 'ADA')).toBe(
+      'https://example.com/?af=ADA&lang=en',
+    );
   });
 
   it('gives no link while the template needs a program URL the project has not set', () => {

@@ -44,7 +44,9 @@ function sourceFiles(folder: string): string[] {
 function importedClients(service: ServiceName): ServiceName[] {
   const found = new Set<ServiceName>();
   for (const file of sourceFiles(path.join(ROOT, 'services', service))) {
-    for (const match of readFileSync(file, 'utf8').matchAll(/import[^;]*\b([A-Z][a-z]+)ServiceClient\b[^;]*from '[./]*gen\/referral\/([a-z]+)\/v1\/[a-z]+'/g)) {
+    for (const match of readFileSync(file, 'utf8').matchAll(
+      /import[^;]*\b([A-Z][a-z]+)ServiceClient\b[^;]*from '[./]*gen\/referral\/([a-z]+)\/v1\/[a-z]+'/g,
+    )) {
       if (match[2] !== service) found.add(match[2] as ServiceName);
     }
   }

@@ -65,25 +65,31 @@ describe('docker-compose.yml', () => {
         problems.push(`no compose service ${service.name}`);
         continue;
       }
-      if (processOf(container.command) !== service.name) problems.push(`${service.name}: command ${JSON.stringify(container.command)} does not run dist/services/${service.name}/main.js`);
+      if (processOf(container.command) !== service.name)
+        problems.push(`${service.name}: command ${JSON.stringify(container.command)} does not run dist/services/${service.name}/main.js`);
       const port = container.environment?.GRPC_PORT;
-      if (port !== String(service.defaultGrpcPort)) problems.push(`${service.name}: GRPC_PORT is ${port}, the catalog says ${service.defaultGrpcPort}`);
+      if (port !== String(service.defaultGrpcPort))
+        problems.push(`${service.name}: GRPC_PORT is ${port}, the catalog says ${service.defaultGrpcPort}`);
       const pointed = gateway?.environment?.[service.addressVariable];
       if (pointed !== address(service)) problems.push(`gateway: ${service.addressVariable} is ${pointed}, should be ${address(service)}`);
       if (gateway && !gateway.depends_on?.[service.name]) problems.push(`gateway does not depend on ${service.name}`);
     }
     const port = gateway?.environment?.PORT;
-    if (gateway && !gateway.ports?.includes(`${port}:${port}`)) problems.push(`gateway: PORT ${port} is not published (ports ${JSON.stringify(gateway.ports)})`);
+    if (gateway && !gateway.ports?.includes(`${port}:${port}`))
+      problems.push(`gateway: PORT ${port} is not published (ports ${JSON.stringify(gateway.ports)})`);
     // The metrics port is another port, and reaches no further than the host's loopback.
     const metricsPort = gateway?.environment?.METRICS_PORT;
     if (gateway && (!metricsPort || metricsPort === port)) problems.push(`gateway: METRICS_PORT is ${metricsPort}, should be a port of its own`);
     const published = (gateway?.ports ?? []).filter((mapping) => mapping.endsWith(`:${metricsPort}`));
-    if (published.some((mapping) => !mapping.startsWith('127.0.0.1:'))) problems.push(`gateway: the metrics port is published beyond the host's loopback (${published.join(', ')})`);
+    if (published.some((mapping) => !mapping.startsWith('127.0.0.1:')))
+      problems.push(`gateway: the metrics port is published beyond the host's loopback (${published.join(', ')})`);
     expect(problems).toEqual([]);
   });
 
   it('sets for each process only variables it reads', () => {
-    const problems = ours.flatMap(([name, service]) => unread(`compose service ${name}`, processOf(service.command) ?? name, Object.keys(service.environment ?? {})));
+    const problems = ours.flatMap(([name, service]) =>
+      unread(`compose service ${name}`, processOf(service.command) ?? name, Object.keys(service.environment ?? {})),
+    );
     expect(ours.map(([name]) => name).sort()).toEqual(['gateway', ...CATALOG.map((service) => service.name)].sort());
     expect(problems).toEqual([]);
   });
@@ -112,7 +118,9 @@ interface K8sDocument {
 describe('deploy/k8s', () => {
   const dir = path.join(ROOT, 'deploy/k8s');
   const files = readdirSync(dir).filter((file) => file.endsWith('.yaml'));
-  const documents = files.flatMap((file) => parseAllDocuments(readFileSync(path.join(dir, file), 'utf8')).map((document) => document.toJS() as K8sDocument));
+  const documents = files.flatMap((file) =>
+    parseAllDocuments(readFileSync(path.join(dir, file), 'utf8')).map((document) => document.toJS() as K8sDocument),
+  );
   const find = (kind: string, name: string) => documents.find((document) => document.kind === kind && document.metadata?.name === name);
   const configMap = find('ConfigMap', 'referral-config')?.data ?? {};
   const secret = find('Secret', 'referral-secrets')?.stringData ?? {};
@@ -146,14 +154,16 @@ describe('deploy/k8s', () => {
         problems.push(`no Deployment ${service.name}`);
       } else {
         const env = envOf(container);
-        if (processOf(container.command) !== service.name) problems.push(`Deployment ${service.name}: command does not run dist/services/${service.name}/main.js`);
+        if (processOf(container.command) !== service.name)
+          problems.push(`Deployment ${service.name}: command does not run dist/services/${service.name}/main.js`);
         if (env.GRPC_PORT !== String(port)) problems.push(`Deployment ${service.name}: GRPC_PORT is ${env.GRPC_PORT}, the catalog says ${port}`);
         if (!container.ports?.some((p) => p.containerPort === port)) problems.push(`Deployment ${service.name}: no containerPort ${port}`);
         const readiness = container.readinessProbe?.grpc;
         if (readiness?.port !== port || readiness.service !== service.grpcService) {
           problems.push(`Deployment ${service.name}: readiness should ask the gRPC health of ${service.grpcService} on port ${port}`);
         }
-        if (container.livenessProbe?.grpc?.port !== port) problems.push(`Deployment ${service.name}: liveness should ask gRPC health on port ${port}`);
+        if (container.livenessProbe?.grpc?.port !== port)
+          problems.push(`Deployment ${service.name}: liveness should ask gRPC health on port ${port}`);
       }
       if (gatewayEnv[service.addressVariable] !== address(service)) {
         problems.push(`gateway: ${service.addressVariable} is ${gatewayEnv[service.addressVariable]}, should be ${address(service)}`);
@@ -164,15 +174,19 @@ describe('deploy/k8s', () => {
       const metricsPort = Number(gatewayEnv.METRICS_PORT);
       const portNamed = (name: string) => gateway.ports?.find((p) => p.name === name)?.containerPort;
       const gatewayPorts = [portNamed('http'), gateway.readinessProbe?.httpGet?.port, gateway.livenessProbe?.httpGet?.port];
-      if (gatewayPorts.some((p) => p !== port)) problems.push(`gateway: PORT is ${port}, but the http container port and probes say ${gatewayPorts.join(', ')}`);
+      if (gatewayPorts.some((p) => p !== port))
+        problems.push(`gateway: PORT is ${port}, but the http container port and probes say ${gatewayPorts.join(', ')}`);
       const targets = find('Service', 'gateway')?.spec?.ports?.map((p) => p.targetPort);
       if (!targets?.includes(port)) problems.push(`Service gateway: no targetPort ${port}`);
       // Metrics: their own port, scraped there, never exposed by the Service.
       if (!metricsPort || metricsPort === port) problems.push(`gateway: METRICS_PORT is ${gatewayEnv.METRICS_PORT}, should be a port of its own`);
-      if (portNamed('metrics') !== metricsPort) problems.push(`gateway: the metrics container port is ${portNamed('metrics')}, METRICS_PORT is ${metricsPort}`);
-      if (gatewayEnv.METRICS_HOST !== '0.0.0.0') problems.push(`gateway: METRICS_HOST is ${gatewayEnv.METRICS_HOST}: Prometheus scrapes the pod's address`);
+      if (portNamed('metrics') !== metricsPort)
+        problems.push(`gateway: the metrics container port is ${portNamed('metrics')}, METRICS_PORT is ${metricsPort}`);
+      if (gatewayEnv.METRICS_HOST !== '0.0.0.0')
+        problems.push(`gateway: METRICS_HOST is ${gatewayEnv.METRICS_HOST}: Prometheus scrapes the pod's address`);
       const annotations = find('Deployment', 'gateway')?.spec?.template?.metadata?.annotations ?? {};
-      if (annotations['prometheus.io/port'] !== String(metricsPort)) problems.push(`gateway: prometheus.io/port is ${annotations['prometheus.io/port']}, METRICS_PORT is ${metricsPort}`);
+      if (annotations['prometheus.io/port'] !== String(metricsPort))
+        problems.push(`gateway: prometheus.io/port is ${annotations['prometheus.io/port']}, METRICS_PORT is ${metricsPort}`);
       if (targets?.includes(metricsPort)) problems.push(`Service gateway exposes the metrics port ${metricsPort}`);
     }
     expect(problems).toEqual([]);
@@ -180,10 +194,18 @@ describe('deploy/k8s', () => {
 
   it('sets for each container only variables it reads, shares only variables some process reads, and takes secrets the example secret has', () => {
     const problems = [
-      ...Object.keys(configMap).filter((name) => !ALL.has(name)).map((name) => `ConfigMap referral-config sets ${name}, which no process reads`),
+      ...Object.keys(configMap)
+        .filter((name) => !ALL.has(name))
+        .map((name) => `ConfigMap referral-config sets ${name}, which no process reads`),
       ...containers
         .filter(({ container }) => processOf(container.command))
-        .flatMap(({ deployment, container }) => unread(`Deployment ${deployment}`, processOf(container.command)!, (container.env ?? []).map((variable) => variable.name))),
+        .flatMap(({ deployment, container }) =>
+          unread(
+            `Deployment ${deployment}`,
+            processOf(container.command)!,
+            (container.env ?? []).map((variable) => variable.name),
+          ),
+        ),
       ...containers.flatMap(({ deployment, container }) =>
         (container.env ?? [])
           .map((variable) => variable.valueFrom?.secretKeyRef)
@@ -223,7 +245,9 @@ describe('the configuration table (docs/configuration.md)', () => {
   const section = page.slice(start, end < 0 ? undefined : end);
   const rows = section.split('\n').filter((line) => line.startsWith('| `'));
   /** Each variable with the row it is in (a row may name several: `PORT`, `HOST`). */
-  const documented = new Map(rows.flatMap((row) => [...row.split('|')[1]!.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((match) => [match[1]!, row] as const)));
+  const documented = new Map(
+    rows.flatMap((row) => [...row.split('|')[1]!.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((match) => [match[1]!, row] as const)),
+  );
 
   it('documents every variable a process reads, and no other', () => {
     expect(rows.length).toBeGreaterThan(0);

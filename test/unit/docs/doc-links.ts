@@ -236,7 +236,8 @@ export function codeSpans(text: string): Array<{ text: string; offset: number }>
 export function linkTargets(text: string): Array<{ target: string; offset: number }> {
   // Code spans blanked out in place, so that offsets stay true.
   let prose = text;
-  for (const { start, end } of codeSpanRanges(text)) prose = prose.slice(0, start) + prose.slice(start, end).replace(/[^\n]/g, ' ') + prose.slice(end);
+  for (const { start, end } of codeSpanRanges(text))
+    prose = prose.slice(0, start) + prose.slice(start, end).replace(/[^\n]/g, ' ') + prose.slice(end);
   const inline = [...prose.matchAll(/!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)];
   const definitions = [...prose.matchAll(/^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+"[^"]*")?\s*$/gm)];
   return [...inline, ...definitions].map((match) => ({ target: match[1]!, offset: match.index })).sort((a, b) => a.offset - b.offset);
@@ -255,7 +256,9 @@ export function isRepositoryPath(span: string, tree: RepositoryTree): boolean {
 function expandBraces(pattern: string): string[] {
   const group = /\{([^{}]*)\}/.exec(pattern);
   if (!group) return [pattern];
-  return group[1]!.split(',').flatMap((choice) => expandBraces(pattern.slice(0, group.index) + choice + pattern.slice(group.index + group[0].length)));
+  return group[1]!
+    .split(',')
+    .flatMap((choice) => expandBraces(pattern.slice(0, group.index) + choice + pattern.slice(group.index + group[0].length)));
 }
 
 /** Whether a path (or a pattern of paths) names at least one entry of the repository; `{a,b}` needs each. */
@@ -312,7 +315,8 @@ export function problemsIn(file: string, markdown: string, tree: RepositoryTree)
       const span = written.replace(/^\.\/(?=.)/, '');
       if (!isRepositoryPath(span, tree) || tree.isIgnored(span.replace(/\/+$/, ''))) continue;
       const found = span.includes('/') ? pathExists(span, tree) : tree.hasFileNamed(span);
-      if (!found) problems.push({ file, line: lineAt(offset), what: `\`${span}\`: no such ${span.includes('/') ? 'path' : 'file'} in the repository` });
+      if (!found)
+        problems.push({ file, line: lineAt(offset), what: `\`${span}\`: no such ${span.includes('/') ? 'path' : 'file'} in the repository` });
     }
   }
   return problems.sort((a, b) => a.line - b.line);

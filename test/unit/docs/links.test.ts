@@ -66,7 +66,9 @@ describe('the check', () => {
     const readme = read('README.md');
     expect(check(readme, 'README.md')).toEqual([]);
     const broken = `${readme}\nThe relay is \`services/common/outbox/relays.ts\`.\n`;
-    expect(check(broken, 'README.md')).toEqual([`${broken.split('\n').length - 1}: \`services/common/outbox/relays.ts\`: no such path in the repository`]);
+    expect(check(broken, 'README.md')).toEqual([
+      `${broken.split('\n').length - 1}: \`services/common/outbox/relays.ts\`: no such path in the repository`,
+    ]);
   });
 
   it('reads patterns: <name> is one segment, * part of one, ** any folders, {a,b} each of several', () => {
@@ -98,10 +100,8 @@ describe('the check', () => {
   });
 
   it('gives headings the anchors GitHub gives them', () => {
-    expect([...headingAnchors('# What `npm start` runs\n## Events between services\n## Events between services\n```\n# not a heading\n```')]).toEqual([
-      'what-npm-start-runs',
-      'events-between-services',
-      'events-between-services-1',
-    ]);
+    expect([...headingAnchors('# What `npm start` runs\n## Events between services\n## Events between services\n```\n# not a heading\n```')]).toEqual(
+      ['what-npm-start-runs', 'events-between-services', 'events-between-services-1'],
+    );
   });
 });

@@ -6,7 +6,9 @@ describe('gateway configuration', () => {
   it('derives the sign-in domain and URI from PORT unless they are set', () => {
     expect(loadConfig(gatewayConfigSchema, {})).toMatchObject({ SIWE_DOMAIN: 'localhost:8080', SIWE_URI: 'http://localhost:8080' });
     expect(loadConfig(gatewayConfigSchema, { PORT: '9090' })).toMatchObject({ SIWE_DOMAIN: 'localhost:9090', SIWE_URI: 'http://localhost:9090' });
-    expect(loadConfig(gatewayConfigSchema, { PORT: '9090', SIWE_DOMAIN: 'app.example.com', SIWE_URI: 'https://app.example.com/login' })).toMatchObject({
+    expect(
+      loadConfig(gatewayConfigSchema, { PORT: '9090', SIWE_DOMAIN: 'app.example.com', SIWE_URI: 'https://app.example.com/login' }),
+    ).toMatchObject({
       SIWE_DOMAIN: 'app.example.com',
       SIWE_URI: 'https://app.example.com/login',
     });
@@ -35,11 +37,20 @@ describe('gateway configuration', () => {
   });
 
   it('serves metrics on a port of their own, on the loopback unless told otherwise, and times slow requests out after 30 s', () => {
-    expect(loadConfig(gatewayConfigSchema, {})).toMatchObject({ METRICS_HOST: '127.0.0.1', METRICS_PORT: 9464, HEADERS_TIMEOUT_MS: 30_000, REQUEST_TIMEOUT_MS: 30_000 });
+    expect(loadConfig(gatewayConfigSchema, {})).toMatchObject({
+      METRICS_HOST: '127.0.0.1',
+      METRICS_PORT: 9464,
+      HEADERS_TIMEOUT_MS: 30_000,
+      REQUEST_TIMEOUT_MS: 30_000,
+    });
     expect(() => loadConfig(gatewayConfigSchema, { PORT: '9464' })).toThrow(/METRICS_PORT: must differ from PORT \(9464\)/);
     expect(loadConfig(gatewayConfigSchema, { PORT: '0', METRICS_PORT: '0' })).toMatchObject({ PORT: 0, METRICS_PORT: 0 });
     // Node refuses a headers timeout above the request's (which includes the headers).
-    expect(() => loadConfig(gatewayConfigSchema, { HEADERS_TIMEOUT_MS: '40000' })).toThrow(/HEADERS_TIMEOUT_MS: must be at most REQUEST_TIMEOUT_MS \(30000\)/);
-    expect(loadConfig(gatewayConfigSchema, { HEADERS_TIMEOUT_MS: '40000', REQUEST_TIMEOUT_MS: '120000' })).toMatchObject({ HEADERS_TIMEOUT_MS: 40_000 });
+    expect(() => loadConfig(gatewayConfigSchema, { HEADERS_TIMEOUT_MS: '40000' })).toThrow(
+      /HEADERS_TIMEOUT_MS: must be at most REQUEST_TIMEOUT_MS \(30000\)/,
+    );
+    expect(loadConfig(gatewayConfigSchema, { HEADERS_TIMEOUT_MS: '40000', REQUEST_TIMEOUT_MS: '120000' })).toMatchObject({
+      HEADERS_TIMEOUT_MS: 40_000,
+    });
   });
 });

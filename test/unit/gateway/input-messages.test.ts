@@ -64,6 +64,8 @@ describe('the messages of shapes a value matches none of (gateway/http/input-mes
   });
 
   it('leaves every other issue in zod’s words', () => {
-    expect(reasons(z.strictObject({ n: z.number() }), { n: 'one' })).toEqual([{ field: 'n', reason: 'Invalid input: expected number, received string' }]);
+    expect(reasons(z.strictObject({ n: z.number() }), { n: 'one' })).toEqual([
+      { field: 'n', reason: 'Invalid input: expected number, received string' },
+    ]);
   });
 });

@@ -56,7 +56,10 @@ describe('import cycles', () => {
           'right.ts': `import './bottom';`,
           'bottom.ts': `export {};`,
         }),
-      ).toEqual([['self.ts', 'self.ts'], ['x.ts', 'y.ts', 'x.ts']]);
+      ).toEqual([
+        ['self.ts', 'self.ts'],
+        ['x.ts', 'y.ts', 'x.ts'],
+      ]);
     });
   });
 });

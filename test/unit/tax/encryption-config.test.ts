@@ -24,7 +24,9 @@ describe('encryption and session secrets in configuration', () => {
     expect(() => loadConfig(taxConfigSchema, { NODE_ENV: 'production' })).toThrow(
       /TAX_ENCRYPTION_KEYS: TAX_ENCRYPTION_KEYS must be set when NODE_ENV=production\n {2}TAX_ENCRYPTION_ACTIVE_KEY_ID/,
     );
-    expect(() => loadConfig(gatewayConfigSchema, { NODE_ENV: 'production' })).toThrow(/SESSION_SECRET: SESSION_SECRET must be set when NODE_ENV=production/);
+    expect(() => loadConfig(gatewayConfigSchema, { NODE_ENV: 'production' })).toThrow(
+      /SESSION_SECRET: SESSION_SECRET must be set when NODE_ENV=production/,
+    );
     const production = loadConfig(gatewayConfigSchema, { NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32) });
     expect(production.sessionSecretIsDevelopment).toBe(false);
   });
@@ -37,6 +39,8 @@ describe('encryption and session secrets in configuration', () => {
     expect(() => loadConfig(taxConfigSchema, { TAX_ENCRYPTION_KEYS: `k1:${key(1)}`, TAX_ENCRYPTION_ACTIVE_KEY_ID: 'k2' })).toThrow(
       /TAX_ENCRYPTION_ACTIVE_KEY_ID: names no key listed/,
     );
-    expect(() => loadConfig(gatewayConfigSchema, { SESSION_SECRET: 'short' })).toThrow(/SESSION_SECRET: SESSION_SECRET must be at least 32 characters/);
+    expect(() => loadConfig(gatewayConfigSchema, { SESSION_SECRET: 'short' })).toThrow(
+      /SESSION_SECRET: SESSION_SECRET must be at least 32 characters/,
+    );
   });
 });

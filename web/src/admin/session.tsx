@@ -13,7 +13,9 @@ const STORAGE_KEY = 'referral.admin';
 export function readCredentials(): AdminCredentials | null {
   try {
     const value = JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? 'null') as Partial<AdminCredentials> | null;
-    return value && typeof value.projectId === 'string' && typeof value.apiKey === 'string' ? { projectId: value.projectId, apiKey: value.apiKey } : null;
+    return value && typeof value.projectId === 'string' && typeof value.apiKey === 'string'
+      ? { projectId: value.projectId, apiKey: value.apiKey }
+      : null;
   } catch {
     return null;
   }

@@ -59,7 +59,10 @@ export async function switchChain(wallet: Eip1193Provider, chainId: number): Pro
   } catch (error) {
     const code = (error as { code?: number }).code;
     if (code === 4001) throw new WalletError(`The switch to chain ${chainId} was declined in your wallet: the vouchers are redeemed there.`);
-    if (code === 4902) throw new WalletError(`Your wallet does not know chain ${chainId}, where these vouchers are redeemed. Add that network to your wallet, then try again.`);
+    if (code === 4902)
+      throw new WalletError(
+        `Your wallet does not know chain ${chainId}, where these vouchers are redeemed. Add that network to your wallet, then try again.`,
+      );
     throw new WalletError(`Your wallet could not switch to chain ${chainId}: ${(error as Error).message ?? String(error)}`);
   }
 }

@@ -26,8 +26,8 @@ export function OneTimeSecret({ what, secret, doneLabel, onDone }: { what: strin
         Copy the {what} now
       </h2>
       <p>
-        <strong>You will not see it again.</strong> It is not stored anywhere you can read it back: neither the API nor this page can show it
-        later. Keep it in your secret store before you leave this page.
+        <strong>You will not see it again.</strong> It is not stored anywhere you can read it back: neither the API nor this page can show it later.
+        Keep it in your secret store before you leave this page.
       </p>
       <label htmlFor={`${id}-value`}>{what[0]!.toUpperCase() + what.slice(1)}</label>
       <div className="copy-field">

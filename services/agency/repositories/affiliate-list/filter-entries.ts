@@ -33,14 +33,23 @@ export function entryPageIds(parameters: Parameters, filters: AffiliateFilters, 
   const ranges = entryRanges(parameters, filters, groups);
   if (ranges.length === 1) {
     // One value: one range, planned alike for any value.
-    return { text: `SELECT e.affiliate_id AS id FROM affiliate_filter_entries e WHERE ${ranges[0]!} ORDER BY e.${column} ${dir}, e.affiliate_id ${dir}${limitOffset(bounds)}`, stable: true };
+    return {
+      text: `SELECT e.affiliate_id AS id FROM affiliate_filter_entries e WHERE ${ranges[0]!} ORDER BY e.${column} ${dir}, e.affiliate_id ${dir}${limitOffset(bounds)}`,
+      stable: true,
+    };
   }
   // Each value's first `reach` rows (an index range with a limit), merged: the first `reach` distinct
   // affiliates of the union are among them, so a page reads at most values x reach rows, never every match.
   const union = ranges
-    .map((where) => `(SELECT e.${column} AS key, e.affiliate_id AS id FROM affiliate_filter_entries e WHERE ${where} ORDER BY e.${column} ${dir}, e.affiliate_id ${dir} LIMIT ${bounds.reach})`)
+    .map(
+      (where) =>
+        `(SELECT e.${column} AS key, e.affiliate_id AS id FROM affiliate_filter_entries e WHERE ${where} ORDER BY e.${column} ${dir}, e.affiliate_id ${dir} LIMIT ${bounds.reach})`,
+    )
     .join(' UNION ALL ');
-  return { text: `SELECT d.id FROM (SELECT DISTINCT u.key, u.id FROM (${union}) u) d ORDER BY d.key ${dir}, d.id ${dir}${limitOffset(bounds)}`, stable: false };
+  return {
+    text: `SELECT d.id FROM (SELECT DISTINCT u.key, u.id FROM (${union}) u) d ORDER BY d.key ${dir}, d.id ${dir}${limitOffset(bounds)}`,
+    stable: false,
+  };
 }
 
 /**
@@ -76,5 +85,7 @@ function entryRanges(parameters: Parameters, filters: AffiliateFilters, [first, 
   for (const group of others) {
     shared += ` AND EXISTS (SELECT 1 FROM affiliate_filter_entries x WHERE x.affiliate_id = e.affiliate_id AND x.kind = ${KINDS[group.kind]} AND x.value = ANY(${parameters.add(group.values)}::text[]))`;
   }
-  return first!.values.map((value) => `e.project_id = ${parameters.project} AND e.kind = ${KINDS[first!.kind]} AND e.value = ${parameters.add(value)}${shared}`);
+  return first!.values.map(
+    (value) => `e.project_id = ${parameters.project} AND e.kind = ${KINDS[first!.kind]} AND e.value = ${parameters.add(value)}${shared}`,
+  );
 }

@@ -139,7 +139,11 @@ function toListRecord(row: PageRow, now: Date): AffiliateListRecord {
     };
     (kind === 'affiliate' ? earnings : agencyEarnings).push(record);
   }
-  const codes: AffiliateCodeRecord[] = (row.codes ?? []).map(([code, createdAt, uses]) => ({ code, uses: BigInt(uses), createdAt: new Date(createdAt) }));
+  const codes: AffiliateCodeRecord[] = (row.codes ?? []).map(([code, createdAt, uses]) => ({
+    code,
+    uses: BigInt(uses),
+    createdAt: new Date(createdAt),
+  }));
   return {
     id: row.id,
     projectId: row.project_id,
@@ -171,9 +175,14 @@ function toListRecord(row: PageRow, now: Date): AffiliateListRecord {
           : null,
     },
     protection:
-      row.protected_tier_id === null ? undefined : { tierId: row.protected_tier_id, startsAt: row.protection_starts_at!, expiresAt: row.protection_expires_at! },
+      row.protected_tier_id === null
+        ? undefined
+        : { tierId: row.protected_tier_id, startsAt: row.protection_starts_at!, expiresAt: row.protection_expires_at! },
     currentTier: row.current_tier_id === null ? null : { id: row.current_tier_id, name: row.current_tier_name!, rank: row.current_tier_rank! },
-    protectedTier: row.protected_tier_id === null || row.protected_tier_rank === null ? null : { id: row.protected_tier_id, name: row.protected_tier_name!, rank: row.protected_tier_rank },
+    protectedTier:
+      row.protected_tier_id === null || row.protected_tier_rank === null
+        ? null
+        : { id: row.protected_tier_id, name: row.protected_tier_name!, rank: row.protected_tier_rank },
     taxStatus: taxStatusOf(row.require_tax_info, row.tax_record_status, row.tax_expires_at, now),
   };
 }

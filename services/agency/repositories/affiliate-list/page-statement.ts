@@ -45,7 +45,10 @@ export function pageStatement(projectId: string, filters: AffiliateFilters, page
   // A search's matches are all sorted whichever end is read: the far end saves nothing there.
   const reversible = filters.q === undefined;
   const backward = reversible
-    ? ids({ by: sort.by, order: sort.order === 'asc' ? 'desc' : 'asc' }, { limit: `(${size} + least(0, ${fromEnd}))`, offset: `greatest(0, ${fromEnd})`, reach: `(t.total - ${offset})` })
+    ? ids(
+        { by: sort.by, order: sort.order === 'asc' ? 'desc' : 'asc' },
+        { limit: `(${size} + least(0, ${fromEnd}))`, offset: `greatest(0, ${fromEnd})`, reach: `(t.total - ${offset})` },
+      )
     : undefined;
   const text =
     `SELECT t.total, ${reversible ? `(${offset} < t.total AND ${nearEnd})` : 'false'} AS reversed, ` +

@@ -105,12 +105,19 @@ export function affiliatePageIds(parameters: Parameters, filters: AffiliateFilte
   let where = `m.project_id = ${parameters.project}`;
   if (filters.status !== undefined) where += ` AND m.status = ${statusLiteral(filters.status)}`;
   if (filters.region !== undefined) where += ` AND m.region = ${parameters.add(filters.region)}`;
-  return { text: `SELECT m.affiliate_id AS id FROM affiliate_metrics m WHERE ${where} ORDER BY m.${column} ${dir}, m.affiliate_id ${dir}${limitOffset(bounds)}`, stable: true };
+  return {
+    text: `SELECT m.affiliate_id AS id FROM affiliate_metrics m WHERE ${where} ORDER BY m.${column} ${dir}, m.affiliate_id ${dir}${limitOffset(bounds)}`,
+    stable: true,
+  };
 }
 
 /** How many affiliates match without set filters: the kept counts (per status, per status and region); with a search, a count of the matches. */
 export function affiliateTotal(parameters: Parameters, filters: AffiliateFilters): Shape {
-  if (filters.q !== undefined) return { text: `SELECT count(*) FROM affiliates a WHERE a.project_id = ${parameters.project}${affiliateConditions(parameters, filters)}`, stable: false };
+  if (filters.q !== undefined)
+    return {
+      text: `SELECT count(*) FROM affiliates a WHERE a.project_id = ${parameters.project}${affiliateConditions(parameters, filters)}`,
+      stable: false,
+    };
   const status = filters.status === undefined ? '' : ` AND status = ${statusLiteral(filters.status)}`;
   return {
     text:

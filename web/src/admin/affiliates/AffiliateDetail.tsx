@@ -105,7 +105,8 @@ function Figures({ affiliate }: { affiliate: Affiliate }) {
           <ul>
             {affiliate.earnings.map((earning, index) => (
               <li key={index}>
-                {formatDecimal(String(earning.amount))} base units of {earning.currency_name ?? earning.currency_address ?? 'a currency not known yet'}
+                {formatDecimal(String(earning.amount))} base units of{' '}
+                {earning.currency_name ?? earning.currency_address ?? 'a currency not known yet'}
               </li>
             ))}
           </ul>

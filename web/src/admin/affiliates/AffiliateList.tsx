@@ -28,7 +28,11 @@ export function AffiliateList() {
   const list = useInfiniteQuery({
     queryKey: ['affiliates', projectId, filters],
     queryFn: ({ pageParam, signal }) =>
-      api('get', '/api/v1/projects/{projectId}/affiliates', { path: { projectId }, query: { ...filters, page: pageParam, page_size: PAGE_SIZE }, signal }),
+      api('get', '/api/v1/projects/{projectId}/affiliates', {
+        path: { projectId },
+        query: { ...filters, page: pageParam, page_size: PAGE_SIZE },
+        signal,
+      }),
     initialPageParam: 1,
     getNextPageParam: (last) => (last.page * last.page_size < last.total_results ? last.page + 1 : undefined),
   });
@@ -63,7 +67,13 @@ export function AffiliateList() {
             {total.toLocaleString('en-US')} affiliates
           </p>
           <div ref={scroller} className="virtual-scroll" tabIndex={0} role="region" aria-label="Affiliate list, scrollable">
-            <div role="table" aria-rowcount={total + 1} aria-label="Affiliates" className="grid-table" style={{ '--grid-columns': GRID_COLUMNS } as CSSProperties}>
+            <div
+              role="table"
+              aria-rowcount={total + 1}
+              aria-label="Affiliates"
+              className="grid-table"
+              style={{ '--grid-columns': GRID_COLUMNS } as CSSProperties}
+            >
               <div role="rowgroup" className="grid-head">
                 {table.getHeaderGroups().map((group) => (
                   <div role="row" aria-rowindex={1} className="grid-row" key={group.id}>
@@ -71,7 +81,12 @@ export function AffiliateList() {
                       const sortKey = SORT_KEY_OF_COLUMN[header.column.id];
                       const sorted = sortKey && sortKey === sortBy ? (order === 'asc' ? 'ascending' : 'descending') : undefined;
                       return (
-                        <div role="columnheader" aria-sort={sorted ?? (sortKey ? 'none' : undefined)} key={header.id} className={NUMERIC_COLUMNS.has(header.column.id) ? 'number' : undefined}>
+                        <div
+                          role="columnheader"
+                          aria-sort={sorted ?? (sortKey ? 'none' : undefined)}
+                          key={header.id}
+                          className={NUMERIC_COLUMNS.has(header.column.id) ? 'number' : undefined}
+                        >
                           {sortKey ? (
                             <button type="button" className="sort-button" onClick={() => toggleSort(sortKey)}>
                               {flexRender(header.column.columnDef.header, header.getContext())}
@@ -145,7 +160,11 @@ function FilterForm({ filters, onChange }: { filters: AffiliateFilters; onChange
       </div>
       <div>
         <label htmlFor="filter-status">Status</label>
-        <select id="filter-status" value={filters.status ?? ''} onChange={(event) => onChange({ ...filters, status: (event.target.value || undefined) as AffiliateFilters['status'] })}>
+        <select
+          id="filter-status"
+          value={filters.status ?? ''}
+          onChange={(event) => onChange({ ...filters, status: (event.target.value || undefined) as AffiliateFilters['status'] })}
+        >
           <option value="">Any</option>
           <option value="active">Active</option>
           <option value="suspended">Suspended</option>
@@ -157,14 +176,24 @@ function FilterForm({ filters, onChange }: { filters: AffiliateFilters; onChange
       </div>
       <div>
         <label htmlFor="filter-audience">Member of</label>
-        <select id="filter-audience" value={filters.audience ?? ''} onChange={(event) => onChange({ ...filters, audience: event.target.value || undefined })}>
+        <select
+          id="filter-audience"
+          value={filters.audience ?? ''}
+          onChange={(event) => onChange({ ...filters, audience: event.target.value || undefined })}
+        >
           <option value="">Any audience</option>
           <AudienceOptions audiences={audienceOptions} />
         </select>
       </div>
       <div>
         <label htmlFor="filter-audience-ids">Member of any of</label>
-        <select id="filter-audience-ids" name="audience_ids" multiple defaultValue={filters.audience_ids?.split(',') ?? []} size={Math.min(4, Math.max(2, audienceOptions.length))}>
+        <select
+          id="filter-audience-ids"
+          name="audience_ids"
+          multiple
+          defaultValue={filters.audience_ids?.split(',') ?? []}
+          size={Math.min(4, Math.max(2, audienceOptions.length))}
+        >
           <AudienceOptions audiences={audienceOptions} />
         </select>
       </div>
@@ -174,7 +203,11 @@ function FilterForm({ filters, onChange }: { filters: AffiliateFilters; onChange
       </div>
       <div>
         <label htmlFor="filter-sort">Sort by</label>
-        <select id="filter-sort" value={filters.sort_by ?? 'joined_at'} onChange={(event) => onChange({ ...filters, sort_by: event.target.value as AffiliateFilters['sort_by'] })}>
+        <select
+          id="filter-sort"
+          value={filters.sort_by ?? 'joined_at'}
+          onChange={(event) => onChange({ ...filters, sort_by: event.target.value as AffiliateFilters['sort_by'] })}
+        >
           {SORT_COLUMNS.map((column) => (
             <option key={column.value} value={column.value}>
               {column.label}
@@ -184,7 +217,11 @@ function FilterForm({ filters, onChange }: { filters: AffiliateFilters; onChange
       </div>
       <div>
         <label htmlFor="filter-order">Order</label>
-        <select id="filter-order" value={filters.order ?? 'desc'} onChange={(event) => onChange({ ...filters, order: event.target.value as AffiliateFilters['order'] })}>
+        <select
+          id="filter-order"
+          value={filters.order ?? 'desc'}
+          onChange={(event) => onChange({ ...filters, order: event.target.value as AffiliateFilters['order'] })}
+        >
           <option value="desc">Highest / newest first</option>
           <option value="asc">Lowest / oldest first</option>
         </select>

@@ -25,7 +25,10 @@ export const affiliateColumns = [
   column.accessor('region', { header: 'Region', cell: (info) => info.getValue() ?? '—' }),
   column.accessor((row) => row.active_tier?.name ?? '—', { id: 'tier', header: 'Tier' }),
   column.accessor('tax_status', { header: 'Tax' }),
-  column.accessor((row) => (row.is_master ? 'master' : row.master ? `sub of ${shortIdentifier(row.master.identifier)}` : '—'), { id: 'master', header: 'Master' }),
+  column.accessor((row) => (row.is_master ? 'master' : row.master ? `sub of ${shortIdentifier(row.master.identifier)}` : '—'), {
+    id: 'master',
+    header: 'Master',
+  }),
   column.accessor('volume_usd', { header: 'Volume', cell: (info) => formatUsd(info.getValue()) }),
   column.accessor('revenue_usd', { header: 'Revenue', cell: (info) => formatUsd(info.getValue()) }),
   column.accessor('conversions', { header: 'Conversions', cell: (info) => info.getValue().toLocaleString('en-US') }),

@@ -33,7 +33,8 @@ export function ApiKeyList() {
   const [revoked, setRevoked] = useState<ApiKey | null>(null);
   const keys = useQuery({
     queryKey: ['api-keys', projectId, page],
-    queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/api-keys', { path: { projectId }, query: { page, page_size: PAGE_SIZE }, signal }),
+    queryFn: ({ signal }) =>
+      api('get', '/api/v1/projects/{projectId}/api-keys', { path: { projectId }, query: { page, page_size: PAGE_SIZE }, signal }),
     placeholderData: keepPreviousData,
   });
   const revoke = useMutation({

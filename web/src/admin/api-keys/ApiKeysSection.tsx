@@ -15,7 +15,9 @@ function ApiKeysPage() {
   return (
     <section aria-labelledby="api-keys-title">
       <h1 id="api-keys-title">API keys</h1>
-      <p className="help">Keys are shown once, when they are created; the project keeps only their hashes. The API does not record when a key was last used.</p>
+      <p className="help">
+        Keys are shown once, when they are created; the project keeps only their hashes. The API does not record when a key was last used.
+      </p>
       <ApiKeyList />
       <ApiKeyCreate />
     </section>

@@ -101,7 +101,11 @@ export function ApplicationQueue() {
         </ul>
       ) : null}
       {decide.isError ? <ErrorMessage error={decide.error} title="Nothing was decided" /> : null}
-      <ListStates query={list} loading="Loading applications…" empty={<>No {STATUSES.find((entry) => entry.value === status)?.label.toLowerCase()} applications.</>} />
+      <ListStates
+        query={list}
+        loading="Loading applications…"
+        empty={<>No {STATUSES.find((entry) => entry.value === status)?.label.toLowerCase()} applications.</>}
+      />
       {list.data && rows.length > 0 ? (
         <>
           <ScrollTable

@@ -103,7 +103,11 @@ function Entries({ audienceId }: { audienceId: string }) {
         </div>
         <button type="submit">Search</button>
       </form>
-      <ListStates query={entries} loading="Loading users…" empty={search ? `No user’s identifier starts with “${search}”.` : 'No users in this audience yet.'} />
+      <ListStates
+        query={entries}
+        loading="Loading users…"
+        empty={search ? `No user’s identifier starts with “${search}”.` : 'No users in this audience yet.'}
+      />
       {entries.data && entries.data.results.length > 0 ? (
         <>
           <ScrollTable

@@ -14,7 +14,8 @@ export function AudienceList() {
   const page = pageFromUrl(params);
   const audiences = useQuery({
     queryKey: ['audiences', projectId, page],
-    queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/audiences', { path: { projectId }, query: { page, page_size: PAGE_SIZE }, signal }),
+    queryFn: ({ signal }) =>
+      api('get', '/api/v1/projects/{projectId}/audiences', { path: { projectId }, query: { page, page_size: PAGE_SIZE }, signal }),
     placeholderData: keepPreviousData,
   });
   return (
@@ -25,7 +26,15 @@ export function AudienceList() {
           New audience
         </Link>
       </div>
-      <ListStates query={audiences} loading="Loading audiences…" empty={<>No audiences yet. <Link to="new">Create the first one</Link>.</>} />
+      <ListStates
+        query={audiences}
+        loading="Loading audiences…"
+        empty={
+          <>
+            No audiences yet. <Link to="new">Create the first one</Link>.
+          </>
+        }
+      />
       {audiences.data && audiences.data.results.length > 0 ? (
         <>
           <ScrollTable

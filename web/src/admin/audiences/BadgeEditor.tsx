@@ -60,8 +60,21 @@ export function BadgeEditor({ audienceId, badge }: { audienceId: string; badge: 
       <p className="help">Shown for the users of this audience{badge ? '' : '; this audience has none yet'}.</p>
       <form className="stack" onSubmit={submit} noValidate>
         <TextField id="badge-name" label="Badge name" value={name} onChange={setName} error={errors.name} />
-        <TextField id="badge-description" label="Badge description (optional)" value={description} onChange={setDescription} error={errors.description} />
-        <TextField id="badge-image" label="Badge image address (optional, https)" type="url" value={imageUrl} onChange={setImageUrl} error={errors.image_url} />
+        <TextField
+          id="badge-description"
+          label="Badge description (optional)"
+          value={description}
+          onChange={setDescription}
+          error={errors.description}
+        />
+        <TextField
+          id="badge-image"
+          label="Badge image address (optional, https)"
+          type="url"
+          value={imageUrl}
+          onChange={setImageUrl}
+          error={errors.image_url}
+        />
         {save.isError ? <ErrorMessage error={save.error} title="The badge was not saved" showDetails={false} /> : null}
         <div className="inline-fields">
           <button type="submit" disabled={save.isPending}>

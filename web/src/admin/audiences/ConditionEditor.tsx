@@ -7,7 +7,9 @@ import { describeCondition, EXAMPLE_CONDITION, parseCondition } from './conditio
  */
 export function ConditionEditor({ value, onChange, violations }: { value: string; onChange(text: string): void; violations: FieldViolation[] }) {
   const parsed = parseCondition(value);
-  const conditionViolations = violations.filter((violation) => violation.field === 'condition' || violation.field.startsWith('condition.') || violation.field.startsWith('condition['));
+  const conditionViolations = violations.filter(
+    (violation) => violation.field === 'condition' || violation.field.startsWith('condition.') || violation.field.startsWith('condition['),
+  );
   return (
     <fieldset className="condition-editor">
       <legend>Condition (optional: leave empty for a static audience)</legend>
@@ -25,8 +27,8 @@ export function ConditionEditor({ value, onChange, violations }: { value: string
             aria-invalid={'error' in parsed || conditionViolations.length > 0}
           />
           <p id="condition-help" className="help">
-            A group <code>{'{ "all": [...] }'}</code> or <code>{'{ "any": [...] }'}</code> of comparisons{' '}
-            <code>{'{ "metric", "op", "value" }'}</code>.{' '}
+            A group <code>{'{ "all": [...] }'}</code> or <code>{'{ "any": [...] }'}</code> of comparisons <code>{'{ "metric", "op", "value" }'}</code>
+            .{' '}
             <button type="button" className="link-button" onClick={() => onChange(JSON.stringify(EXAMPLE_CONDITION, null, 2))}>
               Insert an example
             </button>

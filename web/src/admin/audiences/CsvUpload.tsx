@@ -43,7 +43,8 @@ export function CsvUpload({ audienceId }: { audienceId: string }) {
         totals.sent += batch.length;
         setState({ phase: 'sending', ...totals });
       } catch (error) {
-        const lines = error instanceof ApiError ? error.details.map((detail) => lineOfViolation(detail.field, batch)).filter((line) => line !== undefined) : [];
+        const lines =
+          error instanceof ApiError ? error.details.map((detail) => lineOfViolation(detail.field, batch)).filter((line) => line !== undefined) : [];
         setState({ phase: 'failed', ...totals, error, lines });
         await queryClient.invalidateQueries({ queryKey: ['audience', projectId, audienceId] });
         return;

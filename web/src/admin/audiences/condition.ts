@@ -10,7 +10,12 @@ const OPS: Record<string, string> = { gt: '>', gte: '≥', lt: '<', lte: '≤', 
 export const EXAMPLE_CONDITION = {
   all: [
     { metric: 'volume_usd', op: 'gte', value: '1000', window_days: 30 },
-    { any: [{ metric: 'referred_users', op: 'gt', value: 5 }, { metric: 'trait:country', op: 'in', value: ['US', 'DE'] }] },
+    {
+      any: [
+        { metric: 'referred_users', op: 'gt', value: 5 },
+        { metric: 'trait:country', op: 'in', value: ['US', 'DE'] },
+      ],
+    },
   ],
 };
 
@@ -43,7 +48,8 @@ export function parseCondition(text: string): { condition: Record<string, unknow
   if (!text.trim()) return { condition: null };
   try {
     const value: unknown = JSON.parse(text);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return { error: 'The condition must be a JSON object: { "all": [...] } or { "any": [...] }.' };
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      return { error: 'The condition must be a JSON object: { "all": [...] } or { "any": [...] }.' };
     return { condition: value as Record<string, unknown> };
   } catch (error) {
     return { error: `The condition is not valid JSON: ${(error as Error).message}` };

@@ -11,7 +11,12 @@ export interface CsvEntry {
 }
 
 function cells(line: string): string[] {
-  return line.split(',').map((cell) => cell.trim().replace(/^"(.*)"$/, '$1').trim());
+  return line.split(',').map((cell) =>
+    cell
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .trim(),
+  );
 }
 
 export function parseEntriesCsv(text: string, defaultType: string): CsvEntry[] {

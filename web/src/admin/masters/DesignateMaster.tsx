@@ -26,7 +26,10 @@ export function DesignateMaster() {
       await queryClient.invalidateQueries({ queryKey: ['masters', projectId] });
       // A sub-affiliate designated a master was unbound from its master by the designation: its page says so.
       const from = master.unbound_from;
-      await navigate(master.id, from ? { state: { notice: `It was a sub-affiliate of ${from.identifier}, and is no longer bound to that master.` } } : undefined);
+      await navigate(
+        master.id,
+        from ? { state: { notice: `It was a sub-affiliate of ${from.identifier}, and is no longer bound to that master.` } } : undefined,
+      );
     },
   });
   const [missingSpread, setMissingSpread] = useState(false);
@@ -46,7 +49,13 @@ export function DesignateMaster() {
         master leaves its own master.
       </p>
       <form className="stack" onSubmit={submit} noValidate>
-        <TextField id="designate-identifier" label="Affiliate identifier" value={identifier} onChange={setIdentifier} error={errors.user_identifier} />
+        <TextField
+          id="designate-identifier"
+          label="Affiliate identifier"
+          value={identifier}
+          onChange={setIdentifier}
+          error={errors.user_identifier}
+        />
         <label htmlFor="designate-type">Identifier type</label>
         <select id="designate-type" value={identifierType} onChange={(event) => setIdentifierType(event.target.value)}>
           {IDENTIFIER_TYPES.map((type) => (

@@ -110,7 +110,9 @@ function RemoveMaster({ master }: { master: Master }) {
       await refreshMaster(queryClient, projectId, master.id);
       const released = removed.released_sub_affiliates;
       await navigate('..', {
-        state: { notice: `${master.name || master.identifier} is no longer a master affiliate; ${released} sub-affiliate${released === 1 ? '' : 's'} became regular affiliates.` },
+        state: {
+          notice: `${master.name || master.identifier} is no longer a master affiliate; ${released} sub-affiliate${released === 1 ? '' : 's'} became regular affiliates.`,
+        },
       });
     },
   });

@@ -19,7 +19,8 @@ export function MasterList() {
   const page = pageFromUrl(params);
   const masters = useQuery({
     queryKey: ['masters', projectId, page],
-    queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/agencies', { path: { projectId }, query: { page, page_size: PAGE_SIZE }, signal }),
+    queryFn: ({ signal }) =>
+      api('get', '/api/v1/projects/{projectId}/agencies', { path: { projectId }, query: { page, page_size: PAGE_SIZE }, signal }),
     placeholderData: keepPreviousData,
   });
   return (

@@ -81,7 +81,11 @@ export function SubAffiliates({ agencyId }: { agencyId: string }) {
           </select>
         </div>
       </div>
-      <ListStates query={list} loading="Loading sub-affiliates…" empty={bound ? 'No sub-affiliates here.' : 'No sub-affiliates yet: bind some above.'} />
+      <ListStates
+        query={list}
+        loading="Loading sub-affiliates…"
+        empty={bound ? 'No sub-affiliates here.' : 'No sub-affiliates yet: bind some above.'}
+      />
       {list.data && list.data.results.length > 0 ? (
         <>
           <ScrollTable

@@ -3,7 +3,9 @@ import { type CurrencyAmount, formatCurrencyAmount } from '../../ui/format';
 /** 250 -> "2.5%": basis points in integer steps, no float rounding. */
 export function formatSpread(bps: number): string {
   const whole = Math.floor(bps / 100);
-  const hundredths = String(bps % 100).padStart(2, '0').replace(/0$/, '');
+  const hundredths = String(bps % 100)
+    .padStart(2, '0')
+    .replace(/0$/, '');
   return hundredths === '' || hundredths === '0' ? `${whole}%` : `${whole}.${hundredths}%`;
 }
 

@@ -41,7 +41,10 @@ export function ConversionDetail({ conversion, onClose }: { conversion: Conversi
   for (const [side, whose, reward] of sides) {
     if (!reward || reward.allowlist_audience_id === null) continue;
     const audience = `audience ${reward.allowlist_audience_id}`;
-    facts.push([`${side} allowlist`, reward.status === 'paid' ? `Paid: ${whose}a member of ${audience}` : `Not eligible: ${whose}not a member of ${audience}`]);
+    facts.push([
+      `${side} allowlist`,
+      reward.status === 'paid' ? `Paid: ${whose}a member of ${audience}` : `Not eligible: ${whose}not a member of ${audience}`,
+    ]);
   }
   if (conversion.failure_reason) facts.push(['Why it failed', conversion.failure_reason]);
   return (

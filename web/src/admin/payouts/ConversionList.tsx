@@ -43,7 +43,9 @@ export function ConversionList() {
 
   const show = (next: Partial<Filters> & { page?: string; selected?: string | null }) => {
     const values = { ...applied, page: String(page), selected: selected ?? '', ...next };
-    setParams(Object.fromEntries(Object.entries(values).filter(([name, value]) => value && !(name === 'page' && value === '1'))) as Record<string, string>);
+    setParams(
+      Object.fromEntries(Object.entries(values).filter(([name, value]) => value && !(name === 'page' && value === '1'))) as Record<string, string>,
+    );
   };
   const apply = (event: FormEvent) => {
     event.preventDefault();
@@ -81,7 +83,11 @@ export function ConversionList() {
         </div>
         <div>
           <label htmlFor="filter-user-type">Identifier type</label>
-          <select id="filter-user-type" value={draft.user_identifier_type} onChange={(event) => setDraft({ ...draft, user_identifier_type: event.target.value })}>
+          <select
+            id="filter-user-type"
+            value={draft.user_identifier_type}
+            onChange={(event) => setDraft({ ...draft, user_identifier_type: event.target.value })}
+          >
             {IDENTIFIER_TYPES.map((type) => (
               <option key={type} value={type === 'evm_address' ? '' : type}>
                 {type}

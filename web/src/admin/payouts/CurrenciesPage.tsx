@@ -22,7 +22,8 @@ export function CurrenciesPage() {
   const page = pageFromUrl(params);
   const currencies = useQuery({
     queryKey: [...currenciesKey(projectId), page],
-    queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/currencies', { path: { projectId }, query: { page, page_size: PAGE_SIZE }, signal }),
+    queryFn: ({ signal }) =>
+      api('get', '/api/v1/projects/{projectId}/currencies', { path: { projectId }, query: { page, page_size: PAGE_SIZE }, signal }),
     placeholderData: keepPreviousData,
   });
   return (
@@ -90,7 +91,15 @@ function AddCurrency() {
     });
   };
 
-  const field = (id: string, label: string, value: string, onChange: (value: string) => void, apiField: string, help?: string, inputMode?: 'numeric') => (
+  const field = (
+    id: string,
+    label: string,
+    value: string,
+    onChange: (value: string) => void,
+    apiField: string,
+    help?: string,
+    inputMode?: 'numeric',
+  ) => (
     <div>
       <label htmlFor={id}>{label}</label>
       <input
@@ -128,7 +137,15 @@ function AddCurrency() {
         <p className="help">A native coin has the address {NATIVE_ADDRESS}.</p>
       )}
       {field('currency-name', 'Name', name, setName, 'name', 'As people know it, e.g. USDC.')}
-      {field('currency-decimals', 'Decimals', decimals, setDecimals, 'decimals', 'Base units in one whole token, as a power of ten: 6 for USDC, 18 for ETH.', 'numeric')}
+      {field(
+        'currency-decimals',
+        'Decimals',
+        decimals,
+        setDecimals,
+        'decimals',
+        'Base units in one whole token, as a power of ten: 6 for USDC, 18 for ETH.',
+        'numeric',
+      )}
       {add.isError ? <ErrorMessage error={add.error} title="The currency was not added" showDetails={false} /> : null}
       <p role="status" className="upload-result">
         {added}

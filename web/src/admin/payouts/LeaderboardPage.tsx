@@ -72,7 +72,12 @@ function Board({ currency, userType, page, onPage }: { currency: Currency; userT
   });
   if (board.isPending) return <Loading label="Loading the leaderboard…" />;
   if (board.isError) return <ErrorMessage error={board.error} />;
-  if (board.data.results.length === 0) return <Empty>Nobody has earned {currency.name} as {userType === 'affiliate' ? 'an affiliate' : 'an end user'} yet.</Empty>;
+  if (board.data.results.length === 0)
+    return (
+      <Empty>
+        Nobody has earned {currency.name} as {userType === 'affiliate' ? 'an affiliate' : 'an end user'} yet.
+      </Empty>
+    );
   return (
     <>
       <p className="count">As of {formatDateTime(board.data.calculated_at)}</p>

@@ -71,7 +71,8 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
   const navigate = useNavigate();
   const audiences = useQuery({
     queryKey: ['audiences', projectId, 'choices'],
-    queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/audiences', { path: { projectId }, query: { page: 1, page_size: 100 }, signal }),
+    queryFn: ({ signal }) =>
+      api('get', '/api/v1/projects/{projectId}/audiences', { path: { projectId }, query: { page: 1, page_size: 100 }, signal }),
     // Tier audiences first, by rank.
     select: (page) => [...page.results].sort((a, b) => (a.tier_rank ?? Infinity) - (b.tier_rank ?? Infinity)),
   });
@@ -82,7 +83,12 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
   const [endUser, setEndUser] = useState(existing ? draftOf(existing.end_user, decimalsOf(startCurrency)) : NO_REWARD);
   const [affiliate, setAffiliate] = useState(existing ? draftOf(existing.affiliate, decimalsOf(startCurrency)) : NO_REWARD);
   const [tiers, setTiers] = useState<TierDraft[]>(
-    () => existing?.tiers.map((tier, index) => ({ key: index, audienceId: tier.audience_id, reward: draftOf(tier.affiliate, decimalsOf(startCurrency)) })) ?? [],
+    () =>
+      existing?.tiers.map((tier, index) => ({
+        key: index,
+        audienceId: tier.audience_id,
+        reward: draftOf(tier.affiliate, decimalsOf(startCurrency)),
+      })) ?? [],
   );
   const [endUserAllowlist, setEndUserAllowlist] = useState(existing?.end_user_allowlist_audience_id ?? '');
   const [affiliateAllowlist, setAffiliateAllowlist] = useState(existing?.affiliate_allowlist_audience_id ?? '');
@@ -104,7 +110,8 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
     },
   });
   const remove = useMutation({
-    mutationFn: (conversionName: string) => api('delete', '/api/v1/projects/{projectId}/payout-terms/{conversionName}', { path: { projectId, conversionName } }),
+    mutationFn: (conversionName: string) =>
+      api('delete', '/api/v1/projects/{projectId}/payout-terms/{conversionName}', { path: { projectId, conversionName } }),
     onSuccess: async () => {
       // Dropped, not just marked stale: the list must not show the deleted terms while it is read again.
       queryClient.removeQueries({ queryKey: termsKey(projectId) });
@@ -145,7 +152,8 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
     save.mutate({ conversionName: name.trim(), body });
   };
 
-  const updateTier = (key: number, change: Partial<TierDraft>) => setTiers((rows) => rows.map((row) => (row.key === key ? { ...row, ...change } : row)));
+  const updateTier = (key: number, change: Partial<TierDraft>) =>
+    setTiers((rows) => rows.map((row) => (row.key === key ? { ...row, ...change } : row)));
   const nextKey = () => Math.max(-1, ...tiers.map((tier) => tier.key)) + 1;
 
   return (
@@ -161,7 +169,9 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
           aria-invalid={errors.conversion_name ? true : undefined}
         />
         <p id="terms-name-help" className="help">
-          {existing ? 'Terms are kept per name: to pay another name, create new terms.' : 'The name your backend sends with each conversion, e.g. trade.'}
+          {existing
+            ? 'Terms are kept per name: to pay another name, create new terms.'
+            : 'The name your backend sends with each conversion, e.g. trade.'}
         </p>
         <FieldError id="terms-name-error" message={errors.conversion_name} />
       </div>
@@ -183,7 +193,14 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
         </select>
         <FieldError id="terms-currency-error" message={errors.currency_id} />
       </div>
-      <RewardField id="terms-end-user" legend="End-user reward (the converting user)" draft={endUser} onChange={setEndUser} currency={currency} error={errorAt(errors, 'end_user')} />
+      <RewardField
+        id="terms-end-user"
+        legend="End-user reward (the converting user)"
+        draft={endUser}
+        onChange={setEndUser}
+        currency={currency}
+        error={errorAt(errors, 'end_user')}
+      />
       <RewardField
         id="terms-affiliate"
         legend="Affiliate reward (unless a tier below names the affiliate’s tier)"
@@ -194,8 +211,8 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
       />
       <h3>Allowlists</h3>
       <p className="help">
-        Only members of the audience chosen (static or dynamic entries, when the conversion is processed) earn that reward. A master affiliate’s spread follows its
-        affiliate.
+        Only members of the audience chosen (static or dynamic entries, when the conversion is processed) earn that reward. A master affiliate’s
+        spread follows its affiliate.
       </p>
       <AllowlistField
         id="terms-end-user-allowlist"
@@ -257,7 +274,10 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
         </div>
       ))}
       <div>
-        <button type="button" onClick={() => setTiers((rows) => [...rows, { key: nextKey(), audienceId: '', reward: { kind: 'fixed', amount: '', bps: '' } }])}>
+        <button
+          type="button"
+          onClick={() => setTiers((rows) => [...rows, { key: nextKey(), audienceId: '', reward: { kind: 'fixed', amount: '', bps: '' } }])}
+        >
           Add a tier reward
         </button>
       </div>
@@ -278,7 +298,8 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
       {existing && confirmingDelete ? (
         <div className="panel" role="group" aria-labelledby="confirm-delete-text">
           <p id="confirm-delete-text">
-            Delete the terms of <strong>{existing.conversion_name}</strong>? Conversions of this name processed from then on pay nothing (no_terms); what was already paid stays.
+            Delete the terms of <strong>{existing.conversion_name}</strong>? Conversions of this name processed from then on pay nothing (no_terms);
+            what was already paid stays.
           </p>
           {remove.isError ? <ErrorMessage error={remove.error} title="The terms were not deleted" /> : null}
           <div className="filter-actions">
@@ -325,7 +346,9 @@ function AllowlistField({
       >
         <option value="">Everyone (no allowlist)</option>
         {/* An audience no longer listed (deleted: nobody is its member, so nobody earns) stays shown under its id. */}
-        {value !== '' && byName && !byName.some((audience) => audience.id === value) ? <option value={value}>{`${value} (no longer an audience)`}</option> : null}
+        {value !== '' && byName && !byName.some((audience) => audience.id === value) ? (
+          <option value={value}>{`${value} (no longer an audience)`}</option>
+        ) : null}
         {byName?.map((audience) => (
           <option key={audience.id} value={audience.id}>
             {`Members of ${audience.name}${audience.type === 'dynamic' ? ' (dynamic)' : ''}`}
@@ -333,7 +356,9 @@ function AllowlistField({
         ))}
       </select>
       <p id={`${id}-help`} className="help">
-        {value === '' ? 'Everyone may earn this reward.' : 'Only members of this audience earn this reward; others are shown as not eligible on the conversion.'}
+        {value === ''
+          ? 'Everyone may earn this reward.'
+          : 'Only members of this audience earn this reward; others are shown as not eligible on the conversion.'}
       </p>
       <FieldError id={`${id}-error`} message={error} />
     </div>

@@ -19,7 +19,8 @@ export function PayoutTermsList() {
   const currencies = useCurrencyChoices();
   const terms = useQuery({
     queryKey: [...termsKey(projectId), 'list', page],
-    queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/payout-terms', { path: { projectId }, query: { page, page_size: PAGE_SIZE }, signal }),
+    queryFn: ({ signal }) =>
+      api('get', '/api/v1/projects/{projectId}/payout-terms', { path: { projectId }, query: { page, page_size: PAGE_SIZE }, signal }),
     placeholderData: keepPreviousData,
   });
   const currencyOf = (id: string) => currencies.data?.find((currency) => currency.id === id);
@@ -31,8 +32,18 @@ export function PayoutTermsList() {
           New payout terms
         </Link>
       </div>
-      <p className="help">What each conversion name pays, in which currency. A conversion whose name no terms cover is recorded as no_terms and pays nothing.</p>
-      <ListStates query={terms} loading="Loading payout terms…" empty={<>No payout terms yet. <Link to="new">Create the first ones</Link>.</>} />
+      <p className="help">
+        What each conversion name pays, in which currency. A conversion whose name no terms cover is recorded as no_terms and pays nothing.
+      </p>
+      <ListStates
+        query={terms}
+        loading="Loading payout terms…"
+        empty={
+          <>
+            No payout terms yet. <Link to="new">Create the first ones</Link>.
+          </>
+        }
+      />
       {terms.data && terms.data.results.length > 0 ? (
         <>
           <ScrollTable

@@ -68,7 +68,13 @@ export function RewardField({
       {draft.kind === 'bps' ? (
         <div>
           <label htmlFor={`${id}-bps`}>Basis points of reward_base</label>
-          <input id={`${id}-bps`} inputMode="numeric" value={draft.bps} onChange={(event) => onChange({ ...draft, bps: event.target.value })} aria-describedby={`${id}-bps-help`} />
+          <input
+            id={`${id}-bps`}
+            inputMode="numeric"
+            value={draft.bps}
+            onChange={(event) => onChange({ ...draft, bps: event.target.value })}
+            aria-describedby={`${id}-bps-help`}
+          />
           <p id={`${id}-bps-help`} className="help">
             0 to 10,000: 100 bps is 1 % of the conversion’s reward_base, floored to whole base units.
           </p>

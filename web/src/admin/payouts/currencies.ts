@@ -15,7 +15,8 @@ export function useCurrencyChoices() {
   const { projectId, api } = useProject();
   return useQuery({
     queryKey: [...currenciesKey(projectId), 'choices'],
-    queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/currencies', { path: { projectId }, query: { page: 1, page_size: 100 }, signal }),
+    queryFn: ({ signal }) =>
+      api('get', '/api/v1/projects/{projectId}/currencies', { path: { projectId }, query: { page: 1, page_size: 100 }, signal }),
     select: (page) => page.results,
   });
 }

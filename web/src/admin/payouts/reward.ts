@@ -37,7 +37,9 @@ export function parseTokenAmount(text: string, decimals: number): { baseUnits: s
 /** The draft of a stored reward: its base units back in whole tokens of the currency. */
 export function draftOf(reward: Reward | null, decimals: number): RewardDraft {
   if (reward === null) return NO_REWARD;
-  return 'fixed' in reward ? { kind: 'fixed', amount: tokenAmount(reward.fixed, decimals), bps: '' } : { kind: 'bps', amount: '', bps: String(reward.bps) };
+  return 'fixed' in reward
+    ? { kind: 'fixed', amount: tokenAmount(reward.fixed, decimals), bps: '' }
+    : { kind: 'bps', amount: '', bps: String(reward.bps) };
 }
 
 /** The reward to send, or why the draft is not one. */

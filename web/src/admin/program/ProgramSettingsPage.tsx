@@ -85,14 +85,25 @@ function LinkForm({ settings, onSaved, onEdit }: { settings: ProgramSettings; on
         <p className="help">
           Affiliates copy one link per code from their portal. Until the program has an address, the portal tells them there is no link yet.
         </p>
-        <TextField id="program-url" label="Program URL (where a referred person lands)" type="url" value={programUrl} onChange={edit(setProgramUrl)} error={errors.program_url} />
+        <TextField
+          id="program-url"
+          label="Program URL (where a referred person lands)"
+          type="url"
+          value={programUrl}
+          onChange={edit(setProgramUrl)}
+          error={errors.program_url}
+        />
         <TextField id="link-template" label="Link template" value={template} onChange={edit(setTemplate)} error={errors.link_template} />
         <p className="help" id="link-template-help">
           <code>{'{code}'}</code> is replaced by the affiliate’s code and <code>{'{program_url}'}</code> by the program URL. The default,{' '}
           <code>{settings.default_link_template}</code>, adds the <code>af</code> parameter the tracking reads.
         </p>
         <div>
-          <button type="button" onClick={() => edit(setTemplate)(settings.default_link_template)} disabled={template === settings.default_link_template}>
+          <button
+            type="button"
+            onClick={() => edit(setTemplate)(settings.default_link_template)}
+            disabled={template === settings.default_link_template}
+          >
             Use the default template
           </button>
         </div>

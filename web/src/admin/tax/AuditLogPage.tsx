@@ -27,7 +27,8 @@ export function AuditLogPage() {
   const keyNames = useKeyNames();
   const log = useQuery({
     queryKey: [...taxKeys.auditLog(projectId), page],
-    queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/audit-log', { path: { projectId }, query: { page, page_size: PAGE_SIZE }, signal }),
+    queryFn: ({ signal }) =>
+      api('get', '/api/v1/projects/{projectId}/audit-log', { path: { projectId }, query: { page, page_size: PAGE_SIZE }, signal }),
     placeholderData: keepPreviousData,
   });
   const rows = log.data?.results ?? [];

@@ -32,6 +32,7 @@ export function RecordFacts({ record, taxIdLabel }: { record: TaxSubmission | Un
   facts.push(['Signed', `${record.signature_name}, ${record.signature_date}`], ['Submitted', formatDateTime(record.submitted_at)]);
   if (record.approved_at) facts.push(['Approved', formatDateTime(record.approved_at)]);
   if (record.expires_at) facts.push(['Expires', formatDateTime(record.expires_at)]);
-  if (record.revoked_at || record.revoked_reason) facts.push(['Revoked', [record.revoked_at ? formatDateTime(record.revoked_at) : null, record.revoked_reason].filter(Boolean).join(': ')]);
+  if (record.revoked_at || record.revoked_reason)
+    facts.push(['Revoked', [record.revoked_at ? formatDateTime(record.revoked_at) : null, record.revoked_reason].filter(Boolean).join(': ')]);
   return <Facts facts={facts} />;
 }

@@ -21,7 +21,8 @@ export function ReviewQueue() {
   const { projectId, api } = useProject();
   const [params, setParams] = useSearchParams();
   const statusParam = params.get('status');
-  const status: RecordStatus | typeof ANY = statusParam === ANY ? ANY : (RECORD_STATUSES.find((entry) => entry.value === statusParam)?.value ?? 'submitted');
+  const status: RecordStatus | typeof ANY =
+    statusParam === ANY ? ANY : (RECORD_STATUSES.find((entry) => entry.value === statusParam)?.value ?? 'submitted');
   const pageSize = PAGE_SIZES.includes(Number(params.get('page_size'))) ? Number(params.get('page_size')) : 20;
   const page = pageFromUrl(params);
   const setView = (next: { status?: string; page_size?: number; page?: number }) =>

@@ -24,12 +24,15 @@ export function TaxSettingsPage() {
       {settings.isPending ? <Loading label="Loading the tax settings…" /> : null}
       {settings.isError ? <ErrorMessage error={settings.error} /> : null}
       {settings.data ? (
-        <SettingsForm key={version}
+        <SettingsForm
+          key={version}
           settings={settings.data}
           onSaved={() => {
             setVersion((count) => count + 1);
             setSaved(true);
-          }} onEdit={() => setSaved(false)} />
+          }}
+          onEdit={() => setSaved(false)}
+        />
       ) : null}
       <p role="status" aria-live="polite" className={saved ? 'state' : undefined}>
         {saved ? 'Saved.' : ''}

@@ -46,7 +46,11 @@ export function allowedActions(status: RecordStatus): { approve: boolean; revoke
 }
 
 /** The tax id as the API answered it, or why there is none. */
-export function taxIdText(record: { tax_id_number: string | null; foreign_tin_not_required: boolean; foreign_tin_not_required_reason: string | null }): string {
+export function taxIdText(record: {
+  tax_id_number: string | null;
+  foreign_tin_not_required: boolean;
+  foreign_tin_not_required_reason: string | null;
+}): string {
   if (record.tax_id_number) return record.tax_id_number;
   return record.foreign_tin_not_required || record.foreign_tin_not_required_reason ? 'None (not required)' : '—';
 }

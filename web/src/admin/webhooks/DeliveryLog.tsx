@@ -23,7 +23,11 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
   const deliveries = useQuery({
     queryKey: ['webhooks', projectId, webhookId, 'deliveries', page],
     queryFn: ({ signal }) =>
-      api('get', '/api/v1/projects/{projectId}/webhooks/{webhookId}/deliveries', { path: { projectId, webhookId }, query: { page, page_size: PAGE_SIZE }, signal }),
+      api('get', '/api/v1/projects/{projectId}/webhooks/{webhookId}/deliveries', {
+        path: { projectId, webhookId },
+        query: { page, page_size: PAGE_SIZE },
+        signal,
+      }),
     placeholderData: keepPreviousData,
     refetchInterval: (query) => (query.state.data?.results.some((delivery) => delivery.status === 'pending') ? PENDING_REFRESH_MS : false),
   });
@@ -48,7 +52,11 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
         {resent ? `Resent ${resent.event_type} (event ${resent.event_id}): ${resent.status}, ${attemptsText(resent.attempts)}.` : ''}
       </div>
       {resend.isError ? <ErrorMessage error={resend.error} title="Not resent" /> : null}
-      <ListStates query={deliveries} loading="Loading deliveries…" empty="No deliveries yet: the endpoint gets one for each event it subscribes to." />
+      <ListStates
+        query={deliveries}
+        loading="Loading deliveries…"
+        empty="No deliveries yet: the endpoint gets one for each event it subscribes to."
+      />
       {deliveries.data && rows.length > 0 ? (
         <>
           <ScrollTable

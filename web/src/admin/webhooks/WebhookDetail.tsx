@@ -20,7 +20,8 @@ export function WebhookDetail() {
     queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/webhooks/{webhookId}', { path: { projectId, webhookId }, signal }),
   });
   const update = useMutation({
-    mutationFn: (settings: WebhookSettings) => api('patch', '/api/v1/projects/{projectId}/webhooks/{webhookId}', { path: { projectId, webhookId }, body: settings }),
+    mutationFn: (settings: WebhookSettings) =>
+      api('patch', '/api/v1/projects/{projectId}/webhooks/{webhookId}', { path: { projectId, webhookId }, body: settings }),
     onSuccess: async (updated) => {
       queryClient.setQueryData(['webhooks', projectId, webhookId], updated);
       await queryClient.invalidateQueries({ queryKey: ['webhooks', projectId, 'list'] });

@@ -38,7 +38,9 @@ export function WebhookForm({
   const eventsError = errors.events ?? Object.entries(errors).find(([field]) => field.startsWith('events['))?.[1];
   const toggle = (name: WebhookEvent) =>
     // Kept in the API's order, whatever order they were ticked in.
-    setEvents((current) => WEBHOOK_EVENTS.map((event) => event.name).filter((event) => (event === name ? !current.includes(name) : current.includes(event))));
+    setEvents((current) =>
+      WEBHOOK_EVENTS.map((event) => event.name).filter((event) => (event === name ? !current.includes(name) : current.includes(event))),
+    );
   const submit = (event: FormEvent) => {
     event.preventDefault();
     onSubmit({ url: url.trim(), events, enabled });

@@ -15,7 +15,8 @@ export function WebhookList() {
   const page = pageFromUrl(params);
   const webhooks = useQuery({
     queryKey: ['webhooks', projectId, 'list', page],
-    queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/webhooks', { path: { projectId }, query: { page, page_size: PAGE_SIZE }, signal }),
+    queryFn: ({ signal }) =>
+      api('get', '/api/v1/projects/{projectId}/webhooks', { path: { projectId }, query: { page, page_size: PAGE_SIZE }, signal }),
     placeholderData: keepPreviousData,
   });
   return (
@@ -26,8 +27,18 @@ export function WebhookList() {
           New endpoint
         </Link>
       </div>
-      <p className="help">Endpoints receive the project’s events, signed the Standard Webhooks way, and retried for 24 hours until they answer 2xx.</p>
-      <ListStates query={webhooks} loading="Loading endpoints…" empty={<>No endpoints yet. <Link to="new">Create the first one</Link>.</>} />
+      <p className="help">
+        Endpoints receive the project’s events, signed the Standard Webhooks way, and retried for 24 hours until they answer 2xx.
+      </p>
+      <ListStates
+        query={webhooks}
+        loading="Loading endpoints…"
+        empty={
+          <>
+            No endpoints yet. <Link to="new">Create the first one</Link>.
+          </>
+        }
+      />
       {webhooks.data && webhooks.data.results.length > 0 ? (
         <>
           <ScrollTable

@@ -62,7 +62,8 @@ function AffiliateStatus({ affiliate }: { affiliate: OwnAffiliate }) {
         </div>
       </dl>
       <p>
-        Next: <Link to={`/portal/${projectId}/codes`}>share your referral codes</Link> and <Link to={`/portal/${projectId}/tax`}>send your tax form</Link>.
+        Next: <Link to={`/portal/${projectId}/codes`}>share your referral codes</Link> and{' '}
+        <Link to={`/portal/${projectId}/tax`}>send your tax form</Link>.
       </p>
     </section>
   );
@@ -94,7 +95,8 @@ function ApplicationStatus({ application }: { application: Application }) {
       </dl>
       {application.status === 'approved' ? (
         <p>
-          Next: <Link to={`/portal/${projectId}/codes`}>share your referral codes</Link> and <Link to={`/portal/${projectId}/tax`}>send your tax form</Link>.
+          Next: <Link to={`/portal/${projectId}/codes`}>share your referral codes</Link> and{' '}
+          <Link to={`/portal/${projectId}/tax`}>send your tax form</Link>.
         </p>
       ) : null}
     </section>
@@ -126,13 +128,33 @@ function ApplyForm() {
       <h2 id="apply-heading">Apply to become an affiliate</h2>
       <form className="stack" onSubmit={submit} noValidate>
         <label htmlFor="apply-name">Your name</label>
-        <input id="apply-name" value={name} onChange={(e) => setName(e.target.value)} required aria-invalid={Boolean(errors.name)} aria-describedby="apply-name-error" />
+        <input
+          id="apply-name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          required
+          aria-invalid={Boolean(errors.name)}
+          aria-describedby="apply-name-error"
+        />
         <FieldError id="apply-name-error" message={errors.name} />
         <label htmlFor="apply-region">Country code (optional)</label>
-        <input id="apply-region" value={region} onChange={(e) => setRegion(e.target.value)} maxLength={2} aria-invalid={Boolean(errors.region)} aria-describedby="apply-region-error" />
+        <input
+          id="apply-region"
+          value={region}
+          onChange={(e) => setRegion(e.target.value)}
+          maxLength={2}
+          aria-invalid={Boolean(errors.region)}
+          aria-describedby="apply-region-error"
+        />
         <FieldError id="apply-region-error" message={errors.region} />
         <label htmlFor="apply-code">Referral code you would like (optional)</label>
-        <input id="apply-code" value={code} onChange={(e) => setCode(e.target.value)} aria-invalid={Boolean(errors.code)} aria-describedby="apply-code-error" />
+        <input
+          id="apply-code"
+          value={code}
+          onChange={(e) => setCode(e.target.value)}
+          aria-invalid={Boolean(errors.code)}
+          aria-describedby="apply-code-error"
+        />
         <FieldError id="apply-code-error" message={errors.code} />
         <label htmlFor="apply-message">Message to the program (optional)</label>
         <textarea id="apply-message" rows={3} value={message} onChange={(e) => setMessage(e.target.value)} />

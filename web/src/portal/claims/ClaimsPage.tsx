@@ -125,7 +125,8 @@ function Redeem({ vouchers, address, onClaimed }: { vouchers: Voucher[]; address
       await switchChain(wallet, first!.chain_id);
       const hash = await sendTransaction(wallet, { from: address, to: first!.claim_manager!, data: claimCalldata(batch), chainId: first!.chain_id });
       const receipt = await waitForReceipt(wallet, hash);
-      if (receipt.status !== '0x1') throw new WalletError(`The claim transaction ${hash} failed on chain; nothing was paid. Close the checks again and retry.`);
+      if (receipt.status !== '0x1')
+        throw new WalletError(`The claim transaction ${hash} failed on chain; nothing was paid. Close the checks again and retry.`);
       return hash;
     },
     onSuccess: onClaimed,
@@ -150,12 +151,15 @@ function Redeem({ vouchers, address, onClaimed }: { vouchers: Voucher[]; address
         >
           <p data-testid="claimable">
             {batch.length === 1 ? 'One voucher' : `${batch.length} vouchers`} to claim:{' '}
-            {batch.map((voucher) => `${formatDecimal(voucher.amount)} base units`).join(', ')}, until {formatDateTime(new Date(batch[0]!.deadline! * 1000).toISOString())}.
+            {batch.map((voucher) => `${formatDecimal(voucher.amount)} base units`).join(', ')}, until{' '}
+            {formatDateTime(new Date(batch[0]!.deadline! * 1000).toISOString())}.
           </p>
           <p>
-            Sent to the program’s ClaimManager contract <span className="identifier" data-testid="claim-manager">
+            Sent to the program’s ClaimManager contract{' '}
+            <span className="identifier" data-testid="claim-manager">
               {first!.claim_manager}
-            </span> on chain {first!.chain_id}.
+            </span>{' '}
+            on chain {first!.chain_id}.
           </p>
           <div>
             <button type="submit" disabled={claim.isPending}>

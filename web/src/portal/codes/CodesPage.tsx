@@ -24,7 +24,8 @@ export function CodesPage() {
       {own.isError ? <ErrorMessage error={own.error} /> : null}
       {own.isSuccess && !affiliate ? (
         <Empty>
-          You are not an affiliate of this program yet. <Link to={`/portal/${projectId}/apply`}>Apply first</Link>; your codes appear here once you are accepted.
+          You are not an affiliate of this program yet. <Link to={`/portal/${projectId}/apply`}>Apply first</Link>; your codes appear here once you
+          are accepted.
         </Empty>
       ) : null}
       {affiliate ? (
@@ -103,7 +104,13 @@ function AddCode() {
         <p className="help" id="new-code-help">
           3 to 32 letters, digits, _ or -. Up to 20 codes.
         </p>
-        <input id="new-code" value={code} onChange={(e) => setCode(e.target.value)} aria-invalid={Boolean(errors.code)} aria-describedby="new-code-help new-code-error" />
+        <input
+          id="new-code"
+          value={code}
+          onChange={(e) => setCode(e.target.value)}
+          aria-invalid={Boolean(errors.code)}
+          aria-describedby="new-code-help new-code-error"
+        />
         <FieldError id="new-code-error" message={errors.code} />
         <div>
           <button type="submit" disabled={add.isPending}>

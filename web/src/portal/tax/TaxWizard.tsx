@@ -20,7 +20,8 @@ export function TaxWizard() {
   const [sent, setSent] = useState<string | null>(null);
   const submit = useMutation({
     // formBody builds the shape of the chosen form type; the API validates every field.
-    mutationFn: (body: Record<string, unknown>) => api('post', '/api/v1/projects/{projectId}/affiliate-portal/tax-info', { path: { projectId }, body: body as TaxBody }),
+    mutationFn: (body: Record<string, unknown>) =>
+      api('post', '/api/v1/projects/{projectId}/affiliate-portal/tax-info', { path: { projectId }, body: body as TaxBody }),
     onSuccess: async () => {
       setSent(`Your ${FORMS[type!].title} was sent for review.`);
       setValues({});
@@ -91,7 +92,17 @@ export function TaxWizard() {
   );
 }
 
-export function Field({ spec, value, error, onChange }: { spec: FieldSpec; value: string; error: string | undefined; onChange(value: string): void }) {
+export function Field({
+  spec,
+  value,
+  error,
+  onChange,
+}: {
+  spec: FieldSpec;
+  value: string;
+  error: string | undefined;
+  onChange(value: string): void;
+}) {
   const id = `tax-${spec.name.replace(/\./g, '-')}`;
   const describedBy = [spec.help ? `${id}-help` : null, `${id}-error`].filter(Boolean).join(' ');
   const common = { id, name: spec.name, 'aria-invalid': Boolean(error), 'aria-describedby': describedBy };

@@ -18,7 +18,13 @@ export const address = (prefix: string, legend: string): FieldSpec[] => [
   { name: `${prefix}.line1`, label: `${legend}: street and number`, autoComplete: 'address-line1' },
   { name: `${prefix}.line2`, label: `${legend}: line 2`, optional: true, autoComplete: 'address-line2' },
   { name: `${prefix}.city`, label: `${legend}: city`, autoComplete: 'address-level2' },
-  { name: `${prefix}.region`, label: `${legend}: state or region`, optional: true, help: 'Required for a US address.', autoComplete: 'address-level1' },
+  {
+    name: `${prefix}.region`,
+    label: `${legend}: state or region`,
+    optional: true,
+    help: 'Required for a US address.',
+    autoComplete: 'address-level1',
+  },
   { name: `${prefix}.postal_code`, label: `${legend}: postal code`, autoComplete: 'postal-code' },
   { name: `${prefix}.country`, label: `${legend}: country code`, help: 'Two letters, e.g. DE, BR.', autoComplete: 'country' },
 ];
@@ -56,13 +62,23 @@ export const FORMS: Record<FormType, { title: string; who: string; fields: Field
     who: 'US persons and US companies.',
     fields: [
       ...identity,
-      { name: 'tin_type', label: 'Tax id type', kind: 'select', options: [['ssn', 'Social security number (SSN)'], ['ein', 'Employer identification number (EIN)']] },
+      {
+        name: 'tin_type',
+        label: 'Tax id type',
+        kind: 'select',
+        options: [
+          ['ssn', 'Social security number (SSN)'],
+          ['ein', 'Employer identification number (EIN)'],
+        ],
+      },
       { name: 'tax_id_number', label: 'Tax id number', kind: 'secret', help: 'SSN 123-45-6789 or EIN 12-3456789.' },
       {
         name: 'tax_classification',
         label: 'Tax classification',
         kind: 'select',
-        options: (['individual', 'c_corporation', 's_corporation', 'partnership', 'trust_estate', 'llc', 'other'] as const).map((value) => [value, words(value)] as const),
+        options: (['individual', 'c_corporation', 's_corporation', 'partnership', 'trust_estate', 'llc', 'other'] as const).map(
+          (value) => [value, words(value)] as const,
+        ),
       },
       ...address('address', 'Address'),
       ...signature,
@@ -74,7 +90,13 @@ export const FORMS: Record<FormType, { title: string; who: string; fields: Field
     fields: [
       ...identity,
       { name: 'date_of_birth', label: 'Date of birth', kind: 'date', autoComplete: 'bday' },
-      { name: 'tax_id_number', label: 'Foreign tax id number', kind: 'secret', optional: true, help: 'Required unless your country issues none to you.' },
+      {
+        name: 'tax_id_number',
+        label: 'Foreign tax id number',
+        kind: 'secret',
+        optional: true,
+        help: 'Required unless your country issues none to you.',
+      },
       { name: 'foreign_tin_not_required', label: 'My country of residence issues no tax id to me', kind: 'checkbox', optional: true },
       ...address('permanent_address', 'Permanent address'),
       ...signature,
@@ -85,7 +107,12 @@ export const FORMS: Record<FormType, { title: string; who: string; fields: Field
     who: 'Companies and other entities outside the US.',
     fields: [
       ...identity,
-      { name: 'chapter3_status', label: 'Entity type (chapter 3 status)', kind: 'select', options: CHAPTER3.map((value) => [value, words(value)] as const) },
+      {
+        name: 'chapter3_status',
+        label: 'Entity type (chapter 3 status)',
+        kind: 'select',
+        options: CHAPTER3.map((value) => [value, words(value)] as const),
+      },
       { name: 'tax_id_number', label: 'Foreign tax id number', kind: 'secret', optional: true, help: 'Required unless you give the reason below.' },
       { name: 'foreign_tin_not_required_reason', label: 'Why the entity has no foreign tax id', optional: true },
       ...address('permanent_address', 'Permanent address'),

@@ -23,7 +23,11 @@ export function nextStep(status: TaxStatus): { summary: string; next: string; ma
     case 'not_required':
       return { summary: 'This program does not need a tax form from you.', next: 'Nothing to do.', maySubmit: false };
     case 'not_submitted':
-      return { summary: 'This program needs your tax form before it can pay your affiliate earnings.', next: 'Fill in the form below.', maySubmit: true };
+      return {
+        summary: 'This program needs your tax form before it can pay your affiliate earnings.',
+        next: 'Fill in the form below.',
+        maySubmit: true,
+      };
     case 'submitted':
       return { summary: `Your ${form} is being reviewed.`, next: 'Wait for the review; you may send a corrected form meanwhile.', maySubmit: true };
     case 'approved':
@@ -33,7 +37,11 @@ export function nextStep(status: TaxStatus): { summary: string; next: string; ma
         maySubmit: false,
       };
     case 'revoked':
-      return { summary: `Your ${form} was revoked${status.revoked_reason ? `: ${status.revoked_reason}` : '.'}`, next: 'Send a new form below.', maySubmit: true };
+      return {
+        summary: `Your ${form} was revoked${status.revoked_reason ? `: ${status.revoked_reason}` : '.'}`,
+        next: 'Send a new form below.',
+        maySubmit: true,
+      };
     case 'expired':
       return { summary: `Your ${form} has expired.`, next: 'Send a renewed form below.', maySubmit: true };
   }
