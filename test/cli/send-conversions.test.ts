@@ -144,7 +144,12 @@ describe('referral send-conversions', () => {
       const resumed = await runCli(['send-conversions', file, '--batch-size', '50', '--json', '--quiet'], env());
       expect(resumed.code).toBe(0);
       const { summary } = JSON.parse(resumed.stdout.trim());
-      expect(summary).toEqual({ lines: 1_000, accepted: 1_000 - before, duplicates: before, refused: 0 });
+      // The killed run's last batch may be stored after `before` was read: the gateway finishes a request
+      // whose client died. At most that one batch of 50 is a duplicate more; none is lost or stored twice.
+      expect(summary).toMatchObject({ lines: 1_000, refused: 0 });
+      expect(summary.accepted + summary.duplicates).toBe(1_000);
+      expect(summary.duplicates).toBeGreaterThanOrEqual(before);
+      expect(summary.duplicates).toBeLessThanOrEqual(before + 50);
       expect(await stored('killed-')).toBe(1_000);
     },
     CLI_TEST_TIMEOUT_MS,
