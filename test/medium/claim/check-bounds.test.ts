@@ -5,7 +5,7 @@ import { voucherProblems } from '../../../services/claim/domain/voucher';
 import { TestClock } from '../../helpers/clock';
 import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
 import { reconciliation, referredPair, unbalanced, type User } from './claim-check-fixtures';
-import { type MediumChain, startMediumChain } from './claim-chain';
+import { type MediumChain, newProjectOnChain, startMediumChain } from './claim-chain';
 import { batchOf, conversion, newUser, termsInput } from './fixtures';
 
 const MAX = 2n ** 256n - 1n;
@@ -48,22 +48,14 @@ describe('claim checks never pass 2^256 − 1 (domain, ClaimManager on the in-pr
 
   /** A project on the chain: `fixed` pays the end user `endUserFixed`, `share` pays the end user and the affiliate bps of reward_base. */
   async function project(endUserFixed: bigint = MAX, shares = { endUser: 10_000, affiliate: 10_000 }) {
-    const projectId = randomUUID();
-    const currency = await harness.domain.currencies.create(projectId, {
-      chainId: String(medium.chain.chainId),
-      address: medium.token,
-      name: 'TUSD',
-      decimals: 6,
-      type: 'erc20',
-    });
-    await harness.domain.terms.put(projectId, 'fixed', termsInput(currency.id, { endUser: { fixed: endUserFixed.toString() } }));
+    const { projectId, currencyId } = await newProjectOnChain(harness, medium);
+    await harness.domain.terms.put(projectId, 'fixed', termsInput(currencyId, { endUser: { fixed: endUserFixed.toString() } }));
     await harness.domain.terms.put(
       projectId,
       'share',
-      termsInput(currency.id, { endUser: { bps: shares.endUser }, affiliate: { bps: shares.affiliate } }),
+      termsInput(currencyId, { endUser: { bps: shares.endUser }, affiliate: { bps: shares.affiliate } }),
     );
-    await harness.domain.claimSettings.put(projectId, medium.projectAccount.address);
-    return { projectId, currencyId: currency.id };
+    return { projectId, currencyId };
   }
 
   /** Submits and pays conversions as one batch (in the id order given: the ledger pays a batch in id order). */

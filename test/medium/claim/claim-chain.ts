@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Abi, Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
 import { claimManagerAbi } from '../../../contracts/generated/claim-manager';
 import { claimManagerReader } from '../../../services/claim/chain/claim-manager-reader';
@@ -5,7 +6,7 @@ import { VoucherSigner } from '../../../services/claim/chain/voucher-signer';
 import type { ClaimRow } from '../../../services/claim/domain/claim-check.service';
 import { ChainDirectory } from '../../../services/claim/domain/chains';
 import type { TestClock } from '../../helpers/clock';
-import type { ClaimHarnessOptions } from '../../helpers/claim-domain';
+import type { ClaimHarness, ClaimHarnessOptions } from '../../helpers/claim-domain';
 import { startChain, type TestAccount, type TestChain } from '../../helpers/evm';
 import { claimArgument } from './claim-check-fixtures';
 
@@ -109,4 +110,21 @@ export async function startMediumChain(options: {
     },
     syncClock: async (clock) => clock.set(new Date(Number(await chain.timestamp()) * 1000)),
   };
+}
+
+/**
+ * The chain's test token as a currency of a new project, and the project's account on chain as its
+ * claim settings: what a project needs before its payouts can be closed and redeemed here.
+ */
+export async function newProjectOnChain(harness: ClaimHarness, medium: MediumChain): Promise<{ projectId: string; currencyId: string }> {
+  const projectId = randomUUID();
+  const currency = await harness.domain.currencies.create(projectId, {
+    chainId: String(medium.chain.chainId),
+    address: medium.token,
+    name: 'TUSD',
+    decimals: 6,
+    type: 'erc20',
+  });
+  await harness.domain.claimSettings.put(projectId, medium.projectAccount.address);
+  return { projectId, currencyId: currency.id };
 }

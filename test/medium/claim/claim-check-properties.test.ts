@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { Hex } from 'viem' with { 'resolution-mode': 'import' };
 import { TestClock } from '../../helpers/clock';
 import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
 import { batchOf, conversion } from './fixtures';
 import { reconciliation, referredPair, unbalanced, type User } from './claim-check-fixtures';
-import { type MediumChain, startMediumChain } from './claim-chain';
+import { type MediumChain, newProjectOnChain, startMediumChain } from './claim-chain';
 import { randomEvmAddress } from '../../helpers/evm-addresses';
 
 const KEYS: Hex[] = [`0x${'9e'.repeat(32)}`, `0x${'af'.repeat(32)}`];
@@ -66,17 +65,9 @@ describe('claim-check properties over random streams', () => {
     await medium?.chain.stop();
   });
 
-  async function newProjectOnChain() {
-    const projectId = randomUUID();
-    const currency = await harness.domain.currencies.create(projectId, {
-      chainId: String(medium.chain.chainId),
-      address: medium.token,
-      name: 'TUSD',
-      decimals: 6,
-      type: 'erc20',
-    });
-    await harness.domain.terms.put(projectId, 'trade', { currencyId: currency.id, endUser: { bps: 100 }, affiliate: { bps: 1_000 }, tiers: [] });
-    await harness.domain.claimSettings.put(projectId, medium.projectAccount.address);
+  async function tradeProjectOnChain() {
+    const { projectId, currencyId } = await newProjectOnChain(harness, medium);
+    await harness.domain.terms.put(projectId, 'trade', { currencyId, endUser: { bps: 100 }, affiliate: { bps: 1_000 }, tiers: [] });
     return projectId;
   }
 
@@ -92,7 +83,7 @@ describe('claim-check properties over random streams', () => {
 
   async function run(steps: Step[]): Promise<Outcome> {
     await medium.syncClock(clock);
-    const projectId = await newProjectOnChain();
+    const projectId = await tradeProjectOnChain();
     const { affiliate, user: referred } = referredPair(harness, projectId);
     const users: User[] = [referred, ...Array.from({ length: USERS - 1 }, () => ({ identifier: randomEvmAddress(), identifierType: 'evm_address' }))];
     users.push(affiliate);
