@@ -7,7 +7,7 @@ import { importBoundaries } from './scripts/lint/import-boundaries.mjs';
 
 /**
  * The architecture's import boundaries (docs/architecture.md, Boundaries), checked on every import after it is
- * resolved to a repository path. `{service}` stands for any folder of services/ except common, so a
+ * resolved to a repository path. `{service}` stands for any folder of services/ except platform and rules, so a
  * new service (services/agency, services/claim) is covered without touching this file.
  * Tests (test/, *.test.ts), scripts/ and bench/ wire whole stacks together and are not restricted.
  */
@@ -15,26 +15,32 @@ const LAYERS = [
   {
     name: 'the gateway',
     files: 'gateway/**',
-    mayImport: ['gateway/**', 'gen/**', 'services/common/**'],
-    why: 'the gateway reaches services only through their generated gRPC clients (gen/) and shares only services/common',
+    mayImport: ['gateway/**', 'gen/**', 'services/platform/**', 'services/rules/**'],
+    why: 'the gateway reaches services only through their generated gRPC clients (gen/) and shares only services/platform and services/rules',
   },
   {
     name: 'a service',
     files: 'services/{service}/**',
-    except: ['services/common/**'],
-    mayImport: ['services/{service}/**', 'services/common/**', 'gen/**', 'contracts/generated/**'],
+    except: ['services/platform/**', 'services/rules/**'],
+    mayImport: ['services/{service}/**', 'services/platform/**', 'services/rules/**', 'gen/**', 'contracts/generated/**'],
     why: 'a service never imports another service; data crosses services by gRPC (gen/) or events',
   },
   {
-    name: 'services/common',
-    files: 'services/common/**',
-    mayImport: ['services/common/**', 'gen/**'],
-    why: 'platform code every service shares knows no particular service',
+    name: 'services/platform',
+    files: 'services/platform/**',
+    mayImport: ['services/platform/**', 'services/rules/**', 'gen/**'],
+    why: 'the platform every service runs on (outbox, relay, queues, gRPC kit, database) knows no particular service',
+  },
+  {
+    name: 'services/rules',
+    files: 'services/rules/**',
+    mayImport: ['services/rules/**', 'gen/**'],
+    why: 'the shared rules (money, identifiers, vocabularies, the typed errors) are plain logic: no platform, no transport, no particular service',
   },
   {
     name: 'the service registry',
     files: 'services/manifests.ts',
-    mayImport: ['services/*/manifest', 'services/common/**'],
+    mayImport: ['services/*/manifest', 'services/platform/**', 'services/rules/**'],
     why: 'the registry lists each service by its manifest and nothing else of it',
   },
   {
@@ -44,27 +50,28 @@ const LAYERS = [
     // repositories), while SQL and the driver stay inside them, hence no kysely or pg here.
     // From gen/ it may take the vocabularies (enums) and shared messages, which are plain data; the
     // services' generated files carry the gRPC service definitions, and mapping to and from them is
-    // the grpc/ folder's job. From services/common it may take everything that is not transport or
-    // process wiring. From contracts/generated, the contracts' ABI and struct: plain data, like the vocabularies.
+    // the grpc/ folder's job. It may take every shared rule, and from services/platform everything that is
+    // not transport or process wiring. From contracts/generated, the contracts' ABI and struct: plain data, like the vocabularies.
     name: 'domain code',
     files: 'services/{service}/domain/**',
     mayImport: [
       'services/{service}/domain/**',
       'services/{service}/repositories/**',
-      'services/common/**',
+      'services/rules/**',
+      'services/platform/**',
       'gen/referral/common/**',
       'gen/referral/*/v*/enums',
       'contracts/generated/**',
     ],
     mayNotImport: [
-      'services/common/grpc/**',
-      'services/common/queue',
-      'services/common/job-relay',
-      'services/common/service-runtime',
-      'services/common/service-manifest',
-      'services/common/lifecycle',
-      'services/common/db/database',
-      'services/common/db/migrate',
+      'services/platform/grpc/**',
+      'services/platform/queue',
+      'services/platform/job-relay',
+      'services/platform/service-runtime',
+      'services/platform/service-manifest',
+      'services/platform/lifecycle',
+      'services/platform/db/database',
+      'services/platform/db/migrate',
     ],
     packagesNot: ['express', '@grpc/grpc-js', 'grpc-health-check', 'bullmq', 'ioredis', 'kysely', 'pg'],
     why: 'domain code imports neither HTTP, gRPC, queues nor the database driver; transports translate and delegate to it',
@@ -79,13 +86,13 @@ const LAYERS = [
     name: 'the client',
     files: 'client/**',
     except: ['**/*.test.ts'],
-    mayImport: ['client/**', 'gen/**', 'services/common/**'],
+    mayImport: ['client/**', 'gen/**', 'services/rules/**'],
     why: 'the published client speaks HTTP to the gateway and shares only contract code',
   },
   {
     name: 'the command-line tool',
     files: 'cli/**',
-    mayImport: ['cli/**', 'client', 'client/**', 'gen/**', 'services/common/**'],
+    mayImport: ['cli/**', 'client', 'client/**', 'gen/**', 'services/rules/**'],
     why: 'the CLI uses the public HTTP API only, like any script would; it shares the client and contract code',
   },
 ];
@@ -116,7 +123,7 @@ export default defineConfig(
     },
   },
   {
-    // Production code logs through services/common/logger (structured, secrets redacted).
+    // Production code logs through services/platform/logger (structured, secrets redacted).
     files: ['services/**', 'gateway/**', 'client/**', 'web/**'],
     rules: { 'no-console': 'error' },
   },

@@ -7,8 +7,8 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { AgencyServiceClient, type Attribution } from '../gen/referral/agency/v1/agency';
-import { createGrpcClient } from '../services/common/grpc/client';
-import { SERVICE_CATALOG } from '../services/common/service-catalog';
+import { createGrpcClient } from '../services/platform/grpc/client';
+import { SERVICE_CATALOG } from '../services/platform/service-catalog';
 import {
   RESOLVE_ATTRIBUTION_SQL,
   RESOLVE_ATTRIBUTION_STATEMENT,

@@ -73,7 +73,7 @@ import { checkpointCounters, checkpointsBetween, gapLine, SLOW_REQUEST_MS, stall
 import { type AudienceEvaluationResult, reportAudienceEvaluation, runAudienceEvaluation } from './audience-evaluation';
 import { loadAverage, processName, processTree, startedAt } from './proc';
 import { cpuTable, fmt, keyValues, lookupTable, memoryTable, section, table } from './report';
-import { SERVICE_CATALOG } from '../services/common/service-catalog';
+import { SERVICE_CATALOG } from '../services/platform/service-catalog';
 import { deleteRedisKeys, dropDatabase, recreateDatabase, type RunningStack, startStack } from './stack';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);

@@ -9,7 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import IORedis from 'ioredis';
 import pg from 'pg';
-import { CATALOG } from '../services/common/service-catalog';
+import { CATALOG } from '../services/platform/service-catalog';
 
 export interface StackOptions {
   databaseName: string;

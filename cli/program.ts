@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { AffiliateSort, AffiliateStatus, SortOrder } from '../gen/referral/agency/v1/enums';
-import { enumNames } from '../services/common/enums';
+import { enumNames } from '../services/rules/enums';
 import { exportAffiliates } from './commands/export-affiliates';
 import { importEntries } from './commands/import-entries';
 import { sendConversions } from './commands/send-conversions';

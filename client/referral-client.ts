@@ -1,5 +1,5 @@
 import type { IdentifierType } from '../gen/referral/common/v1/common';
-import type { EnumName } from '../services/common/enums';
+import type { EnumName } from '../services/rules/enums';
 
 /**
  * The public TypeScript client. By design it exposes only the user-audiences lookup: audience

@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import type { Logger } from '../services/common/logger';
+import type { Logger } from '../services/platform/logger';
 import type { Authenticator } from './auth/authenticator';
 import type { GatewayConfig } from './config';
 import { errorHandler } from './http/errors';

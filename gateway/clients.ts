@@ -4,9 +4,9 @@ import { HealthCheckResponse_ServingStatus, HealthClient } from '../gen/grpc/hea
 import { ClaimServiceClient } from '../gen/referral/claim/v1/claim';
 import { TaxServiceClient } from '../gen/referral/tax/v1/tax';
 import { WebhooksServiceClient } from '../gen/referral/webhooks/v1/webhooks';
-import { createGrpcClient, type GrpcClient } from '../services/common/grpc/client';
-import type { Batcher } from '../services/common/batcher';
-import { CATALOG, SERVICE_CATALOG } from '../services/common/service-catalog';
+import { createGrpcClient, type GrpcClient } from '../services/platform/grpc/client';
+import type { Batcher } from '../services/platform/batcher';
+import { CATALOG, SERVICE_CATALOG } from '../services/platform/service-catalog';
 import type { GatewayConfig } from './config';
 import { createUserAudienceLoader, type UserAudienceKey } from './user-audience-loader';
 

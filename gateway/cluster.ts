@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { EXIT_CONFIG_ERROR } from '../services/common/lifecycle';
+import { EXIT_CONFIG_ERROR } from '../services/platform/lifecycle';
 
 /** A worker that exits this soon after starting failed to start: restarting it would only loop. */
 const START_GRACE_MS = 10_000;

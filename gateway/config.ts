@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { baseEnv, envFlag, grpcClientEnv, optionalEnv, requiredInProduction } from '../services/common/config';
-import { byAddressVariable, defaultGrpcAddress } from '../services/common/service-catalog';
+import { baseEnv, envFlag, grpcClientEnv, optionalEnv, requiredInProduction } from '../services/platform/config';
+import { byAddressVariable, defaultGrpcAddress } from '../services/platform/service-catalog';
 
 const byteSize = z.string().regex(/^\d+(b|kb|mb)$/i, 'a size such as 256kb or 16mb');
 
@@ -30,7 +30,7 @@ const gatewayEnv = z.object({
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /** Creates projects (and their first keys). Unset: project creation answers 403. */
   PLATFORM_API_KEY: z.string().min(32, 'PLATFORM_API_KEY must be at least 32 characters (generate one with `openssl rand -hex 32`)').optional(),
-  /** Where each service listens (AUDIENCE_GRPC_ADDR, TAX_GRPC_ADDR, ...: services/common/service-catalog.ts). */
+  /** Where each service listens (AUDIENCE_GRPC_ADDR, TAX_GRPC_ADDR, ...: services/platform/service-catalog.ts). */
   ...byAddressVariable((service) => z.string().default(defaultGrpcAddress(service))),
   /** Deadline of every gRPC call that does not ask for a longer one. */
   ...grpcClientEnv,

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
-import { loadConfig } from '../services/common/config';
-import { runProcess } from '../services/common/lifecycle';
+import { loadConfig } from '../services/platform/config';
+import { runProcess } from '../services/platform/lifecycle';
 import { runGatewayCluster } from './cluster';
 import { gatewayConfigSchema } from './config';
 import { startGateway } from './server';

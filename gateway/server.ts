@@ -1,8 +1,8 @@
-import { type Clock, systemClock } from '../services/common/clock';
-import { ensureDatabaseExists, openDatabase } from '../services/common/db/database';
-import { migrateToLatest } from '../services/common/db/migrate';
-import type { RunningProcess } from '../services/common/lifecycle';
-import { closeLogger, createLogger, type Logger } from '../services/common/logger';
+import { type Clock, systemClock } from '../services/platform/clock';
+import { ensureDatabaseExists, openDatabase } from '../services/platform/db/database';
+import { migrateToLatest } from '../services/platform/db/migrate';
+import type { RunningProcess } from '../services/platform/lifecycle';
+import { closeLogger, createLogger, type Logger } from '../services/platform/logger';
 import type { AccessDatabase } from './access/access.database';
 import { AccessService } from './access/access.service';
 import { ApiKeyRepository } from './access/api-key.repository';

@@ -1,7 +1,7 @@
 import type { AudienceServiceClient, UserAudience } from '../gen/referral/audience/v1/audience';
-import { Batcher } from '../services/common/batcher';
-import { InvalidArgumentError } from '../services/common/errors';
-import type { GrpcClient } from '../services/common/grpc/client';
+import { Batcher } from '../services/platform/batcher';
+import { InvalidArgumentError } from '../services/rules/errors';
+import type { GrpcClient } from '../services/platform/grpc/client';
 
 export interface UserAudienceKey {
   projectId: string;

@@ -5,8 +5,8 @@
  * Variables come from the environment, then from ./.env, then the defaults.
  */
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../services/common/config';
-import { EXIT_CONFIG_ERROR } from '../services/common/lifecycle';
+import { ConfigError, loadConfig } from '../services/platform/config';
+import { EXIT_CONFIG_ERROR } from '../services/platform/lifecycle';
 import { loadEnvFile } from './stack/env-file';
 import { DEV_ACCOUNT, DEV_CHAIN_ID, DEV_CLAIM_MANAGER, DEV_TOKEN } from './dev-chain/constants';
 import { devChainRuns, devChainUrl, stackConfigSchema, stackMembers } from './stack/members';

@@ -1,4 +1,4 @@
-import type { AnyServiceManifest } from './common/service-manifest';
+import type { AnyServiceManifest } from './platform/service-manifest';
 import { agencyManifest } from './agency/manifest';
 import { audienceManifest } from './audience/manifest';
 import { claimManifest } from './claim/manifest';
@@ -6,7 +6,7 @@ import { taxManifest } from './tax/manifest';
 import { webhooksManifest } from './webhooks/manifest';
 
 /**
- * Every service, in the order of the catalog (services/common/service-catalog.ts): what the test
+ * Every service, in the order of the catalog (services/platform/service-catalog.ts): what the test
  * stack starts and the tests' template database migrates. A new service is one line here. Only
  * tools and tests import this list; services never import each other, the gateway never imports it.
  */

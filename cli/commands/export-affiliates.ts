@@ -1,5 +1,5 @@
-import { canonicalUuid, isUuid } from '../../services/common/ids';
-import { MAX_PAGE_SIZE } from '../../services/common/pagination';
+import { canonicalUuid, isUuid } from '../../services/rules/ids';
+import { MAX_PAGE_SIZE } from '../../services/rules/pagination';
 import { AFFILIATE_COLUMNS } from '../affiliates/affiliate-csv';
 import { affiliatePage } from '../affiliates/affiliate-page';
 import { CsvOutput } from '../affiliates/csv-output';

@@ -1,4 +1,4 @@
-import { canonicalUuid, isUuid } from '../../services/common/ids';
+import { canonicalUuid, isUuid } from '../../services/rules/ids';
 import type { CliConfig } from '../config';
 import { wholeNumber } from '../config';
 import { type EntryBatch, sendEntryBatch } from '../entries/entry-batches';

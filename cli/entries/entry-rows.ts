@@ -1,4 +1,4 @@
-import { checkIdentifier } from '../../services/common/identifiers';
+import { checkIdentifier } from '../../services/rules/identifiers';
 import type { BadLine } from '../files/bad-lines';
 import { csvRecords } from '../files/csv';
 import type { FileLines } from '../files/file-lines';
@@ -15,7 +15,7 @@ const COLUMNS = ['identifier', 'identifier_type'] as const;
 /**
  * The rows of an entries CSV: a header naming the columns `identifier` and `identifier_type` (in
  * any order, any letter case; other columns are ignored), then one user a line, each checked
- * against its type's format exactly as the API checks it (services/common/identifiers.ts), so a
+ * against its type's format exactly as the API checks it (services/rules/identifiers.ts), so a
  * file that passes here is a file the API takes.
  */
 export async function* entryRows(file: FileLines): AsyncGenerator<EntryRow | BadLine> {

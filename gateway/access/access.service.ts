@@ -1,7 +1,7 @@
-import type { Clock } from '../../services/common/clock';
-import type { Page } from '../../services/common/pagination';
-import { ConflictError, invalidFields, NotFoundError } from '../../services/common/errors';
-import { isUuid } from '../../services/common/ids';
+import type { Clock } from '../../services/platform/clock';
+import type { Page } from '../../services/rules/pagination';
+import { ConflictError, invalidFields, NotFoundError } from '../../services/rules/errors';
+import { isUuid } from '../../services/rules/ids';
 import { API_KEY_ROLES, type ApiKeyRole } from './access.database';
 import { generateApiKey, hashApiKey } from './api-key-secret';
 import type { ApiKeyRecord, ApiKeyRepository } from './api-key.repository';

@@ -1,5 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { Page } from '../../services/common/pagination';
+import type { Page } from '../../services/rules/pagination';
 import type { AccessDatabase, ApiKeyRole } from './access.database';
 
 export interface ApiKeyRecord {

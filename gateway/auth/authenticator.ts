@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import type { ApiKeyRecord } from '../access/api-key.repository';
-import { canonicalUuid } from '../../services/common/ids';
+import { canonicalUuid } from '../../services/rules/ids';
 import { looksLikeApiKey } from '../access/api-key-secret';
 import type { AccessService } from '../access/access.service';
 import { HttpError } from '../http/errors';

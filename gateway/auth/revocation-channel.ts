@@ -1,6 +1,6 @@
 import IORedis from 'ioredis';
-import { withinMs } from '../../services/common/deadline';
-import type { Logger } from '../../services/common/logger';
+import { withinMs } from '../../services/platform/deadline';
+import type { Logger } from '../../services/platform/logger';
 
 export interface RevocationListener {
   /** A key was revoked (on any replica): forget it. */

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Clock } from '../../services/common/clock';
+import type { Clock } from '../../services/platform/clock';
 
 /** What a session token stands for: one wallet address, until it expires. */
 export interface WalletSession {

@@ -1,7 +1,7 @@
 import IORedis from 'ioredis';
-import { withinMs } from '../../services/common/deadline';
-import { UnavailableError } from '../../services/common/errors';
-import type { Logger } from '../../services/common/logger';
+import { withinMs } from '../../services/platform/deadline';
+import { UnavailableError } from '../../services/rules/errors';
+import type { Logger } from '../../services/platform/logger';
 
 /** A sign-in message waiting for its signature. */
 export interface PendingSignIn {

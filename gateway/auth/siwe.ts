@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Clock } from '../../services/common/clock';
-import { invalidFields, UnauthenticatedError } from '../../services/common/errors';
+import type { Clock } from '../../services/platform/clock';
+import { invalidFields, UnauthenticatedError } from '../../services/rules/errors';
 import { ethereum } from './ethereum';
 import type { SessionTokens, WalletSession } from './session-token';
 import type { SignInNonceStore } from './sign-in-nonce-store';

@@ -1,9 +1,9 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { ErrorRequestHandler } from 'express';
 import { ZodError, type z } from 'zod';
-import { DEFAULT_RETRY_AFTER_SECONDS, DomainError, type FieldViolation, UnavailableError } from '../../services/common/errors';
-import { isServiceError, readGrpcError, toGrpcStatus } from '../../services/common/grpc/errors';
-import type { Logger } from '../../services/common/logger';
+import { DEFAULT_RETRY_AFTER_SECONDS, DomainError, type FieldViolation, UnavailableError } from '../../services/rules/errors';
+import { isServiceError, readGrpcError, toGrpcStatus } from '../../services/platform/grpc/errors';
+import type { Logger } from '../../services/platform/logger';
 
 /** The one error body of the API (docs/api-conventions.md). */
 export interface ErrorBody {

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { listenError } from '../../services/common/config';
-import type { Logger } from '../../services/common/logger';
+import { listenError } from '../../services/platform/config';
+import type { Logger } from '../../services/platform/logger';
 import type { GatewayConfig } from '../config';
 import { gracefulClose } from './graceful-close';
 import { createGatewayServer, type GatewayRequestListener } from './malformed-requests';

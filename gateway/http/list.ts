@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { PageInfo } from '../../gen/referral/common/v1/common';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE } from '../../services/common/pagination';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE } from '../../services/rules/pagination';
 import { count, required } from './present';
 
-/** The one list contract (docs/api-conventions.md), with the limits the services use (services/common/pagination.ts). */
+/** The one list contract (docs/api-conventions.md), with the limits the services use (services/rules/pagination.ts). */
 export const pageQuery = {
   page: z.coerce.number().int().min(1).max(MAX_PAGE).default(1).describe('Page number, from 1'),
   page_size: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE).describe(`Results per page, 1 to ${MAX_PAGE_SIZE}`),

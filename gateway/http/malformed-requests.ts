@@ -1,6 +1,6 @@
 import { createServer, maxHeaderSize, type RequestListener, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Logger } from '../../services/common/logger';
+import type { Logger } from '../../services/platform/logger';
 import { type ErrorBody, HttpError, toErrorBody } from './errors';
 import { API_SECURITY_HEADERS } from './security-headers';
 

@@ -1,8 +1,8 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import { listenError } from '../../services/common/config';
-import type { Logger } from '../../services/common/logger';
+import { listenError } from '../../services/platform/config';
+import type { Logger } from '../../services/platform/logger';
 import type { ErrorBody } from './errors';
 
 export const METRICS_PATH = '/metrics';

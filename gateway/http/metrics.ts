@@ -1,14 +1,14 @@
 import type { RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import type { Logger } from '../../services/common/logger';
-import type { SharedReadObserver } from '../../services/common/shared-reads';
+import type { Logger } from '../../services/platform/logger';
+import type { SharedReadObserver } from '../../services/platform/shared-reads';
 import { matchedRoutePath } from './route';
 
 export interface HttpMetrics {
   registry: Registry;
   /** Records one request (metrics, and the access log line). */
   middleware: RequestHandler;
-  /** Counts what became of each read of a shared read (services/common/shared-reads.ts) named `read`. */
+  /** Counts what became of each read of a shared read (services/platform/shared-reads.ts) named `read`. */
   sharedReads(read: string): SharedReadObserver;
 }
 

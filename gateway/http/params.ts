@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { canonicalPrefixOfAnyType, canonicalSpellingOfAnyType, IDENTIFIER_TYPES, isIdentifierType } from '../../services/common/identifiers';
-import { canonicalUuid } from '../../services/common/ids';
+import { canonicalPrefixOfAnyType, canonicalSpellingOfAnyType, IDENTIFIER_TYPES, isIdentifierType } from '../../services/rules/identifiers';
+import { canonicalUuid } from '../../services/rules/ids';
 
 /**
  * Identifiers are made canonical here, once, at the HTTP edge, before any service sees them
- * (the services refuse any other spelling: services/common/canonical-ids.ts). A UUID is read in any
+ * (the services refuse any other spelling: services/rules/canonical-ids.ts). A UUID is read in any
  * letter case and passed on in lowercase; a value that is no UUID passes unchanged and names no
  * resource (404). A user identifier valid for its type is passed on in that type's canonical form
- * (which does not depend on the type given beside it: services/common/identifiers.ts); an invalid
+ * (which does not depend on the type given beside it: services/rules/identifiers.ts); an invalid
  * one passes unchanged, for the service to say why it is invalid.
  */
 export const resourceId = z

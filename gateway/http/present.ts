@@ -1,4 +1,4 @@
-import { type EnumName, enumName, type EnumValue, type ProtoEnum } from '../../services/common/enums';
+import { type EnumName, enumName, type EnumValue, type ProtoEnum } from '../../services/rules/enums';
 
 /**
  * gRPC messages -> the JSON the API documents, without copying fields one by one: keys become

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { isValidRequestId, runWithRequestContext } from '../../services/common/request-context';
+import { isValidRequestId, runWithRequestContext } from '../../services/platform/request-context';
 
 /**
  * Takes the caller's X-Request-Id when it is a sane token, otherwise makes one; echoes it back

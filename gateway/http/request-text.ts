@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
-import type { FieldViolation } from '../../services/common/errors';
-import { findUnsafeJson, JSON_SAFETY_REASONS } from '../../services/common/json-safety';
+import type { FieldViolation } from '../../services/rules/errors';
+import { findUnsafeJson, JSON_SAFETY_REASONS } from '../../services/platform/json-safety';
 import { HttpError } from './errors';
 
 /** A name as it is quoted back in an error (a query string may be 16 KB long). */

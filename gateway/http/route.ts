@@ -1,7 +1,7 @@
 import express, { type Express, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { z } from 'zod';
-import { findUnsafeJson } from '../../services/common/json-safety';
-import type { Logger } from '../../services/common/logger';
+import { findUnsafeJson } from '../../services/platform/json-safety';
+import type { Logger } from '../../services/platform/logger';
 import type { Authenticator } from '../auth/authenticator';
 import type { AuthRequirement, Caller, CallerFor } from '../auth/caller';
 import { HttpError, zodDetails } from './errors';

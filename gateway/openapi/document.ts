@@ -112,7 +112,7 @@ const ACCESS_DESCRIPTION =
   'No credential answers 401 UNAUTHENTICATED, a valid credential of another kind 401 WRONG_CREDENTIAL_KIND, an API key of a ' +
   'role not listed 403 FORBIDDEN.';
 
-/** How every response writes a chain id (services/common/payout-vocabulary.ts), and where the Fuul SDK's types keep a string. */
+/** How every response writes a chain id (services/rules/payout-vocabulary.ts), and where the Fuul SDK's types keep a string. */
 export const CHAIN_ID_RULE =
   'Chain ids are JSON numbers, as EIP-155 chain ids are (currencies, conversions, movements, vouchers, affiliate earnings, ' +
   'webhook events), except in the shapes the published @fuul/sdk types as strings: `currency_chain_id` of the claim-check ' +

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ApiKeyRecord } from '../access/api-key.repository';
 import type { IssuedApiKey } from '../access/access.service';
 import { API_KEY_ROLES } from '../access/access.database';
-import { pageInfo, toPage } from '../../services/common/pagination';
+import { pageInfo, toPage } from '../../services/rules/pagination';
 import { listBody, listSchema, pageQuery, pageRequest } from '../http/list';
 import { type AnyRoute, defineRoute } from '../http/route';
 import type { RouteDeps } from './route-deps';

@@ -1,5 +1,5 @@
-import type { Clock } from '../../services/common/clock';
-import type { SharedReadObserver } from '../../services/common/shared-reads';
+import type { Clock } from '../../services/platform/clock';
+import type { SharedReadObserver } from '../../services/platform/shared-reads';
 import type { AccessService } from '../access/access.service';
 import type { SignInService } from '../auth/siwe';
 import type { WalletSignatures } from '../auth/wallet-signatures';

@@ -6,8 +6,8 @@
  */
 import { z } from 'zod';
 import { claimCheckEnv, DEVELOPMENT_SIGNER_KEY } from '../../services/claim/chain/chain-config';
-import { ConfigError, listenError, loadConfig } from '../../services/common/config';
-import { runProcess } from '../../services/common/lifecycle';
+import { ConfigError, listenError, loadConfig } from '../../services/platform/config';
+import { runProcess } from '../../services/platform/lifecycle';
 import { DEFAULT_DEV_CHAIN_PORT, DEV_ACCOUNT, DEV_CHAIN_ID, DEV_TOKEN, DEV_WALLET } from './constants';
 import { startDevChain } from './dev-chain';
 

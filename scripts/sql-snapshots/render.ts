@@ -5,8 +5,8 @@
  * `services/<service>/repositories/queries.sql`; `npm run sql:snapshots` writes them again, and
  * test/unit/db/sql-snapshots.test.ts fails while a file differs, so a changed statement shows in review.
  */
-import { fixedStatements } from '../../services/common/db/prepared-statements';
-import { SERVICE_CATALOG, type ServiceName } from '../../services/common/service-catalog';
+import { fixedStatements } from '../../services/platform/db/prepared-statements';
+import { SERVICE_CATALOG, type ServiceName } from '../../services/platform/service-catalog';
 import { type AffiliateFilters, type AffiliateSort, DEFAULT_AFFILIATE_SORT } from '../../services/agency/repositories/affiliate-list/query';
 import { pageStatement } from '../../services/agency/repositories/affiliate-list/page-statement';
 // Loading the services registers their fixed texts (at module load, as in a running process).

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { baseEnv, optionalEnv } from '../../services/common/config';
-import { byAddressVariable, CATALOG, type CatalogEntry, defaultGrpcAddress } from '../../services/common/service-catalog';
+import { baseEnv, optionalEnv } from '../../services/platform/config';
+import { byAddressVariable, CATALOG, type CatalogEntry, defaultGrpcAddress } from '../../services/platform/service-catalog';
 import { DEFAULT_DEV_CHAIN_PORT, DEV_CHAIN_HOST, devChainClaimEnv } from '../dev-chain/constants';
 import type { MemberSpec } from './supervisor';
 

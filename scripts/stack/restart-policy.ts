@@ -1,4 +1,4 @@
-import { EXIT_CONFIG_ERROR } from '../../services/common/lifecycle';
+import { EXIT_CONFIG_ERROR } from '../../services/platform/lifecycle';
 
 /** How a member process ended: its exit code, or the signal that ended it. */
 export interface MemberExit {

@@ -1,4 +1,4 @@
-import type { Clock } from '../../services/common/clock';
+import type { Clock } from '../../services/platform/clock';
 
 /** Cancels a scheduled callback; calling it after the callback ran does nothing. */
 export type Cancel = () => void;

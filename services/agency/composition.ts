@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { Clock } from '../common/clock';
-import type { Logger } from '../common/logger';
-import type { OutboxWaker } from '../common/outbox/relay';
+import type { Clock } from '../platform/clock';
+import type { Logger } from '../platform/logger';
+import type { OutboxWaker } from '../platform/outbox/relay';
 import type { AgencyDatabase } from './database';
 import { AffiliateActivityService } from './domain/affiliate-activity.service';
 import { AffiliateDetailsService } from './domain/affiliate-details.service';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { grpcClientEnv, serviceEnv } from '../common/config';
-import { defaultGrpcAddress, SERVICE_CATALOG } from '../common/service-catalog';
+import { grpcClientEnv, serviceEnv } from '../platform/config';
+import { defaultGrpcAddress, SERVICE_CATALOG } from '../platform/service-catalog';
 
 export const agencyConfigSchema = z.object({
   ...serviceEnv(SERVICE_CATALOG.agency.defaultGrpcPort),

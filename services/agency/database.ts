@@ -1,7 +1,7 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { IdentifierType } from '../common/identifiers';
-import type { OutboxTables } from '../common/outbox/tables';
-import type { TaxRecordStatus } from '../common/tax-status-rule';
+import type { IdentifierType } from '../rules/identifiers';
+import type { OutboxTables } from '../platform/outbox/tables';
+import type { TaxRecordStatus } from '../rules/tax-status-rule';
 import type { AffiliateStatus, ApplicationStatus } from './domain/vocabulary';
 
 /** The agency schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
@@ -21,7 +21,7 @@ type Nullable<T> = T | null;
 export interface AffiliateTable {
   id: Generated<string>;
   project_id: string;
-  /** Written only from a checked identifier (services/common/identifiers.ts). */
+  /** Written only from a checked identifier (services/rules/identifiers.ts). */
   identifier_type: IdentifierType;
   identifier: string;
   name: string;
@@ -285,7 +285,7 @@ export interface AffiliateCountTable {
   affiliates: Count;
 }
 
-/** A USD figure (fractional NUMERIC): select it cast to text (services/common/db/type-parsers.ts), an exact decimal string. */
+/** A USD figure (fractional NUMERIC): select it cast to text (services/platform/db/type-parsers.ts), an exact decimal string. */
 type Usd = ColumnType<string, string, string>;
 /** Integer base units, read as bigint: NUMERIC(78,0) for one amount, whole NUMERIC for a running sum of them. */
 type Money = ColumnType<bigint, string | bigint, string | bigint>;

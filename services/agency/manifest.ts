@@ -1,6 +1,6 @@
 import { AgencyServiceService } from '../../gen/referral/agency/v1/agency';
-import { SERVICE_CATALOG } from '../common/service-catalog';
-import type { ServiceManifest } from '../common/service-manifest';
+import { SERVICE_CATALOG } from '../platform/service-catalog';
+import type { ServiceManifest } from '../platform/service-manifest';
 import { type AgencyConfig, agencyConfigSchema } from './config';
 import type { AgencyDatabase } from './database';
 import { affiliateMetrics } from './jobs/affiliate-metrics.consumer';
@@ -10,7 +10,7 @@ import { taxStatuses } from './jobs/tax-statuses.consumer';
 import { agencyMigrations } from './migrations';
 import { composeAgencyService } from './server';
 
-/** The agency service, declared once (services/common/service-manifest.ts). */
+/** The agency service, declared once (services/platform/service-manifest.ts). */
 export const agencyManifest: ServiceManifest<AgencyConfig, AgencyDatabase> = {
   service: SERVICE_CATALOG.agency,
   configSchema: agencyConfigSchema,

@@ -1,5 +1,5 @@
-import { registerConsumer, startOutboxRelay } from '../common/outbox/runtime';
-import type { ServiceRuntime } from '../common/service-runtime';
+import { registerConsumer, startOutboxRelay } from '../platform/outbox/runtime';
+import type { ServiceRuntime } from '../platform/service-runtime';
 import type { AgencyConfig } from './config';
 import { buildAgencyDomain } from './composition';
 import type { AgencyDatabase } from './database';

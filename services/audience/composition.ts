@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { Clock } from '../common/clock';
-import type { Logger } from '../common/logger';
-import type { OutboxWaker } from '../common/outbox/relay';
+import type { Clock } from '../platform/clock';
+import type { Logger } from '../platform/logger';
+import type { OutboxWaker } from '../platform/outbox/relay';
 import type { AudienceDatabase } from './database';
 import { BadgeService } from './domain/badge.service';
 import { type EntryBatchScheduler, EntryBatchService } from './domain/entry-batch.service';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { serviceEnv } from '../common/config';
-import { SERVICE_CATALOG } from '../common/service-catalog';
+import { serviceEnv } from '../platform/config';
+import { SERVICE_CATALOG } from '../platform/service-catalog';
 
 export const audienceConfigSchema = z.object({
   ...serviceEnv(SERVICE_CATALOG.audience.defaultGrpcPort),

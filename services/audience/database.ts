@@ -1,6 +1,6 @@
-import type { IdentifierType } from '../common/identifiers';
+import type { IdentifierType } from '../rules/identifiers';
 import type { ColumnType, Generated } from 'kysely';
-import type { OutboxTables } from '../common/outbox/tables';
+import type { OutboxTables } from '../platform/outbox/tables';
 import type { EntryBatchStatus, EntryKind, EntrySource, EvaluationStatus } from './domain/vocabulary';
 
 /** The audience schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
@@ -26,7 +26,7 @@ export interface SegmentTable {
   name: string;
   description: string | null;
   condition: ColumnType<unknown | null, string | null, string | null>;
-  /** bigint: int8 is read as bigint (services/common/db/type-parsers.ts). */
+  /** bigint: int8 is read as bigint (services/platform/db/type-parsers.ts). */
   entries_count: ColumnType<bigint, bigint | number | undefined, bigint | number>;
   /** Set: the segment is a tier of its project (a higher rank is a higher tier); unique per project. */
   tier_rank: ColumnType<number | null, number | null | undefined, number | null>;
@@ -46,7 +46,7 @@ export interface BadgeTable {
 export interface EntryTable {
   segment_id: string;
   project_id: string;
-  /** Written only from a checked identifier (services/common/identifiers.ts). */
+  /** Written only from a checked identifier (services/rules/identifiers.ts). */
   identifier_type: IdentifierType;
   identifier: string;
   kind: EntryKind;
@@ -72,7 +72,7 @@ export interface EntryBatchTable {
   finished_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
-/** USD figures (fractional NUMERIC): select them cast to text (services/common/db/type-parsers.ts), written from decimal strings. */
+/** USD figures (fractional NUMERIC): select them cast to text (services/platform/db/type-parsers.ts), written from decimal strings. */
 type Usd = ColumnType<string, string | undefined, string>;
 /** Integer base units, read as bigint: NUMERIC(78,0) for one amount, whole NUMERIC for a running sum of them. */
 type Money = ColumnType<bigint, string | bigint | undefined, string | bigint>;

@@ -1,6 +1,6 @@
 import { AudienceServiceService } from '../../gen/referral/audience/v1/audience';
-import { SERVICE_CATALOG } from '../common/service-catalog';
-import type { ServiceManifest } from '../common/service-manifest';
+import { SERVICE_CATALOG } from '../platform/service-catalog';
+import type { ServiceManifest } from '../platform/service-manifest';
 import { type AudienceConfig, audienceConfigSchema } from './config';
 import type { AudienceDatabase } from './database';
 import { applicationApprovals } from './jobs/application-approved.consumer';
@@ -10,7 +10,7 @@ import { evaluateSegmentJob } from './jobs/evaluate-segment.job';
 import { audienceMigrations } from './migrations';
 import { composeAudienceService } from './server';
 
-/** The audience service, declared once (services/common/service-manifest.ts). */
+/** The audience service, declared once (services/platform/service-manifest.ts). */
 export const audienceManifest: ServiceManifest<AudienceConfig, AudienceDatabase> = {
   service: SERVICE_CATALOG.audience,
   configSchema: audienceConfigSchema,

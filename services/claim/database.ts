@@ -1,6 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { IdentifierType } from '../common/identifiers';
-import type { OutboxTables } from '../common/outbox/tables';
+import type { IdentifierType } from '../rules/identifiers';
+import type { OutboxTables } from '../platform/outbox/tables';
 import type { ClaimCheckStatus, ClaimReason, ConversionStatus, CurrencyType, LeaderboardUserType, MovementKind } from './domain/vocabulary';
 
 /** The claim schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
@@ -22,7 +22,7 @@ export interface ClaimDatabase extends OutboxTables {
 
 type Timestamp = Date;
 type Nullable<T> = T | null;
-/** NUMERIC(78,0) base units: bigint both ways (services/common/db/type-parsers.ts). */
+/** NUMERIC(78,0) base units: bigint both ways (services/platform/db/type-parsers.ts). */
 type Money = ColumnType<bigint, bigint, bigint>;
 /** A fractional NUMERIC (USD): written as a decimal string, selected as text (the type parser refuses fractions as bigint). */
 type Decimal = ColumnType<string, string, string>;
@@ -77,7 +77,7 @@ export interface ConversionTable {
   batch_id: string;
   request_hash: Buffer;
   name: string;
-  /** Written only from a checked identifier (services/common/identifiers.ts). */
+  /** Written only from a checked identifier (services/rules/identifiers.ts). */
   identifier_type: IdentifierType;
   identifier: string;
   occurred_at: Timestamp;

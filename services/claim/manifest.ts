@@ -1,6 +1,6 @@
 import { ClaimServiceService } from '../../gen/referral/claim/v1/claim';
-import { SERVICE_CATALOG } from '../common/service-catalog';
-import type { ServiceManifest } from '../common/service-manifest';
+import { SERVICE_CATALOG } from '../platform/service-catalog';
+import type { ServiceManifest } from '../platform/service-manifest';
 import { type ClaimConfig, claimConfigSchema } from './config';
 import type { ClaimDatabase } from './database';
 import { watchChainJob } from './jobs/chain-watcher.job';
@@ -8,7 +8,7 @@ import { payConversionsJob } from './jobs/pay-conversions.job';
 import { claimMigrations } from './migrations';
 import { composeClaimService } from './server';
 
-/** The claim service, declared once (services/common/service-manifest.ts). */
+/** The claim service, declared once (services/platform/service-manifest.ts). */
 export const claimManifest: ServiceManifest<ClaimConfig, ClaimDatabase> = {
   service: SERVICE_CATALOG.claim,
   configSchema: claimConfigSchema,

@@ -1,5 +1,5 @@
-import { startOutboxRelay } from '../common/outbox/runtime';
-import type { ServiceRuntime } from '../common/service-runtime';
+import { startOutboxRelay } from '../platform/outbox/runtime';
+import type { ServiceRuntime } from '../platform/service-runtime';
 import { claimManagerReader } from './chain/claim-manager-reader';
 import { VoucherSigner } from './chain/voucher-signer';
 import { buildClaimDomain } from './composition';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { optionalEnv, requiredInProduction, serviceEnv } from '../common/config';
-import { SERVICE_CATALOG } from '../common/service-catalog';
-import { DEVELOPMENT_KEY_ID, developmentKeyRing, parseKeyRing } from '../common/crypto/field-cipher';
+import { optionalEnv, requiredInProduction, serviceEnv } from '../platform/config';
+import { SERVICE_CATALOG } from '../platform/service-catalog';
+import { DEVELOPMENT_KEY_ID, developmentKeyRing, parseKeyRing } from '../platform/crypto/field-cipher';
 
 const ENCRYPTION_VARIABLES = ['TAX_ENCRYPTION_KEYS', 'TAX_ENCRYPTION_ACTIVE_KEY_ID'] as const;
 

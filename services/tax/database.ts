@@ -1,6 +1,6 @@
-import type { IdentifierType } from '../common/identifiers';
+import type { IdentifierType } from '../rules/identifiers';
 import type { ColumnType, Generated, Selectable } from 'kysely';
-import type { OutboxTables } from '../common/outbox/tables';
+import type { OutboxTables } from '../platform/outbox/tables';
 import type { ActorType, Chapter3Status, FormType, RecordStatus, TaxClassification, TinType, W8ExpiryRule } from './domain/vocabulary';
 
 /** The tax schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
@@ -12,7 +12,7 @@ export interface TaxDatabase extends OutboxTables {
 }
 
 type Timestamp = Date;
-/** A DATE column: YYYY-MM-DD text both ways (services/common/db/type-parsers.ts), never a local-time Date. */
+/** A DATE column: YYYY-MM-DD text both ways (services/platform/db/type-parsers.ts), never a local-time Date. */
 type DateColumn = ColumnType<string, string, string>;
 /** A jsonb column: written as JSON text (or NULL), read back parsed. */
 type Json<T> = ColumnType<T, string | null, string | null>;
@@ -50,7 +50,7 @@ export interface TaxSettingsTable {
 export interface TaxRecordTable {
   id: string;
   project_id: string;
-  /** Written only from a checked identifier (services/common/identifiers.ts). */
+  /** Written only from a checked identifier (services/rules/identifiers.ts). */
   identifier_type: IdentifierType;
   identifier: string;
   form_type: FormType;
@@ -91,7 +91,7 @@ export interface TaxStatusEventTable {
   id: Generated<string>;
   record_id: string;
   project_id: string;
-  /** Written only from a checked identifier (services/common/identifiers.ts). */
+  /** Written only from a checked identifier (services/rules/identifiers.ts). */
   identifier_type: IdentifierType;
   identifier: string;
   from_status: string;
@@ -108,7 +108,7 @@ export interface TaxAuditLogTable {
   action: string;
   actor_type: 'api_key';
   actor_id: string;
-  /** Written only from a checked identifier (services/common/identifiers.ts). */
+  /** Written only from a checked identifier (services/rules/identifiers.ts). */
   identifier_type: IdentifierType;
   identifier: string;
   record_id: Nullable<string>;

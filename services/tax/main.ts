@@ -1,4 +1,4 @@
-import { runService } from '../common/service-manifest';
+import { runService } from '../platform/service-manifest';
 import { taxManifest } from './manifest';
 
 runService(taxManifest);

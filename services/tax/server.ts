@@ -1,6 +1,6 @@
-import { FieldCipher } from '../common/crypto/field-cipher';
-import { startOutboxRelay } from '../common/outbox/runtime';
-import type { ServiceRuntime } from '../common/service-runtime';
+import { FieldCipher } from '../platform/crypto/field-cipher';
+import { startOutboxRelay } from '../platform/outbox/runtime';
+import type { ServiceRuntime } from '../platform/service-runtime';
 import type { TaxConfig } from './config';
 import { buildTaxDomain } from './composition';
 import type { TaxDatabase } from './database';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Clock } from '../common/clock';
-import type { Logger } from '../common/logger';
+import type { Clock } from '../platform/clock';
+import type { Logger } from '../platform/logger';
 import type { WebhooksDatabase } from './database';
 import { type DeliveryQueue, DeliveryService, type Sender } from './domain/delivery.service';
 import type { DeliverySettings } from './domain/delivery-settings';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { optionalEnv, requiredInProduction, serviceEnv } from '../common/config';
-import { DEVELOPMENT_KEY_ID, developmentKeyRing, parseKeyRing } from '../common/crypto/field-cipher';
-import { SERVICE_CATALOG } from '../common/service-catalog';
+import { optionalEnv, requiredInProduction, serviceEnv } from '../platform/config';
+import { DEVELOPMENT_KEY_ID, developmentKeyRing, parseKeyRing } from '../platform/crypto/field-cipher';
+import { SERVICE_CATALOG } from '../platform/service-catalog';
 import type { DeliverySettings } from './domain/delivery-settings';
 
 const ENCRYPTION_VARIABLES = ['WEBHOOK_SECRET_KEYS', 'WEBHOOK_SECRET_ACTIVE_KEY_ID'] as const;

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { OutboxTables } from '../common/outbox/tables';
+import type { OutboxTables } from '../platform/outbox/tables';
 
 /** The webhooks schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
 export interface WebhooksDatabase extends OutboxTables {

@@ -1,6 +1,6 @@
-import { FieldCipher } from '../common/crypto/field-cipher';
-import { registerConsumer } from '../common/outbox/runtime';
-import type { ServiceRuntime } from '../common/service-runtime';
+import { FieldCipher } from '../platform/crypto/field-cipher';
+import { registerConsumer } from '../platform/outbox/runtime';
+import type { ServiceRuntime } from '../platform/service-runtime';
 import { deliverySettingsOf, type WebhooksConfig } from './config';
 import { buildWebhooksDomain } from './composition';
 import type { WebhooksDatabase } from './database';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { appendOutboxEvents } from '../../services/common/outbox/append';
+import { appendOutboxEvents } from '../../services/platform/outbox/append';
 import { createSegment, evmAddress, mixedCase, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { type OutboxProbe, startOutboxProbe } from '../helpers/outbox';
 import { pollUntil } from '../helpers/poll';

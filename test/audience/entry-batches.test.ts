@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { QueueKit } from '../../services/common/queue';
+import { QueueKit } from '../../services/platform/queue';
 import { applyEntryBatchJob } from '../../services/audience/jobs/apply-entry-batch.job';
-import { createLogger } from '../../services/common/logger';
+import { createLogger } from '../../services/platform/logger';
 import { createProject, createSegment, evmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { holdRowLock } from '../helpers/faults/row-lock';
 import { runJob } from '../helpers/jobs';

@@ -1,7 +1,7 @@
 import net from 'node:net';
-import { ConfigError, listenError } from '../../services/common/config';
-import { bindGrpcServer } from '../../services/common/grpc/server';
-import { createLogger } from '../../services/common/logger';
+import { ConfigError, listenError } from '../../services/platform/config';
+import { bindGrpcServer } from '../../services/platform/grpc/server';
+import { createLogger } from '../../services/platform/logger';
 
 /** A port another process holds is a configuration problem that names the variable to change. */
 describe('listening on a taken port', () => {

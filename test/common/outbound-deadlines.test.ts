@@ -7,8 +7,8 @@ import { agencyConfigSchema } from '../../services/agency/config';
 import { connectAgencyDependencies } from '../../services/agency/grpc/outbound-clients';
 import { claimConfigSchema } from '../../services/claim/config';
 import { connectClaimDependencies } from '../../services/claim/grpc/outbound-clients';
-import { ConfigError, loadConfig } from '../../services/common/config';
-import { UnavailableError } from '../../services/common/errors';
+import { ConfigError, loadConfig } from '../../services/platform/config';
+import { UnavailableError } from '../../services/rules/errors';
 
 /** The deadline these tests configure: far below the 5 s default and the 15 s the claim service's clients used to fix. */
 const DEADLINE_MS = 300;

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Job } from 'bullmq';
 import { sql } from 'kysely';
-import { consumerJob, defineConsumer, type EventConsumer, eventProcessor } from '../../services/common/outbox/consumer';
-import { appendOutboxEvents } from '../../services/common/outbox/append';
-import { EVENT_CONSUMERS } from '../../services/common/events/consumers';
+import { consumerJob, defineConsumer, type EventConsumer, eventProcessor } from '../../services/platform/outbox/consumer';
+import { appendOutboxEvents } from '../../services/platform/outbox/append';
+import { EVENT_CONSUMERS } from '../../services/platform/events/consumers';
 import {
   type ConsumerJobData,
   consumerJobData,
@@ -11,8 +11,8 @@ import {
   type NewOutboxEvent,
   type OutboxEventOf,
   packEvents,
-} from '../../services/common/outbox/event';
-import { failedEventRecovery } from '../../services/common/outbox/recovery';
+} from '../../services/platform/outbox/event';
+import { failedEventRecovery } from '../../services/platform/outbox/recovery';
 import { evmAddress } from '../helpers/fixtures';
 import { type OutboxProbe, type ProbeDatabase, recordEffects, startOutboxProbe } from '../helpers/outbox';
 

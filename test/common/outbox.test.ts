@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { CompiledQuery } from 'kysely';
-import { JobRelay } from '../../services/common/job-relay';
-import { appendOutboxEvents } from '../../services/common/outbox/append';
-import { consumerJob, deliverEvent, defineConsumer, eventProcessor } from '../../services/common/outbox/consumer';
-import type { EventJobData, NewOutboxEvent } from '../../services/common/outbox/event';
-import { failedEventRecovery } from '../../services/common/outbox/recovery';
-import { pendingRound } from '../../services/common/outbox/relay';
+import { JobRelay } from '../../services/platform/job-relay';
+import { appendOutboxEvents } from '../../services/platform/outbox/append';
+import { consumerJob, deliverEvent, defineConsumer, eventProcessor } from '../../services/platform/outbox/consumer';
+import type { EventJobData, NewOutboxEvent } from '../../services/platform/outbox/event';
+import { failedEventRecovery } from '../../services/platform/outbox/recovery';
+import { pendingRound } from '../../services/platform/outbox/relay';
 import { evmAddress } from '../helpers/fixtures';
 import { membershipConsumer, type OutboxProbe, startOutboxProbe } from '../helpers/outbox';
 import { pollUntil } from '../helpers/poll';
@@ -13,7 +13,7 @@ import { deleteKeys } from '../helpers/stack';
 import { TEST_REDIS_URL } from '../setup/test-env';
 
 /**
- * The event outbox of services/common/outbox on a probe service (test/helpers/outbox.ts): append in
+ * The event outbox of services/platform/outbox on a probe service (test/helpers/outbox.ts): append in
  * the producer's transaction, the relay to each consumer's queue, and the consumer's exactly-once
  * effect, against the real PostgreSQL and Redis.
  */
@@ -259,7 +259,7 @@ describe('event outbox', () => {
 
     it('refuses a consumer that the catalog does not list with the same event types', () => {
       expect(() => defineConsumer({ name: 'nobody', eventTypes: ['audience.entry_added'], handle: async () => undefined })).toThrow(
-        'services/common/events/consumers.ts',
+        'services/platform/events/consumers.ts',
       );
       expect(() =>
         defineConsumer({ name: 'agency-audience-memberships', eventTypes: ['audience.entry_added'], handle: async () => undefined }),

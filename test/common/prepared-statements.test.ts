@@ -1,11 +1,11 @@
 import { CompiledQuery, sql } from 'kysely';
-import type { Database } from '../../services/common/db/database';
-import { MAX_SHAPES, preparedShape, preparedStatement } from '../../services/common/db/prepared-statements';
+import type { Database } from '../../services/platform/db/database';
+import { MAX_SHAPES, preparedShape, preparedStatement } from '../../services/platform/db/prepared-statements';
 import { openMaintenanceDatabase } from '../helpers/maintenance-database';
 
 const SQUARES = preparedStatement('test_prepared_squares', 'SELECT g, g * $1::int AS product FROM generate_series(1, $2::int) g ORDER BY g');
 
-/** services/common/db/prepared-statements.ts: registered texts go by name, once per connection; nothing else changes. */
+/** services/platform/db/prepared-statements.ts: registered texts go by name, once per connection; nothing else changes. */
 describe('prepared statements', () => {
   let database: Database<unknown>;
   beforeAll(() => {

@@ -6,7 +6,7 @@ import type { TestStack } from '../helpers/stack';
 
 /**
  * proto3 lets every message field be absent on the wire. Each service's gRPC layer resolves that
- * once (services/common/fields.ts): a field the contract requires and a caller leaves out is
+ * once (services/rules/fields.ts): a field the contract requires and a caller leaves out is
  * INVALID_ARGUMENT naming it, and nothing is written. The gateway always sends them; these calls
  * go to the services directly.
  */

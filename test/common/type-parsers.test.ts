@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import type { Database } from '../../services/common/db/database';
+import type { Database } from '../../services/platform/db/database';
 import { openMaintenanceDatabase } from '../helpers/maintenance-database';
 
-/** What every repository reads, as services/common/db/type-parsers.ts registers it on each pool. */
+/** What every repository reads, as services/platform/db/type-parsers.ts registers it on each pool. */
 describe('database type parsers', () => {
   let database: Database<unknown>;
   beforeAll(() => {

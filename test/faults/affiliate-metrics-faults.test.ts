@@ -1,5 +1,5 @@
 import { AgencyServiceClient } from '../../gen/referral/agency/v1/agency';
-import { createGrpcClient } from '../../services/common/grpc/client';
+import { createGrpcClient } from '../../services/platform/grpc/client';
 import { useFaultStack } from '../helpers/faults/use-fault-stack';
 import { sendReferredConversions } from '../helpers/faults/referred-conversions';
 import type { ServiceProcess } from '../helpers/faults/service-process';

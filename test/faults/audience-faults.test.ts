@@ -1,7 +1,7 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { AudienceServiceClient } from '../../gen/referral/audience/v1/audience';
 import { applyEntryBatchJob } from '../../services/audience/jobs/apply-entry-batch.job';
-import { createGrpcClient } from '../../services/common/grpc/client';
+import { createGrpcClient } from '../../services/platform/grpc/client';
 import { EXPIRE_W8_SCHEDULER_ID, expireW8FormsJob } from '../../services/tax/jobs/expire-w8-forms.job';
 import { FAULT_TIMING } from '../helpers/faults/fault-stack';
 import { holdRowLock, type RowLock } from '../helpers/faults/row-lock';

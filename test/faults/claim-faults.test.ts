@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AgencyServiceClient } from '../../gen/referral/agency/v1/agency';
 import { AudienceServiceClient } from '../../gen/referral/audience/v1/audience';
-import { createGrpcClient } from '../../services/common/grpc/client';
+import { createGrpcClient } from '../../services/platform/grpc/client';
 import { conversionBody, createCurrency, putTerms } from '../claim/claim-fixtures';
 import type { ServiceProcess } from '../helpers/faults/service-process';
 import { useFaultStack } from '../helpers/faults/use-fault-stack';

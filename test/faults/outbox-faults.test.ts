@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { appendOutboxEvents } from '../../services/common/outbox/append';
-import { eventProcessor } from '../../services/common/outbox/consumer';
-import type { NewOutboxEvent } from '../../services/common/outbox/event';
+import { appendOutboxEvents } from '../../services/platform/outbox/append';
+import { eventProcessor } from '../../services/platform/outbox/consumer';
+import type { NewOutboxEvent } from '../../services/platform/outbox/event';
 import type { ServiceProcess } from '../helpers/faults/service-process';
 import { useFaultStack } from '../helpers/faults/use-fault-stack';
 import { createProject, createSegment, evmAddress, type TestProject } from '../helpers/fixtures';

@@ -1,7 +1,7 @@
 import { connect, createServer, type Socket } from 'node:net';
 import pg from 'pg';
-import { ConfigError } from '../../services/common/config';
-import { CATALOG } from '../../services/common/service-catalog';
+import { ConfigError } from '../../services/platform/config';
+import { CATALOG } from '../../services/platform/service-catalog';
 import { LogCapture } from '../helpers/log-capture';
 import { pollUntil } from '../helpers/poll';
 import { freePort, portIsFree } from '../helpers/processes';

@@ -1,4 +1,4 @@
-import { CATALOG } from '../../services/common/service-catalog';
+import { CATALOG } from '../../services/platform/service-catalog';
 import { startStack, type TestStack } from '../helpers/stack';
 
 describe('gateway platform endpoints', () => {

@@ -5,7 +5,7 @@ import type { Authenticator } from '../../gateway/auth/authenticator';
 import { errorHandler } from '../../gateway/http/errors';
 import { PATH_PARAMETERS } from '../../gateway/http/params';
 import { type AnyRoute, defineRoute, mountRoutes, routeGroups } from '../../gateway/http/route';
-import { createLogger } from '../../services/common/logger';
+import { createLogger } from '../../services/platform/logger';
 
 /**
  * How a route is declared (gateway/http/route.ts). The `@ts-expect-error` lines are half of these

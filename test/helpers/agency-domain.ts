@@ -5,9 +5,9 @@ import type { PaidConversionSource } from '../../services/agency/domain/affiliat
 import type { AudienceDirectory, SegmentSummary } from '../../services/agency/domain/audience-directory';
 import { type AudienceDomain, buildAudienceDomain } from '../../services/audience/composition';
 import type { AudienceDatabase } from '../../services/audience/database';
-import { openDatabase } from '../../services/common/db/database';
-import { DomainError } from '../../services/common/errors';
-import { SERVICE_CATALOG } from '../../services/common/service-catalog';
+import { openDatabase } from '../../services/platform/db/database';
+import { DomainError } from '../../services/rules/errors';
+import { SERVICE_CATALOG } from '../../services/platform/service-catalog';
 import { TestClock } from './clock';
 import type { DomainHarness } from './domain';
 import { LogCapture } from './log-capture';

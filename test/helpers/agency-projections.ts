@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { EVENT_CONSUMER_LIST } from '../../services/common/events/consumers';
-import { SERVICE_CATALOG } from '../../services/common/service-catalog';
+import { EVENT_CONSUMER_LIST } from '../../services/platform/events/consumers';
+import { SERVICE_CATALOG } from '../../services/platform/service-catalog';
 import { pollUntil } from './poll';
 
 type Producer = 'audience' | 'tax';

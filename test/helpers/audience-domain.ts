@@ -3,9 +3,9 @@ import { type AudienceDomain, type AudienceDomainDeps, buildAudienceDomain } fro
 import type { AudienceDatabase } from '../../services/audience/database';
 import { BullEntryBatchScheduler } from '../../services/audience/jobs/entry-batch-scheduler';
 import { BullEvaluationScheduler } from '../../services/audience/jobs/evaluate-segment.job';
-import { OutboxRelay } from '../../services/common/outbox/relay';
-import { QueueKit } from '../../services/common/queue';
-import { SERVICE_CATALOG } from '../../services/common/service-catalog';
+import { OutboxRelay } from '../../services/platform/outbox/relay';
+import { QueueKit } from '../../services/platform/queue';
+import { SERVICE_CATALOG } from '../../services/platform/service-catalog';
 import { TEST_REDIS_URL } from '../setup/test-env';
 import { TestClock } from './clock';
 import { type DomainHarness, type HarnessOptions, openServiceDatabase } from './domain';

@@ -3,11 +3,11 @@ import type pg from 'pg';
 import type { AgencyDatabase } from '../../services/agency/database';
 import { audienceMemberships } from '../../services/agency/jobs/audience-memberships.consumer';
 import { segmentTiers } from '../../services/agency/jobs/segment-tiers.consumer';
-import type { Clock } from '../../services/common/clock';
-import type { EventType } from '../../services/common/events/contracts';
-import type { Logger } from '../../services/common/logger';
-import { deliverEvent, type EventConsumer } from '../../services/common/outbox/consumer';
-import { SERVICE_CATALOG } from '../../services/common/service-catalog';
+import type { Clock } from '../../services/platform/clock';
+import type { EventType } from '../../services/platform/events/contracts';
+import type { Logger } from '../../services/platform/logger';
+import { deliverEvent, type EventConsumer } from '../../services/platform/outbox/consumer';
+import { SERVICE_CATALOG } from '../../services/platform/service-catalog';
 
 /** The agency's consumers of the audience service's events: its membership and tier projections. */
 const AGENCY_AUDIENCE_CONSUMERS = [audienceMemberships, segmentTiers] as unknown as Array<EventConsumer<AgencyDatabase, EventType>>;

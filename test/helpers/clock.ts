@@ -1,4 +1,4 @@
-import type { Clock } from '../../services/common/clock';
+import type { Clock } from '../../services/platform/clock';
 
 /** A clock that moves only when a test moves it. */
 export class TestClock implements Clock {

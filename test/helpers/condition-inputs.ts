@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { AudienceDatabase } from '../../services/audience/database';
-import type { IdentifierType } from '../../services/common/identifiers';
+import type { IdentifierType } from '../../services/rules/identifiers';
 import { recordPendingMatches } from '../../services/audience/repositories/pending-matches.repository';
 
 /**

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import pg from 'pg';
-import { type Database, openDatabase } from '../../services/common/db/database';
+import { type Database, openDatabase } from '../../services/platform/db/database';
 import type { TestClock } from './clock';
 import type { LogCapture } from './log-capture';
 import { createTestDatabase } from './test-database';

@@ -5,7 +5,7 @@ import { Status } from '../../gen/google/rpc/status';
 /**
  * What any gRPC client reads from a refused call: the google.rpc.Status in its
  * `grpc-status-details-bin` trailer and its details, decoded with the standard google.rpc types
- * only (not services/common/grpc/errors.ts, whose reading is what this checks).
+ * only (not services/platform/grpc/errors.ts, whose reading is what this checks).
  */
 export function standardStatusOf(error: unknown) {
   const trailer = (error as ServiceError).metadata.get('grpc-status-details-bin');

@@ -1,5 +1,5 @@
 import type { JobsOptions } from 'bullmq';
-import type { JobDefinition, QueueKit } from '../../services/common/queue';
+import type { JobDefinition, QueueKit } from '../../services/platform/queue';
 
 /**
  * Adds a job for the stack's own workers and waits for it by polling its state, bounded.

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger, type LogFormat, type Logger } from '../../services/common/logger';
+import { createLogger, type LogFormat, type Logger } from '../../services/platform/logger';
 
 /** Every line a component logs during a test, kept in memory so tests can search it. */
 export class LogCapture {

@@ -1,5 +1,5 @@
-import { type Database, openDatabase } from '../../services/common/db/database';
-import { createLogger } from '../../services/common/logger';
+import { type Database, openDatabase } from '../../services/platform/db/database';
+import { createLogger } from '../../services/platform/logger';
 import { databaseUrl } from '../setup/test-env';
 
 /**

@@ -1,11 +1,11 @@
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
-import { type Database, openDatabase } from '../../services/common/db/database';
-import { defineConsumer, type EventConsumer, type HandleResult } from '../../services/common/outbox/consumer';
-import type { OutboxEventOf } from '../../services/common/outbox/event';
-import { OutboxRelay, type OutboxRelayOptions } from '../../services/common/outbox/relay';
-import { createOutboxTables, type OutboxTables, splitOutboxRelayState } from '../../services/common/outbox/tables';
-import { QueueKit } from '../../services/common/queue';
+import { type Database, openDatabase } from '../../services/platform/db/database';
+import { defineConsumer, type EventConsumer, type HandleResult } from '../../services/platform/outbox/consumer';
+import type { OutboxEventOf } from '../../services/platform/outbox/event';
+import { OutboxRelay, type OutboxRelayOptions } from '../../services/platform/outbox/relay';
+import { createOutboxTables, type OutboxTables, splitOutboxRelayState } from '../../services/platform/outbox/tables';
+import { QueueKit } from '../../services/platform/queue';
 import { TEST_REDIS_URL } from '../setup/test-env';
 import { TestClock } from './clock';
 import { LogCapture } from './log-capture';

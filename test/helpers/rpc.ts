@@ -2,8 +2,8 @@ import { AgencyServiceClient } from '../../gen/referral/agency/v1/agency';
 import { AudienceServiceClient } from '../../gen/referral/audience/v1/audience';
 import { ClaimServiceClient } from '../../gen/referral/claim/v1/claim';
 import { TaxServiceClient } from '../../gen/referral/tax/v1/tax';
-import { createGrpcClient, type GrpcClient } from '../../services/common/grpc/client';
-import { isServiceError, type RemoteError, readGrpcError } from '../../services/common/grpc/errors';
+import { createGrpcClient, type GrpcClient } from '../../services/platform/grpc/client';
+import { isServiceError, type RemoteError, readGrpcError } from '../../services/platform/grpc/errors';
 
 /** gRPC clients of a test stack's services, for tests that call them directly (as only the gateway does otherwise). */
 export interface ServiceClients {

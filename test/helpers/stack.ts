@@ -1,11 +1,11 @@
 import pg from 'pg';
 import { gatewayConfigSchema } from '../../gateway/config';
 import { startGateway } from '../../gateway/server';
-import { type Clock, systemClock } from '../../services/common/clock';
-import { loadConfig } from '../../services/common/config';
-import type { RunningProcess } from '../../services/common/lifecycle';
-import { CATALOG, SERVICE_CATALOG, type ServiceName } from '../../services/common/service-catalog';
-import { startService } from '../../services/common/service-manifest';
+import { type Clock, systemClock } from '../../services/platform/clock';
+import { loadConfig } from '../../services/platform/config';
+import type { RunningProcess } from '../../services/platform/lifecycle';
+import { CATALOG, SERVICE_CATALOG, type ServiceName } from '../../services/platform/service-catalog';
+import { startService } from '../../services/platform/service-manifest';
 import { SERVICE_MANIFESTS } from '../../services/manifests';
 import { TEST_REDIS_URL } from '../setup/test-env';
 import { TestClock } from './clock';

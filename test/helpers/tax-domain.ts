@@ -1,5 +1,5 @@
-import { FieldCipher, parseKeyRing } from '../../services/common/crypto/field-cipher';
-import { SERVICE_CATALOG } from '../../services/common/service-catalog';
+import { FieldCipher, parseKeyRing } from '../../services/platform/crypto/field-cipher';
+import { SERVICE_CATALOG } from '../../services/platform/service-catalog';
 import { buildTaxDomain, type TaxDomain } from '../../services/tax/composition';
 import type { TaxDatabase } from '../../services/tax/database';
 import { TinVault } from '../../services/tax/domain/tin-vault';

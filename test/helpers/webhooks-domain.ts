@@ -1,5 +1,5 @@
-import { DEVELOPMENT_KEY_ID, developmentKeyRing, FieldCipher } from '../../services/common/crypto/field-cipher';
-import { SERVICE_CATALOG } from '../../services/common/service-catalog';
+import { DEVELOPMENT_KEY_ID, developmentKeyRing, FieldCipher } from '../../services/platform/crypto/field-cipher';
+import { SERVICE_CATALOG } from '../../services/platform/service-catalog';
 import { buildWebhooksDomain, type WebhooksDomain } from '../../services/webhooks/composition';
 import type { WebhooksDatabase } from '../../services/webhooks/database';
 import type { DeliveryQueue, SendResult } from '../../services/webhooks/domain/delivery.service';

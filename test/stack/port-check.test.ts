@@ -1,4 +1,4 @@
-import { loadConfig } from '../../services/common/config';
+import { loadConfig } from '../../services/platform/config';
 import { ephemeralPortWarning, readEphemeralPortRange } from '../../scripts/stack/port-check';
 import { stackConfigSchema, stackMembers } from '../../scripts/stack/members';
 

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CATALOG } from '../../services/common/service-catalog';
+import { CATALOG } from '../../services/platform/service-catalog';
 import { databaseUrl, runId, TEST_DB_PREFIX, TEST_REDIS_URL } from '../setup/test-env';
 import { endOf, eventually, freePort, portIsFree, startTs } from '../helpers/processes';
 import { deleteKeys, dropDatabase } from '../helpers/stack';

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { DEV_CLAIM_MANAGER, DEV_TOKEN } from '../../scripts/dev-chain/constants';
-import { CATALOG } from '../../services/common/service-catalog';
+import { CATALOG } from '../../services/platform/service-catalog';
 import { databaseUrl, runId, TEST_DB_PREFIX, TEST_REDIS_URL } from '../setup/test-env';
 import { endOf, eventually, freePort, type NodeProcess, portIsFree, startTs } from '../helpers/processes';
 import { deleteKeys, dropDatabase } from '../helpers/stack';

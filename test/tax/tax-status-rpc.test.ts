@@ -1,7 +1,7 @@
 import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { EffectiveTaxStatus, FormType } from '../../gen/referral/tax/v1/enums';
 import { TaxServiceClient } from '../../gen/referral/tax/v1/tax';
-import { createGrpcClient, type GrpcClient } from '../../services/common/grpc/client';
+import { createGrpcClient, type GrpcClient } from '../../services/platform/grpc/client';
 import { createProject, type TestProject } from '../helpers/fixtures';
 import { standardStatusOf } from '../helpers/grpc-status';
 import { grpcRefusal } from '../helpers/rpc';

@@ -1,4 +1,4 @@
-import { QueueKit } from '../../services/common/queue';
+import { QueueKit } from '../../services/platform/queue';
 import { expireW8FormsJob } from '../../services/tax/jobs/expire-w8-forms.job';
 import { createProject, type TestProject } from '../helpers/fixtures';
 import { runJob } from '../helpers/jobs';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Migrator, sql } from 'kysely';
-import { type Database, openDatabase } from '../../services/common/db/database';
-import { migrateToLatest } from '../../services/common/db/migrate';
-import { SERVICE_CATALOG } from '../../services/common/service-catalog';
+import { type Database, openDatabase } from '../../services/platform/db/database';
+import { migrateToLatest } from '../../services/platform/db/migrate';
+import { SERVICE_CATALOG } from '../../services/platform/service-catalog';
 import type { TaxDatabase } from '../../services/tax/database';
 import { TaxSettingsService } from '../../services/tax/domain/tax-settings.service';
 import { taxMigrations } from '../../services/tax/migrations';

@@ -1,6 +1,6 @@
 import type { AffiliateStats, DailyFigures, HistoryItem, ReferredUser } from '../../../gen/referral/agency/v1/activity';
 import type { UserAudience } from '../../../gen/referral/audience/v1/audience';
-import { HISTORY_TYPES, type HistoryType } from '../../../services/common/affiliate-history';
+import { HISTORY_TYPES, type HistoryType } from '../../../services/rules/affiliate-history';
 import { count, required } from '../../http/present';
 import { presentEarning } from './agency.presenters';
 

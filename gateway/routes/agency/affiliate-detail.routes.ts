@@ -1,6 +1,6 @@
 import { ReferredUserSort } from '../../../gen/referral/agency/v1/enums';
 import { EffectiveTaxStatus } from '../../../gen/referral/tax/v1/enums';
-import { enumValue } from '../../../services/common/enums';
+import { enumValue } from '../../../services/rules/enums';
 import { listBody, pageRequest } from '../../http/list';
 import { nameOf, required } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { ReferredUserSort } from '../../../gen/referral/agency/v1/enums';
-import { HISTORY_TYPES } from '../../../services/common/affiliate-history';
-import { enumNames } from '../../../services/common/enums';
+import { HISTORY_TYPES } from '../../../services/rules/affiliate-history';
+import { enumNames } from '../../../services/rules/enums';
 import { listSchema, pageQuery } from '../../http/list';
-import { AFFILIATE_STATS_DAYS } from '../../../services/common/contract-limits';
+import { AFFILIATE_STATS_DAYS } from '../../../services/rules/contract-limits';
 import { affiliateListItemSchema, affiliateQuery, earningSchema, timestamp } from './agency.schemas';
 
 /**

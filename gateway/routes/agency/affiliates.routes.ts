@@ -1,5 +1,5 @@
 import { AffiliateSort, AffiliateStatus, SortOrder } from '../../../gen/referral/agency/v1/enums';
-import { enumValue, optionalEnumValue } from '../../../services/common/enums';
+import { enumValue, optionalEnumValue } from '../../../services/rules/enums';
 import type { CallerFor } from '../../auth/caller';
 import { listBody, pageRequest } from '../../http/list';
 import { count, required } from '../../http/present';

@@ -4,7 +4,7 @@ import { AffiliateStatus } from '../../../gen/referral/agency/v1/enums';
 import { EffectiveTaxStatus } from '../../../gen/referral/tax/v1/enums';
 import type { UserRef } from '../../../gen/referral/common/v1/common';
 import { count, nameOf, required } from '../../http/present';
-import { chainIdNumber } from '../../../services/common/payout-vocabulary';
+import { chainIdNumber } from '../../../services/rules/payout-vocabulary';
 
 /** gRPC messages -> the JSON the API documents (agency.schemas.ts). */
 function presentRef(ref: AffiliateRef | undefined) {

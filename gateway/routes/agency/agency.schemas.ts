@@ -6,10 +6,10 @@ import {
   AGENCY_TEXT_LIMITS,
   MAX_AUDIENCE_FILTER_IDS,
   REFERRAL_CODE_RULES,
-} from '../../../services/common/contract-limits';
-import { enumNames } from '../../../services/common/enums';
-import { canonicalUuid } from '../../../services/common/ids';
-import { IDENTIFIER_TYPES } from '../../../services/common/identifiers';
+} from '../../../services/rules/contract-limits';
+import { enumNames } from '../../../services/rules/enums';
+import { canonicalUuid } from '../../../services/rules/ids';
+import { IDENTIFIER_TYPES } from '../../../services/rules/identifiers';
 import { listSchema, pageQuery } from '../../http/list';
 import { identifierPrefix, identifierTypeQuery, resourceId, userIdentifier } from '../../http/params';
 

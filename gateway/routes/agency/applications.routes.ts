@@ -1,6 +1,6 @@
 import { ApplicationAction, ApplicationStatus } from '../../../gen/referral/agency/v1/enums';
-import { APPLICATION_LIMITS } from '../../../services/common/contract-limits';
-import { enumValue, optionalEnumValue } from '../../../services/common/enums';
+import { APPLICATION_LIMITS } from '../../../services/rules/contract-limits';
+import { enumValue, optionalEnumValue } from '../../../services/rules/enums';
 import type { CallerFor } from '../../auth/caller';
 import { listBody, pageRequest } from '../../http/list';
 import { required } from '../../http/present';

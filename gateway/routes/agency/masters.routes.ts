@@ -1,6 +1,6 @@
 import { SortOrder, SubAffiliateSort } from '../../../gen/referral/agency/v1/enums';
-import { MASTER_RULES } from '../../../services/common/contract-limits';
-import { enumValue } from '../../../services/common/enums';
+import { MASTER_RULES } from '../../../services/rules/contract-limits';
+import { enumValue } from '../../../services/rules/enums';
 import { listBody, pageRequest } from '../../http/list';
 import { required } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';

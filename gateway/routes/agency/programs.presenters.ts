@@ -9,9 +9,9 @@ import type {
 } from '../../../gen/referral/agency/v1/agency';
 import { AffiliateStatus, ApplicationStatus } from '../../../gen/referral/agency/v1/enums';
 import type { UserRef } from '../../../gen/referral/common/v1/common';
-import { DEFAULT_LINK_TEMPLATE, effectiveLinkTemplate, type LinkSettings, referralLink } from '../../../services/common/referral-link';
+import { DEFAULT_LINK_TEMPLATE, effectiveLinkTemplate, type LinkSettings, referralLink } from '../../../services/rules/referral-link';
 import { count, nameOf, required } from '../../http/present';
-import { chainIdNumber } from '../../../services/common/payout-vocabulary';
+import { chainIdNumber } from '../../../services/rules/payout-vocabulary';
 import { presentAffiliate } from './agency.presenters';
 
 /** gRPC messages -> the JSON of programs.schemas.ts. */
@@ -71,7 +71,7 @@ export function presentProgramSettings(settings: ProgramSettings) {
   };
 }
 
-/** The portal's affiliate: each code with its link, made by the one rule of services/common/referral-link.ts. */
+/** The portal's affiliate: each code with its link, made by the one rule of services/rules/referral-link.ts. */
 export function presentPortalAffiliate(affiliate: Affiliate, settings: ProgramSettings) {
   const link = linkSettings(settings);
   const base = presentAffiliate(affiliate);

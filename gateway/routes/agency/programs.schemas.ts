@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ApplicationAction, ApplicationStatus, SortOrder, SubAffiliateSort } from '../../../gen/referral/agency/v1/enums';
-import { AGENCY_TEXT_LIMITS, APPLICATION_LIMITS, MASTER_RULES, TIER_PROTECTION_DAYS } from '../../../services/common/contract-limits';
-import { enumNames } from '../../../services/common/enums';
-import { DEFAULT_LINK_TEMPLATE, REFERRAL_LINK_LIMITS } from '../../../services/common/referral-link';
+import { AGENCY_TEXT_LIMITS, APPLICATION_LIMITS, MASTER_RULES, TIER_PROTECTION_DAYS } from '../../../services/rules/contract-limits';
+import { enumNames } from '../../../services/rules/enums';
+import { DEFAULT_LINK_TEMPLATE, REFERRAL_LINK_LIMITS } from '../../../services/rules/referral-link';
 import { listSchema, pageQuery } from '../../http/list';
 import { resourceId } from '../../http/params';
 import { affiliateCodeSchema, affiliateSchema, affiliateStatuses, code, identifier, identifierType, name, region, timestamp } from './agency.schemas';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isServiceError, readGrpcError } from '../../../services/common/grpc/errors';
+import { isServiceError, readGrpcError } from '../../../services/platform/grpc/errors';
 import { HttpError } from '../../http/errors';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';

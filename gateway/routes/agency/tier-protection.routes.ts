@@ -1,4 +1,4 @@
-import { TIER_PROTECTION_DAYS } from '../../../services/common/contract-limits';
+import { TIER_PROTECTION_DAYS } from '../../../services/rules/contract-limits';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentAffiliate } from './agency.presenters';

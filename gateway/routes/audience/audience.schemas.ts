@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { EntryBatchStatus, EntryKind, EntrySource, SegmentType } from '../../../gen/referral/audience/v1/enums';
-import { MAX_BATCH_ENTRIES, MAX_BATCH_WAIT_MS } from '../../../services/common/contract-limits';
-import { enumNames } from '../../../services/common/enums';
-import { IDENTIFIER_TYPES } from '../../../services/common/identifiers';
+import { MAX_BATCH_ENTRIES, MAX_BATCH_WAIT_MS } from '../../../services/rules/contract-limits';
+import { enumNames } from '../../../services/rules/enums';
+import { IDENTIFIER_TYPES } from '../../../services/rules/identifiers';
 import { cursorQuery, listSchema, pageQuery } from '../../http/list';
 import { identifierTypeQuery, userIdentifier } from '../../http/params';
 

@@ -1,4 +1,4 @@
-import { MAX_BATCH_WAIT_MS } from '../../../services/common/contract-limits';
+import { MAX_BATCH_WAIT_MS } from '../../../services/rules/contract-limits';
 import type { ServiceClients } from '../../clients';
 import { listBody, pageRequest } from '../../http/list';
 import { required } from '../../http/present';

@@ -1,4 +1,4 @@
-import { USER_TRAIT_RULES } from '../../../services/common/contract-limits';
+import { USER_TRAIT_RULES } from '../../../services/rules/contract-limits';
 import { exactNumberAt } from '../../http/exact-json';
 import { listBody, pageRequest } from '../../http/list';
 import { type AnyRoute, defineRoute } from '../../http/route';

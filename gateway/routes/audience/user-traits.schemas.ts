@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { USER_TRAIT_RULES } from '../../../services/common/contract-limits';
-import { IDENTIFIER_TYPES } from '../../../services/common/identifiers';
+import { USER_TRAIT_RULES } from '../../../services/rules/contract-limits';
+import { IDENTIFIER_TYPES } from '../../../services/rules/identifiers';
 import { listSchema, pageQuery } from '../../http/list';
 import { identifierTypeQuery, userIdentifier } from '../../http/params';
 
 /**
  * HTTP shapes of the traits API (snake_case); the gRPC contract is UpsertUserTraits / ListUserTraits in
  * proto/referral/audience/v1/audience.proto. Lengths here are sanity bounds on what is read at all;
- * the service applies the exact rules (services/common/contract-limits.ts, USER_TRAIT_RULES).
+ * the service applies the exact rules (services/rules/contract-limits.ts, USER_TRAIT_RULES).
  */
 const { maxPerBatch, nameMaxLength, textMaxLength, numberMaxLength, maxExponent, maxClockAheadMs } = USER_TRAIT_RULES;
 

@@ -1,5 +1,5 @@
 import { CurrencyType } from '../../../gen/referral/claim/v1/enums';
-import { enumValue } from '../../../services/common/enums';
+import { enumValue } from '../../../services/rules/enums';
 import { listBody, pageRequest } from '../../http/list';
 import { required } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';

@@ -11,8 +11,8 @@ import type {
 import type { PageInfo } from '../../../gen/referral/common/v1/common';
 import type { z } from 'zod';
 import { ClaimCheckStatus, ClaimReason } from '../../../gen/referral/claim/v1/enums';
-import type { EnumName } from '../../../services/common/enums';
-import { PAYOUT_KIND_OF_REASON } from '../../../services/common/payout-vocabulary';
+import type { EnumName } from '../../../services/rules/enums';
+import { PAYOUT_KIND_OF_REASON } from '../../../services/rules/payout-vocabulary';
 import { count, nameOf, required } from '../../http/present';
 import type { ClaimCheckListStatus, claimCheckItemSchema } from './claim-checks.schemas';
 

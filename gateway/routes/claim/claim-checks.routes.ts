@@ -1,7 +1,7 @@
 import type { ListClaimChecksResponse } from '../../../gen/referral/claim/v1/claim';
 import { ClaimCheckStatus } from '../../../gen/referral/claim/v1/enums';
 import type { UserRef } from '../../../gen/referral/common/v1/common';
-import { FreshReads } from '../../../services/common/shared-reads';
+import { FreshReads } from '../../../services/platform/shared-reads';
 import type { Caller } from '../../auth/caller';
 import { HttpError } from '../../http/errors';
 import { listBody, pageRequest } from '../../http/list';

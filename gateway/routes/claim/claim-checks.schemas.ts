@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { MAX_PAGE, MAX_PAGE_SIZE } from '../../../services/common/pagination';
-import { PAYOUT_KINDS } from '../../../services/common/payout-vocabulary';
+import { MAX_PAGE, MAX_PAGE_SIZE } from '../../../services/rules/pagination';
+import { PAYOUT_KINDS } from '../../../services/rules/payout-vocabulary';
 import { listSchema, pageQuery } from '../../http/list';
 import { identifierTypeQuery, resourceId, userIdentifier } from '../../http/params';
 

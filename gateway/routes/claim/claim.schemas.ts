@@ -7,8 +7,8 @@ import {
   MovementKind,
   SubmissionOutcome,
 } from '../../../gen/referral/claim/v1/enums';
-import { MAX_CONVERSIONS_PER_BATCH } from '../../../services/common/contract-limits';
-import { enumNames } from '../../../services/common/enums';
+import { MAX_CONVERSIONS_PER_BATCH } from '../../../services/rules/contract-limits';
+import { enumNames } from '../../../services/rules/enums';
 import { hinted } from '../../http/input-messages';
 import { listSchema, pageQuery } from '../../http/list';
 import { identifierTypeQuery, resourceId, userIdentifier } from '../../http/params';

@@ -1,7 +1,7 @@
 import type { ConversionInput } from '../../../gen/referral/claim/v1/claim';
-import { MAX_CONVERSIONS_PER_BATCH } from '../../../services/common/contract-limits';
+import { MAX_CONVERSIONS_PER_BATCH } from '../../../services/rules/contract-limits';
 import { ConversionStatus } from '../../../gen/referral/claim/v1/enums';
-import { enumValue } from '../../../services/common/enums';
+import { enumValue } from '../../../services/rules/enums';
 import { HttpError, zodDetails } from '../../http/errors';
 import { inputError } from '../../http/input-messages';
 import { listBody, pageRequest } from '../../http/list';

@@ -1,7 +1,7 @@
 import type { GetPayoutsLeaderboardResponse } from '../../../gen/referral/claim/v1/claim';
 import { LeaderboardUserType } from '../../../gen/referral/claim/v1/enums';
-import { enumValue } from '../../../services/common/enums';
-import { type Snapshot, SnapshotReads } from '../../../services/common/shared-reads';
+import { enumValue } from '../../../services/rules/enums';
+import { type Snapshot, SnapshotReads } from '../../../services/platform/shared-reads';
 import { HttpError } from '../../http/errors';
 import { listBody, pageRequest } from '../../http/list';
 import { required } from '../../http/present';

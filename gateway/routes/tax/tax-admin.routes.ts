@@ -1,5 +1,5 @@
 import { RecordStatus, W8ExpiryRule } from '../../../gen/referral/tax/v1/enums';
-import { optionalEnumValue } from '../../../services/common/enums';
+import { optionalEnumValue } from '../../../services/rules/enums';
 import { listBody, pageRequest } from '../../http/list';
 import { required } from '../../http/present';
 import type { CallerFor } from '../../auth/caller';

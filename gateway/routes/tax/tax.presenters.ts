@@ -10,7 +10,7 @@ import {
 } from '../../../gen/referral/tax/v1/enums';
 import type { AuditEntry, PostalAddress, TaxForm, TaxInfo, TaxSettings, TaxStatus } from '../../../gen/referral/tax/v1/tax';
 import type { z } from 'zod';
-import { enumValue } from '../../../services/common/enums';
+import { enumValue } from '../../../services/rules/enums';
 import { camelCase, nameOf, optionalNameOf, required, snakeCase } from '../../http/present';
 import type { addressBody, TaxInfoBody } from './tax.schemas';
 

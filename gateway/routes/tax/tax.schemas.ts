@@ -8,8 +8,8 @@ import {
   TinType,
   W8ExpiryRule,
 } from '../../../gen/referral/tax/v1/enums';
-import { TAX_TEXT_LIMITS as LIMITS } from '../../../services/common/contract-limits';
-import { enumNames } from '../../../services/common/enums';
+import { TAX_TEXT_LIMITS as LIMITS } from '../../../services/rules/contract-limits';
+import { enumNames } from '../../../services/rules/enums';
 import { listSchema, pageQuery } from '../../http/list';
 import { identifierTypeQuery, userIdentifier } from '../../http/params';
 

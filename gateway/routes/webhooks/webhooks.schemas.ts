@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PUBLIC_EVENT_TYPES } from '../../../services/common/events/public-event-types';
+import { PUBLIC_EVENT_TYPES } from '../../../services/platform/events/public-event-types';
 import { listSchema, pageQuery } from '../../http/list';
 
 /**

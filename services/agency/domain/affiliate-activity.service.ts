@@ -1,12 +1,12 @@
-import type { Clock } from '../../common/clock';
-import type { UserIdentifier } from '../../common/identifiers';
-import type { Page } from '../../common/pagination';
+import type { Clock } from '../../platform/clock';
+import type { UserIdentifier } from '../../rules/identifiers';
+import type { Page } from '../../rules/pagination';
 import type { AffiliateHistoryRepository } from '../repositories/affiliate-history.repository';
 import type { AffiliateStatsRepository, DailyFiguresRecord } from '../repositories/affiliate-stats.repository';
 import type { AffiliateMetricsRecord } from '../repositories/affiliate-metrics.repository';
 import type { ReferredUserRecord, ReferredUsersRepository } from '../repositories/referred-users.repository';
 import { affiliateNotFound, subject, type UserInput } from './affiliate-fields';
-import type { HistoryEntry, HistoryType } from '../../common/affiliate-history';
+import type { HistoryEntry, HistoryType } from '../../rules/affiliate-history';
 import { statsRange } from './stats-range';
 import type { ReferredUserSort } from './vocabulary';
 

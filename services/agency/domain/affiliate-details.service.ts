@@ -1,4 +1,4 @@
-import type { Clock } from '../../common/clock';
+import type { Clock } from '../../platform/clock';
 import type { AffiliateListRecord } from '../repositories/affiliate-list';
 import type { AffiliateRecord } from '../repositories/affiliate-record';
 import type { MasterRelation, MasterRepository } from '../repositories/master.repository';

@@ -1,9 +1,9 @@
-import { isCountryCode } from '../../common/countries';
-import { AGENCY_TEXT_LIMITS, REFERRAL_CODE_RULES } from '../../common/contract-limits';
-import { type FieldViolation, invalidFields, NotFoundError } from '../../common/errors';
-import { isUuid } from '../../common/ids';
-import { normalizeIdentifier, type UserIdentifier } from '../../common/identifiers';
-import { type Checked, checkText } from '../../common/text-fields';
+import { isCountryCode } from '../../rules/countries';
+import { AGENCY_TEXT_LIMITS, REFERRAL_CODE_RULES } from '../../rules/contract-limits';
+import { type FieldViolation, invalidFields, NotFoundError } from '../../rules/errors';
+import { isUuid } from '../../rules/ids';
+import { normalizeIdentifier, type UserIdentifier } from '../../rules/identifiers';
+import { type Checked, checkText } from '../../rules/text-fields';
 
 /** A user as a request names it, before its identifier is checked. */
 export interface UserInput {

@@ -1,6 +1,6 @@
-import type { Clock } from '../../common/clock';
-import { isUuid } from '../../common/ids';
-import type { Logger } from '../../common/logger';
+import type { Clock } from '../../platform/clock';
+import { isUuid } from '../../rules/ids';
+import type { Logger } from '../../platform/logger';
 import type { AffiliateMetricsRepository, ConversionFact, MetricCurrency } from '../repositories/affiliate-metrics.repository';
 import { requireProjectId } from './affiliate-fields';
 

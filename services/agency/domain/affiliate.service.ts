@@ -1,9 +1,9 @@
-import type { Clock } from '../../common/clock';
-import { REFERRAL_CODE_RULES } from '../../common/contract-limits';
-import { AlreadyExistsError, ConflictError } from '../../common/errors';
-import type { Logger } from '../../common/logger';
-import type { OutboxWaker } from '../../common/outbox/relay';
-import type { Page } from '../../common/pagination';
+import type { Clock } from '../../platform/clock';
+import { REFERRAL_CODE_RULES } from '../../rules/contract-limits';
+import { AlreadyExistsError, ConflictError } from '../../rules/errors';
+import type { Logger } from '../../platform/logger';
+import type { OutboxWaker } from '../../platform/outbox/relay';
+import type { Page } from '../../rules/pagination';
 import { type AffiliateMetricsRecord, EMPTY_METRICS } from '../repositories/affiliate-metrics.repository';
 import { type AffiliateFilters, type AffiliateListRecord, type AffiliateSort, DEFAULT_AFFILIATE_SORT } from '../repositories/affiliate-list';
 import type { AffiliateRecord } from '../repositories/affiliate-record';

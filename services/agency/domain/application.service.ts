@@ -1,5 +1,5 @@
-import type { Clock } from '../../common/clock';
-import { APPLICATION_LIMITS, REFERRAL_CODE_RULES } from '../../common/contract-limits';
+import type { Clock } from '../../platform/clock';
+import { APPLICATION_LIMITS, REFERRAL_CODE_RULES } from '../../rules/contract-limits';
 import {
   AlreadyExistsError,
   ConflictError,
@@ -8,14 +8,14 @@ import {
   invalidFields,
   NotFoundError,
   ResourceExhaustedError,
-} from '../../common/errors';
-import { isUuid } from '../../common/ids';
-import type { Logger } from '../../common/logger';
-import type { Page } from '../../common/pagination';
-import { checkText } from '../../common/text-fields';
+} from '../../rules/errors';
+import { isUuid } from '../../rules/ids';
+import type { Logger } from '../../platform/logger';
+import type { Page } from '../../rules/pagination';
+import { checkText } from '../../rules/text-fields';
 import type { AffiliateRecord } from '../repositories/affiliate-record';
 import type { AffiliateRepository } from '../repositories/affiliate.repository';
-import type { OutboxWaker } from '../../common/outbox/relay';
+import type { OutboxWaker } from '../../platform/outbox/relay';
 import type { ApplicationRecord, ApplicationRepository, TransitionOutcome } from '../repositories/application.repository';
 import { checkCode, checkName, checkReason, checkRegion, requireProjectId, subject, throwIfInvalid, type UserInput } from './affiliate-fields';
 import type { AudienceDirectory } from './audience-directory';

@@ -1,6 +1,6 @@
-import { MAX_ATTRIBUTION_BATCH } from '../../common/contract-limits';
-import { DomainError, InvalidArgumentError, invalidFields } from '../../common/errors';
-import { normalizeIdentifier } from '../../common/identifiers';
+import { MAX_ATTRIBUTION_BATCH } from '../../rules/contract-limits';
+import { DomainError, InvalidArgumentError, invalidFields } from '../../rules/errors';
+import { normalizeIdentifier } from '../../rules/identifiers';
 import type { AttributionQuery, AttributionRepository } from '../repositories/attribution.repository';
 import type { AffiliateRefRecord } from '../repositories/referral.repository';
 import { requireProjectId, type UserInput } from './affiliate-fields';
@@ -107,7 +107,7 @@ function checkItem(item: AttributionItemInput, prefix: string): AttributionQuery
   if (!item.at || Number.isNaN(item.at.getTime()))
     throw invalidFields([{ field: `${prefix}at`, reason: 'is required: the moment of the conversion' }]);
   const user = normalizeIdentifier(item.user.identifier, item.user.identifierType, `${prefix}user`);
-  // The gRPC layer leaves a batch's items to this check (services/common/canonical-ids.ts applies the
+  // The gRPC layer leaves a batch's items to this check (services/rules/canonical-ids.ts applies the
   // same rule to whole requests), so that one non-canonical id fails its item only.
   if (user.identifier !== item.user.identifier) {
     const field = `${prefix}user.identifier`;

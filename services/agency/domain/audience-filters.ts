@@ -1,6 +1,6 @@
-import { MAX_AUDIENCE_FILTER_IDS } from '../../common/contract-limits';
-import { type FieldViolation, invalidFields } from '../../common/errors';
-import { isUuid } from '../../common/ids';
+import { MAX_AUDIENCE_FILTER_IDS } from '../../rules/contract-limits';
+import { type FieldViolation, invalidFields } from '../../rules/errors';
+import { isUuid } from '../../rules/ids';
 
 /**
  * The affiliate list's audience filters (`audience`: one segment; `audience_ids`: any of several),

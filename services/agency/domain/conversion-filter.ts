@@ -1,6 +1,6 @@
-import { AFFILIATE_LIST_CONVERSION_FILTER } from '../../common/contract-limits';
-import { type FieldViolation, invalidFields } from '../../common/errors';
-import { checkText } from '../../common/text-fields';
+import { AFFILIATE_LIST_CONVERSION_FILTER } from '../../rules/contract-limits';
+import { type FieldViolation, invalidFields } from '../../rules/errors';
+import { checkText } from '../../rules/text-fields';
 
 /**
  * The affiliate list's `conversions` filter: conversion names (as the claim service stores them:

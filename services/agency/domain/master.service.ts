@@ -1,10 +1,10 @@
-import type { Clock } from '../../common/clock';
-import { MASTER_RULES } from '../../common/contract-limits';
-import { ConflictError, type FieldViolation, invalidFields, NotFoundError, ResourceExhaustedError } from '../../common/errors';
-import { checkIdentifiers, type UserIdentifier } from '../../common/identifiers';
-import { isUuid } from '../../common/ids';
-import type { Logger } from '../../common/logger';
-import type { Page } from '../../common/pagination';
+import type { Clock } from '../../platform/clock';
+import { MASTER_RULES } from '../../rules/contract-limits';
+import { ConflictError, type FieldViolation, invalidFields, NotFoundError, ResourceExhaustedError } from '../../rules/errors';
+import { checkIdentifiers, type UserIdentifier } from '../../rules/identifiers';
+import { isUuid } from '../../rules/ids';
+import type { Logger } from '../../platform/logger';
+import type { Page } from '../../rules/pagination';
 import type { EarningRecord } from '../repositories/affiliate-metrics.repository';
 import type { MasterMetricsRepository, SubAffiliateQuery, SubAffiliateRecord } from '../repositories/master-metrics.repository';
 import type { BindRefusal, MasterActor, MasterRecord, MasterRepository, SpreadPeriodRecord } from '../repositories/master.repository';

@@ -1,7 +1,7 @@
-import type { Clock } from '../../common/clock';
-import { invalidFields } from '../../common/errors';
-import type { Logger } from '../../common/logger';
-import { linkTemplateViolations, programUrlViolations } from '../../common/referral-link';
+import type { Clock } from '../../platform/clock';
+import { invalidFields } from '../../rules/errors';
+import type { Logger } from '../../platform/logger';
+import { linkTemplateViolations, programUrlViolations } from '../../rules/referral-link';
 import type { ProgramSettingsChanges, ProgramSettingsRecord, ProgramSettingsRepository } from '../repositories/program-settings.repository';
 import { requireProjectId } from './affiliate-fields';
 
@@ -16,7 +16,7 @@ const UPDATABLE = ['program_url', 'link_template'] as const;
 
 /**
  * A project's affiliate program settings: the program URL and the referral link template
- * (services/common/referral-link.ts). The agency keeps them because a link is made of the codes it
+ * (services/rules/referral-link.ts). The agency keeps them because a link is made of the codes it
  * owns, and the portal reads both in the same place. Every value is checked before anything is
  * written; a bad one changes nothing.
  */

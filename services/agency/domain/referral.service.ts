@@ -1,7 +1,7 @@
-import type { Clock } from '../../common/clock';
-import { ConflictError, FailedPreconditionError, NotFoundError } from '../../common/errors';
-import type { Logger } from '../../common/logger';
-import type { OutboxWaker } from '../../common/outbox/relay';
+import type { Clock } from '../../platform/clock';
+import { ConflictError, FailedPreconditionError, NotFoundError } from '../../rules/errors';
+import type { Logger } from '../../platform/logger';
+import type { OutboxWaker } from '../../platform/outbox/relay';
 import type { ReferralRecord, ReferralRepository, ReferrerRecord } from '../repositories/referral.repository';
 import { checkCode, subject, throwIfInvalid, type UserInput } from './affiliate-fields';
 

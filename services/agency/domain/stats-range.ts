@@ -1,5 +1,5 @@
-import { AFFILIATE_STATS_DAYS } from '../../common/contract-limits';
-import { invalidFields } from '../../common/errors';
+import { AFFILIATE_STATS_DAYS } from '../../rules/contract-limits';
+import { invalidFields } from '../../rules/errors';
 import type { StatsRange } from '../repositories/affiliate-stats.repository';
 
 const DAY_MS = 86_400_000;

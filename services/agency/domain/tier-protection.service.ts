@@ -1,8 +1,8 @@
-import type { Clock } from '../../common/clock';
-import { TIER_PROTECTION_DAYS } from '../../common/contract-limits';
-import { InvalidArgumentError, invalidFields, NotFoundError } from '../../common/errors';
-import { isUuid } from '../../common/ids';
-import type { Logger } from '../../common/logger';
+import type { Clock } from '../../platform/clock';
+import { TIER_PROTECTION_DAYS } from '../../rules/contract-limits';
+import { InvalidArgumentError, invalidFields, NotFoundError } from '../../rules/errors';
+import { isUuid } from '../../rules/ids';
+import type { Logger } from '../../platform/logger';
 import type { TierProtectionRepository } from '../repositories/tier-protection.repository';
 import { affiliateNotFound, subject, type UserInput } from './affiliate-fields';
 import type { AudienceDirectory } from './audience-directory';

@@ -8,7 +8,7 @@ import type {
   SubAffiliateSort as SubAffiliateSortEnum,
 } from '../../../gen/referral/agency/v1/enums';
 
-import type { EnumName } from '../../common/enums';
+import type { EnumName } from '../../rules/enums';
 
 /** The agency's vocabularies by their API names (proto/referral/agency/v1/enums.proto). */
 export type AffiliateStatus = EnumName<typeof AffiliateStatusEnum>;

@@ -1,11 +1,11 @@
 import type { AffiliateStats, DailyFigures, HistoryItem, ReferredUser } from '../../../gen/referral/agency/v1/activity';
 import { ReferredUserSort } from '../../../gen/referral/agency/v1/enums';
 import type { AgencyServiceServer } from '../../../gen/referral/agency/v1/agency';
-import { optionalEnum, requireField } from '../../common/fields';
-import type { UnaryHandlers } from '../../common/grpc/service';
-import { pageInfo, toPage } from '../../common/pagination';
+import { optionalEnum, requireField } from '../../rules/fields';
+import type { UnaryHandlers } from '../../platform/grpc/service';
+import { pageInfo, toPage } from '../../rules/pagination';
 import type { AgencyDomain } from '../composition';
-import type { HistoryEntry } from '../../common/affiliate-history';
+import type { HistoryEntry } from '../../rules/affiliate-history';
 import type { ReferredUserRecord } from '../repositories/referred-users.repository';
 import type { AffiliateStatsRecord } from '../domain/affiliate-activity.service';
 import type { DailyFiguresRecord } from '../repositories/affiliate-stats.repository';

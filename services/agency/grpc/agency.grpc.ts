@@ -1,11 +1,11 @@
 import type { AgencyServiceServer } from '../../../gen/referral/agency/v1/agency';
 import { AffiliateSort, AffiliateStatus, SortOrder } from '../../../gen/referral/agency/v1/enums';
 import { EffectiveTaxStatus } from '../../../gen/referral/tax/v1/enums';
-import { enumValue } from '../../common/enums';
-import { optionalEnum, requireField } from '../../common/fields';
-import { implementService } from '../../common/grpc/service';
-import type { Logger } from '../../common/logger';
-import { pageInfo, toPage } from '../../common/pagination';
+import { enumValue } from '../../rules/enums';
+import { optionalEnum, requireField } from '../../rules/fields';
+import { implementService } from '../../platform/grpc/service';
+import type { Logger } from '../../platform/logger';
+import { pageInfo, toPage } from '../../rules/pagination';
 import type { AgencyDomain } from '../composition';
 import type { AffiliateRecord } from '../repositories/affiliate-record';
 import { activityHandlers } from './activity.grpc';
@@ -15,7 +15,7 @@ import { programHandlers } from './programs.grpc';
 
 /**
  * Translates protobuf <-> domain and delegates; no rules live here. Fields the contract requires
- * are resolved here (services/common/fields.ts), so the domain takes them as given.
+ * are resolved here (services/rules/fields.ts), so the domain takes them as given.
  */
 export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): AgencyServiceServer {
   // Every affiliate answered is completed with its master and tiers (domain.details) first.

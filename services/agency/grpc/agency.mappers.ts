@@ -1,6 +1,6 @@
 import type { Affiliate, AffiliateMetrics, AffiliateRef, Attribution, GetReferrerResponse, Referral } from '../../../gen/referral/agency/v1/agency';
 import { AffiliateStatus, AttributionOutcome } from '../../../gen/referral/agency/v1/enums';
-import { enumValue, optionalEnumValue } from '../../common/enums';
+import { enumValue, optionalEnumValue } from '../../rules/enums';
 import type { AttributionResult } from '../domain/attribution.service';
 import type { AffiliateView } from '../domain/affiliate-details.service';
 import type { AffiliateMetricsRecord } from '../repositories/affiliate-metrics.repository';

@@ -1,9 +1,9 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { AudienceServiceClient } from '../../../gen/referral/audience/v1/audience';
 import { SegmentType } from '../../../gen/referral/audience/v1/enums';
-import { UnavailableError } from '../../common/errors';
-import type { GrpcClient } from '../../common/grpc/client';
-import { isServiceError, readGrpcError } from '../../common/grpc/errors';
+import { UnavailableError } from '../../rules/errors';
+import type { GrpcClient } from '../../platform/grpc/client';
+import { isServiceError, readGrpcError } from '../../platform/grpc/errors';
 import type { AudienceDirectory, SegmentSummary } from '../domain/audience-directory';
 
 type AudienceCalls = GrpcClient<AudienceServiceClient>['call'];

@@ -1,9 +1,9 @@
 import type { ClaimServiceClient } from '../../../gen/referral/claim/v1/claim';
 import { ConversionStatus } from '../../../gen/referral/claim/v1/enums';
-import { UnavailableError } from '../../common/errors';
-import type { GrpcClient } from '../../common/grpc/client';
-import type { UserIdentifier } from '../../common/identifiers';
-import { isServiceError, readGrpcError } from '../../common/grpc/errors';
+import { UnavailableError } from '../../rules/errors';
+import type { GrpcClient } from '../../platform/grpc/client';
+import type { UserIdentifier } from '../../rules/identifiers';
+import { isServiceError, readGrpcError } from '../../platform/grpc/errors';
 import type { PaidConversionSource } from '../domain/affiliate-metrics.service';
 import type { ConversionFact, MetricCurrency } from '../repositories/affiliate-metrics.repository';
 

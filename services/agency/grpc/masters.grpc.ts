@@ -1,8 +1,8 @@
 import type { AgencyServiceServer } from '../../../gen/referral/agency/v1/agency';
 import { SortOrder, SubAffiliateSort } from '../../../gen/referral/agency/v1/enums';
-import { optionalEnum, requireField } from '../../common/fields';
-import type { UnaryHandlers } from '../../common/grpc/service';
-import { pageInfo, toPage } from '../../common/pagination';
+import { optionalEnum, requireField } from '../../rules/fields';
+import type { UnaryHandlers } from '../../platform/grpc/service';
+import { pageInfo, toPage } from '../../rules/pagination';
 import type { AgencyDomain } from '../composition';
 import { actorOf } from './actor';
 import { toMasterMessage, toSubAffiliateMessage } from './programs.mappers';

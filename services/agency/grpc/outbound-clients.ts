@@ -1,7 +1,7 @@
 import { AudienceServiceClient } from '../../../gen/referral/audience/v1/audience';
 import { ClaimServiceClient } from '../../../gen/referral/claim/v1/claim';
-import { createGrpcClient } from '../../common/grpc/client';
-import { SERVICE_CATALOG } from '../../common/service-catalog';
+import { createGrpcClient } from '../../platform/grpc/client';
+import { SERVICE_CATALOG } from '../../platform/service-catalog';
 import type { AgencyConfig } from '../config';
 import { GrpcAudienceDirectory } from './audience-directory';
 import { GrpcPaidConversionSource } from './claim-conversions';

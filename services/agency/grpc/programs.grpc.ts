@@ -1,8 +1,8 @@
 import type { Affiliate, AgencyServiceServer } from '../../../gen/referral/agency/v1/agency';
 import { ApplicationAction, ApplicationStatus } from '../../../gen/referral/agency/v1/enums';
-import { optionalEnum, requireEnum, requireField } from '../../common/fields';
-import type { UnaryHandlers } from '../../common/grpc/service';
-import { pageInfo, toPage } from '../../common/pagination';
+import { optionalEnum, requireEnum, requireField } from '../../rules/fields';
+import type { UnaryHandlers } from '../../platform/grpc/service';
+import { pageInfo, toPage } from '../../rules/pagination';
 import type { AgencyDomain } from '../composition';
 import type { UserInput } from '../domain/affiliate-fields';
 import { toAffiliateMessage } from './agency.mappers';

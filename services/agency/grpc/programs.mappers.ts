@@ -2,7 +2,7 @@ import type { EarnedInCurrency } from '../../../gen/referral/agency/v1/activity'
 import type { Application, ApplicationDecisionResult, Master, ProgramSettings, SubAffiliate } from '../../../gen/referral/agency/v1/agency';
 import type { Money } from '../../../gen/referral/common/v1/common';
 import { AffiliateStatus, ApplicationStatus } from '../../../gen/referral/agency/v1/enums';
-import { enumValue } from '../../common/enums';
+import { enumValue } from '../../rules/enums';
 import type { DecisionResult } from '../domain/application.service';
 import type { DesignatedMaster, MasterDetail, MasterView } from '../domain/master.service';
 import type { EarningRecord } from '../repositories/affiliate-metrics.repository';

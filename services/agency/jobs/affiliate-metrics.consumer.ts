@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
-import type { EventPayload } from '../../common/events/contracts';
-import { isUuid } from '../../common/ids';
-import { defineConsumer } from '../../common/outbox/consumer';
+import type { EventPayload } from '../../platform/events/contracts';
+import { isUuid } from '../../rules/ids';
+import { defineConsumer } from '../../platform/outbox/consumer';
 import type { AgencyDatabase } from '../database';
 import {
   type ConversionFact,

@@ -1,4 +1,4 @@
-import { defineConsumer } from '../../common/outbox/consumer';
+import { defineConsumer } from '../../platform/outbox/consumer';
 import type { AgencyDatabase } from '../database';
 import { applyMembershipChange, forgetSegment } from '../repositories/membership.repository';
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { createOutboxTables, dropOutboxTables } from '../../common/outbox/tables';
+import { createOutboxTables, dropOutboxTables } from '../../platform/outbox/tables';
 
 /** The events the agency produces (approved applications) and the record of those it consumes (audience entries). */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -4,7 +4,7 @@ import { type Kysely, sql } from 'kysely';
  * The tax status projection: the affiliate list reads each item's tax_status from these
  * tables, in its page statement, instead of calling the tax service for every page. Fed by the tax
  * service's events (jobs/tax-statuses.consumer.ts); the status a reader sees is computed at read
- * time by the rule both services share (services/common/tax-status-rule.ts), so an approved W-8
+ * time by the rule both services share (services/rules/tax-status-rule.ts), so an approved W-8
  * past expires_at reads `expired` before any event says so.
  *
  * - `tax_statuses`: per user of a project, its current tax record's status and expires_at, with

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 
 /**
  * A project's affiliate program settings, kept by the agency beside the affiliates and codes the
- * referral links are made of (services/common/referral-link.ts): the program URL (where a referred
+ * referral links are made of (services/rules/referral-link.ts): the program URL (where a referred
  * person lands) and the link template (null: the default, `{program_url}?af={code}`). No row: the
  * project never set them (no program URL, the default template).
  */

@@ -9,7 +9,7 @@ import { type Kysely, sql } from 'kysely';
  * service's leaderboard totals do (its migration 0008).
  * - Binary-compatible: the table is not rewritten.
  * - Whole base units still: `scale(amount) = 0`, since a fraction could not be read back as bigint
- *   (services/common/db/type-parsers.ts). NOT VALID: the rows written before were NUMERIC(78,0), whole
+ *   (services/platform/db/type-parsers.ts). NOT VALID: the rows written before were NUMERIC(78,0), whole
  *   by their type, so there is nothing to scan for; every row written from now on is checked.
  * Single amounts (conversion_facts' payouts: one movement each) stay NUMERIC(78,0).
  */

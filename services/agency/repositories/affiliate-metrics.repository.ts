@@ -1,5 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { UserIdentifier } from '../../common/identifiers';
+import type { UserIdentifier } from '../../rules/identifiers';
 import type { AgencyDatabase } from '../database';
 
 /** One paid (or no_terms) conversion as the claim service froze it: what the projection is made of. */

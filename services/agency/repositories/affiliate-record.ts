@@ -1,4 +1,4 @@
-import type { UserIdentifier } from '../../common/identifiers';
+import type { UserIdentifier } from '../../rules/identifiers';
 import type { AffiliateStatus } from '../domain/vocabulary';
 
 /**

@@ -1,8 +1,8 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import { isUniqueViolation } from '../../common/db/errors';
-import { appendOutboxEvents } from '../../common/outbox/append';
-import type { UserIdentifier } from '../../common/identifiers';
-import type { Page } from '../../common/pagination';
+import { isUniqueViolation } from '../../platform/db/errors';
+import { appendOutboxEvents } from '../../platform/outbox/append';
+import type { UserIdentifier } from '../../rules/identifiers';
+import type { Page } from '../../rules/pagination';
 import type { AgencyDatabase } from '../database';
 import type { AffiliateStatus } from '../domain/vocabulary';
 import { affiliateCreatedEvent, statusChangedEvent } from './agency-events';

@@ -1,9 +1,9 @@
-import type { NewOutboxEvent } from '../../common/outbox/event';
-import type { UserIdentifier } from '../../common/identifiers';
+import type { NewOutboxEvent } from '../../platform/outbox/event';
+import type { UserIdentifier } from '../../rules/identifiers';
 import type { AffiliateStatus } from '../domain/vocabulary';
 
 /**
- * The events the agency announces about affiliates and applications (services/common/events/contracts.ts),
+ * The events the agency announces about affiliates and applications (services/platform/events/contracts.ts),
  * built here so that every repository writing one in its transaction spells it the same way.
  */
 const userOf = (user: UserIdentifier) => ({ identifier: user.identifier, identifier_type: user.identifierType });

@@ -1,9 +1,9 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
-import { isUniqueViolation } from '../../common/db/errors';
-import { appendOutboxEvents } from '../../common/outbox/append';
-import type { NewOutboxEvent } from '../../common/outbox/event';
-import type { UserIdentifier } from '../../common/identifiers';
-import type { Page } from '../../common/pagination';
+import { isUniqueViolation } from '../../platform/db/errors';
+import { appendOutboxEvents } from '../../platform/outbox/append';
+import type { NewOutboxEvent } from '../../platform/outbox/event';
+import type { UserIdentifier } from '../../rules/identifiers';
+import type { Page } from '../../rules/pagination';
 import type { AgencyDatabase, ApplicationTable } from '../database';
 import type { ApplicationStatus } from '../domain/vocabulary';
 import { affiliateCreatedEvent, applicationDecidedEvent, statusChangedEvent } from './agency-events';
@@ -303,7 +303,7 @@ async function grantCode(
   return rows[0]?.code ?? null;
 }
 
-/** The event the audience service adds the user to the segment from (services/common/events/contracts.ts). */
+/** The event the audience service adds the user to the segment from (services/platform/events/contracts.ts). */
 function approvedEvent(application: ApplicationRecord): NewOutboxEvent {
   return {
     type: 'agency.application.approved',

@@ -1,7 +1,7 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import { preparedStatement } from '../../common/db/prepared-statements';
-import { userLists } from '../../common/db/user-lists';
-import type { IdentifierType, UserIdentifier } from '../../common/identifiers';
+import { preparedStatement } from '../../platform/db/prepared-statements';
+import { userLists } from '../../platform/db/user-lists';
+import type { IdentifierType, UserIdentifier } from '../../rules/identifiers';
 import type { AgencyDatabase } from '../database';
 import type { AffiliateRefRecord } from './referral.repository';
 
@@ -46,11 +46,11 @@ export interface AttributionRow {
  * The items travel as three comma-separated lists of one length ($1 identifier types, $2 identifiers,
  * $3 moments in unix milliseconds), split by string_to_array, and referred_at comes back in unix
  * milliseconds: pg's escaping of array parameters and its timestamp parsing cost more than the query
- * itself at this rate. The users' lists come from userLists (services/common/db/user-lists.ts).
+ * itself at this rate. The users' lists come from userLists (services/platform/db/user-lists.ts).
  *
  * Written as SQL text rather than with the query builder (unnest ... WITH ORDINALITY has no builder
  * form), and exported: `npm run bench` sends this very statement with pg as the physical limit, by
- * the same name: a prepared statement (services/common/db/prepared-statements.ts), planned once per connection.
+ * the same name: a prepared statement (services/platform/db/prepared-statements.ts), planned once per connection.
  */
 export const RESOLVE_ATTRIBUTION_STATEMENT = 'agency_resolve_attribution';
 export const RESOLVE_ATTRIBUTION_SQL = preparedStatement(

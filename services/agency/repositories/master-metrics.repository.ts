@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import type { UserIdentifier } from '../../common/identifiers';
-import type { Page } from '../../common/pagination';
+import type { UserIdentifier } from '../../rules/identifiers';
+import type { Page } from '../../rules/pagination';
 import type { AgencyDatabase } from '../database';
 import type { AffiliateStatus, SortOrder, SubAffiliateSort } from '../domain/vocabulary';
 import { type AffiliateMetricsRecord, type EarningRecord, EMPTY_METRICS, metricsOf, toEarningRecord } from './affiliate-metrics.repository';

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import type { UserIdentifier } from '../../common/identifiers';
-import { appendOutboxEvents } from '../../common/outbox/append';
+import type { UserIdentifier } from '../../rules/identifiers';
+import { appendOutboxEvents } from '../../platform/outbox/append';
 import type { AgencyDatabase } from '../database';
 import type { AffiliateStatus } from '../domain/vocabulary';
 import { referralCreatedEvent } from './agency-events';

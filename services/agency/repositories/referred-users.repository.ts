@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import type { UserIdentifier } from '../../common/identifiers';
-import type { Page } from '../../common/pagination';
+import type { UserIdentifier } from '../../rules/identifiers';
+import type { Page } from '../../rules/pagination';
 import type { AgencyDatabase } from '../database';
 import type { ReferredUserSort } from '../domain/vocabulary';
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { effectiveStatusOf, type EffectiveTaxStatusName, type TaxRecordStatus } from '../../common/tax-status-rule';
+import { effectiveStatusOf, type EffectiveTaxStatusName, type TaxRecordStatus } from '../../rules/tax-status-rule';
 import type { AgencyDatabase } from '../database';
 
 /** A user's current tax record as the tax service announced it. */

@@ -1,5 +1,5 @@
-import type { Clock } from '../../common/clock';
-import { AlreadyExistsError, type FieldViolation, NotFoundError } from '../../common/errors';
+import type { Clock } from '../../platform/clock';
+import { AlreadyExistsError, type FieldViolation, NotFoundError } from '../../rules/errors';
 import { BadgeExists, type BadgeFields, type BadgeRepository } from '../repositories/badge.repository';
 import type { BadgeRecord, SegmentRepository } from '../repositories/segment.repository';
 import { checkDescription, checkImageUrl, checkName, LIMITS, throwIfInvalid } from './segment-fields';

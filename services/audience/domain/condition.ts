@@ -1,5 +1,5 @@
-import type { FieldViolation } from '../../common/errors';
-import { isUuid } from '../../common/ids';
+import type { FieldViolation } from '../../rules/errors';
+import { isUuid } from '../../rules/ids';
 import { traitNameProblem } from './trait-fields';
 
 /**

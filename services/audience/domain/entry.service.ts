@@ -1,8 +1,8 @@
-import type { Clock } from '../../common/clock';
-import type { OutboxWaker } from '../../common/outbox/relay';
-import { decodeCursor, encodeCursor, type Page } from '../../common/pagination';
-import { AlreadyExistsError, NotFoundError } from '../../common/errors';
-import { canonical, IDENTIFIER_TYPES, identifierViolations, normalizeIdentifier, type UserIdentifier } from '../../common/identifiers';
+import type { Clock } from '../../platform/clock';
+import type { OutboxWaker } from '../../platform/outbox/relay';
+import { decodeCursor, encodeCursor, type Page } from '../../rules/pagination';
+import { AlreadyExistsError, NotFoundError } from '../../rules/errors';
+import { canonical, IDENTIFIER_TYPES, identifierViolations, normalizeIdentifier, type UserIdentifier } from '../../rules/identifiers';
 import type { EntryKey, EntryRecord, EntryRepository } from '../repositories/entry.repository';
 import type { SegmentRepository } from '../repositories/segment.repository';
 import { requireSegment, requireSegmentExists, segmentNotFound } from './segment-lookup';

@@ -1,8 +1,8 @@
-import type { Clock } from '../../common/clock';
-import { FailedPreconditionError, NotFoundError } from '../../common/errors';
-import { isUuid } from '../../common/ids';
-import type { Logger } from '../../common/logger';
-import type { OutboxWaker } from '../../common/outbox/relay';
+import type { Clock } from '../../platform/clock';
+import { FailedPreconditionError, NotFoundError } from '../../rules/errors';
+import { isUuid } from '../../rules/ids';
+import type { Logger } from '../../platform/logger';
+import type { OutboxWaker } from '../../platform/outbox/relay';
 import type { MatchOutcome } from '../repositories/dynamic-entries.repository';
 import type { EvaluationRecord, SegmentEvaluationRepository } from '../repositories/segment-evaluation.repository';
 import type { SegmentRepository } from '../repositories/segment.repository';

@@ -1,6 +1,6 @@
-import { type FieldViolation, invalidFields } from '../../common/errors';
-import { findUnsafeJson } from '../../common/json-safety';
-import { type Checked, checkText } from '../../common/text-fields';
+import { type FieldViolation, invalidFields } from '../../rules/errors';
+import { findUnsafeJson } from '../../platform/json-safety';
+import { type Checked, checkText } from '../../rules/text-fields';
 import { parseCondition } from './condition';
 
 /** Field rules shared by segment and badge writes; field names are the API's. */

@@ -1,5 +1,5 @@
-import { NotFoundError } from '../../common/errors';
-import { isUuid } from '../../common/ids';
+import { NotFoundError } from '../../rules/errors';
+import { isUuid } from '../../rules/ids';
 import type { SegmentRecord, SegmentRepository } from '../repositories/segment.repository';
 
 export function segmentNotFound(): NotFoundError {

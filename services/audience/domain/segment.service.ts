@@ -1,7 +1,7 @@
-import type { Clock } from '../../common/clock';
-import type { OutboxWaker } from '../../common/outbox/relay';
-import { AlreadyExistsError, InvalidArgumentError } from '../../common/errors';
-import { type Page } from '../../common/pagination';
+import type { Clock } from '../../platform/clock';
+import type { OutboxWaker } from '../../platform/outbox/relay';
+import { AlreadyExistsError, InvalidArgumentError } from '../../rules/errors';
+import { type Page } from '../../rules/pagination';
 import {
   type SegmentRecord,
   type SegmentChanges,

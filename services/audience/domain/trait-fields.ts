@@ -1,7 +1,7 @@
-import { USER_TRAIT_RULES } from '../../common/contract-limits';
-import { type FieldViolation, invalidFields, MAX_LISTED_VIOLATIONS } from '../../common/errors';
-import { checkIdentifier, type UserIdentifier } from '../../common/identifiers';
-import { findUnsafeJson } from '../../common/json-safety';
+import { USER_TRAIT_RULES } from '../../rules/contract-limits';
+import { type FieldViolation, invalidFields, MAX_LISTED_VIOLATIONS } from '../../rules/errors';
+import { checkIdentifier, type UserIdentifier } from '../../rules/identifiers';
+import { findUnsafeJson } from '../../platform/json-safety';
 
 /**
  * A trait's value. A number stays the decimal text the client wrote in JSON: stored as a jsonb

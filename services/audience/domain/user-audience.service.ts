@@ -1,7 +1,7 @@
-import { assertCanonicalIds } from '../../common/canonical-ids';
-import { DomainError, type FieldViolation, InvalidArgumentError, invalidFields, MAX_LISTED_VIOLATIONS } from '../../common/errors';
-import { checkIdentifier, normalizeIdentifier, type UserIdentifier } from '../../common/identifiers';
-import { isUuid } from '../../common/ids';
+import { assertCanonicalIds } from '../../rules/canonical-ids';
+import { DomainError, type FieldViolation, InvalidArgumentError, invalidFields, MAX_LISTED_VIOLATIONS } from '../../rules/errors';
+import { checkIdentifier, normalizeIdentifier, type UserIdentifier } from '../../rules/identifiers';
+import { isUuid } from '../../rules/ids';
 import type { EntryRepository, MembershipAnswers, MembershipQuery, UserAudienceRecord, UserTierRecord } from '../repositories/entry.repository';
 
 /** Lookups one call may carry. */

@@ -1,6 +1,6 @@
-import type { Clock } from '../../common/clock';
-import { normalizeIdentifier } from '../../common/identifiers';
-import type { Page } from '../../common/pagination';
+import type { Clock } from '../../platform/clock';
+import { normalizeIdentifier } from '../../rules/identifiers';
+import type { Page } from '../../rules/pagination';
 import type { TraitRepository, TraitWrite, UserTraitRecord } from '../repositories/trait.repository';
 import type { MatchingWaker } from './incremental-matching';
 import { type CheckedTrait, checkTraits, type TraitInput, traitValueJson } from './trait-fields';

@@ -4,7 +4,7 @@ import {
   EntrySource as EntrySourceEnum,
   SegmentType as SegmentTypeEnum,
 } from '../../../gen/referral/audience/v1/enums';
-import { type EnumName, enumNames } from '../../common/enums';
+import { type EnumName, enumNames } from '../../rules/enums';
 
 /**
  * The audience service's vocabularies, as the domain, the tables and the API spell them

@@ -1,10 +1,10 @@
 import type { AudienceServiceServer } from '../../../gen/referral/audience/v1/audience';
-import { pageInfo, toPage } from '../../common/pagination';
-import { Deadline } from '../../common/deadline';
-import { requireField } from '../../common/fields';
-import type { Logger } from '../../common/logger';
+import { pageInfo, toPage } from '../../rules/pagination';
+import { Deadline } from '../../platform/deadline';
+import { requireField } from '../../rules/fields';
+import type { Logger } from '../../platform/logger';
 import type { AudienceDomain } from '../composition';
-import { type CallContext, implementService } from '../../common/grpc/service';
+import { type CallContext, implementService } from '../../platform/grpc/service';
 import {
   toBadgeMessage,
   toEntryBatchMessage,
@@ -32,7 +32,7 @@ function waitWithinDeadline(waitMs: number, context: CallContext): number {
 
 /**
  * Translates protobuf <-> domain and delegates; no rules live here. Fields the contract requires
- * are resolved here (services/common/fields.ts), so the domain takes them as given.
+ * are resolved here (services/rules/fields.ts), so the domain takes them as given.
  */
 export function createAudienceGrpcService(domain: AudienceDomain, logger: Logger): AudienceServiceServer {
   return implementService<AudienceServiceServer>(

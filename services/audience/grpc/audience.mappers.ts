@@ -10,8 +10,8 @@ import type {
   UserTrait,
 } from '../../../gen/referral/audience/v1/audience';
 import { EntryBatchStatus, EntryKind, EntrySource, SegmentType } from '../../../gen/referral/audience/v1/enums';
-import { enumValue } from '../../common/enums';
-import { withoutNulls } from '../../common/grpc/messages';
+import { enumValue } from '../../rules/enums';
+import { withoutNulls } from '../../platform/grpc/messages';
 import type { TraitValue } from '../domain/trait-fields';
 import type { UserAudienceOutcome, UserTierOutcome } from '../domain/user-audience.service';
 import { segmentType } from '../domain/vocabulary';

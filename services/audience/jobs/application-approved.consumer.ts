@@ -1,5 +1,5 @@
-import { checkIdentifier } from '../../common/identifiers';
-import { defineConsumer } from '../../common/outbox/consumer';
+import { checkIdentifier } from '../../rules/identifiers';
+import { defineConsumer } from '../../platform/outbox/consumer';
 import type { AudienceDatabase } from '../database';
 import { addEntry } from '../repositories/entry.repository';
 import { holdSegment } from '../repositories/segment.repository';

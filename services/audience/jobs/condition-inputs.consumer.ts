@@ -1,8 +1,8 @@
 import type { Transaction } from 'kysely';
-import type { EventPayload } from '../../common/events/contracts';
-import type { UserIdentifier } from '../../common/identifiers';
-import { defineConsumer } from '../../common/outbox/consumer';
-import type { OutboxEventOf } from '../../common/outbox/event';
+import type { EventPayload } from '../../platform/events/contracts';
+import type { UserIdentifier } from '../../rules/identifiers';
+import { defineConsumer } from '../../platform/outbox/consumer';
+import type { OutboxEventOf } from '../../platform/outbox/event';
 import type { AudienceDatabase } from '../database';
 import { projectHasDynamicSegments } from '../repositories/dynamic-segments-gate';
 import { recordPendingMatches } from '../repositories/pending-matches.repository';

@@ -1,4 +1,4 @@
-import type { OutboxJobKind } from '../../common/job-relay';
+import type { OutboxJobKind } from '../../platform/job-relay';
 import type { EntryBatchService } from '../domain/entry-batch.service';
 import { type ApplyEntryBatchData, applyEntryBatchJob } from './apply-entry-batch.job';
 

@@ -1,5 +1,5 @@
-import { withinMs } from '../../common/deadline';
-import type { QueueKit } from '../../common/queue';
+import { withinMs } from '../../platform/deadline';
+import type { QueueKit } from '../../platform/queue';
 import type { EntryBatchScheduler } from '../domain/entry-batch.service';
 import { applyEntryBatchJob } from './apply-entry-batch.job';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { JobDefinition, JobProcessor, QueueKit } from '../../common/queue';
+import type { JobDefinition, JobProcessor, QueueKit } from '../../platform/queue';
 import type { EvaluationScheduler, SegmentEvaluationService } from '../domain/segment-evaluation.service';
 
 export interface EvaluateSegmentData {

@@ -1,4 +1,4 @@
-import type { OutboxJobKind } from '../../common/job-relay';
+import type { OutboxJobKind } from '../../platform/job-relay';
 import type { SegmentEvaluationService } from '../domain/segment-evaluation.service';
 import { type EvaluateSegmentData, evaluateSegmentJob } from './evaluate-segment.job';
 

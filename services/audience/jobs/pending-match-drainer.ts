@@ -1,6 +1,6 @@
-import type { Clock } from '../../common/clock';
-import type { RelayParticipant } from '../../common/job-relay';
-import type { Logger } from '../../common/logger';
+import type { Clock } from '../../platform/clock';
+import type { RelayParticipant } from '../../platform/job-relay';
+import type { Logger } from '../../platform/logger';
 import type { MatchingWaker } from '../domain/incremental-matching';
 import type { SegmentEvaluationService } from '../domain/segment-evaluation.service';
 import type { PendingMatchRepository } from '../repositories/pending-matches.repository';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { createOutboxTables, dropOutboxTables } from '../../common/outbox/tables';
+import { createOutboxTables, dropOutboxTables } from '../../platform/outbox/tables';
 
 /** The events the audience service produces (entries added and removed) and the record of those it consumes. */
 export async function up(db: Kysely<unknown>): Promise<void> {

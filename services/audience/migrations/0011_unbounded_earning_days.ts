@@ -9,7 +9,7 @@ import { type Kysely, sql } from 'kysely';
  * totals do (its migration 0008); conditions compare it as NUMERIC already (repositories/condition-sql.ts).
  * - Binary-compatible: the table is not rewritten.
  * - Whole base units still: `scale(amount) = 0`, since a fraction could not be read back as bigint
- *   (services/common/db/type-parsers.ts). NOT VALID: the rows written before were NUMERIC(78,0), whole
+ *   (services/platform/db/type-parsers.ts). NOT VALID: the rows written before were NUMERIC(78,0), whole
  *   by their type, so there is nothing to scan for; every row written from now on is checked.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { isForeignKeyViolation, isUniqueViolation } from '../../common/db/errors';
+import { isForeignKeyViolation, isUniqueViolation } from '../../platform/db/errors';
 import type { AudienceDatabase, BadgeTable } from '../database';
 import type { BadgeRecord } from './segment.repository';
 

@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
-import type { UserIdentifier } from '../../common/identifiers';
+import type { UserIdentifier } from '../../rules/identifiers';
 import type { Condition, ConditionLeaf, Metric, Op } from '../domain/condition';
 
 /**

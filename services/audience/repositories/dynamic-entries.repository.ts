@@ -1,5 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { UserIdentifier } from '../../common/identifiers';
+import type { UserIdentifier } from '../../rules/identifiers';
 import type { AudienceDatabase } from '../database';
 import type { Condition } from '../domain/condition';
 import { compileCondition, usersFilter } from './condition-sql';

@@ -1,11 +1,11 @@
-import type { NewOutboxEvent } from '../../common/outbox/event';
-import type { IdentifierType } from '../../common/identifiers';
+import type { NewOutboxEvent } from '../../platform/outbox/event';
+import type { IdentifierType } from '../../rules/identifiers';
 import type { EntryKind } from '../domain/vocabulary';
 
 /**
  * The event that tells other services (the agency's membership projection) which users entered or
  * left one segment in one change: written in the same transaction as the change
- * (services/common/events/contracts.ts has its shape).
+ * (services/platform/events/contracts.ts has its shape).
  */
 export function entriesEvent(
   type: 'audience.entry_added' | 'audience.entry_removed',

@@ -1,7 +1,7 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
-import { isForeignKeyViolation } from '../../common/db/errors';
-import type { IdentifierType, UserIdentifier } from '../../common/identifiers';
-import { appendOutboxEvents } from '../../common/outbox/append';
+import { isForeignKeyViolation } from '../../platform/db/errors';
+import type { IdentifierType, UserIdentifier } from '../../rules/identifiers';
+import { appendOutboxEvents } from '../../platform/outbox/append';
 import type { AudienceDatabase, BadgeTable, EntryTable, SegmentTable } from '../database';
 import type { EntryKind, EntrySource } from '../domain/vocabulary';
 import { entriesEvent } from './entry-events';

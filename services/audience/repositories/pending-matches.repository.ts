@@ -1,5 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { IdentifierType, UserIdentifier } from '../../common/identifiers';
+import type { IdentifierType, UserIdentifier } from '../../rules/identifiers';
 import type { AudienceDatabase } from '../database';
 
 type Executor = Kysely<AudienceDatabase> | Transaction<AudienceDatabase>;

@@ -1,8 +1,8 @@
 import type { InferResult, Kysely, Transaction } from 'kysely';
-import { isUniqueViolation } from '../../common/db/errors';
-import { appendOutboxEvents } from '../../common/outbox/append';
-import type { NewOutboxEvent } from '../../common/outbox/event';
-import type { Page } from '../../common/pagination';
+import { isUniqueViolation } from '../../platform/db/errors';
+import { appendOutboxEvents } from '../../platform/outbox/append';
+import type { NewOutboxEvent } from '../../platform/outbox/event';
+import type { Page } from '../../rules/pagination';
 import type { AudienceDatabase } from '../database';
 import { holdDynamicSegmentsGate } from './dynamic-segments-gate';
 import { requestEvaluation } from './segment-evaluation.repository';

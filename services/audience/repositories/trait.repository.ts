@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import type { IdentifierType, UserIdentifier } from '../../common/identifiers';
-import type { Page } from '../../common/pagination';
+import type { IdentifierType, UserIdentifier } from '../../rules/identifiers';
+import type { Page } from '../../rules/pagination';
 import type { AudienceDatabase } from '../database';
 import type { TraitValue } from '../domain/trait-fields';
 import { recordPendingMatches } from './pending-matches.repository';

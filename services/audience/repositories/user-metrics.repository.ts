@@ -1,5 +1,5 @@
 import { sql, type Transaction } from 'kysely';
-import type { UserIdentifier } from '../../common/identifiers';
+import type { UserIdentifier } from '../../rules/identifiers';
 import type { AudienceDatabase } from '../database';
 
 /** One paid conversion, as the metrics need it (from claim.conversion.processed). */

@@ -6,8 +6,8 @@
  */
 import { inspect } from 'node:util';
 import { z } from 'zod';
-import { optionalEnv } from '../../common/config';
-import { defaultGrpcAddress, SERVICE_CATALOG } from '../../common/service-catalog';
+import { optionalEnv } from '../../platform/config';
+import { defaultGrpcAddress, SERVICE_CATALOG } from '../../platform/service-catalog';
 import type { ChainSettings } from '../domain/chains';
 import type { Address } from '../domain/voucher';
 

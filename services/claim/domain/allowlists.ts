@@ -1,4 +1,4 @@
-import type { UserIdentifier } from '../../common/identifiers';
+import type { UserIdentifier } from '../../rules/identifiers';
 
 /** One membership question of a batch: is this user a member of this allowlist audience? */
 export interface MembershipQuestion {

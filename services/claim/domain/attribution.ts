@@ -1,4 +1,4 @@
-import type { UserIdentifier } from '../../common/identifiers';
+import type { UserIdentifier } from '../../rules/identifiers';
 import type { Attribution } from './payouts';
 
 /** One conversion's question: who referred this user, as things stood at this moment. */

@@ -1,6 +1,6 @@
-import type { Clock } from '../../common/clock';
-import type { Logger } from '../../common/logger';
-import type { OutboxWaker } from '../../common/outbox/relay';
+import type { Clock } from '../../platform/clock';
+import type { Logger } from '../../platform/logger';
+import type { OutboxWaker } from '../../platform/outbox/relay';
 import type { ClaimedEvent, VoucherRepository } from '../repositories/voucher.repository';
 import type { ChainDirectory, ChainSettings } from './chains';
 

@@ -1,10 +1,10 @@
-import type { Clock } from '../../common/clock';
-import { ConflictError, FailedPreconditionError, type FieldViolation, invalidFields, NotFoundError } from '../../common/errors';
-import { normalizeIdentifier, type UserIdentifier } from '../../common/identifiers';
-import { canonicalUuid, isUuid } from '../../common/ids';
-import type { Logger } from '../../common/logger';
-import type { OutboxWaker } from '../../common/outbox/relay';
-import type { Page } from '../../common/pagination';
+import type { Clock } from '../../platform/clock';
+import { ConflictError, FailedPreconditionError, type FieldViolation, invalidFields, NotFoundError } from '../../rules/errors';
+import { normalizeIdentifier, type UserIdentifier } from '../../rules/identifiers';
+import { canonicalUuid, isUuid } from '../../rules/ids';
+import type { Logger } from '../../platform/logger';
+import type { OutboxWaker } from '../../platform/outbox/relay';
+import type { Page } from '../../rules/pagination';
 import type {
   CheckWithVoucher,
   ClaimCheckRecord,

@@ -1,5 +1,5 @@
-import type { Clock } from '../../common/clock';
-import { invalidFields, NotFoundError } from '../../common/errors';
+import type { Clock } from '../../platform/clock';
+import { invalidFields, NotFoundError } from '../../rules/errors';
 import type { ClaimSettingsRecord, ClaimSettingsRepository } from '../repositories/claim-settings.repository';
 import { requireProjectId } from './project';
 import { NATIVE_CURRENCY } from './voucher';

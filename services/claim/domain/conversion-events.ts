@@ -1,11 +1,11 @@
-import type { UserIdentifier } from '../../common/identifiers';
-import type { NewOutboxEvent } from '../../common/outbox/event';
+import type { UserIdentifier } from '../../rules/identifiers';
+import type { NewOutboxEvent } from '../../platform/outbox/event';
 import type { ConversionOutcome } from '../repositories/ledger.repository';
 import type { PendingConversion } from '../repositories/conversion.repository';
 import type { CurrencyRecord } from '../repositories/currency.repository';
 
 /**
- * The `claim.conversion.processed` event of each paid conversion (services/common/events/contracts.ts):
+ * The `claim.conversion.processed` event of each paid conversion (services/platform/events/contracts.ts):
  * attribution, volume, revenue and payouts, for the agency's affiliate metrics, the audience's user
  * metrics and the project's webhooks. A failed conversion paid nothing and tells nothing.
  */

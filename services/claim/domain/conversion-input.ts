@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { nonCanonicalIds } from '../../common/canonical-ids';
-import { type DomainError, FieldRule, type FieldViolation, InvalidArgumentError, refuseFields } from '../../common/errors';
-import { checkIdentifier, type UserIdentifier } from '../../common/identifiers';
-import { AMOUNT_RANGE, parseAmount } from '../../common/money';
+import { nonCanonicalIds } from '../../rules/canonical-ids';
+import { type DomainError, FieldRule, type FieldViolation, InvalidArgumentError, refuseFields } from '../../rules/errors';
+import { checkIdentifier, type UserIdentifier } from '../../rules/identifiers';
+import { AMOUNT_RANGE, parseAmount } from '../../rules/money';
 import { checkConversionName } from './conversion-name';
 
 /** A conversion as a request carries it (ConversionInput). */

@@ -1,5 +1,5 @@
-import type { FieldViolation } from '../../common/errors';
-import { checkText } from '../../common/text-fields';
+import type { FieldViolation } from '../../rules/errors';
+import { checkText } from '../../rules/text-fields';
 
 export const MAX_CONVERSION_NAME_LENGTH = 100;
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../../common/clock';
-import { MAX_CONVERSIONS_PER_BATCH } from '../../common/contract-limits';
-import { AlreadyExistsError, type DomainError, InvalidArgumentError, invalidFields } from '../../common/errors';
-import type { Logger } from '../../common/logger';
+import type { Clock } from '../../platform/clock';
+import { MAX_CONVERSIONS_PER_BATCH } from '../../rules/contract-limits';
+import { AlreadyExistsError, type DomainError, InvalidArgumentError, invalidFields } from '../../rules/errors';
+import type { Logger } from '../../platform/logger';
 import type { ConversionRepository } from '../repositories/conversion.repository';
 import { type CheckedConversion, checkConversion, type ConversionInputLike, DEFAULT_BACKFILL_DAYS, occurredAtBounds } from './conversion-input';
 import { requireProjectId } from './project';

@@ -1,7 +1,7 @@
-import type { Clock } from '../../common/clock';
-import { AlreadyExistsError, type FieldViolation, invalidFields } from '../../common/errors';
-import type { Page } from '../../common/pagination';
-import { checkText } from '../../common/text-fields';
+import type { Clock } from '../../platform/clock';
+import { AlreadyExistsError, type FieldViolation, invalidFields } from '../../rules/errors';
+import type { Page } from '../../rules/pagination';
+import { checkText } from '../../rules/text-fields';
 import { type CurrencyRecord, type CurrencyRepository, CurrencyTaken } from '../repositories/currency.repository';
 import { requireProjectId } from './project';
 import { CURRENCY_TYPES, type CurrencyType } from './vocabulary';

@@ -1,8 +1,8 @@
-import type { Clock } from '../../common/clock';
-import { InvalidArgumentError, invalidFields, NotFoundError } from '../../common/errors';
-import { normalizeIdentifier } from '../../common/identifiers';
-import type { Page } from '../../common/pagination';
-import { SnapshotReads } from '../../common/shared-reads';
+import type { Clock } from '../../platform/clock';
+import { InvalidArgumentError, invalidFields, NotFoundError } from '../../rules/errors';
+import { normalizeIdentifier } from '../../rules/identifiers';
+import type { Page } from '../../rules/pagination';
+import { SnapshotReads } from '../../platform/shared-reads';
 import type { CurrencyRecord, CurrencyRepository } from '../repositories/currency.repository';
 import type { Board, LeaderboardEntryRecord, LeaderboardRepository } from '../repositories/leaderboard.repository';
 import type { ConversionRecord, MovementRecord, MovementRepository } from '../repositories/movement.repository';

@@ -1,4 +1,4 @@
-import { invalidFields } from '../../common/errors';
+import { invalidFields } from '../../rules/errors';
 import type { PaidConversionRecord, PaidConversionRepository } from '../repositories/paid-conversion.repository';
 import { requireProjectId } from './project';
 

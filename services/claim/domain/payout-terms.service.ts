@@ -1,9 +1,9 @@
-import type { Clock } from '../../common/clock';
-import { type FieldViolation, InvalidArgumentError, NotFoundError, refuseFields } from '../../common/errors';
-import { isCanonicalUuid } from '../../common/ids';
-import type { Logger } from '../../common/logger';
-import { AMOUNT_RANGE } from '../../common/money';
-import type { Page } from '../../common/pagination';
+import type { Clock } from '../../platform/clock';
+import { type FieldViolation, InvalidArgumentError, NotFoundError, refuseFields } from '../../rules/errors';
+import { isCanonicalUuid } from '../../rules/ids';
+import type { Logger } from '../../platform/logger';
+import { AMOUNT_RANGE } from '../../rules/money';
+import type { Page } from '../../rules/pagination';
 import { type PayoutTermsRecord, type PayoutTermsRepository, type TierRewardRecord, UnknownCurrency } from '../repositories/payout-terms.repository';
 import type { AllowlistSource } from './allowlists';
 import { checkConversionName } from './conversion-name';

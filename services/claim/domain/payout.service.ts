@@ -1,12 +1,12 @@
-import type { Clock } from '../../common/clock';
-import type { Logger } from '../../common/logger';
-import { MAX_AMOUNT } from '../../common/money';
+import type { Clock } from '../../platform/clock';
+import type { Logger } from '../../platform/logger';
+import { MAX_AMOUNT } from '../../rules/money';
 import type { ConversionRepository, PendingConversion } from '../repositories/conversion.repository';
-import type { OutboxWaker } from '../../common/outbox/relay';
+import type { OutboxWaker } from '../../platform/outbox/relay';
 import type { ConversionOutcome, LedgerRepository } from '../repositories/ledger.repository';
 import type { PayoutTermsRepository } from '../repositories/payout-terms.repository';
 import type { PayoutTermsRecord } from '../repositories/payout-terms.repository';
-import type { UserIdentifier } from '../../common/identifiers';
+import type { UserIdentifier } from '../../rules/identifiers';
 import type { AllowlistSource, MembershipQuestion } from './allowlists';
 import type { AttributionSource } from './attribution';
 import { conversionProcessedEvents } from './conversion-events';

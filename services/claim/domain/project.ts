@@ -1,5 +1,5 @@
-import { NotFoundError } from '../../common/errors';
-import { isUuid } from '../../common/ids';
+import { NotFoundError } from '../../rules/errors';
+import { isUuid } from '../../rules/ids';
 
 /** Projects are UUIDs; anything else names no project (and must never reach a uuid column). */
 export function requireProjectId(projectId: string): string {

@@ -1,5 +1,5 @@
-import type { FieldViolation } from '../../common/errors';
-import { parseAmount } from '../../common/money';
+import type { FieldViolation } from '../../rules/errors';
+import { parseAmount } from '../../rules/money';
 
 /** What a payout pays: fixed base units, or basis points of the conversion's reward_base. */
 export type Reward = { fixed: bigint } | { bps: number };

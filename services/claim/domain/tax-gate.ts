@@ -1,6 +1,6 @@
 import type { EffectiveTaxStatus as EffectiveTaxStatusEnum } from '../../../gen/referral/tax/v1/enums';
-import type { EnumName } from '../../common/enums';
-import type { UserIdentifier } from '../../common/identifiers';
+import type { EnumName } from '../../rules/enums';
+import type { UserIdentifier } from '../../rules/identifiers';
 import type { ClaimReason } from './vocabulary';
 
 /** A user's effective tax status in a project, as the tax service answers it (specification §2.7). */

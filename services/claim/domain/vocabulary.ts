@@ -6,7 +6,7 @@ import {
   LeaderboardUserType as LeaderboardUserTypeEnum,
   MovementKind as MovementKindEnum,
 } from '../../../gen/referral/claim/v1/enums';
-import { type EnumName, enumNames } from '../../common/enums';
+import { type EnumName, enumNames } from '../../rules/enums';
 
 /**
  * The claim service's vocabularies, as the domain, the tables and the API spell them

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type ClaimCheck, claimCheckTypes } from '../../../contracts/generated/claim-manager';
-import { MAX_AMOUNT } from '../../common/money';
+import { MAX_AMOUNT } from '../../rules/money';
 
 export type Address = `0x${string}`;
 export type Hex = `0x${string}`;
@@ -67,7 +67,7 @@ export function newProof(): Hex {
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
-/** A uint256: 2^256 − 1 is also the largest amount (services/common/money.ts). */
+/** A uint256: 2^256 − 1 is also the largest amount (services/rules/money.ts). */
 const MAX_UINT256 = MAX_AMOUNT;
 
 /** A voucher the contract would refuse whatever its signatures (voucherProblems); nothing was signed. */

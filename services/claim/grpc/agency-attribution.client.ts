@@ -1,9 +1,9 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { AgencyServiceClient, Attribution as AttributionMessage } from '../../../gen/referral/agency/v1/agency';
 import { AttributionOutcome } from '../../../gen/referral/agency/v1/enums';
-import type { GrpcClient } from '../../common/grpc/client';
-import { isServiceError, readGrpcError } from '../../common/grpc/errors';
-import { isIdentifierType } from '../../common/identifiers';
+import type { GrpcClient } from '../../platform/grpc/client';
+import { isServiceError, readGrpcError } from '../../platform/grpc/errors';
+import { isIdentifierType } from '../../rules/identifiers';
 import type { AttributionLookup, AttributionSource, ReferralCodeUse } from '../domain/attribution';
 import type { AffiliateRef, Attribution } from '../domain/payouts';
 

@@ -1,8 +1,8 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { AudienceServiceClient } from '../../../gen/referral/audience/v1/audience';
-import { UnavailableError } from '../../common/errors';
-import type { GrpcClient } from '../../common/grpc/client';
-import { isServiceError, readGrpcError } from '../../common/grpc/errors';
+import { UnavailableError } from '../../rules/errors';
+import type { GrpcClient } from '../../platform/grpc/client';
+import { isServiceError, readGrpcError } from '../../platform/grpc/errors';
 import type { AllowlistSource, MembershipQuestion } from '../domain/allowlists';
 
 /** CheckMemberships takes at most this many questions a call (a batch of 1,000 conversions asks at most 2,000). */

@@ -1,8 +1,8 @@
 import type { ClaimServiceServer } from '../../../gen/referral/claim/v1/claim';
 import { ClaimCheckStatus } from '../../../gen/referral/claim/v1/enums';
-import { optionalEnum, requireField } from '../../common/fields';
-import type { UnaryHandlers } from '../../common/grpc/service';
-import { pageInfo, toPage } from '../../common/pagination';
+import { optionalEnum, requireField } from '../../rules/fields';
+import type { UnaryHandlers } from '../../platform/grpc/service';
+import { pageInfo, toPage } from '../../rules/pagination';
 import type { ClaimDomain } from '../composition';
 import {
   toClaimCheckMessage,

@@ -1,6 +1,6 @@
 import type { ClaimCheck, ClaimHistoryEntry, ClaimSettings, ClaimVoucher, CurrencyTotal } from '../../../gen/referral/claim/v1/claim';
 import { ClaimCheckStatus, ClaimReason } from '../../../gen/referral/claim/v1/enums';
-import { enumValue } from '../../common/enums';
+import { enumValue } from '../../rules/enums';
 import type { ClaimCheckView, ClaimRow } from '../domain/claim-check.service';
 import type { ClaimHistoryRecord, CurrencyTotalRecord } from '../repositories/claim-check.repository';
 import type { ClaimSettingsRecord } from '../repositories/claim-settings.repository';

@@ -1,9 +1,9 @@
 import type { ClaimServiceServer, Reward } from '../../../gen/referral/claim/v1/claim';
 import { ConversionStatus, CurrencyType, LeaderboardUserType } from '../../../gen/referral/claim/v1/enums';
-import { optionalEnum, requireEnum, requireField } from '../../common/fields';
-import { implementService } from '../../common/grpc/service';
-import type { Logger } from '../../common/logger';
-import { pageInfo, toPage } from '../../common/pagination';
+import { optionalEnum, requireEnum, requireField } from '../../rules/fields';
+import { implementService } from '../../platform/grpc/service';
+import type { Logger } from '../../platform/logger';
+import { pageInfo, toPage } from '../../rules/pagination';
 import type { ClaimDomain } from '../composition';
 import type { RewardInput } from '../domain/reward';
 import {
@@ -24,7 +24,7 @@ function rewardInput(reward: Reward | undefined): RewardInput | undefined {
 
 /**
  * Translates protobuf <-> domain and delegates; no rules live here. Fields the contract requires
- * are resolved here (services/common/fields.ts), so the domain takes them as given.
+ * are resolved here (services/rules/fields.ts), so the domain takes them as given.
  */
 export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): ClaimServiceServer {
   return implementService<ClaimServiceServer>(

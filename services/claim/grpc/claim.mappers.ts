@@ -12,8 +12,8 @@ import type {
   SubmissionResult,
 } from '../../../gen/referral/claim/v1/claim';
 import { ClaimCheckStatus, ConversionStatus, CurrencyType, MovementKind, SubmissionOutcome } from '../../../gen/referral/claim/v1/enums';
-import { enumValue } from '../../common/enums';
-import { toGrpcStatus } from '../../common/grpc/errors';
+import { enumValue } from '../../rules/enums';
+import { toGrpcStatus } from '../../platform/grpc/errors';
 import type { Submission } from '../domain/conversion.service';
 import type { Attribution, SideEligibility } from '../domain/payouts';
 import type { Reward } from '../domain/reward';

@@ -1,8 +1,8 @@
 import { AgencyServiceClient } from '../../../gen/referral/agency/v1/agency';
 import { AudienceServiceClient } from '../../../gen/referral/audience/v1/audience';
 import { TaxServiceClient } from '../../../gen/referral/tax/v1/tax';
-import { createGrpcClient } from '../../common/grpc/client';
-import { SERVICE_CATALOG } from '../../common/service-catalog';
+import { createGrpcClient } from '../../platform/grpc/client';
+import { SERVICE_CATALOG } from '../../platform/service-catalog';
 import type { ClaimConfig } from '../config';
 import { AgencyAttributionSource } from './agency-attribution.client';
 import { AudienceAllowlistClient } from './audience-allowlist.client';

@@ -1,9 +1,9 @@
 import { EffectiveTaxStatus } from '../../../gen/referral/tax/v1/enums';
 import type { TaxServiceClient } from '../../../gen/referral/tax/v1/tax';
-import { enumName } from '../../common/enums';
-import { UnavailableError } from '../../common/errors';
-import type { GrpcClient } from '../../common/grpc/client';
-import type { UserIdentifier } from '../../common/identifiers';
+import { enumName } from '../../rules/enums';
+import { UnavailableError } from '../../rules/errors';
+import type { GrpcClient } from '../../platform/grpc/client';
+import type { UserIdentifier } from '../../rules/identifiers';
 import type { EffectiveTaxStatus as EffectiveTaxStatusName, TaxStatusSource } from '../domain/tax-gate';
 
 type TaxCalls = GrpcClient<TaxServiceClient>['call'];

@@ -1,4 +1,4 @@
-import type { OutboxJobKind } from '../../common/job-relay';
+import type { OutboxJobKind } from '../../platform/job-relay';
 import type { PayoutService } from '../domain/payout.service';
 import { type PayConversionsData, payConversionsJob } from './pay-conversions.job';
 

@@ -1,6 +1,6 @@
-import { withinMs } from '../../common/deadline';
-import type { Logger } from '../../common/logger';
-import type { QueueKit } from '../../common/queue';
+import { withinMs } from '../../platform/deadline';
+import type { Logger } from '../../platform/logger';
+import type { QueueKit } from '../../platform/queue';
 import type { ConversionScheduler } from '../domain/conversion.service';
 import { payConversionsJob } from './pay-conversions.job';
 

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { createOutboxTables, dropOutboxTables } from '../../common/outbox/tables';
+import { createOutboxTables, dropOutboxTables } from '../../platform/outbox/tables';
 
 /**
  * The ledger half of the claim service: currencies, payout terms, conversions (stored before they

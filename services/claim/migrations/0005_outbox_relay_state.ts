@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { joinOutboxRelayState, splitOutboxRelayState } from '../../common/outbox/tables';
+import { joinOutboxRelayState, splitOutboxRelayState } from '../../platform/outbox/tables';
 
 /** The outbox relay's state out of the event rows: pending events and relay rounds in tables of their own (outbox/tables.ts). */
 export async function up(db: Kysely<unknown>): Promise<void> {

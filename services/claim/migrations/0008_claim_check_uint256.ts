@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 
-/** 2^256 − 1: the most a voucher's uint256 amount holds (services/common/money.ts MAX_AMOUNT). */
+/** 2^256 − 1: the most a voucher's uint256 amount holds (services/rules/money.ts MAX_AMOUNT). */
 const MAX_AMOUNT = '115792089237316195423570985008687907853269984665640564039457584007913129639935';
 
 /**

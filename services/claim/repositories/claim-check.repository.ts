@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import type { UserIdentifier } from '../../common/identifiers';
-import type { Page } from '../../common/pagination';
+import type { UserIdentifier } from '../../rules/identifiers';
+import type { Page } from '../../rules/pagination';
 import type { ClaimDatabase } from '../database';
 import type { ClaimCheckStatus, ClaimReason } from '../domain/vocabulary';
 import type { KnownCurrencies } from './known-currencies';

@@ -1,5 +1,5 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
-import type { UserIdentifier } from '../../common/identifiers';
+import type { UserIdentifier } from '../../rules/identifiers';
 import type { ClaimDatabase, ConversionTable } from '../database';
 import type { CheckedConversion } from '../domain/conversion-input';
 import type { ConversionStatus } from '../domain/vocabulary';
@@ -110,7 +110,7 @@ export class ConversionRepository {
     const rows = await this.db
       .selectFrom('conversions')
       .select([...PENDING_COLUMNS, 'project_id'])
-      // Text: a fractional NUMERIC has no bigint (services/common/db/type-parsers.ts).
+      // Text: a fractional NUMERIC has no bigint (services/platform/db/type-parsers.ts).
       .select((eb) => [
         eb.cast<string | null>('volume_usd', 'text').as('volume_text'),
         eb.cast<string | null>('revenue_usd', 'text').as('revenue_text'),

@@ -1,9 +1,9 @@
 import type { Kysely, Selectable } from 'kysely';
-import { isUniqueViolation } from '../../common/db/errors';
-import type { Page } from '../../common/pagination';
+import { isUniqueViolation } from '../../platform/db/errors';
+import type { Page } from '../../rules/pagination';
 import type { ClaimDatabase, CurrencyTable } from '../database';
 import type { CurrencyType } from '../domain/vocabulary';
-import { type PagedRecords, readPage } from '../../common/db/paged-list';
+import { type PagedRecords, readPage } from '../../platform/db/paged-list';
 
 export interface CurrencyRecord {
   id: string;

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import type { IdentifierType, UserIdentifier } from '../../common/identifiers';
-import type { Page } from '../../common/pagination';
+import type { IdentifierType, UserIdentifier } from '../../rules/identifiers';
+import type { Page } from '../../rules/pagination';
 import type { ClaimDatabase } from '../database';
 import type { LeaderboardUserType } from '../domain/vocabulary';
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { UserIdentifier } from '../../common/identifiers';
-import { isUniqueViolation } from '../../common/db/errors';
-import { MAX_AMOUNT } from '../../common/money';
-import { appendOutboxEvents } from '../../common/outbox/append';
-import type { NewOutboxEvent } from '../../common/outbox/event';
+import type { UserIdentifier } from '../../rules/identifiers';
+import { isUniqueViolation } from '../../platform/db/errors';
+import { MAX_AMOUNT } from '../../rules/money';
+import { appendOutboxEvents } from '../../platform/outbox/append';
+import type { NewOutboxEvent } from '../../platform/outbox/event';
 import type { ClaimDatabase } from '../database';
 import type { Attribution, Eligibility, PlannedMovement } from '../domain/payouts';
 import { REASON_OF_KIND, type ConversionStatus } from '../domain/vocabulary';

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
-import type { UserIdentifier } from '../../common/identifiers';
-import type { Page } from '../../common/pagination';
+import type { UserIdentifier } from '../../rules/identifiers';
+import type { Page } from '../../rules/pagination';
 import type { ClaimDatabase, ConversionTable } from '../database';
 import type { Attribution, Eligibility, SideEligibility } from '../domain/payouts';
 import type { ClaimCheckStatus, ConversionStatus, CurrencyType, MovementKind } from '../domain/vocabulary';
@@ -128,7 +128,7 @@ export class MovementRepository {
       this.db
         .selectFrom('conversions')
         .select(CONVERSION_COLUMNS)
-        // Text: a fractional NUMERIC has no bigint (services/common/db/type-parsers.ts).
+        // Text: a fractional NUMERIC has no bigint (services/platform/db/type-parsers.ts).
         .select((eb) => [
           eb.cast<string | null>('volume_usd', 'text').as('volume_text'),
           eb.cast<string | null>('revenue_usd', 'text').as('revenue_text'),

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { UserIdentifier } from '../../common/identifiers';
+import type { UserIdentifier } from '../../rules/identifiers';
 import type { ClaimDatabase } from '../database';
 import { type CurrencyRecord, toCurrencyRecord } from './currency.repository';
 

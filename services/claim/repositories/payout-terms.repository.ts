@@ -1,6 +1,6 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
-import { isForeignKeyViolation } from '../../common/db/errors';
-import type { Page } from '../../common/pagination';
+import { isForeignKeyViolation } from '../../platform/db/errors';
+import type { Page } from '../../rules/pagination';
 import type { ClaimDatabase, PayoutTermsTable, PayoutTermTierTable } from '../database';
 import type { Reward } from '../domain/reward';
 

@@ -1,4 +1,4 @@
-import { isTransientConflict } from '../../common/db/errors';
+import { isTransientConflict } from '../../platform/db/errors';
 
 const ATTEMPTS = 5;
 

@@ -1,8 +1,8 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
-import type { UserIdentifier } from '../../common/identifiers';
-import { MAX_AMOUNT } from '../../common/money';
-import { appendOutboxEvents } from '../../common/outbox/append';
-import type { NewOutboxEvent } from '../../common/outbox/event';
+import type { UserIdentifier } from '../../rules/identifiers';
+import { MAX_AMOUNT } from '../../rules/money';
+import { appendOutboxEvents } from '../../platform/outbox/append';
+import type { NewOutboxEvent } from '../../platform/outbox/event';
 import type { ClaimCheckTable, ClaimDatabase } from '../database';
 import type { ClaimReason } from '../domain/vocabulary';
 import type { SignedVoucher } from '../domain/voucher';

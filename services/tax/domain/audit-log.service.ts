@@ -1,4 +1,4 @@
-import type { Page } from '../../common/pagination';
+import type { Page } from '../../rules/pagination';
 import type { AuditEntryRecord, AuditLogRepository } from '../repositories/audit-log.repository';
 import { requireProjectId } from './tax-subject';
 

@@ -1,7 +1,7 @@
-import { TAX_TEXT_LIMITS } from '../../common/contract-limits';
-import { isCountryCode } from '../../common/countries';
-import { identifierViolations } from '../../common/identifiers';
-import { type Checked, checkText } from '../../common/text-fields';
+import { TAX_TEXT_LIMITS } from '../../rules/contract-limits';
+import { isCountryCode } from '../../rules/countries';
+import { identifierViolations } from '../../rules/identifiers';
+import { type Checked, checkText } from '../../rules/text-fields';
 import type { Address } from './address';
 
 /** Field rules shared by tax forms and tax settings; field names are the API's (snake_case). */

@@ -1,5 +1,5 @@
-import { SealedValueError, type SealedValue } from '../../common/crypto/field-cipher';
-import { canonicalSpellingOfAnyType, type UserIdentifier } from '../../common/identifiers';
+import { SealedValueError, type SealedValue } from '../../platform/crypto/field-cipher';
+import { canonicalSpellingOfAnyType, type UserIdentifier } from '../../rules/identifiers';
 import type { RecordBinding, TinVault } from './tin-vault';
 
 /**

@@ -1,4 +1,4 @@
-import { type FieldViolation, invalidFields } from '../../common/errors';
+import { type FieldViolation, invalidFields } from '../../rules/errors';
 import type { TaxFormFields } from './tax-record';
 import {
   type AddressInput,

@@ -1,7 +1,7 @@
-import { SealedValueError } from '../../common/crypto/field-cipher';
-import { ConflictError } from '../../common/errors';
-import type { UserIdentifier } from '../../common/identifiers';
-import type { Logger } from '../../common/logger';
+import { SealedValueError } from '../../platform/crypto/field-cipher';
+import { ConflictError } from '../../rules/errors';
+import type { UserIdentifier } from '../../rules/identifiers';
+import type { Logger } from '../../platform/logger';
 import type { TaxFormFields, TaxRecord } from './tax-record';
 import { recordStatusAt } from './tax-status';
 import { formatTin, maskTin } from './tin-rules';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../../common/clock';
-import { ConflictError, invalidFields } from '../../common/errors';
-import { checkIdentifiers } from '../../common/identifiers';
-import type { Logger } from '../../common/logger';
+import type { Clock } from '../../platform/clock';
+import { ConflictError, invalidFields } from '../../rules/errors';
+import { checkIdentifiers } from '../../rules/identifiers';
+import type { Logger } from '../../platform/logger';
 import type { TaxRecordRepository } from '../repositories/tax-record.repository';
 import type { TaxTransitionRepository } from '../repositories/tax-transition.repository';
 import type { TaxSettingsRepository } from '../repositories/tax-settings.repository';

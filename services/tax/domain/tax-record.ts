@@ -1,5 +1,5 @@
-import type { SealedValue } from '../../common/crypto/field-cipher';
-import type { UserIdentifier } from '../../common/identifiers';
+import type { SealedValue } from '../../platform/crypto/field-cipher';
+import type { UserIdentifier } from '../../rules/identifiers';
 import type { Address } from './address';
 import type { ActorType, Chapter3Status, FormType, RecordStatus, TaxClassification, TinType } from './vocabulary';
 

@@ -1,7 +1,7 @@
-import type { Clock } from '../../common/clock';
-import type { Page } from '../../common/pagination';
-import { ConflictError, invalidFields } from '../../common/errors';
-import type { Logger } from '../../common/logger';
+import type { Clock } from '../../platform/clock';
+import type { Page } from '../../rules/pagination';
+import { ConflictError, invalidFields } from '../../rules/errors';
+import type { Logger } from '../../platform/logger';
 import type { AuditLogRepository } from '../repositories/audit-log.repository';
 import type { TaxRecordRepository } from '../repositories/tax-record.repository';
 import type { TaxTransitionRepository } from '../repositories/tax-transition.repository';

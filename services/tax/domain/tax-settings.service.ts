@@ -1,6 +1,6 @@
-import type { Clock } from '../../common/clock';
-import { type FieldViolation, invalidFields } from '../../common/errors';
-import type { Logger } from '../../common/logger';
+import type { Clock } from '../../platform/clock';
+import { type FieldViolation, invalidFields } from '../../rules/errors';
+import type { Logger } from '../../platform/logger';
 import type { Address } from './address';
 import type { TaxSettingsChanges, TaxSettingsRecord, TaxSettingsRepository } from '../repositories/tax-settings.repository';
 import { type AddressInput, checkAddress, checkEmail, checkOneOf, checkOptionalText, LIMITS } from './form-fields';

@@ -1,5 +1,5 @@
-import type { UserIdentifier } from '../../common/identifiers';
-import { effectiveStatusOf, recordStatusAt } from '../../common/tax-status-rule';
+import type { UserIdentifier } from '../../rules/identifiers';
+import { effectiveStatusOf, recordStatusAt } from '../../rules/tax-status-rule';
 import type { EffectiveTaxStatus, FormType, RecordStatus } from './vocabulary';
 
 /** The affiliate-facing status (specification §2.7). */
@@ -23,7 +23,7 @@ export interface StatusBearing {
   revokedReason: string | null;
 }
 
-/** The rule is shared with the agency's projection of these statuses (services/common/tax-status-rule.ts). */
+/** The rule is shared with the agency's projection of these statuses (services/rules/tax-status-rule.ts). */
 export { recordStatusAt };
 
 /**

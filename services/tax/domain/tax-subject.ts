@@ -1,6 +1,6 @@
-import { ConflictError, NotFoundError } from '../../common/errors';
-import { isUuid } from '../../common/ids';
-import { normalizeIdentifier, type UserIdentifier } from '../../common/identifiers';
+import { ConflictError, NotFoundError } from '../../rules/errors';
+import { isUuid } from '../../rules/ids';
+import { normalizeIdentifier, type UserIdentifier } from '../../rules/identifiers';
 
 /** Whose tax information a call is about: a project, and a user in it. */
 export interface TaxSubject {

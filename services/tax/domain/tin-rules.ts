@@ -1,4 +1,4 @@
-import type { FieldViolation } from '../../common/errors';
+import type { FieldViolation } from '../../rules/errors';
 
 /**
  * Format rules for tax identification numbers. Messages never repeat the value: a TIN must not

@@ -1,6 +1,6 @@
-import type { FieldCipher, SealedValue } from '../../common/crypto/field-cipher';
-import { canonicalSpellingOfAnyType, type UserIdentifier } from '../../common/identifiers';
-import { canonicalUuid } from '../../common/ids';
+import type { FieldCipher, SealedValue } from '../../platform/crypto/field-cipher';
+import { canonicalSpellingOfAnyType, type UserIdentifier } from '../../rules/identifiers';
+import { canonicalUuid } from '../../rules/ids';
 
 export interface RecordBinding {
   projectId: string;

@@ -7,7 +7,7 @@ import {
   TinType as TinTypeEnum,
   W8ExpiryRule as W8ExpiryRuleEnum,
 } from '../../../gen/referral/tax/v1/enums';
-import { type EnumName, enumNames } from '../../common/enums';
+import { type EnumName, enumNames } from '../../rules/enums';
 
 /**
  * The tax service's vocabularies, as the domain, the tables and the API spell them ("w8bene").

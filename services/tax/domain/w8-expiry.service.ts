@@ -1,5 +1,5 @@
-import type { Clock } from '../../common/clock';
-import type { Logger } from '../../common/logger';
+import type { Clock } from '../../platform/clock';
+import type { Logger } from '../../platform/logger';
 import type { TaxTransitionRepository } from '../repositories/tax-transition.repository';
 import { W8_FORM_TYPES } from './w8-expiry';
 

@@ -1,9 +1,9 @@
 import { Chapter3Status, FormType, RecordStatus, TaxClassification, TinType, W8ExpiryRule } from '../../../gen/referral/tax/v1/enums';
 import type { TaxForm, TaxServiceServer } from '../../../gen/referral/tax/v1/tax';
-import { enumInput, optionalEnum, requireField, requireText } from '../../common/fields';
-import { pageInfo, toPage } from '../../common/pagination';
-import { implementService } from '../../common/grpc/service';
-import type { Logger } from '../../common/logger';
+import { enumInput, optionalEnum, requireField, requireText } from '../../rules/fields';
+import { pageInfo, toPage } from '../../rules/pagination';
+import { implementService } from '../../platform/grpc/service';
+import type { Logger } from '../../platform/logger';
 import type { TaxDomain } from '../composition';
 import type { TaxFormInput } from '../domain/tax-form';
 import { toAuditEntryMessage, toTaxInfoMessage, toTaxSettingsMessage, toTaxStatusMessage } from './tax.mappers';
@@ -26,7 +26,7 @@ function actorKeyId(req: { actor?: { apiKeyId: string } | undefined }): string {
 
 /**
  * Translates protobuf <-> domain and delegates; no rules live here. Fields the contract requires
- * are resolved here (services/common/fields.ts), so the domain takes them as given.
+ * are resolved here (services/rules/fields.ts), so the domain takes them as given.
  */
 export function createTaxGrpcService(domain: TaxDomain, logger: Logger): TaxServiceServer {
   return implementService<TaxServiceServer>(

@@ -8,8 +8,8 @@ import {
   TinType,
   W8ExpiryRule,
 } from '../../../gen/referral/tax/v1/enums';
-import { enumValue, optionalEnumValue } from '../../common/enums';
-import { withoutNulls } from '../../common/grpc/messages';
+import { enumValue, optionalEnumValue } from '../../rules/enums';
+import { withoutNulls } from '../../platform/grpc/messages';
 import type { AuditEntryRecord } from '../repositories/audit-log.repository';
 import type { TaxInfoView } from '../domain/tax-info-view';
 import type { TaxSettingsView } from '../domain/tax-settings.service';

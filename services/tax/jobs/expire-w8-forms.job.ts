@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { JobDefinition, JobProcessor } from '../../common/queue';
+import type { JobDefinition, JobProcessor } from '../../platform/queue';
 import type { W8ExpiryService } from '../domain/w8-expiry.service';
 
 /**

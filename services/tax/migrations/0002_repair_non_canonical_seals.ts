@@ -1,7 +1,7 @@
 import { type Kysely, type Migration, sql } from 'kysely';
-import type { SealedValue } from '../../common/crypto/field-cipher';
-import type { UserIdentifier } from '../../common/identifiers';
-import type { Logger } from '../../common/logger';
+import type { SealedValue } from '../../platform/crypto/field-cipher';
+import type { UserIdentifier } from '../../rules/identifiers';
+import type { Logger } from '../../platform/logger';
 import { canonicalBinding, judgeSeal } from '../domain/seal-repair';
 import type { TinVault } from '../domain/tin-vault';
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { createOutboxTables, dropOutboxTables } from '../../common/outbox/tables';
+import { createOutboxTables, dropOutboxTables } from '../../platform/outbox/tables';
 
 /** The events the tax service produces (tax status changes, for project webhooks). */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Migration } from 'kysely';
-import type { Logger } from '../../common/logger';
+import type { Logger } from '../../platform/logger';
 import type { TinVault } from '../domain/tin-vault';
 import * as taxTables from './0001_tax_tables';
 import { repairNonCanonicalSeals } from './0002_repair_non_canonical_seals';

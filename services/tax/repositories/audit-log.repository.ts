@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Page } from '../../common/pagination';
-import type { UserIdentifier } from '../../common/identifiers';
+import type { Page } from '../../rules/pagination';
+import type { UserIdentifier } from '../../rules/identifiers';
 import type { TaxAuditLogRow, TaxDatabase } from '../database';
 
 export interface AuditEntryRecord {

@@ -1,4 +1,4 @@
-import type { SealedValue } from '../../common/crypto/field-cipher';
+import type { SealedValue } from '../../platform/crypto/field-cipher';
 
 /**
  * A sealed value is stored in four columns (key id, IV, ciphertext, tag), all set or all NULL

@@ -1,5 +1,5 @@
 import type { ExpressionBuilder, Selectable } from 'kysely';
-import type { UserIdentifier } from '../../common/identifiers';
+import type { UserIdentifier } from '../../rules/identifiers';
 import type { TaxDatabase, TaxRecordTable } from '../database';
 import type { TaxRecord } from '../domain/tax-record';
 import { addressFromJson } from './address-column';
@@ -8,7 +8,7 @@ import { readSealed } from './sealed-columns';
 /**
  * How a tax record is read, shared by the reads and the transitions: its columns, its row type
  * (derived from the table type) and the row -> record mapping. Dates come back as YYYY-MM-DD
- * text (services/common/db/type-parsers.ts), so no time zone can shift them.
+ * text (services/platform/db/type-parsers.ts), so no time zone can shift them.
  */
 export const RECORD_COLUMNS = [
   'id',

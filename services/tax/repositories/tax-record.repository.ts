@@ -1,8 +1,8 @@
 import { CompiledQuery, type ExpressionBuilder, type Kysely } from 'kysely';
-import { preparedStatement } from '../../common/db/prepared-statements';
-import { userLists } from '../../common/db/user-lists';
-import type { UserIdentifier } from '../../common/identifiers';
-import type { Page } from '../../common/pagination';
+import { preparedStatement } from '../../platform/db/prepared-statements';
+import { userLists } from '../../platform/db/user-lists';
+import type { UserIdentifier } from '../../rules/identifiers';
+import type { Page } from '../../rules/pagination';
 import type { TaxDatabase } from '../database';
 import type { TaxRecord } from '../domain/tax-record';
 import type { StatusBearing } from '../domain/tax-status';
@@ -17,9 +17,9 @@ import { defaultSettings } from './tax-settings.repository';
  * one probe of tax_records_one_current (LATERAL ... LIMIT 1, whatever the statistics say). Only the
  * columns a status shows are read: nothing sealed or personal, so nothing is decrypted or parsed
  * for it. As in the agency's attribution statement, the users travel as two comma-separated lists
- * ($2 identifier types, $3 identifiers: services/common/db/user-lists.ts) and the
+ * ($2 identifier types, $3 identifiers: services/platform/db/user-lists.ts) and the
  * timestamps come back as unix milliseconds: pg's array escaping and timestamp parsing cost more
- * than the statement itself. Prepared by name (services/common/db/prepared-statements.ts): planning
+ * than the statement itself. Prepared by name (services/platform/db/prepared-statements.ts): planning
  * the LATERAL join took ~0.7 ms a call, four times its execution.
  */
 const CURRENT_STATUSES_SQL = preparedStatement(

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
-import type { SealedValue } from '../../common/crypto/field-cipher';
-import { appendOutboxEvents } from '../../common/outbox/append';
-import type { OutboxWaker } from '../../common/outbox/relay';
+import type { SealedValue } from '../../platform/crypto/field-cipher';
+import { appendOutboxEvents } from '../../platform/outbox/append';
+import type { OutboxWaker } from '../../platform/outbox/relay';
 import type { TaxDatabase, TaxSettingsRow } from '../database';
 import type { W8ExpiryRule } from '../domain/vocabulary';
 import type { Address } from '../domain/address';

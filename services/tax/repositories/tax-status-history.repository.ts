@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
-import type { UserIdentifier } from '../../common/identifiers';
-import { appendOutboxEvents } from '../../common/outbox/append';
+import type { UserIdentifier } from '../../rules/identifiers';
+import { appendOutboxEvents } from '../../platform/outbox/append';
 import type { TaxDatabase } from '../database';
 import type { Actor } from '../domain/tax-record';
 import type { RecordStatus } from '../domain/vocabulary';

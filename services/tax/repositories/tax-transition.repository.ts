@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
-import { isUniqueViolation } from '../../common/db/errors';
-import type { OutboxWaker } from '../../common/outbox/relay';
-import type { UserIdentifier } from '../../common/identifiers';
+import { isUniqueViolation } from '../../platform/db/errors';
+import type { OutboxWaker } from '../../platform/outbox/relay';
+import type { UserIdentifier } from '../../rules/identifiers';
 import type { TaxDatabase } from '../database';
 import { type Actor, CurrentRecordBlocks, type NewTaxRecord, SYSTEM_ACTOR, type TaxRecord } from '../domain/tax-record';
 import type { FormType, RecordStatus } from '../domain/vocabulary';

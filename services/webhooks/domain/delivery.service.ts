@@ -1,8 +1,8 @@
-import type { Clock } from '../../common/clock';
-import { NotFoundError } from '../../common/errors';
-import type { Logger } from '../../common/logger';
-import { isUuid } from '../../common/ids';
-import { type Page, pageInfo } from '../../common/pagination';
+import type { Clock } from '../../platform/clock';
+import { NotFoundError } from '../../rules/errors';
+import type { Logger } from '../../platform/logger';
+import { isUuid } from '../../rules/ids';
+import { type Page, pageInfo } from '../../rules/pagination';
 import type { DeliverySettings } from './delivery-settings';
 import type { DeliveryRepository, DeliveryRow } from '../repositories/delivery.repository';
 import type { WebhookRepository } from '../repositories/webhook.repository';

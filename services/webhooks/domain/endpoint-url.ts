@@ -1,4 +1,4 @@
-import type { FieldViolation } from '../../common/errors';
+import type { FieldViolation } from '../../rules/errors';
 
 /** Longest endpoint URL accepted. */
 export const MAX_URL_LENGTH = 2_048;

@@ -1,7 +1,7 @@
-import type { EventPayload, EventType } from '../../common/events/contracts';
-import type { OutboxEvent } from '../../common/outbox/event';
-import { chainIdNumber, type ClaimReasonName, PAYOUT_KIND_OF_REASON } from '../../common/payout-vocabulary';
-import { PUBLIC_EVENT_TYPES, type PublicEventType } from '../../common/events/public-event-types';
+import type { EventPayload, EventType } from '../../platform/events/contracts';
+import type { OutboxEvent } from '../../platform/outbox/event';
+import { chainIdNumber, type ClaimReasonName, PAYOUT_KIND_OF_REASON } from '../../rules/payout-vocabulary';
+import { PUBLIC_EVENT_TYPES, type PublicEventType } from '../../platform/events/public-event-types';
 
 export { PUBLIC_EVENT_TYPES, type PublicEventType };
 
@@ -27,7 +27,7 @@ const audienceEntries = (payload: EventPayload<'audience.entry_added' | 'audienc
 const asIs = <T extends object>(payload: T) => ({ ...payload });
 
 /**
- * A claim check as the API names it (services/common/payout-vocabulary.ts): the kind of payout it
+ * A claim check as the API names it (services/rules/payout-vocabulary.ts): the kind of payout it
  * holds (`end_user_payout`, not the internal claim reason `end_user`), and its chain id a number.
  * Events stay internal-shaped in the outbox, so events written before this still publish this way.
  */
@@ -44,7 +44,7 @@ const conversionProcessed = (payload: EventPayload<'claim.conversion.processed'>
 
 /**
  * Internal event -> public event: one entry per producer event. A new producer event is one entry
- * here plus its type in the webhooks-fan-out consumer (services/common/events/consumers.ts).
+ * here plus its type in the webhooks-fan-out consumer (services/platform/events/consumers.ts).
  */
 export const PUBLICATIONS = {
   'claim.conversion.processed': { type: 'conversion.processed', data: conversionProcessed },

@@ -1,4 +1,4 @@
-import type { FieldCipher, SealedValue } from '../../common/crypto/field-cipher';
+import type { FieldCipher, SealedValue } from '../../platform/crypto/field-cipher';
 
 /** Signing secrets at rest: sealed, bound to their webhook so a copied ciphertext opens nowhere else. */
 export class SecretVault {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../../common/clock';
-import { type FieldViolation, InvalidArgumentError, NotFoundError, ResourceExhaustedError } from '../../common/errors';
-import { isUuid } from '../../common/ids';
-import { type Page, pageInfo } from '../../common/pagination';
+import type { Clock } from '../../platform/clock';
+import { type FieldViolation, InvalidArgumentError, NotFoundError, ResourceExhaustedError } from '../../rules/errors';
+import { isUuid } from '../../rules/ids';
+import { type Page, pageInfo } from '../../rules/pagination';
 import type { WebhookRepository, WebhookRow } from '../repositories/webhook.repository';
 import { urlViolations } from './endpoint-url';
 import { isPublicEventType, PUBLIC_EVENT_TYPES } from './public-events';

@@ -1,8 +1,8 @@
 import type { WebhooksServiceServer } from '../../../gen/referral/webhooks/v1/webhooks';
-import { requireText } from '../../common/fields';
-import { implementService } from '../../common/grpc/service';
-import type { Logger } from '../../common/logger';
-import { toPage } from '../../common/pagination';
+import { requireText } from '../../rules/fields';
+import { implementService } from '../../platform/grpc/service';
+import type { Logger } from '../../platform/logger';
+import { toPage } from '../../rules/pagination';
 import type { WebhooksDomain } from '../composition';
 import { toDeliveryMessage, toWebhookMessage } from './webhooks.mappers';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { JobDefinition, JobProcessor, QueueKit } from '../../common/queue';
-import type { OutboxJobKind } from '../../common/job-relay';
+import type { JobDefinition, JobProcessor, QueueKit } from '../../platform/queue';
+import type { OutboxJobKind } from '../../platform/job-relay';
 import type { DeliverySettings } from '../domain/delivery-settings';
 import type { DeliveryQueue, DeliveryService } from '../domain/delivery.service';
 

@@ -1,5 +1,5 @@
-import { EVENT_CONSUMERS } from '../../common/events/consumers';
-import { consumerJob, defineConsumer } from '../../common/outbox/consumer';
+import { EVENT_CONSUMERS } from '../../platform/events/consumers';
+import { consumerJob, defineConsumer } from '../../platform/outbox/consumer';
 import type { WebhooksDatabase } from '../database';
 import { createDeliveriesForEvent } from '../repositories/delivery.repository';
 import { recordAllUnsubscribed, recordIfUnsubscribed, subscribedWebhookIds } from '../repositories/webhook.repository';

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { createOutboxTables, dropOutboxTables } from '../../common/outbox/tables';
+import { createOutboxTables, dropOutboxTables } from '../../platform/outbox/tables';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   // processed_events makes a redelivered event fan out once; the outbox stays empty (no events of its own yet).

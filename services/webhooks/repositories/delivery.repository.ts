@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import type { Page } from '../../common/pagination';
+import type { Page } from '../../rules/pagination';
 import type { WebhookDeliveryTable, WebhooksDatabase } from '../database';
 import type { PublicEvent, PublicEventType } from '../domain/public-events';
-import { type PagedRecords, readPage } from '../../common/db/paged-list';
+import { type PagedRecords, readPage } from '../../platform/db/paged-list';
 
 export type DeliveryRow = Selectable<WebhookDeliveryTable> & { event_type: string };
 

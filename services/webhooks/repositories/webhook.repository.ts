@@ -1,8 +1,8 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
-import type { SealedValue } from '../../common/crypto/field-cipher';
-import type { Page } from '../../common/pagination';
+import type { SealedValue } from '../../platform/crypto/field-cipher';
+import type { Page } from '../../rules/pagination';
 import type { WebhooksDatabase, WebhookTable } from '../database';
-import { type PagedRecords, readPage } from '../../common/db/paged-list';
+import { type PagedRecords, readPage } from '../../platform/db/paged-list';
 
 export type WebhookRow = Omit<Selectable<WebhookTable>, 'secret_key_id' | 'secret_iv' | 'secret_ciphertext' | 'secret_auth_tag'>;
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../../../services/common/clock';
-import type { IdentifierType } from '../../../services/common/identifiers';
+import type { Clock } from '../../../services/platform/clock';
+import type { IdentifierType } from '../../../services/rules/identifiers';
 import type { AttributionLookup, AttributionSource, ReferralCodeUse } from '../../../services/claim/domain/attribution';
 import type { AffiliateRef, Attribution } from '../../../services/claim/domain/payouts';
 import { Timeline, userKey } from './timeline';

@@ -1,6 +1,6 @@
 import type { EffectiveTaxStatus, TaxStatusSource } from '../../../services/claim/domain/tax-gate';
-import type { Clock } from '../../../services/common/clock';
-import type { UserIdentifier } from '../../../services/common/identifiers';
+import type { Clock } from '../../../services/platform/clock';
+import type { UserIdentifier } from '../../../services/rules/identifiers';
 import { userKey } from './timeline';
 
 type User = { identifier: string; identifierType: string };

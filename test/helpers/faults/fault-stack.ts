@@ -1,8 +1,8 @@
 import pg from 'pg';
-import { withinMs } from '../../../services/common/deadline';
-import { createLogger } from '../../../services/common/logger';
-import { QueueKit } from '../../../services/common/queue';
-import { CATALOG, type ServiceName } from '../../../services/common/service-catalog';
+import { withinMs } from '../../../services/platform/deadline';
+import { createLogger } from '../../../services/platform/logger';
+import { QueueKit } from '../../../services/platform/queue';
+import { CATALOG, type ServiceName } from '../../../services/platform/service-catalog';
 import { LogCapture } from '../log-capture';
 import {
   commonEnv,

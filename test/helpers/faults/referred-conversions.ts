@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AgencyServiceClient } from '../../../gen/referral/agency/v1/agency';
-import type { createGrpcClient } from '../../../services/common/grpc/client';
+import type { createGrpcClient } from '../../../services/platform/grpc/client';
 import { conversionBody, createCurrency, putTerms } from '../../claim/claim-fixtures';
 import { createProject, randomEvmAddress } from '../fixtures';
 import type { FaultStack } from './fault-stack';

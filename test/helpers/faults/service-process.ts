@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { HealthCheckResponse_ServingStatus, HealthClient } from '../../../gen/grpc/health/v1/health';
-import { createGrpcClient } from '../../../services/common/grpc/client';
+import { createGrpcClient } from '../../../services/platform/grpc/client';
 import { REGISTER_TS } from '../processes';
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { AgencyDatabase } from '../../../services/agency/database';
 import { audienceMemberships } from '../../../services/agency/jobs/audience-memberships.consumer';
 import type { AffiliateFilters, AffiliateSortKey } from '../../../services/agency/repositories/affiliate-list';
-import type { EventType } from '../../../services/common/events/contracts';
-import { deliverEvent, type EventConsumer } from '../../../services/common/outbox/consumer';
+import type { EventType } from '../../../services/platform/events/contracts';
+import { deliverEvent, type EventConsumer } from '../../../services/platform/outbox/consumer';
 import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
 import { newProject, newUser } from './program-fixtures';
 

@@ -4,9 +4,9 @@ import type { PaidConversionSource } from '../../../services/agency/domain/affil
 import { affiliateMetrics, conversionFact } from '../../../services/agency/jobs/affiliate-metrics.consumer';
 import { type ConversionFact, type MetricCurrency, metricsOf } from '../../../services/agency/repositories/affiliate-metrics.repository';
 import type { AffiliateRecord } from '../../../services/agency/repositories/affiliate-record';
-import type { EventPayload, EventType } from '../../../services/common/events/contracts';
-import { deliverEvent, type EventConsumer, eventProcessor } from '../../../services/common/outbox/consumer';
-import type { EventJobData } from '../../../services/common/outbox/event';
+import type { EventPayload, EventType } from '../../../services/platform/events/contracts';
+import { deliverEvent, type EventConsumer, eventProcessor } from '../../../services/platform/outbox/consumer';
+import type { EventJobData } from '../../../services/platform/outbox/event';
 import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
 import { randomEvmAddress } from '../../helpers/evm-addresses';
 import { newAffiliate, newProject, newUser } from './program-fixtures';

@@ -1,4 +1,4 @@
-import { REFERRAL_CODE_RULES } from '../../../services/common/contract-limits';
+import { REFERRAL_CODE_RULES } from '../../../services/rules/contract-limits';
 import { startAgencyDomain } from '../../helpers/agency-domain';
 import { type AgencyHarness, newAffiliate, newCode, newProject, newUser } from './fixtures';
 

@@ -1,8 +1,8 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { AgencyDatabase } from '../../../services/agency/database';
-import { typeParsers } from '../../../services/common/db/type-parsers';
-import { SERVICE_CATALOG } from '../../../services/common/service-catalog';
+import { typeParsers } from '../../../services/platform/db/type-parsers';
+import { SERVICE_CATALOG } from '../../../services/platform/service-catalog';
 import { AttributionService } from '../../../services/agency/domain/attribution.service';
 import {
   AttributionRepository,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { audienceMemberships } from '../../../services/agency/jobs/audience-memberships.consumer';
-import type { EventType } from '../../../services/common/events/contracts';
-import { deliverEvent, type EventConsumer } from '../../../services/common/outbox/consumer';
+import type { EventType } from '../../../services/platform/events/contracts';
+import { deliverEvent, type EventConsumer } from '../../../services/platform/outbox/consumer';
 import type { AgencyDatabase } from '../../../services/agency/database';
 import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
 import { newAffiliate, newProject } from './program-fixtures';

@@ -5,8 +5,8 @@ import { audienceMemberships } from '../../../services/agency/jobs/audience-memb
 import { segmentTiers } from '../../../services/agency/jobs/segment-tiers.consumer';
 import type { AffiliateRecord } from '../../../services/agency/repositories/affiliate-record';
 import * as publishSegmentTiers from '../../../services/audience/migrations/0008_publish_segment_tiers';
-import type { EventType } from '../../../services/common/events/contracts';
-import { deliverEvent, type EventConsumer } from '../../../services/common/outbox/consumer';
+import type { EventType } from '../../../services/platform/events/contracts';
+import { deliverEvent, type EventConsumer } from '../../../services/platform/outbox/consumer';
 import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
 import { ADMIN, newAffiliate, newProject, newUser, userOf } from './program-fixtures';
 

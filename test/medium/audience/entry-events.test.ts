@@ -3,12 +3,12 @@ import type { AudienceDomain } from '../../../services/audience/composition';
 import type { AudienceDatabase } from '../../../services/audience/database';
 import type { BatchEntryInput } from '../../../services/audience/domain/entry-batch.service';
 import { applicationApprovals } from '../../../services/audience/jobs/application-approved.consumer';
-import { Deadline } from '../../../services/common/deadline';
-import { EVENT_CONSUMERS } from '../../../services/common/events/consumers';
-import { consumerJob, deliverEvent } from '../../../services/common/outbox/consumer';
-import type { EventJobData } from '../../../services/common/outbox/event';
-import type { OutboxRelay } from '../../../services/common/outbox/relay';
-import type { QueueKit } from '../../../services/common/queue';
+import { Deadline } from '../../../services/platform/deadline';
+import { EVENT_CONSUMERS } from '../../../services/platform/events/consumers';
+import { consumerJob, deliverEvent } from '../../../services/platform/outbox/consumer';
+import type { EventJobData } from '../../../services/platform/outbox/event';
+import type { OutboxRelay } from '../../../services/platform/outbox/relay';
+import type { QueueKit } from '../../../services/platform/queue';
 import type { DomainHarness } from '../../helpers/domain';
 import { startAudienceDomainWithQueues } from '../../helpers/audience-domain';
 import { evmAddress, mixedCase } from '../../helpers/evm-addresses';
@@ -17,7 +17,7 @@ const evm = (n: number): BatchEntryInput => ({ identifier: evmAddress(n), identi
 const user = (n: number) => ({ identifier: evmAddress(n), identifier_type: 'evm_address' });
 
 /**
- * The audience service's events (services/common/events/contracts.ts): every change of a segment's
+ * The audience service's events (services/platform/events/contracts.ts): every change of a segment's
  * entries writes one event in the same transaction, naming exactly the users that entered or left;
  * and its consumer of approved affiliate applications adds the user once.
  */

@@ -7,7 +7,7 @@ import {
   PendingMatchRepository,
   recordPendingMatches,
 } from '../../../services/audience/repositories/pending-matches.repository';
-import type { UserIdentifier } from '../../../services/common/identifiers';
+import type { UserIdentifier } from '../../../services/rules/identifiers';
 import { conditionInputs } from '../../helpers/condition-inputs';
 import type { DomainHarness } from '../../helpers/domain';
 import { startAudienceDomain } from '../../helpers/audience-domain';

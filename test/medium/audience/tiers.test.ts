@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AudienceDomain } from '../../../services/audience/composition';
 import type { AudienceDatabase } from '../../../services/audience/database';
-import { Deadline } from '../../../services/common/deadline';
+import { Deadline } from '../../../services/platform/deadline';
 import type { DomainHarness } from '../../helpers/domain';
 import { startAudienceDomain } from '../../helpers/audience-domain';
 import { evmAddress, mixedCase } from '../../helpers/evm-addresses';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { toPage } from '../../../services/common/pagination';
+import { toPage } from '../../../services/rules/pagination';
 import type { CurrencyInput } from '../../../services/claim/domain/currency.service';
 import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
 import { newProject, termsInput } from './fixtures';

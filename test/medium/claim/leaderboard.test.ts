@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { IdentifierType } from '../../../services/common/identifiers';
-import { toPage } from '../../../services/common/pagination';
+import type { IdentifierType } from '../../../services/rules/identifiers';
+import { toPage } from '../../../services/rules/pagination';
 import type { MovementKind } from '../../../services/claim/domain/vocabulary';
 import { LedgerService } from '../../../services/claim/domain/ledger.service';
 import { CurrencyRepository } from '../../../services/claim/repositories/currency.repository';

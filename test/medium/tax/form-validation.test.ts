@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '../../../services/common/errors';
+import { InvalidArgumentError } from '../../../services/rules/errors';
 import type { TaxDomain } from '../../../services/tax/composition';
 import type { TaxDatabase } from '../../../services/tax/database';
 import type { DomainHarness } from '../../helpers/domain';

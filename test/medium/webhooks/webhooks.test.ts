@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { deliverEvent, eventProcessor } from '../../../services/common/outbox/consumer';
+import { deliverEvent, eventProcessor } from '../../../services/platform/outbox/consumer';
 import { fanOutConsumer } from '../../../services/webhooks/jobs/fan-out.consumer';
 import type { WebhooksDatabase } from '../../../services/webhooks/database';
-import type { EventConsumer } from '../../../services/common/outbox/consumer';
-import type { EventType } from '../../../services/common/events/contracts';
+import type { EventConsumer } from '../../../services/platform/outbox/consumer';
+import type { EventType } from '../../../services/platform/events/contracts';
 import { startWebhooksDomain } from '../../helpers/webhooks-domain';
 import { verifyStandardWebhook } from '../../helpers/webhook-receiver';
 

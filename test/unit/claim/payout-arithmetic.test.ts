@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { UserIdentifier } from '../../../services/common/identifiers';
+import type { UserIdentifier } from '../../../services/rules/identifiers';
 import {
   affiliateReward,
   allowlistQuestions,
@@ -9,7 +9,7 @@ import {
   planPayouts,
 } from '../../../services/claim/domain/payouts';
 import { checkReward, rewardAmount, shareOf } from '../../../services/claim/domain/reward';
-import { AMOUNT_RANGE } from '../../../services/common/money';
+import { AMOUNT_RANGE } from '../../../services/rules/money';
 import { evmAddress } from '../../helpers/evm-addresses';
 
 /**

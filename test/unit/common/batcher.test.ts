@@ -1,4 +1,4 @@
-import { Batcher } from '../../../services/common/batcher';
+import { Batcher } from '../../../services/platform/batcher';
 
 /** A batch function that records what it was asked and answers when the test says so. */
 function controlledBatches() {

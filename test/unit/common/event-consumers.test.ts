@@ -1,11 +1,11 @@
-import { EVENT_CONSUMER_LIST } from '../../../services/common/events/consumers';
-import { EVENT_TYPES } from '../../../services/common/events/contracts';
-import { consumerJob } from '../../../services/common/outbox/consumer';
-import { CATALOG } from '../../../services/common/service-catalog';
+import { EVENT_CONSUMER_LIST } from '../../../services/platform/events/consumers';
+import { EVENT_TYPES } from '../../../services/platform/events/contracts';
+import { consumerJob } from '../../../services/platform/outbox/consumer';
+import { CATALOG } from '../../../services/platform/service-catalog';
 import { SERVICE_MANIFESTS } from '../../../services/manifests';
 
 /**
- * Producers relay by the list of consumers (services/common/events/consumers.ts): an entry whose
+ * Producers relay by the list of consumers (services/platform/events/consumers.ts): an entry whose
  * service does not run its queue would pile events up in Redis unread, one naming an unknown event
  * type would never receive anything.
  */

@@ -1,5 +1,5 @@
-import { EVENT_PAYLOADS } from '../../../services/common/events/contracts';
-import { MAX_AMOUNT } from '../../../services/common/money';
+import { EVENT_PAYLOADS } from '../../../services/platform/events/contracts';
+import { MAX_AMOUNT } from '../../../services/rules/money';
 
 /**
  * An event's payout is one amount a voucher can carry: the consumers keep single amounts in

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { FieldCipher, parseKeyRing, SealedValueError } from '../../../services/common/crypto/field-cipher';
+import { FieldCipher, parseKeyRing, SealedValueError } from '../../../services/platform/crypto/field-cipher';
 
 /** Key rotation and binding of the AES-256-GCM field cipher that protects tax ids. */
 describe('FieldCipher', () => {

@@ -1,8 +1,8 @@
 import { Metadata, type ServiceError, status } from '@grpc/grpc-js';
 import { ErrorInfo } from '../../../gen/google/rpc/error_details';
 import { Status } from '../../../gen/google/rpc/status';
-import { invalidFields, NotFoundError, UnavailableError } from '../../../services/common/errors';
-import { readGrpcError, toGrpcStatus } from '../../../services/common/grpc/errors';
+import { invalidFields, NotFoundError, UnavailableError } from '../../../services/rules/errors';
+import { readGrpcError, toGrpcStatus } from '../../../services/platform/grpc/errors';
 
 /** What the calling side makes of a status, whatever its trailer holds (the transport itself: test/tax/tax-status-rpc.test.ts). */
 describe('reading a refused call', () => {

@@ -1,4 +1,4 @@
-import { canonicalPrefixOfAnyType, canonicalSpellingOfAnyType } from '../../../services/common/identifiers';
+import { canonicalPrefixOfAnyType, canonicalSpellingOfAnyType } from '../../../services/rules/identifiers';
 
 /**
  * The canonical form of a search prefix over user identifiers (the affiliate list's `q`): the

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { baseEnv, ConfigError, loadConfig } from '../../../services/common/config';
-import { chooseLogFormat } from '../../../services/common/logger';
+import { baseEnv, ConfigError, loadConfig } from '../../../services/platform/config';
+import { chooseLogFormat } from '../../../services/platform/logger';
 import { LogCapture } from '../../helpers/log-capture';
 
 const SECRETS = ['sk_live_secret', '123-45-6789'];

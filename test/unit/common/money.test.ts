@@ -1,4 +1,4 @@
-import { parseAmount, toMoney } from '../../../services/common/money';
+import { parseAmount, toMoney } from '../../../services/rules/money';
 
 describe('money on the wire (referral.common.v1.Money)', () => {
   it('writes base units as a decimal string, exactly, beyond what a double holds', () => {

@@ -1,6 +1,6 @@
-import { DEFAULT_LINK_TEMPLATE, linkTemplateViolations, programUrlViolations, referralLink } from '../../../services/common/referral-link';
+import { DEFAULT_LINK_TEMPLATE, linkTemplateViolations, programUrlViolations, referralLink } from '../../../services/rules/referral-link';
 
-/** The rule of a referral link (services/common/referral-link.ts), shared by the agency (checks) and the gateway (links). */
+/** The rule of a referral link (services/rules/referral-link.ts), shared by the agency (checks) and the gateway (links). */
 describe('referral links', () => {
   it('fills the default template with the program URL and the code in the af parameter', () => {
     expect(DEFAULT_LINK_TEMPLATE).toBe('{program_url}?af={code}');

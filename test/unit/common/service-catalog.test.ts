@@ -1,5 +1,5 @@
-import { loadConfig } from '../../../services/common/config';
-import { CATALOG } from '../../../services/common/service-catalog';
+import { loadConfig } from '../../../services/platform/config';
+import { CATALOG } from '../../../services/platform/service-catalog';
 import { SERVICE_MANIFESTS } from '../../../services/manifests';
 
 /** The services' manifests against the catalog (how a service starts against its manifest: test/common/service-manifest.test.ts). */

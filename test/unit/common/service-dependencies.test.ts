@@ -6,7 +6,7 @@ import { AudienceServiceService } from '../../../gen/referral/audience/v1/audien
 import { ClaimServiceService } from '../../../gen/referral/claim/v1/claim';
 import { TaxServiceService } from '../../../gen/referral/tax/v1/tax';
 import { WebhooksServiceService } from '../../../gen/referral/webhooks/v1/webhooks';
-import type { ServiceName } from '../../../services/common/service-catalog';
+import type { ServiceName } from '../../../services/platform/service-catalog';
 import { SERVICE_MANIFESTS } from '../../../services/manifests';
 
 /**

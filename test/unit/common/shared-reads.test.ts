@@ -1,4 +1,4 @@
-import { FreshReads, type SharedReadOutcome, SnapshotReads } from '../../../services/common/shared-reads';
+import { FreshReads, type SharedReadOutcome, SnapshotReads } from '../../../services/platform/shared-reads';
 
 /**
  * A store whose reads answer when the test says so: each read records the version of the data it

@@ -4,12 +4,12 @@ import { parse, parseAllDocuments } from 'yaml';
 import { z } from 'zod';
 import { gatewayConfigSchema } from '../../../gateway/config';
 import { stackConfigSchema } from '../../../scripts/stack/members';
-import { CATALOG, type CatalogEntry } from '../../../services/common/service-catalog';
+import { CATALOG, type CatalogEntry } from '../../../services/platform/service-catalog';
 import { SERVICE_MANIFESTS } from '../../../services/manifests';
 
 /**
  * docker-compose.yml, deploy/k8s, .env.example and the configuration table (docs/configuration.md) name the same
- * services, ports and variables as the catalog (services/common/service-catalog.ts) and the
+ * services, ports and variables as the catalog (services/platform/service-catalog.ts) and the
  * configuration schemas. Each check lists every problem it finds, so one run says all to fix.
  */
 const ROOT = path.resolve(__dirname, '../../..');

@@ -65,9 +65,9 @@ describe('the check', () => {
   it('fails on the real README once a path in it is broken', () => {
     const readme = read('README.md');
     expect(check(readme, 'README.md')).toEqual([]);
-    const broken = `${readme}\nThe relay is \`services/common/outbox/relays.ts\`.\n`;
+    const broken = `${readme}\nThe relay is \`services/platform/outbox/relays.ts\`.\n`;
     expect(check(broken, 'README.md')).toEqual([
-      `${broken.split('\n').length - 1}: \`services/common/outbox/relays.ts\`: no such path in the repository`,
+      `${broken.split('\n').length - 1}: \`services/platform/outbox/relays.ts\`: no such path in the repository`,
     ]);
   });
 

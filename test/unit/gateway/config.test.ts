@@ -1,5 +1,5 @@
 import { gatewayConfigSchema } from '../../../gateway/config';
-import { loadConfig } from '../../../services/common/config';
+import { loadConfig } from '../../../services/platform/config';
 
 /** What the gateway makes of its environment where the values depend on each other. */
 describe('gateway configuration', () => {

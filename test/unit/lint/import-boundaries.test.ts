@@ -93,10 +93,16 @@ const REFUSED: Array<[string, string, string, string]> = [
     'a service may not import gateway/http/errors',
   ],
   [
-    'common imports a service',
-    'services/common/fixture.ts',
+    'the platform imports a service',
+    'services/platform/fixture.ts',
     importOf('../audience/manifest'),
-    'services/common may not import services/audience/manifest',
+    'services/platform may not import services/audience/manifest',
+  ],
+  [
+    'a shared rule imports the platform',
+    'services/rules/fixture.ts',
+    importOf('../platform/logger'),
+    'services/rules may not import services/platform/logger',
   ],
   ['domain imports express', 'services/audience/domain/fixture.ts', importOf('express'), 'domain code may not import the package express'],
   [
@@ -129,14 +135,14 @@ const REFUSED: Array<[string, string, string, string]> = [
   [
     'domain imports the shared gRPC kit',
     'services/tax/domain/fixture.ts',
-    importOf('../../common/grpc/errors'),
-    'domain code may not import services/common/grpc/errors',
+    importOf('../../platform/grpc/errors'),
+    'domain code may not import services/platform/grpc/errors',
   ],
   [
     'domain imports the shared queue',
     'services/audience/domain/fixture.ts',
-    importOf('../../common/queue'),
-    'domain code may not import services/common/queue',
+    importOf('../../platform/queue'),
+    'domain code may not import services/platform/queue',
   ],
   [
     'domain imports a generated service definition',
@@ -179,20 +185,21 @@ const REFUSED: Array<[string, string, string, string]> = [
 
 const ALLOWED: Array<[string, string, string]> = [
   [
-    'gateway imports services/common and generated clients',
+    'gateway imports the shared rules and generated clients',
     'gateway/fixture.ts',
-    importOf('../services/common/errors') + `export * from '../gen/referral/audience/v1/audience';\n`,
+    importOf('../services/rules/errors') + `export * from '../gen/referral/audience/v1/audience';\n`,
   ],
   [
-    'service imports itself, common and another service’s generated client',
+    'service imports itself, the platform and another service’s generated client',
     'services/tax/grpc/fixture.ts',
-    `export * from '../domain/tax-status';\nexport * from '../../common/grpc/client';\nexport * from '../../../gen/referral/audience/v1/audience';\n`,
+    `export * from '../domain/tax-status';\nexport * from '../../platform/grpc/client';\nexport * from '../../../gen/referral/audience/v1/audience';\n`,
   ],
   [
     'a new service’s domain imports its repositories, common rules and its vocabulary',
     'services/agency/domain/fixture.ts',
-    `export * from '../repositories/affiliate.repository';\nexport * from '../../common/errors';\nexport * from '../../../gen/referral/agency/v1/enums';\nexport * from '../../../gen/referral/common/v1/common';\n`,
+    `export * from '../repositories/affiliate.repository';\nexport * from '../../rules/errors';\nexport * from '../../../gen/referral/agency/v1/enums';\nexport * from '../../../gen/referral/common/v1/common';\n`,
   ],
+  ['the platform imports a shared rule', 'services/platform/fixture.ts', importOf('../rules/money')],
   ['the registry imports a manifest', 'services/manifests.ts', importOf('./claim/manifest')],
   [
     'tests import anything',
@@ -210,7 +217,7 @@ const ALLOWED: Array<[string, string, string]> = [
   [
     'the CLI imports the client, common rules and vocabularies',
     'cli/fixture.ts',
-    importOf('../client') + `export * from '../services/common/identifiers';\nexport * from '../gen/referral/agency/v1/enums';\n`,
+    importOf('../client') + `export * from '../services/rules/identifiers';\nexport * from '../gen/referral/agency/v1/enums';\n`,
   ],
 ];
 

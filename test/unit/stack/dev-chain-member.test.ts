@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { DEV_CLAIM_MANAGER } from '../../../scripts/dev-chain/constants';
 import { stackConfigSchema, stackMembers } from '../../../scripts/stack/members';
-import { loadConfig } from '../../../services/common/config';
-import { SERVICE_CATALOG } from '../../../services/common/service-catalog';
+import { loadConfig } from '../../../services/platform/config';
+import { SERVICE_CATALOG } from '../../../services/platform/service-catalog';
 
 const ROOT = '/app';
 const membersOf = (env: Record<string, string>) => stackMembers(loadConfig(stackConfigSchema, env), ROOT);

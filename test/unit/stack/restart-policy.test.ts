@@ -1,4 +1,4 @@
-import { EXIT_CONFIG_ERROR } from '../../../services/common/lifecycle';
+import { EXIT_CONFIG_ERROR } from '../../../services/platform/lifecycle';
 import { RestartPolicy } from '../../../scripts/stack/restart-policy';
 
 const options = { initialDelayMs: 1_000, maxDelayMs: 8_000, stableAfterMs: 30_000, maxFailures: 5, failureWindowMs: 60_000 };

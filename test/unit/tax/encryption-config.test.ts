@@ -1,6 +1,6 @@
 import { gatewayConfigSchema } from '../../../gateway/config';
-import { loadConfig } from '../../../services/common/config';
-import { DEVELOPMENT_KEY_ID } from '../../../services/common/crypto/field-cipher';
+import { loadConfig } from '../../../services/platform/config';
+import { DEVELOPMENT_KEY_ID } from '../../../services/platform/crypto/field-cipher';
 import { taxConfigSchema } from '../../../services/tax/config';
 
 const key = (fill: number) => Buffer.alloc(32, fill).toString('base64');

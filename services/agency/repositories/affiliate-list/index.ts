@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { Page } from '../../../common/pagination';
+import type { Page } from '../../../rules/pagination';
 import type { AgencyDatabase } from '../../database';
 import { type AffiliateListRecord, listPage } from './page-rows';
 import { type PageIdsRow, pageStatement } from './page-statement';

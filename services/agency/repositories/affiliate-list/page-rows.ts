@@ -1,7 +1,7 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import { preparedStatement } from '../../../common/db/prepared-statements';
-import type { IdentifierType } from '../../../common/identifiers';
-import type { EffectiveTaxStatusName, TaxRecordStatus } from '../../../common/tax-status-rule';
+import { preparedStatement } from '../../../platform/db/prepared-statements';
+import type { IdentifierType } from '../../../rules/identifiers';
+import type { EffectiveTaxStatusName, TaxRecordStatus } from '../../../rules/tax-status-rule';
 import type { AgencyDatabase } from '../../database';
 import type { TierView } from '../../domain/audience-directory';
 import type { AffiliateStatus } from '../../domain/vocabulary';

@@ -1,5 +1,5 @@
-import { preparedShape } from '../../../common/db/prepared-statements';
-import type { Page } from '../../../common/pagination';
+import { preparedShape } from '../../../platform/db/prepared-statements';
+import type { Page } from '../../../rules/pagination';
 import { entryFilters, entryPageIds, entryTotal } from './filter-entries';
 import { Parameters } from './parameters';
 import type { AffiliateFilters, AffiliateSort } from './query';

@@ -75,7 +75,7 @@ interface PendingRow {
  * just queues the round again.
  *
  * Runs after each commit that appended events (wake), on the job relay's timer and whenever Redis
- * reconnects (a RelayParticipant of services/common/job-relay.ts). Redis losing its data is
+ * reconnects (a RelayParticipant of services/platform/job-relay.ts). Redis losing its data is
  * noticed by a marker key going missing: every event still kept is then relayed again, since the
  * jobs that carried them may be gone (consumers skip the ones they had processed).
  */

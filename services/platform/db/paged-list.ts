@@ -1,5 +1,5 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
-import type { Page } from '../pagination';
+import type { Page } from '../../rules/pagination';
 
 /** One page of a list and the size of the whole list: the one shape every repository's list answers. */
 export interface PagedRecords<T> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { handleUnaryCall, ServerUnaryCall, sendUnaryData } from '@grpc/grpc-js';
-import { assertCanonicalIds } from '../canonical-ids';
+import { assertCanonicalIds } from '../../rules/canonical-ids';
 import type { Logger } from '../logger';
 import { isValidRequestId, runWithRequestContext } from '../request-context';
 import { type KnownKeys, REQUEST_ID_METADATA_KEY } from './channel-options';
@@ -27,7 +27,7 @@ export interface ServiceOptions<S> {
 
 /**
  * Adapts async handlers to grpc-js: request id from metadata into the log context, ids that are
- * not canonical refused (services/common/canonical-ids.ts) before any handler runs, domain errors
+ * not canonical refused (services/rules/canonical-ids.ts) before any handler runs, domain errors
  * to gRPC status, unknown errors to INTERNAL with the stack only in the log.
  */
 export function implementService<S>(serviceName: string, handlers: UnaryHandlers<S>, logger: Logger, options: ServiceOptions<S> = {}): S {

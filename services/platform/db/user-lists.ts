@@ -1,4 +1,4 @@
-import type { UserIdentifier } from '../identifiers';
+import type { UserIdentifier } from '../../rules/identifiers';
 
 /**
  * Many users as two comma-separated lists of one length (identifier types, identifiers), for a

@@ -7,7 +7,7 @@ import { type ConsumerJobData, eventsOfJob } from './event';
 import type { OutboxTables } from './tables';
 
 /**
- * A consumer's failed jobs as work for the job relay (services/common/job-relay.ts): a job that
+ * A consumer's failed jobs as work for the job relay (services/platform/job-relay.ts): a job that
  * failed for good (its retries spent, or stalled after its process died twice) is put back with
  * fresh attempts, up to RELAY_MAX_REQUEUES times; then the event is recorded as failed in
  * processed_events (a person can see it, and a later delivery tries again) and its job removed.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IdentifierType } from '../../../gen/referral/common/v1/common';
-import { enumNames } from '../enums';
-import { MAX_AMOUNT } from '../money';
+import { enumNames } from '../../rules/enums';
+import { MAX_AMOUNT } from '../../rules/money';
 
 /**
  * The events that cross service boundaries, one entry per type: its name,
@@ -11,7 +11,7 @@ import { MAX_AMOUNT } from '../money';
  * A new event is one entry here; change a shape only in ways old consumers still read.
  */
 /**
- * One payout: a positive integer no larger than a voucher's uint256 (services/common/money.ts), so a
+ * One payout: a positive integer no larger than a voucher's uint256 (services/rules/money.ts), so a
  * consumer's column of single amounts (NUMERIC(78,0)) always holds it; a larger one is unreadable, set
  * aside once, never retried forever.
  */

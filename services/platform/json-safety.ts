@@ -1,4 +1,4 @@
-import type { FieldViolation } from './errors';
+import type { FieldViolation } from '../rules/errors';
 
 /** A high surrogate not followed by a low one, or a low one not preceded by a high one (UTF-16 code units). */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

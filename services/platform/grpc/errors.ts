@@ -3,7 +3,7 @@ import type { StatusObject } from '@grpc/grpc-js';
 import type { Any } from '../../../gen/google/protobuf/any';
 import { BadRequest, ErrorInfo, RetryInfo } from '../../../gen/google/rpc/error_details';
 import { Status } from '../../../gen/google/rpc/status';
-import { DomainError, type FieldViolation, UnavailableError } from '../errors';
+import { DomainError, type FieldViolation, UnavailableError } from '../../rules/errors';
 
 /**
  * The one wire format for errors between services and the gateway, gRPC's standard error model:

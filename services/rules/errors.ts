@@ -1,6 +1,6 @@
 /**
  * The small, typed set of errors domain code throws. Transport layers map them to gRPC
- * status (services/common/grpc/errors.ts) and from there to HTTP (gateway/http/errors.ts).
+ * status (services/platform/grpc/errors.ts) and from there to HTTP (gateway/http/errors.ts).
  * `code` is stable and machine-readable; `message` is a sentence a person can act on.
  */
 export interface FieldViolation {

@@ -42,7 +42,7 @@ export const baseEnv = {
     .regex(/^[A-Za-z0-9:_-]+$/)
     .default('referral'),
   LOG_LEVEL: logLevel.default('info'),
-  /** Unset: readable lines on a terminal outside production, JSON otherwise (services/common/logger.ts). */
+  /** Unset: readable lines on a terminal outside production, JSON otherwise (services/platform/logger.ts). */
   LOG_FORMAT: z.enum(LOG_FORMATS).optional(),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
@@ -51,7 +51,7 @@ export const baseEnv = {
 /**
  * Variables of every process that calls services over gRPC (the gateway, and each service with
  * clients of another): one deadline for each call, which a call that may legitimately wait longer
- * raises by itself (CallSettings in services/common/grpc/client.ts).
+ * raises by itself (CallSettings in services/platform/grpc/client.ts).
  */
 export const grpcClientEnv = {
   GRPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
@@ -75,7 +75,7 @@ export const serviceEnv = (defaultGrpcPort: number) => ({
   WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
   /** How often workers look for jobs whose process died (stalled jobs). */
   WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).max(600_000).default(30_000),
-  /** Events the outbox relay reads and queues per round (services/common/outbox). */
+  /** Events the outbox relay reads and queues per round (services/platform/outbox). */
   OUTBOX_RELAY_BATCH: z.coerce.number().int().min(1).max(10_000).default(1_000),
   /** How long relayed events stay in the outbox (a Redis that lost its data gets them again); consumers keep their processed-event keys twice as long. */
   OUTBOX_RETENTION_HOURS: z.coerce

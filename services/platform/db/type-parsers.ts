@@ -7,7 +7,7 @@ import pg from 'pg';
  *
  * - int8 (bigint, count(*)) -> bigint: exact beyond 2^53.
  * - numeric -> bigint. NUMERIC is money in this system: integer base units in NUMERIC(78,0)
- *   (services/common/money.ts). A fractional numeric (a USD figure) has no bigint: reading one
+ *   (services/rules/money.ts). A fractional numeric (a USD figure) has no bigint: reading one
  *   throws, naming the value; select such a column as text (`eb.cast(column, 'text')`), which
  *   keeps it an exact decimal string.
  * - date -> the 'YYYY-MM-DD' text itself: a calendar date is no instant, and pg's default would

@@ -3,7 +3,7 @@ import { type FieldViolation, FieldRule } from './errors';
 
 /**
  * Money is integer base units of a currency: bigint in TypeScript, NUMERIC(78,0) in PostgreSQL (read
- * back as bigint: services/common/db/type-parsers.ts), and a decimal string on the wire
+ * back as bigint: services/platform/db/type-parsers.ts), and a decimal string on the wire
  * (referral.common.v1.Money) and in JSON. Never a float.
  *
  * An amount is at most 2^256 − 1 (MAX_AMOUNT): what a voucher's uint256 `amount` can carry. Every

@@ -103,7 +103,7 @@ export function defineConsumer<DB extends OutboxTables, T extends EventType>(def
     definition.eventTypes.every((type) => entry.eventTypes.includes(type));
   if (!sameTypes) {
     throw new Error(
-      `event consumer ${definition.name} must be listed in services/common/events/consumers.ts with the event types ${definition.eventTypes.join(', ')}: producers relay what that list says`,
+      `event consumer ${definition.name} must be listed in services/platform/events/consumers.ts with the event types ${definition.eventTypes.join(', ')}: producers relay what that list says`,
     );
   }
   return { ...definition, job: consumerJob(definition) };
