@@ -37,6 +37,8 @@ export function presentAffiliate(affiliate: Affiliate) {
     status: nameOf(AffiliateStatus, affiliate.status, 'status'),
     suspended_at: affiliate.suspendedAt?.toISOString() ?? null,
     suspension_reason: affiliate.suspensionReason ?? null,
+    flagged_at: affiliate.flaggedAt?.toISOString() ?? null,
+    flag_reason: affiliate.flagReason ?? null,
     codes: presentCodes(affiliate),
     master: presentRef(affiliate.master),
     is_master: affiliate.isMaster,
