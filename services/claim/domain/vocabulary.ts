@@ -5,6 +5,9 @@ import {
   CurrencyType as CurrencyTypeEnum,
   LeaderboardUserType as LeaderboardUserTypeEnum,
   MovementKind as MovementKindEnum,
+  ReviewDecision as ReviewDecisionEnum,
+  ReviewRule as ReviewRuleEnum,
+  ReviewStatus as ReviewStatusEnum,
 } from '../../../gen/referral/claim/v1/enums';
 import { type EnumName, enumNames } from '../../rules/enums';
 
@@ -19,6 +22,10 @@ export type MovementKind = EnumName<typeof MovementKindEnum>;
 export type ClaimReason = EnumName<typeof ClaimReasonEnum>;
 export type ClaimCheckStatus = EnumName<typeof ClaimCheckStatusEnum>;
 export type LeaderboardUserType = EnumName<typeof LeaderboardUserTypeEnum>;
+/** Review rules (docs/claims.md#review-rules): each named as the review setting that sets its limit. */
+export type ReviewRule = EnumName<typeof ReviewRuleEnum>;
+export type ReviewStatus = EnumName<typeof ReviewStatusEnum>;
+export type ReviewDecision = EnumName<typeof ReviewDecisionEnum>;
 
 export const CURRENCY_TYPES = enumNames(CurrencyTypeEnum);
 
