@@ -1,6 +1,7 @@
 import { createProject, randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { type ServiceClients, serviceClients } from '../helpers/rpc';
 import type { TestStack } from '../helpers/stack';
+import { newWallet, signIn } from '../helpers/wallet';
 
 const START = '2026-11-21T12:00:00.000Z';
 const MINUTE = 60_000;
@@ -99,6 +100,19 @@ describe('flagged affiliates over HTTP', () => {
     expect(history.body.results.map((entry: { type: string }) => entry.type).slice(0, 3)).toEqual(['suspended', 'unflagged', 'flagged']);
     expect(history.body.results[1].data).toMatchObject({ flag_reason: 'odd traffic', suspended: true });
     expect((await stack.api.post(`${base()}/${identifier}/reactivate`, admin())).body).toMatchObject({ status: 'active', flagged_at: null });
+  });
+
+  it('shows the affiliate’s own wallet that it is flagged, never the admin’s reason', async () => {
+    const wallet = await newWallet();
+    expect(
+      (await stack.api.post(base(), { ...admin(), body: { identifier: wallet.checksumAddress, identifier_type: 'evm_address', name: 'Wendy' } }))
+        .status,
+    ).toBe(201);
+    expect((await flag(wallet.address, { reason: 'suspected self-referral ring' })).body.flag_reason).toBe('suspected self-referral ring');
+    const token = await signIn(stack, wallet);
+    const added = await stack.api.post(`/api/v1/projects/${project.id}/affiliate-portal/codes`, { key: token, body: { code: 'wendy_code' } });
+    expect(added).toMatchObject({ status: 201, body: { status: 'flagged', flagged_at: expect.any(String), flag_reason: null } });
+    expect(added.text).not.toContain('self-referral');
   });
 
   it('filters the list by status flagged', async () => {

@@ -28,6 +28,14 @@ export function presentCodes(affiliate: Affiliate) {
   }));
 }
 
+/**
+ * The affiliate as its own wallet sees it (the portal): its status says it is flagged, but the admin's
+ * reason stays internal (it may name the suspected abuse).
+ */
+export function presentOwnAffiliate(affiliate: Affiliate) {
+  return { ...presentAffiliate(affiliate), flag_reason: null };
+}
+
 export function presentAffiliate(affiliate: Affiliate) {
   return {
     id: affiliate.id,

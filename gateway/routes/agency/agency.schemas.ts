@@ -57,7 +57,10 @@ export const affiliateSchema = z.object({
   suspended_at: timestamp.nullable().describe('While suspended: since when'),
   suspension_reason: z.string().nullable(),
   flagged_at: timestamp.nullable().describe('While flagged: since when (the first flag of the period)'),
-  flag_reason: z.string().nullable().describe('While flagged: the first flag’s reason'),
+  flag_reason: z
+    .string()
+    .nullable()
+    .describe('While flagged: the first flag’s reason (never shown to the affiliate’s own wallet: null in the portal)'),
   codes: z.array(affiliateCodeSchema).describe('Oldest first'),
   master: affiliateRefSchema.nullable().describe('The master affiliate it is bound to'),
   is_master: z.boolean(),
