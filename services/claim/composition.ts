@@ -28,6 +28,7 @@ import { MovementRepository } from './repositories/movement.repository';
 import { PaidConversionRepository } from './repositories/paid-conversion.repository';
 import { PayoutTermsRepository } from './repositories/payout-terms.repository';
 import { ConversionReviewRepository } from './repositories/conversion-review.repository';
+import { ReviewFactsRepository } from './repositories/review-facts.repository';
 import { ReviewSettingsRepository } from './repositories/review-settings.repository';
 import { VoucherRepository } from './repositories/voucher.repository';
 
@@ -109,7 +110,7 @@ export function buildClaimDomain({
     payouts: new PayoutService(conversions, terms, new LedgerRepository(db), attribution, outbox, clock, logger, knownCurrencies, allowlists),
     ledger: new LedgerService(new MovementRepository(db), new LeaderboardRepository(db), currencies, clock, leaderboardCacheMs),
     paidConversions: new PaidConversionService(new PaidConversionRepository(db)),
-    review: new ReviewService(new ReviewSettingsRepository(db), new ConversionReviewRepository(db), clock),
+    review: new ReviewService(new ReviewSettingsRepository(db), new ConversionReviewRepository(db), new ReviewFactsRepository(db), clock),
     ...buildClaimCheckDomain(db, clock, logger, checks, outbox, knownCurrencies),
   };
 }

@@ -4,9 +4,10 @@ import { normalizeIdentifier } from '../../rules/identifiers';
 import { AMOUNT_RANGE, parseAmount } from '../../rules/money';
 import type { Page } from '../../rules/pagination';
 import type { ConversionReviewRecord, ConversionReviewRepository } from '../repositories/conversion-review.repository';
+import type { ReviewFactsRepository, ReviewedConversion } from '../repositories/review-facts.repository';
 import type { ReviewSettingsChange, ReviewSettingsRecord, ReviewSettingsRepository } from '../repositories/review-settings.repository';
 import { requireProjectId } from './project';
-import { REVIEW_LIMITS } from './review-rules';
+import { anyReviewRule, type BrokenRule, brokenReviewRules, REVIEW_LIMITS, secondsFromReferral } from './review-rules';
 import type { ReviewRule, ReviewStatus } from './vocabulary';
 
 /** A change as the API sends it: a field absent is left as it is, null turns its rule off. */
@@ -15,6 +16,14 @@ export interface ReviewSettingsInput {
   min_seconds_from_referral_to_conversion?: number | null;
   /** Base units, a decimal string. */
   max_reward_per_conversion?: string | null;
+}
+
+/** One conversion of a batch as the payment path assesses it: its own facts, its attribution's referral moment, its planned reward. */
+export interface AssessedConversion extends ReviewedConversion {
+  /** When its user was referred (the attribution's referred_at); null when nobody was. */
+  referredAt: Date | null;
+  /** The sum of its planned movements in its currency's base units; null when it pays nothing. */
+  totalReward: bigint | null;
 }
 
 export interface ConversionReviewFilterInput {
@@ -38,8 +47,32 @@ export class ReviewService {
   constructor(
     private readonly settings: ReviewSettingsRepository,
     private readonly reviews: ConversionReviewRepository,
+    private readonly facts: ReviewFactsRepository,
     private readonly clock: Clock,
   ) {}
+
+  /**
+   * The payment path's question for a batch (its wiring is pending): the rules each conversion breaks,
+   * by conversion id (absent: none). Reads the project's settings, and the conversions per user per hour
+   * in one query, only when a rule is on; nothing is written (the caller flags them in its transaction,
+   * ConversionReviewRepository.flag).
+   */
+  async assess(projectId: string, conversions: readonly AssessedConversion[]): Promise<Map<string, BrokenRule[]>> {
+    const settings = await this.settings.get(requireProjectId(projectId));
+    const broken = new Map<string, BrokenRule[]>();
+    if (!anyReviewRule(settings) || conversions.length === 0) return broken;
+    const others =
+      settings.maxConversionsPerUserPerHour === null ? conversions.map(() => 0) : await this.facts.otherConversionsInHour(projectId, conversions);
+    conversions.forEach((conversion, index) => {
+      const rules = brokenReviewRules(settings, {
+        otherConversionsInHour: others[index]!,
+        secondsFromReferral: conversion.referredAt === null ? null : secondsFromReferral(conversion.referredAt, conversion.occurredAt),
+        totalReward: conversion.totalReward,
+      });
+      if (rules.length > 0) broken.set(conversion.id, rules);
+    });
+    return broken;
+  }
 
   /** Every rule off (nulls, updated_at null) until the project first changes them. */
   async getSettings(projectId: string): Promise<ReviewSettingsRecord> {

@@ -178,6 +178,46 @@ describe('review rules (domain)', () => {
     });
   });
 
+  describe('assessing a batch (the payment path’s question)', () => {
+    it('answers, by conversion, every rule it breaks with its figures; none while every rule is off', async () => {
+      const projectId = randomUUID();
+      const alice = evmUser();
+      const bob = evmUser();
+      const start = new Date('2026-11-21T08:00:00.000Z');
+      const at = (minutes: number) => new Date(start.getTime() + minutes * MINUTE);
+      await harness.domain.conversions.submitMany(projectId, [
+        conversion({ id: 'p0', user: alice, occurredAt: at(0) }),
+        conversion({ id: 'p1', user: alice, occurredAt: at(10) }),
+        conversion({ id: 'p2', user: alice, occurredAt: at(20) }),
+      ]);
+      const batch = [
+        { id: 'p2', user: alice, occurredAt: at(20), referredAt: at(19), totalReward: 5_000n },
+        { id: 'q0', user: bob, occurredAt: at(20), referredAt: null, totalReward: 10n ** 24n },
+        { id: 'q1', user: bob, occurredAt: at(30), referredAt: at(0), totalReward: null },
+      ];
+      expect(await review().assess(projectId, batch)).toEqual(new Map());
+
+      await review().updateSettings(projectId, {
+        max_conversions_per_user_per_hour: 2,
+        min_seconds_from_referral_to_conversion: 120,
+        max_reward_per_conversion: '1000000000000000000',
+      });
+      expect(await review().assess(projectId, batch)).toEqual(
+        new Map([
+          [
+            'p2',
+            [
+              { rule: 'max_conversions_per_user_per_hour', limit: 2n, actual: 3n },
+              { rule: 'min_seconds_from_referral_to_conversion', limit: 120n, actual: 60n },
+            ],
+          ],
+          ['q0', [{ rule: 'max_reward_per_conversion', limit: 10n ** 18n, actual: 10n ** 24n }]],
+        ]),
+      );
+      expect(await review().assess(projectId, [])).toEqual(new Map());
+    });
+  });
+
   describe('conversions per user per hour', () => {
     it('counts, per conversion of a batch in one query, the user’s other conversions of the hour ending at it', async () => {
       const projectId = randomUUID();
