@@ -1,7 +1,7 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { IdentifierType } from '../rules/identifiers';
-import type { OutboxTables } from '../platform/outbox/tables';
 import type { ReviewTables } from './review-tables';
+import type { OutboxTables } from '../platform/outbox/tables';
 import type { ClaimCheckStatus, ClaimReason, ConversionStatus, CurrencyType, LeaderboardUserType, MovementKind } from './domain/vocabulary';
 
 /** The claim schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */

@@ -2,12 +2,12 @@ import {
   ClaimCheckStatus as ClaimCheckStatusEnum,
   ClaimReason as ClaimReasonEnum,
   ConversionStatus as ConversionStatusEnum,
-  CurrencyType as CurrencyTypeEnum,
-  LeaderboardUserType as LeaderboardUserTypeEnum,
-  MovementKind as MovementKindEnum,
   ReviewDecision as ReviewDecisionEnum,
   ReviewRule as ReviewRuleEnum,
   ReviewStatus as ReviewStatusEnum,
+  CurrencyType as CurrencyTypeEnum,
+  LeaderboardUserType as LeaderboardUserTypeEnum,
+  MovementKind as MovementKindEnum,
 } from '../../../gen/referral/claim/v1/enums';
 import { type EnumName, enumNames } from '../../rules/enums';
 
@@ -22,10 +22,6 @@ export type MovementKind = EnumName<typeof MovementKindEnum>;
 export type ClaimReason = EnumName<typeof ClaimReasonEnum>;
 export type ClaimCheckStatus = EnumName<typeof ClaimCheckStatusEnum>;
 export type LeaderboardUserType = EnumName<typeof LeaderboardUserTypeEnum>;
-/** Review rules (docs/claims.md#review-rules): each named as the review setting that sets its limit. */
-export type ReviewRule = EnumName<typeof ReviewRuleEnum>;
-export type ReviewStatus = EnumName<typeof ReviewStatusEnum>;
-export type ReviewDecision = EnumName<typeof ReviewDecisionEnum>;
 
 export const CURRENCY_TYPES = enumNames(CurrencyTypeEnum);
 
@@ -35,3 +31,8 @@ export const REASON_OF_KIND: Record<MovementKind, ClaimReason> = {
   end_user_payout: 'end_user',
   agency_payout: 'agency',
 };
+
+/** Review rules (docs/claims.md#review-rules): each named as the review setting that sets its limit. */
+export type ReviewRule = EnumName<typeof ReviewRuleEnum>;
+export type ReviewStatus = EnumName<typeof ReviewStatusEnum>;
+export type ReviewDecision = EnumName<typeof ReviewDecisionEnum>;
