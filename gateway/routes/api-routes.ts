@@ -18,6 +18,7 @@ import { claimCheckRoutes } from './claim/claim-checks.routes';
 import { claimSettingsRoutes } from './claim/claim-settings.routes';
 import { conversionRoutes } from './claim/conversions.routes';
 import { payoutRoutes } from './claim/payouts.routes';
+import { reviewRoutes } from './claim/review-settings.routes';
 import { projectRoutes } from './projects.routes';
 import type { RouteDeps } from './route-deps';
 import { systemRoutes, type SystemDeps } from './system.routes';
@@ -63,6 +64,7 @@ export function apiRoutes(deps: RouteDeps, system: SystemDeps): AnyRoute[] {
     ...payoutRoutes(deps),
     ...claimCheckRoutes(deps),
     ...claimSettingsRoutes(deps),
+    ...reviewRoutes(deps),
     ...webhookRoutes(deps),
   ];
 }

@@ -28,6 +28,14 @@ export function presentCodes(affiliate: Affiliate) {
   }));
 }
 
+/**
+ * The affiliate as its own wallet sees it (the portal): its status says it is flagged, but the admin's
+ * reason stays internal (it may name the suspected abuse).
+ */
+export function presentOwnAffiliate(affiliate: Affiliate) {
+  return { ...presentAffiliate(affiliate), flag_reason: null };
+}
+
 export function presentAffiliate(affiliate: Affiliate) {
   return {
     id: affiliate.id,
@@ -37,6 +45,8 @@ export function presentAffiliate(affiliate: Affiliate) {
     status: nameOf(AffiliateStatus, affiliate.status, 'status'),
     suspended_at: affiliate.suspendedAt?.toISOString() ?? null,
     suspension_reason: affiliate.suspensionReason ?? null,
+    flagged_at: affiliate.flaggedAt?.toISOString() ?? null,
+    flag_reason: affiliate.flagReason ?? null,
     codes: presentCodes(affiliate),
     master: presentRef(affiliate.master),
     is_master: affiliate.isMaster,

@@ -3,7 +3,7 @@
 
 -- prepared statement agency_affiliate_list_rows
 SELECT a.id, a.project_id, a.identifier_type, a.identifier, a.name, a.region, a.status, a.joined_at, a.updated_at,
-       s.suspended_at, s.reason AS suspension_reason,
+       s.suspended_at, s.reason AS suspension_reason, fl.flagged_at, fl.reason AS flag_reason,
        m.volume_usd::text AS volume_usd, m.revenue_usd::text AS revenue_usd, m.conversions, m.end_users, m.converting_users,
        m.referred_volume_usd::text AS referred_volume_usd,
        codes.list AS codes, earnings.list AS earnings,
@@ -15,6 +15,7 @@ SELECT a.id, a.project_id, a.identifier_type, a.identifier, a.name, a.region, a.
 FROM unnest($1::uuid[]) WITH ORDINALITY AS page(id, ord)
 JOIN affiliates a ON a.id = page.id AND a.project_id = $2
 LEFT JOIN affiliate_suspensions s ON s.affiliate_id = a.id AND s.reactivated_at IS NULL
+LEFT JOIN affiliate_flags fl ON fl.affiliate_id = a.id AND fl.unflagged_at IS NULL
 LEFT JOIN affiliate_metrics m ON m.affiliate_id = a.id AND m.project_id = $2
 LEFT JOIN agency_designations d ON d.affiliate_id = a.id AND d.removed_at IS NULL
 LEFT JOIN sub_affiliate_bindings b ON b.affiliate_id = a.id AND b.bound_to IS NULL
@@ -48,7 +49,7 @@ ORDER BY page.ord
 
 -- prepared statement agency_resolve_attribution
 SELECT r.affiliate_id, a.identifier AS affiliate_identifier, a.identifier_type AS affiliate_identifier_type,
-       r.code, (extract(epoch FROM r.referred_at) * 1000)::float8 AS referred_at_ms,
+       r.code, (extract(epoch FROM r.referred_at) * 1000)::float8 AS referred_at_ms, a.status = 'flagged' AS affiliate_flagged,
        EXISTS (
          SELECT 1 FROM affiliate_suspensions s
          WHERE s.affiliate_id = r.affiliate_id AND s.suspended_at <= i.at AND (s.reactivated_at IS NULL OR s.reactivated_at > i.at)
@@ -68,7 +69,7 @@ LEFT JOIN LATERAL (
   WHERE r.project_id = $4 AND r.identifier_type = i.identifier_type AND r.identifier = i.identifier AND r.referred_at <= i.at
   LIMIT 1
 ) r ON true
-LEFT JOIN LATERAL (SELECT a.identifier, a.identifier_type FROM affiliates a WHERE a.id = r.affiliate_id LIMIT 1) a ON true
+LEFT JOIN LATERAL (SELECT a.identifier, a.identifier_type, a.status FROM affiliates a WHERE a.id = r.affiliate_id LIMIT 1) a ON true
 LEFT JOIN LATERAL (
   SELECT b.master_id FROM sub_affiliate_bindings b
   WHERE b.affiliate_id = r.affiliate_id AND b.bound_from <= i.at AND (b.bound_to IS NULL OR b.bound_to > i.at)
