@@ -1,5 +1,4 @@
-import { startStackWithProject, type TestProject } from '../helpers/fixtures';
-import type { TestStack } from '../helpers/stack';
+import { useStackWithProject } from '../helpers/fixtures';
 import { adminPaths, type Affiliate, requireTaxInfo, signedInAffiliate, statusEvents, w9 } from './tax-forms';
 
 const START = '2026-11-21T12:00:00.000Z';
@@ -10,13 +9,8 @@ const START = '2026-11-21T12:00:00.000Z';
  * test/medium/tax/state-machine.test.ts.
  */
 describe('tax status transitions over HTTP', () => {
-  let stack: TestStack;
-  let project: TestProject;
-  beforeAll(async () => {
-    ({ stack, project } = await startStackWithProject());
-    await requireTaxInfo(stack, project);
-  });
-  afterAll(() => stack.stop());
+  const { stack, project } = useStackWithProject();
+  beforeAll(() => requireTaxInfo(stack, project));
 
   const approve = (affiliate: Affiliate, address = affiliate.wallet.address) =>
     stack.api.post(adminPaths(project, address).approve, { key: project.keys.admin });
