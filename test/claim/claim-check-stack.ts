@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Abi, Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
 import { claimManagerAbi } from '../../contracts/generated/claim-manager';
 import { TestClock } from '../helpers/clock';
-import { startChain, type TestAccount, type TestChain } from '../helpers/evm';
+import { type ClaimManagerDeployment, startChain, type TestAccount } from '../helpers/evm';
 import { createProject, randomEvmAddress, type TestProject } from '../helpers/fixtures';
 import type { Api } from '../helpers/http';
 import { pollUntil } from '../helpers/poll';
@@ -20,19 +20,10 @@ export const TTL_SECONDS = 3_600;
 export const CONFIRMATIONS = 1;
 const DEPOSIT = 10n ** 18n;
 
-export interface ClaimChain {
-  chain: TestChain;
-  manager: Address;
-  token: Address;
-  tokenAbi: Abi;
-  /** The project account: deposits under its address, and every project of these tests names it. */
-  projectAccount: TestAccount;
-  /** Sends users' claim transactions (anyone may). */
-  relayer: TestAccount;
+export interface ClaimChain extends ClaimManagerDeployment {
   rpcUrl: string;
   /** The claim service's variables for this chain. */
   env: Record<string, string>;
-  balanceOf(holder: string): Promise<bigint>;
   /** ClaimManager.claim with the vouchers as the API answered them. */
   redeem(vouchers: ClaimResponse[]): Promise<{ status: string; transactionHash: Hex; blockNumber: bigint }>;
 }

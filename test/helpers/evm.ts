@@ -46,6 +46,19 @@ export interface TestChain {
   stop(): Promise<void>;
 }
 
+/** ClaimManager and a test token deployed on a test chain, with the accounts that use them. */
+export interface ClaimManagerDeployment {
+  chain: TestChain;
+  manager: Address;
+  token: Address;
+  tokenAbi: Abi;
+  /** The project account: deposits under its address, and every project of the tests names it. */
+  projectAccount: TestAccount;
+  /** Sends users' claim transactions (anyone may). */
+  relayer: TestAccount;
+  balanceOf(holder: string): Promise<bigint>;
+}
+
 export interface ChainOptions {
   chainId?: number;
   accounts?: number;

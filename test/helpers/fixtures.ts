@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Api } from './http';
+import { lateBound } from './late-bound';
 import { type StackOptions, startStack, TEST_PLATFORM_KEY, type TestStack } from './stack';
 
 export { evmAddress, mixedCase, randomEvmAddress } from './evm-addresses';
@@ -57,19 +58,6 @@ export function useStackWithProject(options?: StackOptions): { stack: TestStack;
     return started[member];
   };
   return { stack: lateBound(() => get('stack')), project: lateBound(() => get('project')) };
-}
-
-/** An object standing for the one `target` answers when it is used (reads, keys, spreads). */
-function lateBound<T extends object>(target: () => T): T {
-  return new Proxy({} as T, {
-    get: (_stand, member) => Reflect.get(target(), member),
-    has: (_stand, member) => Reflect.has(target(), member),
-    ownKeys: () => Reflect.ownKeys(target()),
-    getOwnPropertyDescriptor: (_stand, member) => {
-      const descriptor = Reflect.getOwnPropertyDescriptor(target(), member);
-      return descriptor && { ...descriptor, configurable: true };
-    },
-  });
 }
 
 export async function createSegment(stack: WithApi, project: TestProject, body: Record<string, unknown> = {}) {
