@@ -1,5 +1,5 @@
 import { useStackWithProject } from '../helpers/fixtures';
-import { adminPaths, type Affiliate, requireTaxInfo, signedInAffiliate, statusEvents, w9 } from './tax-forms';
+import { adminPaths, type Affiliate, NOT_SUBMITTED, requireTaxInfo, signedInAffiliate, statusEvents, w9 } from './tax-forms';
 
 const START = '2026-11-21T12:00:00.000Z';
 
@@ -21,14 +21,7 @@ describe('tax status transitions over HTTP', () => {
     const affiliate = await signedInAffiliate(stack, project);
     const status = await affiliate.status();
     expect(status.status).toBe(200);
-    expect(status.body).toEqual({
-      status: 'not_submitted',
-      form_type: null,
-      submitted_at: null,
-      approved_at: null,
-      expires_at: null,
-      revoked_reason: null,
-    });
+    expect(status.body).toEqual(NOT_SUBMITTED);
     const info = await affiliate.taxInfo();
     expect(info.status).toBe(404);
     expect(info.body).toEqual({ status: 404, code: 'TAX_INFO_NOT_FOUND', message: expect.any(String), details: [] });
