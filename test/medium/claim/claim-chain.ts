@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Abi, Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
+import type { Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
 import { claimManagerAbi } from '../../../contracts/generated/claim-manager';
 import { claimManagerReader } from '../../../services/claim/chain/claim-manager-reader';
 import { VoucherSigner } from '../../../services/claim/chain/voucher-signer';
@@ -7,7 +7,7 @@ import type { ClaimRow } from '../../../services/claim/domain/claim-check.servic
 import { ChainDirectory } from '../../../services/claim/domain/chains';
 import type { TestClock } from '../../helpers/clock';
 import { type ClaimHarness, type ClaimHarnessOptions, startClaimDomain } from '../../helpers/claim-domain';
-import { type ClaimManagerDeployment, startChain, type TestAccount } from '../../helpers/evm';
+import { type ClaimManagerDeployment, deployClaimManager } from '../../helpers/evm';
 import { lateBound } from '../../helpers/late-bound';
 import { claimArgument } from './claim-check-fixtures';
 
@@ -64,33 +64,13 @@ export async function startMediumChain(options: {
   deposit?: bigint;
 }): Promise<MediumChain> {
   const deposit = options.deposit ?? 10n ** 24n;
-  const chain = await startChain({ accounts: 3, startTime: options.startTime });
-  const [owner, projectAccount, relayer] = chain.accounts as [TestAccount, TestAccount, TestAccount];
   const signer = await VoucherSigner.fromPrivateKeys(options.keys);
-  const { address: token, abi: tokenAbi } = await chain.deploy('TestToken', ['Test USD', 'TUSD', 6]);
-  const { address: manager } = await chain.deploy('ClaimManager', [
-    owner.address,
-    'Referral ClaimManager',
-    '1',
-    signer.addresses,
-    BigInt(options.keys.length),
-  ]);
-  const send = async (address: Address, abi: Abi, functionName: string, args: unknown[]) => {
-    const hash = await projectAccount.wallet.writeContract({ address, abi, functionName, args });
-    if ((await chain.publicClient.waitForTransactionReceipt({ hash })).status !== 'success') throw new Error(`${functionName} failed`);
-  };
-  await send(token, tokenAbi, 'mint', [projectAccount.address, deposit]);
-  await send(token, tokenAbi, 'approve', [manager, deposit]);
-  await send(manager, claimManagerAbi, 'deposit', [projectAccount.address, token, deposit]);
+  const deployment = await deployClaimManager({ startTime: options.startTime, signers: signer.addresses, deposit });
+  const { chain, manager, relayer } = deployment;
   const { BaseError, ContractFunctionRevertedError, custom } = await viem();
 
   return {
-    chain,
-    manager,
-    token,
-    tokenAbi,
-    projectAccount,
-    relayer,
+    ...deployment,
     checks: {
       signer,
       ttlSeconds: options.ttlSeconds,
@@ -109,8 +89,6 @@ export async function startMediumChain(options: {
       ),
       readerOf: (settings) => claimManagerReader(settings, custom(chain.provider)),
     },
-    balanceOf: (holder) =>
-      chain.publicClient.readContract({ address: token, abi: tokenAbi, functionName: 'balanceOf', args: [holder] }) as Promise<bigint>,
     redeem: async (rows) => {
       const hash = await relayer.wallet.writeContract({
         address: manager,
