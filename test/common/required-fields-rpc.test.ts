@@ -1,9 +1,8 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { type ReviewRule, ReviewStatus } from '../../gen/referral/claim/v1/enums';
 import { FormType, type RecordStatus } from '../../gen/referral/tax/v1/enums';
-import { createSegment, evmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { createSegment, evmAddress, useStackWithProject } from '../helpers/fixtures';
 import { grpcRefusal, type ServiceClients, serviceClients } from '../helpers/rpc';
-import type { TestStack } from '../helpers/stack';
 
 /**
  * proto3 lets every message field be absent on the wire. Each service's gRPC layer resolves that
@@ -12,21 +11,16 @@ import type { TestStack } from '../helpers/stack';
  * go to the services directly.
  */
 describe('services refuse a request without a required field', () => {
-  let stack: TestStack;
+  const { stack, project } = useStackWithProject();
   let clients: ServiceClients;
-  let project: TestProject;
   let segmentId: string;
   const user = { identifier: evmAddress(1), identifierType: 'evm_address' };
 
   beforeAll(async () => {
-    ({ stack, project } = await startStackWithProject());
     clients = serviceClients(stack);
     segmentId = (await createSegment(stack, project)).id;
   });
-  afterAll(async () => {
-    clients.close();
-    await stack.stop();
-  });
+  afterAll(() => clients.close());
 
   const rows = async (table: string) => (await stack.db.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number;
 

@@ -3,7 +3,7 @@ import { conversionBody, evmUser, referredUser, settled } from '../claim/claim-f
 import { createSegment, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { type ServiceClients, serviceClients } from '../helpers/rpc';
 import type { TestStack } from '../helpers/stack';
-import { capturePage, DESKTOP, openChromium } from './browser';
+import { capturePage, DESKTOP, openChromium, signInToAdmin, watchForeignRequests } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -33,14 +33,8 @@ describe('the admin payouts section in a browser', () => {
     partners = await createSegment(stack, project, { name: 'Partners' });
     browser = await openChromium();
     page = await browser.newPage({ viewport: DESKTOP });
-    page.on('request', (request) => {
-      if (!request.url().startsWith(`${stack.baseUrl}/`) && !request.url().startsWith('data:')) foreignRequests.push(request.url());
-    });
-    await page.goto(`${stack.baseUrl}/app/`);
-    await page.getByLabel('Project id').fill(project.id);
-    await page.getByLabel('Admin API key').fill(project.keys.admin);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Audiences' }).waitFor();
+    watchForeignRequests(page, stack.baseUrl, foreignRequests);
+    await signInToAdmin(page, stack.baseUrl, project);
   }, 240_000);
 
   afterAll(async () => {

@@ -15,7 +15,8 @@ function presentTier(tier: Tier | undefined) {
   return tier ? { id: tier.id, name: tier.name, rank: tier.rank } : null;
 }
 
-function presentUser(user: UserRef | undefined) {
+/** A user as the agency's JSON names it: identifier and identifier_type. */
+export function presentUser(user: UserRef | undefined) {
   const { identifier, identifierType } = required(user, 'user');
   return { identifier, identifier_type: identifierType };
 }
