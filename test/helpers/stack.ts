@@ -69,32 +69,10 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
   const logs = new LogCapture();
   const common = commonEnv(database.url, TEST_REDIS_URL, queuePrefix);
 
-  // Every service's port is chosen before any starts, so each is told where the others listen (the
-  // agency calls the audience service, the claim service the agency, and the agency calls it back)
-  // and they all start side by side: each start mostly waits on PostgreSQL and Redis.
-  const ports = Object.fromEntries(await Promise.all(CATALOG.map(async ({ name }) => [name, await freePort()] as const))) as Record<
-    ServiceName,
-    number
-  >;
-  const grpcAddresses = Object.fromEntries(CATALOG.map(({ name }) => [name, `127.0.0.1:${ports[name]}`])) as GrpcAddresses;
-  const addressEnv = Object.fromEntries(CATALOG.map(({ name, addressVariable }) => [addressVariable, grpcAddresses[name]]));
-  const started = await Promise.allSettled(
-    SERVICE_MANIFESTS.map((manifest) => {
-      const name = manifest.service.name as ServiceName;
-      const env = withOverrides(
-        { ...common, ...addressEnv, GRPC_HOST: '127.0.0.1', GRPC_PORT: String(ports[name]), ...TEST_SERVICE_ENV[name] },
-        options.serviceEnv?.[name],
-      );
-      return startService(manifest, loadConfig(manifest.configSchema, env), { clock, logger: logs.logger(name) });
-    }),
-  );
-  const running: RunningProcess[] = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-  const failed = started.find((result) => result.status === 'rejected');
-  if (failed) {
-    for (const service of running) await service.stop();
+  const { running, grpcAddresses } = await startServices(common, clock, logs, options.serviceEnv).catch(async (error: unknown) => {
     await database.drop();
-    throw failed.reason;
-  }
+    throw error;
+  });
 
   const gateway = await startTestGateway({
     databaseUrl: database.url,
@@ -129,6 +107,47 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
       await deleteKeys(TEST_REDIS_URL, `${queuePrefix}:*`);
     },
   };
+}
+
+/** Starts of the services whose freely chosen port another process bound first (see startServices). */
+const PORT_ATTEMPTS = 3;
+
+/**
+ * Every service of the manifests in this process. Each one's port is chosen before any starts, so
+ * each is told where the others listen (the agency calls the audience service, the claim service
+ * the agency, and the agency calls it back), and they all start side by side: each start mostly
+ * waits on PostgreSQL and Redis. A port is free when chosen, but another process may bind it
+ * before the service does: then the services that started stop, and all start again on new ports.
+ */
+async function startServices(
+  common: Record<string, string>,
+  clock: TestClock,
+  logs: LogCapture,
+  serviceEnv: StackOptions['serviceEnv'],
+): Promise<{ running: RunningProcess[]; grpcAddresses: GrpcAddresses }> {
+  for (let attempt = 1; ; attempt += 1) {
+    const ports = Object.fromEntries(await Promise.all(CATALOG.map(async ({ name }) => [name, await freePort()] as const))) as Record<
+      ServiceName,
+      number
+    >;
+    const grpcAddresses = Object.fromEntries(CATALOG.map(({ name }) => [name, `127.0.0.1:${ports[name]}`])) as GrpcAddresses;
+    const addressEnv = Object.fromEntries(CATALOG.map(({ name, addressVariable }) => [addressVariable, grpcAddresses[name]]));
+    const started = await Promise.allSettled(
+      SERVICE_MANIFESTS.map((manifest) => {
+        const name = manifest.service.name as ServiceName;
+        const env = withOverrides(
+          { ...common, ...addressEnv, GRPC_HOST: '127.0.0.1', GRPC_PORT: String(ports[name]), ...TEST_SERVICE_ENV[name] },
+          serviceEnv?.[name],
+        );
+        return startService(manifest, loadConfig(manifest.configSchema, env), { clock, logger: logs.logger(name) });
+      }),
+    );
+    const running = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    const failed = started.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (!failed) return { running, grpcAddresses };
+    for (const service of running) await service.stop();
+    if (attempt >= PORT_ATTEMPTS || !String(failed.reason).includes('already in use')) throw failed.reason;
+  }
 }
 
 export interface TestGateway extends RunningProcess {
