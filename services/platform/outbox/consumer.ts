@@ -150,13 +150,7 @@ export async function deliverEvent<DB extends OutboxTables>(
     if (!claimed) return 'duplicate';
     const result = await consumer.handle(trx, event as OutboxEventOf<EventType>, { now: clock.now(), logger });
     if (!result) return 'handled';
-    logger.warn({ consumer: consumer.name, event_id: data.id, event_type: data.type, reason: result.ignored }, 'event ignored by its consumer');
-    await asOutbox(trx)
-      .updateTable('processed_events')
-      .set({ outcome: 'ignored', note: result.ignored })
-      .where('consumer', '=', consumer.name)
-      .where('event_id', '=', data.id)
-      .execute();
+    await markIgnored(trx, consumer.name, data, result.ignored, logger);
     return 'ignored';
   });
 }
@@ -201,13 +195,7 @@ async function deliverTogether<DB extends OutboxTables>(
         outcomes.push('handled');
         continue;
       }
-      logger.warn({ consumer: consumer.name, event_id: event.id, event_type: event.type, reason: result.ignored }, 'event ignored by its consumer');
-      await asOutbox(trx)
-        .updateTable('processed_events')
-        .set({ outcome: 'ignored', note: result.ignored })
-        .where('consumer', '=', consumer.name)
-        .where('event_id', '=', event.id)
-        .execute();
+      await markIgnored(trx, consumer.name, event, result.ignored, logger);
       outcomes.push('ignored');
     }
     return outcomes;
@@ -227,13 +215,7 @@ async function applyBatch<DB extends OutboxTables>(
   const ignored = applying.length === 0 ? new Map<string, string>() : await consumer.handleBatch!(trx, applying, { now: clock.now(), logger });
   for (const [id, reason] of ignored) {
     const event = applying.find((candidate) => candidate.id === id);
-    logger.warn({ consumer: consumer.name, event_id: id, event_type: event?.type, reason }, 'event ignored by its consumer');
-    await asOutbox(trx)
-      .updateTable('processed_events')
-      .set({ outcome: 'ignored', note: reason })
-      .where('consumer', '=', consumer.name)
-      .where('event_id', '=', id)
-      .execute();
+    await markIgnored(trx, consumer.name, { id, type: event?.type }, reason, logger);
   }
   return events.map((event) => (!claimed.has(event.id) ? 'duplicate' : ignored.has(event.id) ? 'ignored' : 'handled'));
 }
@@ -360,6 +342,26 @@ function readEvent(consumer: Pick<EventConsumerEntry, 'name' | 'eventTypes'>, da
   const payload = EVENT_PAYLOADS[data.type].safeParse(data.payload);
   if (!payload.success) return { unreadable: `the payload does not match the contract of ${data.type}: ${payload.error.message}` };
   return { id: data.id, type: data.type, projectId: data.projectId, payload: payload.data, createdAt: new Date(data.createdAt) };
+}
+
+/**
+ * Turns the claim of an event the handler answered `{ ignored }` for into an `ignored` outcome with
+ * its reason, in the handler's transaction, and says so in the log.
+ */
+async function markIgnored<DB extends OutboxTables>(
+  trx: Transaction<DB>,
+  consumer: string,
+  event: { id: string; type: string | undefined },
+  reason: string,
+  logger: Logger,
+): Promise<void> {
+  logger.warn({ consumer, event_id: event.id, event_type: event.type, reason }, 'event ignored by its consumer');
+  await asOutbox(trx)
+    .updateTable('processed_events')
+    .set({ outcome: 'ignored', note: reason })
+    .where('consumer', '=', consumer)
+    .where('event_id', '=', event.id)
+    .execute();
 }
 
 function asOutbox<DB extends OutboxTables>(db: Kysely<DB>): Kysely<OutboxTables> {
