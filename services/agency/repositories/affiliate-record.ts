@@ -1,4 +1,4 @@
-import type { UserIdentifier } from '../../rules/identifiers';
+import type { IdentifierType, UserIdentifier } from '../../rules/identifiers';
 import type { AffiliateStatus } from '../domain/vocabulary';
 
 /**
@@ -30,4 +30,42 @@ export interface AffiliateRecord {
   /** The open flag period, while flagged. */
   flaggedAt: Date | null;
   flagReason: string | null;
+}
+
+/** The columns of an affiliate's row, with its open suspension's and flag's, that its record is read from. */
+export interface AffiliateRow {
+  id: string;
+  project_id: string;
+  identifier_type: IdentifierType;
+  identifier: string;
+  name: string;
+  region: string | null;
+  status: AffiliateStatus;
+  joined_at: Date;
+  updated_at: Date;
+  suspended_at: Date | null;
+  suspension_reason: string | null;
+  flagged_at: Date | null;
+  flag_reason: string | null;
+}
+
+/** The record of an affiliate's row and its codes (oldest first); a suspension or a flag shows only while the affiliate is suspended or flagged. */
+export function toAffiliateRecord(row: AffiliateRow, codes: AffiliateCodeRecord[]): AffiliateRecord {
+  const suspended = row.status === 'suspended';
+  const flagged = row.status === 'flagged';
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    user: { identifier: row.identifier, identifierType: row.identifier_type },
+    name: row.name,
+    region: row.region,
+    status: row.status,
+    codes,
+    joinedAt: row.joined_at,
+    updatedAt: row.updated_at,
+    suspendedAt: suspended ? row.suspended_at : null,
+    suspensionReason: suspended ? row.suspension_reason : null,
+    flaggedAt: flagged ? row.flagged_at : null,
+    flagReason: flagged ? row.flag_reason : null,
+  };
 }

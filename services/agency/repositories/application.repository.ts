@@ -30,15 +30,8 @@ export interface ApplicationRecord {
   grantedCode: string | null;
 }
 
-export interface NewApplication {
-  projectId: string;
-  user: UserIdentifier;
-  name: string;
-  region: string | null;
-  message: string | null;
-  code: string | null;
-  now: Date;
-}
+/** What a user submits (the application's record gets the rest), at `now`. */
+export type NewApplication = Pick<ApplicationRecord, 'projectId' | 'user' | 'name' | 'region' | 'message' | 'code'> & { now: Date };
 
 export type SubmitOutcome = ApplicationRecord | 'open_exists' | 'already_affiliate';
 
