@@ -3,6 +3,7 @@ import type { IdentifierType } from '../rules/identifiers';
 import type { OutboxTables } from '../platform/outbox/tables';
 import type { TaxRecordStatus } from '../rules/tax-status-rule';
 import type { AffiliateStatus, ApplicationStatus } from './domain/vocabulary';
+import type { Nullable, Timestamp } from '../platform/db/column-types';
 
 /** The agency schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
 export interface AgencyDatabase extends AgencyProgramTables, AffiliateMetricsTables, OutboxTables {
@@ -14,9 +15,6 @@ export interface AgencyDatabase extends AgencyProgramTables, AffiliateMetricsTab
   tax_statuses: TaxStatusTable;
   tax_requirements: TaxRequirementTable;
 }
-
-type Timestamp = Date;
-type Nullable<T> = T | null;
 
 /** One per user per project. */
 export interface AffiliateTable {
