@@ -16,8 +16,8 @@ export interface AgencyDatabase extends AgencyProgramTables, AffiliateMetricsTab
   tax_requirements: TaxRequirementTable;
 }
 
-/** One per user per project. */
-export interface AffiliateTable {
+/** What an affiliate and an application both keep of their user (an approved application's become its affiliate's). */
+interface ProfileColumns {
   id: Generated<string>;
   project_id: string;
   /** Written only from a checked identifier (services/rules/identifiers.ts). */
@@ -26,6 +26,10 @@ export interface AffiliateTable {
   name: string;
   /** ISO 3166-1 alpha-2. */
   region: Nullable<string>;
+}
+
+/** One per user per project. */
+export interface AffiliateTable extends ProfileColumns {
   /** The current status; affiliate_suspensions holds every suspension period, for attribution at past moments, and affiliate_flags every flag period. */
   status: AffiliateStatus;
   joined_at: Timestamp;
@@ -158,14 +162,7 @@ export interface TierProtectionTable {
 }
 
 /** An affiliate application (specification §2.10, §3.2). */
-export interface ApplicationTable {
-  id: Generated<string>;
-  project_id: string;
-  /** Written only from a checked identifier. */
-  identifier_type: IdentifierType;
-  identifier: string;
-  name: string;
-  region: Nullable<string>;
+export interface ApplicationTable extends ProfileColumns {
   message: Nullable<string>;
   /** The code the applicant would like. */
   code: Nullable<string>;

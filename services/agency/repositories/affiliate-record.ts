@@ -13,12 +13,8 @@ export interface AffiliateCodeRecord {
   createdAt: Date;
 }
 
-export interface AffiliateRecord {
+export interface AffiliateRecord extends ProfileRecord {
   id: string;
-  projectId: string;
-  user: UserIdentifier;
-  name: string;
-  region: string | null;
   status: AffiliateStatus;
   /** Oldest first. */
   codes: AffiliateCodeRecord[];
@@ -32,14 +28,42 @@ export interface AffiliateRecord {
   flagReason: string | null;
 }
 
-/** The columns of an affiliate's row, with its open suspension's and flag's, that its record is read from. */
-export interface AffiliateRow {
-  id: string;
+/** What an affiliate and an application both keep of their user (an approved application's become its affiliate's). */
+export interface ProfileRecord {
+  projectId: string;
+  user: UserIdentifier;
+  name: string;
+  region: string | null;
+}
+
+/** The columns of an affiliates or applications row that hold its profile. */
+interface ProfileRow {
   project_id: string;
   identifier_type: IdentifierType;
   identifier: string;
   name: string;
   region: string | null;
+}
+
+/** A profile as the columns of an affiliates or applications row. */
+export function profileColumns(profile: ProfileRecord): ProfileRow {
+  return {
+    project_id: profile.projectId,
+    identifier_type: profile.user.identifierType,
+    identifier: profile.user.identifier,
+    name: profile.name,
+    region: profile.region,
+  };
+}
+
+/** The profile an affiliates or applications row holds. */
+export function profileOf(row: ProfileRow): ProfileRecord {
+  return { projectId: row.project_id, user: { identifier: row.identifier, identifierType: row.identifier_type }, name: row.name, region: row.region };
+}
+
+/** The columns of an affiliate's row, with its open suspension's and flag's, that its record is read from. */
+export interface AffiliateRow extends ProfileRow {
+  id: string;
   status: AffiliateStatus;
   joined_at: Date;
   updated_at: Date;
@@ -55,10 +79,7 @@ export function toAffiliateRecord(row: AffiliateRow, codes: AffiliateCodeRecord[
   const flagged = row.status === 'flagged';
   return {
     id: row.id,
-    projectId: row.project_id,
-    user: { identifier: row.identifier, identifierType: row.identifier_type },
-    name: row.name,
-    region: row.region,
+    ...profileOf(row),
     status: row.status,
     codes,
     joinedAt: row.joined_at,

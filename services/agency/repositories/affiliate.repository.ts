@@ -8,14 +8,10 @@ import type { AffiliateStatus } from '../domain/vocabulary';
 import { affiliateCreatedEvent, statusChangedEvent } from './agency-events';
 import { findAffiliateId, lockAffiliate } from './affiliate-lock';
 import { type AffiliateFilters, type AffiliateListRecord, type AffiliateSort, DEFAULT_AFFILIATE_SORT, listAffiliates } from './affiliate-list';
-import { type AffiliateCodeRecord, type AffiliateRecord, toAffiliateRecord } from './affiliate-record';
+import { type AffiliateCodeRecord, type AffiliateRecord, type ProfileRecord, profileColumns, toAffiliateRecord } from './affiliate-record';
 import { type AffiliateMetricsRecord, createAffiliateMetrics, metricsOf } from './affiliate-metrics.repository';
 
-export interface NewAffiliate {
-  projectId: string;
-  user: UserIdentifier;
-  name: string;
-  region: string | null;
+export interface NewAffiliate extends ProfileRecord {
   /** Registered in the same transaction: the affiliate is created with it or not at all. */
   code: string | null;
   /** Who created it (the agency.affiliate.created event says so). */
@@ -48,11 +44,7 @@ export class AffiliateRepository {
         const row = await trx
           .insertInto('affiliates')
           .values({
-            project_id: affiliate.projectId,
-            identifier_type: affiliate.user.identifierType,
-            identifier: affiliate.user.identifier,
-            name: affiliate.name,
-            region: affiliate.region,
+            ...profileColumns(affiliate),
             status: 'active',
             joined_at: affiliate.now,
             updated_at: affiliate.now,
