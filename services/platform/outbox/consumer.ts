@@ -155,18 +155,21 @@ export async function deliverEvent<DB extends OutboxTables>(
   });
 }
 
+/** What every step of a job's delivery works with: the consumer, its database, clock and logger. */
+interface Delivery<DB extends OutboxTables> {
+  db: Kysely<DB>;
+  consumer: EventConsumer<DB, EventType>;
+  clock: Clock;
+  logger: Logger;
+}
+
 /**
  * Delivers several events in ONE transaction: claims them all in processed_events with one
  * statement (those claimed before are duplicates), then applies each claimed one in order. Throws
  * (and applies nothing) if any handler throws; an unreadable event is left to deliverEvent.
  */
-async function deliverTogether<DB extends OutboxTables>(
-  db: Kysely<DB>,
-  consumer: EventConsumer<DB, EventType>,
-  events: readonly EventJobData[],
-  clock: Clock,
-  logger: Logger,
-): Promise<DeliveryOutcome[]> {
+async function deliverTogether<DB extends OutboxTables>(delivery: Delivery<DB>, events: readonly EventJobData[]): Promise<DeliveryOutcome[]> {
+  const { db, consumer, clock, logger } = delivery;
   const read = events.map((data) => readEvent(consumer, data));
   if (read.some((event) => 'unreadable' in event)) throw new Error('the batch holds an event the consumer cannot read');
   return db.transaction().execute(async (trx) => {
@@ -183,7 +186,7 @@ async function deliverTogether<DB extends OutboxTables>(
         WHERE processed_events.outcome = 'failed'
       RETURNING event_id`.execute(trx);
     const claimed = new Set(claimedRows.map((row) => row.event_id));
-    if (consumer.handleBatch) return applyBatch(trx, consumer, read as OutboxEvent[], claimed, clock, logger);
+    if (consumer.handleBatch) return applyBatch(trx, delivery, read as OutboxEvent[], claimed);
     const outcomes: DeliveryOutcome[] = [];
     for (const event of read as OutboxEvent[]) {
       if (!claimed.has(event.id)) {
@@ -205,11 +208,9 @@ async function deliverTogether<DB extends OutboxTables>(
 /** The claimed events of a batch through the consumer's batch form; the others are duplicates. */
 async function applyBatch<DB extends OutboxTables>(
   trx: Transaction<DB>,
-  consumer: EventConsumer<DB, EventType>,
+  { consumer, clock, logger }: Delivery<DB>,
   events: readonly OutboxEvent[],
   claimed: ReadonlySet<string>,
-  clock: Clock,
-  logger: Logger,
 ): Promise<DeliveryOutcome[]> {
   const applying = events.filter((event) => claimed.has(event.id)) as OutboxEventOf<EventType>[];
   const ignored = applying.length === 0 ? new Map<string, string>() : await consumer.handleBatch!(trx, applying, { now: clock.now(), logger });
@@ -234,6 +235,7 @@ export function eventProcessor<DB extends OutboxTables>(
   logger: Logger,
   afterEach?: (data: EventJobData) => Promise<void>,
 ): JobProcessor<ConsumerJobData> {
+  const delivery: Delivery<DB> = { db, consumer, clock, logger };
   return async (data, _job, signal) => {
     let events = eventsOfJob(data);
     if (events.length > 1) {
@@ -244,12 +246,12 @@ export function eventProcessor<DB extends OutboxTables>(
       // their processed_events rows). Any failure there rolls it back, and the events are
       // delivered one by one below, so that only the failing one waits for the retry.
       const total = eventsOfJob(data).length;
-      if (consumer.shortcutBatch) events = await withoutBatchShortcut(db, consumer, events, clock, logger);
-      else if (consumer.shortcut) events = await withoutShortcut(db, consumer, events, clock, logger);
+      if (consumer.shortcutBatch) events = await withoutBatchShortcut(delivery, events);
+      else if (consumer.shortcut) events = await withoutShortcut(delivery, events);
       const together =
         events.length < 2 || signal?.aborted
           ? undefined
-          : await deliverTogether(db, consumer, events, clock, logger).catch((error: unknown) => {
+          : await deliverTogether(delivery, events).catch((error: unknown) => {
               // Handed back at shutdown meanwhile: no second try here (the database may be closing).
               if (signal?.aborted) throw error;
               logger.warn(
@@ -288,11 +290,8 @@ export function eventProcessor<DB extends OutboxTables>(
 
 /** The events of a batch that the consumer's shortcut did not record (nothing to do for them). */
 async function withoutShortcut<DB extends OutboxTables>(
-  db: Kysely<DB>,
-  consumer: EventConsumer<DB, EventType>,
+  { db, consumer, clock, logger }: Delivery<DB>,
   events: readonly EventJobData[],
-  clock: Clock,
-  logger: Logger,
 ): Promise<EventJobData[]> {
   const left: EventJobData[] = [];
   for (const data of events) {
@@ -304,11 +303,8 @@ async function withoutShortcut<DB extends OutboxTables>(
 
 /** The events of a batch that the consumer's batch shortcut did not record, in one statement for all. */
 async function withoutBatchShortcut<DB extends OutboxTables>(
-  db: Kysely<DB>,
-  consumer: EventConsumer<DB, EventType>,
+  { db, consumer, clock, logger }: Delivery<DB>,
   events: readonly EventJobData[],
-  clock: Clock,
-  logger: Logger,
 ): Promise<EventJobData[]> {
   const readable = events.map((data) => readEvent(consumer, data)).filter((event): event is OutboxEvent => !('unreadable' in event));
   if (readable.length === 0) return [...events];
