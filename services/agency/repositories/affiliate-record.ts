@@ -90,3 +90,18 @@ export function toAffiliateRecord(row: AffiliateRow, codes: AffiliateCodeRecord[
     flagReason: flagged ? row.flag_reason : null,
   };
 }
+
+/** An affiliate as the lists of masters and of a master's sub-affiliates name it. */
+export interface AffiliateSummaryRecord {
+  id: string;
+  user: UserIdentifier;
+  name: string;
+  status: AffiliateStatus;
+}
+
+/** The columns of `affiliates as a` that an affiliate's summary is read from (toAffiliateSummary). */
+export const AFFILIATE_SUMMARY_COLUMNS = ['a.id', 'a.identifier', 'a.identifier_type', 'a.name', 'a.status'] as const;
+
+export function toAffiliateSummary(row: Pick<AffiliateRow, 'id' | 'identifier' | 'identifier_type' | 'name' | 'status'>): AffiliateSummaryRecord {
+  return { id: row.id, user: { identifier: row.identifier, identifierType: row.identifier_type }, name: row.name, status: row.status };
+}

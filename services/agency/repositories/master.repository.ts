@@ -3,8 +3,8 @@ import { isUniqueViolation } from '../../platform/db/errors';
 import type { UserIdentifier } from '../../rules/identifiers';
 import type { Page } from '../../rules/pagination';
 import type { AgencyDatabase } from '../database';
-import type { AffiliateStatus } from '../domain/vocabulary';
 import { findAffiliateId, lockAffiliatesById } from './affiliate-lock';
+import { AFFILIATE_SUMMARY_COLUMNS, type AffiliateSummaryRecord, toAffiliateSummary } from './affiliate-record';
 import type { AffiliateRefRecord } from './referral.repository';
 
 export interface SpreadPeriodRecord {
@@ -13,12 +13,8 @@ export interface SpreadPeriodRecord {
   validTo: Date | null;
 }
 
-export interface MasterRecord {
-  /** The master's affiliate id. */
-  id: string;
-  user: UserIdentifier;
-  name: string;
-  status: AffiliateStatus;
+/** `id` is the master's affiliate id. */
+export interface MasterRecord extends AffiliateSummaryRecord {
   spreadBps: number;
   subAffiliatesCount: number;
   designatedAt: Date;
@@ -288,11 +284,7 @@ export class MasterRepository {
       .innerJoin('affiliates as a', 'a.id', 'd.affiliate_id')
       .innerJoin('agency_spreads as s', (join) => join.onRef('s.master_id', '=', 'a.id').on('s.valid_to', 'is', null))
       .select((eb) => [
-        'a.id',
-        'a.identifier',
-        'a.identifier_type',
-        'a.name',
-        'a.status',
+        ...AFFILIATE_SUMMARY_COLUMNS,
         's.spread_bps',
         'd.designated_at',
         eb
@@ -311,10 +303,7 @@ type MasterRow = Awaited<ReturnType<ReturnType<MasterRepository['selectMasters']
 
 function toMaster(row: MasterRow): MasterRecord {
   return {
-    id: row.id,
-    user: { identifier: row.identifier, identifierType: row.identifier_type },
-    name: row.name,
-    status: row.status,
+    ...toAffiliateSummary(row),
     spreadBps: row.spread_bps,
     subAffiliatesCount: Number(row.sub_affiliates_count ?? 0),
     designatedAt: row.designated_at,
