@@ -3,6 +3,7 @@ import type { IdentifierType } from '../rules/identifiers';
 import type { OutboxTables } from '../platform/outbox/tables';
 import type { TaxRecordStatus } from '../rules/tax-status-rule';
 import type { AffiliateStatus, ApplicationStatus } from './domain/vocabulary';
+import type { Nullable, Timestamp } from '../platform/db/column-types';
 
 /** The agency schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
 export interface AgencyDatabase extends AgencyProgramTables, AffiliateMetricsTables, OutboxTables {
@@ -15,11 +16,8 @@ export interface AgencyDatabase extends AgencyProgramTables, AffiliateMetricsTab
   tax_requirements: TaxRequirementTable;
 }
 
-type Timestamp = Date;
-type Nullable<T> = T | null;
-
-/** One per user per project. */
-export interface AffiliateTable {
+/** What an affiliate and an application both keep of their user (an approved application's become its affiliate's). */
+interface ProfileColumns {
   id: Generated<string>;
   project_id: string;
   /** Written only from a checked identifier (services/rules/identifiers.ts). */
@@ -28,6 +26,10 @@ export interface AffiliateTable {
   name: string;
   /** ISO 3166-1 alpha-2. */
   region: Nullable<string>;
+}
+
+/** One per user per project. */
+export interface AffiliateTable extends ProfileColumns {
   /** The current status; affiliate_suspensions holds every suspension period, for attribution at past moments, and affiliate_flags every flag period. */
   status: AffiliateStatus;
   joined_at: Timestamp;
@@ -160,14 +162,7 @@ export interface TierProtectionTable {
 }
 
 /** An affiliate application (specification §2.10, §3.2). */
-export interface ApplicationTable {
-  id: Generated<string>;
-  project_id: string;
-  /** Written only from a checked identifier. */
-  identifier_type: IdentifierType;
-  identifier: string;
-  name: string;
-  region: Nullable<string>;
+export interface ApplicationTable extends ProfileColumns {
   message: Nullable<string>;
   /** The code the applicant would like. */
   code: Nullable<string>;

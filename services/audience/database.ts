@@ -2,6 +2,7 @@ import type { IdentifierType } from '../rules/identifiers';
 import type { ColumnType, Generated } from 'kysely';
 import type { OutboxTables } from '../platform/outbox/tables';
 import type { EntryBatchStatus, EntryKind, EntrySource, EvaluationStatus } from './domain/vocabulary';
+import type { Timestamp } from '../platform/db/column-types';
 
 /** The audience schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
 export interface AudienceDatabase extends OutboxTables {
@@ -17,8 +18,6 @@ export interface AudienceDatabase extends OutboxTables {
   segment_evaluations: SegmentEvaluationTable;
   pending_matches: PendingMatchTable;
 }
-
-type Timestamp = Date;
 
 export interface SegmentTable {
   id: Generated<string>;

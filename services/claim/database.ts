@@ -3,6 +3,7 @@ import type { IdentifierType } from '../rules/identifiers';
 import type { ReviewTables } from './review-tables';
 import type { OutboxTables } from '../platform/outbox/tables';
 import type { ClaimCheckStatus, ClaimReason, ConversionStatus, CurrencyType, LeaderboardUserType, MovementKind } from './domain/vocabulary';
+import type { Nullable, Timestamp } from '../platform/db/column-types';
 
 /** The claim schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
 export interface ClaimDatabase extends OutboxTables, ReviewTables {
@@ -21,8 +22,6 @@ export interface ClaimDatabase extends OutboxTables, ReviewTables {
   chain_cursors: ChainCursorTable;
 }
 
-type Timestamp = Date;
-type Nullable<T> = T | null;
 /** NUMERIC(78,0) base units: bigint both ways (services/platform/db/type-parsers.ts). */
 type Money = ColumnType<bigint, bigint, bigint>;
 /** A fractional NUMERIC (USD): written as a decimal string, selected as text (the type parser refuses fractions as bigint). */

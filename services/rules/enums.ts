@@ -15,6 +15,13 @@ type Unnamed = 'UNSPECIFIED' | 'UNRECOGNIZED';
 /** The API spelling of an enum's values: `EnumName<typeof FormType>` is 'w9' | 'w8ben' | 'w8bene'. */
 export type EnumName<E extends ProtoEnum> = Lowercase<Exclude<Extract<keyof E, string>, Unnamed>>;
 
+/**
+ * The API spelling of every enum of a generated enums module, by the enum's name: a service's
+ * vocabulary.ts names each of its vocabularies from it (`Vocabularies<typeof enums>['FormType']` is
+ * 'w9' | 'w8ben' | 'w8bene'); the module's other exports (its JSON helpers) are no vocabularies.
+ */
+export type Vocabularies<M> = { [K in keyof M as M[K] extends ProtoEnum ? K : never]: M[K] extends ProtoEnum ? EnumName<M[K]> : never };
+
 /** The enum's own type, e.g. FormType (its numeric members). */
 export type EnumValue<E extends ProtoEnum> = E[Extract<keyof E, string>] & number;
 

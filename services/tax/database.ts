@@ -2,6 +2,7 @@ import type { IdentifierType } from '../rules/identifiers';
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { OutboxTables } from '../platform/outbox/tables';
 import type { ActorType, Chapter3Status, FormType, RecordStatus, TaxClassification, TinType, W8ExpiryRule } from './domain/vocabulary';
+import type { Nullable, Timestamp } from '../platform/db/column-types';
 
 /** The tax schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
 export interface TaxDatabase extends OutboxTables {
@@ -11,12 +12,10 @@ export interface TaxDatabase extends OutboxTables {
   tax_audit_log: TaxAuditLogTable;
 }
 
-type Timestamp = Date;
 /** A DATE column: YYYY-MM-DD text both ways (services/platform/db/type-parsers.ts), never a local-time Date. */
 type DateColumn = ColumnType<string, string, string>;
 /** A jsonb column: written as JSON text (or NULL), read back parsed. */
 type Json<T> = ColumnType<T, string | null, string | null>;
-type Nullable<T> = T | null;
 
 export interface AddressJson {
   line1: string;

@@ -5,7 +5,8 @@ import type { AffiliateHistoryRepository } from '../repositories/affiliate-histo
 import type { AffiliateStatsRepository, DailyFiguresRecord } from '../repositories/affiliate-stats.repository';
 import type { AffiliateMetricsRecord } from '../repositories/affiliate-metrics.repository';
 import type { ReferredUserRecord, ReferredUsersRepository } from '../repositories/referred-users.repository';
-import { affiliateNotFound, subject, type UserInput } from './affiliate-fields';
+import { affiliateNotFound } from './affiliate-fields';
+import { subject, type UserInput } from '../../rules/subject';
 import type { HistoryEntry, HistoryType } from '../../rules/affiliate-history';
 import { statsRange } from './stats-range';
 import type { ReferredUserSort } from './vocabulary';

@@ -1,26 +1,7 @@
 import { isCountryCode } from '../../rules/countries';
 import { AGENCY_TEXT_LIMITS, REFERRAL_CODE_RULES } from '../../rules/contract-limits';
 import { type FieldViolation, invalidFields, NotFoundError } from '../../rules/errors';
-import { isUuid } from '../../rules/ids';
-import { normalizeIdentifier, type UserIdentifier } from '../../rules/identifiers';
 import { type Checked, checkText } from '../../rules/text-fields';
-
-/** A user as a request names it, before its identifier is checked. */
-export interface UserInput {
-  identifier: string;
-  identifierType: string;
-}
-
-/** Projects are UUIDs; anything else names no project (and must never reach a uuid column). */
-export function requireProjectId(projectId: string): string {
-  if (!isUuid(projectId)) throw new NotFoundError('PROJECT_NOT_FOUND', 'no project with this id');
-  return projectId;
-}
-
-/** The project, and the user in its canonical form (an invalid identifier is refused naming `user.…`). */
-export function subject(projectId: string, user: UserInput): { projectId: string; user: UserIdentifier } {
-  return { projectId: requireProjectId(projectId), user: normalizeIdentifier(user.identifier, user.identifierType, 'user') };
-}
 
 /** A referral code: 3 to 32 of [A-Za-z0-9_-], kept as written (matching ignores letter case). */
 export function checkCode(value: string, field = 'code'): Checked<string> {

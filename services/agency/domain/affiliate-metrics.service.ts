@@ -2,7 +2,7 @@ import type { Clock } from '../../platform/clock';
 import { isUuid } from '../../rules/ids';
 import type { Logger } from '../../platform/logger';
 import type { AffiliateMetricsRepository, ConversionFact, MetricCurrency } from '../repositories/affiliate-metrics.repository';
-import { requireProjectId } from './affiliate-fields';
+import { requireProjectId } from '../../rules/subject';
 
 /** The claim service's paid conversions, page by page (ListPaidConversions over gRPC in the service). */
 export interface PaidConversionSource {

@@ -8,17 +8,8 @@ import { type AffiliateMetricsRecord, EMPTY_METRICS } from '../repositories/affi
 import { type AffiliateFilters, type AffiliateListRecord, type AffiliateSort, DEFAULT_AFFILIATE_SORT } from '../repositories/affiliate-list';
 import type { AffiliateRecord } from '../repositories/affiliate-record';
 import type { AffiliateRepository } from '../repositories/affiliate.repository';
-import {
-  affiliateNotFound,
-  checkCode,
-  checkName,
-  checkReason,
-  checkRegion,
-  requireProjectId,
-  subject,
-  throwIfInvalid,
-  type UserInput,
-} from './affiliate-fields';
+import { affiliateNotFound, checkCode, checkName, checkReason, checkRegion, throwIfInvalid } from './affiliate-fields';
+import { requireProjectId, subject, type UserInput } from '../../rules/subject';
 import { checkAudienceFilters } from './audience-filters';
 import { checkConversionFilter } from './conversion-filter';
 import type { AffiliateStatus } from './vocabulary';

@@ -17,7 +17,8 @@ import type { AffiliateRecord } from '../repositories/affiliate-record';
 import type { AffiliateRepository } from '../repositories/affiliate.repository';
 import type { OutboxWaker } from '../../platform/outbox/relay';
 import type { ApplicationRecord, ApplicationRepository, TransitionOutcome } from '../repositories/application.repository';
-import { checkCode, checkName, checkReason, checkRegion, requireProjectId, subject, throwIfInvalid, type UserInput } from './affiliate-fields';
+import { checkCode, checkName, checkReason, checkRegion, throwIfInvalid } from './affiliate-fields';
+import { requireProjectId, subject, type UserInput } from '../../rules/subject';
 import type { AudienceDirectory } from './audience-directory';
 import type { ApplicationAction, ApplicationStatus } from './vocabulary';
 

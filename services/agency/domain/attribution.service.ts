@@ -3,7 +3,7 @@ import { DomainError, InvalidArgumentError, invalidFields } from '../../rules/er
 import { normalizeIdentifier } from '../../rules/identifiers';
 import type { AttributionQuery, AttributionRepository } from '../repositories/attribution.repository';
 import type { AffiliateRefRecord } from '../repositories/referral.repository';
-import { requireProjectId, type UserInput } from './affiliate-fields';
+import { requireProjectId, type UserInput } from '../../rules/subject';
 import type { AffiliateStatus, AttributionOutcome } from './vocabulary';
 
 export interface AttributionItemInput {

@@ -9,7 +9,8 @@ import type { EarningRecord } from '../repositories/affiliate-metrics.repository
 import type { MasterMetricsRepository, SubAffiliateQuery, SubAffiliateRecord } from '../repositories/master-metrics.repository';
 import type { BindRefusal, MasterActor, MasterRecord, MasterRepository, SpreadPeriodRecord } from '../repositories/master.repository';
 import type { AffiliateRefRecord } from '../repositories/referral.repository';
-import { affiliateNotFound, requireProjectId, subject, type UserInput } from './affiliate-fields';
+import { affiliateNotFound } from './affiliate-fields';
+import { requireProjectId, subject, type UserInput } from '../../rules/subject';
 
 /** A master with its figures from the metrics projection. */
 export interface MasterView extends MasterRecord {

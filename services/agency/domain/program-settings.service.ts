@@ -3,7 +3,7 @@ import { invalidFields } from '../../rules/errors';
 import type { Logger } from '../../platform/logger';
 import { linkTemplateViolations, programUrlViolations } from '../../rules/referral-link';
 import type { ProgramSettingsChanges, ProgramSettingsRecord, ProgramSettingsRepository } from '../repositories/program-settings.repository';
-import { requireProjectId } from './affiliate-fields';
+import { requireProjectId } from '../../rules/subject';
 
 export interface ProgramSettingsUpdate {
   /** Which fields to change: "program_url", "link_template". A listed field left undefined or null is cleared. */

@@ -3,7 +3,8 @@ import { ConflictError, FailedPreconditionError, NotFoundError } from '../../rul
 import type { Logger } from '../../platform/logger';
 import type { OutboxWaker } from '../../platform/outbox/relay';
 import type { ReferralRecord, ReferralRepository, ReferrerRecord } from '../repositories/referral.repository';
-import { checkCode, subject, throwIfInvalid, type UserInput } from './affiliate-fields';
+import { checkCode, throwIfInvalid } from './affiliate-fields';
+import { subject, type UserInput } from '../../rules/subject';
 
 /**
  * Who referred whom: the first referral of a user wins and is never overwritten;

@@ -4,7 +4,8 @@ import { InvalidArgumentError, invalidFields, NotFoundError } from '../../rules/
 import { isUuid } from '../../rules/ids';
 import type { Logger } from '../../platform/logger';
 import type { TierProtectionRepository } from '../repositories/tier-protection.repository';
-import { affiliateNotFound, subject, type UserInput } from './affiliate-fields';
+import { affiliateNotFound } from './affiliate-fields';
+import { subject, type UserInput } from '../../rules/subject';
 import type { AudienceDirectory } from './audience-directory';
 
 export const DAY_MS = 86_400_000;

@@ -4,7 +4,7 @@ import { optionalEnum, requireEnum, requireField } from '../../rules/fields';
 import type { UnaryHandlers } from '../../platform/grpc/service';
 import { pageInfo, toPage } from '../../rules/pagination';
 import type { AgencyDomain } from '../composition';
-import type { UserInput } from '../domain/affiliate-fields';
+import type { UserInput } from '../../rules/subject';
 import { toAffiliateMessage } from './agency.mappers';
 import { toApplicationMessage, toDecisionResultMessage, toProgramSettingsMessage } from './programs.mappers';
 

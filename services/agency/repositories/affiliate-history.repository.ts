@@ -2,6 +2,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { UserIdentifier } from '../../rules/identifiers';
 import type { Page } from '../../rules/pagination';
 import type { AgencyDatabase } from '../database';
+import { findAffiliateId } from './affiliate-lock';
 
 export interface HistoryRow {
   type: string;
@@ -21,6 +22,46 @@ const iso = (column: string): RawBuilder<string> => sql<string>`to_char(${sql.re
 /** An affiliate as a history entry names it (a master, a sub-affiliate). */
 const ref = (table: string): RawBuilder<unknown> =>
   sql`jsonb_build_object('id', ${sql.ref(`${table}.id`)}, 'identifier', ${sql.ref(`${table}.identifier`)}, 'identifier_type', ${sql.ref(`${table}.identifier_type`)})`;
+
+/**
+ * The two sides of a binding: the sub-affiliate's history names its master, the master's names the
+ * sub-affiliate (each an entry when bound and one when unbound).
+ */
+const BINDING_SIDES = {
+  sub_affiliate: {
+    bound: 'bound_to_master',
+    unbound: 'unbound_from_master',
+    own: 'affiliate_id',
+    other: 'master',
+    otherColumn: 'master_id',
+    alias: 'm',
+  },
+  master: {
+    bound: 'sub_affiliate_bound',
+    unbound: 'sub_affiliate_unbound',
+    own: 'master_id',
+    other: 'affiliate',
+    otherColumn: 'affiliate_id',
+    alias: 'f',
+  },
+} as const;
+
+/** The entries of the affiliate's bindings, on one side of them; an unbinding says whether the master's removal or a designation ended it. */
+function bindingEntries(side: keyof typeof BINDING_SIDES, id: string): Array<RawBuilder<unknown>> {
+  const { bound, unbound, own, other, otherColumn, alias } = BINDING_SIDES[side];
+  const bindings = sql`sub_affiliate_bindings b JOIN affiliates ${sql.raw(alias)} ON ${sql.ref(`${alias}.id`)} = ${sql.ref(`b.${otherColumn}`)}`;
+  return [
+    sql`SELECT ${sql.lit(bound)}, b.bound_from, 'b:' || lpad(b.id::text, 19, '0') || ':0',
+          jsonb_build_object(${sql.lit(other)}, ${ref(alias)}, 'by_api_key_id', b.bound_by)
+        FROM ${bindings} WHERE ${sql.ref(`b.${own}`)} = ${id}`,
+    sql`SELECT ${sql.lit(unbound)}, b.bound_to, 'b:' || lpad(b.id::text, 19, '0') || ':1',
+          jsonb_build_object(${sql.lit(other)}, ${ref(alias)}, 'by_api_key_id', b.unbound_by,
+            'master_removed', b.ended_by_designation_id IS NULL AND d.removed_at IS NOT NULL AND d.removed_at = b.bound_to,
+            'became_master', b.ended_by_designation_id IS NOT NULL)
+        FROM ${bindings} JOIN agency_designations d ON d.id = b.designation_id
+        WHERE ${sql.ref(`b.${own}`)} = ${id} AND b.bound_to IS NOT NULL`,
+  ];
+}
 
 /**
  * One `payouts` entry per UTC day and currency of one kind of payout, with the currency's details
@@ -49,14 +90,7 @@ export class AffiliateHistoryRepository {
 
   /** The affiliate's id, or undefined when the user is no affiliate of the project. */
   async affiliateId(projectId: string, user: UserIdentifier): Promise<string | undefined> {
-    const row = await this.db
-      .selectFrom('affiliates')
-      .select('id')
-      .where('project_id', '=', projectId)
-      .where('identifier_type', '=', user.identifierType)
-      .where('identifier', '=', user.identifier)
-      .executeTakeFirst();
-    return row?.id;
+    return findAffiliateId(this.db, projectId, user);
   }
 
   async page(subject: HistorySubject, now: Date, page: Page): Promise<{ rows: HistoryRow[]; total: number }> {
@@ -151,25 +185,9 @@ export class AffiliateHistoryRepository {
             jsonb_build_object('by_api_key_id', d.removed_by)
           FROM agency_designations d WHERE d.affiliate_id = ${id} AND d.removed_at IS NOT NULL`,
 
-      sql`SELECT 'bound_to_master', b.bound_from, 'b:' || lpad(b.id::text, 19, '0') || ':0',
-            jsonb_build_object('master', ${ref('m')}, 'by_api_key_id', b.bound_by)
-          FROM sub_affiliate_bindings b JOIN affiliates m ON m.id = b.master_id WHERE b.affiliate_id = ${id}`,
-      sql`SELECT 'unbound_from_master', b.bound_to, 'b:' || lpad(b.id::text, 19, '0') || ':1',
-            jsonb_build_object('master', ${ref('m')}, 'by_api_key_id', b.unbound_by,
-              'master_removed', b.ended_by_designation_id IS NULL AND d.removed_at IS NOT NULL AND d.removed_at = b.bound_to,
-              'became_master', b.ended_by_designation_id IS NOT NULL)
-          FROM sub_affiliate_bindings b JOIN affiliates m ON m.id = b.master_id JOIN agency_designations d ON d.id = b.designation_id
-          WHERE b.affiliate_id = ${id} AND b.bound_to IS NOT NULL`,
+      ...bindingEntries('sub_affiliate', id),
       // A master's own history names the sub-affiliates bound to it and unbound from it.
-      sql`SELECT 'sub_affiliate_bound', b.bound_from, 'b:' || lpad(b.id::text, 19, '0') || ':0',
-            jsonb_build_object('affiliate', ${ref('f')}, 'by_api_key_id', b.bound_by)
-          FROM sub_affiliate_bindings b JOIN affiliates f ON f.id = b.affiliate_id WHERE b.master_id = ${id}`,
-      sql`SELECT 'sub_affiliate_unbound', b.bound_to, 'b:' || lpad(b.id::text, 19, '0') || ':1',
-            jsonb_build_object('affiliate', ${ref('f')}, 'by_api_key_id', b.unbound_by,
-              'master_removed', b.ended_by_designation_id IS NULL AND d.removed_at IS NOT NULL AND d.removed_at = b.bound_to,
-              'became_master', b.ended_by_designation_id IS NOT NULL)
-          FROM sub_affiliate_bindings b JOIN affiliates f ON f.id = b.affiliate_id JOIN agency_designations d ON d.id = b.designation_id
-          WHERE b.master_id = ${id} AND b.bound_to IS NOT NULL`,
+      ...bindingEntries('master', id),
 
       // Payouts by UTC day and currency, from the metrics projection's facts (attribution frozen per conversion).
       payoutsByDay('affiliate_payout', sql`f.affiliate_id = ${id} AND f.affiliate_payout > 0`),

@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { UserIdentifier } from '../../rules/identifiers';
 import type { AgencyDatabase } from '../database';
 import type { AffiliateStatus } from '../domain/vocabulary';
@@ -8,8 +8,24 @@ import type { AffiliateStatus } from '../domain/vocabulary';
  * an affiliate (its codes, its tier protections, its status on approval, a master's designation
  * and bindings): concurrent writers for one affiliate run one after the other, so a count or an
  * "end the open one, insert the next" holds until the transaction commits. Every such write takes
- * it here, so they all lock the same row the same way.
+ * it here, so they all lock the same row the same way. Finding an affiliate by its user without
+ * a lock (findAffiliateId) is the same query.
  */
+
+/** The user's affiliate row in the project, as every lookup of an affiliate by its user starts. */
+function affiliateOfUser(db: Kysely<AgencyDatabase>, projectId: string, user: UserIdentifier) {
+  return db
+    .selectFrom('affiliates')
+    .where('project_id', '=', projectId)
+    .where('identifier_type', '=', user.identifierType)
+    .where('identifier', '=', user.identifier);
+}
+
+/** The user's affiliate id in the project, without a lock; undefined when the user is no affiliate. */
+export async function findAffiliateId(db: Kysely<AgencyDatabase>, projectId: string, user: UserIdentifier): Promise<string | undefined> {
+  const row = await affiliateOfUser(db, projectId, user).select('id').executeTakeFirst();
+  return row?.id;
+}
 
 /** Locks the user's affiliate row in the project; its id and status, or undefined when the user is no affiliate. */
 export function lockAffiliate(
@@ -17,14 +33,7 @@ export function lockAffiliate(
   projectId: string,
   user: UserIdentifier,
 ): Promise<{ id: string; status: AffiliateStatus } | undefined> {
-  return trx
-    .selectFrom('affiliates')
-    .select(['id', 'status'])
-    .where('project_id', '=', projectId)
-    .where('identifier_type', '=', user.identifierType)
-    .where('identifier', '=', user.identifier)
-    .forUpdate()
-    .executeTakeFirst();
+  return affiliateOfUser(trx, projectId, user).select(['id', 'status']).forUpdate().executeTakeFirst();
 }
 
 /** Locks these affiliates' rows of the project, in id order, so two transactions locking several never wait on each other crosswise. */

@@ -6,16 +6,12 @@ import type { Page } from '../../rules/pagination';
 import type { AgencyDatabase } from '../database';
 import type { AffiliateStatus } from '../domain/vocabulary';
 import { affiliateCreatedEvent, statusChangedEvent } from './agency-events';
-import { lockAffiliate } from './affiliate-lock';
+import { findAffiliateId, lockAffiliate } from './affiliate-lock';
 import { type AffiliateFilters, type AffiliateListRecord, type AffiliateSort, DEFAULT_AFFILIATE_SORT, listAffiliates } from './affiliate-list';
-import type { AffiliateCodeRecord, AffiliateRecord } from './affiliate-record';
+import { type AffiliateCodeRecord, type AffiliateRecord, type ProfileRecord, profileColumns, toAffiliateRecord } from './affiliate-record';
 import { type AffiliateMetricsRecord, createAffiliateMetrics, metricsOf } from './affiliate-metrics.repository';
 
-export interface NewAffiliate {
-  projectId: string;
-  user: UserIdentifier;
-  name: string;
-  region: string | null;
+export interface NewAffiliate extends ProfileRecord {
   /** Registered in the same transaction: the affiliate is created with it or not at all. */
   code: string | null;
   /** Who created it (the agency.affiliate.created event says so). */
@@ -48,11 +44,7 @@ export class AffiliateRepository {
         const row = await trx
           .insertInto('affiliates')
           .values({
-            project_id: affiliate.projectId,
-            identifier_type: affiliate.user.identifierType,
-            identifier: affiliate.user.identifier,
-            name: affiliate.name,
-            region: affiliate.region,
+            ...profileColumns(affiliate),
             status: 'active',
             joined_at: affiliate.now,
             updated_at: affiliate.now,
@@ -240,14 +232,7 @@ export class AffiliateRepository {
   }
 
   private async exists(trx: Transaction<AgencyDatabase>, projectId: string, user: UserIdentifier): Promise<boolean> {
-    const row = await trx
-      .selectFrom('affiliates')
-      .select('id')
-      .where('project_id', '=', projectId)
-      .where('identifier_type', '=', user.identifierType)
-      .where('identifier', '=', user.identifier)
-      .executeTakeFirst();
-    return row !== undefined;
+    return (await findAffiliateId(trx, projectId, user)) !== undefined;
   }
 
   private selectAffiliates() {
@@ -283,21 +268,7 @@ export class AffiliateRepository {
       list.push({ code: code.code, uses: BigInt(code.uses ?? 0), createdAt: code.created_at });
       byAffiliate.set(code.affiliate_id, list);
     }
-    return rows.map((row) => ({
-      id: row.id,
-      projectId: row.project_id,
-      user: { identifier: row.identifier, identifierType: row.identifier_type },
-      name: row.name,
-      region: row.region,
-      status: row.status,
-      codes: byAffiliate.get(row.id) ?? [],
-      joinedAt: row.joined_at,
-      updatedAt: row.updated_at,
-      suspendedAt: row.status === 'suspended' ? row.suspended_at : null,
-      suspensionReason: row.status === 'suspended' ? row.suspension_reason : null,
-      flaggedAt: row.status === 'flagged' ? row.flagged_at : null,
-      flagReason: row.status === 'flagged' ? row.flag_reason : null,
-    }));
+    return rows.map((row) => toAffiliateRecord(row, byAffiliate.get(row.id) ?? []));
   }
 }
 

@@ -7,15 +7,12 @@ import type { Page } from '../../rules/pagination';
 import type { AgencyDatabase, ApplicationTable } from '../database';
 import type { ApplicationStatus } from '../domain/vocabulary';
 import { affiliateCreatedEvent, applicationDecidedEvent, statusChangedEvent } from './agency-events';
-import { lockAffiliate } from './affiliate-lock';
+import { findAffiliateId, lockAffiliate } from './affiliate-lock';
+import { type ProfileRecord, profileColumns, profileOf } from './affiliate-record';
 import { createAffiliateMetrics } from './affiliate-metrics.repository';
 
-export interface ApplicationRecord {
+export interface ApplicationRecord extends ProfileRecord {
   id: string;
-  projectId: string;
-  user: UserIdentifier;
-  name: string;
-  region: string | null;
   message: string | null;
   code: string | null;
   status: ApplicationStatus;
@@ -30,15 +27,8 @@ export interface ApplicationRecord {
   grantedCode: string | null;
 }
 
-export interface NewApplication {
-  projectId: string;
-  user: UserIdentifier;
-  name: string;
-  region: string | null;
-  message: string | null;
-  code: string | null;
-  now: Date;
-}
+/** What a user submits (the application's record gets the rest), at `now`. */
+export type NewApplication = Pick<ApplicationRecord, 'projectId' | 'user' | 'name' | 'region' | 'message' | 'code'> & { now: Date };
 
 export type SubmitOutcome = ApplicationRecord | 'open_exists' | 'already_affiliate';
 
@@ -64,22 +54,11 @@ export class ApplicationRepository {
   async submit(application: NewApplication): Promise<SubmitOutcome> {
     try {
       return await this.db.transaction().execute(async (trx) => {
-        const affiliate = await trx
-          .selectFrom('affiliates')
-          .select('id')
-          .where('project_id', '=', application.projectId)
-          .where('identifier_type', '=', application.user.identifierType)
-          .where('identifier', '=', application.user.identifier)
-          .executeTakeFirst();
-        if (affiliate) return 'already_affiliate';
+        if ((await findAffiliateId(trx, application.projectId, application.user)) !== undefined) return 'already_affiliate';
         const row = await trx
           .insertInto('applications')
           .values({
-            project_id: application.projectId,
-            identifier_type: application.user.identifierType,
-            identifier: application.user.identifier,
-            name: application.name,
-            region: application.region,
+            ...profileColumns(application),
             message: application.message,
             code: application.code,
             status: 'pending',
@@ -242,11 +221,7 @@ async function activeAffiliate(
   const created = await trx
     .insertInto('affiliates')
     .values({
-      project_id: application.projectId,
-      identifier_type: application.user.identifierType,
-      identifier: application.user.identifier,
-      name: application.name,
-      region: application.region,
+      ...profileColumns(application),
       status: 'active',
       joined_at: now,
       updated_at: now,
@@ -335,10 +310,7 @@ function decidedEvent(application: ApplicationRecord, now: Date): NewOutboxEvent
 function toRecord(row: Selectable<ApplicationTable>): ApplicationRecord {
   return {
     id: row.id,
-    projectId: row.project_id,
-    user: { identifier: row.identifier, identifierType: row.identifier_type },
-    name: row.name,
-    region: row.region,
+    ...profileOf(row),
     message: row.message,
     code: row.code,
     status: row.status,

@@ -1,15 +1,11 @@
 import { type Kysely, sql } from 'kysely';
-import type { UserIdentifier } from '../../rules/identifiers';
 import type { Page } from '../../rules/pagination';
 import type { AgencyDatabase } from '../database';
-import type { AffiliateStatus, SortOrder, SubAffiliateSort } from '../domain/vocabulary';
+import type { SortOrder, SubAffiliateSort } from '../domain/vocabulary';
 import { type AffiliateMetricsRecord, type EarningRecord, EMPTY_METRICS, metricsOf, toEarningRecord } from './affiliate-metrics.repository';
+import { AFFILIATE_SUMMARY_COLUMNS, type AffiliateSummaryRecord, toAffiliateSummary } from './affiliate-record';
 
-export interface SubAffiliateRecord {
-  id: string;
-  user: UserIdentifier;
-  name: string;
-  status: AffiliateStatus;
+export interface SubAffiliateRecord extends AffiliateSummaryRecord {
   /** Its latest binding to this master: [boundAt, unboundAt). */
   boundAt: Date;
   unboundAt: Date | null;
@@ -91,11 +87,7 @@ export class MasterMetricsRepository {
     }[query.sort];
     const rows = await base
       .select((eb) => [
-        'a.id',
-        'a.identifier',
-        'a.identifier_type',
-        'a.name',
-        'a.status',
+        ...AFFILIATE_SUMMARY_COLUMNS,
         'l.bound_from',
         'l.bound_to',
         eb.cast<string>(eb.fn.coalesce('sm.volume_usd', sql.lit(0)), 'text').as('referred_volume_usd'),
@@ -125,10 +117,7 @@ export class MasterMetricsRepository {
       records: rows.map((row) => {
         const figures = own.get(row.id) ?? EMPTY_METRICS;
         return {
-          id: row.id,
-          user: { identifier: row.identifier, identifierType: row.identifier_type },
-          name: row.name,
-          status: row.status,
+          ...toAffiliateSummary(row),
           boundAt: row.bound_from,
           unboundAt: row.bound_to,
           bound: row.bound_to === null,

@@ -3,8 +3,8 @@ import { isUniqueViolation } from '../../platform/db/errors';
 import type { UserIdentifier } from '../../rules/identifiers';
 import type { Page } from '../../rules/pagination';
 import type { AgencyDatabase } from '../database';
-import type { AffiliateStatus } from '../domain/vocabulary';
-import { lockAffiliatesById } from './affiliate-lock';
+import { findAffiliateId, lockAffiliatesById } from './affiliate-lock';
+import { AFFILIATE_SUMMARY_COLUMNS, type AffiliateSummaryRecord, toAffiliateSummary } from './affiliate-record';
 import type { AffiliateRefRecord } from './referral.repository';
 
 export interface SpreadPeriodRecord {
@@ -13,12 +13,8 @@ export interface SpreadPeriodRecord {
   validTo: Date | null;
 }
 
-export interface MasterRecord {
-  /** The master's affiliate id. */
-  id: string;
-  user: UserIdentifier;
-  name: string;
-  status: AffiliateStatus;
+/** `id` is the master's affiliate id. */
+export interface MasterRecord extends AffiliateSummaryRecord {
   spreadBps: number;
   subAffiliatesCount: number;
   designatedAt: Date;
@@ -51,7 +47,7 @@ export interface MasterActor {
   apiKeyId: string | null;
 }
 
-interface LockedAffiliate {
+interface AffiliateRelationRow {
   id: string;
   identifier: string;
   identifier_type: UserIdentifier['identifierType'];
@@ -74,24 +70,18 @@ export class MasterRepository {
   async designate(projectId: string, user: UserIdentifier, spreadBps: number, actor: MasterActor, now: Date): Promise<DesignateOutcome> {
     try {
       return await this.db.transaction().execute(async (trx) => {
-        const affiliate = await trx
-          .selectFrom('affiliates')
-          .select('id')
-          .where('project_id', '=', projectId)
-          .where('identifier_type', '=', user.identifierType)
-          .where('identifier', '=', user.identifier)
-          .executeTakeFirst();
-        if (!affiliate) return { kind: 'no_affiliate' };
-        const [locked] = await lockAffiliates(trx, projectId, [affiliate.id]);
+        const affiliateId = await findAffiliateId(trx, projectId, user);
+        if (affiliateId === undefined) return { kind: 'no_affiliate' };
+        const [locked] = await lockAffiliates(trx, projectId, [affiliateId]);
         if (locked?.designation_id) return { kind: 'already_master' };
         const designation = await trx
           .insertInto('agency_designations')
-          .values({ project_id: projectId, affiliate_id: affiliate.id, designated_at: now, designated_by: actor.apiKeyId })
+          .values({ project_id: projectId, affiliate_id: affiliateId, designated_at: now, designated_by: actor.apiKeyId })
           .returning('id')
           .executeTakeFirstOrThrow();
         await trx
           .insertInto('agency_spreads')
-          .values({ designation_id: designation.id, master_id: affiliate.id, spread_bps: spreadBps, valid_from: now, set_by: actor.apiKeyId })
+          .values({ designation_id: designation.id, master_id: affiliateId, spread_bps: spreadBps, valid_from: now, set_by: actor.apiKeyId })
           .execute();
         // A sub-affiliate becomes a master: its binding ends now, naming this designation (both histories show why).
         // Its row lock keeps binds out; an unbind or its master's removal closing the binding meanwhile leaves nothing to close here.
@@ -102,12 +92,12 @@ export class MasterRepository {
             unbound_by: actor.apiKeyId,
             ended_by_designation_id: designation.id,
           })
-          .where('affiliate_id', '=', affiliate.id)
+          .where('affiliate_id', '=', affiliateId)
           .where('bound_to', 'is', null)
           .returning('master_id')
           .executeTakeFirst();
         const unboundFrom = unbound ? await affiliateRef(trx, unbound.master_id) : null;
-        return { kind: 'designated', masterId: affiliate.id, unboundFrom };
+        return { kind: 'designated', masterId: affiliateId, unboundFrom };
       });
     } catch (error) {
       if (isUniqueViolation(error, 'agency_designations_one_open')) return { kind: 'already_master' };
@@ -282,26 +272,8 @@ export class MasterRepository {
   async relationsOf(affiliateIds: readonly string[]): Promise<Map<string, MasterRelation>> {
     const relations = new Map<string, MasterRelation>();
     if (affiliateIds.length === 0) return relations;
-    const rows = await this.db
-      .selectFrom('affiliates as a')
-      .leftJoin('agency_designations as d', (join) => join.onRef('d.affiliate_id', '=', 'a.id').on('d.removed_at', 'is', null))
-      .leftJoin('sub_affiliate_bindings as b', (join) => join.onRef('b.affiliate_id', '=', 'a.id').on('b.bound_to', 'is', null))
-      .leftJoin('affiliates as m', 'm.id', 'b.master_id')
-      .select([
-        'a.id',
-        'd.id as designation_id',
-        'm.id as master_id',
-        'm.identifier as master_identifier',
-        'm.identifier_type as master_identifier_type',
-      ])
-      .where('a.id', 'in', affiliateIds)
-      .execute();
-    for (const row of rows) {
-      const master =
-        row.master_id && row.master_identifier && row.master_identifier_type
-          ? { id: row.master_id, user: { identifier: row.master_identifier, identifierType: row.master_identifier_type } }
-          : null;
-      relations.set(row.id, { master, isMaster: row.designation_id !== null });
+    for (const row of await affiliateRelations(this.db, affiliateIds).execute()) {
+      relations.set(row.id, { master: row.bound_master_id === null ? null : boundMaster(row), isMaster: row.designation_id !== null });
     }
     return relations;
   }
@@ -312,11 +284,7 @@ export class MasterRepository {
       .innerJoin('affiliates as a', 'a.id', 'd.affiliate_id')
       .innerJoin('agency_spreads as s', (join) => join.onRef('s.master_id', '=', 'a.id').on('s.valid_to', 'is', null))
       .select((eb) => [
-        'a.id',
-        'a.identifier',
-        'a.identifier_type',
-        'a.name',
-        'a.status',
+        ...AFFILIATE_SUMMARY_COLUMNS,
         's.spread_bps',
         'd.designated_at',
         eb
@@ -335,10 +303,7 @@ type MasterRow = Awaited<ReturnType<ReturnType<MasterRepository['selectMasters']
 
 function toMaster(row: MasterRow): MasterRecord {
   return {
-    id: row.id,
-    user: { identifier: row.identifier, identifierType: row.identifier_type },
-    name: row.name,
-    status: row.status,
+    ...toAffiliateSummary(row),
     spreadBps: row.spread_bps,
     subAffiliatesCount: Number(row.sub_affiliates_count ?? 0),
     designatedAt: row.designated_at,
@@ -352,7 +317,7 @@ async function affiliateRef(trx: Transaction<AgencyDatabase>, id: string): Promi
   return { id: row.id, user: { identifier: row.identifier, identifierType: row.identifier_type } };
 }
 
-function boundMaster(row: LockedAffiliate): AffiliateRefRecord {
+function boundMaster(row: AffiliateRelationRow): AffiliateRefRecord {
   return { id: row.bound_master_id!, user: { identifier: row.bound_master_identifier!, identifierType: row.bound_master_identifier_type! } };
 }
 
@@ -360,10 +325,15 @@ function boundMaster(row: LockedAffiliate): AffiliateRefRecord {
  * Locks affiliates' rows (in id order, so two requests never wait on each other crosswise) and
  * reads, for each, its open designation and its open binding with that master.
  */
-async function lockAffiliates(trx: Transaction<AgencyDatabase>, projectId: string, ids: readonly string[]): Promise<LockedAffiliate[]> {
+async function lockAffiliates(trx: Transaction<AgencyDatabase>, projectId: string, ids: readonly string[]): Promise<AffiliateRelationRow[]> {
   if (ids.length === 0) return [];
   await lockAffiliatesById(trx, projectId, ids);
-  return trx
+  return affiliateRelations(trx, ids).where('a.project_id', '=', projectId).execute();
+}
+
+/** Affiliates with their open designation (a master's) and the master of their open binding (a sub-affiliate's). */
+function affiliateRelations(db: Kysely<AgencyDatabase>, ids: readonly string[]) {
+  return db
     .selectFrom('affiliates as a')
     .leftJoin('agency_designations as d', (join) => join.onRef('d.affiliate_id', '=', 'a.id').on('d.removed_at', 'is', null))
     .leftJoin('sub_affiliate_bindings as b', (join) => join.onRef('b.affiliate_id', '=', 'a.id').on('b.bound_to', 'is', null))
@@ -377,9 +347,7 @@ async function lockAffiliates(trx: Transaction<AgencyDatabase>, projectId: strin
       'm.identifier as bound_master_identifier',
       'm.identifier_type as bound_master_identifier_type',
     ])
-    .where('a.project_id', '=', projectId)
-    .where('a.id', 'in', ids)
-    .execute();
+    .where('a.id', 'in', ids);
 }
 
 /** The master's open designation, its affiliate row locked (so spread changes and removal run one at a time). */

@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { type Kysely, type RawBuilder, type Selectable, sql, type Transaction } from 'kysely';
 import { isForeignKeyViolation } from '../../platform/db/errors';
 import type { IdentifierType, UserIdentifier } from '../../rules/identifiers';
 import { appendOutboxEvents } from '../../platform/outbox/append';
@@ -145,16 +145,11 @@ export class EntryRepository {
   async findUserAudiences(lookups: Array<{ projectId: string; user: UserIdentifier }>): Promise<UserAudienceRecord[][]> {
     const found: UserAudienceRecord[][] = lookups.map(() => []);
     if (lookups.length === 0) return found;
-    // Raw: the builder cannot say a multi-array unnest WITH ORDINALITY, which keeps each answer tied to its lookup.
+    // Raw: the builder cannot say a multi-array unnest WITH ORDINALITY (lookupEntries), which keeps each answer tied to its lookup.
     const { rows } = await sql<UserAudienceRow>`
       SELECT l.ord::int AS ord, s.id, s.name,
              b.name AS badge_name, b.description AS badge_description, b.image_url AS badge_image
-      FROM unnest(${lookups.map((l) => l.projectId)}::uuid[],
-                  ${lookups.map((l) => l.user.identifier)}::text[],
-                  ${lookups.map((l) => l.user.identifierType)}::text[])
-             WITH ORDINALITY AS l (project_id, identifier, identifier_type, ord)
-      JOIN entries e
-        ON e.project_id = l.project_id AND e.identifier = l.identifier AND e.identifier_type = l.identifier_type
+      FROM ${lookupEntries(lookups)}
       JOIN segments s ON s.id = e.segment_id
       LEFT JOIN badges b ON b.segment_id = s.id
       ORDER BY l.ord, s.created_at, s.id`.execute(this.db);
@@ -180,12 +175,7 @@ export class EntryRepository {
     // Raw: as findUserAudiences (a multi-array unnest WITH ORDINALITY), plus DISTINCT ON to keep each user's best tier.
     const { rows } = await sql<UserTierRow>`
       SELECT DISTINCT ON (l.ord) l.ord::int AS ord, s.id AS segment_id, s.name, s.tier_rank
-      FROM unnest(${lookups.map((l) => l.projectId)}::uuid[],
-                  ${lookups.map((l) => l.user.identifier)}::text[],
-                  ${lookups.map((l) => l.user.identifierType)}::text[])
-             WITH ORDINALITY AS l (project_id, identifier, identifier_type, ord)
-      JOIN entries e
-        ON e.project_id = l.project_id AND e.identifier = l.identifier AND e.identifier_type = l.identifier_type
+      FROM ${lookupEntries(lookups)}
       JOIN segments s ON s.id = e.segment_id AND s.tier_rank IS NOT NULL
       ORDER BY l.ord, s.tier_rank DESC`.execute(this.db);
     for (const row of rows) found[row.ord - 1] = { segmentId: row.segment_id, name: row.name, tierRank: row.tier_rank };
@@ -285,4 +275,17 @@ function toRecord(row: Pick<Selectable<EntryTable>, (typeof ENTRY_COLUMNS)[numbe
     source: row.source,
     addedAt: row.added_at,
   };
+}
+
+/**
+ * The lookups numbered in their order (`l`, its `ord` from 1), each joined to its user's entries
+ * (`e`): for a statement that answers many users at once, each answer tied to its lookup.
+ */
+function lookupEntries(lookups: ReadonlyArray<{ projectId: string; user: UserIdentifier }>): RawBuilder<unknown> {
+  return sql`unnest(${lookups.map((l) => l.projectId)}::uuid[],
+                  ${lookups.map((l) => l.user.identifier)}::text[],
+                  ${lookups.map((l) => l.user.identifierType)}::text[])
+             WITH ORDINALITY AS l (project_id, identifier, identifier_type, ord)
+      JOIN entries e
+        ON e.project_id = l.project_id AND e.identifier = l.identifier AND e.identifier_type = l.identifier_type`;
 }

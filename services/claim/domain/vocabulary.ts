@@ -1,29 +1,21 @@
-import {
-  ClaimCheckStatus as ClaimCheckStatusEnum,
-  ClaimReason as ClaimReasonEnum,
-  ConversionStatus as ConversionStatusEnum,
-  ReviewDecision as ReviewDecisionEnum,
-  ReviewRule as ReviewRuleEnum,
-  ReviewStatus as ReviewStatusEnum,
-  CurrencyType as CurrencyTypeEnum,
-  LeaderboardUserType as LeaderboardUserTypeEnum,
-  MovementKind as MovementKindEnum,
-} from '../../../gen/referral/claim/v1/enums';
-import { type EnumName, enumNames } from '../../rules/enums';
+import * as enums from '../../../gen/referral/claim/v1/enums';
+import { enumNames, type Vocabularies } from '../../rules/enums';
 
 /**
  * The claim service's vocabularies, as the domain, the tables and the API spell them
  * ("agency_payout"). Each is derived from its enum in proto/referral/claim/v1/enums.proto: add a
  * value there, and every exhaustive map over it stops compiling until it is handled.
  */
-export type CurrencyType = EnumName<typeof CurrencyTypeEnum>;
-export type ConversionStatus = EnumName<typeof ConversionStatusEnum>;
-export type MovementKind = EnumName<typeof MovementKindEnum>;
-export type ClaimReason = EnumName<typeof ClaimReasonEnum>;
-export type ClaimCheckStatus = EnumName<typeof ClaimCheckStatusEnum>;
-export type LeaderboardUserType = EnumName<typeof LeaderboardUserTypeEnum>;
+type Vocabulary = Vocabularies<typeof enums>;
 
-export const CURRENCY_TYPES = enumNames(CurrencyTypeEnum);
+export type CurrencyType = Vocabulary['CurrencyType'];
+export type ConversionStatus = Vocabulary['ConversionStatus'];
+export type MovementKind = Vocabulary['MovementKind'];
+export type ClaimReason = Vocabulary['ClaimReason'];
+export type ClaimCheckStatus = Vocabulary['ClaimCheckStatus'];
+export type LeaderboardUserType = Vocabulary['LeaderboardUserType'];
+
+export const CURRENCY_TYPES = enumNames(enums.CurrencyType);
 
 /** The claim check a movement accumulates into: one reason per kind (Fuul v2's ClaimReason). */
 export const REASON_OF_KIND: Record<MovementKind, ClaimReason> = {
@@ -33,6 +25,6 @@ export const REASON_OF_KIND: Record<MovementKind, ClaimReason> = {
 };
 
 /** Review rules (docs/claims.md#review-rules): each named as the review setting that sets its limit. */
-export type ReviewRule = EnumName<typeof ReviewRuleEnum>;
-export type ReviewStatus = EnumName<typeof ReviewStatusEnum>;
-export type ReviewDecision = EnumName<typeof ReviewDecisionEnum>;
+export type ReviewRule = Vocabulary['ReviewRule'];
+export type ReviewStatus = Vocabulary['ReviewStatus'];
+export type ReviewDecision = Vocabulary['ReviewDecision'];

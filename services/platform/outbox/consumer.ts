@@ -150,15 +150,17 @@ export async function deliverEvent<DB extends OutboxTables>(
     if (!claimed) return 'duplicate';
     const result = await consumer.handle(trx, event as OutboxEventOf<EventType>, { now: clock.now(), logger });
     if (!result) return 'handled';
-    logger.warn({ consumer: consumer.name, event_id: data.id, event_type: data.type, reason: result.ignored }, 'event ignored by its consumer');
-    await asOutbox(trx)
-      .updateTable('processed_events')
-      .set({ outcome: 'ignored', note: result.ignored })
-      .where('consumer', '=', consumer.name)
-      .where('event_id', '=', data.id)
-      .execute();
+    await markIgnored(trx, consumer.name, data, result.ignored, logger);
     return 'ignored';
   });
+}
+
+/** What every step of a job's delivery works with: the consumer, its database, clock and logger. */
+interface Delivery<DB extends OutboxTables> {
+  db: Kysely<DB>;
+  consumer: EventConsumer<DB, EventType>;
+  clock: Clock;
+  logger: Logger;
 }
 
 /**
@@ -166,13 +168,8 @@ export async function deliverEvent<DB extends OutboxTables>(
  * statement (those claimed before are duplicates), then applies each claimed one in order. Throws
  * (and applies nothing) if any handler throws; an unreadable event is left to deliverEvent.
  */
-async function deliverTogether<DB extends OutboxTables>(
-  db: Kysely<DB>,
-  consumer: EventConsumer<DB, EventType>,
-  events: readonly EventJobData[],
-  clock: Clock,
-  logger: Logger,
-): Promise<DeliveryOutcome[]> {
+async function deliverTogether<DB extends OutboxTables>(delivery: Delivery<DB>, events: readonly EventJobData[]): Promise<DeliveryOutcome[]> {
+  const { db, consumer, clock, logger } = delivery;
   const read = events.map((data) => readEvent(consumer, data));
   if (read.some((event) => 'unreadable' in event)) throw new Error('the batch holds an event the consumer cannot read');
   return db.transaction().execute(async (trx) => {
@@ -189,7 +186,7 @@ async function deliverTogether<DB extends OutboxTables>(
         WHERE processed_events.outcome = 'failed'
       RETURNING event_id`.execute(trx);
     const claimed = new Set(claimedRows.map((row) => row.event_id));
-    if (consumer.handleBatch) return applyBatch(trx, consumer, read as OutboxEvent[], claimed, clock, logger);
+    if (consumer.handleBatch) return applyBatch(trx, delivery, read as OutboxEvent[], claimed);
     const outcomes: DeliveryOutcome[] = [];
     for (const event of read as OutboxEvent[]) {
       if (!claimed.has(event.id)) {
@@ -201,13 +198,7 @@ async function deliverTogether<DB extends OutboxTables>(
         outcomes.push('handled');
         continue;
       }
-      logger.warn({ consumer: consumer.name, event_id: event.id, event_type: event.type, reason: result.ignored }, 'event ignored by its consumer');
-      await asOutbox(trx)
-        .updateTable('processed_events')
-        .set({ outcome: 'ignored', note: result.ignored })
-        .where('consumer', '=', consumer.name)
-        .where('event_id', '=', event.id)
-        .execute();
+      await markIgnored(trx, consumer.name, event, result.ignored, logger);
       outcomes.push('ignored');
     }
     return outcomes;
@@ -217,23 +208,15 @@ async function deliverTogether<DB extends OutboxTables>(
 /** The claimed events of a batch through the consumer's batch form; the others are duplicates. */
 async function applyBatch<DB extends OutboxTables>(
   trx: Transaction<DB>,
-  consumer: EventConsumer<DB, EventType>,
+  { consumer, clock, logger }: Delivery<DB>,
   events: readonly OutboxEvent[],
   claimed: ReadonlySet<string>,
-  clock: Clock,
-  logger: Logger,
 ): Promise<DeliveryOutcome[]> {
   const applying = events.filter((event) => claimed.has(event.id)) as OutboxEventOf<EventType>[];
   const ignored = applying.length === 0 ? new Map<string, string>() : await consumer.handleBatch!(trx, applying, { now: clock.now(), logger });
   for (const [id, reason] of ignored) {
     const event = applying.find((candidate) => candidate.id === id);
-    logger.warn({ consumer: consumer.name, event_id: id, event_type: event?.type, reason }, 'event ignored by its consumer');
-    await asOutbox(trx)
-      .updateTable('processed_events')
-      .set({ outcome: 'ignored', note: reason })
-      .where('consumer', '=', consumer.name)
-      .where('event_id', '=', id)
-      .execute();
+    await markIgnored(trx, consumer.name, { id, type: event?.type }, reason, logger);
   }
   return events.map((event) => (!claimed.has(event.id) ? 'duplicate' : ignored.has(event.id) ? 'ignored' : 'handled'));
 }
@@ -252,6 +235,7 @@ export function eventProcessor<DB extends OutboxTables>(
   logger: Logger,
   afterEach?: (data: EventJobData) => Promise<void>,
 ): JobProcessor<ConsumerJobData> {
+  const delivery: Delivery<DB> = { db, consumer, clock, logger };
   return async (data, _job, signal) => {
     let events = eventsOfJob(data);
     if (events.length > 1) {
@@ -262,12 +246,12 @@ export function eventProcessor<DB extends OutboxTables>(
       // their processed_events rows). Any failure there rolls it back, and the events are
       // delivered one by one below, so that only the failing one waits for the retry.
       const total = eventsOfJob(data).length;
-      if (consumer.shortcutBatch) events = await withoutBatchShortcut(db, consumer, events, clock, logger);
-      else if (consumer.shortcut) events = await withoutShortcut(db, consumer, events, clock, logger);
+      if (consumer.shortcutBatch) events = await withoutBatchShortcut(delivery, events);
+      else if (consumer.shortcut) events = await withoutShortcut(delivery, events);
       const together =
         events.length < 2 || signal?.aborted
           ? undefined
-          : await deliverTogether(db, consumer, events, clock, logger).catch((error: unknown) => {
+          : await deliverTogether(delivery, events).catch((error: unknown) => {
               // Handed back at shutdown meanwhile: no second try here (the database may be closing).
               if (signal?.aborted) throw error;
               logger.warn(
@@ -306,11 +290,8 @@ export function eventProcessor<DB extends OutboxTables>(
 
 /** The events of a batch that the consumer's shortcut did not record (nothing to do for them). */
 async function withoutShortcut<DB extends OutboxTables>(
-  db: Kysely<DB>,
-  consumer: EventConsumer<DB, EventType>,
+  { db, consumer, clock, logger }: Delivery<DB>,
   events: readonly EventJobData[],
-  clock: Clock,
-  logger: Logger,
 ): Promise<EventJobData[]> {
   const left: EventJobData[] = [];
   for (const data of events) {
@@ -322,11 +303,8 @@ async function withoutShortcut<DB extends OutboxTables>(
 
 /** The events of a batch that the consumer's batch shortcut did not record, in one statement for all. */
 async function withoutBatchShortcut<DB extends OutboxTables>(
-  db: Kysely<DB>,
-  consumer: EventConsumer<DB, EventType>,
+  { db, consumer, clock, logger }: Delivery<DB>,
   events: readonly EventJobData[],
-  clock: Clock,
-  logger: Logger,
 ): Promise<EventJobData[]> {
   const readable = events.map((data) => readEvent(consumer, data)).filter((event): event is OutboxEvent => !('unreadable' in event));
   if (readable.length === 0) return [...events];
@@ -360,6 +338,26 @@ function readEvent(consumer: Pick<EventConsumerEntry, 'name' | 'eventTypes'>, da
   const payload = EVENT_PAYLOADS[data.type].safeParse(data.payload);
   if (!payload.success) return { unreadable: `the payload does not match the contract of ${data.type}: ${payload.error.message}` };
   return { id: data.id, type: data.type, projectId: data.projectId, payload: payload.data, createdAt: new Date(data.createdAt) };
+}
+
+/**
+ * Turns the claim of an event the handler answered `{ ignored }` for into an `ignored` outcome with
+ * its reason, in the handler's transaction, and says so in the log.
+ */
+async function markIgnored<DB extends OutboxTables>(
+  trx: Transaction<DB>,
+  consumer: string,
+  event: { id: string; type: string | undefined },
+  reason: string,
+  logger: Logger,
+): Promise<void> {
+  logger.warn({ consumer, event_id: event.id, event_type: event.type, reason }, 'event ignored by its consumer');
+  await asOutbox(trx)
+    .updateTable('processed_events')
+    .set({ outcome: 'ignored', note: reason })
+    .where('consumer', '=', consumer)
+    .where('event_id', '=', event.id)
+    .execute();
 }
 
 function asOutbox<DB extends OutboxTables>(db: Kysely<DB>): Kysely<OutboxTables> {

@@ -1,6 +1,6 @@
 import type { Page } from '../../rules/pagination';
 import type { AuditEntryRecord, AuditLogRepository } from '../repositories/audit-log.repository';
-import { requireProjectId } from './tax-subject';
+import { requireProjectId } from '../../rules/subject';
 
 export class AuditLogService {
   constructor(private readonly auditLog: AuditLogRepository) {}

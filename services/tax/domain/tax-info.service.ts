@@ -9,7 +9,8 @@ import type { TaxSettingsRepository } from '../repositories/tax-settings.reposit
 import { type TaxFormInput, validateTaxForm } from './tax-form';
 import { maskedView, readableView, type TaxInfoView } from './tax-info-view';
 import { effectiveStatus, recordStatusAt, type TaxStatusView } from './tax-status';
-import { invalidTransition, requireProjectId, taxInfoNotFound, taxSubject, type UserInput } from './tax-subject';
+import { invalidTransition, taxInfoNotFound } from './tax-subject';
+import { requireProjectId, subject, type UserInput } from '../../rules/subject';
 import { CurrentRecordBlocks } from './tax-record';
 import type { TinVault } from './tin-vault';
 import { w8RuleInForce } from './w8-expiry';
@@ -36,7 +37,7 @@ export class TaxInfoService {
    * A project that does not require tax info still accepts forms (its status reads not_required).
    */
   async submit(projectId: string, userInput: UserInput, form: TaxFormInput): Promise<TaxInfoView> {
-    const { user } = taxSubject(projectId, userInput);
+    const { user } = subject(projectId, userInput);
     const now = this.clock.now();
     const settings = await this.settings.get(projectId);
     const validated = validateTaxForm(form, now, w8RuleInForce(settings.w8ExpiryRule));
@@ -63,14 +64,14 @@ export class TaxInfoService {
   }
 
   async getCurrent(projectId: string, userInput: UserInput): Promise<TaxInfoView> {
-    const { user } = taxSubject(projectId, userInput);
+    const { user } = subject(projectId, userInput);
     const record = await this.records.findCurrent(projectId, user);
     if (!record) throw taxInfoNotFound();
     return readableView(record, this.vault, this.clock.now(), this.logger);
   }
 
   async status(projectId: string, userInput: UserInput): Promise<TaxStatusView> {
-    const { user } = taxSubject(projectId, userInput);
+    const { user } = subject(projectId, userInput);
     const [settings, record] = await Promise.all([this.settings.get(projectId), this.records.findCurrent(projectId, user)]);
     return effectiveStatus(user, settings.requireTaxInfo, record, this.clock.now());
   }

@@ -9,7 +9,8 @@ import type { TaxSettingsRepository } from '../repositories/tax-settings.reposit
 import { checkText, LIMITS } from './form-fields';
 import { maskedView, readableView, type TaxInfoView, unmaskedTin, warnUnreadable } from './tax-info-view';
 import { effectiveStatus, recordStatusAt, type TaxStatusView } from './tax-status';
-import { invalidTransition, requireProjectId, taxInfoNotFound, taxSubject, type UserInput } from './tax-subject';
+import { invalidTransition, taxInfoNotFound } from './tax-subject';
+import { requireProjectId, subject, type UserInput } from '../../rules/subject';
 import type { Actor } from './tax-record';
 import type { TinVault } from './tin-vault';
 import type { RecordStatus } from './vocabulary';
@@ -49,7 +50,7 @@ export class TaxReviewService {
     userInput?: UserInput,
   ): Promise<{ records: TaxInfoView[]; total: number }> {
     requireProjectId(projectId);
-    const user = userInput ? taxSubject(projectId, userInput).user : undefined;
+    const user = userInput ? subject(projectId, userInput).user : undefined;
     const now = this.clock.now();
     const { records, total } = await this.records.list(projectId, { status, user }, page, now);
     // One record that does not decrypt shows as unreadable; it never fails the page.
@@ -63,7 +64,7 @@ export class TaxReviewService {
 
   /** submitted -> approved; a W-8 gets its expires_at from the project's expiry rule now (by default 3 years after this approval). */
   async approve(projectId: string, userInput: UserInput, actorKeyId: string): Promise<TaxStatusView> {
-    const { user } = taxSubject(projectId, userInput);
+    const { user } = subject(projectId, userInput);
     const actor = adminActor(actorKeyId);
     const [record, settings] = await Promise.all([this.records.findCurrent(projectId, user), this.settings.get(projectId)]);
     if (!record) throw taxInfoNotFound();
@@ -85,7 +86,7 @@ export class TaxReviewService {
 
   /** submitted or approved -> revoked, with the reason the affiliate will see. */
   async revoke(projectId: string, userInput: UserInput, actorKeyId: string, reasonInput: string): Promise<TaxStatusView> {
-    const { user } = taxSubject(projectId, userInput);
+    const { user } = subject(projectId, userInput);
     const actor = adminActor(actorKeyId);
     const reason = checkText(reasonInput, 'reason', LIMITS.reasonLength);
     if (reason.violations.length > 0) throw invalidFields(reason.violations);
@@ -104,7 +105,7 @@ export class TaxReviewService {
    * the value) is committed before the value is opened: no unaudited read can happen.
    */
   async readUnmasked(projectId: string, userInput: UserInput, actorKeyId: string, requestId: string | null): Promise<UnmaskedTaxInfo> {
-    const { user } = taxSubject(projectId, userInput);
+    const { user } = subject(projectId, userInput);
     const actor = adminActor(actorKeyId);
     const [record, settings] = await Promise.all([this.records.findCurrent(projectId, user), this.settings.get(projectId)]);
     const now = this.clock.now();
@@ -126,7 +127,7 @@ export class TaxReviewService {
 
   /** The conditional update found the record changed under it: say what it is now. */
   private async refuseChanged(projectId: string, userInput: UserInput, target: 'approved' | 'revoked'): Promise<never> {
-    const { user } = taxSubject(projectId, userInput);
+    const { user } = subject(projectId, userInput);
     const record = await this.records.findCurrent(projectId, user);
     if (!record) throw taxInfoNotFound();
     const current = recordStatusAt(record, this.clock.now());

@@ -4,7 +4,7 @@ import type { Logger } from '../../platform/logger';
 import type { Address } from './address';
 import type { TaxSettingsChanges, TaxSettingsRecord, TaxSettingsRepository } from '../repositories/tax-settings.repository';
 import { type AddressInput, checkAddress, checkEmail, checkOneOf, checkOptionalText, LIMITS } from './form-fields';
-import { requireProjectId } from './tax-subject';
+import { requireProjectId } from '../../rules/subject';
 import { checkEin, maskTin } from './tin-rules';
 import type { TinVault } from './tin-vault';
 import { W8_EXPIRY_RULES, type W8ExpiryRule } from './vocabulary';

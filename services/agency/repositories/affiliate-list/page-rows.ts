@@ -4,8 +4,7 @@ import type { IdentifierType } from '../../../rules/identifiers';
 import type { EffectiveTaxStatusName, TaxRecordStatus } from '../../../rules/tax-status-rule';
 import type { AgencyDatabase } from '../../database';
 import type { TierView } from '../../domain/audience-directory';
-import type { AffiliateStatus } from '../../domain/vocabulary';
-import type { AffiliateCodeRecord, AffiliateRecord } from '../affiliate-record';
+import { type AffiliateCodeRecord, type AffiliateRecord, type AffiliateRow, toAffiliateRecord } from '../affiliate-record';
 import type { AffiliateMetricsRecord, EarningRecord } from '../affiliate-metrics.repository';
 import type { MasterRelation } from '../master.repository';
 import { taxStatusOf } from '../tax-status.repository';
@@ -25,20 +24,7 @@ export interface AffiliateListRecord extends AffiliateRecord {
   taxStatus: EffectiveTaxStatusName;
 }
 
-interface PageRow {
-  id: string;
-  project_id: string;
-  identifier_type: IdentifierType;
-  identifier: string;
-  name: string;
-  region: string | null;
-  status: AffiliateStatus;
-  joined_at: Date;
-  updated_at: Date;
-  suspended_at: Date | null;
-  suspension_reason: string | null;
-  flagged_at: Date | null;
-  flag_reason: string | null;
+interface PageRow extends AffiliateRow {
   volume_usd: string | null;
   revenue_usd: string | null;
   conversions: bigint | null;
@@ -148,19 +134,7 @@ function toListRecord(row: PageRow, now: Date): AffiliateListRecord {
     createdAt: new Date(createdAt),
   }));
   return {
-    id: row.id,
-    projectId: row.project_id,
-    user: { identifier: row.identifier, identifierType: row.identifier_type },
-    name: row.name,
-    region: row.region,
-    status: row.status,
-    codes,
-    joinedAt: row.joined_at,
-    updatedAt: row.updated_at,
-    suspendedAt: row.status === 'suspended' ? row.suspended_at : null,
-    suspensionReason: row.status === 'suspended' ? row.suspension_reason : null,
-    flaggedAt: row.status === 'flagged' ? row.flagged_at : null,
-    flagReason: row.status === 'flagged' ? row.flag_reason : null,
+    ...toAffiliateRecord(row, codes),
     // Every affiliate has its metrics row; were one missing, it reads as zeros (as metricsOf answers).
     metrics: {
       volumeUsd: row.volume_usd ?? '0',
