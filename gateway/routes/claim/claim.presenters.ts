@@ -55,6 +55,8 @@ export function presentPayoutTerms(terms: PayoutTerms) {
     })),
     end_user_allowlist_audience_id: terms.endUserAllowlistAudienceId ?? null,
     affiliate_allowlist_audience_id: terms.affiliateAllowlistAudienceId ?? null,
+    hold_days: terms.holdDays,
+    require_approval: terms.requireApproval,
     created_at: required(terms.createdAt, 'created_at').toISOString(),
     updated_at: required(terms.updatedAt, 'updated_at').toISOString(),
   };

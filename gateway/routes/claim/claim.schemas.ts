@@ -97,6 +97,23 @@ export const payoutTermsBody = z.strictObject({
       'An audience of the project (static or dynamic): only affiliates who are its members when the conversion is processed earn ' +
         'their reward, and their master affiliates the spread on it; null or absent: every affiliate may',
     ),
+  hold_days: z
+    .number()
+    .int()
+    .min(0)
+    .max(365)
+    .default(0)
+    .describe(
+      'Days each movement of a conversion paid under these terms waits (`pending`, reason `hold`) before it becomes `available` and ' +
+        'enters an open claim check; 0 or absent: available at once',
+    ),
+  require_approval: z
+    .boolean()
+    .default(false)
+    .describe(
+      'true: each movement waits (`pending`, reason `approval`) until an admin approves it (POST /api/v1/projects/{projectId}/movements/approve) ' +
+        'or declines it; false or absent: no approval needed',
+    ),
 });
 
 export const rewardSchema = z.union([z.object({ fixed: z.string() }), z.object({ bps: z.number().int() })]);
@@ -112,6 +129,8 @@ export const payoutTermsSchema = z.object({
     .string()
     .nullable()
     .describe('Only members of this audience earn the affiliate reward (and their masters the spread); null: everyone may'),
+  hold_days: z.number().int().describe('Days a movement is held before it is available'),
+  require_approval: z.boolean().describe('Whether movements wait for an admin’s approval'),
   created_at: timestamp,
   updated_at: timestamp,
 });

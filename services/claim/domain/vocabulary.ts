@@ -5,6 +5,9 @@ import {
   CurrencyType as CurrencyTypeEnum,
   LeaderboardUserType as LeaderboardUserTypeEnum,
   MovementKind as MovementKindEnum,
+  MovementStatus as MovementStatusEnum,
+  PendingReason as PendingReasonEnum,
+  DecisionOutcome as DecisionOutcomeEnum,
 } from '../../../gen/referral/claim/v1/enums';
 import { type EnumName, enumNames } from '../../rules/enums';
 
@@ -19,6 +22,12 @@ export type MovementKind = EnumName<typeof MovementKindEnum>;
 export type ClaimReason = EnumName<typeof ClaimReasonEnum>;
 export type ClaimCheckStatus = EnumName<typeof ClaimCheckStatusEnum>;
 export type LeaderboardUserType = EnumName<typeof LeaderboardUserTypeEnum>;
+/** Where a movement stands: pending (in no check), available (in a check), declined (never paid). */
+export type MovementStatus = EnumName<typeof MovementStatusEnum>;
+/** Why a pending movement waits. */
+export type PendingReason = EnumName<typeof PendingReasonEnum>;
+/** What an approve or decline did to one conversion's movements. */
+export type DecisionOutcome = EnumName<typeof DecisionOutcomeEnum>;
 
 export const CURRENCY_TYPES = enumNames(CurrencyTypeEnum);
 
