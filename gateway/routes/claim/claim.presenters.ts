@@ -181,7 +181,8 @@ export function presentConversionMovement(movement: Movement) {
 function presentMovementStatus(movement: Movement) {
   const status = nameOf(MovementStatus, movement.status, 'status');
   let payoutStatus: EnumName<typeof ClaimCheckStatus> | 'pending' | 'declined';
-  if (movement.claimCheckStatus !== ClaimCheckStatus.UNSPECIFIED) payoutStatus = nameOf(ClaimCheckStatus, movement.claimCheckStatus, 'claim_check_status');
+  if (movement.claimCheckStatus !== ClaimCheckStatus.UNSPECIFIED)
+    payoutStatus = nameOf(ClaimCheckStatus, movement.claimCheckStatus, 'claim_check_status');
   else if (status === 'available') throw new Error('the service answered an available movement in no claim check');
   else payoutStatus = status;
   return {

@@ -118,7 +118,11 @@ export function toMovementMessage(movement: MovementRecord): Movement {
 }
 
 export function toMovementDecisionMessage(result: DecisionResult): MovementDecision {
-  return { conversionId: result.conversionId, outcome: enumValue(DecisionOutcome, result.outcome), movements: result.movements.map(toMovementMessage) };
+  return {
+    conversionId: result.conversionId,
+    outcome: enumValue(DecisionOutcome, result.outcome),
+    movements: result.movements.map(toMovementMessage),
+  };
 }
 
 /** A side that was not checked against an allowlist could earn: eligible, against no audience. */

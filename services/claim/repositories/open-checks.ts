@@ -16,7 +16,8 @@ export interface Placement {
 }
 
 /** The key of an amount's open check: (identifier, identifier_type, currency, reason), in the ledger's key order. */
-const checkKey = (item: Placement) => [item.beneficiary.identifier, item.beneficiary.identifierType, item.currencyId, REASON_OF_KIND[item.kind]] as const;
+const checkKey = (item: Placement) =>
+  [item.beneficiary.identifier, item.beneficiary.identifierType, item.currencyId, REASON_OF_KIND[item.kind]] as const;
 const byKey = (a: readonly string[], b: readonly string[]) => {
   for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
   return 0;
