@@ -75,6 +75,7 @@ describe('the Fuul SDK on the claim-check endpoints', () => {
     expect(await Fuul.getClaimCheckTotals(who)).toEqual({
       claimed: [],
       unclaimed: [expect.objectContaining({ amount: '1000', currency_decimals: 6 })],
+      pending: [],
     });
 
     // A second check, closed and redeemed in a transaction of its own: two rows of history.
