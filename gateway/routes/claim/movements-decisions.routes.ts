@@ -1,4 +1,4 @@
-import type { DecideMovementsResponse } from '../../../gen/referral/claim/v1/claim';
+import type { ApproveMovementsResponse, DeclineMovementsResponse } from '../../../gen/referral/claim/v1/claim';
 import { DecisionOutcome } from '../../../gen/referral/claim/v1/enums';
 import { nameOf } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';
@@ -9,7 +9,7 @@ import { movementDecisionBody, movementDecisionsSchema } from './claim.schemas';
 
 const tags = ['Payouts administration'];
 
-function presentDecisions(response: DecideMovementsResponse) {
+function presentDecisions(response: ApproveMovementsResponse | DeclineMovementsResponse) {
   return {
     results: response.results.map((result) => ({
       conversion_id: result.conversionId,
