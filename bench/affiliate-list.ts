@@ -4,6 +4,7 @@
  * through the gateway, against the same page query and count sent directly with pg.
  */
 import pg from 'pg';
+import { writeAffiliateCounts } from './affiliate-counts';
 import type { Api } from './api';
 import type { BenchConfig } from './config';
 import { percentile, random } from './data';
@@ -62,12 +63,7 @@ export async function setUpAffiliateList(api: Api, platformKey: string, db: pg.C
      FROM generate_series(1, $2::int) g`,
     [project.id, affiliates, REGIONS],
   );
-  await db.query(
-    `INSERT INTO agency.affiliate_counts AS c (project_id, status, affiliates)
-     SELECT project_id, status, count(*) FROM agency.affiliates WHERE project_id = $1 GROUP BY project_id, status
-     ON CONFLICT (project_id, status) DO UPDATE SET affiliates = c.affiliates + excluded.affiliates`,
-    [project.id],
-  );
+  await writeAffiliateCounts(db, project.id);
   // Figures skewed like real ones: most affiliates small, a few large; a third with nothing yet.
   await db.query(
     `INSERT INTO agency.affiliate_metrics (affiliate_id, project_id, status, region, volume_usd, revenue_usd, conversions, end_users, referred_volume_usd, updated_at)
@@ -104,14 +100,8 @@ export async function setUpAffiliateList(api: Api, platformKey: string, db: pg.C
      SELECT project_id, $2, identifier_type, identifier, 'static', true, now() FROM agency.affiliates WHERE project_id = $1 AND abs(hashtext('seg' || id::text)) % 20 = 0`,
     [project.id, segmentId],
   );
-  // What the triggers silenced above would have kept: the counts per status and region, the filter
-  // entries (a row per affiliate and segment or conversion name) and their counts.
-  await db.query(
-    `INSERT INTO agency.affiliate_region_counts AS c (project_id, status, region, affiliates)
-     SELECT project_id, status, region, count(*) FROM agency.affiliates WHERE project_id = $1 GROUP BY 1, 2, 3
-     ON CONFLICT (project_id, status, region) DO UPDATE SET affiliates = c.affiliates + excluded.affiliates`,
-    [project.id],
-  );
+  // What the triggers silenced above would have kept: the filter entries (a row per affiliate and
+  // segment or conversion name) and their counts (the affiliate counts are written above).
   await db.query(
     `INSERT INTO agency.affiliate_filter_entries (affiliate_id, kind, value, project_id, status, region, joined_at, volume_usd, revenue_usd, conversions, end_users, referred_volume_usd)
      SELECT a.id, f.kind, f.value, a.project_id, m.status, m.region, a.joined_at, m.volume_usd, m.revenue_usd, m.conversions, m.end_users, m.referred_volume_usd

@@ -14,6 +14,7 @@ import {
   RESOLVE_ATTRIBUTION_STATEMENT,
   resolveAttributionParameters,
 } from '../services/agency/repositories/attribution.repository';
+import { writeAffiliateCounts } from './affiliate-counts';
 import { type Api, createProject } from './api';
 import type { BenchConfig } from './config';
 import { percentile, random, Samples } from './data';
@@ -78,18 +79,7 @@ export async function setUpAttributionData(api: Api, platformKey: string, db: pg
      FROM generate_series(0, $2::int - 1) g`,
     [project.id, affiliates],
   );
-  await db.query(
-    `INSERT INTO agency.affiliate_counts AS c (project_id, status, affiliates)
-     SELECT project_id, status, count(*) FROM agency.affiliates WHERE project_id = $1 GROUP BY project_id, status
-     ON CONFLICT (project_id, status) DO UPDATE SET affiliates = c.affiliates + excluded.affiliates`,
-    [project.id],
-  );
-  await db.query(
-    `INSERT INTO agency.affiliate_region_counts AS c (project_id, status, region, affiliates)
-     SELECT project_id, status, region, count(*) FROM agency.affiliates WHERE project_id = $1 GROUP BY 1, 2, 3
-     ON CONFLICT (project_id, status, region) DO UPDATE SET affiliates = c.affiliates + excluded.affiliates`,
-    [project.id],
-  );
+  await writeAffiliateCounts(db, project.id);
   await db.query('COMMIT');
   await db.query(
     `INSERT INTO agency.affiliate_codes (project_id, code, affiliate_id, created_at)

@@ -111,6 +111,12 @@ export interface BenchConfig {
 
 export function loadBenchConfig(): BenchConfig {
   const batchSize = numberEnv('BENCH_BATCH_SIZE', 10_000, { min: 1, integer: true });
+  /** The HTTP load of every read benchmark: that many connections for that long, after a warm-up. */
+  const httpLoad = {
+    connections: numberEnv('BENCH_CONNECTIONS', 50, { min: 1, integer: true }),
+    durationS: numberEnv('BENCH_DURATION_S', 20, { min: 1 }),
+    warmupS: numberEnv('BENCH_WARMUP_S', 3, { min: 0 }),
+  };
   return {
     scale,
     ingest: {
@@ -123,9 +129,7 @@ export function loadBenchConfig(): BenchConfig {
       segments: 20,
       badged: 8,
       entries: Math.max(1_000, Math.round(1_000_000 * scale)),
-      connections: numberEnv('BENCH_CONNECTIONS', 50, { min: 1, integer: true }),
-      durationS: numberEnv('BENCH_DURATION_S', 20, { min: 1 }),
-      warmupS: numberEnv('BENCH_WARMUP_S', 3, { min: 0 }),
+      ...httpLoad,
       existingShare: 0.9,
       mixedCaseShare: 0.3,
     },
@@ -149,23 +153,17 @@ export function loadBenchConfig(): BenchConfig {
       affiliates: Math.max(100, Math.round(50_000 * scale)),
       pageSize: 25,
       topShare: 0.99,
-      connections: numberEnv('BENCH_CONNECTIONS', 50, { min: 1, integer: true }),
-      durationS: numberEnv('BENCH_DURATION_S', 20, { min: 1 }),
-      warmupS: numberEnv('BENCH_WARMUP_S', 3, { min: 0 }),
+      ...httpLoad,
     },
     claimList: {
       movements: Math.max(1_000, Math.round(10_000 * scale)),
       rounds: 20,
-      connections: numberEnv('BENCH_CONNECTIONS', 50, { min: 1, integer: true }),
-      durationS: numberEnv('BENCH_DURATION_S', 20, { min: 1 }),
-      warmupS: numberEnv('BENCH_WARMUP_S', 3, { min: 0 }),
+      ...httpLoad,
     },
     affiliateList: {
       affiliates: Math.max(1_000, Math.round(100_000 * scale)),
       pageSize: 25,
-      connections: numberEnv('BENCH_CONNECTIONS', 50, { min: 1, integer: true }),
-      durationS: numberEnv('BENCH_DURATION_S', 20, { min: 1 }),
-      warmupS: numberEnv('BENCH_WARMUP_S', 3, { min: 0 }),
+      ...httpLoad,
       // A few admins with the dashboard open, not a flood: the concurrency the p99 goal is about.
       dashboardConnections: numberEnv('BENCH_DASHBOARD_CONNECTIONS', 4, { min: 1, integer: true }),
       dashboardDurationS: numberEnv('BENCH_DASHBOARD_DURATION_S', 30, { min: 1 }),

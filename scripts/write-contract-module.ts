@@ -60,8 +60,26 @@ function eip712Fields(struct: AbiParameter[]): Array<{ name: string; type: strin
   return fields;
 }
 
+/** Stands in the ABI for a value the module declares once under a name (the ClaimCheck struct's components). */
+class Named {
+  constructor(readonly name: string) {}
+}
+
+/** The ABI with every copy of `value` (compared as JSON) replaced by its name. */
+function naming(abi: unknown, value: unknown, name: string): unknown {
+  const json = JSON.stringify(value);
+  const walk = (node: unknown): unknown => {
+    if (JSON.stringify(node) === json) return new Named(name);
+    if (Array.isArray(node)) return node.map(walk);
+    if (node !== null && typeof node === 'object') return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, walk(item)]));
+    return node;
+  };
+  return walk(abi);
+}
+
 /** A value as TypeScript source: on one line when it fits, else one item per line. */
 function render(value: unknown, indent = ''): string {
+  if (value instanceof Named) return value.name;
   const inline = renderInline(value);
   if (indent.length + inline.length <= 120 || value === null || typeof value !== 'object') return inline;
   const inner = `${indent}  `;
@@ -72,6 +90,7 @@ function render(value: unknown, indent = ''): string {
 }
 
 function renderInline(value: unknown): string {
+  if (value instanceof Named) return value.name;
   if (Array.isArray(value)) return `[${value.map(renderInline).join(', ')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value);
@@ -95,8 +114,11 @@ export async function renderContractModule(): Promise<string> {
 // After a change of contracts/, run \`npm run contracts:generate\` (test/chain/claim-manager-module.test.ts
 // fails while this file is stale).
 
+/** IFuulManager.ClaimCheck's fields as the ABI writes them, once for every function of the ABI that takes the struct. */
+const claimCheckComponents = ${render(struct)} as const;
+
 /** ClaimManager's ABI, as solc compiles it: typed for viem (\`claim\`, \`Claimed\`, \`deposit\`, its errors...). */
-export const claimManagerAbi = ${render(abi)} as const;
+export const claimManagerAbi = ${render(naming(abi, struct, 'claimCheckComponents'))} as const;
 
 /**
  * The EIP-712 types of a voucher: every field of IFuulManager.ClaimCheck but \`${SIGNATURES_FIELD}\`, in

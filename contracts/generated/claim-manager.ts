@@ -2,6 +2,20 @@
 // After a change of contracts/, run `npm run contracts:generate` (test/chain/claim-manager-module.test.ts
 // fails while this file is stale).
 
+/** IFuulManager.ClaimCheck's fields as the ABI writes them, once for every function of the ABI that takes the struct. */
+const claimCheckComponents = [
+  { internalType: 'address', name: 'projectAddress', type: 'address' },
+  { internalType: 'address', name: 'to', type: 'address' },
+  { internalType: 'address', name: 'currency', type: 'address' },
+  { internalType: 'enum IFuulProject.TokenType', name: 'currencyType', type: 'uint8' },
+  { internalType: 'uint256', name: 'amount', type: 'uint256' },
+  { internalType: 'enum IFuulManager.ClaimReason', name: 'reason', type: 'uint8' },
+  { internalType: 'uint256', name: 'tokenId', type: 'uint256' },
+  { internalType: 'uint256', name: 'deadline', type: 'uint256' },
+  { internalType: 'bytes32', name: 'proof', type: 'bytes32' },
+  { internalType: 'bytes[]', name: 'signatures', type: 'bytes[]' },
+] as const;
+
 /** ClaimManager's ABI, as solc compiles it: typed for viem (`claim`, `Claimed`, `deposit`, its errors...). */
 export const claimManagerAbi = [
   {
@@ -119,18 +133,7 @@ export const claimManagerAbi = [
   {
     inputs: [
       {
-        components: [
-          { internalType: 'address', name: 'projectAddress', type: 'address' },
-          { internalType: 'address', name: 'to', type: 'address' },
-          { internalType: 'address', name: 'currency', type: 'address' },
-          { internalType: 'enum IFuulProject.TokenType', name: 'currencyType', type: 'uint8' },
-          { internalType: 'uint256', name: 'amount', type: 'uint256' },
-          { internalType: 'enum IFuulManager.ClaimReason', name: 'reason', type: 'uint8' },
-          { internalType: 'uint256', name: 'tokenId', type: 'uint256' },
-          { internalType: 'uint256', name: 'deadline', type: 'uint256' },
-          { internalType: 'bytes32', name: 'proof', type: 'bytes32' },
-          { internalType: 'bytes[]', name: 'signatures', type: 'bytes[]' },
-        ],
+        components: claimCheckComponents,
         internalType: 'struct IFuulManager.ClaimCheck[]',
         name: 'claimChecks',
         type: 'tuple[]',
@@ -175,25 +178,7 @@ export const claimManagerAbi = [
     type: 'function',
   },
   {
-    inputs: [
-      {
-        components: [
-          { internalType: 'address', name: 'projectAddress', type: 'address' },
-          { internalType: 'address', name: 'to', type: 'address' },
-          { internalType: 'address', name: 'currency', type: 'address' },
-          { internalType: 'enum IFuulProject.TokenType', name: 'currencyType', type: 'uint8' },
-          { internalType: 'uint256', name: 'amount', type: 'uint256' },
-          { internalType: 'enum IFuulManager.ClaimReason', name: 'reason', type: 'uint8' },
-          { internalType: 'uint256', name: 'tokenId', type: 'uint256' },
-          { internalType: 'uint256', name: 'deadline', type: 'uint256' },
-          { internalType: 'bytes32', name: 'proof', type: 'bytes32' },
-          { internalType: 'bytes[]', name: 'signatures', type: 'bytes[]' },
-        ],
-        internalType: 'struct IFuulManager.ClaimCheck',
-        name: 'check',
-        type: 'tuple',
-      },
-    ],
+    inputs: [{ components: claimCheckComponents, internalType: 'struct IFuulManager.ClaimCheck', name: 'check', type: 'tuple' }],
     name: 'hashClaimCheck',
     outputs: [{ internalType: 'bytes32', name: '', type: 'bytes32' }],
     stateMutability: 'view',

@@ -19,6 +19,7 @@ import { claimSettingsRoutes } from './claim/claim-settings.routes';
 import { conversionRoutes } from './claim/conversions.routes';
 import { movementDecisionRoutes } from './claim/movements-decisions.routes';
 import { payoutRoutes } from './claim/payouts.routes';
+import { reviewRoutes } from './claim/review-settings.routes';
 import { projectRoutes } from './projects.routes';
 import type { RouteDeps } from './route-deps';
 import { systemRoutes, type SystemDeps } from './system.routes';
@@ -65,6 +66,7 @@ export function apiRoutes(deps: RouteDeps, system: SystemDeps): AnyRoute[] {
     ...payoutRoutes(deps),
     ...claimCheckRoutes(deps),
     ...claimSettingsRoutes(deps),
+    ...reviewRoutes(deps),
     ...webhookRoutes(deps),
   ];
 }

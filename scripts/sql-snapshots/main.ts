@@ -4,7 +4,9 @@ import path from 'node:path';
 import { renderSqlSnapshots } from './render';
 
 const root = path.resolve(__dirname, '../..');
-for (const [file, text] of Object.entries(renderSqlSnapshots())) {
-  writeFileSync(path.join(root, file), text);
-  process.stdout.write(`wrote ${file}\n`);
-}
+void renderSqlSnapshots().then((files) => {
+  for (const [file, text] of Object.entries(files)) {
+    writeFileSync(path.join(root, file), text);
+    process.stdout.write(`wrote ${file}\n`);
+  }
+});

@@ -8,6 +8,7 @@ import type { AffiliateStatus, ApplicationStatus } from './domain/vocabulary';
 export interface AgencyDatabase extends AgencyProgramTables, AffiliateMetricsTables, OutboxTables {
   affiliates: AffiliateTable;
   affiliate_suspensions: AffiliateSuspensionTable;
+  affiliate_flags: AffiliateFlagTable;
   affiliate_codes: AffiliateCodeTable;
   referrals: ReferralTable;
   tax_statuses: TaxStatusTable;
@@ -27,7 +28,7 @@ export interface AffiliateTable {
   name: string;
   /** ISO 3166-1 alpha-2. */
   region: Nullable<string>;
-  /** The current status; affiliate_suspensions holds every period, for attribution at past moments. */
+  /** The current status; affiliate_suspensions holds every suspension period, for attribution at past moments, and affiliate_flags every flag period. */
   status: AffiliateStatus;
   joined_at: Timestamp;
   updated_at: Timestamp;
@@ -46,6 +47,18 @@ export interface AffiliateSuspensionTable {
   suspended_by: Nullable<string>;
   reactivated_at: ColumnType<Nullable<Timestamp>, Nullable<Timestamp> | undefined, Nullable<Timestamp>>;
   reactivated_by: ColumnType<Nullable<string>, Nullable<string> | undefined, Nullable<string>>;
+}
+
+/** Flag periods (migration 0018), as affiliate_suspensions: one row per period, open (unflagged_at NULL) while flagged. */
+export interface AffiliateFlagTable {
+  id: Generated<string>;
+  affiliate_id: string;
+  project_id: string;
+  reason: string;
+  flagged_at: Timestamp;
+  flagged_by: Nullable<string>;
+  unflagged_at: ColumnType<Nullable<Timestamp>, Nullable<Timestamp> | undefined, Nullable<Timestamp>>;
+  unflagged_by: ColumnType<Nullable<string>, Nullable<string> | undefined, Nullable<string>>;
 }
 
 export interface AffiliateCodeTable {

@@ -16,6 +16,7 @@ import { MovementDecisionService } from './domain/movement-decision.service';
 import { PaidConversionService } from './domain/paid-conversion.service';
 import { PayoutService } from './domain/payout.service';
 import { PayoutTermsService } from './domain/payout-terms.service';
+import { ReviewService } from './domain/review.service';
 import { TaxGate, type TaxStatusSource } from './domain/tax-gate';
 import { ClaimCheckRepository } from './repositories/claim-check.repository';
 import { ClaimSettingsRepository } from './repositories/claim-settings.repository';
@@ -28,6 +29,9 @@ import { MovementRepository } from './repositories/movement.repository';
 import { MovementStatusRepository } from './repositories/movement-status.repository';
 import { PaidConversionRepository } from './repositories/paid-conversion.repository';
 import { PayoutTermsRepository } from './repositories/payout-terms.repository';
+import { ConversionReviewRepository } from './repositories/conversion-review.repository';
+import { ReviewFactsRepository } from './repositories/review-facts.repository';
+import { ReviewSettingsRepository } from './repositories/review-settings.repository';
 import { VoucherRepository } from './repositories/voucher.repository';
 
 /** The claim service's rules, each with its real repositories. */
@@ -47,6 +51,8 @@ export interface ClaimDomain {
   claimSettings: ClaimSettingsService;
   /** The watch job's step: Claimed logs and expired vouchers of one chain. */
   watcher: ChainWatcherService;
+  /** Review rules per project and the conversions they flagged. */
+  review: ReviewService;
 }
 
 /** What the claim-check half needs beyond the database: signing, the chains and the tax gate. */
@@ -109,6 +115,7 @@ export function buildClaimDomain({
     ledger: new LedgerService(new MovementRepository(db), new LeaderboardRepository(db), currencies, clock, leaderboardCacheMs),
     decisions: new MovementDecisionService(new MovementStatusRepository(db), new MovementRepository(db), clock, logger),
     paidConversions: new PaidConversionService(new PaidConversionRepository(db)),
+    review: new ReviewService(new ReviewSettingsRepository(db), new ConversionReviewRepository(db), new ReviewFactsRepository(db), clock),
     ...buildClaimCheckDomain(db, clock, logger, checks, outbox, knownCurrencies),
   };
 }

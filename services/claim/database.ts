@@ -1,5 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { IdentifierType } from '../rules/identifiers';
+import type { ReviewTables } from './review-tables';
 import type { OutboxTables } from '../platform/outbox/tables';
 import type {
   ClaimCheckStatus,
@@ -13,7 +14,7 @@ import type {
 } from './domain/vocabulary';
 
 /** The claim schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
-export interface ClaimDatabase extends OutboxTables {
+export interface ClaimDatabase extends OutboxTables, ReviewTables {
   currencies: CurrencyTable;
   payout_terms: PayoutTermsTable;
   payout_term_tiers: PayoutTermTierTable;

@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import pino from 'pino';
-import { prettyFactory } from 'pino-pretty';
+import type * as PinoPretty from 'pino-pretty';
 import { currentRequestId } from './request-context';
 
 export type Logger = pino.Logger;
@@ -115,6 +116,9 @@ class PrettyLines implements pino.DestinationStream {
     private readonly destination: pino.DestinationStream & { flush?: (callback?: (error?: Error) => void) => void },
     colorize: boolean,
   ) {
+    // Loaded here, on the first pretty logger: a process that logs JSON (every service under a
+    // supervisor or in a container, and the tests, which start them by the hundred) never loads it.
+    const { prettyFactory } = createRequire(__filename)('pino-pretty') as typeof PinoPretty;
     this.prettify = prettyFactory({ colorize, translateTime: 'SYS:HH:MM:ss.l', ignore: 'service', messageFormat: '{service}: {msg}' });
   }
 

@@ -18,6 +18,8 @@ export const HISTORY_TYPES = {
   code_created: 'a referral code was registered: code',
   suspended: 'suspended: reason, by_api_key_id',
   reactivated: 'reactivated: suspension_reason, suspended_at, by_api_key_id',
+  flagged: 'flagged for review: reason, by_api_key_id',
+  unflagged: 'its flag ended: flag_reason, flagged_at, suspended (ended by a suspension), by_api_key_id',
   tier_protection_set: 'tier protection began: tier_id, expires_at, by_api_key_id',
   tier_protection_ended: 'tier protection ended before it expired: tier_id, replaced (by a new protection), by_api_key_id',
   tier_protection_expired: 'tier protection ran out: tier_id',

@@ -46,6 +46,8 @@ describe('affiliates over HTTP', () => {
       status: 'active',
       suspended_at: null,
       suspension_reason: null,
+      flagged_at: null,
+      flag_reason: null,
       codes: [{ code: 'Alice2026', uses: 0, created_at: START }],
       master: null,
       is_master: false,

@@ -51,6 +51,7 @@ describe('ResolveAttribution over gRPC', () => {
       referredAt: new Date('2026-11-22T00:00:00.000Z'),
       affiliateStatus: AffiliateStatus.ACTIVE,
       spreadBps: 0,
+      affiliateFlagged: false,
     });
   });
 
@@ -64,6 +65,7 @@ describe('ResolveAttribution over gRPC', () => {
       referredAt: new Date('2026-11-22T00:00:00.000Z'),
       affiliateStatus: AffiliateStatus.SUSPENDED,
       spreadBps: 0,
+      affiliateFlagged: false,
     });
   });
 
@@ -74,6 +76,7 @@ describe('ResolveAttribution over gRPC', () => {
       outcome: AttributionOutcome.NOT_REFERRED,
       affiliateStatus: AffiliateStatus.UNSPECIFIED,
       spreadBps: 0,
+      affiliateFlagged: false,
     });
   });
 

@@ -141,15 +141,24 @@ describe('batch entry add (POST /v1/audience-segments/{segmentId}/entries/batch)
   });
 
   /** A batch written straight to PostgreSQL, as submit stores it, but with no job in Redis. */
-  async function storedBatch(segmentId: string, identifiers: string[]): Promise<string> {
-    const batchId = randomUUID();
+  /** A batch stored as the gateway stores it (`queued`), or as its job marks it when it starts (`active`). */
+  async function storedBatch(
+    segmentId: string,
+    identifiers: string[],
+    { batchId = randomUUID(), status = 'queued' }: { batchId?: string; status?: 'queued' | 'active' } = {},
+  ): Promise<string> {
     await stack.db.query(
       `INSERT INTO audience.entry_batches (id, project_id, segment_id, request_hash, status, identifiers, identifier_types, received, created_at)
-       VALUES ($1, $2, $3, 'h', 'queued', $4, $5, $6, $7)`,
-      [batchId, project.id, segmentId, identifiers, identifiers.map(() => 'evm_address'), identifiers.length, stack.clock.now()],
+       VALUES ($1, $2, $3, 'h', $4, $5, $6, $7, $8)`,
+      [batchId, project.id, segmentId, status, identifiers, identifiers.map(() => 'evm_address'), identifiers.length, stack.clock.now()],
     );
     return batchId;
   }
+  const untilJobFailed = (batchId: string) =>
+    pollUntil(async () => (await queues.inspect(applyEntryBatchJob, batchId))?.state === 'failed', {
+      timeoutMs: 5_000,
+      what: 'the job to fail',
+    });
   const batchRow = async (batchId: string) =>
     (await stack.db.query('SELECT status, added, skipped, error FROM audience.entry_batches WHERE id = $1', [batchId])).rows[0];
   const untilFinished = (batchId: string) =>
@@ -175,15 +184,8 @@ describe('batch entry add (POST /v1/audience-segments/{segmentId}/entries/batch)
     const batchId = randomUUID();
     // The batch's job has failed for good (here: it carried bad data) before the relay looks at the batch.
     await queues.enqueue(applyEntryBatchJob, { batchId: 'not-a-batch' }, { jobId: batchId });
-    await pollUntil(async () => (await queues.inspect(applyEntryBatchJob, batchId))?.state === 'failed', {
-      timeoutMs: 5_000,
-      what: 'the job to fail',
-    });
-    await stack.db.query(
-      `INSERT INTO audience.entry_batches (id, project_id, segment_id, request_hash, status, identifiers, identifier_types, received, created_at)
-       VALUES ($1, $2, $3, 'h', 'active', $4, $5, 1, $6)`,
-      [batchId, project.id, segment.id, [evmAddress(72)], ['evm_address'], stack.clock.now()],
-    );
+    await untilJobFailed(batchId);
+    await storedBatch(segment.id, [evmAddress(72)], { batchId, status: 'active' });
 
     expect(await untilFinished(batchId)).toMatchObject({ status: 'completed', added: 1 });
     expect(await queues.inspect(applyEntryBatchJob, batchId)).toMatchObject({ state: 'completed', requeues: 1 });
@@ -197,15 +199,8 @@ describe('batch entry add (POST /v1/audience-segments/{segmentId}/entries/batch)
     await queues
       .queue(applyEntryBatchJob.queue)
       .add(applyEntryBatchJob.queue, { payload: { batchId: 'not-a-batch' }, requeues: 3 }, { jobId: batchId });
-    await pollUntil(async () => (await queues.inspect(applyEntryBatchJob, batchId))?.state === 'failed', {
-      timeoutMs: 5_000,
-      what: 'the job to fail',
-    });
-    await stack.db.query(
-      `INSERT INTO audience.entry_batches (id, project_id, segment_id, request_hash, status, identifiers, identifier_types, received, created_at)
-       VALUES ($1, $2, $3, 'h', 'active', $4, $5, 1, $6)`,
-      [batchId, project.id, segment.id, [evmAddress(73)], ['evm_address'], stack.clock.now()],
-    );
+    await untilJobFailed(batchId);
+    await storedBatch(segment.id, [evmAddress(73)], { batchId, status: 'active' });
 
     expect(await untilFinished(batchId)).toEqual({
       status: 'failed',

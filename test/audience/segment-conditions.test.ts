@@ -1,5 +1,4 @@
-import { createSegment, startStackWithProject, type TestProject } from '../helpers/fixtures';
-import type { TestStack } from '../helpers/stack';
+import { createSegment, useStackWithProject } from '../helpers/fixtures';
 
 /** A JSON object nested `levels` deep: {"a":{"a":…{"a":1}}}. */
 const nested = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
@@ -12,12 +11,7 @@ const nested = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(level
  * own checks of the same rules are tested on its domain (test/medium/audience/segments.test.ts).
  */
 describe('segment conditions', () => {
-  let stack: TestStack;
-  let project: TestProject;
-  beforeAll(async () => {
-    ({ stack, project } = await startStackWithProject());
-  });
-  afterAll(() => stack.stop());
+  const { stack, project } = useStackWithProject();
 
   const base = () => `/api/v1/projects/${project.id}/audiences`;
   const count = async () => (await stack.db.query('SELECT count(*)::int AS n FROM audience.segments')).rows[0].n as number;

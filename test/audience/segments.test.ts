@@ -1,13 +1,7 @@
-import { createProject, createSegment, evmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
-import type { TestStack } from '../helpers/stack';
+import { createProject, createSegment, evmAddress, useStackWithProject } from '../helpers/fixtures';
 
 describe('audience segments (dashboard)', () => {
-  let stack: TestStack;
-  let project: TestProject;
-  beforeAll(async () => {
-    ({ stack, project } = await startStackWithProject());
-  });
-  afterAll(() => stack.stop());
+  const { stack, project } = useStackWithProject();
 
   const base = () => `/api/v1/projects/${project.id}/audiences`;
 

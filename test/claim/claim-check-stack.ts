@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Abi, Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
+import type { Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
 import { claimManagerAbi } from '../../contracts/generated/claim-manager';
 import { TestClock } from '../helpers/clock';
-import { startChain, type TestAccount, type TestChain } from '../helpers/evm';
+import { type ClaimManagerDeployment, deployClaimManager } from '../helpers/evm';
 import { createProject, randomEvmAddress, type TestProject } from '../helpers/fixtures';
 import type { Api } from '../helpers/http';
 import { pollUntil } from '../helpers/poll';
@@ -20,19 +20,10 @@ export const TTL_SECONDS = 3_600;
 export const CONFIRMATIONS = 1;
 const DEPOSIT = 10n ** 18n;
 
-export interface ClaimChain {
-  chain: TestChain;
-  manager: Address;
-  token: Address;
-  tokenAbi: Abi;
-  /** The project account: deposits under its address, and every project of these tests names it. */
-  projectAccount: TestAccount;
-  /** Sends users' claim transactions (anyone may). */
-  relayer: TestAccount;
+export interface ClaimChain extends ClaimManagerDeployment {
   rpcUrl: string;
   /** The claim service's variables for this chain. */
   env: Record<string, string>;
-  balanceOf(holder: string): Promise<bigint>;
   /** ClaimManager.claim with the vouchers as the API answered them. */
   redeem(vouchers: ClaimResponse[]): Promise<{ status: string; transactionHash: Hex; blockNumber: bigint }>;
 }
@@ -54,27 +45,12 @@ export interface ClaimResponse {
 }
 
 export async function startClaimChain(startTime: Date): Promise<ClaimChain> {
-  const chain = await startChain({ accounts: 3, startTime });
-  const [owner, projectAccount, relayer] = chain.accounts as [TestAccount, TestAccount, TestAccount];
   const { privateKeyToAccount } = await import('viem/accounts');
-  const signers = SIGNER_KEYS.map((key) => privateKeyToAccount(key).address);
-  const { address: token, abi: tokenAbi } = await chain.deploy('TestToken', ['Test USD', 'TUSD', 6]);
-  const { address: manager } = await chain.deploy('ClaimManager', [owner.address, 'Referral ClaimManager', '1', signers, 2n]);
-  const send = async (address: Address, abi: Abi, functionName: string, args: unknown[]) => {
-    const hash = await projectAccount.wallet.writeContract({ address, abi, functionName, args });
-    if ((await chain.publicClient.waitForTransactionReceipt({ hash })).status !== 'success') throw new Error(`${functionName} failed`);
-  };
-  await send(token, tokenAbi, 'mint', [projectAccount.address, DEPOSIT]);
-  await send(token, tokenAbi, 'approve', [manager, DEPOSIT]);
-  await send(manager, claimManagerAbi, 'deposit', [projectAccount.address, token, DEPOSIT]);
+  const deployment = await deployClaimManager({ startTime, signers: SIGNER_KEYS.map((key) => privateKeyToAccount(key).address), deposit: DEPOSIT });
+  const { chain, manager, relayer } = deployment;
   const endpoint = await chain.serveHttp();
   return {
-    chain,
-    manager,
-    token,
-    tokenAbi,
-    projectAccount,
-    relayer,
+    ...deployment,
     rpcUrl: endpoint.url,
     env: {
       CHAIN_RPC_URLS: `${chain.chainId}=${endpoint.url}`,
@@ -85,8 +61,6 @@ export async function startClaimChain(startTime: Date): Promise<ClaimChain> {
       CLAIM_SIGNER_KEYS: SIGNER_KEYS.join(','),
       CLAIM_VOUCHER_TTL_SECONDS: String(TTL_SECONDS),
     },
-    balanceOf: (holder) =>
-      chain.publicClient.readContract({ address: token, abi: tokenAbi, functionName: 'balanceOf', args: [holder] }) as Promise<bigint>,
     redeem: async (vouchers) => {
       const args = vouchers.map((voucher) => ({
         projectAddress: voucher.project_address as Address,

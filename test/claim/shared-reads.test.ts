@@ -67,6 +67,33 @@ describe('shared reads of the leaderboard and the claim-check list', () => {
     };
   }
 
+  /**
+   * 50 identical requests sent while `table` is locked: waits until all 50 have reached the gateway
+   * and the read they share waits on the lock, then releases it. Answers their answers and the counts
+   * of `read` from before they were sent.
+   */
+  async function fiftyBehindLock<T>(table: string, read: string, request: () => Promise<T>) {
+    const lock = await lockTable(table);
+    const start = await sharedReads(read);
+    let answers: Promise<T[]>;
+    try {
+      answers = Promise.all(Array.from({ length: 50 }, () => request()));
+      await pollUntil(
+        async () => {
+          const now = await sharedReads(read);
+          return now.computed + now.shared - start.computed - start.shared === 50;
+        },
+        { timeoutMs: 10_000, what: 'the 50 requests to reach the gateway' },
+      );
+      // The requests are counted when they reach the gateway; the read they share reaches the lock a moment later.
+      await pollUntil(async () => (await lock.waiting()) >= 1, { timeoutMs: 10_000, what: 'the shared read to wait on the lock' });
+      expect(await lock.waiting()).toBe(1);
+    } finally {
+      await lock.release();
+    }
+    return { answers: await answers, start };
+  }
+
   it('answers a leaderboard page read less than CLAIM_LEADERBOARD_CACHE_MS ago, saying when it was read, and shows a new movement after that', async () => {
     const before = await board();
     expect(ranking(before)).toEqual([[first.identifier, '500']]);
@@ -89,25 +116,7 @@ describe('shared reads of the leaderboard and the claim-check list', () => {
 
   it('reads a page once for 50 concurrent identical requests', async () => {
     // A page size of its own: no snapshot of it is kept yet, here or in the claim service.
-    const lock = await lockTable('claim.leaderboard_totals');
-    const start = await sharedReads('leaderboard_page');
-    let answers: Promise<Awaited<ReturnType<typeof board>>[]>;
-    try {
-      answers = Promise.all(Array.from({ length: 50 }, () => board(7)));
-      await pollUntil(
-        async () => {
-          const now = await sharedReads('leaderboard_page');
-          return now.computed + now.shared - start.computed - start.shared === 50;
-        },
-        { timeoutMs: 10_000, what: 'the 50 requests to reach the gateway' },
-      );
-      // The requests are counted when they reach the gateway; the read they share reaches the lock a moment later.
-      await pollUntil(async () => (await lock.waiting()) >= 1, { timeoutMs: 10_000, what: 'the shared read to wait on the lock' });
-      expect(await lock.waiting()).toBe(1);
-    } finally {
-      await lock.release();
-    }
-    const pages = await answers;
+    const { answers: pages, start } = await fiftyBehindLock('claim.leaderboard_totals', 'leaderboard_page', () => board(7));
     for (const page of pages) expect(page).toEqual(pages[0]);
     expect(ranking(pages[0]!)).toEqual([
       [second.identifier, '1500'],
@@ -126,26 +135,9 @@ describe('shared reads of the leaderboard and the claim-check list', () => {
     };
     expect((await list()).results.map((check) => check.amount)).toEqual(['500']);
 
-    const lock = await lockTable('claim.claim_checks');
-    const start = await sharedReads('claim_check_list');
-    let answers: Promise<Awaited<ReturnType<typeof list>>[]>;
-    try {
-      answers = Promise.all(Array.from({ length: 50 }, () => list()));
-      await pollUntil(
-        async () => {
-          const now = await sharedReads('claim_check_list');
-          return now.computed + now.shared - start.computed - start.shared === 50;
-        },
-        { timeoutMs: 10_000, what: 'the 50 requests to reach the gateway' },
-      );
-      // The first request's read waits for the lock; the other 49 wait for it to finish, then read once together.
-      // The requests are counted when they reach the gateway; the read they share reaches the lock a moment later.
-      await pollUntil(async () => (await lock.waiting()) >= 1, { timeoutMs: 10_000, what: 'the shared read to wait on the lock' });
-      expect(await lock.waiting()).toBe(1);
-    } finally {
-      await lock.release();
-    }
-    for (const answer of await answers) {
+    // The first request's read waits for the lock; the other 49 wait for it to finish, then read once together.
+    const { answers, start } = await fiftyBehindLock('claim.claim_checks', 'claim_check_list', list);
+    for (const answer of answers) {
       expect(answer.results.map((check) => check.amount)).toEqual(['500']);
       expect(answer.claim_checks).toEqual(answer.results);
     }

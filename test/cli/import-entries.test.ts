@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createSegment, evmAddress, mixedCase, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { createSegment, evmAddress, mixedCase, useStackWithProject } from '../helpers/fixtures';
 import { eventually, freePort } from '../helpers/processes';
-import type { TestStack } from '../helpers/stack';
 import { CLI_TEST_TIMEOUT_MS, runCli, scratchFolder, startCli } from './run-cli';
 
 /**
@@ -11,16 +10,9 @@ import { CLI_TEST_TIMEOUT_MS, runCli, scratchFolder, startCli } from './run-cli'
  * a wrong key, an unknown segment and an unreachable server.
  */
 describe('referral import-entries', () => {
-  let stack: TestStack;
-  let project: TestProject;
+  const { stack, project } = useStackWithProject();
   const files = scratchFolder();
-  beforeAll(async () => {
-    ({ stack, project } = await startStackWithProject());
-  });
-  afterAll(async () => {
-    files.remove();
-    await stack.stop();
-  });
+  afterAll(() => files.remove());
 
   const env = (key = project.keys.service) => ({ REFERRAL_BASE_URL: stack.baseUrl, REFERRAL_API_KEY: key });
   const csv = (rows: string[]) => ['identifier,identifier_type', ...rows].join('\n') + '\n';

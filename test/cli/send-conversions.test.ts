@@ -1,8 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { randomEvmAddress, useStackWithProject } from '../helpers/fixtures';
 import { eventually } from '../helpers/processes';
-import type { TestStack } from '../helpers/stack';
 import { CLI_TEST_TIMEOUT_MS, runCli, scratchFolder, startCli } from './run-cli';
 
 /**
@@ -11,16 +10,9 @@ import { CLI_TEST_TIMEOUT_MS, runCli, scratchFolder, startCli } from './run-cli'
  * killed mid-way and run again, and a batch whose answer was lost retried with the same ids.
  */
 describe('referral send-conversions', () => {
-  let stack: TestStack;
-  let project: TestProject;
+  const { stack, project } = useStackWithProject();
   const files = scratchFolder();
-  beforeAll(async () => {
-    ({ stack, project } = await startStackWithProject());
-  });
-  afterAll(async () => {
-    files.remove();
-    await stack.stop();
-  });
+  afterAll(() => files.remove());
 
   const env = (baseUrl = stack.baseUrl) => ({ REFERRAL_BASE_URL: baseUrl, REFERRAL_API_KEY: project.keys.service });
   const conversion = (id: string, fields: Record<string, unknown> = {}) => ({

@@ -1,8 +1,7 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { EffectiveTaxStatus, FormType, TaxClassification, TinType } from '../../gen/referral/tax/v1/enums';
-import { createSegment, mixedCase, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { createSegment, mixedCase, useStackWithProject } from '../helpers/fixtures';
 import { grpcRefusal, type ServiceClients, serviceClients } from '../helpers/rpc';
-import type { TestStack } from '../helpers/stack';
 
 /**
  * Defence in depth behind the gateway: a service refuses an id or a user spelled otherwise than
@@ -10,23 +9,18 @@ import type { TestStack } from '../helpers/stack';
  * tax record's associated data. The gateway never sends one; these calls go to the services directly.
  */
 describe('services refuse non-canonical ids over gRPC', () => {
-  let stack: TestStack;
+  const { stack, project } = useStackWithProject();
   let clients: ServiceClients;
-  let project: TestProject;
   let segmentId: string;
   const evm = (identifier: string) => ({ identifier, identifierType: 'evm_address' });
   /** Lowercase addresses with letters in them, so that mixedCase() changes them. */
   const evmAddress = (n: number) => `0xabcdef${n.toString(16).padStart(34, '0')}`;
 
   beforeAll(async () => {
-    ({ stack, project } = await startStackWithProject());
     clients = serviceClients(stack);
     segmentId = (await createSegment(stack, project)).id;
   });
-  afterAll(async () => {
-    clients.close();
-    await stack.stop();
-  });
+  afterAll(() => clients.close());
 
   const w9 = {
     formType: FormType.W9,

@@ -1,8 +1,8 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
+import { type ReviewRule, ReviewStatus } from '../../gen/referral/claim/v1/enums';
 import { FormType, type RecordStatus } from '../../gen/referral/tax/v1/enums';
-import { createSegment, evmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { createSegment, evmAddress, useStackWithProject } from '../helpers/fixtures';
 import { grpcRefusal, type ServiceClients, serviceClients } from '../helpers/rpc';
-import type { TestStack } from '../helpers/stack';
 
 /**
  * proto3 lets every message field be absent on the wire. Each service's gRPC layer resolves that
@@ -11,21 +11,16 @@ import type { TestStack } from '../helpers/stack';
  * go to the services directly.
  */
 describe('services refuse a request without a required field', () => {
-  let stack: TestStack;
+  const { stack, project } = useStackWithProject();
   let clients: ServiceClients;
-  let project: TestProject;
   let segmentId: string;
   const user = { identifier: evmAddress(1), identifierType: 'evm_address' };
 
   beforeAll(async () => {
-    ({ stack, project } = await startStackWithProject());
     clients = serviceClients(stack);
     segmentId = (await createSegment(stack, project)).id;
   });
-  afterAll(async () => {
-    clients.close();
-    await stack.stop();
-  });
+  afterAll(() => clients.close());
 
   const rows = async (table: string) => (await stack.db.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number;
 
@@ -51,6 +46,8 @@ describe('services refuse a request without a required field', () => {
     ['AddEntry without user', () => clients.audience.addEntry({ projectId: project.id, segmentId }), 'user'],
     ['CreateBadge without badge', () => clients.audience.createBadge({ projectId: project.id, segmentId }), 'badge'],
     ['CreateAffiliate without user', () => clients.agency.createAffiliate({ projectId: project.id, name: 'Alice', code: 'alice_code' }), 'user'],
+    ['FlagAffiliate without user', () => clients.agency.flagAffiliate({ projectId: project.id, reason: 'odd' }), 'user'],
+    ['UnflagAffiliate without user', () => clients.agency.unflagAffiliate({ projectId: project.id }), 'user'],
     ['AddAffiliateCode without user', () => clients.agency.addAffiliateCode({ projectId: project.id, code: 'alice_code' }), 'user'],
     ['CreateReferral without user', () => clients.agency.createReferral({ projectId: project.id, code: 'alice_code' }), 'user'],
     ['ResolveAttribution without at', () => clients.agency.resolveAttribution({ projectId: project.id, user }), 'at'],
@@ -66,6 +63,13 @@ describe('services refuse a request without a required field', () => {
       code: 'VALIDATION_FAILED',
       details: [{ field, reason: expect.stringContaining('required') }],
     });
+  });
+
+  it('refuses a review rule this build does not know, naming it', async () => {
+    const error = await grpcRefusal(
+      clients.claim.listConversionReviews({ projectId: project.id, rule: 42 as ReviewRule, status: ReviewStatus.UNSPECIFIED }),
+    );
+    expect(error).toMatchObject({ grpcStatus: GrpcStatus.INVALID_ARGUMENT, details: [{ field: 'rule' }] });
   });
 
   it('refuses a list filter this build does not know, naming it', async () => {

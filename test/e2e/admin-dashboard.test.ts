@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { evmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
 import { newWallet, signIn, type TestWallet } from '../helpers/wallet';
-import { capturePage, DESKTOP, openChromium, policyViolations } from './browser';
+import { capturePage, DESKTOP, openChromium, policyViolations, watchForeignRequests } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -59,9 +59,7 @@ describe('the admin dashboard in a browser', () => {
     browser = await openChromium();
     page = await browser.newPage({ viewport: DESKTOP });
     violations = policyViolations(page);
-    page.on('request', (request) => {
-      if (!request.url().startsWith(`${stack.baseUrl}/`) && !request.url().startsWith('data:')) foreignRequests.push(request.url());
-    });
+    watchForeignRequests(page, stack.baseUrl, foreignRequests);
   }, 240_000);
 
   afterAll(async () => {

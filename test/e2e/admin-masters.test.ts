@@ -3,7 +3,7 @@ import { conversionBody, createCurrency, evmUser, putTerms, sendAttributedConver
 import { createSegment, evmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
 import { usdUnits } from '../helpers/usd';
-import { capturePage, DESKTOP, openChromium } from './browser';
+import { capturePage, DESKTOP, openChromium, signInToAdmin, watchForeignRequests } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -90,9 +90,7 @@ describe('master affiliates and badges in the admin dashboard, in a browser', ()
     audienceId = (await createSegment(stack, project, { name: 'Champions' })).id;
     browser = await openChromium();
     page = await browser.newPage({ viewport: DESKTOP });
-    page.on('request', (request) => {
-      if (!request.url().startsWith(`${stack.baseUrl}/`) && !request.url().startsWith('data:')) foreignRequests.push(request.url());
-    });
+    watchForeignRequests(page, stack.baseUrl, foreignRequests);
   }, 240_000);
 
   afterAll(async () => {
@@ -103,11 +101,7 @@ describe('master affiliates and badges in the admin dashboard, in a browser', ()
   it(
     'signs in, finds no master yet, shows the API’s spread error at its field, then designates a master',
     async () => {
-      await page.goto(`${stack.baseUrl}/app/`);
-      await page.getByLabel('Project id').fill(project.id);
-      await page.getByLabel('Admin API key').fill(project.keys.admin);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { level: 1, name: 'Audiences' }).waitFor();
+      await signInToAdmin(page, stack.baseUrl, project);
       await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Master affiliates' }).click();
       await page.getByText('No master affiliates yet.').waitFor();
       expect(await capturePage(page, 'admin-masters', '01-masters-empty')).toEqual([]);

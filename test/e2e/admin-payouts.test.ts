@@ -4,7 +4,7 @@ import { createSegment, startStackWithProject, type TestProject } from '../helpe
 import { type ServiceClients, serviceClients } from '../helpers/rpc';
 import type { TestStack } from '../helpers/stack';
 import { pollUntil } from '../helpers/poll';
-import { capturePage, DESKTOP, openChromium } from './browser';
+import { capturePage, DESKTOP, openChromium, signInToAdmin, watchForeignRequests } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -34,14 +34,8 @@ describe('the admin payouts section in a browser', () => {
     partners = await createSegment(stack, project, { name: 'Partners' });
     browser = await openChromium();
     page = await browser.newPage({ viewport: DESKTOP });
-    page.on('request', (request) => {
-      if (!request.url().startsWith(`${stack.baseUrl}/`) && !request.url().startsWith('data:')) foreignRequests.push(request.url());
-    });
-    await page.goto(`${stack.baseUrl}/app/`);
-    await page.getByLabel('Project id').fill(project.id);
-    await page.getByLabel('Admin API key').fill(project.keys.admin);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Audiences' }).waitFor();
+    watchForeignRequests(page, stack.baseUrl, foreignRequests);
+    await signInToAdmin(page, stack.baseUrl, project);
   }, 240_000);
 
   afterAll(async () => {

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
 import { signedInAffiliate, TIN, w8ben, w8bene, w9 } from '../tax/tax-forms';
-import { capturePage, DESKTOP, openChromium } from './browser';
+import { capturePage, DESKTOP, openChromium, signInToAdmin, watchForeignRequests } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -62,9 +62,7 @@ describe('the admin tax section in a browser', () => {
     browser = await openChromium();
     page = await browser.newPage({ viewport: DESKTOP });
     page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('request', (request) => {
-      if (!request.url().startsWith(`${stack.baseUrl}/`) && !request.url().startsWith('data:')) foreignRequests.push(request.url());
-    });
+    watchForeignRequests(page, stack.baseUrl, foreignRequests);
   }, 240_000);
 
   afterEach(() => expect(pageErrors).toEqual([]));
@@ -77,11 +75,7 @@ describe('the admin tax section in a browser', () => {
   it(
     'signs in and lists the forms awaiting review, tax ids masked',
     async () => {
-      await page.goto(`${stack.baseUrl}/app/`);
-      await page.getByLabel('Project id').fill(project.id);
-      await page.getByLabel('Admin API key').fill(project.keys.admin);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { level: 1, name: 'Audiences' }).waitFor();
+      await signInToAdmin(page, stack.baseUrl, project);
       await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Tax' }).click();
       await page.getByRole('heading', { level: 1, name: 'Tax forms' }).waitFor();
       await page.getByText('Page 1 of 1 (3 in all)').waitFor();

@@ -4,7 +4,7 @@ import { evmAddress, startStackWithProject, type TestProject } from '../helpers/
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
 import { verifyStandardWebhook, WebhookReceiver } from '../helpers/webhook-receiver';
-import { capturePage, DESKTOP, openChromium } from './browser';
+import { capturePage, DESKTOP, openChromium, watchForeignRequests } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -36,9 +36,7 @@ describe('the admin dashboard’s webhooks and API keys in a browser', () => {
     // Clipboard permissions, so the copy buttons are tested for what they put there.
     const context = await browser.newContext({ viewport: DESKTOP, permissions: ['clipboard-read', 'clipboard-write'] });
     page = await context.newPage();
-    page.on('request', (request) => {
-      if (!request.url().startsWith(`${stack.baseUrl}/`) && !request.url().startsWith('data:')) foreignRequests.push(request.url());
-    });
+    watchForeignRequests(page, stack.baseUrl, foreignRequests);
   }, 240_000);
 
   afterAll(async () => {

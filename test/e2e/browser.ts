@@ -7,6 +7,22 @@ export const ARTIFACTS_DIR = path.resolve(__dirname, '../../test-artifacts');
 export const DESKTOP = { width: 1280, height: 900 };
 export const MOBILE = { width: 375, height: 812 };
 
+/** Adds to `into` every request `page` makes outside `baseUrl` (data: URLs aside): the apps load nothing from elsewhere. */
+export function watchForeignRequests(page: Page, baseUrl: string, into: string[]): void {
+  page.on('request', (request) => {
+    if (!request.url().startsWith(`${baseUrl}/`) && !request.url().startsWith('data:')) into.push(request.url());
+  });
+}
+
+/** Signs in to the admin dashboard with the project's admin key, and waits for its first page (Audiences). */
+export async function signInToAdmin(page: Page, baseUrl: string, project: { id: string; keys: { admin: string } }): Promise<void> {
+  await page.goto(`${baseUrl}/app/`);
+  await page.getByLabel('Project id').fill(project.id);
+  await page.getByLabel('Admin API key').fill(project.keys.admin);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Audiences' }).waitFor();
+}
+
 /**
  * A browser for one test file: the run's Chromium that global setup launched (chromium-server.ts),
  * else one of the file's own. Either way the file's `close()` ends what the file opened: its

@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
-import { DESKTOP, openChromium, policyViolations } from './browser';
+import { DESKTOP, openChromium, policyViolations, signInToAdmin } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -51,11 +51,7 @@ describe('the pages under their Content-Security-Policy', () => {
   }, 120_000);
 
   it('signs in to the admin dashboard without a refusal, and runs no injected inline script', async () => {
-    await page.goto(`${stack.baseUrl}/app/`);
-    await page.getByLabel('Project id').fill(project.id);
-    await page.getByLabel('Admin API key').fill(project.keys.admin);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Audiences' }).waitFor();
+    await signInToAdmin(page, stack.baseUrl, project);
     expect(violations).toEqual([]);
     expect(pageErrors).toEqual([]);
 

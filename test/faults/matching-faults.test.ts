@@ -4,8 +4,12 @@ import { useFaultStack } from '../helpers/faults/use-fault-stack';
 import { createProject, createSegment, randomEvmAddress, type TestProject } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 
-/** Long enough that the kill certainly lands inside the window, short enough that the restarted process finds the users due. */
-const DEBOUNCE_MS = 4_000;
+/**
+ * Long enough that the kill certainly lands inside the window (it follows the change by tens of
+ * milliseconds), short enough that the restarted process (1 to 2 s to start) finds the users due
+ * or nearly: each test waits about this long.
+ */
+const DEBOUNCE_MS = 2_500;
 
 /**
  * Incremental matching through the audience process dying (SIGKILL) inside the

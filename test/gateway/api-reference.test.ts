@@ -368,6 +368,17 @@ const OPERATIONS: Record<string, Expected> = {
     params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?'],
     responses: api(200, 404, 409),
   },
+  'POST /api/v1/projects/{projectId}/affiliates/{userIdentifier}/flag': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?'],
+    body: { properties: ['reason'], required: ['reason'] },
+    responses: api(200, 404, 409, ...WITH_BODY),
+  },
+  'POST /api/v1/projects/{projectId}/affiliates/{userIdentifier}/unflag': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?'],
+    responses: api(200, 404),
+  },
   'POST /api/v1/projects/{projectId}/affiliates/{userIdentifier}/codes': {
     security: 'apiKey:admin',
     params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?'],
@@ -583,6 +594,18 @@ const OPERATIONS: Record<string, Expected> = {
     body: { properties: ['project_address'], required: ['project_address'] },
     responses: api(200, 404, ...WITH_BODY),
   },
+  'GET /api/v1/projects/{projectId}/review-settings': { security: 'apiKey:admin', params: ['path:projectId'], responses: api(200, 404) },
+  'PATCH /api/v1/projects/{projectId}/review-settings': {
+    security: 'apiKey:admin',
+    params: ['path:projectId'],
+    body: { properties: ['max_conversions_per_user_per_hour', 'max_reward_per_conversion', 'min_seconds_from_referral_to_conversion'] },
+    responses: api(200, 404, ...WITH_BODY),
+  },
+  'GET /api/v1/projects/{projectId}/review': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', ...PAGE, 'query:rule?', 'query:status?', 'query:user_identifier?', 'query:user_identifier_type?'],
+    responses: api(200, 404),
+  },
 };
 
 /** The /v1 audience paths, served again under /api/v1 with the same contract. */
@@ -701,7 +724,7 @@ describe('the API reference', () => {
       const lists = Object.entries(OPERATIONS).filter(
         ([key, expected]) => expected.params?.includes('query:page?') && !key.endsWith('/claim-history'),
       );
-      expect(lists.map(([key]) => key)).toHaveLength(22);
+      expect(lists.map(([key]) => key)).toHaveLength(23);
       for (const [key] of lists) {
         const schema = success(key);
         const withCursor = key.endsWith('/entries');

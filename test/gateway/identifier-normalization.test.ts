@@ -1,5 +1,4 @@
-import { createProject, createSegment, evmAddress, randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
-import type { TestStack } from '../helpers/stack';
+import { createProject, createSegment, evmAddress, randomEvmAddress, useStackWithProject } from '../helpers/fixtures';
 import { adminPaths, requireTaxInfo, signedInAffiliate, TIN, w9 } from '../tax/tax-forms';
 
 /**
@@ -8,13 +7,8 @@ import { adminPaths, requireTaxInfo, signedInAffiliate, TIN, w9 } from '../tax/t
  * reaches the same resource and can no longer store (or seal) it in another spelling.
  */
 describe('identifiers are canonical from the HTTP edge on', () => {
-  let stack: TestStack;
-  let project: TestProject;
-  beforeAll(async () => {
-    ({ stack, project } = await startStackWithProject());
-    await requireTaxInfo(stack, project);
-  });
-  afterAll(() => stack.stop());
+  const { stack, project } = useStackWithProject();
+  beforeAll(() => requireTaxInfo(stack, project));
 
   it('stores a tax form posted under an UPPERCASE project id under the canonical id, readable by every read', async () => {
     const affiliate = await signedInAffiliate(stack, project);

@@ -1,6 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { type Database, openDatabase } from '../../services/platform/db/database';
+import type { EventPayload, EventType } from '../../services/platform/events/contracts';
+import { deliverEvent, type EventConsumer } from '../../services/platform/outbox/consumer';
+import type { EventJobData } from '../../services/platform/outbox/event';
+import type { OutboxTables } from '../../services/platform/outbox/tables';
 import type { TestClock } from './clock';
 import type { LogCapture } from './log-capture';
 import { createTestDatabase } from './test-database';
@@ -48,4 +53,20 @@ export async function openServiceDatabase<DB>(schema: string, logs: LogCapture) 
       await database.drop();
     },
   };
+}
+
+/** An event as the relay hands it to a consumer, created at the harness clock's now (another `id` replays a payload as a new event). */
+export function eventNow<T extends EventType>(
+  harness: { clock: TestClock },
+  projectId: string,
+  type: T,
+  payload: EventPayload<T>,
+  id: string = randomUUID(),
+): EventJobData {
+  return { id, type, projectId, payload, createdAt: harness.clock.now().toISOString() };
+}
+
+/** Hands one event to `consumer` as its worker does, on the harness's database, clock and logs. */
+export function deliverTo<DB extends OutboxTables>(harness: DomainHarness<unknown, DB>, consumer: EventConsumer<DB, EventType>, data: EventJobData) {
+  return deliverEvent(harness.db, consumer, data, harness.clock, harness.logs.logger('consumer'));
 }

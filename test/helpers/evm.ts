@@ -9,6 +9,7 @@ import type { Abi, Address, Chain, Hex, PublicClient, Transport, WalletClient } 
 import type { PrivateKeyAccount } from 'viem/accounts' with { 'resolution-mode': 'import' };
 import { type Eip1193Provider, type HttpEndpoint, startEdrChain } from '../../scripts/dev-chain/edr-chain';
 import { contractArtifact } from '../../scripts/compile-contracts';
+import { claimManagerAbi } from '../../contracts/generated/claim-manager';
 
 export { type Eip1193Provider, type HttpEndpoint } from '../../scripts/dev-chain/edr-chain';
 
@@ -44,6 +45,19 @@ export interface TestChain {
   /** A JSON-RPC endpoint over the same chain, on a free port of 127.0.0.1. */
   serveHttp(): Promise<HttpEndpoint>;
   stop(): Promise<void>;
+}
+
+/** ClaimManager and a test token deployed on a test chain, with the accounts that use them. */
+export interface ClaimManagerDeployment {
+  chain: TestChain;
+  manager: Address;
+  token: Address;
+  tokenAbi: Abi;
+  /** The project account: deposits under its address, and every project of the tests names it. */
+  projectAccount: TestAccount;
+  /** Sends users' claim transactions (anyone may). */
+  relayer: TestAccount;
+  balanceOf(holder: string): Promise<bigint>;
 }
 
 export interface ChainOptions {
@@ -128,5 +142,40 @@ export async function startChain(options: ChainOptions = {}): Promise<TestChain>
     },
     serveHttp: () => edr.serveHttp(),
     stop: () => edr.stop(),
+  };
+}
+
+/**
+ * A chain of three accounts (ClaimManager's owner, the project account, a relayer) with a test token
+ * (6 decimals) and ClaimManager deployed, authorising `signers` (every one of them required), and
+ * `deposit` of the token minted to the project account and deposited under its address.
+ */
+export async function deployClaimManager(options: { startTime: Date; signers: Address[]; deposit: bigint }): Promise<ClaimManagerDeployment> {
+  const chain = await startChain({ accounts: 3, startTime: options.startTime });
+  const [owner, projectAccount, relayer] = chain.accounts as [TestAccount, TestAccount, TestAccount];
+  const { address: token, abi: tokenAbi } = await chain.deploy('TestToken', ['Test USD', 'TUSD', 6]);
+  const { address: manager } = await chain.deploy('ClaimManager', [
+    owner.address,
+    'Referral ClaimManager',
+    '1',
+    options.signers,
+    BigInt(options.signers.length),
+  ]);
+  const send = async (address: Address, abi: Abi, functionName: string, args: unknown[]) => {
+    const hash = await projectAccount.wallet.writeContract({ address, abi, functionName, args });
+    if ((await chain.publicClient.waitForTransactionReceipt({ hash })).status !== 'success') throw new Error(`${functionName} failed`);
+  };
+  await send(token, tokenAbi, 'mint', [projectAccount.address, options.deposit]);
+  await send(token, tokenAbi, 'approve', [manager, options.deposit]);
+  await send(manager, claimManagerAbi, 'deposit', [projectAccount.address, token, options.deposit]);
+  return {
+    chain,
+    manager,
+    token,
+    tokenAbi,
+    projectAccount,
+    relayer,
+    balanceOf: (holder) =>
+      chain.publicClient.readContract({ address: token, abi: tokenAbi, functionName: 'balanceOf', args: [holder] }) as Promise<bigint>,
   };
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Api } from './http';
+import { lateBound } from './late-bound';
 import { type StackOptions, startStack, TEST_PLATFORM_KEY, type TestStack } from './stack';
 
 export { evmAddress, mixedCase, randomEvmAddress } from './evm-addresses';
@@ -35,6 +36,28 @@ export async function startStackWithProject(options?: StackOptions): Promise<{ s
     await stack.stop();
     throw error;
   }
+}
+
+/**
+ * The usual set-up of an HTTP test file, as hooks: starts a stack with a project before the file's
+ * tests and stops it after them. Call it inside the file's describe, before the file's own hooks
+ * (which then see a started stack; jest runs afterAll hooks in the order they are declared, so the
+ * stack stops before the file's own afterAll hooks run). Returns stand-ins that answer with the
+ * started stack and project once the file's beforeAll hooks run.
+ */
+export function useStackWithProject(options?: StackOptions): { stack: TestStack; project: TestProject } {
+  let started: { stack: TestStack; project: TestProject } | undefined;
+  beforeAll(async () => {
+    started = await startStackWithProject(options);
+  });
+  afterAll(async () => {
+    await started?.stack.stop();
+  });
+  const get = <K extends 'stack' | 'project'>(member: K) => {
+    if (!started) throw new Error(`the ${member} is not started yet (it was asked for outside the tests and hooks)`);
+    return started[member];
+  };
+  return { stack: lateBound(() => get('stack')), project: lateBound(() => get('project')) };
 }
 
 export async function createSegment(stack: WithApi, project: TestProject, body: Record<string, unknown> = {}) {

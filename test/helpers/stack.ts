@@ -4,7 +4,7 @@ import { startGateway } from '../../gateway/server';
 import { type Clock, systemClock } from '../../services/platform/clock';
 import { loadConfig } from '../../services/platform/config';
 import type { RunningProcess } from '../../services/platform/lifecycle';
-import { CATALOG, SERVICE_CATALOG, type ServiceName } from '../../services/platform/service-catalog';
+import { CATALOG, type ServiceName } from '../../services/platform/service-catalog';
 import { startService } from '../../services/platform/service-manifest';
 import { SERVICE_MANIFESTS } from '../../services/manifests';
 import { TEST_REDIS_URL } from '../setup/test-env';
@@ -69,26 +69,10 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
   const logs = new LogCapture();
   const common = commonEnv(database.url, TEST_REDIS_URL, queuePrefix);
 
-  const running: RunningProcess[] = [];
-  const grpcAddresses = {} as GrpcAddresses;
-  // The claim service calls the agency and the agency calls it back (rebuilding metrics): its port is chosen before either starts.
-  const claimPort = await freePort();
-  const claimAddress = { [SERVICE_CATALOG.claim.addressVariable]: `127.0.0.1:${claimPort}` };
-  for (const manifest of SERVICE_MANIFESTS) {
-    const name = manifest.service.name as ServiceName;
-    // Where the services started before it listen (the agency calls the audience service, the claim service the agency).
-    const started = Object.fromEntries(
-      CATALOG.filter((entry) => grpcAddresses[entry.name]).map((entry) => [entry.addressVariable, grpcAddresses[entry.name]]),
-    );
-    const port = name === SERVICE_CATALOG.claim.name ? String(claimPort) : '0';
-    const env = withOverrides(
-      { ...common, ...claimAddress, ...started, GRPC_HOST: '127.0.0.1', GRPC_PORT: port, ...TEST_SERVICE_ENV[name] },
-      options.serviceEnv?.[name],
-    );
-    const service = await startService(manifest, loadConfig(manifest.configSchema, env), { clock, logger: logs.logger(name) });
-    running.push(service);
-    grpcAddresses[name] = `127.0.0.1:${service.grpcPort}`;
-  }
+  const { running, grpcAddresses } = await startServices(common, clock, logs, options.serviceEnv).catch(async (error: unknown) => {
+    await database.drop();
+    throw error;
+  });
 
   const gateway = await startTestGateway({
     databaseUrl: database.url,
@@ -123,6 +107,47 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
       await deleteKeys(TEST_REDIS_URL, `${queuePrefix}:*`);
     },
   };
+}
+
+/** Starts of the services whose freely chosen port another process bound first (see startServices). */
+const PORT_ATTEMPTS = 3;
+
+/**
+ * Every service of the manifests in this process. Each one's port is chosen before any starts, so
+ * each is told where the others listen (the agency calls the audience service, the claim service
+ * the agency, and the agency calls it back), and they all start side by side: each start mostly
+ * waits on PostgreSQL and Redis. A port is free when chosen, but another process may bind it
+ * before the service does: then the services that started stop, and all start again on new ports.
+ */
+async function startServices(
+  common: Record<string, string>,
+  clock: TestClock,
+  logs: LogCapture,
+  serviceEnv: StackOptions['serviceEnv'],
+): Promise<{ running: RunningProcess[]; grpcAddresses: GrpcAddresses }> {
+  for (let attempt = 1; ; attempt += 1) {
+    const ports = Object.fromEntries(await Promise.all(CATALOG.map(async ({ name }) => [name, await freePort()] as const))) as Record<
+      ServiceName,
+      number
+    >;
+    const grpcAddresses = Object.fromEntries(CATALOG.map(({ name }) => [name, `127.0.0.1:${ports[name]}`])) as GrpcAddresses;
+    const addressEnv = Object.fromEntries(CATALOG.map(({ name, addressVariable }) => [addressVariable, grpcAddresses[name]]));
+    const started = await Promise.allSettled(
+      SERVICE_MANIFESTS.map((manifest) => {
+        const name = manifest.service.name as ServiceName;
+        const env = withOverrides(
+          { ...common, ...addressEnv, GRPC_HOST: '127.0.0.1', GRPC_PORT: String(ports[name]), ...TEST_SERVICE_ENV[name] },
+          serviceEnv?.[name],
+        );
+        return startService(manifest, loadConfig(manifest.configSchema, env), { clock, logger: logs.logger(name) });
+      }),
+    );
+    const running = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    const failed = started.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (!failed) return { running, grpcAddresses };
+    for (const service of running) await service.stop();
+    if (attempt >= PORT_ATTEMPTS || !String(failed.reason).includes('already in use')) throw failed.reason;
+  }
 }
 
 export interface TestGateway extends RunningProcess {

@@ -1,6 +1,6 @@
 import { createProject, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
-import { adminPaths, type Affiliate, requireTaxInfo, signedInAffiliate, TIN, w8ben, w9 } from './tax-forms';
+import { adminPaths, type Affiliate, NOT_SUBMITTED, requireTaxInfo, signedInAffiliate, TIN, w8ben, w9 } from './tax-forms';
 
 const FULL_TIN_FORMS = [TIN.ssn, TIN.ssnDigits];
 
@@ -60,12 +60,7 @@ describe('protecting tax information', () => {
       expect(response.body).toEqual({
         user_identifier: nobody,
         user_identifier_type: 'evm_address',
-        status: 'not_submitted',
-        form_type: null,
-        submitted_at: null,
-        approved_at: null,
-        expires_at: null,
-        revoked_reason: null,
+        ...NOT_SUBMITTED,
         tax_info: null,
       });
       expect((await stack.api.get(paths(affiliate).auditLog, { key: project.keys.admin })).body.total_results).toBe(before);

@@ -1,6 +1,5 @@
-import { startStackWithProject, type TestProject } from '../helpers/fixtures';
-import type { TestStack } from '../helpers/stack';
-import { adminPaths, type Affiliate, requireTaxInfo, signedInAffiliate, statusEvents, w9 } from './tax-forms';
+import { useStackWithProject } from '../helpers/fixtures';
+import { adminPaths, type Affiliate, NOT_SUBMITTED, requireTaxInfo, signedInAffiliate, statusEvents, w9 } from './tax-forms';
 
 const START = '2026-11-21T12:00:00.000Z';
 
@@ -10,13 +9,8 @@ const START = '2026-11-21T12:00:00.000Z';
  * test/medium/tax/state-machine.test.ts.
  */
 describe('tax status transitions over HTTP', () => {
-  let stack: TestStack;
-  let project: TestProject;
-  beforeAll(async () => {
-    ({ stack, project } = await startStackWithProject());
-    await requireTaxInfo(stack, project);
-  });
-  afterAll(() => stack.stop());
+  const { stack, project } = useStackWithProject();
+  beforeAll(() => requireTaxInfo(stack, project));
 
   const approve = (affiliate: Affiliate, address = affiliate.wallet.address) =>
     stack.api.post(adminPaths(project, address).approve, { key: project.keys.admin });
@@ -27,14 +21,7 @@ describe('tax status transitions over HTTP', () => {
     const affiliate = await signedInAffiliate(stack, project);
     const status = await affiliate.status();
     expect(status.status).toBe(200);
-    expect(status.body).toEqual({
-      status: 'not_submitted',
-      form_type: null,
-      submitted_at: null,
-      approved_at: null,
-      expires_at: null,
-      revoked_reason: null,
-    });
+    expect(status.body).toEqual(NOT_SUBMITTED);
     const info = await affiliate.taxInfo();
     expect(info.status).toBe(404);
     expect(info.body).toEqual({ status: 404, code: 'TAX_INFO_NOT_FOUND', message: expect.any(String), details: [] });

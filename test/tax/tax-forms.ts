@@ -14,6 +14,16 @@ export const TIN = {
 };
 
 /** The default TestClock reads 2026-11-21T12:00Z: these dates are in its past. */
+/** The tax status (affiliate portal, admin) of a user who has never submitted a form. */
+export const NOT_SUBMITTED = {
+  status: 'not_submitted',
+  form_type: null,
+  submitted_at: null,
+  approved_at: null,
+  expires_at: null,
+  revoked_reason: null,
+} as const;
+
 export const SIGNED_ON = '2026-11-20';
 
 const usAddress = { line1: '1 Main St', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' };

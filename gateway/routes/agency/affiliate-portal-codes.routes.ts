@@ -1,6 +1,6 @@
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
-import { presentAffiliate } from './agency.presenters';
+import { presentOwnAffiliate } from './agency.presenters';
 import { affiliateSchema, codeBody } from './agency.schemas';
 import { presentPortalAffiliate } from './programs.presenters';
 import { portalAffiliateSchema } from './programs.schemas';
@@ -58,7 +58,7 @@ export function affiliatePortalCodeRoutes({ clients }: RouteDeps): AnyRoute[] {
           user: { identifier: caller.address, identifierType: 'evm_address' },
           code: body.code,
         });
-        return { status: 201, body: presentAffiliate(affiliate) };
+        return { status: 201, body: presentOwnAffiliate(affiliate) };
       },
     ),
   ];

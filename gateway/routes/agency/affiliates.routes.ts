@@ -15,6 +15,7 @@ import {
   createAffiliateBody,
   rebuildMetricsSchema,
   suspendBody,
+  flagBody,
   updateAffiliateBody,
 } from './agency.schemas';
 import { projectAdmin, projectReader } from '../route-access';
@@ -205,6 +206,58 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
       },
       async ({ params, query, caller }) => {
         const affiliate = await clients.agency.reactivateAffiliate({ ...target(params, query, caller), actor: { apiKeyId: caller.keyId } });
+        return { status: 200, body: presentAffiliate(affiliate) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/api/v1/projects/:projectId/affiliates/:userIdentifier/flag',
+        operationId: 'flagAffiliate',
+        summary: 'Flag an affiliate for review',
+        description:
+          'An active affiliate becomes flagged: it still earns and its codes still refer, but the payouts of its conversions processed while ' +
+          'it is flagged wait for an admin’s review (docs/affiliates.md). Stored with the reason, the time and the admin key, and in the ' +
+          'history (flagged). Idempotent: a flagged affiliate answers 200 as it is, the first flag’s reason and time kept (unflag first ' +
+          'to give another). A suspended affiliate answers 409 AFFILIATE_SUSPENDED (reactivate it first); suspending a flagged one ends its flag.',
+        tags,
+        auth: projectAdmin,
+        query: affiliateQuery,
+        body: flagBody,
+        responses: {
+          200: { description: 'The affiliate, flagged', schema: affiliateSchema },
+          404: NOT_FOUND,
+          409: { description: 'AFFILIATE_SUSPENDED' },
+        },
+      },
+      async ({ params, query, body, caller }) => {
+        const affiliate = await clients.agency.flagAffiliate({
+          ...target(params, query, caller),
+          reason: body.reason,
+          actor: { apiKeyId: caller.keyId },
+        });
+        return { status: 200, body: presentAffiliate(affiliate) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/api/v1/projects/:projectId/affiliates/:userIdentifier/unflag',
+        operationId: 'unflagAffiliate',
+        summary: 'End an affiliate’s flag',
+        description:
+          'A flagged affiliate becomes active again (history: unflagged). Idempotent: an affiliate that is not flagged (active, or ' +
+          'suspended) answers 200 as it is, nothing changed.',
+        tags,
+        auth: projectAdmin,
+        query: affiliateQuery,
+        responses: {
+          200: { description: 'The affiliate, not flagged', schema: affiliateSchema },
+          404: NOT_FOUND,
+        },
+      },
+      async ({ params, query, caller }) => {
+        const affiliate = await clients.agency.unflagAffiliate({ ...target(params, query, caller), actor: { apiKeyId: caller.keyId } });
         return { status: 200, body: presentAffiliate(affiliate) };
       },
     ),

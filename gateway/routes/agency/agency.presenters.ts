@@ -15,7 +15,8 @@ function presentTier(tier: Tier | undefined) {
   return tier ? { id: tier.id, name: tier.name, rank: tier.rank } : null;
 }
 
-function presentUser(user: UserRef | undefined) {
+/** A user as the agency's JSON names it: identifier and identifier_type. */
+export function presentUser(user: UserRef | undefined) {
   const { identifier, identifierType } = required(user, 'user');
   return { identifier, identifier_type: identifierType };
 }
@@ -28,6 +29,14 @@ export function presentCodes(affiliate: Affiliate) {
   }));
 }
 
+/**
+ * The affiliate as its own wallet sees it (the portal): its status says it is flagged, but the admin's
+ * reason stays internal (it may name the suspected abuse).
+ */
+export function presentOwnAffiliate(affiliate: Affiliate) {
+  return { ...presentAffiliate(affiliate), flag_reason: null };
+}
+
 export function presentAffiliate(affiliate: Affiliate) {
   return {
     id: affiliate.id,
@@ -37,6 +46,8 @@ export function presentAffiliate(affiliate: Affiliate) {
     status: nameOf(AffiliateStatus, affiliate.status, 'status'),
     suspended_at: affiliate.suspendedAt?.toISOString() ?? null,
     suspension_reason: affiliate.suspensionReason ?? null,
+    flagged_at: affiliate.flaggedAt?.toISOString() ?? null,
+    flag_reason: affiliate.flagReason ?? null,
     codes: presentCodes(affiliate),
     master: presentRef(affiliate.master),
     is_master: affiliate.isMaster,

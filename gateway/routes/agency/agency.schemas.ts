@@ -50,9 +50,17 @@ export const affiliateSchema = z.object({
   identifier_type: z.string(),
   name: z.string(),
   region: z.string().nullable().describe('ISO 3166-1 alpha-2'),
-  status: affiliateStatuses.describe('A suspended affiliate earns nothing for conversions while suspended, and its codes refer nobody'),
+  status: affiliateStatuses.describe(
+    'A suspended affiliate earns nothing for conversions while suspended, and its codes refer nobody; a flagged one still earns, ' +
+      'but its new payouts wait for review until it is unflagged',
+  ),
   suspended_at: timestamp.nullable().describe('While suspended: since when'),
   suspension_reason: z.string().nullable(),
+  flagged_at: timestamp.nullable().describe('While flagged: since when (the first flag of the period)'),
+  flag_reason: z
+    .string()
+    .nullable()
+    .describe('While flagged: the first flag’s reason (never shown to the affiliate’s own wallet: null in the portal)'),
   codes: z.array(affiliateCodeSchema).describe('Oldest first'),
   master: affiliateRefSchema.nullable().describe('The master affiliate it is bound to'),
   is_master: z.boolean(),
@@ -111,6 +119,13 @@ export const suspendBody = z.strictObject({
     .string()
     .max(AGENCY_TEXT_LIMITS.reasonLength * 2)
     .describe(`Why (1 to ${AGENCY_TEXT_LIMITS.reasonLength} characters); kept in the status history`),
+});
+
+export const flagBody = z.strictObject({
+  reason: z
+    .string()
+    .max(AGENCY_TEXT_LIMITS.reasonLength * 2)
+    .describe(`Why (1 to ${AGENCY_TEXT_LIMITS.reasonLength} characters); kept in the status history. Flagging again keeps the first reason`),
 });
 
 export const codeBody = z.strictObject({ code });

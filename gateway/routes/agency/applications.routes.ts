@@ -6,7 +6,7 @@ import { listBody, pageRequest } from '../../http/list';
 import { required } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
-import { presentAffiliate } from './agency.presenters';
+import { presentOwnAffiliate } from './agency.presenters';
 import { presentApplication, presentDecisionResult } from './programs.presenters';
 import {
   applicationBody,
@@ -96,7 +96,7 @@ export function applicationRoutes({ clients }: RouteDeps): AnyRoute[] {
           status: 200,
           body: {
             ...presentApplication(required(own.application, 'application')),
-            affiliate: own.affiliate ? presentAffiliate(own.affiliate) : null,
+            affiliate: own.affiliate ? presentOwnAffiliate(own.affiliate) : null,
           },
         };
       },

@@ -12,12 +12,18 @@ import type { UserRef } from '../../../gen/referral/common/v1/common';
 import { DEFAULT_LINK_TEMPLATE, effectiveLinkTemplate, type LinkSettings, referralLink } from '../../../services/rules/referral-link';
 import { count, nameOf, required } from '../../http/present';
 import { chainIdNumber } from '../../../services/rules/payout-vocabulary';
-import { presentAffiliate } from './agency.presenters';
+import { presentAffiliate, presentUser } from './agency.presenters';
 
 /** gRPC messages -> the JSON of programs.schemas.ts. */
-function presentUser(user: UserRef | undefined) {
-  const { identifier, identifierType } = required(user, 'user');
-  return { identifier, identifier_type: identifierType };
+
+/** What a master and a sub-affiliate answer first: the affiliate's id, user, name and status. */
+function presentAffiliateHead(affiliate: { id: string; user?: UserRef; name: string; status: AffiliateStatus }) {
+  return {
+    id: affiliate.id,
+    ...presentUser(affiliate.user),
+    name: affiliate.name,
+    status: nameOf(AffiliateStatus, affiliate.status, 'status'),
+  };
 }
 
 export function presentEarning(earning: EarnedInCurrency) {
@@ -33,10 +39,7 @@ export function presentEarning(earning: EarnedInCurrency) {
 
 export function presentMaster(master: Master) {
   return {
-    id: master.id,
-    ...presentUser(master.user),
-    name: master.name,
-    status: nameOf(AffiliateStatus, master.status, 'status'),
+    ...presentAffiliateHead(master),
     spread_bps: master.spreadBps,
     sub_affiliates_count: count(master.subAffiliatesCount, 'sub_affiliates_count'),
     referred_volume_usd: master.referredVolumeUsd,
@@ -89,10 +92,7 @@ export function presentDesignatedMaster(master: Master) {
 
 export function presentSubAffiliate(sub: SubAffiliate) {
   return {
-    id: sub.id,
-    ...presentUser(sub.user),
-    name: sub.name,
-    status: nameOf(AffiliateStatus, sub.status, 'status'),
+    ...presentAffiliateHead(sub),
     bound: sub.bound,
     bound_at: required(sub.boundAt, 'bound_at').toISOString(),
     unbound_at: sub.unboundAt?.toISOString() ?? null,

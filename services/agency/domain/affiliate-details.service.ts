@@ -89,6 +89,8 @@ export class AffiliateDetailsService {
         updatedAt: record.updatedAt,
         suspendedAt: record.suspendedAt,
         suspensionReason: record.suspensionReason,
+        flaggedAt: record.flaggedAt,
+        flagReason: record.flagReason,
         master: relation?.master ?? null,
         isMaster: relation?.isMaster ?? false,
         currentTier: current,

@@ -171,6 +171,40 @@ export class AffiliateService {
     return this.get(projectId, user);
   }
 
+  /**
+   * active -> flagged (docs/affiliates.md#flagged-affiliates). Idempotent: a flagged affiliate is
+   * answered as it is, its first flag's reason and time kept (an admin who wants another reason
+   * unflags first). A suspended affiliate cannot be flagged: it earns nothing, so there is nothing to review.
+   */
+  async flag(projectIdInput: string, userInput: UserInput, reasonInput: string, actorId: string | null): Promise<AffiliateRecord> {
+    const { projectId, user } = subject(projectIdInput, userInput);
+    const reason = checkReason(reasonInput);
+    throwIfInvalid(reason);
+    const outcome = await this.affiliates.flag(projectId, user, reason.value, actorId, this.clock.now());
+    if (outcome === 'no_affiliate') throw affiliateNotFound();
+    const affiliate = await this.get(projectId, user);
+    if (outcome === 'unchanged') {
+      if (affiliate.status === 'suspended')
+        throw new ConflictError('AFFILIATE_SUSPENDED', 'this affiliate is suspended: reactivate it before flagging it');
+      return affiliate;
+    }
+    this.outbox.wake();
+    this.logger.info({ project_id: projectId, actor_api_key_id: actorId }, 'affiliate flagged');
+    return affiliate;
+  }
+
+  /** flagged -> active. Idempotent: an affiliate that is not flagged (active, or suspended) is answered as it is. */
+  async unflag(projectIdInput: string, userInput: UserInput, actorId: string | null): Promise<AffiliateRecord> {
+    const { projectId, user } = subject(projectIdInput, userInput);
+    const outcome = await this.affiliates.unflag(projectId, user, actorId, this.clock.now());
+    if (outcome === 'no_affiliate') throw affiliateNotFound();
+    if (outcome === 'changed') {
+      this.outbox.wake();
+      this.logger.info({ project_id: projectId, actor_api_key_id: actorId }, 'affiliate unflagged');
+    }
+    return this.get(projectId, user);
+  }
+
   /** A code for an existing affiliate (admin or the affiliate's own portal). */
   async addCode(projectIdInput: string, userInput: UserInput, codeInput: string): Promise<AffiliateRecord> {
     const { projectId, user } = subject(projectIdInput, userInput);

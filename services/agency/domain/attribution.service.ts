@@ -22,6 +22,8 @@ export interface AttributionView {
   master: AffiliateRefRecord | null;
   spreadBps: number;
   activeTierId: string | null;
+  /** Whether the referring affiliate is flagged now (when answered, not at `at`): its new payouts wait for review. */
+  affiliateFlagged: boolean;
 }
 
 /** One item's answer, or why this item (alone) could not be answered. */
@@ -36,6 +38,7 @@ const NOT_REFERRED: AttributionView = {
   master: null,
   spreadBps: 0,
   activeTierId: null,
+  affiliateFlagged: false,
 };
 
 /**
@@ -96,6 +99,7 @@ export class AttributionService {
         master: row.master?.affiliate ?? null,
         spreadBps: row.master?.spreadBps ?? 0,
         activeTierId: row.activeTierId,
+        affiliateFlagged: row.flagged,
       };
     });
   }

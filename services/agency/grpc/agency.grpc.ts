@@ -94,6 +94,12 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
       reactivateAffiliate: async (req) =>
         affiliateMessage(await domain.affiliates.reactivate(req.projectId, requireField(req.user, 'user'), req.actor?.apiKeyId ?? null)),
 
+      flagAffiliate: async (req) =>
+        affiliateMessage(await domain.affiliates.flag(req.projectId, requireField(req.user, 'user'), req.reason, req.actor?.apiKeyId ?? null)),
+
+      unflagAffiliate: async (req) =>
+        affiliateMessage(await domain.affiliates.unflag(req.projectId, requireField(req.user, 'user'), req.actor?.apiKeyId ?? null)),
+
       addAffiliateCode: async (req) => affiliateMessage(await domain.affiliates.addCode(req.projectId, requireField(req.user, 'user'), req.code)),
 
       checkCode: async (req) => domain.affiliates.checkCode(req.projectId, req.code),

@@ -25,6 +25,8 @@ export function toAffiliateMessage(affiliate: AffiliateView): Affiliate {
     updatedAt: affiliate.updatedAt,
     suspendedAt: affiliate.suspendedAt ?? undefined,
     suspensionReason: affiliate.suspensionReason ?? undefined,
+    flaggedAt: affiliate.flaggedAt ?? undefined,
+    flagReason: affiliate.flagReason ?? undefined,
   };
 }
 
@@ -44,7 +46,13 @@ export function toReferrerMessage(referrer: ReferrerRecord | undefined): GetRefe
 export function toAttributionMessage(result: AttributionResult): Attribution {
   if ('error' in result) {
     const { code, message, details } = result.error;
-    return { outcome: AttributionOutcome.UNSPECIFIED, affiliateStatus: AffiliateStatus.UNSPECIFIED, spreadBps: 0, error: { code, message, details } };
+    return {
+      outcome: AttributionOutcome.UNSPECIFIED,
+      affiliateStatus: AffiliateStatus.UNSPECIFIED,
+      spreadBps: 0,
+      affiliateFlagged: false,
+      error: { code, message, details },
+    };
   }
   return {
     outcome: enumValue(AttributionOutcome, result.outcome),
@@ -55,6 +63,7 @@ export function toAttributionMessage(result: AttributionResult): Attribution {
     master: result.master ? toAffiliateRef(result.master) : undefined,
     spreadBps: result.spreadBps,
     activeTierId: result.activeTierId ?? undefined,
+    affiliateFlagged: result.affiliateFlagged,
   };
 }
 

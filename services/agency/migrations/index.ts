@@ -16,6 +16,7 @@ import * as endUsersReferred from './0014_end_users_referred';
 import * as bindingEndedByDesignation from './0015_binding_ended_by_designation';
 import * as programSettings from './0016_program_settings';
 import * as unboundedEarnings from './0017_unbounded_earnings';
+import * as affiliateFlags from './0018_affiliate_flags';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const agencyMigrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const agencyMigrations: Record<string, Migration> = {
   '0015_binding_ended_by_designation': bindingEndedByDesignation,
   '0016_program_settings': programSettings,
   '0017_unbounded_earnings': unboundedEarnings,
+  '0018_affiliate_flags': affiliateFlags,
 };

@@ -111,6 +111,15 @@ export class AffiliateHistoryRepository {
             jsonb_build_object('suspension_reason', s.reason, 'suspended_at', ${iso('s.suspended_at')}, 'by_api_key_id', s.reactivated_by)
           FROM affiliate_suspensions s WHERE s.affiliate_id = ${id} AND s.reactivated_at IS NOT NULL`,
 
+      sql`SELECT 'flagged', f.flagged_at, 'f:' || lpad(f.id::text, 19, '0') || ':0',
+            jsonb_build_object('reason', f.reason, 'by_api_key_id', f.flagged_by)
+          FROM affiliate_flags f WHERE f.affiliate_id = ${id}`,
+      // A suspension ends the flag at its own moment (AffiliateRepository.suspend).
+      sql`SELECT 'unflagged', f.unflagged_at, 'f:' || lpad(f.id::text, 19, '0') || ':1',
+            jsonb_build_object('flag_reason', f.reason, 'flagged_at', ${iso('f.flagged_at')}, 'by_api_key_id', f.unflagged_by,
+              'suspended', EXISTS (SELECT 1 FROM affiliate_suspensions s WHERE s.affiliate_id = f.affiliate_id AND s.suspended_at = f.unflagged_at))
+          FROM affiliate_flags f WHERE f.affiliate_id = ${id} AND f.unflagged_at IS NOT NULL`,
+
       sql`SELECT 'tier_protection_set', t.starts_at, 't:' || lpad(t.id::text, 19, '0') || ':0',
             jsonb_build_object('tier_id', t.tier_id, 'expires_at', ${iso('t.expires_at')}, 'by_api_key_id', t.set_by)
           FROM tier_protections t WHERE t.affiliate_id = ${id}`,

@@ -27,4 +27,7 @@ export interface AffiliateRecord {
   /** The open suspension, while suspended. */
   suspendedAt: Date | null;
   suspensionReason: string | null;
+  /** The open flag period, while flagged. */
+  flaggedAt: Date | null;
+  flagReason: string | null;
 }

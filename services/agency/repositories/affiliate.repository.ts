@@ -142,17 +142,56 @@ export class AffiliateRepository {
     return row && this.findById(projectId, row.id);
   }
 
-  /** active -> suspended, opening a period of the history, in one transaction. */
+  /**
+   * active or flagged -> suspended, opening a period of the history, in one transaction. A flagged
+   * affiliate's flag period ends with it (suspension is the stronger status: it earns nothing).
+   */
   async suspend(projectId: string, user: UserIdentifier, reason: string, actorId: string | null, now: Date): Promise<StatusOutcome> {
     return this.db.transaction().execute(async (trx) => {
-      const row = await changeStatus(trx, projectId, user, 'active', 'suspended', now);
+      let from: AffiliateStatus = 'active';
+      let row = await changeStatus(trx, projectId, user, 'active', 'suspended', now);
+      if (!row) {
+        from = 'flagged';
+        row = await changeStatus(trx, projectId, user, 'flagged', 'suspended', now);
+        if (row) await closeFlag(trx, row.id, actorId, now);
+      }
       if (!row) return (await this.exists(trx, projectId, user)) ? 'unchanged' : 'no_affiliate';
       await trx
         .insertInto('affiliate_suspensions')
         .values({ affiliate_id: row.id, project_id: projectId, reason, suspended_at: now, suspended_by: actorId })
         .execute();
+      await appendOutboxEvents(trx, now, [statusChangedEvent({ affiliateId: row.id, projectId, user, from, to: 'suspended', reason, at: now })]);
+      return 'changed';
+    });
+  }
+
+  /**
+   * active -> flagged, opening a flag period, in one transaction. A flagged affiliate is left as it
+   * is (its first reason kept), and so is a suspended one: the domain tells the two apart.
+   */
+  async flag(projectId: string, user: UserIdentifier, reason: string, actorId: string | null, now: Date): Promise<StatusOutcome> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await changeStatus(trx, projectId, user, 'active', 'flagged', now);
+      if (!row) return (await this.exists(trx, projectId, user)) ? 'unchanged' : 'no_affiliate';
+      await trx
+        .insertInto('affiliate_flags')
+        .values({ affiliate_id: row.id, project_id: projectId, reason, flagged_at: now, flagged_by: actorId })
+        .execute();
       await appendOutboxEvents(trx, now, [
-        statusChangedEvent({ affiliateId: row.id, projectId, user, from: 'active', to: 'suspended', reason, at: now }),
+        statusChangedEvent({ affiliateId: row.id, projectId, user, from: 'active', to: 'flagged', reason, at: now }),
+      ]);
+      return 'changed';
+    });
+  }
+
+  /** flagged -> active, closing the open flag period; any other status is left as it is. */
+  async unflag(projectId: string, user: UserIdentifier, actorId: string | null, now: Date): Promise<StatusOutcome> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await changeStatus(trx, projectId, user, 'flagged', 'active', now);
+      if (!row) return (await this.exists(trx, projectId, user)) ? 'unchanged' : 'no_affiliate';
+      await closeFlag(trx, row.id, actorId, now);
+      await appendOutboxEvents(trx, now, [
+        statusChangedEvent({ affiliateId: row.id, projectId, user, from: 'flagged', to: 'active', reason: null, at: now }),
       ]);
       return 'changed';
     });
@@ -256,6 +295,8 @@ export class AffiliateRepository {
       updatedAt: row.updated_at,
       suspendedAt: row.status === 'suspended' ? row.suspended_at : null,
       suspensionReason: row.status === 'suspended' ? row.suspension_reason : null,
+      flaggedAt: row.status === 'flagged' ? row.flagged_at : null,
+      flagReason: row.status === 'flagged' ? row.flag_reason : null,
     }));
   }
 }
@@ -264,6 +305,7 @@ function selectAffiliates(db: Kysely<AgencyDatabase>) {
   return db
     .selectFrom('affiliates as a')
     .leftJoin('affiliate_suspensions as s', (join) => join.onRef('s.affiliate_id', '=', 'a.id').on('s.reactivated_at', 'is', null))
+    .leftJoin('affiliate_flags as f', (join) => join.onRef('f.affiliate_id', '=', 'a.id').on('f.unflagged_at', 'is', null))
     .select([
       'a.id',
       'a.project_id',
@@ -276,6 +318,8 @@ function selectAffiliates(db: Kysely<AgencyDatabase>) {
       'a.updated_at',
       's.suspended_at',
       's.reason as suspension_reason',
+      'f.flagged_at',
+      'f.reason as flag_reason',
     ]);
 }
 
@@ -284,6 +328,17 @@ type AffiliateRow = Awaited<ReturnType<AffiliateQuery['executeTakeFirstOrThrow']
 
 async function insertCode(trx: Transaction<AgencyDatabase>, projectId: string, affiliateId: string, code: string, now: Date): Promise<void> {
   await trx.insertInto('affiliate_codes').values({ project_id: projectId, code, affiliate_id: affiliateId, created_at: now }).execute();
+}
+
+/** Ends the affiliate's open flag period (unflagged, or suspended). */
+async function closeFlag(trx: Transaction<AgencyDatabase>, affiliateId: string, actorId: string | null, now: Date): Promise<void> {
+  await trx
+    .updateTable('affiliate_flags')
+    // A clock behind the period's start (another replica's) still closes it, never before it began.
+    .set({ unflagged_at: sql<Date>`greatest(${now}::timestamptz, flagged_at)`, unflagged_by: actorId })
+    .where('affiliate_id', '=', affiliateId)
+    .where('unflagged_at', 'is', null)
+    .execute();
 }
 
 function changeStatus(

@@ -16,6 +16,8 @@ export interface AttributionRow {
   code: string;
   referredAt: Date;
   suspendedAt: boolean;
+  /** Whether the affiliate is flagged now (its current status, not at `at`). */
+  flagged: boolean;
   /** The master the affiliate was bound to at `at`, with its spread then, when the master was active then. */
   master: { affiliate: AffiliateRefRecord; spreadBps: number } | null;
   /**
@@ -28,7 +30,7 @@ export interface AttributionRow {
 /**
  * The lookup the claim service makes for every conversion, for a whole batch in ONE statement: the
  * items are unnested in order and each looks up its referral by primary key (project $4), its
- * affiliate by primary key, and its suspension periods by (affiliate_id, suspended_at). The key
+ * affiliate by primary key (its current status: flagged now or not), and its suspension periods by (affiliate_id, suspended_at). The key
  * lookups are LATERAL ... LIMIT 1 (at most one row by key anyway) so that they stay one index probe
  * per item whatever the statistics say: a project younger than its table's last ANALYZE is
  * estimated at one referral, and a plain join then compared every item with every referral of the
@@ -56,7 +58,7 @@ export const RESOLVE_ATTRIBUTION_STATEMENT = 'agency_resolve_attribution';
 export const RESOLVE_ATTRIBUTION_SQL = preparedStatement(
   RESOLVE_ATTRIBUTION_STATEMENT,
   `SELECT r.affiliate_id, a.identifier AS affiliate_identifier, a.identifier_type AS affiliate_identifier_type,
-       r.code, (extract(epoch FROM r.referred_at) * 1000)::float8 AS referred_at_ms,
+       r.code, (extract(epoch FROM r.referred_at) * 1000)::float8 AS referred_at_ms, a.status = 'flagged' AS affiliate_flagged,
        EXISTS (
          SELECT 1 FROM affiliate_suspensions s
          WHERE s.affiliate_id = r.affiliate_id AND s.suspended_at <= i.at AND (s.reactivated_at IS NULL OR s.reactivated_at > i.at)
@@ -76,7 +78,7 @@ LEFT JOIN LATERAL (
   WHERE r.project_id = $4 AND r.identifier_type = i.identifier_type AND r.identifier = i.identifier AND r.referred_at <= i.at
   LIMIT 1
 ) r ON true
-LEFT JOIN LATERAL (SELECT a.identifier, a.identifier_type FROM affiliates a WHERE a.id = r.affiliate_id LIMIT 1) a ON true
+LEFT JOIN LATERAL (SELECT a.identifier, a.identifier_type, a.status FROM affiliates a WHERE a.id = r.affiliate_id LIMIT 1) a ON true
 LEFT JOIN LATERAL (
   SELECT b.master_id FROM sub_affiliate_bindings b
   WHERE b.affiliate_id = r.affiliate_id AND b.bound_from <= i.at AND (b.bound_to IS NULL OR b.bound_to > i.at)
@@ -108,6 +110,7 @@ interface ResolvedRow {
   affiliate_identifier_type: IdentifierType | null;
   code: string | null;
   referred_at_ms: number | null;
+  affiliate_flagged: boolean | null;
   suspended: boolean;
   master_id: string | null;
   master_identifier: string | null;
@@ -143,6 +146,7 @@ export class AttributionRepository {
             code: row.code,
             referredAt: new Date(row.referred_at_ms),
             suspendedAt: row.suspended,
+            flagged: row.affiliate_flagged === true,
             master:
               row.master_id === null ||
               row.master_identifier === null ||

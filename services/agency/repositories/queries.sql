@@ -3,7 +3,7 @@
 
 -- prepared statement agency_affiliate_list_rows
 SELECT a.id, a.project_id, a.identifier_type, a.identifier, a.name, a.region, a.status, a.joined_at, a.updated_at,
-       s.suspended_at, s.reason AS suspension_reason,
+       s.suspended_at, s.reason AS suspension_reason, fl.flagged_at, fl.reason AS flag_reason,
        m.volume_usd::text AS volume_usd, m.revenue_usd::text AS revenue_usd, m.conversions, m.end_users, m.converting_users,
        m.referred_volume_usd::text AS referred_volume_usd,
        codes.list AS codes, earnings.list AS earnings,
@@ -15,6 +15,7 @@ SELECT a.id, a.project_id, a.identifier_type, a.identifier, a.name, a.region, a.
 FROM unnest($1::uuid[]) WITH ORDINALITY AS page(id, ord)
 JOIN affiliates a ON a.id = page.id AND a.project_id = $2
 LEFT JOIN affiliate_suspensions s ON s.affiliate_id = a.id AND s.reactivated_at IS NULL
+LEFT JOIN affiliate_flags fl ON fl.affiliate_id = a.id AND fl.unflagged_at IS NULL
 LEFT JOIN affiliate_metrics m ON m.affiliate_id = a.id AND m.project_id = $2
 LEFT JOIN agency_designations d ON d.affiliate_id = a.id AND d.removed_at IS NULL
 LEFT JOIN sub_affiliate_bindings b ON b.affiliate_id = a.id AND b.bound_to IS NULL
@@ -48,7 +49,7 @@ ORDER BY page.ord
 
 -- prepared statement agency_resolve_attribution
 SELECT r.affiliate_id, a.identifier AS affiliate_identifier, a.identifier_type AS affiliate_identifier_type,
-       r.code, (extract(epoch FROM r.referred_at) * 1000)::float8 AS referred_at_ms,
+       r.code, (extract(epoch FROM r.referred_at) * 1000)::float8 AS referred_at_ms, a.status = 'flagged' AS affiliate_flagged,
        EXISTS (
          SELECT 1 FROM affiliate_suspensions s
          WHERE s.affiliate_id = r.affiliate_id AND s.suspended_at <= i.at AND (s.reactivated_at IS NULL OR s.reactivated_at > i.at)
@@ -68,7 +69,7 @@ LEFT JOIN LATERAL (
   WHERE r.project_id = $4 AND r.identifier_type = i.identifier_type AND r.identifier = i.identifier AND r.referred_at <= i.at
   LIMIT 1
 ) r ON true
-LEFT JOIN LATERAL (SELECT a.identifier, a.identifier_type FROM affiliates a WHERE a.id = r.affiliate_id LIMIT 1) a ON true
+LEFT JOIN LATERAL (SELECT a.identifier, a.identifier_type, a.status FROM affiliates a WHERE a.id = r.affiliate_id LIMIT 1) a ON true
 LEFT JOIN LATERAL (
   SELECT b.master_id FROM sub_affiliate_bindings b
   WHERE b.affiliate_id = r.affiliate_id AND b.bound_from <= i.at AND (b.bound_to IS NULL OR b.bound_to > i.at)
@@ -148,3 +149,153 @@ SELECT t.total, ($2::bigint < t.total AND $2::bigint >= 200 AND (t.total - $2::b
 -- affiliate list page: a deep page (read from the far end)
 -- parameters: ["00000000-0000-4000-8000-000000000001",5000,25]
 SELECT t.total, ($2::bigint < t.total AND $2::bigint >= 200 AND (t.total - $2::bigint - $3::bigint) < $2::bigint) AS reversed, CASE WHEN $2::bigint >= t.total THEN ARRAY[]::uuid[] WHEN $2::bigint >= 200 AND (t.total - $2::bigint - $3::bigint) < $2::bigint THEN ARRAY(SELECT a.id FROM affiliates a WHERE a.project_id = $1 ORDER BY a.joined_at ASC, a.id ASC LIMIT ($3::bigint + least(0, (t.total - $2::bigint - $3::bigint))) OFFSET greatest(0, (t.total - $2::bigint - $3::bigint))) ELSE ARRAY(SELECT a.id FROM affiliates a WHERE a.project_id = $1 ORDER BY a.joined_at DESC, a.id DESC LIMIT $3::bigint OFFSET $2::bigint) END AS ids FROM (SELECT (SELECT coalesce(sum(affiliates), 0) FROM affiliate_counts WHERE project_id = $1)::bigint AS total OFFSET 0) t
+
+-- metrics: a batch of conversion facts (recordConversions)
+-- parameters: ["00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z",["c-1","c-2"],["trade","trade"],["processed","processed"],["2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000e1","0x00000000000000000000000000000000000000e1"],["00000000-0000-4000-8000-0000000000af","00000000-0000-4000-8000-0000000000af"],[null,"00000000-0000-4000-8000-0000000000aa"],[null,1000],[null,null],["100.5","100.5"],["2","2"],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["900","900"],["0","100"],"00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z"]
+WITH inserted AS (
+    INSERT INTO conversion_facts (project_id, conversion_id, name, status, occurred_at, identifier_type, identifier, affiliate_id, master_id,
+                                  spread_bps, tier_id, volume_usd, revenue_usd, currency_id, affiliate_payout, agency_payout, recorded_at)
+    SELECT $1::uuid, f.conversion_id, f.name, f.status, f.occurred_at, f.identifier_type, f.identifier, f.affiliate_id, f.master_id,
+           f.spread_bps, f.tier_id, f.volume_usd, f.revenue_usd, f.currency_id, f.affiliate_payout, f.agency_payout, $2::timestamptz
+    FROM unnest(
+      $3::text[], $4::text[], $5::text[],
+      $6::timestamptz[], $7::text[], $8::text[],
+      $9::uuid[], $10::uuid[], $11::integer[],
+      $12::uuid[], $13::numeric[], $14::numeric[],
+      $15::uuid[], $16::numeric[], $17::numeric[]
+    ) WITH ORDINALITY AS f(conversion_id, name, status, occurred_at, identifier_type, identifier, affiliate_id, master_id,
+                           spread_bps, tier_id, volume_usd, revenue_usd, currency_id, affiliate_payout, agency_payout, n)
+    ORDER BY f.n
+    ON CONFLICT (project_id, conversion_id) DO NOTHING RETURNING *),
+    f AS (SELECT * FROM inserted WHERE affiliate_id IS NOT NULL),
+    referred AS (
+      INSERT INTO referred_user_metrics (affiliate_id, identifier_type, identifier, project_id, volume_usd, revenue_usd, conversions, first_conversion_at, last_conversion_at)
+      SELECT affiliate_id, identifier_type, identifier, project_id, sum(coalesce(volume_usd, 0)), sum(coalesce(revenue_usd, 0)), count(*), min(occurred_at), max(occurred_at)
+      FROM f GROUP BY project_id, affiliate_id, identifier_type, identifier ORDER BY affiliate_id, identifier_type, identifier
+      ON CONFLICT (affiliate_id, identifier_type, identifier) DO UPDATE SET
+        volume_usd = referred_user_metrics.volume_usd + excluded.volume_usd,
+        revenue_usd = referred_user_metrics.revenue_usd + excluded.revenue_usd,
+        conversions = referred_user_metrics.conversions + excluded.conversions,
+        first_conversion_at = least(referred_user_metrics.first_conversion_at, excluded.first_conversion_at),
+        last_conversion_at = greatest(referred_user_metrics.last_conversion_at, excluded.last_conversion_at)
+      -- A row this statement inserted has no locking transaction (xmax = 0): a user's first conversion with that affiliate, one more converting user.
+      RETURNING affiliate_id, (xmax = 0) AS first
+    ),
+    converting AS (SELECT affiliate_id AS id, count(*) FILTER (WHERE first) AS added FROM referred GROUP BY affiliate_id),
+    own AS (
+      SELECT affiliate_id AS id, sum(coalesce(volume_usd, 0)) AS volume_usd, sum(coalesce(revenue_usd, 0)) AS revenue_usd, count(*) AS conversions
+      FROM f GROUP BY affiliate_id
+    ),
+    referred_volume AS (SELECT master_id AS id, sum(coalesce(volume_usd, 0)) AS volume_usd FROM f WHERE master_id IS NOT NULL GROUP BY master_id),
+    keys AS (SELECT id FROM own UNION SELECT id FROM referred_volume),
+    metrics AS (
+      INSERT INTO affiliate_metrics AS m (affiliate_id, project_id, volume_usd, revenue_usd, conversions, converting_users, referred_volume_usd, updated_at)
+      SELECT keys.id, $18::uuid, coalesce(own.volume_usd, 0), coalesce(own.revenue_usd, 0), coalesce(own.conversions, 0),
+        coalesce(converting.added, 0), coalesce(referred_volume.volume_usd, 0), $19::timestamptz
+      FROM keys LEFT JOIN own ON own.id = keys.id LEFT JOIN referred_volume ON referred_volume.id = keys.id LEFT JOIN converting ON converting.id = keys.id
+      ORDER BY keys.id
+      ON CONFLICT (affiliate_id) DO UPDATE SET
+        volume_usd = m.volume_usd + excluded.volume_usd, revenue_usd = m.revenue_usd + excluded.revenue_usd,
+        conversions = m.conversions + excluded.conversions, converting_users = m.converting_users + excluded.converting_users,
+        referred_volume_usd = m.referred_volume_usd + excluded.referred_volume_usd, updated_at = excluded.updated_at
+    ),
+    counts AS (
+      INSERT INTO affiliate_conversion_counts (affiliate_id, name, project_id, conversions)
+      SELECT affiliate_id, name, project_id, count(*) FROM f GROUP BY project_id, affiliate_id, name ORDER BY affiliate_id, name
+      ON CONFLICT (affiliate_id, name) DO UPDATE SET conversions = affiliate_conversion_counts.conversions + excluded.conversions
+    ),
+    earnings AS (
+      INSERT INTO affiliate_earnings (affiliate_id, kind, currency_id, project_id, amount)
+      SELECT * FROM (
+        SELECT affiliate_id, 'affiliate' AS kind, currency_id, project_id, sum(affiliate_payout) AS amount
+        FROM f WHERE currency_id IS NOT NULL AND affiliate_payout > 0 GROUP BY project_id, affiliate_id, currency_id
+        UNION ALL
+        SELECT master_id, 'agency', currency_id, project_id, sum(agency_payout)
+        FROM f WHERE master_id IS NOT NULL AND currency_id IS NOT NULL AND agency_payout > 0 GROUP BY project_id, master_id, currency_id
+      ) AS e ORDER BY affiliate_id, kind, currency_id
+      ON CONFLICT (affiliate_id, kind, currency_id) DO UPDATE SET amount = affiliate_earnings.amount + excluded.amount
+    ),
+    subs AS (
+      INSERT INTO sub_affiliate_metrics (master_id, affiliate_id, project_id, volume_usd, revenue_usd, conversions)
+      SELECT master_id, affiliate_id, project_id, sum(coalesce(volume_usd, 0)), sum(coalesce(revenue_usd, 0)), count(*)
+      FROM f WHERE master_id IS NOT NULL GROUP BY project_id, master_id, affiliate_id ORDER BY master_id, affiliate_id
+      ON CONFLICT (master_id, affiliate_id) DO UPDATE SET
+        volume_usd = sub_affiliate_metrics.volume_usd + excluded.volume_usd,
+        revenue_usd = sub_affiliate_metrics.revenue_usd + excluded.revenue_usd,
+        conversions = sub_affiliate_metrics.conversions + excluded.conversions
+    )
+    SELECT count(*) AS inserted FROM inserted
+
+-- metrics: the rebuild (recomputeProjectMetrics) (1 of 10)
+-- parameters: ["00000000-0000-4000-8000-000000000001"]
+delete from "referred_user_metrics" where "project_id" = $1
+
+-- metrics: the rebuild (recomputeProjectMetrics) (2 of 10)
+-- parameters: ["00000000-0000-4000-8000-000000000001"]
+delete from "affiliate_conversion_counts" where "project_id" = $1
+
+-- metrics: the rebuild (recomputeProjectMetrics) (3 of 10)
+-- parameters: ["00000000-0000-4000-8000-000000000001"]
+delete from "affiliate_earnings" where "project_id" = $1
+
+-- metrics: the rebuild (recomputeProjectMetrics) (4 of 10)
+-- parameters: ["00000000-0000-4000-8000-000000000001"]
+delete from "sub_affiliate_metrics" where "project_id" = $1
+
+-- metrics: the rebuild (recomputeProjectMetrics) (5 of 10)
+-- parameters: ["00000000-0000-4000-8000-000000000001"]
+INSERT INTO referred_user_metrics (affiliate_id, identifier_type, identifier, project_id, volume_usd, revenue_usd, conversions, first_conversion_at, last_conversion_at)
+    SELECT affiliate_id, identifier_type, identifier, project_id, sum(coalesce(volume_usd, 0)), sum(coalesce(revenue_usd, 0)), count(*), min(occurred_at), max(occurred_at)
+    FROM conversion_facts WHERE project_id = $1 AND affiliate_id IS NOT NULL
+    GROUP BY project_id, affiliate_id, identifier_type, identifier
+
+-- metrics: the rebuild (recomputeProjectMetrics) (6 of 10)
+-- parameters: ["00000000-0000-4000-8000-000000000001"]
+INSERT INTO affiliate_conversion_counts (affiliate_id, name, project_id, conversions)
+    SELECT affiliate_id, name, project_id, count(*)
+    FROM conversion_facts WHERE project_id = $1 AND affiliate_id IS NOT NULL
+    GROUP BY project_id, affiliate_id, name
+
+-- metrics: the rebuild (recomputeProjectMetrics) (7 of 10)
+-- parameters: ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001"]
+INSERT INTO affiliate_earnings (affiliate_id, kind, currency_id, project_id, amount)
+    SELECT affiliate_id, 'affiliate', currency_id, project_id, sum(affiliate_payout)
+    FROM conversion_facts WHERE project_id = $1 AND affiliate_id IS NOT NULL AND currency_id IS NOT NULL AND affiliate_payout > 0
+    GROUP BY project_id, affiliate_id, currency_id
+    UNION ALL
+    SELECT master_id, 'agency', currency_id, project_id, sum(agency_payout)
+    FROM conversion_facts WHERE project_id = $2 AND master_id IS NOT NULL AND currency_id IS NOT NULL AND agency_payout > 0
+    GROUP BY project_id, master_id, currency_id
+
+-- metrics: the rebuild (recomputeProjectMetrics) (8 of 10)
+-- parameters: ["00000000-0000-4000-8000-000000000001"]
+INSERT INTO sub_affiliate_metrics (master_id, affiliate_id, project_id, volume_usd, revenue_usd, conversions)
+    SELECT master_id, affiliate_id, project_id, sum(coalesce(volume_usd, 0)), sum(coalesce(revenue_usd, 0)), count(*)
+    FROM conversion_facts WHERE project_id = $1 AND master_id IS NOT NULL
+    GROUP BY project_id, master_id, affiliate_id
+
+-- metrics: the rebuild (recomputeProjectMetrics) (9 of 10)
+-- parameters: ["2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001"]
+INSERT INTO affiliate_metrics (affiliate_id, project_id, updated_at)
+    SELECT id, project_id, $1 FROM affiliates WHERE project_id = $2
+    ON CONFLICT (affiliate_id) DO NOTHING
+
+-- metrics: the rebuild (recomputeProjectMetrics) (10 of 10)
+-- parameters: ["2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001"]
+UPDATE affiliate_metrics AS m SET
+      volume_usd = coalesce(own.volume_usd, 0), revenue_usd = coalesce(own.revenue_usd, 0),
+      conversions = coalesce(own.conversions, 0), converting_users = coalesce(own.converting_users, 0),
+      end_users = coalesce(referred.end_users, 0), referred_volume_usd = coalesce(sub.volume_usd, 0), updated_at = $1
+    FROM affiliate_metrics AS base
+    LEFT JOIN (
+      SELECT affiliate_id, sum(volume_usd) AS volume_usd, sum(revenue_usd) AS revenue_usd, sum(conversions) AS conversions, count(*) AS converting_users
+      FROM referred_user_metrics WHERE project_id = $2 GROUP BY affiliate_id
+    ) AS own ON own.affiliate_id = base.affiliate_id
+    LEFT JOIN (
+      -- Every user it referred, converted or not (the referrals themselves, not the facts).
+      SELECT affiliate_id, count(*) AS end_users FROM referrals WHERE project_id = $3 GROUP BY affiliate_id
+    ) AS referred ON referred.affiliate_id = base.affiliate_id
+    LEFT JOIN (
+      SELECT master_id, sum(volume_usd) AS volume_usd FROM sub_affiliate_metrics WHERE project_id = $4 GROUP BY master_id
+    ) AS sub ON sub.master_id = base.affiliate_id
+    WHERE m.affiliate_id = base.affiliate_id AND base.project_id = $5

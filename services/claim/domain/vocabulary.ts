@@ -2,6 +2,9 @@ import {
   ClaimCheckStatus as ClaimCheckStatusEnum,
   ClaimReason as ClaimReasonEnum,
   ConversionStatus as ConversionStatusEnum,
+  ReviewDecision as ReviewDecisionEnum,
+  ReviewRule as ReviewRuleEnum,
+  ReviewStatus as ReviewStatusEnum,
   CurrencyType as CurrencyTypeEnum,
   LeaderboardUserType as LeaderboardUserTypeEnum,
   MovementKind as MovementKindEnum,
@@ -37,3 +40,8 @@ export const REASON_OF_KIND: Record<MovementKind, ClaimReason> = {
   end_user_payout: 'end_user',
   agency_payout: 'agency',
 };
+
+/** Review rules (docs/claims.md#review-rules): each named as the review setting that sets its limit. */
+export type ReviewRule = EnumName<typeof ReviewRuleEnum>;
+export type ReviewStatus = EnumName<typeof ReviewStatusEnum>;
+export type ReviewDecision = EnumName<typeof ReviewDecisionEnum>;

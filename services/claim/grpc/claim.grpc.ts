@@ -17,6 +17,7 @@ import {
   toSubmissionMessage,
 } from './claim.mappers';
 import { claimCheckHandlers } from './claim-check.grpc';
+import { reviewHandlers } from './review.grpc';
 
 /** proto3's oneof as the domain checks it (neither or both set are refused there, naming the field). */
 function rewardInput(reward: Reward | undefined): RewardInput | undefined {
@@ -134,6 +135,7 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
       }),
 
       ...claimCheckHandlers(domain),
+      ...reviewHandlers(domain),
     },
     logger,
     // Conversions of one batch are independent: each is checked alone (ConversionService), so one bad item fails alone.

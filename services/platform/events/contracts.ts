@@ -85,12 +85,15 @@ export const EVENT_PAYLOADS = {
     affiliate_id: uuid.nullable(),
     decided_at: z.iso.datetime({ offset: true }),
   }),
-  /** An affiliate was suspended (with a reason) or made active again (reactivated, or by an approved application). */
+  /**
+   * An affiliate was suspended (with a reason), flagged for review (with a reason), unflagged, or made active again
+   * (reactivated, or by an approved application). Suspending a flagged affiliate goes from flagged to suspended.
+   */
   'agency.affiliate.status_changed': z.object({
     affiliate_id: uuid,
     user,
-    from: z.enum(['active', 'suspended']),
-    to: z.enum(['active', 'suspended']),
+    from: z.enum(['active', 'flagged', 'suspended']),
+    to: z.enum(['active', 'flagged', 'suspended']),
     reason: z.string().nullable(),
     changed_at: z.iso.datetime({ offset: true }),
   }),

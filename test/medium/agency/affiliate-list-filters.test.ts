@@ -5,6 +5,7 @@ import type { AffiliateFilters, AffiliateSortKey } from '../../../services/agenc
 import type { EventType } from '../../../services/platform/events/contracts';
 import { deliverEvent, type EventConsumer } from '../../../services/platform/outbox/consumer';
 import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
+import { everyAffiliatePage } from './fixtures';
 import { newProject, newUser } from './program-fixtures';
 
 const T0 = Date.parse('2026-11-21T12:00:00.000Z');
@@ -130,22 +131,8 @@ describe('affiliate list filters against a naive query (domain, random data)', (
     return rows.map((row) => row.id);
   };
 
-  const allPages = async (filters: AffiliateFilters, by: AffiliateSortKey, order: 'asc' | 'desc', pageSize: number) => {
-    const ids: string[] = [];
-    const totals = new Set<number>();
-    for (let page = 1; page < 100; page++) {
-      const { records, total } = await harness.domain.affiliates.list(
-        projectId,
-        filters,
-        { page, pageSize, offset: (page - 1) * pageSize },
-        { by, order },
-      );
-      totals.add(total);
-      if (records.length === 0) break;
-      ids.push(...records.map((record) => record.id));
-    }
-    return { ids, totals: [...totals] };
-  };
+  const allPages = (filters: AffiliateFilters, by: AffiliateSortKey, order: 'asc' | 'desc', pageSize: number) =>
+    everyAffiliatePage(harness, projectId, filters, { by, order }, pageSize);
 
   const cases: Array<[string, AffiliateFilters]> = [
     ['a segment', { audienceId: gold }],

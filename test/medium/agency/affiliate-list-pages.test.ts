@@ -1,5 +1,5 @@
 import { startAgencyDomain } from '../../helpers/agency-domain';
-import { type AgencyHarness, newProject, newUser } from './fixtures';
+import { type AgencyHarness, everyAffiliatePage, newProject, newUser } from './fixtures';
 
 const START = Date.parse('2026-11-21T12:00:00.000Z');
 const SORTS = ['joined_at', 'volume_usd', 'revenue_usd', 'conversions', 'end_users', 'referred_volume_usd'] as const;
@@ -47,23 +47,7 @@ describe('affiliate list pages (domain)', () => {
     order: 'asc' | 'desc',
     pageSize: number,
     filters: { status?: 'active' | 'suspended'; region?: string } = {},
-  ) => {
-    const ids: string[] = [];
-    const totals = new Set<number>();
-    for (let page = 1; ; page++) {
-      const { records, total } = await harness.domain.affiliates.list(
-        projectId,
-        filters,
-        { page, pageSize, offset: (page - 1) * pageSize },
-        { by, order },
-      );
-      totals.add(total);
-      if (records.length === 0) break;
-      expect(records.length).toBeLessThanOrEqual(pageSize);
-      ids.push(...records.map((record) => record.id));
-    }
-    return { ids, totals: [...totals] };
-  };
+  ) => everyAffiliatePage(harness, projectId, filters, { by, order }, pageSize);
 
   it('lays every page of every sort and order end to end in exactly the sort’s order, the far half read from the end', async () => {
     for (const by of SORTS) {

@@ -5,9 +5,10 @@ import { affiliateMetrics, conversionFact } from '../../../services/agency/jobs/
 import { type ConversionFact, type MetricCurrency, metricsOf } from '../../../services/agency/repositories/affiliate-metrics.repository';
 import type { AffiliateRecord } from '../../../services/agency/repositories/affiliate-record';
 import type { EventPayload, EventType } from '../../../services/platform/events/contracts';
-import { deliverEvent, type EventConsumer, eventProcessor } from '../../../services/platform/outbox/consumer';
+import { type EventConsumer, eventProcessor } from '../../../services/platform/outbox/consumer';
 import type { EventJobData } from '../../../services/platform/outbox/event';
 import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
+import { deliverTo, eventNow } from '../../helpers/domain';
 import { randomEvmAddress } from '../../helpers/evm-addresses';
 import { newAffiliate, newProject, newUser } from './program-fixtures';
 
@@ -51,14 +52,8 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
   afterAll(() => harness.stop());
 
   const consumer = affiliateMetrics as unknown as EventConsumer<AgencyDatabase, EventType>;
-  const deliver = (projectId: string, payload: Payload, id: string = randomUUID()) =>
-    deliverEvent(
-      harness.db,
-      consumer,
-      { id, type: 'claim.conversion.processed', projectId, payload, createdAt: harness.clock.now().toISOString() },
-      harness.clock,
-      harness.logs.logger('consumer'),
-    );
+  const deliver = (projectId: string, payload: Payload, id?: string) =>
+    deliverTo(harness, consumer, eventNow(harness, projectId, 'claim.conversion.processed', payload, id));
 
   /** A conversion as the claim service pays it and tells it; remembered as paid (for the rebuild). */
   function conversion(
@@ -594,9 +589,9 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
     };
     const logger = harness.logs.logger('consumer');
     const byOne = await build();
-    for (const data of [...byOne.applied, ...byOne.batch]) await deliverEvent(harness.db, consumer, data, harness.clock, logger);
+    for (const data of [...byOne.applied, ...byOne.batch]) await deliverTo(harness, consumer, data);
     const together = await build();
-    for (const data of together.applied) await deliverEvent(harness.db, consumer, data, harness.clock, logger);
+    for (const data of together.applied) await deliverTo(harness, consumer, data);
     const before = harness.logs.lines.length;
     await eventProcessor(harness.db, consumer, harness.clock, logger)({ events: together.batch }, {} as never, new AbortController().signal);
     // Applied together, not through the fall-back one by one.

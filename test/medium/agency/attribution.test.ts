@@ -68,6 +68,7 @@ describe('attribution at a moment (domain)', () => {
         master: null,
         spreadBps: 0,
         activeTierId: null,
+        affiliateFlagged: false,
       });
     } else {
       expect(attribution).toEqual({
@@ -79,6 +80,7 @@ describe('attribution at a moment (domain)', () => {
         master: null,
         spreadBps: 0,
         activeTierId: null,
+        affiliateFlagged: false,
       });
     }
   });

@@ -5,8 +5,9 @@ import type { AffiliateRecord } from '../../../services/agency/repositories/affi
 import type { EarningRecord } from '../../../services/agency/repositories/affiliate-metrics.repository';
 import type { EventPayload, EventType } from '../../../services/platform/events/contracts';
 import { MAX_AMOUNT, toMoney } from '../../../services/rules/money';
-import { deliverEvent, type EventConsumer } from '../../../services/platform/outbox/consumer';
+import type { EventConsumer } from '../../../services/platform/outbox/consumer';
 import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
+import { deliverTo, eventNow } from '../../helpers/domain';
 import { randomEvmAddress } from '../../helpers/fixtures';
 import { actor, newAffiliate, newProject, newUser, userOf } from './program-fixtures';
 
@@ -36,13 +37,7 @@ describe('affiliate earnings past 2^256 − 1 (consumer and reads, domain)', () 
 
   const consumer = affiliateMetrics as unknown as EventConsumer<AgencyDatabase, EventType>;
   const deliver = (projectId: string, payload: Payload) =>
-    deliverEvent(
-      harness.db,
-      consumer,
-      { id: randomUUID(), type: 'claim.conversion.processed', projectId, payload, createdAt: harness.clock.now().toISOString() },
-      harness.clock,
-      harness.logs.logger('consumer'),
-    );
+    deliverTo(harness, consumer, eventNow(harness, projectId, 'claim.conversion.processed', payload));
 
   const currency = { id: randomUUID(), chain_id: '8453', address: randomEvmAddress(), name: 'WHALE', decimals: 0 };
   const asUser = (user: { identifier: string; identifierType: string }) => ({

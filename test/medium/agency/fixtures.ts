@@ -25,3 +25,28 @@ export async function newAffiliate(harness: AgencyHarness, projectId: string, na
   const affiliate = await harness.domain.affiliates.create(projectId, user, { name, code });
   return { user, code, affiliate };
 }
+
+type AffiliateList = AgencyHarness['domain']['affiliates']['list'];
+
+/**
+ * Every page of the project's affiliate list (`pageSize` a page, read up to the first empty page),
+ * each no longer than `pageSize`: the ids in the order the pages laid them, and every total they answered.
+ */
+export async function everyAffiliatePage(
+  harness: AgencyHarness,
+  projectId: string,
+  filters: Parameters<AffiliateList>[1],
+  sort: NonNullable<Parameters<AffiliateList>[3]>,
+  pageSize: number,
+): Promise<{ ids: string[]; totals: number[] }> {
+  const ids: string[] = [];
+  const totals = new Set<number>();
+  for (let page = 1; page <= 1_000; page++) {
+    const { records, total } = await harness.domain.affiliates.list(projectId, filters, { page, pageSize, offset: (page - 1) * pageSize }, sort);
+    totals.add(total);
+    if (records.length === 0) return { ids, totals: [...totals] };
+    expect(records.length).toBeLessThanOrEqual(pageSize);
+    ids.push(...records.map((record) => record.id));
+  }
+  throw new Error('the affiliate list did not end within 1,000 pages');
+}

@@ -3,9 +3,9 @@ import type { AudienceDomain } from '../../../services/audience/composition';
 import type { AudienceDatabase } from '../../../services/audience/database';
 import { conditionInputs } from '../../../services/audience/jobs/condition-inputs.consumer';
 import type { EventPayload, EventType } from '../../../services/platform/events/contracts';
-import { deliverEvent, type EventConsumer, eventProcessor } from '../../../services/platform/outbox/consumer';
+import { type EventConsumer, eventProcessor } from '../../../services/platform/outbox/consumer';
 import type { EventJobData } from '../../../services/platform/outbox/event';
-import type { DomainHarness } from '../../helpers/domain';
+import { deliverTo, type DomainHarness } from '../../helpers/domain';
 import { startAudienceDomain } from '../../helpers/audience-domain';
 import { randomEvmAddress } from '../../helpers/evm-addresses';
 
@@ -34,10 +34,12 @@ describe('condition inputs projection (consumer, domain)', () => {
     payload,
     createdAt: harness.clock.now().toISOString(),
   });
-  const deliver = (data: EventJobData) => deliverEvent(harness.db, consumer, data, harness.clock, harness.logs.logger('consumer'));
+  const deliver = (data: EventJobData) => deliverTo(harness, consumer, data);
   const deliverBatch = (events: EventJobData[]) =>
     eventProcessor(harness.db, consumer, harness.clock, harness.logs.logger('consumer'))({ events }, {} as never, new AbortController().signal);
 
+  const conversionJob = (projectId: string, fields: Parameters<typeof conversion>[0]) =>
+    job(projectId, 'claim.conversion.processed', conversion(fields));
   function conversion(fields: {
     user: string;
     name?: string;
@@ -98,44 +100,30 @@ describe('condition inputs projection (consumer, domain)', () => {
     const usdc = randomUUID();
     const big = '1000000000000000000000000000001';
     await deliver(
-      job(
-        projectId,
-        'claim.conversion.processed',
-        conversion({
-          user: user!,
-          affiliate: affiliate!,
-          volume: '0.1',
-          revenue: '0.01',
-          currencyId: usdc,
-          payouts: [
-            ['end_user_payout', user!, '7'],
-            ['affiliate_payout', affiliate!, big],
-            ['agency_payout', master!, '3'],
-          ],
-        }),
-      ),
+      conversionJob(projectId, {
+        user: user!,
+        affiliate: affiliate!,
+        volume: '0.1',
+        revenue: '0.01',
+        currencyId: usdc,
+        payouts: [
+          ['end_user_payout', user!, '7'],
+          ['affiliate_payout', affiliate!, big],
+          ['agency_payout', master!, '3'],
+        ],
+      }),
     );
     await deliver(
-      job(
-        projectId,
-        'claim.conversion.processed',
-        conversion({
-          user: user!,
-          affiliate: affiliate!,
-          volume: '0.2',
-          revenue: null,
-          currencyId: usdc,
-          payouts: [['affiliate_payout', affiliate!, big]],
-        }),
-      ),
+      conversionJob(projectId, {
+        user: user!,
+        affiliate: affiliate!,
+        volume: '0.2',
+        revenue: null,
+        currencyId: usdc,
+        payouts: [['affiliate_payout', affiliate!, big]],
+      }),
     );
-    await deliver(
-      job(
-        projectId,
-        'claim.conversion.processed',
-        conversion({ user: user!, name: 'deposit', volume: null, occurredAt: '2026-11-22T00:00:00.000Z' }),
-      ),
-    );
+    await deliver(conversionJob(projectId, { user: user!, name: 'deposit', volume: null, occurredAt: '2026-11-22T00:00:00.000Z' }));
 
     expect(await projection(projectId)).toEqual({
       metrics: [
@@ -159,11 +147,13 @@ describe('condition inputs projection (consumer, domain)', () => {
     const projectId = randomUUID();
     const user = randomEvmAddress();
     const referrer = randomEvmAddress();
-    const first = job(
-      projectId,
-      'claim.conversion.processed',
-      conversion({ user, affiliate: referrer, volume: '12.5', currencyId: randomUUID(), payouts: [['end_user_payout', user, '5']] }),
-    );
+    const first = conversionJob(projectId, {
+      user,
+      affiliate: referrer,
+      volume: '12.5',
+      currencyId: randomUUID(),
+      payouts: [['end_user_payout', user, '5']],
+    });
     const referred = job(projectId, 'agency.referral.created', referral(projectId, referrer));
     expect(await deliver(first)).toBe('handled');
     expect(await deliver(referred)).toBe('handled');
@@ -181,20 +171,16 @@ describe('condition inputs projection (consumer, domain)', () => {
     const currency = randomUUID();
     const payloads = (projectId: string) =>
       Array.from({ length: 60 }, (_, i) =>
-        job(
-          projectId,
-          'claim.conversion.processed',
-          conversion({
-            user: users[i % 6]!,
-            affiliate: users[(i + 1) % 6]!,
-            name: i % 3 === 0 ? 'deposit' : 'trade',
-            occurredAt: new Date(Date.parse('2026-11-20T22:00:00.000Z') + i * 7 * 60_000).toISOString(),
-            volume: `${i}.${String(i).padStart(2, '0')}`,
-            revenue: `0.00${i}`,
-            currencyId: currency,
-            payouts: [['affiliate_payout', users[(i + 1) % 6]!, String(10n ** 20n + BigInt(i))]],
-          }),
-        ),
+        conversionJob(projectId, {
+          user: users[i % 6]!,
+          affiliate: users[(i + 1) % 6]!,
+          name: i % 3 === 0 ? 'deposit' : 'trade',
+          occurredAt: new Date(Date.parse('2026-11-20T22:00:00.000Z') + i * 7 * 60_000).toISOString(),
+          volume: `${i}.${String(i).padStart(2, '0')}`,
+          revenue: `0.00${i}`,
+          currencyId: currency,
+          payouts: [['affiliate_payout', users[(i + 1) % 6]!, String(10n ** 20n + BigInt(i))]],
+        }),
       );
     const one = payloads(projectA);
     for (const data of [...one].reverse()) await deliver(data);
@@ -246,27 +232,19 @@ describe('condition inputs projection (consumer, domain)', () => {
     await dynamicSegment(projectId);
     const [user, affiliate, master, referrer] = [randomEvmAddress(), randomEvmAddress(), randomEvmAddress(), randomEvmAddress()];
     const first = harness.clock.now();
-    const paid = job(
-      projectId,
-      'claim.conversion.processed',
-      conversion({
-        user,
-        affiliate,
-        currencyId: randomUUID(),
-        payouts: [
-          ['end_user_payout', user, '1'],
-          ['agency_payout', master, '1'],
-        ],
-      }),
-    );
+    const paid = conversionJob(projectId, {
+      user,
+      affiliate,
+      currencyId: randomUUID(),
+      payouts: [
+        ['end_user_payout', user, '1'],
+        ['agency_payout', master, '1'],
+      ],
+    });
     await deliver(paid);
     harness.clock.advance(1_000);
     // A later change of a pending user keeps its first time (one pass for the burst); a redelivery changes nothing.
-    await deliverBatch([
-      job(projectId, 'agency.referral.created', referral(projectId, referrer)),
-      job(projectId, 'claim.conversion.processed', conversion({ user })),
-      paid,
-    ]);
+    await deliverBatch([job(projectId, 'agency.referral.created', referral(projectId, referrer)), conversionJob(projectId, { user }), paid]);
     expect(await deliver(job(projectId, 'agency.referral.created', referral(randomUUID(), randomEvmAddress())))).toBe('ignored');
     const rows = await pendingMatches(projectId);
     const later = new Date(first.getTime() + 1_000);
@@ -282,17 +260,14 @@ describe('condition inputs projection (consumer, domain)', () => {
   it('records nobody for re-matching in a project without a dynamic audience, and records again once it has one', async () => {
     const projectId = randomUUID();
     const [user, affiliate, referrer] = [randomEvmAddress(), randomEvmAddress(), randomEvmAddress()];
-    await deliverBatch([
-      job(projectId, 'claim.conversion.processed', conversion({ user, affiliate })),
-      job(projectId, 'agency.referral.created', referral(projectId, referrer)),
-    ]);
-    await deliver(job(projectId, 'claim.conversion.processed', conversion({ user })));
+    await deliverBatch([conversionJob(projectId, { user, affiliate }), job(projectId, 'agency.referral.created', referral(projectId, referrer))]);
+    await deliver(conversionJob(projectId, { user }));
     // The inputs are kept all the same: a dynamic audience created later reads them in its first evaluation.
     expect((await projection(projectId)).metrics.map((row) => row.identifier).sort()).toEqual([user, affiliate, referrer].sort());
     expect(await pendingMatches(projectId)).toEqual([]);
 
     await dynamicSegment(projectId);
-    await deliver(job(projectId, 'claim.conversion.processed', conversion({ user })));
+    await deliver(conversionJob(projectId, { user }));
     expect(await pendingMatches(projectId)).toEqual([{ identifier: user, identifier_type: 'evm_address', changed_at: harness.clock.now() }]);
   });
 });

@@ -4,8 +4,8 @@ import type { AudienceDatabase } from '../../../services/audience/database';
 import { conditionInputs } from '../../../services/audience/jobs/condition-inputs.consumer';
 import type { EventPayload, EventType } from '../../../services/platform/events/contracts';
 import { MAX_AMOUNT } from '../../../services/rules/money';
-import { deliverEvent, type EventConsumer } from '../../../services/platform/outbox/consumer';
-import type { DomainHarness } from '../../helpers/domain';
+import type { EventConsumer } from '../../../services/platform/outbox/consumer';
+import { deliverTo, type DomainHarness, eventNow } from '../../helpers/domain';
 import { startAudienceDomain } from '../../helpers/audience-domain';
 import { randomEvmAddress } from '../../helpers/fixtures';
 
@@ -32,13 +32,7 @@ describe('earnings past 2^256 − 1 (condition inputs consumer and matching, dom
 
   const consumer = conditionInputs as unknown as EventConsumer<AudienceDatabase, EventType>;
   const deliver = (projectId: string, payload: Conversion) =>
-    deliverEvent(
-      harness.db,
-      consumer,
-      { id: randomUUID(), type: 'claim.conversion.processed', projectId, payload, createdAt: harness.clock.now().toISOString() },
-      harness.clock,
-      harness.logs.logger('consumer'),
-    );
+    deliverTo(harness, consumer, eventNow(harness, projectId, 'claim.conversion.processed', payload));
 
   const wire = (identifier: string) => ({ identifier, identifier_type: 'evm_address' as const });
   /** A conversion of `user` that paid it `amount` in `currencyId`, today (the clock's 2026-11-21). */

@@ -1,10 +1,9 @@
 import type { Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
 import type { ClaimRow } from '../../../services/claim/domain/claim-check.service';
 import { TestClock } from '../../helpers/clock';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
 import type { TestAccount, TestChain } from '../../helpers/evm';
 import { openCheck, pay, reconciliation, trade, unbalanced } from './claim-check-fixtures';
-import { type MediumChain, startMediumChain } from './claim-chain';
+import { useClaimDomainOnChain } from './claim-chain';
 import { newUser } from './fixtures';
 
 const KEYS: Hex[] = [`0x${'7c'.repeat(32)}`, `0x${'8d'.repeat(32)}`];
@@ -19,24 +18,17 @@ const DEPOSIT = 10n ** 15n;
  * deadline passed unredeemed gives its amount back once; replayed, expired and forged vouchers are refused.
  */
 describe('the chain watcher and ClaimManager on the in-process EVM', () => {
-  let medium: MediumChain;
+  const clock = new TestClock();
+  const { medium, harness } = useClaimDomainOnChain(clock, { keys: KEYS, ttlSeconds: TTL, confirmations: CONFIRMATIONS, deposit: DEPOSIT });
   let chain: TestChain;
-  let harness: ClaimHarness;
   let relayer: TestAccount;
   let projectAccount: TestAccount;
   let token: Address;
   let projectId: string;
-  const clock = new TestClock();
 
   beforeAll(async () => {
-    medium = await startMediumChain({ keys: KEYS, ttlSeconds: TTL, confirmations: CONFIRMATIONS, startTime: clock.now(), deposit: DEPOSIT });
     ({ chain, relayer, projectAccount, token } = medium);
-    harness = await startClaimDomain({ clock, checks: medium.checks });
     projectId = (await setUpProject()).projectId;
-  });
-  afterAll(async () => {
-    await harness?.stop();
-    await chain?.stop();
   });
   // Tests move the chain's clock on; the service's follows it, so that vouchers are signed for the chain's "now".
   const syncClocks = () => medium.syncClock(clock);

@@ -3,9 +3,8 @@ import fc from 'fast-check';
 import type { Hex } from 'viem' with { 'resolution-mode': 'import' };
 import { voucherProblems } from '../../../services/claim/domain/voucher';
 import { TestClock } from '../../helpers/clock';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
 import { reconciliation, referredPair, unbalanced, type User } from './claim-check-fixtures';
-import { type MediumChain, newProjectOnChain, startMediumChain } from './claim-chain';
+import { newProjectOnChain, useClaimDomainOnChain } from './claim-chain';
 import { batchOf, conversion, newUser, termsInput } from './fixtures';
 
 const MAX = 2n ** 256n - 1n;
@@ -32,18 +31,8 @@ interface CheckRow {
  * credits back: every check closes, and movements = open + closed + claimed (+ credits) throughout.
  */
 describe('claim checks never pass 2^256 − 1 (domain, ClaimManager on the in-process EVM)', () => {
-  let medium: MediumChain;
-  let harness: ClaimHarness;
   const clock = new TestClock();
-
-  beforeAll(async () => {
-    medium = await startMediumChain({ keys: KEYS, ttlSeconds: TTL, confirmations: CONFIRMATIONS, startTime: clock.now() });
-    harness = await startClaimDomain({ clock, checks: medium.checks });
-  });
-  afterAll(async () => {
-    await harness?.stop();
-    await medium?.chain.stop();
-  });
+  const { medium, harness } = useClaimDomainOnChain(clock, { keys: KEYS, ttlSeconds: TTL, confirmations: CONFIRMATIONS });
   beforeEach(() => medium.syncClock(clock));
 
   /** A project on the chain: `fixed` pays the end user `endUserFixed`, `share` pays the end user and the affiliate bps of reward_base. */

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { Abi, Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
+import type { Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
 import { claimManagerAbi } from '../../../contracts/generated/claim-manager';
 import { claimManagerReader } from '../../../services/claim/chain/claim-manager-reader';
 import { VoucherSigner } from '../../../services/claim/chain/voucher-signer';
 import type { ClaimRow } from '../../../services/claim/domain/claim-check.service';
 import { ChainDirectory } from '../../../services/claim/domain/chains';
 import type { TestClock } from '../../helpers/clock';
-import type { ClaimHarness, ClaimHarnessOptions } from '../../helpers/claim-domain';
-import { startChain, type TestAccount, type TestChain } from '../../helpers/evm';
+import { type ClaimHarness, type ClaimHarnessOptions, startClaimDomain } from '../../helpers/claim-domain';
+import { type ClaimManagerDeployment, deployClaimManager } from '../../helpers/evm';
+import { lateBound } from '../../helpers/late-bound';
 import { claimArgument } from './claim-check-fixtures';
 
 const viem = () => import('viem');
@@ -16,22 +17,43 @@ const viem = () => import('viem');
  * ClaimManager and a test token on the in-process EVM for the medium tier: the project account has
  * deposited, and the claim domain reads the chain through viem over the EVM's EIP-1193 provider.
  */
-export interface MediumChain {
-  chain: TestChain;
-  manager: Address;
-  token: Address;
-  tokenAbi: Abi;
-  projectAccount: TestAccount;
-  relayer: TestAccount;
+export interface MediumChain extends ClaimManagerDeployment {
   /** What startClaimDomain needs to sign for and watch this chain. */
   checks: NonNullable<ClaimHarnessOptions['checks']>;
-  balanceOf(holder: string): Promise<bigint>;
   /** ClaimManager.claim with these vouchers, sent by the relayer. */
   redeem(rows: ClaimRow[]): Promise<{ status: string; transactionHash: Hex; blockNumber: bigint }>;
   /** The custom error a call reverted with. */
   revertOf(attempt: Promise<unknown>): Promise<string>;
   /** Sets the service's clock to the chain's latest block time. */
   syncClock(clock: TestClock): Promise<void>;
+}
+
+/**
+ * The set-up of a medium file on the chain, as hooks: the chain (startMediumChain, starting at the
+ * clock's now) and the claim domain signing for it and watching it, started before the file's tests
+ * and stopped after them. Call it
+ * inside the file's describe, before the file's own hooks. Returns stand-ins that answer with the
+ * started chain and harness once the file's beforeAll hooks run.
+ */
+export function useClaimDomainOnChain(
+  clock: TestClock,
+  options: Omit<Parameters<typeof startMediumChain>[0], 'startTime'>,
+): { medium: MediumChain; harness: ClaimHarness } {
+  let medium: MediumChain | undefined;
+  let harness: ClaimHarness | undefined;
+  beforeAll(async () => {
+    medium = await startMediumChain({ ...options, startTime: clock.now() });
+    harness = await startClaimDomain({ clock, checks: medium.checks });
+  });
+  afterAll(async () => {
+    await harness?.stop();
+    await medium?.chain.stop();
+  });
+  const started = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`the ${what} is not started yet (it was asked for outside the tests and hooks)`);
+    return value;
+  };
+  return { medium: lateBound(() => started(medium, 'chain')), harness: lateBound(() => started(harness, 'claim domain')) };
 }
 
 export async function startMediumChain(options: {
@@ -42,33 +64,13 @@ export async function startMediumChain(options: {
   deposit?: bigint;
 }): Promise<MediumChain> {
   const deposit = options.deposit ?? 10n ** 24n;
-  const chain = await startChain({ accounts: 3, startTime: options.startTime });
-  const [owner, projectAccount, relayer] = chain.accounts as [TestAccount, TestAccount, TestAccount];
   const signer = await VoucherSigner.fromPrivateKeys(options.keys);
-  const { address: token, abi: tokenAbi } = await chain.deploy('TestToken', ['Test USD', 'TUSD', 6]);
-  const { address: manager } = await chain.deploy('ClaimManager', [
-    owner.address,
-    'Referral ClaimManager',
-    '1',
-    signer.addresses,
-    BigInt(options.keys.length),
-  ]);
-  const send = async (address: Address, abi: Abi, functionName: string, args: unknown[]) => {
-    const hash = await projectAccount.wallet.writeContract({ address, abi, functionName, args });
-    if ((await chain.publicClient.waitForTransactionReceipt({ hash })).status !== 'success') throw new Error(`${functionName} failed`);
-  };
-  await send(token, tokenAbi, 'mint', [projectAccount.address, deposit]);
-  await send(token, tokenAbi, 'approve', [manager, deposit]);
-  await send(manager, claimManagerAbi, 'deposit', [projectAccount.address, token, deposit]);
+  const deployment = await deployClaimManager({ startTime: options.startTime, signers: signer.addresses, deposit });
+  const { chain, manager, relayer } = deployment;
   const { BaseError, ContractFunctionRevertedError, custom } = await viem();
 
   return {
-    chain,
-    manager,
-    token,
-    tokenAbi,
-    projectAccount,
-    relayer,
+    ...deployment,
     checks: {
       signer,
       ttlSeconds: options.ttlSeconds,
@@ -87,8 +89,6 @@ export async function startMediumChain(options: {
       ),
       readerOf: (settings) => claimManagerReader(settings, custom(chain.provider)),
     },
-    balanceOf: (holder) =>
-      chain.publicClient.readContract({ address: token, abi: tokenAbi, functionName: 'balanceOf', args: [holder] }) as Promise<bigint>,
     redeem: async (rows) => {
       const hash = await relayer.wallet.writeContract({
         address: manager,

@@ -1,10 +1,9 @@
 import fc from 'fast-check';
 import type { Hex } from 'viem' with { 'resolution-mode': 'import' };
 import { TestClock } from '../../helpers/clock';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
 import { batchOf, conversion } from './fixtures';
 import { reconciliation, referredPair, unbalanced, type User } from './claim-check-fixtures';
-import { type MediumChain, newProjectOnChain, startMediumChain } from './claim-chain';
+import { newProjectOnChain, useClaimDomainOnChain } from './claim-chain';
 import { randomEvmAddress } from '../../helpers/evm-addresses';
 
 const KEYS: Hex[] = [`0x${'9e'.repeat(32)}`, `0x${'af'.repeat(32)}`];
@@ -87,18 +86,8 @@ const step: fc.Arbitrary<Step> = fc.oneof(
  * twice; what the chain redeemed is exactly what is marked claimed, and paid exactly that in tokens.
  */
 describe('claim-check properties over random streams', () => {
-  let medium: MediumChain;
-  let harness: ClaimHarness;
   const clock = new TestClock();
-
-  beforeAll(async () => {
-    medium = await startMediumChain({ keys: KEYS, ttlSeconds: TTL, confirmations: CONFIRMATIONS, startTime: clock.now() });
-    harness = await startClaimDomain({ clock, checks: medium.checks });
-  });
-  afterAll(async () => {
-    await harness?.stop();
-    await medium?.chain.stop();
-  });
+  const { medium, harness } = useClaimDomainOnChain(clock, { keys: KEYS, ttlSeconds: TTL, confirmations: CONFIRMATIONS });
 
   async function tradeProjectOnChain() {
     const { projectId, currencyId } = await newProjectOnChain(harness, medium);

@@ -37,6 +37,8 @@ interface PageRow {
   updated_at: Date;
   suspended_at: Date | null;
   suspension_reason: string | null;
+  flagged_at: Date | null;
+  flag_reason: string | null;
   volume_usd: string | null;
   revenue_usd: string | null;
   conversions: bigint | null;
@@ -77,7 +79,7 @@ interface PageRow {
 const PAGE_ROWS_SQL = preparedStatement(
   'agency_affiliate_list_rows',
   `SELECT a.id, a.project_id, a.identifier_type, a.identifier, a.name, a.region, a.status, a.joined_at, a.updated_at,
-       s.suspended_at, s.reason AS suspension_reason,
+       s.suspended_at, s.reason AS suspension_reason, fl.flagged_at, fl.reason AS flag_reason,
        m.volume_usd::text AS volume_usd, m.revenue_usd::text AS revenue_usd, m.conversions, m.end_users, m.converting_users,
        m.referred_volume_usd::text AS referred_volume_usd,
        codes.list AS codes, earnings.list AS earnings,
@@ -89,6 +91,7 @@ const PAGE_ROWS_SQL = preparedStatement(
 FROM unnest($1::uuid[]) WITH ORDINALITY AS page(id, ord)
 JOIN affiliates a ON a.id = page.id AND a.project_id = $2
 LEFT JOIN affiliate_suspensions s ON s.affiliate_id = a.id AND s.reactivated_at IS NULL
+LEFT JOIN affiliate_flags fl ON fl.affiliate_id = a.id AND fl.unflagged_at IS NULL
 LEFT JOIN affiliate_metrics m ON m.affiliate_id = a.id AND m.project_id = $2
 LEFT JOIN agency_designations d ON d.affiliate_id = a.id AND d.removed_at IS NULL
 LEFT JOIN sub_affiliate_bindings b ON b.affiliate_id = a.id AND b.bound_to IS NULL
@@ -156,6 +159,8 @@ function toListRecord(row: PageRow, now: Date): AffiliateListRecord {
     updatedAt: row.updated_at,
     suspendedAt: row.status === 'suspended' ? row.suspended_at : null,
     suspensionReason: row.status === 'suspended' ? row.suspension_reason : null,
+    flaggedAt: row.status === 'flagged' ? row.flagged_at : null,
+    flagReason: row.status === 'flagged' ? row.flag_reason : null,
     // Every affiliate has its metrics row; were one missing, it reads as zeros (as metricsOf answers).
     metrics: {
       volumeUsd: row.volume_usd ?? '0',

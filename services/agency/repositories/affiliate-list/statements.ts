@@ -34,13 +34,13 @@ const SORT_COLUMNS: Record<AffiliateSortKey, string> = {
   end_users: 'end_users',
   referred_volume_usd: 'referred_volume_usd',
 };
-const STATUSES: Record<AffiliateStatus, string> = { active: "'active'", suspended: "'suspended'" };
+const STATUSES: Record<AffiliateStatus, string> = { active: "'active'", flagged: "'flagged'", suspended: "'suspended'" };
 
 /** The sort's column (from the fixed list: never text from a request). */
 export const sortColumn = (sort: AffiliateSort): string => SORT_COLUMNS[sort.by];
 /** ASC or DESC, from the fixed pair. */
 export const direction = (sort: AffiliateSort): string => (sort.order === 'asc' ? 'ASC' : 'DESC');
-/** The status as a literal of the text (two values; the suspended have partial indexes a parameter could not choose). */
+/** The status as a literal of the text (three values; the suspended and the flagged have partial indexes a parameter could not choose). */
 export const statusLiteral = (status: AffiliateStatus): string => STATUSES[status];
 /** The page's range. */
 export const limitOffset = (bounds: Bounds): string => ` LIMIT ${bounds.limit} OFFSET ${bounds.offset}`;
@@ -101,7 +101,7 @@ export function affiliatePageIds(parameters: Parameters, filters: AffiliateFilte
     return { text: `SELECT a.id FROM affiliates a WHERE ${where} ORDER BY a.joined_at ${dir}, a.id ${dir}${limitOffset(bounds)}`, stable: true };
   }
   // Every affiliate has its metrics row (created with it), with copies of its status and region (in
-  // the metric's indexes: by region, and of the suspended, 0009): a page is one range of an index.
+  // the metric's indexes: by region, of the suspended (0009) and of the flagged (0018)): a page is one range of an index.
   let where = `m.project_id = ${parameters.project}`;
   if (filters.status !== undefined) where += ` AND m.status = ${statusLiteral(filters.status)}`;
   if (filters.region !== undefined) where += ` AND m.region = ${parameters.add(filters.region)}`;

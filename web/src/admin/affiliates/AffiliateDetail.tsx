@@ -56,6 +56,7 @@ function Figures({ affiliate }: { affiliate: Affiliate }) {
           <dd>
             {affiliate.status}
             {affiliate.suspension_reason ? ` (${affiliate.suspension_reason})` : ''}
+            {affiliate.flag_reason ? ` (${affiliate.flag_reason})` : ''}
           </dd>
         </div>
         <div>
@@ -218,6 +219,8 @@ const HISTORY_LABELS: Record<string, string> = {
   code_created: 'Code created',
   suspended: 'Suspended',
   reactivated: 'Reactivated',
+  flagged: 'Flagged for review',
+  unflagged: 'Flag ended',
   tier_protection_set: 'Tier protection set',
   tier_protection_ended: 'Tier protection ended',
   tier_protection_expired: 'Tier protection expired',

@@ -167,6 +167,7 @@ function FilterForm({ filters, onChange }: { filters: AffiliateFilters; onChange
         >
           <option value="">Any</option>
           <option value="active">Active</option>
+          <option value="flagged">Flagged</option>
           <option value="suspended">Suspended</option>
         </select>
       </div>

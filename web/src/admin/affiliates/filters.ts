@@ -23,7 +23,7 @@ export function filtersFromUrl(params: URLSearchParams): AffiliateFilters {
     if (value) filters[name] = value;
   }
   const status = params.get('status');
-  if (status === 'active' || status === 'suspended') filters.status = status;
+  if (status === 'active' || status === 'flagged' || status === 'suspended') filters.status = status;
   const sortBy = params.get('sort_by');
   if (SORT_COLUMNS.some((column) => column.value === sortBy)) filters.sort_by = sortBy as SortColumn;
   const order = params.get('order');

@@ -4,10 +4,9 @@ import { useSearchParams } from 'react-router-dom';
 import type { ApiResult } from '../../api/client';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { formatDateTime } from '../../ui/format';
-import { pageFromUrl, Pager } from '../../ui/Pager';
-import { ListStates } from '../../ui/states';
+import { PagedTable } from '../../ui/PagedTable';
+import { pageFromUrl } from '../../ui/Pager';
 import { useAdminSession, useProject } from '../session';
-import { ScrollTable } from '../../ui/ScrollTable';
 
 type ApiKey = ApiResult<'/api/v1/projects/{projectId}/api-keys', 'get'>['results'][number];
 
@@ -58,36 +57,36 @@ export function ApiKeyList() {
       <div role="status" aria-live="polite">
         {revoked ? `Revoked “${revoked.name}”: it is refused from now on.` : ''}
       </div>
-      <ListStates query={keys} loading="Loading keys…" empty="No active keys on this page." />
-      {keys.data && keys.data.results.length > 0 ? (
-        <>
-          <ScrollTable
-            label="API keys table, scrollable"
-            caption="The project’s active API keys"
-            columns={['Name', 'Role', 'Key starts with', 'Created', 'Action']}
-          >
-            {keys.data.results.map((key) => (
-              <tr key={key.id}>
-                <td>
-                  <span className="key-name">{key.name}</span>
-                  {isSessionKey(key, credentials?.apiKey ?? '') ? <strong className="subtle"> (signed in with it)</strong> : null}
-                </td>
-                <td>
-                  <code>{key.role}</code>
-                </td>
-                <td className="identifier">{key.key_prefix}…</td>
-                <td>{formatDateTime(key.created_at)}</td>
-                <td>
-                  <button type="button" className="danger" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>
-                    Revoke
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </ScrollTable>
-          <Pager label="Key pages" list={keys.data} onPage={(next) => setParams({ page: String(next) })} />
-        </>
-      ) : null}
+      <PagedTable
+        query={keys}
+        loading="Loading keys…"
+        empty="No active keys on this page."
+        table={{
+          label: 'API keys table, scrollable',
+          caption: 'The project’s active API keys',
+          columns: ['Name', 'Role', 'Key starts with', 'Created', 'Action'],
+        }}
+        row={(key) => (
+          <tr key={key.id}>
+            <td>
+              <span className="key-name">{key.name}</span>
+              {isSessionKey(key, credentials?.apiKey ?? '') ? <strong className="subtle"> (signed in with it)</strong> : null}
+            </td>
+            <td>
+              <code>{key.role}</code>
+            </td>
+            <td className="identifier">{key.key_prefix}…</td>
+            <td>{formatDateTime(key.created_at)}</td>
+            <td>
+              <button type="button" className="danger" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>
+                Revoke
+              </button>
+            </td>
+          </tr>
+        )}
+        pagerLabel="Key pages"
+        onPage={(next) => setParams({ page: String(next) })}
+      />
       <ConfirmDialog
         open={revoking !== null}
         title={`Revoke “${revoking?.name ?? ''}”?`}

@@ -2,13 +2,13 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router-dom';
 import { formatDateTime } from '../../ui/format';
-import { pageFromUrl, Pager } from '../../ui/Pager';
-import { ErrorMessage, ListStates, Loading } from '../../ui/states';
+import { PagedTable } from '../../ui/PagedTable';
+import { pageFromUrl } from '../../ui/Pager';
+import { ErrorMessage, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { describeCondition } from './condition';
 import { BadgeEditor } from './BadgeEditor';
 import { CsvUpload } from './CsvUpload';
-import { ScrollTable } from '../../ui/ScrollTable';
 
 const PAGE_SIZE = 25;
 
@@ -103,39 +103,31 @@ function Entries({ audienceId }: { audienceId: string }) {
         </div>
         <button type="submit">Search</button>
       </form>
-      <ListStates
+      <PagedTable
         query={entries}
         loading="Loading users…"
         empty={search ? `No user’s identifier starts with “${search}”.` : 'No users in this audience yet.'}
+        table={{
+          label: 'Users table, scrollable',
+          caption: 'Users in the audience, newest first',
+          columns: ['Identifier', 'Type', 'Kind', 'Source', 'Added'],
+        }}
+        row={(entry) => (
+          <tr key={`${entry.identifier_type}:${entry.identifier}`}>
+            <td className="identifier">{entry.identifier}</td>
+            <td>{entry.identifier_type}</td>
+            <td>{entry.kind}</td>
+            <td>{entry.source}</td>
+            <td>{formatDateTime(entry.added_at)}</td>
+          </tr>
+        )}
+        pagerLabel="User pages"
+        onPage={(next) => {
+          const nextParams = new URLSearchParams(params);
+          nextParams.set('page', String(next));
+          setParams(nextParams);
+        }}
       />
-      {entries.data && entries.data.results.length > 0 ? (
-        <>
-          <ScrollTable
-            label="Users table, scrollable"
-            caption="Users in the audience, newest first"
-            columns={['Identifier', 'Type', 'Kind', 'Source', 'Added']}
-          >
-            {entries.data.results.map((entry) => (
-              <tr key={`${entry.identifier_type}:${entry.identifier}`}>
-                <td className="identifier">{entry.identifier}</td>
-                <td>{entry.identifier_type}</td>
-                <td>{entry.kind}</td>
-                <td>{entry.source}</td>
-                <td>{formatDateTime(entry.added_at)}</td>
-              </tr>
-            ))}
-          </ScrollTable>
-          <Pager
-            label="User pages"
-            list={entries.data}
-            onPage={(next) => {
-              const nextParams = new URLSearchParams(params);
-              nextParams.set('page', String(next));
-              setParams(nextParams);
-            }}
-          />
-        </>
-      ) : null}
     </section>
   );
 }

@@ -1,10 +1,10 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router-dom';
 import { formatDateTime } from '../../ui/format';
-import { pageFromUrl, Pager } from '../../ui/Pager';
-import { ListStates } from '../../ui/states';
+import { PagedTable } from '../../ui/PagedTable';
+import { pageFromUrl } from '../../ui/Pager';
 import { useProject } from '../session';
-import { numeric, ScrollTable } from '../../ui/ScrollTable';
+import { numeric } from '../../ui/ScrollTable';
 
 const PAGE_SIZE = 25;
 
@@ -26,7 +26,7 @@ export function AudienceList() {
           New audience
         </Link>
       </div>
-      <ListStates
+      <PagedTable
         query={audiences}
         loading="Loading audiences…"
         empty={
@@ -34,30 +34,26 @@ export function AudienceList() {
             No audiences yet. <Link to="new">Create the first one</Link>.
           </>
         }
+        table={{
+          label: 'Audiences table, scrollable',
+          caption: 'The project’s audiences, oldest first',
+          columns: ['Name', 'Type', numeric('Users'), 'Tier', 'Badge', 'Created'],
+        }}
+        row={(audience) => (
+          <tr key={audience.id}>
+            <td>
+              <Link to={audience.id}>{audience.name}</Link>
+            </td>
+            <td>{audience.type}</td>
+            <td className="number">{audience.entries_count.toLocaleString('en-US')}</td>
+            <td>{audience.tier_rank ?? '—'}</td>
+            <td>{audience.badge?.name ?? '—'}</td>
+            <td>{formatDateTime(audience.created_at)}</td>
+          </tr>
+        )}
+        pagerLabel="Audience pages"
+        onPage={(next) => setParams({ page: String(next) })}
       />
-      {audiences.data && audiences.data.results.length > 0 ? (
-        <>
-          <ScrollTable
-            label="Audiences table, scrollable"
-            caption="The project’s audiences, oldest first"
-            columns={['Name', 'Type', numeric('Users'), 'Tier', 'Badge', 'Created']}
-          >
-            {audiences.data.results.map((audience) => (
-              <tr key={audience.id}>
-                <td>
-                  <Link to={audience.id}>{audience.name}</Link>
-                </td>
-                <td>{audience.type}</td>
-                <td className="number">{audience.entries_count.toLocaleString('en-US')}</td>
-                <td>{audience.tier_rank ?? '—'}</td>
-                <td>{audience.badge?.name ?? '—'}</td>
-                <td>{formatDateTime(audience.created_at)}</td>
-              </tr>
-            ))}
-          </ScrollTable>
-          <Pager label="Audience pages" list={audiences.data} onPage={(next) => setParams({ page: String(next) })} />
-        </>
-      ) : null}
     </section>
   );
 }

@@ -3,7 +3,8 @@ import { type FormEvent, useState } from 'react';
 import type { ApiBody, ApiResult } from '../../api/client';
 import { fieldErrors } from '../../ui/field-errors';
 import { formatDateTime } from '../../ui/format';
-import { ErrorMessage, Loading } from '../../ui/states';
+import { ErrorMessage } from '../../ui/states';
+import { SettingsPage, type SettingsFormProps } from '../../ui/SettingsPage';
 import { TextField } from '../../ui/TextField';
 import { useProject } from '../session';
 import { previewLink } from './referral-link';
@@ -21,37 +22,22 @@ const settingsKey = (projectId: string) => ['program-settings', projectId];
  */
 export function ProgramSettingsPage() {
   const { projectId, api } = useProject();
-  const [saved, setSaved] = useState(false);
-  /** Saves so far: each starts a new form from what the API stored. */
-  const [version, setVersion] = useState(0);
   const settings = useQuery({
     queryKey: settingsKey(projectId),
     queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/program-settings', { path: { projectId }, signal }),
   });
   return (
-    <section aria-labelledby="program-title">
-      <h1 id="program-title">Program</h1>
-      {settings.isPending ? <Loading label="Loading the program settings…" /> : null}
-      {settings.isError ? <ErrorMessage error={settings.error} /> : null}
-      {settings.data ? (
-        <LinkForm
-          key={version}
-          settings={settings.data}
-          onSaved={() => {
-            setVersion((count) => count + 1);
-            setSaved(true);
-          }}
-          onEdit={() => setSaved(false)}
-        />
-      ) : null}
-      <p role="status" aria-live="polite" className={saved ? 'state' : undefined}>
-        {saved ? 'Saved.' : ''}
-      </p>
-    </section>
+    <SettingsPage
+      id="program-title"
+      title="Program"
+      loadingLabel="Loading the program settings…"
+      settings={settings}
+      form={(props) => <LinkForm {...props} />}
+    />
   );
 }
 
-function LinkForm({ settings, onSaved, onEdit }: { settings: ProgramSettings; onSaved(): void; onEdit(): void }) {
+function LinkForm({ settings, onSaved, onEdit }: SettingsFormProps<ProgramSettings>) {
   const { projectId, api } = useProject();
   const queryClient = useQueryClient();
   const [programUrl, setProgramUrl] = useState(settings.program_url ?? '');

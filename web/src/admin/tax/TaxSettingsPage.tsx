@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { formatDateTime } from '../../ui/format';
-import { ErrorMessage, Loading } from '../../ui/states';
+import { ErrorMessage } from '../../ui/states';
+import { SettingsPage, type SettingsFormProps } from '../../ui/SettingsPage';
 import { fieldErrors } from '../../ui/field-errors';
 import { Field } from '../../portal/tax/TaxWizard';
 import { useProject } from '../session';
@@ -11,37 +12,22 @@ import { taxKeys } from './tax-records';
 /** The project's tax settings: read, then changed field by field; the API's problems show next to each input. */
 export function TaxSettingsPage() {
   const { projectId, api } = useProject();
-  const [saved, setSaved] = useState(false);
-  /** Saves so far: each starts a new form from what the API stored. */
-  const [version, setVersion] = useState(0);
   const settings = useQuery({
     queryKey: taxKeys.settings(projectId),
     queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/tax-settings', { path: { projectId }, signal }),
   });
   return (
-    <section aria-labelledby="tax-settings-title">
-      <h1 id="tax-settings-title">Tax settings</h1>
-      {settings.isPending ? <Loading label="Loading the tax settings…" /> : null}
-      {settings.isError ? <ErrorMessage error={settings.error} /> : null}
-      {settings.data ? (
-        <SettingsForm
-          key={version}
-          settings={settings.data}
-          onSaved={() => {
-            setVersion((count) => count + 1);
-            setSaved(true);
-          }}
-          onEdit={() => setSaved(false)}
-        />
-      ) : null}
-      <p role="status" aria-live="polite" className={saved ? 'state' : undefined}>
-        {saved ? 'Saved.' : ''}
-      </p>
-    </section>
+    <SettingsPage
+      id="tax-settings-title"
+      title="Tax settings"
+      loadingLabel="Loading the tax settings…"
+      settings={settings}
+      form={(props) => <SettingsForm {...props} />}
+    />
   );
 }
 
-function SettingsForm({ settings, onSaved, onEdit }: { settings: TaxSettings; onSaved(): void; onEdit(): void }) {
+function SettingsForm({ settings, onSaved, onEdit }: SettingsFormProps<TaxSettings>) {
   const { projectId, api } = useProject();
   const queryClient = useQueryClient();
   const [initial] = useState(() => settingsValues(settings));

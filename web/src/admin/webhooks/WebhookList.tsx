@@ -1,10 +1,9 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router-dom';
 import { formatDateTime } from '../../ui/format';
-import { pageFromUrl, Pager } from '../../ui/Pager';
-import { ListStates } from '../../ui/states';
+import { PagedTable } from '../../ui/PagedTable';
+import { pageFromUrl } from '../../ui/Pager';
 import { useProject } from '../session';
-import { ScrollTable } from '../../ui/ScrollTable';
 
 const PAGE_SIZE = 25;
 
@@ -30,7 +29,7 @@ export function WebhookList() {
       <p className="help">
         Endpoints receive the project’s events, signed the Standard Webhooks way, and retried for 24 hours until they answer 2xx.
       </p>
-      <ListStates
+      <PagedTable
         query={webhooks}
         loading="Loading endpoints…"
         empty={
@@ -38,28 +37,24 @@ export function WebhookList() {
             No endpoints yet. <Link to="new">Create the first one</Link>.
           </>
         }
+        table={{
+          label: 'Webhook endpoints table, scrollable',
+          caption: 'The project’s webhook endpoints, oldest first',
+          columns: ['URL', 'Events', 'State', 'Created'],
+        }}
+        row={(webhook) => (
+          <tr key={webhook.id}>
+            <td className="identifier">
+              <Link to={webhook.id}>{webhook.url}</Link>
+            </td>
+            <td className="wrap">{webhook.events.join(', ')}</td>
+            <td>{webhook.enabled ? 'Enabled' : 'Disabled'}</td>
+            <td>{formatDateTime(webhook.created_at)}</td>
+          </tr>
+        )}
+        pagerLabel="Endpoint pages"
+        onPage={(next) => setParams({ page: String(next) })}
       />
-      {webhooks.data && webhooks.data.results.length > 0 ? (
-        <>
-          <ScrollTable
-            label="Webhook endpoints table, scrollable"
-            caption="The project’s webhook endpoints, oldest first"
-            columns={['URL', 'Events', 'State', 'Created']}
-          >
-            {webhooks.data.results.map((webhook) => (
-              <tr key={webhook.id}>
-                <td className="identifier">
-                  <Link to={webhook.id}>{webhook.url}</Link>
-                </td>
-                <td className="wrap">{webhook.events.join(', ')}</td>
-                <td>{webhook.enabled ? 'Enabled' : 'Disabled'}</td>
-                <td>{formatDateTime(webhook.created_at)}</td>
-              </tr>
-            ))}
-          </ScrollTable>
-          <Pager label="Endpoint pages" list={webhooks.data} onPage={(next) => setParams({ page: String(next) })} />
-        </>
-      ) : null}
     </section>
   );
 }

@@ -11,7 +11,7 @@ const WHEN: Record<WebhookEvent, string> = {
   'conversion.processed': 'a conversion was paid (or had no payout terms)',
   'affiliate.created': 'a user became an affiliate',
   'application.decided': 'an application was approved or rejected',
-  'affiliate.status_changed': 'an affiliate was suspended or reactivated',
+  'affiliate.status_changed': 'an affiliate was suspended, reactivated, flagged or unflagged',
   'claim_check.closed': 'a user’s claim checks were closed into vouchers',
   'claim_check.claimed': 'a voucher was redeemed on chain',
   'tax_status.changed': 'an affiliate’s tax status changed',
