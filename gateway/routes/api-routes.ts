@@ -17,6 +17,7 @@ import { claimAdminRoutes } from './claim/claim-admin.routes';
 import { claimCheckRoutes } from './claim/claim-checks.routes';
 import { claimSettingsRoutes } from './claim/claim-settings.routes';
 import { conversionRoutes } from './claim/conversions.routes';
+import { movementDecisionRoutes } from './claim/movements-decisions.routes';
 import { payoutRoutes } from './claim/payouts.routes';
 import { reviewRoutes } from './claim/review-settings.routes';
 import { projectRoutes } from './projects.routes';
@@ -60,6 +61,7 @@ export function apiRoutes(deps: RouteDeps, system: SystemDeps): AnyRoute[] {
     ...applicationRoutes(deps),
     ...programSettingsRoutes(deps),
     ...claimAdminRoutes(deps),
+    ...movementDecisionRoutes(deps),
     ...conversionRoutes(deps),
     ...payoutRoutes(deps),
     ...claimCheckRoutes(deps),

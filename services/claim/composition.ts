@@ -12,6 +12,7 @@ import { ClaimSettingsService } from './domain/claim-settings.service';
 import { type ConversionScheduler, ConversionService } from './domain/conversion.service';
 import { CurrencyService } from './domain/currency.service';
 import { LedgerService } from './domain/ledger.service';
+import { MovementDecisionService } from './domain/movement-decision.service';
 import { PaidConversionService } from './domain/paid-conversion.service';
 import { PayoutService } from './domain/payout.service';
 import { PayoutTermsService } from './domain/payout-terms.service';
@@ -25,6 +26,7 @@ import { CurrencyRepository } from './repositories/currency.repository';
 import { LeaderboardRepository } from './repositories/leaderboard.repository';
 import { LedgerRepository } from './repositories/ledger.repository';
 import { MovementRepository } from './repositories/movement.repository';
+import { MovementStatusRepository } from './repositories/movement-status.repository';
 import { PaidConversionRepository } from './repositories/paid-conversion.repository';
 import { PayoutTermsRepository } from './repositories/payout-terms.repository';
 import { ConversionReviewRepository } from './repositories/conversion-review.repository';
@@ -40,6 +42,8 @@ export interface ClaimDomain {
   /** The job's step: pays stored batches of conversions. */
   payouts: PayoutService;
   ledger: LedgerService;
+  /** Approvals and declines of waiting movements, and the release of held ones (the release job's step). */
+  decisions: MovementDecisionService;
   /** Paid conversions by id, for projections rebuilt from them. */
   paidConversions: PaidConversionService;
   /** A user's claim checks: list, close into vouchers, claimable, totals, history. */
@@ -109,6 +113,7 @@ export function buildClaimDomain({
     conversions: new ConversionService(conversions, scheduler, clock, logger, conversionBackfillDays),
     payouts: new PayoutService(conversions, terms, new LedgerRepository(db), attribution, outbox, clock, logger, knownCurrencies, allowlists),
     ledger: new LedgerService(new MovementRepository(db), new LeaderboardRepository(db), currencies, clock, leaderboardCacheMs),
+    decisions: new MovementDecisionService(new MovementStatusRepository(db), new MovementRepository(db), clock, logger),
     paidConversions: new PaidConversionService(new PaidConversionRepository(db)),
     review: new ReviewService(new ReviewSettingsRepository(db), new ConversionReviewRepository(db), new ReviewFactsRepository(db), clock),
     ...buildClaimCheckDomain(db, clock, logger, checks, outbox, knownCurrencies),

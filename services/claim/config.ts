@@ -27,6 +27,11 @@ export const claimConfigSchema = z
      * shows on the board at most this much later). 0 reads every request's page.
      */
     CLAIM_LEADERBOARD_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+    /**
+     * How often the release job makes held movements whose hold has passed available (the most a
+     * release is late, beside the job's own run time).
+     */
+    CLAIM_RELEASE_EVERY_MS: z.coerce.number().int().min(10).max(3_600_000).default(60_000),
   })
   // The raw signer keys do not stay in the configuration: only the redacting SignerKeys holds them.
   .transform(({ CLAIM_SIGNER_KEYS: signerKeys, ...env }, ctx) => ({ ...env, ...claimCheckSettings({ ...env, CLAIM_SIGNER_KEYS: signerKeys }, ctx) }));

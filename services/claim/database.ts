@@ -2,7 +2,16 @@ import type { ColumnType, Generated } from 'kysely';
 import type { IdentifierType } from '../rules/identifiers';
 import type { ReviewTables } from './review-tables';
 import type { OutboxTables } from '../platform/outbox/tables';
-import type { ClaimCheckStatus, ClaimReason, ConversionStatus, CurrencyType, LeaderboardUserType, MovementKind } from './domain/vocabulary';
+import type {
+  ClaimCheckStatus,
+  ClaimReason,
+  ConversionStatus,
+  CurrencyType,
+  LeaderboardUserType,
+  MovementKind,
+  MovementStatus,
+  PendingReason,
+} from './domain/vocabulary';
 import type { Nullable, Timestamp } from '../platform/db/column-types';
 
 /** The claim schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
@@ -52,6 +61,9 @@ export interface PayoutTermsTable {
   /** Migration 0008: only members of this audience earn the side's reward (null: everyone may). */
   end_user_allowlist_audience_id: ColumnType<string | null, string | null | undefined, string | null>;
   affiliate_allowlist_audience_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Migration 0010: days a movement is held before it is available (0..365), and whether it waits for an admin's approval. */
+  hold_days: ColumnType<number, number | undefined, number>;
+  require_approval: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface PayoutTermTierTable {
@@ -133,8 +145,19 @@ export interface MovementTable {
   identifier: string;
   currency_id: string;
   amount: Money;
-  claim_check_id: string;
+  /** The check it is in: null while pending or declined (migration 0010); set once, when it becomes available. */
+  claim_check_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
+  /** Migration 0010: pending (in no check), available (in a check), declined. */
+  status: ColumnType<MovementStatus, MovementStatus | undefined, MovementStatus>;
+  /** Why it waits; null unless pending. */
+  pending_reason: ColumnType<PendingReason | null, PendingReason | null | undefined, PendingReason | null>;
+  /** When it becomes available (processing time + hold); null on rows written before migration 0010 (read as created_at). */
+  available_at: ColumnType<Date | null, Date | undefined, Date | null>;
+  decided_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The API key id that approved or declined it. */
+  decided_by: ColumnType<string | null, string | null | undefined, string | null>;
+  decline_reason: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface LeaderboardTotalTable {

@@ -5,6 +5,7 @@ import { type ClaimConfig, claimConfigSchema } from './config';
 import type { ClaimDatabase } from './database';
 import { watchChainJob } from './jobs/chain-watcher.job';
 import { payConversionsJob } from './jobs/pay-conversions.job';
+import { releaseHeldMovementsJob } from './jobs/release-held-movements.job';
 import { claimMigrations } from './migrations';
 import { composeClaimService } from './server';
 
@@ -14,7 +15,7 @@ export const claimManifest: ServiceManifest<ClaimConfig, ClaimDatabase> = {
   configSchema: claimConfigSchema,
   migrations: () => claimMigrations,
   grpc: ClaimServiceService,
-  jobs: [payConversionsJob, watchChainJob],
+  jobs: [payConversionsJob, watchChainJob, releaseHeldMovementsJob],
   calls: [
     { service: 'agency', methods: ['CreateReferral', 'BatchResolveAttribution'], when: 'paying a batch of conversions' },
     {

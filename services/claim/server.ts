@@ -12,6 +12,7 @@ import { watchChain, watchChainJob, watchChainSchedulerId } from './jobs/chain-w
 import { conversionBatchRelay } from './jobs/conversion-batch-relay';
 import { BullConversionScheduler } from './jobs/conversion-scheduler';
 import { payConversions, payConversionsJob } from './jobs/pay-conversions.job';
+import { RELEASE_SCHEDULER_ID, releaseHeldMovements, releaseHeldMovementsJob } from './jobs/release-held-movements.job';
 
 /** The composition root (see manifest.ts): the domain (composition.ts), the payment job and the gRPC service. */
 export async function composeClaimService(runtime: ServiceRuntime<ClaimDatabase>, config: ClaimConfig) {
@@ -62,6 +63,10 @@ export async function composeClaimService(runtime: ServiceRuntime<ClaimDatabase>
   for (const { chainId } of chains.chains) {
     relay.repeat({ job: watchChainJob, schedulerId: watchChainSchedulerId(chainId), everyMs: config.vouchers.watchEveryMs, payload: { chainId } });
   }
+
+  // Held movements become available when their hold passes: one schedule, kept in place by the relay.
+  runtime.process(releaseHeldMovementsJob, releaseHeldMovements(domain.decisions));
+  relay.repeat({ job: releaseHeldMovementsJob, schedulerId: RELEASE_SCHEDULER_ID, everyMs: config.CLAIM_RELEASE_EVERY_MS, payload: {} });
 
   return createClaimGrpcService(domain, logger);
 }

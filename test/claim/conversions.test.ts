@@ -278,6 +278,9 @@ describe('conversions and payouts (HTTP)', () => {
         currency: { id: currency.id, chain_id: 8453, address: currency.address, name: 'USDC', decimals: 6, type: 'erc20' },
         payout_status: 'open',
         payout_status_details: null,
+        status: 'available',
+        pending_reason: null,
+        available_at: expect.any(String),
         project_id: project.id,
       });
       const asUser = await stack.api.get(

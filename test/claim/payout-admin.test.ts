@@ -96,6 +96,8 @@ describe('currencies and payout terms (HTTP)', () => {
         tiers: [{ audience_id: gold, affiliate: { bps: 500 } }],
         end_user_allowlist_audience_id: null,
         affiliate_allowlist_audience_id: null,
+        hold_days: 0,
+        require_approval: false,
         created_at: expect.any(String),
         updated_at: expect.any(String),
       });

@@ -3,6 +3,7 @@ import { conversionBody, evmUser, referredUser, settled } from '../claim/claim-f
 import { createSegment, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { type ServiceClients, serviceClients } from '../helpers/rpc';
 import type { TestStack } from '../helpers/stack';
+import { pollUntil } from '../helpers/poll';
 import { capturePage, DESKTOP, openChromium, signInToAdmin, watchForeignRequests } from './browser';
 import { buildWebApp } from './web-build';
 
@@ -106,10 +107,15 @@ describe('the admin payouts section in a browser', () => {
       await page.getByLabel('Affiliates allowed to earn').selectOption({ label: 'Members of Partners' });
       await page.getByRole('button', { name: 'Add a tier reward' }).click();
       await page.getByLabel('Tier 1: audience').selectOption({ label: 'VIP (tier rank 1)' });
+      // Rewards held two weeks, and each conversion's approved by an admin; a hold past a year is refused here.
+      await page.getByLabel('Hold (days)').fill('400');
+      await page.getByLabel(/Require approval/).check();
       // More decimals than USDC has: refused here, before anything is sent.
       await page.getByRole('group', { name: 'Tier 1: affiliate reward' }).getByLabel('Amount in USDC (whole tokens)').fill('2.2500001');
       await page.getByRole('button', { name: 'Save terms' }).click();
       await page.getByText('At most 6 digits after the decimal point.').waitFor();
+      await page.getByText('Enter a whole number of days from 0 to 365.').waitFor();
+      await page.getByLabel('Hold (days)').fill('14');
       await page.getByRole('group', { name: 'Tier 1: affiliate reward' }).getByLabel('Amount in USDC (whole tokens)').fill('2.25');
       await page.getByRole('button', { name: 'Save terms' }).click();
       await page.getByText('Saved the terms of trade.').waitFor();
@@ -122,9 +128,24 @@ describe('the admin payouts section in a browser', () => {
         tiers: [{ audience_id: vip.id, affiliate: { fixed: '2250000' } }],
         end_user_allowlist_audience_id: null,
         affiliate_allowlist_audience_id: partners.id,
+        hold_days: 14,
+        require_approval: true,
       });
-      // The saved terms open with the allowlist chosen.
+      // The saved terms open with the allowlist, the hold and the approval chosen.
       expect(await page.getByLabel('Affiliates allowed to earn').inputValue()).toBe(partners.id);
+      expect(await page.getByLabel('Hold (days)').inputValue()).toBe('14');
+      expect(await page.getByLabel(/Require approval/).isChecked()).toBe(true);
+      // Back to paying at once (the conversions below are paid under these terms).
+      await page.getByLabel('Hold (days)').fill('0');
+      await page.getByLabel(/Require approval/).uncheck();
+      await page.getByRole('button', { name: 'Save terms' }).click();
+      await pollUntil(
+        async () => {
+          const saved = await stack.api.get(`/api/v1/projects/${project.id}/payout-terms/trade`, { key: project.keys.admin });
+          return saved.body.hold_days === 0 && saved.body.require_approval === false ? true : undefined;
+        },
+        { timeoutMs: 10_000, what: 'the terms saved without hold or approval' },
+      );
 
       // Terms made elsewhere, deleted here once confirmed.
       const currencyId = terms.body.currency_id;
@@ -187,8 +208,8 @@ describe('the admin payouts section in a browser', () => {
       const movements = await detail.locator('tbody tr').allInnerTexts();
       // 10 % of reward_base 10,000 is 1,000 base units: 0.001 USDC; the user's fixed 1.5 USDC.
       expect(movements).toEqual([
-        expect.stringMatching(/^Affiliate payout\s+0x[0-9a-f]{40}\s+0\.001 USDC\s+open/),
-        expect.stringMatching(/^End-user payout\s+0x[0-9a-f]{40}\s+1\.5 USDC\s+open/),
+        expect.stringMatching(/^Affiliate payout\s+0x[0-9a-f]{40}\s+0\.001 USDC\s+available\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\s+open/),
+        expect.stringMatching(/^End-user payout\s+0x[0-9a-f]{40}\s+1\.5 USDC\s+available\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\s+open/),
       ]);
       expect(movements[0]).toContain(affiliate.identifier);
       expect(await detail.innerText()).toContain(affiliate.identifier);

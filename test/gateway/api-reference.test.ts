@@ -231,7 +231,16 @@ const OPERATIONS: Record<string, Expected> = {
     security: 'apiKey:admin',
     params: ['path:projectId', 'path:conversionName'],
     body: {
-      properties: ['affiliate', 'affiliate_allowlist_audience_id', 'currency_id', 'end_user', 'end_user_allowlist_audience_id', 'tiers'],
+      properties: [
+        'affiliate',
+        'affiliate_allowlist_audience_id',
+        'currency_id',
+        'end_user',
+        'end_user_allowlist_audience_id',
+        'hold_days',
+        'require_approval',
+        'tiers',
+      ],
       required: ['currency_id'],
     },
     responses: api(200, 201, 404, ...WITH_BODY),
@@ -247,6 +256,18 @@ const OPERATIONS: Record<string, Expected> = {
     responses: api(204, 404),
   },
   'GET /api/v1/projects/{projectId}/payout-terms': { security: 'apiKey:admin', params: ['path:projectId', ...PAGE], responses: api(200, 404) },
+  'POST /api/v1/projects/{projectId}/movements/approve': {
+    security: 'apiKey:admin',
+    params: ['path:projectId'],
+    body: { properties: ['conversion_ids', 'reason'], required: ['conversion_ids'] },
+    responses: api(200, 404, ...WITH_BODY),
+  },
+  'POST /api/v1/projects/{projectId}/movements/decline': {
+    security: 'apiKey:admin',
+    params: ['path:projectId'],
+    body: { properties: ['conversion_ids', 'reason'], required: ['conversion_ids'] },
+    responses: api(200, 404, ...WITH_BODY),
+  },
   'POST /api/v1/conversions': {
     security: 'apiKey:service_role',
     body: {

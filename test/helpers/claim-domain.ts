@@ -36,6 +36,46 @@ export interface ClaimHarnessOptions extends HarnessOptions {
 }
 
 /**
+ * The claim domain over a database that already exists (a fault stack's), as a process with this
+ * clock would build it, with fakes of the services it asks (nobody referred anyone, no allowlists):
+ * e.g. to pay conversions the way the job does, at another moment than the system clock's.
+ * Batches it stores are scheduled nowhere: pay them with `payouts.payBatch`.
+ */
+export async function claimDomainOver(databaseUrl: string, clock: TestClock): Promise<{ domain: ClaimDomain; close(): Promise<void> }> {
+  const logs = new LogCapture();
+  const logger = logs.logger('claim-in-test');
+  const opened = openDatabase<ClaimDatabase>({
+    url: databaseUrl,
+    schema: SERVICE_CATALOG.claim.schema,
+    poolMax: 4,
+    applicationName: 'test-claim-domain',
+    logger,
+  });
+  const domain = buildClaimDomain({
+    db: opened.db,
+    clock,
+    logger,
+    scheduler: new RecordingConversionScheduler(),
+    attribution: new FakeAgency(clock),
+    allowlists: new FakeAudiences(),
+    outbox: { wake: () => undefined },
+    checks: await defaultChecks(new FakeTaxStatuses(clock)),
+  });
+  return { domain, close: () => opened.close() };
+}
+
+async function defaultChecks(taxStatus: FakeTaxStatuses): Promise<ClaimCheckDeps> {
+  return {
+    signer: await VoucherSigner.fromPrivateKeys([DEVELOPMENT_SIGNER_KEY]),
+    chains: new ChainDirectory([], 'Referral ClaimManager', '1'),
+    ttlSeconds: 7 * 86_400,
+    taxStatus,
+    readerOf: (chain) => claimManagerReader(chain),
+    watcher: { blockRange: 2_000, maxRangesPerRun: 50, expiryBatch: 200 },
+  };
+}
+
+/**
  * The claim domain with its real repositories on a test database, and in-memory fakes of the
  * services it asks (test/helpers/fakes): the agency for attribution, the audience for allowlists,
  * the tax service for the tax gate, and a scheduler no worker reads. No transport: a test pays a
@@ -55,15 +95,7 @@ export async function startClaimDomain(options: ClaimHarnessOptions = {}): Promi
   const others: Array<() => Promise<void>> = [];
   // Events stay in the outbox (no relay runs here): tests read them there.
   const outbox = { wake: () => undefined };
-  const checks: ClaimCheckDeps = {
-    signer: await VoucherSigner.fromPrivateKeys([DEVELOPMENT_SIGNER_KEY]),
-    chains: new ChainDirectory([], 'Referral ClaimManager', '1'),
-    ttlSeconds: 7 * 86_400,
-    taxStatus: taxStatuses,
-    readerOf: (chain) => claimManagerReader(chain),
-    watcher: { blockRange: 2_000, maxRangesPerRun: 50, expiryBatch: 200 },
-    ...options.checks,
-  };
+  const checks: ClaimCheckDeps = { ...(await defaultChecks(taxStatuses)), ...options.checks };
   const build = (db: Kysely<ClaimDatabase>) =>
     buildClaimDomain({ db, clock, logger, scheduler, attribution: agency, allowlists: audiences, outbox, checks });
   const domain = build(database.db);

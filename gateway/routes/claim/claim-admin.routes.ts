@@ -86,7 +86,9 @@ export function claimAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
           'and a master’s spread follows its affiliate’s eligibility. GET /api/v1/conversions/{conversionId} says per side `paid` or ' +
           '`not_eligible`, with the audience. An audience deleted later stays named here and has no members: nobody earns that side until ' +
           'the terms name another audience or null. Saving terms that name an allowlist asks the audience service (503 ' +
-          'AUDIENCE_SERVICE_UNAVAILABLE when it cannot answer: nothing is saved).',
+          'AUDIENCE_SERVICE_UNAVAILABLE when it cannot answer: nothing is saved). Holding and approval: with `hold_days` the movements of ' +
+          'a conversion wait that many days (`pending`, then `available` in an open claim check, released by a periodic job); with ' +
+          '`require_approval` they wait for POST /api/v1/projects/{projectId}/movements/approve (or /decline).',
         tags,
         auth: projectAdmin,
         body: payoutTermsBody,
@@ -112,6 +114,8 @@ export function claimAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
           tiers: body.tiers.map((tier) => ({ audienceId: tier.audience_id, affiliate: toReward(tier.affiliate) })),
           endUserAllowlistAudienceId: body.end_user_allowlist_audience_id ?? undefined,
           affiliateAllowlistAudienceId: body.affiliate_allowlist_audience_id ?? undefined,
+          holdDays: body.hold_days,
+          requireApproval: body.require_approval,
         });
         return { status: response.created ? 201 : 200, body: presentPayoutTerms(required(response.terms, 'terms')) };
       },

@@ -88,7 +88,7 @@ function presentTotal(total: CurrencyTotal) {
 }
 
 export function presentTotals(totals: GetClaimCheckTotalsResponse) {
-  return { claimed: totals.claimed.map(presentTotal), unclaimed: totals.unclaimed.map(presentTotal) };
+  return { claimed: totals.claimed.map(presentTotal), unclaimed: totals.unclaimed.map(presentTotal), pending: totals.pending.map(presentTotal) };
 }
 
 function presentHistoryEntry(entry: ClaimHistoryEntry) {

@@ -198,7 +198,8 @@ export function claimCheckRoutes({ clients, sharedReads }: RouteDeps): AnyRoute[
         summary: 'Per currency, what the user redeemed and what is still to claim (Fuul.getClaimCheckTotals)',
         description:
           '`claimed`: redeemed on chain; `unclaimed`: open, or closed into a voucher not redeemed yet (a voucher that expired unredeemed ' +
-          `counts once, in the open check its amount went back to). ${ACTING}`,
+          'counts once, in the open check its amount went back to); `pending`: movements held (the payout terms’ hold_days) or waiting ' +
+          `for an approval, in no check yet, which join \`unclaimed\` when they become available. ${ACTING}`,
         tags,
         auth: reader,
         query: userOnlyQuery,

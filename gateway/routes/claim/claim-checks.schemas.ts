@@ -137,6 +137,9 @@ const totalItem = z.object({ ...currencyFields, amount: z.string().describe('Bas
 export const totalsSchema = z.object({
   claimed: z.array(totalItem).describe('Redeemed on chain, per currency'),
   unclaimed: z.array(totalItem).describe('Not redeemed yet (open, or closed into a voucher), per currency'),
+  pending: z
+    .array(totalItem)
+    .describe('Pending, per currency: movements held or waiting for an approval, in no check yet (they join `unclaimed` once available)'),
 });
 
 export const claimHistorySchema = z.object({

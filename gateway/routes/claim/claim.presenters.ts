@@ -12,7 +12,16 @@ import type {
   RewardEligibility,
   SubmissionResult,
 } from '../../../gen/referral/claim/v1/claim';
-import { ClaimCheckStatus, ConversionStatus, CurrencyType, MovementKind, SubmissionOutcome } from '../../../gen/referral/claim/v1/enums';
+import {
+  ClaimCheckStatus,
+  ConversionStatus,
+  CurrencyType,
+  MovementKind,
+  MovementStatus,
+  PendingReason,
+  SubmissionOutcome,
+} from '../../../gen/referral/claim/v1/enums';
+import type { EnumName } from '../../../services/rules/enums';
 import { httpStatusOf } from '../../http/errors';
 import { count, nameOf, optionalNameOf, required } from '../../http/present';
 import type { ConversionBody } from './claim.schemas';
@@ -55,6 +64,8 @@ export function presentPayoutTerms(terms: PayoutTerms) {
     })),
     end_user_allowlist_audience_id: terms.endUserAllowlistAudienceId ?? null,
     affiliate_allowlist_audience_id: terms.affiliateAllowlistAudienceId ?? null,
+    hold_days: terms.holdDays,
+    require_approval: terms.requireApproval,
     created_at: required(terms.createdAt, 'created_at').toISOString(),
     updated_at: required(terms.updatedAt, 'updated_at').toISOString(),
   };
@@ -146,15 +157,39 @@ export function presentConversion(conversion: Conversion) {
         }
       : null,
     failure_reason: conversion.failureReason ?? null,
-    movements: conversion.movements.map((movement) => ({
-      kind: nameOf(MovementKind, movement.kind, 'kind'),
-      ...presentUser(movement.beneficiary),
-      currency: presentCurrencyRef(movement.currency),
-      amount: movement.amount,
-      payout_status: nameOf(ClaimCheckStatus, movement.claimCheckStatus, 'claim_check_status'),
-      created_at: required(movement.createdAt, 'created_at').toISOString(),
-    })),
+    movements: conversion.movements.map(presentConversionMovement),
     rewards: presentRewards(conversion),
+  };
+}
+
+/** A movement as a conversion lists it. */
+export function presentConversionMovement(movement: Movement) {
+  return {
+    kind: nameOf(MovementKind, movement.kind, 'kind'),
+    ...presentUser(movement.beneficiary),
+    currency: presentCurrencyRef(movement.currency),
+    amount: movement.amount,
+    ...presentMovementStatus(movement),
+    created_at: required(movement.createdAt, 'created_at').toISOString(),
+  };
+}
+
+/**
+ * A movement's status fields: its own status, why it waits, when it is available, and its payout
+ * status (its check's status, or its own while it is in no check).
+ */
+function presentMovementStatus(movement: Movement) {
+  const status = nameOf(MovementStatus, movement.status, 'status');
+  let payoutStatus: EnumName<typeof ClaimCheckStatus> | 'pending' | 'declined';
+  if (movement.claimCheckStatus !== ClaimCheckStatus.UNSPECIFIED)
+    payoutStatus = nameOf(ClaimCheckStatus, movement.claimCheckStatus, 'claim_check_status');
+  else if (status === 'available') throw new Error('the service answered an available movement in no claim check');
+  else payoutStatus = status;
+  return {
+    payout_status: payoutStatus,
+    status,
+    pending_reason: optionalNameOf(PendingReason, movement.pendingReason, 'pending_reason'),
+    available_at: required(movement.availableAt, 'available_at').toISOString(),
   };
 }
 
@@ -174,7 +209,7 @@ export function presentMovement(projectId: string) {
       currency_address: currency.address,
       chain_id: currency.chain_id,
       currency,
-      payout_status: nameOf(ClaimCheckStatus, movement.claimCheckStatus, 'claim_check_status'),
+      ...presentMovementStatus(movement),
       payout_status_details: null,
       project_id: projectId,
     };

@@ -3,8 +3,11 @@ import {
   ClaimCheckStatus,
   ConversionStatus,
   CurrencyType,
+  DecisionOutcome,
   LeaderboardUserType,
   MovementKind,
+  MovementStatus,
+  PendingReason,
   SubmissionOutcome,
 } from '../../../gen/referral/claim/v1/enums';
 import { MAX_CONVERSIONS_PER_BATCH } from '../../../services/rules/contract-limits';
@@ -37,7 +40,22 @@ const chainId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('T
 const currencyTypes = z.enum(enumNames(CurrencyType));
 const conversionStatuses = z.enum(enumNames(ConversionStatus));
 const movementKinds = z.enum(enumNames(MovementKind));
-const claimCheckStatuses = z.enum(enumNames(ClaimCheckStatus));
+const movementStatuses = z.enum(enumNames(MovementStatus));
+const pendingReasons = z.enum(enumNames(PendingReason));
+/** A movement's payout status: the status of the claim check it is in, or, while it is in none, its own (pending, declined). */
+const payoutStatuses = z
+  .enum([...enumNames(ClaimCheckStatus), 'pending', 'declined'])
+  .describe('Where the claim check holding this movement stands; `pending` or `declined` while the movement is in no check');
+/** What a movement's status adds to it (the commission lifecycle). */
+const movementStatusFields = {
+  status: movementStatuses.describe(
+    'pending: it waits (see pending_reason) and is in no claim check; available: it is in a claim check; declined: an admin declined it, never paid',
+  ),
+  pending_reason: pendingReasons
+    .nullable()
+    .describe('Why a pending movement waits: hold (until available_at), approval (an admin’s decision), review; null unless pending'),
+  available_at: timestamp.describe('When it becomes (or became) available: its processing time plus the payout terms’ hold_days'),
+};
 export const leaderboardUserTypes = z.enum(enumNames(LeaderboardUserType));
 
 // ------------------------------------------------------------------ currencies
@@ -97,6 +115,23 @@ export const payoutTermsBody = z.strictObject({
       'An audience of the project (static or dynamic): only affiliates who are its members when the conversion is processed earn ' +
         'their reward, and their master affiliates the spread on it; null or absent: every affiliate may',
     ),
+  hold_days: z
+    .number()
+    .int()
+    .min(0)
+    .max(365)
+    .default(0)
+    .describe(
+      'Days each movement of a conversion paid under these terms waits (`pending`, reason `hold`) before it becomes `available` and ' +
+        'enters an open claim check; 0 or absent: available at once',
+    ),
+  require_approval: z
+    .boolean()
+    .default(false)
+    .describe(
+      'true: each movement waits (`pending`, reason `approval`) until an admin approves it (POST /api/v1/projects/{projectId}/movements/approve) ' +
+        'or declines it; false or absent: no approval needed',
+    ),
 });
 
 export const rewardSchema = z.union([z.object({ fixed: z.string() }), z.object({ bps: z.number().int() })]);
@@ -112,6 +147,8 @@ export const payoutTermsSchema = z.object({
     .string()
     .nullable()
     .describe('Only members of this audience earn the affiliate reward (and their masters the spread); null: everyone may'),
+  hold_days: z.number().int().describe('Days a movement is held before it is available'),
+  require_approval: z.boolean().describe('Whether movements wait for an admin’s approval'),
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -188,7 +225,8 @@ export const conversionMovementSchema = z.object({
   ...userFields,
   currency: currencyRefSchema,
   amount: z.string(),
-  payout_status: claimCheckStatuses,
+  payout_status: payoutStatuses,
+  ...movementStatusFields,
   created_at: timestamp,
 });
 
@@ -272,8 +310,9 @@ export const movementSchema = z.object({
   currency_address: z.string(),
   chain_id: z.number().int().describe('The currency’s chain id, a JSON number (as the Fuul SDK reads a movement’s)'),
   currency: currencyRefSchema,
-  payout_status: claimCheckStatuses.describe('Where the claim check holding this movement stands'),
+  payout_status: payoutStatuses,
   payout_status_details: z.string().nullable(),
+  ...movementStatusFields,
   project_id: z.string(),
 });
 export const movementListSchema = listSchema(movementSchema);
@@ -318,3 +357,31 @@ export const leaderboardSchema = z.object({
 });
 
 export const listQuery = z.object(pageQuery);
+
+// ------------------------------------------------------------------ decisions on waiting movements
+
+export const movementDecisionBody = z.strictObject({
+  conversion_ids: z
+    .array(z.string().min(1).max(128))
+    .min(1)
+    .max(1_000)
+    .describe('1 to 1,000 conversion ids of the project (a repeated id is decided once)'),
+  reason: z.string().max(500).optional().describe('Why (at most 500 characters); kept on declined movements'),
+});
+
+export const movementDecisionsSchema = z.object({
+  results: z
+    .array(
+      z.object({
+        conversion_id: z.string(),
+        outcome: z
+          .enum(enumNames(DecisionOutcome))
+          .describe(
+            'approved / declined: its movements waiting for approval or review were decided now; already_approved / already_declined: ' +
+              'decided before, nothing changed; not_pending: nothing of it waits for a decision; not_found: no such conversion in the project',
+          ),
+        movements: z.array(conversionMovementSchema).describe('The conversion’s movements as they stand after the decision'),
+      }),
+    )
+    .describe('One per distinct conversion id, in the order sent'),
+});

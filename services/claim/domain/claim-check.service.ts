@@ -180,7 +180,7 @@ export class ClaimCheckService {
   async totals(
     projectId: string,
     user: { identifier: string; identifierType: string },
-  ): Promise<{ claimed: CurrencyTotalRecord[]; unclaimed: CurrencyTotalRecord[] }> {
+  ): Promise<{ claimed: CurrencyTotalRecord[]; unclaimed: CurrencyTotalRecord[]; pending: CurrencyTotalRecord[] }> {
     requireProjectId(projectId);
     return this.checks.totals(projectId, normalizeIdentifier(user.identifier, user.identifierType, 'user'));
   }

@@ -22,7 +22,14 @@ export interface PayoutTermsInput {
   endUserAllowlistAudienceId?: string | undefined;
   /** An audience of the project whose members alone earn the affiliate's reward (and their masters the spread); unset: none. */
   affiliateAllowlistAudienceId?: string | undefined;
+  /** Days each movement is held (pending) before it is available, 0..MAX_HOLD_DAYS; unset: 0. */
+  holdDays?: number | undefined;
+  /** Movements wait (pending) for an admin's approval; unset: false. */
+  requireApproval?: boolean | undefined;
 }
+
+/** The longest hold payout terms may set. */
+const MAX_HOLD_DAYS = 365;
 
 const ALLOWLIST_FIELDS = {
   endUserAllowlistAudienceId: 'end_user_allowlist_audience_id',
@@ -60,6 +67,10 @@ export class PayoutTermsService {
     const tiers = checkTiers(input.tiers, violations);
     const endUserAllowlist = optionalAudience(input.endUserAllowlistAudienceId, ALLOWLIST_FIELDS.endUserAllowlistAudienceId, violations);
     const affiliateAllowlist = optionalAudience(input.affiliateAllowlistAudienceId, ALLOWLIST_FIELDS.affiliateAllowlistAudienceId, violations);
+    const holdDays = input.holdDays ?? 0;
+    if (!Number.isInteger(holdDays) || holdDays < 0 || holdDays > MAX_HOLD_DAYS) {
+      violations.push({ field: 'hold_days', reason: `must be a whole number of days from 0 to ${MAX_HOLD_DAYS}` });
+    }
     if (violations.length > 0) throw refuseFields(violations, [AMOUNT_RANGE]);
     await this.requireAudiences(projectId, { endUserAllowlistAudienceId: endUserAllowlist, affiliateAllowlistAudienceId: affiliateAllowlist });
     try {
@@ -72,6 +83,8 @@ export class PayoutTermsService {
         tiers,
         endUserAllowlistAudienceId: endUserAllowlist,
         affiliateAllowlistAudienceId: affiliateAllowlist,
+        holdDays,
+        requireApproval: input.requireApproval ?? false,
         now: this.clock.now(),
       });
       this.logger.info({ project_id: projectId, conversion_name: name.value, created: result.created }, 'payout terms saved');

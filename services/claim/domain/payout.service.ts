@@ -19,6 +19,16 @@ const FAILED_REASON = 'the conversion could not be processed; send it again with
 const PAST_MAX_REASON =
   'a payout of this conversion would be past 2^256 - 1 base units, more than a voucher can pay, so nothing was paid; correct the payout terms and send it again with the same body';
 
+/**
+ * Whether a conversion's movements wait, under its terms: for an admin's approval first (then for
+ * the rest of the hold, if any), else for the hold; terms with neither make them available at once.
+ */
+function waiting(terms: PayoutTermsRecord | null): Pick<ConversionOutcome, 'pendingReason' | 'holdDays'> {
+  if (!terms) return { pendingReason: null, holdDays: 0 };
+  const pendingReason = terms.requireApproval ? 'approval' : terms.holdDays > 0 ? 'hold' : null;
+  return { pendingReason, holdDays: terms.holdDays };
+}
+
 const memberKey = (audienceId: string, user: UserIdentifier) => `${audienceId}\u0000${user.identifierType}\u0000${user.identifier}`;
 
 /**
@@ -136,6 +146,8 @@ export class PayoutService {
           attribution: null,
           movements: [],
           eligibility: null,
+          pendingReason: null,
+          holdDays: 0,
         };
       }
       const terms = termsByName.get(conversion.name) ?? null;
@@ -154,6 +166,8 @@ export class PayoutService {
           attribution: null,
           movements: [],
           eligibility: null,
+          pendingReason: null,
+          holdDays: 0,
         };
       }
       return {
@@ -164,6 +178,7 @@ export class PayoutService {
         attribution,
         movements: plan.movements,
         eligibility: plan.eligibility,
+        ...waiting(terms),
       };
     });
   }

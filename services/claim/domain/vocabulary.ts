@@ -14,6 +14,12 @@ export type MovementKind = Vocabulary['MovementKind'];
 export type ClaimReason = Vocabulary['ClaimReason'];
 export type ClaimCheckStatus = Vocabulary['ClaimCheckStatus'];
 export type LeaderboardUserType = Vocabulary['LeaderboardUserType'];
+/** Where a movement stands: pending (in no check), available (in a check), declined (never paid). */
+export type MovementStatus = Vocabulary['MovementStatus'];
+/** Why a pending movement waits. */
+export type PendingReason = Vocabulary['PendingReason'];
+/** What an approve or decline did to one conversion's movements. */
+export type DecisionOutcome = Vocabulary['DecisionOutcome'];
 
 export const CURRENCY_TYPES = enumNames(enums.CurrencyType);
 

@@ -45,7 +45,11 @@ export function claimCheckHandlers(domain: ClaimDomain): Pick<UnaryHandlers<Clai
 
     getClaimCheckTotals: async (req) => {
       const totals = await domain.claimChecks.totals(req.projectId, requireField(req.user, 'user'));
-      return { claimed: totals.claimed.map(toCurrencyTotalMessage), unclaimed: totals.unclaimed.map(toCurrencyTotalMessage) };
+      return {
+        claimed: totals.claimed.map(toCurrencyTotalMessage),
+        unclaimed: totals.unclaimed.map(toCurrencyTotalMessage),
+        pending: totals.pending.map(toCurrencyTotalMessage),
+      };
     },
 
     listClaimHistory: async (req) => {

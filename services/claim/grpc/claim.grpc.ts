@@ -11,6 +11,7 @@ import {
   toPaidConversionMessage,
   toCurrencyMessage,
   toLeaderboardEntryMessage,
+  toMovementDecisionMessage,
   toMovementMessage,
   toPayoutTermsMessage,
   toSubmissionMessage,
@@ -56,6 +57,8 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
           tiers: req.tiers.map((tier) => ({ audienceId: tier.audienceId, affiliate: rewardInput(tier.affiliate) })),
           endUserAllowlistAudienceId: req.endUserAllowlistAudienceId,
           affiliateAllowlistAudienceId: req.affiliateAllowlistAudienceId,
+          holdDays: req.holdDays,
+          requireApproval: req.requireApproval,
         });
         return { terms: toPayoutTermsMessage(record), created };
       },
@@ -122,6 +125,14 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
           freshUntil: board.freshUntil,
         };
       },
+
+      approveMovements: async (req) => ({
+        results: (await domain.decisions.approve(req.projectId, req.conversionIds, req.reason, req.decidedBy)).map(toMovementDecisionMessage),
+      }),
+
+      declineMovements: async (req) => ({
+        results: (await domain.decisions.decline(req.projectId, req.conversionIds, req.reason, req.decidedBy)).map(toMovementDecisionMessage),
+      }),
 
       ...claimCheckHandlers(domain),
       ...reviewHandlers(domain),

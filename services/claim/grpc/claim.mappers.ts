@@ -5,16 +5,27 @@ import type {
   CurrencyRef,
   LeaderboardEntry,
   Movement,
+  MovementDecision,
   PaidConversion,
   PayoutTerms,
   Reward as RewardMessage,
   RewardEligibility,
   SubmissionResult,
 } from '../../../gen/referral/claim/v1/claim';
-import { ClaimCheckStatus, ConversionStatus, CurrencyType, MovementKind, SubmissionOutcome } from '../../../gen/referral/claim/v1/enums';
+import {
+  ClaimCheckStatus,
+  ConversionStatus,
+  CurrencyType,
+  DecisionOutcome,
+  MovementKind,
+  MovementStatus,
+  PendingReason,
+  SubmissionOutcome,
+} from '../../../gen/referral/claim/v1/enums';
 import { enumValue } from '../../rules/enums';
 import { toGrpcStatus } from '../../platform/grpc/errors';
 import type { Submission } from '../domain/conversion.service';
+import type { DecisionResult } from '../domain/movement-decision.service';
 import type { Attribution, SideEligibility } from '../domain/payouts';
 import type { Reward } from '../domain/reward';
 import type { CurrencyRecord } from '../repositories/currency.repository';
@@ -53,6 +64,8 @@ export function toPayoutTermsMessage(terms: PayoutTermsRecord): PayoutTerms {
     tiers: terms.tiers.map((tier) => ({ audienceId: tier.audienceId, affiliate: toRewardMessage(tier.affiliate) })),
     endUserAllowlistAudienceId: terms.endUserAllowlistAudienceId ?? undefined,
     affiliateAllowlistAudienceId: terms.affiliateAllowlistAudienceId ?? undefined,
+    holdDays: terms.holdDays,
+    requireApproval: terms.requireApproval,
     createdAt: terms.createdAt,
     updatedAt: terms.updatedAt,
   };
@@ -94,7 +107,21 @@ export function toMovementMessage(movement: MovementRecord): Movement {
     conversionId: movement.conversionId,
     conversionName: movement.conversionName,
     createdAt: movement.createdAt,
-    claimCheckStatus: enumValue(ClaimCheckStatus, movement.claimCheckStatus),
+    claimCheckStatus: movement.claimCheckStatus === null ? ClaimCheckStatus.UNSPECIFIED : enumValue(ClaimCheckStatus, movement.claimCheckStatus),
+    status: enumValue(MovementStatus, movement.status),
+    pendingReason: movement.pendingReason === null ? PendingReason.UNSPECIFIED : enumValue(PendingReason, movement.pendingReason),
+    availableAt: movement.availableAt,
+    decidedAt: movement.decision?.at,
+    decidedBy: movement.decision?.by ?? undefined,
+    declineReason: movement.decision?.declineReason ?? undefined,
+  };
+}
+
+export function toMovementDecisionMessage(result: DecisionResult): MovementDecision {
+  return {
+    conversionId: result.conversionId,
+    outcome: enumValue(DecisionOutcome, result.outcome),
+    movements: result.movements.map(toMovementMessage),
   };
 }
 

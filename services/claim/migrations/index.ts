@@ -8,6 +8,7 @@ import * as conversionHotUpdates from './0006_conversion_hot_updates';
 import * as chainCursorGenesis from './0007_chain_cursor_genesis';
 import * as claimCheckUint256 from './0008_claim_check_uint256';
 import * as payoutAllowlists from './0009_payout_allowlists';
+import * as movementStatuses from './0010_movement_statuses';
 import * as reviewRules from './0011_review_rules';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
@@ -21,5 +22,6 @@ export const claimMigrations: Record<string, Migration> = {
   '0007_chain_cursor_genesis': chainCursorGenesis,
   '0008_claim_check_uint256': claimCheckUint256,
   '0009_payout_allowlists': payoutAllowlists,
+  '0010_movement_statuses': movementStatuses,
   '0011_review_rules': reviewRules,
 };

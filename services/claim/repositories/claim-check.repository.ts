@@ -149,9 +149,28 @@ export class ClaimCheckRepository {
     return rows.map(toCheckWithVoucher);
   }
 
-  /** Per currency: amounts redeemed (claimed) and not yet (open or closed). */
-  async totals(projectId: string, user: UserIdentifier): Promise<{ claimed: CurrencyTotalRecord[]; unclaimed: CurrencyTotalRecord[] }> {
-    const rows = await this.db
+  /**
+   * Per currency: amounts redeemed (claimed), not yet (open or closed), and still pending (movements
+   * held or waiting for a decision, in no check yet). The two reads run apart: a movement released
+   * between them may show in neither or both, for that instant only.
+   */
+  async totals(
+    projectId: string,
+    user: UserIdentifier,
+  ): Promise<{ claimed: CurrencyTotalRecord[]; unclaimed: CurrencyTotalRecord[]; pending: CurrencyTotalRecord[] }> {
+    const pendingRows = this.db
+      .selectFrom('movements as m')
+      .innerJoin('currencies as cur', 'cur.id', 'm.currency_id')
+      .select((eb) => [...CURRENCY_COLUMNS, eb.fn.sum<bigint>('m.amount').as('amount')])
+      .where('m.project_id', '=', projectId)
+      .where('m.identifier', '=', user.identifier)
+      .where('m.identifier_type', '=', user.identifierType)
+      .where('m.status', '=', 'pending')
+      .groupBy('cur.id')
+      .orderBy('cur.chain_id')
+      .orderBy('cur.address')
+      .execute();
+    const checkRows = this.db
       .selectFrom('claim_checks as cc')
       .innerJoin('currencies as cur', 'cur.id', 'cc.currency_id')
       .select((eb) => [
@@ -167,8 +186,13 @@ export class ClaimCheckRepository {
       .orderBy('cur.chain_id')
       .orderBy('cur.address')
       .execute();
+    const [rows, pending] = await Promise.all([checkRows, pendingRows]);
     const total = (row: (typeof rows)[number]): CurrencyTotalRecord => ({ currency: toCurrency(row), amount: BigInt(row.amount) });
-    return { claimed: rows.filter((row) => row.claimed).map(total), unclaimed: rows.filter((row) => !row.claimed).map(total) };
+    return {
+      claimed: rows.filter((row) => row.claimed).map(total),
+      unclaimed: rows.filter((row) => !row.claimed).map(total),
+      pending: pending.map((row) => ({ currency: toCurrency(row), amount: BigInt(row.amount) })),
+    };
   }
 
   /** Redemptions, one row per (transaction, currency), newest first; ties by hash, then currency address. */

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { UserIdentifier } from '../../rules/identifiers';
 import { isUniqueViolation } from '../../platform/db/errors';
@@ -7,7 +6,8 @@ import { appendOutboxEvents } from '../../platform/outbox/append';
 import type { NewOutboxEvent } from '../../platform/outbox/event';
 import type { ClaimDatabase } from '../database';
 import type { Attribution, Eligibility, PlannedMovement } from '../domain/payouts';
-import { REASON_OF_KIND, type ConversionStatus } from '../domain/vocabulary';
+import { REASON_OF_KIND, type ConversionStatus, type PendingReason } from '../domain/vocabulary';
+import { placeInOpenChecks } from './open-checks';
 import { retryTransient } from './retry';
 
 /** The unique index of the open check of a (user, currency, reason) that takes movements (migration 0008). */
@@ -23,6 +23,13 @@ export interface ConversionOutcome {
   movements: PlannedMovement[];
   /** What the terms' allowlists decided (processed only; null otherwise). */
   eligibility: Eligibility | null;
+  /**
+   * Why its movements wait (pending, in no check) rather than being available at once: `hold`
+   * (the terms' hold_days), `approval` (the terms' require_approval), `review`; null: available now.
+   */
+  pendingReason: PendingReason | null;
+  /** Days after processing its movements become available (the terms' hold_days; 0 without terms). */
+  holdDays: number;
 }
 
 /** What one call of `record` wrote (nothing, when another delivery of the job had written it first). */
@@ -130,6 +137,13 @@ interface MovementRow {
   currencyId: string;
 }
 
+interface PendingRow extends MovementRow {
+  reason: PendingReason;
+  availableAt: Date;
+}
+
+const DAY_MS = 86_400_000;
+
 /**
  * The money, in one statement: open claim checks grow (one per user, currency and reason, created
  * when none is open), the movements are appended pointing at their check, and the leaderboards'
@@ -140,17 +154,45 @@ interface MovementRow {
  * movements (the statement's two guards, `HAVING` and the conflict's `WHERE`, cost nothing when
  * amounts are far from the bound, which is always but for the adversarial), and is paid after it by
  * appendOverflowing, in the same transaction.
+ *
+ * Movements that wait (a hold, an approval: `pendingReason`) are appended by the same statement,
+ * `pending` with their `available_at` and in no check, when the batch has any (a CTE of their own);
+ * they grow no check and no total until they become available (release-held-movements, approvals).
+ * A batch without them runs the statement it always ran.
  */
 async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: string, outcomes: ConversionOutcome[], now: Date): Promise<number> {
-  const rows: MovementRow[] = outcomes.flatMap((outcome) =>
-    outcome.currencyId === null ? [] : outcome.movements.map((movement) => ({ conversionId: outcome.id, movement, currencyId: outcome.currencyId! })),
-  );
-  if (rows.length === 0) return 0;
+  const rows: MovementRow[] = [];
+  const pending: PendingRow[] = [];
+  for (const outcome of outcomes) {
+    if (outcome.currencyId === null) continue;
+    for (const movement of outcome.movements) {
+      const row = { conversionId: outcome.id, movement, currencyId: outcome.currencyId };
+      if (outcome.pendingReason === null) rows.push(row);
+      else pending.push({ ...row, reason: outcome.pendingReason, availableAt: new Date(now.getTime() + outcome.holdDays * DAY_MS) });
+    }
+  }
+  if (rows.length === 0 && pending.length === 0) return 0;
+  const held =
+    pending.length === 0
+      ? sql``
+      : sql`,
+    held AS (
+      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, status, pending_reason, available_at, created_at)
+      SELECT ${projectId}, conversion_id, kind, identifier_type, identifier, currency_id, amount, 'pending', reason, available_at, ${now}
+      FROM unnest(${pending.map((r) => r.conversionId)}::text[], ${pending.map((r) => r.movement.kind)}::text[],
+                  ${pending.map((r) => r.movement.beneficiary.identifierType)}::text[], ${pending.map((r) => r.movement.beneficiary.identifier)}::text[],
+                  ${pending.map((r) => r.currencyId)}::uuid[], ${pending.map((r) => r.movement.amount)}::numeric[],
+                  ${pending.map((r) => r.reason)}::text[], ${pending.map((r) => r.availableAt)}::timestamptz[])
+        AS h(conversion_id, kind, identifier_type, identifier, currency_id, amount, reason, available_at)
+      ORDER BY conversion_id, kind
+      RETURNING 1
+    )`;
+  const heldCount = pending.length === 0 ? sql`0` : sql`(SELECT count(*) FROM held)`;
   const column = <T>(pick: (row: MovementRow) => T) => rows.map(pick);
   const user = (row: MovementRow): UserIdentifier => row.movement.beneficiary;
   const max = MAX_AMOUNT.toString();
   // Raw: data-modifying CTEs that feed each other (checks -> movements, totals -> sizes) have no builder form.
-  const result = await sql<{ movements: string }>`
+  const result = await sql<{ movements: string; held: string }>`
     WITH planned AS (
       SELECT * FROM unnest(
         ${column((r) => r.conversionId)}::text[], ${column((r) => r.movement.kind)}::text[],
@@ -172,8 +214,8 @@ async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: strin
       RETURNING id, identifier_type, identifier, currency_id, reason
     ),
     moved AS (
-      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, created_at)
-      SELECT ${projectId}, p.conversion_id, p.kind, p.identifier_type, p.identifier, p.currency_id, p.amount, c.id, ${now}
+      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at)
+      SELECT ${projectId}, p.conversion_id, p.kind, p.identifier_type, p.identifier, p.currency_id, p.amount, c.id, ${now}, ${now}
       FROM planned p JOIN checks c USING (identifier_type, identifier, currency_id, reason)
       ORDER BY p.conversion_id, p.kind
       RETURNING 1
@@ -199,21 +241,15 @@ async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: strin
       GROUP BY currency_id, user_type
       ORDER BY currency_id, user_type
       ON CONFLICT (project_id, currency_id, user_type) DO UPDATE SET entries = ls.entries + excluded.entries
-    )
-    SELECT count(*) AS movements FROM moved`.execute(trx);
+    )${held}
+    SELECT (SELECT count(*) FROM moved) AS movements, ${heldCount} AS held`.execute(trx);
   let written = Number(result.rows[0]?.movements ?? 0);
   if (written < rows.length) written += await appendOverflowing(trx, projectId, await unwritten(trx, projectId, rows), now);
   if (written !== rows.length) throw new Error(`wrote ${written} of ${rows.length} movements`);
-  return written;
+  const heldWritten = Number(result.rows[0]?.held ?? 0);
+  if (heldWritten !== pending.length) throw new Error(`wrote ${heldWritten} of ${pending.length} pending movements`);
+  return written + heldWritten;
 }
-
-/** The key of a movement's open check: (identifier, identifier_type, currency, reason), in the ledger's key order. */
-const checkKey = (row: MovementRow) =>
-  [row.movement.beneficiary.identifier, row.movement.beneficiary.identifierType, row.currencyId, REASON_OF_KIND[row.movement.kind]] as const;
-const byKey = (a: readonly string[], b: readonly string[]) => {
-  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
-  return 0;
-};
 
 /** The rows whose movement the statement did not write (their key's check would have passed 2^256 − 1). */
 async function unwritten(trx: Transaction<ClaimDatabase>, projectId: string, rows: MovementRow[]): Promise<MovementRow[]> {
@@ -229,101 +265,32 @@ async function unwritten(trx: Transaction<ClaimDatabase>, projectId: string, row
   return rows.filter((row) => !done.has(id(row)));
 }
 
-/** A check a key's movements go to: the open one that takes movements, or a new one. */
-interface Fill {
-  id: string;
-  existing: boolean;
-  /** What the check holds once these movements are in it. */
-  amount: bigint;
-  added: bigint;
-  count: number;
-  full: boolean;
-}
-
 /**
- * Pays movements whose check would pass 2^256 − 1, key by key in the ledger's key order, in the
- * order of (conversion, kind): each goes to the key's open check that takes movements while it
- * fits; the one that does not fit makes that check full (it stops taking movements, stays open and
- * closable) and opens a new check, which takes it and those after it. A single movement never
- * passes 2^256 − 1 (amounts are bounded at the edge, and PayoutService fails a conversion whose
- * payout would), so every check written here is signable. Four statements whatever the number of keys.
+ * Pays movements whose check would pass 2^256 − 1 (placeInOpenChecks: the key's open check while
+ * it fits, then a new one), then appends them pointing at their checks. Four statements whatever
+ * the number of keys.
  */
 async function appendOverflowing(trx: Transaction<ClaimDatabase>, projectId: string, rows: MovementRow[], now: Date): Promise<number> {
   if (rows.length === 0) return 0;
-  const groups = new Map<string, { key: readonly string[]; rows: MovementRow[] }>();
-  for (const row of rows) {
-    const key = checkKey(row);
-    const name = key.join('|');
-    const group = groups.get(name) ?? { key, rows: [] };
-    group.rows.push(row);
-    groups.set(name, group);
-  }
-  const keys = [...groups.values()].sort((a, b) => byKey(a.key, b.key));
-  const { rows: open } = await sql<{ id: string; identifier: string; identifier_type: string; currency_id: string; reason: string; amount: bigint }>`
-    SELECT cc.id, cc.identifier, cc.identifier_type, cc.currency_id, cc.reason, cc.amount
-    FROM claim_checks cc
-    JOIN unnest(${keys.map((g) => g.key[0])}::text[], ${keys.map((g) => g.key[1])}::text[], ${keys.map((g) => g.key[2])}::uuid[], ${keys.map((g) => g.key[3])}::text[])
-      AS k(identifier, identifier_type, currency_id, reason) USING (identifier, identifier_type, currency_id, reason)
-    WHERE cc.project_id = ${projectId} AND cc.status = 'open' AND cc.full_at IS NULL
-    ORDER BY cc.identifier, cc.identifier_type, cc.currency_id, cc.reason
-    FOR UPDATE OF cc`.execute(trx);
-  const openOf = new Map(open.map((check) => [[check.identifier, check.identifier_type, check.currency_id, check.reason].join('|'), check]));
-
-  const fills: Array<{ key: readonly string[]; fill: Fill }> = [];
-  const placed: Array<{ row: MovementRow; checkId: string }> = [];
-  for (const { key, rows: keyRows } of keys) {
-    const existing = openOf.get(key.join('|'));
-    let current: Fill | undefined = existing && {
-      id: existing.id,
-      existing: true,
-      amount: BigInt(existing.amount),
-      added: 0n,
-      count: 0,
-      full: false,
-    };
-    if (current) fills.push({ key, fill: current });
-    const ordered = [...keyRows].sort((a, b) => byKey([a.conversionId, a.movement.kind], [b.conversionId, b.movement.kind]));
-    for (const row of ordered) {
-      if (!current || current.amount + row.movement.amount > MAX_AMOUNT) {
-        if (current) current.full = true;
-        current = { id: randomUUID(), existing: false, amount: 0n, added: 0n, count: 0, full: false };
-        fills.push({ key, fill: current });
-      }
-      current.amount += row.movement.amount;
-      current.added += row.movement.amount;
-      current.count += 1;
-      placed.push({ row, checkId: current.id });
-    }
-  }
-
-  // The existing checks first: one made full leaves the key's place to the new check that takes movements.
-  const grown = fills.filter(({ fill }) => fill.existing && (fill.count > 0 || fill.full));
-  const made = fills.filter(({ fill }) => !fill.existing);
-  if (grown.length > 0) {
-    await sql`
-      UPDATE claim_checks AS cc
-      SET amount = cc.amount + u.added, movements_count = cc.movements_count + u.count, updated_at = ${now},
-          full_at = CASE WHEN u.is_full THEN ${now}::timestamptz ELSE cc.full_at END
-      FROM unnest(${grown.map(({ fill }) => fill.id)}::uuid[], ${grown.map(({ fill }) => fill.added)}::numeric[],
-                  ${grown.map(({ fill }) => fill.count)}::integer[], ${grown.map(({ fill }) => fill.full)}::boolean[]) AS u(id, added, count, is_full)
-      WHERE cc.id = u.id`.execute(trx);
-  }
-  if (made.length > 0) {
-    await sql`
-      INSERT INTO claim_checks (id, project_id, identifier, identifier_type, currency_id, reason, status, amount, movements_count, created_at, updated_at, full_at)
-      SELECT id, ${projectId}, identifier, identifier_type, currency_id, reason, 'open', amount, count, ${now}, ${now}, CASE WHEN is_full THEN ${now}::timestamptz END
-      FROM unnest(${made.map(({ fill }) => fill.id)}::uuid[], ${made.map(({ key }) => key[0])}::text[], ${made.map(({ key }) => key[1])}::text[],
-                  ${made.map(({ key }) => key[2])}::uuid[], ${made.map(({ key }) => key[3])}::text[], ${made.map(({ fill }) => fill.amount)}::numeric[],
-                  ${made.map(({ fill }) => fill.count)}::integer[], ${made.map(({ fill }) => fill.full)}::boolean[])
-        AS n(id, identifier, identifier_type, currency_id, reason, amount, count, is_full)`.execute(trx);
-  }
+  const checks = await placeInOpenChecks(
+    trx,
+    projectId,
+    rows.map((row) => ({
+      kind: row.movement.kind,
+      beneficiary: row.movement.beneficiary,
+      currencyId: row.currencyId,
+      amount: row.movement.amount,
+      order: [row.conversionId, row.movement.kind],
+    })),
+    now,
+  );
   const inserted = await sql<{ movements: string }>`
     WITH moved AS (
-      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, created_at)
-      SELECT ${projectId}, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, ${now}
-      FROM unnest(${placed.map((p) => p.row.conversionId)}::text[], ${placed.map((p) => p.row.movement.kind)}::text[],
-                  ${placed.map((p) => p.row.movement.beneficiary.identifierType)}::text[], ${placed.map((p) => p.row.movement.beneficiary.identifier)}::text[],
-                  ${placed.map((p) => p.row.currencyId)}::uuid[], ${placed.map((p) => p.row.movement.amount)}::numeric[], ${placed.map((p) => p.checkId)}::uuid[])
+      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at)
+      SELECT ${projectId}, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, ${now}, ${now}
+      FROM unnest(${rows.map((row) => row.conversionId)}::text[], ${rows.map((row) => row.movement.kind)}::text[],
+                  ${rows.map((row) => row.movement.beneficiary.identifierType)}::text[], ${rows.map((row) => row.movement.beneficiary.identifier)}::text[],
+                  ${rows.map((row) => row.currencyId)}::uuid[], ${rows.map((row) => row.movement.amount)}::numeric[], ${checks}::uuid[])
         AS m(conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id)
       ORDER BY conversion_id, kind
       RETURNING 1

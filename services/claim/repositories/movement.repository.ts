@@ -3,7 +3,7 @@ import type { UserIdentifier } from '../../rules/identifiers';
 import type { Page } from '../../rules/pagination';
 import type { ClaimDatabase, ConversionTable } from '../database';
 import type { Attribution, Eligibility, SideEligibility } from '../domain/payouts';
-import type { ClaimCheckStatus, ConversionStatus, CurrencyType, MovementKind } from '../domain/vocabulary';
+import type { ClaimCheckStatus, ConversionStatus, CurrencyType, MovementKind, MovementStatus, PendingReason } from '../domain/vocabulary';
 
 export interface CurrencySummary {
   id: string;
@@ -22,7 +22,14 @@ export interface MovementRecord {
   conversionId: string;
   conversionName: string;
   createdAt: Date;
-  claimCheckStatus: ClaimCheckStatus;
+  /** The status of the check it is in; null while it is in none (pending or declined). */
+  claimCheckStatus: ClaimCheckStatus | null;
+  status: MovementStatus;
+  /** Why it waits; null unless pending. */
+  pendingReason: PendingReason | null;
+  /** When it becomes (or became) available: processing time + the terms' hold. */
+  availableAt: Date;
+  decision: { at: Date; by: string | null; declineReason: string | null } | null;
 }
 
 export interface ConversionRecord {
@@ -137,6 +144,19 @@ export class MovementRepository {
     );
   }
 
+  /** The movements of these conversions of the project, per conversion id (in the ledger's order). */
+  async ofConversions(projectId: string, ids: readonly string[]): Promise<Map<string, MovementRecord[]>> {
+    const byConversion = new Map<string, MovementRecord[]>();
+    if (ids.length === 0) return byConversion;
+    const rows = await this.movements().where('m.project_id', '=', projectId).where('m.conversion_id', 'in', ids).orderBy('m.id').execute();
+    for (const row of rows) {
+      const list = byConversion.get(row.conversion_id) ?? [];
+      list.push(toMovement(row));
+      byConversion.set(row.conversion_id, list);
+    }
+    return byConversion;
+  }
+
   /** A user's movements (as beneficiary), newest first. */
   async ofUser(projectId: string, user: UserIdentifier, page: Page): Promise<{ records: MovementRecord[]; total: number }> {
     const [rows, count] = await Promise.all([
@@ -165,9 +185,15 @@ export class MovementRepository {
       .selectFrom('movements as m')
       .innerJoin('currencies as cur', 'cur.id', 'm.currency_id')
       .innerJoin('conversions as c', (join) => join.onRef('c.project_id', '=', 'm.project_id').onRef('c.id', '=', 'm.conversion_id'))
-      .innerJoin('claim_checks as cc', 'cc.id', 'm.claim_check_id')
+      .leftJoin('claim_checks as cc', 'cc.id', 'm.claim_check_id')
       .select([
         'm.kind',
+        'm.status',
+        'm.pending_reason',
+        'm.available_at',
+        'm.decided_at',
+        'm.decided_by',
+        'm.decline_reason',
         'm.identifier_type',
         'm.identifier',
         'm.amount',
@@ -229,6 +255,11 @@ function toMovement(row: MovementRow): MovementRecord {
     conversionName: row.conversion_name,
     createdAt: row.created_at,
     claimCheckStatus: row.claim_check_status,
+    status: row.status,
+    pendingReason: row.pending_reason,
+    // Movements written before statuses existed were available when written.
+    availableAt: row.available_at ?? row.created_at,
+    decision: row.decided_at === null ? null : { at: row.decided_at, by: row.decided_by, declineReason: row.decline_reason },
   };
 }
 

@@ -18,6 +18,10 @@ export interface PayoutTermsRecord {
   /** Allowlists: only members of the audience earn the side's reward (null: everyone may). */
   endUserAllowlistAudienceId: string | null;
   affiliateAllowlistAudienceId: string | null;
+  /** Days a movement is held (pending) before it is available; 0: at once. */
+  holdDays: number;
+  /** Whether movements wait (pending) for an admin's approval. */
+  requireApproval: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -31,6 +35,8 @@ export interface PayoutTermsChange {
   tiers: TierRewardRecord[];
   endUserAllowlistAudienceId: string | null;
   affiliateAllowlistAudienceId: string | null;
+  holdDays: number;
+  requireApproval: boolean;
   now: Date;
 }
 
@@ -47,6 +53,8 @@ const TERM_COLUMNS = [
   'affiliate_bps',
   'end_user_allowlist_audience_id',
   'affiliate_allowlist_audience_id',
+  'hold_days',
+  'require_approval',
   'created_at',
   'updated_at',
 ] as const satisfies ReadonlyArray<keyof PayoutTermsTable>;
@@ -67,6 +75,8 @@ export class PayoutTermsRepository {
           ...rewardColumns('affiliate', change.affiliate),
           end_user_allowlist_audience_id: change.endUserAllowlistAudienceId,
           affiliate_allowlist_audience_id: change.affiliateAllowlistAudienceId,
+          hold_days: change.holdDays,
+          require_approval: change.requireApproval,
           updated_at: change.now,
         };
         const row = await trx
@@ -204,6 +214,8 @@ function toRecord(row: TermRow, tiers: Map<string, TierRow[]>): PayoutTermsRecor
     }),
     endUserAllowlistAudienceId: row.end_user_allowlist_audience_id,
     affiliateAllowlistAudienceId: row.affiliate_allowlist_audience_id,
+    holdDays: row.hold_days,
+    requireApproval: row.require_approval,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

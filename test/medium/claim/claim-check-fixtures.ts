@@ -80,7 +80,12 @@ export function approveTaxForm(harness: ClaimHarness, projectId: string, user: U
 export interface Reconciliation {
   identifier: string;
   currency_id: string;
+  /** Available movements: the only ones in checks. */
   movements: string;
+  pending: string;
+  declined: string;
+  /** Movements whose status and check disagree (available in none, or pending or declined in one): always 0. */
+  misplaced: string;
   open: string;
   closed: string;
   claimed: string;
@@ -89,13 +94,17 @@ export interface Reconciliation {
 }
 
 /**
- * Per user and currency of a project: the movements, the checks by status and what was credited
- * back. movements = open + closed + claimed (credits included), and expired = credited.
+ * Per user and currency of a project: the movements by status, the checks by status and what was
+ * credited back. Available movements = open + closed + claimed (credits included), pending and
+ * declined movements are in no check, and expired = credited.
  */
 export async function reconciliation(harness: ClaimHarness, projectId: string): Promise<Reconciliation[]> {
   const { rows } = await harness.sql.query<Reconciliation>(
     `WITH m AS (
-       SELECT identifier, currency_id, sum(amount) AS amount FROM claim.movements WHERE project_id = $1 GROUP BY 1, 2
+       SELECT identifier, currency_id, sum(amount) FILTER (WHERE status = 'available') AS amount,
+              sum(amount) FILTER (WHERE status = 'pending') AS pending, sum(amount) FILTER (WHERE status = 'declined') AS declined,
+              count(*) FILTER (WHERE (status = 'available') <> (claim_check_id IS NOT NULL)) AS misplaced
+       FROM claim.movements WHERE project_id = $1 GROUP BY 1, 2
      ), c AS (
        SELECT identifier, currency_id,
               sum(amount) FILTER (WHERE status = 'open') AS open, sum(amount) FILTER (WHERE status = 'closed') AS closed,
@@ -106,7 +115,8 @@ export async function reconciliation(harness: ClaimHarness, projectId: string): 
        FROM claim.claim_check_credits k JOIN claim.claim_checks cc ON cc.id = k.expired_check_id WHERE k.project_id = $1 GROUP BY 1, 2
      )
      SELECT coalesce(m.identifier, c.identifier) AS identifier, coalesce(m.currency_id, c.currency_id) AS currency_id,
-            coalesce(m.amount, 0)::text AS movements, coalesce(c.open, 0)::text AS open, coalesce(c.closed, 0)::text AS closed,
+            coalesce(m.amount, 0)::text AS movements, coalesce(m.pending, 0)::text AS pending, coalesce(m.declined, 0)::text AS declined,
+            coalesce(m.misplaced, 0)::text AS misplaced, coalesce(c.open, 0)::text AS open, coalesce(c.closed, 0)::text AS closed,
             coalesce(c.claimed, 0)::text AS claimed, coalesce(c.expired, 0)::text AS expired, coalesce(k.amount, 0)::text AS credited
      FROM m FULL JOIN c USING (identifier, currency_id) LEFT JOIN k USING (identifier, currency_id)
      ORDER BY 1, 2`,
@@ -121,7 +131,7 @@ export function unbalanced(rows: Reconciliation[]): Reconciliation[] {
     const [movements, open, closed, claimed, expired, credited] = [row.movements, row.open, row.closed, row.claimed, row.expired, row.credited].map(
       BigInt,
     );
-    return movements !== open! + closed! + claimed! || expired !== credited;
+    return movements !== open! + closed! + claimed! || expired !== credited || row.misplaced !== '0';
   });
 }
 

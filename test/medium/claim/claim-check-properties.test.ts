@@ -11,10 +11,23 @@ const TTL = 3_600;
 const CONFIRMATIONS = 2;
 /** End users: the first was referred by the affiliate, so its conversions pay the affiliate too. */
 const USERS = 3;
+const DAY_SECONDS = 86_400;
+const KEY = 'key-admin-properties';
+
+/** The conversion names of a stream's project: paid at once, held a day, waiting for approval (and held a day). */
+const TERMS = {
+  trade: { holdDays: 0, requireApproval: false },
+  held: { holdDays: 1, requireApproval: false },
+  vetted: { holdDays: 1, requireApproval: true },
+};
+type TermsName = keyof typeof TERMS;
 
 /** One step of a stream. Users are numbered: 0..USERS-1 end users, USERS the affiliate. */
 type Step =
-  | { kind: 'pay'; user: number; rewardBases: number[]; deliveries: number }
+  | { kind: 'pay'; user: number; rewardBases: number[]; deliveries: number; name?: TermsName }
+  | { kind: 'release'; concurrency: number; batch: number; closing: number | null }
+  | { kind: 'decide'; approve: boolean; picks: number[]; concurrency: number }
+  | { kind: 'passHold' }
   | { kind: 'close'; user: number; concurrency: number }
   | { kind: 'payWhileClosing'; user: number; rewardBase: number }
   | { kind: 'redeem'; user: number; replay: boolean }
@@ -32,8 +45,28 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       user: endUserIndex,
       rewardBases: fc.array(rewardBase, { minLength: 1, maxLength: 4 }),
       deliveries: fc.integer({ min: 1, max: 3 }),
+      name: fc.constantFrom<TermsName>('trade', 'held', 'vetted'),
     }),
   },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('release' as const),
+      concurrency: fc.integer({ min: 1, max: 3 }),
+      batch: fc.integer({ min: 1, max: 5 }),
+      closing: fc.option(userIndex, { nil: null }),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('decide' as const),
+      approve: fc.boolean(),
+      picks: fc.array(fc.nat(), { minLength: 1, maxLength: 3 }),
+      concurrency: fc.integer({ min: 1, max: 3 }),
+    }),
+  },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('passHold' as const) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('close' as const), user: userIndex, concurrency: fc.integer({ min: 1, max: 4 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('payWhileClosing' as const), user: endUserIndex, rewardBase }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('redeem' as const), user: userIndex, replay: fc.boolean() }) },
@@ -43,10 +76,12 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 
 /**
  * Properties of the money over random streams of conversions (redelivered, paid
- * concurrently), closes (concurrent, and racing payments), on-chain redemptions (and replays),
- * time passing and watcher runs (concurrent), on ClaimManager on the in-process EVM. After every
- * stream, and once everything has expired or been redeemed: for every user and currency,
- * movements = open + closed + claimed (credits included) and expired = credited back; each check
+ * concurrently, some held a day, some waiting for approval), closes (concurrent, and racing payments
+ * and releases), releases of held movements (concurrent, in small batches), approvals and declines
+ * (concurrent), on-chain redemptions (and replays), time passing and watcher runs (concurrent), on
+ * ClaimManager on the in-process EVM. After every step, and once everything has expired or been
+ * redeemed: for every user and currency, available movements = open + closed + claimed (credits
+ * included), pending and declined movements are in no check, and expired = credited back; each check
  * holds exactly its movements and credits; each movement was paid once; no proof was redeemed
  * twice; what the chain redeemed is exactly what is marked claimed, and paid exactly that in tokens.
  */
@@ -56,7 +91,9 @@ describe('claim-check properties over random streams', () => {
 
   async function tradeProjectOnChain() {
     const { projectId, currencyId } = await newProjectOnChain(harness, medium);
-    await harness.domain.terms.put(projectId, 'trade', { currencyId, endUser: { bps: 100 }, affiliate: { bps: 1_000 }, tiers: [] });
+    for (const [name, waits] of Object.entries(TERMS)) {
+      await harness.domain.terms.put(projectId, name, { currencyId, endUser: { bps: 100 }, affiliate: { bps: 1_000 }, tiers: [], ...waits });
+    }
     return projectId;
   }
 
@@ -68,6 +105,9 @@ describe('claim-check properties over random streams', () => {
   interface Outcome {
     claimed: number;
     expired: number;
+    /** Movements that waited (a hold or an approval) and became available, and movements declined. */
+    waitedThenPaid?: number;
+    declined?: number;
   }
 
   async function run(steps: Step[]): Promise<Outcome> {
@@ -76,9 +116,26 @@ describe('claim-check properties over random streams', () => {
     const { affiliate, user: referred } = referredPair(harness, projectId);
     const users: User[] = [referred, ...Array.from({ length: USERS - 1 }, () => ({ identifier: randomEvmAddress(), identifierType: 'evm_address' }))];
     users.push(affiliate);
-    // The model: what each user is owed in total, and what the chain paid each.
+    // The model: what each user is owed in total (available), what waits, and what the chain paid each.
     const owed = new Map<string, bigint>(users.map((user) => [user.identifier, 0n]));
     const redeemed = new Map<string, bigint>();
+    /** Conversions whose movements wait: their amounts per user, why, and when their hold ends. */
+    interface Waiting {
+      id: string;
+      amounts: Array<[string, bigint]>;
+      reason: 'hold' | 'approval';
+      availableAt: number;
+    }
+    const waiting: Waiting[] = [];
+    const declined = new Map<string, bigint>(users.map((user) => [user.identifier, 0n]));
+    const add = (map: Map<string, bigint>, [user, amount]: [string, bigint]) => map.set(user, map.get(user)! + amount);
+    const release = () => {
+      const now = clock.now().getTime();
+      for (const entry of waiting.filter((one) => one.reason === 'hold' && one.availableAt <= now)) {
+        entry.amounts.forEach((pair) => add(owed, pair));
+        waiting.splice(waiting.indexOf(entry), 1);
+      }
+    };
 
     const openIds = async (user: User) =>
       (
@@ -87,15 +144,21 @@ describe('claim-check properties over random streams', () => {
           user.identifier,
         ])
       ).map((row) => row.id);
-    const payConversions = async (user: number, bases: number[], deliveries: number) => {
-      const inputs = bases.map((base) => conversion({ user: users[user]!, rewardBase: String(base) }));
+    const payConversions = async (user: number, bases: number[], deliveries: number, name: TermsName = 'trade') => {
+      const inputs = bases.map((base) => conversion({ user: users[user]!, rewardBase: String(base), name }));
       await harness.domain.conversions.submitMany(projectId, inputs);
       const batchId = await batchOf(harness, projectId, inputs[0]!.id);
+      const paidAt = clock.now().getTime();
       await Promise.all(Array.from({ length: deliveries }, () => harness.domain.payouts.payBatch(batchId)));
-      for (const base of bases) {
-        owed.set(users[user]!.identifier, owed.get(users[user]!.identifier)! + BigInt(base) / 100n);
-        if (user === 0) owed.set(affiliate.identifier, owed.get(affiliate.identifier)! + BigInt(base) / 10n);
-      }
+      inputs.forEach((input, index) => {
+        const base = BigInt(bases[index]!);
+        const amounts: Array<[string, bigint]> = [[users[user]!.identifier, base / 100n]];
+        if (user === 0) amounts.push([affiliate.identifier, base / 10n]);
+        const { holdDays, requireApproval } = TERMS[name];
+        if (holdDays === 0 && !requireApproval) amounts.forEach((pair) => add(owed, pair));
+        else
+          waiting.push({ id: input.id, amounts, reason: requireApproval ? 'approval' : 'hold', availableAt: paidAt + holdDays * DAY_SECONDS * 1000 });
+      });
     };
     const closeAll = async (user: User, concurrency: number) => {
       const ids = await openIds(user);
@@ -108,7 +171,44 @@ describe('claim-check properties over random streams', () => {
     for (const current of steps) {
       switch (current.kind) {
         case 'pay':
-          await payConversions(current.user, current.rewardBases, current.deliveries);
+          await payConversions(current.user, current.rewardBases, current.deliveries, current.name);
+          break;
+        case 'release': {
+          const runs = Array.from({ length: current.concurrency }, () => harness.domain.decisions.releaseDue(current.batch));
+          await Promise.all(current.closing === null ? runs : [...runs, closeAll(users[current.closing]!, 1)]);
+          release();
+          break;
+        }
+        case 'decide': {
+          const candidates = waiting.filter((one) => one.reason === 'approval');
+          if (candidates.length === 0) break;
+          const ids = [...new Set(current.picks.map((pick) => candidates[pick % candidates.length]!.id))];
+          const decide = () =>
+            current.approve
+              ? harness.domain.decisions.approve(projectId, ids, undefined, KEY)
+              : harness.domain.decisions.decline(projectId, ids, 'property stream', KEY);
+          const answers = await Promise.all(Array.from({ length: current.concurrency }, decide));
+          // Each conversion is decided once, whatever the concurrency: the others report the decision already taken.
+          const done = current.approve ? 'approved' : 'declined';
+          for (const id of ids) {
+            const outcomes = answers.map((answer) => answer.find((result) => result.conversionId === id)!.outcome).sort();
+            expect(outcomes).toEqual([done, ...Array.from({ length: current.concurrency - 1 }, () => `already_${done}`)].sort());
+          }
+          const now = clock.now().getTime();
+          for (const entry of candidates.filter((one) => ids.includes(one.id))) {
+            if (!current.approve) {
+              entry.amounts.forEach((pair) => add(declined, pair));
+              waiting.splice(waiting.indexOf(entry), 1);
+            } else if (entry.availableAt <= now) {
+              entry.amounts.forEach((pair) => add(owed, pair));
+              waiting.splice(waiting.indexOf(entry), 1);
+            } else entry.reason = 'hold';
+          }
+          break;
+        }
+        case 'passHold':
+          await medium.chain.increaseTime(DAY_SECONDS + 1);
+          await medium.syncClock(clock);
           break;
         case 'close':
           await closeAll(users[current.user]!, current.concurrency);
@@ -141,18 +241,40 @@ describe('claim-check properties over random streams', () => {
       expect(unbalanced(await reconciliation(harness, projectId))).toEqual([]);
     }
 
-    // Everything settles: every voucher past its deadline on a final block, the watcher caught up.
-    await medium.chain.increaseTime(TTL + 60);
+    // Everything settles: every voucher past its deadline on a final block, the watcher caught up,
+    // every hold passed and released (what waits for a decision still waits).
+    await medium.chain.increaseTime(TTL + 60 + DAY_SECONDS);
     await medium.chain.mine(CONFIRMATIONS);
     await medium.syncClock(clock);
-    await Promise.all([watch(), watch()]);
+    await Promise.all([watch(), watch(), harness.domain.decisions.releaseDue(2), harness.domain.decisions.releaseDue(3)]);
+    release();
     await watch();
     await checkSettled(projectId, users, owed, redeemed);
+    // What still waits, and what was declined, is exactly the model's, in no check.
+    const rows = await reconciliation(harness, projectId);
+    for (const user of users) {
+      const sum = (pick: (row: (typeof rows)[number]) => string) =>
+        rows.filter((row) => row.identifier === user.identifier).reduce((total, row) => total + BigInt(pick(row)), 0n);
+      const pending = waiting
+        .flatMap((entry) => entry.amounts)
+        .filter(([who]) => who === user.identifier)
+        .reduce((total, [, amount]) => total + amount, 0n);
+      expect({ user: user.identifier, pending: sum((row) => row.pending), declined: sum((row) => row.declined) }).toEqual({
+        user: user.identifier,
+        pending,
+        declined: declined.get(user.identifier)!,
+      });
+    }
     const [counts] = await sql<{ claimed: number; expired: number }>(
       "SELECT count(*) FILTER (WHERE status = 'claimed')::int AS claimed, count(*) FILTER (WHERE status = 'expired')::int AS expired FROM claim.claim_checks WHERE project_id = $1",
       [projectId],
     );
-    return counts!;
+    const [waits] = await sql<{ paid: number; declined: number }>(
+      `SELECT count(*) FILTER (WHERE m.status = 'available' AND c.name <> 'trade')::int AS paid, count(*) FILTER (WHERE m.status = 'declined')::int AS declined
+       FROM claim.movements m JOIN claim.conversions c ON c.project_id = m.project_id AND c.id = m.conversion_id WHERE m.project_id = $1`,
+      [projectId],
+    );
+    return { ...counts!, waitedThenPaid: waits!.paid, declined: waits!.declined };
   }
 
   async function checkSettled(projectId: string, users: User[], owed: Map<string, bigint>, redeemed: Map<string, bigint>) {
@@ -209,7 +331,28 @@ describe('claim-check properties over random streams', () => {
     // ten expired: "some" is what the generator promises (6 or more failed once in CI by chance; none of 60 is ~1 in 3,000).
     expect(outcomes.filter((outcome) => outcome.claimed > 0).length).toBeGreaterThan(0);
     expect(outcomes.filter((outcome) => outcome.expired > 0).length).toBeGreaterThan(0);
+    // And the commission lifecycle: movements released or approved after waiting, and movements declined.
+    expect(outcomes.filter((outcome) => outcome.waitedThenPaid! > 0).length).toBeGreaterThan(0);
+    expect(outcomes.filter((outcome) => outcome.declined! > 0).length).toBeGreaterThan(0);
   }, 600_000);
+
+  it('the example stream with waits: held and vetted payments, a release racing a close, an approval and a decline', async () => {
+    const outcome = await run([
+      { kind: 'pay', user: 0, rewardBases: [100_000], deliveries: 2, name: 'held' },
+      { kind: 'pay', user: 0, rewardBases: [200_000, 300_000], deliveries: 2, name: 'vetted' },
+      { kind: 'pay', user: 0, rewardBases: [10_000], deliveries: 1, name: 'trade' },
+      { kind: 'release', concurrency: 3, batch: 1, closing: null },
+      { kind: 'decide', approve: true, picks: [0], concurrency: 3 },
+      { kind: 'passHold' },
+      { kind: 'release', concurrency: 2, batch: 1, closing: 0 },
+      { kind: 'decide', approve: false, picks: [0], concurrency: 2 },
+      { kind: 'close', user: USERS, concurrency: 2 },
+      { kind: 'redeem', user: USERS, replay: false },
+    ]);
+    // The held payment and the approved one were paid after waiting (the user's and the affiliate's movements); the other vetted one declined.
+    expect(outcome).toMatchObject({ waitedThenPaid: 4, declined: 2 });
+    expect(outcome.claimed).toBeGreaterThan(0);
+  }, 120_000);
 
   it('the example stream: pay, close, redeem one, let the other expire, pay again and redeem the new voucher', async () => {
     const outcome = await run([
@@ -224,6 +367,6 @@ describe('claim-check properties over random streams', () => {
       { kind: 'redeem', user: USERS, replay: false },
     ]);
     // The user's voucher and the affiliate's second were redeemed; the affiliate's first expired, its amount credited back once.
-    expect(outcome).toEqual({ claimed: 2, expired: 1 });
+    expect(outcome).toMatchObject({ claimed: 2, expired: 1, waitedThenPaid: 0, declined: 0 });
   }, 120_000);
 });

@@ -116,6 +116,8 @@ describe('currencies and payout terms (domain)', () => {
         tiers: [{ audienceId: silver, affiliate: { bps: 1 } }],
         endUserAllowlistAudienceId: null,
         affiliateAllowlistAudienceId: null,
+        holdDays: 0,
+        requireApproval: false,
         createdAt: created.record.createdAt,
         updatedAt: harness.clock.now(),
       });

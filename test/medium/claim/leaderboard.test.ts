@@ -47,6 +47,8 @@ describe('payouts leaderboard (domain)', () => {
         attribution: null,
         movements: [{ kind, beneficiary: evm(user), amount }],
         eligibility: null,
+        pendingReason: null,
+        holdDays: 0,
       })),
       harness.clock.now(),
       () => [],

@@ -346,8 +346,9 @@ describe('paying conversions (domain)', () => {
     });
     await expect(
       harness.sql.query(
-        `INSERT INTO claim.movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, created_at)
-         SELECT project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, created_at FROM claim.movements WHERE project_id = $1`,
+        `INSERT INTO claim.movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at)
+         SELECT project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at
+         FROM claim.movements WHERE project_id = $1`,
         [projectId],
       ),
     ).rejects.toMatchObject({ code: '23505', constraint: 'movements_conversion_kind_beneficiary_key' });

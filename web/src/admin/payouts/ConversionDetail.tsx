@@ -13,6 +13,9 @@ const KIND_LABELS: Record<Conversion['movements'][number]['kind'], string> = {
 };
 
 /** One conversion: where it stands, who it was attributed to, and the movements it wrote. */
+/** Why a pending movement waits, in words. */
+const PENDING_LABELS = { hold: 'held', approval: 'waits for approval', review: 'in review' } as const;
+
 export function ConversionDetail({ conversion, onClose }: { conversion: Conversion; onClose(): void }) {
   const { attribution } = conversion;
   const facts: Fact[] = [
@@ -65,7 +68,7 @@ export function ConversionDetail({ conversion, onClose }: { conversion: Conversi
         <ScrollTable
           labelledBy="movements-title"
           caption="What the conversion paid, to whom"
-          columns={['Kind', 'Paid to', numeric('Amount'), 'Claim check', 'Written']}
+          columns={['Kind', 'Paid to', numeric('Amount'), 'Status', 'Available', 'Claim check', 'Written']}
         >
           {conversion.movements.map((movement) => (
             <tr key={`${movement.kind}:${movement.user_identifier_type}:${movement.user_identifier}`}>
@@ -74,7 +77,9 @@ export function ConversionDetail({ conversion, onClose }: { conversion: Conversi
               <td className="number" title={`${movement.amount} base units`}>
                 {formatTokenAmount(movement.amount, movement.currency)}
               </td>
-              <td>{movement.payout_status}</td>
+              <td>{movement.pending_reason === null ? movement.status : `${movement.status} (${PENDING_LABELS[movement.pending_reason]})`}</td>
+              <td>{formatDateTime(movement.available_at)}</td>
+              <td>{movement.status === 'available' ? movement.payout_status : '—'}</td>
               <td>{formatDateTime(movement.created_at)}</td>
             </tr>
           ))}

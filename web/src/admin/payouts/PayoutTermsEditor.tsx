@@ -92,6 +92,8 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
   );
   const [endUserAllowlist, setEndUserAllowlist] = useState(existing?.end_user_allowlist_audience_id ?? '');
   const [affiliateAllowlist, setAffiliateAllowlist] = useState(existing?.affiliate_allowlist_audience_id ?? '');
+  const [holdDays, setHoldDays] = useState(String(existing?.hold_days ?? 0));
+  const [requireApproval, setRequireApproval] = useState(existing?.require_approval ?? false);
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
   // New terms are saved, then opened at their own address (a new form): the confirmation travels with the navigation.
   const location = useLocation();
@@ -135,6 +137,8 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
     };
     if (name.trim() === '') problems.conversion_name = 'Name the conversion these terms pay for.';
     if (!currency) problems.currency_id = 'Choose the currency the terms pay in.';
+    const hold = /^[0-9]{1,3}$/.test(holdDays.trim()) ? Number(holdDays.trim()) : NaN;
+    if (!(hold >= 0 && hold <= 365)) problems.hold_days = 'Enter a whole number of days from 0 to 365.';
     const body: TermsBody = {
       currency_id: currencyId,
       end_user: read(endUser, 'end_user'),
@@ -145,6 +149,8 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
       }),
       end_user_allowlist_audience_id: endUserAllowlist === '' ? null : endUserAllowlist,
       affiliate_allowlist_audience_id: affiliateAllowlist === '' ? null : affiliateAllowlist,
+      hold_days: Number.isNaN(hold) ? 0 : hold,
+      require_approval: requireApproval,
     };
     setLocalErrors(problems);
     if (Object.keys(problems).length > 0) return;
@@ -230,6 +236,32 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
         audiences={audiences.data}
         error={errorAt(errors, 'affiliate_allowlist_audience_id')}
       />
+      <h3>Holding and approval</h3>
+      <p className="help">
+        Movements wait (pending, in no claim check) until their hold has passed and, when approval is required, until you approve them; declined
+        movements are never paid.
+      </p>
+      <div>
+        <label htmlFor="terms-hold-days">Hold (days)</label>
+        <input
+          id="terms-hold-days"
+          inputMode="numeric"
+          value={holdDays}
+          onChange={(event) => setHoldDays(event.target.value)}
+          aria-describedby="terms-hold-days-help terms-hold-days-error"
+          aria-invalid={errors.hold_days ? true : undefined}
+        />
+        <p id="terms-hold-days-help" className="help">
+          0 to 365: how long after a conversion is processed its rewards become claimable. 0 pays at once.
+        </p>
+        <FieldError id="terms-hold-days-error" message={errors.hold_days} />
+      </div>
+      <div className="checkbox-field">
+        <input type="checkbox" id="terms-require-approval" checked={requireApproval} onChange={(event) => setRequireApproval(event.target.checked)} />
+        <label className="inline-label" htmlFor="terms-require-approval">
+          Require approval (each conversion’s rewards wait until an admin approves or declines them)
+        </label>
+      </div>
       <h3>Tier rewards</h3>
       <p className="help">An affiliate whose active tier is one of these audiences earns its reward instead of the affiliate reward above.</p>
       {audiences.isError ? <ErrorMessage error={audiences.error} title="The audiences could not be read" /> : null}

@@ -1,0 +1,181 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import { isUniqueViolation } from '../../platform/db/errors';
+import type { IdentifierType } from '../../rules/identifiers';
+import type { ClaimDatabase } from '../database';
+import type { DecisionOutcome, MovementKind, MovementStatus, PendingReason } from '../domain/vocabulary';
+import { ACCEPTING_CHECK_KEY } from './ledger.repository';
+import { growLeaderboards, placeInOpenChecks } from './open-checks';
+import { retryTransient } from './retry';
+
+/** A movement as its status changes see it. */
+interface StatusRow {
+  /** int8: read as a bigint. */
+  id: bigint | string;
+  project_id: string;
+  conversion_id: string;
+  kind: MovementKind;
+  identifier_type: IdentifierType;
+  identifier: string;
+  currency_id: string;
+  amount: bigint;
+  status: MovementStatus;
+  pending_reason: PendingReason | null;
+  available_at: Date | null;
+  decided_at: Date | null;
+}
+
+/** Who decided, and when. */
+export interface DecisionBy {
+  at: Date;
+  /** The API key that decided. */
+  by: string;
+}
+
+export type Decision = { kind: 'approve' } | { kind: 'decline'; reason: string | null };
+
+/** Reasons a decision acts on: what waits for a person. */
+const DECIDABLE: ReadonlySet<PendingReason | null> = new Set<PendingReason | null>(['approval', 'review']);
+
+/**
+ * The movements' status changes, each in one transaction that moves the money with it: held
+ * movements released when their hold has passed, and an admin's approvals and declines. A movement
+ * becoming available enters the open check of its (user, currency, reason) with the payment's rule
+ * (a check never passes 2^256 − 1: placeInOpenChecks) and grows the leaderboards; the ledger's
+ * trigger lets a status move forward only. Shared rows are taken in one order everywhere: movements,
+ * then checks (by project and key), then totals.
+ */
+export class MovementStatusRepository {
+  constructor(private readonly db: Kysely<ClaimDatabase>) {}
+
+  /**
+   * Releases up to `limit` movements pending for `hold` whose available_at is at or before `now`:
+   * available, into their open checks, leaderboards grown, in one transaction. Rows another run
+   * holds are skipped (SKIP LOCKED) and a row already released no longer matches, so concurrent and
+   * redelivered runs release each movement once. Answers how many this run released.
+   */
+  releaseDue(now: Date, limit: number): Promise<number> {
+    return retryTransient(
+      () =>
+        this.db.transaction().execute(async (trx) => {
+          const { rows } = await sql<StatusRow>`
+            SELECT ${sql.join(STATUS_COLUMNS.map((column) => sql.ref(column)))}
+            FROM movements
+            WHERE status = 'pending' AND pending_reason = 'hold' AND available_at <= ${now}
+            ORDER BY available_at, id
+            LIMIT ${limit}
+            FOR UPDATE SKIP LOCKED`.execute(trx);
+          await makeAvailable(trx, rows, now, null);
+          return rows.length;
+        }),
+      (error) => isUniqueViolation(error, ACCEPTING_CHECK_KEY),
+    );
+  }
+
+  /**
+   * Approves or declines every movement of these conversions that waits for `approval` or `review`,
+   * in one transaction, and answers each conversion's outcome. Approved movements whose
+   * available_at has passed become available now (into their checks); the others wait for the rest
+   * of their hold (`hold`). Declined ones are never paid. A conversion with nothing waiting reports
+   * the decision taken before (already_approved, already_declined), or not_pending, or not_found:
+   * the same call again changes nothing. The movements are locked first (in id order), so concurrent
+   * decisions of one conversion queue, and the later sees what the earlier did.
+   */
+  decide(projectId: string, conversionIds: readonly string[], decision: Decision, by: DecisionBy): Promise<Map<string, DecisionOutcome>> {
+    return retryTransient(
+      () =>
+        this.db.transaction().execute(async (trx) => {
+          const { rows } = await sql<StatusRow>`
+            SELECT ${sql.join(STATUS_COLUMNS.map((column) => sql.ref(column)))}
+            FROM movements
+            WHERE project_id = ${projectId} AND conversion_id = ANY(${conversionIds}::text[])
+            ORDER BY id
+            FOR UPDATE`.execute(trx);
+          const known = new Set(
+            (await trx.selectFrom('conversions').select('id').where('project_id', '=', projectId).where('id', 'in', conversionIds).execute()).map(
+              (row) => row.id,
+            ),
+          );
+          const byConversion = new Map<string, StatusRow[]>();
+          for (const row of rows) byConversion.set(row.conversion_id, [...(byConversion.get(row.conversion_id) ?? []), row]);
+          const outcomes = new Map<string, DecisionOutcome>();
+          const waiting: StatusRow[] = [];
+          for (const id of conversionIds) {
+            const movements = byConversion.get(id) ?? [];
+            const open = movements.filter((row) => row.status === 'pending' && DECIDABLE.has(row.pending_reason));
+            if (open.length > 0) {
+              waiting.push(...open);
+              outcomes.set(id, decision.kind === 'approve' ? 'approved' : 'declined');
+            } else if (!known.has(id)) outcomes.set(id, 'not_found');
+            else if (movements.some((row) => row.decided_at !== null && row.status === 'declined')) outcomes.set(id, 'already_declined');
+            else if (movements.some((row) => row.decided_at !== null)) outcomes.set(id, 'already_approved');
+            else outcomes.set(id, 'not_pending');
+          }
+          if (waiting.length === 0) return outcomes;
+          if (decision.kind === 'decline') {
+            await sql`
+              UPDATE movements SET status = 'declined', pending_reason = NULL, decided_at = ${by.at}, decided_by = ${by.by},
+                                   decline_reason = ${decision.reason}
+              WHERE id = ANY(${waiting.map((row) => String(row.id))}::bigint[]) AND status = 'pending'`.execute(trx);
+            return outcomes;
+          }
+          const due = waiting.filter((row) => (row.available_at ?? by.at) <= by.at);
+          const later = waiting.filter((row) => (row.available_at ?? by.at) > by.at);
+          if (later.length > 0) {
+            await sql`
+              UPDATE movements SET pending_reason = 'hold', decided_at = ${by.at}, decided_by = ${by.by}
+              WHERE id = ANY(${later.map((row) => String(row.id))}::bigint[]) AND status = 'pending'`.execute(trx);
+          }
+          await makeAvailable(trx, due, by.at, by);
+          return outcomes;
+        }),
+      (error) => isUniqueViolation(error, ACCEPTING_CHECK_KEY),
+    );
+  }
+}
+
+const STATUS_COLUMNS = [
+  'id',
+  'project_id',
+  'conversion_id',
+  'kind',
+  'identifier_type',
+  'identifier',
+  'currency_id',
+  'amount',
+  'status',
+  'pending_reason',
+  'available_at',
+  'decided_at',
+] as const;
+
+/**
+ * Pending movements (locked by the caller) become available: per project (in project order), into
+ * the open checks of their keys, then marked available with their check (and the decision, when one
+ * made them so), then the leaderboards grown.
+ */
+async function makeAvailable(trx: Transaction<ClaimDatabase>, rows: StatusRow[], now: Date, decision: DecisionBy | null): Promise<void> {
+  if (rows.length === 0) return;
+  const byProject = new Map<string, StatusRow[]>();
+  for (const row of rows) byProject.set(row.project_id, [...(byProject.get(row.project_id) ?? []), row]);
+  for (const projectId of [...byProject.keys()].sort()) {
+    const projectRows = byProject.get(projectId)!;
+    const items = projectRows.map((row) => ({
+      kind: row.kind,
+      beneficiary: { identifier: row.identifier, identifierType: row.identifier_type },
+      currencyId: row.currency_id,
+      amount: BigInt(row.amount),
+      order: [row.conversion_id, row.kind],
+    }));
+    const checks = await placeInOpenChecks(trx, projectId, items, now);
+    const decided = decision ? sql`, decided_at = ${decision.at}, decided_by = ${decision.by}` : sql``;
+    const updated = await sql`
+      UPDATE movements AS m SET status = 'available', pending_reason = NULL, claim_check_id = u.check_id${decided}
+      FROM unnest(${projectRows.map((row) => String(row.id))}::bigint[], ${checks}::uuid[]) AS u(id, check_id)
+      WHERE m.id = u.id AND m.status = 'pending'`.execute(trx);
+    // The rows are locked by this transaction: each is still pending.
+    if (Number(updated.numAffectedRows ?? 0) !== projectRows.length) {
+      throw new Error(`made ${String(updated.numAffectedRows)} of ${projectRows.length} movements available`);
+    }
+    await growLeaderboards(trx, projectId, items, now);
+  }
+}

@@ -1,0 +1,147 @@
+import { startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { pollUntil } from '../helpers/poll';
+import { serviceClients, type ServiceClients } from '../helpers/rpc';
+import type { TestStack } from '../helpers/stack';
+import { conversionBody, createCurrency, putTerms, referredUser, settled } from './claim-fixtures';
+
+const DAY = 86_400_000;
+
+/**
+ * Holding and approval over HTTP against the whole stack: terms with a hold and an approval, a
+ * conversion whose movements wait, an admin's approval before the hold ends, the test clock moved
+ * past it and the periodic job (every CLAIM_RELEASE_EVERY_MS) releasing them: totals move from
+ * `pending` to `unclaimed`, movements from pending to available. The many cases are in
+ * test/medium/claim/holds.test.ts.
+ */
+describe('holding and approval (HTTP)', () => {
+  let stack: TestStack;
+  let project: TestProject;
+  let clients: ServiceClients;
+  beforeAll(async () => {
+    ({ stack, project } = await startStackWithProject({ serviceEnv: { claim: { CLAIM_RELEASE_EVERY_MS: '100' } } }));
+    clients = serviceClients(stack);
+  });
+  afterAll(async () => {
+    clients?.close();
+    await stack?.stop();
+  });
+
+  const decide = (action: 'approve' | 'decline', body: Record<string, unknown>, key = project.keys.admin) =>
+    stack.api.post(`/api/v1/projects/${project.id}/movements/${action}`, { key, body });
+  const totals = async (user: string) => {
+    const response = await stack.api.get(`/api/v1/claim-checks/totals?user_identifier=${user}`, { key: project.keys.readOnly });
+    expect(response.status).toBe(200);
+    return response.body as { claimed: Array<{ amount: string }>; unclaimed: Array<{ amount: string }>; pending: Array<{ amount: string }> };
+  };
+  const movements = async (user: string) => {
+    const response = await stack.api.get(`/api/v1/payouts/movements?user_identifier=${user}`, { key: project.keys.service });
+    expect(response.status).toBe(200);
+    return response.body.results as Array<{
+      status: string;
+      pending_reason: string | null;
+      available_at: string;
+      payout_status: string;
+      total_amount: string;
+    }>;
+  };
+
+  it('holds and waits for approval, approves before the hold ends, and the job releases the movements when the clock passes it', async () => {
+    const currency = await createCurrency(stack, project);
+    const terms = await putTerms(stack, project, 'trade', {
+      currency_id: currency.id,
+      end_user: { bps: 100 },
+      affiliate: { bps: 1_000 },
+      hold_days: 2,
+      require_approval: true,
+    });
+    expect(terms).toMatchObject({ hold_days: 2, require_approval: true });
+    const { affiliate, user } = await referredUser(clients, project);
+    const body = conversionBody({ user: { identifier: user.identifier, identifier_type: 'evm_address' }, reward_base: '100000' });
+    const paidAt = stack.clock.now();
+    expect((await stack.api.post('/api/v1/conversions', { key: project.keys.service, body })).status).toBe(202);
+    const conversion = await settled(stack, project, body.id);
+    const availableAt = new Date(paidAt.getTime() + 2 * DAY).toISOString();
+    expect(conversion.movements).toEqual([
+      expect.objectContaining({
+        kind: 'affiliate_payout',
+        amount: '10000',
+        status: 'pending',
+        pending_reason: 'approval',
+        payout_status: 'pending',
+        available_at: availableAt,
+      }),
+      expect.objectContaining({
+        kind: 'end_user_payout',
+        amount: '1000',
+        status: 'pending',
+        pending_reason: 'approval',
+        payout_status: 'pending',
+        available_at: availableAt,
+      }),
+    ]);
+    expect(await totals(user.identifier)).toEqual({
+      claimed: [],
+      unclaimed: [],
+      pending: [expect.objectContaining({ amount: '1000', currency_address: currency.address })],
+    });
+
+    // Only an admin decides; a bad body is a 400 with the standard error body.
+    expect((await decide('approve', { conversion_ids: [body.id] }, project.keys.service)).status).toBe(403);
+    const empty = await decide('approve', { conversion_ids: [] });
+    expect(empty.status).toBe(400);
+    expect(empty.body).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', details: [expect.objectContaining({ field: 'conversion_ids' })] });
+
+    stack.clock.advance(DAY);
+    const approved = await decide('approve', { conversion_ids: [body.id, 'unknown-id'] });
+    expect(approved.status).toBe(200);
+    expect(approved.body.results).toEqual([
+      {
+        conversion_id: body.id,
+        outcome: 'approved',
+        movements: [
+          expect.objectContaining({ kind: 'affiliate_payout', status: 'pending', pending_reason: 'hold', payout_status: 'pending' }),
+          expect.objectContaining({ kind: 'end_user_payout', status: 'pending', pending_reason: 'hold', payout_status: 'pending' }),
+        ],
+      },
+      { conversion_id: 'unknown-id', outcome: 'not_found', movements: [] },
+    ]);
+    const again = await decide('approve', { conversion_ids: [body.id] });
+    expect(again.body.results.map((result: { outcome: string }) => result.outcome)).toEqual(['already_approved']);
+    const late = await decide('decline', { conversion_ids: [body.id], reason: 'too late' });
+    expect(late.body.results.map((result: { outcome: string }) => result.outcome)).toEqual(['already_approved']);
+
+    // The hold ends: the job (every 100 ms) releases the movements into open checks.
+    stack.clock.advance(DAY);
+    await pollUntil(async () => ((await totals(user.identifier)).pending.length === 0 ? true : undefined), {
+      timeoutMs: 15_000,
+      what: 'the release job to release the held movements',
+    });
+    expect(await totals(user.identifier)).toEqual({ claimed: [], unclaimed: [expect.objectContaining({ amount: '1000' })], pending: [] });
+    expect(await totals(affiliate.identifier)).toMatchObject({ unclaimed: [expect.objectContaining({ amount: '10000' })], pending: [] });
+    expect(await movements(user.identifier)).toEqual([
+      expect.objectContaining({ status: 'available', pending_reason: null, payout_status: 'open', available_at: availableAt, total_amount: '1000' }),
+    ]);
+    const board = await stack.api.get(`/api/v1/payouts/leaderboard/payouts?user_type=end_user`, { key: project.keys.service });
+    expect(board.body.results).toEqual([expect.objectContaining({ user_identifier: user.identifier, total_amount: '1000' })]);
+  });
+
+  it('declines: the movements are never paid and say why', async () => {
+    const currency = await createCurrency(stack, project);
+    await putTerms(stack, project, 'signup', { currency_id: currency.id, end_user: { fixed: '500' }, require_approval: true });
+    const body = conversionBody({ name: 'signup' });
+    await stack.api.post('/api/v1/conversions', { key: project.keys.service, body });
+    await settled(stack, project, body.id);
+    const declined = await decide('decline', { conversion_ids: [body.id, body.id], reason: 'refunded' });
+    expect(declined.status).toBe(200);
+    expect(declined.body.results).toEqual([
+      {
+        conversion_id: body.id,
+        outcome: 'declined',
+        movements: [expect.objectContaining({ status: 'declined', pending_reason: null, payout_status: 'declined' })],
+      },
+    ]);
+    expect(await totals(body.user.identifier)).toEqual({ claimed: [], unclaimed: [], pending: [] });
+    const again = await decide('decline', { conversion_ids: [body.id] });
+    expect(again.body.results.map((result: { outcome: string }) => result.outcome)).toEqual(['already_declined']);
+  });
+});
