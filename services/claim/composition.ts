@@ -107,15 +107,16 @@ export function buildClaimDomain({
   const knownCurrencies = new KnownCurrencies(currencies);
   const terms = new PayoutTermsRepository(db);
   const conversions = new ConversionRepository(db);
+  const review = new ReviewService(new ReviewSettingsRepository(db), new ConversionReviewRepository(db), new ReviewFactsRepository(db), clock);
   return {
     currencies: new CurrencyService(currencies, clock),
     terms: new PayoutTermsService(terms, allowlists, clock, logger),
     conversions: new ConversionService(conversions, scheduler, clock, logger, conversionBackfillDays),
-    payouts: new PayoutService(conversions, terms, new LedgerRepository(db), attribution, outbox, clock, logger, knownCurrencies, allowlists),
+    payouts: new PayoutService(conversions, terms, new LedgerRepository(db), attribution, outbox, clock, logger, knownCurrencies, allowlists, review),
     ledger: new LedgerService(new MovementRepository(db), new LeaderboardRepository(db), currencies, clock, leaderboardCacheMs),
     decisions: new MovementDecisionService(new MovementStatusRepository(db), new MovementRepository(db), clock, logger),
     paidConversions: new PaidConversionService(new PaidConversionRepository(db)),
-    review: new ReviewService(new ReviewSettingsRepository(db), new ConversionReviewRepository(db), new ReviewFactsRepository(db), clock),
+    review,
     ...buildClaimCheckDomain(db, clock, logger, checks, outbox, knownCurrencies),
   };
 }

@@ -1,5 +1,5 @@
 import type { UserIdentifier } from '../../rules/identifiers';
-import type { Attribution } from './payouts';
+import type { ResolvedAttribution } from './payouts';
 
 /** One conversion's question: who referred this user, as things stood at this moment. */
 export interface AttributionLookup {
@@ -27,7 +27,8 @@ export interface AttributionSource {
   /**
    * One answer per lookup, in order: the attribution, null when nobody earns from the user's
    * conversions (not referred, or the referrer suspended at that moment), or an Error for that
-   * lookup alone. Throws when the source cannot answer at all (the job then retries).
+   * lookup alone. An attribution also says when the user was referred and whether its affiliate is
+   * flagged now (ResolvedAttribution). Throws when the source cannot answer at all (the job then retries).
    */
-  resolve(projectId: string, lookups: AttributionLookup[]): Promise<Array<Attribution | null | Error>>;
+  resolve(projectId: string, lookups: AttributionLookup[]): Promise<Array<ResolvedAttribution | null | Error>>;
 }

@@ -11,7 +11,8 @@ import type { AllowlistSource, MembershipQuestion } from './allowlists';
 import type { AttributionSource } from './attribution';
 import { conversionProcessedEvents } from './conversion-events';
 import type { KnownCurrencies } from '../repositories/known-currencies';
-import { allowlistQuestions, type Attribution, type IsMember, planPayouts } from './payouts';
+import { allowlistQuestions, type Attribution, type IsMember, planPayouts, type PlannedMovement, type ResolvedAttribution } from './payouts';
+import type { AssessedConversion, ReviewService } from './review.service';
 
 /** What a conversion that could not be paid says (the internal reason goes to the log). */
 const FAILED_REASON = 'the conversion could not be processed; send it again with the same body to retry';
@@ -27,6 +28,11 @@ function waiting(terms: PayoutTermsRecord | null): Pick<ConversionOutcome, 'pend
   if (!terms) return { pendingReason: null, holdDays: 0 };
   const pendingReason = terms.requireApproval ? 'approval' : terms.holdDays > 0 ? 'hold' : null;
   return { pendingReason, holdDays: terms.holdDays };
+}
+
+/** The affiliate's and its master's movements wait for `review` while the affiliate is flagged; the end user's follow the terms. */
+function waitForFlag(movement: PlannedMovement): PlannedMovement {
+  return movement.kind === 'end_user_payout' ? movement : { ...movement, waitsForFlag: true };
 }
 
 const memberKey = (audienceId: string, user: UserIdentifier) => `${audienceId}\u0000${user.identifierType}\u0000${user.identifier}`;
@@ -56,6 +62,8 @@ export class PayoutService {
     private readonly currencies: KnownCurrencies,
     /** Who is on the terms' allowlists: the audience service, asked only for batches whose terms name one. */
     private readonly allowlists: AllowlistSource,
+    /** The project's review rules, asked once per batch (reading only the settings while every rule is off). */
+    private readonly review: Pick<ReviewService, 'assess'>,
   ) {}
 
   /**
@@ -134,7 +142,7 @@ export class PayoutService {
       ),
     ]);
     const isMember = await this.memberships(projectId, pending, attributions, termsByName);
-    return pending.map((conversion, index): ConversionOutcome => {
+    const outcomes = pending.map((conversion, index): ConversionOutcome => {
       const attribution = attributions[index];
       if (attribution === undefined || attribution instanceof Error) {
         this.logger.error({ project_id: projectId, conversion_id: conversion.id, err: attribution }, 'attribution of a conversion failed');
@@ -147,6 +155,7 @@ export class PayoutService {
           movements: [],
           eligibility: null,
           pendingReason: null,
+          review: null,
           holdDays: 0,
         };
       }
@@ -167,6 +176,7 @@ export class PayoutService {
           movements: [],
           eligibility: null,
           pendingReason: null,
+          review: null,
           holdDays: 0,
         };
       }
@@ -176,10 +186,50 @@ export class PayoutService {
         failureReason: null,
         currencyId: plan.currencyId,
         attribution,
-        movements: plan.movements,
+        movements: attribution?.affiliateFlagged ? plan.movements.map(waitForFlag) : plan.movements,
         eligibility: plan.eligibility,
+        review: null,
         ...waiting(terms),
       };
+    });
+    return this.reviewed(projectId, pending, attributions, outcomes);
+  }
+
+  /**
+   * The review rules, asked once for the batch (ReviewService.assess): each conversion that pays
+   * something is assessed with its referral's moment and its total planned reward; one that breaks a
+   * rule waits for `review` (every movement, whatever its terms' approval or hold say: after an
+   * approval it waits for the rest of its hold), and enters the queue in the payment's transaction.
+   * A conversion that pays nothing is not assessed: nothing of it could wait.
+   */
+  private async reviewed(
+    projectId: string,
+    pending: PendingConversion[],
+    attributions: Array<ResolvedAttribution | null | Error>,
+    outcomes: ConversionOutcome[],
+  ): Promise<ConversionOutcome[]> {
+    const assessed: AssessedConversion[] = [];
+    outcomes.forEach((outcome, index) => {
+      if (outcome.status !== 'processed' || outcome.movements.length === 0) return;
+      const conversion = pending[index]!;
+      const attribution = attributions[index];
+      const referredAt = attribution && !(attribution instanceof Error) ? attribution.referredAt : null;
+      assessed.push({
+        id: conversion.id,
+        user: conversion.user,
+        occurredAt: conversion.occurredAt,
+        // A conversion that brought its user's referral code was referred at its processing: as if at its moment (0 s).
+        referredAt: referredAt === null ? null : new Date(Math.min(referredAt.getTime(), conversion.occurredAt.getTime())),
+        totalReward: outcome.movements.reduce((sum, movement) => sum + movement.amount, 0n),
+      });
+    });
+    if (assessed.length === 0) return outcomes;
+    const broken = await this.review.assess(projectId, assessed);
+    if (broken.size === 0) return outcomes;
+    return outcomes.map((outcome, index): ConversionOutcome => {
+      const rules = broken.get(outcome.id);
+      if (!rules) return outcome;
+      return { ...outcome, pendingReason: 'review', review: { conversionId: outcome.id, user: pending[index]!.user, rules } };
     });
   }
 

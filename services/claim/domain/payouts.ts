@@ -17,6 +17,19 @@ export interface Attribution {
   tierId: string | null;
 }
 
+/**
+ * An attribution as the agency answers it for a batch being paid: what is frozen on the conversion
+ * (Attribution), and two facts the payment path reads but does not store: when the user was referred
+ * (the review rule on seconds from referral to conversion) and whether the affiliate is flagged now
+ * (its and its master's payouts then wait for review).
+ */
+export interface ResolvedAttribution extends Attribution {
+  /** When its user was referred by the affiliate (the agency's referred_at); null when the agency did not say. */
+  referredAt: Date | null;
+  /** Whether the referring affiliate is flagged when the attribution is answered (not at the conversion's moment). */
+  affiliateFlagged: boolean;
+}
+
 /** Payout terms as the arithmetic reads them. */
 export interface PayoutTermsView {
   currencyId: string;
@@ -52,6 +65,11 @@ export interface PlannedMovement {
   kind: MovementKind;
   beneficiary: UserIdentifier;
   amount: bigint;
+  /**
+   * Set by the payment path (never by planPayouts) on the affiliate's and its master's movements when the
+   * affiliate is flagged: this movement waits for `review` whatever its conversion's terms say.
+   */
+  waitsForFlag?: true;
 }
 
 export type PayoutPlan =

@@ -5,7 +5,7 @@ import type { GrpcClient } from '../../platform/grpc/client';
 import { isServiceError, readGrpcError } from '../../platform/grpc/errors';
 import { isIdentifierType } from '../../rules/identifiers';
 import type { AttributionLookup, AttributionSource, ReferralCodeUse } from '../domain/attribution';
-import type { AffiliateRef, Attribution } from '../domain/payouts';
+import type { AffiliateRef, Attribution, ResolvedAttribution } from '../domain/payouts';
 
 /** Referral codes are applied one call each; this many travel at once. */
 const REFERRAL_CONCURRENCY = 16;
@@ -41,7 +41,7 @@ export class AgencyAttributionSource implements AttributionSource {
     return answers;
   }
 
-  async resolve(projectId: string, lookups: AttributionLookup[]): Promise<Array<Attribution | null | Error>> {
+  async resolve(projectId: string, lookups: AttributionLookup[]): Promise<Array<ResolvedAttribution | null | Error>> {
     if (lookups.length === 0) return [];
     const { results } = await this.agency.batchResolveAttribution({ projectId, items: lookups.map(({ user, at }) => ({ user, at })) });
     if (results.length !== lookups.length) throw new Error(`the agency service answered ${results.length} of ${lookups.length} attributions`);
@@ -64,8 +64,12 @@ function affiliateOf(ref: { id: string; identifier: string; identifierType: stri
   return { id: ref.id, user: { identifier: ref.identifier, identifierType: ref.identifierType } };
 }
 
-/** Only ATTRIBUTED pays; a suspended referrer, or no referrer, pays nobody. */
-function toAttribution(message: AttributionMessage): Attribution | null | Error {
+/**
+ * Only ATTRIBUTED pays; a suspended referrer, or no referrer, pays nobody. A flagged affiliate is
+ * ATTRIBUTED with affiliate_flagged set (its payouts then wait for review); referred_at is carried for
+ * the review rules.
+ */
+function toAttribution(message: AttributionMessage): ResolvedAttribution | null | Error {
   if (message.error) return new Error(`attribution refused: ${message.error.code}: ${message.error.message}`);
   if (message.outcome !== AttributionOutcome.ATTRIBUTED) {
     if (message.outcome === AttributionOutcome.NOT_REFERRED || message.outcome === AttributionOutcome.AFFILIATE_SUSPENDED) return null;
@@ -82,5 +86,11 @@ function toAttribution(message: AttributionMessage): Attribution | null | Error 
     }
     master = { affiliate: masterRef, spreadBps: message.spreadBps };
   }
-  return { affiliate, master, tierId: message.activeTierId ?? null };
+  return {
+    affiliate,
+    master,
+    tierId: message.activeTierId ?? null,
+    referredAt: message.referredAt ?? null,
+    affiliateFlagged: message.affiliateFlagged,
+  };
 }

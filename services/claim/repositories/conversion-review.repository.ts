@@ -42,39 +42,14 @@ interface StoredRule {
 export class ConversionReviewRepository {
   constructor(private readonly db: Kysely<ClaimDatabase>) {}
 
-  /** Flags the conversions in one statement; one flagged before keeps its first rules. Answers the ids newly flagged. */
-  async flag(projectId: string, reviews: readonly NewConversionReview[], now: Date): Promise<Set<string>> {
-    if (reviews.length === 0) return new Set();
-    const rows = await this.db
-      .insertInto('conversion_reviews')
-      .values(
-        reviews.map((review) => ({
-          project_id: projectId,
-          conversion_id: review.conversionId,
-          identifier_type: review.user.identifierType,
-          identifier: review.user.identifier,
-          rules: JSON.stringify(review.rules.map(storedRule)),
-          flagged_at: now,
-        })),
-      )
-      .onConflict((conflict) => conflict.columns(['project_id', 'conversion_id']).doNothing())
-      .returning('conversion_id')
-      .execute();
-    return new Set(rows.map((row) => row.conversion_id));
+  /** Flags the conversions in one statement (flagConversions, over the repository's connections). */
+  flag(projectId: string, reviews: readonly NewConversionReview[], now: Date): Promise<Set<string>> {
+    return flagConversions(this.db, projectId, reviews, now);
   }
 
-  /** Records the decision of open reviews; one already decided keeps its decision. Answers the ids decided now. */
-  async decide(projectId: string, conversionIds: readonly string[], decision: ReviewDecision, now: Date): Promise<Set<string>> {
-    if (conversionIds.length === 0) return new Set();
-    const rows = await this.db
-      .updateTable('conversion_reviews')
-      .set({ decision, decided_at: now })
-      .where('project_id', '=', projectId)
-      .where('conversion_id', 'in', [...conversionIds])
-      .where('decided_at', 'is', null)
-      .returning('conversion_id')
-      .execute();
-    return new Set(rows.map((row) => row.conversion_id));
+  /** Records the decision of open reviews (decideReviews, over the repository's connections). */
+  decide(projectId: string, conversionIds: readonly string[], decision: ReviewDecision, now: Date): Promise<Set<string>> {
+    return decideReviews(this.db, projectId, conversionIds, decision, now);
   }
 
   /** Newest flagged first (ties by conversion id, descending), with the filters given. */
@@ -111,4 +86,58 @@ export class ConversionReviewRepository {
 
 function storedRule(rule: BrokenRule): StoredRule {
   return { rule: rule.rule, limit: rule.limit.toString(), actual: rule.actual.toString() };
+}
+
+/**
+ * Flags the conversions in one statement; one flagged before keeps its first rules. Answers the ids newly
+ * flagged. Takes the caller's connection: the payment path writes the rows in its transaction
+ * (LedgerRepository.record), so a conversion is in the queue exactly when its movements wait for review.
+ */
+export async function flagConversions(
+  db: Kysely<ClaimDatabase>,
+  projectId: string,
+  reviews: readonly NewConversionReview[],
+  now: Date,
+): Promise<Set<string>> {
+  if (reviews.length === 0) return new Set();
+  const rows = await db
+    .insertInto('conversion_reviews')
+    .values(
+      reviews.map((review) => ({
+        project_id: projectId,
+        conversion_id: review.conversionId,
+        identifier_type: review.user.identifierType,
+        identifier: review.user.identifier,
+        rules: JSON.stringify(review.rules.map(storedRule)),
+        flagged_at: now,
+      })),
+    )
+    .onConflict((conflict) => conflict.columns(['project_id', 'conversion_id']).doNothing())
+    .returning('conversion_id')
+    .execute();
+  return new Set(rows.map((row) => row.conversion_id));
+}
+
+/**
+ * Records the decision of open reviews; one already decided keeps its decision. Answers the ids decided
+ * now. Takes the caller's connection: approve and decline decide the rows in the transaction that decides
+ * the movements (MovementStatusRepository.decide).
+ */
+export async function decideReviews(
+  db: Kysely<ClaimDatabase>,
+  projectId: string,
+  conversionIds: readonly string[],
+  decision: ReviewDecision,
+  now: Date,
+): Promise<Set<string>> {
+  if (conversionIds.length === 0) return new Set();
+  const rows = await db
+    .updateTable('conversion_reviews')
+    .set({ decision, decided_at: now })
+    .where('project_id', '=', projectId)
+    .where('conversion_id', 'in', [...conversionIds])
+    .where('decided_at', 'is', null)
+    .returning('conversion_id')
+    .execute();
+  return new Set(rows.map((row) => row.conversion_id));
 }

@@ -7,6 +7,7 @@ import type { NewOutboxEvent } from '../../platform/outbox/event';
 import type { ClaimDatabase } from '../database';
 import type { Attribution, Eligibility, PlannedMovement } from '../domain/payouts';
 import { REASON_OF_KIND, type ConversionStatus, type PendingReason } from '../domain/vocabulary';
+import { flagConversions, type NewConversionReview } from './conversion-review.repository';
 import { placeInOpenChecks } from './open-checks';
 import { retryTransient } from './retry';
 
@@ -25,9 +26,13 @@ export interface ConversionOutcome {
   eligibility: Eligibility | null;
   /**
    * Why its movements wait (pending, in no check) rather than being available at once: `hold`
-   * (the terms' hold_days), `approval` (the terms' require_approval), `review`; null: available now.
+   * (the terms' hold_days), `approval` (the terms' require_approval), `review` (it broke a review
+   * rule: `review` below); null: available now. A movement marked `waitsForFlag` waits for `review`
+   * whatever this says (its affiliate is flagged).
    */
   pendingReason: PendingReason | null;
+  /** The review rules it broke, written to the review queue (conversion_reviews) with its movements; null: none. */
+  review: NewConversionReview | null;
   /** Days after processing its movements become available (the terms' hold_days; 0 without terms). */
   holdDays: number;
 }
@@ -48,7 +53,8 @@ export class LedgerRepository {
   /**
    * Pays a batch's conversions in ONE transaction: each conversion still `accepted` gets its status,
    * frozen attribution and currency; its movements are appended to the ledger; the open claim checks of their (user, currency, reason) grow by them; the leaderboard
-   * totals of the counted kinds grow by them; their events (`eventsOf`) go to the outbox; and the batch is
+   * totals of the counted kinds grow by them; the conversions that broke a review rule enter the review
+   * queue (flagConversions); their events (`eventsOf`) go to the outbox; and the batch is
    * finished once none of its conversions waits. A conversion another delivery already moved out
    * of `accepted` is skipped, so a redelivered job changes nothing; the ledger's unique key
    * (conversion, kind, beneficiary) would refuse a second payment anyway.
@@ -65,6 +71,13 @@ export class LedgerRepository {
           let movements = 0;
           if (recorded.length > 0) {
             movements = await appendMovements(trx, projectId, recorded, now);
+            // The queue's rows with the movements that wait for them: only when the batch broke a rule.
+            await flagConversions(
+              trx,
+              projectId,
+              recorded.flatMap((outcome) => (outcome.review ? [outcome.review] : [])),
+              now,
+            );
             await appendOutboxEvents(trx, now, eventsOf(recorded));
           }
           await trx
@@ -155,7 +168,8 @@ const DAY_MS = 86_400_000;
  * amounts are far from the bound, which is always but for the adversarial), and is paid after it by
  * appendOverflowing, in the same transaction.
  *
- * Movements that wait (a hold, an approval: `pendingReason`) are appended by the same statement,
+ * Movements that wait (a hold, an approval, a review: `pendingReason`, or a flagged affiliate's
+ * `waitsForFlag`) are appended by the same statement,
  * `pending` with their `available_at` and in no check, when the batch has any (a CTE of their own);
  * they grow no check and no total until they become available (release-held-movements, approvals).
  * A batch without them runs the statement it always ran.
@@ -167,8 +181,9 @@ async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: strin
     if (outcome.currencyId === null) continue;
     for (const movement of outcome.movements) {
       const row = { conversionId: outcome.id, movement, currencyId: outcome.currencyId };
-      if (outcome.pendingReason === null) rows.push(row);
-      else pending.push({ ...row, reason: outcome.pendingReason, availableAt: new Date(now.getTime() + outcome.holdDays * DAY_MS) });
+      const reason = movement.waitsForFlag ? 'review' : outcome.pendingReason;
+      if (reason === null) rows.push(row);
+      else pending.push({ ...row, reason, availableAt: new Date(now.getTime() + outcome.holdDays * DAY_MS) });
     }
   }
   if (rows.length === 0 && pending.length === 0) return 0;

@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../../platform/db/errors';
 import type { IdentifierType } from '../../rules/identifiers';
 import type { ClaimDatabase } from '../database';
 import type { DecisionOutcome, MovementKind, MovementStatus, PendingReason } from '../domain/vocabulary';
+import { decideReviews } from './conversion-review.repository';
 import { ACCEPTING_CHECK_KEY } from './ledger.repository';
 import { growLeaderboards, placeInOpenChecks } from './open-checks';
 import { retryTransient } from './retry';
@@ -77,7 +78,8 @@ export class MovementStatusRepository {
    * available_at has passed become available now (into their checks); the others wait for the rest
    * of their hold (`hold`). Declined ones are never paid. A conversion with nothing waiting reports
    * the decision taken before (already_approved, already_declined), or not_pending, or not_found:
-   * the same call again changes nothing. The movements are locked first (in id order), so concurrent
+   * the same call again changes nothing. A conversion the review rules flagged has its queue row
+   * (conversion_reviews) decided in the same transaction. The movements are locked first (in id order), so concurrent
    * decisions of one conversion queue, and the later sees what the earlier did.
    */
   decide(projectId: string, conversionIds: readonly string[], decision: Decision, by: DecisionBy): Promise<Map<string, DecisionOutcome>> {
@@ -111,6 +113,9 @@ export class MovementStatusRepository {
             else outcomes.set(id, 'not_pending');
           }
           if (waiting.length === 0) return outcomes;
+          // The review queue's row of each conversion decided now (one the rules flagged) takes the same decision.
+          const decided = [...outcomes].flatMap(([id, outcome]) => (outcome === 'approved' || outcome === 'declined' ? [id] : []));
+          await decideReviews(trx, projectId, decided, decision.kind === 'approve' ? 'approved' : 'declined', by.at);
           if (decision.kind === 'decline') {
             await sql`
               UPDATE movements SET status = 'declined', pending_reason = NULL, decided_at = ${by.at}, decided_by = ${by.by},

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../../services/platform/clock';
 import type { IdentifierType } from '../../../services/rules/identifiers';
 import type { AttributionLookup, AttributionSource, ReferralCodeUse } from '../../../services/claim/domain/attribution';
-import type { AffiliateRef, Attribution } from '../../../services/claim/domain/payouts';
+import type { AffiliateRef, ResolvedAttribution } from '../../../services/claim/domain/payouts';
 import { Timeline, userKey } from './timeline';
 
 type User = { identifier: string; identifierType: string };
@@ -13,11 +13,13 @@ interface FakeAffiliate {
   suspended: Timeline<boolean>;
   master: Timeline<{ master: FakeAffiliate; spreadBps: number } | null>;
   tierId: Timeline<string | null>;
+  /** Flagged now (the agency answers the flag as it stands when asked, not at the conversion's moment). */
+  flagged: boolean;
 }
 
 /**
  * The agency service as the claim domain asks it (AttributionSource), in memory: affiliates with
- * codes, referrals, suspensions, masters and tiers, each from the test clock's moment on, and the
+ * codes, referrals, suspensions, flags, masters and tiers, each from the test clock's moment on, and the
  * claim domain's questions answered as things stood at each conversion's moment. The agency's own
  * rules (who may refer whom, how tiers are projected) are tested in test/medium/agency; a test here
  * sets up the outcome it needs.
@@ -32,7 +34,14 @@ export class FakeAgency implements AttributionSource {
   /** An affiliate with one referral code (codes are matched without regard to case, as the agency does). */
   createAffiliate(projectId: string, user: User, code: string): AffiliateRef {
     const ref: AffiliateRef = { id: randomUUID(), user: { identifier: user.identifier, identifierType: user.identifierType as IdentifierType } };
-    const affiliate: FakeAffiliate = { ref, code, suspended: new Timeline(false), master: new Timeline(null), tierId: new Timeline(null) };
+    const affiliate: FakeAffiliate = {
+      ref,
+      code,
+      suspended: new Timeline(false),
+      master: new Timeline(null),
+      tierId: new Timeline(null),
+      flagged: false,
+    };
     this.affiliates.set(userKey(projectId, user), affiliate);
     this.byCode.set(`${projectId}|${code.toLowerCase()}`, affiliate);
     return ref;
@@ -57,6 +66,11 @@ export class FakeAgency implements AttributionSource {
     this.affiliate(projectId, user).suspended.set(this.clock.now(), true);
   }
 
+  /** Flags the affiliate (or unflags it, `false`): its new payouts wait for review while flagged. */
+  flag(projectId: string, user: User, flagged = true): void {
+    this.affiliate(projectId, user).flagged = flagged;
+  }
+
   /** The affiliate's master from now on (null: none). */
   setMaster(projectId: string, user: User, master: { user: User; spreadBps: number } | null): void {
     const value = master && { master: this.affiliate(projectId, master.user), spreadBps: master.spreadBps };
@@ -72,7 +86,7 @@ export class FakeAgency implements AttributionSource {
     return uses.map((use) => this.refer(projectId, use.user, use.code));
   }
 
-  async resolve(projectId: string, lookups: AttributionLookup[]): Promise<Array<Attribution | null | Error>> {
+  async resolve(projectId: string, lookups: AttributionLookup[]): Promise<Array<ResolvedAttribution | null | Error>> {
     return lookups.map(({ user, at }) => {
       const referral = this.referrals.get(userKey(projectId, user));
       if (!referral || referral.at > at || referral.affiliate.suspended.at(at)) return null;
@@ -81,6 +95,8 @@ export class FakeAgency implements AttributionSource {
         affiliate: referral.affiliate.ref,
         master: master && { affiliate: master.master.ref, spreadBps: master.spreadBps },
         tierId: referral.affiliate.tierId.at(at),
+        referredAt: referral.at,
+        affiliateFlagged: referral.affiliate.flagged,
       };
     });
   }

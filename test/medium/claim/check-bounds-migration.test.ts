@@ -106,6 +106,7 @@ describe('migration claim_check_uint256: checks past 2^256 − 1 stop taking pay
       movements: [{ kind: 'end_user_payout' as const, beneficiary: user, amount }],
       eligibility: null,
       pendingReason: null,
+      review: null,
       holdDays: 0,
     });
     const result = await new LedgerRepository(database.db).record(

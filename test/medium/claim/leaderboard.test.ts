@@ -48,6 +48,7 @@ describe('payouts leaderboard (domain)', () => {
         movements: [{ kind, beneficiary: evm(user), amount }],
         eligibility: null,
         pendingReason: null,
+        review: null,
         holdDays: 0,
       })),
       harness.clock.now(),

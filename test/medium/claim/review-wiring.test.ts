@@ -1,0 +1,268 @@
+import type { ReviewSettingsInput } from '../../../services/claim/domain/review.service';
+import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
+import { batchOf, conversion, newAffiliate, newProject, newUser, refer, termsInput } from './fixtures';
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+const KEY = 'key-admin-1';
+const PAGE = { page: 1, offset: 0, pageSize: 50 };
+
+/**
+ * The review rules and flagged affiliates on the payment path (docs/claims.md#review-rules): a
+ * conversion that breaks a rule enters the review queue in the payment's transaction and all its
+ * movements wait for `review` (over approval and hold); a flagged affiliate's and its master's
+ * movements wait while the end user's follow the terms; approve and decline decide the movements
+ * and the queue's row together; with every rule off and nobody flagged, payments are as before.
+ */
+describe('review rules and flagged affiliates on the payment path (domain)', () => {
+  let harness: ClaimHarness;
+  beforeAll(async () => {
+    harness = await startClaimDomain();
+    harness.clock.set('2026-11-21T12:00:00.000Z');
+  });
+  afterAll(() => harness.stop());
+
+  const rows = <T extends Record<string, unknown>>(text: string, values: unknown[]) =>
+    harness.sql.query<T>(text, values).then((result) => result.rows);
+
+  /** `trade` pays the end user 1% and the referring affiliate 10% (a master its spread), under these hold, approval and review settings. */
+  async function project(options: { holdDays?: number; requireApproval?: boolean; review?: ReviewSettingsInput } = {}) {
+    const created = await newProject(harness);
+    await harness.domain.terms.put(
+      created.projectId,
+      'trade',
+      termsInput(created.currencyId, {
+        endUser: { bps: 100 },
+        affiliate: { bps: 1_000 },
+        holdDays: options.holdDays ?? 0,
+        requireApproval: options.requireApproval ?? false,
+      }),
+    );
+    if (options.review) await harness.domain.review.updateSettings(created.projectId, options.review);
+    return created;
+  }
+
+  async function pay(projectId: string, inputs: Array<ReturnType<typeof conversion>>) {
+    await harness.domain.conversions.submitMany(projectId, inputs);
+    return harness.domain.payouts.payBatch(await batchOf(harness, projectId, inputs[0]!.id));
+  }
+
+  const movements = (projectId: string) =>
+    rows<{
+      conversion_id: string;
+      kind: string;
+      amount: string;
+      status: string;
+      pending_reason: string | null;
+      available_at: Date;
+      in_check: boolean;
+    }>(
+      `SELECT conversion_id, kind, amount::text, status, pending_reason, available_at, claim_check_id IS NOT NULL AS in_check
+       FROM claim.movements WHERE project_id = $1 ORDER BY conversion_id, kind`,
+      [projectId],
+    );
+  const statesOf = async (projectId: string, conversionId: string) =>
+    (await movements(projectId)).filter((row) => row.conversion_id === conversionId).map((row) => [row.kind, row.status, row.pending_reason]);
+  const queue = async (projectId: string) => (await harness.domain.review.list(projectId, {}, PAGE)).records;
+
+  it('pays as before with every rule off and nobody flagged: available at once, nothing in the queue', async () => {
+    const { projectId } = await project({ review: { max_reward_per_conversion: null } });
+    const affiliate = newAffiliate(harness, projectId);
+    const user = newUser();
+    refer(harness, projectId, user, affiliate.code);
+    const input = conversion({ user, rewardBase: '10000' });
+    expect(await pay(projectId, [input])).toEqual({ recorded: 1, movements: 2 });
+    expect(await statesOf(projectId, input.id)).toEqual([
+      ['affiliate_payout', 'available', null],
+      ['end_user_payout', 'available', null],
+    ]);
+    expect(await queue(projectId)).toEqual([]);
+  });
+
+  it('max_reward_per_conversion: a conversion paying more in total waits for review and is in the queue with its figures; one at the limit is paid', async () => {
+    const { projectId } = await project({ review: { max_reward_per_conversion: '1100' } });
+    const affiliate = newAffiliate(harness, projectId);
+    const user = newUser();
+    refer(harness, projectId, user, affiliate.code);
+    // 100 + 1,000 = 1,100: at the limit. 101 + 1,010 = 1,111: above it.
+    const atLimit = conversion({ user, rewardBase: '10000' });
+    const above = conversion({ user, rewardBase: '10100' });
+    expect(await pay(projectId, [atLimit, above])).toEqual({ recorded: 2, movements: 4 });
+    expect(await statesOf(projectId, atLimit.id)).toEqual([
+      ['affiliate_payout', 'available', null],
+      ['end_user_payout', 'available', null],
+    ]);
+    expect(await statesOf(projectId, above.id)).toEqual([
+      ['affiliate_payout', 'pending', 'review'],
+      ['end_user_payout', 'pending', 'review'],
+    ]);
+    expect(await queue(projectId)).toEqual([
+      {
+        conversionId: above.id,
+        user: { identifier: user.identifier, identifierType: 'evm_address' },
+        rules: [{ rule: 'max_reward_per_conversion', limit: 1100n, actual: 1111n }],
+        flaggedAt: harness.clock.now(),
+        decidedAt: null,
+        decision: null,
+      },
+    ]);
+    // The reviewed end user's 101 is pending, in no check.
+    expect((await harness.domain.claimChecks.totals(projectId, user)).pending).toEqual([expect.objectContaining({ amount: 101n })]);
+  });
+
+  it('max_conversions_per_user_per_hour: the conversion past the limit in the hour waits, the ones before are paid', async () => {
+    const { projectId } = await project({ review: { max_conversions_per_user_per_hour: 2 } });
+    const user = newUser();
+    const start = harness.clock.now().getTime();
+    const inputs = [0, 10, 20].map((minutes) => conversion({ user, occurredAt: new Date(start - 30 * MINUTE + minutes * MINUTE) }));
+    await pay(projectId, inputs);
+    expect((await movements(projectId)).map((row) => [row.conversion_id, row.status, row.pending_reason])).toEqual(
+      [
+        [inputs[0]!.id, 'available', null],
+        [inputs[1]!.id, 'available', null],
+        [inputs[2]!.id, 'pending', 'review'],
+      ].sort((a, b) => (a[0]! < b[0]! ? -1 : 1)),
+    );
+    expect((await queue(projectId)).map((record) => [record.conversionId, record.rules])).toEqual([
+      [inputs[2]!.id, [{ rule: 'max_conversions_per_user_per_hour', limit: 2n, actual: 3n }]],
+    ]);
+  });
+
+  it('min_seconds_from_referral_to_conversion: a conversion too soon after the referral waits; one late enough is paid', async () => {
+    const { projectId } = await project({ review: { min_seconds_from_referral_to_conversion: 600 } });
+    const affiliate = newAffiliate(harness, projectId);
+    const user = newUser();
+    const referredAt = harness.clock.now().getTime();
+    refer(harness, projectId, user, affiliate.code);
+    harness.clock.advance(20 * MINUTE);
+    const soon = conversion({ user, occurredAt: new Date(referredAt + 5 * MINUTE) });
+    const late = conversion({ user, occurredAt: new Date(referredAt + 10 * MINUTE) });
+    await pay(projectId, [soon, late]);
+    expect(await statesOf(projectId, soon.id)).toEqual([
+      ['affiliate_payout', 'pending', 'review'],
+      ['end_user_payout', 'pending', 'review'],
+    ]);
+    expect(await statesOf(projectId, late.id)).toEqual([
+      ['affiliate_payout', 'available', null],
+      ['end_user_payout', 'available', null],
+    ]);
+    expect((await queue(projectId)).map((record) => [record.conversionId, record.rules])).toEqual([
+      [soon.id, [{ rule: 'min_seconds_from_referral_to_conversion', limit: 600n, actual: 300n }]],
+    ]);
+  });
+
+  it('review overrides approval and hold: an approval then waits for the rest of the hold, and decides the queue row in the same call', async () => {
+    const { projectId } = await project({ holdDays: 3, requireApproval: true, review: { max_reward_per_conversion: '0' } });
+    const input = conversion({ rewardBase: '10000' });
+    const paidAt = harness.clock.now();
+    await pay(projectId, [input]);
+    expect(await movements(projectId)).toEqual([
+      expect.objectContaining({ status: 'pending', pending_reason: 'review', available_at: new Date(paidAt.getTime() + 3 * DAY), in_check: false }),
+    ]);
+    harness.clock.advance(DAY);
+    const [result] = await harness.domain.decisions.approve(projectId, [input.id], undefined, KEY);
+    expect(result!.outcome).toBe('approved');
+    expect(await movements(projectId)).toEqual([expect.objectContaining({ status: 'pending', pending_reason: 'hold', in_check: false })]);
+    expect(await queue(projectId)).toEqual([
+      expect.objectContaining({ conversionId: input.id, decision: 'approved', decidedAt: harness.clock.now() }),
+    ]);
+    harness.clock.advance(2 * DAY);
+    expect(await harness.domain.decisions.releaseDue(100)).toBe(1);
+    expect(await movements(projectId)).toEqual([expect.objectContaining({ status: 'available', pending_reason: null, in_check: true })]);
+  });
+
+  it('approve of a reviewed conversion without hold makes its movements available at once', async () => {
+    const { projectId } = await project({ review: { max_reward_per_conversion: '0' } });
+    const input = conversion({ rewardBase: '10000' });
+    await pay(projectId, [input]);
+    await harness.domain.decisions.approve(projectId, [input.id], undefined, KEY);
+    expect(await movements(projectId)).toEqual([expect.objectContaining({ status: 'available', pending_reason: null, in_check: true })]);
+    expect(await queue(projectId)).toEqual([expect.objectContaining({ decision: 'approved' })]);
+  });
+
+  it('decline declines the movements and the queue row together; deciding again changes neither', async () => {
+    const { projectId } = await project({ review: { max_reward_per_conversion: '0' } });
+    const input = conversion({ rewardBase: '10000' });
+    await pay(projectId, [input]);
+    const decidedAt = harness.clock.now();
+    expect((await harness.domain.decisions.decline(projectId, [input.id], 'a farm', KEY)).map((r) => r.outcome)).toEqual(['declined']);
+    harness.clock.advance(MINUTE);
+    expect((await harness.domain.decisions.approve(projectId, [input.id], undefined, KEY)).map((r) => r.outcome)).toEqual(['already_declined']);
+    expect(await movements(projectId)).toEqual([expect.objectContaining({ status: 'declined', pending_reason: null, in_check: false })]);
+    expect(await queue(projectId)).toEqual([expect.objectContaining({ conversionId: input.id, decision: 'declined', decidedAt })]);
+  });
+
+  it('a flagged affiliate: its and its master’s movements wait for review, the end user’s are paid, and the conversion is not in the rules’ queue', async () => {
+    const { projectId } = await project({ holdDays: 0 });
+    const affiliate = newAffiliate(harness, projectId);
+    const master = newAffiliate(harness, projectId);
+    harness.agency.setMaster(projectId, affiliate.user, { user: master.user, spreadBps: 500 });
+    const user = newUser();
+    refer(harness, projectId, user, affiliate.code);
+    harness.agency.flag(projectId, affiliate.user);
+    harness.clock.advance(MINUTE);
+    const first = conversion({ user });
+    const second = conversion({ user });
+    await pay(projectId, [first, second]);
+    for (const input of [first, second]) {
+      expect(await statesOf(projectId, input.id)).toEqual([
+        ['affiliate_payout', 'pending', 'review'],
+        ['agency_payout', 'pending', 'review'],
+        ['end_user_payout', 'available', null],
+      ]);
+    }
+    expect(await queue(projectId)).toEqual([]);
+    // Approve pays the first; decline refuses the second.
+    await harness.domain.decisions.approve(projectId, [first.id], undefined, KEY);
+    await harness.domain.decisions.decline(projectId, [second.id], 'flagged affiliate', KEY);
+    expect(await statesOf(projectId, first.id)).toEqual([
+      ['affiliate_payout', 'available', null],
+      ['agency_payout', 'available', null],
+      ['end_user_payout', 'available', null],
+    ]);
+    expect(await statesOf(projectId, second.id)).toEqual([
+      ['affiliate_payout', 'declined', null],
+      ['agency_payout', 'declined', null],
+      ['end_user_payout', 'available', null],
+    ]);
+    // Unflagged: its next conversions are paid under the terms again.
+    harness.agency.flag(projectId, affiliate.user, false);
+    const third = conversion({ user });
+    await pay(projectId, [third]);
+    expect(await statesOf(projectId, third.id)).toEqual([
+      ['affiliate_payout', 'available', null],
+      ['agency_payout', 'available', null],
+      ['end_user_payout', 'available', null],
+    ]);
+  });
+
+  it('a flagged affiliate under held terms: the end user waits for its hold only, the affiliate for review', async () => {
+    const { projectId } = await project({ holdDays: 2 });
+    const affiliate = newAffiliate(harness, projectId);
+    const user = newUser();
+    refer(harness, projectId, user, affiliate.code);
+    harness.agency.flag(projectId, affiliate.user);
+    const input = conversion({ user });
+    await pay(projectId, [input]);
+    expect(await statesOf(projectId, input.id)).toEqual([
+      ['affiliate_payout', 'pending', 'review'],
+      ['end_user_payout', 'pending', 'hold'],
+    ]);
+    harness.clock.advance(2 * DAY);
+    await harness.domain.decisions.releaseDue(100);
+    expect(await statesOf(projectId, input.id)).toEqual([
+      ['affiliate_payout', 'pending', 'review'],
+      ['end_user_payout', 'available', null],
+    ]);
+  });
+
+  it('a redelivered batch flags nothing twice and pays nothing twice', async () => {
+    const { projectId } = await project({ review: { max_reward_per_conversion: '0' } });
+    const input = conversion({ rewardBase: '10000' });
+    await pay(projectId, [input]);
+    const batchId = await batchOf(harness, projectId, input.id);
+    expect(await harness.domain.payouts.payBatch(batchId)).toEqual({ recorded: 0, movements: 0 });
+    expect(await queue(projectId)).toHaveLength(1);
+    expect(await movements(projectId)).toHaveLength(1);
+  });
+});
