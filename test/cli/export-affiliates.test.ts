@@ -168,7 +168,7 @@ describe('referral export-affiliates', () => {
       expect(noProject).toMatchObject({ code: 2, stderr: 'referral: no project: set REFERRAL_PROJECT_ID (or pass --project <id>)\n' });
       const badStatus = await runCli(['export-affiliates', '--status', 'gone'], env());
       expect(badStatus.code).toBe(2);
-      expect(badStatus.stderr).toContain("argument 'gone' is invalid. Allowed choices are active, suspended.");
+      expect(badStatus.stderr).toContain("argument 'gone' is invalid. Allowed choices are active, suspended, flagged.");
       const badRegion = await runCli(['export-affiliates', '--region', 'Germany!', '--out', out], env());
       expect(badRegion.code).toBe(2);
       expect(badRegion.stderr).toContain('HTTP 400');

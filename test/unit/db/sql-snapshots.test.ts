@@ -38,6 +38,7 @@ describe('the SQL snapshots', () => {
     expect(rendered['services/tax/repositories/queries.sql']).toContain('-- prepared statement tax_current_statuses');
     expect(agency).toContain('-- metrics: a batch of conversion facts (recordConversions)');
     expect(agency.match(/^-- metrics: the rebuild \(recomputeProjectMetrics\) \(\d+ of \d+\)/gm)?.length).toBeGreaterThan(5);
+    expect(rendered['services/claim/repositories/queries.sql']).toMatch(/-- ledger: a batch paid[^\n]*\n[^]*WITH planned AS[^]*held AS \(/);
     const relay = rendered['services/platform/outbox/queries.sql']!;
     for (const statement of [
       'INSERT INTO outbox_pending (seq) SELECT seq FROM outbox',
