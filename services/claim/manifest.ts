@@ -3,6 +3,7 @@ import { SERVICE_CATALOG } from '../platform/service-catalog';
 import type { ServiceManifest } from '../platform/service-manifest';
 import { type ClaimConfig, claimConfigSchema } from './config';
 import type { ClaimDatabase } from './database';
+import { affiliateUnflags } from './jobs/affiliate-unflags.consumer';
 import { watchChainJob } from './jobs/chain-watcher.job';
 import { payConversionsJob } from './jobs/pay-conversions.job';
 import { releaseHeldMovementsJob } from './jobs/release-held-movements.job';
@@ -15,7 +16,7 @@ export const claimManifest: ServiceManifest<ClaimConfig, ClaimDatabase> = {
   configSchema: claimConfigSchema,
   migrations: () => claimMigrations,
   grpc: ClaimServiceService,
-  jobs: [payConversionsJob, watchChainJob, releaseHeldMovementsJob],
+  jobs: [payConversionsJob, watchChainJob, releaseHeldMovementsJob, affiliateUnflags.job],
   calls: [
     { service: 'agency', methods: ['CreateReferral', 'BatchResolveAttribution'], when: 'paying a batch of conversions' },
     {

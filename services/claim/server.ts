@@ -1,4 +1,4 @@
-import { startOutboxRelay } from '../platform/outbox/runtime';
+import { registerConsumer, startOutboxRelay } from '../platform/outbox/runtime';
 import type { ServiceRuntime } from '../platform/service-runtime';
 import { claimManagerReader } from './chain/claim-manager-reader';
 import { VoucherSigner } from './chain/voucher-signer';
@@ -8,6 +8,7 @@ import type { ClaimDatabase } from './database';
 import { ChainDirectory } from './domain/chains';
 import { createClaimGrpcService } from './grpc/claim.grpc';
 import { connectClaimDependencies } from './grpc/outbound-clients';
+import { affiliateUnflags } from './jobs/affiliate-unflags.consumer';
 import { watchChain, watchChainJob, watchChainSchedulerId } from './jobs/chain-watcher.job';
 import { conversionBatchRelay } from './jobs/conversion-batch-relay';
 import { BullConversionScheduler } from './jobs/conversion-scheduler';
@@ -67,6 +68,9 @@ export async function composeClaimService(runtime: ServiceRuntime<ClaimDatabase>
   // Held movements become available when their hold passes: one schedule, kept in place by the relay.
   runtime.process(releaseHeldMovementsJob, releaseHeldMovements(domain.decisions));
   relay.repeat({ job: releaseHeldMovementsJob, schedulerId: RELEASE_SCHEDULER_ID, everyMs: config.CLAIM_RELEASE_EVERY_MS, payload: {} });
+
+  // An unflagged affiliate's payouts waiting for review because of its flag go on (the agency's status events).
+  registerConsumer(runtime, affiliateUnflags);
 
   return createClaimGrpcService(domain, logger);
 }

@@ -1,4 +1,5 @@
 import { useStackWithProject } from '../helpers/fixtures';
+import { pollUntil } from '../helpers/poll';
 import { serviceClients, type ServiceClients } from '../helpers/rpc';
 import { conversionBody, createCurrency, putTerms, referredUser, settled } from './claim-fixtures';
 
@@ -7,7 +8,8 @@ import { conversionBody, createCurrency, putTerms, referredUser, settled } from 
  * settings, a conversion that breaks it waits for review and is listed in the project's review queue,
  * an admin's approval makes its movements available and decides the queue's row; a flagged
  * affiliate's payouts wait for review (the agency's affiliate_flagged carried by the claim service's
- * attribution client) while its referred user's are paid. The many cases are in
+ * attribution client) while its referred user's are paid, until its unflag (the agency's status event,
+ * consumed by the claim service) releases them. The many cases are in
  * test/medium/claim/review-wiring.test.ts.
  */
 describe('the review queue on the payment path (HTTP)', () => {
@@ -69,7 +71,7 @@ describe('the review queue on the payment path (HTTP)', () => {
     expect(conversion.body.movements).toEqual([expect.objectContaining({ status: 'available', pending_reason: null })]);
   });
 
-  it("makes a flagged affiliate's payouts wait for review while the referred user's are paid", async () => {
+  it("makes a flagged affiliate's payouts wait for review while the referred user's are paid, and releases them when it is unflagged", async () => {
     const currency = await createCurrency(stack, project);
     await putTerms(stack, project, 'flagged-trade', { currency_id: currency.id, end_user: { bps: 100 }, affiliate: { bps: 1_000 } });
     await stack.api.patch(`/api/v1/projects/${project.id}/review-settings`, { key: project.keys.admin, body: { max_reward_per_conversion: null } });
@@ -90,5 +92,18 @@ describe('the review queue on the payment path (HTTP)', () => {
       expect.objectContaining({ kind: 'affiliate_payout', amount: '1000', status: 'pending', pending_reason: 'review' }),
       expect.objectContaining({ kind: 'end_user_payout', amount: '100', status: 'available', pending_reason: null }),
     ]);
+
+    // Unflagged: the agency's status event reaches the claim service, which releases the affiliate's payout (no hold: available).
+    const unflagged = await stack.api.post(`/api/v1/projects/${project.id}/affiliates/${affiliate.identifier}/unflag`, { key: project.keys.admin });
+    expect(unflagged.status).toBe(200);
+    const released = await pollUntil(
+      async () => {
+        const response = await stack.api.get(`/api/v1/conversions/${body.id}`, { key: project.keys.readOnly });
+        const movement = (response.body.movements as Array<{ kind: string; status: string }>).find((item) => item.kind === 'affiliate_payout');
+        return movement?.status === 'available' ? movement : undefined;
+      },
+      { timeoutMs: 15_000, what: "the unflag to release the affiliate's payout" },
+    );
+    expect(released).toMatchObject({ amount: '1000', pending_reason: null, payout_status: 'open' });
   });
 });

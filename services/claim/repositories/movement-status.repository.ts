@@ -138,6 +138,35 @@ export class MovementStatusRepository {
   }
 }
 
+/**
+ * The affiliate is unflagged: the movements of its conversions that wait for `review` because of its flag
+ * (its and its master's, of conversions the review rules did not flag: no conversion_reviews row) go on
+ * as their terms say: available when their available_at has passed (into their checks), else `hold` for
+ * the rest of it. Not a decision (decided_at stays unset). Runs in the caller's transaction (the event
+ * consumer's); the movements are locked in id order, as decisions lock them, so an admin's decision of
+ * the same movements queues behind it or before it and the later finds them no longer waiting.
+ * Answers how many movements went on.
+ */
+export async function releaseFlaggedMovements(trx: Transaction<ClaimDatabase>, projectId: string, affiliateId: string, now: Date): Promise<number> {
+  const { rows } = await sql<StatusRow>`
+    SELECT ${sql.join(STATUS_COLUMNS.map((column) => sql.ref(`m.${column}`)))}
+    FROM movements m JOIN conversions c ON c.project_id = m.project_id AND c.id = m.conversion_id
+    WHERE m.project_id = ${projectId} AND m.status = 'pending' AND m.pending_reason = 'review'
+      AND m.kind IN ('affiliate_payout', 'agency_payout') AND c.affiliate_id = ${affiliateId}
+      AND NOT EXISTS (SELECT 1 FROM conversion_reviews r WHERE r.project_id = m.project_id AND r.conversion_id = m.conversion_id)
+    ORDER BY m.id
+    FOR UPDATE OF m`.execute(trx);
+  const due = rows.filter((row) => (row.available_at ?? now) <= now);
+  const later = rows.filter((row) => (row.available_at ?? now) > now);
+  if (later.length > 0) {
+    await sql`
+      UPDATE movements SET pending_reason = 'hold'
+      WHERE id = ANY(${later.map((row) => String(row.id))}::bigint[]) AND status = 'pending'`.execute(trx);
+  }
+  await makeAvailable(trx, due, now, null);
+  return rows.length;
+}
+
 const STATUS_COLUMNS = [
   'id',
   'project_id',

@@ -58,6 +58,12 @@ export const EVENT_CONSUMERS = consumers({
     service: 'audience',
     eventTypes: ['claim.conversion.processed', 'agency.referral.created'],
   },
+  /** An unflagged affiliate's payouts that waited for review because of its flag go on to their hold (or become available). */
+  'claim-affiliate-unflags': {
+    name: 'claim-affiliate-unflags',
+    service: 'claim',
+    eventTypes: ['agency.affiliate.status_changed'],
+  },
   /** Project webhooks: each event with a public name, fanned out to the endpoints subscribed to it (services/webhooks/domain/public-events.ts). */
   'webhooks-fan-out': {
     name: 'webhooks-fan-out',

@@ -1,5 +1,11 @@
+import { randomUUID } from 'node:crypto';
+import type { ClaimDatabase } from '../../../services/claim/database';
 import type { ReviewSettingsInput } from '../../../services/claim/domain/review.service';
+import { affiliateUnflags } from '../../../services/claim/jobs/affiliate-unflags.consumer';
+import type { EventType } from '../../../services/platform/events/contracts';
+import type { EventConsumer } from '../../../services/platform/outbox/consumer';
 import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
+import { deliverTo, eventNow } from '../../helpers/domain';
 import { batchOf, conversion, newAffiliate, newProject, newUser, refer, termsInput } from './fixtures';
 
 const MINUTE = 60_000;
@@ -12,7 +18,9 @@ const PAGE = { page: 1, offset: 0, pageSize: 50 };
  * conversion that breaks a rule enters the review queue in the payment's transaction and all its
  * movements wait for `review` (over approval and hold); a flagged affiliate's and its master's
  * movements wait while the end user's follow the terms; approve and decline decide the movements
- * and the queue's row together; with every rule off and nobody flagged, payments are as before.
+ * and the queue's row together; an unflag (the agency's status event) lets the movements that waited
+ * for the flag go on, not those of a broken rule; with every rule off and nobody flagged, payments are
+ * as before.
  */
 describe('review rules and flagged affiliates on the payment path (domain)', () => {
   let harness: ClaimHarness;
@@ -264,5 +272,96 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
     expect(await harness.domain.payouts.payBatch(batchId)).toEqual({ recorded: 0, movements: 0 });
     expect(await queue(projectId)).toHaveLength(1);
     expect(await movements(projectId)).toHaveLength(1);
+  });
+
+  describe('unflag (the claim-affiliate-unflags consumer)', () => {
+    const consumer = affiliateUnflags as unknown as EventConsumer<ClaimDatabase, EventType>;
+    const statusChanged = (
+      projectId: string,
+      affiliate: { id: string; user: { identifier: string; identifierType: string } },
+      from: string,
+      to: string,
+      id?: string,
+    ) =>
+      eventNow(
+        harness,
+        projectId,
+        'agency.affiliate.status_changed',
+        {
+          affiliate_id: affiliate.id,
+          user: { identifier: affiliate.user.identifier, identifier_type: affiliate.user.identifierType as 'evm_address' },
+          from: from as 'flagged',
+          to: to as 'active',
+          reason: null,
+          changed_at: harness.clock.now().toISOString(),
+        },
+        id,
+      );
+
+    it('releases the movements that waited for the flag (available, or hold for the rest of it), not those of a broken rule; once', async () => {
+      const { projectId } = await project({ holdDays: 2, review: { max_reward_per_conversion: '5000' } });
+      const affiliate = newAffiliate(harness, projectId);
+      const master = newAffiliate(harness, projectId);
+      harness.agency.setMaster(projectId, affiliate.user, { user: master.user, spreadBps: 500 });
+      const user = newUser();
+      refer(harness, projectId, user, affiliate.code);
+      harness.agency.flag(projectId, affiliate.user);
+      harness.clock.advance(MINUTE);
+      const early = conversion({ user });
+      await pay(projectId, [early]);
+      harness.clock.advance(2 * DAY);
+      // 100 + 1,000 + 500 = 1,600 for this one; 100,000 base pays 1,000 + 10,000 + 5,000: above 5,000.
+      const late = conversion({ user });
+      const ruled = conversion({ user, rewardBase: '100000' });
+      await pay(projectId, [late, ruled]);
+      harness.agency.flag(projectId, affiliate.user, false);
+      const event = statusChanged(projectId, affiliate, 'flagged', 'active');
+      expect(await deliverTo(harness, consumer, event)).toBe('handled');
+      // Its hold passed: available now (the end user's, held, waits for the release job). Within it: the rest of the hold. A broken rule: still review.
+      expect(await statesOf(projectId, early.id)).toEqual([
+        ['affiliate_payout', 'available', null],
+        ['agency_payout', 'available', null],
+        ['end_user_payout', 'pending', 'hold'],
+      ]);
+      expect(await statesOf(projectId, late.id)).toEqual([
+        ['affiliate_payout', 'pending', 'hold'],
+        ['agency_payout', 'pending', 'hold'],
+        ['end_user_payout', 'pending', 'hold'],
+      ]);
+      expect(await statesOf(projectId, ruled.id)).toEqual([
+        ['affiliate_payout', 'pending', 'review'],
+        ['agency_payout', 'pending', 'review'],
+        ['end_user_payout', 'pending', 'review'],
+      ]);
+      const [released] = (await movements(projectId)).filter((row) => row.conversion_id === early.id && row.kind === 'affiliate_payout');
+      expect(released!.in_check).toBe(true);
+      // Not a decision: an approval of the released conversion finds nothing waiting.
+      expect((await harness.domain.decisions.approve(projectId, [early.id], undefined, KEY)).map((r) => r.outcome)).toEqual(['not_pending']);
+      // Redelivered: nothing twice.
+      expect(await deliverTo(harness, consumer, event)).toBe('duplicate');
+      expect(await deliverTo(harness, consumer, statusChanged(projectId, affiliate, 'flagged', 'active', randomUUID()))).toBe('handled');
+      expect((await harness.domain.claimChecks.totals(projectId, affiliate.user)).unclaimed).toEqual([expect.objectContaining({ amount: 1000n })]);
+    });
+
+    it('ignores every other status change', async () => {
+      const { projectId } = await project();
+      const affiliate = newAffiliate(harness, projectId);
+      const user = newUser();
+      refer(harness, projectId, user, affiliate.code);
+      harness.agency.flag(projectId, affiliate.user);
+      const input = conversion({ user });
+      await pay(projectId, [input]);
+      for (const [from, to] of [
+        ['active', 'flagged'],
+        ['flagged', 'suspended'],
+        ['suspended', 'active'],
+      ] as const) {
+        expect(await deliverTo(harness, consumer, statusChanged(projectId, affiliate, from, to))).toBe('ignored');
+      }
+      expect(await statesOf(projectId, input.id)).toEqual([
+        ['affiliate_payout', 'pending', 'review'],
+        ['end_user_payout', 'available', null],
+      ]);
+    });
   });
 });
