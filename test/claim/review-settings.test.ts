@@ -10,8 +10,9 @@ const START = '2026-11-21T12:00:00.000Z';
 /**
  * Review settings and the review queue over HTTP (docs/claims.md#review-rules): PATCH semantics
  * (absent keeps, null turns off), validation answered as 400 with the standard body, admin keys only,
- * and the queue's shape, filters and paging (filled through the claim service's repository, as the
- * payment path will fill it). The many cases are tested on the domain in test/medium/claim/review.test.ts.
+ * and the queue's shape, filters and paging (filled through the claim service's repository; the payment
+ * path's flagging is in review-queue.test.ts). The many cases are tested on the domain in
+ * test/medium/claim/review.test.ts.
  */
 describe('review settings and the review queue over HTTP', () => {
   let stack: TestStack;

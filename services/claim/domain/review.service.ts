@@ -52,10 +52,10 @@ export class ReviewService {
   ) {}
 
   /**
-   * The payment path's question for a batch (its wiring is pending): the rules each conversion breaks,
-   * by conversion id (absent: none). Reads the project's settings, and the conversions per user per hour
-   * in one query, only when a rule is on; nothing is written (the caller flags them in its transaction,
-   * ConversionReviewRepository.flag).
+   * The payment path's question for a batch (PayoutService, once per batch): the rules each conversion
+   * breaks, by conversion id (absent: none). Reads the project's settings, and the conversions per user per
+   * hour in one query, only when a rule is on; nothing is written (the payment's transaction flags them,
+   * flagConversions in LedgerRepository.record).
    */
   async assess(projectId: string, conversions: readonly AssessedConversion[]): Promise<Map<string, BrokenRule[]>> {
     const settings = await this.settings.get(requireProjectId(projectId));

@@ -11,8 +11,8 @@ const evmUser = (): UserIdentifier => ({ identifier: randomEvmAddress(), identif
 
 /**
  * Review rules on the domain (docs/claims.md#review-rules): the settings' validation and PATCH
- * semantics, the review queue's filters and paging (filled through the repository, as the payment
- * path will), and the one-query fact of conversions per user per hour.
+ * semantics, the review queue's filters and paging (filled through the repository; the payment path's
+ * flagging is in review-wiring.test.ts), and the one-query fact of conversions per user per hour.
  */
 describe('review rules (domain)', () => {
   let harness: ClaimHarness;
