@@ -171,6 +171,13 @@ describe('holding and approval (HTTP)', () => {
         project_id: project.id,
       }),
     ]);
+    // A status filter lists only the movements in it; an unknown status is a 400.
+    const base = `/api/v1/payouts/movements?project_id=${project.id}`;
+    expect((await stack.api.get(`${base}&status=pending`, { key: token })).body.results).toEqual(own.body.results);
+    expect((await stack.api.get(`${base}&status=available`, { key: token })).body).toMatchObject({ results: [], total_results: 0 });
+    const unknown = await stack.api.get(`${base}&status=held`, { key: token });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.details).toEqual([expect.objectContaining({ field: 'status' })]);
     // Naming itself (as the SDK would) answers the same; naming anyone else is refused.
     const named = await stack.api.get(`/api/v1/payouts/movements?project_id=${project.id}&user_identifier=${wallet.address}`, { key: token });
     expect(named.body.results).toEqual(own.body.results);

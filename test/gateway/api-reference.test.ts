@@ -293,7 +293,15 @@ const OPERATIONS: Record<string, Expected> = {
   },
   'GET /api/v1/payouts/movements': {
     security: 'apiKey:service_role,read_only|walletSession',
-    params: [...PAGE, 'query:user_identifier?', 'query:user_identifier_type?', 'query:identifier_type?', 'query:type?', 'query:project_id?'],
+    params: [
+      ...PAGE,
+      'query:user_identifier?',
+      'query:user_identifier_type?',
+      'query:identifier_type?',
+      'query:type?',
+      'query:status?',
+      'query:project_id?',
+    ],
     responses: api(200, 404),
   },
   'GET /api/v1/payouts/leaderboard/payouts': {

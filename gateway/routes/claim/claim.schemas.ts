@@ -299,6 +299,7 @@ export const movementsQuery = z.object({
   user_identifier_type: identifierTypeQuery.optional().describe('The identifier’s type; evm_address when left out'),
   identifier_type: identifierTypeQuery.optional().describe('The same as user_identifier_type (the name the Fuul SDK sends)'),
   type: z.enum(['onchain-currency']).optional().describe('Only on-chain currency payouts exist here (what the Fuul SDK sends)'),
+  status: movementStatuses.optional().describe('Only movements in this status (pending, available or declined); left out, every movement'),
   project_id: z
     .string()
     .max(64)

@@ -1,6 +1,6 @@
 import type { GetPayoutsLeaderboardResponse } from '../../../gen/referral/claim/v1/claim';
-import { LeaderboardUserType } from '../../../gen/referral/claim/v1/enums';
-import { enumValue } from '../../../services/rules/enums';
+import { LeaderboardUserType, MovementStatus } from '../../../gen/referral/claim/v1/enums';
+import { enumValue, optionalEnumValue } from '../../../services/rules/enums';
 import { type Snapshot, SnapshotReads } from '../../../services/platform/shared-reads';
 import { HttpError } from '../../http/errors';
 import { listBody, pageRequest } from '../../http/list';
@@ -68,7 +68,7 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
         description:
           'Every movement that pays the user: as the converting user (end_user_payout), as referrer (affiliate_payout) or as master ' +
           'affiliate (agency_payout), each with its `status` (pending with its `pending_reason`, available or declined) and ' +
-          '`available_at`. Acting for a user: a service_role or read_only key names the user (`user_identifier`, as the Fuul SDK ' +
+          '`available_at`; `status` lists only the movements in one status (the portal reads its pending ones). Acting for a user: a service_role or read_only key names the user (`user_identifier`, as the Fuul SDK ' +
           'sends it; 400 without it); a wallet session token reads its own wallet’s movements in the project named by the ' +
           '`project_id` query parameter (the affiliate portal’s pending amounts and their dates), and naming another user is 403. ' +
           'The SDK’s request and answer are unchanged: the session is one more caller of the same path, as on the claim-check routes.',
@@ -86,7 +86,8 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
           identifierType: query.user_identifier_type === undefined && query.identifier_type === undefined ? undefined : identifierType(query),
           field: 'user_identifier',
         });
-        const page = await clients.claim.listMovements({ projectId, user, page: pageRequest(query) });
+        const status = optionalEnumValue(MovementStatus, query.status) ?? MovementStatus.UNSPECIFIED;
+        const page = await clients.claim.listMovements({ projectId, user, status, page: pageRequest(query) });
         return { status: 200, body: listBody(page, presentMovement(projectId)) };
       },
     ),
