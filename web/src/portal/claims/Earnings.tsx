@@ -5,7 +5,7 @@ import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { usePortal } from '../session';
 import { earningsByCurrency, pendingAmounts } from './earnings';
 
-/** Movements read for the pending dates: the newest page (pending ones are recent: a hold is at most 365 days). */
+/** Pending movements read for their dates: one page, the newest (the API's largest). */
 const MOVEMENTS_READ = 100;
 
 /**
@@ -21,9 +21,9 @@ export function Earnings() {
     queryFn: () => api('get', '/api/v1/claim-checks/totals', { query: { project_id: projectId } }),
   });
   const movements = useQuery({
-    queryKey: ['portal', projectId, address, 'movements'],
+    queryKey: ['portal', projectId, address, 'pending-movements'],
     staleTime: 0,
-    queryFn: () => api('get', '/api/v1/payouts/movements', { query: { project_id: projectId, page_size: MOVEMENTS_READ } }),
+    queryFn: () => api('get', '/api/v1/payouts/movements', { query: { project_id: projectId, status: 'pending', page_size: MOVEMENTS_READ } }),
   });
   const rows = totals.data ? earningsByCurrency(totals.data) : [];
   const pending = movements.data ? pendingAmounts(movements.data.results) : [];
@@ -66,7 +66,7 @@ export function Earnings() {
             ))}
           </ScrollTable>
           {movements.data && movements.data.total_results > movements.data.results.length ? (
-            <p className="help">Dates are shown for your newest {MOVEMENTS_READ} payouts; the totals above count them all.</p>
+            <p className="help">Dates are shown for your newest {MOVEMENTS_READ} pending payouts; the totals above count them all.</p>
           ) : null}
         </>
       ) : null}
