@@ -1,7 +1,9 @@
-import { startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { randomUUID } from 'node:crypto';
+import { randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 import { serviceClients, type ServiceClients } from '../helpers/rpc';
 import type { TestStack } from '../helpers/stack';
+import { newWallet, signIn } from '../helpers/wallet';
 import { conversionBody, createCurrency, putTerms, referredUser, settled } from './claim-fixtures';
 
 const DAY = 86_400_000;
@@ -143,5 +145,53 @@ describe('holding and approval (HTTP)', () => {
     expect(await totals(body.user.identifier)).toEqual({ claimed: [], unclaimed: [], pending: [] });
     const again = await decide('decline', { conversion_ids: [body.id] });
     expect(again.body.results.map((result: { outcome: string }) => result.outcome)).toEqual(['already_declined']);
+  });
+
+  it('lets a wallet session read its own movements with their status and available_at, and no one else’s (403)', async () => {
+    const currency = await createCurrency(stack, project);
+    await putTerms(stack, project, 'held-signup', { currency_id: currency.id, end_user: { fixed: '700' }, hold_days: 3 });
+    const wallet = await newWallet();
+    const body = conversionBody({ name: 'held-signup', user: { identifier: wallet.checksumAddress, identifier_type: 'evm_address' } });
+    const paidAt = stack.clock.now();
+    expect((await stack.api.post('/api/v1/conversions', { key: project.keys.service, body })).status).toBe(202);
+    await settled(stack, project, body.id);
+    const token = await signIn(stack, wallet);
+    const own = await stack.api.get(`/api/v1/payouts/movements?project_id=${project.id}`, { key: token });
+    expect(own.status).toBe(200);
+    expect(own.body).toMatchObject({ total_results: 1, page: 1 });
+    expect(own.body.results).toEqual([
+      expect.objectContaining({
+        conversion_id: body.id,
+        user_identifier: wallet.address,
+        total_amount: '700',
+        status: 'pending',
+        pending_reason: 'hold',
+        payout_status: 'pending',
+        available_at: new Date(paidAt.getTime() + 3 * DAY).toISOString(),
+        project_id: project.id,
+      }),
+    ]);
+    // A status filter lists only the movements in it; an unknown status is a 400.
+    const base = `/api/v1/payouts/movements?project_id=${project.id}`;
+    expect((await stack.api.get(`${base}&status=pending`, { key: token })).body.results).toEqual(own.body.results);
+    expect((await stack.api.get(`${base}&status=available`, { key: token })).body).toMatchObject({ results: [], total_results: 0 });
+    const unknown = await stack.api.get(`${base}&status=held`, { key: token });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.details).toEqual([expect.objectContaining({ field: 'status' })]);
+    // Naming itself (as the SDK would) answers the same; naming anyone else is refused.
+    const named = await stack.api.get(`/api/v1/payouts/movements?project_id=${project.id}&user_identifier=${wallet.address}`, { key: token });
+    expect(named.body.results).toEqual(own.body.results);
+    const other = await stack.api.get(`/api/v1/payouts/movements?project_id=${project.id}&user_identifier=${randomEvmAddress()}`, { key: token });
+    expect(other.status).toBe(403);
+    expect(other.body).toMatchObject({ status: 403, code: 'FORBIDDEN', message: expect.stringContaining('its own wallet') });
+    const email = await stack.api.get(`/api/v1/payouts/movements?project_id=${project.id}&user_identifier=a@b.example&identifier_type=email`, {
+      key: token,
+    });
+    expect(email.status).toBe(403);
+    // A session acts in the project it names: none named is a 400, an unknown one a 404.
+    const unnamed = await stack.api.get('/api/v1/payouts/movements', { key: token });
+    expect(unnamed.status).toBe(400);
+    expect(unnamed.body.details).toEqual([expect.objectContaining({ field: 'project_id' })]);
+    expect((await stack.api.get(`/api/v1/payouts/movements?project_id=${randomUUID()}`, { key: token })).status).toBe(404);
   });
 });

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import type { Hex } from 'viem' with { 'resolution-mode': 'import' };
 import { type ClaimChain, type ClaimProject, claimProject, CONFIRMATIONS, startClaimStack } from '../claim/claim-check-stack';
-import { conversionBody, sendAttributedConversions } from '../claim/claim-fixtures';
+import { conversionBody, putTerms, sendAttributedConversions } from '../claim/claim-fixtures';
 import { TestClock } from '../helpers/clock';
 import { createSegment } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
@@ -18,7 +18,9 @@ import { buildWebApp } from './web-build';
  * adds a code (no link to copy until the program has a URL, then the program's link with `af`),
  * earns, sees its check held by the tax gate, sends a W-8BEN (after the API names a wrong field), is
  * approved by an admin, closes and claims on chain; then an affiliate an admin made, which never
- * applied, sees its membership and its codes' links. Each page is screenshotted at
+ * applied, sees its membership and its codes' links; then the first affiliate earns under terms with a
+ * hold and under terms that need the program's approval, and sees both amounts pending (the held one
+ * with its date), then the held one available once the clock passes it and the release job runs. Each page is screenshotted at
  * desktop and mobile width (test-artifacts/portal/) and checked with axe-core.
  */
 describe('the affiliate portal in a browser', () => {
@@ -39,7 +41,11 @@ describe('the affiliate portal in a browser', () => {
   beforeAll(async () => {
     await buildWebApp();
     // The browser's clock is the wall clock: the stack's starts there too, so session expiry agrees.
-    ({ stack, claimChain } = await startClaimStack({ clock: new TestClock(new Date()) }));
+    // The release of held movements runs every 100 ms here (60 s by default), so it follows the test clock at once.
+    ({ stack, claimChain } = await startClaimStack({
+      clock: new TestClock(new Date()),
+      serviceEnv: { claim: { CLAIM_RELEASE_EVERY_MS: '100' } },
+    }));
     project = await claimProject(stack, claimChain);
     await requireTaxInfo(stack, project);
     wallet = claimChain.relayer;
@@ -327,5 +333,60 @@ describe('the affiliate portal in a browser', () => {
     } finally {
       wallet = applicant;
     }
+  });
+
+  it('shows amounts pending with the date each becomes available (hold_days) or the approval it waits for, then the held one available once released', async () => {
+    const DAY = 86_400_000;
+    await putTerms(stack, project, 'held-trade', { currency_id: project.currencyId, affiliate: { bps: 1_000 }, hold_days: 1 });
+    await putTerms(stack, project, 'approved-trade', { currency_id: project.currencyId, affiliate: { bps: 1_000 }, require_approval: true });
+    // 10% of 25 TUSD: 2.5 TUSD (2,500,000 base units of 6 decimals), held for a day; 10% of 10 TUSD waiting for the program's approval.
+    await sendAttributedConversions(stack, project, [
+      conversionBody({ name: 'held-trade', reward_base: '25000000', referral_code: code }),
+      conversionBody({ name: 'approved-trade', reward_base: '10000000', referral_code: code }),
+    ]);
+    const affiliate = wallet.address.toLowerCase();
+    const held = await stack.api.get(`/api/v1/payouts/movements?user_identifier=${affiliate}`, { key: project.keys.readOnly });
+    const movement = held.body.results.find((item: { conversion_name: string }) => item.conversion_name === 'held-trade');
+    expect(movement).toMatchObject({ status: 'pending', pending_reason: 'hold', total_amount: '2500000' });
+    const availableOn = (movement.available_at as string).slice(0, 10);
+
+    await page.goto(`${portal()}/`);
+    await page.getByRole('button', { name: 'Sign in with wallet' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Membership' }).waitFor();
+    await nav('Claims').click();
+    await page.getByRole('heading', { level: 1, name: 'Claims' }).waitFor();
+    const earnings = page.getByRole('region', { name: 'Your earnings' });
+    await earnings.getByTestId('earnings').waitFor();
+    expect(await earnings.getByTestId('earnings').count()).toBe(1);
+    // The 1,000 base units claimed before are no longer to claim: only the held amount, pending.
+    expect(await earnings.getByTestId('earnings-available').innerText()).toBe('0 TUSD');
+    expect(await earnings.getByTestId('earnings-pending').innerText()).toBe('3.5 TUSD');
+    const pending = page.getByRole('region', { name: 'When pending amounts become available' }).getByTestId('pending-amount');
+    expect(await pending.allInnerTexts()).toEqual([`2.5 TUSD\tavailable on ${availableOn}`, '1 TUSD\twaiting for the program’s approval']);
+    expect(await capturePage(page, 'portal', '13-claims-pending')).toEqual([]);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in with wallet' }).waitFor();
+
+    // The hold ends: the release job (every 100 ms) moves the amount into an open check.
+    stack.clock.advance(DAY + 60_000);
+    await pollUntil(
+      async () => {
+        const totals = await stack.api.get(`/api/v1/claim-checks/totals?user_identifier=${affiliate}`, { key: project.keys.readOnly });
+        return totals.body.unclaimed[0]?.amount === '2500000' ? true : undefined;
+      },
+      { timeoutMs: 15_000, what: 'the release job to release the held movement' },
+    );
+    // The session expired with the clock's day: sign in again, on the Claims page where it was left.
+    await page.getByRole('button', { name: 'Sign in with wallet' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Claims' }).waitFor();
+    await earnings.getByTestId('earnings').waitFor();
+    expect(await earnings.getByTestId('earnings-available').innerText()).toBe('2.5 TUSD');
+    // What waits for the program's approval still waits: the clock does not decide for it.
+    expect(await earnings.getByTestId('earnings-pending').innerText()).toBe('1 TUSD');
+    expect(await pending.allInnerTexts()).toEqual(['1 TUSD\twaiting for the program’s approval']);
+    await page.getByRole('button', { name: 'Close the open check to claim' }).waitFor();
+    expect(await capturePage(page, 'portal', '14-claims-released')).toEqual([]);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in with wallet' }).waitFor();
   });
 });

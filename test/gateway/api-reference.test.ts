@@ -292,9 +292,17 @@ const OPERATIONS: Record<string, Expected> = {
     responses: api(200, 404),
   },
   'GET /api/v1/payouts/movements': {
-    security: 'apiKey:service_role,read_only',
-    params: [...PAGE, 'query:user_identifier', 'query:user_identifier_type?', 'query:identifier_type?', 'query:type?'],
-    responses: api(200),
+    security: 'apiKey:service_role,read_only|walletSession',
+    params: [
+      ...PAGE,
+      'query:user_identifier?',
+      'query:user_identifier_type?',
+      'query:identifier_type?',
+      'query:type?',
+      'query:status?',
+      'query:project_id?',
+    ],
+    responses: api(200, 404),
   },
   'GET /api/v1/payouts/leaderboard/payouts': {
     security: 'apiKey:service_role,admin,read_only',

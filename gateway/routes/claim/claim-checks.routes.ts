@@ -1,12 +1,11 @@
 import type { ListClaimChecksResponse } from '../../../gen/referral/claim/v1/claim';
 import { ClaimCheckStatus } from '../../../gen/referral/claim/v1/enums';
-import type { UserRef } from '../../../gen/referral/common/v1/common';
 import { FreshReads } from '../../../services/platform/shared-reads';
-import type { Caller } from '../../auth/caller';
 import { HttpError } from '../../http/errors';
 import { listBody, pageRequest } from '../../http/list';
 import { type AnyRoute, defineRoute, sharedBody } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
+import { actingFor, type NamedUser, userReader } from './acting-for';
 import { presentClaimCheck, presentClaimResponse, presentHistory, presentTotals, STATUS_OF_LIST_STATUS } from './claim-checks.presenters';
 import {
   claimBody,
@@ -23,7 +22,7 @@ import {
 
 const tags = ['Claim checks (@fuul/sdk)'];
 /** service_role may do everything, read_only the reads and /claim; a wallet session acts for its own wallet. */
-const reader = { kind: 'user_or_session', roles: ['service_role', 'read_only'], project: 'key' } as const;
+const reader = userReader;
 const closer = { kind: 'user_or_session', roles: ['service_role'], project: 'key' } as const;
 
 const ACTING =
@@ -34,33 +33,6 @@ const ACTING =
   'approved (not submitted, in review, revoked, or an expired W-8), they come back with `restriction_message` (status 200, never 403).';
 
 const notFound = { 404: { description: 'PROJECT_NOT_FOUND: the project_id names no project (of the key)' } } as const;
-
-interface NamedUser {
-  identifier: string | undefined;
-  identifierType: string | undefined;
-  /** How the request names the identifier, for error details. */
-  field: string;
-}
-
-/**
- * The project and the user a request acts for. An API key must name the user; a wallet session acts
- * for its own address and may name only that.
- */
-function actingFor(caller: Extract<Caller, { kind: 'api_key' | 'session' }>, named: NamedUser): { projectId: string; user: UserRef } {
-  if (caller.kind === 'session') {
-    const own = named.identifier === undefined || named.identifier === caller.address;
-    const evm = named.identifierType === undefined || named.identifierType === 'evm_address';
-    if (!own || !evm)
-      throw new HttpError(403, 'FORBIDDEN', 'a wallet session acts for its own wallet only: leave the user out, or name the signed-in address');
-    return { projectId: caller.projectId, user: { identifier: caller.address, identifierType: 'evm_address' } };
-  }
-  if (named.identifier === undefined) {
-    throw new HttpError(400, 'VALIDATION_FAILED', `${named.field}: is required with an API key (whose checks?)`, [
-      { field: named.field, reason: 'is required with an API key' },
-    ]);
-  }
-  return { projectId: caller.projectId, user: { identifier: named.identifier, identifierType: named.identifierType ?? 'evm_address' } };
-}
 
 /** One of two spellings of a body field (the SDK's camelCase, or snake_case); both given must agree. */
 function either(camel: string | undefined, snake: string | undefined, names: [string, string]): string | undefined {

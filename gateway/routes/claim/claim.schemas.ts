@@ -293,10 +293,18 @@ export const conversionListQuery = z.object({
 
 export const movementsQuery = z.object({
   ...pageQuery,
-  user_identifier: userIdentifier(z.string().min(1).max(512)).describe('Whose movements (as the one paid)'),
+  user_identifier: userIdentifier(z.string().min(1).max(512))
+    .optional()
+    .describe('Whose movements (as the one paid): required with an API key; with a wallet session, its own address or left out'),
   user_identifier_type: identifierTypeQuery.optional().describe('The identifier’s type; evm_address when left out'),
   identifier_type: identifierTypeQuery.optional().describe('The same as user_identifier_type (the name the Fuul SDK sends)'),
   type: z.enum(['onchain-currency']).optional().describe('Only on-chain currency payouts exist here (what the Fuul SDK sends)'),
+  status: movementStatuses.optional().describe('Only movements in this status (pending, available or declined); left out, every movement'),
+  project_id: z
+    .string()
+    .max(64)
+    .optional()
+    .describe('With a wallet session token: the project it acts in (required). With an API key: the key’s own project, if given'),
 });
 
 export const movementSchema = z.object({

@@ -1,6 +1,6 @@
 import type { GetPayoutsLeaderboardResponse } from '../../../gen/referral/claim/v1/claim';
-import { LeaderboardUserType } from '../../../gen/referral/claim/v1/enums';
-import { enumValue } from '../../../services/rules/enums';
+import { LeaderboardUserType, MovementStatus } from '../../../gen/referral/claim/v1/enums';
+import { enumValue, optionalEnumValue } from '../../../services/rules/enums';
 import { type Snapshot, SnapshotReads } from '../../../services/platform/shared-reads';
 import { HttpError } from '../../http/errors';
 import { listBody, pageRequest } from '../../http/list';
@@ -9,7 +9,8 @@ import { type AnyRoute, defineRoute, sharedBody } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentLeaderboardEntry, presentMovement } from './claim.presenters';
 import { leaderboardQuery, leaderboardSchema, movementListSchema, movementsQuery } from './claim.schemas';
-import { anyProjectKey, serviceReader } from '../route-access';
+import { anyProjectKey } from '../route-access';
+import { actingFor, userReader } from './acting-for';
 
 const tags = ['Payouts'];
 
@@ -52,7 +53,7 @@ async function leaderboardSnapshot(read: () => Promise<GetPayoutsLeaderboardResp
   return { value: sharedBody(leaderboardBody(board)), keepUntil: Math.min(freshUntil, asked + (freshUntil - calculatedAt)) };
 }
 
-/** The ledger as users and leaderboards see it (service_role and read_only keys; the project is the key's). */
+/** The ledger as users and leaderboards see it (service_role and read_only keys, the project the key's; a user's movements also its wallet session). */
 export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRoute[] {
   const now = () => clock.now().getTime();
   // Readers of one page of one board share its read and its snapshot (the leaderboard's stated freshness).
@@ -65,19 +66,29 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
         operationId: 'listPayoutMovements',
         summary: 'A user’s payout movements, newest first',
         description:
-          'Every movement that pays the user: as the converting user (end_user_payout), as referrer (affiliate_payout) or as master affiliate (agency_payout).',
+          'Every movement that pays the user: as the converting user (end_user_payout), as referrer (affiliate_payout) or as master ' +
+          'affiliate (agency_payout), each with its `status` (pending with its `pending_reason`, available or declined) and ' +
+          '`available_at`; `status` lists only the movements in one status (the portal reads its pending ones). Acting for a user: a service_role or read_only key names the user (`user_identifier`, as the Fuul SDK ' +
+          'sends it; 400 without it); a wallet session token reads its own wallet’s movements in the project named by the ' +
+          '`project_id` query parameter (the affiliate portal’s pending amounts and their dates), and naming another user is 403. ' +
+          'The SDK’s request and answer are unchanged: the session is one more caller of the same path, as on the claim-check routes.',
         tags,
-        auth: serviceReader,
+        auth: userReader,
         query: movementsQuery,
-        responses: { 200: { description: 'A page of movements', schema: movementListSchema } },
+        responses: {
+          200: { description: 'A page of movements', schema: movementListSchema },
+          404: { description: 'PROJECT_NOT_FOUND: the project_id names no project (of the key)' },
+        },
       },
       async ({ query, caller }) => {
-        const page = await clients.claim.listMovements({
-          projectId: caller.projectId,
-          user: { identifier: query.user_identifier, identifierType: identifierType(query) },
-          page: pageRequest(query),
+        const { projectId, user } = actingFor(caller, {
+          identifier: query.user_identifier,
+          identifierType: query.user_identifier_type === undefined && query.identifier_type === undefined ? undefined : identifierType(query),
+          field: 'user_identifier',
         });
-        return { status: 200, body: listBody(page, presentMovement(caller.projectId)) };
+        const status = optionalEnumValue(MovementStatus, query.status) ?? MovementStatus.UNSPECIFIED;
+        const page = await clients.claim.listMovements({ projectId, user, status, page: pageRequest(query) });
+        return { status: 200, body: listBody(page, presentMovement(projectId)) };
       },
     ),
     defineRoute(

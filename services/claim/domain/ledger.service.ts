@@ -8,7 +8,7 @@ import type { Board, LeaderboardEntryRecord, LeaderboardRepository } from '../re
 import type { ConversionRecord, MovementRecord, MovementRepository } from '../repositories/movement.repository';
 import { requireProjectId } from './project';
 import { checkConversionName } from './conversion-name';
-import type { ConversionStatus, LeaderboardUserType } from './vocabulary';
+import type { ConversionStatus, LeaderboardUserType, MovementStatus } from './vocabulary';
 
 export interface LeaderboardQuery {
   currencyAddress: string | undefined;
@@ -85,13 +85,15 @@ export class LedgerService {
     return this.movements.list(projectId, { status: filter.status, name, user }, page);
   }
 
+  /** A page of the user's movements, newest first; with `status`, only those in it. */
   movementsOf(
     projectId: string,
     user: { identifier: string; identifierType: string },
+    status: MovementStatus | undefined,
     page: Page,
   ): Promise<{ records: MovementRecord[]; total: number }> {
     requireProjectId(projectId);
-    return this.movements.ofUser(projectId, normalizeIdentifier(user.identifier, user.identifierType, 'user'), page);
+    return this.movements.ofUser(projectId, normalizeIdentifier(user.identifier, user.identifierType, 'user'), status, page);
   }
 
   /**

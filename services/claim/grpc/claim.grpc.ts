@@ -1,5 +1,5 @@
 import type { ClaimServiceServer, Reward } from '../../../gen/referral/claim/v1/claim';
-import { ConversionStatus, CurrencyType, LeaderboardUserType } from '../../../gen/referral/claim/v1/enums';
+import { ConversionStatus, CurrencyType, LeaderboardUserType, MovementStatus } from '../../../gen/referral/claim/v1/enums';
 import { optionalEnum, requireEnum, requireField } from '../../rules/fields';
 import { implementService } from '../../platform/grpc/service';
 import type { Logger } from '../../platform/logger';
@@ -102,7 +102,12 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
 
       listMovements: async (req) => {
         const page = toPage(req.page);
-        const { records, total } = await domain.ledger.movementsOf(req.projectId, requireField(req.user, 'user'), page);
+        const { records, total } = await domain.ledger.movementsOf(
+          req.projectId,
+          requireField(req.user, 'user'),
+          optionalEnum(MovementStatus, req.status, 'status'),
+          page,
+        );
         return { results: records.map(toMovementMessage), pageInfo: pageInfo(page, total) };
       },
 

@@ -158,12 +158,18 @@ export class MovementRepository {
   }
 
   /** A user's movements (as beneficiary), newest first. */
-  async ofUser(projectId: string, user: UserIdentifier, page: Page): Promise<{ records: MovementRecord[]; total: number }> {
+  async ofUser(
+    projectId: string,
+    user: UserIdentifier,
+    status: MovementStatus | undefined,
+    page: Page,
+  ): Promise<{ records: MovementRecord[]; total: number }> {
     const [rows, count] = await Promise.all([
       this.movements()
         .where('m.project_id', '=', projectId)
         .where('m.identifier', '=', user.identifier)
         .where('m.identifier_type', '=', user.identifierType)
+        .$if(status !== undefined, (query) => query.where('m.status', '=', status!))
         .orderBy('m.created_at', 'desc')
         .orderBy('m.id', 'desc')
         .limit(page.pageSize)
@@ -175,6 +181,7 @@ export class MovementRepository {
         .where('project_id', '=', projectId)
         .where('identifier', '=', user.identifier)
         .where('identifier_type', '=', user.identifierType)
+        .$if(status !== undefined, (query) => query.where('status', '=', status!))
         .executeTakeFirstOrThrow(),
     ]);
     return { records: rows.map(toMovement), total: Number(count.total) };

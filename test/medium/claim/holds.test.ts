@@ -91,8 +91,12 @@ describe('holding and approval (domain)', () => {
       { identifier: input.user!.identifier, reason: 'end_user', amount: '100', movements_count: 1, full: false },
     ]);
     expect(await leaderboard(projectId)).toEqual([{ user_type: 'end_user', identifier: input.user!.identifier, total: '100', attributions: 1 }]);
-    const [listed] = (await harness.domain.ledger.movementsOf(projectId, input.user!, { page: 1, offset: 0, pageSize: 10 })).records;
+    const page = { page: 1, offset: 0, pageSize: 10 };
+    const [listed] = (await harness.domain.ledger.movementsOf(projectId, input.user!, undefined, page)).records;
     expect(listed).toMatchObject({ status: 'available', pendingReason: null, claimCheckStatus: 'open', availableAt: harness.clock.now() });
+    // A status filter lists only the movements in it (and counts only them).
+    expect(await harness.domain.ledger.movementsOf(projectId, input.user!, 'available', page)).toMatchObject({ total: 1, records: [listed] });
+    expect(await harness.domain.ledger.movementsOf(projectId, input.user!, 'pending', page)).toEqual({ total: 0, records: [] });
     expect((await harness.domain.claimChecks.totals(projectId, input.user!)).pending).toEqual([]);
   });
 

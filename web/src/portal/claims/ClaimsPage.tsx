@@ -5,6 +5,7 @@ import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { usePortal } from '../session';
 import { injectedWallet, sendTransaction, switchChain, waitForReceipt, WalletError } from '../wallet';
 import { claimCalldata, isRedeemable, type Voucher } from './claim-transaction';
+import { Earnings } from './Earnings';
 
 type ClaimCheck = ApiResult<'/api/v1/claim-checks', 'get'>['results'][number];
 
@@ -21,7 +22,8 @@ const REASON_WORDS: Record<ClaimCheck['reason'], string> = {
 };
 
 /**
- * Claims: the wallet's claim checks. An open check is closed into a signed voucher, then the wallet
+ * Claims: the wallet's earnings per currency (available and pending, with the date each pending
+ * amount becomes available), then its claim checks. An open check is closed into a signed voucher, then the wallet
  * redeems its vouchers by sending one `claim` transaction to the program's ClaimManager contract.
  * A check the tax gate holds back shows the API's restriction message instead.
  */
@@ -49,6 +51,7 @@ export function ClaimsPage() {
   return (
     <>
       <h1>Claims</h1>
+      <Earnings />
       <h2>Your claim checks</h2>
       {checks.isPending ? <Loading /> : null}
       {checks.isError ? <ErrorMessage error={checks.error} /> : null}

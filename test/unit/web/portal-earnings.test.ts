@@ -1,0 +1,72 @@
+import { earningsByCurrency, type Movement, pendingAmounts } from '../../../web/src/portal/claims/earnings';
+
+const TUSD = { id: 'c1', chain_id: 8453, address: '0x00000000000000000000000000000000000000aa', name: 'TUSD', decimals: 6, type: 'erc20' as const };
+const WETH = { id: 'c2', chain_id: 8453, address: '0x00000000000000000000000000000000000000bb', name: 'WETH', decimals: 18, type: 'erc20' as const };
+
+function movement(fields: Partial<Movement> & Pick<Movement, 'total_amount'>): Movement {
+  return {
+    date: '2026-11-28T10:00:00.000Z',
+    kind: 'affiliate_payout',
+    is_referrer: true,
+    user_identifier: '0x00000000000000000000000000000000000000cc',
+    user_identifier_type: 'evm_address',
+    conversion_id: 'order-1',
+    conversion_name: 'trade',
+    currency_address: TUSD.address,
+    chain_id: TUSD.chain_id,
+    currency: TUSD,
+    payout_status: 'pending',
+    payout_status_details: null,
+    status: 'pending',
+    pending_reason: 'hold',
+    available_at: '2026-12-28T10:00:00.000Z',
+    project_id: 'p',
+    ...fields,
+  };
+}
+
+/**
+ * The portal's earnings: per currency what can be claimed and what waits (exact, summed as bigints),
+ * and the pending movements grouped by the date they become available or the decision they wait for.
+ */
+describe('the affiliate portal’s earnings', () => {
+  it('puts each currency’s unclaimed and pending totals side by side, exactly', () => {
+    const item = (currency: typeof TUSD, amount: string) => ({
+      currency_address: currency.address,
+      currency_chain_id: String(currency.chain_id),
+      currency_name: currency.name,
+      currency_decimals: currency.decimals,
+      amount,
+    });
+    expect(
+      earningsByCurrency({
+        claimed: [item(TUSD, '5')],
+        unclaimed: [item(WETH, '9007199254740993000000000000000001'), item(TUSD, '1500000')],
+        pending: [item(TUSD, '2500000')],
+      }),
+    ).toEqual([
+      { key: `8453:${TUSD.address}`, currency: { name: 'TUSD', decimals: 6 }, available: '1500000', pending: '2500000' },
+      { key: `8453:${WETH.address}`, currency: { name: 'WETH', decimals: 18 }, available: '9007199254740993000000000000000001', pending: '0' },
+    ]);
+  });
+
+  it('groups pending movements by currency and date (UTC), decisions last, and leaves out available and declined ones', () => {
+    const groups = pendingAmounts([
+      movement({ total_amount: '1000', available_at: '2026-12-28T23:59:00.000Z' }),
+      movement({ total_amount: '9007199254740993', available_at: '2026-12-28T00:01:00.000Z' }),
+      movement({ total_amount: '7', pending_reason: 'approval', available_at: '2026-12-01T00:00:00.000Z' }),
+      movement({ total_amount: '3', pending_reason: 'review' }),
+      movement({ total_amount: '40', available_at: '2026-12-02T00:00:00.000Z' }),
+      movement({ total_amount: '5', currency: WETH, currency_address: WETH.address }),
+      movement({ total_amount: '100', status: 'available', pending_reason: null, payout_status: 'open' }),
+      movement({ total_amount: '200', status: 'declined', pending_reason: null, payout_status: 'declined' }),
+    ]);
+    expect(groups.map(({ amount, currency, when }) => [amount, currency.name, when])).toEqual([
+      ['40', 'TUSD', 'available on 2026-12-02'],
+      ['9007199254741993', 'TUSD', 'available on 2026-12-28'],
+      ['5', 'WETH', 'available on 2026-12-28'],
+      ['7', 'TUSD', 'waiting for the program’s approval'],
+      ['3', 'TUSD', 'waiting for the program’s review'],
+    ]);
+  });
+});
