@@ -193,8 +193,8 @@ export async function runConversions(options: {
   const limit = await options.around('conversions (INSERT ... SELECT)', async () => {
     const started = performance.now();
     const inserted = await db.query(
-      `INSERT INTO claim.bench_movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, created_at)
-       SELECT project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, created_at FROM claim.movements WHERE project_id = $1`,
+      `INSERT INTO claim.bench_movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, status, available_at, created_at)
+       SELECT project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, status, available_at, created_at FROM claim.movements WHERE project_id = $1`,
       [project.id],
     );
     return { seconds: (performance.now() - started) / 1000, rows: inserted.rowCount ?? 0 };
