@@ -67,6 +67,8 @@ export function ReviewQueue() {
         signal,
       }),
     placeholderData: keepPreviousData,
+    // The backend flags conversions as they are paid: each visit reads the queue again.
+    staleTime: 0,
   });
   const open = (list.data?.results ?? []).filter((row) => row.status === 'open');
   const chosen = open.filter((row) => selected.has(row.conversion_id)).map((row) => row.conversion_id);
@@ -238,6 +240,16 @@ function SelectAll({ open, chosen, onChange }: { open: string[]; chosen: number;
   );
 }
 
+/** The conversion on the conversions page: the list narrowed to its user, it open below. */
+function conversionPath(row: ReviewRow): string {
+  const view = new URLSearchParams({
+    user_identifier: row.user_identifier,
+    user_identifier_type: row.user_identifier_type,
+    selected: row.conversion_id,
+  });
+  return `/admin/payouts/conversions?${view}`;
+}
+
 function QueueRow({ row, selected, onSelect }: { row: ReviewRow; selected: boolean; onSelect(id: string, on: boolean): void }) {
   return (
     <tr>
@@ -252,7 +264,7 @@ function QueueRow({ row, selected, onSelect }: { row: ReviewRow; selected: boole
         ) : null}
       </td>
       <td className="identifier">
-        <Link to={`/admin/payouts/conversions?${new URLSearchParams({ selected: row.conversion_id })}`}>{row.conversion_id}</Link>
+        <Link to={conversionPath(row)}>{row.conversion_id}</Link>
       </td>
       <td>
         <span className="identifier" title={row.user_identifier}>
