@@ -13,6 +13,8 @@ import { buildWebApp } from './web-build';
  * whole tokens and a tier reward, delete terms after confirming, see the conversions the backend
  * sent (service_role key) with their status and movements, and read the leaderboard. Each page is
  * screenshotted at desktop and mobile width (test-artifacts/admin-payouts/) and checked with axe-core.
+ * Then the review: a review rule set, the conversion that breaks it approved from the review queue
+ * (a read_only key is offered no decision), and an affiliate flagged and unflagged from its detail.
  */
 const STEP_TIMEOUT_MS = 120_000;
 
@@ -241,6 +243,127 @@ describe('the admin payouts section in a browser', () => {
         expect.stringMatching(/^2\s+0x[0-9a-f]{40}\s+1\.5 USDC\s+1$/),
       ]);
       expect(await capturePage(page, 'admin-payouts', '09-leaderboard-end-users')).toEqual([]);
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  it(
+    'sets a review rule, sees the conversions that break it in the review queue, approves one and declines one with a reason; a read_only key sees no decision',
+    async () => {
+      await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Review' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Review queue' }).waitFor();
+      await page.getByText('No conversions wait for review.').waitFor();
+      await page.getByRole('navigation', { name: 'Review pages' }).getByRole('link', { name: 'Settings' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Review settings' }).waitFor();
+      await page.getByText('Every rule is off: never changed.').waitFor();
+      await page.getByLabel('Review conversions whose reward is above a limit').check();
+      // Not a whole number: refused here, at its field, before anything is sent.
+      await page.getByLabel('Base units of the conversion’s currency').fill('1.5');
+      await page.getByRole('button', { name: 'Save review settings' }).click();
+      await page.getByText('Enter a whole number.').waitFor();
+      await page.getByLabel('Base units of the conversion’s currency').fill('1000000');
+      await page.getByText('Limit: 1,000,000 base units.').waitFor();
+      await page.getByRole('button', { name: 'Save review settings' }).click();
+      await page.getByText('Saved.').waitFor();
+      expect(await capturePage(page, 'admin-payouts', '10-review-settings')).toEqual([]);
+      const settings = await stack.api.get(`/api/v1/projects/${project.id}/review-settings`, { key: project.keys.admin });
+      expect(settings.body).toMatchObject({
+        max_conversions_per_user_per_hour: null,
+        min_seconds_from_referral_to_conversion: null,
+        max_reward_per_conversion: '1000000',
+      });
+
+      // The trade terms pay the user 1.5 USDC (1,500,000 base units): above the limit, the conversion waits for review.
+      const body = conversionBody({ reward_base: '10000' });
+      const declined = conversionBody({ reward_base: '10000' });
+      for (const sent of [body, declined]) {
+        expect((await stack.api.post('/api/v1/conversions', { key: project.keys.service, body: sent })).status).toBe(202);
+        await settled(stack, project, sent.id);
+      }
+      await pollUntil(
+        async () => {
+          const queue = await stack.api.get(`/api/v1/projects/${project.id}/review?status=open`, { key: project.keys.admin });
+          return queue.body.total_results === 2 ? true : undefined;
+        },
+        { timeoutMs: 10_000, what: 'the conversion in the review queue' },
+      );
+
+      await page.getByRole('navigation', { name: 'Review pages' }).getByRole('link', { name: 'Queue' }).click();
+      const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: body.id }) });
+      await row.waitFor();
+      expect(await row.innerText()).toContain('Its planned reward is 1,500,000 base units, above the limit of 1,000,000 base units.');
+      expect(await row.innerText()).toContain('Waiting for a decision');
+      await page.getByLabel(`Select conversion ${body.id}`).check();
+      await page.getByText('1 selected.').waitFor();
+      expect(await capturePage(page, 'admin-payouts', '11-review-queue')).toEqual([]);
+      await page.getByRole('button', { name: 'Approve selected' }).click();
+      await page.getByText(`${body.id}: approved. Its payouts are available, or wait for the rest of their hold.`).waitFor();
+      // Decided: gone from the open conversions; the other one is declined, its reason asked in a confirmation.
+      await row.waitFor({ state: 'detached' });
+      await page.getByLabel(`Select conversion ${declined.id}`).check();
+      await page.getByRole('button', { name: 'Decline selected…' }).click();
+      await page.getByText('Decline 1 conversion?').waitFor();
+      await page.getByLabel('Reason (kept on the declined payouts)').fill('A referral farm');
+      expect(await capturePage(page, 'admin-payouts', '12-review-decline-confirm')).toEqual([]);
+      await page.getByRole('button', { name: 'Decline', exact: true }).click();
+      await page.getByText(`${declined.id}: declined. Its payouts will never be paid.`).waitFor();
+      await page.getByText('No conversions wait for review.').waitFor();
+      await page.getByLabel('Status').selectOption('decided');
+      await row.waitFor();
+      expect(await row.innerText()).toMatch(/Approved \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+      expect(new URL(page.url()).searchParams.get('status')).toBe('decided');
+      expect(await capturePage(page, 'admin-payouts', '12-review-decided')).toEqual([]);
+      const decided = await stack.api.get(`/api/v1/projects/${project.id}/review?status=decided`, { key: project.keys.admin });
+      expect(decided.body.results).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ conversion_id: body.id, decision: 'approved' }),
+          expect.objectContaining({ conversion_id: declined.id, decision: 'declined' }),
+        ]),
+      );
+      expect(decided.body.total_results).toBe(2);
+      const movements = await stack.api.get(`/api/v1/conversions/${declined.id}`, { key: project.keys.admin });
+      expect(movements.body.movements).toEqual([expect.objectContaining({ status: 'declined' })]);
+
+      // A read_only key: the API keeps the queue to admin keys; the page says so and offers no decision.
+      const readOnly = await browser.newPage({ viewport: DESKTOP });
+      try {
+        await signInToAdmin(readOnly, stack.baseUrl, { id: project.id, keys: { admin: project.keys.readOnly } });
+        await readOnly.goto(`${stack.baseUrl}/app/admin/review/queue`);
+        await readOnly.getByText('Only an admin key may read the review queue and decide its conversions; this key may not.').waitFor();
+        expect(await readOnly.getByRole('button', { name: 'Approve selected' }).count()).toBe(0);
+        expect(await readOnly.getByRole('button', { name: 'Decline selected…' }).count()).toBe(0);
+      } finally {
+        await readOnly.close();
+      }
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  it(
+    'flags an affiliate with a reason after confirming, shows the flag, and unflags it',
+    async () => {
+      const { affiliate } = await referredUser(clients, project);
+      await page.goto(`${stack.baseUrl}/app/admin/affiliates/evm_address/${affiliate.identifier}`);
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await page.getByRole('button', { name: 'Flag for review…' }).click();
+      await page.getByText('Flag this affiliate for review?').waitFor();
+      await page.getByLabel('Reason (kept in its history)').fill('Many sign-ups from one network');
+      expect(await capturePage(page, 'admin-payouts', '13-flag-confirm')).toEqual([]);
+      await page.getByRole('button', { name: 'Flag the affiliate' }).click();
+      await page.getByText('Flagged since').waitFor();
+      const facts = page.locator('dl.facts').first();
+      expect(await facts.innerText()).toContain('flagged (Many sign-ups from one network)');
+      await page.getByText('Flagged for review').waitFor();
+      expect(await capturePage(page, 'admin-payouts', '14-affiliate-flagged')).toEqual([]);
+      const flagged = await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${affiliate.identifier}`, { key: project.keys.admin });
+      expect(flagged.body).toMatchObject({ status: 'flagged', flag_reason: 'Many sign-ups from one network' });
+
+      await page.getByRole('button', { name: 'Unflag' }).click();
+      await page.getByRole('button', { name: 'Flag for review…' }).waitFor();
+      await page.getByText('Flag ended').waitFor();
+      expect(await page.getByText('Flagged since').count()).toBe(0);
+      const unflagged = await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${affiliate.identifier}`, { key: project.keys.admin });
+      expect(unflagged.body).toMatchObject({ status: 'active', flagged_at: null });
     },
     STEP_TIMEOUT_MS,
   );

@@ -10,6 +10,7 @@ import { AdminLayout } from './Layout';
 import { MastersSection } from './masters/MastersSection';
 import { PayoutsSection } from './payouts/PayoutsSection';
 import { ProgramSettingsPage } from './program/ProgramSettingsPage';
+import { ReviewSection } from './review/ReviewSection';
 import { AdminSessionProvider, useAdminSession } from './session';
 import { SignIn } from './SignIn';
 import { TaxSection } from './tax/TaxSection';
@@ -32,6 +33,7 @@ function SignedInRoutes() {
         <Route path="program" element={<ProgramSettingsPage />} />
         <Route path="tax/*" element={<TaxSection />} />
         <Route path="payouts/*" element={<PayoutsSection />} />
+        <Route path="review/*" element={<ReviewSection />} />
         <Route path="webhooks/*" element={<WebhooksSection />} />
         <Route path="api-keys/*" element={<ApiKeysSection />} />
         <Route path="*" element={<p>There is no such page.</p>} />

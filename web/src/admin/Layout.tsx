@@ -9,6 +9,7 @@ const SECTIONS = [
   { to: 'program', label: 'Program' },
   { to: 'tax', label: 'Tax' },
   { to: 'payouts', label: 'Payouts' },
+  { to: 'review', label: 'Review' },
   { to: 'webhooks', label: 'Webhooks' },
   { to: 'api-keys', label: 'API keys' },
 ];

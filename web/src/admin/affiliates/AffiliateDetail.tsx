@@ -6,6 +6,7 @@ import { formatDateTime, formatDecimal, formatUsd } from '../../ui/format';
 import { Pager } from '../../ui/Pager';
 import { Empty, ErrorMessage, ListStates, Loading } from '../../ui/states';
 import { useProject } from '../session';
+import { FlagActions } from './FlagActions';
 
 type Affiliate = ApiResult<'/api/v1/projects/{projectId}/affiliates/{userIdentifier}', 'get'>;
 const PAGE_SIZE = 10;
@@ -35,6 +36,7 @@ export function AffiliateDetail() {
       <p className="identifier">
         {data.identifier} <span className="subtle">({data.identifier_type})</span>
       </p>
+      <FlagActions identifier={data.identifier} identifierType={data.identifier_type} status={data.status} />
       <Figures affiliate={data} />
       <div className="columns">
         <Tiers affiliate={data} />
@@ -59,6 +61,12 @@ function Figures({ affiliate }: { affiliate: Affiliate }) {
             {affiliate.flag_reason ? ` (${affiliate.flag_reason})` : ''}
           </dd>
         </div>
+        {affiliate.status === 'flagged' ? (
+          <div>
+            <dt>Flagged since</dt>
+            <dd>{formatDateTime(affiliate.flagged_at)}</dd>
+          </div>
+        ) : null}
         <div>
           <dt>Region</dt>
           <dd>{affiliate.region ?? '—'}</dd>

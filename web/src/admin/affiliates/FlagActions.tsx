@@ -1,0 +1,97 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useId, useState } from 'react';
+import { ConfirmMutationDialog } from '../../ui/ConfirmDialog';
+import { FieldError, fieldErrors } from '../../ui/field-errors';
+import { ErrorMessage } from '../../ui/states';
+import { useProject } from '../session';
+
+/**
+ * Flag (a reason, confirmed in a dialog) or unflag one affiliate. A flagged affiliate still earns,
+ * but the payouts of its new conversions wait for an admin's review until it is unflagged. A
+ * suspended affiliate offers neither (the API refuses to flag it). After either, the affiliate and
+ * its history are read again.
+ */
+export function FlagActions({ identifier, identifierType, status }: { identifier: string; identifierType: string; status: string }) {
+  const { projectId, api } = useProject();
+  const queryClient = useQueryClient();
+  const [flagging, setFlagging] = useState(false);
+  const target = { path: { projectId, userIdentifier: identifier }, query: { identifier_type: identifierType } };
+  const changed = async () => {
+    await Promise.all([
+      queryClient.invalidateQueries({ queryKey: ['affiliate', projectId, identifierType, identifier] }),
+      queryClient.invalidateQueries({ queryKey: ['history', projectId, identifierType, identifier] }),
+      queryClient.invalidateQueries({ queryKey: ['affiliates', projectId] }),
+    ]);
+  };
+  const unflag = useMutation({
+    mutationFn: () => api('post', '/api/v1/projects/{projectId}/affiliates/{userIdentifier}/unflag', target),
+    onSuccess: changed,
+  });
+  if (status === 'active')
+    return (
+      <div className="review-actions">
+        <button type="button" onClick={() => setFlagging(true)}>
+          Flag for review…
+        </button>
+        {flagging ? (
+          <FlagDialog identifier={identifier} identifierType={identifierType} onClose={() => setFlagging(false)} onFlagged={changed} />
+        ) : null}
+      </div>
+    );
+  if (status === 'flagged')
+    return (
+      <div className="review-actions">
+        <button type="button" onClick={() => unflag.mutate()} disabled={unflag.isPending}>
+          {unflag.isPending ? 'Unflagging…' : 'Unflag'}
+        </button>
+        {unflag.isError ? <ErrorMessage error={unflag.error} title="Not unflagged" /> : null}
+      </div>
+    );
+  return null;
+}
+
+function FlagDialog({
+  identifier,
+  identifierType,
+  onClose,
+  onFlagged,
+}: {
+  identifier: string;
+  identifierType: string;
+  onClose(): void;
+  onFlagged(): Promise<void>;
+}) {
+  const { projectId, api } = useProject();
+  const [reason, setReason] = useState('');
+  const ids = { reason: useId(), reasonError: useId() };
+  const flag = useMutation({
+    mutationFn: () =>
+      api('post', '/api/v1/projects/{projectId}/affiliates/{userIdentifier}/flag', {
+        path: { projectId, userIdentifier: identifier },
+        query: { identifier_type: identifierType },
+        body: { reason: reason.trim() },
+      }),
+    onSuccess: async () => {
+      onClose();
+      await onFlagged();
+    },
+  });
+  const reasonError = fieldErrors(flag.error).reason;
+  return (
+    <ConfirmMutationDialog open title="Flag this affiliate for review?" confirmLabel="Flag the affiliate" mutation={flag} onClose={onClose}>
+      <p>It still earns and its codes still refer, but the payouts of its new conversions wait for an admin’s review until it is unflagged.</p>
+      <label htmlFor={ids.reason}>Reason (kept in its history)</label>
+      <textarea
+        id={ids.reason}
+        value={reason}
+        maxLength={500}
+        onChange={(event) => setReason(event.target.value)}
+        rows={3}
+        required
+        aria-invalid={reasonError ? true : undefined}
+        aria-describedby={reasonError ? ids.reasonError : undefined}
+      />
+      <FieldError id={ids.reasonError} message={reasonError} />
+    </ConfirmMutationDialog>
+  );
+}
