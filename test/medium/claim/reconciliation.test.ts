@@ -89,11 +89,13 @@ describe('ledger reconciliation', () => {
       "SELECT id FROM claim.claim_checks WHERE project_id = $1 AND identifier = $2 AND status = 'open'",
       [projectId, user.identifier],
     );
-    return harness.domain.claimChecks.close(
-      projectId,
-      user,
-      rows.map((row) => row.id),
-    );
+    return rows.length === 0
+      ? []
+      : harness.domain.claimChecks.close(
+          projectId,
+          user,
+          rows.map((row) => row.id),
+        );
   };
 
   const watch = () => harness.domain.watcher.run(medium.chain.chainId);
@@ -219,5 +221,40 @@ describe('ledger reconciliation', () => {
       ['agency_payout', '0', '0', true],
     ]);
     expect(books.balanced).toBe(false);
+  }, 60_000);
+
+  it('balances in every read taken while payments, closes and releases commit concurrently (one snapshot per read)', async () => {
+    const { projectId, currencyId } = await project();
+    const { affiliate, user } = referredPair(harness, projectId);
+    let writing = true;
+    const reads: boolean[] = [];
+    const reader = (async () => {
+      while (writing) reads.push((await harness.domain.reconciliation.get(projectId, currencyId)).balanced);
+    })();
+    const writers = async (round: number) => {
+      await pay(projectId, user, round % 2 === 0 ? 'trade' : 'held', 1_000_000 + round);
+      await Promise.all([closeOpen(projectId, affiliate), closeOpen(projectId, user), harness.domain.decisions.releaseDue(1)]);
+    };
+    try {
+      await Promise.all(Array.from({ length: 8 }, (_, round) => writers(round)));
+      clock.advance((DAY_SECONDS + 1) * 1000);
+      await Promise.all([harness.domain.decisions.releaseDue(1), harness.domain.decisions.releaseDue(2), closeOpen(projectId, user)]);
+    } finally {
+      writing = false;
+      await reader;
+    }
+    expect(reads.length).toBeGreaterThan(0);
+    expect(reads.filter((balanced) => !balanced)).toEqual([]);
+    // Everything settled: 8 payments paying 10% and 1% of 1,000,000 + round each, all available now (the held ones released).
+    const lines = byKind(await harness.domain.reconciliation.get(projectId, currencyId));
+    expect([lines.affiliate_payout!.available, lines.end_user_payout!.available, lines.affiliate_payout!.balanced]).toEqual([
+      Array.from({ length: 8 }, (_, round) => BigInt(1_000_000 + round) / 10n)
+        .reduce((sum, amount) => sum + amount, 0n)
+        .toString(),
+      Array.from({ length: 8 }, (_, round) => BigInt(1_000_000 + round) / 100n)
+        .reduce((sum, amount) => sum + amount, 0n)
+        .toString(),
+      true,
+    ]);
   }, 60_000);
 });
