@@ -18,6 +18,7 @@ import { claimCheckRoutes } from './claim/claim-checks.routes';
 import { claimSettingsRoutes } from './claim/claim-settings.routes';
 import { conversionRoutes } from './claim/conversions.routes';
 import { movementDecisionRoutes } from './claim/movements-decisions.routes';
+import { reconciliationRoutes } from './claim/reconciliation.routes';
 import { payoutRoutes } from './claim/payouts.routes';
 import { reviewRoutes } from './claim/review-settings.routes';
 import { projectRoutes } from './projects.routes';
@@ -62,6 +63,7 @@ export function apiRoutes(deps: RouteDeps, system: SystemDeps): AnyRoute[] {
     ...programSettingsRoutes(deps),
     ...claimAdminRoutes(deps),
     ...movementDecisionRoutes(deps),
+    ...reconciliationRoutes(deps),
     ...conversionRoutes(deps),
     ...payoutRoutes(deps),
     ...claimCheckRoutes(deps),

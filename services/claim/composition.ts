@@ -16,6 +16,7 @@ import { MovementDecisionService } from './domain/movement-decision.service';
 import { PaidConversionService } from './domain/paid-conversion.service';
 import { PayoutService } from './domain/payout.service';
 import { PayoutTermsService } from './domain/payout-terms.service';
+import { ReconciliationService } from './domain/reconciliation.service';
 import { ReviewService } from './domain/review.service';
 import { TaxGate, type TaxStatusSource } from './domain/tax-gate';
 import { ClaimCheckRepository } from './repositories/claim-check.repository';
@@ -29,6 +30,7 @@ import { MovementRepository } from './repositories/movement.repository';
 import { MovementStatusRepository } from './repositories/movement-status.repository';
 import { PaidConversionRepository } from './repositories/paid-conversion.repository';
 import { PayoutTermsRepository } from './repositories/payout-terms.repository';
+import { ReconciliationRepository } from './repositories/reconciliation.repository';
 import { ConversionReviewRepository } from './repositories/conversion-review.repository';
 import { ReviewFactsRepository } from './repositories/review-facts.repository';
 import { ReviewSettingsRepository } from './repositories/review-settings.repository';
@@ -46,6 +48,8 @@ export interface ClaimDomain {
   decisions: MovementDecisionService;
   /** Paid conversions by id, for projections rebuilt from them. */
   paidConversions: PaidConversionService;
+  /** What the ledger holds per currency and kind, in one snapshot, and whether it balances. */
+  reconciliation: ReconciliationService;
   /** A user's claim checks: list, close into vouchers, claimable, totals, history. */
   claimChecks: ClaimCheckService;
   claimSettings: ClaimSettingsService;
@@ -116,6 +120,7 @@ export function buildClaimDomain({
     ledger: new LedgerService(new MovementRepository(db), new LeaderboardRepository(db), currencies, clock, leaderboardCacheMs),
     decisions: new MovementDecisionService(new MovementStatusRepository(db), new MovementRepository(db), clock, logger),
     paidConversions: new PaidConversionService(new PaidConversionRepository(db)),
+    reconciliation: new ReconciliationService(new ReconciliationRepository(db)),
     review,
     ...buildClaimCheckDomain(db, clock, logger, checks, outbox, knownCurrencies),
   };

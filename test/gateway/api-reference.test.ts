@@ -268,6 +268,11 @@ const OPERATIONS: Record<string, Expected> = {
     body: { properties: ['conversion_ids', 'reason'], required: ['conversion_ids'] },
     responses: api(200, 404, ...WITH_BODY),
   },
+  'GET /api/v1/projects/{projectId}/ledger/reconciliation': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'query:currency_id?'],
+    responses: api(200, 404),
+  },
   'POST /api/v1/conversions': {
     security: 'apiKey:service_role',
     body: {

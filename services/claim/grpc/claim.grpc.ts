@@ -14,6 +14,7 @@ import {
   toMovementDecisionMessage,
   toMovementMessage,
   toPayoutTermsMessage,
+  toReconciliationMessage,
   toSubmissionMessage,
 } from './claim.mappers';
 import { claimCheckHandlers } from './claim-check.grpc';
@@ -138,6 +139,8 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
       declineMovements: async (req) => ({
         results: (await domain.decisions.decline(req.projectId, req.conversionIds, req.reason, req.decidedBy)).map(toMovementDecisionMessage),
       }),
+
+      getReconciliation: async (req) => toReconciliationMessage(await domain.reconciliation.get(req.projectId, req.currencyId)),
 
       ...claimCheckHandlers(domain),
       ...reviewHandlers(domain),

@@ -3,6 +3,7 @@ import type {
   Conversion,
   Currency,
   CurrencyRef,
+  GetReconciliationResponse,
   LeaderboardEntry,
   Movement,
   MovementDecision,
@@ -27,6 +28,7 @@ import { toGrpcStatus } from '../../platform/grpc/errors';
 import type { Submission } from '../domain/conversion.service';
 import type { DecisionResult } from '../domain/movement-decision.service';
 import type { Attribution, SideEligibility } from '../domain/payouts';
+import type { Reconciliation } from '../domain/reconciliation.service';
 import type { Reward } from '../domain/reward';
 import type { CurrencyRecord } from '../repositories/currency.repository';
 import type { LeaderboardEntryRecord } from '../repositories/leaderboard.repository';
@@ -179,5 +181,28 @@ export function toPaidConversionMessage(conversion: PaidConversionRecord): PaidC
     currency: conversion.currency ? toCurrencyRef(conversion.currency) : undefined,
     affiliatePayout: conversion.affiliatePayout.toString(),
     agencyPayout: conversion.agencyPayout.toString(),
+  };
+}
+
+export function toReconciliationMessage(reconciliation: Reconciliation): GetReconciliationResponse {
+  return {
+    results: reconciliation.lines.map((line) => ({
+      currency: toCurrencyRef(line.currency),
+      kind: enumValue(MovementKind, line.kind),
+      earned: line.earned.toString(),
+      capped: line.capped.toString(),
+      reversed: line.reversed.toString(),
+      declined: line.declined.toString(),
+      pending: line.pending.toString(),
+      available: line.available.toString(),
+      inOpenChecks: line.inOpenChecks.toString(),
+      inClosedChecks: line.inClosedChecks.toString(),
+      claimed: line.claimed.toString(),
+      expired: line.expired.toString(),
+      creditedBack: line.creditedBack.toString(),
+      debt: line.debt.toString(),
+      balanced: line.balanced,
+    })),
+    balanced: reconciliation.balanced,
   };
 }

@@ -88,3 +88,111 @@ WITH planned AS (
 -- ledger: a batch paid, one conversion at once and one held (LedgerRepository.record) (3 of 3)
 -- parameters: ["2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-0000000000b1","00000000-0000-4000-8000-0000000000b1","accepted"]
 update "conversion_batches" set "finished_at" = $1 where "id" = $2 and "finished_at" is null and not exists (select "id" from "conversions" where "batch_id" = $3 and "status" = $4)
+
+-- reconciliation: every currency, then one (ReconciliationRepository.figures) (1 of 2)
+-- parameters: ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001"]
+WITH project_currencies AS (
+        SELECT id, chain_id, address, name, decimals, type, created_at FROM currencies
+        WHERE project_id = $1::uuid 
+      ),
+      kinds (kind, reason, position) AS (
+        VALUES ('affiliate_payout', 'affiliate', 1), ('end_user_payout', 'end_user', 2), ('agency_payout', 'agency', 3)
+      ),
+      movement_sums AS (
+        SELECT currency_id, kind,
+          sum(amount) AS earned,
+          sum(amount) FILTER (WHERE status = 'declined') AS declined,
+          sum(amount) FILTER (WHERE status = 'pending') AS pending,
+          sum(amount) FILTER (WHERE status = 'available') AS available
+        FROM movements
+        WHERE project_id = $2::uuid 
+        GROUP BY currency_id, kind
+      ),
+      check_sums AS (
+        SELECT currency_id, reason,
+          sum(amount) FILTER (WHERE status = 'open') AS in_open_checks,
+          sum(amount) FILTER (WHERE status = 'closed') AS in_closed_checks,
+          sum(amount) FILTER (WHERE status = 'claimed') AS claimed,
+          sum(amount) FILTER (WHERE status = 'expired') AS expired
+        FROM claim_checks
+        WHERE project_id = $3::uuid 
+        GROUP BY currency_id, reason
+      ),
+      credit_sums AS (
+        SELECT expired_check.currency_id, expired_check.reason, sum(credit.amount) AS credited_back
+        FROM claim_check_credits credit
+        JOIN claim_checks expired_check ON expired_check.id = credit.expired_check_id
+        WHERE credit.project_id = $4::uuid 
+        GROUP BY expired_check.currency_id, expired_check.reason
+      )
+      SELECT
+        c.id AS currency_id, c.chain_id::text AS chain_id, c.address, c.name, c.decimals, c.type, k.kind,
+        coalesce(m.earned, 0)::text AS earned,
+        coalesce(m.declined, 0)::text AS declined,
+        coalesce(m.pending, 0)::text AS pending,
+        coalesce(m.available, 0)::text AS available,
+        coalesce(ch.in_open_checks, 0)::text AS in_open_checks,
+        coalesce(ch.in_closed_checks, 0)::text AS in_closed_checks,
+        coalesce(ch.claimed, 0)::text AS claimed,
+        coalesce(ch.expired, 0)::text AS expired,
+        coalesce(cr.credited_back, 0)::text AS credited_back
+      FROM project_currencies c
+      CROSS JOIN kinds k
+      LEFT JOIN movement_sums m ON m.currency_id = c.id AND m.kind = k.kind
+      LEFT JOIN check_sums ch ON ch.currency_id = c.id AND ch.reason = k.reason
+      LEFT JOIN credit_sums cr ON cr.currency_id = c.id AND cr.reason = k.reason
+      ORDER BY c.created_at, c.id, k.position
+
+-- reconciliation: every currency, then one (ReconciliationRepository.figures) (2 of 2)
+-- parameters: ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-0000000000c1"]
+WITH project_currencies AS (
+        SELECT id, chain_id, address, name, decimals, type, created_at FROM currencies
+        WHERE project_id = $1::uuid AND "id" = $2::uuid
+      ),
+      kinds (kind, reason, position) AS (
+        VALUES ('affiliate_payout', 'affiliate', 1), ('end_user_payout', 'end_user', 2), ('agency_payout', 'agency', 3)
+      ),
+      movement_sums AS (
+        SELECT currency_id, kind,
+          sum(amount) AS earned,
+          sum(amount) FILTER (WHERE status = 'declined') AS declined,
+          sum(amount) FILTER (WHERE status = 'pending') AS pending,
+          sum(amount) FILTER (WHERE status = 'available') AS available
+        FROM movements
+        WHERE project_id = $3::uuid AND "currency_id" = $4::uuid
+        GROUP BY currency_id, kind
+      ),
+      check_sums AS (
+        SELECT currency_id, reason,
+          sum(amount) FILTER (WHERE status = 'open') AS in_open_checks,
+          sum(amount) FILTER (WHERE status = 'closed') AS in_closed_checks,
+          sum(amount) FILTER (WHERE status = 'claimed') AS claimed,
+          sum(amount) FILTER (WHERE status = 'expired') AS expired
+        FROM claim_checks
+        WHERE project_id = $5::uuid AND "currency_id" = $6::uuid
+        GROUP BY currency_id, reason
+      ),
+      credit_sums AS (
+        SELECT expired_check.currency_id, expired_check.reason, sum(credit.amount) AS credited_back
+        FROM claim_check_credits credit
+        JOIN claim_checks expired_check ON expired_check.id = credit.expired_check_id
+        WHERE credit.project_id = $7::uuid AND "expired_check"."currency_id" = $8::uuid
+        GROUP BY expired_check.currency_id, expired_check.reason
+      )
+      SELECT
+        c.id AS currency_id, c.chain_id::text AS chain_id, c.address, c.name, c.decimals, c.type, k.kind,
+        coalesce(m.earned, 0)::text AS earned,
+        coalesce(m.declined, 0)::text AS declined,
+        coalesce(m.pending, 0)::text AS pending,
+        coalesce(m.available, 0)::text AS available,
+        coalesce(ch.in_open_checks, 0)::text AS in_open_checks,
+        coalesce(ch.in_closed_checks, 0)::text AS in_closed_checks,
+        coalesce(ch.claimed, 0)::text AS claimed,
+        coalesce(ch.expired, 0)::text AS expired,
+        coalesce(cr.credited_back, 0)::text AS credited_back
+      FROM project_currencies c
+      CROSS JOIN kinds k
+      LEFT JOIN movement_sums m ON m.currency_id = c.id AND m.kind = k.kind
+      LEFT JOIN check_sums ch ON ch.currency_id = c.id AND ch.reason = k.reason
+      LEFT JOIN credit_sums cr ON cr.currency_id = c.id AND cr.reason = k.reason
+      ORDER BY c.created_at, c.id, k.position

@@ -239,6 +239,8 @@ describe('claim-check properties over random streams', () => {
       }
       // The sums hold at every step, whatever is in flight between the ledger, the checks and the chain.
       expect(unbalanced(await reconciliation(harness, projectId))).toEqual([]);
+      // And the endpoint's identity, per currency and kind, read in one statement.
+      expect((await harness.domain.reconciliation.get(projectId, undefined)).balanced).toBe(true);
     }
 
     // Everything settles: every voucher past its deadline on a final block, the watcher caught up,
