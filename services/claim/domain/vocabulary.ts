@@ -20,6 +20,8 @@ export type MovementStatus = Vocabulary['MovementStatus'];
 export type PendingReason = Vocabulary['PendingReason'];
 /** What an approve or decline did to one conversion's movements. */
 export type DecisionOutcome = Vocabulary['DecisionOutcome'];
+/** Where the money a reversal took from a movement was (migration 0012). */
+export type ReversedFrom = Vocabulary['ReversedFrom'];
 
 export const CURRENCY_TYPES = enumNames(enums.CurrencyType);
 

@@ -9,6 +9,7 @@ import type {
   MovementDecision,
   PaidConversion,
   PayoutTerms,
+  Reversal,
   Reward as RewardMessage,
   RewardEligibility,
   SubmissionResult,
@@ -21,6 +22,7 @@ import {
   MovementKind,
   MovementStatus,
   PendingReason,
+  ReversedFrom,
   SubmissionOutcome,
 } from '../../../gen/referral/claim/v1/enums';
 import { enumValue } from '../../rules/enums';
@@ -35,6 +37,7 @@ import type { LeaderboardEntryRecord } from '../repositories/leaderboard.reposit
 import type { PaidConversionRecord } from '../repositories/paid-conversion.repository';
 import type { ConversionRecord, CurrencySummary, MovementRecord } from '../repositories/movement.repository';
 import type { PayoutTermsRecord } from '../repositories/payout-terms.repository';
+import type { ReversalRecord } from '../repositories/reversal.repository';
 
 /** Records -> protobuf messages: amounts and chain ids as decimal strings, vocabularies as their enums. */
 export function toCurrencyMessage(currency: CurrencyRecord): Currency {
@@ -132,7 +135,31 @@ function toEligibilityMessage(side: SideEligibility | null): RewardEligibility {
   return side ? { allowlistAudienceId: side.allowlistAudienceId, eligible: side.eligible } : { eligible: true };
 }
 
-export function toConversionMessage(conversion: ConversionRecord): Conversion {
+export function toReversalMessage(reversal: ReversalRecord): Reversal {
+  return {
+    reversalId: reversal.reversalId,
+    conversionId: reversal.conversionId,
+    shareBps: reversal.shareBps,
+    reason: reversal.reason,
+    volumeUsd: reversal.volumeUsd ?? undefined,
+    revenueUsd: reversal.revenueUsd ?? undefined,
+    reversedBy: reversal.reversedBy,
+    createdAt: reversal.createdAt,
+    movements: reversal.movements.map((part) => ({
+      kind: enumValue(MovementKind, part.kind),
+      beneficiary: part.beneficiary,
+      currencyId: part.currencyId,
+      amount: part.amount.toString(),
+      was: enumValue(ReversedFrom, part.was),
+      claimCheckId: part.claimCheckId ?? undefined,
+      fromCheck: part.fromCheck.toString(),
+      toDebt: part.toDebt.toString(),
+    })),
+  };
+}
+
+/** A conversion as GetConversion and ListConversions answer it; its reversals only where they were read (GetConversion). */
+export function toConversionMessage(conversion: ConversionRecord, reversals: readonly ReversalRecord[] = []): Conversion {
   // Sides exist once the conversion was paid under terms: the end user always, the affiliate when someone referred the user.
   const paid = conversion.status === 'processed';
   return {
@@ -152,6 +179,7 @@ export function toConversionMessage(conversion: ConversionRecord): Conversion {
     failureReason: conversion.failureReason ?? undefined,
     endUserEligibility: paid ? toEligibilityMessage(conversion.eligibility.endUser) : undefined,
     affiliateEligibility: paid && conversion.attribution ? toEligibilityMessage(conversion.eligibility.affiliate) : undefined,
+    reversals: reversals.map(toReversalMessage),
   };
 }
 
