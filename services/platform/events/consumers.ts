@@ -38,7 +38,7 @@ export const EVENT_CONSUMERS = consumers({
   'agency-affiliate-metrics': {
     name: 'agency-affiliate-metrics',
     service: 'agency',
-    eventTypes: ['claim.conversion.processed'],
+    eventTypes: ['claim.conversion.processed', 'claim.conversion.reversed'],
   },
   /** The agency service's projection of tax statuses and settings: the affiliate list's tax_status without a call to the tax service. */
   'agency-tax-statuses': {
@@ -56,7 +56,7 @@ export const EVENT_CONSUMERS = consumers({
   'audience-condition-inputs': {
     name: 'audience-condition-inputs',
     service: 'audience',
-    eventTypes: ['claim.conversion.processed', 'agency.referral.created'],
+    eventTypes: ['claim.conversion.processed', 'claim.conversion.reversed', 'agency.referral.created'],
   },
   /** An unflagged affiliate's payouts that waited for review because of its flag go on to their hold (or become available). */
   'claim-affiliate-unflags': {
@@ -70,6 +70,7 @@ export const EVENT_CONSUMERS = consumers({
     service: 'webhooks',
     eventTypes: [
       'claim.conversion.processed',
+      'claim.conversion.reversed',
       'audience.entry_added',
       'audience.entry_removed',
       'agency.affiliate.created',

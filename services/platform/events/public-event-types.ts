@@ -5,6 +5,7 @@
  */
 export const PUBLIC_EVENT_TYPES = [
   'conversion.processed',
+  'conversion.reversed',
   'affiliate.created',
   'application.decided',
   'affiliate.status_changed',

@@ -48,6 +48,7 @@ const conversionProcessed = (payload: EventPayload<'claim.conversion.processed'>
  */
 export const PUBLICATIONS = {
   'claim.conversion.processed': { type: 'conversion.processed', data: conversionProcessed },
+  'claim.conversion.reversed': { type: 'conversion.reversed', data: asIs },
   'audience.entry_added': { type: 'audience.entry_added', data: audienceEntries },
   'audience.entry_removed': { type: 'audience.entry_removed', data: audienceEntries },
   'agency.affiliate.created': { type: 'affiliate.created', data: asIs },

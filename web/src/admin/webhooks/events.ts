@@ -9,6 +9,7 @@ export type WebhookEvent = ApiBody<'/api/v1/projects/{projectId}/webhooks', 'pos
  */
 const WHEN: Record<WebhookEvent, string> = {
   'conversion.processed': 'a conversion was paid (or had no payout terms)',
+  'conversion.reversed': 'a share of a paid conversion was reversed (a refund)',
   'affiliate.created': 'a user became an affiliate',
   'application.decided': 'an application was approved or rejected',
   'affiliate.status_changed': 'an affiliate was suspended, reactivated, flagged or unflagged',
