@@ -237,6 +237,7 @@ export interface TaxRequirementTable {
 export interface AffiliateMetricsTables {
   metric_currencies: MetricCurrencyTable;
   conversion_facts: ConversionFactTable;
+  conversion_fact_reversals: ConversionFactReversalTable;
   affiliate_metrics: AffiliateMetricsTable;
   affiliate_conversion_counts: AffiliateConversionCountTable;
   affiliate_earnings: AffiliateEarningTable;
@@ -325,6 +326,21 @@ export interface ConversionFactTable {
   volume_usd: Nullable<string>;
   revenue_usd: Nullable<string>;
   currency_id: Nullable<string>;
+  affiliate_payout: Money;
+  agency_payout: Money;
+  recorded_at: Timestamp;
+  /** Basis points of the conversion its reversals took back; its figures above are net of them (migration 0019). */
+  reversed_bps: Generated<number>;
+}
+
+/** A reversal the metrics applied to a fact, with what it took back (migration 0019). */
+export interface ConversionFactReversalTable {
+  project_id: string;
+  reversal_id: string;
+  conversion_id: string;
+  share_bps: number;
+  volume_usd: Nullable<string>;
+  revenue_usd: Nullable<string>;
   affiliate_payout: Money;
   agency_payout: Money;
   recorded_at: Timestamp;

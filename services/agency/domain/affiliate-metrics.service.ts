@@ -1,7 +1,7 @@
 import type { Clock } from '../../platform/clock';
 import { isUuid } from '../../rules/ids';
 import type { Logger } from '../../platform/logger';
-import type { AffiliateMetricsRepository, ConversionFact, MetricCurrency } from '../repositories/affiliate-metrics.repository';
+import type { AffiliateMetricsRepository, ConversionFact, MetricCurrency, ReversalFact } from '../repositories/affiliate-metrics.repository';
 import { requireProjectId } from '../../rules/subject';
 
 /** The claim service's paid conversions, page by page (ListPaidConversions over gRPC in the service). */
@@ -10,7 +10,7 @@ export interface PaidConversionSource {
     projectId: string,
     afterId: string | null,
     limit: number,
-  ): Promise<{ facts: ConversionFact[]; currencies: MetricCurrency[]; nextAfterId: string | null }>;
+  ): Promise<{ facts: ConversionFact[]; reversals: ReversalFact[]; currencies: MetricCurrency[]; nextAfterId: string | null }>;
 }
 
 export interface RebuildResult {
@@ -18,6 +18,8 @@ export interface RebuildResult {
   listed: number;
   /** Of those, facts the projection did not have (lost events, or events not applied yet). */
   restored: number;
+  /** Reversals of those conversions the projection had not applied yet (their events lost, or not applied yet). */
+  restoredReversals: number;
   /** Facts the projection holds once rebuilt, and of those, attributed to an affiliate. */
   conversions: number;
   attributed: number;
@@ -33,6 +35,8 @@ const REBUILD_PAGE = 1_000;
  * the facts in one transaction under the project's exclusive lock, which events take in shared mode:
  * an event is applied wholly before the recomputation (and counted in it) or wholly after it (on top
  * of it). The end state equals what the events alone would have built. Safe to run again at any time.
+ * Each conversion's reversals come with it: those not applied yet are applied to the facts (each once,
+ * by its id, so its event adds nothing after), before the recomputation sums the facts, net of them.
  */
 export class AffiliateMetricsService {
   constructor(
@@ -47,18 +51,21 @@ export class AffiliateMetricsService {
     let afterId: string | null = null;
     let listed = 0;
     let restored = 0;
+    let restoredReversals = 0;
     do {
       const page = await this.source.page(projectId, afterId, REBUILD_PAGE);
       await this.metrics.rememberCurrencies(projectId, page.currencies);
       const facts = await this.knownAffiliatesOnly(projectId, page.facts);
       restored += await this.metrics.insertFacts(projectId, facts, this.clock.now());
+      // A reversal of a conversion left out (unknown affiliates) finds no fact and is left out with it.
+      restoredReversals += await this.metrics.applyReversals(projectId, page.reversals, this.clock.now());
       listed += page.facts.length;
       afterId = page.nextAfterId;
     } while (afterId !== null);
     await this.recompute(projectId);
     const counts = await this.metrics.factCounts(projectId);
-    this.logger.info({ project_id: projectId, listed, restored, ...counts }, 'affiliate metrics rebuilt');
-    return { listed, restored, ...counts };
+    this.logger.info({ project_id: projectId, listed, restored, restored_reversals: restoredReversals, ...counts }, 'affiliate metrics rebuilt');
+    return { listed, restored, restoredReversals, ...counts };
   }
 
   /** Every aggregate of the project from its facts, under the exclusive lock. */

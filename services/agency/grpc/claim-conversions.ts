@@ -5,7 +5,7 @@ import type { GrpcClient } from '../../platform/grpc/client';
 import type { UserIdentifier } from '../../rules/identifiers';
 import { isServiceError, readGrpcError } from '../../platform/grpc/errors';
 import type { PaidConversionSource } from '../domain/affiliate-metrics.service';
-import type { ConversionFact, MetricCurrency } from '../repositories/affiliate-metrics.repository';
+import type { ConversionFact, MetricCurrency, ReversalFact } from '../repositories/affiliate-metrics.repository';
 
 type ClaimCalls = GrpcClient<ClaimServiceClient>['call'];
 
@@ -17,7 +17,7 @@ export class GrpcPaidConversionSource implements PaidConversionSource {
     projectId: string,
     afterId: string | null,
     limit: number,
-  ): Promise<{ facts: ConversionFact[]; currencies: MetricCurrency[]; nextAfterId: string | null }> {
+  ): Promise<{ facts: ConversionFact[]; reversals: ReversalFact[]; currencies: MetricCurrency[]; nextAfterId: string | null }> {
     const answer = await this.claim.listPaidConversions({ projectId, afterId: afterId ?? undefined, limit }).catch((error: unknown) => {
       if (!isServiceError(error)) throw error;
       const remote = readGrpcError(error);
@@ -28,6 +28,17 @@ export class GrpcPaidConversionSource implements PaidConversionSource {
       );
     });
     const currencies = new Map<string, MetricCurrency>();
+    const reversals = answer.results.flatMap((conversion) =>
+      conversion.reversals.map((reversal): ReversalFact => ({
+        reversalId: reversal.reversalId,
+        conversionId: conversion.id,
+        shareBps: reversal.shareBps,
+        volumeUsd: reversal.volumeUsd ?? null,
+        revenueUsd: reversal.revenueUsd ?? null,
+        affiliatePayout: BigInt(reversal.affiliatePayout || '0'),
+        agencyPayout: BigInt(reversal.agencyPayout || '0'),
+      })),
+    );
     const facts = answer.results.map((conversion): ConversionFact => {
       const { currency } = conversion;
       if (currency)
@@ -59,6 +70,6 @@ export class GrpcPaidConversionSource implements PaidConversionSource {
         agencyPayout: BigInt(conversion.agencyPayout || '0'),
       };
     });
-    return { facts, currencies: [...currencies.values()], nextAfterId: answer.nextAfterId ?? null };
+    return { facts, reversals, currencies: [...currencies.values()], nextAfterId: answer.nextAfterId ?? null };
   }
 }

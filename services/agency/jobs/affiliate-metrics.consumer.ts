@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import type { EventPayload } from '../../platform/events/contracts';
 import { isUuid } from '../../rules/ids';
 import { defineConsumer } from '../../platform/outbox/consumer';
+import type { OutboxEventOf } from '../../platform/outbox/event';
 import type { AgencyDatabase } from '../database';
 import {
   type ConversionFact,
@@ -9,22 +10,29 @@ import {
   type MetricCurrency,
   recordConversion,
   recordConversions,
+  recordReversal,
   rememberCurrencies,
+  type ReversalFact,
 } from '../repositories/affiliate-metrics.repository';
 
+type Consumed = 'claim.conversion.processed' | 'claim.conversion.reversed';
 type ConversionProcessed = EventPayload<'claim.conversion.processed'>;
+type ConversionReversed = EventPayload<'claim.conversion.reversed'>;
 
 /**
  * The claim service's paid conversions, kept as the affiliate metrics projection (volume, revenue,
  * conversions, end users, earnings; a master's referred volume by each conversion's frozen master).
  * Each event is applied once (processed_events) in one transaction, and its aggregates change only
  * when its fact is new, so a replay or a rebuild that already brought it changes nothing. Arrival
- * order does not matter: every aggregate is a sum, a count, or a least/greatest.
+ * order does not matter: every aggregate is a sum, a count, or a least/greatest. A reversal takes its
+ * share back out of the conversion's fact and of every aggregate it was added to (recordReversal);
+ * it waits for its conversion's fact (it is retried until the fact is there).
  */
-export const affiliateMetrics = defineConsumer<AgencyDatabase, 'claim.conversion.processed'>({
+export const affiliateMetrics = defineConsumer<AgencyDatabase, Consumed>({
   name: 'agency-affiliate-metrics',
-  eventTypes: ['claim.conversion.processed'],
+  eventTypes: ['claim.conversion.processed', 'claim.conversion.reversed'],
   handle: async (trx, event, { now }) => {
+    if (event.type === 'claim.conversion.reversed') return applyReversal(trx, event.projectId, event.payload, now);
     const { projectId, payload } = event;
     const fact = conversionFact(payload);
     const unknown = await unknownAffiliates(trx, projectId, [fact.affiliateId, fact.masterId]);
@@ -40,8 +48,16 @@ export const affiliateMetrics = defineConsumer<AgencyDatabase, 'claim.conversion
   // A relay round's events (one project each in practice, grouped per project anyway): a few statements per project.
   handleBatch: async (trx, events, { now }) => {
     const ignored = new Map<string, string>();
-    const byProject = new Map<string, (typeof events)[number][]>();
-    for (const event of events) byProject.set(event.projectId, [...(byProject.get(event.projectId) ?? []), event]);
+    const byProject = new Map<string, Array<OutboxEventOf<'claim.conversion.processed'>>>();
+    for (const event of events) {
+      // Reversals travel one per job (only conversions are batched); one found here is applied on its own.
+      if (event.type === 'claim.conversion.reversed') {
+        const result = await applyReversal(trx, event.projectId, event.payload, now);
+        if (result) ignored.set(event.id, result.ignored);
+        continue;
+      }
+      byProject.set(event.projectId, [...(byProject.get(event.projectId) ?? []), event]);
+    }
     for (const [projectId, projectEvents] of [...byProject].sort(([a], [b]) => a.localeCompare(b))) {
       const facts = projectEvents.map((event) => ({ event, fact: conversionFact(event.payload) }));
       const unknown = new Set(
@@ -100,6 +116,42 @@ export function conversionFact(payload: ConversionProcessed): ConversionFact {
     affiliatePayout: paid('affiliate_payout'),
     agencyPayout: paid('agency_payout'),
   };
+}
+
+/** The event as the projection's reversal: the amounts taken back from the affiliate and from its master, summed by kind. */
+export function reversalFact(payload: ConversionReversed): ReversalFact {
+  const taken = (kind: ConversionReversed['reversals'][number]['kind']) =>
+    payload.reversals.filter((part) => part.kind === kind).reduce((sum, part) => sum + BigInt(part.amount), 0n);
+  return {
+    reversalId: payload.reversal_id,
+    conversionId: payload.conversion_id,
+    shareBps: payload.share_bps,
+    volumeUsd: payload.volume_usd,
+    revenueUsd: payload.revenue_usd,
+    affiliatePayout: taken('affiliate_payout'),
+    agencyPayout: taken('agency_payout'),
+  };
+}
+
+/**
+ * A reversal into the projection. Its conversion's fact must be there: when it is not, a conversion
+ * naming affiliates this project does not have was left out (so is its reversal); otherwise its
+ * event has not been applied yet, and throwing retries the reversal later (with backoff).
+ */
+async function applyReversal(
+  trx: Transaction<AgencyDatabase>,
+  projectId: string,
+  payload: ConversionReversed,
+  now: Date,
+): Promise<{ ignored: string } | undefined> {
+  await lockProjectMetrics(trx, projectId, 'shared');
+  const applied = await recordReversal(trx, projectId, reversalFact(payload), now, { aggregates: true });
+  if (applied !== 'no_fact') return undefined;
+  const unknown = await unknownAffiliates(trx, projectId, [payload.affiliate?.id ?? null, payload.master?.id ?? null]);
+  if (unknown.length > 0) return { ignored: `affiliate ${unknown.join(', ')} is not an affiliate of project ${projectId}` };
+  throw new Error(
+    `conversion ${payload.conversion_id} is not in the affiliate metrics yet: reversal ${payload.reversal_id} waits for its claim.conversion.processed`,
+  );
 }
 
 async function unknownAffiliates(trx: Transaction<AgencyDatabase>, projectId: string, ids: ReadonlyArray<string | null>): Promise<string[]> {

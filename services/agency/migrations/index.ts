@@ -17,6 +17,7 @@ import * as bindingEndedByDesignation from './0015_binding_ended_by_designation'
 import * as programSettings from './0016_program_settings';
 import * as unboundedEarnings from './0017_unbounded_earnings';
 import * as affiliateFlags from './0018_affiliate_flags';
+import * as conversionReversals from './0019_conversion_reversals';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const agencyMigrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const agencyMigrations: Record<string, Migration> = {
   '0016_program_settings': programSettings,
   '0017_unbounded_earnings': unboundedEarnings,
   '0018_affiliate_flags': affiliateFlags,
+  '0019_conversion_reversals': conversionReversals,
 };

@@ -3,6 +3,7 @@ import type { UserIdentifier } from '../../rules/identifiers';
 import type { Page } from '../../rules/pagination';
 import type { AgencyDatabase } from '../database';
 import { findAffiliateId } from './affiliate-lock';
+import { COUNTED_CONVERSIONS } from './affiliate-metrics.repository';
 
 export interface HistoryRow {
   type: string;
@@ -72,7 +73,7 @@ function payoutsByDay(kind: 'affiliate_payout' | 'agency_payout', which: RawBuil
   const amount = kind === 'affiliate_payout' ? sql`f.affiliate_payout` : sql`f.agency_payout`;
   return sql`SELECT 'payouts', max(f.occurred_at), 'y:' || ${day} || ${kind === 'affiliate_payout' ? ':0:' : ':1:'} || f.currency_id,
       jsonb_build_object('date', ${day}, 'currency_id', f.currency_id, 'currency_chain_id', c.chain_id, 'currency_address', c.address,
-        'currency_name', c.name, 'currency_decimals', c.decimals, 'kind', ${kind}::text, 'amount', sum(${amount})::text, 'conversions', count(*))
+        'currency_name', c.name, 'currency_decimals', c.decimals, 'kind', ${kind}::text, 'amount', sum(${amount})::text, 'conversions', ${COUNTED_CONVERSIONS})
     FROM conversion_facts f LEFT JOIN metric_currencies c ON c.id = f.currency_id
     WHERE ${which} AND f.currency_id IS NOT NULL
     GROUP BY ${day}, f.currency_id, c.id`;

@@ -86,6 +86,21 @@ export class AffiliateMetricsRepository {
     return (await insertFacts(this.db, projectId, facts, now)).length;
   }
 
+  /**
+   * Reversals into the facts, without touching any aggregate (recompute does that), in one
+   * transaction; how many were new. A reversal whose conversion has no fact is skipped.
+   */
+  async applyReversals(projectId: string, reversals: readonly ReversalFact[], now: Date): Promise<number> {
+    if (reversals.length === 0) return 0;
+    return this.db.transaction().execute(async (trx) => {
+      let applied = 0;
+      for (const reversal of reversals) {
+        if ((await recordReversal(trx, projectId, reversal, now, { aggregates: false })) === 'applied') applied++;
+      }
+      return applied;
+    });
+  }
+
   /** Which of these ids are affiliates of the project. */
   async knownAffiliates(projectId: string, ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
@@ -227,8 +242,8 @@ async function addToAggregates(
         last_conversion_at: sql`greatest(referred_user_metrics.last_conversion_at, excluded.last_conversion_at)`,
       })),
     )
-    // A row this statement inserted has no locking transaction (xmax = 0): the user's first conversion.
-    .returning(sql<boolean>`(xmax = 0)`.as('first'))
+    // The user's first counted conversion with this affiliate (a new row, or one whose conversions were all fully reversed).
+    .returning(sql<boolean>`(conversions = 1)`.as('first'))
     .executeTakeFirstOrThrow();
   await addToAffiliateMetrics(trx, projectId, affiliateId, now, {
     volume_usd: sql`m.volume_usd + ${volume}::numeric`,
@@ -295,23 +310,28 @@ async function addEarning(
     .execute();
 }
 
+/** The facts of a group that count as conversions: all but the fully reversed. */
+export const COUNTED_CONVERSIONS = sql<bigint>`count(*) FILTER (WHERE reversed_bps < 10000)`;
+
 /**
  * Every aggregate of the project recomputed from its facts, in the caller's transaction (under
  * lockProjectMetrics(exclusive)): what the events would have built, whatever was lost or doubled.
  */
 export async function recomputeProjectMetrics(trx: Transaction<AgencyDatabase>, projectId: string, now: Date): Promise<void> {
+  // A fully reversed conversion keeps its (zero) figures and its user's row but counts as no conversion.
+  const counted = COUNTED_CONVERSIONS;
   for (const table of ['referred_user_metrics', 'affiliate_conversion_counts', 'affiliate_earnings', 'sub_affiliate_metrics'] as const) {
     await trx.deleteFrom(table).where('project_id', '=', projectId).execute();
   }
   // Raw: INSERT ... SELECT with GROUP BY over the facts (set-based, one statement per table).
   await sql`
     INSERT INTO referred_user_metrics (affiliate_id, identifier_type, identifier, project_id, volume_usd, revenue_usd, conversions, first_conversion_at, last_conversion_at)
-    SELECT affiliate_id, identifier_type, identifier, project_id, sum(coalesce(volume_usd, 0)), sum(coalesce(revenue_usd, 0)), count(*), min(occurred_at), max(occurred_at)
+    SELECT affiliate_id, identifier_type, identifier, project_id, sum(coalesce(volume_usd, 0)), sum(coalesce(revenue_usd, 0)), ${counted}, min(occurred_at), max(occurred_at)
     FROM conversion_facts WHERE project_id = ${projectId} AND affiliate_id IS NOT NULL
     GROUP BY project_id, affiliate_id, identifier_type, identifier`.execute(trx);
   await sql`
     INSERT INTO affiliate_conversion_counts (affiliate_id, name, project_id, conversions)
-    SELECT affiliate_id, name, project_id, count(*)
+    SELECT affiliate_id, name, project_id, ${counted}
     FROM conversion_facts WHERE project_id = ${projectId} AND affiliate_id IS NOT NULL
     GROUP BY project_id, affiliate_id, name`.execute(trx);
   await sql`
@@ -325,7 +345,7 @@ export async function recomputeProjectMetrics(trx: Transaction<AgencyDatabase>, 
     GROUP BY project_id, master_id, currency_id`.execute(trx);
   await sql`
     INSERT INTO sub_affiliate_metrics (master_id, affiliate_id, project_id, volume_usd, revenue_usd, conversions)
-    SELECT master_id, affiliate_id, project_id, sum(coalesce(volume_usd, 0)), sum(coalesce(revenue_usd, 0)), count(*)
+    SELECT master_id, affiliate_id, project_id, sum(coalesce(volume_usd, 0)), sum(coalesce(revenue_usd, 0)), ${counted}
     FROM conversion_facts WHERE project_id = ${projectId} AND master_id IS NOT NULL
     GROUP BY project_id, master_id, affiliate_id`.execute(trx);
   await sql`
@@ -339,7 +359,8 @@ export async function recomputeProjectMetrics(trx: Transaction<AgencyDatabase>, 
       end_users = coalesce(referred.end_users, 0), referred_volume_usd = coalesce(sub.volume_usd, 0), updated_at = ${now}
     FROM affiliate_metrics AS base
     LEFT JOIN (
-      SELECT affiliate_id, sum(volume_usd) AS volume_usd, sum(revenue_usd) AS revenue_usd, sum(conversions) AS conversions, count(*) AS converting_users
+      SELECT affiliate_id, sum(volume_usd) AS volume_usd, sum(revenue_usd) AS revenue_usd, sum(conversions) AS conversions,
+             count(*) FILTER (WHERE conversions > 0) AS converting_users
       FROM referred_user_metrics WHERE project_id = ${projectId} GROUP BY affiliate_id
     ) AS own ON own.affiliate_id = base.affiliate_id
     LEFT JOIN (
@@ -466,10 +487,16 @@ export async function recordConversions(
         conversions = referred_user_metrics.conversions + excluded.conversions,
         first_conversion_at = least(referred_user_metrics.first_conversion_at, excluded.first_conversion_at),
         last_conversion_at = greatest(referred_user_metrics.last_conversion_at, excluded.last_conversion_at)
-      -- A row this statement inserted has no locking transaction (xmax = 0): a user's first conversion with that affiliate, one more converting user.
-      RETURNING affiliate_id, (xmax = 0) AS first
+      RETURNING affiliate_id, identifier_type, identifier, conversions
     ),
-    converting AS (SELECT affiliate_id AS id, count(*) FILTER (WHERE first) AS added FROM referred GROUP BY affiliate_id),
+    -- A user whose counted conversions with that affiliate are now exactly this statement's had none before (a new row, or all
+    -- fully reversed): one more converting user.
+    converting AS (
+      SELECT r.affiliate_id AS id, count(*) FILTER (WHERE r.conversions = g.conversions) AS added
+      FROM referred r JOIN (SELECT affiliate_id, identifier_type, identifier, count(*) AS conversions FROM f GROUP BY 1, 2, 3) g
+        USING (affiliate_id, identifier_type, identifier)
+      GROUP BY r.affiliate_id
+    ),
     own AS (
       SELECT affiliate_id AS id, sum(coalesce(volume_usd, 0)) AS volume_usd, sum(coalesce(revenue_usd, 0)) AS revenue_usd, count(*) AS conversions
       FROM f GROUP BY affiliate_id
@@ -513,4 +540,146 @@ export async function recordConversions(
         conversions = sub_affiliate_metrics.conversions + excluded.conversions
     )
     SELECT count(*) AS inserted FROM inserted`.execute(trx);
+}
+
+/** One reversal of a paid conversion as the projection applies it (claim.conversion.reversed, or a rebuild). */
+export interface ReversalFact {
+  reversalId: string;
+  conversionId: string;
+  /** Basis points of the whole conversion this reversal took back. */
+  shareBps: number;
+  /** The reversed share of the conversion's volume and revenue (USD decimal strings); null when it had none. */
+  volumeUsd: string | null;
+  revenueUsd: string | null;
+  /** Base units taken back from the affiliate (affiliate_payout) and from its master (agency_payout). */
+  affiliatePayout: bigint;
+  agencyPayout: bigint;
+}
+
+/** no_fact: the conversion's fact is not in the projection (its event has not arrived, or was left out). */
+export type ReversalApplied = 'applied' | 'replayed' | 'no_fact';
+
+interface ReversedFactRow {
+  affiliate_id: string | null;
+  master_id: string | null;
+  identifier_type: string;
+  identifier: string;
+  name: string;
+  currency_id: string | null;
+  reversed_bps: number;
+}
+
+/**
+ * One reversal into the projection: recorded once (its primary key), its shares taken out of the
+ * conversion's fact (whose figures are net of its reversals), and, with `aggregates` (an event; a
+ * rebuild recomputes them after), out of every aggregate the fact was added to. A reversal that
+ * completes the conversion's 10000 bps also takes the conversion out of every count, and its user
+ * out of the affiliate's converting users when it was that user's last one counted. The fact is
+ * locked first, so reversals of one conversion apply one after the other, and a reversal never
+ * comes before its fact: a fact absent now is answered no_fact (the caller retries or skips).
+ * Exact: each figure loses a share of what its fact added, and the facts' checks refuse less than zero.
+ * Call it under lockProjectMetrics(shared) with `aggregates`.
+ */
+export async function recordReversal(
+  trx: Transaction<AgencyDatabase>,
+  projectId: string,
+  reversal: ReversalFact,
+  now: Date,
+  { aggregates }: { aggregates: boolean },
+): Promise<ReversalApplied> {
+  const fact = await trx
+    .selectFrom('conversion_facts')
+    .select('conversion_id')
+    .where('project_id', '=', projectId)
+    .where('conversion_id', '=', reversal.conversionId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!fact) return 'no_fact';
+  const recorded = await trx
+    .insertInto('conversion_fact_reversals')
+    .values({
+      project_id: projectId,
+      reversal_id: reversal.reversalId,
+      conversion_id: reversal.conversionId,
+      share_bps: reversal.shareBps,
+      volume_usd: reversal.volumeUsd,
+      revenue_usd: reversal.revenueUsd,
+      affiliate_payout: reversal.affiliatePayout,
+      agency_payout: reversal.agencyPayout,
+      recorded_at: now,
+    })
+    .onConflict((conflict) => conflict.columns(['project_id', 'reversal_id']).doNothing())
+    .returning('reversal_id')
+    .executeTakeFirst();
+  if (!recorded) return 'replayed';
+  const volume = reversal.volumeUsd ?? '0';
+  const revenue = reversal.revenueUsd ?? '0';
+  // Raw: arithmetic on NUMERIC columns, NULL figures staying NULL.
+  const { rows } = await sql<ReversedFactRow>`
+    UPDATE conversion_facts SET
+      volume_usd = volume_usd - ${volume}::numeric, revenue_usd = revenue_usd - ${revenue}::numeric,
+      affiliate_payout = affiliate_payout - ${reversal.affiliatePayout}::numeric, agency_payout = agency_payout - ${reversal.agencyPayout}::numeric,
+      reversed_bps = reversed_bps + ${reversal.shareBps}
+    WHERE project_id = ${projectId} AND conversion_id = ${reversal.conversionId}
+    RETURNING affiliate_id, master_id, identifier_type, identifier, name, currency_id, reversed_bps`.execute(trx);
+  const reversed = rows[0]!;
+  const affiliateId = reversed.affiliate_id;
+  if (aggregates && affiliateId !== null) await takeFromAggregates(trx, projectId, reversal, { ...reversed, affiliate_id: affiliateId }, now);
+  return 'applied';
+}
+
+/**
+ * What a reversal takes from the aggregates its fact was added to, in the order the conversions'
+ * statements lock them (referred users, metrics by id, counts, earnings by key, sub-affiliates),
+ * so a reversal and a batch of conversions wait for each other rather than deadlock.
+ */
+async function takeFromAggregates(
+  trx: Transaction<AgencyDatabase>,
+  projectId: string,
+  reversal: ReversalFact,
+  fact: ReversedFactRow & { affiliate_id: string },
+  now: Date,
+): Promise<void> {
+  const affiliateId = fact.affiliate_id;
+  const full = fact.reversed_bps === 10_000 ? 1 : 0;
+  const volume = reversal.volumeUsd ?? '0';
+  const revenue = reversal.revenueUsd ?? '0';
+  const referred = await sql<{ conversions: string }>`
+    UPDATE referred_user_metrics SET volume_usd = volume_usd - ${volume}::numeric, revenue_usd = revenue_usd - ${revenue}::numeric,
+      conversions = conversions - ${full}
+    WHERE affiliate_id = ${affiliateId} AND identifier_type = ${fact.identifier_type} AND identifier = ${fact.identifier}
+    RETURNING conversions`.execute(trx);
+  // The user's last counted conversion with this affiliate: it converts no more.
+  const lastOfUser = full === 1 && referred.rows.length === 1 && BigInt(referred.rows[0]!.conversions) === 0n ? 1 : 0;
+  const ids = [...new Set([affiliateId, ...(fact.master_id === null ? [] : [fact.master_id])])].sort();
+  await sql`SELECT 1 FROM affiliate_metrics WHERE affiliate_id = ANY(${ids}::uuid[]) ORDER BY affiliate_id FOR UPDATE`.execute(trx);
+  await sql`
+    UPDATE affiliate_metrics SET volume_usd = volume_usd - ${volume}::numeric, revenue_usd = revenue_usd - ${revenue}::numeric,
+      conversions = conversions - ${full}, converting_users = converting_users - ${lastOfUser}, updated_at = ${now}
+    WHERE affiliate_id = ${affiliateId}`.execute(trx);
+  if (full === 1) {
+    await sql`
+      UPDATE affiliate_conversion_counts SET conversions = conversions - 1
+      WHERE affiliate_id = ${affiliateId} AND name = ${fact.name}`.execute(trx);
+  }
+  if (fact.currency_id !== null) {
+    const earnings = [
+      ...(reversal.affiliatePayout > 0n ? [{ id: affiliateId, kind: 'affiliate', amount: reversal.affiliatePayout }] : []),
+      ...(fact.master_id !== null && reversal.agencyPayout > 0n ? [{ id: fact.master_id, kind: 'agency', amount: reversal.agencyPayout }] : []),
+    ].sort((a, b) => a.id.localeCompare(b.id) || a.kind.localeCompare(b.kind));
+    for (const earning of earnings) {
+      const key = sql`affiliate_id = ${earning.id} AND kind = ${earning.kind} AND currency_id = ${fact.currency_id}`;
+      await sql`UPDATE affiliate_earnings SET amount = amount - ${earning.amount}::numeric WHERE ${key}`.execute(trx);
+      // An amount all taken back is no earning, as a rebuild (summing positive payouts only) finds it.
+      await sql`DELETE FROM affiliate_earnings WHERE ${key} AND amount = 0`.execute(trx);
+    }
+  }
+  if (fact.master_id === null) return;
+  await sql`
+    UPDATE sub_affiliate_metrics SET volume_usd = volume_usd - ${volume}::numeric, revenue_usd = revenue_usd - ${revenue}::numeric,
+      conversions = conversions - ${full}
+    WHERE master_id = ${fact.master_id} AND affiliate_id = ${affiliateId}`.execute(trx);
+  await sql`
+    UPDATE affiliate_metrics SET referred_volume_usd = referred_volume_usd - ${volume}::numeric, updated_at = ${now}
+    WHERE affiliate_id = ${fact.master_id}`.execute(trx);
 }

@@ -1,6 +1,13 @@
 import { type Kysely, sql } from 'kysely';
 import type { AgencyDatabase } from '../database';
-import { type AffiliateMetricsRecord, EMPTY_METRICS, type EarningRecord, metricsOf, toEarningRecord } from './affiliate-metrics.repository';
+import {
+  type AffiliateMetricsRecord,
+  COUNTED_CONVERSIONS,
+  EMPTY_METRICS,
+  type EarningRecord,
+  metricsOf,
+  toEarningRecord,
+} from './affiliate-metrics.repository';
 
 /** One UTC day of an affiliate's conversions (attribution frozen per conversion, as the projection keeps it). */
 export interface DailyFiguresRecord {
@@ -59,7 +66,8 @@ export class AffiliateStatsRepository {
           utcDate.as('date'),
           volume.as('volume_usd'),
           sql<string>`sum(coalesce(f.revenue_usd, 0))::text`.as('revenue_usd'),
-          eb.fn.countAll<bigint>().as('conversions'),
+          // A fully reversed conversion keeps its day (at zero figures) but counts as none.
+          COUNTED_CONVERSIONS.as('conversions'),
         ])
         .execute(),
       days('f.master_id')

@@ -178,10 +178,16 @@ WITH inserted AS (
         conversions = referred_user_metrics.conversions + excluded.conversions,
         first_conversion_at = least(referred_user_metrics.first_conversion_at, excluded.first_conversion_at),
         last_conversion_at = greatest(referred_user_metrics.last_conversion_at, excluded.last_conversion_at)
-      -- A row this statement inserted has no locking transaction (xmax = 0): a user's first conversion with that affiliate, one more converting user.
-      RETURNING affiliate_id, (xmax = 0) AS first
+      RETURNING affiliate_id, identifier_type, identifier, conversions
     ),
-    converting AS (SELECT affiliate_id AS id, count(*) FILTER (WHERE first) AS added FROM referred GROUP BY affiliate_id),
+    -- A user whose counted conversions with that affiliate are now exactly this statement's had none before (a new row, or all
+    -- fully reversed): one more converting user.
+    converting AS (
+      SELECT r.affiliate_id AS id, count(*) FILTER (WHERE r.conversions = g.conversions) AS added
+      FROM referred r JOIN (SELECT affiliate_id, identifier_type, identifier, count(*) AS conversions FROM f GROUP BY 1, 2, 3) g
+        USING (affiliate_id, identifier_type, identifier)
+      GROUP BY r.affiliate_id
+    ),
     own AS (
       SELECT affiliate_id AS id, sum(coalesce(volume_usd, 0)) AS volume_usd, sum(coalesce(revenue_usd, 0)) AS revenue_usd, count(*) AS conversions
       FROM f GROUP BY affiliate_id
@@ -245,14 +251,14 @@ delete from "sub_affiliate_metrics" where "project_id" = $1
 -- metrics: the rebuild (recomputeProjectMetrics) (5 of 10)
 -- parameters: ["00000000-0000-4000-8000-000000000001"]
 INSERT INTO referred_user_metrics (affiliate_id, identifier_type, identifier, project_id, volume_usd, revenue_usd, conversions, first_conversion_at, last_conversion_at)
-    SELECT affiliate_id, identifier_type, identifier, project_id, sum(coalesce(volume_usd, 0)), sum(coalesce(revenue_usd, 0)), count(*), min(occurred_at), max(occurred_at)
+    SELECT affiliate_id, identifier_type, identifier, project_id, sum(coalesce(volume_usd, 0)), sum(coalesce(revenue_usd, 0)), count(*) FILTER (WHERE reversed_bps < 10000), min(occurred_at), max(occurred_at)
     FROM conversion_facts WHERE project_id = $1 AND affiliate_id IS NOT NULL
     GROUP BY project_id, affiliate_id, identifier_type, identifier
 
 -- metrics: the rebuild (recomputeProjectMetrics) (6 of 10)
 -- parameters: ["00000000-0000-4000-8000-000000000001"]
 INSERT INTO affiliate_conversion_counts (affiliate_id, name, project_id, conversions)
-    SELECT affiliate_id, name, project_id, count(*)
+    SELECT affiliate_id, name, project_id, count(*) FILTER (WHERE reversed_bps < 10000)
     FROM conversion_facts WHERE project_id = $1 AND affiliate_id IS NOT NULL
     GROUP BY project_id, affiliate_id, name
 
@@ -270,7 +276,7 @@ INSERT INTO affiliate_earnings (affiliate_id, kind, currency_id, project_id, amo
 -- metrics: the rebuild (recomputeProjectMetrics) (8 of 10)
 -- parameters: ["00000000-0000-4000-8000-000000000001"]
 INSERT INTO sub_affiliate_metrics (master_id, affiliate_id, project_id, volume_usd, revenue_usd, conversions)
-    SELECT master_id, affiliate_id, project_id, sum(coalesce(volume_usd, 0)), sum(coalesce(revenue_usd, 0)), count(*)
+    SELECT master_id, affiliate_id, project_id, sum(coalesce(volume_usd, 0)), sum(coalesce(revenue_usd, 0)), count(*) FILTER (WHERE reversed_bps < 10000)
     FROM conversion_facts WHERE project_id = $1 AND master_id IS NOT NULL
     GROUP BY project_id, master_id, affiliate_id
 
@@ -288,7 +294,8 @@ UPDATE affiliate_metrics AS m SET
       end_users = coalesce(referred.end_users, 0), referred_volume_usd = coalesce(sub.volume_usd, 0), updated_at = $1
     FROM affiliate_metrics AS base
     LEFT JOIN (
-      SELECT affiliate_id, sum(volume_usd) AS volume_usd, sum(revenue_usd) AS revenue_usd, sum(conversions) AS conversions, count(*) AS converting_users
+      SELECT affiliate_id, sum(volume_usd) AS volume_usd, sum(revenue_usd) AS revenue_usd, sum(conversions) AS conversions,
+             count(*) FILTER (WHERE conversions > 0) AS converting_users
       FROM referred_user_metrics WHERE project_id = $2 GROUP BY affiliate_id
     ) AS own ON own.affiliate_id = base.affiliate_id
     LEFT JOIN (

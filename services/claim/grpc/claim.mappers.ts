@@ -209,6 +209,14 @@ export function toPaidConversionMessage(conversion: PaidConversionRecord): PaidC
     currency: conversion.currency ? toCurrencyRef(conversion.currency) : undefined,
     affiliatePayout: conversion.affiliatePayout.toString(),
     agencyPayout: conversion.agencyPayout.toString(),
+    reversals: conversion.reversals.map((reversal) => ({
+      reversalId: reversal.reversalId,
+      shareBps: reversal.shareBps,
+      volumeUsd: reversal.volumeUsd ?? undefined,
+      revenueUsd: reversal.revenueUsd ?? undefined,
+      affiliatePayout: reversal.affiliatePayout.toString(),
+      agencyPayout: reversal.agencyPayout.toString(),
+    })),
   };
 }
 

@@ -19,12 +19,24 @@ export interface PaidConversionRecord {
   currency: CurrencyRecord | null;
   affiliatePayout: bigint;
   agencyPayout: bigint;
+  /** Its reversals, oldest first: what claim.conversion.reversed told of each. */
+  reversals: PaidConversionReversalRecord[];
+}
+
+/** One reversal of a paid conversion: its share, the share of the figures, the payouts taken back by kind. */
+export interface PaidConversionReversalRecord {
+  reversalId: string;
+  shareBps: number;
+  volumeUsd: string | null;
+  revenueUsd: string | null;
+  affiliatePayout: bigint;
+  agencyPayout: bigint;
 }
 
 /**
  * The project's paid conversions in id order, for consumers rebuilding a projection: one index range
  * of the conversions' primary key, their movements summed per kind beside (the movements' unique key
- * leads with the conversion), and their currencies in one more query.
+ * leads with the conversion), and their currencies and their reversals in two more queries.
  */
 export class PaidConversionRepository {
   constructor(private readonly db: Kysely<ClaimDatabase>) {}
@@ -72,6 +84,10 @@ export class PaidConversionRepository {
               (row) => [row.id, toCurrencyRecord(row)],
             ),
           );
+    const reversals = await this.reversalsOf(
+      projectId,
+      rows.map((row) => row.id),
+    );
     return rows.map((row) => ({
       id: row.id,
       name: row.name,
@@ -87,6 +103,45 @@ export class PaidConversionRepository {
       currency: row.currency_id === null ? null : (currencies.get(row.currency_id) ?? null),
       affiliatePayout: BigInt(row.affiliate_payout ?? 0),
       agencyPayout: BigInt(row.agency_payout ?? 0),
+      reversals: reversals.get(row.id) ?? [],
     }));
+  }
+
+  /** The reversals of these conversions, oldest first, each with what it took back from the affiliate and agency payouts. */
+  private async reversalsOf(projectId: string, conversionIds: readonly string[]): Promise<Map<string, PaidConversionReversalRecord[]>> {
+    const result = new Map<string, PaidConversionReversalRecord[]>();
+    if (conversionIds.length === 0) return result;
+    // Raw: one aggregate per reversal over its movement parts (a reversal of declined movements has none).
+    const { rows } = await sql<{
+      conversion_id: string;
+      reversal_id: string;
+      share_bps: number;
+      volume_usd: string | null;
+      revenue_usd: string | null;
+      affiliate_payout: string;
+      agency_payout: string;
+    }>`
+      SELECT r.conversion_id, r.reversal_id, r.share_bps, r.volume_usd::text AS volume_usd, r.revenue_usd::text AS revenue_usd,
+             coalesce(sum(mr.amount) FILTER (WHERE m.kind = 'affiliate_payout'), 0)::text AS affiliate_payout,
+             coalesce(sum(mr.amount) FILTER (WHERE m.kind = 'agency_payout'), 0)::text AS agency_payout
+      FROM conversion_reversals r
+      LEFT JOIN movement_reversals mr ON mr.project_id = r.project_id AND mr.reversal_id = r.reversal_id
+      LEFT JOIN movements m ON m.id = mr.movement_id
+      WHERE r.project_id = ${projectId} AND r.conversion_id = ANY(${[...conversionIds]}::text[])
+      GROUP BY r.conversion_id, r.reversal_id, r.share_bps, r.volume_usd, r.revenue_usd, r.created_at
+      ORDER BY r.conversion_id, r.created_at, r.reversal_id`.execute(this.db);
+    for (const row of rows) {
+      const list = result.get(row.conversion_id) ?? [];
+      list.push({
+        reversalId: row.reversal_id,
+        shareBps: row.share_bps,
+        volumeUsd: row.volume_usd,
+        revenueUsd: row.revenue_usd,
+        affiliatePayout: BigInt(row.affiliate_payout),
+        agencyPayout: BigInt(row.agency_payout),
+      });
+      result.set(row.conversion_id, list);
+    }
+    return result;
   }
 }

@@ -42,7 +42,7 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
       const all = [...(paid.get(projectId) ?? [])].sort((a, b) => (a.conversionId < b.conversionId ? -1 : 1));
       const facts = all.filter((fact) => afterId === null || fact.conversionId > afterId).slice(0, limit);
       const used = facts.flatMap((fact) => (fact.currencyId === null ? [] : [currencies.get(fact.currencyId)!]));
-      return { facts, currencies: used, nextAfterId: facts.length === limit ? facts.at(-1)!.conversionId : null };
+      return { facts, reversals: [], currencies: used, nextAfterId: facts.length === limit ? facts.at(-1)!.conversionId : null };
     },
   };
 
@@ -472,7 +472,7 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
     await harness.sql.query('UPDATE agency.affiliate_metrics SET volume_usd = 1, end_users = 42, converting_users = 42 WHERE project_id = $1', [
       projectId,
     ]);
-    expect(await harness.domain.metrics.rebuild(projectId)).toEqual({ listed: 30, restored: 10, conversions: 30, attributed: 24 });
+    expect(await harness.domain.metrics.rebuild(projectId)).toEqual({ listed: 30, restored: 10, restoredReversals: 0, conversions: 30, attributed: 24 });
     expect(await projection(projectId)).toEqual(incremental);
 
     // A conversion whose event never came: the rebuild adds it; its late event then changes nothing.
