@@ -17,6 +17,14 @@ export interface AudienceDatabase extends OutboxTables {
   user_traits: UserTraitTable;
   segment_evaluations: SegmentEvaluationTable;
   pending_matches: PendingMatchTable;
+  reversed_conversions: ReversedConversionTable;
+}
+
+/** How much of a conversion its reversals took back (migration 0012). */
+export interface ReversedConversionTable {
+  project_id: string;
+  conversion_id: string;
+  reversed_bps: number;
 }
 
 export interface SegmentTable {

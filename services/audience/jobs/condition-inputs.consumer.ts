@@ -6,10 +6,18 @@ import type { OutboxEventOf } from '../../platform/outbox/event';
 import type { AudienceDatabase } from '../database';
 import { projectHasDynamicSegments } from '../repositories/dynamic-segments-gate';
 import { recordPendingMatches } from '../repositories/pending-matches.repository';
-import { type ConversionInput, recordConversionInputs, recordReferralInputs, type ReferralInput } from '../repositories/user-metrics.repository';
+import {
+  type ConversionInput,
+  recordConversionInputs,
+  recordReferralInputs,
+  recordReversalInputs,
+  type ReferralInput,
+  type ReversalInput,
+} from '../repositories/user-metrics.repository';
 
-type Consumed = 'claim.conversion.processed' | 'agency.referral.created';
+type Consumed = 'claim.conversion.processed' | 'claim.conversion.reversed' | 'agency.referral.created';
 type ConversionProcessed = EventPayload<'claim.conversion.processed'>;
+type ConversionReversed = EventPayload<'claim.conversion.reversed'>;
 type ReferralCreated = EventPayload<'agency.referral.created'>;
 
 const userOf = (user: { identifier: string; identifier_type: UserIdentifier['identifierType'] }): UserIdentifier => ({
@@ -33,6 +41,34 @@ export function conversionInput(payload: ConversionProcessed): ConversionInput {
   };
 }
 
+export function reversalInput(payload: ConversionReversed): ReversalInput {
+  const currencyId = payload.currency_id;
+  return {
+    conversionId: payload.conversion_id,
+    shareBps: payload.share_bps,
+    user: userOf(payload.user),
+    name: payload.name,
+    day: utcDay(payload.occurred_at),
+    volumeUsd: payload.volume_usd ?? '0',
+    revenueUsd: payload.revenue_usd ?? '0',
+    referrer: payload.affiliate ? userOf(payload.affiliate.user) : null,
+    // What came back from each beneficiary, whatever its kind (pending or paid out): it was counted as earned.
+    earnings: currencyId === null ? [] : payload.reversals.map((part) => ({ user: userOf(part.user), currencyId, amount: BigInt(part.amount) })),
+  };
+}
+
+/** A reversal takes back what its conversion added: the same users' figures change. */
+async function applyReversal(trx: Transaction<AudienceDatabase>, projectId: string, payload: ConversionReversed, now: Date): Promise<void> {
+  const input = reversalInput(payload);
+  await recordReversalInputs(trx, projectId, input, now);
+  await recordRematches(
+    trx,
+    projectId,
+    [input.user, ...(input.referrer ? [input.referrer] : []), ...input.earnings.map((earning) => earning.user)],
+    now,
+  );
+}
+
 function referralInput(payload: ReferralCreated): ReferralInput {
   return { referrer: userOf(payload.affiliate.user), day: utcDay(payload.referred_at) };
 }
@@ -50,11 +86,15 @@ const foreignReferral = (projectId: string, payload: ReferralCreated) =>
  * the same transaction), and every figure is a sum, so arrival order does not matter. The users whose
  * figures changed are recorded for re-matching (pending_matches) in the same transaction too, when
  * the project has a dynamic segment to match them against: a process dying before their match loses nothing.
+ * A reversal takes its share of the conversion back out of the same figures (and the conversion out
+ * of the counts once reversed in full); the figures refuse to go below zero, so a reversal arriving
+ * before its conversion fails and is retried after it.
  */
 export const conditionInputs = defineConsumer<AudienceDatabase, Consumed>({
   name: 'audience-condition-inputs',
-  eventTypes: ['claim.conversion.processed', 'agency.referral.created'],
+  eventTypes: ['claim.conversion.processed', 'claim.conversion.reversed', 'agency.referral.created'],
   handle: async (trx, event, { now }) => {
+    if (event.type === 'claim.conversion.reversed') return applyReversal(trx, event.projectId, event.payload, now);
     if (event.type === 'claim.conversion.processed') {
       const input = conversionInput(event.payload);
       await recordConversionInputs(trx, event.projectId, [input], now);
@@ -88,9 +128,14 @@ async function applyProjectEvents(
 ): Promise<void> {
   const conversions: ConversionInput[] = [];
   const referrals: ReferralInput[] = [];
+  const reversals: ConversionReversed[] = [];
   for (const event of events) {
     if (event.type === 'claim.conversion.processed') {
       conversions.push(conversionInput(event.payload));
+      continue;
+    }
+    if (event.type === 'claim.conversion.reversed') {
+      reversals.push(event.payload);
       continue;
     }
     const foreign = foreignReferral(projectId, event.payload);
@@ -100,6 +145,8 @@ async function applyProjectEvents(
   await recordConversionInputs(trx, projectId, conversions, now);
   await recordReferralInputs(trx, projectId, referrals, now);
   await recordRematches(trx, projectId, usersOf(conversions, referrals), now);
+  // Reversals travel one per job (only conversions are batched); any found here come after the conversions they reverse.
+  for (const reversal of reversals) await applyReversal(trx, projectId, reversal, now);
 }
 
 /** The users to re-match, when the project has a dynamic segment to match them against (dynamic-segments-gate.ts). */

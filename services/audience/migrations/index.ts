@@ -9,6 +9,7 @@ import * as publishSegmentTiers from './0008_publish_segment_tiers';
 import * as conditionInputFillfactor from './0009_condition_input_fillfactor';
 import * as outboxRelayState from './0010_outbox_relay_state';
 import * as unboundedEarningDays from './0011_unbounded_earning_days';
+import * as conversionReversals from './0012_conversion_reversals';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const audienceMigrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const audienceMigrations: Record<string, Migration> = {
   '0009_condition_input_fillfactor': conditionInputFillfactor,
   '0010_outbox_relay_state': outboxRelayState,
   '0011_unbounded_earning_days': unboundedEarningDays,
+  '0012_conversion_reversals': conversionReversals,
 };

@@ -140,3 +140,72 @@ async function addAllTime(trx: Trx, projectId: string, now: Date, rows: readonly
           conversions = m.conversions + excluded.conversions, referred_users = m.referred_users + excluded.referred_users,
           referred_volume_usd = m.referred_volume_usd + excluded.referred_volume_usd, updated_at = excluded.updated_at`.execute(trx);
 }
+
+/** One reversal of a paid conversion (claim.conversion.reversed): its share of what the conversion added. */
+export interface ReversalInput {
+  conversionId: string;
+  shareBps: number;
+  user: UserIdentifier;
+  name: string;
+  /** The UTC day the conversion happened: the day rows it was added to. */
+  day: string;
+  /** The reversed share of its volume and revenue ('0' when it had none). */
+  volumeUsd: string;
+  revenueUsd: string;
+  referrer: UserIdentifier | null;
+  /** What came back from each beneficiary, in the conversion's currency. */
+  earnings: ReadonlyArray<{ user: UserIdentifier; currencyId: string; amount: bigint }>;
+}
+
+const negated = (usd: string) => (usd.startsWith('-') ? usd.slice(1) : `-${usd}`);
+
+/**
+ * One reversal out of the condition inputs: the share of the volume, revenue and payouts its
+ * conversion added, taken from the same rows (the conversion's day and name, its referrer's day, each
+ * beneficiary's earning day, the all-time figures), and, for the reversal that completes the
+ * conversion's 10000 bps, the conversion out of the counts. Upserts of negative amounts: every sum
+ * refuses to go below zero (migration 0012), so a reversal applied before its conversion, or one that
+ * would take more than was added, fails and is retried rather than leaving a negative figure. Call it
+ * in the transaction that records the event in processed_events (once per reversal); same table
+ * order as recordConversionInputs.
+ */
+export async function recordReversalInputs(trx: Trx, projectId: string, reversal: ReversalInput, now: Date): Promise<void> {
+  const reversed = await trx
+    .insertInto('reversed_conversions')
+    .values({ project_id: projectId, conversion_id: reversal.conversionId, reversed_bps: reversal.shareBps })
+    .onConflict((conflict) =>
+      conflict.columns(['project_id', 'conversion_id']).doUpdateSet({ reversed_bps: sql`reversed_conversions.reversed_bps + excluded.reversed_bps` }),
+    )
+    .returning('reversed_bps')
+    .executeTakeFirstOrThrow();
+  const counted = reversed.reversed_bps === 10_000 ? -1 : 0;
+  const volume = negated(reversal.volumeUsd);
+  const revenue = negated(reversal.revenueUsd);
+  const { user } = reversal;
+  await sql`
+    INSERT INTO user_conversion_days AS d (project_id, identifier_type, identifier, name, day, conversions, volume_usd, revenue_usd)
+    VALUES (${projectId}::uuid, ${user.identifierType}, ${user.identifier}, ${reversal.name}, ${reversal.day}::date, ${counted}, ${volume}::numeric, ${revenue}::numeric)
+    ON CONFLICT (project_id, identifier_type, identifier, name, day) DO UPDATE
+      SET conversions = d.conversions + excluded.conversions, volume_usd = d.volume_usd + excluded.volume_usd, revenue_usd = d.revenue_usd + excluded.revenue_usd`.execute(
+    trx,
+  );
+  const { referrer } = reversal;
+  if (referrer) await addReferralDays(trx, projectId, [{ user: referrer, day: reversal.day, users: 0, volume }]);
+  const { earnings } = reversal;
+  if (earnings.length > 0) {
+    await sql`
+      INSERT INTO user_earning_days AS e (project_id, identifier_type, identifier, currency_id, day, amount)
+      SELECT ${projectId}::uuid, u.identifier_type, u.identifier, u.currency_id, ${reversal.day}::date, sum(u.amount)
+      FROM unnest(
+        ${earnings.map((e) => e.user.identifierType)}::text[], ${earnings.map((e) => e.user.identifier)}::text[],
+        ${earnings.map((e) => e.currencyId)}::uuid[], ${earnings.map((e) => (-e.amount).toString())}::numeric[]
+      ) AS u(identifier_type, identifier, currency_id, amount)
+      GROUP BY u.identifier_type, u.identifier, u.currency_id
+      ORDER BY u.identifier_type, u.identifier, u.currency_id
+      ON CONFLICT (project_id, identifier_type, identifier, currency_id, day) DO UPDATE SET amount = e.amount + excluded.amount`.execute(trx);
+  }
+  await addAllTime(trx, projectId, now, [
+    { user, volume, revenue, conversions: counted, referredUsers: 0, referredVolume: '0' },
+    ...(referrer ? [{ user: referrer, volume: '0', revenue: '0', conversions: 0, referredUsers: 0, referredVolume: volume }] : []),
+  ]);
+}
