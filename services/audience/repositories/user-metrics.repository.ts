@@ -157,17 +157,19 @@ export interface ReversalInput {
   earnings: ReadonlyArray<{ user: UserIdentifier; currencyId: string; amount: bigint }>;
 }
 
-const negated = (usd: string) => (usd.startsWith('-') ? usd.slice(1) : `-${usd}`);
+/** A user's key in the order the conversions' statements lock rows (identifier_type, identifier). */
+const byUserKey = (a: UserIdentifier, b: UserIdentifier) =>
+  a.identifierType.localeCompare(b.identifierType) || (a.identifier < b.identifier ? -1 : a.identifier > b.identifier ? 1 : 0);
 
 /**
  * One reversal out of the condition inputs: the share of the volume, revenue and payouts its
  * conversion added, taken from the same rows (the conversion's day and name, its referrer's day, each
  * beneficiary's earning day, the all-time figures), and, for the reversal that completes the
- * conversion's 10000 bps, the conversion out of the counts. Upserts of negative amounts: every sum
- * refuses to go below zero (migration 0012), so a reversal applied before its conversion, or one that
- * would take more than was added, fails and is retried rather than leaving a negative figure. Call it
- * in the transaction that records the event in processed_events (once per reversal); same table
- * order as recordConversionInputs.
+ * conversion's 10000 bps, the conversion out of the counts. Updates of rows the conversion created:
+ * a row missing (the reversal came before its conversion) throws, so the event is retried after it,
+ * and every sum refuses to go below zero (migration 0012): never a silent negative figure. Call it in
+ * the transaction that records the event in processed_events (once per reversal); tables in the
+ * order of recordConversionInputs, rows in key order.
  */
 export async function recordReversalInputs(trx: Trx, projectId: string, reversal: ReversalInput, now: Date): Promise<void> {
   const reversed = await trx
@@ -178,34 +180,51 @@ export async function recordReversalInputs(trx: Trx, projectId: string, reversal
     )
     .returning('reversed_bps')
     .executeTakeFirstOrThrow();
-  const counted = reversed.reversed_bps === 10_000 ? -1 : 0;
-  const volume = negated(reversal.volumeUsd);
-  const revenue = negated(reversal.revenueUsd);
-  const { user } = reversal;
-  await sql`
-    INSERT INTO user_conversion_days AS d (project_id, identifier_type, identifier, name, day, conversions, volume_usd, revenue_usd)
-    VALUES (${projectId}::uuid, ${user.identifierType}, ${user.identifier}, ${reversal.name}, ${reversal.day}::date, ${counted}, ${volume}::numeric, ${revenue}::numeric)
-    ON CONFLICT (project_id, identifier_type, identifier, name, day) DO UPDATE
-      SET conversions = d.conversions + excluded.conversions, volume_usd = d.volume_usd + excluded.volume_usd, revenue_usd = d.revenue_usd + excluded.revenue_usd`.execute(
-    trx,
-  );
-  const { referrer } = reversal;
-  if (referrer) await addReferralDays(trx, projectId, [{ user: referrer, day: reversal.day, users: 0, volume }]);
-  const { earnings } = reversal;
-  if (earnings.length > 0) {
-    await sql`
-      INSERT INTO user_earning_days AS e (project_id, identifier_type, identifier, currency_id, day, amount)
-      SELECT ${projectId}::uuid, u.identifier_type, u.identifier, u.currency_id, ${reversal.day}::date, sum(u.amount)
-      FROM unnest(
-        ${earnings.map((e) => e.user.identifierType)}::text[], ${earnings.map((e) => e.user.identifier)}::text[],
-        ${earnings.map((e) => e.currencyId)}::uuid[], ${earnings.map((e) => (-e.amount).toString())}::numeric[]
-      ) AS u(identifier_type, identifier, currency_id, amount)
-      GROUP BY u.identifier_type, u.identifier, u.currency_id
-      ORDER BY u.identifier_type, u.identifier, u.currency_id
-      ON CONFLICT (project_id, identifier_type, identifier, currency_id, day) DO UPDATE SET amount = e.amount + excluded.amount`.execute(trx);
+  const counted = reversed.reversed_bps === 10_000 ? 1 : 0;
+  const { user, referrer, day } = reversal;
+  const volume = reversal.volumeUsd;
+  const revenue = reversal.revenueUsd;
+  const missing = (what: string) => {
+    throw new Error(
+      `conversion ${reversal.conversionId} has not added to ${what} yet: its reversal waits for its claim.conversion.processed (retried)`,
+    );
+  };
+  const userKey = (who: UserIdentifier) =>
+    sql`project_id = ${projectId} AND identifier_type = ${who.identifierType} AND identifier = ${who.identifier}`;
+
+  const conversionDay = await sql`
+    UPDATE user_conversion_days SET conversions = conversions - ${counted}, volume_usd = volume_usd - ${volume}::numeric,
+      revenue_usd = revenue_usd - ${revenue}::numeric
+    WHERE ${userKey(user)} AND name = ${reversal.name} AND day = ${day}::date`.execute(trx);
+  if (conversionDay.numAffectedRows !== 1n) missing("its user's conversion day");
+  if (referrer) {
+    const referralDay = await sql`
+      UPDATE user_referral_days SET referred_volume_usd = referred_volume_usd - ${volume}::numeric
+      WHERE ${userKey(referrer)} AND day = ${day}::date`.execute(trx);
+    if (referralDay.numAffectedRows !== 1n) missing("its referrer's referral day");
   }
-  await addAllTime(trx, projectId, now, [
-    { user, volume, revenue, conversions: counted, referredUsers: 0, referredVolume: '0' },
-    ...(referrer ? [{ user: referrer, volume: '0', revenue: '0', conversions: 0, referredUsers: 0, referredVolume: volume }] : []),
-  ]);
+  const earnings = new Map<string, { user: UserIdentifier; currencyId: string; amount: bigint }>();
+  for (const earning of reversal.earnings) {
+    const key = `${earning.user.identifierType}|${earning.user.identifier}|${earning.currencyId}`;
+    const entry = earnings.get(key) ?? { ...earning, amount: 0n };
+    entry.amount += earning.amount;
+    earnings.set(key, entry);
+  }
+  for (const earning of [...earnings.values()].sort((a, b) => byUserKey(a.user, b.user) || a.currencyId.localeCompare(b.currencyId))) {
+    const earningDay = await sql`
+      UPDATE user_earning_days SET amount = amount - ${earning.amount.toString()}::numeric
+      WHERE ${userKey(earning.user)} AND currency_id = ${earning.currencyId} AND day = ${day}::date`.execute(trx);
+    if (earningDay.numAffectedRows !== 1n) missing("its beneficiaries' earning days");
+  }
+  const allTime = [
+    { who: user, volume, revenue, conversions: counted, referredVolume: '0' },
+    ...(referrer ? [{ who: referrer, volume: '0', revenue: '0', conversions: 0, referredVolume: volume }] : []),
+  ].sort((a, b) => byUserKey(a.who, b.who));
+  for (const row of allTime) {
+    const metrics = await sql`
+      UPDATE user_metrics SET volume_usd = volume_usd - ${row.volume}::numeric, revenue_usd = revenue_usd - ${row.revenue}::numeric,
+        conversions = conversions - ${row.conversions}, referred_volume_usd = referred_volume_usd - ${row.referredVolume}::numeric, updated_at = ${now}
+      WHERE ${userKey(row.who)}`.execute(trx);
+    if (metrics.numAffectedRows !== 1n) missing("its users' all-time figures");
+  }
 }
