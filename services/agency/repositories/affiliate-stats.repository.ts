@@ -62,7 +62,7 @@ export class AffiliateStatsRepository {
     const volume = sql<string>`sum(coalesce(f.volume_usd, 0))::text`;
     const [figures, referred, earnings] = await Promise.all([
       days('f.affiliate_id')
-        .select((eb) => [
+        .select([
           utcDate.as('date'),
           volume.as('volume_usd'),
           sql<string>`sum(coalesce(f.revenue_usd, 0))::text`.as('revenue_usd'),
