@@ -116,9 +116,20 @@ describe('conversion reversals in the affiliate figures and webhooks (HTTP)', ()
     expect(await listed(sub.id)).toMatchObject({ volume_usd: '50', revenue_usd: '5', conversions: 1 });
     expect(await detail(master.identifier)).toMatchObject({ referred_volume_usd: '50', agency_earnings: [{ amount: '500' }] });
 
-    // A rebuild from the claim service (its paid conversions with their reversals) gives the same figures.
-    expect((await stack.api.post(`/api/v1/projects/${project.id}/affiliates/metrics/rebuild`, admin())).status).toBe(200);
+    // A rebuild from the claim service (ListPaidConversions: its paid conversions with their reversals) gives the same
+    // figures, also when the projection lost its facts and reversals.
+    const rebuild = async () => {
+      const response = await stack.api.post(`/api/v1/projects/${project.id}/affiliates/metrics/rebuild`, admin());
+      expect(response.status).toBe(200);
+      return response.body as { restored: number };
+    };
+    expect(await rebuild()).toMatchObject({ restored: 0 });
     expect(await detail(sub.identifier)).toMatchObject({ volume_usd: '50', revenue_usd: '5', conversions: 1, earnings: [{ amount: '1000' }] });
+    await stack.db.query('DELETE FROM agency.conversion_fact_reversals WHERE project_id = $1', [project.id]);
+    await stack.db.query('DELETE FROM agency.conversion_facts WHERE project_id = $1', [project.id]);
+    expect(await rebuild()).toMatchObject({ restored: 2 });
+    expect(await detail(sub.identifier)).toMatchObject({ volume_usd: '50', revenue_usd: '5', conversions: 1, earnings: [{ amount: '1000' }] });
+    expect(await detail(master.identifier)).toMatchObject({ referred_volume_usd: '50', agency_earnings: [{ amount: '500' }] });
 
     // Two reversals, two signed deliveries, with the documented data.
     const requests = await pollUntil(
