@@ -46,7 +46,10 @@ export function ClaimsPage() {
     mutationFn: (ids: string[]) => api('post', '/api/v1/claim-checks/close', { query: { project_id: projectId }, body: { claim_check_ids: ids } }),
     onSuccess: () => void refresh(),
   });
-  const openIds = (checks.data?.results ?? []).filter((check) => check.status === 'open' && !check.restriction_message).map((check) => check.id);
+  // An open check holding nothing (a refund took it back; any debt left is carried on it) cannot be closed: the API refuses it.
+  const openIds = (checks.data?.results ?? [])
+    .filter((check) => check.status === 'open' && !check.restriction_message && BigInt(check.amount) > 0n)
+    .map((check) => check.id);
 
   return (
     <>
@@ -79,6 +82,9 @@ export function ClaimsPage() {
                   </td>
                   <td className="wrap">
                     {STATUS_WORDS[check.status]}
+                    {check.status === 'open' && BigInt(check.amount) === 0n ? (
+                      <span role="note"> — nothing to claim: a refund took back what it held; your next earnings pay any debt first</span>
+                    ) : null}
                     {check.restriction_message ? (
                       <span className="restriction" role="note">
                         {' '}
