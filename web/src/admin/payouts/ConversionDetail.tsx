@@ -81,7 +81,7 @@ export function ConversionDetail({ conversion, onClose }: { conversion: Conversi
           ))}
         </ScrollTable>
       )}
-      <ConversionReversals conversionId={conversion.id} status={conversion.status} />
+      <ConversionReversals key={conversion.id} conversionId={conversion.id} status={conversion.status} />
     </section>
   );
 }

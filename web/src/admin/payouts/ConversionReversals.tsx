@@ -8,10 +8,10 @@ import { numeric, ScrollTable } from '../../ui/ScrollTable';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { KIND_LABELS } from './movement-kinds';
-import { type ConversionWithReversals, parseSharePercent, partSources, remainingBps, type Reversal, reversalError } from './reversal';
+import { type ConversionWithReversals, parseSharePercent, partSources, remainingBps, type Reversal, reversalError, WHOLE_BPS } from './reversal';
 
 /** The query key of one conversion as GET /api/v1/conversions/{id} answers it (with its reversals). */
-export const conversionKey = (projectId: string, conversionId: string) => ['conversion', projectId, conversionId] as const;
+const conversionKey = (projectId: string, conversionId: string) => ['conversion', projectId, conversionId] as const;
 
 /**
  * A conversion's reversals (read from GET /api/v1/conversions/{id}: the list leaves them out), each
@@ -136,7 +136,7 @@ function ReverseDialog({
   const { projectId, api } = useProject();
   const queryClient = useQueryClient();
   const [reversalId] = useState(() => `dashboard-${crypto.randomUUID()}`);
-  const [share, setShare] = useState(remaining === 10_000 ? '100' : formatBasisPoints(remaining).replace('%', ''));
+  const [share, setShare] = useState(remaining === WHOLE_BPS ? '100' : formatBasisPoints(remaining).replace('%', ''));
   const [reason, setReason] = useState('');
   const [problems, setProblems] = useState<{ share?: string; reason?: string }>({});
   const ids = { share: useId(), shareError: useId(), reason: useId(), reasonError: useId() };
@@ -205,12 +205,12 @@ function ReverseDialog({
         aria-describedby={ids.shareError}
       />
       <FieldError id={ids.shareError} message={shareError} />
-      {remaining < 10_000 ? (
+      {remaining < WHOLE_BPS ? (
         <p className="help">
-          Earlier reversals took {formatBasisPoints(10_000 - remaining)}; at most {formatBasisPoints(remaining)} is left.
+          Earlier reversals took {formatBasisPoints(WHOLE_BPS - remaining)}; at most {formatBasisPoints(remaining)} is left.
         </p>
       ) : null}
-      <label htmlFor={ids.reason}>Reason (kept on the reversal and sent to webhooks)</label>
+      <label htmlFor={ids.reason}>Reason (kept on the reversal)</label>
       <textarea
         id={ids.reason}
         value={reason}

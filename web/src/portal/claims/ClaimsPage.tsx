@@ -81,10 +81,11 @@ export function ClaimsPage() {
                     {formatDecimal(tokenAmount(check.amount, check.currency_decimals))} {check.currency_name}
                   </td>
                   <td className="wrap">
-                    {STATUS_WORDS[check.status]}
                     {check.status === 'open' && BigInt(check.amount) === 0n ? (
-                      <span role="note"> — nothing to claim: a refund took back what it held; your next earnings pay any debt first</span>
-                    ) : null}
+                      <span role="note">Open, with nothing to claim: a refund took back what it held; your next earnings pay any debt first</span>
+                    ) : (
+                      STATUS_WORDS[check.status]
+                    )}
                     {check.restriction_message ? (
                       <span className="restriction" role="note">
                         {' '}
