@@ -17,7 +17,7 @@ import { type RunFigures, runHttpLoad, runQueryLoad } from './load';
 
 const MAX_BATCH = 1_000;
 
-export interface ClaimProject extends Project {
+interface ClaimProject extends Project {
   currency: { id: string; address: string };
 }
 
@@ -36,7 +36,7 @@ export async function payingProject(api: Api, platformKey: string, name: string)
 }
 
 /** Runs `work` over `items` with `concurrency` calls in flight. */
-export async function inParallel<T>(items: T[], concurrency: number, work: (item: T) => Promise<unknown>): Promise<void> {
+async function inParallel<T>(items: T[], concurrency: number, work: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
