@@ -43,6 +43,7 @@ describe('the affiliate portal’s earnings', () => {
         claimed: [item(TUSD, '5')],
         unclaimed: [item(WETH, '9007199254740993000000000000000001'), item(TUSD, '1500000')],
         pending: [item(TUSD, '2500000')],
+        debt: [],
       }),
     ).toEqual([
       { key: `8453:${TUSD.address}`, currency: { name: 'TUSD', decimals: 6 }, available: '1500000', pending: '2500000' },
