@@ -218,6 +218,7 @@ function presentMovementStatus(movement: Movement) {
     status,
     pending_reason: optionalNameOf(PendingReason, movement.pendingReason, 'pending_reason'),
     available_at: required(movement.availableAt, 'available_at').toISOString(),
+    reversed_amount: movement.reversedAmount,
   };
 }
 

@@ -56,6 +56,9 @@ const movementStatusFields = {
     .nullable()
     .describe('Why a pending movement waits: hold (until available_at), approval (an admin’s decision), review; null unless pending'),
   available_at: timestamp.describe('When it becomes (or became) available: its processing time plus the payout terms’ hold_days'),
+  reversed_amount: z
+    .string()
+    .describe('What reversals of its conversion took back from it (base units, "0" when none): its net is the amount less this'),
 };
 export const leaderboardUserTypes = z.enum(enumNames(LeaderboardUserType));
 

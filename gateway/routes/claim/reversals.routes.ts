@@ -36,7 +36,7 @@ export function reversalRoutes({ clients }: RouteDeps): AnyRoute[] {
           409: {
             description:
               'REVERSAL_ID_REUSED (another body under this reversal_id), REVERSAL_SHARE_EXCEEDED (the conversion’s shares would pass ' +
-              '10000), or CONVERSION_NOT_PROCESSED (not paid yet: nothing to reverse)',
+              '10000), or CONVERSION_NOT_PROCESSED (accepted and not paid yet, or failed: nothing to reverse)',
           },
         },
       },

@@ -71,7 +71,7 @@ export class ReversalService {
       case 'not_processed':
         throw new ConflictError(
           'CONVERSION_NOT_PROCESSED',
-          'the conversion is not processed yet (it paid nothing so far): reverse it once GET /api/v1/conversions/{id} says processed',
+          'the conversion is not processed (accepted and not paid yet, or failed): it paid nothing and counts in no figure, so there is nothing to reverse; a conversion waiting to be paid can be reversed once GET /api/v1/conversions/{id} says processed or no_terms',
         );
       case 'reversal_id_reused':
         throw new ConflictError(

@@ -109,6 +109,7 @@ export function toMovementMessage(movement: MovementRecord): Movement {
     beneficiary: movement.beneficiary,
     currency: toCurrencyRef(movement.currency),
     amount: movement.amount.toString(),
+    reversedAmount: movement.reversed.toString(),
     conversionId: movement.conversionId,
     conversionName: movement.conversionName,
     createdAt: movement.createdAt,

@@ -145,7 +145,8 @@ async function reverseIn(trx: Transaction<ClaimDatabase>, request: ReversalReque
     const same = existing.conversion_id === conversionId && existing.share_bps === request.shareBps && existing.reason === request.reason;
     return same ? { kind: 'replayed', reversal } : { kind: 'reversal_id_reused', reversal };
   }
-  if (conversion.status === 'accepted') return { kind: 'not_processed' };
+  // Accepted (not paid yet) or failed (paid nothing, and no figure counted it: no processed event): nothing to take back.
+  if (conversion.status === 'accepted' || conversion.status === 'failed') return { kind: 'not_processed' };
 
   const shares = await trx
     .selectFrom('conversion_reversals')

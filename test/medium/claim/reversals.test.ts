@@ -100,6 +100,12 @@ describe('reversals', () => {
     expect(rest.reversal.movements.map((part) => part.amount)).toEqual([41_670n, 4_167n]);
     expect(await checks(projectId, affiliate, 'affiliate')).toEqual([{ status: 'open', amount: '0', debt: '0' }]);
 
+    // Each movement keeps what it paid and records what came back.
+    const paid = await harness.domain.ledger.conversion(projectId, id);
+    expect(paid.movements.map((movement) => [movement.kind, movement.amount, movement.reversed])).toEqual([
+      ['affiliate_payout', 100_000n, 100_000n],
+      ['end_user_payout', 10_000n, 10_000n],
+    ]);
     const detail = await harness.domain.reversals.ofConversion(projectId, id);
     expect(detail.map((reversal) => [reversal.reversalId, reversal.shareBps])).toEqual([
       [`refund-${id}`, 2_500],
