@@ -9,6 +9,7 @@ import {
   type ReversalFact,
 } from '../../../services/agency/repositories/affiliate-metrics.repository';
 import type { AffiliateRecord } from '../../../services/agency/repositories/affiliate-record';
+import { AffiliateStatsRepository } from '../../../services/agency/repositories/affiliate-stats.repository';
 import type { EventPayload, EventType } from '../../../services/platform/events/contracts';
 import type { EventConsumer } from '../../../services/platform/outbox/consumer';
 import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
@@ -221,6 +222,14 @@ describe('affiliate metrics: reversals (consumer and rebuild, domain)', () => {
     // The same user converts again: a converting user once more.
     await deliver(projectId, 'claim.conversion.processed', conversion(projectId, { user: u1, affiliate: sub, volume: '5', revenue: '0' }));
     expect(await figures(projectId, sub)).toMatchObject({ volume: '8', conversions: 2, convertingUsers: 2 });
+    // The portal's day reads the net facts: the fully reversed conversion counts for nothing.
+    const [day] = await new AffiliateStatsRepository(harness.db).daily(projectId, sub.id, { from: new Date('2026-11-21T00:00:00.000Z'), days: 1 });
+    expect(day).toMatchObject({ volumeUsd: '8', revenueUsd: '1', conversions: 2n, earnings: [expect.objectContaining({ amount: 2000n })] });
+    const [masterDay] = await new AffiliateStatsRepository(harness.db).daily(projectId, master.id, {
+      from: new Date('2026-11-21T00:00:00.000Z'),
+      days: 1,
+    });
+    expect(masterDay).toMatchObject({ referredVolumeUsd: '3', agencyEarnings: [expect.objectContaining({ amount: 100n })] });
     const incremental = await projection(projectId);
     await harness.domain.metrics.recompute(projectId);
     expect(await projection(projectId)).toEqual(incremental);
