@@ -244,7 +244,7 @@ describe('affiliate metrics in the affiliate list (HTTP)', () => {
       'UPDATE agency.affiliate_metrics SET volume_usd = 5, conversions = 99, end_users = 40, converting_users = 41 WHERE project_id = $1',
       [project.id],
     );
-    expect((await rebuild()).body).toEqual({ listed: 7, restored: 7, conversions: 7, attributed: 6 });
+    expect((await rebuild()).body).toEqual({ listed: 7, restored: 7, restored_reversals: 0, conversions: 7, attributed: 6 });
     expect(await list()).toEqual(incremental);
 
     expect((await rebuild(project.keys.readOnly)).status).toBe(403);

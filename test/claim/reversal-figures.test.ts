@@ -121,13 +121,13 @@ describe('conversion reversals in the affiliate figures and webhooks (HTTP)', ()
     const rebuild = async () => {
       const response = await stack.api.post(`/api/v1/projects/${project.id}/affiliates/metrics/rebuild`, admin());
       expect(response.status).toBe(200);
-      return response.body as { restored: number };
+      return response.body as { restored: number; restored_reversals: number };
     };
-    expect(await rebuild()).toMatchObject({ restored: 0 });
+    expect(await rebuild()).toMatchObject({ restored: 0, restored_reversals: 0 });
     expect(await detail(sub.identifier)).toMatchObject({ volume_usd: '50', revenue_usd: '5', conversions: 1, earnings: [{ amount: '1000' }] });
     await stack.db.query('DELETE FROM agency.conversion_fact_reversals WHERE project_id = $1', [project.id]);
     await stack.db.query('DELETE FROM agency.conversion_facts WHERE project_id = $1', [project.id]);
-    expect(await rebuild()).toMatchObject({ restored: 2 });
+    expect(await rebuild()).toMatchObject({ restored: 2, restored_reversals: 2 });
     expect(await detail(sub.identifier)).toMatchObject({ volume_usd: '50', revenue_usd: '5', conversions: 1, earnings: [{ amount: '1000' }] });
     expect(await detail(master.identifier)).toMatchObject({ referred_volume_usd: '50', agency_earnings: [{ amount: '500' }] });
 

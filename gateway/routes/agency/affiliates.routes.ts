@@ -114,8 +114,8 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'rebuildAffiliateMetrics',
         summary: 'Recompute the affiliate metrics from the claim service',
         description:
-          'Reads every paid conversion of the project from the claim service (with its frozen attribution, currency and payouts), ' +
-          'adds those the metrics lack, and recomputes every affiliate’s figures from them in one transaction. The result equals what ' +
+          'Reads every paid conversion of the project from the claim service (with its frozen attribution, currency, payouts and reversals), ' +
+          'adds those the metrics lack, applies the reversals not applied yet (each once), and recomputes every affiliate’s figures from them in one transaction. The result equals what ' +
           'the conversion events build; conversions arriving meanwhile count exactly once. Synchronous (about 1,000 conversions per ' +
           'page, a deadline of two minutes): answers once done; safe to run again.',
         tags,
@@ -129,6 +129,7 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
           body: {
             listed: count(result.listed, 'listed'),
             restored: count(result.restored, 'restored'),
+            restored_reversals: count(result.restoredReversals, 'restored_reversals'),
             conversions: count(result.conversions, 'conversions'),
             attributed: count(result.attributed, 'attributed'),
           },

@@ -179,6 +179,10 @@ export const affiliateListQuery = z.object({
 export const rebuildMetricsSchema = z.object({
   listed: z.number().int().describe('Paid conversions the claim service listed'),
   restored: z.number().int().describe('Of those, conversions the projection did not have (lost events, or events not applied yet)'),
+  restored_reversals: z
+    .number()
+    .int()
+    .describe('Reversals of those conversions the projection had not applied (lost events, or events not applied yet); each is applied once'),
   conversions: z.number().int().describe('Conversions the projection holds now'),
   attributed: z.number().int().describe('Of those, attributed to an affiliate'),
 });

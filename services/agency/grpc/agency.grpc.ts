@@ -83,6 +83,7 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
         return {
           listed: String(result.listed),
           restored: String(result.restored),
+          restoredReversals: String(result.restoredReversals),
           conversions: String(result.conversions),
           attributed: String(result.attributed),
         };
