@@ -11,7 +11,7 @@ import {
 import type { AffiliateRecord } from '../../../services/agency/repositories/affiliate-record';
 import { AffiliateStatsRepository } from '../../../services/agency/repositories/affiliate-stats.repository';
 import type { EventPayload, EventType } from '../../../services/platform/events/contracts';
-import type { EventConsumer } from '../../../services/platform/outbox/consumer';
+import { type EventConsumer, eventProcessor } from '../../../services/platform/outbox/consumer';
 import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
 import { deliverTo, eventNow } from '../../helpers/domain';
 import { randomEvmAddress } from '../../helpers/evm-addresses';
@@ -288,6 +288,34 @@ describe('affiliate metrics: reversals (consumer and rebuild, domain)', () => {
     reversalsOf.delete(converted.conversion_id);
     await expect(deliver(projectId, 'claim.conversion.reversed', tooMuch)).rejects.toThrow(/check constraint/);
     expect(await projection(projectId)).toEqual(before);
+  });
+
+  it('applies reversals racing a batch of conversions of the same affiliates (shared rows) exactly once each, without deadlock', async () => {
+    const projectId = newProject();
+    const [master, sub] = [await newAffiliate(harness, projectId), await newAffiliate(harness, projectId)];
+    const users = [newUser(), newUser()];
+    const make = (index: number) => conversion(projectId, { user: users[index % 2]!, affiliate: sub, master, volume: '10', revenue: '1' });
+    const earlier = Array.from({ length: 10 }, (_, index) => make(index));
+    for (const converted of earlier) await deliver(projectId, 'claim.conversion.processed', converted);
+    const later = Array.from({ length: 10 }, (_, index) => make(index));
+    const batch = later.map((converted) => eventNow(harness, projectId, 'claim.conversion.processed', converted));
+    const processor = eventProcessor(harness.db, consumer, harness.clock, harness.logs.logger('consumer'));
+    await Promise.all([
+      processor({ events: batch }, {} as never, new AbortController().signal),
+      ...earlier.map((converted, index) =>
+        deliver(
+          projectId,
+          'claim.conversion.reversed',
+          reversal(converted, index % 2 === 0 ? 10_000 : 5_000, index % 2 === 0 ? { volume: '10', revenue: '1' } : { volume: '5.0', revenue: '0.5' }),
+        ),
+      ),
+    ]);
+    // 20 conversions of 10 = 200, less 5 full (50) and 5 halves (25); 5 of them no longer count.
+    expect(await figures(projectId, sub)).toMatchObject({ volume: '125.0', conversions: 15, convertingUsers: 2, earnings: ['12500'] });
+    expect(await figures(projectId, master)).toMatchObject({ referredVolume: '125.0', agencyEarnings: ['1250'] });
+    const settled = await projection(projectId);
+    await harness.domain.metrics.recompute(projectId);
+    expect(await projection(projectId)).toEqual(settled);
   });
 
   it('rebuilds to exactly the incremental figures after reversals, restores reversals whose events were lost, and their late events add nothing', async () => {
