@@ -472,7 +472,13 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
     await harness.sql.query('UPDATE agency.affiliate_metrics SET volume_usd = 1, end_users = 42, converting_users = 42 WHERE project_id = $1', [
       projectId,
     ]);
-    expect(await harness.domain.metrics.rebuild(projectId)).toEqual({ listed: 30, restored: 10, restoredReversals: 0, conversions: 30, attributed: 24 });
+    expect(await harness.domain.metrics.rebuild(projectId)).toEqual({
+      listed: 30,
+      restored: 10,
+      restoredReversals: 0,
+      conversions: 30,
+      attributed: 24,
+    });
     expect(await projection(projectId)).toEqual(incremental);
 
     // A conversion whose event never came: the rebuild adds it; its late event then changes nothing.
