@@ -13,6 +13,7 @@ import type {
   SubmissionResult,
 } from '../../../gen/referral/claim/v1/claim';
 import {
+  CapKind,
   ClaimCheckStatus,
   ConversionStatus,
   CurrencyType,
@@ -66,6 +67,11 @@ export function presentPayoutTerms(terms: PayoutTerms) {
     affiliate_allowlist_audience_id: terms.affiliateAllowlistAudienceId ?? null,
     hold_days: terms.holdDays,
     require_approval: terms.requireApproval,
+    caps: {
+      per_conversion: terms.caps?.perConversion ?? null,
+      per_end_user: terms.caps?.perEndUser ?? null,
+      per_affiliate_window: terms.caps?.perAffiliateWindow ?? null,
+    },
     created_at: required(terms.createdAt, 'created_at').toISOString(),
     updated_at: required(terms.updatedAt, 'updated_at').toISOString(),
   };
@@ -175,8 +181,8 @@ export function presentConversionMovement(movement: Movement) {
 }
 
 /**
- * A movement's status fields: its own status, why it waits, when it is available, and its payout
- * status (its check's status, or its own while it is in no check).
+ * A movement's status fields: its own status, why it waits, when it is available, its payout
+ * status (its check's status, or its own while it is in no check), and what a cap cut from it.
  */
 function presentMovementStatus(movement: Movement) {
   const status = nameOf(MovementStatus, movement.status, 'status');
@@ -190,6 +196,8 @@ function presentMovementStatus(movement: Movement) {
     status,
     pending_reason: optionalNameOf(PendingReason, movement.pendingReason, 'pending_reason'),
     available_at: required(movement.availableAt, 'available_at').toISOString(),
+    capped_amount: movement.cappedBy === CapKind.UNSPECIFIED ? null : movement.cappedAmount,
+    capped_by: optionalNameOf(CapKind, movement.cappedBy, 'capped_by'),
   };
 }
 

@@ -6,8 +6,6 @@ import { requireProjectId } from './project';
 /** One (currency, kind)'s figures with the parts not built yet (0 today) and whether the identity holds. */
 export interface ReconciliationLine extends LedgerFigures {
   /** Not built yet: 0. */
-  capped: bigint;
-  /** Not built yet: 0. */
   reversed: bigint;
   /** Not built yet: 0. */
   debt: bigint;
@@ -50,7 +48,7 @@ export class ReconciliationService {
     const figures = await this.repository.figures(projectId, wanted?.toLowerCase());
     if (wanted !== undefined && figures.length === 0) throw notFound();
     const lines = figures.map((line) => {
-      const whole = { ...line, capped: 0n, reversed: 0n, debt: 0n };
+      const whole = { ...line, reversed: 0n, debt: 0n };
       return { ...whole, balanced: isBalanced(whole) };
     });
     return { lines, balanced: lines.every((line) => line.balanced) };

@@ -7,8 +7,10 @@ import type { CurrencySummary } from './movement.repository';
 export interface LedgerFigures {
   currency: CurrencySummary;
   kind: MovementKind;
-  /** Every movement. */
+  /** Every movement, what its terms' caps cut from it included. */
   earned: bigint;
+  /** What caps cut from movements (never paid). */
+  capped: bigint;
   declined: bigint;
   pending: bigint;
   available: bigint;
@@ -30,6 +32,7 @@ interface FiguresRow {
   type: CurrencyType;
   kind: MovementKind;
   earned: string;
+  capped: string;
   declined: string;
   pending: string;
   available: string;
@@ -62,7 +65,8 @@ export class ReconciliationRepository {
       ),
       movement_sums AS (
         SELECT currency_id, kind,
-          sum(amount) AS earned,
+          sum(amount + capped_amount) AS earned,
+          sum(capped_amount) AS capped,
           sum(amount) FILTER (WHERE status = 'declined') AS declined,
           sum(amount) FILTER (WHERE status = 'pending') AS pending,
           sum(amount) FILTER (WHERE status = 'available') AS available
@@ -90,6 +94,7 @@ export class ReconciliationRepository {
       SELECT
         c.id AS currency_id, c.chain_id::text AS chain_id, c.address, c.name, c.decimals, c.type, k.kind,
         coalesce(m.earned, 0)::text AS earned,
+        coalesce(m.capped, 0)::text AS capped,
         coalesce(m.declined, 0)::text AS declined,
         coalesce(m.pending, 0)::text AS pending,
         coalesce(m.available, 0)::text AS available,
@@ -115,6 +120,7 @@ export class ReconciliationRepository {
       },
       kind: row.kind,
       earned: BigInt(row.earned),
+      capped: BigInt(row.capped),
       declined: BigInt(row.declined),
       pending: BigInt(row.pending),
       available: BigInt(row.available),
