@@ -44,7 +44,7 @@ function runningCap(caps: PayoutCaps, kind: MovementKind): { limit: bigint; by: 
  */
 export function totalKey(termsName: string, caps: PayoutCaps, kind: MovementKind, beneficiary: UserIdentifier): string | null {
   if (runningCap(caps, kind) === null) return null;
-  return [termsName, kind, beneficiary.identifierType, beneficiary.identifier].join('\u0000');
+  return JSON.stringify([termsName, kind, beneficiary.identifierType, beneficiary.identifier]);
 }
 
 /** Days the running total of `kind` looks back; null: the whole lifetime. */

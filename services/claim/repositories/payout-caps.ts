@@ -74,7 +74,9 @@ export async function applyCaps(
 
 /** Locks the totals' beneficiaries (per project and terms), then reads what each total holds so far. */
 async function priorTotals(trx: Transaction<ClaimDatabase>, projectId: string, totals: Total[]): Promise<Map<string, bigint>> {
-  const lockKeys = [...new Set(totals.map((total) => ['claim.caps', projectId, total.termsName, total.identifierType, total.identifier].join('\u0000')))];
+  const lockKeys = [
+    ...new Set(totals.map((total) => JSON.stringify(['claim.caps', projectId, total.termsName, total.identifierType, total.identifier]))),
+  ];
   // The ids sorted before any is locked: every payment takes the locks it shares with another in one order.
   await sql`
     SELECT pg_advisory_xact_lock(lock_id)
