@@ -281,6 +281,8 @@ describe('conversions and payouts (HTTP)', () => {
         status: 'available',
         pending_reason: null,
         available_at: expect.any(String),
+        capped_amount: null,
+        capped_by: null,
         project_id: project.id,
       });
       const asUser = await stack.api.get(
