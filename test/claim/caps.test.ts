@@ -49,7 +49,9 @@ describe('payout caps (HTTP)', () => {
   it('saves caps with the terms, cuts the movements they exceed, and shows and reconciles what was cut', async () => {
     const currency = await createCurrency(stack, project);
     const caps = { per_conversion: '800', per_end_user: '1000', per_affiliate_window: { amount: '5000', days: 30 } };
-    expect(await putTerms(stack, project, 'trade', { currency_id: currency.id, end_user: { fixed: '600' }, affiliate: { fixed: '900' }, caps })).toMatchObject({
+    expect(
+      await putTerms(stack, project, 'trade', { currency_id: currency.id, end_user: { fixed: '600' }, affiliate: { fixed: '900' }, caps }),
+    ).toMatchObject({
       caps,
     });
     const read = await stack.api.get(`/api/v1/projects/${project.id}/payout-terms/trade`, { key: project.keys.admin });

@@ -41,7 +41,15 @@ describe('payout caps (domain)', () => {
   };
 
   const movements = (projectId: string) =>
-    rows<{ conversion_id: string; kind: string; identifier: string; amount: string; capped_amount: string; capped_by: string | null; status: string }>(
+    rows<{
+      conversion_id: string;
+      kind: string;
+      identifier: string;
+      amount: string;
+      capped_amount: string;
+      capped_by: string | null;
+      status: string;
+    }>(
       `SELECT conversion_id, kind, identifier, amount::text, capped_amount::text, capped_by, status
        FROM claim.movements WHERE project_id = $1 ORDER BY conversion_id, kind`,
       [projectId],
@@ -68,11 +76,7 @@ describe('payout caps (domain)', () => {
     refer(harness, projectId, user, affiliate.code);
     const input = conversion({ user, rewardBase: '10000' });
     expect(await pay(projectId, [input])).toEqual({ recorded: 1, movements: 3 });
-    expect(await movements(projectId)).toEqual([
-      cut('600', '200', 'per_conversion'),
-      cut('600', '400', 'per_conversion'),
-      cut('500', '0', null),
-    ]);
+    expect(await movements(projectId)).toEqual([cut('600', '200', 'per_conversion'), cut('600', '400', 'per_conversion'), cut('500', '0', null)]);
     await expectChecksHoldTheirMovements(projectId);
     // The conversion and the user's movement list say what was cut.
     const { movements: listed } = await harness.domain.ledger.conversion(projectId, input.id);
@@ -198,7 +202,8 @@ describe('payout caps (domain)', () => {
   it('refuses caps that are not positive amounts, and windows outside 1..365 days, naming the field', async () => {
     const { projectId, currencyId } = await newProject(harness);
     const put = (caps: PayoutCapsInput) => harness.domain.terms.put(projectId, 'trade', termsInput(currencyId, { endUser: { bps: 1 }, caps }));
-    const refused = (field: string, code = 'VALIDATION_FAILED') => expect.objectContaining({ code, details: [{ field, reason: expect.any(String) }] });
+    const refused = (field: string, code = 'VALIDATION_FAILED') =>
+      expect.objectContaining({ code, details: [{ field, reason: expect.any(String) }] });
     await expect(put({ perConversion: '0' })).rejects.toEqual(refused('caps.per_conversion'));
     await expect(put({ perEndUser: '-5' })).rejects.toEqual(refused('caps.per_end_user'));
     await expect(put({ perEndUser: '1.5' })).rejects.toEqual(refused('caps.per_end_user'));

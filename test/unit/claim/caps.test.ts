@@ -1,7 +1,7 @@
 import { capAmount, capInOrder, hasCaps, NO_CAPS, type PayoutCaps, totalKey, windowDays } from '../../../services/claim/domain/caps';
 
 const caps = (fields: Partial<PayoutCaps>): PayoutCaps => ({ ...NO_CAPS, ...fields });
-const wallet = { identifier: '0x00000000000000000000000000000000000000aa', identifierType: 'evm_address' };
+const wallet = { identifier: '0x00000000000000000000000000000000000000aa', identifierType: 'evm_address' as const };
 
 /** The cap arithmetic (the ledger applies it in the payment's transaction: test/medium/claim/caps.test.ts). */
 describe('payout caps arithmetic', () => {
