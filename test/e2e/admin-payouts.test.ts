@@ -218,10 +218,10 @@ describe('the admin payouts section in a browser', () => {
       const detail = page.getByRole('region', { name: `Conversion ${referred.id}` });
       await detail.waitFor();
       const movements = await detail.locator('tbody tr').allInnerTexts();
-      // 10 % of reward_base 10,000 is 1,000 base units: 0.001 USDC; the user's fixed 1.5 USDC.
+      // 10 % of reward_base 10,000 is 1,000 base units: 0.001 USDC; the user's fixed 1.5 USDC; no cap cut either (—).
       expect(movements).toEqual([
-        expect.stringMatching(/^Affiliate payout\s+0x[0-9a-f]{40}\s+0\.001 USDC\s+available\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\s+open/),
-        expect.stringMatching(/^End-user payout\s+0x[0-9a-f]{40}\s+1\.5 USDC\s+available\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\s+open/),
+        expect.stringMatching(/^Affiliate payout\s+0x[0-9a-f]{40}\s+0\.001 USDC\s+—\s+available\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\s+open/),
+        expect.stringMatching(/^End-user payout\s+0x[0-9a-f]{40}\s+1\.5 USDC\s+—\s+available\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\s+open/),
       ]);
       expect(movements[0]).toContain(affiliate.identifier);
       expect(await detail.innerText()).toContain(affiliate.identifier);
