@@ -177,6 +177,16 @@ describe('payout caps (domain)', () => {
         second!.id,
       ]),
     ).rejects.toThrow(/append-only/);
+    // 400 + 600 spent: a fourth waits cut to nothing, and once approved is available in the open check, which grows by 0.
+    const fourth = conversion({ user });
+    await pay(projectId, [fourth]);
+    expect((await movements(projectId)).find((row) => row.conversion_id === fourth.id)).toEqual(
+      expect.objectContaining({ ...cutFields('0', '600', 'per_end_user'), status: 'pending' }),
+    );
+    expect((await harness.domain.decisions.approve(projectId, [fourth.id], undefined, KEY)).map((result) => result.outcome)).toEqual(['approved']);
+    expect((await movements(projectId)).find((row) => row.conversion_id === fourth.id)).toEqual(
+      expect.objectContaining({ ...cutFields('0', '600', 'per_end_user'), status: 'available' }),
+    );
     await expectChecksHoldTheirMovements(projectId);
   });
 
@@ -197,6 +207,27 @@ describe('payout caps (domain)', () => {
     // Three paid whole, one cut to 100, the rest cut to nothing.
     expect(paid.map((row) => row.amount).sort()).toEqual(['0', '0', '0', '0', '0', '0', '0', '0', '100', '300', '300', '300']);
     await expectChecksHoldTheirMovements(projectId);
+  });
+
+  it('has the tables refuse a movement of nothing that no cap cut, a cut without its cap, and a window without its days', async () => {
+    const { projectId } = await project({ perConversion: '10' }, { endUser: { fixed: '50' } });
+    await pay(projectId, [conversion()]);
+    const copy = (amount: string, capped: string, by: string | null) =>
+      harness.sql.query(
+        `INSERT INTO claim.movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at, capped_amount, capped_by)
+         SELECT project_id, conversion_id, kind, identifier_type, 'copy-' || identifier, currency_id, $2, claim_check_id, available_at, created_at, $3, $4
+         FROM claim.movements WHERE project_id = $1`,
+        [projectId, amount, capped, by],
+      );
+    await expect(copy('0', '0', null)).rejects.toThrow(/movements_amount_check/);
+    await expect(copy('-1', '5', 'per_conversion')).rejects.toThrow(/movements_amount_check/);
+    await expect(copy('5', '5', null)).rejects.toThrow(/movements_capped_check/);
+    await expect(copy('5', '0', 'per_conversion')).rejects.toThrow(/movements_capped_check/);
+    await expect(copy('5', '5', 'per_lifetime')).rejects.toThrow(/movements_capped_by_check/);
+    await expect(harness.sql.query(`UPDATE claim.payout_terms SET cap_window_amount = 5 WHERE project_id = $1`, [projectId])).rejects.toThrow(
+      /payout_terms_cap_window_check/,
+    );
+    expect(await rows(`SELECT count(*)::int AS n FROM claim.movements WHERE project_id = $1`, [projectId])).toEqual([{ n: 1 }]);
   });
 
   it('refuses caps that are not positive amounts, and windows outside 1..365 days, naming the field', async () => {
