@@ -16,6 +16,8 @@ export const AFFILIATE_COLUMNS: ReadonlyArray<[string, (affiliate: ListedAffilia
   ['status', (a) => a.status],
   ['suspended_at', (a) => a.suspended_at],
   ['suspension_reason', (a) => a.suspension_reason],
+  ['flagged_at', (a) => a.flagged_at],
+  ['flag_reason', (a) => a.flag_reason],
   ['tax_status', (a) => a.tax_status],
   ['joined_at', (a) => a.joined_at],
   ['updated_at', (a) => a.updated_at],

@@ -19,6 +19,8 @@ export const listedAffiliate = z.object({
   status: z.string(),
   suspended_at: z.string().nullable(),
   suspension_reason: z.string().nullable(),
+  flagged_at: z.string().nullable(),
+  flag_reason: z.string().nullable(),
   tax_status: z.string(),
   codes: z.array(z.object({ code: z.string() })),
   master: z.object({ id: z.string(), identifier: z.string() }).nullable(),

@@ -18,6 +18,7 @@ import { claimCheckRoutes } from './claim/claim-checks.routes';
 import { claimSettingsRoutes } from './claim/claim-settings.routes';
 import { conversionRoutes } from './claim/conversions.routes';
 import { movementDecisionRoutes } from './claim/movements-decisions.routes';
+import { reversalRoutes } from './claim/reversals.routes';
 import { reconciliationRoutes } from './claim/reconciliation.routes';
 import { payoutRoutes } from './claim/payouts.routes';
 import { reviewRoutes } from './claim/review-settings.routes';
@@ -65,6 +66,7 @@ export function apiRoutes(deps: RouteDeps, system: SystemDeps): AnyRoute[] {
     ...movementDecisionRoutes(deps),
     ...reconciliationRoutes(deps),
     ...conversionRoutes(deps),
+    ...reversalRoutes(deps),
     ...payoutRoutes(deps),
     ...claimCheckRoutes(deps),
     ...claimSettingsRoutes(deps),

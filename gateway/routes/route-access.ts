@@ -19,5 +19,8 @@ export const serviceRole = { kind: 'api_key', roles: ['service_role'], project: 
 /** The integrator's backend and read-only keys, in the key's own project. */
 export const serviceReader = { kind: 'api_key', roles: ['service_role', 'read_only'], project: 'key' } as const;
 
+/** The integrator's backend or an admin (the dashboard), in the key's own project: writes both may make. */
+export const serviceOrAdmin = { kind: 'api_key', roles: ['service_role', 'admin'], project: 'key' } as const;
+
 /** Any key of a project (service_role, admin, read_only), in the key's own project. */
 export const anyProjectKey = { kind: 'api_key', roles: ['service_role', 'admin', 'read_only'], project: 'key' } as const;

@@ -13,6 +13,8 @@ import { type ConversionScheduler, ConversionService } from './domain/conversion
 import { CurrencyService } from './domain/currency.service';
 import { LedgerService } from './domain/ledger.service';
 import { MovementDecisionService } from './domain/movement-decision.service';
+import { ReversalService } from './domain/reversal.service';
+import { ReversalRepository } from './repositories/reversal.repository';
 import { PaidConversionService } from './domain/paid-conversion.service';
 import { PayoutService } from './domain/payout.service';
 import { PayoutTermsService } from './domain/payout-terms.service';
@@ -46,6 +48,7 @@ export interface ClaimDomain {
   ledger: LedgerService;
   /** Approvals and declines of waiting movements, and the release of held ones (the release job's step). */
   decisions: MovementDecisionService;
+  reversals: ReversalService;
   /** Paid conversions by id, for projections rebuilt from them. */
   paidConversions: PaidConversionService;
   /** What the ledger holds per currency and kind, in one snapshot, and whether it balances. */
@@ -119,6 +122,7 @@ export function buildClaimDomain({
     payouts: new PayoutService(conversions, terms, new LedgerRepository(db), attribution, outbox, clock, logger, knownCurrencies, allowlists, review),
     ledger: new LedgerService(new MovementRepository(db), new LeaderboardRepository(db), currencies, clock, leaderboardCacheMs),
     decisions: new MovementDecisionService(new MovementStatusRepository(db), new MovementRepository(db), clock, logger),
+    reversals: new ReversalService(new ReversalRepository(db), outbox, clock, logger),
     paidConversions: new PaidConversionService(new PaidConversionRepository(db)),
     reconciliation: new ReconciliationService(new ReconciliationRepository(db)),
     review,

@@ -1,6 +1,7 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { IdentifierType } from '../rules/identifiers';
 import type { ReviewTables } from './review-tables';
+import type { ReversalTables } from './reversal-tables';
 import type { OutboxTables } from '../platform/outbox/tables';
 import type {
   CapKind,
@@ -16,7 +17,7 @@ import type {
 import type { Nullable, Timestamp } from '../platform/db/column-types';
 
 /** The claim schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
-export interface ClaimDatabase extends OutboxTables, ReviewTables {
+export interface ClaimDatabase extends OutboxTables, ReviewTables, ReversalTables {
   currencies: CurrencyTable;
   payout_terms: PayoutTermsTable;
   payout_term_tiers: PayoutTermTierTable;
@@ -140,6 +141,8 @@ export interface ClaimCheckTable {
   updated_at: Timestamp;
   /** When the open check stopped taking movements and credits (the next would have taken it past 2^256 − 1); null while it takes them. */
   full_at: Nullable<Timestamp>;
+  /** Migration 0012: what the user owes in this (currency, reason), on the open check that takes movements; paid first out of what it is added. */
+  debt: ColumnType<bigint, bigint | undefined, bigint>;
 }
 
 export interface MovementTable {

@@ -88,7 +88,12 @@ function presentTotal(total: CurrencyTotal) {
 }
 
 export function presentTotals(totals: GetClaimCheckTotalsResponse) {
-  return { claimed: totals.claimed.map(presentTotal), unclaimed: totals.unclaimed.map(presentTotal), pending: totals.pending.map(presentTotal) };
+  return {
+    claimed: totals.claimed.map(presentTotal),
+    unclaimed: totals.unclaimed.map(presentTotal),
+    pending: totals.pending.map(presentTotal),
+    debt: totals.debt.map(presentTotal),
+  };
 }
 
 function presentHistoryEntry(entry: ClaimHistoryEntry) {

@@ -171,7 +171,9 @@ export function claimCheckRoutes({ clients, sharedReads }: RouteDeps): AnyRoute[
         description:
           '`claimed`: redeemed on chain; `unclaimed`: open, or closed into a voucher not redeemed yet (a voucher that expired unredeemed ' +
           'counts once, in the open check its amount went back to); `pending`: movements held (the payout terms’ hold_days) or waiting ' +
-          `for an approval, in no check yet, which join \`unclaimed\` when they become available. ${ACTING}`,
+          'for an approval, in no check yet, which join `unclaimed` when they become available; `debt`: what reversals (a refunded ' +
+          'conversion) took back after its voucher was out, paid first out of what the user earns next (an open check holding only ' +
+          `debt cannot be closed). ${ACTING}`,
         tags,
         auth: reader,
         query: userOnlyQuery,

@@ -140,6 +140,11 @@ export const totalsSchema = z.object({
   pending: z
     .array(totalItem)
     .describe('Pending, per currency: movements held or waiting for an approval, in no check yet (they join `unclaimed` once available)'),
+  debt: z
+    .array(totalItem)
+    .describe(
+      'Owed, per currency: reversals of amounts a voucher had already carried (closed, claimed or expired). Paid first out of what the user earns next; absent currencies owe nothing',
+    ),
 });
 
 export const claimHistorySchema = z.object({

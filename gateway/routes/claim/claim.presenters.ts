@@ -8,6 +8,7 @@ import type {
   LeaderboardEntry,
   Movement,
   PayoutTerms,
+  Reversal,
   Reward,
   RewardEligibility,
   SubmissionResult,
@@ -20,6 +21,7 @@ import {
   MovementKind,
   MovementStatus,
   PendingReason,
+  ReversedFrom,
   SubmissionOutcome,
 } from '../../../gen/referral/claim/v1/enums';
 import type { EnumName } from '../../../services/rules/enums';
@@ -140,7 +142,32 @@ function presentRewards(conversion: Conversion) {
   };
 }
 
-export function presentConversion(conversion: Conversion) {
+/** A reversal and what it took from each movement. */
+export function presentReversal(reversal: Reversal) {
+  return {
+    reversal_id: reversal.reversalId,
+    conversion_id: reversal.conversionId,
+    share_bps: reversal.shareBps,
+    reason: reversal.reason,
+    volume_usd: reversal.volumeUsd ?? null,
+    revenue_usd: reversal.revenueUsd ?? null,
+    reversed_by: reversal.reversedBy,
+    created_at: required(reversal.createdAt, 'created_at').toISOString(),
+    movements: reversal.movements.map((part) => ({
+      kind: nameOf(MovementKind, part.kind, 'kind'),
+      ...presentUser(part.beneficiary),
+      currency_id: part.currencyId,
+      amount: part.amount,
+      was: nameOf(ReversedFrom, part.was, 'was'),
+      claim_check_id: part.claimCheckId ?? null,
+      from_check: part.fromCheck,
+      to_debt: part.toDebt,
+    })),
+  };
+}
+
+/** A conversion; with its reversals when `withReversals` (GET one conversion reads them, the list does not). */
+export function presentConversion(conversion: Conversion, withReversals = false) {
   const { attribution } = conversion;
   return {
     id: conversion.id,
@@ -165,6 +192,7 @@ export function presentConversion(conversion: Conversion) {
     failure_reason: conversion.failureReason ?? null,
     movements: conversion.movements.map(presentConversionMovement),
     rewards: presentRewards(conversion),
+    ...(withReversals ? { reversals: conversion.reversals.map(presentReversal) } : {}),
   };
 }
 
@@ -196,6 +224,7 @@ function presentMovementStatus(movement: Movement) {
     status,
     pending_reason: optionalNameOf(PendingReason, movement.pendingReason, 'pending_reason'),
     available_at: required(movement.availableAt, 'available_at').toISOString(),
+    reversed_amount: movement.reversedAmount,
     capped_amount: movement.cappedBy === CapKind.UNSPECIFIED ? null : movement.cappedAmount,
     capped_by: optionalNameOf(CapKind, movement.cappedBy, 'capped_by'),
   };

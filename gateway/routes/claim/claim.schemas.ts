@@ -9,6 +9,7 @@ import {
   MovementKind,
   MovementStatus,
   PendingReason,
+  ReversedFrom,
   SubmissionOutcome,
 } from '../../../gen/referral/claim/v1/enums';
 import { MAX_CONVERSIONS_PER_BATCH } from '../../../services/rules/contract-limits';
@@ -57,6 +58,9 @@ const movementStatusFields = {
     .nullable()
     .describe('Why a pending movement waits: hold (until available_at), approval (an admin’s decision), review; null unless pending'),
   available_at: timestamp.describe('When it becomes (or became) available: its processing time plus the payout terms’ hold_days'),
+  reversed_amount: z
+    .string()
+    .describe('What reversals of its conversion took back from it (base units, "0" when none): its net is the amount less this'),
   capped_amount: z
     .string()
     .nullable()
@@ -290,6 +294,51 @@ const rewardSideSchema = z.object({
   amount: z.string().describe('Base units the side was paid by this conversion (its movements of that kind)'),
 });
 
+export const reverseConversionBody = z.strictObject({
+  reversal_id: z
+    .string()
+    .min(1)
+    .max(255)
+    .describe('Your deduplication key for this reversal (a refund id, say), unique in the project: the same id and body again change nothing'),
+  reason: z.string().trim().min(1).max(500).describe('Why (1 to 500 characters): kept on the reversal and sent with conversion.reversed'),
+  share_bps: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .optional()
+    .describe('The share of the conversion taken back, in basis points (1 to 10000); left out: 10000, all of it'),
+});
+
+const movementReversalSchema = z.object({
+  kind: z.enum(enumNames(MovementKind)),
+  ...userFields,
+  currency_id: z.string(),
+  amount: z.string().describe('floor(movement amount × share_bps / 10000), base units'),
+  was: z
+    .enum(enumNames(ReversedFrom))
+    .describe('Where the money was: `pending` (the movement becomes available net of it) or `available` (in a claim check)'),
+  claim_check_id: z.string().nullable().describe('The check the movement is in; null when it was pending'),
+  from_check: z.string().describe('What left that check while it was still open (base units)'),
+  to_debt: z
+    .string()
+    .describe('What became the user’s debt: the voucher was out (closed, claimed or expired), paid first out of what the user earns next'),
+});
+
+export const reversalSchema = z.object({
+  reversal_id: z.string(),
+  conversion_id: z.string(),
+  share_bps: z.number().int(),
+  reason: z.string(),
+  volume_usd: z.string().nullable().describe('The share of the conversion’s volume taken out of every figure (USD); null when it had none'),
+  revenue_usd: z.string().nullable().describe('The share of its revenue taken out of every figure (USD); null when it had none'),
+  reversed_by: z.string().describe('The API key that reversed it'),
+  created_at: timestamp,
+  movements: z
+    .array(movementReversalSchema)
+    .describe('What came back from each movement (a declined one, or one whose share rounds to 0, is not listed)'),
+});
+
 export const conversionSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -326,6 +375,10 @@ export const conversionSchema = z.object({
       'Per side, whether it was paid or not eligible under the allowlists of the terms, frozen when the conversion was processed ' +
         '(later changes of membership, terms or audiences rewrite nothing); null unless the status is processed',
     ),
+  reversals: z
+    .array(reversalSchema)
+    .optional()
+    .describe('Its reversals, oldest first (GET /api/v1/conversions/{conversionId} only; the list leaves them out)'),
 });
 
 export const conversionListSchema = listSchema(conversionSchema);

@@ -146,7 +146,7 @@ export function conversionRoutes({ clients, access }: RouteDeps): AnyRoute[] {
           user,
           page: pageRequest(query),
         });
-        return { status: 200, body: listBody(page, presentConversion) };
+        return { status: 200, body: listBody(page, (conversion) => presentConversion(conversion)) };
       },
     ),
     defineRoute(
@@ -163,7 +163,8 @@ export function conversionRoutes({ clients, access }: RouteDeps): AnyRoute[] {
           'when its payout terms named no allowlist) and `amount`, what its movements of that kind pay. not_eligible: the user was not a ' +
           'member of that audience (static or dynamic entry) when the conversion was processed, so that side was paid nothing; the ' +
           'master’s spread follows its affiliate’s eligibility. Frozen with the attribution: later changes of membership, terms or ' +
-          'audiences rewrite nothing. `rewards` is null for a conversion that is accepted, failed or no_terms.',
+          'audiences rewrite nothing. `rewards` is null for a conversion that is accepted, failed or no_terms. `reversals`: what ' +
+          'POST /api/v1/conversions/{conversionId}/reverse took back, oldest first.',
         tags,
         auth: anyProjectKey,
         responses: {
@@ -173,7 +174,7 @@ export function conversionRoutes({ clients, access }: RouteDeps): AnyRoute[] {
       },
       async ({ params, caller }) => {
         const conversion = await clients.claim.getConversion({ projectId: caller.projectId, id: params.conversionId });
-        return { status: 200, body: presentConversion(conversion) };
+        return { status: 200, body: presentConversion(conversion, true) };
       },
     ),
   ];

@@ -22,16 +22,16 @@ const reconciliationLineSchema = z.object({
   kind: z.enum(enumNames(MovementKind)),
   earned: units('Every movement, what the payout terms’ caps cut from it included'),
   capped: units('What the payout terms’ caps cut from movements, never paid'),
-  reversed: units('Reversed (not built yet: "0")'),
-  declined: units('Movements declined by an admin, never paid'),
-  pending: units('Movements waiting (hold, approval, review), in no claim check'),
-  available: units('Movements available, each in a claim check'),
+  reversed: units('Taken back by reversals of conversions (POST /api/v1/conversions/{conversionId}/reverse)'),
+  declined: units('Movements declined by an admin, never paid (net of reversals before the decline)'),
+  pending: units('Movements waiting (hold, approval, review), in no claim check, net of their reversals'),
+  available: units('Movements available, each in a claim check, net of their reversals'),
   in_open_checks: units('Open claim checks of the kind’s reason (movements and credits)'),
   in_closed_checks: units('Closed claim checks: signed vouchers not redeemed yet'),
   claimed: units('Claim checks redeemed on chain'),
   expired: units('Claim checks whose voucher expired unredeemed'),
   credited_back: units('What expired checks gave back to open checks'),
-  debt: units('Paid beyond what is available (not built yet: "0")'),
+  debt: units('What users owe: reversals of amounts whose voucher was out, not yet paid out of later earnings'),
   balanced: z
     .boolean()
     .describe(

@@ -118,7 +118,7 @@ export class ClaimCheckService {
    * closed before answers the voucher it was closed with; a restricted check is not signed and
    * answers a restricted row. Refused whole (nothing closed) when an id names no check of the user
    * (404) or an expired one (409), when a check cannot be signed as it stands (409
-   * CLAIM_CHECK_UNSIGNABLE), or when the project or chain is not set up for claims.
+   * CLAIM_CHECK_UNSIGNABLE), when one holds nothing after reversals (409 CLAIM_CHECK_NOT_POSITIVE), or when the project or chain is not set up for claims.
    */
   async close(projectId: string, user: { identifier: string; identifierType: string }, ids: readonly string[]): Promise<ClaimRow[]> {
     requireProjectId(projectId);
@@ -180,7 +180,7 @@ export class ClaimCheckService {
   async totals(
     projectId: string,
     user: { identifier: string; identifierType: string },
-  ): Promise<{ claimed: CurrencyTotalRecord[]; unclaimed: CurrencyTotalRecord[]; pending: CurrencyTotalRecord[] }> {
+  ): Promise<{ claimed: CurrencyTotalRecord[]; unclaimed: CurrencyTotalRecord[]; pending: CurrencyTotalRecord[]; debt: CurrencyTotalRecord[] }> {
     requireProjectId(projectId);
     return this.checks.totals(projectId, normalizeIdentifier(user.identifier, user.identifierType, 'user'));
   }
@@ -243,6 +243,8 @@ export class ClaimCheckService {
     const now = this.clock.now();
     const deadline = voucherDeadline(now, this.issuing.ttlSeconds);
     const closed = await this.vouchers.close(projectId, owner, [...byId.keys()], now, async (locked): Promise<NewVoucher> => {
+      // Read under the lock: a reversal that committed since the check was listed may have taken what it held.
+      if (locked.amount <= 0n) throw notPositive(fieldOf(locked.id));
       const { currency } = byId.get(locked.id)!;
       const { domain, chainId } = chainOf.get(locked.id)!;
       const voucher = await this.issuing.signer
@@ -287,6 +289,18 @@ function unsignable(field: string, problems: string[]): ConflictError {
     'CLAIM_CHECK_UNSIGNABLE',
     `a claim check cannot be signed as a voucher the ClaimManager would pay (${problems.join('; ')}); nothing was closed`,
     problems.map((reason) => ({ field, reason })),
+  );
+}
+
+/**
+ * A check whose net is not positive: reversals took back what it held (and any debt they left is
+ * carried on it, paid first out of what the user earns next). No voucher pays nothing; nothing is closed.
+ */
+function notPositive(field: string): ConflictError {
+  return new ConflictError(
+    'CLAIM_CHECK_NOT_POSITIVE',
+    'a claim check holds nothing to pay: reversals took back what it held, and any debt left is paid first out of what the user earns next; nothing was closed',
+    [{ field, reason: 'its net amount is 0: nothing to claim until new earnings pay the debt' }],
   );
 }
 

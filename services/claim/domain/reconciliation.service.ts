@@ -3,12 +3,8 @@ import { isUuid } from '../../rules/ids';
 import type { LedgerFigures, ReconciliationRepository } from '../repositories/reconciliation.repository';
 import { requireProjectId } from './project';
 
-/** One (currency, kind)'s figures with the parts not built yet (0 today) and whether the identity holds. */
+/** One (currency, kind)'s figures and whether the identity holds. */
 export interface ReconciliationLine extends LedgerFigures {
-  /** Not built yet: 0. */
-  reversed: bigint;
-  /** Not built yet: 0. */
-  debt: bigint;
   balanced: boolean;
 }
 
@@ -24,7 +20,8 @@ export interface Reconciliation {
  *   earned = capped + reversed + declined + pending + available
  *   available + credited_back + debt = in_open_checks + in_closed_checks + claimed + expired
  *
- * The first: every movement earned is in exactly one of the ways it can end. The second: the claim checks
+ * The first: every movement earned is in exactly one of the ways it can end (declined, pending and
+ * available net of what reversals took back, which is `reversed`). The second: the claim checks
  * hold the available movements plus what expired checks gave back (a credit adds an expired check's
  * amount to an open check, and the expired check keeps its amount), plus what is paid beyond
  * what is available (debt). Both are exact in base units.
@@ -47,10 +44,7 @@ export class ReconciliationService {
     if (wanted !== undefined && !isUuid(wanted)) throw notFound();
     const figures = await this.repository.figures(projectId, wanted?.toLowerCase());
     if (wanted !== undefined && figures.length === 0) throw notFound();
-    const lines = figures.map((line) => {
-      const whole = { ...line, reversed: 0n, debt: 0n };
-      return { ...whole, balanced: isBalanced(whole) };
-    });
+    const lines = figures.map((line) => ({ ...line, balanced: isBalanced(line) }));
     return { lines, balanced: lines.every((line) => line.balanced) };
   }
 }

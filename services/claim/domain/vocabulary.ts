@@ -22,6 +22,8 @@ export type PendingReason = Vocabulary['PendingReason'];
 export type CapKind = Vocabulary['CapKind'];
 /** What an approve or decline did to one conversion's movements. */
 export type DecisionOutcome = Vocabulary['DecisionOutcome'];
+/** Where the money a reversal took from a movement was (migration 0012). */
+export type ReversedFrom = Vocabulary['ReversedFrom'];
 
 export const CURRENCY_TYPES = enumNames(enums.CurrencyType);
 

@@ -49,6 +49,7 @@ export function claimCheckHandlers(domain: ClaimDomain): Pick<UnaryHandlers<Clai
         claimed: totals.claimed.map(toCurrencyTotalMessage),
         unclaimed: totals.unclaimed.map(toCurrencyTotalMessage),
         pending: totals.pending.map(toCurrencyTotalMessage),
+        debt: totals.debt.map(toCurrencyTotalMessage),
       };
     },
 

@@ -15,6 +15,7 @@ import {
   toMovementMessage,
   toPayoutTermsMessage,
   toReconciliationMessage,
+  toReversalMessage,
   toSubmissionMessage,
 } from './claim.mappers';
 import { claimCheckHandlers } from './claim-check.grpc';
@@ -85,7 +86,21 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
         results: (await domain.conversions.submitMany(req.projectId, req.conversions, req.projectCreatedAt)).map(toSubmissionMessage),
       }),
 
-      getConversion: async (req) => toConversionMessage(await domain.ledger.conversion(req.projectId, req.id)),
+      getConversion: async (req) => {
+        const conversion = await domain.ledger.conversion(req.projectId, req.id);
+        return toConversionMessage(conversion, await domain.reversals.ofConversion(req.projectId, req.id));
+      },
+
+      reverseConversion: async (req) => {
+        const { reversal, replayed } = await domain.reversals.reverse(req.projectId, {
+          conversionId: req.conversionId,
+          reversalId: req.reversalId,
+          reason: req.reason,
+          shareBps: req.shareBps,
+          reversedBy: req.reversedBy,
+        });
+        return { reversal: toReversalMessage(reversal), replayed };
+      },
 
       listConversions: async (req) => {
         const page = toPage(req.page);
@@ -94,7 +109,7 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
           { status: optionalEnum(ConversionStatus, req.status, 'status'), name: req.name, user: req.user },
           page,
         );
-        return { results: records.map(toConversionMessage), pageInfo: pageInfo(page, total) };
+        return { results: records.map((record) => toConversionMessage(record)), pageInfo: pageInfo(page, total) };
       },
 
       listPaidConversions: async (req) => {

@@ -10,6 +10,7 @@ import type {
   PaidConversion,
   PayoutCaps as PayoutCapsMessage,
   PayoutTerms,
+  Reversal,
   Reward as RewardMessage,
   RewardEligibility,
   SubmissionResult,
@@ -23,6 +24,7 @@ import {
   MovementKind,
   MovementStatus,
   PendingReason,
+  ReversedFrom,
   SubmissionOutcome,
 } from '../../../gen/referral/claim/v1/enums';
 import { enumValue } from '../../rules/enums';
@@ -38,6 +40,7 @@ import type { LeaderboardEntryRecord } from '../repositories/leaderboard.reposit
 import type { PaidConversionRecord } from '../repositories/paid-conversion.repository';
 import type { ConversionRecord, CurrencySummary, MovementRecord } from '../repositories/movement.repository';
 import type { PayoutTermsRecord } from '../repositories/payout-terms.repository';
+import type { ReversalRecord } from '../repositories/reversal.repository';
 
 /** Records -> protobuf messages: amounts and chain ids as decimal strings, vocabularies as their enums. */
 export function toCurrencyMessage(currency: CurrencyRecord): Currency {
@@ -120,6 +123,7 @@ export function toMovementMessage(movement: MovementRecord): Movement {
     beneficiary: movement.beneficiary,
     currency: toCurrencyRef(movement.currency),
     amount: movement.amount.toString(),
+    reversedAmount: movement.reversed.toString(),
     conversionId: movement.conversionId,
     conversionName: movement.conversionName,
     createdAt: movement.createdAt,
@@ -148,7 +152,31 @@ function toEligibilityMessage(side: SideEligibility | null): RewardEligibility {
   return side ? { allowlistAudienceId: side.allowlistAudienceId, eligible: side.eligible } : { eligible: true };
 }
 
-export function toConversionMessage(conversion: ConversionRecord): Conversion {
+export function toReversalMessage(reversal: ReversalRecord): Reversal {
+  return {
+    reversalId: reversal.reversalId,
+    conversionId: reversal.conversionId,
+    shareBps: reversal.shareBps,
+    reason: reversal.reason,
+    volumeUsd: reversal.volumeUsd ?? undefined,
+    revenueUsd: reversal.revenueUsd ?? undefined,
+    reversedBy: reversal.reversedBy,
+    createdAt: reversal.createdAt,
+    movements: reversal.movements.map((part) => ({
+      kind: enumValue(MovementKind, part.kind),
+      beneficiary: part.beneficiary,
+      currencyId: part.currencyId,
+      amount: part.amount.toString(),
+      was: enumValue(ReversedFrom, part.was),
+      claimCheckId: part.claimCheckId ?? undefined,
+      fromCheck: part.fromCheck.toString(),
+      toDebt: part.toDebt.toString(),
+    })),
+  };
+}
+
+/** A conversion as GetConversion and ListConversions answer it; its reversals only where they were read (GetConversion). */
+export function toConversionMessage(conversion: ConversionRecord, reversals: readonly ReversalRecord[] = []): Conversion {
   // Sides exist once the conversion was paid under terms: the end user always, the affiliate when someone referred the user.
   const paid = conversion.status === 'processed';
   return {
@@ -168,6 +196,7 @@ export function toConversionMessage(conversion: ConversionRecord): Conversion {
     failureReason: conversion.failureReason ?? undefined,
     endUserEligibility: paid ? toEligibilityMessage(conversion.eligibility.endUser) : undefined,
     affiliateEligibility: paid && conversion.attribution ? toEligibilityMessage(conversion.eligibility.affiliate) : undefined,
+    reversals: reversals.map(toReversalMessage),
   };
 }
 

@@ -10,6 +10,7 @@ import * as claimCheckUint256 from './0008_claim_check_uint256';
 import * as payoutAllowlists from './0009_payout_allowlists';
 import * as movementStatuses from './0010_movement_statuses';
 import * as reviewRules from './0011_review_rules';
+import * as reversals from './0012_reversals';
 import * as payoutCaps from './0013_payout_caps';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
@@ -25,5 +26,6 @@ export const claimMigrations: Record<string, Migration> = {
   '0009_payout_allowlists': payoutAllowlists,
   '0010_movement_statuses': movementStatuses,
   '0011_review_rules': reviewRules,
+  '0012_reversals': reversals,
   '0013_payout_caps': payoutCaps,
 };

@@ -157,11 +157,15 @@ export class ClaimCheckRepository {
   async totals(
     projectId: string,
     user: UserIdentifier,
-  ): Promise<{ claimed: CurrencyTotalRecord[]; unclaimed: CurrencyTotalRecord[]; pending: CurrencyTotalRecord[] }> {
+  ): Promise<{ claimed: CurrencyTotalRecord[]; unclaimed: CurrencyTotalRecord[]; pending: CurrencyTotalRecord[]; debt: CurrencyTotalRecord[] }> {
+    // Pending amounts net of their reversals (a reversed pending movement becomes available net of them).
     const pendingRows = this.db
       .selectFrom('movements as m')
       .innerJoin('currencies as cur', 'cur.id', 'm.currency_id')
-      .select((eb) => [...CURRENCY_COLUMNS, eb.fn.sum<bigint>('m.amount').as('amount')])
+      .select([
+        ...CURRENCY_COLUMNS,
+        sql<bigint>`sum(m.amount - coalesce((SELECT sum(r.amount) FROM movement_reversals r WHERE r.movement_id = m.id), 0))`.as('amount'),
+      ])
       .where('m.project_id', '=', projectId)
       .where('m.identifier', '=', user.identifier)
       .where('m.identifier_type', '=', user.identifierType)
@@ -186,12 +190,26 @@ export class ClaimCheckRepository {
       .orderBy('cur.chain_id')
       .orderBy('cur.address')
       .execute();
-    const [rows, pending] = await Promise.all([checkRows, pendingRows]);
+    const debtRows = this.db
+      .selectFrom('claim_checks as cc')
+      .innerJoin('currencies as cur', 'cur.id', 'cc.currency_id')
+      .select((eb) => [...CURRENCY_COLUMNS, eb.fn.sum<bigint>('cc.debt').as('amount')])
+      .where('cc.project_id', '=', projectId)
+      .where('cc.identifier', '=', user.identifier)
+      .where('cc.identifier_type', '=', user.identifierType)
+      .where('cc.status', '=', 'open')
+      .where('cc.debt', '>', 0n)
+      .groupBy('cur.id')
+      .orderBy('cur.chain_id')
+      .orderBy('cur.address')
+      .execute();
+    const [rows, pending, debt] = await Promise.all([checkRows, pendingRows, debtRows]);
     const total = (row: (typeof rows)[number]): CurrencyTotalRecord => ({ currency: toCurrency(row), amount: BigInt(row.amount) });
     return {
       claimed: rows.filter((row) => row.claimed).map(total),
       unclaimed: rows.filter((row) => !row.claimed).map(total),
       pending: pending.map((row) => ({ currency: toCurrency(row), amount: BigInt(row.amount) })),
+      debt: debt.map((row) => ({ currency: toCurrency(row), amount: BigInt(row.amount) })),
     };
   }
 

@@ -165,7 +165,7 @@ const DAY_MS = 86_400_000;
 
 /**
  * The money, in one statement: open claim checks grow (one per user, currency and reason, created
- * when none is open), the movements are appended pointing at their check, and the leaderboards'
+ * when none is open; what grows a check pays the user's debt carried on it first), the movements are appended pointing at their check, and the leaderboards'
  * running totals (and their sizes) grow by the counted kinds. Shared rows are written in key order.
  *
  * No check passes 2^256 − 1, the most a voucher pays: a key whose open check the batch's movements
@@ -233,7 +233,8 @@ async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: strin
       HAVING sum(amount) <= ${max}::numeric
       ORDER BY identifier, identifier_type, currency_id, reason
       ON CONFLICT (project_id, identifier, identifier_type, currency_id, reason) WHERE status = 'open' AND full_at IS NULL
-      DO UPDATE SET amount = cc.amount + excluded.amount, movements_count = cc.movements_count + excluded.movements_count, updated_at = excluded.updated_at
+      DO UPDATE SET amount = cc.amount + excluded.amount - least(cc.debt, excluded.amount), debt = cc.debt - least(cc.debt, excluded.amount),
+                    movements_count = cc.movements_count + excluded.movements_count, updated_at = excluded.updated_at
       WHERE cc.amount + excluded.amount <= ${max}::numeric
       RETURNING id, identifier_type, identifier, currency_id, reason
     ),

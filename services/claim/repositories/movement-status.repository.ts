@@ -18,6 +18,7 @@ interface StatusRow {
   identifier_type: IdentifierType;
   identifier: string;
   currency_id: string;
+  /** Net of its reversals. */
   amount: bigint;
   status: MovementStatus;
   pending_reason: PendingReason | null;
@@ -59,10 +60,10 @@ export class MovementStatusRepository {
       () =>
         this.db.transaction().execute(async (trx) => {
           const { rows } = await sql<StatusRow>`
-            SELECT ${sql.join(STATUS_COLUMNS.map((column) => sql.ref(column)))}
-            FROM movements
-            WHERE status = 'pending' AND pending_reason = 'hold' AND available_at <= ${now}
-            ORDER BY available_at, id
+            SELECT ${statusColumns('m')}
+            FROM movements m
+            WHERE m.status = 'pending' AND m.pending_reason = 'hold' AND m.available_at <= ${now}
+            ORDER BY m.available_at, m.id
             LIMIT ${limit}
             FOR UPDATE SKIP LOCKED`.execute(trx);
           await makeAvailable(trx, rows, now, null);
@@ -87,11 +88,11 @@ export class MovementStatusRepository {
       () =>
         this.db.transaction().execute(async (trx) => {
           const { rows } = await sql<StatusRow>`
-            SELECT ${sql.join(STATUS_COLUMNS.map((column) => sql.ref(column)))}
-            FROM movements
-            WHERE project_id = ${projectId} AND conversion_id = ANY(${conversionIds}::text[])
-            ORDER BY id
-            FOR UPDATE`.execute(trx);
+            SELECT ${statusColumns('m')}
+            FROM movements m
+            WHERE m.project_id = ${projectId} AND m.conversion_id = ANY(${conversionIds}::text[])
+            ORDER BY m.id
+            FOR UPDATE OF m`.execute(trx);
           const known = new Set(
             (await trx.selectFrom('conversions').select('id').where('project_id', '=', projectId).where('id', 'in', conversionIds).execute()).map(
               (row) => row.id,
@@ -149,7 +150,7 @@ export class MovementStatusRepository {
  */
 export async function releaseFlaggedMovements(trx: Transaction<ClaimDatabase>, projectId: string, affiliateId: string, now: Date): Promise<number> {
   const { rows } = await sql<StatusRow>`
-    SELECT ${sql.join(STATUS_COLUMNS.map((column) => sql.ref(`m.${column}`)))}
+    SELECT ${statusColumns('m')}
     FROM movements m JOIN conversions c ON c.project_id = m.project_id AND c.id = m.conversion_id
     WHERE m.project_id = ${projectId} AND m.status = 'pending' AND m.pending_reason = 'review'
       AND m.kind IN ('affiliate_payout', 'agency_payout') AND c.affiliate_id = ${affiliateId}
@@ -175,12 +176,21 @@ const STATUS_COLUMNS = [
   'identifier_type',
   'identifier',
   'currency_id',
-  'amount',
   'status',
   'pending_reason',
   'available_at',
   'decided_at',
 ] as const;
+
+/**
+ * A StatusRow's columns of the movements aliased `alias`, its amount net of its reversals: a pending
+ * movement a reversal reduced becomes available (into its check, onto the boards) net of them.
+ */
+const statusColumns = (alias: string) =>
+  sql.join([
+    ...STATUS_COLUMNS.map((column) => sql.ref(`${alias}.${column}`)),
+    sql`${sql.ref(`${alias}.amount`)} - coalesce((SELECT sum(r.amount) FROM movement_reversals r WHERE r.movement_id = ${sql.ref(`${alias}.id`)}), 0) AS amount`,
+  ]);
 
 /**
  * Pending movements (locked by the caller) become available: per project (in project order), into

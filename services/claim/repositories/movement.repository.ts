@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
+import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { UserIdentifier } from '../../rules/identifiers';
 import type { Page } from '../../rules/pagination';
 import type { ClaimDatabase, ConversionTable } from '../database';
@@ -18,7 +18,10 @@ export interface MovementRecord {
   kind: MovementKind;
   beneficiary: UserIdentifier;
   currency: CurrencySummary;
+  /** What it was paid when written; never changes. */
   amount: bigint;
+  /** What reversals took back from it (base units; 0 when none): its net is amount − reversed. */
+  reversed: bigint;
   conversionId: string;
   conversionName: string;
   createdAt: Date;
@@ -218,6 +221,7 @@ export class MovementRepository {
         'cur.name as currency_name',
         'cur.decimals',
         'cur.type as currency_type',
+        sql<bigint>`coalesce((SELECT sum(r.amount) FROM movement_reversals r WHERE r.movement_id = m.id), 0)`.as('reversed'),
       ]);
   }
 }
@@ -262,6 +266,7 @@ function toMovement(row: MovementRow): MovementRecord {
       type: row.currency_type,
     },
     amount: row.amount,
+    reversed: BigInt(row.reversed),
     conversionId: row.conversion_id,
     conversionName: row.conversion_name,
     createdAt: row.created_at,

@@ -29,7 +29,8 @@ interface Fill {
   existing: boolean;
   /** What the check holds once these amounts are in it. */
   amount: bigint;
-  added: bigint;
+  /** The user's debt carried on it once these amounts paid what they could of it. */
+  debt: bigint;
   count: number;
   full: boolean;
 }
@@ -39,7 +40,8 @@ interface Fill {
  * ledger's key order, each key's amounts in their `order`: each goes to the key's open check that
  * takes movements while it fits; the one that does not fit makes that check full (it stops taking
  * movements, stays open and closable) and opens a new check, which takes it and those after it. A
- * single amount never passes 2^256 − 1, so every check written here is signable. The open checks
+ * single amount never passes 2^256 − 1, so every check written here is signable. An amount entering
+ * a check pays the user's debt carried on it first (migration 0012). The open checks
  * are locked (FOR UPDATE, in key order) before they are read. Answers the check of each item, in
  * the items' order. Three statements whatever the number of keys.
  *
@@ -57,8 +59,16 @@ export async function placeInOpenChecks(trx: Transaction<ClaimDatabase>, project
     groups.set(name, group);
   });
   const keys = [...groups.values()].sort((a, b) => byKey(a.key, b.key));
-  const { rows: open } = await sql<{ id: string; identifier: string; identifier_type: string; currency_id: string; reason: string; amount: bigint }>`
-    SELECT cc.id, cc.identifier, cc.identifier_type, cc.currency_id, cc.reason, cc.amount
+  const { rows: open } = await sql<{
+    id: string;
+    identifier: string;
+    identifier_type: string;
+    currency_id: string;
+    reason: string;
+    amount: bigint;
+    debt: bigint;
+  }>`
+    SELECT cc.id, cc.identifier, cc.identifier_type, cc.currency_id, cc.reason, cc.amount, cc.debt
     FROM claim_checks cc
     JOIN unnest(${keys.map((g) => g.key[0])}::text[], ${keys.map((g) => g.key[1])}::text[], ${keys.map((g) => g.key[2])}::uuid[], ${keys.map((g) => g.key[3])}::text[])
       AS k(identifier, identifier_type, currency_id, reason) USING (identifier, identifier_type, currency_id, reason)
@@ -75,7 +85,7 @@ export async function placeInOpenChecks(trx: Transaction<ClaimDatabase>, project
       id: existing.id,
       existing: true,
       amount: BigInt(existing.amount),
-      added: 0n,
+      debt: BigInt(existing.debt),
       count: 0,
       full: false,
     };
@@ -84,11 +94,13 @@ export async function placeInOpenChecks(trx: Transaction<ClaimDatabase>, project
     for (const { item, index } of ordered) {
       if (!current || current.amount + item.amount > MAX_AMOUNT) {
         if (current) current.full = true;
-        current = { id: randomUUID(), existing: false, amount: 0n, added: 0n, count: 0, full: false };
+        current = { id: randomUUID(), existing: false, amount: 0n, debt: 0n, count: 0, full: false };
         fills.push({ key, fill: current });
       }
-      current.amount += item.amount;
-      current.added += item.amount;
+      // Debt first: a check with debt holds nothing (debt > 0 implies amount 0), so it never becomes full here.
+      const repaid = current.debt < item.amount ? current.debt : item.amount;
+      current.debt -= repaid;
+      current.amount += item.amount - repaid;
       current.count += 1;
       placed[index] = current.id;
     }
@@ -100,10 +112,10 @@ export async function placeInOpenChecks(trx: Transaction<ClaimDatabase>, project
   if (grown.length > 0) {
     await sql`
       UPDATE claim_checks AS cc
-      SET amount = cc.amount + u.added, movements_count = cc.movements_count + u.count, updated_at = ${now},
+      SET amount = u.amount, debt = u.debt, movements_count = cc.movements_count + u.count, updated_at = ${now},
           full_at = CASE WHEN u.is_full THEN ${now}::timestamptz ELSE cc.full_at END
-      FROM unnest(${grown.map(({ fill }) => fill.id)}::uuid[], ${grown.map(({ fill }) => fill.added)}::numeric[],
-                  ${grown.map(({ fill }) => fill.count)}::integer[], ${grown.map(({ fill }) => fill.full)}::boolean[]) AS u(id, added, count, is_full)
+      FROM unnest(${grown.map(({ fill }) => fill.id)}::uuid[], ${grown.map(({ fill }) => fill.amount)}::numeric[], ${grown.map(({ fill }) => fill.debt)}::numeric[],
+                  ${grown.map(({ fill }) => fill.count)}::integer[], ${grown.map(({ fill }) => fill.full)}::boolean[]) AS u(id, amount, debt, count, is_full)
       WHERE cc.id = u.id`.execute(trx);
   }
   if (made.length > 0) {

@@ -39,7 +39,8 @@ WITH planned AS (
       HAVING sum(amount) <= $11::numeric
       ORDER BY identifier, identifier_type, currency_id, reason
       ON CONFLICT (project_id, identifier, identifier_type, currency_id, reason) WHERE status = 'open' AND full_at IS NULL
-      DO UPDATE SET amount = cc.amount + excluded.amount, movements_count = cc.movements_count + excluded.movements_count, updated_at = excluded.updated_at
+      DO UPDATE SET amount = cc.amount + excluded.amount - least(cc.debt, excluded.amount), debt = cc.debt - least(cc.debt, excluded.amount),
+                    movements_count = cc.movements_count + excluded.movements_count, updated_at = excluded.updated_at
       WHERE cc.amount + excluded.amount <= $12::numeric
       RETURNING id, identifier_type, identifier, currency_id, reason
     ),
@@ -148,7 +149,8 @@ WITH planned AS (
       HAVING sum(amount) <= $13::numeric
       ORDER BY identifier, identifier_type, currency_id, reason
       ON CONFLICT (project_id, identifier, identifier_type, currency_id, reason) WHERE status = 'open' AND full_at IS NULL
-      DO UPDATE SET amount = cc.amount + excluded.amount, movements_count = cc.movements_count + excluded.movements_count, updated_at = excluded.updated_at
+      DO UPDATE SET amount = cc.amount + excluded.amount - least(cc.debt, excluded.amount), debt = cc.debt - least(cc.debt, excluded.amount),
+                    movements_count = cc.movements_count + excluded.movements_count, updated_at = excluded.updated_at
       WHERE cc.amount + excluded.amount <= $14::numeric
       RETURNING id, identifier_type, identifier, currency_id, reason
     ),
@@ -199,7 +201,7 @@ WITH planned AS (
 update "conversion_batches" set "finished_at" = $1 where "id" = $2 and "finished_at" is null and not exists (select "id" from "conversions" where "batch_id" = $3 and "status" = $4)
 
 -- reconciliation: every currency, then one (ReconciliationRepository.figures) (1 of 2)
--- parameters: ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001"]
+-- parameters: ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001"]
 WITH project_currencies AS (
         SELECT id, chain_id, address, name, decimals, type, created_at FROM currencies
         WHERE project_id = $1::uuid 
@@ -207,38 +209,47 @@ WITH project_currencies AS (
       kinds (kind, reason, position) AS (
         VALUES ('affiliate_payout', 'affiliate', 1), ('end_user_payout', 'end_user', 2), ('agency_payout', 'agency', 3)
       ),
+      reversal_sums AS (
+        SELECT movement_id, sum(amount) AS reversed
+        FROM movement_reversals
+        WHERE project_id = $2::uuid
+        GROUP BY movement_id
+      ),
       movement_sums AS (
-        SELECT currency_id, kind,
-          sum(amount + capped_amount) AS earned,
-          sum(capped_amount) AS capped,
-          sum(amount) FILTER (WHERE status = 'declined') AS declined,
-          sum(amount) FILTER (WHERE status = 'pending') AS pending,
-          sum(amount) FILTER (WHERE status = 'available') AS available
-        FROM movements
-        WHERE project_id = $2::uuid 
-        GROUP BY currency_id, kind
+        SELECT m.currency_id, m.kind,
+          sum(m.amount + m.capped_amount) AS earned,
+          sum(m.capped_amount) AS capped,
+          sum(r.reversed) AS reversed,
+          sum(m.amount - coalesce(r.reversed, 0)) FILTER (WHERE m.status = 'declined') AS declined,
+          sum(m.amount - coalesce(r.reversed, 0)) FILTER (WHERE m.status = 'pending') AS pending,
+          sum(m.amount - coalesce(r.reversed, 0)) FILTER (WHERE m.status = 'available') AS available
+        FROM movements m LEFT JOIN reversal_sums r ON r.movement_id = m.id
+        WHERE m.project_id = $3::uuid 
+        GROUP BY m.currency_id, m.kind
       ),
       check_sums AS (
         SELECT currency_id, reason,
           sum(amount) FILTER (WHERE status = 'open') AS in_open_checks,
           sum(amount) FILTER (WHERE status = 'closed') AS in_closed_checks,
           sum(amount) FILTER (WHERE status = 'claimed') AS claimed,
-          sum(amount) FILTER (WHERE status = 'expired') AS expired
+          sum(amount) FILTER (WHERE status = 'expired') AS expired,
+          sum(debt) AS debt
         FROM claim_checks
-        WHERE project_id = $3::uuid 
+        WHERE project_id = $4::uuid 
         GROUP BY currency_id, reason
       ),
       credit_sums AS (
         SELECT expired_check.currency_id, expired_check.reason, sum(credit.amount) AS credited_back
         FROM claim_check_credits credit
         JOIN claim_checks expired_check ON expired_check.id = credit.expired_check_id
-        WHERE credit.project_id = $4::uuid 
+        WHERE credit.project_id = $5::uuid 
         GROUP BY expired_check.currency_id, expired_check.reason
       )
       SELECT
         c.id AS currency_id, c.chain_id::text AS chain_id, c.address, c.name, c.decimals, c.type, k.kind,
         coalesce(m.earned, 0)::text AS earned,
         coalesce(m.capped, 0)::text AS capped,
+        coalesce(m.reversed, 0)::text AS reversed,
         coalesce(m.declined, 0)::text AS declined,
         coalesce(m.pending, 0)::text AS pending,
         coalesce(m.available, 0)::text AS available,
@@ -246,7 +257,8 @@ WITH project_currencies AS (
         coalesce(ch.in_closed_checks, 0)::text AS in_closed_checks,
         coalesce(ch.claimed, 0)::text AS claimed,
         coalesce(ch.expired, 0)::text AS expired,
-        coalesce(cr.credited_back, 0)::text AS credited_back
+        coalesce(cr.credited_back, 0)::text AS credited_back,
+        coalesce(ch.debt, 0)::text AS debt
       FROM project_currencies c
       CROSS JOIN kinds k
       LEFT JOIN movement_sums m ON m.currency_id = c.id AND m.kind = k.kind
@@ -255,7 +267,7 @@ WITH project_currencies AS (
       ORDER BY c.created_at, c.id, k.position
 
 -- reconciliation: every currency, then one (ReconciliationRepository.figures) (2 of 2)
--- parameters: ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-0000000000c1"]
+-- parameters: ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-0000000000c1"]
 WITH project_currencies AS (
         SELECT id, chain_id, address, name, decimals, type, created_at FROM currencies
         WHERE project_id = $1::uuid AND "id" = $2::uuid
@@ -263,38 +275,47 @@ WITH project_currencies AS (
       kinds (kind, reason, position) AS (
         VALUES ('affiliate_payout', 'affiliate', 1), ('end_user_payout', 'end_user', 2), ('agency_payout', 'agency', 3)
       ),
+      reversal_sums AS (
+        SELECT movement_id, sum(amount) AS reversed
+        FROM movement_reversals
+        WHERE project_id = $3::uuid
+        GROUP BY movement_id
+      ),
       movement_sums AS (
-        SELECT currency_id, kind,
-          sum(amount + capped_amount) AS earned,
-          sum(capped_amount) AS capped,
-          sum(amount) FILTER (WHERE status = 'declined') AS declined,
-          sum(amount) FILTER (WHERE status = 'pending') AS pending,
-          sum(amount) FILTER (WHERE status = 'available') AS available
-        FROM movements
-        WHERE project_id = $3::uuid AND "currency_id" = $4::uuid
-        GROUP BY currency_id, kind
+        SELECT m.currency_id, m.kind,
+          sum(m.amount + m.capped_amount) AS earned,
+          sum(m.capped_amount) AS capped,
+          sum(r.reversed) AS reversed,
+          sum(m.amount - coalesce(r.reversed, 0)) FILTER (WHERE m.status = 'declined') AS declined,
+          sum(m.amount - coalesce(r.reversed, 0)) FILTER (WHERE m.status = 'pending') AS pending,
+          sum(m.amount - coalesce(r.reversed, 0)) FILTER (WHERE m.status = 'available') AS available
+        FROM movements m LEFT JOIN reversal_sums r ON r.movement_id = m.id
+        WHERE m.project_id = $4::uuid AND "m"."currency_id" = $5::uuid
+        GROUP BY m.currency_id, m.kind
       ),
       check_sums AS (
         SELECT currency_id, reason,
           sum(amount) FILTER (WHERE status = 'open') AS in_open_checks,
           sum(amount) FILTER (WHERE status = 'closed') AS in_closed_checks,
           sum(amount) FILTER (WHERE status = 'claimed') AS claimed,
-          sum(amount) FILTER (WHERE status = 'expired') AS expired
+          sum(amount) FILTER (WHERE status = 'expired') AS expired,
+          sum(debt) AS debt
         FROM claim_checks
-        WHERE project_id = $5::uuid AND "currency_id" = $6::uuid
+        WHERE project_id = $6::uuid AND "currency_id" = $7::uuid
         GROUP BY currency_id, reason
       ),
       credit_sums AS (
         SELECT expired_check.currency_id, expired_check.reason, sum(credit.amount) AS credited_back
         FROM claim_check_credits credit
         JOIN claim_checks expired_check ON expired_check.id = credit.expired_check_id
-        WHERE credit.project_id = $7::uuid AND "expired_check"."currency_id" = $8::uuid
+        WHERE credit.project_id = $8::uuid AND "expired_check"."currency_id" = $9::uuid
         GROUP BY expired_check.currency_id, expired_check.reason
       )
       SELECT
         c.id AS currency_id, c.chain_id::text AS chain_id, c.address, c.name, c.decimals, c.type, k.kind,
         coalesce(m.earned, 0)::text AS earned,
         coalesce(m.capped, 0)::text AS capped,
+        coalesce(m.reversed, 0)::text AS reversed,
         coalesce(m.declined, 0)::text AS declined,
         coalesce(m.pending, 0)::text AS pending,
         coalesce(m.available, 0)::text AS available,
@@ -302,7 +323,8 @@ WITH project_currencies AS (
         coalesce(ch.in_closed_checks, 0)::text AS in_closed_checks,
         coalesce(ch.claimed, 0)::text AS claimed,
         coalesce(ch.expired, 0)::text AS expired,
-        coalesce(cr.credited_back, 0)::text AS credited_back
+        coalesce(cr.credited_back, 0)::text AS credited_back,
+        coalesce(ch.debt, 0)::text AS debt
       FROM project_currencies c
       CROSS JOIN kinds k
       LEFT JOIN movement_sums m ON m.currency_id = c.id AND m.kind = k.kind

@@ -11,6 +11,9 @@ export interface LedgerFigures {
   earned: bigint;
   /** What caps cut from movements (never paid). */
   capped: bigint;
+  /** What reversals took back (migration 0012). */
+  reversed: bigint;
+  /** Movements by status, net of their reversals. */
   declined: bigint;
   pending: bigint;
   available: bigint;
@@ -21,6 +24,8 @@ export interface LedgerFigures {
   expired: bigint;
   /** Credits: what expired checks gave back to open checks (claim_check_credits). */
   creditedBack: bigint;
+  /** What users owe after reversals of amounts a voucher carried (open checks' debt). */
+  debt: bigint;
 }
 
 interface FiguresRow {
@@ -33,6 +38,7 @@ interface FiguresRow {
   kind: MovementKind;
   earned: string;
   capped: string;
+  reversed: string;
   declined: string;
   pending: string;
   available: string;
@@ -41,6 +47,7 @@ interface FiguresRow {
   claimed: string;
   expired: string;
   credited_back: string;
+  debt: string;
 }
 
 /**
@@ -63,23 +70,31 @@ export class ReconciliationRepository {
       kinds (kind, reason, position) AS (
         VALUES ('affiliate_payout', 'affiliate', 1), ('end_user_payout', 'end_user', 2), ('agency_payout', 'agency', 3)
       ),
+      reversal_sums AS (
+        SELECT movement_id, sum(amount) AS reversed
+        FROM movement_reversals
+        WHERE project_id = ${projectId}::uuid
+        GROUP BY movement_id
+      ),
       movement_sums AS (
-        SELECT currency_id, kind,
-          sum(amount + capped_amount) AS earned,
-          sum(capped_amount) AS capped,
-          sum(amount) FILTER (WHERE status = 'declined') AS declined,
-          sum(amount) FILTER (WHERE status = 'pending') AS pending,
-          sum(amount) FILTER (WHERE status = 'available') AS available
-        FROM movements
-        WHERE project_id = ${projectId}::uuid ${only('currency_id')}
-        GROUP BY currency_id, kind
+        SELECT m.currency_id, m.kind,
+          sum(m.amount + m.capped_amount) AS earned,
+          sum(m.capped_amount) AS capped,
+          sum(r.reversed) AS reversed,
+          sum(m.amount - coalesce(r.reversed, 0)) FILTER (WHERE m.status = 'declined') AS declined,
+          sum(m.amount - coalesce(r.reversed, 0)) FILTER (WHERE m.status = 'pending') AS pending,
+          sum(m.amount - coalesce(r.reversed, 0)) FILTER (WHERE m.status = 'available') AS available
+        FROM movements m LEFT JOIN reversal_sums r ON r.movement_id = m.id
+        WHERE m.project_id = ${projectId}::uuid ${only('m.currency_id')}
+        GROUP BY m.currency_id, m.kind
       ),
       check_sums AS (
         SELECT currency_id, reason,
           sum(amount) FILTER (WHERE status = 'open') AS in_open_checks,
           sum(amount) FILTER (WHERE status = 'closed') AS in_closed_checks,
           sum(amount) FILTER (WHERE status = 'claimed') AS claimed,
-          sum(amount) FILTER (WHERE status = 'expired') AS expired
+          sum(amount) FILTER (WHERE status = 'expired') AS expired,
+          sum(debt) AS debt
         FROM claim_checks
         WHERE project_id = ${projectId}::uuid ${only('currency_id')}
         GROUP BY currency_id, reason
@@ -95,6 +110,7 @@ export class ReconciliationRepository {
         c.id AS currency_id, c.chain_id::text AS chain_id, c.address, c.name, c.decimals, c.type, k.kind,
         coalesce(m.earned, 0)::text AS earned,
         coalesce(m.capped, 0)::text AS capped,
+        coalesce(m.reversed, 0)::text AS reversed,
         coalesce(m.declined, 0)::text AS declined,
         coalesce(m.pending, 0)::text AS pending,
         coalesce(m.available, 0)::text AS available,
@@ -102,7 +118,8 @@ export class ReconciliationRepository {
         coalesce(ch.in_closed_checks, 0)::text AS in_closed_checks,
         coalesce(ch.claimed, 0)::text AS claimed,
         coalesce(ch.expired, 0)::text AS expired,
-        coalesce(cr.credited_back, 0)::text AS credited_back
+        coalesce(cr.credited_back, 0)::text AS credited_back,
+        coalesce(ch.debt, 0)::text AS debt
       FROM project_currencies c
       CROSS JOIN kinds k
       LEFT JOIN movement_sums m ON m.currency_id = c.id AND m.kind = k.kind
@@ -121,6 +138,7 @@ export class ReconciliationRepository {
       kind: row.kind,
       earned: BigInt(row.earned),
       capped: BigInt(row.capped),
+      reversed: BigInt(row.reversed),
       declined: BigInt(row.declined),
       pending: BigInt(row.pending),
       available: BigInt(row.available),
@@ -129,6 +147,7 @@ export class ReconciliationRepository {
       claimed: BigInt(row.claimed),
       expired: BigInt(row.expired),
       creditedBack: BigInt(row.credited_back),
+      debt: BigInt(row.debt),
     }));
   }
 }

@@ -298,7 +298,7 @@ export class VoucherRepository {
 
 /**
  * Adds an expired check's amount to the open check of its (user, currency, reason) that takes
- * movements, or to a new one; answers the check credited. The amount was a signed voucher's, so at
+ * movements, or to a new one (paying the user's debt carried on it first); answers the check credited. The amount was a signed voucher's, so at
  * most 2^256 − 1: when adding it to the open check would pass that, the open check (locked by the
  * conflict, though not updated) becomes full and a new open check holds the amount alone.
  */
@@ -312,7 +312,8 @@ async function creditOpenCheck(
     INSERT INTO claim_checks AS cc (project_id, identifier_type, identifier, currency_id, reason, status, amount, movements_count, created_at, updated_at)
     VALUES (${expired.project_id}, ${expired.identifier_type}, ${expired.identifier}, ${expired.currency_id}, ${expired.reason}, 'open', ${expired.amount}, 0, ${now}, ${now})
     ON CONFLICT (project_id, identifier, identifier_type, currency_id, reason) WHERE status = 'open' AND full_at IS NULL
-    DO UPDATE SET amount = cc.amount + excluded.amount, updated_at = excluded.updated_at
+    DO UPDATE SET amount = cc.amount + excluded.amount - least(cc.debt, excluded.amount), debt = cc.debt - least(cc.debt, excluded.amount),
+                  updated_at = excluded.updated_at
     WHERE cc.amount + excluded.amount <= ${max}::numeric
     RETURNING id`;
   // Raw: the conflict target is the partial unique index of the open check that takes movements (as the ledger writes it).

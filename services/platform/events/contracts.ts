@@ -19,6 +19,8 @@ const payoutAmount = z
   .string()
   .regex(/^[1-9][0-9]*$/)
   .refine((value) => value.length < 78 || BigInt(value) <= MAX_AMOUNT, { message: `at most 2^256 − 1 (${MAX_AMOUNT})` });
+/** Base units that may be zero (a part of an amount). */
+const baseUnits = z.string().regex(/^(0|[1-9][0-9]*)$/);
 
 const uuid = z.uuid();
 const user = z.object({ identifier: z.string().min(1), identifier_type: z.enum(enumNames(IdentifierType)) });
@@ -215,6 +217,39 @@ export const EVENT_PAYLOADS = {
       .nullable()
       .optional(),
     payouts: z.array(z.object({ kind: z.enum(['affiliate_payout', 'end_user_payout', 'agency_payout']), user, amount: payoutAmount })),
+  }),
+  /**
+   * The claim service reversed a share of a processed conversion (a refund, an unwound trade): the
+   * share (basis points of the whole conversion), the same share of its volume and revenue to take
+   * out of every figure, and what came back from each movement (where the money was: `pending`, or
+   * `available` with what left its open check and what became the user's debt). Emitted once per
+   * reversal, in the transaction that wrote it; its conversion's attribution as frozen when paid.
+   */
+  'claim.conversion.reversed': z.object({
+    conversion_id: z.string().min(1),
+    reversal_id: z.string().min(1),
+    name: z.string().min(1),
+    share_bps: z.number().int().min(1).max(10_000),
+    reason: z.string(),
+    reversed_at: z.iso.datetime({ offset: true }),
+    occurred_at: z.iso.datetime({ offset: true }),
+    user,
+    affiliate: z.object({ id: z.string().min(1), user }).nullable(),
+    master: z.object({ id: z.string().min(1), user }).nullable(),
+    /** The reversed share of the conversion's volume and revenue: non-negative USD decimal strings. */
+    volume_usd: z.string().nullable(),
+    revenue_usd: z.string().nullable(),
+    currency_id: uuid.nullable(),
+    reversals: z.array(
+      z.object({
+        kind: z.enum(['affiliate_payout', 'end_user_payout', 'agency_payout']),
+        user,
+        amount: payoutAmount,
+        was: z.enum(['pending', 'available']),
+        from_check: baseUnits,
+        to_debt: baseUnits,
+      }),
+    ),
   }),
 } as const;
 

@@ -350,14 +350,16 @@ describe('claim-check properties over random streams', () => {
   it('keeps every sum, pays each movement once and redeems each proof once, whatever the stream', async () => {
     const outcomes: Outcome[] = [];
     await fc.assert(
+      // Each stream ends with a close and a redemption by the first user, so that redemptions are not left to chance: the
+      // lifecycle's steps (holds, decisions) made a random close followed by a redemption of the same user rare (~3% of streams).
       fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 25 }), async (steps) => {
+        steps.push({ kind: 'close', user: 0, concurrency: 1 }, { kind: 'redeem', user: 0, replay: false });
         outcomes.push(await run(steps));
       }),
       // A failing stream is reported whole: shrinking would replay it against a chain that has moved on.
       { numRuns: 60, endOnFailure: true },
     );
-    // The streams did meet both ends of a voucher's life. About one stream in ten ends claimed, one in
-    // ten expired: "some" is what the generator promises (6 or more failed once in CI by chance; none of 60 is ~1 in 3,000).
+    // The streams did meet both ends of a voucher's life: most end claimed (their last steps), about one in four expired.
     expect(outcomes.filter((outcome) => outcome.claimed > 0).length).toBeGreaterThan(0);
     expect(outcomes.filter((outcome) => outcome.expired > 0).length).toBeGreaterThan(0);
     // And the commission lifecycle: movements released or approved after waiting, and movements declined.
