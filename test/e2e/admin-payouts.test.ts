@@ -13,6 +13,8 @@ import { buildWebApp } from './web-build';
  * whole tokens and a tier reward, delete terms after confirming, see the conversions the backend
  * sent (service_role key) with their status and movements, and read the leaderboard. Each page is
  * screenshotted at desktop and mobile width (test-artifacts/admin-payouts/) and checked with axe-core.
+ * Then a conversion reversed in part from its detail (a double click takes it once; a share the
+ * backend's own reversal left too large refused in words), and the reconciliation balanced.
  * Then the review: a review rule set, the conversion that breaks it approved from the review queue
  * (a read_only key is offered no decision), and an affiliate flagged and unflagged from its detail.
  */
@@ -26,6 +28,8 @@ describe('the admin payouts section in a browser', () => {
   let page: Page;
   let vip: { id: string };
   let partners: { id: string };
+  /** The referred conversion the conversions step sent: the reversal step reverses it. */
+  let referred: { id: string };
   const foreignRequests: string[] = [];
 
   beforeAll(async () => {
@@ -194,7 +198,7 @@ describe('the admin payouts section in a browser', () => {
       const { affiliate, user } = await referredUser(clients, project);
       // On the terms' affiliate allowlist: the affiliate earns.
       await clients.audience.addEntry({ projectId: project.id, segmentId: partners.id, user: affiliate });
-      const referred = conversionBody({ user: evmUser(user.identifier), reward_base: '10000' });
+      referred = conversionBody({ user: evmUser(user.identifier), reward_base: '10000' });
       const alone = conversionBody({ reward_base: '10000' });
       const signup = conversionBody({ name: 'signup' });
       for (const body of [referred, alone, signup]) {
@@ -253,6 +257,89 @@ describe('the admin payouts section in a browser', () => {
         expect.stringMatching(/^2\s+0x[0-9a-f]{40}\s+1\.5 USDC\s+1$/),
       ]);
       expect(await capturePage(page, 'admin-payouts', '09-leaderboard-end-users')).toEqual([]);
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  it(
+    'reverses half of a conversion from its detail after confirming, once on a double click, lists the reversal, and refuses in words a share no longer left',
+    async () => {
+      await pages().getByRole('link', { name: 'Conversions' }).click();
+      await page.getByRole('button', { name: referred.id }).click();
+      const detail = page.getByRole('region', { name: `Conversion ${referred.id}` });
+      await detail.getByText('Never reversed.').waitFor();
+      await detail.getByRole('button', { name: 'Reverse…' }).click();
+      const dialog = page.getByRole('dialog', { name: `Reverse conversion ${referred.id}?` });
+      await dialog.waitFor();
+      // All of it by default; no reason: refused here, at its field, before anything is sent.
+      expect(await dialog.getByLabel('Share to reverse (%)').inputValue()).toBe('100');
+      await dialog.getByLabel('Share to reverse (%)').fill('50');
+      await dialog.getByRole('button', { name: 'Reverse', exact: true }).click();
+      await dialog.getByText('Say why: the reason is kept on the reversal.').waitFor();
+      await dialog.getByLabel(/^Reason/).fill('Order refunded');
+      expect(await capturePage(page, 'admin-payouts', '15-reverse-confirm')).toEqual([]);
+      // A double click sends the dialog's one reversal_id twice at most: the API takes it once.
+      await dialog.getByRole('button', { name: 'Reverse', exact: true }).dblclick();
+      await page.getByText('Reversed 50% of the conversion.').waitFor();
+      await dialog.waitFor({ state: 'hidden' });
+      const reversal = detail.getByTestId('reversal');
+      await reversal.waitFor();
+      expect(await reversal.count()).toBe(1);
+      expect(await reversal.innerText()).toContain('Order refunded');
+      // The movements were in open checks: half of each came out of them (0.0005 of the affiliate's 0.001 USDC, 0.75 of the user's 1.5).
+      expect(await reversal.getByTestId('reversed-part').allInnerTexts()).toEqual([
+        expect.stringMatching(/^Affiliate payout\s+0x[0-9a-f]{40}\s+0\.0005 USDC\s+0\.0005 USDC from the open check$/),
+        expect.stringMatching(/^End-user payout\s+0x[0-9a-f]{40}\s+0\.75 USDC\s+0\.75 USDC from the open check$/),
+      ]);
+      expect(await capturePage(page, 'admin-payouts', '16-conversion-reversed')).toEqual([]);
+      const stored = await stack.api.get(`/api/v1/conversions/${referred.id}`, { key: project.keys.admin });
+      expect(stored.body.reversals).toEqual([
+        expect.objectContaining({ share_bps: 5_000, reason: 'Order refunded', reversal_id: expect.stringMatching(/^dashboard-/) }),
+      ]);
+
+      // The backend reverses 30 % more on its own; the dialog, opened on what it read before, offers the 50 % it thought left.
+      const backend = await stack.api.post(`/api/v1/conversions/${referred.id}/reverse`, {
+        key: project.keys.service,
+        body: { reversal_id: 'refund-2', reason: 'Partial refund', share_bps: 3_000 },
+      });
+      expect(backend.status).toBe(201);
+      await detail.getByRole('button', { name: 'Reverse…' }).click();
+      await dialog.waitFor();
+      expect(await dialog.getByLabel('Share to reverse (%)').inputValue()).toBe('50');
+      await dialog.getByLabel(/^Reason/).fill('Order refunded again');
+      await dialog.getByRole('button', { name: 'Reverse', exact: true }).click();
+      await dialog
+        .getByText(
+          'Too much: with the earlier reversals this would take back more than all of the conversion. At most 20% is left. Nothing was reversed.',
+        )
+        .waitFor();
+      expect(await capturePage(page, 'admin-payouts', '17-reverse-refused')).toEqual([]);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      // Read again after the refusal: the backend's reversal is listed too.
+      await reversal.nth(1).waitFor();
+      expect(await reversal.nth(1).innerText()).toContain('Partial refund');
+      const after = await stack.api.get(`/api/v1/conversions/${referred.id}`, { key: project.keys.admin });
+      expect(after.body.reversals.map((entry: { share_bps: number }) => entry.share_bps)).toEqual([5_000, 3_000]);
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  it(
+    'shows the books per currency and kind, with their identities, balanced after the reversals',
+    async () => {
+      await pages().getByRole('link', { name: 'Reconciliation' }).click();
+      await page.getByRole('heading', { level: 2, name: 'Reconciliation' }).waitFor();
+      expect(await page.getByTestId('identities').innerText()).toContain('earned = capped + reversed + declined + pending + available');
+      await page.getByTestId('books-state').waitFor();
+      expect(await page.getByTestId('books-state').innerText()).toBe('Balanced: both identities hold on every line.');
+      const books = page.getByRole('region', { name: 'USDC (chain 8453)' });
+      const row = (label: string) => books.getByRole('row').filter({ has: page.getByRole('rowheader', { name: label, exact: true }) });
+      // 80 % of the referred conversion came back: 0.0008 of the affiliate's 0.001 USDC, 1.2 of the user's 1.5.
+      expect(await row('Reversed').innerText()).toMatch(/^Reversed\s+0\.0008 USDC\s+1\.2 USDC\s+0 USDC$/);
+      expect(await books.getByTestId('line-state').allInnerTexts()).toEqual(['Balanced', 'Balanced', 'Balanced']);
+      expect(await capturePage(page, 'admin-payouts', '18-reconciliation')).toEqual([]);
+      const ledger = await stack.api.get(`/api/v1/projects/${project.id}/ledger/reconciliation`, { key: project.keys.admin });
+      expect(ledger.body.balanced).toBe(true);
     },
     STEP_TIMEOUT_MS,
   );

@@ -20,7 +20,8 @@ import { buildWebApp } from './web-build';
  * approved by an admin, closes and claims on chain; then an affiliate an admin made, which never
  * applied, sees its membership and its codes' links; then the first affiliate earns under terms with a
  * hold and under terms that need the program's approval, and sees both amounts pending (the held one
- * with its date), then the held one available once the clock passes it and the release job runs. Each page is screenshotted at
+ * with its date), then the held one available once the clock passes it and the release job runs; then closes it, and once a
+ * refund reverses it reads its debt in words, with the open check holding nothing not offered to close. Each page is screenshotted at
  * desktop and mobile width (test-artifacts/portal/) and checked with axe-core.
  */
 describe('the affiliate portal in a browser', () => {
@@ -386,6 +387,51 @@ describe('the affiliate portal in a browser', () => {
     expect(await pending.allInnerTexts()).toEqual(['1 TUSD\twaiting for the program’s approval']);
     await page.getByRole('button', { name: 'Close the open check to claim' }).waitFor();
     expect(await capturePage(page, 'portal', '14-claims-released')).toEqual([]);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in with wallet' }).waitFor();
+  });
+
+  it('explains in words a debt a refund left after the voucher was out, and offers no close for an open check holding nothing', async () => {
+    const affiliate = wallet.address.toLowerCase();
+    const movements = await stack.api.get(`/api/v1/payouts/movements?user_identifier=${affiliate}`, { key: project.keys.readOnly });
+    const byName = (name: string) => movements.body.results.find((item: { conversion_name: string }) => item.conversion_name === name);
+    await page.goto(`${portal()}/`);
+    await page.getByRole('button', { name: 'Sign in with wallet' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Membership' }).waitFor();
+    await nav('Claims').click();
+    // The released 2.5 TUSD goes out in a voucher.
+    await page.getByRole('button', { name: 'Close the open check to claim' }).click();
+    await page.getByTestId('claimable').waitFor();
+
+    // The order is refunded: the backend reverses it whole. Its voucher was out, so the 2.5 TUSD becomes the affiliate's debt.
+    const reversed = await stack.api.post(`/api/v1/conversions/${byName('held-trade').conversion_id}/reverse`, {
+      key: project.keys.service,
+      body: { reversal_id: 'refund-held-trade', reason: 'Order refunded' },
+    });
+    expect(reversed.status).toBe(201);
+    expect(reversed.body.movements).toEqual([expect.objectContaining({ amount: '2500000', to_debt: '2500000', from_check: '0' })]);
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Claims' }).waitFor();
+    await page.getByTestId('debt').waitFor();
+    expect(await page.getByTestId('debt').innerText()).toBe(
+      'A refunded conversion took back 2.5 TUSD after your voucher was issued; it is paid from your next earnings before anything new becomes claimable.',
+    );
+    // The debt is carried on an open check that holds nothing: listed, said why, and not offered to close.
+    const empty = page.getByTestId('claim-check').filter({ hasText: 'nothing to claim' });
+    await empty.waitFor();
+    expect(await empty.innerText()).toContain('0 TUSD');
+    expect(await page.getByRole('button', { name: /^Close/ }).count()).toBe(0);
+    expect(await capturePage(page, 'portal', '15-claims-debt')).toEqual([]);
+
+    // The program approves the 1 TUSD that waited: it pays the debt first, and nothing new becomes claimable.
+    const approved = await stack.api.post(`/api/v1/projects/${project.id}/movements/approve`, {
+      key: project.keys.admin,
+      body: { conversion_ids: [byName('approved-trade').conversion_id] },
+    });
+    expect(approved.body.results).toEqual([expect.objectContaining({ outcome: 'approved' })]);
+    await page.reload();
+    await page.getByTestId('debt').filter({ hasText: 'took back 1.5 TUSD' }).waitFor();
+    expect(await page.getByRole('button', { name: /^Close/ }).count()).toBe(0);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in with wallet' }).waitFor();
   });

@@ -45,10 +45,38 @@ describe('the affiliate portal’s earnings', () => {
         claimed: [item(TUSD, '5')],
         unclaimed: [item(WETH, '9007199254740993000000000000000001'), item(TUSD, '1500000')],
         pending: [item(TUSD, '2500000')],
+        debt: [],
       }),
     ).toEqual([
-      { key: `8453:${TUSD.address}`, currency: { name: 'TUSD', decimals: 6 }, available: '1500000', pending: '2500000' },
-      { key: `8453:${WETH.address}`, currency: { name: 'WETH', decimals: 18 }, available: '9007199254740993000000000000000001', pending: '0' },
+      { key: `8453:${TUSD.address}`, currency: { name: 'TUSD', decimals: 6 }, available: '1500000', pending: '2500000', debt: '0' },
+      {
+        key: `8453:${WETH.address}`,
+        currency: { name: 'WETH', decimals: 18 },
+        available: '9007199254740993000000000000000001',
+        pending: '0',
+        debt: '0',
+      },
+    ]);
+  });
+
+  it('carries each currency’s debt beside what is available, a currency owed in alone included', () => {
+    const item = (currency: typeof TUSD, amount: string) => ({
+      currency_address: currency.address,
+      currency_chain_id: String(currency.chain_id),
+      currency_name: currency.name,
+      currency_decimals: currency.decimals,
+      amount,
+    });
+    expect(
+      earningsByCurrency({
+        claimed: [item(TUSD, '1000')],
+        unclaimed: [item(TUSD, '0')],
+        pending: [],
+        debt: [item(TUSD, '2500000'), item(WETH, '9007199254740993')],
+      }),
+    ).toEqual([
+      { key: `8453:${TUSD.address}`, currency: { name: 'TUSD', decimals: 6 }, available: '0', pending: '0', debt: '2500000' },
+      { key: `8453:${WETH.address}`, currency: { name: 'WETH', decimals: 18 }, available: '0', pending: '0', debt: '9007199254740993' },
     ]);
   });
 

@@ -27,6 +27,15 @@ export function formatTokenAmount(baseUnits: string, currency: { decimals: numbe
   return `${formatDecimal(tokenAmount(baseUnits, currency.decimals))} ${currency.name}`;
 }
 
+/** 250 -> "2.5%": basis points (a spread, a share) in integer steps, no float rounding. */
+export function formatBasisPoints(bps: number): string {
+  const whole = Math.floor(bps / 100);
+  const hundredths = String(bps % 100)
+    .padStart(2, '0')
+    .replace(/0$/, '');
+  return hundredths === '' || hundredths === '0' ? `${whole}%` : `${whole}.${hundredths}%`;
+}
+
 export function formatUsd(value: string): string {
   return `$${formatDecimal(value)}`;
 }

@@ -2,11 +2,11 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { ConfirmMutationDialog } from '../../ui/ConfirmDialog';
-import { formatDateTime, formatUsd } from '../../ui/format';
+import { formatBasisPoints, formatDateTime, formatUsd } from '../../ui/format';
 import { ErrorMessage, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { BindSubAffiliates } from './BindSubAffiliates';
-import { Amounts, formatSpread } from './figures';
+import { Amounts } from './figures';
 import { type Master, masterKey, refreshMaster } from './queries';
 import { SpreadForm } from './SpreadForm';
 import { SubAffiliates } from './SubAffiliates';
@@ -73,7 +73,7 @@ function Figures({ master }: { master: Master }) {
         <div>
           <dt>Spread</dt>
           <dd data-testid="master-spread">
-            {formatSpread(master.spread_bps)} ({master.spread_bps} bps)
+            {formatBasisPoints(master.spread_bps)} ({master.spread_bps} bps)
           </dd>
         </div>
         <div>

@@ -1,11 +1,11 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useLocation, useSearchParams } from 'react-router-dom';
-import { formatDateTime, formatUsd } from '../../ui/format';
+import { formatBasisPoints, formatDateTime, formatUsd } from '../../ui/format';
 import { pageFromUrl, Pager } from '../../ui/Pager';
 import { ListStates } from '../../ui/states';
 import { useProject } from '../session';
 import { DesignateMaster } from './DesignateMaster';
-import { Amounts, formatSpread } from './figures';
+import { Amounts } from './figures';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
 
 const PAGE_SIZE = 25;
@@ -45,7 +45,7 @@ export function MasterList() {
                   <Link to={master.id}>{master.name || master.identifier}</Link>
                   <div className="subtle identifier">{master.identifier}</div>
                 </td>
-                <td className="number">{formatSpread(master.spread_bps)}</td>
+                <td className="number">{formatBasisPoints(master.spread_bps)}</td>
                 <td className="number">{master.sub_affiliates_count.toLocaleString('en-US')}</td>
                 <td className="number">{formatUsd(master.referred_volume_usd)}</td>
                 <td>

@@ -1,10 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { fieldErrors } from '../../ui/field-errors';
-import { formatDateTime } from '../../ui/format';
+import { formatBasisPoints, formatDateTime } from '../../ui/format';
 import { TextField } from '../../ui/TextField';
 import { useProject } from '../session';
-import { formatSpread } from './figures';
 import { type Master, refreshMaster } from './queries';
 
 /** Changes the spread from now on (earlier conversions keep theirs), with the spread history of this designation. */
@@ -44,13 +43,13 @@ export function SpreadForm({ master }: { master: Master }) {
         </button>
       </form>
       <p role="status" className="help">
-        {change.isSuccess ? `The spread is ${formatSpread(change.data.spread_bps)} from now on.` : ''}
+        {change.isSuccess ? `The spread is ${formatBasisPoints(change.data.spread_bps)} from now on.` : ''}
       </p>
       <h3>History</h3>
       <ul aria-label="Spread history, newest first">
         {master.spread_history.map((period) => (
           <li key={period.valid_from}>
-            {formatSpread(period.spread_bps)} from {formatDateTime(period.valid_from)}
+            {formatBasisPoints(period.spread_bps)} from {formatDateTime(period.valid_from)}
             {period.valid_to ? ` to ${formatDateTime(period.valid_to)}` : ' (in force)'}
           </li>
         ))}

@@ -3,21 +3,17 @@ import { formatDateTime, formatDecimal, formatTokenAmount, formatUsd } from '../
 import { Empty } from '../../ui/states';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
 import { type Fact, Facts } from '../../ui/Facts';
+import { ConversionReversals } from './ConversionReversals';
+import { KIND_LABELS } from './movement-kinds';
 
 type Conversion = ApiResult<'/api/v1/projects/{projectId}/conversions', 'get'>['results'][number];
 
-const KIND_LABELS: Record<Conversion['movements'][number]['kind'], string> = {
-  affiliate_payout: 'Affiliate payout',
-  end_user_payout: 'End-user payout',
-  agency_payout: 'Agency payout (master’s spread)',
-};
-
-/** One conversion: where it stands, who it was attributed to, and the movements it wrote. */
 /** Why a pending movement waits, in words. */
 const PENDING_LABELS = { hold: 'held', approval: 'waits for approval', review: 'in review' } as const;
 /** The terms' cap that cut a movement, in words. */
 const CAP_LABELS = { per_conversion: 'per conversion', per_end_user: 'per end user', per_affiliate_window: 'per affiliate window' } as const;
 
+/** One conversion: where it stands, who it was attributed to, the movements it wrote, and its reversals. */
 export function ConversionDetail({ conversion, onClose }: { conversion: Conversion; onClose(): void }) {
   const { attribution } = conversion;
   const facts: Fact[] = [
@@ -92,6 +88,7 @@ export function ConversionDetail({ conversion, onClose }: { conversion: Conversi
           ))}
         </ScrollTable>
       )}
+      <ConversionReversals key={conversion.id} conversionId={conversion.id} status={conversion.status} />
     </section>
   );
 }

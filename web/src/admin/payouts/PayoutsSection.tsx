@@ -4,15 +4,17 @@ import { CurrenciesPage } from './CurrenciesPage';
 import { LeaderboardPage } from './LeaderboardPage';
 import { PayoutTermsEditor } from './PayoutTermsEditor';
 import { PayoutTermsList } from './PayoutTermsList';
+import { ReconciliationPage } from './ReconciliationPage';
 
 const PAGES = [
   { to: 'currencies', label: 'Currencies' },
   { to: 'terms', label: 'Payout terms' },
   { to: 'conversions', label: 'Conversions' },
   { to: 'leaderboard', label: 'Leaderboard' },
+  { to: 'reconciliation', label: 'Reconciliation' },
 ];
 
-/** The Payouts section's pages, under /app/admin/payouts: currencies, payout terms, conversions and the leaderboard. */
+/** The Payouts section's pages, under /app/admin/payouts: currencies, payout terms, conversions, the leaderboard and the books' reconciliation. */
 export function PayoutsSection() {
   return (
     <section aria-labelledby="payouts-title">
@@ -34,6 +36,7 @@ export function PayoutsSection() {
         <Route path="terms/edit/:conversionName" element={<PayoutTermsEditor />} />
         <Route path="conversions" element={<ConversionList />} />
         <Route path="leaderboard" element={<LeaderboardPage />} />
+        <Route path="reconciliation" element={<ReconciliationPage />} />
         <Route path="*" element={<p>There is no such page.</p>} />
       </Routes>
     </section>

@@ -46,7 +46,10 @@ export function ClaimsPage() {
     mutationFn: (ids: string[]) => api('post', '/api/v1/claim-checks/close', { query: { project_id: projectId }, body: { claim_check_ids: ids } }),
     onSuccess: () => void refresh(),
   });
-  const openIds = (checks.data?.results ?? []).filter((check) => check.status === 'open' && !check.restriction_message).map((check) => check.id);
+  // An open check holding nothing (a refund took it back; any debt left is carried on it) cannot be closed: the API refuses it.
+  const openIds = (checks.data?.results ?? [])
+    .filter((check) => check.status === 'open' && !check.restriction_message && BigInt(check.amount) > 0n)
+    .map((check) => check.id);
 
   return (
     <>
@@ -78,7 +81,11 @@ export function ClaimsPage() {
                     {formatDecimal(tokenAmount(check.amount, check.currency_decimals))} {check.currency_name}
                   </td>
                   <td className="wrap">
-                    {STATUS_WORDS[check.status]}
+                    {check.status === 'open' && BigInt(check.amount) === 0n ? (
+                      <span role="note">Open, with nothing to claim: a refund took back what it held; your next earnings pay any debt first</span>
+                    ) : (
+                      STATUS_WORDS[check.status]
+                    )}
                     {check.restriction_message ? (
                       <span className="restriction" role="note">
                         {' '}

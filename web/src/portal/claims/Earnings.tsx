@@ -10,7 +10,8 @@ const MOVEMENTS_READ = 100;
 
 /**
  * The wallet's earnings per currency: available (in its checks, claimable) and pending, each
- * pending amount with the date it becomes available or the program's decision it waits for.
+ * pending amount with the date it becomes available or the program's decision it waits for, and any
+ * debt a refund left, in words.
  */
 export function Earnings() {
   const { projectId, address, api } = usePortal();
@@ -26,6 +27,7 @@ export function Earnings() {
     queryFn: () => api('get', '/api/v1/payouts/movements', { query: { project_id: projectId, status: 'pending', page_size: MOVEMENTS_READ } }),
   });
   const rows = totals.data ? earningsByCurrency(totals.data) : [];
+  const owed = rows.filter((row) => BigInt(row.debt) > 0n);
   const pending = movements.data ? pendingAmounts(movements.data.results) : [];
 
   return (
@@ -53,6 +55,12 @@ export function Earnings() {
           ))}
         </ScrollTable>
       ) : null}
+      {owed.map((row) => (
+        <p key={row.key} className="debt-notice" data-testid="debt">
+          A refunded conversion took back {formatTokenAmount(row.debt, row.currency)} after your voucher was issued; it is paid from your next
+          earnings before anything new becomes claimable.
+        </p>
+      ))}
       {movements.isError ? <ErrorMessage error={movements.error} title="Pending dates not loaded" /> : null}
       {pending.length > 0 ? (
         <>

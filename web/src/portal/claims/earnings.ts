@@ -4,12 +4,14 @@ type Totals = ApiResult<'/api/v1/claim-checks/totals', 'get'>;
 type TotalItem = Totals['pending'][number];
 export type Movement = ApiResult<'/api/v1/payouts/movements', 'get'>['results'][number];
 
-/** One currency's amounts: what can be claimed now and what waits (base units, decimal strings). */
+/** One currency's amounts: what can be claimed now, what waits, and what is owed (base units, decimal strings). */
 export interface CurrencyEarnings {
   key: string;
   currency: { name: string; decimals: number };
   available: string;
   pending: string;
+  /** What reversals took back after a voucher was out: paid first out of what is earned next. */
+  debt: string;
 }
 
 /** A pending amount of one currency that becomes available the same way: on one date, or after the program's decision. */
@@ -28,7 +30,8 @@ const currencyKey = (chainId: string | number, address: string) => `${chainId}:$
 /**
  * Per currency, the totals the claim service keeps: available is what is in the wallet's checks and
  * not redeemed yet (`unclaimed`: open, or closed into a voucher still to claim), pending what waits
- * in no check yet. Amounts are summed as bigints, never floats.
+ * in no check yet, debt what refunds took back once the voucher was out. Amounts are summed as
+ * bigints, never floats.
  */
 export function earningsByCurrency(totals: Totals): CurrencyEarnings[] {
   const rows = new Map<string, CurrencyEarnings>();
@@ -36,13 +39,14 @@ export function earningsByCurrency(totals: Totals): CurrencyEarnings[] {
     const key = currencyKey(item.currency_chain_id, item.currency_address);
     let found = rows.get(key);
     if (!found) {
-      found = { key, currency: { name: item.currency_name, decimals: item.currency_decimals }, available: '0', pending: '0' };
+      found = { key, currency: { name: item.currency_name, decimals: item.currency_decimals }, available: '0', pending: '0', debt: '0' };
       rows.set(key, found);
     }
     return found;
   };
   for (const item of totals.unclaimed) row(item).available = (BigInt(row(item).available) + BigInt(item.amount)).toString();
   for (const item of totals.pending) row(item).pending = (BigInt(row(item).pending) + BigInt(item.amount)).toString();
+  for (const item of totals.debt) row(item).debt = (BigInt(row(item).debt) + BigInt(item.amount)).toString();
   return [...rows.values()].sort((a, b) => a.currency.name.localeCompare(b.currency.name) || a.key.localeCompare(b.key));
 }
 
