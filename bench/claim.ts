@@ -21,7 +21,7 @@ interface ClaimProject extends Project {
   currency: { id: string; address: string };
 }
 
-async function payingProject(api: Api, platformKey: string, name: string): Promise<ClaimProject> {
+export async function payingProject(api: Api, platformKey: string, name: string): Promise<ClaimProject> {
   const { body } = await api.call<{ id: string; api_keys: { role: string; key: string }[] }>('POST', '/api/v1/projects', platformKey, { name });
   const key = (role: string) => body.api_keys.find((candidate) => candidate.role === role)!.key;
   const project = { id: body.id, keys: { admin: key('admin'), service: key('service_role'), readOnly: key('read_only') } };
@@ -43,6 +43,105 @@ async function inParallel<T>(items: T[], concurrency: number, work: (item: T) =>
       while (next < items.length) await work(items[next++]!);
     }),
   );
+}
+
+/**
+ * `affiliates` affiliates with a code each, and about `referredShare` of `users` users referred by
+ * them, through the gateway (set-up, not measured). Addresses come from `namespace`. Answers the
+ * indices of the referred users.
+ */
+export async function referralProgram(
+  api: Api,
+  project: Project,
+  { affiliates, users, referredShare, namespace }: { affiliates: number; users: number; referredShare: number; namespace: string },
+): Promise<number[]> {
+  const codes = Array.from({ length: affiliates }, (_, index) => `benchaff${index}`);
+  // Few in flight: set-up is not measured, and on a loaded machine 16 at once outlast the gateway's deadline.
+  await inParallel([...codes.keys()], 4, (index) =>
+    api.call('POST', `/api/v1/projects/${project.id}/affiliates`, project.keys.admin, {
+      identifier: address(`${namespace}-affiliate`, index),
+      identifier_type: 'evm_address',
+      name: codes[index],
+      code: codes[index],
+    }),
+  );
+  const rng = random(9);
+  const referred = Array.from({ length: users }, (_, index) => index).filter(() => rng() < referredShare);
+  await inParallel(referred, 32, (index) =>
+    api.call('POST', '/api/v1/referrals', project.keys.service, {
+      user_identifier: address(`${namespace}-user`, index),
+      user_identifier_type: 'evm_address',
+      code: codes[index % affiliates],
+    }),
+  );
+  return referred;
+}
+
+/** `total` `trade` conversions (ids `<idPrefix>-<n>`) of `users` users, as bodies of POST /api/v1/conversions/batch of 1,000. */
+export function conversionBatchBodies({
+  total,
+  users,
+  namespace,
+  idPrefix,
+}: {
+  total: number;
+  users: number;
+  namespace: string;
+  idPrefix: string;
+}): string[] {
+  const bodies: string[] = [];
+  for (let start = 0; start < total; start += MAX_BATCH) {
+    const conversions = [];
+    for (let n = start; n < Math.min(total, start + MAX_BATCH); n += 1) {
+      conversions.push({
+        id: `${idPrefix}-${n}`,
+        name: 'trade',
+        user: { identifier: address(`${namespace}-user`, n % users), identifier_type: 'evm_address' },
+        volume_usd: `${(n % 5_000) + 1}.25`,
+        reward_base: String(1_000_000 + ((n * 7_919) % 9_000_000)),
+      });
+    }
+    bodies.push(JSON.stringify({ conversions }));
+  }
+  return bodies;
+}
+
+/**
+ * Sends bodies of POST /api/v1/conversions/batch, `inflight` at a time, until the job has paid every
+ * batch of the project. Answers the seconds until then, when the last request was accepted, and how
+ * many requests were sent again after a 504.
+ */
+export async function sendBatchesUntilPaid(
+  api: Api,
+  db: pg.Client,
+  project: Project,
+  bodies: string[],
+  inflight: number,
+): Promise<{ seconds: number; submittedAfterSeconds: number; retried: number }> {
+  // Cheap to ask while the stream runs (the batches not finished yet, from their partial index);
+  // the conversions themselves are counted once, afterwards.
+  const unfinished = async () =>
+    (
+      await db.query<{ n: number }>('SELECT count(*)::int AS n FROM claim.conversion_batches WHERE finished_at IS NULL AND project_id = $1', [
+        project.id,
+      ])
+    ).rows[0]!.n;
+  let retried = 0;
+  const started = performance.now();
+  let lastSubmitted = started;
+  await inParallel(bodies, inflight, async (body) => {
+    // A 504 leaves the batch's fate unknown; sending the same body again is safe (ids deduplicate:
+    // 200 when the first attempt had stored everything), as a client would do.
+    for (let attempt = 1; ; attempt += 1) {
+      const { status } = await api.call('POST', '/api/v1/conversions/batch', project.keys.service, body, attempt < 3 ? [200, 202, 504] : [200, 202]);
+      if (status !== 504) break;
+      retried += 1;
+    }
+    lastSubmitted = performance.now();
+  });
+  while ((await unfinished()) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+  const finished = performance.now();
+  return { seconds: (finished - started) / 1000, submittedAfterSeconds: (lastSubmitted - started) / 1000, retried };
 }
 
 // ------------------------------------------------------------------ conversions
@@ -89,74 +188,12 @@ export async function runConversions(options: {
   log(
     `conversions: setting up ${affiliates} affiliates and ${Math.round(users * referredShare)} referred users of ${users} (through the gateway, not measured)`,
   );
-  const codes = Array.from({ length: affiliates }, (_, index) => `benchaff${index}`);
-  // Few in flight: set-up is not measured, and on a loaded machine 16 at once outlast the gateway's deadline.
-  await inParallel([...codes.keys()], 4, (index) =>
-    api.call('POST', `/api/v1/projects/${project.id}/affiliates`, project.keys.admin, {
-      identifier: address('conv-affiliate', index),
-      identifier_type: 'evm_address',
-      name: codes[index],
-      code: codes[index],
-    }),
-  );
-  const rng = random(9);
-  const referred = Array.from({ length: users }, (_, index) => index).filter(() => rng() < referredShare);
-  await inParallel(referred, 32, (index) =>
-    api.call('POST', '/api/v1/referrals', project.keys.service, {
-      user_identifier: address('conv-user', index),
-      user_identifier_type: 'evm_address',
-      code: codes[index % affiliates],
-    }),
-  );
-
-  const bodies: string[] = [];
-  for (let start = 0; start < total; start += MAX_BATCH) {
-    const conversions = [];
-    for (let n = start; n < Math.min(total, start + MAX_BATCH); n += 1) {
-      conversions.push({
-        id: `bench-${n}`,
-        name: 'trade',
-        user: { identifier: address('conv-user', n % users), identifier_type: 'evm_address' },
-        volume_usd: `${(n % 5_000) + 1}.25`,
-        reward_base: String(1_000_000 + ((n * 7_919) % 9_000_000)),
-      });
-    }
-    bodies.push(JSON.stringify({ conversions }));
-  }
+  const referred = await referralProgram(api, project, { affiliates, users, referredShare, namespace: 'conv' });
+  const bodies = conversionBatchBodies({ total, users, namespace: 'conv', idPrefix: 'bench' });
 
   log(`conversions: ${total} conversions in ${bodies.length} requests, ${inflight} in flight, until all are paid`);
-  // Cheap to ask while the stream runs (the batches not finished yet, from their partial index);
-  // the conversions themselves are counted once, afterwards.
-  const unfinished = async () =>
-    (
-      await db.query<{ n: number }>('SELECT count(*)::int AS n FROM claim.conversion_batches WHERE finished_at IS NULL AND project_id = $1', [
-        project.id,
-      ])
-    ).rows[0]!.n;
-  let retried = 0;
-  const ours = await options.around('conversions (gateway)', async () => {
-    const started = performance.now();
-    let lastSubmitted = started;
-    await inParallel(bodies, inflight, async (body) => {
-      // A 504 leaves the batch's fate unknown; sending the same body again is safe (ids deduplicate:
-      // 200 when the first attempt had stored everything), as a client would do.
-      for (let attempt = 1; ; attempt += 1) {
-        const { status } = await api.call(
-          'POST',
-          '/api/v1/conversions/batch',
-          project.keys.service,
-          body,
-          attempt < 3 ? [200, 202, 504] : [200, 202],
-        );
-        if (status !== 504) break;
-        retried += 1;
-      }
-      lastSubmitted = performance.now();
-    });
-    while ((await unfinished()) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-    const finished = performance.now();
-    return { seconds: (finished - started) / 1000, submittedAfterSeconds: (lastSubmitted - started) / 1000 };
-  });
+  const ours = await options.around('conversions (gateway)', () => sendBatchesUntilPaid(api, db, project, bodies, inflight));
+  const { retried } = ours;
   if (retried > 0) log(`conversions: ${retried} batch requests answered 504 (the machine is loaded) and were sent again`);
 
   const byStatus = Object.fromEntries(

@@ -61,6 +61,17 @@ export interface BenchConfig {
     users: number;
     referredShare: number;
   };
+  /** Issue 23, section 6: paid conversions reversed one request each through POST /api/v1/conversions/:id/reverse. */
+  reversals: {
+    /** Conversions paid (not measured), then each reversed whole (BENCH_REVERSALS; 10,000 at scale 1). */
+    reversals: number;
+    /** Reversal requests in flight at a time (BENCH_CONNECTIONS). */
+    connections: number;
+    affiliates: number;
+    /** Distinct converting users, of whom `referredShare` were referred by an affiliate. */
+    users: number;
+    referredShare: number;
+  };
   /** Issue 9, section 9: a payouts leaderboard page over 1,000,000 movements against its SQL sent directly. */
   leaderboard: {
     /** Affiliate payouts on the board, and the affiliates they pay (the board's size). */
@@ -148,6 +159,10 @@ export function loadBenchConfig(): BenchConfig {
       users: Math.max(100, Math.round(20_000 * scale)),
       referredShare: 0.5,
     },
+    reversals: (() => {
+      const reversals = numberEnv('BENCH_REVERSALS', Math.max(100, Math.round(10_000 * scale)), { min: 1, integer: true });
+      return { reversals, connections: httpLoad.connections, affiliates: 100, users: Math.max(100, Math.round(reversals / 5)), referredShare: 0.5 };
+    })(),
     leaderboard: {
       movements: Math.max(1_000, Math.round(1_000_000 * scale)),
       affiliates: Math.max(100, Math.round(50_000 * scale)),

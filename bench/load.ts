@@ -136,3 +136,79 @@ export function keepAliveGet(
     close: () => agent.destroy(),
   };
 }
+
+/**
+ * Exactly `count` requests (`send(n)` for n = 0 … count − 1, each answering its HTTP status), at most
+ * `connections` in flight, each loop waiting for its answer: a fixed piece of work, for writes that
+ * must each happen once. Answers the figures and which n were not answered 2xx (for the caller to
+ * send again, outside the measurement).
+ */
+export async function runFixedLoad(
+  count: number,
+  connections: number,
+  label: string,
+  send: (n: number) => Promise<number>,
+): Promise<RunFigures & { failed: number[] }> {
+  let next = 0;
+  let ok = 0;
+  let non2xx = 0;
+  let errors = 0;
+  let firstError: string | undefined;
+  const failed: number[] = [];
+  const latencies = new Samples();
+  const started = performance.now();
+  const loop = async () => {
+    while (next < count) {
+      const n = next++;
+      const sent = performance.now();
+      try {
+        const status = await send(n);
+        if (status >= 200 && status < 300) ok += 1;
+        else {
+          non2xx += 1;
+          failed.push(n);
+        }
+      } catch (error) {
+        errors += 1;
+        failed.push(n);
+        firstError ??= (error as Error).message;
+      }
+      latencies.push(performance.now() - sent);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(connections, count) }, loop));
+  if (firstError) process.stderr.write(`bench: ${label}: ${errors} failed requests, the first: ${firstError}\n`);
+  return { ...figures(label, (performance.now() - started) / 1000, { ok, non2xx, errors, timeouts: 0 }, latencies), failed };
+}
+
+/** A JSON POST over kept-alive node:http connections (see keepAliveGet), answering with the status once the body is read. */
+export function keepAlivePost(
+  baseUrl: string,
+  connections: number,
+): { post(path: string, headers: Record<string, string>, body: string): Promise<number>; close(): void } {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const base = new URL(baseUrl);
+  return {
+    post: (path, headers, body) =>
+      new Promise<number>((resolve, reject) => {
+        const request = http.request(
+          {
+            method: 'POST',
+            host: base.hostname,
+            port: base.port,
+            path,
+            headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+            agent,
+          },
+          (response) => {
+            response.on('data', () => undefined);
+            response.on('end', () => resolve(response.statusCode ?? 0));
+            response.on('error', reject);
+          },
+        );
+        request.on('error', reject);
+        request.end(body);
+      }),
+    close: () => agent.destroy(),
+  };
+}

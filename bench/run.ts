@@ -10,10 +10,12 @@
  *      sorts (a deep page among them) through the gateway vs. the page query and its count sent with pg.
  *   5. Dynamic audiences: a full evaluation over 1,000,000 users vs. one hand-written
  *      INSERT ... SELECT of the same rows, and the time from a trait pushed to the user's entry.
- *   6. Peak RSS of every process of the stack, sampled through the whole run.
+ *   6. Reversals: paid conversions each reversed through POST /api/v1/conversions/:id/reverse at 50 in
+ *      flight vs. one INSERT ... SELECT of the same reversal rows; the books checked afterwards.
+ *   7. Peak RSS of every process of the stack, sampled through the whole run.
  *
  * Environment: BENCH_SCALE (default 1) shrinks the data sets; BENCH_DURATION_S (default 20) the
- * lookup runs; BENCH_WARMUP_S (3); BENCH_PHASES (ingest,lookup,attribution,conversions,leaderboard,claim-list,affiliate-list,audience-evaluation); BENCH_TRAIT_SAMPLES (200); BENCH_CONVERSION_INFLIGHT (4); BENCH_ATTRIBUTION_CONCURRENCY (50); BENCH_COPY_STREAMS (1) splits the
+ * lookup runs; BENCH_WARMUP_S (3); BENCH_PHASES (ingest,lookup,attribution,conversions,reversals,leaderboard,claim-list,affiliate-list,audience-evaluation); BENCH_TRAIT_SAMPLES (200); BENCH_CONVERSION_INFLIGHT (4); BENCH_REVERSALS (10,000 × BENCH_SCALE) sizes the reversals; BENCH_ATTRIBUTION_CONCURRENCY (50); BENCH_COPY_STREAMS (1) splits the
  * COPY of the physical limit over concurrent streams; BENCH_INGEST_INFLIGHT (4); BENCH_CPU_PROF_DIR runs every
  * process of the stack with --cpu-prof into that folder; BENCH_NODE_ARGS (space-separated) adds node flags to every process of
  * the stack (e.g. --trace-gc, whose pauses go to the stack's output); BENCH_POSTGRES_URL, REDIS_URL,
@@ -69,6 +71,7 @@ import {
   setUpAffiliateList,
   slowestCases,
 } from './affiliate-list';
+import { type ReversalsResult, runReversals } from './reversals';
 import { checkpointCounters, checkpointsBetween, gapLine, SLOW_REQUEST_MS, stalls, stallTable } from './stalls';
 import { type AudienceEvaluationResult, reportAudienceEvaluation, runAudienceEvaluation } from './audience-evaluation';
 import { loadAverage, processName, processTree, startedAt } from './proc';
@@ -106,7 +109,7 @@ const nodeArgsFromEnv = (): string[] => (process.env.BENCH_NODE_ARGS ?? '').spli
 async function main(): Promise<number> {
   const config = loadBenchConfig();
   const phases = new Set(
-    (process.env.BENCH_PHASES ?? 'ingest,lookup,attribution,conversions,leaderboard,claim-list,affiliate-list,audience-evaluation')
+    (process.env.BENCH_PHASES ?? 'ingest,lookup,attribution,conversions,reversals,leaderboard,claim-list,affiliate-list,audience-evaluation')
       .split(',')
       .map((phase) => phase.trim()),
   );
@@ -173,6 +176,7 @@ async function main(): Promise<number> {
     | { gateway: RunFigures; direct: RunFigures; prepared: RunFigures; sql: string; plan: string; notes: string[]; users: number; entries: number }
     | undefined;
   let conversions: ConversionsResult | undefined;
+  let reversals: ReversalsResult | undefined;
   let leaderboardRuns: { gateway: RunFigures; direct: RunFigures; data: LeaderboardData; check: string; plans: string[] } | undefined;
   let audienceEvaluation: AudienceEvaluationResult | undefined;
   let affiliateListRuns:
@@ -345,6 +349,19 @@ async function main(): Promise<number> {
         settle: () => waitUntilIdle(meter, { maxCores: 0.1, timeoutMs: 300_000 }),
       });
       progress(`conversions: ours ${fmt.s(conversions.oursSeconds)}, INSERT ... SELECT ${fmt.s(conversions.limitSeconds)}`);
+    }
+    if (phases.has('reversals')) {
+      memory.setPhase('reversals');
+      reversals = await runReversals({
+        api,
+        platformKey: stack.platformKey,
+        db: admin,
+        config,
+        log: progress,
+        around,
+        settle: () => waitUntilIdle(meter, { maxCores: 0.1, timeoutMs: 300_000 }),
+      });
+      progress(`reversals: ours ${fmt.s(reversals.ours.seconds)}, INSERT ... SELECT ${fmt.s(reversals.limitSeconds)}`);
     }
     if (phases.has('leaderboard')) {
       memory.setPhase('leaderboard setup');
@@ -732,6 +749,75 @@ async function main(): Promise<number> {
       conversions.byStatus.processed === conversions.conversions &&
         conversions.events === conversions.conversions &&
         conversions.unfinishedBatches === 0,
+    ]);
+  }
+
+  if (reversals) {
+    const { ours, books } = reversals;
+    const perSecond = reversals.reversals / ours.seconds;
+    const ratio = ours.seconds / reversals.limitSeconds;
+    log(section('reversals: POST /api/v1/conversions/:conversionId/reverse'));
+    log(
+      `${fmt.int(reversals.reversals)} paid conversions of ${fmt.int(reversals.users)} users (${fmt.int(reversals.referred)} referred by ` +
+        `${reversals.affiliates} affiliates; paid in ${fmt.s(reversals.payingSeconds)}, not measured), each reversed whole by one request, ` +
+        `${reversals.connections} in flight; every movement was in an open claim check`,
+    );
+    log(
+      table(
+        ['path', 'time', 'reversals/s', 'p50', 'p99', 'max', 'rows'],
+        [
+          [
+            'ours: HTTP -> gRPC -> reversal, movement reversals, open checks shrunk, events',
+            fmt.s(ours.seconds),
+            fmt.int(perSecond),
+            fmt.ms(ours.p50),
+            fmt.ms(ours.p99),
+            fmt.ms(ours.max),
+            `${fmt.int(books.reversals)} + ${fmt.int(books.movementReversals)}`,
+          ],
+          [
+            'INSERT ... SELECT of the same conversion_reversals + movement_reversals into identical tables',
+            fmt.s(reversals.limitSeconds),
+            fmt.int(reversals.limitRows.reversals / reversals.limitSeconds),
+            '-',
+            '-',
+            '-',
+            `${fmt.int(reversals.limitRows.reversals)} + ${fmt.int(reversals.limitRows.movementReversals)}`,
+          ],
+        ],
+      ),
+    );
+    log(
+      `ratio ours / INSERT ... SELECT: ${fmt.ratio(ratio)}; answers ${fmt.int(ours.ok)} 2xx, ${fmt.int(ours.non2xx)} non-2xx, ${fmt.int(ours.errors)} errors` +
+        (reversals.resent > 0 ? ` (${reversals.resent} sent again after the run)` : ''),
+    );
+    log(
+      `consumers of claim.conversion.reversed idle (2 s under 0.1 cores) ${fmt.s(reversals.downstreamSeconds)} after the last reversal` +
+        (reversals.downstreamIdle ? '; the limit ran after that' : '; NOT idle after 300 s: the limit shared the machine'),
+    );
+    for (const phase of ['reversals (gateway)', 'reversals (downstream catch-up)', 'reversals (INSERT ... SELECT)']) {
+      const measured = cpu.get(phase);
+      if (!measured) continue;
+      log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
+      log(cpuTable(measured.report, { count: reversals.reversals, unit: 'reversal', scale: 1e6, label: 'CPU µs/reversal' }));
+    }
+    goals.push([
+      'reversals: reported (issue 23 §6 sets no rate)',
+      `${fmt.int(perSecond)}/s`,
+      `p99 ${fmt.ms(ours.p99)}; ${fmt.ratio(ratio)} of INSERT ... SELECT`,
+      ours.ok + reversals.resent === reversals.reversals,
+    ]);
+    goals.push([
+      'reversals: each applied once, the books balanced',
+      fmt.int(books.reversals),
+      `movement reversals ${fmt.int(books.movementReversals)} of ${fmt.int(books.movements)} movements (${fmt.int(books.reversedOnceWhole)} once and whole), ` +
+        `checks still holding ${books.checksHolding}, events ${fmt.int(books.reversedEvents)}, balanced ${books.balanced}`,
+      books.reversals === reversals.reversals &&
+        books.movementReversals === books.movements &&
+        books.reversedOnceWhole === books.movements &&
+        books.checksHolding === 0 &&
+        books.reversedEvents === reversals.reversals &&
+        books.balanced,
     ]);
   }
 

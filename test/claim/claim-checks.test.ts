@@ -149,7 +149,12 @@ describe('claim checks over HTTP', () => {
       next_page: null,
     });
     const totals = await stack.api.get(`/api/v1/claim-checks/totals?user_identifier=${user}`, { key: project.keys.readOnly });
-    expect(totals.body).toEqual({ claimed: [expect.objectContaining({ amount: '1234', currency_name: 'TUSD' })], unclaimed: [], pending: [] });
+    expect(totals.body).toEqual({
+      claimed: [expect.objectContaining({ amount: '1234', currency_name: 'TUSD' })],
+      unclaimed: [],
+      pending: [],
+      debt: [],
+    });
     expect((await stack.api.post('/api/v1/claim-checks/claim', { key: project.keys.service, body: { userIdentifier: user } })).body).toEqual([]);
     // Closing the claimed check again still answers its voucher.
     expect((await close(stack, project, user, [check.id])).body).toEqual(closed.body);

@@ -85,6 +85,7 @@ describe('holding and approval (HTTP)', () => {
       claimed: [],
       unclaimed: [],
       pending: [expect.objectContaining({ amount: '1000', currency_address: currency.address })],
+      debt: [],
     });
 
     // Only an admin decides; a bad body is a 400 with the standard error body.
@@ -118,7 +119,7 @@ describe('holding and approval (HTTP)', () => {
       timeoutMs: 15_000,
       what: 'the release job to release the held movements',
     });
-    expect(await totals(user.identifier)).toEqual({ claimed: [], unclaimed: [expect.objectContaining({ amount: '1000' })], pending: [] });
+    expect(await totals(user.identifier)).toEqual({ claimed: [], unclaimed: [expect.objectContaining({ amount: '1000' })], pending: [], debt: [] });
     expect(await totals(affiliate.identifier)).toMatchObject({ unclaimed: [expect.objectContaining({ amount: '10000' })], pending: [] });
     expect(await movements(user.identifier)).toEqual([
       expect.objectContaining({ status: 'available', pending_reason: null, payout_status: 'open', available_at: availableAt, total_amount: '1000' }),
@@ -142,7 +143,7 @@ describe('holding and approval (HTTP)', () => {
         movements: [expect.objectContaining({ status: 'declined', pending_reason: null, payout_status: 'declined' })],
       },
     ]);
-    expect(await totals(body.user.identifier)).toEqual({ claimed: [], unclaimed: [], pending: [] });
+    expect(await totals(body.user.identifier)).toEqual({ claimed: [], unclaimed: [], pending: [], debt: [] });
     const again = await decide('decline', { conversion_ids: [body.id] });
     expect(again.body.results.map((result: { outcome: string }) => result.outcome)).toEqual(['already_declined']);
   });

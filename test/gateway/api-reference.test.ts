@@ -297,6 +297,12 @@ const OPERATIONS: Record<string, Expected> = {
     params: ['path:conversionId'],
     responses: api(200, 404),
   },
+  'POST /api/v1/conversions/{conversionId}/reverse': {
+    security: 'apiKey:service_role,admin',
+    params: ['path:conversionId'],
+    body: { properties: ['reason', 'reversal_id', 'share_bps'], required: ['reversal_id', 'reason'] },
+    responses: api(200, 201, 404, 409, ...WITH_BODY),
+  },
   'GET /api/v1/payouts/movements': {
     security: 'apiKey:service_role,read_only|walletSession',
     params: [

@@ -124,7 +124,8 @@ export function claimCheckRoutes({ clients, sharedReads }: RouteDeps): AnyRoute[
           'whole, closing nothing: 404 CLAIM_CHECK_NOT_FOUND (an id names no check of this user), 409 CLAIM_CHECK_EXPIRED (its voucher ' +
           'expired unredeemed; close the open check its amount went back to), 409 CLAIM_CHECK_UNSIGNABLE (no voucher the ClaimManager ' +
           'would pay can be signed for a check as it stands, e.g. an amount past 2^256 − 1 held since before amounts were bounded; ' +
-          '`details` name the check and why), 400 CLAIM_SETTINGS_MISSING / CHAIN_NOT_CONFIGURED / ' +
+          '`details` name the check and why), 409 CLAIM_CHECK_NOT_POSITIVE (reversals took back what a check held: it carries only the ' +
+          'user’s debt, paid first out of what the user earns next), 400 CLAIM_SETTINGS_MISSING / CHAIN_NOT_CONFIGURED / ' +
           `CLAIM_NEEDS_EVM_ADDRESS. At most ${MAX_CLOSE_IDS} ids (413 beyond). ${ACTING}`,
         tags,
         auth: closer,
@@ -134,7 +135,7 @@ export function claimCheckRoutes({ clients, sharedReads }: RouteDeps): AnyRoute[
         responses: {
           200: { description: 'One ClaimResponse per check', schema: claimResponsesSchema },
           404: { description: 'CLAIM_CHECK_NOT_FOUND, or PROJECT_NOT_FOUND' },
-          409: { description: 'CLAIM_CHECK_EXPIRED, or CLAIM_CHECK_UNSIGNABLE' },
+          409: { description: 'CLAIM_CHECK_EXPIRED, CLAIM_CHECK_UNSIGNABLE, or CLAIM_CHECK_NOT_POSITIVE (the check holds only debt)' },
         },
       },
       async ({ body, caller }) => {
