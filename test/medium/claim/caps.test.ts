@@ -129,6 +129,26 @@ describe('payout caps (domain)', () => {
     expect(board).toEqual({ total: '1400' });
   });
 
+  it('gives a reversal’s amount back to the lifetime cap: a refunded conversion no longer counts toward it', async () => {
+    const { projectId } = await project({ perEndUser: '1000' }, { endUser: { fixed: '400' } });
+    const user = newUser();
+    const first = ordered(3, { user });
+    await pay(projectId, first);
+    // 400 + 400 + 200 (capped): the cap is spent. Half of the first is refunded: 200 of room comes back.
+    await harness.domain.reversals.reverse(projectId, {
+      conversionId: first[0]!.id,
+      reversalId: `refund-${first[0]!.id}`,
+      reason: 'refunded',
+      shareBps: 5_000,
+      reversedBy: 'key-service-caps',
+    });
+    const later = conversion({ user });
+    await pay(projectId, [later]);
+    const paid = new Map((await movements(projectId)).map((row) => [row.conversion_id, row]));
+    expect(paid.get(later.id)).toEqual(cut('200', '200', 'per_end_user'));
+    expect((await harness.domain.reconciliation.get(projectId, undefined)).balanced).toBe(true);
+  });
+
   it('holds an affiliate to its cap over a rolling window: a movement counts for `days` days after it is written', async () => {
     const { projectId } = await project({ perAffiliateWindow: { amount: '500', days: 7 } }, { affiliate: { fixed: '300' }, endUser: { fixed: '1' } });
     const affiliate = newAffiliate(harness, projectId);
