@@ -4,6 +4,7 @@ import type { ReviewTables } from './review-tables';
 import type { ReversalTables } from './reversal-tables';
 import type { OutboxTables } from '../platform/outbox/tables';
 import type {
+  CapKind,
   ClaimCheckStatus,
   ClaimReason,
   ConversionStatus,
@@ -65,6 +66,11 @@ export interface PayoutTermsTable {
   /** Migration 0010: days a movement is held before it is available (0..365), and whether it waits for an admin's approval. */
   hold_days: ColumnType<number, number | undefined, number>;
   require_approval: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Migration 0013: caps (null: off); the window's amount and days are set together. */
+  cap_per_conversion: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  cap_per_end_user: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  cap_window_amount: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  cap_window_days: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface PayoutTermTierTable {
@@ -161,6 +167,9 @@ export interface MovementTable {
   /** The API key id that approved or declined it. */
   decided_by: ColumnType<string | null, string | null | undefined, string | null>;
   decline_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Migration 0013: what a cap cut from it (never paid), and the cap that cut it first; 0 and null when uncapped. */
+  capped_amount: ColumnType<bigint, bigint | undefined, never>;
+  capped_by: ColumnType<CapKind | null, CapKind | null | undefined, never>;
 }
 
 export interface LeaderboardTotalTable {

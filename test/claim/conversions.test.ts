@@ -71,6 +71,8 @@ describe('conversions and payouts (HTTP)', () => {
           affiliate: { status: 'paid', allowlist_audience_id: null, amount: '12345' },
           master: null,
         },
+        // Nothing reversed it (POST /api/v1/conversions/{id}/reverse; test/claim/reversals.test.ts).
+        reversals: [],
       });
       expect(paid.movements[0].currency).toEqual({
         id: currency.id,
@@ -281,6 +283,9 @@ describe('conversions and payouts (HTTP)', () => {
         status: 'available',
         pending_reason: null,
         available_at: expect.any(String),
+        reversed_amount: '0',
+        capped_amount: null,
+        capped_by: null,
         project_id: project.id,
       });
       const asUser = await stack.api.get(

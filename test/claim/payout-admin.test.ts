@@ -98,6 +98,7 @@ describe('currencies and payout terms (HTTP)', () => {
         affiliate_allowlist_audience_id: null,
         hold_days: 0,
         require_approval: false,
+        caps: { per_conversion: null, per_end_user: null, per_affiliate_window: null },
         created_at: expect.any(String),
         updated_at: expect.any(String),
       });

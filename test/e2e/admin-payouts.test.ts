@@ -116,12 +116,18 @@ describe('the admin payouts section in a browser', () => {
       // Rewards held two weeks, and each conversion's approved by an admin; a hold past a year is refused here.
       await page.getByLabel('Hold (days)').fill('400');
       await page.getByLabel(/Require approval/).check();
+      // Caps in whole USDC: a window past a year is refused here too.
+      await page.getByLabel('Per end user (lifetime)').fill('100');
+      await page.getByLabel('Per affiliate, over a rolling window').fill('50.5');
+      await page.getByLabel('Window (days)').fill('400');
       // More decimals than USDC has: refused here, before anything is sent.
       await page.getByRole('group', { name: 'Tier 1: affiliate reward' }).getByLabel('Amount in USDC (whole tokens)').fill('2.2500001');
       await page.getByRole('button', { name: 'Save terms' }).click();
       await page.getByText('At most 6 digits after the decimal point.').waitFor();
       await page.getByText('Enter a whole number of days from 0 to 365.').waitFor();
+      await page.getByText('Enter a whole number of days from 1 to 365.').waitFor();
       await page.getByLabel('Hold (days)').fill('14');
+      await page.getByLabel('Window (days)').fill('30');
       await page.getByRole('group', { name: 'Tier 1: affiliate reward' }).getByLabel('Amount in USDC (whole tokens)').fill('2.25');
       await page.getByRole('button', { name: 'Save terms' }).click();
       await page.getByText('Saved the terms of trade.').waitFor();
@@ -136,21 +142,25 @@ describe('the admin payouts section in a browser', () => {
         affiliate_allowlist_audience_id: partners.id,
         hold_days: 14,
         require_approval: true,
+        caps: { per_conversion: null, per_end_user: '100000000', per_affiliate_window: { amount: '50500000', days: 30 } },
       });
       // The saved terms open with the allowlist, the hold and the approval chosen.
       expect(await page.getByLabel('Affiliates allowed to earn').inputValue()).toBe(partners.id);
       expect(await page.getByLabel('Hold (days)').inputValue()).toBe('14');
       expect(await page.getByLabel(/Require approval/).isChecked()).toBe(true);
-      // Back to paying at once (the conversions below are paid under these terms).
+      expect(await page.getByLabel('Per affiliate, over a rolling window').inputValue()).toBe('50.5');
+      // Back to paying at once, uncapped (the conversions below are paid under these terms).
       await page.getByLabel('Hold (days)').fill('0');
       await page.getByLabel(/Require approval/).uncheck();
+      for (const cap of ['Per end user (lifetime)', 'Per affiliate, over a rolling window', 'Window (days)']) await page.getByLabel(cap).fill('');
       await page.getByRole('button', { name: 'Save terms' }).click();
       await pollUntil(
         async () => {
           const saved = await stack.api.get(`/api/v1/projects/${project.id}/payout-terms/trade`, { key: project.keys.admin });
-          return saved.body.hold_days === 0 && saved.body.require_approval === false ? true : undefined;
+          const uncapped = saved.body.caps.per_end_user === null && saved.body.caps.per_affiliate_window === null;
+          return saved.body.hold_days === 0 && saved.body.require_approval === false && uncapped ? true : undefined;
         },
-        { timeoutMs: 10_000, what: 'the terms saved without hold or approval' },
+        { timeoutMs: 10_000, what: 'the terms saved without hold, approval or caps' },
       );
 
       // Terms made elsewhere, deleted here once confirmed.
@@ -212,10 +222,10 @@ describe('the admin payouts section in a browser', () => {
       const detail = page.getByRole('region', { name: `Conversion ${referred.id}` });
       await detail.waitFor();
       const movements = await detail.locator('tbody tr').allInnerTexts();
-      // 10 % of reward_base 10,000 is 1,000 base units: 0.001 USDC; the user's fixed 1.5 USDC.
+      // 10 % of reward_base 10,000 is 1,000 base units: 0.001 USDC; the user's fixed 1.5 USDC; no cap cut either (—).
       expect(movements).toEqual([
-        expect.stringMatching(/^Affiliate payout\s+0x[0-9a-f]{40}\s+0\.001 USDC\s+available\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\s+open/),
-        expect.stringMatching(/^End-user payout\s+0x[0-9a-f]{40}\s+1\.5 USDC\s+available\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\s+open/),
+        expect.stringMatching(/^Affiliate payout\s+0x[0-9a-f]{40}\s+0\.001 USDC\s+—\s+available\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\s+open/),
+        expect.stringMatching(/^End-user payout\s+0x[0-9a-f]{40}\s+1\.5 USDC\s+—\s+available\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\s+open/),
       ]);
       expect(movements[0]).toContain(affiliate.identifier);
       expect(await detail.innerText()).toContain(affiliate.identifier);

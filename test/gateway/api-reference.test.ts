@@ -234,6 +234,7 @@ const OPERATIONS: Record<string, Expected> = {
       properties: [
         'affiliate',
         'affiliate_allowlist_audience_id',
+        'caps',
         'currency_id',
         'end_user',
         'end_user_allowlist_audience_id',

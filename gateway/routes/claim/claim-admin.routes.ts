@@ -88,7 +88,10 @@ export function claimAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
           'the terms name another audience or null. Saving terms that name an allowlist asks the audience service (503 ' +
           'AUDIENCE_SERVICE_UNAVAILABLE when it cannot answer: nothing is saved). Holding and approval: with `hold_days` the movements of ' +
           'a conversion wait that many days (`pending`, then `available` in an open claim check, released by a periodic job); with ' +
-          '`require_approval` they wait for POST /api/v1/projects/{projectId}/movements/approve (or /decline).',
+          '`require_approval` they wait for POST /api/v1/projects/{projectId}/movements/approve (or /decline). Caps: `caps` bounds ' +
+          'what one movement pays (`per_conversion`), what one end user earns under these terms ever (`per_end_user`) and what one ' +
+          'affiliate earns under them over a rolling window (`per_affiliate_window`); what a cap cuts is recorded on the movement ' +
+          '(`capped_amount`, `capped_by`) and never paid later, and concurrent payments of the same user never exceed a cap.',
         tags,
         auth: projectAdmin,
         body: payoutTermsBody,
@@ -97,7 +100,8 @@ export function claimAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
           201: { description: 'The terms, created', schema: payoutTermsSchema },
           400: {
             description:
-              'VALIDATION_FAILED; AMOUNT_OUT_OF_RANGE when the only problem is a fixed reward past 2^256 − 1 (the most a voucher pays); ' +
+              'VALIDATION_FAILED (a cap of 0, a window of days outside 1..365: `details` names the field, e.g. `caps.per_end_user`); ' +
+              'AMOUNT_OUT_OF_RANGE when the only problem is an amount (a fixed reward, a cap) past 2^256 − 1 (the most a voucher pays); ' +
               'CURRENCY_NOT_FOUND: currency_id names no currency of the project; AUDIENCE_NOT_FOUND: an allowlist names no ' +
               'audience of the project (an unknown, deleted or other project’s audience; `details` names the field)',
           },
@@ -116,6 +120,13 @@ export function claimAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
           affiliateAllowlistAudienceId: body.affiliate_allowlist_audience_id ?? undefined,
           holdDays: body.hold_days,
           requireApproval: body.require_approval,
+          caps: body.caps
+            ? {
+                perConversion: body.caps.per_conversion ?? undefined,
+                perEndUser: body.caps.per_end_user ?? undefined,
+                perAffiliateWindow: body.caps.per_affiliate_window ?? undefined,
+              }
+            : undefined,
         });
         return { status: response.created ? 201 : 200, body: presentPayoutTerms(required(response.terms, 'terms')) };
       },

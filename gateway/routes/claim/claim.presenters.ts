@@ -14,6 +14,7 @@ import type {
   SubmissionResult,
 } from '../../../gen/referral/claim/v1/claim';
 import {
+  CapKind,
   ClaimCheckStatus,
   ConversionStatus,
   CurrencyType,
@@ -68,6 +69,11 @@ export function presentPayoutTerms(terms: PayoutTerms) {
     affiliate_allowlist_audience_id: terms.affiliateAllowlistAudienceId ?? null,
     hold_days: terms.holdDays,
     require_approval: terms.requireApproval,
+    caps: {
+      per_conversion: terms.caps?.perConversion ?? null,
+      per_end_user: terms.caps?.perEndUser ?? null,
+      per_affiliate_window: terms.caps?.perAffiliateWindow ?? null,
+    },
     created_at: required(terms.createdAt, 'created_at').toISOString(),
     updated_at: required(terms.updatedAt, 'updated_at').toISOString(),
   };
@@ -203,8 +209,8 @@ export function presentConversionMovement(movement: Movement) {
 }
 
 /**
- * A movement's status fields: its own status, why it waits, when it is available, and its payout
- * status (its check's status, or its own while it is in no check).
+ * A movement's status fields: its own status, why it waits, when it is available, its payout
+ * status (its check's status, or its own while it is in no check), and what a cap cut from it.
  */
 function presentMovementStatus(movement: Movement) {
   const status = nameOf(MovementStatus, movement.status, 'status');
@@ -219,6 +225,8 @@ function presentMovementStatus(movement: Movement) {
     pending_reason: optionalNameOf(PendingReason, movement.pendingReason, 'pending_reason'),
     available_at: required(movement.availableAt, 'available_at').toISOString(),
     reversed_amount: movement.reversedAmount,
+    capped_amount: movement.cappedBy === CapKind.UNSPECIFIED ? null : movement.cappedAmount,
+    capped_by: optionalNameOf(CapKind, movement.cappedBy, 'capped_by'),
   };
 }
 

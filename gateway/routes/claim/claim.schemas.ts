@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  CapKind,
   ClaimCheckStatus,
   ConversionStatus,
   CurrencyType,
@@ -43,6 +44,7 @@ const conversionStatuses = z.enum(enumNames(ConversionStatus));
 const movementKinds = z.enum(enumNames(MovementKind));
 const movementStatuses = z.enum(enumNames(MovementStatus));
 const pendingReasons = z.enum(enumNames(PendingReason));
+const capKinds = z.enum(enumNames(CapKind));
 /** A movement's payout status: the status of the claim check it is in, or, while it is in none, its own (pending, declined). */
 const payoutStatuses = z
   .enum([...enumNames(ClaimCheckStatus), 'pending', 'declined'])
@@ -59,6 +61,11 @@ const movementStatusFields = {
   reversed_amount: z
     .string()
     .describe('What reversals of its conversion took back from it (base units, "0" when none): its net is the amount less this'),
+  capped_amount: z
+    .string()
+    .nullable()
+    .describe('Base units the payout terms’ caps cut from it, never paid (its amount is what is left, possibly "0"); null when no cap cut it'),
+  capped_by: capKinds.nullable().describe('The cap that cut it first (see the payout terms’ `caps`); null when no cap cut it'),
 };
 export const leaderboardUserTypes = z.enum(enumNames(LeaderboardUserType));
 
@@ -129,6 +136,38 @@ export const payoutTermsBody = z.strictObject({
       'Days each movement of a conversion paid under these terms waits (`pending`, reason `hold`) before it becomes `available` and ' +
         'enters an open claim check; 0 or absent: available at once',
     ),
+  caps: z
+    .strictObject({
+      per_conversion: baseUnits
+        .nullable()
+        .default(null)
+        .describe('No single movement of one conversion (the end user’s, the affiliate’s, the master’s spread) pays more; null or absent: no cap'),
+      per_end_user: baseUnits
+        .nullable()
+        .default(null)
+        .describe(
+          'The most one end user earns (end_user_payout) under these terms, over its lifetime; pending and available movements count, ' +
+            'declined ones do not; null or absent: no cap',
+        ),
+      per_affiliate_window: z
+        .strictObject({
+          amount: baseUnits.describe('The most, in base units'),
+          days: z.number().int().min(1).max(365).describe('1 to 365: the window looks back this many days from each payment'),
+        })
+        .nullable()
+        .default(null)
+        .describe(
+          'The most one affiliate earns (affiliate_payout) under these terms over the last `days` days (by when its movements were ' +
+            'written); pending and available movements count, declined ones do not; null or absent: no cap',
+        ),
+    })
+    .nullable()
+    .default(null)
+    .describe(
+      'What these terms pay at most; each cap positive base units. What a cap cuts is recorded on the movement (`capped_amount`, ' +
+        '`capped_by`: the first cap that cut it) and never paid later; a movement cut to nothing is still written, with amount "0". ' +
+        'Null or absent: no caps',
+    ),
   require_approval: z
     .boolean()
     .default(false)
@@ -153,6 +192,16 @@ export const payoutTermsSchema = z.object({
     .describe('Only members of this audience earn the affiliate reward (and their masters the spread); null: everyone may'),
   hold_days: z.number().int().describe('Days a movement is held before it is available'),
   require_approval: z.boolean().describe('Whether movements wait for an admin’s approval'),
+  caps: z
+    .object({
+      per_conversion: z.string().nullable().describe('The most one movement of a conversion pays; null: no cap'),
+      per_end_user: z.string().nullable().describe('The most one end user earns under these terms, ever; null: no cap'),
+      per_affiliate_window: z
+        .object({ amount: z.string(), days: z.number().int() })
+        .nullable()
+        .describe('The most one affiliate earns under these terms over the last `days` days; null: no cap'),
+    })
+    .describe('What these terms pay at most (each null while off)'),
   created_at: timestamp,
   updated_at: timestamp,
 });

@@ -68,7 +68,8 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
         description:
           'Every movement that pays the user: as the converting user (end_user_payout), as referrer (affiliate_payout) or as master ' +
           'affiliate (agency_payout), each with its `status` (pending with its `pending_reason`, available or declined) and ' +
-          '`available_at`; `status` lists only the movements in one status (the portal reads its pending ones). Acting for a user: a service_role or read_only key names the user (`user_identifier`, as the Fuul SDK ' +
+          '`available_at`, and what the payout terms’ caps cut from it (`capped_amount`, `capped_by`; null when uncapped: ' +
+          '`total_amount` is what is paid, "0" when a cap cut it all); `status` lists only the movements in one status (the portal reads its pending ones). Acting for a user: a service_role or read_only key names the user (`user_identifier`, as the Fuul SDK ' +
           'sends it; 400 without it); a wallet session token reads its own wallet’s movements in the project named by the ' +
           '`project_id` query parameter (the affiliate portal’s pending amounts and their dates), and naming another user is 403. ' +
           'The SDK’s request and answer are unchanged: the session is one more caller of the same path, as on the claim-check routes.',

@@ -20,8 +20,8 @@ const units = (what: string) => z.string().describe(`${what}: base units as a de
 const reconciliationLineSchema = z.object({
   currency: currencyRefSchema,
   kind: z.enum(enumNames(MovementKind)),
-  earned: units('Every movement'),
-  capped: units('Cut by caps (not built yet: "0")'),
+  earned: units('Every movement, what the payout terms’ caps cut from it included'),
+  capped: units('What the payout terms’ caps cut from movements, never paid'),
   reversed: units('Taken back by reversals of conversions (POST /api/v1/conversions/{conversionId}/reverse)'),
   declined: units('Movements declined by an admin, never paid (net of reversals before the decline)'),
   pending: units('Movements waiting (hold, approval, review), in no claim check, net of their reversals'),

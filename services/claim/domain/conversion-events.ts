@@ -7,7 +7,7 @@ import type { CurrencyRecord } from '../repositories/currency.repository';
 /**
  * The `claim.conversion.processed` event of each paid conversion (services/platform/events/contracts.ts):
  * attribution, volume, revenue and payouts, for the agency's affiliate metrics, the audience's user
- * metrics and the project's webhooks. A failed conversion paid nothing and tells nothing.
+ * metrics and the project's webhooks, with its payouts as its terms' caps left them. A failed conversion paid nothing and tells nothing.
  */
 const user = ({ identifier, identifierType }: UserIdentifier) => ({ identifier, identifier_type: identifierType });
 
@@ -41,11 +41,14 @@ export function conversionProcessedEvents(
           revenue_usd: conversion.revenueUsd,
           currency_id: outcome.currencyId,
           currency: currencyOf(outcome.currencyId, currencies),
-          payouts: outcome.movements.map((movement) => ({
-            kind: movement.kind,
-            user: user(movement.beneficiary),
-            amount: movement.amount.toString(),
-          })),
+          // What is paid: a movement a cap cut to nothing paid nothing.
+          payouts: outcome.movements
+            .filter((movement) => movement.amount > 0n)
+            .map((movement) => ({
+              kind: movement.kind,
+              user: user(movement.beneficiary),
+              amount: movement.amount.toString(),
+            })),
         },
       },
     ];

@@ -2,10 +2,11 @@ import type { Clock } from '../../platform/clock';
 import { type FieldViolation, InvalidArgumentError, NotFoundError, refuseFields } from '../../rules/errors';
 import { isCanonicalUuid } from '../../rules/ids';
 import type { Logger } from '../../platform/logger';
-import { AMOUNT_RANGE } from '../../rules/money';
+import { AMOUNT_RANGE, parseAmount } from '../../rules/money';
 import type { Page } from '../../rules/pagination';
 import { type PayoutTermsRecord, type PayoutTermsRepository, type TierRewardRecord, UnknownCurrency } from '../repositories/payout-terms.repository';
 import type { AllowlistSource } from './allowlists';
+import type { PayoutCaps } from './caps';
 import { checkConversionName } from './conversion-name';
 import { requireProjectId } from './project';
 import { checkReward, type Reward, type RewardInput } from './reward';
@@ -26,10 +27,21 @@ export interface PayoutTermsInput {
   holdDays?: number | undefined;
   /** Movements wait (pending) for an admin's approval; unset: false. */
   requireApproval?: boolean | undefined;
+  /** What the terms pay at most; unset (or each cap unset): no cap. */
+  caps?: PayoutCapsInput | undefined;
+}
+
+/** Caps as a request carries them: amounts as decimal strings of base units. */
+export interface PayoutCapsInput {
+  perConversion?: string | undefined;
+  perEndUser?: string | undefined;
+  perAffiliateWindow?: { amount: string; days: number } | undefined;
 }
 
 /** The longest hold payout terms may set. */
 const MAX_HOLD_DAYS = 365;
+/** The longest window an affiliate's cap may look back over. */
+const MAX_WINDOW_DAYS = 365;
 
 const ALLOWLIST_FIELDS = {
   endUserAllowlistAudienceId: 'end_user_allowlist_audience_id',
@@ -71,6 +83,7 @@ export class PayoutTermsService {
     if (!Number.isInteger(holdDays) || holdDays < 0 || holdDays > MAX_HOLD_DAYS) {
       violations.push({ field: 'hold_days', reason: `must be a whole number of days from 0 to ${MAX_HOLD_DAYS}` });
     }
+    const caps = checkCaps(input.caps, violations);
     if (violations.length > 0) throw refuseFields(violations, [AMOUNT_RANGE]);
     await this.requireAudiences(projectId, { endUserAllowlistAudienceId: endUserAllowlist, affiliateAllowlistAudienceId: affiliateAllowlist });
     try {
@@ -85,6 +98,7 @@ export class PayoutTermsService {
         affiliateAllowlistAudienceId: affiliateAllowlist,
         holdDays,
         requireApproval: input.requireApproval ?? false,
+        caps,
         now: this.clock.now(),
       });
       this.logger.info({ project_id: projectId, conversion_name: name.value, created: result.created }, 'payout terms saved');
@@ -126,6 +140,27 @@ export class PayoutTermsService {
     if (!(await this.terms.delete(requireProjectId(projectId), conversionName))) throw termsNotFound();
     this.logger.info({ project_id: projectId, conversion_name: conversionName }, 'payout terms deleted');
   }
+}
+
+/** Caps checked: each amount positive base units (at most 2^256 − 1), the window's days 1..MAX_WINDOW_DAYS. */
+function checkCaps(input: PayoutCapsInput | undefined, violations: FieldViolation[]): PayoutCaps {
+  const amount = (value: string | undefined, field: string): bigint | null => {
+    if (value === undefined) return null;
+    const parsed = parseAmount(value, field);
+    if ('violation' in parsed) violations.push(parsed.violation);
+    else if (parsed.amount <= 0n) violations.push({ field, reason: 'must be a positive number of base units (omit the cap for none)' });
+    else return parsed.amount;
+    return null;
+  };
+  const perConversion = amount(input?.perConversion, 'caps.per_conversion');
+  const perEndUser = amount(input?.perEndUser, 'caps.per_end_user');
+  const window = input?.perAffiliateWindow;
+  if (window === undefined) return { perConversion, perEndUser, perAffiliateWindow: null };
+  const windowAmount = amount(window.amount, 'caps.per_affiliate_window.amount');
+  const { days } = window;
+  const daysValid = Number.isInteger(days) && days >= 1 && days <= MAX_WINDOW_DAYS;
+  if (!daysValid) violations.push({ field: 'caps.per_affiliate_window.days', reason: `must be a whole number of days from 1 to ${MAX_WINDOW_DAYS}` });
+  return { perConversion, perEndUser, perAffiliateWindow: windowAmount !== null && daysValid ? { amount: windowAmount, days } : null };
 }
 
 function optionalReward(input: RewardInput | undefined, field: string, violations: FieldViolation[]): Reward | null {

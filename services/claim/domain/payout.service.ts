@@ -11,6 +11,7 @@ import type { AllowlistSource, MembershipQuestion } from './allowlists';
 import type { AttributionSource } from './attribution';
 import { conversionProcessedEvents } from './conversion-events';
 import type { KnownCurrencies } from '../repositories/known-currencies';
+import { hasCaps } from './caps';
 import { allowlistQuestions, type Attribution, type IsMember, planPayouts, type PlannedMovement, type ResolvedAttribution } from './payouts';
 import type { AssessedConversion, ReviewService } from './review.service';
 
@@ -41,7 +42,7 @@ const memberKey = (audienceId: string, user: UserIdentifier) => `${audienceId}\u
  * The job's step, for one stored batch of conversions: attribution from the agency service (after
  * applying referral codes), the payout terms of each conversion's name, when those terms name
  * allowlists the batch's memberships from the audience service (one call), the arithmetic of
- * planPayouts, then one transaction (LedgerRepository.record) that writes everything, the
+ * planPayouts, then one transaction (LedgerRepository.record) that applies the terms' caps and writes everything, the
  * `claim.conversion.processed` events included, or nothing.
  * Idempotent: a conversion already paid by another delivery is skipped, so running a batch twice,
  * or a thousand times at once, pays each conversion once.
@@ -157,6 +158,7 @@ export class PayoutService {
           pendingReason: null,
           review: null,
           holdDays: 0,
+          caps: null,
         };
       }
       const terms = termsByName.get(conversion.name) ?? null;
@@ -178,6 +180,7 @@ export class PayoutService {
           pendingReason: null,
           review: null,
           holdDays: 0,
+          caps: null,
         };
       }
       return {
@@ -190,6 +193,7 @@ export class PayoutService {
         eligibility: plan.eligibility,
         review: null,
         ...waiting(terms),
+        caps: terms && hasCaps(terms.caps) ? { termsName: terms.conversionName, caps: terms.caps } : null,
       };
     });
     return this.reviewed(projectId, pending, attributions, outcomes);

@@ -1,6 +1,6 @@
 import type { UserIdentifier } from '../../rules/identifiers';
 import { type Reward, rewardAmount, shareOf } from './reward';
-import type { MovementKind } from './vocabulary';
+import type { CapKind, MovementKind } from './vocabulary';
 
 /** An affiliate as the agency service names it: its id there, and the wallet (or other identifier) paid. */
 export interface AffiliateRef {
@@ -70,6 +70,11 @@ export interface PlannedMovement {
    * affiliate is flagged: this movement waits for `review` whatever its conversion's terms say.
    */
   waitsForFlag?: true;
+  /**
+   * Set by the payment path (never by planPayouts) when the terms' caps cut this movement: what was cut
+   * (never paid) and by which cap first; `amount` is then what is left, possibly 0.
+   */
+  capped?: { amount: bigint; by: CapKind };
 }
 
 export type PayoutPlan =

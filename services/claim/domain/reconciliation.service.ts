@@ -3,10 +3,8 @@ import { isUuid } from '../../rules/ids';
 import type { LedgerFigures, ReconciliationRepository } from '../repositories/reconciliation.repository';
 import { requireProjectId } from './project';
 
-/** One (currency, kind)'s figures with the parts not built yet (0 today) and whether the identity holds. */
+/** One (currency, kind)'s figures and whether the identity holds. */
 export interface ReconciliationLine extends LedgerFigures {
-  /** Not built yet: 0. */
-  capped: bigint;
   balanced: boolean;
 }
 
@@ -46,10 +44,7 @@ export class ReconciliationService {
     if (wanted !== undefined && !isUuid(wanted)) throw notFound();
     const figures = await this.repository.figures(projectId, wanted?.toLowerCase());
     if (wanted !== undefined && figures.length === 0) throw notFound();
-    const lines = figures.map((line) => {
-      const whole = { ...line, capped: 0n };
-      return { ...whole, balanced: isBalanced(whole) };
-    });
+    const lines = figures.map((line) => ({ ...line, balanced: isBalanced(line) }));
     return { lines, balanced: lines.every((line) => line.balanced) };
   }
 }

@@ -18,6 +18,8 @@ export type LeaderboardUserType = Vocabulary['LeaderboardUserType'];
 export type MovementStatus = Vocabulary['MovementStatus'];
 /** Why a pending movement waits. */
 export type PendingReason = Vocabulary['PendingReason'];
+/** The payout terms' cap that cut a movement. */
+export type CapKind = Vocabulary['CapKind'];
 /** What an approve or decline did to one conversion's movements. */
 export type DecisionOutcome = Vocabulary['DecisionOutcome'];
 /** Where the money a reversal took from a movement was (migration 0012). */

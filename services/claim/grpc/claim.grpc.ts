@@ -61,6 +61,7 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
           affiliateAllowlistAudienceId: req.affiliateAllowlistAudienceId,
           holdDays: req.holdDays,
           requireApproval: req.requireApproval,
+          caps: req.caps,
         });
         return { terms: toPayoutTermsMessage(record), created };
       },

@@ -8,6 +8,7 @@ import type {
   Movement,
   MovementDecision,
   PaidConversion,
+  PayoutCaps as PayoutCapsMessage,
   PayoutTerms,
   Reversal,
   Reward as RewardMessage,
@@ -15,6 +16,7 @@ import type {
   SubmissionResult,
 } from '../../../gen/referral/claim/v1/claim';
 import {
+  CapKind,
   ClaimCheckStatus,
   ConversionStatus,
   CurrencyType,
@@ -29,6 +31,7 @@ import { enumValue } from '../../rules/enums';
 import { toGrpcStatus } from '../../platform/grpc/errors';
 import type { Submission } from '../domain/conversion.service';
 import type { DecisionResult } from '../domain/movement-decision.service';
+import { hasCaps, type PayoutCaps } from '../domain/caps';
 import type { Attribution, SideEligibility } from '../domain/payouts';
 import type { Reconciliation } from '../domain/reconciliation.service';
 import type { Reward } from '../domain/reward';
@@ -71,8 +74,19 @@ export function toPayoutTermsMessage(terms: PayoutTermsRecord): PayoutTerms {
     affiliateAllowlistAudienceId: terms.affiliateAllowlistAudienceId ?? undefined,
     holdDays: terms.holdDays,
     requireApproval: terms.requireApproval,
+    caps: toCapsMessage(terms.caps),
     createdAt: terms.createdAt,
     updatedAt: terms.updatedAt,
+  };
+}
+
+function toCapsMessage(caps: PayoutCaps): PayoutCapsMessage | undefined {
+  if (!hasCaps(caps)) return undefined;
+  const window = caps.perAffiliateWindow;
+  return {
+    perConversion: caps.perConversion?.toString(),
+    perEndUser: caps.perEndUser?.toString(),
+    perAffiliateWindow: window ? { amount: window.amount.toString(), days: window.days } : undefined,
   };
 }
 
@@ -120,6 +134,8 @@ export function toMovementMessage(movement: MovementRecord): Movement {
     decidedAt: movement.decision?.at,
     decidedBy: movement.decision?.by ?? undefined,
     declineReason: movement.decision?.declineReason ?? undefined,
+    cappedAmount: (movement.capped?.amount ?? 0n).toString(),
+    cappedBy: movement.capped ? enumValue(CapKind, movement.capped.by) : CapKind.UNSPECIFIED,
   };
 }
 

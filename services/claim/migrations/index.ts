@@ -11,6 +11,7 @@ import * as payoutAllowlists from './0009_payout_allowlists';
 import * as movementStatuses from './0010_movement_statuses';
 import * as reviewRules from './0011_review_rules';
 import * as reversals from './0012_reversals';
+import * as payoutCaps from './0013_payout_caps';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const claimMigrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const claimMigrations: Record<string, Migration> = {
   '0010_movement_statuses': movementStatuses,
   '0011_review_rules': reviewRules,
   '0012_reversals': reversals,
+  '0013_payout_caps': payoutCaps,
 };

@@ -7,8 +7,10 @@ import type { NewOutboxEvent } from '../../platform/outbox/event';
 import type { ClaimDatabase } from '../database';
 import type { Attribution, Eligibility, PlannedMovement } from '../domain/payouts';
 import { REASON_OF_KIND, type ConversionStatus, type PendingReason } from '../domain/vocabulary';
+import type { TermsCaps } from '../domain/caps';
 import { flagConversions, type NewConversionReview } from './conversion-review.repository';
 import { placeInOpenChecks } from './open-checks';
+import { applyCaps } from './payout-caps';
 import { retryTransient } from './retry';
 
 /** The unique index of the open check of a (user, currency, reason) that takes movements (migration 0008). */
@@ -35,6 +37,8 @@ export interface ConversionOutcome {
   review: NewConversionReview | null;
   /** Days after processing its movements become available (the terms' hold_days; 0 without terms). */
   holdDays: number;
+  /** Its terms' caps, applied to its movements in the payment's transaction (applyCaps); null: its terms have none. */
+  caps: TermsCaps | null;
 }
 
 /** What one call of `record` wrote (nothing, when another delivery of the job had written it first). */
@@ -52,7 +56,8 @@ export class LedgerRepository {
 
   /**
    * Pays a batch's conversions in ONE transaction: each conversion still `accepted` gets its status,
-   * frozen attribution and currency; its movements are appended to the ledger; the open claim checks of their (user, currency, reason) grow by them; the leaderboard
+   * frozen attribution and currency; its terms' caps cut its movements (applyCaps, only when some terms of the
+   * batch have caps); its movements are appended to the ledger; the open claim checks of their (user, currency, reason) grow by them; the leaderboard
    * totals of the counted kinds grow by them; the conversions that broke a review rule enter the review
    * queue (flagConversions); their events (`eventsOf`) go to the outbox; and the batch is
    * finished once none of its conversions waits. A conversion another delivery already moved out
@@ -67,7 +72,8 @@ export class LedgerRepository {
           // delivery's commit, then finding them paid), and says which this transaction owns.
           const sorted = [...outcomes].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
           const owned = sorted.length === 0 ? new Set<string>() : await updateConversions(trx, batchId, sorted, now);
-          const recorded = sorted.filter((outcome) => owned.has(outcome.id));
+          const owns = sorted.filter((outcome) => owned.has(outcome.id));
+          const recorded = owns.some((outcome) => outcome.caps !== null) ? await applyCaps(trx, projectId, owns, now) : owns;
           let movements = 0;
           if (recorded.length > 0) {
             movements = await appendMovements(trx, projectId, recorded, now);
@@ -187,18 +193,21 @@ async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: strin
     }
   }
   if (rows.length === 0 && pending.length === 0) return 0;
+  // The capped columns only when a cap cut something: every other batch runs the statement it always ran.
+  const capped = cappedColumns(rows);
+  const heldCapped = cappedColumns(pending);
   const held =
     pending.length === 0
       ? sql``
       : sql`,
     held AS (
-      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, status, pending_reason, available_at, created_at)
-      SELECT ${projectId}, conversion_id, kind, identifier_type, identifier, currency_id, amount, 'pending', reason, available_at, ${now}
+      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, status, pending_reason, available_at, created_at${heldCapped.names})
+      SELECT ${projectId}, conversion_id, kind, identifier_type, identifier, currency_id, amount, 'pending', reason, available_at, ${now}${heldCapped.names}
       FROM unnest(${pending.map((r) => r.conversionId)}::text[], ${pending.map((r) => r.movement.kind)}::text[],
                   ${pending.map((r) => r.movement.beneficiary.identifierType)}::text[], ${pending.map((r) => r.movement.beneficiary.identifier)}::text[],
                   ${pending.map((r) => r.currencyId)}::uuid[], ${pending.map((r) => r.movement.amount)}::numeric[],
-                  ${pending.map((r) => r.reason)}::text[], ${pending.map((r) => r.availableAt)}::timestamptz[])
-        AS h(conversion_id, kind, identifier_type, identifier, currency_id, amount, reason, available_at)
+                  ${pending.map((r) => r.reason)}::text[], ${pending.map((r) => r.availableAt)}::timestamptz[]${heldCapped.arrays})
+        AS h(conversion_id, kind, identifier_type, identifier, currency_id, amount, reason, available_at${heldCapped.names})
       ORDER BY conversion_id, kind
       RETURNING 1
     )`;
@@ -213,8 +222,8 @@ async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: strin
         ${column((r) => r.conversionId)}::text[], ${column((r) => r.movement.kind)}::text[],
         ${column((r) => user(r).identifierType)}::text[], ${column((r) => user(r).identifier)}::text[],
         ${column((r) => r.currencyId)}::uuid[], ${column((r) => r.movement.amount)}::numeric[],
-        ${column((r) => REASON_OF_KIND[r.movement.kind])}::text[]
-      ) AS p(conversion_id, kind, identifier_type, identifier, currency_id, amount, reason)
+        ${column((r) => REASON_OF_KIND[r.movement.kind])}::text[]${capped.arrays}
+      ) AS p(conversion_id, kind, identifier_type, identifier, currency_id, amount, reason${capped.names})
     ),
     checks AS (
       INSERT INTO claim_checks AS cc (project_id, identifier_type, identifier, currency_id, reason, status, amount, movements_count, created_at, updated_at)
@@ -230,8 +239,8 @@ async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: strin
       RETURNING id, identifier_type, identifier, currency_id, reason
     ),
     moved AS (
-      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at)
-      SELECT ${projectId}, p.conversion_id, p.kind, p.identifier_type, p.identifier, p.currency_id, p.amount, c.id, ${now}, ${now}
+      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at${capped.names})
+      SELECT ${projectId}, p.conversion_id, p.kind, p.identifier_type, p.identifier, p.currency_id, p.amount, c.id, ${now}, ${now}${capped.names}
       FROM planned p JOIN checks c USING (identifier_type, identifier, currency_id, reason)
       ORDER BY p.conversion_id, p.kind
       RETURNING 1
@@ -267,6 +276,18 @@ async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: strin
   return written + heldWritten;
 }
 
+/**
+ * The capped columns of an insert from unnest, when a cap cut one of the rows: their arrays, and their
+ * names (for the column list, the SELECT and the unnest's alias alike); empty otherwise.
+ */
+function cappedColumns(rows: MovementRow[]) {
+  if (!rows.some((row) => row.movement.capped)) return { arrays: sql``, names: sql`` };
+  return {
+    arrays: sql`, ${rows.map((row) => row.movement.capped?.amount ?? 0n)}::numeric[], ${rows.map((row) => row.movement.capped?.by ?? null)}::text[]`,
+    names: sql`, capped_amount, capped_by`,
+  };
+}
+
 /** The rows whose movement the statement did not write (their key's check would have passed 2^256 − 1). */
 async function unwritten(trx: Transaction<ClaimDatabase>, projectId: string, rows: MovementRow[]): Promise<MovementRow[]> {
   const written = await trx
@@ -300,14 +321,15 @@ async function appendOverflowing(trx: Transaction<ClaimDatabase>, projectId: str
     })),
     now,
   );
+  const capped = cappedColumns(rows);
   const inserted = await sql<{ movements: string }>`
     WITH moved AS (
-      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at)
-      SELECT ${projectId}, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, ${now}, ${now}
+      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at${capped.names})
+      SELECT ${projectId}, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, ${now}, ${now}${capped.names}
       FROM unnest(${rows.map((row) => row.conversionId)}::text[], ${rows.map((row) => row.movement.kind)}::text[],
                   ${rows.map((row) => row.movement.beneficiary.identifierType)}::text[], ${rows.map((row) => row.movement.beneficiary.identifier)}::text[],
-                  ${rows.map((row) => row.currencyId)}::uuid[], ${rows.map((row) => row.movement.amount)}::numeric[], ${checks}::uuid[])
-        AS m(conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id)
+                  ${rows.map((row) => row.currencyId)}::uuid[], ${rows.map((row) => row.movement.amount)}::numeric[], ${checks}::uuid[]${capped.arrays})
+        AS m(conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id${capped.names})
       ORDER BY conversion_id, kind
       RETURNING 1
     )

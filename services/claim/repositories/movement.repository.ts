@@ -3,7 +3,7 @@ import type { UserIdentifier } from '../../rules/identifiers';
 import type { Page } from '../../rules/pagination';
 import type { ClaimDatabase, ConversionTable } from '../database';
 import type { Attribution, Eligibility, SideEligibility } from '../domain/payouts';
-import type { ClaimCheckStatus, ConversionStatus, CurrencyType, MovementKind, MovementStatus, PendingReason } from '../domain/vocabulary';
+import type { CapKind, ClaimCheckStatus, ConversionStatus, CurrencyType, MovementKind, MovementStatus, PendingReason } from '../domain/vocabulary';
 
 export interface CurrencySummary {
   id: string;
@@ -33,6 +33,8 @@ export interface MovementRecord {
   /** When it becomes (or became) available: processing time + the terms' hold. */
   availableAt: Date;
   decision: { at: Date; by: string | null; declineReason: string | null } | null;
+  /** What the terms' caps cut from it (never paid; `amount` is what is left), by the cap that cut it first; null: uncapped. */
+  capped: { amount: bigint; by: CapKind } | null;
 }
 
 export interface ConversionRecord {
@@ -204,6 +206,8 @@ export class MovementRepository {
         'm.decided_at',
         'm.decided_by',
         'm.decline_reason',
+        'm.capped_amount',
+        'm.capped_by',
         'm.identifier_type',
         'm.identifier',
         'm.amount',
@@ -272,6 +276,7 @@ function toMovement(row: MovementRow): MovementRecord {
     // Movements written before statuses existed were available when written.
     availableAt: row.available_at ?? row.created_at,
     decision: row.decided_at === null ? null : { at: row.decided_at, by: row.decided_by, declineReason: row.decline_reason },
+    capped: row.capped_by === null ? null : { amount: row.capped_amount, by: row.capped_by },
   };
 }
 

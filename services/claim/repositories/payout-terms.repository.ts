@@ -2,6 +2,7 @@ import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { isForeignKeyViolation } from '../../platform/db/errors';
 import type { Page } from '../../rules/pagination';
 import type { ClaimDatabase, PayoutTermsTable, PayoutTermTierTable } from '../database';
+import type { PayoutCaps } from '../domain/caps';
 import type { Reward } from '../domain/reward';
 
 export interface TierRewardRecord {
@@ -22,6 +23,8 @@ export interface PayoutTermsRecord {
   holdDays: number;
   /** Whether movements wait (pending) for an admin's approval. */
   requireApproval: boolean;
+  /** What the terms pay at most (each null while off). */
+  caps: PayoutCaps;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -37,6 +40,7 @@ export interface PayoutTermsChange {
   affiliateAllowlistAudienceId: string | null;
   holdDays: number;
   requireApproval: boolean;
+  caps: PayoutCaps;
   now: Date;
 }
 
@@ -55,6 +59,10 @@ const TERM_COLUMNS = [
   'affiliate_allowlist_audience_id',
   'hold_days',
   'require_approval',
+  'cap_per_conversion',
+  'cap_per_end_user',
+  'cap_window_amount',
+  'cap_window_days',
   'created_at',
   'updated_at',
 ] as const satisfies ReadonlyArray<keyof PayoutTermsTable>;
@@ -77,6 +85,10 @@ export class PayoutTermsRepository {
           affiliate_allowlist_audience_id: change.affiliateAllowlistAudienceId,
           hold_days: change.holdDays,
           require_approval: change.requireApproval,
+          cap_per_conversion: change.caps.perConversion,
+          cap_per_end_user: change.caps.perEndUser,
+          cap_window_amount: change.caps.perAffiliateWindow?.amount ?? null,
+          cap_window_days: change.caps.perAffiliateWindow?.days ?? null,
           updated_at: change.now,
         };
         const row = await trx
@@ -216,6 +228,12 @@ function toRecord(row: TermRow, tiers: Map<string, TierRow[]>): PayoutTermsRecor
     affiliateAllowlistAudienceId: row.affiliate_allowlist_audience_id,
     holdDays: row.hold_days,
     requireApproval: row.require_approval,
+    caps: {
+      perConversion: row.cap_per_conversion,
+      perEndUser: row.cap_per_end_user,
+      perAffiliateWindow:
+        row.cap_window_amount === null || row.cap_window_days === null ? null : { amount: row.cap_window_amount, days: row.cap_window_days },
+    },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

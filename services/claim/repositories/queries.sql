@@ -90,6 +90,118 @@ WITH planned AS (
 -- parameters: ["2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-0000000000b1","00000000-0000-4000-8000-0000000000b1","accepted"]
 update "conversion_batches" set "finished_at" = $1 where "id" = $2 and "finished_at" is null and not exists (select "id" from "conversions" where "batch_id" = $3 and "status" = $4)
 
+-- ledger: a batch paid under caps, one conversion at once and one held (LedgerRepository.record, applyCaps) (1 of 5)
+-- parameters: ["2026-01-01T00:00:00.000Z",["c-1","c-2"],["processed","processed"],[null,null],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["00000000-0000-4000-8000-0000000000af","00000000-0000-4000-8000-0000000000af"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000af","0x00000000000000000000000000000000000000af"],[null,null],[null,null],[null,null],[null,null],[null,null],"00000000-0000-4000-8000-0000000000b2"]
+UPDATE conversions AS c SET
+      status = u.status, failure_reason = u.failure_reason, processed_at = $1, currency_id = u.currency_id,
+      affiliate_id = u.affiliate_id, affiliate_identifier_type = u.affiliate_type, affiliate_identifier = u.affiliate_identifier,
+      master_id = u.master_id, master_identifier_type = u.master_type, master_identifier = u.master_identifier,
+      master_spread_bps = u.spread_bps, tier_id = u.tier_id
+    FROM unnest(
+      $2::text[], $3::text[], $4::text[],
+      $5::uuid[],
+      $6::text[], $7::text[],
+      $8::text[],
+      $9::text[], $10::text[],
+      $11::text[], $12::integer[],
+      $13::uuid[]
+    ) AS u(id, status, failure_reason, currency_id, affiliate_id, affiliate_type, affiliate_identifier,
+           master_id, master_type, master_identifier, spread_bps, tier_id)
+    WHERE c.batch_id = $14 AND c.id = u.id AND c.status = 'accepted'
+    RETURNING c.id
+
+-- ledger: a batch paid under caps, one conversion at once and one held (LedgerRepository.record, applyCaps) (2 of 5)
+-- parameters: [["[\"claim.caps\",\"00000000-0000-4000-8000-000000000001\",\"trade\",\"evm_address\",\"0x00000000000000000000000000000000000000e1\"]","[\"claim.caps\",\"00000000-0000-4000-8000-000000000001\",\"trade\",\"evm_address\",\"0x00000000000000000000000000000000000000af\"]"]]
+SELECT pg_advisory_xact_lock(lock_id)
+    FROM (SELECT DISTINCT hashtextextended(lock_key, 0) AS lock_id FROM unnest($1::text[]) AS lock_key ORDER BY lock_id) AS ordered
+
+-- ledger: a batch paid under caps, one conversion at once and one held (LedgerRepository.record, applyCaps) (3 of 5)
+-- parameters: [["[\"trade\",\"end_user_payout\",\"evm_address\",\"0x00000000000000000000000000000000000000e1\"]","[\"trade\",\"affiliate_payout\",\"evm_address\",\"0x00000000000000000000000000000000000000af\"]"],["trade","trade"],["end_user_payout","affiliate_payout"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000e1","0x00000000000000000000000000000000000000af"],[null,"2025-12-02T00:00:00.000Z"],"00000000-0000-4000-8000-000000000001"]
+SELECT t.key, coalesce(sum(m.amount), 0)::text AS total
+    FROM unnest($1::text[], $2::text[], $3::text[],
+                $4::text[], $5::text[],
+                $6::timestamptz[])
+      AS t(key, terms_name, kind, identifier_type, identifier, since)
+    LEFT JOIN LATERAL (
+      -- Net of reversals: a refunded conversion's earnings no longer count toward a cap. A reversal committing meanwhile
+      -- takes no cap lock; it can only lower a total, so at worst this caps more than it would have, never pays more.
+      SELECT m.amount - coalesce((SELECT sum(r.amount) FROM movement_reversals r WHERE r.movement_id = m.id), 0) AS amount FROM movements m
+      JOIN conversions c ON c.project_id = m.project_id AND c.id = m.conversion_id
+      WHERE m.project_id = $7 AND m.identifier = t.identifier AND m.identifier_type = t.identifier_type
+        AND m.kind = t.kind AND m.status <> 'declined' AND c.name = t.terms_name
+        AND (t.since IS NULL OR m.created_at > t.since)
+    ) AS m ON true
+    GROUP BY t.key
+
+-- ledger: a batch paid under caps, one conversion at once and one held (LedgerRepository.record, applyCaps) (4 of 5)
+-- parameters: [["c-1","c-1"],["end_user_payout","affiliate_payout"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000e1","0x00000000000000000000000000000000000000af"],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["100","500"],["end_user","affiliate"],["0","400"],[null,"per_conversion"],"00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z","115792089237316195423570985008687907853269984665640564039457584007913129639935","115792089237316195423570985008687907853269984665640564039457584007913129639935","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z",["c-2","c-2"],["end_user_payout","affiliate_payout"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000e1","0x00000000000000000000000000000000000000af"],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["50","500"],["hold","hold"],["2026-01-31T00:00:00.000Z","2026-01-31T00:00:00.000Z"],["50","400"],["per_end_user","per_conversion"]]
+WITH planned AS (
+      SELECT * FROM unnest(
+        $1::text[], $2::text[],
+        $3::text[], $4::text[],
+        $5::uuid[], $6::numeric[],
+        $7::text[], $8::numeric[], $9::text[]
+      ) AS p(conversion_id, kind, identifier_type, identifier, currency_id, amount, reason, capped_amount, capped_by)
+    ),
+    checks AS (
+      INSERT INTO claim_checks AS cc (project_id, identifier_type, identifier, currency_id, reason, status, amount, movements_count, created_at, updated_at)
+      SELECT $10, identifier_type, identifier, currency_id, reason, 'open', sum(amount), count(*), $11, $12
+      FROM planned
+      GROUP BY identifier, identifier_type, currency_id, reason
+      HAVING sum(amount) <= $13::numeric
+      ORDER BY identifier, identifier_type, currency_id, reason
+      ON CONFLICT (project_id, identifier, identifier_type, currency_id, reason) WHERE status = 'open' AND full_at IS NULL
+      DO UPDATE SET amount = cc.amount + excluded.amount - least(cc.debt, excluded.amount), debt = cc.debt - least(cc.debt, excluded.amount),
+                    movements_count = cc.movements_count + excluded.movements_count, updated_at = excluded.updated_at
+      WHERE cc.amount + excluded.amount <= $14::numeric
+      RETURNING id, identifier_type, identifier, currency_id, reason
+    ),
+    moved AS (
+      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at, capped_amount, capped_by)
+      SELECT $15, p.conversion_id, p.kind, p.identifier_type, p.identifier, p.currency_id, p.amount, c.id, $16, $17, capped_amount, capped_by
+      FROM planned p JOIN checks c USING (identifier_type, identifier, currency_id, reason)
+      ORDER BY p.conversion_id, p.kind
+      RETURNING 1
+    ),
+    totals AS (
+      INSERT INTO leaderboard_totals AS lt (project_id, currency_id, user_type, identifier_type, identifier, total_amount, total_attributions, updated_at)
+      SELECT $18, currency_id, CASE kind WHEN 'affiliate_payout' THEN 'affiliate' ELSE 'end_user' END AS user_type,
+             identifier_type, identifier, sum(amount), count(*), $19
+      FROM planned
+      WHERE kind IN ('affiliate_payout', 'end_user_payout')
+      GROUP BY currency_id, user_type, identifier_type, identifier
+      ORDER BY currency_id, user_type, identifier_type, identifier
+      ON CONFLICT (project_id, currency_id, user_type, identifier_type, identifier)
+      DO UPDATE SET total_amount = lt.total_amount + excluded.total_amount,
+                    total_attributions = lt.total_attributions + excluded.total_attributions,
+                    updated_at = excluded.updated_at
+      -- A row this statement inserted has no locking transaction (xmax = 0): a new entry of its board.
+      RETURNING currency_id, user_type, (xmax = 0) AS inserted
+    ),
+    sizes AS (
+      INSERT INTO leaderboard_sizes AS ls (project_id, currency_id, user_type, entries)
+      SELECT $20, currency_id, user_type, count(*) FROM totals WHERE inserted
+      GROUP BY currency_id, user_type
+      ORDER BY currency_id, user_type
+      ON CONFLICT (project_id, currency_id, user_type) DO UPDATE SET entries = ls.entries + excluded.entries
+    ),
+    held AS (
+      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, status, pending_reason, available_at, created_at, capped_amount, capped_by)
+      SELECT $21, conversion_id, kind, identifier_type, identifier, currency_id, amount, 'pending', reason, available_at, $22, capped_amount, capped_by
+      FROM unnest($23::text[], $24::text[],
+                  $25::text[], $26::text[],
+                  $27::uuid[], $28::numeric[],
+                  $29::text[], $30::timestamptz[], $31::numeric[], $32::text[])
+        AS h(conversion_id, kind, identifier_type, identifier, currency_id, amount, reason, available_at, capped_amount, capped_by)
+      ORDER BY conversion_id, kind
+      RETURNING 1
+    )
+    SELECT (SELECT count(*) FROM moved) AS movements, (SELECT count(*) FROM held) AS held
+
+-- ledger: a batch paid under caps, one conversion at once and one held (LedgerRepository.record, applyCaps) (5 of 5)
+-- parameters: ["2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-0000000000b2","00000000-0000-4000-8000-0000000000b2","accepted"]
+update "conversion_batches" set "finished_at" = $1 where "id" = $2 and "finished_at" is null and not exists (select "id" from "conversions" where "batch_id" = $3 and "status" = $4)
+
 -- reconciliation: every currency, then one (ReconciliationRepository.figures) (1 of 2)
 -- parameters: ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001"]
 WITH project_currencies AS (
@@ -107,7 +219,8 @@ WITH project_currencies AS (
       ),
       movement_sums AS (
         SELECT m.currency_id, m.kind,
-          sum(m.amount) AS earned,
+          sum(m.amount + m.capped_amount) AS earned,
+          sum(m.capped_amount) AS capped,
           sum(r.reversed) AS reversed,
           sum(m.amount - coalesce(r.reversed, 0)) FILTER (WHERE m.status = 'declined') AS declined,
           sum(m.amount - coalesce(r.reversed, 0)) FILTER (WHERE m.status = 'pending') AS pending,
@@ -137,6 +250,7 @@ WITH project_currencies AS (
       SELECT
         c.id AS currency_id, c.chain_id::text AS chain_id, c.address, c.name, c.decimals, c.type, k.kind,
         coalesce(m.earned, 0)::text AS earned,
+        coalesce(m.capped, 0)::text AS capped,
         coalesce(m.reversed, 0)::text AS reversed,
         coalesce(m.declined, 0)::text AS declined,
         coalesce(m.pending, 0)::text AS pending,
@@ -171,7 +285,8 @@ WITH project_currencies AS (
       ),
       movement_sums AS (
         SELECT m.currency_id, m.kind,
-          sum(m.amount) AS earned,
+          sum(m.amount + m.capped_amount) AS earned,
+          sum(m.capped_amount) AS capped,
           sum(r.reversed) AS reversed,
           sum(m.amount - coalesce(r.reversed, 0)) FILTER (WHERE m.status = 'declined') AS declined,
           sum(m.amount - coalesce(r.reversed, 0)) FILTER (WHERE m.status = 'pending') AS pending,
@@ -201,6 +316,7 @@ WITH project_currencies AS (
       SELECT
         c.id AS currency_id, c.chain_id::text AS chain_id, c.address, c.name, c.decimals, c.type, k.kind,
         coalesce(m.earned, 0)::text AS earned,
+        coalesce(m.capped, 0)::text AS capped,
         coalesce(m.reversed, 0)::text AS reversed,
         coalesce(m.declined, 0)::text AS declined,
         coalesce(m.pending, 0)::text AS pending,

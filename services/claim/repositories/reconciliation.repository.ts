@@ -7,8 +7,10 @@ import type { CurrencySummary } from './movement.repository';
 export interface LedgerFigures {
   currency: CurrencySummary;
   kind: MovementKind;
-  /** Every movement. */
+  /** Every movement, what its terms' caps cut from it included. */
   earned: bigint;
+  /** What caps cut from movements (never paid). */
+  capped: bigint;
   /** What reversals took back (migration 0012). */
   reversed: bigint;
   /** Movements by status, net of their reversals. */
@@ -35,6 +37,7 @@ interface FiguresRow {
   type: CurrencyType;
   kind: MovementKind;
   earned: string;
+  capped: string;
   reversed: string;
   declined: string;
   pending: string;
@@ -75,7 +78,8 @@ export class ReconciliationRepository {
       ),
       movement_sums AS (
         SELECT m.currency_id, m.kind,
-          sum(m.amount) AS earned,
+          sum(m.amount + m.capped_amount) AS earned,
+          sum(m.capped_amount) AS capped,
           sum(r.reversed) AS reversed,
           sum(m.amount - coalesce(r.reversed, 0)) FILTER (WHERE m.status = 'declined') AS declined,
           sum(m.amount - coalesce(r.reversed, 0)) FILTER (WHERE m.status = 'pending') AS pending,
@@ -105,6 +109,7 @@ export class ReconciliationRepository {
       SELECT
         c.id AS currency_id, c.chain_id::text AS chain_id, c.address, c.name, c.decimals, c.type, k.kind,
         coalesce(m.earned, 0)::text AS earned,
+        coalesce(m.capped, 0)::text AS capped,
         coalesce(m.reversed, 0)::text AS reversed,
         coalesce(m.declined, 0)::text AS declined,
         coalesce(m.pending, 0)::text AS pending,
@@ -132,6 +137,7 @@ export class ReconciliationRepository {
       },
       kind: row.kind,
       earned: BigInt(row.earned),
+      capped: BigInt(row.capped),
       reversed: BigInt(row.reversed),
       declined: BigInt(row.declined),
       pending: BigInt(row.pending),

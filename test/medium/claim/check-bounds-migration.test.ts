@@ -108,6 +108,7 @@ describe('migration claim_check_uint256: checks past 2^256 − 1 stop taking pay
       pendingReason: null,
       review: null,
       holdDays: 0,
+      caps: null,
     });
     const result = await new LedgerRepository(database.db).record(
       projectId,

@@ -14,11 +14,15 @@ const USERS = 3;
 const DAY_SECONDS = 86_400;
 const KEY = 'key-admin-properties';
 
-/** The conversion names of a stream's project: paid at once, held a day, waiting for approval (and held a day). */
+/** The caps of `capped` (base units): each movement at most PER_CONVERSION, each end user at most PER_END_USER ever. */
+const PER_CONVERSION = 5_000_000n;
+const PER_END_USER = 20_000_000n;
+/** The conversion names of a stream's project: paid at once, held a day, waiting for approval (and held a day), paid at once under caps. */
 const TERMS = {
   trade: { holdDays: 0, requireApproval: false },
   held: { holdDays: 1, requireApproval: false },
   vetted: { holdDays: 1, requireApproval: true },
+  capped: { holdDays: 0, requireApproval: false, caps: { perConversion: String(PER_CONVERSION), perEndUser: String(PER_END_USER) } },
 };
 type TermsName = keyof typeof TERMS;
 
@@ -45,7 +49,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       user: endUserIndex,
       rewardBases: fc.array(rewardBase, { minLength: 1, maxLength: 4 }),
       deliveries: fc.integer({ min: 1, max: 3 }),
-      name: fc.constantFrom<TermsName>('trade', 'held', 'vetted'),
+      name: fc.constantFrom<TermsName>('trade', 'held', 'vetted', 'capped'),
     }),
   },
   {
@@ -76,7 +80,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 
 /**
  * Properties of the money over random streams of conversions (redelivered, paid
- * concurrently, some held a day, some waiting for approval), closes (concurrent, and racing payments
+ * concurrently, some held a day, some waiting for approval, some cut by caps), closes (concurrent, and racing payments
  * and releases), releases of held movements (concurrent, in small batches), approvals and declines
  * (concurrent), on-chain redemptions (and replays), time passing and watcher runs (concurrent), on
  * ClaimManager on the in-process EVM. After every step, and once everything has expired or been
@@ -108,6 +112,8 @@ describe('claim-check properties over random streams', () => {
     /** Movements that waited (a hold or an approval) and became available, and movements declined. */
     waitedThenPaid?: number;
     declined?: number;
+    /** Base units caps cut. */
+    capped?: bigint;
   }
 
   async function run(steps: Step[]): Promise<Outcome> {
@@ -129,6 +135,14 @@ describe('claim-check properties over random streams', () => {
     const waiting: Waiting[] = [];
     const declined = new Map<string, bigint>(users.map((user) => [user.identifier, 0n]));
     const add = (map: Map<string, bigint>, [user, amount]: [string, bigint]) => map.set(user, map.get(user)! + amount);
+    /** What each end user earned under `capped` so far (its lifetime cap's total), and what caps cut in all. */
+    const cappedSpent = new Map<string, bigint>(users.map((user) => [user.identifier, 0n]));
+    let cut = 0n;
+    const capTo = (amount: bigint, limit: bigint) => {
+      const paid = amount < limit ? amount : limit;
+      cut += amount - paid;
+      return paid;
+    };
     const release = () => {
       const now = clock.now().getTime();
       for (const entry of waiting.filter((one) => one.reason === 'hold' && one.availableAt <= now)) {
@@ -150,10 +164,20 @@ describe('claim-check properties over random streams', () => {
       const batchId = await batchOf(harness, projectId, inputs[0]!.id);
       const paidAt = clock.now().getTime();
       await Promise.all(Array.from({ length: deliveries }, () => harness.domain.payouts.payBatch(batchId)));
-      inputs.forEach((input, index) => {
-        const base = BigInt(bases[index]!);
-        const amounts: Array<[string, bigint]> = [[users[user]!.identifier, base / 100n]];
+      // A batch is capped in conversion-id order.
+      const order = inputs.map((input, index) => ({ input, base: BigInt(bases[index]!) })).sort((a, b) => (a.input.id < b.input.id ? -1 : 1));
+      order.forEach(({ input, base }) => {
+        const beneficiary = users[user]!.identifier;
+        const amounts: Array<[string, bigint]> = [[beneficiary, base / 100n]];
         if (user === 0) amounts.push([affiliate.identifier, base / 10n]);
+        if (name === 'capped') {
+          const spent = cappedSpent.get(beneficiary)!;
+          const room = PER_END_USER - spent;
+          const endUser = capTo(base / 100n, PER_CONVERSION);
+          amounts[0] = [beneficiary, capTo(endUser, room)];
+          cappedSpent.set(beneficiary, spent + amounts[0][1]);
+          if (amounts[1]) amounts[1] = [affiliate.identifier, capTo(base / 10n, PER_CONVERSION)];
+        }
         const { holdDays, requireApproval } = TERMS[name];
         if (holdDays === 0 && !requireApproval) amounts.forEach((pair) => add(owed, pair));
         else
@@ -272,11 +296,14 @@ describe('claim-check properties over random streams', () => {
       [projectId],
     );
     const [waits] = await sql<{ paid: number; declined: number }>(
-      `SELECT count(*) FILTER (WHERE m.status = 'available' AND c.name <> 'trade')::int AS paid, count(*) FILTER (WHERE m.status = 'declined')::int AS declined
+      `SELECT count(*) FILTER (WHERE m.status = 'available' AND c.name NOT IN ('trade', 'capped'))::int AS paid, count(*) FILTER (WHERE m.status = 'declined')::int AS declined
        FROM claim.movements m JOIN claim.conversions c ON c.project_id = m.project_id AND c.id = m.conversion_id WHERE m.project_id = $1`,
       [projectId],
     );
-    return { ...counts!, waitedThenPaid: waits!.paid, declined: waits!.declined };
+    // What caps cut is exactly the model's, on the reconciliation's line.
+    const books = await harness.domain.reconciliation.get(projectId, undefined);
+    expect(books.lines.reduce((sum, line) => sum + line.capped, 0n)).toBe(cut);
+    return { ...counts!, waitedThenPaid: waits!.paid, declined: waits!.declined, capped: cut };
   }
 
   async function checkSettled(projectId: string, users: User[], owed: Map<string, bigint>, redeemed: Map<string, bigint>) {
@@ -338,6 +365,7 @@ describe('claim-check properties over random streams', () => {
     // And the commission lifecycle: movements released or approved after waiting, and movements declined.
     expect(outcomes.filter((outcome) => outcome.waitedThenPaid! > 0).length).toBeGreaterThan(0);
     expect(outcomes.filter((outcome) => outcome.declined! > 0).length).toBeGreaterThan(0);
+    expect(outcomes.filter((outcome) => outcome.capped! > 0n).length).toBeGreaterThan(0);
   }, 600_000);
 
   it('the example stream with waits: held and vetted payments, a release racing a close, an approval and a decline', async () => {

@@ -118,6 +118,7 @@ describe('currencies and payout terms (domain)', () => {
         affiliateAllowlistAudienceId: null,
         holdDays: 0,
         requireApproval: false,
+        caps: { perConversion: null, perEndUser: null, perAffiliateWindow: null },
         createdAt: created.record.createdAt,
         updatedAt: harness.clock.now(),
       });

@@ -50,6 +50,7 @@ describe('payouts leaderboard (domain)', () => {
         pendingReason: null,
         review: null,
         holdDays: 0,
+        caps: null,
       })),
       harness.clock.now(),
       () => [],

@@ -15,11 +15,13 @@ const KEY = 'key-admin-reconciliation';
 
 /** What a line holds, as the endpoint writes it (decimal strings); the parts not built yet are "0". */
 function figures(
-  values: Partial<Record<'earned' | 'declined' | 'pending' | 'available' | 'open' | 'closed' | 'claimed' | 'expired' | 'credited', string>>,
+  values: Partial<
+    Record<'earned' | 'capped' | 'declined' | 'pending' | 'available' | 'open' | 'closed' | 'claimed' | 'expired' | 'credited', string>
+  >,
 ) {
   return {
     earned: values.earned ?? '0',
-    capped: '0',
+    capped: values.capped ?? '0',
     reversed: '0',
     declined: values.declined ?? '0',
     pending: values.pending ?? '0',
@@ -74,6 +76,7 @@ describe('ledger reconciliation', () => {
     await harness.domain.terms.put(projectId, 'trade', { currencyId, ...rewards });
     await harness.domain.terms.put(projectId, 'held', { currencyId, ...rewards, holdDays: 1 });
     await harness.domain.terms.put(projectId, 'vetted', { currencyId, ...rewards, requireApproval: true });
+    await harness.domain.terms.put(projectId, 'capped', { currencyId, ...rewards, caps: { perConversion: '50000', perEndUser: '15000' } });
     return { projectId, currencyId };
   }
 
@@ -177,6 +180,29 @@ describe('ledger reconciliation', () => {
     // Every currency of the project (it has one) answers the same.
     expect(await harness.domain.reconciliation.get(projectId, undefined)).toEqual(settled);
   }, 120_000);
+
+  it('counts what caps cut as capped, inside earned, and balances with movements capped to nothing', async () => {
+    const { projectId, currencyId } = await project();
+    const { affiliate, user } = referredPair(harness, projectId);
+    const read = async () => byKind(await harness.domain.reconciliation.get(projectId, currencyId));
+    // Three conversions of 1,000,000: the affiliate's 100,000 each cut to 50,000 (per conversion); the user's 10,000 paid,
+    // then cut to 5,000, then to nothing (15,000 per end user).
+    for (let round = 0; round < 3; round += 1) await pay(projectId, user, 'capped', 1_000_000);
+    expect(await read()).toEqual({
+      affiliate_payout: figures({ earned: '300000', capped: '150000', available: '150000', open: '150000' }),
+      end_user_payout: figures({ earned: '30000', capped: '15000', available: '15000', open: '15000' }),
+      agency_payout: figures({}),
+    });
+    await closeOpen(projectId, affiliate);
+    await closeOpen(projectId, user);
+    const closed = await harness.domain.reconciliation.get(projectId, currencyId);
+    expect(byKind(closed)).toEqual({
+      affiliate_payout: figures({ earned: '300000', capped: '150000', available: '150000', closed: '150000' }),
+      end_user_payout: figures({ earned: '30000', capped: '15000', available: '15000', closed: '15000' }),
+      agency_payout: figures({}),
+    });
+    expect(closed.balanced).toBe(true);
+  }, 60_000);
 
   it('lists every currency of the project, three kinds each, and refuses a currency that is not the project’s', async () => {
     const { projectId, currencyId } = await project();

@@ -20,6 +20,9 @@ function movement(fields: Partial<Movement> & Pick<Movement, 'total_amount'>): M
     status: 'pending',
     pending_reason: 'hold',
     available_at: '2026-12-28T10:00:00.000Z',
+    reversed_amount: '0',
+    capped_amount: null,
+    capped_by: null,
     project_id: 'p',
     ...fields,
   };

@@ -10,6 +10,8 @@ type Conversion = ApiResult<'/api/v1/projects/{projectId}/conversions', 'get'>['
 
 /** Why a pending movement waits, in words. */
 const PENDING_LABELS = { hold: 'held', approval: 'waits for approval', review: 'in review' } as const;
+/** The terms' cap that cut a movement, in words. */
+const CAP_LABELS = { per_conversion: 'per conversion', per_end_user: 'per end user', per_affiliate_window: 'per affiliate window' } as const;
 
 /** One conversion: where it stands, who it was attributed to, the movements it wrote, and its reversals. */
 export function ConversionDetail({ conversion, onClose }: { conversion: Conversion; onClose(): void }) {
@@ -64,7 +66,7 @@ export function ConversionDetail({ conversion, onClose }: { conversion: Conversi
         <ScrollTable
           labelledBy="movements-title"
           caption="What the conversion paid, to whom"
-          columns={['Kind', 'Paid to', numeric('Amount'), 'Status', 'Available', 'Claim check', 'Written']}
+          columns={['Kind', 'Paid to', numeric('Amount'), 'Capped (never paid)', 'Status', 'Available', 'Claim check', 'Written']}
         >
           {conversion.movements.map((movement) => (
             <tr key={`${movement.kind}:${movement.user_identifier_type}:${movement.user_identifier}`}>
@@ -72,6 +74,11 @@ export function ConversionDetail({ conversion, onClose }: { conversion: Conversi
               <td className="identifier">{movement.user_identifier}</td>
               <td className="number" title={`${movement.amount} base units`}>
                 {formatTokenAmount(movement.amount, movement.currency)}
+              </td>
+              <td title={movement.capped_amount === null ? undefined : `${movement.capped_amount} base units`}>
+                {movement.capped_amount === null || movement.capped_by === null
+                  ? '—'
+                  : `${formatTokenAmount(movement.capped_amount, movement.currency)} (${CAP_LABELS[movement.capped_by]})`}
               </td>
               <td>{movement.pending_reason === null ? movement.status : `${movement.status} (${PENDING_LABELS[movement.pending_reason]})`}</td>
               <td>{formatDateTime(movement.available_at)}</td>

@@ -6,6 +6,7 @@ import { FieldError, fieldErrors } from '../../ui/field-errors';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { type Currency, currencyLabel, useCurrencyChoices } from './currencies';
+import { type CapsDraft, capsDraftOf, capsOf } from './caps';
 import { draftOf, NO_REWARD, type PayoutTerms, type Reward, type RewardDraft, rewardOf } from './reward';
 import { RewardField } from './RewardField';
 
@@ -94,6 +95,7 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
   const [affiliateAllowlist, setAffiliateAllowlist] = useState(existing?.affiliate_allowlist_audience_id ?? '');
   const [holdDays, setHoldDays] = useState(String(existing?.hold_days ?? 0));
   const [requireApproval, setRequireApproval] = useState(existing?.require_approval ?? false);
+  const [caps, setCaps] = useState<CapsDraft>(() => capsDraftOf(existing?.caps, decimalsOf(startCurrency)));
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
   // New terms are saved, then opened at their own address (a new form): the confirmation travels with the navigation.
   const location = useLocation();
@@ -139,6 +141,8 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
     if (!currency) problems.currency_id = 'Choose the currency the terms pay in.';
     const hold = /^[0-9]{1,3}$/.test(holdDays.trim()) ? Number(holdDays.trim()) : NaN;
     if (!(hold >= 0 && hold <= 365)) problems.hold_days = 'Enter a whole number of days from 0 to 365.';
+    const capped = capsOf(caps, decimals);
+    Object.assign(problems, capped.problems);
     const body: TermsBody = {
       currency_id: currencyId,
       end_user: read(endUser, 'end_user'),
@@ -151,6 +155,7 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
       affiliate_allowlist_audience_id: affiliateAllowlist === '' ? null : affiliateAllowlist,
       hold_days: Number.isNaN(hold) ? 0 : hold,
       require_approval: requireApproval,
+      caps: capped.caps,
     };
     setLocalErrors(problems);
     if (Object.keys(problems).length > 0) return;
@@ -262,6 +267,43 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
           Require approval (each conversion’s rewards wait until an admin approves or declines them)
         </label>
       </div>
+      <h3>Caps</h3>
+      <p className="help">
+        The most these terms pay, in {currency ? `whole ${currency.name}` : 'whole tokens of the currency'}; leave a cap blank for none. What a cap
+        cuts is recorded on the movement and never paid later.
+      </p>
+      <CapField
+        id="terms-cap-per-conversion"
+        label="Per conversion (each reward of one conversion)"
+        value={caps.perConversion}
+        onChange={(perConversion) => setCaps((draft) => ({ ...draft, perConversion }))}
+        help="No single reward of a conversion (the end user’s, the affiliate’s, a master’s spread) pays more."
+        error={errors['caps.per_conversion']}
+      />
+      <CapField
+        id="terms-cap-per-end-user"
+        label="Per end user (lifetime)"
+        value={caps.perEndUser}
+        onChange={(perEndUser) => setCaps((draft) => ({ ...draft, perEndUser }))}
+        help="The most one converting user earns under these terms, ever (declined rewards do not count)."
+        error={errors['caps.per_end_user']}
+      />
+      <CapField
+        id="terms-cap-window-amount"
+        label="Per affiliate, over a rolling window"
+        value={caps.windowAmount}
+        onChange={(windowAmount) => setCaps((draft) => ({ ...draft, windowAmount }))}
+        help="The most one affiliate earns under these terms over the last days below (declined rewards do not count)."
+        error={errors['caps.per_affiliate_window.amount']}
+      />
+      <CapField
+        id="terms-cap-window-days"
+        label="Window (days)"
+        value={caps.windowDays}
+        onChange={(windowDays) => setCaps((draft) => ({ ...draft, windowDays }))}
+        help="1 to 365, with the affiliate cap above; blank with it for no window."
+        error={errors['caps.per_affiliate_window.days']}
+      />
       <h3>Tier rewards</h3>
       <p className="help">An affiliate whose active tier is one of these audiences earns its reward instead of the affiliate reward above.</p>
       {audiences.isError ? <ErrorMessage error={audiences.error} title="The audiences could not be read" /> : null}
@@ -345,6 +387,41 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
         </div>
       ) : null}
     </form>
+  );
+}
+
+/** One cap's input: a text field with its help and its error. */
+function CapField({
+  id,
+  label,
+  value,
+  onChange,
+  help,
+  error,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onChange(value: string): void;
+  help: string;
+  error: string | undefined;
+}) {
+  return (
+    <div>
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        inputMode="decimal"
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        aria-describedby={`${id}-help ${id}-error`}
+        aria-invalid={error ? true : undefined}
+      />
+      <p id={`${id}-help`} className="help">
+        {help}
+      </p>
+      <FieldError id={`${id}-error`} message={error} />
+    </div>
   );
 }
 
