@@ -1,6 +1,6 @@
 import type { UserIdentifier } from '../../rules/identifiers';
 import type { NewOutboxEvent } from '../../platform/outbox/event';
-import type { ConversionOutcome } from '../repositories/ledger.repository';
+import type { ConversionOutcome } from '../repositories/conversion-outcome';
 import type { PendingConversion } from '../repositories/conversion.repository';
 import type { CurrencyRecord } from '../repositories/currency.repository';
 

@@ -5,41 +5,16 @@ import { MAX_AMOUNT } from '../../rules/money';
 import { appendOutboxEvents } from '../../platform/outbox/append';
 import type { NewOutboxEvent } from '../../platform/outbox/event';
 import type { ClaimDatabase } from '../database';
-import type { Attribution, Eligibility, PlannedMovement } from '../domain/payouts';
-import { REASON_OF_KIND, type ConversionStatus, type PendingReason } from '../domain/vocabulary';
-import type { TermsCaps } from '../domain/caps';
-import { flagConversions, type NewConversionReview } from './conversion-review.repository';
+import type { PlannedMovement } from '../domain/payouts';
+import { REASON_OF_KIND, type PendingReason } from '../domain/vocabulary';
+import { flagConversions } from './conversion-review.repository';
+import type { ConversionOutcome } from './conversion-outcome';
 import { placeInOpenChecks } from './open-checks';
 import { applyCaps } from './payout-caps';
 import { retryTransient } from './retry';
 
 /** The unique index of the open check of a (user, currency, reason) that takes movements (migration 0008). */
 export const ACCEPTING_CHECK_KEY = 'claim_checks_accepting_key';
-
-/** One conversion's outcome, as the job writes it: status, frozen attribution, eligibility and currency, movements. */
-export interface ConversionOutcome {
-  id: string;
-  status: Exclude<ConversionStatus, 'accepted'>;
-  failureReason: string | null;
-  currencyId: string | null;
-  attribution: Attribution | null;
-  movements: PlannedMovement[];
-  /** What the terms' allowlists decided (processed only; null otherwise). */
-  eligibility: Eligibility | null;
-  /**
-   * Why its movements wait (pending, in no check) rather than being available at once: `hold`
-   * (the terms' hold_days), `approval` (the terms' require_approval), `review` (it broke a review
-   * rule: `review` below); null: available now. A movement marked `waitsForFlag` waits for `review`
-   * whatever this says (its affiliate is flagged).
-   */
-  pendingReason: PendingReason | null;
-  /** The review rules it broke, written to the review queue (conversion_reviews) with its movements; null: none. */
-  review: NewConversionReview | null;
-  /** Days after processing its movements become available (the terms' hold_days; 0 without terms). */
-  holdDays: number;
-  /** Its terms' caps, applied to its movements in the payment's transaction (applyCaps); null: its terms have none. */
-  caps: TermsCaps | null;
-}
 
 /** What one call of `record` wrote (nothing, when another delivery of the job had written it first). */
 export interface RecordResult {

@@ -3,7 +3,7 @@ import { capInOrder, type CapItem, totalKey, windowDays } from '../domain/caps';
 import type { PlannedMovement } from '../domain/payouts';
 import type { MovementKind } from '../domain/vocabulary';
 import type { ClaimDatabase } from '../database';
-import type { ConversionOutcome } from './ledger.repository';
+import type { ConversionOutcome } from './conversion-outcome';
 
 const DAY_MS = 86_400_000;
 

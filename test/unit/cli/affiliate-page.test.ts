@@ -19,6 +19,8 @@ describe('the export’s reading of an affiliate list page', () => {
     status: 'active',
     suspended_at: null,
     suspension_reason: null,
+    flagged_at: null,
+    flag_reason: null,
     tax_status: 'not_required',
     codes: [{ code: 'ada' }],
     master: null,
