@@ -199,7 +199,7 @@ describe('reversals under concurrency', () => {
     let next = 0;
     const worker = async (domain: (typeof processes)[number]) => {
       for (let index = next++; index < order.length; index = next++) {
-        answers[index] = await answerOf(domain.reversals.reverse(projectId, { reason: 'refunded', reversedBy: KEY, ...order[index]!.request }));
+        answers[index] = await answerOf(domain.reversals.reverse(projectId, { reversedBy: KEY, ...order[index]!.request }));
       }
     };
     await Promise.all(processes.flatMap((domain) => Array.from({ length: 4 }, () => worker(domain))));
