@@ -138,6 +138,43 @@ describe('reversals under concurrency', () => {
     await expectExactFigures(projectId);
   }, 60_000);
 
+  it('a reversal waiting while an approval makes the same movements available: it takes them out of the open check, as they now are', async () => {
+    const projectId = await project();
+    const { affiliate, user } = referredPair(harness, projectId);
+    await pay(projectId, [conversion({ user, rewardBase: '500000' })]); // both have an open check already
+    const [id] = await pay(projectId, [conversion({ user, rewardBase: '1000000', name: 'vetted' })]); // affiliate 100000, user 10000, waiting
+    // The approval stops at the open checks (after it locked the movements) until the lock goes.
+    const lock = await holdRowLock(harness.databaseUrl, "SELECT 1 FROM claim.claim_checks WHERE project_id = $1 AND status = 'open' FOR UPDATE", [
+      projectId,
+    ]);
+    let approval: Promise<unknown> | undefined;
+    let reversal: ReturnType<typeof reverse> | undefined;
+    try {
+      approval = harness.domain.decisions.approve(projectId, [id!], undefined, KEY);
+      await pollUntil(async () => (await lock.waiters()) === 1, { timeoutMs: 10_000, intervalMs: 10, what: 'the approval to wait at the checks' });
+      // The reversal's read starts now, while the movements are pending, and waits for them.
+      reversal = reverse(projectId, { conversionId: id!, reversalId: 'refund-after-approval', shareBps: 4_000 });
+      await pollUntil(async () => (await lock.waiters()) === 2, { timeoutMs: 10_000, intervalMs: 10, what: 'the reversal to wait for the approval' });
+    } finally {
+      await lock.release();
+    }
+    await approval;
+    // The movements were available in open checks when the reversal got them: it took from those checks, no debt.
+    expect((await reversal).reversal.movements.map((part) => [part.amount, part.was, part.fromCheck, part.toDebt])).toEqual([
+      [40_000n, 'available', 40_000n, 0n],
+      [4_000n, 'available', 4_000n, 0n],
+    ]);
+    const open = await rows<{ identifier: string; amount: string; debt: string }>(
+      "SELECT identifier, amount::text, debt::text FROM claim.claim_checks WHERE project_id = $1 AND status = 'open' ORDER BY reason",
+      [projectId],
+    );
+    expect(open).toEqual([
+      { identifier: affiliate.identifier, amount: '110000', debt: '0' },
+      { identifier: user.identifier, amount: '11000', debt: '0' },
+    ]);
+    await expectExactFigures(projectId);
+  }, 60_000);
+
   /** Each request's answer: the reversal (and whether it replayed one) or the refusal's code; any other error fails the test. */
   type Answer = { ok: true; replayed: boolean; reversal: unknown } | { ok: false; code: string };
   async function answerOf(attempt: ReturnType<typeof reverse>): Promise<Answer> {
