@@ -162,6 +162,7 @@ describe('claim-check properties over random streams', () => {
     /** A conversion paid: its movements' amounts per user (the end user's first), where they stand, why and until when they wait, and its reversals. */
     interface Paid {
       id: string;
+      name: TermsName;
       user: number;
       amounts: Array<[string, bigint]>;
       state: 'available' | 'pending' | 'declined';
@@ -183,13 +184,12 @@ describe('claim-check properties over random streams', () => {
       input: { conversionId: string; reversalId: string; reason: string; shareBps: number; reversedBy: string };
       reversal: unknown;
     }> = [];
-    /** What each end user earned under `capped` so far (its lifetime cap's total), and what caps cut in all. */
-    const cappedSpent = new Map<string, bigint>(users.map((user) => [user.identifier, 0n]));
+    /** What caps cut in all. */
     let cut = 0n;
     const capTo = (amount: bigint, limit: bigint) => {
-      const paid = amount < limit ? amount : limit;
-      cut += amount - paid;
-      return paid;
+      const kept = amount < limit ? amount : limit;
+      cut += amount - kept;
+      return kept;
     };
     const release = () => {
       const now = clock.now().getTime();
@@ -220,17 +220,20 @@ describe('claim-check properties over random streams', () => {
         const amounts: Array<[string, bigint]> = [[beneficiary, base / 100n]];
         if (user === 0) amounts.push([affiliate.identifier, base / 10n]);
         if (name === 'capped') {
-          const spent = cappedSpent.get(beneficiary)!;
+          // Its lifetime cap counts what it earned under `capped` before, not declined, net of reversals.
+          const spent = paid
+            .filter((entry) => entry.name === 'capped' && entry.user === user && entry.state !== 'declined')
+            .reduce((sum, entry) => sum + entry.amounts[0]![1] - entry.taken[0]!, 0n);
           const room = PER_END_USER - spent;
           const endUser = capTo(base / 100n, PER_CONVERSION);
           amounts[0] = [beneficiary, capTo(endUser, room)];
-          cappedSpent.set(beneficiary, spent + amounts[0][1]);
           if (amounts[1]) amounts[1] = [affiliate.identifier, capTo(base / 10n, PER_CONVERSION)];
         }
         const { holdDays, requireApproval } = TERMS[name];
         const waits = holdDays > 0 || requireApproval;
         paid.push({
           id: input.id,
+          name,
           user,
           amounts,
           state: waits ? 'pending' : 'available',
