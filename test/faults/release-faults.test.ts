@@ -81,12 +81,14 @@ describe('releasing held movements through process deaths and Redis loss', () =>
       )
     )[0]!;
 
-  /** Each check holds exactly its movements, and only available movements are in checks: true at every instant. */
+  /** Each check holds exactly its movements (net of what reversals took while they waited), and only available movements are in checks: true at every instant. */
   async function expectChecksHoldTheirMovements(projectId: string) {
     expect(
       await rows(
         `SELECT cc.id FROM claim.claim_checks cc WHERE cc.project_id = $1
-           AND (cc.amount, cc.movements_count) <> (SELECT coalesce(sum(amount), 0), count(*)::int FROM claim.movements m WHERE m.claim_check_id = cc.id)`,
+           AND (cc.amount, cc.movements_count) <> (
+             SELECT coalesce(sum(m.amount - coalesce((SELECT sum(r.amount) FROM claim.movement_reversals r WHERE r.movement_id = m.id), 0)), 0), count(*)::int
+             FROM claim.movements m WHERE m.claim_check_id = cc.id)`,
         [projectId],
       ),
     ).toEqual([]);
@@ -184,5 +186,41 @@ describe('releasing held movements through process deaths and Redis loss', () =>
     await stack.redis!.startEmpty();
     await expectReleasedOnce(project.id, new Map([...held].map(([identifier, count]) => [identifier, HELD * BigInt(count)])), held);
     expect(claim.linesWith('held movements released').length).toBeGreaterThan(0);
+  }, 180_000);
+
+  it('Redis lost while holds are due, some reversed meanwhile: once it is back, each movement is released once, net of its reversal', async () => {
+    const project = await heldProject();
+    const users = Array.from({ length: 10 }, () => randomEvmAddress());
+    await stack.redis!.stop();
+    const held = await payADayAgo(project.id, 'held', users, 500);
+    // While Redis is away, a refund takes half of every fifth conversion back (floor(7 × 5000 / 10000) = 3 of each): they wait net of it.
+    const reversing = await claimDomainOver(stack.databaseUrl, new TestClock());
+    const reversed = new Map<string, bigint>();
+    try {
+      const conversions = await rows<{ id: string }>('SELECT id FROM claim.conversions WHERE project_id = $1 ORDER BY id', [project.id]);
+      for (const { id } of conversions.filter((_, index) => index % 5 === 0)) {
+        const { reversal } = await reversing.domain.reversals.reverse(project.id, {
+          conversionId: id,
+          reversalId: `refund-${id}`,
+          reason: 'refunded',
+          shareBps: 5_000,
+          reversedBy: 'key-faults',
+        });
+        for (const part of reversal.movements) {
+          expect(part).toMatchObject({ amount: 3n, was: 'pending' });
+          reversed.set(part.beneficiary.identifier, (reversed.get(part.beneficiary.identifier) ?? 0n) + part.amount);
+        }
+      }
+    } finally {
+      await reversing.close();
+    }
+    expect([...reversed.values()].reduce((sum, amount) => sum + amount, 0n)).toBe(300n);
+    expect(await statuses(project.id)).toEqual({ available: 0, pending: 500 });
+    await stack.redis!.startEmpty();
+    await expectReleasedOnce(
+      project.id,
+      new Map([...held].map(([identifier, count]) => [identifier, HELD * BigInt(count) - (reversed.get(identifier) ?? 0n)])),
+      held,
+    );
   }, 180_000);
 });

@@ -18,7 +18,7 @@ interface StatusRow {
   identifier_type: IdentifierType;
   identifier: string;
   currency_id: string;
-  /** Net of its reversals. */
+  /** As paid; makeAvailable takes its reversals off. */
   amount: bigint;
   status: MovementStatus;
   pending_reason: PendingReason | null;
@@ -176,29 +176,37 @@ const STATUS_COLUMNS = [
   'identifier_type',
   'identifier',
   'currency_id',
+  'amount',
   'status',
   'pending_reason',
   'available_at',
   'decided_at',
 ] as const;
 
-/**
- * A StatusRow's columns of the movements aliased `alias`, its amount net of its reversals: a pending
- * movement a reversal reduced becomes available (into its check, onto the boards) net of them.
- */
-const statusColumns = (alias: string) =>
-  sql.join([
-    ...STATUS_COLUMNS.map((column) => sql.ref(`${alias}.${column}`)),
-    sql`${sql.ref(`${alias}.amount`)} - coalesce((SELECT sum(r.amount) FROM movement_reversals r WHERE r.movement_id = ${sql.ref(`${alias}.id`)}), 0) AS amount`,
-  ]);
+/** A StatusRow's columns of the movements aliased `alias`. */
+const statusColumns = (alias: string) => sql.join(STATUS_COLUMNS.map((column) => sql.ref(`${alias}.${column}`)));
 
 /**
- * Pending movements (locked by the caller) become available: per project (in project order), into
+ * What reversals took from these movements, read once the caller holds their locks, in a statement of
+ * its own: the locking statement's snapshot can predate a reversal that held the rows and committed
+ * while it waited (the reversal only locks a movement, so the wait does not refresh what was read).
+ */
+async function reversedOf(trx: Transaction<ClaimDatabase>, rows: StatusRow[]): Promise<Map<string, bigint>> {
+  const { rows: sums } = await sql<{ movement_id: string; amount: string }>`
+    SELECT movement_id::text AS movement_id, sum(amount)::text AS amount FROM movement_reversals
+    WHERE movement_id = ANY(${rows.map((row) => String(row.id))}::bigint[]) GROUP BY movement_id`.execute(trx);
+  return new Map(sums.map((sum) => [sum.movement_id, BigInt(sum.amount)]));
+}
+
+/**
+ * Pending movements (locked by the caller) become available net of their reversals (a pending movement
+ * a reversal reduced enters its check and the boards net of it): per project (in project order), into
  * the open checks of their keys, then marked available with their check (and the decision, when one
  * made them so), then the leaderboards grown.
  */
 async function makeAvailable(trx: Transaction<ClaimDatabase>, rows: StatusRow[], now: Date, decision: DecisionBy | null): Promise<void> {
   if (rows.length === 0) return;
+  const reversed = await reversedOf(trx, rows);
   const byProject = new Map<string, StatusRow[]>();
   for (const row of rows) byProject.set(row.project_id, [...(byProject.get(row.project_id) ?? []), row]);
   for (const projectId of [...byProject.keys()].sort()) {
@@ -207,7 +215,7 @@ async function makeAvailable(trx: Transaction<ClaimDatabase>, rows: StatusRow[],
       kind: row.kind,
       beneficiary: { identifier: row.identifier, identifierType: row.identifier_type },
       currencyId: row.currency_id,
-      amount: BigInt(row.amount),
+      amount: BigInt(row.amount) - (reversed.get(String(row.id)) ?? 0n),
       order: [row.conversion_id, row.kind],
     }));
     const checks = await placeInOpenChecks(trx, projectId, items, now);

@@ -238,7 +238,9 @@ async function takeBack(
   if (available.length === 0) return parts;
 
   const checkOf = new Map(movements.map((movement) => [movement.id, movement.check_status]));
-  const openIds = [...new Set(available.filter((part) => checkOf.get(part.movementId) === 'open').map((part) => part.claimCheckId!))];
+  // A check read closed, claimed or expired stays out; one read open, or none (the movement became available, in a check, while
+  // this waited for its lock: the join kept what it read before), is locked and read again below.
+  const openIds = [...new Set(available.filter((part) => (checkOf.get(part.movementId) ?? 'open') === 'open').map((part) => part.claimCheckId!))];
   const holds = new Map<string, bigint>();
   if (openIds.length > 0) {
     const { rows } = await sql<{ id: string; amount: bigint; status: ClaimCheckStatus }>`

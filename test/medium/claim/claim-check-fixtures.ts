@@ -80,7 +80,7 @@ export function approveTaxForm(harness: ClaimHarness, projectId: string, user: U
 export interface Reconciliation {
   identifier: string;
   currency_id: string;
-  /** Available movements: the only ones in checks. */
+  /** Available movements, net of what reversals took from them: the only ones in checks. */
   movements: string;
   pending: string;
   declined: string;
@@ -91,24 +91,29 @@ export interface Reconciliation {
   claimed: string;
   expired: string;
   credited: string;
+  /** What the user owes after reversals of amounts a voucher already carried (carried on an open check). */
+  debt: string;
 }
 
 /**
- * Per user and currency of a project: the movements by status, the checks by status and what was
- * credited back. Available movements = open + closed + claimed (credits included), pending and
- * declined movements are in no check, and expired = credited.
+ * Per user and currency of a project: the movements by status (net of their reversals), the checks by
+ * status, their debt and what was credited back. Available movements + debt = open + closed + claimed
+ * (credits included), pending and declined movements are in no check, and expired = credited.
  */
 export async function reconciliation(harness: ClaimHarness, projectId: string): Promise<Reconciliation[]> {
   const { rows } = await harness.sql.query<Reconciliation>(
     `WITH m AS (
-       SELECT identifier, currency_id, sum(amount) FILTER (WHERE status = 'available') AS amount,
-              sum(amount) FILTER (WHERE status = 'pending') AS pending, sum(amount) FILTER (WHERE status = 'declined') AS declined,
+       SELECT identifier, currency_id, sum(net) FILTER (WHERE status = 'available') AS amount,
+              sum(net) FILTER (WHERE status = 'pending') AS pending, sum(net) FILTER (WHERE status = 'declined') AS declined,
               count(*) FILTER (WHERE (status = 'available') <> (claim_check_id IS NOT NULL)) AS misplaced
-       FROM claim.movements WHERE project_id = $1 GROUP BY 1, 2
+       FROM (SELECT mv.*, mv.amount - coalesce((SELECT sum(r.amount) FROM claim.movement_reversals r WHERE r.movement_id = mv.id), 0) AS net
+             FROM claim.movements mv WHERE mv.project_id = $1) AS movements
+       GROUP BY 1, 2
      ), c AS (
        SELECT identifier, currency_id,
               sum(amount) FILTER (WHERE status = 'open') AS open, sum(amount) FILTER (WHERE status = 'closed') AS closed,
-              sum(amount) FILTER (WHERE status = 'claimed') AS claimed, sum(amount) FILTER (WHERE status = 'expired') AS expired
+              sum(amount) FILTER (WHERE status = 'claimed') AS claimed, sum(amount) FILTER (WHERE status = 'expired') AS expired,
+              sum(debt) AS debt
        FROM claim.claim_checks WHERE project_id = $1 GROUP BY 1, 2
      ), k AS (
        SELECT cc.identifier, cc.currency_id, sum(k.amount) AS amount
@@ -117,7 +122,8 @@ export async function reconciliation(harness: ClaimHarness, projectId: string): 
      SELECT coalesce(m.identifier, c.identifier) AS identifier, coalesce(m.currency_id, c.currency_id) AS currency_id,
             coalesce(m.amount, 0)::text AS movements, coalesce(m.pending, 0)::text AS pending, coalesce(m.declined, 0)::text AS declined,
             coalesce(m.misplaced, 0)::text AS misplaced, coalesce(c.open, 0)::text AS open, coalesce(c.closed, 0)::text AS closed,
-            coalesce(c.claimed, 0)::text AS claimed, coalesce(c.expired, 0)::text AS expired, coalesce(k.amount, 0)::text AS credited
+            coalesce(c.claimed, 0)::text AS claimed, coalesce(c.expired, 0)::text AS expired, coalesce(k.amount, 0)::text AS credited,
+            coalesce(c.debt, 0)::text AS debt
      FROM m FULL JOIN c USING (identifier, currency_id) LEFT JOIN k USING (identifier, currency_id)
      ORDER BY 1, 2`,
     [projectId],
@@ -128,10 +134,16 @@ export async function reconciliation(harness: ClaimHarness, projectId: string): 
 /** Rows where the sums do not hold (empty when they all do). */
 export function unbalanced(rows: Reconciliation[]): Reconciliation[] {
   return rows.filter((row) => {
-    const [movements, open, closed, claimed, expired, credited] = [row.movements, row.open, row.closed, row.claimed, row.expired, row.credited].map(
-      BigInt,
-    );
-    return movements !== open! + closed! + claimed! || expired !== credited || row.misplaced !== '0';
+    const [movements, open, closed, claimed, expired, credited, debt] = [
+      row.movements,
+      row.open,
+      row.closed,
+      row.claimed,
+      row.expired,
+      row.credited,
+      row.debt,
+    ].map(BigInt);
+    return movements! + debt! !== open! + closed! + claimed! || expired !== credited || row.misplaced !== '0';
   });
 }
 

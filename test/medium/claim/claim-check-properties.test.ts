@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import type { Hex } from 'viem' with { 'resolution-mode': 'import' };
+import { ConflictError } from '../../../services/rules/errors';
 import { TestClock } from '../../helpers/clock';
 import { batchOf, conversion } from './fixtures';
-import { reconciliation, referredPair, unbalanced, type User } from './claim-check-fixtures';
+import { type Reconciliation, reconciliation, referredPair, unbalanced, type User } from './claim-check-fixtures';
 import { newProjectOnChain, useClaimDomainOnChain } from './claim-chain';
 import { randomEvmAddress } from '../../helpers/evm-addresses';
 
@@ -13,6 +14,7 @@ const CONFIRMATIONS = 2;
 const USERS = 3;
 const DAY_SECONDS = 86_400;
 const KEY = 'key-admin-properties';
+const WHOLE_BPS = 10_000;
 
 /** The caps of `capped` (base units): each movement at most PER_CONVERSION, each end user at most PER_END_USER ever. */
 const PER_CONVERSION = 5_000_000n;
@@ -36,7 +38,20 @@ type Step =
   | { kind: 'payWhileClosing'; user: number; rewardBase: number }
   | { kind: 'redeem'; user: number; replay: boolean }
   | { kind: 'advance'; seconds: number }
-  | { kind: 'watch'; concurrency: number };
+  | { kind: 'watch'; concurrency: number }
+  | {
+      kind: 'reverse';
+      pick: number;
+      shareBps: number;
+      /** Replays an earlier reversal of the stream (the same id and body) instead, when there is one. */
+      replayEarlier: boolean;
+      /** The same reversal again at once, and its id under another body. */
+      replay: boolean;
+      /** What runs at the same moment for a user of the conversion (`side`: its end user or its affiliate). */
+      racing: 'none' | 'close' | 'pay';
+      side: number;
+      rewardBase: number;
+    };
 
 const userIndex = fc.integer({ min: 0, max: USERS });
 const endUserIndex = fc.integer({ min: 0, max: USERS - 1 });
@@ -76,18 +91,36 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('redeem' as const), user: userIndex, replay: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), seconds: fc.integer({ min: 60, max: 2 * TTL }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('watch' as const), concurrency: fc.integer({ min: 1, max: 3 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('reverse' as const),
+      pick: fc.nat(),
+      shareBps: fc.oneof(fc.constant(WHOLE_BPS), fc.integer({ min: 1, max: WHOLE_BPS }), fc.integer({ min: 2_000, max: 6_000 })),
+      replayEarlier: fc.integer({ min: 0, max: 4 }).map((draw) => draw === 0),
+      replay: fc.boolean(),
+      racing: fc.constantFrom<'none' | 'close' | 'pay'>('none', 'close', 'pay'),
+      side: fc.nat(),
+      rewardBase,
+    }),
+  },
 );
 
 /**
  * Properties of the money over random streams of conversions (redelivered, paid
  * concurrently, some held a day, some waiting for approval, some cut by caps), closes (concurrent, and racing payments
  * and releases), releases of held movements (concurrent, in small batches), approvals and declines
- * (concurrent), on-chain redemptions (and replays), time passing and watcher runs (concurrent), on
- * ClaimManager on the in-process EVM. After every step, and once everything has expired or been
- * redeemed: for every user and currency, available movements = open + closed + claimed (credits
- * included), pending and declined movements are in no check, and expired = credited back; each check
- * holds exactly its movements and credits; each movement was paid once; no proof was redeemed
- * twice; what the chain redeemed is exactly what is marked claimed, and paid exactly that in tokens.
+ * (concurrent), reversals (full or partial shares of a random conversion wherever its money is:
+ * pending, in an open check, out in a voucher; racing a close or a payment of the same user; the same
+ * reversal_id replayed at once or steps later; shares past the whole refused), on-chain redemptions
+ * (and replays), time passing and watcher runs (concurrent), on ClaimManager on the in-process EVM.
+ * After every step: for every user and currency, available movements (net of reversals) + debt = open
+ * + closed + claimed (credits included), pending and declined movements are in no check, expired =
+ * credited back, the endpoint's identity balances, no voucher carries more than is available net of
+ * debt, and a replayed reversal changes nothing. Once everything has expired or been redeemed: each
+ * user holds exactly what the model says its conversions owe it net of reversals; each movement was
+ * paid once; no proof was redeemed twice; what the chain redeemed is exactly what is marked claimed,
+ * and paid exactly that in tokens.
  */
 describe('claim-check properties over random streams', () => {
   const clock = new TestClock();
@@ -114,6 +147,8 @@ describe('claim-check properties over random streams', () => {
     declined?: number;
     /** Base units caps cut. */
     capped?: bigint;
+    /** Movement parts reversals took while pending, out of an open check, and to debt (a voucher was out). */
+    reversals?: { pending: number; from_check: number; to_debt: number };
   }
 
   async function run(steps: Step[]): Promise<Outcome> {
@@ -122,38 +157,52 @@ describe('claim-check properties over random streams', () => {
     const { affiliate, user: referred } = referredPair(harness, projectId);
     const users: User[] = [referred, ...Array.from({ length: USERS - 1 }, () => ({ identifier: randomEvmAddress(), identifierType: 'evm_address' }))];
     users.push(affiliate);
-    // The model: what each user is owed in total (available), what waits, and what the chain paid each.
-    const owed = new Map<string, bigint>(users.map((user) => [user.identifier, 0n]));
+    // The model: every conversion paid, where its movements stand and what reversals took from each; and what the chain paid each user.
     const redeemed = new Map<string, bigint>();
-    /** Conversions whose movements wait: their amounts per user, why, and when their hold ends. */
-    interface Waiting {
+    /** A conversion paid: its movements' amounts per user (the end user's first), where they stand, why and until when they wait, and its reversals. */
+    interface Paid {
       id: string;
+      name: TermsName;
+      user: number;
       amounts: Array<[string, bigint]>;
-      reason: 'hold' | 'approval';
+      state: 'available' | 'pending' | 'declined';
+      reason: 'hold' | 'approval' | null;
       availableAt: number;
+      reversedBps: number;
+      /** What reversals took from each movement (as `amounts`). */
+      taken: bigint[];
     }
-    const waiting: Waiting[] = [];
-    const declined = new Map<string, bigint>(users.map((user) => [user.identifier, 0n]));
-    const add = (map: Map<string, bigint>, [user, amount]: [string, bigint]) => map.set(user, map.get(user)! + amount);
-    /** What each end user earned under `capped` so far (its lifetime cap's total), and what caps cut in all. */
-    const cappedSpent = new Map<string, bigint>(users.map((user) => [user.identifier, 0n]));
+    const paid: Paid[] = [];
+    /** What a user holds in movements of this state, net of what reversals took. */
+    const net = (user: string, state: Paid['state']) =>
+      paid
+        .filter((entry) => entry.state === state)
+        .flatMap((entry) => entry.amounts.map(([who, amount], index) => (who === user ? amount - entry.taken[index]! : 0n)))
+        .reduce((sum, amount) => sum + amount, 0n);
+    /** The reversals made so far (to replay one later) and how many ids the stream used. */
+    const made: Array<{
+      input: { conversionId: string; reversalId: string; reason: string; shareBps: number; reversedBy: string };
+      reversal: unknown;
+    }> = [];
+    /** What caps cut in all. */
     let cut = 0n;
     const capTo = (amount: bigint, limit: bigint) => {
-      const paid = amount < limit ? amount : limit;
-      cut += amount - paid;
-      return paid;
+      const kept = amount < limit ? amount : limit;
+      cut += amount - kept;
+      return kept;
     };
     const release = () => {
       const now = clock.now().getTime();
-      for (const entry of waiting.filter((one) => one.reason === 'hold' && one.availableAt <= now)) {
-        entry.amounts.forEach((pair) => add(owed, pair));
-        waiting.splice(waiting.indexOf(entry), 1);
+      for (const entry of paid.filter((one) => one.state === 'pending' && one.reason === 'hold' && one.availableAt <= now)) {
+        entry.state = 'available';
+        entry.reason = null;
       }
     };
 
+    // Open checks that hold something: one that holds nothing (reversals took it, or it carries debt) cannot close.
     const openIds = async (user: User) =>
       (
-        await sql<{ id: string }>("SELECT id FROM claim.claim_checks WHERE project_id = $1 AND identifier = $2 AND status = 'open'", [
+        await sql<{ id: string }>("SELECT id FROM claim.claim_checks WHERE project_id = $1 AND identifier = $2 AND status = 'open' AND amount > 0", [
           projectId,
           user.identifier,
         ])
@@ -171,27 +220,60 @@ describe('claim-check properties over random streams', () => {
         const amounts: Array<[string, bigint]> = [[beneficiary, base / 100n]];
         if (user === 0) amounts.push([affiliate.identifier, base / 10n]);
         if (name === 'capped') {
-          const spent = cappedSpent.get(beneficiary)!;
+          // Its lifetime cap counts what it earned under `capped` before, not declined, net of reversals.
+          const spent = paid
+            .filter((entry) => entry.name === 'capped' && entry.user === user && entry.state !== 'declined')
+            .reduce((sum, entry) => sum + entry.amounts[0]![1] - entry.taken[0]!, 0n);
           const room = PER_END_USER - spent;
           const endUser = capTo(base / 100n, PER_CONVERSION);
           amounts[0] = [beneficiary, capTo(endUser, room)];
-          cappedSpent.set(beneficiary, spent + amounts[0][1]);
           if (amounts[1]) amounts[1] = [affiliate.identifier, capTo(base / 10n, PER_CONVERSION)];
         }
         const { holdDays, requireApproval } = TERMS[name];
-        if (holdDays === 0 && !requireApproval) amounts.forEach((pair) => add(owed, pair));
-        else
-          waiting.push({ id: input.id, amounts, reason: requireApproval ? 'approval' : 'hold', availableAt: paidAt + holdDays * DAY_SECONDS * 1000 });
+        const waits = holdDays > 0 || requireApproval;
+        paid.push({
+          id: input.id,
+          name,
+          user,
+          amounts,
+          state: waits ? 'pending' : 'available',
+          reason: waits ? (requireApproval ? 'approval' : 'hold') : null,
+          availableAt: paidAt + holdDays * DAY_SECONDS * 1000,
+          reversedBps: 0,
+          taken: amounts.map(() => 0n),
+        });
       });
     };
-    const closeAll = async (user: User, concurrency: number) => {
+    /** Closes the user's open checks that hold something, `concurrency` times at once; a reversal racing it may leave one holding nothing. */
+    const closeAll = async (user: User, concurrency: number, racingReversal = false) => {
       const ids = await openIds(user);
       if (ids.length === 0) return;
-      const answers = await Promise.all(Array.from({ length: concurrency }, () => harness.domain.claimChecks.close(projectId, user, ids)));
-      // Every concurrent close answers the same vouchers.
-      expect(new Set(answers.map((rows) => JSON.stringify(rows, (_, value) => (typeof value === 'bigint' ? value.toString() : value)))).size).toBe(1);
+      const answers = await Promise.all(
+        Array.from({ length: concurrency }, () =>
+          harness.domain.claimChecks.close(projectId, user, ids).catch((error: unknown) => {
+            // Refused whole (nothing closed): the reversal took what a check held between the listing and the close.
+            if (racingReversal && error instanceof ConflictError && error.code === 'CLAIM_CHECK_NOT_POSITIVE') return null;
+            throw error;
+          }),
+        ),
+      );
+      // Every concurrent close that closed answers the same vouchers.
+      const closed = answers.filter((rows) => rows !== null);
+      expect(new Set(closed.map((rows) => JSON.stringify(rows, (_, value) => (typeof value === 'bigint' ? value.toString() : value)))).size).toBe(
+        closed.length > 0 ? 1 : 0,
+      );
     };
+    /** The reversal's parts the model expects, [user, amount, was], sorted: declined movements give nothing back, nor do parts of 0. */
+    const expectedParts = (entry: Paid, shareBps: number) =>
+      entry.state === 'declined'
+        ? []
+        : entry.amounts
+            .map(([who, amount]) => [who, (amount * BigInt(shareBps)) / BigInt(WHOLE_BPS), entry.state] as const)
+            .filter(([, amount]) => amount > 0n)
+            .map(([who, amount, state]) => `${who} ${amount} ${state}`)
+            .sort();
 
+    let before = await books(projectId);
     for (const current of steps) {
       switch (current.kind) {
         case 'pay':
@@ -204,7 +286,7 @@ describe('claim-check properties over random streams', () => {
           break;
         }
         case 'decide': {
-          const candidates = waiting.filter((one) => one.reason === 'approval');
+          const candidates = paid.filter((one) => one.state === 'pending' && one.reason === 'approval');
           if (candidates.length === 0) break;
           const ids = [...new Set(current.picks.map((pick) => candidates[pick % candidates.length]!.id))];
           const decide = () =>
@@ -220,13 +302,9 @@ describe('claim-check properties over random streams', () => {
           }
           const now = clock.now().getTime();
           for (const entry of candidates.filter((one) => ids.includes(one.id))) {
-            if (!current.approve) {
-              entry.amounts.forEach((pair) => add(declined, pair));
-              waiting.splice(waiting.indexOf(entry), 1);
-            } else if (entry.availableAt <= now) {
-              entry.amounts.forEach((pair) => add(owed, pair));
-              waiting.splice(waiting.indexOf(entry), 1);
-            } else entry.reason = 'hold';
+            if (!current.approve) [entry.state, entry.reason] = ['declined', null];
+            else if (entry.availableAt <= now) [entry.state, entry.reason] = ['available', null];
+            else entry.reason = 'hold';
           }
           break;
         }
@@ -260,11 +338,68 @@ describe('claim-check properties over random streams', () => {
         case 'watch':
           await Promise.all(Array.from({ length: current.concurrency }, watch));
           break;
+        case 'reverse': {
+          if (current.replayEarlier && made.length > 0) {
+            // The same id and body again, however much happened since (closes, expiries, payments): the first reversal, nothing twice.
+            const earlier = made[current.pick % made.length]!;
+            const again = await harness.domain.reversals.reverse(projectId, earlier.input);
+            expect(again).toEqual({ replayed: true, reversal: earlier.reversal });
+            expect(await reconciliation(harness, projectId)).toEqual(before.rows);
+            break;
+          }
+          if (paid.length === 0) break;
+          const target = paid[current.pick % paid.length]!;
+          const input = {
+            conversionId: target.id,
+            reversalId: `reversal-${made.length}-${current.pick}`,
+            reason: 'refunded',
+            shareBps: current.shareBps,
+            reversedBy: KEY,
+          };
+          const owner = users.find((user) => user.identifier === target.amounts[current.side % target.amounts.length]![0])!;
+          const racing =
+            current.racing === 'close'
+              ? closeAll(owner, 1, true)
+              : current.racing === 'pay'
+                ? payConversions(target.user, [current.rewardBase], 1)
+                : Promise.resolve();
+          const [answer] = await Promise.all([harness.domain.reversals.reverse(projectId, input).catch((error: unknown) => error), racing]);
+          if (target.reversedBps + current.shareBps > WHOLE_BPS) {
+            // Past the whole of the conversion: refused, nothing reversed.
+            expect(answer).toBeInstanceOf(ConflictError);
+            expect(answer).toMatchObject({ code: 'REVERSAL_SHARE_EXCEEDED' });
+            break;
+          }
+          const { reversal, replayed } = answer as Awaited<ReturnType<typeof harness.domain.reversals.reverse>>;
+          expect(replayed).toBe(false);
+          // Each movement gives back floor(amount × share / 10000), from where its money is.
+          expect(reversal.movements.map((part) => `${part.beneficiary.identifier} ${part.amount} ${part.was}`).sort()).toEqual(
+            expectedParts(target, current.shareBps),
+          );
+          if (target.state !== 'declined') {
+            target.taken = target.taken.map((taken, index) => taken + (target.amounts[index]![1] * BigInt(current.shareBps)) / BigInt(WHOLE_BPS));
+          }
+          target.reversedBps += current.shareBps;
+          made.push({ input, reversal });
+          if (current.replay) {
+            const after = await reconciliation(harness, projectId);
+            expect(await harness.domain.reversals.reverse(projectId, input)).toEqual({ replayed: true, reversal });
+            const reused: unknown = await harness.domain.reversals
+              .reverse(projectId, { ...input, shareBps: (current.shareBps % WHOLE_BPS) + 1 })
+              .catch((error: unknown) => error);
+            expect(reused).toMatchObject({ code: 'REVERSAL_ID_REUSED' });
+            expect(await reconciliation(harness, projectId)).toEqual(after);
+          }
+          break;
+        }
       }
       // The sums hold at every step, whatever is in flight between the ledger, the checks and the chain.
-      expect(unbalanced(await reconciliation(harness, projectId))).toEqual([]);
+      const after = await books(projectId);
+      expect(unbalanced(after.rows)).toEqual([]);
       // And the endpoint's identity, per currency and kind, read in one statement.
       expect((await harness.domain.reconciliation.get(projectId, undefined)).balanced).toBe(true);
+      expectNoVoucherBeyondNet(before, after);
+      before = after;
     }
 
     // Everything settles: every voucher past its deadline on a final block, the watcher caught up,
@@ -275,20 +410,16 @@ describe('claim-check properties over random streams', () => {
     await Promise.all([watch(), watch(), harness.domain.decisions.releaseDue(2), harness.domain.decisions.releaseDue(3)]);
     release();
     await watch();
-    await checkSettled(projectId, users, owed, redeemed);
-    // What still waits, and what was declined, is exactly the model's, in no check.
+    await checkSettled(projectId, users, new Map(users.map((user) => [user.identifier, net(user.identifier, 'available')])), redeemed);
+    // What still waits, and what was declined, is exactly the model's (net of reversals), in no check.
     const rows = await reconciliation(harness, projectId);
     for (const user of users) {
       const sum = (pick: (row: (typeof rows)[number]) => string) =>
         rows.filter((row) => row.identifier === user.identifier).reduce((total, row) => total + BigInt(pick(row)), 0n);
-      const pending = waiting
-        .flatMap((entry) => entry.amounts)
-        .filter(([who]) => who === user.identifier)
-        .reduce((total, [, amount]) => total + amount, 0n);
       expect({ user: user.identifier, pending: sum((row) => row.pending), declined: sum((row) => row.declined) }).toEqual({
         user: user.identifier,
-        pending,
-        declined: declined.get(user.identifier)!,
+        pending: net(user.identifier, 'pending'),
+        declined: net(user.identifier, 'declined'),
       });
     }
     const [counts] = await sql<{ claimed: number; expired: number }>(
@@ -300,10 +431,49 @@ describe('claim-check properties over random streams', () => {
        FROM claim.movements m JOIN claim.conversions c ON c.project_id = m.project_id AND c.id = m.conversion_id WHERE m.project_id = $1`,
       [projectId],
     );
+    const [reversals] = await sql<{ pending: number; from_check: number; to_debt: number }>(
+      `SELECT count(*) FILTER (WHERE was = 'pending')::int AS pending, count(*) FILTER (WHERE from_check > 0)::int AS from_check,
+              count(*) FILTER (WHERE to_debt > 0)::int AS to_debt
+       FROM claim.movement_reversals WHERE project_id = $1`,
+      [projectId],
+    );
     // What caps cut is exactly the model's, on the reconciliation's line.
-    const books = await harness.domain.reconciliation.get(projectId, undefined);
-    expect(books.lines.reduce((sum, line) => sum + line.capped, 0n)).toBe(cut);
-    return { ...counts!, waitedThenPaid: waits!.paid, declined: waits!.declined, capped: cut };
+    const endpoint = await harness.domain.reconciliation.get(projectId, undefined);
+    expect(endpoint.lines.reduce((sum, line) => sum + line.capped, 0n)).toBe(cut);
+    return { ...counts!, waitedThenPaid: waits!.paid, declined: waits!.declined, capped: cut, reversals: reversals! };
+  }
+
+  /** The per-user sums, and what reversals sent to each user's debt so far (per user and currency). */
+  async function books(projectId: string) {
+    const rows = await reconciliation(harness, projectId);
+    const parts = await sql<{ identifier: string; currency_id: string; to_debt: string }>(
+      `SELECT m.identifier, m.currency_id, sum(r.to_debt)::text AS to_debt
+       FROM claim.movement_reversals r JOIN claim.movements m ON m.id = r.movement_id WHERE r.project_id = $1 GROUP BY 1, 2`,
+      [projectId],
+    );
+    return { rows, toDebt: new Map(parts.map((row) => [`${row.identifier} ${row.currency_id}`, BigInt(row.to_debt)])) };
+  }
+
+  /**
+   * No voucher carries more than is available net of debt. Per user and currency the books' identity
+   * is `available + credited_back + debt = open + closed + claimed + expired`, and expired = credited
+   * back per user, so what vouchers carry (closed + claimed) = available (net of reversals) + debt −
+   * open. Debt arises only when a reversal reaches an amount a voucher already carried (`to_debt`), and
+   * a check carrying debt holds nothing and cannot close. So after any step, closed + claimed is at
+   * most what it was before, or what is available net plus what the step's reversals sent to debt
+   * (a close and then a reversal of what it signed, in one step); and the debt is never more than
+   * what reversals sent to debt.
+   */
+  function expectNoVoucherBeyondNet(before: Awaited<ReturnType<typeof books>>, after: Awaited<ReturnType<typeof books>>) {
+    const keyOf = (row: Reconciliation) => `${row.identifier} ${row.currency_id}`;
+    const out = (row: Reconciliation | undefined) => (row ? BigInt(row.closed) + BigInt(row.claimed) : 0n);
+    for (const row of after.rows) {
+      const key = keyOf(row);
+      const earlier = out(before.rows.find((one) => keyOf(one) === key));
+      const bound = BigInt(row.movements) + (after.toDebt.get(key) ?? 0n) - (before.toDebt.get(key) ?? 0n);
+      expect({ key, beyond: out(row) > (earlier > bound ? earlier : bound) }).toEqual({ key, beyond: false });
+      expect({ key, debt: BigInt(row.debt) <= (after.toDebt.get(key) ?? 0n) }).toEqual({ key, debt: true });
+    }
   }
 
   async function checkSettled(projectId: string, users: User[], owed: Map<string, bigint>, redeemed: Map<string, bigint>) {
@@ -314,11 +484,14 @@ describe('claim-check properties over random streams', () => {
       const movements = rows.filter((row) => row.identifier === user.identifier).reduce((sum, row) => sum + BigInt(row.movements), 0n);
       expect({ user: user.identifier, movements }).toEqual({ user: user.identifier, movements: owed.get(user.identifier)! });
     }
-    // Each check holds exactly its movements and what was credited into it.
+    // Each check of a user no reversal reached holds exactly its movements and what was credited into it (a reversal shrinks a
+    // check or leaves debt that later amounts pay: those users' checks balance as a whole, in `unbalanced`).
     const drift = await sql(
       `SELECT cc.id FROM claim.claim_checks cc
        WHERE cc.project_id = $1 AND cc.amount <> coalesce((SELECT sum(amount) FROM claim.movements m WHERE m.claim_check_id = cc.id), 0)
-                                                  + coalesce((SELECT sum(amount) FROM claim.claim_check_credits k WHERE k.open_check_id = cc.id), 0)`,
+                                                  + coalesce((SELECT sum(amount) FROM claim.claim_check_credits k WHERE k.open_check_id = cc.id), 0)
+         AND NOT EXISTS (SELECT 1 FROM claim.movement_reversals r JOIN claim.movements m ON m.id = r.movement_id
+                         WHERE r.project_id = cc.project_id AND m.identifier = cc.identifier AND m.currency_id = cc.currency_id)`,
       [projectId],
     );
     expect(drift).toEqual([]);
@@ -366,6 +539,10 @@ describe('claim-check properties over random streams', () => {
     expect(outcomes.filter((outcome) => outcome.waitedThenPaid! > 0).length).toBeGreaterThan(0);
     expect(outcomes.filter((outcome) => outcome.declined! > 0).length).toBeGreaterThan(0);
     expect(outcomes.filter((outcome) => outcome.capped! > 0n).length).toBeGreaterThan(0);
+    // And reversals of money wherever it was: pending, in an open check, and out in a voucher (debt).
+    expect(outcomes.filter((outcome) => outcome.reversals!.pending > 0).length).toBeGreaterThan(0);
+    expect(outcomes.filter((outcome) => outcome.reversals!.from_check > 0).length).toBeGreaterThan(0);
+    expect(outcomes.filter((outcome) => outcome.reversals!.to_debt > 0).length).toBeGreaterThan(0);
   }, 600_000);
 
   it('the example stream with waits: held and vetted payments, a release racing a close, an approval and a decline', async () => {
