@@ -153,6 +153,29 @@ describe('reversals', () => {
     expect(await balanced(projectId)).toBe(true);
   }, 60_000);
 
+  it('pays the debt first out of an expired voucher credited back', async () => {
+    const { projectId } = await project();
+    const { affiliate, user } = referredPair(harness, projectId);
+    const refunded = await pay(projectId, user, 'trade', 1_000_000); // affiliate 100000
+    await closeOpen(projectId, affiliate);
+    await pay(projectId, user, 'trade', 500_000); // affiliate 50000, in a second voucher of the same deadline's hour
+    await closeOpen(projectId, affiliate);
+    await reverse(projectId, { conversionId: refunded });
+    expect((await harness.domain.claimChecks.totals(projectId, affiliate)).debt.map((total) => total.amount)).toEqual([100_000n]);
+
+    // Both vouchers expire unredeemed: the 150000 they carried comes back to the open check, pays the 100000 of debt
+    // first, and leaves 50000 to claim.
+    await medium.chain.increaseTime(TTL + 10);
+    await medium.chain.mine(2);
+    await medium.syncClock(clock);
+    await harness.domain.watcher.run(medium.chain.chainId);
+    const after = await checks(projectId, affiliate, 'affiliate');
+    expect(after.filter((check) => check.status === 'expired').map((check) => check.amount)).toEqual(expect.arrayContaining(['100000', '50000']));
+    expect(after.filter((check) => check.status !== 'expired')).toEqual([{ status: 'open', amount: '50000', debt: '0' }]);
+    expect((await harness.domain.claimChecks.totals(projectId, affiliate)).debt).toEqual([]);
+    expect(await balanced(projectId)).toBe(true);
+  }, 60_000);
+
   it('reduces a pending movement, which becomes available net of it when its hold passes', async () => {
     const { projectId } = await project();
     const { affiliate, user } = referredPair(harness, projectId);
