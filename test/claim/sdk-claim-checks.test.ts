@@ -76,6 +76,7 @@ describe('the Fuul SDK on the claim-check endpoints', () => {
       claimed: [],
       unclaimed: [expect.objectContaining({ amount: '1000', currency_decimals: 6 })],
       pending: [],
+      debt: [],
     });
 
     // A second check, closed and redeemed in a transaction of its own: two rows of history.
@@ -90,7 +91,12 @@ describe('the Fuul SDK on the claim-check endpoints', () => {
       timeoutMs: 15_000,
       what: 'the watcher to mark both vouchers claimed',
     });
-    expect(await Fuul.getClaimCheckTotals(who)).toEqual({ claimed: [expect.objectContaining({ amount: '1500' })], unclaimed: [], pending: [] });
+    expect(await Fuul.getClaimCheckTotals(who)).toEqual({
+      claimed: [expect.objectContaining({ amount: '1500' })],
+      unclaimed: [],
+      pending: [],
+      debt: [],
+    });
 
     const page1 = await Fuul.getClaimHistory({ ...who, page: 1, page_size: 1 });
     expect(page1).toEqual({
