@@ -5,6 +5,7 @@ import type { ClaimDatabase } from '../database';
 import type { ClaimCheckStatus, ClaimReason } from '../domain/vocabulary';
 import type { KnownCurrencies } from './known-currencies';
 import type { CurrencySummary } from './movement.repository';
+import { reversedAmount } from './reversed-amount';
 
 /** A claim check as the user sees it, with its currency and (once closed) its voucher's deadline. */
 export interface ClaimCheckRecord {
@@ -162,10 +163,7 @@ export class ClaimCheckRepository {
     const pendingRows = this.db
       .selectFrom('movements as m')
       .innerJoin('currencies as cur', 'cur.id', 'm.currency_id')
-      .select([
-        ...CURRENCY_COLUMNS,
-        sql<bigint>`sum(m.amount - coalesce((SELECT sum(r.amount) FROM movement_reversals r WHERE r.movement_id = m.id), 0))`.as('amount'),
-      ])
+      .select([...CURRENCY_COLUMNS, sql<bigint>`sum(m.amount - ${reversedAmount('m')})`.as('amount')])
       .where('m.project_id', '=', projectId)
       .where('m.identifier', '=', user.identifier)
       .where('m.identifier_type', '=', user.identifierType)

@@ -1,9 +1,10 @@
-import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
+import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { UserIdentifier } from '../../rules/identifiers';
 import type { Page } from '../../rules/pagination';
 import type { ClaimDatabase, ConversionTable } from '../database';
 import type { Attribution, Eligibility, SideEligibility } from '../domain/payouts';
 import type { CapKind, ClaimCheckStatus, ConversionStatus, CurrencyType, MovementKind, MovementStatus, PendingReason } from '../domain/vocabulary';
+import { reversedAmount } from './reversed-amount';
 
 export interface CurrencySummary {
   id: string;
@@ -221,7 +222,7 @@ export class MovementRepository {
         'cur.name as currency_name',
         'cur.decimals',
         'cur.type as currency_type',
-        sql<bigint>`coalesce((SELECT sum(r.amount) FROM movement_reversals r WHERE r.movement_id = m.id), 0)`.as('reversed'),
+        reversedAmount('m').as('reversed'),
       ]);
   }
 }

@@ -4,6 +4,7 @@ import type { PlannedMovement } from '../domain/payouts';
 import type { MovementKind } from '../domain/vocabulary';
 import type { ClaimDatabase } from '../database';
 import type { ConversionOutcome } from './conversion-outcome';
+import { reversedAmount } from './reversed-amount';
 
 const DAY_MS = 86_400_000;
 
@@ -93,7 +94,7 @@ async function priorTotals(trx: Transaction<ClaimDatabase>, projectId: string, t
     LEFT JOIN LATERAL (
       -- Net of reversals: a refunded conversion's earnings no longer count toward a cap. A reversal committing meanwhile
       -- takes no cap lock; it can only lower a total, so at worst this caps more than it would have, never pays more.
-      SELECT m.amount - coalesce((SELECT sum(r.amount) FROM movement_reversals r WHERE r.movement_id = m.id), 0) AS amount FROM movements m
+      SELECT m.amount - ${reversedAmount('m')} AS amount FROM movements m
       JOIN conversions c ON c.project_id = m.project_id AND c.id = m.conversion_id
       WHERE m.project_id = ${projectId} AND m.identifier = t.identifier AND m.identifier_type = t.identifier_type
         AND m.kind = t.kind AND m.status <> 'declined' AND c.name = t.terms_name

@@ -125,7 +125,7 @@ SELECT t.key, coalesce(sum(m.amount), 0)::text AS total
     LEFT JOIN LATERAL (
       -- Net of reversals: a refunded conversion's earnings no longer count toward a cap. A reversal committing meanwhile
       -- takes no cap lock; it can only lower a total, so at worst this caps more than it would have, never pays more.
-      SELECT m.amount - coalesce((SELECT sum(r.amount) FROM movement_reversals r WHERE r.movement_id = m.id), 0) AS amount FROM movements m
+      SELECT m.amount - coalesce((SELECT sum(r.amount) FROM movement_reversals r WHERE r.movement_id = "m"."id"), 0) AS amount FROM movements m
       JOIN conversions c ON c.project_id = m.project_id AND c.id = m.conversion_id
       WHERE m.project_id = $7 AND m.identifier = t.identifier AND m.identifier_type = t.identifier_type
         AND m.kind = t.kind AND m.status <> 'declined' AND c.name = t.terms_name
