@@ -166,7 +166,8 @@ export interface ConversionsResult {
   downstreamIdle: boolean;
 }
 
-export async function runConversions(options: {
+/** What the claim phases (conversions, reversals) are given by the run. */
+export interface ClaimPhaseOptions {
   api: Api;
   platformKey: string;
   db: pg.Client;
@@ -175,7 +176,9 @@ export async function runConversions(options: {
   around: <T>(phase: string, work: () => Promise<T>, options?: { settleFirst?: boolean }) => Promise<T>;
   /** Resolves once the stack is idle again (its consumers have caught up with the events). */
   settle: () => Promise<{ seconds: number; idle: boolean }>;
-}): Promise<ConversionsResult> {
+}
+
+export async function runConversions(options: ClaimPhaseOptions): Promise<ConversionsResult> {
   const { api, db, config, log } = options;
   const { conversions: total, inflight, affiliates, users, referredShare } = config.conversions;
   const project = await payingProject(api, options.platformKey, 'bench conversions');

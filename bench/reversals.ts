@@ -8,8 +8,7 @@
  */
 import type pg from 'pg';
 import type { Api } from './api';
-import { conversionBatchBodies, payingProject, referralProgram, sendBatchesUntilPaid } from './claim';
-import type { BenchConfig } from './config';
+import { type ClaimPhaseOptions, conversionBatchBodies, payingProject, referralProgram, sendBatchesUntilPaid } from './claim';
 import { keepAlivePost, type RunFigures, runFixedLoad } from './load';
 import { fmt } from './report';
 
@@ -44,16 +43,7 @@ export interface ReversalsResult {
 const reversalBody = (n: number) => JSON.stringify({ reversal_id: `bench-refund-${n}`, reason: 'bench: refunded' });
 const reversePath = (n: number) => `/api/v1/conversions/rev-${n}/reverse`;
 
-export async function runReversals(options: {
-  api: Api;
-  platformKey: string;
-  db: pg.Client;
-  config: BenchConfig;
-  log: (line: string) => void;
-  around: <T>(phase: string, work: () => Promise<T>, options?: { settleFirst?: boolean }) => Promise<T>;
-  /** Resolves once the stack is idle again (its consumers have caught up with the events). */
-  settle: () => Promise<{ seconds: number; idle: boolean }>;
-}): Promise<ReversalsResult> {
+export async function runReversals(options: ClaimPhaseOptions): Promise<ReversalsResult> {
   const { api, db, config, log } = options;
   const { reversals: total, connections, affiliates, users, referredShare } = config.reversals;
   const project = await payingProject(api, options.platformKey, 'bench reversals');
