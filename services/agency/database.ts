@@ -6,7 +6,7 @@ import type { AffiliateStatus, ApplicationStatus } from './domain/vocabulary';
 import type { Nullable, Timestamp } from '../platform/db/column-types';
 
 /** The agency schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
-export interface AgencyDatabase extends AgencyProgramTables, AffiliateMetricsTables, OutboxTables {
+export interface AgencyDatabase extends AgencyProgramTables, AffiliateMetricsTables, TrackingTables, OutboxTables {
   affiliates: AffiliateTable;
   affiliate_suspensions: AffiliateSuspensionTable;
   affiliate_flags: AffiliateFlagTable;
@@ -71,6 +71,8 @@ export interface AffiliateCodeTable {
   code: string;
   affiliate_id: string;
   created_at: Timestamp;
+  /** The share (bps of the affiliate's reward, 0..2000) that goes to users referred through the code; null: none. */
+  user_rebate_rate_bps: ColumnType<Nullable<number>, Nullable<number> | undefined, Nullable<number>>;
 }
 
 /** Who referred whom: one row per referred user per project, written once (the first referral wins). */
@@ -398,4 +400,76 @@ export interface SubAffiliateMetricsTable {
   volume_usd: Usd;
   revenue_usd: Usd;
   conversions: Count;
+}
+
+/** Tracking events and what the agency derives from them (migration 0020_tracking_events). */
+export interface TrackingTables {
+  tracking_event_batches: TrackingEventBatchTable;
+  tracking_events: TrackingEventTable;
+  tracking_event_dedup: TrackingEventDedupTable;
+  tracking_event_outcomes: TrackingEventOutcomeTable;
+  code_clicks: CodeClickTable;
+  tracking_links: TrackingLinkTable;
+}
+
+/** One accepted request of events: the durable job its processing works from. */
+export interface TrackingEventBatchTable {
+  id: string;
+  project_id: string;
+  received_at: Timestamp;
+  event_count: number;
+  processed_at: ColumnType<Nullable<Timestamp>, Nullable<Timestamp> | undefined, Nullable<Timestamp>>;
+}
+
+/** One event as received (append-only; partitioned by month of received_at). */
+export interface TrackingEventTable {
+  id: string;
+  project_id: string;
+  batch_id: string;
+  received_at: Timestamp;
+  name: string;
+  tracking_id: string;
+  identifier_type: Nullable<IdentifierType>;
+  identifier: Nullable<string>;
+  signature_verified: ColumnType<boolean, boolean | undefined, never>;
+  /** metadata.referrer (or affiliate_id): the code a pageview came through, as sent. */
+  referrer: Nullable<string>;
+  dedup_id: Nullable<string>;
+  args: ColumnType<unknown, string | undefined, never>;
+  metadata: ColumnType<unknown, string | undefined, never>;
+}
+
+export interface TrackingEventDedupTable {
+  project_id: string;
+  dedup_id: string;
+  event_id: string;
+  received_at: Timestamp;
+}
+
+/** What processing decided for an event that could attribute. */
+export interface TrackingEventOutcomeTable {
+  project_id: string;
+  event_id: string;
+  outcome: string;
+  affiliate_id: Nullable<string>;
+  code: Nullable<string>;
+  decided_at: Timestamp;
+}
+
+/** One click per code (lower-cased), tracking id and UTC day. */
+export interface CodeClickTable {
+  project_id: string;
+  code: string;
+  tracking_id: string;
+  day: ColumnType<string, string, never>;
+  first_at: Timestamp;
+}
+
+/** The wallet a tracking id connected (first verified connect_wallet). */
+export interface TrackingLinkTable {
+  project_id: string;
+  tracking_id: string;
+  identifier_type: IdentifierType;
+  identifier: string;
+  linked_at: Timestamp;
 }

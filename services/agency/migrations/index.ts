@@ -18,6 +18,7 @@ import * as programSettings from './0016_program_settings';
 import * as unboundedEarnings from './0017_unbounded_earnings';
 import * as affiliateFlags from './0018_affiliate_flags';
 import * as conversionReversals from './0019_conversion_reversals';
+import * as trackingEvents from './0020_tracking_events';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const agencyMigrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const agencyMigrations: Record<string, Migration> = {
   '0017_unbounded_earnings': unboundedEarnings,
   '0018_affiliate_flags': affiliateFlags,
   '0019_conversion_reversals': conversionReversals,
+  '0020_tracking_events': trackingEvents,
 };

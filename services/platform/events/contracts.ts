@@ -75,6 +75,17 @@ export const EVENT_PAYLOADS = {
     affiliate: z.object({ id: uuid, user }),
     referred_at: z.iso.datetime({ offset: true }),
   }),
+  /**
+   * Identified tracking events of one processed batch (POST /api/v1/events), counted per user, event
+   * name and UTC day: additions, applied once per event id by consumers (the audience's
+   * `event_count(name, days)` condition). Anonymous events (no user) are not counted here.
+   */
+  'agency.user_events.counted': z.object({
+    project_id: uuid,
+    counts: z
+      .array(z.object({ user, name: z.string().min(1), day: z.iso.date(), count: z.number().int().positive() }))
+      .min(1),
+  }),
   /** An admin approved or rejected an application (holding it decides nothing). */
   'agency.application.decided': z.object({
     application_id: uuid,
