@@ -101,5 +101,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE affiliate_codes DROP COLUMN user_rebate_rate_bps`.execute(db);
-  await sql`DROP TABLE tracking_links, code_clicks, tracking_event_outcomes, tracking_event_dedup, tracking_events, tracking_event_batches`.execute(db);
+  await sql`DROP TABLE tracking_links, code_clicks, tracking_event_outcomes, tracking_event_dedup, tracking_events, tracking_event_batches`.execute(
+    db,
+  );
 }

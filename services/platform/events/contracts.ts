@@ -82,9 +82,7 @@ export const EVENT_PAYLOADS = {
    */
   'agency.user_events.counted': z.object({
     project_id: uuid,
-    counts: z
-      .array(z.object({ user, name: z.string().min(1), day: z.iso.date(), count: z.number().int().positive() }))
-      .min(1),
+    counts: z.array(z.object({ user, name: z.string().min(1), day: z.iso.date(), count: z.number().int().positive() })).min(1),
   }),
   /** An admin approved or rejected an application (holding it decides nothing). */
   'agency.application.decided': z.object({
