@@ -1,3 +1,4 @@
+import { HttpError } from '../http/errors';
 import { ethereum } from './ethereum';
 
 /**
@@ -49,4 +50,16 @@ export class WalletSignatures {
     if (!isAddress(address, { strict: false }) || !/^0x[0-9a-fA-F]+$/.test(signature)) return false;
     return verifyMessage({ address, message, signature: signature as `0x${string}` }).catch(() => false);
   }
+}
+
+/**
+ * The one answer of every route that checks a wallet's signature: 400 INVALID_SIGNATURE with the
+ * message the @fuul/sdk matches (`invalid signature`, its InvalidSignatureError), or 422
+ * SIGNATURE_UNVERIFIABLE when it cannot be checked here (never a 5xx).
+ */
+export async function requireWalletProof(signatures: WalletSignatures, proof: WalletProof): Promise<void> {
+  const result = await signatures.verify(proof);
+  if (result.kind === 'valid') return;
+  if (result.kind === 'invalid') throw new HttpError(400, 'INVALID_SIGNATURE', 'invalid signature');
+  throw new HttpError(422, 'SIGNATURE_UNVERIFIABLE', result.reason);
 }

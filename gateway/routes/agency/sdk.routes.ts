@@ -16,14 +16,14 @@ import {
 } from './agency.schemas';
 import { recordReferral } from './record-referral';
 import { anyProjectKey } from '../route-access';
+import { requireWalletProof } from '../../auth/wallet-signatures';
 
 const tags = ['Affiliate self-service (@fuul/sdk)'];
 
 /**
  * The @fuul/sdk matches these exact messages (lowercased) to throw its typed errors
- * (InvalidSignatureError, AddressInUseError, CodeInUseError): they are its contract, not prose.
+ * (AddressInUseError, CodeInUseError; InvalidSignatureError comes from requireWalletProof): they are its contract, not prose.
  */
-const invalidSignature = () => new HttpError(400, 'INVALID_SIGNATURE', 'invalid signature');
 const SDK_CONFLICTS: Record<string, () => HttpError> = {
   AFFILIATE_EXISTS: () => new HttpError(409, 'ADDRESS_IN_USE', 'address in use'),
   CODE_IN_USE: () => new HttpError(409, 'CODE_IN_USE', 'code in use'),
@@ -85,7 +85,12 @@ export function sdkRoutes({ clients, signatures }: RouteDeps): AnyRoute[] {
       },
       async ({ body, caller }) => {
         requireEvm(body.identifier_type, 'identifier_type');
-        if (!(await signatures.isSignedBy(body.address, signatures.codeCreationMessage(body.code), body.signature))) throw invalidSignature();
+        await requireWalletProof(signatures, {
+          identifier: body.address,
+          identifierType: body.identifier_type,
+          message: signatures.codeCreationMessage(body.code),
+          signature: body.signature,
+        });
         const affiliate = await inSdkTerms(
           clients.agency.createAffiliate({
             projectId: caller.projectId,
@@ -177,7 +182,12 @@ export function sdkRoutes({ clients, signatures }: RouteDeps): AnyRoute[] {
             { field: 'signature_message', reason: `does not name the code ${params.code}` },
           ]);
         }
-        if (!(await signatures.isSignedBy(query.user_identifier, body.signature_message, body.signature))) throw invalidSignature();
+        await requireWalletProof(signatures, {
+          identifier: query.user_identifier,
+          identifierType: query.user_identifier_type,
+          message: body.signature_message,
+          signature: body.signature,
+        });
         return recordReferral(clients, {
           projectId: caller.projectId,
           user: { identifier: query.user_identifier, identifierType: query.user_identifier_type },
