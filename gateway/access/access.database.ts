@@ -6,7 +6,8 @@ export interface AccessDatabase {
   api_keys: ApiKeyTable;
 }
 
-export const API_KEY_ROLES = ['admin', 'service_role', 'read_only'] as const;
+/** `send:tracking_event`: a key that may only send tracking events (POST /api/v1/events), safe to embed in a web page. */
+export const API_KEY_ROLES = ['admin', 'service_role', 'read_only', 'send:tracking_event'] as const;
 export type ApiKeyRole = (typeof API_KEY_ROLES)[number];
 
 export interface ProjectTable {

@@ -5,6 +5,7 @@ const PREFIX_BY_ROLE: Record<ApiKeyRole, string> = {
   admin: 'rk_admin_',
   service_role: 'rk_service_',
   read_only: 'rk_read_',
+  'send:tracking_event': 'rk_event_',
 };
 
 /** A new key: a recognisable prefix (secret scanners and people can spot it) and 256 random bits. */

@@ -27,7 +27,7 @@ const projectSchema = z.object({
   id: z.string(),
   name: z.string(),
   created_at: z.string(),
-  api_keys: z.array(issuedKeySchema).describe('One key of each role: admin, service_role, read_only'),
+  api_keys: z.array(issuedKeySchema).describe('One key of each role: admin, service_role, read_only, send:tracking_event'),
 });
 
 function presentIssued({ record, key }: IssuedApiKey) {
@@ -67,6 +67,10 @@ export function projectRoutes({ access, keyRevoked }: RouteDeps): AnyRoute[] {
         path: '/api/v1/projects/:projectId/api-keys',
         operationId: 'createApiKey',
         summary: 'Create an API key',
+        description:
+          '`role`: admin (the dashboard), service_role (the project’s backend), read_only (reads), or send:tracking_event: a key ' +
+          'that may only send tracking events (POST /api/v1/events), meant to be embedded in a web page with the @fuul/sdk; ' +
+          'every other endpoint answers it 403.',
         tags: ['Projects'],
         auth: projectAdmin,
         body: z.strictObject({ role, name: z.string().max(1_000) }),

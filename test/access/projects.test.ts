@@ -14,12 +14,17 @@ describe('projects and API keys', () => {
 
       expect(response.status).toBe(201);
       expect(response.body).toMatchObject({ id: expect.any(String), name: 'Spring campaign', created_at: expect.any(String) });
-      expect(response.body.api_keys.map((key: { role: string }) => key.role).sort()).toEqual(['admin', 'read_only', 'service_role']);
+      expect(response.body.api_keys.map((key: { role: string }) => key.role).sort()).toEqual([
+        'admin',
+        'read_only',
+        'send:tracking_event',
+        'service_role',
+      ]);
       for (const key of response.body.api_keys) expect(key.key).toMatch(/^rk_[a-z]+_[A-Za-z0-9_-]{43}$/);
 
       const listed = await stack.api.get(`/api/v1/projects/${response.body.id}/api-keys`, { key: response.body.api_keys[0].key });
       expect(listed.status).toBe(200);
-      expect(listed.body.total_results).toBe(3);
+      expect(listed.body.total_results).toBe(4);
       expect(JSON.stringify(listed.body)).not.toContain(response.body.api_keys[1].key);
       expect(listed.body.results[0]).toEqual({
         id: expect.any(String),
@@ -33,7 +38,7 @@ describe('projects and API keys', () => {
     it('stores only hashes of the keys', async () => {
       const project = await createProject(stack);
       const { rows } = await stack.db.query('SELECT key_hash, key_prefix FROM access.api_keys WHERE project_id = $1', [project.id]);
-      expect(rows).toHaveLength(3);
+      expect(rows).toHaveLength(4);
       const everything = JSON.stringify(rows.map((row) => [row.key_hash.toString('utf8'), row.key_prefix]));
       for (const key of Object.values(project.keys)) expect(everything).not.toContain(key);
     });

@@ -32,6 +32,7 @@ const CALLERS: Caller[] = [
   { name: 'an admin key', credential: 'apiKey', role: 'admin' },
   { name: 'a service_role key', credential: 'apiKey', role: 'service_role' },
   { name: 'a read_only key', credential: 'apiKey', role: 'read_only' },
+  { name: 'a send:tracking_event key', credential: 'apiKey', role: 'send:tracking_event' },
   { name: 'a wallet session token', credential: 'walletSession' },
   { name: 'an admin key of another project', credential: 'apiKey', role: 'admin', foreign: true },
   { name: 'a service_role key of another project', credential: 'apiKey', role: 'service_role', foreign: true },
@@ -84,7 +85,7 @@ describe('the access matrix: every operation of /openapi.json with every kind of
     const other = await createProject(stack, 'Another program');
     const session = await signIn(stack, await newWallet());
     const keyOf = (keys: TestProject['keys'], role: ApiKeyRole | undefined) =>
-      role === 'admin' ? keys.admin : role === 'service_role' ? keys.service : keys.readOnly;
+      role === 'admin' ? keys.admin : role === 'service_role' ? keys.service : role === 'send:tracking_event' ? keys.tracking : keys.readOnly;
     tokens = new Map(
       CALLERS.map((caller) => {
         if (caller.credential === 'none') return [caller, undefined];

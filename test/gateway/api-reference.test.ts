@@ -863,7 +863,12 @@ describe('the API reference', () => {
 
     it('describes the wallet session scheme, the three tax forms, the statuses and the masked tax id', () => {
       expect(document.components.securitySchemes).toEqual({
-        apiKey: { type: 'http', scheme: 'bearer', description: expect.any(String), 'x-roles': ['admin', 'service_role', 'read_only'] },
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: expect.any(String),
+          'x-roles': ['admin', 'service_role', 'read_only', 'send:tracking_event'],
+        },
         platformKey: { type: 'http', scheme: 'bearer', description: expect.any(String) },
         walletSession: { type: 'http', scheme: 'bearer', description: expect.stringContaining('POST /api/v1/auth/verify') },
       });

@@ -145,7 +145,12 @@ describe('hostile input', () => {
     };
     deletablePathValues = { ...realPathValues, segmentId: sacrificial.id, audienceId: sacrificial.id };
     const session = await signIn(stack, wallet);
-    keyByRole = { admin: project.keys.admin, service_role: project.keys.service, read_only: project.keys.readOnly };
+    keyByRole = {
+      admin: project.keys.admin,
+      service_role: project.keys.service,
+      read_only: project.keys.readOnly,
+      'send:tracking_event': project.keys.tracking,
+    };
     keyByScheme = { platformKey: TEST_PLATFORM_KEY, walletSession: session, none: undefined };
     const document = (await stack.api.get('/openapi.json')).body;
     operations = [];

@@ -11,8 +11,9 @@ type WithApi = { api: Api };
 export interface TestProject {
   id: string;
   name: string;
-  keys: { admin: string; service: string; readOnly: string };
-  keyIds: { admin: string; service: string; readOnly: string };
+  /** tracking: the send:tracking_event key (POST /api/v1/events only). */
+  keys: { admin: string; service: string; readOnly: string; tracking: string };
+  keyIds: { admin: string; service: string; readOnly: string; tracking: string };
 }
 
 export async function createProject(stack: WithApi, name = 'Test program'): Promise<TestProject> {
@@ -22,8 +23,18 @@ export async function createProject(stack: WithApi, name = 'Test program'): Prom
   return {
     id: response.body.id,
     name: response.body.name,
-    keys: { admin: byRole('admin').key, service: byRole('service_role').key, readOnly: byRole('read_only').key },
-    keyIds: { admin: byRole('admin').id, service: byRole('service_role').id, readOnly: byRole('read_only').id },
+    keys: {
+      admin: byRole('admin').key,
+      service: byRole('service_role').key,
+      readOnly: byRole('read_only').key,
+      tracking: byRole('send:tracking_event').key,
+    },
+    keyIds: {
+      admin: byRole('admin').id,
+      service: byRole('service_role').id,
+      readOnly: byRole('read_only').id,
+      tracking: byRole('send:tracking_event').id,
+    },
   };
 }
 
