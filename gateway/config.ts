@@ -40,6 +40,14 @@ const gatewayEnv = z.object({
   /** Requests a second per API key (tokens refill continuously); 0 turns the limit off. */
   RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(1_000),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(2_000),
+  /**
+   * POST /api/v1/events (tracking events of the @fuul/sdk), beside the limit above: requests a second
+   * per API key, and events a second per metadata.tracking_id (one visitor); 0 turns a limit off.
+   */
+  EVENTS_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).default(1_000),
+  EVENTS_RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(2_000),
+  EVENTS_PER_TRACKING_ID_PER_SECOND: z.coerce.number().min(0).default(5),
+  EVENTS_PER_TRACKING_ID_BURST: z.coerce.number().int().min(1).default(100),
   /** How long a verified API key is trusted without asking PostgreSQL again (revocation is pushed at once). */
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
   /** Check every response against its OpenAPI schema (tests turn this on). */

@@ -141,6 +141,10 @@ async function composeGateway(config: GatewayConfig, logger: Logger, clock: Cloc
       signIn,
       signatures: new WalletSignatures(config.AFFILIATE_CODE_MESSAGE_TEMPLATE),
       clock,
+      eventLimits: {
+        perKey: new RateLimiter(config.EVENTS_RATE_LIMIT_PER_SECOND, config.EVENTS_RATE_LIMIT_BURST),
+        perTrackingId: new RateLimiter(config.EVENTS_PER_TRACKING_ID_PER_SECOND, config.EVENTS_PER_TRACKING_ID_BURST),
+      },
       sharedReads: metrics.sharedReads,
       keyRevoked: async (keyId) => {
         cache.evictKeyId(keyId);

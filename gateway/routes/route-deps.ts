@@ -4,6 +4,7 @@ import type { AccessService } from '../access/access.service';
 import type { SignInService } from '../auth/siwe';
 import type { WalletSignatures } from '../auth/wallet-signatures';
 import type { ServiceClients } from '../clients';
+import type { EventRateLimits } from './agency/events.routes';
 
 /** What route handlers may use: generated gRPC clients, and the gateway's own access domain. */
 export interface RouteDeps {
@@ -17,6 +18,8 @@ export interface RouteDeps {
   clock: Clock;
   /** The metric of a shared read (gateway_shared_reads_total{read}). */
   sharedReads(read: string): SharedReadObserver;
+  /** POST /api/v1/events' rate limits, per key and per tracking id. */
+  eventLimits: EventRateLimits;
   /** Evicts a revoked key from every replica's cache. */
   keyRevoked(keyId: string): Promise<void>;
 }

@@ -26,6 +26,7 @@ const routeDeps: RouteDeps = {
   signIn: notAvailable('signIn'),
   signatures: notAvailable('signatures'),
   clock: notAvailable('clock'),
+  eventLimits: notAvailable('eventLimits'),
   sharedReads: () => notAvailable('sharedReads'),
   keyRevoked: () => Promise.reject(new Error('keyRevoked is not available while writing the OpenAPI document')),
 };

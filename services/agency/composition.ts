@@ -14,6 +14,7 @@ import { ProgramSettingsService } from './domain/program-settings.service';
 import { TierProtectionService } from './domain/tier-protection.service';
 import { AttributionService } from './domain/attribution.service';
 import { ReferralService } from './domain/referral.service';
+import { TrackingEventService } from './domain/tracking-event.service';
 import { AffiliateHistoryRepository } from './repositories/affiliate-history.repository';
 import { AffiliateMetricsRepository } from './repositories/affiliate-metrics.repository';
 import { AffiliateRepository } from './repositories/affiliate.repository';
@@ -27,6 +28,7 @@ import { AttributionRepository } from './repositories/attribution.repository';
 import { ReferralRepository } from './repositories/referral.repository';
 import { ReferredUsersRepository } from './repositories/referred-users.repository';
 import { SegmentTierRepository } from './repositories/segment-tier.repository';
+import { TrackingEventRepository } from './repositories/tracking-event.repository';
 
 /** The agency service's rules, each with its real repositories. */
 export interface AgencyDomain {
@@ -44,6 +46,8 @@ export interface AgencyDomain {
   metrics: AffiliateMetricsService;
   /** The program URL and referral link template of a project. */
   programSettings: ProgramSettingsService;
+  /** Tracking events as received (POST /api/v1/events) and their table's monthly partitions. */
+  trackingEvents: TrackingEventService;
 }
 
 export interface AgencyDomainDeps {
@@ -56,13 +60,23 @@ export interface AgencyDomainDeps {
   outbox: OutboxWaker;
   /** The claim service's paid conversions (ListPaidConversions over gRPC in the service), for rebuilds. */
   paidConversions: PaidConversionSource;
+  /** TRACKING_EVENT_RETENTION_DAYS: tracking events older than this are dropped. */
+  trackingEventRetentionDays: number;
 }
 
 /**
  * Plain constructors, wired once: server.ts builds the domain the gRPC service serves with this,
  * and the medium tests (test/medium/agency) build the same one over a test database.
  */
-export function buildAgencyDomain({ db, clock, logger, audience, outbox, paidConversions }: AgencyDomainDeps): AgencyDomain {
+export function buildAgencyDomain({
+  db,
+  clock,
+  logger,
+  audience,
+  outbox,
+  paidConversions,
+  trackingEventRetentionDays,
+}: AgencyDomainDeps): AgencyDomain {
   const affiliates = new AffiliateRepository(db);
   const masters = new MasterRepository(db);
   const protections = new TierProtectionRepository(db);
@@ -82,5 +96,6 @@ export function buildAgencyDomain({ db, clock, logger, audience, outbox, paidCon
     ),
     metrics: new AffiliateMetricsService(new AffiliateMetricsRepository(db), paidConversions, clock, logger),
     programSettings: new ProgramSettingsService(new ProgramSettingsRepository(db), clock, logger),
+    trackingEvents: new TrackingEventService(new TrackingEventRepository(db), clock, logger, trackingEventRetentionDays),
   };
 }

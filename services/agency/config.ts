@@ -10,6 +10,8 @@ export const agencyConfigSchema = z.object({
   [SERVICE_CATALOG.claim.addressVariable]: z.string().default(defaultGrpcAddress(SERVICE_CATALOG.claim)),
   /** Deadline of each call to another service. */
   ...grpcClientEnv,
+  /** How long tracking events (and their batches, dedup ids and outcomes) are kept; older monthly partitions are dropped. */
+  TRACKING_EVENT_RETENTION_DAYS: z.coerce.number().int().min(31).max(3_650).default(400),
 });
 
 export type AgencyConfig = z.output<typeof agencyConfigSchema>;

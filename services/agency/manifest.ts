@@ -7,6 +7,7 @@ import { affiliateMetrics } from './jobs/affiliate-metrics.consumer';
 import { audienceMemberships } from './jobs/audience-memberships.consumer';
 import { segmentTiers } from './jobs/segment-tiers.consumer';
 import { taxStatuses } from './jobs/tax-statuses.consumer';
+import { trackingEventPartitionsJob } from './jobs/tracking-event-partitions.job';
 import { agencyMigrations } from './migrations';
 import { composeAgencyService } from './server';
 
@@ -16,7 +17,7 @@ export const agencyManifest: ServiceManifest<AgencyConfig, AgencyDatabase> = {
   configSchema: agencyConfigSchema,
   migrations: () => agencyMigrations,
   grpc: AgencyServiceService,
-  jobs: [audienceMemberships.job, segmentTiers.job, affiliateMetrics.job, taxStatuses.job],
+  jobs: [audienceMemberships.job, segmentTiers.job, affiliateMetrics.job, taxStatuses.job, trackingEventPartitionsJob],
   calls: [
     {
       service: 'audience',

@@ -9,10 +9,16 @@ import { affiliateMetrics } from './jobs/affiliate-metrics.consumer';
 import { audienceMemberships } from './jobs/audience-memberships.consumer';
 import { segmentTiers } from './jobs/segment-tiers.consumer';
 import { taxStatuses } from './jobs/tax-statuses.consumer';
+import {
+  maintainTrackingEventPartitions,
+  TRACKING_EVENT_PARTITIONS_EVERY_MS,
+  TRACKING_EVENT_PARTITIONS_SCHEDULER_ID,
+  trackingEventPartitionsJob,
+} from './jobs/tracking-event-partitions.job';
 
 /** The composition root (see manifest.ts): the domain (composition.ts), its events and its gRPC service. */
 export async function composeAgencyService(runtime: ServiceRuntime<AgencyDatabase>, config: AgencyConfig) {
-  const { db, clock, logger } = runtime;
+  const { db, clock, logger, relay } = runtime;
   const dependencies = connectAgencyDependencies(config);
   runtime.closeOnStop(() => dependencies.close());
   const outbox = startOutboxRelay(runtime, config);
@@ -23,10 +29,23 @@ export async function composeAgencyService(runtime: ServiceRuntime<AgencyDatabas
     audience: dependencies.audience,
     outbox,
     paidConversions: dependencies.paidConversions,
+    trackingEventRetentionDays: config.TRACKING_EVENT_RETENTION_DAYS,
   });
   registerConsumer(runtime, audienceMemberships);
   registerConsumer(runtime, segmentTiers);
   registerConsumer(runtime, affiliateMetrics);
   registerConsumer(runtime, taxStatuses);
+  // The tracking events' partitions: made at start (so this month's events never wait in the default
+  // partition for the first run), then daily by a schedule the relay keeps in place.
+  await domain.trackingEvents.maintainPartitions().catch((error: unknown) => {
+    logger.warn({ err: error }, 'tracking event partitions could not be maintained at start; the daily job tries again');
+  });
+  runtime.process(trackingEventPartitionsJob, maintainTrackingEventPartitions(domain.trackingEvents));
+  relay.repeat({
+    job: trackingEventPartitionsJob,
+    schedulerId: TRACKING_EVENT_PARTITIONS_SCHEDULER_ID,
+    everyMs: TRACKING_EVENT_PARTITIONS_EVERY_MS,
+    payload: {},
+  });
   return createAgencyGrpcService(domain, logger);
 }

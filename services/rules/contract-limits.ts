@@ -82,3 +82,16 @@ export const USER_TRAIT_RULES = {
   maxExponent: 100,
   maxClockAheadMs: 5 * 60_000,
 } as const;
+
+/**
+ * Tracking events (POST /api/v1/events, agency RecordTrackingEvents): events one request may carry,
+ * lengths in characters, and the largest `args` or `metadata` object, in bytes of its JSON.
+ */
+export const TRACKING_EVENT_LIMITS = {
+  maxPerBatch: 1_000,
+  nameLength: 100,
+  trackingIdLength: 128,
+  dedupIdLength: 256,
+  referrerLength: 256,
+  objectBytes: 8_192,
+} as const;

@@ -53,7 +53,9 @@ export interface AgencyHarness extends DomainHarness<AgencyDomain, AgencyDatabas
  * The agency domain (test/medium/agency) beside the audience domain on one cloned database, with
  * the test clock. No Redis: the audience's queues are in-memory recordings (test/helpers/fakes).
  */
-export async function startAgencyDomain(options: { clock?: TestClock; paidConversions?: PaidConversionSource } = {}): Promise<AgencyHarness> {
+export async function startAgencyDomain(
+  options: { clock?: TestClock; paidConversions?: PaidConversionSource; trackingEventRetentionDays?: number } = {},
+): Promise<AgencyHarness> {
   const clock = options.clock ?? new TestClock();
   const logs = new LogCapture();
   const database = await createTestDatabase();
@@ -95,6 +97,7 @@ export async function startAgencyDomain(options: { clock?: TestClock; paidConver
     outbox: { wake: () => undefined },
     // No claim service here: a test that rebuilds metrics passes the conversions it paid.
     paidConversions: options.paidConversions ?? noClaimService,
+    trackingEventRetentionDays: options.trackingEventRetentionDays ?? 400,
   });
   return {
     domain,

@@ -118,6 +118,23 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
         results: (await domain.attribution.resolveBatch(req.projectId, req.items)).map(toAttributionMessage),
       }),
 
+      recordTrackingEvents: async (req) => {
+        const recorded = await domain.trackingEvents.record(
+          req.projectId,
+          req.events.map((event) => ({
+            name: event.name,
+            trackingId: event.trackingId,
+            user: event.user,
+            signatureVerified: event.signatureVerified,
+            referrer: event.referrer,
+            dedupId: event.dedupId,
+            argsJson: event.argsJson,
+            metadataJson: event.metadataJson,
+          })),
+        );
+        return { batchId: recorded.batchId ?? '', accepted: recorded.accepted, duplicates: recorded.duplicates };
+      },
+
       ...masterHandlers(domain),
       ...programHandlers(domain),
       ...activityHandlers(domain),
