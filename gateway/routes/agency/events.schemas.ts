@@ -77,7 +77,30 @@ export const trackingEventBatchSchema = z.strictObject({
     .describe(`1 to ${TRACKING_EVENT_LIMITS.maxPerBatch.toLocaleString('en-US')} events, stored together`),
 });
 
-export const trackingEventsBody = z.union([trackingEventSchema, trackingEventBatchSchema]);
+/** `path: reason` of a zod issue, as the 400s name fields. */
+const named = (issue: z.core.$ZodIssue) =>
+  `${
+    issue.path
+      .map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`))
+      .join('')
+      .replace(/^\./, '') || '(body)'
+  }: ${issue.message}`;
+
+/**
+ * One event, or a batch (`events`). When the body fits neither, the message names what is wrong
+ * with the shape it was meant as (a batch when it has `events`), not that it matches no shape.
+ */
+export const trackingEventsBody = z.union([trackingEventSchema, trackingEventBatchSchema], {
+  error: (issue) => {
+    if (issue.code !== 'invalid_union') return undefined;
+    const input = issue.input;
+    const meant = typeof input === 'object' && input !== null && 'events' in input ? 1 : 0;
+    const problems = (issue as { errors?: z.core.$ZodIssue[][] }).errors?.[meant] ?? [];
+    if (problems.length === 0) return undefined;
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
+    return `${meant === 1 ? 'a batch' : 'an event'}: ${named(problems[0]!)}${more}`;
+  },
+});
 
 export const trackingEventsQuery = z.object({
   project_id: z.string().max(64).optional().describe('The SDK adds it when sending to several projects; must be the key’s project'),
