@@ -524,6 +524,12 @@ const OPERATIONS: Record<string, Expected> = {
     body: { properties: ['code', 'user_identifier', 'user_identifier_type'], required: ['user_identifier', 'user_identifier_type', 'code'] },
     responses: api(200, 201, 404, 409, ...WITH_BODY),
   },
+  // Its body is one event or a batch of them: checked on its own below.
+  'POST /api/v1/events': {
+    security: 'apiKey:send:tracking_event,service_role,admin',
+    params: ['query:project_id?'],
+    responses: api(200, 202, 409, 422, ...WITH_BODY),
+  },
   'POST /api/v1/affiliates': {
     security: 'apiKey:service_role,admin,read_only',
     body: { properties: ['address', 'code', 'identifier_type', 'name', 'signature'], required: ['address', 'code', 'signature'] },
@@ -673,7 +679,12 @@ describe('the API reference', () => {
 
     it.each(Object.entries(OPERATIONS))('%s: security, parameters, request body and statuses', (key, expected) => {
       const op = operation(key);
-      const alternatives = expected.security.split('|').map((one) => one.split(':') as [string, string | undefined]);
+      // `scheme:roles`, split at the first colon only (the send:tracking_event role has one).
+      const alternatives = expected.security
+        .split('|')
+        .map((one): [string, string | undefined] =>
+          one.includes(':') ? [one.slice(0, one.indexOf(':')), one.slice(one.indexOf(':') + 1)] : [one, undefined],
+        );
       const roles = alternatives.find(([, listed]) => listed)?.[1];
       // OpenAPI 3.1 role names; x-access states the same for machines (access-matrix.test.ts).
       expect(op.security).toEqual(
@@ -690,7 +701,23 @@ describe('the API reference', () => {
 
       const body = op.requestBody?.content?.['application/json']?.schema;
       if (key === 'POST /api/v1/projects/{projectId}/affiliate-portal/tax-info') expect(body.oneOf).toHaveLength(3);
-      else if (expected.body) {
+      else if (key === 'POST /api/v1/events') {
+        const [event, batch] = body.anyOf;
+        expect(Object.keys(event.properties).sort()).toEqual([
+          'account_chain_id',
+          'args',
+          'metadata',
+          'name',
+          'project_id',
+          'signature',
+          'signature_message',
+          'signature_public_key',
+          'user',
+          'user_address',
+        ]);
+        expect(event.required).toEqual(['name', 'metadata']);
+        expect(batch).toMatchObject({ required: ['events'], additionalProperties: false });
+      } else if (expected.body) {
         expect(op.requestBody.required).toBe(true);
         expect(body.type).toBe('object');
         expect(Object.keys(body.properties).sort()).toEqual(expected.body.properties);

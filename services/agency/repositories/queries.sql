@@ -47,6 +47,31 @@ LEFT JOIN LATERAL (
 ) earnings ON true
 ORDER BY page.ord
 
+-- prepared statement agency_record_tracking_events
+WITH input AS (
+  SELECT * FROM json_to_recordset($4::json) AS e(
+    ord int, id uuid, name text, tracking_id text, identifier_type text, identifier text, signature_verified boolean,
+    referrer text, dedup_id text, args jsonb, metadata jsonb)
+), dedup AS (
+  INSERT INTO tracking_event_dedup (project_id, dedup_id, event_id, received_at)
+  SELECT $1::uuid, i.dedup_id, i.id, $2::timestamptz FROM input i WHERE i.dedup_id IS NOT NULL ORDER BY i.ord
+  ON CONFLICT (project_id, dedup_id) DO NOTHING
+  RETURNING event_id
+), events AS (
+  INSERT INTO tracking_events (id, project_id, batch_id, received_at, name, tracking_id, identifier_type, identifier,
+    signature_verified, referrer, dedup_id, args, metadata)
+  SELECT i.id, $1::uuid, $3::uuid, $2::timestamptz, i.name, i.tracking_id, i.identifier_type, i.identifier,
+    i.signature_verified, i.referrer, i.dedup_id, i.args, i.metadata
+  FROM input i WHERE i.dedup_id IS NULL OR i.id IN (SELECT event_id FROM dedup)
+  RETURNING 1
+), batch AS (
+  INSERT INTO tracking_event_batches (id, project_id, received_at, event_count)
+  SELECT $3::uuid, $1::uuid, $2::timestamptz, count(*) FROM events HAVING count(*) > 0
+  RETURNING event_count
+)
+SELECT (SELECT coalesce(sum(event_count), 0) FROM batch)::int AS accepted,
+  ARRAY(SELECT i.ord FROM input i WHERE i.dedup_id IS NOT NULL AND i.id NOT IN (SELECT event_id FROM dedup) ORDER BY i.ord)::int[] AS duplicates
+
 -- prepared statement agency_resolve_attribution
 SELECT r.affiliate_id, a.identifier AS affiliate_identifier, a.identifier_type AS affiliate_identifier_type,
        r.code, (extract(epoch FROM r.referred_at) * 1000)::float8 AS referred_at_ms, a.status = 'flagged' AS affiliate_flagged,
