@@ -72,6 +72,17 @@ export interface BenchConfig {
     users: number;
     referredShare: number;
   };
+  /** Issue 24, section 1: tracking events through POST /api/v1/events in batches, against COPY of the same rows. */
+  events: {
+    /** Events sent (BENCH_EVENTS; 1,000,000 at scale 1). */
+    events: number;
+    /** Events per request (BENCH_EVENTS_BATCH). */
+    batchSize: number;
+    /** Requests in flight (BENCH_CONNECTIONS). */
+    connections: number;
+    /** Distinct visitors (tracking ids) the events come from. */
+    visitors: number;
+  };
   /** Issue 9, section 9: a payouts leaderboard page over 1,000,000 movements against its SQL sent directly. */
   leaderboard: {
     /** Affiliate payouts on the board, and the affiliates they pay (the board's size). */
@@ -112,6 +123,7 @@ export interface BenchConfig {
     lookupP99MaxMs: number;
     attributionRatioMin: number;
     conversionsPerSecondMin: number;
+    eventsRatioMin: number;
     leaderboardRatioMin: number;
     leaderboardP99MaxMs: number;
     claimListRatioMin: number;
@@ -163,6 +175,15 @@ export function loadBenchConfig(): BenchConfig {
       const reversals = numberEnv('BENCH_REVERSALS', Math.max(100, Math.round(10_000 * scale)), { min: 1, integer: true });
       return { reversals, connections: httpLoad.connections, affiliates: 100, users: Math.max(100, Math.round(reversals / 5)), referredShare: 0.5 };
     })(),
+    events: (() => {
+      const events = numberEnv('BENCH_EVENTS', Math.max(1_000, Math.round(1_000_000 * scale)), { min: 1, integer: true });
+      return {
+        events,
+        batchSize: numberEnv('BENCH_EVENTS_BATCH', 1_000, { min: 1, integer: true }),
+        connections: httpLoad.connections,
+        visitors: Math.max(10, Math.round(events / 10)),
+      };
+    })(),
     leaderboard: {
       movements: Math.max(1_000, Math.round(1_000_000 * scale)),
       affiliates: Math.max(100, Math.round(50_000 * scale)),
@@ -190,6 +211,7 @@ export function loadBenchConfig(): BenchConfig {
       lookupP99MaxMs: 25,
       attributionRatioMin: 0.5,
       conversionsPerSecondMin: 5_000,
+      eventsRatioMin: 0.3,
       leaderboardRatioMin: 0.5,
       leaderboardP99MaxMs: 25,
       claimListRatioMin: 0.5,

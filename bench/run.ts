@@ -12,10 +12,12 @@
  *      INSERT ... SELECT of the same rows, and the time from a trait pushed to the user's entry.
  *   6. Reversals: paid conversions each reversed through POST /api/v1/conversions/:id/reverse at 50 in
  *      flight vs. one INSERT ... SELECT of the same reversal rows; the books checked afterwards.
- *   7. Peak RSS of every process of the stack, sampled through the whole run.
+ *   7. Tracking events: POST /api/v1/events in batches over 50 connections vs. COPY of the same rows
+ *      into a fresh table like tracking_events.
+ *   8. Peak RSS of every process of the stack, sampled through the whole run.
  *
  * Environment: BENCH_SCALE (default 1) shrinks the data sets; BENCH_DURATION_S (default 20) the
- * lookup runs; BENCH_WARMUP_S (3); BENCH_PHASES (ingest,lookup,attribution,conversions,reversals,leaderboard,claim-list,affiliate-list,audience-evaluation); BENCH_TRAIT_SAMPLES (200); BENCH_CONVERSION_INFLIGHT (4); BENCH_REVERSALS (10,000 × BENCH_SCALE) sizes the reversals; BENCH_ATTRIBUTION_CONCURRENCY (50); BENCH_COPY_STREAMS (1) splits the
+ * lookup runs; BENCH_WARMUP_S (3); BENCH_PHASES (ingest,lookup,attribution,conversions,reversals,events,leaderboard,claim-list,affiliate-list,audience-evaluation); BENCH_EVENTS (1,000,000 × BENCH_SCALE) and BENCH_EVENTS_BATCH (1,000) size the events; BENCH_TRAIT_SAMPLES (200); BENCH_CONVERSION_INFLIGHT (4); BENCH_REVERSALS (10,000 × BENCH_SCALE) sizes the reversals; BENCH_ATTRIBUTION_CONCURRENCY (50); BENCH_COPY_STREAMS (1) splits the
  * COPY of the physical limit over concurrent streams; BENCH_INGEST_INFLIGHT (4); BENCH_CPU_PROF_DIR runs every
  * process of the stack with --cpu-prof into that folder; BENCH_NODE_ARGS (space-separated) adds node flags to every process of
  * the stack (e.g. --trace-gc, whose pauses go to the stack's output); BENCH_POSTGRES_URL, REDIS_URL,
@@ -72,6 +74,7 @@ import {
   slowestCases,
 } from './affiliate-list';
 import { type ReversalsResult, runReversals } from './reversals';
+import { type EventsResult, runEvents } from './events';
 import { checkpointCounters, checkpointsBetween, gapLine, SLOW_REQUEST_MS, stalls, stallTable } from './stalls';
 import { type AudienceEvaluationResult, reportAudienceEvaluation, runAudienceEvaluation } from './audience-evaluation';
 import { loadAverage, processName, processTree, startedAt } from './proc';
@@ -109,7 +112,7 @@ const nodeArgsFromEnv = (): string[] => (process.env.BENCH_NODE_ARGS ?? '').spli
 async function main(): Promise<number> {
   const config = loadBenchConfig();
   const phases = new Set(
-    (process.env.BENCH_PHASES ?? 'ingest,lookup,attribution,conversions,reversals,leaderboard,claim-list,affiliate-list,audience-evaluation')
+    (process.env.BENCH_PHASES ?? 'ingest,lookup,attribution,conversions,reversals,events,leaderboard,claim-list,affiliate-list,audience-evaluation')
       .split(',')
       .map((phase) => phase.trim()),
   );
@@ -177,6 +180,7 @@ async function main(): Promise<number> {
     | undefined;
   let conversions: ConversionsResult | undefined;
   let reversals: ReversalsResult | undefined;
+  let events: EventsResult | undefined;
   let leaderboardRuns: { gateway: RunFigures; direct: RunFigures; data: LeaderboardData; check: string; plans: string[] } | undefined;
   let audienceEvaluation: AudienceEvaluationResult | undefined;
   let affiliateListRuns:
@@ -362,6 +366,11 @@ async function main(): Promise<number> {
         settle: () => waitUntilIdle(meter, { maxCores: 0.1, timeoutMs: 300_000 }),
       });
       progress(`reversals: ours ${fmt.s(reversals.ours.seconds)}, INSERT ... SELECT ${fmt.s(reversals.limitSeconds)}`);
+    }
+    if (phases.has('events')) {
+      memory.setPhase('events');
+      events = await runEvents({ api, platformKey: stack.platformKey, db: admin, databaseUrl: stack.databaseUrl, config, log: progress, around });
+      progress(`events: ours ${fmt.s(events.ours.seconds)}, COPY ${fmt.s(events.copySeconds)}`);
     }
     if (phases.has('leaderboard')) {
       memory.setPhase('leaderboard setup');
@@ -749,6 +758,60 @@ async function main(): Promise<number> {
       conversions.byStatus.processed === conversions.conversions &&
         conversions.events === conversions.conversions &&
         conversions.unfinishedBatches === 0,
+    ]);
+  }
+
+  if (events) {
+    const { ours } = events;
+    const perSecond = events.events / ours.seconds;
+    const copyPerSecond = events.copyRows / events.copySeconds;
+    const ratio = perSecond / copyPerSecond;
+    log(section('tracking events: POST /api/v1/events'));
+    log(
+      `${fmt.int(events.events)} events of ${fmt.int(events.visitors)} visitors (80% pageviews, a tenth of them naming a code; 10% connect_wallet ` +
+        `without signature; 10% custom events with a user) in ${fmt.int(events.batches)} requests of ${events.batchSize}, ${events.connections} in flight`,
+    );
+    log(
+      table(
+        ['path', 'time', 'events/s', 'p50', 'p99', 'max', 'rows'],
+        [
+          [
+            'ours: HTTP -> gRPC -> one statement (batch, events, dedup rows)',
+            fmt.s(ours.seconds),
+            fmt.int(perSecond),
+            fmt.ms(ours.p50),
+            fmt.ms(ours.p99),
+            fmt.ms(ours.max),
+            `${fmt.int(events.stored)} in ${fmt.int(events.storedBatches)} batches`,
+          ],
+          [
+            'COPY of the same rows into a fresh table like tracking_events',
+            fmt.s(events.copySeconds),
+            fmt.int(copyPerSecond),
+            '-',
+            '-',
+            '-',
+            fmt.int(events.copyRows),
+          ],
+        ],
+      ),
+    );
+    log(
+      `ratio ours / COPY (events/s): ${fmt.ratio(ratio)} (goal >= ${config.goals.eventsRatioMin}); p99 per request of ${events.batchSize} ${fmt.ms(ours.p99)}; ` +
+        `answers ${fmt.int(ours.ok)} 2xx, ${fmt.int(ours.non2xx)} non-2xx, ${fmt.int(ours.errors)} errors` +
+        (events.resent > 0 ? ` (${events.resent} sent again after the run)` : ''),
+    );
+    for (const phase of ['events (gateway)', 'events (COPY)']) {
+      const measured = cpu.get(phase);
+      if (!measured) continue;
+      log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
+      log(cpuTable(measured.report, { count: events.events, unit: 'event', scale: 1e6, label: 'CPU µs/event' }));
+    }
+    goals.push([
+      `events: >= ${config.goals.eventsRatioMin}x COPY, every event stored once`,
+      `${fmt.int(perSecond)}/s`,
+      `${fmt.ratio(ratio)} of COPY; p99 ${fmt.ms(ours.p99)}; stored ${fmt.int(events.stored)} of ${fmt.int(events.events)}`,
+      ratio >= config.goals.eventsRatioMin && events.stored === events.events,
     ]);
   }
 

@@ -18,16 +18,16 @@ class FakeBrowser {
 
   install(): void {
     const storage = this.storage;
-    const browser = this;
+    const page = () => this.page;
     Object.assign(globalThis, {
       window: {
         get location() {
-          return browser.page;
+          return page();
         },
       },
       document: {
         get location() {
-          return browser.page;
+          return page();
         },
         referrer: '',
       },
