@@ -100,4 +100,29 @@ describe('services refuse non-canonical ids over gRPC', () => {
     expect(response.results[1]?.audiences.map((found) => found.id)).toEqual([segmentId]);
     expect(response.results[2]?.error).toMatchObject({ code: 'NON_CANONICAL_ID', details: [{ field: 'project_id' }] });
   });
+  it('the agency refuses tracking events naming a user otherwise than canonically, and stores none of the request', async () => {
+    const event = (trackingId: string, identifier?: string) => ({
+      name: 'connect_wallet',
+      trackingId,
+      user: identifier === undefined ? undefined : evm(identifier),
+      signatureVerified: false,
+      argsJson: '{}',
+      metadataJson: JSON.stringify({ tracking_id: trackingId }),
+    });
+    const refused = await grpcRefusal(
+      clients.agency.recordTrackingEvents({
+        projectId: project.id,
+        events: [event('canon-1', evmAddress(7)), event('canon-2', mixedCase(evmAddress(8)))],
+      }),
+    );
+    expect(refused).toMatchObject({
+      grpcStatus: GrpcStatus.INVALID_ARGUMENT,
+      code: 'NON_CANONICAL_ID',
+      details: [{ field: 'events[1].user.identifier' }],
+    });
+    const upper = await grpcRefusal(clients.agency.recordTrackingEvents({ projectId: project.id.toUpperCase(), events: [event('canon-3')] }));
+    expect(upper).toMatchObject({ code: 'NON_CANONICAL_ID', details: [{ field: 'project_id' }] });
+    const { rows } = await stack.db.query(`SELECT count(*)::int AS n FROM agency.tracking_events WHERE tracking_id LIKE 'canon-%'`);
+    expect(rows[0].n).toBe(0);
+  });
 });

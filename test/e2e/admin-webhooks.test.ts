@@ -238,7 +238,8 @@ describe('the admin dashboard’s webhooks and API keys in a browser', () => {
     async () => {
       await sections().getByRole('link', { name: 'API keys' }).click();
       await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
-      await page.getByText('Page 1 of 1 (3 in all)').waitFor();
+      // A project starts with one key of each role: admin, service_role, read_only, send:tracking_event.
+      await page.getByText('Page 1 of 1 (4 in all)').waitFor();
       // The key this tab signed in with (kept in sessionStorage) is marked, and its secret is nowhere on the page.
       expect(await page.locator('tbody tr', { hasText: '(signed in with it)' }).locator('.key-name').allInnerTexts()).toEqual(['default admin key']);
       expect(await inMarkup(project.keys.admin)).toBe(false);
@@ -256,7 +257,7 @@ describe('the admin dashboard’s webhooks and API keys in a browser', () => {
       expect((await stack.api.get(`${base()}/audiences`, { key })).status).toBe(200);
       expect(await capturePage(page, FLOW, '10-api-key-once')).toEqual([]);
       await page.getByRole('button', { name: 'I have stored it' }).click();
-      await page.getByText('Page 1 of 1 (4 in all)').waitFor();
+      await page.getByText('Page 1 of 1 (5 in all)').waitFor();
       expect(await secretIsAnywhere(key)).toBe(false);
 
       await page.getByRole('button', { name: 'Revoke Reporting' }).click();
@@ -265,7 +266,7 @@ describe('the admin dashboard’s webhooks and API keys in a browser', () => {
       expect(await dialog.innerText()).not.toContain('signed in with');
       await dialog.getByRole('button', { name: 'Revoke key' }).click();
       await page.getByText('Revoked “Reporting”: it is refused from now on.').waitFor();
-      await page.getByText('Page 1 of 1 (3 in all)').waitFor();
+      await page.getByText('Page 1 of 1 (4 in all)').waitFor();
       const refused = await stack.api.get(`${base()}/audiences`, { key });
       expect(refused.status).toBe(401);
       expect(refused.body.code).toBe('UNAUTHENTICATED');
@@ -307,7 +308,7 @@ describe('the admin dashboard’s webhooks and API keys in a browser', () => {
       await page.getByLabel('Admin API key').fill(key);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await sections().getByRole('link', { name: 'API keys' }).click();
-      await page.getByText('Page 1 of 1 (4 in all)').waitFor();
+      await page.getByText('Page 1 of 1 (5 in all)').waitFor();
       expect(await page.locator('tbody tr', { hasText: '(signed in with it)' }).locator('.key-name').allInnerTexts()).toEqual(['Second admin']);
 
       await page.getByRole('button', { name: 'Revoke Second admin' }).click();
