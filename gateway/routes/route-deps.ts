@@ -4,7 +4,7 @@ import type { AccessService } from '../access/access.service';
 import type { SignInService } from '../auth/siwe';
 import type { WalletSignatures } from '../auth/wallet-signatures';
 import type { ServiceClients } from '../clients';
-import type { EventRateLimits } from './agency/events.routes';
+import type { RateLimiter } from '../http/rate-limit';
 
 /** What route handlers may use: generated gRPC clients, and the gateway's own access domain. */
 export interface RouteDeps {
@@ -22,4 +22,12 @@ export interface RouteDeps {
   eventLimits: EventRateLimits;
   /** Evicts a revoked key from every replica's cache. */
   keyRevoked(keyId: string): Promise<void>;
+}
+
+/** POST /api/v1/events' own limits, beside the gateway's per-key limit of every request (gateway/config.ts). */
+export interface EventRateLimits {
+  /** Requests to POST /api/v1/events per API key (EVENTS_RATE_LIMIT_PER_SECOND, EVENTS_RATE_LIMIT_BURST). */
+  perKey: RateLimiter;
+  /** Events per metadata.tracking_id, a visitor (EVENTS_PER_TRACKING_ID_PER_SECOND, EVENTS_PER_TRACKING_ID_BURST). */
+  perTrackingId: RateLimiter;
 }

@@ -4,7 +4,6 @@ import { checkIdentifier } from '../../../services/rules/identifiers';
 import { canonicalUuid, isUuid } from '../../../services/rules/ids';
 import { requireWalletProof } from '../../auth/wallet-signatures';
 import { HttpError } from '../../http/errors';
-import type { RateLimiter } from '../../http/rate-limit';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentRecordedEvents } from './events.presenters';
@@ -14,14 +13,6 @@ const tags = ['Tracking events (@fuul/sdk)'];
 
 /** The keys that may send events: a page's send:tracking_event key, the project's backend, an admin. */
 const eventSenders = { kind: 'api_key', roles: ['send:tracking_event', 'service_role', 'admin'], project: 'key' } as const;
-
-/** POST /api/v1/events' own limits, beside the gateway's per-key limit of every request (gateway/config.ts). */
-export interface EventRateLimits {
-  /** Requests to POST /api/v1/events per API key (EVENTS_RATE_LIMIT_PER_SECOND, EVENTS_RATE_LIMIT_BURST). */
-  perKey: RateLimiter;
-  /** Events per metadata.tracking_id, a visitor (EVENTS_PER_TRACKING_ID_PER_SECOND, EVENTS_PER_TRACKING_ID_BURST). */
-  perTrackingId: RateLimiter;
-}
 
 function rateLimited(retryAfterMs: number, what: string): HttpError {
   return new HttpError(429, 'RATE_LIMITED', `too many events ${what}; slow down and retry after the delay in Retry-After`, [], {
