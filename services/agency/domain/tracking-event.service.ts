@@ -34,13 +34,16 @@ export interface PartitionMaintenance {
 
 const DAY_MS = 86_400_000;
 
+/** `\u0000` in JSON text, preceded by an even number of backslashes (so an escape, not an escaped backslash and text). */
+const NUL_ESCAPE = /(^|[^\\])(\\\\)*\\u0000/;
+
 function jsonObject(text: string, field: string, found: FieldViolation[]): Record<string, unknown> {
   if (Buffer.byteLength(text) > TRACKING_EVENT_LIMITS.objectBytes) {
     found.push({ field, reason: `must be at most ${TRACKING_EVENT_LIMITS.objectBytes} bytes of JSON` });
     return {};
   }
-  // PostgreSQL's jsonb holds no NUL character.
-  if (text.includes('\\u0000')) {
+  // PostgreSQL's jsonb holds no NUL character (an escape \u0000 not itself escaped).
+  if (NUL_ESCAPE.test(text)) {
     found.push({ field, reason: 'must not contain the NUL character' });
     return {};
   }

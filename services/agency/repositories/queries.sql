@@ -54,7 +54,7 @@ WITH input AS (
     referrer text, dedup_id text, args jsonb, metadata jsonb)
 ), dedup AS (
   INSERT INTO tracking_event_dedup (project_id, dedup_id, event_id, received_at)
-  SELECT $1::uuid, i.dedup_id, i.id, $2::timestamptz FROM input i WHERE i.dedup_id IS NOT NULL ORDER BY i.ord
+  SELECT $1::uuid, i.dedup_id, i.id, $2::timestamptz FROM input i WHERE i.dedup_id IS NOT NULL ORDER BY i.dedup_id, i.ord
   ON CONFLICT (project_id, dedup_id) DO NOTHING
   RETURNING event_id
 ), events AS (

@@ -26,7 +26,8 @@ export interface RecordedTrackingEvents {
 /**
  * One request's events in ONE statement (so in one transaction, in one round trip): the dedup rows
  * first (`ON CONFLICT DO NOTHING`: a dedup_id accepted before, or earlier in the same request, is
- * not inserted), then the events whose dedup_id was inserted now or that have none, then the batch
+ * not inserted; in dedup_id order, so that concurrent requests sharing dedup ids wait for each other
+ * rather than deadlock, and the first of a request's repeats wins), then the events whose dedup_id was inserted now or that have none, then the batch
  * row counting them (none when nothing was stored). The events arrive as one JSON parameter read
  * by json_to_recordset: one parameter whatever the batch's size, parsed by PostgreSQL faster than pg
  * escapes arrays. `ord` is each event's index in the request, to name the duplicates.
@@ -39,7 +40,7 @@ export const RECORD_TRACKING_EVENTS_SQL = preparedStatement(
     referrer text, dedup_id text, args jsonb, metadata jsonb)
 ), dedup AS (
   INSERT INTO tracking_event_dedup (project_id, dedup_id, event_id, received_at)
-  SELECT $1::uuid, i.dedup_id, i.id, $2::timestamptz FROM input i WHERE i.dedup_id IS NOT NULL ORDER BY i.ord
+  SELECT $1::uuid, i.dedup_id, i.id, $2::timestamptz FROM input i WHERE i.dedup_id IS NOT NULL ORDER BY i.dedup_id, i.ord
   ON CONFLICT (project_id, dedup_id) DO NOTHING
   RETURNING event_id
 ), events AS (

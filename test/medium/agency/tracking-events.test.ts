@@ -138,6 +138,23 @@ describe('tracking events (domain)', () => {
     expect(await harness.domain.trackingEvents.record(otherProject, [pageview('t-a', { dedupId: 'order-1' })])).toMatchObject({ accepted: 1 });
   });
 
+  it('takes concurrent requests sharing dedup ids in any order without failing, each dedup id stored once', async () => {
+    const projectId = newProject();
+    const ids = Array.from({ length: 1_000 }, (_, i) => `shared-${i}`);
+    const requests = Array.from({ length: 8 }, (_, r) => {
+      const order = r % 2 === 0 ? ids : [...ids].reverse();
+      return harness.domain.trackingEvents.record(
+        projectId,
+        order.map((dedupId) => pageview(`t-${r}`, { dedupId })),
+      );
+    });
+    const answers = await Promise.all(requests);
+    expect(answers.reduce((sum, answer) => sum + answer.accepted, 0)).toBe(ids.length);
+    expect(answers.reduce((sum, answer) => sum + answer.duplicates.length, 0)).toBe(ids.length * 7);
+    expect((await dedupRows(projectId)).map((row) => row.dedup_id).sort()).toEqual([...ids].sort());
+    expect(await eventRows(projectId)).toHaveLength(ids.length);
+  });
+
   it('refuses a request with any invalid event, naming each field, and stores nothing', async () => {
     const projectId = newProject();
     const refusal = harness.domain.trackingEvents.record(projectId, [
@@ -146,6 +163,7 @@ describe('tracking events (domain)', () => {
       pageview('t-2', { user: { identifier: '0x123', identifierType: 'evm_address' } }),
       pageview('t-3', { argsJson: '[1,2]', metadataJson: JSON.stringify({ big: 'y'.repeat(9_000) }) }),
       pageview('t-4', { signatureVerified: true }),
+      pageview('t-5', { argsJson: '{"note":"a\\u0000b"}', metadataJson: '{"tracking_id":"t-5","text":"a\\\\u0000b"}' }),
     ]);
     await expect(refusal).rejects.toBeInstanceOf(InvalidArgumentError);
     await expect(refusal).rejects.toMatchObject({
@@ -157,6 +175,8 @@ describe('tracking events (domain)', () => {
         { field: 'events[3].args', reason: 'must be a JSON object' },
         { field: 'events[3].metadata', reason: 'must be at most 8192 bytes of JSON' },
         { field: 'events[4].signature_verified', reason: 'a verified event names its user' },
+        // A NUL character (jsonb holds none); an escaped backslash followed by "u0000" is mere text.
+        { field: 'events[5].args', reason: 'must not contain the NUL character' },
       ],
     });
     await expect(harness.domain.trackingEvents.record(projectId, [])).rejects.toMatchObject({ details: [{ field: 'events' }] });
@@ -183,6 +203,15 @@ describe('tracking events (domain)', () => {
     ]);
     const { rows: inDefault } = await harness.sql.query('SELECT count(*)::int AS n FROM agency.tracking_events_default');
     expect(inDefault[0].n).toBe(0);
+    // A made partition has the table's key and indexes.
+    const { rows: indexes } = await harness.sql.query(
+      `SELECT indexdef FROM pg_indexes WHERE schemaname = 'agency' AND tablename = 'tracking_events_2026_11' ORDER BY indexname`,
+    );
+    expect(indexes.map((row) => row.indexdef.replace(/^CREATE (UNIQUE )?INDEX \S+ /, ''))).toEqual([
+      'ON agency.tracking_events_2026_11 USING btree (batch_id)',
+      'ON agency.tracking_events_2026_11 USING btree (received_at, id)',
+      'ON agency.tracking_events_2026_11 USING btree (project_id, identifier_type, identifier, name, received_at)',
+    ]);
     // Again: nothing to do.
     expect(await harness.domain.trackingEvents.maintainPartitions()).toEqual({ created: [], dropped: [] });
     // New events go straight to their month.
