@@ -232,6 +232,28 @@ describe('tracking events: POST /api/v1/events', () => {
       ['trade', wallet.address, null, 'trade-1', 2],
     ]);
 
+    // A signature in a batch that the wallet did not make refuses the whole batch, naming the event.
+    const signedTrackingId = `${trackingId}-signed`;
+    const message = 'Connect to Example';
+    const badlySigned = await stack.api.post('/api/v1/events', {
+      key: project.keys.service,
+      body: {
+        events: [
+          { name: 'pageview', metadata: { tracking_id: signedTrackingId } },
+          {
+            name: 'connect_wallet',
+            user: { identifier: wallet.address, identifier_type: 'evm_address' },
+            signature: await (await newWallet()).sign(message),
+            signature_message: message,
+            metadata: { tracking_id: signedTrackingId },
+          },
+        ],
+      },
+    });
+    expect(badlySigned.status).toBe(400);
+    expect(badlySigned.body).toMatchObject({ code: 'INVALID_SIGNATURE', details: [{ field: 'events[1].signature' }] });
+    expect(await countRows(signedTrackingId)).toBe(0);
+
     const again = await stack.api.post('/api/v1/events', {
       key: project.keys.admin,
       body: { events: [{ name: 'trade', args: { dedup_id: 'trade-1' }, metadata }] },
