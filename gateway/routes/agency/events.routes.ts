@@ -22,6 +22,14 @@ function rateLimited(retryAfterMs: number, what: string): HttpError {
 
 const invalid = (field: string, reason: string) => new HttpError(400, 'VALIDATION_FAILED', `${field}: ${reason}`, [{ field, reason }]);
 
+/** An object's JSON, at most TRACKING_EVENT_LIMITS.objectBytes bytes (a character of JSON is at most 3 bytes: most are measured by length alone). */
+function boundedJson(value: Record<string, unknown>, field: string): string {
+  const json = JSON.stringify(value);
+  const max = TRACKING_EVENT_LIMITS.objectBytes;
+  if (json.length * 3 > max && Buffer.byteLength(json) > max) throw invalid(field, `must be at most ${max} bytes of JSON`);
+  return json;
+}
+
 /** A project_id the request names (query, body, metadata) must be the key's own. */
 function requireOwnProject(projectId: string, named: Array<string | null | undefined>): void {
   for (const value of named) {
@@ -91,8 +99,8 @@ async function toInput(deps: RouteDeps, event: TrackingEventBody, prefix: string
     signatureVerified,
     referrer,
     dedupId: dedupIdOf(event, prefix),
-    argsJson: JSON.stringify(event.args ?? {}),
-    metadataJson: JSON.stringify(event.metadata),
+    argsJson: boundedJson(event.args ?? {}, `${prefix}args`),
+    metadataJson: boundedJson(event.metadata, `${prefix}metadata`),
   };
 }
 

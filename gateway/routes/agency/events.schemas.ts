@@ -8,20 +8,11 @@ import { userIdentifier } from '../../http/params';
  * or as a batch. The agency checks the rules again (RecordTrackingEvents).
  */
 
-const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
-
-/** A free-form JSON object of at most TRACKING_EVENT_LIMITS.objectBytes bytes (args, metadata). */
-function boundedObject<T extends z.ZodType<Record<string, unknown>>>(schema: T): T {
-  return schema.refine((value) => jsonBytes(value) <= TRACKING_EVENT_LIMITS.objectBytes, {
-    message: `must be at most ${TRACKING_EVENT_LIMITS.objectBytes} bytes of JSON`,
-  });
-}
-
 /** A text the SDK may leave out, or send empty or null (document.referrer is "" without a referrer). */
 const optionalText = (max: number) => z.string().max(max).nullish();
 
-const metadataSchema = boundedObject(
-  z.looseObject({
+const metadataSchema = z
+  .looseObject({
     tracking_id: z
       .string()
       .min(1)
@@ -36,17 +27,17 @@ const metadataSchema = boundedObject(
     title: optionalText(256),
     tag: optionalText(256),
     dedup_id: z.union([z.string().min(1).max(TRACKING_EVENT_LIMITS.dedupIdLength), z.number().int()]).optional(),
-  }),
-).describe(`Free-form beside the fields listed; at most ${TRACKING_EVENT_LIMITS.objectBytes} bytes of JSON`);
+  })
+  .describe(`Free-form beside the fields listed; at most ${TRACKING_EVENT_LIMITS.objectBytes} bytes of JSON`);
 
-const argsSchema = boundedObject(
-  z.looseObject({
+const argsSchema = z
+  .looseObject({
     dedup_id: z.union([z.string().min(1).max(TRACKING_EVENT_LIMITS.dedupIdLength), z.number().int()]).optional(),
-  }),
-).describe(
-  `Free-form (pageview: page, locationOrigin); at most ${TRACKING_EVENT_LIMITS.objectBytes} bytes of JSON. ` +
-    '`dedup_id` here or in metadata: accepted once per project',
-);
+  })
+  .describe(
+    `Free-form (pageview: page, locationOrigin); at most ${TRACKING_EVENT_LIMITS.objectBytes} bytes of JSON. ` +
+      '`dedup_id` here or in metadata: accepted once per project',
+  );
 
 export const trackingEventSchema = z.strictObject({
   name: z.string().min(1).max(TRACKING_EVENT_LIMITS.nameLength).describe('pageview, connect_wallet, or a name of yours'),
