@@ -153,6 +153,8 @@ export class TrackingEventRepository {
       const table = sql.id(partition.name);
       const start = sql.lit(partition.start.toISOString());
       const end = sql.lit(partition.end.toISOString());
+      // No event of the month may land in the default partition between the move and the attach (which would then fail).
+      await sql`LOCK TABLE tracking_events_default IN ACCESS EXCLUSIVE MODE`.execute(trx);
       await sql`CREATE TABLE ${table} (LIKE tracking_events INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`.execute(trx);
       const moved = await sql`
         WITH moved AS (
