@@ -110,6 +110,7 @@ const outcome = (id: string, pendingReason: ConversionOutcome['pendingReason']):
     affiliate: { id: AFFILIATE, user: { identifier: '0x00000000000000000000000000000000000000af', identifierType: 'evm_address' } },
     master: null,
     tierId: null,
+    rebateBps: 0,
   },
   movements: [
     {

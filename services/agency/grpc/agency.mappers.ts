@@ -51,6 +51,7 @@ export function toAttributionMessage(result: AttributionResult): Attribution {
       affiliateStatus: AffiliateStatus.UNSPECIFIED,
       spreadBps: 0,
       affiliateFlagged: false,
+      userRebateRateBps: 0,
       error: { code, message, details },
     };
   }
@@ -64,6 +65,7 @@ export function toAttributionMessage(result: AttributionResult): Attribution {
     spreadBps: result.spreadBps,
     activeTierId: result.activeTierId ?? undefined,
     affiliateFlagged: result.affiliateFlagged,
+    userRebateRateBps: result.userRebateRateBps,
   };
 }
 

@@ -351,7 +351,7 @@ describe('paying conversions (domain)', () => {
          FROM claim.movements WHERE project_id = $1`,
         [projectId],
       ),
-    ).rejects.toMatchObject({ code: '23505', constraint: 'movements_conversion_kind_beneficiary_key' });
+    ).rejects.toMatchObject({ code: '23505', constraint: 'movements_conversion_kind_beneficiary_rebate_key' });
     expect(await movementsOf(harness, projectId)).toHaveLength(1);
   });
 

@@ -37,6 +37,7 @@ const attributed = (fields: Partial<Attribution> = {}): Attribution => ({
   affiliate: { id: 'aff-1', user: affiliateUser },
   master: null,
   tierId: null,
+  rebateBps: 0,
   ...fields,
 });
 const withMaster = (spreadBps: number, tierId: string | null = null): Attribution =>
