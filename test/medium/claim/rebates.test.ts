@@ -80,13 +80,13 @@ describe('rebates (domain)', () => {
 
   it.each([
     // reward 123,456 (10% of 1,234,567); 12.34%: 15,234.47 floors to 15,234
-    { rewardBase: '1234567', affiliate: { bps: 1_000 }, bps: 1_234, rebate: '15234', kept: '108222' },
+    { rewardBase: '1234567', affiliate: { bps: 1_000 }, bps: 1_234, reward: 123_456n, rebate: '15234', kept: '108222' },
     // a fixed reward of 999 at 19.99%: 199.7001 floors to 199
-    { rewardBase: '1', affiliate: { fixed: '999' }, bps: 1_999, rebate: '199', kept: '800' },
+    { rewardBase: '1', affiliate: { fixed: '999' }, bps: 1_999, reward: 999n, rebate: '199', kept: '800' },
     // the most a code gives: 20%, exactly
-    { rewardBase: '10000', affiliate: { fixed: '12345' }, bps: 2_000, rebate: '2469', kept: '9876' },
+    { rewardBase: '10000', affiliate: { fixed: '12345' }, bps: 2_000, reward: 12_345n, rebate: '2469', kept: '9876' },
     // 1 bps of 9,999: 0.9999 floors to nothing: no rebate movement, the affiliate keeps it all
-    { rewardBase: '1', affiliate: { fixed: '9999' }, bps: 1, rebate: null, kept: '9999' },
+    { rewardBase: '1', affiliate: { fixed: '9999' }, bps: 1, reward: 9_999n, rebate: null, kept: '9999' },
   ])('splits a reward of $affiliate at $bps bps exactly: rebate floor(reward × bps / 10,000), the affiliate the rest', async (row) => {
     const { projectId } = await project({ affiliate: row.affiliate });
     const { affiliate, user } = referredWithRebate(projectId, row.bps);
@@ -96,8 +96,7 @@ describe('rebates (domain)', () => {
     if (row.rebate !== null) expected.push(paid('end_user_payout', true, user, row.rebate));
     const written = await movements(projectId);
     expect(written).toEqual(expected);
-    const reward = 'fixed' in row.affiliate ? BigInt(row.affiliate.fixed) : (BigInt(row.rewardBase) * BigInt(row.affiliate.bps)) / 10_000n;
-    expect(written.reduce((sum, movement) => sum + BigInt(movement.amount), 0n)).toBe(reward);
+    expect(written.reduce((sum, movement) => sum + BigInt(movement.amount), 0n)).toBe(row.reward);
     expect(await frozenRate(projectId, input.id)).toBe(row.bps);
     // The user's rebate is in its end-user check; the affiliate's check holds what it kept.
     const checks = await rows<{ identifier: string; reason: string; amount: string }>(
