@@ -160,6 +160,7 @@ export function presentReversal(reversal: Reversal) {
     created_at: required(reversal.createdAt, 'created_at').toISOString(),
     movements: reversal.movements.map((part) => ({
       kind: nameOf(MovementKind, part.kind, 'kind'),
+      rebate: part.rebate,
       ...presentUser(part.beneficiary),
       currency_id: part.currencyId,
       amount: part.amount,

@@ -321,6 +321,7 @@ export const reverseConversionBody = z.strictObject({
 
 const movementReversalSchema = z.object({
   kind: z.enum(enumNames(MovementKind)),
+  rebate: z.boolean().describe('Whether the movement is the user’s rebate from the affiliate’s reward'),
   ...userFields,
   currency_id: z.string(),
   amount: z.string().describe('floor(movement amount × share_bps / 10000), base units'),

@@ -173,6 +173,7 @@ export function toReversalMessage(reversal: ReversalRecord): Reversal {
       claimCheckId: part.claimCheckId ?? undefined,
       fromCheck: part.fromCheck.toString(),
       toDebt: part.toDebt.toString(),
+      rebate: part.rebate,
     })),
   };
 }

@@ -269,6 +269,8 @@ export const EVENT_PAYLOADS = {
         was: z.enum(['pending', 'available']),
         from_check: baseUnits,
         to_debt: baseUnits,
+        /** Set on what came back from a rebate (as the processed event's payouts); absent otherwise. */
+        rebate: z.literal(true).optional(),
       }),
     ),
   }),

@@ -218,9 +218,18 @@ describe('rebates (domain)', () => {
       reversedBy: KEY,
     });
     // floor(833 × 0.3333) = 277, floor(170 × 0.3333) = 56
-    expect(reversal.movements.map((part) => [part.kind, part.amount]).sort()).toEqual([
-      ['affiliate_payout', 277n],
-      ['end_user_payout', 56n],
+    expect(reversal.movements.map((part) => [part.kind, part.rebate, part.amount])).toEqual([
+      ['affiliate_payout', false, 277n],
+      ['end_user_payout', true, 56n],
+    ]);
+    // The reversed event marks what came back from the rebate: the agency takes back from the affiliate only its own part.
+    const [event] = await rows<{ reversals: Array<{ kind: string; amount: string; rebate?: true }> }>(
+      `SELECT payload->'reversals' AS reversals FROM claim.outbox WHERE type = 'claim.conversion.reversed' AND payload->>'conversion_id' = $1`,
+      [input.id],
+    );
+    expect(event?.reversals.map((part) => [part.kind, part.amount, part.rebate])).toEqual([
+      ['affiliate_payout', '277', undefined],
+      ['end_user_payout', '56', true],
     ]);
     const checks = await rows<{ reason: string; amount: string }>(
       'SELECT reason, amount::text FROM claim.claim_checks WHERE project_id = $1 ORDER BY reason',
