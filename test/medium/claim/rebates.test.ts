@@ -309,6 +309,26 @@ describe('rebates (domain)', () => {
     ]);
   });
 
+  it('the ledger keeps the mark: never changed, only on an end user’s payout, one rebate per conversion and user', async () => {
+    const { projectId } = await project({ endUser: { fixed: '5' }, affiliate: { fixed: '1000' } });
+    const { user } = referredWithRebate(projectId, 1_000);
+    const input = conversion({ user });
+    await pay(projectId, [input]);
+    const [rebate] = await rows<{ id: string; claim_check_id: string; currency_id: string }>(
+      'SELECT id::text, claim_check_id, currency_id FROM claim.movements WHERE project_id = $1 AND rebate',
+      [projectId],
+    );
+    await expect(harness.sql.query('UPDATE claim.movements SET rebate = false WHERE id = $1', [rebate!.id])).rejects.toThrow(/append-only/);
+    const insert = (kind: string) =>
+      harness.sql.query(
+        `INSERT INTO claim.movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at, rebate)
+         VALUES ($1, $2, $3, 'evm_address', $4, $5, 1, $6, now(), now(), true)`,
+        [projectId, input.id, kind, user.identifier, rebate!.currency_id, rebate!.claim_check_id],
+      );
+    await expect(insert('affiliate_payout')).rejects.toMatchObject({ code: '23514', constraint: 'movements_rebate_kind_check' });
+    await expect(insert('end_user_payout')).rejects.toMatchObject({ code: '23505', constraint: 'movements_conversion_kind_beneficiary_rebate_key' });
+  });
+
   it('the processed event carries what the affiliate kept and the user’s rebate, marked', async () => {
     const { projectId } = await project({ affiliate: { fixed: '1000' } });
     const { affiliate, user } = referredWithRebate(projectId, 1_250);
