@@ -41,7 +41,7 @@ async function inSdkTerms<T>(call: Promise<T>): Promise<T> {
 }
 
 /** Only wallets that sign EIP-191 messages can prove themselves here. */
-function requireEvm(identifierType: string, field: string): void {
+export function requireEvm(identifierType: string, field: string): void {
   if (identifierType !== 'evm_address') {
     throw new HttpError(400, 'VALIDATION_FAILED', `${field}: must be evm_address: only wallets that sign EIP-191 messages are supported`, [
       { field, reason: 'must be evm_address' },
@@ -50,7 +50,7 @@ function requireEvm(identifierType: string, field: string): void {
 }
 
 /** The code appears in the message as a whole word (letter case ignored), not inside a longer code. */
-function namesCode(message: string, code: string): boolean {
+export function namesCode(message: string, code: string): boolean {
   const escaped = code.replace(/[-\\^$.*+?()[\]{}|]/g, '\\$&');
   return new RegExp(`(^|[^A-Za-z0-9_-])${escaped}($|[^A-Za-z0-9_-])`, 'i').test(message);
 }
@@ -123,14 +123,17 @@ export function sdkRoutes({ clients, signatures }: RouteDeps): AnyRoute[] {
         method: 'get',
         path: '/api/v1/affiliates/codes/:code/availability',
         operationId: 'isAffiliateCodeAvailableSdk',
-        summary: 'Whether the code could be registered now: free, and a valid code (Fuul.isAffiliateCodeAvailable)',
+        summary: 'Whether the code exists and has a use left (Fuul.isAffiliateCodeAvailable)',
+        description:
+          'As the SDK documents it: `available` when the code would refer a user now, an active affiliate’s code or an invite code of ' +
+          'an active affiliate with a use left (letter case ignored). Whether a code is free to register is isAffiliateCodeFree.',
         tags,
         auth: anyProjectKey,
-        responses: { 200: { description: '`available`: free and 3 to 32 of A-Z a-z 0-9 _ -', schema: codeAnswer('available') } },
+        responses: { 200: { description: '`available`: the code exists and has a use left', schema: codeAnswer('available') } },
       },
       async ({ params, caller }) => {
-        const { available } = await clients.agency.checkCode({ projectId: caller.projectId, code: params.code });
-        return { status: 200, body: { available } };
+        const { usable } = await clients.agency.checkCodeUsable({ projectId: caller.projectId, code: params.code });
+        return { status: 200, body: { available: usable } };
       },
     ),
     defineRoute(
@@ -163,7 +166,9 @@ export function sdkRoutes({ clients, signatures }: RouteDeps): AnyRoute[] {
           'The user proves its wallet with an EIP-191 signature of `signature_message`, which must name the code (letter case ignored): ' +
           'otherwise 400 SIGNATURE_MESSAGE_MISMATCH, or 400 INVALID_SIGNATURE (`invalid signature`) when the wallet did not sign it. ' +
           'Then as POST /api/v1/referrals: 201 referred, 200 already referred by this affiliate, 409 ALREADY_REFERRED or ' +
-          'AFFILIATE_SUSPENDED, 400 SELF_REFERRAL, 404 CODE_NOT_FOUND.',
+          'AFFILIATE_SUSPENDED, 400 SELF_REFERRAL, 404 CODE_NOT_FOUND. The code is an affiliate code or an invite code ' +
+          '(/referral_codes): an invite code refers the user to its affiliate and takes one of its uses in the same transaction, ' +
+          '409 CODE_EXHAUSTED when none is left (max_uses reached, or 0: disabled); a user already referred takes no use.',
         tags,
         auth: anyProjectKey,
         query: userQuery,
@@ -172,7 +177,7 @@ export function sdkRoutes({ clients, signatures }: RouteDeps): AnyRoute[] {
           200: { description: 'Already referred by this affiliate: the stored referral, unchanged', schema: referralSchema },
           201: { description: 'The referral', schema: referralSchema },
           404: { description: 'CODE_NOT_FOUND' },
-          409: { description: 'ALREADY_REFERRED or AFFILIATE_SUSPENDED' },
+          409: { description: 'ALREADY_REFERRED, AFFILIATE_SUSPENDED or CODE_EXHAUSTED' },
         },
       },
       async ({ params, query, body, caller }) => {
