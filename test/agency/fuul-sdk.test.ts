@@ -68,12 +68,12 @@ describe('the @fuul/sdk against the gateway', () => {
     expect(await Fuul.getAffiliateCode(other.address, UserIdentifierType.EvmAddress)).toBeNull();
   });
 
-  it('tells whether a code is free and available, whatever its letter case', async () => {
+  it('tells whether a code is free (nobody holds it) and available (it exists and refers), whatever its letter case', async () => {
     await createCode(await newWallet(), 'SdkCarol');
     expect(await Fuul.isAffiliateCodeFree('sdkcarol')).toBe(false);
-    expect(await Fuul.isAffiliateCodeAvailable('SDKCAROL')).toBe(false);
+    expect(await Fuul.isAffiliateCodeAvailable('SDKCAROL')).toBe(true);
     expect(await Fuul.isAffiliateCodeFree('sdk_nobody')).toBe(true);
-    expect(await Fuul.isAffiliateCodeAvailable('sdk_nobody')).toBe(true);
+    expect(await Fuul.isAffiliateCodeAvailable('sdk_nobody')).toBe(false);
     expect(await Fuul.isAffiliateCodeAvailable('no')).toBe(false);
   });
 
