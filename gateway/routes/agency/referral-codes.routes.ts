@@ -135,7 +135,11 @@ export function referralCodeRoutes({ clients, signatures }: RouteDeps): AnyRoute
         },
       },
       async ({ params, body, caller }) => {
-        const updated = await clients.agency.updateInviteCode({ projectId: caller.projectId, code: params.code, maxUses: body.max_uses ?? undefined });
+        const updated = await clients.agency.updateInviteCode({
+          projectId: caller.projectId,
+          code: params.code,
+          maxUses: body.max_uses ?? undefined,
+        });
         return { status: 200, body: presentUpdatedCode(updated) };
       },
     ),

@@ -9,7 +9,13 @@ const maxUses = z.number().int().min(0).max(INVITE_CODE_RULES.maxUses);
 export const generateCodesQuery = z.object({
   user_identifier: identifier,
   user_identifier_type: identifierTypeQuery,
-  quantity: z.coerce.number().int().min(1).max(INVITE_CODE_RULES.maxQuantity).default(1).describe(`Codes to generate, 1 to ${INVITE_CODE_RULES.maxQuantity}`),
+  quantity: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(INVITE_CODE_RULES.maxQuantity)
+    .default(1)
+    .describe(`Codes to generate, 1 to ${INVITE_CODE_RULES.maxQuantity}`),
   max_uses: z.coerce
     .number()
     .int()
@@ -33,7 +39,11 @@ export const endReferralQuery = z.object({
 });
 
 export const endReferralBody = z.strictObject({
-  signature: z.string().max(1_000).optional().describe('The referred user’s EIP-191 signature of signature_message; without it, an admin or service_role key'),
+  signature: z
+    .string()
+    .max(1_000)
+    .optional()
+    .describe('The referred user’s EIP-191 signature of signature_message; without it, an admin or service_role key'),
   signature_message: z.string().min(1).max(2_000).optional().describe('Any message that names the code (letter case ignored)'),
   chain_id: z.number().int().positive().optional().describe('Accepted for the SDK; signatures are checked as plain EIP-191 whatever the chain'),
 });

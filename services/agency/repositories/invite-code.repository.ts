@@ -119,7 +119,12 @@ export class InviteCodeRepository {
   }
 
   /** Sets a code's max_uses (null: unlimited, 0: disabled); the uses taken stay. Undefined when the project has no such invite code. */
-  async setMaxUses(projectId: string, code: string, maxUses: number | null, now: Date): Promise<{ code: string; maxUses: number | null; uses: number } | undefined> {
+  async setMaxUses(
+    projectId: string,
+    code: string,
+    maxUses: number | null,
+    now: Date,
+  ): Promise<{ code: string; maxUses: number | null; uses: number } | undefined> {
     const row = await this.db
       .updateTable('invite_codes')
       .set({ max_uses: maxUses, updated_at: now })

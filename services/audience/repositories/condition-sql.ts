@@ -50,7 +50,10 @@ export function compileCondition(condition: Condition | null, options: CompileOp
     return sql`SELECT NULL::text AS identifier_type, NULL::text AS identifier WHERE false`;
   }
   // A user known only by its tracking events is a user of the conditions that count events.
-  const compiler = new Compiler(options, leavesOf(condition).some((leaf) => leaf.kind === 'metric' && leaf.metric === 'event_count'));
+  const compiler = new Compiler(
+    options,
+    leavesOf(condition).some((leaf) => leaf.kind === 'metric' && leaf.metric === 'event_count'),
+  );
   const predicate = compiler.predicate(condition);
   return sql`
     SELECT u.identifier_type, u.identifier
