@@ -13,7 +13,7 @@ contract TestSmartWallet is IERC1271 {
     }
 
     function isValidSignature(bytes32 hash, bytes calldata signature) external view returns (bytes4) {
-        (address signer, ECDSA.RecoverError error, ) = ECDSA.tryRecover(hash, signature);
-        return error == ECDSA.RecoverError.NoError && signer == owner ? IERC1271.isValidSignature.selector : bytes4(0xffffffff);
+        (address signer, ECDSA.RecoverError failure, ) = ECDSA.tryRecover(hash, signature);
+        return failure == ECDSA.RecoverError.NoError && signer == owner ? IERC1271.isValidSignature.selector : bytes4(0xffffffff);
     }
 }
