@@ -67,7 +67,9 @@ export class WalletSignatures {
         return verifyEd25519Proof(proof, decodeSolanaAddress(proof.identifier), [Buffer.from(proof.message, 'utf8')]);
       case 'stellar_address':
         return verifyEd25519Proof(proof, decodeStellarPublicKey(proof.identifier), [
-          createHash('sha256').update(SEP53_PREFIX + proof.message, 'utf8').digest(),
+          createHash('sha256')
+            .update(SEP53_PREFIX + proof.message, 'utf8')
+            .digest(),
           Buffer.from(proof.message, 'utf8'),
         ]);
       default:

@@ -199,7 +199,13 @@ describe('wallet proofs: contract wallets (EIP-1271) and ed25519 keys', () => {
     it('creates a Solana wallet’s affiliate code through the SDK (base58 signature, signature_public_key), and refuses another key’s', async () => {
       const wallet = newSolanaWallet();
       const create = (code: string, signature: string, signaturePublicKey?: string) =>
-        Fuul.createAffiliateCode({ userIdentifier: wallet.address, identifierType: UserIdentifierType.SolanaAddress, code, signature, signaturePublicKey });
+        Fuul.createAffiliateCode({
+          userIdentifier: wallet.address,
+          identifierType: UserIdentifierType.SolanaAddress,
+          code,
+          signature,
+          signaturePublicKey,
+        });
       await expect(create('SolMallory', newSolanaWallet().sign(creationMessage('SolMallory')))).rejects.toBeInstanceOf(InvalidSignatureError);
       await expect(create('SolMallory', wallet.sign(creationMessage('SolMallory')), newSolanaWallet().address)).rejects.toBeInstanceOf(
         InvalidSignatureError,

@@ -205,7 +205,9 @@ const signatureContext = {
     .min(1)
     .max(200)
     .optional()
-    .describe('solana_address and stellar_address: the signing ed25519 key (base58, G… strkey, hex or base64); optional, and must be the address’s own'),
+    .describe(
+      'solana_address and stellar_address: the signing ed25519 key (base58, G… strkey, hex or base64); optional, and must be the address’s own',
+    ),
   account_chain_id: z
     .number()
     .int()
@@ -216,13 +218,17 @@ const signatureContext = {
 
 export const sdkCreateAffiliateBody = z.strictObject({
   address: identifier.describe('The wallet: an evm_address, solana_address or stellar_address'),
-  identifier_type: identifierType.default('evm_address').describe('evm_address, solana_address or stellar_address: the wallets whose signatures are checked'),
+  identifier_type: identifierType
+    .default('evm_address')
+    .describe('evm_address, solana_address or stellar_address: the wallets whose signatures are checked'),
   name: name.optional().describe('The affiliate’s name; the code when left out'),
   code,
   signature: z
     .string()
     .max(1_000)
-    .describe('The wallet’s signature of the configured message (AFFILIATE_CODE_MESSAGE_TEMPLATE) with {code} replaced (docs/affiliates.md#signatures)'),
+    .describe(
+      'The wallet’s signature of the configured message (AFFILIATE_CODE_MESSAGE_TEMPLATE) with {code} replaced (docs/affiliates.md#signatures)',
+    ),
   ...signatureContext,
 });
 
@@ -257,7 +263,9 @@ export const useCodeBody = z.strictObject({
     .int()
     .positive()
     .optional()
-    .describe('evm_address: the chain of a contract wallet (EIP-1271), which must be in the gateway’s CHAIN_RPC_URLS; a key’s own signature needs none'),
+    .describe(
+      'evm_address: the chain of a contract wallet (EIP-1271), which must be in the gateway’s CHAIN_RPC_URLS; a key’s own signature needs none',
+    ),
 });
 
 export const referrerSchema = z.object({

@@ -1,8 +1,8 @@
+import { generateKeyPairSync, sign as signRaw } from 'node:crypto';
 import { HttpError } from '../../../gateway/http/errors';
 import { requireWalletProof, type WalletProof, WalletSignatures } from '../../../gateway/auth/wallet-signatures';
-import { encodeBase58, encodeSignature, newSolanaWallet, newStellarWallet } from '../../helpers/ed25519-wallet';
+import { encodeBase58, encodeSignature, encodeStellarPublicKey, newSolanaWallet, newStellarWallet } from '../../helpers/ed25519-wallet';
 import { newWallet } from '../../helpers/wallet';
-import { sign as signRaw, generateKeyPairSync } from 'node:crypto';
 
 const signatures = new WalletSignatures('I confirm that I am creating the {code} code');
 const MESSAGE = 'I confirm that I am creating the Alice code';
@@ -18,7 +18,13 @@ describe('WalletSignatures.verify without a chain', () => {
 
   it('answers unverifiable, naming the chain, when a signature that is not the key’s own names a chain with no RPC URL', async () => {
     const wallet = await newWallet();
-    const proof = { identifier: wallet.address, identifierType: 'evm_address', message: MESSAGE, signature: await wallet.sign('other'), chainId: 8453 };
+    const proof = {
+      identifier: wallet.address,
+      identifierType: 'evm_address',
+      message: MESSAGE,
+      signature: await wallet.sign('other'),
+      chainId: 8453,
+    };
     const result = await signatures.verify(proof);
     expect(result).toEqual({ kind: 'unverifiable', reason: expect.stringContaining('chain 8453 is not configured (CHAIN_RPC_URLS)') });
     // The key's own signature needs no chain, whatever chain it names.
@@ -48,7 +54,7 @@ describe('WalletSignatures.verify without a chain', () => {
     expect(await signatures.verify(proof)).toEqual({ kind: 'invalid' });
   });
 
-  it('accepts a Stellar account’s SEP-53 signature (base64, hex or base58) and its signature of the bare message', async () => {
+  it('accepts a Stellar account’s SEP-53 signature in base64, hex or base58, with its key as signature_public_key', async () => {
     const wallet = newStellarWallet();
     const proof: WalletProof = { identifier: wallet.address, identifierType: 'stellar_address', message: MESSAGE, signature: wallet.sign(MESSAGE) };
     expect(await signatures.verify(proof)).toEqual({ kind: 'valid' });
@@ -63,10 +69,11 @@ describe('WalletSignatures.verify without a chain', () => {
 
   it('accepts a Stellar signature of the bare message', async () => {
     const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-    const { encodeStellarPublicKey } = await import('../../helpers/ed25519-wallet');
     const address = encodeStellarPublicKey(Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url'));
     const signature = encodeSignature(signRaw(null, Buffer.from(MESSAGE), privateKey), 'base64');
-    expect(await signatures.verify({ identifier: address, identifierType: 'stellar_address', message: MESSAGE, signature })).toEqual({ kind: 'valid' });
+    expect(await signatures.verify({ identifier: address, identifierType: 'stellar_address', message: MESSAGE, signature })).toEqual({
+      kind: 'valid',
+    });
   });
 
   it.each(['sui_address', 'xrpl_address', 'email'])('answers unverifiable for %s, whose signatures are not checked here', async (identifierType) => {
