@@ -75,10 +75,7 @@ export class ContractWallets {
     if (known) return known;
     const url = this.chains.rpcUrls.get(chainId);
     if (url === undefined) return Promise.reject(new Error(`chain ${chainId} has no JSON-RPC URL`));
-    const node = ethereum().then(({ http }) => {
-      const { request } = http(url, { timeout: this.chains.timeoutMs, retryCount: 0 })({ retryCount: 0 });
-      return request as RpcRequest;
-    });
+    const node = ethereum().then(({ http }): RpcRequest => http(url, { timeout: this.chains.timeoutMs, retryCount: 0 })({ retryCount: 0 }).request);
     this.nodes.set(chainId, node);
     return node;
   }

@@ -95,7 +95,7 @@ describe('verifyEd25519 (node:crypto)', () => {
     expect(verifyEd25519(key, Buffer.from('00', 'hex'), first.signature)).toBe(false);
     expect(verifyEd25519(Buffer.from(second.publicKey, 'hex'), Buffer.alloc(0), first.signature)).toBe(false);
     const flipped = Buffer.from(first.signature, 'hex');
-    flipped[10] ^= 1;
+    flipped.writeUInt8(flipped.readUInt8(10) ^ 1, 10);
     expect(verifyEd25519(key, Buffer.alloc(0), flipped.toString('hex'))).toBe(false);
     expect(verifyEd25519(key, Buffer.alloc(0), 'zz')).toBe(false);
     expect(verifyEd25519(key.subarray(0, 31), Buffer.alloc(0), first.signature)).toBe(false);
