@@ -526,8 +526,11 @@ const OPERATIONS: Record<string, Expected> = {
   },
   'POST /api/v1/affiliates': {
     security: 'apiKey:service_role,admin,read_only',
-    body: { properties: ['address', 'code', 'identifier_type', 'name', 'signature'], required: ['address', 'code', 'signature'] },
-    responses: api(201, 409, ...WITH_BODY),
+    body: {
+      properties: ['account_chain_id', 'address', 'code', 'identifier_type', 'name', 'signature', 'signature_public_key'],
+      required: ['address', 'code', 'signature'],
+    },
+    responses: api(201, 409, 422, ...WITH_BODY),
   },
   'GET /api/v1/affiliates/codes/{code}': { security: 'apiKey:service_role,admin,read_only', params: ['path:code'], responses: api(200, 404) },
   'GET /api/v1/affiliates/codes/{code}/availability': {
@@ -544,7 +547,7 @@ const OPERATIONS: Record<string, Expected> = {
     security: 'apiKey:service_role,admin,read_only',
     params: ['path:code', 'query:user_identifier', 'query:user_identifier_type'],
     body: { properties: ['chain_id', 'signature', 'signature_message'], required: ['signature', 'signature_message'] },
-    responses: api(200, 201, 404, 409, ...WITH_BODY),
+    responses: api(200, 201, 404, 409, 422, ...WITH_BODY),
   },
   'POST /api/v1/referral_codes': {
     security: 'apiKey:service_role,admin',
@@ -572,7 +575,7 @@ const OPERATIONS: Record<string, Expected> = {
     security: 'apiKey:service_role,admin,read_only',
     params: ['path:code', 'query:user_identifier', 'query:user_identifier_type', 'query:referrer_identifier', 'query:referrer_identifier_type'],
     body: { properties: ['chain_id', 'signature', 'signature_message'] },
-    responses: api(204, 403, 404, ...WITH_BODY),
+    responses: api(204, 403, 404, 422, ...WITH_BODY),
   },
   'POST /api/v1/projects/{projectId}/webhooks': {
     security: 'apiKey:admin',

@@ -18,7 +18,7 @@ import {
   updatedCodeSchema,
 } from './referral-codes.schemas';
 import { userQuery } from './agency.schemas';
-import { namesCode, requireEvm } from './sdk.routes';
+import { namesCode } from './sdk.routes';
 
 const tags = ['Invite codes (@fuul/sdk)'];
 
@@ -150,8 +150,9 @@ export function referralCodeRoutes({ clients, signatures }: RouteDeps): AnyRoute
         operationId: 'deleteReferralSdk',
         summary: 'Ends a user’s referral by a referrer through a code (Fuul.deleteReferral)',
         description:
-          'Signed by the referred user (an EIP-191 signature of `signature_message`, which must name the code: 400 ' +
-          'SIGNATURE_MESSAGE_MISMATCH, 400 INVALID_SIGNATURE), or, without a signature, by an admin or service_role key (403 ' +
+          'Signed by the referred user (a signature of `signature_message` as docs/affiliates.md#signatures describes, which must ' +
+          'name the code: 400 SIGNATURE_MESSAGE_MISMATCH, 400 INVALID_SIGNATURE, 422 SIGNATURE_UNVERIFIABLE or 503 ' +
+          'CHAIN_UNAVAILABLE when it cannot be checked), or, without a signature, by an admin or service_role key (403 ' +
           'FORBIDDEN for a read_only key). The referral leaves the user (who may then be referred again; the first referral wins ' +
           'again) and is kept in the referral history with who ended it; an invite code’s use stays counted, and conversions already ' +
           'attributed stay paid. 404 REFERRAL_NOT_FOUND when the user has no referral by that referrer through that code (also on a retry).',
@@ -163,12 +164,12 @@ export function referralCodeRoutes({ clients, signatures }: RouteDeps): AnyRoute
           204: { description: 'Ended' },
           403: { description: 'FORBIDDEN: no signature, and the key is read_only' },
           404: { description: 'REFERRAL_NOT_FOUND' },
+          422: { description: 'SIGNATURE_UNVERIFIABLE: the signature cannot be checked here' },
         },
       },
       async ({ params, query, body, caller }) => {
         const byUser = body.signature !== undefined;
         if (byUser) {
-          requireEvm(query.user_identifier_type, 'user_identifier_type');
           const message = body.signature_message ?? '';
           if (!namesCode(message, params.code)) {
             throw new HttpError(400, 'SIGNATURE_MESSAGE_MISMATCH', 'signature_message must name the code of the referral', [
@@ -180,6 +181,7 @@ export function referralCodeRoutes({ clients, signatures }: RouteDeps): AnyRoute
             identifierType: query.user_identifier_type,
             message,
             signature: body.signature!,
+            chainId: body.chain_id,
           });
         } else if (caller.role === 'read_only') {
           throw new HttpError(403, 'FORBIDDEN', 'without the user’s signature, only an admin or service_role key may end a referral');

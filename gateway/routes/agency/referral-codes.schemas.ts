@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { INVITE_CODE_RULES } from '../../../services/rules/contract-limits';
 import { pageQuery } from '../../http/list';
 import { identifierTypeQuery } from '../../http/params';
-import { identifier, timestamp } from './agency.schemas';
+import { identifier, timestamp, useCodeBody } from './agency.schemas';
 
 const maxUses = z.number().int().min(0).max(INVITE_CODE_RULES.maxUses);
 
@@ -38,15 +38,8 @@ export const endReferralQuery = z.object({
   referrer_identifier_type: identifierTypeQuery,
 });
 
-export const endReferralBody = z.strictObject({
-  signature: z
-    .string()
-    .max(1_000)
-    .optional()
-    .describe('The referred user’s EIP-191 signature of signature_message; without it, an admin or service_role key'),
-  signature_message: z.string().min(1).max(2_000).optional().describe('Any message that names the code (letter case ignored)'),
-  chain_id: z.number().int().positive().optional().describe('Accepted for the SDK; signatures are checked as plain EIP-191 whatever the chain'),
-});
+/** As a use's body (useCodeBody), every field optional: without a signature, an admin or service_role key ends the referral. */
+export const endReferralBody = useCodeBody.partial();
 
 export const generatedCodesSchema = z.array(z.object({ code: z.string() }));
 

@@ -40,15 +40,6 @@ async function inSdkTerms<T>(call: Promise<T>): Promise<T> {
   }
 }
 
-/** Only wallets that sign EIP-191 messages can prove themselves here. */
-export function requireEvm(identifierType: string, field: string): void {
-  if (identifierType !== 'evm_address') {
-    throw new HttpError(400, 'VALIDATION_FAILED', `${field}: must be evm_address: only wallets that sign EIP-191 messages are supported`, [
-      { field, reason: 'must be evm_address' },
-    ]);
-  }
-}
-
 /** The code appears in the message as a whole word (letter case ignored), not inside a longer code. */
 export function namesCode(message: string, code: string): boolean {
   const escaped = code.replace(/[-\\^$.*+?()[\]{}|]/g, '\\$&');
@@ -71,25 +62,30 @@ export function sdkRoutes({ clients, signatures }: RouteDeps): AnyRoute[] {
         operationId: 'createAffiliateCodeSdk',
         summary: 'A wallet becomes an affiliate of the key’s project with its first code (Fuul.createAffiliateCode)',
         description:
-          '`signature` is the wallet’s EIP-191 signature of the configured message (AFFILIATE_CODE_MESSAGE_TEMPLATE, by default ' +
-          '`I confirm that I am creating the {code} code`) with {code} replaced by the code as sent. Errors carry the messages the SDK ' +
-          'matches: `invalid signature` (400 INVALID_SIGNATURE), `address in use` (409 ADDRESS_IN_USE: the wallet is already an affiliate), ' +
-          '`code in use` (409 CODE_IN_USE: the project has the code in any letter case).',
+          '`signature` is the wallet’s signature of the configured message (AFFILIATE_CODE_MESSAGE_TEMPLATE, by default ' +
+          '`I confirm that I am creating the {code} code`) with {code} replaced by the code as sent: EIP-191 by an EVM key, EIP-1271 by a ' +
+          'contract wallet on `account_chain_id`, ed25519 by a Solana or Stellar key (docs/affiliates.md#signatures). Errors carry the ' +
+          'messages the SDK matches: `invalid signature` (400 INVALID_SIGNATURE), `address in use` (409 ADDRESS_IN_USE: the wallet is ' +
+          'already an affiliate), `code in use` (409 CODE_IN_USE: the project has the code in any letter case). A signature that cannot ' +
+          'be checked here answers 422 SIGNATURE_UNVERIFIABLE (e.g. a contract wallet on a chain not in CHAIN_RPC_URLS), or 503 ' +
+          'CHAIN_UNAVAILABLE when that chain does not answer.',
         tags,
         auth: anyProjectKey,
         body: sdkCreateAffiliateBody,
         responses: {
           201: { description: 'The affiliate and its code', schema: sdkCreatedAffiliateSchema },
           409: { description: '`address in use` or `code in use`' },
+          422: { description: 'SIGNATURE_UNVERIFIABLE: the signature cannot be checked here' },
         },
       },
       async ({ body, caller }) => {
-        requireEvm(body.identifier_type, 'identifier_type');
         await requireWalletProof(signatures, {
           identifier: body.address,
           identifierType: body.identifier_type,
           message: signatures.codeCreationMessage(body.code),
           signature: body.signature,
+          publicKey: body.signature_public_key,
+          chainId: body.account_chain_id,
         });
         const affiliate = await inSdkTerms(
           clients.agency.createAffiliate({
@@ -163,8 +159,10 @@ export function sdkRoutes({ clients, signatures }: RouteDeps): AnyRoute[] {
         operationId: 'useReferralCodeSdk',
         summary: 'A user accepts a referral code: the first referral wins (Fuul.useReferralCode)',
         description:
-          'The user proves its wallet with an EIP-191 signature of `signature_message`, which must name the code (letter case ignored): ' +
-          'otherwise 400 SIGNATURE_MESSAGE_MISMATCH, or 400 INVALID_SIGNATURE (`invalid signature`) when the wallet did not sign it. ' +
+          'The user proves its wallet with a signature of `signature_message` (docs/affiliates.md#signatures: EIP-191, EIP-1271 on ' +
+          '`chain_id`, ed25519), which must name the code (letter case ignored): otherwise 400 SIGNATURE_MESSAGE_MISMATCH, or 400 ' +
+          'INVALID_SIGNATURE (`invalid signature`) when the wallet did not sign it, 422 SIGNATURE_UNVERIFIABLE or 503 CHAIN_UNAVAILABLE ' +
+          'when it cannot be checked. ' +
           'Then as POST /api/v1/referrals: 201 referred, 200 already referred by this affiliate, 409 ALREADY_REFERRED or ' +
           'AFFILIATE_SUSPENDED, 400 SELF_REFERRAL, 404 CODE_NOT_FOUND. The code is an affiliate code or an invite code ' +
           '(/referral_codes): an invite code refers the user to its affiliate and takes one of its uses in the same transaction, ' +
@@ -178,10 +176,10 @@ export function sdkRoutes({ clients, signatures }: RouteDeps): AnyRoute[] {
           201: { description: 'The referral', schema: referralSchema },
           404: { description: 'CODE_NOT_FOUND' },
           409: { description: 'ALREADY_REFERRED, AFFILIATE_SUSPENDED or CODE_EXHAUSTED' },
+          422: { description: 'SIGNATURE_UNVERIFIABLE: the signature cannot be checked here' },
         },
       },
       async ({ params, query, body, caller }) => {
-        requireEvm(query.user_identifier_type, 'user_identifier_type');
         if (!namesCode(body.signature_message, params.code)) {
           throw new HttpError(400, 'SIGNATURE_MESSAGE_MISMATCH', 'signature_message must name the code being used', [
             { field: 'signature_message', reason: `does not name the code ${params.code}` },
@@ -192,6 +190,7 @@ export function sdkRoutes({ clients, signatures }: RouteDeps): AnyRoute[] {
           identifierType: query.user_identifier_type,
           message: body.signature_message,
           signature: body.signature,
+          chainId: body.chain_id,
         });
         return recordReferral(clients, {
           projectId: caller.projectId,
