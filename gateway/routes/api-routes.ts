@@ -8,6 +8,7 @@ import { applicationRoutes } from './agency/applications.routes';
 import { programSettingsRoutes } from './agency/program-settings.routes';
 import { referralRoutes } from './agency/referrals.routes';
 import { sdkRoutes } from './agency/sdk.routes';
+import { referralCodeRoutes } from './agency/referral-codes.routes';
 import { tierProtectionRoutes } from './agency/tier-protection.routes';
 import { audienceSegmentRoutes } from './audience/audience-segments.routes';
 import { audienceDashboardRoutes } from './audience/audiences.routes';
@@ -58,6 +59,7 @@ export function apiRoutes(deps: RouteDeps, system: SystemDeps): AnyRoute[] {
     ...affiliatePortalStatsRoutes(deps),
     ...referralRoutes(deps),
     ...sdkRoutes(deps),
+    ...referralCodeRoutes(deps),
     ...masterRoutes(deps),
     ...tierProtectionRoutes(deps),
     ...applicationRoutes(deps),
