@@ -32,7 +32,7 @@ export const REFERRAL_CODE_RULES = {
 } as const;
 
 /**
- * A code's user rebate rate (agency, docs/affiliates.md#user-rebate-rates): the share of the affiliate's
+ * A code's user rebate rate (agency, docs/affiliates.md#changing-a-code-and-user-rebate-rates): the share of the affiliate's
  * reward that goes to the users it referred through the code. The @fuul/sdk sends it as a fraction with
  * at most two decimals (0 to 0.2); it is kept in basis points (0 to 2,000).
  */
