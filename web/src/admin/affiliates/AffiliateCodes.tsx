@@ -45,8 +45,8 @@ export function AffiliateCodes({ identifier, identifierType, codes }: { identifi
               <td className="number">{code.clicks === null ? '—' : code.clicks.toLocaleString('en-US')}</td>
               <td>{code.rebate_rate === null ? 'none' : `${toPercent(code.rebate_rate)}%`}</td>
               <td>
-                <button type="button" onClick={() => setEditing(code)} aria-label={`Edit the rebate rate of ${code.code}`}>
-                  Edit rate…
+                <button type="button" onClick={() => setEditing(code)}>
+                  Edit rate…<span className="visually-hidden"> ({code.code})</span>
                 </button>
               </td>
             </tr>
