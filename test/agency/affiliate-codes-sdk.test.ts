@@ -1,6 +1,7 @@
 import { CodeInUseError, Fuul, InvalidSignatureError, UserIdentifierType } from '@fuul/sdk';
 import { conversionBody, createCurrency, putTerms, sendAttributedConversions } from '../claim/claim-fixtures';
-import { startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { audienceEventsProjected } from '../helpers/agency-projections';
+import { createSegment, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
 import { newWallet, type TestWallet } from '../helpers/wallet';
 
@@ -247,5 +248,19 @@ describe('affiliate codes through the @fuul/sdk', () => {
       { code: 'FigOne', clicks: 3 },
       { code: 'FigTwo', clicks: 1 },
     ]);
+  });
+
+  it('names the affiliate’s current tier with its slug', async () => {
+    const tier = await createSegment(stack, project, { name: 'Gold Tier 2', tier_rank: 1 });
+    const wallet = await newWallet();
+    await createCode(wallet, 'Tiered');
+    const entry = await stack.api.post(`/api/v1/projects/${project.id}/audiences/${tier.id}/entries`, {
+      key: project.keys.admin,
+      body: { identifier: wallet.address, identifier_type: 'evm_address' },
+    });
+    expect(entry.status).toBe(201);
+    // The agency answers tiers from its projection of the audience's events.
+    await audienceEventsProjected(stack);
+    expect((await info(wallet)).current_tier).toEqual({ id: tier.id, name: 'Gold Tier 2', rank: 1, slug: 'gold-tier-2' });
   });
 });

@@ -246,8 +246,13 @@ export function sdkRoutes({ clients, signatures, affiliateMessages }: RouteDeps)
         method: 'get',
         path: '/api/v1/affiliates/:address',
         operationId: 'getAffiliateSdk',
-        summary: 'An affiliate of the key’s project and its codes (Fuul.getAffiliateCode)',
-        description: '404 AFFILIATE_NOT_FOUND when the wallet is no affiliate of the project (the SDK then answers null).',
+        summary: 'An affiliate of the key’s project and its codes with their figures (Fuul.getAffiliateInfo, Fuul.getAffiliateCode)',
+        description:
+          'Each code (oldest first) with its `uses` and `total_users` (users referred through it), `clicks` (one per tracking id and UTC ' +
+          'day of a pageview naming it), `total_earnings` (the affiliate’s payouts for those users’ conversions, net of reversals, in ' +
+          'whole units of each payout currency summed: USD when the project pays in a USD stablecoin) and `rebate_rate`, counted in one ' +
+          'statement for all the codes; `current_tier` with its `slug` (its name in lower case, other characters runs of -). ' +
+          '404 AFFILIATE_NOT_FOUND when the wallet is no affiliate of the project (the SDK then answers null).',
         tags,
         auth: anyProjectKey,
         query: affiliateQuery,
