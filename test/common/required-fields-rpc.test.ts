@@ -49,6 +49,8 @@ describe('services refuse a request without a required field', () => {
     ['FlagAffiliate without user', () => clients.agency.flagAffiliate({ projectId: project.id, reason: 'odd' }), 'user'],
     ['UnflagAffiliate without user', () => clients.agency.unflagAffiliate({ projectId: project.id }), 'user'],
     ['AddAffiliateCode without user', () => clients.agency.addAffiliateCode({ projectId: project.id, code: 'alice_code' }), 'user'],
+    ['UpdateAffiliateCode without user', () => clients.agency.updateAffiliateCode({ projectId: project.id, code: 'alice_code' }), 'user'],
+    ['SetCodeRebateRate without user', () => clients.agency.setCodeRebateRate({ projectId: project.id, code: 'alice_code' }), 'user'],
     ['CreateReferral without user', () => clients.agency.createReferral({ projectId: project.id, code: 'alice_code' }), 'user'],
     ['ResolveAttribution without at', () => clients.agency.resolveAttribution({ projectId: project.id, user }), 'at'],
     [
