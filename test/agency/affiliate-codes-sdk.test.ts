@@ -152,6 +152,15 @@ describe('affiliate codes through the @fuul/sdk', () => {
     await expect(setRate(wallet, 'RebBase', 0.15, 0.2)).rejects.toBeInstanceOf(InvalidSignatureError);
     await expect(setRate(wallet, 'RebBase', 0.25)).rejects.toThrow(/rebate_rate/);
     await expect(setRate(wallet, 'RebBase', 0.075)).rejects.toThrow(/rebate_rate/);
+    // In the standard error body, before any signature is looked at.
+    const raw = await stack.api.post(`/api/v1/affiliates/${wallet.address}/rebate-rate`, {
+      key: project.keys.readOnly,
+      body: { identifier_type: 'evm_address', code: 'RebBase', signature: '0x00', rebate_rate: 0.3 },
+    });
+    expect(raw).toMatchObject({
+      status: 400,
+      body: { status: 400, code: 'VALIDATION_FAILED', message: expect.stringContaining('rebate_rate'), details: [{ field: 'rebate_rate' }] },
+    });
     await expect(setRate(wallet, 'NotMine', 0.1)).rejects.toThrow(/holds no code/);
     expect(await storedRates(wallet)).toEqual([
       { code: 'RebBase', user_rebate_rate_bps: null },
