@@ -107,7 +107,8 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
 
       addAffiliateCode: async (req) => affiliateMessage(await domain.affiliates.addCode(req.projectId, requireField(req.user, 'user'), req.code)),
 
-      updateAffiliateCode: async (req) => affiliateMessage(await domain.affiliates.updateCode(req.projectId, requireField(req.user, 'user'), req.code)),
+      updateAffiliateCode: async (req) =>
+        affiliateMessage(await domain.affiliates.updateCode(req.projectId, requireField(req.user, 'user'), req.code)),
 
       setCodeRebateRate: async (req) =>
         affiliateMessage(

@@ -8,7 +8,14 @@ import type { AffiliateStatus } from '../domain/vocabulary';
 import { affiliateCreatedEvent, statusChangedEvent } from './agency-events';
 import { findAffiliateId, lockAffiliate } from './affiliate-lock';
 import { type AffiliateFilters, type AffiliateListRecord, type AffiliateSort, DEFAULT_AFFILIATE_SORT, listAffiliates } from './affiliate-list';
-import { type AffiliateCodeRecord, type AffiliateCodeStatsRecord, type AffiliateRecord, type ProfileRecord, profileColumns, toAffiliateRecord } from './affiliate-record';
+import {
+  type AffiliateCodeRecord,
+  type AffiliateCodeStatsRecord,
+  type AffiliateRecord,
+  type ProfileRecord,
+  profileColumns,
+  toAffiliateRecord,
+} from './affiliate-record';
 import { type AffiliateMetricsRecord, createAffiliateMetrics, metricsOf } from './affiliate-metrics.repository';
 
 export interface NewAffiliate extends ProfileRecord {
