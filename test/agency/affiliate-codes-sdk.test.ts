@@ -4,6 +4,7 @@ import { audienceEventsProjected } from '../helpers/agency-projections';
 import { createSegment, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
 import { newWallet, type TestWallet } from '../helpers/wallet';
+import { newSolanaWallet } from '../helpers/ed25519-wallet';
 
 /** The messages the gateway asks an affiliate to sign by default (the AFFILIATE_*_MESSAGE_TEMPLATE settings). */
 const creationMessage = (code: string) => `I confirm that I am creating the ${code} code`;
@@ -271,5 +272,41 @@ describe('affiliate codes through the @fuul/sdk', () => {
     // The agency answers tiers from its projection of the audience's events.
     await audienceEventsProjected(stack);
     expect((await info(wallet)).current_tier).toEqual({ id: tier.id, name: 'Gold Tier 2', rank: 1, slug: 'gold-tier-2' });
+  });
+
+  it('takes the signature_public_key of a Solana affiliate in the code and rate updates, and refuses another key', async () => {
+    const wallet = newSolanaWallet();
+    const SOLANA = UserIdentifierType.SolanaAddress;
+    await Fuul.createAffiliateCode({
+      userIdentifier: wallet.address,
+      identifierType: SOLANA,
+      code: 'SolRate',
+      signature: wallet.sign(creationMessage('SolRate')),
+      signaturePublicKey: wallet.address,
+      userRebateRate: 0.02,
+    });
+    const update = (signaturePublicKey: string) =>
+      Fuul.updateAffiliateCode({
+        userIdentifier: wallet.address,
+        identifierType: SOLANA,
+        code: 'SolRateTwo',
+        signature: wallet.sign(updateMessage('SolRateTwo')),
+        signaturePublicKey,
+      });
+    await expect(update(newSolanaWallet().address)).rejects.toBeInstanceOf(InvalidSignatureError);
+    await update(wallet.address);
+    await Fuul.updateRebateRate({
+      userIdentifier: wallet.address,
+      identifierType: SOLANA,
+      code: 'SolRateTwo',
+      rebateRate: 0.04,
+      signature: wallet.sign(rebateMessage('SolRateTwo', 0.04), 'base64'),
+      signaturePublicKey: wallet.address,
+    });
+    const affiliate = (await Fuul.getAffiliateInfo(wallet.address, SOLANA))!;
+    expect(affiliate.codes.map(({ code, rebate_rate }) => ({ code, rebate_rate }))).toEqual([
+      { code: 'SolRate', rebate_rate: 0.02 },
+      { code: 'SolRateTwo', rebate_rate: 0.04 },
+    ]);
   });
 });
