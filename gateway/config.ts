@@ -80,6 +80,25 @@ const gatewayEnv = z.object({
   CHAIN_RPC_URLS: optionalEnv(z.string()),
   /** Longest a contract wallet's signature check may wait for its chain; then the request answers 503. */
   CHAIN_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  /**
+   * What an affiliate's wallet signs to change its code through POST /api/v1/affiliates/:user_identifier
+   * (the @fuul/sdk's updateAffiliateCode); {code} stands for the new code.
+   */
+  AFFILIATE_CODE_UPDATE_MESSAGE_TEMPLATE: z
+    .string()
+    .max(500)
+    .refine((template) => template.includes('{code}'), 'must contain {code}, where the new code goes')
+    .default('I confirm that I am updating my code to {code}'),
+  /**
+   * What an affiliate's wallet signs to set a code's user rebate rate through
+   * POST /api/v1/affiliates/:user_identifier/rebate-rate (the @fuul/sdk's updateRebateRate); {code} stands
+   * for the code as sent, {rate} for the rate as sent (e.g. 0.05).
+   */
+  AFFILIATE_REBATE_MESSAGE_TEMPLATE: z
+    .string()
+    .max(500)
+    .refine((template) => template.includes('{code}') && template.includes('{rate}'), 'must contain {code} and {rate}')
+    .default('I confirm that I am setting the rebate rate of {code} to {rate}'),
   /** Lifetime of a wallet session token. */
   SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
 });

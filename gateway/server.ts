@@ -16,6 +16,7 @@ import { SessionTokens } from './auth/session-token';
 import { SignInNonceStore } from './auth/sign-in-nonce-store';
 import { SignInService } from './auth/siwe';
 import { WalletSignatures } from './auth/wallet-signatures';
+import { AffiliateMessages } from './auth/affiliate-messages';
 import { createServiceClients } from './clients';
 import type { GatewayConfig } from './config';
 import { bindGatewayListeners } from './http/gateway-listeners';
@@ -145,6 +146,10 @@ async function composeGateway(config: GatewayConfig, logger: Logger, clock: Cloc
       access,
       signIn,
       signatures,
+      affiliateMessages: new AffiliateMessages({
+        codeUpdate: config.AFFILIATE_CODE_UPDATE_MESSAGE_TEMPLATE,
+        rebateRate: config.AFFILIATE_REBATE_MESSAGE_TEMPLATE,
+      }),
       clock,
       sharedReads: metrics.sharedReads,
       keyRevoked: async (keyId) => {

@@ -25,6 +25,7 @@ const routeDeps: RouteDeps = {
   access: notAvailable('access'),
   signIn: notAvailable('signIn'),
   signatures: notAvailable('signatures'),
+  affiliateMessages: notAvailable('affiliateMessages'),
   clock: notAvailable('clock'),
   sharedReads: () => notAvailable('sharedReads'),
   keyRevoked: () => Promise.reject(new Error('keyRevoked is not available while writing the OpenAPI document')),

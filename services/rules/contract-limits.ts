@@ -44,6 +44,13 @@ export const INVITE_CODE_RULES = {
   alphabet: '23456789ABCDEFGHJKMNPQRSTUVWXYZ',
 } as const;
 
+/**
+ * A code's user rebate rate (agency, docs/affiliates.md#changing-a-code-and-user-rebate-rates): the share of the affiliate's
+ * reward that goes to the users it referred through the code. The @fuul/sdk sends it as a fraction with
+ * at most two decimals (0 to 0.2); it is kept in basis points (0 to 2,000).
+ */
+export const USER_REBATE_RATE_RULES = { maxRate: 0.2, maxBps: 2_000, decimals: 2 } as const;
+
 /** Lengths of the agency's text fields, in characters after trimming. */
 export const AGENCY_TEXT_LIMITS = {
   nameLength: 200,

@@ -88,6 +88,7 @@ describe('the @fuul/sdk against the gateway', () => {
       referrer_code: null,
       referrer_codes: [],
       referred_at: null,
+      referrer_user_rebate_rate: null,
     });
     const referred = await stack.api.post('/api/v1/referrals', {
       key: project.keys.service,
@@ -101,6 +102,7 @@ describe('the @fuul/sdk against the gateway', () => {
       referrer_code: 'SdkDave',
       referrer_codes: ['SdkDave'],
       referred_at: stack.clock.now().toISOString(),
+      referrer_user_rebate_rate: null,
     });
   });
 

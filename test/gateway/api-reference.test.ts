@@ -405,6 +405,12 @@ const OPERATIONS: Record<string, Expected> = {
     body: { properties: ['code'], required: ['code'] },
     responses: api(201, 404, 409, ...WITH_BODY),
   },
+  'PATCH /api/v1/projects/{projectId}/affiliates/{userIdentifier}/codes/{code}': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:userIdentifier', 'path:code', 'query:identifier_type?'],
+    body: { properties: ['rebate_rate'], required: ['rebate_rate'] },
+    responses: api(200, 404, ...WITH_BODY),
+  },
   'POST /api/v1/projects/{projectId}/affiliate-portal/codes': {
     security: 'walletSession',
     params: ['path:projectId'],
@@ -527,10 +533,28 @@ const OPERATIONS: Record<string, Expected> = {
   'POST /api/v1/affiliates': {
     security: 'apiKey:service_role,admin,read_only',
     body: {
-      properties: ['account_chain_id', 'address', 'code', 'identifier_type', 'name', 'signature', 'signature_public_key'],
+      properties: ['account_chain_id', 'address', 'code', 'identifier_type', 'name', 'signature', 'signature_public_key', 'user_rebate_rate'],
       required: ['address', 'code', 'signature'],
     },
     responses: api(201, 409, 422, ...WITH_BODY),
+  },
+  'POST /api/v1/affiliates/{address}': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['path:address'],
+    body: {
+      properties: ['account_chain_id', 'code', 'identifier_type', 'signature', 'signature_public_key', 'user_identifier'],
+      required: ['code', 'signature'],
+    },
+    responses: api(200, 404, 409, 422, ...WITH_BODY),
+  },
+  'POST /api/v1/affiliates/{address}/rebate-rate': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['path:address'],
+    body: {
+      properties: ['account_chain_id', 'code', 'identifier_type', 'rebate_rate', 'signature', 'signature_public_key', 'source_project_id'],
+      required: ['code', 'signature', 'rebate_rate'],
+    },
+    responses: api(200, 404, 422, ...WITH_BODY),
   },
   'GET /api/v1/affiliates/codes/{code}': { security: 'apiKey:service_role,admin,read_only', params: ['path:code'], responses: api(200, 404) },
   'GET /api/v1/affiliates/codes/{code}/availability': {

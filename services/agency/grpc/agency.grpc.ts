@@ -29,16 +29,20 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
           await domain.affiliates.create(
             req.projectId,
             requireField(req.user, 'user'),
-            { name: req.name, region: req.region, code: req.code },
+            { name: req.name, region: req.region, code: req.code, codeRebateRateBps: req.userRebateRateBps ?? null },
             req.actor?.apiKeyId ?? null,
           ),
         ),
 
-      // The detail carries the affiliate's figures as the list shows them.
+      // The detail carries the affiliate's figures as the list shows them, and each code's.
       getAffiliate: async (req) => {
         const record = await domain.affiliates.get(req.projectId, requireField(req.user, 'user'));
-        const [view, metrics] = await Promise.all([domain.details.describeOne(record), domain.affiliates.metricsOf(req.projectId, [record.id])]);
-        return { ...toAffiliateMessage(view), metrics: toAffiliateMetricsMessage(metrics.get(record.id)!) };
+        const [view, metrics, codeStats] = await Promise.all([
+          domain.details.describeOne(record),
+          domain.affiliates.metricsOf(req.projectId, [record.id]),
+          domain.affiliates.codeStats(req.projectId, record.id),
+        ]);
+        return { ...toAffiliateMessage(view, codeStats), metrics: toAffiliateMetricsMessage(metrics.get(record.id)!) };
       },
 
       updateAffiliate: async (req) =>
@@ -103,6 +107,14 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
         affiliateMessage(await domain.affiliates.unflag(req.projectId, requireField(req.user, 'user'), req.actor?.apiKeyId ?? null)),
 
       addAffiliateCode: async (req) => affiliateMessage(await domain.affiliates.addCode(req.projectId, requireField(req.user, 'user'), req.code)),
+
+      updateAffiliateCode: async (req) =>
+        affiliateMessage(await domain.affiliates.updateCode(req.projectId, requireField(req.user, 'user'), req.code)),
+
+      setCodeRebateRate: async (req) =>
+        affiliateMessage(
+          await domain.affiliates.setRebateRate(req.projectId, requireField(req.user, 'user'), req.code, req.userRebateRateBps ?? null),
+        ),
 
       checkCode: async (req) => domain.affiliates.checkCode(req.projectId, req.code),
 

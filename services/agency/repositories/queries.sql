@@ -36,7 +36,7 @@ LEFT JOIN LATERAL (
 ) ct ON true
 LEFT JOIN LATERAL (
   SELECT json_agg(json_build_array(c.code, c.created_at,
-           (SELECT count(*) FROM referrals r WHERE r.affiliate_id = c.affiliate_id AND r.code = c.code)) ORDER BY c.id) AS list
+           (SELECT count(*) FROM referrals r WHERE r.affiliate_id = c.affiliate_id AND r.code = c.code), c.user_rebate_rate_bps) ORDER BY c.id) AS list
   FROM affiliate_codes c WHERE c.affiliate_id = a.id
 ) codes ON true
 LEFT JOIN LATERAL (

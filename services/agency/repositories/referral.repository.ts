@@ -34,6 +34,8 @@ export interface ReferrerRecord {
   name: string;
   /** Oldest first. */
   codes: string[];
+  /** The user rebate rate (basis points) of the code the user was referred through; null: none. */
+  referralCodeRebateRateBps: number | null;
 }
 
 /**
@@ -145,9 +147,21 @@ export class ReferralRepository {
     if (!referral) return undefined;
     const [affiliate, codes] = await Promise.all([
       this.db.selectFrom('affiliates').select('name').where('id', '=', referral.affiliate.id).executeTakeFirstOrThrow(),
-      this.db.selectFrom('affiliate_codes').select('code').where('affiliate_id', '=', referral.affiliate.id).orderBy('id').execute(),
+      this.db
+        .selectFrom('affiliate_codes')
+        .select(['code', 'user_rebate_rate_bps'])
+        .where('affiliate_id', '=', referral.affiliate.id)
+        .orderBy('id')
+        .execute(),
     ]);
-    return { referral, name: affiliate.name, codes: codes.map((row) => row.code) };
+    // A referral keeps its code as registered, and codes are never renamed: the same text.
+    const through = codes.find((row) => row.code === referral.code);
+    return {
+      referral,
+      name: affiliate.name,
+      codes: codes.map((row) => row.code),
+      referralCodeRebateRateBps: through?.user_rebate_rate_bps ?? null,
+    };
   }
 }
 
