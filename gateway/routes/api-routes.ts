@@ -6,6 +6,7 @@ import { masterRoutes } from './agency/masters.routes';
 import { affiliateRoutes } from './agency/affiliates.routes';
 import { applicationRoutes } from './agency/applications.routes';
 import { programSettingsRoutes } from './agency/program-settings.routes';
+import { trackingEventRoutes } from './agency/tracking-events.routes';
 import { referralRoutes } from './agency/referrals.routes';
 import { sdkRoutes } from './agency/sdk.routes';
 import { tierProtectionRoutes } from './agency/tier-protection.routes';
@@ -58,6 +59,7 @@ export function apiRoutes(deps: RouteDeps, system: SystemDeps): AnyRoute[] {
     ...affiliatePortalStatsRoutes(deps),
     ...referralRoutes(deps),
     ...sdkRoutes(deps),
+    ...trackingEventRoutes(deps),
     ...masterRoutes(deps),
     ...tierProtectionRoutes(deps),
     ...applicationRoutes(deps),

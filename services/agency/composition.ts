@@ -27,6 +27,8 @@ import { AttributionRepository } from './repositories/attribution.repository';
 import { ReferralRepository } from './repositories/referral.repository';
 import { ReferredUsersRepository } from './repositories/referred-users.repository';
 import { SegmentTierRepository } from './repositories/segment-tier.repository';
+import { TrackingProcessingService } from './domain/tracking-processing.service';
+import { TrackingRepository } from './repositories/tracking.repository';
 
 /** The agency service's rules, each with its real repositories. */
 export interface AgencyDomain {
@@ -44,6 +46,8 @@ export interface AgencyDomain {
   metrics: AffiliateMetricsService;
   /** The program URL and referral link template of a project. */
   programSettings: ProgramSettingsService;
+  /** What stored tracking events cause (clicks, links, referrals, counts), and their list. */
+  tracking: TrackingProcessingService;
 }
 
 export interface AgencyDomainDeps {
@@ -82,5 +86,6 @@ export function buildAgencyDomain({ db, clock, logger, audience, outbox, paidCon
     ),
     metrics: new AffiliateMetricsService(new AffiliateMetricsRepository(db), paidConversions, clock, logger),
     programSettings: new ProgramSettingsService(new ProgramSettingsRepository(db), clock, logger),
+    tracking: new TrackingProcessingService(new TrackingRepository(db), clock, logger, outbox),
   };
 }

@@ -12,6 +12,7 @@ import { activityHandlers } from './activity.grpc';
 import { toAffiliateMessage, toAffiliateMetricsMessage, toAttributionMessage, toReferralMessage, toReferrerMessage } from './agency.mappers';
 import { masterHandlers } from './masters.grpc';
 import { programHandlers } from './programs.grpc';
+import { trackingHandlers } from './tracking.grpc';
 
 /**
  * Translates protobuf <-> domain and delegates; no rules live here. Fields the contract requires
@@ -121,6 +122,7 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
       ...masterHandlers(domain),
       ...programHandlers(domain),
       ...activityHandlers(domain),
+      ...trackingHandlers(domain),
     },
     logger,
     // Each item of a batch is checked alone (AttributionService), so one bad item fails alone.

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { UserIdentifier } from '../../rules/identifiers';
 import { appendOutboxEvents } from '../../platform/outbox/append';
 import type { AgencyDatabase } from '../database';
@@ -46,49 +46,7 @@ export class ReferralRepository {
    * updates that row) either lands before (and the code refers nobody) or after this referral.
    */
   async refer(projectId: string, user: UserIdentifier, code: string, now: Date): Promise<ReferralOutcome> {
-    return this.db.transaction().execute(async (trx) => {
-      // The metrics projection's shared lock first (as its events take it): a referral's end user is
-      // counted either wholly before a rebuild's recomputation or after it.
-      await lockProjectMetrics(trx, projectId, 'shared');
-      const holder = await trx
-        .selectFrom('affiliate_codes as c')
-        .innerJoin('affiliates as a', 'a.id', 'c.affiliate_id')
-        .select(['a.id', 'a.identifier', 'a.identifier_type', 'a.status', 'c.code'])
-        .where('c.project_id', '=', projectId)
-        .where(sql`lower(c.code)`, '=', code.toLowerCase())
-        .forShare('a')
-        .executeTakeFirst();
-      if (!holder) return { kind: 'no_code' };
-      const affiliate: AffiliateRefRecord = { id: holder.id, user: { identifier: holder.identifier, identifierType: holder.identifier_type } };
-      if (holder.identifier === user.identifier && holder.identifier_type === user.identifierType) return { kind: 'self_referral', affiliate };
-
-      if ((holder.status satisfies AffiliateStatus) === 'active') {
-        const inserted = await trx
-          .insertInto('referrals')
-          .values({
-            project_id: projectId,
-            identifier_type: user.identifierType,
-            identifier: user.identifier,
-            affiliate_id: holder.id,
-            code: holder.code,
-            referred_at: now,
-          })
-          .onConflict((oc) => oc.columns(['project_id', 'identifier_type', 'identifier']).doNothing())
-          .returning('referred_at')
-          .executeTakeFirst();
-        if (inserted) {
-          // One more end user of the affiliate (the list's end_users), counted exactly when the referral is written.
-          await countReferredUser(trx, projectId, holder.id, now);
-          // The audience's metrics (referred_users) learn of it from this event, which exists exactly when the referral does.
-          await appendOutboxEvents(trx, now, [referralCreatedEvent({ projectId, user, affiliate, referredAt: inserted.referred_at })]);
-          return { kind: 'created', referral: { user, affiliate, code: holder.code, referredAt: inserted.referred_at } };
-        }
-      }
-      // Referred already (by this affiliate or another), or the code's affiliate is suspended.
-      const existing = await findReferral(trx, projectId, user);
-      if (existing) return { kind: 'existing', referral: existing, sameAffiliate: existing.affiliate.id === holder.id };
-      return { kind: 'suspended', affiliate };
-    });
+    return this.db.transaction().execute(async (trx) => referWithin(trx, projectId, user, code, now));
   }
 
   async findReferrer(projectId: string, user: UserIdentifier): Promise<ReferrerRecord | undefined> {
@@ -100,6 +58,60 @@ export class ReferralRepository {
     ]);
     return { referral, name: affiliate.name, codes: codes.map((row) => row.code) };
   }
+}
+
+/**
+ * The referral rule inside a transaction the caller holds (the repository's own, or the tracking batch's:
+ * services/agency/repositories/tracking-processing.repository.ts), so a referral and what caused it commit together.
+ */
+export async function referWithin(
+  trx: Transaction<AgencyDatabase>,
+  projectId: string,
+  user: UserIdentifier,
+  code: string,
+  now: Date,
+): Promise<ReferralOutcome> {
+  // The metrics projection's shared lock first (as its events take it): a referral's end user is
+  // counted either wholly before a rebuild's recomputation or after it.
+  await lockProjectMetrics(trx, projectId, 'shared');
+  const holder = await trx
+    .selectFrom('affiliate_codes as c')
+    .innerJoin('affiliates as a', 'a.id', 'c.affiliate_id')
+    .select(['a.id', 'a.identifier', 'a.identifier_type', 'a.status', 'c.code'])
+    .where('c.project_id', '=', projectId)
+    .where(sql`lower(c.code)`, '=', code.toLowerCase())
+    .forShare('a')
+    .executeTakeFirst();
+  if (!holder) return { kind: 'no_code' };
+  const affiliate: AffiliateRefRecord = { id: holder.id, user: { identifier: holder.identifier, identifierType: holder.identifier_type } };
+  if (holder.identifier === user.identifier && holder.identifier_type === user.identifierType) return { kind: 'self_referral', affiliate };
+
+  if ((holder.status satisfies AffiliateStatus) === 'active') {
+    const inserted = await trx
+      .insertInto('referrals')
+      .values({
+        project_id: projectId,
+        identifier_type: user.identifierType,
+        identifier: user.identifier,
+        affiliate_id: holder.id,
+        code: holder.code,
+        referred_at: now,
+      })
+      .onConflict((oc) => oc.columns(['project_id', 'identifier_type', 'identifier']).doNothing())
+      .returning('referred_at')
+      .executeTakeFirst();
+    if (inserted) {
+      // One more end user of the affiliate (the list's end_users), counted exactly when the referral is written.
+      await countReferredUser(trx, projectId, holder.id, now);
+      // The audience's metrics (referred_users) learn of it from this event, which exists exactly when the referral does.
+      await appendOutboxEvents(trx, now, [referralCreatedEvent({ projectId, user, affiliate, referredAt: inserted.referred_at })]);
+      return { kind: 'created', referral: { user, affiliate, code: holder.code, referredAt: inserted.referred_at } };
+    }
+  }
+  // Referred already (by this affiliate or another), or the code's affiliate is suspended.
+  const existing = await findReferral(trx, projectId, user);
+  if (existing) return { kind: 'existing', referral: existing, sameAffiliate: existing.affiliate.id === holder.id };
+  return { kind: 'suspended', affiliate };
 }
 
 async function findReferral(db: Kysely<AgencyDatabase>, projectId: string, user: UserIdentifier): Promise<ReferralRecord | undefined> {
