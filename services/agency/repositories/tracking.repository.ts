@@ -100,63 +100,15 @@ export class TrackingRepository {
   }
 
   async apply(batchId: string, now: Date): Promise<BatchApplyResult> {
-    const nothing: BatchApplyResult = { applied: false, events: 0, clicks: 0, referrals: 0, wroteEvents: false };
     return this.db.transaction().execute(async (trx) => {
       const batch = await trx
         .selectFrom('tracking_event_batches')
-        .select(['project_id', 'received_at', 'processed_at', 'failed_at'])
+        .select(['id', 'project_id', 'received_at', 'processed_at', 'failed_at'])
         .where('id', '=', batchId)
         .forUpdate()
         .executeTakeFirst();
-      if (!batch || batch.processed_at !== null || batch.failed_at !== null) return nothing;
-      const projectId = batch.project_id;
-      const events: StoredEvent[] = await trx
-        .selectFrom('tracking_events')
-        .select(['id', 'name', 'tracking_id', 'identifier_type', 'identifier', 'signature_verified', 'referrer', 'received_at'])
-        .where('batch_id', '=', batchId)
-        .where('project_id', '=', projectId)
-        .orderBy('received_at')
-        .orderBy('id')
-        .execute();
-
-      const outcomes: Outcome[] = [];
-      // Pageviews first: a batch that holds a pageview and the connect_wallet after it attributes to that click.
-      const clicks = await recordClicks(
-        trx,
-        projectId,
-        events.filter((event) => event.name === PAGEVIEW && event.referrer !== null),
-        outcomes,
-      );
-      let referrals = 0;
-      const connects = events.filter((event) => event.name === CONNECT_WALLET);
-      if (connects.length > 0) {
-        const settings = await attributionSettings(trx, projectId);
-        for (const event of connects) {
-          const outcome = await connectWallet(trx, projectId, event, settings, now);
-          if (outcome.outcome === 'referred') referrals += 1;
-          outcomes.push(outcome);
-        }
-      }
-      if (outcomes.length > 0) {
-        await trx
-          .insertInto('tracking_event_outcomes')
-          .values(
-            outcomes.map((outcome) => ({
-              project_id: projectId,
-              event_id: outcome.eventId,
-              outcome: outcome.outcome,
-              affiliate_id: outcome.affiliateId,
-              code: outcome.code,
-              decided_at: now,
-            })),
-          )
-          .onConflict((conflict) => conflict.column('event_id').doNothing())
-          .execute();
-      }
-      const counted = userEventCounts(projectId, events);
-      if (counted) await appendOutboxEvents(trx, now, [counted]);
-      await trx.updateTable('tracking_event_batches').set({ processed_at: now }).where('id', '=', batchId).execute();
-      return { applied: true, events: events.length, clicks, referrals, wroteEvents: counted !== undefined || referrals > 0 };
+      if (!batch || batch.processed_at !== null || batch.failed_at !== null) return { ...NOTHING };
+      return applyLocked(trx, batch, now);
     });
   }
 
@@ -229,6 +181,130 @@ export class TrackingRepository {
       })),
     };
   }
+}
+
+const NOTHING: BatchApplyResult = { applied: false, events: 0, clicks: 0, referrals: 0, wroteEvents: false };
+
+interface LockedBatch {
+  id: string;
+  project_id: string;
+  received_at: Date;
+}
+
+/**
+ * Applies a batch whose row the transaction has locked (and found pending). Batches are processed
+ * concurrently, so a connect_wallet's batch may run before the batch of the pageview that came
+ * before it: the pending batches received no later that hold a pageview of the same tracking ids are
+ * locked first (waiting for one another worker is applying) and, when still pending, applied here,
+ * older first. Locks go from newer batches to older ones only, so two workers never wait on each other.
+ */
+async function applyLocked(trx: Transaction<AgencyDatabase>, batch: LockedBatch, now: Date): Promise<BatchApplyResult> {
+  const projectId = batch.project_id;
+  const events: StoredEvent[] = await trx
+    .selectFrom('tracking_events')
+    .select(['id', 'name', 'tracking_id', 'identifier_type', 'identifier', 'signature_verified', 'referrer', 'received_at'])
+    .where('batch_id', '=', batch.id)
+    .where('project_id', '=', projectId)
+    .orderBy('received_at')
+    .orderBy('id')
+    .execute();
+  const connects = events.filter((event) => event.name === CONNECT_WALLET);
+  const total: BatchApplyResult = { applied: true, events: events.length, clicks: 0, referrals: 0, wroteEvents: false };
+  if (connects.length > 0) {
+    for (const earlier of await lockEarlierPageviewBatches(trx, batch, [...new Set(connects.map((event) => event.tracking_id))])) {
+      const result = await applyLocked(trx, earlier, now);
+      total.clicks += result.clicks;
+      total.referrals += result.referrals;
+      total.wroteEvents ||= result.wroteEvents;
+    }
+  }
+
+  const outcomes: Outcome[] = [];
+  // Pageviews first: a batch that holds a pageview and the connect_wallet after it attributes to that click.
+  total.clicks += await recordClicks(
+    trx,
+    projectId,
+    events.filter((event) => event.name === PAGEVIEW && event.referrer !== null),
+    outcomes,
+  );
+  if (connects.length > 0) {
+    const settings = await attributionSettings(trx, projectId);
+    for (const event of connects) {
+      const outcome = await connectWallet(trx, projectId, event, settings, now);
+      if (outcome.outcome === 'referred') {
+        total.referrals += 1;
+        total.wroteEvents = true;
+      }
+      outcomes.push(outcome);
+    }
+  }
+  if (outcomes.length > 0) {
+    await trx
+      .insertInto('tracking_event_outcomes')
+      .values(
+        outcomes.map((outcome) => ({
+          project_id: projectId,
+          event_id: outcome.eventId,
+          outcome: outcome.outcome,
+          affiliate_id: outcome.affiliateId,
+          code: outcome.code,
+          decided_at: now,
+        })),
+      )
+      .onConflict((conflict) => conflict.column('event_id').doNothing())
+      .execute();
+  }
+  const counted = userEventCounts(projectId, events);
+  if (counted) {
+    await appendOutboxEvents(trx, now, [counted]);
+    total.wroteEvents = true;
+  }
+  await trx.updateTable('tracking_event_batches').set({ processed_at: now }).where('id', '=', batch.id).execute();
+  return total;
+}
+
+/**
+ * The pending batches of the project received no later than `batch` that hold a pageview of one of
+ * `trackingIds`, locked (FOR UPDATE waits for a worker applying one; a batch it finished is then no
+ * longer pending and is left out), answered oldest first, the order they are applied in.
+ */
+async function lockEarlierPageviewBatches(trx: Transaction<AgencyDatabase>, batch: LockedBatch, trackingIds: string[]): Promise<LockedBatch[]> {
+  const candidates = await trx
+    .selectFrom('tracking_event_batches as b')
+    .select('b.id')
+    .where('b.processed_at', 'is', null)
+    .where('b.failed_at', 'is', null)
+    .where('b.project_id', '=', batch.project_id)
+    .where('b.received_at', '<=', batch.received_at)
+    .where('b.id', '<>', batch.id)
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('tracking_events as e')
+          .select(sql`1`.as('one'))
+          .whereRef('e.batch_id', '=', 'b.id')
+          .where('e.name', '=', PAGEVIEW)
+          .where('e.referrer', 'is not', null)
+          .where('e.tracking_id', 'in', trackingIds),
+      ),
+    )
+    // Newest first: every transaction holds its own batch and then locks older ones in descending order, so
+    // two workers never wait on each other in a cycle (PostgreSQL's deadlock detection, and the job's retry, remain the backstop).
+    .orderBy('b.received_at', 'desc')
+    .orderBy('b.id', 'desc')
+    .execute();
+  const locked: LockedBatch[] = [];
+  for (const candidate of candidates) {
+    const row = await trx
+      .selectFrom('tracking_event_batches')
+      .select(['id', 'project_id', 'received_at'])
+      .where('id', '=', candidate.id)
+      .where('processed_at', 'is', null)
+      .where('failed_at', 'is', null)
+      .forUpdate()
+      .executeTakeFirst();
+    if (row) locked.push(row);
+  }
+  return locked.reverse();
 }
 
 /**

@@ -177,6 +177,43 @@ describe('tracking batch processing (domain)', () => {
       expect(await referrals(projectId)).toEqual([]);
     });
 
+    it('applies a pending earlier batch holding a pageview of the same tracking id first, whichever job runs first', async () => {
+      const projectId = newProject();
+      const alice = await newAffiliate(harness, projectId, 'Alice');
+      const visitor = newTrackingId();
+      const user = newUser();
+      const click = await insertTrackingBatch(harness.db, projectId, harness.clock.now(), [pageview(visitor, alice.code)]);
+      const unrelated = await insertTrackingBatch(harness.db, projectId, harness.clock.now(), [pageview(newTrackingId(), alice.code)]);
+      harness.clock.advance(1_000);
+      const connect = await insertTrackingBatch(harness.db, projectId, harness.clock.now(), [connectWallet(visitor, user)]);
+      expect(await tracking().apply(connect.batchId)).toMatchObject({ applied: true, clicks: 1, referrals: 1 });
+      expect(await outcomes([...click.eventIds, ...connect.eventIds])).toEqual([
+        { outcome: 'click', affiliate_id: alice.affiliate.id, code: alice.code.toLowerCase() },
+        { outcome: 'referred', affiliate_id: alice.affiliate.id, code: alice.code.toLowerCase() },
+      ]);
+      // The pageview's own job then finds its batch processed; a batch of other tracking ids was left to its job.
+      expect((await tracking().apply(click.batchId)).applied).toBe(false);
+      expect(await tracking().pending(10_000)).toEqual(expect.arrayContaining([unrelated.batchId]));
+      expect(await clicks(projectId)).toHaveLength(1);
+    });
+
+    it('refers every wallet exactly once when the batches of 20 visitors (pageview, then connect_wallet) are applied concurrently in any order', async () => {
+      const projectId = newProject();
+      const alice = await newAffiliate(harness, projectId, 'Alice');
+      const batches: string[] = [];
+      for (let n = 0; n < 20; n++) {
+        const visitor = newTrackingId();
+        batches.push((await insertTrackingBatch(harness.db, projectId, harness.clock.now(), [pageview(visitor, alice.code)])).batchId);
+        harness.clock.advance(10);
+        batches.push((await insertTrackingBatch(harness.db, projectId, harness.clock.now(), [connectWallet(visitor, newUser())])).batchId);
+      }
+      // Connects first, then pageviews: the worst order; a deadlock's loser would throw, as its job would retry.
+      const order = [...batches.filter((_, n) => n % 2 === 1).reverse(), ...batches.filter((_, n) => n % 2 === 0)];
+      await Promise.all(order.map((batchId) => tracking().apply(batchId)));
+      expect(await referrals(projectId)).toHaveLength(20);
+      expect(await clicks(projectId)).toHaveLength(20);
+    });
+
     it('keeps a tracking id’s first link when another wallet connects with it', async () => {
       const projectId = newProject();
       const visitor = newTrackingId();
