@@ -18,7 +18,7 @@ export interface TrackingEventListFilter {
 }
 
 /**
- * What stored tracking events cause (docs/tracking.md): clicks of codes, links of tracking ids to
+ * What stored tracking events cause (docs/affiliates.md, clicks and referrals from tracking events): clicks of codes, links of tracking ids to
  * wallets, referrals through the referral rule, and the per-user counts other services read. A batch is
  * applied by a job (../jobs/process-tracking-batch.job.ts) once, whatever is retried.
  */

@@ -67,7 +67,7 @@ export interface TrackingEventRecord {
 }
 
 /**
- * The processing half of tracking (migration 0020, docs/tracking.md): a stored batch is applied in ONE
+ * The processing half of tracking (migration 0020, docs/affiliates.md, clicks and referrals from tracking events): a stored batch is applied in ONE
  * transaction that locks its row, does everything the batch causes (clicks, links, referrals, outcomes,
  * the counts event) and sets `processed_at`; a batch found processed is skipped, so a retried or
  * redelivered job, or two workers at once, apply it exactly once.
