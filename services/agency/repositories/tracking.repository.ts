@@ -230,7 +230,7 @@ async function applyLocked(trx: Transaction<AgencyDatabase>, batch: LockedBatch,
   if (connects.length > 0) {
     const settings = await attributionSettings(trx, projectId);
     for (const event of connects) {
-      const outcome = await connectWallet(trx, projectId, event, settings, now);
+      const outcome = await connectWallet(trx, projectId, event, settings);
       if (outcome.outcome === 'referred') {
         total.referrals += 1;
         total.wroteEvents = true;
@@ -364,15 +364,14 @@ async function attributionSettings(trx: Transaction<AgencyDatabase>, projectId: 
  * A connect_wallet: unverified (no verified signature, or no valid user) does nothing; otherwise the
  * tracking id is linked to the wallet (the first link stays) and the click of the tracking id the
  * settings pick within the window before the event refers the wallet through the referral rule
- * (first referral wins, no self-referral, a suspended affiliate refers nobody). The referral is dated
- * when the wallet connected (the event's received_at), not when the batch was processed.
+ * (first referral wins, no self-referral, a suspended affiliate refers nobody). The link and the
+ * referral are dated when the wallet connected (the event's received_at), not when the batch was processed.
  */
 async function connectWallet(
   trx: Transaction<AgencyDatabase>,
   projectId: string,
   event: StoredEvent,
   settings: AttributionSettings,
-  now: Date,
 ): Promise<Outcome> {
   const unverified: Outcome = { eventId: event.id, outcome: 'unverified', affiliateId: null, code: null };
   if (!event.signature_verified || event.identifier === null || event.identifier_type === null) return unverified;
@@ -386,7 +385,7 @@ async function connectWallet(
       tracking_id: event.tracking_id,
       identifier_type: user.identifierType,
       identifier: user.identifier,
-      linked_at: now,
+      linked_at: event.received_at,
     })
     .onConflict((conflict) => conflict.columns(['project_id', 'tracking_id']).doNothing())
     .execute();
