@@ -210,8 +210,10 @@ async function applyLocked(trx: Transaction<AgencyDatabase>, batch: LockedBatch,
     .execute();
   const connects = events.filter((event) => event.name === CONNECT_WALLET);
   const total: BatchApplyResult = { applied: true, events: events.length, clicks: 0, referrals: 0, wroteEvents: false };
-  if (connects.length > 0) {
-    for (const earlier of await lockEarlierPageviewBatches(trx, batch, [...new Set(connects.map((event) => event.tracking_id))])) {
+  const settings = connects.length > 0 ? await attributionSettings(trx, projectId) : undefined;
+  if (settings) {
+    const trackingIds = [...new Set(connects.map((event) => event.tracking_id))];
+    for (const earlier of await lockEarlierPageviewBatches(trx, batch, trackingIds, settings.windowDays)) {
       const result = await applyLocked(trx, earlier, now);
       total.clicks += result.clicks;
       total.referrals += result.referrals;
@@ -227,8 +229,7 @@ async function applyLocked(trx: Transaction<AgencyDatabase>, batch: LockedBatch,
     events.filter((event) => event.name === PAGEVIEW && event.referrer !== null),
     outcomes,
   );
-  if (connects.length > 0) {
-    const settings = await attributionSettings(trx, projectId);
+  if (settings) {
     for (const event of connects) {
       const outcome = await connectWallet(trx, projectId, event, settings);
       if (outcome.outcome === 'referred') {
@@ -264,11 +265,16 @@ async function applyLocked(trx: Transaction<AgencyDatabase>, batch: LockedBatch,
 }
 
 /**
- * The pending batches of the project received no later than `batch` that hold a pageview of one of
+ * The pending batches of the project received no later than `batch` (and within the attribution window before it) that hold a pageview of one of
  * `trackingIds`, locked (FOR UPDATE waits for a worker applying one; a batch it finished is then no
  * longer pending and is left out), answered oldest first, the order they are applied in.
  */
-async function lockEarlierPageviewBatches(trx: Transaction<AgencyDatabase>, batch: LockedBatch, trackingIds: string[]): Promise<LockedBatch[]> {
+async function lockEarlierPageviewBatches(
+  trx: Transaction<AgencyDatabase>,
+  batch: LockedBatch,
+  trackingIds: string[],
+  windowDays: number,
+): Promise<LockedBatch[]> {
   const candidates = await trx
     .selectFrom('tracking_event_batches as b')
     .select('b.id')
@@ -276,6 +282,8 @@ async function lockEarlierPageviewBatches(trx: Transaction<AgencyDatabase>, batc
     .where('b.failed_at', 'is', null)
     .where('b.project_id', '=', batch.project_id)
     .where('b.received_at', '<=', batch.received_at)
+    // A batch older than the window holds no click the connect_wallets could take.
+    .where('b.received_at', '>=', new Date(batch.received_at.getTime() - windowDays * DAY_MS))
     .where('b.id', '<>', batch.id)
     .where(({ exists, selectFrom }) =>
       exists(
