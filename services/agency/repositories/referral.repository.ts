@@ -70,6 +70,8 @@ export async function referWithin(
   user: UserIdentifier,
   code: string,
   now: Date,
+  /** When the user was referred, if not now (a tracking batch processed after the wallet connected). */
+  referredAt: Date = now,
 ): Promise<ReferralOutcome> {
   // The metrics projection's shared lock first (as its events take it): a referral's end user is
   // counted either wholly before a rebuild's recomputation or after it.
@@ -95,7 +97,7 @@ export async function referWithin(
         identifier: user.identifier,
         affiliate_id: holder.id,
         code: holder.code,
-        referred_at: now,
+        referred_at: referredAt,
       })
       .onConflict((oc) => oc.columns(['project_id', 'identifier_type', 'identifier']).doNothing())
       .returning('referred_at')

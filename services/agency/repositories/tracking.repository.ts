@@ -231,7 +231,7 @@ async function applyLocked(trx: Transaction<AgencyDatabase>, batch: LockedBatch,
   );
   if (settings) {
     for (const event of connects) {
-      const outcome = await connectWallet(trx, projectId, event, settings);
+      const outcome = await connectWallet(trx, projectId, event, settings, now);
       if (outcome.outcome === 'referred') {
         total.referrals += 1;
         total.wroteEvents = true;
@@ -380,6 +380,7 @@ async function connectWallet(
   projectId: string,
   event: StoredEvent,
   settings: AttributionSettings,
+  now: Date,
 ): Promise<Outcome> {
   const unverified: Outcome = { eventId: event.id, outcome: 'unverified', affiliateId: null, code: null };
   if (!event.signature_verified || event.identifier === null || event.identifier_type === null) return unverified;
@@ -409,7 +410,7 @@ async function connectWallet(
     .limit(1)
     .executeTakeFirst();
   if (!click) return { eventId: event.id, outcome: 'no_click', affiliateId: null, code: null };
-  return referralOutcome(event.id, click.code, await referWithin(trx, projectId, user, click.code, event.received_at));
+  return referralOutcome(event.id, click.code, await referWithin(trx, projectId, user, click.code, now, event.received_at));
 }
 
 function referralOutcome(eventId: string, code: string, result: ReferralOutcome): Outcome {

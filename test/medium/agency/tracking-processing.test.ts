@@ -125,6 +125,29 @@ describe('tracking batch processing (domain)', () => {
       ]);
     });
 
+    it('dates the referral and the link when the wallet connected, however late the batch is processed', async () => {
+      const projectId = newProject();
+      const alice = await newAffiliate(harness, projectId, 'Alice');
+      const visitor = newTrackingId();
+      const user = newUser();
+      const connectedAt = harness.clock.now();
+      const { batchId } = await insertTrackingBatch(harness.db, projectId, connectedAt, [
+        pageview(visitor, alice.code),
+        connectWallet(visitor, user),
+      ]);
+      harness.clock.advance(600_000);
+      await tracking().apply(batchId);
+      expect((await referrals(projectId))[0]).toMatchObject({ referred_at: connectedAt });
+      expect((await links(projectId))[0]).toMatchObject({ linked_at: connectedAt });
+      const { rows } = await harness.sql.query(
+        `SELECT created_at, payload->>'referred_at' AS referred_at FROM agency.outbox WHERE project_id = $1 AND type = 'agency.referral.created'`,
+        [projectId],
+      );
+      expect(rows).toEqual([{ created_at: harness.clock.now(), referred_at: connectedAt.toISOString() }]);
+      const processed = await harness.sql.query('SELECT processed_at FROM agency.tracking_event_batches WHERE id = $1', [batchId]);
+      expect(processed.rows).toEqual([{ processed_at: harness.clock.now() }]);
+    });
+
     it('attributes a connect_wallet to a click of the same batch', async () => {
       const projectId = newProject();
       const alice = await newAffiliate(harness, projectId, 'Alice');
