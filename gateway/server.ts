@@ -116,11 +116,16 @@ async function composeGateway(config: GatewayConfig, logger: Logger, clock: Cloc
   if (!subscribed || !noncesReady) logger.warn('Redis is not reachable yet: API keys are not cached and wallet sign-in answers 503 until it is');
   const clients = createServiceClients(config);
   const sessions = new SessionTokens(config.SESSION_SECRET, config.SESSION_TTL_SECONDS, clock);
+  const signatures = new WalletSignatures(config.AFFILIATE_CODE_MESSAGE_TEMPLATE, {
+    rpcUrls: config.chainRpcUrls,
+    timeoutMs: config.CHAIN_RPC_TIMEOUT_MS,
+  });
   const signIn = new SignInService(
     nonces,
     sessions,
     { domain: config.SIWE_DOMAIN, uri: config.SIWE_URI, chainId: config.SIWE_CHAIN_ID, nonceTtlSeconds: config.SIWE_NONCE_TTL_SECONDS },
     clock,
+    signatures,
   );
   const authenticator = new Authenticator(
     access,
@@ -139,7 +144,7 @@ async function composeGateway(config: GatewayConfig, logger: Logger, clock: Cloc
       clients,
       access,
       signIn,
-      signatures: new WalletSignatures(config.AFFILIATE_CODE_MESSAGE_TEMPLATE),
+      signatures,
       clock,
       sharedReads: metrics.sharedReads,
       keyRevoked: async (keyId) => {

@@ -9,6 +9,7 @@ import { programSettingsRoutes } from './agency/program-settings.routes';
 import { trackingEventRoutes } from './agency/tracking-events.routes';
 import { referralRoutes } from './agency/referrals.routes';
 import { sdkRoutes } from './agency/sdk.routes';
+import { referralCodeRoutes } from './agency/referral-codes.routes';
 import { tierProtectionRoutes } from './agency/tier-protection.routes';
 import { audienceSegmentRoutes } from './audience/audience-segments.routes';
 import { audienceDashboardRoutes } from './audience/audiences.routes';
@@ -60,6 +61,7 @@ export function apiRoutes(deps: RouteDeps, system: SystemDeps): AnyRoute[] {
     ...referralRoutes(deps),
     ...sdkRoutes(deps),
     ...trackingEventRoutes(deps),
+    ...referralCodeRoutes(deps),
     ...masterRoutes(deps),
     ...tierProtectionRoutes(deps),
     ...applicationRoutes(deps),

@@ -11,7 +11,7 @@ export interface RouteDeps {
   access: AccessService;
   /** Sign-In with Ethereum: issues nonces and exchanges signed messages for session tokens. */
   signIn: SignInService;
-  /** EIP-191 signatures of the SDK-style self-service paths (affiliate codes, referral code use). */
+  /** Wallet signatures (EIP-191, EIP-1271 on CHAIN_RPC_URLS, ed25519) of the SDK-style self-service paths and sign-in. */
   signatures: WalletSignatures;
   /** "Now", for what a route keeps for a while (a leaderboard page's snapshot). */
   clock: Clock;

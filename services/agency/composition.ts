@@ -14,6 +14,7 @@ import { ProgramSettingsService } from './domain/program-settings.service';
 import { TierProtectionService } from './domain/tier-protection.service';
 import { AttributionService } from './domain/attribution.service';
 import { ReferralService } from './domain/referral.service';
+import { InviteCodeService } from './domain/invite-code.service';
 import { AffiliateHistoryRepository } from './repositories/affiliate-history.repository';
 import { AffiliateMetricsRepository } from './repositories/affiliate-metrics.repository';
 import { AffiliateRepository } from './repositories/affiliate.repository';
@@ -25,6 +26,7 @@ import { ProgramSettingsRepository } from './repositories/program-settings.repos
 import { TierProtectionRepository } from './repositories/tier-protection.repository';
 import { AttributionRepository } from './repositories/attribution.repository';
 import { ReferralRepository } from './repositories/referral.repository';
+import { InviteCodeRepository } from './repositories/invite-code.repository';
 import { ReferredUsersRepository } from './repositories/referred-users.repository';
 import { SegmentTierRepository } from './repositories/segment-tier.repository';
 import { TrackingProcessingService } from './domain/tracking-processing.service';
@@ -34,6 +36,8 @@ import { TrackingRepository } from './repositories/tracking.repository';
 export interface AgencyDomain {
   affiliates: AffiliateService;
   referrals: ReferralService;
+  /** Invite codes: generated for an affiliate, each with its max_uses. */
+  inviteCodes: InviteCodeService;
   attribution: AttributionService;
   masters: MasterService;
   tierProtection: TierProtectionService;
@@ -73,6 +77,7 @@ export function buildAgencyDomain({ db, clock, logger, audience, outbox, paidCon
   return {
     affiliates: new AffiliateService(affiliates, clock, logger, outbox),
     referrals: new ReferralService(new ReferralRepository(db), clock, logger, outbox),
+    inviteCodes: new InviteCodeService(new InviteCodeRepository(db), clock, logger),
     attribution: new AttributionService(new AttributionRepository(db)),
     masters: new MasterService(masters, new MasterMetricsRepository(db), clock, logger),
     tierProtection: new TierProtectionService(protections, audience, clock, logger),

@@ -12,6 +12,8 @@ export interface AgencyDatabase extends AgencyProgramTables, AffiliateMetricsTab
   affiliate_flags: AffiliateFlagTable;
   affiliate_codes: AffiliateCodeTable;
   referrals: ReferralTable;
+  invite_codes: InviteCodeTable;
+  ended_referrals: EndedReferralTable;
   tax_statuses: TaxStatusTable;
   tax_requirements: TaxRequirementTable;
 }
@@ -85,6 +87,35 @@ export interface ReferralTable {
   /** The code used, as its affiliate registered it. */
   code: string;
   referred_at: Timestamp;
+}
+
+/**
+ * Codes generated for an affiliate (migration 0022, the SDK's `/referral_codes`): unique in the project with
+ * the affiliate codes whatever the letter case; `uses` counted by a conditional UPDATE.
+ */
+export interface InviteCodeTable {
+  project_id: string;
+  code: string;
+  affiliate_id: string;
+  /** null: unlimited; 0: disabled. */
+  max_uses: Nullable<number>;
+  uses: ColumnType<number, number | undefined, number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A referral ended by its user or an admin (migration 0022): the row it was, with who ended it and when. */
+export interface EndedReferralTable {
+  id: Generated<bigint>;
+  project_id: string;
+  identifier_type: IdentifierType;
+  identifier: string;
+  affiliate_id: string;
+  code: string;
+  referred_at: Timestamp;
+  ended_at: Timestamp;
+  ended_by: 'user' | 'admin';
+  actor_api_key_id: Nullable<string>;
 }
 
 /** The tables of masters, sub-affiliates, tier protection and applications (migration 0002). */

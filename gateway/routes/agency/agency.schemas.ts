@@ -198,12 +198,38 @@ export const referralSchema = z.object({
 });
 
 /** The @fuul/sdk's createAffiliateCode body (its `name` is the code). */
+/** How a wallet's signature says which key signed and where a contract wallet lives (docs/affiliates.md#signatures). */
+const signatureContext = {
+  signature_public_key: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe(
+      'solana_address and stellar_address: the signing ed25519 key (base58, G… strkey, hex or base64); optional, and must be the address’s own',
+    ),
+  account_chain_id: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('evm_address: the chain of a contract wallet (EIP-1271), which must be in the gateway’s CHAIN_RPC_URLS'),
+};
+
 export const sdkCreateAffiliateBody = z.strictObject({
-  address: identifier.describe('The wallet (0x + 40 hex digits, any letter case)'),
-  identifier_type: identifierType.default('evm_address').describe('evm_address: only wallets that sign EIP-191 messages'),
+  address: identifier.describe('The wallet: an evm_address, solana_address or stellar_address'),
+  identifier_type: identifierType
+    .default('evm_address')
+    .describe('evm_address, solana_address or stellar_address: the wallets whose signatures are checked'),
   name: name.optional().describe('The affiliate’s name; the code when left out'),
   code,
-  signature: z.string().max(1_000).describe('EIP-191 signature of the configured message (AFFILIATE_CODE_MESSAGE_TEMPLATE) with {code} replaced'),
+  signature: z
+    .string()
+    .max(1_000)
+    .describe(
+      'The wallet’s signature of the configured message (AFFILIATE_CODE_MESSAGE_TEMPLATE) with {code} replaced (docs/affiliates.md#signatures)',
+    ),
+  ...signatureContext,
 });
 
 export const sdkCreatedAffiliateSchema = z.object({
@@ -230,9 +256,16 @@ export const sdkAffiliateSchema = z.object({
 export const userQuery = z.object({ user_identifier: identifier, user_identifier_type: identifierTypeQuery });
 
 export const useCodeBody = z.strictObject({
-  signature: z.string().max(1_000).describe('The user’s EIP-191 signature of signature_message'),
+  signature: z.string().max(1_000).describe('The user’s signature of signature_message (docs/affiliates.md#signatures)'),
   signature_message: z.string().min(1).max(2_000).describe('Any message that names the code (letter case ignored)'),
-  chain_id: z.number().int().positive().optional().describe('Accepted for the SDK; signatures are checked as plain EIP-191 whatever the chain'),
+  chain_id: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      'evm_address: the chain of a contract wallet (EIP-1271), which must be in the gateway’s CHAIN_RPC_URLS; a key’s own signature needs none',
+    ),
 });
 
 export const referrerSchema = z.object({

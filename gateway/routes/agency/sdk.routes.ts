@@ -40,17 +40,8 @@ async function inSdkTerms<T>(call: Promise<T>): Promise<T> {
   }
 }
 
-/** Only wallets that sign EIP-191 messages can prove themselves here. */
-function requireEvm(identifierType: string, field: string): void {
-  if (identifierType !== 'evm_address') {
-    throw new HttpError(400, 'VALIDATION_FAILED', `${field}: must be evm_address: only wallets that sign EIP-191 messages are supported`, [
-      { field, reason: 'must be evm_address' },
-    ]);
-  }
-}
-
 /** The code appears in the message as a whole word (letter case ignored), not inside a longer code. */
-function namesCode(message: string, code: string): boolean {
+export function namesCode(message: string, code: string): boolean {
   const escaped = code.replace(/[-\\^$.*+?()[\]{}|]/g, '\\$&');
   return new RegExp(`(^|[^A-Za-z0-9_-])${escaped}($|[^A-Za-z0-9_-])`, 'i').test(message);
 }
@@ -71,25 +62,30 @@ export function sdkRoutes({ clients, signatures }: RouteDeps): AnyRoute[] {
         operationId: 'createAffiliateCodeSdk',
         summary: 'A wallet becomes an affiliate of the key’s project with its first code (Fuul.createAffiliateCode)',
         description:
-          '`signature` is the wallet’s EIP-191 signature of the configured message (AFFILIATE_CODE_MESSAGE_TEMPLATE, by default ' +
-          '`I confirm that I am creating the {code} code`) with {code} replaced by the code as sent. Errors carry the messages the SDK ' +
-          'matches: `invalid signature` (400 INVALID_SIGNATURE), `address in use` (409 ADDRESS_IN_USE: the wallet is already an affiliate), ' +
-          '`code in use` (409 CODE_IN_USE: the project has the code in any letter case).',
+          '`signature` is the wallet’s signature of the configured message (AFFILIATE_CODE_MESSAGE_TEMPLATE, by default ' +
+          '`I confirm that I am creating the {code} code`) with {code} replaced by the code as sent: EIP-191 by an EVM key, EIP-1271 by a ' +
+          'contract wallet on `account_chain_id`, ed25519 by a Solana or Stellar key (docs/affiliates.md#signatures). Errors carry the ' +
+          'messages the SDK matches: `invalid signature` (400 INVALID_SIGNATURE), `address in use` (409 ADDRESS_IN_USE: the wallet is ' +
+          'already an affiliate), `code in use` (409 CODE_IN_USE: the project has the code in any letter case). A signature that cannot ' +
+          'be checked here answers 422 SIGNATURE_UNVERIFIABLE (e.g. a contract wallet on a chain not in CHAIN_RPC_URLS), or 503 ' +
+          'CHAIN_UNAVAILABLE when that chain does not answer.',
         tags,
         auth: anyProjectKey,
         body: sdkCreateAffiliateBody,
         responses: {
           201: { description: 'The affiliate and its code', schema: sdkCreatedAffiliateSchema },
           409: { description: '`address in use` or `code in use`' },
+          422: { description: 'SIGNATURE_UNVERIFIABLE: the signature cannot be checked here' },
         },
       },
       async ({ body, caller }) => {
-        requireEvm(body.identifier_type, 'identifier_type');
         await requireWalletProof(signatures, {
           identifier: body.address,
           identifierType: body.identifier_type,
           message: signatures.codeCreationMessage(body.code),
           signature: body.signature,
+          publicKey: body.signature_public_key,
+          chainId: body.account_chain_id,
         });
         const affiliate = await inSdkTerms(
           clients.agency.createAffiliate({
@@ -123,14 +119,17 @@ export function sdkRoutes({ clients, signatures }: RouteDeps): AnyRoute[] {
         method: 'get',
         path: '/api/v1/affiliates/codes/:code/availability',
         operationId: 'isAffiliateCodeAvailableSdk',
-        summary: 'Whether the code could be registered now: free, and a valid code (Fuul.isAffiliateCodeAvailable)',
+        summary: 'Whether the code exists and has a use left (Fuul.isAffiliateCodeAvailable)',
+        description:
+          'As the SDK documents it: `available` when the code would refer a user now, an active affiliate’s code or an invite code of ' +
+          'an active affiliate with a use left (letter case ignored). Whether a code is free to register is isAffiliateCodeFree.',
         tags,
         auth: anyProjectKey,
-        responses: { 200: { description: '`available`: free and 3 to 32 of A-Z a-z 0-9 _ -', schema: codeAnswer('available') } },
+        responses: { 200: { description: '`available`: the code exists and has a use left', schema: codeAnswer('available') } },
       },
       async ({ params, caller }) => {
-        const { available } = await clients.agency.checkCode({ projectId: caller.projectId, code: params.code });
-        return { status: 200, body: { available } };
+        const { usable } = await clients.agency.checkCodeUsable({ projectId: caller.projectId, code: params.code });
+        return { status: 200, body: { available: usable } };
       },
     ),
     defineRoute(
@@ -160,10 +159,14 @@ export function sdkRoutes({ clients, signatures }: RouteDeps): AnyRoute[] {
         operationId: 'useReferralCodeSdk',
         summary: 'A user accepts a referral code: the first referral wins (Fuul.useReferralCode)',
         description:
-          'The user proves its wallet with an EIP-191 signature of `signature_message`, which must name the code (letter case ignored): ' +
-          'otherwise 400 SIGNATURE_MESSAGE_MISMATCH, or 400 INVALID_SIGNATURE (`invalid signature`) when the wallet did not sign it. ' +
+          'The user proves its wallet with a signature of `signature_message` (docs/affiliates.md#signatures: EIP-191, EIP-1271 on ' +
+          '`chain_id`, ed25519), which must name the code (letter case ignored): otherwise 400 SIGNATURE_MESSAGE_MISMATCH, or 400 ' +
+          'INVALID_SIGNATURE (`invalid signature`) when the wallet did not sign it, 422 SIGNATURE_UNVERIFIABLE or 503 CHAIN_UNAVAILABLE ' +
+          'when it cannot be checked. ' +
           'Then as POST /api/v1/referrals: 201 referred, 200 already referred by this affiliate, 409 ALREADY_REFERRED or ' +
-          'AFFILIATE_SUSPENDED, 400 SELF_REFERRAL, 404 CODE_NOT_FOUND.',
+          'AFFILIATE_SUSPENDED, 400 SELF_REFERRAL, 404 CODE_NOT_FOUND. The code is an affiliate code or an invite code ' +
+          '(/referral_codes): an invite code refers the user to its affiliate and takes one of its uses in the same transaction, ' +
+          '409 CODE_EXHAUSTED when none is left (max_uses reached, or 0: disabled); a user already referred takes no use.',
         tags,
         auth: anyProjectKey,
         query: userQuery,
@@ -172,11 +175,11 @@ export function sdkRoutes({ clients, signatures }: RouteDeps): AnyRoute[] {
           200: { description: 'Already referred by this affiliate: the stored referral, unchanged', schema: referralSchema },
           201: { description: 'The referral', schema: referralSchema },
           404: { description: 'CODE_NOT_FOUND' },
-          409: { description: 'ALREADY_REFERRED or AFFILIATE_SUSPENDED' },
+          409: { description: 'ALREADY_REFERRED, AFFILIATE_SUSPENDED or CODE_EXHAUSTED' },
+          422: { description: 'SIGNATURE_UNVERIFIABLE: the signature cannot be checked here' },
         },
       },
       async ({ params, query, body, caller }) => {
-        requireEvm(query.user_identifier_type, 'user_identifier_type');
         if (!namesCode(body.signature_message, params.code)) {
           throw new HttpError(400, 'SIGNATURE_MESSAGE_MISMATCH', 'signature_message must name the code being used', [
             { field: 'signature_message', reason: `does not name the code ${params.code}` },
@@ -187,6 +190,7 @@ export function sdkRoutes({ clients, signatures }: RouteDeps): AnyRoute[] {
           identifierType: query.user_identifier_type,
           message: body.signature_message,
           signature: body.signature,
+          chainId: body.chain_id,
         });
         return recordReferral(clients, {
           projectId: caller.projectId,

@@ -9,6 +9,7 @@ import { pageInfo, toPage } from '../../rules/pagination';
 import type { AgencyDomain } from '../composition';
 import type { AffiliateRecord } from '../repositories/affiliate-record';
 import { activityHandlers } from './activity.grpc';
+import { inviteHandlers } from './invites.grpc';
 import { toAffiliateMessage, toAffiliateMetricsMessage, toAttributionMessage, toReferralMessage, toReferrerMessage } from './agency.mappers';
 import { masterHandlers } from './masters.grpc';
 import { programHandlers } from './programs.grpc';
@@ -123,6 +124,7 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
       ...programHandlers(domain),
       ...activityHandlers(domain),
       ...trackingHandlers(domain),
+      ...inviteHandlers(domain),
     },
     logger,
     // Each item of a batch is checked alone (AttributionService), so one bad item fails alone.

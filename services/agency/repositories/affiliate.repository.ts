@@ -92,14 +92,12 @@ export class AffiliateRepository {
     return row && (await this.withCodes([row]))[0];
   }
 
+  /** Whether the project holds the code (any letter case) as an affiliate code or an invite code: one namespace (migration 0022). */
   async codeTaken(projectId: string, code: string): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('affiliate_codes')
-      .select('affiliate_id')
-      .where('project_id', '=', projectId)
-      .where(sql`lower(code)`, '=', code.toLowerCase())
-      .executeTakeFirst();
-    return row !== undefined;
+    const { rows } = await sql<{ taken: boolean }>`
+      SELECT EXISTS (SELECT 1 FROM affiliate_codes WHERE project_id = ${projectId} AND lower(code) = ${code.toLowerCase()})
+          OR EXISTS (SELECT 1 FROM invite_codes WHERE project_id = ${projectId} AND lower(code) = ${code.toLowerCase()}) AS taken`.execute(this.db);
+    return rows[0]?.taken === true;
   }
 
   /** A page of the affiliate list (affiliate-list/: its filters, order and items). */

@@ -424,7 +424,8 @@ function referralOutcome(eventId: string, code: string, result: ReferralOutcome)
     case 'suspended':
       return { eventId, outcome: 'affiliate_suspended', affiliateId: result.affiliate.id, code };
     case 'no_code':
-      // The clicked code no longer names an affiliate's code.
+    case 'exhausted':
+      // Clicks are of affiliate codes, which have no use limit: only a code that no longer names one gets here.
       return { eventId, outcome: 'unknown_code', affiliateId: null, code };
   }
 }

@@ -7,11 +7,12 @@ import { Pager } from '../../ui/Pager';
 import { Empty, ErrorMessage, ListStates, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { FlagActions } from './FlagActions';
+import { InviteCodes } from './InviteCodes';
 
 type Affiliate = ApiResult<'/api/v1/projects/{projectId}/affiliates/{userIdentifier}', 'get'>;
 const PAGE_SIZE = 10;
 
-/** One affiliate: its figures, tiers and protection, memberships and badges, referral tree and history. */
+/** One affiliate: its figures, tiers and protection, memberships and badges, invite codes, referral tree and history. */
 export function AffiliateDetail() {
   const { projectId, api } = useProject();
   const { identifier = '', identifierType = 'evm_address' } = useParams();
@@ -42,6 +43,7 @@ export function AffiliateDetail() {
         <Tiers affiliate={data} />
         <Memberships affiliate={data} />
       </div>
+      <InviteCodes identifier={data.identifier} identifierType={data.identifier_type} />
       <ReferralTree identifier={data.identifier} identifierType={data.identifier_type} />
       <History identifier={data.identifier} identifierType={data.identifier_type} />
     </article>
