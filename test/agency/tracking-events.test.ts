@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { AgencyDatabase } from '../../services/agency/database';
 import { openDatabase } from '../../services/platform/db/database';
 import { SERVICE_CATALOG } from '../../services/platform/service-catalog';
-import { randomEvmAddress, useStackWithProject } from '../helpers/fixtures';
+import { createSegment, randomEvmAddress, useStackWithProject } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 import { connectWallet, insertTrackingBatch, pageview } from '../helpers/tracking-batches';
 
@@ -119,5 +119,22 @@ describe('attribution settings and the tracking events list (HTTP)', () => {
     expect((await read(`?tracking_id=${visitor}&page_size=1&page=2`)).body).toMatchObject({ total_results: 2, results: [{ id: click.eventIds[0] }] });
     expect(await read('?user_identifier=not-a-wallet')).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
     expect((await read('', project.keys.service)).status).toBe(403);
+  });
+  it('counts a user’s events for the audience: a batch of its events puts it in an event_count segment (agency.user_events.counted)', async () => {
+    const audience = await createSegment(stack, project, {
+      condition: { metric: 'event_count', event_name: 'swap', window_days: 7, op: 'gte', value: 3 },
+    });
+    const [trader, browser] = [randomEvmAddress(), randomEvmAddress()];
+    const visitor = `t-${randomUUID()}`;
+    const swap = (identifier: string) => ({ name: 'swap', trackingId: visitor, user: { identifier, identifierType: 'evm_address' as const } });
+    await insertTrackingBatch(agencyDb.db, project.id, stack.clock.now(), [swap(trader), swap(trader), swap(browser)]);
+    await insertTrackingBatch(agencyDb.db, project.id, stack.clock.now(), [swap(trader), swap(browser), { name: 'swap', trackingId: visitor }]);
+    const entries = async () => {
+      const response = await stack.api.get(`/v1/audience-segments/${audience.id}/entries?page_size=100`, { key: project.keys.service });
+      return (response.body.results as { identifier: string }[]).map((entry) => entry.identifier);
+    };
+    expect(await pollUntil(async () => (await entries()).length > 0 && entries(), { timeoutMs: 20_000, what: 'the trader in the segment' })).toEqual([
+      trader,
+    ]);
   });
 });
