@@ -1,11 +1,10 @@
 import type { Clock } from '../../platform/clock';
 import type { Logger } from '../../platform/logger';
 import type { OutboxWaker } from '../../platform/outbox/relay';
-import { requireProjectId } from '../../rules/subject';
+import { requireProjectId, type UserInput } from '../../rules/subject';
 import type { Page } from '../../rules/pagination';
 import type { PagedRecords } from '../../platform/db/paged-list';
 import { normalizeIdentifier } from '../../rules/identifiers';
-import type { UserInput } from '../../rules/subject';
 import type { BatchApplyResult, TrackingEventRecord, TrackingRepository } from '../repositories/tracking.repository';
 
 /** What a given-up batch says (the internal reason goes to the log). */
@@ -18,9 +17,10 @@ export interface TrackingEventListFilter {
 }
 
 /**
- * What stored tracking events cause (docs/affiliates.md, clicks and referrals from tracking events): clicks of codes, links of tracking ids to
- * wallets, referrals through the referral rule, and the per-user counts other services read. A batch is
- * applied by a job (../jobs/process-tracking-batch.job.ts) once, whatever is retried.
+ * What stored tracking events cause (docs/affiliates.md, "Clicks and referrals from tracking events"):
+ * clicks of codes, links of tracking ids to wallets, referrals through the referral rule, and the per-user
+ * counts other services read. A batch is applied by a job (../jobs/process-tracking-batch.job.ts) once,
+ * whatever is retried.
  */
 export class TrackingProcessingService {
   constructor(

@@ -67,10 +67,10 @@ export interface TrackingEventRecord {
 }
 
 /**
- * The processing half of tracking (migration 0020, docs/affiliates.md, clicks and referrals from tracking events): a stored batch is applied in ONE
- * transaction that locks its row, does everything the batch causes (clicks, links, referrals, outcomes,
- * the counts event) and sets `processed_at`; a batch found processed is skipped, so a retried or
- * redelivered job, or two workers at once, apply it exactly once.
+ * The processing half of tracking (migration 0020; docs/affiliates.md, "Clicks and referrals from tracking
+ * events"): a stored batch is applied in ONE transaction that locks its row, does everything the batch
+ * causes (clicks, links, referrals, outcomes, the counts event) and sets `processed_at`; a batch found
+ * processed is skipped, so a retried or redelivered job, or two workers at once, apply it exactly once.
  */
 export class TrackingRepository {
   constructor(private readonly db: Kysely<AgencyDatabase>) {}
