@@ -6,6 +6,7 @@ import { masterRoutes } from './agency/masters.routes';
 import { affiliateRoutes } from './agency/affiliates.routes';
 import { applicationRoutes } from './agency/applications.routes';
 import { programSettingsRoutes } from './agency/program-settings.routes';
+import { trackingEventRoutes } from './agency/tracking-events.routes';
 import { referralRoutes } from './agency/referrals.routes';
 import { sdkRoutes } from './agency/sdk.routes';
 import { referralCodeRoutes } from './agency/referral-codes.routes';
@@ -59,6 +60,7 @@ export function apiRoutes(deps: RouteDeps, system: SystemDeps): AnyRoute[] {
     ...affiliatePortalStatsRoutes(deps),
     ...referralRoutes(deps),
     ...sdkRoutes(deps),
+    ...trackingEventRoutes(deps),
     ...referralCodeRoutes(deps),
     ...masterRoutes(deps),
     ...tierProtectionRoutes(deps),

@@ -29,6 +29,8 @@ import { ReferralRepository } from './repositories/referral.repository';
 import { InviteCodeRepository } from './repositories/invite-code.repository';
 import { ReferredUsersRepository } from './repositories/referred-users.repository';
 import { SegmentTierRepository } from './repositories/segment-tier.repository';
+import { TrackingProcessingService } from './domain/tracking-processing.service';
+import { TrackingRepository } from './repositories/tracking.repository';
 
 /** The agency service's rules, each with its real repositories. */
 export interface AgencyDomain {
@@ -48,6 +50,8 @@ export interface AgencyDomain {
   metrics: AffiliateMetricsService;
   /** The program URL and referral link template of a project. */
   programSettings: ProgramSettingsService;
+  /** What stored tracking events cause (clicks, links, referrals, counts), and their list. */
+  tracking: TrackingProcessingService;
 }
 
 export interface AgencyDomainDeps {
@@ -87,5 +91,6 @@ export function buildAgencyDomain({ db, clock, logger, audience, outbox, paidCon
     ),
     metrics: new AffiliateMetricsService(new AffiliateMetricsRepository(db), paidConversions, clock, logger),
     programSettings: new ProgramSettingsService(new ProgramSettingsRepository(db), clock, logger),
+    tracking: new TrackingProcessingService(new TrackingRepository(db), clock, logger, outbox),
   };
 }

@@ -2,7 +2,7 @@ import type { ColumnType, Generated } from 'kysely';
 import type { IdentifierType } from '../rules/identifiers';
 import type { OutboxTables } from '../platform/outbox/tables';
 import type { TaxRecordStatus } from '../rules/tax-status-rule';
-import type { AffiliateStatus, ApplicationStatus } from './domain/vocabulary';
+import type { AffiliateStatus, ApplicationStatus, AttributionModel } from './domain/vocabulary';
 import type { Nullable, Timestamp } from '../platform/db/column-types';
 
 /** The agency schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
@@ -139,6 +139,9 @@ export interface ProgramSettingsTable {
   link_template: Nullable<string>;
   updated_at: Timestamp;
   updated_by: Nullable<string>;
+  /** How far back a click counts for a connect_wallet (migration 0021; 1..365, default 30). */
+  attribution_window_days: ColumnType<number, number | undefined, number>;
+  attribution_model: ColumnType<AttributionModel, AttributionModel | undefined, AttributionModel>;
 }
 
 type Closable<T> = ColumnType<Nullable<T>, Nullable<T> | undefined, Nullable<T>>;
@@ -450,6 +453,9 @@ export interface TrackingEventBatchTable {
   received_at: Timestamp;
   event_count: number;
   processed_at: ColumnType<Nullable<Timestamp>, Nullable<Timestamp> | undefined, Nullable<Timestamp>>;
+  /** Set when the batch was given up (its job kept failing; migration 0021), with the reason. */
+  failed_at: ColumnType<Nullable<Timestamp>, Nullable<Timestamp> | undefined, Nullable<Timestamp>>;
+  failure: ColumnType<Nullable<string>, Nullable<string> | undefined, Nullable<string>>;
 }
 
 /** One event as received (append-only; partitioned by month of received_at). */

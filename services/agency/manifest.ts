@@ -6,6 +6,7 @@ import type { AgencyDatabase } from './database';
 import { affiliateMetrics } from './jobs/affiliate-metrics.consumer';
 import { audienceMemberships } from './jobs/audience-memberships.consumer';
 import { segmentTiers } from './jobs/segment-tiers.consumer';
+import { processTrackingBatchJob } from './jobs/process-tracking-batch.job';
 import { taxStatuses } from './jobs/tax-statuses.consumer';
 import { agencyMigrations } from './migrations';
 import { composeAgencyService } from './server';
@@ -16,7 +17,7 @@ export const agencyManifest: ServiceManifest<AgencyConfig, AgencyDatabase> = {
   configSchema: agencyConfigSchema,
   migrations: () => agencyMigrations,
   grpc: AgencyServiceService,
-  jobs: [audienceMemberships.job, segmentTiers.job, affiliateMetrics.job, taxStatuses.job],
+  jobs: [audienceMemberships.job, segmentTiers.job, affiliateMetrics.job, taxStatuses.job, processTrackingBatchJob],
   calls: [
     {
       service: 'audience',

@@ -8,11 +8,15 @@ import { connectAgencyDependencies } from './grpc/outbound-clients';
 import { affiliateMetrics } from './jobs/affiliate-metrics.consumer';
 import { audienceMemberships } from './jobs/audience-memberships.consumer';
 import { segmentTiers } from './jobs/segment-tiers.consumer';
+import { processTrackingBatch, processTrackingBatchJob, trackingBatchRelay } from './jobs/process-tracking-batch.job';
 import { taxStatuses } from './jobs/tax-statuses.consumer';
+
+/** Tracking batches processed at once by one agency process (each is one transaction). */
+const TRACKING_BATCH_CONCURRENCY = 4;
 
 /** The composition root (see manifest.ts): the domain (composition.ts), its events and its gRPC service. */
 export async function composeAgencyService(runtime: ServiceRuntime<AgencyDatabase>, config: AgencyConfig) {
-  const { db, clock, logger } = runtime;
+  const { db, clock, logger, relay } = runtime;
   const dependencies = connectAgencyDependencies(config);
   runtime.closeOnStop(() => dependencies.close());
   const outbox = startOutboxRelay(runtime, config);
@@ -28,5 +32,7 @@ export async function composeAgencyService(runtime: ServiceRuntime<AgencyDatabas
   registerConsumer(runtime, segmentTiers);
   registerConsumer(runtime, affiliateMetrics);
   registerConsumer(runtime, taxStatuses);
+  runtime.process(processTrackingBatchJob, processTrackingBatch(domain.tracking), TRACKING_BATCH_CONCURRENCY);
+  relay.register(trackingBatchRelay(domain.tracking));
   return createAgencyGrpcService(domain, logger);
 }

@@ -276,6 +276,21 @@ describe('the admin dashboard in a browser', () => {
       expect((await stack.api.get(`/api/v1/projects/${project.id}/program-settings`, { key: project.keys.admin })).body.example_link).toBe(
         'https://shop.example?af=EXAMPLE',
       );
+
+      // The attribution window and model: a window that is no number is not sent; a valid one is saved with the model.
+      expect(await page.getByLabel('Attribution window (days, 1 to 365)').inputValue()).toBe('30');
+      await page.getByLabel('Attribution window (days, 1 to 365)').fill('two weeks');
+      expect(await page.locator('#attribution-window-error').innerText()).toContain('whole number of days');
+      expect(await page.getByRole('button', { name: 'Save settings' }).isDisabled()).toBe(true);
+      await page.getByLabel('Attribution window (days, 1 to 365)').fill('14');
+      await page.getByLabel('Click that refers').selectOption('last_click');
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await page.getByText('Saved.').waitFor();
+      expect(await capturePage(page, 'admin', '14-program-attribution-saved')).toEqual([]);
+      expect((await stack.api.get(`/api/v1/projects/${project.id}/program-settings`, { key: project.keys.admin })).body).toMatchObject({
+        attribution_window_days: 14,
+        attribution_model: 'last_click',
+      });
     },
     STEP_TIMEOUT_MS,
   );

@@ -483,8 +483,13 @@ const OPERATIONS: Record<string, Expected> = {
   'PATCH /api/v1/projects/{projectId}/program-settings': {
     security: 'apiKey:admin',
     params: ['path:projectId'],
-    body: { properties: ['link_template', 'program_url'] },
+    body: { properties: ['attribution_model', 'attribution_window_days', 'link_template', 'program_url'] },
     responses: api(200, 404, ...WITH_BODY),
+  },
+  'GET /api/v1/projects/{projectId}/events': {
+    security: 'apiKey:admin,read_only',
+    params: ['path:projectId', ...PAGE, 'query:tracking_id?', 'query:name?', 'query:user_identifier?', 'query:user_identifier_type?'],
+    responses: api(200, 404),
   },
   'GET /api/v1/projects/{projectId}/affiliate-portal/stats': {
     security: 'walletSession',
@@ -800,7 +805,7 @@ describe('the API reference', () => {
       const lists = Object.entries(OPERATIONS).filter(
         ([key, expected]) => expected.params?.includes('query:page?') && !sdkPages.some((path) => key.endsWith(path)),
       );
-      expect(lists.map(([key]) => key)).toHaveLength(23);
+      expect(lists.map(([key]) => key)).toHaveLength(24);
       for (const [key] of lists) {
         const schema = success(key);
         const withCursor = key.endsWith('/entries');

@@ -13,6 +13,7 @@ import { inviteHandlers } from './invites.grpc';
 import { toAffiliateMessage, toAffiliateMetricsMessage, toAttributionMessage, toReferralMessage, toReferrerMessage } from './agency.mappers';
 import { masterHandlers } from './masters.grpc';
 import { programHandlers } from './programs.grpc';
+import { trackingHandlers } from './tracking.grpc';
 
 /**
  * Translates protobuf <-> domain and delegates; no rules live here. Fields the contract requires
@@ -134,6 +135,7 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
       ...masterHandlers(domain),
       ...programHandlers(domain),
       ...activityHandlers(domain),
+      ...trackingHandlers(domain),
       ...inviteHandlers(domain),
     },
     logger,

@@ -50,50 +50,7 @@ export class ReferralRepository {
    * updates that row) either lands before (and the code refers nobody) or after this referral.
    */
   async refer(projectId: string, user: UserIdentifier, code: string, now: Date): Promise<ReferralOutcome> {
-    try {
-      return await this.db.transaction().execute(async (trx) => {
-        // The metrics projection's shared lock first (as its events take it): a referral's end user is
-        // counted either wholly before a rebuild's recomputation or after it.
-        await lockProjectMetrics(trx, projectId, 'shared');
-        const holder = await findCodeHolder(trx, projectId, code);
-        if (!holder) return { kind: 'no_code' };
-        const affiliate: AffiliateRefRecord = { id: holder.id, user: { identifier: holder.identifier, identifierType: holder.identifier_type } };
-        if (holder.identifier === user.identifier && holder.identifier_type === user.identifierType) return { kind: 'self_referral', affiliate };
-
-        if ((holder.status satisfies AffiliateStatus) === 'active') {
-          const inserted = await trx
-            .insertInto('referrals')
-            .values({
-              project_id: projectId,
-              identifier_type: user.identifierType,
-              identifier: user.identifier,
-              affiliate_id: holder.id,
-              code: holder.code,
-              referred_at: now,
-            })
-            .onConflict((oc) => oc.columns(['project_id', 'identifier_type', 'identifier']).doNothing())
-            .returning('referred_at')
-            .executeTakeFirst();
-          if (inserted) {
-            // An invite code's use is taken only by a referral that is written: one conditional UPDATE, whose
-            // row lock makes concurrent uses of the last slot give exactly one success; none left rolls the referral back.
-            if (holder.invite && !(await takeInviteUse(trx, projectId, holder.code, now))) throw new CodeExhausted();
-            // One more end user of the affiliate (the list's end_users), counted exactly when the referral is written.
-            await countReferredUser(trx, projectId, holder.id, now);
-            // The audience's metrics (referred_users) learn of it from this event, which exists exactly when the referral does.
-            await appendOutboxEvents(trx, now, [referralCreatedEvent({ projectId, user, affiliate, referredAt: inserted.referred_at })]);
-            return { kind: 'created', referral: { user, affiliate, code: holder.code, referredAt: inserted.referred_at } };
-          }
-        }
-        // Referred already (by this affiliate or another), or the code's affiliate is suspended.
-        const existing = await findReferral(trx, projectId, user);
-        if (existing) return { kind: 'existing', referral: existing, sameAffiliate: existing.affiliate.id === holder.id };
-        return { kind: 'suspended', affiliate };
-      });
-    } catch (error) {
-      if (error instanceof CodeExhausted) return { kind: 'exhausted' };
-      throw error;
-    }
+    return this.db.transaction().execute(async (trx) => referWithin(trx, projectId, user, code, now));
   }
 
   /**
@@ -165,8 +122,66 @@ export class ReferralRepository {
   }
 }
 
-/** Thrown inside the referral's transaction to roll it back when the invite code had no use left. */
-class CodeExhausted extends Error {}
+/**
+ * The referral rule inside a transaction the caller holds (the repository's own, or a tracking batch's:
+ * services/agency/repositories/tracking.repository.ts), so a referral and what caused it commit together.
+ */
+export async function referWithin(
+  trx: Transaction<AgencyDatabase>,
+  projectId: string,
+  user: UserIdentifier,
+  code: string,
+  now: Date,
+  /** When the user was referred, if not now (a tracking batch processed after the wallet connected). */
+  referredAt: Date = now,
+): Promise<ReferralOutcome> {
+  // The metrics projection's shared lock first (as its events take it): a referral's end user is
+  // counted either wholly before a rebuild's recomputation or after it.
+  await lockProjectMetrics(trx, projectId, 'shared');
+  const holder = await findCodeHolder(trx, projectId, code);
+  if (!holder) return { kind: 'no_code' };
+  const affiliate: AffiliateRefRecord = { id: holder.id, user: { identifier: holder.identifier, identifierType: holder.identifier_type } };
+  if (holder.identifier === user.identifier && holder.identifier_type === user.identifierType) return { kind: 'self_referral', affiliate };
+
+  if ((holder.status satisfies AffiliateStatus) === 'active') {
+    const inserted = await trx
+      .insertInto('referrals')
+      .values({
+        project_id: projectId,
+        identifier_type: user.identifierType,
+        identifier: user.identifier,
+        affiliate_id: holder.id,
+        code: holder.code,
+        referred_at: referredAt,
+      })
+      .onConflict((oc) => oc.columns(['project_id', 'identifier_type', 'identifier']).doNothing())
+      .returning('referred_at')
+      .executeTakeFirst();
+    if (inserted) {
+      // An invite code's use is taken only by a referral that is written: one conditional UPDATE, whose
+      // row lock makes concurrent uses of the last slot give exactly one success. None left: the referral
+      // just written is taken back (no other transaction saw it; the caller's transaction goes on).
+      if (holder.invite && !(await takeInviteUse(trx, projectId, holder.code, now))) {
+        await trx
+          .deleteFrom('referrals')
+          .where('project_id', '=', projectId)
+          .where('identifier_type', '=', user.identifierType)
+          .where('identifier', '=', user.identifier)
+          .execute();
+        return { kind: 'exhausted' };
+      }
+      // One more end user of the affiliate (the list's end_users), counted exactly when the referral is written.
+      await countReferredUser(trx, projectId, holder.id, now);
+      // The audience's metrics (referred_users) learn of it from this event, which exists exactly when the referral does.
+      await appendOutboxEvents(trx, now, [referralCreatedEvent({ projectId, user, affiliate, referredAt: inserted.referred_at })]);
+      return { kind: 'created', referral: { user, affiliate, code: holder.code, referredAt: inserted.referred_at } };
+    }
+  }
+  // Referred already (by this affiliate or another), or the code's affiliate is suspended.
+  const existing = await findReferral(trx, projectId, user);
+  if (existing) return { kind: 'existing', referral: existing, sameAffiliate: existing.affiliate.id === holder.id };
+  return { kind: 'suspended', affiliate };
+}
 
 /**
  * The code's affiliate, read FOR SHARE: an affiliate code, else an invite code (one namespace of codes per
