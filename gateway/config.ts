@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { baseEnv, envFlag, grpcClientEnv, optionalEnv, requiredInProduction } from '../services/platform/config';
+import { chainRpcUrls } from '../services/platform/chain-urls';
 import { byAddressVariable, defaultGrpcAddress } from '../services/platform/service-catalog';
 
 const byteSize = z.string().regex(/^\d+(b|kb|mb)$/i, 'a size such as 256kb or 16mb');
@@ -79,6 +80,33 @@ const gatewayEnv = z.object({
     .max(500)
     .refine((template) => template.includes('{code}'), 'must contain {code}, where the code goes')
     .default('I confirm that I am creating the {code} code'),
+  /**
+   * A JSON-RPC endpoint per chain, `chainId=https://…,…` (the claim service's variable and format):
+   * where signatures of contract wallets (EIP-1271, ERC-6492) are checked, for the chain a request
+   * names (`account_chain_id`, SIWE_CHAIN_ID). Unset: only keys' own signatures can be checked.
+   */
+  CHAIN_RPC_URLS: optionalEnv(z.string()),
+  /** Longest a contract wallet's signature check may wait for its chain; then the request answers 503. */
+  CHAIN_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  /**
+   * What an affiliate's wallet signs to change its code through POST /api/v1/affiliates/:user_identifier
+   * (the @fuul/sdk's updateAffiliateCode); {code} stands for the new code.
+   */
+  AFFILIATE_CODE_UPDATE_MESSAGE_TEMPLATE: z
+    .string()
+    .max(500)
+    .refine((template) => template.includes('{code}'), 'must contain {code}, where the new code goes')
+    .default('I confirm that I am updating my code to {code}'),
+  /**
+   * What an affiliate's wallet signs to set a code's user rebate rate through
+   * POST /api/v1/affiliates/:user_identifier/rebate-rate (the @fuul/sdk's updateRebateRate); {code} stands
+   * for the code as sent, {rate} for the rate as sent (e.g. 0.05).
+   */
+  AFFILIATE_REBATE_MESSAGE_TEMPLATE: z
+    .string()
+    .max(500)
+    .refine((template) => template.includes('{code}') && template.includes('{rate}'), 'must contain {code} and {rate}')
+    .default('I confirm that I am setting the rebate rate of {code} to {rate}'),
   /** Lifetime of a wallet session token. */
   SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
 });
@@ -98,8 +126,10 @@ export const gatewayConfigSchema = gatewayEnv
       });
     }
   })
-  .transform(({ SESSION_SECRET, SIWE_DOMAIN, SIWE_URI, ...rest }) => ({
+  .transform(({ SESSION_SECRET, SIWE_DOMAIN, SIWE_URI, CHAIN_RPC_URLS, ...rest }, ctx) => ({
     ...rest,
+    /** CHAIN_RPC_URLS by chain id. */
+    chainRpcUrls: chainRpcUrls(CHAIN_RPC_URLS, ctx) ?? z.NEVER,
     SIWE_DOMAIN: SIWE_DOMAIN ?? `localhost:${rest.PORT}`,
     SIWE_URI: SIWE_URI ?? `http://localhost:${rest.PORT}`,
     SESSION_SECRET: SESSION_SECRET ?? DEVELOPMENT_SESSION_SECRET,

@@ -16,6 +16,7 @@ import { SessionTokens } from './auth/session-token';
 import { SignInNonceStore } from './auth/sign-in-nonce-store';
 import { SignInService } from './auth/siwe';
 import { WalletSignatures } from './auth/wallet-signatures';
+import { AffiliateMessages } from './auth/affiliate-messages';
 import { createServiceClients } from './clients';
 import type { GatewayConfig } from './config';
 import { bindGatewayListeners } from './http/gateway-listeners';
@@ -116,11 +117,16 @@ async function composeGateway(config: GatewayConfig, logger: Logger, clock: Cloc
   if (!subscribed || !noncesReady) logger.warn('Redis is not reachable yet: API keys are not cached and wallet sign-in answers 503 until it is');
   const clients = createServiceClients(config);
   const sessions = new SessionTokens(config.SESSION_SECRET, config.SESSION_TTL_SECONDS, clock);
+  const signatures = new WalletSignatures(config.AFFILIATE_CODE_MESSAGE_TEMPLATE, {
+    rpcUrls: config.chainRpcUrls,
+    timeoutMs: config.CHAIN_RPC_TIMEOUT_MS,
+  });
   const signIn = new SignInService(
     nonces,
     sessions,
     { domain: config.SIWE_DOMAIN, uri: config.SIWE_URI, chainId: config.SIWE_CHAIN_ID, nonceTtlSeconds: config.SIWE_NONCE_TTL_SECONDS },
     clock,
+    signatures,
   );
   const authenticator = new Authenticator(
     access,
@@ -139,7 +145,11 @@ async function composeGateway(config: GatewayConfig, logger: Logger, clock: Cloc
       clients,
       access,
       signIn,
-      signatures: new WalletSignatures(config.AFFILIATE_CODE_MESSAGE_TEMPLATE),
+      signatures,
+      affiliateMessages: new AffiliateMessages({
+        codeUpdate: config.AFFILIATE_CODE_UPDATE_MESSAGE_TEMPLATE,
+        rebateRate: config.AFFILIATE_REBATE_MESSAGE_TEMPLATE,
+      }),
       clock,
       eventLimits: {
         perKey: new RateLimiter(config.EVENTS_RATE_LIMIT_PER_SECOND, config.EVENTS_RATE_LIMIT_BURST),

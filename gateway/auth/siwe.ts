@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../services/platform/clock';
-import { invalidFields, UnauthenticatedError } from '../../services/rules/errors';
+import { invalidFields, UnauthenticatedError, UnavailableError } from '../../services/rules/errors';
 import { ethereum } from './ethereum';
 import type { SessionTokens, WalletSession } from './session-token';
 import type { SignInNonceStore } from './sign-in-nonce-store';
+import type { WalletSignatures } from './wallet-signatures';
 
 export interface SiweOptions {
   /** RFC 3986 authority the wallet signs in to (SIWE_DOMAIN). */
@@ -31,7 +32,8 @@ const refuse = (code: string, message: string) => new UnauthenticatedError(code,
 /**
  * Sign-In with Ethereum (EIP-4361): the server writes the message, the wallet signs it
  * (EIP-191 personal_sign), the server checks it is the very message it issued, unexpired, for
- * this domain, signed by its address, and answers with a short-lived session token. Every
+ * this domain, signed by its address (its key, or a contract wallet's EIP-1271 on SIWE_CHAIN_ID when
+ * that chain is in CHAIN_RPC_URLS), and answers with a short-lived session token. Every
  * verification attempt consumes the nonce, successful or not.
  */
 export class SignInService {
@@ -40,6 +42,7 @@ export class SignInService {
     private readonly sessions: SessionTokens,
     private readonly options: SiweOptions,
     private readonly clock: Clock,
+    private readonly signatures: WalletSignatures,
   ) {}
 
   async start(address: string): Promise<IssuedSignIn> {
@@ -66,7 +69,7 @@ export class SignInService {
   }
 
   async verify(message: string, signature: string): Promise<SignedIn> {
-    const { parseSiweMessage, validateSiweMessage, verifyMessage } = await ethereum();
+    const { parseSiweMessage, validateSiweMessage } = await ethereum();
     const fields = parseSiweMessage(message);
     if (!fields.nonce || !fields.address) {
       throw refuse('SIWE_MESSAGE_INVALID', 'the message is not a Sign-In with Ethereum message issued by this service');
@@ -89,8 +92,19 @@ export class SignInService {
       fields.version === '1';
     if (!valid) throw refuse('SIWE_MESSAGE_INVALID', 'the sign-in message is not valid for this service (domain, URI, chain or time)');
 
-    const signed = await verifyMessage({ address: fields.address, message, signature: signature as `0x${string}` }).catch(() => false);
-    if (!signed) throw refuse('SIWE_SIGNATURE_INVALID', 'the signature is not a signature of this message by its address');
+    // The address's own key (EIP-191), or a contract wallet (EIP-1271) on the chain the message names.
+    const proof = await this.signatures.verify({
+      identifier: fields.address,
+      identifierType: 'evm_address',
+      message,
+      signature,
+      chainId: this.options.chainId,
+    });
+    if (proof.kind === 'unverifiable' && proof.retryable) throw new UnavailableError('CHAIN_UNAVAILABLE', `${proof.reason}; request a new nonce`);
+    if (proof.kind !== 'valid') {
+      const why = proof.kind === 'unverifiable' ? ` (${proof.reason})` : '';
+      throw refuse('SIWE_SIGNATURE_INVALID', `the signature is not a signature of this message by its address${why}`);
+    }
     return this.sessions.issue(pending.address);
   }
 }

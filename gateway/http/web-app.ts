@@ -20,7 +20,7 @@ export function defaultWebAppDir(): string {
  * Serves the built web applications under /app, when they were built (`npm run web:build`; `npm
  * start` builds them): hashed assets cached for a year (a new build has new names), and index.html,
  * never cached, for every other path under /app so the client's router can read deep links.
- * A missing asset falls through to the API's 404. Every answer under /app carries the applications'
+ * /app/demo is the @fuul/sdk tracking demo (web/demo). A missing asset falls through to the API's 404. Every answer under /app carries the applications'
  * Content-Security-Policy and the other page headers (gateway/http/security-headers.ts).
  */
 export function serveWebApp(app: Express, dir: string = defaultWebAppDir()): boolean {
@@ -29,6 +29,12 @@ export function serveWebApp(app: Express, dir: string = defaultWebAppDir()): boo
   app.use(WEB_APP_PATH, pageHeaders(WEB_APP_CSP));
   app.use(`${WEB_APP_PATH}/assets`, express.static(path.join(dir, 'assets'), { index: false, immutable: true, maxAge: '365d' }));
   app.use(WEB_APP_PATH, express.static(dir, { index: false, maxAge: 0 }));
+  // The @fuul/sdk tracking demo is a page of its own, not a route of the applications.
+  const demoHtml = path.join(dir, 'demo', 'index.html');
+  app.get([`${WEB_APP_PATH}/demo`, `${WEB_APP_PATH}/demo/`], (_req, res) => {
+    res.setHeader('Cache-Control', 'no-cache');
+    res.sendFile(demoHtml);
+  });
   app.get([WEB_APP_PATH, `${WEB_APP_PATH}/*rest`], (req, res, next) => {
     if (req.path.startsWith(`${WEB_APP_PATH}/assets/`)) return next();
     res.setHeader('Cache-Control', 'no-cache');

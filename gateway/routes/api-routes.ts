@@ -6,9 +6,11 @@ import { masterRoutes } from './agency/masters.routes';
 import { affiliateRoutes } from './agency/affiliates.routes';
 import { applicationRoutes } from './agency/applications.routes';
 import { programSettingsRoutes } from './agency/program-settings.routes';
+import { trackingEventRoutes } from './agency/tracking-events.routes';
 import { referralRoutes } from './agency/referrals.routes';
 import { sdkRoutes } from './agency/sdk.routes';
 import { eventRoutes } from './agency/events.routes';
+import { referralCodeRoutes } from './agency/referral-codes.routes';
 import { tierProtectionRoutes } from './agency/tier-protection.routes';
 import { audienceSegmentRoutes } from './audience/audience-segments.routes';
 import { audienceDashboardRoutes } from './audience/audiences.routes';
@@ -60,6 +62,8 @@ export function apiRoutes(deps: RouteDeps, system: SystemDeps): AnyRoute[] {
     ...referralRoutes(deps),
     ...sdkRoutes(deps),
     ...eventRoutes(deps),
+    ...trackingEventRoutes(deps),
+    ...referralCodeRoutes(deps),
     ...masterRoutes(deps),
     ...tierProtectionRoutes(deps),
     ...applicationRoutes(deps),

@@ -3,6 +3,7 @@ import type { SharedReadObserver } from '../../services/platform/shared-reads';
 import type { AccessService } from '../access/access.service';
 import type { SignInService } from '../auth/siwe';
 import type { WalletSignatures } from '../auth/wallet-signatures';
+import type { AffiliateMessages } from '../auth/affiliate-messages';
 import type { ServiceClients } from '../clients';
 import type { RateLimiter } from '../http/rate-limit';
 
@@ -12,8 +13,10 @@ export interface RouteDeps {
   access: AccessService;
   /** Sign-In with Ethereum: issues nonces and exchanges signed messages for session tokens. */
   signIn: SignInService;
-  /** EIP-191 signatures of the SDK-style self-service paths (affiliate codes, referral code use). */
+  /** Wallet signatures (EIP-191, EIP-1271 on CHAIN_RPC_URLS, ed25519) of the SDK-style self-service paths and sign-in. */
   signatures: WalletSignatures;
+  /** The messages an affiliate signs to change its code or a code's rebate rate (configurable templates). */
+  affiliateMessages: AffiliateMessages;
   /** "Now", for what a route keeps for a while (a leaderboard page's snapshot). */
   clock: Clock;
   /** The metric of a shared read (gateway_shared_reads_total{read}). */

@@ -54,6 +54,7 @@ export const WEB_BUNDLE: BuildPart = {
     ...filesUnder(root, 'web/src'),
     ...filesUnder(root, 'contracts/generated'),
     'web/index.html',
+    'web/demo/index.html',
     'web/vite.config.ts',
     'package-lock.json',
   ],

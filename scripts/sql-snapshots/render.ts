@@ -110,6 +110,7 @@ const outcome = (id: string, pendingReason: ConversionOutcome['pendingReason']):
     affiliate: { id: AFFILIATE, user: { identifier: '0x00000000000000000000000000000000000000af', identifierType: 'evm_address' } },
     master: null,
     tierId: null,
+    rebateBps: 0,
   },
   movements: [
     {
@@ -128,6 +129,21 @@ const outcome = (id: string, pendingReason: ConversionOutcome['pendingReason']):
   review: null,
   holdDays: pendingReason === null ? 0 : 30,
   caps: null,
+});
+
+/** An outcome whose affiliate's code rebates 10% of its reward to the user: 900 split into 810 kept and 90 rebated. */
+const withRebate = (plain: ConversionOutcome): ConversionOutcome => ({
+  ...plain,
+  attribution: plain.attribution && { ...plain.attribution, rebateBps: 1_000 },
+  movements: [
+    ...plain.movements.map((movement) => (movement.kind === 'affiliate_payout' ? { ...movement, amount: 810n } : movement)),
+    {
+      kind: 'end_user_payout',
+      beneficiary: { identifier: '0x00000000000000000000000000000000000000e1', identifierType: 'evm_address' },
+      amount: 90n,
+      rebate: true,
+    },
+  ],
 });
 
 /** The claim service's payment of a batch: one conversion paid at once, one held (its movements pending, in no check). */
@@ -150,15 +166,16 @@ async function ledgerStatements(): Promise<string[]> {
 }
 
 /**
- * A batch paid under terms with caps, one conversion at once and one held: the locks of the
- * beneficiaries' totals, the totals read in one statement, then the payment with the capped columns.
+ * A batch paid under terms with caps, one conversion at once (its affiliate's code rebating 10%) and one
+ * held: the locks of the beneficiaries' totals, the totals read in one statement (an affiliate's with its
+ * rebates), then the payment with the capped and rebate columns.
  */
 async function cappedLedgerStatements(): Promise<string[]> {
   const { db, statements } = recordingDatabase<ClaimDatabase>((text) =>
     text.trimStart().startsWith('UPDATE conversions')
       ? [{ id: 'c-1' }, { id: 'c-2' }]
       : text.trimStart().startsWith('WITH planned')
-        ? [{ movements: '2', held: '2' }]
+        ? [{ movements: '3', held: '2' }]
         : [],
   );
   const caps = { termsName: 'trade', caps: { perConversion: 500n, perEndUser: 150n, perAffiliateWindow: { amount: 1_000n, days: 30 } } };
@@ -166,13 +183,16 @@ async function cappedLedgerStatements(): Promise<string[]> {
     PROJECT,
     '00000000-0000-4000-8000-0000000000b2',
     [
-      { ...outcome('c-1', null), caps },
+      { ...withRebate(outcome('c-1', null)), caps },
       { ...outcome('c-2', 'hold'), caps },
     ],
     NOW,
     () => [],
   );
-  return blocks('ledger: a batch paid under caps, one conversion at once and one held (LedgerRepository.record, applyCaps)', statements);
+  return blocks(
+    'ledger: a batch paid under caps, one conversion at once with a rebate and one held (LedgerRepository.record, applyCaps)',
+    statements,
+  );
 }
 
 /** The reconciliation's one statement: every currency of the project, then one currency. */

@@ -25,6 +25,7 @@ const routeDeps: RouteDeps = {
   access: notAvailable('access'),
   signIn: notAvailable('signIn'),
   signatures: notAvailable('signatures'),
+  affiliateMessages: notAvailable('affiliateMessages'),
   clock: notAvailable('clock'),
   eventLimits: notAvailable('eventLimits'),
   sharedReads: () => notAvailable('sharedReads'),

@@ -14,6 +14,7 @@ import { ProgramSettingsService } from './domain/program-settings.service';
 import { TierProtectionService } from './domain/tier-protection.service';
 import { AttributionService } from './domain/attribution.service';
 import { ReferralService } from './domain/referral.service';
+import { InviteCodeService } from './domain/invite-code.service';
 import { TrackingEventService } from './domain/tracking-event.service';
 import { AffiliateHistoryRepository } from './repositories/affiliate-history.repository';
 import { AffiliateMetricsRepository } from './repositories/affiliate-metrics.repository';
@@ -26,14 +27,19 @@ import { ProgramSettingsRepository } from './repositories/program-settings.repos
 import { TierProtectionRepository } from './repositories/tier-protection.repository';
 import { AttributionRepository } from './repositories/attribution.repository';
 import { ReferralRepository } from './repositories/referral.repository';
+import { InviteCodeRepository } from './repositories/invite-code.repository';
 import { ReferredUsersRepository } from './repositories/referred-users.repository';
 import { SegmentTierRepository } from './repositories/segment-tier.repository';
+import { TrackingProcessingService } from './domain/tracking-processing.service';
+import { TrackingRepository } from './repositories/tracking.repository';
 import { TrackingEventRepository } from './repositories/tracking-event.repository';
 
 /** The agency service's rules, each with its real repositories. */
 export interface AgencyDomain {
   affiliates: AffiliateService;
   referrals: ReferralService;
+  /** Invite codes: generated for an affiliate, each with its max_uses. */
+  inviteCodes: InviteCodeService;
   attribution: AttributionService;
   masters: MasterService;
   tierProtection: TierProtectionService;
@@ -46,6 +52,8 @@ export interface AgencyDomain {
   metrics: AffiliateMetricsService;
   /** The program URL and referral link template of a project. */
   programSettings: ProgramSettingsService;
+  /** What stored tracking events cause (clicks, links, referrals, counts), and their list. */
+  tracking: TrackingProcessingService;
   /** Tracking events as received (POST /api/v1/events) and their table's monthly partitions. */
   trackingEvents: TrackingEventService;
 }
@@ -83,6 +91,7 @@ export function buildAgencyDomain({
   return {
     affiliates: new AffiliateService(affiliates, clock, logger, outbox),
     referrals: new ReferralService(new ReferralRepository(db), clock, logger, outbox),
+    inviteCodes: new InviteCodeService(new InviteCodeRepository(db), clock, logger),
     attribution: new AttributionService(new AttributionRepository(db)),
     masters: new MasterService(masters, new MasterMetricsRepository(db), clock, logger),
     tierProtection: new TierProtectionService(protections, audience, clock, logger),
@@ -96,6 +105,7 @@ export function buildAgencyDomain({
     ),
     metrics: new AffiliateMetricsService(new AffiliateMetricsRepository(db), paidConversions, clock, logger),
     programSettings: new ProgramSettingsService(new ProgramSettingsRepository(db), clock, logger),
+    tracking: new TrackingProcessingService(new TrackingRepository(db), clock, logger, outbox),
     trackingEvents: new TrackingEventService(new TrackingEventRepository(db), clock, logger, trackingEventRetentionDays),
   };
 }

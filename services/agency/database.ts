@@ -2,7 +2,7 @@ import type { ColumnType, Generated } from 'kysely';
 import type { IdentifierType } from '../rules/identifiers';
 import type { OutboxTables } from '../platform/outbox/tables';
 import type { TaxRecordStatus } from '../rules/tax-status-rule';
-import type { AffiliateStatus, ApplicationStatus } from './domain/vocabulary';
+import type { AffiliateStatus, ApplicationStatus, AttributionModel } from './domain/vocabulary';
 import type { Nullable, Timestamp } from '../platform/db/column-types';
 
 /** The agency schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
@@ -12,6 +12,8 @@ export interface AgencyDatabase extends AgencyProgramTables, AffiliateMetricsTab
   affiliate_flags: AffiliateFlagTable;
   affiliate_codes: AffiliateCodeTable;
   referrals: ReferralTable;
+  invite_codes: InviteCodeTable;
+  ended_referrals: EndedReferralTable;
   tax_statuses: TaxStatusTable;
   tax_requirements: TaxRequirementTable;
 }
@@ -87,6 +89,35 @@ export interface ReferralTable {
   referred_at: Timestamp;
 }
 
+/**
+ * Codes generated for an affiliate (migration 0022, the SDK's `/referral_codes`): unique in the project with
+ * the affiliate codes whatever the letter case; `uses` counted by a conditional UPDATE.
+ */
+export interface InviteCodeTable {
+  project_id: string;
+  code: string;
+  affiliate_id: string;
+  /** null: unlimited; 0: disabled. */
+  max_uses: Nullable<number>;
+  uses: ColumnType<number, number | undefined, number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A referral ended by its user or an admin (migration 0022): the row it was, with who ended it and when. */
+export interface EndedReferralTable {
+  id: Generated<bigint>;
+  project_id: string;
+  identifier_type: IdentifierType;
+  identifier: string;
+  affiliate_id: string;
+  code: string;
+  referred_at: Timestamp;
+  ended_at: Timestamp;
+  ended_by: 'user' | 'admin';
+  actor_api_key_id: Nullable<string>;
+}
+
 /** The tables of masters, sub-affiliates, tier protection and applications (migration 0002). */
 export interface AgencyProgramTables {
   agency_designations: AgencyDesignationTable;
@@ -108,6 +139,9 @@ export interface ProgramSettingsTable {
   link_template: Nullable<string>;
   updated_at: Timestamp;
   updated_by: Nullable<string>;
+  /** How far back a click counts for a connect_wallet (migration 0021; 1..365, default 30). */
+  attribution_window_days: ColumnType<number, number | undefined, number>;
+  attribution_model: ColumnType<AttributionModel, AttributionModel | undefined, AttributionModel>;
 }
 
 type Closable<T> = ColumnType<Nullable<T>, Nullable<T> | undefined, Nullable<T>>;
@@ -419,6 +453,9 @@ export interface TrackingEventBatchTable {
   received_at: Timestamp;
   event_count: number;
   processed_at: ColumnType<Nullable<Timestamp>, Nullable<Timestamp> | undefined, Nullable<Timestamp>>;
+  /** Set when the batch was given up (its job kept failing; migration 0021), with the reason. */
+  failed_at: ColumnType<Nullable<Timestamp>, Nullable<Timestamp> | undefined, Nullable<Timestamp>>;
+  failure: ColumnType<Nullable<string>, Nullable<string> | undefined, Nullable<string>>;
 }
 
 /** One event as received (append-only; partitioned by month of received_at). */

@@ -6,6 +6,7 @@ import type { AgencyDatabase } from './database';
 import { affiliateMetrics } from './jobs/affiliate-metrics.consumer';
 import { audienceMemberships } from './jobs/audience-memberships.consumer';
 import { segmentTiers } from './jobs/segment-tiers.consumer';
+import { processTrackingBatchJob } from './jobs/process-tracking-batch.job';
 import { taxStatuses } from './jobs/tax-statuses.consumer';
 import { trackingEventPartitionsJob } from './jobs/tracking-event-partitions.job';
 import { agencyMigrations } from './migrations';
@@ -17,7 +18,7 @@ export const agencyManifest: ServiceManifest<AgencyConfig, AgencyDatabase> = {
   configSchema: agencyConfigSchema,
   migrations: () => agencyMigrations,
   grpc: AgencyServiceService,
-  jobs: [audienceMemberships.job, segmentTiers.job, affiliateMetrics.job, taxStatuses.job, trackingEventPartitionsJob],
+  jobs: [audienceMemberships.job, segmentTiers.job, affiliateMetrics.job, taxStatuses.job, processTrackingBatchJob, trackingEventPartitionsJob],
   calls: [
     {
       service: 'audience',

@@ -8,6 +8,7 @@ import { connectAgencyDependencies } from './grpc/outbound-clients';
 import { affiliateMetrics } from './jobs/affiliate-metrics.consumer';
 import { audienceMemberships } from './jobs/audience-memberships.consumer';
 import { segmentTiers } from './jobs/segment-tiers.consumer';
+import { processTrackingBatch, processTrackingBatchJob, trackingBatchRelay } from './jobs/process-tracking-batch.job';
 import { taxStatuses } from './jobs/tax-statuses.consumer';
 import {
   maintainTrackingEventPartitions,
@@ -15,6 +16,9 @@ import {
   TRACKING_EVENT_PARTITIONS_SCHEDULER_ID,
   trackingEventPartitionsJob,
 } from './jobs/tracking-event-partitions.job';
+
+/** Tracking batches processed at once by one agency process (each is one transaction). */
+const TRACKING_BATCH_CONCURRENCY = 4;
 
 /** The composition root (see manifest.ts): the domain (composition.ts), its events and its gRPC service. */
 export async function composeAgencyService(runtime: ServiceRuntime<AgencyDatabase>, config: AgencyConfig) {
@@ -35,6 +39,8 @@ export async function composeAgencyService(runtime: ServiceRuntime<AgencyDatabas
   registerConsumer(runtime, segmentTiers);
   registerConsumer(runtime, affiliateMetrics);
   registerConsumer(runtime, taxStatuses);
+  runtime.process(processTrackingBatchJob, processTrackingBatch(domain.tracking), TRACKING_BATCH_CONCURRENCY);
+  relay.register(trackingBatchRelay(domain.tracking));
   // The tracking events' partitions: made at start (so this month's events never wait in the default
   // partition for the first run), then daily by a schedule the relay keeps in place.
   await domain.trackingEvents.maintainPartitions().catch((error: unknown) => {

@@ -13,6 +13,7 @@ export interface AudienceDatabase extends OutboxTables {
   user_metrics: UserMetricsTable;
   user_conversion_days: UserConversionDayTable;
   user_referral_days: UserReferralDayTable;
+  user_event_days: UserEventDayTable;
   user_earning_days: UserEarningDayTable;
   user_traits: UserTraitTable;
   segment_evaluations: SegmentEvaluationTable;
@@ -114,6 +115,13 @@ export interface UserReferralDayTable extends UserKey {
   day: ColumnType<string, string, string>;
   referred_users: Counter;
   referred_volume_usd: Usd;
+}
+
+/** A user's tracking events per name and UTC day (migration 0013), what `event_count` conditions sum. */
+export interface UserEventDayTable extends UserKey {
+  name: string;
+  day: ColumnType<string, string, string>;
+  count: Counter;
 }
 
 export interface UserEarningDayTable extends UserKey {

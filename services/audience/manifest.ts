@@ -6,6 +6,7 @@ import type { AudienceDatabase } from './database';
 import { applicationApprovals } from './jobs/application-approved.consumer';
 import { applyEntryBatchJob } from './jobs/apply-entry-batch.job';
 import { conditionInputs } from './jobs/condition-inputs.consumer';
+import { userEventCounts } from './jobs/user-event-counts.consumer';
 import { evaluateSegmentJob } from './jobs/evaluate-segment.job';
 import { audienceMigrations } from './migrations';
 import { composeAudienceService } from './server';
@@ -16,7 +17,7 @@ export const audienceManifest: ServiceManifest<AudienceConfig, AudienceDatabase>
   configSchema: audienceConfigSchema,
   migrations: () => audienceMigrations,
   grpc: AudienceServiceService,
-  jobs: [applyEntryBatchJob, evaluateSegmentJob, applicationApprovals.job, conditionInputs.job],
+  jobs: [applyEntryBatchJob, evaluateSegmentJob, applicationApprovals.job, conditionInputs.job, userEventCounts.job],
   calls: [],
   compose: composeAudienceService,
 };

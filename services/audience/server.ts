@@ -7,6 +7,7 @@ import { createAudienceGrpcService } from './grpc/audience.grpc';
 import { applicationApprovals } from './jobs/application-approved.consumer';
 import { applyEntryBatch, applyEntryBatchJob } from './jobs/apply-entry-batch.job';
 import { conditionInputs } from './jobs/condition-inputs.consumer';
+import { userEventCounts } from './jobs/user-event-counts.consumer';
 import { entryBatchRelay } from './jobs/entry-batch-relay';
 import { BullEvaluationScheduler, evaluateSegment, evaluateSegmentJob } from './jobs/evaluate-segment.job';
 import { evaluationRelay } from './jobs/evaluation-relay';
@@ -37,6 +38,7 @@ export async function composeAudienceService(runtime: ServiceRuntime<AudienceDat
   relay.register(evaluationRelay(domain.evaluations));
   registerConsumer(runtime, applicationApprovals);
   registerConsumer(runtime, conditionInputs, undefined, async () => domain.matching.wake());
+  registerConsumer(runtime, userEventCounts, undefined, async () => domain.matching.wake());
 
   return createAudienceGrpcService(domain, logger);
 }

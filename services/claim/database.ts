@@ -117,6 +117,8 @@ export interface ConversionTable {
   master_identifier: Nullable<string>;
   master_spread_bps: Nullable<number>;
   tier_id: Nullable<string>;
+  /** Migration 0014, frozen when paid: the rebate rate of the referral's code (bps of the affiliate's reward); null: nobody attributed. */
+  user_rebate_rate_bps: ColumnType<number | null, number | null | undefined, number | null>;
   /**
    * Migration 0008, frozen when paid: the allowlist audience each side was checked against and
    * whether it was a member (both null: its terms named none, or the side was not there).
@@ -170,6 +172,8 @@ export interface MovementTable {
   /** Migration 0013: what a cap cut from it (never paid), and the cap that cut it first; 0 and null when uncapped. */
   capped_amount: ColumnType<bigint, bigint | undefined, never>;
   capped_by: ColumnType<CapKind | null, CapKind | null | undefined, never>;
+  /** Migration 0014: an end_user_payout that is the referring affiliate's rebate, taken from its affiliate_payout of the same conversion. */
+  rebate: ColumnType<boolean, boolean | undefined, never>;
 }
 
 export interface LeaderboardTotalTable {

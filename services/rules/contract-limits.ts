@@ -31,6 +31,26 @@ export const REFERRAL_CODE_RULES = {
   maxPerAffiliate: 20,
 } as const;
 
+/**
+ * Invite codes (agency, the SDK's `/referral_codes`): how many one request may generate, how many one
+ * affiliate may hold, the highest `max_uses`, and the generated codes' shape (8 characters of an alphabet
+ * without look-alikes: no 0/O, 1/I/L; 31^8 ≈ 8.5e11 codes).
+ */
+export const INVITE_CODE_RULES = {
+  maxQuantity: 100,
+  maxPerAffiliate: 1_000,
+  maxUses: 1_000_000,
+  length: 8,
+  alphabet: '23456789ABCDEFGHJKMNPQRSTUVWXYZ',
+} as const;
+
+/**
+ * A code's user rebate rate (agency, docs/affiliates.md#changing-a-code-and-user-rebate-rates): the share of the affiliate's
+ * reward that goes to the users it referred through the code. The @fuul/sdk sends it as a fraction with
+ * at most two decimals (0 to 0.2); it is kept in basis points (0 to 2,000).
+ */
+export const USER_REBATE_RATE_RULES = { maxRate: 0.2, maxBps: 2_000, decimals: 2 } as const;
+
 /** Lengths of the agency's text fields, in characters after trimming. */
 export const AGENCY_TEXT_LIMITS = {
   nameLength: 200,

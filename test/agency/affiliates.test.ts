@@ -48,7 +48,7 @@ describe('affiliates over HTTP', () => {
       suspension_reason: null,
       flagged_at: null,
       flag_reason: null,
-      codes: [{ code: 'Alice2026', uses: 0, created_at: START }],
+      codes: [{ code: 'Alice2026', uses: 0, created_at: START, rebate_rate: null, clicks: null }],
       master: null,
       is_master: false,
       current_tier: null,

@@ -52,6 +52,7 @@ describe('ResolveAttribution over gRPC', () => {
       affiliateStatus: AffiliateStatus.ACTIVE,
       spreadBps: 0,
       affiliateFlagged: false,
+      userRebateRateBps: 0,
     });
   });
 
@@ -66,6 +67,7 @@ describe('ResolveAttribution over gRPC', () => {
       affiliateStatus: AffiliateStatus.SUSPENDED,
       spreadBps: 0,
       affiliateFlagged: false,
+      userRebateRateBps: 0,
     });
   });
 
@@ -77,6 +79,7 @@ describe('ResolveAttribution over gRPC', () => {
       affiliateStatus: AffiliateStatus.UNSPECIFIED,
       spreadBps: 0,
       affiliateFlagged: false,
+      userRebateRateBps: 0,
     });
   });
 

@@ -68,12 +68,12 @@ describe('the @fuul/sdk against the gateway', () => {
     expect(await Fuul.getAffiliateCode(other.address, UserIdentifierType.EvmAddress)).toBeNull();
   });
 
-  it('tells whether a code is free and available, whatever its letter case', async () => {
+  it('tells whether a code is free (nobody holds it) and available (it exists and refers), whatever its letter case', async () => {
     await createCode(await newWallet(), 'SdkCarol');
     expect(await Fuul.isAffiliateCodeFree('sdkcarol')).toBe(false);
-    expect(await Fuul.isAffiliateCodeAvailable('SDKCAROL')).toBe(false);
+    expect(await Fuul.isAffiliateCodeAvailable('SDKCAROL')).toBe(true);
     expect(await Fuul.isAffiliateCodeFree('sdk_nobody')).toBe(true);
-    expect(await Fuul.isAffiliateCodeAvailable('sdk_nobody')).toBe(true);
+    expect(await Fuul.isAffiliateCodeAvailable('sdk_nobody')).toBe(false);
     expect(await Fuul.isAffiliateCodeAvailable('no')).toBe(false);
   });
 
@@ -88,6 +88,7 @@ describe('the @fuul/sdk against the gateway', () => {
       referrer_code: null,
       referrer_codes: [],
       referred_at: null,
+      referrer_user_rebate_rate: null,
     });
     const referred = await stack.api.post('/api/v1/referrals', {
       key: project.keys.service,
@@ -101,6 +102,7 @@ describe('the @fuul/sdk against the gateway', () => {
       referrer_code: 'SdkDave',
       referrer_codes: ['SdkDave'],
       referred_at: stack.clock.now().toISOString(),
+      referrer_user_rebate_rate: null,
     });
   });
 
@@ -109,21 +111,24 @@ describe('the @fuul/sdk against the gateway', () => {
     await createCode(affiliate, 'SdkErin');
     const user = await newWallet();
     const message = 'I accept the referral code sdkerin';
-    const use = async (signer: TestWallet) =>
+    const use = async (signer: TestWallet, chainId?: number) =>
       Fuul.useReferralCode({
         code: 'SdkErin',
         user_identifier: user.checksumAddress,
         user_identifier_type: UserIdentifierType.EvmAddress,
         signature: await signer.sign(message),
         signature_message: message,
-        chain_id: 1,
+        chain_id: chainId,
       });
     // Signed by another wallet: refused with the SDK's message, and nobody is referred.
     await expect(use(affiliate)).rejects.toMatchObject({ response: { status: 400, data: { message: 'invalid signature' } } });
+    // Naming a chain this gateway has no RPC URL for, it could be a contract wallet's signature there: it cannot be checked.
+    await expect(use(affiliate, 1)).rejects.toMatchObject({ response: { status: 422, data: { code: 'SIGNATURE_UNVERIFIABLE' } } });
     expect(
       (await Fuul.getUserReferrer({ user_identifier: user.address, user_identifier_type: UserIdentifierType.EvmAddress })).referrer_identifier,
     ).toBeNull();
-    await expect(use(user)).resolves.toBeUndefined();
+    // The key's own signature needs no chain, whichever the SDK names.
+    await expect(use(user, 1)).resolves.toBeUndefined();
     expect(await Fuul.getUserReferrer({ user_identifier: user.address, user_identifier_type: UserIdentifierType.EvmAddress })).toMatchObject({
       referrer_identifier: affiliate.address,
       referrer_code: 'SdkErin',

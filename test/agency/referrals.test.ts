@@ -108,7 +108,15 @@ describe('referrals over HTTP', () => {
     expect(await referrer(user)).toEqual(
       expect.objectContaining({
         status: 200,
-        body: { user_identifier: user, referrer_identifier: null, referrer_name: null, referrer_code: null, referrer_codes: [], referred_at: null },
+        body: {
+          user_identifier: user,
+          referrer_identifier: null,
+          referrer_name: null,
+          referrer_code: null,
+          referrer_codes: [],
+          referred_at: null,
+          referrer_user_rebate_rate: null,
+        },
       }),
     );
     const referredAt = stack.clock.now().toISOString();
@@ -120,6 +128,7 @@ describe('referrals over HTTP', () => {
       referrer_code: alice.code,
       referrer_codes: [alice.code, 'alice_second'],
       referred_at: referredAt,
+      referrer_user_rebate_rate: null,
     });
   });
 

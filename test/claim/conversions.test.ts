@@ -59,6 +59,7 @@ describe('conversions and payouts (HTTP)', () => {
           master: null,
           spread_bps: null,
           tier_id: null,
+          user_rebate_rate_bps: 0,
         },
         failure_reason: null,
         movements: [
@@ -270,6 +271,7 @@ describe('conversions and payouts (HTTP)', () => {
         date: expect.any(String),
         kind: 'affiliate_payout',
         is_referrer: true,
+        rebate: false,
         user_identifier: affiliate.identifier,
         user_identifier_type: 'evm_address',
         conversion_id: second.id,

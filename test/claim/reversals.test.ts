@@ -104,6 +104,7 @@ describe('reversals (HTTP)', () => {
       movements: [
         {
           kind: 'affiliate_payout',
+          rebate: false,
           user_identifier: affiliate.identifier,
           user_identifier_type: 'evm_address',
           currency_id: project.currencyId,
@@ -115,6 +116,7 @@ describe('reversals (HTTP)', () => {
         },
         {
           kind: 'end_user_payout',
+          rebate: false,
           user_identifier: user,
           user_identifier_type: 'evm_address',
           currency_id: project.currencyId,

@@ -49,8 +49,17 @@ describe('services refuse a request without a required field', () => {
     ['FlagAffiliate without user', () => clients.agency.flagAffiliate({ projectId: project.id, reason: 'odd' }), 'user'],
     ['UnflagAffiliate without user', () => clients.agency.unflagAffiliate({ projectId: project.id }), 'user'],
     ['AddAffiliateCode without user', () => clients.agency.addAffiliateCode({ projectId: project.id, code: 'alice_code' }), 'user'],
+    ['UpdateAffiliateCode without user', () => clients.agency.updateAffiliateCode({ projectId: project.id, code: 'alice_code' }), 'user'],
+    ['SetCodeRebateRate without user', () => clients.agency.setCodeRebateRate({ projectId: project.id, code: 'alice_code' }), 'user'],
     ['CreateReferral without user', () => clients.agency.createReferral({ projectId: project.id, code: 'alice_code' }), 'user'],
     ['ResolveAttribution without at', () => clients.agency.resolveAttribution({ projectId: project.id, user }), 'at'],
+    ['GenerateInviteCodes without user', () => clients.agency.generateInviteCodes({ projectId: project.id, quantity: 1 }), 'user'],
+    ['ListInviteCodes without user', () => clients.agency.listInviteCodes({ projectId: project.id }), 'user'],
+    [
+      'EndReferral without referrer',
+      () => clients.agency.endReferral({ projectId: project.id, user, code: 'alice_code', byUser: false }),
+      'referrer',
+    ],
     [
       'GetUserAudiences with a lookup without user',
       () => clients.audience.getUserAudiences({ lookups: [{ projectId: project.id, user }, { projectId: project.id }] }),

@@ -25,7 +25,7 @@ describe('the admin dashboard in a browser', () => {
   /** What the gateway's Content-Security-Policy refused on the pages: nothing may be. */
   let violations: string[] = [];
   const affiliates = [
-    { name: 'Ada Lovelace', region: 'DE', identifier: evmAddress(0xa1) },
+    { name: 'Ada Lovelace', region: 'DE', identifier: evmAddress(0xa1), code: 'ada_code' },
     { name: 'Blaise Pascal', region: 'FR', identifier: evmAddress(0xa2) },
     { name: 'Carl Gauss', region: 'DE', identifier: evmAddress(0xa3) },
     { name: 'Dorothy Vaughan', region: 'US', identifier: evmAddress(0xa4) },
@@ -198,6 +198,41 @@ describe('the admin dashboard in a browser', () => {
   );
 
   it(
+    'shows an affiliate’s codes with their clicks, and sets a code’s rebate rate',
+    async () => {
+      // Two visitors' clicks of Ada's code (stored lower-cased, one per tracking id and day).
+      for (const trackingId of ['visitor-1', 'visitor-2']) {
+        await stack.db.query(
+          `INSERT INTO agency.code_clicks (project_id, code, tracking_id, day, first_at) VALUES ($1, 'ada_code', $2, '2026-01-01', '2026-01-01')`,
+          [project.id, trackingId],
+        );
+      }
+      await page.reload();
+      const codes = page.getByRole('region', { name: 'Codes' });
+      const row = codes.getByRole('row', { name: /ada_code/ });
+      await row.waitFor();
+      expect(await row.getByRole('cell').allInnerTexts()).toEqual([
+        'ada_code',
+        expect.any(String),
+        '0',
+        '2',
+        'none',
+        expect.stringMatching(/^Edit rate…/),
+      ]);
+
+      await row.getByRole('button', { name: 'Edit rate… (ada_code)' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Rebate rate of ada_code' });
+      await dialog.getByLabel('Rebate rate (whole percent, 0 to 20)').fill('7');
+      await dialog.getByRole('button', { name: 'Save the rate' }).click();
+      await row.getByRole('cell', { name: '7%' }).waitFor();
+      const stored = await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${affiliates[0]!.identifier}`, { key: project.keys.readOnly });
+      expect(stored.body.codes).toMatchObject([{ code: 'ada_code', rebate_rate: 0.07, clicks: 2 }]);
+      expect(await capturePage(page, 'admin', '08b-affiliate-codes')).toEqual([]);
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  it(
     'sets the program’s referral link: the API’s error at its field, a live preview of a code’s link, saved as previewed',
     async () => {
       await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Program' }).click();
@@ -241,6 +276,21 @@ describe('the admin dashboard in a browser', () => {
       expect((await stack.api.get(`/api/v1/projects/${project.id}/program-settings`, { key: project.keys.admin })).body.example_link).toBe(
         'https://shop.example?af=EXAMPLE',
       );
+
+      // The attribution window and model: a window that is no number is not sent; a valid one is saved with the model.
+      expect(await page.getByLabel('Attribution window (days, 1 to 365)').inputValue()).toBe('30');
+      await page.getByLabel('Attribution window (days, 1 to 365)').fill('two weeks');
+      expect(await page.locator('#attribution-window-error').innerText()).toContain('whole number of days');
+      expect(await page.getByRole('button', { name: 'Save settings' }).isDisabled()).toBe(true);
+      await page.getByLabel('Attribution window (days, 1 to 365)').fill('14');
+      await page.getByLabel('Click that refers').selectOption('last_click');
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await page.getByText('Saved.').waitFor();
+      expect(await capturePage(page, 'admin', '14-program-attribution-saved')).toEqual([]);
+      expect((await stack.api.get(`/api/v1/projects/${project.id}/program-settings`, { key: project.keys.admin })).body).toMatchObject({
+        attribution_window_days: 14,
+        attribution_model: 'last_click',
+      });
     },
     STEP_TIMEOUT_MS,
   );

@@ -405,6 +405,12 @@ const OPERATIONS: Record<string, Expected> = {
     body: { properties: ['code'], required: ['code'] },
     responses: api(201, 404, 409, ...WITH_BODY),
   },
+  'PATCH /api/v1/projects/{projectId}/affiliates/{userIdentifier}/codes/{code}': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:userIdentifier', 'path:code', 'query:identifier_type?'],
+    body: { properties: ['rebate_rate'], required: ['rebate_rate'] },
+    responses: api(200, 404, ...WITH_BODY),
+  },
   'POST /api/v1/projects/{projectId}/affiliate-portal/codes': {
     security: 'walletSession',
     params: ['path:projectId'],
@@ -477,8 +483,13 @@ const OPERATIONS: Record<string, Expected> = {
   'PATCH /api/v1/projects/{projectId}/program-settings': {
     security: 'apiKey:admin',
     params: ['path:projectId'],
-    body: { properties: ['link_template', 'program_url'] },
+    body: { properties: ['attribution_model', 'attribution_window_days', 'link_template', 'program_url'] },
     responses: api(200, 404, ...WITH_BODY),
+  },
+  'GET /api/v1/projects/{projectId}/events': {
+    security: 'apiKey:admin,read_only',
+    params: ['path:projectId', ...PAGE, 'query:tracking_id?', 'query:name?', 'query:user_identifier?', 'query:user_identifier_type?'],
+    responses: api(200, 404),
   },
   'GET /api/v1/projects/{projectId}/affiliate-portal/stats': {
     security: 'walletSession',
@@ -532,8 +543,29 @@ const OPERATIONS: Record<string, Expected> = {
   },
   'POST /api/v1/affiliates': {
     security: 'apiKey:service_role,admin,read_only',
-    body: { properties: ['address', 'code', 'identifier_type', 'name', 'signature'], required: ['address', 'code', 'signature'] },
-    responses: api(201, 409, ...WITH_BODY),
+    body: {
+      properties: ['account_chain_id', 'address', 'code', 'identifier_type', 'name', 'signature', 'signature_public_key', 'user_rebate_rate'],
+      required: ['address', 'code', 'signature'],
+    },
+    responses: api(201, 409, 422, ...WITH_BODY),
+  },
+  'POST /api/v1/affiliates/{address}': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['path:address'],
+    body: {
+      properties: ['account_chain_id', 'code', 'identifier_type', 'signature', 'signature_public_key', 'user_identifier'],
+      required: ['code', 'signature'],
+    },
+    responses: api(200, 404, 409, 422, ...WITH_BODY),
+  },
+  'POST /api/v1/affiliates/{address}/rebate-rate': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['path:address'],
+    body: {
+      properties: ['account_chain_id', 'code', 'identifier_type', 'rebate_rate', 'signature', 'signature_public_key', 'source_project_id'],
+      required: ['code', 'signature', 'rebate_rate'],
+    },
+    responses: api(200, 404, 422, ...WITH_BODY),
   },
   'GET /api/v1/affiliates/codes/{code}': { security: 'apiKey:service_role,admin,read_only', params: ['path:code'], responses: api(200, 404) },
   'GET /api/v1/affiliates/codes/{code}/availability': {
@@ -550,7 +582,35 @@ const OPERATIONS: Record<string, Expected> = {
     security: 'apiKey:service_role,admin,read_only',
     params: ['path:code', 'query:user_identifier', 'query:user_identifier_type'],
     body: { properties: ['chain_id', 'signature', 'signature_message'], required: ['signature', 'signature_message'] },
-    responses: api(200, 201, 404, 409, ...WITH_BODY),
+    responses: api(200, 201, 404, 409, 422, ...WITH_BODY),
+  },
+  'POST /api/v1/referral_codes': {
+    security: 'apiKey:service_role,admin',
+    params: ['query:user_identifier', 'query:user_identifier_type', 'query:quantity?', 'query:max_uses?'],
+    responses: api(201, 404, 409),
+  },
+  'GET /api/v1/referral_codes': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['query:user_identifier', 'query:user_identifier_type', ...PAGE],
+    responses: api(200),
+  },
+  'GET /api/v1/referral_codes/status': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['query:user_identifier', 'query:user_identifier_type'],
+    responses: api(200),
+  },
+  'GET /api/v1/referral_codes/{code}': { security: 'apiKey:service_role,admin,read_only', params: ['path:code'], responses: api(200, 404) },
+  'PATCH /api/v1/referral_codes/{code}': {
+    security: 'apiKey:service_role,admin',
+    params: ['path:code'],
+    body: { properties: ['max_uses'], required: ['max_uses'] },
+    responses: api(200, 404, ...WITH_BODY),
+  },
+  'DELETE /api/v1/referral_codes/{code}/referrals': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['path:code', 'query:user_identifier', 'query:user_identifier_type', 'query:referrer_identifier', 'query:referrer_identifier_type'],
+    body: { properties: ['chain_id', 'signature', 'signature_message'] },
+    responses: api(204, 403, 404, 422, ...WITH_BODY),
   },
   'POST /api/v1/projects/{projectId}/webhooks': {
     security: 'apiKey:admin',
@@ -767,11 +827,12 @@ describe('the API reference', () => {
     });
 
     it('answers every list in the one list shape, paged by page (from 1) and page_size (1 to 100, default 25)', () => {
-      // The claim history answers the Fuul SDK's own page shape ({ results, total_count, next_page }): checked on its own.
+      // The claim history and the invite codes answer the Fuul SDK's own page shapes ({ results, total_count | count, next_page }).
+      const sdkPages = ['/claim-history', '/referral_codes'];
       const lists = Object.entries(OPERATIONS).filter(
-        ([key, expected]) => expected.params?.includes('query:page?') && !key.endsWith('/claim-history'),
+        ([key, expected]) => expected.params?.includes('query:page?') && !sdkPages.some((path) => key.endsWith(path)),
       );
-      expect(lists.map(([key]) => key)).toHaveLength(23);
+      expect(lists.map(([key]) => key)).toHaveLength(24);
       for (const [key] of lists) {
         const schema = success(key);
         const withCursor = key.endsWith('/entries');

@@ -12,6 +12,7 @@ import {
   affiliateQuery,
   affiliateSchema,
   codeBody,
+  codeRebateRateBody,
   createAffiliateBody,
   rebuildMetricsSchema,
   suspendBody,
@@ -284,6 +285,34 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
       async ({ params, query, body, caller }) => {
         const affiliate = await clients.agency.addAffiliateCode({ ...target(params, query, caller), code: body.code });
         return { status: 201, body: presentAffiliate(affiliate) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'patch',
+        path: '/api/v1/projects/:projectId/affiliates/:userIdentifier/codes/:code',
+        operationId: 'updateAffiliateCodeRebateRate',
+        summary: 'Set or clear the user rebate rate of an affiliate’s code',
+        description:
+          '`rebate_rate` (0 to 0.2, at most two decimals, else 400 VALIDATION_FAILED; null clears it) is the share of the affiliate’s own ' +
+          'reward that goes to each user it referred through the code, from their next conversions on: what the affiliate itself sets ' +
+          'with the SDK’s updateRebateRate. The code is matched whatever its letter case (404 CODE_NOT_FOUND when the affiliate holds none).',
+        tags,
+        auth: projectAdmin,
+        query: affiliateQuery,
+        body: codeRebateRateBody,
+        responses: {
+          200: { description: 'The affiliate with its codes', schema: affiliateSchema },
+          404: { description: 'AFFILIATE_NOT_FOUND or CODE_NOT_FOUND (or PROJECT_NOT_FOUND)' },
+        },
+      },
+      async ({ params, query, body, caller }) => {
+        const affiliate = await clients.agency.setCodeRebateRate({
+          ...target(params, query, caller),
+          code: params.code,
+          userRebateRateBps: body.rebate_rate ?? undefined,
+        });
+        return { status: 200, body: presentAffiliate(affiliate) };
       },
     ),
   ];

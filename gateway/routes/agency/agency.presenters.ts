@@ -5,6 +5,8 @@ import { EffectiveTaxStatus } from '../../../gen/referral/tax/v1/enums';
 import type { UserRef } from '../../../gen/referral/common/v1/common';
 import { count, nameOf, required } from '../../http/present';
 import { chainIdNumber } from '../../../services/rules/payout-vocabulary';
+import { bpsToRebateRate } from '../../../services/rules/rebate-rate';
+import { tierSlug } from '../../../services/rules/tier-slug';
 
 /** gRPC messages -> the JSON the API documents (agency.schemas.ts). */
 function presentRef(ref: AffiliateRef | undefined) {
@@ -26,7 +28,27 @@ export function presentCodes(affiliate: Affiliate) {
     code: code.code,
     uses: count(code.uses, 'codes.uses'),
     created_at: required(code.createdAt, 'codes.created_at').toISOString(),
+    rebate_rate: bpsToRebateRate(code.userRebateRateBps ?? null),
+    clicks: code.stats ? count(code.stats.clicks, 'codes.stats.clicks') : null,
   }));
+}
+
+/** The codes as the @fuul/sdk's AffiliateCodeWithStats (from GetAffiliate, which counts each code's figures). */
+function presentSdkCodes(affiliate: Affiliate) {
+  return affiliate.codes.map((code) => {
+    const stats = required(code.stats, 'codes.stats');
+    const uses = count(code.uses, 'codes.uses');
+    return {
+      code: code.code,
+      created_at: required(code.createdAt, 'codes.created_at').toISOString(),
+      uses,
+      clicks: count(stats.clicks, 'codes.stats.clicks'),
+      total_users: uses,
+      // The SDK's type is a number: a display figure, not an amount to pay.
+      total_earnings: Number(stats.earnings),
+      rebate_rate: bpsToRebateRate(code.userRebateRateBps ?? null),
+    };
+  });
 }
 
 /**
@@ -99,8 +121,8 @@ export function presentSdkAffiliate(affiliate: Affiliate) {
     user_identifier: user.identifier,
     user_identifier_type: user.identifier_type,
     region: affiliate.region ?? null,
-    codes: presentCodes(affiliate),
-    current_tier: presentTier(affiliate.currentTier),
+    codes: presentSdkCodes(affiliate),
+    current_tier: affiliate.currentTier ? { ...presentTier(affiliate.currentTier)!, slug: tierSlug(affiliate.currentTier.name) } : null,
     updated_at: required(affiliate.updatedAt, 'updated_at').toISOString(),
   };
 }
@@ -114,6 +136,7 @@ export function presentReferrer(userIdentifier: string, referrer: GetReferrerRes
     referrer_code: referrer.referrerCodes[0] ?? null,
     referrer_codes: referrer.referrerCodes,
     referred_at: referral ? required(referral.referredAt, 'referred_at').toISOString() : null,
+    referrer_user_rebate_rate: bpsToRebateRate(referrer.referrerUserRebateRateBps ?? null),
   };
 }
 

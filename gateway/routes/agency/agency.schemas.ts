@@ -6,7 +6,9 @@ import {
   AGENCY_TEXT_LIMITS,
   MAX_AUDIENCE_FILTER_IDS,
   REFERRAL_CODE_RULES,
+  USER_REBATE_RATE_RULES,
 } from '../../../services/rules/contract-limits';
+import { rebateRateToBps } from '../../../services/rules/rebate-rate';
 import { enumNames } from '../../../services/rules/enums';
 import { canonicalUuid } from '../../../services/rules/ids';
 import { IDENTIFIER_TYPES } from '../../../services/rules/identifiers';
@@ -35,14 +37,60 @@ export const name = z
   .max(AGENCY_TEXT_LIMITS.nameLength * 2)
   .describe(`1 to ${AGENCY_TEXT_LIMITS.nameLength} characters`);
 
+/** A user rebate rate as the @fuul/sdk writes it: a fraction (0.05 is 5%) of the affiliate's own reward. */
+const rebateRate = z
+  .number()
+  .describe(`The share of the affiliate's own reward that goes to the users it referred through the code, 0 to ${USER_REBATE_RATE_RULES.maxRate}`);
+
+/**
+ * A rebate rate in a request: a number from 0 to 0.2 with at most two decimals, read as basis points
+ * (0 to 2,000) for the service.
+ */
+export const rebateRateInput = z
+  .number()
+  .transform((rate, ctx) => {
+    const bps = rebateRateToBps(rate);
+    if (bps === undefined) {
+      ctx.addIssue({ code: 'custom', message: `must be a number from 0 to ${USER_REBATE_RATE_RULES.maxRate} with at most two decimals` });
+      return z.NEVER;
+    }
+    return bps;
+  })
+  .describe(`A number from 0 to ${USER_REBATE_RATE_RULES.maxRate} with at most ${USER_REBATE_RATE_RULES.decimals} decimals (0.05 is 5%)`);
+
 export const affiliateCodeSchema = z.object({
   code: z.string().describe('As registered (its letter case kept)'),
   uses: z.number().int().describe('Users referred with it'),
   created_at: timestamp,
+  rebate_rate: rebateRate.nullable().describe('The user rebate rate of the code (0 to 0.2); null: none'),
+  clicks: z
+    .number()
+    .int()
+    .nullable()
+    .describe('Clicks of the code (one per tracking id and UTC day); counted by the affiliate’s GET, null in lists and in the answers of writes'),
+});
+
+/** A code as the @fuul/sdk's AffiliateCodeWithStats. */
+const sdkAffiliateCodeSchema = z.object({
+  code: z.string().describe('As registered (its letter case kept)'),
+  created_at: timestamp,
+  uses: z.number().int().describe('Users referred with it'),
+  clicks: z.number().int().describe('Clicks of the code: one per tracking id and UTC day of a pageview naming it'),
+  total_users: z.number().int().describe('Users referred through the code (equal to `uses`: a use is a referral)'),
+  total_earnings: z
+    .number()
+    .describe(
+      'The affiliate’s payouts for the conversions of the users referred through the code, net of reversals, in whole units of each ' +
+        'payout currency, summed (USD when the project pays in a USD stablecoin); a currency whose details are not known yet is left out',
+    ),
+  rebate_rate: rebateRate.nullable().describe('The user rebate rate of the code (0 to 0.2); null: none'),
 });
 
 const affiliateRefSchema = z.object({ id: z.string(), identifier: z.string(), identifier_type: z.string() });
 const tierSchema = z.object({ id: z.string().describe('The tier’s audience segment id'), name: z.string(), rank: z.number().int() });
+const sdkTierSchema = tierSchema.extend({
+  slug: z.string().describe('The tier’s name in lower case, each run of other characters than a-z 0-9 a -'),
+});
 
 export const affiliateSchema = z.object({
   id: z.string(),
@@ -197,14 +245,79 @@ export const referralSchema = z.object({
   referred_at: timestamp,
 });
 
+/** How a wallet's signature says which key signed and where a contract wallet lives (docs/affiliates.md#signatures). */
+const signatureContext = {
+  signature_public_key: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe(
+      'solana_address and stellar_address: the signing ed25519 key (base58, G… strkey, hex or base64); optional, and must be the address’s own',
+    ),
+  account_chain_id: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('evm_address: the chain of a contract wallet (EIP-1271), which must be in the gateway’s CHAIN_RPC_URLS'),
+};
+
 /** The @fuul/sdk's createAffiliateCode body (its `name` is the code). */
 export const sdkCreateAffiliateBody = z.strictObject({
-  address: identifier.describe('The wallet (0x + 40 hex digits, any letter case)'),
-  identifier_type: identifierType.default('evm_address').describe('evm_address: only wallets that sign EIP-191 messages'),
+  address: identifier.describe('The wallet: an evm_address, solana_address or stellar_address'),
+  identifier_type: identifierType
+    .default('evm_address')
+    .describe('evm_address, solana_address or stellar_address: the wallets whose signatures are checked'),
   name: name.optional().describe('The affiliate’s name; the code when left out'),
   code,
-  signature: z.string().max(1_000).describe('EIP-191 signature of the configured message (AFFILIATE_CODE_MESSAGE_TEMPLATE) with {code} replaced'),
+  signature: z
+    .string()
+    .max(1_000)
+    .describe(
+      'The wallet’s signature of the configured message (AFFILIATE_CODE_MESSAGE_TEMPLATE) with {code} replaced (docs/affiliates.md#signatures)',
+    ),
+  ...signatureContext,
+  user_rebate_rate: rebateRateInput.nullish().describe('The code’s user rebate rate (0 to 0.2, at most two decimals); none when left out'),
 });
+
+/** The @fuul/sdk's updateAffiliateCode body (POST /affiliates/:user_identifier). */
+export const sdkUpdateAffiliateCodeBody = z.strictObject({
+  code: code.describe('The new code'),
+  user_identifier: identifier.optional().describe('The affiliate, as in the path (the SDK sends both)'),
+  identifier_type: identifierType.default('evm_address').describe('The affiliate’s type; evm_address when left out'),
+  signature: z
+    .string()
+    .max(1_000)
+    .describe(
+      'The affiliate’s signature of AFFILIATE_CODE_UPDATE_MESSAGE_TEMPLATE with {code} replaced by the new code (docs/affiliates.md#signatures)',
+    ),
+  ...signatureContext,
+});
+
+/** The @fuul/sdk's updateRebateRate body (POST /affiliates/:user_identifier/rebate-rate). */
+export const sdkUpdateRebateRateBody = z.strictObject({
+  identifier_type: identifierType.default('evm_address').describe('The affiliate’s type; evm_address when left out'),
+  code: code.describe('One of the affiliate’s codes (letter case ignored)'),
+  signature: z
+    .string()
+    .max(1_000)
+    .describe(
+      'The affiliate’s signature of AFFILIATE_REBATE_MESSAGE_TEMPLATE with {code} and {rate} replaced by the code and the rate as sent (docs/affiliates.md#signatures)',
+    ),
+  ...signatureContext,
+  source_project_id: z.string().max(64).nullish().describe('Accepted for the SDK; the project is always the API key’s'),
+  rebate_rate: rebateRateInput,
+});
+
+/** What updateRebateRate answers (the SDK reads nothing of it). */
+export const sdkCodeRebateRateSchema = z.object({
+  code: z.string().describe('The code, as registered'),
+  rebate_rate: rebateRate.nullable(),
+});
+
+/** An admin sets (null: clears) a code's user rebate rate. */
+export const codeRebateRateBody = z.strictObject({ rebate_rate: rebateRateInput.nullable() });
 
 export const sdkCreatedAffiliateSchema = z.object({
   id: z.string(),
@@ -222,17 +335,24 @@ export const sdkAffiliateSchema = z.object({
   user_identifier: z.string(),
   user_identifier_type: z.string(),
   region: z.string().nullable(),
-  codes: z.array(affiliateCodeSchema).describe('Oldest first'),
-  current_tier: tierSchema.nullable(),
+  codes: z.array(sdkAffiliateCodeSchema).describe('Oldest first'),
+  current_tier: sdkTierSchema.nullable().describe('The tier the affiliate’s memberships qualify it for; null: none'),
   updated_at: timestamp,
 });
 
 export const userQuery = z.object({ user_identifier: identifier, user_identifier_type: identifierTypeQuery });
 
 export const useCodeBody = z.strictObject({
-  signature: z.string().max(1_000).describe('The user’s EIP-191 signature of signature_message'),
+  signature: z.string().max(1_000).describe('The user’s signature of signature_message (docs/affiliates.md#signatures)'),
   signature_message: z.string().min(1).max(2_000).describe('Any message that names the code (letter case ignored)'),
-  chain_id: z.number().int().positive().optional().describe('Accepted for the SDK; signatures are checked as plain EIP-191 whatever the chain'),
+  chain_id: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      'evm_address: the chain of a contract wallet (EIP-1271), which must be in the gateway’s CHAIN_RPC_URLS; a key’s own signature needs none',
+    ),
 });
 
 export const referrerSchema = z.object({
@@ -242,4 +362,5 @@ export const referrerSchema = z.object({
   referrer_code: z.string().nullable().describe('The referrer’s oldest code'),
   referrer_codes: z.array(z.string()).describe('All the referrer’s codes, oldest first'),
   referred_at: timestamp.nullable(),
+  referrer_user_rebate_rate: rebateRate.nullable().describe('The user rebate rate of the code the user was referred through; null: none'),
 });

@@ -1,3 +1,5 @@
+import { AttributionModel } from '../../../gen/referral/agency/v1/enums';
+import { optionalEnumValue } from '../../../services/rules/enums';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentProgramSettings } from './programs.presenters';
@@ -10,7 +12,9 @@ const RULES =
   'A code’s referral link is the link template with `{code}` replaced by the code and `{program_url}` by the program URL; ' +
   'the default template is `{program_url}?af={code}` (the `af` parameter the tracking reads). A template that uses the ' +
   'program URL gives no link while there is none: the affiliate portal then says the program has no link yet. The portal ' +
-  'reads each code’s link from `GET …/affiliate-portal/affiliate`.';
+  'reads each code’s link from `GET …/affiliate-portal/affiliate`. The attribution settings decide which click refers a wallet ' +
+  'that connects (a verified `connect_wallet` of `POST /api/v1/events`): a click of its tracking id at most ' +
+  '`attribution_window_days` before, the oldest (`first_click`) or the newest (`last_click`).';
 
 /** The project's affiliate program settings (kept by the agency): the program URL and the referral link template. */
 export function programSettingsRoutes({ clients }: RouteDeps): AnyRoute[] {
@@ -50,6 +54,8 @@ export function programSettingsRoutes({ clients }: RouteDeps): AnyRoute[] {
           updateMask: Object.keys(body),
           programUrl: body.program_url ?? undefined,
           linkTemplate: body.link_template ?? undefined,
+          attributionWindowDays: body.attribution_window_days ?? undefined,
+          attributionModel: optionalEnumValue(AttributionModel, body.attribution_model) ?? AttributionModel.UNSPECIFIED,
           actor: { apiKeyId: caller.keyId },
         });
         return { status: 200, body: presentProgramSettings(settings) };

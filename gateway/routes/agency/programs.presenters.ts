@@ -7,7 +7,7 @@ import type {
   ProgramSettings,
   SubAffiliate,
 } from '../../../gen/referral/agency/v1/agency';
-import { AffiliateStatus, ApplicationStatus } from '../../../gen/referral/agency/v1/enums';
+import { AffiliateStatus, ApplicationStatus, AttributionModel } from '../../../gen/referral/agency/v1/enums';
 import type { UserRef } from '../../../gen/referral/common/v1/common';
 import { DEFAULT_LINK_TEMPLATE, effectiveLinkTemplate, type LinkSettings, referralLink } from '../../../services/rules/referral-link';
 import { count, nameOf, required } from '../../http/present';
@@ -71,6 +71,8 @@ export function presentProgramSettings(settings: ProgramSettings) {
     default_link_template: DEFAULT_LINK_TEMPLATE,
     example_link: referralLink(link, 'EXAMPLE'),
     updated_at: settings.updatedAt?.toISOString() ?? null,
+    attribution_window_days: settings.attributionWindowDays,
+    attribution_model: nameOf(AttributionModel, settings.attributionModel, 'attribution_model'),
   };
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApplicationAction, ApplicationStatus, SortOrder, SubAffiliateSort } from '../../../gen/referral/agency/v1/enums';
+import { ApplicationAction, ApplicationStatus, AttributionModel, SortOrder, SubAffiliateSort } from '../../../gen/referral/agency/v1/enums';
 import { AGENCY_TEXT_LIMITS, APPLICATION_LIMITS, MASTER_RULES, TIER_PROTECTION_DAYS } from '../../../services/rules/contract-limits';
 import { enumNames } from '../../../services/rules/enums';
 import { DEFAULT_LINK_TEMPLATE, REFERRAL_LINK_LIMITS } from '../../../services/rules/referral-link';
@@ -13,6 +13,9 @@ import { affiliateCodeSchema, affiliateSchema, affiliateStatuses, code, identifi
  * is malformed and document what is accepted.
  */
 const applicationStatuses = z.enum(enumNames(ApplicationStatus));
+const attributionModels = z.enum(enumNames(AttributionModel));
+/** The attribution window's bounds in days (the agency checks the same: program-settings.service.ts). */
+const ATTRIBUTION_WINDOW = { min: 1, max: 365 } as const;
 const usd = z.string().describe('USD, a decimal string');
 /** An amount earned in one currency, with the currency's details (null until the projection has seen the currency). */
 export const earningSchema = z.object({
@@ -103,6 +106,13 @@ export const programSettingsSchema = z.object({
   default_link_template: z.string().describe(`The template in force when none is set: ${DEFAULT_LINK_TEMPLATE}`),
   example_link: z.string().nullable().describe('The link of a code named EXAMPLE under these settings; null while there is no link (no program URL)'),
   updated_at: timestamp.nullable().describe('null until first changed'),
+  attribution_window_days: z
+    .number()
+    .int()
+    .describe(
+      `How many days before a connect_wallet a click of its tracking id still refers the wallet (${ATTRIBUTION_WINDOW.min} to ${ATTRIBUTION_WINDOW.max}; 30 until set)`,
+    ),
+  attribution_model: attributionModels.describe('Which click of the window refers the wallet: the oldest (first_click, until set) or the newest'),
 });
 
 export const programSettingsBody = z.strictObject({
@@ -121,6 +131,15 @@ export const programSettingsBody = z.strictObject({
       `Must contain {code}; may start with {program_url}; with both filled in, an absolute http or https URL; at most ${linkLength} ` +
         `characters; null returns to the default (${DEFAULT_LINK_TEMPLATE})`,
     ),
+  attribution_window_days: z
+    .number()
+    .int()
+    .min(ATTRIBUTION_WINDOW.min)
+    .max(ATTRIBUTION_WINDOW.max)
+    .nullable()
+    .optional()
+    .describe(`Days, ${ATTRIBUTION_WINDOW.min} to ${ATTRIBUTION_WINDOW.max}; null returns to the default (30)`),
+  attribution_model: attributionModels.nullable().optional().describe('first_click or last_click; null returns to the default (first_click)'),
 });
 
 /** The signed-in wallet's affiliate, as the portal shows it: each code with the link to share. */

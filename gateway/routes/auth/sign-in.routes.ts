@@ -33,7 +33,9 @@ export function signInRoutes({ signIn }: RouteDeps): AnyRoute[] {
         summary: 'Finish a wallet sign-in: exchange the signed message for a session token',
         description:
           'The nonce works once: every attempt consumes it. An expired, reused, altered or wrongly signed message answers 401 ' +
-          '(codes SIWE_MESSAGE_EXPIRED, SIWE_NONCE_INVALID, SIWE_MESSAGE_TAMPERED, SIWE_SIGNATURE_INVALID, SIWE_MESSAGE_INVALID).',
+          '(codes SIWE_MESSAGE_EXPIRED, SIWE_NONCE_INVALID, SIWE_MESSAGE_TAMPERED, SIWE_SIGNATURE_INVALID, SIWE_MESSAGE_INVALID). ' +
+          'The signature is the address’s key’s (EIP-191), or a contract wallet’s (EIP-1271) on SIWE_CHAIN_ID when that chain is in ' +
+          'CHAIN_RPC_URLS; 503 CHAIN_UNAVAILABLE when that chain does not answer (request a new nonce).',
         tags,
         auth: none,
         body: verifyBody,

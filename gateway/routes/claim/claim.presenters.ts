@@ -121,9 +121,14 @@ function presentAffiliate(affiliate: AffiliateRef | undefined) {
   return affiliate ? { id: affiliate.id, ...presentUser(affiliate.user) } : null;
 }
 
-/** One side of a paid conversion: paid (what its movements of `kind` sum to) or not eligible under its allowlist. */
+/**
+ * One side of a paid conversion: paid (what its movements of `kind` sum to, the user's rebate apart: it is
+ * the affiliate's, and the affiliate's side is what it kept) or not eligible under its allowlist.
+ */
 function presentRewardSide(conversion: Conversion, eligibility: RewardEligibility, kind: MovementKind) {
-  const amount = conversion.movements.filter((movement) => movement.kind === kind).reduce((sum, movement) => sum + BigInt(movement.amount), 0n);
+  const amount = conversion.movements
+    .filter((movement) => movement.kind === kind && !movement.rebate)
+    .reduce((sum, movement) => sum + BigInt(movement.amount), 0n);
   return {
     status: eligibility.eligible ? ('paid' as const) : ('not_eligible' as const),
     allowlist_audience_id: eligibility.allowlistAudienceId ?? null,
@@ -155,6 +160,7 @@ export function presentReversal(reversal: Reversal) {
     created_at: required(reversal.createdAt, 'created_at').toISOString(),
     movements: reversal.movements.map((part) => ({
       kind: nameOf(MovementKind, part.kind, 'kind'),
+      rebate: part.rebate,
       ...presentUser(part.beneficiary),
       currency_id: part.currencyId,
       amount: part.amount,
@@ -187,6 +193,7 @@ export function presentConversion(conversion: Conversion, withReversals = false)
           master: presentAffiliate(attribution.master),
           spread_bps: attribution.spreadBps ?? null,
           tier_id: attribution.tierId ?? null,
+          user_rebate_rate_bps: attribution.userRebateRateBps,
         }
       : null,
     failure_reason: conversion.failureReason ?? null,
@@ -200,6 +207,7 @@ export function presentConversion(conversion: Conversion, withReversals = false)
 export function presentConversionMovement(movement: Movement) {
   return {
     kind: nameOf(MovementKind, movement.kind, 'kind'),
+    rebate: movement.rebate,
     ...presentUser(movement.beneficiary),
     currency: presentCurrencyRef(movement.currency),
     amount: movement.amount,
@@ -239,6 +247,7 @@ export function presentMovement(projectId: string) {
       date: required(movement.createdAt, 'created_at').toISOString(),
       kind,
       is_referrer: kind !== 'end_user_payout',
+      rebate: movement.rebate,
       ...presentUser(movement.beneficiary),
       conversion_id: movement.conversionId,
       conversion_name: movement.conversionName,

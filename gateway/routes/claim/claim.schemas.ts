@@ -273,8 +273,17 @@ const affiliateSchema = z.object({ id: z.string(), ...userFields });
 
 export const currencyRefSchema = z.object(currencyFields);
 
+/** Whether a movement is a rebate (docs/claims.md#rebates). */
+const rebateField = z
+  .boolean()
+  .describe(
+    'true on an end_user_payout that is the referring affiliate’s rebate (its code’s rebate rate of its reward), taken from the ' +
+      'affiliate_payout of the same conversion, never added to it',
+  );
+
 export const conversionMovementSchema = z.object({
   kind: movementKinds,
+  rebate: rebateField,
   ...userFields,
   currency: currencyRefSchema,
   amount: z.string(),
@@ -312,6 +321,7 @@ export const reverseConversionBody = z.strictObject({
 
 const movementReversalSchema = z.object({
   kind: z.enum(enumNames(MovementKind)),
+  rebate: z.boolean().describe('Whether the movement is the user’s rebate from the affiliate’s reward'),
   ...userFields,
   currency_id: z.string(),
   amount: z.string().describe('floor(movement amount × share_bps / 10000), base units'),
@@ -357,6 +367,10 @@ export const conversionSchema = z.object({
       master: affiliateSchema.nullable(),
       spread_bps: z.number().int().nullable(),
       tier_id: z.string().nullable(),
+      user_rebate_rate_bps: z
+        .number()
+        .int()
+        .describe('The share of the affiliate’s reward (basis points, 0 to 2,000) its code gave the user as a rebate, frozen when paid; 0: none'),
     })
     .nullable()
     .describe('Who the conversion was paid under, frozen when it was processed; null when nobody referred the user'),
@@ -413,6 +427,7 @@ export const movementSchema = z.object({
   date: timestamp.describe('When the movement was written'),
   kind: movementKinds,
   is_referrer: z.boolean().describe('true for affiliate_payout and agency_payout (earned by referring)'),
+  rebate: rebateField,
   ...userFields,
   conversion_id: z.string(),
   conversion_name: z.string(),

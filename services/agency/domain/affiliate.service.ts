@@ -1,12 +1,12 @@
 import type { Clock } from '../../platform/clock';
-import { REFERRAL_CODE_RULES } from '../../rules/contract-limits';
-import { AlreadyExistsError, ConflictError } from '../../rules/errors';
+import { REFERRAL_CODE_RULES, USER_REBATE_RATE_RULES } from '../../rules/contract-limits';
+import { AlreadyExistsError, ConflictError, type FieldViolation, NotFoundError } from '../../rules/errors';
 import type { Logger } from '../../platform/logger';
 import type { OutboxWaker } from '../../platform/outbox/relay';
 import type { Page } from '../../rules/pagination';
 import { type AffiliateMetricsRecord, EMPTY_METRICS } from '../repositories/affiliate-metrics.repository';
 import { type AffiliateFilters, type AffiliateListRecord, type AffiliateSort, DEFAULT_AFFILIATE_SORT } from '../repositories/affiliate-list';
-import type { AffiliateRecord } from '../repositories/affiliate-record';
+import type { AffiliateCodeStatsRecord, AffiliateRecord } from '../repositories/affiliate-record';
 import type { AffiliateRepository } from '../repositories/affiliate.repository';
 import { affiliateNotFound, checkCode, checkName, checkReason, checkRegion, throwIfInvalid } from './affiliate-fields';
 import { requireProjectId, subject, type UserInput } from '../../rules/subject';
@@ -18,6 +18,8 @@ export interface NewAffiliateInput {
   name: string;
   region?: string | null;
   code?: string;
+  /** The first code's user rebate rate in basis points (0 to 2,000); only with `code`. */
+  codeRebateRateBps?: number | null;
 }
 
 export interface AffiliateUpdate {
@@ -71,13 +73,18 @@ export class AffiliateService {
     const name = checkName(input.name);
     const region = checkRegion(input.region);
     const code = input.code === undefined ? undefined : checkCode(input.code);
-    throwIfInvalid(name, region, ...(code ? [code] : []));
+    const rebate = { violations: rebateRateViolations(input.codeRebateRateBps ?? null, 'user_rebate_rate_bps') };
+    if (code === undefined && input.codeRebateRateBps !== undefined && input.codeRebateRateBps !== null) {
+      rebate.violations.push({ field: 'user_rebate_rate_bps', reason: 'needs a code: the rate is the code’s' });
+    }
+    throwIfInvalid(name, region, rebate, ...(code ? [code] : []));
     const outcome = await this.affiliates.insert({
       projectId,
       user,
       name: name.value,
       region: region.value,
       code: code?.value ?? null,
+      codeRebateRateBps: input.codeRebateRateBps ?? null,
       source: actorId === null ? 'self_service' : 'admin',
       now: this.clock.now(),
     });
@@ -210,6 +217,40 @@ export class AffiliateService {
     return this.get(projectId, user);
   }
 
+  /**
+   * The affiliate changes its code (self-service, its signature checked by the gateway): the new code
+   * becomes its newest, with the rebate rate its newest code had; its older codes keep referring and
+   * their referrals keep them. A code it already holds answers it unchanged (a retry is harmless).
+   */
+  async updateCode(projectIdInput: string, userInput: UserInput, codeInput: string): Promise<AffiliateRecord> {
+    const { projectId, user } = subject(projectIdInput, userInput);
+    const code = checkCode(codeInput);
+    throwIfInvalid(code);
+    const outcome = await this.affiliates.updateCode(projectId, user, code.value, REFERRAL_CODE_RULES.maxPerAffiliate, this.clock.now());
+    if (outcome === 'no_affiliate') throw affiliateNotFound();
+    if (outcome === 'code_taken') throw codeInUse(code.value);
+    if (outcome === 'limit_reached') {
+      throw new ConflictError('CODE_LIMIT_REACHED', `an affiliate may hold at most ${REFERRAL_CODE_RULES.maxPerAffiliate} codes`);
+    }
+    return this.get(projectId, user);
+  }
+
+  /** Sets (null: clears) the user rebate rate of one of the affiliate's codes (any letter case). */
+  async setRebateRate(projectIdInput: string, userInput: UserInput, codeInput: string, bps: number | null): Promise<AffiliateRecord> {
+    const { projectId, user } = subject(projectIdInput, userInput);
+    throwIfInvalid({ violations: rebateRateViolations(bps, 'user_rebate_rate_bps') });
+    const outcome = await this.affiliates.setRebateRate(projectId, user, codeInput, bps, this.clock.now());
+    if (outcome === 'no_affiliate') throw affiliateNotFound();
+    if (outcome === 'no_code') throw new NotFoundError('CODE_NOT_FOUND', `the affiliate holds no code ${codeInput}`);
+    this.logger.info({ project_id: projectId, user_rebate_rate_bps: bps }, 'code rebate rate set');
+    return this.get(projectId, user);
+  }
+
+  /** What each of the affiliate's codes brought (clicks, earnings), by code as registered. */
+  async codeStats(projectIdInput: string, affiliateId: string): Promise<Map<string, AffiliateCodeStatsRecord>> {
+    return this.affiliates.codeStats(requireProjectId(projectIdInput), affiliateId);
+  }
+
   /** free: nobody in the project holds it (any case); available: free and a valid code, so registering it would succeed. */
   async checkCode(projectIdInput: string, codeInput: string): Promise<{ free: boolean; available: boolean }> {
     const projectId = requireProjectId(projectIdInput);
@@ -218,4 +259,10 @@ export class AffiliateService {
     const free = !valid || !(await this.affiliates.codeTaken(projectId, codeInput));
     return { free, available: free && valid };
   }
+}
+
+/** A user rebate rate in basis points: a whole number from 0 to 2,000 (null: none). */
+function rebateRateViolations(bps: number | null, field: string): FieldViolation[] {
+  if (bps === null || (Number.isInteger(bps) && bps >= 0 && bps <= USER_REBATE_RATE_RULES.maxBps)) return [];
+  return [{ field, reason: `must be a whole number of basis points from 0 to ${USER_REBATE_RATE_RULES.maxBps}` }];
 }

@@ -24,6 +24,8 @@ export interface AttributionView {
   activeTierId: string | null;
   /** Whether the referring affiliate is flagged now (when answered, not at `at`): its new payouts wait for review. */
   affiliateFlagged: boolean;
+  /** The share (bps of the affiliate's reward, 0..2000) of the referral's code that goes to the user as a rebate; 0: none. */
+  userRebateRateBps: number;
 }
 
 /** One item's answer, or why this item (alone) could not be answered. */
@@ -39,6 +41,7 @@ const NOT_REFERRED: AttributionView = {
   spreadBps: 0,
   activeTierId: null,
   affiliateFlagged: false,
+  userRebateRateBps: 0,
 };
 
 /**
@@ -100,6 +103,7 @@ export class AttributionService {
         spreadBps: row.master?.spreadBps ?? 0,
         activeTierId: row.activeTierId,
         affiliateFlagged: row.flagged,
+        userRebateRateBps: row.userRebateRateBps,
       };
     });
   }

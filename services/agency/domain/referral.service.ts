@@ -5,6 +5,7 @@ import type { OutboxWaker } from '../../platform/outbox/relay';
 import type { ReferralRecord, ReferralRepository, ReferrerRecord } from '../repositories/referral.repository';
 import { checkCode, throwIfInvalid } from './affiliate-fields';
 import { subject, type UserInput } from '../../rules/subject';
+import { normalizeIdentifier } from '../../rules/identifiers';
 
 /**
  * Who referred whom: the first referral of a user wins and is never overwritten;
@@ -39,11 +40,41 @@ export class ReferralService {
         return { referral: outcome.referral, created: false };
       case 'no_code':
         throw new NotFoundError('CODE_NOT_FOUND', `no affiliate of this project has the code ${code.value}`);
+      case 'exhausted':
+        throw new ConflictError('CODE_EXHAUSTED', `the invite code ${code.value} has no use left (or is disabled)`);
       case 'self_referral':
         throw new FailedPreconditionError('SELF_REFERRAL', 'an affiliate cannot refer itself');
       case 'suspended':
         throw new ConflictError('AFFILIATE_SUSPENDED', 'the affiliate holding this code is suspended; its codes refer nobody');
     }
+  }
+
+  /**
+   * Ends the user's referral by `referrer` through `code`: by the user (its signature checked by the
+   * gateway) or an admin key. History is kept; the user may then be referred again.
+   */
+  async end(
+    projectIdInput: string,
+    userInput: UserInput,
+    codeInput: string,
+    referrerInput: UserInput,
+    ending: { byUser: boolean; actorId: string | null },
+  ): Promise<ReferralRecord> {
+    const { projectId, user } = subject(projectIdInput, userInput);
+    const referrer = normalizeIdentifier(referrerInput.identifier, referrerInput.identifierType, 'referrer');
+    const ended =
+      checkCode(codeInput).violations.length === 0
+        ? await this.referrals.end(
+            projectId,
+            user,
+            { code: codeInput, referrer },
+            { by: ending.byUser ? 'user' : 'admin', actorId: ending.actorId },
+            this.clock.now(),
+          )
+        : undefined;
+    if (!ended) throw new NotFoundError('REFERRAL_NOT_FOUND', 'this user has no referral by this referrer through this code');
+    this.logger.info({ project_id: projectId, affiliate_id: ended.affiliate.id, by_user: ending.byUser }, 'referral ended');
+    return ended;
   }
 
   async referrer(projectIdInput: string, userInput: UserInput): Promise<ReferrerRecord | undefined> {

@@ -11,3 +11,5 @@ export type ApplicationAction = Vocabulary['ApplicationAction'];
 export type SubAffiliateSort = Vocabulary['SubAffiliateSort'];
 export type ReferredUserSort = Vocabulary['ReferredUserSort'];
 export type SortOrder = Vocabulary['SortOrder'];
+export type AttributionModel = Vocabulary['AttributionModel'];
+export type TrackingOutcome = Vocabulary['TrackingOutcome'];

@@ -9,9 +9,11 @@ import { pageInfo, toPage } from '../../rules/pagination';
 import type { AgencyDomain } from '../composition';
 import type { AffiliateRecord } from '../repositories/affiliate-record';
 import { activityHandlers } from './activity.grpc';
+import { inviteHandlers } from './invites.grpc';
 import { toAffiliateMessage, toAffiliateMetricsMessage, toAttributionMessage, toReferralMessage, toReferrerMessage } from './agency.mappers';
 import { masterHandlers } from './masters.grpc';
 import { programHandlers } from './programs.grpc';
+import { trackingHandlers } from './tracking.grpc';
 
 /**
  * Translates protobuf <-> domain and delegates; no rules live here. Fields the contract requires
@@ -28,16 +30,20 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
           await domain.affiliates.create(
             req.projectId,
             requireField(req.user, 'user'),
-            { name: req.name, region: req.region, code: req.code },
+            { name: req.name, region: req.region, code: req.code, codeRebateRateBps: req.userRebateRateBps ?? null },
             req.actor?.apiKeyId ?? null,
           ),
         ),
 
-      // The detail carries the affiliate's figures as the list shows them.
+      // The detail carries the affiliate's figures as the list shows them, and each code's.
       getAffiliate: async (req) => {
         const record = await domain.affiliates.get(req.projectId, requireField(req.user, 'user'));
-        const [view, metrics] = await Promise.all([domain.details.describeOne(record), domain.affiliates.metricsOf(req.projectId, [record.id])]);
-        return { ...toAffiliateMessage(view), metrics: toAffiliateMetricsMessage(metrics.get(record.id)!) };
+        const [view, metrics, codeStats] = await Promise.all([
+          domain.details.describeOne(record),
+          domain.affiliates.metricsOf(req.projectId, [record.id]),
+          domain.affiliates.codeStats(req.projectId, record.id),
+        ]);
+        return { ...toAffiliateMessage(view, codeStats), metrics: toAffiliateMetricsMessage(metrics.get(record.id)!) };
       },
 
       updateAffiliate: async (req) =>
@@ -103,6 +109,14 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
 
       addAffiliateCode: async (req) => affiliateMessage(await domain.affiliates.addCode(req.projectId, requireField(req.user, 'user'), req.code)),
 
+      updateAffiliateCode: async (req) =>
+        affiliateMessage(await domain.affiliates.updateCode(req.projectId, requireField(req.user, 'user'), req.code)),
+
+      setCodeRebateRate: async (req) =>
+        affiliateMessage(
+          await domain.affiliates.setRebateRate(req.projectId, requireField(req.user, 'user'), req.code, req.userRebateRateBps ?? null),
+        ),
+
       checkCode: async (req) => domain.affiliates.checkCode(req.projectId, req.code),
 
       createReferral: async (req) => {
@@ -138,6 +152,8 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
       ...masterHandlers(domain),
       ...programHandlers(domain),
       ...activityHandlers(domain),
+      ...trackingHandlers(domain),
+      ...inviteHandlers(domain),
     },
     logger,
     // Each item of a batch is checked alone (AttributionService), so one bad item fails alone.

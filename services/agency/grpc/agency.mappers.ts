@@ -4,18 +4,29 @@ import { enumValue, optionalEnumValue } from '../../rules/enums';
 import type { AttributionResult } from '../domain/attribution.service';
 import type { AffiliateView } from '../domain/affiliate-details.service';
 import type { AffiliateMetricsRecord } from '../repositories/affiliate-metrics.repository';
+import type { AffiliateCodeStatsRecord } from '../repositories/affiliate-record';
 import type { AffiliateRefRecord, ReferralRecord, ReferrerRecord } from '../repositories/referral.repository';
 import { toEarnedInCurrency } from './programs.mappers';
 
 /** Records -> protobuf messages: nulls become absent optional fields, vocabularies become their enums. */
-export function toAffiliateMessage(affiliate: AffiliateView): Affiliate {
+/** `codeStats`: each code's figures, by code as registered (GetAffiliate only; without them the codes carry none). */
+export function toAffiliateMessage(affiliate: AffiliateView, codeStats?: Map<string, AffiliateCodeStatsRecord>): Affiliate {
   return {
     id: affiliate.id,
     user: affiliate.user,
     name: affiliate.name,
     region: affiliate.region ?? undefined,
     status: enumValue(AffiliateStatus, affiliate.status),
-    codes: affiliate.codes.map((code) => ({ code: code.code, uses: String(code.uses), createdAt: code.createdAt })),
+    codes: affiliate.codes.map((code) => {
+      const stats = codeStats?.get(code.code);
+      return {
+        code: code.code,
+        uses: String(code.uses),
+        createdAt: code.createdAt,
+        userRebateRateBps: code.userRebateRateBps ?? undefined,
+        stats: stats && { clicks: String(stats.clicks), earnings: stats.earnings },
+      };
+    }),
     master: affiliate.master ? toAffiliateRef(affiliate.master) : undefined,
     isMaster: affiliate.isMaster,
     currentTier: affiliate.currentTier ?? undefined,
@@ -40,7 +51,12 @@ export function toReferralMessage(referral: ReferralRecord): Referral {
 
 export function toReferrerMessage(referrer: ReferrerRecord | undefined): GetReferrerResponse {
   if (!referrer) return { referral: undefined, referrerName: undefined, referrerCodes: [] };
-  return { referral: toReferralMessage(referrer.referral), referrerName: referrer.name, referrerCodes: referrer.codes };
+  return {
+    referral: toReferralMessage(referrer.referral),
+    referrerName: referrer.name,
+    referrerCodes: referrer.codes,
+    referrerUserRebateRateBps: referrer.referralCodeRebateRateBps ?? undefined,
+  };
 }
 
 export function toAttributionMessage(result: AttributionResult): Attribution {
@@ -51,6 +67,7 @@ export function toAttributionMessage(result: AttributionResult): Attribution {
       affiliateStatus: AffiliateStatus.UNSPECIFIED,
       spreadBps: 0,
       affiliateFlagged: false,
+      userRebateRateBps: 0,
       error: { code, message, details },
     };
   }
@@ -64,6 +81,7 @@ export function toAttributionMessage(result: AttributionResult): Attribution {
     spreadBps: result.spreadBps,
     activeTierId: result.activeTierId ?? undefined,
     affiliateFlagged: result.affiliateFlagged,
+    userRebateRateBps: result.userRebateRateBps,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Affiliate, AgencyServiceServer } from '../../../gen/referral/agency/v1/agency';
-import { ApplicationAction, ApplicationStatus } from '../../../gen/referral/agency/v1/enums';
+import { ApplicationAction, ApplicationStatus, AttributionModel } from '../../../gen/referral/agency/v1/enums';
 import { optionalEnum, requireEnum, requireField } from '../../rules/fields';
 import type { UnaryHandlers } from '../../platform/grpc/service';
 import { pageInfo, toPage } from '../../rules/pagination';
@@ -105,7 +105,13 @@ export function programHandlers(domain: AgencyDomain): ProgramHandlers {
       toProgramSettingsMessage(
         await domain.programSettings.update(
           req.projectId,
-          { mask: req.updateMask ?? [], programUrl: req.programUrl, linkTemplate: req.linkTemplate },
+          {
+            mask: req.updateMask ?? [],
+            programUrl: req.programUrl,
+            linkTemplate: req.linkTemplate,
+            attributionWindowDays: req.attributionWindowDays,
+            attributionModel: optionalEnum(AttributionModel, req.attributionModel, 'attribution_model'),
+          },
           actorOf(req.actor).apiKeyId,
         ),
       ),

@@ -1,7 +1,7 @@
 import type { EarnedInCurrency } from '../../../gen/referral/agency/v1/activity';
 import type { Application, ApplicationDecisionResult, Master, ProgramSettings, SubAffiliate } from '../../../gen/referral/agency/v1/agency';
 import type { Money } from '../../../gen/referral/common/v1/common';
-import { AffiliateStatus, ApplicationStatus } from '../../../gen/referral/agency/v1/enums';
+import { AffiliateStatus, ApplicationStatus, AttributionModel } from '../../../gen/referral/agency/v1/enums';
 import { enumValue } from '../../rules/enums';
 import type { DecisionResult } from '../domain/application.service';
 import type { DesignatedMaster, MasterDetail, MasterView } from '../domain/master.service';
@@ -52,6 +52,8 @@ export function toProgramSettingsMessage(settings: ProgramSettingsRecord): Progr
     programUrl: settings.programUrl ?? undefined,
     linkTemplate: settings.linkTemplate ?? undefined,
     updatedAt: settings.updatedAt ?? undefined,
+    attributionWindowDays: settings.attributionWindowDays,
+    attributionModel: enumValue(AttributionModel, settings.attributionModel),
   };
 }
 

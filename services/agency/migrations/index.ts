@@ -19,6 +19,8 @@ import * as unboundedEarnings from './0017_unbounded_earnings';
 import * as affiliateFlags from './0018_affiliate_flags';
 import * as conversionReversals from './0019_conversion_reversals';
 import * as trackingEvents from './0020_tracking_events';
+import * as attributionSettings from './0021_attribution_settings';
+import * as inviteCodes from './0022_invite_codes';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const agencyMigrations: Record<string, Migration> = {
@@ -42,4 +44,6 @@ export const agencyMigrations: Record<string, Migration> = {
   '0018_affiliate_flags': affiliateFlags,
   '0019_conversion_reversals': conversionReversals,
   '0020_tracking_events': trackingEvents,
+  '0021_attribution_settings': attributionSettings,
+  '0022_invite_codes': inviteCodes,
 };

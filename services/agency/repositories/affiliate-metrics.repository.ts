@@ -155,6 +155,14 @@ export async function countReferredUser(trx: Transaction<AgencyDatabase>, projec
   await addToAffiliateMetrics(trx, projectId, affiliateId, now, { end_users: sql`m.end_users + 1` });
 }
 
+/**
+ * A referral ended (deleteReferral), in the transaction that moved it out of `referrals`: one end user
+ * fewer, as a rebuild (which counts the referrals) would find. Under lockProjectMetrics(shared), as above.
+ */
+export async function uncountReferredUser(trx: Transaction<AgencyDatabase>, projectId: string, affiliateId: string, now: Date): Promise<void> {
+  await addToAffiliateMetrics(trx, projectId, affiliateId, now, { end_users: sql`greatest(m.end_users - 1, 0)` });
+}
+
 /** Currencies named by events (ON CONFLICT DO NOTHING: they never change). */
 export async function rememberCurrencies(db: Db, projectId: string, currencies: readonly MetricCurrency[]): Promise<void> {
   const distinct = [...new Map(currencies.map((currency) => [currency.id, currency])).values()];

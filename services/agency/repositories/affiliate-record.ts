@@ -11,6 +11,16 @@ export interface AffiliateCodeRecord {
   /** Users referred with it. */
   uses: bigint;
   createdAt: Date;
+  /** The share of the affiliate's reward (basis points, 0..2000) that goes to users referred with it; null: none. */
+  userRebateRateBps: number | null;
+}
+
+/** What a code brought (AffiliateRepository.codeStats), keyed by the code as registered. */
+export interface AffiliateCodeStatsRecord {
+  /** code_clicks rows of the code. */
+  clicks: bigint;
+  /** The affiliate's payouts through the code in whole units of each known currency, summed: a decimal string. */
+  earnings: string;
 }
 
 export interface AffiliateRecord extends ProfileRecord {

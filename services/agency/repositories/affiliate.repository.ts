@@ -8,12 +8,21 @@ import type { AffiliateStatus } from '../domain/vocabulary';
 import { affiliateCreatedEvent, statusChangedEvent } from './agency-events';
 import { findAffiliateId, lockAffiliate } from './affiliate-lock';
 import { type AffiliateFilters, type AffiliateListRecord, type AffiliateSort, DEFAULT_AFFILIATE_SORT, listAffiliates } from './affiliate-list';
-import { type AffiliateCodeRecord, type AffiliateRecord, type ProfileRecord, profileColumns, toAffiliateRecord } from './affiliate-record';
+import {
+  type AffiliateCodeRecord,
+  type AffiliateCodeStatsRecord,
+  type AffiliateRecord,
+  type ProfileRecord,
+  profileColumns,
+  toAffiliateRecord,
+} from './affiliate-record';
 import { type AffiliateMetricsRecord, createAffiliateMetrics, metricsOf } from './affiliate-metrics.repository';
 
 export interface NewAffiliate extends ProfileRecord {
   /** Registered in the same transaction: the affiliate is created with it or not at all. */
   code: string | null;
+  /** The code's user rebate rate (basis points); null: none. */
+  codeRebateRateBps: number | null;
   /** Who created it (the agency.affiliate.created event says so). */
   source: 'admin' | 'self_service';
   now: Date;
@@ -28,6 +37,9 @@ export interface AffiliateChanges {
 /** Why a write did not happen: the domain turns each into its error. */
 export type InsertOutcome = AffiliateRecord | 'affiliate_exists' | 'code_taken';
 export type CodeOutcome = 'added' | 'no_affiliate' | 'code_taken' | 'limit_reached';
+/** `already_held`: the affiliate holds the code already (any case), so a retry changes nothing. */
+export type CodeUpdateOutcome = CodeOutcome | 'already_held';
+export type RebateRateOutcome = 'set' | 'no_affiliate' | 'no_code';
 export type StatusOutcome = 'changed' | 'no_affiliate' | 'unchanged';
 
 /**
@@ -54,7 +66,9 @@ export class AffiliateRepository {
           .executeTakeFirst();
         if (!row) return undefined;
         await createAffiliateMetrics(trx, affiliate.projectId, row.id, affiliate.now);
-        if (affiliate.code !== null) await insertCode(trx, affiliate.projectId, row.id, affiliate.code, affiliate.now);
+        if (affiliate.code !== null) {
+          await insertCode(trx, affiliate.projectId, row.id, affiliate.code, affiliate.now, affiliate.codeRebateRateBps);
+        }
         await appendOutboxEvents(trx, affiliate.now, [
           affiliateCreatedEvent({
             id: row.id,
@@ -92,14 +106,12 @@ export class AffiliateRepository {
     return row && (await this.withCodes([row]))[0];
   }
 
+  /** Whether the project holds the code (any letter case) as an affiliate code or an invite code: one namespace (migration 0022). */
   async codeTaken(projectId: string, code: string): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('affiliate_codes')
-      .select('affiliate_id')
-      .where('project_id', '=', projectId)
-      .where(sql`lower(code)`, '=', code.toLowerCase())
-      .executeTakeFirst();
-    return row !== undefined;
+    const { rows } = await sql<{ taken: boolean }>`
+      SELECT EXISTS (SELECT 1 FROM affiliate_codes WHERE project_id = ${projectId} AND lower(code) = ${code.toLowerCase()})
+          OR EXISTS (SELECT 1 FROM invite_codes WHERE project_id = ${projectId} AND lower(code) = ${code.toLowerCase()}) AS taken`.execute(this.db);
+    return rows[0]?.taken === true;
   }
 
   /** A page of the affiliate list (affiliate-list/: its filters, order and items). */
@@ -210,18 +222,102 @@ export class AffiliateRepository {
 
   /** Adds a code, unless the project has it (any case) or the affiliate already holds the most it may. */
   async addCode(projectId: string, user: UserIdentifier, code: string, maxPerAffiliate: number, now: Date): Promise<CodeOutcome> {
+    const outcome = await this.addNewCode(projectId, user, code, maxPerAffiliate, now, { carryRebateRate: false });
+    return outcome === 'already_held' ? 'code_taken' : outcome;
+  }
+
+  /**
+   * The affiliate's code update (the SDK's updateAffiliateCode): the code is added as its newest, with
+   * the rebate rate of its newest code until now; the older codes stay (their referrals, links and
+   * figures with them). A code the affiliate already holds (any case) is `already_held`.
+   */
+  updateCode(projectId: string, user: UserIdentifier, code: string, maxPerAffiliate: number, now: Date): Promise<CodeUpdateOutcome> {
+    return this.addNewCode(projectId, user, code, maxPerAffiliate, now, { carryRebateRate: true });
+  }
+
+  /** Sets (null: clears) the user rebate rate of one of the affiliate's codes, matched whatever its case. */
+  async setRebateRate(projectId: string, user: UserIdentifier, code: string, bps: number | null, now: Date): Promise<RebateRateOutcome> {
+    return this.db.transaction().execute(async (trx) => {
+      const affiliate = await lockAffiliate(trx, projectId, user);
+      if (!affiliate) return 'no_affiliate';
+      const updated = await trx
+        .updateTable('affiliate_codes')
+        .set({ user_rebate_rate_bps: bps })
+        .where('affiliate_id', '=', affiliate.id)
+        .where(sql`lower(code)`, '=', code.toLowerCase())
+        .returning('id')
+        .executeTakeFirst();
+      if (!updated) return 'no_code';
+      await trx.updateTable('affiliates').set({ updated_at: now }).where('id', '=', affiliate.id).execute();
+      return 'set';
+    });
+  }
+
+  /**
+   * What each of the affiliate's codes brought, by code as registered, in one statement: its clicks
+   * (code_clicks keeps codes lower-cased) and the affiliate's payouts for the conversions of the users
+   * it referred through the code (conversion facts are net of reversals), in whole units of each known
+   * currency (a payout in a currency not known yet is left out), summed.
+   */
+  async codeStats(projectId: string, affiliateId: string): Promise<Map<string, AffiliateCodeStatsRecord>> {
+    const rows = await this.db
+      .with('earned', (db) =>
+        db
+          .selectFrom('conversion_facts as f')
+          .innerJoin('referrals as r', (join) =>
+            join
+              .onRef('r.project_id', '=', 'f.project_id')
+              .onRef('r.identifier_type', '=', 'f.identifier_type')
+              .onRef('r.identifier', '=', 'f.identifier')
+              .onRef('r.affiliate_id', '=', 'f.affiliate_id'),
+          )
+          .innerJoin('metric_currencies as cur', 'cur.id', 'f.currency_id')
+          .select(['r.code', sql<string>`sum(f.affiliate_payout / power(10::numeric, cur.decimals))`.as('earnings')])
+          .where('f.project_id', '=', projectId)
+          .where('f.affiliate_id', '=', affiliateId)
+          .groupBy('r.code'),
+      )
+      .selectFrom('affiliate_codes as c')
+      .leftJoin('earned as e', 'e.code', 'c.code')
+      .select((eb) => [
+        'c.code',
+        eb
+          .selectFrom('code_clicks as k')
+          .select((inner) => inner.fn.countAll<bigint>().as('clicks'))
+          .whereRef('k.project_id', '=', 'c.project_id')
+          .where('k.code', '=', sql<string>`lower(c.code)`)
+          .as('clicks'),
+        sql<string>`trim_scale(coalesce(e.earnings, 0))::text`.as('earnings'),
+      ])
+      .where('c.project_id', '=', projectId)
+      .where('c.affiliate_id', '=', affiliateId)
+      .execute();
+    return new Map(rows.map((row) => [row.code, { clicks: BigInt(row.clicks ?? 0), earnings: row.earnings }]));
+  }
+
+  private async addNewCode(
+    projectId: string,
+    user: UserIdentifier,
+    code: string,
+    maxPerAffiliate: number,
+    now: Date,
+    { carryRebateRate }: { carryRebateRate: boolean },
+  ): Promise<CodeUpdateOutcome> {
     try {
       return await this.db.transaction().execute(async (trx) => {
         // The lock makes count-then-insert exact under concurrent adds for one affiliate.
         const affiliate = await lockAffiliate(trx, projectId, user);
         if (!affiliate) return 'no_affiliate';
-        const { held } = await trx
+        const held = await trx
           .selectFrom('affiliate_codes')
-          .select((eb) => eb.fn.countAll<bigint>().as('held'))
+          .select(['code', 'user_rebate_rate_bps'])
           .where('affiliate_id', '=', affiliate.id)
-          .executeTakeFirstOrThrow();
-        if (Number(held) >= maxPerAffiliate) return 'limit_reached';
-        await insertCode(trx, projectId, affiliate.id, code, now);
+          .orderBy('id', 'desc')
+          .execute();
+        if (held.some((row) => row.code.toLowerCase() === code.toLowerCase())) return 'already_held';
+        if (held.length >= maxPerAffiliate) return 'limit_reached';
+        const rebateRateBps = carryRebateRate ? (held[0]?.user_rebate_rate_bps ?? null) : null;
+        await insertCode(trx, projectId, affiliate.id, code, now, rebateRateBps);
         await trx.updateTable('affiliates').set({ updated_at: now }).where('id', '=', affiliate.id).execute();
         return 'added';
       });
@@ -248,6 +344,7 @@ export class AffiliateRepository {
         'c.affiliate_id',
         'c.code',
         'c.created_at',
+        'c.user_rebate_rate_bps',
         eb
           .selectFrom('referrals as r')
           .select((inner) => inner.fn.countAll<bigint>().as('uses'))
@@ -265,7 +362,7 @@ export class AffiliateRepository {
     const byAffiliate = new Map<string, AffiliateCodeRecord[]>();
     for (const code of codes) {
       const list = byAffiliate.get(code.affiliate_id) ?? [];
-      list.push({ code: code.code, uses: BigInt(code.uses ?? 0), createdAt: code.created_at });
+      list.push({ code: code.code, uses: BigInt(code.uses ?? 0), createdAt: code.created_at, userRebateRateBps: code.user_rebate_rate_bps });
       byAffiliate.set(code.affiliate_id, list);
     }
     return rows.map((row) => toAffiliateRecord(row, byAffiliate.get(row.id) ?? []));
@@ -297,8 +394,18 @@ function selectAffiliates(db: Kysely<AgencyDatabase>) {
 type AffiliateQuery = ReturnType<typeof selectAffiliates>;
 type AffiliateRow = Awaited<ReturnType<AffiliateQuery['executeTakeFirstOrThrow']>>;
 
-async function insertCode(trx: Transaction<AgencyDatabase>, projectId: string, affiliateId: string, code: string, now: Date): Promise<void> {
-  await trx.insertInto('affiliate_codes').values({ project_id: projectId, code, affiliate_id: affiliateId, created_at: now }).execute();
+async function insertCode(
+  trx: Transaction<AgencyDatabase>,
+  projectId: string,
+  affiliateId: string,
+  code: string,
+  now: Date,
+  rebateRateBps: number | null,
+): Promise<void> {
+  await trx
+    .insertInto('affiliate_codes')
+    .values({ project_id: projectId, code, affiliate_id: affiliateId, created_at: now, user_rebate_rate_bps: rebateRateBps })
+    .execute();
 }
 
 /** Ends the affiliate's open flag period (unflagged, or suspended). */

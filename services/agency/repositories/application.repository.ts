@@ -268,6 +268,14 @@ async function grantCode(
     .where(sql`lower(code)`, '=', code.toLowerCase())
     .executeTakeFirst();
   if (held) return held.affiliate_id === affiliateId ? held.code : null;
+  // An invite code holds it too (one namespace of codes, migration 0022): not granted.
+  const invite = await trx
+    .selectFrom('invite_codes')
+    .select('code')
+    .where('project_id', '=', projectId)
+    .where(sql`lower(code)`, '=', code.toLowerCase())
+    .executeTakeFirst();
+  if (invite) return null;
   // The affiliate's row is locked (created, or locked by lockAffiliate, in this transaction), so the count holds.
   const { rows } = await sql<{ code: string }>`
     INSERT INTO affiliate_codes (project_id, code, affiliate_id, created_at)

@@ -25,6 +25,8 @@ export interface AttributionRow {
    * `at`, a protected segment that is no tier any more counting for nothing (higherTier's rule).
    */
   activeTierId: string | null;
+  /** The rebate rate of the code the user was referred with (bps of the affiliate's reward, 0..2000), now; 0 when it has none. */
+  userRebateRateBps: number;
 }
 
 /**
@@ -38,7 +40,7 @@ export interface AttributionRow {
  * after `at` was not referred at `at`. The master is the one the affiliate was bound to at `at`
  * (bindings by (affiliate_id, bound_from)) with the spread in force then (spreads by (master_id,
  * valid_from)), unless that master was suspended then; the tier protection is the one in force then
- * (by (affiliate_id, starts_at)). The active tier comes from the agency's tier projection
+ * (by (affiliate_id, starts_at)). The rebate rate is the referral's code's now (by the codes' (project_id, lower(code)) key). The active tier comes from the agency's tier projection
  * (migration 0010, fed by the audience service's events, so no call per batch): the affiliate's
  * current tier is its highest-ranked present membership of a tier segment (the user's memberships
  * in the project by audience_memberships_user_idx, each segment's rank by primary key, a handful per
@@ -68,7 +70,8 @@ export const RESOLVE_ATTRIBUTION_SQL = preparedStatement(
          SELECT 1 FROM affiliate_suspensions ms
          WHERE ms.affiliate_id = m.id AND ms.suspended_at <= i.at AND (ms.reactivated_at IS NULL OR ms.reactivated_at > i.at)
        ) AS master_suspended,
-       CASE WHEN pt.tier_rank IS NOT NULL AND (ct.tier_rank IS NULL OR pt.tier_rank >= ct.tier_rank) THEN tp.tier_id ELSE ct.segment_id END AS active_tier_id
+       CASE WHEN pt.tier_rank IS NOT NULL AND (ct.tier_rank IS NULL OR pt.tier_rank >= ct.tier_rank) THEN tp.tier_id ELSE ct.segment_id END AS active_tier_id,
+       coalesce(rc.user_rebate_rate_bps, 0) AS user_rebate_rate_bps
 FROM (
   SELECT u.identifier_type, u.identifier, timestamptz 'epoch' + u.at_ms::int8 * interval '1 millisecond' AS at, u.ord
   FROM unnest(string_to_array($1, ','), string_to_array($2, ','), string_to_array($3, ',')) WITH ORDINALITY AS u(identifier_type, identifier, at_ms, ord)
@@ -79,6 +82,11 @@ LEFT JOIN LATERAL (
   LIMIT 1
 ) r ON true
 LEFT JOIN LATERAL (SELECT a.identifier, a.identifier_type, a.status FROM affiliates a WHERE a.id = r.affiliate_id LIMIT 1) a ON true
+LEFT JOIN LATERAL (
+  SELECT c.user_rebate_rate_bps FROM affiliate_codes c
+  WHERE c.project_id = $4 AND lower(c.code) = lower(r.code) AND c.affiliate_id = r.affiliate_id
+  LIMIT 1
+) rc ON true
 LEFT JOIN LATERAL (
   SELECT b.master_id FROM sub_affiliate_bindings b
   WHERE b.affiliate_id = r.affiliate_id AND b.bound_from <= i.at AND (b.bound_to IS NULL OR b.bound_to > i.at)
@@ -118,6 +126,7 @@ interface ResolvedRow {
   spread_bps: number | null;
   master_suspended: boolean;
   active_tier_id: string | null;
+  user_rebate_rate_bps: number;
 }
 
 /** The statement's parameters for a batch, in the order RESOLVE_ATTRIBUTION_SQL numbers them. */
@@ -159,6 +168,7 @@ export class AttributionRepository {
                     spreadBps: row.spread_bps,
                   },
             activeTierId: row.active_tier_id,
+            userRebateRateBps: row.user_rebate_rate_bps,
           },
     );
   }

@@ -36,7 +36,7 @@ LEFT JOIN LATERAL (
 ) ct ON true
 LEFT JOIN LATERAL (
   SELECT json_agg(json_build_array(c.code, c.created_at,
-           (SELECT count(*) FROM referrals r WHERE r.affiliate_id = c.affiliate_id AND r.code = c.code)) ORDER BY c.id) AS list
+           (SELECT count(*) FROM referrals r WHERE r.affiliate_id = c.affiliate_id AND r.code = c.code), c.user_rebate_rate_bps) ORDER BY c.id) AS list
   FROM affiliate_codes c WHERE c.affiliate_id = a.id
 ) codes ON true
 LEFT JOIN LATERAL (
@@ -84,7 +84,8 @@ SELECT r.affiliate_id, a.identifier AS affiliate_identifier, a.identifier_type A
          SELECT 1 FROM affiliate_suspensions ms
          WHERE ms.affiliate_id = m.id AND ms.suspended_at <= i.at AND (ms.reactivated_at IS NULL OR ms.reactivated_at > i.at)
        ) AS master_suspended,
-       CASE WHEN pt.tier_rank IS NOT NULL AND (ct.tier_rank IS NULL OR pt.tier_rank >= ct.tier_rank) THEN tp.tier_id ELSE ct.segment_id END AS active_tier_id
+       CASE WHEN pt.tier_rank IS NOT NULL AND (ct.tier_rank IS NULL OR pt.tier_rank >= ct.tier_rank) THEN tp.tier_id ELSE ct.segment_id END AS active_tier_id,
+       coalesce(rc.user_rebate_rate_bps, 0) AS user_rebate_rate_bps
 FROM (
   SELECT u.identifier_type, u.identifier, timestamptz 'epoch' + u.at_ms::int8 * interval '1 millisecond' AS at, u.ord
   FROM unnest(string_to_array($1, ','), string_to_array($2, ','), string_to_array($3, ',')) WITH ORDINALITY AS u(identifier_type, identifier, at_ms, ord)
@@ -95,6 +96,11 @@ LEFT JOIN LATERAL (
   LIMIT 1
 ) r ON true
 LEFT JOIN LATERAL (SELECT a.identifier, a.identifier_type, a.status FROM affiliates a WHERE a.id = r.affiliate_id LIMIT 1) a ON true
+LEFT JOIN LATERAL (
+  SELECT c.user_rebate_rate_bps FROM affiliate_codes c
+  WHERE c.project_id = $4 AND lower(c.code) = lower(r.code) AND c.affiliate_id = r.affiliate_id
+  LIMIT 1
+) rc ON true
 LEFT JOIN LATERAL (
   SELECT b.master_id FROM sub_affiliate_bindings b
   WHERE b.affiliate_id = r.affiliate_id AND b.bound_from <= i.at AND (b.bound_to IS NULL OR b.bound_to > i.at)

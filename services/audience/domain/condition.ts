@@ -5,7 +5,7 @@ import { traitNameProblem } from './trait-fields';
 /**
  * The condition language of dynamic segments: groups `{ "all": [...] }` and
  * `{ "any": [...] }`, nested, whose leaves compare one figure of a user with a value:
- * `{ "metric", "op", "value", "window_days"?, "conversion_name"?, "currency_id"? }`. A bare leaf is
+ * `{ "metric", "op", "value", "window_days"?, "conversion_name"?, "currency_id"?, "event_name"? }`. A bare leaf is
  * a condition too. Parsed once here, for every caller (gRPC, the worker), into the tree below.
  */
 export type Condition = ConditionGroup | ConditionLeaf;
@@ -15,7 +15,7 @@ export interface ConditionGroup {
   children: Condition[];
 }
 
-export const METRICS = ['volume_usd', 'revenue_usd', 'conversions', 'referred_users', 'referred_volume_usd', 'earnings'] as const;
+export const METRICS = ['volume_usd', 'revenue_usd', 'conversions', 'referred_users', 'referred_volume_usd', 'earnings', 'event_count'] as const;
 export type Metric = (typeof METRICS)[number];
 export const OPS = ['gt', 'gte', 'lt', 'lte', 'eq', 'neq', 'in'] as const;
 export type Op = (typeof OPS)[number];
@@ -33,6 +33,8 @@ export type ConditionLeaf =
       windowDays: number | null;
       conversionName: string | null;
       currencyId: string | null;
+      /** The tracking event counted by `event_count` (required with it, refused with any other metric). */
+      eventName: string | null;
     }
   | { kind: 'trait'; name: string; op: Op; values: TraitValue[] };
 
@@ -49,9 +51,9 @@ export const CONDITION_LIMITS = {
 };
 
 const TRAIT_PREFIX = 'trait:';
-const LEAF_FIELDS = new Set(['metric', 'op', 'value', 'window_days', 'conversion_name', 'currency_id']);
+const LEAF_FIELDS = new Set(['metric', 'op', 'value', 'window_days', 'conversion_name', 'currency_id', 'event_name']);
 /** Metrics that count (whole numbers) or sum integer base units; the others are USD decimals. */
-const WHOLE_METRICS = new Set<Metric>(['conversions', 'referred_users', 'earnings']);
+const WHOLE_METRICS = new Set<Metric>(['conversions', 'referred_users', 'earnings', 'event_count']);
 /** Metrics the per-day conversion rows hold, per conversion name. */
 const NAMED_METRICS = new Set<Metric>(['volume_usd', 'revenue_usd', 'conversions']);
 const DECIMAL = /^-?\d+(\.\d+)?$/;
@@ -174,14 +176,27 @@ function parseMetricLeaf(value: Record<string, unknown>, metric: Metric, op: Op,
   } else if (value.currency_id !== undefined) {
     violations.push({ field: `${path}.currency_id`, reason: 'is allowed only with earnings' });
   }
-  return { kind: 'metric', metric, op, values, windowDays, conversionName, currencyId };
+  let eventName: string | null = null;
+  if (metric === 'event_count') {
+    if (!isName(value.event_name)) {
+      violations.push({
+        field: `${path}.event_name`,
+        reason: `is required with event_count: the name of the tracking event counted, 1 to ${CONDITION_LIMITS.maxNameLength} characters`,
+      });
+    } else {
+      eventName = value.event_name;
+    }
+  } else if (value.event_name !== undefined) {
+    violations.push({ field: `${path}.event_name`, reason: 'is allowed only with event_count' });
+  }
+  return { kind: 'metric', metric, op, values, windowDays, conversionName, currencyId, eventName };
 }
 
 function parseTraitLeaf(value: Record<string, unknown>, name: string, op: Op, path: string, violations: FieldViolation[]): ConditionLeaf {
   // The rule traits are stored under: a condition on a name no trait can have would match nobody, silently.
   const problem = traitNameProblem(name);
   if (problem) violations.push({ field: `${path}.metric`, reason: `must name a trait as trait:<name>, where the name ${problem}` });
-  for (const key of ['window_days', 'conversion_name', 'currency_id']) {
+  for (const key of ['window_days', 'conversion_name', 'currency_id', 'event_name']) {
     if (value[key] !== undefined) violations.push({ field: `${path}.${key}`, reason: 'is not allowed with a trait' });
   }
   const values = parseValues(value.value, op, `${path}.value`, violations, (item, at) => {

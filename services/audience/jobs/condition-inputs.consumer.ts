@@ -150,7 +150,12 @@ async function applyProjectEvents(
 }
 
 /** The users to re-match, when the project has a dynamic segment to match them against (dynamic-segments-gate.ts). */
-async function recordRematches(trx: Transaction<AudienceDatabase>, projectId: string, users: readonly UserIdentifier[], now: Date): Promise<void> {
+export async function recordRematches(
+  trx: Transaction<AudienceDatabase>,
+  projectId: string,
+  users: readonly UserIdentifier[],
+  now: Date,
+): Promise<void> {
   if (users.length === 0 || !(await projectHasDynamicSegments(trx, projectId))) return;
   await recordPendingMatches(trx, projectId, users, now);
 }

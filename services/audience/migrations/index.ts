@@ -10,6 +10,7 @@ import * as conditionInputFillfactor from './0009_condition_input_fillfactor';
 import * as outboxRelayState from './0010_outbox_relay_state';
 import * as unboundedEarningDays from './0011_unbounded_earning_days';
 import * as conversionReversals from './0012_conversion_reversals';
+import * as userEventDays from './0013_user_event_days';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const audienceMigrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const audienceMigrations: Record<string, Migration> = {
   '0010_outbox_relay_state': outboxRelayState,
   '0011_unbounded_earning_days': unboundedEarningDays,
   '0012_conversion_reversals': conversionReversals,
+  '0013_user_event_days': userEventDays,
 };

@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { UserIdentifier } from '../../rules/identifiers';
-import type { Condition, ConditionLeaf, Metric, Op } from '../domain/condition';
+import { type Condition, type ConditionLeaf, leavesOf, type Metric, type Op } from '../domain/condition';
 
 /**
  * A condition compiled to SQL over the audience's condition inputs (migration 0004): the users it
@@ -8,7 +8,8 @@ import type { Condition, ConditionLeaf, Metric, Op } from '../domain/condition';
  * travels as a parameter; the only text put into the statement is the column and operator names
  * below, chosen from fixed maps by the parsed condition (never from input).
  *
- * Who is a user: whoever has any input row in the project (all-time metrics, a trait, earnings).
+ * Who is a user: whoever has any input row in the project (all-time metrics, a trait, earnings; and,
+ * for a condition that counts events, tracking event counts).
  * A user without figures has 0 of each (so `lt` and `eq 0` match users without a metrics row); a
  * trait the user lacks is NULL, which no comparison matches (neq neither).
  */
@@ -37,6 +38,7 @@ const DAY_SOURCE: Record<Metric, { table: string; column: string }> = {
   referred_users: { table: 'user_referral_days', column: 'referred_users' },
   referred_volume_usd: { table: 'user_referral_days', column: 'referred_volume_usd' },
   earnings: { table: 'user_earning_days', column: 'amount' },
+  event_count: { table: 'user_event_days', column: 'count' },
 };
 
 const COMPARISON: Record<Exclude<Op, 'in'>, string> = { gt: '>', gte: '>=', lt: '<', lte: '<=', eq: '=', neq: '<>' };
@@ -47,7 +49,11 @@ export function compileCondition(condition: Condition | null, options: CompileOp
     // No condition (the segment turned static): nobody matches, so its dynamic entries go.
     return sql`SELECT NULL::text AS identifier_type, NULL::text AS identifier WHERE false`;
   }
-  const compiler = new Compiler(options);
+  // A user known only by its tracking events is a user of the conditions that count events.
+  const compiler = new Compiler(
+    options,
+    leavesOf(condition).some((leaf) => leaf.kind === 'metric' && leaf.metric === 'event_count'),
+  );
   const predicate = compiler.predicate(condition);
   return sql`
     SELECT u.identifier_type, u.identifier
@@ -69,13 +75,17 @@ class Compiler {
   /** One join per distinct source, so a trait or a window read twice is joined once. */
   private readonly aliases = new Map<string, string>();
 
-  constructor(private readonly options: CompileOptions) {}
+  constructor(
+    private readonly options: CompileOptions,
+    private readonly countsEvents: boolean,
+  ) {}
 
   universe(): RawBuilder<unknown> {
     const { projectId, users } = this.options;
     const arm = (table: string) =>
       sql`SELECT x.identifier_type, x.identifier FROM ${sql.table(table)} x WHERE x.project_id = ${projectId} ${usersFilter('x', users)}`;
-    return sql`${arm('user_metrics')} UNION ${arm('user_traits')} UNION ${arm('user_earning_days')}`;
+    const events = this.countsEvents ? sql` UNION ${arm('user_event_days')}` : sql``;
+    return sql`${arm('user_metrics')} UNION ${arm('user_traits')} UNION ${arm('user_earning_days')}${events}`;
   }
 
   predicate(node: Condition): RawBuilder<boolean> {
@@ -105,12 +115,13 @@ class Compiler {
     }
     const source = DAY_SOURCE[leaf.metric];
     const since = leaf.windowDays === null ? null : sinceDay(this.options.today, leaf.windowDays);
-    const key = JSON.stringify(['days', source.table, source.column, since, leaf.conversionName, leaf.currencyId]);
+    const key = JSON.stringify(['days', source.table, source.column, since, leaf.conversionName, leaf.currencyId, leaf.eventName]);
     const alias = this.join(key, (name) => {
       const filters = [
         since === null ? sql`` : sql`AND d.day >= ${since}::date`,
         leaf.conversionName === null ? sql`` : sql`AND d.name = ${leaf.conversionName}`,
         leaf.currencyId === null ? sql`` : sql`AND d.currency_id = ${leaf.currencyId}::uuid`,
+        leaf.eventName === null ? sql`` : sql`AND d.name = ${leaf.eventName}`,
       ];
       return sql`LEFT JOIN (
         SELECT d.identifier_type, d.identifier, sum(${sql.ref(`d.${source.column}`)}) AS figure

@@ -6,6 +6,7 @@
  */
 import { inspect } from 'node:util';
 import { z } from 'zod';
+import { chainPairs, rpcUrlProblem } from '../../platform/chain-urls';
 import { optionalEnv } from '../../platform/config';
 import { defaultGrpcAddress, SERVICE_CATALOG } from '../../platform/service-catalog';
 import type { ChainSettings } from '../domain/chains';
@@ -89,33 +90,8 @@ export interface VoucherSettings {
 
 type ClaimCheckEnv = z.output<z.ZodObject<typeof claimCheckEnv>> & { NODE_ENV: string };
 
-const CHAIN_ID = /^[1-9][0-9]{0,15}$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
-
-/** `chainId=value,…` -> a map, or the problem (named by the variable). */
-function chainPairs(variable: string, raw: string | undefined, ctx: z.RefinementCtx): Map<number, string> | undefined {
-  const pairs = new Map<number, string>();
-  if (raw === undefined) return pairs;
-  for (const part of raw
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean)) {
-    const at = part.indexOf('=');
-    const chain = at > 0 ? part.slice(0, at).trim() : '';
-    const value = at > 0 ? part.slice(at + 1).trim() : '';
-    if (!CHAIN_ID.test(chain) || !Number.isSafeInteger(Number(chain)) || value === '') {
-      ctx.addIssue({ code: 'custom', path: [variable], message: `"${part.slice(0, 40)}" is not chainId=value (e.g. 8453=…)` });
-      return undefined;
-    }
-    if (pairs.has(Number(chain))) {
-      ctx.addIssue({ code: 'custom', path: [variable], message: `chain ${chain} is listed twice` });
-      return undefined;
-    }
-    pairs.set(Number(chain), value);
-  }
-  return pairs;
-}
 
 /** Every problem at once, so a deployment is fixed in one pass; z.NEVER when there is one. */
 export function claimCheckSettings(env: ClaimCheckEnv, ctx: z.RefinementCtx): { chains: ChainSettings[]; vouchers: VoucherSettings } {
@@ -140,7 +116,8 @@ export function claimCheckSettings(env: ClaimCheckEnv, ctx: z.RefinementCtx): { 
       );
       continue;
     }
-    if (!/^https?:\/\/[^\s]+$/.test(url)) problem('CHAIN_RPC_URLS', `chain ${chainId}: the URL must be http:// or https://`);
+    const urlProblem = rpcUrlProblem(chainId, url);
+    if (urlProblem) problem('CHAIN_RPC_URLS', urlProblem);
     const start = starts?.get(chainId);
     if (start !== undefined && !/^(0|[1-9][0-9]{0,18})$/.test(start))
       problem('CHAIN_START_BLOCKS', `chain ${chainId}: ${start.slice(0, 30)} is not a block number`);

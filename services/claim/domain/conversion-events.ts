@@ -48,6 +48,7 @@ export function conversionProcessedEvents(
               kind: movement.kind,
               user: user(movement.beneficiary),
               amount: movement.amount.toString(),
+              ...(movement.rebate ? { rebate: true as const } : {}),
             })),
         },
       },

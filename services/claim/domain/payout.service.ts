@@ -32,9 +32,12 @@ function waiting(terms: PayoutTermsRecord | null): Pick<ConversionOutcome, 'pend
   return { pendingReason, holdDays: terms.holdDays };
 }
 
-/** The affiliate's and its master's movements wait for `review` while the affiliate is flagged; the end user's follow the terms. */
+/**
+ * The affiliate's and its master's movements wait for `review` while the affiliate is flagged, and so does the
+ * user's rebate (the affiliate's money); the end user's own reward follows the terms.
+ */
 function waitForFlag(movement: PlannedMovement): PlannedMovement {
-  return movement.kind === 'end_user_payout' ? movement : { ...movement, waitsForFlag: true };
+  return movement.kind === 'end_user_payout' && !movement.rebate ? movement : { ...movement, waitsForFlag: true };
 }
 
 const memberKey = (audienceId: string, user: UserIdentifier) => `${audienceId}\u0000${user.identifierType}\u0000${user.identifier}`;

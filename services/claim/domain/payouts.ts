@@ -15,6 +15,11 @@ export interface Attribution {
   master: { affiliate: AffiliateRef; spreadBps: number } | null;
   /** The affiliate's active tier (an audience id), if it has one. */
   tierId: string | null;
+  /**
+   * The share of the affiliate's reward (basis points, 0..2000) the referral's code gives to the user it
+   * referred (docs/claims.md#rebates): the code's rate when the conversion was paid, frozen with the rest.
+   */
+  rebateBps: number;
 }
 
 /**
@@ -75,6 +80,11 @@ export interface PlannedMovement {
    * (never paid) and by which cap first; `amount` is then what is left, possibly 0.
    */
   capped?: { amount: bigint; by: CapKind };
+  /**
+   * On an `end_user_payout` to the converting user that is its referrer's rebate: taken from the
+   * `affiliate_payout` of the same conversion (splitRebate), never added to it.
+   */
+  rebate?: true;
 }
 
 export type PayoutPlan =
@@ -97,6 +107,9 @@ const NO_ALLOWLISTS: IsMember = () => {
  *   when its affiliate is eligible (the spread follows its sub-affiliate's eligibility);
  * - a bps reward is floor(reward_base * bps / 10,000): every division floors, and what flooring
  *   leaves over stays with the project;
+ * - the affiliate's reward is split with the user when its code has a rebate rate (splitRebate): the
+ *   user's part is an `end_user_payout` marked `rebate` (whatever the end-user allowlist says: it is the
+ *   affiliate's money), the affiliate keeps the rest;
  * - a payout of 0 is no movement (the ledger holds only amounts that are owed).
  * The plan says what each allowlist decided (`eligibility`), to be frozen on the conversion.
  */
@@ -120,11 +133,28 @@ export function planPayouts(
     affiliate = check(terms.affiliateAllowlistAudienceId, attribution.affiliate.user);
     if (affiliate?.eligible ?? true) {
       const reward = affiliateReward(terms, attribution.tierId);
-      if (reward) pay('affiliate_payout', attribution.affiliate.user, rewardAmount(reward, conversion.rewardBase));
+      if (reward) {
+        const split = splitRebate(rewardAmount(reward, conversion.rewardBase), attribution.rebateBps);
+        pay('affiliate_payout', attribution.affiliate.user, split.affiliate);
+        if (split.rebate > 0n) movements.push({ kind: 'end_user_payout', beneficiary: conversion.user, amount: split.rebate, rebate: true });
+      }
       if (attribution.master) pay('agency_payout', attribution.master.affiliate.user, shareOf(conversion.rewardBase, attribution.master.spreadBps));
     }
   }
   return { status: 'processed', currencyId: terms.currencyId, movements, eligibility: { endUser, affiliate } };
+}
+
+/** The most a code's rebate rate may be: 20% of the affiliate's reward (the SDK's `user_rebate_rate` 0.2). */
+export const MAX_REBATE_BPS = 2_000;
+
+/**
+ * An affiliate's reward split with the user it referred: the rebate is floor(reward × bps / 10,000), the
+ * affiliate keeps the rest, and the two add up to the reward exactly (what flooring leaves stays with
+ * the affiliate). Applied to the reward as the terms' caps left it (applyCaps splits again after capping).
+ */
+export function splitRebate(reward: bigint, rebateBps: number): { affiliate: bigint; rebate: bigint } {
+  const rebate = shareOf(reward, rebateBps);
+  return { affiliate: reward - rebate, rebate };
 }
 
 /**

@@ -5,7 +5,7 @@ import type { GrpcClient } from '../../platform/grpc/client';
 import { isServiceError, readGrpcError } from '../../platform/grpc/errors';
 import { isIdentifierType } from '../../rules/identifiers';
 import type { AttributionLookup, AttributionSource, ReferralCodeUse } from '../domain/attribution';
-import type { AffiliateRef, Attribution, ResolvedAttribution } from '../domain/payouts';
+import { type AffiliateRef, type Attribution, MAX_REBATE_BPS, type ResolvedAttribution } from '../domain/payouts';
 
 /** Referral codes are applied one call each; this many travel at once. */
 const REFERRAL_CONCURRENCY = 16;
@@ -86,10 +86,14 @@ function toAttribution(message: AttributionMessage): ResolvedAttribution | null 
     }
     master = { affiliate: masterRef, spreadBps: message.spreadBps };
   }
+  if (!Number.isInteger(message.userRebateRateBps) || message.userRebateRateBps < 0 || message.userRebateRateBps > MAX_REBATE_BPS) {
+    return new Error(`the agency service answered a rebate rate of ${message.userRebateRateBps} bps`);
+  }
   return {
     affiliate,
     master,
     tierId: message.activeTierId ?? null,
+    rebateBps: message.userRebateRateBps,
     referredAt: message.referredAt ?? null,
     affiliateFlagged: message.affiliateFlagged,
   };

@@ -114,6 +114,7 @@ function toAttributionMessage(attribution: Attribution | null): AttributionMessa
     master: attribution.master?.affiliate,
     spreadBps: attribution.master?.spreadBps,
     tierId: attribution.tierId ?? undefined,
+    userRebateRateBps: attribution.rebateBps,
   };
 }
 
@@ -136,6 +137,7 @@ export function toMovementMessage(movement: MovementRecord): Movement {
     declineReason: movement.decision?.declineReason ?? undefined,
     cappedAmount: (movement.capped?.amount ?? 0n).toString(),
     cappedBy: movement.capped ? enumValue(CapKind, movement.capped.by) : CapKind.UNSPECIFIED,
+    rebate: movement.rebate,
   };
 }
 
@@ -171,6 +173,7 @@ export function toReversalMessage(reversal: ReversalRecord): Reversal {
       claimCheckId: part.claimCheckId ?? undefined,
       fromCheck: part.fromCheck.toString(),
       toDebt: part.toDebt.toString(),
+      rebate: part.rebate,
     })),
   };
 }

@@ -12,6 +12,7 @@ import * as movementStatuses from './0010_movement_statuses';
 import * as reviewRules from './0011_review_rules';
 import * as reversals from './0012_reversals';
 import * as payoutCaps from './0013_payout_caps';
+import * as rebates from './0014_rebates';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const claimMigrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const claimMigrations: Record<string, Migration> = {
   '0011_review_rules': reviewRules,
   '0012_reversals': reversals,
   '0013_payout_caps': payoutCaps,
+  '0014_rebates': rebates,
 };

@@ -79,7 +79,7 @@ export class LedgerRepository {
 }
 
 /**
- * Status, frozen attribution (and allowlist eligibility) and currency of the batch's conversions still `accepted`; answers their
+ * Status, frozen attribution (its code's rebate rate too, and allowlist eligibility) and currency of the batch's conversions still `accepted`; answers their
  * ids (the ones this transaction owns). Rows are named in id order, so concurrent deliveries of one
  * batch queue behind each other (a deadlock all the same is rolled back and run again: retryTransient).
  * The rows are found by batch (its index), not by project: a batch's conversions are all of its
@@ -109,7 +109,7 @@ async function updateConversions(trx: Transaction<ClaimDatabase>, batchId: strin
       status = u.status, failure_reason = u.failure_reason, processed_at = ${now}, currency_id = u.currency_id,
       affiliate_id = u.affiliate_id, affiliate_identifier_type = u.affiliate_type, affiliate_identifier = u.affiliate_identifier,
       master_id = u.master_id, master_identifier_type = u.master_type, master_identifier = u.master_identifier,
-      master_spread_bps = u.spread_bps, tier_id = u.tier_id${eligibilitySet}
+      master_spread_bps = u.spread_bps, tier_id = u.tier_id, user_rebate_rate_bps = u.rebate_bps${eligibilitySet}
     FROM unnest(
       ${column((o) => o.id)}::text[], ${column((o) => o.status)}::text[], ${column((o) => o.failureReason)}::text[],
       ${column((o) => o.currencyId)}::uuid[],
@@ -117,9 +117,9 @@ async function updateConversions(trx: Transaction<ClaimDatabase>, batchId: strin
       ${column((o) => affiliate(o)?.user.identifier ?? null)}::text[],
       ${column((o) => master(o)?.affiliate.id ?? null)}::text[], ${column((o) => master(o)?.affiliate.user.identifierType ?? null)}::text[],
       ${column((o) => master(o)?.affiliate.user.identifier ?? null)}::text[], ${column((o) => master(o)?.spreadBps ?? null)}::integer[],
-      ${column((o) => o.attribution?.tierId ?? null)}::uuid[]${eligibilityArrays}
+      ${column((o) => o.attribution?.tierId ?? null)}::uuid[], ${column((o) => o.attribution?.rebateBps ?? null)}::integer[]${eligibilityArrays}
     ) AS u(id, status, failure_reason, currency_id, affiliate_id, affiliate_type, affiliate_identifier,
-           master_id, master_type, master_identifier, spread_bps, tier_id${eligibilityNames})
+           master_id, master_type, master_identifier, spread_bps, tier_id, rebate_bps${eligibilityNames})
     WHERE c.batch_id = ${batchId} AND c.id = u.id AND c.status = 'accepted'
     RETURNING c.id`.execute(trx);
   return new Set(rows.map((row) => row.id));
@@ -171,18 +171,21 @@ async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: strin
   // The capped columns only when a cap cut something: every other batch runs the statement it always ran.
   const capped = cappedColumns(rows);
   const heldCapped = cappedColumns(pending);
+  // The rebate column likewise only when the batch pays a rebate.
+  const rebates = rebateColumns(rows);
+  const heldRebates = rebateColumns(pending);
   const held =
     pending.length === 0
       ? sql``
       : sql`,
     held AS (
-      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, status, pending_reason, available_at, created_at${heldCapped.names})
-      SELECT ${projectId}, conversion_id, kind, identifier_type, identifier, currency_id, amount, 'pending', reason, available_at, ${now}${heldCapped.names}
+      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, status, pending_reason, available_at, created_at${heldCapped.names}${heldRebates.names})
+      SELECT ${projectId}, conversion_id, kind, identifier_type, identifier, currency_id, amount, 'pending', reason, available_at, ${now}${heldCapped.names}${heldRebates.names}
       FROM unnest(${pending.map((r) => r.conversionId)}::text[], ${pending.map((r) => r.movement.kind)}::text[],
                   ${pending.map((r) => r.movement.beneficiary.identifierType)}::text[], ${pending.map((r) => r.movement.beneficiary.identifier)}::text[],
                   ${pending.map((r) => r.currencyId)}::uuid[], ${pending.map((r) => r.movement.amount)}::numeric[],
-                  ${pending.map((r) => r.reason)}::text[], ${pending.map((r) => r.availableAt)}::timestamptz[]${heldCapped.arrays})
-        AS h(conversion_id, kind, identifier_type, identifier, currency_id, amount, reason, available_at${heldCapped.names})
+                  ${pending.map((r) => r.reason)}::text[], ${pending.map((r) => r.availableAt)}::timestamptz[]${heldCapped.arrays}${heldRebates.arrays})
+        AS h(conversion_id, kind, identifier_type, identifier, currency_id, amount, reason, available_at${heldCapped.names}${heldRebates.names})
       ORDER BY conversion_id, kind
       RETURNING 1
     )`;
@@ -197,8 +200,8 @@ async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: strin
         ${column((r) => r.conversionId)}::text[], ${column((r) => r.movement.kind)}::text[],
         ${column((r) => user(r).identifierType)}::text[], ${column((r) => user(r).identifier)}::text[],
         ${column((r) => r.currencyId)}::uuid[], ${column((r) => r.movement.amount)}::numeric[],
-        ${column((r) => REASON_OF_KIND[r.movement.kind])}::text[]${capped.arrays}
-      ) AS p(conversion_id, kind, identifier_type, identifier, currency_id, amount, reason${capped.names})
+        ${column((r) => REASON_OF_KIND[r.movement.kind])}::text[]${capped.arrays}${rebates.arrays}
+      ) AS p(conversion_id, kind, identifier_type, identifier, currency_id, amount, reason${capped.names}${rebates.names})
     ),
     checks AS (
       INSERT INTO claim_checks AS cc (project_id, identifier_type, identifier, currency_id, reason, status, amount, movements_count, created_at, updated_at)
@@ -214,8 +217,8 @@ async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: strin
       RETURNING id, identifier_type, identifier, currency_id, reason
     ),
     moved AS (
-      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at${capped.names})
-      SELECT ${projectId}, p.conversion_id, p.kind, p.identifier_type, p.identifier, p.currency_id, p.amount, c.id, ${now}, ${now}${capped.names}
+      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at${capped.names}${rebates.names})
+      SELECT ${projectId}, p.conversion_id, p.kind, p.identifier_type, p.identifier, p.currency_id, p.amount, c.id, ${now}, ${now}${capped.names}${rebates.names}
       FROM planned p JOIN checks c USING (identifier_type, identifier, currency_id, reason)
       ORDER BY p.conversion_id, p.kind
       RETURNING 1
@@ -263,17 +266,23 @@ function cappedColumns(rows: MovementRow[]) {
   };
 }
 
+/** The rebate column of an insert from unnest, when one of the rows is a rebate (docs/claims.md#rebates); empty otherwise. */
+function rebateColumns(rows: MovementRow[]) {
+  if (!rows.some((row) => row.movement.rebate)) return { arrays: sql``, names: sql`` };
+  return { arrays: sql`, ${rows.map((row) => row.movement.rebate === true)}::boolean[]`, names: sql`, rebate` };
+}
+
 /** The rows whose movement the statement did not write (their key's check would have passed 2^256 − 1). */
 async function unwritten(trx: Transaction<ClaimDatabase>, projectId: string, rows: MovementRow[]): Promise<MovementRow[]> {
   const written = await trx
     .selectFrom('movements')
-    .select(['conversion_id', 'kind', 'identifier_type', 'identifier'])
+    .select(['conversion_id', 'kind', 'identifier_type', 'identifier', 'rebate'])
     .where('project_id', '=', projectId)
     .where('conversion_id', 'in', [...new Set(rows.map((row) => row.conversionId))])
     .execute();
-  const done = new Set(written.map((row) => `${row.conversion_id}|${row.kind}|${row.identifier_type}|${row.identifier}`));
+  const done = new Set(written.map((row) => `${row.conversion_id}|${row.kind}|${row.identifier_type}|${row.identifier}|${row.rebate}`));
   const id = (row: MovementRow) =>
-    `${row.conversionId}|${row.movement.kind}|${row.movement.beneficiary.identifierType}|${row.movement.beneficiary.identifier}`;
+    `${row.conversionId}|${row.movement.kind}|${row.movement.beneficiary.identifierType}|${row.movement.beneficiary.identifier}|${row.movement.rebate === true}`;
   return rows.filter((row) => !done.has(id(row)));
 }
 
@@ -297,14 +306,15 @@ async function appendOverflowing(trx: Transaction<ClaimDatabase>, projectId: str
     now,
   );
   const capped = cappedColumns(rows);
+  const rebates = rebateColumns(rows);
   const inserted = await sql<{ movements: string }>`
     WITH moved AS (
-      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at${capped.names})
-      SELECT ${projectId}, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, ${now}, ${now}${capped.names}
+      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at${capped.names}${rebates.names})
+      SELECT ${projectId}, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, ${now}, ${now}${capped.names}${rebates.names}
       FROM unnest(${rows.map((row) => row.conversionId)}::text[], ${rows.map((row) => row.movement.kind)}::text[],
                   ${rows.map((row) => row.movement.beneficiary.identifierType)}::text[], ${rows.map((row) => row.movement.beneficiary.identifier)}::text[],
-                  ${rows.map((row) => row.currencyId)}::uuid[], ${rows.map((row) => row.movement.amount)}::numeric[], ${checks}::uuid[]${capped.arrays})
-        AS m(conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id${capped.names})
+                  ${rows.map((row) => row.currencyId)}::uuid[], ${rows.map((row) => row.movement.amount)}::numeric[], ${checks}::uuid[]${capped.arrays}${rebates.arrays})
+        AS m(conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id${capped.names}${rebates.names})
       ORDER BY conversion_id, kind
       RETURNING 1
     )

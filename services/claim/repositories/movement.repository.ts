@@ -36,6 +36,8 @@ export interface MovementRecord {
   decision: { at: Date; by: string | null; declineReason: string | null } | null;
   /** What the terms' caps cut from it (never paid; `amount` is what is left), by the cap that cut it first; null: uncapped. */
   capped: { amount: bigint; by: CapKind } | null;
+  /** An end_user_payout that is the referring affiliate's rebate, taken from its affiliate_payout of the same conversion. */
+  rebate: boolean;
 }
 
 export interface ConversionRecord {
@@ -85,6 +87,7 @@ const CONVERSION_COLUMNS = [
   'master_identifier',
   'master_spread_bps',
   'tier_id',
+  'user_rebate_rate_bps',
   'end_user_allowlist_audience_id',
   'end_user_eligible',
   'affiliate_allowlist_audience_id',
@@ -209,6 +212,7 @@ export class MovementRepository {
         'm.decline_reason',
         'm.capped_amount',
         'm.capped_by',
+        'm.rebate',
         'm.identifier_type',
         'm.identifier',
         'm.amount',
@@ -278,6 +282,7 @@ function toMovement(row: MovementRow): MovementRecord {
     availableAt: row.available_at ?? row.created_at,
     decision: row.decided_at === null ? null : { at: row.decided_at, by: row.decided_by, declineReason: row.decline_reason },
     capped: row.capped_by === null ? null : { amount: row.capped_amount, by: row.capped_by },
+    rebate: row.rebate,
   };
 }
 
@@ -298,5 +303,7 @@ function attributionOf(row: Pick<Selectable<ConversionTable>, (typeof CONVERSION
     affiliate: { id: row.affiliate_id, user: { identifier: row.affiliate_identifier, identifierType: row.affiliate_identifier_type } },
     master,
     tierId: row.tier_id,
+    // Conversions paid before rebates existed gave none.
+    rebateBps: row.user_rebate_rate_bps ?? 0,
   };
 }

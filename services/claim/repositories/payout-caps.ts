@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import { capInOrder, type CapItem, totalKey, windowDays } from '../domain/caps';
-import type { PlannedMovement } from '../domain/payouts';
+import { type PlannedMovement, splitRebate } from '../domain/payouts';
 import type { MovementKind } from '../domain/vocabulary';
 import type { ClaimDatabase } from '../database';
 import type { ConversionOutcome } from './conversion-outcome';
@@ -28,7 +28,8 @@ interface Total {
  *    in one statement: a concurrent payment of the same totals waits for this one's commit;
  * 2. the totals before the batch, read after the locks in ONE statement (pending and available
  *    movements count, declined ones do not; the window by the movements' created_at);
- * 3. the batch's movements capped in conversion-id order, cumulatively (capInOrder).
+ * 3. the batch's movements capped in conversion-id order, cumulatively (capInOrder); an affiliate's reward is
+ *    capped whole (its rebate added back), then split again with the user (splitRebate).
  *
  * Outcomes are expected in conversion-id order (record sorts them). A batch whose caps are only
  * per conversion takes no lock and reads nothing.
@@ -44,9 +45,13 @@ export async function applyCaps(
   for (const outcome of outcomes) {
     if (outcome.caps === null) continue;
     const { termsName, caps } = outcome.caps;
+    const rebate = rebateOf(outcome);
     for (const movement of outcome.movements) {
+      // A rebate is capped as part of its affiliate's reward, before the split (docs/claims.md#rebates).
+      if (movement.rebate) continue;
       const key = totalKey(termsName, caps, movement.kind, movement.beneficiary);
-      items.push({ amount: movement.amount, kind: movement.kind, caps, key });
+      const amount = movement.kind === 'affiliate_payout' && rebate ? movement.amount + rebate.amount : movement.amount;
+      items.push({ amount, kind: movement.kind, caps, key });
       if (key === null || totals.has(key)) continue;
       const days = windowDays(caps, movement.kind);
       totals.set(key, {
@@ -64,13 +69,28 @@ export async function applyCaps(
   let next = 0;
   return outcomes.map((outcome) => {
     if (outcome.caps === null) return outcome;
-    const movements = outcome.movements.map((movement): PlannedMovement => {
+    const rebate = rebateOf(outcome);
+    const movements = outcome.movements.flatMap((movement): PlannedMovement[] => {
+      if (movement.rebate) return [];
       const result = results[next++]!;
-      if (result.cappedBy === null) return movement;
-      return { ...movement, amount: result.amount, capped: { amount: result.capped, by: result.cappedBy } };
+      const capped = result.cappedBy === null ? {} : { capped: { amount: result.capped, by: result.cappedBy } };
+      if (movement.kind !== 'affiliate_payout' || !rebate)
+        return [result.cappedBy === null ? movement : { ...movement, amount: result.amount, ...capped }];
+      // The capped reward split again: a rebate floored to nothing is no movement.
+      const split = splitRebate(result.amount, rebate.bps);
+      const parts: PlannedMovement[] = [{ ...movement, amount: split.affiliate, ...capped }];
+      if (split.rebate > 0n) parts.push({ ...rebate.movement, amount: split.rebate });
+      return parts;
     });
     return { ...outcome, movements };
   });
+}
+
+/** The outcome's rebate movement (planPayouts split it from the affiliate's reward), with its rate; null: none. */
+function rebateOf(outcome: ConversionOutcome): { movement: PlannedMovement; amount: bigint; bps: number } | null {
+  const movement = outcome.movements.find((candidate) => candidate.rebate);
+  if (!movement || !outcome.attribution) return null;
+  return { movement, amount: movement.amount, bps: outcome.attribution.rebateBps };
 }
 
 /** Locks the totals' beneficiaries (per project and terms), then reads what each total holds so far. */
@@ -94,10 +114,16 @@ async function priorTotals(trx: Transaction<ClaimDatabase>, projectId: string, t
     LEFT JOIN LATERAL (
       -- Net of reversals: a refunded conversion's earnings no longer count toward a cap. A reversal committing meanwhile
       -- takes no cap lock; it can only lower a total, so at worst this caps more than it would have, never pays more.
-      SELECT m.amount - ${reversedAmount('m')} AS amount FROM movements m
+      -- An affiliate's total counts its rewards before their rebates were split off (the rebates of its movements'
+      -- conversions, by the ledger's unique key); an end user's counts no rebate (docs/claims.md#rebates).
+      SELECT m.amount - ${reversedAmount('m')} + CASE WHEN t.kind = 'affiliate_payout' THEN coalesce((
+               SELECT sum(rb.amount - ${reversedAmount('rb')}) FROM movements rb
+               WHERE rb.project_id = m.project_id AND rb.conversion_id = m.conversion_id AND rb.kind = 'end_user_payout' AND rb.rebate
+                 AND rb.status <> 'declined'), 0) ELSE 0 END AS amount
+      FROM movements m
       JOIN conversions c ON c.project_id = m.project_id AND c.id = m.conversion_id
       WHERE m.project_id = ${projectId} AND m.identifier = t.identifier AND m.identifier_type = t.identifier_type
-        AND m.kind = t.kind AND m.status <> 'declined' AND c.name = t.terms_name
+        AND m.kind = t.kind AND NOT m.rebate AND m.status <> 'declined' AND c.name = t.terms_name
         AND (t.since IS NULL OR m.created_at > t.since)
     ) AS m ON true
     GROUP BY t.key`.execute(trx);

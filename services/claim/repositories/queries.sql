@@ -2,12 +2,12 @@
 -- Do not edit: change the code, then run the script.
 
 -- ledger: a batch paid, one conversion at once and one held (LedgerRepository.record) (1 of 3)
--- parameters: ["2026-01-01T00:00:00.000Z",["c-1","c-2"],["processed","processed"],[null,null],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["00000000-0000-4000-8000-0000000000af","00000000-0000-4000-8000-0000000000af"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000af","0x00000000000000000000000000000000000000af"],[null,null],[null,null],[null,null],[null,null],[null,null],"00000000-0000-4000-8000-0000000000b1"]
+-- parameters: ["2026-01-01T00:00:00.000Z",["c-1","c-2"],["processed","processed"],[null,null],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["00000000-0000-4000-8000-0000000000af","00000000-0000-4000-8000-0000000000af"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000af","0x00000000000000000000000000000000000000af"],[null,null],[null,null],[null,null],[null,null],[null,null],[0,0],"00000000-0000-4000-8000-0000000000b1"]
 UPDATE conversions AS c SET
       status = u.status, failure_reason = u.failure_reason, processed_at = $1, currency_id = u.currency_id,
       affiliate_id = u.affiliate_id, affiliate_identifier_type = u.affiliate_type, affiliate_identifier = u.affiliate_identifier,
       master_id = u.master_id, master_identifier_type = u.master_type, master_identifier = u.master_identifier,
-      master_spread_bps = u.spread_bps, tier_id = u.tier_id
+      master_spread_bps = u.spread_bps, tier_id = u.tier_id, user_rebate_rate_bps = u.rebate_bps
     FROM unnest(
       $2::text[], $3::text[], $4::text[],
       $5::uuid[],
@@ -15,10 +15,10 @@ UPDATE conversions AS c SET
       $8::text[],
       $9::text[], $10::text[],
       $11::text[], $12::integer[],
-      $13::uuid[]
+      $13::uuid[], $14::integer[]
     ) AS u(id, status, failure_reason, currency_id, affiliate_id, affiliate_type, affiliate_identifier,
-           master_id, master_type, master_identifier, spread_bps, tier_id)
-    WHERE c.batch_id = $14 AND c.id = u.id AND c.status = 'accepted'
+           master_id, master_type, master_identifier, spread_bps, tier_id, rebate_bps)
+    WHERE c.batch_id = $15 AND c.id = u.id AND c.status = 'accepted'
     RETURNING c.id
 
 -- ledger: a batch paid, one conversion at once and one held (LedgerRepository.record) (2 of 3)
@@ -90,13 +90,13 @@ WITH planned AS (
 -- parameters: ["2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-0000000000b1","00000000-0000-4000-8000-0000000000b1","accepted"]
 update "conversion_batches" set "finished_at" = $1 where "id" = $2 and "finished_at" is null and not exists (select "id" from "conversions" where "batch_id" = $3 and "status" = $4)
 
--- ledger: a batch paid under caps, one conversion at once and one held (LedgerRepository.record, applyCaps) (1 of 5)
--- parameters: ["2026-01-01T00:00:00.000Z",["c-1","c-2"],["processed","processed"],[null,null],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["00000000-0000-4000-8000-0000000000af","00000000-0000-4000-8000-0000000000af"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000af","0x00000000000000000000000000000000000000af"],[null,null],[null,null],[null,null],[null,null],[null,null],"00000000-0000-4000-8000-0000000000b2"]
+-- ledger: a batch paid under caps, one conversion at once with a rebate and one held (LedgerRepository.record, applyCaps) (1 of 5)
+-- parameters: ["2026-01-01T00:00:00.000Z",["c-1","c-2"],["processed","processed"],[null,null],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["00000000-0000-4000-8000-0000000000af","00000000-0000-4000-8000-0000000000af"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000af","0x00000000000000000000000000000000000000af"],[null,null],[null,null],[null,null],[null,null],[null,null],[1000,0],"00000000-0000-4000-8000-0000000000b2"]
 UPDATE conversions AS c SET
       status = u.status, failure_reason = u.failure_reason, processed_at = $1, currency_id = u.currency_id,
       affiliate_id = u.affiliate_id, affiliate_identifier_type = u.affiliate_type, affiliate_identifier = u.affiliate_identifier,
       master_id = u.master_id, master_identifier_type = u.master_type, master_identifier = u.master_identifier,
-      master_spread_bps = u.spread_bps, tier_id = u.tier_id
+      master_spread_bps = u.spread_bps, tier_id = u.tier_id, user_rebate_rate_bps = u.rebate_bps
     FROM unnest(
       $2::text[], $3::text[], $4::text[],
       $5::uuid[],
@@ -104,18 +104,18 @@ UPDATE conversions AS c SET
       $8::text[],
       $9::text[], $10::text[],
       $11::text[], $12::integer[],
-      $13::uuid[]
+      $13::uuid[], $14::integer[]
     ) AS u(id, status, failure_reason, currency_id, affiliate_id, affiliate_type, affiliate_identifier,
-           master_id, master_type, master_identifier, spread_bps, tier_id)
-    WHERE c.batch_id = $14 AND c.id = u.id AND c.status = 'accepted'
+           master_id, master_type, master_identifier, spread_bps, tier_id, rebate_bps)
+    WHERE c.batch_id = $15 AND c.id = u.id AND c.status = 'accepted'
     RETURNING c.id
 
--- ledger: a batch paid under caps, one conversion at once and one held (LedgerRepository.record, applyCaps) (2 of 5)
+-- ledger: a batch paid under caps, one conversion at once with a rebate and one held (LedgerRepository.record, applyCaps) (2 of 5)
 -- parameters: [["[\"claim.caps\",\"00000000-0000-4000-8000-000000000001\",\"trade\",\"evm_address\",\"0x00000000000000000000000000000000000000e1\"]","[\"claim.caps\",\"00000000-0000-4000-8000-000000000001\",\"trade\",\"evm_address\",\"0x00000000000000000000000000000000000000af\"]"]]
 SELECT pg_advisory_xact_lock(lock_id)
     FROM (SELECT DISTINCT hashtextextended(lock_key, 0) AS lock_id FROM unnest($1::text[]) AS lock_key ORDER BY lock_id) AS ordered
 
--- ledger: a batch paid under caps, one conversion at once and one held (LedgerRepository.record, applyCaps) (3 of 5)
+-- ledger: a batch paid under caps, one conversion at once with a rebate and one held (LedgerRepository.record, applyCaps) (3 of 5)
 -- parameters: [["[\"trade\",\"end_user_payout\",\"evm_address\",\"0x00000000000000000000000000000000000000e1\"]","[\"trade\",\"affiliate_payout\",\"evm_address\",\"0x00000000000000000000000000000000000000af\"]"],["trade","trade"],["end_user_payout","affiliate_payout"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000e1","0x00000000000000000000000000000000000000af"],[null,"2025-12-02T00:00:00.000Z"],"00000000-0000-4000-8000-000000000001"]
 SELECT t.key, coalesce(sum(m.amount), 0)::text AS total
     FROM unnest($1::text[], $2::text[], $3::text[],
@@ -125,48 +125,54 @@ SELECT t.key, coalesce(sum(m.amount), 0)::text AS total
     LEFT JOIN LATERAL (
       -- Net of reversals: a refunded conversion's earnings no longer count toward a cap. A reversal committing meanwhile
       -- takes no cap lock; it can only lower a total, so at worst this caps more than it would have, never pays more.
-      SELECT m.amount - coalesce((SELECT sum(r.amount) FROM movement_reversals r WHERE r.movement_id = "m"."id"), 0) AS amount FROM movements m
+      -- An affiliate's total counts its rewards before their rebates were split off (the rebates of its movements'
+      -- conversions, by the ledger's unique key); an end user's counts no rebate (docs/claims.md#rebates).
+      SELECT m.amount - coalesce((SELECT sum(r.amount) FROM movement_reversals r WHERE r.movement_id = "m"."id"), 0) + CASE WHEN t.kind = 'affiliate_payout' THEN coalesce((
+               SELECT sum(rb.amount - coalesce((SELECT sum(r.amount) FROM movement_reversals r WHERE r.movement_id = "rb"."id"), 0)) FROM movements rb
+               WHERE rb.project_id = m.project_id AND rb.conversion_id = m.conversion_id AND rb.kind = 'end_user_payout' AND rb.rebate
+                 AND rb.status <> 'declined'), 0) ELSE 0 END AS amount
+      FROM movements m
       JOIN conversions c ON c.project_id = m.project_id AND c.id = m.conversion_id
       WHERE m.project_id = $7 AND m.identifier = t.identifier AND m.identifier_type = t.identifier_type
-        AND m.kind = t.kind AND m.status <> 'declined' AND c.name = t.terms_name
+        AND m.kind = t.kind AND NOT m.rebate AND m.status <> 'declined' AND c.name = t.terms_name
         AND (t.since IS NULL OR m.created_at > t.since)
     ) AS m ON true
     GROUP BY t.key
 
--- ledger: a batch paid under caps, one conversion at once and one held (LedgerRepository.record, applyCaps) (4 of 5)
--- parameters: [["c-1","c-1"],["end_user_payout","affiliate_payout"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000e1","0x00000000000000000000000000000000000000af"],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["100","500"],["end_user","affiliate"],["0","400"],[null,"per_conversion"],"00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z","115792089237316195423570985008687907853269984665640564039457584007913129639935","115792089237316195423570985008687907853269984665640564039457584007913129639935","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z",["c-2","c-2"],["end_user_payout","affiliate_payout"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000e1","0x00000000000000000000000000000000000000af"],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["50","500"],["hold","hold"],["2026-01-31T00:00:00.000Z","2026-01-31T00:00:00.000Z"],["50","400"],["per_end_user","per_conversion"]]
+-- ledger: a batch paid under caps, one conversion at once with a rebate and one held (LedgerRepository.record, applyCaps) (4 of 5)
+-- parameters: [["c-1","c-1","c-1"],["end_user_payout","affiliate_payout","end_user_payout"],["evm_address","evm_address","evm_address"],["0x00000000000000000000000000000000000000e1","0x00000000000000000000000000000000000000af","0x00000000000000000000000000000000000000e1"],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["100","450","50"],["end_user","affiliate","end_user"],["0","400","0"],[null,"per_conversion",null],[false,false,true],"00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z","115792089237316195423570985008687907853269984665640564039457584007913129639935","115792089237316195423570985008687907853269984665640564039457584007913129639935","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z",["c-2","c-2"],["end_user_payout","affiliate_payout"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000e1","0x00000000000000000000000000000000000000af"],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["50","500"],["hold","hold"],["2026-01-31T00:00:00.000Z","2026-01-31T00:00:00.000Z"],["50","400"],["per_end_user","per_conversion"]]
 WITH planned AS (
       SELECT * FROM unnest(
         $1::text[], $2::text[],
         $3::text[], $4::text[],
         $5::uuid[], $6::numeric[],
-        $7::text[], $8::numeric[], $9::text[]
-      ) AS p(conversion_id, kind, identifier_type, identifier, currency_id, amount, reason, capped_amount, capped_by)
+        $7::text[], $8::numeric[], $9::text[], $10::boolean[]
+      ) AS p(conversion_id, kind, identifier_type, identifier, currency_id, amount, reason, capped_amount, capped_by, rebate)
     ),
     checks AS (
       INSERT INTO claim_checks AS cc (project_id, identifier_type, identifier, currency_id, reason, status, amount, movements_count, created_at, updated_at)
-      SELECT $10, identifier_type, identifier, currency_id, reason, 'open', sum(amount), count(*), $11, $12
+      SELECT $11, identifier_type, identifier, currency_id, reason, 'open', sum(amount), count(*), $12, $13
       FROM planned
       GROUP BY identifier, identifier_type, currency_id, reason
-      HAVING sum(amount) <= $13::numeric
+      HAVING sum(amount) <= $14::numeric
       ORDER BY identifier, identifier_type, currency_id, reason
       ON CONFLICT (project_id, identifier, identifier_type, currency_id, reason) WHERE status = 'open' AND full_at IS NULL
       DO UPDATE SET amount = cc.amount + excluded.amount - least(cc.debt, excluded.amount), debt = cc.debt - least(cc.debt, excluded.amount),
                     movements_count = cc.movements_count + excluded.movements_count, updated_at = excluded.updated_at
-      WHERE cc.amount + excluded.amount <= $14::numeric
+      WHERE cc.amount + excluded.amount <= $15::numeric
       RETURNING id, identifier_type, identifier, currency_id, reason
     ),
     moved AS (
-      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at, capped_amount, capped_by)
-      SELECT $15, p.conversion_id, p.kind, p.identifier_type, p.identifier, p.currency_id, p.amount, c.id, $16, $17, capped_amount, capped_by
+      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at, capped_amount, capped_by, rebate)
+      SELECT $16, p.conversion_id, p.kind, p.identifier_type, p.identifier, p.currency_id, p.amount, c.id, $17, $18, capped_amount, capped_by, rebate
       FROM planned p JOIN checks c USING (identifier_type, identifier, currency_id, reason)
       ORDER BY p.conversion_id, p.kind
       RETURNING 1
     ),
     totals AS (
       INSERT INTO leaderboard_totals AS lt (project_id, currency_id, user_type, identifier_type, identifier, total_amount, total_attributions, updated_at)
-      SELECT $18, currency_id, CASE kind WHEN 'affiliate_payout' THEN 'affiliate' ELSE 'end_user' END AS user_type,
-             identifier_type, identifier, sum(amount), count(*), $19
+      SELECT $19, currency_id, CASE kind WHEN 'affiliate_payout' THEN 'affiliate' ELSE 'end_user' END AS user_type,
+             identifier_type, identifier, sum(amount), count(*), $20
       FROM planned
       WHERE kind IN ('affiliate_payout', 'end_user_payout')
       GROUP BY currency_id, user_type, identifier_type, identifier
@@ -180,25 +186,25 @@ WITH planned AS (
     ),
     sizes AS (
       INSERT INTO leaderboard_sizes AS ls (project_id, currency_id, user_type, entries)
-      SELECT $20, currency_id, user_type, count(*) FROM totals WHERE inserted
+      SELECT $21, currency_id, user_type, count(*) FROM totals WHERE inserted
       GROUP BY currency_id, user_type
       ORDER BY currency_id, user_type
       ON CONFLICT (project_id, currency_id, user_type) DO UPDATE SET entries = ls.entries + excluded.entries
     ),
     held AS (
       INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, status, pending_reason, available_at, created_at, capped_amount, capped_by)
-      SELECT $21, conversion_id, kind, identifier_type, identifier, currency_id, amount, 'pending', reason, available_at, $22, capped_amount, capped_by
-      FROM unnest($23::text[], $24::text[],
-                  $25::text[], $26::text[],
-                  $27::uuid[], $28::numeric[],
-                  $29::text[], $30::timestamptz[], $31::numeric[], $32::text[])
+      SELECT $22, conversion_id, kind, identifier_type, identifier, currency_id, amount, 'pending', reason, available_at, $23, capped_amount, capped_by
+      FROM unnest($24::text[], $25::text[],
+                  $26::text[], $27::text[],
+                  $28::uuid[], $29::numeric[],
+                  $30::text[], $31::timestamptz[], $32::numeric[], $33::text[])
         AS h(conversion_id, kind, identifier_type, identifier, currency_id, amount, reason, available_at, capped_amount, capped_by)
       ORDER BY conversion_id, kind
       RETURNING 1
     )
     SELECT (SELECT count(*) FROM moved) AS movements, (SELECT count(*) FROM held) AS held
 
--- ledger: a batch paid under caps, one conversion at once and one held (LedgerRepository.record, applyCaps) (5 of 5)
+-- ledger: a batch paid under caps, one conversion at once with a rebate and one held (LedgerRepository.record, applyCaps) (5 of 5)
 -- parameters: ["2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-0000000000b2","00000000-0000-4000-8000-0000000000b2","accepted"]
 update "conversion_batches" set "finished_at" = $1 where "id" = $2 and "finished_at" is null and not exists (select "id" from "conversions" where "batch_id" = $3 and "status" = $4)
 

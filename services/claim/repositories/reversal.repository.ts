@@ -14,6 +14,8 @@ export const WHOLE_BPS = 10_000;
 export interface MovementReversalRecord {
   movementId: string;
   kind: MovementKind;
+  /** Whether the movement is a rebate (docs/claims.md#rebates). */
+  rebate: boolean;
   beneficiary: UserIdentifier;
   currencyId: string;
   amount: bigint;
@@ -77,6 +79,7 @@ interface LockedConversion {
 interface LockedMovement {
   id: string;
   kind: MovementKind;
+  rebate: boolean;
   identifier_type: IdentifierType;
   identifier: string;
   currency_id: string;
@@ -158,7 +161,7 @@ async function reverseIn(trx: Transaction<ClaimDatabase>, request: ReversalReque
   if (reversedBps + request.shareBps > WHOLE_BPS) return { kind: 'share_exceeded', reversedBps };
 
   const { rows: movements } = await sql<LockedMovement>`
-    SELECT m.id::text AS id, m.kind, m.identifier_type, m.identifier, m.currency_id, m.amount, m.status, m.claim_check_id, cc.status AS check_status
+    SELECT m.id::text AS id, m.kind, m.rebate, m.identifier_type, m.identifier, m.currency_id, m.amount, m.status, m.claim_check_id, cc.status AS check_status
     FROM movements m LEFT JOIN claim_checks cc ON cc.id = m.claim_check_id
     WHERE m.project_id = ${projectId} AND m.conversion_id = ${conversionId}
     ORDER BY m.id
@@ -225,6 +228,7 @@ async function takeBack(
     parts.push({
       movementId: movement.id,
       kind: movement.kind,
+      rebate: movement.rebate,
       beneficiary: { identifier: movement.identifier, identifierType: movement.identifier_type },
       currencyId: movement.currency_id,
       amount,
@@ -331,6 +335,7 @@ async function movementParts(
       'r.reversal_id',
       sql<string>`r.movement_id::text`.as('movement_id'),
       'm.kind',
+      'm.rebate',
       'm.identifier',
       'm.identifier_type',
       'm.currency_id',
@@ -350,6 +355,7 @@ async function movementParts(
     list.push({
       movementId: row.movement_id,
       kind: row.kind,
+      rebate: row.rebate,
       beneficiary: { identifier: row.identifier, identifierType: row.identifier_type },
       currencyId: row.currency_id,
       amount: BigInt(row.amount),
@@ -422,6 +428,7 @@ function reversedEvent(projectId: string, conversion: LockedConversion, reversal
         was: part.was,
         from_check: part.fromCheck.toString(),
         to_debt: part.toDebt.toString(),
+        ...(part.rebate ? { rebate: true as const } : {}),
       })),
     },
   };

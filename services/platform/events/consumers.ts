@@ -58,6 +58,12 @@ export const EVENT_CONSUMERS = consumers({
     service: 'audience',
     eventTypes: ['claim.conversion.processed', 'claim.conversion.reversed', 'agency.referral.created'],
   },
+  /** What `event_count` conditions read: per user, its tracking events per name and UTC day. */
+  'audience-user-event-counts': {
+    name: 'audience-user-event-counts',
+    service: 'audience',
+    eventTypes: ['agency.user_events.counted'],
+  },
   /** An unflagged affiliate's payouts that waited for review because of its flag go on to their hold (or become available). */
   'claim-affiliate-unflags': {
     name: 'claim-affiliate-unflags',

@@ -225,7 +225,19 @@ export const EVENT_PAYLOADS = {
       })
       .nullable()
       .optional(),
-    payouts: z.array(z.object({ kind: z.enum(['affiliate_payout', 'end_user_payout', 'agency_payout']), user, amount: payoutAmount })),
+    /**
+     * What each beneficiary was paid. An affiliate_payout is what the affiliate kept: its code's rebate went to
+     * the user as an end_user_payout with `rebate: true` (docs/claims.md#rebates); `rebate` is absent from
+     * other payouts and from events written before rebates existed.
+     */
+    payouts: z.array(
+      z.object({
+        kind: z.enum(['affiliate_payout', 'end_user_payout', 'agency_payout']),
+        user,
+        amount: payoutAmount,
+        rebate: z.literal(true).optional(),
+      }),
+    ),
   }),
   /**
    * The claim service reversed a share of a processed conversion (a refund, an unwound trade): the
@@ -257,6 +269,8 @@ export const EVENT_PAYLOADS = {
         was: z.enum(['pending', 'available']),
         from_check: baseUnits,
         to_debt: baseUnits,
+        /** Set on what came back from a rebate (as the processed event's payouts); absent otherwise. */
+        rebate: z.literal(true).optional(),
       }),
     ),
   }),

@@ -15,6 +15,8 @@ interface FakeAffiliate {
   tierId: Timeline<string | null>;
   /** Flagged now (the agency answers the flag as it stands when asked, not at the conversion's moment). */
   flagged: boolean;
+  /** Its code's rebate rate now (bps of its reward): the agency answers the code's rate when asked, and the claim service freezes it. */
+  rebateBps: number;
 }
 
 /**
@@ -41,6 +43,7 @@ export class FakeAgency implements AttributionSource {
       master: new Timeline(null),
       tierId: new Timeline(null),
       flagged: false,
+      rebateBps: 0,
     };
     this.affiliates.set(userKey(projectId, user), affiliate);
     this.byCode.set(`${projectId}|${code.toLowerCase()}`, affiliate);
@@ -71,6 +74,11 @@ export class FakeAgency implements AttributionSource {
     this.affiliate(projectId, user).flagged = flagged;
   }
 
+  /** The rebate rate of the affiliate's code (affiliate_codes.user_rebate_rate_bps), from now on: 0..2000. */
+  setRebateRate(projectId: string, user: User, bps: number): void {
+    this.affiliate(projectId, user).rebateBps = bps;
+  }
+
   /** The affiliate's master from now on (null: none). */
   setMaster(projectId: string, user: User, master: { user: User; spreadBps: number } | null): void {
     const value = master && { master: this.affiliate(projectId, master.user), spreadBps: master.spreadBps };
@@ -97,6 +105,7 @@ export class FakeAgency implements AttributionSource {
         tierId: referral.affiliate.tierId.at(at),
         referredAt: referral.at,
         affiliateFlagged: referral.affiliate.flagged,
+        rebateBps: referral.affiliate.rebateBps,
       };
     });
   }

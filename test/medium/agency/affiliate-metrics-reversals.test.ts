@@ -117,6 +117,7 @@ describe('affiliate metrics: reversals (consumer and rebuild, domain)', () => {
                 was: 'available' as const,
                 from_check: amount.toString(),
                 to_debt: '0',
+                ...(payout.rebate ? { rebate: true as const } : {}),
               },
             ];
       }),
@@ -183,6 +184,25 @@ describe('affiliate metrics: reversals (consumer and rebuild, domain)', () => {
     expect((await projection(projectId)).subs).toEqual([
       { master_id: master.id, affiliate_id: sub.id, volume_usd: '75', revenue_usd: '7.875', conversions: '1' },
     ]);
+  });
+
+  it('counts a rebated conversion’s affiliate earnings net of the user’s rebate, and a reversal takes back only the affiliate’s own part', async () => {
+    const projectId = newProject();
+    const affiliate = await newAffiliate(harness, projectId);
+    const user = newUser();
+    // As the claim service tells it (docs/claims.md#rebates): 15% of the affiliate's 1000 went to the user, marked rebate.
+    const converted: Processed = {
+      ...conversion(projectId, { user, affiliate, volume: '100', revenue: '10' }),
+      payouts: [
+        { kind: 'affiliate_payout', user: asUser(affiliate.user), amount: '850' },
+        { kind: 'end_user_payout', user: asUser(user), amount: '150', rebate: true },
+      ],
+    };
+    expect(await deliver(projectId, 'claim.conversion.processed', converted)).toBe('handled');
+    expect((await figures(projectId, affiliate)).earnings).toEqual(['850']);
+    expect(await deliver(projectId, 'claim.conversion.reversed', reversal(converted, 5_000, { volume: '50', revenue: '5' }))).toBe('handled');
+    // Half of 850 back from the affiliate; the rebate's 75 was the user's.
+    expect((await figures(projectId, affiliate)).earnings).toEqual(['425']);
   });
 
   it('takes a conversion reversed in full (in two parts) out of every count, its user out of the converting users, and figures to zero', async () => {

@@ -38,7 +38,7 @@ describe('affiliates (domain)', () => {
         name: 'Alice',
         region: 'DE',
         status: 'active',
-        codes: [{ code: 'Alice_2026', uses: 0n, createdAt: new Date(START) }],
+        codes: [{ code: 'Alice_2026', uses: 0n, createdAt: new Date(START), userRebateRateBps: null }],
         joinedAt: new Date(START),
         suspendedAt: null,
       });

@@ -69,6 +69,7 @@ describe('attribution at a moment (domain)', () => {
         spreadBps: 0,
         activeTierId: null,
         affiliateFlagged: false,
+        userRebateRateBps: 0,
       });
     } else {
       expect(attribution).toEqual({
@@ -81,6 +82,7 @@ describe('attribution at a moment (domain)', () => {
         spreadBps: 0,
         activeTierId: null,
         affiliateFlagged: false,
+        userRebateRateBps: 0,
       });
     }
   });
@@ -109,6 +111,30 @@ describe('attribution at a moment (domain)', () => {
       'error items[5].user.identifier',
       'not_referred',
     ]);
+  });
+
+  it('answers the rebate rate of the code the user was referred with, as the code says when asked (0 while it has none)', async () => {
+    const bob = await newAffiliate(harness, projectId, 'Bob');
+    const referred = newUser();
+    await harness.domain.referrals.refer(projectId, referred, bob.code.toUpperCase());
+    const moment = harness.clock.now();
+    const rate = async () => {
+      const [answer] = await harness.domain.attribution.resolveBatch(projectId, [{ user: referred, at: moment }]);
+      return answer && !('error' in answer) ? answer.userRebateRateBps : undefined;
+    };
+    expect(await rate()).toBe(0);
+    const setRate = (bps: number | null) =>
+      harness.sql.query(`UPDATE ${SERVICE_CATALOG.agency.schema}.affiliate_codes SET user_rebate_rate_bps = $1 WHERE project_id = $2 AND code = $3`, [
+        bps,
+        projectId,
+        bob.code,
+      ]);
+    await setRate(1_234);
+    expect(await rate()).toBe(1_234);
+    await setRate(2_000);
+    expect(await rate()).toBe(2_000);
+    // Another affiliate's code of the same project gives nothing to Bob's users.
+    expect((await resolve('2026-11-25T00:00:00.000Z')).userRebateRateBps).toBe(0);
   });
 
   it('refuses a batch of more than 1,000 items, and answers an empty one with nothing', async () => {

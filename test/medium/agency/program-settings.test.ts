@@ -21,7 +21,14 @@ describe('program settings (domain)', () => {
 
   it('answers the defaults for a project that never wrote any, without writing', async () => {
     const projectId = newProject();
-    expect(await settings().get(projectId)).toEqual({ programUrl: null, linkTemplate: null, updatedAt: null, updatedBy: null });
+    expect(await settings().get(projectId)).toEqual({
+      programUrl: null,
+      linkTemplate: null,
+      updatedAt: null,
+      updatedBy: null,
+      attributionWindowDays: 30,
+      attributionModel: 'first_click',
+    });
     expect(await stored(projectId)).toEqual([]);
   });
 
@@ -32,6 +39,8 @@ describe('program settings (domain)', () => {
       linkTemplate: null,
       updatedAt: new Date(START),
       updatedBy: ADMIN,
+      attributionWindowDays: 30,
+      attributionModel: 'first_click',
     });
     await settings().update(projectId, { mask: ['link_template'], linkTemplate: '{program_url}/r/{code}' }, ADMIN);
     expect(await settings().get(projectId)).toMatchObject({ programUrl: 'https://example.com/join', linkTemplate: '{program_url}/r/{code}' });

@@ -29,7 +29,9 @@ describe('referrals (domain)', () => {
     const { referral, created } = await refer(projectId, user, 'alicerocks');
     expect(created).toBe(true);
     expect(referral).toEqual({ user, affiliate: { id: aliceAffiliate.id, user: alice }, code: 'AliceRocks', referredAt: new Date(START) });
-    expect((await harness.domain.affiliates.get(projectId, alice)).codes).toEqual([{ code: 'AliceRocks', uses: 1n, createdAt: new Date(START) }]);
+    expect((await harness.domain.affiliates.get(projectId, alice)).codes).toEqual([
+      { code: 'AliceRocks', uses: 1n, createdAt: new Date(START), userRebateRateBps: null },
+    ]);
   });
 
   it('keeps the first referral: the same affiliate again (any of its codes) answers it unchanged, another affiliate is refused', async () => {
@@ -143,6 +145,7 @@ describe('referrals (domain)', () => {
       referral: { user, affiliate: { id: affiliate.id, user: affiliateUser }, code: 'alice_later', referredAt: harness.clock.now() },
       name: 'Alice',
       codes: [code, 'alice_later'],
+      referralCodeRebateRateBps: null,
     });
   });
 });

@@ -30,7 +30,15 @@ type TermsName = keyof typeof TERMS;
 
 /** One step of a stream. Users are numbered: 0..USERS-1 end users, USERS the affiliate. */
 type Step =
-  | { kind: 'pay'; user: number; rewardBases: number[]; deliveries: number; name?: TermsName }
+  | {
+      kind: 'pay';
+      user: number;
+      rewardBases: number[];
+      deliveries: number;
+      name?: TermsName;
+      /** The affiliate's code's rebate rate from this step on (bps of its reward, 0..2000); absent: unchanged. */
+      rebateBps?: number;
+    }
   | { kind: 'release'; concurrency: number; batch: number; closing: number | null }
   | { kind: 'decide'; approve: boolean; picks: number[]; concurrency: number }
   | { kind: 'passHold' }
@@ -65,6 +73,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       rewardBases: fc.array(rewardBase, { minLength: 1, maxLength: 4 }),
       deliveries: fc.integer({ min: 1, max: 3 }),
       name: fc.constantFrom<TermsName>('trade', 'held', 'vetted', 'capped'),
+      rebateBps: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 2_000 }), fc.constant(2_000)),
     }),
   },
   {
@@ -108,7 +117,8 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 
 /**
  * Properties of the money over random streams of conversions (redelivered, paid
- * concurrently, some held a day, some waiting for approval, some cut by caps), closes (concurrent, and racing payments
+ * concurrently, some held a day, some waiting for approval, some cut by caps, some rebating a share of the affiliate's
+ * reward to the referred user at the code's rate then), closes (concurrent, and racing payments
  * and releases), releases of held movements (concurrent, in small batches), approvals and declines
  * (concurrent), reversals (full or partial shares of a random conversion wherever its money is:
  * pending, in an open check, out in a voucher; racing a close or a payment of the same user; the same
@@ -147,6 +157,8 @@ describe('claim-check properties over random streams', () => {
     declined?: number;
     /** Base units caps cut. */
     capped?: bigint;
+    /** Rebate movements written. */
+    rebates?: number;
     /** Movement parts reversals took while pending, out of an open check, and to debt (a voucher was out). */
     reversals?: { pending: number; from_check: number; to_debt: number };
   }
@@ -186,6 +198,8 @@ describe('claim-check properties over random streams', () => {
     }> = [];
     /** What caps cut in all. */
     let cut = 0n;
+    /** The affiliate's code's rebate rate now (the fake agency answers it; each payment freezes it). */
+    let rebateBps = 0;
     const capTo = (amount: bigint, limit: bigint) => {
       const kept = amount < limit ? amount : limit;
       cut += amount - kept;
@@ -220,14 +234,21 @@ describe('claim-check properties over random streams', () => {
         const amounts: Array<[string, bigint]> = [[beneficiary, base / 100n]];
         if (user === 0) amounts.push([affiliate.identifier, base / 10n]);
         if (name === 'capped') {
-          // Its lifetime cap counts what it earned under `capped` before, not declined, net of reversals.
+          // Its lifetime cap counts what it earned under `capped` before, not declined, net of reversals (its own reward, index 0: no rebate).
           const spent = paid
             .filter((entry) => entry.name === 'capped' && entry.user === user && entry.state !== 'declined')
             .reduce((sum, entry) => sum + entry.amounts[0]![1] - entry.taken[0]!, 0n);
           const room = PER_END_USER - spent;
           const endUser = capTo(base / 100n, PER_CONVERSION);
           amounts[0] = [beneficiary, capTo(endUser, room)];
+          // The affiliate's whole reward is capped before its rebate is split off.
           if (amounts[1]) amounts[1] = [affiliate.identifier, capTo(base / 10n, PER_CONVERSION)];
+        }
+        if (amounts[1]) {
+          // The referred user's rebate: floor(reward × rate / 10000) of the affiliate's reward, the affiliate keeping the rest.
+          const rebate = (amounts[1][1] * BigInt(rebateBps)) / BigInt(WHOLE_BPS);
+          amounts[1] = [affiliate.identifier, amounts[1][1] - rebate];
+          if (rebate > 0n) amounts.push([beneficiary, rebate]);
         }
         const { holdDays, requireApproval } = TERMS[name];
         const waits = holdDays > 0 || requireApproval;
@@ -277,6 +298,10 @@ describe('claim-check properties over random streams', () => {
     for (const current of steps) {
       switch (current.kind) {
         case 'pay':
+          if (current.rebateBps !== undefined) {
+            rebateBps = current.rebateBps;
+            harness.agency.setRebateRate(projectId, affiliate, rebateBps);
+          }
           await payConversions(current.user, current.rewardBases, current.deliveries, current.name);
           break;
         case 'release': {
@@ -431,6 +456,9 @@ describe('claim-check properties over random streams', () => {
        FROM claim.movements m JOIN claim.conversions c ON c.project_id = m.project_id AND c.id = m.conversion_id WHERE m.project_id = $1`,
       [projectId],
     );
+    const [rebates] = await sql<{ count: number }>('SELECT count(*)::int AS count FROM claim.movements WHERE project_id = $1 AND rebate', [
+      projectId,
+    ]);
     const [reversals] = await sql<{ pending: number; from_check: number; to_debt: number }>(
       `SELECT count(*) FILTER (WHERE was = 'pending')::int AS pending, count(*) FILTER (WHERE from_check > 0)::int AS from_check,
               count(*) FILTER (WHERE to_debt > 0)::int AS to_debt
@@ -440,7 +468,7 @@ describe('claim-check properties over random streams', () => {
     // What caps cut is exactly the model's, on the reconciliation's line.
     const endpoint = await harness.domain.reconciliation.get(projectId, undefined);
     expect(endpoint.lines.reduce((sum, line) => sum + line.capped, 0n)).toBe(cut);
-    return { ...counts!, waitedThenPaid: waits!.paid, declined: waits!.declined, capped: cut, reversals: reversals! };
+    return { ...counts!, waitedThenPaid: waits!.paid, declined: waits!.declined, capped: cut, rebates: rebates!.count, reversals: reversals! };
   }
 
   /** The per-user sums, and what reversals sent to each user's debt so far (per user and currency). */
@@ -539,6 +567,8 @@ describe('claim-check properties over random streams', () => {
     expect(outcomes.filter((outcome) => outcome.waitedThenPaid! > 0).length).toBeGreaterThan(0);
     expect(outcomes.filter((outcome) => outcome.declined! > 0).length).toBeGreaterThan(0);
     expect(outcomes.filter((outcome) => outcome.capped! > 0n).length).toBeGreaterThan(0);
+    // And rebates split from the affiliate's reward.
+    expect(outcomes.filter((outcome) => outcome.rebates! > 0).length).toBeGreaterThan(0);
     // And reversals of money wherever it was: pending, in an open check, and out in a voucher (debt).
     expect(outcomes.filter((outcome) => outcome.reversals!.pending > 0).length).toBeGreaterThan(0);
     expect(outcomes.filter((outcome) => outcome.reversals!.from_check > 0).length).toBeGreaterThan(0);

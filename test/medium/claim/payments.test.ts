@@ -65,7 +65,7 @@ describe('paying conversions (domain)', () => {
     const input = conversion({ user, rewardBase: '123456' });
     await submitAndPay(projectId, [input]);
     const paid = await harness.domain.ledger.conversion(projectId, input.id);
-    expect(paid.attribution).toEqual({ affiliate: { id: expect.any(String), user: affiliate.user }, master: null, tierId: null });
+    expect(paid.attribution).toEqual({ affiliate: { id: expect.any(String), user: affiliate.user }, master: null, tierId: null, rebateBps: 0 });
     expect(await movementsOf(harness, projectId)).toEqual([
       { conversion_id: input.id, kind: 'affiliate_payout', identifier: affiliate.user.identifier, amount: '12345' },
       { conversion_id: input.id, kind: 'end_user_payout', identifier: user.identifier, amount: '1234' },
@@ -198,6 +198,7 @@ describe('paying conversions (domain)', () => {
       affiliate: { id: expect.any(String), user: sub.user },
       master: { affiliate: { id: master.id, user: master.user }, spreadBps: 250 },
       tierId: gold.id,
+      rebateBps: 0,
     });
     // 20% of 9,999 floored for the gold tier; 2.5% of 9,999 floored for the master.
     expect((await movementsOf(harness, projectId)).map((row) => [row.kind, row.identifier, row.amount])).toEqual([
@@ -224,6 +225,7 @@ describe('paying conversions (domain)', () => {
       affiliate: { id: expect.any(String), user: sub.user },
       master: null,
       tierId: null,
+      rebateBps: 0,
     });
     expect((await movementsOf(harness, projectId)).filter((row) => row.conversion_id === second.id).map((row) => [row.kind, row.amount])).toEqual([
       ['affiliate_payout', '999'],
@@ -351,7 +353,7 @@ describe('paying conversions (domain)', () => {
          FROM claim.movements WHERE project_id = $1`,
         [projectId],
       ),
-    ).rejects.toMatchObject({ code: '23505', constraint: 'movements_conversion_kind_beneficiary_key' });
+    ).rejects.toMatchObject({ code: '23505', constraint: 'movements_conversion_kind_beneficiary_rebate_key' });
     expect(await movementsOf(harness, projectId)).toHaveLength(1);
   });
 

@@ -45,8 +45,50 @@ describe('the condition language', () => {
     ['a field beside a group', { all: [{ metric: 'volume_usd', op: 'gt', value: 1 }], any: [] }, 'condition.any'],
     ['a scalar in a group', { all: [1] }, 'condition.all[0]'],
     ['an empty object', {}, 'condition.op'],
+    ['event_count without an event name', { metric: 'event_count', op: 'gte', value: 3, window_days: 7 }, 'condition.event_name'],
+    ['event_count with an empty event name', { metric: 'event_count', op: 'gte', value: 3, event_name: ' ' }, 'condition.event_name'],
+    ['event_count with a name too long', { metric: 'event_count', op: 'gte', value: 3, event_name: 'e'.repeat(101) }, 'condition.event_name'],
+    ['event_count with a fraction', { metric: 'event_count', op: 'gte', value: '2.5', event_name: 'swap' }, 'condition.value'],
+    [
+      'event_count with a conversion name',
+      { metric: 'event_count', op: 'gte', value: 1, event_name: 'swap', conversion_name: 'swap' },
+      'condition.conversion_name',
+    ],
+    [
+      'event_count with a currency',
+      { metric: 'event_count', op: 'gte', value: 1, event_name: 'swap', currency_id: currency },
+      'condition.currency_id',
+    ],
+    ['an event name on another metric', { metric: 'conversions', op: 'gte', value: 1, event_name: 'swap' }, 'condition.event_name'],
+    ['an event name on a trait', { metric: 'trait:x', op: 'eq', value: 1, event_name: 'swap' }, 'condition.event_name'],
+    [
+      'event_count over a window too long',
+      { metric: 'event_count', op: 'gte', value: 1, event_name: 'swap', window_days: 3_651 },
+      'condition.window_days',
+    ],
   ])('refuses %s (%j), naming the path', (_case, condition, field) => {
     expect(problems(condition).map((violation) => violation.field)).toContain(field);
+  });
+
+  it('reads event_count(name, days) as a whole-number metric of one event name over an optional window', () => {
+    expect(parseCondition({ metric: 'event_count', event_name: 'swap', window_days: 7, op: 'gte', value: '3' })).toEqual({
+      violations: [],
+      condition: {
+        kind: 'metric',
+        metric: 'event_count',
+        op: 'gte',
+        values: ['3'],
+        windowDays: 7,
+        conversionName: null,
+        currencyId: null,
+        eventName: 'swap',
+      },
+    });
+    expect(parseCondition({ metric: 'event_count', event_name: 'swap', op: 'in', value: [0, 1] }).condition).toMatchObject({
+      windowDays: null,
+      values: ['0', '1'],
+    });
+    expect(parseCondition({ metric: 'volume_usd', op: 'gt', value: 1 }).condition).toMatchObject({ eventName: null });
   });
 
   it('lists every problem at once, each with its path', () => {
@@ -79,9 +121,16 @@ describe('the condition language', () => {
   describe('properties', () => {
     const leafArb = fc.oneof(
       fc.record({
-        metric: fc.constantFrom(...METRICS.filter((metric) => metric !== 'earnings')),
+        metric: fc.constantFrom(...METRICS.filter((metric) => metric !== 'earnings' && metric !== 'event_count')),
         op: fc.constantFrom('gt', 'gte', 'lt', 'lte', 'eq', 'neq'),
         value: fc.integer({ min: 0, max: 1_000_000 }),
+      }),
+      fc.record({
+        metric: fc.constant('event_count'),
+        op: fc.constantFrom('gte', 'lt'),
+        value: fc.integer({ min: 0, max: 1_000 }),
+        event_name: fc.constantFrom('swap', 'connect_wallet', 'Page view'),
+        window_days: fc.integer({ min: 1, max: 3_650 }),
       }),
       fc.record({
         metric: fc.constant('earnings'),

@@ -7,6 +7,7 @@ import {
   type IsMember,
   type PayoutTermsView,
   planPayouts,
+  splitRebate,
 } from '../../../services/claim/domain/payouts';
 import { checkReward, rewardAmount, shareOf } from '../../../services/claim/domain/reward';
 import { AMOUNT_RANGE } from '../../../services/rules/money';
@@ -15,7 +16,8 @@ import { evmAddress } from '../../helpers/evm-addresses';
 /**
  * The money arithmetic of one conversion (services/claim/domain/payouts.ts and reward.ts), case by
  * case: fixed and bps rewards, flooring, tiers, the master's spread, no terms, zero amounts, and
- * the allowlists of the terms (who may earn each side, the master's spread following its affiliate).
+ * the allowlists of the terms (who may earn each side, the master's spread following its affiliate), and
+ * the rebate split from the affiliate's reward for the user it referred.
  */
 const user: UserIdentifier = { identifier: evmAddress(1), identifierType: 'evm_address' };
 const affiliateUser: UserIdentifier = { identifier: evmAddress(2), identifierType: 'evm_address' };
@@ -37,6 +39,7 @@ const attributed = (fields: Partial<Attribution> = {}): Attribution => ({
   affiliate: { id: 'aff-1', user: affiliateUser },
   master: null,
   tierId: null,
+  rebateBps: 0,
   ...fields,
 });
 const withMaster = (spreadBps: number, tierId: string | null = null): Attribution =>
@@ -318,6 +321,77 @@ describe('payout arithmetic (domain)', () => {
       expect(allowlistQuestions({ user }, null, both)).toEqual([{ audienceId: USERS_LIST, user }]);
       expect(allowlistQuestions({ user }, attributed(), paying())).toEqual([]);
       expect(allowlistQuestions({ user }, attributed(), null)).toEqual([]);
+    });
+  });
+
+  describe('rebates', () => {
+    it('splits every reward exactly: the rebate floors, the affiliate keeps the rest, the two add up to the reward', () => {
+      for (const reward of [0n, 1n, 4n, 5n, 999n, 10_001n, 123_456_789n, 2n ** 256n - 1n]) {
+        for (const bps of [0, 1, 1_234, 1_999, 2_000]) {
+          const { affiliate, rebate } = splitRebate(reward, bps);
+          expect(rebate).toBe((reward * BigInt(bps)) / 10_000n);
+          expect(affiliate + rebate).toBe(reward);
+          expect(affiliate).toBeGreaterThanOrEqual(rebate * 4n);
+        }
+      }
+    });
+
+    it('pays the user its rebate as an end_user_payout marked rebate, beside its own reward, and the affiliate what is left', () => {
+      const plan = planPayouts(
+        { user, rewardBase: 10_000n },
+        attributed({ rebateBps: 1_500 }),
+        terms({ endUser: { fixed: 7n }, affiliate: { bps: 1_001 } }),
+      );
+      // The affiliate's reward: 1,001 bps of 10,000 = 1,001; 15% of it floored = 150.
+      expect(plan.movements).toEqual([
+        { kind: 'end_user_payout', beneficiary: user, amount: 7n },
+        { kind: 'affiliate_payout', beneficiary: affiliateUser, amount: 851n },
+        { kind: 'end_user_payout', beneficiary: user, amount: 150n, rebate: true },
+      ]);
+    });
+
+    it('takes the rebate from the affiliate’s tier reward, never from the master’s spread', () => {
+      const plan = planPayouts(
+        { user, rewardBase: 10_000n },
+        { ...withMaster(500, GOLD), rebateBps: 2_000 },
+        terms({ affiliate: { bps: 100 }, tiers: [{ audienceId: GOLD, affiliate: { fixed: 1_000n } }] }),
+      );
+      expect(amounts(plan)).toEqual([
+        ['affiliate_payout', affiliateUser.identifier, 800n],
+        ['end_user_payout', user.identifier, 200n],
+        ['agency_payout', masterUser.identifier, 500n],
+      ]);
+    });
+
+    it('writes no rebate of 0: a rate of 0, or one that floors to nothing', () => {
+      expect(amounts(planPayouts({ user, rewardBase: 1n }, attributed({ rebateBps: 0 }), terms({ affiliate: { fixed: 1_000n } })))).toEqual([
+        ['affiliate_payout', affiliateUser.identifier, 1_000n],
+      ]);
+      expect(amounts(planPayouts({ user, rewardBase: 1n }, attributed({ rebateBps: 2_000 }), terms({ affiliate: { fixed: 4n } })))).toEqual([
+        ['affiliate_payout', affiliateUser.identifier, 4n],
+      ]);
+    });
+
+    it('follows the affiliate’s allowlist, not the end user’s: it is the affiliate’s money', () => {
+      const LIST = randomUUID();
+      const nobody: IsMember = () => false;
+      const offUsers = planPayouts(
+        { user, rewardBase: 1n },
+        attributed({ rebateBps: 1_000 }),
+        terms({ endUser: { fixed: 7n }, affiliate: { fixed: 100n }, endUserAllowlistAudienceId: LIST }),
+        nobody,
+      );
+      expect(offUsers.movements).toEqual([
+        { kind: 'affiliate_payout', beneficiary: affiliateUser, amount: 90n },
+        { kind: 'end_user_payout', beneficiary: user, amount: 10n, rebate: true },
+      ]);
+      const offAffiliates = planPayouts(
+        { user, rewardBase: 1n },
+        attributed({ rebateBps: 1_000 }),
+        terms({ endUser: { fixed: 7n }, affiliate: { fixed: 100n }, affiliateAllowlistAudienceId: LIST }),
+        nobody,
+      );
+      expect(offAffiliates.movements).toEqual([{ kind: 'end_user_payout', beneficiary: user, amount: 7n }]);
     });
   });
 });

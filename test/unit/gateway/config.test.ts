@@ -15,6 +15,22 @@ describe('gateway configuration', () => {
     expect(() => loadConfig(gatewayConfigSchema, { SIWE_DOMAIN: 'https://app.example.com' })).toThrow(/SIWE_DOMAIN: a host, optionally with :port/);
   });
 
+  it('reads CHAIN_RPC_URLS as the claim service does (chainId=URL,…), refusing what is not one', () => {
+    expect(loadConfig(gatewayConfigSchema, {}).chainRpcUrls).toEqual(new Map());
+    expect(loadConfig(gatewayConfigSchema, { CHAIN_RPC_URLS: '' }).chainRpcUrls).toEqual(new Map());
+    const config = loadConfig(gatewayConfigSchema, { CHAIN_RPC_URLS: '8453=https://base.example/rpc?key=abc, 1=http://127.0.0.1:8545' });
+    expect(config.chainRpcUrls).toEqual(
+      new Map([
+        [8453, 'https://base.example/rpc?key=abc'],
+        [1, 'http://127.0.0.1:8545'],
+      ]),
+    );
+    expect(config.CHAIN_RPC_TIMEOUT_MS).toBe(5_000);
+    expect(() => loadConfig(gatewayConfigSchema, { CHAIN_RPC_URLS: '8453' })).toThrow(/CHAIN_RPC_URLS: "8453" is not chainId=value/);
+    expect(() => loadConfig(gatewayConfigSchema, { CHAIN_RPC_URLS: '8453=ftp://nope' })).toThrow(/CHAIN_RPC_URLS: chain 8453: the URL must be http/);
+    expect(() => loadConfig(gatewayConfigSchema, { CHAIN_RPC_URLS: '1=http://a.example,1=http://b.example' })).toThrow(/chain 1 is listed twice/);
+  });
+
   it('takes an empty value (NAME= in a .env copied from .env.example) as unset', () => {
     const config = loadConfig(gatewayConfigSchema, {
       PORT: '9091',

@@ -8,6 +8,7 @@ function movement(fields: Partial<Movement> & Pick<Movement, 'total_amount'>): M
     date: '2026-11-28T10:00:00.000Z',
     kind: 'affiliate_payout',
     is_referrer: true,
+    rebate: false,
     user_identifier: '0x00000000000000000000000000000000000000cc',
     user_identifier_type: 'evm_address',
     conversion_id: 'order-1',

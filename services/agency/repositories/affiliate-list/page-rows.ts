@@ -31,8 +31,8 @@ interface PageRow extends AffiliateRow {
   end_users: bigint | null;
   converting_users: bigint | null;
   referred_volume_usd: string | null;
-  /** [code, created_at, uses] per code, oldest first. */
-  codes: Array<[string, string, number]> | null;
+  /** [code, created_at, uses, user_rebate_rate_bps] per code, oldest first. */
+  codes: Array<[string, string, number, number | null]> | null;
   /** [kind, currency_id, amount, chain_id, address, name, decimals] per currency, by name. */
   earnings: Array<['affiliate' | 'agency', string, string, string | null, string | null, string | null, number | null]> | null;
   is_master: boolean;
@@ -98,7 +98,7 @@ LEFT JOIN LATERAL (
 ) ct ON true
 LEFT JOIN LATERAL (
   SELECT json_agg(json_build_array(c.code, c.created_at,
-           (SELECT count(*) FROM referrals r WHERE r.affiliate_id = c.affiliate_id AND r.code = c.code)) ORDER BY c.id) AS list
+           (SELECT count(*) FROM referrals r WHERE r.affiliate_id = c.affiliate_id AND r.code = c.code), c.user_rebate_rate_bps) ORDER BY c.id) AS list
   FROM affiliate_codes c WHERE c.affiliate_id = a.id
 ) codes ON true
 LEFT JOIN LATERAL (
@@ -128,10 +128,11 @@ function toListRecord(row: PageRow, now: Date): AffiliateListRecord {
     };
     (kind === 'affiliate' ? earnings : agencyEarnings).push(record);
   }
-  const codes: AffiliateCodeRecord[] = (row.codes ?? []).map(([code, createdAt, uses]) => ({
+  const codes: AffiliateCodeRecord[] = (row.codes ?? []).map(([code, createdAt, uses, userRebateRateBps]) => ({
     code,
     uses: BigInt(uses),
     createdAt: new Date(createdAt),
+    userRebateRateBps,
   }));
   return {
     ...toAffiliateRecord(row, codes),

@@ -6,12 +6,14 @@ import { formatDateTime, formatDecimal, formatUsd } from '../../ui/format';
 import { Pager } from '../../ui/Pager';
 import { Empty, ErrorMessage, ListStates, Loading } from '../../ui/states';
 import { useProject } from '../session';
+import { AffiliateCodes } from './AffiliateCodes';
 import { FlagActions } from './FlagActions';
+import { InviteCodes } from './InviteCodes';
 
 type Affiliate = ApiResult<'/api/v1/projects/{projectId}/affiliates/{userIdentifier}', 'get'>;
 const PAGE_SIZE = 10;
 
-/** One affiliate: its figures, tiers and protection, memberships and badges, referral tree and history. */
+/** One affiliate: its figures, codes (clicks, rebate rates), tiers and protection, memberships and badges, invite codes, referral tree and history. */
 export function AffiliateDetail() {
   const { projectId, api } = useProject();
   const { identifier = '', identifierType = 'evm_address' } = useParams();
@@ -38,10 +40,12 @@ export function AffiliateDetail() {
       </p>
       <FlagActions identifier={data.identifier} identifierType={data.identifier_type} status={data.status} />
       <Figures affiliate={data} />
+      <AffiliateCodes identifier={data.identifier} identifierType={data.identifier_type} codes={data.codes} />
       <div className="columns">
         <Tiers affiliate={data} />
         <Memberships affiliate={data} />
       </div>
+      <InviteCodes identifier={data.identifier} identifierType={data.identifier_type} />
       <ReferralTree identifier={data.identifier} identifierType={data.identifier_type} />
       <History identifier={data.identifier} identifierType={data.identifier_type} />
     </article>
@@ -102,10 +106,6 @@ function Figures({ affiliate }: { affiliate: Affiliate }) {
         <div>
           <dt>Master</dt>
           <dd>{affiliate.is_master ? 'is a master affiliate' : (affiliate.master?.identifier ?? '—')}</dd>
-        </div>
-        <div>
-          <dt>Codes</dt>
-          <dd>{affiliate.codes.length ? affiliate.codes.map((code) => `${code.code} (${code.uses} uses)`).join(', ') : 'none'}</dd>
         </div>
       </dl>
       {affiliate.earnings.length > 0 ? (

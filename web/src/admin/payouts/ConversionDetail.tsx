@@ -30,6 +30,9 @@ export function ConversionDetail({ conversion, onClose }: { conversion: Conversi
     ['Affiliate', attribution ? attribution.affiliate.user_identifier : 'Nobody referred the user'],
     ['Master affiliate', attribution?.master ? `${attribution.master.user_identifier} (spread ${attribution.spread_bps ?? 0} bps)` : '—'],
   ];
+  // The share of the affiliate's reward its code gave the user, frozen when paid (docs/claims.md#rebates).
+  if (attribution && attribution.user_rebate_rate_bps > 0)
+    facts.push(['User rebate', `${attribution.user_rebate_rate_bps} bps of the affiliate’s reward`]);
   // Sides checked against an allowlist of the terms: whether they could earn, and against which audience.
   // The master is not checked itself: its spread follows its affiliate.
   const sides = conversion.rewards
@@ -69,8 +72,8 @@ export function ConversionDetail({ conversion, onClose }: { conversion: Conversi
           columns={['Kind', 'Paid to', numeric('Amount'), 'Capped (never paid)', 'Status', 'Available', 'Claim check', 'Written']}
         >
           {conversion.movements.map((movement) => (
-            <tr key={`${movement.kind}:${movement.user_identifier_type}:${movement.user_identifier}`}>
-              <td>{KIND_LABELS[movement.kind]}</td>
+            <tr key={`${movement.kind}:${movement.user_identifier_type}:${movement.user_identifier}:${movement.rebate}`}>
+              <td>{movement.rebate ? `${KIND_LABELS[movement.kind]} (rebate from the affiliate’s reward)` : KIND_LABELS[movement.kind]}</td>
               <td className="identifier">{movement.user_identifier}</td>
               <td className="number" title={`${movement.amount} base units`}>
                 {formatTokenAmount(movement.amount, movement.currency)}

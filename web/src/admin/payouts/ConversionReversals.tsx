@@ -101,8 +101,8 @@ function ReversalEntry({ reversal, conversion }: { reversal: Reversal; conversio
             const currency = currencyOf(part.currency_id);
             const amount = (units: string) => (currency ? formatTokenAmount(units, currency) : `${formatDecimal(units)} base units`);
             return (
-              <tr key={`${part.kind}:${part.user_identifier_type}:${part.user_identifier}`} data-testid="reversed-part">
-                <td>{KIND_LABELS[part.kind]}</td>
+              <tr key={`${part.kind}:${part.user_identifier_type}:${part.user_identifier}:${part.rebate}`} data-testid="reversed-part">
+                <td>{part.rebate ? `${KIND_LABELS[part.kind]} (rebate)` : KIND_LABELS[part.kind]}</td>
                 <td className="identifier">{part.user_identifier}</td>
                 <td className="number" title={`${part.amount} base units`}>
                   {amount(part.amount)}
@@ -187,9 +187,9 @@ function ReverseDialog({
       {paid.length > 0 ? (
         <ul>
           {paid.map((movement) => (
-            <li key={`${movement.kind}:${movement.user_identifier}`}>
-              {KIND_LABELS[movement.kind]}: {formatTokenAmount(movement.amount, movement.currency)} to{' '}
-              <span className="identifier">{movement.user_identifier}</span>
+            <li key={`${movement.kind}:${movement.user_identifier}:${movement.rebate}`}>
+              {movement.rebate ? `${KIND_LABELS[movement.kind]} (rebate)` : KIND_LABELS[movement.kind]}:{' '}
+              {formatTokenAmount(movement.amount, movement.currency)} to <span className="identifier">{movement.user_identifier}</span>
             </li>
           ))}
         </ul>

@@ -42,6 +42,8 @@ function LinkForm({ settings, onSaved, onEdit }: SettingsFormProps<ProgramSettin
   const queryClient = useQueryClient();
   const [programUrl, setProgramUrl] = useState(settings.program_url ?? '');
   const [template, setTemplate] = useState(settings.link_template);
+  const [windowDays, setWindowDays] = useState(String(settings.attribution_window_days));
+  const [model, setModel] = useState(settings.attribution_model);
   const save = useMutation({
     mutationFn: (body: Changes) => api('patch', '/api/v1/projects/{projectId}/program-settings', { path: { projectId }, body }),
     onSuccess: (next) => {
@@ -52,7 +54,12 @@ function LinkForm({ settings, onSaved, onEdit }: SettingsFormProps<ProgramSettin
   const changes: Changes = {};
   if (programUrl.trim() !== (settings.program_url ?? '')) changes.program_url = programUrl.trim() === '' ? null : programUrl.trim();
   if (template.trim() !== settings.link_template) changes.link_template = template.trim() === settings.default_link_template ? null : template.trim();
+  // A window that is no whole number is not sent (the API would refuse it); the range is the API's to check.
+  const windowIsNumber = /^\d{1,4}$/.test(windowDays.trim());
+  if (windowIsNumber && Number(windowDays.trim()) !== settings.attribution_window_days) changes.attribution_window_days = Number(windowDays.trim());
+  if (model !== settings.attribution_model) changes.attribution_model = model;
   const errors = fieldErrors(save.error);
+  const windowError = windowIsNumber ? errors.attribution_window_days : 'Enter a whole number of days, from 1 to 365.';
   const preview = previewLink(programUrl.trim(), template.trim(), EXAMPLE_CODE);
   const edit = (set: (value: string) => void) => (value: string) => {
     onEdit();
@@ -104,9 +111,29 @@ function LinkForm({ settings, onSaved, onEdit }: SettingsFormProps<ProgramSettin
           )}
         </div>
       </fieldset>
+      <fieldset className="stack">
+        <legend>Attribution</legend>
+        <p className="help">
+          A visitor who connects a wallet is referred by the code of a click of the same browser at most this many days before; of several clicks, the
+          first or the last.
+        </p>
+        <TextField
+          id="attribution-window"
+          label="Attribution window (days, 1 to 365)"
+          inputMode="numeric"
+          value={windowDays}
+          onChange={edit(setWindowDays)}
+          error={windowError}
+        />
+        <label htmlFor="attribution-model">Click that refers</label>
+        <select id="attribution-model" value={model} onChange={(event) => edit((value) => setModel(value as typeof model))(event.target.value)}>
+          <option value="first_click">The first click in the window</option>
+          <option value="last_click">The last click in the window</option>
+        </select>
+      </fieldset>
       {save.isError ? <ErrorMessage error={save.error} showDetails={false} title="Not saved" /> : null}
       <div>
-        <button type="submit" disabled={save.isPending || Object.keys(changes).length === 0}>
+        <button type="submit" disabled={save.isPending || !windowIsNumber || Object.keys(changes).length === 0}>
           {save.isPending ? 'Saving…' : 'Save settings'}
         </button>
       </div>
