@@ -15,7 +15,7 @@ import { TierProtectionService } from './domain/tier-protection.service';
 import { AttributionService } from './domain/attribution.service';
 import { ReferralService } from './domain/referral.service';
 import { InviteCodeService } from './domain/invite-code.service';
-import { TrackingEventService } from './domain/tracking-event.service';
+import { type TrackingBatchScheduler, TrackingEventService } from './domain/tracking-event.service';
 import { AffiliateHistoryRepository } from './repositories/affiliate-history.repository';
 import { AffiliateMetricsRepository } from './repositories/affiliate-metrics.repository';
 import { AffiliateRepository } from './repositories/affiliate.repository';
@@ -70,6 +70,8 @@ export interface AgencyDomainDeps {
   paidConversions: PaidConversionSource;
   /** TRACKING_EVENT_RETENTION_DAYS: tracking events older than this are dropped. */
   trackingEventRetentionDays: number;
+  /** Queues a stored batch of tracking events for processing (BullMQ in the service). */
+  trackingBatches: TrackingBatchScheduler;
 }
 
 /**
@@ -84,6 +86,7 @@ export function buildAgencyDomain({
   outbox,
   paidConversions,
   trackingEventRetentionDays,
+  trackingBatches,
 }: AgencyDomainDeps): AgencyDomain {
   const affiliates = new AffiliateRepository(db);
   const masters = new MasterRepository(db);
@@ -106,6 +109,6 @@ export function buildAgencyDomain({
     metrics: new AffiliateMetricsService(new AffiliateMetricsRepository(db), paidConversions, clock, logger),
     programSettings: new ProgramSettingsService(new ProgramSettingsRepository(db), clock, logger),
     tracking: new TrackingProcessingService(new TrackingRepository(db), clock, logger, outbox),
-    trackingEvents: new TrackingEventService(new TrackingEventRepository(db), clock, logger, trackingEventRetentionDays),
+    trackingEvents: new TrackingEventService(new TrackingEventRepository(db), clock, logger, trackingEventRetentionDays, trackingBatches),
   };
 }

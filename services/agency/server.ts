@@ -10,6 +10,7 @@ import { audienceMemberships } from './jobs/audience-memberships.consumer';
 import { segmentTiers } from './jobs/segment-tiers.consumer';
 import { processTrackingBatch, processTrackingBatchJob, trackingBatchRelay } from './jobs/process-tracking-batch.job';
 import { taxStatuses } from './jobs/tax-statuses.consumer';
+import { BullTrackingBatchScheduler } from './jobs/tracking-batch-scheduler';
 import {
   maintainTrackingEventPartitions,
   TRACKING_EVENT_PARTITIONS_EVERY_MS,
@@ -22,7 +23,7 @@ const TRACKING_BATCH_CONCURRENCY = 4;
 
 /** The composition root (see manifest.ts): the domain (composition.ts), its events and its gRPC service. */
 export async function composeAgencyService(runtime: ServiceRuntime<AgencyDatabase>, config: AgencyConfig) {
-  const { db, clock, logger, relay } = runtime;
+  const { db, clock, logger, relay, queues } = runtime;
   const dependencies = connectAgencyDependencies(config);
   runtime.closeOnStop(() => dependencies.close());
   const outbox = startOutboxRelay(runtime, config);
@@ -34,6 +35,7 @@ export async function composeAgencyService(runtime: ServiceRuntime<AgencyDatabas
     outbox,
     paidConversions: dependencies.paidConversions,
     trackingEventRetentionDays: config.TRACKING_EVENT_RETENTION_DAYS,
+    trackingBatches: new BullTrackingBatchScheduler(queues, logger),
   });
   registerConsumer(runtime, audienceMemberships);
   registerConsumer(runtime, segmentTiers);

@@ -238,7 +238,7 @@ describe('tracking events: POST /api/v1/events', () => {
     (
       await stack.db.query(
         `SELECT e.name, e.tracking_id, e.identifier_type, e.identifier, e.signature_verified, e.referrer, e.dedup_id, e.args, e.metadata,
-                e.received_at, b.event_count, b.processed_at
+                e.received_at, b.event_count
          FROM agency.tracking_events e JOIN agency.tracking_event_batches b ON b.id = e.batch_id
          WHERE e.project_id = $1 AND e.tracking_id = $2 ORDER BY e.received_at, e.name`,
         [project.id, trackingId],
@@ -262,7 +262,6 @@ describe('tracking events: POST /api/v1/events', () => {
         metadata: { tracking_id: browser.trackingId, referrer_url: '', source: 'twitter', affiliate_id: 'AliceCode', referrer: 'AliceCode' },
         received_at: stack.clock.now(),
         event_count: 1,
-        processed_at: null,
       },
     ]);
   });
@@ -307,6 +306,39 @@ describe('tracking events: POST /api/v1/events', () => {
     );
     expect(refused).toMatchObject({ status: 400, body: { code: 'INVALID_SIGNATURE' } });
     expect(await countRows(browser.trackingId)).toBe(0);
+  });
+
+  it('refers a visitor’s wallet to the code it arrived with: ?af= pageview, then a signed connect_wallet, processed at once', async () => {
+    const affiliate = await newWallet();
+    const code = `sdk_${randomBytes(3).toString('hex')}`;
+    const created = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
+      key: project.keys.admin,
+      body: { identifier: affiliate.address, identifier_type: 'evm_address', name: 'Referrer', code },
+    });
+    expect(created.status).toBe(201);
+    browser.visit(`https://app.example.com/?af=${code.toUpperCase()}`);
+    await Fuul.sendPageview();
+    const visitor = await newWallet();
+    const message = `Connect ${visitor.checksumAddress}`;
+    await Fuul.identifyUser({
+      identifier: visitor.checksumAddress,
+      identifierType: UserIdentifierType.EvmAddress,
+      signature: await visitor.sign(message),
+      message,
+    });
+    const referral = await pollUntil(
+      async () =>
+        (
+          await stack.db.query('SELECT affiliate_id, code FROM agency.referrals WHERE project_id = $1 AND identifier = $2', [
+            project.id,
+            visitor.address,
+          ])
+        ).rows[0],
+      { timeoutMs: 20_000, what: 'the wallet referred' },
+    );
+    expect(referral).toEqual({ affiliate_id: created.body.id, code });
+    const clicks = await stack.db.query('SELECT code, tracking_id FROM agency.code_clicks WHERE project_id = $1', [project.id]);
+    expect(clicks.rows).toEqual([{ code: code.toLowerCase(), tracking_id: browser.trackingId }]);
   });
 
   it('stores a custom event, and answers 409 DUPLICATE_EVENT to its dedup_id sent again', async () => {

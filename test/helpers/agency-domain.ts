@@ -98,6 +98,8 @@ export async function startAgencyDomain(
     // No claim service here: a test that rebuilds metrics passes the conversions it paid.
     paidConversions: options.paidConversions ?? noClaimService,
     trackingEventRetentionDays: options.trackingEventRetentionDays ?? 400,
+    // No queue here: stored batches wait for the test to process them (domain.tracking).
+    trackingBatches: { schedule: async () => undefined },
   });
   return {
     domain,

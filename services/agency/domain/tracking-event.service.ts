@@ -26,6 +26,11 @@ export interface TrackingEventInput {
   metadataJson: string;
 }
 
+/** Queues a stored batch's processing (the relay queues what this could not). */
+export interface TrackingBatchScheduler {
+  schedule(batchId: string): Promise<void>;
+}
+
 /** What the partition maintenance did. */
 export interface PartitionMaintenance {
   created: Array<{ name: string; moved: number }>;
@@ -72,6 +77,7 @@ export class TrackingEventService {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly retentionDays: number,
+    private readonly scheduler: TrackingBatchScheduler,
   ) {}
 
   /** Stores the events (1 to 1,000) as one batch; a dedup_id accepted before is a duplicate, not stored. */
@@ -107,7 +113,10 @@ export class TrackingEventService {
       };
     });
     if (found.length > 0) throw invalidFields(found.slice(0, MAX_LISTED_VIOLATIONS));
-    return this.events.record(projectId, this.clock.now(), randomUUID(), rows);
+    const recorded = await this.events.record(projectId, this.clock.now(), randomUUID(), rows);
+    // Committed: its processing may start now.
+    if (recorded.batchId !== null) await this.scheduler.schedule(recorded.batchId);
+    return recorded;
   }
 
   /**
