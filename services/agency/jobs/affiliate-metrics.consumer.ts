@@ -144,7 +144,9 @@ async function applyReversal(
   payload: ConversionReversed,
   now: Date,
 ): Promise<{ ignored: string } | undefined> {
-  await lockProjectMetrics(trx, projectId, 'shared');
+  // Exclusive: a batch of conversions is one statement whose CTEs lock their tables in no fixed order, so a
+  // reversal taking the same rows row by row could deadlock with it; reversals are rare, they wait instead.
+  await lockProjectMetrics(trx, projectId, 'exclusive');
   const applied = await recordReversal(trx, projectId, reversalFact(payload), now, { aggregates: true });
   if (applied !== 'no_fact') return undefined;
   const unknown = await unknownAffiliates(trx, projectId, [payload.affiliate?.id ?? null, payload.master?.id ?? null]);

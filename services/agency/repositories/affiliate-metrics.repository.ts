@@ -127,9 +127,9 @@ export class AffiliateMetricsRepository {
 }
 
 /**
- * The projection's lock, per project: every event applies under its shared form (events never
- * wait for each other), a rebuild's recomputation under its exclusive form, so no event is applied
- * half inside and half outside a recomputation.
+ * The projection's lock, per project: events apply under its shared form (conversions never wait
+ * for each other), a rebuild's recomputation and a reversal under its exclusive form, so no event is
+ * applied half inside and half outside a recomputation, and a reversal never deadlocks with a batch.
  */
 export async function lockProjectMetrics(trx: Transaction<AgencyDatabase>, projectId: string, mode: 'shared' | 'exclusive'): Promise<void> {
   const key = sql`hashtextextended(${`affiliate-metrics:${projectId}`}, 0)`;
