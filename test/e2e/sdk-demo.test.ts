@@ -49,7 +49,9 @@ describe('the @fuul/sdk tracking demo', () => {
     expect(issued.status).toBe(201);
 
     // The SDK sends no event from a browser driven by automation (navigator.webdriver): the visitor here is a person.
-    await page.addInitScript(() => Object.defineProperty(Object.getPrototypeOf(globalThis.navigator), 'webdriver', { get: () => false }));
+    await page.addInitScript(() =>
+      Object.defineProperty(Object.getPrototypeOf((globalThis as unknown as { navigator: object }).navigator), 'webdriver', { get: () => false }),
+    );
     // The visitor's browser wallet: an EIP-1193 provider whose key stays in the test.
     const visitor = await newWallet();
     await page.exposeFunction('demoWalletSign', (message: string) => visitor.sign(message));
