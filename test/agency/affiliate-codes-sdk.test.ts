@@ -5,11 +5,7 @@ import { createSegment, startStackWithProject, type TestProject } from '../helpe
 import type { TestStack } from '../helpers/stack';
 import { newWallet, type TestWallet } from '../helpers/wallet';
 import { newSolanaWallet } from '../helpers/ed25519-wallet';
-
-/** The messages the gateway asks an affiliate to sign by default (the AFFILIATE_*_MESSAGE_TEMPLATE settings). */
-const creationMessage = (code: string) => `I confirm that I am creating the ${code} code`;
-const updateMessage = (code: string) => `I confirm that I am updating my code to ${code}`;
-const rebateMessage = (code: string, rate: number) => `I confirm that I am setting the rebate rate of ${code} to ${rate}`;
+import { creationMessage, updateMessage, rebateMessage } from '../helpers/fuul-sdk';
 
 const EVM = UserIdentifierType.EvmAddress;
 

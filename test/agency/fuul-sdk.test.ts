@@ -2,9 +2,7 @@ import { AddressInUseError, CodeInUseError, Fuul, InvalidSignatureError, UserIde
 import { startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
 import { newWallet, type TestWallet } from '../helpers/wallet';
-
-/** The message the gateway asks wallets to sign by default (AFFILIATE_CODE_MESSAGE_TEMPLATE). */
-const creationMessage = (code: string) => `I confirm that I am creating the ${code} code`;
+import { creationMessage } from '../helpers/fuul-sdk';
 
 /**
  * The published @fuul/sdk (7.41.0), unmodified, against our gateway: its affiliate code calls and its

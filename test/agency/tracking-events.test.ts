@@ -9,6 +9,7 @@ import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
 import { connectWallet, insertTrackingBatch, pageview } from '../helpers/tracking-batches';
 import { newWallet } from '../helpers/wallet';
+import { FakeBrowser, refusal } from '../helpers/fuul-sdk';
 
 /**
  * Tracking over HTTP: the attribution settings of the program settings, and the events list, where each
@@ -145,69 +146,6 @@ describe('attribution settings and the tracking events list (HTTP)', () => {
 /** Per tracking id and per key, low enough to reach in a test, and refilling too slowly to matter while it runs. */
 const TRACKING_ID_BURST = 5;
 const KEY_BURST = 25;
-
-/**
- * The browser the @fuul/sdk expects, reduced to what it reads: the page's URL (window.location,
- * document.location), document.referrer, localStorage (its tracking id and its record of sent
- * events) and navigator.webdriver.
- */
-class FakeBrowser {
-  readonly storage = new Map<string, string>();
-  page = new URL('https://app.example.com/');
-
-  install(): void {
-    const storage = this.storage;
-    const page = () => this.page;
-    Object.assign(globalThis, {
-      window: {
-        get location() {
-          return page();
-        },
-      },
-      document: {
-        get location() {
-          return page();
-        },
-        referrer: '',
-      },
-      localStorage: {
-        getItem: (key: string) => storage.get(key) ?? null,
-        setItem: (key: string, value: string) => storage.set(key, String(value)),
-        removeItem: (key: string) => storage.delete(key),
-        clear: () => storage.clear(),
-      },
-    });
-    if (!('navigator' in globalThis)) Object.assign(globalThis, { navigator: { webdriver: false } });
-  }
-
-  uninstall(): void {
-    for (const name of ['window', 'document', 'localStorage']) delete (globalThis as Record<string, unknown>)[name];
-  }
-
-  /** A new visitor (no tracking id yet, nothing sent) opening `url`. */
-  visit(url: string): void {
-    this.storage.clear();
-    this.page = new URL(url);
-  }
-
-  get trackingId(): string {
-    const id = this.storage.get('fuul.tracking_id');
-    if (id === undefined) throw new Error('the SDK has not made a tracking id yet');
-    return id;
-  }
-}
-
-/** The status and body of a refused SDK call (axios). */
-async function refusal(call: Promise<unknown>): Promise<{ status: number; body: { code: string; details: unknown[] } }> {
-  try {
-    await call;
-  } catch (error) {
-    const response = (error as { response?: { status: number; data: { code: string; details: unknown[] } } }).response;
-    if (response) return { status: response.status, body: response.data };
-    throw error;
-  }
-  throw new Error('the call succeeded');
-}
 
 /**
  * POST /api/v1/events through the published @fuul/sdk (sendPageview, identifyUser, sendEvent) with a

@@ -6,9 +6,8 @@ import { newSolanaWallet, newStellarWallet } from '../helpers/ed25519-wallet';
 import { type HttpEndpoint, startChain, type TestAccount, type TestChain } from '../helpers/evm';
 import { startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
+import { creationMessage } from '../helpers/fuul-sdk';
 
-/** The message the gateway asks wallets to sign by default (AFFILIATE_CODE_MESSAGE_TEMPLATE). */
-const creationMessage = (code: string) => `I confirm that I am creating the ${code} code`;
 /** A chain id no test configures. */
 const UNCONFIGURED_CHAIN = 8453;
 /** A configured chain whose RPC URL refuses connections (a port freed before the stack starts). */
