@@ -255,7 +255,7 @@ async function applyLocked(trx: Transaction<AgencyDatabase>, batch: LockedBatch,
       .onConflict((conflict) => conflict.column('event_id').doNothing())
       .execute();
   }
-  const counted = userEventCounts(projectId, events);
+  const counted = userEventCounts(projectId, await withLinkedUsers(trx, projectId, events));
   if (counted) {
     await appendOutboxEvents(trx, now, [counted]);
     total.wroteEvents = true;
@@ -428,6 +428,28 @@ function referralOutcome(eventId: string, code: string, result: ReferralOutcome)
       // Clicks are of affiliate codes, which have no use limit: only a code that no longer names one gets here.
       return { eventId, outcome: 'unknown_code', affiliateId: null, code };
   }
+}
+
+/**
+ * The SDK's `sendEvent` names no user, only the visitor's tracking id: an event without a user, received
+ * once its tracking id was linked to a wallet (a verified connect_wallet, this batch's included), is
+ * that wallet's. Events received before the link stay anonymous.
+ */
+async function withLinkedUsers(trx: Transaction<AgencyDatabase>, projectId: string, events: StoredEvent[]): Promise<StoredEvent[]> {
+  const anonymous = [...new Set(events.filter((event) => event.identifier === null).map((event) => event.tracking_id))];
+  if (anonymous.length === 0) return events;
+  const links = await trx
+    .selectFrom('tracking_links')
+    .select(['tracking_id', 'identifier_type', 'identifier', 'linked_at'])
+    .where('project_id', '=', projectId)
+    .where('tracking_id', 'in', anonymous)
+    .execute();
+  if (links.length === 0) return events;
+  const byTrackingId = new Map(links.map((link) => [link.tracking_id, link]));
+  return events.map((event) => {
+    const link = event.identifier === null ? byTrackingId.get(event.tracking_id) : undefined;
+    return link && link.linked_at <= event.received_at ? { ...event, identifier: link.identifier, identifier_type: link.identifier_type } : event;
+  });
 }
 
 /** The batch's identified events counted per user, name and UTC day: one `agency.user_events.counted`, or none. */

@@ -353,6 +353,32 @@ describe('tracking batch processing (domain)', () => {
       });
     });
 
+    it('counts an event without a user (the SDK’s sendEvent) for the wallet its tracking id was linked to before it was received', async () => {
+      const projectId = newProject();
+      const [linked, unlinked] = [newTrackingId(), newTrackingId()];
+      const [ann, ben] = [newUser(), newUser()];
+      // Sent before the wallet connected: anonymous, and stays so.
+      await process(projectId, [{ name: 'deposit', trackingId: linked }]);
+      harness.clock.set('2026-11-21T12:00:01.000Z');
+      await process(projectId, [connectWallet(linked, ann)]);
+      harness.clock.set('2026-11-21T12:00:02.000Z');
+      const { result } = await process(projectId, [
+        { name: 'deposit', trackingId: linked },
+        { name: 'deposit', trackingId: linked },
+        { name: 'deposit', trackingId: linked, user: ben },
+        { name: 'deposit', trackingId: unlinked },
+      ]);
+      expect(result.wroteEvents).toBe(true);
+      const deposits = (await outboxPayloads(projectId, 'agency.user_events.counted'))
+        .flatMap((payload) => payload.counts)
+        .filter((entry: { name: string }) => entry.name === 'deposit')
+        .sort((a: { count: number }, b: { count: number }) => b.count - a.count);
+      expect(deposits).toEqual([
+        { user: { identifier: ann.identifier, identifier_type: 'evm_address' }, name: 'deposit', day: '2026-11-21', count: 2 },
+        { user: { identifier: ben.identifier, identifier_type: 'evm_address' }, name: 'deposit', day: '2026-11-21', count: 1 },
+      ]);
+    });
+
     it('writes no counts event for a batch of anonymous events', async () => {
       const projectId = newProject();
       const { result } = await process(projectId, [pageview(newTrackingId()), { name: 'swap', trackingId: newTrackingId() }]);
