@@ -311,6 +311,8 @@ export interface AffiliateFilterEntryTable {
   conversions: Count;
   end_users: Count;
   referred_volume_usd: Usd;
+  /** A copy of the metrics row's clicks (migration 0026). */
+  clicks: ColumnType<bigint, never, never>;
 }
 
 /** affiliate_filter_entries counted per filter value, status and region (kept by a trigger): the list's totals. */

@@ -76,6 +76,19 @@ describe('affiliate clicks and the portal’s rebate rate (HTTP)', () => {
     // A later click (another statement) adds to the counter.
     await click('adasecond', 't5', '2026-11-23');
     expect(await listed('Ada')).toMatchObject({ clicks: 6 });
+    // The list sorts by clicks, both ways.
+    const names = async (order: string) =>
+      (await stack.api.get(`/api/v1/projects/${project.id}/affiliates?sort_by=clicks&order=${order}`, admin())).body.results.map(
+        (item: { name: string; clicks: number }) => [item.name, item.clicks],
+      );
+    expect(await names('desc')).toEqual([
+      ['Ada', 6],
+      ['Bob', 1],
+    ]);
+    expect(await names('asc')).toEqual([
+      ['Bob', 1],
+      ['Ada', 6],
+    ]);
   });
 
   it('answers the clicks per UTC day of the last 30 days by default, of all codes or of one, every day listed', async () => {
