@@ -204,6 +204,14 @@ describe('the affiliate portal in a browser', () => {
     // The copyable link is still there.
     expect(await page.getByRole('button', { name: `Copy link for ${code}` }).count()).toBe(1);
     expect(await capturePage(page, 'portal', '03c-codes-clicks-rate')).toEqual([]);
+    // Cleared again (an empty field): the later steps' rewards are the affiliate's whole share.
+    await page.getByRole('button', { name: `Edit rate… (${code})` }).click();
+    await dialog.getByLabel('Rebate rate (whole percent, 0 to 20)').fill('');
+    await dialog.getByRole('button', { name: 'Save the rate' }).click();
+    await page.getByTestId(`rebate-rate-${code}`).getByText('none').waitFor();
+    expect(
+      (await stack.db.query('SELECT user_rebate_rate_bps FROM agency.affiliate_codes WHERE code = $1', [code])).rows[0].user_rebate_rate_bps,
+    ).toBeNull();
   });
 
   it('shows the stats of a conversion through the code, and the check held by the tax gate', async () => {
