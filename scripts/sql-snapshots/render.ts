@@ -39,7 +39,7 @@ const AFFILIATE_LIST_CASES: Array<{ name: string; filters: AffiliateFilters; sor
   { name: 'any of two audiences', filters: { anyAudienceIds: AUDIENCES } },
   { name: 'conversion names', filters: { conversionNames: ['trade', 'deposit'] } },
   { name: 'status, region and an audience', filters: { status: 'suspended', region: 'US', audienceId: AUDIENCES[0] } },
-  ...(['volume_usd', 'revenue_usd', 'conversions', 'end_users', 'referred_volume_usd'] as const).map((by) => ({
+  ...(['volume_usd', 'revenue_usd', 'conversions', 'end_users', 'referred_volume_usd', 'clicks'] as const).map((by) => ({
     name: `by ${by}, ascending`,
     filters: {},
     sort: { by, order: 'asc' as const },

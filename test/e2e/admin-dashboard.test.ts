@@ -198,27 +198,44 @@ describe('the admin dashboard in a browser', () => {
   );
 
   it(
-    'shows an affiliate’s codes with their clicks, and sets a code’s rebate rate',
+    'shows an affiliate’s codes with their clicks and conversion rate, charts its clicks per day, and sets a code’s rebate rate',
     async () => {
-      // Two visitors' clicks of Ada's code (stored lower-cased, one per tracking id and day).
-      for (const trackingId of ['visitor-1', 'visitor-2']) {
+      // Two visitors' clicks of Ada's code today (stored lower-cased, one per tracking id and day), one of them yesterday too.
+      const today = stack.clock.now().toISOString().slice(0, 10);
+      const yesterday = new Date(stack.clock.now().getTime() - 86_400_000).toISOString().slice(0, 10);
+      for (const [trackingId, day] of [
+        ['visitor-1', today],
+        ['visitor-2', today],
+        ['visitor-1', yesterday],
+      ]) {
         await stack.db.query(
-          `INSERT INTO agency.code_clicks (project_id, code, tracking_id, day, first_at) VALUES ($1, 'ada_code', $2, '2026-01-01', '2026-01-01')`,
-          [project.id, trackingId],
+          `INSERT INTO agency.code_clicks (project_id, code, tracking_id, day, first_at) VALUES ($1, 'ada_code', $2, $3::date, $3::date)`,
+          [project.id, trackingId, day],
         );
       }
       await page.reload();
       const codes = page.getByRole('region', { name: 'Codes' });
       const row = codes.getByRole('row', { name: /ada_code/ });
       await row.waitFor();
+      // Nobody referred yet: 0 of 3 clicks is a 0% conversion rate.
       expect(await row.getByRole('cell').allInnerTexts()).toEqual([
         'ada_code',
         expect.any(String),
         '0',
-        '2',
+        '3',
+        '0%',
         'none',
         expect.stringMatching(/^Edit rate…/),
       ]);
+      expect(await text('[data-testid=figure-clicks]')).toBe('3');
+      expect(await text('[data-testid=figure-conversion-rate]')).toBe('0%');
+
+      // The chart of the last 30 days, and its figures as a table.
+      const chart = page.getByRole('region', { name: 'Clicks, last 30 days' });
+      await chart.getByText('3 clicks of all codes in these 30 days').waitFor();
+      await chart.locator('summary', { hasText: 'Clicks per day' }).click();
+      const perDay = chart.getByRole('table', { name: /Clicks of all codes per UTC day/ });
+      expect(await perDay.locator('tbody td').allInnerTexts()).toEqual([yesterday, '1', today, '2']);
 
       await row.getByRole('button', { name: 'Edit rate… (ada_code)' }).click();
       const dialog = page.getByRole('dialog', { name: 'Rebate rate of ada_code' });
@@ -226,8 +243,23 @@ describe('the admin dashboard in a browser', () => {
       await dialog.getByRole('button', { name: 'Save the rate' }).click();
       await row.getByRole('cell', { name: '7%' }).waitFor();
       const stored = await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${affiliates[0]!.identifier}`, { key: project.keys.readOnly });
-      expect(stored.body.codes).toMatchObject([{ code: 'ada_code', rebate_rate: 0.07, clicks: 2 }]);
+      expect(stored.body.codes).toMatchObject([{ code: 'ada_code', rebate_rate: 0.07, clicks: 3 }]);
+      expect(stored.body).toMatchObject({ clicks: 3, end_users: 0 });
       expect(await capturePage(page, 'admin', '08b-affiliate-codes')).toEqual([]);
+
+      // The list: Ada's clicks and conversion rate, the rate's definition beside it.
+      await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Affiliates', exact: true }).click();
+      await page.getByText('5 affiliates').waitFor();
+      const ada = page.getByRole('row', { name: /Ada Lovelace/ });
+      await ada.waitFor();
+      const header = await page.getByRole('columnheader').allInnerTexts();
+      const cells = await ada.getByRole('cell').allInnerTexts();
+      expect(cells[header.findIndex((name) => name.startsWith('Clicks'))]).toBe('3');
+      expect(cells[header.findIndex((name) => name.startsWith('Conversion rate'))]).toBe('0%');
+      expect(await text('[data-testid=conversion-rate-help]')).toBe(
+        'Conversion rate: users referred ÷ clicks, over all time; — when there are no clicks.',
+      );
+      expect(await capturePage(page, 'admin', '08c-affiliate-list-clicks')).toEqual([]);
     },
     STEP_TIMEOUT_MS,
   );

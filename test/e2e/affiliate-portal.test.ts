@@ -171,6 +171,47 @@ describe('the affiliate portal in a browser', () => {
     expect(await clipboard()).toBe(`${programUrl}?af=${code}`);
     expect(await page.getByTestId('no-link').count()).toBe(0);
     expect(await capturePage(page, 'portal', '03-codes')).toEqual([]);
+
+    // Four visitors clicked the code today (code_clicks keeps it lower-cased): its clicks, and a 0% conversion rate with nobody referred yet.
+    const today = stack.clock.now().toISOString().slice(0, 10);
+    for (const visitor of ['v1', 'v2', 'v3', 'v4']) {
+      await stack.db.query('INSERT INTO agency.code_clicks (project_id, code, tracking_id, day, first_at) VALUES ($1, $2, $3, $4::date, $4::date)', [
+        project.id,
+        code.toLowerCase(),
+        visitor,
+        today,
+      ]);
+    }
+    await page.reload();
+    await page.getByTestId(`clicks-${code}`).waitFor();
+    expect(await page.getByTestId(`clicks-${code}`).innerText()).toBe('4');
+    expect(await page.getByTestId(`conversion-rate-${code}`).innerText()).toBe('0%');
+    expect(await page.getByTestId(`rebate-rate-${code}`).innerText()).toBe('none');
+
+    // The affiliate sets its code's rebate rate: a rate over 20% is refused at its field, 5% is kept.
+    await page.getByRole('button', { name: `Edit rate… (${code})` }).click();
+    const dialog = page.getByRole('dialog', { name: `Rebate rate of ${code}` });
+    await dialog.getByLabel('Rebate rate (whole percent, 0 to 20)').fill('25');
+    await dialog.getByRole('button', { name: 'Save the rate' }).click();
+    await dialog.locator('.field-error:not([hidden])').waitFor();
+    expect(await dialog.getByLabel('Rebate rate (whole percent, 0 to 20)').getAttribute('aria-invalid')).toBe('true');
+    expect(await capturePage(page, 'portal', '03b-codes-rate-refused')).toEqual([]);
+    await dialog.getByLabel('Rebate rate (whole percent, 0 to 20)').fill('5');
+    await dialog.getByRole('button', { name: 'Save the rate' }).click();
+    await page.getByTestId(`rebate-rate-${code}`).getByText('5%').waitFor();
+    const stored = await stack.db.query('SELECT user_rebate_rate_bps FROM agency.affiliate_codes WHERE code = $1', [code]);
+    expect(stored.rows[0].user_rebate_rate_bps).toBe(500);
+    // The copyable link is still there.
+    expect(await page.getByRole('button', { name: `Copy link for ${code}` }).count()).toBe(1);
+    expect(await capturePage(page, 'portal', '03c-codes-clicks-rate')).toEqual([]);
+    // Cleared again (an empty field): the later steps' rewards are the affiliate's whole share.
+    await page.getByRole('button', { name: `Edit rate… (${code})` }).click();
+    await dialog.getByLabel('Rebate rate (whole percent, 0 to 20)').fill('');
+    await dialog.getByRole('button', { name: 'Save the rate' }).click();
+    await page.getByTestId(`rebate-rate-${code}`).getByText('none').waitFor();
+    expect(
+      (await stack.db.query('SELECT user_rebate_rate_bps FROM agency.affiliate_codes WHERE code = $1', [code])).rows[0].user_rebate_rate_bps,
+    ).toBeNull();
   });
 
   it('shows the stats of a conversion through the code, and the check held by the tax gate', async () => {

@@ -366,6 +366,11 @@ const OPERATIONS: Record<string, Expected> = {
     params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?', ...PAGE],
     responses: api(200, 404),
   },
+  'GET /api/v1/projects/{projectId}/affiliates/{userIdentifier}/clicks': {
+    security: 'apiKey:admin,read_only',
+    params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?', 'query:from?', 'query:to?', 'query:code?'],
+    responses: api(200, 404),
+  },
   'GET /api/v1/projects/{projectId}/affiliates/{userIdentifier}/referrals': {
     security: 'apiKey:admin,read_only',
     params: ['path:projectId', 'path:userIdentifier', 'query:identifier_type?', ...PAGE, 'query:sort_by?'],
@@ -408,6 +413,12 @@ const OPERATIONS: Record<string, Expected> = {
   'PATCH /api/v1/projects/{projectId}/affiliates/{userIdentifier}/codes/{code}': {
     security: 'apiKey:admin',
     params: ['path:projectId', 'path:userIdentifier', 'path:code', 'query:identifier_type?'],
+    body: { properties: ['rebate_rate'], required: ['rebate_rate'] },
+    responses: api(200, 404, ...WITH_BODY),
+  },
+  'PATCH /api/v1/projects/{projectId}/affiliate-portal/codes/{code}': {
+    security: 'walletSession',
+    params: ['path:projectId', 'path:code'],
     body: { properties: ['rebate_rate'], required: ['rebate_rate'] },
     responses: api(200, 404, ...WITH_BODY),
   },

@@ -1,4 +1,4 @@
-import type { AffiliateStats, DailyFigures, HistoryItem, ReferredUser } from '../../../gen/referral/agency/v1/activity';
+import type { AffiliateClicks, AffiliateStats, DailyFigures, HistoryItem, ReferredUser } from '../../../gen/referral/agency/v1/activity';
 import type { UserAudience } from '../../../gen/referral/audience/v1/audience';
 import { HISTORY_TYPES, type HistoryType } from '../../../services/rules/affiliate-history';
 import { count, required } from '../../http/present';
@@ -67,4 +67,8 @@ function presentDailyFigures(day: DailyFigures) {
     earnings: day.earnings.map(presentEarning),
     agency_earnings: day.agencyEarnings.map(presentEarning),
   };
+}
+
+export function presentAffiliateClicks(clicks: AffiliateClicks) {
+  return { series: clicks.series.map((day) => ({ date: day.date, clicks: count(day.clicks, 'clicks') })) };
 }

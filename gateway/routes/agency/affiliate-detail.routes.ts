@@ -5,8 +5,17 @@ import { listBody, pageRequest } from '../../http/list';
 import { nameOf, required } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
-import { presentAudiences, presentHistoryItem, presentReferredUser } from './affiliate-detail.presenters';
-import { affiliateDetailSchema, historyListSchema, historyQuery, referralsQuery, referredUserListSchema } from './affiliate-detail.schemas';
+import { presentAffiliateClicks, presentAudiences, presentHistoryItem, presentReferredUser } from './affiliate-detail.presenters';
+import {
+  affiliateClicksSchema,
+  affiliateDetailSchema,
+  clicksQuery,
+  dayStart,
+  historyListSchema,
+  historyQuery,
+  referralsQuery,
+  referredUserListSchema,
+} from './affiliate-detail.schemas';
 import { presentAffiliate, presentAffiliateMetrics } from './agency.presenters';
 import { affiliateQuery } from './agency.schemas';
 import { projectReader } from '../route-access';
@@ -103,6 +112,36 @@ export function affiliateDetailRoutes({ clients }: RouteDeps): AnyRoute[] {
           page: pageRequest(query),
         });
         return { status: 200, body: listBody(page, presentReferredUser) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/projects/:projectId/affiliates/:userIdentifier/clicks',
+        operationId: 'getAffiliateClicks',
+        summary: 'An affiliate’s clicks per UTC day, of all its codes or of one',
+        description:
+          'A click is a pageview naming one of its codes, counted once per code, tracking id and UTC day (the tracking events ' +
+          'processing). `series` has every UTC day of [`from`, `to`] (both included, at most 366 days; by default the last 30 days ' +
+          'up to today), oldest first, a day without clicks reading zero. `code` (any letter case) narrows it to one of the ' +
+          'affiliate’s codes: 404 CODE_NOT_FOUND when it holds none. `from` after `to`, or a longer range, answers 400.',
+        tags,
+        auth: projectReader,
+        query: clicksQuery,
+        responses: {
+          200: { description: 'Its clicks per day', schema: affiliateClicksSchema },
+          404: { description: 'AFFILIATE_NOT_FOUND or CODE_NOT_FOUND (or PROJECT_NOT_FOUND)' },
+        },
+      },
+      async ({ params, query, caller }) => {
+        const clicks = await clients.agency.getAffiliateClicks({
+          projectId: caller.projectId,
+          user: { identifier: params.userIdentifier, identifierType: query.identifier_type },
+          code: query.code,
+          from: dayStart(query.from),
+          to: dayStart(query.to),
+        });
+        return { status: 200, body: presentAffiliateClicks(clicks) };
       },
     ),
   ];

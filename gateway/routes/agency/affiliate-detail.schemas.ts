@@ -4,7 +4,7 @@ import { HISTORY_TYPES } from '../../../services/rules/affiliate-history';
 import { enumNames } from '../../../services/rules/enums';
 import { listSchema, pageQuery } from '../../http/list';
 import { AFFILIATE_STATS_DAYS } from '../../../services/rules/contract-limits';
-import { affiliateListItemSchema, affiliateQuery, earningSchema, timestamp } from './agency.schemas';
+import { affiliateListItemSchema, affiliateQuery, code, earningSchema, timestamp } from './agency.schemas';
 
 /**
  * HTTP shapes of an affiliate's detail view (§2.9): the affiliate with its audiences, badges and
@@ -66,6 +66,25 @@ const utcDay = z.iso.date().describe('A UTC day, YYYY-MM-DD');
 export const statsQuery = z.object({
   from: utcDay.optional().describe(`First day of the series (UTC); default ${AFFILIATE_STATS_DAYS.default - 1} days before \`to\``),
   to: utcDay.optional().describe(`Last day of the series (UTC), at most ${AFFILIATE_STATS_DAYS.max} days after \`from\`; default today`),
+});
+
+/** A date of a stats query as the instant its UTC day begins. */
+export const dayStart = (date: string | undefined) => (date === undefined ? undefined : new Date(`${date}T00:00:00.000Z`));
+
+export const clicksQuery = affiliateQuery.extend({
+  ...statsQuery.shape,
+  code: code.optional().describe('One of the affiliate’s codes (any letter case); all its codes when left out'),
+});
+
+export const affiliateClicksSchema = z.object({
+  series: z
+    .array(
+      z.object({
+        date: z.string().describe('The UTC day, YYYY-MM-DD'),
+        clicks: z.number().int().describe('Clicks that day (one per code, tracking id and UTC day)'),
+      }),
+    )
+    .describe('Every UTC day of [`from`, `to`], oldest first; a day without clicks reads zero'),
 });
 
 const dailyFiguresSchema = z.object({

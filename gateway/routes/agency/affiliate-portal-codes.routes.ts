@@ -1,7 +1,7 @@
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentOwnAffiliate } from './agency.presenters';
-import { affiliateSchema, codeBody } from './agency.schemas';
+import { affiliateSchema, codeBody, codeRebateRateBody } from './agency.schemas';
 import { presentPortalAffiliate } from './programs.presenters';
 import { portalAffiliateSchema } from './programs.schemas';
 import { walletSession } from '../route-access';
@@ -59,6 +59,36 @@ export function affiliatePortalCodeRoutes({ clients }: RouteDeps): AnyRoute[] {
           code: body.code,
         });
         return { status: 201, body: presentOwnAffiliate(affiliate) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'patch',
+        path: '/api/v1/projects/:projectId/affiliate-portal/codes/:code',
+        operationId: 'updateOwnCodeRebateRate',
+        summary: 'Set or clear the user rebate rate of one of the signed-in affiliate’s codes',
+        description:
+          '`rebate_rate` (0 to 0.2, at most two decimals, else 400 VALIDATION_FAILED; null clears it) is the share of the affiliate’s ' +
+          'own reward that goes to each user it referred through the code, from their next conversions on: the same change as the ' +
+          'SDK’s updateRebateRate and the admin’s `PATCH …/affiliates/:userIdentifier/codes/:code`, here under the wallet session. ' +
+          'The code is matched whatever its letter case (404 CODE_NOT_FOUND when the affiliate holds none); a wallet that is no ' +
+          'affiliate of the project answers 404 AFFILIATE_NOT_FOUND.',
+        tags,
+        auth: walletSession,
+        body: codeRebateRateBody,
+        responses: {
+          200: { description: 'The affiliate with its codes', schema: affiliateSchema },
+          404: { description: 'AFFILIATE_NOT_FOUND or CODE_NOT_FOUND' },
+        },
+      },
+      async ({ params, body, caller }) => {
+        const affiliate = await clients.agency.setCodeRebateRate({
+          projectId: caller.projectId,
+          user: { identifier: caller.address, identifierType: 'evm_address' },
+          code: params.code,
+          userRebateRateBps: body.rebate_rate ?? undefined,
+        });
+        return { status: 200, body: presentOwnAffiliate(affiliate) };
       },
     ),
   ];

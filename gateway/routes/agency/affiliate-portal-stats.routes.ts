@@ -1,11 +1,8 @@
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentAffiliateStats } from './affiliate-detail.presenters';
-import { affiliateStatsSchema, statsQuery } from './affiliate-detail.schemas';
+import { affiliateStatsSchema, dayStart, statsQuery } from './affiliate-detail.schemas';
 import { walletSession } from '../route-access';
-
-/** A date of the query as the instant its UTC day begins. */
-const dayStart = (date: string | undefined) => (date === undefined ? undefined : new Date(`${date}T00:00:00.000Z`));
 
 /** The signed-in wallet's own figures, under /api/v1/projects/:projectId/affiliate-portal (wallet session). */
 export function affiliatePortalStatsRoutes({ clients }: RouteDeps): AnyRoute[] {

@@ -74,7 +74,7 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
           'Filters combine: `status`, `region` (ISO 3166-1 alpha-2), `q` (a prefix of the identifier or of the name), `audience` ' +
           '(members of one segment), `audience_ids` (members of any of several, comma-separated) and `conversions` (affiliates with ' +
           'at least one conversion of any of these names, comma-separated). `sort_by` is `joined_at` (default) or a metric ' +
-          '(`volume_usd`, `revenue_usd`, `conversions`, `end_users`, `referred_volume_usd`), `order` `desc` (default) or `asc`; ties ' +
+          '(`volume_usd`, `revenue_usd`, `conversions`, `end_users`, `referred_volume_usd`, `clicks`), `order` `desc` (default) or `asc`; ties ' +
           'are broken by id in the same direction, so pages never overlap. `end_users` counts every user the affiliate referred, ' +
           'converted or not, from the moment the referral is recorded; `converting_users` those of them with a conversion. Other ' +
           'metrics come from the claim service’s conversion events ' +

@@ -150,6 +150,7 @@ export function presentAffiliateMetrics(affiliate: Affiliate) {
     end_users: count(metrics?.endUsers ?? '0', 'end_users'),
     converting_users: count(metrics?.convertingUsers ?? '0', 'converting_users'),
     referred_volume_usd: metrics?.referredVolumeUsd ?? '0',
+    clicks: count(metrics?.clicks ?? '0', 'clicks'),
     earnings: (metrics?.earnings ?? []).map(presentEarning),
     agency_earnings: (metrics?.agencyEarnings ?? []).map(presentEarning),
     tier_protection_days_remaining: affiliate.tierProtection?.daysRemaining ?? null,

@@ -143,6 +143,13 @@ export const affiliateListItemSchema = affiliateSchema.extend({
   end_users: z.number().int().describe('Every user it referred (unique users brought in), whether or not they converted'),
   converting_users: z.number().int().describe('Of its end users, those with at least one conversion attributed to it'),
   referred_volume_usd: usd.describe('A master’s: the volume its sub-affiliates brought while bound to it (not its own)'),
+  clicks: z
+    .number()
+    .int()
+    .describe(
+      'Clicks of its codes, all time (one per code, tracking id and UTC day). Its conversion rate, as the dashboard shows it, is ' +
+        '`end_users` ÷ `clicks` (none without clicks)',
+    ),
   earnings: z.array(earningSchema).describe('Its affiliate_payout movements, per currency'),
   agency_earnings: z.array(earningSchema).describe('A master’s agency_payout movements, per currency'),
   tier_protection_days_remaining: z.number().int().nullable().describe('Days left of a tier protection (1 to 365), null without one'),

@@ -2,11 +2,12 @@ import type { Clock } from '../../platform/clock';
 import type { UserIdentifier } from '../../rules/identifiers';
 import type { Page } from '../../rules/pagination';
 import type { AffiliateHistoryRepository } from '../repositories/affiliate-history.repository';
-import type { AffiliateStatsRepository, DailyFiguresRecord } from '../repositories/affiliate-stats.repository';
+import type { AffiliateStatsRepository, DailyClicksRecord, DailyFiguresRecord } from '../repositories/affiliate-stats.repository';
 import type { AffiliateMetricsRecord } from '../repositories/affiliate-metrics.repository';
 import type { ReferredUserRecord, ReferredUsersRepository } from '../repositories/referred-users.repository';
 import { affiliateNotFound } from './affiliate-fields';
 import { subject, type UserInput } from '../../rules/subject';
+import { NotFoundError } from '../../rules/errors';
 import type { HistoryEntry, HistoryType } from '../../rules/affiliate-history';
 import { statsRange } from './stats-range';
 import type { ReferredUserSort } from './vocabulary';
@@ -57,6 +58,25 @@ export class AffiliateActivityService {
     const affiliateId = await this.idOf(projectId, user);
     const [totals, series] = await Promise.all([this.stats.totals(projectId, affiliateId), this.stats.daily(projectId, affiliateId, range)]);
     return { totals, series };
+  }
+
+  /**
+   * Clicks per UTC day of [from, to] (statsRange's defaults and limits: the last 30 days), of all the
+   * affiliate's codes or of one of them (`code`, any letter case; CODE_NOT_FOUND when it holds none).
+   */
+  async clicksOf(
+    projectIdInput: string,
+    userInput: UserInput,
+    code: string | undefined,
+    from: Date | undefined,
+    to: Date | undefined,
+  ): Promise<DailyClicksRecord[]> {
+    const { projectId, user } = subject(projectIdInput, userInput);
+    const range = statsRange(from, to, this.clock.now());
+    const affiliateId = await this.idOf(projectId, user);
+    const series = await this.stats.dailyClicks(projectId, affiliateId, code, range);
+    if (series === undefined) throw new NotFoundError('CODE_NOT_FOUND', `the affiliate holds no code ${code}`);
+    return series;
   }
 
   private async idOf(projectId: string, user: UserIdentifier): Promise<string> {

@@ -1,4 +1,4 @@
-import type { AffiliateStats, DailyFigures, HistoryItem, ReferredUser } from '../../../gen/referral/agency/v1/activity';
+import type { AffiliateClicks, AffiliateStats, DailyFigures, HistoryItem, ReferredUser } from '../../../gen/referral/agency/v1/activity';
 import { ReferredUserSort } from '../../../gen/referral/agency/v1/enums';
 import type { AgencyServiceServer } from '../../../gen/referral/agency/v1/agency';
 import { optionalEnum, requireField } from '../../rules/fields';
@@ -11,7 +11,10 @@ import type { AffiliateStatsRecord } from '../domain/affiliate-activity.service'
 import type { DailyFiguresRecord } from '../repositories/affiliate-stats.repository';
 import { toEarnedInCurrency } from './programs.mappers';
 
-type ActivityHandlers = Pick<UnaryHandlers<AgencyServiceServer>, 'getAffiliateHistory' | 'listAffiliateReferrals' | 'getAffiliateStats'>;
+type ActivityHandlers = Pick<
+  UnaryHandlers<AgencyServiceServer>,
+  'getAffiliateHistory' | 'listAffiliateReferrals' | 'getAffiliateStats' | 'getAffiliateClicks'
+>;
 
 /** The affiliate detail view's history and referred users, and the portal's figures: protobuf <-> domain, no rules (as agency.grpc.ts). */
 export function activityHandlers(domain: AgencyDomain): ActivityHandlers {
@@ -31,6 +34,11 @@ export function activityHandlers(domain: AgencyDomain): ActivityHandlers {
 
     getAffiliateStats: async (req) =>
       toAffiliateStats(await domain.activity.statsOf(req.projectId, requireField(req.user, 'user'), req.from, req.to)),
+
+    getAffiliateClicks: async (req): Promise<AffiliateClicks> => {
+      const series = await domain.activity.clicksOf(req.projectId, requireField(req.user, 'user'), req.code, req.from, req.to);
+      return { series: series.map((day) => ({ date: day.date, clicks: String(day.clicks) })) };
+    },
   };
 }
 

@@ -93,6 +93,7 @@ export function toAffiliateMetricsMessage(metrics: AffiliateMetricsRecord): Affi
     endUsers: metrics.endUsers.toString(),
     convertingUsers: metrics.convertingUsers.toString(),
     referredVolumeUsd: metrics.referredVolumeUsd,
+    clicks: metrics.clicks.toString(),
     earnings: metrics.earnings.map(toEarnedInCurrency),
     agencyEarnings: metrics.agencyEarnings.map(toEarnedInCurrency),
   };

@@ -50,6 +50,8 @@ export interface AffiliateMetricsRecord {
   /** Of those, the users with at least one conversion attributed to it. */
   convertingUsers: bigint;
   referredVolumeUsd: string;
+  /** Its codes' clicks, all time (code_clicks, counted on its metrics row: migration 0026). */
+  clicks: bigint;
   /** Its affiliate_payout movements per currency. */
   earnings: EarningRecord[];
   /** A master's agency_payout movements per currency. */
@@ -64,6 +66,7 @@ export const EMPTY_METRICS: AffiliateMetricsRecord = {
   endUsers: 0n,
   convertingUsers: 0n,
   referredVolumeUsd: '0',
+  clicks: 0n,
   earnings: [],
   agencyEarnings: [],
 };
@@ -411,6 +414,7 @@ export async function metricsOf(db: Db, projectId: string, affiliateIds: readonl
         'end_users',
         'converting_users',
         eb.cast<string>('referred_volume_usd', 'text').as('referred_volume_usd'),
+        'clicks',
       ])
       .where('project_id', '=', projectId)
       .where('affiliate_id', 'in', ids)
@@ -434,6 +438,7 @@ export async function metricsOf(db: Db, projectId: string, affiliateIds: readonl
       endUsers: row.end_users,
       convertingUsers: row.converting_users,
       referredVolumeUsd: row.referred_volume_usd,
+      clicks: row.clicks,
       earnings: [],
       agencyEarnings: [],
     });

@@ -25,6 +25,13 @@ export interface DailyFiguresRecord {
   agencyEarnings: EarningRecord[];
 }
 
+/** One UTC day of clicks on an affiliate's codes (code_clicks: one per code, tracking id and day). */
+export interface DailyClicksRecord {
+  /** YYYY-MM-DD (UTC). */
+  date: string;
+  clicks: bigint;
+}
+
 export interface StatsRange {
   /** Midnight UTC of the first day. */
   from: Date;
@@ -115,5 +122,39 @@ export class AffiliateStatsRepository {
       (row.kind === 'affiliate' ? day.earnings : day.agencyEarnings).push(toEarningRecord(row));
     }
     return [...series.values()];
+  }
+
+  /**
+   * The clicks of the affiliate's codes (or of its one code `code`, any letter case) per UTC day of the
+   * range, every day listed (zero without clicks); undefined when `code` is given and the affiliate
+   * holds no such code. One range of code_clicks_code_day_idx per code (migration 0026).
+   */
+  async dailyClicks(projectId: string, affiliateId: string, code: string | undefined, range: StatsRange): Promise<DailyClicksRecord[] | undefined> {
+    let codes = this.db
+      .selectFrom('affiliate_codes')
+      .select(sql<string>`lower(code)`.as('code'))
+      .where('affiliate_id', '=', affiliateId);
+    if (code !== undefined) codes = codes.where(sql`lower(code)`, '=', code.toLowerCase());
+    const held = (await codes.execute()).map((row) => row.code);
+    if (code !== undefined && held.length === 0) return undefined;
+    const last = new Date(range.from.getTime() + (range.days - 1) * DAY_MS).toISOString().slice(0, 10);
+    const first = range.from.toISOString().slice(0, 10);
+    const rows =
+      held.length === 0
+        ? []
+        : await this.db
+            .selectFrom('code_clicks')
+            .select([sql<string>`to_char(day, 'YYYY-MM-DD')`.as('date'), (eb) => eb.fn.countAll<string>().as('clicks')])
+            .where('project_id', '=', projectId)
+            .where('code', 'in', held)
+            .where('day', '>=', first)
+            .where('day', '<=', last)
+            .groupBy('day')
+            .execute();
+    const counts = new Map(rows.map((row) => [row.date, BigInt(row.clicks)]));
+    return Array.from({ length: range.days }, (_, day) => {
+      const date = new Date(range.from.getTime() + day * DAY_MS).toISOString().slice(0, 10);
+      return { date, clicks: counts.get(date) ?? 0n };
+    });
   }
 }

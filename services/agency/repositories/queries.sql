@@ -5,7 +5,7 @@
 SELECT a.id, a.project_id, a.identifier_type, a.identifier, a.name, a.region, a.status, a.joined_at, a.updated_at,
        s.suspended_at, s.reason AS suspension_reason, fl.flagged_at, fl.reason AS flag_reason,
        m.volume_usd::text AS volume_usd, m.revenue_usd::text AS revenue_usd, m.conversions, m.end_users, m.converting_users,
-       m.referred_volume_usd::text AS referred_volume_usd,
+       m.referred_volume_usd::text AS referred_volume_usd, m.clicks,
        codes.list AS codes, earnings.list AS earnings,
        d.id IS NOT NULL AS is_master, ma.id AS master_id, ma.identifier AS master_identifier, ma.identifier_type AS master_identifier_type,
        tp.tier_id AS protected_tier_id, tp.starts_at AS protection_starts_at, tp.expires_at AS protection_expires_at,
@@ -176,6 +176,10 @@ SELECT t.total, ($2::bigint < t.total AND $2::bigint >= 200 AND (t.total - $2::b
 -- affiliate list page: by referred_volume_usd, ascending
 -- parameters: ["00000000-0000-4000-8000-000000000001",0,25]
 SELECT t.total, ($2::bigint < t.total AND $2::bigint >= 200 AND (t.total - $2::bigint - $3::bigint) < $2::bigint) AS reversed, CASE WHEN $2::bigint >= t.total THEN ARRAY[]::uuid[] WHEN $2::bigint >= 200 AND (t.total - $2::bigint - $3::bigint) < $2::bigint THEN ARRAY(SELECT m.affiliate_id AS id FROM affiliate_metrics m WHERE m.project_id = $1 ORDER BY m.referred_volume_usd DESC, m.affiliate_id DESC LIMIT ($3::bigint + least(0, (t.total - $2::bigint - $3::bigint))) OFFSET greatest(0, (t.total - $2::bigint - $3::bigint))) ELSE ARRAY(SELECT m.affiliate_id AS id FROM affiliate_metrics m WHERE m.project_id = $1 ORDER BY m.referred_volume_usd ASC, m.affiliate_id ASC LIMIT $3::bigint OFFSET $2::bigint) END AS ids FROM (SELECT (SELECT coalesce(sum(affiliates), 0) FROM affiliate_counts WHERE project_id = $1)::bigint AS total OFFSET 0) t
+
+-- affiliate list page: by clicks, ascending
+-- parameters: ["00000000-0000-4000-8000-000000000001",0,25]
+SELECT t.total, ($2::bigint < t.total AND $2::bigint >= 200 AND (t.total - $2::bigint - $3::bigint) < $2::bigint) AS reversed, CASE WHEN $2::bigint >= t.total THEN ARRAY[]::uuid[] WHEN $2::bigint >= 200 AND (t.total - $2::bigint - $3::bigint) < $2::bigint THEN ARRAY(SELECT m.affiliate_id AS id FROM affiliate_metrics m WHERE m.project_id = $1 ORDER BY m.clicks DESC, m.affiliate_id DESC LIMIT ($3::bigint + least(0, (t.total - $2::bigint - $3::bigint))) OFFSET greatest(0, (t.total - $2::bigint - $3::bigint))) ELSE ARRAY(SELECT m.affiliate_id AS id FROM affiliate_metrics m WHERE m.project_id = $1 ORDER BY m.clicks ASC, m.affiliate_id ASC LIMIT $3::bigint OFFSET $2::bigint) END AS ids FROM (SELECT (SELECT coalesce(sum(affiliates), 0) FROM affiliate_counts WHERE project_id = $1)::bigint AS total OFFSET 0) t
 
 -- affiliate list page: a deep page (read from the far end)
 -- parameters: ["00000000-0000-4000-8000-000000000001",5000,25]

@@ -9,7 +9,7 @@ import { everyAffiliatePage } from './fixtures';
 import { newProject, newUser } from './program-fixtures';
 
 const T0 = Date.parse('2026-11-21T12:00:00.000Z');
-const SORTS: AffiliateSortKey[] = ['joined_at', 'volume_usd', 'revenue_usd', 'conversions', 'end_users', 'referred_volume_usd'];
+const SORTS: AffiliateSortKey[] = ['joined_at', 'volume_usd', 'revenue_usd', 'conversions', 'end_users', 'referred_volume_usd', 'clicks'];
 const REGIONS = ['DE', 'US', 'BR', null];
 const NAMES = ['trade', 'swap', 'signup'];
 
@@ -59,7 +59,7 @@ describe('affiliate list filters against a naive query (domain, random data)', (
   const randomFigures = () =>
     harness.sql.query(
       `UPDATE agency.affiliate_metrics SET volume_usd = floor(random() * 8)::numeric / 4, revenue_usd = floor(random() * 5), conversions = floor(random() * 9),
-         end_users = floor(random() * 3), referred_volume_usd = floor(random() * 2) WHERE project_id = $1`,
+         end_users = floor(random() * 3), referred_volume_usd = floor(random() * 2), clicks = floor(random() * 4) WHERE project_id = $1`,
       [projectId],
     );
 
@@ -175,8 +175,8 @@ describe('affiliate list filters against a naive query (domain, random data)', (
   it('keeps the entries and their counts equal to what the source tables say', async () => {
     const { rows: stale } = await harness.sql.query(
       `SELECT e.* FROM agency.affiliate_filter_entries e JOIN agency.affiliates a ON a.id = e.affiliate_id JOIN agency.affiliate_metrics m ON m.affiliate_id = a.id
-       WHERE e.project_id = $1 AND (e.status, e.region, e.joined_at, e.volume_usd, e.revenue_usd, e.conversions, e.end_users, e.referred_volume_usd)
-         IS DISTINCT FROM (a.status, a.region, a.joined_at, m.volume_usd, m.revenue_usd, m.conversions, m.end_users, m.referred_volume_usd)`,
+       WHERE e.project_id = $1 AND (e.status, e.region, e.joined_at, e.volume_usd, e.revenue_usd, e.conversions, e.end_users, e.referred_volume_usd, e.clicks)
+         IS DISTINCT FROM (a.status, a.region, a.joined_at, m.volume_usd, m.revenue_usd, m.conversions, m.end_users, m.referred_volume_usd, m.clicks)`,
       [projectId],
     );
     expect(stale).toEqual([]);

@@ -2,7 +2,7 @@ import { startAgencyDomain } from '../../helpers/agency-domain';
 import { type AgencyHarness, everyAffiliatePage, newProject, newUser } from './fixtures';
 
 const START = Date.parse('2026-11-21T12:00:00.000Z');
-const SORTS = ['joined_at', 'volume_usd', 'revenue_usd', 'conversions', 'end_users', 'referred_volume_usd'] as const;
+const SORTS = ['joined_at', 'volume_usd', 'revenue_usd', 'conversions', 'end_users', 'referred_volume_usd', 'clicks'] as const;
 
 /**
  * The list's pages past the middle are read from the far end in the opposite order (any page at 100,000 affiliates): every page of every sort and order, laid end to end, must be

@@ -34,7 +34,7 @@ describe('the SQL snapshots', () => {
     const agency = rendered['services/agency/repositories/queries.sql']!;
     expect(agency).toContain('-- prepared statement agency_affiliate_list_rows');
     expect(agency).toContain('-- prepared statement agency_resolve_attribution');
-    expect(agency.match(/^-- affiliate list page: /gm)?.length).toBe(14);
+    expect(agency.match(/^-- affiliate list page: /gm)?.length).toBe(15);
     expect(rendered['services/tax/repositories/queries.sql']).toContain('-- prepared statement tax_current_statuses');
     expect(agency).toContain('-- metrics: a batch of conversion facts (recordConversions)');
     expect(agency.match(/^-- metrics: the rebuild \(recomputeProjectMetrics\) \(\d+ of \d+\)/gm)?.length).toBeGreaterThan(5);

@@ -36,6 +36,19 @@ export function formatBasisPoints(bps: number): string {
   return hundredths === '' || hundredths === '0' ? `${whole}%` : `${whole}.${hundredths}%`;
 }
 
+/** What the conversion rate means, for its column help (docs/affiliates.md#clicks-and-conversion-rate). */
+export const CONVERSION_RATE_HELP = 'Conversion rate: users referred ÷ clicks, over all time; — when there are no clicks.';
+
+/**
+ * A conversion rate: users referred ÷ clicks, over all time, as a percent with one decimal (3 of 40 ->
+ * "7.5%"); "—" without clicks. Referrals that came without a click (an invite, the API) count too, so it may pass 100%.
+ */
+export function formatConversionRate(referred: number, clicks: number | null): string {
+  if (clicks === null || clicks === 0) return '—';
+  const tenths = Math.round((referred * 1000) / clicks);
+  return `${Math.floor(tenths / 10).toLocaleString('en-US')}${tenths % 10 === 0 ? '' : `.${tenths % 10}`}%`;
+}
+
 export function formatUsd(value: string): string {
   return `$${formatDecimal(value)}`;
 }

@@ -31,6 +31,7 @@ interface PageRow extends AffiliateRow {
   end_users: bigint | null;
   converting_users: bigint | null;
   referred_volume_usd: string | null;
+  clicks: bigint | null;
   /** [code, created_at, uses, user_rebate_rate_bps] per code, oldest first. */
   codes: Array<[string, string, number, number | null]> | null;
   /** [kind, currency_id, amount, chain_id, address, name, decimals] per currency, by name. */
@@ -67,7 +68,7 @@ const PAGE_ROWS_SQL = preparedStatement(
   `SELECT a.id, a.project_id, a.identifier_type, a.identifier, a.name, a.region, a.status, a.joined_at, a.updated_at,
        s.suspended_at, s.reason AS suspension_reason, fl.flagged_at, fl.reason AS flag_reason,
        m.volume_usd::text AS volume_usd, m.revenue_usd::text AS revenue_usd, m.conversions, m.end_users, m.converting_users,
-       m.referred_volume_usd::text AS referred_volume_usd,
+       m.referred_volume_usd::text AS referred_volume_usd, m.clicks,
        codes.list AS codes, earnings.list AS earnings,
        d.id IS NOT NULL AS is_master, ma.id AS master_id, ma.identifier AS master_identifier, ma.identifier_type AS master_identifier_type,
        tp.tier_id AS protected_tier_id, tp.starts_at AS protection_starts_at, tp.expires_at AS protection_expires_at,
@@ -144,6 +145,7 @@ function toListRecord(row: PageRow, now: Date): AffiliateListRecord {
       endUsers: row.end_users ?? 0n,
       convertingUsers: row.converting_users ?? 0n,
       referredVolumeUsd: row.referred_volume_usd ?? '0',
+      clicks: row.clicks ?? 0n,
       earnings,
       agencyEarnings,
     },

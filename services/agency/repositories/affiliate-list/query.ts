@@ -15,7 +15,7 @@ export interface AffiliateFilters {
 }
 
 /** The list's orders: when it joined, or one of its metrics (ties by id, in the same direction). */
-export type AffiliateSortKey = 'joined_at' | 'volume_usd' | 'revenue_usd' | 'conversions' | 'end_users' | 'referred_volume_usd';
+export type AffiliateSortKey = 'joined_at' | 'volume_usd' | 'revenue_usd' | 'conversions' | 'end_users' | 'referred_volume_usd' | 'clicks';
 export interface AffiliateSort {
   by: AffiliateSortKey;
   order: 'asc' | 'desc';

@@ -33,6 +33,7 @@ const SORT_COLUMNS: Record<AffiliateSortKey, string> = {
   conversions: 'conversions',
   end_users: 'end_users',
   referred_volume_usd: 'referred_volume_usd',
+  clicks: 'clicks',
 };
 const STATUSES: Record<AffiliateStatus, string> = { active: "'active'", flagged: "'flagged'", suspended: "'suspended'" };
 

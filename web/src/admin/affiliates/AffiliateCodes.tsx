@@ -3,7 +3,7 @@ import { useId, useState } from 'react';
 import type { ApiResult } from '../../api/client';
 import { ConfirmMutationDialog } from '../../ui/ConfirmDialog';
 import { FieldError, fieldErrors } from '../../ui/field-errors';
-import { formatDateTime } from '../../ui/format';
+import { CONVERSION_RATE_HELP, formatConversionRate, formatDateTime } from '../../ui/format';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
 import { Empty } from '../../ui/states';
 import { useProject } from '../session';
@@ -33,6 +33,7 @@ export function AffiliateCodes({ identifier, identifierType, codes }: { identifi
             'Created',
             numeric('Uses'),
             numeric('Clicks'),
+            { key: 'conversion_rate', label: <span title={CONVERSION_RATE_HELP}>Conversion rate</span>, numeric: true },
             'Rebate rate',
             { key: 'actions', label: <span className="visually-hidden">Actions</span> },
           ]}
@@ -43,6 +44,7 @@ export function AffiliateCodes({ identifier, identifierType, codes }: { identifi
               <td>{formatDateTime(code.created_at)}</td>
               <td className="number">{code.uses.toLocaleString('en-US')}</td>
               <td className="number">{code.clicks === null ? '—' : code.clicks.toLocaleString('en-US')}</td>
+              <td className="number">{formatConversionRate(code.uses, code.clicks)}</td>
               <td>{code.rebate_rate === null ? 'none' : `${toPercent(code.rebate_rate)}%`}</td>
               <td>
                 <button type="button" onClick={() => setEditing(code)}>
@@ -53,6 +55,7 @@ export function AffiliateCodes({ identifier, identifierType, codes }: { identifi
           ))}
         </ScrollTable>
       )}
+      {codes.length > 0 ? <p className="help">{CONVERSION_RATE_HELP.replace('users referred', 'users referred with the code')}</p> : null}
       {editing ? <RebateRateDialog identifier={identifier} identifierType={identifierType} code={editing} onClose={() => setEditing(null)} /> : null}
     </section>
   );

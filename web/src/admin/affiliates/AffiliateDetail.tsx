@@ -2,11 +2,12 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import type { ApiResult } from '../../api/client';
-import { formatDateTime, formatDecimal, formatUsd } from '../../ui/format';
+import { CONVERSION_RATE_HELP, formatConversionRate, formatDateTime, formatDecimal, formatUsd } from '../../ui/format';
 import { Pager } from '../../ui/Pager';
 import { Empty, ErrorMessage, ListStates, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { AffiliateCodes } from './AffiliateCodes';
+import { ClicksChart } from './ClicksChart';
 import { FlagActions } from './FlagActions';
 import { InviteCodes } from './InviteCodes';
 
@@ -41,6 +42,7 @@ export function AffiliateDetail() {
       <FlagActions identifier={data.identifier} identifierType={data.identifier_type} status={data.status} />
       <Figures affiliate={data} />
       <AffiliateCodes identifier={data.identifier} identifierType={data.identifier_type} codes={data.codes} />
+      <ClicksChart identifier={data.identifier} identifierType={data.identifier_type} codes={data.codes.map((code) => code.code)} />
       <div className="columns">
         <Tiers affiliate={data} />
         <Memberships affiliate={data} />
@@ -102,6 +104,16 @@ function Figures({ affiliate }: { affiliate: Affiliate }) {
         <div>
           <dt>Converting users</dt>
           <dd>{affiliate.converting_users.toLocaleString('en-US')}</dd>
+        </div>
+        <div>
+          <dt>Clicks</dt>
+          <dd data-testid="figure-clicks">{affiliate.clicks.toLocaleString('en-US')}</dd>
+        </div>
+        <div>
+          <dt>
+            <span title={CONVERSION_RATE_HELP}>Conversion rate</span>
+          </dt>
+          <dd data-testid="figure-conversion-rate">{formatConversionRate(affiliate.end_users, affiliate.clicks)}</dd>
         </div>
         <div>
           <dt>Master</dt>

@@ -5,6 +5,7 @@ import { type CSSProperties, type FormEvent, useEffect, useMemo, useRef } from '
 import { useSearchParams } from 'react-router-dom';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { useProject } from '../session';
+import { CONVERSION_RATE_HELP } from '../../ui/format';
 import { affiliateColumns, NUMERIC_COLUMNS, SORT_KEY_OF_COLUMN } from './columns';
 import { type AffiliateFilters, filtersFromUrl, filtersToUrl, SORT_COLUMNS } from './filters';
 import { AudienceOptions } from '../audiences/AudienceOptions';
@@ -12,7 +13,7 @@ import { AudienceOptions } from '../audiences/AudienceOptions';
 /** The API's largest page: the list loads pages of it as the rows scroll into view. */
 const PAGE_SIZE = 100;
 const ROW_HEIGHT = 44;
-const GRID_COLUMNS = 'minmax(14rem, 2fr) 6rem 5rem 7rem 9rem 9rem repeat(2, 8rem) 7rem 6rem 9rem 10rem';
+const GRID_COLUMNS = 'minmax(14rem, 2fr) 6rem 5rem 7rem 9rem 9rem repeat(2, 8rem) 7rem 6rem 6rem 8rem 9rem 10rem';
 
 /**
  * Every affiliate of the project, with every filter, sort and metric of the API, kept in the URL.
@@ -65,6 +66,9 @@ export function AffiliateList() {
         <>
           <p className="count" aria-live="polite">
             {total.toLocaleString('en-US')} affiliates
+          </p>
+          <p className="help" data-testid="conversion-rate-help">
+            {CONVERSION_RATE_HELP}
           </p>
           <div ref={scroller} className="virtual-scroll" tabIndex={0} role="region" aria-label="Affiliate list, scrollable">
             <div

@@ -1,7 +1,7 @@
 import { createColumnHelper } from '@tanstack/react-table';
 import { Link } from 'react-router-dom';
 import type { ApiResult } from '../../api/client';
-import { formatDateTime, formatUsd, shortIdentifier } from '../../ui/format';
+import { CONVERSION_RATE_HELP, formatConversionRate, formatDateTime, formatUsd, shortIdentifier } from '../../ui/format';
 import { SORT_COLUMNS, type SortColumn } from './filters';
 
 export type AffiliateRow = ApiResult<'/api/v1/projects/{projectId}/affiliates', 'get'>['results'][number];
@@ -33,9 +33,14 @@ export const affiliateColumns = [
   column.accessor('revenue_usd', { header: 'Revenue', cell: (info) => formatUsd(info.getValue()) }),
   column.accessor('conversions', { header: 'Conversions', cell: (info) => info.getValue().toLocaleString('en-US') }),
   column.accessor('end_users', { header: 'End users', cell: (info) => info.getValue().toLocaleString('en-US') }),
+  column.accessor('clicks', { header: 'Clicks', cell: (info) => info.getValue().toLocaleString('en-US') }),
+  column.accessor((row) => formatConversionRate(row.end_users, row.clicks), {
+    id: 'conversion_rate',
+    header: () => <span title={CONVERSION_RATE_HELP}>Conversion rate</span>,
+  }),
   column.accessor('referred_volume_usd', { header: 'Referred volume', cell: (info) => formatUsd(info.getValue()) }),
   column.accessor('joined_at', { header: 'Joined', cell: (info) => formatDateTime(info.getValue()) }),
 ];
 
 /** Right-aligned figures. */
-export const NUMERIC_COLUMNS = new Set(['volume_usd', 'revenue_usd', 'conversions', 'end_users', 'referred_volume_usd']);
+export const NUMERIC_COLUMNS = new Set(['volume_usd', 'revenue_usd', 'conversions', 'end_users', 'clicks', 'conversion_rate', 'referred_volume_usd']);

@@ -11,6 +11,7 @@ export const SORT_COLUMNS: Array<{ value: SortColumn; label: string }> = [
   { value: 'revenue_usd', label: 'Revenue (USD)' },
   { value: 'conversions', label: 'Conversions' },
   { value: 'end_users', label: 'End users' },
+  { value: 'clicks', label: 'Clicks' },
   { value: 'referred_volume_usd', label: 'Referred volume (USD)' },
 ];
 

@@ -1,15 +1,22 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useId, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { formatDateTime } from '../../ui/format';
+import { ConfirmMutationDialog } from '../../ui/ConfirmDialog';
+import { CONVERSION_RATE_HELP, formatConversionRate, formatDateTime } from '../../ui/format';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { useOwnAffiliate } from '../membership';
 import { usePortal } from '../session';
 import { FieldError, fieldErrors } from '../../ui/field-errors';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
 
+type OwnCode = NonNullable<ReturnType<typeof useOwnAffiliate>['data']>['codes'][number];
+
+/** The API's rate (0 to 0.2, two decimals) in whole percent: 0.07 is 7. */
+const toPercent = (rate: number) => Math.round(rate * 100);
+
 /**
- * Referral codes: the affiliate's codes with their uses and links, and a form to add one. Whether
+ * Referral codes: the affiliate's codes with their uses, clicks, conversion rate, rebate rate (which
+ * the affiliate sets) and links, and a form to add one. Whether
  * the wallet is an affiliate is the affiliate record's answer; each link is the program's link
  * template with the code, as the API makes it (null while the program has no link).
  */
@@ -17,6 +24,7 @@ export function CodesPage() {
   const { projectId } = usePortal();
   const own = useOwnAffiliate();
   const affiliate = own.data ?? null;
+  const [editing, setEditing] = useState<OwnCode | null>(null);
   return (
     <>
       <h1>Referral codes</h1>
@@ -39,17 +47,49 @@ export function CodesPage() {
           {affiliate.codes.length === 0 ? (
             <Empty>No codes yet. Add one below.</Empty>
           ) : (
-            <ScrollTable label="Referral codes" caption="Your referral codes" columns={['Code', numeric('People referred'), 'Added', 'Link']}>
+            <ScrollTable
+              label="Referral codes"
+              caption="Your referral codes"
+              columns={[
+                'Code',
+                numeric('People referred'),
+                numeric('Clicks'),
+                { key: 'conversion_rate', label: <span title={CONVERSION_RATE_HELP}>Conversion rate</span>, numeric: true },
+                'Rebate rate',
+                'Added',
+                'Link',
+              ]}
+            >
               {affiliate.codes.map((code) => (
                 <tr key={code.code}>
                   <td className="identifier">{code.code}</td>
                   <td className="number">{code.uses.toLocaleString('en-US')}</td>
+                  <td className="number" data-testid={`clicks-${code.code}`}>
+                    {code.clicks === null ? '—' : code.clicks.toLocaleString('en-US')}
+                  </td>
+                  <td className="number" data-testid={`conversion-rate-${code.code}`}>
+                    {formatConversionRate(code.uses, code.clicks)}
+                  </td>
+                  <td>
+                    <span data-testid={`rebate-rate-${code.code}`}>{code.rebate_rate === null ? 'none' : `${toPercent(code.rebate_rate)}%`}</span>{' '}
+                    <button type="button" onClick={() => setEditing(code)}>
+                      Edit rate…<span className="visually-hidden"> ({code.code})</span>
+                    </button>
+                  </td>
                   <td>{formatDateTime(code.created_at)}</td>
                   <td>{code.link ? <CopyLink code={code.code} link={code.link} /> : <span className="subtle">No link yet</span>}</td>
                 </tr>
               ))}
             </ScrollTable>
           )}
+          {affiliate.codes.length > 0 ? (
+            <p className="help">
+              Clicks: visitors who opened your link, once per visitor, code and day. Conversion rate: people referred with the code ÷ its clicks, over
+              all time; — when there are no clicks. Rebate rate: the share of your reward that goes back to each person you referred with the code,
+              from their next conversions on.
+            </p>
+          ) : null}
+          {editing ? <RebateRateDialog code={editing} onClose={() => setEditing(null)} /> : null}
           <AddCode />
         </>
       ) : null}
@@ -77,6 +117,45 @@ function CopyLink({ code, link }: { code: string; link: string }) {
         {copied === 'copied' ? 'Copied.' : copied === 'failed' ? 'Copying is blocked here: select the link and copy it.' : ''}
       </span>
     </span>
+  );
+}
+
+/** The affiliate sets (or clears) one of its codes' rebate rate, in whole percent as the dashboard's dialog takes it. */
+function RebateRateDialog({ code, onClose }: { code: OwnCode; onClose(): void }) {
+  const { projectId, api } = usePortal();
+  const queryClient = useQueryClient();
+  const [percent, setPercent] = useState(code.rebate_rate === null ? '' : String(toPercent(code.rebate_rate)));
+  const ids = { percent: useId(), percentError: useId() };
+  const save = useMutation({
+    mutationFn: () =>
+      api('patch', '/api/v1/projects/{projectId}/affiliate-portal/codes/{code}', {
+        path: { projectId, code: code.code },
+        // Whole percent to the API's fraction: 7 / 100 is the same number as 0.07.
+        body: { rebate_rate: percent.trim() === '' ? null : Number(percent) / 100 },
+      }),
+    onSuccess: async () => {
+      onClose();
+      await queryClient.invalidateQueries({ queryKey: ['portal', projectId] });
+    },
+  });
+  const percentError = fieldErrors(save.error).rebate_rate;
+  return (
+    <ConfirmMutationDialog open title={`Rebate rate of ${code.code}`} confirmLabel="Save the rate" mutation={save} onClose={onClose}>
+      <p>The share of your reward that goes to each person you referred with this code, from their next conversions on. Empty: none.</p>
+      <label htmlFor={ids.percent}>Rebate rate (whole percent, 0 to 20)</label>
+      <input
+        id={ids.percent}
+        type="number"
+        min={0}
+        max={20}
+        step={1}
+        value={percent}
+        onChange={(event) => setPercent(event.target.value)}
+        aria-invalid={percentError ? true : undefined}
+        aria-describedby={percentError ? ids.percentError : undefined}
+      />
+      <FieldError id={ids.percentError} message={percentError} />
+    </ConfirmMutationDialog>
   );
 }
 
