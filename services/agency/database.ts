@@ -311,7 +311,7 @@ export interface AffiliateFilterEntryTable {
   conversions: Count;
   end_users: Count;
   referred_volume_usd: Usd;
-  /** A copy of the metrics row's clicks (migration 0026). */
+  /** A copy of the metrics row's clicks (migration 0023). */
   clicks: ColumnType<bigint, never, never>;
 }
 
@@ -396,7 +396,7 @@ export interface AffiliateMetricsTable {
   converting_users: Count;
   referred_volume_usd: Usd;
   updated_at: Timestamp;
-  /** Its codes' code_clicks rows, all time, kept by a trigger on code_clicks (migration 0026). */
+  /** Its codes' code_clicks rows, all time, kept by a trigger on code_clicks (migration 0023). */
   clicks: ColumnType<bigint, never, never>;
   /** Copies of the affiliate's, kept by triggers (migration 0007): the list filters a metric's index by them. */
   status: ColumnType<AffiliateStatus, never, never>;

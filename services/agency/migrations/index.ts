@@ -21,7 +21,7 @@ import * as conversionReversals from './0019_conversion_reversals';
 import * as trackingEvents from './0020_tracking_events';
 import * as attributionSettings from './0021_attribution_settings';
 import * as inviteCodes from './0022_invite_codes';
-import * as affiliateClicks from './0026_affiliate_clicks';
+import * as affiliateClicks from './0023_affiliate_clicks';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const agencyMigrations: Record<string, Migration> = {
@@ -47,5 +47,5 @@ export const agencyMigrations: Record<string, Migration> = {
   '0020_tracking_events': trackingEvents,
   '0021_attribution_settings': attributionSettings,
   '0022_invite_codes': inviteCodes,
-  '0026_affiliate_clicks': affiliateClicks,
+  '0023_affiliate_clicks': affiliateClicks,
 };

@@ -50,7 +50,7 @@ export interface AffiliateMetricsRecord {
   /** Of those, the users with at least one conversion attributed to it. */
   convertingUsers: bigint;
   referredVolumeUsd: string;
-  /** Its codes' clicks, all time (code_clicks, counted on its metrics row: migration 0026). */
+  /** Its codes' clicks, all time (code_clicks, counted on its metrics row: migration 0023). */
   clicks: bigint;
   /** Its affiliate_payout movements per currency. */
   earnings: EarningRecord[];

@@ -127,7 +127,7 @@ export class AffiliateStatsRepository {
   /**
    * The clicks of the affiliate's codes (or of its one code `code`, any letter case) per UTC day of the
    * range, every day listed (zero without clicks); undefined when `code` is given and the affiliate
-   * holds no such code. One range of code_clicks_code_day_idx per code (migration 0026).
+   * holds no such code. One range of code_clicks_code_day_idx per code (migration 0023).
    */
   async dailyClicks(projectId: string, affiliateId: string, code: string | undefined, range: StatsRange): Promise<DailyClicksRecord[] | undefined> {
     let codes = this.db

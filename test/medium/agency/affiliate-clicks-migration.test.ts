@@ -12,11 +12,11 @@ import { createEmptyDatabase } from '../../helpers/test-database';
 const SCHEMA = SERVICE_CATALOG.agency.schema;
 
 /**
- * Migration 0026 on rows the code before it wrote: the clicks stored already are counted once onto
+ * Migration 0023 on rows the code before it wrote: the clicks stored already are counted once onto
  * each affiliate's metrics row and its filter entries; afterwards the trigger on code_clicks adds
- * new clicks, and 0008's functions (rewritten by 0026) copy the clicks onto entries they create.
+ * new clicks, and 0008's functions (rewritten by 0023) copy the clicks onto entries they create.
  */
-describe('migration 0026: an affiliate’s clicks on its metrics row and its filter entries', () => {
+describe('migration 0023: an affiliate’s clicks on its metrics row and its filter entries', () => {
   let empty: Awaited<ReturnType<typeof createEmptyDatabase>>;
   const logs = new LogCapture();
   let database: Database<AgencyDatabase>;
@@ -42,7 +42,7 @@ describe('migration 0026: an affiliate’s clicks on its metrics row and its fil
     empty = await createEmptyDatabase();
     database = openDatabase<AgencyDatabase>({ url: empty.url, schema: SCHEMA, poolMax: 2, applicationName: 'test', logger: logs.logger('db') });
     await sql`CREATE SCHEMA ${sql.id(SCHEMA)}`.execute(database.db);
-    const before = Object.fromEntries(Object.entries(agencyMigrations).filter(([key]) => key < '0026'));
+    const before = Object.fromEntries(Object.entries(agencyMigrations).filter(([key]) => key < '0023'));
     const migrator = new Migrator({ db: database.db, migrationTableSchema: SCHEMA, provider: { getMigrations: async () => before } });
     const { error } = await migrator.migrateToLatest();
     if (error) throw error;
@@ -92,7 +92,7 @@ describe('migration 0026: an affiliate’s clicks on its metrics row and its fil
       { name: 'idle', clicks: '2', entry: '2' },
       { name: 'quiet', clicks: '1', entry: '1' },
     ]);
-    // A membership after it: the new entry carries the affiliate's clicks (0008's function as 0026 rewrote it).
+    // A membership after it: the new entry carries the affiliate's clicks (0008's function as 0023 rewrote it).
     await sql`INSERT INTO audience_memberships (project_id, segment_id, identifier_type, identifier, kind, present, changed_at)
               VALUES (${projectId}, ${laterSegmentId}, 'evm_address', ${identifiers.busy}, 'static', true, ${now})`.execute(database.db);
     const { rows } = await sql<{ clicks: string }>`
