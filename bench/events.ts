@@ -29,7 +29,28 @@ export interface EventsResult {
   storedBatches: number;
   copySeconds: number;
   copyRows: number;
+  /** What the processing job made of the stored events, and what it should have made. */
+  processing: ProcessingCheck;
 }
+
+export interface ProcessingCheck {
+  /** From the end of the measured run until every batch (the signed connect_wallets included) was processed. */
+  seconds: number;
+  clicks: number;
+  /** Distinct (code, tracking id, UTC day) of the stored pageviews naming a code, as the rule counts clicks. */
+  expectedClicks: number;
+  /** Wallets referred through the signed connect_wallets sent after the run (fresh wallets of visitors with a click). */
+  referred: number;
+  expectedReferred: number;
+  /** Batches left unprocessed when the wait ended (0 unless it timed out). */
+  unprocessed: number;
+}
+
+/** Signed connect_wallets sent after the run, one per visitor with a click (each signs with a fresh key). */
+const SIGNED_VISITORS = 500;
+const CONNECT_MESSAGE = 'Connect wallet';
+/** The longest wait for the processing job to catch up. */
+const PROCESSING_TIMEOUT_MS = 900_000;
 
 const CODES = Array.from({ length: 10 }, (_, i) => `bench_code_${i}`);
 const ORIGIN = 'https://app.example.com';
@@ -118,8 +139,18 @@ export async function runEvents(options: {
     },
   );
   const key = created.api_keys.find((candidate) => candidate.role === 'send:tracking_event')?.key;
-  if (!key) throw new Error('project creation returned no send:tracking_event key');
+  const adminKey = created.api_keys.find((candidate) => candidate.role === 'admin')?.key;
+  if (!key || !adminKey) throw new Error('project creation returned no send:tracking_event or admin key');
   const projectId = created.id;
+  // The codes the pageviews name belong to affiliates, so that their clicks count.
+  for (const [i, code] of CODES.entries()) {
+    await api.call('POST', `/api/v1/projects/${projectId}/affiliates`, adminKey, {
+      identifier: `0x${'af'.repeat(19)}${i.toString(16).padStart(2, '0')}`,
+      identifier_type: 'evm_address',
+      name: `Bench affiliate ${i}`,
+      code,
+    });
+  }
 
   // The bodies are made before the run: the load generator only sends them.
   const batches = Math.ceil(total / batchSize);
@@ -155,6 +186,7 @@ export async function runEvents(options: {
   } finally {
     client.close();
   }
+  const runEnded = performance.now();
   const counts = await db.query<{ events: number; batches: number }>(
     `SELECT (SELECT count(*)::int FROM agency.tracking_events WHERE project_id = $1) AS events,
             (SELECT count(*)::int FROM agency.tracking_event_batches WHERE project_id = $1) AS batches`,
@@ -169,19 +201,19 @@ export async function runEvents(options: {
   await db.query('CHECKPOINT');
   let copy: { seconds: number; rows: number };
   try {
+    // The rows are made before the clock starts, as our side's bodies are.
+    const receivedAt = new Date().toISOString();
+    const chunks: string[] = [];
+    for (let b = 0; b < batches; b += 1) {
+      const batchId = randomUUID();
+      let text = '';
+      for (let n = b * batchSize; n < Math.min(total, (b + 1) * batchSize); n += 1)
+        text += copyRow(eventOf(n, visitors), projectId, batchId, receivedAt);
+      chunks.push(text);
+    }
     copy = await options.around('events (COPY)', async () => {
       const started = performance.now();
-      const receivedAt = new Date().toISOString();
-      function* chunks() {
-        for (let b = 0; b < batches; b += 1) {
-          const batchId = randomUUID();
-          let text = '';
-          for (let n = b * batchSize; n < Math.min(total, (b + 1) * batchSize); n += 1)
-            text += copyRow(eventOf(n, visitors), projectId, batchId, receivedAt);
-          yield text;
-        }
-      }
-      await pipeline(Readable.from(chunks()), copier.query(copyFrom(`COPY agency.bench_tracking_events (${COPY_COLUMNS}) FROM STDIN`)));
+      await pipeline(Readable.from(chunks), copier.query(copyFrom(`COPY agency.bench_tracking_events (${COPY_COLUMNS}) FROM STDIN`)));
       const seconds = (performance.now() - started) / 1000;
       const count = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM agency.bench_tracking_events');
       return { seconds, rows: count.rows[0]!.n };
@@ -191,7 +223,10 @@ export async function runEvents(options: {
     await db.query('DROP TABLE IF EXISTS agency.bench_tracking_events');
   }
 
+  const processing = await checkProcessing({ api, db, key, projectId, log, runEnded });
+
   return {
+    processing,
     events: total,
     batches,
     batchSize,
@@ -203,5 +238,74 @@ export async function runEvents(options: {
     storedBatches: counts.rows[0]!.batches,
     copySeconds: copy.seconds,
     copyRows: copy.rows,
+  };
+}
+
+/**
+ * The processing job's work, checked exactly once it caught up: clicks as the rule counts them from
+ * the stored pageviews, and a referral for each signed connect_wallet sent after the run by a fresh
+ * wallet on the tracking id of a visitor with a click (the first click within the window refers it).
+ */
+async function checkProcessing(options: {
+  api: Api;
+  db: pg.Client;
+  key: string;
+  projectId: string;
+  log: (line: string) => void;
+  runEnded: number;
+}): Promise<ProcessingCheck> {
+  const { db, projectId } = options;
+  const { privateKeyToAccount, generatePrivateKey } = await import('viem/accounts');
+  const clicked = await db.query<{ tracking_id: string }>(
+    `SELECT DISTINCT tracking_id FROM agency.tracking_events
+     WHERE project_id = $1 AND name = 'pageview' AND referrer IS NOT NULL ORDER BY tracking_id LIMIT $2`,
+    [projectId, SIGNED_VISITORS],
+  );
+  const events = [];
+  for (const { tracking_id } of clicked.rows) {
+    const account = privateKeyToAccount(generatePrivateKey());
+    events.push({
+      name: 'connect_wallet',
+      user: { identifier: account.address, identifier_type: 'evm_address' },
+      signature: await account.signMessage({ message: CONNECT_MESSAGE }),
+      signature_message: CONNECT_MESSAGE,
+      args: { page: '/connect', locationOrigin: ORIGIN },
+      metadata: { tracking_id },
+    });
+  }
+  // After every pageview was stored: each connect_wallet finds its visitor's click, whatever order the batches run in.
+  for (let i = 0; i < events.length; i += 100) {
+    const response = await options.api.call('POST', '/api/v1/events', options.key, { events: events.slice(i, i + 100) });
+    if (response.status !== 202) throw new Error(`signed connect_wallets answered ${response.status}`);
+  }
+  options.log(`events: ${events.length} signed connect_wallets sent; waiting for the processing job`);
+  const deadline = Date.now() + PROCESSING_TIMEOUT_MS;
+  let unprocessed = Number.POSITIVE_INFINITY;
+  while (Date.now() < deadline) {
+    const pending = await db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM agency.tracking_event_batches WHERE project_id = $1 AND processed_at IS NULL',
+      [projectId],
+    );
+    unprocessed = pending.rows[0]!.n;
+    if (unprocessed === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  const seconds = (performance.now() - options.runEnded) / 1000;
+  const figures = await db.query<{ clicks: number; expected_clicks: number; referred: number }>(
+    `SELECT (SELECT count(*)::int FROM agency.code_clicks WHERE project_id = $1) AS clicks,
+       (SELECT count(*)::int FROM (
+          SELECT DISTINCT lower(referrer), tracking_id, (received_at AT TIME ZONE 'UTC')::date
+          FROM agency.tracking_events WHERE project_id = $1 AND name = 'pageview' AND referrer IS NOT NULL) AS c) AS expected_clicks,
+       (SELECT count(*)::int FROM agency.tracking_event_outcomes WHERE project_id = $1 AND outcome = 'referred') AS referred`,
+    [projectId],
+  );
+  const row = figures.rows[0]!;
+  return {
+    seconds,
+    clicks: row.clicks,
+    expectedClicks: row.expected_clicks,
+    referred: row.referred,
+    expectedReferred: events.length,
+    unprocessed,
   };
 }

@@ -801,6 +801,13 @@ async function main(): Promise<number> {
         `answers ${fmt.int(ours.ok)} 2xx, ${fmt.int(ours.non2xx)} non-2xx, ${fmt.int(ours.errors)} errors` +
         (events.resent > 0 ? ` (${events.resent} sent again after the run)` : ''),
     );
+    const { processing } = events;
+    log(
+      `processing (clicks, wallet links, referrals, counts) caught up ${fmt.s(processing.seconds)} after the run` +
+        (processing.unprocessed > 0 ? ` (NOT: ${fmt.int(processing.unprocessed)} batches unprocessed at the timeout)` : '') +
+        `; clicks ${fmt.int(processing.clicks)} (expected ${fmt.int(processing.expectedClicks)}); ` +
+        `referrals from ${fmt.int(processing.expectedReferred)} signed connect_wallets ${fmt.int(processing.referred)}`,
+    );
     for (const phase of ['events (gateway)', 'events (COPY)']) {
       const measured = cpu.get(phase);
       if (!measured) continue;
@@ -808,10 +815,15 @@ async function main(): Promise<number> {
       log(cpuTable(measured.report, { count: events.events, unit: 'event', scale: 1e6, label: 'CPU µs/event' }));
     }
     goals.push([
-      `events: >= ${config.goals.eventsRatioMin}x COPY, every event stored once`,
+      `events: >= ${config.goals.eventsRatioMin}x COPY, every event stored once, clicks and referrals exact`,
       `${fmt.int(perSecond)}/s`,
-      `${fmt.ratio(ratio)} of COPY; p99 ${fmt.ms(ours.p99)}; stored ${fmt.int(events.stored)} of ${fmt.int(events.events)}`,
-      ratio >= config.goals.eventsRatioMin && events.stored === events.events,
+      `${fmt.ratio(ratio)} of COPY; p99 ${fmt.ms(ours.p99)}; stored ${fmt.int(events.stored)} of ${fmt.int(events.events)}; ` +
+        `clicks ${fmt.int(processing.clicks)}/${fmt.int(processing.expectedClicks)}, referrals ${fmt.int(processing.referred)}/${fmt.int(processing.expectedReferred)}`,
+      ratio >= config.goals.eventsRatioMin &&
+        events.stored === events.events &&
+        processing.unprocessed === 0 &&
+        processing.clicks === processing.expectedClicks &&
+        processing.referred === processing.expectedReferred,
     ]);
   }
 

@@ -100,7 +100,11 @@ describe('tier protection over HTTP', () => {
         tier_protection: { tier_id: tiers.gold.id, expires_at: at(2), days_remaining: 2 },
       }),
     ]);
-    expect((await stack.api.get(`/api/v1/affiliates/${identifier}`, { key: project.keys.service })).body.current_tier).toEqual(tierOf(2));
+    // The SDK's AffiliateCodeWithStats tier carries a slug: the tier's name in lower case (docs/affiliates.md).
+    expect((await stack.api.get(`/api/v1/affiliates/${identifier}`, { key: project.keys.service })).body.current_tier).toEqual({
+      ...tierOf(2),
+      slug: 'silver',
+    });
   });
 
   it('ends a protection with DELETE (200, the affiliate back at its current tier), then 404 TIER_PROTECTION_NOT_FOUND', async () => {
