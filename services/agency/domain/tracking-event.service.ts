@@ -42,24 +42,26 @@ const DAY_MS = 86_400_000;
 /** `\u0000` in JSON text, preceded by an even number of backslashes (so an escape, not an escaped backslash and text). */
 const NUL_ESCAPE = /(^|[^\\])(\\\\)*\\u0000/;
 
-function jsonObject(text: string, field: string, found: FieldViolation[]): Record<string, unknown> {
+/** The text, checked to be one JSON object jsonb can hold, as it is stored (the statement reads it as is: no second serialisation). */
+function jsonObjectText(text: string, field: string, found: FieldViolation[]): string {
+  if (text === '') return '{}';
   if (Buffer.byteLength(text) > TRACKING_EVENT_LIMITS.objectBytes) {
     found.push({ field, reason: `must be at most ${TRACKING_EVENT_LIMITS.objectBytes} bytes of JSON` });
-    return {};
+    return '{}';
   }
   // PostgreSQL's jsonb holds no NUL character (an escape \u0000 not itself escaped).
   if (NUL_ESCAPE.test(text)) {
     found.push({ field, reason: 'must not contain the NUL character' });
-    return {};
+    return '{}';
   }
   try {
-    const value: unknown = JSON.parse(text === '' ? '{}' : text);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+    const value: unknown = JSON.parse(text);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return text;
   } catch {
     // reported below
   }
   found.push({ field, reason: 'must be a JSON object' });
-  return {};
+  return '{}';
 }
 
 function length(value: string, max: number, field: string, found: FieldViolation[]): void {
@@ -108,8 +110,8 @@ export class TrackingEventService {
         signatureVerified: input.signatureVerified,
         referrer: input.referrer ?? null,
         dedupId: input.dedupId ?? null,
-        args: jsonObject(input.argsJson, `${at}.args`, found),
-        metadata: jsonObject(input.metadataJson, `${at}.metadata`, found),
+        argsJson: jsonObjectText(input.argsJson, `${at}.args`, found),
+        metadataJson: jsonObjectText(input.metadataJson, `${at}.metadata`, found),
       };
     });
     if (found.length > 0) throw invalidFields(found.slice(0, MAX_LISTED_VIOLATIONS));

@@ -51,8 +51,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     ) PARTITION BY RANGE (received_at)`.execute(db);
   // Events not yet in a monthly partition land here; the retention job creates months ahead.
   await sql`CREATE TABLE tracking_events_default PARTITION OF tracking_events DEFAULT`.execute(db);
-  await sql`CREATE INDEX tracking_events_batch_idx ON tracking_events (batch_id)`.execute(db);
-  await sql`CREATE INDEX tracking_events_user_idx ON tracking_events (project_id, identifier_type, identifier, name, received_at)`.execute(db);
+  // A batch's events share its received_at: they are found by the primary key's (received_at, then batch_id), so no index by batch.
+  // By user only where there is one (the events list's filter; most events are anonymous pageviews).
+  await sql`
+    CREATE INDEX tracking_events_user_idx ON tracking_events (project_id, identifier_type, identifier, name, received_at)
+    WHERE identifier IS NOT NULL`.execute(db);
 
   await sql`
     CREATE TABLE tracking_event_dedup (

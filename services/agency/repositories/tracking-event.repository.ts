@@ -12,8 +12,9 @@ export interface TrackingEventRow {
   signatureVerified: boolean;
   referrer: string | null;
   dedupId: string | null;
-  args: Record<string, unknown>;
-  metadata: Record<string, unknown>;
+  /** JSON objects, as checked text. */
+  argsJson: string;
+  metadataJson: string;
 }
 
 /** What one request's write did: the batch (null when every event was a duplicate), and the duplicates' indexes. */
@@ -61,20 +62,22 @@ SELECT (SELECT coalesce(sum(event_count), 0) FROM batch)::int AS accepted,
 
 /** The statement's parameters, in the order RECORD_TRACKING_EVENTS_SQL numbers them. */
 export function recordTrackingEventsParameters(projectId: string, receivedAt: Date, batchId: string, events: readonly TrackingEventRow[]): unknown[] {
-  const input = events.map((event, ord) => ({
-    ord,
-    id: event.id,
-    name: event.name,
-    tracking_id: event.trackingId,
-    identifier_type: event.user?.identifierType ?? null,
-    identifier: event.user?.identifier ?? null,
-    signature_verified: event.signatureVerified,
-    referrer: event.referrer,
-    dedup_id: event.dedupId,
-    args: event.args,
-    metadata: event.metadata,
-  }));
-  return [projectId, receivedAt.toISOString(), batchId, JSON.stringify(input)];
+  // args and metadata go in as the checked text they are: spliced, not parsed and serialised again.
+  const rows = events.map((event, ord) => {
+    const head = JSON.stringify({
+      ord,
+      id: event.id,
+      name: event.name,
+      tracking_id: event.trackingId,
+      identifier_type: event.user?.identifierType ?? null,
+      identifier: event.user?.identifier ?? null,
+      signature_verified: event.signatureVerified,
+      referrer: event.referrer,
+      dedup_id: event.dedupId,
+    });
+    return `${head.slice(0, -1)},"args":${event.argsJson},"metadata":${event.metadataJson}}`;
+  });
+  return [projectId, receivedAt.toISOString(), batchId, `[${rows.join(',')}]`];
 }
 
 /** A monthly partition of tracking_events: `tracking_events_YYYY_MM`, for [start, end) in UTC. */

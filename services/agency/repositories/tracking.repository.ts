@@ -203,6 +203,8 @@ async function applyLocked(trx: Transaction<AgencyDatabase>, batch: LockedBatch,
   const events: StoredEvent[] = await trx
     .selectFrom('tracking_events')
     .select(['id', 'name', 'tracking_id', 'identifier_type', 'identifier', 'signature_verified', 'referrer', 'received_at'])
+    // Every event of a batch has the batch's received_at: the primary key (and the month's partition) finds them.
+    .where('received_at', '=', batch.received_at)
     .where('batch_id', '=', batch.id)
     .where('project_id', '=', projectId)
     .orderBy('received_at')
@@ -289,6 +291,7 @@ async function lockEarlierPageviewBatches(
       exists(
         selectFrom('tracking_events as e')
           .select(sql`1`.as('one'))
+          .whereRef('e.received_at', '=', 'b.received_at')
           .whereRef('e.batch_id', '=', 'b.id')
           .where('e.name', '=', PAGEVIEW)
           .where('e.referrer', 'is not', null)

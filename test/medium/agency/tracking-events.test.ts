@@ -208,9 +208,8 @@ describe('tracking events (domain)', () => {
       `SELECT indexdef FROM pg_indexes WHERE schemaname = 'agency' AND tablename = 'tracking_events_2026_11' ORDER BY indexname`,
     );
     expect(indexes.map((row) => row.indexdef.replace(/^CREATE (UNIQUE )?INDEX \S+ /, ''))).toEqual([
-      'ON agency.tracking_events_2026_11 USING btree (batch_id)',
       'ON agency.tracking_events_2026_11 USING btree (received_at, id)',
-      'ON agency.tracking_events_2026_11 USING btree (project_id, identifier_type, identifier, name, received_at)',
+      'ON agency.tracking_events_2026_11 USING btree (project_id, identifier_type, identifier, name, received_at) WHERE (identifier IS NOT NULL)',
     ]);
     // Again: nothing to do.
     expect(await harness.domain.trackingEvents.maintainPartitions()).toEqual({ created: [], dropped: [] });
