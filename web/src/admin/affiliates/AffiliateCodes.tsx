@@ -1,9 +1,8 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import type { ApiResult } from '../../api/client';
-import { ConfirmMutationDialog } from '../../ui/ConfirmDialog';
-import { FieldError, fieldErrors } from '../../ui/field-errors';
 import { CONVERSION_RATE_HELP, formatConversionRate, formatDateTime } from '../../ui/format';
+import { formatRebateRate, RebateRateDialog } from '../../ui/RebateRateDialog';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
 import { Empty } from '../../ui/states';
 import { useProject } from '../session';
@@ -11,7 +10,6 @@ import { useProject } from '../session';
 type Code = ApiResult<'/api/v1/projects/{projectId}/affiliates/{userIdentifier}', 'get'>['codes'][number];
 
 /** The API's rate (0 to 0.2, two decimals) in whole percent: 0.07 is 7. */
-const toPercent = (rate: number) => Math.round(rate * 100);
 
 /**
  * An affiliate's codes with their uses, clicks (one per visitor and day) and user rebate rate (the
@@ -45,7 +43,7 @@ export function AffiliateCodes({ identifier, identifierType, codes }: { identifi
               <td className="number">{code.uses.toLocaleString('en-US')}</td>
               <td className="number">{code.clicks === null ? '—' : code.clicks.toLocaleString('en-US')}</td>
               <td className="number">{formatConversionRate(code.uses, code.clicks)}</td>
-              <td>{code.rebate_rate === null ? 'none' : `${toPercent(code.rebate_rate)}%`}</td>
+              <td>{formatRebateRate(code.rebate_rate)}</td>
               <td>
                 <button type="button" onClick={() => setEditing(code)}>
                   Edit rate…<span className="visually-hidden"> ({code.code})</span>
@@ -56,56 +54,28 @@ export function AffiliateCodes({ identifier, identifierType, codes }: { identifi
         </ScrollTable>
       )}
       {codes.length > 0 ? <p className="help">{CONVERSION_RATE_HELP.replace('users referred', 'users referred with the code')}</p> : null}
-      {editing ? <RebateRateDialog identifier={identifier} identifierType={identifierType} code={editing} onClose={() => setEditing(null)} /> : null}
+      {editing ? <CodeRateDialog identifier={identifier} identifierType={identifierType} code={editing} onClose={() => setEditing(null)} /> : null}
     </section>
   );
 }
 
-function RebateRateDialog({
-  identifier,
-  identifierType,
-  code,
-  onClose,
-}: {
-  identifier: string;
-  identifierType: string;
-  code: Code;
-  onClose(): void;
-}) {
+function CodeRateDialog({ identifier, identifierType, code, onClose }: { identifier: string; identifierType: string; code: Code; onClose(): void }) {
   const { projectId, api } = useProject();
   const queryClient = useQueryClient();
-  const [percent, setPercent] = useState(code.rebate_rate === null ? '' : String(toPercent(code.rebate_rate)));
-  const ids = { percent: useId(), percentError: useId() };
-  const save = useMutation({
-    mutationFn: () =>
-      api('patch', '/api/v1/projects/{projectId}/affiliates/{userIdentifier}/codes/{code}', {
-        path: { projectId, userIdentifier: identifier, code: code.code },
-        query: { identifier_type: identifierType },
-        // Whole percent to the API's fraction: 7 / 100 is the same number as 0.07.
-        body: { rebate_rate: percent.trim() === '' ? null : Number(percent) / 100 },
-      }),
-    onSuccess: async () => {
-      onClose();
-      await queryClient.invalidateQueries({ queryKey: ['affiliate', projectId, identifierType, identifier] });
-    },
-  });
-  const percentError = fieldErrors(save.error).rebate_rate;
   return (
-    <ConfirmMutationDialog open title={`Rebate rate of ${code.code}`} confirmLabel="Save the rate" mutation={save} onClose={onClose}>
-      <p>The share of the affiliate’s reward that goes to each user it referred with this code, from their next conversions on. Empty: none.</p>
-      <label htmlFor={ids.percent}>Rebate rate (whole percent, 0 to 20)</label>
-      <input
-        id={ids.percent}
-        type="number"
-        min={0}
-        max={20}
-        step={1}
-        value={percent}
-        onChange={(event) => setPercent(event.target.value)}
-        aria-invalid={percentError ? true : undefined}
-        aria-describedby={percentError ? ids.percentError : undefined}
-      />
-      <FieldError id={ids.percentError} message={percentError} />
-    </ConfirmMutationDialog>
+    <RebateRateDialog
+      code={code.code}
+      rate={code.rebate_rate}
+      description="The share of the affiliate’s reward that goes to each user it referred with this code, from their next conversions on. Empty: none."
+      saveRate={(rate) =>
+        api('patch', '/api/v1/projects/{projectId}/affiliates/{userIdentifier}/codes/{code}', {
+          path: { projectId, userIdentifier: identifier, code: code.code },
+          query: { identifier_type: identifierType },
+          body: { rebate_rate: rate },
+        })
+      }
+      onSaved={() => queryClient.invalidateQueries({ queryKey: ['affiliate', projectId, identifierType, identifier] })}
+      onClose={onClose}
+    />
   );
 }

@@ -1,18 +1,17 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { ConfirmMutationDialog } from '../../ui/ConfirmDialog';
 import { CONVERSION_RATE_HELP, formatConversionRate, formatDateTime } from '../../ui/format';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { useOwnAffiliate } from '../membership';
 import { usePortal } from '../session';
 import { FieldError, fieldErrors } from '../../ui/field-errors';
+import { formatRebateRate, RebateRateDialog } from '../../ui/RebateRateDialog';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
 
 type OwnCode = NonNullable<ReturnType<typeof useOwnAffiliate>['data']>['codes'][number];
 
 /** The API's rate (0 to 0.2, two decimals) in whole percent: 0.07 is 7. */
-const toPercent = (rate: number) => Math.round(rate * 100);
 
 /**
  * Referral codes: the affiliate's codes with their uses, clicks, conversion rate, rebate rate (which
@@ -71,7 +70,7 @@ export function CodesPage() {
                     {formatConversionRate(code.uses, code.clicks)}
                   </td>
                   <td>
-                    <span data-testid={`rebate-rate-${code.code}`}>{code.rebate_rate === null ? 'none' : `${toPercent(code.rebate_rate)}%`}</span>{' '}
+                    <span data-testid={`rebate-rate-${code.code}`}>{formatRebateRate(code.rebate_rate)}</span>{' '}
                     <button type="button" onClick={() => setEditing(code)}>
                       Edit rate…<span className="visually-hidden"> ({code.code})</span>
                     </button>
@@ -89,7 +88,7 @@ export function CodesPage() {
               from their next conversions on.
             </p>
           ) : null}
-          {editing ? <RebateRateDialog code={editing} onClose={() => setEditing(null)} /> : null}
+          {editing ? <OwnCodeRateDialog code={editing} onClose={() => setEditing(null)} /> : null}
           <AddCode />
         </>
       ) : null}
@@ -121,41 +120,23 @@ function CopyLink({ code, link }: { code: string; link: string }) {
 }
 
 /** The affiliate sets (or clears) one of its codes' rebate rate, in whole percent as the dashboard's dialog takes it. */
-function RebateRateDialog({ code, onClose }: { code: OwnCode; onClose(): void }) {
+function OwnCodeRateDialog({ code, onClose }: { code: OwnCode; onClose(): void }) {
   const { projectId, api } = usePortal();
   const queryClient = useQueryClient();
-  const [percent, setPercent] = useState(code.rebate_rate === null ? '' : String(toPercent(code.rebate_rate)));
-  const ids = { percent: useId(), percentError: useId() };
-  const save = useMutation({
-    mutationFn: () =>
-      api('patch', '/api/v1/projects/{projectId}/affiliate-portal/codes/{code}', {
-        path: { projectId, code: code.code },
-        // Whole percent to the API's fraction: 7 / 100 is the same number as 0.07.
-        body: { rebate_rate: percent.trim() === '' ? null : Number(percent) / 100 },
-      }),
-    onSuccess: async () => {
-      onClose();
-      await queryClient.invalidateQueries({ queryKey: ['portal', projectId] });
-    },
-  });
-  const percentError = fieldErrors(save.error).rebate_rate;
   return (
-    <ConfirmMutationDialog open title={`Rebate rate of ${code.code}`} confirmLabel="Save the rate" mutation={save} onClose={onClose}>
-      <p>The share of your reward that goes to each person you referred with this code, from their next conversions on. Empty: none.</p>
-      <label htmlFor={ids.percent}>Rebate rate (whole percent, 0 to 20)</label>
-      <input
-        id={ids.percent}
-        type="number"
-        min={0}
-        max={20}
-        step={1}
-        value={percent}
-        onChange={(event) => setPercent(event.target.value)}
-        aria-invalid={percentError ? true : undefined}
-        aria-describedby={percentError ? ids.percentError : undefined}
-      />
-      <FieldError id={ids.percentError} message={percentError} />
-    </ConfirmMutationDialog>
+    <RebateRateDialog
+      code={code.code}
+      rate={code.rebate_rate}
+      description="The share of your reward that goes to each person you referred with this code, from their next conversions on. Empty: none."
+      saveRate={(rate) =>
+        api('patch', '/api/v1/projects/{projectId}/affiliate-portal/codes/{code}', {
+          path: { projectId, code: code.code },
+          body: { rebate_rate: rate },
+        })
+      }
+      onSaved={() => queryClient.invalidateQueries({ queryKey: ['portal', projectId] })}
+      onClose={onClose}
+    />
   );
 }
 
