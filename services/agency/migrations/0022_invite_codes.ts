@@ -32,7 +32,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // One namespace of codes per project: the lock serialises inserts of one code into either table, and
   // the check (a fresh snapshot per statement) then sees what the other committed.
   await sql`
-    CREATE FUNCTION refuse_code_held_elsewhere() RETURNS trigger LANGUAGE plpgsql AS $$
+    CREATE FUNCTION refuse_code_held_elsewhere() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
     BEGIN
       PERFORM pg_advisory_xact_lock(hashtextextended('project-code:' || NEW.project_id::text || ':' || lower(NEW.code), 0));
       IF TG_TABLE_NAME = 'invite_codes' THEN

@@ -268,6 +268,9 @@ async function grantCode(
     .where(sql`lower(code)`, '=', code.toLowerCase())
     .executeTakeFirst();
   if (held) return held.affiliate_id === affiliateId ? held.code : null;
+  // The lock the namespace's trigger takes (migration 0022): an invite code of the same letters being generated
+  // now commits before the check below sees it, or waits for this transaction, so the insert never trips the trigger.
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`project-code:${projectId}:${code.toLowerCase()}`}, 0))`.execute(trx);
   // An invite code holds it too (one namespace of codes, migration 0022): not granted.
   const invite = await trx
     .selectFrom('invite_codes')

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { ApplicationRecord } from '../../../services/agency/repositories/application.repository';
 import type { ApplicationAction, ApplicationStatus } from '../../../services/agency/domain/vocabulary';
 import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
+import { pollUntil } from '../../helpers/poll';
 import { ADMIN, newCode, newProject, newUser } from './program-fixtures';
 
 const START = '2026-11-21T12:00:00.000Z';
@@ -369,5 +370,36 @@ describe('affiliate applications (domain)', () => {
       expect(await ids(undefined, 2, 2)).toEqual([made[2]!.id, made[3]!.id]);
       expect((await applications().list(projectId, 'pending', { page: 1, pageSize: 1, offset: 0 })).total).toBe(3);
     });
+  });
+
+  it('approves without the desired code when an invite code of the same letters is being written at that moment (never fails)', async () => {
+    const { projectId, application: owner } = await applicationIn('approved');
+    const [ownerAffiliate] = await affiliatesOf(projectId, owner.user);
+    const code = `Race_${randomBytes(3).toString('hex')}`;
+    const audienceId = (await staticSegment(projectId)).id;
+    const applicant = await apply(projectId, newUser(), { code });
+    // An invite code with the code's letters, inserted and not yet committed: its trigger holds the code's lock.
+    const writer = await harness.sql.connect();
+    try {
+      await writer.query('BEGIN');
+      await writer.query(
+        'INSERT INTO agency.invite_codes (project_id, code, affiliate_id, created_at, updated_at) VALUES ($1, $2, $3, now(), now())',
+        [projectId, code.toUpperCase(), ownerAffiliate.id],
+      );
+      const decided = applications().decide(projectId, applicant.id, { action: 'approve', audienceId }, ADMIN);
+      await pollUntil(async () => (await harness.sql.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows.length > 0, {
+        timeoutMs: 10_000,
+        what: 'the approval to wait for the code’s lock',
+      });
+      await writer.query('COMMIT');
+      await expect(decided).resolves.toMatchObject({ status: 'approved' });
+    } finally {
+      writer.release();
+    }
+    const granted = await harness.sql.query('SELECT code FROM agency.affiliate_codes WHERE project_id = $1 AND lower(code) = lower($2)', [
+      projectId,
+      code,
+    ]);
+    expect(granted.rows).toEqual([]);
   });
 });
