@@ -19,7 +19,7 @@ import { presentUser } from './agency.presenters';
  */
 
 /** Base units as whole units of a currency of `decimals` (exact as a decimal text, then read as a number). */
-export function wholeUnits(amount: string, decimals: number): number {
+function wholeUnits(amount: string, decimals: number): number {
   if (decimals === 0) return Number(amount);
   const negative = amount.startsWith('-');
   const digits = (negative ? amount.slice(1) : amount).padStart(decimals + 1, '0');

@@ -66,7 +66,7 @@ export interface StatsRange {
 }
 
 /** The buckets of a series: UTC days, ISO weeks (Monday first) or calendar months, each dated by its first day. */
-export type StatsBucket = 'day' | 'week' | 'month';
+type StatsBucket = 'day' | 'week' | 'month';
 
 /** What a series counts: its buckets, and only the conversions of one name when given. */
 export interface SeriesOptions {
@@ -75,7 +75,7 @@ export interface SeriesOptions {
 }
 
 /** The conversions of a range of figures: [from, until) (either side open when unset), of one name when given. */
-export interface FiguresWindow {
+interface FiguresWindow {
   from?: Date;
   until?: Date;
   conversionName?: string;
