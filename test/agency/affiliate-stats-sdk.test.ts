@@ -343,7 +343,7 @@ describe('the affiliate stats API through the @fuul/sdk', () => {
     expect(await field(breakdown({ date_range: 'custom' }))).toEqual(['from']);
     expect(await field(breakdown({ date_range: '7d', from: '2026-11-01' }))).toEqual(['date_range']);
     expect(await field(breakdown({ group_by: 'year' }))).toEqual(['group_by']);
-    expect(await field(Fuul.getAffiliateTotalStats({ statuses: ['Retired' as 'Active'] }))).toEqual(['statuses[]']);
+    expect(await field(Fuul.getAffiliateTotalStats({ statuses: ['Retired' as 'Active'] }))).toEqual(['statuses[][0]']);
   });
 
   it('answers 404: a wallet that is no affiliate, and Fuul’s own bonus programs (NOT_OFFERED, the standard body)', async () => {

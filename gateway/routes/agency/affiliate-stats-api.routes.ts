@@ -36,8 +36,8 @@ const invalid = (field: string, reason: string) => new HttpError(400, 'VALIDATIO
 /** The affiliate the SDK names without a type (the schema has checked that it has one). */
 const affiliateOf = (identifier: string) => ({ identifier, identifierType: inferIdentifierType(identifier)! });
 
-/** A day of the query (YYYY-MM-DD, or an instant standing for its UTC day) as an instant of that day. */
-const instant = (value: string | undefined) => (value === undefined ? undefined : new Date(value.length === 10 ? `${value}T00:00:00.000Z` : value));
+/** A day of the query (YYYY-MM-DD) as the instant it begins. */
+const instant = (value: string | undefined) => (value === undefined ? undefined : new Date(`${value}T00:00:00.000Z`));
 
 const startOfDay = (at: Date) => new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
 
@@ -149,8 +149,8 @@ export function affiliateStatsApiRoutes({ clients, clock }: RouteDeps): AnyRoute
         responses: { 200: { description: 'The totals', schema: totalStatsSchema } },
       },
       async ({ query, caller }) => {
-        const statuses = query['statuses[]'];
-        const regions = query['regions[]'];
+        const statuses = query['statuses[]'] ?? [];
+        const regions = query['regions[]'] ?? [];
         // Only Terminated asked: no affiliate here is, so none is counted (an empty status list would count every one).
         const totals =
           statuses.length > 0 && statuses.every((status) => status === 'Terminated')
@@ -159,7 +159,7 @@ export function affiliateStatsApiRoutes({ clients, clock }: RouteDeps): AnyRoute
                 projectId: caller.projectId,
                 statuses: statuses.flatMap((status) => SDK_STATUSES[status]),
                 regions: regions.includes('All') ? [] : regions,
-                audienceIds: query['audiences[]'],
+                audienceIds: query['audiences[]'] ?? [],
               });
         return { status: 200, body: presentTotalStats(totals) };
       },

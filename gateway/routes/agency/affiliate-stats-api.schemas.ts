@@ -21,8 +21,8 @@ const earningSchema = () =>
   });
 const earning = earningSchema();
 
-/** A UTC day, or an instant standing for its UTC day. */
-const day = z.union([z.iso.date(), z.iso.datetime({ offset: true })]).describe('A UTC day, YYYY-MM-DD (an ISO instant stands for its UTC day)');
+/** A UTC day. */
+const day = z.iso.date().describe('A UTC day, YYYY-MM-DD');
 
 const thisMonth = z
   .enum(['true', 'false'])
@@ -47,12 +47,12 @@ export const figuresQuery = z.object({
   ...conversionFilter,
 });
 
-/** A list as the SDK's axios sends it (`statuses[]=Active&statuses[]=Paused`: one value, or several). */
+/**
+ * A list as the SDK's axios sends it (`statuses[]=Active&statuses[]=Paused`), an array parameter to
+ * OpenAPI: the query parser reads one value as a string, made a list of one here.
+ */
 const listOf = <T extends z.ZodType<string>>(item: T) =>
-  z
-    .union([item, z.array(item).max(50)])
-    .optional()
-    .transform((value) => (value === undefined ? [] : Array.isArray(value) ? value : [value]));
+  z.preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(item).max(50).optional());
 
 export const totalStatsQuery = z.object({
   'statuses[]': listOf(z.enum(['Active', 'Paused', 'Flagged', 'Terminated'])).describe(
