@@ -2,6 +2,7 @@ import type { AnyRoute } from '../http/route';
 import { affiliateDetailRoutes } from './agency/affiliate-detail.routes';
 import { affiliatePortalCodeRoutes } from './agency/affiliate-portal-codes.routes';
 import { affiliatePortalStatsRoutes } from './agency/affiliate-portal-stats.routes';
+import { affiliateStatsApiRoutes } from './agency/affiliate-stats-api.routes';
 import { masterRoutes } from './agency/masters.routes';
 import { affiliateRoutes } from './agency/affiliates.routes';
 import { applicationRoutes } from './agency/applications.routes';
@@ -61,6 +62,7 @@ export function apiRoutes(deps: RouteDeps, system: SystemDeps): AnyRoute[] {
     ...affiliatePortalStatsRoutes(deps),
     ...referralRoutes(deps),
     ...sdkRoutes(deps),
+    ...affiliateStatsApiRoutes(deps),
     ...eventRoutes(deps),
     ...trackingEventRoutes(deps),
     ...referralCodeRoutes(deps),

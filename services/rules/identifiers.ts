@@ -53,6 +53,17 @@ const RULES: Record<IdentifierType, IdentifierRule> = {
   },
 };
 
+/** The order in which an identifier given without its type is tried (an xrpl address can also read as base58, so solana last). */
+const INFERRED_ORDER: readonly IdentifierType[] = ['evm_address', 'sui_address', 'email', 'stellar_address', 'xrpl_address', 'solana_address'];
+
+/**
+ * The type of an identifier given without one (the @fuul/sdk's affiliate-portal calls send only
+ * `user_identifier`): the first of INFERRED_ORDER it is valid for, undefined when none.
+ */
+export function inferIdentifierType(identifier: string): IdentifierType | undefined {
+  return INFERRED_ORDER.find((type) => RULES[type].pattern.test(identifier));
+}
+
 export function isIdentifierType(value: string): value is IdentifierType {
   return Object.prototype.hasOwnProperty.call(RULES, value);
 }

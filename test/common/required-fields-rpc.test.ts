@@ -52,6 +52,7 @@ describe('services refuse a request without a required field', () => {
     ['UpdateAffiliateCode without user', () => clients.agency.updateAffiliateCode({ projectId: project.id, code: 'alice_code' }), 'user'],
     ['SetCodeRebateRate without user', () => clients.agency.setCodeRebateRate({ projectId: project.id, code: 'alice_code' }), 'user'],
     ['GetAffiliateClicks without user', () => clients.agency.getAffiliateClicks({ projectId: project.id }), 'user'],
+    ['GetAffiliateFigures without user', () => clients.agency.getAffiliateFigures({ projectId: project.id }), 'user'],
     ['CreateReferral without user', () => clients.agency.createReferral({ projectId: project.id, code: 'alice_code' }), 'user'],
     ['ResolveAttribution without at', () => clients.agency.resolveAttribution({ projectId: project.id, user }), 'at'],
     ['GenerateInviteCodes without user', () => clients.agency.generateInviteCodes({ projectId: project.id, quantity: 1 }), 'user'],

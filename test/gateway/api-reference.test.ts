@@ -656,6 +656,53 @@ const OPERATIONS: Record<string, Expected> = {
     params: ['path:projectId', 'path:webhookId', 'path:deliveryId'],
     responses: api(202, 404),
   },
+  'GET /api/v1/affiliate-portal/stats': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['query:user_identifier', 'query:from?', 'query:to?', 'query:this_month?', 'query:conversion_name?', 'query:conversion_external_id?'],
+    responses: api(200, 404),
+  },
+  'GET /api/v1/affiliate-portal/total-stats': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['query:statuses[]?', 'query:regions[]?', 'query:audiences[]?'],
+    responses: api(200),
+  },
+  'GET /api/v1/affiliate-portal/paid-volumes-by-level': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['query:user_identifier', 'query:from?', 'query:to?', 'query:this_month?'],
+    responses: api(200, 404),
+  },
+  'GET /api/v1/affiliate-portal/new-traders': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['query:user_identifier', 'query:from?', 'query:to?', 'query:this_month?'],
+    responses: api(200, 404),
+  },
+  'GET /api/v1/affiliate-portal/referral-tree': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['query:user_identifier'],
+    responses: api(200, 404),
+  },
+  'GET /api/v1/affiliate-portal/stats-breakdown': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: [
+      'query:user_identifier',
+      'query:group_by',
+      'query:date_range?',
+      'query:from?',
+      'query:to?',
+      'query:currency_id?',
+      'query:conversion_name?',
+      'query:conversion_external_id?',
+    ],
+    responses: api(200, 404),
+  },
+  'GET /api/v1/affiliate-portal/qualified-user-bonus': {
+    security: 'apiKey:service_role,admin,read_only',
+    responses: api(404),
+  },
+  'GET /api/v1/affiliate-portal/high-volume-taker-bonus': {
+    security: 'apiKey:service_role,admin,read_only',
+    responses: api(404),
+  },
   'GET /api/v1/user/referrer': {
     security: 'apiKey:service_role,admin,read_only',
     params: ['query:user_identifier', 'query:user_identifier_type'],

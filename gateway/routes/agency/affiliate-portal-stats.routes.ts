@@ -1,3 +1,4 @@
+import { StatsPeriod } from '../../../gen/referral/agency/v1/enums';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentAffiliateStats } from './affiliate-detail.presenters';
@@ -34,6 +35,7 @@ export function affiliatePortalStatsRoutes({ clients }: RouteDeps): AnyRoute[] {
           user: { identifier: caller.address, identifierType: 'evm_address' },
           from: dayStart(query.from),
           to: dayStart(query.to),
+          groupBy: StatsPeriod.DAY,
         });
         return { status: 200, body: presentAffiliateStats(stats) };
       },

@@ -2,15 +2,37 @@ import type { Clock } from '../../platform/clock';
 import type { UserIdentifier } from '../../rules/identifiers';
 import type { Page } from '../../rules/pagination';
 import type { AffiliateHistoryRepository } from '../repositories/affiliate-history.repository';
-import type { AffiliateStatsRepository, DailyClicksRecord, DailyFiguresRecord } from '../repositories/affiliate-stats.repository';
+import {
+  type AffiliateStatsRepository,
+  type DailyClicksRecord,
+  type DailyFiguresRecord,
+  emptyLevel,
+  type LevelFiguresRecord,
+  REFERRAL_LEVELS,
+  type SeriesOptions,
+  type AffiliateTotalsRecord,
+  type TotalsFilter,
+} from '../repositories/affiliate-stats.repository';
 import type { AffiliateMetricsRecord } from '../repositories/affiliate-metrics.repository';
 import type { ReferredUserRecord, ReferredUsersRepository } from '../repositories/referred-users.repository';
 import { affiliateNotFound } from './affiliate-fields';
-import { subject, type UserInput } from '../../rules/subject';
-import { NotFoundError } from '../../rules/errors';
+import { requireProjectId, subject, type UserInput } from '../../rules/subject';
+import { invalidFields, NotFoundError } from '../../rules/errors';
 import type { HistoryEntry, HistoryType } from '../../rules/affiliate-history';
 import { statsRange } from './stats-range';
 import type { ReferredUserSort } from './vocabulary';
+
+/** An affiliate's figures per referral level over a range (the affiliate stats API). */
+export interface AffiliateFiguresRecord {
+  /** Levels 1 to 4 in order; only level 1 holds figures today (referrals are one level deep). */
+  levels: LevelFiguresRecord[];
+  /** All time: every user it referred. */
+  endUsers: bigint;
+  /** Users whose first counted conversion attributed to it lies in the range. */
+  newUsers: bigint;
+}
+
+const DAY_MS = 86_400_000;
 
 export interface AffiliateStatsRecord {
   /** All time, as the affiliate list shows them. */
@@ -52,12 +74,48 @@ export class AffiliateActivityService {
   }
 
   /** Totals over all time and a daily series over [from, to] (see statsRange for the defaults and limits). */
-  async statsOf(projectIdInput: string, userInput: UserInput, from: Date | undefined, to: Date | undefined): Promise<AffiliateStatsRecord> {
+  async statsOf(
+    projectIdInput: string,
+    userInput: UserInput,
+    from: Date | undefined,
+    to: Date | undefined,
+    options: SeriesOptions = { bucket: 'day' },
+  ): Promise<AffiliateStatsRecord> {
     const { projectId, user } = subject(projectIdInput, userInput);
     const range = statsRange(from, to, this.clock.now());
     const affiliateId = await this.idOf(projectId, user);
-    const [totals, series] = await Promise.all([this.stats.totals(projectId, affiliateId), this.stats.daily(projectId, affiliateId, range)]);
+    const [totals, series] = await Promise.all([this.stats.totals(projectId, affiliateId), this.stats.daily(projectId, affiliateId, range, options)]);
     return { totals, series };
+  }
+
+  /**
+   * Its figures per level over the whole UTC days [from, to] (either side unbounded when unset; `from`
+   * after `to` refused, naming `from`), of one conversion name when given, from the conversion facts
+   * the metrics projection is made of (so, unbounded, the figures the affiliate list shows).
+   */
+  async figuresOf(
+    projectIdInput: string,
+    userInput: UserInput,
+    from: Date | undefined,
+    to: Date | undefined,
+    conversionName: string | undefined,
+  ): Promise<AffiliateFiguresRecord> {
+    const { projectId, user } = subject(projectIdInput, userInput);
+    const first = from === undefined ? undefined : new Date(Math.floor(from.getTime() / DAY_MS) * DAY_MS);
+    const until = to === undefined ? undefined : new Date((Math.floor(to.getTime() / DAY_MS) + 1) * DAY_MS);
+    if (first !== undefined && until !== undefined && first >= until) throw invalidFields([{ field: 'from', reason: 'must not be after `to`' }]);
+    const affiliateId = await this.idOf(projectId, user);
+    const window = { from: first, until, conversionName };
+    const [totals, levelOne, newUsers] = await Promise.all([
+      this.stats.totals(projectId, affiliateId),
+      this.stats.levelOne(projectId, affiliateId, window),
+      this.stats.newUsers(affiliateId, window),
+    ]);
+    return {
+      levels: REFERRAL_LEVELS.map((level) => (level === 1 ? levelOne : emptyLevel(level))),
+      endUsers: totals.endUsers,
+      newUsers,
+    };
   }
 
   /**
@@ -77,6 +135,11 @@ export class AffiliateActivityService {
     const series = await this.stats.dailyClicks(projectId, affiliateId, code, range);
     if (series === undefined) throw new NotFoundError('CODE_NOT_FOUND', `the affiliate holds no code ${code}`);
     return series;
+  }
+
+  /** The project's affiliates kept by the filter, counted by status, and their all-time figures summed. */
+  projectTotals(projectIdInput: string, filter: TotalsFilter): Promise<AffiliateTotalsRecord> {
+    return this.stats.projectTotals(requireProjectId(projectIdInput), filter);
   }
 
   private async idOf(projectId: string, user: UserIdentifier): Promise<string> {

@@ -1,19 +1,28 @@
-import type { AffiliateClicks, AffiliateStats, DailyFigures, HistoryItem, ReferredUser } from '../../../gen/referral/agency/v1/activity';
-import { ReferredUserSort } from '../../../gen/referral/agency/v1/enums';
+import type {
+  AffiliateClicks,
+  AffiliateFigures,
+  AffiliateStats,
+  AffiliateTotals,
+  DailyFigures,
+  HistoryItem,
+  LevelFigures,
+  ReferredUser,
+} from '../../../gen/referral/agency/v1/activity';
+import { AffiliateStatus, ReferredUserSort, StatsPeriod } from '../../../gen/referral/agency/v1/enums';
 import type { AgencyServiceServer } from '../../../gen/referral/agency/v1/agency';
-import { optionalEnum, requireField } from '../../rules/fields';
+import { optionalEnum, requireEnum, requireField } from '../../rules/fields';
 import type { UnaryHandlers } from '../../platform/grpc/service';
 import { pageInfo, toPage } from '../../rules/pagination';
 import type { AgencyDomain } from '../composition';
 import type { HistoryEntry } from '../../rules/affiliate-history';
 import type { ReferredUserRecord } from '../repositories/referred-users.repository';
-import type { AffiliateStatsRecord } from '../domain/affiliate-activity.service';
-import type { DailyFiguresRecord } from '../repositories/affiliate-stats.repository';
+import type { AffiliateFiguresRecord, AffiliateStatsRecord } from '../domain/affiliate-activity.service';
+import type { DailyFiguresRecord, LevelFiguresRecord } from '../repositories/affiliate-stats.repository';
 import { toEarnedInCurrency } from './programs.mappers';
 
 type ActivityHandlers = Pick<
   UnaryHandlers<AgencyServiceServer>,
-  'getAffiliateHistory' | 'listAffiliateReferrals' | 'getAffiliateStats' | 'getAffiliateClicks'
+  'getAffiliateHistory' | 'listAffiliateReferrals' | 'getAffiliateStats' | 'getAffiliateFigures' | 'getAffiliateTotals' | 'getAffiliateClicks'
 >;
 
 /** The affiliate detail view's history and referred users, and the portal's figures: protobuf <-> domain, no rules (as agency.grpc.ts). */
@@ -33,7 +42,35 @@ export function activityHandlers(domain: AgencyDomain): ActivityHandlers {
     },
 
     getAffiliateStats: async (req) =>
-      toAffiliateStats(await domain.activity.statsOf(req.projectId, requireField(req.user, 'user'), req.from, req.to)),
+      toAffiliateStats(
+        await domain.activity.statsOf(req.projectId, requireField(req.user, 'user'), req.from, req.to, {
+          bucket: optionalEnum(StatsPeriod, req.groupBy, 'group_by') ?? 'day',
+          conversionName: req.conversionName,
+        }),
+      ),
+
+    getAffiliateFigures: async (req) =>
+      toAffiliateFigures(await domain.activity.figuresOf(req.projectId, requireField(req.user, 'user'), req.from, req.to, req.conversionName)),
+
+    getAffiliateTotals: async (req): Promise<AffiliateTotals> => {
+      const totals = await domain.activity.projectTotals(req.projectId, {
+        statuses: req.statuses.map((status) => requireEnum(AffiliateStatus, status, 'statuses')),
+        regions: req.regions,
+        audienceIds: req.audienceIds,
+      });
+      return {
+        affiliates: String(totals.affiliates),
+        active: String(totals.active),
+        suspended: String(totals.suspended),
+        flagged: String(totals.flagged),
+        regions: String(totals.regions),
+        volumeUsd: totals.volumeUsd,
+        revenueUsd: totals.revenueUsd,
+        conversions: String(totals.conversions),
+        endUsers: String(totals.endUsers),
+        earnings: totals.earnings.map(toEarnedInCurrency),
+      };
+    },
 
     getAffiliateClicks: async (req): Promise<AffiliateClicks> => {
       const series = await domain.activity.clicksOf(req.projectId, requireField(req.user, 'user'), req.code, req.from, req.to);
@@ -78,7 +115,26 @@ function toDailyFigures(day: DailyFiguresRecord): DailyFigures {
     revenueUsd: day.revenueUsd,
     conversions: String(day.conversions),
     referredVolumeUsd: day.referredVolumeUsd,
+    referredUsers: String(day.referredUsers),
     earnings: day.earnings.map(toEarnedInCurrency),
     agencyEarnings: day.agencyEarnings.map(toEarnedInCurrency),
+  };
+}
+
+function toAffiliateFigures(figures: AffiliateFiguresRecord): AffiliateFigures {
+  return { levels: figures.levels.map(toLevelFigures), endUsers: String(figures.endUsers), newUsers: String(figures.newUsers) };
+}
+
+function toLevelFigures(level: LevelFiguresRecord): LevelFigures {
+  return {
+    level: level.level,
+    volumeUsd: level.volumeUsd,
+    revenueUsd: level.revenueUsd,
+    conversions: String(level.conversions),
+    convertingUsers: String(level.convertingUsers),
+    paidVolumeUsd: level.paidVolumeUsd,
+    paidRevenueUsd: level.paidRevenueUsd,
+    paidConversions: String(level.paidConversions),
+    earnings: level.earnings.map(toEarnedInCurrency),
   };
 }

@@ -324,6 +324,9 @@ async function addEarning(
 /** The facts of a group that count as conversions: all but the fully reversed. */
 export const COUNTED_CONVERSIONS = sql<bigint>`count(*) FILTER (WHERE reversed_bps < 10000)`;
 
+/** The distinct users of a group's counted conversions. */
+export const COUNTED_USERS = sql<bigint>`count(DISTINCT (identifier_type, identifier)) FILTER (WHERE reversed_bps < 10000)`;
+
 /**
  * Every aggregate of the project recomputed from its facts, in the caller's transaction (under
  * lockProjectMetrics(exclusive)): what the events would have built, whatever was lost or doubled.
