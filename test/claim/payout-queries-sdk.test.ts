@@ -26,12 +26,15 @@ describe('the payouts queries and incentives through the @fuul/sdk', () => {
   let u1: string;
   let u2: string;
   let u3: string;
+  /** u2's trade. */
+  let c3: string;
 
   const convert = async (user: string, name: string, rewardBase: string, volumeUsd?: string) => {
     const body = conversionBody({ name, user: evmUser(user), reward_base: rewardBase, ...(volumeUsd ? { volume_usd: volumeUsd } : {}) });
     const sent = await stack.api.post('/api/v1/conversions', { key: project.keys.service, body });
     expect(sent.status).toBe(202);
     await settled(stack, project, body.id);
+    return body.id;
   };
 
   beforeAll(async () => {
@@ -60,7 +63,7 @@ describe('the payouts queries and incentives through the @fuul/sdk', () => {
     await convert(u1, 'trade', '1000000', '100.5');
     await convert(u1, 'deposit', '50000');
     stack.clock.set('2026-11-23T13:00:00.000Z');
-    await convert(u2, 'trade', '2000000', '40');
+    c3 = await convert(u2, 'trade', '2000000', '40');
     await convert(u1, 'trade', '500000', '10');
   });
   afterAll(() => clients.close());
@@ -312,7 +315,7 @@ describe('the payouts queries and incentives through the @fuul/sdk', () => {
     });
 
     it('keeps the conversion records under the same path: POST reports one, GET /conversions/{id} reads it back', async () => {
-      const body = conversionBody({ name: 'trade', user: evmUser(u3), reward_base: '100' });
+      const body = conversionBody({ name: 'trade', user: evmUser(), reward_base: '100' });
       expect((await stack.api.post('/api/v1/conversions', { key: project.keys.service, body })).status).toBe(202);
       expect(await settled(stack, project, body.id)).toMatchObject({ id: body.id, name: 'trade', status: 'processed' });
     });
@@ -350,5 +353,22 @@ describe('the payouts queries and incentives through the @fuul/sdk', () => {
       expect(await Fuul.getIncentivesByTier({ tier_ids: ['null'] })).toEqual({ tiers: [defaultBucket] });
       expect(await Fuul.getIncentivesByTier({ tier_ids: [gold.id.toUpperCase()] })).toEqual({ tiers: [goldBucket] });
     });
+  });
+
+  it('counts the payouts net of reversals once half of u2’s trade is taken back', async () => {
+    const reversed = await stack.api.post(`/api/v1/conversions/${encodeURIComponent(c3)}/reverse`, {
+      key: project.keys.service,
+      body: { reversal_id: 'refund-c3', reason: 'partial refund', share_bps: 5_000 },
+    });
+    expect(reversed.status).toBe(200);
+    // The affiliate kept 100,000 of u2's 200,000; u2 125 of its 250.
+    const affiliateTrade = await Fuul.getUserPayoutsByConversion({ user_identifier: affiliate, identifier_type: EVM, from: '2026-11-21', to: '2026-11-23' });
+    expect(affiliateTrade.results.map((result) => [result.conversion_name, result.is_referrer, result.total_amount])).toEqual([['trade', true, '250000']]);
+    const u2Trade = await Fuul.getUserPayoutsByConversion({ user_identifier: u2, identifier_type: EVM, from: '2026-11-23', to: '2026-11-23' });
+    expect(u2Trade.results.map((result) => [result.conversion_name, result.is_referrer, result.total_amount])).toEqual([['trade', false, '125']]);
+    const referred = await Fuul.getPayoutsByReferrer({ user_identifier: affiliate, user_identifier_type: EVM, from_date: '2026-11-23', to_date: '2026-11-23' });
+    expect(referred.find((entry) => u2 in entry)?.[u2]?.earnings).toEqual([
+      { currency: { address: currency.address, chainId: '8453' }, amount: 0.1, amount_base_units: '100000' },
+    ]);
   });
 });

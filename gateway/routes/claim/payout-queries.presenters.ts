@@ -81,11 +81,18 @@ const noLevel = {
   affiliate4_amount_percentage: null,
 };
 
-/** A reward as a payout group's `<side>_amount` (fixed base units) or `<side>_amount_percentage` (bps ÷ 100). */
-function groupReward(side: 'affiliate' | 'end_user', reward: Reward | undefined) {
+/** A reward as a payout group's `affiliate_amount` (fixed base units) or `affiliate_amount_percentage` (bps ÷ 100). */
+function affiliateReward(reward: Reward | undefined): { affiliate_amount?: string; affiliate_amount_percentage?: number } {
   if (reward === undefined) return {};
-  if (reward.fixed !== undefined) return { [`${side}_amount`]: reward.fixed };
-  return { [`${side}_amount_percentage`]: required(reward.bps, 'bps') / 100 };
+  if (reward.fixed !== undefined) return { affiliate_amount: reward.fixed };
+  return { affiliate_amount_percentage: required(reward.bps, 'bps') / 100 };
+}
+
+/** The end user's reward, as affiliateReward's. */
+function endUserReward(reward: Reward | undefined): { end_user_amount?: string; end_user_amount_percentage?: number } {
+  if (reward === undefined) return {};
+  if (reward.fixed !== undefined) return { end_user_amount: reward.fixed };
+  return { end_user_amount_percentage: required(reward.bps, 'bps') / 100 };
 }
 
 function presentTier(segment: Segment) {
@@ -123,8 +130,8 @@ function presentTerm(terms: PayoutTerms, context: IncentiveContext) {
   const group = (id: string, name: string, affiliate: Reward | undefined, tier: Segment | undefined) => ({
     id,
     name,
-    ...groupReward('affiliate', affiliate),
-    ...groupReward('end_user', terms.endUser),
+    ...affiliateReward(affiliate),
+    ...endUserReward(terms.endUser),
     ...noLevel,
     audience: allowlist ? { id: allowlist.id, name: allowlist.name } : null,
     project_tier: tier ? presentTier(tier) : null,

@@ -1,3 +1,4 @@
+import { ReferredUserSort } from '../../../gen/referral/agency/v1/enums';
 import type { PageInfo } from '../../../gen/referral/common/v1/common';
 import { canonicalUuid } from '../../../services/rules/ids';
 import { MAX_PAGE_SIZE } from '../../../services/rules/pagination';
@@ -113,10 +114,10 @@ export function payoutQueryRoutes({ clients }: RouteDeps): AnyRoute[] {
           'level: `direct_eligible_volume` is `volume`, `indirect_eligible_volume` 0 and `total_commission_earned` the `earnings` ' +
           '(levels 2 to 4 will add to them). `date_joined`: the user’s first attributed conversion, all time; `user_rebate_rate` ' +
           '(0 to 1): the one frozen on its latest; `referral_code`: the code it was referred with (else the one its latest conversion ' +
-          'named). `referrer_scope=active` (the default) lists the users with volume or earnings in the window; `all` adds every ' +
-          'other user the affiliate referred or was attributed (volume 0, no earnings, `date_joined` null). 404 ' +
-          'AFFILIATE_NOT_FOUND when the user is no affiliate of the project. At most 10,000 users of each kind. `from_date` and `to_date` (each a UTC day, YYYY-MM-DD, `to_date` inclusive, or an ISO-8601 ' +
-          'instant) go together: one without the other, or `to_date` before `from_date`, is 400 VALIDATION_FAILED; both left out, all ' +
+          'named). `referrer_scope=active` (the default) lists the users with volume or earnings in the window; `all` adds the ' +
+          'others the affiliate was attributed conversions of or referred (volume 0, no earnings; `date_joined` null for a user never ' +
+          'attributed a conversion). 404 AFFILIATE_NOT_FOUND when the user is no affiliate of the project. At most 10,000 users of ' +
+          'each kind. `from_date` and `to_date` (each a UTC day, YYYY-MM-DD, `to_date` inclusive, or an ISO-8601 instant) go together: one without the other, or `to_date` before `from_date`, is 400 VALIDATION_FAILED; both left out, all ' +
           'time. Acting for a user as on GET /api/v1/payouts/movements (a wallet session reads its own referred users).',
         tags,
         auth: userReader,
@@ -135,7 +136,7 @@ export function payoutQueryRoutes({ clients }: RouteDeps): AnyRoute[] {
         const window = timeWindow({ field: 'from_date', value: query.from_date }, { field: 'to_date', value: query.to_date }, true);
         const [paid, referred] = await Promise.all([
           clients.claim.listReferredUserPayouts({ projectId, affiliate: user, ...window }),
-          readAll((page) => clients.agency.listAffiliateReferrals({ projectId, user, page })),
+          readAll((page) => clients.agency.listAffiliateReferrals({ projectId, user, sortBy: ReferredUserSort.UNSPECIFIED, page })),
         ]);
         const referredWith = new Map(referred.map((item) => [`${item.user?.identifierType}:${item.user?.identifier}`, item.code]));
         const key = (ref: { identifier: string; identifierType: string } | undefined) => `${ref?.identifierType}:${ref?.identifier}`;

@@ -241,13 +241,14 @@ export class MovementRepository {
       .where('m.status', '<>', 'declined')
       .$if(range.from !== undefined, (query) => query.where('m.created_at', '>=', range.from!))
       .$if(range.to !== undefined, (query) => query.where('m.created_at', '<', range.to!))
-      .select((eb) => [
+      .select([
         'c.name as conversion_name',
         'm.currency_id',
-        eb(eb.ref('m.kind'), '<>', 'end_user_payout').as('is_referrer'),
+        sql<boolean>`m.kind <> 'end_user_payout'`.as('is_referrer'),
         sql<string>`sum(m.amount - ${reversedAmount('m')})::text`.as('total'),
       ])
-      .groupBy(['c.name', 'm.currency_id', sql`m.kind <> 'end_user_payout'`]);
+      .groupBy(['c.name', 'm.currency_id'])
+      .groupBy(sql`m.kind <> 'end_user_payout'`);
     const [rows, count] = await Promise.all([
       this.db
         .selectFrom(grouped.as('g'))
