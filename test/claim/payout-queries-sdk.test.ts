@@ -56,7 +56,8 @@ describe('the payouts queries and incentives through the @fuul/sdk', () => {
     code = referral.code;
     u1 = referral.user.identifier;
     [u2, u3] = [randomEvmAddress(), randomEvmAddress()];
-    for (const user of [u2, u3]) await clients.agency.createReferral({ projectId: project.id, user: { identifier: user, identifierType: 'evm_address' }, code });
+    for (const user of [u2, u3])
+      await clients.agency.createReferral({ projectId: project.id, user: { identifier: user, identifierType: 'evm_address' }, code });
 
     // After the referrals (the stack's clock starts at 2026-11-21T12:00Z).
     stack.clock.set('2026-11-21T13:00:00.000Z');
@@ -347,7 +348,14 @@ describe('the payouts queries and incentives through the @fuul/sdk', () => {
           end_user_rate: { amount: '250', currency: currency.address, unit: 'base_units' },
         },
       ];
-      const goldBucket = { tier_id: gold.id, tier_name: 'Gold Tier', tier_description: null, tier_slug: 'gold-tier', tier_rank: 1, payout_terms: terms('1500') };
+      const goldBucket = {
+        tier_id: gold.id,
+        tier_name: 'Gold Tier',
+        tier_description: null,
+        tier_slug: 'gold-tier',
+        tier_rank: 1,
+        payout_terms: terms('1500'),
+      };
       const defaultBucket = { tier_id: null, tier_name: null, tier_description: null, tier_slug: null, tier_rank: null, payout_terms: terms('1000') };
       expect(await Fuul.getIncentivesByTier()).toEqual({ tiers: [goldBucket, defaultBucket] });
       expect(await Fuul.getIncentivesByTier({ tier_ids: ['null'] })).toEqual({ tiers: [defaultBucket] });
@@ -362,11 +370,23 @@ describe('the payouts queries and incentives through the @fuul/sdk', () => {
     });
     expect(reversed.status).toBe(200);
     // The affiliate kept 100,000 of u2's 200,000; u2 125 of its 250.
-    const affiliateTrade = await Fuul.getUserPayoutsByConversion({ user_identifier: affiliate, identifier_type: EVM, from: '2026-11-21', to: '2026-11-23' });
-    expect(affiliateTrade.results.map((result) => [result.conversion_name, result.is_referrer, result.total_amount])).toEqual([['trade', true, '250000']]);
+    const affiliateTrade = await Fuul.getUserPayoutsByConversion({
+      user_identifier: affiliate,
+      identifier_type: EVM,
+      from: '2026-11-21',
+      to: '2026-11-23',
+    });
+    expect(affiliateTrade.results.map((result) => [result.conversion_name, result.is_referrer, result.total_amount])).toEqual([
+      ['trade', true, '250000'],
+    ]);
     const u2Trade = await Fuul.getUserPayoutsByConversion({ user_identifier: u2, identifier_type: EVM, from: '2026-11-23', to: '2026-11-23' });
     expect(u2Trade.results.map((result) => [result.conversion_name, result.is_referrer, result.total_amount])).toEqual([['trade', false, '125']]);
-    const referred = await Fuul.getPayoutsByReferrer({ user_identifier: affiliate, user_identifier_type: EVM, from_date: '2026-11-23', to_date: '2026-11-23' });
+    const referred = await Fuul.getPayoutsByReferrer({
+      user_identifier: affiliate,
+      user_identifier_type: EVM,
+      from_date: '2026-11-23',
+      to_date: '2026-11-23',
+    });
     expect(referred.find((entry) => u2 in entry)?.[u2]?.earnings).toEqual([
       { currency: { address: currency.address, chainId: '8453' }, amount: 0.1, amount_base_units: '100000' },
     ]);

@@ -124,7 +124,10 @@ export function payoutQueryRoutes({ clients }: RouteDeps): AnyRoute[] {
         query: payoutsByReferrerQuery,
         responses: {
           200: { description: 'The referred users', schema: payoutsByReferrerSchema },
-          404: { description: 'AFFILIATE_NOT_FOUND: the user is no affiliate of the project; PROJECT_NOT_FOUND: the project_id names no project (of the key)' },
+          404: {
+            description:
+              'AFFILIATE_NOT_FOUND: the user is no affiliate of the project; PROJECT_NOT_FOUND: the project_id names no project (of the key)',
+          },
         },
       },
       async ({ query, caller }) => {
@@ -140,9 +143,7 @@ export function payoutQueryRoutes({ clients }: RouteDeps): AnyRoute[] {
         ]);
         const referredWith = new Map(referred.map((item) => [`${item.user?.identifierType}:${item.user?.identifier}`, item.code]));
         const key = (ref: { identifier: string; identifierType: string } | undefined) => `${ref?.identifierType}:${ref?.identifier}`;
-        const active = paid.results.filter(
-          (record) => Number(record.volumeUsd) > 0 || record.earnings.some((earning) => earning.amount !== '0'),
-        );
+        const active = paid.results.filter((record) => Number(record.volumeUsd) > 0 || record.earnings.some((earning) => earning.amount !== '0'));
         const listed = query.referrer_scope === 'all' ? paid.results : active;
         const seen = new Set(paid.results.map((record) => key(record.user)));
         const entries = [

@@ -53,14 +53,18 @@ export const payoutsByReferrerQuery = z.object({
   referrer_scope: z
     .enum(['active', 'all'])
     .default('active')
-    .describe('active: the referred users with volume or earnings in the window; all: also every other user the affiliate referred or was attributed'),
+    .describe(
+      'active: the referred users with volume or earnings in the window; all: also every other user the affiliate referred or was attributed',
+    ),
   from_date: windowBound.optional().describe('A UTC day (YYYY-MM-DD) or instant: with to_date, only conversions that occurred within them'),
   to_date: windowBound.optional().describe('The window’s last UTC day (inclusive) or instant; required with from_date, and from_date with it'),
 });
 
 const earningSchema = z.object({
   currency: z.object({ address: z.string().nullable(), chainId: z.string().nullable() }),
-  amount: z.number().describe('Whole units of the currency (1.5 for 1,500,000 base units of a 6-decimal currency), a JSON number as the Fuul SDK types it'),
+  amount: z
+    .number()
+    .describe('Whole units of the currency (1.5 for 1,500,000 base units of a 6-decimal currency), a JSON number as the Fuul SDK types it'),
   amount_base_units: z.string().describe('The same amount exactly, in base units as a decimal string'),
 });
 

@@ -133,7 +133,12 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
 
       sumUserPayouts: async (req) => {
         const page = toPage(req.page);
-        const { records, total } = await domain.ledger.payoutSums(req.projectId, requireField(req.user, 'user'), { from: req.from, to: req.to }, page);
+        const { records, total } = await domain.ledger.payoutSums(
+          req.projectId,
+          requireField(req.user, 'user'),
+          { from: req.from, to: req.to },
+          page,
+        );
         return { results: records.map(toPayoutSumMessage), pageInfo: pageInfo(page, total) };
       },
 

@@ -40,13 +40,7 @@ import type { Reward } from '../domain/reward';
 import type { CurrencyRecord } from '../repositories/currency.repository';
 import type { LeaderboardEntryRecord } from '../repositories/leaderboard.repository';
 import type { PaidConversionRecord } from '../repositories/paid-conversion.repository';
-import type {
-  ConversionRecord,
-  CurrencySummary,
-  MovementRecord,
-  PayoutSumRecord,
-  ReferredUserRecord,
-} from '../repositories/movement.repository';
+import type { ConversionRecord, CurrencySummary, MovementRecord, PayoutSumRecord, ReferredUserRecord } from '../repositories/movement.repository';
 import type { PayoutTermsRecord } from '../repositories/payout-terms.repository';
 import type { ReversalRecord } from '../repositories/reversal.repository';
 

@@ -42,7 +42,13 @@ describe('payouts per conversion name and per referred user (domain)', () => {
     const swapped = conversion({ user, name: 'swap' });
     await pay(projectId, [first, swapped]);
     await harness.domain.decisions.decline(projectId, [swapped.id], 'refunded', KEY);
-    await harness.domain.reversals.reverse(projectId, { conversionId: first.id, reversalId: 'r-1', reason: 'partial refund', shareBps: 5_000, reversedBy: KEY });
+    await harness.domain.reversals.reverse(projectId, {
+      conversionId: first.id,
+      reversalId: 'r-1',
+      reason: 'partial refund',
+      shareBps: 5_000,
+      reversedBy: KEY,
+    });
     const start = harness.clock.now();
     harness.clock.advance(60_000);
     await pay(projectId, [conversion({ user, rewardBase: '20000' })]);
