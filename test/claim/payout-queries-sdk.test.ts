@@ -368,7 +368,7 @@ describe('the payouts queries and incentives through the @fuul/sdk', () => {
       key: project.keys.service,
       body: { reversal_id: 'refund-c3', reason: 'partial refund', share_bps: 5_000 },
     });
-    expect(reversed.status).toBe(200);
+    expect(reversed.status).toBe(201);
     // The affiliate kept 100,000 of u2's 200,000; u2 125 of its 250.
     const affiliateTrade = await Fuul.getUserPayoutsByConversion({
       user_identifier: affiliate,

@@ -103,7 +103,7 @@ export class LedgerService {
   }
 
   /** A page of the user's movements, newest first; with `status`, only those in it; with `range`, only those written within it. */
-  movementsOf(
+  async movementsOf(
     projectId: string,
     user: { identifier: string; identifierType: string },
     status: MovementStatus | undefined,
@@ -116,7 +116,7 @@ export class LedgerService {
   }
 
   /** What the user earned per conversion name, side and currency over the movements written within `range` (a page of them). */
-  payoutSums(
+  async payoutSums(
     projectId: string,
     user: { identifier: string; identifierType: string },
     range: TimeRange,
@@ -128,7 +128,7 @@ export class LedgerService {
   }
 
   /** Per user the affiliate referred (its paid conversions say so): volume and the affiliate's earnings within `range`. */
-  referredUsers(projectId: string, affiliate: { identifier: string; identifierType: string }, range: TimeRange): Promise<ReferredUserRecord[]> {
+  async referredUsers(projectId: string, affiliate: { identifier: string; identifierType: string }, range: TimeRange): Promise<ReferredUserRecord[]> {
     requireProjectId(projectId);
     checkRange(range);
     return this.movements.referredUsers(
