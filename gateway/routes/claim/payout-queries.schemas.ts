@@ -86,8 +86,10 @@ export const payoutsByReferrerSchema = z
   .describe('One object per referred user, keyed by its identifier, by identifier');
 
 export const conversionsQuery = z.object({
-  user_identifier: z.string().max(512).optional().describe('Sent by the Fuul SDK’s deprecated getConversions(params); not used'),
-  identifier_type: z.string().max(64).optional().describe('Sent by the Fuul SDK’s deprecated getConversions(params); not used'),
+  user_identifier: userIdentifier(z.string().min(1).max(512))
+    .optional()
+    .describe('Sent by the Fuul SDK’s deprecated getConversions(params); not used'),
+  identifier_type: identifierTypeQuery.optional().describe('Sent by the Fuul SDK’s deprecated getConversions(params); not used'),
 });
 
 const tierSchema = z.object({
