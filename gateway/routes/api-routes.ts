@@ -25,6 +25,7 @@ import { movementDecisionRoutes } from './claim/movements-decisions.routes';
 import { reversalRoutes } from './claim/reversals.routes';
 import { reconciliationRoutes } from './claim/reconciliation.routes';
 import { payoutRoutes } from './claim/payouts.routes';
+import { payoutQueryRoutes } from './claim/payout-queries.routes';
 import { reviewRoutes } from './claim/review-settings.routes';
 import { projectRoutes } from './projects.routes';
 import type { RouteDeps } from './route-deps';
@@ -76,6 +77,7 @@ export function apiRoutes(deps: RouteDeps, system: SystemDeps): AnyRoute[] {
     ...conversionRoutes(deps),
     ...reversalRoutes(deps),
     ...payoutRoutes(deps),
+    ...payoutQueryRoutes(deps),
     ...claimCheckRoutes(deps),
     ...claimSettingsRoutes(deps),
     ...reviewRoutes(deps),

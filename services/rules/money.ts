@@ -46,3 +46,16 @@ export function parseAmount(value: string, field: string): { amount: bigint } | 
   }
   return { amount };
 }
+
+/**
+ * An amount of base units in whole units of its currency, as an exact decimal string without trailing
+ * zeros (1500000 with 6 decimals is "1.5"): for the few answers the Fuul SDK types as a JSON number,
+ * which are made from this string and say so beside the exact base units.
+ */
+export function wholeUnits(amount: bigint, decimals: number): string {
+  const negative = amount < 0n;
+  const digits = (negative ? -amount : amount).toString().padStart(decimals + 1, '0');
+  const whole = digits.slice(0, digits.length - decimals);
+  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '');
+  return `${negative ? '-' : ''}${whole}${fraction === '' ? '' : `.${fraction}`}`;
+}

@@ -312,9 +312,49 @@ const OPERATIONS: Record<string, Expected> = {
       'query:identifier_type?',
       'query:type?',
       'query:status?',
+      'query:from_date?',
+      'query:to_date?',
       'query:project_id?',
     ],
     responses: api(200, 404),
+  },
+  'GET /api/v1/payouts': {
+    security: 'apiKey:service_role,read_only|walletSession',
+    params: [
+      ...PAGE,
+      'query:user_identifier?',
+      'query:user_identifier_type?',
+      'query:identifier_type?',
+      'query:project_id?',
+      'query:type?',
+      'query:from?',
+      'query:to?',
+      'query:group_by?',
+    ],
+    responses: api(200, 404),
+  },
+  'GET /api/v1/payouts/by-referrer': {
+    security: 'apiKey:service_role,read_only|walletSession',
+    params: [
+      'query:user_identifier?',
+      'query:user_identifier_type?',
+      'query:identifier_type?',
+      'query:project_id?',
+      'query:referrer_scope?',
+      'query:from_date?',
+      'query:to_date?',
+    ],
+    responses: api(200, 404),
+  },
+  'GET /api/v1/payouts/terms-by-tier': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['query:tier_ids?'],
+    responses: api(200),
+  },
+  'GET /api/v1/conversions': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['query:user_identifier?', 'query:identifier_type?'],
+    responses: api(200),
   },
   'GET /api/v1/payouts/leaderboard/payouts': {
     security: 'apiKey:service_role,admin,read_only',
@@ -890,7 +930,7 @@ describe('the API reference', () => {
       const lists = Object.entries(OPERATIONS).filter(
         ([key, expected]) => expected.params?.includes('query:page?') && !sdkPages.some((path) => key.endsWith(path)),
       );
-      expect(lists.map(([key]) => key)).toHaveLength(24);
+      expect(lists.map(([key]) => key)).toHaveLength(25);
       for (const [key] of lists) {
         const schema = success(key);
         const withCursor = key.endsWith('/entries');

@@ -17,6 +17,7 @@ import { enumNames } from '../../../services/rules/enums';
 import { hinted } from '../../http/input-messages';
 import { listSchema, pageQuery } from '../../http/list';
 import { identifierTypeQuery, resourceId, userIdentifier } from '../../http/params';
+import { windowBound } from './date-window';
 
 /**
  * HTTP shapes of currencies, payout terms, conversions, movements and the payouts leaderboard
@@ -416,6 +417,8 @@ export const movementsQuery = z.object({
   identifier_type: identifierTypeQuery.optional().describe('The same as user_identifier_type (the name the Fuul SDK sends)'),
   type: z.enum(['onchain-currency']).optional().describe('Only on-chain currency payouts exist here (what the Fuul SDK sends)'),
   status: movementStatuses.optional().describe('Only movements in this status (pending, available or declined); left out, every movement'),
+  from_date: windowBound.optional().describe('Only movements written from this UTC day (YYYY-MM-DD) or instant on'),
+  to_date: windowBound.optional().describe('Only movements written up to this UTC day (inclusive, YYYY-MM-DD) or instant'),
   project_id: z
     .string()
     .max(64)

@@ -11,6 +11,7 @@ import { presentLeaderboardEntry, presentMovement } from './claim.presenters';
 import { leaderboardQuery, leaderboardSchema, movementListSchema, movementsQuery } from './claim.schemas';
 import { anyProjectKey } from '../route-access';
 import { actingFor, userReader } from './acting-for';
+import { timeWindow } from './date-window';
 
 const tags = ['Payouts'];
 
@@ -18,7 +19,7 @@ const tags = ['Payouts'];
  * The identifier's type, under the name this API gives it or the one the Fuul SDK sends (which
  * must then agree); evm_address when neither is given.
  */
-function identifierType(query: { user_identifier_type?: string | undefined; identifier_type?: string | undefined }): string {
+export function identifierType(query: { user_identifier_type?: string | undefined; identifier_type?: string | undefined }): string {
   const { user_identifier_type: ours, identifier_type: sdk } = query;
   if (ours !== undefined && sdk !== undefined && ours !== sdk) {
     throw new HttpError(400, 'VALIDATION_FAILED', 'user_identifier_type and identifier_type name the same thing and disagree: send one', [
@@ -69,7 +70,9 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
           'Every movement that pays the user: as the converting user (end_user_payout), as referrer (affiliate_payout) or as master ' +
           'affiliate (agency_payout), each with its `status` (pending with its `pending_reason`, available or declined) and ' +
           '`available_at`, and what the payout terms’ caps cut from it (`capped_amount`, `capped_by`; null when uncapped: ' +
-          '`total_amount` is what is paid, "0" when a cap cut it all); `status` lists only the movements in one status (the portal reads its pending ones). Acting for a user: a service_role or read_only key names the user (`user_identifier`, as the Fuul SDK ' +
+          '`total_amount` is what is paid, "0" when a cap cut it all); `status` lists only the movements in one status (the portal reads its pending ones); `from_date` and `to_date` (the Fuul ' +
+          'SDK’s getUserPayoutMovements: each a UTC day, YYYY-MM-DD, `to_date` inclusive, or an ISO-8601 instant; either may be left out) ' +
+          'only those written within them, 400 VALIDATION_FAILED when `to_date` is before `from_date`. Acting for a user: a service_role or read_only key names the user (`user_identifier`, as the Fuul SDK ' +
           'sends it; 400 without it); a wallet session token reads its own wallet’s movements in the project named by the ' +
           '`project_id` query parameter (the affiliate portal’s pending amounts and their dates), and naming another user is 403. ' +
           'The SDK’s request and answer are unchanged: the session is one more caller of the same path, as on the claim-check routes.',
@@ -88,7 +91,8 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
           field: 'user_identifier',
         });
         const status = optionalEnumValue(MovementStatus, query.status) ?? MovementStatus.UNSPECIFIED;
-        const page = await clients.claim.listMovements({ projectId, user, status, page: pageRequest(query) });
+        const window = timeWindow({ field: 'from_date', value: query.from_date }, { field: 'to_date', value: query.to_date });
+        const page = await clients.claim.listMovements({ projectId, user, status, page: pageRequest(query), ...window });
         return { status: 200, body: listBody(page, presentMovement(projectId)) };
       },
     ),

@@ -5,10 +5,27 @@ import type { Page } from '../../rules/pagination';
 import { SnapshotReads } from '../../platform/shared-reads';
 import type { CurrencyRecord, CurrencyRepository } from '../repositories/currency.repository';
 import type { Board, LeaderboardEntryRecord, LeaderboardRepository } from '../repositories/leaderboard.repository';
-import type { ConversionRecord, MovementRecord, MovementRepository } from '../repositories/movement.repository';
+import type {
+  ConversionRecord,
+  MovementRecord,
+  MovementRepository,
+  PayoutSumRecord,
+  ReferredUserRecord,
+  TimeRange,
+} from '../repositories/movement.repository';
 import { requireProjectId } from './project';
 import { checkConversionName } from './conversion-name';
 import type { ConversionStatus, LeaderboardUserType, MovementStatus } from './vocabulary';
+
+/** The most referred users one affiliate's payouts by referrer answer (by identifier). */
+const MAX_REFERRED_USERS = 10_000;
+
+/** A window ends after it starts: `from` before `to` when both are set. */
+function checkRange(range: TimeRange): void {
+  if (range.from !== undefined && range.to !== undefined && range.from.getTime() >= range.to.getTime()) {
+    throw invalidFields([{ field: 'to', reason: 'must be after from' }]);
+  }
+}
 
 export interface LeaderboardQuery {
   currencyAddress: string | undefined;
@@ -85,15 +102,41 @@ export class LedgerService {
     return this.movements.list(projectId, { status: filter.status, name, user }, page);
   }
 
-  /** A page of the user's movements, newest first; with `status`, only those in it. */
-  movementsOf(
+  /** A page of the user's movements, newest first; with `status`, only those in it; with `range`, only those written within it. */
+  async movementsOf(
     projectId: string,
     user: { identifier: string; identifierType: string },
     status: MovementStatus | undefined,
     page: Page,
+    range: TimeRange = {},
   ): Promise<{ records: MovementRecord[]; total: number }> {
     requireProjectId(projectId);
-    return this.movements.ofUser(projectId, normalizeIdentifier(user.identifier, user.identifierType, 'user'), status, page);
+    checkRange(range);
+    return this.movements.ofUser(projectId, normalizeIdentifier(user.identifier, user.identifierType, 'user'), status, page, range);
+  }
+
+  /** What the user earned per conversion name, side and currency over the movements written within `range` (a page of them). */
+  async payoutSums(
+    projectId: string,
+    user: { identifier: string; identifierType: string },
+    range: TimeRange,
+    page: Page,
+  ): Promise<{ records: PayoutSumRecord[]; total: number }> {
+    requireProjectId(projectId);
+    checkRange(range);
+    return this.movements.sumsOfUser(projectId, normalizeIdentifier(user.identifier, user.identifierType, 'user'), range, page);
+  }
+
+  /** Per user the affiliate referred (its paid conversions say so): volume and the affiliate's earnings within `range`. */
+  async referredUsers(projectId: string, affiliate: { identifier: string; identifierType: string }, range: TimeRange): Promise<ReferredUserRecord[]> {
+    requireProjectId(projectId);
+    checkRange(range);
+    return this.movements.referredUsers(
+      projectId,
+      normalizeIdentifier(affiliate.identifier, affiliate.identifierType, 'affiliate'),
+      range,
+      MAX_REFERRED_USERS,
+    );
   }
 
   /**

@@ -13,8 +13,10 @@ import {
   toLeaderboardEntryMessage,
   toMovementDecisionMessage,
   toMovementMessage,
+  toPayoutSumMessage,
   toPayoutTermsMessage,
   toReconciliationMessage,
+  toReferredUserPayoutsMessage,
   toReversalMessage,
   toSubmissionMessage,
 } from './claim.mappers';
@@ -124,8 +126,25 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
           requireField(req.user, 'user'),
           optionalEnum(MovementStatus, req.status, 'status'),
           page,
+          { from: req.from, to: req.to },
         );
         return { results: records.map(toMovementMessage), pageInfo: pageInfo(page, total) };
+      },
+
+      sumUserPayouts: async (req) => {
+        const page = toPage(req.page);
+        const { records, total } = await domain.ledger.payoutSums(
+          req.projectId,
+          requireField(req.user, 'user'),
+          { from: req.from, to: req.to },
+          page,
+        );
+        return { results: records.map(toPayoutSumMessage), pageInfo: pageInfo(page, total) };
+      },
+
+      listReferredUserPayouts: async (req) => {
+        const records = await domain.ledger.referredUsers(req.projectId, requireField(req.affiliate, 'affiliate'), { from: req.from, to: req.to });
+        return { results: records.map(toReferredUserPayoutsMessage) };
       },
 
       getPayoutsLeaderboard: async (req) => {

@@ -10,10 +10,12 @@ import type {
   PaidConversion,
   PayoutCaps as PayoutCapsMessage,
   PayoutTerms,
+  ReferredUserPayouts,
   Reversal,
   Reward as RewardMessage,
   RewardEligibility,
   SubmissionResult,
+  UserPayoutSum,
 } from '../../../gen/referral/claim/v1/claim';
 import {
   CapKind,
@@ -38,7 +40,7 @@ import type { Reward } from '../domain/reward';
 import type { CurrencyRecord } from '../repositories/currency.repository';
 import type { LeaderboardEntryRecord } from '../repositories/leaderboard.repository';
 import type { PaidConversionRecord } from '../repositories/paid-conversion.repository';
-import type { ConversionRecord, CurrencySummary, MovementRecord } from '../repositories/movement.repository';
+import type { ConversionRecord, CurrencySummary, MovementRecord, PayoutSumRecord, ReferredUserRecord } from '../repositories/movement.repository';
 import type { PayoutTermsRecord } from '../repositories/payout-terms.repository';
 import type { ReversalRecord } from '../repositories/reversal.repository';
 
@@ -115,6 +117,26 @@ function toAttributionMessage(attribution: Attribution | null): AttributionMessa
     spreadBps: attribution.master?.spreadBps,
     tierId: attribution.tierId ?? undefined,
     userRebateRateBps: attribution.rebateBps,
+  };
+}
+
+export function toPayoutSumMessage(sum: PayoutSumRecord): UserPayoutSum {
+  return {
+    conversionName: sum.conversionName,
+    isReferrer: sum.isReferrer,
+    currency: toCurrencyRef(sum.currency),
+    totalAmount: sum.total.toString(),
+  };
+}
+
+export function toReferredUserPayoutsMessage(record: ReferredUserRecord): ReferredUserPayouts {
+  return {
+    user: record.user,
+    volumeUsd: record.volumeUsd,
+    earnings: record.earnings.map((earning) => ({ currency: toCurrencyRef(earning.currency), amount: earning.amount.toString() })),
+    firstConversionAt: record.firstConversionAt,
+    referralCode: record.referralCode ?? undefined,
+    userRebateRateBps: record.rebateBps,
   };
 }
 

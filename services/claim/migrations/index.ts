@@ -13,6 +13,7 @@ import * as reviewRules from './0011_review_rules';
 import * as reversals from './0012_reversals';
 import * as payoutCaps from './0013_payout_caps';
 import * as rebates from './0014_rebates';
+import * as referrerConversionsIndex from './0016_referrer_conversions_index';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const claimMigrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const claimMigrations: Record<string, Migration> = {
   '0012_reversals': reversals,
   '0013_payout_caps': payoutCaps,
   '0014_rebates': rebates,
+  '0016_referrer_conversions_index': referrerConversionsIndex,
 };

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
+import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { UserIdentifier } from '../../rules/identifiers';
 import type { Page } from '../../rules/pagination';
 import type { ClaimDatabase, ConversionTable } from '../database';
@@ -57,6 +57,31 @@ export interface ConversionRecord {
   eligibility: Eligibility;
   failureReason: string | null;
   movements: MovementRecord[];
+}
+
+/** A window of time: at or after `from`, before `to` (each left out: unbounded). */
+export interface TimeRange {
+  from?: Date | undefined;
+  to?: Date | undefined;
+}
+
+/** What a user earned under one conversion name, on one side, in one currency (net of reversals). */
+export interface PayoutSumRecord {
+  conversionName: string;
+  isReferrer: boolean;
+  currency: CurrencySummary;
+  total: bigint;
+}
+
+/** One user an affiliate referred, as its paid conversions show it. */
+export interface ReferredUserRecord {
+  user: UserIdentifier;
+  /** USD decimal string. */
+  volumeUsd: string;
+  earnings: Array<{ currency: CurrencySummary; amount: bigint }>;
+  firstConversionAt: Date;
+  referralCode: string | null;
+  rebateBps: number;
 }
 
 /** What a list of conversions is narrowed to; an unset field does not narrow it. */
@@ -166,12 +191,13 @@ export class MovementRepository {
     return byConversion;
   }
 
-  /** A user's movements (as beneficiary), newest first. */
+  /** A user's movements (as beneficiary), newest first; with `range`, only those written within it. */
   async ofUser(
     projectId: string,
     user: UserIdentifier,
     status: MovementStatus | undefined,
     page: Page,
+    range: TimeRange = {},
   ): Promise<{ records: MovementRecord[]; total: number }> {
     const [rows, count] = await Promise.all([
       this.movements()
@@ -179,6 +205,8 @@ export class MovementRepository {
         .where('m.identifier', '=', user.identifier)
         .where('m.identifier_type', '=', user.identifierType)
         .$if(status !== undefined, (query) => query.where('m.status', '=', status!))
+        .$if(range.from !== undefined, (query) => query.where('m.created_at', '>=', range.from!))
+        .$if(range.to !== undefined, (query) => query.where('m.created_at', '<', range.to!))
         .orderBy('m.created_at', 'desc')
         .orderBy('m.id', 'desc')
         .limit(page.pageSize)
@@ -191,9 +219,139 @@ export class MovementRepository {
         .where('identifier', '=', user.identifier)
         .where('identifier_type', '=', user.identifierType)
         .$if(status !== undefined, (query) => query.where('status', '=', status!))
+        .$if(range.from !== undefined, (query) => query.where('created_at', '>=', range.from!))
+        .$if(range.to !== undefined, (query) => query.where('created_at', '<', range.to!))
         .executeTakeFirstOrThrow(),
     ]);
     return { records: rows.map(toMovement), total: Number(count.total) };
+  }
+
+  /**
+   * What the user earned (as beneficiary) per conversion name, side and currency, net of reversals,
+   * declined movements left out, over the movements written within `range` (the index
+   * movements_user_recent_idx); ordered by conversion name, the converting user's side first, then currency.
+   */
+  async sumsOfUser(projectId: string, user: UserIdentifier, range: TimeRange, page: Page): Promise<{ records: PayoutSumRecord[]; total: number }> {
+    const grouped = this.db
+      .selectFrom('movements as m')
+      .innerJoin('conversions as c', (join) => join.onRef('c.project_id', '=', 'm.project_id').onRef('c.id', '=', 'm.conversion_id'))
+      .where('m.project_id', '=', projectId)
+      .where('m.identifier', '=', user.identifier)
+      .where('m.identifier_type', '=', user.identifierType)
+      .where('m.status', '<>', 'declined')
+      .$if(range.from !== undefined, (query) => query.where('m.created_at', '>=', range.from!))
+      .$if(range.to !== undefined, (query) => query.where('m.created_at', '<', range.to!))
+      .select([
+        'c.name as conversion_name',
+        'm.currency_id',
+        sql<boolean>`m.kind <> 'end_user_payout'`.as('is_referrer'),
+        sql<string>`sum(m.amount - ${reversedAmount('m')})::text`.as('total'),
+      ])
+      .groupBy(['c.name', 'm.currency_id'])
+      .groupBy(sql`m.kind <> 'end_user_payout'`);
+    const [rows, count] = await Promise.all([
+      this.db
+        .selectFrom(grouped.as('g'))
+        .innerJoin('currencies as cur', 'cur.id', 'g.currency_id')
+        .select(['g.conversion_name', 'g.is_referrer', 'g.total', 'cur.id', 'cur.chain_id', 'cur.address', 'cur.name', 'cur.decimals', 'cur.type'])
+        .orderBy('g.conversion_name')
+        .orderBy('g.is_referrer')
+        .orderBy('cur.id')
+        .limit(page.pageSize)
+        .offset(page.offset)
+        .execute(),
+      this.db
+        .selectFrom(grouped.as('g'))
+        .select((eb) => eb.fn.countAll<bigint>().as('total'))
+        .executeTakeFirstOrThrow(),
+    ]);
+    return {
+      records: rows.map((row) => ({
+        conversionName: row.conversion_name,
+        isReferrer: row.is_referrer,
+        currency: { id: row.id, chainId: row.chain_id, address: row.address, name: row.name, decimals: row.decimals, type: row.type },
+        total: BigInt(row.total),
+      })),
+      total: Number(count.total),
+    };
+  }
+
+  /**
+   * Per user the affiliate's paid conversions (processed or no_terms) were attributed to (the index
+   * conversions_affiliate_time_idx, migration 0016): the volume of its conversions that occurred within
+   * `range`, and the affiliate's affiliate_payout movements of them (net of reversals, declined ones left
+   * out) per currency; its first conversion, latest code and latest rebate rate over all time. At most
+   * `limit` users, by identifier.
+   */
+  async referredUsers(projectId: string, affiliate: UserIdentifier, range: TimeRange, limit: number): Promise<ReferredUserRecord[]> {
+    const inRange = (column: string) =>
+      sql<boolean>`(${range.from === undefined ? sql`true` : sql`${sql.ref(column)} >= ${range.from}`} AND ${
+        range.to === undefined ? sql`true` : sql`${sql.ref(column)} < ${range.to}`
+      })`;
+    const users = await this.db
+      .selectFrom('conversions as c')
+      .where('c.project_id', '=', projectId)
+      .where('c.affiliate_identifier_type', '=', affiliate.identifierType)
+      .where('c.affiliate_identifier', '=', affiliate.identifier)
+      .where('c.status', 'in', ['processed', 'no_terms'])
+      .select([
+        'c.identifier_type',
+        'c.identifier',
+        sql<Date>`min(c.occurred_at)`.as('first_at'),
+        sql<string>`coalesce(sum(c.volume_usd) FILTER (WHERE ${inRange('c.occurred_at')}), 0)::text`.as('volume'),
+        sql<string | null>`(array_agg(c.referral_code ORDER BY c.occurred_at DESC, c.id DESC))[1]`.as('code'),
+        sql<number | null>`(array_agg(c.user_rebate_rate_bps ORDER BY c.occurred_at DESC, c.id DESC))[1]`.as('rebate_bps'),
+      ])
+      .groupBy(['c.identifier_type', 'c.identifier'])
+      .orderBy('c.identifier')
+      .orderBy('c.identifier_type')
+      .limit(limit)
+      .execute();
+    if (users.length === 0) return [];
+    const earnings = await this.db
+      .selectFrom('movements as m')
+      .innerJoin('conversions as c', (join) => join.onRef('c.project_id', '=', 'm.project_id').onRef('c.id', '=', 'm.conversion_id'))
+      .innerJoin('currencies as cur', 'cur.id', 'm.currency_id')
+      .where('m.project_id', '=', projectId)
+      .where('m.identifier', '=', affiliate.identifier)
+      .where('m.identifier_type', '=', affiliate.identifierType)
+      .where('m.kind', '=', 'affiliate_payout')
+      .where('m.status', '<>', 'declined')
+      .where('c.affiliate_identifier', '=', affiliate.identifier)
+      .where('c.affiliate_identifier_type', '=', affiliate.identifierType)
+      .where(inRange('c.occurred_at'))
+      .select([
+        'c.identifier_type',
+        'c.identifier',
+        'cur.id',
+        'cur.chain_id',
+        'cur.address',
+        'cur.name',
+        'cur.decimals',
+        'cur.type',
+        sql<string>`sum(m.amount - ${reversedAmount('m')})::text`.as('total'),
+      ])
+      .groupBy(['c.identifier_type', 'c.identifier', 'cur.id'])
+      .orderBy('cur.id')
+      .execute();
+    const byUser = new Map<string, ReferredUserRecord['earnings']>();
+    for (const row of earnings) {
+      const key = `${row.identifier_type}:${row.identifier}`;
+      const list = byUser.get(key) ?? [];
+      list.push({
+        currency: { id: row.id, chainId: row.chain_id, address: row.address, name: row.name, decimals: row.decimals, type: row.type },
+        amount: BigInt(row.total),
+      });
+      byUser.set(key, list);
+    }
+    return users.map((row) => ({
+      user: { identifier: row.identifier, identifierType: row.identifier_type },
+      volumeUsd: row.volume,
+      earnings: byUser.get(`${row.identifier_type}:${row.identifier}`) ?? [],
+      firstConversionAt: row.first_at,
+      referralCode: row.code,
+      rebateBps: row.rebate_bps ?? 0,
+    }));
   }
 
   private movements() {
