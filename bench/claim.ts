@@ -369,12 +369,12 @@ export function openDirectLeaderboard(databaseUrl: string, data: LeaderboardData
 /** The gateway's first pages agree with the direct query's. */
 export async function crossCheckLeaderboard(api: Api, data: LeaderboardData, direct: DirectLeaderboard, pageSize: number): Promise<string> {
   for (const page of [1, 2, Math.max(1, Math.ceil(data.entries / pageSize))]) {
-    const { body } = await api.call<{ results: Array<{ user_identifier: string; total_amount: string }> }>(
+    const { body } = await api.call<{ results: Array<{ user_identifier: string; total_amount_base_units: string }> }>(
       'GET',
       leaderboardPath(data, page, pageSize),
       data.project.keys.readOnly,
     );
-    const viaGateway = body.results.map((entry) => `${entry.user_identifier}:${entry.total_amount}`).join(',');
+    const viaGateway = body.results.map((entry) => `${entry.user_identifier}:${entry.total_amount_base_units}`).join(',');
     const viaSql = (await direct.page(page)).map((row) => `${row.identifier}:${row.total_amount}`).join(',');
     if (viaGateway !== viaSql) throw new Error(`leaderboard page ${page}: the gateway and the direct query disagree`);
   }

@@ -46,3 +46,16 @@ export function parseAmount(value: string, field: string): { amount: bigint } | 
   }
   return { amount };
 }
+
+/**
+ * Base units as a JSON number of whole currency units (1500000 at 6 decimals is 1.5), the nearest
+ * double: only where the Fuul SDK types an amount as a number (the leaderboards' total_amount), and
+ * always beside the exact base units as a decimal string.
+ */
+export function unitsAsNumber(baseUnits: string, decimals: number): number {
+  const negative = baseUnits.startsWith('-');
+  const digits = (negative ? baseUnits.slice(1) : baseUnits).padStart(decimals + 1, '0');
+  const whole = digits.slice(0, digits.length - decimals);
+  const fraction = digits.slice(digits.length - decimals);
+  return Number(`${negative ? '-' : ''}${whole}${fraction === '' ? '' : `.${fraction}`}`);
+}

@@ -13,6 +13,7 @@ import * as reviewRules from './0011_review_rules';
 import * as reversals from './0012_reversals';
 import * as payoutCaps from './0013_payout_caps';
 import * as rebates from './0014_rebates';
+import * as leaderboardDays from './0015_leaderboard_days';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const claimMigrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const claimMigrations: Record<string, Migration> = {
   '0012_reversals': reversals,
   '0013_payout_caps': payoutCaps,
   '0014_rebates': rebates,
+  '0015_leaderboard_days': leaderboardDays,
 };
