@@ -2,6 +2,7 @@ import type { AnyRoute } from '../http/route';
 import { affiliateDetailRoutes } from './agency/affiliate-detail.routes';
 import { affiliatePortalCodeRoutes } from './agency/affiliate-portal-codes.routes';
 import { affiliatePortalStatsRoutes } from './agency/affiliate-portal-stats.routes';
+import { leaderboardRoutes } from './agency/leaderboards.routes';
 import { masterRoutes } from './agency/masters.routes';
 import { affiliateRoutes } from './agency/affiliates.routes';
 import { applicationRoutes } from './agency/applications.routes';
@@ -74,6 +75,7 @@ export function apiRoutes(deps: RouteDeps, system: SystemDeps): AnyRoute[] {
     ...conversionRoutes(deps),
     ...reversalRoutes(deps),
     ...payoutRoutes(deps),
+    ...leaderboardRoutes(deps),
     ...claimCheckRoutes(deps),
     ...claimSettingsRoutes(deps),
     ...reviewRoutes(deps),

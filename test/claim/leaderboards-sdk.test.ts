@@ -1,9 +1,9 @@
 import { Fuul, UserIdentifierType } from '@fuul/sdk';
-import { startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { createProject, randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { refusal } from '../helpers/fuul-sdk';
 import { serviceClients, type ServiceClients } from '../helpers/rpc';
 import type { TestStack } from '../helpers/stack';
-import { conversionBody, createCurrency, evmUser, putTerms, referredUser, settled } from './claim-fixtures';
+import { conversionBody, createCurrency, evmUser, putTerms, referredUser, sendAttributedConversions, settled } from './claim-fixtures';
 
 const EVM = UserIdentifierType.EvmAddress;
 
@@ -167,5 +167,125 @@ describe('the Fuul SDK on the payouts leaderboard over date ranges', () => {
     expect(fields).toMatchObject({ status: 400, body: { details: [expect.objectContaining({ field: 'fields' })] } });
     const disagree = await refusal(Fuul.getPayoutsLeaderboard({ user_identifier: A.identifier, user_address: B.identifier }));
     expect(disagree).toMatchObject({ status: 400, body: { details: [expect.objectContaining({ field: 'user_address' })] } });
+  });
+
+  /**
+   * The all-time volume, revenue and referred-users boards and referred volumes (the agency's metrics
+   * projection), in a project of their own: F1 referred u1 and u2, F2 referred u3, F3 referred u4.
+   *   u1 volume 100.5 revenue 10 · u2 volume 50 revenue 5.25 · u3 volume 150.5 revenue 15.25 · u4 volume 0.1 revenue 0
+   * so F1 and F2 tie on volume (150.5) and revenue (15.25), ranked by affiliate id (the newest first).
+   */
+  describe('the volume, revenue and referred-users boards', () => {
+    let other: TestProject;
+    const affiliates: Array<{ id: string; identifier: string; code: string }> = [];
+    const referred = [evmUser(), evmUser(), evmUser(), evmUser()];
+    /** F1 and F2 in the order their ties are ranked (affiliate id descending). */
+    let tied: Array<{ id: string; identifier: string; code: string }>;
+
+    beforeAll(async () => {
+      other = await createProject(stack);
+      for (const n of [1, 2, 3]) {
+        const user = { identifier: randomEvmAddress(), identifierType: 'evm_address' };
+        const code = `board${n}${Date.now().toString(36)}`;
+        const created = await clients.agency.createAffiliate({ projectId: other.id, user, name: `F${n}`, code });
+        affiliates.push({ id: created.id, identifier: user.identifier, code });
+      }
+      const referrerOf = [0, 0, 1, 2];
+      for (const [index, user] of referred.entries()) {
+        await clients.agency.createReferral({
+          projectId: other.id,
+          user: { identifier: user.identifier, identifierType: 'evm_address' },
+          code: affiliates[referrerOf[index]!]!.code,
+        });
+      }
+      const usdc = await createCurrency(stack, other);
+      await putTerms(stack, other, 'trade', { currency_id: usdc.id, affiliate: { bps: 1_000 } });
+      const figures: Array<[string, string]> = [
+        ['100.5', '10'],
+        ['50', '5.25'],
+        ['150.5', '15.25'],
+        ['0.1', '0'],
+      ];
+      await sendAttributedConversions(
+        stack,
+        other,
+        referred.map((user, index) => conversionBody({ user, volume_usd: figures[index]![0], revenue_usd: figures[index]![1], reward_base: '1000' })),
+      );
+      tied = [affiliates[0]!, affiliates[1]!].sort((a, b) => (a.id < b.id ? 1 : -1));
+      Fuul.init({ apiKey: other.keys.readOnly, baseApiUrl: `${stack.baseUrl}/api/v1/` });
+    });
+
+    it('getVolumeLeaderboard ranks affiliates by their referred users’ volume, and end users by their own', async () => {
+      const board = await Fuul.getVolumeLeaderboard({ user_type: 'affiliate' });
+      expect(board.results).toEqual([
+        { rank: 1, address: tied[0]!.identifier, user_identifier: tied[0]!.identifier, user_identifier_type: 'evm_address', affiliate_code: tied[0]!.code, total_amount: '150.5', chain_id: null },
+        { rank: 2, address: tied[1]!.identifier, user_identifier: tied[1]!.identifier, user_identifier_type: 'evm_address', affiliate_code: tied[1]!.code, total_amount: '150.5', chain_id: null },
+        {
+          rank: 3,
+          address: affiliates[2]!.identifier,
+          user_identifier: affiliates[2]!.identifier,
+          user_identifier_type: 'evm_address',
+          affiliate_code: affiliates[2]!.code,
+          total_amount: '0.1',
+          chain_id: null,
+        },
+      ]);
+      expect(board).toMatchObject({ total_results: 3, page: 1, page_size: 25, calculated_at: stack.clock.now().toISOString() });
+      const users = await Fuul.getVolumeLeaderboard({ user_type: 'end_user', page: 1, page_size: 3 });
+      expect(users.results.map((entry) => [entry.rank, entry.user_identifier, entry.total_amount, entry.affiliate_code])).toEqual([
+        [1, referred[2]!.identifier, '150.5', null],
+        [2, referred[0]!.identifier, '100.5', null],
+        [3, referred[1]!.identifier, '50', null],
+      ]);
+      expect(users.total_results).toBe(4);
+      const own = await Fuul.getVolumeLeaderboard({ user_type: 'end_user', user_identifier: referred[3]!.identifier, identifier_type: EVM });
+      expect(own.results.map((entry) => [entry.rank, entry.user_identifier, entry.total_amount])).toEqual([[4, referred[3]!.identifier, '0.1']]);
+      const second = await Fuul.getVolumeLeaderboard({ user_type: 'affiliate', user_identifier: tied[1]!.identifier, identifier_type: EVM });
+      expect(second.results.map((entry) => [entry.rank, entry.total_amount])).toEqual([[2, '150.5']]);
+    });
+
+    it('getRevenueLeaderboard ranks by revenue with the conversions behind it; a revenue of 0 is on no board', async () => {
+      const board = await Fuul.getRevenueLeaderboard({ user_type: 'affiliate' });
+      expect(board.results.map((entry) => [entry.rank, entry.address, entry.total_amount, entry.attributions, entry.affiliate_code])).toEqual([
+        [1, tied[0]!.identifier, '15.25', tied[0] === affiliates[0] ? 2 : 1, tied[0]!.code],
+        [2, tied[1]!.identifier, '15.25', tied[1] === affiliates[0] ? 2 : 1, tied[1]!.code],
+      ]);
+      expect(board.total_results).toBe(2);
+      const users = await Fuul.getRevenueLeaderboard({ user_type: 'end_user' });
+      expect(users.results.map((entry) => [entry.rank, entry.address, entry.total_amount])).toEqual([
+        [1, referred[2]!.identifier, '15.25'],
+        [2, referred[0]!.identifier, '10'],
+        [3, referred[1]!.identifier, '5.25'],
+      ]);
+      const absent = await Fuul.getRevenueLeaderboard({ user_type: 'affiliate', user_identifier: affiliates[2]!.identifier, identifier_type: EVM });
+      expect(absent).toMatchObject({ results: [], total_results: 0 });
+    });
+
+    it('getReferredUsersLeaderboard ranks affiliates by the users they referred', async () => {
+      const board = await Fuul.getReferredUsersLeaderboard({ page: 1, page_size: 10 });
+      const [f2, f3] = [affiliates[1]!, affiliates[2]!].sort((a, b) => (a.id < b.id ? 1 : -1));
+      expect(board.results.map((entry) => [entry.rank, entry.address, entry.total_referred_users])).toEqual([
+        [1, affiliates[0]!.identifier, 2],
+        [2, f2!.identifier, 1],
+        [3, f3!.identifier, 1],
+      ]);
+      expect(board).toMatchObject({ total_results: 3, page: 1, page_size: 10 });
+    });
+
+    it('getReferredVolume answers each named user’s referred volume in the order named, 0 for one that is no affiliate', async () => {
+      const stranger = randomEvmAddress();
+      const answer = await Fuul.getReferredVolume({ user_identifiers: [affiliates[2]!.identifier, stranger, affiliates[0]!.identifier], identifier_type: EVM });
+      expect(answer).toEqual({
+        project_id: other.id,
+        referred_volumes: [
+          { user_identifier: affiliates[2]!.identifier, referred_volume: 0.1 },
+          { user_identifier: stranger, referred_volume: 0 },
+          { user_identifier: affiliates[0]!.identifier, referred_volume: 150.5 },
+        ],
+        total_count: 3,
+      });
+      const tooMany = await refusal(Fuul.getReferredVolume({ user_identifiers: Array.from({ length: 101 }, () => randomEvmAddress()) }));
+      expect(tooMany).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+    });
   });
 });

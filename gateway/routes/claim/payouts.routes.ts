@@ -11,22 +11,9 @@ import { presentLeaderboardEntry, presentMovement } from './claim.presenters';
 import { leaderboardQuery, leaderboardSchema, movementListSchema, movementsQuery } from './claim.schemas';
 import { anyProjectKey } from '../route-access';
 import { actingFor, userReader } from './acting-for';
+import { identifierType, leaderboardUser } from './leaderboard-user';
 
 const tags = ['Payouts'];
-
-/**
- * The identifier's type, under the name this API gives it or the one the Fuul SDK sends (which
- * must then agree); evm_address when neither is given.
- */
-function identifierType(query: { user_identifier_type?: string | undefined; identifier_type?: string | undefined }): string {
-  const { user_identifier_type: ours, identifier_type: sdk } = query;
-  if (ours !== undefined && sdk !== undefined && ours !== sdk) {
-    throw new HttpError(400, 'VALIDATION_FAILED', 'user_identifier_type and identifier_type name the same thing and disagree: send one', [
-      { field: 'identifier_type', reason: 'differs from user_identifier_type' },
-    ]);
-  }
-  return ours ?? sdk ?? 'evm_address';
-}
 
 type LeaderboardBody = ReturnType<typeof leaderboardBody>;
 
@@ -38,17 +25,6 @@ const KEPT_PAGES = 1_000;
 
 function leaderboardBody(board: GetPayoutsLeaderboardResponse) {
   return { ...listBody(board, presentLeaderboardEntry(board.decimals)), calculated_at: required(board.calculatedAt, 'calculated_at').toISOString() };
-}
-
-/** The user whose own entry is asked for: user_identifier, or user_address (the Fuul SDK's deprecated name), which must then agree. */
-function leaderboardUser(query: { user_identifier?: string | undefined; user_address?: string | undefined }): string | undefined {
-  const { user_identifier: identifier, user_address: address } = query;
-  if (identifier !== undefined && address !== undefined && identifier !== address) {
-    throw new HttpError(400, 'VALIDATION_FAILED', 'user_identifier and user_address name the same thing and disagree: send one', [
-      { field: 'user_address', reason: 'differs from user_identifier' },
-    ]);
-  }
-  return identifier ?? address;
 }
 
 /** conversion_external_ids (either form the SDK sends): refused, as no conversion has an external id here yet. */
