@@ -443,8 +443,12 @@ export const movementSchema = z.object({
 export const movementListSchema = listSchema(movementSchema);
 
 /** A leaderboard's day: YYYY-MM-DD, or an ISO 8601 instant (as Fuul's clients send) read as its UTC day. */
+const isoDay = z.iso.date();
+const isoInstant = z.iso.datetime({ offset: true });
 const leaderboardDay = z
-  .union([z.iso.date(), z.iso.datetime({ offset: true })], { error: 'must be a date (YYYY-MM-DD) or an ISO 8601 instant' })
+  .string()
+  .max(40)
+  .refine((value) => isoDay.safeParse(value).success || isoInstant.safeParse(value).success, 'must be a date (YYYY-MM-DD) or an ISO 8601 instant')
   .transform((value) => (value.length === 10 ? value : new Date(value).toISOString().slice(0, 10)));
 
 /** The extra fields of a payouts leaderboard entry the Fuul SDK may ask for (`fields`). */
@@ -483,7 +487,8 @@ export const leaderboardQuery = z.object({
     .describe(`Extra fields of each entry, separated by commas (the Fuul SDK’s): ${LEADERBOARD_FIELDS.join(', ')}`),
   conversion_external_ids: z.string().max(1000).optional().describe('Refused (400): conversions have no external ids here yet'),
   'conversion_external_ids[]': z
-    .union([z.string(), z.array(z.string())])
+    .string()
+    .max(1000)
     .optional()
     .describe('The form the Fuul SDK sends conversion_external_ids in; refused (400) as conversion_external_ids is'),
 });

@@ -28,7 +28,7 @@ function leaderboardBody(board: GetPayoutsLeaderboardResponse) {
 }
 
 /** conversion_external_ids (either form the SDK sends): refused, as no conversion has an external id here yet. */
-function refuseConversionIds(query: { conversion_external_ids?: string | undefined; 'conversion_external_ids[]'?: string | string[] | undefined }): void {
+function refuseConversionIds(query: { conversion_external_ids?: string | undefined; 'conversion_external_ids[]'?: string | undefined }): void {
   if (query.conversion_external_ids === undefined && query['conversion_external_ids[]'] === undefined) return;
   throw new HttpError(400, 'VALIDATION_FAILED', 'conversion_external_ids: conversions have no external ids here yet; leave it out', [
     { field: 'conversion_external_ids', reason: 'not supported: conversions have no external ids here yet' },
