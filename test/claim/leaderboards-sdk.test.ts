@@ -26,6 +26,7 @@ describe('the Fuul SDK on the payouts leaderboard over date ranges', () => {
   const [A, B, C] = [evmUser(), evmUser(), evmUser()];
   let R: { identifier: string };
   let F: { identifier: string };
+  let code: string;
   /** A and B in the order their tie is ranked (by identifier). */
   let tie: [string, string];
 
@@ -45,6 +46,7 @@ describe('the Fuul SDK on the payouts leaderboard over date ranges', () => {
     const referred = await referredUser(clients, project);
     R = referred.user;
     F = referred.affiliate;
+    code = referred.code;
     tie = [A.identifier, B.identifier].sort() as [string, string];
     await pay('2026-11-21T23:59:59.999Z', [
       [A, 1_234_567n],
@@ -150,6 +152,32 @@ describe('the Fuul SDK on the payouts leaderboard over date ranges', () => {
     expect(await Fuul.getPayoutsLeaderboard({ user_type: 'affiliate', to: '2026-11-21' })).toMatchObject({ results: [], total_results: 0 });
     const own = await Fuul.getPayoutsLeaderboard({ user_type: 'affiliate', from: '2026-11-22', user_identifier: F.identifier, identifier_type: EVM });
     expect(rows(own)).toEqual([[1, F.identifier, 1, 1]]);
+  });
+
+  it('fills the fields asked for from the agency’s figures: the affiliate’s code, referred volume and referred users', async () => {
+    const affiliates = await Fuul.getPayoutsLeaderboard({
+      user_type: 'affiliate',
+      from: '2026-11-22',
+      fields: 'affiliate_code,referred_volume,referred_users,tiers',
+    });
+    expect(affiliates.results).toEqual([
+      expect.objectContaining({ rank: 1, user_identifier: F.identifier, affiliate_code: code, referred_volume: 0, referred_users: 1 }),
+    ]);
+    // An end user who is no affiliate: no code, zeros.
+    const users = await Fuul.getPayoutsLeaderboard({ user_type: 'end_user', from: '2026-11-23', fields: 'referred_users' });
+    expect(users.results).toEqual([
+      {
+        rank: 1,
+        address: A.identifier,
+        user_identifier: A.identifier,
+        user_identifier_type: 'evm_address',
+        total_amount: 0.05,
+        total_amount_base_units: '50000',
+        total_attributions: 1,
+        chain_id: '8453',
+        referred_users: 0,
+      },
+    ]);
   });
 
   it('refuses bad ranges and what it cannot answer with a 400 in the standard body', async () => {

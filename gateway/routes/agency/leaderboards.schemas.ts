@@ -86,6 +86,7 @@ export const referredVolumeQuery = z.object({
     .min(1)
     .max(100 * 513)
     .transform((value) => value.split(',').map((identifier) => identifier.trim()))
+    .pipe(z.array(z.string()).max(100, 'at most 100 users'))
     .describe('The users, separated by commas (1 to 100), as the Fuul SDK joins them'),
   identifier_type: identifierTypeQuery.optional().describe('Their type; evm_address when left out'),
   no_cache: z.enum(['true', 'false']).optional().describe('Accepted: every answer is read when asked'),

@@ -504,6 +504,9 @@ export const leaderboardSchema = z.object({
         .describe('Whole currency units (base units ÷ 10^decimals), a JSON number as the Fuul SDK types it: the nearest double, exact to about 15 digits'),
       total_amount_base_units: z.string().describe('The exact total: base units, as a decimal string'),
       total_attributions: z.number().int().describe('Movements counted'),
+      affiliate_code: z.string().optional().describe('With fields=affiliate_code: the user’s oldest code, when it is an affiliate'),
+      referred_volume: z.number().optional().describe('With fields=referred_volume: the USD volume of the users it referred, all time (0 when none)'),
+      referred_users: z.number().int().optional().describe('With fields=referred_users: the users it referred, converted or not'),
       chain_id: z
         .string()
         .describe(

@@ -4,7 +4,7 @@ import { enumValue, optionalEnumValue } from '../../../services/rules/enums';
 import { type Snapshot, SnapshotReads } from '../../../services/platform/shared-reads';
 import { HttpError } from '../../http/errors';
 import { listBody, pageRequest } from '../../http/list';
-import { required } from '../../http/present';
+import { count, required } from '../../http/present';
 import { type AnyRoute, defineRoute, sharedBody } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentLeaderboardEntry, presentMovement } from './claim.presenters';
@@ -25,6 +25,35 @@ const KEPT_PAGES = 1_000;
 
 function leaderboardBody(board: GetPayoutsLeaderboardResponse) {
   return { ...listBody(board, presentLeaderboardEntry(board.decimals)), calculated_at: required(board.calculatedAt, 'calculated_at').toISOString() };
+}
+
+type LeaderboardEntryBody = LeaderboardBody['results'][number];
+
+/**
+ * The SDK's extra fields of the entries (`fields`): affiliate_code, referred_volume and referred_users from the
+ * agency's figures of the page's users (one call per page); tiers is accepted and not filled.
+ */
+async function withReferralFields(
+  clients: RouteDeps['clients'],
+  projectId: string,
+  entries: LeaderboardEntryBody[],
+  fields: string[],
+): Promise<LeaderboardEntryBody[]> {
+  const wanted = new Set(fields);
+  if (entries.length === 0 || !['affiliate_code', 'referred_volume', 'referred_users'].some((field) => wanted.has(field))) return entries;
+  const { results } = await clients.agency.getReferredVolumes({
+    projectId,
+    users: entries.map((entry) => ({ identifier: entry.user_identifier, identifierType: entry.user_identifier_type })),
+  });
+  return entries.map((entry, index) => {
+    const figures = results[index];
+    return {
+      ...entry,
+      ...(wanted.has('affiliate_code') && figures?.code !== undefined ? { affiliate_code: figures.code } : {}),
+      ...(wanted.has('referred_volume') ? { referred_volume: Number(figures?.volumeUsd ?? '0') } : {}),
+      ...(wanted.has('referred_users') ? { referred_users: count(figures?.referredUsers ?? '0', 'referred_users') } : {}),
+    };
+  });
 }
 
 /** conversion_external_ids (either form the SDK sends): refused, as no conversion has an external id here yet. */
@@ -99,8 +128,9 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
           'whole currency units, as the Fuul SDK types it (the nearest double); `total_amount_base_units` is the exact total. ' +
           '`from`/`to` (UTC days, both included, either may be left out) rank what was earned on those days, summed from per-day ' +
           'totals kept with every movement (a movement counts on the UTC day it was written; a reversal takes back from that day): ' +
-          '400 when `from` is after `to` or they are more than 3,660 days apart. `fields` may name affiliate_code, tiers, ' +
-          'referred_volume and referred_users (the SDK’s optional fields): accepted, not filled yet; any other name is a 400. ' +
+          '400 when `from` is after `to` or they are more than 3,660 days apart. `fields` may name affiliate_code, referred_volume ' +
+          'and referred_users (the agency’s all-time figures of each entry’s user, read for each request) and tiers (accepted, not ' +
+          'filled yet); any other name is a 400. ' +
           '`conversion_external_ids` is a 400: conversions have no external ids here yet. A page is a snapshot: it is read at ' +
           'most once per CLAIM_LEADERBOARD_CACHE_MS (1 s by default) and answered to every request for the same page of the same board ' +
           'in that time (concurrent requests share one read), so a new movement shows at most that much later; `calculated_at` says when ' +
@@ -129,8 +159,11 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
             from: query.from,
             to: query.to,
           });
-        // A user's own entry is read every time (the service never keeps it either).
-        if (user) return { status: 200, body: leaderboardBody(await read()) };
+        // A user's own entry is read every time (the service never keeps it either), and so is a page with extra fields.
+        if (user || query.fields.length > 0) {
+          const body = leaderboardBody(await read());
+          return { status: 200, body: { ...body, results: await withReferralFields(clients, caller.projectId, body.results, query.fields) } };
+        }
         const key = JSON.stringify([
           caller.projectId,
           query.currency_address ?? null,

@@ -3,7 +3,12 @@ import { invalidFields } from '../../rules/errors';
 import { normalizeIdentifier } from '../../rules/identifiers';
 import type { Page } from '../../rules/pagination';
 import { requireProjectId, type UserInput } from '../../rules/subject';
-import type { AffiliateLeaderboardRecord, AffiliateLeaderboardRepository, LeaderboardMetric } from '../repositories/affiliate-leaderboard.repository';
+import type {
+  AffiliateLeaderboardRecord,
+  AffiliateLeaderboardRepository,
+  LeaderboardMetric,
+  ReferralFiguresRecord,
+} from '../repositories/affiliate-leaderboard.repository';
 
 interface AffiliateLeaderboardQuery {
   metric: LeaderboardMetric;
@@ -13,8 +18,8 @@ interface AffiliateLeaderboardQuery {
   user: UserInput | undefined;
 }
 
-/** At most this many users per referred-volume read (the SDK sends them in one query string). */
-const MAX_REFERRED_VOLUME_USERS = 100;
+/** At most this many users per read of referral figures (the SDK sends them in one query string; a board's page has at most 100). */
+const MAX_REFERRAL_FIGURES_USERS = 100;
 
 /**
  * The all-time volume, revenue and referred-users boards (issue 25 §3), from the metrics projection
@@ -48,18 +53,21 @@ export class LeaderboardService {
     return { ...read, calculatedAt };
   }
 
-  /** Each named user's referred volume (USD: what the users it referred brought), "0" for one that is no affiliate, in the order named. */
-  async referredVolumes(projectIdInput: string, users: UserInput[]): Promise<Array<{ user: UserInput; volumeUsd: string }>> {
+  /**
+   * Each named user's referral figures in the order named: what the users it referred brought (USD),
+   * how many it referred and its oldest code; zeros and no code for one that is no affiliate.
+   */
+  async referralFigures(projectIdInput: string, users: UserInput[]): Promise<Array<{ user: UserInput } & ReferralFiguresRecord>> {
     const projectId = requireProjectId(projectIdInput);
-    if (users.length === 0) throw invalidFields([{ field: 'user_identifiers', reason: 'must name at least one user' }]);
-    if (users.length > MAX_REFERRED_VOLUME_USERS) {
-      throw invalidFields([{ field: 'user_identifiers', reason: `must name at most ${MAX_REFERRED_VOLUME_USERS} users` }]);
+    if (users.length === 0) throw invalidFields([{ field: 'users', reason: 'must name at least one user' }]);
+    if (users.length > MAX_REFERRAL_FIGURES_USERS) {
+      throw invalidFields([{ field: 'users', reason: `must name at most ${MAX_REFERRAL_FIGURES_USERS} users` }]);
     }
     const canonical = users.map((user, index) => normalizeIdentifier(user.identifier, user.identifierType, `users[${index}]`));
-    const volumes = await this.boards.referredVolumes(projectId, canonical);
+    const figures = await this.boards.referralFigures(projectId, canonical);
     return users.map((user, index) => ({
       user,
-      volumeUsd: volumes.get(`${canonical[index]!.identifierType}|${canonical[index]!.identifier}`) ?? '0',
+      ...(figures.get(`${canonical[index]!.identifierType}|${canonical[index]!.identifier}`) ?? { volumeUsd: '0', referredUsers: 0n, code: null }),
     }));
   }
 }

@@ -26,8 +26,10 @@ export function leaderboardHandlers(domain: AgencyDomain): LeaderboardHandlers {
     },
 
     getReferredVolumes: async (req) => {
-      const volumes = await domain.leaderboards.referredVolumes(req.projectId, req.users);
-      return { results: volumes.map(({ user, volumeUsd }) => ({ user, volumeUsd })) };
+      const figures = await domain.leaderboards.referralFigures(req.projectId, req.users);
+      return {
+        results: figures.map(({ user, volumeUsd, referredUsers, code }) => ({ user, volumeUsd, referredUsers: String(referredUsers), code: code ?? undefined })),
+      };
     },
   };
 }

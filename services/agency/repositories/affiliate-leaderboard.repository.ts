@@ -16,6 +16,16 @@ export interface AffiliateLeaderboardRecord {
   conversions: bigint;
 }
 
+/** An affiliate's referral figures, all time. */
+export interface ReferralFiguresRecord {
+  /** USD decimal string: what the users it referred brought. */
+  volumeUsd: string;
+  /** The users it referred, converted or not. */
+  referredUsers: bigint;
+  /** Its oldest code. */
+  code: string | null;
+}
+
 /** The column of affiliate_metrics each board ranks by (each has an index led by (project_id, column, affiliate_id)). */
 const AFFILIATE_COLUMN = { volume: sql.ref('m.volume_usd'), revenue: sql.ref('m.revenue_usd'), referred_users: sql.ref('m.end_users') } as const;
 /** The end users' figure: what their conversions brought, summed over the affiliates they were attributed to. */
@@ -99,17 +109,25 @@ export class AffiliateLeaderboardRepository {
     return { rank: Number(row.ahead) + 1, user, code: null, total: row.total, conversions: row.conversions };
   }
 
-  /** What the users who referred these ones brought: each named user's affiliate volume (0 when it is no affiliate or brought none). */
-  async referredVolumes(projectId: string, users: UserIdentifier[]): Promise<Map<string, string>> {
+  /** Each named user's referral figures, by `identifier_type|identifier`: only users that are affiliates of the project. */
+  async referralFigures(projectId: string, users: UserIdentifier[]): Promise<Map<string, ReferralFiguresRecord>> {
     if (users.length === 0) return new Map();
     const rows = await this.db
       .selectFrom('affiliates as a')
       .innerJoin('affiliate_metrics as m', 'm.affiliate_id', 'a.id')
-      .select((eb) => ['a.identifier', 'a.identifier_type', eb.cast<string>('m.volume_usd', 'text').as('volume_usd')])
+      .select((eb) => [
+        'a.identifier',
+        'a.identifier_type',
+        eb.cast<string>('m.volume_usd', 'text').as('volume_usd'),
+        'm.end_users',
+        eb.selectFrom('affiliate_codes as c').select('c.code').whereRef('c.affiliate_id', '=', 'a.id').orderBy('c.id').limit(1).as('code'),
+      ])
       .where('a.project_id', '=', projectId)
       .where((eb) => eb.or(users.map((user) => eb.and([eb('a.identifier', '=', user.identifier), eb('a.identifier_type', '=', user.identifierType)]))))
       .execute();
-    return new Map(rows.map((row) => [`${row.identifier_type}|${row.identifier}`, row.volume_usd]));
+    return new Map(
+      rows.map((row) => [`${row.identifier_type}|${row.identifier}`, { volumeUsd: row.volume_usd, referredUsers: row.end_users, code: row.code }]),
+    );
   }
 
   private endUserSums(projectId: string, metric: 'volume' | 'revenue') {
