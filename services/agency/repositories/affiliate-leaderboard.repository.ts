@@ -70,7 +70,7 @@ export class AffiliateLeaderboardRepository {
       SELECT mine.identifier, mine.identifier_type, mine.value::text AS total, mine.conversions,
              (SELECT c.code FROM affiliate_codes c WHERE c.affiliate_id = mine.affiliate_id ORDER BY c.id LIMIT 1) AS code,
              (SELECT count(*) FROM affiliate_metrics m WHERE m.project_id = ${projectId}
-                AND (${column} > mine.value OR ${column} = mine.value AND m.affiliate_id > mine.affiliate_id)) AS ahead
+                AND (${column}, m.affiliate_id) > (mine.value, mine.affiliate_id)) AS ahead
       FROM mine`.execute(this.db);
     const row = rows[0];
     if (!row) return undefined;
