@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import { claimMigrations } from '../../../services/claim/migrations';
 import { toPage } from '../../../services/rules/pagination';
 import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
 import { batchOf, conversion, newProject, newUser, termsInput } from './fixtures';
@@ -104,5 +106,44 @@ describe('leaderboard days (domain)', () => {
     const allTime = await board(projectId, {});
     expect(allTime).toEqual([[1, user.identifier, 2_600n, 2]]);
     expect(await board(projectId, { from: '2026-05-01', to: '2026-05-09' })).toEqual(allTime);
+  });
+
+  it('migration 0015 fills the per-day rows from the ledger exactly as the code keeps them (payments, a release, a reversal)', async () => {
+    // Every kind of change, on this harness's own database: payments on two days, a partial reversal, a held movement released.
+    const paid = await project();
+    const [a, b] = [newUser(), newUser()];
+    await pay(paid.projectId, '2026-06-01T10:00:00.000Z', [
+      [a, 900n, 'migrated-reversed'],
+      [b, 100n],
+    ]);
+    await pay(paid.projectId, '2026-06-02T10:00:00.000Z', [[a, 50n]]);
+    await harness.domain.reversals.reverse(paid.projectId, {
+      conversionId: 'migrated-reversed',
+      reversalId: 'r-m',
+      reason: 'refunded',
+      reversedBy: 'key',
+      shareBps: 5_000,
+    });
+    const held = await project(1);
+    await pay(held.projectId, '2026-06-03T10:00:00.000Z', [[a, 70n]]);
+    harness.clock.set('2026-06-04T10:00:00.000Z');
+    await harness.domain.decisions.releaseDue(1_000);
+    expect(await days(paid.projectId)).toEqual([
+      ['2026-06-01', a.identifier, '450', 1],
+      ['2026-06-01', b.identifier, '100', 1],
+      ['2026-06-02', a.identifier, '50', 1],
+    ]);
+    expect(await days(held.projectId)).toEqual([['2026-06-03', a.identifier, '70', 1]]);
+    const all = async () =>
+      (
+        await harness.sql.query<{ row: string }>(
+          `SELECT concat_ws('|', project_id, currency_id, user_type, day, identifier_type, identifier, total_amount, total_attributions) AS row
+           FROM claim.leaderboard_days ORDER BY 1`,
+        )
+      ).rows.map((row) => row.row);
+    const kept = await all();
+    await sql`DROP TABLE leaderboard_days`.execute(harness.db);
+    await claimMigrations['0015_leaderboard_days']!.up(harness.db);
+    expect(await all()).toEqual(kept);
   });
 });
