@@ -402,12 +402,17 @@ export function openDirectLeaderboard(
 ): DirectLeaderboard {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: connections, application_name: 'bench-direct', options: '-c search_path=claim' });
   const text = range ? LEADERBOARD_RANGE_PAGE_SQL : LEADERBOARD_PAGE_SQL;
-  const values = (page: number) => [data.project.id, data.project.currency.id, pageSize, (page - 1) * pageSize, ...(range ? [range.from, range.to] : [])];
+  const values = (page: number) => [
+    data.project.id,
+    data.project.currency.id,
+    pageSize,
+    (page - 1) * pageSize,
+    ...(range ? [range.from, range.to] : []),
+  ];
   return {
     // The range statement's size row comes back beside an empty page as a row of nulls: not an entry.
     page: async (page) => (await pool.query(text, values(page))).rows.filter((row) => row.identifier !== null),
-    explain: async (page) =>
-      (await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, values(page))).rows.map((row) => row['QUERY PLAN']).join('\n'),
+    explain: async (page) => (await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, values(page))).rows.map((row) => row['QUERY PLAN']).join('\n'),
     close: () => pool.end(),
   };
 }

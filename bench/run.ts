@@ -114,7 +114,10 @@ const nodeArgsFromEnv = (): string[] => (process.env.BENCH_NODE_ARGS ?? '').spli
 async function main(): Promise<number> {
   const config = loadBenchConfig();
   const phases = new Set(
-    (process.env.BENCH_PHASES ?? 'ingest,lookup,attribution,conversions,reversals,events,leaderboard,leaderboard-range,claim-list,affiliate-list,audience-evaluation')
+    (
+      process.env.BENCH_PHASES ??
+      'ingest,lookup,attribution,conversions,reversals,events,leaderboard,leaderboard-range,claim-list,affiliate-list,audience-evaluation'
+    )
       .split(',')
       .map((phase) => phase.trim()),
   );

@@ -70,7 +70,12 @@ describe('the Fuul SDK on the payouts leaderboard over date ranges', () => {
     board.results.map((entry) => [entry.rank, entry.user_identifier, entry.total_amount, entry.total_attributions]);
 
   it('ranks what was earned within the range, ties by identifier, total_amount in whole units as the SDK types it', async () => {
-    const board = await Fuul.getPayoutsLeaderboard({ currency_address: currency.address, user_type: 'end_user', from: '2026-11-21', to: '2026-11-22' });
+    const board = await Fuul.getPayoutsLeaderboard({
+      currency_address: currency.address,
+      user_type: 'end_user',
+      from: '2026-11-21',
+      to: '2026-11-22',
+    });
     expect(rows(board)).toEqual([
       [1, C.identifier, 2.000001, 2],
       [2, tie[0], 1.234567, 1 + Number(tie[0] === B.identifier)],
@@ -142,7 +147,12 @@ describe('the Fuul SDK on the payouts leaderboard over date ranges', () => {
     const byAddress = await Fuul.getPayoutsLeaderboard({ user_type: 'end_user', from: '2026-11-22', to: '2026-11-22', user_address: B.identifier });
     expect(rows(byAddress)).toEqual([[3, B.identifier, 0.234567, 1]]);
     // A user who earned nothing in the range has no row.
-    const absent = await Fuul.getPayoutsLeaderboard({ user_type: 'end_user', from: '2026-11-23', user_identifier: C.identifier, identifier_type: EVM });
+    const absent = await Fuul.getPayoutsLeaderboard({
+      user_type: 'end_user',
+      from: '2026-11-23',
+      user_identifier: C.identifier,
+      identifier_type: EVM,
+    });
     expect(absent).toMatchObject({ results: [], total_results: 0 });
   });
 
@@ -193,7 +203,10 @@ describe('the Fuul SDK on the payouts leaderboard over date ranges', () => {
     expect(conversion).toMatchObject({ status: 400, body: { details: [expect.objectContaining({ field: 'conversion_external_ids' })] } });
     // Several arrive as a repeated parameter: refused all the same (naming the form they came in).
     const conversions = await refusal(Fuul.getPayoutsLeaderboard({ conversion_external_ids: [1, 2] }));
-    expect(conversions).toMatchObject({ status: 400, body: { details: [expect.objectContaining({ field: expect.stringMatching(/^conversion_external_ids/) })] } });
+    expect(conversions).toMatchObject({
+      status: 400,
+      body: { details: [expect.objectContaining({ field: expect.stringMatching(/^conversion_external_ids/) })] },
+    });
     const fields = await refusal(Fuul.getPayoutsLeaderboard({ fields: 'referred_users,balance' }));
     expect(fields).toMatchObject({ status: 400, body: { details: [expect.objectContaining({ field: 'fields' })] } });
     const disagree = await refusal(Fuul.getPayoutsLeaderboard({ user_identifier: A.identifier, user_address: B.identifier }));
@@ -249,8 +262,24 @@ describe('the Fuul SDK on the payouts leaderboard over date ranges', () => {
     it('getVolumeLeaderboard ranks affiliates by their referred users’ volume, and end users by their own', async () => {
       const board = await Fuul.getVolumeLeaderboard({ user_type: 'affiliate' });
       expect(board.results).toEqual([
-        { rank: 1, address: tied[0]!.identifier, user_identifier: tied[0]!.identifier, user_identifier_type: 'evm_address', affiliate_code: tied[0]!.code, total_amount: '150.5', chain_id: null },
-        { rank: 2, address: tied[1]!.identifier, user_identifier: tied[1]!.identifier, user_identifier_type: 'evm_address', affiliate_code: tied[1]!.code, total_amount: '150.5', chain_id: null },
+        {
+          rank: 1,
+          address: tied[0]!.identifier,
+          user_identifier: tied[0]!.identifier,
+          user_identifier_type: 'evm_address',
+          affiliate_code: tied[0]!.code,
+          total_amount: '150.5',
+          chain_id: null,
+        },
+        {
+          rank: 2,
+          address: tied[1]!.identifier,
+          user_identifier: tied[1]!.identifier,
+          user_identifier_type: 'evm_address',
+          affiliate_code: tied[1]!.code,
+          total_amount: '150.5',
+          chain_id: null,
+        },
         {
           rank: 3,
           address: affiliates[2]!.identifier,
@@ -305,7 +334,10 @@ describe('the Fuul SDK on the payouts leaderboard over date ranges', () => {
 
     it('getReferredVolume answers each named user’s referred volume in the order named, 0 for one that is no affiliate', async () => {
       const stranger = randomEvmAddress();
-      const answer = await Fuul.getReferredVolume({ user_identifiers: [affiliates[2]!.identifier, stranger, affiliates[0]!.identifier], identifier_type: EVM });
+      const answer = await Fuul.getReferredVolume({
+        user_identifiers: [affiliates[2]!.identifier, stranger, affiliates[0]!.identifier],
+        identifier_type: EVM,
+      });
       expect(answer).toEqual({
         project_id: other.id,
         referred_volumes: [

@@ -52,8 +52,16 @@ describe('services refuse a request without a required field', () => {
     ['UpdateAffiliateCode without user', () => clients.agency.updateAffiliateCode({ projectId: project.id, code: 'alice_code' }), 'user'],
     ['SetCodeRebateRate without user', () => clients.agency.setCodeRebateRate({ projectId: project.id, code: 'alice_code' }), 'user'],
     ['GetAffiliateClicks without user', () => clients.agency.getAffiliateClicks({ projectId: project.id }), 'user'],
-    ['GetAffiliateLeaderboard without metric', () => clients.agency.getAffiliateLeaderboard({ projectId: project.id, audience: 1 }), 'metric'],
-    ['GetAffiliateLeaderboard without audience', () => clients.agency.getAffiliateLeaderboard({ projectId: project.id, metric: 1 }), 'audience'],
+    [
+      'GetAffiliateLeaderboard without metric',
+      () => clients.agency.getAffiliateLeaderboard({ projectId: project.id, metric: 0, audience: 1 }),
+      'metric',
+    ],
+    [
+      'GetAffiliateLeaderboard without audience',
+      () => clients.agency.getAffiliateLeaderboard({ projectId: project.id, metric: 1, audience: 0 }),
+      'audience',
+    ],
     ['CreateReferral without user', () => clients.agency.createReferral({ projectId: project.id, code: 'alice_code' }), 'user'],
     ['ResolveAttribution without at', () => clients.agency.resolveAttribution({ projectId: project.id, user }), 'at'],
     ['GenerateInviteCodes without user', () => clients.agency.generateInviteCodes({ projectId: project.id, quantity: 1 }), 'user'],

@@ -27,7 +27,14 @@ const BOARD_RULES =
 
 /** The volume, revenue and referred-users leaderboards and referred volumes by user, as the Fuul SDK calls them (any project key). */
 export function leaderboardRoutes({ clients }: RouteDeps): AnyRoute[] {
-  type BoardQuery = { user_identifier?: string; user_address?: string; identifier_type?: string; user_identifier_type?: string; page: number; page_size: number };
+  type BoardQuery = {
+    user_identifier?: string;
+    user_address?: string;
+    identifier_type?: string;
+    user_identifier_type?: string;
+    page: number;
+    page_size: number;
+  };
   const read = (projectId: string, metric: 'volume' | 'revenue' | 'referred_users', audience: 'affiliate' | 'end_user', query: BoardQuery) => {
     const identifier = leaderboardUser(query);
     return clients.agency.getAffiliateLeaderboard({
@@ -115,7 +122,10 @@ export function leaderboardRoutes({ clients }: RouteDeps): AnyRoute[] {
           status: 200,
           body: {
             project_id: caller.projectId,
-            referred_volumes: results.map((item, index) => ({ user_identifier: query.user_identifiers[index]!, referred_volume: Number(item.volumeUsd) })),
+            referred_volumes: results.map((item, index) => ({
+              user_identifier: query.user_identifiers[index]!,
+              referred_volume: Number(item.volumeUsd),
+            })),
             total_count: results.length,
           },
         };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listSchema, pageQuery } from '../../http/list';
+import { pageQuery } from '../../http/list';
 import { identifierTypeQuery, userIdentifier } from '../../http/params';
 import { leaderboardUserTypes } from '../claim/claim.schemas';
 import { timestamp } from './agency.schemas';
@@ -97,7 +97,9 @@ export const referredVolumeSchema = z.object({
   referred_volumes: z.array(
     z.object({
       user_identifier: z.string().describe('As sent'),
-      referred_volume: z.number().describe('USD: what the users it referred brought (0 when it is no affiliate); a JSON number as the Fuul SDK types it'),
+      referred_volume: z
+        .number()
+        .describe('USD: what the users it referred brought (0 when it is no affiliate); a JSON number as the Fuul SDK types it'),
     }),
   ),
   total_count: z.number().int(),

@@ -478,9 +478,16 @@ export const leaderboardQuery = z.object({
     .max(200)
     .optional()
     .transform((value, ctx) => {
-      const names = value === undefined ? [] : value.split(',').map((name) => name.trim()).filter((name) => name !== '');
+      const names =
+        value === undefined
+          ? []
+          : value
+              .split(',')
+              .map((name) => name.trim())
+              .filter((name) => name !== '');
       for (const name of names) {
-        if (!LEADERBOARD_FIELDS.includes(name)) ctx.addIssue({ code: 'custom', message: `names no field of an entry: ${name} (${LEADERBOARD_FIELDS.join(', ')})` });
+        if (!LEADERBOARD_FIELDS.includes(name))
+          ctx.addIssue({ code: 'custom', message: `names no field of an entry: ${name} (${LEADERBOARD_FIELDS.join(', ')})` });
       }
       return names;
     })
@@ -501,7 +508,9 @@ export const leaderboardSchema = z.object({
       ...userFields,
       total_amount: z
         .number()
-        .describe('Whole currency units (base units ÷ 10^decimals), a JSON number as the Fuul SDK types it: the nearest double, exact to about 15 digits'),
+        .describe(
+          'Whole currency units (base units ÷ 10^decimals), a JSON number as the Fuul SDK types it: the nearest double, exact to about 15 digits',
+        ),
       total_amount_base_units: z.string().describe('The exact total: base units, as a decimal string'),
       total_attributions: z.number().int().describe('Movements counted'),
       affiliate_code: z.string().optional().describe('With fields=affiliate_code: the user’s oldest code, when it is an affiliate'),

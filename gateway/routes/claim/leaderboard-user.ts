@@ -24,4 +24,3 @@ export function leaderboardUser(query: { user_identifier?: string | undefined; u
   }
   return identifier ?? address;
 }
-

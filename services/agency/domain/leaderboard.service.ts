@@ -31,7 +31,11 @@ export class LeaderboardService {
     private readonly clock: Clock,
   ) {}
 
-  async page(projectIdInput: string, query: AffiliateLeaderboardQuery, page: Page): Promise<{ records: AffiliateLeaderboardRecord[]; total: number; calculatedAt: Date }> {
+  async page(
+    projectIdInput: string,
+    query: AffiliateLeaderboardQuery,
+    page: Page,
+  ): Promise<{ records: AffiliateLeaderboardRecord[]; total: number; calculatedAt: Date }> {
     const projectId = requireProjectId(projectIdInput);
     const metric = query.metric;
     if (query.userType === 'end_user' && metric === 'referred_users') {

@@ -28,7 +28,12 @@ export function leaderboardHandlers(domain: AgencyDomain): LeaderboardHandlers {
     getReferredVolumes: async (req) => {
       const figures = await domain.leaderboards.referralFigures(req.projectId, req.users);
       return {
-        results: figures.map(({ user, volumeUsd, referredUsers, code }) => ({ user, volumeUsd, referredUsers: String(referredUsers), code: code ?? undefined })),
+        results: figures.map(({ user, volumeUsd, referredUsers, code }) => ({
+          user,
+          volumeUsd,
+          referredUsers: String(referredUsers),
+          code: code ?? undefined,
+        })),
       };
     },
   };

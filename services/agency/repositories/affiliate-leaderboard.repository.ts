@@ -44,7 +44,14 @@ export class AffiliateLeaderboardRepository {
   async affiliatesPage(projectId: string, metric: LeaderboardMetric, page: Page): Promise<{ records: AffiliateLeaderboardRecord[]; total: number }> {
     const column = AFFILIATE_COLUMN[metric];
     // Raw: a page of an index range with a lateral code lookup, and its size beside it, in one statement.
-    const { rows } = await sql<{ entries: bigint; identifier: string | null; identifier_type: IdentifierType | null; code: string | null; total: string | null; conversions: bigint | null }>`
+    const { rows } = await sql<{
+      entries: bigint;
+      identifier: string | null;
+      identifier_type: IdentifierType | null;
+      code: string | null;
+      total: string | null;
+      conversions: bigint | null;
+    }>`
       SELECT size.entries, t.identifier, t.identifier_type, t.code, t.total, t.conversions
       FROM (SELECT count(*) AS entries FROM affiliate_metrics m WHERE m.project_id = ${projectId} AND ${column} > 0) size
       LEFT JOIN LATERAL (
@@ -61,7 +68,14 @@ export class AffiliateLeaderboardRepository {
   /** One affiliate's entry with its rank (1 + the affiliates ahead of it), if it is on the board. */
   async affiliateEntry(projectId: string, metric: LeaderboardMetric, user: UserIdentifier): Promise<AffiliateLeaderboardRecord | undefined> {
     const column = AFFILIATE_COLUMN[metric];
-    const { rows } = await sql<{ identifier: string; identifier_type: IdentifierType; code: string | null; total: string; conversions: bigint; ahead: bigint }>`
+    const { rows } = await sql<{
+      identifier: string;
+      identifier_type: IdentifierType;
+      code: string | null;
+      total: string;
+      conversions: bigint;
+      ahead: bigint;
+    }>`
       WITH mine AS (
         SELECT m.affiliate_id, ${column} AS value, m.conversions, a.identifier, a.identifier_type
         FROM affiliates a JOIN affiliate_metrics m ON m.affiliate_id = a.id
@@ -84,7 +98,14 @@ export class AffiliateLeaderboardRepository {
   }
 
   async endUsersPage(projectId: string, metric: 'volume' | 'revenue', page: Page): Promise<{ records: AffiliateLeaderboardRecord[]; total: number }> {
-    const { rows } = await sql<{ entries: bigint; identifier: string | null; identifier_type: IdentifierType | null; code: null; total: string | null; conversions: bigint | null }>`
+    const { rows } = await sql<{
+      entries: bigint;
+      identifier: string | null;
+      identifier_type: IdentifierType | null;
+      code: null;
+      total: string | null;
+      conversions: bigint | null;
+    }>`
       WITH summed AS (${this.endUserSums(projectId, metric)})
       SELECT size.entries, t.identifier, t.identifier_type, NULL AS code, t.total, t.conversions
       FROM (SELECT count(*) AS entries FROM summed) size
@@ -123,7 +144,9 @@ export class AffiliateLeaderboardRepository {
         eb.selectFrom('affiliate_codes as c').select('c.code').whereRef('c.affiliate_id', '=', 'a.id').orderBy('c.id').limit(1).as('code'),
       ])
       .where('a.project_id', '=', projectId)
-      .where((eb) => eb.or(users.map((user) => eb.and([eb('a.identifier', '=', user.identifier), eb('a.identifier_type', '=', user.identifierType)]))))
+      .where((eb) =>
+        eb.or(users.map((user) => eb.and([eb('a.identifier', '=', user.identifier), eb('a.identifier_type', '=', user.identifierType)]))),
+      )
       .execute();
     return new Map(
       rows.map((row) => [`${row.identifier_type}|${row.identifier}`, { volumeUsd: row.volume_usd, referredUsers: row.end_users, code: row.code }]),
@@ -141,7 +164,13 @@ export class AffiliateLeaderboardRepository {
 }
 
 function toRecords(
-  rows: Array<{ identifier: string | null; identifier_type: IdentifierType | null; code: string | null; total: string | null; conversions: bigint | null }>,
+  rows: Array<{
+    identifier: string | null;
+    identifier_type: IdentifierType | null;
+    code: string | null;
+    total: string | null;
+    conversions: bigint | null;
+  }>,
   page: Page,
 ): AffiliateLeaderboardRecord[] {
   const records: AffiliateLeaderboardRecord[] = [];

@@ -96,7 +96,13 @@ describe('leaderboard days (domain)', () => {
     await pay(projectId, '2026-05-01T12:00:00.000Z', [[user, 1_000n, 'refunded-later']]);
     await pay(projectId, '2026-05-02T12:00:00.000Z', [[user, 2_000n]]);
     harness.clock.set('2026-05-09T12:00:00.000Z');
-    await harness.domain.reversals.reverse(projectId, { conversionId: 'refunded-later', reversalId: 'r-40', reason: 'refunded', reversedBy: 'key', shareBps: 4_000 });
+    await harness.domain.reversals.reverse(projectId, {
+      conversionId: 'refunded-later',
+      reversalId: 'r-40',
+      reason: 'refunded',
+      reversedBy: 'key',
+      shareBps: 4_000,
+    });
     expect(await days(projectId)).toEqual([
       ['2026-05-01', user.identifier, '600', 1],
       ['2026-05-02', user.identifier, '2000', 1],
