@@ -37,10 +37,13 @@ describe('leaderboard days (domain)', () => {
     (
       await harness.sql.query<{ day: string; identifier: string; total: string; attributions: number }>(
         `SELECT day::text, identifier, total_amount::text AS total, total_attributions::int AS attributions FROM claim.leaderboard_days
-         WHERE project_id = $1 AND user_type = 'end_user' ORDER BY day, identifier`,
+         WHERE project_id = $1 AND user_type = 'end_user' ORDER BY day, identifier COLLATE "C"`,
         [projectId],
       )
     ).rows.map((row) => [row.day, row.identifier, row.total, row.attributions]);
+
+  /** Rows as `days` orders them: by day, then identifier. */
+  const sorted = (rows: Array<[string, string, string, number]>) => [...rows].sort(([d1, i1], [d2, i2]) => (d1 + i1 < d2 + i2 ? -1 : 1));
 
   const board = async (projectId: string, range: { from?: string; to?: string }) =>
     (
@@ -60,11 +63,13 @@ describe('leaderboard days (domain)', () => {
       [a, 5n],
     ]);
     await pay(projectId, '2026-03-02T00:00:00.000Z', [[b, 405n]]);
-    expect(await days(projectId)).toEqual([
-      ['2026-03-01', a.identifier, '705', 2],
-      ['2026-03-01', b.identifier, '300', 1],
-      ['2026-03-02', b.identifier, '405', 1],
-    ]);
+    expect(await days(projectId)).toEqual(
+      sorted([
+        ['2026-03-01', a.identifier, '705', 2],
+        ['2026-03-01', b.identifier, '300', 1],
+        ['2026-03-02', b.identifier, '405', 1],
+      ]),
+    );
     // A tie over both days (705 each), ranked by identifier.
     const [first, second] = [a.identifier, b.identifier].sort();
     expect(await board(projectId, { from: '2026-03-01', to: '2026-03-02' })).toEqual([
@@ -134,11 +139,13 @@ describe('leaderboard days (domain)', () => {
     await pay(held.projectId, '2026-06-03T10:00:00.000Z', [[a, 70n]]);
     harness.clock.set('2026-06-04T10:00:00.000Z');
     await harness.domain.decisions.releaseDue(1_000);
-    expect(await days(paid.projectId)).toEqual([
-      ['2026-06-01', a.identifier, '450', 1],
-      ['2026-06-01', b.identifier, '100', 1],
-      ['2026-06-02', a.identifier, '50', 1],
-    ]);
+    expect(await days(paid.projectId)).toEqual(
+      sorted([
+        ['2026-06-01', a.identifier, '450', 1],
+        ['2026-06-01', b.identifier, '100', 1],
+        ['2026-06-02', a.identifier, '50', 1],
+      ]),
+    );
     expect(await days(held.projectId)).toEqual([['2026-06-03', a.identifier, '70', 1]]);
     const all = async () =>
       (
