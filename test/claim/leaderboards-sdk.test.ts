@@ -221,6 +221,7 @@ describe('the Fuul SDK on the payouts leaderboard over date ranges', () => {
    */
   describe('the volume, revenue and referred-users boards', () => {
     let other: TestProject;
+    let sdk: typeof Fuul;
     const affiliates: Array<{ id: string; identifier: string; code: string }> = [];
     const referred = [evmUser(), evmUser(), evmUser(), evmUser()];
     /** F1 and F2 in the order their ties are ranked (affiliate id descending). */
@@ -256,11 +257,15 @@ describe('the Fuul SDK on the payouts leaderboard over date ranges', () => {
         referred.map((user, index) => conversionBody({ user, volume_usd: figures[index]![0], revenue_usd: figures[index]![1], reward_base: '1000' })),
       );
       tied = [affiliates[0]!, affiliates[1]!].sort((a, b) => (a.id < b.id ? 1 : -1));
-      Fuul.init({ apiKey: other.keys.readOnly, baseApiUrl: `${stack.baseUrl}/api/v1/` });
+      // The SDK keeps one configuration per module instance: this project's is a second instance.
+      await jest.isolateModulesAsync(async () => {
+        sdk = (await import('@fuul/sdk')).Fuul;
+      });
+      sdk.init({ apiKey: other.keys.readOnly, baseApiUrl: `${stack.baseUrl}/api/v1/` });
     });
 
     it('getVolumeLeaderboard ranks affiliates by their referred users’ volume, and end users by their own', async () => {
-      const board = await Fuul.getVolumeLeaderboard({ user_type: 'affiliate' });
+      const board = await sdk.getVolumeLeaderboard({ user_type: 'affiliate' });
       expect(board.results).toEqual([
         {
           rank: 1,
@@ -291,38 +296,38 @@ describe('the Fuul SDK on the payouts leaderboard over date ranges', () => {
         },
       ]);
       expect(board).toMatchObject({ total_results: 3, page: 1, page_size: 25, calculated_at: stack.clock.now().toISOString() });
-      const users = await Fuul.getVolumeLeaderboard({ user_type: 'end_user', page: 1, page_size: 3 });
+      const users = await sdk.getVolumeLeaderboard({ user_type: 'end_user', page: 1, page_size: 3 });
       expect(users.results.map((entry) => [entry.rank, entry.user_identifier, entry.total_amount, entry.affiliate_code])).toEqual([
         [1, referred[2]!.identifier, '150.5', null],
         [2, referred[0]!.identifier, '100.5', null],
         [3, referred[1]!.identifier, '50', null],
       ]);
       expect(users.total_results).toBe(4);
-      const own = await Fuul.getVolumeLeaderboard({ user_type: 'end_user', user_identifier: referred[3]!.identifier, identifier_type: EVM });
+      const own = await sdk.getVolumeLeaderboard({ user_type: 'end_user', user_identifier: referred[3]!.identifier, identifier_type: EVM });
       expect(own.results.map((entry) => [entry.rank, entry.user_identifier, entry.total_amount])).toEqual([[4, referred[3]!.identifier, '0.1']]);
-      const second = await Fuul.getVolumeLeaderboard({ user_type: 'affiliate', user_identifier: tied[1]!.identifier, identifier_type: EVM });
+      const second = await sdk.getVolumeLeaderboard({ user_type: 'affiliate', user_identifier: tied[1]!.identifier, identifier_type: EVM });
       expect(second.results.map((entry) => [entry.rank, entry.total_amount])).toEqual([[2, '150.5']]);
     });
 
     it('getRevenueLeaderboard ranks by revenue with the conversions behind it; a revenue of 0 is on no board', async () => {
-      const board = await Fuul.getRevenueLeaderboard({ user_type: 'affiliate' });
+      const board = await sdk.getRevenueLeaderboard({ user_type: 'affiliate' });
       expect(board.results.map((entry) => [entry.rank, entry.address, entry.total_amount, entry.attributions, entry.affiliate_code])).toEqual([
         [1, tied[0]!.identifier, '15.25', tied[0] === affiliates[0] ? 2 : 1, tied[0]!.code],
         [2, tied[1]!.identifier, '15.25', tied[1] === affiliates[0] ? 2 : 1, tied[1]!.code],
       ]);
       expect(board.total_results).toBe(2);
-      const users = await Fuul.getRevenueLeaderboard({ user_type: 'end_user' });
+      const users = await sdk.getRevenueLeaderboard({ user_type: 'end_user' });
       expect(users.results.map((entry) => [entry.rank, entry.address, entry.total_amount])).toEqual([
         [1, referred[2]!.identifier, '15.25'],
         [2, referred[0]!.identifier, '10'],
         [3, referred[1]!.identifier, '5.25'],
       ]);
-      const absent = await Fuul.getRevenueLeaderboard({ user_type: 'affiliate', user_identifier: affiliates[2]!.identifier, identifier_type: EVM });
+      const absent = await sdk.getRevenueLeaderboard({ user_type: 'affiliate', user_identifier: affiliates[2]!.identifier, identifier_type: EVM });
       expect(absent).toMatchObject({ results: [], total_results: 0 });
     });
 
     it('getReferredUsersLeaderboard ranks affiliates by the users they referred', async () => {
-      const board = await Fuul.getReferredUsersLeaderboard({ page: 1, page_size: 10 });
+      const board = await sdk.getReferredUsersLeaderboard({ page: 1, page_size: 10 });
       const [f2, f3] = [affiliates[1]!, affiliates[2]!].sort((a, b) => (a.id < b.id ? 1 : -1));
       expect(board.results.map((entry) => [entry.rank, entry.address, entry.total_referred_users])).toEqual([
         [1, affiliates[0]!.identifier, 2],
@@ -334,7 +339,7 @@ describe('the Fuul SDK on the payouts leaderboard over date ranges', () => {
 
     it('getReferredVolume answers each named user’s referred volume in the order named, 0 for one that is no affiliate', async () => {
       const stranger = randomEvmAddress();
-      const answer = await Fuul.getReferredVolume({
+      const answer = await sdk.getReferredVolume({
         user_identifiers: [affiliates[2]!.identifier, stranger, affiliates[0]!.identifier],
         identifier_type: EVM,
       });
@@ -347,7 +352,7 @@ describe('the Fuul SDK on the payouts leaderboard over date ranges', () => {
         ],
         total_count: 3,
       });
-      const tooMany = await refusal(Fuul.getReferredVolume({ user_identifiers: Array.from({ length: 101 }, () => randomEvmAddress()) }));
+      const tooMany = await refusal(sdk.getReferredVolume({ user_identifiers: Array.from({ length: 101 }, () => randomEvmAddress()) }));
       expect(tooMany).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
     });
   });
