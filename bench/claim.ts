@@ -271,6 +271,9 @@ export interface LeaderboardData {
   pages: number[];
 }
 
+/** The days the seeded movements are spread over (written on today and the days before it). */
+const LEADERBOARD_DAYS = 30;
+
 /** A board of `affiliates` earners over `movements` affiliate payouts, written straight into the claim schema (not measured). */
 export async function setUpLeaderboard(api: Api, platformKey: string, db: pg.Client, config: BenchConfig): Promise<LeaderboardData> {
   const { movements, affiliates, pageSize } = config.leaderboard;
@@ -301,7 +304,8 @@ export async function setUpLeaderboard(api: Api, platformKey: string, db: pg.Cli
   await db.query('ANALYZE claim.conversions, claim.claim_checks');
   await db.query(
     `INSERT INTO claim.movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, created_at)
-     SELECT c.project_id, c.id, 'affiliate_payout', 'evm_address', c.affiliate_identifier, c.currency_id, 1 + (hashtext(c.id) & 65535), cc.id, now()
+     SELECT c.project_id, c.id, 'affiliate_payout', 'evm_address', c.affiliate_identifier, c.currency_id, 1 + (hashtext(c.id) & 65535), cc.id,
+            now() - make_interval(days => (hashtext('day-' || c.id) & 2147483647) % ${LEADERBOARD_DAYS})
      FROM claim.conversions c
      JOIN claim.claim_checks cc ON cc.project_id = c.project_id AND cc.identifier = c.affiliate_identifier AND cc.identifier_type = 'evm_address'
        AND cc.currency_id = c.currency_id AND cc.reason = 'affiliate' AND cc.status = 'open'
@@ -324,9 +328,16 @@ export async function setUpLeaderboard(api: Api, platformKey: string, db: pg.Cli
      SELECT project_id, currency_id, user_type, count(*) FROM claim.leaderboard_totals WHERE project_id = $1 GROUP BY 1, 2, 3`,
     [project.id],
   );
+  // And the per-day totals (0015) the range boards sum, the movements spread over LEADERBOARD_DAYS days.
+  await db.query(
+    `INSERT INTO claim.leaderboard_days (project_id, currency_id, user_type, day, identifier_type, identifier, total_amount, total_attributions)
+     SELECT project_id, currency_id, 'affiliate', (created_at AT TIME ZONE 'UTC')::date, identifier_type, identifier, sum(amount), count(*)
+     FROM claim.movements WHERE project_id = $1 GROUP BY 1, 2, 4, 5, 6`,
+    [project.id],
+  );
   await db.query('COMMIT');
   await db.query(
-    'VACUUM (ANALYZE) claim.conversions, claim.claim_checks, claim.movements, claim.leaderboard_totals, claim.leaderboard_sizes, claim.currencies',
+    'VACUUM (ANALYZE) claim.conversions, claim.claim_checks, claim.movements, claim.leaderboard_totals, claim.leaderboard_sizes, claim.leaderboard_days, claim.currencies',
   );
   await db.query('CHECKPOINT');
 
@@ -340,8 +351,21 @@ export async function setUpLeaderboard(api: Api, platformKey: string, db: pg.Cli
   return { project, movements: total, entries: affiliates, pages };
 }
 
-export function leaderboardPath(data: LeaderboardData, page: number, pageSize: number): string {
-  return `/api/v1/payouts/leaderboard/payouts?currency_address=${data.project.currency.address}&user_type=affiliate&page=${page}&page_size=${pageSize}`;
+/** A range of UTC days of a board (the `leaderboard-range` phase): its `from` and `to`. */
+export interface LeaderboardRange {
+  from: string;
+  to: string;
+}
+
+/** The range the `leaderboard-range` phase reads: a week of the seeded month, from 13 to 7 days ago. */
+export function benchLeaderboardRange(now = new Date()): LeaderboardRange {
+  const day = (back: number) => new Date(now.getTime() - back * 86_400_000).toISOString().slice(0, 10);
+  return { from: day(13), to: day(7) };
+}
+
+export function leaderboardPath(data: LeaderboardData, page: number, pageSize: number, range?: LeaderboardRange): string {
+  const days = range ? `&from=${range.from}&to=${range.to}` : '';
+  return `/api/v1/payouts/leaderboard/payouts?currency_address=${data.project.currency.address}&user_type=affiliate&page=${page}&page_size=${pageSize}${days}`;
 }
 
 /** The page as the service reads it (LeaderboardRepository.page), one statement sent with pg. */
@@ -349,32 +373,65 @@ export const LEADERBOARD_PAGE_SQL = `SELECT identifier, identifier_type, total_a
 WHERE project_id = $1 AND currency_id = $2 AND user_type = 'affiliate'
 ORDER BY total_amount DESC, identifier, identifier_type LIMIT $3 OFFSET $4`;
 
+/** A page over a range of days as the service reads it (LeaderboardRepository.rangePage: the per-day totals summed per user), one statement. */
+export const LEADERBOARD_RANGE_PAGE_SQL = `WITH summed AS (
+  SELECT identifier, identifier_type, sum(total_amount) AS total_amount, sum(total_attributions) AS total_attributions
+  FROM leaderboard_days
+  WHERE project_id = $1 AND currency_id = $2 AND user_type = 'affiliate' AND day >= $5::date AND day <= $6::date
+  GROUP BY identifier, identifier_type
+)
+SELECT size.entries, t.identifier, t.identifier_type, t.total_amount, t.total_attributions
+FROM (SELECT count(*) AS entries FROM summed) size
+LEFT JOIN LATERAL (
+  SELECT identifier, identifier_type, total_amount, total_attributions FROM summed
+  ORDER BY total_amount DESC, identifier, identifier_type LIMIT $3 OFFSET $4
+) t ON true`;
+
 export interface DirectLeaderboard {
   page(page: number): Promise<Array<{ identifier: string; total_amount: string }>>;
   explain(page: number): Promise<string>;
   close(): Promise<void>;
 }
 
-export function openDirectLeaderboard(databaseUrl: string, data: LeaderboardData, connections: number, pageSize: number): DirectLeaderboard {
+export function openDirectLeaderboard(
+  databaseUrl: string,
+  data: LeaderboardData,
+  connections: number,
+  pageSize: number,
+  range?: LeaderboardRange,
+): DirectLeaderboard {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: connections, application_name: 'bench-direct', options: '-c search_path=claim' });
-  const values = (page: number) => [data.project.id, data.project.currency.id, pageSize, (page - 1) * pageSize];
+  const text = range ? LEADERBOARD_RANGE_PAGE_SQL : LEADERBOARD_PAGE_SQL;
+  const values = (page: number) => [
+    data.project.id,
+    data.project.currency.id,
+    pageSize,
+    (page - 1) * pageSize,
+    ...(range ? [range.from, range.to] : []),
+  ];
   return {
-    page: async (page) => (await pool.query(LEADERBOARD_PAGE_SQL, values(page))).rows,
-    explain: async (page) =>
-      (await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${LEADERBOARD_PAGE_SQL}`, values(page))).rows.map((row) => row['QUERY PLAN']).join('\n'),
+    // The range statement's size row comes back beside an empty page as a row of nulls: not an entry.
+    page: async (page) => (await pool.query(text, values(page))).rows.filter((row) => row.identifier !== null),
+    explain: async (page) => (await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, values(page))).rows.map((row) => row['QUERY PLAN']).join('\n'),
     close: () => pool.end(),
   };
 }
 
 /** The gateway's first pages agree with the direct query's. */
-export async function crossCheckLeaderboard(api: Api, data: LeaderboardData, direct: DirectLeaderboard, pageSize: number): Promise<string> {
+export async function crossCheckLeaderboard(
+  api: Api,
+  data: LeaderboardData,
+  direct: DirectLeaderboard,
+  pageSize: number,
+  range?: LeaderboardRange,
+): Promise<string> {
   for (const page of [1, 2, Math.max(1, Math.ceil(data.entries / pageSize))]) {
-    const { body } = await api.call<{ results: Array<{ user_identifier: string; total_amount: string }> }>(
+    const { body } = await api.call<{ results: Array<{ user_identifier: string; total_amount_base_units: string }> }>(
       'GET',
-      leaderboardPath(data, page, pageSize),
+      leaderboardPath(data, page, pageSize, range),
       data.project.keys.readOnly,
     );
-    const viaGateway = body.results.map((entry) => `${entry.user_identifier}:${entry.total_amount}`).join(',');
+    const viaGateway = body.results.map((entry) => `${entry.user_identifier}:${entry.total_amount_base_units}`).join(',');
     const viaSql = (await direct.page(page)).map((row) => `${row.identifier}:${row.total_amount}`).join(',');
     if (viaGateway !== viaSql) throw new Error(`leaderboard page ${page}: the gateway and the direct query disagree`);
   }
@@ -388,12 +445,13 @@ export function runLeaderboardGateway(
   durationS: number,
   pageSize: number,
   label: string,
+  range?: LeaderboardRange,
 ): Promise<RunFigures> {
   let next = 0;
   return runHttpLoad(
     baseUrl,
     data.project.keys.readOnly,
-    () => leaderboardPath(data, data.pages[next++ % data.pages.length]!, pageSize),
+    () => leaderboardPath(data, data.pages[next++ % data.pages.length]!, pageSize, range),
     connections,
     durationS,
     label,

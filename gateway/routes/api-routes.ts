@@ -3,6 +3,7 @@ import { affiliateDetailRoutes } from './agency/affiliate-detail.routes';
 import { affiliatePortalCodeRoutes } from './agency/affiliate-portal-codes.routes';
 import { affiliatePortalStatsRoutes } from './agency/affiliate-portal-stats.routes';
 import { affiliateStatsApiRoutes } from './agency/affiliate-stats-api.routes';
+import { leaderboardRoutes } from './agency/leaderboards.routes';
 import { masterRoutes } from './agency/masters.routes';
 import { affiliateRoutes } from './agency/affiliates.routes';
 import { applicationRoutes } from './agency/applications.routes';
@@ -78,6 +79,7 @@ export function apiRoutes(deps: RouteDeps, system: SystemDeps): AnyRoute[] {
     ...reversalRoutes(deps),
     ...payoutRoutes(deps),
     ...payoutQueryRoutes(deps),
+    ...leaderboardRoutes(deps),
     ...claimCheckRoutes(deps),
     ...claimSettingsRoutes(deps),
     ...reviewRoutes(deps),

@@ -4,6 +4,8 @@ import type { Logger } from '../platform/logger';
 import type { OutboxWaker } from '../platform/outbox/relay';
 import type { AgencyDatabase } from './database';
 import { AffiliateActivityService } from './domain/affiliate-activity.service';
+import { LeaderboardService } from './domain/leaderboard.service';
+import { AffiliateLeaderboardRepository } from './repositories/affiliate-leaderboard.repository';
 import { AffiliateDetailsService } from './domain/affiliate-details.service';
 import { AffiliateMetricsService, type PaidConversionSource } from './domain/affiliate-metrics.service';
 import { AffiliateService } from './domain/affiliate.service';
@@ -48,6 +50,7 @@ export interface AgencyDomain {
   details: AffiliateDetailsService;
   /** The detail view's history, referred users and figures. */
   activity: AffiliateActivityService;
+  leaderboards: LeaderboardService;
   /** The affiliate metrics projection's rebuild from the claim service. */
   metrics: AffiliateMetricsService;
   /** The program URL and referral link template of a project. */
@@ -106,6 +109,7 @@ export function buildAgencyDomain({
       new AffiliateStatsRepository(db),
       clock,
     ),
+    leaderboards: new LeaderboardService(new AffiliateLeaderboardRepository(db), clock),
     metrics: new AffiliateMetricsService(new AffiliateMetricsRepository(db), paidConversions, clock, logger),
     programSettings: new ProgramSettingsService(new ProgramSettingsRepository(db), clock, logger),
     tracking: new TrackingProcessingService(new TrackingRepository(db), clock, logger, outbox),

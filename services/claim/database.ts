@@ -27,6 +27,7 @@ export interface ClaimDatabase extends OutboxTables, ReviewTables, ReversalTable
   movements: MovementTable;
   leaderboard_totals: LeaderboardTotalTable;
   leaderboard_sizes: LeaderboardSizeTable;
+  leaderboard_days: LeaderboardDayTable;
   claim_settings: ClaimSettingsTable;
   vouchers: VoucherTable;
   claim_check_credits: ClaimCheckCreditTable;
@@ -185,6 +186,19 @@ export interface LeaderboardTotalTable {
   total_amount: Money;
   total_attributions: ColumnType<bigint, bigint, bigint>;
   updated_at: Timestamp;
+}
+
+/** Migration 0015: what each user earned on each UTC day (a movement's day is its created_at's), for boards over a date range. */
+export interface LeaderboardDayTable {
+  project_id: string;
+  currency_id: string;
+  user_type: LeaderboardUserType;
+  /** A date: read as 'YYYY-MM-DD' text (services/platform/db/type-parsers.ts). */
+  day: ColumnType<string, string, string>;
+  identifier_type: IdentifierType;
+  identifier: string;
+  total_amount: Money;
+  total_attributions: ColumnType<bigint, bigint, bigint>;
 }
 
 export interface LeaderboardSizeTable {

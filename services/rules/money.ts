@@ -59,3 +59,12 @@ export function wholeUnits(amount: bigint, decimals: number): string {
   const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '');
   return `${negative ? '-' : ''}${whole}${fraction === '' ? '' : `.${fraction}`}`;
 }
+
+/**
+ * Base units as a JSON number of whole currency units (1500000 at 6 decimals is 1.5), the nearest
+ * double: only where the Fuul SDK types an amount as a number (the leaderboards' total_amount), and
+ * always beside the exact base units as a decimal string.
+ */
+export function unitsAsNumber(baseUnits: string, decimals: number): number {
+  return Number(wholeUnits(BigInt(baseUnits), decimals));
+}

@@ -125,7 +125,9 @@ describe('holding and approval (HTTP)', () => {
       expect.objectContaining({ status: 'available', pending_reason: null, payout_status: 'open', available_at: availableAt, total_amount: '1000' }),
     ]);
     const board = await stack.api.get(`/api/v1/payouts/leaderboard/payouts?user_type=end_user`, { key: project.keys.service });
-    expect(board.body.results).toEqual([expect.objectContaining({ user_identifier: user.identifier, total_amount: '1000' })]);
+    expect(board.body.results).toEqual([
+      expect.objectContaining({ user_identifier: user.identifier, total_amount: 0.001, total_amount_base_units: '1000' }),
+    ]);
   });
 
   it('declines: the movements are never paid and say why', async () => {

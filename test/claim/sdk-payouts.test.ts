@@ -32,8 +32,8 @@ describe('the Fuul SDK on the payouts endpoints', () => {
     const board = await Fuul.getPayoutsLeaderboard({ currency_address: currency.address, user_type: 'end_user', page: 1, page_size: 10 });
     expect(board.total_results).toBe(2);
     expect(board.results.map((entry) => [entry.rank, entry.user_identifier, entry.total_amount, entry.total_attributions, entry.chain_id])).toEqual([
-      [1, users[1]!.identifier, '1505', 2, '8453'],
-      [2, users[0]!.identifier, '500', 1, '8453'],
+      [1, users[1]!.identifier, 0.001505, 2, '8453'],
+      [2, users[0]!.identifier, 0.0005, 1, '8453'],
     ]);
     expect(new Date(board.calculated_at).toISOString()).toBe(board.calculated_at);
   });
@@ -44,7 +44,7 @@ describe('the Fuul SDK on the payouts endpoints', () => {
       user_identifier: users[0]!.identifier,
       identifier_type: UserIdentifierType.EvmAddress,
     });
-    expect(board.results).toEqual([expect.objectContaining({ rank: 2, address: users[0]!.identifier, total_amount: '500' })]);
+    expect(board.results).toEqual([expect.objectContaining({ rank: 2, address: users[0]!.identifier, total_amount: 0.0005 })]);
   });
 
   it('getUserPayoutMovements reads a user’s movements, newest first', async () => {

@@ -37,9 +37,9 @@ describe('shared reads of the leaderboard and the claim-check list', () => {
   const board = async (pageSize?: number) => {
     const response = await stack.api.get(boardPath(pageSize), { key: project.keys.readOnly });
     expect(response.status).toBe(200);
-    return response.body as { results: Array<{ user_identifier: string; total_amount: string }>; calculated_at: string };
+    return response.body as { results: Array<{ user_identifier: string; total_amount_base_units: string }>; calculated_at: string };
   };
-  const ranking = (page: Awaited<ReturnType<typeof board>>) => page.results.map((entry) => [entry.user_identifier, entry.total_amount]);
+  const ranking = (page: Awaited<ReturnType<typeof board>>) => page.results.map((entry) => [entry.user_identifier, entry.total_amount_base_units]);
 
   /** gateway_shared_reads_total of one read, by outcome. */
   async function sharedReads(read: string): Promise<{ computed: number; shared: number }> {

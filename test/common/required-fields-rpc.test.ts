@@ -55,6 +55,16 @@ describe('services refuse a request without a required field', () => {
     ['GetAffiliateFigures without user', () => clients.agency.getAffiliateFigures({ projectId: project.id }), 'user'],
     ['SumUserPayouts without user', () => clients.claim.sumUserPayouts({ projectId: project.id }), 'user'],
     ['ListReferredUserPayouts without affiliate', () => clients.claim.listReferredUserPayouts({ projectId: project.id }), 'affiliate'],
+    [
+      'GetAffiliateLeaderboard without metric',
+      () => clients.agency.getAffiliateLeaderboard({ projectId: project.id, metric: 0, audience: 1 }),
+      'metric',
+    ],
+    [
+      'GetAffiliateLeaderboard without audience',
+      () => clients.agency.getAffiliateLeaderboard({ projectId: project.id, metric: 1, audience: 0 }),
+      'audience',
+    ],
     ['CreateReferral without user', () => clients.agency.createReferral({ projectId: project.id, code: 'alice_code' }), 'user'],
     ['ResolveAttribution without at', () => clients.agency.resolveAttribution({ projectId: project.id, user }), 'at'],
     ['GenerateInviteCodes without user', () => clients.agency.generateInviteCodes({ projectId: project.id, quantity: 1 }), 'user'],

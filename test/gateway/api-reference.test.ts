@@ -13,6 +13,8 @@ const api = (...own: number[]) => statuses(own, ANY, SIGNED_IN, SERVICES);
 const PAGE = ['query:page?', 'query:page_size?'];
 /** Whose claim checks: named with an API key, or the wallet session's own in the project of project_id. */
 const ACTING_USER = ['query:user_identifier?', 'query:user_identifier_type?', 'query:project_id?'];
+/** A leaderboard's own entry: the user, under its SDK names and ours. */
+const BOARD_USER = ['query:user_identifier?', 'query:user_address?', 'query:identifier_type?', 'query:user_identifier_type?'];
 /** The Fuul SDK's camelCase names of the user, and ours (sorted). */
 const BODY_USER = ['userIdentifier', 'userIdentifierType', 'user_identifier', 'user_identifier_type'];
 
@@ -364,10 +366,36 @@ const OPERATIONS: Record<string, Expected> = {
       'query:chain_id?',
       'query:user_type?',
       'query:user_identifier?',
+      'query:user_address?',
       'query:user_identifier_type?',
       'query:identifier_type?',
+      'query:from?',
+      'query:to?',
+      'query:fields?',
+      'query:conversion_external_ids?',
+      'query:conversion_external_ids[]?',
     ],
     responses: api(200, 404),
+  },
+  'GET /api/v1/payouts/leaderboard/volume': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: [...PAGE, ...BOARD_USER, 'query:user_type?', 'query:currency_address?', 'query:fields?'],
+    responses: api(200),
+  },
+  'GET /api/v1/payouts/leaderboard/revenue': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: [...PAGE, ...BOARD_USER, 'query:user_type?', 'query:currency_address?', 'query:fields?'],
+    responses: api(200),
+  },
+  'GET /api/v1/leaderboard/referred': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: [...PAGE, ...BOARD_USER],
+    responses: api(200),
+  },
+  'GET /api/v1/payouts/leaderboard/referred-volume': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: ['query:user_identifiers', 'query:identifier_type?', 'query:no_cache?'],
+    responses: api(200),
   },
   'POST /api/v1/projects/{projectId}/affiliates': {
     security: 'apiKey:admin',
@@ -930,12 +958,12 @@ describe('the API reference', () => {
       const lists = Object.entries(OPERATIONS).filter(
         ([key, expected]) => expected.params?.includes('query:page?') && !sdkPages.some((path) => key.endsWith(path)),
       );
-      expect(lists.map(([key]) => key)).toHaveLength(25);
+      expect(lists.map(([key]) => key)).toHaveLength(28);
       for (const [key] of lists) {
         const schema = success(key);
         const withCursor = key.endsWith('/entries');
         // The leaderboard says as of when its totals are (the shape the Fuul SDK reads).
-        const calculatedAt = key.endsWith('/leaderboard/payouts');
+        const calculatedAt = /\/leaderboard\/(payouts|volume|revenue|referred)$/.test(key);
         // The claim-check list repeats its items under the key the Fuul SDK reads.
         const claimChecks = key === 'GET /api/v1/claim-checks';
         expect({ key, schema }).toEqual({

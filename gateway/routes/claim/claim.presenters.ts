@@ -25,6 +25,7 @@ import {
   SubmissionOutcome,
 } from '../../../gen/referral/claim/v1/enums';
 import type { EnumName } from '../../../services/rules/enums';
+import { unitsAsNumber } from '../../../services/rules/money';
 import { httpStatusOf } from '../../http/errors';
 import { count, nameOf, optionalNameOf, required } from '../../http/present';
 import type { ConversionBody } from './claim.schemas';
@@ -262,14 +263,16 @@ export function presentMovement(projectId: string) {
   };
 }
 
-export function presentLeaderboardEntry(entry: LeaderboardEntry) {
+/** A board's entry: `total_amount` a JSON number of whole currency units (as the Fuul SDK types it), `total_amount_base_units` exact. */
+export const presentLeaderboardEntry = (decimals: number) => (entry: LeaderboardEntry) => {
   const user = presentUser(entry.user);
   return {
     rank: count(entry.rank, 'rank'),
     address: user.user_identifier,
     ...user,
-    total_amount: entry.totalAmount,
+    total_amount: unitsAsNumber(entry.totalAmount, decimals),
+    total_amount_base_units: entry.totalAmount,
     total_attributions: count(entry.totalAttributions, 'total_attributions'),
     chain_id: entry.chainId,
   };
-}
+};

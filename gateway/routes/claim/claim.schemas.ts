@@ -445,6 +445,18 @@ export const movementSchema = z.object({
 });
 export const movementListSchema = listSchema(movementSchema);
 
+/** A leaderboard's day: YYYY-MM-DD, or an ISO 8601 instant (as Fuul's clients send) read as its UTC day. */
+const isoDay = z.iso.date();
+const isoInstant = z.iso.datetime({ offset: true });
+const leaderboardDay = z
+  .string()
+  .max(40)
+  .refine((value) => isoDay.safeParse(value).success || isoInstant.safeParse(value).success, 'must be a date (YYYY-MM-DD) or an ISO 8601 instant')
+  .transform((value) => (value.length === 10 ? value : new Date(value).toISOString().slice(0, 10)));
+
+/** The extra fields of a payouts leaderboard entry the Fuul SDK may ask for (`fields`). */
+const LEADERBOARD_FIELDS: readonly string[] = ['affiliate_code', 'tiers', 'referred_volume', 'referred_users'];
+
 export const leaderboardQuery = z.object({
   ...pageQuery,
   currency_address: address.optional().describe('The currency ranked; may be left out when the project pays in one currency'),
@@ -457,8 +469,38 @@ export const leaderboardQuery = z.object({
     .describe('Needed when the project has this address on several chains'),
   user_type: leaderboardUserTypes.default('affiliate').describe('affiliate: affiliate_payout movements; end_user: end_user_payout movements'),
   user_identifier: userIdentifier(z.string().min(1).max(512)).optional().describe('Only this user’s entry, with its rank'),
+  user_address: userIdentifier(z.string().min(1).max(512))
+    .optional()
+    .describe('The same as user_identifier (the Fuul SDK’s deprecated name); the two must agree when both are sent'),
   user_identifier_type: identifierTypeQuery.optional(),
   identifier_type: identifierTypeQuery.optional().describe('The same as user_identifier_type (the name the Fuul SDK sends)'),
+  from: leaderboardDay.optional().describe('First UTC day counted (a date, or an instant taken as its UTC day); left out, from the first'),
+  to: leaderboardDay.optional().describe('Last UTC day counted, included (a date, or an instant taken as its UTC day); left out, up to today'),
+  fields: z
+    .string()
+    .max(200)
+    .optional()
+    .transform((value, ctx) => {
+      const names =
+        value === undefined
+          ? []
+          : value
+              .split(',')
+              .map((name) => name.trim())
+              .filter((name) => name !== '');
+      for (const name of names) {
+        if (!LEADERBOARD_FIELDS.includes(name))
+          ctx.addIssue({ code: 'custom', message: `names no field of an entry: ${name} (${LEADERBOARD_FIELDS.join(', ')})` });
+      }
+      return names;
+    })
+    .describe(`Extra fields of each entry, separated by commas (the Fuul SDK’s): ${LEADERBOARD_FIELDS.join(', ')}`),
+  conversion_external_ids: z.string().max(1000).optional().describe('Refused (400): conversions have no external ids here yet'),
+  'conversion_external_ids[]': z
+    .string()
+    .max(1000)
+    .optional()
+    .describe('The form the Fuul SDK sends conversion_external_ids in; refused (400) as conversion_external_ids is'),
 });
 
 export const leaderboardSchema = z.object({
@@ -467,8 +509,16 @@ export const leaderboardSchema = z.object({
       rank: z.number().int().describe('From 1; ties in total are ranked by identifier'),
       address: z.string().describe('The user’s identifier'),
       ...userFields,
-      total_amount: z.string().describe('Base units, as a decimal string'),
+      total_amount: z
+        .number()
+        .describe(
+          'Whole currency units (base units ÷ 10^decimals), a JSON number as the Fuul SDK types it: the nearest double, exact to about 15 digits',
+        ),
+      total_amount_base_units: z.string().describe('The exact total: base units, as a decimal string'),
       total_attributions: z.number().int().describe('Movements counted'),
+      affiliate_code: z.string().optional().describe('With fields=affiliate_code: the user’s oldest code, when it is an affiliate'),
+      referred_volume: z.number().optional().describe('With fields=referred_volume: the USD volume of the users it referred, all time (0 when none)'),
+      referred_users: z.number().int().optional().describe('With fields=referred_users: the users it referred, converted or not'),
       chain_id: z
         .string()
         .describe(

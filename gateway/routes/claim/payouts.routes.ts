@@ -4,13 +4,14 @@ import { enumValue, optionalEnumValue } from '../../../services/rules/enums';
 import { type Snapshot, SnapshotReads } from '../../../services/platform/shared-reads';
 import { HttpError } from '../../http/errors';
 import { listBody, pageRequest } from '../../http/list';
-import { required } from '../../http/present';
+import { count, required } from '../../http/present';
 import { type AnyRoute, defineRoute, sharedBody } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentLeaderboardEntry, presentMovement } from './claim.presenters';
 import { leaderboardQuery, leaderboardSchema, movementListSchema, movementsQuery } from './claim.schemas';
 import { anyProjectKey } from '../route-access';
 import { actingFor, userReader } from './acting-for';
+<<<<<<< HEAD
 import { timeWindow } from './date-window';
 
 const tags = ['Payouts'];
@@ -29,6 +30,12 @@ export function identifierType(query: { user_identifier_type?: string | undefine
   return ours ?? sdk ?? 'evm_address';
 }
 
+=======
+import { identifierType, leaderboardUser } from './leaderboard-user';
+
+const tags = ['Payouts'];
+
+>>>>>>> leaderboards
 type LeaderboardBody = ReturnType<typeof leaderboardBody>;
 
 /**
@@ -38,7 +45,44 @@ type LeaderboardBody = ReturnType<typeof leaderboardBody>;
 const KEPT_PAGES = 1_000;
 
 function leaderboardBody(board: GetPayoutsLeaderboardResponse) {
-  return { ...listBody(board, presentLeaderboardEntry), calculated_at: required(board.calculatedAt, 'calculated_at').toISOString() };
+  return { ...listBody(board, presentLeaderboardEntry(board.decimals)), calculated_at: required(board.calculatedAt, 'calculated_at').toISOString() };
+}
+
+type LeaderboardEntryBody = LeaderboardBody['results'][number];
+
+/**
+ * The SDK's extra fields of the entries (`fields`): affiliate_code, referred_volume and referred_users from the
+ * agency's figures of the page's users (one call per page); tiers is accepted and not filled.
+ */
+async function withReferralFields(
+  clients: RouteDeps['clients'],
+  projectId: string,
+  entries: LeaderboardEntryBody[],
+  fields: string[],
+): Promise<LeaderboardEntryBody[]> {
+  const wanted = new Set(fields);
+  if (entries.length === 0 || !['affiliate_code', 'referred_volume', 'referred_users'].some((field) => wanted.has(field))) return entries;
+  const { results } = await clients.agency.getReferredVolumes({
+    projectId,
+    users: entries.map((entry) => ({ identifier: entry.user_identifier, identifierType: entry.user_identifier_type })),
+  });
+  return entries.map((entry, index) => {
+    const figures = results[index];
+    return {
+      ...entry,
+      ...(wanted.has('affiliate_code') && figures?.code !== undefined ? { affiliate_code: figures.code } : {}),
+      ...(wanted.has('referred_volume') ? { referred_volume: Number(figures?.volumeUsd ?? '0') } : {}),
+      ...(wanted.has('referred_users') ? { referred_users: count(figures?.referredUsers ?? '0', 'referred_users') } : {}),
+    };
+  });
+}
+
+/** conversion_external_ids (either form the SDK sends): refused, as no conversion has an external id here yet. */
+function refuseConversionIds(query: { conversion_external_ids?: string | undefined; 'conversion_external_ids[]'?: string | undefined }): void {
+  if (query.conversion_external_ids === undefined && query['conversion_external_ids[]'] === undefined) return;
+  throw new HttpError(400, 'VALIDATION_FAILED', 'conversion_external_ids: conversions have no external ids here yet; leave it out', [
+    { field: 'conversion_external_ids', reason: 'not supported: conversions have no external ids here yet' },
+  ]);
 }
 
 /**
@@ -104,10 +148,17 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
         summary: 'Users ranked by what they earned in one currency',
         description:
           'Only affiliate_payout (user_type=affiliate) or end_user_payout (user_type=end_user) movements count; agency_payout never does. ' +
-          'Totals are kept with every movement (no scan). Ties in total are ranked by identifier. A page is a snapshot: it is read at ' +
+          'Totals are kept with every movement (no scan). Ties in total are ranked by identifier. `total_amount` is a JSON number of ' +
+          'whole currency units, as the Fuul SDK types it (the nearest double); `total_amount_base_units` is the exact total. ' +
+          '`from`/`to` (UTC days, both included, either may be left out) rank what was earned on those days, summed from per-day ' +
+          'totals kept with every movement (a movement counts on the UTC day it was written; a reversal takes back from that day): ' +
+          '400 when `from` is after `to` or they are more than 3,660 days apart. `fields` may name affiliate_code, referred_volume ' +
+          'and referred_users (the agency’s all-time figures of each entry’s user, read for each request) and tiers (accepted, not ' +
+          'filled yet); any other name is a 400. ' +
+          '`conversion_external_ids` is a 400: conversions have no external ids here yet. A page is a snapshot: it is read at ' +
           'most once per CLAIM_LEADERBOARD_CACHE_MS (1 s by default) and answered to every request for the same page of the same board ' +
           'in that time (concurrent requests share one read), so a new movement shows at most that much later; `calculated_at` says when ' +
-          'the page was read. With `user_identifier`, only that user’s entry, with its rank, read for each request. 404 CURRENCY_NOT_FOUND when the project has no currency at the address; 400 CURRENCY_AMBIGUOUS ' +
+          'the page was read. With `user_identifier` (or the SDK’s `user_address`), only that user’s entry, with its rank (over the range when one is given), read for each request. 404 CURRENCY_NOT_FOUND when the project has no currency at the address; 400 CURRENCY_AMBIGUOUS ' +
           'when the address (or, left out, the project’s currencies) names several: add `chain_id` (or `currency_address`).',
         tags,
         auth: anyProjectKey,
@@ -118,7 +169,9 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
         },
       },
       async ({ query, caller }) => {
-        const user = query.user_identifier === undefined ? undefined : { identifier: query.user_identifier, identifierType: identifierType(query) };
+        refuseConversionIds(query);
+        const identifier = leaderboardUser(query);
+        const user = identifier === undefined ? undefined : { identifier, identifierType: identifierType(query) };
         const read = () =>
           clients.claim.getPayoutsLeaderboard({
             projectId: caller.projectId,
@@ -127,14 +180,21 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
             userType: enumValue(LeaderboardUserType, query.user_type),
             user,
             page: pageRequest(query),
+            from: query.from,
+            to: query.to,
           });
-        // A user's own entry is read every time (the service never keeps it either).
-        if (user) return { status: 200, body: leaderboardBody(await read()) };
+        // A user's own entry is read every time (the service never keeps it either), and so is a page with extra fields.
+        if (user || query.fields.length > 0) {
+          const body = leaderboardBody(await read());
+          return { status: 200, body: { ...body, results: await withReferralFields(clients, caller.projectId, body.results, query.fields) } };
+        }
         const key = JSON.stringify([
           caller.projectId,
           query.currency_address ?? null,
           query.chain_id ?? null,
           query.user_type,
+          query.from ?? null,
+          query.to ?? null,
           query.page,
           query.page_size,
         ]);

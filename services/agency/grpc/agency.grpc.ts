@@ -9,6 +9,7 @@ import { pageInfo, toPage } from '../../rules/pagination';
 import type { AgencyDomain } from '../composition';
 import type { AffiliateRecord } from '../repositories/affiliate-record';
 import { activityHandlers } from './activity.grpc';
+import { leaderboardHandlers } from './leaderboards.grpc';
 import { inviteHandlers } from './invites.grpc';
 import { toAffiliateMessage, toAffiliateMetricsMessage, toAttributionMessage, toReferralMessage, toReferrerMessage } from './agency.mappers';
 import { masterHandlers } from './masters.grpc';
@@ -152,6 +153,7 @@ export function createAgencyGrpcService(domain: AgencyDomain, logger: Logger): A
       ...masterHandlers(domain),
       ...programHandlers(domain),
       ...activityHandlers(domain),
+      ...leaderboardHandlers(domain),
       ...trackingHandlers(domain),
       ...inviteHandlers(domain),
     },

@@ -4,7 +4,7 @@ import { normalizeIdentifier } from '../../rules/identifiers';
 import type { Page } from '../../rules/pagination';
 import { SnapshotReads } from '../../platform/shared-reads';
 import type { CurrencyRecord, CurrencyRepository } from '../repositories/currency.repository';
-import type { Board, LeaderboardEntryRecord, LeaderboardRepository } from '../repositories/leaderboard.repository';
+import type { Board, DayRange, LeaderboardEntryRecord, LeaderboardRepository } from '../repositories/leaderboard.repository';
 import type {
   ConversionRecord,
   MovementRecord,
@@ -32,6 +32,9 @@ export interface LeaderboardQuery {
   chainId: string | undefined;
   userType: LeaderboardUserType;
   user: { identifier: string; identifierType: string } | undefined;
+  /** UTC days 'YYYY-MM-DD', both included: only what was earned then (the per-day boards); left out, all time. */
+  from?: string | undefined;
+  to?: string | undefined;
 }
 
 export interface ConversionListFilter {
@@ -50,6 +53,32 @@ export interface LeaderboardPage {
 }
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+/** The longest range a board is summed over (its per-day rows: a user's row per day at most). */
+const LEADERBOARD_MAX_RANGE_DAYS = 3_660;
+
+/** A query's days, checked: real calendar days, `from` not after `to`, at most LEADERBOARD_MAX_RANGE_DAYS apart; undefined when neither is given. */
+function dayRange(query: LeaderboardQuery): DayRange | undefined {
+  if (query.from === undefined && query.to === undefined) return undefined;
+  const time = (field: 'from' | 'to'): number | undefined => {
+    const value = query[field];
+    if (value === undefined) return undefined;
+    const at = DAY.test(value) ? Date.parse(`${value}T00:00:00.000Z`) : NaN;
+    if (Number.isNaN(at) || new Date(at).toISOString().slice(0, 10) !== value) {
+      throw invalidFields([{ field, reason: 'must be a calendar day written YYYY-MM-DD' }]);
+    }
+    return at;
+  };
+  const from = time('from');
+  const to = time('to');
+  if (from !== undefined && to !== undefined) {
+    if (from > to) throw invalidFields([{ field: 'from', reason: 'must not be after `to`' }]);
+    if ((to - from) / 86_400_000 + 1 > LEADERBOARD_MAX_RANGE_DAYS) {
+      throw invalidFields([{ field: 'to', reason: `must be at most ${LEADERBOARD_MAX_RANGE_DAYS} days after \`from\`` }]);
+    }
+  }
+  return { from: query.from, to: query.to };
+}
 /**
  * How long a currency found for a leaderboard query is used without asking again. Currencies never
  * change or go; a currency added at the same address on another chain makes the address ambiguous
@@ -142,19 +171,21 @@ export class LedgerService {
   /**
    * A page of the board of one currency (named by its address, and its chain where the project
    * has that address on several), ranked by total descending, ties by identifier. With `user`,
-   * only that user's entry, with its rank.
+   * only that user's entry, with its rank. With `from`/`to`, the board of what was earned on those
+   * UTC days (the per-day rows, docs/claims.md#leaderboards-over-a-date-range).
    */
   async leaderboard(projectId: string, query: LeaderboardQuery, page: Page): Promise<LeaderboardPage> {
     requireProjectId(projectId);
     const user = query.user && normalizeIdentifier(query.user.identifier, query.user.identifierType, 'user');
+    const range = dayRange(query);
     const currency = await this.currency(projectId, query);
     const board = { projectId, currencyId: currency.id, userType: query.userType };
     if (user) {
       const calculatedAt = this.clock.now();
-      const entry = await this.leaderboards.entryOf(board, user);
+      const entry = range ? await this.leaderboards.rangeEntryOf(board, range, user) : await this.leaderboards.entryOf(board, user);
       return { currency, records: entry ? [entry] : [], total: entry ? 1 : 0, calculatedAt, freshUntil: calculatedAt };
     }
-    return { currency, ...(await this.sharedPage(board, page)) };
+    return { currency, ...(await this.sharedPage(board, range, page)) };
   }
 
   /**
@@ -163,12 +194,13 @@ export class LedgerService {
    * requests of the next `pageCacheMs` after it: the page says when it was read (calculatedAt).
    * A failed read is not kept.
    */
-  private sharedPage(board: Board, page: Page): Promise<BoardPage> {
-    const key = `${board.projectId}|${board.currencyId}|${board.userType}|${page.offset}|${page.pageSize}`;
+  private sharedPage(board: Board, range: DayRange | undefined, page: Page): Promise<BoardPage> {
+    const days = range ? `${range.from ?? ''}|${range.to ?? ''}` : 'all';
+    const key = `${board.projectId}|${board.currencyId}|${board.userType}|${days}|${page.offset}|${page.pageSize}`;
     return this.pages.read(key, async () => {
       const calculatedAt = this.clock.now();
       const freshUntil = new Date(calculatedAt.getTime() + this.pageCacheMs);
-      const read = await this.leaderboards.page(board, page);
+      const read = range ? await this.leaderboards.rangePage(board, range, page) : await this.leaderboards.page(board, page);
       return { value: { ...read, calculatedAt, freshUntil }, keepUntil: freshUntil.getTime() };
     });
   }

@@ -156,6 +156,8 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
             chainId: req.chainId,
             userType: requireEnum(LeaderboardUserType, req.userType, 'user_type'),
             user: req.user,
+            from: req.from,
+            to: req.to,
           },
           page,
         );
@@ -164,6 +166,7 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
           pageInfo: pageInfo(page, board.total),
           calculatedAt: board.calculatedAt,
           freshUntil: board.freshUntil,
+          decimals: board.currency.decimals,
         };
       },
 

@@ -14,6 +14,7 @@ import * as reversals from './0012_reversals';
 import * as payoutCaps from './0013_payout_caps';
 import * as rebates from './0014_rebates';
 import * as referrerConversionsIndex from './0016_referrer_conversions_index';
+import * as leaderboardDays from './0015_leaderboard_days';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const claimMigrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const claimMigrations: Record<string, Migration> = {
   '0013_payout_caps': payoutCaps,
   '0014_rebates': rebates,
   '0016_referrer_conversions_index': referrerConversionsIndex,
+  '0015_leaderboard_days': leaderboardDays,
 };

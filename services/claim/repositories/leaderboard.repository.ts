@@ -18,6 +18,12 @@ export interface Board {
   userType: LeaderboardUserType;
 }
 
+/** UTC days, both included ('YYYY-MM-DD'); a side left out is open. */
+export interface DayRange {
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
 /**
  * The running totals the ledger keeps (LedgerRepository.record): a page is a range of the rank
  * index (total descending, ties by identifier), and the board's size is one row beside it.
@@ -79,6 +85,73 @@ export class LeaderboardRepository {
       )
       .executeTakeFirstOrThrow();
     return { rank: Number(ahead.n) + 1, user, totalAmount: row.total_amount, totalAttributions: row.total_attributions };
+  }
+
+  /**
+   * A page of the board over a range of days and the board's size then, from the per-day rows
+   * (0015: one per user and day, never the movements): totals summed per user, ranked as the
+   * all-time board (total descending, ties by identifier). Users whose movements in the range were
+   * all reversed stay on it with 0, as on the all-time board.
+   */
+  async rangePage(board: Board, range: DayRange, page: Page): Promise<{ records: LeaderboardEntryRecord[]; total: number }> {
+    // Raw: a window count beside a grouped, ranked page, on a LEFT JOIN LATERAL so an empty page still says the size.
+    const { rows } = await sql<{
+      entries: bigint;
+      identifier: string | null;
+      identifier_type: IdentifierType | null;
+      total_amount: bigint | null;
+      total_attributions: bigint | null;
+    }>`
+      WITH summed AS (
+        SELECT identifier, identifier_type, sum(total_amount) AS total_amount, sum(total_attributions) AS total_attributions
+        FROM leaderboard_days
+        WHERE ${this.inRange(board, range)}
+        GROUP BY identifier, identifier_type
+      )
+      SELECT size.entries, t.identifier, t.identifier_type, t.total_amount, t.total_attributions
+      FROM (SELECT count(*) AS entries FROM summed) size
+      LEFT JOIN LATERAL (
+        SELECT identifier, identifier_type, total_amount, total_attributions FROM summed
+        ORDER BY total_amount DESC, identifier, identifier_type
+        LIMIT ${page.pageSize} OFFSET ${page.offset}
+      ) t ON true`.execute(this.db);
+    const records: LeaderboardEntryRecord[] = [];
+    for (const row of rows) {
+      if (row.identifier === null || row.identifier_type === null || row.total_amount === null || row.total_attributions === null) continue;
+      records.push({
+        rank: page.offset + records.length + 1,
+        user: { identifier: row.identifier, identifierType: row.identifier_type },
+        totalAmount: row.total_amount,
+        totalAttributions: row.total_attributions,
+      });
+    }
+    return { records, total: Number(rows[0]?.entries ?? 0n) };
+  }
+
+  /** One user's entry over a range of days with its rank (1 + the users ahead of it then), if it earned in the range. */
+  async rangeEntryOf(board: Board, range: DayRange, user: UserIdentifier): Promise<LeaderboardEntryRecord | undefined> {
+    const { rows } = await sql<{ total_amount: bigint; total_attributions: bigint; ahead: bigint }>`
+      WITH summed AS (
+        SELECT identifier, identifier_type, sum(total_amount) AS total_amount, sum(total_attributions) AS total_attributions
+        FROM leaderboard_days
+        WHERE ${this.inRange(board, range)}
+        GROUP BY identifier, identifier_type
+      ),
+      mine AS (SELECT total_amount, total_attributions FROM summed WHERE identifier = ${user.identifier} AND identifier_type = ${user.identifierType})
+      SELECT mine.total_amount, mine.total_attributions,
+             (SELECT count(*) FROM summed s
+              WHERE s.total_amount > mine.total_amount
+                 OR s.total_amount = mine.total_amount AND (s.identifier, s.identifier_type) < (${user.identifier}, ${user.identifierType})) AS ahead
+      FROM mine`.execute(this.db);
+    const row = rows[0];
+    if (!row) return undefined;
+    return { rank: Number(row.ahead) + 1, user, totalAmount: row.total_amount, totalAttributions: row.total_attributions };
+  }
+
+  private inRange(board: Board, range: DayRange) {
+    const from = range.from === undefined ? sql`` : sql` AND day >= ${range.from}::date`;
+    const to = range.to === undefined ? sql`` : sql` AND day <= ${range.to}::date`;
+    return sql`project_id = ${board.projectId} AND currency_id = ${board.currencyId} AND user_type = ${board.userType}${from}${to}`;
   }
 
   private onBoard(board: Board) {

@@ -194,6 +194,7 @@ async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: strin
   const user = (row: MovementRow): UserIdentifier => row.movement.beneficiary;
   const max = MAX_AMOUNT.toString();
   // Raw: data-modifying CTEs that feed each other (checks -> movements, totals -> sizes) have no builder form.
+  // The per-day boards (days) grow by the same amounts, on the day the movements are written (docs/claims.md#leaderboards-over-a-date-range).
   const result = await sql<{ movements: string; held: string }>`
     WITH planned AS (
       SELECT * FROM unnest(
@@ -244,6 +245,18 @@ async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: strin
       GROUP BY currency_id, user_type
       ORDER BY currency_id, user_type
       ON CONFLICT (project_id, currency_id, user_type) DO UPDATE SET entries = ls.entries + excluded.entries
+    ),
+    days AS (
+      INSERT INTO leaderboard_days AS ld (project_id, currency_id, user_type, day, identifier_type, identifier, total_amount, total_attributions)
+      SELECT ${projectId}, currency_id, CASE kind WHEN 'affiliate_payout' THEN 'affiliate' ELSE 'end_user' END AS user_type,
+             (${now}::timestamptz AT TIME ZONE 'UTC')::date, identifier_type, identifier, sum(amount), count(*)
+      FROM planned
+      WHERE kind IN ('affiliate_payout', 'end_user_payout')
+      GROUP BY currency_id, user_type, identifier_type, identifier
+      ORDER BY currency_id, user_type, identifier_type, identifier
+      ON CONFLICT (project_id, currency_id, user_type, day, identifier_type, identifier)
+      DO UPDATE SET total_amount = ld.total_amount + excluded.total_amount,
+                    total_attributions = ld.total_attributions + excluded.total_attributions
     )${held}
     SELECT (SELECT count(*) FROM moved) AS movements, ${heldCount} AS held`.execute(trx);
   let written = Number(result.rows[0]?.movements ?? 0);

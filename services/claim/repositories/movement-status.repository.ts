@@ -24,6 +24,8 @@ interface StatusRow {
   pending_reason: PendingReason | null;
   available_at: Date | null;
   decided_at: Date | null;
+  /** When the movement was written: the day its per-day leaderboard row is (docs/claims.md#leaderboards-over-a-date-range). */
+  created_at: Date;
 }
 
 /** Who decided, and when. */
@@ -181,6 +183,7 @@ const STATUS_COLUMNS = [
   'pending_reason',
   'available_at',
   'decided_at',
+  'created_at',
 ] as const;
 
 /** A StatusRow's columns of the movements aliased `alias`. */
@@ -217,6 +220,7 @@ async function makeAvailable(trx: Transaction<ClaimDatabase>, rows: StatusRow[],
       currencyId: row.currency_id,
       amount: BigInt(row.amount) - (reversed.get(String(row.id)) ?? 0n),
       order: [row.conversion_id, row.kind],
+      writtenAt: row.created_at,
     }));
     const checks = await placeInOpenChecks(trx, projectId, items, now);
     const decided = decision ? sql`, decided_at = ${decision.at}, decided_by = ${decision.by}` : sql``;

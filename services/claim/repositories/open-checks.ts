@@ -139,18 +139,19 @@ export async function placeInOpenChecks(trx: Transaction<ClaimDatabase>, project
 export async function growLeaderboards(
   trx: Transaction<ClaimDatabase>,
   projectId: string,
-  items: ReadonlyArray<Pick<Placement, 'kind' | 'beneficiary' | 'currencyId' | 'amount'>>,
+  items: ReadonlyArray<Pick<Placement, 'kind' | 'beneficiary' | 'currencyId' | 'amount'> & { writtenAt: Date }>,
   now: Date,
 ): Promise<void> {
   const counted = items.filter((item) => item.kind === 'affiliate_payout' || item.kind === 'end_user_payout');
   if (counted.length === 0) return;
+  // The per-day boards grow on each movement's own day (when it was written), not today's (docs/claims.md#leaderboards-over-a-date-range).
   await sql`
     WITH planned AS (
       SELECT * FROM unnest(
         ${counted.map((item) => item.kind)}::text[], ${counted.map((item) => item.beneficiary.identifierType)}::text[],
         ${counted.map((item) => item.beneficiary.identifier)}::text[], ${counted.map((item) => item.currencyId)}::uuid[],
-        ${counted.map((item) => item.amount)}::numeric[]
-      ) AS p(kind, identifier_type, identifier, currency_id, amount)
+        ${counted.map((item) => item.amount)}::numeric[], ${counted.map((item) => item.writtenAt)}::timestamptz[]
+      ) AS p(kind, identifier_type, identifier, currency_id, amount, written_at)
     ),
     totals AS (
       INSERT INTO leaderboard_totals AS lt (project_id, currency_id, user_type, identifier_type, identifier, total_amount, total_attributions, updated_at)
@@ -164,6 +165,17 @@ export async function growLeaderboards(
                     total_attributions = lt.total_attributions + excluded.total_attributions,
                     updated_at = excluded.updated_at
       RETURNING currency_id, user_type, (xmax = 0) AS inserted
+    ),
+    days AS (
+      INSERT INTO leaderboard_days AS ld (project_id, currency_id, user_type, day, identifier_type, identifier, total_amount, total_attributions)
+      SELECT ${projectId}, currency_id, CASE kind WHEN 'affiliate_payout' THEN 'affiliate' ELSE 'end_user' END AS user_type,
+             (written_at AT TIME ZONE 'UTC')::date AS day, identifier_type, identifier, sum(amount), count(*)
+      FROM planned
+      GROUP BY currency_id, user_type, day, identifier_type, identifier
+      ORDER BY currency_id, user_type, day, identifier_type, identifier
+      ON CONFLICT (project_id, currency_id, user_type, day, identifier_type, identifier)
+      DO UPDATE SET total_amount = ld.total_amount + excluded.total_amount,
+                    total_attributions = ld.total_attributions + excluded.total_attributions
     )
     INSERT INTO leaderboard_sizes AS ls (project_id, currency_id, user_type, entries)
     SELECT ${projectId}, currency_id, user_type, count(*) FROM totals WHERE inserted

@@ -22,7 +22,7 @@ UPDATE conversions AS c SET
     RETURNING c.id
 
 -- ledger: a batch paid, one conversion at once and one held (LedgerRepository.record) (2 of 3)
--- parameters: [["c-1","c-1"],["end_user_payout","affiliate_payout"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000e1","0x00000000000000000000000000000000000000af"],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["100","900"],["end_user","affiliate"],"00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z","115792089237316195423570985008687907853269984665640564039457584007913129639935","115792089237316195423570985008687907853269984665640564039457584007913129639935","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z",["c-2","c-2"],["end_user_payout","affiliate_payout"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000e1","0x00000000000000000000000000000000000000af"],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["100","900"],["hold","hold"],["2026-01-31T00:00:00.000Z","2026-01-31T00:00:00.000Z"]]
+-- parameters: [["c-1","c-1"],["end_user_payout","affiliate_payout"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000e1","0x00000000000000000000000000000000000000af"],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["100","900"],["end_user","affiliate"],"00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z","115792089237316195423570985008687907853269984665640564039457584007913129639935","115792089237316195423570985008687907853269984665640564039457584007913129639935","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z",["c-2","c-2"],["end_user_payout","affiliate_payout"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000e1","0x00000000000000000000000000000000000000af"],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["100","900"],["hold","hold"],["2026-01-31T00:00:00.000Z","2026-01-31T00:00:00.000Z"]]
 WITH planned AS (
       SELECT * FROM unnest(
         $1::text[], $2::text[],
@@ -73,13 +73,25 @@ WITH planned AS (
       ORDER BY currency_id, user_type
       ON CONFLICT (project_id, currency_id, user_type) DO UPDATE SET entries = ls.entries + excluded.entries
     ),
+    days AS (
+      INSERT INTO leaderboard_days AS ld (project_id, currency_id, user_type, day, identifier_type, identifier, total_amount, total_attributions)
+      SELECT $19, currency_id, CASE kind WHEN 'affiliate_payout' THEN 'affiliate' ELSE 'end_user' END AS user_type,
+             ($20::timestamptz AT TIME ZONE 'UTC')::date, identifier_type, identifier, sum(amount), count(*)
+      FROM planned
+      WHERE kind IN ('affiliate_payout', 'end_user_payout')
+      GROUP BY currency_id, user_type, identifier_type, identifier
+      ORDER BY currency_id, user_type, identifier_type, identifier
+      ON CONFLICT (project_id, currency_id, user_type, day, identifier_type, identifier)
+      DO UPDATE SET total_amount = ld.total_amount + excluded.total_amount,
+                    total_attributions = ld.total_attributions + excluded.total_attributions
+    ),
     held AS (
       INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, status, pending_reason, available_at, created_at)
-      SELECT $19, conversion_id, kind, identifier_type, identifier, currency_id, amount, 'pending', reason, available_at, $20
-      FROM unnest($21::text[], $22::text[],
-                  $23::text[], $24::text[],
-                  $25::uuid[], $26::numeric[],
-                  $27::text[], $28::timestamptz[])
+      SELECT $21, conversion_id, kind, identifier_type, identifier, currency_id, amount, 'pending', reason, available_at, $22
+      FROM unnest($23::text[], $24::text[],
+                  $25::text[], $26::text[],
+                  $27::uuid[], $28::numeric[],
+                  $29::text[], $30::timestamptz[])
         AS h(conversion_id, kind, identifier_type, identifier, currency_id, amount, reason, available_at)
       ORDER BY conversion_id, kind
       RETURNING 1
@@ -140,7 +152,7 @@ SELECT t.key, coalesce(sum(m.amount), 0)::text AS total
     GROUP BY t.key
 
 -- ledger: a batch paid under caps, one conversion at once with a rebate and one held (LedgerRepository.record, applyCaps) (4 of 5)
--- parameters: [["c-1","c-1","c-1"],["end_user_payout","affiliate_payout","end_user_payout"],["evm_address","evm_address","evm_address"],["0x00000000000000000000000000000000000000e1","0x00000000000000000000000000000000000000af","0x00000000000000000000000000000000000000e1"],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["100","450","50"],["end_user","affiliate","end_user"],["0","400","0"],[null,"per_conversion",null],[false,false,true],"00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z","115792089237316195423570985008687907853269984665640564039457584007913129639935","115792089237316195423570985008687907853269984665640564039457584007913129639935","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z",["c-2","c-2"],["end_user_payout","affiliate_payout"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000e1","0x00000000000000000000000000000000000000af"],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["50","500"],["hold","hold"],["2026-01-31T00:00:00.000Z","2026-01-31T00:00:00.000Z"],["50","400"],["per_end_user","per_conversion"]]
+-- parameters: [["c-1","c-1","c-1"],["end_user_payout","affiliate_payout","end_user_payout"],["evm_address","evm_address","evm_address"],["0x00000000000000000000000000000000000000e1","0x00000000000000000000000000000000000000af","0x00000000000000000000000000000000000000e1"],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["100","450","50"],["end_user","affiliate","end_user"],["0","400","0"],[null,"per_conversion",null],[false,false,true],"00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z","115792089237316195423570985008687907853269984665640564039457584007913129639935","115792089237316195423570985008687907853269984665640564039457584007913129639935","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z",["c-2","c-2"],["end_user_payout","affiliate_payout"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000e1","0x00000000000000000000000000000000000000af"],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["50","500"],["hold","hold"],["2026-01-31T00:00:00.000Z","2026-01-31T00:00:00.000Z"],["50","400"],["per_end_user","per_conversion"]]
 WITH planned AS (
       SELECT * FROM unnest(
         $1::text[], $2::text[],
@@ -191,13 +203,25 @@ WITH planned AS (
       ORDER BY currency_id, user_type
       ON CONFLICT (project_id, currency_id, user_type) DO UPDATE SET entries = ls.entries + excluded.entries
     ),
+    days AS (
+      INSERT INTO leaderboard_days AS ld (project_id, currency_id, user_type, day, identifier_type, identifier, total_amount, total_attributions)
+      SELECT $22, currency_id, CASE kind WHEN 'affiliate_payout' THEN 'affiliate' ELSE 'end_user' END AS user_type,
+             ($23::timestamptz AT TIME ZONE 'UTC')::date, identifier_type, identifier, sum(amount), count(*)
+      FROM planned
+      WHERE kind IN ('affiliate_payout', 'end_user_payout')
+      GROUP BY currency_id, user_type, identifier_type, identifier
+      ORDER BY currency_id, user_type, identifier_type, identifier
+      ON CONFLICT (project_id, currency_id, user_type, day, identifier_type, identifier)
+      DO UPDATE SET total_amount = ld.total_amount + excluded.total_amount,
+                    total_attributions = ld.total_attributions + excluded.total_attributions
+    ),
     held AS (
       INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, status, pending_reason, available_at, created_at, capped_amount, capped_by)
-      SELECT $22, conversion_id, kind, identifier_type, identifier, currency_id, amount, 'pending', reason, available_at, $23, capped_amount, capped_by
-      FROM unnest($24::text[], $25::text[],
-                  $26::text[], $27::text[],
-                  $28::uuid[], $29::numeric[],
-                  $30::text[], $31::timestamptz[], $32::numeric[], $33::text[])
+      SELECT $24, conversion_id, kind, identifier_type, identifier, currency_id, amount, 'pending', reason, available_at, $25, capped_amount, capped_by
+      FROM unnest($26::text[], $27::text[],
+                  $28::text[], $29::text[],
+                  $30::uuid[], $31::numeric[],
+                  $32::text[], $33::timestamptz[], $34::numeric[], $35::text[])
         AS h(conversion_id, kind, identifier_type, identifier, currency_id, amount, reason, available_at, capped_amount, capped_by)
       ORDER BY conversion_id, kind
       RETURNING 1

@@ -297,7 +297,7 @@ async function carryDebt(trx: Transaction<ClaimDatabase>, projectId: string, par
                   updated_at = excluded.updated_at`.execute(trx);
 }
 
-/** The payouts leaderboards (counted kinds) lose what available amounts gave back; pending amounts were never on them. */
+/** The payouts leaderboards (counted kinds, all-time and per day) lose what available amounts gave back; pending amounts were never on them. */
 async function shrinkLeaderboards(trx: Transaction<ClaimDatabase>, projectId: string, parts: MovementReversalRecord[]): Promise<void> {
   const totals = new Map<string, { part: MovementReversalRecord; amount: bigint }>();
   for (const part of parts) {
@@ -320,6 +320,20 @@ async function shrinkLeaderboards(trx: Transaction<ClaimDatabase>, projectId: st
     ) AS u
     WHERE lt.project_id = ${projectId} AND lt.currency_id = u.currency_id AND lt.user_type = u.user_type
       AND lt.identifier_type = u.identifier_type AND lt.identifier = u.identifier`.execute(trx);
+  // The per-day boards lose it on the day each movement counts on: the day it was written (docs/claims.md#leaderboards-over-a-date-range).
+  const counted = parts.filter((part) => part.kind === 'affiliate_payout' || part.kind === 'end_user_payout');
+  await sql`
+    UPDATE leaderboard_days AS ld SET total_amount = ld.total_amount - u.amount
+    FROM (
+      SELECT m.currency_id, CASE m.kind WHEN 'affiliate_payout' THEN 'affiliate' ELSE 'end_user' END AS user_type,
+             (m.created_at AT TIME ZONE 'UTC')::date AS day, m.identifier_type, m.identifier, sum(r.amount) AS amount
+      FROM unnest(${counted.map((part) => part.movementId)}::bigint[], ${counted.map((part) => part.amount)}::numeric[]) AS r(movement_id, amount)
+      JOIN movements m ON m.id = r.movement_id
+      GROUP BY 1, 2, 3, 4, 5
+      ORDER BY 1, 2, 3, 4, 5
+    ) AS u
+    WHERE ld.project_id = ${projectId} AND ld.currency_id = u.currency_id AND ld.user_type = u.user_type AND ld.day = u.day
+      AND ld.identifier_type = u.identifier_type AND ld.identifier = u.identifier`.execute(trx);
 }
 
 /** The movement parts of these reversals, with their movements' kind, beneficiary and currency, in movement order. */

@@ -90,8 +90,8 @@ function Board({ currency, userType, page, onPage }: { currency: Currency; userT
           <tr key={`${entry.user_identifier_type}:${entry.user_identifier}`}>
             <td className="number">{entry.rank}</td>
             <td className="identifier">{entry.user_identifier}</td>
-            <td className="number" title={`${entry.total_amount} base units`}>
-              {formatTokenAmount(entry.total_amount, currency)}
+            <td className="number" title={`${entry.total_amount_base_units} base units`}>
+              {formatTokenAmount(entry.total_amount_base_units, currency)}
             </td>
             <td className="number">{entry.total_attributions.toLocaleString('en-US')}</td>
           </tr>

@@ -1,0 +1,135 @@
+import { LeaderboardAudience, LeaderboardMetric } from '../../../gen/referral/agency/v1/leaderboards';
+import { canonicalSpellingOfAnyType } from '../../../services/rules/identifiers';
+import { enumValue } from '../../../services/rules/enums';
+import { pageRequest } from '../../http/list';
+import { type AnyRoute, defineRoute } from '../../http/route';
+import { identifierType, leaderboardUser } from '../claim/leaderboard-user';
+import { anyProjectKey } from '../route-access';
+import type { RouteDeps } from '../route-deps';
+import { presentBoard, presentReferredUsersEntry, presentRevenueEntry, presentVolumeEntry } from './leaderboards.presenters';
+import {
+  metricBoardQuery,
+  referredUsersBoardSchema,
+  referredUsersQuery,
+  referredVolumeQuery,
+  referredVolumeSchema,
+  revenueBoardSchema,
+  volumeBoardSchema,
+} from './leaderboards.schemas';
+
+const tags = ['Leaderboards'];
+
+const BOARD_RULES =
+  'All time, from the agency’s metrics projection (kept with every conversion, never a scan of conversions); only figures above ' +
+  'zero are on a board. user_type=affiliate ranks affiliates by what the users they referred brought (ties by affiliate id, the ' +
+  'newest first); user_type=end_user ranks users by what their own attributed conversions brought (ties by identifier). With ' +
+  '`user_identifier` (or the SDK’s `user_address`), only that user’s entry with its rank; `calculated_at` says when it was read.';
+
+/** The volume, revenue and referred-users leaderboards and referred volumes by user, as the Fuul SDK calls them (any project key). */
+export function leaderboardRoutes({ clients }: RouteDeps): AnyRoute[] {
+  type BoardQuery = {
+    user_identifier?: string;
+    user_address?: string;
+    identifier_type?: string;
+    user_identifier_type?: string;
+    page: number;
+    page_size: number;
+  };
+  const read = (projectId: string, metric: 'volume' | 'revenue' | 'referred_users', audience: 'affiliate' | 'end_user', query: BoardQuery) => {
+    const identifier = leaderboardUser(query);
+    return clients.agency.getAffiliateLeaderboard({
+      projectId,
+      metric: enumValue(LeaderboardMetric, metric),
+      audience: enumValue(LeaderboardAudience, audience),
+      user: identifier === undefined ? undefined : { identifier, identifierType: identifierType(query) },
+      page: pageRequest(query),
+    });
+  };
+  return [
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/payouts/leaderboard/volume',
+        operationId: 'getVolumeLeaderboard',
+        summary: 'Users ranked by USD volume',
+        description: `${BOARD_RULES} \`total_amount\` is USD as a decimal string; \`chain_id\` is null. \`currency_address\` is accepted and not used.`,
+        tags,
+        auth: anyProjectKey,
+        query: metricBoardQuery,
+        responses: { 200: { description: 'A page of the board', schema: volumeBoardSchema } },
+      },
+      async ({ query, caller }) => ({
+        status: 200,
+        body: presentBoard(await read(caller.projectId, 'volume', query.user_type, query), presentVolumeEntry),
+      }),
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/payouts/leaderboard/revenue',
+        operationId: 'getRevenueLeaderboard',
+        summary: 'Users ranked by USD revenue',
+        description: `${BOARD_RULES} \`total_amount\` is USD as a decimal string, \`attributions\` the conversions behind it. \`currency_address\` and \`fields\` are accepted and not used.`,
+        tags,
+        auth: anyProjectKey,
+        query: metricBoardQuery,
+        responses: { 200: { description: 'A page of the board', schema: revenueBoardSchema } },
+      },
+      async ({ query, caller }) => ({
+        status: 200,
+        body: presentBoard(await read(caller.projectId, 'revenue', query.user_type, query), presentRevenueEntry),
+      }),
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/leaderboard/referred',
+        operationId: 'getReferredUsersLeaderboard',
+        summary: 'Affiliates ranked by the users they referred',
+        description: `${BOARD_RULES} Affiliates only; \`total_referred_users\` counts the users it referred, converted or not.`,
+        tags,
+        auth: anyProjectKey,
+        query: referredUsersQuery,
+        responses: { 200: { description: 'A page of the board', schema: referredUsersBoardSchema } },
+      },
+      async ({ query, caller }) => ({
+        status: 200,
+        body: presentBoard(await read(caller.projectId, 'referred_users', 'affiliate', query), presentReferredUsersEntry),
+      }),
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/payouts/leaderboard/referred-volume',
+        operationId: 'getReferredVolume',
+        summary: 'The referred volume of each of a few users',
+        description:
+          'For each user named (1 to 100, separated by commas, all of `identifier_type`), the USD volume of the users it referred, ' +
+          'all time, from the metrics projection: 0 when it is no affiliate. In the order named; `no_cache` is accepted (every answer ' +
+          'is read when asked). `referred_volume` is a JSON number, as the Fuul SDK types it.',
+        tags,
+        auth: anyProjectKey,
+        query: referredVolumeQuery,
+        responses: { 200: { description: 'The users’ referred volumes', schema: referredVolumeSchema } },
+      },
+      async ({ query, caller }) => {
+        const type = query.identifier_type ?? 'evm_address';
+        const { results } = await clients.agency.getReferredVolumes({
+          projectId: caller.projectId,
+          users: query.user_identifiers.map((identifier) => ({ identifier: canonicalSpellingOfAnyType(identifier), identifierType: type })),
+        });
+        return {
+          status: 200,
+          body: {
+            project_id: caller.projectId,
+            referred_volumes: results.map((item, index) => ({
+              user_identifier: query.user_identifiers[index]!,
+              referred_volume: Number(item.volumeUsd),
+            })),
+            total_count: results.length,
+          },
+        };
+      },
+    ),
+  ];
+}
