@@ -8,7 +8,7 @@ import type { RouteDeps } from '../route-deps';
 import { anyProjectKey } from '../route-access';
 import { actingFor, userReader } from './acting-for';
 import { timeWindow } from './date-window';
-import { identifierType } from './payouts.routes';
+import { identifierType } from './leaderboard-user';
 import {
   type IncentiveContext,
   presentIncentives,

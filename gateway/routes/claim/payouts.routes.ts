@@ -11,31 +11,11 @@ import { presentLeaderboardEntry, presentMovement } from './claim.presenters';
 import { leaderboardQuery, leaderboardSchema, movementListSchema, movementsQuery } from './claim.schemas';
 import { anyProjectKey } from '../route-access';
 import { actingFor, userReader } from './acting-for';
-<<<<<<< HEAD
 import { timeWindow } from './date-window';
-
-const tags = ['Payouts'];
-
-/**
- * The identifier's type, under the name this API gives it or the one the Fuul SDK sends (which
- * must then agree); evm_address when neither is given.
- */
-export function identifierType(query: { user_identifier_type?: string | undefined; identifier_type?: string | undefined }): string {
-  const { user_identifier_type: ours, identifier_type: sdk } = query;
-  if (ours !== undefined && sdk !== undefined && ours !== sdk) {
-    throw new HttpError(400, 'VALIDATION_FAILED', 'user_identifier_type and identifier_type name the same thing and disagree: send one', [
-      { field: 'identifier_type', reason: 'differs from user_identifier_type' },
-    ]);
-  }
-  return ours ?? sdk ?? 'evm_address';
-}
-
-=======
 import { identifierType, leaderboardUser } from './leaderboard-user';
 
 const tags = ['Payouts'];
 
->>>>>>> leaderboards
 type LeaderboardBody = ReturnType<typeof leaderboardBody>;
 
 /**
