@@ -14,6 +14,14 @@ export function identifierType(query: { user_identifier_type?: string | undefine
   return ours ?? sdk ?? 'evm_address';
 }
 
+/** As identifierType, but undefined when neither name is sent (the caller's default applies: a wallet session's own type). */
+export function optionalIdentifierType(query: {
+  user_identifier_type?: string | undefined;
+  identifier_type?: string | undefined;
+}): string | undefined {
+  return query.user_identifier_type === undefined && query.identifier_type === undefined ? undefined : identifierType(query);
+}
+
 /** The user whose own entry is asked for: user_identifier, or user_address (the Fuul SDK's deprecated name), which must then agree. */
 export function leaderboardUser(query: { user_identifier?: string | undefined; user_address?: string | undefined }): string | undefined {
   const { user_identifier: identifier, user_address: address } = query;

@@ -8,7 +8,7 @@ import type { RouteDeps } from '../route-deps';
 import { anyProjectKey } from '../route-access';
 import { actingFor, userReader } from './acting-for';
 import { timeWindow } from './date-window';
-import { identifierType } from './leaderboard-user';
+import { optionalIdentifierType } from './leaderboard-user';
 import {
   type IncentiveContext,
   presentIncentives,
@@ -90,7 +90,7 @@ export function payoutQueryRoutes({ clients }: RouteDeps): AnyRoute[] {
       async ({ query, caller }) => {
         const { projectId, user } = actingFor(caller, {
           identifier: query.user_identifier,
-          identifierType: query.user_identifier_type === undefined && query.identifier_type === undefined ? undefined : identifierType(query),
+          identifierType: optionalIdentifierType(query),
           field: 'user_identifier',
         });
         const window = timeWindow({ field: 'from', value: query.from }, { field: 'to', value: query.to });
@@ -133,7 +133,7 @@ export function payoutQueryRoutes({ clients }: RouteDeps): AnyRoute[] {
       async ({ query, caller }) => {
         const { projectId, user } = actingFor(caller, {
           identifier: query.user_identifier,
-          identifierType: query.user_identifier_type === undefined && query.identifier_type === undefined ? undefined : identifierType(query),
+          identifierType: optionalIdentifierType(query),
           field: 'user_identifier',
         });
         const window = timeWindow({ field: 'from_date', value: query.from_date }, { field: 'to_date', value: query.to_date }, true);

@@ -12,7 +12,7 @@ import { leaderboardQuery, leaderboardSchema, movementListSchema, movementsQuery
 import { anyProjectKey } from '../route-access';
 import { actingFor, userReader } from './acting-for';
 import { timeWindow } from './date-window';
-import { identifierType, leaderboardUser } from './leaderboard-user';
+import { identifierType, leaderboardUser, optionalIdentifierType } from './leaderboard-user';
 
 const tags = ['Payouts'];
 
@@ -111,7 +111,7 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
       async ({ query, caller }) => {
         const { projectId, user } = actingFor(caller, {
           identifier: query.user_identifier,
-          identifierType: query.user_identifier_type === undefined && query.identifier_type === undefined ? undefined : identifierType(query),
+          identifierType: optionalIdentifierType(query),
           field: 'user_identifier',
         });
         const status = optionalEnumValue(MovementStatus, query.status) ?? MovementStatus.UNSPECIFIED;

@@ -28,19 +28,37 @@ export interface DayRange {
  * The running totals the ledger keeps (LedgerRepository.record): a page is a range of the rank
  * index (total descending, ties by identifier), and the board's size is one row beside it.
  */
+/** A page's rows: the board's size beside each entry, or one row of the size alone when the page is empty. */
+interface PageRow {
+  entries: bigint;
+  identifier: string | null;
+  identifier_type: IdentifierType | null;
+  total_amount: bigint | null;
+  total_attributions: bigint | null;
+}
+
+/** The page's entries, ranked from its offset, and the board's size. */
+function entryPage(rows: readonly PageRow[], page: Page): { records: LeaderboardEntryRecord[]; total: number } {
+  const records: LeaderboardEntryRecord[] = [];
+  for (const row of rows) {
+    if (row.identifier === null || row.identifier_type === null || row.total_amount === null || row.total_attributions === null) continue;
+    records.push({
+      rank: page.offset + records.length + 1,
+      user: { identifier: row.identifier, identifierType: row.identifier_type },
+      totalAmount: row.total_amount,
+      totalAttributions: row.total_attributions,
+    });
+  }
+  return { records, total: Number(rows[0]?.entries ?? 0n) };
+}
+
 export class LeaderboardRepository {
   constructor(private readonly db: Kysely<ClaimDatabase>) {}
 
   /** A page and the board's size, in one statement (one round trip per page asked). */
   async page(board: Board, page: Page): Promise<{ records: LeaderboardEntryRecord[]; total: number }> {
     // Raw: a LEFT JOIN LATERAL of the page onto the size (so an empty page still says the size) has no builder form.
-    const { rows } = await sql<{
-      entries: bigint;
-      identifier: string | null;
-      identifier_type: IdentifierType | null;
-      total_amount: bigint | null;
-      total_attributions: bigint | null;
-    }>`
+    const { rows } = await sql<PageRow>`
       SELECT size.entries, t.identifier, t.identifier_type, t.total_amount, t.total_attributions
       FROM (
         SELECT coalesce((SELECT entries FROM leaderboard_sizes WHERE project_id = ${board.projectId} AND currency_id = ${board.currencyId} AND user_type = ${board.userType}), 0) AS entries
@@ -51,17 +69,7 @@ export class LeaderboardRepository {
         ORDER BY total_amount DESC, identifier, identifier_type
         LIMIT ${page.pageSize} OFFSET ${page.offset}
       ) t ON true`.execute(this.db);
-    const records: LeaderboardEntryRecord[] = [];
-    for (const row of rows) {
-      if (row.identifier === null || row.identifier_type === null || row.total_amount === null || row.total_attributions === null) continue;
-      records.push({
-        rank: page.offset + records.length + 1,
-        user: { identifier: row.identifier, identifierType: row.identifier_type },
-        totalAmount: row.total_amount,
-        totalAttributions: row.total_attributions,
-      });
-    }
-    return { records, total: Number(rows[0]?.entries ?? 0n) };
+    return entryPage(rows, page);
   }
 
   /** One user's entry with its rank (1 + the entries ahead of it), if the user is on the board. */
@@ -95,13 +103,7 @@ export class LeaderboardRepository {
    */
   async rangePage(board: Board, range: DayRange, page: Page): Promise<{ records: LeaderboardEntryRecord[]; total: number }> {
     // Raw: a window count beside a grouped, ranked page, on a LEFT JOIN LATERAL so an empty page still says the size.
-    const { rows } = await sql<{
-      entries: bigint;
-      identifier: string | null;
-      identifier_type: IdentifierType | null;
-      total_amount: bigint | null;
-      total_attributions: bigint | null;
-    }>`
+    const { rows } = await sql<PageRow>`
       WITH summed AS (
         SELECT identifier, identifier_type, sum(total_amount) AS total_amount, sum(total_attributions) AS total_attributions
         FROM leaderboard_days
@@ -115,17 +117,7 @@ export class LeaderboardRepository {
         ORDER BY total_amount DESC, identifier, identifier_type
         LIMIT ${page.pageSize} OFFSET ${page.offset}
       ) t ON true`.execute(this.db);
-    const records: LeaderboardEntryRecord[] = [];
-    for (const row of rows) {
-      if (row.identifier === null || row.identifier_type === null || row.total_amount === null || row.total_attributions === null) continue;
-      records.push({
-        rank: page.offset + records.length + 1,
-        user: { identifier: row.identifier, identifierType: row.identifier_type },
-        totalAmount: row.total_amount,
-        totalAttributions: row.total_attributions,
-      });
-    }
-    return { records, total: Number(rows[0]?.entries ?? 0n) };
+    return entryPage(rows, page);
   }
 
   /** One user's entry over a range of days with its rank (1 + the users ahead of it then), if it earned in the range. */
