@@ -10,7 +10,7 @@ import { audienceMemberships } from './jobs/audience-memberships.consumer';
 import { segmentTiers } from './jobs/segment-tiers.consumer';
 import { processTrackingBatch, processTrackingBatchJob, trackingBatchRelay } from './jobs/process-tracking-batch.job';
 import { taxStatuses } from './jobs/tax-statuses.consumer';
-import { BullTrackingBatchScheduler } from './jobs/tracking-batch-scheduler';
+import { BatchJobScheduler } from '../platform/batch-job-scheduler';
 import {
   maintainTrackingEventPartitions,
   TRACKING_EVENT_PARTITIONS_EVERY_MS,
@@ -35,7 +35,7 @@ export async function composeAgencyService(runtime: ServiceRuntime<AgencyDatabas
     outbox,
     paidConversions: dependencies.paidConversions,
     trackingEventRetentionDays: config.TRACKING_EVENT_RETENTION_DAYS,
-    trackingBatches: new BullTrackingBatchScheduler(queues, logger),
+    trackingBatches: new BatchJobScheduler(queues, processTrackingBatchJob, logger, 'tracking events'),
   });
   registerConsumer(runtime, audienceMemberships);
   registerConsumer(runtime, segmentTiers);

@@ -79,7 +79,7 @@ export interface ClaimDomainDeps {
   db: Kysely<ClaimDatabase>;
   clock: Clock;
   logger: Logger;
-  /** How stored batches reach the job (BullConversionScheduler over the queues in server.ts). */
+  /** How stored batches reach the job (a BatchJobScheduler over the queues in server.ts). */
   scheduler: ConversionScheduler;
   /** Who referred whom: the agency service (AgencyAttributionSource, grpc/outbound-clients.ts). */
   attribution: AttributionSource;

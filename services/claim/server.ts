@@ -11,7 +11,7 @@ import { connectClaimDependencies } from './grpc/outbound-clients';
 import { affiliateUnflags } from './jobs/affiliate-unflags.consumer';
 import { watchChain, watchChainJob, watchChainSchedulerId } from './jobs/chain-watcher.job';
 import { conversionBatchRelay } from './jobs/conversion-batch-relay';
-import { BullConversionScheduler } from './jobs/conversion-scheduler';
+import { BatchJobScheduler } from '../platform/batch-job-scheduler';
 import { payConversions, payConversionsJob } from './jobs/pay-conversions.job';
 import { RELEASE_SCHEDULER_ID, releaseHeldMovements, releaseHeldMovementsJob } from './jobs/release-held-movements.job';
 
@@ -41,7 +41,7 @@ export async function composeClaimService(runtime: ServiceRuntime<ClaimDatabase>
     db,
     clock,
     logger,
-    scheduler: new BullConversionScheduler(queues, logger),
+    scheduler: new BatchJobScheduler(queues, payConversionsJob, logger, 'conversions'),
     attribution,
     allowlists,
     outbox: startOutboxRelay(runtime, config),

@@ -11,6 +11,7 @@ import { AffiliateStatus } from '../../../gen/referral/agency/v1/enums';
 import { tierSlug } from '../../../services/rules/tier-slug';
 import { count, required } from '../../http/present';
 import { presentUser } from './agency.presenters';
+import { unitsAsNumber } from '../../../services/rules/money';
 
 /**
  * The @fuul/sdk's affiliate stats API in its own shapes (dist/affiliate-portal/types): USD figures and
@@ -18,20 +19,12 @@ import { presentUser } from './agency.presenters';
  * (zero today: referrals are one level deep).
  */
 
-/** Base units as whole units of a currency of `decimals` (exact as a decimal text, then read as a number). */
-function wholeUnits(amount: string, decimals: number): number {
-  if (decimals === 0) return Number(amount);
-  const negative = amount.startsWith('-');
-  const digits = (negative ? amount.slice(1) : amount).padStart(decimals + 1, '0');
-  return Number(`${negative ? '-' : ''}${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`);
-}
-
 /** A currency as the SDK names it: its name, or its id while the agency does not know its details yet. */
 const currencyName = (earning: EarnedInCurrency) => earning.currencyName ?? earning.currencyId;
 
 /** Per currency, in whole units (base units while the currency's decimals are not known yet). */
 function presentEarnings(earnings: EarnedInCurrency[]) {
-  return earnings.map((earning) => ({ amount: wholeUnits(earning.amount, earning.currencyDecimals ?? 0), currency: currencyName(earning) }));
+  return earnings.map((earning) => ({ amount: unitsAsNumber(earning.amount, earning.currencyDecimals ?? 0), currency: currencyName(earning) }));
 }
 
 /** The SDK's statuses (a suspended affiliate is Paused; none is Terminated here). */
@@ -179,7 +172,7 @@ export function presentBreakdown(stats: AffiliateStats, currencyId: string | und
         revenue: Number(bucket.revenueUsd),
         attributions: count(bucket.conversions, 'conversions'),
         referred_users: count(bucket.referredUsers, 'referred_users'),
-        earnings: earned ? wholeUnits(earned.amount, earned.currencyDecimals ?? 0) : 0,
+        earnings: earned ? unitsAsNumber(earned.amount, earned.currencyDecimals ?? 0) : 0,
         earnings_currency: known ? currencyName(known) : (chosen ?? null),
       };
     }),
