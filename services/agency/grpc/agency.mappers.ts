@@ -68,6 +68,7 @@ export function toAttributionMessage(result: AttributionResult): Attribution {
       spreadBps: 0,
       affiliateFlagged: false,
       userRebateRateBps: 0,
+      ancestors: [],
       error: { code, message, details },
     };
   }
@@ -82,6 +83,8 @@ export function toAttributionMessage(result: AttributionResult): Attribution {
     activeTierId: result.activeTierId ?? undefined,
     affiliateFlagged: result.affiliateFlagged,
     userRebateRateBps: result.userRebateRateBps,
+    // Referral levels 2..4: resolved by the agency's attribution in a later commit; none until then.
+    ancestors: [],
   };
 }
 

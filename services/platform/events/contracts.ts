@@ -209,6 +209,12 @@ export const EVENT_PAYLOADS = {
     /** The affiliate (and master) it was attributed to, by the agency service's ids; null when nobody earns from it. */
     affiliate: z.object({ id: z.string().min(1), user }).nullable(),
     master: z.object({ id: z.string().min(1), user, spread_bps: z.number().int().min(0).max(10_000) }).nullable(),
+    /**
+     * The affiliate's upline frozen with the attribution (levels 2..4, docs/claims.md#referral-levels), for the
+     * per-level metrics (r2..r4 volume counts whether or not the level was paid); absent from events written
+     * before referral levels existed.
+     */
+    upline: z.array(z.object({ level: z.number().int().min(2).max(4), id: z.string().min(1), user })).optional(),
     tier_id: uuid.nullable(),
     /** Non-negative USD decimal strings. */
     volume_usd: z.string().nullable(),
@@ -236,6 +242,8 @@ export const EVENT_PAYLOADS = {
         user,
         amount: payoutAmount,
         rebate: z.literal(true).optional(),
+        /** An affiliate_payout's referral level (1 the referring affiliate, 2..4 its upline); absent on other kinds and on older events (level 1). */
+        level: z.number().int().min(1).max(4).optional(),
       }),
     ),
   }),
@@ -257,6 +265,8 @@ export const EVENT_PAYLOADS = {
     user,
     affiliate: z.object({ id: z.string().min(1), user }).nullable(),
     master: z.object({ id: z.string().min(1), user }).nullable(),
+    /** As on the processed event: the upline frozen with the attribution; absent on older events. */
+    upline: z.array(z.object({ level: z.number().int().min(2).max(4), id: z.string().min(1), user })).optional(),
     /** The reversed share of the conversion's volume and revenue: non-negative USD decimal strings. */
     volume_usd: z.string().nullable(),
     revenue_usd: z.string().nullable(),
@@ -271,6 +281,8 @@ export const EVENT_PAYLOADS = {
         to_debt: baseUnits,
         /** Set on what came back from a rebate (as the processed event's payouts); absent otherwise. */
         rebate: z.literal(true).optional(),
+        /** As on the processed event's payouts: an affiliate_payout's level; absent means 1. */
+        level: z.number().int().min(1).max(4).optional(),
       }),
     ),
   }),
