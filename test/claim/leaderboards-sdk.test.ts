@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { Fuul, UserIdentifierType } from '@fuul/sdk';
 import { createProject, randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { refusal } from '../helpers/fuul-sdk';
 import { serviceClients, type ServiceClients } from '../helpers/rpc';
 import type { TestStack } from '../helpers/stack';
+import { newWallet, signIn } from '../helpers/wallet';
 import { conversionBody, createCurrency, evmUser, putTerms, referredUser, sendAttributedConversions, settled } from './claim-fixtures';
 
 const EVM = UserIdentifierType.EvmAddress;
@@ -211,6 +213,34 @@ describe('the Fuul SDK on the payouts leaderboard over date ranges', () => {
     expect(fields).toMatchObject({ status: 400, body: { details: [expect.objectContaining({ field: 'fields' })] } });
     const disagree = await refusal(Fuul.getPayoutsLeaderboard({ user_identifier: A.identifier, user_address: B.identifier }));
     expect(disagree).toMatchObject({ status: 400, body: { details: [expect.objectContaining({ field: 'user_address' })] } });
+  });
+
+  it('answers a wallet session its own row only (the portal’s rank), in the project it names; anyone else’s is 403', async () => {
+    // W earns 0.06 on 2026-11-23, above A's 0.05 that day; all time it is fifth, behind C, A, B and R.
+    const wallet = await newWallet();
+    await pay('2026-11-23T13:00:00.000Z', [[{ identifier: wallet.address }, 60_000n]]);
+    const token = await signIn(stack, wallet);
+    const board = (query: string) => stack.api.get(`/api/v1/payouts/leaderboard/payouts?user_type=end_user&${query}`, { key: token });
+    const onDay = await board(`project_id=${project.id}&from=2026-11-23`);
+    expect(onDay.status).toBe(200);
+    expect(rows(onDay.body)).toEqual([[1, wallet.address, 0.06, 1]]);
+    expect(onDay.body).toMatchObject({ total_results: 1, calculated_at: stack.clock.now().toISOString() });
+    // All time, and naming itself as the SDK would: the same one row, ranked over everyone.
+    const allTime = await board(`project_id=${project.id}&user_identifier=${wallet.checksumAddress}`);
+    expect(rows(allTime.body)).toEqual([[5, wallet.address, 0.06, 1]]);
+    // No earnings in the range: no row, and never the board's page instead.
+    expect((await board(`project_id=${project.id}&to=2026-11-22`)).body).toMatchObject({ results: [], total_results: 0 });
+    const other = await board(`project_id=${project.id}&user_identifier=${A.identifier}`);
+    expect(other.status).toBe(403);
+    expect(other.body).toMatchObject({ status: 403, code: 'FORBIDDEN', message: expect.stringContaining('its own wallet') });
+    const unnamed = await board('from=2026-11-23');
+    expect(unnamed.status).toBe(400);
+    expect(unnamed.body.details).toEqual([expect.objectContaining({ field: 'project_id' })]);
+    // A key naming another project finds nothing of it.
+    const foreign = await stack.api.get(`/api/v1/payouts/leaderboard/payouts?user_type=end_user&project_id=${randomUUID()}`, {
+      key: project.keys.readOnly,
+    });
+    expect(foreign.status).toBe(404);
   });
 
   /**

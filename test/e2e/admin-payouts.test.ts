@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
-import { conversionBody, evmUser, referredUser, settled } from '../claim/claim-fixtures';
-import { createSegment, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { conversionBody, evmUser, referredUser, sendAttributedConversions, settled } from '../claim/claim-fixtures';
+import { createSegment, randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { type ServiceClients, serviceClients } from '../helpers/rpc';
 import type { TestStack } from '../helpers/stack';
 import { pollUntil } from '../helpers/poll';
@@ -30,6 +30,8 @@ describe('the admin payouts section in a browser', () => {
   let partners: { id: string };
   /** The referred conversion the conversions step sent: the reversal step reverses it. */
   let referred: { id: string };
+  /** Who that conversion's user (`user`) was referred by (`affiliate`, with its code): the leaderboards step ranks them. */
+  let referral: Awaited<ReturnType<typeof referredUser>>;
   const foreignRequests: string[] = [];
 
   beforeAll(async () => {
@@ -195,7 +197,8 @@ describe('the admin payouts section in a browser', () => {
   it(
     'lists the conversions the backend sent, filters them, and shows one’s status and movements',
     async () => {
-      const { affiliate, user } = await referredUser(clients, project);
+      referral = await referredUser(clients, project);
+      const { affiliate, user } = referral;
       // On the terms' affiliate allowlist: the affiliate earns.
       await clients.audience.addEntry({ projectId: project.id, segmentId: partners.id, user: affiliate });
       referred = conversionBody({ user: evmUser(user.identifier), reward_base: '10000' });
@@ -241,22 +244,100 @@ describe('the admin payouts section in a browser', () => {
   );
 
   it(
-    'reads the leaderboard of affiliates and of end users, amounts in whole tokens',
+    'picks every board: payouts over a range of UTC days with exact rows and its "as of", volume, revenue, referred users, referred volume',
     async () => {
-      await pages().getByRole('link', { name: 'Leaderboard' }).click();
-      await page.getByRole('heading', { level: 2, name: 'Leaderboard' }).waitFor();
+      const F = referral.affiliate.identifier;
+      const U = referral.user.identifier;
+      const day0 = stack.clock.now().toISOString().slice(0, 10);
+      // Two UTC days on, the referred user converts again (250.5 USD of volume, 12.25 of revenue): its affiliate earns 10 % of 20,000
+      // base units (0.002 USDC), the user the terms' fixed 1.5 USDC. Nobody earns on the day between.
+      stack.clock.advance(2 * 86_400_000);
+      const day1 = new Date(stack.clock.now().getTime() - 86_400_000).toISOString().slice(0, 10);
+      const day2 = stack.clock.now().toISOString().slice(0, 10);
+      await sendAttributedConversions(stack, project, [
+        conversionBody({ user: evmUser(U), reward_base: '20000', volume_usd: '250.5', revenue_usd: '12.25' }),
+      ]);
+      const asOf = `as of ${stack.clock.now().toISOString().replace('T', ' ').slice(0, 16)} UTC`;
+
+      await pages().getByRole('link', { name: 'Leaderboards' }).click();
+      await page.getByRole('heading', { level: 2, name: 'Leaderboards' }).waitFor();
       const rows = () => page.locator('tbody tr').allInnerTexts();
-      await page.getByRole('cell', { name: '0.001 USDC', exact: true }).waitFor();
-      expect(await rows()).toEqual([expect.stringMatching(/^1\s+0x[0-9a-f]{40}\s+0\.001 USDC\s+1$/)]);
+      const shows = async (cell: string) => page.getByRole('cell', { name: cell, exact: true }).waitFor();
+      // The payouts board by default: affiliates, all time, in the project's one currency.
+      await shows('0.003 USDC');
+      expect(await rows()).toEqual([`1\t${F}\t0.003 USDC\t2`]);
+      expect(await page.getByTestId('board-as-of').innerText()).toBe(`1 ranked, ${asOf}`);
       expect(await capturePage(page, 'admin-payouts', '08-leaderboard-affiliates')).toEqual([]);
 
+      // Only the last day: the second conversion's 0.002 USDC; only the first day: the first's 0.001; the day between: nobody.
+      const range = page.getByRole('form', { name: 'Days counted' });
+      await range.getByLabel(/^From/).fill(day2);
+      await range.getByRole('button', { name: 'Show these days' }).click();
+      await shows('0.002 USDC');
+      expect(await rows()).toEqual([`1\t${F}\t0.002 USDC\t1`]);
+      expect(new URL(page.url()).searchParams.get('from')).toBe(day2);
+      await range.getByLabel(/^From/).fill('');
+      await range.getByLabel(/^To/).fill(day0);
+      await range.getByRole('button', { name: 'Show these days' }).click();
+      await shows('0.001 USDC');
+      expect(await rows()).toEqual([`1\t${F}\t0.001 USDC\t1`]);
+      await range.getByLabel(/^From/).fill(day1);
+      await range.getByLabel(/^To/).fill(day1);
+      await range.getByRole('button', { name: 'Show these days' }).click();
+      await page.getByText(`Nobody earned USDC as an affiliate on ${day1}.`).waitFor();
+      // A range backwards, or not a day: said at its field, and the board asked nothing.
+      await range.getByLabel(/^From/).fill(day2);
+      await range.getByLabel(/^To/).fill(day0);
+      await range.getByRole('button', { name: 'Show these days' }).click();
+      await page.getByText('The last day comes before the first: swap them.').waitFor();
+      await range.getByLabel(/^From/).fill('21/11/2026');
+      await range.getByRole('button', { name: 'Show these days' }).click();
+      await page.getByText('Enter a day as YYYY-MM-DD, or leave it empty to start at the first payout.').waitFor();
+      expect(await range.getByLabel(/^From/).getAttribute('aria-invalid')).toBe('true');
+      expect(new URL(page.url()).searchParams.get('from')).toBe(day1);
+      expect(await capturePage(page, 'admin-payouts', '08b-leaderboard-range-refused')).toEqual([]);
+
+      // End users over the last day: the referred user's second 1.5 USDC; all time, its 3 USDC above the other user's 1.5.
+      await range.getByLabel(/^From/).fill(day2);
+      await range.getByLabel(/^To/).fill('');
+      await range.getByRole('button', { name: 'Show these days' }).click();
       await page.getByLabel('Ranked').selectOption('end_user');
-      await page.locator('tbody tr').nth(1).waitFor();
-      expect(await rows()).toEqual([
-        expect.stringMatching(/^1\s+0x[0-9a-f]{40}\s+1\.5 USDC\s+1$/),
-        expect.stringMatching(/^2\s+0x[0-9a-f]{40}\s+1\.5 USDC\s+1$/),
-      ]);
+      await shows('1.5 USDC');
+      expect(await rows()).toEqual([`1\t${U}\t1.5 USDC\t1`]);
+      await range.getByRole('button', { name: 'All time' }).click();
+      await shows('3 USDC');
+      expect(await rows()).toEqual([`1\t${U}\t3 USDC\t2`, expect.stringMatching(/^2\t0x[0-9a-f]{40}\t1\.5 USDC\t1$/)]);
       expect(await capturePage(page, 'admin-payouts', '09-leaderboard-end-users')).toEqual([]);
+
+      // The other boards, from the agency's figures: the affiliate by what its referred user brought, with its code.
+      const board = page.getByLabel('Board', { exact: true });
+      await page.getByLabel('Ranked').selectOption('affiliate');
+      await board.selectOption({ label: 'Volume' });
+      await shows('$250.5');
+      expect(await rows()).toEqual([`1\t${F}\t${referral.code}\t$250.5`]);
+      expect(await capturePage(page, 'admin-payouts', '09b-leaderboard-volume')).toEqual([]);
+      await board.selectOption({ label: 'Revenue' });
+      await shows('$12.25');
+      expect(await rows()).toEqual([`1\t${F}\t${referral.code}\t$12.25\t2`]);
+      await board.selectOption({ label: 'Referred users' });
+      await page.getByRole('columnheader', { name: 'Users referred' }).waitFor();
+      expect(await rows()).toEqual([`1\t${F}\t1`]);
+      // The rows link to the affiliate.
+      expect(await page.getByRole('link', { name: F }).getAttribute('href')).toBe(`/app/admin/affiliates/evm_address/${F}`);
+      expect(await capturePage(page, 'admin-payouts', '09c-leaderboard-referred-users')).toEqual([]);
+
+      // Referred volume ranks nobody: it answers the users named, in their order, 0 for one that referred no one.
+      const nobody = randomEvmAddress();
+      await board.selectOption({ label: 'Referred volume' });
+      await page.getByLabel(/^Users/).fill(`${F}\n${nobody}`);
+      await page.getByRole('button', { name: 'Look up' }).click();
+      await shows('$0');
+      expect(await rows()).toEqual([`${F}\t$250.5`, `${nobody}\t$0`]);
+      expect(await capturePage(page, 'admin-payouts', '09d-leaderboard-referred-volume')).toEqual([]);
+      // The board and its users are in the URL: a reload shows the same.
+      await page.reload();
+      await shows('$250.5');
+      expect(await board.inputValue()).toBe('referred-volume');
     },
     STEP_TIMEOUT_MS,
   );

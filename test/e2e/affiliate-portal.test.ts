@@ -3,7 +3,7 @@ import type { Hex } from 'viem' with { 'resolution-mode': 'import' };
 import { type ClaimChain, type ClaimProject, claimProject, CONFIRMATIONS, startClaimStack } from '../claim/claim-check-stack';
 import { conversionBody, putTerms, sendAttributedConversions } from '../claim/claim-fixtures';
 import { TestClock } from '../helpers/clock';
-import { createSegment } from '../helpers/fixtures';
+import { createSegment, randomEvmAddress } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
 import { adminPaths, requireTaxInfo, TIN } from '../tax/tax-forms';
@@ -387,6 +387,17 @@ describe('the affiliate portal in a browser', () => {
       conversionBody({ name: 'approved-trade', reward_base: '10000000', referral_code: code }),
     ]);
     const affiliate = wallet.address.toLowerCase();
+    // Another affiliate earns more: 10% of 100 TUSD (10 TUSD), so the wallet is second on the payouts board.
+    const rivalCode = 'RIVAL-2026';
+    expect(
+      (
+        await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
+          key: project.keys.admin,
+          body: { identifier: randomEvmAddress(), identifier_type: 'evm_address', name: 'Rival', code: rivalCode },
+        })
+      ).status,
+    ).toBe(201);
+    await sendAttributedConversions(stack, project, [conversionBody({ reward_base: '100000000', referral_code: rivalCode })]);
     const held = await stack.api.get(`/api/v1/payouts/movements?user_identifier=${affiliate}`, { key: project.keys.readOnly });
     const movement = held.body.results.find((item: { conversion_name: string }) => item.conversion_name === 'held-trade');
     expect(movement).toMatchObject({ status: 'pending', pending_reason: 'hold', total_amount: '2500000' });
@@ -405,6 +416,11 @@ describe('the affiliate portal in a browser', () => {
     expect(await earnings.getByTestId('earnings-pending').innerText()).toBe('3.5 TUSD');
     const pending = page.getByRole('region', { name: 'When pending amounts become available' }).getByTestId('pending-amount');
     expect(await pending.allInnerTexts()).toEqual([`2.5 TUSD\tavailable on ${availableOn}`, '1 TUSD\twaiting for the program’s approval']);
+    // Beside the earnings, its place on the payouts board (the board's own entry of the wallet): behind the rival's 10 TUSD, with the
+    // 0.001 TUSD claimed before; the board counts an amount once it is available, so neither pending one yet.
+    const position = page.getByTestId('board-position');
+    await position.waitFor();
+    expect(await position.allInnerTexts()).toEqual(['2nd among affiliates in TUSD, with 0.001 TUSD earned from 1 payout.']);
     expect(await capturePage(page, 'portal', '13-claims-pending')).toEqual([]);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in with wallet' }).waitFor();
@@ -426,6 +442,9 @@ describe('the affiliate portal in a browser', () => {
     // What waits for the program's approval still waits: the clock does not decide for it.
     expect(await earnings.getByTestId('earnings-pending').innerText()).toBe('1 TUSD');
     expect(await pending.allInnerTexts()).toEqual(['1 TUSD\twaiting for the program’s approval']);
+    // Released, the held 2.5 TUSD counts on the board too.
+    await position.filter({ hasText: '2.501 TUSD' }).waitFor();
+    expect(await position.allInnerTexts()).toEqual(['2nd among affiliates in TUSD, with 2.501 TUSD earned from 2 payouts.']);
     await page.getByRole('button', { name: 'Close the open check to claim' }).waitFor();
     expect(await capturePage(page, 'portal', '14-claims-released')).toEqual([]);
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -359,7 +359,7 @@ const OPERATIONS: Record<string, Expected> = {
     responses: api(200),
   },
   'GET /api/v1/payouts/leaderboard/payouts': {
-    security: 'apiKey:service_role,admin,read_only',
+    security: 'apiKey:service_role,admin,read_only|walletSession',
     params: [
       ...PAGE,
       'query:currency_address?',
@@ -374,6 +374,7 @@ const OPERATIONS: Record<string, Expected> = {
       'query:fields?',
       'query:conversion_external_ids?',
       'query:conversion_external_ids[]?',
+      'query:project_id?',
     ],
     responses: api(200, 404),
   },

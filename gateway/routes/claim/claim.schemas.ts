@@ -501,6 +501,13 @@ export const leaderboardQuery = z.object({
     .max(1000)
     .optional()
     .describe('The form the Fuul SDK sends conversion_external_ids in; refused (400) as conversion_external_ids is'),
+  project_id: z
+    .string()
+    .max(64)
+    .optional()
+    .describe(
+      'With a wallet session token: the project it acts in (required; its own entry is answered). With an API key: the key’s own project, if given',
+    ),
 });
 
 export const leaderboardSchema = z.object({

@@ -9,7 +9,6 @@ import { type AnyRoute, defineRoute, sharedBody } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentLeaderboardEntry, presentMovement } from './claim.presenters';
 import { leaderboardQuery, leaderboardSchema, movementListSchema, movementsQuery } from './claim.schemas';
-import { anyProjectKey } from '../route-access';
 import { actingFor, userReader } from './acting-for';
 import { timeWindow } from './date-window';
 import { identifierType, leaderboardUser, optionalIdentifierType } from './leaderboard-user';
@@ -23,6 +22,13 @@ type LeaderboardBody = ReturnType<typeof leaderboardBody>;
  * when it is full. Popular pages are few; a deep page read once is not worth much memory.
  */
 const KEPT_PAGES = 1_000;
+
+/**
+ * Who reads the payouts board: any project key, the user each names (or the whole board); or a wallet
+ * session, in the project named by `project_id`, for its own entry only (the affiliate portal's
+ * rank beside its earnings). A rule of this route alone, as userReader is of the user's own routes.
+ */
+const boardReader = { kind: 'user_or_session', roles: ['service_role', 'admin', 'read_only'], project: 'key' } as const;
 
 function leaderboardBody(board: GetPayoutsLeaderboardResponse) {
   return { ...listBody(board, presentLeaderboardEntry(board.decimals)), calculated_at: required(board.calculatedAt, 'calculated_at').toISOString() };
@@ -78,7 +84,7 @@ async function leaderboardSnapshot(read: () => Promise<GetPayoutsLeaderboardResp
   return { value: sharedBody(leaderboardBody(board)), keepUntil: Math.min(freshUntil, asked + (freshUntil - calculatedAt)) };
 }
 
-/** The ledger as users and leaderboards see it (service_role and read_only keys, the project the key's; a user's movements also its wallet session). */
+/** The ledger as users and leaderboards see it (service_role and read_only keys, the project the key's; a user's movements and own board entry also its wallet session). */
 export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRoute[] {
   const now = () => clock.now().getTime();
   // Readers of one page of one board share its read and its snapshot (the leaderboard's stated freshness).
@@ -139,9 +145,11 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
           'most once per CLAIM_LEADERBOARD_CACHE_MS (1 s by default) and answered to every request for the same page of the same board ' +
           'in that time (concurrent requests share one read), so a new movement shows at most that much later; `calculated_at` says when ' +
           'the page was read. With `user_identifier` (or the SDK’s `user_address`), only that user’s entry, with its rank (over the range when one is given), read for each request. 404 CURRENCY_NOT_FOUND when the project has no currency at the address; 400 CURRENCY_AMBIGUOUS ' +
-          'when the address (or, left out, the project’s currencies) names several: add `chain_id` (or `currency_address`).',
+          'when the address (or, left out, the project’s currencies) names several: add `chain_id` (or `currency_address`). ' +
+          'A wallet session token reads only its own wallet’s entry (the affiliate portal’s rank), in the project named by the ' +
+          '`project_id` query parameter: the user may be left out, and naming another user is 403.',
         tags,
-        auth: anyProjectKey,
+        auth: boardReader,
         query: leaderboardQuery,
         responses: {
           200: { description: 'A page of the leaderboard', schema: leaderboardSchema },
@@ -151,7 +159,13 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
       async ({ query, caller }) => {
         refuseConversionIds(query);
         const identifier = leaderboardUser(query);
-        const user = identifier === undefined ? undefined : { identifier, identifierType: identifierType(query) };
+        // A wallet session's answer is always its own entry; a key reads the entry it names, or the page.
+        const user =
+          caller.kind === 'session'
+            ? actingFor(caller, { identifier, identifierType: optionalIdentifierType(query), field: 'user_identifier' }).user
+            : identifier === undefined
+              ? undefined
+              : { identifier, identifierType: identifierType(query) };
         const read = () =>
           clients.claim.getPayoutsLeaderboard({
             projectId: caller.projectId,

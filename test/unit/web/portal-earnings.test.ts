@@ -50,10 +50,16 @@ describe('the affiliate portal’s earnings', () => {
         debt: [],
       }),
     ).toEqual([
-      { key: `8453:${TUSD.address}`, currency: { name: 'TUSD', decimals: 6 }, available: '1500000', pending: '2500000', debt: '0' },
+      {
+        key: `8453:${TUSD.address}`,
+        currency: { name: 'TUSD', decimals: 6, address: TUSD.address, chainId: 8453 },
+        available: '1500000',
+        pending: '2500000',
+        debt: '0',
+      },
       {
         key: `8453:${WETH.address}`,
-        currency: { name: 'WETH', decimals: 18 },
+        currency: { name: 'WETH', decimals: 18, address: WETH.address, chainId: 8453 },
         available: '9007199254740993000000000000000001',
         pending: '0',
         debt: '0',
@@ -77,8 +83,20 @@ describe('the affiliate portal’s earnings', () => {
         debt: [item(TUSD, '2500000'), item(WETH, '9007199254740993')],
       }),
     ).toEqual([
-      { key: `8453:${TUSD.address}`, currency: { name: 'TUSD', decimals: 6 }, available: '0', pending: '0', debt: '2500000' },
-      { key: `8453:${WETH.address}`, currency: { name: 'WETH', decimals: 18 }, available: '0', pending: '0', debt: '9007199254740993' },
+      {
+        key: `8453:${TUSD.address}`,
+        currency: { name: 'TUSD', decimals: 6, address: TUSD.address, chainId: 8453 },
+        available: '0',
+        pending: '0',
+        debt: '2500000',
+      },
+      {
+        key: `8453:${WETH.address}`,
+        currency: { name: 'WETH', decimals: 18, address: WETH.address, chainId: 8453 },
+        available: '0',
+        pending: '0',
+        debt: '9007199254740993',
+      },
     ]);
   });
 

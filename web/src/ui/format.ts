@@ -49,6 +49,13 @@ export function formatConversionRate(referred: number, clicks: number | null): s
   return `${Math.floor(tenths / 10).toLocaleString('en-US')}${tenths % 10 === 0 ? '' : `.${tenths % 10}`}%`;
 }
 
+/** A rank in words: 1 -> "1st", 12 -> "12th", 1002 -> "1,002nd". */
+export function formatOrdinal(rank: number): string {
+  const tens = rank % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : (({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[rank % 10] ?? 'th');
+  return `${rank.toLocaleString('en-US')}${suffix}`;
+}
+
 export function formatUsd(value: string): string {
   return `$${formatDecimal(value)}`;
 }

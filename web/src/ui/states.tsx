@@ -11,14 +11,35 @@ export function Loading({ label = 'Loading…' }: { label?: string }) {
   );
 }
 
-/** The API's own message (plain words), with its field violations when it names any. */
-export function ErrorMessage({ error, title, showDetails = true }: { error: unknown; title?: string; showDetails?: boolean }) {
+/**
+ * The API's own message (plain words), with its field violations when it names any. With `onRetry`
+ * (a failed load), a Retry button asks again: the person need not reload the page.
+ */
+export function ErrorMessage({
+  error,
+  title,
+  showDetails = true,
+  onRetry,
+}: {
+  error: unknown;
+  title?: string;
+  showDetails?: boolean;
+  onRetry?: () => void;
+}) {
   const message = error instanceof Error ? error.message : 'Something went wrong.';
   const details = error instanceof ApiError && showDetails ? error.details : [];
   return (
     <div className="state state-error" role="alert">
       {title ? <strong>{title}: </strong> : null}
       {message}
+      {onRetry ? (
+        <>
+          {' '}
+          <button type="button" onClick={onRetry}>
+            Retry
+          </button>
+        </>
+      ) : null}
       {details.length > 0 ? (
         <ul>
           {details.map((detail) => (

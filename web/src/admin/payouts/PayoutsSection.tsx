@@ -1,7 +1,7 @@
 import { Navigate, NavLink, Route, Routes } from 'react-router-dom';
 import { ConversionList } from './ConversionList';
 import { CurrenciesPage } from './CurrenciesPage';
-import { LeaderboardPage } from './LeaderboardPage';
+import { LeaderboardPage } from './leaderboards/LeaderboardPage';
 import { PayoutTermsEditor } from './PayoutTermsEditor';
 import { PayoutTermsList } from './PayoutTermsList';
 import { ReconciliationPage } from './ReconciliationPage';
@@ -10,11 +10,11 @@ const PAGES = [
   { to: 'currencies', label: 'Currencies' },
   { to: 'terms', label: 'Payout terms' },
   { to: 'conversions', label: 'Conversions' },
-  { to: 'leaderboard', label: 'Leaderboard' },
+  { to: 'leaderboard', label: 'Leaderboards' },
   { to: 'reconciliation', label: 'Reconciliation' },
 ];
 
-/** The Payouts section's pages, under /app/admin/payouts: currencies, payout terms, conversions, the leaderboard and the books' reconciliation. */
+/** The Payouts section's pages, under /app/admin/payouts: currencies, payout terms, conversions, the leaderboards and the books' reconciliation. */
 export function PayoutsSection() {
   return (
     <section aria-labelledby="payouts-title">

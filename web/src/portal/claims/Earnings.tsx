@@ -4,14 +4,15 @@ import { numeric, ScrollTable } from '../../ui/ScrollTable';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { usePortal } from '../session';
 import { earningsByCurrency, pendingAmounts } from './earnings';
+import { LeaderboardPosition } from './LeaderboardPosition';
 
 /** Pending movements read for their dates: one page, the newest (the API's largest). */
 const MOVEMENTS_READ = 100;
 
 /**
- * The wallet's earnings per currency: available (in its checks, claimable) and pending, each
- * pending amount with the date it becomes available or the program's decision it waits for, and any
- * debt a refund left, in words.
+ * The wallet's earnings per currency: available (in its checks, claimable) and pending, its place on
+ * the payouts leaderboard, each pending amount with the date it becomes available or the program's
+ * decision it waits for, and any debt a refund left, in words.
  */
 export function Earnings() {
   const { projectId, address, api } = usePortal();
@@ -34,7 +35,7 @@ export function Earnings() {
     <>
       <h2 id="earnings-heading">Your earnings</h2>
       {totals.isPending ? <Loading /> : null}
-      {totals.isError ? <ErrorMessage error={totals.error} /> : null}
+      {totals.isError ? <ErrorMessage error={totals.error} onRetry={() => void totals.refetch()} /> : null}
       {totals.data && rows.length === 0 ? <Empty>Nothing earned to claim yet.</Empty> : null}
       {rows.length > 0 ? (
         <ScrollTable
@@ -55,6 +56,12 @@ export function Earnings() {
           ))}
         </ScrollTable>
       ) : null}
+      {/*
+        Beside the earnings, as they land: a points balance (points are a currency of their own,
+        issue 25 §1) and the earnings per referral level (r1..r4, §2) belong here, read from the
+        APIs that add them; the leaderboard position below follows each currency the wallet earned in.
+      */}
+      <LeaderboardPosition currencies={rows.map((row) => row.currency)} />
       {owed.map((row) => (
         <p key={row.key} className="debt-notice" data-testid="debt">
           A refunded conversion took back {formatTokenAmount(row.debt, row.currency)} after your voucher was issued; it is paid from your next

@@ -7,7 +7,8 @@ export type Movement = ApiResult<'/api/v1/payouts/movements', 'get'>['results'][
 /** One currency's amounts: what can be claimed now, what waits, and what is owed (base units, decimal strings). */
 export interface CurrencyEarnings {
   key: string;
-  currency: { name: string; decimals: number };
+  /** Its address and chain name it to the API (the leaderboard position); name and decimals format it. */
+  currency: { name: string; decimals: number; address: string; chainId: number };
   available: string;
   pending: string;
   /** What reversals took back after a voucher was out: paid first out of what is earned next. */
@@ -39,7 +40,13 @@ export function earningsByCurrency(totals: Totals): CurrencyEarnings[] {
     const key = currencyKey(item.currency_chain_id, item.currency_address);
     let found = rows.get(key);
     if (!found) {
-      found = { key, currency: { name: item.currency_name, decimals: item.currency_decimals }, available: '0', pending: '0', debt: '0' };
+      const currency = {
+        name: item.currency_name,
+        decimals: item.currency_decimals,
+        address: item.currency_address,
+        chainId: Number(item.currency_chain_id),
+      };
+      found = { key, currency, available: '0', pending: '0', debt: '0' };
       rows.set(key, found);
     }
     return found;
