@@ -14,7 +14,10 @@
  *      flight vs. one INSERT ... SELECT of the same reversal rows; the books checked afterwards.
  *   7. Tracking events: POST /api/v1/events in batches over 50 connections vs. COPY of the same rows
  *      into a fresh table like tracking_events.
- *   8. Peak RSS of every process of the stack, sampled through the whole run.
+ *   8. Every leaderboard (the payouts board all time and over a range of days, the agency's volume, revenue,
+ *      referred-users boards and referred volumes): pages through the gateway vs. the statement its repository
+ *      sends for the same request (recorded from the repository's code), sent with pg at the same concurrency.
+ *   9. Peak RSS of every process of the stack, sampled through the whole run.
  *
  * Environment: BENCH_SCALE (default 1) shrinks the data sets; BENCH_DURATION_S (default 20) the
  * lookup runs; BENCH_WARMUP_S (3); BENCH_PHASES (ingest,lookup,attribution,conversions,reversals,events,leaderboard,leaderboard-range, the agency's boards leaderboard-volume,leaderboard-revenue,leaderboard-referred-users,leaderboard-referred-volume,leaderboard-volume-end-users,leaderboard-revenue-end-users, claim-list,affiliate-list,audience-evaluation; leaderboard-points is the points board's hook, asked for by name); BENCH_EVENTS (1,000,000 × BENCH_SCALE) and BENCH_EVENTS_BATCH (1,000) size the events; BENCH_TRAIT_SAMPLES (200); BENCH_CONVERSION_INFLIGHT (4); BENCH_REVERSALS (10,000 × BENCH_SCALE) sizes the reversals; BENCH_ATTRIBUTION_CONCURRENCY (50); BENCH_COPY_STREAMS (1) splits the
