@@ -5,15 +5,18 @@
  *   flight) until the job has paid every one (attribution from the agency service, movements, claim
  *   checks, leaderboard totals, events); beside it the physical limit, the same movement rows
  *   written with one INSERT ... SELECT into an identical table.
- * - leaderboard: a page of the payouts leaderboard over 1,000,000 movements, through the gateway at
- *   50 connections, beside the page's SQL sent directly with pg at the same concurrency.
+ * - leaderboard: the payouts board's data (1,000,000 movements) and its benchmark (boards.ts runs it:
+ *   pages through the gateway beside LeaderboardRepository's statement sent with pg).
  */
 import pg from 'pg';
 import type { Api, Project } from './api';
 import type { BenchConfig } from './config';
 import { address, random } from './data';
 import { fmt } from './report';
-import { type RunFigures, runHttpLoad, runQueryLoad } from './load';
+import { type BoardBench, PAGE_MIX_CHECKED, pageMix, statementsByPage } from './boards';
+import { repositoryStatement } from './repository-statement';
+import { LeaderboardRepository } from '../services/claim/repositories/leaderboard.repository';
+import type { ClaimDatabase } from '../services/claim/database';
 
 const MAX_BATCH = 1_000;
 
@@ -303,10 +306,11 @@ export async function setUpLeaderboard(api: Api, platformKey: string, db: pg.Cli
   // Statistics of the fresh rows, so the join below is planned as the large join it is.
   await db.query('ANALYZE claim.conversions, claim.claim_checks');
   await db.query(
-    `INSERT INTO claim.movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, created_at)
-     SELECT c.project_id, c.id, 'affiliate_payout', 'evm_address', c.affiliate_identifier, c.currency_id, 1 + (hashtext(c.id) & 65535), cc.id,
-            now() - make_interval(days => (hashtext('day-' || c.id) & 2147483647) % ${LEADERBOARD_DAYS})
+    `INSERT INTO claim.movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, created_at, available_at)
+     SELECT c.project_id, c.id, 'affiliate_payout', 'evm_address', c.affiliate_identifier, c.currency_id, 1 + (hashtext(c.id) & 65535), cc.id, d.at, d.at
      FROM claim.conversions c
+     -- Available when written (no hold), as every new movement must say (0010).
+     CROSS JOIN LATERAL (SELECT now() - make_interval(days => (hashtext('day-' || c.id) & 2147483647) % ${LEADERBOARD_DAYS}) AS at) d
      JOIN claim.claim_checks cc ON cc.project_id = c.project_id AND cc.identifier = c.affiliate_identifier AND cc.identifier_type = 'evm_address'
        AND cc.currency_id = c.currency_id AND cc.reason = 'affiliate' AND cc.status = 'open'
      WHERE c.project_id = $1`,
@@ -341,12 +345,7 @@ export async function setUpLeaderboard(api: Api, platformKey: string, db: pg.Cli
   );
   await db.query('CHECKPOINT');
 
-  // Most readers look at the top of a board; some page deep into it.
-  const lastPage = Math.max(1, Math.ceil(affiliates / pageSize));
-  const mix = random(11);
-  const pages = Array.from({ length: 100_000 }, () =>
-    mix() < config.leaderboard.topShare ? 1 + Math.floor(mix() * Math.min(10, lastPage)) : 1 + Math.floor(mix() * lastPage),
-  );
+  const pages = pageMix(affiliates, pageSize, config.leaderboard.topShare, 11);
   const total = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM claim.movements WHERE project_id = $1', [project.id])).rows[0]!.n;
   return { project, movements: total, entries: affiliates, pages };
 }
@@ -363,107 +362,54 @@ export function benchLeaderboardRange(now = new Date()): LeaderboardRange {
   return { from: day(13), to: day(7) };
 }
 
-export function leaderboardPath(data: LeaderboardData, page: number, pageSize: number, range?: LeaderboardRange): string {
+/**
+ * The payouts board all time (`leaderboard`) or over `range` (`leaderboard-range`): pages of the
+ * affiliates' board in the seeded currency, each beside the statement LeaderboardRepository sends for
+ * it (`page`, or `rangePage` over the per-day totals).
+ */
+export async function payoutsBoardBench(data: LeaderboardData, pageSize: number, range?: LeaderboardRange): Promise<BoardBench> {
+  const board = { projectId: data.project.id, currencyId: data.project.currency.id, userType: 'affiliate' as const };
   const days = range ? `&from=${range.from}&to=${range.to}` : '';
-  return `/api/v1/payouts/leaderboard/payouts?currency_address=${data.project.currency.address}&user_type=affiliate&page=${page}&page_size=${pageSize}${days}`;
-}
-
-/** The page as the service reads it (LeaderboardRepository.page), one statement sent with pg. */
-export const LEADERBOARD_PAGE_SQL = `SELECT identifier, identifier_type, total_amount, total_attributions FROM leaderboard_totals
-WHERE project_id = $1 AND currency_id = $2 AND user_type = 'affiliate'
-ORDER BY total_amount DESC, identifier, identifier_type LIMIT $3 OFFSET $4`;
-
-/** A page over a range of days as the service reads it (LeaderboardRepository.rangePage: the per-day totals summed per user), one statement. */
-export const LEADERBOARD_RANGE_PAGE_SQL = `WITH summed AS (
-  SELECT identifier, identifier_type, sum(total_amount) AS total_amount, sum(total_attributions) AS total_attributions
-  FROM leaderboard_days
-  WHERE project_id = $1 AND currency_id = $2 AND user_type = 'affiliate' AND day >= $5::date AND day <= $6::date
-  GROUP BY identifier, identifier_type
-)
-SELECT size.entries, t.identifier, t.identifier_type, t.total_amount, t.total_attributions
-FROM (SELECT count(*) AS entries FROM summed) size
-LEFT JOIN LATERAL (
-  SELECT identifier, identifier_type, total_amount, total_attributions FROM summed
-  ORDER BY total_amount DESC, identifier, identifier_type LIMIT $3 OFFSET $4
-) t ON true`;
-
-export interface DirectLeaderboard {
-  page(page: number): Promise<Array<{ identifier: string; total_amount: string }>>;
-  explain(page: number): Promise<string>;
-  close(): Promise<void>;
-}
-
-export function openDirectLeaderboard(
-  databaseUrl: string,
-  data: LeaderboardData,
-  connections: number,
-  pageSize: number,
-  range?: LeaderboardRange,
-): DirectLeaderboard {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: connections, application_name: 'bench-direct', options: '-c search_path=claim' });
-  const text = range ? LEADERBOARD_RANGE_PAGE_SQL : LEADERBOARD_PAGE_SQL;
-  const values = (page: number) => [
-    data.project.id,
-    data.project.currency.id,
-    pageSize,
-    (page - 1) * pageSize,
-    ...(range ? [range.from, range.to] : []),
-  ];
+  const statement = await statementsByPage(data.pages, (page) =>
+    repositoryStatement<ClaimDatabase>((db) => {
+      const repository = new LeaderboardRepository(db);
+      const asked = { page, pageSize, offset: (page - 1) * pageSize };
+      return range ? repository.rangePage(board, range, asked) : repository.page(board, asked);
+    }),
+  );
   return {
-    // The range statement's size row comes back beside an empty page as a row of nulls: not an entry.
-    page: async (page) => (await pool.query(text, values(page))).rows.filter((row) => row.identifier !== null),
-    explain: async (page) => (await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, values(page))).rows.map((row) => row['QUERY PLAN']).join('\n'),
-    close: () => pool.end(),
+    phase: range ? 'leaderboard-range' : 'leaderboard',
+    title: range
+      ? `leaderboard-range: GET /api/v1/payouts/leaderboard/payouts?from=${range.from}&to=${range.to} (a week of the per-day totals, summed per user)`
+      : 'leaderboard: GET /api/v1/payouts/leaderboard/payouts',
+    describe: `${data.movements.toLocaleString('en-US')} affiliate payouts to ${data.entries.toLocaleString('en-US')} affiliates over 30 days; pages of ${pageSize}, mostly the first ten, the rest anywhere in the board`,
+    key: data.project.keys.readOnly,
+    schema: 'claim',
+    path: (n) =>
+      `/api/v1/payouts/leaderboard/payouts?currency_address=${data.project.currency.address}&user_type=affiliate&page=${data.pages[n % data.pages.length]}&page_size=${pageSize}${days}`,
+    statement,
+    fromGateway: (body) =>
+      (body as { results: Array<{ user_identifier: string; total_amount_base_units: string }> }).results
+        .map((entry) => `${entry.user_identifier}:${entry.total_amount_base_units}`)
+        .join(','),
+    // An empty page comes back as one row of the board's size beside nulls: not an entry.
+    fromSql: (rows) =>
+      rows
+        .filter((row) => row.identifier !== null)
+        .map((row) => `${String(row.identifier)}:${String(row.total_amount)}`)
+        .join(','),
+    checked: PAGE_MIX_CHECKED,
+    p99Goal: !range,
   };
 }
 
-/** The gateway's first pages agree with the direct query's. */
-export async function crossCheckLeaderboard(
-  api: Api,
-  data: LeaderboardData,
-  direct: DirectLeaderboard,
-  pageSize: number,
-  range?: LeaderboardRange,
-): Promise<string> {
-  for (const page of [1, 2, Math.max(1, Math.ceil(data.entries / pageSize))]) {
-    const { body } = await api.call<{ results: Array<{ user_identifier: string; total_amount_base_units: string }> }>(
-      'GET',
-      leaderboardPath(data, page, pageSize, range),
-      data.project.keys.readOnly,
-    );
-    const viaGateway = body.results.map((entry) => `${entry.user_identifier}:${entry.total_amount_base_units}`).join(',');
-    const viaSql = (await direct.page(page)).map((row) => `${row.identifier}:${row.total_amount}`).join(',');
-    if (viaGateway !== viaSql) throw new Error(`leaderboard page ${page}: the gateway and the direct query disagree`);
-  }
-  return 'pages 1, 2 and the last agree';
-}
-
-export function runLeaderboardGateway(
-  baseUrl: string,
-  data: LeaderboardData,
-  connections: number,
-  durationS: number,
-  pageSize: number,
-  label: string,
-  range?: LeaderboardRange,
-): Promise<RunFigures> {
-  let next = 0;
-  return runHttpLoad(
-    baseUrl,
-    data.project.keys.readOnly,
-    () => leaderboardPath(data, data.pages[next++ % data.pages.length]!, pageSize, range),
-    connections,
-    durationS,
-    label,
-  );
-}
-
-export function runLeaderboardDirect(
-  direct: DirectLeaderboard,
-  data: LeaderboardData,
-  connections: number,
-  durationS: number,
-  label: string,
-): Promise<RunFigures> {
-  return runQueryLoad((n) => direct.page(data.pages[n % data.pages.length]!), connections, durationS, label);
+/**
+ * HOOK for the points board (GET /api/v1/payouts/leaderboard/points, issue 25 §1), built on another branch:
+ * when it lands, seed point movements here as setUpLeaderboard does (INSERT … SELECT generate_series of
+ * 1,000,000 movements to 50,000 users, and the totals the ledger keeps for them) and answer its BoardBench
+ * as payoutsBoardBench does, its statements recorded from the repository that serves the board. The
+ * `leaderboard-points` phase then runs like every other board; until then it says so and measures nothing.
+ */
+export function pointsBoardBench(_setUp: { api: Api; platformKey: string; db: pg.Client; config: BenchConfig }): Promise<BoardBench | undefined> {
+  return Promise.resolve(undefined);
 }

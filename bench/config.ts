@@ -95,6 +95,25 @@ export interface BenchConfig {
     durationS: number;
     warmupS: number;
   };
+  /**
+   * Issue 25, section 6: the agency's boards (volume, revenue, referred users, referred volumes) over
+   * `conversions` conversions of `users` referred users, each through the gateway against its repository's statement.
+   */
+  boards: {
+    /** Conversions in the metrics projection (its conversion facts, and the per-user and per-affiliate figures they add up to). */
+    conversions: number;
+    /** Affiliates, and the users they referred (each referred by one of them, a few affiliates referring many). */
+    affiliates: number;
+    users: number;
+    pageSize: number;
+    /** Share of page requests for the first ten pages (the rest anywhere in the board). */
+    topShare: number;
+    /** Users named in each referred-volume request. */
+    referredVolumeUsers: number;
+    connections: number;
+    durationS: number;
+    warmupS: number;
+  };
   /** Issue 9, section 9: the claim-check list of one user with many movements against its SQL sent directly. */
   claimList: {
     /** The user's movements, paid in `rounds` batches with a close after each but the last. */
@@ -189,6 +208,15 @@ export function loadBenchConfig(): BenchConfig {
       affiliates: Math.max(100, Math.round(50_000 * scale)),
       pageSize: 25,
       topShare: 0.99,
+      ...httpLoad,
+    },
+    boards: {
+      conversions: Math.max(1_000, Math.round(1_000_000 * scale)),
+      affiliates: Math.max(100, Math.round(50_000 * scale)),
+      users: Math.max(100, Math.round(50_000 * scale)),
+      pageSize: 25,
+      topShare: 0.99,
+      referredVolumeUsers: 25,
       ...httpLoad,
     },
     claimList: {

@@ -14,10 +14,13 @@
  *      flight vs. one INSERT ... SELECT of the same reversal rows; the books checked afterwards.
  *   7. Tracking events: POST /api/v1/events in batches over 50 connections vs. COPY of the same rows
  *      into a fresh table like tracking_events.
- *   8. Peak RSS of every process of the stack, sampled through the whole run.
+ *   8. Every leaderboard (the payouts board all time and over a range of days, the agency's volume, revenue,
+ *      referred-users boards and referred volumes): pages through the gateway vs. the statement its repository
+ *      sends for the same request (recorded from the repository's code), sent with pg at the same concurrency.
+ *   9. Peak RSS of every process of the stack, sampled through the whole run.
  *
  * Environment: BENCH_SCALE (default 1) shrinks the data sets; BENCH_DURATION_S (default 20) the
- * lookup runs; BENCH_WARMUP_S (3); BENCH_PHASES (ingest,lookup,attribution,conversions,reversals,events,leaderboard,leaderboard-range,claim-list,affiliate-list,audience-evaluation); BENCH_EVENTS (1,000,000 × BENCH_SCALE) and BENCH_EVENTS_BATCH (1,000) size the events; BENCH_TRAIT_SAMPLES (200); BENCH_CONVERSION_INFLIGHT (4); BENCH_REVERSALS (10,000 × BENCH_SCALE) sizes the reversals; BENCH_ATTRIBUTION_CONCURRENCY (50); BENCH_COPY_STREAMS (1) splits the
+ * lookup runs; BENCH_WARMUP_S (3); BENCH_PHASES (ingest,lookup,attribution,conversions,reversals,events,leaderboard,leaderboard-range, the agency's boards leaderboard-volume,leaderboard-revenue,leaderboard-referred-users,leaderboard-referred-volume,leaderboard-volume-end-users,leaderboard-revenue-end-users, claim-list,affiliate-list,audience-evaluation; leaderboard-points is the points board's hook, asked for by name); BENCH_EVENTS (1,000,000 × BENCH_SCALE) and BENCH_EVENTS_BATCH (1,000) size the events; BENCH_TRAIT_SAMPLES (200); BENCH_CONVERSION_INFLIGHT (4); BENCH_REVERSALS (10,000 × BENCH_SCALE) sizes the reversals; BENCH_ATTRIBUTION_CONCURRENCY (50); BENCH_COPY_STREAMS (1) splits the
  * COPY of the physical limit over concurrent streams; BENCH_INGEST_INFLIGHT (4); BENCH_CPU_PROF_DIR runs every
  * process of the stack with --cpu-prof into that folder; BENCH_NODE_ARGS (space-separated) adds node flags to every process of
  * the stack (e.g. --trace-gc, whose pauses go to the stack's output); BENCH_POSTGRES_URL, REDIS_URL,
@@ -50,18 +53,9 @@ import {
   runAttributionLoad,
   setUpAttributionData,
 } from './attribution';
-import {
-  type ConversionsResult,
-  benchLeaderboardRange,
-  crossCheckLeaderboard,
-  type LeaderboardData,
-  type LeaderboardRange,
-  openDirectLeaderboard,
-  runConversions,
-  runLeaderboardDirect,
-  runLeaderboardGateway,
-  setUpLeaderboard,
-} from './claim';
+import { type ConversionsResult, benchLeaderboardRange, payoutsBoardBench, pointsBoardBench, runConversions, setUpLeaderboard } from './claim';
+import { AGENCY_BOARD_PHASES, agencyBoardBench, setUpAgencyBoards } from './agency-boards';
+import { type BoardBench, crossCheckBoard, openDirectBoard, runBoardDirect, runBoardGateway } from './boards';
 import {
   type AffiliateListData,
   crossCheckAffiliateList,
@@ -116,7 +110,11 @@ async function main(): Promise<number> {
   const phases = new Set(
     (
       process.env.BENCH_PHASES ??
-      'ingest,lookup,attribution,conversions,reversals,events,leaderboard,leaderboard-range,claim-list,affiliate-list,audience-evaluation'
+      [
+        'ingest,lookup,attribution,conversions,reversals,events,leaderboard,leaderboard-range',
+        ...AGENCY_BOARD_PHASES,
+        'claim-list,affiliate-list,audience-evaluation',
+      ].join(',')
     )
       .split(',')
       .map((phase) => phase.trim()),
@@ -186,16 +184,8 @@ async function main(): Promise<number> {
   let conversions: ConversionsResult | undefined;
   let reversals: ReversalsResult | undefined;
   let events: EventsResult | undefined;
-  /** The payouts board all time (`leaderboard`) and over a week of days (`leaderboard-range`), each gateway against its direct SQL. */
-  const leaderboardRuns: Array<{
-    phase: string;
-    range: LeaderboardRange | undefined;
-    gateway: RunFigures;
-    direct: RunFigures;
-    data: LeaderboardData;
-    check: string;
-    plans: string[];
-  }> = [];
+  /** Every leaderboard (the payouts board all time and over a week of days, the agency's boards), each gateway against its repository's statement. */
+  const boardRuns: Array<{ bench: BoardBench; gateway: RunFigures; direct: RunFigures; check: string; plans: string[] }> = [];
   let audienceEvaluation: AudienceEvaluationResult | undefined;
   let affiliateListRuns:
     | {
@@ -386,44 +376,60 @@ async function main(): Promise<number> {
       events = await runEvents({ api, platformKey: stack.platformKey, db: admin, databaseUrl: stack.databaseUrl, config, log: progress, around });
       progress(`events: ours ${fmt.s(events.ours.seconds)}, COPY ${fmt.s(events.copySeconds)}`);
     }
+    /** One board: cross-checked, then the gateway and the direct statement each warmed up and measured at the same concurrency. */
+    const runBoard = async (bench: BoardBench, { connections, durationS, warmupS }: { connections: number; durationS: number; warmupS: number }) => {
+      const { phase } = bench;
+      memory!.setPhase(phase);
+      const direct = openDirectBoard(stack!.databaseUrl, bench, connections);
+      try {
+        const check = await crossCheckBoard(api, bench, direct);
+        if (warmupS > 0) {
+          progress(`${phase}: warming up the gateway (${warmupS} s)`);
+          await runBoardGateway(stack!.baseUrl, bench, connections, warmupS, 'warm-up');
+        }
+        progress(`${phase}: gateway, ${connections} connections, ${durationS} s`);
+        const gateway = await around(`${phase} (gateway)`, () =>
+          runBoardGateway(stack!.baseUrl, bench, connections, durationS, 'gateway (HTTP -> gRPC -> SQL)'),
+        );
+        if (warmupS > 0) {
+          progress(`${phase}: warming up the direct statement (${warmupS} s)`);
+          await runBoardDirect(direct, connections, warmupS, 'warm-up');
+        }
+        progress(`${phase}: direct SQL with pg, ${connections} concurrent, ${durationS} s`);
+        const directRun = await around(`${phase} (direct)`, () =>
+          runBoardDirect(direct, connections, durationS, "direct (the repository's statement, pg)"),
+        );
+        const plans: string[] = [];
+        for (const n of bench.checked) plans.push(`-- ${bench.path(n)}\n${await direct.explain(n)}`);
+        boardRuns.push({ bench, gateway, direct: directRun, check, plans });
+      } finally {
+        await direct.close();
+      }
+    };
     if (phases.has('leaderboard') || phases.has('leaderboard-range')) {
       memory.setPhase('leaderboard setup');
-      const { movements, affiliates, connections, durationS, warmupS, pageSize } = config.leaderboard;
+      const { movements, affiliates, pageSize } = config.leaderboard;
       progress(
         `leaderboard: seeding ${fmt.int(movements)} affiliate payouts to ${fmt.int(affiliates)} affiliates (INSERT ... SELECT generate_series, not measured)`,
       );
       const data = await setUpLeaderboard(api, stack.platformKey, admin, config);
-      const variants: Array<{ phase: string; range: LeaderboardRange | undefined }> = [
-        ...(phases.has('leaderboard') ? [{ phase: 'leaderboard', range: undefined }] : []),
-        ...(phases.has('leaderboard-range') ? [{ phase: 'leaderboard-range', range: benchLeaderboardRange() }] : []),
-      ];
-      for (const { phase, range } of variants) {
-        memory.setPhase(phase);
-        const direct = openDirectLeaderboard(stack.databaseUrl, data, connections, pageSize, range);
-        try {
-          const check = await crossCheckLeaderboard(api, data, direct, pageSize, range);
-          if (warmupS > 0) {
-            progress(`${phase}: warming up the gateway (${warmupS} s)`);
-            await runLeaderboardGateway(stack.baseUrl, data, connections, warmupS, pageSize, 'warm-up', range);
-          }
-          progress(`${phase}: gateway, ${connections} connections, ${durationS} s`);
-          const gateway = await around(`${phase} (gateway)`, () =>
-            runLeaderboardGateway(stack!.baseUrl, data, connections, durationS, pageSize, 'gateway (HTTP -> gRPC -> SQL)', range),
-          );
-          if (warmupS > 0) {
-            progress(`${phase}: warming up the direct query (${warmupS} s)`);
-            await runLeaderboardDirect(direct, data, connections, warmupS, 'warm-up');
-          }
-          progress(`${phase}: direct SQL with pg, ${connections} concurrent, ${durationS} s`);
-          const directRun = await around(`${phase} (direct)`, () =>
-            runLeaderboardDirect(direct, data, connections, durationS, 'direct (the page query, pg)'),
-          );
-          const plans = [await direct.explain(1), await direct.explain(Math.ceil(data.entries / pageSize))];
-          leaderboardRuns.push({ phase, range, gateway, direct: directRun, data, check, plans });
-        } finally {
-          await direct.close();
-        }
-      }
+      if (phases.has('leaderboard')) await runBoard(await payoutsBoardBench(data, pageSize), config.leaderboard);
+      if (phases.has('leaderboard-range')) await runBoard(await payoutsBoardBench(data, pageSize, benchLeaderboardRange()), config.leaderboard);
+    }
+    if (phases.has('leaderboard-points')) {
+      const bench = await pointsBoardBench({ api, platformKey: stack.platformKey, db: admin, config });
+      if (bench) await runBoard(bench, config.leaderboard);
+      else progress('leaderboard-points: the points board is not built yet (the hook: pointsBoardBench in bench/claim.ts); nothing measured');
+    }
+    const agencyBoards = AGENCY_BOARD_PHASES.filter((phase) => phases.has(phase));
+    if (agencyBoards.length > 0) {
+      memory.setPhase('agency boards setup');
+      const { conversions, users, affiliates } = config.boards;
+      progress(
+        `agency boards: seeding ${fmt.int(conversions)} conversions of ${fmt.int(users)} users referred by ${fmt.int(affiliates)} affiliates (INSERT ... SELECT generate_series, not measured)`,
+      );
+      const data = await setUpAgencyBoards(api, stack.platformKey, admin, config);
+      for (const phase of agencyBoards) await runBoard(await agencyBoardBench(phase, data, admin, config), config.boards);
     }
     if (phases.has('affiliate-list')) {
       memory.setPhase('affiliate list setup');
@@ -917,25 +923,18 @@ async function main(): Promise<number> {
     ]);
   }
 
-  for (const leaderboardRun of leaderboardRuns) {
-    const { phase, range, gateway, direct, data } = leaderboardRun;
+  for (const { bench, gateway, direct, check, plans } of boardRuns) {
+    const { phase } = bench;
     const ratio = gateway.rps / direct.rps;
-    log(
-      section(
-        range
-          ? `${phase}: GET /api/v1/payouts/leaderboard/payouts?from=${range.from}&to=${range.to} (a week of the per-day totals, summed per user)`
-          : `${phase}: GET /api/v1/payouts/leaderboard/payouts`,
-      ),
-    );
-    log(
-      `${fmt.int(data.movements)} affiliate payouts to ${fmt.int(data.entries)} affiliates; pages of ${config.leaderboard.pageSize}, ` +
-        `${fmt.pct(config.leaderboard.topShare)} of requests for the first ten pages, the rest anywhere in the board`,
-    );
+    log(section(bench.title));
+    log(bench.describe);
     log(lookupTable([gateway, direct]));
     log(
-      `throughput ratio gateway / direct: ${fmt.ratio(ratio)} (goal >= ${config.goals.leaderboardRatioMin}); gateway p99 ${fmt.ms(gateway.p99)} (goal < ${config.goals.leaderboardP99MaxMs} ms)`,
+      `throughput ratio gateway / direct: ${fmt.ratio(ratio)} (goal >= ${config.goals.leaderboardRatioMin}); ` +
+        `p99 gateway ${fmt.ms(gateway.p99)}, direct ${fmt.ms(direct.p99)}` +
+        (bench.p99Goal ? ` (goal < ${config.goals.leaderboardP99MaxMs} ms)` : ''),
     );
-    log(`cross-check: ${leaderboardRun.check}`);
+    log(`cross-check: ${check}`);
     for (const [measuredPhase, run] of [
       [`${phase} (gateway)`, gateway],
       [`${phase} (direct)`, direct],
@@ -945,16 +944,17 @@ async function main(): Promise<number> {
       log(`\nCPU during ${measuredPhase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
       log(cpuTable(measured.report, { count: run.ok + run.non2xx + run.errors, unit: 'request', scale: 1e6, label: 'CPU µs/request' }));
     }
-    log('\nEXPLAIN (ANALYZE, BUFFERS) of the first page and of the last, after the load:');
-    log(leaderboardRun.plans.join('\n\n'));
+    log("\nEXPLAIN (ANALYZE, BUFFERS) of the cross-checked requests' statements, after the load:");
+    log(plans.join('\n\n'));
+    // Both rates and both p99s on the goal's line (issue 25 §6: the p99 beside the direct query's).
     goals.push([
       `${phase}: gateway / direct >= ${config.goals.leaderboardRatioMin}`,
       fmt.ratio(ratio),
-      `${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s`,
+      `${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s; p99 ${fmt.ms(gateway.p99)} vs ${fmt.ms(direct.p99)}`,
       ratio >= config.goals.leaderboardRatioMin,
     ]);
-    // The all-time board's p99 has a goal; a range's is reported beside its direct query's (issue 25 §6).
-    if (!range) {
+    // The all-time payouts board's p99 has a goal (issue 9 §9); the others' is reported beside the direct query's.
+    if (bench.p99Goal) {
       goals.push([
         `${phase}: gateway p99 < ${config.goals.leaderboardP99MaxMs} ms`,
         fmt.ms(gateway.p99),

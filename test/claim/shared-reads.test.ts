@@ -1,6 +1,5 @@
-import pg from 'pg';
 import { startStackWithProject, type TestProject } from '../helpers/fixtures';
-import { pollUntil } from '../helpers/poll';
+import { sharedReadProbe } from '../helpers/shared-reads';
 import type { TestStack } from '../helpers/stack';
 import { conversionBody, createCurrency, evmUser, putTerms, settled } from './claim-fixtures';
 
@@ -17,8 +16,12 @@ describe('shared reads of the leaderboard and the claim-check list', () => {
   const first = evmUser();
   const second = evmUser();
 
+  let sharedReads: ReturnType<typeof sharedReadProbe>['sharedReads'];
+  let fiftyBehindLock: ReturnType<typeof sharedReadProbe>['fiftyBehindLock'];
+
   beforeAll(async () => {
     ({ stack, project } = await startStackWithProject({ serviceEnv: { claim: { CLAIM_LEADERBOARD_CACHE_MS: '1000' } } }));
+    ({ sharedReads, fiftyBehindLock } = sharedReadProbe(stack));
     currency = await createCurrency(stack, project);
     await putTerms(stack, project, 'trade', { currency_id: currency.id, end_user: { bps: 50 } });
     await pay(first, '100000');
@@ -40,59 +43,6 @@ describe('shared reads of the leaderboard and the claim-check list', () => {
     return response.body as { results: Array<{ user_identifier: string; total_amount_base_units: string }>; calculated_at: string };
   };
   const ranking = (page: Awaited<ReturnType<typeof board>>) => page.results.map((entry) => [entry.user_identifier, entry.total_amount_base_units]);
-
-  /** gateway_shared_reads_total of one read, by outcome. */
-  async function sharedReads(read: string): Promise<{ computed: number; shared: number }> {
-    const text = await (await fetch(stack.metricsUrl)).text();
-    const count = (outcome: string) =>
-      Number(new RegExp(`gateway_shared_reads_total\\{read="${read}",outcome="${outcome}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
-    return { computed: count('computed'), shared: count('shared') };
-  }
-
-  /** Holds an ACCESS EXCLUSIVE lock on `table` (every read of it waits) and counts the statements waiting for it. */
-  async function lockTable(table: string) {
-    const holder = new pg.Client({ connectionString: stack.databaseUrl, application_name: 'test-table-lock' });
-    await holder.connect();
-    await holder.query('BEGIN');
-    await holder.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
-    const pid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-    return {
-      waiting: async () =>
-        (await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid])).rows[0]!
-          .n,
-      release: async () => {
-        await holder.query('ROLLBACK');
-        await holder.end();
-      },
-    };
-  }
-
-  /**
-   * 50 identical requests sent while `table` is locked: waits until all 50 have reached the gateway
-   * and the read they share waits on the lock, then releases it. Answers their answers and the counts
-   * of `read` from before they were sent.
-   */
-  async function fiftyBehindLock<T>(table: string, read: string, request: () => Promise<T>) {
-    const lock = await lockTable(table);
-    const start = await sharedReads(read);
-    let answers: Promise<T[]>;
-    try {
-      answers = Promise.all(Array.from({ length: 50 }, () => request()));
-      await pollUntil(
-        async () => {
-          const now = await sharedReads(read);
-          return now.computed + now.shared - start.computed - start.shared === 50;
-        },
-        { timeoutMs: 10_000, what: 'the 50 requests to reach the gateway' },
-      );
-      // The requests are counted when they reach the gateway; the read they share reaches the lock a moment later.
-      await pollUntil(async () => (await lock.waiting()) >= 1, { timeoutMs: 10_000, what: 'the shared read to wait on the lock' });
-      expect(await lock.waiting()).toBe(1);
-    } finally {
-      await lock.release();
-    }
-    return { answers: await answers, start };
-  }
 
   it('answers a leaderboard page read less than CLAIM_LEADERBOARD_CACHE_MS ago, saying when it was read, and shows a new movement after that', async () => {
     const before = await board();

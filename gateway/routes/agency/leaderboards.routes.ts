@@ -1,8 +1,9 @@
-import { LeaderboardAudience, LeaderboardMetric } from '../../../gen/referral/agency/v1/leaderboards';
+import { type AffiliateLeaderboardEntry, LeaderboardAudience, LeaderboardMetric } from '../../../gen/referral/agency/v1/leaderboards';
 import { canonicalSpellingOfAnyType } from '../../../services/rules/identifiers';
 import { enumValue } from '../../../services/rules/enums';
+import { FreshReads } from '../../../services/platform/shared-reads';
 import { pageRequest } from '../../http/list';
-import { type AnyRoute, defineRoute } from '../../http/route';
+import { type AnyRoute, defineRoute, sharedBody } from '../../http/route';
 import { identifierType, leaderboardUser } from '../claim/leaderboard-user';
 import { anyProjectKey } from '../route-access';
 import type { RouteDeps } from '../route-deps';
@@ -23,10 +24,19 @@ const BOARD_RULES =
   'All time, from the agency’s metrics projection (kept with every conversion, never a scan of conversions); only figures above ' +
   'zero are on a board. user_type=affiliate ranks affiliates by what the users they referred brought (ties by affiliate id, the ' +
   'newest first); user_type=end_user ranks users by what their own attributed conversions brought (ties by identifier). With ' +
-  '`user_identifier` (or the SDK’s `user_address`), only that user’s entry with its rank; `calculated_at` says when it was read.';
+  '`user_identifier` (or the SDK’s `user_address`), only that user’s entry with its rank; `calculated_at` says when it was read. ' +
+  'Always current: identical page requests that arrive while one is being read share the next read, begun after each of them arrived.';
+
+type BoardBody<T> = ReturnType<typeof presentBoard<T>>;
+type ReferredVolumesBody = { project_id: string; referred_volumes: Array<{ user_identifier: string; referred_volume: number }>; total_count: number };
 
 /** The volume, revenue and referred-users leaderboards and referred volumes by user, as the Fuul SDK calls them (any project key). */
-export function leaderboardRoutes({ clients }: RouteDeps): AnyRoute[] {
+export function leaderboardRoutes({ clients, sharedReads }: RouteDeps): AnyRoute[] {
+  // Identical page requests (and identical referred-volume requests) that overlap share one read, each read begun
+  // after every request it answers arrived (as the claim-check list): under load, a popular page of a board costs one
+  // gRPC call and one statement per batch of readers, and its JSON is encoded once for all of them.
+  const pages = new FreshReads<BoardBody<unknown>>(sharedReads('affiliate_leaderboard_page'));
+  const referredVolumes = new FreshReads<ReferredVolumesBody>(sharedReads('referred_volumes'));
   type BoardQuery = {
     user_identifier?: string;
     user_address?: string;
@@ -45,6 +55,19 @@ export function leaderboardRoutes({ clients }: RouteDeps): AnyRoute[] {
       page: pageRequest(query),
     });
   };
+  /** A board's answer: a user's own entry read for its request alone, a page shared by the identical requests that overlap. */
+  const board = async <T>(
+    projectId: string,
+    metric: 'volume' | 'revenue' | 'referred_users',
+    audience: 'affiliate' | 'end_user',
+    query: BoardQuery,
+    entry: (item: AffiliateLeaderboardEntry) => T,
+  ): Promise<BoardBody<T>> => {
+    if (leaderboardUser(query) !== undefined) return presentBoard(await read(projectId, metric, audience, query), entry);
+    const key = JSON.stringify([projectId, metric, audience, query.page, query.page_size]);
+    // The key names the board, so every answer shared under it was presented by this `entry`.
+    return pages.read(key, async () => sharedBody(presentBoard(await read(projectId, metric, audience, query), entry))) as Promise<BoardBody<T>>;
+  };
   return [
     defineRoute(
       {
@@ -60,7 +83,7 @@ export function leaderboardRoutes({ clients }: RouteDeps): AnyRoute[] {
       },
       async ({ query, caller }) => ({
         status: 200,
-        body: presentBoard(await read(caller.projectId, 'volume', query.user_type, query), presentVolumeEntry),
+        body: await board(caller.projectId, 'volume', query.user_type, query, presentVolumeEntry),
       }),
     ),
     defineRoute(
@@ -77,7 +100,7 @@ export function leaderboardRoutes({ clients }: RouteDeps): AnyRoute[] {
       },
       async ({ query, caller }) => ({
         status: 200,
-        body: presentBoard(await read(caller.projectId, 'revenue', query.user_type, query), presentRevenueEntry),
+        body: await board(caller.projectId, 'revenue', query.user_type, query, presentRevenueEntry),
       }),
     ),
     defineRoute(
@@ -94,7 +117,7 @@ export function leaderboardRoutes({ clients }: RouteDeps): AnyRoute[] {
       },
       async ({ query, caller }) => ({
         status: 200,
-        body: presentBoard(await read(caller.projectId, 'referred_users', 'affiliate', query), presentReferredUsersEntry),
+        body: await board(caller.projectId, 'referred_users', 'affiliate', query, presentReferredUsersEntry),
       }),
     ),
     defineRoute(
@@ -106,7 +129,8 @@ export function leaderboardRoutes({ clients }: RouteDeps): AnyRoute[] {
         description:
           'For each user named (1 to 100, separated by commas, all of `identifier_type`), the USD volume of the users it referred, ' +
           'all time, from the metrics projection: 0 when it is no affiliate. In the order named; `no_cache` is accepted (every answer ' +
-          'is read when asked). `referred_volume` is a JSON number, as the Fuul SDK types it.',
+          'is read when asked: identical requests that arrive while one is being read share the next read, begun after each of them arrived). ' +
+          '`referred_volume` is a JSON number, as the Fuul SDK types it.',
         tags,
         auth: anyProjectKey,
         query: referredVolumeQuery,
@@ -114,21 +138,22 @@ export function leaderboardRoutes({ clients }: RouteDeps): AnyRoute[] {
       },
       async ({ query, caller }) => {
         const type = query.identifier_type ?? 'evm_address';
-        const { results } = await clients.agency.getReferredVolumes({
-          projectId: caller.projectId,
-          users: query.user_identifiers.map((identifier) => ({ identifier: canonicalSpellingOfAnyType(identifier), identifierType: type })),
-        });
-        return {
-          status: 200,
-          body: {
+        const key = JSON.stringify([caller.projectId, type, query.user_identifiers]);
+        const body = await referredVolumes.read(key, async () => {
+          const { results } = await clients.agency.getReferredVolumes({
+            projectId: caller.projectId,
+            users: query.user_identifiers.map((identifier) => ({ identifier: canonicalSpellingOfAnyType(identifier), identifierType: type })),
+          });
+          return sharedBody({
             project_id: caller.projectId,
             referred_volumes: results.map((item, index) => ({
               user_identifier: query.user_identifiers[index]!,
               referred_volume: Number(item.volumeUsd),
             })),
             total_count: results.length,
-          },
-        };
+          });
+        });
+        return { status: 200, body };
       },
     ),
   ];

@@ -32,7 +32,7 @@ const boardFields = {
   total_results: z.number().int(),
   page: z.number().int(),
   page_size: z.number().int(),
-  calculated_at: timestamp.describe('When the board was read (it is read for each request)'),
+  calculated_at: timestamp.describe('When the board was read (after the request arrived: identical requests that overlap share a read)'),
 };
 
 const rankedUser = {
