@@ -6,9 +6,7 @@ import {
   type AffiliateStatsRepository,
   type DailyClicksRecord,
   type DailyFiguresRecord,
-  emptyLevel,
   type LevelFiguresRecord,
-  REFERRAL_LEVELS,
   type SeriesOptions,
   type AffiliateTotalsRecord,
   type TotalsFilter,
@@ -106,13 +104,14 @@ export class AffiliateActivityService {
     if (first !== undefined && until !== undefined && first >= until) throw invalidFields([{ field: 'from', reason: 'must not be after `to`' }]);
     const affiliateId = await this.idOf(projectId, user);
     const window = { from: first, until, conversionName };
-    const [totals, levelOne, newUsers] = await Promise.all([
+    const [totals, levelOne, upper, newUsers] = await Promise.all([
       this.stats.totals(projectId, affiliateId),
       this.stats.levelOne(projectId, affiliateId, window),
+      this.stats.upperLevels(projectId, affiliateId, window),
       this.stats.newUsers(affiliateId, window),
     ]);
     return {
-      levels: REFERRAL_LEVELS.map((level) => (level === 1 ? levelOne : emptyLevel(level))),
+      levels: [levelOne, ...upper],
       endUsers: totals.endUsers,
       newUsers,
     };

@@ -97,10 +97,10 @@ export interface LevelFiguresRecord {
   earnings: EarningRecord[];
 }
 
-/** The referral levels the stats answer; only level 1 exists today (referrals are one level deep). */
-export const REFERRAL_LEVELS = [1, 2, 3, 4] as const;
+/** The referral levels the stats answer (docs/claims.md#referral-levels). */
+const REFERRAL_LEVELS = [1, 2, 3, 4] as const;
 
-export const emptyLevel = (level: number): LevelFiguresRecord => ({
+const emptyLevel = (level: number): LevelFiguresRecord => ({
   level,
   volumeUsd: '0',
   revenueUsd: '0',
@@ -295,6 +295,73 @@ export class AffiliateStatsRepository {
       paidConversions: BigInt(row.paid_conversions),
       earnings: earnings.rows.map(toEarningRecord),
     };
+  }
+
+  /**
+   * The affiliate's figures of levels 2..4 over a window (in level order, a level without conversions at
+   * zero): the conversions whose frozen upline had it at that level (conversion_fact_levels, migration 0024),
+   * with their facts' figures (net of reversals) and what that level was paid. Two statements over the
+   * (affiliate_id, level, occurred_at) index, whatever the window.
+   */
+  async upperLevels(projectId: string, affiliateId: string, window: FiguresWindow): Promise<LevelFiguresRecord[]> {
+    const where = sql.join(
+      [
+        sql`l.affiliate_id = ${affiliateId}`,
+        sql`l.project_id = ${projectId}`,
+        ...(window.from === undefined ? [] : [sql`l.occurred_at >= ${window.from}`]),
+        ...(window.until === undefined ? [] : [sql`l.occurred_at < ${window.until}`]),
+        ...(window.conversionName === undefined ? [] : [sql`f.name = ${window.conversionName}`]),
+      ],
+      sql` AND `,
+    );
+    const facts = sql`conversion_fact_levels l JOIN conversion_facts f ON f.project_id = l.project_id AND f.conversion_id = l.conversion_id`;
+    const paid = sql`f.status = 'processed'`;
+    // Raw: FILTERed aggregates over NUMERIC columns per level, as levelOne's.
+    const [figures, earnings] = await Promise.all([
+      sql<{
+        level: number;
+        volume_usd: string;
+        revenue_usd: string;
+        conversions: string;
+        users: string;
+        paid_volume_usd: string;
+        paid_revenue_usd: string;
+        paid_conversions: string;
+      }>`
+        SELECT l.level, coalesce(sum(f.volume_usd), 0)::text AS volume_usd, coalesce(sum(f.revenue_usd), 0)::text AS revenue_usd,
+          count(*) FILTER (WHERE f.reversed_bps < 10000) AS conversions,
+          count(DISTINCT (f.identifier_type, f.identifier)) FILTER (WHERE f.reversed_bps < 10000) AS users,
+          coalesce(sum(f.volume_usd) FILTER (WHERE ${paid}), 0)::text AS paid_volume_usd,
+          coalesce(sum(f.revenue_usd) FILTER (WHERE ${paid}), 0)::text AS paid_revenue_usd,
+          count(*) FILTER (WHERE ${paid} AND f.reversed_bps < 10000) AS paid_conversions
+        FROM ${facts} WHERE ${where}
+        GROUP BY l.level`.execute(this.db),
+      sql<EarningRow & { level: number }>`
+        SELECT p.level, p.currency_id, p.amount, c.chain_id, c.address, c.name, c.decimals
+        FROM (
+          SELECT l.level, f.currency_id, sum(l.payout) AS amount FROM ${facts}
+          WHERE ${where} AND f.currency_id IS NOT NULL AND l.payout > 0
+          GROUP BY l.level, f.currency_id
+        ) AS p
+        LEFT JOIN metric_currencies c ON c.id = p.currency_id
+        ORDER BY p.level, c.name, p.currency_id`.execute(this.db),
+    ]);
+    return REFERRAL_LEVELS.slice(1).map((level) => {
+      const row = figures.rows.find((candidate) => Number(candidate.level) === level);
+      const earned = earnings.rows.filter((candidate) => Number(candidate.level) === level).map(toEarningRecord);
+      if (!row) return { ...emptyLevel(level), earnings: earned };
+      return {
+        level,
+        volumeUsd: row.volume_usd,
+        revenueUsd: row.revenue_usd,
+        conversions: BigInt(row.conversions),
+        convertingUsers: BigInt(row.users),
+        paidVolumeUsd: row.paid_volume_usd,
+        paidRevenueUsd: row.paid_revenue_usd,
+        paidConversions: BigInt(row.paid_conversions),
+        earnings: earned,
+      };
+    });
   }
 
   /** The users whose first counted conversion attributed to the affiliate lies in [from, until) (either side open when unset). */

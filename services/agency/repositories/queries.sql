@@ -295,7 +295,7 @@ WITH inserted AS (
         revenue_usd = sub_affiliate_metrics.revenue_usd + excluded.revenue_usd,
         conversions = sub_affiliate_metrics.conversions + excluded.conversions
     )
-    SELECT count(*) AS inserted FROM inserted
+    SELECT conversion_id FROM inserted
 
 -- metrics: the rebuild (recomputeProjectMetrics) (1 of 10)
 -- parameters: ["00000000-0000-4000-8000-000000000001"]
