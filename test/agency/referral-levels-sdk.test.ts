@@ -162,6 +162,14 @@ describe('referral levels through the @fuul/sdk and the affiliate detail', () =>
     });
   });
 
+  it('getStatsBreakdown: each bucket’s level 2 and 3 volume', async () => {
+    const byMonth = await Fuul.getStatsBreakdown({ user_identifier: carol.identifier, group_by: 'month', from: '2026-10-01', to: '2026-11-24' });
+    expect(byMonth.results.map((bucket) => [bucket.date, bucket.r1_volume, bucket.r2_volume, bucket.r3_volume])).toEqual([
+      ['2026-10-01', 0, 20, 0],
+      ['2026-11-01', 0, 0, 107.75],
+    ]);
+  });
+
   it('getReferralTree: the affiliate’s downline to four levels, each affiliate with its own figures', async () => {
     const node = (wallet: Wallet, traders: number, volume: number, revenue: number, children: unknown[]) => ({
       user_identifier: wallet.identifier,

@@ -192,9 +192,10 @@ export function presentReferralTree(affiliate: Affiliate, figures: AffiliateFigu
 }
 
 /**
- * The buckets of GetAffiliateStats' series as the SDK's breakdown: level 1 in r1_volume (r2, r3 zero
- * today), earnings summed in one currency: `currencyId`'s, else the first of the affiliate's all-time
- * earnings (by name); none, earnings 0 and earnings_currency null.
+ * The buckets of GetAffiliateStats' series as the SDK's breakdown: level 1 in r1_volume, levels 2 and 3 in
+ * r2_volume and r3_volume (the SDK's breakdown has no r4), earnings (level 1's) summed in one currency:
+ * `currencyId`'s, else the first of the affiliate's all-time earnings (by name); none, earnings 0 and
+ * earnings_currency null.
  */
 export function presentBreakdown(stats: AffiliateStats, currencyId: string | undefined) {
   const inCurrency = (earnings: EarnedInCurrency[], id: string) => earnings.find((earning) => earning.currencyId === id);
@@ -209,8 +210,8 @@ export function presentBreakdown(stats: AffiliateStats, currencyId: string | und
       return {
         date: bucket.date,
         r1_volume: Number(bucket.volumeUsd),
-        r2_volume: 0,
-        r3_volume: 0,
+        r2_volume: Number(bucket.r2VolumeUsd || 0),
+        r3_volume: Number(bucket.r3VolumeUsd || 0),
         revenue: Number(bucket.revenueUsd),
         attributions: count(bucket.conversions, 'conversions'),
         referred_users: count(bucket.referredUsers, 'referred_users'),

@@ -248,7 +248,7 @@ export function affiliateStatsApiRoutes({ clients, clock }: RouteDeps): AnyRoute
         description:
           'Every bucket (`group_by`: UTC day, ISO week from Monday, calendar month) that meets the range, oldest first, dated by its ' +
           'first day (which may lie before `from`) and holding only the range’s conversions (of `conversion_name` when given): its ' +
-          'volume (r1; r2, r3 zero), revenue, attributions, distinct converting users and earnings in one currency (`currency_id`, ' +
+          'volume (r1; r2 and r3 from the upline frozen on each conversion, docs/claims.md#referral-levels), revenue, attributions, distinct converting users and earnings in one currency (`currency_id`, ' +
           'else the first of the affiliate’s earnings by name) in whole units. The range: `date_range` 7d or 30d (the last 7 or 30 ' +
           'UTC days up to today; 30d when nothing is given), MTD, QTD, or custom (`from`, required, to `to`, default today; also ' +
           'when `from` or `to` come without `date_range`), at most 366 days. 400 for `from` after `to`, a longer range, `from`/`to` ' +

@@ -142,6 +142,9 @@ function toDailyFigures(day: DailyFiguresRecord): DailyFigures {
     conversions: String(day.conversions),
     referredVolumeUsd: day.referredVolumeUsd,
     referredUsers: String(day.referredUsers),
+    r2VolumeUsd: day.upperLevelVolumesUsd[0],
+    r3VolumeUsd: day.upperLevelVolumesUsd[1],
+    r4VolumeUsd: day.upperLevelVolumesUsd[2],
     earnings: day.earnings.map(toEarnedInCurrency),
     agencyEarnings: day.agencyEarnings.map(toEarnedInCurrency),
   };

@@ -24,6 +24,8 @@ export interface DailyFiguresRecord {
   referredVolumeUsd: string;
   /** Distinct users with a counted conversion attributed to it in the bucket. */
   referredUsers: bigint;
+  /** The volume of the bucket's conversions that had it at levels 2, 3 and 4 of their frozen upline (USD decimal strings). */
+  upperLevelVolumesUsd: [string, string, string];
   /** Its affiliate payouts of the day, per currency. */
   earnings: EarningRecord[];
   /** Its agency payouts of the day (as the master of the conversion's affiliate), per currency. */
@@ -168,7 +170,7 @@ export class AffiliateStatsRepository {
       return query.groupBy(utcDate);
     };
     const volume = sql<string>`sum(coalesce(f.volume_usd, 0))::text`;
-    const [figures, referred, earnings] = await Promise.all([
+    const [figures, referred, earnings, upper] = await Promise.all([
       days('f.affiliate_id')
         .select([
           utcDate.as('date'),
@@ -209,6 +211,12 @@ export class AffiliateStatsRepository {
         ) AS p
         LEFT JOIN metric_currencies c ON c.id = p.currency_id
         ORDER BY p.date, p.kind, c.name, p.currency_id`.execute(this.db),
+      // The upper referral levels' volume per bucket (migration 0024's rows by (affiliate_id, level, occurred_at)).
+      sql<{ date: string; level: number; volume_usd: string }>`
+        SELECT ${utcDate} AS date, l.level, sum(coalesce(f.volume_usd, 0))::text AS volume_usd
+        FROM conversion_fact_levels l JOIN conversion_facts f ON f.project_id = l.project_id AND f.conversion_id = l.conversion_id
+        WHERE l.affiliate_id = ${affiliateId} AND l.project_id = ${projectId} AND l.occurred_at >= ${range.from} AND l.occurred_at < ${until}${named}
+        GROUP BY 1, l.level`.execute(this.db),
     ]);
     const series = new Map<string, DailyFiguresRecord>();
     for (const start of bucketStarts(range, options.bucket)) {
@@ -220,6 +228,7 @@ export class AffiliateStatsRepository {
         conversions: 0n,
         referredVolumeUsd: '0',
         referredUsers: 0n,
+        upperLevelVolumesUsd: ['0', '0', '0'],
         earnings: [],
         agencyEarnings: [],
       });
@@ -233,6 +242,7 @@ export class AffiliateStatsRepository {
       });
     }
     for (const row of referred) series.get(row.date)!.referredVolumeUsd = row.volume_usd;
+    for (const row of upper.rows) series.get(row.date)!.upperLevelVolumesUsd[Number(row.level) - 2] = row.volume_usd;
     for (const row of earnings.rows) {
       const day = series.get(row.date)!;
       (row.kind === 'affiliate' ? day.earnings : day.agencyEarnings).push(toEarningRecord(row));
