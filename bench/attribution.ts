@@ -103,6 +103,16 @@ export async function setUpAttributionData(api: Api, platformKey: string, db: pg
      FROM generate_series(0, $3::int - 1) g`,
     [project.id, affiliates, referred],
   );
+  // Referral levels (docs/claims.md#referral-levels): every affiliate but the first is itself referred, by
+  // affiliate ⌊g/5⌋ before any user was, so the affiliates form a tree about seven levels deep and nearly
+  // every attribution resolves a full upline (levels 2..4), some of it suspended.
+  await db.query(
+    `INSERT INTO agency.referrals (project_id, identifier_type, identifier, affiliate_id, code, referred_at)
+     SELECT $1, 'evm_address', '0x' || substr(md5('bench-aff:' || g) || md5('bench-aff2:' || g), 1, 40),
+            ${affiliateId('(g / 5)')}, 'code_' || (g / 5), '2025-12-15'
+     FROM generate_series(1, $2::int - 1) g`,
+    [project.id, affiliates],
+  );
   // Masters and tiers: every 10th affiliate is a master (spread 500 bps, 700 from
   // July), the next five are its sub-affiliates from February; every 20th has a tier protected in
   // April. Every lookup then reads the binding, spread and protection of its moment.

@@ -274,6 +274,7 @@ export interface AffiliateMetricsTables {
   metric_currencies: MetricCurrencyTable;
   conversion_facts: ConversionFactTable;
   conversion_fact_reversals: ConversionFactReversalTable;
+  conversion_fact_levels: ConversionFactLevelTable;
   affiliate_metrics: AffiliateMetricsTable;
   affiliate_conversion_counts: AffiliateConversionCountTable;
   affiliate_earnings: AffiliateEarningTable;
@@ -369,6 +370,16 @@ export interface ConversionFactTable {
   recorded_at: Timestamp;
   /** Basis points of the conversion its reversals took back; its figures above are net of them (migration 0019). */
   reversed_bps: Generated<number>;
+}
+
+/** An upper referral level (2..4) of a fact: its affiliate and what it was paid, net of reversals (migration 0024). */
+export interface ConversionFactLevelTable {
+  project_id: string;
+  conversion_id: string;
+  level: number;
+  affiliate_id: string;
+  occurred_at: Timestamp;
+  payout: Money;
 }
 
 /** A reversal the metrics applied to a fact, with what it took back (migration 0019). */

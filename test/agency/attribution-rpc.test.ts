@@ -14,7 +14,10 @@ describe('ResolveAttribution over gRPC', () => {
   let clients: ServiceClients;
   const affiliate = randomEvmAddress();
   const referred = randomEvmAddress();
+  // Bob referred Alice's own wallet on Nov 23: Bob is level 2 of Alice's conversions from then on.
+  const bob = randomEvmAddress();
   let affiliateId: string;
+  let bobId: string;
 
   beforeAll(async () => {
     ({ stack, project } = await startStackWithProject());
@@ -29,6 +32,16 @@ describe('ResolveAttribution over gRPC', () => {
     await stack.api.post('/api/v1/referrals', {
       key: project.keys.service,
       body: { user_identifier: referred, user_identifier_type: 'evm_address', code: 'alice_code' },
+    });
+    stack.clock.set('2026-11-23T00:00:00.000Z');
+    const createdBob = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
+      key: project.keys.admin,
+      body: { identifier: bob, identifier_type: 'evm_address', name: 'Bob', code: 'bob_code' },
+    });
+    bobId = createdBob.body.id;
+    await stack.api.post('/api/v1/referrals', {
+      key: project.keys.service,
+      body: { user_identifier: affiliate, user_identifier_type: 'evm_address', code: 'bob_code' },
     });
     stack.clock.set('2026-12-01T00:00:00.000Z');
     await stack.api.post(`/api/v1/projects/${project.id}/affiliates/${affiliate}/suspend`, { key: project.keys.admin, body: { reason: 'review' } });
@@ -53,7 +66,12 @@ describe('ResolveAttribution over gRPC', () => {
       spreadBps: 0,
       affiliateFlagged: false,
       userRebateRateBps: 0,
+      ancestors: [{ level: 2, affiliate: { id: bobId, identifier: bob, identifierType: 'evm_address' } }],
     });
+    // Before Bob referred Alice, her conversions had no level 2.
+    const before = await clients.agency.resolveAttribution({ projectId: project.id, user: user(referred), at: new Date('2026-11-22T12:00:00.000Z') });
+    expect(before.outcome).toBe(AttributionOutcome.ATTRIBUTED);
+    expect(before.ancestors).toEqual([]);
   });
 
   it('says AFFILIATE_SUSPENDED, still naming who referred, for a conversion while suspended', async () => {
@@ -68,6 +86,8 @@ describe('ResolveAttribution over gRPC', () => {
       spreadBps: 0,
       affiliateFlagged: false,
       userRebateRateBps: 0,
+      // Nobody earns from a conversion of a suspended affiliate: no upline either.
+      ancestors: [],
     });
   });
 
@@ -80,6 +100,7 @@ describe('ResolveAttribution over gRPC', () => {
       spreadBps: 0,
       affiliateFlagged: false,
       userRebateRateBps: 0,
+      ancestors: [],
     });
   });
 
@@ -107,6 +128,27 @@ describe('ResolveAttribution over gRPC', () => {
       details: [{ field: 'items[1].user.identifier', reason: expect.any(String) }],
     });
     expect(results[2]!.error?.details).toEqual([{ field: 'items[2].user.identifier', reason: expect.stringContaining('canonical') }]);
+  });
+
+  it('refuses over HTTP a referral that would close a cycle: 409 REFERRAL_CYCLE, nothing written', async () => {
+    // Carol, referred by Bob: Bob's wallet cannot be referred by Carol (nor by Alice, suspended anyway).
+    await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
+      key: project.keys.admin,
+      body: { identifier: randomEvmAddress(), identifier_type: 'evm_address', name: 'Carol', code: 'carol_code' },
+    });
+    const carol = (await stack.api.get(`/api/v1/projects/${project.id}/affiliates?q=Carol`, { key: project.keys.admin })).body.results[0];
+    await stack.api.post('/api/v1/referrals', {
+      key: project.keys.service,
+      body: { user_identifier: carol.identifier, user_identifier_type: 'evm_address', code: 'bob_code' },
+    });
+    const refused = await stack.api.post('/api/v1/referrals', {
+      key: project.keys.service,
+      body: { user_identifier: bob, user_identifier_type: 'evm_address', code: 'carol_code' },
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ status: 409, code: 'REFERRAL_CYCLE', message: expect.stringContaining('cycle'), details: [] });
+    const referrer = await clients.agency.getReferrer({ projectId: project.id, user: user(bob) });
+    expect(referrer.referral).toBeUndefined();
   });
 
   it('refuses a single lookup without its moment or user, and a batch past 1,000 items', async () => {

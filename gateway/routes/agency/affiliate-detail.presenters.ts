@@ -1,4 +1,12 @@
-import type { AffiliateClicks, AffiliateStats, DailyFigures, HistoryItem, ReferredUser } from '../../../gen/referral/agency/v1/activity';
+import type {
+  AffiliateClicks,
+  AffiliateFigures,
+  AffiliateStats,
+  DailyFigures,
+  HistoryItem,
+  ReferralTree,
+  ReferredUser,
+} from '../../../gen/referral/agency/v1/activity';
 import type { UserAudience } from '../../../gen/referral/audience/v1/audience';
 import { HISTORY_TYPES, type HistoryType } from '../../../services/rules/affiliate-history';
 import { count, required } from '../../http/present';
@@ -71,4 +79,30 @@ function presentDailyFigures(day: DailyFigures) {
 
 export function presentAffiliateClicks(clicks: AffiliateClicks) {
   return { series: clicks.series.map((day) => ({ date: day.date, clicks: count(day.clicks, 'clicks') })) };
+}
+
+/** The detail's referral tree: its figures per level (GetAffiliateFigures, all time) beside its downline (GetReferralTree). */
+export function presentReferralLevels(figures: AffiliateFigures, tree: ReferralTree) {
+  return {
+    levels: figures.levels.map((level, index) => ({
+      level: level.level,
+      affiliates: count(tree.affiliatesPerLevel[index] ?? '0', 'affiliates_per_level'),
+      volume_usd: level.volumeUsd,
+      revenue_usd: level.revenueUsd,
+      conversions: count(level.conversions, 'conversions'),
+      earnings: level.earnings.map(presentEarning),
+    })),
+    nodes: tree.nodes.map((node) => ({
+      affiliate_id: node.affiliateId,
+      identifier: node.identifier,
+      identifier_type: node.identifierType,
+      parent_affiliate_id: node.parentAffiliateId,
+      level: node.level,
+      volume_usd: node.volumeUsd,
+      revenue_usd: node.revenueUsd,
+      converting_users: count(node.convertingUsers, 'converting_users'),
+      end_users: count(node.endUsers, 'end_users'),
+    })),
+    truncated: tree.truncated,
+  };
 }

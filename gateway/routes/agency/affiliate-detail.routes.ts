@@ -5,7 +5,13 @@ import { listBody, pageRequest } from '../../http/list';
 import { nameOf, required } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
-import { presentAffiliateClicks, presentAudiences, presentHistoryItem, presentReferredUser } from './affiliate-detail.presenters';
+import {
+  presentAffiliateClicks,
+  presentAudiences,
+  presentHistoryItem,
+  presentReferralLevels,
+  presentReferredUser,
+} from './affiliate-detail.presenters';
 import {
   affiliateClicksSchema,
   affiliateDetailSchema,
@@ -33,8 +39,9 @@ export function affiliateDetailRoutes({ clients }: RouteDeps): AnyRoute[] {
         operationId: 'getAffiliate',
         summary: 'One affiliate: status, tiers, audiences and badges, tax status, and the paths of its history and referral tree',
         description:
-          'One call per service: the agency (the affiliate), then the audience service (its segments and their badges) and the tax ' +
-          'service (its tax status) side by side. `links` names the paged lists of the detail view: `history`, `referrals` (the users ' +
+          'The agency (the affiliate), then the audience service (its segments and their badges), the tax service (its tax status) ' +
+          'and the agency again (its referral tree, `referral_tree`: its figures at each of the ' +
+          'four referral levels with the affiliates counted there, and its downline affiliates, docs/claims.md#referral-levels). `links` names the paged lists of the detail view: `history`, `referrals` (the users ' +
           'it referred, with their figures) and, for a master, `sub_affiliates`.',
         tags,
         auth: projectReader,
@@ -47,9 +54,11 @@ export function affiliateDetailRoutes({ clients }: RouteDeps): AnyRoute[] {
           user: { identifier: params.userIdentifier, identifierType: query.identifier_type },
         });
         const user = required(affiliate.user, 'user');
-        const [audiences, taxStatuses] = await Promise.all([
+        const [audiences, taxStatuses, figures, tree] = await Promise.all([
           clients.userAudiences.load({ projectId: caller.projectId, identifier: user.identifier, identifierType: user.identifierType }),
           clients.tax.batchGetTaxStatuses({ projectId: caller.projectId, users: [user] }),
+          clients.agency.getAffiliateFigures({ projectId: caller.projectId, user }),
+          clients.agency.getReferralTree({ projectId: caller.projectId, user }),
         ]);
         const base = `/api/v1/projects/${caller.projectId}`;
         const self = `${base}/affiliates/${encodeURIComponent(user.identifier)}`;
@@ -61,6 +70,7 @@ export function affiliateDetailRoutes({ clients }: RouteDeps): AnyRoute[] {
             ...presentAffiliateMetrics(affiliate),
             tax_status: nameOf(EffectiveTaxStatus, required(taxStatuses.results[0], 'tax_status').status, 'tax_status'),
             ...presentAudiences(audiences),
+            referral_tree: presentReferralLevels(figures, tree),
             links: {
               history: `${self}/history?${typeQuery}`,
               referrals: `${self}/referrals?${typeQuery}`,

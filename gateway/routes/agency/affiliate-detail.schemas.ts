@@ -20,6 +20,38 @@ export const affiliateDetailSchema = affiliateListItemSchema.extend({
   badges: z
     .array(z.object({ audience_id: z.string(), name: z.string(), description: z.string().nullable(), image: z.string().nullable() }))
     .describe('The badges of those segments'),
+  referral_tree: z
+    .object({
+      levels: z
+        .array(
+          z.object({
+            level: z.number().int().describe('1 to 4: level 1 the users it referred itself, level n those n-1 affiliates below it referred'),
+            affiliates: z.number().int().describe('Affiliates at this level of its downline (all of them)'),
+            volume_usd: usd.describe('Its all-time volume at this level (net of reversals), USD'),
+            revenue_usd: usd,
+            conversions: z.number().int().describe('Counted conversions at this level'),
+            earnings: z.array(earningSchema).describe('What it was paid at this level, per currency'),
+          }),
+        )
+        .describe('Levels 1 to 4, in order'),
+      nodes: z
+        .array(
+          z.object({
+            affiliate_id: z.string(),
+            identifier: z.string(),
+            identifier_type: z.string(),
+            parent_affiliate_id: z.string().describe('The affiliate that referred its user (this affiliate at level 1)'),
+            level: z.number().int(),
+            volume_usd: usd.describe('Its own all-time level-1 volume'),
+            revenue_usd: usd,
+            converting_users: z.number().int(),
+            end_users: z.number().int(),
+          }),
+        )
+        .describe('The affiliates of its downline by level, then highest volume first, at most 200'),
+      truncated: z.boolean().describe('More nodes than listed (the counts per level are of all of them)'),
+    })
+    .describe('Its referral tree to four levels (docs/claims.md#referral-levels)'),
   links: z
     .object({
       history: z.string(),

@@ -4,6 +4,8 @@ import type {
   AffiliateTotals,
   EarnedInCurrency,
   LevelFigures,
+  ReferralTree,
+  ReferralTreeNode,
   ReferredUser,
 } from '../../../gen/referral/agency/v1/activity';
 import type { Affiliate, Tier } from '../../../gen/referral/agency/v1/agency';
@@ -16,7 +18,7 @@ import { unitsAsNumber } from '../../../services/rules/money';
 /**
  * The @fuul/sdk's affiliate stats API in its own shapes (dist/affiliate-portal/types): USD figures and
  * token amounts as the numbers its types declare, for display; levels 2 to 4 as the agency answers them
- * (zero today: referrals are one level deep).
+ * (docs/claims.md#referral-levels).
  */
 
 /** A currency as the SDK names it: its name, or its id while the agency does not know its details yet. */
@@ -129,30 +131,71 @@ export function presentNewTraders(affiliate: Affiliate, figures: AffiliateFigure
   return [{ referrer_identifier: identified(affiliate).user_identifier, total_new_traders: figures.newUsers }];
 }
 
-/** The affiliate (its all-time level-1 figures) and the users it referred, each a leaf today. */
-export function presentReferralTree(affiliate: Affiliate, figures: AffiliateFigures, referred: ReferredUser[]) {
+/** The SDK's node of a referral tree. */
+interface TreeNode {
+  user_identifier: string;
+  project_affiliate_id: string | null;
+  traders: number;
+  total_volume: number;
+  total_revenue: number;
+  children: TreeNode[];
+}
+
+/** An affiliate of the downline as a node: its own all-time figures, and the affiliates of its downline below it. */
+function downlineNode(node: ReferralTreeNode, below: Map<string, ReferralTreeNode[]>): TreeNode {
+  return {
+    user_identifier: node.identifier,
+    project_affiliate_id: node.affiliateId,
+    traders: count(node.convertingUsers, 'converting_users'),
+    total_volume: Number(node.volumeUsd),
+    total_revenue: Number(node.revenueUsd),
+    children: (below.get(node.affiliateId) ?? []).map((child) => downlineNode(child, below)),
+  };
+}
+
+/**
+ * The affiliate (its all-time level-1 figures) and its tree to four levels: its children are the users it
+ * referred (highest volume first, each with its volume and revenue attributed to it), a user that is itself an
+ * affiliate shown as one (its own figures and its downline below it), then the affiliates it referred beyond
+ * that page; below level 1 the nodes are the downline's affiliates (their plain users counted in `traders`).
+ */
+export function presentReferralTree(affiliate: Affiliate, figures: AffiliateFigures, referred: ReferredUser[], tree: ReferralTree): TreeNode {
   const r1 = levelOf(figures, 1);
+  const below = new Map<string, ReferralTreeNode[]>();
+  for (const node of tree.nodes) below.set(node.parentAffiliateId, [...(below.get(node.parentAffiliateId) ?? []), node]);
+  const key = (identifier: string, type: string) => `${type}:${identifier}`;
+  const direct = new Map((below.get(affiliate.id) ?? []).map((node) => [key(node.identifier, node.identifierType), node]));
+  const children = referred.map((referredUser): TreeNode => {
+    const user = required(referredUser.user, 'user');
+    const asAffiliate = direct.get(key(user.identifier, user.identifierType));
+    if (asAffiliate) {
+      direct.delete(key(user.identifier, user.identifierType));
+      return downlineNode(asAffiliate, below);
+    }
+    return {
+      user_identifier: user.identifier,
+      project_affiliate_id: null,
+      traders: 0,
+      total_volume: Number(referredUser.volumeUsd),
+      total_revenue: Number(referredUser.revenueUsd),
+      children: [],
+    };
+  });
   return {
     user_identifier: identified(affiliate).user_identifier,
     project_affiliate_id: affiliate.id,
     traders: count(r1.convertingUsers, 'converting_users'),
     total_volume: Number(r1.volumeUsd),
     total_revenue: Number(r1.revenueUsd),
-    children: referred.map((user) => ({
-      user_identifier: required(user.user, 'user').identifier,
-      project_affiliate_id: null,
-      traders: 0,
-      total_volume: Number(user.volumeUsd),
-      total_revenue: Number(user.revenueUsd),
-      children: [],
-    })),
+    children: [...children, ...[...direct.values()].map((node) => downlineNode(node, below))],
   };
 }
 
 /**
- * The buckets of GetAffiliateStats' series as the SDK's breakdown: level 1 in r1_volume (r2, r3 zero
- * today), earnings summed in one currency: `currencyId`'s, else the first of the affiliate's all-time
- * earnings (by name); none, earnings 0 and earnings_currency null.
+ * The buckets of GetAffiliateStats' series as the SDK's breakdown: level 1 in r1_volume, levels 2 and 3 in
+ * r2_volume and r3_volume (the SDK's breakdown has no r4), earnings (level 1's) summed in one currency:
+ * `currencyId`'s, else the first of the affiliate's all-time earnings (by name); none, earnings 0 and
+ * earnings_currency null.
  */
 export function presentBreakdown(stats: AffiliateStats, currencyId: string | undefined) {
   const inCurrency = (earnings: EarnedInCurrency[], id: string) => earnings.find((earning) => earning.currencyId === id);
@@ -167,8 +210,8 @@ export function presentBreakdown(stats: AffiliateStats, currencyId: string | und
       return {
         date: bucket.date,
         r1_volume: Number(bucket.volumeUsd),
-        r2_volume: 0,
-        r3_volume: 0,
+        r2_volume: Number(bucket.r2VolumeUsd || 0),
+        r3_volume: Number(bucket.r3VolumeUsd || 0),
         revenue: Number(bucket.revenueUsd),
         attributions: count(bucket.conversions, 'conversions'),
         referred_users: count(bucket.referredUsers, 'referred_users'),

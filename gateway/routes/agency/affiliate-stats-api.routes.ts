@@ -93,7 +93,7 @@ const NOT_OFFERED = { description: 'NOT_OFFERED: a program of Fuul’s own, not 
  * The @fuul/sdk's affiliate stats API (Fuul.getAffiliateStats, getStatsBreakdown, getAffiliateNewTraders, getReferralTree,
  * getAffiliatePaidVolumesByLevel), with a key of the project, answered from the agency's projections through the same reads
  * as the wallet-session portal (GetAffiliateStats' series) and the affiliate list (the conversion facts behind its totals).
- * Levels 2 to 4 read zero while referrals are one level deep.
+ * Levels 2 to 4 come from the upline frozen on each conversion (docs/claims.md#referral-levels).
  */
 export function affiliateStatsApiRoutes({ clients, clock }: RouteDeps): AnyRoute[] {
   const figures = (projectId: string, identifier: string, range: { from?: Date; to?: Date }, conversionName?: string) =>
@@ -115,8 +115,8 @@ export function affiliateStatsApiRoutes({ clients, clock }: RouteDeps): AnyRoute
         description:
           'From the conversions attributed to the affiliate (net of reversals, as the affiliate list counts them): `referred_volume`, ' +
           '`referred_revenue`, `referred_attributions` (counted conversions), `referred_users` (distinct users converting) and ' +
-          '`r1_earnings` (its payouts per currency, whole units) over the range, of one `conversion_name` when given; r2..r4 read ' +
-          'zero (referrals are one level deep). `total_referrers` and `assigned_referrers` are all time: every user it referred. ' +
+          '`r1_earnings` (its payouts per currency, whole units) over the range, of one `conversion_name` when given; r2..r4 the same ' +
+          'of the conversions whose frozen upline had it at levels 2..4 (docs/claims.md#referral-levels). `total_referrers` and `assigned_referrers` are all time: every user it referred. ' +
           '`status` is Active, Paused (suspended) or Flagged; `region` is null. ' +
           rangeDescription +
           '`conversion_external_id` answers 400 (conversions are named here). ' +
@@ -171,8 +171,9 @@ export function affiliateStatsApiRoutes({ clients, clock }: RouteDeps): AnyRoute
         operationId: 'getAffiliatePaidVolumesByLevelSdk',
         summary: 'An affiliate’s payout-eligible volume, revenue and attributions per level (Fuul.getAffiliatePaidVolumesByLevel)',
         description:
-          'Payout-eligible: the conversions its terms paid (processed, not no_terms), net of reversals, over the range; level 1 only ' +
-          'today (L2..L4 zero). ' +
+          'Payout-eligible: the conversions its terms paid (processed, not no_terms), net of reversals, over the range, per referral ' +
+          'level (L1 its own referred users, L2..L4 the conversions whose frozen upline had it at that level: ' +
+          'docs/claims.md#referral-levels). ' +
           rangeDescription +
           notFound,
         tags,
@@ -211,11 +212,13 @@ export function affiliateStatsApiRoutes({ clients, clock }: RouteDeps): AnyRoute
         method: 'get',
         path: '/api/v1/affiliate-portal/referral-tree',
         operationId: 'getReferralTreeSdk',
-        summary: 'An affiliate and the users it referred, with their figures (Fuul.getReferralTree)',
+        summary: 'An affiliate and its referral tree to four levels, with their figures (Fuul.getReferralTree)',
         description:
           'The root is the affiliate (all-time volume, revenue, and `traders`: its referred users that converted); its children are ' +
-          `the users it referred, highest volume first, at most ${MAX_PAGE_SIZE}, each a leaf (referrals are one level deep) with ` +
-          'its own volume and revenue attributed to the affiliate. ' +
+          `the users it referred, highest volume first, at most ${MAX_PAGE_SIZE}, each with its own volume and revenue attributed to ` +
+          'the affiliate, then the affiliates it referred beyond them. A child that is itself an affiliate is shown as one ' +
+          '(`project_affiliate_id`, its own all-time figures and `traders`) with its downline below it, down to level 4 ' +
+          '(docs/claims.md#referral-levels): below level 1 the nodes are affiliates only (at most 200 in the whole tree). ' +
           notFound,
         tags,
         auth: anyProjectKey,
@@ -223,7 +226,7 @@ export function affiliateStatsApiRoutes({ clients, clock }: RouteDeps): AnyRoute
         responses: { 200: { description: 'The tree', schema: referralTreeSchema }, 404: { description: 'AFFILIATE_NOT_FOUND' } },
       },
       async ({ query, caller }) => {
-        const [[affiliate, levels], referred] = await Promise.all([
+        const [[affiliate, levels], referred, tree] = await Promise.all([
           figures(caller.projectId, query.user_identifier, {}),
           clients.agency.listAffiliateReferrals({
             projectId: caller.projectId,
@@ -231,8 +234,9 @@ export function affiliateStatsApiRoutes({ clients, clock }: RouteDeps): AnyRoute
             sortBy: ReferredUserSort.VOLUME_USD,
             page: { page: 1, pageSize: MAX_PAGE_SIZE },
           }),
+          clients.agency.getReferralTree({ projectId: caller.projectId, user: affiliateOf(query.user_identifier) }),
         ]);
-        return { status: 200, body: presentReferralTree(affiliate, levels, referred.results) };
+        return { status: 200, body: presentReferralTree(affiliate, levels, referred.results, tree) };
       },
     ),
     defineRoute(
@@ -244,7 +248,7 @@ export function affiliateStatsApiRoutes({ clients, clock }: RouteDeps): AnyRoute
         description:
           'Every bucket (`group_by`: UTC day, ISO week from Monday, calendar month) that meets the range, oldest first, dated by its ' +
           'first day (which may lie before `from`) and holding only the range’s conversions (of `conversion_name` when given): its ' +
-          'volume (r1; r2, r3 zero), revenue, attributions, distinct converting users and earnings in one currency (`currency_id`, ' +
+          'volume (r1; r2 and r3 from the upline frozen on each conversion, docs/claims.md#referral-levels), revenue, attributions, distinct converting users and earnings in one currency (`currency_id`, ' +
           'else the first of the affiliate’s earnings by name) in whole units. The range: `date_range` 7d or 30d (the last 7 or 30 ' +
           'UTC days up to today; 30d when nothing is given), MTD, QTD, or custom (`from`, required, to `to`, default today; also ' +
           'when `from` or `to` come without `date_range`), at most 366 days. 400 for `from` after `to`, a longer range, `from`/`to` ' +

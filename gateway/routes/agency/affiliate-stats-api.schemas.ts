@@ -104,12 +104,12 @@ const tier = z.object({ id: z.string(), name: z.string(), rank: z.number().int()
 
 export const sdkAffiliateStatsSchema = z.object({
   ...identified,
-  total_earnings: z.array(earning).describe('Its payouts per currency in the range, every level (one level today)'),
+  total_earnings: z.array(earning).describe('Its payouts per currency in the range, every level summed'),
   referred_volume: z.number().describe('USD volume of its direct (L1) referred users’ conversions in the range'),
-  r2_volume: z.number().describe('Zero: referrals are one level deep'),
+  r2_volume: z.number().describe('USD volume of the conversions whose frozen upline had it at level 2 (docs/claims.md#referral-levels)'),
   r3_volume: z.number(),
   r4_volume: z.number(),
-  multilevel_volume: z.number().describe('r2 + r3 + r4 (zero today)'),
+  multilevel_volume: z.number().describe('r2 + r3 + r4'),
   total_volume: z.number(),
   end_user_volume: z.number().describe('The volume of the users it referred (its L1 volume)'),
   referred_revenue: z.number(),
@@ -169,11 +169,15 @@ const treeNode = {
   total_revenue: z.number().describe('USD, all time'),
 };
 
-/** The affiliate and the users it referred: one level deep today, so its children have none (the SDK's recursive node). */
-export const referralTreeSchema = z.object({
-  ...treeNode,
-  children: z.array(z.object({ ...treeNode, children: z.array(z.never()).describe('Empty: referrals are one level deep') })),
-});
+/** A node `depth` levels above the tree's bottom (level 4): the SDK's recursive node, written out to its four levels. */
+const treeNodeAt = (depth: number): z.ZodType =>
+  z.object({
+    ...treeNode,
+    children: depth === 0 ? z.array(z.never()).describe('Empty: the tree ends at level 4') : z.array(treeNodeAt(depth - 1)),
+  });
+
+/** The affiliate and its referral tree to four levels (docs/claims.md#referral-levels). */
+export const referralTreeSchema = treeNodeAt(4);
 
 export const breakdownSchema = z.object({
   results: z.array(

@@ -280,8 +280,8 @@ export function sdkRoutes({ clients, signatures, affiliateMessages }: RouteDeps)
           '`chain_id`, ed25519), which must name the code (letter case ignored): otherwise 400 SIGNATURE_MESSAGE_MISMATCH, or 400 ' +
           'INVALID_SIGNATURE (`invalid signature`) when the wallet did not sign it, 422 SIGNATURE_UNVERIFIABLE or 503 CHAIN_UNAVAILABLE ' +
           'when it cannot be checked. ' +
-          'Then as POST /api/v1/referrals: 201 referred, 200 already referred by this affiliate, 409 ALREADY_REFERRED or ' +
-          'AFFILIATE_SUSPENDED, 400 SELF_REFERRAL, 404 CODE_NOT_FOUND. The code is an affiliate code or an invite code ' +
+          'Then as POST /api/v1/referrals: 201 referred, 200 already referred by this affiliate, 409 ALREADY_REFERRED, ' +
+          'AFFILIATE_SUSPENDED or REFERRAL_CYCLE, 400 SELF_REFERRAL, 404 CODE_NOT_FOUND. The code is an affiliate code or an invite code ' +
           '(/referral_codes): an invite code refers the user to its affiliate and takes one of its uses in the same transaction, ' +
           '409 CODE_EXHAUSTED when none is left (max_uses reached, or 0: disabled); a user already referred takes no use.',
         tags,
@@ -292,7 +292,7 @@ export function sdkRoutes({ clients, signatures, affiliateMessages }: RouteDeps)
           200: { description: 'Already referred by this affiliate: the stored referral, unchanged', schema: referralSchema },
           201: { description: 'The referral', schema: referralSchema },
           404: { description: 'CODE_NOT_FOUND' },
-          409: { description: 'ALREADY_REFERRED, AFFILIATE_SUSPENDED or CODE_EXHAUSTED' },
+          409: { description: 'ALREADY_REFERRED, AFFILIATE_SUSPENDED, REFERRAL_CYCLE or CODE_EXHAUSTED' },
           422: { description: 'SIGNATURE_UNVERIFIABLE: the signature cannot be checked here' },
         },
       },

@@ -18,7 +18,8 @@ export function trackingEventRoutes({ clients }: RouteDeps): AnyRoute[] {
           'Events as received by `POST /api/v1/events`, newest first, filtered by `tracking_id`, `name` or user. Once its batch is ' +
           'processed (`processed_at`), a pageview whose referrer names a code says `click` (a click counted once per code, ' +
           'tracking id and UTC day) or `unknown_code`; a connect_wallet says `referred`, `already_referred` (the first referral ' +
-          'stays), `self_referral`, `affiliate_suspended`, `no_click` (no click of its tracking id within the attribution window ' +
+          'stays), `self_referral`, `affiliate_suspended`, `referral_cycle` (the wallet is an affiliate above the code’s in its ' +
+          'referral chain), `no_click` (no click of its tracking id within the attribution window ' +
           'of the program settings) or `unverified` (no verified signature). Other events have no outcome. An invalid ' +
           '`user_identifier` is a 400 naming it.',
         tags: ['Tracking'],

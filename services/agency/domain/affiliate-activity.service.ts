@@ -6,15 +6,13 @@ import {
   type AffiliateStatsRepository,
   type DailyClicksRecord,
   type DailyFiguresRecord,
-  emptyLevel,
   type LevelFiguresRecord,
-  REFERRAL_LEVELS,
   type SeriesOptions,
   type AffiliateTotalsRecord,
   type TotalsFilter,
 } from '../repositories/affiliate-stats.repository';
 import type { AffiliateMetricsRecord } from '../repositories/affiliate-metrics.repository';
-import type { ReferredUserRecord, ReferredUsersRepository } from '../repositories/referred-users.repository';
+import type { DownlineRecord, ReferredUserRecord, ReferredUsersRepository } from '../repositories/referred-users.repository';
 import { affiliateNotFound } from './affiliate-fields';
 import { requireProjectId, subject, type UserInput } from '../../rules/subject';
 import { invalidFields, NotFoundError } from '../../rules/errors';
@@ -23,8 +21,18 @@ import { statsRange } from './stats-range';
 import type { ReferredUserSort } from './vocabulary';
 
 /** An affiliate's figures per referral level over a range (the affiliate stats API). */
+/** Nodes of a referral tree answered at most (the counts per level are of all of them). */
+const TREE_NODES = 200;
+
+/** An affiliate's downline to four levels: affiliates per level (all), and the first nodes. */
+export interface ReferralTreeRecord {
+  perLevel: bigint[];
+  nodes: DownlineRecord[];
+  truncated: boolean;
+}
+
 export interface AffiliateFiguresRecord {
-  /** Levels 1 to 4 in order; only level 1 holds figures today (referrals are one level deep). */
+  /** Levels 1 to 4 in order (docs/claims.md#referral-levels). */
   levels: LevelFiguresRecord[];
   /** All time: every user it referred. */
   endUsers: bigint;
@@ -73,6 +81,14 @@ export class AffiliateActivityService {
     return this.referred.list(affiliateId, sort ?? 'referred_at', page);
   }
 
+  /** Its downline to four referral levels (docs/claims.md#referral-levels): counts per level, and the first 200 affiliates with their figures. */
+  async treeOf(projectIdInput: string, userInput: UserInput): Promise<ReferralTreeRecord> {
+    const { projectId, user } = subject(projectIdInput, userInput);
+    const affiliateId = await this.idOf(projectId, user);
+    const { perLevel, nodes } = await this.referred.downline(projectId, affiliateId, TREE_NODES);
+    return { perLevel, nodes, truncated: perLevel.reduce((sum, count) => sum + count, 0n) > BigInt(nodes.length) };
+  }
+
   /** Totals over all time and a daily series over [from, to] (see statsRange for the defaults and limits). */
   async statsOf(
     projectIdInput: string,
@@ -106,13 +122,14 @@ export class AffiliateActivityService {
     if (first !== undefined && until !== undefined && first >= until) throw invalidFields([{ field: 'from', reason: 'must not be after `to`' }]);
     const affiliateId = await this.idOf(projectId, user);
     const window = { from: first, until, conversionName };
-    const [totals, levelOne, newUsers] = await Promise.all([
+    const [totals, levelOne, upper, newUsers] = await Promise.all([
       this.stats.totals(projectId, affiliateId),
       this.stats.levelOne(projectId, affiliateId, window),
+      this.stats.upperLevels(projectId, affiliateId, window),
       this.stats.newUsers(affiliateId, window),
     ]);
     return {
-      levels: REFERRAL_LEVELS.map((level) => (level === 1 ? levelOne : emptyLevel(level))),
+      levels: [levelOne, ...upper],
       endUsers: totals.endUsers,
       newUsers,
     };

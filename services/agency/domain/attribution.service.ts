@@ -26,6 +26,16 @@ export interface AttributionView {
   affiliateFlagged: boolean;
   /** The share (bps of the affiliate's reward, 0..2000) of the referral's code that goes to the user as a rebate; 0: none. */
   userRebateRateBps: number;
+  /**
+   * The affiliate's upline at `at` (levels 2..4, docs/claims.md#referral-levels), those suspended then left out
+   * (levels may skip); empty unless attributed.
+   */
+  ancestors: AncestorView[];
+}
+
+export interface AncestorView {
+  level: 2 | 3 | 4;
+  affiliate: AffiliateRefRecord;
 }
 
 /** One item's answer, or why this item (alone) could not be answered. */
@@ -42,12 +52,13 @@ const NOT_REFERRED: AttributionView = {
   activeTierId: null,
   affiliateFlagged: false,
   userRebateRateBps: 0,
+  ancestors: [],
 };
 
 /**
  * Attribution (docs/affiliates.md): for each (user, at) of a project, the affiliate that had referred the
  * user by `at`, whether it was suspended at `at` (then nobody earns), its master and spread, and its
- * active tier. A batch is answered with one query, tiers included: they come from the agency's
+ * active tier, and its upline (referral levels 2..4). A batch is answered with one query, tiers included: they come from the agency's
  * projections of the audience service's events (eventually consistent, like the list's membership
  * filters), so attribution answers while the audience service is down. An invalid item fails alone.
  */
@@ -104,6 +115,8 @@ export class AttributionService {
         activeTierId: row.activeTierId,
         affiliateFlagged: row.flagged,
         userRebateRateBps: row.userRebateRateBps,
+        // A suspended level earns nothing and is left out; the chain above it still earns.
+        ancestors: suspended ? [] : row.upline.filter((up) => !up.suspended).map(({ level, affiliate }) => ({ level, affiliate })),
       };
     });
   }

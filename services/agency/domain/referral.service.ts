@@ -9,7 +9,7 @@ import { normalizeIdentifier } from '../../rules/identifiers';
 
 /**
  * Who referred whom: the first referral of a user wins and is never overwritten;
- * an affiliate cannot refer itself; a suspended affiliate's code refers nobody.
+ * an affiliate cannot refer itself, nor be referred by its own downline (no cycle of referral levels); a suspended affiliate's code refers nobody.
  */
 export class ReferralService {
   constructor(
@@ -44,6 +44,11 @@ export class ReferralService {
         throw new ConflictError('CODE_EXHAUSTED', `the invite code ${code.value} has no use left (or is disabled)`);
       case 'self_referral':
         throw new FailedPreconditionError('SELF_REFERRAL', 'an affiliate cannot refer itself');
+      case 'cycle':
+        throw new ConflictError(
+          'REFERRAL_CYCLE',
+          'this user is an affiliate above the code’s affiliate in its referral chain; the referral would close a cycle',
+        );
       case 'suspended':
         throw new ConflictError('AFFILIATE_SUSPENDED', 'the affiliate holding this code is suspended; its codes refer nobody');
     }

@@ -6,6 +6,7 @@ import type {
   DailyFigures,
   HistoryItem,
   LevelFigures,
+  ReferralTree,
   ReferredUser,
 } from '../../../gen/referral/agency/v1/activity';
 import { AffiliateStatus, ReferredUserSort, StatsPeriod } from '../../../gen/referral/agency/v1/enums';
@@ -22,7 +23,13 @@ import { toEarnedInCurrency } from './programs.mappers';
 
 type ActivityHandlers = Pick<
   UnaryHandlers<AgencyServiceServer>,
-  'getAffiliateHistory' | 'listAffiliateReferrals' | 'getAffiliateStats' | 'getAffiliateFigures' | 'getAffiliateTotals' | 'getAffiliateClicks'
+  | 'getAffiliateHistory'
+  | 'listAffiliateReferrals'
+  | 'getAffiliateStats'
+  | 'getAffiliateFigures'
+  | 'getReferralTree'
+  | 'getAffiliateTotals'
+  | 'getAffiliateClicks'
 >;
 
 /** The affiliate detail view's history and referred users, and the portal's figures: protobuf <-> domain, no rules (as agency.grpc.ts). */
@@ -51,6 +58,25 @@ export function activityHandlers(domain: AgencyDomain): ActivityHandlers {
 
     getAffiliateFigures: async (req) =>
       toAffiliateFigures(await domain.activity.figuresOf(req.projectId, requireField(req.user, 'user'), req.from, req.to, req.conversionName)),
+
+    getReferralTree: async (req): Promise<ReferralTree> => {
+      const tree = await domain.activity.treeOf(req.projectId, requireField(req.user, 'user'));
+      return {
+        affiliatesPerLevel: tree.perLevel.map(String),
+        nodes: tree.nodes.map((node) => ({
+          affiliateId: node.affiliateId,
+          identifier: node.user.identifier,
+          identifierType: node.user.identifierType,
+          parentAffiliateId: node.parentId,
+          level: node.level,
+          volumeUsd: node.volumeUsd,
+          revenueUsd: node.revenueUsd,
+          convertingUsers: node.convertingUsers.toString(),
+          endUsers: node.endUsers.toString(),
+        })),
+        truncated: tree.truncated,
+      };
+    },
 
     getAffiliateTotals: async (req): Promise<AffiliateTotals> => {
       const totals = await domain.activity.projectTotals(req.projectId, {
@@ -116,6 +142,9 @@ function toDailyFigures(day: DailyFiguresRecord): DailyFigures {
     conversions: String(day.conversions),
     referredVolumeUsd: day.referredVolumeUsd,
     referredUsers: String(day.referredUsers),
+    r2VolumeUsd: day.upperLevelVolumesUsd[0],
+    r3VolumeUsd: day.upperLevelVolumesUsd[1],
+    r4VolumeUsd: day.upperLevelVolumesUsd[2],
     earnings: day.earnings.map(toEarnedInCurrency),
     agencyEarnings: day.agencyEarnings.map(toEarnedInCurrency),
   };

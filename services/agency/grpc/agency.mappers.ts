@@ -83,8 +83,7 @@ export function toAttributionMessage(result: AttributionResult): Attribution {
     activeTierId: result.activeTierId ?? undefined,
     affiliateFlagged: result.affiliateFlagged,
     userRebateRateBps: result.userRebateRateBps,
-    // Referral levels 2..4: resolved by the agency's attribution in a later commit; none until then.
-    ancestors: [],
+    ancestors: result.ancestors.map((ancestor) => ({ level: ancestor.level, affiliate: toAffiliateRef(ancestor.affiliate) })),
   };
 }
 

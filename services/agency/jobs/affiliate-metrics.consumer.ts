@@ -21,7 +21,8 @@ type ConversionReversed = EventPayload<'claim.conversion.reversed'>;
 
 /**
  * The claim service's paid conversions, kept as the affiliate metrics projection (volume, revenue,
- * conversions, end users, earnings; a master's referred volume by each conversion's frozen master).
+ * conversions, end users, earnings; a master's referred volume by each conversion's frozen master; the
+ * upline's levels 2..4 with what each was paid, docs/claims.md#referral-levels).
  * Each event is applied once (processed_events) in one transaction, and its aggregates change only
  * when its fact is new, so a replay or a rebuild that already brought it changes nothing. Arrival
  * order does not matter: every aggregate is a sum, a count, or a least/greatest. A reversal takes its
@@ -35,7 +36,7 @@ export const affiliateMetrics = defineConsumer<AgencyDatabase, Consumed>({
     if (event.type === 'claim.conversion.reversed') return applyReversal(trx, event.projectId, event.payload, now);
     const { projectId, payload } = event;
     const fact = conversionFact(payload);
-    const unknown = await unknownAffiliates(trx, projectId, [fact.affiliateId, fact.masterId]);
+    const unknown = await unknownAffiliates(trx, projectId, affiliatesOf(fact));
     // Ids the claim service got from this service: one it does not know can only be another deployment's.
     if (unknown.length > 0) return { ignored: `affiliate ${unknown.join(', ')} is not an affiliate of project ${projectId}` };
     await lockProjectMetrics(trx, projectId, 'shared');
@@ -64,11 +65,11 @@ export const affiliateMetrics = defineConsumer<AgencyDatabase, Consumed>({
         await unknownAffiliates(
           trx,
           projectId,
-          facts.flatMap(({ fact }) => [fact.affiliateId, fact.masterId]),
+          facts.flatMap(({ fact }) => affiliatesOf(fact)),
         ),
       );
       const applying = facts.filter(({ event, fact }) => {
-        const missing = [fact.affiliateId, fact.masterId].filter((id): id is string => id !== null && unknown.has(id));
+        const missing = affiliatesOf(fact).filter((id): id is string => id !== null && unknown.has(id));
         if (missing.length > 0) ignored.set(event.id, `affiliate ${missing.join(', ')} is not an affiliate of project ${projectId}`);
         return missing.length === 0;
       });
@@ -96,10 +97,18 @@ export const affiliateMetrics = defineConsumer<AgencyDatabase, Consumed>({
   },
 });
 
-/** The event as the projection's fact: the amounts paid to the affiliate and to its master summed by kind. */
+/** An affiliate_payout's referral level: 1 when the event says none (older events, other kinds). */
+const levelOf = (part: { level?: number | undefined }) => part.level ?? 1;
+
+/**
+ * The event as the projection's fact: the amounts paid to the affiliate (its level-1 affiliate_payout) and to
+ * its master summed by kind, and its upline (docs/claims.md#referral-levels) with each level's affiliate_payout.
+ */
 export function conversionFact(payload: ConversionProcessed): ConversionFact {
-  const paid = (kind: ConversionProcessed['payouts'][number]['kind']) =>
-    payload.payouts.filter((payout) => payout.kind === kind).reduce((sum, payout) => sum + BigInt(payout.amount), 0n);
+  const paid = (kind: ConversionProcessed['payouts'][number]['kind'], level = 1) =>
+    payload.payouts
+      .filter((payout) => payout.kind === kind && (kind !== 'affiliate_payout' || levelOf(payout) === level))
+      .reduce((sum, payout) => sum + BigInt(payout.amount), 0n);
   return {
     conversionId: payload.conversion_id,
     name: payload.name,
@@ -115,13 +124,19 @@ export function conversionFact(payload: ConversionProcessed): ConversionFact {
     currencyId: payload.currency_id,
     affiliatePayout: paid('affiliate_payout'),
     agencyPayout: paid('agency_payout'),
+    // Nobody's upline without an affiliate; an older event has none (level 1 only).
+    upline: payload.affiliate
+      ? (payload.upline ?? []).map((up) => ({ level: up.level, affiliateId: up.id, payout: paid('affiliate_payout', up.level) }))
+      : [],
   };
 }
 
 /** The event as the projection's reversal: the amounts taken back from the affiliate and from its master, summed by kind. */
 export function reversalFact(payload: ConversionReversed): ReversalFact {
-  const taken = (kind: ConversionReversed['reversals'][number]['kind']) =>
-    payload.reversals.filter((part) => part.kind === kind).reduce((sum, part) => sum + BigInt(part.amount), 0n);
+  const taken = (kind: ConversionReversed['reversals'][number]['kind'], level = 1) =>
+    payload.reversals
+      .filter((part) => part.kind === kind && (kind !== 'affiliate_payout' || levelOf(part) === level))
+      .reduce((sum, part) => sum + BigInt(part.amount), 0n);
   return {
     reversalId: payload.reversal_id,
     conversionId: payload.conversion_id,
@@ -130,6 +145,7 @@ export function reversalFact(payload: ConversionReversed): ReversalFact {
     revenueUsd: payload.revenue_usd,
     affiliatePayout: taken('affiliate_payout'),
     agencyPayout: taken('agency_payout'),
+    levelPayouts: [2, 3, 4].map((level) => ({ level, payout: taken('affiliate_payout', level) })).filter((part) => part.payout > 0n),
   };
 }
 
@@ -155,6 +171,13 @@ async function applyReversal(
     `conversion ${payload.conversion_id} is not in the affiliate metrics yet: reversal ${payload.reversal_id} waits for its claim.conversion.processed`,
   );
 }
+
+/** The affiliates a fact names: its affiliate, its master and its upline. */
+const affiliatesOf = (fact: ConversionFact): Array<string | null> => [
+  fact.affiliateId,
+  fact.masterId,
+  ...(fact.upline ?? []).map((up) => up.affiliateId),
+];
 
 async function unknownAffiliates(trx: Transaction<AgencyDatabase>, projectId: string, ids: ReadonlyArray<string | null>): Promise<string[]> {
   const wanted = [...new Set(ids.filter((id): id is string => id !== null))];

@@ -22,6 +22,7 @@ import * as trackingEvents from './0020_tracking_events';
 import * as attributionSettings from './0021_attribution_settings';
 import * as inviteCodes from './0022_invite_codes';
 import * as affiliateClicks from './0023_affiliate_clicks';
+import * as referralLevels from './0024_referral_levels';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const agencyMigrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const agencyMigrations: Record<string, Migration> = {
   '0021_attribution_settings': attributionSettings,
   '0022_invite_codes': inviteCodes,
   '0023_affiliate_clicks': affiliateClicks,
+  '0024_referral_levels': referralLevels,
 };

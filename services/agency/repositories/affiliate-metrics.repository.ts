@@ -20,9 +20,21 @@ export interface ConversionFact {
   volumeUsd: string | null;
   revenueUsd: string | null;
   currencyId: string | null;
-  /** Base units paid to the affiliate (affiliate_payout) and to its master (agency_payout). */
+  /** Base units paid to the affiliate (its level-1 affiliate_payout) and to its master (agency_payout). */
   affiliatePayout: bigint;
   agencyPayout: bigint;
+  /**
+   * The upline frozen with the attribution (levels 2..4, docs/claims.md#referral-levels), each with the base
+   * units its level was paid (0 when its terms paid that level nothing); absent or empty: level 1 only.
+   */
+  upline?: readonly FactLevel[];
+}
+
+/** One upper referral level of a conversion: its affiliate and what it was paid there. */
+export interface FactLevel {
+  level: number;
+  affiliateId: string;
+  payout: bigint;
 }
 
 export interface MetricCurrency {
@@ -182,7 +194,30 @@ export async function insertFacts(db: Db, projectId: string, facts: readonly Con
   if (facts.length === 0) return [];
   const { rows: inserted } = await sql<{ conversion_id: string }>`${insertFactsStatement(projectId, facts, now)} RETURNING conversion_id`.execute(db);
   const ids = new Set(inserted.map((row) => row.conversion_id));
-  return facts.filter((fact) => ids.has(fact.conversionId));
+  const added = facts.filter((fact) => ids.has(fact.conversionId));
+  await insertFactLevels(db, projectId, added);
+  return added;
+}
+
+/**
+ * The upper referral levels of facts just inserted (by the caller's statement, in its transaction), so
+ * they are written exactly once, as their facts are (migration 0024). One statement whatever their number.
+ */
+async function insertFactLevels(db: Db, projectId: string, facts: readonly ConversionFact[]): Promise<void> {
+  const levels = facts.flatMap((fact) => (fact.upline ?? []).map((level) => ({ fact, level })));
+  if (levels.length === 0) return;
+  const column = <T>(pick: (row: (typeof levels)[number]) => T) => levels.map(pick);
+  // Raw: INSERT ... SELECT over unnest'ed arrays, as the facts' own insert.
+  await sql`
+    INSERT INTO conversion_fact_levels (project_id, conversion_id, level, affiliate_id, occurred_at, payout)
+    SELECT ${projectId}::uuid, l.conversion_id, l.level, l.affiliate_id, l.occurred_at, l.payout
+    FROM unnest(
+      ${column((row) => row.fact.conversionId)}::text[], ${column((row) => row.level.level)}::smallint[],
+      ${column((row) => row.level.affiliateId)}::uuid[], ${column((row) => row.fact.occurredAt)}::timestamptz[],
+      ${column((row) => row.level.payout)}::numeric[]
+    ) AS l(conversion_id, level, affiliate_id, occurred_at, payout)
+    ORDER BY l.conversion_id, l.level
+    ON CONFLICT (project_id, conversion_id, level) DO NOTHING`.execute(db);
 }
 
 /**
@@ -490,7 +525,7 @@ export async function recordConversions(
 ): Promise<void> {
   if (facts.length === 0) return;
   // Raw: data-modifying CTEs that feed each other (facts -> referred users -> converting users -> metrics) have no builder form.
-  await sql`
+  const { rows } = await sql`
     WITH inserted AS (${insertFactsStatement(projectId, facts, now)} RETURNING *),
     f AS (SELECT * FROM inserted WHERE affiliate_id IS NOT NULL),
     referred AS (
@@ -555,7 +590,13 @@ export async function recordConversions(
         revenue_usd = sub_affiliate_metrics.revenue_usd + excluded.revenue_usd,
         conversions = sub_affiliate_metrics.conversions + excluded.conversions
     )
-    SELECT count(*) AS inserted FROM inserted`.execute(trx);
+    SELECT conversion_id FROM inserted`.execute(trx);
+  const ids = new Set((rows as Array<{ conversion_id: string }>).map((row) => row.conversion_id));
+  await insertFactLevels(
+    trx,
+    projectId,
+    facts.filter((fact) => ids.has(fact.conversionId)),
+  );
 }
 
 /** One reversal of a paid conversion as the projection applies it (claim.conversion.reversed, or a rebuild). */
@@ -567,9 +608,11 @@ export interface ReversalFact {
   /** The reversed share of the conversion's volume and revenue (USD decimal strings); null when it had none. */
   volumeUsd: string | null;
   revenueUsd: string | null;
-  /** Base units taken back from the affiliate (affiliate_payout) and from its master (agency_payout). */
+  /** Base units taken back from the affiliate (its level-1 affiliate_payout) and from its master (agency_payout). */
   affiliatePayout: bigint;
   agencyPayout: bigint;
+  /** Base units taken back from each upper level's affiliate_payout (levels 2..4); absent: none. */
+  levelPayouts?: ReadonlyArray<{ level: number; payout: bigint }>;
 }
 
 /** no_fact: the conversion's fact is not in the projection (its event has not arrived, or was left out). */
@@ -639,6 +682,13 @@ export async function recordReversal(
     WHERE project_id = ${projectId} AND conversion_id = ${reversal.conversionId}
     RETURNING affiliate_id, master_id, identifier_type, identifier, name, currency_id, reversed_bps`.execute(trx);
   const reversed = rows[0]!;
+  // The upper levels' payouts, net of the reversal as the fact's own are; their volumes are the fact's (already net).
+  for (const { level, payout } of reversal.levelPayouts ?? []) {
+    if (payout === 0n) continue;
+    await sql`
+      UPDATE conversion_fact_levels SET payout = payout - ${payout}::numeric
+      WHERE project_id = ${projectId} AND conversion_id = ${reversal.conversionId} AND level = ${level}`.execute(trx);
+  }
   const affiliateId = reversed.affiliate_id;
   if (aggregates && affiliateId !== null) await takeFromAggregates(trx, projectId, reversal, { ...reversed, affiliate_id: affiliateId }, now);
   return 'applied';

@@ -24,6 +24,8 @@ export interface DailyFiguresRecord {
   referredVolumeUsd: string;
   /** Distinct users with a counted conversion attributed to it in the bucket. */
   referredUsers: bigint;
+  /** The volume of the bucket's conversions that had it at levels 2, 3 and 4 of their frozen upline (USD decimal strings). */
+  upperLevelVolumesUsd: [string, string, string];
   /** Its affiliate payouts of the day, per currency. */
   earnings: EarningRecord[];
   /** Its agency payouts of the day (as the master of the conversion's affiliate), per currency. */
@@ -97,10 +99,10 @@ export interface LevelFiguresRecord {
   earnings: EarningRecord[];
 }
 
-/** The referral levels the stats answer; only level 1 exists today (referrals are one level deep). */
-export const REFERRAL_LEVELS = [1, 2, 3, 4] as const;
+/** The referral levels the stats answer (docs/claims.md#referral-levels). */
+const REFERRAL_LEVELS = [1, 2, 3, 4] as const;
 
-export const emptyLevel = (level: number): LevelFiguresRecord => ({
+const emptyLevel = (level: number): LevelFiguresRecord => ({
   level,
   volumeUsd: '0',
   revenueUsd: '0',
@@ -168,7 +170,7 @@ export class AffiliateStatsRepository {
       return query.groupBy(utcDate);
     };
     const volume = sql<string>`sum(coalesce(f.volume_usd, 0))::text`;
-    const [figures, referred, earnings] = await Promise.all([
+    const [figures, referred, earnings, upper] = await Promise.all([
       days('f.affiliate_id')
         .select([
           utcDate.as('date'),
@@ -209,6 +211,12 @@ export class AffiliateStatsRepository {
         ) AS p
         LEFT JOIN metric_currencies c ON c.id = p.currency_id
         ORDER BY p.date, p.kind, c.name, p.currency_id`.execute(this.db),
+      // The upper referral levels' volume per bucket (migration 0024's rows by (affiliate_id, level, occurred_at)).
+      sql<{ date: string; level: number; volume_usd: string }>`
+        SELECT ${utcDate} AS date, l.level, sum(coalesce(f.volume_usd, 0))::text AS volume_usd
+        FROM conversion_fact_levels l JOIN conversion_facts f ON f.project_id = l.project_id AND f.conversion_id = l.conversion_id
+        WHERE l.affiliate_id = ${affiliateId} AND l.project_id = ${projectId} AND l.occurred_at >= ${range.from} AND l.occurred_at < ${until}${named}
+        GROUP BY 1, l.level`.execute(this.db),
     ]);
     const series = new Map<string, DailyFiguresRecord>();
     for (const start of bucketStarts(range, options.bucket)) {
@@ -220,6 +228,7 @@ export class AffiliateStatsRepository {
         conversions: 0n,
         referredVolumeUsd: '0',
         referredUsers: 0n,
+        upperLevelVolumesUsd: ['0', '0', '0'],
         earnings: [],
         agencyEarnings: [],
       });
@@ -233,6 +242,7 @@ export class AffiliateStatsRepository {
       });
     }
     for (const row of referred) series.get(row.date)!.referredVolumeUsd = row.volume_usd;
+    for (const row of upper.rows) series.get(row.date)!.upperLevelVolumesUsd[Number(row.level) - 2] = row.volume_usd;
     for (const row of earnings.rows) {
       const day = series.get(row.date)!;
       (row.kind === 'affiliate' ? day.earnings : day.agencyEarnings).push(toEarningRecord(row));
@@ -295,6 +305,73 @@ export class AffiliateStatsRepository {
       paidConversions: BigInt(row.paid_conversions),
       earnings: earnings.rows.map(toEarningRecord),
     };
+  }
+
+  /**
+   * The affiliate's figures of levels 2..4 over a window (in level order, a level without conversions at
+   * zero): the conversions whose frozen upline had it at that level (conversion_fact_levels, migration 0024),
+   * with their facts' figures (net of reversals) and what that level was paid. Two statements over the
+   * (affiliate_id, level, occurred_at) index, whatever the window.
+   */
+  async upperLevels(projectId: string, affiliateId: string, window: FiguresWindow): Promise<LevelFiguresRecord[]> {
+    const where = sql.join(
+      [
+        sql`l.affiliate_id = ${affiliateId}`,
+        sql`l.project_id = ${projectId}`,
+        ...(window.from === undefined ? [] : [sql`l.occurred_at >= ${window.from}`]),
+        ...(window.until === undefined ? [] : [sql`l.occurred_at < ${window.until}`]),
+        ...(window.conversionName === undefined ? [] : [sql`f.name = ${window.conversionName}`]),
+      ],
+      sql` AND `,
+    );
+    const facts = sql`conversion_fact_levels l JOIN conversion_facts f ON f.project_id = l.project_id AND f.conversion_id = l.conversion_id`;
+    const paid = sql`f.status = 'processed'`;
+    // Raw: FILTERed aggregates over NUMERIC columns per level, as levelOne's.
+    const [figures, earnings] = await Promise.all([
+      sql<{
+        level: number;
+        volume_usd: string;
+        revenue_usd: string;
+        conversions: string;
+        users: string;
+        paid_volume_usd: string;
+        paid_revenue_usd: string;
+        paid_conversions: string;
+      }>`
+        SELECT l.level, coalesce(sum(f.volume_usd), 0)::text AS volume_usd, coalesce(sum(f.revenue_usd), 0)::text AS revenue_usd,
+          count(*) FILTER (WHERE f.reversed_bps < 10000) AS conversions,
+          count(DISTINCT (f.identifier_type, f.identifier)) FILTER (WHERE f.reversed_bps < 10000) AS users,
+          coalesce(sum(f.volume_usd) FILTER (WHERE ${paid}), 0)::text AS paid_volume_usd,
+          coalesce(sum(f.revenue_usd) FILTER (WHERE ${paid}), 0)::text AS paid_revenue_usd,
+          count(*) FILTER (WHERE ${paid} AND f.reversed_bps < 10000) AS paid_conversions
+        FROM ${facts} WHERE ${where}
+        GROUP BY l.level`.execute(this.db),
+      sql<EarningRow & { level: number }>`
+        SELECT p.level, p.currency_id, p.amount, c.chain_id, c.address, c.name, c.decimals
+        FROM (
+          SELECT l.level, f.currency_id, sum(l.payout) AS amount FROM ${facts}
+          WHERE ${where} AND f.currency_id IS NOT NULL AND l.payout > 0
+          GROUP BY l.level, f.currency_id
+        ) AS p
+        LEFT JOIN metric_currencies c ON c.id = p.currency_id
+        ORDER BY p.level, c.name, p.currency_id`.execute(this.db),
+    ]);
+    return REFERRAL_LEVELS.slice(1).map((level) => {
+      const row = figures.rows.find((candidate) => Number(candidate.level) === level);
+      const earned = earnings.rows.filter((candidate) => Number(candidate.level) === level).map(toEarningRecord);
+      if (!row) return { ...emptyLevel(level), earnings: earned };
+      return {
+        level,
+        volumeUsd: row.volume_usd,
+        revenueUsd: row.revenue_usd,
+        conversions: BigInt(row.conversions),
+        convertingUsers: BigInt(row.users),
+        paidVolumeUsd: row.paid_volume_usd,
+        paidRevenueUsd: row.paid_revenue_usd,
+        paidConversions: BigInt(row.paid_conversions),
+        earnings: earned,
+      };
+    });
   }
 
   /** The users whose first counted conversion attributed to the affiliate lies in [from, until) (either side open when unset). */

@@ -27,6 +27,19 @@ export interface AttributionRow {
   activeTierId: string | null;
   /** The rebate rate of the code the user was referred with (bps of the affiliate's reward, 0..2000), now; 0 when it has none. */
   userRebateRateBps: number;
+  /**
+   * The affiliate's upline at `at`, levels 2..4 in order (docs/claims.md#referral-levels): level 2 referred the
+   * affiliate's own user, and so on; the chain stops where a user had no referral in force then. Suspended ones
+   * are included (flagged): the domain leaves them out.
+   */
+  upline: UplineRow[];
+}
+
+export interface UplineRow {
+  level: 2 | 3 | 4;
+  affiliate: AffiliateRefRecord;
+  /** Whether it was suspended at `at`. */
+  suspended: boolean;
 }
 
 /**
@@ -46,6 +59,11 @@ export interface AttributionRow {
  * in the project by audience_memberships_user_idx, each segment's rank by primary key, a handful per
  * affiliate), the protected tier's rank by primary key; the higher of the two is active, the
  * protected one on a tie (a tie is the same segment). One row per item, in item order.
+ *
+ * The upline (levels 2..4) is three more LATERALs of the same shape, each a step up the chain: the referral
+ * in force at `at` of the level below's own user (by primary key), its affiliate (by primary key) and whether
+ * that affiliate was suspended then. Three fixed steps rather than a recursive CTE: four levels is the rule, and
+ * fixed key lookups keep the batch one index probe per item and level whatever the statistics say.
  *
  * The items travel as three comma-separated lists of one length ($1 identifier types, $2 identifiers,
  * $3 moments in unix milliseconds), split by string_to_array, and referred_at comes back in unix
@@ -71,7 +89,10 @@ export const RESOLVE_ATTRIBUTION_SQL = preparedStatement(
          WHERE ms.affiliate_id = m.id AND ms.suspended_at <= i.at AND (ms.reactivated_at IS NULL OR ms.reactivated_at > i.at)
        ) AS master_suspended,
        CASE WHEN pt.tier_rank IS NOT NULL AND (ct.tier_rank IS NULL OR pt.tier_rank >= ct.tier_rank) THEN tp.tier_id ELSE ct.segment_id END AS active_tier_id,
-       coalesce(rc.user_rebate_rate_bps, 0) AS user_rebate_rate_bps
+       coalesce(rc.user_rebate_rate_bps, 0) AS user_rebate_rate_bps,
+       u2.id AS u2_id, u2.identifier AS u2_identifier, u2.identifier_type AS u2_identifier_type, u2.suspended AS u2_suspended,
+       u3.id AS u3_id, u3.identifier AS u3_identifier, u3.identifier_type AS u3_identifier_type, u3.suspended AS u3_suspended,
+       u4.id AS u4_id, u4.identifier AS u4_identifier, u4.identifier_type AS u4_identifier_type, u4.suspended AS u4_suspended
 FROM (
   SELECT u.identifier_type, u.identifier, timestamptz 'epoch' + u.at_ms::int8 * interval '1 millisecond' AS at, u.ord
   FROM unnest(string_to_array($1, ','), string_to_array($2, ','), string_to_array($3, ',')) WITH ORDINALITY AS u(identifier_type, identifier, at_ms, ord)
@@ -109,6 +130,33 @@ LEFT JOIN LATERAL (
   ORDER BY st.tier_rank DESC, st.segment_id LIMIT 1
 ) ct ON true
 LEFT JOIN LATERAL (SELECT st.tier_rank FROM segment_tiers st WHERE st.segment_id = tp.tier_id AND st.project_id = $4 AND st.tier_rank IS NOT NULL LIMIT 1) pt ON true
+LEFT JOIN LATERAL (
+  SELECT p.id, p.identifier, p.identifier_type, EXISTS (
+           SELECT 1 FROM affiliate_suspensions s
+           WHERE s.affiliate_id = p.id AND s.suspended_at <= i.at AND (s.reactivated_at IS NULL OR s.reactivated_at > i.at)
+         ) AS suspended
+  FROM referrals pr JOIN affiliates p ON p.id = pr.affiliate_id
+  WHERE pr.project_id = $4 AND pr.identifier_type = a.identifier_type AND pr.identifier = a.identifier AND pr.referred_at <= i.at
+  LIMIT 1
+) u2 ON true
+LEFT JOIN LATERAL (
+  SELECT p.id, p.identifier, p.identifier_type, EXISTS (
+           SELECT 1 FROM affiliate_suspensions s
+           WHERE s.affiliate_id = p.id AND s.suspended_at <= i.at AND (s.reactivated_at IS NULL OR s.reactivated_at > i.at)
+         ) AS suspended
+  FROM referrals pr JOIN affiliates p ON p.id = pr.affiliate_id
+  WHERE pr.project_id = $4 AND pr.identifier_type = u2.identifier_type AND pr.identifier = u2.identifier AND pr.referred_at <= i.at
+  LIMIT 1
+) u3 ON true
+LEFT JOIN LATERAL (
+  SELECT p.id, p.identifier, p.identifier_type, EXISTS (
+           SELECT 1 FROM affiliate_suspensions s
+           WHERE s.affiliate_id = p.id AND s.suspended_at <= i.at AND (s.reactivated_at IS NULL OR s.reactivated_at > i.at)
+         ) AS suspended
+  FROM referrals pr JOIN affiliates p ON p.id = pr.affiliate_id
+  WHERE pr.project_id = $4 AND pr.identifier_type = u3.identifier_type AND pr.identifier = u3.identifier AND pr.referred_at <= i.at
+  LIMIT 1
+) u4 ON true
 ORDER BY i.ord`,
 );
 
@@ -127,6 +175,33 @@ interface ResolvedRow {
   master_suspended: boolean;
   active_tier_id: string | null;
   user_rebate_rate_bps: number;
+  u2_id: string | null;
+  u2_identifier: string | null;
+  u2_identifier_type: IdentifierType | null;
+  u2_suspended: boolean | null;
+  u3_id: string | null;
+  u3_identifier: string | null;
+  u3_identifier_type: IdentifierType | null;
+  u3_suspended: boolean | null;
+  u4_id: string | null;
+  u4_identifier: string | null;
+  u4_identifier_type: IdentifierType | null;
+  u4_suspended: boolean | null;
+}
+
+/** The upline columns of a row, levels 2..4 in order, up to the first level with nobody. */
+function uplineOf(row: ResolvedRow): UplineRow[] {
+  const levels = [
+    [2, row.u2_id, row.u2_identifier, row.u2_identifier_type, row.u2_suspended],
+    [3, row.u3_id, row.u3_identifier, row.u3_identifier_type, row.u3_suspended],
+    [4, row.u4_id, row.u4_identifier, row.u4_identifier_type, row.u4_suspended],
+  ] as const;
+  const upline: UplineRow[] = [];
+  for (const [level, id, identifier, identifierType, suspended] of levels) {
+    if (id === null || identifier === null || identifierType === null) break;
+    upline.push({ level, affiliate: { id, user: { identifier, identifierType } }, suspended: suspended === true });
+  }
+  return upline;
 }
 
 /** The statement's parameters for a batch, in the order RESOLVE_ATTRIBUTION_SQL numbers them. */
@@ -169,6 +244,7 @@ export class AttributionRepository {
                   },
             activeTierId: row.active_tier_id,
             userRebateRateBps: row.user_rebate_rate_bps,
+            upline: uplineOf(row),
           },
     );
   }

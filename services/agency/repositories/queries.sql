@@ -85,7 +85,10 @@ SELECT r.affiliate_id, a.identifier AS affiliate_identifier, a.identifier_type A
          WHERE ms.affiliate_id = m.id AND ms.suspended_at <= i.at AND (ms.reactivated_at IS NULL OR ms.reactivated_at > i.at)
        ) AS master_suspended,
        CASE WHEN pt.tier_rank IS NOT NULL AND (ct.tier_rank IS NULL OR pt.tier_rank >= ct.tier_rank) THEN tp.tier_id ELSE ct.segment_id END AS active_tier_id,
-       coalesce(rc.user_rebate_rate_bps, 0) AS user_rebate_rate_bps
+       coalesce(rc.user_rebate_rate_bps, 0) AS user_rebate_rate_bps,
+       u2.id AS u2_id, u2.identifier AS u2_identifier, u2.identifier_type AS u2_identifier_type, u2.suspended AS u2_suspended,
+       u3.id AS u3_id, u3.identifier AS u3_identifier, u3.identifier_type AS u3_identifier_type, u3.suspended AS u3_suspended,
+       u4.id AS u4_id, u4.identifier AS u4_identifier, u4.identifier_type AS u4_identifier_type, u4.suspended AS u4_suspended
 FROM (
   SELECT u.identifier_type, u.identifier, timestamptz 'epoch' + u.at_ms::int8 * interval '1 millisecond' AS at, u.ord
   FROM unnest(string_to_array($1, ','), string_to_array($2, ','), string_to_array($3, ',')) WITH ORDINALITY AS u(identifier_type, identifier, at_ms, ord)
@@ -123,6 +126,33 @@ LEFT JOIN LATERAL (
   ORDER BY st.tier_rank DESC, st.segment_id LIMIT 1
 ) ct ON true
 LEFT JOIN LATERAL (SELECT st.tier_rank FROM segment_tiers st WHERE st.segment_id = tp.tier_id AND st.project_id = $4 AND st.tier_rank IS NOT NULL LIMIT 1) pt ON true
+LEFT JOIN LATERAL (
+  SELECT p.id, p.identifier, p.identifier_type, EXISTS (
+           SELECT 1 FROM affiliate_suspensions s
+           WHERE s.affiliate_id = p.id AND s.suspended_at <= i.at AND (s.reactivated_at IS NULL OR s.reactivated_at > i.at)
+         ) AS suspended
+  FROM referrals pr JOIN affiliates p ON p.id = pr.affiliate_id
+  WHERE pr.project_id = $4 AND pr.identifier_type = a.identifier_type AND pr.identifier = a.identifier AND pr.referred_at <= i.at
+  LIMIT 1
+) u2 ON true
+LEFT JOIN LATERAL (
+  SELECT p.id, p.identifier, p.identifier_type, EXISTS (
+           SELECT 1 FROM affiliate_suspensions s
+           WHERE s.affiliate_id = p.id AND s.suspended_at <= i.at AND (s.reactivated_at IS NULL OR s.reactivated_at > i.at)
+         ) AS suspended
+  FROM referrals pr JOIN affiliates p ON p.id = pr.affiliate_id
+  WHERE pr.project_id = $4 AND pr.identifier_type = u2.identifier_type AND pr.identifier = u2.identifier AND pr.referred_at <= i.at
+  LIMIT 1
+) u3 ON true
+LEFT JOIN LATERAL (
+  SELECT p.id, p.identifier, p.identifier_type, EXISTS (
+           SELECT 1 FROM affiliate_suspensions s
+           WHERE s.affiliate_id = p.id AND s.suspended_at <= i.at AND (s.reactivated_at IS NULL OR s.reactivated_at > i.at)
+         ) AS suspended
+  FROM referrals pr JOIN affiliates p ON p.id = pr.affiliate_id
+  WHERE pr.project_id = $4 AND pr.identifier_type = u3.identifier_type AND pr.identifier = u3.identifier AND pr.referred_at <= i.at
+  LIMIT 1
+) u4 ON true
 ORDER BY i.ord
 
 -- affiliate list page: no filter, newest first
@@ -265,7 +295,7 @@ WITH inserted AS (
         revenue_usd = sub_affiliate_metrics.revenue_usd + excluded.revenue_usd,
         conversions = sub_affiliate_metrics.conversions + excluded.conversions
     )
-    SELECT count(*) AS inserted FROM inserted
+    SELECT conversion_id FROM inserted
 
 -- metrics: the rebuild (recomputeProjectMetrics) (1 of 10)
 -- parameters: ["00000000-0000-4000-8000-000000000001"]

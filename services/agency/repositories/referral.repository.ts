@@ -27,6 +27,8 @@ export type ReferralOutcome =
   /** An invite code with no use left (max_uses reached, or 0: disabled). */
   | { kind: 'exhausted' }
   | { kind: 'self_referral'; affiliate: AffiliateRefRecord }
+  /** The user is an affiliate above the code's affiliate in its referral chain: the referral would close a cycle. */
+  | { kind: 'cycle'; affiliate: AffiliateRefRecord }
   | { kind: 'suspended'; affiliate: AffiliateRefRecord };
 
 export interface ReferrerRecord {
@@ -144,6 +146,12 @@ export async function referWithin(
   if (holder.identifier === user.identifier && holder.identifier_type === user.identifierType) return { kind: 'self_referral', affiliate };
 
   if ((holder.status satisfies AffiliateStatus) === 'active') {
+    if (await closesCycle(trx, projectId, user, holder.id)) {
+      // Referred already: that answer stands (nothing is written either way); otherwise the cycle is the refusal.
+      const existing = await findReferral(trx, projectId, user);
+      if (existing) return { kind: 'existing', referral: existing, sameAffiliate: existing.affiliate.id === holder.id };
+      return { kind: 'cycle', affiliate };
+    }
     const inserted = await trx
       .insertInto('referrals')
       .values({
@@ -181,6 +189,40 @@ export async function referWithin(
   const existing = await findReferral(trx, projectId, user);
   if (existing) return { kind: 'existing', referral: existing, sameAffiliate: existing.affiliate.id === holder.id };
   return { kind: 'suspended', affiliate };
+}
+
+/**
+ * Whether referring `user` by the affiliate `referrerId` would close a cycle of referral levels
+ * (docs/claims.md#referral-levels): `user` is an affiliate, and it is `referrerId`'s referrer, or its
+ * referrer's, at any depth. Only a user that is an affiliate can close one (a referral adds a link of
+ * the affiliate chain only when the referred user is an affiliate), so only then is the chain walked,
+ * under the project's referral-chain lock (pg_advisory_xact_lock, exclusive, held to commit): two
+ * referrals that would together close a cycle (A's user by B while B's user by A) are checked one after
+ * the other, the second seeing the first. Referrals of users that are no affiliate, the common case,
+ * take no lock. The walk follows every referral in force now, whatever its affiliates' status.
+ */
+async function closesCycle(trx: Transaction<AgencyDatabase>, projectId: string, user: UserIdentifier, referrerId: string): Promise<boolean> {
+  const referred = await trx
+    .selectFrom('affiliates')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('identifier_type', '=', user.identifierType)
+    .where('identifier', '=', user.identifier)
+    .executeTakeFirst();
+  if (!referred) return false;
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`referral-chain:${projectId}`}, 0))`.execute(trx);
+  // Raw: a recursive walk up the chain (referrals of each affiliate's own user, by primary key); UNION stops at
+  // an affiliate already met, so even a cycle written before this rule existed ends the walk.
+  const { rows } = await sql<{ closes: boolean }>`
+    WITH RECURSIVE up (id) AS (
+      SELECT ${referrerId}::uuid
+      UNION
+      SELECT r.affiliate_id
+      FROM up JOIN affiliates a ON a.id = up.id
+      JOIN referrals r ON r.project_id = ${projectId} AND r.identifier_type = a.identifier_type AND r.identifier = a.identifier
+    )
+    SELECT EXISTS (SELECT 1 FROM up WHERE id = ${referred.id}::uuid) AS closes`.execute(trx);
+  return rows[0]!.closes;
 }
 
 /**

@@ -424,6 +424,8 @@ function referralOutcome(eventId: string, code: string, result: ReferralOutcome)
       return { eventId, outcome: 'already_referred', affiliateId: result.referral.affiliate.id, code: result.referral.code.toLowerCase() };
     case 'self_referral':
       return { eventId, outcome: 'self_referral', affiliateId: result.affiliate.id, code };
+    case 'cycle':
+      return { eventId, outcome: 'referral_cycle', affiliateId: result.affiliate.id, code };
     case 'suspended':
       return { eventId, outcome: 'affiliate_suspended', affiliateId: result.affiliate.id, code };
     case 'no_code':

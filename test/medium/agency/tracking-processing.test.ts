@@ -183,6 +183,23 @@ describe('tracking batch processing (domain)', () => {
       expect((await links(projectId)).map((row) => row.tracking_id).sort()).toEqual([t1, t2, t3].sort());
     });
 
+    it('says referral_cycle for an affiliate whose click was of its own downline, and refers nobody (docs/claims.md#referral-levels)', async () => {
+      const projectId = newProject();
+      const top = await newAffiliate(harness, projectId, 'Top');
+      const middle = await newAffiliate(harness, projectId, 'Middle');
+      const bottom = await newAffiliate(harness, projectId, 'Bottom');
+      await harness.domain.referrals.refer(projectId, middle.user, top.code);
+      await harness.domain.referrals.refer(projectId, bottom.user, middle.code);
+      const [t1, t2] = [newTrackingId(), newTrackingId()];
+      await process(projectId, [pageview(t1, bottom.code), pageview(t2, middle.code)]);
+      const { eventIds } = await process(projectId, [connectWallet(t1, top.user), connectWallet(t2, top.user)]);
+      expect(await outcomes(eventIds)).toEqual([
+        { outcome: 'referral_cycle', affiliate_id: bottom.affiliate.id, code: bottom.code.toLowerCase() },
+        { outcome: 'referral_cycle', affiliate_id: middle.affiliate.id, code: middle.code.toLowerCase() },
+      ]);
+      expect((await referrals(projectId)).map((row) => row.affiliate_id).sort()).toEqual([top.affiliate.id, middle.affiliate.id].sort());
+    });
+
     it('says no_click without a click in the window (linking the tracking id), and unverified without a verified signature (linking nothing)', async () => {
       const projectId = newProject();
       const [withoutClick, unverified, anonymous] = [newTrackingId(), newTrackingId(), newTrackingId()];
