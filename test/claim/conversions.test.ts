@@ -57,6 +57,7 @@ describe('conversions and payouts (HTTP)', () => {
         attribution: {
           affiliate: { id: expect.any(String), user_identifier: affiliate.identifier, user_identifier_type: 'evm_address' },
           master: null,
+          upline: [],
           spread_bps: null,
           tier_id: null,
           user_rebate_rate_bps: 0,

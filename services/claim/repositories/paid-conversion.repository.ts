@@ -60,7 +60,8 @@ export class PaidConversionRepository {
         eb.cast<string | null>('c.revenue_usd', 'text').as('revenue_usd'),
         eb
           .selectFrom('movements as m')
-          .select(sql<bigint>`coalesce(sum(m.amount) FILTER (WHERE m.kind = 'affiliate_payout'), 0)`.as('paid'))
+          // The referring affiliate's (level 1): the upline's payouts are its own affiliates' (docs/claims.md#referral-levels).
+          .select(sql<bigint>`coalesce(sum(m.amount) FILTER (WHERE m.kind = 'affiliate_payout' AND m.level = 1), 0)`.as('paid'))
           .whereRef('m.project_id', '=', 'c.project_id')
           .whereRef('m.conversion_id', '=', 'c.id')
           .as('affiliate_payout'),
@@ -122,7 +123,7 @@ export class PaidConversionRepository {
       agency_payout: string;
     }>`
       SELECT r.conversion_id, r.reversal_id, r.share_bps, r.volume_usd::text AS volume_usd, r.revenue_usd::text AS revenue_usd,
-             coalesce(sum(mr.amount) FILTER (WHERE m.kind = 'affiliate_payout'), 0)::text AS affiliate_payout,
+             coalesce(sum(mr.amount) FILTER (WHERE m.kind = 'affiliate_payout' AND m.level = 1), 0)::text AS affiliate_payout,
              coalesce(sum(mr.amount) FILTER (WHERE m.kind = 'agency_payout'), 0)::text AS agency_payout
       FROM conversion_reversals r
       LEFT JOIN movement_reversals mr ON mr.project_id = r.project_id AND mr.reversal_id = r.reversal_id
