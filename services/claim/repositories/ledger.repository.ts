@@ -193,7 +193,8 @@ async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: strin
   // The rebate column likewise only when the batch pays a rebate.
   const rebates = rebateColumns(rows);
   const heldRebates = rebateColumns(pending);
-  // The level column likewise only when the batch pays a level above 1 (docs/claims.md#referral-levels).
+  // The level column likewise only when the batch pays a level above 1 (docs/claims.md#referral-levels); the
+  // movements of a conversion are then written level by level (their ids in that order).
   const levels = levelColumns(rows);
   const heldLevels = levelColumns(pending);
   const held =
@@ -208,7 +209,7 @@ async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: strin
                   ${pending.map((r) => r.currencyId)}::uuid[], ${pending.map((r) => r.movement.amount)}::numeric[],
                   ${pending.map((r) => r.reason)}::text[], ${pending.map((r) => r.availableAt)}::timestamptz[]${heldCapped.arrays}${heldRebates.arrays}${heldLevels.arrays})
         AS h(conversion_id, kind, identifier_type, identifier, currency_id, amount, reason, available_at${heldCapped.names}${heldRebates.names}${heldLevels.names})
-      ORDER BY conversion_id, kind
+      ORDER BY conversion_id, kind${heldLevels.names}
       RETURNING 1
     )`;
   const heldCount = pending.length === 0 ? sql`0` : sql`(SELECT count(*) FROM held)`;
@@ -243,7 +244,7 @@ async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: strin
       INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at${capped.names}${rebates.names}${levels.names})
       SELECT ${projectId}, p.conversion_id, p.kind, p.identifier_type, p.identifier, p.currency_id, p.amount, c.id, ${now}, ${now}${capped.names}${rebates.names}${levels.names}
       FROM planned p JOIN checks c USING (identifier_type, identifier, currency_id, reason)
-      ORDER BY p.conversion_id, p.kind
+      ORDER BY p.conversion_id, p.kind${levels.names}
       RETURNING 1
     ),
     totals AS (
@@ -357,7 +358,7 @@ async function appendOverflowing(trx: Transaction<ClaimDatabase>, projectId: str
                   ${rows.map((row) => row.movement.beneficiary.identifierType)}::text[], ${rows.map((row) => row.movement.beneficiary.identifier)}::text[],
                   ${rows.map((row) => row.currencyId)}::uuid[], ${rows.map((row) => row.movement.amount)}::numeric[], ${checks}::uuid[]${capped.arrays}${rebates.arrays}${levels.arrays})
         AS m(conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id${capped.names}${rebates.names}${levels.names})
-      ORDER BY conversion_id, kind
+      ORDER BY conversion_id, kind${levels.names}
       RETURNING 1
     )
     SELECT count(*) AS movements FROM moved`.execute(trx);
