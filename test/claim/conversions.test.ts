@@ -273,6 +273,7 @@ describe('conversions and payouts (HTTP)', () => {
         kind: 'affiliate_payout',
         is_referrer: true,
         rebate: false,
+        level: 1,
         user_identifier: affiliate.identifier,
         user_identifier_type: 'evm_address',
         conversion_id: second.id,
