@@ -226,6 +226,7 @@ describe('paying conversions (domain)', () => {
     expect((await harness.domain.ledger.conversion(projectId, second.id)).attribution).toEqual({
       affiliate: { id: expect.any(String), user: sub.user },
       master: null,
+      upline: [],
       tierId: null,
       rebateBps: 0,
     });
