@@ -58,7 +58,11 @@ export function presentReward(reward: Reward | undefined) {
 
 /** The rewards of referral levels 2..4 of the terms or a tier (docs/claims.md#referral-levels); null: not paid. */
 function presentUplineRewards(rewards: { affiliate2?: Reward | undefined; affiliate3?: Reward | undefined; affiliate4?: Reward | undefined }) {
-  return { affiliate2: presentReward(rewards.affiliate2), affiliate3: presentReward(rewards.affiliate3), affiliate4: presentReward(rewards.affiliate4) };
+  return {
+    affiliate2: presentReward(rewards.affiliate2),
+    affiliate3: presentReward(rewards.affiliate3),
+    affiliate4: presentReward(rewards.affiliate4),
+  };
 }
 
 /** An affiliate_payout's referral level (1..4); null on other kinds (the service answers 0 there). */

@@ -107,8 +107,14 @@ const uplineRewardsBody = {
     .nullable()
     .default(null)
     .describe('What level 2 earns: the affiliate that referred the referring affiliate (Fuul’s referrer2); null or absent: nothing'),
-  affiliate3: rewardBody.nullable().default(null).describe('What level 3 earns: the affiliate that referred level 2 (referrer3); null or absent: nothing'),
-  affiliate4: rewardBody.nullable().default(null).describe('What level 4 earns: the affiliate that referred level 3 (referrer4); null or absent: nothing'),
+  affiliate3: rewardBody
+    .nullable()
+    .default(null)
+    .describe('What level 3 earns: the affiliate that referred level 2 (referrer3); null or absent: nothing'),
+  affiliate4: rewardBody
+    .nullable()
+    .default(null)
+    .describe('What level 4 earns: the affiliate that referred level 3 (referrer4); null or absent: nothing'),
 };
 
 export const payoutTermsBody = z.strictObject({

@@ -5,7 +5,14 @@ import type { GrpcClient } from '../../platform/grpc/client';
 import { isServiceError, readGrpcError } from '../../platform/grpc/errors';
 import { isIdentifierType } from '../../rules/identifiers';
 import type { AttributionLookup, AttributionSource, ReferralCodeUse } from '../domain/attribution';
-import { type AffiliateRef, type Attribution, MAX_REBATE_BPS, type ResolvedAttribution, type UplineAffiliate, type UplineLevel } from '../domain/payouts';
+import {
+  type AffiliateRef,
+  type Attribution,
+  MAX_REBATE_BPS,
+  type ResolvedAttribution,
+  type UplineAffiliate,
+  type UplineLevel,
+} from '../domain/payouts';
 
 /** Referral codes are applied one call each; this many travel at once. */
 const REFERRAL_CONCURRENCY = 16;

@@ -41,7 +41,9 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DROP TABLE conversion_upline`.execute(db);
   for (const table of ['payout_terms', 'payout_term_tiers']) {
     for (const level of LEVELS) {
-      await sql`ALTER TABLE ${sql.table(table)} DROP COLUMN ${sql.ref(`affiliate${level}_fixed`)}, DROP COLUMN ${sql.ref(`affiliate${level}_bps`)}`.execute(db);
+      await sql`ALTER TABLE ${sql.table(table)} DROP COLUMN ${sql.ref(`affiliate${level}_fixed`)}, DROP COLUMN ${sql.ref(`affiliate${level}_bps`)}`.execute(
+        db,
+      );
     }
   }
 }

@@ -14,7 +14,9 @@ import { type Kysely, sql } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE movements ADD COLUMN level smallint NOT NULL DEFAULT 1`.execute(db);
   // Only an affiliate's payout has a level above 1.
-  await sql`ALTER TABLE movements ADD CONSTRAINT movements_level_check CHECK (level BETWEEN 1 AND 4 AND (level = 1 OR kind = 'affiliate_payout')) NOT VALID`.execute(db);
+  await sql`ALTER TABLE movements ADD CONSTRAINT movements_level_check CHECK (level BETWEEN 1 AND 4 AND (level = 1 OR kind = 'affiliate_payout')) NOT VALID`.execute(
+    db,
+  );
   await sql`ALTER TABLE movements VALIDATE CONSTRAINT movements_level_check`.execute(db);
   await sql`
     CREATE OR REPLACE FUNCTION movements_append_only() RETURNS trigger LANGUAGE plpgsql AS $$

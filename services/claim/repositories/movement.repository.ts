@@ -477,7 +477,10 @@ function attributionOf(row: Pick<Selectable<ConversionTable>, (typeof CONVERSION
   return {
     affiliate: { id: row.affiliate_id, user: { identifier: row.affiliate_identifier, identifierType: row.affiliate_identifier_type } },
     master,
-    upline: upline.map((level) => ({ level: level.level, affiliate: { id: level.id, user: { identifier: level.identifier, identifierType: level.identifier_type } } })),
+    upline: upline.map((level) => ({
+      level: level.level,
+      affiliate: { id: level.id, user: { identifier: level.identifier, identifierType: level.identifier_type } },
+    })),
     tierId: row.tier_id,
     // Conversions paid before rebates existed gave none.
     rebateBps: row.user_rebate_rate_bps ?? 0,

@@ -74,8 +74,7 @@ export async function applyCaps(
       if (movement.rebate) return [];
       const result = results[next++]!;
       const capped = result.cappedBy === null ? {} : { capped: { amount: result.capped, by: result.cappedBy } };
-      if (!rebate || !carriesRebate(movement))
-        return [result.cappedBy === null ? movement : { ...movement, amount: result.amount, ...capped }];
+      if (!rebate || !carriesRebate(movement)) return [result.cappedBy === null ? movement : { ...movement, amount: result.amount, ...capped }];
       // The capped reward split again: a rebate floored to nothing is no movement.
       const split = splitRebate(result.amount, rebate.bps);
       const parts: PlannedMovement[] = [{ ...movement, amount: split.affiliate, ...capped }];

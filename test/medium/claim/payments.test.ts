@@ -65,7 +65,13 @@ describe('paying conversions (domain)', () => {
     const input = conversion({ user, rewardBase: '123456' });
     await submitAndPay(projectId, [input]);
     const paid = await harness.domain.ledger.conversion(projectId, input.id);
-    expect(paid.attribution).toEqual({ affiliate: { id: expect.any(String), user: affiliate.user }, master: null, upline: [], tierId: null, rebateBps: 0 });
+    expect(paid.attribution).toEqual({
+      affiliate: { id: expect.any(String), user: affiliate.user },
+      master: null,
+      upline: [],
+      tierId: null,
+      rebateBps: 0,
+    });
     expect(await movementsOf(harness, projectId)).toEqual([
       { conversion_id: input.id, kind: 'affiliate_payout', identifier: affiliate.user.identifier, amount: '12345' },
       { conversion_id: input.id, kind: 'end_user_payout', identifier: user.identifier, amount: '1234' },

@@ -29,11 +29,11 @@ interface Forest {
 
 const forest: fc.Arbitrary<Forest> = fc.integer({ min: 1, max: 14 }).chain((size) =>
   fc.record({
-    parents: fc.tuple(
-      ...Array.from({ length: size }, (_, index) =>
+    parents: fc.tuple<Array<number | null>>(
+      ...Array.from({ length: size }, (_, index): fc.Arbitrary<number | null> =>
         index === 0 ? fc.constant(null) : fc.option(fc.integer({ min: 0, max: index - 1 }), { freq: 4 }),
       ),
-    ) as fc.Arbitrary<Array<number | null>>,
+    ),
     suspended: fc.array(
       fc.integer({ min: 0, max: 5 }).map((roll) => roll === 0),
       { minLength: size, maxLength: size },
