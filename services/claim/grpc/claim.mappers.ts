@@ -277,6 +277,12 @@ export function toPaidConversionMessage(conversion: PaidConversionRecord): PaidC
       revenueUsd: reversal.revenueUsd ?? undefined,
       affiliatePayout: reversal.affiliatePayout.toString(),
       agencyPayout: reversal.agencyPayout.toString(),
+      upline: reversal.upline.map((level) => ({ level: level.level, amount: level.amount.toString() })),
+    })),
+    upline: conversion.upline.map((level) => ({
+      level: level.level,
+      affiliateId: level.affiliateId,
+      affiliatePayout: level.affiliatePayout.toString(),
     })),
   };
 }

@@ -251,6 +251,32 @@ describe('referral levels (domain)', () => {
     ]);
   });
 
+  it('lists a paid conversion’s upline with each level’s payout and what its reversals took back per level (ListPaidConversions)', async () => {
+    // Level 3 is named by no reward: frozen, paid "0".
+    const { projectId } = await project({ affiliate: { fixed: '1000' }, affiliate2: { fixed: '301' } });
+    const { levels, user } = chainOf(projectId, 3);
+    harness.clock.advance(1_000);
+    const input = conversion({ user });
+    await pay(projectId, [input]);
+    await harness.domain.reversals.reverse(projectId, {
+      conversionId: input.id,
+      reversalId: 'r-levels',
+      shareBps: 5_000,
+      reason: 'x',
+      reversedBy: KEY,
+    });
+    const { records } = await harness.domain.paidConversions.page(projectId, null, 10);
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({
+      affiliatePayout: 1_000n,
+      upline: [
+        { level: 2, affiliateId: levels[1]!.id, affiliatePayout: 301n },
+        { level: 3, affiliateId: levels[2]!.id, affiliatePayout: 0n },
+      ],
+      reversals: [{ reversalId: 'r-levels', affiliatePayout: 500n, upline: [{ level: 2, amount: 150n }] }],
+    });
+  });
+
   describe('payout terms', () => {
     it('take, answer and replace the rewards of levels 2..4, on the terms and on each tier', async () => {
       const { projectId, currencyId } = await newProject(harness);
