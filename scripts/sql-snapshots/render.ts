@@ -109,6 +109,7 @@ const outcome = (id: string, pendingReason: ConversionOutcome['pendingReason']):
   attribution: {
     affiliate: { id: AFFILIATE, user: { identifier: '0x00000000000000000000000000000000000000af', identifierType: 'evm_address' } },
     master: null,
+    upline: [],
     tierId: null,
     rebateBps: 0,
   },

@@ -23,6 +23,7 @@ export interface ClaimDatabase extends OutboxTables, ReviewTables, ReversalTable
   payout_term_tiers: PayoutTermTierTable;
   conversion_batches: ConversionBatchTable;
   conversions: ConversionTable;
+  conversion_upline: ConversionUplineTable;
   claim_checks: ClaimCheckTable;
   movements: MovementTable;
   leaderboard_totals: LeaderboardTotalTable;
@@ -72,6 +73,13 @@ export interface PayoutTermsTable {
   cap_per_end_user: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
   cap_window_amount: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
   cap_window_days: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Migration 0017: the rewards of referral levels 2..4 (fixed or bps, never both; both null: the level is not paid). */
+  affiliate2_fixed: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  affiliate2_bps: ColumnType<number | null, number | null | undefined, number | null>;
+  affiliate3_fixed: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  affiliate3_bps: ColumnType<number | null, number | null | undefined, number | null>;
+  affiliate4_fixed: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  affiliate4_bps: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface PayoutTermTierTable {
@@ -81,6 +89,13 @@ export interface PayoutTermTierTable {
   position: number;
   affiliate_fixed: Nullable<Money>;
   affiliate_bps: Nullable<number>;
+  /** Migration 0017: the rewards of referral levels 2..4 (fixed or bps, never both; both null: the level is not paid). */
+  affiliate2_fixed: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  affiliate2_bps: ColumnType<number | null, number | null | undefined, number | null>;
+  affiliate3_fixed: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  affiliate3_bps: ColumnType<number | null, number | null | undefined, number | null>;
+  affiliate4_fixed: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  affiliate4_bps: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface ConversionBatchTable {
@@ -175,6 +190,18 @@ export interface MovementTable {
   capped_by: ColumnType<CapKind | null, CapKind | null | undefined, never>;
   /** Migration 0014: an end_user_payout that is the referring affiliate's rebate, taken from its affiliate_payout of the same conversion. */
   rebate: ColumnType<boolean, boolean | undefined, never>;
+  /** Migration 0018: the referral level an affiliate_payout pays (1 the referring affiliate, 2..4 its upline); 1 on every other kind. */
+  level: ColumnType<number, number | undefined, never>;
+}
+
+/** Migration 0017: a paid conversion's upline (levels 2..4), frozen with its attribution. */
+export interface ConversionUplineTable {
+  project_id: string;
+  conversion_id: string;
+  level: number;
+  affiliate_id: string;
+  identifier_type: IdentifierType;
+  identifier: string;
 }
 
 export interface LeaderboardTotalTable {

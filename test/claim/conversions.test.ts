@@ -57,6 +57,7 @@ describe('conversions and payouts (HTTP)', () => {
         attribution: {
           affiliate: { id: expect.any(String), user_identifier: affiliate.identifier, user_identifier_type: 'evm_address' },
           master: null,
+          upline: [],
           spread_bps: null,
           tier_id: null,
           user_rebate_rate_bps: 0,
@@ -272,6 +273,7 @@ describe('conversions and payouts (HTTP)', () => {
         kind: 'affiliate_payout',
         is_referrer: true,
         rebate: false,
+        level: 1,
         user_identifier: affiliate.identifier,
         user_identifier_type: 'evm_address',
         conversion_id: second.id,

@@ -84,7 +84,8 @@ describe('currencies and payout terms (HTTP)', () => {
         currency_id: currency.id,
         end_user: { fixed: '1000000' },
         affiliate: { bps: 250 },
-        tiers: [{ audience_id: gold.toUpperCase(), affiliate: { bps: 500 } }],
+        affiliate3: { fixed: '30' },
+        tiers: [{ audience_id: gold.toUpperCase(), affiliate: { bps: 500 }, affiliate2: { bps: 100 } }],
       };
       const created = await stack.api.request('PUT', terms(project, 'swap usdc'), { key: project.keys.admin, body });
       expect(created.status).toBe(201);
@@ -93,7 +94,11 @@ describe('currencies and payout terms (HTTP)', () => {
         currency_id: currency.id,
         end_user: { fixed: '1000000' },
         affiliate: { bps: 250 },
-        tiers: [{ audience_id: gold, affiliate: { bps: 500 } }],
+        // Referral levels 2..4 (docs/claims.md#referral-levels): null where not paid.
+        affiliate2: null,
+        affiliate3: { fixed: '30' },
+        affiliate4: null,
+        tiers: [{ audience_id: gold, affiliate: { bps: 500 }, affiliate2: { bps: 100 }, affiliate3: null, affiliate4: null }],
         end_user_allowlist_audience_id: null,
         affiliate_allowlist_audience_id: null,
         hold_days: 0,
@@ -107,7 +112,7 @@ describe('currencies and payout terms (HTTP)', () => {
         body: { currency_id: currency.id, affiliate: null },
       });
       expect(replaced.status).toBe(200);
-      expect(replaced.body).toMatchObject({ end_user: null, affiliate: null, tiers: [] });
+      expect(replaced.body).toMatchObject({ end_user: null, affiliate: null, affiliate3: null, tiers: [] });
       expect((await stack.api.get(terms(project, 'swap usdc'), { key: project.keys.admin })).body).toEqual(replaced.body);
       const listed = await stack.api.get(`/api/v1/projects/${project.id}/payout-terms`, { key: project.keys.admin });
       expect(listed.body.results).toContainEqual(replaced.body);
@@ -124,6 +129,14 @@ describe('currencies and payout terms (HTTP)', () => {
       ['bps past 10,000', { affiliate: { bps: 10_001 } }, 'affiliate'],
       ['a tier of no UUID', { tiers: [{ audience_id: 'gold', affiliate: { bps: 1 } }] }, 'tiers[0].audience_id'],
       ['a tier without its reward', { tiers: [{ audience_id: randomUUID() }] }, 'tiers[0].affiliate'],
+      ['a level’s bps past 10,000', { affiliate2: { bps: 10_001 } }, 'affiliate2'],
+      ['a negative level reward', { affiliate4: { fixed: '-1' } }, 'affiliate4'],
+      [
+        'a tier’s level reward of a bad shape',
+        { tiers: [{ audience_id: randomUUID(), affiliate: { bps: 1 }, affiliate3: { bps: 'x' } }] },
+        'tiers[0].affiliate3',
+      ],
+      ['a level past 4', { affiliate5: { bps: 1 } }, 'affiliate5'],
     ])('refuses %s with 400 naming the field', async (_name, change, field) => {
       const currency = await createCurrency(stack, project);
       const response = await stack.api.request('PUT', terms(project), { key: project.keys.admin, body: { currency_id: currency.id, ...change } });

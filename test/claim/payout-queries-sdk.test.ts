@@ -46,7 +46,10 @@ describe('the payouts queries and incentives through the @fuul/sdk', () => {
       currency_id: currency.id,
       end_user: { fixed: '250' },
       affiliate: { bps: 1_000 },
-      tiers: [{ audience_id: gold.id, affiliate: { bps: 1_500 } }],
+      // Referral levels (docs/claims.md#referral-levels): the gold tier replaces the rewards of every level.
+      affiliate2: { bps: 500 },
+      affiliate4: { fixed: '7' },
+      tiers: [{ audience_id: gold.id, affiliate: { bps: 1_500 }, affiliate2: { fixed: '40' } }],
     });
     stack.clock.advance(60_000);
     await putTerms(stack, project, 'deposit', { currency_id: currency.id, end_user: { bps: 200 }, caps: { per_conversion: '5000' } });
@@ -265,6 +268,7 @@ describe('the payouts queries and incentives through the @fuul/sdk', () => {
           payout_terms: [
             term('trade', {
               referral_amount: '250',
+              referrer4_amount: '7',
               payee_type: 'both',
               payout_groups: [
                 {
@@ -273,6 +277,8 @@ describe('the payouts queries and incentives through the @fuul/sdk', () => {
                   affiliate_amount_percentage: 10,
                   end_user_amount: '250',
                   ...noLevels,
+                  affiliate2_amount_percentage: 5,
+                  affiliate4_amount: '7',
                   audience: null,
                   project_tier: null,
                   ...caps(false),
@@ -283,6 +289,7 @@ describe('the payouts queries and incentives through the @fuul/sdk', () => {
                   affiliate_amount_percentage: 15,
                   end_user_amount: '250',
                   ...noLevels,
+                  affiliate2_amount: '40',
                   audience: null,
                   project_tier: goldTier(),
                   ...caps(false),
@@ -324,7 +331,8 @@ describe('the payouts queries and incentives through the @fuul/sdk', () => {
     it('answers per tier, then the default bucket, what each conversion name pays there; tier_ids narrows them', async () => {
       const none = { amount: null, currency: null, unit: 'none' };
       const bps = (amount: string) => ({ amount, currency: null, unit: 'bps' });
-      const terms = (tradeAffiliate: string) => [
+      const fixed = (amount: string) => ({ amount, currency: currency.address, unit: 'base_units' });
+      const terms = (tradeAffiliate: string, levels: Record<string, unknown>) => [
         {
           conversion_name: 'deposit',
           payout_type: 'variable',
@@ -340,11 +348,12 @@ describe('the payouts queries and incentives through the @fuul/sdk', () => {
           conversion_name: 'trade',
           payout_type: 'variable',
           payee_type: 'both',
-          is_multi_level: false,
+          is_multi_level: true,
           affiliate_rate: bps(tradeAffiliate),
           affiliate2_rate: none,
           affiliate3_rate: none,
           affiliate4_rate: none,
+          ...levels,
           end_user_rate: { amount: '250', currency: currency.address, unit: 'base_units' },
         },
       ];
@@ -354,9 +363,16 @@ describe('the payouts queries and incentives through the @fuul/sdk', () => {
         tier_description: null,
         tier_slug: 'gold-tier',
         tier_rank: 1,
-        payout_terms: terms('1500'),
+        payout_terms: terms('1500', { affiliate2_rate: fixed('40') }),
       };
-      const defaultBucket = { tier_id: null, tier_name: null, tier_description: null, tier_slug: null, tier_rank: null, payout_terms: terms('1000') };
+      const defaultBucket = {
+        tier_id: null,
+        tier_name: null,
+        tier_description: null,
+        tier_slug: null,
+        tier_rank: null,
+        payout_terms: terms('1000', { affiliate2_rate: bps('500'), affiliate4_rate: fixed('7') }),
+      };
       expect(await Fuul.getIncentivesByTier()).toEqual({ tiers: [goldBucket, defaultBucket] });
       expect(await Fuul.getIncentivesByTier({ tier_ids: ['null'] })).toEqual({ tiers: [defaultBucket] });
       expect(await Fuul.getIncentivesByTier({ tier_ids: [gold.id.toUpperCase()] })).toEqual({ tiers: [goldBucket] });

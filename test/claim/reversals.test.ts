@@ -105,6 +105,7 @@ describe('reversals (HTTP)', () => {
         {
           kind: 'affiliate_payout',
           rebate: false,
+          level: 1,
           user_identifier: affiliate.identifier,
           user_identifier_type: 'evm_address',
           currency_id: project.currencyId,
@@ -117,6 +118,7 @@ describe('reversals (HTTP)', () => {
         {
           kind: 'end_user_payout',
           rebate: false,
+          level: null,
           user_identifier: user,
           user_identifier_type: 'evm_address',
           currency_id: project.currencyId,

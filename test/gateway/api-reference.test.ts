@@ -235,6 +235,9 @@ const OPERATIONS: Record<string, Expected> = {
     body: {
       properties: [
         'affiliate',
+        'affiliate2',
+        'affiliate3',
+        'affiliate4',
         'affiliate_allowlist_audience_id',
         'caps',
         'currency_id',

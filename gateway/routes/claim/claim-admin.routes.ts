@@ -22,6 +22,12 @@ const tags = ['Payouts administration'];
 
 type RewardBody = z.output<typeof rewardBody>;
 const toReward = (reward: RewardBody | null) => (reward === null ? undefined : 'fixed' in reward ? { fixed: reward.fixed } : { bps: reward.bps });
+/** The rewards of referral levels 2..4 of the body or one of its tiers (docs/claims.md#referral-levels). */
+const uplineRewards = (rewards: { affiliate2: RewardBody | null; affiliate3: RewardBody | null; affiliate4: RewardBody | null }) => ({
+  affiliate2: toReward(rewards.affiliate2),
+  affiliate3: toReward(rewards.affiliate3),
+  affiliate4: toReward(rewards.affiliate4),
+});
 
 /** The currencies a project pays in, and its payout terms per conversion name (admin keys). */
 export function claimAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
@@ -80,7 +86,10 @@ export function claimAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
         description:
           'Creates the terms (201) or replaces them whole (200). A reward is `{ "fixed": "<base units>" }` or `{ "bps": 0..10000 }` of the ' +
           'conversion’s `reward_base`, floored. The affiliate is paid the reward of its active tier when `tiers` names it, else `affiliate`; ' +
-          'its master affiliate earns its spread of `reward_base` on top (agency_payout). New terms apply to conversions paid from then on. ' +
+          'its master affiliate earns its spread of `reward_base` on top (agency_payout). Referral levels: `affiliate2`, `affiliate3` and ' +
+          '`affiliate4` (on the terms and on each tier, null or absent: not paid) pay the affiliate that referred the referring affiliate, ' +
+          'and the two above it, each an affiliate_payout with its `level`; a tier that names the referring affiliate’s active tier ' +
+          'replaces the rewards of every level. The spread and a code’s rebate come from level 1 only. New terms apply to conversions paid from then on. ' +
           'Allowlists: `end_user_allowlist_audience_id` and `affiliate_allowlist_audience_id` each name an audience of the project (static ' +
           'or dynamic) or null; when set, only users who are its members at the moment the conversion is processed earn that side’s reward, ' +
           'and a master’s spread follows its affiliate’s eligibility. GET /api/v1/conversions/{conversionId} says per side `paid` or ' +
@@ -115,7 +124,8 @@ export function claimAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
           currencyId: body.currency_id,
           endUser: toReward(body.end_user),
           affiliate: toReward(body.affiliate),
-          tiers: body.tiers.map((tier) => ({ audienceId: tier.audience_id, affiliate: toReward(tier.affiliate) })),
+          ...uplineRewards(body),
+          tiers: body.tiers.map((tier) => ({ audienceId: tier.audience_id, affiliate: toReward(tier.affiliate), ...uplineRewards(tier) })),
           endUserAllowlistAudienceId: body.end_user_allowlist_audience_id ?? undefined,
           affiliateAllowlistAudienceId: body.affiliate_allowlist_audience_id ?? undefined,
           holdDays: body.hold_days,

@@ -56,15 +56,31 @@ export function presentReward(reward: Reward | undefined) {
   return { bps: required(reward.bps, 'bps') };
 }
 
+/** The rewards of referral levels 2..4 of the terms or a tier (docs/claims.md#referral-levels); null: not paid. */
+function presentUplineRewards(rewards: { affiliate2?: Reward | undefined; affiliate3?: Reward | undefined; affiliate4?: Reward | undefined }) {
+  return {
+    affiliate2: presentReward(rewards.affiliate2),
+    affiliate3: presentReward(rewards.affiliate3),
+    affiliate4: presentReward(rewards.affiliate4),
+  };
+}
+
+/** An affiliate_payout's referral level (1..4); null on other kinds (the service answers 0 there). */
+function presentLevel(kind: MovementKind, level: number): number | null {
+  return kind === MovementKind.AFFILIATE_PAYOUT ? level : null;
+}
+
 export function presentPayoutTerms(terms: PayoutTerms) {
   return {
     conversion_name: terms.conversionName,
     currency_id: terms.currencyId,
     end_user: presentReward(terms.endUser),
     affiliate: presentReward(terms.affiliate),
+    ...presentUplineRewards(terms),
     tiers: terms.tiers.map((tier) => ({
       audience_id: tier.audienceId,
       affiliate: required(presentReward(tier.affiliate) ?? undefined, 'tiers.affiliate'),
+      ...presentUplineRewards(tier),
     })),
     end_user_allowlist_audience_id: terms.endUserAllowlistAudienceId ?? null,
     affiliate_allowlist_audience_id: terms.affiliateAllowlistAudienceId ?? null,
@@ -124,11 +140,12 @@ function presentAffiliate(affiliate: AffiliateRef | undefined) {
 
 /**
  * One side of a paid conversion: paid (what its movements of `kind` sum to, the user's rebate apart: it is
- * the affiliate's, and the affiliate's side is what it kept) or not eligible under its allowlist.
+ * the affiliate's, and the affiliate's side is what it kept; the upline's affiliate_payouts apart: the side is the
+ * referring affiliate's, level 1, and the movements list each level's) or not eligible under its allowlist.
  */
 function presentRewardSide(conversion: Conversion, eligibility: RewardEligibility, kind: MovementKind) {
   const amount = conversion.movements
-    .filter((movement) => movement.kind === kind && !movement.rebate)
+    .filter((movement) => movement.kind === kind && !movement.rebate && (kind !== MovementKind.AFFILIATE_PAYOUT || movement.level === 1))
     .reduce((sum, movement) => sum + BigInt(movement.amount), 0n);
   return {
     status: eligibility.eligible ? ('paid' as const) : ('not_eligible' as const),
@@ -162,6 +179,7 @@ export function presentReversal(reversal: Reversal) {
     movements: reversal.movements.map((part) => ({
       kind: nameOf(MovementKind, part.kind, 'kind'),
       rebate: part.rebate,
+      level: presentLevel(part.kind, part.level),
       ...presentUser(part.beneficiary),
       currency_id: part.currencyId,
       amount: part.amount,
@@ -192,6 +210,10 @@ export function presentConversion(conversion: Conversion, withReversals = false)
       ? {
           affiliate: required(presentAffiliate(attribution.affiliate) ?? undefined, 'attribution.affiliate'),
           master: presentAffiliate(attribution.master),
+          upline: attribution.upline.map((level) => ({
+            level: level.level,
+            ...required(presentAffiliate(level.affiliate) ?? undefined, 'attribution.upline.affiliate'),
+          })),
           spread_bps: attribution.spreadBps ?? null,
           tier_id: attribution.tierId ?? null,
           user_rebate_rate_bps: attribution.userRebateRateBps,
@@ -209,6 +231,7 @@ export function presentConversionMovement(movement: Movement) {
   return {
     kind: nameOf(MovementKind, movement.kind, 'kind'),
     rebate: movement.rebate,
+    level: presentLevel(movement.kind, movement.level),
     ...presentUser(movement.beneficiary),
     currency: presentCurrencyRef(movement.currency),
     amount: movement.amount,
@@ -249,6 +272,7 @@ export function presentMovement(projectId: string) {
       kind,
       is_referrer: kind !== 'end_user_payout',
       rebate: movement.rebate,
+      level: presentLevel(movement.kind, movement.level),
       ...presentUser(movement.beneficiary),
       conversion_id: movement.conversionId,
       conversion_name: movement.conversionName,

@@ -101,6 +101,22 @@ export const rewardBody = z
   ])
   .describe('{ "fixed": "<base units>" } or { "bps": 0..10000 }');
 
+/** The rewards of referral levels 2..4 (docs/claims.md#referral-levels), on the terms and on each tier. */
+const uplineRewardsBody = {
+  affiliate2: rewardBody
+    .nullable()
+    .default(null)
+    .describe('What level 2 earns: the affiliate that referred the referring affiliate (Fuul’s referrer2); null or absent: nothing'),
+  affiliate3: rewardBody
+    .nullable()
+    .default(null)
+    .describe('What level 3 earns: the affiliate that referred level 2 (referrer3); null or absent: nothing'),
+  affiliate4: rewardBody
+    .nullable()
+    .default(null)
+    .describe('What level 4 earns: the affiliate that referred level 3 (referrer4); null or absent: nothing'),
+};
+
 export const payoutTermsBody = z.strictObject({
   currency_id: resourceId.describe('A currency of the project'),
   end_user: rewardBody.nullable().default(null).describe('What the converting user earns; null or absent: nothing'),
@@ -108,11 +124,15 @@ export const payoutTermsBody = z.strictObject({
     .nullable()
     .default(null)
     .describe('What the referring affiliate earns unless a tier below names its active tier; null or absent: nothing'),
+  ...uplineRewardsBody,
   tiers: z
-    .array(z.strictObject({ audience_id: resourceId.describe('A tier audience (segment) id'), affiliate: rewardBody }))
+    .array(z.strictObject({ audience_id: resourceId.describe('A tier audience (segment) id'), affiliate: rewardBody, ...uplineRewardsBody }))
     .max(100)
     .default([])
-    .describe('The affiliate’s reward while its active tier is the audience named'),
+    .describe(
+      'The rewards while the referring affiliate’s active tier is the audience named: its own (affiliate) and its upline’s ' +
+        '(affiliate2..affiliate4), replacing the terms’ rewards of every level (a level the tier leaves null is not paid)',
+    ),
   end_user_allowlist_audience_id: resourceId
     .nullable()
     .default(null)
@@ -180,12 +200,19 @@ export const payoutTermsBody = z.strictObject({
 
 export const rewardSchema = z.union([z.object({ fixed: z.string() }), z.object({ bps: z.number().int() })]);
 
+const uplineRewardsSchema = {
+  affiliate2: rewardSchema.nullable().describe('What referral level 2 earns (the affiliate that referred the referring one); null: nothing'),
+  affiliate3: rewardSchema.nullable().describe('What referral level 3 earns; null: nothing'),
+  affiliate4: rewardSchema.nullable().describe('What referral level 4 earns; null: nothing'),
+};
+
 export const payoutTermsSchema = z.object({
   conversion_name: z.string(),
   currency_id: z.string(),
   end_user: rewardSchema.nullable(),
   affiliate: rewardSchema.nullable(),
-  tiers: z.array(z.object({ audience_id: z.string(), affiliate: rewardSchema })),
+  ...uplineRewardsSchema,
+  tiers: z.array(z.object({ audience_id: z.string(), affiliate: rewardSchema, ...uplineRewardsSchema })),
   end_user_allowlist_audience_id: z.string().nullable().describe('Only members of this audience earn the end-user reward; null: everyone may'),
   affiliate_allowlist_audience_id: z
     .string()
@@ -282,9 +309,17 @@ const rebateField = z
       'affiliate_payout of the same conversion, never added to it',
   );
 
+/** An affiliate_payout's referral level (docs/claims.md#referral-levels). */
+const levelField = z
+  .number()
+  .int()
+  .nullable()
+  .describe('An affiliate_payout’s referral level: 1 the referring affiliate, 2 to 4 its upline; null on other kinds');
+
 export const conversionMovementSchema = z.object({
   kind: movementKinds,
   rebate: rebateField,
+  level: levelField,
   ...userFields,
   currency: currencyRefSchema,
   amount: z.string(),
@@ -323,6 +358,7 @@ export const reverseConversionBody = z.strictObject({
 const movementReversalSchema = z.object({
   kind: z.enum(enumNames(MovementKind)),
   rebate: z.boolean().describe('Whether the movement is the user’s rebate from the affiliate’s reward'),
+  level: levelField,
   ...userFields,
   currency_id: z.string(),
   amount: z.string().describe('floor(movement amount × share_bps / 10000), base units'),
@@ -366,6 +402,12 @@ export const conversionSchema = z.object({
     .object({
       affiliate: affiliateSchema,
       master: affiliateSchema.nullable(),
+      upline: z
+        .array(z.object({ level: z.number().int().describe('2, 3 or 4'), ...affiliateSchema.shape }))
+        .describe(
+          'The affiliate’s upline when the conversion was paid, ascending: level 2 the affiliate that referred it, 3 and 4 above ' +
+            '(a level suspended then is left out, so levels may skip); empty when nobody referred the affiliate',
+        ),
       spread_bps: z.number().int().nullable(),
       tier_id: z.string().nullable(),
       user_rebate_rate_bps: z
@@ -431,6 +473,7 @@ export const movementSchema = z.object({
   kind: movementKinds,
   is_referrer: z.boolean().describe('true for affiliate_payout and agency_payout (earned by referring)'),
   rebate: rebateField,
+  level: levelField,
   ...userFields,
   conversion_id: z.string(),
   conversion_name: z.string(),

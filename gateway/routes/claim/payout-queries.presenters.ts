@@ -72,14 +72,22 @@ export interface IncentiveContext {
   segments: Map<string, Segment>;
 }
 
-const noLevel = {
-  affiliate2_amount: null,
-  affiliate3_amount: null,
-  affiliate4_amount: null,
-  affiliate2_amount_percentage: null,
-  affiliate3_amount_percentage: null,
-  affiliate4_amount_percentage: null,
-};
+/** The rewards of referral levels 2..4 of the terms or one of their tiers (docs/claims.md#referral-levels). */
+type UplineOf = Pick<PayoutTerms, 'affiliate2' | 'affiliate3' | 'affiliate4'>;
+
+/** Levels 2..4 as a payout group's affiliateN_amount (fixed base units) or affiliateN_amount_percentage (bps ÷ 100); null where not. */
+function levelRewards(upline: UplineOf) {
+  const fixed = (reward: Reward | undefined) => reward?.fixed ?? null;
+  const percent = (reward: Reward | undefined) => (reward?.bps === undefined ? null : reward.bps / 100);
+  return {
+    affiliate2_amount: fixed(upline.affiliate2),
+    affiliate3_amount: fixed(upline.affiliate3),
+    affiliate4_amount: fixed(upline.affiliate4),
+    affiliate2_amount_percentage: percent(upline.affiliate2),
+    affiliate3_amount_percentage: percent(upline.affiliate3),
+    affiliate4_amount_percentage: percent(upline.affiliate4),
+  };
+}
 
 /** A reward as a payout group's `affiliate_amount` (fixed base units) or `affiliate_amount_percentage` (bps ÷ 100). */
 function affiliateReward(reward: Reward | undefined): { affiliate_amount?: string; affiliate_amount_percentage?: number } {
@@ -127,19 +135,19 @@ function presentTerm(terms: PayoutTerms, context: IncentiveContext) {
     wallet_cap_enabled: terms.caps?.perAffiliateWindow !== undefined,
     dynamic_referral_cap_enabled: false,
   };
-  const group = (id: string, name: string, affiliate: Reward | undefined, tier: Segment | undefined) => ({
+  const group = (id: string, name: string, affiliate: Reward | undefined, upline: UplineOf, tier: Segment | undefined) => ({
     id,
     name,
     ...affiliateReward(affiliate),
     ...endUserReward(terms.endUser),
-    ...noLevel,
+    ...levelRewards(upline),
     audience: allowlist ? { id: allowlist.id, name: allowlist.name } : null,
     project_tier: tier ? presentTier(tier) : null,
     ...caps,
   });
   const tierGroups = terms.tiers.flatMap((tier) => {
     const segment = context.segments.get(tier.audienceId);
-    return segment?.tierRank === undefined ? [] : [group(segment.id, segment.name, tier.affiliate, segment)];
+    return segment?.tierRank === undefined ? [] : [group(segment.id, segment.name, tier.affiliate, tier, segment)];
   });
   return {
     id: terms.conversionName,
@@ -156,13 +164,16 @@ function presentTerm(terms: PayoutTerms, context: IncentiveContext) {
     require_approval: terms.requireApproval,
     ...(terms.endUser?.fixed === undefined ? {} : { referral_amount: terms.endUser.fixed }),
     ...(terms.affiliate?.fixed === undefined ? {} : { referrer_amount: terms.affiliate.fixed }),
+    ...(terms.affiliate2?.fixed === undefined ? {} : { referrer2_amount: terms.affiliate2.fixed }),
+    ...(terms.affiliate3?.fixed === undefined ? {} : { referrer3_amount: terms.affiliate3.fixed }),
+    ...(terms.affiliate4?.fixed === undefined ? {} : { referrer4_amount: terms.affiliate4.fixed }),
     max_payout_amount: terms.caps?.perConversion ?? null,
     end_user_cap_amount: terms.caps?.perEndUser ?? null,
     end_user_cap_window_days: null,
     wallet_cap_amount: terms.caps?.perAffiliateWindow?.amount ?? null,
     wallet_cap_window_days: terms.caps?.perAffiliateWindow?.days ?? null,
     dynamic_referral_cap_multiplier: null,
-    payout_groups: [group('default', 'default', terms.affiliate, undefined), ...tierGroups],
+    payout_groups: [group('default', 'default', terms.affiliate, terms, undefined), ...tierGroups],
     payee_type: payeeType(terms),
   };
 }
@@ -197,20 +208,23 @@ function rate(reward: Reward | undefined, currency: CurrencyRef) {
 
 /**
  * The terms as an affiliate of one tier earns them (null: in no tier the terms name): the tier's
- * reward where the terms name the tier, else the default affiliate reward.
+ * rewards where the terms name the tier (its own and its upline's, levels 2..4), else the default ones.
  */
 function termsForTier(terms: PayoutTerms, tierId: string | null, context: IncentiveContext) {
   const currency = required(context.currencies.get(terms.currencyId), `currency ${terms.currencyId}`);
-  const affiliate = (tierId === null ? undefined : terms.tiers.find((tier) => tier.audienceId === tierId)?.affiliate) ?? terms.affiliate;
+  const tier = tierId === null ? undefined : terms.tiers.find((candidate) => candidate.audienceId === tierId);
+  const affiliate = tier?.affiliate ?? terms.affiliate;
+  // A tier the terms name replaces the rewards of every level (docs/claims.md#referral-levels).
+  const upline: UplineOf = tier ?? terms;
   return {
     conversion_name: terms.conversionName,
     payout_type: (affiliate ?? terms.endUser)?.fixed !== undefined ? ('fixed' as const) : ('variable' as const),
     payee_type: payeeType(terms),
-    is_multi_level: false,
+    is_multi_level: upline.affiliate2 !== undefined || upline.affiliate3 !== undefined || upline.affiliate4 !== undefined,
     affiliate_rate: rate(affiliate, currency),
-    affiliate2_rate: notPaid,
-    affiliate3_rate: notPaid,
-    affiliate4_rate: notPaid,
+    affiliate2_rate: rate(upline.affiliate2, currency),
+    affiliate3_rate: rate(upline.affiliate3, currency),
+    affiliate4_rate: rate(upline.affiliate4, currency),
     end_user_rate: rate(terms.endUser, currency),
   };
 }

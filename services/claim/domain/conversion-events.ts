@@ -36,6 +36,7 @@ export function conversionProcessedEvents(
           master: attribution?.master
             ? { id: attribution.master.affiliate.id, user: user(attribution.master.affiliate.user), spread_bps: attribution.master.spreadBps }
             : null,
+          upline: (attribution?.upline ?? []).map(({ level, affiliate }) => ({ level, id: affiliate.id, user: user(affiliate.user) })),
           tier_id: attribution?.tierId ?? null,
           volume_usd: conversion.volumeUsd,
           revenue_usd: conversion.revenueUsd,
@@ -49,6 +50,7 @@ export function conversionProcessedEvents(
               user: user(movement.beneficiary),
               amount: movement.amount.toString(),
               ...(movement.rebate ? { rebate: true as const } : {}),
+              ...(movement.kind === 'affiliate_payout' ? { level: movement.level ?? 1 } : {}),
             })),
         },
       },

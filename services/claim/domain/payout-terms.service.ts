@@ -9,16 +9,24 @@ import type { AllowlistSource } from './allowlists';
 import type { PayoutCaps } from './caps';
 import { checkConversionName } from './conversion-name';
 import { requireProjectId } from './project';
+import { UPLINE_LEVELS, type UplineRewards } from './payouts';
 import { checkReward, type Reward, type RewardInput } from './reward';
 
 /** Tiers one set of terms may name. */
 export const MAX_TIERS = 100;
 
-export interface PayoutTermsInput {
+/** The rewards of referral levels 2..4 as a request carries them (docs/claims.md#referral-levels); unset: not paid. */
+export interface UplineRewardsInput {
+  affiliate2?: RewardInput | undefined;
+  affiliate3?: RewardInput | undefined;
+  affiliate4?: RewardInput | undefined;
+}
+
+export interface PayoutTermsInput extends UplineRewardsInput {
   currencyId: string;
   endUser: RewardInput | undefined;
   affiliate: RewardInput | undefined;
-  tiers: Array<{ audienceId: string; affiliate: RewardInput | undefined }>;
+  tiers: Array<{ audienceId: string; affiliate: RewardInput | undefined } & UplineRewardsInput>;
   /** An audience of the project whose members alone earn the end user's reward; unset: none. */
   endUserAllowlistAudienceId?: string | undefined;
   /** An audience of the project whose members alone earn the affiliate's reward (and their masters the spread); unset: none. */
@@ -76,6 +84,7 @@ export class PayoutTermsService {
     if (!isCanonicalUuid(input.currencyId)) violations.push({ field: 'currency_id', reason: 'must be the id of a currency of the project' });
     const endUser = optionalReward(input.endUser, 'end_user', violations);
     const affiliate = optionalReward(input.affiliate, 'affiliate', violations);
+    const upline = checkUpline(input, '', violations);
     const tiers = checkTiers(input.tiers, violations);
     const endUserAllowlist = optionalAudience(input.endUserAllowlistAudienceId, ALLOWLIST_FIELDS.endUserAllowlistAudienceId, violations);
     const affiliateAllowlist = optionalAudience(input.affiliateAllowlistAudienceId, ALLOWLIST_FIELDS.affiliateAllowlistAudienceId, violations);
@@ -93,6 +102,7 @@ export class PayoutTermsService {
         currencyId: input.currencyId,
         endUser,
         affiliate,
+        upline,
         tiers,
         endUserAllowlistAudienceId: endUserAllowlist,
         affiliateAllowlistAudienceId: affiliateAllowlist,
@@ -163,6 +173,16 @@ function checkCaps(input: PayoutCapsInput | undefined, violations: FieldViolatio
   return { perConversion, perEndUser, perAffiliateWindow: windowAmount !== null && daysValid ? { amount: windowAmount, days } : null };
 }
 
+/** The rewards of levels 2..4 checked, each under `<prefix>affiliate<level>`. */
+function checkUpline(input: UplineRewardsInput, prefix: string, violations: FieldViolation[]): UplineRewards {
+  const upline: UplineRewards = {};
+  for (const level of UPLINE_LEVELS) {
+    const reward = optionalReward(input[`affiliate${level}`], `${prefix}affiliate${level}`, violations);
+    if (reward) upline[level] = reward;
+  }
+  return upline;
+}
+
 function optionalReward(input: RewardInput | undefined, field: string, violations: FieldViolation[]): Reward | null {
   if (input === undefined) return null;
   const checked = checkReward(input, field);
@@ -198,7 +218,8 @@ function checkTiers(input: PayoutTermsInput['tiers'], violations: FieldViolation
     }
     const checked = checkReward(tier.affiliate, `${path}.affiliate`);
     violations.push(...checked.violations);
-    if (checked.reward) tiers.push({ audienceId: tier.audienceId, affiliate: checked.reward });
+    const upline = checkUpline(tier, `${path}.`, violations);
+    if (checked.reward) tiers.push({ audienceId: tier.audienceId, affiliate: checked.reward, upline });
   });
   return tiers;
 }

@@ -8,9 +8,24 @@ export interface AffiliateRef {
   user: UserIdentifier;
 }
 
+/** A referral level above the referring affiliate (docs/claims.md#referral-levels): 2 its referrer, 3 and 4 above. */
+export type UplineLevel = 2 | 3 | 4;
+export const UPLINE_LEVELS: readonly UplineLevel[] = [2, 3, 4];
+
+/** One affiliate of the referring affiliate's upline, at its level. */
+export interface UplineAffiliate {
+  level: UplineLevel;
+  affiliate: AffiliateRef;
+}
+
 /** Who a conversion is attributed to at the moment it happened (agency ResolveAttribution). */
 export interface Attribution {
   affiliate: AffiliateRef;
+  /**
+   * The affiliate's upline at that moment, by ascending level (the agency's `ancestors`): suspended levels are
+   * left out, so levels may skip; empty when the affiliate was referred by nobody. Frozen with the rest.
+   */
+  upline: UplineAffiliate[];
   /** The affiliate's master affiliate and its spread, if it has one. */
   master: { affiliate: AffiliateRef; spreadBps: number } | null;
   /** The affiliate's active tier (an audience id), if it has one. */
@@ -35,12 +50,17 @@ export interface ResolvedAttribution extends Attribution {
   affiliateFlagged: boolean;
 }
 
+/** The rewards of referral levels 2..4 (unset: that level is not paid). */
+export type UplineRewards = Partial<Record<UplineLevel, Reward>>;
+
 /** Payout terms as the arithmetic reads them. */
 export interface PayoutTermsView {
   currencyId: string;
   endUser: Reward | null;
   affiliate: Reward | null;
-  tiers: ReadonlyArray<{ audienceId: string; affiliate: Reward }>;
+  /** The rewards of the affiliate's upline, levels 2..4, when the affiliate's active tier is not one of `tiers`. */
+  upline: UplineRewards;
+  tiers: ReadonlyArray<{ audienceId: string; affiliate: Reward; upline: UplineRewards }>;
   /** Only members of this audience earn `endUser` (null: every converting user may). */
   endUserAllowlistAudienceId: string | null;
   /** Only members of this audience earn the affiliate's reward, and their masters the spread (null: every affiliate may). */
@@ -85,6 +105,11 @@ export interface PlannedMovement {
    * `affiliate_payout` of the same conversion (splitRebate), never added to it.
    */
   rebate?: true;
+  /**
+   * On an `affiliate_payout` to the referring affiliate's upline: the referral level it pays (2..4,
+   * docs/claims.md#referral-levels). Absent on the referring affiliate's own (level 1) and on other kinds.
+   */
+  level?: UplineLevel;
 }
 
 export type PayoutPlan =
@@ -110,6 +135,10 @@ const NO_ALLOWLISTS: IsMember = () => {
  * - the affiliate's reward is split with the user when its code has a rebate rate (splitRebate): the
  *   user's part is an `end_user_payout` marked `rebate` (whatever the end-user allowlist says: it is the
  *   affiliate's money), the affiliate keeps the rest;
+ * - each affiliate of the upline (levels 2..4, docs/claims.md#referral-levels) gets its level's reward, from the
+ *   same rewards as level 1 (the level-1 affiliate's active tier's when the terms name it, else the terms'),
+ *   as an `affiliate_payout` with its `level`, when it is a member of the affiliate allowlist (if named);
+ *   no spread and no rebate come from a level above 1;
  * - a payout of 0 is no movement (the ledger holds only amounts that are owed).
  * The plan says what each allowlist decided (`eligibility`), to be frozen on the conversion.
  */
@@ -139,6 +168,13 @@ export function planPayouts(
         if (split.rebate > 0n) movements.push({ kind: 'end_user_payout', beneficiary: conversion.user, amount: split.rebate, rebate: true });
       }
       if (attribution.master) pay('agency_payout', attribution.master.affiliate.user, shareOf(conversion.rewardBase, attribution.master.spreadBps));
+    }
+    const rewards = uplineRewards(terms, attribution.tierId);
+    for (const { level, affiliate: ancestor } of attribution.upline) {
+      const reward = rewards[level];
+      if (!reward || !(check(terms.affiliateAllowlistAudienceId, ancestor.user)?.eligible ?? true)) continue;
+      const amount = rewardAmount(reward, conversion.rewardBase);
+      if (amount > 0n) movements.push({ kind: 'affiliate_payout', beneficiary: ancestor.user, amount, level });
     }
   }
   return { status: 'processed', currencyId: terms.currencyId, movements, eligibility: { endUser, affiliate } };
@@ -170,13 +206,29 @@ export function allowlistQuestions(
   if (!terms) return [];
   const questions: Array<{ audienceId: string; user: UserIdentifier }> = [];
   if (terms.endUserAllowlistAudienceId !== null) questions.push({ audienceId: terms.endUserAllowlistAudienceId, user: conversion.user });
-  if (attribution && terms.affiliateAllowlistAudienceId !== null)
+  if (attribution && terms.affiliateAllowlistAudienceId !== null) {
     questions.push({ audienceId: terms.affiliateAllowlistAudienceId, user: attribution.affiliate.user });
+    const rewards = uplineRewards(terms, attribution.tierId);
+    for (const { level, affiliate } of attribution.upline) {
+      if (rewards[level]) questions.push({ audienceId: terms.affiliateAllowlistAudienceId, user: affiliate.user });
+    }
+  }
   return questions;
+}
+
+function tierOf(terms: PayoutTermsView, tierId: string | null) {
+  return tierId === null ? undefined : terms.tiers.find((candidate) => candidate.audienceId === tierId);
 }
 
 /** The affiliate's reward: its active tier's when the terms name that tier, else the terms' `affiliate`. */
 export function affiliateReward(terms: PayoutTermsView, tierId: string | null): Reward | null {
-  const tier = tierId === null ? undefined : terms.tiers.find((candidate) => candidate.audienceId === tierId);
-  return tier?.affiliate ?? terms.affiliate;
+  return tierOf(terms, tierId)?.affiliate ?? terms.affiliate;
+}
+
+/**
+ * The upline's rewards: the level-1 affiliate's active tier's when the terms name that tier (a tier replaces the
+ * terms' rewards whole: a level it leaves unset pays nothing), else the terms' own.
+ */
+export function uplineRewards(terms: PayoutTermsView, tierId: string | null): UplineRewards {
+  return tierOf(terms, tierId)?.upline ?? terms.upline;
 }

@@ -5,7 +5,14 @@ import type { GrpcClient } from '../../platform/grpc/client';
 import { isServiceError, readGrpcError } from '../../platform/grpc/errors';
 import { isIdentifierType } from '../../rules/identifiers';
 import type { AttributionLookup, AttributionSource, ReferralCodeUse } from '../domain/attribution';
-import { type AffiliateRef, type Attribution, MAX_REBATE_BPS, type ResolvedAttribution } from '../domain/payouts';
+import {
+  type AffiliateRef,
+  type Attribution,
+  MAX_REBATE_BPS,
+  type ResolvedAttribution,
+  type UplineAffiliate,
+  type UplineLevel,
+} from '../domain/payouts';
 
 /** Referral codes are applied one call each; this many travel at once. */
 const REFERRAL_CONCURRENCY = 16;
@@ -86,15 +93,42 @@ function toAttribution(message: AttributionMessage): ResolvedAttribution | null 
     }
     master = { affiliate: masterRef, spreadBps: message.spreadBps };
   }
+  const upline = uplineOf(message, affiliate);
+  if (upline instanceof Error) return upline;
   if (!Number.isInteger(message.userRebateRateBps) || message.userRebateRateBps < 0 || message.userRebateRateBps > MAX_REBATE_BPS) {
     return new Error(`the agency service answered a rebate rate of ${message.userRebateRateBps} bps`);
   }
   return {
     affiliate,
     master,
+    upline,
     tierId: message.activeTierId ?? null,
     rebateBps: message.userRebateRateBps,
     referredAt: message.referredAt ?? null,
     affiliateFlagged: message.affiliateFlagged,
   };
+}
+
+/**
+ * The referring affiliate's upline as the agency answers it (`ancestors`, docs/claims.md#referral-levels): each
+ * level 2..4 at most once, ascending (levels may skip where one was suspended), and no affiliate twice in the
+ * chain, the referring one included (the agency refuses a referral that would close a cycle). An answer that
+ * breaks this is refused for that conversion alone: paying it would pay one affiliate twice or at a level
+ * that does not exist.
+ */
+function uplineOf(message: AttributionMessage, affiliate: AffiliateRef): UplineAffiliate[] | Error {
+  const upline: UplineAffiliate[] = [];
+  const seen = new Set([affiliate.id]);
+  for (const ancestor of message.ancestors) {
+    const level = ancestor.level;
+    if (level < 2 || level > 4 || (upline.length > 0 && level <= upline[upline.length - 1]!.level)) {
+      return new Error(`the agency service answered an upline with level ${level} out of order or range`);
+    }
+    const ref = affiliateOf(ancestor.affiliate);
+    if (ref instanceof Error) return ref;
+    if (seen.has(ref.id)) return new Error(`the agency service answered an upline naming affiliate ${ref.id} twice`);
+    seen.add(ref.id);
+    upline.push({ level: level as UplineLevel, affiliate: ref });
+  }
+  return upline;
 }

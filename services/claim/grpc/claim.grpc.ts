@@ -28,6 +28,11 @@ function rewardInput(reward: Reward | undefined): RewardInput | undefined {
   return reward && { fixed: reward.fixed, bps: reward.bps };
 }
 
+/** The rewards of referral levels 2..4 of a request or one of its tiers. */
+function uplineInput(message: { affiliate2?: Reward | undefined; affiliate3?: Reward | undefined; affiliate4?: Reward | undefined }) {
+  return { affiliate2: rewardInput(message.affiliate2), affiliate3: rewardInput(message.affiliate3), affiliate4: rewardInput(message.affiliate4) };
+}
+
 /**
  * Translates protobuf <-> domain and delegates; no rules live here. Fields the contract requires
  * are resolved here (services/rules/fields.ts), so the domain takes them as given.
@@ -58,7 +63,8 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
           currencyId: req.currencyId,
           endUser: rewardInput(req.endUser),
           affiliate: rewardInput(req.affiliate),
-          tiers: req.tiers.map((tier) => ({ audienceId: tier.audienceId, affiliate: rewardInput(tier.affiliate) })),
+          ...uplineInput(req),
+          tiers: req.tiers.map((tier) => ({ audienceId: tier.audienceId, affiliate: rewardInput(tier.affiliate), ...uplineInput(tier) })),
           endUserAllowlistAudienceId: req.endUserAllowlistAudienceId,
           affiliateAllowlistAudienceId: req.affiliateAllowlistAudienceId,
           holdDays: req.holdDays,

@@ -34,7 +34,8 @@ import { toGrpcStatus } from '../../platform/grpc/errors';
 import type { Submission } from '../domain/conversion.service';
 import type { DecisionResult } from '../domain/movement-decision.service';
 import { hasCaps, type PayoutCaps } from '../domain/caps';
-import type { Attribution, SideEligibility } from '../domain/payouts';
+import type { Attribution, SideEligibility, UplineRewards } from '../domain/payouts';
+import type { MovementKind as MovementKindName } from '../domain/vocabulary';
 import type { Reconciliation } from '../domain/reconciliation.service';
 import type { Reward } from '../domain/reward';
 import type { CurrencyRecord } from '../repositories/currency.repository';
@@ -71,7 +72,8 @@ export function toPayoutTermsMessage(terms: PayoutTermsRecord): PayoutTerms {
     currencyId: terms.currencyId,
     endUser: toRewardMessage(terms.endUser),
     affiliate: toRewardMessage(terms.affiliate),
-    tiers: terms.tiers.map((tier) => ({ audienceId: tier.audienceId, affiliate: toRewardMessage(tier.affiliate) })),
+    ...toUplineMessage(terms.upline),
+    tiers: terms.tiers.map((tier) => ({ audienceId: tier.audienceId, affiliate: toRewardMessage(tier.affiliate), ...toUplineMessage(tier.upline) })),
     endUserAllowlistAudienceId: terms.endUserAllowlistAudienceId ?? undefined,
     affiliateAllowlistAudienceId: terms.affiliateAllowlistAudienceId ?? undefined,
     holdDays: terms.holdDays,
@@ -79,6 +81,15 @@ export function toPayoutTermsMessage(terms: PayoutTermsRecord): PayoutTerms {
     caps: toCapsMessage(terms.caps),
     createdAt: terms.createdAt,
     updatedAt: terms.updatedAt,
+  };
+}
+
+/** The rewards of referral levels 2..4 as the terms' and tiers' fields affiliate2..affiliate4 (unset: not paid). */
+function toUplineMessage(upline: UplineRewards) {
+  return {
+    affiliate2: toRewardMessage(upline[2] ?? null),
+    affiliate3: toRewardMessage(upline[3] ?? null),
+    affiliate4: toRewardMessage(upline[4] ?? null),
   };
 }
 
@@ -117,6 +128,7 @@ function toAttributionMessage(attribution: Attribution | null): AttributionMessa
     spreadBps: attribution.master?.spreadBps,
     tierId: attribution.tierId ?? undefined,
     userRebateRateBps: attribution.rebateBps,
+    upline: attribution.upline.map(({ level, affiliate }) => ({ level, affiliate })),
   };
 }
 
@@ -160,7 +172,13 @@ export function toMovementMessage(movement: MovementRecord): Movement {
     cappedAmount: (movement.capped?.amount ?? 0n).toString(),
     cappedBy: movement.capped ? enumValue(CapKind, movement.capped.by) : CapKind.UNSPECIFIED,
     rebate: movement.rebate,
+    level: levelOf(movement),
   };
+}
+
+/** A movement's referral level as the API shows it: an affiliate_payout's (1..4); 0 on other kinds, which have none. */
+function levelOf(movement: { kind: MovementKindName; level: number }): number {
+  return movement.kind === 'affiliate_payout' ? movement.level : 0;
 }
 
 export function toMovementDecisionMessage(result: DecisionResult): MovementDecision {
@@ -196,6 +214,7 @@ export function toReversalMessage(reversal: ReversalRecord): Reversal {
       fromCheck: part.fromCheck.toString(),
       toDebt: part.toDebt.toString(),
       rebate: part.rebate,
+      level: levelOf(part),
     })),
   };
 }
@@ -258,6 +277,12 @@ export function toPaidConversionMessage(conversion: PaidConversionRecord): PaidC
       revenueUsd: reversal.revenueUsd ?? undefined,
       affiliatePayout: reversal.affiliatePayout.toString(),
       agencyPayout: reversal.agencyPayout.toString(),
+      upline: reversal.upline.map((level) => ({ level: level.level, amount: level.amount.toString() })),
+    })),
+    upline: conversion.upline.map((level) => ({
+      level: level.level,
+      affiliateId: level.affiliateId,
+      affiliatePayout: level.affiliatePayout.toString(),
     })),
   };
 }

@@ -15,6 +15,8 @@ import * as payoutCaps from './0013_payout_caps';
 import * as rebates from './0014_rebates';
 import * as referrerConversionsIndex from './0016_referrer_conversions_index';
 import * as leaderboardDays from './0015_leaderboard_days';
+import * as referralLevelTerms from './0017_referral_level_terms';
+import * as movementLevels from './0018_movement_levels';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const claimMigrations: Record<string, Migration> = {
@@ -34,4 +36,6 @@ export const claimMigrations: Record<string, Migration> = {
   '0014_rebates': rebates,
   '0016_referrer_conversions_index': referrerConversionsIndex,
   '0015_leaderboard_days': leaderboardDays,
+  '0017_referral_level_terms': referralLevelTerms,
+  '0018_movement_levels': movementLevels,
 };

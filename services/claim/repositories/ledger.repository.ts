@@ -51,6 +51,7 @@ export class LedgerRepository {
           const recorded = owns.some((outcome) => outcome.caps !== null) ? await applyCaps(trx, projectId, owns, now) : owns;
           let movements = 0;
           if (recorded.length > 0) {
+            await freezeUplines(trx, projectId, recorded);
             movements = await appendMovements(trx, projectId, recorded, now);
             // The queue's rows with the movements that wait for them: only when the batch broke a rule.
             await flagConversions(
@@ -125,6 +126,24 @@ async function updateConversions(trx: Transaction<ClaimDatabase>, batchId: strin
   return new Set(rows.map((row) => row.id));
 }
 
+/**
+ * The upline of each recorded conversion that has one (docs/claims.md#referral-levels), frozen beside its
+ * attribution in conversion_upline: one statement, and none at all when no conversion of the batch has an upline.
+ */
+async function freezeUplines(trx: Transaction<ClaimDatabase>, projectId: string, outcomes: ConversionOutcome[]): Promise<void> {
+  const rows = outcomes.flatMap((outcome) =>
+    (outcome.attribution?.upline ?? []).map(({ level, affiliate }) => ({
+      project_id: projectId,
+      conversion_id: outcome.id,
+      level,
+      affiliate_id: affiliate.id,
+      identifier_type: affiliate.user.identifierType,
+      identifier: affiliate.user.identifier,
+    })),
+  );
+  if (rows.length > 0) await trx.insertInto('conversion_upline').values(rows).execute();
+}
+
 interface MovementRow {
   conversionId: string;
   movement: PlannedMovement;
@@ -174,19 +193,23 @@ async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: strin
   // The rebate column likewise only when the batch pays a rebate.
   const rebates = rebateColumns(rows);
   const heldRebates = rebateColumns(pending);
+  // The level column likewise only when the batch pays a level above 1 (docs/claims.md#referral-levels); the
+  // movements of a conversion are then written level by level (their ids in that order).
+  const levels = levelColumns(rows);
+  const heldLevels = levelColumns(pending);
   const held =
     pending.length === 0
       ? sql``
       : sql`,
     held AS (
-      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, status, pending_reason, available_at, created_at${heldCapped.names}${heldRebates.names})
-      SELECT ${projectId}, conversion_id, kind, identifier_type, identifier, currency_id, amount, 'pending', reason, available_at, ${now}${heldCapped.names}${heldRebates.names}
+      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, status, pending_reason, available_at, created_at${heldCapped.names}${heldRebates.names}${heldLevels.names})
+      SELECT ${projectId}, conversion_id, kind, identifier_type, identifier, currency_id, amount, 'pending', reason, available_at, ${now}${heldCapped.names}${heldRebates.names}${heldLevels.names}
       FROM unnest(${pending.map((r) => r.conversionId)}::text[], ${pending.map((r) => r.movement.kind)}::text[],
                   ${pending.map((r) => r.movement.beneficiary.identifierType)}::text[], ${pending.map((r) => r.movement.beneficiary.identifier)}::text[],
                   ${pending.map((r) => r.currencyId)}::uuid[], ${pending.map((r) => r.movement.amount)}::numeric[],
-                  ${pending.map((r) => r.reason)}::text[], ${pending.map((r) => r.availableAt)}::timestamptz[]${heldCapped.arrays}${heldRebates.arrays})
-        AS h(conversion_id, kind, identifier_type, identifier, currency_id, amount, reason, available_at${heldCapped.names}${heldRebates.names})
-      ORDER BY conversion_id, kind
+                  ${pending.map((r) => r.reason)}::text[], ${pending.map((r) => r.availableAt)}::timestamptz[]${heldCapped.arrays}${heldRebates.arrays}${heldLevels.arrays})
+        AS h(conversion_id, kind, identifier_type, identifier, currency_id, amount, reason, available_at${heldCapped.names}${heldRebates.names}${heldLevels.names})
+      ORDER BY conversion_id, kind${heldLevels.names}
       RETURNING 1
     )`;
   const heldCount = pending.length === 0 ? sql`0` : sql`(SELECT count(*) FROM held)`;
@@ -201,8 +224,8 @@ async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: strin
         ${column((r) => r.conversionId)}::text[], ${column((r) => r.movement.kind)}::text[],
         ${column((r) => user(r).identifierType)}::text[], ${column((r) => user(r).identifier)}::text[],
         ${column((r) => r.currencyId)}::uuid[], ${column((r) => r.movement.amount)}::numeric[],
-        ${column((r) => REASON_OF_KIND[r.movement.kind])}::text[]${capped.arrays}${rebates.arrays}
-      ) AS p(conversion_id, kind, identifier_type, identifier, currency_id, amount, reason${capped.names}${rebates.names})
+        ${column((r) => REASON_OF_KIND[r.movement.kind])}::text[]${capped.arrays}${rebates.arrays}${levels.arrays}
+      ) AS p(conversion_id, kind, identifier_type, identifier, currency_id, amount, reason${capped.names}${rebates.names}${levels.names})
     ),
     checks AS (
       INSERT INTO claim_checks AS cc (project_id, identifier_type, identifier, currency_id, reason, status, amount, movements_count, created_at, updated_at)
@@ -218,10 +241,10 @@ async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: strin
       RETURNING id, identifier_type, identifier, currency_id, reason
     ),
     moved AS (
-      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at${capped.names}${rebates.names})
-      SELECT ${projectId}, p.conversion_id, p.kind, p.identifier_type, p.identifier, p.currency_id, p.amount, c.id, ${now}, ${now}${capped.names}${rebates.names}
+      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at${capped.names}${rebates.names}${levels.names})
+      SELECT ${projectId}, p.conversion_id, p.kind, p.identifier_type, p.identifier, p.currency_id, p.amount, c.id, ${now}, ${now}${capped.names}${rebates.names}${levels.names}
       FROM planned p JOIN checks c USING (identifier_type, identifier, currency_id, reason)
-      ORDER BY p.conversion_id, p.kind
+      ORDER BY p.conversion_id, p.kind${levels.names}
       RETURNING 1
     ),
     totals AS (
@@ -285,6 +308,12 @@ function rebateColumns(rows: MovementRow[]) {
   return { arrays: sql`, ${rows.map((row) => row.movement.rebate === true)}::boolean[]`, names: sql`, rebate` };
 }
 
+/** The level column of an insert from unnest, when one of the rows pays a referral level above 1; empty otherwise (every row is level 1). */
+function levelColumns(rows: MovementRow[]) {
+  if (!rows.some((row) => (row.movement.level ?? 1) > 1)) return { arrays: sql``, names: sql`` };
+  return { arrays: sql`, ${rows.map((row) => row.movement.level ?? 1)}::smallint[]`, names: sql`, level` };
+}
+
 /** The rows whose movement the statement did not write (their key's check would have passed 2^256 − 1). */
 async function unwritten(trx: Transaction<ClaimDatabase>, projectId: string, rows: MovementRow[]): Promise<MovementRow[]> {
   const written = await trx
@@ -320,15 +349,16 @@ async function appendOverflowing(trx: Transaction<ClaimDatabase>, projectId: str
   );
   const capped = cappedColumns(rows);
   const rebates = rebateColumns(rows);
+  const levels = levelColumns(rows);
   const inserted = await sql<{ movements: string }>`
     WITH moved AS (
-      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at${capped.names}${rebates.names})
-      SELECT ${projectId}, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, ${now}, ${now}${capped.names}${rebates.names}
+      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at${capped.names}${rebates.names}${levels.names})
+      SELECT ${projectId}, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, ${now}, ${now}${capped.names}${rebates.names}${levels.names}
       FROM unnest(${rows.map((row) => row.conversionId)}::text[], ${rows.map((row) => row.movement.kind)}::text[],
                   ${rows.map((row) => row.movement.beneficiary.identifierType)}::text[], ${rows.map((row) => row.movement.beneficiary.identifier)}::text[],
-                  ${rows.map((row) => row.currencyId)}::uuid[], ${rows.map((row) => row.movement.amount)}::numeric[], ${checks}::uuid[]${capped.arrays}${rebates.arrays})
-        AS m(conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id${capped.names}${rebates.names})
-      ORDER BY conversion_id, kind
+                  ${rows.map((row) => row.currencyId)}::uuid[], ${rows.map((row) => row.movement.amount)}::numeric[], ${checks}::uuid[]${capped.arrays}${rebates.arrays}${levels.arrays})
+        AS m(conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id${capped.names}${rebates.names}${levels.names})
+      ORDER BY conversion_id, kind${levels.names}
       RETURNING 1
     )
     SELECT count(*) AS movements FROM moved`.execute(trx);

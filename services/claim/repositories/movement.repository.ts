@@ -2,7 +2,7 @@ import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kyse
 import type { UserIdentifier } from '../../rules/identifiers';
 import type { Page } from '../../rules/pagination';
 import type { ClaimDatabase, ConversionTable } from '../database';
-import type { Attribution, Eligibility, SideEligibility } from '../domain/payouts';
+import type { Attribution, Eligibility, SideEligibility, UplineAffiliate } from '../domain/payouts';
 import type { CapKind, ClaimCheckStatus, ConversionStatus, CurrencyType, MovementKind, MovementStatus, PendingReason } from '../domain/vocabulary';
 import { reversedAmount } from './reversed-amount';
 
@@ -38,6 +38,8 @@ export interface MovementRecord {
   capped: { amount: bigint; by: CapKind } | null;
   /** An end_user_payout that is the referring affiliate's rebate, taken from its affiliate_payout of the same conversion. */
   rebate: boolean;
+  /** An affiliate_payout's referral level (1 the referring affiliate, 2..4 its upline); 1 on other kinds. */
+  level: number;
 }
 
 export interface ConversionRecord {
@@ -173,6 +175,11 @@ export class MovementRepository {
         .select((eb) => [
           eb.cast<string | null>('volume_usd', 'text').as('volume_text'),
           eb.cast<string | null>('revenue_usd', 'text').as('revenue_text'),
+          // The frozen upline (docs/claims.md#referral-levels), ascending; empty for most conversions.
+          sql<FrozenUplineRow[]>`(
+            SELECT coalesce(jsonb_agg(jsonb_build_object('level', u.level, 'id', u.affiliate_id, 'identifier_type', u.identifier_type,
+                                                         'identifier', u.identifier) ORDER BY u.level), '[]'::jsonb)
+            FROM conversion_upline u WHERE u.project_id = conversions.project_id AND u.conversion_id = conversions.id)`.as('upline'),
         ])
         .where('project_id', '=', projectId)
     );
@@ -371,6 +378,7 @@ export class MovementRepository {
         'm.capped_amount',
         'm.capped_by',
         'm.rebate',
+        'm.level',
         'm.identifier_type',
         'm.identifier',
         'm.amount',
@@ -404,7 +412,7 @@ function toConversion(row: ConversionRow, movements: MovementRecord[]): Conversi
     revenueUsd: row.revenue_text,
     rewardBase: row.reward_base,
     referralCode: row.referral_code,
-    attribution: attributionOf(row),
+    attribution: attributionOf(row, row.upline),
     eligibility: {
       endUser: sideOf(row.end_user_allowlist_audience_id, row.end_user_eligible),
       affiliate: sideOf(row.affiliate_allowlist_audience_id, row.affiliate_eligible),
@@ -441,6 +449,7 @@ function toMovement(row: MovementRow): MovementRecord {
     decision: row.decided_at === null ? null : { at: row.decided_at, by: row.decided_by, declineReason: row.decline_reason },
     capped: row.capped_by === null ? null : { amount: row.capped_amount, by: row.capped_by },
     rebate: row.rebate,
+    level: row.level,
   };
 }
 
@@ -448,7 +457,15 @@ function sideOf(allowlistAudienceId: string | null, eligible: boolean | null): S
   return allowlistAudienceId === null || eligible === null ? null : { allowlistAudienceId, eligible };
 }
 
-function attributionOf(row: Pick<Selectable<ConversionTable>, (typeof CONVERSION_COLUMNS)[number]>): Attribution | null {
+/** One level of a conversion's frozen upline as its conversion's query reads it (jsonb). */
+interface FrozenUplineRow {
+  level: UplineAffiliate['level'];
+  id: string;
+  identifier_type: UplineAffiliate['affiliate']['user']['identifierType'];
+  identifier: string;
+}
+
+function attributionOf(row: Pick<Selectable<ConversionTable>, (typeof CONVERSION_COLUMNS)[number]>, upline: FrozenUplineRow[]): Attribution | null {
   if (row.affiliate_id === null || row.affiliate_identifier === null || row.affiliate_identifier_type === null) return null;
   const master =
     row.master_id !== null && row.master_identifier !== null && row.master_identifier_type !== null && row.master_spread_bps !== null
@@ -460,6 +477,10 @@ function attributionOf(row: Pick<Selectable<ConversionTable>, (typeof CONVERSION
   return {
     affiliate: { id: row.affiliate_id, user: { identifier: row.affiliate_identifier, identifierType: row.affiliate_identifier_type } },
     master,
+    upline: upline.map((level) => ({
+      level: level.level,
+      affiliate: { id: level.id, user: { identifier: level.identifier, identifierType: level.identifier_type } },
+    })),
     tierId: row.tier_id,
     // Conversions paid before rebates existed gave none.
     rebateBps: row.user_rebate_rate_bps ?? 0,

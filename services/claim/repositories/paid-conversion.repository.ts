@@ -21,6 +21,8 @@ export interface PaidConversionRecord {
   agencyPayout: bigint;
   /** Its reversals, oldest first: what claim.conversion.reversed told of each. */
   reversals: PaidConversionReversalRecord[];
+  /** Its frozen upline, ascending, each level with its affiliate_payout as paid (0: not paid), docs/claims.md#referral-levels. */
+  upline: Array<{ level: number; affiliateId: string; affiliatePayout: bigint }>;
 }
 
 /** One reversal of a paid conversion: its share, the share of the figures, the payouts taken back by kind. */
@@ -31,6 +33,8 @@ export interface PaidConversionReversalRecord {
   revenueUsd: string | null;
   affiliatePayout: bigint;
   agencyPayout: bigint;
+  /** What it took back from each upline level's affiliate_payout (the levels it took something from), ascending. */
+  upline: Array<{ level: number; amount: bigint }>;
 }
 
 /**
@@ -60,7 +64,8 @@ export class PaidConversionRepository {
         eb.cast<string | null>('c.revenue_usd', 'text').as('revenue_usd'),
         eb
           .selectFrom('movements as m')
-          .select(sql<bigint>`coalesce(sum(m.amount) FILTER (WHERE m.kind = 'affiliate_payout'), 0)`.as('paid'))
+          // The referring affiliate's (level 1): the upline's payouts are its own affiliates' (docs/claims.md#referral-levels).
+          .select(sql<bigint>`coalesce(sum(m.amount) FILTER (WHERE m.kind = 'affiliate_payout' AND m.level = 1), 0)`.as('paid'))
           .whereRef('m.project_id', '=', 'c.project_id')
           .whereRef('m.conversion_id', '=', 'c.id')
           .as('affiliate_payout'),
@@ -84,10 +89,8 @@ export class PaidConversionRepository {
               (row) => [row.id, toCurrencyRecord(row)],
             ),
           );
-    const reversals = await this.reversalsOf(
-      projectId,
-      rows.map((row) => row.id),
-    );
+    const ids = rows.map((row) => row.id);
+    const [reversals, uplines] = await Promise.all([this.reversalsOf(projectId, ids), this.uplinesOf(projectId, ids)]);
     return rows.map((row) => ({
       id: row.id,
       name: row.name,
@@ -104,7 +107,28 @@ export class PaidConversionRepository {
       affiliatePayout: BigInt(row.affiliate_payout ?? 0),
       agencyPayout: BigInt(row.agency_payout ?? 0),
       reversals: reversals.get(row.id) ?? [],
+      upline: uplines.get(row.id) ?? [],
     }));
+  }
+
+  /** The frozen upline of these conversions, each level with what its affiliate_payout paid (one query, none for most pages' rows). */
+  private async uplinesOf(projectId: string, conversionIds: readonly string[]): Promise<Map<string, PaidConversionRecord['upline']>> {
+    const result = new Map<string, PaidConversionRecord['upline']>();
+    if (conversionIds.length === 0) return result;
+    // Raw: a sum per level of the movements of that level (the ledger's key makes it one movement at most).
+    const { rows } = await sql<{ conversion_id: string; level: number; affiliate_id: string; paid: string }>`
+      SELECT u.conversion_id, u.level, u.affiliate_id, coalesce(sum(m.amount), 0)::text AS paid
+      FROM conversion_upline u
+      LEFT JOIN movements m ON m.project_id = u.project_id AND m.conversion_id = u.conversion_id AND m.kind = 'affiliate_payout' AND m.level = u.level
+      WHERE u.project_id = ${projectId} AND u.conversion_id = ANY(${[...conversionIds]}::text[])
+      GROUP BY u.conversion_id, u.level, u.affiliate_id
+      ORDER BY u.conversion_id, u.level`.execute(this.db);
+    for (const row of rows) {
+      const list = result.get(row.conversion_id) ?? [];
+      list.push({ level: row.level, affiliateId: row.affiliate_id, affiliatePayout: BigInt(row.paid) });
+      result.set(row.conversion_id, list);
+    }
+    return result;
   }
 
   /** The reversals of these conversions, oldest first, each with what it took back from the affiliate and agency payouts. */
@@ -120,15 +144,21 @@ export class PaidConversionRepository {
       revenue_usd: string | null;
       affiliate_payout: string;
       agency_payout: string;
+      upline: Array<{ level: number; amount: string }>;
     }>`
       SELECT r.conversion_id, r.reversal_id, r.share_bps, r.volume_usd::text AS volume_usd, r.revenue_usd::text AS revenue_usd,
-             coalesce(sum(mr.amount) FILTER (WHERE m.kind = 'affiliate_payout'), 0)::text AS affiliate_payout,
-             coalesce(sum(mr.amount) FILTER (WHERE m.kind = 'agency_payout'), 0)::text AS agency_payout
+             coalesce(sum(mr.amount) FILTER (WHERE m.kind = 'affiliate_payout' AND m.level = 1), 0)::text AS affiliate_payout,
+             coalesce(sum(mr.amount) FILTER (WHERE m.kind = 'agency_payout'), 0)::text AS agency_payout,
+             -- Per upline level (docs/claims.md#referral-levels): empty unless the conversion paid one.
+             (SELECT coalesce(jsonb_agg(jsonb_build_object('level', l.level, 'amount', l.amount::text) ORDER BY l.level), '[]'::jsonb)
+              FROM (SELECT lm.level, sum(lr.amount) AS amount FROM movement_reversals lr JOIN movements lm ON lm.id = lr.movement_id
+                    WHERE lr.project_id = r.project_id AND lr.reversal_id = r.reversal_id AND lm.kind = 'affiliate_payout' AND lm.level > 1
+                    GROUP BY lm.level) AS l) AS upline
       FROM conversion_reversals r
       LEFT JOIN movement_reversals mr ON mr.project_id = r.project_id AND mr.reversal_id = r.reversal_id
       LEFT JOIN movements m ON m.id = mr.movement_id
       WHERE r.project_id = ${projectId} AND r.conversion_id = ANY(${[...conversionIds]}::text[])
-      GROUP BY r.conversion_id, r.reversal_id, r.share_bps, r.volume_usd, r.revenue_usd, r.created_at
+      GROUP BY r.project_id, r.conversion_id, r.reversal_id, r.share_bps, r.volume_usd, r.revenue_usd, r.created_at
       ORDER BY r.conversion_id, r.created_at, r.reversal_id`.execute(this.db);
     for (const row of rows) {
       const list = result.get(row.conversion_id) ?? [];
@@ -139,6 +169,7 @@ export class PaidConversionRepository {
         revenueUsd: row.revenue_usd,
         affiliatePayout: BigInt(row.affiliate_payout),
         agencyPayout: BigInt(row.agency_payout),
+        upline: row.upline.map((level) => ({ level: level.level, amount: BigInt(level.amount) })),
       });
       result.set(row.conversion_id, list);
     }

@@ -50,7 +50,7 @@ export async function applyCaps(
       // A rebate is capped as part of its affiliate's reward, before the split (docs/claims.md#rebates).
       if (movement.rebate) continue;
       const key = totalKey(termsName, caps, movement.kind, movement.beneficiary);
-      const amount = movement.kind === 'affiliate_payout' && rebate ? movement.amount + rebate.amount : movement.amount;
+      const amount = rebate && carriesRebate(movement) ? movement.amount + rebate.amount : movement.amount;
       items.push({ amount, kind: movement.kind, caps, key });
       if (key === null || totals.has(key)) continue;
       const days = windowDays(caps, movement.kind);
@@ -74,8 +74,7 @@ export async function applyCaps(
       if (movement.rebate) return [];
       const result = results[next++]!;
       const capped = result.cappedBy === null ? {} : { capped: { amount: result.capped, by: result.cappedBy } };
-      if (movement.kind !== 'affiliate_payout' || !rebate)
-        return [result.cappedBy === null ? movement : { ...movement, amount: result.amount, ...capped }];
+      if (!rebate || !carriesRebate(movement)) return [result.cappedBy === null ? movement : { ...movement, amount: result.amount, ...capped }];
       // The capped reward split again: a rebate floored to nothing is no movement.
       const split = splitRebate(result.amount, rebate.bps);
       const parts: PlannedMovement[] = [{ ...movement, amount: split.affiliate, ...capped }];
@@ -84,6 +83,11 @@ export async function applyCaps(
     });
     return { ...outcome, movements };
   });
+}
+
+/** The level-1 affiliate's payout: the one a rebate is split from (an upline's level never gives one, docs/claims.md#referral-levels). */
+function carriesRebate(movement: PlannedMovement): boolean {
+  return movement.kind === 'affiliate_payout' && (movement.level ?? 1) === 1;
 }
 
 /** The outcome's rebate movement (planPayouts split it from the affiliate's reward), with its rate; null: none. */
@@ -115,8 +119,9 @@ async function priorTotals(trx: Transaction<ClaimDatabase>, projectId: string, t
       -- Net of reversals: a refunded conversion's earnings no longer count toward a cap. A reversal committing meanwhile
       -- takes no cap lock; it can only lower a total, so at worst this caps more than it would have, never pays more.
       -- An affiliate's total counts its rewards before their rebates were split off (the rebates of its movements'
-      -- conversions, by the ledger's unique key); an end user's counts no rebate (docs/claims.md#rebates).
-      SELECT m.amount - ${reversedAmount('m')} + CASE WHEN t.kind = 'affiliate_payout' THEN coalesce((
+      -- conversions, by the ledger's unique key; only at level 1, the level a rebate comes from); an end user's counts no
+      -- rebate (docs/claims.md#rebates). An affiliate's window counts its affiliate_payouts of every referral level.
+      SELECT m.amount - ${reversedAmount('m')} + CASE WHEN t.kind = 'affiliate_payout' AND m.level = 1 THEN coalesce((
                SELECT sum(rb.amount - ${reversedAmount('rb')}) FROM movements rb
                WHERE rb.project_id = m.project_id AND rb.conversion_id = m.conversion_id AND rb.kind = 'end_user_payout' AND rb.rebate
                  AND rb.status <> 'declined'), 0) ELSE 0 END AS amount

@@ -3,11 +3,14 @@ import { isForeignKeyViolation } from '../../platform/db/errors';
 import type { Page } from '../../rules/pagination';
 import type { ClaimDatabase, PayoutTermsTable, PayoutTermTierTable } from '../database';
 import type { PayoutCaps } from '../domain/caps';
+import { UPLINE_LEVELS, type UplineRewards } from '../domain/payouts';
 import type { Reward } from '../domain/reward';
 
 export interface TierRewardRecord {
   audienceId: string;
   affiliate: Reward;
+  /** The tier's rewards of referral levels 2..4 (docs/claims.md#referral-levels); a level absent is not paid. */
+  upline: UplineRewards;
 }
 
 export interface PayoutTermsRecord {
@@ -15,6 +18,8 @@ export interface PayoutTermsRecord {
   currencyId: string;
   endUser: Reward | null;
   affiliate: Reward | null;
+  /** The rewards of referral levels 2..4 when the affiliate's active tier is none of `tiers`; a level absent is not paid. */
+  upline: UplineRewards;
   tiers: TierRewardRecord[];
   /** Allowlists: only members of the audience earn the side's reward (null: everyone may). */
   endUserAllowlistAudienceId: string | null;
@@ -35,6 +40,7 @@ export interface PayoutTermsChange {
   currencyId: string;
   endUser: Reward | null;
   affiliate: Reward | null;
+  upline: UplineRewards;
   tiers: TierRewardRecord[];
   endUserAllowlistAudienceId: string | null;
   affiliateAllowlistAudienceId: string | null;
@@ -63,6 +69,12 @@ const TERM_COLUMNS = [
   'cap_per_end_user',
   'cap_window_amount',
   'cap_window_days',
+  'affiliate2_fixed',
+  'affiliate2_bps',
+  'affiliate3_fixed',
+  'affiliate3_bps',
+  'affiliate4_fixed',
+  'affiliate4_bps',
   'created_at',
   'updated_at',
 ] as const satisfies ReadonlyArray<keyof PayoutTermsTable>;
@@ -81,6 +93,7 @@ export class PayoutTermsRepository {
           currency_id: change.currencyId,
           ...rewardColumns('end_user', change.endUser),
           ...rewardColumns('affiliate', change.affiliate),
+          ...uplineColumns(change.upline),
           end_user_allowlist_audience_id: change.endUserAllowlistAudienceId,
           affiliate_allowlist_audience_id: change.affiliateAllowlistAudienceId,
           hold_days: change.holdDays,
@@ -113,6 +126,7 @@ export class PayoutTermsRepository {
                 audience_id: tier.audienceId,
                 position,
                 ...rewardColumns('affiliate', tier.affiliate),
+                ...uplineColumns(tier.upline),
               })),
             )
             .execute();
@@ -181,11 +195,32 @@ export class PayoutTermsRepository {
   }
 }
 
-function rewardColumns<P extends 'end_user' | 'affiliate'>(prefix: P, reward: Reward | null) {
+function rewardColumns<P extends 'end_user' | 'affiliate' | `affiliate${2 | 3 | 4}`>(prefix: P, reward: Reward | null) {
   return {
     [`${prefix}_fixed`]: reward && 'fixed' in reward ? reward.fixed : null,
     [`${prefix}_bps`]: reward && 'bps' in reward ? reward.bps : null,
   } as Record<`${P}_fixed`, bigint | null> & Record<`${P}_bps`, number | null>;
+}
+
+/** The columns of referral levels 2..4 (both null where a level is not paid). */
+function uplineColumns(upline: UplineRewards) {
+  return {
+    ...rewardColumns('affiliate2', upline[2] ?? null),
+    ...rewardColumns('affiliate3', upline[3] ?? null),
+    ...rewardColumns('affiliate4', upline[4] ?? null),
+  };
+}
+
+type UplineColumns = Pick<TermRow, `affiliate${2 | 3 | 4}_${'fixed' | 'bps'}`>;
+
+/** The rewards of levels 2..4 a row holds. */
+function toUpline(row: UplineColumns): UplineRewards {
+  const upline: UplineRewards = {};
+  for (const level of UPLINE_LEVELS) {
+    const reward = toReward(row[`affiliate${level}_fixed`], row[`affiliate${level}_bps`]);
+    if (reward) upline[level] = reward;
+  }
+  return upline;
 }
 
 function toReward(fixed: bigint | null, bps: number | null): Reward | null {
@@ -219,10 +254,11 @@ function toRecord(row: TermRow, tiers: Map<string, TierRow[]>): PayoutTermsRecor
     currencyId: row.currency_id,
     endUser: toReward(row.end_user_fixed, row.end_user_bps),
     affiliate: toReward(row.affiliate_fixed, row.affiliate_bps),
+    upline: toUpline(row),
     tiers: (tiers.get(row.conversion_name) ?? []).map((tier) => {
       const affiliate = toReward(tier.affiliate_fixed, tier.affiliate_bps);
       if (!affiliate) throw new Error(`a tier of ${row.conversion_name} has no reward (the table's CHECK forbids it)`);
-      return { audienceId: tier.audience_id, affiliate };
+      return { audienceId: tier.audience_id, affiliate, upline: toUpline(tier) };
     }),
     endUserAllowlistAudienceId: row.end_user_allowlist_audience_id,
     affiliateAllowlistAudienceId: row.affiliate_allowlist_audience_id,

@@ -138,8 +138,9 @@ SELECT t.key, coalesce(sum(m.amount), 0)::text AS total
       -- Net of reversals: a refunded conversion's earnings no longer count toward a cap. A reversal committing meanwhile
       -- takes no cap lock; it can only lower a total, so at worst this caps more than it would have, never pays more.
       -- An affiliate's total counts its rewards before their rebates were split off (the rebates of its movements'
-      -- conversions, by the ledger's unique key); an end user's counts no rebate (docs/claims.md#rebates).
-      SELECT m.amount - coalesce((SELECT sum(r.amount) FROM movement_reversals r WHERE r.movement_id = "m"."id"), 0) + CASE WHEN t.kind = 'affiliate_payout' THEN coalesce((
+      -- conversions, by the ledger's unique key; only at level 1, the level a rebate comes from); an end user's counts no
+      -- rebate (docs/claims.md#rebates). An affiliate's window counts its affiliate_payouts of every referral level.
+      SELECT m.amount - coalesce((SELECT sum(r.amount) FROM movement_reversals r WHERE r.movement_id = "m"."id"), 0) + CASE WHEN t.kind = 'affiliate_payout' AND m.level = 1 THEN coalesce((
                SELECT sum(rb.amount - coalesce((SELECT sum(r.amount) FROM movement_reversals r WHERE r.movement_id = "rb"."id"), 0)) FROM movements rb
                WHERE rb.project_id = m.project_id AND rb.conversion_id = m.conversion_id AND rb.kind = 'end_user_payout' AND rb.rebate
                  AND rb.status <> 'declined'), 0) ELSE 0 END AS amount

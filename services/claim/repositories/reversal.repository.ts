@@ -16,6 +16,8 @@ export interface MovementReversalRecord {
   kind: MovementKind;
   /** Whether the movement is a rebate (docs/claims.md#rebates). */
   rebate: boolean;
+  /** The movement's referral level (an affiliate_payout's 1..4; 1 on other kinds, docs/claims.md#referral-levels). */
+  level: number;
   beneficiary: UserIdentifier;
   currencyId: string;
   amount: bigint;
@@ -80,6 +82,7 @@ interface LockedMovement {
   id: string;
   kind: MovementKind;
   rebate: boolean;
+  level: number;
   identifier_type: IdentifierType;
   identifier: string;
   currency_id: string;
@@ -161,7 +164,7 @@ async function reverseIn(trx: Transaction<ClaimDatabase>, request: ReversalReque
   if (reversedBps + request.shareBps > WHOLE_BPS) return { kind: 'share_exceeded', reversedBps };
 
   const { rows: movements } = await sql<LockedMovement>`
-    SELECT m.id::text AS id, m.kind, m.rebate, m.identifier_type, m.identifier, m.currency_id, m.amount, m.status, m.claim_check_id, cc.status AS check_status
+    SELECT m.id::text AS id, m.kind, m.rebate, m.level, m.identifier_type, m.identifier, m.currency_id, m.amount, m.status, m.claim_check_id, cc.status AS check_status
     FROM movements m LEFT JOIN claim_checks cc ON cc.id = m.claim_check_id
     WHERE m.project_id = ${projectId} AND m.conversion_id = ${conversionId}
     ORDER BY m.id
@@ -202,7 +205,18 @@ async function reverseIn(trx: Transaction<ClaimDatabase>, request: ReversalReque
       .execute();
   }
   const reversal = toRecord(head, parts);
-  await appendOutboxEvents(trx, now, [reversedEvent(projectId, conversion, reversal)]);
+  // The upline frozen with the attribution (never changes): the event carries it as the processed one did.
+  const upline =
+    conversion.affiliate_id === null
+      ? []
+      : await trx
+          .selectFrom('conversion_upline')
+          .select(['level', 'affiliate_id', 'identifier_type', 'identifier'])
+          .where('project_id', '=', projectId)
+          .where('conversion_id', '=', conversionId)
+          .orderBy('level')
+          .execute();
+  await appendOutboxEvents(trx, now, [reversedEvent(projectId, conversion, upline, reversal)]);
   return { kind: 'reversed', reversal };
 }
 
@@ -229,6 +243,7 @@ async function takeBack(
       movementId: movement.id,
       kind: movement.kind,
       rebate: movement.rebate,
+      level: movement.level,
       beneficiary: { identifier: movement.identifier, identifierType: movement.identifier_type },
       currencyId: movement.currency_id,
       amount,
@@ -350,6 +365,7 @@ async function movementParts(
       sql<string>`r.movement_id::text`.as('movement_id'),
       'm.kind',
       'm.rebate',
+      'm.level',
       'm.identifier',
       'm.identifier_type',
       'm.currency_id',
@@ -370,6 +386,7 @@ async function movementParts(
       movementId: row.movement_id,
       kind: row.kind,
       rebate: row.rebate,
+      level: row.level,
       beneficiary: { identifier: row.identifier, identifierType: row.identifier_type },
       currencyId: row.currency_id,
       amount: BigInt(row.amount),
@@ -411,7 +428,9 @@ function toRecord(
 
 const userOf = (identifier: string, identifierType: IdentifierType) => ({ identifier, identifier_type: identifierType });
 
-function reversedEvent(projectId: string, conversion: LockedConversion, reversal: ReversalRecord) {
+type FrozenUpline = Array<{ level: number; affiliate_id: string; identifier_type: IdentifierType; identifier: string }>;
+
+function reversedEvent(projectId: string, conversion: LockedConversion, upline: FrozenUpline, reversal: ReversalRecord) {
   return {
     type: 'claim.conversion.reversed' as const,
     projectId,
@@ -432,6 +451,7 @@ function reversedEvent(projectId: string, conversion: LockedConversion, reversal
         conversion.master_id && conversion.master_identifier && conversion.master_identifier_type
           ? { id: conversion.master_id, user: userOf(conversion.master_identifier, conversion.master_identifier_type) }
           : null,
+      upline: upline.map((level) => ({ level: level.level, id: level.affiliate_id, user: userOf(level.identifier, level.identifier_type) })),
       volume_usd: reversal.volumeUsd,
       revenue_usd: reversal.revenueUsd,
       currency_id: conversion.currency_id,
@@ -443,6 +463,7 @@ function reversedEvent(projectId: string, conversion: LockedConversion, reversal
         from_check: part.fromCheck.toString(),
         to_debt: part.toDebt.toString(),
         ...(part.rebate ? { rebate: true as const } : {}),
+        ...(part.kind === 'affiliate_payout' ? { level: part.level } : {}),
       })),
     },
   };

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../../services/platform/clock';
 import type { IdentifierType } from '../../../services/rules/identifiers';
 import type { AttributionLookup, AttributionSource, ReferralCodeUse } from '../../../services/claim/domain/attribution';
-import type { AffiliateRef, ResolvedAttribution } from '../../../services/claim/domain/payouts';
+import type { AffiliateRef, ResolvedAttribution, UplineAffiliate, UplineLevel } from '../../../services/claim/domain/payouts';
 import { Timeline, userKey } from './timeline';
 
 type User = { identifier: string; identifierType: string };
@@ -102,12 +102,30 @@ export class FakeAgency implements AttributionSource {
       return {
         affiliate: referral.affiliate.ref,
         master: master && { affiliate: master.master.ref, spreadBps: master.spreadBps },
+        upline: this.uplineOf(projectId, referral.affiliate, at),
         tierId: referral.affiliate.tierId.at(at),
         referredAt: referral.at,
         affiliateFlagged: referral.affiliate.flagged,
         rebateBps: referral.affiliate.rebateBps,
       };
     });
+  }
+
+  /**
+   * The affiliate's upline at `at`, as the agency answers `ancestors`: level 2 the affiliate that referred its user
+   * (by then), 3 and 4 above; a suspended level is left out (the chain above it still counts). A referral chain
+   * here never closes a cycle (refer refuses an already referred user, so the chain is a forest's path).
+   */
+  private uplineOf(projectId: string, affiliate: FakeAffiliate, at: Date): UplineAffiliate[] {
+    const upline: UplineAffiliate[] = [];
+    let below = affiliate;
+    for (const level of [2, 3, 4] as UplineLevel[]) {
+      const referral = this.referrals.get(userKey(projectId, below.ref.user));
+      if (!referral || referral.at > at) break;
+      below = referral.affiliate;
+      if (!below.suspended.at(at)) upline.push({ level, affiliate: below.ref });
+    }
+    return upline;
   }
 
   private affiliate(projectId: string, user: User): FakeAffiliate {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { Hex } from 'viem' with { 'resolution-mode': 'import' };
 import { ConflictError } from '../../../services/rules/errors';
 import { TestClock } from '../../helpers/clock';
-import { batchOf, conversion } from './fixtures';
+import { batchOf, conversion, newAffiliate, refer } from './fixtures';
 import { type Reconciliation, reconciliation, referredPair, unbalanced, type User } from './claim-check-fixtures';
 import { newProjectOnChain, useClaimDomainOnChain } from './claim-chain';
 import { randomEvmAddress } from '../../helpers/evm-addresses';
@@ -10,11 +10,16 @@ import { randomEvmAddress } from '../../helpers/evm-addresses';
 const KEYS: Hex[] = [`0x${'9e'.repeat(32)}`, `0x${'af'.repeat(32)}`];
 const TTL = 3_600;
 const CONFIRMATIONS = 2;
-/** End users: the first was referred by the affiliate, so its conversions pay the affiliate too. */
+/**
+ * End users: the first was referred by the affiliate, so its conversions pay the affiliate too, and the affiliate's
+ * own referrer, its upline's level 2 (docs/claims.md#referral-levels).
+ */
 const USERS = 3;
 const DAY_SECONDS = 86_400;
 const KEY = 'key-admin-properties';
 const WHOLE_BPS = 10_000;
+/** What the affiliate's referrer earns at level 2 of the referred user's conversions (bps of reward_base). */
+const LEVEL_TWO_BPS = 500;
 
 /** The caps of `capped` (base units): each movement at most PER_CONVERSION, each end user at most PER_END_USER ever. */
 const PER_CONVERSION = 5_000_000n;
@@ -28,7 +33,7 @@ const TERMS = {
 };
 type TermsName = keyof typeof TERMS;
 
-/** One step of a stream. Users are numbered: 0..USERS-1 end users, USERS the affiliate. */
+/** One step of a stream. Users are numbered: 0..USERS-1 end users, USERS the affiliate, USERS + 1 its referrer (level 2). */
 type Step =
   | {
       kind: 'pay';
@@ -61,7 +66,7 @@ type Step =
       rewardBase: number;
     };
 
-const userIndex = fc.integer({ min: 0, max: USERS });
+const userIndex = fc.integer({ min: 0, max: USERS + 1 });
 const endUserIndex = fc.integer({ min: 0, max: USERS - 1 });
 const rewardBase = fc.integer({ min: 100, max: 1_000_000_000 });
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -139,7 +144,14 @@ describe('claim-check properties over random streams', () => {
   async function tradeProjectOnChain() {
     const { projectId, currencyId } = await newProjectOnChain(harness, medium);
     for (const [name, waits] of Object.entries(TERMS)) {
-      await harness.domain.terms.put(projectId, name, { currencyId, endUser: { bps: 100 }, affiliate: { bps: 1_000 }, tiers: [], ...waits });
+      await harness.domain.terms.put(projectId, name, {
+        currencyId,
+        endUser: { bps: 100 },
+        affiliate: { bps: 1_000 },
+        affiliate2: { bps: LEVEL_TWO_BPS },
+        tiers: [],
+        ...waits,
+      });
     }
     return projectId;
   }
@@ -159,6 +171,8 @@ describe('claim-check properties over random streams', () => {
     capped?: bigint;
     /** Rebate movements written. */
     rebates?: number;
+    /** Level-2 affiliate_payouts written (the affiliate's referrer's). */
+    levelTwo?: number;
     /** Movement parts reversals took while pending, out of an open check, and to debt (a voucher was out). */
     reversals?: { pending: number; from_check: number; to_debt: number };
   }
@@ -167,8 +181,11 @@ describe('claim-check properties over random streams', () => {
     await medium.syncClock(clock);
     const projectId = await tradeProjectOnChain();
     const { affiliate, user: referred } = referredPair(harness, projectId);
+    // The affiliate's own user referred by another affiliate: that one is level 2 of every conversion the affiliate is paid for.
+    const levelTwo = newAffiliate(harness, projectId);
+    refer(harness, projectId, affiliate, levelTwo.code);
     const users: User[] = [referred, ...Array.from({ length: USERS - 1 }, () => ({ identifier: randomEvmAddress(), identifierType: 'evm_address' }))];
-    users.push(affiliate);
+    users.push(affiliate, levelTwo.user);
     // The model: every conversion paid, where its movements stand and what reversals took from each; and what the chain paid each user.
     const redeemed = new Map<string, bigint>();
     /** A conversion paid: its movements' amounts per user (the end user's first), where they stand, why and until when they wait, and its reversals. */
@@ -249,6 +266,10 @@ describe('claim-check properties over random streams', () => {
           const rebate = (amounts[1][1] * BigInt(rebateBps)) / BigInt(WHOLE_BPS);
           amounts[1] = [affiliate.identifier, amounts[1][1] - rebate];
           if (rebate > 0n) amounts.push([beneficiary, rebate]);
+          // Level 2: its own reward (capped per conversion like any movement), no rebate from it; a reward of 0 is no movement.
+          const upline = (base * BigInt(LEVEL_TWO_BPS)) / BigInt(WHOLE_BPS);
+          const kept = name === 'capped' ? capTo(upline, PER_CONVERSION) : upline;
+          if (kept > 0n) amounts.push([levelTwo.user.identifier, kept]);
         }
         const { holdDays, requireApproval } = TERMS[name];
         const waits = holdDays > 0 || requireApproval;
@@ -468,7 +489,18 @@ describe('claim-check properties over random streams', () => {
     // What caps cut is exactly the model's, on the reconciliation's line.
     const endpoint = await harness.domain.reconciliation.get(projectId, undefined);
     expect(endpoint.lines.reduce((sum, line) => sum + line.capped, 0n)).toBe(cut);
-    return { ...counts!, waitedThenPaid: waits!.paid, declined: waits!.declined, capped: cut, rebates: rebates!.count, reversals: reversals! };
+    const [levels] = await sql<{ count: number }>('SELECT count(*)::int AS count FROM claim.movements WHERE project_id = $1 AND level = 2', [
+      projectId,
+    ]);
+    return {
+      ...counts!,
+      waitedThenPaid: waits!.paid,
+      declined: waits!.declined,
+      capped: cut,
+      rebates: rebates!.count,
+      levelTwo: levels!.count,
+      reversals: reversals!,
+    };
   }
 
   /** The per-user sums, and what reversals sent to each user's debt so far (per user and currency). */
@@ -567,8 +599,9 @@ describe('claim-check properties over random streams', () => {
     expect(outcomes.filter((outcome) => outcome.waitedThenPaid! > 0).length).toBeGreaterThan(0);
     expect(outcomes.filter((outcome) => outcome.declined! > 0).length).toBeGreaterThan(0);
     expect(outcomes.filter((outcome) => outcome.capped! > 0n).length).toBeGreaterThan(0);
-    // And rebates split from the affiliate's reward.
+    // And rebates split from the affiliate's reward, and the affiliate's referrer paid at level 2.
     expect(outcomes.filter((outcome) => outcome.rebates! > 0).length).toBeGreaterThan(0);
+    expect(outcomes.filter((outcome) => outcome.levelTwo! > 0).length).toBeGreaterThan(0);
     // And reversals of money wherever it was: pending, in an open check, and out in a voucher (debt).
     expect(outcomes.filter((outcome) => outcome.reversals!.pending > 0).length).toBeGreaterThan(0);
     expect(outcomes.filter((outcome) => outcome.reversals!.from_check > 0).length).toBeGreaterThan(0);
@@ -588,8 +621,9 @@ describe('claim-check properties over random streams', () => {
       { kind: 'close', user: USERS, concurrency: 2 },
       { kind: 'redeem', user: USERS, replay: false },
     ]);
-    // The held payment and the approved one were paid after waiting (the user's and the affiliate's movements); the other vetted one declined.
-    expect(outcome).toMatchObject({ waitedThenPaid: 4, declined: 2 });
+    // The held payment and the approved one were paid after waiting (the user's, the affiliate's and its referrer's movements); the other
+    // vetted one declined.
+    expect(outcome).toMatchObject({ waitedThenPaid: 6, declined: 3, levelTwo: 4 });
     expect(outcome.claimed).toBeGreaterThan(0);
   }, 120_000);
 

@@ -65,7 +65,13 @@ describe('paying conversions (domain)', () => {
     const input = conversion({ user, rewardBase: '123456' });
     await submitAndPay(projectId, [input]);
     const paid = await harness.domain.ledger.conversion(projectId, input.id);
-    expect(paid.attribution).toEqual({ affiliate: { id: expect.any(String), user: affiliate.user }, master: null, tierId: null, rebateBps: 0 });
+    expect(paid.attribution).toEqual({
+      affiliate: { id: expect.any(String), user: affiliate.user },
+      master: null,
+      upline: [],
+      tierId: null,
+      rebateBps: 0,
+    });
     expect(await movementsOf(harness, projectId)).toEqual([
       { conversion_id: input.id, kind: 'affiliate_payout', identifier: affiliate.user.identifier, amount: '12345' },
       { conversion_id: input.id, kind: 'end_user_payout', identifier: user.identifier, amount: '1234' },
@@ -163,6 +169,7 @@ describe('paying conversions (domain)', () => {
         user: asUser(user),
         affiliate: { id: agencyId, user: asUser(affiliate.user) },
         master: null,
+        upline: [],
         tier_id: null,
         volume_usd: '1500.25',
         revenue_usd: '3',
@@ -170,7 +177,7 @@ describe('paying conversions (domain)', () => {
         currency: { id: currencyId, chain_id: '8453', address: currency.address, name: 'USDC', decimals: 6 },
         payouts: [
           { kind: 'end_user_payout', user: asUser(user), amount: '100' },
-          { kind: 'affiliate_payout', user: asUser(affiliate.user), amount: '1000' },
+          { kind: 'affiliate_payout', user: asUser(affiliate.user), amount: '1000', level: 1 },
         ],
       },
       expect.objectContaining({ conversion_id: unpaid.id, status: 'no_terms', volume_usd: '10', currency_id: null, currency: null, payouts: [] }),
@@ -197,6 +204,7 @@ describe('paying conversions (domain)', () => {
     expect((await harness.domain.ledger.conversion(projectId, first.id)).attribution).toEqual({
       affiliate: { id: expect.any(String), user: sub.user },
       master: { affiliate: { id: master.id, user: master.user }, spreadBps: 250 },
+      upline: [],
       tierId: gold.id,
       rebateBps: 0,
     });
@@ -224,6 +232,7 @@ describe('paying conversions (domain)', () => {
     expect((await harness.domain.ledger.conversion(projectId, second.id)).attribution).toEqual({
       affiliate: { id: expect.any(String), user: sub.user },
       master: null,
+      upline: [],
       tierId: null,
       rebateBps: 0,
     });

@@ -339,7 +339,7 @@ describe('rebates (domain)', () => {
       [input.id],
     );
     expect(event?.payouts).toEqual([
-      { kind: 'affiliate_payout', user: { identifier: affiliate.user.identifier, identifier_type: 'evm_address' }, amount: '875' },
+      { kind: 'affiliate_payout', user: { identifier: affiliate.user.identifier, identifier_type: 'evm_address' }, amount: '875', level: 1 },
       { kind: 'end_user_payout', user: { identifier: user.identifier, identifier_type: 'evm_address' }, amount: '125', rebate: true },
     ]);
   });

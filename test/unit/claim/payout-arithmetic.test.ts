@@ -30,6 +30,7 @@ const terms = (fields: Partial<PayoutTermsView> = {}): PayoutTermsView => ({
   currencyId: CURRENCY,
   endUser: null,
   affiliate: null,
+  upline: {},
   tiers: [],
   endUserAllowlistAudienceId: null,
   affiliateAllowlistAudienceId: null,
@@ -38,6 +39,7 @@ const terms = (fields: Partial<PayoutTermsView> = {}): PayoutTermsView => ({
 const attributed = (fields: Partial<Attribution> = {}): Attribution => ({
   affiliate: { id: 'aff-1', user: affiliateUser },
   master: null,
+  upline: [],
   tierId: null,
   rebateBps: 0,
   ...fields,
@@ -144,8 +146,8 @@ describe('payout arithmetic (domain)', () => {
       const tiered = terms({
         affiliate: { bps: 1_000 },
         tiers: [
-          { audienceId: SILVER, affiliate: { bps: 1_500 } },
-          { audienceId: GOLD, affiliate: { fixed: 2_222n } },
+          { audienceId: SILVER, affiliate: { bps: 1_500 }, upline: {} },
+          { audienceId: GOLD, affiliate: { fixed: 2_222n }, upline: {} },
         ],
       });
       expect(amounts(planPayouts({ user, rewardBase: 10_000n }, attributed({ tierId: GOLD }), tiered))).toEqual([
@@ -157,14 +159,14 @@ describe('payout arithmetic (domain)', () => {
     });
 
     it('pays the affiliate `affiliate` when its active tier is one the terms do not name', () => {
-      const tiered = terms({ affiliate: { bps: 1_000 }, tiers: [{ audienceId: GOLD, affiliate: { bps: 5_000 } }] });
+      const tiered = terms({ affiliate: { bps: 1_000 }, tiers: [{ audienceId: GOLD, affiliate: { bps: 5_000 }, upline: {} }] });
       expect(amounts(planPayouts({ user, rewardBase: 10_000n }, attributed({ tierId: randomUUID() }), tiered))).toEqual([
         ['affiliate_payout', affiliateUser.identifier, 1_000n],
       ]);
     });
 
     it('pays a tiered affiliate even when the terms have no `affiliate` reward, and an untiered one nothing', () => {
-      const tiered = terms({ affiliate: null, tiers: [{ audienceId: GOLD, affiliate: { fixed: 300n } }] });
+      const tiered = terms({ affiliate: null, tiers: [{ audienceId: GOLD, affiliate: { fixed: 300n }, upline: {} }] });
       expect(affiliateReward(tiered, GOLD)).toEqual({ fixed: 300n });
       expect(affiliateReward(tiered, null)).toBeNull();
       expect(amounts(planPayouts({ user, rewardBase: 1n }, attributed({ tierId: GOLD }), tiered))).toEqual([
@@ -185,7 +187,7 @@ describe('payout arithmetic (domain)', () => {
       const plan = planPayouts(
         { user, rewardBase: 1_000_000n },
         withMaster(250, GOLD),
-        terms({ tiers: [{ audienceId: GOLD, affiliate: { fixed: 1n } }] }),
+        terms({ tiers: [{ audienceId: GOLD, affiliate: { fixed: 1n }, upline: {} }] }),
       );
       expect(amounts(plan)).toEqual([
         ['affiliate_payout', affiliateUser.identifier, 1n],
@@ -269,7 +271,7 @@ describe('payout arithmetic (domain)', () => {
     });
 
     it('pays an affiliate on the affiliate allowlist its tier’s reward, and its master the spread (the master need not be listed)', () => {
-      const tiered = paying({ affiliateAllowlistAudienceId: AFFILIATES_LIST, tiers: [{ audienceId: GOLD, affiliate: { fixed: 300n } }] });
+      const tiered = paying({ affiliateAllowlistAudienceId: AFFILIATES_LIST, tiers: [{ audienceId: GOLD, affiliate: { fixed: 300n }, upline: {} }] });
       const plan = planPayouts({ user, rewardBase: 10_000n }, withMaster(100, GOLD), tiered, membersOf({ [AFFILIATES_LIST]: [affiliateUser] }));
       expect(amounts(plan)).toEqual([
         ['end_user_payout', user.identifier, 7n],
@@ -354,7 +356,7 @@ describe('payout arithmetic (domain)', () => {
       const plan = planPayouts(
         { user, rewardBase: 10_000n },
         { ...withMaster(500, GOLD), rebateBps: 2_000 },
-        terms({ affiliate: { bps: 100 }, tiers: [{ audienceId: GOLD, affiliate: { fixed: 1_000n } }] }),
+        terms({ affiliate: { bps: 100 }, tiers: [{ audienceId: GOLD, affiliate: { fixed: 1_000n }, upline: {} }] }),
       );
       expect(amounts(plan)).toEqual([
         ['affiliate_payout', affiliateUser.identifier, 800n],

@@ -9,6 +9,7 @@ function movement(fields: Partial<Movement> & Pick<Movement, 'total_amount'>): M
     kind: 'affiliate_payout',
     is_referrer: true,
     rebate: false,
+    level: 1,
     user_identifier: '0x00000000000000000000000000000000000000cc',
     user_identifier_type: 'evm_address',
     conversion_id: 'order-1',

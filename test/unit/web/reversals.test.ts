@@ -5,6 +5,7 @@ import { parseSharePercent, partSources, remainingBps, reversalError, type Rever
 const part = (fields: Partial<ReversedPart>): ReversedPart => ({
   kind: 'affiliate_payout',
   rebate: false,
+  level: 1,
   user_identifier: '0x00000000000000000000000000000000000000cc',
   user_identifier_type: 'evm_address',
   currency_id: 'c1',
