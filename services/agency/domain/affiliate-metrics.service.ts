@@ -74,12 +74,16 @@ export class AffiliateMetricsService {
     await this.metrics.recompute(projectId, this.clock.now());
   }
 
-  /** Conversions naming an affiliate this project does not have (another deployment's ids) are skipped, as the consumer skips their events. */
+  /**
+   * Conversions naming an affiliate this project does not have (another deployment's ids), as affiliate,
+   * master or upline level, are skipped, as the consumer skips their events.
+   */
   private async knownAffiliatesOnly(projectId: string, facts: ConversionFact[]): Promise<ConversionFact[]> {
-    const ids = [...new Set(facts.flatMap((fact) => [fact.affiliateId, fact.masterId]).filter((id): id is string => id !== null && isUuid(id)))];
+    const named = (fact: ConversionFact) => [fact.affiliateId, fact.masterId, ...(fact.upline ?? []).map((level) => level.affiliateId)];
+    const ids = [...new Set(facts.flatMap(named).filter((id): id is string => id !== null && isUuid(id)))];
     if (ids.length === 0) return facts;
     const known = await this.metrics.knownAffiliates(projectId, ids);
-    const skipped = facts.filter((fact) => [fact.affiliateId, fact.masterId].some((id) => id !== null && !known.has(id)));
+    const skipped = facts.filter((fact) => named(fact).some((id) => id !== null && !known.has(id)));
     if (skipped.length > 0)
       this.logger.warn({ project_id: projectId, conversions: skipped.length }, 'conversions naming unknown affiliates left out of the rebuild');
     return facts.filter((fact) => !skipped.includes(fact));

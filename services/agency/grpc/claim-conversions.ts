@@ -37,6 +37,10 @@ export class GrpcPaidConversionSource implements PaidConversionSource {
         revenueUsd: reversal.revenueUsd ?? null,
         affiliatePayout: BigInt(reversal.affiliatePayout || '0'),
         agencyPayout: BigInt(reversal.agencyPayout || '0'),
+        // What it took back from each upper level, as its claim.conversion.reversed event's reversals[].level parts.
+        levelPayouts: reversal.upline
+          .map((level) => ({ level: level.level, payout: BigInt(level.amount || '0') }))
+          .filter((part) => part.payout > 0n),
       })),
     );
     const facts = answer.results.map((conversion): ConversionFact => {
@@ -68,6 +72,15 @@ export class GrpcPaidConversionSource implements PaidConversionSource {
         currencyId: currency?.id ?? null,
         affiliatePayout: BigInt(conversion.affiliatePayout || '0'),
         agencyPayout: BigInt(conversion.agencyPayout || '0'),
+        // The frozen upline with each level's payout, as the processed event carries it (nobody's upline without an affiliate).
+        upline:
+          conversion.affiliateId === undefined
+            ? []
+            : conversion.upline.map((level) => ({
+                level: level.level,
+                affiliateId: level.affiliateId,
+                payout: BigInt(level.affiliatePayout || '0'),
+              })),
       };
     });
     return { facts, reversals, currencies: [...currencies.values()], nextAfterId: answer.nextAfterId ?? null };
