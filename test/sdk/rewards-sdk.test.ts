@@ -1,9 +1,11 @@
 import { Fuul, UserIdentifierType } from '@fuul/sdk';
 import { conversionBody, createCurrency, evmUser, putTerms, settled } from '../claim/claim-fixtures';
-import { randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { createProject, randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { creationMessage, refusal } from '../helpers/fuul-sdk';
 import { pollUntil } from '../helpers/poll';
 import { serviceClients, type ServiceClients } from '../helpers/rpc';
 import type { TestStack } from '../helpers/stack';
+import { newWallet, type TestWallet } from '../helpers/wallet';
 
 const EVM = UserIdentifierType.EvmAddress;
 /** Ours beside the SDK's fields: each whole-unit amount's exact base units. */
@@ -303,7 +305,211 @@ describe('a project’s rewards through the @fuul/sdk, to the unit', () => {
   // getUserPointsByConversion, getPointsLeaderboard) — the lead adds this scenario when points land.
   describe('points', () => {});
 
-  // Issue 25 §2: four referral levels, each level's affiliate_payout and the r1..r4 figures
-  // (getReferralTree, getAffiliatePaidVolumesByLevel, getStatsBreakdown) — the lead adds it when levels land.
-  describe('four referral levels', () => {});
+  /**
+   * Issue 25 §2, both halves for real: affiliates A1..A5 made through the SDK, each A(k+1) referred A(k)'s
+   * wallet with the SDK's useReferralCode, a user referred by A1, and `swap` paying the user 1% and levels 1..4
+   * fixed 40,000, 5%, fixed 7,000 and 1.25% of reward_base. The user's two swaps (1,000,000 on the 10th, 333,333
+   * on the 12th) pay level 1 (A1) 40,000 + 40,000, level 2 (A2) 50,000 + 16,666, level 3 (A3) 7,000 + 7,000 and
+   * level 4 (A4) 12,500 + 4,166 (bps floored), and A5, a fifth level, nothing. In a project of its own on the
+   * same stack, so the figures above stay the first project's, read through a copy of the SDK initialised for it.
+   */
+  describe('four referral levels', () => {
+    let levels: TestProject;
+    let sdk: typeof Fuul;
+    let usdc: { id: string; address: string };
+    const chain: TestWallet[] = [];
+    let user: TestWallet;
+    const code = (k: number) => `lv${k}${Date.now().toString(36)}`;
+    const codes: string[] = [];
+    const swaps: string[] = [];
+    const use = async (referrer: number, wallet: TestWallet) => {
+      const message = `I am using referral code ${codes[referrer]!.toLowerCase()}`;
+      return sdk.useReferralCode({
+        code: codes[referrer]!,
+        user_identifier: wallet.checksumAddress,
+        user_identifier_type: EVM,
+        signature: await wallet.sign(message),
+        signature_message: message,
+      });
+    };
+
+    beforeAll(async () => {
+      levels = await createProject(stack, 'Levels program');
+      // The SDK keeps the first init() of its module for good: a fresh copy of it speaks for this project.
+      await jest.isolateModulesAsync(async () => {
+        sdk = (await import('@fuul/sdk')).Fuul;
+      });
+      sdk.init({ apiKey: levels.keys.service, baseApiUrl: `${stack.baseUrl}/api/v1/` });
+      usdc = await createCurrency(stack, levels, { name: 'USDC', decimals: 6 });
+      await putTerms(stack, levels, 'swap', {
+        currency_id: usdc.id,
+        end_user: { bps: 100 },
+        affiliate: { fixed: '40000' },
+        affiliate2: { bps: 500 },
+        affiliate3: { fixed: '7000' },
+        affiliate4: { bps: 125 },
+      });
+      stack.clock.set('2026-11-01T00:00:00.000Z');
+      for (let k = 1; k <= 5; k++) {
+        const wallet = await newWallet();
+        chain[k] = wallet;
+        codes[k] = code(k);
+        await sdk.createAffiliateCode({
+          userIdentifier: wallet.checksumAddress,
+          identifierType: EVM,
+          code: codes[k]!,
+          signature: await wallet.sign(creationMessage(codes[k]!)),
+        });
+      }
+      for (let k = 1; k <= 4; k++) await use(k + 1, chain[k]!);
+      user = await newWallet();
+      await use(1, user);
+      for (const [at, rewardBase, volume, revenue] of [
+        ['2026-11-10T08:00:00.000Z', '1000000', '100', '2'],
+        ['2026-11-12T08:00:00.000Z', '333333', '10.5', '0.25'],
+      ] as const) {
+        stack.clock.set(at);
+        const body = conversionBody({ name: 'swap', user: evmUser(user.address), reward_base: rewardBase, volume_usd: volume, revenue_usd: revenue });
+        const response = await stack.api.post('/api/v1/conversions/batch', { key: levels.keys.service, body: { conversions: [body] } });
+        expect([200, 202]).toContain(response.status);
+        await settled(stack, levels, body.id);
+        swaps.push(body.id);
+      }
+      stack.clock.set('2026-11-20T09:00:00.000Z');
+      await pollUntil(async () => (await sdk.getAffiliateStats({ user_identifier: chain[4]!.address })).r4_volume === 110.5, {
+        timeoutMs: 15_000,
+        intervalMs: 50,
+        what: 'the agency’s projection to count both swaps at level 4',
+      });
+    });
+
+    /** What each of A1..A5 was paid, per level, in base units (its movements through the SDK). */
+    const earned = async (wallet: TestWallet) =>
+      (await sdk.getUserPayoutMovements({ user_identifier: wallet.address, identifier_type: EVM })).results.map((row) => {
+        const movement = row as typeof row & { kind: string; level: number | null };
+        return [movement.kind, movement.level, movement.total_amount];
+      });
+
+    it('pays each level its affiliate_payout with its level, exactly, and nobody at a fifth level', async () => {
+      expect(await earned(user)).toEqual([
+        ['end_user_payout', null, '3333'],
+        ['end_user_payout', null, '10000'],
+      ]);
+      expect(await earned(chain[1]!)).toEqual([
+        ['affiliate_payout', 1, '40000'],
+        ['affiliate_payout', 1, '40000'],
+      ]);
+      expect(await earned(chain[2]!)).toEqual([
+        ['affiliate_payout', 2, '16666'],
+        ['affiliate_payout', 2, '50000'],
+      ]);
+      expect(await earned(chain[3]!)).toEqual([
+        ['affiliate_payout', 3, '7000'],
+        ['affiliate_payout', 3, '7000'],
+      ]);
+      expect(await earned(chain[4]!)).toEqual([
+        ['affiliate_payout', 4, '4166'],
+        ['affiliate_payout', 4, '12500'],
+      ]);
+      expect(await earned(chain[5]!)).toEqual([]);
+    });
+
+    it('getAffiliateStats r1..r4 and getAffiliatePaidVolumesByLevel: each level’s figures', async () => {
+      expect(await sdk.getAffiliateStats({ user_identifier: chain[2]!.address })).toMatchObject({
+        referred_volume: 0,
+        r2_volume: 110.5,
+        r3_volume: 0,
+        r4_volume: 0,
+        r2_revenue: 2.25,
+        r1_earnings: [],
+        r2_earnings: [{ amount: 0.066666, currency: 'USDC' }],
+        r3_earnings: [],
+        r4_earnings: [],
+        total_earnings: [{ amount: 0.066666, currency: 'USDC' }],
+      });
+      expect(await sdk.getAffiliateStats({ user_identifier: chain[4]!.address, from: '2026-11-12', to: '2026-11-12' })).toMatchObject({
+        r4_volume: 10.5,
+        r4_revenue: 0.25,
+        r4_earnings: [{ amount: 0.004166, currency: 'USDC' }],
+      });
+      expect(await sdk.getAffiliatePaidVolumesByLevel({ user_identifier: chain[2]!.address })).toMatchObject({
+        payout_eligible_l1_volume: 0,
+        payout_eligible_l2_volume: 110.5,
+        payout_eligible_l2_revenue: 2.25,
+        payout_eligible_l2_attributions: 2,
+        payout_eligible_l3_volume: 0,
+        payout_eligible_l4_volume: 0,
+        payout_eligible_total_volume: 110.5,
+      });
+      expect(await sdk.getAffiliatePaidVolumesByLevel({ user_identifier: chain[5]!.address })).toMatchObject({
+        payout_eligible_total_volume: 0,
+        payout_eligible_total_attributions: 0,
+      });
+    });
+
+    it('getReferralTree shows A4’s downline to four levels; getIncentivesByTier the rates of levels 2..4', async () => {
+      const tree = await sdk.getReferralTree({ user_identifier: chain[4]!.address });
+      const shape = (node: typeof tree): unknown => [node.user_identifier, node.traders, node.total_volume, node.children.map(shape)];
+      expect(shape(tree)).toEqual([
+        chain[4]!.address,
+        0,
+        0,
+        [[chain[3]!.address, 0, 0, [[chain[2]!.address, 0, 0, [[chain[1]!.address, 1, 110.5, []]]]]]],
+      ]);
+      const byTier = await sdk.getIncentivesByTier();
+      expect(byTier.tiers).toEqual([
+        expect.objectContaining({
+          tier_id: null,
+          payout_terms: [
+            expect.objectContaining({
+              conversion_name: 'swap',
+              is_multi_level: true,
+              affiliate_rate: { amount: '40000', currency: usdc.address, unit: 'base_units' },
+              affiliate2_rate: { amount: '500', currency: null, unit: 'bps' },
+              affiliate3_rate: { amount: '7000', currency: usdc.address, unit: 'base_units' },
+              affiliate4_rate: { amount: '125', currency: null, unit: 'bps' },
+            }),
+          ],
+        }),
+      ]);
+    });
+
+    it('refuses a referral that would close a cycle: A1 referring A5’s wallet answers 409 REFERRAL_CYCLE', async () => {
+      expect(await refusal(use(1, chain[5]!))).toMatchObject({ status: 409, body: { code: 'REFERRAL_CYCLE' } });
+      expect(await sdk.getReferralStatus({ user_identifier: chain[5]!.address, user_identifier_type: EVM })).toMatchObject({ referred: false });
+    });
+
+    it('a rebuild from the claim service’s paid conversions restores every level’s figures exactly, reversals netted', async () => {
+      // Half the second swap refunded: each level gives back its floored half (level 2: 8,333 of 16,666).
+      const reversed = await stack.api.post(`/api/v1/conversions/${encodeURIComponent(swaps[1]!)}/reverse`, {
+        key: levels.keys.service,
+        body: { reversal_id: `refund-${swaps[1]}`, reason: 'half refunded', share_bps: 5_000 },
+      });
+      expect(reversed.status).toBe(201);
+      await pollUntil(async () => (await sdk.getAffiliateStats({ user_identifier: chain[4]!.address })).r4_volume === 105.25, {
+        timeoutMs: 15_000,
+        intervalMs: 50,
+        what: 'the reversal to reach the level-4 figures',
+      });
+      const figures = async () =>
+        Promise.all(
+          chain.slice(1).map(async (wallet) => ({
+            stats: await sdk.getAffiliateStats({ user_identifier: wallet.address }),
+            november12: await sdk.getAffiliateStats({ user_identifier: wallet.address, from: '2026-11-12', to: '2026-11-12' }),
+            byLevel: await sdk.getAffiliatePaidVolumesByLevel({ user_identifier: wallet.address }),
+          })),
+        );
+      const eventBuilt = await figures();
+      expect(eventBuilt[1]!.stats).toMatchObject({ r2_volume: 105.25, r2_earnings: [{ amount: 0.058333, currency: 'USDC' }] });
+      expect(eventBuilt[3]!.november12).toMatchObject({ r4_volume: 5.25, r4_earnings: [{ amount: 0.002083, currency: 'USDC' }] });
+
+      // The projection loses every fact, level and applied reversal: rebuilt from ListPaidConversions alone.
+      for (const table of ['conversion_fact_levels', 'conversion_fact_reversals', 'conversion_facts'])
+        await stack.db.query(`DELETE FROM agency.${table} WHERE project_id = $1`, [levels.id]);
+      expect((await sdk.getAffiliateStats({ user_identifier: chain[2]!.address })).r2_volume).toBe(0);
+      const rebuilt = await stack.api.post(`/api/v1/projects/${levels.id}/affiliates/metrics/rebuild`, { key: levels.keys.admin });
+      expect(rebuilt.body).toEqual({ listed: 2, restored: 2, restored_reversals: 1, conversions: 2, attributed: 2 });
+      expect(await figures()).toEqual(eventBuilt);
+    });
+  });
 });
