@@ -25,8 +25,7 @@ type WithBaseUnits<T, K extends string> = T & Record<K, string>;
  * so the users earn u4 30,000, u2 20,000, u1 10,000 + 2,500, u3 5,000 base units; F1 earns
  * 100,000 + 200,000 + 25,000 and F2 50,000.
  *
- * The points and the four referral levels of the issue are being built on other branches: their
- * sections below are where their scenarios go.
+ * The four referral levels have their own project below; the points section is where its scenario goes.
  */
 describe('a project’s rewards through the @fuul/sdk, to the unit', () => {
   let stack: TestStack;
