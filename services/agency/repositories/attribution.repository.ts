@@ -74,6 +74,17 @@ export interface UplineRow {
  * form), and exported: `npm run bench` sends this very statement with pg as the physical limit, by
  * the same name: a prepared statement (services/platform/db/prepared-statements.ts), planned once per connection.
  */
+/** One step up the chain (see RESOLVE_ATTRIBUTION_SQL): the affiliate whose referral of `below`'s own user was in force at `at`. */
+const uplineStep = (alias: string, below: string) => `LEFT JOIN LATERAL (
+  SELECT p.id, p.identifier, p.identifier_type, EXISTS (
+           SELECT 1 FROM affiliate_suspensions s
+           WHERE s.affiliate_id = p.id AND s.suspended_at <= i.at AND (s.reactivated_at IS NULL OR s.reactivated_at > i.at)
+         ) AS suspended
+  FROM referrals pr JOIN affiliates p ON p.id = pr.affiliate_id
+  WHERE pr.project_id = $4 AND pr.identifier_type = ${below}.identifier_type AND pr.identifier = ${below}.identifier AND pr.referred_at <= i.at
+  LIMIT 1
+) ${alias} ON true`;
+
 export const RESOLVE_ATTRIBUTION_STATEMENT = 'agency_resolve_attribution';
 export const RESOLVE_ATTRIBUTION_SQL = preparedStatement(
   RESOLVE_ATTRIBUTION_STATEMENT,
@@ -130,33 +141,9 @@ LEFT JOIN LATERAL (
   ORDER BY st.tier_rank DESC, st.segment_id LIMIT 1
 ) ct ON true
 LEFT JOIN LATERAL (SELECT st.tier_rank FROM segment_tiers st WHERE st.segment_id = tp.tier_id AND st.project_id = $4 AND st.tier_rank IS NOT NULL LIMIT 1) pt ON true
-LEFT JOIN LATERAL (
-  SELECT p.id, p.identifier, p.identifier_type, EXISTS (
-           SELECT 1 FROM affiliate_suspensions s
-           WHERE s.affiliate_id = p.id AND s.suspended_at <= i.at AND (s.reactivated_at IS NULL OR s.reactivated_at > i.at)
-         ) AS suspended
-  FROM referrals pr JOIN affiliates p ON p.id = pr.affiliate_id
-  WHERE pr.project_id = $4 AND pr.identifier_type = a.identifier_type AND pr.identifier = a.identifier AND pr.referred_at <= i.at
-  LIMIT 1
-) u2 ON true
-LEFT JOIN LATERAL (
-  SELECT p.id, p.identifier, p.identifier_type, EXISTS (
-           SELECT 1 FROM affiliate_suspensions s
-           WHERE s.affiliate_id = p.id AND s.suspended_at <= i.at AND (s.reactivated_at IS NULL OR s.reactivated_at > i.at)
-         ) AS suspended
-  FROM referrals pr JOIN affiliates p ON p.id = pr.affiliate_id
-  WHERE pr.project_id = $4 AND pr.identifier_type = u2.identifier_type AND pr.identifier = u2.identifier AND pr.referred_at <= i.at
-  LIMIT 1
-) u3 ON true
-LEFT JOIN LATERAL (
-  SELECT p.id, p.identifier, p.identifier_type, EXISTS (
-           SELECT 1 FROM affiliate_suspensions s
-           WHERE s.affiliate_id = p.id AND s.suspended_at <= i.at AND (s.reactivated_at IS NULL OR s.reactivated_at > i.at)
-         ) AS suspended
-  FROM referrals pr JOIN affiliates p ON p.id = pr.affiliate_id
-  WHERE pr.project_id = $4 AND pr.identifier_type = u3.identifier_type AND pr.identifier = u3.identifier AND pr.referred_at <= i.at
-  LIMIT 1
-) u4 ON true
+${uplineStep('u2', 'a')}
+${uplineStep('u3', 'u2')}
+${uplineStep('u4', 'u3')}
 ORDER BY i.ord`,
 );
 
