@@ -39,8 +39,9 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
       createCurrency: async (req) =>
         toCurrencyMessage(
           await domain.currencies.create(req.projectId, {
-            chainId: req.chainId,
-            address: req.address,
+            // proto3 has no absent scalar: 0 and "" say "none" (a point currency's).
+            chainId: req.chainId === '0' ? undefined : req.chainId,
+            address: req.address === '' ? undefined : req.address,
             name: req.name,
             decimals: req.decimals,
             type: optionalEnum(CurrencyType, req.type, 'type'),
@@ -162,7 +163,7 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
           page,
         );
         return {
-          results: board.records.map((entry) => toLeaderboardEntryMessage(entry, board.currency.chainId)),
+          results: board.records.map((entry) => toLeaderboardEntryMessage(entry, board.currency.chainId ?? 0n)),
           pageInfo: pageInfo(page, board.total),
           calculatedAt: board.calculatedAt,
           freshUntil: board.freshUntil,

@@ -52,8 +52,9 @@ export function toCurrencyMessage(currency: CurrencyRecord): Currency {
 export function toCurrencyRef(currency: CurrencySummary): CurrencyRef {
   return {
     id: currency.id,
-    chainId: currency.chainId.toString(),
-    address: currency.address,
+    // A point currency's none: 0 and "" (proto3 scalars), read back as null by the gateway.
+    chainId: (currency.chainId ?? 0n).toString(),
+    address: currency.address ?? '',
     name: currency.name,
     decimals: currency.decimals,
     type: enumValue(CurrencyType, currency.type),

@@ -15,6 +15,8 @@ import * as payoutCaps from './0013_payout_caps';
 import * as rebates from './0014_rebates';
 import * as referrerConversionsIndex from './0016_referrer_conversions_index';
 import * as leaderboardDays from './0015_leaderboard_days';
+import * as pointCurrencies from './0019_point_currencies';
+import * as pointMovements from './0020_point_movements';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const claimMigrations: Record<string, Migration> = {
@@ -34,4 +36,6 @@ export const claimMigrations: Record<string, Migration> = {
   '0014_rebates': rebates,
   '0016_referrer_conversions_index': referrerConversionsIndex,
   '0015_leaderboard_days': leaderboardDays,
+  '0019_point_currencies': pointCurrencies,
+  '0020_point_movements': pointMovements,
 };

@@ -8,8 +8,9 @@ import { reversedAmount } from './reversed-amount';
 
 export interface CurrencySummary {
   id: string;
-  chainId: bigint;
-  address: string;
+  /** Null for a point currency (no chain, no address), and only then. */
+  chainId: bigint | null;
+  address: string | null;
   name: string;
   decimals: number;
   type: CurrencyType;
