@@ -53,7 +53,7 @@ describe('services refuse a request without a required field', () => {
     ['SetCodeRebateRate without user', () => clients.agency.setCodeRebateRate({ projectId: project.id, code: 'alice_code' }), 'user'],
     ['GetAffiliateClicks without user', () => clients.agency.getAffiliateClicks({ projectId: project.id }), 'user'],
     ['GetAffiliateFigures without user', () => clients.agency.getAffiliateFigures({ projectId: project.id }), 'user'],
-    ['SumUserPayouts without user', () => clients.claim.sumUserPayouts({ projectId: project.id }), 'user'],
+    ['SumUserPayouts without user', () => clients.claim.sumUserPayouts({ projectId: project.id, family: 0 }), 'user'],
     ['ListReferredUserPayouts without affiliate', () => clients.claim.listReferredUserPayouts({ projectId: project.id }), 'affiliate'],
     [
       'GetAffiliateLeaderboard without metric',

@@ -43,7 +43,16 @@ function chainIdOf(value: string): number {
 
 export function presentCurrencyRef(currency: CurrencyRef | undefined) {
   const { id, chainId, address, name, decimals, type } = required(currency, 'currency');
-  return { id, chain_id: chainIdOf(chainId), address, name, decimals, type: nameOf(CurrencyType, type, 'type') };
+  // A point currency has no chain and no address: 0 and "" on the wire, null here.
+  const point = type === CurrencyType.POINT;
+  return {
+    id,
+    chain_id: point ? null : chainIdOf(chainId),
+    address: point ? null : address,
+    name,
+    decimals,
+    type: nameOf(CurrencyType, type, 'type'),
+  };
 }
 
 export function presentCurrency(currency: Currency) {

@@ -73,17 +73,19 @@ export const leaderboardUserTypes = z.enum(enumNames(LeaderboardUserType));
 // ------------------------------------------------------------------ currencies
 
 export const currencyBody = z.strictObject({
-  chain_id: chainId,
-  address: address.describe('The token contract (erc20), or 0x0000000000000000000000000000000000000000 (native)'),
-  name: z.string().max(200).describe('1 to 100 characters, e.g. USDC'),
-  decimals: z.number().int().min(0).max(77).describe('Decimals of one whole unit, e.g. 6 (USDC) or 18 (ETH)'),
+  chain_id: chainId.optional().describe('The EVM chain id, e.g. 1 (Ethereum), 8453 (Base); required but for a point currency, which has none'),
+  address: address
+    .optional()
+    .describe('The token contract (erc20), or 0x0000000000000000000000000000000000000000 (native); required but for a point currency, which has none'),
+  name: z.string().max(200).describe('1 to 100 characters, e.g. USDC, or the points’ name, e.g. XP'),
+  decimals: z.number().int().min(0).max(77).describe('Decimals of one whole unit, e.g. 6 (USDC) or 18 (ETH); 0 for points (whole points)'),
   type: currencyTypes,
 });
 
 const currencyFields = {
   id: z.string(),
-  chain_id: z.number().int().describe('The EVM chain id, a JSON number'),
-  address: z.string(),
+  chain_id: z.number().int().nullable().describe('The EVM chain id, a JSON number; null for a point currency'),
+  address: z.string().nullable().describe('Lowercase 0x + 40 hex; null for a point currency'),
   name: z.string(),
   decimals: z.number().int(),
   type: currencyTypes,
@@ -415,7 +417,12 @@ export const movementsQuery = z.object({
     .describe('Whose movements (as the one paid): required with an API key; with a wallet session, its own address or left out'),
   user_identifier_type: identifierTypeQuery.optional().describe('The identifier’s type; evm_address when left out'),
   identifier_type: identifierTypeQuery.optional().describe('The same as user_identifier_type (the name the Fuul SDK sends)'),
-  type: z.enum(['onchain-currency']).optional().describe('Only on-chain currency payouts exist here (what the Fuul SDK sends)'),
+  type: z
+    .enum(['onchain-currency', 'point'])
+    .optional()
+    .describe(
+      'onchain-currency (the Fuul SDK’s getUserPayoutMovements): only movements in chain currencies; point (getUserPointsMovements): only points; left out, every currency',
+    ),
   status: movementStatuses.optional().describe('Only movements in this status (pending, available or declined); left out, every movement'),
   from_date: windowBound.optional().describe('Only movements written from this UTC day (YYYY-MM-DD) or instant on'),
   to_date: windowBound.optional().describe('Only movements written up to this UTC day (inclusive, YYYY-MM-DD) or instant'),
@@ -435,8 +442,8 @@ export const movementSchema = z.object({
   conversion_id: z.string(),
   conversion_name: z.string(),
   total_amount: z.string().describe('Base units, as a decimal string'),
-  currency_address: z.string(),
-  chain_id: z.number().int().describe('The currency’s chain id, a JSON number (as the Fuul SDK reads a movement’s)'),
+  currency_address: z.string().nullable().describe('The currency’s address; null for points'),
+  chain_id: z.number().int().nullable().describe('The currency’s chain id, a JSON number (as the Fuul SDK reads a movement’s); null for points'),
   currency: currencyRefSchema,
   payout_status: payoutStatuses,
   payout_status_details: z.string().nullable(),

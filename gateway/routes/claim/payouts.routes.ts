@@ -7,6 +7,8 @@ import { listBody, pageRequest } from '../../http/list';
 import { count, required } from '../../http/present';
 import { type AnyRoute, defineRoute, sharedBody } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
+import { familyOf } from './currency-family';
+import { CurrencyFamily } from '../../../gen/referral/claim/v1/enums';
 import { presentLeaderboardEntry, presentMovement } from './claim.presenters';
 import { leaderboardQuery, leaderboardSchema, movementListSchema, movementsQuery } from './claim.schemas';
 import { anyProjectKey } from '../route-access';
@@ -116,7 +118,8 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
         });
         const status = optionalEnumValue(MovementStatus, query.status) ?? MovementStatus.UNSPECIFIED;
         const window = timeWindow({ field: 'from_date', value: query.from_date }, { field: 'to_date', value: query.to_date });
-        const page = await clients.claim.listMovements({ projectId, user, status, page: pageRequest(query), ...window });
+        const family = query.type === undefined ? CurrencyFamily.UNSPECIFIED : familyOf(query.type);
+        const page = await clients.claim.listMovements({ projectId, user, status, family, page: pageRequest(query), ...window });
         return { status: 200, body: listBody(page, presentMovement(projectId)) };
       },
     ),

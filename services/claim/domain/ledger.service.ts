@@ -15,7 +15,7 @@ import type {
 } from '../repositories/movement.repository';
 import { requireProjectId } from './project';
 import { checkConversionName } from './conversion-name';
-import type { ConversionStatus, LeaderboardUserType, MovementStatus } from './vocabulary';
+import type { ConversionStatus, CurrencyFamily, LeaderboardUserType, MovementStatus } from './vocabulary';
 
 /** The most referred users one affiliate's payouts by referrer answer (by identifier). */
 const MAX_REFERRED_USERS = 10_000;
@@ -138,10 +138,11 @@ export class LedgerService {
     status: MovementStatus | undefined,
     page: Page,
     range: TimeRange = {},
+    family?: CurrencyFamily,
   ): Promise<{ records: MovementRecord[]; total: number }> {
     requireProjectId(projectId);
     checkRange(range);
-    return this.movements.ofUser(projectId, normalizeIdentifier(user.identifier, user.identifierType, 'user'), status, page, range);
+    return this.movements.ofUser(projectId, normalizeIdentifier(user.identifier, user.identifierType, 'user'), status, page, range, family);
   }
 
   /** What the user earned per conversion name, side and currency over the movements written within `range` (a page of them). */
@@ -150,10 +151,11 @@ export class LedgerService {
     user: { identifier: string; identifierType: string },
     range: TimeRange,
     page: Page,
+    family?: CurrencyFamily,
   ): Promise<{ records: PayoutSumRecord[]; total: number }> {
     requireProjectId(projectId);
     checkRange(range);
-    return this.movements.sumsOfUser(projectId, normalizeIdentifier(user.identifier, user.identifierType, 'user'), range, page);
+    return this.movements.sumsOfUser(projectId, normalizeIdentifier(user.identifier, user.identifierType, 'user'), range, page, family);
   }
 
   /** Per user the affiliate referred (its paid conversions say so): volume and the affiliate's earnings within `range`. */

@@ -1,5 +1,5 @@
 import type { ClaimServiceServer, Reward } from '../../../gen/referral/claim/v1/claim';
-import { ConversionStatus, CurrencyType, LeaderboardUserType, MovementStatus } from '../../../gen/referral/claim/v1/enums';
+import { ConversionStatus, CurrencyFamily, CurrencyType, LeaderboardUserType, MovementStatus } from '../../../gen/referral/claim/v1/enums';
 import { optionalEnum, requireEnum, requireField } from '../../rules/fields';
 import { implementService } from '../../platform/grpc/service';
 import type { Logger } from '../../platform/logger';
@@ -128,6 +128,7 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
           optionalEnum(MovementStatus, req.status, 'status'),
           page,
           { from: req.from, to: req.to },
+          optionalEnum(CurrencyFamily, req.family, 'family'),
         );
         return { results: records.map(toMovementMessage), pageInfo: pageInfo(page, total) };
       },
@@ -139,6 +140,7 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
           requireField(req.user, 'user'),
           { from: req.from, to: req.to },
           page,
+          optionalEnum(CurrencyFamily, req.family, 'family'),
         );
         return { results: records.map(toPayoutSumMessage), pageInfo: pageInfo(page, total) };
       },
