@@ -282,6 +282,7 @@ export const presentLeaderboardEntry = (decimals: number) => (entry: Leaderboard
     total_amount: unitsAsNumber(entry.totalAmount, decimals),
     total_amount_base_units: entry.totalAmount,
     total_attributions: count(entry.totalAttributions, 'total_attributions'),
-    chain_id: entry.chainId,
+    // 0: the point currency's board (points have no chain).
+    chain_id: entry.chainId === '0' ? null : entry.chainId,
   };
 };

@@ -510,6 +510,9 @@ export const leaderboardQuery = z.object({
     .describe('The form the Fuul SDK sends conversion_external_ids in; refused (400) as conversion_external_ids is'),
 });
 
+/** The points board's query: the payouts board's without a currency (the project's point currency is the one ranked). */
+export const pointsLeaderboardQuery = leaderboardQuery.omit({ currency_address: true, chain_id: true });
+
 export const leaderboardSchema = z.object({
   results: z.array(
     z.object({
@@ -528,8 +531,9 @@ export const leaderboardSchema = z.object({
       referred_users: z.number().int().optional().describe('With fields=referred_users: the users it referred, converted or not'),
       chain_id: z
         .string()
+        .nullable()
         .describe(
-          'The currency’s chain id as a decimal string: the Fuul SDK types the leaderboard’s chain id as a string (everywhere else the API writes a JSON number)',
+          'The currency’s chain id as a decimal string: the Fuul SDK types the leaderboard’s chain id as a string (everywhere else the API writes a JSON number); null on the points board',
         ),
     }),
   ),

@@ -12,7 +12,7 @@ import { windowBound } from './date-window';
  */
 const timestamp = z.string().describe('ISO-8601 UTC');
 
-const userQuery = {
+export const userQuery = {
   user_identifier: userIdentifier(z.string().min(1).max(512))
     .optional()
     .describe('The user: required with an API key; with a wallet session, its own address or left out'),

@@ -10,6 +10,8 @@ import {
   toConversionMessage,
   toPaidConversionMessage,
   toCurrencyMessage,
+  toCurrencyRef,
+  toPointBalanceMessage,
   toLeaderboardEntryMessage,
   toMovementDecisionMessage,
   toMovementMessage,
@@ -150,6 +152,12 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
         return { results: records.map(toReferredUserPayoutsMessage) };
       },
 
+      listPointBalances: async (req) => {
+        const page = toPage(req.page);
+        const { currency, records, total } = await domain.points.balances(req.projectId, req.user, page);
+        return { results: records.map(toPointBalanceMessage), pageInfo: pageInfo(page, total), currency: toCurrencyRef(currency) };
+      },
+
       getPayoutsLeaderboard: async (req) => {
         const page = toPage(req.page);
         const board = await domain.ledger.leaderboard(
@@ -161,6 +169,7 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
             user: req.user,
             from: req.from,
             to: req.to,
+            points: req.points,
           },
           page,
         );

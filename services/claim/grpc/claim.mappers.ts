@@ -9,6 +9,7 @@ import type {
   MovementDecision,
   PaidConversion,
   PayoutCaps as PayoutCapsMessage,
+  PointBalance,
   PayoutTerms,
   ReferredUserPayouts,
   Reversal,
@@ -42,6 +43,7 @@ import type { LeaderboardEntryRecord } from '../repositories/leaderboard.reposit
 import type { PaidConversionRecord } from '../repositories/paid-conversion.repository';
 import type { ConversionRecord, CurrencySummary, MovementRecord, PayoutSumRecord, ReferredUserRecord } from '../repositories/movement.repository';
 import type { PayoutTermsRecord } from '../repositories/payout-terms.repository';
+import type { PointBalanceRecord } from '../repositories/point-balances';
 import type { ReversalRecord } from '../repositories/reversal.repository';
 
 /** Records -> protobuf messages: amounts and chain ids as decimal strings, vocabularies as their enums. */
@@ -283,5 +285,15 @@ export function toReconciliationMessage(reconciliation: Reconciliation): GetReco
       balanced: line.balanced,
     })),
     balanced: reconciliation.balanced,
+  };
+}
+
+export function toPointBalanceMessage(record: PointBalanceRecord): PointBalance {
+  return {
+    user: record.user,
+    balance: record.balance.toString(),
+    credited: record.credited.toString(),
+    takenBack: record.takenBack.toString(),
+    updatedAt: record.updatedAt ?? undefined,
   };
 }

@@ -1,6 +1,8 @@
-import { sql, type Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { UserIdentifier } from '../../rules/identifiers';
+import type { Page } from '../../rules/pagination';
 import type { ClaimDatabase } from '../database';
+import { type PagedRecords, readPage } from '../../platform/db/paged-list';
 
 /** Points that became available (credited) or were taken back from the balance: whose, in which point currency, how many. */
 export interface PointChange {
@@ -67,4 +69,62 @@ export async function pointCurrencyIds(trx: Transaction<ClaimDatabase>, currency
     .where('type', '=', 'point')
     .execute();
   return new Set(rows.map((row) => row.id));
+}
+
+/** A user's points in a point currency. */
+export interface PointBalanceRecord {
+  user: UserIdentifier;
+  balance: bigint;
+  credited: bigint;
+  takenBack: bigint;
+  /** Null for a user never credited (an all-zero row). */
+  updatedAt: Date | null;
+}
+
+/** The points balances' reads: the top of a currency's balances (point_balances_top_idx), one user's. */
+export class PointBalanceRepository {
+  constructor(private readonly db: Kysely<ClaimDatabase>) {}
+
+  async top(projectId: string, currencyId: string, page: Page): Promise<PagedRecords<PointBalanceRecord>> {
+    const { records, total } = await readPage(
+      this.db.selectFrom('point_balances').where('project_id', '=', projectId).where('currency_id', '=', currencyId),
+      (matching) =>
+        matching
+          .select(['identifier', 'identifier_type', 'balance', 'credited', 'taken_back', 'updated_at'])
+          .orderBy('balance', 'desc')
+          .orderBy('identifier')
+          .orderBy('identifier_type'),
+      page,
+    );
+    return { records: records.map(toBalance), total };
+  }
+
+  async of(projectId: string, currencyId: string, user: UserIdentifier): Promise<PointBalanceRecord> {
+    const row = await this.db
+      .selectFrom('point_balances')
+      .select(['identifier', 'identifier_type', 'balance', 'credited', 'taken_back', 'updated_at'])
+      .where('project_id', '=', projectId)
+      .where('currency_id', '=', currencyId)
+      .where('identifier', '=', user.identifier)
+      .where('identifier_type', '=', user.identifierType)
+      .executeTakeFirst();
+    return row ? toBalance(row) : { user, balance: 0n, credited: 0n, takenBack: 0n, updatedAt: null };
+  }
+}
+
+function toBalance(row: {
+  identifier: string;
+  identifier_type: UserIdentifier['identifierType'];
+  balance: bigint;
+  credited: bigint;
+  taken_back: bigint;
+  updated_at: Date;
+}): PointBalanceRecord {
+  return {
+    user: { identifier: row.identifier, identifierType: row.identifier_type },
+    balance: BigInt(row.balance),
+    credited: BigInt(row.credited),
+    takenBack: BigInt(row.taken_back),
+    updatedAt: row.updated_at,
+  };
 }
