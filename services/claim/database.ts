@@ -259,7 +259,7 @@ export interface ChainCursorTable {
   updated_at: Timestamp;
 }
 
-/** A user's points in the project's point currency (migration 0019): balance = credited − taken_back, may go below zero. */
+/** A user's points in the project's point currency (migration 0019): balance = credited − taken_back, never below zero. */
 export interface PointBalanceTable {
   project_id: string;
   currency_id: string;

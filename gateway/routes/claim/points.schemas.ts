@@ -4,7 +4,7 @@ import { currencyRefSchema } from './claim.schemas';
 import { userQuery } from './payout-queries.schemas';
 
 /** HTTP shapes of the points balances (docs/claims.md#points): whole points as decimal strings. */
-const points = z.string().describe('Whole points, a decimal string (may be negative for a balance: points taken back after they were credited)');
+const points = z.string().describe('Whole points, a decimal string');
 
 const balanceFields = {
   user_identifier: z.string(),

@@ -7,10 +7,10 @@ import { type Kysely, sql } from 'kysely';
  *
  * - `currencies.chain_id` and `address` become nullable, and are null exactly for a point currency.
  * - `currencies_point_key`: a partial unique index, one point currency per project.
- * - `point_balances`: per (project, currency, user) the points credited and taken back; `balance` may go
- *   below zero (a reversal after the points were credited: the user owes them, as money's debt, and the
- *   next credit pays it). Grown in the transaction that makes a point movement available, shrunk in the
- *   reversal's; `point_balances_top_idx` reads the project's top balances.
+ * - `point_balances`: per (project, currency, user) the points credited and taken back. Grown in the
+ *   transaction that makes a point movement available, shrunk in the reversal's. A reversal takes back
+ *   at most what a movement credited, so a balance never goes below zero (no debt, unlike money, whose
+ *   voucher may be out before the reversal). `point_balances_top_idx` reads the project's top balances.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
@@ -35,7 +35,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       updated_at timestamptz NOT NULL,
       PRIMARY KEY (project_id, currency_id, identifier, identifier_type),
       FOREIGN KEY (project_id, currency_id) REFERENCES currencies (project_id, id),
-      CHECK (balance = credited - taken_back)
+      CHECK (balance = credited - taken_back),
+      CHECK (balance >= 0)
     )`.execute(db);
   await sql`CREATE INDEX point_balances_top_idx ON point_balances (project_id, currency_id, balance DESC, identifier, identifier_type)`.execute(db);
 }

@@ -9,8 +9,8 @@ import { type Kysely, sql } from 'kysely';
  *   read it); the ledger identity (test/claim property test) checks that every available money movement
  *   has its check.
  * - `movement_reversals.from_points`: what a reversal of an available point movement took from the
- *   user's points balance (the balance may go below zero: the points' debt). A reversal is then in no
- *   check either.
+ *   user's points balance (all of its amount: there is no voucher to have carried it, so no debt). Such
+ *   a part is in no check either.
  *
  * Added NOT VALID and validated after: the scan runs without blocking the payments' writes.
  */

@@ -21,8 +21,8 @@ export function creditPoints(trx: Transaction<ClaimDatabase>, projectId: string,
 }
 
 /**
- * A reversal takes points back from the balance whatever it holds: it may go below zero (the user owes
- * them, as money's debt; the next credit pays it first because a balance is one sum).
+ * A reversal takes points back from the balance: at most what the movement credited, so the balance
+ * stays at or above zero (point_balances' CHECK).
  */
 export function takeBackPoints(trx: Transaction<ClaimDatabase>, projectId: string, changes: readonly PointChange[], now: Date): Promise<void> {
   return applyPoints(trx, projectId, changes, 'taken_back', now);
@@ -43,20 +43,28 @@ async function applyPoints(
   }
   const rows = [...byKey.values()].filter((row) => row.amount > 0n);
   if (rows.length === 0) return;
-  const sign = column === 'credited' ? sql`` : sql`-`;
-  const credited = column === 'credited' ? sql`d.amount` : sql`0`;
-  const takenBack = column === 'taken_back' ? sql`d.amount` : sql`0`;
-  await sql`
-    INSERT INTO point_balances AS pb (project_id, currency_id, identifier_type, identifier, balance, credited, taken_back, updated_at)
-    SELECT ${projectId}, d.currency_id, d.identifier_type, d.identifier, ${sign}d.amount, ${credited}, ${takenBack}, ${now}
-    FROM unnest(${rows.map((row) => row.currencyId)}::uuid[], ${rows.map((row) => row.beneficiary.identifierType)}::text[],
-                ${rows.map((row) => row.beneficiary.identifier)}::text[], ${rows.map((row) => row.amount)}::numeric[])
+  const changed = sql`
+    SELECT * FROM unnest(${rows.map((row) => row.currencyId)}::uuid[], ${rows.map((row) => row.beneficiary.identifierType)}::text[],
+                         ${rows.map((row) => row.beneficiary.identifier)}::text[], ${rows.map((row) => row.amount)}::numeric[])
       AS d(currency_id, identifier_type, identifier, amount)
-    ORDER BY d.currency_id, d.identifier, d.identifier_type
-    ON CONFLICT (project_id, currency_id, identifier, identifier_type)
-    DO UPDATE SET balance = pb.balance ${column === 'credited' ? sql`+` : sql`-`} ${column === 'credited' ? sql`excluded.credited` : sql`excluded.taken_back`},
-                  ${sql.ref(column)} = pb.${sql.ref(column)} + excluded.${sql.ref(column)},
-                  updated_at = excluded.updated_at`.execute(trx);
+    ORDER BY currency_id, identifier, identifier_type`;
+  if (column === 'credited') {
+    await sql`
+      INSERT INTO point_balances AS pb (project_id, currency_id, identifier_type, identifier, balance, credited, taken_back, updated_at)
+      SELECT ${projectId}, d.currency_id, d.identifier_type, d.identifier, d.amount, d.amount, 0, ${now} FROM (${changed}) AS d
+      ON CONFLICT (project_id, currency_id, identifier, identifier_type)
+      DO UPDATE SET balance = pb.balance + excluded.credited, credited = pb.credited + excluded.credited, updated_at = excluded.updated_at`.execute(trx);
+    return;
+  }
+  // The rows exist: what is taken back was credited. An UPDATE, not an upsert: the insert half of an
+  // upsert is checked (balance >= 0) before the conflict is found.
+  const updated = await sql`
+    UPDATE point_balances AS pb SET balance = pb.balance - d.amount, taken_back = pb.taken_back + d.amount, updated_at = ${now}
+    FROM (${changed}) AS d
+    WHERE pb.project_id = ${projectId} AND pb.currency_id = d.currency_id AND pb.identifier = d.identifier AND pb.identifier_type = d.identifier_type`.execute(
+    trx,
+  );
+  if (Number(updated.numAffectedRows ?? 0) !== rows.length) throw new Error(`took points back from ${String(updated.numAffectedRows)} of ${rows.length} balances`);
 }
 
 /** Which of these currencies are point currencies (read where the caller has no currency records at hand: releases, decisions). */
