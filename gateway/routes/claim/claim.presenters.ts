@@ -232,10 +232,12 @@ export function presentConversionMovement(movement: Movement) {
  */
 function presentMovementStatus(movement: Movement) {
   const status = nameOf(MovementStatus, movement.status, 'status');
-  let payoutStatus: EnumName<typeof ClaimCheckStatus> | 'pending' | 'declined';
+  let payoutStatus: EnumName<typeof ClaimCheckStatus> | 'pending' | 'declined' | 'available';
   if (movement.claimCheckStatus !== ClaimCheckStatus.UNSPECIFIED)
     payoutStatus = nameOf(ClaimCheckStatus, movement.claimCheckStatus, 'claim_check_status');
-  else if (status === 'available') throw new Error('the service answered an available movement in no claim check');
+  // Points are in no check: available means in the user's points balance.
+  else if (status === 'available' && movement.currency?.type !== CurrencyType.POINT)
+    throw new Error('the service answered an available movement in no claim check');
   else payoutStatus = status;
   return {
     payout_status: payoutStatus,

@@ -48,12 +48,14 @@ const pendingReasons = z.enum(enumNames(PendingReason));
 const capKinds = z.enum(enumNames(CapKind));
 /** A movement's payout status: the status of the claim check it is in, or, while it is in none, its own (pending, declined). */
 const payoutStatuses = z
-  .enum([...enumNames(ClaimCheckStatus), 'pending', 'declined'])
-  .describe('Where the claim check holding this movement stands; `pending` or `declined` while the movement is in no check');
+  .enum([...enumNames(ClaimCheckStatus), 'pending', 'declined', 'available'])
+  .describe(
+    'Where the claim check holding this movement stands; `pending` or `declined` while the movement is in no check; `available` for points credited to the points balance (points are in no check)',
+  );
 /** What a movement's status adds to it (the commission lifecycle). */
 const movementStatusFields = {
   status: movementStatuses.describe(
-    'pending: it waits (see pending_reason) and is in no claim check; available: it is in a claim check; declined: an admin declined it, never paid',
+    'pending: it waits (see pending_reason) and is in no claim check; available: it is in a claim check (points: in the user’s points balance); declined: an admin declined it, never paid',
   ),
   pending_reason: pendingReasons
     .nullable()
