@@ -6,6 +6,7 @@ import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { type Currency, currencyLabel, useCurrencyChoices } from './currencies';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
+import { PointBalances } from './PointBalances';
 
 type UserType = 'affiliate' | 'end_user';
 const PAGE_SIZE = 25;
@@ -53,6 +54,7 @@ export function LeaderboardPage() {
             </div>
           </div>
           <Board currency={currency} userType={userType} page={page} onPage={(next) => choose({ page: next })} />
+          {currency.type === 'point' ? <PointBalances /> : null}
         </>
       ) : null}
     </>
@@ -63,11 +65,20 @@ function Board({ currency, userType, page, onPage }: { currency: Currency; userT
   const { projectId, api } = useProject();
   const board = useQuery({
     queryKey: ['leaderboard', projectId, currency.id, userType, page],
+    // A point currency has no address: its board is the points board.
     queryFn: ({ signal }) =>
-      api('get', '/api/v1/payouts/leaderboard/payouts', {
-        query: { currency_address: currency.address, chain_id: currency.chain_id, user_type: userType, page, page_size: PAGE_SIZE },
-        signal,
-      }),
+      currency.type === 'point'
+        ? api('get', '/api/v1/payouts/leaderboard/points', { query: { user_type: userType, page, page_size: PAGE_SIZE }, signal })
+        : api('get', '/api/v1/payouts/leaderboard/payouts', {
+            query: {
+              currency_address: currency.address ?? undefined,
+              chain_id: currency.chain_id ?? undefined,
+              user_type: userType,
+              page,
+              page_size: PAGE_SIZE,
+            },
+            signal,
+          }),
     placeholderData: keepPreviousData,
   });
   if (board.isPending) return <Loading label="Loading the leaderboard…" />;
