@@ -205,6 +205,7 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
         },
       },
       async ({ query, caller }) => {
+        refuseConversionIds(query);
         const identifier = leaderboardUser(query);
         const user = identifier === undefined ? undefined : { identifier, identifierType: identifierType(query) };
         const read = () =>
