@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
 import type { CurrencyInput } from '../../../services/claim/domain/currency.service';
 import { toPage } from '../../../services/rules/pagination';
 import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
@@ -191,7 +192,13 @@ describe('points (domain)', () => {
     it('credits a held movement net of what a reversal took while it was pending', async () => {
       const { projectId, affiliate } = await project({ holdDays: 1 });
       const { id, user } = await pay(projectId, affiliate.code);
-      await harness.domain.reversals.reverse(projectId, { conversionId: id, shareBps: 5_000, reversalId: `r-${randomUUID()}`, reason: 'refunded', reversedBy: KEY });
+      await harness.domain.reversals.reverse(projectId, {
+        conversionId: id,
+        shareBps: 5_000,
+        reversalId: `r-${randomUUID()}`,
+        reason: 'refunded',
+        reversedBy: KEY,
+      });
       harness.clock.advance(DAY);
       await harness.domain.decisions.releaseDue(1_000);
       expect(await balance(projectId, user)).toEqual({ balance: 20n, credited: 20n, takenBack: 0n });
@@ -204,7 +211,9 @@ describe('points (domain)', () => {
       const { user } = await pay(projectId, affiliate.code);
       expect(await balance(projectId, user)).toEqual({ balance: 40n, credited: 40n, takenBack: 0n });
       expect(await balance(projectId, affiliate.user)).toEqual({ balance: 60n, credited: 60n, takenBack: 0n });
-      const [cut] = await rows<{ capped: string }>('SELECT sum(capped_amount)::text AS capped FROM claim.movements WHERE project_id = $1', [projectId]);
+      const [cut] = await rows<{ capped: string }>('SELECT sum(capped_amount)::text AS capped FROM claim.movements WHERE project_id = $1', [
+        projectId,
+      ]);
       expect(cut!.capped).toBe('40');
       expect(await balanced(projectId)).toBe(true);
     });
@@ -219,6 +228,98 @@ describe('points (domain)', () => {
           toPage(),
         ),
       ).rejects.toMatchObject({ code: 'POINT_CURRENCY_NOT_FOUND' });
+    });
+  });
+
+  /**
+   * The ledger identity with points and money side by side, over random streams: conversions paid in
+   * points (some held, some waiting for approval) and in a token, holds passing, approvals, declines
+   * and reversals of random shares. After every step the reconciliation balances (for points: the
+   * balances sum to what is available), every user's balance is exactly its available point
+   * movements net of their reversals, and no point movement is in a claim check.
+   */
+  describe('the ledger identity with points', () => {
+    type Step =
+      | { kind: 'pay'; name: 'quest' | 'held' | 'approved' | 'trade'; rewardBase: number; user: number }
+      | { kind: 'pass'; days: number }
+      | { kind: 'decide'; approve: boolean; which: number }
+      | { kind: 'reverse'; which: number; shareBps: number };
+    const step: fc.Arbitrary<Step> = fc.oneof(
+      fc.record({
+        kind: fc.constant('pay' as const),
+        name: fc.constantFrom('quest' as const, 'held' as const, 'approved' as const, 'trade' as const),
+        rewardBase: fc.integer({ min: 1, max: 1_000_000 }),
+        user: fc.integer({ min: 0, max: 2 }),
+      }),
+      fc.record({ kind: fc.constant('pass' as const), days: fc.integer({ min: 0, max: 2 }) }),
+      fc.record({ kind: fc.constant('decide' as const), approve: fc.boolean(), which: fc.nat() }),
+      fc.record({ kind: fc.constant('reverse' as const), which: fc.nat(), shareBps: fc.integer({ min: 1, max: 10_000 }) }),
+    );
+
+    async function expectIdentity(projectId: string, pointId: string) {
+      expect(await balanced(projectId)).toBe(true);
+      const drift = await rows(
+        `SELECT b.identifier FROM claim.point_balances b
+         WHERE b.project_id = $1 AND b.balance <> (
+           SELECT coalesce(sum(m.amount - coalesce((SELECT sum(r.amount) FROM claim.movement_reversals r WHERE r.movement_id = m.id), 0)), 0)
+           FROM claim.movements m
+           WHERE m.project_id = b.project_id AND m.currency_id = b.currency_id AND m.identifier = b.identifier AND m.status = 'available')`,
+        [projectId],
+      );
+      expect(drift).toEqual([]);
+      expect(
+        await rows('SELECT id FROM claim.movements WHERE project_id = $1 AND currency_id = $2 AND claim_check_id IS NOT NULL', [projectId, pointId]),
+      ).toEqual([]);
+    }
+
+    it('holds after every step', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
+          const projectId = randomUUID();
+          const xp = await harness.domain.currencies.create(projectId, points());
+          const usdc = await harness.domain.currencies.create(projectId, {
+            chainId: '8453',
+            address: `0x${randomUUID().replace(/-/g, '')}00000000`,
+            name: 'USDC',
+            decimals: 6,
+            type: 'erc20',
+          });
+          const pointsTerms = { endUser: { bps: 300 }, affiliate: { bps: 1_000 } };
+          await harness.domain.terms.put(projectId, 'quest', termsInput(xp.id, pointsTerms));
+          await harness.domain.terms.put(projectId, 'held', termsInput(xp.id, { ...pointsTerms, holdDays: 1 }));
+          await harness.domain.terms.put(projectId, 'approved', termsInput(xp.id, { ...pointsTerms, requireApproval: true }));
+          await harness.domain.terms.put(projectId, 'trade', termsInput(usdc.id, pointsTerms));
+          const affiliate = newAffiliate(harness, projectId);
+          const users = [newUser(), newUser(), newUser()];
+          for (const user of users) refer(harness, projectId, user, affiliate.code);
+          const paid: string[] = [];
+          for (const next of steps) {
+            if (next.kind === 'pay') {
+              const input = conversion({ name: next.name, user: users[next.user]!, rewardBase: String(next.rewardBase) });
+              await harness.domain.conversions.submitMany(projectId, [input]);
+              await harness.domain.payouts.payBatch(await batchOf(harness, projectId, input.id));
+              paid.push(input.id);
+            } else if (next.kind === 'pass') {
+              harness.clock.advance(next.days * DAY);
+              await harness.domain.decisions.releaseDue(1_000);
+            } else if (paid.length > 0 && next.kind === 'decide') {
+              const id = paid[next.which % paid.length]!;
+              if (next.approve) await harness.domain.decisions.approve(projectId, [id], undefined, KEY);
+              else await harness.domain.decisions.decline(projectId, [id], 'no', KEY);
+            } else if (paid.length > 0 && next.kind === 'reverse') {
+              const conversionId = paid[next.which % paid.length]!;
+              await harness.domain.reversals
+                .reverse(projectId, { conversionId, shareBps: next.shareBps, reversalId: `r-${randomUUID()}`, reason: 'refunded', reversedBy: KEY })
+                // A share past what is left of the conversion is refused, and changes nothing.
+                .catch((error: { code?: string }) => {
+                  if (error.code !== 'REVERSAL_SHARE_EXCEEDED') throw error;
+                });
+            }
+            await expectIdentity(projectId, xp.id);
+          }
+        }),
+        { numRuns: 15, endOnFailure: true },
+      );
     });
   });
 });
