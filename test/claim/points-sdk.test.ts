@@ -120,7 +120,12 @@ describe('points through the @fuul/sdk', () => {
     expect(own.results).toEqual([expect.objectContaining({ address: affiliate, rank: 1, total_amount: 350 })]);
     const endUsers = await stack.api.get('/api/v1/payouts/leaderboard/points?user_type=end_user&page_size=1&page=2', { key: project.keys.service });
     expect(endUsers.status).toBe(200);
-    expect(endUsers.body).toMatchObject({ total_results: 2, page: 2, page_size: 1, results: [{ rank: 2, address: u2, total_amount: 40, chain_id: null }] });
+    expect(endUsers.body).toMatchObject({
+      total_results: 2,
+      page: 2,
+      page_size: 1,
+      results: [{ rank: 2, address: u2, total_amount: 40, chain_id: null }],
+    });
   });
 
   it('takes a reversal of credited points back from the balance and the board', async () => {

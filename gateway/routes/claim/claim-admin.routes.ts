@@ -43,7 +43,8 @@ export function claimAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
         responses: {
           201: { description: 'The currency', schema: currencySchema },
           409: {
-            description: 'CURRENCY_EXISTS: the project already has this address on this chain; POINT_CURRENCY_EXISTS: it already has its point currency',
+            description:
+              'CURRENCY_EXISTS: the project already has this address on this chain; POINT_CURRENCY_EXISTS: it already has its point currency',
           },
         },
       },

@@ -78,7 +78,9 @@ export const currencyBody = z.strictObject({
   chain_id: chainId.optional().describe('The EVM chain id, e.g. 1 (Ethereum), 8453 (Base); required but for a point currency, which has none'),
   address: address
     .optional()
-    .describe('The token contract (erc20), or 0x0000000000000000000000000000000000000000 (native); required but for a point currency, which has none'),
+    .describe(
+      'The token contract (erc20), or 0x0000000000000000000000000000000000000000 (native); required but for a point currency, which has none',
+    ),
   name: z.string().max(200).describe('1 to 100 characters, e.g. USDC, or the points’ name, e.g. XP'),
   decimals: z.number().int().min(0).max(77).describe('Decimals of one whole unit, e.g. 6 (USDC) or 18 (ETH); 0 for points (whole points)'),
   type: currencyTypes,

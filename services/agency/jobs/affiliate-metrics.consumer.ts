@@ -76,9 +76,7 @@ export const affiliateMetrics = defineConsumer<AgencyDatabase, Consumed>({
       await lockProjectMetrics(trx, projectId, 'shared');
       const currencies: MetricCurrency[] = applying.flatMap(({ event }) => {
         const currency = event.payload.currency;
-        return currency
-          ? [metricCurrency(currency)]
-          : [];
+        return currency ? [metricCurrency(currency)] : [];
       });
       await rememberCurrencies(
         trx,

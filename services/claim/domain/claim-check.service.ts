@@ -60,7 +60,10 @@ type ChainCurrency = CurrencySummary & { chainId: bigint; address: string; type:
  */
 function onChain(currency: CurrencySummary): ChainCurrency {
   if (currency.chainId === null || currency.address === null || currency.type === 'point') {
-    throw new FailedPreconditionError('POINTS_NOT_CLAIMABLE', 'points are credited to a points balance, never claimed with a voucher: nothing was closed');
+    throw new FailedPreconditionError(
+      'POINTS_NOT_CLAIMABLE',
+      'points are credited to a points balance, never claimed with a voucher: nothing was closed',
+    );
   }
   return currency as ChainCurrency;
 }

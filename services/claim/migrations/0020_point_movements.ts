@@ -43,7 +43,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       DROP CONSTRAINT movement_reversals_check,
       DROP CONSTRAINT movement_reversals_check1,
       ADD CONSTRAINT movement_reversals_parts_check CHECK (from_check + to_debt + from_points = CASE was WHEN 'pending' THEN 0 ELSE amount END) NOT VALID,
-      ADD CONSTRAINT movement_reversals_check_check CHECK ((claim_check_id IS NOT NULL) = (was = 'available' AND from_points = 0)) NOT VALID`.execute(db);
+      ADD CONSTRAINT movement_reversals_check_check CHECK ((claim_check_id IS NOT NULL) = (was = 'available' AND from_points = 0)) NOT VALID`.execute(
+    db,
+  );
   await sql`ALTER TABLE movement_reversals VALIDATE CONSTRAINT movement_reversals_parts_check`.execute(db);
   await sql`ALTER TABLE movement_reversals VALIDATE CONSTRAINT movement_reversals_check_check`.execute(db);
 }

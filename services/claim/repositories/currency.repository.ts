@@ -84,7 +84,12 @@ export class CurrencyRepository {
 
   /** The project's point currency, if it has one (at most one: migration 0019). */
   async pointCurrency(projectId: string): Promise<CurrencyRecord | undefined> {
-    const row = await this.db.selectFrom('currencies').select(COLUMNS).where('project_id', '=', projectId).where('type', '=', 'point').executeTakeFirst();
+    const row = await this.db
+      .selectFrom('currencies')
+      .select(COLUMNS)
+      .where('project_id', '=', projectId)
+      .where('type', '=', 'point')
+      .executeTakeFirst();
     return row && toCurrencyRecord(row);
   }
 

@@ -306,7 +306,12 @@ async function appendPoints(trx: Transaction<ClaimDatabase>, projectId: string, 
       RETURNING 1
     )
     SELECT count(*) AS movements FROM moved`.execute(trx);
-  const changes = rows.map((row) => ({ kind: row.movement.kind, beneficiary: row.movement.beneficiary, currencyId: row.currencyId, amount: row.movement.amount }));
+  const changes = rows.map((row) => ({
+    kind: row.movement.kind,
+    beneficiary: row.movement.beneficiary,
+    currencyId: row.currencyId,
+    amount: row.movement.amount,
+  }));
   await creditPoints(trx, projectId, changes, now);
   await growLeaderboards(
     trx,

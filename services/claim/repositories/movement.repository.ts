@@ -3,7 +3,16 @@ import type { UserIdentifier } from '../../rules/identifiers';
 import type { Page } from '../../rules/pagination';
 import type { ClaimDatabase, ConversionTable } from '../database';
 import type { Attribution, Eligibility, SideEligibility } from '../domain/payouts';
-import type { CapKind, ClaimCheckStatus, ConversionStatus, CurrencyFamily, CurrencyType, MovementKind, MovementStatus, PendingReason } from '../domain/vocabulary';
+import type {
+  CapKind,
+  ClaimCheckStatus,
+  ConversionStatus,
+  CurrencyFamily,
+  CurrencyType,
+  MovementKind,
+  MovementStatus,
+  PendingReason,
+} from '../domain/vocabulary';
 import { reversedAmount } from './reversed-amount';
 
 export interface CurrencySummary {

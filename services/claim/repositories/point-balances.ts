@@ -53,7 +53,9 @@ async function applyPoints(
       INSERT INTO point_balances AS pb (project_id, currency_id, identifier_type, identifier, balance, credited, taken_back, updated_at)
       SELECT ${projectId}, d.currency_id, d.identifier_type, d.identifier, d.amount, d.amount, 0, ${now} FROM (${changed}) AS d
       ON CONFLICT (project_id, currency_id, identifier, identifier_type)
-      DO UPDATE SET balance = pb.balance + excluded.credited, credited = pb.credited + excluded.credited, updated_at = excluded.updated_at`.execute(trx);
+      DO UPDATE SET balance = pb.balance + excluded.credited, credited = pb.credited + excluded.credited, updated_at = excluded.updated_at`.execute(
+      trx,
+    );
     return;
   }
   // The rows exist: what is taken back was credited. An UPDATE, not an upsert: the insert half of an
@@ -64,7 +66,8 @@ async function applyPoints(
     WHERE pb.project_id = ${projectId} AND pb.currency_id = d.currency_id AND pb.identifier = d.identifier AND pb.identifier_type = d.identifier_type`.execute(
     trx,
   );
-  if (Number(updated.numAffectedRows ?? 0) !== rows.length) throw new Error(`took points back from ${String(updated.numAffectedRows)} of ${rows.length} balances`);
+  if (Number(updated.numAffectedRows ?? 0) !== rows.length)
+    throw new Error(`took points back from ${String(updated.numAffectedRows)} of ${rows.length} balances`);
 }
 
 /** Which of these currencies are point currencies (read where the caller has no currency records at hand: releases, decisions). */

@@ -225,7 +225,10 @@ export const EVENT_PAYLOADS = {
       .object({
         id: uuid,
         /** Null for a point currency (no chain, no address: docs/claims.md#points), and only then. */
-        chain_id: z.string().regex(/^[1-9][0-9]*$/).nullable(),
+        chain_id: z
+          .string()
+          .regex(/^[1-9][0-9]*$/)
+          .nullable(),
         address: z.string().min(1).nullable(),
         name: z.string(),
         decimals: z.number().int().min(0).max(77),
