@@ -1,6 +1,7 @@
 import { Fuul, UserIdentifierType } from '@fuul/sdk';
 import { randomEvmAddress, useStackWithProject } from '../helpers/fixtures';
 import { refusal } from '../helpers/fuul-sdk';
+import { pollUntil } from '../helpers/poll';
 import { serviceClients, type ServiceClients } from '../helpers/rpc';
 import { conversionBody, createCurrency, evmUser, putTerms, referredUser, settled } from './claim-fixtures';
 
@@ -126,6 +127,25 @@ describe('points through the @fuul/sdk', () => {
       page_size: 1,
       results: [{ rank: 2, address: u2, total_amount: 40, chain_id: null }],
     });
+  });
+
+  it('shows the affiliate’s points among its earnings in the agency’s figures, on no chain', async () => {
+    const earningsInXp = (body: unknown): unknown[] => {
+      if (Array.isArray(body)) return body.flatMap(earningsInXp);
+      if (body === null || typeof body !== 'object') return [];
+      const record = body as Record<string, unknown>;
+      return [...(record.currency_name === 'XP' ? [record] : []), ...Object.values(record).flatMap(earningsInXp)];
+    };
+    const found = await pollUntil(
+      async () => {
+        const detail = await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${affiliate}`, { key: project.keys.admin });
+        expect(detail.status).toBe(200);
+        const earnings = earningsInXp(detail.body);
+        return earnings.length > 0 ? earnings : undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 50, what: 'the affiliate’s points in its figures' },
+    );
+    expect(found).toContainEqual(expect.objectContaining({ currency_chain_id: null, currency_address: null, currency_decimals: 0, amount: '350' }));
   });
 
   it('takes a reversal of credited points back from the balance and the board', async () => {
