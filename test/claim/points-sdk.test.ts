@@ -167,6 +167,8 @@ describe('points through the @fuul/sdk', () => {
       [u1, '80'],
       [u2, '20'],
     ]);
+    const one = await stack.api.get(`/api/v1/projects/${project.id}/points/balances?user_identifier=${u2}`, { key: project.keys.admin });
+    expect(one.body).toMatchObject({ total_results: 1, results: [{ user_identifier: u2, balance: '20', credited: '40', taken_back: '20' }] });
     const stranger = await stack.api.get(`/api/v1/payouts/points/balance?user_identifier=${randomEvmAddress()}`, { key: project.keys.service });
     expect(stranger.body).toMatchObject({ balance: '0', credited: '0', updated_at: null });
     const anonymous = await refusal(Fuul.getUserPointsMovements({ user_identifier: 'not-an-address', identifier_type: EVM }));

@@ -399,7 +399,11 @@ const OPERATIONS: Record<string, Expected> = {
     params: ['query:user_identifier?', 'query:user_identifier_type?', 'query:identifier_type?', 'query:project_id?'],
     responses: api(200, 404),
   },
-  'GET /api/v1/projects/{projectId}/points/balances': { security: 'apiKey:admin', params: ['path:projectId', ...PAGE], responses: api(200, 404) },
+  'GET /api/v1/projects/{projectId}/points/balances': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', ...PAGE, 'query:user_identifier?', 'query:user_identifier_type?'],
+    responses: api(200, 404),
+  },
   'GET /api/v1/payouts/leaderboard/volume': {
     security: 'apiKey:service_role,admin,read_only',
     params: [...PAGE, ...BOARD_USER, 'query:user_type?', 'query:currency_address?', 'query:fields?'],

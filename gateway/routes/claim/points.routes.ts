@@ -63,7 +63,8 @@ export function pointsRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'The project’s points balances, highest first',
         description:
           'Every user’s balance in the project’s point currency, highest first (ties by identifier), as GET ' +
-          '/api/v1/payouts/points/balance gives one. Read from the balances kept with every movement (no scan). 404 ' +
+          '/api/v1/payouts/points/balance gives one; with `user_identifier`, only that user’s (one row, "0" when never credited: ' +
+          'the dashboard’s view of one affiliate). Read from the balances kept with every movement (no scan). 404 ' +
           'POINT_CURRENCY_NOT_FOUND when the project has no point currency.',
         tags,
         auth: projectAdmin,
@@ -74,7 +75,11 @@ export function pointsRoutes({ clients }: RouteDeps): AnyRoute[] {
         },
       },
       async ({ params, query }) => {
-        const answer = await clients.claim.listPointBalances({ projectId: params.projectId, page: pageRequest(query) });
+        const user =
+          query.user_identifier === undefined
+            ? undefined
+            : { identifier: query.user_identifier, identifierType: query.user_identifier_type ?? 'evm_address' };
+        const answer = await clients.claim.listPointBalances({ projectId: params.projectId, user, page: pageRequest(query) });
         return { status: 200, body: { ...listBody(answer, presentBalance), currency: presentCurrencyRef(answer.currency) } };
       },
     ),

@@ -18,5 +18,9 @@ const balanceFields = {
 export const pointBalanceQuery = z.object(userQuery);
 export const pointBalanceSchema = z.object({ ...balanceFields, currency: currencyRefSchema });
 
-export const pointBalancesQuery = z.object({ ...pageQuery });
+export const pointBalancesQuery = z.object({
+  ...pageQuery,
+  user_identifier: userQuery.user_identifier.describe('Only this user’s balance (one row, "0" when never credited)'),
+  user_identifier_type: userQuery.user_identifier_type,
+});
 export const pointBalancesSchema = listSchema(z.object(balanceFields)).extend({ currency: currencyRefSchema });
