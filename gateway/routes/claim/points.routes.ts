@@ -32,8 +32,8 @@ export function pointsRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'A user’s points balance',
         description:
           'What the user holds in the project’s point currency: every point that became available to it (`credited`: paid at once, ' +
-          'released from a hold, approved), less what reversals took back (`taken_back`); `balance` may be below zero when points ' +
-          'were taken back after they were credited (the next points pay it back). A user never credited has a balance of "0". ' +
+          'released from a hold, approved), less what reversals took back (`taken_back`, never more than was credited, so `balance` ' +
+          'is never below zero). A user never credited has a balance of "0". ' +
           'Acting for a user as on GET /api/v1/payouts/movements: a service_role or read_only key names it (400 without it), a ' +
           'wallet session reads its own (the affiliate portal). 404 POINT_CURRENCY_NOT_FOUND when the project has no point currency.',
         tags,
