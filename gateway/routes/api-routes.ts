@@ -26,6 +26,7 @@ import { movementDecisionRoutes } from './claim/movements-decisions.routes';
 import { reversalRoutes } from './claim/reversals.routes';
 import { reconciliationRoutes } from './claim/reconciliation.routes';
 import { payoutRoutes } from './claim/payouts.routes';
+import { pointsRoutes } from './claim/points.routes';
 import { payoutQueryRoutes } from './claim/payout-queries.routes';
 import { reviewRoutes } from './claim/review-settings.routes';
 import { projectRoutes } from './projects.routes';
@@ -78,6 +79,7 @@ export function apiRoutes(deps: RouteDeps, system: SystemDeps): AnyRoute[] {
     ...conversionRoutes(deps),
     ...reversalRoutes(deps),
     ...payoutRoutes(deps),
+    ...pointsRoutes(deps),
     ...payoutQueryRoutes(deps),
     ...leaderboardRoutes(deps),
     ...claimCheckRoutes(deps),

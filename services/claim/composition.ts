@@ -12,6 +12,7 @@ import { ClaimSettingsService } from './domain/claim-settings.service';
 import { type ConversionScheduler, ConversionService } from './domain/conversion.service';
 import { CurrencyService } from './domain/currency.service';
 import { LedgerService } from './domain/ledger.service';
+import { PointsService } from './domain/points.service';
 import { MovementDecisionService } from './domain/movement-decision.service';
 import { ReversalService } from './domain/reversal.service';
 import { ReversalRepository } from './repositories/reversal.repository';
@@ -28,6 +29,7 @@ import { KnownCurrencies } from './repositories/known-currencies';
 import { CurrencyRepository } from './repositories/currency.repository';
 import { LeaderboardRepository } from './repositories/leaderboard.repository';
 import { LedgerRepository } from './repositories/ledger.repository';
+import { PointBalanceRepository } from './repositories/point-balances';
 import { MovementRepository } from './repositories/movement.repository';
 import { MovementStatusRepository } from './repositories/movement-status.repository';
 import { PaidConversionRepository } from './repositories/paid-conversion.repository';
@@ -46,6 +48,8 @@ export interface ClaimDomain {
   /** The job's step: pays stored batches of conversions. */
   payouts: PayoutService;
   ledger: LedgerService;
+  /** The points balances (docs/claims.md#points). */
+  points: PointsService;
   /** Approvals and declines of waiting movements, and the release of held ones (the release job's step). */
   decisions: MovementDecisionService;
   reversals: ReversalService;
@@ -121,6 +125,7 @@ export function buildClaimDomain({
     conversions: new ConversionService(conversions, scheduler, clock, logger, conversionBackfillDays),
     payouts: new PayoutService(conversions, terms, new LedgerRepository(db), attribution, outbox, clock, logger, knownCurrencies, allowlists, review),
     ledger: new LedgerService(new MovementRepository(db), new LeaderboardRepository(db), currencies, clock, leaderboardCacheMs),
+    points: new PointsService(currencies, new PointBalanceRepository(db)),
     decisions: new MovementDecisionService(new MovementStatusRepository(db), new MovementRepository(db), clock, logger),
     reversals: new ReversalService(new ReversalRepository(db), outbox, clock, logger),
     paidConversions: new PaidConversionService(new PaidConversionRepository(db)),

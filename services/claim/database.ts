@@ -33,6 +33,7 @@ export interface ClaimDatabase extends OutboxTables, ReviewTables, ReversalTable
   vouchers: VoucherTable;
   claim_check_credits: ClaimCheckCreditTable;
   chain_cursors: ChainCursorTable;
+  point_balances: PointBalanceTable;
 }
 
 /** NUMERIC(78,0) base units: bigint both ways (services/platform/db/type-parsers.ts). */
@@ -43,9 +44,9 @@ type Decimal = ColumnType<string, string, string>;
 export interface CurrencyTable {
   id: Generated<string>;
   project_id: string;
-  /** bigint: int8 is read as bigint. */
-  chain_id: ColumnType<bigint, bigint, bigint>;
-  address: string;
+  /** bigint: int8 is read as bigint. Null for a point currency (migration 0019), and only then. */
+  chain_id: ColumnType<bigint | null, bigint | null, bigint | null>;
+  address: string | null;
   name: string;
   decimals: number;
   type: CurrencyType;
@@ -282,5 +283,17 @@ export interface ChainCursorTable {
   last_block: ColumnType<bigint, bigint, bigint>;
   /** The hash of the chain's block 0 when the cursor was taken (null: taken before it was kept). */
   genesis_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  updated_at: Timestamp;
+}
+
+/** A user's points in the project's point currency (migration 0019): balance = credited − taken_back, never below zero. */
+export interface PointBalanceTable {
+  project_id: string;
+  currency_id: string;
+  identifier_type: IdentifierType;
+  identifier: string;
+  balance: Money;
+  credited: Money;
+  taken_back: Money;
   updated_at: Timestamp;
 }

@@ -33,5 +33,7 @@ export interface MovementReversalTable {
   claim_check_id: string | null;
   from_check: ColumnType<bigint, bigint, never>;
   to_debt: ColumnType<bigint, bigint, never>;
+  /** Of an available point movement: what came out of the user's points balance (migration 0020); 0 otherwise. */
+  from_points: ColumnType<bigint, bigint | undefined, never>;
   created_at: Date;
 }

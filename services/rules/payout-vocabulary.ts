@@ -35,3 +35,11 @@ export function chainIdNumber(value: string, field = 'chain_id'): number {
     throw new Error(`${field} ${JSON.stringify(value)} is not a chain id a JSON number holds exactly`);
   return chainId;
 }
+
+/**
+ * A currency's chain id as the agency's earnings carry it: unset before the currency is known, and "0"
+ * (with address "") for a point currency, which has no chain (docs/claims.md#points); both null here.
+ */
+export function earningChainId(value: string | undefined, field = 'currency_chain_id'): number | null {
+  return value === undefined || value === '0' ? null : chainIdNumber(value, field);
+}

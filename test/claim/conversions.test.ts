@@ -302,7 +302,7 @@ describe('conversions and payouts (HTTP)', () => {
       ]);
     });
 
-    it('refuses a movements query without a user, with disagreeing types, or for points (400)', async () => {
+    it('refuses a movements query without a user, with disagreeing types, or of an unknown currency type (400)', async () => {
       expect((await stack.api.get('/api/v1/payouts/movements', { key: project.keys.service })).status).toBe(400);
       const disagree = await stack.api.get(
         `/api/v1/payouts/movements?user_identifier=${randomEvmAddress()}&user_identifier_type=evm_address&identifier_type=email`,
@@ -311,7 +311,7 @@ describe('conversions and payouts (HTTP)', () => {
       expect(disagree.status).toBe(400);
       expect(disagree.body.details).toEqual([{ field: 'identifier_type', reason: expect.any(String) }]);
       expect(
-        (await stack.api.get(`/api/v1/payouts/movements?user_identifier=${randomEvmAddress()}&type=point`, { key: project.keys.service })).status,
+        (await stack.api.get(`/api/v1/payouts/movements?user_identifier=${randomEvmAddress()}&type=nft`, { key: project.keys.service })).status,
       ).toBe(400);
       expect(
         (await stack.api.get(`/api/v1/payouts/movements?user_identifier=someone&user_identifier_type=email`, { key: project.keys.service })).status,

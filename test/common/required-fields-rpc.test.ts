@@ -54,7 +54,7 @@ describe('services refuse a request without a required field', () => {
     ['GetAffiliateClicks without user', () => clients.agency.getAffiliateClicks({ projectId: project.id }), 'user'],
     ['GetAffiliateFigures without user', () => clients.agency.getAffiliateFigures({ projectId: project.id }), 'user'],
     ['GetReferralTree without user', () => clients.agency.getReferralTree({ projectId: project.id }), 'user'],
-    ['SumUserPayouts without user', () => clients.claim.sumUserPayouts({ projectId: project.id }), 'user'],
+    ['SumUserPayouts without user', () => clients.claim.sumUserPayouts({ projectId: project.id, family: 0 }), 'user'],
     ['ListReferredUserPayouts without affiliate', () => clients.claim.listReferredUserPayouts({ projectId: project.id }), 'affiliate'],
     [
       'GetAffiliateLeaderboard without metric',

@@ -225,7 +225,7 @@ const OPERATIONS: Record<string, Expected> = {
   'POST /api/v1/projects/{projectId}/currencies': {
     security: 'apiKey:admin',
     params: ['path:projectId'],
-    body: { properties: ['address', 'chain_id', 'decimals', 'name', 'type'], required: ['chain_id', 'address', 'name', 'decimals', 'type'] },
+    body: { properties: ['address', 'chain_id', 'decimals', 'name', 'type'], required: ['name', 'decimals', 'type'] },
     responses: api(201, 404, 409, ...WITH_BODY),
   },
   'GET /api/v1/projects/{projectId}/currencies': { security: 'apiKey:admin', params: ['path:projectId', ...PAGE], responses: api(200, 404) },
@@ -379,6 +379,33 @@ const OPERATIONS: Record<string, Expected> = {
       'query:conversion_external_ids[]?',
       'query:project_id?',
     ],
+    responses: api(200, 404),
+  },
+  'GET /api/v1/payouts/leaderboard/points': {
+    security: 'apiKey:service_role,admin,read_only',
+    params: [
+      ...PAGE,
+      'query:user_type?',
+      'query:user_identifier?',
+      'query:user_address?',
+      'query:user_identifier_type?',
+      'query:identifier_type?',
+      'query:from?',
+      'query:to?',
+      'query:fields?',
+      'query:conversion_external_ids?',
+      'query:conversion_external_ids[]?',
+    ],
+    responses: api(200, 404),
+  },
+  'GET /api/v1/payouts/points/balance': {
+    security: 'apiKey:service_role,read_only|walletSession',
+    params: ['query:user_identifier?', 'query:user_identifier_type?', 'query:identifier_type?', 'query:project_id?'],
+    responses: api(200, 404),
+  },
+  'GET /api/v1/projects/{projectId}/points/balances': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', ...PAGE, 'query:user_identifier?', 'query:user_identifier_type?'],
     responses: api(200, 404),
   },
   'GET /api/v1/payouts/leaderboard/volume': {
@@ -962,14 +989,16 @@ describe('the API reference', () => {
       const lists = Object.entries(OPERATIONS).filter(
         ([key, expected]) => expected.params?.includes('query:page?') && !sdkPages.some((path) => key.endsWith(path)),
       );
-      expect(lists.map(([key]) => key)).toHaveLength(28);
+      expect(lists.map(([key]) => key)).toHaveLength(30);
       for (const [key] of lists) {
         const schema = success(key);
         const withCursor = key.endsWith('/entries');
         // The leaderboard says as of when its totals are (the shape the Fuul SDK reads).
-        const calculatedAt = /\/leaderboard\/(payouts|volume|revenue|referred)$/.test(key);
+        const calculatedAt = /\/leaderboard\/(payouts|points|volume|revenue|referred)$/.test(key);
         // The claim-check list repeats its items under the key the Fuul SDK reads.
         const claimChecks = key === 'GET /api/v1/claim-checks';
+        // The points balances say in which currency (the project's point currency).
+        const pointsCurrency = key === 'GET /api/v1/projects/{projectId}/points/balances';
         expect({ key, schema }).toEqual({
           key,
           schema: {
@@ -982,6 +1011,7 @@ describe('the API reference', () => {
               ...(withCursor ? { next_cursor: nullableString } : {}),
               ...(calculatedAt ? { calculated_at: string } : {}),
               ...(claimChecks ? { claim_checks: expect.objectContaining({ type: 'array', items: schema.properties.results.items }) } : {}),
+              ...(pointsCurrency ? { currency: expect.objectContaining({ type: 'object' }) } : {}),
             },
             required: [
               'results',
@@ -991,6 +1021,7 @@ describe('the API reference', () => {
               ...(withCursor ? ['next_cursor'] : []),
               ...(calculatedAt ? ['calculated_at'] : []),
               ...(claimChecks ? ['claim_checks'] : []),
+              ...(pointsCurrency ? ['currency'] : []),
             ],
             additionalProperties: false,
           },

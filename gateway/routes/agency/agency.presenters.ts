@@ -4,7 +4,7 @@ import { AffiliateStatus } from '../../../gen/referral/agency/v1/enums';
 import { EffectiveTaxStatus } from '../../../gen/referral/tax/v1/enums';
 import type { UserRef } from '../../../gen/referral/common/v1/common';
 import { count, nameOf, required } from '../../http/present';
-import { chainIdNumber } from '../../../services/rules/payout-vocabulary';
+import { earningChainId } from '../../../services/rules/payout-vocabulary';
 import { bpsToRebateRate } from '../../../services/rules/rebate-rate';
 import { tierSlug } from '../../../services/rules/tier-slug';
 
@@ -175,8 +175,9 @@ export function presentAffiliateListItem(affiliate: Affiliate, taxStatus: Effect
 /** An amount per currency in the list's item shape, from either message that carries one (agency.proto's or activity.proto's). */
 export function presentEarning(earning: Earning | EarnedInCurrency) {
   return {
-    currency_address: earning.currencyAddress ?? null,
-    currency_chain_id: earning.currencyChainId === undefined ? null : chainIdNumber(earning.currencyChainId, 'currency_chain_id'),
+    // "" is a point currency's (no address).
+    currency_address: earning.currencyAddress || null,
+    currency_chain_id: earningChainId(earning.currencyChainId),
     currency_name: earning.currencyName ?? null,
     currency_decimals: earning.currencyDecimals ?? null,
     amount: earning.amount,

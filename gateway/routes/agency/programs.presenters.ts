@@ -11,7 +11,7 @@ import { AffiliateStatus, ApplicationStatus, AttributionModel } from '../../../g
 import type { UserRef } from '../../../gen/referral/common/v1/common';
 import { DEFAULT_LINK_TEMPLATE, effectiveLinkTemplate, type LinkSettings, referralLink } from '../../../services/rules/referral-link';
 import { count, nameOf, required } from '../../http/present';
-import { chainIdNumber } from '../../../services/rules/payout-vocabulary';
+import { earningChainId } from '../../../services/rules/payout-vocabulary';
 import { presentAffiliate, presentUser } from './agency.presenters';
 
 /** gRPC messages -> the JSON of programs.schemas.ts. */
@@ -29,8 +29,9 @@ function presentAffiliateHead(affiliate: { id: string; user?: UserRef; name: str
 export function presentEarning(earning: EarnedInCurrency) {
   return {
     currency_id: earning.currencyId,
-    currency_chain_id: earning.currencyChainId === undefined ? null : chainIdNumber(earning.currencyChainId, 'currency_chain_id'),
-    currency_address: earning.currencyAddress ?? null,
+    currency_chain_id: earningChainId(earning.currencyChainId),
+    // "" is a point currency's (no address).
+    currency_address: earning.currencyAddress || null,
     currency_name: earning.currencyName ?? null,
     currency_decimals: earning.currencyDecimals ?? null,
     amount: earning.amount,

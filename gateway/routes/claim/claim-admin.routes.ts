@@ -40,20 +40,26 @@ export function claimAdminRoutes({ clients }: RouteDeps): AnyRoute[] {
         summary: 'Add a currency the project pays in',
         description:
           'An erc20 currency is its token contract; a native one is the chain’s coin at 0x0000000000000000000000000000000000000000. ' +
-          'A (chain, address) is added once: again answers 409 CURRENCY_EXISTS.',
+          'A (chain, address) is added once: again answers 409 CURRENCY_EXISTS. A point currency (`type: point`, docs/claims.md#points) ' +
+          'has no chain and no address (400 naming `chain_id` or `address` when given) and counts whole points (`decimals` 0, else 400); ' +
+          'a project has at most one: a second answers 409 POINT_CURRENCY_EXISTS.',
         tags,
         auth: projectAdmin,
         body: currencyBody,
         responses: {
           201: { description: 'The currency', schema: currencySchema },
-          409: { description: 'CURRENCY_EXISTS: the project already has this address on this chain' },
+          409: {
+            description:
+              'CURRENCY_EXISTS: the project already has this address on this chain; POINT_CURRENCY_EXISTS: it already has its point currency',
+          },
         },
       },
       async ({ body, caller }) => {
         const currency = await clients.claim.createCurrency({
           projectId: caller.projectId,
-          chainId: String(body.chain_id),
-          address: body.address,
+          // Left out (a point currency's): 0 and "", proto3's "none".
+          chainId: String(body.chain_id ?? 0),
+          address: body.address ?? '',
           name: body.name,
           decimals: body.decimals,
           type: enumValue(CurrencyType, body.type),

@@ -43,7 +43,16 @@ function chainIdOf(value: string): number {
 
 export function presentCurrencyRef(currency: CurrencyRef | undefined) {
   const { id, chainId, address, name, decimals, type } = required(currency, 'currency');
-  return { id, chain_id: chainIdOf(chainId), address, name, decimals, type: nameOf(CurrencyType, type, 'type') };
+  // A point currency has no chain and no address: 0 and "" on the wire, null here.
+  const point = type === CurrencyType.POINT;
+  return {
+    id,
+    chain_id: point ? null : chainIdOf(chainId),
+    address: point ? null : address,
+    name,
+    decimals,
+    type: nameOf(CurrencyType, type, 'type'),
+  };
 }
 
 export function presentCurrency(currency: Currency) {
@@ -246,10 +255,12 @@ export function presentConversionMovement(movement: Movement) {
  */
 function presentMovementStatus(movement: Movement) {
   const status = nameOf(MovementStatus, movement.status, 'status');
-  let payoutStatus: EnumName<typeof ClaimCheckStatus> | 'pending' | 'declined';
+  let payoutStatus: EnumName<typeof ClaimCheckStatus> | 'pending' | 'declined' | 'available';
   if (movement.claimCheckStatus !== ClaimCheckStatus.UNSPECIFIED)
     payoutStatus = nameOf(ClaimCheckStatus, movement.claimCheckStatus, 'claim_check_status');
-  else if (status === 'available') throw new Error('the service answered an available movement in no claim check');
+  // Points are in no check: available means in the user's points balance.
+  else if (status === 'available' && movement.currency?.type !== CurrencyType.POINT)
+    throw new Error('the service answered an available movement in no claim check');
   else payoutStatus = status;
   return {
     payout_status: payoutStatus,
@@ -297,6 +308,7 @@ export const presentLeaderboardEntry = (decimals: number) => (entry: Leaderboard
     total_amount: unitsAsNumber(entry.totalAmount, decimals),
     total_amount_base_units: entry.totalAmount,
     total_attributions: count(entry.totalAttributions, 'total_attributions'),
-    chain_id: entry.chainId,
+    // 0: the point currency's board (points have no chain).
+    chain_id: entry.chainId === '0' ? null : entry.chainId,
   };
 };

@@ -48,12 +48,14 @@ const pendingReasons = z.enum(enumNames(PendingReason));
 const capKinds = z.enum(enumNames(CapKind));
 /** A movement's payout status: the status of the claim check it is in, or, while it is in none, its own (pending, declined). */
 const payoutStatuses = z
-  .enum([...enumNames(ClaimCheckStatus), 'pending', 'declined'])
-  .describe('Where the claim check holding this movement stands; `pending` or `declined` while the movement is in no check');
+  .enum([...enumNames(ClaimCheckStatus), 'pending', 'declined', 'available'])
+  .describe(
+    'Where the claim check holding this movement stands; `pending` or `declined` while the movement is in no check; `available` for points credited to the points balance (points are in no check)',
+  );
 /** What a movement's status adds to it (the commission lifecycle). */
 const movementStatusFields = {
   status: movementStatuses.describe(
-    'pending: it waits (see pending_reason) and is in no claim check; available: it is in a claim check; declined: an admin declined it, never paid',
+    'pending: it waits (see pending_reason) and is in no claim check; available: it is in a claim check (points: in the user’s points balance); declined: an admin declined it, never paid',
   ),
   pending_reason: pendingReasons
     .nullable()
@@ -73,17 +75,21 @@ export const leaderboardUserTypes = z.enum(enumNames(LeaderboardUserType));
 // ------------------------------------------------------------------ currencies
 
 export const currencyBody = z.strictObject({
-  chain_id: chainId,
-  address: address.describe('The token contract (erc20), or 0x0000000000000000000000000000000000000000 (native)'),
-  name: z.string().max(200).describe('1 to 100 characters, e.g. USDC'),
-  decimals: z.number().int().min(0).max(77).describe('Decimals of one whole unit, e.g. 6 (USDC) or 18 (ETH)'),
+  chain_id: chainId.optional().describe('The EVM chain id, e.g. 1 (Ethereum), 8453 (Base); required but for a point currency, which has none'),
+  address: address
+    .optional()
+    .describe(
+      'The token contract (erc20), or 0x0000000000000000000000000000000000000000 (native); required but for a point currency, which has none',
+    ),
+  name: z.string().max(200).describe('1 to 100 characters, e.g. USDC, or the points’ name, e.g. XP'),
+  decimals: z.number().int().min(0).max(77).describe('Decimals of one whole unit, e.g. 6 (USDC) or 18 (ETH); 0 for points (whole points)'),
   type: currencyTypes,
 });
 
 const currencyFields = {
   id: z.string(),
-  chain_id: z.number().int().describe('The EVM chain id, a JSON number'),
-  address: z.string(),
+  chain_id: z.number().int().nullable().describe('The EVM chain id, a JSON number; null for a point currency'),
+  address: z.string().nullable().describe('Lowercase 0x + 40 hex; null for a point currency'),
   name: z.string(),
   decimals: z.number().int(),
   type: currencyTypes,
@@ -457,7 +463,12 @@ export const movementsQuery = z.object({
     .describe('Whose movements (as the one paid): required with an API key; with a wallet session, its own address or left out'),
   user_identifier_type: identifierTypeQuery.optional().describe('The identifier’s type; evm_address when left out'),
   identifier_type: identifierTypeQuery.optional().describe('The same as user_identifier_type (the name the Fuul SDK sends)'),
-  type: z.enum(['onchain-currency']).optional().describe('Only on-chain currency payouts exist here (what the Fuul SDK sends)'),
+  type: z
+    .enum(['onchain-currency', 'point'])
+    .optional()
+    .describe(
+      'onchain-currency (the Fuul SDK’s getUserPayoutMovements): only movements in chain currencies; point (getUserPointsMovements): only points; left out, every currency',
+    ),
   status: movementStatuses.optional().describe('Only movements in this status (pending, available or declined); left out, every movement'),
   from_date: windowBound.optional().describe('Only movements written from this UTC day (YYYY-MM-DD) or instant on'),
   to_date: windowBound.optional().describe('Only movements written up to this UTC day (inclusive, YYYY-MM-DD) or instant'),
@@ -478,8 +489,8 @@ export const movementSchema = z.object({
   conversion_id: z.string(),
   conversion_name: z.string(),
   total_amount: z.string().describe('Base units, as a decimal string'),
-  currency_address: z.string(),
-  chain_id: z.number().int().describe('The currency’s chain id, a JSON number (as the Fuul SDK reads a movement’s)'),
+  currency_address: z.string().nullable().describe('The currency’s address; null for points'),
+  chain_id: z.number().int().nullable().describe('The currency’s chain id, a JSON number (as the Fuul SDK reads a movement’s); null for points'),
   currency: currencyRefSchema,
   payout_status: payoutStatuses,
   payout_status_details: z.string().nullable(),
@@ -553,6 +564,9 @@ export const leaderboardQuery = z.object({
     ),
 });
 
+/** The points board's query: the payouts board's without a currency (the project's point currency is the one ranked). */
+export const pointsLeaderboardQuery = leaderboardQuery.omit({ currency_address: true, chain_id: true });
+
 export const leaderboardSchema = z.object({
   results: z.array(
     z.object({
@@ -571,8 +585,9 @@ export const leaderboardSchema = z.object({
       referred_users: z.number().int().optional().describe('With fields=referred_users: the users it referred, converted or not'),
       chain_id: z
         .string()
+        .nullable()
         .describe(
-          'The currency’s chain id as a decimal string: the Fuul SDK types the leaderboard’s chain id as a string (everywhere else the API writes a JSON number)',
+          'The currency’s chain id as a decimal string: the Fuul SDK types the leaderboard’s chain id as a string (everywhere else the API writes a JSON number); null on the points board',
         ),
     }),
   ),

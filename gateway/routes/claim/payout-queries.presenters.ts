@@ -16,7 +16,7 @@ export function presentPayoutSum(sum: UserPayoutSum) {
     conversion_id: sum.conversionName,
     conversion_name: sum.conversionName,
     currency_address: currency.address,
-    chain_id: String(currency.chain_id),
+    chain_id: currency.chain_id === null ? null : String(currency.chain_id),
     currency,
   };
 }

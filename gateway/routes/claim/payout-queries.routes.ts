@@ -5,6 +5,7 @@ import { MAX_PAGE_SIZE } from '../../../services/rules/pagination';
 import { listBody, pageRequest } from '../../http/list';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
+import { familyOf } from './currency-family';
 import { anyProjectKey } from '../route-access';
 import { actingFor, userReader } from './acting-for';
 import { timeWindow } from './date-window';
@@ -76,8 +77,8 @@ export function payoutQueryRoutes({ clients }: RouteDeps): AnyRoute[] {
           'and currency, net of reversals, declined movements left out; ordered by conversion name, the converting user’s side ' +
           'first. `from` and `to` (each a UTC day, YYYY-MM-DD, `to` inclusive, or an ISO-8601 instant; either may be left out) ' +
           'narrow it to the movements written within them: 400 VALIDATION_FAILED when `to` is before `from`. `conversion_id` is the ' +
-          'conversion name, the id GET /api/v1/conversions gives it. `type=point` (getUserPointsByConversion) answers an empty page: ' +
-          'the project pays no points yet. Acting for a user as on GET /api/v1/payouts/movements: a service_role or read_only key ' +
+          'conversion name, the id GET /api/v1/conversions gives it. `type=onchain-currency` (the default) sums the chain currencies only; ' +
+          '`type=point` (getUserPointsByConversion) the project’s points only (whole points, `currency` its point currency). Acting for a user as on GET /api/v1/payouts/movements: a service_role or read_only key ' +
           'names it (400 without it), a wallet session reads its own.',
         tags,
         auth: userReader,
@@ -94,8 +95,7 @@ export function payoutQueryRoutes({ clients }: RouteDeps): AnyRoute[] {
           field: 'user_identifier',
         });
         const window = timeWindow({ field: 'from', value: query.from }, { field: 'to', value: query.to });
-        if (query.type === 'point') return { status: 200, body: { results: [], total_results: 0, page: query.page, page_size: query.page_size } };
-        const page = await clients.claim.sumUserPayouts({ projectId, user, page: pageRequest(query), ...window });
+        const page = await clients.claim.sumUserPayouts({ projectId, user, family: familyOf(query.type), page: pageRequest(query), ...window });
         return { status: 200, body: listBody(page, presentPayoutSum) };
       },
     ),

@@ -12,7 +12,7 @@ import { windowBound } from './date-window';
  */
 const timestamp = z.string().describe('ISO-8601 UTC');
 
-const userQuery = {
+export const userQuery = {
   user_identifier: userIdentifier(z.string().min(1).max(512))
     .optional()
     .describe('The user: required with an API key; with a wallet session, its own address or left out'),
@@ -31,7 +31,7 @@ export const payoutsByConversionQuery = z.object({
   type: z
     .enum(['onchain-currency', 'point'])
     .default('onchain-currency')
-    .describe('onchain-currency: the movements in the project’s currencies; point: points, none yet (an empty page)'),
+    .describe('onchain-currency: the movements in the project’s chain currencies; point: its points'),
   from: windowBound.optional().describe('Only movements written from this UTC day (YYYY-MM-DD) or instant on'),
   to: windowBound.optional().describe('Only movements written up to this UTC day (inclusive) or instant'),
   group_by: z.string().max(64).optional().describe('Accepted and not used: the results are always per conversion name, side and currency'),
@@ -42,8 +42,8 @@ export const payoutByConversionSchema = z.object({
   total_amount: z.string().describe('Base units, as a decimal string: the movements net of reversals, declined ones left out'),
   conversion_id: z.string().describe('The conversion name (the id GET /api/v1/conversions gives it)'),
   conversion_name: z.string(),
-  currency_address: z.string(),
-  chain_id: z.string().describe('The currency’s chain id as a decimal string (as the Fuul SDK types it here)'),
+  currency_address: z.string().nullable().describe('The currency’s address; null for points'),
+  chain_id: z.string().nullable().describe('The currency’s chain id as a decimal string (as the Fuul SDK types it here); null for points'),
   currency: currencyRefSchema,
 });
 export const payoutsByConversionSchema = listSchema(payoutByConversionSchema);

@@ -1,5 +1,5 @@
 import type { GetPayoutsLeaderboardResponse } from '../../../gen/referral/claim/v1/claim';
-import { LeaderboardUserType, MovementStatus } from '../../../gen/referral/claim/v1/enums';
+import { CurrencyFamily, LeaderboardUserType, MovementStatus } from '../../../gen/referral/claim/v1/enums';
 import { enumValue, optionalEnumValue } from '../../../services/rules/enums';
 import { type Snapshot, SnapshotReads } from '../../../services/platform/shared-reads';
 import { HttpError } from '../../http/errors';
@@ -7,8 +7,10 @@ import { listBody, pageRequest } from '../../http/list';
 import { count, required } from '../../http/present';
 import { type AnyRoute, defineRoute, sharedBody } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
+import { familyOf } from './currency-family';
 import { presentLeaderboardEntry, presentMovement } from './claim.presenters';
-import { leaderboardQuery, leaderboardSchema, movementListSchema, movementsQuery } from './claim.schemas';
+import { leaderboardQuery, leaderboardSchema, movementListSchema, movementsQuery, pointsLeaderboardQuery } from './claim.schemas';
+import { anyProjectKey } from '../route-access';
 import { actingFor, userReader } from './acting-for';
 import { timeWindow } from './date-window';
 import { identifierType, leaderboardUser, optionalIdentifierType } from './leaderboard-user';
@@ -122,7 +124,8 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
         });
         const status = optionalEnumValue(MovementStatus, query.status) ?? MovementStatus.UNSPECIFIED;
         const window = timeWindow({ field: 'from_date', value: query.from_date }, { field: 'to_date', value: query.to_date });
-        const page = await clients.claim.listMovements({ projectId, user, status, page: pageRequest(query), ...window });
+        const family = query.type === undefined ? CurrencyFamily.UNSPECIFIED : familyOf(query.type);
+        const page = await clients.claim.listMovements({ projectId, user, status, family, page: pageRequest(query), ...window });
         return { status: 200, body: listBody(page, presentMovement(projectId)) };
       },
     ),
@@ -176,6 +179,7 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
             page: pageRequest(query),
             from: query.from,
             to: query.to,
+            points: false,
           });
         // A user's own entry is read every time (the service never keeps it either), and so is a page with extra fields.
         if (user || query.fields.length > 0) {
@@ -192,6 +196,48 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
           query.page,
           query.page_size,
         ]);
+        return { status: 200, body: await boards.read(key, () => leaderboardSnapshot(read, now)) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/payouts/leaderboard/points',
+        operationId: 'getPointsLeaderboard',
+        summary: 'Users ranked by the points they earned',
+        description:
+          'The Fuul SDK’s getPointsLeaderboard: the payouts board (GET /api/v1/payouts/leaderboard/payouts) of the project’s point ' +
+          'currency (docs/claims.md#points), which a project has at most one of, so no currency is named. Points are whole: ' +
+          '`total_amount` is exact, `chain_id` null. The same `user_type`, `from`/`to`, `fields`, own entry (`user_identifier`), ' +
+          'paging and `calculated_at` as the payouts board; what reversals took back is off the totals. 404 ' +
+          'POINT_CURRENCY_NOT_FOUND when the project has no point currency.',
+        tags,
+        auth: anyProjectKey,
+        query: pointsLeaderboardQuery,
+        responses: {
+          200: { description: 'A page of the points leaderboard', schema: leaderboardSchema },
+          404: { description: 'POINT_CURRENCY_NOT_FOUND: the project has no point currency' },
+        },
+      },
+      async ({ query, caller }) => {
+        refuseConversionIds(query);
+        const identifier = leaderboardUser(query);
+        const user = identifier === undefined ? undefined : { identifier, identifierType: identifierType(query) };
+        const read = () =>
+          clients.claim.getPayoutsLeaderboard({
+            projectId: caller.projectId,
+            userType: enumValue(LeaderboardUserType, query.user_type),
+            user,
+            page: pageRequest(query),
+            from: query.from,
+            to: query.to,
+            points: true,
+          });
+        if (user || query.fields.length > 0) {
+          const body = leaderboardBody(await read());
+          return { status: 200, body: { ...body, results: await withReferralFields(clients, caller.projectId, body.results, query.fields) } };
+        }
+        const key = JSON.stringify([caller.projectId, 'points', query.user_type, query.from ?? null, query.to ?? null, query.page, query.page_size]);
         return { status: 200, body: await boards.read(key, () => leaderboardSnapshot(read, now)) };
       },
     ),

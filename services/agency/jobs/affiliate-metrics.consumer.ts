@@ -42,7 +42,7 @@ export const affiliateMetrics = defineConsumer<AgencyDatabase, Consumed>({
     await lockProjectMetrics(trx, projectId, 'shared');
     if (payload.currency) {
       const { id, chain_id, address, name, decimals } = payload.currency;
-      await rememberCurrencies(trx, projectId, [{ id, chainId: chain_id, address, name, decimals }]);
+      await rememberCurrencies(trx, projectId, [metricCurrency({ id, chain_id, address, name, decimals })]);
     }
     await recordConversion(trx, projectId, fact, now);
   },
@@ -77,9 +77,7 @@ export const affiliateMetrics = defineConsumer<AgencyDatabase, Consumed>({
       await lockProjectMetrics(trx, projectId, 'shared');
       const currencies: MetricCurrency[] = applying.flatMap(({ event }) => {
         const currency = event.payload.currency;
-        return currency
-          ? [{ id: currency.id, chainId: currency.chain_id, address: currency.address, name: currency.name, decimals: currency.decimals }]
-          : [];
+        return currency ? [metricCurrency(currency)] : [];
       });
       await rememberCurrencies(
         trx,
@@ -198,4 +196,12 @@ async function unknownAffiliates(trx: Transaction<AgencyDatabase>, projectId: st
           .execute();
   const known = new Set(found.map((row) => row.id));
   return wanted.filter((id) => !known.has(id.toLowerCase()));
+}
+
+/**
+ * The event's currency as metric_currencies keeps it: a point currency has no chain and no address
+ * (null in the event), kept as chain 0 and address "" as the claim service's gRPC spells "none".
+ */
+function metricCurrency(currency: { id: string; chain_id: string | null; address: string | null; name: string; decimals: number }): MetricCurrency {
+  return { id: currency.id, chainId: currency.chain_id ?? '0', address: currency.address ?? '', name: currency.name, decimals: currency.decimals };
 }

@@ -48,7 +48,25 @@ export const REASON_CODE: Record<ClaimReason, number> = {
 };
 
 /** The voucher's currency type (IFuulProject.TokenType) of each currency type. */
-export const CURRENCY_TYPE_CODE: Record<CurrencyType, number> = { native: CurrencyTypeCode.native, erc20: CurrencyTypeCode.erc20 };
+export const CURRENCY_TYPE_CODE: Record<ChainCurrencyType, number> = { native: CurrencyTypeCode.native, erc20: CurrencyTypeCode.erc20 };
+
+type ChainCurrencyType = Exclude<CurrencyType, 'point'>;
+/** A currency a voucher can pay: on a chain, at an address. */
+type ChainCurrency = CurrencySummary & { chainId: bigint; address: string; type: ChainCurrencyType };
+
+/**
+ * The check's currency, which a voucher pays: points are never in a claim check (docs/claims.md#points),
+ * so this refuses what the ledger never writes rather than sign a voucher of no chain.
+ */
+function onChain(currency: CurrencySummary): ChainCurrency {
+  if (currency.chainId === null || currency.address === null || currency.type === 'point') {
+    throw new FailedPreconditionError(
+      'POINTS_NOT_CLAIMABLE',
+      'points are credited to a points balance, never claimed with a voucher: nothing was closed',
+    );
+  }
+  return currency as ChainCurrency;
+}
 
 /** A check as listed: restricted checks carry the tax gate's message and show no deadline. */
 export interface ClaimCheckView extends ClaimCheckRecord {
@@ -230,14 +248,15 @@ export class ClaimCheckService {
     }
     const chainOf = new Map<string, { domain: VoucherDomain; chainId: bigint }>();
     for (const check of checks) {
-      const chain = this.issuing.chains.chain(check.currency.chainId);
+      const currency = onChain(check.currency);
+      const chain = this.issuing.chains.chain(currency.chainId);
       if (!chain) {
         throw new FailedPreconditionError(
           'CHAIN_NOT_CONFIGURED',
-          `claims on chain ${check.currency.chainId} are not configured (CLAIM_MANAGER_ADDRESSES and CHAIN_RPC_URLS of the claim service): nothing was closed`,
+          `claims on chain ${currency.chainId} are not configured (CLAIM_MANAGER_ADDRESSES and CHAIN_RPC_URLS of the claim service): nothing was closed`,
         );
       }
-      chainOf.set(check.id, { domain: this.issuing.chains.domainOf(chain), chainId: check.currency.chainId });
+      chainOf.set(check.id, { domain: this.issuing.chains.domainOf(chain), chainId: currency.chainId });
     }
     const byId = new Map(checks.map((check) => [check.id, check]));
     const now = this.clock.now();
@@ -245,7 +264,7 @@ export class ClaimCheckService {
     const closed = await this.vouchers.close(projectId, owner, [...byId.keys()], now, async (locked): Promise<NewVoucher> => {
       // Read under the lock: a reversal that committed since the check was listed may have taken what it held.
       if (locked.amount <= 0n) throw notPositive(fieldOf(locked.id));
-      const { currency } = byId.get(locked.id)!;
+      const currency = onChain(byId.get(locked.id)!.currency);
       const { domain, chainId } = chainOf.get(locked.id)!;
       const voucher = await this.issuing.signer
         .sign(domain, {
@@ -323,7 +342,7 @@ function rowOfVoucher(voucher: StoredVoucher, restriction: string | null): Claim
 
 /** An open check the gate withholds: what its voucher would pay, unsigned. */
 function restrictedOpenRow(check: ClaimCheckRecord, owner: UserIdentifier, projectAddress: string, restriction: string): ClaimRow {
-  const currency: CurrencySummary = check.currency;
+  const currency = onChain(check.currency);
   return {
     claimCheckId: check.id,
     chainId: currency.chainId,

@@ -63,5 +63,12 @@ function currencyOf(id: string | null, currencies: ReadonlyMap<string, CurrencyR
   const currency = currencies.get(id);
   // Terms reference their currency (a foreign key) and currencies are never deleted.
   if (!currency) throw new Error(`currency ${id} of a paid conversion was not found`);
-  return { id: currency.id, chain_id: currency.chainId.toString(), address: currency.address, name: currency.name, decimals: currency.decimals };
+  return {
+    id: currency.id,
+    chain_id: currency.chainId === null ? null : currency.chainId.toString(),
+    address: currency.address,
+    name: currency.name,
+    decimals: currency.decimals,
+    type: currency.type,
+  };
 }

@@ -15,7 +15,7 @@ import type {
 } from '../repositories/movement.repository';
 import { requireProjectId } from './project';
 import { checkConversionName } from './conversion-name';
-import type { ConversionStatus, LeaderboardUserType, MovementStatus } from './vocabulary';
+import type { ConversionStatus, CurrencyFamily, LeaderboardUserType, MovementStatus } from './vocabulary';
 
 /** The most referred users one affiliate's payouts by referrer answer (by identifier). */
 const MAX_REFERRED_USERS = 10_000;
@@ -35,6 +35,8 @@ export interface LeaderboardQuery {
   /** UTC days 'YYYY-MM-DD', both included: only what was earned then (the per-day boards); left out, all time. */
   from?: string | undefined;
   to?: string | undefined;
+  /** The board of the project's point currency (the currency is then not named by address). */
+  points?: boolean;
 }
 
 export interface ConversionListFilter {
@@ -138,10 +140,11 @@ export class LedgerService {
     status: MovementStatus | undefined,
     page: Page,
     range: TimeRange = {},
+    family?: CurrencyFamily,
   ): Promise<{ records: MovementRecord[]; total: number }> {
     requireProjectId(projectId);
     checkRange(range);
-    return this.movements.ofUser(projectId, normalizeIdentifier(user.identifier, user.identifierType, 'user'), status, page, range);
+    return this.movements.ofUser(projectId, normalizeIdentifier(user.identifier, user.identifierType, 'user'), status, page, range, family);
   }
 
   /** What the user earned per conversion name, side and currency over the movements written within `range` (a page of them). */
@@ -150,10 +153,11 @@ export class LedgerService {
     user: { identifier: string; identifierType: string },
     range: TimeRange,
     page: Page,
+    family?: CurrencyFamily,
   ): Promise<{ records: PayoutSumRecord[]; total: number }> {
     requireProjectId(projectId);
     checkRange(range);
-    return this.movements.sumsOfUser(projectId, normalizeIdentifier(user.identifier, user.identifierType, 'user'), range, page);
+    return this.movements.sumsOfUser(projectId, normalizeIdentifier(user.identifier, user.identifierType, 'user'), range, page, family);
   }
 
   /** Per user the affiliate referred (its paid conversions say so): volume and the affiliate's earnings within `range`. */
@@ -206,6 +210,7 @@ export class LedgerService {
   }
 
   private async currency(projectId: string, query: LeaderboardQuery): Promise<CurrencyRecord> {
+    if (query.points) return this.pointCurrency(projectId);
     if (query.currencyAddress !== undefined && !ADDRESS.test(query.currencyAddress)) {
       throw new InvalidArgumentError('VALIDATION_FAILED', 'currency_address must be 0x followed by 40 hex digits', [
         { field: 'currency_address', reason: 'must be 0x followed by 40 hex digits' },
@@ -231,5 +236,17 @@ export class LedgerService {
       throw new InvalidArgumentError('CURRENCY_AMBIGUOUS', what, [{ field, reason: 'is required here' }]);
     }
     return matches[0]!;
+  }
+
+  /** The project's point currency (docs/claims.md#points), remembered as an address's currency is. */
+  private async pointCurrency(projectId: string): Promise<CurrencyRecord> {
+    const key = `${projectId}|point`;
+    const memo = this.currencyMemo.get(key);
+    if (memo && memo.until > performance.now()) return memo.currency;
+    const currency = await this.currencies.pointCurrency(projectId);
+    if (!currency) throw new NotFoundError('POINT_CURRENCY_NOT_FOUND', 'the project has no point currency');
+    if (this.currencyMemo.size >= CURRENCY_MEMO_SIZE) this.currencyMemo.clear();
+    this.currencyMemo.set(key, { currency, until: performance.now() + CURRENCY_MEMO_MS });
+    return currency;
   }
 }

@@ -95,8 +95,14 @@ export class PayoutService {
       projectId,
       outcomes.map((outcome) => outcome.currencyId),
     );
-    const result = await this.ledger.record(projectId, batchId, outcomes, this.clock.now(), (recorded) =>
-      conversionProcessedEvents(projectId, byId, recorded, currencies),
+    const points = new Set([...currencies.values()].filter((currency) => currency.type === 'point').map((currency) => currency.id));
+    const result = await this.ledger.record(
+      projectId,
+      batchId,
+      outcomes,
+      this.clock.now(),
+      (recorded) => conversionProcessedEvents(projectId, byId, recorded, currencies),
+      points,
     );
     if (result.recorded.length > 0) {
       this.outbox.wake();

@@ -25,11 +25,17 @@ export interface Reconciliation {
  * hold the available movements plus what expired checks gave back (a credit adds an expired check's
  * amount to an open check, and the expired check keeps its amount), plus what is paid beyond
  * what is available (debt). Both are exact in base units.
+ *
+ * Points (docs/claims.md#points) are in no check: a point currency's lines hold the first identity,
+ * nothing in checks (the second with zeros), and `get` adds that its users' balances sum to what its
+ * kinds have available (net of reversals: a reversal takes from the balance what it takes from the
+ * movement).
  */
 function isBalanced(line: Omit<ReconciliationLine, 'balanced'>): boolean {
   return (
     line.earned === line.capped + line.reversed + line.declined + line.pending + line.available &&
-    line.available + line.creditedBack + line.debt === line.inOpenChecks + line.inClosedChecks + line.claimed + line.expired
+    (line.currency.type === 'point' ? 0n : line.available) + line.creditedBack + line.debt ===
+      line.inOpenChecks + line.inClosedChecks + line.claimed + line.expired
   );
 }
 
@@ -45,6 +51,12 @@ export class ReconciliationService {
     const figures = await this.repository.figures(projectId, wanted?.toLowerCase());
     if (wanted !== undefined && figures.length === 0) throw notFound();
     const lines = figures.map((line) => ({ ...line, balanced: isBalanced(line) }));
+    // A point currency's balances hold what its lines have available, all kinds together.
+    for (const line of lines) {
+      if (line.currency.type !== 'point') continue;
+      const available = lines.filter((other) => other.currency.id === line.currency.id).reduce((sum, other) => sum + other.available, 0n);
+      line.balanced &&= available === line.pointBalances;
+    }
     return { lines, balanced: lines.every((line) => line.balanced) };
   }
 }

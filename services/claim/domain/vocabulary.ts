@@ -9,6 +9,8 @@ import { enumNames, type Vocabularies } from '../../rules/enums';
 type Vocabulary = Vocabularies<typeof enums>;
 
 export type CurrencyType = Vocabulary['CurrencyType'];
+/** Which currencies a read takes: chain (erc20, native) or point. */
+export type CurrencyFamily = Vocabulary['CurrencyFamily'];
 export type ConversionStatus = Vocabulary['ConversionStatus'];
 export type MovementKind = Vocabulary['MovementKind'];
 export type ClaimReason = Vocabulary['ClaimReason'];

@@ -1,5 +1,5 @@
 import type { ClaimServiceServer, Reward } from '../../../gen/referral/claim/v1/claim';
-import { ConversionStatus, CurrencyType, LeaderboardUserType, MovementStatus } from '../../../gen/referral/claim/v1/enums';
+import { ConversionStatus, CurrencyFamily, CurrencyType, LeaderboardUserType, MovementStatus } from '../../../gen/referral/claim/v1/enums';
 import { optionalEnum, requireEnum, requireField } from '../../rules/fields';
 import { implementService } from '../../platform/grpc/service';
 import type { Logger } from '../../platform/logger';
@@ -10,6 +10,8 @@ import {
   toConversionMessage,
   toPaidConversionMessage,
   toCurrencyMessage,
+  toCurrencyRef,
+  toPointBalanceMessage,
   toLeaderboardEntryMessage,
   toMovementDecisionMessage,
   toMovementMessage,
@@ -44,8 +46,9 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
       createCurrency: async (req) =>
         toCurrencyMessage(
           await domain.currencies.create(req.projectId, {
-            chainId: req.chainId,
-            address: req.address,
+            // proto3 has no absent scalar: 0 and "" say "none" (a point currency's).
+            chainId: req.chainId === '0' ? undefined : req.chainId,
+            address: req.address === '' ? undefined : req.address,
             name: req.name,
             decimals: req.decimals,
             type: optionalEnum(CurrencyType, req.type, 'type'),
@@ -133,6 +136,7 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
           optionalEnum(MovementStatus, req.status, 'status'),
           page,
           { from: req.from, to: req.to },
+          optionalEnum(CurrencyFamily, req.family, 'family'),
         );
         return { results: records.map(toMovementMessage), pageInfo: pageInfo(page, total) };
       },
@@ -144,6 +148,7 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
           requireField(req.user, 'user'),
           { from: req.from, to: req.to },
           page,
+          optionalEnum(CurrencyFamily, req.family, 'family'),
         );
         return { results: records.map(toPayoutSumMessage), pageInfo: pageInfo(page, total) };
       },
@@ -151,6 +156,12 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
       listReferredUserPayouts: async (req) => {
         const records = await domain.ledger.referredUsers(req.projectId, requireField(req.affiliate, 'affiliate'), { from: req.from, to: req.to });
         return { results: records.map(toReferredUserPayoutsMessage) };
+      },
+
+      listPointBalances: async (req) => {
+        const page = toPage(req.page);
+        const { currency, records, total } = await domain.points.balances(req.projectId, req.user, page);
+        return { results: records.map(toPointBalanceMessage), pageInfo: pageInfo(page, total), currency: toCurrencyRef(currency) };
       },
 
       getPayoutsLeaderboard: async (req) => {
@@ -164,11 +175,12 @@ export function createClaimGrpcService(domain: ClaimDomain, logger: Logger): Cla
             user: req.user,
             from: req.from,
             to: req.to,
+            points: req.points,
           },
           page,
         );
         return {
-          results: board.records.map((entry) => toLeaderboardEntryMessage(entry, board.currency.chainId)),
+          results: board.records.map((entry) => toLeaderboardEntryMessage(entry, board.currency.chainId ?? 0n)),
           pageInfo: pageInfo(page, board.total),
           calculatedAt: board.calculatedAt,
           freshUntil: board.freshUntil,

@@ -9,6 +9,7 @@ import type {
   MovementDecision,
   PaidConversion,
   PayoutCaps as PayoutCapsMessage,
+  PointBalance,
   PayoutTerms,
   ReferredUserPayouts,
   Reversal,
@@ -43,6 +44,7 @@ import type { LeaderboardEntryRecord } from '../repositories/leaderboard.reposit
 import type { PaidConversionRecord } from '../repositories/paid-conversion.repository';
 import type { ConversionRecord, CurrencySummary, MovementRecord, PayoutSumRecord, ReferredUserRecord } from '../repositories/movement.repository';
 import type { PayoutTermsRecord } from '../repositories/payout-terms.repository';
+import type { PointBalanceRecord } from '../repositories/point-balances';
 import type { ReversalRecord } from '../repositories/reversal.repository';
 
 /** Records -> protobuf messages: amounts and chain ids as decimal strings, vocabularies as their enums. */
@@ -53,8 +55,9 @@ export function toCurrencyMessage(currency: CurrencyRecord): Currency {
 export function toCurrencyRef(currency: CurrencySummary): CurrencyRef {
   return {
     id: currency.id,
-    chainId: currency.chainId.toString(),
-    address: currency.address,
+    // A point currency's none: 0 and "" (proto3 scalars), read back as null by the gateway.
+    chainId: (currency.chainId ?? 0n).toString(),
+    address: currency.address ?? '',
     name: currency.name,
     decimals: currency.decimals,
     type: enumValue(CurrencyType, currency.type),
@@ -307,5 +310,15 @@ export function toReconciliationMessage(reconciliation: Reconciliation): GetReco
       balanced: line.balanced,
     })),
     balanced: reconciliation.balanced,
+  };
+}
+
+export function toPointBalanceMessage(record: PointBalanceRecord): PointBalance {
+  return {
+    user: record.user,
+    balance: record.balance.toString(),
+    credited: record.credited.toString(),
+    takenBack: record.takenBack.toString(),
+    updatedAt: record.updatedAt ?? undefined,
   };
 }

@@ -17,6 +17,8 @@ import * as referrerConversionsIndex from './0016_referrer_conversions_index';
 import * as leaderboardDays from './0015_leaderboard_days';
 import * as referralLevelTerms from './0017_referral_level_terms';
 import * as movementLevels from './0018_movement_levels';
+import * as pointCurrencies from './0019_point_currencies';
+import * as pointMovements from './0020_point_movements';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const claimMigrations: Record<string, Migration> = {
@@ -38,4 +40,6 @@ export const claimMigrations: Record<string, Migration> = {
   '0015_leaderboard_days': leaderboardDays,
   '0017_referral_level_terms': referralLevelTerms,
   '0018_movement_levels': movementLevels,
+  '0019_point_currencies': pointCurrencies,
+  '0020_point_movements': pointMovements,
 };

@@ -285,8 +285,8 @@ const CURRENCY_COLUMNS = [
 
 type CurrencyRow = {
   currency_id: string;
-  chain_id: bigint;
-  address: string;
+  chain_id: bigint | null;
+  address: string | null;
   currency_name: string;
   decimals: number;
   currency_type: CurrencySummary['type'];

@@ -8,8 +8,9 @@ import { type PagedRecords, readPage } from '../../platform/db/paged-list';
 export interface CurrencyRecord {
   id: string;
   projectId: string;
-  chainId: bigint;
-  address: string;
+  /** Null for a point currency (no chain, no address), and only then. */
+  chainId: bigint | null;
+  address: string | null;
   name: string;
   decimals: number;
   type: CurrencyType;
@@ -21,6 +22,8 @@ export type NewCurrency = Omit<CurrencyRecord, 'id' | 'createdAt'> & { now: Date
 
 /** Thrown when the project already has a currency at this (chain, address). */
 export class CurrencyTaken extends Error {}
+/** Thrown when the project already has its point currency (one per project, migration 0019). */
+export class PointCurrencyTaken extends Error {}
 
 const COLUMNS = ['id', 'project_id', 'chain_id', 'address', 'name', 'decimals', 'type', 'created_at'] as const satisfies ReadonlyArray<
   keyof CurrencyTable
@@ -47,6 +50,7 @@ export class CurrencyRepository {
       return toCurrencyRecord(row);
     } catch (error) {
       if (isUniqueViolation(error, 'currencies_chain_address_key')) throw new CurrencyTaken();
+      if (isUniqueViolation(error, 'currencies_point_key')) throw new PointCurrencyTaken();
       throw error;
     }
   }
@@ -78,9 +82,20 @@ export class CurrencyRepository {
     ).map(toCurrencyRecord);
   }
 
-  /** The project's currencies at this address (one per chain), or only the one on `chainId`. */
+  /** The project's point currency, if it has one (at most one: migration 0019). */
+  async pointCurrency(projectId: string): Promise<CurrencyRecord | undefined> {
+    const row = await this.db
+      .selectFrom('currencies')
+      .select(COLUMNS)
+      .where('project_id', '=', projectId)
+      .where('type', '=', 'point')
+      .executeTakeFirst();
+    return row && toCurrencyRecord(row);
+  }
+
+  /** The project's chain currencies at this address (one per chain), or only the one on `chainId`; points have no address and are never among them. */
   async findByAddress(projectId: string, address: string | undefined, chainId: bigint | undefined): Promise<CurrencyRecord[]> {
-    let query = this.db.selectFrom('currencies').select(COLUMNS).where('project_id', '=', projectId);
+    let query = this.db.selectFrom('currencies').select(COLUMNS).where('project_id', '=', projectId).where('type', '<>', 'point');
     if (address !== undefined) query = query.where('address', '=', address);
     if (chainId !== undefined) query = query.where('chain_id', '=', chainId);
     return (await query.orderBy('created_at').limit(2).execute()).map(toCurrencyRecord);

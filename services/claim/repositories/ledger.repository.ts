@@ -9,7 +9,8 @@ import type { PlannedMovement } from '../domain/payouts';
 import { REASON_OF_KIND, type PendingReason } from '../domain/vocabulary';
 import { flagConversions } from './conversion-review.repository';
 import type { ConversionOutcome } from './conversion-outcome';
-import { placeInOpenChecks } from './open-checks';
+import { growLeaderboards, placeInOpenChecks } from './open-checks';
+import { creditPoints } from './point-balances';
 import { applyCaps } from './payout-caps';
 import { retryTransient } from './retry';
 
@@ -39,7 +40,14 @@ export class LedgerRepository {
    * of `accepted` is skipped, so a redelivered job changes nothing; the ledger's unique key
    * (conversion, kind, beneficiary) would refuse a second payment anyway.
    */
-  async record(projectId: string, batchId: string, outcomes: ConversionOutcome[], now: Date, eventsOf: EventsOf): Promise<RecordResult> {
+  async record(
+    projectId: string,
+    batchId: string,
+    outcomes: ConversionOutcome[],
+    now: Date,
+    eventsOf: EventsOf,
+    pointCurrencies: ReadonlySet<string> = new Set(),
+  ): Promise<RecordResult> {
     return retryTransient(
       () =>
         this.db.transaction().execute(async (trx) => {
@@ -52,7 +60,7 @@ export class LedgerRepository {
           let movements = 0;
           if (recorded.length > 0) {
             await freezeUplines(trx, projectId, recorded);
-            movements = await appendMovements(trx, projectId, recorded, now);
+            movements = await appendMovements(trx, projectId, recorded, now, pointCurrencies);
             // The queue's rows with the movements that wait for them: only when the batch broke a rule.
             await flagConversions(
               trx,
@@ -174,19 +182,28 @@ const DAY_MS = 86_400_000;
  * they grow no check and no total until they become available (release-held-movements, approvals).
  * A batch without them runs the statement it always ran.
  */
-async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: string, outcomes: ConversionOutcome[], now: Date): Promise<number> {
+async function appendMovements(
+  trx: Transaction<ClaimDatabase>,
+  projectId: string,
+  outcomes: ConversionOutcome[],
+  now: Date,
+  pointCurrencies: ReadonlySet<string>,
+): Promise<number> {
   const rows: MovementRow[] = [];
   const pending: PendingRow[] = [];
+  const points: MovementRow[] = [];
   for (const outcome of outcomes) {
     if (outcome.currencyId === null) continue;
     for (const movement of outcome.movements) {
       const row = { conversionId: outcome.id, movement, currencyId: outcome.currencyId };
       const reason = movement.waitsForFlag ? 'review' : outcome.pendingReason;
-      if (reason === null) rows.push(row);
-      else pending.push({ ...row, reason, availableAt: new Date(now.getTime() + outcome.holdDays * DAY_MS) });
+      if (reason !== null) pending.push({ ...row, reason, availableAt: new Date(now.getTime() + outcome.holdDays * DAY_MS) });
+      else if (pointCurrencies.has(row.currencyId)) points.push(row);
+      else rows.push(row);
     }
   }
-  if (rows.length === 0 && pending.length === 0) return 0;
+  const pointsWritten = await appendPoints(trx, projectId, points, now);
+  if (rows.length === 0 && pending.length === 0) return pointsWritten;
   // The capped columns only when a cap cut something: every other batch runs the statement it always ran.
   const capped = cappedColumns(rows);
   const heldCapped = cappedColumns(pending);
@@ -287,7 +304,46 @@ async function appendMovements(trx: Transaction<ClaimDatabase>, projectId: strin
   if (written !== rows.length) throw new Error(`wrote ${written} of ${rows.length} movements`);
   const heldWritten = Number(result.rows[0]?.held ?? 0);
   if (heldWritten !== pending.length) throw new Error(`wrote ${heldWritten} of ${pending.length} pending movements`);
-  return written + heldWritten;
+  return written + heldWritten + pointsWritten;
+}
+
+/**
+ * Points available at once (docs/claims.md#points): appended available in no claim check, credited to
+ * their users' points balances, and counted on the leaderboards (the points board is the point
+ * currency's payouts board). A statement of their own, before the money's: a batch paying no points
+ * runs nothing more, and balances are locked before checks and totals, as releases lock them.
+ */
+async function appendPoints(trx: Transaction<ClaimDatabase>, projectId: string, rows: MovementRow[], now: Date): Promise<number> {
+  if (rows.length === 0) return 0;
+  const capped = cappedColumns(rows);
+  const rebates = rebateColumns(rows);
+  const levels = levelColumns(rows);
+  const inserted = await sql<{ movements: string }>`
+    WITH moved AS (
+      INSERT INTO movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, available_at, created_at${capped.names}${rebates.names}${levels.names})
+      SELECT ${projectId}, conversion_id, kind, identifier_type, identifier, currency_id, amount, ${now}, ${now}${capped.names}${rebates.names}${levels.names}
+      FROM unnest(${rows.map((row) => row.conversionId)}::text[], ${rows.map((row) => row.movement.kind)}::text[],
+                  ${rows.map((row) => row.movement.beneficiary.identifierType)}::text[], ${rows.map((row) => row.movement.beneficiary.identifier)}::text[],
+                  ${rows.map((row) => row.currencyId)}::uuid[], ${rows.map((row) => row.movement.amount)}::numeric[]${capped.arrays}${rebates.arrays}${levels.arrays})
+        AS m(conversion_id, kind, identifier_type, identifier, currency_id, amount${capped.names}${rebates.names}${levels.names})
+      ORDER BY conversion_id, kind${levels.names}
+      RETURNING 1
+    )
+    SELECT count(*) AS movements FROM moved`.execute(trx);
+  const changes = rows.map((row) => ({
+    kind: row.movement.kind,
+    beneficiary: row.movement.beneficiary,
+    currencyId: row.currencyId,
+    amount: row.movement.amount,
+  }));
+  await creditPoints(trx, projectId, changes, now);
+  await growLeaderboards(
+    trx,
+    projectId,
+    changes.map((change) => ({ ...change, writtenAt: now })),
+    now,
+  );
+  return Number(inserted.rows[0]?.movements ?? 0);
 }
 
 /**

@@ -6,6 +6,7 @@ import type { DecisionOutcome, MovementKind, MovementStatus, PendingReason } fro
 import { decideReviews } from './conversion-review.repository';
 import { ACCEPTING_CHECK_KEY } from './ledger.repository';
 import { growLeaderboards, placeInOpenChecks } from './open-checks';
+import { creditPoints, pointCurrencyIds } from './point-balances';
 import { retryTransient } from './retry';
 
 /** A movement as its status changes see it. */
@@ -204,8 +205,8 @@ async function reversedOf(trx: Transaction<ClaimDatabase>, rows: StatusRow[]): P
 /**
  * Pending movements (locked by the caller) become available net of their reversals (a pending movement
  * a reversal reduced enters its check and the boards net of it): per project (in project order), into
- * the open checks of their keys, then marked available with their check (and the decision, when one
- * made them so), then the leaderboards grown.
+ * the open checks of their keys (points: into their users' points balances, in no check), then marked
+ * available with their check (and the decision, when one made them so), then the leaderboards grown.
  */
 async function makeAvailable(trx: Transaction<ClaimDatabase>, rows: StatusRow[], now: Date, decision: DecisionBy | null): Promise<void> {
   if (rows.length === 0) return;
@@ -222,7 +223,21 @@ async function makeAvailable(trx: Transaction<ClaimDatabase>, rows: StatusRow[],
       order: [row.conversion_id, row.kind],
       writtenAt: row.created_at,
     }));
-    const checks = await placeInOpenChecks(trx, projectId, items, now);
+    // Points enter no check: they go to the users' points balances (docs/claims.md#points).
+    const points = await pointCurrencyIds(
+      trx,
+      items.map((item) => item.currencyId),
+    );
+    const money = items.filter((item) => !points.has(item.currencyId));
+    const moneyChecks = await placeInOpenChecks(trx, projectId, money, now);
+    let next = 0;
+    const checks = items.map((item) => (points.has(item.currencyId) ? null : moneyChecks[next++]!));
+    await creditPoints(
+      trx,
+      projectId,
+      items.filter((item) => points.has(item.currencyId)),
+      now,
+    );
     const decided = decision ? sql`, decided_at = ${decision.at}, decided_by = ${decision.by}` : sql``;
     const updated = await sql`
       UPDATE movements AS m SET status = 'available', pending_reason = NULL, claim_check_id = u.check_id${decided}

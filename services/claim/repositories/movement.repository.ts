@@ -3,13 +3,23 @@ import type { UserIdentifier } from '../../rules/identifiers';
 import type { Page } from '../../rules/pagination';
 import type { ClaimDatabase, ConversionTable } from '../database';
 import type { Attribution, Eligibility, SideEligibility, UplineAffiliate } from '../domain/payouts';
-import type { CapKind, ClaimCheckStatus, ConversionStatus, CurrencyType, MovementKind, MovementStatus, PendingReason } from '../domain/vocabulary';
+import type {
+  CapKind,
+  ClaimCheckStatus,
+  ConversionStatus,
+  CurrencyFamily,
+  CurrencyType,
+  MovementKind,
+  MovementStatus,
+  PendingReason,
+} from '../domain/vocabulary';
 import { reversedAmount } from './reversed-amount';
 
 export interface CurrencySummary {
   id: string;
-  chainId: bigint;
-  address: string;
+  /** Null for a point currency (no chain, no address), and only then. */
+  chainId: bigint | null;
+  address: string | null;
   name: string;
   decimals: number;
   type: CurrencyType;
@@ -205,12 +215,14 @@ export class MovementRepository {
     status: MovementStatus | undefined,
     page: Page,
     range: TimeRange = {},
+    family?: CurrencyFamily,
   ): Promise<{ records: MovementRecord[]; total: number }> {
     const [rows, count] = await Promise.all([
       this.movements()
         .where('m.project_id', '=', projectId)
         .where('m.identifier', '=', user.identifier)
         .where('m.identifier_type', '=', user.identifierType)
+        .$if(family !== undefined, (query) => query.where(inFamily(projectId, 'm.currency_id', family!)))
         .$if(status !== undefined, (query) => query.where('m.status', '=', status!))
         .$if(range.from !== undefined, (query) => query.where('m.created_at', '>=', range.from!))
         .$if(range.to !== undefined, (query) => query.where('m.created_at', '<', range.to!))
@@ -225,6 +237,7 @@ export class MovementRepository {
         .where('project_id', '=', projectId)
         .where('identifier', '=', user.identifier)
         .where('identifier_type', '=', user.identifierType)
+        .$if(family !== undefined, (query) => query.where(inFamily(projectId, 'currency_id', family!)))
         .$if(status !== undefined, (query) => query.where('status', '=', status!))
         .$if(range.from !== undefined, (query) => query.where('created_at', '>=', range.from!))
         .$if(range.to !== undefined, (query) => query.where('created_at', '<', range.to!))
@@ -238,13 +251,20 @@ export class MovementRepository {
    * declined movements left out, over the movements written within `range` (the index
    * movements_user_recent_idx); ordered by conversion name, the converting user's side first, then currency.
    */
-  async sumsOfUser(projectId: string, user: UserIdentifier, range: TimeRange, page: Page): Promise<{ records: PayoutSumRecord[]; total: number }> {
+  async sumsOfUser(
+    projectId: string,
+    user: UserIdentifier,
+    range: TimeRange,
+    page: Page,
+    family?: CurrencyFamily,
+  ): Promise<{ records: PayoutSumRecord[]; total: number }> {
     const grouped = this.db
       .selectFrom('movements as m')
       .innerJoin('conversions as c', (join) => join.onRef('c.project_id', '=', 'm.project_id').onRef('c.id', '=', 'm.conversion_id'))
       .where('m.project_id', '=', projectId)
       .where('m.identifier', '=', user.identifier)
       .where('m.identifier_type', '=', user.identifierType)
+      .$if(family !== undefined, (query) => query.where(inFamily(projectId, 'm.currency_id', family!)))
       .where('m.status', '<>', 'declined')
       .$if(range.from !== undefined, (query) => query.where('m.created_at', '>=', range.from!))
       .$if(range.to !== undefined, (query) => query.where('m.created_at', '<', range.to!))
@@ -485,4 +505,14 @@ function attributionOf(row: Pick<Selectable<ConversionTable>, (typeof CONVERSION
     // Conversions paid before rebates existed gave none.
     rebateBps: row.user_rebate_rate_bps ?? 0,
   };
+}
+
+/**
+ * `column` (a movement's currency) is one of the project's currencies of `family`: the point currency
+ * (points) or the others (chain). A subquery of the project's few currencies, not a join: the user's
+ * movements stay a range of their index.
+ */
+function inFamily(projectId: string, column: 'm.currency_id' | 'currency_id', family: CurrencyFamily) {
+  const points = sql`(SELECT cur.id FROM currencies cur WHERE cur.project_id = ${projectId} AND cur.type = 'point')`;
+  return family === 'point' ? sql<boolean>`${sql.ref(column)} IN ${points}` : sql<boolean>`${sql.ref(column)} NOT IN ${points}`;
 }

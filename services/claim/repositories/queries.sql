@@ -234,7 +234,7 @@ WITH planned AS (
 update "conversion_batches" set "finished_at" = $1 where "id" = $2 and "finished_at" is null and not exists (select "id" from "conversions" where "batch_id" = $3 and "status" = $4)
 
 -- reconciliation: every currency, then one (ReconciliationRepository.figures) (1 of 2)
--- parameters: ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001"]
+-- parameters: ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001"]
 WITH project_currencies AS (
         SELECT id, chain_id, address, name, decimals, type, created_at FROM currencies
         WHERE project_id = $1::uuid 
@@ -277,6 +277,12 @@ WITH project_currencies AS (
         JOIN claim_checks expired_check ON expired_check.id = credit.expired_check_id
         WHERE credit.project_id = $5::uuid 
         GROUP BY expired_check.currency_id, expired_check.reason
+      ),
+      point_sums AS (
+        SELECT currency_id, sum(balance) AS point_balances
+        FROM point_balances
+        WHERE project_id = $6::uuid 
+        GROUP BY currency_id
       )
       SELECT
         c.id AS currency_id, c.chain_id::text AS chain_id, c.address, c.name, c.decimals, c.type, k.kind,
@@ -291,16 +297,18 @@ WITH project_currencies AS (
         coalesce(ch.claimed, 0)::text AS claimed,
         coalesce(ch.expired, 0)::text AS expired,
         coalesce(cr.credited_back, 0)::text AS credited_back,
-        coalesce(ch.debt, 0)::text AS debt
+        coalesce(ch.debt, 0)::text AS debt,
+        coalesce(p.point_balances, 0)::text AS point_balances
       FROM project_currencies c
       CROSS JOIN kinds k
       LEFT JOIN movement_sums m ON m.currency_id = c.id AND m.kind = k.kind
       LEFT JOIN check_sums ch ON ch.currency_id = c.id AND ch.reason = k.reason
       LEFT JOIN credit_sums cr ON cr.currency_id = c.id AND cr.reason = k.reason
+      LEFT JOIN point_sums p ON p.currency_id = c.id
       ORDER BY c.created_at, c.id, k.position
 
 -- reconciliation: every currency, then one (ReconciliationRepository.figures) (2 of 2)
--- parameters: ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-0000000000c1"]
+-- parameters: ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-0000000000c1"]
 WITH project_currencies AS (
         SELECT id, chain_id, address, name, decimals, type, created_at FROM currencies
         WHERE project_id = $1::uuid AND "id" = $2::uuid
@@ -343,6 +351,12 @@ WITH project_currencies AS (
         JOIN claim_checks expired_check ON expired_check.id = credit.expired_check_id
         WHERE credit.project_id = $8::uuid AND "expired_check"."currency_id" = $9::uuid
         GROUP BY expired_check.currency_id, expired_check.reason
+      ),
+      point_sums AS (
+        SELECT currency_id, sum(balance) AS point_balances
+        FROM point_balances
+        WHERE project_id = $10::uuid AND "currency_id" = $11::uuid
+        GROUP BY currency_id
       )
       SELECT
         c.id AS currency_id, c.chain_id::text AS chain_id, c.address, c.name, c.decimals, c.type, k.kind,
@@ -357,10 +371,12 @@ WITH project_currencies AS (
         coalesce(ch.claimed, 0)::text AS claimed,
         coalesce(ch.expired, 0)::text AS expired,
         coalesce(cr.credited_back, 0)::text AS credited_back,
-        coalesce(ch.debt, 0)::text AS debt
+        coalesce(ch.debt, 0)::text AS debt,
+        coalesce(p.point_balances, 0)::text AS point_balances
       FROM project_currencies c
       CROSS JOIN kinds k
       LEFT JOIN movement_sums m ON m.currency_id = c.id AND m.kind = k.kind
       LEFT JOIN check_sums ch ON ch.currency_id = c.id AND ch.reason = k.reason
       LEFT JOIN credit_sums cr ON cr.currency_id = c.id AND cr.reason = k.reason
+      LEFT JOIN point_sums p ON p.currency_id = c.id
       ORDER BY c.created_at, c.id, k.position

@@ -26,12 +26,17 @@ export interface LedgerFigures {
   creditedBack: bigint;
   /** What users owe after reversals of amounts a voucher carried (open checks' debt). */
   debt: bigint;
+  /**
+   * A point currency's: the sum of its users' points balances (migration 0019), the same on each of
+   * its kinds' lines (a balance is per user, not per kind); 0 for a chain currency.
+   */
+  pointBalances: bigint;
 }
 
 interface FiguresRow {
   currency_id: string;
-  chain_id: string;
-  address: string;
+  chain_id: string | null;
+  address: string | null;
   name: string;
   decimals: number;
   type: CurrencyType;
@@ -48,6 +53,7 @@ interface FiguresRow {
   expired: string;
   credited_back: string;
   debt: string;
+  point_balances: string;
 }
 
 /**
@@ -105,6 +111,12 @@ export class ReconciliationRepository {
         JOIN claim_checks expired_check ON expired_check.id = credit.expired_check_id
         WHERE credit.project_id = ${projectId}::uuid ${only('expired_check.currency_id')}
         GROUP BY expired_check.currency_id, expired_check.reason
+      ),
+      point_sums AS (
+        SELECT currency_id, sum(balance) AS point_balances
+        FROM point_balances
+        WHERE project_id = ${projectId}::uuid ${only('currency_id')}
+        GROUP BY currency_id
       )
       SELECT
         c.id AS currency_id, c.chain_id::text AS chain_id, c.address, c.name, c.decimals, c.type, k.kind,
@@ -119,17 +131,19 @@ export class ReconciliationRepository {
         coalesce(ch.claimed, 0)::text AS claimed,
         coalesce(ch.expired, 0)::text AS expired,
         coalesce(cr.credited_back, 0)::text AS credited_back,
-        coalesce(ch.debt, 0)::text AS debt
+        coalesce(ch.debt, 0)::text AS debt,
+        coalesce(p.point_balances, 0)::text AS point_balances
       FROM project_currencies c
       CROSS JOIN kinds k
       LEFT JOIN movement_sums m ON m.currency_id = c.id AND m.kind = k.kind
       LEFT JOIN check_sums ch ON ch.currency_id = c.id AND ch.reason = k.reason
       LEFT JOIN credit_sums cr ON cr.currency_id = c.id AND cr.reason = k.reason
+      LEFT JOIN point_sums p ON p.currency_id = c.id
       ORDER BY c.created_at, c.id, k.position`.execute(this.db);
     return rows.map((row) => ({
       currency: {
         id: row.currency_id,
-        chainId: BigInt(row.chain_id),
+        chainId: row.chain_id === null ? null : BigInt(row.chain_id),
         address: row.address,
         name: row.name,
         decimals: row.decimals,
@@ -148,6 +162,7 @@ export class ReconciliationRepository {
       expired: BigInt(row.expired),
       creditedBack: BigInt(row.credited_back),
       debt: BigInt(row.debt),
+      pointBalances: BigInt(row.point_balances),
     }));
   }
 }

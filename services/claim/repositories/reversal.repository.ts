@@ -5,6 +5,7 @@ import type { IdentifierType, UserIdentifier } from '../../rules/identifiers';
 import type { ClaimDatabase } from '../database';
 import { REASON_OF_KIND, type ClaimCheckStatus, type MovementKind, type MovementStatus, type ReversedFrom } from '../domain/vocabulary';
 import { ACCEPTING_CHECK_KEY } from './ledger.repository';
+import { takeBackPoints } from './point-balances';
 import { retryTransient } from './retry';
 
 /** A whole conversion, in basis points: the most the shares of its reversals add up to. */
@@ -28,6 +29,8 @@ export interface MovementReversalRecord {
   fromCheck: bigint;
   /** What became the user's debt (the voucher was out, claimed or expired, or the check held less). */
   toDebt: bigint;
+  /** Of an available point movement (in no check): what came out of the user's points balance (docs/claims.md#points). */
+  fromPoints: bigint;
 }
 
 export interface ReversalRecord {
@@ -199,6 +202,7 @@ async function reverseIn(trx: Transaction<ClaimDatabase>, request: ReversalReque
           claim_check_id: part.claimCheckId,
           from_check: part.fromCheck,
           to_debt: part.toDebt,
+          from_points: part.fromPoints,
           created_at: now,
         })),
       )
@@ -226,7 +230,8 @@ async function reverseIn(trx: Transaction<ClaimDatabase>, request: ReversalReque
  * as far as it holds it; the rest, and all of an amount whose voucher is out (closed, claimed,
  * expired and credited back), -> the user's debt in that currency and kind, netted at once against
  * the accepting open check and carried on it. A declined movement paid nothing and gives nothing
- * back. The leaderboards shrink by what available counted amounts gave back.
+ * back. An available point movement is in no check: its share leaves the user's points balance
+ * (takeBackPoints). The leaderboards shrink by what available counted amounts gave back.
  */
 async function takeBack(
   trx: Transaction<ClaimDatabase>,
@@ -251,10 +256,18 @@ async function takeBack(
       claimCheckId: movement.status === 'pending' ? null : movement.claim_check_id,
       fromCheck: 0n,
       toDebt: 0n,
+      fromPoints: 0n,
     });
   }
-  const available = parts.filter((part) => part.was === 'available');
-  if (available.length === 0) return parts;
+  // An available movement in no check is a point movement (migration 0020): its points leave the balance.
+  const points = parts.filter((part) => part.was === 'available' && part.claimCheckId === null);
+  for (const part of points) part.fromPoints = part.amount;
+  await takeBackPoints(trx, projectId, points, now);
+  const available = parts.filter((part) => part.was === 'available' && part.claimCheckId !== null);
+  if (available.length === 0) {
+    await shrinkLeaderboards(trx, projectId, points);
+    return parts;
+  }
 
   const checkOf = new Map(movements.map((movement) => [movement.id, movement.check_status]));
   // A check read closed, claimed or expired stays out; one read open, or none (the movement became available, in a check, while
@@ -284,7 +297,7 @@ async function takeBack(
       WHERE cc.id = u.id`.execute(trx);
   }
   await carryDebt(trx, projectId, available, now);
-  await shrinkLeaderboards(trx, projectId, available);
+  await shrinkLeaderboards(trx, projectId, [...available, ...points]);
   return parts;
 }
 
@@ -374,6 +387,7 @@ async function movementParts(
       'r.claim_check_id',
       'r.from_check',
       'r.to_debt',
+      'r.from_points',
     ])
     .where('r.project_id', '=', projectId)
     .where('r.reversal_id', 'in', reversalIds)
@@ -394,6 +408,7 @@ async function movementParts(
       claimCheckId: row.claim_check_id,
       fromCheck: BigInt(row.from_check),
       toDebt: BigInt(row.to_debt),
+      fromPoints: BigInt(row.from_points),
     });
     parts.set(row.reversal_id, list);
   }
@@ -462,6 +477,7 @@ function reversedEvent(projectId: string, conversion: LockedConversion, upline: 
         was: part.was,
         from_check: part.fromCheck.toString(),
         to_debt: part.toDebt.toString(),
+        ...(part.fromPoints > 0n ? { from_points: part.fromPoints.toString() } : {}),
         ...(part.rebate ? { rebate: true as const } : {}),
         ...(part.kind === 'affiliate_payout' ? { level: part.level } : {}),
       })),

@@ -224,10 +224,16 @@ export const EVENT_PAYLOADS = {
     currency: z
       .object({
         id: uuid,
-        chain_id: z.string().regex(/^[1-9][0-9]*$/),
-        address: z.string().min(1),
+        /** Null for a point currency (no chain, no address: docs/claims.md#points), and only then. */
+        chain_id: z
+          .string()
+          .regex(/^[1-9][0-9]*$/)
+          .nullable(),
+        address: z.string().min(1).nullable(),
         name: z.string(),
         decimals: z.number().int().min(0).max(77),
+        /** erc20, native or point; absent from events written before points existed (read as a chain currency). */
+        type: z.enum(['erc20', 'native', 'point']).optional(),
       })
       .nullable()
       .optional(),
@@ -279,6 +285,8 @@ export const EVENT_PAYLOADS = {
         was: z.enum(['pending', 'available']),
         from_check: baseUnits,
         to_debt: baseUnits,
+        /** Of an available point movement: what came out of the user's points balance; absent when 0 (and before points existed). */
+        from_points: baseUnits.optional(),
         /** Set on what came back from a rebate (as the processed event's payouts); absent otherwise. */
         rebate: z.literal(true).optional(),
         /** As on the processed event's payouts: an affiliate_payout's level; absent means 1. */

@@ -39,7 +39,10 @@ const publicCheck = <T extends { reason: ClaimReasonName; currency_chain_id: str
 
 const conversionProcessed = (payload: EventPayload<'claim.conversion.processed'>) => ({
   ...payload,
-  ...(payload.currency ? { currency: { ...payload.currency, chain_id: chainIdNumber(payload.currency.chain_id) } } : {}),
+  // A point currency has no chain (null stays null).
+  ...(payload.currency
+    ? { currency: { ...payload.currency, chain_id: payload.currency.chain_id === null ? null : chainIdNumber(payload.currency.chain_id) } }
+    : {}),
 });
 
 /**

@@ -41,7 +41,7 @@ describe('currencies and payout terms (domain)', () => {
       const projectId = randomUUID();
       await harness.domain.currencies.create(projectId, token());
       await expect(
-        harness.domain.currencies.create(projectId, token({ address: token().address.toUpperCase().replace('0X', '0x') })),
+        harness.domain.currencies.create(projectId, token({ address: token().address!.toUpperCase().replace('0X', '0x') })),
       ).rejects.toMatchObject({
         kind: 'already_exists',
         code: 'CURRENCY_EXISTS',

@@ -174,7 +174,7 @@ describe('paying conversions (domain)', () => {
         volume_usd: '1500.25',
         revenue_usd: '3',
         currency_id: currencyId,
-        currency: { id: currencyId, chain_id: '8453', address: currency.address, name: 'USDC', decimals: 6 },
+        currency: { id: currencyId, chain_id: '8453', address: currency.address, name: 'USDC', decimals: 6, type: 'erc20' },
         payouts: [
           { kind: 'end_user_payout', user: asUser(user), amount: '100' },
           { kind: 'affiliate_payout', user: asUser(affiliate.user), amount: '1000', level: 1 },

@@ -1,3 +1,4 @@
+import { AffiliatePoints } from './AffiliatePoints';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
@@ -41,6 +42,7 @@ export function AffiliateDetail() {
       </p>
       <FlagActions identifier={data.identifier} identifierType={data.identifier_type} status={data.status} />
       <Figures affiliate={data} />
+      <AffiliatePoints identifier={data.identifier} identifierType={data.identifier_type} />
       <AffiliateCodes identifier={data.identifier} identifierType={data.identifier_type} codes={data.codes} />
       <ClicksChart identifier={data.identifier} identifierType={data.identifier_type} codes={data.codes.map((code) => code.code)} />
       <div className="columns">

@@ -41,8 +41,8 @@ export function CurrenciesPage() {
               <tr key={currency.id}>
                 <td>{currency.name}</td>
                 <td>{currency.type}</td>
-                <td className="number">{currency.chain_id}</td>
-                <td className="identifier">{currency.address}</td>
+                <td className="number">{currency.chain_id ?? '—'}</td>
+                <td className="identifier">{currency.address ?? '—'}</td>
                 <td className="number">{currency.decimals}</td>
                 <td>{formatDateTime(currency.created_at)}</td>
               </tr>
@@ -68,7 +68,7 @@ function AddCurrency() {
   const add = useMutation({
     mutationFn: (body: CurrencyBody) => api('post', '/api/v1/projects/{projectId}/currencies', { path: { projectId }, body }),
     onSuccess: async (currency) => {
-      setAdded(`Added ${currency.name} on chain ${currency.chain_id}.`);
+      setAdded(currency.chain_id === null ? `Added ${currency.name} (points).` : `Added ${currency.name} on chain ${currency.chain_id}.`);
       setChainId('');
       setAddress('');
       setName('');
@@ -81,7 +81,11 @@ function AddCurrency() {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setAdded(null);
-    // Numbers as typed: the API says what is wrong with them, at their field.
+    // Numbers as typed: the API says what is wrong with them, at their field. Points have no chain and no address.
+    if (type === 'point') {
+      add.mutate({ type, name: name.trim(), decimals: 0 });
+      return;
+    }
     add.mutate({
       type,
       chain_id: chainId.trim() === '' ? Number.NaN : Number(chainId),
@@ -127,25 +131,34 @@ function AddCurrency() {
         <select id="currency-type" value={type} onChange={(event) => setType(event.target.value as CurrencyBody['type'])}>
           <option value="erc20">ERC-20 token</option>
           <option value="native">Native coin of the chain</option>
+          <option value="point">Points (whole points on no chain, one per project)</option>
         </select>
         <FieldError message={errors.type} />
       </div>
-      {field('currency-chain', 'Chain id', chainId, setChainId, 'chain_id', 'The EVM chain id, e.g. 1 (Ethereum) or 8453 (Base).', 'numeric')}
-      {type === 'erc20' ? (
-        field('currency-address', 'Token contract address', address, setAddress, 'address', '0x followed by 40 hex digits.')
+      {type === 'point' ? (
+        <p className="help">Points live on no chain and count whole points; they are credited to a balance, never claimed.</p>
       ) : (
-        <p className="help">A native coin has the address {NATIVE_ADDRESS}.</p>
+        <>
+          {field('currency-chain', 'Chain id', chainId, setChainId, 'chain_id', 'The EVM chain id, e.g. 1 (Ethereum) or 8453 (Base).', 'numeric')}
+          {type === 'erc20' ? (
+            field('currency-address', 'Token contract address', address, setAddress, 'address', '0x followed by 40 hex digits.')
+          ) : (
+            <p className="help">A native coin has the address {NATIVE_ADDRESS}.</p>
+          )}
+        </>
       )}
-      {field('currency-name', 'Name', name, setName, 'name', 'As people know it, e.g. USDC.')}
-      {field(
-        'currency-decimals',
-        'Decimals',
-        decimals,
-        setDecimals,
-        'decimals',
-        'Base units in one whole token, as a power of ten: 6 for USDC, 18 for ETH.',
-        'numeric',
-      )}
+      {field('currency-name', 'Name', name, setName, 'name', type === 'point' ? 'As people know them, e.g. XP.' : 'As people know it, e.g. USDC.')}
+      {type === 'point'
+        ? null
+        : field(
+            'currency-decimals',
+            'Decimals',
+            decimals,
+            setDecimals,
+            'decimals',
+            'Base units in one whole token, as a power of ten: 6 for USDC, 18 for ETH.',
+            'numeric',
+          )}
       {add.isError ? <ErrorMessage error={add.error} title="The currency was not added" showDetails={false} /> : null}
       <p role="status" className="upload-result">
         {added}

@@ -21,7 +21,7 @@ export function useCurrencyChoices() {
   });
 }
 
-/** "USDC (chain 8453)": currencies of one name may live on several chains. */
+/** "USDC (chain 8453)": currencies of one name may live on several chains; "XP (points)": a point currency has none. */
 export function currencyLabel(currency: Pick<Currency, 'name' | 'chain_id'>): string {
-  return `${currency.name} (chain ${currency.chain_id})`;
+  return currency.chain_id === null ? `${currency.name} (points)` : `${currency.name} (chain ${currency.chain_id})`;
 }

@@ -5,6 +5,7 @@ import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { usePortal } from '../session';
 import { earningsByCurrency, pendingAmounts } from './earnings';
 import { LeaderboardPosition } from './LeaderboardPosition';
+import { PointsBalance } from './PointsBalance';
 
 /** Pending movements read for their dates: one page, the newest (the API's largest). */
 const MOVEMENTS_READ = 100;
@@ -34,6 +35,7 @@ export function Earnings() {
   return (
     <>
       <h2 id="earnings-heading">Your earnings</h2>
+      <PointsBalance />
       {totals.isPending ? <Loading /> : null}
       {totals.isError ? <ErrorMessage error={totals.error} onRetry={() => void totals.refetch()} /> : null}
       {totals.data && rows.length === 0 ? <Empty>Nothing earned to claim yet.</Empty> : null}

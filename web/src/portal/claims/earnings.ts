@@ -26,7 +26,8 @@ export interface PendingAmount {
   order: number;
 }
 
-const currencyKey = (chainId: string | number, address: string) => `${chainId}:${address.toLowerCase()}`;
+/** A currency's key: its chain and address; points have neither (one point currency per project). */
+const currencyKey = (chainId: string | number | null, address: string | null) => `${chainId ?? 'point'}:${(address ?? 'point').toLowerCase()}`;
 
 /**
  * Per currency, the totals the claim service keeps: available is what is in the wallet's checks and

@@ -5,6 +5,7 @@ import { currencyLabel, useCurrencyChoices } from '../currencies';
 import { BOARDS, boardChoice, type BoardKind, typedUsers, userTypeOf, utcDay, type UserType } from './boards';
 import { DayRangeForm } from './DayRangeForm';
 import { PayoutsBoard } from './PayoutsBoard';
+import { PointBalances } from '../PointBalances';
 import { ReferredVolumeLookup } from './ReferredVolumeLookup';
 import { ReferredUsersBoard, RevenueBoard, VolumeBoard } from './UsdBoards';
 
@@ -125,6 +126,7 @@ function PayoutsView({ view, choose, onPage }: { view: View; choose(next: Partia
         page={view.page}
         onPage={onPage}
       />
+      {currency.type === 'point' ? <PointBalances /> : null}
     </>
   );
 }

@@ -27,11 +27,22 @@ export function PayoutsBoard({
   const { projectId, api } = useProject();
   const board = useQuery({
     queryKey: ['leaderboard', 'payouts', projectId, currency.id, userType, from, to, page],
+    // A point currency has no chain or address: its board is the points board (one point currency per project).
     queryFn: ({ signal }) =>
-      api('get', '/api/v1/payouts/leaderboard/payouts', {
-        query: { currency_address: currency.address, chain_id: currency.chain_id, user_type: userType, from, to, page, page_size: PAGE_SIZE },
-        signal,
-      }),
+      currency.type === 'point'
+        ? api('get', '/api/v1/payouts/leaderboard/points', { query: { user_type: userType, from, to, page, page_size: PAGE_SIZE }, signal })
+        : api('get', '/api/v1/payouts/leaderboard/payouts', {
+            query: {
+              currency_address: currency.address ?? undefined,
+              chain_id: currency.chain_id ?? undefined,
+              user_type: userType,
+              from,
+              to,
+              page,
+              page_size: PAGE_SIZE,
+            },
+            signal,
+          }),
     placeholderData: keepPreviousData,
   });
   const who = userType === 'affiliate' ? 'an affiliate' : 'an end user';
