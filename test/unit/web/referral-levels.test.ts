@@ -23,7 +23,15 @@ const shape = (nodes: ReturnType<typeof nestReferralTree>): unknown[] =>
 
 describe('the admin detail’s downline, nested', () => {
   it('puts each node under the affiliate that referred it, keeping the API’s order (by level, highest volume first)', () => {
-    const nodes = [node('a', 'root', 1), node('b', 'root', 1), node('c', 'b', 2), node('d', 'a', 2), node('e', 'b', 2), node('f', 'c', 3), node('g', 'f', 4)];
+    const nodes = [
+      node('a', 'root', 1),
+      node('b', 'root', 1),
+      node('c', 'b', 2),
+      node('d', 'a', 2),
+      node('e', 'b', 2),
+      node('f', 'c', 3),
+      node('g', 'f', 4),
+    ];
     expect(shape(nestReferralTree(nodes))).toEqual([{ a: ['d'] }, { b: [{ c: [{ f: ['g'] }] }, 'e'] }]);
   });
 

@@ -246,9 +246,8 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
       />
       <h3>Referral levels</h3>
       <p className="help">
-        An affiliate may itself have been referred by another: level 2 is the affiliate that referred the referring affiliate, levels 3 and 4 the
-        two above it. Each level that pays earns its reward on every conversion (a tier below that names the referring affiliate’s tier replaces
-        these).
+        An affiliate may itself have been referred by another: level 2 is the affiliate that referred the referring affiliate, levels 3 and 4 the two
+        above it. Each level that pays earns its reward on every conversion (a tier below that names the referring affiliate’s tier replaces these).
       </p>
       {UPPER_LEVELS.map((level) => (
         <RewardField
@@ -405,7 +404,12 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
       <div>
         <button
           type="button"
-          onClick={() => setTiers((rows) => [...rows, { key: nextKey(), audienceId: '', reward: { kind: 'fixed', amount: '', bps: '' }, levels: levelDraftsOf(undefined, 0) }])}
+          onClick={() =>
+            setTiers((rows) => [
+              ...rows,
+              { key: nextKey(), audienceId: '', reward: { kind: 'fixed', amount: '', bps: '' }, levels: levelDraftsOf(undefined, 0) },
+            ])
+          }
         >
           Add a tier reward
         </button>
