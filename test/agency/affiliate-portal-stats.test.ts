@@ -57,6 +57,8 @@ describe('affiliate portal stats (HTTP)', () => {
     agency_earnings: [],
   });
 
+  const emptyLevel = (level: number) => ({ level, volume_usd: '0', revenue_usd: '0', conversions: 0, earnings: [] });
+
   async function newAffiliate(wallet: TestWallet, name: string, code: string) {
     const response = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
       ...admin(),
@@ -128,6 +130,13 @@ describe('affiliate portal stats (HTTP)', () => {
       referred_volume_usd: '0',
       earnings: [inDai('5'), inUsdc('1250')],
       agency_earnings: [],
+      // All time, whatever the range: level 1 is its own figures; nobody it referred is an affiliate.
+      levels: [
+        { level: 1, volume_usd: '131.0', revenue_usd: '1.35', conversions: 4, earnings: [inDai('5'), inUsdc('1250')] },
+        emptyLevel(2),
+        emptyLevel(3),
+        emptyLevel(4),
+      ],
       series: [
         zeroDay('2026-11-20'),
         { ...zeroDay('2026-11-21'), volume_usd: '101.0', revenue_usd: '1.25', conversions: 2, earnings: [inUsdc('1200')] },
@@ -145,7 +154,14 @@ describe('affiliate portal stats (HTTP)', () => {
     expect(narrow.body.series).toEqual([
       { ...zeroDay('2026-11-23'), volume_usd: '30', revenue_usd: '0.1', conversions: 2, earnings: [inDai('5'), inUsdc('50')] },
     ]);
-    const { series: _series, ...totals } = narrow.body;
+    const { series: _series, levels, ...totals } = narrow.body;
+    expect(levels[0]).toEqual({
+      level: 1,
+      volume_usd: listed.volume_usd,
+      revenue_usd: listed.revenue_usd,
+      conversions: listed.conversions,
+      earnings: listed.earnings,
+    });
     expect(totals).toEqual({
       volume_usd: listed.volume_usd,
       revenue_usd: listed.revenue_usd,

@@ -5,6 +5,7 @@ import { SERVICE_CATALOG } from '../../services/platform/service-catalog';
 import { randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
+import { newWallet, signIn, type TestWallet } from '../helpers/wallet';
 
 type Processed = EventPayload<'claim.conversion.processed'>;
 type Wallet = { identifier: string; identifier_type: 'evm_address' };
@@ -24,6 +25,8 @@ describe('referral levels through the @fuul/sdk and the affiliate detail', () =>
   const code = (wallet: Wallet) => `c${wallet.identifier.slice(2, 12)}`;
   const usdc = { id: randomUUID(), chain_id: '8453', address: randomEvmAddress(), name: 'USDC', decimals: 6 };
   const admin = () => ({ key: project.keys.admin });
+  /** Carol's keys: she signs in to her portal. */
+  let carolWallet: TestWallet;
 
   /** A conversion as the claim service tells it: `paid` base units per level, in chain order from the affiliate. */
   function processed(
@@ -55,6 +58,8 @@ describe('referral levels through the @fuul/sdk and the affiliate detail', () =>
 
   beforeAll(async () => {
     ({ stack, project } = await startStackWithProject());
+    carolWallet = await newWallet();
+    carol.identifier = carolWallet.address;
     Fuul.init({ apiKey: project.keys.service, baseApiUrl: `${stack.baseUrl}/api/v1/` });
     stack.clock.set('2026-10-01T00:00:00.000Z');
     for (const [wallet, name] of [
@@ -219,6 +224,24 @@ describe('referral levels through the @fuul/sdk and the affiliate detail', () =>
       [3, ids.get(dave), ids.get(alice), '0', 0],
     ]);
     expect(tree.truncated).toBe(false);
+  });
+
+  it('the wallet-session portal: the signed-in affiliate’s figures and earnings per level, all time', async () => {
+    const inUsdc = (amount: string) => ({
+      currency_address: usdc.address,
+      currency_chain_id: 8453,
+      currency_name: 'USDC',
+      currency_decimals: 6,
+      amount,
+    });
+    const stats = await stack.api.get(`/api/v1/projects/${project.id}/affiliate-portal/stats`, { key: await signIn(stack, carolWallet) });
+    expect(stats.status).toBe(200);
+    expect(stats.body.levels).toEqual([
+      { level: 1, volume_usd: '0', revenue_usd: '0', conversions: 0, earnings: [] },
+      { level: 2, volume_usd: '20', revenue_usd: '0.5', conversions: 1, earnings: [inUsdc('100')] },
+      { level: 3, volume_usd: '107.75', revenue_usd: '1.75', conversions: 2, earnings: [inUsdc('201')] },
+      { level: 4, volume_usd: '0', revenue_usd: '0', conversions: 0, earnings: [] },
+    ]);
   });
 
   it('refuses a referral that would close a cycle through the SDK’s path too: 409 REFERRAL_CYCLE', async () => {

@@ -110,11 +110,21 @@ describe('the admin payouts section in a browser', () => {
       const affiliate = page.getByRole('group', { name: /Affiliate reward/ });
       await affiliate.getByLabel('Share of reward_base').check();
       await affiliate.getByLabel('Basis points of reward_base').fill('1000');
+      // The referral levels above the affiliate: level 2 a share, level 3 a fixed amount, level 4 nothing.
+      const level2 = page.getByRole('group', { name: 'Level 2 reward', exact: true });
+      await level2.getByLabel('Share of reward_base').check();
+      await level2.getByLabel('Basis points of reward_base').fill('100');
+      const level3 = page.getByRole('group', { name: 'Level 3 reward', exact: true });
+      await level3.getByLabel('Fixed amount').check();
+      await level3.getByLabel('Amount in USDC (whole tokens)').fill('0.5');
       // Only the Partners audience's members earn the affiliate reward; every end user may earn theirs.
       expect(await page.getByLabel('End users allowed to earn').inputValue()).toBe('');
       await page.getByLabel('Affiliates allowed to earn').selectOption({ label: 'Members of Partners' });
       await page.getByRole('button', { name: 'Add a tier reward' }).click();
       await page.getByLabel('Tier 1: audience').selectOption({ label: 'VIP (tier rank 1)' });
+      const tierLevel2 = page.getByRole('group', { name: 'Tier 1: level 2 reward' });
+      await tierLevel2.getByLabel('Share of reward_base').check();
+      await tierLevel2.getByLabel('Basis points of reward_base').fill('50');
       // Rewards held two weeks, and each conversion's approved by an admin; a hold past a year is refused here.
       await page.getByLabel('Hold (days)').fill('400');
       await page.getByLabel(/Require approval/).check();
@@ -139,7 +149,10 @@ describe('the admin payouts section in a browser', () => {
       expect(terms.body).toMatchObject({
         end_user: { fixed: '1500000' },
         affiliate: { bps: 1000 },
-        tiers: [{ audience_id: vip.id, affiliate: { fixed: '2250000' } }],
+        affiliate2: { bps: 100 },
+        affiliate3: { fixed: '500000' },
+        affiliate4: null,
+        tiers: [{ audience_id: vip.id, affiliate: { fixed: '2250000' }, affiliate2: { bps: 50 }, affiliate3: null, affiliate4: null }],
         end_user_allowlist_audience_id: null,
         affiliate_allowlist_audience_id: partners.id,
         hold_days: 14,
@@ -149,6 +162,10 @@ describe('the admin payouts section in a browser', () => {
       // The saved terms open with the allowlist, the hold and the approval chosen.
       expect(await page.getByLabel('Affiliates allowed to earn').inputValue()).toBe(partners.id);
       expect(await page.getByLabel('Hold (days)').inputValue()).toBe('14');
+      expect(await level2.getByLabel('Basis points of reward_base').inputValue()).toBe('100');
+      expect(await level3.getByLabel('Amount in USDC (whole tokens)').inputValue()).toBe('0.5');
+      expect(await page.getByRole('group', { name: 'Level 4 reward', exact: true }).getByLabel('Nothing').isChecked()).toBe(true);
+      expect(await tierLevel2.getByLabel('Basis points of reward_base').inputValue()).toBe('50');
       expect(await page.getByLabel(/Require approval/).isChecked()).toBe(true);
       expect(await page.getByLabel('Per affiliate, over a rolling window').inputValue()).toBe('50.5');
       // Back to paying at once, uncapped (the conversions below are paid under these terms).
@@ -180,6 +197,8 @@ describe('the admin payouts section in a browser', () => {
       await row('bonus').waitFor();
       expect(await row('trade').innerText()).toContain('1.5 USDC each');
       expect(await row('trade').innerText()).toContain('10 % of reward_base (1000 bps)');
+      expect(await row('trade').getByTestId('terms-levels').innerText()).toBe('level 2: 1 % of reward_base (100 bps); level 3: 0.5 USDC each');
+      expect(await row('bonus').getByTestId('terms-levels').innerText()).toBe('Level 1 only');
       expect(await capturePage(page, 'admin-payouts', '04-terms-list')).toEqual([]);
       await row('bonus').getByRole('link').click();
       await page.getByRole('button', { name: 'Delete these terms' }).click();

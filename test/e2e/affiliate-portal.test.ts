@@ -9,6 +9,7 @@ import type { TestStack } from '../helpers/stack';
 import { adminPaths, requireTaxInfo, TIN } from '../tax/tax-forms';
 import { capturePage, DESKTOP, openChromium, policyViolations } from './browser';
 import { buildWebApp } from './web-build';
+import { formatCurrencyAmount, formatUsd } from '../../web/src/ui/format';
 
 /**
  * The affiliate portal driven in Chromium as a person would, against the real stack and a
@@ -492,6 +493,46 @@ describe('the affiliate portal in a browser', () => {
     await page.reload();
     await page.getByTestId('debt').filter({ hasText: 'took back 1.5 TUSD' }).waitFor();
     expect(await page.getByRole('button', { name: /^Close/ }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in with wallet' }).waitFor();
+  });
+
+  it('shows what the wallet earned at each referral level: level 2 from a conversion of an affiliate it referred', async () => {
+    // Lena's wallet was referred with the wallet's code, and she is an affiliate: her conversions pay the wallet level 2.
+    await putTerms(stack, project, 'level-trade', { currency_id: project.currencyId, affiliate: { bps: 1_000 }, affiliate2: { bps: 500 } });
+    const lena = randomEvmAddress();
+    const created = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
+      key: project.keys.admin,
+      body: { identifier: lena, identifier_type: 'evm_address', name: 'Lena', code: 'LENA-2026' },
+    });
+    expect(created.status).toBe(201);
+    const referred = await stack.api.post('/api/v1/referrals', {
+      key: project.keys.service,
+      body: { user_identifier: lena, user_identifier_type: 'evm_address', code },
+    });
+    expect(referred.status).toBe(201);
+    // 5% of 10 TUSD to the wallet at level 2: 0.5 TUSD.
+    await sendAttributedConversions(stack, project, [
+      conversionBody({ name: 'level-trade', reward_base: '10000000', volume_usd: '40', revenue_usd: '2', referral_code: 'LENA-2026' }),
+    ]);
+    const affiliate = wallet.address.toLowerCase();
+    const detail = await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${affiliate}`, { key: project.keys.admin });
+    const own = detail.body.referral_tree.levels[0];
+
+    await page.goto(`${portal()}/`);
+    await page.getByRole('button', { name: 'Sign in with wallet' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Membership' }).waitFor();
+    await nav('Claims').click();
+    const levels = page.getByRole('region', { name: 'Earnings per referral level' });
+    await levels.getByTestId('level-earnings').first().waitFor();
+    expect(await levels.getByTestId('level-earnings').allInnerTexts()).toEqual([
+      // Level 1 is the wallet's own figures, as the program's admin reads them.
+      `Level 1: people you referred\t${formatUsd(own.volume_usd)}\t${own.conversions}\t${own.earnings.map(formatCurrencyAmount).join(', ')}`,
+      'Level 2: referred by affiliates you referred\t$40\t1\t0.5 TUSD',
+      'Level 3\t$0\t0\tNothing yet',
+      'Level 4\t$0\t0\tNothing yet',
+    ]);
+    expect(await capturePage(page, 'portal', '16-claims-levels')).toEqual([]);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in with wallet' }).waitFor();
   });

@@ -4,6 +4,7 @@ import type {
   AffiliateStats,
   DailyFigures,
   HistoryItem,
+  LevelFigures,
   ReferralTree,
   ReferredUser,
 } from '../../../gen/referral/agency/v1/activity';
@@ -81,16 +82,23 @@ export function presentAffiliateClicks(clicks: AffiliateClicks) {
   return { series: clicks.series.map((day) => ({ date: day.date, clicks: count(day.clicks, 'clicks') })) };
 }
 
+/** One referral level's figures (GetAffiliateFigures). */
+export function presentLevelFigures(level: LevelFigures) {
+  return {
+    level: level.level,
+    volume_usd: level.volumeUsd,
+    revenue_usd: level.revenueUsd,
+    conversions: count(level.conversions, 'conversions'),
+    earnings: level.earnings.map(presentEarning),
+  };
+}
+
 /** The detail's referral tree: its figures per level (GetAffiliateFigures, all time) beside its downline (GetReferralTree). */
 export function presentReferralLevels(figures: AffiliateFigures, tree: ReferralTree) {
   return {
     levels: figures.levels.map((level, index) => ({
-      level: level.level,
+      ...presentLevelFigures(level),
       affiliates: count(tree.affiliatesPerLevel[index] ?? '0', 'affiliates_per_level'),
-      volume_usd: level.volumeUsd,
-      revenue_usd: level.revenueUsd,
-      conversions: count(level.conversions, 'conversions'),
-      earnings: level.earnings.map(presentEarning),
     })),
     nodes: tree.nodes.map((node) => ({
       affiliate_id: node.affiliateId,

@@ -12,6 +12,15 @@ import { affiliateListItemSchema, affiliateQuery, code, earningSchema, timestamp
  */
 const usd = z.string().describe('USD, a decimal string');
 
+/** One referral level's all-time figures (docs/claims.md#referral-levels): the admin detail's tree and the portal's stats carry them. */
+const levelFiguresSchema = z.object({
+  level: z.number().int().describe('1 to 4: level 1 the users it referred itself, level n those n-1 affiliates below it referred'),
+  volume_usd: usd.describe('Its all-time volume at this level (net of reversals), USD'),
+  revenue_usd: usd,
+  conversions: z.number().int().describe('Counted conversions at this level'),
+  earnings: z.array(earningSchema).describe('What it was paid at this level, per currency'),
+});
+
 /** The affiliate as the list shows it (figures, earnings, tax status), and what only the detail carries. */
 export const affiliateDetailSchema = affiliateListItemSchema.extend({
   audiences: z
@@ -24,13 +33,8 @@ export const affiliateDetailSchema = affiliateListItemSchema.extend({
     .object({
       levels: z
         .array(
-          z.object({
-            level: z.number().int().describe('1 to 4: level 1 the users it referred itself, level n those n-1 affiliates below it referred'),
+          levelFiguresSchema.extend({
             affiliates: z.number().int().describe('Affiliates at this level of its downline (all of them)'),
-            volume_usd: usd.describe('Its all-time volume at this level (net of reversals), USD'),
-            revenue_usd: usd,
-            conversions: z.number().int().describe('Counted conversions at this level'),
-            earnings: z.array(earningSchema).describe('What it was paid at this level, per currency'),
           }),
         )
         .describe('Levels 1 to 4, in order'),
@@ -139,4 +143,11 @@ export const affiliateStatsSchema = z.object({
   earnings: z.array(earningSchema).describe('All time: its affiliate_payout movements, per currency'),
   agency_earnings: z.array(earningSchema).describe('All time: a master’s agency_payout movements, per currency'),
   series: z.array(dailyFiguresSchema).describe('Every UTC day of [from, to], oldest first; a day without conversions reads zero'),
+});
+
+/** The wallet's own figures in its portal: the stats, and what it earned at each referral level. */
+export const ownAffiliateStatsSchema = affiliateStatsSchema.extend({
+  levels: z
+    .array(levelFiguresSchema)
+    .describe('All time: levels 1 to 4, in order (level 1 its own referred users, 2..4 the conversions whose frozen upline had it there)'),
 });

@@ -11,6 +11,7 @@ import { AffiliateCodes } from './AffiliateCodes';
 import { ClicksChart } from './ClicksChart';
 import { FlagActions } from './FlagActions';
 import { InviteCodes } from './InviteCodes';
+import { ReferralLevels } from './ReferralLevels';
 
 type Affiliate = ApiResult<'/api/v1/projects/{projectId}/affiliates/{userIdentifier}', 'get'>;
 const PAGE_SIZE = 10;
@@ -50,6 +51,7 @@ export function AffiliateDetail() {
         <Memberships affiliate={data} />
       </div>
       <InviteCodes identifier={data.identifier} identifierType={data.identifier_type} />
+      <ReferralLevels tree={data.referral_tree} affiliateLabel={data.name || data.identifier} />
       <ReferralTree identifier={data.identifier} identifierType={data.identifier_type} />
       <History identifier={data.identifier} identifierType={data.identifier_type} />
     </article>

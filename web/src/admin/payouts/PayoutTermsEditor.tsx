@@ -7,7 +7,18 @@ import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { type Currency, currencyLabel, useCurrencyChoices } from './currencies';
 import { type CapsDraft, capsDraftOf, capsOf } from './caps';
-import { draftOf, NO_REWARD, type PayoutTerms, type Reward, type RewardDraft, rewardOf } from './reward';
+import {
+  draftOf,
+  type LevelDrafts,
+  levelDraftsOf,
+  levelField,
+  NO_REWARD,
+  type PayoutTerms,
+  type Reward,
+  type RewardDraft,
+  rewardOf,
+  UPPER_LEVELS,
+} from './reward';
 import { RewardField } from './RewardField';
 
 type TermsBody = ApiBody<'/api/v1/projects/{projectId}/payout-terms/{conversionName}', 'put'>;
@@ -18,6 +29,8 @@ interface TierDraft {
   key: number;
   audienceId: string;
   reward: RewardDraft;
+  /** Levels 2..4 while this tier is the referring affiliate's: they replace the terms' levels. */
+  levels: LevelDrafts;
 }
 
 export const termsKey = (projectId: string) => ['payout-terms', projectId] as const;
@@ -89,8 +102,10 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
         key: index,
         audienceId: tier.audience_id,
         reward: draftOf(tier.affiliate, decimalsOf(startCurrency)),
+        levels: levelDraftsOf(tier, decimalsOf(startCurrency)),
       })) ?? [],
   );
+  const [levels, setLevels] = useState<LevelDrafts>(() => levelDraftsOf(existing, decimalsOf(startCurrency)));
   const [endUserAllowlist, setEndUserAllowlist] = useState(existing?.end_user_allowlist_audience_id ?? '');
   const [affiliateAllowlist, setAffiliateAllowlist] = useState(existing?.affiliate_allowlist_audience_id ?? '');
   const [holdDays, setHoldDays] = useState(String(existing?.hold_days ?? 0));
@@ -147,9 +162,18 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
       currency_id: currencyId,
       end_user: read(endUser, 'end_user'),
       affiliate: read(affiliate, 'affiliate'),
+      affiliate2: read(levels[2], 'affiliate2'),
+      affiliate3: read(levels[3], 'affiliate3'),
+      affiliate4: read(levels[4], 'affiliate4'),
       tiers: tiers.map((tier, index) => {
         if (tier.audienceId === '') problems[`tiers[${index}].audience_id`] = 'Choose the tier audience.';
-        return { audience_id: tier.audienceId, affiliate: read(tier.reward, `tiers[${index}].affiliate`) ?? { bps: 0 } };
+        return {
+          audience_id: tier.audienceId,
+          affiliate: read(tier.reward, `tiers[${index}].affiliate`) ?? { bps: 0 },
+          affiliate2: read(tier.levels[2], `tiers[${index}].affiliate2`),
+          affiliate3: read(tier.levels[3], `tiers[${index}].affiliate3`),
+          affiliate4: read(tier.levels[4], `tiers[${index}].affiliate4`),
+        };
       }),
       end_user_allowlist_audience_id: endUserAllowlist === '' ? null : endUserAllowlist,
       affiliate_allowlist_audience_id: affiliateAllowlist === '' ? null : affiliateAllowlist,
@@ -220,6 +244,22 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
         currency={currency}
         error={errorAt(errors, 'affiliate')}
       />
+      <h3>Referral levels</h3>
+      <p className="help">
+        An affiliate may itself have been referred by another: level 2 is the affiliate that referred the referring affiliate, levels 3 and 4 the two
+        above it. Each level that pays earns its reward on every conversion (a tier below that names the referring affiliate’s tier replaces these).
+      </p>
+      {UPPER_LEVELS.map((level) => (
+        <RewardField
+          key={level}
+          id={`terms-affiliate${level}`}
+          legend={`Level ${level} reward`}
+          draft={levels[level]}
+          onChange={(draft) => setLevels((drafts) => ({ ...drafts, [level]: draft }))}
+          currency={currency}
+          error={errorAt(errors, levelField(level))}
+        />
+      ))}
       <h3>Allowlists</h3>
       <p className="help">
         Only members of the audience chosen (static or dynamic entries, when the conversion is processed) earn that reward. A master affiliate’s
@@ -305,7 +345,10 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
         error={errors['caps.per_affiliate_window.days']}
       />
       <h3>Tier rewards</h3>
-      <p className="help">An affiliate whose active tier is one of these audiences earns its reward instead of the affiliate reward above.</p>
+      <p className="help">
+        An affiliate whose active tier is one of these audiences earns its reward instead of the affiliate reward above, and its upline earns the
+        tier’s level rewards instead of the levels above (a level the tier leaves at Nothing is not paid).
+      </p>
       {audiences.isError ? <ErrorMessage error={audiences.error} title="The audiences could not be read" /> : null}
       {tiers.length === 0 ? <p className="subtle">No tier rewards.</p> : null}
       {tiers.map((tier, index) => (
@@ -340,6 +383,17 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
             currency={currency}
             error={errorAt(errors, `tiers[${index}].affiliate`)}
           />
+          {UPPER_LEVELS.map((level) => (
+            <RewardField
+              key={level}
+              id={`tier-${tier.key}-affiliate${level}`}
+              legend={`Tier ${index + 1}: level ${level} reward`}
+              draft={tier.levels[level]}
+              onChange={(draft) => updateTier(tier.key, { levels: { ...tier.levels, [level]: draft } })}
+              currency={currency}
+              error={errorAt(errors, `tiers[${index}].${levelField(level)}`)}
+            />
+          ))}
           <div>
             <button type="button" onClick={() => setTiers((rows) => rows.filter((row) => row.key !== tier.key))}>
               Remove tier {index + 1}
@@ -350,7 +404,12 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
       <div>
         <button
           type="button"
-          onClick={() => setTiers((rows) => [...rows, { key: nextKey(), audienceId: '', reward: { kind: 'fixed', amount: '', bps: '' } }])}
+          onClick={() =>
+            setTiers((rows) => [
+              ...rows,
+              { key: nextKey(), audienceId: '', reward: { kind: 'fixed', amount: '', bps: '' }, levels: levelDraftsOf(undefined, 0) },
+            ])
+          }
         >
           Add a tier reward
         </button>

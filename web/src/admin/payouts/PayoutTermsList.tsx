@@ -6,7 +6,7 @@ import { ListStates } from '../../ui/states';
 import { useProject } from '../session';
 import { currencyLabel, useCurrencyChoices } from './currencies';
 import { termsKey } from './PayoutTermsEditor';
-import { describeReward } from './reward';
+import { describeLevels, describeReward } from './reward';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
 
 const PAGE_SIZE = 25;
@@ -49,7 +49,7 @@ export function PayoutTermsList() {
           <ScrollTable
             labelledBy="terms-title"
             caption="Payout terms by conversion name"
-            columns={['Conversion name', 'Currency', 'End user', 'Affiliate', numeric('Tier rewards'), 'Updated']}
+            columns={['Conversion name', 'Currency', 'End user', 'Affiliate', 'Referral levels', numeric('Tier rewards'), 'Updated']}
           >
             {terms.data.results.map((row) => {
               const currency = currencyOf(row.currency_id);
@@ -61,6 +61,7 @@ export function PayoutTermsList() {
                   <td>{currency ? currencyLabel(currency) : row.currency_id}</td>
                   <td>{describeReward(row.end_user, currency)}</td>
                   <td>{describeReward(row.affiliate, currency)}</td>
+                  <td data-testid="terms-levels">{describeLevels(row, currency) || 'Level 1 only'}</td>
                   <td className="number">{row.tiers.length}</td>
                   <td>{formatDateTime(row.updated_at)}</td>
                 </tr>

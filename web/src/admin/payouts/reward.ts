@@ -60,3 +60,27 @@ export function describeReward(reward: Reward | null, currency: { decimals: numb
   if ('bps' in reward) return `${formatDecimal(String(reward.bps / 100))} % of reward_base (${reward.bps} bps)`;
   return currency ? `${formatDecimal(tokenAmount(reward.fixed, currency.decimals))} ${currency.name} each` : `${reward.fixed} base units each`;
 }
+
+/** The referral levels above the referring affiliate that terms (and each tier) may pay (docs/claims.md#referral-levels). */
+export const UPPER_LEVELS = [2, 3, 4] as const;
+export type UpperLevel = (typeof UPPER_LEVELS)[number];
+export type LevelField = `affiliate${UpperLevel}`;
+export const levelField = (level: UpperLevel): LevelField => `affiliate${level}`;
+
+/** Terms or a tier as far as their upper levels go: absent and null both pay nothing. */
+export type LevelRewards = Partial<Record<LevelField, Reward | null>>;
+export type LevelDrafts = Record<UpperLevel, RewardDraft>;
+
+/** The drafts of levels 2..4 of stored terms or a tier (nothing for new ones). */
+export function levelDraftsOf(source: LevelRewards | undefined, decimals: number): LevelDrafts {
+  const draft = (level: UpperLevel) => draftOf(source?.[levelField(level)] ?? null, decimals);
+  return { 2: draft(2), 3: draft(3), 4: draft(4) };
+}
+
+/** "level 2: 1 % of reward_base (100 bps); level 4: 0.5 USDC each", the levels that pay; "" when none does. */
+export function describeLevels(source: LevelRewards, currency: { decimals: number; name: string } | undefined): string {
+  return UPPER_LEVELS.flatMap((level) => {
+    const reward = source[levelField(level)] ?? null;
+    return reward === null ? [] : [`level ${level}: ${describeReward(reward, currency)}`];
+  }).join('; ');
+}

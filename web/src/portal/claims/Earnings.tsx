@@ -4,6 +4,7 @@ import { numeric, ScrollTable } from '../../ui/ScrollTable';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { usePortal } from '../session';
 import { earningsByCurrency, pendingAmounts } from './earnings';
+import { EarningsByLevel } from './EarningsByLevel';
 import { LeaderboardPosition } from './LeaderboardPosition';
 import { PointsBalance } from './PointsBalance';
 
@@ -63,6 +64,7 @@ export function Earnings() {
         issue 25 §1) and the earnings per referral level (r1..r4, §2) belong here, read from the
         APIs that add them; the leaderboard position below follows each currency the wallet earned in.
       */}
+      <EarningsByLevel />
       <LeaderboardPosition currencies={rows.map((row) => row.currency)} />
       {owed.map((row) => (
         <p key={row.key} className="debt-notice" data-testid="debt">
