@@ -565,7 +565,7 @@ export const leaderboardQuery = z.object({
 });
 
 /** The points board's query: the payouts board's without a currency (the project's point currency is the one ranked). */
-export const pointsLeaderboardQuery = leaderboardQuery.omit({ currency_address: true, chain_id: true });
+export const pointsLeaderboardQuery = leaderboardQuery.omit({ currency_address: true, chain_id: true, project_id: true });
 
 export const leaderboardSchema = z.object({
   results: z.array(
