@@ -25,7 +25,7 @@ type WithBaseUnits<T, K extends string> = T & Record<K, string>;
  * so the users earn u4 30,000, u2 20,000, u1 10,000 + 2,500, u3 5,000 base units; F1 earns
  * 100,000 + 200,000 + 25,000 and F2 50,000.
  *
- * The four referral levels have their own project below; the points section is where its scenario goes.
+ * The points and the four referral levels have each their own project below.
  */
 describe('a project’s rewards through the @fuul/sdk, to the unit', () => {
   let stack: TestStack;
@@ -300,9 +300,225 @@ describe('a project’s rewards through the @fuul/sdk, to the unit', () => {
     });
   });
 
-  // Issue 25 §1: points paid by terms, their movements, balances and board (getUserPointsMovements,
-  // getUserPointsByConversion, getPointsLeaderboard) — the lead adds this scenario when points land.
-  describe('points', () => {});
+  /**
+   * Issue 25 §1, points paid by terms, in a project of its own on the same stack (read through a copy of the SDK
+   * initialised for it, as the levels below). `trade` pays XP (decimals 0): 40 to the user, 10% of reward_base to its
+   * affiliate and 5% to the affiliate's upline at level 2; `deposit` pays USDC (2% to the user). Affiliate P1, itself
+   * referred by P2, referred v1 and v2. 2026-11-21: v1 trades (reward_base 1,000) and deposits (50,000).
+   * 2026-11-23: v2 trades (2,000), v1 trades again (500). So v1 earns 80 XP and 1,000 USDC base units, v2 40 XP,
+   * P1 100 + 200 + 50 = 350 XP and P2 50 + 100 + 25 = 175 XP. Also on 2026-11-23 v3, referred by nobody, completes a
+   * `quest` (15 XP, held 3 days). Then half of v2's trade is reversed.
+   */
+  describe('points', () => {
+    let points: TestProject;
+    let sdk: typeof Fuul;
+    let xp: { id: string };
+    let usdc: { id: string; address: string };
+    const P1 = { identifier: randomEvmAddress(), code: `p1${Date.now().toString(36)}` };
+    const P2 = { identifier: randomEvmAddress(), code: `p2${Date.now().toString(36)}` };
+    const [v1, v2, v3] = [randomEvmAddress(), randomEvmAddress(), randomEvmAddress()];
+    /** v2's trade. */
+    let v2Trade: string;
+
+    const convert = async (user: string, name: string, rewardBase: string) => {
+      const body = conversionBody({ name, user: evmUser(user), reward_base: rewardBase });
+      const sent = await stack.api.post('/api/v1/conversions', { key: points.keys.service, body });
+      expect(sent.status).toBe(202);
+      await settled(stack, points, body.id);
+      return body.id;
+    };
+    const movements = async (user: string, from_date?: string) =>
+      (await sdk.getUserPointsMovements({ user_identifier: user, identifier_type: EVM, from_date })).results.map((row) => {
+        const movement = row as typeof row & { level: number | null };
+        return [movement.date, movement.conversion_name, movement.total_amount, movement.is_referrer, movement.level, movement.payout_status];
+      });
+
+    beforeAll(async () => {
+      points = await createProject(stack, 'Points program');
+      await jest.isolateModulesAsync(async () => {
+        sdk = (await import('@fuul/sdk')).Fuul;
+      });
+      sdk.init({ apiKey: points.keys.service, baseApiUrl: `${stack.baseUrl}/api/v1/` });
+      const created = await stack.api.post(`/api/v1/projects/${points.id}/currencies`, {
+        key: points.keys.admin,
+        body: { name: 'XP', decimals: 0, type: 'point' },
+      });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ chain_id: null, address: null, name: 'XP', decimals: 0, type: 'point' });
+      xp = created.body as { id: string };
+      usdc = await createCurrency(stack, points, { decimals: 6 });
+      await putTerms(stack, points, 'trade', {
+        currency_id: xp.id,
+        end_user: { fixed: '40' },
+        affiliate: { bps: 1_000 },
+        affiliate2: { bps: 500 },
+      });
+      await putTerms(stack, points, 'deposit', { currency_id: usdc.id, end_user: { bps: 200 } });
+      await putTerms(stack, points, 'quest', { currency_id: xp.id, end_user: { fixed: '15' }, hold_days: 3 });
+      stack.clock.set('2026-11-20T00:00:00.000Z');
+      for (const [affiliate, name] of [
+        [P2, 'P2'],
+        [P1, 'P1'],
+      ] as const) {
+        await clients.agency.createAffiliate({
+          projectId: points.id,
+          user: { identifier: affiliate.identifier, identifierType: 'evm_address' },
+          name,
+          code: affiliate.code,
+        });
+      }
+      for (const [user, code] of [
+        [P1.identifier, P2.code],
+        [v1, P1.code],
+        [v2, P1.code],
+      ] as const) {
+        await clients.agency.createReferral({ projectId: points.id, user: { identifier: user, identifierType: 'evm_address' }, code });
+      }
+
+      stack.clock.set('2026-11-21T13:00:00.000Z');
+      await convert(v1, 'trade', '1000');
+      await convert(v1, 'deposit', '50000');
+      stack.clock.set('2026-11-23T13:00:00.000Z');
+      v2Trade = await convert(v2, 'trade', '2000');
+      await convert(v1, 'trade', '500');
+      await convert(v3, 'quest', '1');
+    });
+
+    it('refuses a second point currency (409) and a point currency with a chain (400 naming chain_id), changing nothing', async () => {
+      const again = await stack.api.post(`/api/v1/projects/${points.id}/currencies`, {
+        key: points.keys.admin,
+        body: { name: 'Karma', decimals: 0, type: 'point' },
+      });
+      expect(again).toMatchObject({ status: 409, body: { code: 'POINT_CURRENCY_EXISTS' } });
+      const chained = await stack.api.post(`/api/v1/projects/${points.id}/currencies`, {
+        key: points.keys.admin,
+        body: { chain_id: 8453, name: 'Karma', decimals: 0, type: 'point' },
+      });
+      expect(chained).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', details: [{ field: 'chain_id' }] } });
+      const listed = await stack.api.get(`/api/v1/projects/${points.id}/currencies`, { key: points.keys.admin });
+      // Both were created at the same (frozen) clock, and ties are ordered by id: compare the set.
+      expect(listed.body.results.map((currency: { type: string }) => currency.type).sort()).toEqual(['erc20', 'point']);
+    });
+
+    it('getUserPointsMovements: the points only, newest first, both sides and level 2; getUserPayoutMovements the chain currencies only', async () => {
+      expect(await movements(v1)).toEqual([
+        ['2026-11-23T13:00:00.000Z', 'trade', '40', false, null, 'available'],
+        ['2026-11-21T13:00:00.000Z', 'trade', '40', false, null, 'available'],
+      ]);
+      const [newest] = (await sdk.getUserPointsMovements({ user_identifier: v1, identifier_type: EVM })).results;
+      expect(newest).toMatchObject({ currency_address: null, chain_id: null });
+      const money = await sdk.getUserPayoutMovements({ user_identifier: v1, identifier_type: EVM });
+      expect(money.results.map((movement) => [movement.conversion_name, movement.total_amount, movement.currency_address])).toEqual([
+        ['deposit', '1000', usdc.address],
+      ]);
+      expect((await movements(P1.identifier, '2026-11-23')).map((row) => row.slice(2, 5)).sort()).toEqual([
+        ['200', true, 1],
+        ['50', true, 1],
+      ]);
+      // P2 is paid at level 2 for its referral's referred users: 5% of each trade.
+      expect((await movements(P2.identifier)).map((row) => row.slice(2, 5)).sort()).toEqual([
+        ['100', true, 2],
+        ['25', true, 2],
+        ['50', true, 2],
+      ]);
+    });
+
+    it('getUserPointsByConversion sums the points per conversion name and side; getUserPayoutsByConversion leaves them out', async () => {
+      const byConversion = async (user: string, from = '2026-11-21', to = '2026-11-23') =>
+        (await sdk.getUserPointsByConversion({ user_identifier: user, identifier_type: EVM, from, to })).results;
+      expect(await byConversion(v1)).toEqual([
+        expect.objectContaining({ is_referrer: false, total_amount: '80', conversion_id: 'trade', conversion_name: 'trade' }),
+      ]);
+      expect(await byConversion(P1.identifier)).toEqual([
+        expect.objectContaining({ is_referrer: true, total_amount: '350', conversion_id: 'trade', conversion_name: 'trade' }),
+      ]);
+      expect(await byConversion(P2.identifier)).toEqual([
+        expect.objectContaining({ is_referrer: true, total_amount: '175', conversion_name: 'trade' }),
+      ]);
+      // 2026-11-23 only: v1's second trade.
+      expect(await byConversion(v1, '2026-11-22', '2026-11-23')).toEqual([expect.objectContaining({ total_amount: '40' })]);
+      const money = await sdk.getUserPayoutsByConversion({ user_identifier: v1, identifier_type: EVM, from: '2026-11-21', to: '2026-11-23' });
+      expect(money.results.map((sum) => [sum.conversion_name, sum.total_amount])).toEqual([['deposit', '1000']]);
+    });
+
+    it('getPointsLeaderboard ranks the points earned, in order, with the user’s own row, paging and calculated_at', async () => {
+      const board = await sdk.getPointsLeaderboard({});
+      expect(board.results.map((row) => [row.rank, row.address, row.total_amount, row.total_attributions])).toEqual([
+        [1, P1.identifier, 350, 3],
+        [2, P2.identifier, 175, 3],
+      ]);
+      expect(board).toMatchObject({ total_results: 2, page: 1, calculated_at: expect.any(String) });
+      const own = await sdk.getPointsLeaderboard({ user_identifier: P2.identifier, identifier_type: EVM });
+      expect(own.results).toEqual([expect.objectContaining({ address: P2.identifier, rank: 2, total_amount: 175 })]);
+      const endUsers = await stack.api.get('/api/v1/payouts/leaderboard/points?user_type=end_user&page_size=1&page=2', { key: points.keys.service });
+      expect(endUsers.status).toBe(200);
+      expect(endUsers.body).toMatchObject({
+        total_results: 2,
+        page: 2,
+        page_size: 1,
+        results: [{ rank: 2, address: v2, total_amount: 40, chain_id: null }],
+      });
+    });
+
+    it('shows the affiliate’s points among its earnings in the agency’s figures, on no chain', async () => {
+      const earningsInXp = (body: unknown): unknown[] => {
+        if (Array.isArray(body)) return body.flatMap(earningsInXp);
+        if (body === null || typeof body !== 'object') return [];
+        const record = body as Record<string, unknown>;
+        return [...(record.currency_name === 'XP' ? [record] : []), ...Object.values(record).flatMap(earningsInXp)];
+      };
+      const found = await pollUntil(
+        async () => {
+          const detail = await stack.api.get(`/api/v1/projects/${points.id}/affiliates/${P1.identifier}`, { key: points.keys.admin });
+          expect(detail.status).toBe(200);
+          const earnings = earningsInXp(detail.body);
+          return earnings.length > 0 ? earnings : undefined;
+        },
+        { timeoutMs: 15_000, intervalMs: 50, what: 'the affiliate’s points in its figures' },
+      );
+      expect(found).toContainEqual(expect.objectContaining({ currency_chain_id: null, currency_address: null, currency_decimals: 0, amount: '350' }));
+    });
+
+    // The SDK's statuses: a held movement reads 'pending' until its hold passes.
+    it('holds v3’s quest points: a held movement, in no balance yet', async () => {
+      expect(await movements(v3)).toEqual([['2026-11-23T13:00:00.000Z', 'quest', '15', false, null, 'pending']]);
+      const balance = await stack.api.get(`/api/v1/payouts/points/balance?user_identifier=${v3}`, { key: points.keys.service });
+      expect(balance.body).toMatchObject({ balance: '0', credited: '0' });
+    });
+
+    it('takes half of v2’s trade back from every side: the movements, balances and board', async () => {
+      const reversed = await stack.api.post(`/api/v1/conversions/${encodeURIComponent(v2Trade)}/reverse`, {
+        key: points.keys.service,
+        body: { reversal_id: `refund-${v2Trade}`, reason: 'refunded', share_bps: 5_000 },
+      });
+      expect(reversed.status).toBe(201);
+      // The movement keeps what it credited; the reversal's share comes off the balance.
+      expect(await movements(v2)).toEqual([['2026-11-23T13:00:00.000Z', 'trade', '40', false, null, 'available']]);
+      const balance = await stack.api.get(`/api/v1/payouts/points/balance?user_identifier=${P1.identifier}`, { key: points.keys.service });
+      expect(balance).toMatchObject({
+        status: 200,
+        body: { user_identifier: P1.identifier, balance: '250', credited: '350', taken_back: '100', currency: { id: xp.id, type: 'point' } },
+      });
+      const board = await sdk.getPointsLeaderboard({});
+      expect(board.results.map((row) => [row.rank, row.address, row.total_amount])).toEqual([
+        [1, P1.identifier, 250],
+        [2, P2.identifier, 125],
+      ]);
+      const top = await stack.api.get(`/api/v1/projects/${points.id}/points/balances`, { key: points.keys.admin });
+      expect(top.body.results.map((row: { user_identifier: string; balance: string }) => [row.user_identifier, row.balance])).toEqual([
+        [P1.identifier, '250'],
+        [P2.identifier, '125'],
+        [v1, '80'],
+        [v2, '20'],
+      ]);
+      const one = await stack.api.get(`/api/v1/projects/${points.id}/points/balances?user_identifier=${v2}`, { key: points.keys.admin });
+      expect(one.body).toMatchObject({ total_results: 1, results: [{ user_identifier: v2, balance: '20', credited: '40', taken_back: '20' }] });
+      const stranger = await stack.api.get(`/api/v1/payouts/points/balance?user_identifier=${randomEvmAddress()}`, { key: points.keys.service });
+      expect(stranger.body).toMatchObject({ balance: '0', credited: '0', updated_at: null });
+      const anonymous = await refusal(sdk.getUserPointsMovements({ user_identifier: 'not-an-address', identifier_type: EVM }));
+      expect(anonymous.status).toBe(400);
+    });
+  });
 
   /**
    * Issue 25 §2, both halves for real: affiliates A1..A5 made through the SDK, each A(k+1) referred A(k)'s

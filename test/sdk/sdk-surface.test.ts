@@ -10,7 +10,7 @@ import {
   type SdkSurfaceResults,
 } from '../../scripts/sdk-table/render';
 import { type ClaimChain, claimProject, type ClaimProject, startClaimStack } from '../claim/claim-check-stack';
-import { conversionBody, evmUser, settled } from '../claim/claim-fixtures';
+import { conversionBody, evmUser, putTerms, settled } from '../claim/claim-fixtures';
 import { creationMessage, FakeBrowser, rebateMessage, updateMessage } from '../helpers/fuul-sdk';
 import { GatewayRequests } from '../helpers/gateway-requests';
 import { pollUntil } from '../helpers/poll';
@@ -22,15 +22,6 @@ const EVM = UserIdentifierType.EvmAddress;
 const APP = 'https://app.example.com/';
 type Sdk = typeof Fuul;
 type Method = keyof Sdk;
-
-/**
- * What main answers today for the points methods of issue 25 §1, which another branch builds: once
- * they land this list empties (and `npm run sdk:table` rewrites the README's table).
- */
-const BEING_BUILT: Partial<Record<Method, string>> = {
-  getPointsLeaderboard: 'no: 404 ROUTE_NOT_FOUND',
-  getUserPointsMovements: 'no: 400 VALIDATION_FAILED',
-};
 
 /** One method driven once: the call, and what its answer must hold to count as working (typed by the SDK's own types). */
 interface Step {
@@ -79,6 +70,13 @@ describe('every method of the @fuul/sdk against the running stack', () => {
   beforeAll(async () => {
     ({ stack, claimChain } = await startClaimStack());
     project = await claimProject(stack, claimChain);
+    // `quest` pays points (XP): 40 to the user, 25 to its affiliate, so the three points methods answer real rows.
+    const xp = await stack.api.post(`/api/v1/projects/${project.id}/currencies`, {
+      key: project.keys.admin,
+      body: { name: 'XP', decimals: 0, type: 'point' },
+    });
+    expect(xp.status).toBe(201);
+    await putTerms(stack, project, 'quest', { currency_id: xp.body.id, end_user: { fixed: '40' }, affiliate: { fixed: '25' } });
     requests = new GatewayRequests(Number(new URL(stack.baseUrl).port));
     browser.install();
     await jest.isolateModulesAsync(async () => {
@@ -103,7 +101,8 @@ describe('every method of the @fuul/sdk against the running stack', () => {
   /**
    * What the reads below find: the visitor's referral (identifyUser's event, applied in the
    * background) and the money: the trader, referred by the affiliate's new code, converts once
-   * (1% to it, 10% to the affiliate), and the agency's projection counts it.
+   * (1% to it, 10% to the affiliate), then completes a `quest` (40 XP to it, 25 XP to the affiliate),
+   * and the agency's projection counts both.
    */
   async function settle(): Promise<void> {
     await pollUntil(
@@ -115,15 +114,18 @@ describe('every method of the @fuul/sdk against the running stack', () => {
         ).body.referrer_identifier === affiliate.address,
       { timeoutMs: 15_000, what: 'the visitor referred by its identifyUser event' },
     );
-    const body = conversionBody({ user: trader, referral_code: newCode, volume_usd: '100.5', revenue_usd: '1.25', reward_base: '1000000' });
-    const sent = await stack.api.post('/api/v1/conversions', { key: project.keys.service, body });
-    expect(sent.status).toBe(202);
-    await settled(stack, project, body.id);
+    const trade = conversionBody({ user: trader, referral_code: newCode, volume_usd: '100.5', revenue_usd: '1.25', reward_base: '1000000' });
+    const quest = conversionBody({ name: 'quest', user: trader, reward_base: '1' });
+    for (const body of [trade, quest]) {
+      const sent = await stack.api.post('/api/v1/conversions', { key: project.keys.service, body });
+      expect(sent.status).toBe(202);
+      await settled(stack, project, body.id);
+    }
     await pollUntil(
       async () =>
         (await stack.api.get(`/api/v1/projects/${project.id}/affiliates?page_size=10`, { key: project.keys.admin })).body.results?.[0]
-          ?.conversions === 1,
-      { timeoutMs: 15_000, what: 'the agency’s projection to count the conversion' },
+          ?.conversions === 2,
+      { timeoutMs: 15_000, what: 'the agency’s projection to count both conversions' },
     );
   }
 
@@ -275,19 +277,26 @@ describe('every method of the @fuul/sdk against the running stack', () => {
     step({
       method: 'getConversions',
       call: () => Fuul.getConversions({ user_identifier: trader.identifier, identifier_type: EVM }),
-      shape: (conversions) => expect(conversions).toEqual([expect.objectContaining({ name: 'trade', payout_terms: [expect.any(Object)] })]),
+      shape: (conversions) =>
+        expect(conversions).toEqual([
+          expect.objectContaining({ name: 'quest', payout_terms: [expect.any(Object)] }),
+          expect.objectContaining({ name: 'trade', payout_terms: [expect.any(Object)] }),
+        ]),
     }),
     step({
       method: 'getIncentives',
       call: () => Fuul.getIncentives(),
-      shape: (conversions) => expect(conversions.map(({ name }) => name)).toEqual(['trade']),
+      shape: (conversions) => expect(conversions.map(({ name }) => name)).toEqual(['quest', 'trade']),
     }),
     step({
       method: 'getIncentivesByTier',
       call: () => Fuul.getIncentivesByTier(),
       shape: (answer) =>
         expect(answer.tiers).toEqual([
-          expect.objectContaining({ tier_id: null, payout_terms: [expect.objectContaining({ conversion_name: 'trade' })] }),
+          expect.objectContaining({
+            tier_id: null,
+            payout_terms: [expect.objectContaining({ conversion_name: 'quest' }), expect.objectContaining({ conversion_name: 'trade' })],
+          }),
         ]),
     }),
     step({
@@ -301,7 +310,10 @@ describe('every method of the @fuul/sdk against the running stack', () => {
     step({
       method: 'getPointsLeaderboard',
       call: () => Fuul.getPointsLeaderboard({}),
-      shape: board,
+      shape: (answer) => {
+        board(answer);
+        expect(answer.results).toEqual([expect.objectContaining({ rank: 1, address: affiliate.address, total_amount: 25, total_attributions: 1 })]);
+      },
     }),
     step({
       method: 'getVolumeLeaderboard',
@@ -348,7 +360,10 @@ describe('every method of the @fuul/sdk against the running stack', () => {
     step({
       method: 'getUserPointsByConversion',
       call: () => Fuul.getUserPointsByConversion({ user_identifier: trader.identifier, identifier_type: EVM, ...range }),
-      shape: list,
+      shape: (answer) => {
+        list(answer);
+        expect(answer.results).toEqual([expect.objectContaining({ conversion_name: 'quest', is_referrer: false, total_amount: '40' })]);
+      },
     }),
     step({
       method: 'getUserPayoutMovements',
@@ -361,7 +376,12 @@ describe('every method of the @fuul/sdk against the running stack', () => {
     step({
       method: 'getUserPointsMovements',
       call: () => Fuul.getUserPointsMovements({ user_identifier: trader.identifier, identifier_type: EVM }),
-      shape: list,
+      shape: (answer) => {
+        list(answer);
+        expect(answer.results).toEqual([
+          expect.objectContaining({ conversion_name: 'quest', is_referrer: false, total_amount: '40', currency_address: null, chain_id: null }),
+        ]);
+      },
     }),
     step({
       method: 'getPayoutsByReferrer',
@@ -459,12 +479,11 @@ describe('every method of the @fuul/sdk against the running stack', () => {
     writeFileSync(RESULTS_FILE, `${JSON.stringify(recorded, null, 2)}\n`);
   });
 
-  it('answers Fuul’s own bonus programs 404 NOT_OFFERED in the standard body; every other method works but those being built', () => {
+  it('answers Fuul’s own bonus programs 404 NOT_OFFERED in the standard body; every other method works', () => {
     const failing = Object.fromEntries(results.filter(({ works }) => works !== 'yes').map(({ method, works }) => [method, works]));
     expect(failing).toEqual({
       getQualifiedUserBonus: 'no: 404 NOT_OFFERED',
       getHighVolumeTakerBonus: 'no: 404 NOT_OFFERED',
-      ...BEING_BUILT,
     });
     expect(results.find((result) => result.method === 'init')!.requests).toEqual([]);
   });
