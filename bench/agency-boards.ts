@@ -6,7 +6,7 @@
  * projection would hold them (not measured).
  */
 import type pg from 'pg';
-import { writeAffiliateCounts } from './affiliate-counts';
+import { writeAffiliateCounts, writeBoardSizes } from './affiliate-counts';
 import type { Api } from './api';
 import { type BoardBench, PAGE_MIX_CHECKED, pageMix, statementsByPage } from './boards';
 import type { BenchConfig } from './config';
@@ -115,6 +115,7 @@ export async function setUpAgencyBoards(api: Api, platformKey: string, db: pg.Cl
      WHERE a.project_id = $1`,
     [project.id],
   );
+  await writeBoardSizes(db, project.id);
   await db.query('COMMIT');
   await db.query(
     'VACUUM (ANALYZE) agency.affiliates, agency.affiliate_codes, agency.referrals, agency.conversion_facts, agency.referred_user_metrics, agency.affiliate_metrics',
