@@ -20,3 +20,19 @@ export async function writeAffiliateCounts(db: pg.Client, projectId: string): Pr
     [projectId],
   );
 }
+
+/**
+ * The affiliates' boards' sizes (0025's affiliate_board_sizes: the affiliates whose figure is above zero, per
+ * board) for a project whose affiliate_metrics were inserted with their trigger silenced, as it would have kept them.
+ */
+export async function writeBoardSizes(db: pg.Client, projectId: string): Promise<void> {
+  await db.query(
+    `INSERT INTO agency.affiliate_board_sizes AS s (project_id, metric, entries)
+     SELECT $1, b.metric, count(*) FILTER (WHERE CASE b.metric WHEN 'referred_users' THEN m.end_users > 0 WHEN 'revenue' THEN m.revenue_usd > 0 ELSE m.volume_usd > 0 END)
+     FROM (VALUES ('referred_users'), ('revenue'), ('volume')) AS b (metric)
+     LEFT JOIN agency.affiliate_metrics m ON m.project_id = $1
+     GROUP BY b.metric
+     ON CONFLICT (project_id, metric) DO UPDATE SET entries = s.entries + excluded.entries`,
+    [projectId],
+  );
+}

@@ -4,7 +4,7 @@
  * through the gateway, against the same page query and count sent directly with pg.
  */
 import pg from 'pg';
-import { writeAffiliateCounts } from './affiliate-counts';
+import { writeAffiliateCounts, writeBoardSizes } from './affiliate-counts';
 import type { Api } from './api';
 import type { BenchConfig } from './config';
 import { percentile, random } from './data';
@@ -77,6 +77,7 @@ export async function setUpAffiliateList(api: Api, platformKey: string, db: pg.C
      FROM (SELECT id, project_id, status, region, abs(hashtext(id::text)) AS h FROM agency.affiliates WHERE project_id = $1) a`,
     [project.id],
   );
+  await writeBoardSizes(db, project.id);
   await db.query(
     `INSERT INTO agency.affiliate_conversion_counts (affiliate_id, name, project_id, conversions)
      SELECT m.affiliate_id, n.name, m.project_id, greatest(1, m.conversions / n.share)

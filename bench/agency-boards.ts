@@ -6,7 +6,7 @@
  * projection would hold them (not measured).
  */
 import type pg from 'pg';
-import { writeAffiliateCounts } from './affiliate-counts';
+import { writeAffiliateCounts, writeBoardSizes } from './affiliate-counts';
 import type { Api } from './api';
 import { type BoardBench, PAGE_MIX_CHECKED, pageMix, statementsByPage } from './boards';
 import type { BenchConfig } from './config';
@@ -115,6 +115,7 @@ export async function setUpAgencyBoards(api: Api, platformKey: string, db: pg.Cl
      WHERE a.project_id = $1`,
     [project.id],
   );
+  await writeBoardSizes(db, project.id);
   await db.query('COMMIT');
   await db.query(
     'VACUUM (ANALYZE) agency.affiliates, agency.affiliate_codes, agency.referrals, agency.conversion_facts, agency.referred_user_metrics, agency.affiliate_metrics',
@@ -130,6 +131,16 @@ export async function setUpAgencyBoards(api: Api, platformKey: string, db: pg.Cl
     [project.id],
   );
   const counts = rows[0]!;
+  // The sizes the pages read (0025) must be the boards' counts, or the pages would say a wrong total.
+  const kept = await db.query<{ metric: string; entries: number }>(
+    'SELECT metric, entries::int AS entries FROM agency.affiliate_board_sizes WHERE project_id = $1',
+    [project.id],
+  );
+  const expected: Record<string, number> = { volume: counts.volume, revenue: counts.revenue, referred_users: counts.referred };
+  if (kept.rows.length !== 3) throw new Error(`agency boards: ${kept.rows.length} kept sizes of 3 boards`);
+  for (const { metric, entries } of kept.rows) {
+    if (entries !== expected[metric]) throw new Error(`agency boards: the kept size of ${metric} is ${entries}, its board has ${expected[metric]}`);
+  }
   return {
     project,
     affiliates,

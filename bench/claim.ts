@@ -24,10 +24,15 @@ interface ClaimProject extends Project {
   currency: { id: string; address: string };
 }
 
-export async function payingProject(api: Api, platformKey: string, name: string): Promise<ClaimProject> {
+/** A project (through the gateway) with its keys. */
+async function benchProject(api: Api, platformKey: string, name: string): Promise<Project & { keys: { readOnly: string } }> {
   const { body } = await api.call<{ id: string; api_keys: { role: string; key: string }[] }>('POST', '/api/v1/projects', platformKey, { name });
   const key = (role: string) => body.api_keys.find((candidate) => candidate.role === role)!.key;
-  const project = { id: body.id, keys: { admin: key('admin'), service: key('service_role'), readOnly: key('read_only') } };
+  return { id: body.id, keys: { admin: key('admin'), service: key('service_role'), readOnly: key('read_only') } };
+}
+
+export async function payingProject(api: Api, platformKey: string, name: string): Promise<ClaimProject> {
+  const project = await benchProject(api, platformKey, name);
   const currency = await api.call<{ id: string; address: string }>('POST', `/api/v1/projects/${project.id}/currencies`, project.keys.admin, {
     chain_id: 8453,
     address: address(`${name}-currency`, 0),
@@ -277,10 +282,16 @@ export interface LeaderboardData {
 /** The days the seeded movements are spread over (written on today and the days before it). */
 const LEADERBOARD_DAYS = 30;
 
-/** A board of `affiliates` earners over `movements` affiliate payouts, written straight into the claim schema (not measured). */
-export async function setUpLeaderboard(api: Api, platformKey: string, db: pg.Client, config: BenchConfig): Promise<LeaderboardData> {
+/**
+ * A board of `affiliates` earners over `movements` affiliate payouts, written straight into the claim schema (not
+ * measured): the payouts board in a token (the movements in the earners' open claim checks), or with `points` the
+ * points board (docs/claims.md#points: the movements in no check, credited to the earners' points balances instead).
+ */
+export async function setUpLeaderboard(api: Api, platformKey: string, db: pg.Client, config: BenchConfig, points = false): Promise<LeaderboardData> {
   const { movements, affiliates, pageSize } = config.leaderboard;
-  const project = (await payingProject(api, platformKey, 'bench leaderboard')) as LeaderboardData['project'];
+  const project = points
+    ? await pointsProject(api, platformKey)
+    : ((await payingProject(api, platformKey, 'bench leaderboard')) as LeaderboardData['project']);
   const batchId = (await db.query<{ id: string }>('SELECT gen_random_uuid() AS id')).rows[0]!.id;
   // Affiliate a's address: 0x + 40 hex digits of md5s (spread like real addresses).
   const affiliate = (n: string) => `'0x' || substr(md5('lb-aff-' || ${n}) || md5('lb-aff2-' || ${n}), 1, 40)`;
@@ -298,29 +309,8 @@ export async function setUpLeaderboard(api: Api, platformKey: string, db: pg.Cli
      FROM generate_series(1, $4::int) g`,
     [project.id, batchId, project.currency.id, movements, affiliates],
   );
-  await db.query(
-    `INSERT INTO claim.claim_checks (project_id, identifier_type, identifier, currency_id, reason, status, amount, movements_count, created_at, updated_at)
-     SELECT $1, 'evm_address', ${affiliate('a')}, $2, 'affiliate', 'open', 0, 0, now(), now() FROM generate_series(0, $3::int - 1) a`,
-    [project.id, project.currency.id, affiliates],
-  );
-  // Statistics of the fresh rows, so the join below is planned as the large join it is.
-  await db.query('ANALYZE claim.conversions, claim.claim_checks');
-  await db.query(
-    `INSERT INTO claim.movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, created_at, available_at)
-     SELECT c.project_id, c.id, 'affiliate_payout', 'evm_address', c.affiliate_identifier, c.currency_id, 1 + (hashtext(c.id) & 65535), cc.id, d.at, d.at
-     FROM claim.conversions c
-     -- Available when written (no hold), as every new movement must say (0010).
-     CROSS JOIN LATERAL (SELECT now() - make_interval(days => (hashtext('day-' || c.id) & 2147483647) % ${LEADERBOARD_DAYS}) AS at) d
-     JOIN claim.claim_checks cc ON cc.project_id = c.project_id AND cc.identifier = c.affiliate_identifier AND cc.identifier_type = 'evm_address'
-       AND cc.currency_id = c.currency_id AND cc.reason = 'affiliate' AND cc.status = 'open'
-     WHERE c.project_id = $1`,
-    [project.id],
-  );
-  await db.query(
-    `UPDATE claim.claim_checks cc SET amount = m.total, movements_count = m.n
-     FROM (SELECT claim_check_id, sum(amount) AS total, count(*) AS n FROM claim.movements WHERE project_id = $1 GROUP BY 1) m WHERE cc.id = m.claim_check_id`,
-    [project.id],
-  );
+  if (points) await seedPointMovements(db, project.id);
+  else await seedCheckedMovements(db, project, affiliate, affiliates);
   // What the job's running totals add up to for these movements.
   await db.query(
     `INSERT INTO claim.leaderboard_totals (project_id, currency_id, user_type, identifier_type, identifier, total_amount, total_attributions, updated_at)
@@ -341,13 +331,71 @@ export async function setUpLeaderboard(api: Api, platformKey: string, db: pg.Cli
   );
   await db.query('COMMIT');
   await db.query(
-    'VACUUM (ANALYZE) claim.conversions, claim.claim_checks, claim.movements, claim.leaderboard_totals, claim.leaderboard_sizes, claim.leaderboard_days, claim.currencies',
+    'VACUUM (ANALYZE) claim.conversions, claim.claim_checks, claim.point_balances, claim.movements, claim.leaderboard_totals, claim.leaderboard_sizes, claim.leaderboard_days, claim.currencies',
   );
   await db.query('CHECKPOINT');
 
   const pages = pageMix(affiliates, pageSize, config.leaderboard.topShare, 11);
   const total = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM claim.movements WHERE project_id = $1', [project.id])).rows[0]!.n;
   return { project, movements: total, entries: affiliates, pages };
+}
+
+/** A project paying in points: its one point currency (docs/claims.md#points), which has no address (the board names none). */
+async function pointsProject(api: Api, platformKey: string): Promise<LeaderboardData['project']> {
+  const project = await benchProject(api, platformKey, 'bench points leaderboard');
+  const currency = await api.call<{ id: string }>('POST', `/api/v1/projects/${project.id}/currencies`, project.keys.admin, {
+    name: 'XP',
+    decimals: 0,
+    type: 'point',
+  });
+  return { ...project, currency: { id: currency.body.id, address: '' } };
+}
+
+/** The day a seeded conversion's movement was written: spread over the LEADERBOARD_DAYS days up to today. */
+const MOVEMENT_DAY = `now() - make_interval(days => (hashtext('day-' || c.id) & 2147483647) % ${LEADERBOARD_DAYS})`;
+
+/** A payout per seeded conversion, in its affiliate's open claim check (one per affiliate), and the checks' sums. */
+async function seedCheckedMovements(db: pg.Client, project: ClaimProject, affiliate: (n: string) => string, affiliates: number): Promise<void> {
+  await db.query(
+    `INSERT INTO claim.claim_checks (project_id, identifier_type, identifier, currency_id, reason, status, amount, movements_count, created_at, updated_at)
+     SELECT $1, 'evm_address', ${affiliate('a')}, $2, 'affiliate', 'open', 0, 0, now(), now() FROM generate_series(0, $3::int - 1) a`,
+    [project.id, project.currency.id, affiliates],
+  );
+  // Statistics of the fresh rows, so the join below is planned as the large join it is.
+  await db.query('ANALYZE claim.conversions, claim.claim_checks');
+  await db.query(
+    `INSERT INTO claim.movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, created_at, available_at)
+     SELECT c.project_id, c.id, 'affiliate_payout', 'evm_address', c.affiliate_identifier, c.currency_id, 1 + (hashtext(c.id) & 65535), cc.id, d.at, d.at
+     FROM claim.conversions c
+     -- Available when written (no hold), as every new movement must say (0010).
+     CROSS JOIN LATERAL (SELECT ${MOVEMENT_DAY} AS at) d
+     JOIN claim.claim_checks cc ON cc.project_id = c.project_id AND cc.identifier = c.affiliate_identifier AND cc.identifier_type = 'evm_address'
+       AND cc.currency_id = c.currency_id AND cc.reason = 'affiliate' AND cc.status = 'open'
+     WHERE c.project_id = $1`,
+    [project.id],
+  );
+  await db.query(
+    `UPDATE claim.claim_checks cc SET amount = m.total, movements_count = m.n
+     FROM (SELECT claim_check_id, sum(amount) AS total, count(*) AS n FROM claim.movements WHERE project_id = $1 GROUP BY 1) m WHERE cc.id = m.claim_check_id`,
+    [project.id],
+  );
+}
+
+/** A point payout per seeded conversion, available and in no check (0019's trigger asks exactly that of points), and the balances they credit. */
+async function seedPointMovements(db: pg.Client, projectId: string): Promise<void> {
+  await db.query(
+    `INSERT INTO claim.movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, created_at, available_at)
+     SELECT c.project_id, c.id, 'affiliate_payout', 'evm_address', c.affiliate_identifier, c.currency_id, 1 + (hashtext(c.id) & 65535), NULL, d.at, d.at
+     FROM claim.conversions c
+     CROSS JOIN LATERAL (SELECT ${MOVEMENT_DAY} AS at) d
+     WHERE c.project_id = $1`,
+    [projectId],
+  );
+  await db.query(
+    `INSERT INTO claim.point_balances (project_id, currency_id, identifier_type, identifier, balance, credited, taken_back, updated_at)
+     SELECT project_id, currency_id, identifier_type, identifier, sum(amount), sum(amount), 0, now() FROM claim.movements WHERE project_id = $1 GROUP BY 1, 2, 3, 4`,
+    [projectId],
+  );
 }
 
 /** A range of UTC days of a board (the `leaderboard-range` phase): its `from` and `to`. */
@@ -404,12 +452,32 @@ export async function payoutsBoardBench(data: LeaderboardData, pageSize: number,
 }
 
 /**
- * HOOK for the points board (GET /api/v1/payouts/leaderboard/points, issue 25 §1), built on another branch:
- * when it lands, seed point movements here as setUpLeaderboard does (INSERT … SELECT generate_series of
- * 1,000,000 movements to 50,000 users, and the totals the ledger keeps for them) and answer its BoardBench
- * as payoutsBoardBench does, its statements recorded from the repository that serves the board. The
- * `leaderboard-points` phase then runs like every other board; until then it says so and measures nothing.
+ * The points board (`leaderboard-points`, GET /api/v1/payouts/leaderboard/points, issue 25 §1): the point currency's
+ * payouts board, seeded as the payouts board is (1,000,000 point payouts to 50,000 affiliates, scaled) and measured
+ * the same way, each page beside the statement LeaderboardRepository.page sends for the point currency.
  */
-export function pointsBoardBench(_setUp: { api: Api; platformKey: string; db: pg.Client; config: BenchConfig }): Promise<BoardBench | undefined> {
-  return Promise.resolve(undefined);
+export async function pointsBoardBench({
+  api,
+  platformKey,
+  db,
+  config,
+}: {
+  api: Api;
+  platformKey: string;
+  db: pg.Client;
+  config: BenchConfig;
+}): Promise<BoardBench> {
+  const { pageSize } = config.leaderboard;
+  const data = await setUpLeaderboard(api, platformKey, db, config, true);
+  // The payouts board's benchmark of this data is the points board's but for the route: the same repository
+  // statement (page, in the project's point currency), the same pages, the same cross-check.
+  const payouts = await payoutsBoardBench(data, pageSize);
+  return {
+    ...payouts,
+    phase: 'leaderboard-points',
+    title: 'leaderboard-points: GET /api/v1/payouts/leaderboard/points',
+    describe: `${data.movements.toLocaleString('en-US')} point payouts to ${data.entries.toLocaleString('en-US')} affiliates over 30 days; pages of ${pageSize}, mostly the first ten, the rest anywhere in the board`,
+    path: (n) => `/api/v1/payouts/leaderboard/points?user_type=affiliate&page=${data.pages[n % data.pages.length]}&page_size=${pageSize}`,
+    p99Goal: false,
+  };
 }

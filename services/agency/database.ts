@@ -284,6 +284,14 @@ export interface AffiliateMetricsTables {
   affiliate_filter_entries: AffiliateFilterEntryTable;
   affiliate_filter_counts: AffiliateFilterCountTable;
   affiliate_region_counts: AffiliateRegionCountTable;
+  affiliate_board_sizes: AffiliateBoardSizeTable;
+}
+
+/** Affiliates on each of a project's affiliate boards, their figure above zero (migration 0025, kept by the trigger affiliate_board_sizes_track). */
+export interface AffiliateBoardSizeTable {
+  project_id: string;
+  metric: 'referred_users' | 'revenue' | 'volume';
+  entries: Count;
 }
 
 /** Affiliates per project, status and region (kept by the trigger affiliate_region_counts_track). */

@@ -23,6 +23,7 @@ import * as attributionSettings from './0021_attribution_settings';
 import * as inviteCodes from './0022_invite_codes';
 import * as affiliateClicks from './0023_affiliate_clicks';
 import * as referralLevels from './0024_referral_levels';
+import * as affiliateBoardSizes from './0025_affiliate_board_sizes';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const agencyMigrations: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const agencyMigrations: Record<string, Migration> = {
   '0022_invite_codes': inviteCodes,
   '0023_affiliate_clicks': affiliateClicks,
   '0024_referral_levels': referralLevels,
+  '0025_affiliate_board_sizes': affiliateBoardSizes,
 };

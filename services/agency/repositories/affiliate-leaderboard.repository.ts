@@ -43,8 +43,8 @@ export class AffiliateLeaderboardRepository {
 
   async affiliatesPage(projectId: string, metric: LeaderboardMetric, page: Page): Promise<{ records: AffiliateLeaderboardRecord[]; total: number }> {
     const column = AFFILIATE_COLUMN[metric];
-    // Raw: a page of an index range, and its size beside it, in one statement. The affiliate and its code are looked
-    // up for the page's rows only, after LIMIT/OFFSET: joined below the limit, every row skipped by the offset would
+    // Raw: a page of an index range, and its size beside it (kept in affiliate_board_sizes by 0025's trigger: counting
+    // the range was most of a page's time), in one statement. The affiliate and its code are looked up for the page's rows only, after LIMIT/OFFSET: joined below the limit, every row skipped by the offset would
     // pay both lookups too (a deep page of a 50,000-affiliate board, tens of thousands of them).
     const { rows } = await sql<{
       entries: bigint;
@@ -56,7 +56,7 @@ export class AffiliateLeaderboardRepository {
     }>`
       SELECT size.entries, a.identifier, a.identifier_type, t.total, t.conversions,
              (SELECT c.code FROM affiliate_codes c WHERE c.affiliate_id = t.affiliate_id ORDER BY c.id LIMIT 1) AS code
-      FROM (SELECT count(*) AS entries FROM affiliate_metrics m WHERE m.project_id = ${projectId} AND ${column} > 0) size
+      FROM (SELECT coalesce((SELECT s.entries FROM affiliate_board_sizes s WHERE s.project_id = ${projectId} AND s.metric = ${metric}), 0) AS entries) size
       LEFT JOIN LATERAL (
         SELECT m.affiliate_id, ${column} AS value, ${column}::text AS total, m.conversions
         FROM affiliate_metrics m
