@@ -62,6 +62,9 @@ function referredAddress(g: number): string {
  * with a closed suspension (March) and every 100th also suspended since June, and referrals spread
  * over the affiliates, each referred at its own second of early 2026.
  */
+/** Codes written per statement by the seed (see setUpAttributionData). */
+const CODES_PER_STATEMENT = 5_000;
+
 export async function setUpAttributionData(api: Api, platformKey: string, db: pg.Client, config: BenchConfig): Promise<AttributionData> {
   const { affiliates, referred, batchSize } = config.attribution;
   const project = await createProject(api, platformKey, 'bench attribution');
@@ -81,11 +84,15 @@ export async function setUpAttributionData(api: Api, platformKey: string, db: pg
   );
   await writeAffiliateCounts(db, project.id);
   await db.query('COMMIT');
-  await db.query(
-    `INSERT INTO agency.affiliate_codes (project_id, code, affiliate_id, created_at)
-     SELECT $1, 'code_' || g, ${affiliateId('g')}, '2025-12-01' FROM generate_series(0, $2::int - 1) g`,
-    [project.id, affiliates],
-  );
+  // In statements of CODES_PER_STATEMENT: each code's namespace trigger (agency migration 0022) holds an advisory lock
+  // to its commit, and 100,000 of them in one statement outgrow PostgreSQL's lock table ("out of shared memory").
+  for (let from = 0; from < affiliates; from += CODES_PER_STATEMENT) {
+    await db.query(
+      `INSERT INTO agency.affiliate_codes (project_id, code, affiliate_id, created_at)
+       SELECT $1, 'code_' || g, ${affiliateId('g')}, '2025-12-01' FROM generate_series($2::int, $3::int - 1) g`,
+      [project.id, from, Math.min(affiliates, from + CODES_PER_STATEMENT)],
+    );
+  }
   const closed = await db.query(
     `INSERT INTO agency.affiliate_suspensions (affiliate_id, project_id, reason, suspended_at, reactivated_at)
      SELECT ${affiliateId('g')}, $1, 'bench', '2026-03-01', '2026-04-01' FROM generate_series(0, $2::int - 1) g WHERE g % 50 = 0`,

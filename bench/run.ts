@@ -55,7 +55,7 @@ import {
 } from './attribution';
 import { type ConversionsResult, benchLeaderboardRange, payoutsBoardBench, pointsBoardBench, runConversions, setUpLeaderboard } from './claim';
 import { AGENCY_BOARD_PHASES, agencyBoardBench, setUpAgencyBoards } from './agency-boards';
-import { type BoardBench, crossCheckBoard, openDirectBoard, runBoardDirect, runBoardGateway } from './boards';
+import { type BoardBench, crossCheckBoard, openDirectBoard, pageMix, runBoardDirect, runBoardGateway } from './boards';
 import {
   type AffiliateListData,
   crossCheckAffiliateList,
@@ -414,7 +414,17 @@ async function main(): Promise<number> {
       );
       const data = await setUpLeaderboard(api, stack.platformKey, admin, config);
       if (phases.has('leaderboard')) await runBoard(await payoutsBoardBench(data, pageSize), config.leaderboard);
-      if (phases.has('leaderboard-range')) await runBoard(await payoutsBoardBench(data, pageSize, benchLeaderboardRange()), config.leaderboard);
+      if (phases.has('leaderboard-range')) {
+        // The week's board holds fewer users than the whole board: its pages are drawn from its own size.
+        const range = benchLeaderboardRange();
+        const { rows } = await admin.query<{ entries: string }>(
+          `SELECT count(DISTINCT (identifier_type, identifier)) AS entries FROM claim.leaderboard_days
+           WHERE project_id = $1 AND currency_id = $2 AND user_type = 'affiliate' AND day BETWEEN $3 AND $4`,
+          [data.project.id, data.project.currency.id, range.from, range.to],
+        );
+        const pages = pageMix(Number(rows[0]!.entries), pageSize, config.leaderboard.topShare, 12);
+        await runBoard(await payoutsBoardBench({ ...data, pages }, pageSize, range), config.leaderboard);
+      }
     }
     if (phases.has('leaderboard-points')) {
       memory.setPhase('leaderboard-points setup');
