@@ -91,6 +91,25 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
   const now = () => clock.now().getTime();
   // Readers of one page of one board share its read and its snapshot (the leaderboard's stated freshness).
   const boards = new SnapshotReads<LeaderboardBody>(now, sharedReads('leaderboard_page'), KEPT_PAGES);
+  /**
+   * A board's answer (payouts and points boards alike): a user's own entry is read every time (the service never keeps
+   * it either), and so is a page with extra fields; any other page is the shared snapshot of `board` (which board it is)
+   * at that user type, range and page.
+   */
+  const answer = async (
+    read: () => Promise<GetPayoutsLeaderboardResponse>,
+    projectId: string,
+    ownEntry: boolean,
+    query: { user_type: string; from?: string | undefined; to?: string | undefined; page: number; page_size: number; fields: string[] },
+    board: Array<string | number | null>,
+  ): Promise<LeaderboardBody> => {
+    if (ownEntry || query.fields.length > 0) {
+      const body = leaderboardBody(await read());
+      return { ...body, results: await withReferralFields(clients, projectId, body.results, query.fields) };
+    }
+    const key = JSON.stringify([...board, query.user_type, query.from ?? null, query.to ?? null, query.page, query.page_size]);
+    return boards.read(key, () => leaderboardSnapshot(read, now));
+  };
   return [
     defineRoute(
       {
@@ -181,22 +200,8 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
             to: query.to,
             points: false,
           });
-        // A user's own entry is read every time (the service never keeps it either), and so is a page with extra fields.
-        if (user || query.fields.length > 0) {
-          const body = leaderboardBody(await read());
-          return { status: 200, body: { ...body, results: await withReferralFields(clients, caller.projectId, body.results, query.fields) } };
-        }
-        const key = JSON.stringify([
-          caller.projectId,
-          query.currency_address ?? null,
-          query.chain_id ?? null,
-          query.user_type,
-          query.from ?? null,
-          query.to ?? null,
-          query.page,
-          query.page_size,
-        ]);
-        return { status: 200, body: await boards.read(key, () => leaderboardSnapshot(read, now)) };
+        const key = [caller.projectId, query.currency_address ?? null, query.chain_id ?? null];
+        return { status: 200, body: await answer(read, caller.projectId, user !== undefined, query, key) };
       },
     ),
     defineRoute(
@@ -233,12 +238,7 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
             to: query.to,
             points: true,
           });
-        if (user || query.fields.length > 0) {
-          const body = leaderboardBody(await read());
-          return { status: 200, body: { ...body, results: await withReferralFields(clients, caller.projectId, body.results, query.fields) } };
-        }
-        const key = JSON.stringify([caller.projectId, 'points', query.user_type, query.from ?? null, query.to ?? null, query.page, query.page_size]);
-        return { status: 200, body: await boards.read(key, () => leaderboardSnapshot(read, now)) };
+        return { status: 200, body: await answer(read, caller.projectId, user !== undefined, query, [caller.projectId, 'points']) };
       },
     ),
   ];
