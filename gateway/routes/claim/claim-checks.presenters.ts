@@ -14,7 +14,7 @@ import { ClaimCheckStatus, ClaimReason } from '../../../gen/referral/claim/v1/en
 import type { EnumName } from '../../../services/rules/enums';
 import { PAYOUT_KIND_OF_REASON } from '../../../services/rules/payout-vocabulary';
 import { count, nameOf, required } from '../../http/present';
-import type { ClaimCheckListStatus, claimCheckItemSchema } from './claim-checks.schemas';
+import { type ClaimCheckListStatus, type claimCheckItemSchema, CLOSE_UNAVAILABLE_CODES } from './claim-checks.schemas';
 
 /** gRPC messages -> the JSON the Fuul SDK reads (claim-checks.schemas.ts). */
 
@@ -57,7 +57,14 @@ export function presentClaimCheck(check: ClaimCheck): ClaimCheckItem {
   };
   if (check.restrictionMessage !== undefined) item.restriction_message = check.restrictionMessage;
   else item.deadline_seconds = check.deadline === undefined ? null : count(check.deadline, 'deadline');
+  if (check.closeUnavailable !== undefined) item.close_unavailable = closeUnavailable(check.closeUnavailable);
   return item;
+}
+
+function closeUnavailable(code: string): NonNullable<ClaimCheckItem['close_unavailable']> {
+  const known = CLOSE_UNAVAILABLE_CODES.find((value) => value === code);
+  if (!known) throw new Error(`close_unavailable: unknown code ${code}`);
+  return known;
 }
 
 /** A ClaimResponse: a restricted one carries restriction_message and no deadline, proof or signatures. */

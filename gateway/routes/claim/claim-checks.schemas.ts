@@ -83,6 +83,9 @@ const currencyFields = {
 
 const restrictionMessage = z.string().describe('Present only when the tax gate withholds the check: what the user must do to claim it');
 
+/** The refusals of a close that the program's set-up causes, which a listed open check names ahead of any close. */
+export const CLOSE_UNAVAILABLE_CODES = ['CHAIN_NOT_CONFIGURED', 'CLAIM_SETTINGS_MISSING'] as const;
+
 export const claimCheckItemSchema = z.object({
   id: z.string(),
   ...currencyFields,
@@ -97,6 +100,14 @@ export const claimCheckItemSchema = z.object({
   deadline_seconds: z.number().int().nullable().optional().describe('The voucher’s deadline (unix seconds); null while open; absent when restricted'),
   created_at: z.string().describe('ISO-8601 UTC'),
   restriction_message: restrictionMessage.optional(),
+  close_unavailable: z
+    .enum(CLOSE_UNAVAILABLE_CODES)
+    .optional()
+    .describe(
+      'Only on an open check that POST /api/v1/claim-checks/close would refuse for the program’s set-up, with the code it would answer: ' +
+        'CHAIN_NOT_CONFIGURED (claims on the currency’s chain are not set up yet), CLAIM_SETTINGS_MISSING (the project has no on-chain address yet). ' +
+        'The amount stays in the check; it closes once the program is set up',
+    ),
 });
 
 export const claimCheckListSchema = listSchema(claimCheckItemSchema).extend({

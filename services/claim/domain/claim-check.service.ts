@@ -71,7 +71,12 @@ function onChain(currency: CurrencySummary): ChainCurrency {
 /** A check as listed: restricted checks carry the tax gate's message and show no deadline. */
 export interface ClaimCheckView extends ClaimCheckRecord {
   restriction: string | null;
+  /** On an open check that closing would refuse for the program's set-up: the code the close would answer. */
+  closeUnavailable: CloseUnavailable | null;
 }
+
+/** Why the program's set-up keeps an open check from closing (the codes close() refuses with). */
+export type CloseUnavailable = 'CHAIN_NOT_CONFIGURED' | 'CLAIM_SETTINGS_MISSING';
 
 /**
  * One row of /close and /claim: the voucher's struct. `signed` is what makes it redeemable; a
@@ -126,8 +131,30 @@ export class ClaimCheckService {
       owner,
       records.map((record) => record.reason),
     );
-    const views: ClaimCheckView[] = records.map((record) => ({ ...record, restriction: isGated(record.reason) ? restriction : null }));
+    const closeUnavailable = await this.closeUnavailability(projectId, records);
+    const views: ClaimCheckView[] = records.map((record) => ({
+      ...record,
+      restriction: isGated(record.reason) ? restriction : null,
+      closeUnavailable: closeUnavailable(record),
+    }));
     return { records: views, total };
+  }
+
+  /**
+   * What close() would refuse an open check with for the program's set-up (no project address, no
+   * ClaimManager on its chain), so a client offers no close it would refuse and says why in its own
+   * words. The user's own hindrances (the tax gate, an empty check) are not set-up: they are said elsewhere.
+   */
+  private async closeUnavailability(projectId: string, records: ClaimCheckRecord[]): Promise<(record: ClaimCheckRecord) => CloseUnavailable | null> {
+    if (!records.some((record) => record.status === 'open')) return () => null;
+    const settings = await this.settings.get(projectId);
+    return (record) => {
+      if (record.status !== 'open') return null;
+      if (!settings) return 'CLAIM_SETTINGS_MISSING';
+      // A point currency has no chain, and no check of it is ever closed (points go to a balance).
+      const { chainId } = record.currency;
+      return chainId === null || this.issuing.chains.chain(chainId) ? null : 'CHAIN_NOT_CONFIGURED';
+    };
   }
 
   /**

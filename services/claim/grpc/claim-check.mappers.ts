@@ -17,6 +17,7 @@ export function toClaimCheckMessage(check: ClaimCheckView): ClaimCheck {
     deadline: check.restriction === null && check.deadline !== null ? check.deadline.toString() : undefined,
     createdAt: check.createdAt,
     restrictionMessage: check.restriction ?? undefined,
+    closeUnavailable: check.closeUnavailable ?? undefined,
   };
 }
 
