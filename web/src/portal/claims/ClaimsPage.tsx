@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { ApiResult } from '../../api/client';
+import { ApiError, type ApiResult } from '../../api/client';
 import { formatDateTime, formatDecimal, tokenAmount } from '../../ui/format';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { usePortal } from '../session';
@@ -15,6 +15,16 @@ const STATUS_WORDS: Record<ClaimCheck['status'], string> = {
   claimed: 'Claimed',
   expired: 'Expired',
 };
+/** A check the program has not set up claims for yet (ClaimCheck.close_unavailable), in the program's words: nothing for the affiliate to do. */
+const NOT_OPEN_YET = 'Claims in this currency are not open yet; your earnings are kept.';
+
+/** A close refused for the program's set-up (a check listed before it was known) says the same, never the claim service's configuration. */
+function closeError(error: unknown): unknown {
+  return error instanceof ApiError && (error.code === 'CHAIN_NOT_CONFIGURED' || error.code === 'CLAIM_SETTINGS_MISSING')
+    ? new Error(NOT_OPEN_YET)
+    : error;
+}
+
 const REASON_WORDS: Record<ClaimCheck['reason'], string> = {
   affiliate_payout: 'Affiliate earnings',
   end_user_payout: 'Your own rewards',
@@ -47,8 +57,9 @@ export function ClaimsPage() {
     onSuccess: () => void refresh(),
   });
   // An open check holding nothing (a refund took it back; any debt left is carried on it) cannot be closed: the API refuses it.
+  // Nor can one whose currency the program has not set up claims for: it is not offered.
   const openIds = (checks.data?.results ?? [])
-    .filter((check) => check.status === 'open' && !check.restriction_message && BigInt(check.amount) > 0n)
+    .filter((check) => check.status === 'open' && !check.restriction_message && !check.close_unavailable && BigInt(check.amount) > 0n)
     .map((check) => check.id);
 
   return (
@@ -81,7 +92,9 @@ export function ClaimsPage() {
                     {formatDecimal(tokenAmount(check.amount, check.currency_decimals))} {check.currency_name}
                   </td>
                   <td className="wrap">
-                    {check.status === 'open' && BigInt(check.amount) === 0n ? (
+                    {check.close_unavailable ? (
+                      <span role="note">{NOT_OPEN_YET}</span>
+                    ) : check.status === 'open' && BigInt(check.amount) === 0n ? (
                       <span role="note">Open, with nothing to claim: a refund took back what it held; your next earnings pay any debt first</span>
                     ) : (
                       STATUS_WORDS[check.status]
@@ -107,7 +120,7 @@ export function ClaimsPage() {
           </button>
         </p>
       ) : null}
-      {close.isError ? <ErrorMessage error={close.error} title="Not closed" /> : null}
+      {close.isError ? <ErrorMessage error={closeError(close.error)} title="Not closed" /> : null}
       {close.data?.some((voucher) => voucher.restriction_message) ? (
         <p className="state" role="status">
           Some checks are on hold: {close.data.find((voucher) => voucher.restriction_message)!.restriction_message}
@@ -117,12 +130,20 @@ export function ClaimsPage() {
       <h2>Ready to claim on chain</h2>
       {vouchers.isPending ? <Loading /> : null}
       {vouchers.isError ? <ErrorMessage error={vouchers.error} /> : null}
-      {vouchers.data ? <Redeem vouchers={vouchers.data} address={address} onClaimed={() => void refresh()} /> : null}
+      {vouchers.data ? (
+        <Redeem
+          vouchers={vouchers.data}
+          address={address}
+          mayClose={openIds.length > 0 || !checks.data?.results.some((check) => check.close_unavailable)}
+          onClaimed={() => void refresh()}
+        />
+      ) : null}
     </>
   );
 }
 
-function Redeem({ vouchers, address, onClaimed }: { vouchers: Voucher[]; address: string; onClaimed(): void }) {
+/** `mayClose`: whether "close an open check first" is advice the affiliate can follow (false when what is open cannot close yet). */
+function Redeem({ vouchers, address, mayClose, onClaimed }: { vouchers: Voucher[]; address: string; mayClose: boolean; onClaimed(): void }) {
   const redeemable = vouchers.filter((voucher) => isRedeemable(voucher));
   const held = vouchers.filter((voucher) => voucher.restriction_message);
   // One transaction per ClaimManager: each voucher names the contract it was signed for, on its chain.
@@ -150,7 +171,7 @@ function Redeem({ vouchers, address, onClaimed }: { vouchers: Voucher[]; address
           ))}
         </ul>
       ) : null}
-      {batch.length === 0 && !claim.isSuccess ? <Empty>Nothing to claim right now. Close an open check first.</Empty> : null}
+      {batch.length === 0 && !claim.isSuccess ? <Empty>Nothing to claim right now.{mayClose ? ' Close an open check first.' : ''}</Empty> : null}
       {batch.length > 0 ? (
         <form
           className="stack"
