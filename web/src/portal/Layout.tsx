@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { AppShell } from '../ui/AppShell';
 import { shortIdentifier } from '../ui/format';
+import { SessionExpired } from './SessionExpired';
 import { usePortal, usePortalSession } from './session';
 
 const SECTIONS = [
@@ -11,7 +12,7 @@ const SECTIONS = [
   { to: 'claims', label: 'Claims' },
 ];
 
-/** The portal's frame: its sections, the signed-in wallet and sign-out (which forgets every cached answer). */
+/** The portal's frame: its sections, the signed-in wallet, sign-out (which forgets every cached answer) and signing in again once the session expired. */
 export function PortalLayout() {
   const { signOut } = usePortalSession();
   const { address, projectId } = usePortal();
@@ -20,6 +21,7 @@ export function PortalLayout() {
     <AppShell
       brand="Affiliate portal"
       sections={SECTIONS.map((section) => ({ to: `/portal/${projectId}/${section.to}`, label: section.label }))}
+      notice={<SessionExpired address={address} />}
       account={
         <>
           <span className="project identifier" title={address} data-testid="wallet-address">

@@ -8,9 +8,20 @@ export interface ShellSection {
 
 /**
  * The signed-in frame both applications share: a skip link, the sections as plain links (so the
- * keyboard walks them), the account corner (who is signed in, sign-out) and the page.
+ * keyboard walks them), the account corner (who is signed in, sign-out) and the page, with a
+ * `notice` above it when the whole app has something to say (the portal's expired session).
  */
-export function AppShell({ brand, sections, account }: { brand: string; sections: readonly ShellSection[]; account: ReactNode }) {
+export function AppShell({
+  brand,
+  sections,
+  account,
+  notice,
+}: {
+  brand: string;
+  sections: readonly ShellSection[];
+  account: ReactNode;
+  notice?: ReactNode;
+}) {
   return (
     <div className="layout">
       <a className="skip-link" href="#main">
@@ -30,6 +41,7 @@ export function AppShell({ brand, sections, account }: { brand: string; sections
         <div className="account">{account}</div>
       </header>
       <main id="main" tabIndex={-1}>
+        {notice}
         <Outlet />
       </main>
     </div>
