@@ -246,14 +246,15 @@ describe('the affiliate portal in a browser', () => {
     await page.getByRole('heading', { name: 'Step 2 of 2: your W-8BEN' }).waitFor();
     const field = (label: string) => page.getByLabel(label, { exact: true });
     await field('Legal name').fill('Grace Hopper');
-    await field('Country code').fill('US');
+    await field('Country').selectOption('US');
     await field('Foreign tax id number (optional)').fill(TIN.foreign);
     await field('Permanent address: street and number').fill('Unter den Linden 1');
     await field('Permanent address: city').fill('Berlin');
     await field('Permanent address: postal code').fill('10117');
-    await field('Permanent address: country code').fill('DE');
+    await field('Permanent address: country').selectOption('DE');
     await field('Signed by (full name)').fill('Grace Hopper');
     await field('Date signed').fill(stack.clock.now().toISOString().slice(0, 10));
+    await page.getByRole('checkbox', { name: /^Under penalties of perjury/ }).check();
     // No date of birth: the API's schema names it.
     await page.getByRole('button', { name: 'Send W-8BEN' }).click();
     await page.locator('#tax-date_of_birth-error:not([hidden])').waitFor();
@@ -264,13 +265,13 @@ describe('the affiliate portal in a browser', () => {
     await page.getByRole('button', { name: 'Send W-8BEN' }).click();
     await page.locator('#tax-country-error:not([hidden])').waitFor();
     expect(await page.locator('#tax-date_of_birth-error').isHidden()).toBe(true);
-    expect(await field('Country code').getAttribute('aria-invalid')).toBe('true');
+    expect(await field('Country').getAttribute('aria-invalid')).toBe('true');
     expect((await stack.db.query('SELECT count(*)::int AS n FROM tax.tax_records WHERE project_id = $1', [project.id])).rows[0].n).toBe(0);
     // The refusal never repeats the tax id.
     expect(await page.locator('main').innerText()).not.toContain('9876');
     expect(await capturePage(page, 'portal', '07-tax-field-errors')).toEqual([]);
 
-    await field('Country code').fill('DE');
+    await field('Country').selectOption('DE');
     await page.getByRole('button', { name: 'Send W-8BEN' }).click();
     await page.getByText('Your W-8BEN was sent for review.').waitFor();
     await page.getByText('Your W-8BEN is being reviewed.').waitFor();

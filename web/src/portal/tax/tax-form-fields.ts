@@ -7,7 +7,8 @@ export type FormType = 'w9' | 'w8ben' | 'w8bene';
 export interface FieldSpec {
   name: string;
   label: string;
-  kind?: 'text' | 'date' | 'select' | 'checkbox' | 'secret';
+  /** A date is typed as the API and every screen write it, YYYY-MM-DD (a browser's date picker shows the reader's locale instead); a country is picked by name. */
+  kind?: 'text' | 'date' | 'select' | 'country' | 'checkbox' | 'secret';
   options?: ReadonlyArray<readonly [value: string, label: string]>;
   help?: string;
   optional?: boolean;
@@ -26,17 +27,17 @@ export const address = (prefix: string, legend: string): FieldSpec[] => [
     autoComplete: 'address-level1',
   },
   { name: `${prefix}.postal_code`, label: `${legend}: postal code`, autoComplete: 'postal-code' },
-  { name: `${prefix}.country`, label: `${legend}: country code`, help: 'Two letters, e.g. DE, BR.', autoComplete: 'country' },
+  { name: `${prefix}.country`, label: `${legend}: country`, kind: 'country', autoComplete: 'country' },
 ];
 
 const identity: FieldSpec[] = [
   { name: 'legal_name', label: 'Legal name', autoComplete: 'name' },
-  { name: 'country', label: 'Country code', help: 'Of residence (a person) or incorporation (an entity), two letters.' },
+  { name: 'country', label: 'Country', kind: 'country', help: 'Of residence (a person) or incorporation (an entity).' },
 ];
 
 const signature: FieldSpec[] = [
   { name: 'signature_name', label: 'Signed by (full name)' },
-  { name: 'signature_date', label: 'Date signed', kind: 'date' },
+  { name: 'signature_date', label: 'Date signed', kind: 'date', help: 'Year-month-day, e.g. 2026-03-31.' },
 ];
 
 const CHAPTER3 = [
@@ -56,10 +57,14 @@ const CHAPTER3 = [
 ] as const;
 const words = (value: string) => value.replace(/_/g, ' ').replace(/^./, (first) => first.toUpperCase());
 
-export const FORMS: Record<FormType, { title: string; who: string; fields: FieldSpec[] }> = {
+/** The perjury statement each form is signed under: the affiliate confirms it before the form is sent (it is not part of the API's body). */
+const PERJURY = 'Under penalties of perjury, I certify that the information on this form is true, correct and complete';
+
+export const FORMS: Record<FormType, { title: string; who: string; certification: string; fields: FieldSpec[] }> = {
   w9: {
     title: 'W-9',
     who: 'US persons and US companies.',
+    certification: `${PERJURY}, that the tax id number on it is my correct taxpayer identification number, and that I am a US person.`,
     fields: [
       ...identity,
       {
@@ -87,9 +92,10 @@ export const FORMS: Record<FormType, { title: string; who: string; fields: Field
   w8ben: {
     title: 'W-8BEN',
     who: 'People living outside the US.',
+    certification: `${PERJURY}, that I am the beneficial owner of the income it covers, and that I am not a US person.`,
     fields: [
       ...identity,
-      { name: 'date_of_birth', label: 'Date of birth', kind: 'date', autoComplete: 'bday' },
+      { name: 'date_of_birth', label: 'Date of birth', kind: 'date', autoComplete: 'bday', help: 'Year-month-day, e.g. 1990-12-09.' },
       {
         name: 'tax_id_number',
         label: 'Foreign tax id number',
@@ -105,6 +111,7 @@ export const FORMS: Record<FormType, { title: string; who: string; fields: Field
   w8bene: {
     title: 'W-8BEN-E',
     who: 'Companies and other entities outside the US.',
+    certification: `${PERJURY}, that the entity it names is the beneficial owner of the income it covers, that it is not a US person, and that I may sign for it.`,
     fields: [
       ...identity,
       {
