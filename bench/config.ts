@@ -133,6 +133,8 @@ export interface BenchConfig {
     /** The dashboard run: every filter x sort x order on its first, middle and last page, each connection waiting for its page. */
     dashboardConnections: number;
     dashboardDurationS: number;
+    /** affiliate-list-browser: navigations per view. */
+    browserRuns: number;
   };
   /** RSS sampling period. */
   memorySampleMs: number;
@@ -231,6 +233,7 @@ export function loadBenchConfig(): BenchConfig {
       // A few admins with the dashboard open, not a flood: the concurrency the p99 goal is about.
       dashboardConnections: numberEnv('BENCH_DASHBOARD_CONNECTIONS', 4, { min: 1, integer: true }),
       dashboardDurationS: numberEnv('BENCH_DASHBOARD_DURATION_S', 30, { min: 1 }),
+      browserRuns: numberEnv('BENCH_BROWSER_RUNS', 5, { min: 1, integer: true }),
     },
     memorySampleMs: 250,
     goals: {

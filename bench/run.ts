@@ -20,7 +20,7 @@
  *   9. Peak RSS of every process of the stack, sampled through the whole run.
  *
  * Environment: BENCH_SCALE (default 1) shrinks the data sets; BENCH_DURATION_S (default 20) the
- * lookup runs; BENCH_WARMUP_S (3); BENCH_PHASES (ingest,lookup,attribution,conversions,reversals,events,leaderboard,leaderboard-range,leaderboard-points, the agency's boards leaderboard-volume,leaderboard-revenue,leaderboard-referred-users,leaderboard-referred-volume,leaderboard-volume-end-users,leaderboard-revenue-end-users, claim-list,affiliate-list,audience-evaluation); BENCH_EVENTS (1,000,000 × BENCH_SCALE) and BENCH_EVENTS_BATCH (1,000) size the events; BENCH_TRAIT_SAMPLES (200); BENCH_CONVERSION_INFLIGHT (4); BENCH_REVERSALS (10,000 × BENCH_SCALE) sizes the reversals; BENCH_ATTRIBUTION_CONCURRENCY (50); BENCH_COPY_STREAMS (1) splits the
+ * lookup runs; BENCH_WARMUP_S (3); BENCH_PHASES (ingest,lookup,attribution,conversions,reversals,events,leaderboard,leaderboard-range,leaderboard-points, the agency's boards leaderboard-volume,leaderboard-revenue,leaderboard-referred-users,leaderboard-referred-volume,leaderboard-volume-end-users,leaderboard-revenue-end-users, claim-list,affiliate-list,affiliate-list-browser,audience-evaluation); BENCH_EVENTS (1,000,000 × BENCH_SCALE) and BENCH_EVENTS_BATCH (1,000) size the events; BENCH_TRAIT_SAMPLES (200); BENCH_CONVERSION_INFLIGHT (4); BENCH_REVERSALS (10,000 × BENCH_SCALE) sizes the reversals; BENCH_ATTRIBUTION_CONCURRENCY (50); BENCH_COPY_STREAMS (1) splits the
  * COPY of the physical limit over concurrent streams; BENCH_INGEST_INFLIGHT (4); BENCH_CPU_PROF_DIR runs every
  * process of the stack with --cpu-prof into that folder; BENCH_NODE_ARGS (space-separated) adds node flags to every process of
  * the stack (e.g. --trace-gc, whose pauses go to the stack's output); BENCH_POSTGRES_URL, REDIS_URL,
@@ -55,6 +55,7 @@ import {
 } from './attribution';
 import { type ConversionsResult, benchLeaderboardRange, payoutsBoardBench, pointsBoardBench, runConversions, setUpLeaderboard } from './claim';
 import { AGENCY_BOARD_PHASES, agencyBoardBench, setUpAgencyBoards } from './agency-boards';
+import { firstRowsTable, type FirstRowsView, measureFirstRows } from './affiliate-list-browser';
 import { type BoardBench, crossCheckBoard, openDirectBoard, pageMix, runBoardDirect, runBoardGateway } from './boards';
 import {
   type AffiliateListData,
@@ -113,7 +114,7 @@ async function main(): Promise<number> {
       [
         'ingest,lookup,attribution,conversions,reversals,events,leaderboard,leaderboard-range,leaderboard-points',
         ...AGENCY_BOARD_PHASES,
-        'claim-list,affiliate-list,audience-evaluation',
+        'claim-list,affiliate-list,affiliate-list-browser,audience-evaluation',
       ].join(',')
     )
       .split(',')
@@ -197,6 +198,9 @@ async function main(): Promise<number> {
         dashboard: { gateway: DashboardRun; direct: DashboardRun; cases: number; check: string; checkpoints: { gateway: string; direct: string } };
       }
     | undefined;
+  /** The affiliate list's seed, shared by its two phases. */
+  let affiliateListData: AffiliateListData | undefined;
+  let firstRows: FirstRowsView[] | undefined;
   let claimListRuns: { gateway: RunFigures; direct: RunFigures; data: ClaimListData; check: string } | undefined;
   let attributionRuns: { ours: AttributionFigures; direct: AttributionFigures; check: string; plan: string; suspensions: number } | undefined;
   const cpu = new Map<string, PhaseCpu>();
@@ -449,6 +453,7 @@ async function main(): Promise<number> {
       const { affiliates, connections, durationS, warmupS, pageSize } = config.affiliateList;
       progress(`affiliate list: seeding ${fmt.int(affiliates)} affiliates with metrics (INSERT ... SELECT generate_series, not measured)`);
       const data = await setUpAffiliateList(api, stack.platformKey, admin, config);
+      affiliateListData = data;
       const direct = openDirectAffiliateList(stack.databaseUrl, data, connections, pageSize);
       try {
         const check = await crossCheckAffiliateList(api, data, direct);
@@ -509,6 +514,19 @@ async function main(): Promise<number> {
       } finally {
         await direct.close();
       }
+    }
+    if (phases.has('affiliate-list-browser')) {
+      if (!affiliateListData) {
+        memory.setPhase('affiliate list setup');
+        progress(
+          `affiliate list: seeding ${fmt.int(config.affiliateList.affiliates)} affiliates with metrics (INSERT ... SELECT generate_series, not measured)`,
+        );
+        affiliateListData = await setUpAffiliateList(api, stack.platformKey, admin, config);
+      }
+      const data = affiliateListData;
+      const runs = config.affiliateList.browserRuns;
+      progress(`affiliate list in the browser: first rows of the admin's list in Chromium, ${runs} runs of each view`);
+      firstRows = await around('affiliate list (browser)', () => measureFirstRows(stack!.baseUrl, data, runs));
     }
     if (phases.has('audience-evaluation')) {
       memory.setPhase('audience evaluation');
@@ -1057,6 +1075,13 @@ async function main(): Promise<number> {
     ]);
   }
 
+  if (firstRows && affiliateListData) {
+    log(section('affiliate list in the browser: navigation to the first rows (Chromium)'));
+    log(
+      `${fmt.int(affiliateListData.affiliates)} affiliates; /app/admin/affiliates signed in, timed in the page from the navigation's start to the first row laid out (performance.now())`,
+    );
+    log(firstRowsTable(firstRows));
+  }
   if (audienceEvaluation) {
     log(section('dynamic audiences: full evaluation and trait -> entry'));
     goals.push(...reportAudienceEvaluation(audienceEvaluation, log));

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import express, { type Express } from 'express';
+import { HttpError } from './errors';
+import { precompressedAssets } from './precompressed';
 import { pageHeaders, WEB_APP_CSP } from './security-headers';
 
 /** Where the web applications are served (Vite builds them with this base). */
@@ -19,7 +21,9 @@ export function defaultWebAppDir(): string {
 /**
  * Serves the built web applications under /app, when they were built (`npm run web:build`; `npm
  * start` builds them): hashed assets cached for a year (a new build has new names), and index.html,
- * never cached, for every other path under /app so the client's router can read deep links.
+ * never cached, for every other path under /app so the client's router can read deep links. Assets go
+ * brotli- or gzip-encoded when the browser takes it (the build's copies, gateway/http/precompressed.ts);
+ * no source map is served.
  * /app/demo is the @fuul/sdk tracking demo (web/demo). A missing asset falls through to the API's 404. Every answer under /app carries the applications'
  * Content-Security-Policy and the other page headers (gateway/http/security-headers.ts).
  */
@@ -27,7 +31,18 @@ export function serveWebApp(app: Express, dir: string = defaultWebAppDir()): boo
   const indexHtml = path.join(dir, 'index.html');
   if (!existsSync(indexHtml)) return false;
   app.use(WEB_APP_PATH, pageHeaders(WEB_APP_CSP));
-  app.use(`${WEB_APP_PATH}/assets`, express.static(path.join(dir, 'assets'), { index: false, immutable: true, maxAge: '365d' }));
+  // Source maps are never published, even one a build left behind: the API's 404, as for any missing file.
+  app.use(WEB_APP_PATH, (req, _res, next) =>
+    next(
+      req.path.endsWith('.map')
+        ? new HttpError(404, 'ROUTE_NOT_FOUND', `no endpoint at ${req.method} ${req.originalUrl.split('?')[0]}; see /docs`)
+        : undefined,
+    ),
+  );
+  const assets = path.join(dir, 'assets');
+  const yearLong = { immutable: true, maxAge: '365d' };
+  app.use(`${WEB_APP_PATH}/assets`, precompressedAssets(assets, yearLong));
+  app.use(`${WEB_APP_PATH}/assets`, express.static(assets, { index: false, ...yearLong }));
   app.use(WEB_APP_PATH, express.static(dir, { index: false, maxAge: 0 }));
   // The @fuul/sdk tracking demo is a page of its own, not a route of the applications.
   const demoHtml = path.join(dir, 'demo', 'index.html');

@@ -52,10 +52,12 @@ export const COMPILED_CODE: BuildPart = {
 export const WEB_BUNDLE: BuildPart = {
   inputs: (root) => [
     ...filesUnder(root, 'web/src'),
+    ...filesUnder(root, 'web/public'),
     ...filesUnder(root, 'contracts/generated'),
     'web/index.html',
     'web/demo/index.html',
     'web/vite.config.ts',
+    'web/precompress.ts',
     'package-lock.json',
   ],
   stamp: 'web/dist/.inputs-hash',

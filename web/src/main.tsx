@@ -1,11 +1,15 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { StrictMode } from 'react';
+import { StrictMode, Suspense } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter, Route, Routes } from 'react-router-dom';
-import { AdminApp } from './admin/AdminApp';
 import { ApiError } from './api/client';
-import { PortalApp } from './portal/PortalApp';
 import './styles.css';
+import { lazyPage } from './ui/lazy-page';
+import { Loading } from './ui/states';
+
+// The admin dashboard and the portal are separate chunks: an affiliate never downloads the admin's code, nor an admin the wallet's.
+const AdminApp = lazyPage(() => import('./admin/AdminApp'), 'AdminApp');
+const PortalApp = lazyPage(() => import('./portal/PortalApp'), 'PortalApp');
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -23,10 +27,12 @@ createRoot(root).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
       <BrowserRouter basename="/app">
-        <Routes>
-          <Route path="portal/*" element={<PortalApp />} />
-          <Route path="*" element={<AdminApp />} />
-        </Routes>
+        <Suspense fallback={<Loading />}>
+          <Routes>
+            <Route path="portal/*" element={<PortalApp />} />
+            <Route path="*" element={<AdminApp />} />
+          </Routes>
+        </Suspense>
       </BrowserRouter>
     </QueryClientProvider>
   </StrictMode>,

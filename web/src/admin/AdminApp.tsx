@@ -1,20 +1,23 @@
 import { Navigate, Route, Routes } from 'react-router-dom';
-import { AffiliateDetail } from './affiliates/AffiliateDetail';
-import { ApiKeysSection } from './api-keys/ApiKeysSection';
-import { AffiliateList } from './affiliates/AffiliateList';
-import { ApplicationQueue } from './applications/ApplicationQueue';
-import { AudienceCreate } from './audiences/AudienceCreate';
-import { AudienceDetail } from './audiences/AudienceDetail';
-import { AudienceList } from './audiences/AudienceList';
 import { AdminLayout } from './Layout';
-import { MastersSection } from './masters/MastersSection';
-import { PayoutsSection } from './payouts/PayoutsSection';
-import { ProgramSettingsPage } from './program/ProgramSettingsPage';
-import { ReviewSection } from './review/ReviewSection';
 import { AdminSessionProvider, useAdminSession } from './session';
 import { SignIn } from './SignIn';
-import { TaxSection } from './tax/TaxSection';
-import { WebhooksSection } from './webhooks/WebhooksSection';
+import { lazyPage } from '../ui/lazy-page';
+
+// Each section is a chunk of its own, loaded when first opened.
+const AffiliateDetail = lazyPage(() => import('./affiliates/AffiliateDetail'), 'AffiliateDetail');
+const ApiKeysSection = lazyPage(() => import('./api-keys/ApiKeysSection'), 'ApiKeysSection');
+const AffiliateList = lazyPage(() => import('./affiliates/AffiliateList'), 'AffiliateList');
+const ApplicationQueue = lazyPage(() => import('./applications/ApplicationQueue'), 'ApplicationQueue');
+const AudienceCreate = lazyPage(() => import('./audiences/AudienceCreate'), 'AudienceCreate');
+const AudienceDetail = lazyPage(() => import('./audiences/AudienceDetail'), 'AudienceDetail');
+const AudienceList = lazyPage(() => import('./audiences/AudienceList'), 'AudienceList');
+const MastersSection = lazyPage(() => import('./masters/MastersSection'), 'MastersSection');
+const PayoutsSection = lazyPage(() => import('./payouts/PayoutsSection'), 'PayoutsSection');
+const ProgramSettingsPage = lazyPage(() => import('./program/ProgramSettingsPage'), 'ProgramSettingsPage');
+const ReviewSection = lazyPage(() => import('./review/ReviewSection'), 'ReviewSection');
+const TaxSection = lazyPage(() => import('./tax/TaxSection'), 'TaxSection');
+const WebhooksSection = lazyPage(() => import('./webhooks/WebhooksSection'), 'WebhooksSection');
 
 function SignedInRoutes() {
   const { credentials } = useAdminSession();

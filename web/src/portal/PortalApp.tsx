@@ -1,12 +1,15 @@
 import { Navigate, Route, Routes, useParams } from 'react-router-dom';
-import { ApplyPage } from './apply/ApplyPage';
-import { ClaimsPage } from './claims/ClaimsPage';
-import { CodesPage } from './codes/CodesPage';
 import { PortalLayout } from './Layout';
 import { PortalSessionProvider, ProjectContext, usePortalSession } from './session';
 import { SignIn } from './SignIn';
-import { StatsPage } from './stats/StatsPage';
-import { TaxPage } from './tax/TaxPage';
+import { lazyPage } from '../ui/lazy-page';
+
+// Each page is a chunk of its own (the stats chart and the wallet's transaction code are large), loaded when first opened.
+const ApplyPage = lazyPage(() => import('./apply/ApplyPage'), 'ApplyPage');
+const ClaimsPage = lazyPage(() => import('./claims/ClaimsPage'), 'ClaimsPage');
+const CodesPage = lazyPage(() => import('./codes/CodesPage'), 'CodesPage');
+const StatsPage = lazyPage(() => import('./stats/StatsPage'), 'StatsPage');
+const TaxPage = lazyPage(() => import('./tax/TaxPage'), 'TaxPage');
 
 /** One project's portal: its id is in the address (/app/portal/<projectId>/…), as a program links its affiliates to it. */
 function ProjectPortal() {

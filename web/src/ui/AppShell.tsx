@@ -1,5 +1,6 @@
-import type { ReactNode } from 'react';
+import { type ReactNode, Suspense, useState } from 'react';
 import { NavLink, Outlet } from 'react-router-dom';
+import { Loading } from './states';
 
 export interface ShellSection {
   to: string;
@@ -9,7 +10,8 @@ export interface ShellSection {
 /**
  * The signed-in frame both applications share: a skip link, the sections as plain links (so the
  * keyboard walks them), the account corner (who is signed in, sign-out) and the page, with a
- * `notice` above it when the whole app has something to say (the portal's expired session).
+ * `notice` above it when the whole app has something to say (the portal's expired session). On a
+ * narrow screen the sections fold behind a Menu button (styles.css), which a choice folds again.
  */
 export function AppShell({
   brand,
@@ -22,6 +24,7 @@ export function AppShell({
   account: ReactNode;
   notice?: ReactNode;
 }) {
+  const [menuOpen, setMenuOpen] = useState(false);
   return (
     <div className="layout">
       <a className="skip-link" href="#main">
@@ -29,11 +32,16 @@ export function AppShell({
       </a>
       <header className="topbar">
         <span className="brand">{brand}</span>
-        <nav aria-label="Sections">
+        <button type="button" className="menu-button" aria-expanded={menuOpen} aria-controls="sections-nav" onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </button>
+        <nav id="sections-nav" aria-label="Sections" className={menuOpen ? 'open' : undefined}>
           <ul>
             {sections.map((section) => (
               <li key={section.to}>
-                <NavLink to={section.to}>{section.label}</NavLink>
+                <NavLink to={section.to} onClick={() => setMenuOpen(false)}>
+                  {section.label}
+                </NavLink>
               </li>
             ))}
           </ul>
@@ -42,7 +50,10 @@ export function AppShell({
       </header>
       <main id="main" tabIndex={-1}>
         {notice}
-        <Outlet />
+        {/* A section's code loads when first opened (lazy routes): the frame stays meanwhile. */}
+        <Suspense fallback={<Loading />}>
+          <Outlet />
+        </Suspense>
       </main>
     </div>
   );

@@ -9,6 +9,7 @@ import { CONVERSION_RATE_HELP } from '../../ui/format';
 import { affiliateColumns, NUMERIC_COLUMNS, SORT_KEY_OF_COLUMN } from './columns';
 import { type AffiliateFilters, filtersFromUrl, filtersToUrl, SORT_COLUMNS } from './filters';
 import { AudienceOptions } from '../audiences/AudienceOptions';
+import { AffiliateExport } from './AffiliateExport';
 
 /** The API's largest page: the list loads pages of it as the rows scroll into view. */
 const PAGE_SIZE = 100;
@@ -59,6 +60,7 @@ export function AffiliateList() {
     <section aria-labelledby="affiliates-title">
       <h1 id="affiliates-title">Affiliates</h1>
       <FilterForm filters={filters} onChange={setFilters} />
+      <AffiliateExport filters={filters} />
       {list.isPending ? <Loading label="Loading affiliates…" /> : null}
       {list.isError ? <ErrorMessage error={list.error} /> : null}
       {list.data && rows.length === 0 ? <Empty>No affiliate matches these filters.</Empty> : null}
