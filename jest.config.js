@@ -18,6 +18,8 @@ module.exports = {
     {
       ...shared,
       displayName: 'integration',
+      // Node's, with one stack per worker that the files borrow in turn (test/setup/stack-environment.js).
+      testEnvironment: '<rootDir>/test/setup/stack-environment.js',
       roots: ['<rootDir>/test', '<rootDir>/client'],
       testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/unit/'],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',

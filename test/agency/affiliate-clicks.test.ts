@@ -141,7 +141,12 @@ describe('affiliate clicks and the portal’s rebate rate (HTTP)', () => {
   it('lets the signed-in affiliate set and clear its own code’s rebate rate, 0 to 0.2 in whole percent', async () => {
     const token = await signIn(stack, ada);
     const stored = async () =>
-      (await stack.db.query('SELECT code, user_rebate_rate_bps FROM agency.affiliate_codes WHERE lower(code) = $1', ['adasecond'])).rows[0];
+      (
+        await stack.db.query('SELECT code, user_rebate_rate_bps FROM agency.affiliate_codes WHERE project_id = $1 AND lower(code) = $2', [
+          project.id,
+          'adasecond',
+        ])
+      ).rows[0];
     const set = await stack.api.patch(ratePath('adasecond'), { key: token, body: { rebate_rate: 0.07 } });
     expect(set.status).toBe(200);
     expect(set.body.codes.find((code: { code: string }) => code.code === 'AdaSecond')).toMatchObject({ rebate_rate: 0.07 });
@@ -162,7 +167,8 @@ describe('affiliate clicks and the portal’s rebate rate (HTTP)', () => {
       expect(response).toMatchObject({ status: 400, body: { status: 400, details: [expect.objectContaining({ field: 'rebate_rate' })] } });
     }
     expect(
-      (await stack.db.query('SELECT user_rebate_rate_bps FROM agency.affiliate_codes WHERE code = $1', ['AdaCode'])).rows[0].user_rebate_rate_bps,
+      (await stack.db.query('SELECT user_rebate_rate_bps FROM agency.affiliate_codes WHERE project_id = $1 AND code = $2', [project.id, 'AdaCode']))
+        .rows[0].user_rebate_rate_bps,
     ).toBeNull();
     expect(await stack.api.patch(ratePath('BobCode'), { key: token, body: { rebate_rate: 0.05 } })).toMatchObject({
       status: 404,

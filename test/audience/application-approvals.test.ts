@@ -70,6 +70,9 @@ describe('approved applications reach the audience (agency.application.approved)
       timeoutMs: 15_000,
       what: 'the approval to be recorded as ignored',
     });
-    expect((await stack.db.query('SELECT count(*)::int AS n FROM audience.entries WHERE identifier = $1', [evmAddress(2)])).rows[0].n).toBe(0);
+    expect(
+      (await stack.db.query('SELECT count(*)::int AS n FROM audience.entries WHERE project_id = $1 AND identifier = $2', [project.id, evmAddress(2)]))
+        .rows[0].n,
+    ).toBe(0);
   });
 });

@@ -41,7 +41,7 @@ describe('services refuse non-canonical ids over gRPC', () => {
       code: 'NON_CANONICAL_ID',
       details: [{ field: 'project_id', reason: expect.stringContaining('lowercase') }],
     });
-    const { rows } = await stack.db.query('SELECT count(*)::int AS n FROM tax.tax_records');
+    const { rows } = await stack.db.query('SELECT count(*)::int AS n FROM tax.tax_records WHERE project_id = $1', [project.id]);
     expect(rows[0].n).toBe(0);
   });
 
@@ -81,7 +81,9 @@ describe('services refuse non-canonical ids over gRPC', () => {
     expect(removed).toMatchObject({ code: 'NON_CANONICAL_ID', details: [{ field: 'identifier' }] });
 
     const { rows } = await stack.db.query(
-      `SELECT (SELECT count(*) FROM audience.segments)::int AS segments, (SELECT count(*) FROM audience.entry_batches)::int AS batches`,
+      `SELECT (SELECT count(*) FROM audience.segments WHERE project_id = $1)::int AS segments,
+              (SELECT count(*) FROM audience.entry_batches WHERE project_id = $1)::int AS batches`,
+      [project.id],
     );
     expect(rows[0]).toEqual({ segments: 1, batches: 0 });
   });

@@ -22,7 +22,14 @@ describe('services refuse a request without a required field', () => {
   });
   afterAll(() => clients.close());
 
-  const rows = async (table: string) => (await stack.db.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number;
+  /** The project's rows of a table (badges belong to it through their segment): the worker's stack holds other files' projects. */
+  const rows = async (table: string) => {
+    const scoped =
+      table === 'audience.badges'
+        ? 'SELECT count(*)::int AS n FROM audience.badges b JOIN audience.segments s ON s.id = b.segment_id WHERE s.project_id = $1'
+        : `SELECT count(*)::int AS n FROM ${table} WHERE project_id = $1`;
+    return (await stack.db.query(scoped, [project.id])).rows[0].n as number;
+  };
 
   const form = {
     formType: FormType.W9,

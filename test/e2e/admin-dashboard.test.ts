@@ -108,7 +108,7 @@ describe('the admin dashboard in a browser', () => {
       await page.getByRole('list', { name: 'Problems in the condition' }).waitFor();
       expect(await page.getByRole('list', { name: 'Problems in the condition' }).innerText()).toContain('condition.all[0].op');
       expect(await capturePage(page, 'admin', '03-audience-condition-errors')).toEqual([]);
-      const segments = await stack.db.query('SELECT count(*)::int AS n FROM audience.segments');
+      const segments = await stack.db.query('SELECT count(*)::int AS n FROM audience.segments WHERE project_id = $1', [project.id]);
       expect(segments.rows[0].n).toBe(0);
 
       await page.getByLabel('Condition as JSON').fill('');
@@ -141,7 +141,7 @@ describe('the admin dashboard in a browser', () => {
           .evaluate((element) => [(element as unknown as { value: number }).value, (element as unknown as { max: number }).max]),
       ).toEqual([1_008, 1_008]);
       await page.locator('[data-testid=entries-count]', { hasText: '1,003' }).waitFor();
-      const stored = await stack.db.query('SELECT count(*)::int AS n FROM audience.entries');
+      const stored = await stack.db.query('SELECT count(*)::int AS n FROM audience.entries WHERE project_id = $1', [project.id]);
       expect(stored.rows[0].n).toBe(1_003);
       expect(await capturePage(page, 'admin', '04-audience-uploaded')).toEqual([]);
 
@@ -354,7 +354,7 @@ describe('the admin dashboard in a browser', () => {
       await page.getByText('rejected: Not a fit for this program').waitFor();
       expect(await capturePage(page, 'admin', '10-applications-rejected')).toEqual([]);
 
-      const decided = await stack.db.query('SELECT name, status FROM agency.applications ORDER BY name');
+      const decided = await stack.db.query('SELECT name, status FROM agency.applications WHERE project_id = $1 ORDER BY name', [project.id]);
       expect(decided.rows).toEqual([
         { name: 'Grace Hopper', status: 'approved' },
         { name: 'Hedy Lamarr', status: 'approved' },

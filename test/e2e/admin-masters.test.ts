@@ -53,7 +53,8 @@ describe('master affiliates and badges in the admin dashboard, in a browser', ()
 
   const admin = () => ({ key: project.keys.admin });
   const agencies = () => `/api/v1/projects/${project.id}/agencies`;
-  const agencyRows = async () => (await stack.db.query('SELECT affiliate_id FROM agency.agency_designations WHERE removed_at IS NULL')).rows;
+  const agencyRows = async () =>
+    (await stack.db.query('SELECT affiliate_id FROM agency.agency_designations WHERE project_id = $1 AND removed_at IS NULL', [project.id])).rows;
 
   const send = (conversions: Array<Record<string, unknown>>) => sendAttributedConversions(stack, project, conversions);
   const trade = (affiliate: Affiliate, volume: string, rewardBase: string) =>

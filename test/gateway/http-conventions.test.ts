@@ -178,7 +178,9 @@ describe('input refused at the edge (what PostgreSQL cannot store, malformed pat
       });
     });
     const { rows } = await stack.db.query(
-      `SELECT (SELECT count(*) FROM audience.segments)::int AS segments, (SELECT count(*) FROM audience.badges)::int AS badges`,
+      `SELECT (SELECT count(*) FROM audience.segments WHERE project_id = $1)::int AS segments,
+              (SELECT count(*) FROM audience.badges b JOIN audience.segments s ON s.id = b.segment_id WHERE s.project_id = $1)::int AS badges`,
+      [project.id],
     );
     expect(rows[0]).toEqual({ segments: 1, badges: 0 });
   });

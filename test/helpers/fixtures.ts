@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Api } from './http';
 import { lateBound } from './late-bound';
 import { type StackOptions, startStack, TEST_PLATFORM_KEY, type TestStack } from './stack';
+import { borrowWorkerStack } from './worker-stack';
 
 export { evmAddress, mixedCase, randomEvmAddress } from './evm-addresses';
 
@@ -38,9 +39,13 @@ export async function createProject(stack: WithApi, name = 'Test program'): Prom
   };
 }
 
-/** The usual start of an HTTP test file: a stack (see startStack) and a project in it. */
+/**
+ * The usual start of an HTTP test file: a stack and a project in it. Without options, the worker's stack
+ * (borrowWorkerStack: started once per Jest worker, a project per file); with options, a stack of the file's own.
+ */
 export async function startStackWithProject(options?: StackOptions): Promise<{ stack: TestStack; project: TestProject }> {
-  const stack = await startStack(options);
+  const borrowed = options === undefined ? await borrowWorkerStack() : undefined;
+  const stack = borrowed ?? (await startStack(options));
   try {
     return { stack, project: await createProject(stack) };
   } catch (error) {

@@ -3,10 +3,12 @@ import pg from 'pg';
 import { stopChromiumServer } from '../e2e/chromium-server';
 import { stopWebBuild } from '../e2e/web-build';
 import { stopContainers } from './containers';
+import { stopWorkerStack } from './stack-environment';
 import { databaseUrl, TEST_DB_PREFIX, TEST_REDIS_URL } from './test-env';
 
 /** Removes every database and Redis key this run created, even those of a file that crashed. */
 export default async function globalTeardown(): Promise<void> {
+  await stopWorkerStack();
   const run = process.env.REFERRAL_TEST_RUN;
   if (run) {
     const admin = new pg.Client({ connectionString: databaseUrl('postgres') });
