@@ -1,4 +1,5 @@
 import { Navigate, Route, Routes } from 'react-router-dom';
+import { AffiliateCreate } from './affiliates/AffiliateCreate';
 import { AffiliateDetail } from './affiliates/AffiliateDetail';
 import { ApiKeysSection } from './api-keys/ApiKeysSection';
 import { AffiliateList } from './affiliates/AffiliateList';
@@ -27,6 +28,7 @@ function SignedInRoutes() {
         <Route path="audiences/new" element={<AudienceCreate />} />
         <Route path="audiences/:audienceId" element={<AudienceDetail />} />
         <Route path="affiliates" element={<AffiliateList />} />
+        <Route path="affiliates/new" element={<AffiliateCreate />} />
         <Route path="affiliates/:identifierType/:identifier" element={<AffiliateDetail />} />
         <Route path="applications" element={<ApplicationQueue />} />
         <Route path="masters/*" element={<MastersSection />} />
