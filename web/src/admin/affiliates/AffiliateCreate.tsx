@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { fieldErrors } from '../../ui/field-errors';
+import { FieldError, fieldErrors } from '../../ui/field-errors';
 import { IDENTIFIER_TYPES } from '../../ui/identifier-types';
 import { ErrorMessage } from '../../ui/states';
 import { TextField } from '../../ui/TextField';
@@ -41,6 +41,9 @@ export function AffiliateCreate() {
     },
   });
   const errors = fieldErrors(create.error);
+  // The agency names the user's fields under `user.` (its gRPC request's), the body's are top-level: either is this form's field.
+  const identifierError = errors.identifier ?? errors['user.identifier'];
+  const identifierTypeError = errors.identifier_type ?? errors['user.identifier_type'];
   const submit = (event: FormEvent) => {
     event.preventDefault();
     create.mutate();
@@ -48,17 +51,24 @@ export function AffiliateCreate() {
   return (
     <section aria-labelledby="new-affiliate-title">
       <p className="breadcrumb">
-        <Link to="..">Affiliates</Link> /
+        <Link to="/admin/affiliates">Affiliates</Link> /
       </p>
       <h1 id="new-affiliate-title">New affiliate</h1>
       <form className="stack" onSubmit={submit} noValidate>
-        <TextField id="affiliate-identifier" label="Identifier" value={identifier} onChange={setIdentifier} error={errors.identifier} />
+        <TextField id="affiliate-identifier" label="Identifier" value={identifier} onChange={setIdentifier} error={identifierError} />
         <label htmlFor="affiliate-identifier-type">Identifier type</label>
-        <select id="affiliate-identifier-type" value={identifierType} onChange={(event) => setIdentifierType(event.target.value)}>
+        <select
+          id="affiliate-identifier-type"
+          value={identifierType}
+          onChange={(event) => setIdentifierType(event.target.value)}
+          aria-invalid={identifierTypeError ? true : undefined}
+          aria-describedby="affiliate-identifier-type-error"
+        >
           {IDENTIFIER_TYPES.map((type) => (
             <option key={type}>{type}</option>
           ))}
         </select>
+        <FieldError id="affiliate-identifier-type-error" message={identifierTypeError} />
         <TextField id="affiliate-name" label="Name" value={name} onChange={setName} error={errors.name} />
         <TextField
           id="affiliate-region"

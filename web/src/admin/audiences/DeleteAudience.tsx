@@ -16,7 +16,7 @@ export function DeleteAudience({ audienceId, name }: { audienceId: string; name:
       setOpen(false);
       queryClient.removeQueries({ queryKey: ['audience', projectId, audienceId] });
       await queryClient.invalidateQueries({ queryKey: ['audiences', projectId] });
-      await navigate('..', { state: { notice: `The audience ${name} was deleted, with its users and badge.` } });
+      await navigate('..', { relative: 'path', state: { notice: `The audience ${name} was deleted, with its users and badge.` } });
     },
   });
   return (
