@@ -180,4 +180,31 @@ describe('audience entries', () => {
       expect(await count(foreign.id)).toBe(1);
     });
   });
+
+  describe('dashboard removal (DELETE /api/v1/projects/:projectId/audiences/:audienceId/entries/:userIdentifier)', () => {
+    it('removes a user for an admin key (204, then 404), refuses a read_only key, and touches no other project’s audience', async () => {
+      const segment = await createSegment(stack, project);
+      const user = evmAddress(0xdead);
+      await stack.api.post(addPath(segment.id), { key: project.keys.admin, body: { identifier: user, identifier_type: 'evm_address' } });
+      const entryPath = `${addPath(segment.id)}/${mixedCase(user)}?user_identifier_type=evm_address`;
+
+      expect((await stack.api.delete(entryPath, { key: project.keys.readOnly })).status).toBe(403);
+      expect(await count(segment.id)).toBe(1);
+      expect((await stack.api.delete(entryPath, { key: project.keys.admin })).status).toBe(204);
+      expect(await count(segment.id)).toBe(0);
+      const again = await stack.api.delete(entryPath, { key: project.keys.admin });
+      expect(again.status).toBe(404);
+      expect(again.body.code).toBe('AUDIENCE_ENTRY_NOT_FOUND');
+
+      const other = await createProject(stack);
+      const foreign = await createSegment(stack, other);
+      await stack.api.post(`/api/v1/projects/${other.id}/audiences/${foreign.id}/entries`, {
+        key: other.keys.admin,
+        body: { identifier: user, identifier_type: 'evm_address' },
+      });
+      const crossed = await stack.api.delete(`${addPath(foreign.id)}/${user}`, { key: project.keys.admin });
+      expect(crossed.status).toBe(404);
+      expect(await count(foreign.id)).toBe(1);
+    });
+  });
 });

@@ -102,6 +102,7 @@ describe('the admin dashboard in a browser', () => {
     async () => {
       await page.getByRole('link', { name: 'New audience' }).click();
       await page.getByLabel('Name').fill('VIP');
+      await page.getByRole('button', { name: 'JSON (advanced)' }).click();
       await page.getByLabel('Condition as JSON').fill('{ "all": [{ "metric": "volume_usd", "op": "bigger", "value": 1 }] }');
       expect(await text('.condition-tree')).toContain('volume_usd bigger 1');
       await page.getByRole('button', { name: 'Create audience' }).click();

@@ -102,6 +102,11 @@ const OPERATIONS: Record<string, Expected> = {
     params: ['path:projectId', 'path:audienceId', 'path:jobId', 'query:wait?'],
     responses: api(200, 404),
   },
+  'DELETE /api/v1/projects/{projectId}/audiences/{audienceId}/entries/{userIdentifier}': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'path:audienceId', 'path:userIdentifier', 'query:user_identifier_type?'],
+    responses: api(204, 404),
+  },
   'POST /api/v1/projects/{projectId}/audiences/{audienceId}/badge': {
     security: 'apiKey:admin',
     params: ['path:projectId', 'path:audienceId'],

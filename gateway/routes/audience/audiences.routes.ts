@@ -12,6 +12,7 @@ import {
   entrySearchQuery,
   waitQuery,
   listQuery,
+  removeEntryQuery,
   segmentEvaluationSchema,
   segmentListSchema,
   segmentSchema,
@@ -223,6 +224,31 @@ export function audienceDashboardRoutes({ clients }: RouteDeps): AnyRoute[] {
         responses: { 200: { description: 'A page of entries', schema: entryListSchema } },
       },
       listEntries(clients, (params: { audienceId: string }) => params.audienceId),
+    ),
+    defineRoute(
+      {
+        method: 'delete',
+        path: '/api/v1/projects/:projectId/audiences/:audienceId/entries/:userIdentifier',
+        operationId: 'removeAudienceEntryDashboard',
+        summary: 'Remove a user from an audience (dashboard)',
+        description:
+          'The /v1 removal for admin keys, with the same rules: without `user_identifier_type` the identifier is removed under every type ' +
+          'it is valid for; 404 AUDIENCE_ENTRY_NOT_FOUND when the user is not in the audience. A dynamic entry of a user who still ' +
+          'matches the condition comes back at the next evaluation.',
+        tags,
+        auth: projectAdmin,
+        query: removeEntryQuery,
+        responses: { 204: { description: 'Removed' } },
+      },
+      async ({ params, query, caller }) => {
+        await clients.audience.removeEntry({
+          projectId: caller.projectId,
+          segmentId: params.audienceId,
+          identifier: params.userIdentifier,
+          identifierType: query.user_identifier_type,
+        });
+        return { status: 204 };
+      },
     ),
     defineRoute(
       {

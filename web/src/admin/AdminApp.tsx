@@ -5,6 +5,7 @@ import { SignIn } from './SignIn';
 import { lazyPage } from '../ui/lazy-page';
 
 // Each section is a chunk of its own, loaded when first opened.
+const AffiliateCreate = lazyPage(() => import('./affiliates/AffiliateCreate'), 'AffiliateCreate');
 const AffiliateDetail = lazyPage(() => import('./affiliates/AffiliateDetail'), 'AffiliateDetail');
 const ApiKeysSection = lazyPage(() => import('./api-keys/ApiKeysSection'), 'ApiKeysSection');
 const AffiliateList = lazyPage(() => import('./affiliates/AffiliateList'), 'AffiliateList');
@@ -30,6 +31,7 @@ function SignedInRoutes() {
         <Route path="audiences/new" element={<AudienceCreate />} />
         <Route path="audiences/:audienceId" element={<AudienceDetail />} />
         <Route path="affiliates" element={<AffiliateList />} />
+        <Route path="affiliates/new" element={<AffiliateCreate />} />
         <Route path="affiliates/:identifierType/:identifier" element={<AffiliateDetail />} />
         <Route path="applications" element={<ApplicationQueue />} />
         <Route path="masters/*" element={<MastersSection />} />

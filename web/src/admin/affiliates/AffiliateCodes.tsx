@@ -6,6 +6,7 @@ import { formatRebateRate, RebateRateDialog } from '../../ui/RebateRateDialog';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
 import { Empty } from '../../ui/states';
 import { useProject } from '../session';
+import { AddCode } from './AddCode';
 
 type Code = ApiResult<'/api/v1/projects/{projectId}/affiliates/{userIdentifier}', 'get'>['codes'][number];
 
@@ -13,7 +14,7 @@ type Code = ApiResult<'/api/v1/projects/{projectId}/affiliates/{userIdentifier}'
 
 /**
  * An affiliate's codes with their uses, clicks (one per visitor and day) and user rebate rate (the
- * share of the affiliate's reward its referred users get back), which an admin can set or clear.
+ * share of the affiliate's reward its referred users get back), which an admin can set or clear, and a form to add one.
  */
 export function AffiliateCodes({ identifier, identifierType, codes }: { identifier: string; identifierType: string; codes: Code[] }) {
   const [editing, setEditing] = useState<Code | null>(null);
@@ -54,6 +55,7 @@ export function AffiliateCodes({ identifier, identifierType, codes }: { identifi
         </ScrollTable>
       )}
       {codes.length > 0 ? <p className="help">{CONVERSION_RATE_HELP.replace('users referred', 'users referred with the code')}</p> : null}
+      <AddCode identifier={identifier} identifierType={identifierType} />
       {editing ? <CodeRateDialog identifier={identifier} identifierType={identifierType} code={editing} onClose={() => setEditing(null)} /> : null}
     </section>
   );

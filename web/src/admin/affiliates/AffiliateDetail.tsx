@@ -1,7 +1,7 @@
 import { AffiliatePoints } from './AffiliatePoints';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, useParams } from 'react-router-dom';
+import { Link, useLocation, useParams } from 'react-router-dom';
 import type { ApiResult } from '../../api/client';
 import { CONVERSION_RATE_HELP, formatConversionRate, formatDateTime, formatDecimal, formatUsd } from '../../ui/format';
 import { Pager } from '../../ui/Pager';
@@ -12,14 +12,19 @@ import { ClicksChart } from './ClicksChart';
 import { FlagActions } from './FlagActions';
 import { InviteCodes } from './InviteCodes';
 import { ReferralLevels } from './ReferralLevels';
+import { AffiliateEdit } from './AffiliateEdit';
+import { SuspendActions } from './SuspendActions';
+import { TierProtection } from './TierProtection';
 
 type Affiliate = ApiResult<'/api/v1/projects/{projectId}/affiliates/{userIdentifier}', 'get'>;
 const PAGE_SIZE = 10;
 
-/** One affiliate: its figures, codes (clicks, rebate rates), tiers and protection, memberships and badges, invite codes, referral tree and history. */
+/** One affiliate: its actions (flag, suspend or reactivate; name and region; codes; tier protection), its figures, codes (clicks, rebate rates), tiers and protection, memberships and badges, invite codes, referral tree and history. */
 export function AffiliateDetail() {
   const { projectId, api } = useProject();
   const { identifier = '', identifierType = 'evm_address' } = useParams();
+  // The create form comes here saying the affiliate was created.
+  const notice = (useLocation().state as { notice?: string } | null)?.notice;
   const affiliate = useQuery({
     queryKey: ['affiliate', projectId, identifierType, identifier],
     queryFn: ({ signal }) =>
@@ -38,11 +43,20 @@ export function AffiliateDetail() {
         <Link to="../..">Affiliates</Link> /
       </p>
       <h1 id="affiliate-title">{data.name || data.identifier}</h1>
+      {notice ? (
+        <p className="state" role="status">
+          {notice}
+        </p>
+      ) : null}
       <p className="identifier">
         {data.identifier} <span className="subtle">({data.identifier_type})</span>
       </p>
-      <FlagActions identifier={data.identifier} identifierType={data.identifier_type} status={data.status} />
+      <div className="inline-fields">
+        <FlagActions identifier={data.identifier} identifierType={data.identifier_type} status={data.status} />
+        <SuspendActions identifier={data.identifier} identifierType={data.identifier_type} status={data.status} />
+      </div>
       <Figures affiliate={data} />
+      <AffiliateEdit identifier={data.identifier} identifierType={data.identifier_type} name={data.name} region={data.region} />
       <AffiliatePoints identifier={data.identifier} identifierType={data.identifier_type} />
       <AffiliateCodes identifier={data.identifier} identifierType={data.identifier_type} codes={data.codes} />
       <ClicksChart identifier={data.identifier} identifierType={data.identifier_type} codes={data.codes.map((code) => code.code)} />
@@ -163,6 +177,11 @@ function Tiers({ affiliate }: { affiliate: Affiliate }) {
           </dd>
         </div>
       </dl>
+      <TierProtection
+        identifier={affiliate.identifier}
+        identifierType={affiliate.identifier_type}
+        protectedNow={affiliate.tier_protection !== null}
+      />
     </section>
   );
 }

@@ -2,7 +2,7 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { flexRender, getCoreRowModel, useReactTable } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { type CSSProperties, type FormEvent, useEffect, useMemo, useRef } from 'react';
-import { useSearchParams } from 'react-router-dom';
+import { Link, useSearchParams } from 'react-router-dom';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { CONVERSION_RATE_HELP } from '../../ui/format';
@@ -58,7 +58,12 @@ export function AffiliateList() {
 
   return (
     <section aria-labelledby="affiliates-title">
-      <h1 id="affiliates-title">Affiliates</h1>
+      <div className="page-head">
+        <h1 id="affiliates-title">Affiliates</h1>
+        <Link className="button" to="new">
+          New affiliate
+        </Link>
+      </div>
       <FilterForm filters={filters} onChange={setFilters} />
       <AffiliateExport filters={filters} />
       {list.isPending ? <Loading label="Loading affiliates…" /> : null}

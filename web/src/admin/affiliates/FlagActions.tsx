@@ -1,9 +1,10 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { ConfirmMutationDialog } from '../../ui/ConfirmDialog';
 import { FieldError, fieldErrors } from '../../ui/field-errors';
 import { ErrorMessage } from '../../ui/states';
 import { useProject } from '../session';
+import { useAffiliateRefresh } from './refresh';
 
 /**
  * Flag (a reason, confirmed in a dialog) or unflag one affiliate. A flagged affiliate still earns,
@@ -13,16 +14,9 @@ import { useProject } from '../session';
  */
 export function FlagActions({ identifier, identifierType, status }: { identifier: string; identifierType: string; status: string }) {
   const { projectId, api } = useProject();
-  const queryClient = useQueryClient();
   const [flagging, setFlagging] = useState(false);
   const target = { path: { projectId, userIdentifier: identifier }, query: { identifier_type: identifierType } };
-  const changed = async () => {
-    await Promise.all([
-      queryClient.invalidateQueries({ queryKey: ['affiliate', projectId, identifierType, identifier] }),
-      queryClient.invalidateQueries({ queryKey: ['history', projectId, identifierType, identifier] }),
-      queryClient.invalidateQueries({ queryKey: ['affiliates', projectId] }),
-    ]);
-  };
+  const changed = useAffiliateRefresh(identifier, identifierType);
   const unflag = useMutation({
     mutationFn: () => api('post', '/api/v1/projects/{projectId}/affiliates/{userIdentifier}/unflag', target),
     onSuccess: changed,

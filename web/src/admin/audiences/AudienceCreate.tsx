@@ -62,7 +62,7 @@ export function AudienceCreate() {
         ) : null}
         <label htmlFor="audience-description">Description (optional)</label>
         <input id="audience-description" name="description" value={description} onChange={(event) => setDescription(event.target.value)} />
-        <ConditionEditor value={conditionText} onChange={setConditionText} violations={violations} />
+        <ConditionEditor value={conditionText} onChange={setConditionText} error={create.error} />
         {localError ? (
           <p className="field-error" role="alert">
             {localError}

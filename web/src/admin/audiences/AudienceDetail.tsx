@@ -9,6 +9,10 @@ import { useProject } from '../session';
 import { describeCondition } from './condition';
 import { BadgeEditor } from './BadgeEditor';
 import { CsvUpload } from './CsvUpload';
+import { AudienceSettings } from './AudienceSettings';
+import { DeleteAudience } from './DeleteAudience';
+import { Evaluation } from './Evaluation';
+import { type EntryToRemove, RemoveEntryDialog } from './RemoveEntry';
 
 const PAGE_SIZE = 25;
 
@@ -62,11 +66,14 @@ export function AudienceDetail() {
               </li>
             ))}
           </ul>
+          <Evaluation audienceId={audienceId} />
         </>
       ) : (
         <CsvUpload audienceId={audienceId} />
       )}
       <Entries audienceId={audienceId} />
+      <AudienceSettings audience={data} />
+      <DeleteAudience audienceId={audienceId} name={data.name} />
     </section>
   );
 }
@@ -77,6 +84,8 @@ function Entries({ audienceId }: { audienceId: string }) {
   const page = pageFromUrl(params);
   const search = params.get('search') ?? '';
   const [searchText, setSearchText] = useState(search);
+  const [removing, setRemoving] = useState<EntryToRemove | null>(null);
+  const [removed, setRemoved] = useState('');
   const entries = useQuery({
     queryKey: ['entries', projectId, audienceId, page, search],
     queryFn: ({ signal }) =>
@@ -110,7 +119,7 @@ function Entries({ audienceId }: { audienceId: string }) {
         table={{
           label: 'Users table, scrollable',
           caption: 'Users in the audience, newest first',
-          columns: ['Identifier', 'Type', 'Kind', 'Source', 'Added'],
+          columns: ['Identifier', 'Type', 'Kind', 'Source', 'Added', { key: 'actions', label: <span className="visually-hidden">Actions</span> }],
         }}
         row={(entry) => (
           <tr key={`${entry.identifier_type}:${entry.identifier}`}>
@@ -119,6 +128,17 @@ function Entries({ audienceId }: { audienceId: string }) {
             <td>{entry.kind}</td>
             <td>{entry.source}</td>
             <td>{formatDateTime(entry.added_at)}</td>
+            <td>
+              <button
+                type="button"
+                onClick={() => {
+                  setRemoved('');
+                  setRemoving(entry);
+                }}
+              >
+                Remove<span className="visually-hidden"> {entry.identifier}</span>
+              </button>
+            </td>
           </tr>
         )}
         pagerLabel="User pages"
@@ -128,6 +148,20 @@ function Entries({ audienceId }: { audienceId: string }) {
           setParams(nextParams);
         }}
       />
+      <p role="status" aria-live="polite" className={removed ? 'state' : undefined}>
+        {removed}
+      </p>
+      {removing ? (
+        <RemoveEntryDialog
+          audienceId={audienceId}
+          entry={removing}
+          onClose={() => setRemoving(null)}
+          onRemoved={(sentence) => {
+            setRemoving(null);
+            setRemoved(sentence);
+          }}
+        />
+      ) : null}
     </section>
   );
 }

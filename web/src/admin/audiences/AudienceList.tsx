@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Link, useSearchParams } from 'react-router-dom';
+import { Link, useLocation, useSearchParams } from 'react-router-dom';
 import { formatDateTime } from '../../ui/format';
 import { PagedTable } from '../../ui/PagedTable';
 import { pageFromUrl } from '../../ui/Pager';
@@ -12,6 +12,8 @@ export function AudienceList() {
   const { projectId, api } = useProject();
   const [params, setParams] = useSearchParams();
   const page = pageFromUrl(params);
+  // An audience's page comes back here saying it was deleted.
+  const notice = (useLocation().state as { notice?: string } | null)?.notice;
   const audiences = useQuery({
     queryKey: ['audiences', projectId, page],
     queryFn: ({ signal }) =>
@@ -26,6 +28,11 @@ export function AudienceList() {
           New audience
         </Link>
       </div>
+      {notice ? (
+        <p className="state" role="status">
+          {notice}
+        </p>
+      ) : null}
       <PagedTable
         query={audiences}
         loading="Loading audiences…"

@@ -1,4 +1,5 @@
 import { Navigate, NavLink, Route, Routes } from 'react-router-dom';
+import { ClaimSettingsPage } from './ClaimSettingsPage';
 import { ConversionList } from './ConversionList';
 import { CurrenciesPage } from './CurrenciesPage';
 import { LeaderboardPage } from './leaderboards/LeaderboardPage';
@@ -12,9 +13,10 @@ const PAGES = [
   { to: 'conversions', label: 'Conversions' },
   { to: 'leaderboard', label: 'Leaderboards' },
   { to: 'reconciliation', label: 'Reconciliation' },
+  { to: 'claim-settings', label: 'Claims' },
 ];
 
-/** The Payouts section's pages, under /app/admin/payouts: currencies, payout terms, conversions, the leaderboards and the books' reconciliation. */
+/** The Payouts section's pages, under /app/admin/payouts: currencies, payout terms, conversions, the leaderboards, the books' reconciliation and the claim address. */
 export function PayoutsSection() {
   return (
     <section aria-labelledby="payouts-title">
@@ -37,6 +39,7 @@ export function PayoutsSection() {
         <Route path="conversions" element={<ConversionList />} />
         <Route path="leaderboard" element={<LeaderboardPage />} />
         <Route path="reconciliation" element={<ReconciliationPage />} />
+        <Route path="claim-settings" element={<ClaimSettingsPage />} />
         <Route path="*" element={<p>There is no such page.</p>} />
       </Routes>
     </section>
