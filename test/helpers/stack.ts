@@ -1,12 +1,8 @@
 import pg from 'pg';
-import { gatewayConfigSchema } from '../../gateway/config';
-import { startGateway } from '../../gateway/server';
 import { type Clock, systemClock } from '../../services/platform/clock';
 import { loadConfig } from '../../services/platform/config';
 import type { RunningProcess } from '../../services/platform/lifecycle';
 import { CATALOG, type ServiceName } from '../../services/platform/service-catalog';
-import { startService } from '../../services/platform/service-manifest';
-import { SERVICE_MANIFESTS } from '../../services/manifests';
 import { TEST_REDIS_URL } from '../setup/test-env';
 import { TestClock } from './clock';
 import { Api } from './http';
@@ -109,6 +105,24 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
   };
 }
 
+/**
+ * The services' and the gateway's code, loaded when a stack of this file's own starts: most files borrow the
+ * worker's stack (worker-stack.ts) and import this module for its types and helpers, and loading the whole
+ * platform into each file's module registry cost a second and a half of CPU a file.
+ */
+async function serviceCode() {
+  const [{ startService }, { SERVICE_MANIFESTS }] = await Promise.all([
+    import('../../services/platform/service-manifest'),
+    import('../../services/manifests'),
+  ]);
+  return { startService, SERVICE_MANIFESTS };
+}
+
+async function gatewayCode() {
+  const [{ startGateway }, { gatewayConfigSchema }] = await Promise.all([import('../../gateway/server'), import('../../gateway/config')]);
+  return { startGateway, gatewayConfigSchema };
+}
+
 /** Starts of the services whose freely chosen port another process bound first (see startServices). */
 const PORT_ATTEMPTS = 3;
 
@@ -125,6 +139,7 @@ async function startServices(
   logs: LogCapture,
   serviceEnv: StackOptions['serviceEnv'],
 ): Promise<{ running: RunningProcess[]; grpcAddresses: GrpcAddresses }> {
+  const { startService, SERVICE_MANIFESTS } = await serviceCode();
   for (let attempt = 1; ; attempt += 1) {
     const ports = Object.fromEntries(await Promise.all(CATALOG.map(async ({ name }) => [name, await freePort()] as const))) as Record<
       ServiceName,
@@ -171,6 +186,7 @@ export async function startTestGateway(options: {
   logs: LogCapture;
   env?: Record<string, string | undefined>;
 }): Promise<TestGateway> {
+  const { startGateway, gatewayConfigSchema } = await gatewayCode();
   const gateway = await startGateway(
     loadConfig(
       gatewayConfigSchema,

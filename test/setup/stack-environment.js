@@ -13,7 +13,6 @@
  * run (test/setup/global-teardown.ts). A run of one file has no worker (Jest runs it in its own process): global
  * teardown stops the stack first (stopWorkerStack), or dropping its database would fail its connections.
  */
-const path = require('node:path');
 const { TestEnvironment } = require('jest-environment-node');
 
 /** The worker's stack as it started (its stop() included), once a file asked for it. */
@@ -21,8 +20,8 @@ let started;
 
 function startWorkerStack() {
   if (!started) {
-    require(path.join(__dirname, '../../scripts/register-ts.js'));
-    const { startStack } = require(path.join(__dirname, '../helpers/stack.ts'));
+    require('../../scripts/register-ts.js');
+    const { startStack } = require('../helpers/stack.ts');
     started = startStack().then(
       (stack) => ({
         stop: () => stack.stop(),
