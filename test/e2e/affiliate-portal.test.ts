@@ -531,7 +531,7 @@ describe('the affiliate portal in a browser', () => {
       `Level 1: people you referred\t${formatUsd(own.volume_usd)}\t${own.conversions}\t${own.earnings.map(formatCurrencyAmount).join(', ')}`,
       'Level 2: referred by affiliates you referred\t$40.00\t1\t0.5 TUSD',
       'Level 3\t$0.00\t0\tNothing yet',
-      'Level 4\t$0\t0\tNothing yet',
+      'Level 4\t$0.00\t0\tNothing yet',
     ]);
     expect(await capturePage(page, 'portal', '16-claims-levels')).toEqual([]);
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -105,14 +105,14 @@ describe('money and counts in words, in a browser', () => {
     await history.filter({ hasText: 'Earned' }).nth(1).waitFor();
     await atBothWidths(async () => {
       const figure = (name: string) =>
-        page.getByRole('region', { name: 'Figures' }).locator('div', { has: page.getByRole('term').getByText(name, { exact: true }) }).getByRole('definition');
+        page
+          .getByRole('region', { name: 'Figures' })
+          .locator('div', { has: page.getByRole('term').getByText(name, { exact: true }) })
+          .getByRole('definition');
       expect(await figure('Volume').innerText()).toBe('$1,254.50');
       expect(await figure('Revenue').innerText()).toBe('$12.85');
       expect(await figure('Conversions').innerText()).toBe('2');
-      expect(sorted(await page.getByRole('list', { name: 'Earnings' }).getByRole('listitem').allInnerTexts())).toEqual([
-        '0.001 DAI',
-        '1.5 USDC',
-      ]);
+      expect(sorted(await page.getByRole('list', { name: 'Earnings' }).getByRole('listitem').allInnerTexts())).toEqual(['0.001 DAI', '1.5 USDC']);
       const sentences = (await history.allInnerTexts()).map((text) => text.replace(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC /, ''));
       expect(sentences).toEqual(
         expect.arrayContaining([

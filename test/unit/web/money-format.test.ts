@@ -100,9 +100,9 @@ describe('an affiliate’s history in sentences', () => {
     });
 
   it('writes a day’s earnings in the currency’s decimals, with the conversions counted', () => {
-    expect(
-      payouts({ currency_name: 'DAI', currency_decimals: 18, currency_address: '0x6b17', amount: '1000000000000000', conversions: 1 }),
-    ).toBe('Earned 0.001 DAI from 1 conversion on 2026-11-29.');
+    expect(payouts({ currency_name: 'DAI', currency_decimals: 18, currency_address: '0x6b17', amount: '1000000000000000', conversions: 1 })).toBe(
+      'Earned 0.001 DAI from 1 conversion on 2026-11-29.',
+    );
     expect(payouts({ currency_name: 'USDC', currency_decimals: 6, currency_address: '0x8335', amount: '1500000', conversions: 2 })).toBe(
       'Earned 1.5 USDC from 2 conversions on 2026-11-29.',
     );
@@ -127,6 +127,12 @@ describe('an affiliate’s history in sentences', () => {
     expect(historySentence({ type: 'joined', data: { name: null, region: null } })).toBe('Joined the program.');
     expect(historySentence({ type: 'code_created', data: { code: 'ada10' } })).toBe('Registered the code ada10.');
     expect(historySentence({ type: 'flagged', data: { reason: 'Many sign-ups', by_api_key_id: 'k' } })).toBe('Flagged for review: Many sign-ups.');
+    expect(
+      historySentence({ type: 'unflagged', data: { flag_reason: 'Many sign-ups', flagged_at: '2026-11-29T02:30:00.000Z', suspended: false } }),
+    ).toBe('Flag ended (flagged since 2026-11-29 02:30 UTC: Many sign-ups).');
+    expect(historySentence({ type: 'unflagged', data: { flag_reason: null, flagged_at: null, suspended: true } })).toBe(
+      'Flag ended with a suspension.',
+    );
     expect(historySentence({ type: 'master_spread_changed', data: { spread_bps: 450, previous_spread_bps: 300 } })).toBe(
       'Master spread changed from 3% to 4.5%.',
     );

@@ -62,8 +62,8 @@ export const UNKNOWN_CURRENCY: MoneyCurrency = { name: null, decimals: null };
 export function formatTokenAmount(baseUnits: string, currency: MoneyCurrency): string {
   const name = currency.name ?? (currency.address ? shortIdentifier(currency.address) : null);
   if (currency.decimals === null) {
-    const unit = `${String(baseUnits) === '1' ? 'smallest unit' : 'smallest units'} of ${name ?? 'a currency not known yet'}`;
-    return `${formatDecimal(baseUnits)} ${unit}${name === null ? '' : ' (decimals not known yet)'}`;
+    const smallest = `${formatCount(baseUnits, 'smallest unit')} of ${name ?? 'a currency not known yet'}`;
+    return name === null ? smallest : `${smallest} (decimals not known yet)`;
   }
   const amount = formatDecimal(tokenAmount(baseUnits, currency.decimals));
   if (currency.type === 'point') return `${amount} ${pointUnit(currency.name, amount)}`;
@@ -89,7 +89,7 @@ export interface CurrencyAmount {
 
 /** The currency of an amount the API lists flat (earnings, history rows): a known currency without an address is the point currency. */
 export function currencyOfAmount(earning: CurrencyAmount): MoneyCurrency {
-  const point = earning.currency_address === null && earning.currency_name !== null;
+  const point = !earning.currency_address && earning.currency_name !== null;
   return { name: earning.currency_name, decimals: earning.currency_decimals, address: earning.currency_address, ...(point ? { type: 'point' } : {}) };
 }
 

@@ -3,7 +3,15 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import type { ApiResult } from '../../api/client';
-import { CONVERSION_RATE_HELP, formatConversionRate, formatCount, formatCurrencyAmount, formatDateTime, formatDecimal, formatUsd } from '../../ui/format';
+import {
+  CONVERSION_RATE_HELP,
+  formatConversionRate,
+  formatCount,
+  formatCurrencyAmount,
+  formatDateTime,
+  formatDecimal,
+  formatUsd,
+} from '../../ui/format';
 import { Pager } from '../../ui/Pager';
 import { Empty, ErrorMessage, ListStates, Loading } from '../../ui/states';
 import { useProject } from '../session';
@@ -223,7 +231,8 @@ function ReferralTree({ identifier, identifierType }: { identifier: string; iden
             {referrals.data.results.map((referred) => (
               <li key={`${referred.identifier_type}:${referred.identifier}`}>
                 <span className="identifier">{referred.identifier}</span> <span className="subtle">with code {referred.code}</span> ·{' '}
-                {formatUsd(referred.volume_usd)} volume · {formatCount(referred.conversions, 'conversion')} · since {formatDateTime(referred.referred_at)}
+                {formatUsd(referred.volume_usd)} volume · {formatCount(referred.conversions, 'conversion')} · since{' '}
+                {formatDateTime(referred.referred_at)}
               </li>
             ))}
           </ul>

@@ -41,8 +41,8 @@ export function ReferralLevels({ tree, affiliateLabel }: { tree: ReferralTree; a
       )}
       {tree.truncated ? (
         <p className="help" data-testid="downline-truncated">
-          The downline has more affiliates than the {formatDecimal(tree.nodes.length)} listed here (highest volume first at each level); the
-          counts per level above include all of them.
+          The downline has more affiliates than the {formatDecimal(tree.nodes.length)} listed here (highest volume first at each level); the counts
+          per level above include all of them.
         </p>
       ) : null}
     </section>

@@ -1,5 +1,13 @@
 import type { ApiResult } from '../../api/client';
-import { type CurrencyAmount, formatBasisPoints, formatCount, formatCurrencyAmount, formatDate, formatDateTime, shortIdentifier } from '../../ui/format';
+import {
+  type CurrencyAmount,
+  formatBasisPoints,
+  formatCount,
+  formatCurrencyAmount,
+  formatDate,
+  formatDateTime,
+  shortIdentifier,
+} from '../../ui/format';
 
 type HistoryEntry = ApiResult<'/api/v1/projects/{projectId}/affiliates/{userIdentifier}/history', 'get'>['results'][number];
 
@@ -53,10 +61,11 @@ export function historySentence(entry: Pick<HistoryEntry, 'type' | 'data'>): str
       }.`;
     case 'flagged':
       return `Flagged for review${because(text(data, 'reason'))}`;
-    case 'unflagged':
-      return `Its flag${text(data, 'flagged_at') ? ` of ${formatDateTime(text(data, 'flagged_at'))}` : ''}${
-        text(data, 'flag_reason') ? ` (${text(data, 'flag_reason')})` : ''
-      } ended${flag(data, 'suspended') ? ' with a suspension' : ''}.`;
+    case 'unflagged': {
+      const since = text(data, 'flagged_at') ? `flagged since ${formatDateTime(text(data, 'flagged_at'))}` : null;
+      const why = [since, text(data, 'flag_reason')].filter(Boolean).join(': ');
+      return `Flag ended${flag(data, 'suspended') ? ' with a suspension' : ''}${why ? ` (${why})` : ''}.`;
+    }
     case 'tier_protection_set':
       return `Tier protection set${text(data, 'expires_at') ? ` until ${formatDateTime(text(data, 'expires_at'))}` : ''}.`;
     case 'tier_protection_ended':

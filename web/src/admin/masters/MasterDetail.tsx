@@ -131,8 +131,8 @@ function RemoveMaster({ master }: { master: Master }) {
         onClose={() => setConfirming(false)}
       >
         <p>
-          Its {formatCount(master.sub_affiliates_count, 'sub-affiliate')} become regular affiliates, and conversions
-          from now on pay it no spread. Past attributions and payouts stay as they were.
+          Its {formatCount(master.sub_affiliates_count, 'sub-affiliate')} become regular affiliates, and conversions from now on pay it no spread.
+          Past attributions and payouts stay as they were.
         </p>
       </ConfirmMutationDialog>
     </section>
