@@ -129,7 +129,7 @@ describe('an affiliate’s history in sentences', () => {
     expect(historySentence({ type: 'flagged', data: { reason: 'Many sign-ups', by_api_key_id: 'k' } })).toBe('Flagged for review: Many sign-ups.');
     expect(
       historySentence({ type: 'unflagged', data: { flag_reason: 'Many sign-ups', flagged_at: '2026-11-29T02:30:00.000Z', suspended: false } }),
-    ).toBe('Flag ended (flagged since 2026-11-29 02:30 UTC: Many sign-ups).');
+    ).toBe('Flag ended (flagged on 2026-11-29 02:30 UTC: Many sign-ups).');
     expect(historySentence({ type: 'unflagged', data: { flag_reason: null, flagged_at: null, suspended: true } })).toBe(
       'Flag ended with a suspension.',
     );

@@ -62,8 +62,8 @@ export function historySentence(entry: Pick<HistoryEntry, 'type' | 'data'>): str
     case 'flagged':
       return `Flagged for review${because(text(data, 'reason'))}`;
     case 'unflagged': {
-      const since = text(data, 'flagged_at') ? `flagged since ${formatDateTime(text(data, 'flagged_at'))}` : null;
-      const why = [since, text(data, 'flag_reason')].filter(Boolean).join(': ');
+      const when = text(data, 'flagged_at') ? `flagged on ${formatDateTime(text(data, 'flagged_at'))}` : null;
+      const why = [when, text(data, 'flag_reason')].filter(Boolean).join(': ');
       return `Flag ended${flag(data, 'suspended') ? ' with a suspension' : ''}${why ? ` (${why})` : ''}.`;
     }
     case 'tier_protection_set':
