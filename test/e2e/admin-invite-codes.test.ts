@@ -124,10 +124,10 @@ describe('invite codes in the admin dashboard, in a browser', () => {
       const levels = page.getByRole('region', { name: 'Referral levels' });
       await levels.getByTestId('referral-level').first().waitFor();
       expect(await levels.getByTestId('referral-level').allInnerTexts()).toEqual([
-        'Level 1\t1\t$0\t$0\t0\tNothing yet',
-        'Level 2\t1\t$20\t$0.5\t1\t0.0005 USDC',
-        'Level 3\t0\t$100.5\t$1.25\t1\t0.25 USDC',
-        'Level 4\t0\t$0\t$0\t0\tNothing yet',
+        'Level 1\t1\t$0.00\t$0.00\t0\tNothing yet',
+        'Level 2\t1\t$20.00\t$0.50\t1\t0.0005 USDC',
+        'Level 3\t0\t$100.50\t$1.25\t1\t0.25 USDC',
+        'Level 4\t0\t$0.00\t$0.00\t0\tNothing yet',
       ]);
       // Bob at level 1, Alice nested under him; no sentence about a cut list (it holds them all).
       const downline = page.getByRole('list', { name: 'Affiliates referred below Carol' });
@@ -136,9 +136,9 @@ describe('invite codes in the admin dashboard, in a browser', () => {
         alice!.identifier,
       ]);
       const bobNode = downline.getByTestId('downline-node').first();
-      expect(await bobNode.locator('> .subtle').innerText()).toBe('level 1 · $20 volume · 1 converting user of 2 referred users');
+      expect(await bobNode.locator('> .subtle').innerText()).toBe('level 1 · $20.00 volume · 1 converting user of 2 referred users');
       expect(await bobNode.getByRole('list').getByTestId('downline-node').locator('> .subtle').innerText()).toBe(
-        'level 2 · $100.5 volume · 1 converting user of 1 referred user',
+        'level 2 · $100.50 volume · 1 converting user of 1 referred user',
       );
       expect(await page.getByTestId('downline-truncated').count()).toBe(0);
       expect(await capturePage(page, 'admin-invite-codes', '02-referral-levels')).toEqual([]);

@@ -24,7 +24,7 @@ interface Affiliate {
   code: string;
 }
 
-/** "$1,234.5" -> 1234.5 as exact units of test/helpers/usd. */
+/** "$1,234.50" -> 1234.5 as exact units of test/helpers/usd. */
 const shownUsd = (text: string) => usdUnits(text.replace(/[$,]/g, ''));
 
 /** ["1.5 USDC", "5 DAI"] -> { USDC: 1500000n, DAI: 5000000000000000000n }, summed per currency. */
@@ -221,8 +221,8 @@ describe('master affiliates and badges in the admin dashboard, in a browser', ()
       expect(after.rowsVolume).toBe(after.volume);
       expect(after.rowsEarnings).toEqual(after.earnings);
       // Tia's own volume grew by the 60 she traded after the unbinding; what she brought the master did not.
-      expect(await tiaRow.locator('td.brought-volume').innerText()).toBe('$40');
-      expect(await tiaRow.locator('td').nth(5).innerText()).toBe('$100');
+      expect(await tiaRow.locator('td.brought-volume').innerText()).toBe('$40.00');
+      expect(await tiaRow.locator('td').nth(5).innerText()).toBe('$100.00');
       expect(await capturePage(page, 'admin-masters', '06-after-unbind')).toEqual([]);
     },
     STEP_TIMEOUT_MS,

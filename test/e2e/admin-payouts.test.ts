@@ -332,8 +332,8 @@ describe('the admin payouts section in a browser', () => {
       const board = page.getByLabel('Board', { exact: true });
       await page.getByLabel('Ranked').selectOption('affiliate');
       await board.selectOption({ label: 'Volume' });
-      await shows('$250.5');
-      expect(await rows()).toEqual([`1\t${F}\t${referral.code}\t$250.5`]);
+      await shows('$250.50');
+      expect(await rows()).toEqual([`1\t${F}\t${referral.code}\t$250.50`]);
       expect(await capturePage(page, 'admin-payouts', '09b-leaderboard-volume')).toEqual([]);
       await board.selectOption({ label: 'Revenue' });
       await shows('$12.25');
@@ -350,12 +350,12 @@ describe('the admin payouts section in a browser', () => {
       await board.selectOption({ label: 'Referred volume' });
       await page.getByLabel(/^Users/).fill(`${F}\n${nobody}`);
       await page.getByRole('button', { name: 'Look up' }).click();
-      await shows('$0');
-      expect(await rows()).toEqual([`${F}\t$250.5`, `${nobody}\t$0`]);
+      await shows('$0.00');
+      expect(await rows()).toEqual([`${F}\t$250.50`, `${nobody}\t$0.00`]);
       expect(await capturePage(page, 'admin-payouts', '09d-leaderboard-referred-volume')).toEqual([]);
       // The board and its users are in the URL: a reload shows the same.
       await page.reload();
-      await shows('$250.5');
+      await shows('$250.50');
       expect(await board.inputValue()).toBe('referred-volume');
     },
     STEP_TIMEOUT_MS,

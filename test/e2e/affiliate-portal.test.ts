@@ -296,7 +296,7 @@ describe('the affiliate portal in a browser', () => {
     await page.getByRole('heading', { level: 1, name: 'Claims' }).waitFor();
     await page.getByRole('button', { name: 'Close the open check to claim' }).click();
     await page.getByTestId('claimable').waitFor();
-    expect(await page.getByTestId('claimable').innerText()).toContain('One voucher to claim: 1,000 base units');
+    expect(await page.getByTestId('claimable').innerText()).toContain('One voucher to claim: 0.001 TUSD');
     // The voucher names the contract it was signed for: the claim goes there, nobody types it.
     expect(await page.getByTestId('claim-manager').innerText()).toBe(claimChain.manager.toLowerCase());
     expect(await capturePage(page, 'portal', '09-claim-ready')).toEqual([]);
@@ -529,9 +529,9 @@ describe('the affiliate portal in a browser', () => {
     expect(await levels.getByTestId('level-earnings').allInnerTexts()).toEqual([
       // Level 1 is the wallet's own figures, as the program's admin reads them.
       `Level 1: people you referred\t${formatUsd(own.volume_usd)}\t${own.conversions}\t${own.earnings.map(formatCurrencyAmount).join(', ')}`,
-      'Level 2: referred by affiliates you referred\t$40\t1\t0.5 TUSD',
-      'Level 3\t$0\t0\tNothing yet',
-      'Level 4\t$0\t0\tNothing yet',
+      'Level 2: referred by affiliates you referred\t$40.00\t1\t0.5 TUSD',
+      'Level 3\t$0.00\t0\tNothing yet',
+      'Level 4\t$0.00\t0\tNothing yet',
     ]);
     expect(await capturePage(page, 'portal', '16-claims-levels')).toEqual([]);
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -49,7 +49,9 @@ describe('the payout terms’ referral levels', () => {
     expect(describeLevels({ affiliate2: { bps: 100 }, affiliate3: null, affiliate4: { fixed: '500000' } }, USDC)).toBe(
       'level 2: 1 % of reward_base (100 bps); level 4: 0.5 USDC each',
     );
-    expect(describeLevels({ affiliate3: { fixed: '1500000' } }, undefined)).toBe('level 3: 1500000 base units each');
+    expect(describeLevels({ affiliate3: { fixed: '1500000' } }, undefined)).toBe(
+      'level 3: 1,500,000 smallest units of a currency not known yet each',
+    );
     expect(describeLevels({ affiliate2: null }, USDC)).toBe('');
     expect(describeLevels({}, USDC)).toBe('');
   });

@@ -1,3 +1,5 @@
+import { formatDecimal } from './format';
+
 /** The page a list screen shows, from its URL's `?page=` (1 when absent or not a page number). */
 export function pageFromUrl(params: URLSearchParams): number {
   return Math.max(1, Number(params.get('page')) || 1);
@@ -20,7 +22,7 @@ export function Pager({ list, onPage, label }: { list: ListPosition; onPage(page
         Previous
       </button>
       <span>
-        Page {page} of {pages} ({total.toLocaleString('en-US')} in all)
+        Page {page} of {pages} ({formatDecimal(total)} in all)
       </span>
       <button type="button" onClick={() => onPage(page + 1)} disabled={page >= pages}>
         Next

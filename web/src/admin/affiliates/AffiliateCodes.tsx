@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { ApiResult } from '../../api/client';
-import { CONVERSION_RATE_HELP, formatConversionRate, formatDateTime } from '../../ui/format';
+import { CONVERSION_RATE_HELP, formatConversionRate, formatDateTime, formatDecimal } from '../../ui/format';
 import { formatRebateRate, RebateRateDialog } from '../../ui/RebateRateDialog';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
 import { Empty } from '../../ui/states';
@@ -41,8 +41,8 @@ export function AffiliateCodes({ identifier, identifierType, codes }: { identifi
             <tr key={code.code}>
               <td>{code.code}</td>
               <td>{formatDateTime(code.created_at)}</td>
-              <td className="number">{code.uses.toLocaleString('en-US')}</td>
-              <td className="number">{code.clicks === null ? '—' : code.clicks.toLocaleString('en-US')}</td>
+              <td className="number">{formatDecimal(code.uses)}</td>
+              <td className="number">{code.clicks === null ? '—' : formatDecimal(code.clicks)}</td>
               <td className="number">{formatConversionRate(code.uses, code.clicks)}</td>
               <td>{formatRebateRate(code.rebate_rate)}</td>
               <td>

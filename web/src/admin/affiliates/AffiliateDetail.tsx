@@ -3,13 +3,22 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useLocation, useParams } from 'react-router-dom';
 import type { ApiResult } from '../../api/client';
-import { CONVERSION_RATE_HELP, formatConversionRate, formatDateTime, formatDecimal, formatUsd } from '../../ui/format';
+import {
+  CONVERSION_RATE_HELP,
+  formatConversionRate,
+  formatCount,
+  formatCurrencyAmount,
+  formatDateTime,
+  formatDecimal,
+  formatUsd,
+} from '../../ui/format';
 import { Pager } from '../../ui/Pager';
 import { Empty, ErrorMessage, ListStates, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { AffiliateCodes } from './AffiliateCodes';
 import { ClicksChart } from './ClicksChart';
 import { FlagActions } from './FlagActions';
+import { historySentence } from './history';
 import { InviteCodes } from './InviteCodes';
 import { ReferralLevels } from './ReferralLevels';
 import { AffiliateEdit } from './AffiliateEdit';
@@ -113,19 +122,19 @@ function Figures({ affiliate }: { affiliate: Affiliate }) {
         </div>
         <div>
           <dt>Conversions</dt>
-          <dd>{affiliate.conversions.toLocaleString('en-US')}</dd>
+          <dd>{formatDecimal(affiliate.conversions)}</dd>
         </div>
         <div>
           <dt>End users</dt>
-          <dd>{affiliate.end_users.toLocaleString('en-US')}</dd>
+          <dd>{formatDecimal(affiliate.end_users)}</dd>
         </div>
         <div>
           <dt>Converting users</dt>
-          <dd>{affiliate.converting_users.toLocaleString('en-US')}</dd>
+          <dd>{formatDecimal(affiliate.converting_users)}</dd>
         </div>
         <div>
           <dt>Clicks</dt>
-          <dd data-testid="figure-clicks">{affiliate.clicks.toLocaleString('en-US')}</dd>
+          <dd data-testid="figure-clicks">{formatDecimal(affiliate.clicks)}</dd>
         </div>
         <div>
           <dt>
@@ -140,12 +149,11 @@ function Figures({ affiliate }: { affiliate: Affiliate }) {
       </dl>
       {affiliate.earnings.length > 0 ? (
         <>
-          <h3>Earnings</h3>
-          <ul>
+          <h3 id="earnings-title">Earnings</h3>
+          <ul aria-labelledby="earnings-title">
             {affiliate.earnings.map((earning, index) => (
-              <li key={index}>
-                {formatDecimal(String(earning.amount))} base units of{' '}
-                {earning.currency_name ?? earning.currency_address ?? 'a currency not known yet'}
+              <li key={index} data-testid="affiliate-earning" title={`${earning.amount} base units`}>
+                {formatCurrencyAmount(earning)}
               </li>
             ))}
           </ul>
@@ -242,7 +250,8 @@ function ReferralTree({ identifier, identifierType }: { identifier: string; iden
             {referrals.data.results.map((referred) => (
               <li key={`${referred.identifier_type}:${referred.identifier}`}>
                 <span className="identifier">{referred.identifier}</span> <span className="subtle">with code {referred.code}</span> ·{' '}
-                {formatUsd(referred.volume_usd)} volume · {referred.conversions} conversions · since {formatDateTime(referred.referred_at)}
+                {formatUsd(referred.volume_usd)} volume · {formatCount(referred.conversions, 'conversion')} · since{' '}
+                {formatDateTime(referred.referred_at)}
               </li>
             ))}
           </ul>
@@ -252,30 +261,6 @@ function ReferralTree({ identifier, identifierType }: { identifier: string; iden
     </section>
   );
 }
-
-const HISTORY_LABELS: Record<string, string> = {
-  joined: 'Joined',
-  application_submitted: 'Applied',
-  application_held: 'Application held',
-  application_approved: 'Application approved',
-  application_rejected: 'Application rejected',
-  code_created: 'Code created',
-  suspended: 'Suspended',
-  reactivated: 'Reactivated',
-  flagged: 'Flagged for review',
-  unflagged: 'Flag ended',
-  tier_protection_set: 'Tier protection set',
-  tier_protection_ended: 'Tier protection ended',
-  tier_protection_expired: 'Tier protection expired',
-  master_designated: 'Designated master affiliate',
-  master_spread_changed: 'Master spread changed',
-  master_removed: 'Master status removed',
-  bound_to_master: 'Bound to a master',
-  unbound_from_master: 'Unbound from its master',
-  sub_affiliate_bound: 'Sub-affiliate bound',
-  sub_affiliate_unbound: 'Sub-affiliate unbound',
-  payouts: 'Payouts',
-};
 
 function History({ identifier, identifierType }: { identifier: string; identifierType: string }) {
   const { projectId, api } = useProject();
@@ -298,9 +283,8 @@ function History({ identifier, identifierType }: { identifier: string; identifie
         <>
           <ol className="history">
             {history.data.results.map((item, index) => (
-              <li key={`${item.at}:${index}`}>
-                <time dateTime={item.at}>{formatDateTime(item.at)}</time> <strong>{HISTORY_LABELS[item.type] ?? item.type}</strong>{' '}
-                <span className="subtle">{summarise(item.data)}</span>
+              <li key={`${item.at}:${index}`} title={item.type === 'payouts' ? `${String(item.data.amount)} base units` : undefined}>
+                <time dateTime={item.at}>{formatDateTime(item.at)}</time> {historySentence(item)}
               </li>
             ))}
           </ol>
@@ -309,12 +293,4 @@ function History({ identifier, identifierType }: { identifier: string; identifie
       ) : null}
     </section>
   );
-}
-
-/** A history entry's facts in one line: its plain fields, ids left out. */
-function summarise(data: Record<string, unknown>): string {
-  return Object.entries(data)
-    .filter(([name, value]) => !name.endsWith('_id') && value !== null && typeof value !== 'object')
-    .map(([name, value]) => `${name.replace(/_/g, ' ')}: ${String(value)}`)
-    .join(', ');
 }

@@ -5,7 +5,7 @@ import { type CSSProperties, type FormEvent, useEffect, useMemo, useRef } from '
 import { Link, useSearchParams } from 'react-router-dom';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { useProject } from '../session';
-import { CONVERSION_RATE_HELP } from '../../ui/format';
+import { CONVERSION_RATE_HELP, formatCount } from '../../ui/format';
 import { affiliateColumns, NUMERIC_COLUMNS, SORT_KEY_OF_COLUMN } from './columns';
 import { type AffiliateFilters, filtersFromUrl, filtersToUrl, SORT_COLUMNS } from './filters';
 import { AudienceOptions } from '../audiences/AudienceOptions';
@@ -72,7 +72,7 @@ export function AffiliateList() {
       {rows.length > 0 ? (
         <>
           <p className="count" aria-live="polite">
-            {total.toLocaleString('en-US')} affiliates
+            {formatCount(total, 'affiliate')}
           </p>
           <p className="help" data-testid="conversion-rate-help">
             {CONVERSION_RATE_HELP}

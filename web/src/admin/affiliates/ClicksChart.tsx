@@ -4,6 +4,7 @@ import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxi
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { useProject } from '../session';
+import { formatCount, formatDecimal } from '../../ui/format';
 
 /**
  * An affiliate's clicks per UTC day over the last 30 days, of all its codes or of the one picked: a
@@ -47,7 +48,7 @@ export function ClicksChart({ identifier, identifierType, codes }: { identifier:
       {clicks.data ? (
         <>
           <p data-testid="clicks-total">
-            {total.toLocaleString('en-US')} clicks of {of} in these 30 days
+            {formatCount(total, 'click')} of {of} in these 30 days
           </p>
           <figure className="chart" aria-labelledby={ids.heading}>
             <ResponsiveContainer width="100%" height={200}>
@@ -72,7 +73,7 @@ export function ClicksChart({ identifier, identifierType, codes }: { identifier:
                   .map((day) => (
                     <tr key={day.date}>
                       <td>{day.date}</td>
-                      <td className="number">{day.clicks.toLocaleString('en-US')}</td>
+                      <td className="number">{formatDecimal(day.clicks)}</td>
                     </tr>
                   ))}
               </ScrollTable>

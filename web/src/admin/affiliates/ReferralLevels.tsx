@@ -1,13 +1,11 @@
 import { Link } from 'react-router-dom';
 import type { ApiResult } from '../../api/client';
-import { formatCurrencyAmount, formatUsd } from '../../ui/format';
+import { formatCount, formatCurrencyAmount, formatDecimal, formatUsd } from '../../ui/format';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
 import { Empty } from '../../ui/states';
 import { type NestedNode, nestReferralTree } from './referral-tree';
 
 type ReferralTree = ApiResult<'/api/v1/projects/{projectId}/affiliates/{userIdentifier}', 'get'>['referral_tree'];
-
-const count = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 /**
  * The affiliate's four referral levels (docs/claims.md#referral-levels): per level the affiliates
@@ -27,10 +25,10 @@ export function ReferralLevels({ tree, affiliateLabel }: { tree: ReferralTree; a
         {tree.levels.map((level) => (
           <tr key={level.level} data-testid="referral-level">
             <td>Level {level.level}</td>
-            <td className="number">{level.affiliates.toLocaleString('en-US')}</td>
+            <td className="number">{formatDecimal(level.affiliates)}</td>
             <td className="number">{formatUsd(level.volume_usd)}</td>
             <td className="number">{formatUsd(level.revenue_usd)}</td>
-            <td className="number">{level.conversions.toLocaleString('en-US')}</td>
+            <td className="number">{formatDecimal(level.conversions)}</td>
             <td>{level.earnings.length === 0 ? 'Nothing yet' : level.earnings.map(formatCurrencyAmount).join(', ')}</td>
           </tr>
         ))}
@@ -43,8 +41,8 @@ export function ReferralLevels({ tree, affiliateLabel }: { tree: ReferralTree; a
       )}
       {tree.truncated ? (
         <p className="help" data-testid="downline-truncated">
-          The downline has more affiliates than the {tree.nodes.length.toLocaleString('en-US')} listed here (highest volume first at each level); the
-          counts per level above include all of them.
+          The downline has more affiliates than the {formatDecimal(tree.nodes.length)} listed here (highest volume first at each level); the counts
+          per level above include all of them.
         </p>
       ) : null}
     </section>
@@ -58,8 +56,8 @@ function DownlineList({ nodes, label }: { nodes: NestedNode[]; label?: string })
         <li key={node.affiliate_id} data-testid="downline-node">
           <Link to={`/admin/affiliates/${encodeURIComponent(node.identifier_type)}/${encodeURIComponent(node.identifier)}`}>{node.identifier}</Link>{' '}
           <span className="subtle">
-            level {node.level} · {formatUsd(node.volume_usd)} volume · {count(node.converting_users, 'converting user', 'converting users')} of{' '}
-            {count(node.end_users, 'referred user', 'referred users')}
+            level {node.level} · {formatUsd(node.volume_usd)} volume · {formatCount(node.converting_users, 'converting user')} of{' '}
+            {formatCount(node.end_users, 'referred user')}
           </span>
           {children.length > 0 ? <DownlineList nodes={children} /> : null}
         </li>

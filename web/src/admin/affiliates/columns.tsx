@@ -1,7 +1,7 @@
 import { createColumnHelper } from '@tanstack/react-table';
 import { Link } from 'react-router-dom';
 import type { ApiResult } from '../../api/client';
-import { CONVERSION_RATE_HELP, formatConversionRate, formatDateTime, formatUsd, shortIdentifier } from '../../ui/format';
+import { CONVERSION_RATE_HELP, formatConversionRate, formatDateTime, formatDecimal, formatUsd, shortIdentifier } from '../../ui/format';
 import { SORT_COLUMNS, type SortColumn } from './filters';
 
 export type AffiliateRow = ApiResult<'/api/v1/projects/{projectId}/affiliates', 'get'>['results'][number];
@@ -31,9 +31,9 @@ export const affiliateColumns = [
   }),
   column.accessor('volume_usd', { header: 'Volume', cell: (info) => formatUsd(info.getValue()) }),
   column.accessor('revenue_usd', { header: 'Revenue', cell: (info) => formatUsd(info.getValue()) }),
-  column.accessor('conversions', { header: 'Conversions', cell: (info) => info.getValue().toLocaleString('en-US') }),
-  column.accessor('end_users', { header: 'End users', cell: (info) => info.getValue().toLocaleString('en-US') }),
-  column.accessor('clicks', { header: 'Clicks', cell: (info) => info.getValue().toLocaleString('en-US') }),
+  column.accessor('conversions', { header: 'Conversions', cell: (info) => formatDecimal(info.getValue()) }),
+  column.accessor('end_users', { header: 'End users', cell: (info) => formatDecimal(info.getValue()) }),
+  column.accessor('clicks', { header: 'Clicks', cell: (info) => formatDecimal(info.getValue()) }),
   column.accessor((row) => formatConversionRate(row.end_users, row.clicks), {
     id: 'conversion_rate',
     header: () => <span title={CONVERSION_RATE_HELP}>Conversion rate</span>,

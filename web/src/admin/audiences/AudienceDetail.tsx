@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router-dom';
-import { formatDateTime } from '../../ui/format';
+import { formatDateTime, formatDecimal } from '../../ui/format';
 import { PagedTable } from '../../ui/PagedTable';
 import { pageFromUrl } from '../../ui/Pager';
 import { ErrorMessage, Loading } from '../../ui/states';
@@ -40,7 +40,7 @@ export function AudienceDetail() {
         </div>
         <div>
           <dt>Users</dt>
-          <dd data-testid="entries-count">{data.entries_count.toLocaleString('en-US')}</dd>
+          <dd data-testid="entries-count">{formatDecimal(data.entries_count)}</dd>
         </div>
         <div>
           <dt>Tier rank</dt>

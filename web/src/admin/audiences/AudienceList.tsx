@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useLocation, useSearchParams } from 'react-router-dom';
-import { formatDateTime } from '../../ui/format';
+import { formatDateTime, formatDecimal } from '../../ui/format';
 import { PagedTable } from '../../ui/PagedTable';
 import { pageFromUrl } from '../../ui/Pager';
 import { useProject } from '../session';
@@ -52,7 +52,7 @@ export function AudienceList() {
               <Link to={audience.id}>{audience.name}</Link>
             </td>
             <td>{audience.type}</td>
-            <td className="number">{audience.entries_count.toLocaleString('en-US')}</td>
+            <td className="number">{formatDecimal(audience.entries_count)}</td>
             <td>{audience.tier_rank ?? '—'}</td>
             <td>{audience.badge?.name ?? '—'}</td>
             <td>{formatDateTime(audience.created_at)}</td>

@@ -5,6 +5,7 @@ import { IDENTIFIER_TYPES } from '../../ui/identifier-types';
 import { ErrorMessage } from '../../ui/states';
 import { useProject } from '../session';
 import { chunk, type CsvEntry, lineOfViolation, parseEntriesCsv } from './csv';
+import { formatDecimal } from '../../ui/format';
 
 /** Entries per request: well under the API's 10,000, so the bar moves and a failed batch costs little to resend. */
 export const UPLOAD_BATCH_SIZE = 500;
@@ -110,7 +111,7 @@ export function CsvUpload({ audienceId }: { audienceId: string }) {
       ) : null}
       <p role="status" aria-live="polite" className="upload-result">
         {state.phase === 'done' || state.phase === 'failed' || state.phase === 'sending'
-          ? `Added ${state.added.toLocaleString('en-US')}, skipped ${state.skipped.toLocaleString('en-US')} already in the audience or repeated.`
+          ? `Added ${formatDecimal(state.added)}, skipped ${formatDecimal(state.skipped)} already in the audience or repeated.`
           : ''}
       </p>
       {state.phase === 'failed' ? (

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { ConfirmMutationDialog } from '../../ui/ConfirmDialog';
-import { formatBasisPoints, formatDateTime, formatUsd } from '../../ui/format';
+import { formatBasisPoints, formatCount, formatDateTime, formatDecimal, formatUsd } from '../../ui/format';
 import { ErrorMessage, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { BindSubAffiliates } from './BindSubAffiliates';
@@ -78,7 +78,7 @@ function Figures({ master }: { master: Master }) {
         </div>
         <div>
           <dt>Sub-affiliates bound now</dt>
-          <dd data-testid="master-sub-affiliates">{master.sub_affiliates_count.toLocaleString('en-US')}</dd>
+          <dd data-testid="master-sub-affiliates">{formatDecimal(master.sub_affiliates_count)}</dd>
         </div>
         <div>
           <dt>Referred volume</dt>
@@ -131,8 +131,8 @@ function RemoveMaster({ master }: { master: Master }) {
         onClose={() => setConfirming(false)}
       >
         <p>
-          Its {master.sub_affiliates_count} sub-affiliate{master.sub_affiliates_count === 1 ? '' : 's'} become regular affiliates, and conversions
-          from now on pay it no spread. Past attributions and payouts stay as they were.
+          Its {formatCount(master.sub_affiliates_count, 'sub-affiliate')} become regular affiliates, and conversions from now on pay it no spread.
+          Past attributions and payouts stay as they were.
         </p>
       </ConfirmMutationDialog>
     </section>

@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useLocation, useSearchParams } from 'react-router-dom';
-import { formatBasisPoints, formatDateTime, formatUsd } from '../../ui/format';
+import { formatBasisPoints, formatDateTime, formatDecimal, formatUsd } from '../../ui/format';
 import { pageFromUrl, Pager } from '../../ui/Pager';
 import { ListStates } from '../../ui/states';
 import { useProject } from '../session';
@@ -46,7 +46,7 @@ export function MasterList() {
                   <div className="subtle identifier">{master.identifier}</div>
                 </td>
                 <td className="number">{formatBasisPoints(master.spread_bps)}</td>
-                <td className="number">{master.sub_affiliates_count.toLocaleString('en-US')}</td>
+                <td className="number">{formatDecimal(master.sub_affiliates_count)}</td>
                 <td className="number">{formatUsd(master.referred_volume_usd)}</td>
                 <td>
                   <Amounts amounts={master.earnings} label={`Earnings of ${master.name || master.identifier}`} />

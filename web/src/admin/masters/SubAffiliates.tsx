@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
 import type { ApiQuery, ApiResult } from '../../api/client';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
-import { formatDateTime, formatUsd } from '../../ui/format';
+import { formatDateTime, formatDecimal, formatUsd } from '../../ui/format';
 import { pageFromUrl, Pager } from '../../ui/Pager';
 import { ListStates } from '../../ui/states';
 import { useProject } from '../session';
@@ -125,12 +125,12 @@ function SubAffiliateRow({ sub, onUnbind }: { sub: SubAffiliate; onUnbind(sub: S
       </td>
       <td>{sub.bound ? `bound since ${formatDateTime(sub.bound_at)}` : `former, until ${formatDateTime(sub.unbound_at)}`}</td>
       <td className="number brought-volume">{formatUsd(sub.referred_volume_usd)}</td>
-      <td className="number">{sub.referred_conversions.toLocaleString('en-US')}</td>
+      <td className="number">{formatDecimal(sub.referred_conversions)}</td>
       <td className="brought-earnings">
         <Amounts amounts={sub.agency_earnings} label={`The master’s earnings from ${name}`} />
       </td>
       <td className="number">{formatUsd(sub.volume_usd)}</td>
-      <td className="number">{sub.conversions.toLocaleString('en-US')}</td>
+      <td className="number">{formatDecimal(sub.conversions)}</td>
       <td>
         <Amounts amounts={sub.earnings} label={`Earnings of ${name}`} />
       </td>

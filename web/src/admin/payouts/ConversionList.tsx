@@ -2,7 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import type { ApiQuery } from '../../api/client';
-import { formatDateTime, formatDecimal, shortIdentifier } from '../../ui/format';
+import { formatCount, formatDateTime, formatDecimal, shortIdentifier } from '../../ui/format';
 import { IDENTIFIER_TYPES } from '../../ui/identifier-types';
 import { pageFromUrl, Pager } from '../../ui/Pager';
 import { ListStates } from '../../ui/states';
@@ -106,7 +106,7 @@ export function ConversionList() {
       {conversions.data && conversions.data.results.length > 0 ? (
         <>
           <p className="count" role="status">
-            {conversions.data.total_results.toLocaleString('en-US')} {conversions.data.total_results === 1 ? 'conversion' : 'conversions'}
+            {formatCount(conversions.data.total_results, 'conversion')}
           </p>
           <ScrollTable
             labelledBy="conversions-title"

@@ -3,7 +3,7 @@ import { useId, useState } from 'react';
 import { ConfirmMutationDialog } from '../../ui/ConfirmDialog';
 import { type Fact, Facts } from '../../ui/Facts';
 import { FieldError, fieldErrors } from '../../ui/field-errors';
-import { formatBasisPoints, formatDateTime, formatDecimal, formatTokenAmount, formatUsd } from '../../ui/format';
+import { formatBasisPoints, formatDateTime, formatTokenAmount, formatUsd, UNKNOWN_CURRENCY } from '../../ui/format';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { useProject } from '../session';
@@ -99,7 +99,7 @@ function ReversalEntry({ reversal, conversion }: { reversal: Reversal; conversio
         >
           {reversal.movements.map((part) => {
             const currency = currencyOf(part.currency_id);
-            const amount = (units: string) => (currency ? formatTokenAmount(units, currency) : `${formatDecimal(units)} base units`);
+            const amount = (units: string) => formatTokenAmount(units, currency ?? UNKNOWN_CURRENCY);
             return (
               <tr key={`${part.kind}:${part.user_identifier_type}:${part.user_identifier}:${part.rebate}`} data-testid="reversed-part">
                 <td>{part.rebate ? `${KIND_LABELS[part.kind]} (rebate)` : KIND_LABELS[part.kind]}</td>

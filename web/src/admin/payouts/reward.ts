@@ -1,5 +1,5 @@
 import type { ApiBody, ApiResult } from '../../api/client';
-import { formatDecimal, tokenAmount } from '../../ui/format';
+import { formatDecimal, formatTokenAmount, tokenAmount, UNKNOWN_CURRENCY } from '../../ui/format';
 
 /**
  * Rewards as the terms editor handles them. A fixed reward is typed in whole tokens of the terms'
@@ -58,7 +58,7 @@ export function rewardOf(draft: RewardDraft, decimals: number): { reward: Reward
 export function describeReward(reward: Reward | null, currency: { decimals: number; name: string } | undefined): string {
   if (reward === null) return 'Nothing';
   if ('bps' in reward) return `${formatDecimal(String(reward.bps / 100))} % of reward_base (${reward.bps} bps)`;
-  return currency ? `${formatDecimal(tokenAmount(reward.fixed, currency.decimals))} ${currency.name} each` : `${reward.fixed} base units each`;
+  return `${formatTokenAmount(reward.fixed, currency ?? UNKNOWN_CURRENCY)} each`;
 }
 
 /** The referral levels above the referring affiliate that terms (and each tier) may pay (docs/claims.md#referral-levels). */

@@ -4,7 +4,7 @@ import { Link, useSearchParams } from 'react-router-dom';
 import { ApiError } from '../../api/client';
 import { ConfirmMutationDialog } from '../../ui/ConfirmDialog';
 import { FieldError, fieldErrors } from '../../ui/field-errors';
-import { formatDateTime, shortIdentifier } from '../../ui/format';
+import { formatCount, formatDateTime, shortIdentifier } from '../../ui/format';
 import { PAGE_SIZES, pageFromUrl, PageSizeSelect } from '../../ui/Pager';
 import { PagedTable } from '../../ui/PagedTable';
 import { ErrorMessage } from '../../ui/states';
@@ -121,7 +121,7 @@ export function ReviewQueue() {
             {outcomes ? (
               <>
                 <p>
-                  {outcomes.action} {outcomes.results.length === 1 ? '1 conversion' : `${outcomes.results.length} conversions`}:
+                  {outcomes.action} {formatCount(outcomes.results.length, 'conversion')}:
                 </p>
                 <ul className="outcomes">
                   {outcomes.results.map((result) => (
@@ -309,7 +309,7 @@ function DeclineDialog({ ids, onClose, onDeclined }: { ids: string[]; onClose():
   return (
     <ConfirmMutationDialog
       open
-      title={ids.length === 1 ? 'Decline 1 conversion?' : `Decline ${ids.length} conversions?`}
+      title={`Decline ${formatCount(ids.length, 'conversion')}?`}
       confirmLabel="Decline"
       mutation={decline}
       onClose={onClose}

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, type ApiResult } from '../../api/client';
-import { formatDateTime, formatDecimal, tokenAmount } from '../../ui/format';
+import { formatCount, formatCurrencyAmount, formatDateTime, formatTokenAmount } from '../../ui/format';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { usePortal } from '../session';
 import { injectedWallet, sendTransaction, switchChain, waitForReceipt, WalletError } from '../wallet';
@@ -88,8 +88,8 @@ export function ClaimsPage() {
               {checks.data.results.map((check) => (
                 <tr key={check.id} data-testid="claim-check">
                   <td>{REASON_WORDS[check.reason]}</td>
-                  <td className="number">
-                    {formatDecimal(tokenAmount(check.amount, check.currency_decimals))} {check.currency_name}
+                  <td className="number" title={`${check.amount} base units`}>
+                    {formatCurrencyAmount(check)}
                   </td>
                   <td className="wrap">
                     {check.close_unavailable ? (
@@ -133,6 +133,7 @@ export function ClaimsPage() {
       {vouchers.data ? (
         <Redeem
           vouchers={vouchers.data}
+          checks={checks.data?.results ?? []}
           address={address}
           mayClose={openIds.length > 0 || !checks.data?.results.some((check) => check.close_unavailable)}
           onClaimed={() => void refresh()}
@@ -143,7 +144,26 @@ export function ClaimsPage() {
 }
 
 /** `mayClose`: whether "close an open check first" is advice the affiliate can follow (false when what is open cannot close yet). */
-function Redeem({ vouchers, address, mayClose, onClaimed }: { vouchers: Voucher[]; address: string; mayClose: boolean; onClaimed(): void }) {
+function Redeem({
+  vouchers,
+  checks,
+  address,
+  mayClose,
+  onClaimed,
+}: {
+  vouchers: Voucher[];
+  checks: ClaimCheck[];
+  address: string;
+  mayClose: boolean;
+  onClaimed(): void;
+}) {
+  // A voucher is its claim check's (same id): the check names the currency the voucher only gives the address of.
+  const amountOf = (voucher: Voucher) => {
+    const check = checks.find((one) => one.id === voucher.id);
+    return check
+      ? formatCurrencyAmount({ ...check, amount: voucher.amount })
+      : formatTokenAmount(voucher.amount, { name: null, decimals: null, address: voucher.currency });
+  };
   const redeemable = vouchers.filter((voucher) => isRedeemable(voucher));
   const held = vouchers.filter((voucher) => voucher.restriction_message);
   // One transaction per ClaimManager: each voucher names the contract it was signed for, on its chain.
@@ -181,8 +201,7 @@ function Redeem({ vouchers, address, mayClose, onClaimed }: { vouchers: Voucher[
           }}
         >
           <p data-testid="claimable">
-            {batch.length === 1 ? 'One voucher' : `${batch.length} vouchers`} to claim:{' '}
-            {batch.map((voucher) => `${formatDecimal(voucher.amount)} base units`).join(', ')}, until{' '}
+            {batch.length === 1 ? 'One voucher' : formatCount(batch.length, 'voucher')} to claim: {batch.map(amountOf).join(', ')}, until{' '}
             {formatDateTime(new Date(batch[0]!.deadline! * 1000).toISOString())}.
           </p>
           <p>

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { ApiError } from '../../api/client';
-import { formatCurrencyAmount, formatUsd } from '../../ui/format';
+import { formatCurrencyAmount, formatDecimal, formatUsd } from '../../ui/format';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
 import { ErrorMessage } from '../../ui/states';
 import { usePortal } from '../session';
@@ -45,7 +45,7 @@ export function EarningsByLevel() {
           <tr key={level.level} data-testid="level-earnings">
             <td>{LEVEL_WORDS[level.level] ?? `Level ${level.level}`}</td>
             <td className="number">{formatUsd(level.volume_usd)}</td>
-            <td className="number">{level.conversions.toLocaleString('en-US')}</td>
+            <td className="number">{formatDecimal(level.conversions)}</td>
             <td>{level.earnings.length === 0 ? 'Nothing yet' : level.earnings.map(formatCurrencyAmount).join(', ')}</td>
           </tr>
         ))}

@@ -1,5 +1,5 @@
 import { useQueries } from '@tanstack/react-query';
-import { formatOrdinal, formatTokenAmount } from '../../ui/format';
+import { formatCount, formatOrdinal, formatTokenAmount } from '../../ui/format';
 import { ErrorMessage } from '../../ui/states';
 import { usePortal } from '../session';
 import type { CurrencyEarnings } from './earnings';
@@ -47,9 +47,7 @@ export function LeaderboardPosition({ currencies }: { currencies: readonly Curre
           return (
             <li key={key} data-testid="board-position">
               {own
-                ? `${formatOrdinal(own.rank)} among affiliates in ${currency.name}, with ${formatTokenAmount(own.total_amount_base_units, currency)} earned from ${
-                    own.total_attributions === 1 ? '1 payout' : `${own.total_attributions.toLocaleString('en-US')} payouts`
-                  }.`
+                ? `${formatOrdinal(own.rank)} among affiliates in ${currency.name}, with ${formatTokenAmount(own.total_amount_base_units, currency)} earned from ${formatCount(own.total_attributions, 'payout')}.`
                 : `Not on the ${currency.name} board yet: it ranks what affiliates earned from their referrals.`}
             </li>
           );

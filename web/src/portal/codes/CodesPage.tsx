@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { CONVERSION_RATE_HELP, formatConversionRate, formatDateTime } from '../../ui/format';
+import { CONVERSION_RATE_HELP, formatConversionRate, formatDateTime, formatDecimal } from '../../ui/format';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { useOwnAffiliate } from '../membership';
 import { usePortal } from '../session';
@@ -62,9 +62,9 @@ export function CodesPage() {
               {affiliate.codes.map((code) => (
                 <tr key={code.code}>
                   <td className="identifier">{code.code}</td>
-                  <td className="number">{code.uses.toLocaleString('en-US')}</td>
+                  <td className="number">{formatDecimal(code.uses)}</td>
                   <td className="number" data-testid={`clicks-${code.code}`}>
-                    {code.clicks === null ? '—' : code.clicks.toLocaleString('en-US')}
+                    {code.clicks === null ? '—' : formatDecimal(code.clicks)}
                   </td>
                   <td className="number" data-testid={`conversion-rate-${code.code}`}>
                     {formatConversionRate(code.uses, code.clicks)}

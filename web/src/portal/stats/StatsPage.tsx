@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { ApiError } from '../../api/client';
-import { formatDecimal, formatUsd } from '../../ui/format';
+import { currencyOfAmount, formatCurrencyAmount, formatDecimal, formatUsd } from '../../ui/format';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
 import { usePortal } from '../session';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
@@ -51,21 +51,21 @@ export function StatsPage() {
         </div>
         <div>
           <dt>Conversions</dt>
-          <dd data-testid="stat-conversions">{data.conversions.toLocaleString('en-US')}</dd>
+          <dd data-testid="stat-conversions">{formatDecimal(data.conversions)}</dd>
         </div>
         <div>
           <dt>People referred</dt>
-          <dd data-testid="stat-end-users">{data.end_users.toLocaleString('en-US')}</dd>
+          <dd data-testid="stat-end-users">{formatDecimal(data.end_users)}</dd>
         </div>
         <div>
           <dt>People who converted</dt>
-          <dd>{data.converting_users.toLocaleString('en-US')}</dd>
+          <dd>{formatDecimal(data.converting_users)}</dd>
         </div>
         {data.earnings.map((earning) => (
           <div key={`${earning.currency_chain_id}:${earning.currency_address}`}>
-            <dt>Earned in {earning.currency_name ?? earning.currency_address ?? 'a currency'}</dt>
-            <dd>
-              {formatDecimal(earning.amount)} <span className="subtle">base units</span>
+            <dt>Earned in {currencyOfAmount(earning).type === 'point' ? 'points' : (earning.currency_name ?? 'a currency not known yet')}</dt>
+            <dd data-testid="stat-earned" title={`${earning.amount} base units`}>
+              {formatCurrencyAmount(earning)}
             </dd>
           </div>
         ))}
@@ -105,7 +105,7 @@ export function StatsPage() {
                 <td>{day.date}</td>
                 <td className="number">{formatUsd(day.volume_usd)}</td>
                 <td className="number">{formatUsd(day.revenue_usd)}</td>
-                <td className="number">{day.conversions}</td>
+                <td className="number">{formatDecimal(day.conversions)}</td>
               </tr>
             ))}
         </ScrollTable>

@@ -1,7 +1,7 @@
 import type { UseQueryResult } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
-import { formatDateTime } from '../../../ui/format';
+import { formatDateTime, formatDecimal } from '../../../ui/format';
 import { type ListPosition, Pager } from '../../../ui/Pager';
 import { Empty, ErrorMessage, Loading } from '../../../ui/states';
 
@@ -35,7 +35,7 @@ export function BoardFrame<T extends BoardPage>({
   return (
     <>
       <p className="count" data-testid="board-as-of">
-        {query.data.total_results.toLocaleString('en-US')} ranked, as of {formatDateTime(query.data.calculated_at)}
+        {formatDecimal(query.data.total_results)} ranked, as of {formatDateTime(query.data.calculated_at)}
       </p>
       {children(query.data)}
       <Pager label="Leaderboard pages" list={query.data} onPage={onPage} />

@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { formatTokenAmount } from '../../../ui/format';
+import { formatDecimal, formatTokenAmount } from '../../../ui/format';
 import { numeric, ScrollTable } from '../../../ui/ScrollTable';
 import { useProject } from '../../session';
 import type { Currency } from '../currencies';
@@ -62,7 +62,7 @@ export function PayoutsBoard({
               <td className="number" title={`${entry.total_amount_base_units} base units`}>
                 {formatTokenAmount(entry.total_amount_base_units, currency)}
               </td>
-              <td className="number">{entry.total_attributions.toLocaleString('en-US')}</td>
+              <td className="number">{formatDecimal(entry.total_attributions)}</td>
             </tr>
           ))}
         </ScrollTable>

@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { formatUsd } from '../../../ui/format';
+import { formatDecimal, formatUsd } from '../../../ui/format';
 import { numeric, ScrollTable } from '../../../ui/ScrollTable';
 import { useProject } from '../../session';
 import { BoardFrame, BoardUser } from './BoardFrame';
@@ -68,7 +68,7 @@ export function RevenueBoard({ userType, page, onPage }: Props) {
               <BoardUser identifier={entry.user_identifier} identifierType={entry.user_identifier_type} affiliate={userType === 'affiliate'} />
               <td>{entry.affiliate_code ?? '—'}</td>
               <td className="number">{formatUsd(entry.total_amount)}</td>
-              <td className="number">{entry.attributions.toLocaleString('en-US')}</td>
+              <td className="number">{formatDecimal(entry.attributions)}</td>
             </tr>
           ))}
         </ScrollTable>
@@ -97,7 +97,7 @@ export function ReferredUsersBoard({ page, onPage }: Omit<Props, 'userType'>) {
             <tr key={`${entry.user_identifier_type}:${entry.user_identifier}`}>
               <td className="number">{entry.rank}</td>
               <BoardUser identifier={entry.user_identifier} identifierType={entry.user_identifier_type} affiliate />
-              <td className="number">{entry.total_referred_users.toLocaleString('en-US')}</td>
+              <td className="number">{formatDecimal(entry.total_referred_users)}</td>
             </tr>
           ))}
         </ScrollTable>
