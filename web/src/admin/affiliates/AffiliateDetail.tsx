@@ -5,7 +5,7 @@ import { Link, useParams } from 'react-router-dom';
 import type { ApiResult } from '../../api/client';
 import { CONVERSION_RATE_HELP, formatConversionRate, formatDateTime, formatDecimal, formatUsd } from '../../ui/format';
 import { Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, ListStates, Loading } from '../../ui/states';
+import { Empty, ListStates, LoadError, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { AffiliateCodes } from './AffiliateCodes';
 import { ClicksChart } from './ClicksChart';
@@ -30,7 +30,7 @@ export function AffiliateDetail() {
       }),
   });
   if (affiliate.isPending) return <Loading label="Loading the affiliate…" />;
-  if (affiliate.isError) return <ErrorMessage error={affiliate.error} />;
+  if (affiliate.isError) return <LoadError query={affiliate} />;
   const data = affiliate.data;
   return (
     <article aria-labelledby="affiliate-title">
