@@ -49,9 +49,13 @@ describe('the API’s refusals in sentences', () => {
     ]);
     expect(errorSentence(two)).toBe('2 fields need correcting:');
     expect(listedViolations(two).map(violationSentence)).toEqual(['The name must have at most 200 characters.', 'The decimals must be at most 77.']);
-    expect(errorSentence(two, { fieldsShown: true })).toBe('Correct the 2 fields marked below.');
-    expect(listedViolations(two, { fieldsShown: true })).toEqual([]);
-    expect(errorSentence(one, { fieldsShown: true })).toBe('Correct the field marked below.');
+    expect(errorSentence(two, { shownAt: () => true })).toBe('Correct the 2 fields marked below.');
+    expect(listedViolations(two, { shownAt: () => true })).toEqual([]);
+    expect(errorSentence(one, { shownAt: () => true })).toBe('Correct the field marked below.');
+    // A field no input shows is listed under the pointer, the others are not.
+    const onlyName = (field: string) => field === 'name';
+    expect(errorSentence(two, { shownAt: onlyName })).toBe('Correct the field marked below.');
+    expect(listedViolations(two, { shownAt: onlyName }).map(violationSentence)).toEqual(['The decimals must be at most 77.']);
   });
 
   it('words codes whose message reads badly, and makes any other message a sentence', () => {

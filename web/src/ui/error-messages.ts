@@ -146,15 +146,22 @@ const CODE_SENTENCES: Record<string, (error: ApiError) => string | undefined> = 
   },
 };
 
+/** Which fields a form shows at their inputs (each input says its own problem, error-messages' fieldMessage). */
+export type ShownAt = (field: string) => boolean;
+const nowhere: ShownAt = () => false;
+
+const distinctFields = (violations: readonly FieldViolation[]) => new Set(violations.map((violation) => violation.field)).size;
+
 /**
  * An error as the sentence a banner shows. A request with wrong fields says which: in one sentence
- * for one field, or as how many when the fields are listed (`fieldsShown`: each input shows its own,
- * so the banner only points at them and nothing is said twice).
+ * for one field, as how many over their list, or, for the fields its inputs show (`shownAt`), only
+ * a pointer to them, so nothing is said twice.
  */
-export function errorSentence(error: unknown, { fieldsShown = false }: { fieldsShown?: boolean } = {}): string {
+export function errorSentence(error: unknown, { shownAt = nowhere }: { shownAt?: ShownAt } = {}): string {
   if (isFieldsError(error)) {
-    const count = new Set(error.details.map((detail) => detail.field)).size;
-    if (fieldsShown) return count === 1 ? 'Correct the field marked below.' : `Correct the ${count} fields marked below.`;
+    const atInputs = distinctFields(error.details.filter((detail) => shownAt(detail.field)));
+    if (atInputs > 0) return atInputs === 1 ? 'Correct the field marked below.' : `Correct the ${atInputs} fields marked below.`;
+    const count = distinctFields(error.details);
     return count === 1 ? violationSentence(error.details[0]!) : `${count} fields need correcting:`;
   }
   if (error instanceof ApiError) return CODE_SENTENCES[error.code]?.(error) ?? sentence(error.message);
@@ -162,9 +169,10 @@ export function errorSentence(error: unknown, { fieldsShown = false }: { fieldsS
   return 'Something went wrong.';
 }
 
-/** The details a banner lists under its sentence: none when the sentence said it or the inputs show them. */
-export function listedViolations(error: unknown, { fieldsShown = false }: { fieldsShown?: boolean } = {}): FieldViolation[] {
-  if (!(error instanceof ApiError) || fieldsShown) return [];
-  if (isFieldsError(error) && new Set(error.details.map((detail) => detail.field)).size === 1) return [];
-  return error.details;
+/** The violations a banner lists under its sentence: those no input shows, unless its sentence already said the only one. */
+export function listedViolations(error: unknown, { shownAt = nowhere }: { shownAt?: ShownAt } = {}): FieldViolation[] {
+  if (!(error instanceof ApiError)) return [];
+  const elsewhere = error.details.filter((detail) => !shownAt(detail.field));
+  const saidInSentence = isFieldsError(error) && elsewhere.length === error.details.length && distinctFields(elsewhere) === 1;
+  return saidInSentence ? [] : elsewhere;
 }

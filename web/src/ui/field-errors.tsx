@@ -16,7 +16,8 @@ export function fieldErrors(error: unknown): Record<string, string> {
  * fieldErrors of a form's last refusal, less the fields edited since: a problem goes away as soon
  * as the person changes the field it is about (`edited(field)` from its onChange), and the next
  * refusal (a new error) shows all of its own again. `error` is the refusal less the edited fields'
- * violations, for the banner; null once every field it named was edited.
+ * violations, for the banner; null once every field it named was edited, or at the first edit when
+ * it named none (a refusal of the whole form, such as a duplicate, is about what was sent).
  */
 export function useFieldErrors(refusal: unknown): { errors: Record<string, string>; error: unknown; edited(field: string): void } {
   const [edits, setEdits] = useState<{ of: unknown; fields: ReadonlySet<string> }>({ of: null, fields: new Set() });
@@ -27,14 +28,15 @@ export function useFieldErrors(refusal: unknown): { errors: Record<string, strin
     errors,
     error: uncorrected(refusal, editedFields),
     edited: (field) => {
-      if (all[field] !== undefined && !editedFields.has(field)) setEdits({ of: refusal, fields: new Set([...editedFields, field]) });
+      if (refusal && !editedFields.has(field)) setEdits({ of: refusal, fields: new Set([...editedFields, field]) });
     },
   };
 }
 
 /** The refusal less the violations of the edited fields (null when none is left), so a banner counts only what is still wrong. */
 function uncorrected(refusal: unknown, edited: ReadonlySet<string>): unknown {
-  if (!(refusal instanceof ApiError) || refusal.details.length === 0 || edited.size === 0) return refusal;
+  if (edited.size === 0) return refusal;
+  if (!(refusal instanceof ApiError) || refusal.details.length === 0) return null;
   const left = refusal.details.filter((detail) => !edited.has(detail.field));
   return left.length === 0 ? null : new ApiError(refusal.status, refusal.code, refusal.message, left);
 }

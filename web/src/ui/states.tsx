@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { errorSentence, listedViolations, violationSentence } from './error-messages';
+import { errorSentence, listedViolations, type ShownAt, violationSentence } from './error-messages';
 
 /** Loading, error and empty states, the same on every screen. */
 
@@ -12,27 +12,29 @@ export function Loading({ label = 'Loading…' }: { label?: string }) {
 }
 
 /**
- * An error in a sentence (error-messages.ts), with the fields it names listed in words unless
- * `showDetails` is off (the form shows each at its input, so the banner only points at them). With
- * `onRetry` (a failed load), a Retry button asks again: the person need not reload the page.
+ * An error in a sentence (error-messages.ts), with the fields it names listed in words, but for
+ * those the form shows at their inputs (`shownAt`, or every field with `showDetails` off): for them
+ * the banner only points at the inputs, so nothing is said twice. With `onRetry` (a failed load), a
+ * Retry button asks again: the person need not reload the page.
  */
 export function ErrorMessage({
   error,
   title,
   showDetails = true,
+  shownAt = showDetails ? undefined : () => true,
   onRetry,
 }: {
   error: unknown;
   title?: string;
   showDetails?: boolean;
+  shownAt?: ShownAt;
   onRetry?: () => void;
 }) {
-  const fieldsShown = !showDetails;
-  const details = listedViolations(error, { fieldsShown });
+  const details = listedViolations(error, { shownAt });
   return (
     <div className="state state-error" role="alert">
       {title ? <strong>{title}: </strong> : null}
-      {errorSentence(error, { fieldsShown })}
+      {errorSentence(error, { shownAt })}
       {onRetry ? (
         <>
           {' '}

@@ -41,6 +41,11 @@ function errorAt(errors: Record<string, string>, field: string): string | undefi
   return match === undefined ? undefined : errors[match];
 }
 
+/** The API's fields an input of this form shows (with errorAt): a refusal's banner lists only the others. */
+const SHOWN_AT_INPUT =
+  /^(conversion_name|currency_id|hold_days|end_user|affiliate[234]?|(end_user|affiliate)_allowlist_audience_id|caps\.per_conversion|caps\.per_end_user|caps\.per_affiliate_window\.(amount|days)|tiers\[\d+\]\.(audience_id|affiliate[234]?))(\.|\[|$)/;
+const shownAtInput = (field: string) => SHOWN_AT_INPUT.test(field);
+
 /** Creates (terms/new) or edits (terms/edit/:conversionName) what a conversion name pays; deletes with a confirmation. */
 export function PayoutTermsEditor() {
   const { conversionName } = useParams();
@@ -414,7 +419,7 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
           Add a tier reward
         </button>
       </div>
-      {save.isError ? <ErrorMessage error={save.error} title="The terms were not saved" /> : null}
+      {save.isError ? <ErrorMessage error={save.error} title="The terms were not saved" shownAt={shownAtInput} /> : null}
       <p role="status" className="upload-result">
         {saved}
       </p>
