@@ -92,11 +92,11 @@ function requirement(reason: string): string | undefined {
   }
   if ((match = /^Invalid input: expected (.+)$/.exec(reason))) return `must be ${match[1]}`;
   if ((match = /^Invalid option: expected one of (.+)$/.exec(reason))) return `must be one of ${oneOf(match[1]!.split('|'))}`;
-  if ((match = /^Invalid string: must match pattern /.exec(reason))) return 'is not in the expected format';
+  if (/^Invalid string: must match pattern /.test(reason)) return 'is not in the expected format';
   if ((match = /^Invalid string: (must .+)$/.exec(reason))) return match[1];
   if ((match = /^Invalid number: must be a multiple of (\S+)$/.exec(reason))) return `must be a multiple of ${number(match[1]!)}`;
   if ((match = /^Invalid discriminator value\. Expected (.+)$/.exec(reason))) return `must be ${oneOf(match[1]!.split('|'))}`;
-  if ((match = /^Unrecognized keys?: /.exec(reason))) return 'is not a known field';
+  if (/^Unrecognized keys?: /.test(reason)) return 'is not a known field';
   if (reason === 'Invalid input') return 'is not valid';
   if ((match = /^Invalid (.+)$/.exec(reason))) {
     const format = FORMAT_WORDS[match[1]!];
