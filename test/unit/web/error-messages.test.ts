@@ -1,4 +1,5 @@
 import { ApiError } from '../../../web/src/api/client';
+import { refusalByLine } from '../../../web/src/admin/audiences/csv';
 import { errorSentence, fieldMessage, fieldPhrase, listedViolations, violationSentence } from '../../../web/src/ui/error-messages';
 
 const refusal = (details: Array<{ field: string; reason: string }>, code = 'VALIDATION_FAILED') =>
@@ -76,5 +77,11 @@ describe('the API’s refusals in sentences', () => {
       'The server could not be reached. Check your connection and try again.',
     );
     expect(errorSentence('nonsense')).toBe('Something went wrong.');
+  });
+
+  it('names a CSV batch’s refused entry by the file’s line, not its place in the batch', () => {
+    const batch = [501, 502, 503, 504].map((line) => ({ identifier: `0x${line}`, identifier_type: 'evm_address', line }));
+    const refused = refusal([{ field: 'entries[3].identifier', reason: 'Too small: expected string to have >=1 characters' }]);
+    expect(errorSentence(refusalByLine(refused, batch))).toBe('Row 504: the identifier must not be empty.');
   });
 });
