@@ -63,13 +63,13 @@ describe('the API’s refusals in sentences', () => {
     const notAffiliate = new ApiError(404, 'AFFILIATE_NOT_FOUND', '1 of these users is not affiliates of this project; nothing was bound', [
       { field: 'user_identifiers[1]', reason: 'is not an affiliate of this project' },
     ]);
-    expect(errorSentence(notAffiliate)).toBe('1 of these users is not an affiliate of this project. Nothing was bound.');
+    expect(errorSentence(notAffiliate)).toBe('1 of these users is not an affiliate of this project.');
     expect(listedViolations(notAffiliate).map(violationSentence)).toEqual(['Row 2: the user identifier is not an affiliate of this project.']);
     const two = new ApiError(404, 'AFFILIATE_NOT_FOUND', '2 of these users are not affiliates of this project; nothing was bound', [
       { field: 'user_identifiers[0]', reason: 'is not an affiliate of this project' },
       { field: 'user_identifiers[2]', reason: 'is not an affiliate of this project' },
     ]);
-    expect(errorSentence(two)).toBe('2 of these users are not affiliates of this project. Nothing was bound.');
+    expect(errorSentence(two)).toBe('2 of these users are not affiliates of this project.');
     expect(errorSentence(new ApiError(409, 'CURRENCY_EXISTS', 'this project already has a currency at 0xabc on chain 8453'))).toBe(
       'This project already has a currency at 0xabc on chain 8453.',
     );

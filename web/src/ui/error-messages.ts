@@ -135,14 +135,11 @@ export function isFieldsError(error: unknown): error is ApiError {
 
 /** Codes whose message needs the figures of its details to read well. */
 const CODE_SENTENCES: Record<string, (error: ApiError) => string | undefined> = {
-  // "1 of these users is not affiliates": the count decides the grammar.
+  // "1 of these users is not affiliates": the count decides the grammar. (That nothing was bound, the screen's title says.)
   AFFILIATE_NOT_FOUND: (error) => {
-    const refused = error.details.filter((detail) => /not an? affiliate|not affiliates/.test(detail.reason)).length || error.details.length;
+    const refused = error.details.filter((detail) => detail.field.startsWith('user_identifiers')).length;
     if (refused === 0) return undefined;
-    const bound = /nothing was bound/.test(error.message) ? ' Nothing was bound.' : '';
-    return refused === 1
-      ? `1 of these users is not an affiliate of this project.${bound}`
-      : `${refused} of these users are not affiliates of this project.${bound}`;
+    return refused === 1 ? '1 of these users is not an affiliate of this project.' : `${refused} of these users are not affiliates of this project.`;
   },
 };
 
