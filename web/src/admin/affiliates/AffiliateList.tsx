@@ -173,86 +173,84 @@ function FilterForm({ filters, onChange }: { filters: AffiliateFilters; onChange
   });
   const audienceOptions = audiences.data?.results ?? [];
   return (
-    <>
-      <form className="filters" onSubmit={submit} aria-label="Filter affiliates">
-        <div>
-          <label htmlFor="filter-q">Identifier or name starts with</label>
-          <input id="filter-q" type="search" {...text('q')} />
-        </div>
-        <div>
-          <label htmlFor="filter-status">Status</label>
-          <select
-            id="filter-status"
-            value={filters.status ?? ''}
-            onChange={(event) => choose({ status: (event.target.value || undefined) as AffiliateFilters['status'] })}
-          >
-            <option value="">Any</option>
-            <option value="active">Active</option>
-            <option value="flagged">Flagged</option>
-            <option value="suspended">Suspended</option>
-          </select>
-        </div>
-        <div>
-          <label htmlFor="filter-region">Region (country code)</label>
-          <input id="filter-region" {...text('region')} maxLength={2} size={4} />
-        </div>
-        <div>
-          <label htmlFor="filter-audience">Member of</label>
-          <select id="filter-audience" value={filters.audience ?? ''} onChange={(event) => choose({ audience: event.target.value || undefined })}>
-            <option value="">Any audience</option>
-            <AudienceOptions audiences={audienceOptions} />
-          </select>
-        </div>
-        <div>
-          <label htmlFor="filter-audience-ids">Member of any of</label>
-          <select
-            id="filter-audience-ids"
-            multiple
-            value={audienceIds}
-            onChange={(event) => setAudienceIds([...event.target.selectedOptions].map((option) => option.value))}
-            size={Math.min(4, Math.max(2, audienceOptions.length))}
-          >
-            <AudienceOptions audiences={audienceOptions} />
-          </select>
-        </div>
-        <div>
-          <label htmlFor="filter-conversions">Converted with (names, comma separated)</label>
-          <input id="filter-conversions" {...text('conversions')} />
-        </div>
-        <div>
-          <label htmlFor="filter-sort">Sort by</label>
-          <select
-            id="filter-sort"
-            value={filters.sort_by ?? 'joined_at'}
-            onChange={(event) => choose({ sort_by: event.target.value as AffiliateFilters['sort_by'] })}
-          >
-            {SORT_COLUMNS.map((column) => (
-              <option key={column.value} value={column.value}>
-                {column.label}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label htmlFor="filter-order">Order</label>
-          <select
-            id="filter-order"
-            value={filters.order ?? 'desc'}
-            onChange={(event) => choose({ order: event.target.value as AffiliateFilters['order'] })}
-          >
-            <option value="desc">Highest / newest first</option>
-            <option value="asc">Lowest / oldest first</option>
-          </select>
-        </div>
-        <div className="filter-actions">
-          <button type="submit">Apply filters</button>
-          <button type="button" onClick={() => onChange({})}>
-            Clear
-          </button>
-        </div>
-      </form>
+    <form className="filters" onSubmit={submit} aria-label="Filter affiliates">
+      <div>
+        <label htmlFor="filter-q">Identifier or name starts with</label>
+        <input id="filter-q" type="search" {...text('q')} />
+      </div>
+      <div>
+        <label htmlFor="filter-status">Status</label>
+        <select
+          id="filter-status"
+          value={filters.status ?? ''}
+          onChange={(event) => choose({ status: (event.target.value || undefined) as AffiliateFilters['status'] })}
+        >
+          <option value="">Any</option>
+          <option value="active">Active</option>
+          <option value="flagged">Flagged</option>
+          <option value="suspended">Suspended</option>
+        </select>
+      </div>
+      <div>
+        <label htmlFor="filter-region">Region (country code)</label>
+        <input id="filter-region" {...text('region')} maxLength={2} size={4} />
+      </div>
+      <div>
+        <label htmlFor="filter-audience">Member of</label>
+        <select id="filter-audience" value={filters.audience ?? ''} onChange={(event) => choose({ audience: event.target.value || undefined })}>
+          <option value="">Any audience</option>
+          <AudienceOptions audiences={audienceOptions} />
+        </select>
+      </div>
+      <div>
+        <label htmlFor="filter-audience-ids">Member of any of</label>
+        <select
+          id="filter-audience-ids"
+          multiple
+          value={audienceIds}
+          onChange={(event) => setAudienceIds([...event.target.selectedOptions].map((option) => option.value))}
+          size={Math.min(4, Math.max(2, audienceOptions.length))}
+        >
+          <AudienceOptions audiences={audienceOptions} />
+        </select>
+      </div>
+      <div>
+        <label htmlFor="filter-conversions">Converted with (names, comma separated)</label>
+        <input id="filter-conversions" {...text('conversions')} />
+      </div>
+      <div>
+        <label htmlFor="filter-sort">Sort by</label>
+        <select
+          id="filter-sort"
+          value={filters.sort_by ?? 'joined_at'}
+          onChange={(event) => choose({ sort_by: event.target.value as AffiliateFilters['sort_by'] })}
+        >
+          {SORT_COLUMNS.map((column) => (
+            <option key={column.value} value={column.value}>
+              {column.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label htmlFor="filter-order">Order</label>
+        <select
+          id="filter-order"
+          value={filters.order ?? 'desc'}
+          onChange={(event) => choose({ order: event.target.value as AffiliateFilters['order'] })}
+        >
+          <option value="desc">Highest / newest first</option>
+          <option value="asc">Lowest / oldest first</option>
+        </select>
+      </div>
+      <div className="filter-actions">
+        <button type="submit">Apply filters</button>
+        <button type="button" onClick={() => onChange({})}>
+          Clear
+        </button>
+      </div>
       <FilterChips filters={filters} audiences={audienceOptions} onChange={onChange} />
-    </>
+    </form>
   );
 }
 
