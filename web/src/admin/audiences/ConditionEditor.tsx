@@ -1,5 +1,6 @@
 import type { FieldViolation } from '../../api/client';
 import { describeCondition, EXAMPLE_CONDITION, parseCondition } from './condition';
+import { fieldMessage } from '../../ui/error-messages';
 
 /**
  * The condition of a dynamic audience as JSON, with a readable rendering beside it and the API's
@@ -55,7 +56,7 @@ export function ConditionEditor({ value, onChange, violations }: { value: string
         <ul className="field-errors" aria-label="Problems in the condition">
           {conditionViolations.map((violation) => (
             <li key={`${violation.field}:${violation.reason}`}>
-              <code>{violation.field}</code>: {violation.reason}
+              <code>{violation.field}</code>: {fieldMessage(violation.reason)}
             </li>
           ))}
         </ul>
