@@ -8,6 +8,7 @@ interface PageQuery<T> {
   isPending: boolean;
   isError: boolean;
   error: unknown;
+  refetch(): Promise<unknown>;
   data: (ListPosition & { results: readonly T[] }) | undefined;
 }
 

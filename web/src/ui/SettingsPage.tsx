@@ -1,6 +1,6 @@
 import type { UseQueryResult } from '@tanstack/react-query';
 import { Fragment, type ReactNode, useState } from 'react';
-import { ErrorMessage, Loading } from './states';
+import { LoadError, Loading } from './states';
 
 /** What a settings page hands its form: the stored settings, and what the form says when it saves or is edited. */
 export interface SettingsFormProps<T> {
@@ -34,7 +34,7 @@ export function SettingsPage<T>({
     <section aria-labelledby={id}>
       <h1 id={id}>{title}</h1>
       {settings.isPending ? <Loading label={loadingLabel} /> : null}
-      {settings.isError ? <ErrorMessage error={settings.error} /> : null}
+      {settings.isError ? <LoadError query={settings} /> : null}
       {settings.data ? (
         <Fragment key={version}>
           {form({

@@ -13,7 +13,7 @@ import {
   formatUsd,
 } from '../../ui/format';
 import { Pager } from '../../ui/Pager';
-import { Empty, ErrorMessage, ListStates, Loading } from '../../ui/states';
+import { Empty, ListStates, LoadError, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { AffiliateCodes } from './AffiliateCodes';
 import { ClicksChart } from './ClicksChart';
@@ -44,7 +44,7 @@ export function AffiliateDetail() {
       }),
   });
   if (affiliate.isPending) return <Loading label="Loading the affiliate…" />;
-  if (affiliate.isError) return <ErrorMessage error={affiliate.error} />;
+  if (affiliate.isError) return <LoadError query={affiliate} />;
   const data = affiliate.data;
   return (
     <article aria-labelledby="affiliate-title">

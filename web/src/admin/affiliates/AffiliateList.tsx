@@ -1,15 +1,16 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { flexRender, getCoreRowModel, useReactTable } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { type CSSProperties, type FormEvent, useEffect, useMemo, useRef } from 'react';
+import { type ChangeEvent, type CSSProperties, type FormEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { Empty, LoadError, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { CONVERSION_RATE_HELP, formatCount } from '../../ui/format';
 import { affiliateColumns, NUMERIC_COLUMNS, SORT_KEY_OF_COLUMN } from './columns';
 import { type AffiliateFilters, filtersFromUrl, filtersToUrl, SORT_COLUMNS } from './filters';
 import { AudienceOptions } from '../audiences/AudienceOptions';
 import { AffiliateExport } from './AffiliateExport';
+import { FilterChips } from './FilterChips';
 
 /** The API's largest page: the list loads pages of it as the rows scroll into view. */
 const PAGE_SIZE = 100;
@@ -67,7 +68,7 @@ export function AffiliateList() {
       <FilterForm filters={filters} onChange={setFilters} />
       <AffiliateExport filters={filters} />
       {list.isPending ? <Loading label="Loading affiliates…" /> : null}
-      {list.isError ? <ErrorMessage error={list.error} /> : null}
+      {list.isError ? <LoadError query={list} /> : null}
       {list.data && rows.length === 0 ? <Empty>No affiliate matches these filters.</Empty> : null}
       {rows.length > 0 ? (
         <>
@@ -142,39 +143,54 @@ export function AffiliateList() {
   );
 }
 
-/** The filters as a form: text filters apply on submit, choices at once; each lands in the URL. */
+/** The text filters, as typed and not yet applied. */
+type Drafts = Record<'q' | 'region' | 'conversions', string>;
+
+/**
+ * The filters as a form: text filters apply on submit, choices at once, and a choice applies what is
+ * typed beside it too (the list always matches the form; nothing typed is lost). Each lands in the URL.
+ */
 function FilterForm({ filters, onChange }: { filters: AffiliateFilters; onChange(next: AffiliateFilters): void }) {
   const { projectId, api } = useProject();
   const audiences = useQuery({
     queryKey: ['audiences', projectId, 'all'],
     queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/audiences', { path: { projectId }, query: { page_size: 100 }, signal }),
   });
+  const [drafts, setDrafts] = useState<Drafts>(() => draftsOf(filters));
+  const [audienceIds, setAudienceIds] = useState<string[]>(() => filters.audience_ids?.split(',') ?? []);
+  // The applied text changes from outside the fields too (Clear, a removed chip, the browser's back): the fields follow it.
+  const { q, region, conversions, audience_ids } = filters;
+  useEffect(() => setDrafts(draftsOf({ q, region, conversions })), [q, region, conversions]);
+  useEffect(() => setAudienceIds(audience_ids?.split(',') ?? []), [audience_ids]);
+
+  const typed = (): AffiliateFilters => ({
+    q: drafts.q.trim() || undefined,
+    region: drafts.region.trim() || undefined,
+    conversions: drafts.conversions.trim() || undefined,
+    audience_ids: audienceIds.length ? audienceIds.join(',') : undefined,
+  });
+  const choose = (choice: AffiliateFilters) => onChange({ ...filters, ...typed(), ...choice });
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const text = (name: string) => String(form.get(name) ?? '').trim() || undefined;
-    const selectedAudiences = form.getAll('audience_ids').map(String).filter(Boolean);
-    onChange({
-      ...filters,
-      q: text('q'),
-      region: text('region'),
-      conversions: text('conversions'),
-      audience_ids: selectedAudiences.length ? selectedAudiences.join(',') : undefined,
-    });
+    onChange({ ...filters, ...typed() });
   };
+  const text = (name: keyof Drafts) => ({
+    value: drafts[name],
+    onChange: (event: ChangeEvent<HTMLInputElement>) => setDrafts({ ...drafts, [name]: event.target.value }),
+  });
   const audienceOptions = audiences.data?.results ?? [];
   return (
-    <form className="filters" onSubmit={submit} aria-label="Filter affiliates" key={JSON.stringify(filters)}>
+    <form className="filters" onSubmit={submit} aria-label="Filter affiliates">
       <div>
         <label htmlFor="filter-q">Identifier or name starts with</label>
-        <input id="filter-q" name="q" type="search" defaultValue={filters.q ?? ''} />
+        <input id="filter-q" type="search" {...text('q')} />
       </div>
       <div>
         <label htmlFor="filter-status">Status</label>
         <select
           id="filter-status"
           value={filters.status ?? ''}
-          onChange={(event) => onChange({ ...filters, status: (event.target.value || undefined) as AffiliateFilters['status'] })}
+          onChange={(event) => choose({ status: (event.target.value || undefined) as AffiliateFilters['status'] })}
         >
           <option value="">Any</option>
           <option value="active">Active</option>
@@ -184,15 +200,11 @@ function FilterForm({ filters, onChange }: { filters: AffiliateFilters; onChange
       </div>
       <div>
         <label htmlFor="filter-region">Region (country code)</label>
-        <input id="filter-region" name="region" defaultValue={filters.region ?? ''} maxLength={2} size={4} />
+        <input id="filter-region" {...text('region')} maxLength={2} size={4} />
       </div>
       <div>
         <label htmlFor="filter-audience">Member of</label>
-        <select
-          id="filter-audience"
-          value={filters.audience ?? ''}
-          onChange={(event) => onChange({ ...filters, audience: event.target.value || undefined })}
-        >
+        <select id="filter-audience" value={filters.audience ?? ''} onChange={(event) => choose({ audience: event.target.value || undefined })}>
           <option value="">Any audience</option>
           <AudienceOptions audiences={audienceOptions} />
         </select>
@@ -201,9 +213,9 @@ function FilterForm({ filters, onChange }: { filters: AffiliateFilters; onChange
         <label htmlFor="filter-audience-ids">Member of any of</label>
         <select
           id="filter-audience-ids"
-          name="audience_ids"
           multiple
-          defaultValue={filters.audience_ids?.split(',') ?? []}
+          value={audienceIds}
+          onChange={(event) => setAudienceIds([...event.target.selectedOptions].map((option) => option.value))}
           size={Math.min(4, Math.max(2, audienceOptions.length))}
         >
           <AudienceOptions audiences={audienceOptions} />
@@ -211,14 +223,14 @@ function FilterForm({ filters, onChange }: { filters: AffiliateFilters; onChange
       </div>
       <div>
         <label htmlFor="filter-conversions">Converted with (names, comma separated)</label>
-        <input id="filter-conversions" name="conversions" defaultValue={filters.conversions ?? ''} />
+        <input id="filter-conversions" {...text('conversions')} />
       </div>
       <div>
         <label htmlFor="filter-sort">Sort by</label>
         <select
           id="filter-sort"
           value={filters.sort_by ?? 'joined_at'}
-          onChange={(event) => onChange({ ...filters, sort_by: event.target.value as AffiliateFilters['sort_by'] })}
+          onChange={(event) => choose({ sort_by: event.target.value as AffiliateFilters['sort_by'] })}
         >
           {SORT_COLUMNS.map((column) => (
             <option key={column.value} value={column.value}>
@@ -232,7 +244,7 @@ function FilterForm({ filters, onChange }: { filters: AffiliateFilters; onChange
         <select
           id="filter-order"
           value={filters.order ?? 'desc'}
-          onChange={(event) => onChange({ ...filters, order: event.target.value as AffiliateFilters['order'] })}
+          onChange={(event) => choose({ order: event.target.value as AffiliateFilters['order'] })}
         >
           <option value="desc">Highest / newest first</option>
           <option value="asc">Lowest / oldest first</option>
@@ -244,6 +256,13 @@ function FilterForm({ filters, onChange }: { filters: AffiliateFilters; onChange
           Clear
         </button>
       </div>
+      <FilterChips filters={filters} audiences={audienceOptions} onChange={onChange} />
     </form>
   );
 }
+
+const draftsOf = (filters: AffiliateFilters): Drafts => ({
+  q: filters.q ?? '',
+  region: filters.region ?? '',
+  conversions: filters.conversions ?? '',
+});

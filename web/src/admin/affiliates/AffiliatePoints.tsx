@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { formatTokenAmount } from '../../ui/format';
 import { noPoints } from '../../ui/points';
-import { ErrorMessage } from '../../ui/states';
+import { LoadError } from '../../ui/states';
 import { useProject } from '../session';
 
 /** The affiliate's points balance (docs/claims.md#points), beside its earnings; nothing when the project pays no points. */
@@ -17,7 +17,7 @@ export function AffiliatePoints({ identifier, identifierType }: { identifier: st
         signal,
       }),
   });
-  if (balance.isError) return noPoints(balance.error) ? null : <ErrorMessage error={balance.error} title="Points not loaded" />;
+  if (balance.isError) return noPoints(balance.error) ? null : <LoadError query={balance} title="Points not loaded" />;
   const row = balance.data?.results[0];
   if (!balance.data || !row) return null;
   return (

@@ -2,7 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { Empty, LoadError, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { formatCount, formatDecimal } from '../../ui/format';
 
@@ -44,7 +44,7 @@ export function ClicksChart({ identifier, identifierType, codes }: { identifier:
         </>
       ) : null}
       {clicks.isPending ? <Loading label="Loading the clicks…" /> : null}
-      {clicks.isError ? <ErrorMessage error={clicks.error} /> : null}
+      {clicks.isError ? <LoadError query={clicks} /> : null}
       {clicks.data ? (
         <>
           <p data-testid="clicks-total">

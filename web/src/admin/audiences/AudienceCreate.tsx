@@ -6,6 +6,7 @@ import { ErrorMessage } from '../../ui/states';
 import { useProject } from '../session';
 import { parseCondition } from './condition';
 import { ConditionEditor } from './ConditionEditor';
+import { fieldMessage } from '../../ui/error-messages';
 
 export function AudienceCreate() {
   const { projectId, api } = useProject();
@@ -57,7 +58,7 @@ export function AudienceCreate() {
         />
         {nameViolation ? (
           <p id="audience-name-error" className="field-error">
-            {nameViolation.reason}
+            {fieldMessage(nameViolation.reason)}
           </p>
         ) : null}
         <label htmlFor="audience-description">Description (optional)</label>

@@ -4,7 +4,7 @@ import { Link, useParams, useSearchParams } from 'react-router-dom';
 import { formatDateTime, formatDecimal } from '../../ui/format';
 import { PagedTable } from '../../ui/PagedTable';
 import { pageFromUrl } from '../../ui/Pager';
-import { ErrorMessage, Loading } from '../../ui/states';
+import { LoadError, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { describeCondition } from './condition';
 import { BadgeEditor } from './BadgeEditor';
@@ -24,7 +24,7 @@ export function AudienceDetail() {
     queryFn: ({ signal }) => api('get', '/api/v1/projects/{projectId}/audiences/{audienceId}', { path: { projectId, audienceId }, signal }),
   });
   if (audience.isPending) return <Loading label="Loading the audience…" />;
-  if (audience.isError) return <ErrorMessage error={audience.error} />;
+  if (audience.isError) return <LoadError query={audience} />;
   const data = audience.data;
   return (
     <section aria-labelledby="audience-title">

@@ -4,6 +4,7 @@ import { fieldErrors } from '../../ui/field-errors';
 import { ConditionBuilder } from './ConditionBuilder';
 import { type Group, toBuilder, toCondition } from './condition-builder';
 import { describeCondition, EXAMPLE_CONDITION, parseCondition } from './condition';
+import { fieldMessage } from '../../ui/error-messages';
 
 /**
  * The condition of a dynamic audience: built visually (groups of comparisons, each problem the API
@@ -105,7 +106,7 @@ export function ConditionEditor({ value, onChange, error }: { value: string; onC
         <ul className="field-errors" aria-label="Problems in the condition">
           {conditionViolations.map((violation) => (
             <li key={`${violation.field}:${violation.reason}`}>
-              <code>{violation.field}</code>: {violation.reason}
+              <code>{violation.field}</code>: {fieldMessage(violation.reason)}
             </li>
           ))}
         </ul>

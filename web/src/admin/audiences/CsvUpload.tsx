@@ -4,7 +4,7 @@ import { ApiError } from '../../api/client';
 import { IDENTIFIER_TYPES } from '../../ui/identifier-types';
 import { ErrorMessage } from '../../ui/states';
 import { useProject } from '../session';
-import { chunk, type CsvEntry, lineOfViolation, parseEntriesCsv } from './csv';
+import { chunk, type CsvEntry, lineOfViolation, parseEntriesCsv, refusalByLine } from './csv';
 import { formatDecimal } from '../../ui/format';
 
 /** Entries per request: well under the API's 10,000, so the bar moves and a failed batch costs little to resend. */
@@ -46,7 +46,7 @@ export function CsvUpload({ audienceId }: { audienceId: string }) {
       } catch (error) {
         const lines =
           error instanceof ApiError ? error.details.map((detail) => lineOfViolation(detail.field, batch)).filter((line) => line !== undefined) : [];
-        setState({ phase: 'failed', ...totals, error, lines });
+        setState({ phase: 'failed', ...totals, error: refusalByLine(error, batch), lines });
         await queryClient.invalidateQueries({ queryKey: ['audience', projectId, audienceId] });
         return;
       }

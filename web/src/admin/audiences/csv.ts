@@ -1,3 +1,5 @@
+import { ApiError } from '../../api/client';
+
 /**
  * Reads an upload of users: one per line, `identifier` or `identifier,identifier_type`, with an
  * optional header line naming those columns. Rows without a type take the one chosen on the form.
@@ -46,4 +48,14 @@ export function chunk<T>(items: T[], size: number): T[][] {
 export function lineOfViolation(field: string, batch: CsvEntry[]): number | undefined {
   const match = /^entries\[(\d+)\]/.exec(field);
   return match ? batch[Number(match[1])]?.line : undefined;
+}
+
+/** A batch's refusal with each `entries[i]` made the file's line (`entries[line - 1]`), so its "Row N" is the file's line N. */
+export function refusalByLine(error: unknown, batch: CsvEntry[]): unknown {
+  if (!(error instanceof ApiError)) return error;
+  const details = error.details.map((detail) => {
+    const line = lineOfViolation(detail.field, batch);
+    return line === undefined ? detail : { ...detail, field: detail.field.replace(/^entries\[\d+\]/, `entries[${line - 1}]`) };
+  });
+  return new ApiError(error.status, error.code, error.message, details);
 }

@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../api/client';
+import { fieldMessage } from '../../ui/error-messages';
 import { IDENTIFIER_TYPES } from '../../ui/identifier-types';
 import { ErrorMessage } from '../../ui/states';
 import { useProject } from '../session';
@@ -61,7 +62,11 @@ export function BindSubAffiliates({ agencyId }: { agencyId: string }) {
           id="bind-identifiers"
           rows={4}
           value={text}
-          onChange={(event) => setText(event.target.value)}
+          onChange={(event) => {
+            // The refusal was about the list as it was: it goes once the list is changed.
+            if (bind.isError) bind.reset();
+            setText(event.target.value);
+          }}
           aria-invalid={refused.length > 0}
           aria-describedby="bind-help"
         />
@@ -88,7 +93,7 @@ export function BindSubAffiliates({ agencyId }: { agencyId: string }) {
         <ul className="refused" aria-label="Refused affiliates">
           {refused.map(({ identifier, reason }) => (
             <li key={identifier}>
-              <span className="identifier">{identifier}</span>: {reason}
+              <span className="identifier">{identifier}</span>: {fieldMessage(reason)}
             </li>
           ))}
         </ul>

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useNavigate } from 'react-router-dom';
-import { fieldErrors } from '../../ui/field-errors';
+import { useFieldErrors } from '../../ui/field-errors';
 import { IDENTIFIER_TYPES } from '../../ui/identifier-types';
 import { ErrorMessage } from '../../ui/states';
 import { TextField } from '../../ui/TextField';
@@ -33,7 +33,8 @@ export function DesignateMaster() {
     },
   });
   const [missingSpread, setMissingSpread] = useState(false);
-  const errors = fieldErrors(designate.error);
+  const refusal = useFieldErrors(designate.error);
+  const errors = { ...refusal.errors };
   if (missingSpread) errors.spread_bps = 'Enter the spread in basis points.';
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -53,7 +54,10 @@ export function DesignateMaster() {
           id="designate-identifier"
           label="Affiliate identifier"
           value={identifier}
-          onChange={setIdentifier}
+          onChange={(value) => {
+            refusal.edited('user_identifier');
+            setIdentifier(value);
+          }}
           error={errors.user_identifier}
         />
         <label htmlFor="designate-type">Identifier type</label>
@@ -67,10 +71,13 @@ export function DesignateMaster() {
           label="Spread (basis points, 0 to 10,000)"
           inputMode="numeric"
           value={spread}
-          onChange={setSpread}
+          onChange={(value) => {
+            refusal.edited('spread_bps');
+            setSpread(value);
+          }}
           error={errors.spread_bps}
         />
-        {designate.isError ? <ErrorMessage error={designate.error} title="The master was not designated" showDetails={false} /> : null}
+        {designate.isError && refusal.error ? <ErrorMessage error={refusal.error} title="The master was not designated" showDetails={false} /> : null}
         <div>
           <button type="submit" disabled={designate.isPending}>
             {designate.isPending ? 'Designating…' : 'Designate master'}

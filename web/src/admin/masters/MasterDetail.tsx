@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { ConfirmMutationDialog } from '../../ui/ConfirmDialog';
 import { formatBasisPoints, formatCount, formatDateTime, formatDecimal, formatUsd } from '../../ui/format';
-import { ErrorMessage, Loading } from '../../ui/states';
+import { LoadError, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { BindSubAffiliates } from './BindSubAffiliates';
 import { Amounts } from './figures';
@@ -28,7 +28,7 @@ export function MasterDetail() {
         <p className="breadcrumb">
           <Link to="..">Master affiliates</Link> /
         </p>
-        <ErrorMessage error={master.error} />
+        <LoadError query={master} />
       </>
     );
   }

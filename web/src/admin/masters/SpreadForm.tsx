@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { fieldErrors } from '../../ui/field-errors';
 import { formatBasisPoints, formatDateTime } from '../../ui/format';
+import { errorSentence } from '../../ui/error-messages';
 import { TextField } from '../../ui/TextField';
 import { useProject } from '../session';
 import { type Master, refreshMaster } from './queries';
@@ -35,7 +36,7 @@ export function SpreadForm({ master }: { master: Master }) {
             inputMode="numeric"
             value={spread}
             onChange={setSpread}
-            error={errors.spread_bps ?? (change.isError ? change.error.message : undefined)}
+            error={errors.spread_bps ?? (change.isError ? errorSentence(change.error) : undefined)}
           />
         </div>
         <button type="submit" disabled={change.isPending}>

@@ -13,8 +13,8 @@ const PENDING_LABELS = { hold: 'held', approval: 'waits for approval', review: '
 /** The terms' cap that cut a movement, in words. */
 const CAP_LABELS = { per_conversion: 'per conversion', per_end_user: 'per end user', per_affiliate_window: 'per affiliate window' } as const;
 
-/** One conversion: where it stands, who it was attributed to, the movements it wrote, and its reversals. */
-export function ConversionDetail({ conversion, onClose }: { conversion: Conversion; onClose(): void }) {
+/** One conversion (in a SidePanel beside the list): where it stands, who it was attributed to, the movements it wrote, and its reversals. */
+export function ConversionDetail({ conversion }: { conversion: Conversion }) {
   const { attribution } = conversion;
   const facts: Fact[] = [
     ['Status', conversion.status],
@@ -52,15 +52,10 @@ export function ConversionDetail({ conversion, onClose }: { conversion: Conversi
   }
   if (conversion.failure_reason) facts.push(['Why it failed', conversion.failure_reason]);
   return (
-    <section className="panel" aria-labelledby="conversion-detail-title">
-      <div className="page-head">
-        <h3 id="conversion-detail-title">
-          Conversion <span className="identifier">{conversion.id}</span>
-        </h3>
-        <button type="button" onClick={onClose}>
-          Close
-        </button>
-      </div>
+    <section aria-labelledby="conversion-detail-title">
+      <h2 id="conversion-detail-title">
+        Conversion <span className="identifier">{conversion.id}</span>
+      </h2>
       <Facts facts={facts} />
       <h4 id="movements-title">Movements</h4>
       {conversion.movements.length === 0 ? (

@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import type { ApiQuery } from '../../api/client';
 import { formatCount, formatDateTime, formatDecimal, shortIdentifier } from '../../ui/format';
@@ -9,6 +9,7 @@ import { ListStates } from '../../ui/states';
 import { useProject } from '../session';
 import { ConversionDetail } from './ConversionDetail';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
+import { SidePanel } from '../../ui/SidePanel';
 
 type Query = NonNullable<ApiQuery<'/api/v1/projects/{projectId}/conversions', 'get'>>;
 type Status = NonNullable<Query['status']>;
@@ -19,7 +20,7 @@ const PAGE_SIZE = 25;
 const FILTERS = ['status', 'name', 'user_identifier', 'user_identifier_type'] as const;
 type Filters = Record<(typeof FILTERS)[number], string>;
 
-/** The project's conversions, newest first, filtered from the URL; the selected one's status and movements below. */
+/** The project's conversions, newest first, filtered from the URL; the selected one's status and movements in a side panel. */
 export function ConversionList() {
   const { projectId, api } = useProject();
   const [params, setParams] = useSearchParams();
@@ -27,6 +28,8 @@ export function ConversionList() {
   const page = pageFromUrl(params);
   const selected = params.get('selected');
   const [draft, setDraft] = useState<Filters>(applied);
+  /** The row that opened the panel: focus goes back to it when the panel closes. */
+  const opener = useRef<HTMLButtonElement | null>(null);
   const query: Query = {
     page,
     page_size: PAGE_SIZE,
@@ -119,9 +122,13 @@ export function ConversionList() {
                   <button
                     type="button"
                     className="link-button"
+                    aria-haspopup="dialog"
                     aria-expanded={conversion.id === selected}
-                    aria-controls="conversion-detail"
-                    onClick={() => show({ selected: conversion.id === selected ? null : conversion.id })}
+                    aria-controls={conversion.id === selected ? 'conversion-detail' : undefined}
+                    onClick={(event) => {
+                      opener.current = event.currentTarget;
+                      show({ selected: conversion.id === selected ? null : conversion.id });
+                    }}
                   >
                     {conversion.id}
                   </button>
@@ -140,7 +147,17 @@ export function ConversionList() {
           <Pager label="Conversion pages" list={conversions.data} onPage={(next) => show({ page: String(next), selected: null })} />
         </>
       ) : null}
-      <div id="conversion-detail">{chosen ? <ConversionDetail conversion={chosen} onClose={() => show({ selected: null })} /> : null}</div>
+      {chosen ? (
+        <SidePanel
+          key={chosen.id}
+          id="conversion-detail"
+          labelledBy="conversion-detail-title"
+          onClose={() => show({ selected: null })}
+          returnFocusTo={opener}
+        >
+          <ConversionDetail conversion={chosen} />
+        </SidePanel>
+      ) : null}
     </>
   );
 }

@@ -5,7 +5,7 @@ import { type Fact, Facts } from '../../ui/Facts';
 import { FieldError, fieldErrors } from '../../ui/field-errors';
 import { formatBasisPoints, formatDateTime, formatTokenAmount, formatUsd, UNKNOWN_CURRENCY } from '../../ui/format';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { Empty, LoadError, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { KIND_LABELS } from './movement-kinds';
 import { type ConversionWithReversals, parseSharePercent, partSources, remainingBps, type Reversal, reversalError, WHOLE_BPS } from './reversal';
@@ -49,7 +49,7 @@ export function ConversionReversals({ conversionId, status }: { conversionId: st
         {done ?? ''}
       </p>
       {conversion.isPending ? <Loading label="Loading its reversals…" /> : null}
-      {conversion.isError ? <ErrorMessage error={conversion.error} title="Reversals not loaded" /> : null}
+      {conversion.isError ? <LoadError query={conversion} title="Reversals not loaded" /> : null}
       {conversion.data && reversals.length === 0 ? <Empty>Never reversed.</Empty> : null}
       {conversion.data
         ? reversals.map((reversal) => <ReversalEntry key={reversal.reversal_id} reversal={reversal} conversion={conversion.data} />)

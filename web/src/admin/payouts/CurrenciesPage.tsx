@@ -2,7 +2,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { type FormEvent, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import type { ApiBody } from '../../api/client';
-import { FieldError, fieldErrors } from '../../ui/field-errors';
+import { FieldError, useFieldErrors } from '../../ui/field-errors';
 import { formatDateTime } from '../../ui/format';
 import { pageFromUrl, Pager } from '../../ui/Pager';
 import { ErrorMessage, ListStates } from '../../ui/states';
@@ -76,7 +76,8 @@ function AddCurrency() {
       await queryClient.invalidateQueries({ queryKey: currenciesKey(projectId) });
     },
   });
-  const errors = fieldErrors(add.error);
+  // A field's problem goes when it is edited; the banner with the last of them.
+  const { errors, error, edited } = useFieldErrors(add.error);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -110,7 +111,10 @@ function AddCurrency() {
         id={id}
         value={value}
         inputMode={inputMode}
-        onChange={(event) => onChange(event.target.value)}
+        onChange={(event) => {
+          edited(apiField);
+          onChange(event.target.value);
+        }}
         aria-invalid={errors[apiField] ? true : undefined}
         aria-describedby={`${help ? `${id}-help ` : ''}${id}-error`}
       />
@@ -159,7 +163,7 @@ function AddCurrency() {
             'Base units in one whole token, as a power of ten: 6 for USDC, 18 for ETH.',
             'numeric',
           )}
-      {add.isError ? <ErrorMessage error={add.error} title="The currency was not added" showDetails={false} /> : null}
+      {add.isError && error ? <ErrorMessage error={error} title="The currency was not added" showDetails={false} /> : null}
       <p role="status" className="upload-result">
         {added}
       </p>

@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { ApiError, type ApiBody, type ApiResult } from '../../api/client';
 import { FieldError, fieldErrors } from '../../ui/field-errors';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { Empty, ErrorMessage, LoadError, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { type Currency, currencyLabel, useCurrencyChoices } from './currencies';
 import { type CapsDraft, capsDraftOf, capsOf } from './caps';
@@ -41,6 +41,11 @@ function errorAt(errors: Record<string, string>, field: string): string | undefi
   return match === undefined ? undefined : errors[match];
 }
 
+/** The API's fields an input of this form shows (with errorAt): a refusal's banner lists only the others. */
+const SHOWN_AT_INPUT =
+  /^(conversion_name|currency_id|hold_days|end_user|affiliate[234]?|(end_user|affiliate)_allowlist_audience_id|caps\.per_conversion|caps\.per_end_user|caps\.per_affiliate_window\.(amount|days)|tiers\[\d+\]\.(audience_id|affiliate[234]?))(\.|\[|$)/;
+const shownAtInput = (field: string) => SHOWN_AT_INPUT.test(field);
+
 /** Creates (terms/new) or edits (terms/edit/:conversionName) what a conversion name pays; deletes with a confirmation. */
 export function PayoutTermsEditor() {
   const { conversionName } = useParams();
@@ -56,8 +61,8 @@ export function PayoutTermsEditor() {
   const title = conversionName === undefined ? 'New payout terms' : `Payout terms: ${conversionName}`;
   let body;
   if (currencies.isPending || (conversionName !== undefined && terms.isPending)) body = <Loading label="Loading the terms…" />;
-  else if (currencies.isError) body = <ErrorMessage error={currencies.error} />;
-  else if (terms.isError) body = <ErrorMessage error={terms.error} />;
+  else if (currencies.isError) body = <LoadError query={currencies} />;
+  else if (terms.isError) body = <LoadError query={terms} />;
   else if (currencies.data.length === 0) {
     body = (
       <Empty>
@@ -349,7 +354,7 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
         An affiliate whose active tier is one of these audiences earns its reward instead of the affiliate reward above, and its upline earns the
         tier’s level rewards instead of the levels above (a level the tier leaves at Nothing is not paid).
       </p>
-      {audiences.isError ? <ErrorMessage error={audiences.error} title="The audiences could not be read" /> : null}
+      {audiences.isError ? <LoadError query={audiences} title="The audiences could not be read" /> : null}
       {tiers.length === 0 ? <p className="subtle">No tier rewards.</p> : null}
       {tiers.map((tier, index) => (
         <div key={tier.key} className="panel stack">
@@ -414,7 +419,7 @@ function TermsForm({ existing, currencies }: { existing: PayoutTerms | undefined
           Add a tier reward
         </button>
       </div>
-      {save.isError ? <ErrorMessage error={save.error} title="The terms were not saved" /> : null}
+      {save.isError ? <ErrorMessage error={save.error} title="The terms were not saved" shownAt={shownAtInput} /> : null}
       <p role="status" className="upload-result">
         {saved}
       </p>

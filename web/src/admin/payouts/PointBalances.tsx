@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { formatDateTime, formatTokenAmount } from '../../ui/format';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { Empty, LoadError, Loading } from '../../ui/states';
 import { useProject } from '../session';
 
 const TOP = 25;
@@ -15,7 +15,7 @@ export function PointBalances() {
       api('get', '/api/v1/projects/{projectId}/points/balances', { path: { projectId }, query: { page: 1, page_size: TOP }, signal }),
   });
   if (balances.isPending) return <Loading label="Loading the points balances…" />;
-  if (balances.isError) return <ErrorMessage error={balances.error} />;
+  if (balances.isError) return <LoadError query={balances} />;
   const { currency } = balances.data;
   return (
     <>

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router-dom';
 import { formatTokenAmount } from '../../ui/format';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { Empty, LoadError, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { currencyLabel, useCurrencyChoices } from './currencies';
 import { KIND_LABELS } from './movement-kinds';
@@ -60,7 +60,7 @@ export function ReconciliationPage() {
         </div>
       </div>
       {books.isPending ? <Loading label="Reading the books…" /> : null}
-      {books.isError ? <ErrorMessage error={books.error} /> : null}
+      {books.isError ? <LoadError query={books} /> : null}
       {books.data && books.data.results.length === 0 ? <Empty>No currencies yet: nothing was earned, nothing to reconcile.</Empty> : null}
       {books.data && books.data.results.length > 0 ? (
         books.data.balanced ? (

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import type { ApiBody, ApiResult } from '../../api/client';
-import { fieldErrors } from '../../ui/field-errors';
+import { useFieldErrors } from '../../ui/field-errors';
 import { formatDateTime } from '../../ui/format';
 import { ErrorMessage } from '../../ui/states';
 import { SettingsPage, type SettingsFormProps } from '../../ui/SettingsPage';
@@ -58,11 +58,13 @@ function LinkForm({ settings, onSaved, onEdit }: SettingsFormProps<ProgramSettin
   const windowIsNumber = /^\d{1,4}$/.test(windowDays.trim());
   if (windowIsNumber && Number(windowDays.trim()) !== settings.attribution_window_days) changes.attribution_window_days = Number(windowDays.trim());
   if (model !== settings.attribution_model) changes.attribution_model = model;
-  const errors = fieldErrors(save.error);
+  const { errors, error, edited } = useFieldErrors(save.error);
   const windowError = windowIsNumber ? errors.attribution_window_days : 'Enter a whole number of days, from 1 to 365.';
   const preview = previewLink(programUrl.trim(), template.trim(), EXAMPLE_CODE);
-  const edit = (set: (value: string) => void) => (value: string) => {
+  /** An edit of a field: "Saved." and the field's refusal go. */
+  const edit = (field: keyof Changes, set: (value: string) => void) => (value: string) => {
     onEdit();
+    edited(field);
     set(value);
   };
   const submit = (event: FormEvent) => {
@@ -83,10 +85,16 @@ function LinkForm({ settings, onSaved, onEdit }: SettingsFormProps<ProgramSettin
           label="Program URL (where a referred person lands)"
           type="url"
           value={programUrl}
-          onChange={edit(setProgramUrl)}
+          onChange={edit('program_url', setProgramUrl)}
           error={errors.program_url}
         />
-        <TextField id="link-template" label="Link template" value={template} onChange={edit(setTemplate)} error={errors.link_template} />
+        <TextField
+          id="link-template"
+          label="Link template"
+          value={template}
+          onChange={edit('link_template', setTemplate)}
+          error={errors.link_template}
+        />
         <p className="help" id="link-template-help">
           <code>{'{code}'}</code> is replaced by the affiliate’s code and <code>{'{program_url}'}</code> by the program URL. The default,{' '}
           <code>{settings.default_link_template}</code>, adds the <code>af</code> parameter the tracking reads.
@@ -94,7 +102,7 @@ function LinkForm({ settings, onSaved, onEdit }: SettingsFormProps<ProgramSettin
         <div>
           <button
             type="button"
-            onClick={() => edit(setTemplate)(settings.default_link_template)}
+            onClick={() => edit('link_template', setTemplate)(settings.default_link_template)}
             disabled={template === settings.default_link_template}
           >
             Use the default template
@@ -122,16 +130,20 @@ function LinkForm({ settings, onSaved, onEdit }: SettingsFormProps<ProgramSettin
           label="Attribution window (days, 1 to 365)"
           inputMode="numeric"
           value={windowDays}
-          onChange={edit(setWindowDays)}
+          onChange={edit('attribution_window_days', setWindowDays)}
           error={windowError}
         />
         <label htmlFor="attribution-model">Click that refers</label>
-        <select id="attribution-model" value={model} onChange={(event) => edit((value) => setModel(value as typeof model))(event.target.value)}>
+        <select
+          id="attribution-model"
+          value={model}
+          onChange={(event) => edit('attribution_model', (value) => setModel(value as typeof model))(event.target.value)}
+        >
           <option value="first_click">The first click in the window</option>
           <option value="last_click">The last click in the window</option>
         </select>
       </fieldset>
-      {save.isError ? <ErrorMessage error={save.error} showDetails={false} title="Not saved" /> : null}
+      {save.isError && error ? <ErrorMessage error={error} showDetails={false} title="Not saved" /> : null}
       <div>
         <button type="submit" disabled={save.isPending || !windowIsNumber || Object.keys(changes).length === 0}>
           {save.isPending ? 'Saving…' : 'Save settings'}

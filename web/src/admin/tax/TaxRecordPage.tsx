@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router-dom';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { Empty, LoadError, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { RecordFacts } from './RecordFacts';
 import { ReviewActions } from './ReviewActions';
@@ -39,7 +39,7 @@ export function TaxRecordPage() {
       <section aria-labelledby="masked-title">
         <h2 id="masked-title">Form (tax id masked)</h2>
         {current.isPending ? <Loading /> : null}
-        {current.isError ? <ErrorMessage error={current.error} /> : null}
+        {current.isError ? <LoadError query={current} /> : null}
         {current.data && !record ? <Empty>This user has not submitted a tax form.</Empty> : null}
         {record ? (
           <>

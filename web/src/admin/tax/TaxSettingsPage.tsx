@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { formatDateTime } from '../../ui/format';
 import { ErrorMessage } from '../../ui/states';
 import { SettingsPage, type SettingsFormProps } from '../../ui/SettingsPage';
-import { fieldErrors } from '../../ui/field-errors';
+import { useFieldErrors } from '../../ui/field-errors';
 import { Field } from '../../portal/tax/TaxWizard';
 import { useProject } from '../session';
 import { settingsChanges, settingsFields, settingsValues, type TaxSettings, type TaxSettingsChanges } from './settings-form';
@@ -40,7 +40,7 @@ function SettingsForm({ settings, onSaved, onEdit }: SettingsFormProps<TaxSettin
     },
   });
   const changes = settingsChanges(initial, values);
-  const errors = fieldErrors(save.error);
+  const { errors, error, edited } = useFieldErrors(save.error);
   const fields = settingsFields(settings);
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
@@ -55,6 +55,7 @@ function SettingsForm({ settings, onSaved, onEdit }: SettingsFormProps<TaxSettin
       error={errors[spec.name]}
       onChange={(value) => {
         onEdit();
+        edited(spec.name);
         setValues((current) => ({ ...current, [spec.name]: value }));
       }}
     />
@@ -70,7 +71,7 @@ function SettingsForm({ settings, onSaved, onEdit }: SettingsFormProps<TaxSettin
         <legend>Company (for tax reporting)</legend>
         {fields.company.map(input)}
       </fieldset>
-      {save.isError ? <ErrorMessage error={save.error} showDetails={false} title="Not saved" /> : null}
+      {save.isError && error ? <ErrorMessage error={error} showDetails={false} title="Not saved" /> : null}
       <div className="tax-form-actions">
         <button type="submit" disabled={save.isPending || Object.keys(changes).length === 0}>
           {save.isPending ? 'Saving…' : 'Save settings'}

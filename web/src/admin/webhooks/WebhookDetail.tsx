@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { ConfirmMutationDialog } from '../../ui/ConfirmDialog';
 import { formatDateTime } from '../../ui/format';
-import { ErrorMessage, Loading } from '../../ui/states';
+import { LoadError, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { DeliveryLog } from './DeliveryLog';
 import { WebhookForm, type WebhookSettings } from './WebhookForm';
@@ -42,7 +42,7 @@ export function WebhookDetail() {
         <Link to="..">Webhooks</Link> /
       </p>
       {webhook.isPending ? <Loading label="Loading the endpoint…" /> : null}
-      {webhook.isError ? <ErrorMessage error={webhook.error} /> : null}
+      {webhook.isError ? <LoadError query={webhook} /> : null}
       {webhook.data ? (
         <>
           <div className="page-head">

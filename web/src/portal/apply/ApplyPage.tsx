@@ -29,7 +29,15 @@ export function ApplyPage() {
     <>
       <h1>Membership</h1>
       {pending && !error ? <Loading /> : null}
-      {error ? <ErrorMessage error={error} /> : null}
+      {error ? (
+        <ErrorMessage
+          error={error}
+          onRetry={() => {
+            if (affiliate.isError) void affiliate.refetch();
+            if (application.isError) void application.refetch();
+          }}
+        />
+      ) : null}
       {!pending && !error && affiliate.data ? <AffiliateStatus affiliate={affiliate.data} /> : null}
       {!pending && !error && affiliate.data === null ? (
         <>

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, type ApiResult } from '../../api/client';
 import { formatCount, formatCurrencyAmount, formatDateTime, formatTokenAmount } from '../../ui/format';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { Empty, ErrorMessage, LoadError, Loading } from '../../ui/states';
 import { usePortal } from '../session';
 import { injectedWallet, sendTransaction, switchChain, waitForReceipt, WalletError } from '../wallet';
 import { claimCalldata, isRedeemable, type Voucher } from './claim-transaction';
@@ -68,7 +68,7 @@ export function ClaimsPage() {
       <Earnings />
       <h2>Your claim checks</h2>
       {checks.isPending ? <Loading /> : null}
-      {checks.isError ? <ErrorMessage error={checks.error} /> : null}
+      {checks.isError ? <LoadError query={checks} /> : null}
       {checks.data && checks.data.results.length === 0 ? <Empty>No claim checks yet: they appear when you earn rewards.</Empty> : null}
       {checks.data && checks.data.results.length > 0 ? (
         <div className="table-scroll" role="region" aria-label="Claim checks" tabIndex={0}>
@@ -129,7 +129,7 @@ export function ClaimsPage() {
 
       <h2>Ready to claim on chain</h2>
       {vouchers.isPending ? <Loading /> : null}
-      {vouchers.isError ? <ErrorMessage error={vouchers.error} /> : null}
+      {vouchers.isError ? <LoadError query={vouchers} /> : null}
       {vouchers.data ? (
         <Redeem
           vouchers={vouchers.data}

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { formatTokenAmount } from '../../ui/format';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { Empty, LoadError, Loading } from '../../ui/states';
 import { usePortal } from '../session';
 import { earningsByCurrency, pendingAmounts } from './earnings';
 import { EarningsByLevel } from './EarningsByLevel';
@@ -38,7 +38,7 @@ export function Earnings() {
       <h2 id="earnings-heading">Your earnings</h2>
       <PointsBalance />
       {totals.isPending ? <Loading /> : null}
-      {totals.isError ? <ErrorMessage error={totals.error} onRetry={() => void totals.refetch()} /> : null}
+      {totals.isError ? <LoadError query={totals} /> : null}
       {totals.data && rows.length === 0 ? <Empty>Nothing earned to claim yet.</Empty> : null}
       {rows.length > 0 ? (
         <ScrollTable
@@ -72,7 +72,7 @@ export function Earnings() {
           earnings before anything new becomes claimable.
         </p>
       ))}
-      {movements.isError ? <ErrorMessage error={movements.error} title="Pending dates not loaded" /> : null}
+      {movements.isError ? <LoadError query={movements} title="Pending dates not loaded" /> : null}
       {pending.length > 0 ? (
         <>
           <h3 id="pending-heading">When pending amounts become available</h3>

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { formatTokenAmount } from '../../ui/format';
 import { noPoints } from '../../ui/points';
-import { ErrorMessage } from '../../ui/states';
+import { LoadError } from '../../ui/states';
 import { usePortal } from '../session';
 
 /** The wallet's points (docs/claims.md#points): credited to a balance, never claimed; nothing when the program pays no points. */
@@ -13,7 +13,7 @@ export function PointsBalance() {
     retry: (count, error) => !noPoints(error) && count < 2,
     queryFn: () => api('get', '/api/v1/payouts/points/balance', { query: { project_id: projectId } }),
   });
-  if (balance.isError) return noPoints(balance.error) ? null : <ErrorMessage error={balance.error} title="Points not loaded" />;
+  if (balance.isError) return noPoints(balance.error) ? null : <LoadError query={balance} title="Points not loaded" />;
   if (!balance.data) return null;
   return (
     <p data-testid="points-balance">

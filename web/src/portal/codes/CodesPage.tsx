@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { CONVERSION_RATE_HELP, formatConversionRate, formatDateTime, formatDecimal } from '../../ui/format';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { Empty, ErrorMessage, LoadError, Loading } from '../../ui/states';
 import { useOwnAffiliate } from '../membership';
 import { usePortal } from '../session';
 import { FieldError, fieldErrors } from '../../ui/field-errors';
@@ -28,7 +28,7 @@ export function CodesPage() {
     <>
       <h1>Referral codes</h1>
       {own.isPending ? <Loading /> : null}
-      {own.isError ? <ErrorMessage error={own.error} /> : null}
+      {own.isError ? <LoadError query={own} /> : null}
       {own.isSuccess && !affiliate ? (
         <Empty>
           You are not an affiliate of this program yet. <Link to={`/portal/${projectId}/apply`}>Apply first</Link>; your codes appear here once you

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { ApiError } from '../../api/client';
 import { currencyOfAmount, formatCurrencyAmount, formatDecimal, formatUsd } from '../../ui/format';
-import { Empty, ErrorMessage, Loading } from '../../ui/states';
+import { Empty, LoadError, Loading } from '../../ui/states';
 import { usePortal } from '../session';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
 
@@ -29,7 +29,7 @@ export function StatsPage() {
     return (
       <>
         <h1>Stats</h1>
-        {notAffiliate ? <Empty>Stats appear once you are an affiliate of this program.</Empty> : <ErrorMessage error={stats.error} />}
+        {notAffiliate ? <Empty>Stats appear once you are an affiliate of this program.</Empty> : <LoadError query={stats} />}
       </>
     );
   }
