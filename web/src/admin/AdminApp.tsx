@@ -6,6 +6,7 @@ import { ApplicationQueue } from './applications/ApplicationQueue';
 import { AudienceCreate } from './audiences/AudienceCreate';
 import { AudienceDetail } from './audiences/AudienceDetail';
 import { AudienceList } from './audiences/AudienceList';
+import { HomePage } from './home/HomePage';
 import { AdminLayout } from './Layout';
 import { MastersSection } from './masters/MastersSection';
 import { PayoutsSection } from './payouts/PayoutsSection';
@@ -22,7 +23,8 @@ function SignedInRoutes() {
   return (
     <Routes>
       <Route path="admin" element={<AdminLayout />}>
-        <Route index element={<Navigate to="audiences" replace />} />
+        <Route index element={<Navigate to="home" replace />} />
+        <Route path="home" element={<HomePage />} />
         <Route path="audiences" element={<AudienceList />} />
         <Route path="audiences/new" element={<AudienceCreate />} />
         <Route path="audiences/:audienceId" element={<AudienceDetail />} />
@@ -38,7 +40,7 @@ function SignedInRoutes() {
         <Route path="api-keys/*" element={<ApiKeysSection />} />
         <Route path="*" element={<p>There is no such page.</p>} />
       </Route>
-      <Route path="*" element={<Navigate to="/admin/audiences" replace />} />
+      <Route path="*" element={<Navigate to="/admin/home" replace />} />
     </Routes>
   );
 }

@@ -4,6 +4,8 @@ import { NavLink, Outlet } from 'react-router-dom';
 export interface ShellSection {
   to: string;
   label: string;
+  /** What waits in the section (a queue's length), shown beside its name when above zero. */
+  count?: number;
 }
 
 /**
@@ -22,7 +24,18 @@ export function AppShell({ brand, sections, account }: { brand: string; sections
           <ul>
             {sections.map((section) => (
               <li key={section.to}>
-                <NavLink to={section.to}>{section.label}</NavLink>
+                <NavLink to={section.to}>
+                  {section.label}
+                  {section.count ? (
+                    <>
+                      {' '}
+                      <span className="nav-count">
+                        {section.count.toLocaleString('en-US')}
+                        <span className="visually-hidden"> waiting</span>
+                      </span>
+                    </>
+                  ) : null}
+                </NavLink>
               </li>
             ))}
           </ul>
