@@ -847,7 +847,7 @@ const OPERATIONS: Record<string, Expected> = {
   'GET /api/v1/projects/{projectId}/overview': {
     security: 'apiKey:admin',
     params: ['path:projectId', 'query:from', 'query:to'],
-    responses: api(200),
+    responses: api(200, 404),
   },
   'GET /api/v1/projects/{projectId}/review': {
     security: 'apiKey:admin',

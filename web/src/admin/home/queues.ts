@@ -1,6 +1,5 @@
-import type { Overview } from './overview';
-
-type Queues = Overview['queues'];
+/** The overview's `queues` (GET /api/v1/projects/{projectId}/overview), written out so the unit tests need no React types. */
+type Queues = Record<'applications_pending' | 'tax_forms_to_review' | 'conversions_in_review' | 'failing_webhooks', number>;
 
 /** Each queue the home counts: where it is worked, the navigation section it counts on, and its count in words. */
 export const QUEUES: ReadonlyArray<{ key: keyof Queues; section: string; to: string; words(count: number): string }> = [
