@@ -85,6 +85,11 @@ export class AccessService {
     return isUuid(projectId) && this.projects.exists(projectId);
   }
 
+  /** The project (its name, for the admin home), or undefined for none. */
+  project(projectId: string): Promise<ProjectRecord | undefined> {
+    return isUuid(projectId) ? this.projects.find(projectId) : Promise.resolve(undefined);
+  }
+
   /**
    * When the project was created (undefined for no project): what the claim service counts the
    * earliest occurred_at of a conversion from. Read once per project and process: it never changes.

@@ -20,6 +20,11 @@ export class ProjectRepository {
     return row !== undefined;
   }
 
+  async find(id: string): Promise<ProjectRecord | undefined> {
+    const row = await this.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && { id: row.id, name: row.name, createdAt: row.created_at };
+  }
+
   async createdAt(id: string): Promise<Date | undefined> {
     const row = await this.db.selectFrom('projects').select('created_at').where('id', '=', id).executeTakeFirst();
     return row?.created_at;

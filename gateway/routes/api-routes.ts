@@ -29,6 +29,7 @@ import { payoutRoutes } from './claim/payouts.routes';
 import { pointsRoutes } from './claim/points.routes';
 import { payoutQueryRoutes } from './claim/payout-queries.routes';
 import { reviewRoutes } from './claim/review-settings.routes';
+import { overviewRoutes } from './overview/overview.routes';
 import { projectRoutes } from './projects.routes';
 import type { RouteDeps } from './route-deps';
 import { systemRoutes, type SystemDeps } from './system.routes';
@@ -53,6 +54,7 @@ export function apiRoutes(deps: RouteDeps, system: SystemDeps): AnyRoute[] {
   return [
     ...systemRoutes(system),
     ...projectRoutes(deps),
+    ...overviewRoutes(deps),
     ...audienceDashboardRoutes(deps),
     ...withApiPrefixAliases(audienceSegmentRoutes(deps)),
     ...withApiPrefixAliases(userTraitRoutes(deps)),

@@ -82,16 +82,21 @@ describe('the admin dashboard in a browser', () => {
 
       await page.getByLabel('Admin API key').fill(project.keys.admin);
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { level: 1, name: 'Audiences' }).waitFor();
-      expect(page.url()).toBe(`${stack.baseUrl}/app/admin/audiences`);
-      await page.getByText('No audiences yet.').waitFor();
+      // The first page is the home (test/e2e/admin-home.test.ts); its first link after the skip link is the home's own.
+      await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
+      expect(page.url()).toBe(`${stack.baseUrl}/app/admin/home`);
       // The key is kept for this tab only.
       expect(await page.evaluate<string | null>("sessionStorage.getItem('referral.admin')")).toContain(project.keys.admin);
       // The keyboard starts at the skip link, then walks the navigation.
       await page.keyboard.press('Tab');
       expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Skip to content');
       await page.keyboard.press('Tab');
+      expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Home');
+      await page.keyboard.press('Tab');
       expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Audiences');
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { level: 1, name: 'Audiences' }).waitFor();
+      await page.getByText('No audiences yet.').waitFor();
       expect(await capturePage(page, 'admin', '02-audiences-empty')).toEqual([]);
     },
     STEP_TIMEOUT_MS,

@@ -14,13 +14,13 @@ export function watchForeignRequests(page: Page, baseUrl: string, into: string[]
   });
 }
 
-/** Signs in to the admin dashboard with the project's admin key, and waits for its first page (Audiences). */
+/** Signs in to the admin dashboard with the project's admin key, and waits for its first page (Home). */
 export async function signInToAdmin(page: Page, baseUrl: string, project: { id: string; keys: { admin: string } }): Promise<void> {
   await page.goto(`${baseUrl}/app/`);
   await page.getByLabel('Project id').fill(project.id);
   await page.getByLabel('Admin API key').fill(project.keys.admin);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Audiences' }).waitFor();
+  await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
 }
 
 /**

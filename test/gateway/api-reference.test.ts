@@ -849,6 +849,11 @@ const OPERATIONS: Record<string, Expected> = {
     body: { properties: ['max_conversions_per_user_per_hour', 'max_reward_per_conversion', 'min_seconds_from_referral_to_conversion'] },
     responses: api(200, 404, ...WITH_BODY),
   },
+  'GET /api/v1/projects/{projectId}/overview': {
+    security: 'apiKey:admin',
+    params: ['path:projectId', 'query:from', 'query:to'],
+    responses: api(200, 404),
+  },
   'GET /api/v1/projects/{projectId}/review': {
     security: 'apiKey:admin',
     params: ['path:projectId', ...PAGE, 'query:rule?', 'query:status?', 'query:user_identifier?', 'query:user_identifier_type?'],

@@ -5,6 +5,7 @@ import { SignIn } from './SignIn';
 import { lazyPage } from '../ui/lazy-page';
 
 // Each section is a chunk of its own, loaded when first opened.
+const HomePage = lazyPage(() => import('./home/HomePage'), 'HomePage');
 const AffiliateCreate = lazyPage(() => import('./affiliates/AffiliateCreate'), 'AffiliateCreate');
 const AffiliateDetail = lazyPage(() => import('./affiliates/AffiliateDetail'), 'AffiliateDetail');
 const ApiKeysSection = lazyPage(() => import('./api-keys/ApiKeysSection'), 'ApiKeysSection');
@@ -26,7 +27,8 @@ function SignedInRoutes() {
   return (
     <Routes>
       <Route path="admin" element={<AdminLayout />}>
-        <Route index element={<Navigate to="audiences" replace />} />
+        <Route index element={<Navigate to="home" replace />} />
+        <Route path="home" element={<HomePage />} />
         <Route path="audiences" element={<AudienceList />} />
         <Route path="audiences/new" element={<AudienceCreate />} />
         <Route path="audiences/:audienceId" element={<AudienceDetail />} />
@@ -43,7 +45,7 @@ function SignedInRoutes() {
         <Route path="api-keys/*" element={<ApiKeysSection />} />
         <Route path="*" element={<p>There is no such page.</p>} />
       </Route>
-      <Route path="*" element={<Navigate to="/admin/audiences" replace />} />
+      <Route path="*" element={<Navigate to="/admin/home" replace />} />
     </Routes>
   );
 }

@@ -1,7 +1,8 @@
 import { useMutation } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
 import { createApiClient } from '../api/client';
 import { ErrorMessage } from '../ui/states';
+import { documentTitle } from './page-title';
 import { useAdminSession } from './session';
 
 /**
@@ -12,6 +13,9 @@ export function SignIn() {
   const { signIn, endedBecause } = useAdminSession();
   const [projectId, setProjectId] = useState('');
   const [apiKey, setApiKey] = useState('');
+  useEffect(() => {
+    document.title = documentTitle('Sign in', undefined);
+  }, []);
   const check = useMutation({
     mutationFn: async (credentials: { projectId: string; apiKey: string }) => {
       const api = createApiClient(() => credentials.apiKey);

@@ -5,6 +5,8 @@ import { Loading } from './states';
 export interface ShellSection {
   to: string;
   label: string;
+  /** What waits in the section (a queue's length), shown beside its name when above zero. */
+  count?: number;
 }
 
 /**
@@ -41,6 +43,15 @@ export function AppShell({
               <li key={section.to}>
                 <NavLink to={section.to} onClick={() => setMenuOpen(false)}>
                   {section.label}
+                  {section.count ? (
+                    <>
+                      {' '}
+                      <span className="nav-count">
+                        {section.count.toLocaleString('en-US')}
+                        <span className="visually-hidden"> waiting</span>
+                      </span>
+                    </>
+                  ) : null}
                 </NavLink>
               </li>
             ))}
