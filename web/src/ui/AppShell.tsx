@@ -9,18 +9,21 @@ export interface ShellSection {
 /**
  * The signed-in frame both applications share: a skip link, the sections as plain links (so the
  * keyboard walks them), the account corner (who is signed in, sign-out) and the page, with a
- * `notice` above it when the whole app has something to say (the portal's expired session).
+ * `notice` above it when the whole app has something to say (the portal's expired session, the
+ * admin's read-only key); `children` stand in for the route's page while the frame is not ready for it.
  */
 export function AppShell({
   brand,
   sections,
   account,
   notice,
+  children,
 }: {
   brand: string;
   sections: readonly ShellSection[];
   account: ReactNode;
   notice?: ReactNode;
+  children?: ReactNode;
 }) {
   return (
     <div className="layout">
@@ -42,7 +45,7 @@ export function AppShell({
       </header>
       <main id="main" tabIndex={-1}>
         {notice}
-        <Outlet />
+        {children ?? <Outlet />}
       </main>
     </div>
   );

@@ -6,6 +6,7 @@ import { formatRebateRate, RebateRateDialog } from '../../ui/RebateRateDialog';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
 import { Empty } from '../../ui/states';
 import { useProject } from '../session';
+import { useCanWrite } from '../key-role';
 
 type Code = ApiResult<'/api/v1/projects/{projectId}/affiliates/{userIdentifier}', 'get'>['codes'][number];
 
@@ -17,6 +18,7 @@ type Code = ApiResult<'/api/v1/projects/{projectId}/affiliates/{userIdentifier}'
  */
 export function AffiliateCodes({ identifier, identifierType, codes }: { identifier: string; identifierType: string; codes: Code[] }) {
   const [editing, setEditing] = useState<Code | null>(null);
+  const canWrite = useCanWrite();
   return (
     <section aria-labelledby="codes-title">
       <h2 id="codes-title">Codes</h2>
@@ -33,7 +35,7 @@ export function AffiliateCodes({ identifier, identifierType, codes }: { identifi
             numeric('Clicks'),
             { key: 'conversion_rate', label: <span title={CONVERSION_RATE_HELP}>Conversion rate</span>, numeric: true },
             'Rebate rate',
-            { key: 'actions', label: <span className="visually-hidden">Actions</span> },
+            ...(canWrite ? [{ key: 'actions', label: <span className="visually-hidden">Actions</span> }] : []),
           ]}
         >
           {codes.map((code) => (
@@ -44,11 +46,13 @@ export function AffiliateCodes({ identifier, identifierType, codes }: { identifi
               <td className="number">{code.clicks === null ? '—' : code.clicks.toLocaleString('en-US')}</td>
               <td className="number">{formatConversionRate(code.uses, code.clicks)}</td>
               <td>{formatRebateRate(code.rebate_rate)}</td>
-              <td>
-                <button type="button" onClick={() => setEditing(code)}>
-                  Edit rate…<span className="visually-hidden"> ({code.code})</span>
-                </button>
-              </td>
+              {canWrite ? (
+                <td>
+                  <button type="button" onClick={() => setEditing(code)}>
+                    Edit rate…<span className="visually-hidden"> ({code.code})</span>
+                  </button>
+                </td>
+              ) : null}
             </tr>
           ))}
         </ScrollTable>

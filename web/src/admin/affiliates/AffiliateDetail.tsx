@@ -12,6 +12,7 @@ import { ClicksChart } from './ClicksChart';
 import { FlagActions } from './FlagActions';
 import { InviteCodes } from './InviteCodes';
 import { ReferralLevels } from './ReferralLevels';
+import { WritesOnly } from '../key-role';
 
 type Affiliate = ApiResult<'/api/v1/projects/{projectId}/affiliates/{userIdentifier}', 'get'>;
 const PAGE_SIZE = 10;
@@ -41,7 +42,9 @@ export function AffiliateDetail() {
       <p className="identifier">
         {data.identifier} <span className="subtle">({data.identifier_type})</span>
       </p>
-      <FlagActions identifier={data.identifier} identifierType={data.identifier_type} status={data.status} />
+      <WritesOnly>
+        <FlagActions identifier={data.identifier} identifierType={data.identifier_type} status={data.status} />
+      </WritesOnly>
       <Figures affiliate={data} />
       <AffiliatePoints identifier={data.identifier} identifierType={data.identifier_type} />
       <AffiliateCodes identifier={data.identifier} identifierType={data.identifier_type} codes={data.codes} />

@@ -9,6 +9,7 @@ import { useProject } from '../session';
 import { describeCondition } from './condition';
 import { BadgeEditor } from './BadgeEditor';
 import { CsvUpload } from './CsvUpload';
+import { WritesOnly } from '../key-role';
 
 const PAGE_SIZE = 25;
 
@@ -51,7 +52,9 @@ export function AudienceDetail() {
           <dd>{formatDateTime(data.created_at)}</dd>
         </div>
       </dl>
-      <BadgeEditor audienceId={audienceId} badge={data.badge} />
+      <WritesOnly>
+        <BadgeEditor audienceId={audienceId} badge={data.badge} />
+      </WritesOnly>
       {data.condition ? (
         <>
           <h2>Condition</h2>
@@ -64,7 +67,9 @@ export function AudienceDetail() {
           </ul>
         </>
       ) : (
-        <CsvUpload audienceId={audienceId} />
+        <WritesOnly>
+          <CsvUpload audienceId={audienceId} />
+        </WritesOnly>
       )}
       <Entries audienceId={audienceId} />
     </section>

@@ -5,6 +5,7 @@ import { PagedTable } from '../../ui/PagedTable';
 import { pageFromUrl } from '../../ui/Pager';
 import { useProject } from '../session';
 import { numeric } from '../../ui/ScrollTable';
+import { WritesOnly } from '../key-role';
 
 const PAGE_SIZE = 25;
 
@@ -22,16 +23,21 @@ export function AudienceList() {
     <section aria-labelledby="audiences-title">
       <div className="page-head">
         <h1 id="audiences-title">Audiences</h1>
-        <Link className="button" to="new">
-          New audience
-        </Link>
+        <WritesOnly>
+          <Link className="button" to="new">
+            New audience
+          </Link>
+        </WritesOnly>
       </div>
       <PagedTable
         query={audiences}
         loading="Loading audiences…"
         empty={
           <>
-            No audiences yet. <Link to="new">Create the first one</Link>.
+            No audiences yet.{' '}
+            <WritesOnly>
+              <Link to="new">Create the first one</Link>.
+            </WritesOnly>
           </>
         }
         table={{
