@@ -15,6 +15,11 @@ export function lastAnswer({ last_response_code: code, last_error: error }: Answ
   return error ?? '—';
 }
 
+/** The last answer's code alone ("HTTP 404"), or why there was none: what a status or a health sentence quotes. */
+function answerCode({ last_response_code: code, last_error: error }: Answered): string {
+  return code !== null ? `HTTP ${code}` : (error ?? 'no answer');
+}
+
 /**
  * A delivery's status in words: "pending" alone hides whether the endpoint was ever tried, and that
  * a delivery on its last retry is about to fail for good.
@@ -24,7 +29,7 @@ export function deliveryStatusText(delivery: DeliveryState): string {
   if (delivery.status === 'failed') return `Failed after ${attempts(delivery.attempts)}`;
   const next = delivery.next_attempt_at ? `, next by ${formatDateTime(delivery.next_attempt_at)}` : '';
   if (delivery.attempts === 0) return `Waiting for its first attempt${next}`;
-  return `Retrying: ${attempts(delivery.attempts)} failed (last ${lastAnswer(delivery)})${next}`;
+  return `Retrying: ${attempts(delivery.attempts)} failed (last ${answerCode(delivery)})${next}`;
 }
 
 /** A delivery the endpoint has answered or failed to answer: not a pending one never tried yet. */
@@ -44,7 +49,7 @@ export function webhookHealth(enabled: boolean, newestFirst: readonly DeliverySt
   if (triedDeliveries[0]!.status === 'delivered') return 'Healthy: the last delivery arrived';
   const firstDelivered = triedDeliveries.findIndex((delivery) => delivery.status === 'delivered');
   const failing = firstDelivered === -1 ? triedDeliveries : triedDeliveries.slice(0, firstDelivered);
-  const answers = [...new Set(failing.map(lastAnswer))];
+  const answers = [...new Set(failing.map(answerCode))];
   const which = failing.length === 1 ? 'the last delivery' : `the last ${failing.length} deliveries`;
   return answers.length === 1 && failing[0]!.last_response_code !== null
     ? `Failing: ${which} got ${answers[0]}`
