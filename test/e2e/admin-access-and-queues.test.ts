@@ -57,13 +57,7 @@ describe('the admin dashboard for a read_only key, the applications queue and we
       stack.clock.advance(60_000);
     }
     await createSegment(stack, project, { name: 'Partners' });
-    await pollUntil(
-      async () => {
-        const list = await stack.api.get(`${base}/webhooks/${webhookId}/deliveries`, { key: project.keys.admin });
-        return list.body.total_results === 2 && list.body.results.every((delivery: { status: string }) => delivery.status === 'failed');
-      },
-      { timeoutMs: 30_000, intervalMs: 100, what: 'both deliveries failed' },
-    );
+    expect(await settledDeliveries()).toBe(2);
     browser = await openChromium();
     page = await (await browser.newContext({ viewport: DESKTOP })).newPage();
   }, 240_000);
@@ -74,6 +68,19 @@ describe('the admin dashboard for a read_only key, the applications queue and we
     await stack?.stop();
   });
 
+  /** How many deliveries the webhook has once there is one per affiliate and every one failed for good (read through the API). */
+  async function settledDeliveries(): Promise<number> {
+    const key = project.keys.admin;
+    const affiliates = (await stack.api.get(`/api/v1/projects/${project.id}/affiliates`, { key })).body.total_results as number;
+    return pollUntil(
+      async () => {
+        const list = await stack.api.get(`/api/v1/projects/${project.id}/webhooks/${webhookId}/deliveries`, { key });
+        const settled = list.body.results.every((delivery: { status: string }) => delivery.status === 'failed');
+        return settled && list.body.total_results === affiliates ? affiliates : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 100, what: 'every delivery failed' },
+    );
+  }
   const sections = () => page.getByRole('navigation', { name: 'Sections' });
   /** Signs in afresh (whatever an earlier test left in the tab's storage) with `key`. */
   async function signInWith(key: string): Promise<void> {
@@ -183,15 +190,19 @@ describe('the admin dashboard for a read_only key, the applications queue and we
   it(
     'shows a webhook whose every delivery got 404 as failing, and each delivery’s status in words',
     async () => {
+      // Each affiliate created sent it one (an approval above makes one more), each failed after its 5 attempts.
+      const count = await settledDeliveries();
+      const health = `Failing: the last ${count} deliveries got HTTP 404`;
+      await signInWith(project.keys.admin);
       await sections().getByRole('link', { name: 'Webhooks' }).click();
       const row = page.getByRole('row', { name: new RegExp(receiver.url(failingPath).replace(/[.]/g, '\\.')) });
-      await row.getByText('Failing: the last 2 deliveries got HTTP 404').waitFor();
+      await row.getByText(health).waitFor();
       expect(await row.getByText('Enabled', { exact: true }).count()).toBe(0);
 
       await page.getByRole('link', { name: receiver.url(failingPath) }).click();
-      await page.locator('.facts').getByText('Failing: the last 2 deliveries got HTTP 404').waitFor();
+      await page.locator('.facts').getByText(health).waitFor();
       await page.locator('td.delivery-status').first().waitFor();
-      expect(await page.locator('td.delivery-status').allInnerTexts()).toEqual(['Failed after 5 attempts', 'Failed after 5 attempts']);
+      expect(await page.locator('td.delivery-status').allInnerTexts()).toEqual(Array.from({ length: count }, () => 'Failed after 5 attempts'));
       expect(await capturePage(page, FLOW, '04-webhook-failing')).toEqual([]);
     },
     STEP_TIMEOUT_MS,
