@@ -8,7 +8,7 @@ describe('an application decision in words', () => {
     ['c', 'Carol'],
   ]);
   const nameOf = (id: string) => names.get(id) ?? id;
-  const ok = (id: string) => ({ application_id: id, ok: true });
+  const ok = (id: string) => ({ application_id: id, ok: true, error: null });
 
   it('names what went through, by action', () => {
     expect(decisionOutcome('approve', [ok('a')], nameOf)).toEqual({ sentence: 'Approved alice.eth.', refused: [] });

@@ -1,7 +1,7 @@
 import type { ApiBody, ApiResult } from '../../api/client';
 
 type Action = ApiBody<'/api/v1/projects/{projectId}/applications/bulk', 'post'>['action'];
-type Result = ApiResult<'/api/v1/projects/{projectId}/applications/bulk', 'post'>['results'][number];
+type Result = Pick<ApiResult<'/api/v1/projects/{projectId}/applications/bulk', 'post'>['results'][number], 'application_id' | 'ok' | 'error'>;
 
 /** What one decision did, said once, for the tab and action it was made in. */
 export interface DecisionOutcome {
