@@ -1,9 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import type { ApiResult } from '../api/client';
 import { useProject } from './session';
-
-export type CurrentKey = ApiResult<'/api/v1/projects/{projectId}/api-keys/current', 'get'>;
 
 /** Where the signed-in key's description is cached: sign-in writes it there, so the first page knows the role at once. */
 export function currentKeyQueryKey(projectId: string): readonly unknown[] {
