@@ -72,6 +72,13 @@ export class AccessService {
     return this.apiKeys.listActive(projectId, page);
   }
 
+  /** An active key of the project (the caller's own, read after its authentication: revoked since, it is not found). */
+  async getApiKey(projectId: string, keyId: string): Promise<ApiKeyRecord> {
+    const record = await this.apiKeys.findActive(projectId, keyId);
+    if (!record) throw new NotFoundError('API_KEY_NOT_FOUND', 'no active API key with this id in this project');
+    return record;
+  }
+
   async revokeApiKey(projectId: string, keyId: string): Promise<void> {
     const outcome = isUuid(keyId) ? await this.apiKeys.revoke(projectId, keyId, this.clock.now()) : 'not_found';
     if (outcome === 'not_found') throw new NotFoundError('API_KEY_NOT_FOUND', 'no active API key with this id in this project');

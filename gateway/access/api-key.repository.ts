@@ -47,6 +47,17 @@ export class ApiKeyRepository {
     return row && toRecord(row);
   }
 
+  async findActive(projectId: string, id: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select(COLUMNS)
+      .where('project_id', '=', projectId)
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return row && toRecord(row);
+  }
+
   async listActive(projectId: string, page: Page): Promise<{ records: ApiKeyRecord[]; total: number }> {
     const base = this.db.selectFrom('api_keys').where('project_id', '=', projectId).where('revoked_at', 'is', null);
     const [rows, count] = await Promise.all([

@@ -6,7 +6,7 @@ import { pageInfo, toPage } from '../../services/rules/pagination';
 import { listBody, listSchema, pageQuery, pageRequest } from '../http/list';
 import { type AnyRoute, defineRoute } from '../http/route';
 import type { RouteDeps } from './route-deps';
-import { projectAdmin } from './route-access';
+import { projectAdmin, projectReader } from './route-access';
 
 const role = z.enum(API_KEY_ROLES);
 const issuedKeySchema = z.object({
@@ -100,6 +100,21 @@ export function projectRoutes({ access, keyRevoked }: RouteDeps): AnyRoute[] {
           body: listBody({ results: records, pageInfo: pageInfo(page, total) }, presentKey),
         };
       },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api/v1/projects/:projectId/api-keys/current',
+        operationId: 'getCurrentApiKey',
+        summary: 'The API key the request is made with (without its secret)',
+        description:
+          'Its id, role, name and prefix: what a client signed in with a key reads to know what the key may do (the admin ' +
+          'dashboard offers no change to a read_only key). Admin and read_only keys.',
+        tags: ['Projects'],
+        auth: projectReader,
+        responses: { 200: { description: 'The key', schema: apiKeySchema } },
+      },
+      async ({ caller }) => ({ status: 200, body: presentKey(await access.getApiKey(caller.projectId, caller.keyId)) }),
     ),
     defineRoute(
       {

@@ -109,6 +109,23 @@ describe('projects and API keys', () => {
       expect(again.status).toBe(404);
     });
 
+    it('says which key a request is made with, its role without its secret, to admin and read_only keys', async () => {
+      const project = await createProject(stack);
+      const current = (key: string) => stack.api.get(`/api/v1/projects/${project.id}/api-keys/current`, { key });
+      const readOnly = await current(project.keys.readOnly);
+      expect(readOnly.status).toBe(200);
+      expect(readOnly.body).toEqual({
+        id: project.keyIds.readOnly,
+        role: 'read_only',
+        name: 'default read_only key',
+        key_prefix: expect.stringMatching(/^rk_/),
+        created_at: expect.any(String),
+      });
+      expect(JSON.stringify(readOnly.body)).not.toContain(project.keys.readOnly);
+      expect((await current(project.keys.admin)).body).toMatchObject({ id: project.keyIds.admin, role: 'admin' });
+      expect((await current(project.keys.service)).status).toBe(403);
+    });
+
     it('will not revoke the last admin key of a project', async () => {
       const project = await createProject(stack);
       const response = await stack.api.delete(`/api/v1/projects/${project.id}/api-keys/${project.keyIds.admin}`, { key: project.keys.admin });

@@ -347,7 +347,7 @@ describe('the admin dashboard in a browser', () => {
       await page.getByLabel('Select Hedy Lamarr').check();
       await page.getByLabel('Into the audience').selectOption({ label: 'VIP' });
       await page.getByRole('button', { name: 'Approve 2 selected' }).click();
-      await page.getByText('2 decided.').waitFor();
+      await page.getByText('Approved Grace Hopper and Hedy Lamarr.').waitFor();
       await page.getByText('Page 1 of 1 (1 in all)').waitFor();
 
       await page.getByLabel('Select Ida Rhodes').check();

@@ -154,7 +154,7 @@ describe('the admin dashboard’s webhooks and API keys in a browser', () => {
       await row.waitFor();
       expect(await row.locator('td').allInnerTexts()).toEqual([
         expect.stringContaining('affiliate.created'),
-        'delivered',
+        'Delivered',
         '1',
         'HTTP 200',
         '—',

@@ -42,6 +42,7 @@ const OPERATIONS: Record<string, Expected> = {
     responses: api(201, 404, ...WITH_BODY),
   },
   'GET /api/v1/projects/{projectId}/api-keys': { security: 'apiKey:admin', params: ['path:projectId', ...PAGE], responses: api(200, 404) },
+  'GET /api/v1/projects/{projectId}/api-keys/current': { security: 'apiKey:admin,read_only', params: ['path:projectId'], responses: api(200, 404) },
   'DELETE /api/v1/projects/{projectId}/api-keys/{keyId}': {
     security: 'apiKey:admin',
     params: ['path:projectId', 'path:keyId'],

@@ -1,4 +1,5 @@
 import { Navigate, Route, Routes } from 'react-router-dom';
+import { AdminKeyOnly, useCurrentKey } from './key-role';
 import { AdminLayout } from './Layout';
 import { AdminSessionProvider, useAdminSession } from './session';
 import { SignIn } from './SignIn';
@@ -21,28 +22,76 @@ const ReviewSection = lazyPage(() => import('./review/ReviewSection'), 'ReviewSe
 const TaxSection = lazyPage(() => import('./tax/TaxSection'), 'TaxSection');
 const WebhooksSection = lazyPage(() => import('./webhooks/WebhooksSection'), 'WebhooksSection');
 
+/** Where signing in lands: the home, an admin read; a read_only key the audiences. (The layout renders this once the key's role is known.) */
+function FirstPage() {
+  const key = useCurrentKey();
+  return <Navigate to={key.data?.role === 'read_only' ? 'audiences' : 'home'} replace />;
+}
+
 function SignedInRoutes() {
   const { credentials } = useAdminSession();
   if (!credentials) return <SignIn />;
   return (
     <Routes>
       <Route path="admin" element={<AdminLayout />}>
-        <Route index element={<Navigate to="home" replace />} />
-        <Route path="home" element={<HomePage />} />
+        <Route index element={<FirstPage />} />
+        <Route
+          path="home"
+          element={
+            <AdminKeyOnly what="The home's figures and queues">
+              <HomePage />
+            </AdminKeyOnly>
+          }
+        />
         <Route path="audiences" element={<AudienceList />} />
-        <Route path="audiences/new" element={<AudienceCreate />} />
+        <Route
+          path="audiences/new"
+          element={
+            <AdminKeyOnly what="Creating an audience">
+              <AudienceCreate />
+            </AdminKeyOnly>
+          }
+        />
         <Route path="audiences/:audienceId" element={<AudienceDetail />} />
         <Route path="affiliates" element={<AffiliateList />} />
         <Route path="affiliates/new" element={<AffiliateCreate />} />
         <Route path="affiliates/:identifierType/:identifier" element={<AffiliateDetail />} />
         <Route path="applications" element={<ApplicationQueue />} />
-        <Route path="masters/*" element={<MastersSection />} />
+        <Route
+          path="masters/*"
+          element={
+            <AdminKeyOnly what="The master affiliates section">
+              <MastersSection />
+            </AdminKeyOnly>
+          }
+        />
         <Route path="program" element={<ProgramSettingsPage />} />
-        <Route path="tax/*" element={<TaxSection />} />
+        <Route
+          path="tax/*"
+          element={
+            <AdminKeyOnly what="The tax section">
+              <TaxSection />
+            </AdminKeyOnly>
+          }
+        />
         <Route path="payouts/*" element={<PayoutsSection />} />
-        <Route path="review/*" element={<ReviewSection />} />
+        <Route
+          path="review/*"
+          element={
+            <AdminKeyOnly what="The review section">
+              <ReviewSection />
+            </AdminKeyOnly>
+          }
+        />
         <Route path="webhooks/*" element={<WebhooksSection />} />
-        <Route path="api-keys/*" element={<ApiKeysSection />} />
+        <Route
+          path="api-keys/*"
+          element={
+            <AdminKeyOnly what="The API keys section">
+              <ApiKeysSection />
+            </AdminKeyOnly>
+          }
+        />
         <Route path="*" element={<p>There is no such page.</p>} />
       </Route>
       <Route path="*" element={<Navigate to="/admin/home" replace />} />

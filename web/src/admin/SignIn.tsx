@@ -1,13 +1,15 @@
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
 import { createApiClient } from '../api/client';
 import { ErrorMessage } from '../ui/states';
 import { documentTitle } from './page-title';
+import { currentKeyQueryKey } from './key-role';
 import { useAdminSession } from './session';
 
 /**
- * Signs in with a project id and an admin API key: the key is checked by reading the project's
- * audiences with it before it is kept (in sessionStorage: closing the tab forgets it).
+ * Signs in with a project id and an admin or read_only API key: the key is checked by reading its own
+ * description (its role) with it before it is kept (in sessionStorage: closing the tab forgets it);
+ * the role read is cached, so the first page already knows whether to offer changes.
  */
 export function SignIn() {
   const { signIn, endedBecause } = useAdminSession();
@@ -16,13 +18,17 @@ export function SignIn() {
   useEffect(() => {
     document.title = documentTitle('Sign in', undefined);
   }, []);
+  const queryClient = useQueryClient();
   const check = useMutation({
     mutationFn: async (credentials: { projectId: string; apiKey: string }) => {
       const api = createApiClient(() => credentials.apiKey);
-      await api('get', '/api/v1/projects/{projectId}/audiences', { path: { projectId: credentials.projectId }, query: { page_size: 1 } });
-      return credentials;
+      const key = await api('get', '/api/v1/projects/{projectId}/api-keys/current', { path: { projectId: credentials.projectId } });
+      return { credentials, key };
     },
-    onSuccess: signIn,
+    onSuccess: ({ credentials, key }) => {
+      queryClient.setQueryData(currentKeyQueryKey(credentials.projectId), key);
+      signIn(credentials);
+    },
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -31,7 +37,10 @@ export function SignIn() {
   return (
     <main id="main" className="sign-in">
       <h1>Sign in to the referral admin</h1>
-      <p>Use your project’s id and one of its admin API keys. The key stays in this tab only.</p>
+      <p>
+        Use your project’s id and one of its admin API keys (a read-only key shows everything it can read, and changes nothing). The key stays in this
+        tab only.
+      </p>
       {endedBecause ? (
         <p className="state state-error" role="alert">
           You were signed out: {endedBecause}

@@ -12,7 +12,8 @@ export interface ShellSection {
 /**
  * The signed-in frame both applications share: a skip link, the sections as plain links (so the
  * keyboard walks them), the account corner (who is signed in, sign-out) and the page, with a
- * `notice` above it when the whole app has something to say (the portal's expired session). On a
+ * `notice` above it when the whole app has something to say (the portal's expired session, the
+ * admin's read-only key); `children` stand in for the route's page while the frame is not ready for it. On a
  * narrow screen the sections fold behind a Menu button (styles.css), which a choice folds again.
  */
 export function AppShell({
@@ -20,11 +21,13 @@ export function AppShell({
   sections,
   account,
   notice,
+  children,
 }: {
   brand: string;
   sections: readonly ShellSection[];
   account: ReactNode;
   notice?: ReactNode;
+  children?: ReactNode;
 }) {
   const [menuOpen, setMenuOpen] = useState(false);
   return (
@@ -62,9 +65,11 @@ export function AppShell({
       <main id="main" tabIndex={-1}>
         {notice}
         {/* A section's code loads when first opened (lazy routes): the frame stays meanwhile. */}
-        <Suspense fallback={<Loading />}>
-          <Outlet />
-        </Suspense>
+        {children ?? (
+          <Suspense fallback={<Loading />}>
+            <Outlet />
+          </Suspense>
+        )}
       </main>
     </div>
   );

@@ -7,6 +7,7 @@ import { numeric, ScrollTable } from '../../ui/ScrollTable';
 import { Empty } from '../../ui/states';
 import { useProject } from '../session';
 import { AddCode } from './AddCode';
+import { useCanWrite } from '../key-role';
 
 type Code = ApiResult<'/api/v1/projects/{projectId}/affiliates/{userIdentifier}', 'get'>['codes'][number];
 
@@ -18,6 +19,7 @@ type Code = ApiResult<'/api/v1/projects/{projectId}/affiliates/{userIdentifier}'
  */
 export function AffiliateCodes({ identifier, identifierType, codes }: { identifier: string; identifierType: string; codes: Code[] }) {
   const [editing, setEditing] = useState<Code | null>(null);
+  const canWrite = useCanWrite();
   return (
     <section aria-labelledby="codes-title">
       <h2 id="codes-title">Codes</h2>
@@ -34,7 +36,7 @@ export function AffiliateCodes({ identifier, identifierType, codes }: { identifi
             numeric('Clicks'),
             { key: 'conversion_rate', label: <span title={CONVERSION_RATE_HELP}>Conversion rate</span>, numeric: true },
             'Rebate rate',
-            { key: 'actions', label: <span className="visually-hidden">Actions</span> },
+            ...(canWrite ? [{ key: 'actions', label: <span className="visually-hidden">Actions</span> }] : []),
           ]}
         >
           {codes.map((code) => (
@@ -45,11 +47,13 @@ export function AffiliateCodes({ identifier, identifierType, codes }: { identifi
               <td className="number">{code.clicks === null ? '—' : formatDecimal(code.clicks)}</td>
               <td className="number">{formatConversionRate(code.uses, code.clicks)}</td>
               <td>{formatRebateRate(code.rebate_rate)}</td>
-              <td>
-                <button type="button" onClick={() => setEditing(code)}>
-                  Edit rate…<span className="visually-hidden"> ({code.code})</span>
-                </button>
-              </td>
+              {canWrite ? (
+                <td>
+                  <button type="button" onClick={() => setEditing(code)}>
+                    Edit rate…<span className="visually-hidden"> ({code.code})</span>
+                  </button>
+                </td>
+              ) : null}
             </tr>
           ))}
         </ScrollTable>

@@ -24,6 +24,7 @@ import { ReferralLevels } from './ReferralLevels';
 import { AffiliateEdit } from './AffiliateEdit';
 import { SuspendActions } from './SuspendActions';
 import { TierProtection } from './TierProtection';
+import { WritesOnly } from '../key-role';
 
 type Affiliate = ApiResult<'/api/v1/projects/{projectId}/affiliates/{userIdentifier}', 'get'>;
 const PAGE_SIZE = 10;
@@ -60,12 +61,16 @@ export function AffiliateDetail() {
       <p className="identifier">
         {data.identifier} <span className="subtle">({data.identifier_type})</span>
       </p>
-      <div className="inline-fields">
-        <FlagActions identifier={data.identifier} identifierType={data.identifier_type} status={data.status} />
-        <SuspendActions identifier={data.identifier} identifierType={data.identifier_type} status={data.status} />
-      </div>
+      <WritesOnly>
+        <div className="inline-fields">
+          <FlagActions identifier={data.identifier} identifierType={data.identifier_type} status={data.status} />
+          <SuspendActions identifier={data.identifier} identifierType={data.identifier_type} status={data.status} />
+        </div>
+      </WritesOnly>
       <Figures affiliate={data} />
-      <AffiliateEdit identifier={data.identifier} identifierType={data.identifier_type} name={data.name} region={data.region} />
+      <WritesOnly>
+        <AffiliateEdit identifier={data.identifier} identifierType={data.identifier_type} name={data.name} region={data.region} />
+      </WritesOnly>
       <AffiliatePoints identifier={data.identifier} identifierType={data.identifier_type} />
       <AffiliateCodes identifier={data.identifier} identifierType={data.identifier_type} codes={data.codes} />
       <ClicksChart identifier={data.identifier} identifierType={data.identifier_type} codes={data.codes.map((code) => code.code)} />

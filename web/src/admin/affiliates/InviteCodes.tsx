@@ -6,6 +6,7 @@ import { Pager } from '../../ui/Pager';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
 import { ListStates } from '../../ui/states';
 import { useProject } from '../session';
+import { useCanWrite } from '../key-role';
 
 const PAGE_SIZE = 10;
 
@@ -16,6 +17,7 @@ const PAGE_SIZE = 10;
  */
 export function InviteCodes({ identifier, identifierType }: { identifier: string; identifierType: string }) {
   const { projectId, api } = useProject();
+  const canWrite = useCanWrite();
   const queryClient = useQueryClient();
   const [page, setPage] = useState(1);
   const [disabling, setDisabling] = useState<string | null>(null);
@@ -45,7 +47,7 @@ export function InviteCodes({ identifier, identifierType }: { identifier: string
           <ScrollTable
             labelledBy="invite-codes-title"
             caption="Invite codes"
-            columns={['Code', numeric('Uses'), numeric('Users now'), 'Created', 'Action']}
+            columns={['Code', numeric('Uses'), numeric('Users now'), 'Created', ...(canWrite ? ['Action'] : [])]}
           >
             {codes.data.results.map((code) => (
               <tr key={code.code}>
@@ -59,15 +61,17 @@ export function InviteCodes({ identifier, identifierType }: { identifier: string
                 </td>
                 <td className="number">{code.total_users}</td>
                 <td>{formatDateTime(code.created_at)}</td>
-                <td>
-                  {code.max_uses === 0 ? (
-                    <span className="subtle">disabled</span>
-                  ) : (
-                    <button type="button" onClick={() => setDisabling(code.code)} aria-label={`Disable ${code.code}`}>
-                      Disable
-                    </button>
-                  )}
-                </td>
+                {canWrite ? (
+                  <td>
+                    {code.max_uses === 0 ? (
+                      <span className="subtle">disabled</span>
+                    ) : (
+                      <button type="button" onClick={() => setDisabling(code.code)} aria-label={`Disable ${code.code}`}>
+                        Disable
+                      </button>
+                    )}
+                  </td>
+                ) : null}
               </tr>
             ))}
           </ScrollTable>

@@ -2,15 +2,20 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { type FormEvent, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import type { ApiBody, ApiQuery } from '../../api/client';
-import { formatDateTime } from '../../ui/format';
+import { formatDateTime, shortIdentifier } from '../../ui/format';
 import { PAGE_SIZES, pageFromUrl, Pager, PageSizeSelect } from '../../ui/Pager';
 import { ErrorMessage, ListStates } from '../../ui/states';
 import { useProject } from '../session';
 import { ScrollTable, type TableColumn } from '../../ui/ScrollTable';
 import { AudienceOptions } from '../audiences/AudienceOptions';
+import { useCanWrite } from '../key-role';
+import { decisionOutcome, type DecisionOutcome } from './outcome';
 
 type Status = NonNullable<NonNullable<ApiQuery<'/api/v1/projects/{projectId}/applications', 'get'>>['status']>;
 type Decision = ApiBody<'/api/v1/projects/{projectId}/applications/bulk', 'post'>;
+
+/** A row's status in words, with the reason or note it was given. */
+const STATUS_WORDS: Record<string, string> = { pending: 'Pending', on_hold: 'On hold', approved: 'Approved', rejected: 'Rejected' };
 
 const STATUSES: Array<{ value: Status; label: string }> = [
   { value: 'pending', label: 'Pending' },
@@ -21,8 +26,10 @@ const STATUSES: Array<{ value: Status; label: string }> = [
 
 /**
  * The applications queue: by status, 10/20/50/100 a page (both in the URL), and decisions on the
- * selected applications through the bulk endpoint, which answers per application: those it could
- * not decide are listed with the API's reason while the others go through.
+ * selected applications through the bulk endpoint, which answers per application: what went through
+ * is said in a sentence with their names, those it could not decide are listed with the API's reason.
+ * That outcome belongs to the view it was made in: another status, page or size clears it. Every
+ * column fits at desktop width (long text wraps); on a phone each application is a card.
  */
 export function ApplicationQueue() {
   const { projectId, api } = useProject();
@@ -32,10 +39,8 @@ export function ApplicationQueue() {
   const pageSize = PAGE_SIZES.includes(Number(params.get('page_size'))) ? Number(params.get('page_size')) : 20;
   const page = pageFromUrl(params);
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const setView = (next: { status?: Status; page_size?: number; page?: number }) => {
-    setSelected(new Set());
-    setParams({ status: next.status ?? status, page_size: String(next.page_size ?? pageSize), page: String(next.page ?? 1) });
-  };
+  const [outcome, setOutcome] = useState<DecisionOutcome | null>(null);
+  const canWrite = useCanWrite();
 
   const list = useQuery({
     queryKey: ['applications', projectId, status, page, pageSize],
@@ -44,16 +49,25 @@ export function ApplicationQueue() {
     placeholderData: keepPreviousData,
   });
   const decide = useMutation({
-    mutationFn: (decision: Decision) => api('post', '/api/v1/projects/{projectId}/applications/bulk', { path: { projectId }, body: decision }),
-    onSuccess: async () => {
+    mutationFn: ({ decision }: { decision: Decision; names: ReadonlyMap<string, string> }) =>
+      api('post', '/api/v1/projects/{projectId}/applications/bulk', { path: { projectId }, body: decision }),
+    onMutate: () => setOutcome(null),
+    onSuccess: async (answer, { decision, names }) => {
+      setOutcome(decisionOutcome(decision.action, answer.results, (id) => names.get(id) ?? id));
       setSelected(new Set());
       await queryClient.invalidateQueries({ queryKey: ['applications', projectId] });
       await queryClient.invalidateQueries({ queryKey: ['affiliates', projectId] });
     },
   });
-  const failures = decide.data?.results.filter((result) => !result.ok) ?? [];
-  const decided = decide.data?.results.filter((result) => result.ok).length ?? 0;
+  const setView = (next: { status?: Status; page_size?: number; page?: number }) => {
+    setSelected(new Set());
+    setOutcome(null);
+    decide.reset();
+    setParams({ status: next.status ?? status, page_size: String(next.page_size ?? pageSize), page: String(next.page ?? 1) });
+  };
   const rows = list.data?.results ?? [];
+  /** The selected applications' names as the page shows them, kept with the decision: the list is read again after it. */
+  const selectedNames = () => new Map(rows.filter((row) => selected.has(row.id)).map((row) => [row.id, row.name || row.identifier]));
   const allSelected = rows.length > 0 && rows.every((row) => selected.has(row.id));
   const selectAll: TableColumn = {
     key: 'select',
@@ -85,17 +99,21 @@ export function ApplicationQueue() {
           <PageSizeSelect id="application-page-size" value={pageSize} onChange={(size) => setView({ page_size: size })} />
         </div>
       </div>
-      {status === 'pending' || status === 'on_hold' ? (
-        <DecisionForm ids={[...selected]} pending={decide.isPending} onDecide={(decision) => decide.mutate(decision)} />
+      {canWrite && (status === 'pending' || status === 'on_hold') ? (
+        <DecisionForm
+          ids={[...selected]}
+          pending={decide.isPending}
+          onDecide={(decision, done) => decide.mutate({ decision, names: selectedNames() }, { onSuccess: done })}
+        />
       ) : null}
       <div role="status" aria-live="polite">
-        {decide.data ? `${decided} decided${failures.length ? `, ${failures.length} not` : ''}.` : ''}
+        {outcome?.sentence ?? ''}
       </div>
-      {failures.length > 0 ? (
+      {outcome && outcome.refused.length > 0 ? (
         <ul className="field-errors" aria-label="Applications not decided">
-          {failures.map((failure) => (
-            <li key={failure.application_id}>
-              {failure.application_id}: {failure.error?.message}
+          {outcome.refused.map((refusal) => (
+            <li key={refusal.id}>
+              {refusal.name} was not decided: {refusal.reason}
             </li>
           ))}
         </ul>
@@ -108,40 +126,49 @@ export function ApplicationQueue() {
       />
       {list.data && rows.length > 0 ? (
         <>
-          <ScrollTable
-            label="Applications table, scrollable"
-            caption="Applications, oldest first"
-            columns={[selectAll, 'Applicant', 'Region', 'Code asked', 'Message', 'Applied', 'Status']}
-          >
-            {rows.map((row) => (
-              <tr key={row.id}>
-                <td>
-                  <input
-                    type="checkbox"
-                    aria-label={`Select ${row.name}`}
-                    checked={selected.has(row.id)}
-                    onChange={() => {
-                      const next = new Set(selected);
-                      if (!next.delete(row.id)) next.add(row.id);
-                      setSelected(next);
-                    }}
-                  />
-                </td>
-                <td>
-                  <span className="applicant-name">{row.name}</span> <span className="subtle identifier">{row.identifier}</span>
-                </td>
-                <td>{row.region ?? '—'}</td>
-                <td>{row.code ?? '—'}</td>
-                <td>{row.message ?? '—'}</td>
-                <td>{formatDateTime(row.created_at)}</td>
-                <td>
-                  {row.status}
-                  {row.rejection_reason ? `: ${row.rejection_reason}` : ''}
-                  {row.hold_note ? `: ${row.hold_note}` : ''}
-                </td>
-              </tr>
-            ))}
-          </ScrollTable>
+          <div className="application-cards">
+            <ScrollTable
+              label="Applications table, scrollable"
+              caption="Applications, oldest first"
+              columns={[...(canWrite ? [selectAll] : []), 'Applicant', 'Region', 'Code asked', 'Message', 'Applied', 'Status']}
+            >
+              {rows.map((row) => (
+                <tr key={row.id}>
+                  {canWrite ? (
+                    <td className="select-cell">
+                      <input
+                        type="checkbox"
+                        aria-label={`Select ${row.name}`}
+                        checked={selected.has(row.id)}
+                        onChange={() => {
+                          const next = new Set(selected);
+                          if (!next.delete(row.id)) next.add(row.id);
+                          setSelected(next);
+                        }}
+                      />
+                    </td>
+                  ) : null}
+                  <td data-label="Applicant">
+                    <span className="applicant-name">{row.name}</span>{' '}
+                    <span className="subtle identifier" title={row.identifier}>
+                      {shortIdentifier(row.identifier)}
+                    </span>
+                  </td>
+                  <td data-label="Region">{row.region ?? '—'}</td>
+                  <td data-label="Code asked">{row.code ?? '—'}</td>
+                  <td data-label="Message" className="long-text">
+                    {row.message ?? '—'}
+                  </td>
+                  <td data-label="Applied">{formatDateTime(row.created_at)}</td>
+                  <td data-label="Status" className="long-text">
+                    {STATUS_WORDS[row.status] ?? row.status}
+                    {row.rejection_reason ? `: ${row.rejection_reason}` : ''}
+                    {row.hold_note ? `: ${row.hold_note}` : ''}
+                  </td>
+                </tr>
+              ))}
+            </ScrollTable>
+          </div>
           <Pager label="Application pages" list={list.data} onPage={(next) => setView({ page: next })} />
         </>
       ) : null}
@@ -150,7 +177,16 @@ export function ApplicationQueue() {
 }
 
 /** Approve into a static audience, reject with a reason, or hold with a note: the selected applications. */
-function DecisionForm({ ids, pending, onDecide }: { ids: string[]; pending: boolean; onDecide(decision: Decision): void }) {
+function DecisionForm({
+  ids,
+  pending,
+  onDecide,
+}: {
+  ids: string[];
+  pending: boolean;
+  /** done: after the API decided, so the reason or note typed for these applications is not offered for the next ones. */
+  onDecide(decision: Decision, done: () => void): void;
+}) {
   const { projectId, api } = useProject();
   const [action, setAction] = useState<Decision['action']>('approve');
   const [audienceId, setAudienceId] = useState('');
@@ -162,9 +198,10 @@ function DecisionForm({ ids, pending, onDecide }: { ids: string[]; pending: bool
   const staticAudiences = audiences.data?.results.filter((audience) => audience.type === 'static') ?? [];
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (action === 'approve') onDecide({ action, application_ids: ids, audience_id: audienceId });
-    else if (action === 'reject') onDecide({ action, application_ids: ids, reason: text });
-    else onDecide({ action, application_ids: ids, ...(text ? { note: text } : {}) });
+    const done = () => setText('');
+    if (action === 'approve') onDecide({ action, application_ids: ids, audience_id: audienceId }, done);
+    else if (action === 'reject') onDecide({ action, application_ids: ids, reason: text }, done);
+    else onDecide({ action, application_ids: ids, ...(text ? { note: text } : {}) }, done);
   };
   return (
     <form className="inline-fields decision" onSubmit={submit} aria-label="Decide the selected applications">

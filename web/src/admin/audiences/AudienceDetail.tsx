@@ -13,6 +13,7 @@ import { AudienceSettings } from './AudienceSettings';
 import { DeleteAudience } from './DeleteAudience';
 import { Evaluation } from './Evaluation';
 import { type EntryToRemove, RemoveEntryDialog } from './RemoveEntry';
+import { WritesOnly } from '../key-role';
 
 const PAGE_SIZE = 25;
 
@@ -55,7 +56,9 @@ export function AudienceDetail() {
           <dd>{formatDateTime(data.created_at)}</dd>
         </div>
       </dl>
-      <BadgeEditor audienceId={audienceId} badge={data.badge} />
+      <WritesOnly>
+        <BadgeEditor audienceId={audienceId} badge={data.badge} />
+      </WritesOnly>
       {data.condition ? (
         <>
           <h2>Condition</h2>
@@ -69,11 +72,15 @@ export function AudienceDetail() {
           <Evaluation audienceId={audienceId} />
         </>
       ) : (
-        <CsvUpload audienceId={audienceId} />
+        <WritesOnly>
+          <CsvUpload audienceId={audienceId} />
+        </WritesOnly>
       )}
       <Entries audienceId={audienceId} />
-      <AudienceSettings audience={data} />
-      <DeleteAudience audienceId={audienceId} name={data.name} />
+      <WritesOnly>
+        <AudienceSettings audience={data} />
+        <DeleteAudience audienceId={audienceId} name={data.name} />
+      </WritesOnly>
     </section>
   );
 }

@@ -5,6 +5,7 @@ import { PagedTable } from '../../ui/PagedTable';
 import { pageFromUrl } from '../../ui/Pager';
 import { useProject } from '../session';
 import { numeric } from '../../ui/ScrollTable';
+import { WritesOnly } from '../key-role';
 
 const PAGE_SIZE = 25;
 
@@ -24,9 +25,11 @@ export function AudienceList() {
     <section aria-labelledby="audiences-title">
       <div className="page-head">
         <h1 id="audiences-title">Audiences</h1>
-        <Link className="button" to="new">
-          New audience
-        </Link>
+        <WritesOnly>
+          <Link className="button" to="new">
+            New audience
+          </Link>
+        </WritesOnly>
       </div>
       {notice ? (
         <p className="state" role="status">
@@ -38,7 +41,10 @@ export function AudienceList() {
         loading="Loading audiences…"
         empty={
           <>
-            No audiences yet. <Link to="new">Create the first one</Link>.
+            No audiences yet.{' '}
+            <WritesOnly>
+              <Link to="new">Create the first one</Link>.
+            </WritesOnly>
           </>
         }
         table={{

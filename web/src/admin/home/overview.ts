@@ -7,10 +7,14 @@ import { DEFAULT_DAYS, lastDays, type Period } from './period';
 export type Overview = ApiResult<'/api/v1/projects/{projectId}/overview', 'get'>;
 export type OverviewCurrency = Overview['figures']['currencies'][number];
 
-/** The home's one read, of a period; the navigation reads the default period's, so the two share it. */
-export function useOverview(period: Period = lastDays(DEFAULT_DAYS, new Date())) {
+/**
+ * The home's one read, of a period; the navigation reads the default period's, so the two share it. An admin read:
+ * `enabled` false (a read_only key) does not ask.
+ */
+export function useOverview(period: Period = lastDays(DEFAULT_DAYS, new Date()), enabled = true) {
   const { projectId, api } = useProject();
   return useQuery({
+    enabled,
     queryKey: ['overview', projectId, period.from, period.to],
     // Another period keeps the figures shown until its own arrive (the page does not blink empty).
     placeholderData: keepPreviousData,

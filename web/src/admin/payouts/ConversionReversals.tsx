@@ -9,6 +9,7 @@ import { Empty, LoadError, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { KIND_LABELS } from './movement-kinds';
 import { type ConversionWithReversals, parseSharePercent, partSources, remainingBps, type Reversal, reversalError, WHOLE_BPS } from './reversal';
+import { useCanWrite } from '../key-role';
 
 /** The query key of one conversion as GET /api/v1/conversions/{id} answers it (with its reversals). */
 const conversionKey = (projectId: string, conversionId: string) => ['conversion', projectId, conversionId] as const;
@@ -20,6 +21,7 @@ const conversionKey = (projectId: string, conversionId: string) => ['conversion'
  */
 export function ConversionReversals({ conversionId, status }: { conversionId: string; status: string }) {
   const { projectId, api } = useProject();
+  const canWrite = useCanWrite();
   const [reversing, setReversing] = useState(false);
   const [done, setDone] = useState<string | null>(null);
   const conversion = useQuery({
@@ -32,7 +34,7 @@ export function ConversionReversals({ conversionId, status }: { conversionId: st
     <>
       <div className="page-head">
         <h4 id="reversals-title">Reversals</h4>
-        {status === 'processed' && conversion.data && remaining > 0 ? (
+        {canWrite && status === 'processed' && conversion.data && remaining > 0 ? (
           <button
             type="button"
             className="danger-outline"

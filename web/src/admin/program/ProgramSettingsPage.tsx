@@ -8,6 +8,7 @@ import { SettingsPage, type SettingsFormProps } from '../../ui/SettingsPage';
 import { TextField } from '../../ui/TextField';
 import { useProject } from '../session';
 import { previewLink } from './referral-link';
+import { ChangesFieldset } from '../key-role';
 
 type ProgramSettings = ApiResult<'/api/v1/projects/{projectId}/program-settings', 'get'>;
 type Changes = ApiBody<'/api/v1/projects/{projectId}/program-settings', 'patch'>;
@@ -73,82 +74,84 @@ function LinkForm({ settings, onSaved, onEdit }: SettingsFormProps<ProgramSettin
     save.mutate(changes);
   };
   return (
-    <form className="stack" onSubmit={submit} noValidate aria-labelledby="program-title">
-      <p className="subtle">{settings.updated_at ? `Last changed ${formatDateTime(settings.updated_at)}.` : 'The defaults: never changed.'}</p>
-      <fieldset className="stack">
-        <legend>Referral link</legend>
-        <p className="help">
-          Affiliates copy one link per code from their portal. Until the program has an address, the portal tells them there is no link yet.
-        </p>
-        <TextField
-          id="program-url"
-          label="Program URL (where a referred person lands)"
-          type="url"
-          value={programUrl}
-          onChange={edit('program_url', setProgramUrl)}
-          error={errors.program_url}
-        />
-        <TextField
-          id="link-template"
-          label="Link template"
-          value={template}
-          onChange={edit('link_template', setTemplate)}
-          error={errors.link_template}
-        />
-        <p className="help" id="link-template-help">
-          <code>{'{code}'}</code> is replaced by the affiliate’s code and <code>{'{program_url}'}</code> by the program URL. The default,{' '}
-          <code>{settings.default_link_template}</code>, adds the <code>af</code> parameter the tracking reads.
-        </p>
-        <div>
-          <button
-            type="button"
-            onClick={() => edit('link_template', setTemplate)(settings.default_link_template)}
-            disabled={template === settings.default_link_template}
+    <ChangesFieldset>
+      <form className="stack" onSubmit={submit} noValidate aria-labelledby="program-title">
+        <p className="subtle">{settings.updated_at ? `Last changed ${formatDateTime(settings.updated_at)}.` : 'The defaults: never changed.'}</p>
+        <fieldset className="stack">
+          <legend>Referral link</legend>
+          <p className="help">
+            Affiliates copy one link per code from their portal. Until the program has an address, the portal tells them there is no link yet.
+          </p>
+          <TextField
+            id="program-url"
+            label="Program URL (where a referred person lands)"
+            type="url"
+            value={programUrl}
+            onChange={edit('program_url', setProgramUrl)}
+            error={errors.program_url}
+          />
+          <TextField
+            id="link-template"
+            label="Link template"
+            value={template}
+            onChange={edit('link_template', setTemplate)}
+            error={errors.link_template}
+          />
+          <p className="help" id="link-template-help">
+            <code>{'{code}'}</code> is replaced by the affiliate’s code and <code>{'{program_url}'}</code> by the program URL. The default,{' '}
+            <code>{settings.default_link_template}</code>, adds the <code>af</code> parameter the tracking reads.
+          </p>
+          <div>
+            <button
+              type="button"
+              onClick={() => edit('link_template', setTemplate)(settings.default_link_template)}
+              disabled={template === settings.default_link_template}
+            >
+              Use the default template
+            </button>
+          </div>
+          <div className="state" aria-live="polite">
+            <strong>Preview for the code {EXAMPLE_CODE}: </strong>
+            {preview ? (
+              <code className="identifier" data-testid="link-preview">
+                {preview}
+              </code>
+            ) : (
+              <span data-testid="link-preview">no link yet: enter the program URL.</span>
+            )}
+          </div>
+        </fieldset>
+        <fieldset className="stack">
+          <legend>Attribution</legend>
+          <p className="help">
+            A visitor who connects a wallet is referred by the code of a click of the same browser at most this many days before; of several clicks,
+            the first or the last.
+          </p>
+          <TextField
+            id="attribution-window"
+            label="Attribution window (days, 1 to 365)"
+            inputMode="numeric"
+            value={windowDays}
+            onChange={edit('attribution_window_days', setWindowDays)}
+            error={windowError}
+          />
+          <label htmlFor="attribution-model">Click that refers</label>
+          <select
+            id="attribution-model"
+            value={model}
+            onChange={(event) => edit('attribution_model', (value) => setModel(value as typeof model))(event.target.value)}
           >
-            Use the default template
+            <option value="first_click">The first click in the window</option>
+            <option value="last_click">The last click in the window</option>
+          </select>
+        </fieldset>
+        {save.isError && error ? <ErrorMessage error={error} showDetails={false} title="Not saved" /> : null}
+        <div>
+          <button type="submit" disabled={save.isPending || !windowIsNumber || Object.keys(changes).length === 0}>
+            {save.isPending ? 'Saving…' : 'Save settings'}
           </button>
         </div>
-        <div className="state" aria-live="polite">
-          <strong>Preview for the code {EXAMPLE_CODE}: </strong>
-          {preview ? (
-            <code className="identifier" data-testid="link-preview">
-              {preview}
-            </code>
-          ) : (
-            <span data-testid="link-preview">no link yet: enter the program URL.</span>
-          )}
-        </div>
-      </fieldset>
-      <fieldset className="stack">
-        <legend>Attribution</legend>
-        <p className="help">
-          A visitor who connects a wallet is referred by the code of a click of the same browser at most this many days before; of several clicks, the
-          first or the last.
-        </p>
-        <TextField
-          id="attribution-window"
-          label="Attribution window (days, 1 to 365)"
-          inputMode="numeric"
-          value={windowDays}
-          onChange={edit('attribution_window_days', setWindowDays)}
-          error={windowError}
-        />
-        <label htmlFor="attribution-model">Click that refers</label>
-        <select
-          id="attribution-model"
-          value={model}
-          onChange={(event) => edit('attribution_model', (value) => setModel(value as typeof model))(event.target.value)}
-        >
-          <option value="first_click">The first click in the window</option>
-          <option value="last_click">The last click in the window</option>
-        </select>
-      </fieldset>
-      {save.isError && error ? <ErrorMessage error={error} showDetails={false} title="Not saved" /> : null}
-      <div>
-        <button type="submit" disabled={save.isPending || !windowIsNumber || Object.keys(changes).length === 0}>
-          {save.isPending ? 'Saving…' : 'Save settings'}
-        </button>
-      </div>
-    </form>
+      </form>
+    </ChangesFieldset>
   );
 }

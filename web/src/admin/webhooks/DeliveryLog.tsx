@@ -1,14 +1,13 @@
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router-dom';
 import { formatDateTime, shortIdentifier } from '../../ui/format';
 import { pageFromUrl, Pager } from '../../ui/Pager';
 import { ErrorMessage, ListStates } from '../../ui/states';
+import { useCanWrite } from '../key-role';
 import { useProject } from '../session';
+import { deliveryStatusText, lastAnswer } from './delivery-words';
+import { useDeliveryPage } from './WebhookHealth';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
-
-const PAGE_SIZE = 20;
-/** While a delivery on the page is pending, the log is read again this often, so its outcome shows without a reload. */
-const PENDING_REFRESH_MS = 1_000;
 
 /**
  * An endpoint's deliveries, newest first (page in the URL): status, attempts, the last answer and
@@ -20,17 +19,8 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
   const queryClient = useQueryClient();
   const [params, setParams] = useSearchParams();
   const page = pageFromUrl(params);
-  const deliveries = useQuery({
-    queryKey: ['webhooks', projectId, webhookId, 'deliveries', page],
-    queryFn: ({ signal }) =>
-      api('get', '/api/v1/projects/{projectId}/webhooks/{webhookId}/deliveries', {
-        path: { projectId, webhookId },
-        query: { page, page_size: PAGE_SIZE },
-        signal,
-      }),
-    placeholderData: keepPreviousData,
-    refetchInterval: (query) => (query.state.data?.results.some((delivery) => delivery.status === 'pending') ? PENDING_REFRESH_MS : false),
-  });
+  const deliveries = useDeliveryPage(webhookId, page);
+  const canWrite = useCanWrite();
   const resend = useMutation({
     mutationFn: (deliveryId: string) =>
       api('post', '/api/v1/projects/{projectId}/webhooks/{webhookId}/deliveries/{deliveryId}/resend', { path: { projectId, webhookId, deliveryId } }),
@@ -49,7 +39,7 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
         </button>
       </div>
       <div role="status" aria-live="polite" className="resend-result">
-        {resent ? `Resent ${resent.event_type} (event ${resent.event_id}): ${resent.status}, ${attemptsText(resent.attempts)}.` : ''}
+        {resent ? `Resent ${resent.event_type} (event ${resent.event_id}): ${sentenceCase(deliveryStatusText(resent))}.` : ''}
       </div>
       {resend.isError ? <ErrorMessage error={resend.error} title="Not resent" /> : null}
       <ListStates
@@ -62,7 +52,7 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
           <ScrollTable
             label="Deliveries table, scrollable"
             caption="The endpoint’s deliveries, newest first"
-            columns={['Event', 'Status', numeric('Attempts'), 'Last answer', 'Next attempt', 'Created', 'Delivered', 'Action']}
+            columns={['Event', 'Status', numeric('Attempts'), 'Last answer', 'Next attempt', 'Created', 'Delivered', ...(canWrite ? ['Action'] : [])]}
           >
             {rows.map((delivery) => (
               <tr key={delivery.id} data-delivery-id={delivery.id}>
@@ -73,22 +63,24 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
                     {shortIdentifier(delivery.event_id)}
                   </span>
                 </td>
-                <td className="delivery-status">{delivery.status}</td>
+                <td className="delivery-status wrap">{deliveryStatusText(delivery)}</td>
                 <td className="number">{delivery.attempts}</td>
-                <td className="wrap">{lastAnswer(delivery.last_response_code, delivery.last_error)}</td>
+                <td className="wrap">{lastAnswer(delivery)}</td>
                 <td>{formatDateTime(delivery.next_attempt_at)}</td>
                 <td>{formatDateTime(delivery.created_at)}</td>
                 <td>{formatDateTime(delivery.delivered_at)}</td>
-                <td>
-                  <button
-                    type="button"
-                    onClick={() => resend.mutate(delivery.id)}
-                    disabled={resend.isPending}
-                    aria-label={`Resend ${delivery.event_type} event ${delivery.event_id}`}
-                  >
-                    Resend
-                  </button>
-                </td>
+                {canWrite ? (
+                  <td>
+                    <button
+                      type="button"
+                      onClick={() => resend.mutate(delivery.id)}
+                      disabled={resend.isPending}
+                      aria-label={`Resend ${delivery.event_type} event ${delivery.event_id}`}
+                    >
+                      Resend
+                    </button>
+                  </td>
+                ) : null}
               </tr>
             ))}
           </ScrollTable>
@@ -99,12 +91,7 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
   );
 }
 
-function attemptsText(attempts: number): string {
-  return `${attempts} ${attempts === 1 ? 'attempt' : 'attempts'} so far`;
-}
-
-/** The last response code, or why there was none (timeout, refused connection). */
-function lastAnswer(code: number | null, error: string | null): string {
-  if (code !== null) return error ? `HTTP ${code}: ${error}` : `HTTP ${code}`;
-  return error ?? '—';
+/** A status continuing a sentence after its colon: "delivered after 6 attempts". */
+function sentenceCase(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }

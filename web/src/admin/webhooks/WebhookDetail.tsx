@@ -6,7 +6,9 @@ import { formatDateTime } from '../../ui/format';
 import { LoadError, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { DeliveryLog } from './DeliveryLog';
+import { WebhookHealth } from './WebhookHealth';
 import { WebhookForm, type WebhookSettings } from './WebhookForm';
+import { ChangesFieldset, WritesOnly } from '../key-role';
 
 /** One endpoint: its settings (changed with PATCH), its deletion, and its delivery log. */
 export function WebhookDetail() {
@@ -49,14 +51,18 @@ export function WebhookDetail() {
             <h1 id="webhook-title" className="identifier">
               {webhook.data.url}
             </h1>
-            <button type="button" className="danger" onClick={() => setConfirmingDelete(true)}>
-              Delete endpoint
-            </button>
+            <WritesOnly>
+              <button type="button" className="danger" onClick={() => setConfirmingDelete(true)}>
+                Delete endpoint
+              </button>
+            </WritesOnly>
           </div>
           <dl className="facts">
             <div>
               <dt>State</dt>
-              <dd>{webhook.data.enabled ? 'Enabled' : 'Disabled'}</dd>
+              <dd>
+                <WebhookHealth webhookId={webhookId} enabled={webhook.data.enabled} />
+              </dd>
             </div>
             <div>
               <dt>Created</dt>
@@ -74,17 +80,19 @@ export function WebhookDetail() {
                 Saved.
               </p>
             ) : null}
-            <WebhookForm
-              // A fresh form from each saved version.
-              key={webhook.data.updated_at}
-              initial={webhook.data}
-              submitLabel="Save changes"
-              pendingLabel="Saving…"
-              pending={update.isPending}
-              error={update.error}
-              errorTitle="Nothing was changed"
-              onSubmit={(settings) => update.mutate(settings)}
-            />
+            <ChangesFieldset>
+              <WebhookForm
+                // A fresh form from each saved version.
+                key={webhook.data.updated_at}
+                initial={webhook.data}
+                submitLabel="Save changes"
+                pendingLabel="Saving…"
+                pending={update.isPending}
+                error={update.error}
+                errorTitle="Nothing was changed"
+                onSubmit={(settings) => update.mutate(settings)}
+              />
+            </ChangesFieldset>
           </section>
           <DeliveryLog webhookId={webhookId} />
           <ConfirmMutationDialog

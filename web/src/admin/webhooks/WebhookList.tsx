@@ -4,6 +4,8 @@ import { formatDateTime } from '../../ui/format';
 import { PagedTable } from '../../ui/PagedTable';
 import { pageFromUrl } from '../../ui/Pager';
 import { useProject } from '../session';
+import { WritesOnly } from '../key-role';
+import { WebhookHealth } from './WebhookHealth';
 
 const PAGE_SIZE = 25;
 
@@ -22,9 +24,11 @@ export function WebhookList() {
     <section aria-labelledby="webhooks-title">
       <div className="page-head">
         <h1 id="webhooks-title">Webhooks</h1>
-        <Link className="button" to="new">
-          New endpoint
-        </Link>
+        <WritesOnly>
+          <Link className="button" to="new">
+            New endpoint
+          </Link>
+        </WritesOnly>
       </div>
       <p className="help">
         Endpoints receive the project’s events, signed the Standard Webhooks way, and retried for 24 hours until they answer 2xx.
@@ -34,7 +38,10 @@ export function WebhookList() {
         loading="Loading endpoints…"
         empty={
           <>
-            No endpoints yet. <Link to="new">Create the first one</Link>.
+            No endpoints yet.{' '}
+            <WritesOnly>
+              <Link to="new">Create the first one</Link>.
+            </WritesOnly>
           </>
         }
         table={{
@@ -48,7 +55,9 @@ export function WebhookList() {
               <Link to={webhook.id}>{webhook.url}</Link>
             </td>
             <td className="wrap">{webhook.events.join(', ')}</td>
-            <td>{webhook.enabled ? 'Enabled' : 'Disabled'}</td>
+            <td className="wrap">
+              <WebhookHealth webhookId={webhook.id} enabled={webhook.enabled} />
+            </td>
             <td>{formatDateTime(webhook.created_at)}</td>
           </tr>
         )}
