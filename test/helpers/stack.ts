@@ -110,16 +110,19 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
  * worker's stack (worker-stack.ts) and import this module for its types and helpers, and loading the whole
  * platform into each file's module registry cost a second and a half of CPU a file.
  */
-async function serviceCode() {
-  const [{ startService }, { SERVICE_MANIFESTS }] = await Promise.all([
-    import('../../services/platform/service-manifest'),
-    import('../../services/manifests'),
-  ]);
+function serviceCode() {
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, see above (a dynamic import() would be ESM's) */
+  const { startService } = require('../../services/platform/service-manifest') as typeof import('../../services/platform/service-manifest');
+  const { SERVICE_MANIFESTS } = require('../../services/manifests') as typeof import('../../services/manifests');
+  /* eslint-enable @typescript-eslint/no-require-imports */
   return { startService, SERVICE_MANIFESTS };
 }
 
-async function gatewayCode() {
-  const [{ startGateway }, { gatewayConfigSchema }] = await Promise.all([import('../../gateway/server'), import('../../gateway/config')]);
+function gatewayCode() {
+  /* eslint-disable @typescript-eslint/no-require-imports -- as serviceCode */
+  const { startGateway } = require('../../gateway/server') as typeof import('../../gateway/server');
+  const { gatewayConfigSchema } = require('../../gateway/config') as typeof import('../../gateway/config');
+  /* eslint-enable @typescript-eslint/no-require-imports */
   return { startGateway, gatewayConfigSchema };
 }
 
@@ -139,7 +142,7 @@ async function startServices(
   logs: LogCapture,
   serviceEnv: StackOptions['serviceEnv'],
 ): Promise<{ running: RunningProcess[]; grpcAddresses: GrpcAddresses }> {
-  const { startService, SERVICE_MANIFESTS } = await serviceCode();
+  const { startService, SERVICE_MANIFESTS } = serviceCode();
   for (let attempt = 1; ; attempt += 1) {
     const ports = Object.fromEntries(await Promise.all(CATALOG.map(async ({ name }) => [name, await freePort()] as const))) as Record<
       ServiceName,
@@ -186,7 +189,7 @@ export async function startTestGateway(options: {
   logs: LogCapture;
   env?: Record<string, string | undefined>;
 }): Promise<TestGateway> {
-  const { startGateway, gatewayConfigSchema } = await gatewayCode();
+  const { startGateway, gatewayConfigSchema } = gatewayCode();
   const gateway = await startGateway(
     loadConfig(
       gatewayConfigSchema,
