@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { evmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
 import { capturePage, DESKTOP, openChromium, signInToAdmin, watchForeignRequests } from './browser';
 import { buildWebApp } from './web-build';
@@ -183,13 +184,22 @@ describe('the admin actions in a browser', () => {
         .getByTestId('evaluation-state')
         .filter({ hasText: /^Evaluated / })
         .waitFor();
+      // The run asked for now starts at a later instant than the first, so the page's sentence is known to be the new run's.
+      stack.clock.advance(60_000);
+      const again = stack.clock.now().toISOString();
       await page.getByRole('button', { name: 'Evaluate again' }).click();
+      const evaluation = await pollUntil(
+        async () => {
+          const latest = await stack.api.get(`/api/v1/projects/${project.id}/audiences/${audienceId}/evaluation`, { key: project.keys.admin });
+          return latest.body.started_at === again && latest.body.status !== 'queued' && latest.body.status !== 'active' ? latest : undefined;
+        },
+        { timeoutMs: 30_000, what: 'the evaluation asked for again to finish' },
+      );
+      expect(evaluation.body.status).toBe('completed');
       await page
         .getByTestId('evaluation-state')
         .filter({ hasText: /users match, 0 added, 0 removed\.$/ })
         .waitFor();
-      const evaluation = await stack.api.get(`/api/v1/projects/${project.id}/audiences/${audienceId}/evaluation`, { key: project.keys.admin });
-      expect(evaluation.body.status).toBe('completed');
     },
     STEP_TIMEOUT_MS,
   );

@@ -190,7 +190,7 @@ describe('the admin home in a browser', () => {
       expect(await top.getByRole('row').allInnerTexts()).toEqual([
         expect.stringMatching(/^Affiliate\s+Conversions\s+Volume$/),
         expect.stringMatching(/^Alice Capital\s+2\s+\$1,250.25$/),
-        expect.stringMatching(/^Bob Ventures\s+1\s+\$80$/),
+        expect.stringMatching(/^Bob Ventures\s+1\s+\$80.00$/),
       ]);
       expect(await capturePage(page, FLOW, '02-home-7-days')).toEqual([]);
     },

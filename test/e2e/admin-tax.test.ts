@@ -109,7 +109,7 @@ describe('the admin tax section in a browser', () => {
       await page.getByLabel('New company EIN (optional)').fill('00-1234567');
       await page.getByRole('button', { name: 'Save settings' }).click();
       // The API's reason sits under the input it names, and the input says it is invalid.
-      await page.getByText('is not a valid EIN: the IRS assigns no EIN with this two-digit prefix', { exact: true }).waitFor();
+      await page.getByText('Is not a valid EIN: the IRS assigns no EIN with this two-digit prefix.', { exact: true }).waitFor();
       expect(await page.getByLabel('New company EIN (optional)').getAttribute('aria-invalid')).toBe('true');
       expect(await page.getByRole('alert').innerText()).toMatch(/^Not saved: .+/);
       const untouched = await stack.db.query('SELECT count(*)::int AS n FROM tax.tax_settings WHERE project_id = $1', [project.id]);

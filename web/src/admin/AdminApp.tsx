@@ -94,7 +94,7 @@ function SignedInRoutes() {
         />
         <Route path="*" element={<p>There is no such page.</p>} />
       </Route>
-      <Route path="*" element={<Navigate to="/admin/home" replace />} />
+      <Route path="*" element={<Navigate to="/admin" replace />} />
     </Routes>
   );
 }
