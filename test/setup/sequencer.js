@@ -6,8 +6,8 @@
  * has none, and Jest then goes by file size, which says little here: the big files are the quick
  * rule tables of test/medium, while the fault, browser and hostile-input files, of middling size,
  * run for a minute or more. So a file without a recorded duration gets its duration from
- * test/setup/durations.json (seconds: the files of 5 s or more in a fresh clone's `.ci/run` of
- * 2026-11-29 on this 2-core machine; only their order matters),
+ * test/setup/durations.json (seconds: the files of 5 s or more in a whole run of 2026-11-29 on this 2-core
+ * machine, with one stack per worker; only their order matters),
  * and one in neither comes after them, biggest first. The browser tests wait for the bundle global setup builds in
  * the background (test/e2e/web-build.ts), so it is also told here whether any is in the run.
  */
