@@ -7,6 +7,7 @@ import { useProject } from '../session';
 import { DesignateMaster } from './DesignateMaster';
 import { Amounts } from './figures';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
+import { AffiliateLink } from '../affiliates/AffiliateLink';
 
 const PAGE_SIZE = 25;
 
@@ -43,7 +44,9 @@ export function MasterList() {
               <tr key={master.id}>
                 <td>
                   <Link to={master.id}>{master.name || master.identifier}</Link>
-                  <div className="subtle identifier">{master.identifier}</div>
+                  <div className="subtle">
+                    <AffiliateLink identifier={master.identifier} identifierType={master.identifier_type} />
+                  </div>
                 </td>
                 <td className="number">{formatBasisPoints(master.spread_bps)}</td>
                 <td className="number">{formatDecimal(master.sub_affiliates_count)}</td>

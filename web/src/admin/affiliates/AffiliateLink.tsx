@@ -1,0 +1,19 @@
+import { Link } from 'react-router-dom';
+import { shortIdentifier } from '../../ui/format';
+
+/** Where one affiliate's page is, under the admin app. */
+export function affiliatePath(identifierType: string, identifier: string): string {
+  return `/admin/affiliates/${encodeURIComponent(identifierType)}/${encodeURIComponent(identifier)}`;
+}
+
+/**
+ * A person linked to its affiliate page: its name when the API gives one, else its identifier
+ * shortened for the cell; the full identifier is always in the title.
+ */
+export function AffiliateLink({ identifier, identifierType, name }: { identifier: string; identifierType: string; name?: string | null }) {
+  return (
+    <Link to={affiliatePath(identifierType, identifier)} title={identifier} className={name ? undefined : 'identifier'}>
+      {name || shortIdentifier(identifier)}
+    </Link>
+  );
+}
