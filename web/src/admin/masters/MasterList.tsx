@@ -1,13 +1,12 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useLocation, useSearchParams } from 'react-router-dom';
-import { formatBasisPoints, formatDateTime, formatDecimal, formatUsd } from '../../ui/format';
+import { formatBasisPoints, formatDateTime, formatDecimal, formatUsd, shortIdentifier } from '../../ui/format';
 import { pageFromUrl, Pager } from '../../ui/Pager';
 import { ListStates } from '../../ui/states';
 import { useProject } from '../session';
 import { DesignateMaster } from './DesignateMaster';
 import { Amounts } from './figures';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
-import { AffiliateLink } from '../affiliates/AffiliateLink';
 
 const PAGE_SIZE = 25;
 
@@ -44,8 +43,9 @@ export function MasterList() {
               <tr key={master.id}>
                 <td>
                   <Link to={master.id}>{master.name || master.identifier}</Link>
-                  <div className="subtle">
-                    <AffiliateLink identifier={master.identifier} identifierType={master.identifier_type} />
+                  {/* The name leads to the master's page, which links its affiliate page. */}
+                  <div className="subtle identifier" title={master.identifier}>
+                    {shortIdentifier(master.identifier)}
                   </div>
                 </td>
                 <td className="number">{formatBasisPoints(master.spread_bps)}</td>
