@@ -7,13 +7,23 @@ export function affiliatePath(identifierType: string, identifier: string): strin
 }
 
 /**
- * A person linked to its affiliate page: its name when the API gives one, else its identifier
- * shortened for the cell; the full identifier is always in the title.
+ * A person linked to its affiliate page: its name when the API gives one, else its identifier,
+ * shortened for a table's cell unless `whole` (a detail with room for it); the full one is always in the title.
  */
-export function AffiliateLink({ identifier, identifierType, name }: { identifier: string; identifierType: string; name?: string | null }) {
+export function AffiliateLink({
+  identifier,
+  identifierType,
+  name,
+  whole = false,
+}: {
+  identifier: string;
+  identifierType: string;
+  name?: string | null;
+  whole?: boolean;
+}) {
   return (
     <Link to={affiliatePath(identifierType, identifier)} title={identifier} className={name ? undefined : 'identifier'}>
-      {name || shortIdentifier(identifier)}
+      {name || (whole ? identifier : shortIdentifier(identifier))}
     </Link>
   );
 }

@@ -1,5 +1,5 @@
 import type { ApiResult } from '../../api/client';
-import { formatDateTime, formatDecimal, formatTokenAmount, formatUsd, shortIdentifier } from '../../ui/format';
+import { formatDateTime, formatDecimal, formatTokenAmount, formatUsd } from '../../ui/format';
 import { Empty } from '../../ui/states';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
 import { type Fact, Facts } from '../../ui/Facts';
@@ -31,7 +31,7 @@ export function ConversionDetail({ conversion }: { conversion: Conversion }) {
     [
       'Affiliate',
       attribution ? (
-        <AffiliateLink identifier={attribution.affiliate.user_identifier} identifierType={attribution.affiliate.user_identifier_type} />
+        <AffiliateLink identifier={attribution.affiliate.user_identifier} identifierType={attribution.affiliate.user_identifier_type} whole />
       ) : (
         'Nobody referred the user'
       ),
@@ -40,7 +40,7 @@ export function ConversionDetail({ conversion }: { conversion: Conversion }) {
       'Master affiliate',
       attribution?.master ? (
         <>
-          <AffiliateLink identifier={attribution.master.user_identifier} identifierType={attribution.master.user_identifier_type} /> (spread{' '}
+          <AffiliateLink identifier={attribution.master.user_identifier} identifierType={attribution.master.user_identifier_type} whole /> (spread{' '}
           {attribution.spread_bps ?? 0} bps)
         </>
       ) : (
@@ -90,9 +90,9 @@ export function ConversionDetail({ conversion }: { conversion: Conversion }) {
               <td className="identifier">
                 {/* An end user (a rebate too) has no affiliate page; the affiliate and its master have one. */}
                 {movement.kind === 'end_user_payout' ? (
-                  <span title={movement.user_identifier}>{shortIdentifier(movement.user_identifier)}</span>
+                  movement.user_identifier
                 ) : (
-                  <AffiliateLink identifier={movement.user_identifier} identifierType={movement.user_identifier_type} />
+                  <AffiliateLink identifier={movement.user_identifier} identifierType={movement.user_identifier_type} whole />
                 )}
               </td>
               <td className="number" title={`${movement.amount} base units`}>
