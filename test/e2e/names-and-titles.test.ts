@@ -136,7 +136,8 @@ describe('names and titles (issue 26)', () => {
 
   /** The tab's title once the screen set it (in an effect after its first render). */
   const expectTitle = async (title: string) => {
-    await page.waitForFunction(`document.title === ${JSON.stringify(title)}`);
+    // A function, not a string (the app's CSP refuses eval); this project's types have no DOM, hence the cast.
+    await page.waitForFunction((expected) => (globalThis as unknown as { document: { title: string } }).document.title === expected, title);
     expect(await page.title()).toBe(title);
   };
 });
