@@ -12,8 +12,8 @@ import { buildWebApp } from './web-build';
  * Issue 26, names instead of ids: a master affiliate (Mona Master) and its sub-affiliate (Sam Sub),
  * whose referred user converted. The conversions list, its detail and the payouts leaderboard link
  * each affiliate to its page (the identifier shortened in a table, whole in the detail, always whole
- * in the title: those reads name nobody); the affiliates list names the master in the sub's Master column. The portal's tabs are
- * titled per screen. Screenshots in test-artifacts/names-and-titles/.
+ * in the title: those reads name nobody); the affiliates list names the master in the sub's Master
+ * column. The portal's tabs are titled per screen, and its stats draw the earnings per day in bars. Screenshots in test-artifacts/names-and-titles/.
  */
 const FLOW = 'names-and-titles';
 
@@ -49,10 +49,20 @@ describe('names and titles (issue 26)', () => {
     if (bound.status !== 200) throw new Error(`sub-affiliate not bound: ${bound.status} ${bound.text}`);
     const currency = await createCurrency(stack, project);
     await putTerms(stack, project, 'trade', { currency_id: currency.id, affiliate: { bps: 1_000 } });
-    await sendAttributedConversions(stack, project, [conversionBody({ user: evmUser(), referral_code: sam.code, reward_base: '10000' })]);
-
+    // The portal's wallet is an affiliate too, whose referred user earned it half what Sam earned (Sam ranks first).
     const { generatePrivateKey, privateKeyToAccount } = await import('viem/accounts');
     const wallet = privateKeyToAccount(generatePrivateKey());
+    const walletCode = `w${Date.now().toString(36)}`;
+    const walletAffiliate = await stack.api.post(`${base}/affiliates`, {
+      ...admin,
+      body: { identifier: wallet.address.toLowerCase(), identifier_type: 'evm_address', name: 'Wally', code: walletCode },
+    });
+    if (walletAffiliate.status !== 201) throw new Error(`wallet affiliate not created: ${walletAffiliate.status} ${walletAffiliate.text}`);
+    await sendAttributedConversions(stack, project, [
+      conversionBody({ user: evmUser(), referral_code: sam.code, reward_base: '10000' }),
+      conversionBody({ user: evmUser(), referral_code: walletCode, reward_base: '5000' }),
+    ]);
+
     browser = await openChromium();
     const context = await browser.newContext({ viewport: DESKTOP });
     // The portal's wallet: signs in only, with the key in this process.
@@ -90,7 +100,7 @@ describe('names and titles (issue 26)', () => {
 
   it('links the affiliate who referred each conversion, and its master, to their pages', async () => {
     await page.goto(`${stack.baseUrl}/app/admin/payouts/conversions`);
-    const row = page.locator('tr.conversion-row').first();
+    const row = page.locator('tr.conversion-row', { has: page.getByRole('link', { name: shortIdentifier(sam.identifier) }) });
     const referredBy = row.getByRole('link', { name: shortIdentifier(sam.identifier) });
     expect(await linkOf(referredBy)).toEqual(linkTo(sam.identifier));
     await row.getByRole('button').click();
@@ -131,7 +141,15 @@ describe('names and titles (issue 26)', () => {
     await expectTitle('Membership · Affiliate portal');
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Claims' }).click();
     await expectTitle('Claims · Affiliate portal');
-    expect(await capturePage(page, FLOW, '02-portal-claims')).toEqual([]);
+  });
+
+  it('draws what the affiliate earned per day, per currency, in whole tokens', async () => {
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Stats' }).click();
+    await expectTitle('Stats · Affiliate portal');
+    await page.getByRole('figure', { name: 'Earned in USDC per day' }).waitFor();
+    // Ten percent of reward_base 5,000 is 500 base units: 0.0005 USDC, the total the bars add up to.
+    expect(await page.getByTestId('stat-earned').innerText()).toBe('0.0005 USDC');
+    expect(await capturePage(page, FLOW, '02-portal-stats')).toEqual([]);
   });
 
   /** The tab's title once the screen set it (in an effect after its first render). */

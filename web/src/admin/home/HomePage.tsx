@@ -2,7 +2,7 @@ import { Link, useSearchParams } from 'react-router-dom';
 import { formatDecimal, formatTokenAmount, formatUsd, tokenAmount } from '../../ui/format';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
-import { DailyBars } from './DailyBars';
+import { DailyBars } from '../../ui/DailyBars';
 import { AffiliateLink } from '../affiliates/AffiliateLink';
 import { type Overview, type OverviewCurrency, useOverview } from './overview';
 import { describePeriod, periodFromUrl } from './period';
