@@ -6,6 +6,7 @@ import type { TestStack } from '../helpers/stack';
 import { pollUntil } from '../helpers/poll';
 import { capturePage, DESKTOP, openChromium, signInToAdmin, watchForeignRequests } from './browser';
 import { buildWebApp } from './web-build';
+import { shortIdentifier } from '../../web/src/ui/format';
 
 /**
  * The admin dashboard's payouts section in Chromium, against the real stack and the real job: add
@@ -284,7 +285,7 @@ describe('the admin payouts section in a browser', () => {
       const shows = async (cell: string) => page.getByRole('cell', { name: cell, exact: true }).waitFor();
       // The payouts board by default: affiliates, all time, in the project's one currency.
       await shows('0.003 USDC');
-      expect(await rows()).toEqual([`1\t${F}\t0.003 USDC\t2`]);
+      expect(await rows()).toEqual([`1\t${shortIdentifier(F)}\t0.003 USDC\t2`]);
       expect(await page.getByTestId('board-as-of').innerText()).toBe(`1 ranked, ${asOf}`);
       expect(await capturePage(page, 'admin-payouts', '08-leaderboard-affiliates')).toEqual([]);
 
@@ -293,13 +294,13 @@ describe('the admin payouts section in a browser', () => {
       await range.getByLabel(/^From/).fill(day2);
       await range.getByRole('button', { name: 'Show these days' }).click();
       await shows('0.002 USDC');
-      expect(await rows()).toEqual([`1\t${F}\t0.002 USDC\t1`]);
+      expect(await rows()).toEqual([`1\t${shortIdentifier(F)}\t0.002 USDC\t1`]);
       expect(new URL(page.url()).searchParams.get('from')).toBe(day2);
       await range.getByLabel(/^From/).fill('');
       await range.getByLabel(/^To/).fill(day0);
       await range.getByRole('button', { name: 'Show these days' }).click();
       await shows('0.001 USDC');
-      expect(await rows()).toEqual([`1\t${F}\t0.001 USDC\t1`]);
+      expect(await rows()).toEqual([`1\t${shortIdentifier(F)}\t0.001 USDC\t1`]);
       await range.getByLabel(/^From/).fill(day1);
       await range.getByLabel(/^To/).fill(day1);
       await range.getByRole('button', { name: 'Show these days' }).click();
@@ -322,10 +323,10 @@ describe('the admin payouts section in a browser', () => {
       await range.getByRole('button', { name: 'Show these days' }).click();
       await page.getByLabel('Ranked').selectOption('end_user');
       await shows('1.5 USDC');
-      expect(await rows()).toEqual([`1\t${U}\t1.5 USDC\t1`]);
+      expect(await rows()).toEqual([`1\t${shortIdentifier(U)}\t1.5 USDC\t1`]);
       await range.getByRole('button', { name: 'All time' }).click();
       await shows('3 USDC');
-      expect(await rows()).toEqual([`1\t${U}\t3 USDC\t2`, expect.stringMatching(/^2\t0x[0-9a-f]{40}\t1\.5 USDC\t1$/)]);
+      expect(await rows()).toEqual([`1\t${shortIdentifier(U)}\t3 USDC\t2`, expect.stringMatching(/^2\t0x[0-9a-f]{8}…[0-9a-f]{6}\t1\.5 USDC\t1$/)]);
       expect(await capturePage(page, 'admin-payouts', '09-leaderboard-end-users')).toEqual([]);
 
       // The other boards, from the agency's figures: the affiliate by what its referred user brought, with its code.
@@ -333,16 +334,16 @@ describe('the admin payouts section in a browser', () => {
       await page.getByLabel('Ranked').selectOption('affiliate');
       await board.selectOption({ label: 'Volume' });
       await shows('$250.50');
-      expect(await rows()).toEqual([`1\t${F}\t${referral.code}\t$250.50`]);
+      expect(await rows()).toEqual([`1\t${shortIdentifier(F)}\t${referral.code}\t$250.50`]);
       expect(await capturePage(page, 'admin-payouts', '09b-leaderboard-volume')).toEqual([]);
       await board.selectOption({ label: 'Revenue' });
       await shows('$12.25');
-      expect(await rows()).toEqual([`1\t${F}\t${referral.code}\t$12.25\t2`]);
+      expect(await rows()).toEqual([`1\t${shortIdentifier(F)}\t${referral.code}\t$12.25\t2`]);
       await board.selectOption({ label: 'Referred users' });
       await page.getByRole('columnheader', { name: 'Users referred' }).waitFor();
-      expect(await rows()).toEqual([`1\t${F}\t1`]);
+      expect(await rows()).toEqual([`1\t${shortIdentifier(F)}\t1`]);
       // The rows link to the affiliate.
-      expect(await page.getByRole('link', { name: F }).getAttribute('href')).toBe(`/app/admin/affiliates/evm_address/${F}`);
+      expect(await page.getByRole('link', { name: shortIdentifier(F) }).getAttribute('href')).toBe(`/app/admin/affiliates/evm_address/${F}`);
       expect(await capturePage(page, 'admin-payouts', '09c-leaderboard-referred-users')).toEqual([]);
 
       // Referred volume ranks nobody: it answers the users named, in their order, 0 for one that referred no one.

@@ -1,3 +1,5 @@
+import { tabTitle } from '../ui/tab-title';
+
 /** The admin app's name, last in every tab's title. */
 export const ADMIN_APP_NAME = 'Referral admin';
 
@@ -55,5 +57,5 @@ export function screenTitle(path: string): string {
 
 /** A tab's title: the screen, the project (its name once known), the app: "Payout terms · Acme · Referral admin". */
 export function documentTitle(screen: string, projectName: string | undefined): string {
-  return [screen, projectName, ADMIN_APP_NAME].filter(Boolean).join(' · ');
+  return tabTitle(screen, projectName, ADMIN_APP_NAME);
 }

@@ -1,9 +1,14 @@
+import { useEffect } from 'react';
 import { ErrorMessage } from '../ui/states';
+import { portalDocumentTitle } from './page-title';
 import { useWalletSignIn } from './wallet-sign-in';
 
 /** The portal's door: sign in with the browser's wallet. */
 export function SignIn() {
   const connect = useWalletSignIn();
+  useEffect(() => {
+    document.title = portalDocumentTitle('Sign in');
+  }, []);
   return (
     <main id="main" className="sign-in">
       <h1>Affiliate portal</h1>

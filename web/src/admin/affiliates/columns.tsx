@@ -2,6 +2,7 @@ import { createColumnHelper } from '@tanstack/react-table';
 import { Link } from 'react-router-dom';
 import type { ApiResult } from '../../api/client';
 import { CONVERSION_RATE_HELP, formatConversionRate, formatDateTime, formatDecimal, formatUsd, shortIdentifier } from '../../ui/format';
+import { AffiliateLink } from './AffiliateLink';
 import { SORT_COLUMNS, type SortColumn } from './filters';
 
 export type AffiliateRow = ApiResult<'/api/v1/projects/{projectId}/affiliates', 'get'>['results'][number];
@@ -25,9 +26,20 @@ export const affiliateColumns = [
   column.accessor('region', { header: 'Region', cell: (info) => info.getValue() ?? '—' }),
   column.accessor((row) => row.active_tier?.name ?? '—', { id: 'tier', header: 'Tier' }),
   column.accessor('tax_status', { header: 'Tax' }),
-  column.accessor((row) => (row.is_master ? 'master' : row.master ? `sub of ${shortIdentifier(row.master.identifier)}` : '—'), {
+  column.accessor((row) => (row.is_master ? 'master' : row.master ? `sub of ${row.master.identifier}` : '—'), {
     id: 'master',
     header: 'Master',
+    // The master's name when the list already holds its row (no read per row); linked to its affiliate page either way.
+    cell: (info) => {
+      const { master, is_master: isMaster } = info.row.original;
+      if (isMaster || !master) return info.getValue();
+      const row = info.table.options.data.find((other) => other.id === master.id);
+      return (
+        <>
+          sub of <AffiliateLink identifier={master.identifier} identifierType={master.identifier_type} name={row?.name} />
+        </>
+      );
+    },
   }),
   column.accessor('volume_usd', { header: 'Volume', cell: (info) => formatUsd(info.getValue()) }),
   column.accessor('revenue_usd', { header: 'Revenue', cell: (info) => formatUsd(info.getValue()) }),

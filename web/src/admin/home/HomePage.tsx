@@ -1,8 +1,9 @@
 import { Link, useSearchParams } from 'react-router-dom';
-import { formatDecimal, formatTokenAmount, formatUsd, shortIdentifier, tokenAmount } from '../../ui/format';
+import { formatDecimal, formatTokenAmount, formatUsd, tokenAmount } from '../../ui/format';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
 import { Empty, ErrorMessage, Loading } from '../../ui/states';
-import { DailyBars } from './DailyBars';
+import { DailyBars } from '../../ui/DailyBars';
+import { AffiliateLink } from '../affiliates/AffiliateLink';
 import { type Overview, type OverviewCurrency, useOverview } from './overview';
 import { describePeriod, periodFromUrl } from './period';
 import { PeriodPicker } from './PeriodPicker';
@@ -169,12 +170,7 @@ function TopAffiliates({ overview, period }: { overview: Overview; period: strin
           {top.map((affiliate) => (
             <tr key={`${affiliate.user_identifier_type}:${affiliate.user_identifier}`}>
               <td>
-                <Link
-                  to={`/admin/affiliates/${affiliate.user_identifier_type}/${encodeURIComponent(affiliate.user_identifier)}`}
-                  title={affiliate.user_identifier}
-                >
-                  {affiliate.name ?? shortIdentifier(affiliate.user_identifier)}
-                </Link>
+                <AffiliateLink identifier={affiliate.user_identifier} identifierType={affiliate.user_identifier_type} name={affiliate.name} />
               </td>
               <td className="number">{formatDecimal(String(affiliate.conversions))}</td>
               <td className="number">{formatUsd(affiliate.volume_usd)}</td>

@@ -7,6 +7,7 @@ import { LoadError, Loading } from '../../ui/states';
 import { useProject } from '../session';
 import { BindSubAffiliates } from './BindSubAffiliates';
 import { Amounts } from './figures';
+import { affiliatePath } from '../affiliates/AffiliateLink';
 import { type Master, masterKey, refreshMaster } from './queries';
 import { SpreadForm } from './SpreadForm';
 import { SubAffiliates } from './SubAffiliates';
@@ -47,7 +48,7 @@ export function MasterDetail() {
       ) : null}
       <p className="identifier">
         {data.identifier} <span className="subtle">({data.identifier_type})</span> ·{' '}
-        <Link to={`/admin/affiliates/${encodeURIComponent(data.identifier_type)}/${encodeURIComponent(data.identifier)}`}>Its affiliate page</Link>
+        <Link to={affiliatePath(data.identifier_type, data.identifier)}>Its affiliate page</Link>
       </p>
       <Figures master={data} />
       <div className="columns">

@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useLocation, useSearchParams } from 'react-router-dom';
-import { formatBasisPoints, formatDateTime, formatDecimal, formatUsd } from '../../ui/format';
+import { formatBasisPoints, formatDateTime, formatDecimal, formatUsd, shortIdentifier } from '../../ui/format';
 import { pageFromUrl, Pager } from '../../ui/Pager';
 import { ListStates } from '../../ui/states';
 import { useProject } from '../session';
@@ -43,7 +43,10 @@ export function MasterList() {
               <tr key={master.id}>
                 <td>
                   <Link to={master.id}>{master.name || master.identifier}</Link>
-                  <div className="subtle identifier">{master.identifier}</div>
+                  {/* The name leads to the master's page, which links its affiliate page. */}
+                  <div className="subtle identifier" title={master.identifier}>
+                    {shortIdentifier(master.identifier)}
+                  </div>
                 </td>
                 <td className="number">{formatBasisPoints(master.spread_bps)}</td>
                 <td className="number">{formatDecimal(master.sub_affiliates_count)}</td>

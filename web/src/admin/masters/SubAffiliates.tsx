@@ -1,12 +1,13 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, useSearchParams } from 'react-router-dom';
+import { useSearchParams } from 'react-router-dom';
 import type { ApiQuery, ApiResult } from '../../api/client';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
-import { formatDateTime, formatDecimal, formatUsd } from '../../ui/format';
+import { formatDateTime, formatDecimal, formatUsd, shortIdentifier } from '../../ui/format';
 import { pageFromUrl, Pager } from '../../ui/Pager';
 import { ListStates } from '../../ui/states';
 import { useProject } from '../session';
+import { AffiliateLink } from '../affiliates/AffiliateLink';
 import { Amounts } from './figures';
 import { refreshMaster, subAffiliatesKey } from './queries';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
@@ -120,8 +121,12 @@ function SubAffiliateRow({ sub, onUnbind }: { sub: SubAffiliate; onUnbind(sub: S
   return (
     <tr>
       <td>
-        <Link to={`/admin/affiliates/${encodeURIComponent(sub.identifier_type)}/${encodeURIComponent(sub.identifier)}`}>{name}</Link>
-        <div className="subtle identifier">{sub.identifier}</div>
+        <AffiliateLink identifier={sub.identifier} identifierType={sub.identifier_type} name={sub.name} />
+        {sub.name ? (
+          <div className="subtle identifier" title={sub.identifier}>
+            {shortIdentifier(sub.identifier)}
+          </div>
+        ) : null}
       </td>
       <td>{sub.bound ? `bound since ${formatDateTime(sub.bound_at)}` : `former, until ${formatDateTime(sub.unbound_at)}`}</td>
       <td className="number brought-volume">{formatUsd(sub.referred_volume_usd)}</td>

@@ -5,6 +5,7 @@ import { numeric, ScrollTable } from '../../ui/ScrollTable';
 import { type Fact, Facts } from '../../ui/Facts';
 import { ConversionReversals } from './ConversionReversals';
 import { KIND_LABELS } from './movement-kinds';
+import { AffiliateLink } from '../affiliates/AffiliateLink';
 
 type Conversion = ApiResult<'/api/v1/projects/{projectId}/conversions', 'get'>['results'][number];
 
@@ -27,8 +28,25 @@ export function ConversionDetail({ conversion }: { conversion: Conversion }) {
     ['Revenue', conversion.revenue_usd === null ? '—' : formatUsd(conversion.revenue_usd)],
     ['reward_base (base units)', conversion.reward_base === null ? '—' : formatDecimal(conversion.reward_base)],
     ['Referral code', conversion.referral_code ?? '—'],
-    ['Affiliate', attribution ? attribution.affiliate.user_identifier : 'Nobody referred the user'],
-    ['Master affiliate', attribution?.master ? `${attribution.master.user_identifier} (spread ${attribution.spread_bps ?? 0} bps)` : '—'],
+    [
+      'Affiliate',
+      attribution ? (
+        <AffiliateLink identifier={attribution.affiliate.user_identifier} identifierType={attribution.affiliate.user_identifier_type} whole />
+      ) : (
+        'Nobody referred the user'
+      ),
+    ],
+    [
+      'Master affiliate',
+      attribution?.master ? (
+        <>
+          <AffiliateLink identifier={attribution.master.user_identifier} identifierType={attribution.master.user_identifier_type} whole /> (spread{' '}
+          {attribution.spread_bps ?? 0} bps)
+        </>
+      ) : (
+        '—'
+      ),
+    ],
   ];
   // The share of the affiliate's reward its code gave the user, frozen when paid (docs/claims.md#rebates).
   if (attribution && attribution.user_rebate_rate_bps > 0)
@@ -69,7 +87,14 @@ export function ConversionDetail({ conversion }: { conversion: Conversion }) {
           {conversion.movements.map((movement) => (
             <tr key={`${movement.kind}:${movement.user_identifier_type}:${movement.user_identifier}:${movement.rebate}`}>
               <td>{movement.rebate ? `${KIND_LABELS[movement.kind]} (rebate from the affiliate’s reward)` : KIND_LABELS[movement.kind]}</td>
-              <td className="identifier">{movement.user_identifier}</td>
+              <td className="identifier">
+                {/* An end user (a rebate too) has no affiliate page; the affiliate and its master have one. */}
+                {movement.kind === 'end_user_payout' ? (
+                  movement.user_identifier
+                ) : (
+                  <AffiliateLink identifier={movement.user_identifier} identifierType={movement.user_identifier_type} whole />
+                )}
+              </td>
               <td className="number" title={`${movement.amount} base units`}>
                 {formatTokenAmount(movement.amount, movement.currency)}
               </td>

@@ -6,6 +6,7 @@ import { formatCount, formatDateTime, formatDecimal, shortIdentifier } from '../
 import { IDENTIFIER_TYPES } from '../../ui/identifier-types';
 import { pageFromUrl, Pager } from '../../ui/Pager';
 import { ListStates } from '../../ui/states';
+import { AffiliateLink } from '../affiliates/AffiliateLink';
 import { useProject } from '../session';
 import { ConversionDetail } from './ConversionDetail';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
@@ -114,7 +115,7 @@ export function ConversionList() {
           <ScrollTable
             labelledBy="conversions-title"
             caption="Conversions, newest first"
-            columns={['Id', 'Name', 'User', 'Status', numeric('Movements'), numeric('reward_base'), 'Received']}
+            columns={['Id', 'Name', 'User', 'Referred by', 'Status', numeric('Movements'), numeric('reward_base'), 'Received']}
           >
             {conversions.data.results.map((conversion) => (
               <tr key={conversion.id} aria-current={conversion.id === selected ? 'true' : undefined} className="conversion-row">
@@ -136,6 +137,16 @@ export function ConversionList() {
                 <td>{conversion.name}</td>
                 <td className="identifier" title={conversion.user_identifier}>
                   {shortIdentifier(conversion.user_identifier)}
+                </td>
+                <td>
+                  {conversion.attribution ? (
+                    <AffiliateLink
+                      identifier={conversion.attribution.affiliate.user_identifier}
+                      identifierType={conversion.attribution.affiliate.user_identifier_type}
+                    />
+                  ) : (
+                    '—'
+                  )}
                 </td>
                 <td className="conversion-status">{conversion.status}</td>
                 <td className="number">{conversion.movements.length}</td>

@@ -6,6 +6,7 @@ import { currencyOfAmount, formatCurrencyAmount, formatDecimal, formatUsd } from
 import { Empty, LoadError, Loading } from '../../ui/states';
 import { usePortal } from '../session';
 import { numeric, ScrollTable } from '../../ui/ScrollTable';
+import { EarningsBars } from './EarningsBars';
 
 const METRICS = [
   { key: 'volume_usd', label: 'Volume (USD)' },
@@ -91,6 +92,7 @@ export function StatsPage() {
         </ResponsiveContainer>
         <figcaption className="subtle">{label} per UTC day; the table below gives the exact figures.</figcaption>
       </figure>
+      <EarningsBars stats={data} />
       <details>
         <summary>Figures per day</summary>
         <ScrollTable

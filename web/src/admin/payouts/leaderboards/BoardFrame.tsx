@@ -1,7 +1,7 @@
 import type { UseQueryResult } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import { Link } from 'react-router-dom';
-import { formatDateTime, formatDecimal } from '../../../ui/format';
+import { AffiliateLink } from '../../affiliates/AffiliateLink';
+import { formatDateTime, formatDecimal, shortIdentifier } from '../../../ui/format';
 import { type ListPosition, Pager } from '../../../ui/Pager';
 import { Empty, ErrorMessage, Loading } from '../../../ui/states';
 
@@ -43,14 +43,17 @@ export function BoardFrame<T extends BoardPage>({
   );
 }
 
-/** A ranked user: an affiliate links to its detail (where its name and figures are); an end user is its identifier. */
+/**
+ * A ranked user: an affiliate links to its page (where its name and figures are: the boards, which the
+ * public SDK reads too, name nobody); an end user is its identifier. Both shortened, the full one in the title.
+ */
 export function BoardUser({ identifier, identifierType, affiliate }: { identifier: string; identifierType: string; affiliate: boolean }) {
   return (
     <td className="identifier">
       {affiliate ? (
-        <Link to={`/admin/affiliates/${encodeURIComponent(identifierType)}/${encodeURIComponent(identifier)}`}>{identifier}</Link>
+        <AffiliateLink identifier={identifier} identifierType={identifierType} />
       ) : (
-        identifier
+        <span title={identifier}>{shortIdentifier(identifier)}</span>
       )}
     </td>
   );
