@@ -52,11 +52,13 @@ export function ApplicationQueue() {
     mutationFn: ({ decision }: { decision: Decision; names: ReadonlyMap<string, string> }) =>
       api('post', '/api/v1/projects/{projectId}/applications/bulk', { path: { projectId }, body: decision }),
     onMutate: () => setOutcome(null),
-    onSuccess: async (answer, { decision, names }) => {
+    onSuccess: (answer, { decision, names }) => {
       setOutcome(decisionOutcome(decision.action, answer.results, (id) => names.get(id) ?? id));
       setSelected(new Set());
-      await queryClient.invalidateQueries({ queryKey: ['applications', projectId] });
-      await queryClient.invalidateQueries({ queryKey: ['affiliates', projectId] });
+      // Not awaited: the form's own onSuccess (which empties the reason) runs once this returns, so the outcome and the
+      // emptied form show together, the lists following as they are read again.
+      void queryClient.invalidateQueries({ queryKey: ['applications', projectId] });
+      void queryClient.invalidateQueries({ queryKey: ['affiliates', projectId] });
     },
   });
   const setView = (next: { status?: Status; page_size?: number; page?: number }) => {
