@@ -14,7 +14,7 @@ export function screenshotSources(markdown: string, hasFlow: (flow: string) => b
   const targets = [...new Set([...markdown.matchAll(/\]\(screenshots\/([^)\s]+\.png)\)/g)].map((match) => match[1]!))];
   return targets.map((target) => {
     const stem = target.replace(/\.png$/, '');
-    const dashes = [...stem.matchAll(/-/g)].map((match) => match.index!);
+    const dashes = [...stem.matchAll(/-/g)].map((match) => match.index);
     for (const at of dashes.reverse()) {
       const flow = stem.slice(0, at);
       if (hasFlow(flow)) return { target, flow, name: stem.slice(at + 1) };
