@@ -1,10 +1,11 @@
 import { useMutation } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import { ConfirmMutationDialog } from '../../ui/ConfirmDialog';
-import { FieldError, fieldErrors } from '../../ui/field-errors';
+import { fieldErrors } from '../../ui/field-errors';
 import { ErrorMessage } from '../../ui/states';
 import { useProject } from '../session';
 import { useAffiliateRefresh } from './refresh';
+import { ReasonField } from './ReasonField';
 
 /**
  * Flag (a reason, confirmed in a dialog) or unflag one affiliate. A flagged affiliate still earns,
@@ -57,7 +58,6 @@ function FlagDialog({
 }) {
   const { projectId, api } = useProject();
   const [reason, setReason] = useState('');
-  const ids = { reason: useId(), reasonError: useId() };
   const flag = useMutation({
     mutationFn: () =>
       api('post', '/api/v1/projects/{projectId}/affiliates/{userIdentifier}/flag', {
@@ -74,18 +74,7 @@ function FlagDialog({
   return (
     <ConfirmMutationDialog open title="Flag this affiliate for review?" confirmLabel="Flag the affiliate" mutation={flag} onClose={onClose}>
       <p>It still earns and its codes still refer, but the payouts of its new conversions wait for an admin’s review until it is unflagged.</p>
-      <label htmlFor={ids.reason}>Reason (kept in its history)</label>
-      <textarea
-        id={ids.reason}
-        value={reason}
-        maxLength={500}
-        onChange={(event) => setReason(event.target.value)}
-        rows={3}
-        required
-        aria-invalid={reasonError ? true : undefined}
-        aria-describedby={reasonError ? ids.reasonError : undefined}
-      />
-      <FieldError id={ids.reasonError} message={reasonError} />
+      <ReasonField value={reason} onChange={setReason} error={reasonError} />
     </ConfirmMutationDialog>
   );
 }

@@ -1,9 +1,10 @@
 import { useMutation } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import { ConfirmMutationDialog } from '../../ui/ConfirmDialog';
-import { FieldError, fieldErrors } from '../../ui/field-errors';
+import { fieldErrors } from '../../ui/field-errors';
 import { useProject } from '../session';
 import { useAffiliateRefresh } from './refresh';
+import { ReasonField } from './ReasonField';
 
 /**
  * Suspend an affiliate (a reason, confirmed) or reactivate a suspended one (confirmed). While
@@ -54,7 +55,6 @@ interface DialogProps {
 function SuspendDialog({ identifier, identifierType, onClose, onDone }: DialogProps) {
   const { projectId, api } = useProject();
   const [reason, setReason] = useState('');
-  const ids = { reason: useId(), reasonError: useId() };
   const suspend = useMutation({
     mutationFn: () =>
       api('post', '/api/v1/projects/{projectId}/affiliates/{userIdentifier}/suspend', {
@@ -68,18 +68,7 @@ function SuspendDialog({ identifier, identifierType, onClose, onDone }: DialogPr
   return (
     <ConfirmMutationDialog open title="Suspend this affiliate?" confirmLabel="Suspend the affiliate" mutation={suspend} onClose={onClose}>
       <p>From now until it is reactivated it earns nothing for conversions and its codes refer nobody. The users it referred stay its referrals.</p>
-      <label htmlFor={ids.reason}>Reason (kept in its history)</label>
-      <textarea
-        id={ids.reason}
-        value={reason}
-        maxLength={500}
-        onChange={(event) => setReason(event.target.value)}
-        rows={3}
-        required
-        aria-invalid={reasonError ? true : undefined}
-        aria-describedby={reasonError ? ids.reasonError : undefined}
-      />
-      <FieldError id={ids.reasonError} message={reasonError} />
+      <ReasonField value={reason} onChange={setReason} error={reasonError} />
     </ConfirmMutationDialog>
   );
 }
