@@ -3,7 +3,7 @@
  * the shell, as npm runs scripts) and fails if any fails. Each command's output is printed whole
  * when it ends, under its name, so that two commands' errors never interleave.
  *
- * `npm test` checks the types and the lint this way beside the tests (scripts/test.js): each of its two checks
+ * `npm test` checks the types and the lint this way before the tests: each of its two checks
  * (scripts/lint/check.mjs, one per TypeScript project) is single-threaded.
  */
 const { spawn } = require('node:child_process');
