@@ -71,19 +71,27 @@ export async function seriousAccessibilityViolations(page: Page): Promise<string
 }
 
 /**
- * Screenshots of the page at desktop and at 375 px mobile width, in test-artifacts/<flow>/, and
- * the accessibility and width checks at both: what a reviewer looks at and what must hold on each page.
+ * Whether capturePage also writes screenshots (REFERRAL_TEST_SCREENSHOTS=1). Off by default: a full-page
+ * picture at two widths is Chromium's largest cost in a run (its PNG encoding and the page painted at its
+ * full height), and nothing in the suite reads them; the pictures the docs show come from `npm run screenshots`.
+ */
+const SCREENSHOTS = process.env.REFERRAL_TEST_SCREENSHOTS === '1';
+
+/**
+ * The accessibility and width checks of the page at desktop and at 375 px mobile width: what must hold
+ * on each page; with REFERRAL_TEST_SCREENSHOTS=1, also its screenshots at both, in
+ * test-artifacts/<flow>/, for a reviewer to look at.
  */
 export async function capturePage(page: Page, flow: string, name: string): Promise<string[]> {
   const dir = path.join(ARTIFACTS_DIR, flow);
-  mkdirSync(dir, { recursive: true });
+  if (SCREENSHOTS) mkdirSync(dir, { recursive: true });
   const problems: string[] = [];
   for (const [label, size] of [
     ['desktop', DESKTOP],
     ['mobile', MOBILE],
   ] as const) {
     await page.setViewportSize(size);
-    await page.screenshot({ path: path.join(dir, `${name}-${label}.png`), fullPage: true });
+    if (SCREENSHOTS) await page.screenshot({ path: path.join(dir, `${name}-${label}.png`), fullPage: true });
     problems.push(...(await seriousAccessibilityViolations(page)).map((problem) => `${name} at ${label} width: ${problem}`));
     // Wide tables scroll inside their own box; the page itself never scrolls sideways.
     const pageWidth = await page.evaluate<number>('document.documentElement.scrollWidth');

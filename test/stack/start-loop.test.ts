@@ -15,9 +15,10 @@ import { deleteKeys, dropDatabase } from '../helpers/stack';
  * One database for all the starts: the first migrates it, the others find nothing to do.
  */
 const ROOT = path.resolve(__dirname, '../..');
-// Five starts: each costs ~5 s of a worker; the fix (ports chosen below the ephemeral range and bound
-// first) is also exercised by every other start of the stack in the suite.
-const STARTS = 5;
+// Two starts, each ~5 s of a worker: the first migrates the database, the second binds the ports the
+// first gave back. More starts prove nothing more (the failure was 1 start in 27); the fix (ports chosen
+// below the ephemeral range and bound first) is also exercised by every other start of the stack in the suite.
+const STARTS = 2;
 const database = `${TEST_DB_PREFIX}${runId()}_start_loop`;
 const queuePrefix = `test:${runId()}:start-loop`;
 
