@@ -1,6 +1,6 @@
 /**
  * `npm run screenshots`: copies the screenshots docs/web.md shows (docs/screenshots/<flow>-<name>.png) from
- * what the last run of the browser tests captured (test-artifacts/<flow>/<name>-desktop.png, test/e2e/browser.ts's
+ * what the last run of the browser tests with REFERRAL_TEST_SCREENSHOTS=1 captured (test-artifacts/<flow>/<name>-desktop.png, test/e2e/browser.ts's
  * capturePage), so the documentation's pictures are the tests' and not drawn by hand. The tests never write docs/.
  */
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
@@ -22,6 +22,6 @@ for (const { target, flow, name } of sources) {
 }
 process.stdout.write(`docs/screenshots: ${sources.length - missing.length} of ${sources.length} copied from test-artifacts\n`);
 if (missing.length > 0) {
-  process.stderr.write(`${missing.join('\n')}\nrun the browser tests that capture them first (npx jest test/e2e)\n`);
+  process.stderr.write(`${missing.join('\n')}\nrun the browser tests that capture them first (REFERRAL_TEST_SCREENSHOTS=1 npx jest test/e2e)\n`);
   process.exit(1);
 }
