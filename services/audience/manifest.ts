@@ -3,6 +3,7 @@ import { SERVICE_CATALOG } from '../platform/service-catalog';
 import type { ServiceManifest } from '../platform/service-manifest';
 import { type AudienceConfig, audienceConfigSchema } from './config';
 import type { AudienceDatabase } from './database';
+import { affiliateMemberships } from './jobs/affiliate-memberships.consumer';
 import { applicationApprovals } from './jobs/application-approved.consumer';
 import { applyEntryBatchJob } from './jobs/apply-entry-batch.job';
 import { conditionInputs } from './jobs/condition-inputs.consumer';
@@ -17,7 +18,7 @@ export const audienceManifest: ServiceManifest<AudienceConfig, AudienceDatabase>
   configSchema: audienceConfigSchema,
   migrations: () => audienceMigrations,
   grpc: AudienceServiceService,
-  jobs: [applyEntryBatchJob, evaluateSegmentJob, applicationApprovals.job, conditionInputs.job, userEventCounts.job],
+  jobs: [applyEntryBatchJob, evaluateSegmentJob, applicationApprovals.job, affiliateMemberships.job, conditionInputs.job, userEventCounts.job],
   calls: [],
   compose: composeAudienceService,
 };

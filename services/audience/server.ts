@@ -4,6 +4,7 @@ import type { AudienceConfig } from './config';
 import { buildAudienceDomain } from './composition';
 import type { AudienceDatabase } from './database';
 import { createAudienceGrpcService } from './grpc/audience.grpc';
+import { affiliateMemberships } from './jobs/affiliate-memberships.consumer';
 import { applicationApprovals } from './jobs/application-approved.consumer';
 import { applyEntryBatch, applyEntryBatchJob } from './jobs/apply-entry-batch.job';
 import { conditionInputs } from './jobs/condition-inputs.consumer';
@@ -37,6 +38,7 @@ export async function composeAudienceService(runtime: ServiceRuntime<AudienceDat
   runtime.process(evaluateSegmentJob, evaluateSegment(domain.evaluations), config.EVALUATION_WORKER_CONCURRENCY);
   relay.register(evaluationRelay(domain.evaluations));
   registerConsumer(runtime, applicationApprovals);
+  registerConsumer(runtime, affiliateMemberships);
   registerConsumer(runtime, conditionInputs, undefined, async () => domain.matching.wake());
   registerConsumer(runtime, userEventCounts, undefined, async () => domain.matching.wake());
 

@@ -99,7 +99,9 @@ export async function startOutboxProbe(options: { databaseUrl?: string; redisUrl
   };
 }
 
-export type MembershipEvent = OutboxEventOf<'audience.entry_added' | 'audience.entry_removed' | 'audience.segment_deleted'>;
+export type MembershipEvent = OutboxEventOf<
+  'audience.entry_added' | 'audience.entry_removed' | 'audience.segment_deleted' | 'audience.memberships.published'
+>;
 
 /**
  * The catalog's membership consumer (the agency's, in production) as the probe runs it: by default
@@ -110,13 +112,18 @@ export function membershipConsumer(
 ): EventConsumer<ProbeDatabase, MembershipEvent['type']> {
   return defineConsumer<ProbeDatabase, MembershipEvent['type']>({
     name: 'agency-audience-memberships',
-    eventTypes: ['audience.entry_added', 'audience.entry_removed', 'audience.segment_deleted'],
+    eventTypes: ['audience.entry_added', 'audience.entry_removed', 'audience.segment_deleted', 'audience.memberships.published'],
     handle: handle ?? recordEffects,
   });
 }
 
 export async function recordEffects(trx: Kysely<ProbeDatabase>, event: MembershipEvent): Promise<HandleResult> {
-  const identifiers = event.type === 'audience.segment_deleted' ? [event.payload.segment_id] : event.payload.users.map((user) => user.identifier);
+  const identifiers =
+    event.type === 'audience.segment_deleted'
+      ? [event.payload.segment_id]
+      : event.type === 'audience.memberships.published'
+        ? [event.payload.user.identifier]
+        : event.payload.users.map((user) => user.identifier);
   await trx
     .insertInto('effects')
     .values(identifiers.map((identifier) => ({ event_id: event.id, event_type: event.type, identifier })))

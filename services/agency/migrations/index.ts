@@ -24,6 +24,7 @@ import * as inviteCodes from './0022_invite_codes';
 import * as affiliateClicks from './0023_affiliate_clicks';
 import * as referralLevels from './0024_referral_levels';
 import * as affiliateBoardSizes from './0025_affiliate_board_sizes';
+import * as affiliateMembershipsOnly from './0026_affiliate_memberships_only';
 
 /** Ordered by name; append, never edit a migration that has shipped. */
 export const agencyMigrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const agencyMigrations: Record<string, Migration> = {
   '0023_affiliate_clicks': affiliateClicks,
   '0024_referral_levels': referralLevels,
   '0025_affiliate_board_sizes': affiliateBoardSizes,
+  '0026_affiliate_memberships_only': affiliateMembershipsOnly,
 };

@@ -289,3 +289,38 @@ function lookupEntries(lookups: ReadonlyArray<{ projectId: string; user: UserIde
       JOIN entries e
         ON e.project_id = l.project_id AND e.identifier = l.identifier AND e.identifier_type = l.identifier_type`;
 }
+
+/**
+ * Publishes the segments the user is in (audience.memberships.published), inside the caller's
+ * transaction, or nothing when it is in none. The entries are read FOR SHARE: a removal that has
+ * already deleted one of them is waited for (and the entry is then not published), so the published
+ * state is never older than an entry_removed event written before it.
+ */
+export async function publishUserMemberships(
+  trx: Transaction<AudienceDatabase>,
+  projectId: string,
+  user: UserIdentifier,
+  now: Date,
+): Promise<number> {
+  const rows = await trx
+    .selectFrom('entries')
+    .select(['segment_id', 'kind'])
+    .where('project_id', '=', projectId)
+    .where('identifier', '=', user.identifier)
+    .where('identifier_type', '=', user.identifierType)
+    .orderBy('segment_id')
+    .forShare()
+    .execute();
+  if (rows.length === 0) return 0;
+  await appendOutboxEvents(trx, now, [
+    {
+      type: 'audience.memberships.published',
+      projectId,
+      payload: {
+        user: { identifier: user.identifier, identifier_type: user.identifierType },
+        memberships: rows.map((row) => ({ segment_id: row.segment_id, kind: row.kind })),
+      },
+    },
+  ]);
+  return rows.length;
+}

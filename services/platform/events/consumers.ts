@@ -22,11 +22,11 @@ function consumers<T extends { [K in keyof T]: EventConsumerEntry & { name: K } 
 }
 
 export const EVENT_CONSUMERS = consumers({
-  /** The agency service's membership projection, behind its affiliate list's `audience` / `audience_ids` filters. */
+  /** The agency service's membership projection of its affiliates, behind its affiliate list's `audience` / `audience_ids` filters and the tiers. */
   'agency-audience-memberships': {
     name: 'agency-audience-memberships',
     service: 'agency',
-    eventTypes: ['audience.entry_added', 'audience.entry_removed', 'audience.segment_deleted'],
+    eventTypes: ['audience.entry_added', 'audience.entry_removed', 'audience.segment_deleted', 'audience.memberships.published'],
   },
   /** The agency service's projection of tier segments: attribution and affiliate bodies read each affiliate's current tier from it with the memberships. */
   'agency-segment-tiers': {
@@ -51,6 +51,12 @@ export const EVENT_CONSUMERS = consumers({
     name: 'audience-application-approvals',
     service: 'audience',
     eventTypes: ['agency.application.approved'],
+  },
+  /** A new affiliate's memberships, published for the agency's projection (which set aside the user's entries while it was no affiliate). */
+  'audience-affiliate-memberships': {
+    name: 'audience-affiliate-memberships',
+    service: 'audience',
+    eventTypes: ['agency.affiliate.created'],
   },
   /** What dynamic audiences' conditions read: per user, its own conversions, whom it referred and their volume, what it earned. */
   'audience-condition-inputs': {

@@ -41,6 +41,16 @@ export const EVENT_PAYLOADS = {
   /** A segment was deleted, and every entry with it (no entry_removed events follow). */
   'audience.segment_deleted': z.object({ segment_id: uuid }),
   /**
+   * The segments one user is in (each with its kind of entry), as they were when published: the
+   * audience service's answer to agency.affiliate.created, because the agency projects the
+   * memberships of affiliates only and set aside the user's earlier entry events. Entries only: it
+   * never says that the user left a segment (entry_removed does). Internal: no webhook publishes it.
+   */
+  'audience.memberships.published': z.object({
+    user,
+    memberships: z.array(z.object({ segment_id: uuid, kind: z.enum(['static', 'dynamic']) })).min(1),
+  }),
+  /**
    * A segment's tier facts as they are after a write that set them (its tier_rank set, changed or
    * cleared, or the name of a tier changed): the state, not the change, so applying it twice or late
    * is harmless. tier_rank null: the segment is no tier (any more).
