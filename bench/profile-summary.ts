@@ -3,8 +3,10 @@
  * process spent its CPU, by package and by function, self and inclusive.
  *
  *   node dist/bench/profile-summary.js <file.cpuprofile> [top=25] [filter]
+ *   node dist/bench/profile-summary.js <gateway .cpuprofile> stages
  *
  * `filter` keeps only the samples whose stack contains a frame matching it (e.g. a route handler).
+ * `stages` splits a gateway's samples by the stage of a request they belong to (GATEWAY_STAGES).
  */
 import { readFileSync } from 'node:fs';
 
@@ -52,11 +54,16 @@ function frameKey(node: ProfileNode): string {
   return `${functionName || '(anonymous)'} ${where}`.trim();
 }
 
-export function summarize(file: string, top = 25, filter?: string): string {
+function readProfile(file: string) {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  return { profile, byId, parent };
+}
+
+export function summarize(file: string, top = 25, filter?: string): string {
+  const { profile, byId, parent } = readProfile(file);
 
   const selfByFrame = new Map<string, number>();
   const selfByPackage = new Map<string, number>();
@@ -104,8 +111,87 @@ export function summarize(file: string, top = 25, filter?: string): string {
   ].join('\n\n');
 }
 
+/**
+ * The stages of a gateway request, each with what marks a frame as its own. A sample belongs to the
+ * stage of the frame nearest its leaf that matches one (so zod under the route's validation is
+ * validation, pino under the metrics' listener is logging); frames that any stage uses (events,
+ * streams, sockets, timers, promises) match none and leave the sample to their callers.
+ */
+const GATEWAY_STAGES: Array<{ stage: string; matches(url: string, name: string): boolean }> = [
+  { stage: 'logging (pino)', matches: (url) => /node_modules\/(pino|sonic-boom|fast-redact)|platform\/logger/.test(url) },
+  { stage: 'metrics (prom-client, the finish listener)', matches: (url) => /prom-client|gateway\/http\/metrics/.test(url) },
+  {
+    stage: 'validation (zod, text checks, ids)',
+    matches: (url, name) =>
+      name === 'parsePart' || /node_modules\/zod|http\/(params|request-text|input-messages)|json-safety|rules\/(identifiers|ids)/.test(url),
+  },
+  { stage: 'authentication (key cache, rate limit)', matches: (url) => /gateway\/auth\/|http\/rate-limit|access\//.test(url) },
+  {
+    stage: 'gRPC call (batching, protobuf, HTTP/2)',
+    matches: (url) =>
+      /@grpc|gen\/referral|gen\/google|node:internal\/http2|node:http2|platform\/batcher|user-audience-loader|platform\/grpc/.test(url),
+  },
+  {
+    stage: 'response (presenting, JSON, writing)',
+    matches: (url, name) =>
+      name === 'sendJson' || name === 'writeHead' || /_http_outgoing|\.presenters\.js|http\/present/.test(url) || (name === 'stringify' && !url),
+  },
+  { stage: 'request id, async context', matches: (url) => /request-id|request-context|node:async_hooks/.test(url) },
+  {
+    stage: 'Express (routing, middleware, headers)',
+    matches: (url) =>
+      /node_modules\/(express|router|parseurl|finalhandler|path-to-regexp|body-parser|type-is|mime|qs|on-finished|serve-static|send)\/|http\/(route|security-headers|web-app|fallback|errors)|gateway\/app\.js/.test(
+        url,
+      ),
+  },
+  {
+    stage: 'HTTP server (parsing, connection)',
+    matches: (url) => /node:_http_(server|common|incoming)|malformed-requests|starting-app/.test(url),
+  },
+];
+
+const START_UP = /run_main_module|compileForInternalLoader|Module\._load/;
+
+/** A gateway profile's samples by stage, start-up left out: each stage's share of the rest. */
+export function summarizeStages(file: string): string {
+  const { profile, byId, parent } = readProfile(file);
+  const byStage = new Map<string, number>();
+  let startUp = 0;
+  let total = 0;
+  for (let i = 0; i < profile.samples.length; i += 1) {
+    const dt = (profile.timeDeltas[i + 1] ?? profile.timeDeltas[i] ?? 0) / 1000;
+    const leaf = byId.get(profile.samples[i]!)!;
+    const leafName = leaf.callFrame.functionName;
+    if (leafName === '(idle)') continue;
+    const stack: ProfileNode[] = [];
+    for (let id: number | undefined = leaf.id; id !== undefined; id = parent.get(id)) stack.push(byId.get(id)!);
+    if (stack.some((node) => START_UP.test(frameKey(node)))) {
+      startUp += dt;
+      continue;
+    }
+    let stage = leafName === '(garbage collector)' ? 'garbage collection' : leafName === '(program)' ? 'V8 (program)' : undefined;
+    for (const node of stack) {
+      if (stage) break;
+      stage = GATEWAY_STAGES.find((rule) => rule.matches(node.callFrame.url, node.callFrame.functionName))?.stage;
+    }
+    const key = stage ?? 'other (timers, Redis, PostgreSQL, sockets)';
+    byStage.set(key, (byStage.get(key) ?? 0) + dt);
+    total += dt;
+  }
+  return [
+    `${file}: ${total.toFixed(0)} ms sampled while not idle after start-up (${startUp.toFixed(0)} ms of start-up left out)`,
+    ...[...byStage]
+      .sort((a, b) => b[1] - a[1])
+      .map(([stage, ms]) => `${ms.toFixed(0).padStart(8)} ms ${((ms / total) * 100).toFixed(1).padStart(5)}%  ${stage}`),
+  ].join('\n');
+}
+
 if (require.main === module) {
   const [file, top, filter] = process.argv.slice(2);
+  if (file && top === 'stages') {
+    process.stdout.write(`${summarizeStages(file)}\n`);
+    process.exit(0);
+  }
   if (!file) {
     process.stderr.write('usage: node dist/bench/profile-summary.js <file.cpuprofile> [top] [filter]\n');
     process.exit(2);

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { Logger } from '../../services/platform/logger';
 import type { SharedReadObserver } from '../../services/platform/shared-reads';
@@ -46,19 +46,24 @@ export function createHttpMetrics(logger: Logger, accessLog: 'errors' | 'all'): 
     return found;
   };
 
-  const middleware: RequestHandler = (req, res, next) => {
-    const started = process.hrtime.bigint();
-    res.once('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = matchedRoutePath(res) ?? 'unmatched';
-      const { requests: requestCount, duration: requestDuration } = seriesOf(req.method, route, res.statusCode);
-      requestCount.inc();
-      requestDuration.observe(seconds);
-      const line = { method: req.method, route, status: res.statusCode, duration_ms: Math.round(seconds * 1e4) / 10 };
-      // Every request at info costs more CPU than the lookup itself does; metrics count them all anyway.
-      if (accessLog === 'all' || res.statusCode >= 400 || seconds >= SLOW_REQUEST_SECONDS) logger.info(line, 'request');
-      else logger.debug(line, 'request');
-    });
+  // One listener for every response ('finish' comes once; no closure per request): the start travels on the response.
+  function recordFinished(this: Response): void {
+    const seconds = Number(process.hrtime.bigint() - (this.locals.requestStartedAt as bigint)) / 1e9;
+    const { method } = this.req;
+    const route = matchedRoutePath(this) ?? 'unmatched';
+    const status = this.statusCode;
+    const { requests: requestCount, duration: requestDuration } = seriesOf(method, route, status);
+    requestCount.inc();
+    requestDuration.observe(seconds);
+    // Every request at info costs more CPU than the lookup itself does; metrics count them all anyway.
+    const level = accessLog === 'all' || status >= 400 || seconds >= SLOW_REQUEST_SECONDS ? 'info' : 'debug';
+    // The line is built only when it will be written (the level is usually above debug).
+    if (logger.isLevelEnabled(level)) logger[level]({ method, route, status, duration_ms: Math.round(seconds * 1e4) / 10 }, 'request');
+  }
+
+  const middleware: RequestHandler = (_req, res, next) => {
+    res.locals.requestStartedAt = process.hrtime.bigint();
+    res.on('finish', recordFinished);
     next();
   };
   const sharedReads = new Counter({

@@ -73,6 +73,13 @@ export function checkRequestText(req: Request): void {
   checkQuery(req);
 }
 
+/** Whether the headers alone say the request has no body (no chunked body, no Content-Length above 0): refuseBody lets it through at once. */
+export function carriesNoBody(req: Request): boolean {
+  if (req.headers['transfer-encoding'] !== undefined) return false;
+  const length = req.headers['content-length'];
+  return length === undefined || Number(length) === 0;
+}
+
 /**
  * For a route that declares no body: a request that carries one (any, `{}` and malformed JSON
  * alike) is refused, so nothing runs on input the route never reads. A body is carried when
@@ -82,8 +89,7 @@ export function refuseBody(method: string, path: string): RequestHandler {
   const refusal = () => new HttpError(400, 'BODY_NOT_ALLOWED', `${method.toUpperCase()} ${path} takes no request body; send the request without one`);
   return (req, _res, next) => {
     if (req.headers['transfer-encoding'] === undefined) {
-      const length = req.headers['content-length'];
-      next(length === undefined || Number(length) === 0 ? undefined : refusal());
+      next(carriesNoBody(req) ? undefined : refusal());
       return;
     }
     const settle = (error?: HttpError) => {

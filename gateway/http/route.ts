@@ -8,7 +8,7 @@ import { HttpError, zodDetails } from './errors';
 import { exactJsonParser } from './exact-json';
 import { inputError } from './input-messages';
 import { type CheckedPath, type PathParamNames, type PathParams, pathParamNames, pathParamsSchema } from './params';
-import { checkRequestText, refuseBody } from './request-text';
+import { carriesNoBody, checkRequestText, refuseBody } from './request-text';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
@@ -223,23 +223,41 @@ export function routeGroups(paths: readonly string[]): string[] {
 }
 
 /**
+ * The group a request path belongs to: the declared prefix it is under, found by looking up its
+ * leading segments (at most GROUP_DEPTH lookups), in any letter case as Express matches paths.
+ * Groups never nest (routeGroups), so the first prefix found is the only one.
+ */
+function groupFinder<G>(groups: ReadonlyMap<string, G>): (path: string) => G | undefined {
+  const byPrefix = new Map([...groups].map(([prefix, group]) => [prefix.toLowerCase(), group]));
+  const root = byPrefix.get('/');
+  return (path) => {
+    const lower = path.toLowerCase();
+    let end = 0;
+    for (let depth = 0; depth < GROUP_DEPTH; depth += 1) {
+      end = lower.indexOf('/', end + 1);
+      const group = byPrefix.get(end < 0 ? lower : lower.slice(0, end));
+      if (group || end < 0) return group ?? root;
+    }
+    return root;
+  };
+}
+
+/**
  * Mounts every route. Routes are grouped into one sub-router per leading static path (/api/v1/payouts,
- * /v1/audience-segments, /healthz, ...): Express tries routes one by one, so a request only walks the
- * few routes of its group rather than every route of the API.
+ * /v1/audience-segments, /healthz, ...), and one layer sends each request to its group by a map lookup:
+ * Express tries layers one by one, so a request walks neither the other groups nor their routes.
  */
 export function mountRoutes(router: Router | Express, routes: AnyRoute[], options: MountOptions): void {
-  const mount = (prefix: string, group: Router) => (router as Router).use(prefix, group);
   const groups = new Map<string, Router>();
   const prefixes = routeGroups(routes.map((route) => route.path));
-  const groupOf = (index: number, path: string) => {
+  const groupOf = (index: number) => {
     const prefix = prefixes[index]!;
     let group = groups.get(prefix);
     if (!group) {
-      group = express.Router({ mergeParams: true });
+      group = express.Router();
       groups.set(prefix, group);
-      mount(prefix, group);
     }
-    return { group, rest: path.slice(prefix === '/' ? 0 : prefix.length) || '/' };
+    return group;
   };
   const parsers = {
     json: express.json({ limit: options.jsonLimit }),
@@ -248,23 +266,18 @@ export function mountRoutes(router: Router | Express, routes: AnyRoute[], option
   const exactParsers = { json: exactJsonParser(options.jsonLimit), batch: exactJsonParser(options.batchLimit) };
   for (const [index, route] of routes.entries()) {
     assertProjectScope(route);
-    const chain: RequestHandler[] = [
-      async (req, res, next) => {
-        res.locals.routePath = route.path;
-        // The path's and query's text (NUL, malformed percent-encodings, in any parameter) before anything reads it.
-        checkRequestText(req);
-        // Ids are canonical before anything reads them, the authenticator's project check included.
-        // Malformed params are reported after authentication, by parsePart below.
-        const params = route.params?.safeParse(req.params);
-        if (params?.success) Object.assign(req.params, params.data);
-        // Who is calling is settled before any body is read.
-        res.locals.caller = await options.authenticator.authenticate(req, route.auth);
-        next();
-      },
-    ];
-    if (route.body) chain.push(requireJson, ...(route.exactNumbers ? exactParsers[route.bodyLimit ?? 'json'] : [parsers[route.bodyLimit ?? 'json']]));
-    else chain.push(refuseBody(route.method, route.path));
-    chain.push(async (req, res) => {
+    const admit = async (req: Request, res: Response): Promise<Caller> => {
+      res.locals.routePath = route.path;
+      // The path's and query's text (NUL, malformed percent-encodings, in any parameter) before anything reads it.
+      checkRequestText(req);
+      // Ids are canonical before anything reads them, the authenticator's project check included.
+      // Malformed params are reported after authentication, by parsePart below.
+      const params = route.params?.safeParse(req.params);
+      if (params?.success) Object.assign(req.params, params.data);
+      // Who is calling is settled before any body is read.
+      return options.authenticator.authenticate(req, route.auth);
+    };
+    const answer = async (req: Request, res: Response, caller: Caller): Promise<void> => {
       if (route.arrayLimit) enforceArrayLimit(req.body, route.arrayLimit);
       // Each part is what its schema outputs, which is what defineRoute typed the handler with.
       const input = {
@@ -272,7 +285,7 @@ export function mountRoutes(router: Router | Express, routes: AnyRoute[], option
         query: parsePart(route.query, req.query),
         headers: parsePart(route.headers, req.headers),
         body: parsePart(route.body, req.body),
-        caller: res.locals.caller as Caller,
+        caller,
         req,
       } as Parameters<AnyRoute['handle']>[0];
       const reply: Reply = await route.handle(input);
@@ -281,10 +294,37 @@ export function mountRoutes(router: Router | Express, routes: AnyRoute[], option
       if (reply.raw) res.status(reply.status).type(reply.raw.contentType).send(reply.raw.content);
       else if (reply.body === undefined) res.status(reply.status).end();
       else sendJson(res, reply.status, reply.body);
-    });
-    const { group, rest } = groupOf(index, route.path);
-    group[route.method](rest, ...chain);
+    };
+    const group = groupOf(index);
+    if (route.body) {
+      const parser = route.exactNumbers ? exactParsers[route.bodyLimit ?? 'json'] : [parsers[route.bodyLimit ?? 'json']];
+      group[route.method](
+        route.path,
+        async (req, res, next) => {
+          res.locals.caller = await admit(req, res);
+          next();
+        },
+        requireJson,
+        ...parser,
+        (req, res) => answer(req, res, res.locals.caller as Caller),
+      );
+    } else {
+      // One layer for a route without a body (most reads, the lookup among them): a request without
+      // one is answered at once; one that carries a body goes to refuseBody, after authentication.
+      const refuse = refuseBody(route.method, route.path);
+      group[route.method](route.path, async (req, res, next) => {
+        const caller = await admit(req, res);
+        if (carriesNoBody(req)) await answer(req, res, caller);
+        else refuse(req, res, (error?: unknown) => (error ? next(error) : void answer(req, res, caller).catch(next)));
+      });
+    }
   }
+  const groupFor = groupFinder(groups);
+  (router as Router).use((req, res, next) => {
+    const group = groupFor(req.path);
+    if (group) group(req, res, next);
+    else next();
+  });
 }
 
 /**

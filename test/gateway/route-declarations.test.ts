@@ -178,6 +178,15 @@ describe('the routing groups', () => {
         answers[path] = ((await (await fetch(`${origin}${path}`)).json()) as { name: string }).name;
       // '/a/b/c' is declared after '/a/b/:id', which matches it first.
       expect(answers).toEqual({ '/a': 'root', '/a/b/c': 'param', '/a/b/x': 'param', '/a/b/c/d': 'static' });
+      // A request finds its group as Express matches paths: in any letter case, with or without a trailing slash.
+      for (const [path, name] of [
+        ['/A/B/C/D', 'static'],
+        ['/a/', 'root'],
+        ['/a/b/c/d/', 'static'],
+      ])
+        expect(((await (await fetch(`${origin}${path}`)).json()) as { name: string }).name).toBe(name);
+      // A path under no group (nor beside one: /ab is not under /a) is left to what follows the routes.
+      for (const path of ['/ab', '/b/a', '/']) expect((await fetch(`${origin}${path}`)).status).toBe(404);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
