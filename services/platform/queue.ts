@@ -1,4 +1,5 @@
 import { type Job, type JobsOptions, Queue, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
+import { hostname } from 'node:os';
 import IORedis from 'ioredis';
 import type { z } from 'zod';
 import { withinMs } from './deadline';
@@ -63,6 +64,9 @@ const DEFAULT_JOB_OPTIONS: JobsOptions = {
   removeOnComplete: { age: 24 * 3600, count: 10_000 },
   removeOnFail: { age: 7 * 24 * 3600 },
 };
+
+/** This process, as BullMQ records it on the jobs it runs: host and pid. */
+const WORKER_NAME = `${hostname()}:${process.pid}`;
 
 const DEFAULT_WORKER_TIMING: WorkerTiming = { lockDurationMs: 30_000, stalledIntervalMs: 30_000 };
 
@@ -266,6 +270,8 @@ export class QueueKit {
       {
         connection: this.workerConnection,
         prefix: this.options.prefix,
+        // Stored on every job it runs (`processedBy`): which replica ran a job, where several share a queue.
+        name: WORKER_NAME,
         concurrency,
         lockDuration: timing.lockDurationMs,
         stalledInterval: timing.stalledIntervalMs,

@@ -190,33 +190,32 @@ export async function startTestGateway(options: {
   env?: Record<string, string | undefined>;
 }): Promise<TestGateway> {
   const { startGateway, gatewayConfigSchema } = gatewayCode();
-  const gateway = await startGateway(
-    loadConfig(
-      gatewayConfigSchema,
-      withOverrides(
-        {
-          ...commonEnv(options.databaseUrl, options.redisUrl, options.queuePrefix),
-          HOST: '127.0.0.1',
-          PORT: '0',
-          METRICS_PORT: '0',
-          PLATFORM_API_KEY: TEST_PLATFORM_KEY,
-          ...Object.fromEntries(CATALOG.map((service) => [service.addressVariable, options.grpcAddresses[service.name]])),
-          SIWE_DOMAIN: TEST_SIWE.domain,
-          SIWE_URI: TEST_SIWE.uri,
-          SIWE_CHAIN_ID: String(TEST_SIWE.chainId),
-          SESSION_SECRET: 'test-session-secret-0123456789abcdef0123456789',
-          VALIDATE_RESPONSES: 'true',
-          ACCESS_LOG: 'all',
-          RATE_LIMIT_PER_SECOND: '100000',
-          RATE_LIMIT_BURST: '100000',
-        },
-        options.env,
-      ),
-    ),
-    { clock: options.clock ?? systemClock, logger: options.logs.logger('gateway') },
-  );
+  const gateway = await startGateway(loadConfig(gatewayConfigSchema, withOverrides(testGatewayEnv(options), options.env)), {
+    clock: options.clock ?? systemClock,
+    logger: options.logs.logger('gateway'),
+  });
   const baseUrl = `http://127.0.0.1:${gateway.port}`;
   return { api: new Api(baseUrl), baseUrl, metricsUrl: `http://127.0.0.1:${gateway.metricsPort}/metrics`, stop: () => gateway.stop() };
+}
+
+/** A test gateway's variables (in this process, or a process of its own), on any free ports of 127.0.0.1. */
+export function testGatewayEnv(options: { databaseUrl: string; redisUrl: string; queuePrefix: string; grpcAddresses: GrpcAddresses }) {
+  return {
+    ...commonEnv(options.databaseUrl, options.redisUrl, options.queuePrefix),
+    HOST: '127.0.0.1',
+    PORT: '0',
+    METRICS_PORT: '0',
+    PLATFORM_API_KEY: TEST_PLATFORM_KEY,
+    ...Object.fromEntries(CATALOG.map((service) => [service.addressVariable, options.grpcAddresses[service.name]])),
+    SIWE_DOMAIN: TEST_SIWE.domain,
+    SIWE_URI: TEST_SIWE.uri,
+    SIWE_CHAIN_ID: String(TEST_SIWE.chainId),
+    SESSION_SECRET: 'test-session-secret-0123456789abcdef0123456789',
+    VALIDATE_RESPONSES: 'true',
+    ACCESS_LOG: 'all',
+    RATE_LIMIT_PER_SECOND: '100000',
+    RATE_LIMIT_BURST: '100000',
+  };
 }
 
 /** The variables every process of a test stack shares. */

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { withinMs } from '../../../services/platform/deadline';
 import { createLogger } from '../../../services/platform/logger';
 import { QueueKit } from '../../../services/platform/queue';
-import { CATALOG, type ServiceName } from '../../../services/platform/service-catalog';
+import { CATALOG, SERVICE_CATALOG, type ServiceName } from '../../../services/platform/service-catalog';
 import { LogCapture } from '../log-capture';
 import {
   commonEnv,
@@ -13,11 +13,13 @@ import {
   startTestGateway,
   TEST_SERVICE_ENV,
   type TestGateway,
+  testGatewayEnv,
 } from '../stack';
+import { Api } from '../http';
 import { TEST_REDIS_URL } from '../../setup/test-env';
 import { freePort } from '../processes';
 import { RedisServer } from './redis-server';
-import { ServiceProcess } from './service-process';
+import { ServiceProcess, type ServiceProcessOptions } from './service-process';
 
 /**
  * BullMQ and shutdown timing scaled down so a crash is recovered in seconds: a dead process's job
@@ -40,6 +42,13 @@ export interface FaultStackOptions {
   serviceEnv?: Record<string, string>;
 }
 
+/** A gateway running as a process of its own. */
+export interface GatewayProcess {
+  process: ServiceProcess;
+  api: Api;
+  baseUrl: string;
+}
+
 export interface FaultStack {
   /** The gateway (in this test process) in front of the service processes. */
   gateway: TestGateway;
@@ -57,6 +66,18 @@ export interface FaultStack {
   service(name: ServiceName): ServiceProcess;
   /** Another gateway replica over the same database and Redis. */
   startGateway(env?: Record<string, string | undefined>): Promise<TestGateway>;
+  /**
+   * Another process of a running service: a replica with the same database, Redis, queues and
+   * variables, on a gRPC port of its own; it stops with the stack (useFaultStack does not bring it
+   * back after a test).
+   */
+  startReplica(name: ServiceName): Promise<ServiceProcess>;
+  /**
+   * A gateway as a process of its own (gateway/main.ts, as it is deployed) over the same database
+   * and Redis, calling the stack's services, or the processes `services` names instead (a replica);
+   * it stops with the stack.
+   */
+  startGatewayProcess(services?: Partial<Record<ServiceName, ServiceProcess>>): Promise<GatewayProcess>;
   /**
    * Has stop() run `cleanup` first (the last added first), while Redis and the services still run:
    * what a file starts beside the stack (clients, a consumer, a receiver) stops with it.
@@ -78,15 +99,32 @@ export async function startFaultStack(options: FaultStackOptions): Promise<Fault
   const logs = new LogCapture();
   const services: Partial<Record<ServiceName, ServiceProcess>> = {};
   const gateways: TestGateway[] = [];
+  /** Processes started beside the services (replicas, gateway processes). */
+  const replicas: ServiceProcess[] = [];
+  /** A name for the next of them (claim-2, claim-3, …; gateway-process-1, …), taken before it starts: several may start at once. */
+  const named = new Map<string, number>();
+  const nextName = (base: string, first: number) => {
+    const number = named.get(base) ?? first;
+    named.set(base, number + 1);
+    return `${base}-${number}`;
+  };
   const cleanups: Array<() => unknown> = [];
   const db = new pg.Pool({ connectionString: database.url, max: 3 });
   db.on('error', () => undefined);
   const queues = new QueueKit({ redisUrl, prefix: queuePrefix, logger: createLogger({ service: 'fault-test', level: 'silent' }) });
 
+  /** Starts of replicas and gateway processes still under way: stop() waits for them, and then stops what they started. */
+  const starting = new Set<Promise<unknown>>();
+  const tracked = <T>(start: Promise<T>): Promise<T> => {
+    starting.add(start);
+    void start.catch(() => undefined).finally(() => starting.delete(start));
+    return start;
+  };
   const stop = async () => {
+    await Promise.allSettled([...starting]);
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
     for (const gateway of gateways.splice(0)) await gateway.stop();
-    await Promise.all(Object.values(services).map((service) => service.stop()));
+    await Promise.all([...replicas.splice(0), ...Object.values(services)].map((service) => service.stop()));
     // Bounded: a connection to a Redis the test left stopped would wait for it forever.
     await withinMs(
       queues.close().catch(() => undefined),
@@ -106,6 +144,14 @@ export async function startFaultStack(options: FaultStackOptions): Promise<Fault
     const addresses = Object.fromEntries(CATALOG.map(({ name }) => [name, `127.0.0.1:${ports[name]}`])) as GrpcAddresses;
     // Every service finds the others where the gateway does (the agency calls the audience service, the claim service the agency).
     const addressEnv = Object.fromEntries(CATALOG.map(({ name, addressVariable }) => [addressVariable, addresses[name]]));
+    const serviceEnv = (name: ServiceName) => ({
+      ...commonEnv(database.url, redisUrl, queuePrefix),
+      ...addressEnv,
+      ...TEST_SERVICE_ENV[name],
+      ...FAULT_TIMING,
+      LOG_LEVEL: 'info',
+      ...options.serviceEnv,
+    });
     await Promise.all(
       CATALOG.filter(({ name }) => options.services.includes(name)).map(async ({ name, grpcService }) => {
         services[name] = await ServiceProcess.start({
@@ -113,17 +159,41 @@ export async function startFaultStack(options: FaultStackOptions): Promise<Fault
           entry: `services/${name}/main.ts`,
           grpcPort: ports[name],
           healthName: grpcService,
-          env: {
-            ...commonEnv(database.url, redisUrl, queuePrefix),
-            ...addressEnv,
-            ...TEST_SERVICE_ENV[name],
-            ...FAULT_TIMING,
-            LOG_LEVEL: 'info',
-            ...options.serviceEnv,
-          },
+          env: serviceEnv(name),
         });
       }),
     );
+    /** Starts a process beside the services; it stops with the stack, even when stop() came while it started. */
+    const startBeside = (options: ServiceProcessOptions) =>
+      tracked(
+        ServiceProcess.start(options).then((started) => {
+          replicas.push(started);
+          return started;
+        }),
+      );
+    const startReplica = async (name: ServiceName) => {
+      if (!services[name]) throw new Error(`the fault stack runs no ${name} service to replicate`);
+      const grpcPort = await freePort();
+      return startBeside({
+        name: nextName(name, 2),
+        entry: `services/${name}/main.ts`,
+        grpcPort,
+        healthName: SERVICE_CATALOG[name].grpcService,
+        env: serviceEnv(name),
+      });
+    };
+    const startGatewayProcess = async (replaced: Partial<Record<ServiceName, ServiceProcess>> = {}) => {
+      const grpcAddresses = { ...addresses };
+      for (const [name, service] of Object.entries(replaced)) grpcAddresses[name as ServiceName] = service.address;
+      const gateway = await startBeside({
+        name: nextName('gateway-process', 1),
+        entry: 'gateway/main.ts',
+        httpPort: await freePort(),
+        env: { ...testGatewayEnv({ databaseUrl: database.url, redisUrl, queuePrefix, grpcAddresses }), GRPC_TIMEOUT_MS: '30000', LOG_LEVEL: 'info' },
+      });
+      const baseUrl = `http://${gateway.address}`;
+      return { process: gateway, api: new Api(baseUrl), baseUrl };
+    };
     const startGateway = async (env?: Record<string, string | undefined>) => {
       const gateway = await startTestGateway({
         databaseUrl: database.url,
@@ -154,6 +224,8 @@ export async function startFaultStack(options: FaultStackOptions): Promise<Fault
         return service;
       },
       startGateway,
+      startReplica,
+      startGatewayProcess,
       atStop: (cleanup) => cleanups.push(cleanup),
       stop,
     };

@@ -10,17 +10,23 @@ const START_TIMEOUT_MS = 45_000;
 /** Lines of output kept per process, for assertions and for the message of a failed test. */
 const KEPT_LINES = 20_000;
 
-export interface ServiceProcessOptions {
+/** How a process says it is ready. */
+export type Readiness =
+  /**
+   * A service: its gRPC health check says SERVING for `healthName` (a fully qualified gRPC service
+   * name) on `grpcPort`, fixed, so a restarted process is found where the gateway expects it.
+   */
+  | { grpcPort: number; healthName: string }
+  /** The gateway: its `/readyz` on `httpPort` (fixed, as a service's gRPC port) answers 200. */
+  | { httpPort: number };
+
+export type ServiceProcessOptions = Readiness & {
   /** For messages, e.g. "audience". */
   name: string;
   /** The entry point, relative to the repository root, e.g. services/audience/main.ts. */
   entry: string;
-  /** The service's gRPC port: fixed, so a restarted process is found where the gateway expects it. */
-  grpcPort: number;
-  /** Fully qualified gRPC service name whose health says the process is ready. */
-  healthName: string;
   env: Record<string, string>;
-}
+};
 
 export interface Exit {
   code: number | null;
@@ -28,9 +34,9 @@ export interface Exit {
 }
 
 /**
- * A service as a real child process, started from its own main.ts (the TypeScript sources, no
- * build) the way it runs in production: it can be killed with SIGKILL mid-work, stopped with
- * SIGTERM, and started again on the same port, database and Redis. Its log lines are kept.
+ * A service (or the gateway) as a real child process, started from its own main.ts (the TypeScript
+ * sources, no build) the way it runs in production: it can be killed with SIGKILL mid-work, stopped
+ * with SIGTERM, and started again on the same port, database and Redis. Its log lines are kept.
  */
 export class ServiceProcess {
   private child: ChildProcess | undefined;
@@ -46,8 +52,19 @@ export class ServiceProcess {
     return service;
   }
 
+  /** Where the process listens: its gRPC address (a service), or its HTTP port's (the gateway). */
   get address(): string {
-    return `127.0.0.1:${this.options.grpcPort}`;
+    return `127.0.0.1:${'grpcPort' in this.options ? this.options.grpcPort : this.options.httpPort}`;
+  }
+
+  /** As in its log lines, e.g. "claim-2". */
+  get name(): string {
+    return this.options.name;
+  }
+
+  /** The running incarnation's process id. */
+  get pid(): number | undefined {
+    return this.child?.pid;
   }
 
   get running(): boolean {
@@ -69,9 +86,13 @@ export class ServiceProcess {
     if (this.child) throw new Error(`${this.options.name} is still running`);
     this.starts += 1;
     const incarnation = this.starts;
+    const listen =
+      'grpcPort' in this.options
+        ? { GRPC_HOST: '127.0.0.1', GRPC_PORT: String(this.options.grpcPort) }
+        : { HOST: '127.0.0.1', PORT: String(this.options.httpPort) };
     const child = spawn(process.execPath, ['--enable-source-maps', '-r', REGISTER_TS, this.options.entry], {
       cwd: REPO_ROOT,
-      env: { ...process.env, ...this.options.env, GRPC_HOST: '127.0.0.1', GRPC_PORT: String(this.options.grpcPort) },
+      env: { ...process.env, ...this.options.env, ...listen },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
@@ -91,7 +112,11 @@ export class ServiceProcess {
         resolve({ code, signal });
       }),
     );
-    await this.waitUntilServing();
+    // One that does not become ready is not left running behind the failed test.
+    await this.waitUntilServing().catch(async (error: unknown) => {
+      await this.stop();
+      throw error;
+    });
   }
 
   /** SIGKILL: the process dies mid-work, with no chance to clean up; resolves once it is gone. */
@@ -143,8 +168,13 @@ export class ServiceProcess {
     }
   }
 
-  /** One health check on a fresh channel (a channel that failed to connect would wait out its reconnect backoff). */
+  /** One health check on a fresh channel (a channel that failed to connect would wait out its reconnect backoff), or one GET of /readyz. */
   private async serving(): Promise<boolean> {
+    if (!('healthName' in this.options)) {
+      const answer = await fetch(`http://${this.address}/readyz`, { signal: AbortSignal.timeout(1_000) }).catch(() => undefined);
+      await answer?.arrayBuffer().catch(() => undefined);
+      return answer?.status === 200;
+    }
     const health = createGrpcClient(HealthClient, this.address, 1_000);
     try {
       const answer = await health.call.check({ service: this.options.healthName }).catch(() => undefined);
