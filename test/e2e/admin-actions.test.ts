@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { evmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
-import { capturePage, DESKTOP, openChromium, signInToAdmin, watchForeignRequests } from './browser';
+import { capturePage, openAdminPage } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -35,10 +35,7 @@ describe('the admin actions in a browser', () => {
     });
     if (tier.status !== 201) throw new Error(`tier not created: ${tier.status} ${tier.text}`);
     tierId = tier.body.id;
-    browser = await openChromium();
-    page = await browser.newPage({ viewport: DESKTOP });
-    watchForeignRequests(page, stack.baseUrl, foreignRequests);
-    await signInToAdmin(page, stack.baseUrl, project);
+    ({ browser, page } = await openAdminPage(stack.baseUrl, project, foreignRequests));
   }, 240_000);
 
   afterAll(async () => {

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { conversionBody } from '../claim/claim-fixtures';
 import { evmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
-import { capturePage, DESKTOP, openChromium, signInToAdmin, watchForeignRequests } from './browser';
+import { capturePage, DESKTOP, openAdminPage } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -39,10 +39,7 @@ describe('errors, filters and records beside the list in the admin dashboard, in
     conversionIds.push(...conversions.map((conversion) => conversion.id));
     const sent = await stack.api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions } });
     expect([200, 202]).toContain(sent.status);
-    browser = await openChromium();
-    page = await browser.newPage({ viewport: DESKTOP });
-    watchForeignRequests(page, stack.baseUrl, foreignRequests);
-    await signInToAdmin(page, stack.baseUrl, project);
+    ({ browser, page } = await openAdminPage(stack.baseUrl, project, foreignRequests));
   }, 240_000);
 
   afterAll(async () => {

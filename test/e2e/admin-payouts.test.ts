@@ -4,7 +4,7 @@ import { createSegment, randomEvmAddress, startStackWithProject, type TestProjec
 import { type ServiceClients, serviceClients } from '../helpers/rpc';
 import type { TestStack } from '../helpers/stack';
 import { pollUntil } from '../helpers/poll';
-import { capturePage, DESKTOP, openChromium, signInToAdmin, watchForeignRequests } from './browser';
+import { capturePage, DESKTOP, openAdminPage, signInToAdmin } from './browser';
 import { buildWebApp } from './web-build';
 import { shortIdentifier } from '../../web/src/ui/format';
 
@@ -41,10 +41,7 @@ describe('the admin payouts section in a browser', () => {
     clients = serviceClients(stack);
     vip = await createSegment(stack, project, { name: 'VIP', tier_rank: 1 });
     partners = await createSegment(stack, project, { name: 'Partners' });
-    browser = await openChromium();
-    page = await browser.newPage({ viewport: DESKTOP });
-    watchForeignRequests(page, stack.baseUrl, foreignRequests);
-    await signInToAdmin(page, stack.baseUrl, project);
+    ({ browser, page } = await openAdminPage(stack.baseUrl, project, foreignRequests));
   }, 240_000);
 
   afterAll(async () => {

@@ -7,7 +7,7 @@ import { createSegment, randomEvmAddress } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
 import { adminPaths, requireTaxInfo, TIN } from '../tax/tax-forms';
-import { capturePage, DESKTOP, openChromium, policyViolations } from './browser';
+import { capturePage, connectTestWallet, DESKTOP, openChromium, policyViolations } from './browser';
 import { buildWebApp } from './web-build';
 import { formatCurrencyAmount, formatUsd } from '../../web/src/ui/format';
 
@@ -55,7 +55,7 @@ describe('the affiliate portal in a browser', () => {
     const context = await browser.newContext({ viewport: DESKTOP });
     // The codes page copies links with the Clipboard API: the test reads back what it copied.
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.baseUrl });
-    await context.exposeBinding('__testWalletRequest', async (_source, request: { method: string; params?: unknown[] }) => {
+    await connectTestWallet(context, async (request) => {
       walletRequests.push(request.method);
       switch (request.method) {
         case 'eth_chainId':
@@ -80,9 +80,6 @@ describe('the affiliate portal in a browser', () => {
         default:
           return claimChain.chain.provider.request({ method: request.method, params: request.params ?? [] });
       }
-    });
-    await context.addInitScript({
-      content: 'window.ethereum = { request: (args) => window.__testWalletRequest({ method: args.method, params: args.params }) };',
     });
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));

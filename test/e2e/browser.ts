@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Browser, type ConsoleMessage, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type ConsoleMessage, chromium, type Page } from 'playwright-core';
+import type { Hex } from 'viem' with { 'resolution-mode': 'import' };
 import { CHROMIUM_ENDPOINT_VARIABLE, CHROMIUM_OPTIONS } from './chromium-server';
 
 export const ARTIFACTS_DIR = path.resolve(__dirname, '../../test-artifacts');
@@ -22,6 +23,52 @@ export async function signInToAdmin(page: Page, baseUrl: string, project: { id: 
   await page.getByRole('button', { name: 'Sign in' }).click();
   // An admin key lands on the home; a read_only key, which may not read the home's figures, on the audiences.
   await page.getByRole('heading', { level: 1, name: /^(Home|Audiences)$/ }).waitFor();
+}
+
+/**
+ * Chromium (openChromium), a desktop-sized page whose requests outside `baseUrl` go into
+ * `foreignRequests`, signed in to the admin dashboard with the project's admin key.
+ */
+export async function openAdminPage(
+  baseUrl: string,
+  project: { id: string; keys: { admin: string } },
+  foreignRequests: string[],
+): Promise<{ browser: Browser; page: Page }> {
+  const browser = await openChromium();
+  const page = await browser.newPage({ viewport: DESKTOP });
+  watchForeignRequests(page, baseUrl, foreignRequests);
+  await signInToAdmin(page, baseUrl, project);
+  return { browser, page };
+}
+
+/** One EIP-1193 request of a page to its wallet (`window.ethereum.request`). */
+export interface WalletRequest {
+  method: string;
+  params?: unknown[];
+}
+
+/**
+ * Gives every page of `context` a `window.ethereum` whose requests `answer` handles in this process:
+ * the key never enters the page, and what `answer` throws reaches the page as the request's rejection.
+ */
+export async function connectTestWallet(context: BrowserContext, answer: (request: WalletRequest) => unknown): Promise<void> {
+  await context.exposeBinding('__testWalletRequest', (_source, request: WalletRequest) => answer(request));
+  await context.addInitScript({
+    content: 'window.ethereum = { request: (args) => window.__testWalletRequest({ method: args.method, params: args.params }) };',
+  });
+}
+
+/** The answers of a wallet that signs in only (no chain): its account, and `personal_sign` with its key; each method asked is added to `asked`. */
+export function signInOnlyWallet(
+  account: { address: string; signMessage(args: { message: { raw: Hex } }): Promise<Hex> },
+  asked: string[] = [],
+): (request: WalletRequest) => unknown {
+  return (request) => {
+    asked.push(request.method);
+    if (request.method === 'eth_requestAccounts' || request.method === 'eth_accounts') return [account.address];
+    if (request.method === 'personal_sign') return account.signMessage({ message: { raw: request.params![0] as Hex } });
+    throw new Error(`the test wallet does not answer ${request.method}`);
+  };
 }
 
 /**

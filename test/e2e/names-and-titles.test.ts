@@ -1,11 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
-import type { Hex } from 'viem' with { 'resolution-mode': 'import' };
 import { conversionBody, createCurrency, evmUser, putTerms, sendAttributedConversions } from '../claim/claim-fixtures';
 import { TestClock } from '../helpers/clock';
 import { randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
 import { shortIdentifier } from '../../web/src/ui/format';
-import { capturePage, DESKTOP, openChromium, policyViolations, signInToAdmin } from './browser';
+import { capturePage, connectTestWallet, DESKTOP, openChromium, policyViolations, signInOnlyWallet, signInToAdmin } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -66,14 +65,7 @@ describe('names and titles (issue 26)', () => {
     browser = await openChromium();
     const context = await browser.newContext({ viewport: DESKTOP });
     // The portal's wallet: signs in only, with the key in this process.
-    await context.exposeBinding('__testWalletRequest', async (_source, request: { method: string; params?: unknown[] }) => {
-      if (request.method === 'eth_requestAccounts' || request.method === 'eth_accounts') return [wallet.address];
-      if (request.method === 'personal_sign') return wallet.signMessage({ message: { raw: request.params![0] as Hex } });
-      throw new Error(`the test wallet does not answer ${request.method}`);
-    });
-    await context.addInitScript({
-      content: 'window.ethereum = { request: (args) => window.__testWalletRequest({ method: args.method, params: args.params }) };',
-    });
+    await connectTestWallet(context, signInOnlyWallet(wallet));
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
     violations = policyViolations(context);

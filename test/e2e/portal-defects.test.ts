@@ -1,12 +1,11 @@
 import type { Browser, Page } from 'playwright-core';
-import type { Hex } from 'viem' with { 'resolution-mode': 'import' };
 import { listChecks, newAffiliate } from '../claim/claim-check-stack';
 import { conversionBody, createCurrency, putTerms, sendAttributedConversions } from '../claim/claim-fixtures';
 import { TestClock } from '../helpers/clock';
 import { randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
 import { requireTaxInfo } from '../tax/tax-forms';
-import { capturePage, DESKTOP, openChromium, policyViolations } from './browser';
+import { capturePage, connectTestWallet, DESKTOP, openChromium, policyViolations, signInOnlyWallet } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -49,15 +48,7 @@ describe('the affiliate portal’s defects (issue 26)', () => {
     browser = await openChromium();
     const context = await browser.newContext({ viewport: DESKTOP });
     // The wallet: signs in only (no chain), with the account's key in this process.
-    await context.exposeBinding('__testWalletRequest', async (_source, request: { method: string; params?: unknown[] }) => {
-      walletRequests.push(request.method);
-      if (request.method === 'eth_requestAccounts' || request.method === 'eth_accounts') return [account.address];
-      if (request.method === 'personal_sign') return account.signMessage({ message: { raw: request.params![0] as Hex } });
-      throw new Error(`the test wallet does not answer ${request.method}`);
-    });
-    await context.addInitScript({
-      content: 'window.ethereum = { request: (args) => window.__testWalletRequest({ method: args.method, params: args.params }) };',
-    });
+    await connectTestWallet(context, signInOnlyWallet(account, walletRequests));
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
     violations = policyViolations(context);
