@@ -10,8 +10,12 @@ import { connectClaimDependencies } from '../../services/claim/grpc/outbound-cli
 import { ConfigError, loadConfig } from '../../services/platform/config';
 import { UnavailableError } from '../../services/rules/errors';
 
-/** The deadline these tests configure: far below the 5 s default and the 15 s the claim service's clients used to fix. */
-const DEADLINE_MS = 300;
+/**
+ * The deadline these tests configure: far below the 5 s default and the 15 s the claim service's clients used to fix,
+ * and long enough for a fresh channel to connect on a loaded machine first (at 300 ms the first call's deadline once
+ * passed before its connection was up, and the stalled server never saw it).
+ */
+const DEADLINE_MS = 1_000;
 
 interface StalledService {
   address: string;
