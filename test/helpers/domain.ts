@@ -39,7 +39,16 @@ export interface HarnessOptions {
 /** The service's schema on a database of its own, cloned from the run's template, and a pool on the whole database. */
 export async function openServiceDatabase<DB>(schema: string, logs: LogCapture) {
   const database = await createTestDatabase();
-  const opened: Database<DB> = openDatabase<DB>({ url: database.url, schema, poolMax: 4, applicationName: 'test-medium', logger: logs.logger('db') });
+  const opened: Database<DB> = openDatabase<DB>({
+    url: database.url,
+    schema,
+    poolMax: 4,
+    applicationName: 'test-medium',
+    logger: logs.logger('db'),
+    // A race test queues a thousand requests on these four connections; on a loaded machine the last
+    // one's turn came after the 10 s default (CI, 2026-11-28). Jest's own timeout still bounds a leak.
+    acquireTimeoutMs: 45_000,
+  });
   const sql = new pg.Pool({ connectionString: database.url, max: 2 });
   // Dropping the database at stop() ends this pool's connections: not an error of the next test.
   sql.on('error', () => undefined);

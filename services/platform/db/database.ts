@@ -11,6 +11,8 @@ export interface DatabaseOptions {
   poolMax: number;
   applicationName: string;
   logger: Logger;
+  /** How long a caller waits for a free connection before its query fails (10 s unless said). */
+  acquireTimeoutMs?: number;
 }
 
 export interface Database<DB> {
@@ -29,7 +31,7 @@ export function openDatabase<DB>(options: DatabaseOptions): Database<DB> {
     application_name: options.applicationName,
     options: `-c search_path=${options.schema}`,
     idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: options.acquireTimeoutMs ?? 10_000,
     // bigint, numeric, date and timestamps as the table types say (./type-parsers.ts).
     types: typeParsers,
     // Registered hot statements go as named prepared statements (./prepared-statements.ts).
