@@ -100,8 +100,11 @@ export class AffiliateActivityService {
     const { projectId, user } = subject(projectIdInput, userInput);
     const range = statsRange(from, to, this.clock.now());
     const affiliateId = await this.idOf(projectId, user);
-    const [totals, series] = await Promise.all([this.stats.totals(projectId, affiliateId), this.stats.daily(projectId, affiliateId, range, options)]);
-    return { totals, series };
+    // One snapshot: a conversion applied between two reads would be in the totals and not in its day.
+    return this.stats.inSnapshot(async (stats) => {
+      const [totals, series] = await Promise.all([stats.totals(projectId, affiliateId), stats.daily(projectId, affiliateId, range, options)]);
+      return { totals, series };
+    });
   }
 
   /**
@@ -122,12 +125,14 @@ export class AffiliateActivityService {
     if (first !== undefined && until !== undefined && first >= until) throw invalidFields([{ field: 'from', reason: 'must not be after `to`' }]);
     const affiliateId = await this.idOf(projectId, user);
     const window = { from: first, until, conversionName };
-    const [totals, levelOne, upper, newUsers] = await Promise.all([
-      this.stats.totals(projectId, affiliateId),
-      this.stats.levelOne(projectId, affiliateId, window),
-      this.stats.upperLevels(projectId, affiliateId, window),
-      this.stats.newUsers(affiliateId, window),
-    ]);
+    const [totals, levelOne, upper, newUsers] = await this.stats.inSnapshot((stats) =>
+      Promise.all([
+        stats.totals(projectId, affiliateId),
+        stats.levelOne(projectId, affiliateId, window),
+        stats.upperLevels(projectId, affiliateId, window),
+        stats.newUsers(affiliateId, window),
+      ]),
+    );
     return {
       levels: [levelOne, ...upper],
       endUsers: totals.endUsers,

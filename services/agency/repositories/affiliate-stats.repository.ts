@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { AgencyDatabase } from '../database';
+import { inReadSnapshot } from '../../platform/db/read-snapshot';
 import type { AffiliateStatus } from '../domain/vocabulary';
 import {
   type AffiliateMetricsRecord,
@@ -143,6 +144,11 @@ function bucketStarts(range: StatsRange, bucket: StatsBucket): Date[] {
  */
 export class AffiliateStatsRepository {
   constructor(private readonly db: Kysely<AgencyDatabase>) {}
+
+  /** `work`'s reads of this repository in one snapshot (inReadSnapshot): the parts of one answer agree. */
+  inSnapshot<T>(work: (stats: AffiliateStatsRepository) => Promise<T>): Promise<T> {
+    return inReadSnapshot(this.db, (snapshot) => work(new AffiliateStatsRepository(snapshot)));
+  }
 
   async totals(projectId: string, affiliateId: string): Promise<AffiliateMetricsRecord> {
     return (await metricsOf(this.db, projectId, [affiliateId])).get(affiliateId) ?? EMPTY_METRICS;

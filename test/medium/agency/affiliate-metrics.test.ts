@@ -367,6 +367,35 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
     expect(await figures(projectId, alice)).toMatchObject({ volume: '12.5', conversions: 1, earnings: [['USDC', '10']] });
   });
 
+  it('answers an affiliate’s totals and daily series from one snapshot: read while conversions are applied, every answer’s day holds its totals', async () => {
+    const projectId = newProject();
+    const alice = await newAffiliate(harness, projectId);
+    const usdc = newCurrency('USDC');
+    const events = Array.from({ length: 40 }, () =>
+      conversion(projectId, { user: newUser(), affiliate: alice, volume: '1', currency: usdc, affiliatePayout: 10n }),
+    );
+    const day = new Date(T0);
+    const read = () => harness.domain.activity.statsOf(projectId, alice.user, day, day);
+    const answers: Array<Awaited<ReturnType<typeof read>>> = [];
+    let applying = true;
+    const reading = (async () => {
+      while (applying) answers.push(await read());
+    })();
+    for (const event of events) expect(await deliver(projectId, event)).toBe('handled');
+    applying = false;
+    await reading;
+
+    // Every conversion is on the one day read: the day and the all-time totals must agree in each answer.
+    const agree = ({ totals, series }: (typeof answers)[number]) => [Number(totals.conversions), Number(series[0]!.conversions)];
+    for (const answer of answers) {
+      const [total, ofDay] = agree(answer);
+      expect(ofDay).toBe(total);
+    }
+    // The reads were made mid-stream, at more than one point of it.
+    expect(new Set(answers.map((answer) => agree(answer)[0])).size).toBeGreaterThan(1);
+    expect(agree(await read())).toEqual([40, 40]);
+  });
+
   it('ends the same whatever order the events arrive in, and a concurrent delivery of them all', async () => {
     const build = async () => {
       const projectId = newProject();
