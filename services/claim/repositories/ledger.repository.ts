@@ -36,7 +36,8 @@ export class LedgerRepository {
    * batch have caps); its movements are appended to the ledger; the open claim checks of their (user, currency, reason) grow by them; the leaderboard
    * totals of the counted kinds grow by them; the conversions that broke a review rule enter the review
    * queue (flagConversions); their events (`eventsOf`) go to the outbox; and the batch is
-   * finished once none of its conversions waits. A conversion another delivery already moved out
+   * finished once none of its conversions waits. The checks and totals are written last, just before the
+   * commit, since concurrent payments wait for each other's locks on them. A conversion another delivery already moved out
    * of `accepted` is skipped, so a redelivered job changes nothing; the ledger's unique key
    * (conversion, kind, beneficiary) would refuse a second payment anyway.
    */
@@ -57,10 +58,8 @@ export class LedgerRepository {
           const owned = sorted.length === 0 ? new Set<string>() : await updateConversions(trx, batchId, sorted, now);
           const owns = sorted.filter((outcome) => owned.has(outcome.id));
           const recorded = owns.some((outcome) => outcome.caps !== null) ? await applyCaps(trx, projectId, owns, now) : owns;
-          let movements = 0;
           if (recorded.length > 0) {
             await freezeUplines(trx, projectId, recorded);
-            movements = await appendMovements(trx, projectId, recorded, now, pointCurrencies);
             // The queue's rows with the movements that wait for them: only when the batch broke a rule.
             await flagConversions(
               trx,
@@ -79,6 +78,10 @@ export class LedgerRepository {
               not(exists(selectFrom('conversions').select('id').where('batch_id', '=', batchId).where('status', '=', 'accepted'))),
             )
             .execute();
+          // Last: the money's statement locks rows every payment of the project shares (the affiliates' open checks,
+          // their leaderboard rows, the board's size), held until the commit; written before it, the events and the
+          // rest kept a concurrent payment waiting on those rows for their time too.
+          const movements = recorded.length > 0 ? await appendMovements(trx, projectId, recorded, now, pointCurrencies) : 0;
           return { recorded, movements };
         }),
       // A check appendOverflowing opened for a key a concurrent payment opened one for first: run again.

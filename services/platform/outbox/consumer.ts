@@ -168,9 +168,10 @@ interface Delivery<DB extends OutboxTables> {
  * statement (those claimed before are duplicates), then applies each claimed one in order. Throws
  * (and applies nothing) if any handler throws; an unreadable event is left to deliverEvent.
  */
-async function deliverTogether<DB extends OutboxTables>(delivery: Delivery<DB>, events: readonly EventJobData[]): Promise<DeliveryOutcome[]> {
+async function deliverTogether<DB extends OutboxTables>(delivery: Delivery<DB>, jobEvents: readonly ReadJobEvent[]): Promise<DeliveryOutcome[]> {
   const { db, consumer, clock, logger } = delivery;
-  const read = events.map((data) => readEvent(consumer, data));
+  const events = jobEvents.map(({ data }) => data);
+  const read = jobEvents.map(({ event }) => event);
   if (read.some((event) => 'unreadable' in event)) throw new Error('the batch holds an event the consumer cannot read');
   return db.transaction().execute(async (trx) => {
     const now = clock.now();
@@ -240,18 +241,20 @@ export function eventProcessor<DB extends OutboxTables>(
     let events = eventsOfJob(data);
     if (events.length > 1) {
       // The same event twice in one job would be claimed twice by one statement (which PostgreSQL refuses).
-      events = [...new Map(events.map((event) => [event.id, event])).values()];
+      // Each is read (its payload parsed by its contract) once, for the shortcut and the delivery together alike.
+      let read = [...new Map(events.map((event) => [event.id, event])).values()].map((event) => ({ data: event, event: readEvent(consumer, event) }));
       // The consumer's shortcut first, event by event (one statement each, as for a single event);
       // then what is left, usually all applying, in one transaction (one commit, one insert of
       // their processed_events rows). Any failure there rolls it back, and the events are
       // delivered one by one below, so that only the failing one waits for the retry.
       const total = eventsOfJob(data).length;
-      if (consumer.shortcutBatch) events = await withoutBatchShortcut(delivery, events);
-      else if (consumer.shortcut) events = await withoutShortcut(delivery, events);
+      if (consumer.shortcutBatch) read = await withoutBatchShortcut(delivery, read);
+      else if (consumer.shortcut) read = await withoutShortcut(delivery, read);
+      events = read.map((event) => event.data);
       const together =
-        events.length < 2 || signal?.aborted
+        read.length < 2 || signal?.aborted
           ? undefined
-          : await deliverTogether(delivery, events).catch((error: unknown) => {
+          : await deliverTogether(delivery, read).catch((error: unknown) => {
               // Handed back at shutdown meanwhile: no second try here (the database may be closing).
               if (signal?.aborted) throw error;
               logger.warn(
@@ -288,15 +291,21 @@ export function eventProcessor<DB extends OutboxTables>(
   };
 }
 
+/** An event of a job as it came (for the one-by-one delivery) and as read by the consumer (readEvent). */
+interface ReadJobEvent {
+  data: EventJobData;
+  event: ReturnType<typeof readEvent>;
+}
+
 /** The events of a batch that the consumer's shortcut did not record (nothing to do for them). */
 async function withoutShortcut<DB extends OutboxTables>(
   { db, consumer, clock, logger }: Delivery<DB>,
-  events: readonly EventJobData[],
-): Promise<EventJobData[]> {
-  const left: EventJobData[] = [];
-  for (const data of events) {
-    const event = readEvent(consumer, data);
-    if ('unreadable' in event || !(await consumer.shortcut!(db, event as OutboxEventOf<EventType>, { now: clock.now(), logger }))) left.push(data);
+  events: readonly ReadJobEvent[],
+): Promise<ReadJobEvent[]> {
+  const left: ReadJobEvent[] = [];
+  for (const read of events) {
+    const { event } = read;
+    if ('unreadable' in event || !(await consumer.shortcut!(db, event as OutboxEventOf<EventType>, { now: clock.now(), logger }))) left.push(read);
   }
   return left;
 }
@@ -304,12 +313,12 @@ async function withoutShortcut<DB extends OutboxTables>(
 /** The events of a batch that the consumer's batch shortcut did not record, in one statement for all. */
 async function withoutBatchShortcut<DB extends OutboxTables>(
   { db, consumer, clock, logger }: Delivery<DB>,
-  events: readonly EventJobData[],
-): Promise<EventJobData[]> {
-  const readable = events.map((data) => readEvent(consumer, data)).filter((event): event is OutboxEvent => !('unreadable' in event));
+  events: readonly ReadJobEvent[],
+): Promise<ReadJobEvent[]> {
+  const readable = events.map(({ event }) => event).filter((event): event is OutboxEvent => !('unreadable' in event));
   if (readable.length === 0) return [...events];
   const recorded = await consumer.shortcutBatch!(db, readable as OutboxEventOf<EventType>[], { now: clock.now(), logger });
-  return events.filter((data) => !recorded.has(data.id));
+  return events.filter(({ data }) => !recorded.has(data.id));
 }
 
 /**
