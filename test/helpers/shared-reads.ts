@@ -57,5 +57,5 @@ export function sharedReadProbe(stack: TestStack) {
     return { answers: await answers, start };
   }
 
-  return { sharedReads, fiftyBehindLock };
+  return { sharedReads, lockTable, fiftyBehindLock };
 }

@@ -1,9 +1,12 @@
+import type { z } from 'zod';
+import type { ListAffiliatesResponse } from '../../../gen/referral/agency/v1/agency';
 import { AffiliateSort, AffiliateStatus, SortOrder } from '../../../gen/referral/agency/v1/enums';
+import { FreshReads } from '../../../services/platform/shared-reads';
 import { enumValue, optionalEnumValue } from '../../../services/rules/enums';
 import type { CallerFor } from '../../auth/caller';
 import { listBody, pageRequest } from '../../http/list';
 import { count, required } from '../../http/present';
-import { type AnyRoute, defineRoute } from '../../http/route';
+import { type AnyRoute, defineRoute, sharedBody } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { presentAffiliate, presentAffiliateListItem } from './agency.presenters';
 import {
@@ -30,10 +33,37 @@ function target(params: { userIdentifier: string }, query: { identifier_type: st
   return { projectId: caller.projectId, user: { identifier: params.userIdentifier, identifierType: query.identifier_type } };
 }
 
+/** What the list asks the agency for a request's query. */
+function listRequest(projectId: string, query: z.output<typeof affiliateListQuery>) {
+  return {
+    projectId,
+    status: optionalEnumValue(AffiliateStatus, query.status),
+    region: query.region,
+    q: query.q,
+    audienceId: query.audience,
+    anyAudienceIds: query.audience_ids,
+    conversionNames: query.conversions,
+    sortBy: enumValue(AffiliateSort, query.sort_by),
+    order: enumValue(SortOrder, query.order),
+    page: pageRequest(query),
+  };
+}
+
+/** A page of the list as answered: the agency answers each item's tax status from its projection of the tax service's events (no second call). */
+function affiliateListBody(page: ListAffiliatesResponse) {
+  return listBody(page, (affiliate, index) => presentAffiliateListItem(affiliate, required(page.taxStatuses[index], 'tax_status')));
+}
+type AffiliateListBody = ReturnType<typeof affiliateListBody>;
+
 const NOT_FOUND = { description: 'AFFILIATE_NOT_FOUND: this user is not an affiliate of the project (or PROJECT_NOT_FOUND)' };
 
 /** Affiliate administration under /api/v1/projects/:projectId/affiliates (admin keys; read_only may read). */
-export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
+export function affiliateRoutes({ clients, sharedReads }: RouteDeps): AnyRoute[] {
+  // Identical list requests (same project, filters, sort and page) that overlap share one read, each
+  // read begun after every request it answers arrived (as the claim-check list): a change committed
+  // before a request is in its answer. Under load (admins and dashboards polling the same views), a
+  // page costs one gRPC call, one agency read and one JSON encoding per batch of identical requests.
+  const lists = new FreshReads<AffiliateListBody>(sharedReads('affiliate_list'));
   return [
     defineRoute(
       {
@@ -82,30 +112,21 @@ export function affiliateRoutes({ clients }: RouteDeps): AnyRoute[] {
           'within a second). Each item carries `tax_status`, the effective status the tax service answers (an approved W-8 past its ' +
           'expiry reads `expired` at once), read from the agency’s projection of the tax service’s status and settings events: a ' +
           'submission, review or settings change shows here once its event is applied (normally within a second). Records and ' +
-          'settings older than the projection were published to it once, by a tax service migration (0004_publish_tax_statuses).',
+          'settings older than the projection were published to it once, by a tax service migration (0004_publish_tax_statuses). ' +
+          'Always current: a change the agency applied before the request is in its answer (identical requests that arrive while one ' +
+          'is being read share the next read).',
         tags,
         auth: projectReader,
         query: affiliateListQuery,
         responses: { 200: { description: 'A page of affiliates', schema: affiliateListSchema } },
       },
       async ({ query, caller }) => {
-        const page = await clients.agency.listAffiliates({
-          projectId: caller.projectId,
-          status: optionalEnumValue(AffiliateStatus, query.status),
-          region: query.region,
-          q: query.q,
-          audienceId: query.audience,
-          anyAudienceIds: query.audience_ids,
-          conversionNames: query.conversions,
-          sortBy: enumValue(AffiliateSort, query.sort_by),
-          order: enumValue(SortOrder, query.order),
-          page: pageRequest(query),
-        });
-        // The agency answers each item's tax status from its projection of the tax service's events: no second call.
-        return {
-          status: 200,
-          body: listBody(page, (affiliate, index) => presentAffiliateListItem(affiliate, required(page.taxStatuses[index], 'tax_status'))),
-        };
+        // The key is the agency request itself: whatever a filter adds to it, two requests share only an identical read.
+        const request = listRequest(caller.projectId, query);
+        const body = await lists.read(JSON.stringify(request), async () =>
+          sharedBody(affiliateListBody(await clients.agency.listAffiliates(request))),
+        );
+        return { status: 200, body };
       },
     ),
     defineRoute(

@@ -135,8 +135,10 @@ function toListRecord(row: PageRow, now: Date): AffiliateListRecord {
     createdAt: new Date(createdAt),
     userRebateRateBps,
   }));
-  return {
-    ...toAffiliateRecord(row, codes),
+  // Added to the affiliate's record, not spread into a new object: an object spread followed by more
+  // properties takes V8's slow path, and this runs for every item of every page (toListRecord was the
+  // agency's largest own cost per page in a profile of the list at 50 connections).
+  return Object.assign(toAffiliateRecord(row, codes), {
     // Every affiliate has its metrics row; were one missing, it reads as zeros (as metricsOf answers).
     metrics: {
       volumeUsd: row.volume_usd ?? '0',
@@ -166,5 +168,5 @@ function toListRecord(row: PageRow, now: Date): AffiliateListRecord {
         ? null
         : { id: row.protected_tier_id, name: row.protected_tier_name!, rank: row.protected_tier_rank },
     taxStatus: taxStatusOf(row.require_tax_info, row.tax_record_status, row.tax_expires_at, now),
-  };
+  });
 }

@@ -1,0 +1,88 @@
+import { newAffiliate } from '../claim/claim-check-stack';
+import { startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { pollUntil } from '../helpers/poll';
+import { sharedReadProbe } from '../helpers/shared-reads';
+import type { TestStack } from '../helpers/stack';
+
+/**
+ * The affiliate list through the gateway stays current under load: identical list requests that
+ * overlap share one read, begun after each of them arrived, and nothing is kept once it is given out.
+ * Reads are counted where they wait: behind a lock on the metrics projection (the page's rows read it).
+ */
+describe('shared reads of the affiliate list', () => {
+  let stack: TestStack;
+  let project: TestProject;
+  let probe: ReturnType<typeof sharedReadProbe>;
+  let affiliate: { identifier: string; code: string };
+
+  beforeAll(async () => {
+    ({ stack, project } = await startStackWithProject());
+    probe = sharedReadProbe(stack);
+    affiliate = await newAffiliate(stack, project);
+    // The projection's figures set directly (how conversions feed them is tested in affiliate-metrics.test.ts).
+    await setVolume('12.5');
+  });
+  afterAll(() => stack.stop());
+
+  async function setVolume(volume: string) {
+    const { rowCount } = await stack.db.query(
+      `UPDATE agency.affiliate_metrics m SET volume_usd = $3 FROM agency.affiliates a
+       WHERE a.id = m.affiliate_id AND a.project_id = $1 AND a.identifier = $2`,
+      [project.id, affiliate.identifier, volume],
+    );
+    expect(rowCount).toBe(1);
+  }
+
+  const listByVolume = async (pageSize = 9) => {
+    const response = await stack.api.get(`/api/v1/projects/${project.id}/affiliates?sort_by=volume_usd&page=1&page_size=${pageSize}`, {
+      key: project.keys.readOnly,
+    });
+    expect(response.status).toBe(200);
+    return response.body as { results: Array<{ identifier: string; volume_usd: string }>; total_results: number; page_size: number };
+  };
+
+  it('reads a page at most twice for 50 concurrent identical requests, and a read after a change shows it', async () => {
+    // The first request's read waits for the lock; the other 49 wait for it to finish, then read once together.
+    const { answers, start } = await probe.fiftyBehindLock('agency.affiliate_metrics', 'affiliate_list', () => listByVolume());
+    for (const answer of answers) {
+      expect(answer.results.map((item) => [item.identifier, item.volume_usd])).toEqual([[affiliate.identifier, '12.5']]);
+      expect(answer.total_results).toBe(1);
+    }
+    const end = await probe.sharedReads('affiliate_list');
+    expect(end.computed - start.computed).toBe(2);
+
+    // Nothing is kept: the next read shows the new figure.
+    await setVolume('20');
+    expect((await listByVolume()).results.map((item) => item.volume_usd)).toEqual(['20']);
+  });
+
+  it('shares a read only between identical requests: two page sizes asked at once are read apart, each answered its own', async () => {
+    const lock = await probe.lockTable('agency.affiliate_metrics');
+    const start = await probe.sharedReads('affiliate_list');
+    let answers: Promise<Array<{ asked: number; answered: number }>>;
+    try {
+      answers = Promise.all(
+        Array.from({ length: 20 }, async (_, index) => {
+          const asked = index % 2 === 0 ? 9 : 10;
+          return { asked, answered: (await listByVolume(asked)).page_size };
+        }),
+      );
+      await pollUntil(
+        async () => {
+          const now = await probe.sharedReads('affiliate_list');
+          return now.computed + now.shared - start.computed - start.shared === 20;
+        },
+        { timeoutMs: 10_000, what: 'the 20 requests to reach the gateway' },
+      );
+      // One read per page size waits on the lock.
+      await pollUntil(async () => (await lock.waiting()) >= 2, { timeoutMs: 10_000, what: 'both reads to wait on the lock' });
+      expect(await lock.waiting()).toBe(2);
+    } finally {
+      await lock.release();
+    }
+    for (const { asked, answered } of await answers) expect(answered).toBe(asked);
+    const end = await probe.sharedReads('affiliate_list');
+    // Per page size, the read that waited on the lock and the one its followers shared.
+    expect(end.computed - start.computed).toBe(4);
+  });
+});
