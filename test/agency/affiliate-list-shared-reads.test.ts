@@ -1,7 +1,7 @@
 import { newAffiliate } from '../claim/claim-check-stack';
 import { startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
-import { sharedReadProbe } from '../helpers/shared-reads';
+import { setAffiliateVolume, sharedReadProbe } from '../helpers/shared-reads';
 import type { TestStack } from '../helpers/stack';
 
 /**
@@ -19,19 +19,11 @@ describe('shared reads of the affiliate list', () => {
     ({ stack, project } = await startStackWithProject());
     probe = sharedReadProbe(stack);
     affiliate = await newAffiliate(stack, project);
-    // The projection's figures set directly (how conversions feed them is tested in affiliate-metrics.test.ts).
     await setVolume('12.5');
   });
   afterAll(() => stack.stop());
 
-  async function setVolume(volume: string) {
-    const { rowCount } = await stack.db.query(
-      `UPDATE agency.affiliate_metrics m SET volume_usd = $3 FROM agency.affiliates a
-       WHERE a.id = m.affiliate_id AND a.project_id = $1 AND a.identifier = $2`,
-      [project.id, affiliate.identifier, volume],
-    );
-    expect(rowCount).toBe(1);
-  }
+  const setVolume = (volume: string) => setAffiliateVolume(stack, project.id, affiliate.identifier, volume);
 
   const listByVolume = async (pageSize = 9) => {
     const response = await stack.api.get(`/api/v1/projects/${project.id}/affiliates?sort_by=volume_usd&page=1&page_size=${pageSize}`, {

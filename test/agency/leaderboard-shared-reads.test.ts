@@ -1,6 +1,6 @@
 import { newAffiliate } from '../claim/claim-check-stack';
 import { startStackWithProject, type TestProject } from '../helpers/fixtures';
-import { sharedReadProbe } from '../helpers/shared-reads';
+import { setAffiliateVolume, sharedReadProbe } from '../helpers/shared-reads';
 import type { TestStack } from '../helpers/stack';
 
 /**
@@ -18,19 +18,11 @@ describe('shared reads of the volume, revenue and referred-users boards and of r
     ({ stack, project } = await startStackWithProject());
     probe = sharedReadProbe(stack);
     affiliate = await newAffiliate(stack, project);
-    // The projection's figures set directly (how conversions feed them is tested in affiliate-metrics.test.ts).
     await setVolume('12.5');
   });
   afterAll(() => stack.stop());
 
-  async function setVolume(volume: string) {
-    const { rowCount } = await stack.db.query(
-      `UPDATE agency.affiliate_metrics m SET volume_usd = $3 FROM agency.affiliates a
-       WHERE a.id = m.affiliate_id AND a.project_id = $1 AND a.identifier = $2`,
-      [project.id, affiliate.identifier, volume],
-    );
-    expect(rowCount).toBe(1);
-  }
+  const setVolume = (volume: string) => setAffiliateVolume(stack, project.id, affiliate.identifier, volume);
 
   const volumeBoard = async () => {
     const response = await stack.api.get('/api/v1/payouts/leaderboard/volume?user_type=affiliate&page=1&page_size=9', { key: project.keys.readOnly });

@@ -59,3 +59,16 @@ export function sharedReadProbe(stack: TestStack) {
 
   return { sharedReads, lockTable, fiftyBehindLock };
 }
+
+/**
+ * Sets an affiliate's volume in the agency's metrics projection directly, so a test sees whether a
+ * read is current without sending conversions (how conversions feed it: affiliate-metrics.test.ts).
+ */
+export async function setAffiliateVolume(stack: TestStack, projectId: string, identifier: string, volume: string): Promise<void> {
+  const { rowCount } = await stack.db.query(
+    `UPDATE agency.affiliate_metrics m SET volume_usd = $3 FROM agency.affiliates a
+     WHERE a.id = m.affiliate_id AND a.project_id = $1 AND a.identifier = $2`,
+    [projectId, identifier, volume],
+  );
+  if (rowCount !== 1) throw new Error(`no metrics row of affiliate ${identifier} in project ${projectId}`);
+}
