@@ -22,6 +22,10 @@ UPDATE conversions AS c SET
     RETURNING c.id
 
 -- ledger: a batch paid, one conversion at once and one held (LedgerRepository.record) (2 of 3)
+-- parameters: ["2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-0000000000b1","00000000-0000-4000-8000-0000000000b1","accepted"]
+update "conversion_batches" set "finished_at" = $1 where "id" = $2 and "finished_at" is null and not exists (select "id" from "conversions" where "batch_id" = $3 and "status" = $4)
+
+-- ledger: a batch paid, one conversion at once and one held (LedgerRepository.record) (3 of 3)
 -- parameters: [["c-1","c-1"],["end_user_payout","affiliate_payout"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000e1","0x00000000000000000000000000000000000000af"],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["100","900"],["end_user","affiliate"],"00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z","115792089237316195423570985008687907853269984665640564039457584007913129639935","115792089237316195423570985008687907853269984665640564039457584007913129639935","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z",["c-2","c-2"],["end_user_payout","affiliate_payout"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000e1","0x00000000000000000000000000000000000000af"],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["100","900"],["hold","hold"],["2026-01-31T00:00:00.000Z","2026-01-31T00:00:00.000Z"]]
 WITH planned AS (
       SELECT * FROM unnest(
@@ -98,10 +102,6 @@ WITH planned AS (
     )
     SELECT (SELECT count(*) FROM moved) AS movements, (SELECT count(*) FROM held) AS held
 
--- ledger: a batch paid, one conversion at once and one held (LedgerRepository.record) (3 of 3)
--- parameters: ["2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-0000000000b1","00000000-0000-4000-8000-0000000000b1","accepted"]
-update "conversion_batches" set "finished_at" = $1 where "id" = $2 and "finished_at" is null and not exists (select "id" from "conversions" where "batch_id" = $3 and "status" = $4)
-
 -- ledger: a batch paid under caps, one conversion at once with a rebate and one held (LedgerRepository.record, applyCaps) (1 of 5)
 -- parameters: ["2026-01-01T00:00:00.000Z",["c-1","c-2"],["processed","processed"],[null,null],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["00000000-0000-4000-8000-0000000000af","00000000-0000-4000-8000-0000000000af"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000af","0x00000000000000000000000000000000000000af"],[null,null],[null,null],[null,null],[null,null],[null,null],[1000,0],"00000000-0000-4000-8000-0000000000b2"]
 UPDATE conversions AS c SET
@@ -153,6 +153,10 @@ SELECT t.key, coalesce(sum(m.amount), 0)::text AS total
     GROUP BY t.key
 
 -- ledger: a batch paid under caps, one conversion at once with a rebate and one held (LedgerRepository.record, applyCaps) (4 of 5)
+-- parameters: ["2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-0000000000b2","00000000-0000-4000-8000-0000000000b2","accepted"]
+update "conversion_batches" set "finished_at" = $1 where "id" = $2 and "finished_at" is null and not exists (select "id" from "conversions" where "batch_id" = $3 and "status" = $4)
+
+-- ledger: a batch paid under caps, one conversion at once with a rebate and one held (LedgerRepository.record, applyCaps) (5 of 5)
 -- parameters: [["c-1","c-1","c-1"],["end_user_payout","affiliate_payout","end_user_payout"],["evm_address","evm_address","evm_address"],["0x00000000000000000000000000000000000000e1","0x00000000000000000000000000000000000000af","0x00000000000000000000000000000000000000e1"],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["100","450","50"],["end_user","affiliate","end_user"],["0","400","0"],[null,"per_conversion",null],[false,false,true],"00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z","115792089237316195423570985008687907853269984665640564039457584007913129639935","115792089237316195423570985008687907853269984665640564039457584007913129639935","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000001","2026-01-01T00:00:00.000Z",["c-2","c-2"],["end_user_payout","affiliate_payout"],["evm_address","evm_address"],["0x00000000000000000000000000000000000000e1","0x00000000000000000000000000000000000000af"],["00000000-0000-4000-8000-0000000000c1","00000000-0000-4000-8000-0000000000c1"],["50","500"],["hold","hold"],["2026-01-31T00:00:00.000Z","2026-01-31T00:00:00.000Z"],["50","400"],["per_end_user","per_conversion"]]
 WITH planned AS (
       SELECT * FROM unnest(
@@ -228,10 +232,6 @@ WITH planned AS (
       RETURNING 1
     )
     SELECT (SELECT count(*) FROM moved) AS movements, (SELECT count(*) FROM held) AS held
-
--- ledger: a batch paid under caps, one conversion at once with a rebate and one held (LedgerRepository.record, applyCaps) (5 of 5)
--- parameters: ["2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-0000000000b2","00000000-0000-4000-8000-0000000000b2","accepted"]
-update "conversion_batches" set "finished_at" = $1 where "id" = $2 and "finished_at" is null and not exists (select "id" from "conversions" where "batch_id" = $3 and "status" = $4)
 
 -- reconciliation: every currency, then one (ReconciliationRepository.figures) (1 of 2)
 -- parameters: ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000001"]
