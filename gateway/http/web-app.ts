@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import { HttpError } from './errors';
 import { precompressedAssets } from './precompressed';
 import { pageHeaders, WEB_APP_CSP } from './security-headers';
@@ -29,8 +29,13 @@ export function defaultWebAppDir(): string {
  */
 export function serveWebApp(app: Express, dir: string = defaultWebAppDir()): boolean {
   const indexHtml = path.join(dir, 'index.html');
-  if (!existsSync(indexHtml)) return false;
-  app.use(WEB_APP_PATH, pageHeaders(WEB_APP_CSP));
+  // Asked per request, not once at start: a gateway started before the build finished (the tests' stacks
+  // start beside it) serves the applications as soon as they are there. Until then /app is the API's 404.
+  const whenBuilt =
+    (handler: RequestHandler): RequestHandler =>
+    (req, res, next) =>
+      existsSync(indexHtml) ? handler(req, res, next) : next();
+  app.use(WEB_APP_PATH, whenBuilt(pageHeaders(WEB_APP_CSP)));
   // Source maps are never published, even one a build left behind: the API's 404, as for any missing file.
   app.use(WEB_APP_PATH, (req, _res, next) =>
     next(
@@ -41,19 +46,25 @@ export function serveWebApp(app: Express, dir: string = defaultWebAppDir()): boo
   );
   const assets = path.join(dir, 'assets');
   const yearLong = { immutable: true, maxAge: '365d' };
-  app.use(`${WEB_APP_PATH}/assets`, precompressedAssets(assets, yearLong));
-  app.use(`${WEB_APP_PATH}/assets`, express.static(assets, { index: false, ...yearLong }));
-  app.use(WEB_APP_PATH, express.static(dir, { index: false, maxAge: 0 }));
+  app.use(`${WEB_APP_PATH}/assets`, whenBuilt(precompressedAssets(assets, yearLong)));
+  app.use(`${WEB_APP_PATH}/assets`, whenBuilt(express.static(assets, { index: false, ...yearLong })));
+  app.use(WEB_APP_PATH, whenBuilt(express.static(dir, { index: false, maxAge: 0 })));
   // The @fuul/sdk tracking demo is a page of its own, not a route of the applications.
   const demoHtml = path.join(dir, 'demo', 'index.html');
-  app.get([`${WEB_APP_PATH}/demo`, `${WEB_APP_PATH}/demo/`], (_req, res) => {
-    res.setHeader('Cache-Control', 'no-cache');
-    res.sendFile(demoHtml);
-  });
-  app.get([WEB_APP_PATH, `${WEB_APP_PATH}/*rest`], (req, res, next) => {
-    if (req.path.startsWith(`${WEB_APP_PATH}/assets/`)) return next();
-    res.setHeader('Cache-Control', 'no-cache');
-    res.sendFile(indexHtml);
-  });
-  return true;
+  app.get(
+    [`${WEB_APP_PATH}/demo`, `${WEB_APP_PATH}/demo/`],
+    whenBuilt((_req, res) => {
+      res.setHeader('Cache-Control', 'no-cache');
+      res.sendFile(demoHtml);
+    }),
+  );
+  app.get(
+    [WEB_APP_PATH, `${WEB_APP_PATH}/*rest`],
+    whenBuilt((req, res, next) => {
+      if (req.path.startsWith(`${WEB_APP_PATH}/assets/`)) return next();
+      res.setHeader('Cache-Control', 'no-cache');
+      res.sendFile(indexHtml);
+    }),
+  );
+  return existsSync(indexHtml);
 }

@@ -91,11 +91,18 @@ describe('the web applications under /app', () => {
     }
   });
 
-  it('serves nothing under /app when the applications were not built', async () => {
+  it('serves nothing under /app while the applications are not built, and serves them once they are', async () => {
     const { baseUrl, served } = await serve(notBuilt);
     expect(served).toBe(false);
     const response = await fetch(`${baseUrl}/app/admin`);
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ code: 'ROUTE_NOT_FOUND' });
+
+    // Built after the gateway started (a stack started beside the build): no restart needed.
+    writeFileSync(path.join(notBuilt, 'index.html'), '<!doctype html><div id="root">late</div>');
+    const page = await fetch(`${baseUrl}/app/admin`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(await page.text()).toContain('late');
   });
 });
