@@ -29,12 +29,15 @@ export function defaultWebAppDir(): string {
  */
 export function serveWebApp(app: Express, dir: string = defaultWebAppDir()): boolean {
   const indexHtml = path.join(dir, 'index.html');
-  // Asked per request, not once at start: a gateway started before the build finished (the tests' stacks
-  // start beside it) serves the applications as soon as they are there. Until then /app is the API's 404.
+  // Asked per request until the answer is yes, not once at start: a gateway started before the build
+  // finished (the tests' stacks start beside it) serves the applications as soon as they are there. Until
+  // then /app is the API's 404. Once built, no request looks at the disk again.
+  let built = false;
+  const isBuilt = () => (built ||= existsSync(indexHtml));
   const whenBuilt =
     (handler: RequestHandler): RequestHandler =>
     (req, res, next) =>
-      existsSync(indexHtml) ? handler(req, res, next) : next();
+      isBuilt() ? handler(req, res, next) : next();
   app.use(WEB_APP_PATH, whenBuilt(pageHeaders(WEB_APP_CSP)));
   // Source maps are never published, even one a build left behind: the API's 404, as for any missing file.
   app.use(WEB_APP_PATH, (req, _res, next) =>
@@ -66,5 +69,5 @@ export function serveWebApp(app: Express, dir: string = defaultWebAppDir()): boo
       res.sendFile(indexHtml);
     }),
   );
-  return existsSync(indexHtml);
+  return isBuilt();
 }

@@ -1,6 +1,5 @@
 import { newAffiliate } from '../claim/claim-check-stack';
 import { startStackWithProject, type TestProject } from '../helpers/fixtures';
-import { pollUntil } from '../helpers/poll';
 import { setAffiliateVolume, sharedReadProbe } from '../helpers/shared-reads';
 import type { TestStack } from '../helpers/stack';
 
@@ -92,30 +91,17 @@ describe('shared reads of the volume, revenue and referred-users boards, of refe
   });
 
   it('shares a read only between identical requests: two page sizes asked at once are read apart, each answered its own', async () => {
-    const lock = await probe.lockTable('agency.affiliate_metrics');
-    const start = await probe.sharedReads('affiliate_list');
-    let answers: Promise<Array<{ asked: number; answered: number }>>;
-    try {
-      answers = Promise.all(
-        Array.from({ length: 20 }, async (_, index) => {
-          const asked = index % 2 === 0 ? 9 : 10;
-          return { asked, answered: (await listByVolume(asked)).page_size };
-        }),
-      );
-      await pollUntil(
-        async () => {
-          const now = await probe.sharedReads('affiliate_list');
-          return now.computed + now.shared - start.computed - start.shared === 20;
-        },
-        { timeoutMs: 10_000, what: 'the 20 requests to reach the gateway' },
-      );
-      // One read per page size waits on the lock.
-      await pollUntil(async () => (await lock.waiting()) >= 2, { timeoutMs: 10_000, what: 'both reads to wait on the lock' });
-      expect(await lock.waiting()).toBe(2);
-    } finally {
-      await lock.release();
-    }
-    for (const { asked, answered } of await answers) expect(answered).toBe(asked);
+    // One read per page size waits on the lock.
+    const { answers, start } = await probe.behindLock(
+      'agency.affiliate_metrics',
+      'affiliate_list',
+      Array.from({ length: 20 }, (_, index) => async () => {
+        const asked = index % 2 === 0 ? 9 : 10;
+        return { asked, answered: (await listByVolume(asked)).page_size };
+      }),
+      2,
+    );
+    for (const { asked, answered } of answers) expect(answered).toBe(asked);
     const end = await probe.sharedReads('affiliate_list');
     // Per page size, the read that waited on the lock and the one its followers shared.
     expect(end.computed - start.computed).toBe(4);

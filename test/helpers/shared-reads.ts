@@ -31,33 +31,42 @@ export function sharedReadProbe(stack: TestStack) {
   }
 
   /**
-   * 50 identical requests sent while `table` is locked: waits until all 50 have reached the gateway
-   * and the read they share waits on the lock, then releases it. Answers their answers and the counts
-   * of `read` from before they were sent.
+   * `requests` sent at once while `table` is locked: waits until all have reached the gateway and
+   * `waitingReads` reads of `read` wait on the lock (one per distinct request), then releases it.
+   * Answers their answers and the counts of `read` from before they were sent.
    */
-  async function fiftyBehindLock<T>(table: string, read: string, request: () => Promise<T>) {
+  async function behindLock<T>(table: string, read: string, requests: Array<() => Promise<T>>, waitingReads: number) {
     const lock = await lockTable(table);
     const start = await sharedReads(read);
     let answers: Promise<T[]>;
     try {
-      answers = Promise.all(Array.from({ length: 50 }, () => request()));
+      answers = Promise.all(requests.map((request) => request()));
       await pollUntil(
         async () => {
           const now = await sharedReads(read);
-          return now.computed + now.shared - start.computed - start.shared === 50;
+          return now.computed + now.shared - start.computed - start.shared === requests.length;
         },
-        { timeoutMs: 10_000, what: 'the 50 requests to reach the gateway' },
+        { timeoutMs: 10_000, what: `the ${requests.length} requests to reach the gateway` },
       );
-      // The requests are counted when they reach the gateway; the read they share reaches the lock a moment later.
-      await pollUntil(async () => (await lock.waiting()) >= 1, { timeoutMs: 10_000, what: 'the shared read to wait on the lock' });
-      expect(await lock.waiting()).toBe(1);
+      // The requests are counted when they reach the gateway; the reads they share reach the lock a moment later.
+      await pollUntil(async () => (await lock.waiting()) >= waitingReads, { timeoutMs: 10_000, what: `${waitingReads} reads to wait on the lock` });
+      expect(await lock.waiting()).toBe(waitingReads);
     } finally {
       await lock.release();
     }
     return { answers: await answers, start };
   }
 
-  return { sharedReads, lockTable, fiftyBehindLock };
+  /** 50 identical requests behind a lock of `table` (behindLock): one read of them waits on it. */
+  const fiftyBehindLock = <T>(table: string, read: string, request: () => Promise<T>) =>
+    behindLock(
+      table,
+      read,
+      Array.from({ length: 50 }, () => request),
+      1,
+    );
+
+  return { sharedReads, behindLock, fiftyBehindLock };
 }
 
 /**
