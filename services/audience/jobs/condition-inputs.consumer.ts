@@ -111,7 +111,12 @@ export const conditionInputs = defineConsumer<AudienceDatabase, Consumed>({
   handleBatch: async (trx, events, { now }) => {
     const ignored = new Map<string, string>();
     const byProject = new Map<string, Array<OutboxEventOf<Consumed>>>();
-    for (const event of events) byProject.set(event.projectId, [...(byProject.get(event.projectId) ?? []), event]);
+    for (const event of events) {
+      // Appended in place: a copy of the project's list per event cost a batch of 1,000 half a million copied items.
+      const projectEvents = byProject.get(event.projectId);
+      if (projectEvents) projectEvents.push(event);
+      else byProject.set(event.projectId, [event]);
+    }
     for (const [projectId, projectEvents] of [...byProject].sort(([a], [b]) => a.localeCompare(b))) {
       await applyProjectEvents(trx, projectId, projectEvents, now, ignored);
     }

@@ -55,9 +55,17 @@ export interface EventConsumer<DB extends OutboxTables = OutboxTables, T extends
    * batch back, and its events are then delivered one by one through `handle`.
    */
   handleBatch?(trx: Transaction<DB>, events: ReadonlyArray<OutboxEventOf<T>>, context: ConsumerContext): Promise<Map<string, string>>;
-  /** Optional batch form of `shortcut`: ONE statement for the batch; answers the ids it recorded. */
-  shortcutBatch?(db: Kysely<DB>, events: ReadonlyArray<OutboxEventOf<T>>, context: ConsumerContext): Promise<Set<string>>;
+  /**
+   * Optional batch form of `shortcut`: ONE statement for the batch; answers the ids it recorded. It sees
+   * each event's envelope only (id, type, project, time): the payloads are read (parsed by their
+   * contract) only for the events it leaves, so a batch it records whole costs no payload parsing. An
+   * event it records had nothing to do, whatever its payload holds.
+   */
+  shortcutBatch?(db: Kysely<DB>, events: ReadonlyArray<OutboxEnvelopeOf<T>>, context: ConsumerContext): Promise<Set<string>>;
 }
+
+/** An event without its payload, as a batch shortcut sees it. */
+export type OutboxEnvelopeOf<T extends EventType> = { [K in T]: Omit<OutboxEvent<K>, 'payload'> }[T];
 
 /** The job of a consumer of the catalog (events/consumers.ts): what producers queue and the consumer runs. */
 export function consumerJob(consumer: Pick<EventConsumerEntry, 'name'>): EventJob {
@@ -92,7 +100,7 @@ export function defineConsumer<DB extends OutboxTables, T extends EventType>(def
   handle(trx: Transaction<DB>, event: OutboxEventOf<T>, context: ConsumerContext): Promise<HandleResult>;
   shortcut?(db: Kysely<DB>, event: OutboxEventOf<T>, context: ConsumerContext): Promise<boolean>;
   handleBatch?(trx: Transaction<DB>, events: ReadonlyArray<OutboxEventOf<T>>, context: ConsumerContext): Promise<Map<string, string>>;
-  shortcutBatch?(db: Kysely<DB>, events: ReadonlyArray<OutboxEventOf<T>>, context: ConsumerContext): Promise<Set<string>>;
+  shortcutBatch?(db: Kysely<DB>, events: ReadonlyArray<OutboxEnvelopeOf<T>>, context: ConsumerContext): Promise<Set<string>>;
 }): EventConsumer<DB, T> {
   const entry: EventConsumerEntry | undefined = Object.hasOwn(EVENT_CONSUMERS, definition.name)
     ? (EVENT_CONSUMERS as Record<string, EventConsumerEntry>)[definition.name]
@@ -241,15 +249,21 @@ export function eventProcessor<DB extends OutboxTables>(
     let events = eventsOfJob(data);
     if (events.length > 1) {
       // The same event twice in one job would be claimed twice by one statement (which PostgreSQL refuses).
-      // Each is read (its payload parsed by its contract) once, for the shortcut and the delivery together alike.
-      let read = [...new Map(events.map((event) => [event.id, event])).values()].map((event) => ({ data: event, event: readEvent(consumer, event) }));
+      // Each is read (its payload parsed by its contract) at most once, for the shortcut and the delivery
+      // together alike; a batch shortcut needs no payload, so only the events it leaves are read.
+      const unique = [...new Map(events.map((event) => [event.id, event])).values()];
       // The consumer's shortcut first, event by event (one statement each, as for a single event);
       // then what is left, usually all applying, in one transaction (one commit, one insert of
       // their processed_events rows). Any failure there rolls it back, and the events are
       // delivered one by one below, so that only the failing one waits for the retry.
-      const total = eventsOfJob(data).length;
-      if (consumer.shortcutBatch) read = await withoutBatchShortcut(delivery, read);
-      else if (consumer.shortcut) read = await withoutShortcut(delivery, read);
+      const total = events.length;
+      let read: ReadJobEvent[];
+      if (consumer.shortcutBatch)
+        read = (await withoutBatchShortcut(delivery, unique)).map((event) => ({ data: event, event: readEvent(consumer, event) }));
+      else {
+        read = unique.map((event) => ({ data: event, event: readEvent(consumer, event) }));
+        if (consumer.shortcut) read = await withoutShortcut(delivery, read);
+      }
       events = read.map((event) => event.data);
       const together =
         read.length < 2 || signal?.aborted
@@ -310,15 +324,21 @@ async function withoutShortcut<DB extends OutboxTables>(
   return left;
 }
 
-/** The events of a batch that the consumer's batch shortcut did not record, in one statement for all. */
+/**
+ * The events of a batch that the consumer's batch shortcut did not record, in one statement for all. It
+ * is given the envelopes of the events of types the consumer consumes; their payloads are not read here.
+ */
 async function withoutBatchShortcut<DB extends OutboxTables>(
   { db, consumer, clock, logger }: Delivery<DB>,
-  events: readonly ReadJobEvent[],
-): Promise<ReadJobEvent[]> {
-  const readable = events.map(({ event }) => event).filter((event): event is OutboxEvent => !('unreadable' in event));
-  if (readable.length === 0) return [...events];
-  const recorded = await consumer.shortcutBatch!(db, readable as OutboxEventOf<EventType>[], { now: clock.now(), logger });
-  return events.filter(({ data }) => !recorded.has(data.id));
+  events: readonly EventJobData[],
+): Promise<EventJobData[]> {
+  const envelopes = events.flatMap((data): Array<OutboxEnvelopeOf<EventType>> => {
+    if (!isEventType(data.type) || !consumer.eventTypes.includes(data.type)) return [];
+    return [{ id: data.id, type: data.type, projectId: data.projectId, createdAt: new Date(data.createdAt) }];
+  });
+  if (envelopes.length === 0) return [...events];
+  const recorded = await consumer.shortcutBatch!(db, envelopes, { now: clock.now(), logger });
+  return events.filter((data) => !recorded.has(data.id));
 }
 
 /**
