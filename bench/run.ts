@@ -42,6 +42,7 @@ import {
 import { loadBenchConfig } from './config';
 import { CpuMeter, type CpuReport, waitUntilIdle } from './cpu';
 import { type IngestResult, runIngest, summarizeTimings } from './ingest';
+import { startGatewayFloor } from './gateway-floor';
 import { crossCheck, explainLookup, openDirectLookup, type RunFigures, runDirectLoad, runGatewayLoad, setUpLookupData } from './lookup';
 import { type MemoryReport, MemorySampler } from './memory';
 import {
@@ -74,7 +75,7 @@ import { type ReversalsResult, runReversals } from './reversals';
 import { type EventsResult, runEvents } from './events';
 import { checkpointCounters, checkpointsBetween, gapLine, SLOW_REQUEST_MS, stalls, stallTable } from './stalls';
 import { type AudienceEvaluationResult, reportAudienceEvaluation, runAudienceEvaluation } from './audience-evaluation';
-import { loadAverage, processName, processTree, startedAt } from './proc';
+import { cpuSeconds, loadAverage, processName, processTree, startedAt } from './proc';
 import { cpuTable, fmt, keyValues, lookupTable, memoryTable, section, table } from './report';
 import { SERVICE_CATALOG } from '../services/platform/service-catalog';
 import { deleteRedisKeys, dropDatabase, recreateDatabase, type RunningStack, startStack } from './stack';
@@ -180,7 +181,18 @@ async function main(): Promise<number> {
 
   let ingest: IngestResult | undefined;
   let lookupRuns:
-    | { gateway: RunFigures; direct: RunFigures; prepared: RunFigures; sql: string; plan: string; notes: string[]; users: number; entries: number }
+    | {
+        gateway: RunFigures;
+        /** The bare node:http floor (bench/gateway-floor.ts) and its own process's CPU seconds. */
+        floor: { run: RunFigures; cpuSeconds: number };
+        direct: RunFigures;
+        prepared: RunFigures;
+        sql: string;
+        plan: string;
+        notes: string[];
+        users: number;
+        entries: number;
+      }
     | undefined;
   let conversions: ConversionsResult | undefined;
   let reversals: ReversalsResult | undefined;
@@ -293,6 +305,19 @@ async function main(): Promise<number> {
         const gateway = await around('lookup (gateway)', () =>
           runGatewayLoad(stack!.baseUrl, data.project.keys.service, data.requests, connections, durationS, 'gateway (HTTP -> gRPC -> SQL)'),
         );
+        progress(`lookup: the floor (bare node:http, the same gRPC call and JSON), ${connections} connections, ${durationS} s`);
+        const floor = await startGatewayFloor(stack.grpcAddresses[SERVICE_CATALOG.audience.addressVariable]!, data.project.id);
+        let floorRun: { run: RunFigures; cpuSeconds: number };
+        try {
+          if (warmupS > 0) await runGatewayLoad(floor.baseUrl, data.project.keys.service, data.requests, connections, warmupS, 'warm-up');
+          const floorCpuBefore = cpuSeconds(floor.pid) ?? 0;
+          const run = await around('lookup (floor)', () =>
+            runGatewayLoad(floor.baseUrl, data.project.keys.service, data.requests, connections, durationS, 'floor (node:http -> gRPC -> SQL)'),
+          );
+          floorRun = { run, cpuSeconds: (cpuSeconds(floor.pid) ?? 0) - floorCpuBefore };
+        } finally {
+          await floor.stop();
+        }
         if (warmupS > 0) {
           progress(`lookup: warming up the direct query (${warmupS} s)`);
           await runDirectLoad(direct, data.requests, connections, warmupS, 'warm-up');
@@ -311,7 +336,17 @@ async function main(): Promise<number> {
           const preparedRun = await around('lookup (direct, prepared)', () =>
             runDirectLoad(prepared, data.requests, connections, durationS, 'direct, named prepared statement (context)'),
           );
-          lookupRuns = { gateway, direct: directRun, prepared: preparedRun, sql: direct.sql, plan, notes, users: data.users, entries: data.entries };
+          lookupRuns = {
+            gateway,
+            floor: floorRun,
+            direct: directRun,
+            prepared: preparedRun,
+            sql: direct.sql,
+            plan,
+            notes,
+            users: data.users,
+            entries: data.entries,
+          };
         } finally {
           await prepared.close();
         }
@@ -659,21 +694,30 @@ async function main(): Promise<number> {
   }
 
   if (lookupRuns) {
-    const { gateway, direct, prepared } = lookupRuns;
+    const { gateway, floor, direct, prepared } = lookupRuns;
     const ratio = gateway.rps / direct.rps;
     log(section('lookup: getUserAudiences'));
     log(
       `${fmt.int(lookupRuns.entries)} entries, ${fmt.int(lookupRuns.users)} users in 1-3 of ${config.lookup.segments} segments (${config.lookup.badged} with badges); ` +
         `requests: ${fmt.pct(config.lookup.existingShare)} existing users, ${fmt.pct(config.lookup.mixedCaseShare)} in mixed case`,
     );
-    log(lookupTable([gateway, direct, prepared]));
+    log(lookupTable([gateway, floor.run, direct, prepared]));
     log(
       `throughput ratio gateway / direct: ${fmt.ratio(ratio)} (goal >= ${config.goals.lookupRatioMin}); gateway p99 ${fmt.ms(gateway.p99)} (goal < ${config.goals.lookupP99MaxMs} ms)`,
     );
     log(`for context, gateway / direct as a named prepared statement: ${fmt.ratio(gateway.rps / prepared.rps)}`);
     log(`cross-check (gateway == direct): ${lookupRuns.notes.join(' | ')}`);
+    const floorRequests = floor.run.ok + floor.run.non2xx + floor.run.errors;
+    const gatewayCpu = cpu.get('lookup (gateway)')?.report.rows.find((row) => row.group === 'gateway')?.seconds;
+    const gatewayRequests = gateway.ok + gateway.non2xx + gateway.errors;
+    log(
+      `the floor (bench/gateway-floor.ts: node:http, the same gRPC client, batching and JSON; no Express, auth, validation, request id, metrics, logs): ` +
+        `${fmt.int((floor.cpuSeconds / floorRequests) * 1e6)} µs of CPU per lookup in its process, ` +
+        `against the gateway's ${gatewayCpu === undefined ? '?' : fmt.int((gatewayCpu / gatewayRequests) * 1e6)} µs; rate ${fmt.ratio(gateway.rps / floor.run.rps)} of the floor's`,
+    );
     for (const [phase, run] of [
       ['lookup (gateway)', gateway],
+      ['lookup (floor)', floor.run],
       ['lookup (direct)', direct],
       ['lookup (direct, prepared)', prepared],
     ] as const) {

@@ -6,7 +6,7 @@ import { errorHandler } from './http/errors';
 import { routeFallback } from './http/fallback';
 import type { HttpMetrics } from './http/metrics';
 import { requestId } from './http/request-id';
-import { cacheable, securityHeaders } from './http/security-headers';
+import { cacheable, setApiSecurityHeaders } from './http/security-headers';
 import { serveWebApp } from './http/web-app';
 import { type AnyRoute, mountRoutes } from './http/route';
 import { API_INFO, buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
@@ -36,11 +36,15 @@ export function createApp(deps: AppDeps): { app: Express; routes: AnyRoute[] } {
     openApiDocument: () => (document ??= buildOpenApiDocument(routes, API_INFO)),
   });
 
-  app.use(securityHeaders());
-  app.use(requestId());
-  app.use(deps.metrics.middleware);
-  app.use('/docs/assets', cacheable(), express.static(swaggerAssetsPath, { index: false, maxAge: '1h' }));
-  serveWebApp(app);
+  // What every request gets, in one layer (each layer of the app's router costs every request a
+  // dispatch): the API's headers, its metrics and access log, and its request id, whose context the
+  // rest of the request runs in.
+  const inRequestContext = requestId();
+  app.use((req, res, next) => {
+    setApiSecurityHeaders(res);
+    deps.metrics.track(res);
+    inRequestContext(req, res, next);
+  });
   // The route groups hang off the app itself: every router level costs each request a dispatch.
   mountRoutes(app, routes, {
     authenticator: deps.authenticator,
@@ -49,6 +53,10 @@ export function createApp(deps: AppDeps): { app: Express; routes: AnyRoute[] } {
     validateResponses: deps.config.VALIDATE_RESPONSES,
     logger: deps.logger,
   });
+  // Files after the API, which no path of theirs reaches (no route is under /app or /docs/assets): an
+  // API request, answered by its route, never walks their nine layers.
+  app.use('/docs/assets', cacheable(), express.static(swaggerAssetsPath, { index: false, maxAge: '1h' }));
+  serveWebApp(app);
   app.use(routeFallback(routes));
   app.use(errorHandler(deps.logger));
   return { app, routes };

@@ -1,4 +1,4 @@
-import type { RequestHandler, Response } from 'express';
+import type { Response } from 'express';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { Logger } from '../../services/platform/logger';
 import type { SharedReadObserver } from '../../services/platform/shared-reads';
@@ -6,8 +6,8 @@ import { matchedRoutePath } from './route';
 
 export interface HttpMetrics {
   registry: Registry;
-  /** Records one request (metrics, and the access log line). */
-  middleware: RequestHandler;
+  /** Records the request this response answers, when it finishes (metrics, and the access log line); called first on every request. */
+  track(res: Response): void;
   /** Counts what became of each read of a shared read (services/platform/shared-reads.ts) named `read`. */
   sharedReads(read: string): SharedReadObserver;
 }
@@ -34,21 +34,26 @@ export function createHttpMetrics(logger: Logger, accessLog: 'errors' | 'all'): 
   });
 
   // The label sets are few (routes x methods x statuses): each one's series is looked up once, not
-  // hashed from its labels on every request.
-  const series = new Map<string, { requests: { inc(): void }; duration: { observe(value: number): void } }>();
-  const seriesOf = (method: string, route: string, status: number) => {
-    const key = `${method} ${status} ${route}`;
-    let found = series.get(key);
+  // hashed from its labels on every request, and found by its labels one map at a time (no key built per request).
+  type Series = { requests: { inc(): void }; duration: { observe(value: number): void } };
+  const series = new Map<string, Map<string, Map<number, Series>>>();
+  const seriesOf = (method: string, route: string, status: number): Series => {
+    let byMethod = series.get(route);
+    if (!byMethod) series.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    let found = byStatus.get(status);
     if (!found) {
       found = { requests: requests.labels({ method, route, status: String(status) }), duration: duration.labels({ method, route }) };
-      series.set(key, found);
+      byStatus.set(status, found);
     }
     return found;
   };
 
-  // One listener for every response ('finish' comes once; no closure per request): the start travels on the response.
+  // One listener for every response ('finish' comes once; no closure per request): the start travels
+  // on the response, as a number of milliseconds (performance.now(); a BigInt from hrtime is one more object per request).
   function recordFinished(this: Response): void {
-    const seconds = Number(process.hrtime.bigint() - (this.locals.requestStartedAt as bigint)) / 1e9;
+    const seconds = (performance.now() - (this.locals.requestStartedAt as number)) / 1e3;
     const { method } = this.req;
     const route = matchedRoutePath(this) ?? 'unmatched';
     const status = this.statusCode;
@@ -61,10 +66,9 @@ export function createHttpMetrics(logger: Logger, accessLog: 'errors' | 'all'): 
     if (logger.isLevelEnabled(level)) logger[level]({ method, route, status, duration_ms: Math.round(seconds * 1e4) / 10 }, 'request');
   }
 
-  const middleware: RequestHandler = (_req, res, next) => {
-    res.locals.requestStartedAt = process.hrtime.bigint();
+  const track = (res: Response): void => {
+    res.locals.requestStartedAt = performance.now();
     res.on('finish', recordFinished);
-    next();
   };
   const sharedReads = new Counter({
     name: 'gateway_shared_reads_total',
@@ -74,7 +78,7 @@ export function createHttpMetrics(logger: Logger, accessLog: 'errors' | 'all'): 
   });
   return {
     registry,
-    middleware,
+    track,
     sharedReads: (read) => {
       const computed = sharedReads.labels({ read, outcome: 'computed' });
       const shared = sharedReads.labels({ read, outcome: 'shared' });

@@ -45,9 +45,14 @@ function setAll(res: Response, headers: Readonly<Record<string, string>>): void 
  * First on every request: the API's headers. A page (the web applications, /docs) replaces the
  * policy with its own; a file served for caching (hashed assets) drops Cache-Control (see cacheable).
  */
+export function setApiSecurityHeaders(res: Response): void {
+  setAll(res, API_SECURITY_HEADERS);
+}
+
+/** setApiSecurityHeaders as a middleware of its own. */
 export function securityHeaders(): RequestHandler {
   return (_req, res, next) => {
-    setAll(res, API_SECURITY_HEADERS);
+    setApiSecurityHeaders(res);
     next();
   };
 }
