@@ -49,14 +49,6 @@ export function setApiSecurityHeaders(res: Response): void {
   setAll(res, API_SECURITY_HEADERS);
 }
 
-/** setApiSecurityHeaders as a middleware of its own. */
-export function securityHeaders(): RequestHandler {
-  return (_req, res, next) => {
-    setApiSecurityHeaders(res);
-    next();
-  };
-}
-
 /**
  * Before files served with their own Cache-Control (express.static): it sets one only where none
  * is set yet, so the API's no-store would keep even hashed, immutable assets from every cache.

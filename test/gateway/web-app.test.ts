@@ -5,7 +5,7 @@ import path from 'node:path';
 import express from 'express';
 import { errorHandler } from '../../gateway/http/errors';
 import { routeFallback } from '../../gateway/http/fallback';
-import { securityHeaders } from '../../gateway/http/security-headers';
+import { setApiSecurityHeaders } from '../../gateway/http/security-headers';
 import { serveWebApp } from '../../gateway/http/web-app';
 import { LogCapture } from '../helpers/log-capture';
 
@@ -29,7 +29,10 @@ describe('the web applications under /app', () => {
   async function serve(dir: string): Promise<{ baseUrl: string; served: boolean }> {
     const app = express();
     // As the gateway's app: the API's headers on everything first (gateway/app.ts).
-    app.use(securityHeaders());
+    app.use((_req, res, next) => {
+      setApiSecurityHeaders(res);
+      next();
+    });
     const served = serveWebApp(app, dir);
     app.use(routeFallback([]));
     app.use(errorHandler(new LogCapture().logger('gateway')));

@@ -4,7 +4,7 @@ import path from 'node:path';
 import express from 'express';
 import { errorHandler } from '../../gateway/http/errors';
 import { routeFallback } from '../../gateway/http/fallback';
-import { securityHeaders } from '../../gateway/http/security-headers';
+import { setApiSecurityHeaders } from '../../gateway/http/security-headers';
 import { defaultWebAppDir, serveWebApp } from '../../gateway/http/web-app';
 import { buildWebApp } from '../e2e/web-build';
 import { LogCapture } from '../helpers/log-capture';
@@ -25,7 +25,10 @@ describe('the web applications as delivered', () => {
   beforeAll(async () => {
     await buildWebApp();
     const app = express();
-    app.use(securityHeaders());
+    app.use((_req, res, next) => {
+      setApiSecurityHeaders(res);
+      next();
+    });
     serveWebApp(app, dir);
     app.use(routeFallback([]));
     app.use(errorHandler(new LogCapture().logger('gateway')));
