@@ -1,3 +1,4 @@
+import { groupBy } from '../../rules/group-by';
 import type { Clock } from '../../platform/clock';
 import type { AffiliateListRecord } from '../repositories/affiliate-list';
 import type { AffiliateRecord } from '../repositories/affiliate-record';
@@ -109,8 +110,7 @@ export class AffiliateDetailsService {
 
   /** Current tiers of every affiliate (in order) and the protected tiers, per project: one read of the projection each. */
   private async tiersOf(records: readonly AffiliateRecord[], protections: Map<string, TierProtectionRecord>): Promise<TierLookup> {
-    const byProject = new Map<string, number[]>();
-    records.forEach((record, index) => byProject.set(record.projectId, [...(byProject.get(record.projectId) ?? []), index]));
+    const byProject = groupBy(records.keys(), (index) => records[index]!.projectId);
     const lookup: TierLookup = { current: new Array<TierView | null>(records.length).fill(null), byId: new Map() };
     for (const [projectId, indexes] of byProject) {
       const tierIds = [...new Set(indexes.flatMap((index) => protections.get(records[index]!.id)?.tierId ?? []))];

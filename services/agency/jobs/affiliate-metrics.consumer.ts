@@ -1,3 +1,4 @@
+import { groupBy } from '../../rules/group-by';
 import type { Transaction } from 'kysely';
 import type { EventPayload } from '../../platform/events/contracts';
 import { isUuid } from '../../rules/ids';
@@ -49,19 +50,15 @@ export const affiliateMetrics = defineConsumer<AgencyDatabase, Consumed>({
   // A relay round's events (one project each in practice, grouped per project anyway): a few statements per project.
   handleBatch: async (trx, events, { now }) => {
     const ignored = new Map<string, string>();
-    const byProject = new Map<string, Array<OutboxEventOf<'claim.conversion.processed'>>>();
+    const conversions: Array<OutboxEventOf<'claim.conversion.processed'>> = [];
     for (const event of events) {
       // Reversals travel one per job (only conversions are batched); one found here is applied on its own.
       if (event.type === 'claim.conversion.reversed') {
         const result = await applyReversal(trx, event.projectId, event.payload, now);
         if (result) ignored.set(event.id, result.ignored);
-        continue;
-      }
-      // Appended in place: a copy of the project's list per event cost a batch of 1,000 half a million copied items.
-      const projectEvents = byProject.get(event.projectId);
-      if (projectEvents) projectEvents.push(event);
-      else byProject.set(event.projectId, [event]);
+      } else conversions.push(event);
     }
+    const byProject = groupBy(conversions, (event) => event.projectId);
     for (const [projectId, projectEvents] of [...byProject].sort(([a], [b]) => a.localeCompare(b))) {
       const facts = projectEvents.map((event) => ({ event, fact: conversionFact(event.payload) }));
       const unknown = new Set(

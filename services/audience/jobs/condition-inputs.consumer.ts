@@ -1,3 +1,4 @@
+import { groupBy } from '../../rules/group-by';
 import type { Transaction } from 'kysely';
 import type { EventPayload } from '../../platform/events/contracts';
 import type { UserIdentifier } from '../../rules/identifiers';
@@ -110,13 +111,7 @@ export const conditionInputs = defineConsumer<AudienceDatabase, Consumed>({
   // A relay round's conversions (usually of one project): a few statements per project, whatever their number.
   handleBatch: async (trx, events, { now }) => {
     const ignored = new Map<string, string>();
-    const byProject = new Map<string, Array<OutboxEventOf<Consumed>>>();
-    for (const event of events) {
-      // Appended in place: a copy of the project's list per event cost a batch of 1,000 half a million copied items.
-      const projectEvents = byProject.get(event.projectId);
-      if (projectEvents) projectEvents.push(event);
-      else byProject.set(event.projectId, [event]);
-    }
+    const byProject = groupBy(events, (event) => event.projectId);
     for (const [projectId, projectEvents] of [...byProject].sort(([a], [b]) => a.localeCompare(b))) {
       await applyProjectEvents(trx, projectId, projectEvents, now, ignored);
     }

@@ -1,3 +1,4 @@
+import { groupBy } from '../../rules/group-by';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { isUniqueViolation } from '../../platform/db/errors';
 import type { IdentifierType } from '../../rules/identifiers';
@@ -211,8 +212,7 @@ async function reversedOf(trx: Transaction<ClaimDatabase>, rows: StatusRow[]): P
 async function makeAvailable(trx: Transaction<ClaimDatabase>, rows: StatusRow[], now: Date, decision: DecisionBy | null): Promise<void> {
   if (rows.length === 0) return;
   const reversed = await reversedOf(trx, rows);
-  const byProject = new Map<string, StatusRow[]>();
-  for (const row of rows) byProject.set(row.project_id, [...(byProject.get(row.project_id) ?? []), row]);
+  const byProject = groupBy(rows, (row) => row.project_id);
   for (const projectId of [...byProject.keys()].sort()) {
     const projectRows = byProject.get(projectId)!;
     const items = projectRows.map((row) => ({
