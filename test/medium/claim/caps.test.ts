@@ -1,6 +1,7 @@
 import type { PayoutCapsInput, PayoutTermsInput } from '../../../services/claim/domain/payout-terms.service';
 import { MAX_AMOUNT } from '../../../services/rules/money';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
+import { startClaimDomain } from '../../helpers/claim-domain';
+import { useDomainHarness } from '../../helpers/domain';
 import { batchOf, conversion, newAffiliate, newProject, newUser, refer, termsInput } from './fixtures';
 
 const DAY = 86_400_000;
@@ -14,11 +15,7 @@ const KEY = 'key-admin-caps';
  * movements but not declined ones, and hold when batches of the same user are paid at once.
  */
 describe('payout caps (domain)', () => {
-  let harness: ClaimHarness;
-  beforeAll(async () => {
-    harness = await startClaimDomain();
-  });
-  afterAll(() => harness.stop());
+  const harness = useDomainHarness(() => startClaimDomain());
 
   const rows = <T extends Record<string, unknown>>(text: string, values: unknown[]) =>
     harness.sql.query<T>(text, values).then((result) => result.rows);

@@ -1,5 +1,6 @@
 import { MAX_AMOUNT } from '../../../services/rules/money';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
+import { startClaimDomain } from '../../helpers/claim-domain';
+import { useDomainHarness } from '../../helpers/domain';
 import { batchOf, conversion, newAffiliate, newProject, newUser, refer, termsInput } from './fixtures';
 
 const DAY = 86_400_000;
@@ -13,11 +14,7 @@ const KEY = 'key-admin-1';
  * idempotently; the ledger's trigger lets a status move forward only.
  */
 describe('holding and approval (domain)', () => {
-  let harness: ClaimHarness;
-  beforeAll(async () => {
-    harness = await startClaimDomain();
-  });
-  afterAll(() => harness.stop());
+  const harness = useDomainHarness(() => startClaimDomain());
 
   const rows = <T extends Record<string, unknown>>(text: string, values: unknown[]) =>
     harness.sql.query<T>(text, values).then((result) => result.rows);

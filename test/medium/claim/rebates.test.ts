@@ -1,5 +1,6 @@
 import type { PayoutTermsInput } from '../../../services/claim/domain/payout-terms.service';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
+import { startClaimDomain } from '../../helpers/claim-domain';
+import { useDomainHarness } from '../../helpers/domain';
 import { batchOf, conversion, newAffiliate, newProject, newUser, refer, termsInput } from './fixtures';
 
 const DAY = 86_400_000;
@@ -31,11 +32,7 @@ interface Row {
  * test/medium/agency/attribution.test.ts.
  */
 describe('rebates (domain)', () => {
-  let harness: ClaimHarness;
-  beforeAll(async () => {
-    harness = await startClaimDomain();
-  });
-  afterAll(() => harness.stop());
+  const harness = useDomainHarness(() => startClaimDomain());
 
   const rows = <T extends Record<string, unknown>>(text: string, values: unknown[]) =>
     harness.sql.query<T>(text, values).then((result) => result.rows);

@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from '../../../services/rules/errors';
 import type { PayoutTermsInput } from '../../../services/claim/domain/payout-terms.service';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
+import { startClaimDomain } from '../../helpers/claim-domain';
+import { useDomainHarness } from '../../helpers/domain';
 import { batchOf, conversion, newAffiliate, newProject, newUser, refer, termsInput } from './fixtures';
 
 const KEY = 'key-admin-levels';
@@ -28,11 +29,7 @@ type Row = {
  * reversals and the events. The agency's side (resolving the chain, refusing cycles) is the agency's tests'.
  */
 describe('referral levels (domain)', () => {
-  let harness: ClaimHarness;
-  beforeAll(async () => {
-    harness = await startClaimDomain();
-  });
-  afterAll(() => harness.stop());
+  const harness = useDomainHarness(() => startClaimDomain());
 
   const rows = <T extends Record<string, unknown>>(text: string, values: unknown[]) =>
     harness.sql.query<T>(text, values).then((result) => result.rows);

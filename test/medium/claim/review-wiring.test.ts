@@ -4,8 +4,8 @@ import type { ReviewSettingsInput } from '../../../services/claim/domain/review.
 import { affiliateUnflags } from '../../../services/claim/jobs/affiliate-unflags.consumer';
 import type { EventType } from '../../../services/platform/events/contracts';
 import type { EventConsumer } from '../../../services/platform/outbox/consumer';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
-import { deliverTo, eventNow } from '../../helpers/domain';
+import { startClaimDomain } from '../../helpers/claim-domain';
+import { deliverTo, eventNow, useDomainHarness } from '../../helpers/domain';
 import { batchOf, conversion, newAffiliate, newProject, newUser, refer, termsInput } from './fixtures';
 
 const MINUTE = 60_000;
@@ -23,12 +23,8 @@ const PAGE = { page: 1, offset: 0, pageSize: 50 };
  * as before.
  */
 describe('review rules and flagged affiliates on the payment path (domain)', () => {
-  let harness: ClaimHarness;
-  beforeAll(async () => {
-    harness = await startClaimDomain();
-    harness.clock.set('2026-11-21T12:00:00.000Z');
-  });
-  afterAll(() => harness.stop());
+  const harness = useDomainHarness(() => startClaimDomain());
+  beforeAll(() => harness.clock.set('2026-11-21T12:00:00.000Z'));
 
   const rows = <T extends Record<string, unknown>>(text: string, values: unknown[]) =>
     harness.sql.query<T>(text, values).then((result) => result.rows);
