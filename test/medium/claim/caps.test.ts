@@ -2,7 +2,7 @@ import type { PayoutCapsInput, PayoutTermsInput } from '../../../services/claim/
 import { MAX_AMOUNT } from '../../../services/rules/money';
 import { startClaimDomain } from '../../helpers/claim-domain';
 import { useDomainHarness } from '../../helpers/domain';
-import { batchOf, conversion, newAffiliate, newProject, newUser, refer, termsInput } from './fixtures';
+import { batchOf, conversion, newAffiliate, newProject, newUser, refer, termsInput, pay } from './fixtures';
 
 const DAY = 86_400_000;
 const KEY = 'key-admin-caps';
@@ -24,11 +24,6 @@ describe('payout caps (domain)', () => {
     const created = await newProject(harness);
     await harness.domain.terms.put(created.projectId, name, termsInput(created.currencyId, { caps, ...fields }));
     return created;
-  }
-
-  async function pay(projectId: string, inputs: Array<ReturnType<typeof conversion>>) {
-    await harness.domain.conversions.submitMany(projectId, inputs);
-    return harness.domain.payouts.payBatch(await batchOf(harness, projectId, inputs[0]!.id));
   }
 
   /** Conversion ids that sort in the order given (a batch is capped in conversion-id order). */
@@ -72,7 +67,7 @@ describe('payout caps (domain)', () => {
     const user = newUser();
     refer(harness, projectId, user, affiliate.code);
     const input = conversion({ user, rewardBase: '10000' });
-    expect(await pay(projectId, [input])).toEqual({ recorded: 1, movements: 3 });
+    expect(await pay(harness, projectId, [input])).toEqual({ recorded: 1, movements: 3 });
     expect(await movements(projectId)).toEqual([cut('600', '200', 'per_conversion'), cut('600', '400', 'per_conversion'), cut('500', '0', null)]);
     await expectChecksHoldTheirMovements(projectId);
     // The conversion and the user's movement list say what was cut.
@@ -96,7 +91,7 @@ describe('payout caps (domain)', () => {
     const user = newUser();
     const other = newUser();
     const batch = ordered(3, { user });
-    expect(await pay(projectId, [...batch, conversion({ user: other })])).toMatchObject({ recorded: 4, movements: 4 });
+    expect(await pay(harness, projectId, [...batch, conversion({ user: other })])).toMatchObject({ recorded: 4, movements: 4 });
     const byId = async () => new Map((await movements(projectId)).map((row) => [row.conversion_id, row]));
     let paid = await byId();
     expect(batch.map((input) => paid.get(input.id))).toEqual([cut('400', '0', null), cut('400', '0', null), cut('200', '200', 'per_end_user')]);
@@ -104,7 +99,7 @@ describe('payout caps (domain)', () => {
     // A later batch finds the cap spent: the movement is still written, amount 0, all of it capped.
     const later = conversion({ user });
     const elsewhere = conversion({ user, name: 'swap' });
-    expect(await pay(projectId, [later, elsewhere])).toMatchObject({ recorded: 2, movements: 2 });
+    expect(await pay(harness, projectId, [later, elsewhere])).toMatchObject({ recorded: 2, movements: 2 });
     paid = await byId();
     expect(paid.get(later.id)).toEqual(cut('0', '400', 'per_end_user'));
     // Other terms keep their own totals; another user has its own.
@@ -130,7 +125,7 @@ describe('payout caps (domain)', () => {
     const { projectId } = await project({ perEndUser: '1000' }, { endUser: { fixed: '400' } });
     const user = newUser();
     const first = ordered(3, { user });
-    await pay(projectId, first);
+    await pay(harness, projectId, first);
     // 400 + 400 + 200 (capped): the cap is spent. Half of the first is refunded: 200 of room comes back.
     await harness.domain.reversals.reverse(projectId, {
       conversionId: first[0]!.id,
@@ -140,7 +135,7 @@ describe('payout caps (domain)', () => {
       reversedBy: 'key-service-caps',
     });
     const later = conversion({ user });
-    await pay(projectId, [later]);
+    await pay(harness, projectId, [later]);
     const paid = new Map((await movements(projectId)).map((row) => [row.conversion_id, row]));
     expect(paid.get(later.id)).toEqual(cut('200', '200', 'per_end_user'));
     expect((await harness.domain.reconciliation.get(projectId, undefined)).balanced).toBe(true);
@@ -153,7 +148,7 @@ describe('payout caps (domain)', () => {
     for (const user of users) refer(harness, projectId, user, affiliate.code);
     const start = harness.clock.now();
     const affiliateCut = async (input: ReturnType<typeof conversion>) => {
-      await pay(projectId, [input]);
+      await pay(harness, projectId, [input]);
       return (await movements(projectId)).find((row) => row.conversion_id === input.id && row.kind === 'affiliate_payout');
     };
     expect(await affiliateCut(conversion({ user: users[0] }))).toEqual(cut('300', '0', null));
@@ -173,7 +168,7 @@ describe('payout caps (domain)', () => {
     const { projectId } = await project({ perEndUser: '1000' }, { endUser: { fixed: '600' }, requireApproval: true });
     const user = newUser();
     const [first, second] = ordered(2, { user });
-    await pay(projectId, [first!, second!]);
+    await pay(harness, projectId, [first!, second!]);
     expect(await movements(projectId)).toEqual([
       expect.objectContaining({ ...cutFields('600', '0', null), status: 'pending' }),
       expect.objectContaining({ ...cutFields('400', '200', 'per_end_user'), status: 'pending' }),
@@ -181,7 +176,7 @@ describe('payout caps (domain)', () => {
     // Declined: the 600 no longer counts, so 1000 − 400 = 600 of room.
     await harness.domain.decisions.decline(projectId, [first!.id], 'not a real order', KEY);
     const third = conversion({ user });
-    await pay(projectId, [third]);
+    await pay(harness, projectId, [third]);
     expect((await movements(projectId)).find((row) => row.conversion_id === third.id)).toEqual(cut('600', '0', null));
     // An approved capped movement stays as it was cut: the trigger refuses any change of its capped part.
     await harness.domain.decisions.approve(projectId, [second!.id], undefined, KEY);
@@ -196,7 +191,7 @@ describe('payout caps (domain)', () => {
     ).rejects.toThrow(/append-only/);
     // 400 + 600 spent: a fourth waits cut to nothing, and once approved is available in the open check, which grows by 0.
     const fourth = conversion({ user });
-    await pay(projectId, [fourth]);
+    await pay(harness, projectId, [fourth]);
     expect((await movements(projectId)).find((row) => row.conversion_id === fourth.id)).toEqual(
       expect.objectContaining({ ...cutFields('0', '600', 'per_end_user'), status: 'pending' }),
     );
@@ -228,7 +223,7 @@ describe('payout caps (domain)', () => {
 
   it('has the tables refuse a movement of nothing that no cap cut, a cut without its cap, and a window without its days', async () => {
     const { projectId } = await project({ perConversion: '10' }, { endUser: { fixed: '50' } });
-    await pay(projectId, [conversion()]);
+    await pay(harness, projectId, [conversion()]);
     const copy = (amount: string, capped: string, by: string | null) =>
       harness.sql.query(
         `INSERT INTO claim.movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at, capped_amount, capped_by)

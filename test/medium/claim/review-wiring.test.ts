@@ -6,7 +6,7 @@ import type { EventType } from '../../../services/platform/events/contracts';
 import type { EventConsumer } from '../../../services/platform/outbox/consumer';
 import { startClaimDomain } from '../../helpers/claim-domain';
 import { deliverTo, eventNow, useDomainHarness } from '../../helpers/domain';
-import { batchOf, conversion, newAffiliate, newProject, newUser, refer, termsInput } from './fixtures';
+import { batchOf, conversion, newAffiliate, newProject, newUser, refer, termsInput, pay, movementStatesOf } from './fixtures';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -26,9 +26,6 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
   const harness = useDomainHarness(() => startClaimDomain());
   beforeAll(() => harness.clock.set('2026-11-21T12:00:00.000Z'));
 
-  const rows = <T extends Record<string, unknown>>(text: string, values: unknown[]) =>
-    harness.sql.query<T>(text, values).then((result) => result.rows);
-
   /** `trade` pays the end user 1% and the referring affiliate 10% (a master its spread), under these hold, approval and review settings. */
   async function project(options: { holdDays?: number; requireApproval?: boolean; review?: ReviewSettingsInput } = {}) {
     const created = await newProject(harness);
@@ -46,25 +43,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
     return created;
   }
 
-  async function pay(projectId: string, inputs: Array<ReturnType<typeof conversion>>) {
-    await harness.domain.conversions.submitMany(projectId, inputs);
-    return harness.domain.payouts.payBatch(await batchOf(harness, projectId, inputs[0]!.id));
-  }
-
-  const movements = (projectId: string) =>
-    rows<{
-      conversion_id: string;
-      kind: string;
-      amount: string;
-      status: string;
-      pending_reason: string | null;
-      available_at: Date;
-      in_check: boolean;
-    }>(
-      `SELECT conversion_id, kind, amount::text, status, pending_reason, available_at, claim_check_id IS NOT NULL AS in_check
-       FROM claim.movements WHERE project_id = $1 ORDER BY conversion_id, kind`,
-      [projectId],
-    );
+  const movements = (projectId: string) => movementStatesOf(harness, projectId);
   const statesOf = async (projectId: string, conversionId: string) =>
     (await movements(projectId)).filter((row) => row.conversion_id === conversionId).map((row) => [row.kind, row.status, row.pending_reason]);
   const queue = async (projectId: string) => (await harness.domain.review.list(projectId, {}, PAGE)).records;
@@ -75,7 +54,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
     const user = newUser();
     refer(harness, projectId, user, affiliate.code);
     const input = conversion({ user, rewardBase: '10000' });
-    expect(await pay(projectId, [input])).toEqual({ recorded: 1, movements: 2 });
+    expect(await pay(harness, projectId, [input])).toEqual({ recorded: 1, movements: 2 });
     expect(await statesOf(projectId, input.id)).toEqual([
       ['affiliate_payout', 'available', null],
       ['end_user_payout', 'available', null],
@@ -91,7 +70,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
     // 100 + 1,000 = 1,100: at the limit. 101 + 1,010 = 1,111: above it.
     const atLimit = conversion({ user, rewardBase: '10000' });
     const above = conversion({ user, rewardBase: '10100' });
-    expect(await pay(projectId, [atLimit, above])).toEqual({ recorded: 2, movements: 4 });
+    expect(await pay(harness, projectId, [atLimit, above])).toEqual({ recorded: 2, movements: 4 });
     expect(await statesOf(projectId, atLimit.id)).toEqual([
       ['affiliate_payout', 'available', null],
       ['end_user_payout', 'available', null],
@@ -119,7 +98,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
     const user = newUser();
     const start = harness.clock.now().getTime();
     const inputs = [0, 10, 20].map((minutes) => conversion({ user, occurredAt: new Date(start - 30 * MINUTE + minutes * MINUTE) }));
-    await pay(projectId, inputs);
+    await pay(harness, projectId, inputs);
     expect((await movements(projectId)).map((row) => [row.conversion_id, row.status, row.pending_reason])).toEqual(
       [
         [inputs[0]!.id, 'available', null],
@@ -141,7 +120,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
     harness.clock.advance(20 * MINUTE);
     const soon = conversion({ user, occurredAt: new Date(referredAt + 5 * MINUTE) });
     const late = conversion({ user, occurredAt: new Date(referredAt + 10 * MINUTE) });
-    await pay(projectId, [soon, late]);
+    await pay(harness, projectId, [soon, late]);
     expect(await statesOf(projectId, soon.id)).toEqual([
       ['affiliate_payout', 'pending', 'review'],
       ['end_user_payout', 'pending', 'review'],
@@ -159,7 +138,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
     const { projectId } = await project({ holdDays: 3, requireApproval: true, review: { max_reward_per_conversion: '0' } });
     const input = conversion({ rewardBase: '10000' });
     const paidAt = harness.clock.now();
-    await pay(projectId, [input]);
+    await pay(harness, projectId, [input]);
     expect(await movements(projectId)).toEqual([
       expect.objectContaining({ status: 'pending', pending_reason: 'review', available_at: new Date(paidAt.getTime() + 3 * DAY), in_check: false }),
     ]);
@@ -178,7 +157,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
   it('approve of a reviewed conversion without hold makes its movements available at once', async () => {
     const { projectId } = await project({ review: { max_reward_per_conversion: '0' } });
     const input = conversion({ rewardBase: '10000' });
-    await pay(projectId, [input]);
+    await pay(harness, projectId, [input]);
     await harness.domain.decisions.approve(projectId, [input.id], undefined, KEY);
     expect(await movements(projectId)).toEqual([expect.objectContaining({ status: 'available', pending_reason: null, in_check: true })]);
     expect(await queue(projectId)).toEqual([expect.objectContaining({ decision: 'approved' })]);
@@ -187,7 +166,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
   it('decline declines the movements and the queue row together; deciding again changes neither', async () => {
     const { projectId } = await project({ review: { max_reward_per_conversion: '0' } });
     const input = conversion({ rewardBase: '10000' });
-    await pay(projectId, [input]);
+    await pay(harness, projectId, [input]);
     const decidedAt = harness.clock.now();
     expect((await harness.domain.decisions.decline(projectId, [input.id], 'a farm', KEY)).map((r) => r.outcome)).toEqual(['declined']);
     harness.clock.advance(MINUTE);
@@ -207,7 +186,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
     harness.clock.advance(MINUTE);
     const first = conversion({ user });
     const second = conversion({ user });
-    await pay(projectId, [first, second]);
+    await pay(harness, projectId, [first, second]);
     for (const input of [first, second]) {
       expect(await statesOf(projectId, input.id)).toEqual([
         ['affiliate_payout', 'pending', 'review'],
@@ -232,7 +211,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
     // Unflagged: its next conversions are paid under the terms again.
     harness.agency.flag(projectId, affiliate.user, false);
     const third = conversion({ user });
-    await pay(projectId, [third]);
+    await pay(harness, projectId, [third]);
     expect(await statesOf(projectId, third.id)).toEqual([
       ['affiliate_payout', 'available', null],
       ['agency_payout', 'available', null],
@@ -247,7 +226,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
     refer(harness, projectId, user, affiliate.code);
     harness.agency.flag(projectId, affiliate.user);
     const input = conversion({ user });
-    await pay(projectId, [input]);
+    await pay(harness, projectId, [input]);
     expect(await statesOf(projectId, input.id)).toEqual([
       ['affiliate_payout', 'pending', 'review'],
       ['end_user_payout', 'pending', 'hold'],
@@ -263,7 +242,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
   it('a redelivered batch flags nothing twice and pays nothing twice', async () => {
     const { projectId } = await project({ review: { max_reward_per_conversion: '0' } });
     const input = conversion({ rewardBase: '10000' });
-    await pay(projectId, [input]);
+    await pay(harness, projectId, [input]);
     const batchId = await batchOf(harness, projectId, input.id);
     expect(await harness.domain.payouts.payBatch(batchId)).toEqual({ recorded: 0, movements: 0 });
     expect(await queue(projectId)).toHaveLength(1);
@@ -304,12 +283,12 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
       harness.agency.flag(projectId, affiliate.user);
       harness.clock.advance(MINUTE);
       const early = conversion({ user });
-      await pay(projectId, [early]);
+      await pay(harness, projectId, [early]);
       harness.clock.advance(2 * DAY);
       // 100 + 1,000 + 500 = 1,600 for this one; 100,000 base pays 1,000 + 10,000 + 5,000: above 5,000.
       const late = conversion({ user });
       const ruled = conversion({ user, rewardBase: '100000' });
-      await pay(projectId, [late, ruled]);
+      await pay(harness, projectId, [late, ruled]);
       harness.agency.flag(projectId, affiliate.user, false);
       const event = statusChanged(projectId, affiliate, 'flagged', 'active');
       expect(await deliverTo(harness, consumer, event)).toBe('handled');
@@ -346,7 +325,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
       refer(harness, projectId, user, affiliate.code);
       harness.agency.flag(projectId, affiliate.user);
       const input = conversion({ user });
-      await pay(projectId, [input]);
+      await pay(harness, projectId, [input]);
       for (const [from, to] of [
         ['active', 'flagged'],
         ['flagged', 'suspended'],
