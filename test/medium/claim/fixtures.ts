@@ -101,3 +101,10 @@ export async function pay(harness: ClaimHarness, projectId: string, inputs: Conv
   await harness.domain.conversions.submitMany(projectId, inputs);
   return harness.domain.payouts.payBatch(await batchOf(harness, projectId, inputs[0]!.id));
 }
+
+/** Stores and pays one conversion with these fields at once; answers its id. */
+export async function payOne(harness: ClaimHarness, projectId: string, fields: Partial<ConversionInputLike>): Promise<string> {
+  const input = conversion(fields);
+  await pay(harness, projectId, [input]);
+  return input.id;
+}
