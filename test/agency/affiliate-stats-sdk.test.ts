@@ -1,7 +1,7 @@
 import { Fuul } from '@fuul/sdk';
-import { conversionBody, createCurrency, evmUser, putTerms, settled } from '../claim/claim-fixtures';
+import { conversionBody, createCurrency, evmUser, putTerms, sendSettledConversions } from '../claim/claim-fixtures';
 import { randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
-import { refusal } from '../helpers/fuul-sdk';
+import { refusal, initFuulSdk } from '../helpers/fuul-sdk';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
 import { newWallet, signIn, type TestWallet } from '../helpers/wallet';
@@ -32,14 +32,12 @@ describe('the affiliate stats API through the @fuul/sdk', () => {
   }
   async function send(at: string, conversions: Array<Record<string, unknown>>) {
     stack.clock.set(at);
-    const response = await stack.api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions } });
-    if (response.status !== 202 && response.status !== 200) throw new Error(`batch failed: ${response.status} ${response.text}`);
-    for (const conversion of conversions) await settled(stack, project, conversion.id as string);
+    await sendSettledConversions(stack, project, conversions);
   }
 
   beforeAll(async () => {
     ({ stack, project } = await startStackWithProject());
-    Fuul.init({ apiKey: project.keys.service, baseApiUrl: `${stack.baseUrl}/api/v1/` });
+    initFuulSdk(stack, project.keys.service);
     stack.clock.set('2026-10-20T09:00:00.000Z');
     usdc = await createCurrency(stack, project, { name: 'USDC', decimals: 6 });
     const dai = await createCurrency(stack, project, { name: 'DAI', decimals: 18 });
