@@ -1,5 +1,5 @@
 import { conversionBody, createCurrency, evmUser, putTerms, sendSettledConversions } from '../claim/claim-fixtures';
-import { createProject, randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { createAffiliate, createProject, randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
 import { newWallet, signIn, type TestWallet } from '../helpers/wallet';
@@ -60,12 +60,7 @@ describe('affiliate portal stats (HTTP)', () => {
   const emptyLevel = (level: number) => ({ level, volume_usd: '0', revenue_usd: '0', conversions: 0, earnings: [] });
 
   async function newAffiliate(wallet: TestWallet, name: string, code: string) {
-    const response = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
-      ...admin(),
-      body: { identifier: wallet.checksumAddress, identifier_type: 'evm_address', name, code },
-    });
-    if (response.status !== 201) throw new Error(`affiliate creation failed: ${response.status} ${response.text}`);
-    return response.body.id as string;
+    return (await createAffiliate(stack, project, { identifier: wallet.checksumAddress, identifier_type: 'evm_address', name, code })).id;
   }
   async function send(conversions: Array<Record<string, unknown>>) {
     await sendSettledConversions(stack, project, conversions);

@@ -1,6 +1,6 @@
 import { Fuul } from '@fuul/sdk';
 import { conversionBody, createCurrency, evmUser, putTerms, sendSettledConversions } from '../claim/claim-fixtures';
-import { randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { createAffiliate, randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { refusal, initFuulSdk } from '../helpers/fuul-sdk';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
@@ -23,12 +23,7 @@ describe('the affiliate stats API through the @fuul/sdk', () => {
   const admin = () => ({ key: project.keys.admin });
 
   async function newAffiliate(wallet: { checksumAddress: string }, name: string, code: string, region: string) {
-    const response = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
-      ...admin(),
-      body: { identifier: wallet.checksumAddress, identifier_type: 'evm_address', name, code, region },
-    });
-    if (response.status !== 201) throw new Error(`affiliate creation failed: ${response.status} ${response.text}`);
-    return response.body.id as string;
+    return (await createAffiliate(stack, project, { identifier: wallet.checksumAddress, identifier_type: 'evm_address', name, code, region })).id;
   }
   async function send(at: string, conversions: Array<Record<string, unknown>>) {
     stack.clock.set(at);
