@@ -48,6 +48,18 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
     (await movements(projectId)).filter((row) => row.conversion_id === conversionId).map((row) => [row.kind, row.status, row.pending_reason]);
   const queue = async (projectId: string) => (await harness.domain.review.list(projectId, {}, PAGE)).records;
 
+  /** An affiliate bound to a master (a 5% spread) and flagged, and a user it referred, a minute ago. */
+  function flaggedWithReferral(projectId: string) {
+    const affiliate = newAffiliate(harness, projectId);
+    const master = newAffiliate(harness, projectId);
+    harness.agency.setMaster(projectId, affiliate.user, { user: master.user, spreadBps: 500 });
+    const user = newUser();
+    refer(harness, projectId, user, affiliate.code);
+    harness.agency.flag(projectId, affiliate.user);
+    harness.clock.advance(MINUTE);
+    return { affiliate, user };
+  }
+
   it('pays as before with every rule off and nobody flagged: available at once, nothing in the queue', async () => {
     const { projectId } = await project({ review: { max_reward_per_conversion: null } });
     const affiliate = newAffiliate(harness, projectId);
@@ -177,13 +189,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
 
   it('a flagged affiliate: its and its master’s movements wait for review, the end user’s are paid, and the conversion is not in the rules’ queue', async () => {
     const { projectId } = await project({ holdDays: 0 });
-    const affiliate = newAffiliate(harness, projectId);
-    const master = newAffiliate(harness, projectId);
-    harness.agency.setMaster(projectId, affiliate.user, { user: master.user, spreadBps: 500 });
-    const user = newUser();
-    refer(harness, projectId, user, affiliate.code);
-    harness.agency.flag(projectId, affiliate.user);
-    harness.clock.advance(MINUTE);
+    const { affiliate, user } = flaggedWithReferral(projectId);
     const first = conversion({ user });
     const second = conversion({ user });
     await pay(harness, projectId, [first, second]);
@@ -275,13 +281,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
 
     it('releases the movements that waited for the flag (available, or hold for the rest of it), not those of a broken rule; once', async () => {
       const { projectId } = await project({ holdDays: 2, review: { max_reward_per_conversion: '5000' } });
-      const affiliate = newAffiliate(harness, projectId);
-      const master = newAffiliate(harness, projectId);
-      harness.agency.setMaster(projectId, affiliate.user, { user: master.user, spreadBps: 500 });
-      const user = newUser();
-      refer(harness, projectId, user, affiliate.code);
-      harness.agency.flag(projectId, affiliate.user);
-      harness.clock.advance(MINUTE);
+      const { affiliate, user } = flaggedWithReferral(projectId);
       const early = conversion({ user });
       await pay(harness, projectId, [early]);
       harness.clock.advance(2 * DAY);
