@@ -2,7 +2,7 @@ import { Fuul } from '@fuul/sdk';
 import { conversionBody, createCurrency, evmUser, putTerms, sendSettledConversions } from '../claim/claim-fixtures';
 import { createAffiliate, randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { refusal, initFuulSdk } from '../helpers/fuul-sdk';
-import { pollUntil } from '../helpers/poll';
+import { affiliateConversionsProjected } from '../helpers/agency-projections';
 import type { TestStack } from '../helpers/stack';
 import { newWallet, signIn, type TestWallet } from '../helpers/wallet';
 
@@ -65,13 +65,7 @@ describe('the affiliate stats API through the @fuul/sdk', () => {
       conversionBody({ user: u2, name: 'mint', volume_usd: '7.25', revenue_usd: '0.5', reward_base: '10000' }),
     ]);
     stack.clock.set('2026-11-24T15:00:00.000Z');
-    await pollUntil(
-      async () => {
-        const response = await stack.api.get(`/api/v1/projects/${project.id}/affiliates?q=Alice`, admin());
-        return response.body.results?.[0]?.conversions === 4;
-      },
-      { timeoutMs: 15_000, intervalMs: 50, what: 'the projection to hold Alice’s four conversions' },
-    );
+    await affiliateConversionsProjected(stack, project, 'Alice', 4);
   });
   afterAll(() => stack.stop());
 
