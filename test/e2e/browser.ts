@@ -59,6 +59,22 @@ export async function openWatchedPage(context: BrowserContext): Promise<{ page: 
   return { page, pageErrors, violations };
 }
 
+/**
+ * Chromium and a desktop-sized watched page (openWatchedPage) whose `window.ethereum` is a wallet that signs in
+ * only, with the account's key in this process (signInOnlyWallet: each method asked goes into `asked`).
+ */
+export async function openSignInWalletPage(account: Parameters<typeof signInOnlyWallet>[0], asked: string[] = []) {
+  const browser = await openChromium();
+  try {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    await connectTestWallet(context, signInOnlyWallet(account, asked));
+    return { browser, ...(await openWatchedPage(context)) };
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
+}
+
 /** What a page's test ends with: no uncaught error in the page, and no refusal by a Content-Security-Policy. */
 export function expectNoPageFaults(watched: { pageErrors: string[]; violations: string[] }): void {
   expect(watched.pageErrors).toEqual([]);

@@ -4,17 +4,7 @@ import { TestClock } from '../helpers/clock';
 import { randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
 import { shortIdentifier } from '../../web/src/ui/format';
-import {
-  capturePage,
-  closeBrowserAndStack,
-  connectTestWallet,
-  DESKTOP,
-  expectNoPageFaults,
-  openChromium,
-  openWatchedPage,
-  signInOnlyWallet,
-  signInToAdmin,
-} from './browser';
+import { capturePage, closeBrowserAndStack, expectNoPageFaults, openSignInWalletPage, signInToAdmin } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -72,11 +62,8 @@ describe('names and titles (issue 26)', () => {
       conversionBody({ user: evmUser(), referral_code: walletCode, reward_base: '5000' }),
     ]);
 
-    browser = await openChromium();
-    const context = await browser.newContext({ viewport: DESKTOP });
     // The portal's wallet: signs in only, with the key in this process.
-    await connectTestWallet(context, signInOnlyWallet(wallet));
-    ({ page, pageErrors, violations } = await openWatchedPage(context));
+    ({ browser, page, pageErrors, violations } = await openSignInWalletPage(wallet));
     await signInToAdmin(page, stack.baseUrl, project);
   }, 240_000);
 

@@ -5,16 +5,7 @@ import { TestClock } from '../helpers/clock';
 import { randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
 import { requireTaxInfo } from '../tax/tax-forms';
-import {
-  capturePage,
-  closeBrowserAndStack,
-  connectTestWallet,
-  DESKTOP,
-  expectNoPageFaults,
-  openChromium,
-  openWatchedPage,
-  signInOnlyWallet,
-} from './browser';
+import { capturePage, closeBrowserAndStack, expectNoPageFaults, openSignInWalletPage } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -54,11 +45,8 @@ describe('the affiliate portal’s defects (issue 26)', () => {
     expect(settings.status).toBe(200);
     await sendAttributedConversions(stack, project, [conversionBody({ reward_base: '10000', referral_code: code })]);
 
-    browser = await openChromium();
-    const context = await browser.newContext({ viewport: DESKTOP });
     // The wallet: signs in only (no chain), with the account's key in this process.
-    await connectTestWallet(context, signInOnlyWallet(account, walletRequests));
-    ({ page, pageErrors, violations } = await openWatchedPage(context));
+    ({ browser, page, pageErrors, violations } = await openSignInWalletPage(account, walletRequests));
   }, 240_000);
 
   afterEach(() => expectNoPageFaults({ pageErrors, violations }));
