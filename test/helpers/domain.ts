@@ -57,6 +57,11 @@ export function useDomainHarness<H extends { stop(): Promise<void> }>(start: () 
   });
 }
 
+/** The rows a query answers on the harness's whole test database (`sql`), to check what was (not) written. */
+export function rowsOf(harness: { sql: pg.Pool }) {
+  return <T extends Record<string, unknown>>(text: string, values: unknown[]) => harness.sql.query<T>(text, values).then((result) => result.rows);
+}
+
 /** The service's schema on a database of its own, cloned from the run's template, and a pool on the whole database. */
 export async function openServiceDatabase<DB>(schema: string, logs: LogCapture) {
   const database = await createTestDatabase();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
-import { batchOf, conversion, movementsOf, newAffiliate, newProject, newUser, refer, termsInput, pay } from './fixtures';
+import { batchOf, conversion, movementsOf, newAffiliate, newProject, newUser, pay, refer, termsInput } from './fixtures';
 
 type User = { identifier: string; identifierType: string };
 

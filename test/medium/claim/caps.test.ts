@@ -1,8 +1,8 @@
 import type { PayoutCapsInput, PayoutTermsInput } from '../../../services/claim/domain/payout-terms.service';
 import { MAX_AMOUNT } from '../../../services/rules/money';
 import { startClaimDomain } from '../../helpers/claim-domain';
-import { useDomainHarness } from '../../helpers/domain';
-import { batchOf, conversion, newAffiliate, newProject, newUser, refer, termsInput, pay } from './fixtures';
+import { rowsOf, useDomainHarness } from '../../helpers/domain';
+import { batchOf, checksOffTheirMovements, conversion, newAffiliate, newProject, newUser, pay, refer, termsInput } from './fixtures';
 
 const DAY = 86_400_000;
 const KEY = 'key-admin-caps';
@@ -17,8 +17,7 @@ const KEY = 'key-admin-caps';
 describe('payout caps (domain)', () => {
   const harness = useDomainHarness(() => startClaimDomain());
 
-  const rows = <T extends Record<string, unknown>>(text: string, values: unknown[]) =>
-    harness.sql.query<T>(text, values).then((result) => result.rows);
+  const rows = rowsOf(harness);
 
   async function project(caps: PayoutCapsInput, fields: Partial<PayoutTermsInput> = {}, name = 'trade') {
     const created = await newProject(harness);
@@ -50,13 +49,7 @@ describe('payout caps (domain)', () => {
 
   /** Every open check holds exactly its movements' amounts (the capped parts are in none). */
   async function expectChecksHoldTheirMovements(projectId: string) {
-    expect(
-      await rows(
-        `SELECT cc.id FROM claim.claim_checks cc WHERE cc.project_id = $1
-           AND (cc.amount, cc.movements_count) <> (SELECT coalesce(sum(amount), 0), count(*)::int FROM claim.movements m WHERE m.claim_check_id = cc.id)`,
-        [projectId],
-      ),
-    ).toEqual([]);
+    expect(await checksOffTheirMovements(harness, projectId)).toEqual([]);
   }
 
   it('cuts each movement of a conversion to the per-conversion cap: the end user’s, the affiliate’s and the master’s spread', async () => {

@@ -74,6 +74,16 @@ export async function movementStatesOf(harness: ClaimHarness, projectId: string)
   return rows;
 }
 
+/** The project's checks whose amount or movement count is not their movements' sum and count (none, in a sound ledger). */
+export async function checksOffTheirMovements(harness: ClaimHarness, projectId: string): Promise<Array<{ id: string }>> {
+  const { rows } = await harness.sql.query<{ id: string }>(
+    `SELECT cc.id FROM claim.claim_checks cc WHERE cc.project_id = $1
+       AND (cc.amount, cc.movements_count) <> (SELECT coalesce(sum(amount), 0), count(*)::int FROM claim.movements m WHERE m.claim_check_id = cc.id)`,
+    [projectId],
+  );
+  return rows;
+}
+
 export async function checksOf(harness: ClaimHarness, projectId: string) {
   const { rows } = await harness.sql.query<{ identifier: string; reason: string; status: string; amount: string; movements_count: number }>(
     'SELECT identifier, reason, status, amount::text, movements_count FROM claim.claim_checks WHERE project_id = $1 ORDER BY identifier, reason, created_at',

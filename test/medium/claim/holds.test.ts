@@ -1,7 +1,7 @@
 import { MAX_AMOUNT } from '../../../services/rules/money';
 import { startClaimDomain } from '../../helpers/claim-domain';
-import { useDomainHarness } from '../../helpers/domain';
-import { conversion, newAffiliate, newProject, newUser, refer, termsInput, pay, movementStatesOf } from './fixtures';
+import { rowsOf, useDomainHarness } from '../../helpers/domain';
+import { checksOffTheirMovements, conversion, movementStatesOf, newAffiliate, newProject, newUser, pay, refer, termsInput } from './fixtures';
 
 const DAY = 86_400_000;
 const KEY = 'key-admin-1';
@@ -16,8 +16,7 @@ const KEY = 'key-admin-1';
 describe('holding and approval (domain)', () => {
   const harness = useDomainHarness(() => startClaimDomain());
 
-  const rows = <T extends Record<string, unknown>>(text: string, values: unknown[]) =>
-    harness.sql.query<T>(text, values).then((result) => result.rows);
+  const rows = rowsOf(harness);
 
   /** A project whose `trade` conversions pay the end user 1% and the referring affiliate 10%, under these hold and approval settings. */
   async function project(holdDays: number, requireApproval: boolean) {
@@ -45,13 +44,7 @@ describe('holding and approval (domain)', () => {
     );
   /** Every check holds exactly its movements (no credits in these tests), and only available movements are in checks. */
   async function expectChecksHoldTheirMovements(projectId: string) {
-    expect(
-      await rows(
-        `SELECT cc.id FROM claim.claim_checks cc WHERE cc.project_id = $1
-           AND (cc.amount, cc.movements_count) <> (SELECT coalesce(sum(amount), 0), count(*)::int FROM claim.movements m WHERE m.claim_check_id = cc.id)`,
-        [projectId],
-      ),
-    ).toEqual([]);
+    expect(await checksOffTheirMovements(harness, projectId)).toEqual([]);
     expect(
       await rows(`SELECT id FROM claim.movements WHERE project_id = $1 AND (status = 'available') <> (claim_check_id IS NOT NULL)`, [projectId]),
     ).toEqual([]);

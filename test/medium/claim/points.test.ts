@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { CurrencyInput } from '../../../services/claim/domain/currency.service';
 import { toPage } from '../../../services/rules/pagination';
 import { startClaimDomain } from '../../helpers/claim-domain';
-import { useDomainHarness } from '../../helpers/domain';
+import { rowsOf, useDomainHarness } from '../../helpers/domain';
 import { batchOf, conversion, newAffiliate, newUser, refer, termsInput } from './fixtures';
 
 const DAY = 86_400_000;
@@ -18,8 +18,7 @@ const KEY = 'key-admin-1';
 describe('points (domain)', () => {
   const harness = useDomainHarness(() => startClaimDomain());
 
-  const rows = <T extends Record<string, unknown>>(text: string, values: unknown[]) =>
-    harness.sql.query<T>(text, values).then((result) => result.rows);
+  const rows = rowsOf(harness);
   const points = (fields: Partial<CurrencyInput> = {}): CurrencyInput => ({
     chainId: undefined,
     address: undefined,

@@ -1,7 +1,7 @@
 import type { PayoutTermsInput } from '../../../services/claim/domain/payout-terms.service';
 import { startClaimDomain } from '../../helpers/claim-domain';
-import { useDomainHarness } from '../../helpers/domain';
-import { conversion, newAffiliate, newProject, newUser, refer, termsInput, pay } from './fixtures';
+import { rowsOf, useDomainHarness } from '../../helpers/domain';
+import { conversion, newAffiliate, newProject, newUser, pay, refer, termsInput } from './fixtures';
 
 const DAY = 86_400_000;
 const KEY = 'key-admin-rebates';
@@ -34,8 +34,7 @@ interface Row {
 describe('rebates (domain)', () => {
   const harness = useDomainHarness(() => startClaimDomain());
 
-  const rows = <T extends Record<string, unknown>>(text: string, values: unknown[]) =>
-    harness.sql.query<T>(text, values).then((result) => result.rows);
+  const rows = rowsOf(harness);
 
   async function project(fields: Partial<PayoutTermsInput>, name = 'trade') {
     const created = await newProject(harness);

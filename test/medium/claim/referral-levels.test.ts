@@ -1,8 +1,8 @@
 import { InvalidArgumentError } from '../../../services/rules/errors';
 import type { PayoutTermsInput } from '../../../services/claim/domain/payout-terms.service';
 import { startClaimDomain } from '../../helpers/claim-domain';
-import { useDomainHarness } from '../../helpers/domain';
-import { conversion, newAffiliate, newProject, newUser, refer, termsInput, pay } from './fixtures';
+import { rowsOf, useDomainHarness } from '../../helpers/domain';
+import { conversion, newAffiliate, newProject, newUser, pay, refer, termsInput } from './fixtures';
 
 const KEY = 'key-admin-levels';
 const DAY = 86_400_000;
@@ -31,8 +31,7 @@ type Row = {
 describe('referral levels (domain)', () => {
   const harness = useDomainHarness(() => startClaimDomain());
 
-  const rows = <T extends Record<string, unknown>>(text: string, values: unknown[]) =>
-    harness.sql.query<T>(text, values).then((result) => result.rows);
+  const rows = rowsOf(harness);
 
   async function project(fields: Partial<PayoutTermsInput>) {
     const created = await newProject(harness);

@@ -6,7 +6,7 @@ import type { EventType } from '../../../services/platform/events/contracts';
 import type { EventConsumer } from '../../../services/platform/outbox/consumer';
 import { startClaimDomain } from '../../helpers/claim-domain';
 import { deliverTo, eventNow, useDomainHarness } from '../../helpers/domain';
-import { batchOf, conversion, newAffiliate, newProject, newUser, refer, termsInput, pay, movementStatesOf } from './fixtures';
+import { batchOf, conversion, movementStatesOf, newAffiliate, newProject, newUser, pay, refer, termsInput } from './fixtures';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
