@@ -1,11 +1,10 @@
 import { CodeInUseError, Fuul, InvalidSignatureError, UserIdentifierType } from '@fuul/sdk';
 import { conversionBody, createCurrency, putTerms, sendAttributedConversions } from '../claim/claim-fixtures';
 import { audienceEventsProjected } from '../helpers/agency-projections';
-import { createSegment, startStackWithProject, type TestProject } from '../helpers/fixtures';
-import type { TestStack } from '../helpers/stack';
+import { createSegment, useStackWithProject } from '../helpers/fixtures';
 import { newWallet, type TestWallet } from '../helpers/wallet';
 import { newSolanaWallet } from '../helpers/ed25519-wallet';
-import { creationMessage, updateMessage, rebateMessage } from '../helpers/fuul-sdk';
+import { creationMessage, updateMessage, rebateMessage, initFuulSdk } from '../helpers/fuul-sdk';
 
 const EVM = UserIdentifierType.EvmAddress;
 
@@ -15,13 +14,8 @@ const EVM = UserIdentifierType.EvmAddress;
  * getAffiliateInfo's codes[] and getUserReferrer's rebate rate; and the admin's rate edit beside them.
  */
 describe('affiliate codes through the @fuul/sdk', () => {
-  let stack: TestStack;
-  let project: TestProject;
-  beforeAll(async () => {
-    ({ stack, project } = await startStackWithProject());
-    Fuul.init({ apiKey: project.keys.readOnly, baseApiUrl: `${stack.baseUrl}/api/v1/` });
-  });
-  afterAll(() => stack.stop());
+  const { stack, project } = useStackWithProject();
+  beforeAll(() => initFuulSdk(stack, project.keys.readOnly));
 
   const createCode = async (wallet: TestWallet, code: string, userRebateRate?: number) =>
     Fuul.createAffiliateCode({

@@ -1,4 +1,4 @@
-import { conversionBody, createCurrency, evmUser, putTerms, settled } from '../claim/claim-fixtures';
+import { conversionBody, createCurrency, evmUser, putTerms, sendSettledConversions } from '../claim/claim-fixtures';
 import { randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
@@ -44,9 +44,7 @@ describe('affiliate detail figures: referral tree and payouts by day (HTTP)', ()
   };
   /** Sends conversions and waits until the projection counts them all for Rita. */
   async function send(conversions: Array<Record<string, unknown>>) {
-    const response = await stack.api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions } });
-    if (response.status !== 202 && response.status !== 200) throw new Error(`batch failed: ${response.status} ${response.text}`);
-    for (const conversion of conversions) await settled(stack, project, conversion.id as string);
+    await sendSettledConversions(stack, project, conversions);
     sent += conversions.length;
     await pollUntil(async () => (await stack.api.get(`${base()}/${rita.identifier}`, admin())).body.conversions === sent, {
       timeoutMs: 15_000,

@@ -1,4 +1,4 @@
-import { conversionBody, createCurrency, evmUser, putTerms, settled } from '../claim/claim-fixtures';
+import { conversionBody, createCurrency, evmUser, putTerms, sendSettledConversions } from '../claim/claim-fixtures';
 import { createProject, randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
@@ -51,9 +51,7 @@ describe('affiliate metrics in the affiliate list (HTTP)', () => {
     return { id: response.body.id as string, identifier, code };
   }
   async function send(conversions: Array<Record<string, unknown>>) {
-    const response = await stack.api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions } });
-    if (response.status !== 202 && response.status !== 200) throw new Error(`batch failed: ${response.status} ${response.text}`);
-    for (const conversion of conversions) await settled(stack, project, conversion.id as string);
+    await sendSettledConversions(stack, project, conversions);
   }
   /** Waits (bounded poll) until the projection shows this many attributed conversions in the list. */
   const listShowing = (conversions: number) =>

@@ -1,5 +1,6 @@
-import { conversionBody, createCurrency, evmUser, putTerms, settled } from '../claim/claim-fixtures';
-import { createProject, randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { conversionBody, createCurrency, evmUser, putTerms, sendSettledConversions } from '../claim/claim-fixtures';
+import { createAffiliate, createProject, randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { affiliateConversionsProjected } from '../helpers/agency-projections';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
 import { newWallet, signIn, type TestWallet } from '../helpers/wallet';
@@ -60,17 +61,10 @@ describe('affiliate portal stats (HTTP)', () => {
   const emptyLevel = (level: number) => ({ level, volume_usd: '0', revenue_usd: '0', conversions: 0, earnings: [] });
 
   async function newAffiliate(wallet: TestWallet, name: string, code: string) {
-    const response = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
-      ...admin(),
-      body: { identifier: wallet.checksumAddress, identifier_type: 'evm_address', name, code },
-    });
-    if (response.status !== 201) throw new Error(`affiliate creation failed: ${response.status} ${response.text}`);
-    return response.body.id as string;
+    return (await createAffiliate(stack, project, { identifier: wallet.checksumAddress, identifier_type: 'evm_address', name, code })).id;
   }
   async function send(conversions: Array<Record<string, unknown>>) {
-    const response = await stack.api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions } });
-    if (response.status !== 202 && response.status !== 200) throw new Error(`batch failed: ${response.status} ${response.text}`);
-    for (const conversion of conversions) await settled(stack, project, conversion.id as string);
+    await sendSettledConversions(stack, project, conversions);
   }
 
   beforeAll(async () => {
@@ -106,14 +100,7 @@ describe('affiliate portal stats (HTTP)', () => {
       conversionBody({ user: u1, volume_usd: '10', revenue_usd: '0.1', reward_base: '500' }),
     ]);
     stack.clock.set('2026-11-24T15:00:00.000Z');
-    // The consumer applies the events after the conversions settle: wait until the list shows all four.
-    await pollUntil(
-      async () => {
-        const response = await stack.api.get(`/api/v1/projects/${project.id}/affiliates?q=Alice`, admin());
-        return response.body.results?.[0]?.conversions === 4;
-      },
-      { timeoutMs: 15_000, intervalMs: 50, what: 'the projection to hold Alice’s four conversions' },
-    );
+    await affiliateConversionsProjected(stack, project, 'Alice', 4);
   });
   afterAll(() => stack.stop());
 

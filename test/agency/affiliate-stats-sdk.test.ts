@@ -1,8 +1,8 @@
 import { Fuul } from '@fuul/sdk';
-import { conversionBody, createCurrency, evmUser, putTerms, settled } from '../claim/claim-fixtures';
-import { randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
-import { refusal } from '../helpers/fuul-sdk';
-import { pollUntil } from '../helpers/poll';
+import { conversionBody, createCurrency, evmUser, putTerms, sendSettledConversions } from '../claim/claim-fixtures';
+import { createAffiliate, randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { refusal, initFuulSdk } from '../helpers/fuul-sdk';
+import { affiliateConversionsProjected } from '../helpers/agency-projections';
 import type { TestStack } from '../helpers/stack';
 import { newWallet, signIn, type TestWallet } from '../helpers/wallet';
 
@@ -23,23 +23,16 @@ describe('the affiliate stats API through the @fuul/sdk', () => {
   const admin = () => ({ key: project.keys.admin });
 
   async function newAffiliate(wallet: { checksumAddress: string }, name: string, code: string, region: string) {
-    const response = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
-      ...admin(),
-      body: { identifier: wallet.checksumAddress, identifier_type: 'evm_address', name, code, region },
-    });
-    if (response.status !== 201) throw new Error(`affiliate creation failed: ${response.status} ${response.text}`);
-    return response.body.id as string;
+    return (await createAffiliate(stack, project, { identifier: wallet.checksumAddress, identifier_type: 'evm_address', name, code, region })).id;
   }
   async function send(at: string, conversions: Array<Record<string, unknown>>) {
     stack.clock.set(at);
-    const response = await stack.api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions } });
-    if (response.status !== 202 && response.status !== 200) throw new Error(`batch failed: ${response.status} ${response.text}`);
-    for (const conversion of conversions) await settled(stack, project, conversion.id as string);
+    await sendSettledConversions(stack, project, conversions);
   }
 
   beforeAll(async () => {
     ({ stack, project } = await startStackWithProject());
-    Fuul.init({ apiKey: project.keys.service, baseApiUrl: `${stack.baseUrl}/api/v1/` });
+    initFuulSdk(stack, project.keys.service);
     stack.clock.set('2026-10-20T09:00:00.000Z');
     usdc = await createCurrency(stack, project, { name: 'USDC', decimals: 6 });
     const dai = await createCurrency(stack, project, { name: 'DAI', decimals: 18 });
@@ -72,13 +65,7 @@ describe('the affiliate stats API through the @fuul/sdk', () => {
       conversionBody({ user: u2, name: 'mint', volume_usd: '7.25', revenue_usd: '0.5', reward_base: '10000' }),
     ]);
     stack.clock.set('2026-11-24T15:00:00.000Z');
-    await pollUntil(
-      async () => {
-        const response = await stack.api.get(`/api/v1/projects/${project.id}/affiliates?q=Alice`, admin());
-        return response.body.results?.[0]?.conversions === 4;
-      },
-      { timeoutMs: 15_000, intervalMs: 50, what: 'the projection to hold Alice’s four conversions' },
-    );
+    await affiliateConversionsProjected(stack, project, 'Alice', 4);
   });
   afterAll(() => stack.stop());
 

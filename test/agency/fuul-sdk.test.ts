@@ -1,8 +1,7 @@
 import { AddressInUseError, CodeInUseError, Fuul, InvalidSignatureError, UserIdentifierType } from '@fuul/sdk';
-import { startStackWithProject, type TestProject } from '../helpers/fixtures';
-import type { TestStack } from '../helpers/stack';
+import { useStackWithProject } from '../helpers/fixtures';
 import { newWallet, type TestWallet } from '../helpers/wallet';
-import { creationMessage } from '../helpers/fuul-sdk';
+import { creationMessage, initFuulSdk } from '../helpers/fuul-sdk';
 
 /**
  * The published @fuul/sdk (7.41.0), unmodified, against our gateway: its affiliate code calls and its
@@ -10,13 +9,8 @@ import { creationMessage } from '../helpers/fuul-sdk';
  * process, so this file initialises it once, with a read_only key (any role of the project will do).
  */
 describe('the @fuul/sdk against the gateway', () => {
-  let stack: TestStack;
-  let project: TestProject;
-  beforeAll(async () => {
-    ({ stack, project } = await startStackWithProject());
-    Fuul.init({ apiKey: project.keys.readOnly, baseApiUrl: `${stack.baseUrl}/api/v1/` });
-  });
-  afterAll(() => stack.stop());
+  const { stack, project } = useStackWithProject();
+  beforeAll(() => initFuulSdk(stack, project.keys.readOnly));
 
   const createCode = async (wallet: TestWallet, code: string, signedCode = code) =>
     Fuul.createAffiliateCode({

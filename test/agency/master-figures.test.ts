@@ -1,5 +1,5 @@
 import { conversionBody, createCurrency, evmUser, putTerms, sendAttributedConversions } from '../claim/claim-fixtures';
-import { randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
+import { newNamedAffiliate, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
 import { sumUsd, usdUnits } from '../helpers/usd';
 
@@ -59,16 +59,7 @@ describe('master affiliate figures equal the sums over its sub-affiliates (HTTP)
   };
   const names = async (query: string) => (await subs(query)).map((sub) => sub.name);
 
-  async function newAffiliate(name: string): Promise<Affiliate> {
-    const identifier = randomEvmAddress();
-    const code = `${name.toLowerCase()}${randomEvmAddress().slice(2, 8)}`;
-    const response = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
-      ...admin(),
-      body: { identifier, identifier_type: 'evm_address', name, code },
-    });
-    if (response.status !== 201) throw new Error(`affiliate creation failed: ${response.status} ${response.text}`);
-    return { id: response.body.id as string, identifier, code };
-  }
+  const newAffiliate = (name: string): Promise<Affiliate> => newNamedAffiliate(stack, project, name);
   const bind = async (affiliate: Affiliate) => {
     const response = await stack.api.post(`${agencies()}/${master.id}/sub-affiliates`, {
       ...admin(),

@@ -2,7 +2,7 @@ import { CodeInUseError, Fuul, UserIdentifierType } from '@fuul/sdk';
 import { startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
 import { newWallet, type TestWallet } from '../helpers/wallet';
-import { creationMessage, refusal } from '../helpers/fuul-sdk';
+import { creationMessage, refusal, initFuulSdk } from '../helpers/fuul-sdk';
 
 const EVM = UserIdentifierType.EvmAddress;
 /** 8 characters of the generated codes' alphabet (no 0/O, 1/I/L). */
@@ -19,7 +19,7 @@ describe('invite codes through the @fuul/sdk', () => {
   let project: TestProject;
   beforeAll(async () => {
     ({ stack, project } = await startStackWithProject());
-    Fuul.init({ apiKey: project.keys.service, baseApiUrl: `${stack.baseUrl}/api/v1/` });
+    initFuulSdk(stack, project.keys.service);
   });
   afterAll(() => stack.stop());
 

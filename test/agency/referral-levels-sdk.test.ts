@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Fuul } from '@fuul/sdk';
+import { initFuulSdk } from '../helpers/fuul-sdk';
 import type { EventPayload } from '../../services/platform/events/contracts';
 import { SERVICE_CATALOG } from '../../services/platform/service-catalog';
 import { randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
@@ -60,7 +61,7 @@ describe('referral levels through the @fuul/sdk and the affiliate detail', () =>
     ({ stack, project } = await startStackWithProject());
     carolWallet = await newWallet();
     carol.identifier = carolWallet.address;
-    Fuul.init({ apiKey: project.keys.service, baseApiUrl: `${stack.baseUrl}/api/v1/` });
+    initFuulSdk(stack, project.keys.service);
     stack.clock.set('2026-10-01T00:00:00.000Z');
     for (const [wallet, name] of [
       [carol, 'Carol'],

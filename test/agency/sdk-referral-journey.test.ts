@@ -1,7 +1,7 @@
 import { Fuul, UserIdentifierType } from '@fuul/sdk';
 import { conversionBody, createCurrency, evmUser, putTerms, settled } from '../claim/claim-fixtures';
 import { createSegment, startStackWithProject, type TestProject } from '../helpers/fixtures';
-import { creationMessage, FakeBrowser, rebateMessage, refusal, updateMessage } from '../helpers/fuul-sdk';
+import { creationMessage, FakeBrowser, rebateMessage, refusal, updateMessage, initFuulSdk } from '../helpers/fuul-sdk';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
 import { newWallet, type TestWallet } from '../helpers/wallet';
@@ -29,7 +29,7 @@ describe('a project’s referral journey through the @fuul/sdk', () => {
       page = (await import('@fuul/sdk')).Fuul;
     });
     page.init({ apiKey: project.keys.tracking, baseApiUrl: `${stack.baseUrl}/api/v1/` });
-    Fuul.init({ apiKey: project.keys.service, baseApiUrl: `${stack.baseUrl}/api/v1/` });
+    initFuulSdk(stack, project.keys.service);
   });
   afterAll(async () => {
     browser.uninstall();

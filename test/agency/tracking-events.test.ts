@@ -9,7 +9,7 @@ import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
 import { connectWallet, insertTrackingBatch, pageview } from '../helpers/tracking-batches';
 import { newWallet } from '../helpers/wallet';
-import { FakeBrowser, refusal } from '../helpers/fuul-sdk';
+import { FakeBrowser, refusal, initFuulSdk } from '../helpers/fuul-sdk';
 
 /**
  * Tracking over HTTP: the attribution settings of the program settings, and the events list, where each
@@ -165,7 +165,7 @@ describe('tracking events: POST /api/v1/events', () => {
       },
     }));
     browser.install();
-    Fuul.init({ apiKey: project.keys.tracking, baseApiUrl: `${stack.baseUrl}/api/v1/` });
+    initFuulSdk(stack, project.keys.tracking);
   });
   afterAll(async () => {
     browser.uninstall();

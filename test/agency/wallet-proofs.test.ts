@@ -6,7 +6,7 @@ import { newSolanaWallet, newStellarWallet } from '../helpers/ed25519-wallet';
 import { type HttpEndpoint, startChain, type TestAccount, type TestChain } from '../helpers/evm';
 import { startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
-import { creationMessage } from '../helpers/fuul-sdk';
+import { creationMessage, initFuulSdk } from '../helpers/fuul-sdk';
 
 /** A chain id no test configures. */
 const UNCONFIGURED_CHAIN = 8453;
@@ -51,7 +51,7 @@ describe('wallet proofs: contract wallets (EIP-1271) and ed25519 keys', () => {
         SIWE_CHAIN_ID: String(chain.chainId),
       },
     }));
-    Fuul.init({ apiKey: project.keys.readOnly, baseApiUrl: `${stack.baseUrl}/api/v1/` });
+    initFuulSdk(stack, project.keys.readOnly);
   });
   afterAll(async () => {
     await stack?.stop();

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createProject, createSegment, evmAddress, mixedCase, startStackWithProject, type TestProject } from '../helpers/fixtures';
-import { grpcRefusal, type ServiceClients, serviceClients } from '../helpers/rpc';
-import type { TestStack } from '../helpers/stack';
+import { createProject, createSegment, evmAddress, mixedCase, useStackWithProject } from '../helpers/fixtures';
+import { grpcRefusal, useServiceClients } from '../helpers/rpc';
 
 /**
  * Tiers through the boundaries: tier_rank on the audience create and PATCH (status codes, bodies,
@@ -9,17 +8,8 @@ import type { TestStack } from '../helpers/stack';
  * service calls. The many-case rules are in test/medium/audience/tiers.test.ts.
  */
 describe('audience tiers', () => {
-  let stack: TestStack;
-  let project: TestProject;
-  let clients: ServiceClients;
-  beforeAll(async () => {
-    ({ stack, project } = await startStackWithProject());
-    clients = serviceClients(stack);
-  });
-  afterAll(async () => {
-    clients?.close();
-    await stack.stop();
-  });
+  const { stack, project } = useStackWithProject();
+  const clients = useServiceClients(stack);
 
   const base = () => `/api/v1/projects/${project.id}/audiences`;
   const patch = (segmentId: string, body: Record<string, unknown>, key = project.keys.admin) =>

@@ -1,6 +1,5 @@
-import { startStackWithProject, type TestProject } from '../helpers/fixtures';
-import { serviceClients, type ServiceClients } from '../helpers/rpc';
-import type { TestStack } from '../helpers/stack';
+import { useStackWithProject } from '../helpers/fixtures';
+import { useServiceClients } from '../helpers/rpc';
 import { conversionBody, createCurrency, putTerms, referredUser, settled } from './claim-fixtures';
 
 /**
@@ -10,17 +9,8 @@ import { conversionBody, createCurrency, putTerms, referredUser, settled } from 
  * test/medium/claim/caps.test.ts.
  */
 describe('payout caps (HTTP)', () => {
-  let stack: TestStack;
-  let project: TestProject;
-  let clients: ServiceClients;
-  beforeAll(async () => {
-    ({ stack, project } = await startStackWithProject());
-    clients = serviceClients(stack);
-  });
-  afterAll(async () => {
-    clients?.close();
-    await stack?.stop();
-  });
+  const { stack, project } = useStackWithProject();
+  const clients = useServiceClients(stack);
 
   const put = (name: string, body: Record<string, unknown>) =>
     stack.api.request('PUT', `/api/v1/projects/${project.id}/payout-terms/${name}`, { key: project.keys.admin, body });

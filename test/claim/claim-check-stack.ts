@@ -3,7 +3,7 @@ import type { Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
 import { claimManagerAbi } from '../../contracts/generated/claim-manager';
 import { TestClock } from '../helpers/clock';
 import { type ClaimManagerDeployment, deployClaimManager } from '../helpers/evm';
-import { createProject, randomEvmAddress, type TestProject } from '../helpers/fixtures';
+import { createAffiliate, createProject, randomEvmAddress, type TestProject } from '../helpers/fixtures';
 import type { Api } from '../helpers/http';
 import { pollUntil } from '../helpers/poll';
 import { type StackOptions, startStack, type TestStack } from '../helpers/stack';
@@ -157,11 +157,7 @@ export async function newAffiliate(
   identifier: string = randomEvmAddress(),
 ): Promise<{ identifier: string; code: string }> {
   const code = `c${randomUUID().slice(0, 8)}`;
-  const response = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
-    key: project.keys.admin,
-    body: { identifier, identifier_type: 'evm_address', name: 'Affiliate', code },
-  });
-  if (response.status !== 201) throw new Error(`affiliate creation failed: ${response.status} ${response.text}`);
+  await createAffiliate(stack, project, { identifier, identifier_type: 'evm_address', name: 'Affiliate', code });
   return { identifier, code };
 }
 

@@ -43,6 +43,13 @@ export function settled(stack: WithApi, project: TestProject, id: string, timeou
   );
 }
 
+/** Sends conversions in one batch (accepted: 200 or 202) and waits for the job to settle each. */
+export async function sendSettledConversions(stack: WithApi, project: TestProject, conversions: Array<Record<string, unknown>>) {
+  const response = await stack.api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions } });
+  if (response.status !== 202 && response.status !== 200) throw new Error(`batch failed: ${response.status} ${response.text}`);
+  for (const conversion of conversions) await settled(stack, project, conversion.id as string);
+}
+
 /** An affiliate of the agency service with a code, and a user it referred (at the stack's clock). */
 export async function referredUser(clients: ServiceClients, project: TestProject) {
   const affiliate = { identifier: randomEvmAddress(), identifierType: 'evm_address' };
@@ -66,9 +73,7 @@ async function projectedConversions(stack: WithApi, project: TestProject): Promi
  */
 export async function sendAttributedConversions(stack: WithApi, project: TestProject, conversions: Array<Record<string, unknown>>) {
   const before = await projectedConversions(stack, project);
-  const response = await stack.api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions } });
-  if (response.status !== 202 && response.status !== 200) throw new Error(`batch failed: ${response.status} ${response.text}`);
-  for (const conversion of conversions) await settled(stack, project, conversion.id as string);
+  await sendSettledConversions(stack, project, conversions);
   const expected = before + conversions.length;
   await pollUntil(async () => (await projectedConversions(stack, project)) === expected, {
     timeoutMs: 15_000,

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Fuul, UserIdentifierType } from '@fuul/sdk';
 import { createProject, randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
-import { refusal } from '../helpers/fuul-sdk';
+import { refusal, initFuulSdk } from '../helpers/fuul-sdk';
 import { serviceClients, type ServiceClients } from '../helpers/rpc';
 import type { TestStack } from '../helpers/stack';
 import { newWallet, signIn } from '../helpers/wallet';
-import { conversionBody, createCurrency, evmUser, putTerms, referredUser, sendAttributedConversions, settled } from './claim-fixtures';
+import { conversionBody, createCurrency, evmUser, putTerms, referredUser, sendAttributedConversions, sendSettledConversions } from './claim-fixtures';
 
 const EVM = UserIdentifierType.EvmAddress;
 
@@ -35,9 +35,7 @@ describe('the Fuul SDK on the payouts leaderboard over date ranges', () => {
   async function pay(at: string, payments: Array<[{ identifier: string }, bigint]>) {
     stack.clock.set(at);
     const bodies = payments.map(([user, amount]) => conversionBody({ user: evmUser(user.identifier), reward_base: String(amount * 100n) }));
-    const response = await stack.api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions: bodies } });
-    expect([200, 202]).toContain(response.status);
-    for (const body of bodies) await settled(stack, project, body.id);
+    await sendSettledConversions(stack, project, bodies);
   }
 
   beforeAll(async () => {
@@ -61,7 +59,7 @@ describe('the Fuul SDK on the payouts leaderboard over date ranges', () => {
       [R, 500_000n],
     ]);
     await pay('2026-11-23T12:00:00.000Z', [[A, 50_000n]]);
-    Fuul.init({ apiKey: project.keys.readOnly, baseApiUrl: `${stack.baseUrl}/api/v1/` });
+    initFuulSdk(stack, project.keys.readOnly);
   });
   afterAll(async () => {
     clients?.close();

@@ -1,6 +1,6 @@
 import { Fuul, UserIdentifierType } from '@fuul/sdk';
 import { createSegment, randomEvmAddress, useStackWithProject } from '../helpers/fixtures';
-import { refusal } from '../helpers/fuul-sdk';
+import { refusal, initFuulSdk } from '../helpers/fuul-sdk';
 import { serviceClients, type ServiceClients } from '../helpers/rpc';
 import { conversionBody, createCurrency, evmUser, putTerms, referredUser, settled } from './claim-fixtures';
 
@@ -38,7 +38,7 @@ describe('the payouts queries and incentives through the @fuul/sdk', () => {
   };
 
   beforeAll(async () => {
-    Fuul.init({ apiKey: project.keys.service, baseApiUrl: `${stack.baseUrl}/api/v1/` });
+    initFuulSdk(stack, project.keys.service);
     clients = serviceClients(stack);
     currency = await createCurrency(stack, project, { decimals: 6 });
     gold = await createSegment(stack, project, { name: 'Gold Tier', tier_rank: 1 });

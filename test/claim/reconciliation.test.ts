@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { startStackWithProject, type TestProject } from '../helpers/fixtures';
-import { serviceClients, type ServiceClients } from '../helpers/rpc';
-import type { TestStack } from '../helpers/stack';
+import { useStackWithProject } from '../helpers/fixtures';
+import { useServiceClients } from '../helpers/rpc';
 import { conversionBody, createCurrency, putTerms, referredUser, settled } from './claim-fixtures';
 
 /**
@@ -11,17 +10,8 @@ import { conversionBody, createCurrency, putTerms, referredUser, settled } from 
  * test/medium/claim/reconciliation.test.ts.
  */
 describe('ledger reconciliation (HTTP)', () => {
-  let stack: TestStack;
-  let project: TestProject;
-  let clients: ServiceClients;
-  beforeAll(async () => {
-    ({ stack, project } = await startStackWithProject());
-    clients = serviceClients(stack);
-  });
-  afterAll(async () => {
-    clients?.close();
-    await stack?.stop();
-  });
+  const { stack, project } = useStackWithProject();
+  const clients = useServiceClients(stack);
 
   const reconciliation = (query = '', key = project.keys.admin) =>
     stack.api.get(`/api/v1/projects/${project.id}/ledger/reconciliation${query}`, { key });

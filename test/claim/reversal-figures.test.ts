@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { conversionBody, createCurrency, evmUser, putTerms, sendAttributedConversions } from './claim-fixtures';
-import { randomEvmAddress, useStackWithProject } from '../helpers/fixtures';
+import { newNamedAffiliate, useStackWithProject } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 import { type ReceivedDelivery, verifyStandardWebhook, WebhookReceiver } from '../helpers/webhook-receiver';
 
@@ -23,16 +23,7 @@ describe('conversion reversals in the affiliate figures and webhooks (HTTP)', ()
 
   const admin = () => ({ key: project.keys.admin });
 
-  async function newAffiliate(name: string) {
-    const identifier = randomEvmAddress();
-    const code = `${name.toLowerCase()}${randomEvmAddress().slice(2, 8)}`;
-    const response = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {
-      ...admin(),
-      body: { identifier, identifier_type: 'evm_address', name, code },
-    });
-    if (response.status !== 201) throw new Error(`affiliate creation failed: ${response.status} ${response.text}`);
-    return { id: response.body.id as string, identifier, code };
-  }
+  const newAffiliate = (name: string) => newNamedAffiliate(stack, project, name);
 
   const detail = async (identifier: string) => {
     const response = await stack.api.get(`/api/v1/projects/${project.id}/affiliates/${identifier}`, admin());

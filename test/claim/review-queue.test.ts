@@ -1,6 +1,6 @@
 import { useStackWithProject } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
-import { serviceClients, type ServiceClients } from '../helpers/rpc';
+import { useServiceClients } from '../helpers/rpc';
 import { conversionBody, createCurrency, putTerms, referredUser, settled } from './claim-fixtures';
 
 /**
@@ -14,11 +14,7 @@ import { conversionBody, createCurrency, putTerms, referredUser, settled } from 
  */
 describe('the review queue on the payment path (HTTP)', () => {
   const { stack, project } = useStackWithProject();
-  let clients: ServiceClients;
-  beforeAll(() => {
-    clients = serviceClients(stack);
-  });
-  afterAll(() => clients?.close());
+  const clients = useServiceClients(stack);
 
   it('queues a conversion that breaks a rule, its movements waiting for review, and an approval pays them', async () => {
     const currency = await createCurrency(stack, project);

@@ -1,4 +1,5 @@
 import { ClaimCheckStatus, Fuul, UserIdentifierType } from '@fuul/sdk';
+import { initFuulSdk } from '../helpers/fuul-sdk';
 import { randomEvmAddress } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
@@ -30,7 +31,7 @@ describe('the Fuul SDK on the claim-check endpoints', () => {
     ({ stack, claimChain } = await startClaimStack());
     project = await claimProject(stack, claimChain);
     await earn(stack, project, user, 100_000);
-    Fuul.init({ apiKey: project.keys.service, baseApiUrl: `${stack.baseUrl}/api/v1/` });
+    initFuulSdk(stack, project.keys.service);
   });
   afterAll(async () => {
     await stack?.stop();

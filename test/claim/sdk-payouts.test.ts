@@ -1,7 +1,8 @@
 import { Fuul, UserIdentifierType } from '@fuul/sdk';
+import { initFuulSdk } from '../helpers/fuul-sdk';
 import { startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
-import { conversionBody, createCurrency, evmUser, putTerms, settled } from './claim-fixtures';
+import { conversionBody, createCurrency, evmUser, putTerms, sendSettledConversions } from './claim-fixtures';
 
 /**
  * The published Fuul SDK (7.41.0) against our gateway: getPayoutsLeaderboard and
@@ -22,9 +23,8 @@ describe('the Fuul SDK on the payouts endpoints', () => {
       conversionBody({ user: users[1], reward_base: '300000' }),
       conversionBody({ user: users[1], reward_base: '1000' }),
     ];
-    await stack.api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions: bodies } });
-    for (const body of bodies) await settled(stack, project, body.id);
-    Fuul.init({ apiKey: project.keys.readOnly, baseApiUrl: `${stack.baseUrl}/api/v1/` });
+    await sendSettledConversions(stack, project, bodies);
+    initFuulSdk(stack, project.keys.readOnly);
   });
   afterAll(() => stack.stop());
 

@@ -3,7 +3,7 @@ import { conversionBody, createCurrency, evmUser, putTerms, sendAttributedConver
 import { startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
 import { newWallet } from '../helpers/wallet';
-import { capturePage, DESKTOP, openChromium, signInToAdmin, watchForeignRequests } from './browser';
+import { capturePage, closeBrowserAndStack, openDesktopPage, signInToAdmin } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -24,15 +24,10 @@ describe('invite codes in the admin dashboard, in a browser', () => {
   beforeAll(async () => {
     await buildWebApp();
     ({ stack, project } = await startStackWithProject());
-    browser = await openChromium();
-    page = await browser.newPage({ viewport: DESKTOP });
-    watchForeignRequests(page, stack.baseUrl, foreignRequests);
+    ({ browser, page } = await openDesktopPage(stack.baseUrl, foreignRequests));
   }, 240_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
-  });
+  afterAll(() => closeBrowserAndStack(browser, stack));
 
   it(
     'lists an affiliate’s invite codes with their uses, and disables one after confirming',

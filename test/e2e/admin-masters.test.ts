@@ -3,7 +3,7 @@ import { conversionBody, createCurrency, evmUser, putTerms, sendAttributedConver
 import { createSegment, evmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
 import { usdUnits } from '../helpers/usd';
-import { capturePage, DESKTOP, openChromium, signInToAdmin, watchForeignRequests } from './browser';
+import { capturePage, closeBrowserAndStack, openDesktopPage, signInToAdmin } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -89,15 +89,10 @@ describe('master affiliates and badges in the admin dashboard, in a browser', ()
       if (created.status !== 201) throw new Error(`affiliate not created: ${created.status} ${created.text}`);
     }
     audienceId = (await createSegment(stack, project, { name: 'Champions' })).id;
-    browser = await openChromium();
-    page = await browser.newPage({ viewport: DESKTOP });
-    watchForeignRequests(page, stack.baseUrl, foreignRequests);
+    ({ browser, page } = await openDesktopPage(stack.baseUrl, foreignRequests));
   }, 240_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
-  });
+  afterAll(() => closeBrowserAndStack(browser, stack));
 
   it(
     'signs in, finds no master yet, shows the API’s spread error at its field, then designates a master',

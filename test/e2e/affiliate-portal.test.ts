@@ -7,7 +7,7 @@ import { createSegment, randomEvmAddress } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
 import { adminPaths, requireTaxInfo, TIN } from '../tax/tax-forms';
-import { capturePage, connectTestWallet, DESKTOP, openChromium, policyViolations } from './browser';
+import { capturePage, closeBrowserAndStack, connectTestWallet, DESKTOP, expectNoPageFaults, openChromium, openWatchedPage } from './browser';
 import { buildWebApp } from './web-build';
 import { formatCurrencyAmount, formatUsd } from '../../web/src/ui/format';
 
@@ -37,7 +37,7 @@ describe('the affiliate portal in a browser', () => {
   /** The chain the wallet is on: Ethereum mainnet until the claim page asks it to switch to the voucher's chain. */
   let walletChain = 1;
   /** Uncaught errors in the page: none may happen. */
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
   let violations: string[] = [];
 
   beforeAll(async () => {
@@ -81,20 +81,14 @@ describe('the affiliate portal in a browser', () => {
           return claimChain.chain.provider.request({ method: request.method, params: request.params ?? [] });
       }
     });
-    page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    violations = policyViolations(context);
+    ({ page, pageErrors, violations } = await openWatchedPage(context));
   }, 240_000);
 
-  afterEach(() => {
-    expect(pageErrors).toEqual([]);
-    // The portal works under the gateway's Content-Security-Policy: it meets no refusal.
-    expect(violations).toEqual([]);
-  });
+  // The portal works under the gateway's Content-Security-Policy: it meets no refusal.
+  afterEach(() => expectNoPageFaults({ pageErrors, violations }));
 
   afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
+    await closeBrowserAndStack(browser, stack);
     await claimChain?.chain.stop();
   });
 

@@ -34,11 +34,57 @@ export async function openAdminPage(
   project: { id: string; keys: { admin: string } },
   foreignRequests: string[],
 ): Promise<{ browser: Browser; page: Page }> {
+  const { browser, page } = await openDesktopPage(baseUrl, foreignRequests);
+  await signInToAdmin(page, baseUrl, project);
+  return { browser, page };
+}
+
+/** Chromium (openChromium) and a desktop-sized page whose requests outside `baseUrl` go into `foreignRequests`. */
+export async function openDesktopPage(baseUrl: string, foreignRequests: string[]): Promise<{ browser: Browser; page: Page }> {
   const browser = await openChromium();
   const page = await browser.newPage({ viewport: DESKTOP });
   watchForeignRequests(page, baseUrl, foreignRequests);
-  await signInToAdmin(page, baseUrl, project);
   return { browser, page };
+}
+
+/**
+ * A new page of `context` with the two lists its tests keep empty (expectNoPageFaults): the page's uncaught
+ * errors, and the Content-Security-Policy refusals in every page of the context from now on.
+ */
+export async function openWatchedPage(context: BrowserContext): Promise<{ page: Page; pageErrors: string[]; violations: string[] }> {
+  const violations = policyViolations(context);
+  const page = await context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  return { page, pageErrors, violations };
+}
+
+/**
+ * Chromium and a desktop-sized watched page (openWatchedPage) whose `window.ethereum` is a wallet that signs in
+ * only, with the account's key in this process (signInOnlyWallet: each method asked goes into `asked`).
+ */
+export async function openSignInWalletPage(account: Parameters<typeof signInOnlyWallet>[0], asked: string[] = []) {
+  const browser = await openChromium();
+  try {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    await connectTestWallet(context, signInOnlyWallet(account, asked));
+    return { browser, ...(await openWatchedPage(context)) };
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
+}
+
+/** What a page's test ends with: no uncaught error in the page, and no refusal by a Content-Security-Policy. */
+export function expectNoPageFaults(watched: { pageErrors: string[]; violations: string[] }): void {
+  expect(watched.pageErrors).toEqual([]);
+  expect(watched.violations).toEqual([]);
+}
+
+/** The end of a browser test file: its browser closed, then its stack stopped (either may not have started). */
+export async function closeBrowserAndStack(browser: Browser | undefined, stack: { stop(): Promise<void> } | undefined): Promise<void> {
+  await browser?.close();
+  await stack?.stop();
 }
 
 /** One EIP-1193 request of a page to its wallet (`window.ethereum.request`). */

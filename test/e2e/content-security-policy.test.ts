@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startStackWithProject, type TestProject } from '../helpers/fixtures';
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
-import { DESKTOP, openChromium, policyViolations, signInToAdmin } from './browser';
+import { closeBrowserAndStack, DESKTOP, openChromium, openWatchedPage, signInToAdmin } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -18,22 +18,17 @@ describe('the pages under their Content-Security-Policy', () => {
   let context: BrowserContext;
   let page: Page;
   let violations: string[];
-  const pageErrors: string[] = [];
+  let pageErrors: string[];
 
   beforeAll(async () => {
     await buildWebApp();
     ({ stack, project } = await startStackWithProject());
     browser = await openChromium();
     context = await browser.newContext({ viewport: DESKTOP });
-    violations = policyViolations(context);
-    page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    ({ page, pageErrors, violations } = await openWatchedPage(context));
   }, 240_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
-  });
+  afterAll(() => closeBrowserAndStack(browser, stack));
 
   it('renders the API reference (Swagger UI), opens an operation and runs it, without a refusal', async () => {
     await page.goto(`${stack.baseUrl}/docs`);

@@ -4,7 +4,7 @@ import { TestClock } from '../helpers/clock';
 import { randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
 import { shortIdentifier } from '../../web/src/ui/format';
-import { capturePage, connectTestWallet, DESKTOP, openChromium, policyViolations, signInOnlyWallet, signInToAdmin } from './browser';
+import { capturePage, closeBrowserAndStack, expectNoPageFaults, openSignInWalletPage, signInToAdmin } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -22,7 +22,7 @@ describe('names and titles (issue 26)', () => {
   let browser: Browser;
   let page: Page;
   let violations: string[] = [];
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
   const mona = { identifier: randomEvmAddress(), name: 'Mona Master', code: `m${Date.now().toString(36)}` };
   const sam = { identifier: randomEvmAddress(), name: 'Sam Sub', code: `s${Date.now().toString(36)}` };
   const affiliatePath = (identifier: string) => `/app/admin/affiliates/evm_address/${identifier}`;
@@ -62,25 +62,14 @@ describe('names and titles (issue 26)', () => {
       conversionBody({ user: evmUser(), referral_code: walletCode, reward_base: '5000' }),
     ]);
 
-    browser = await openChromium();
-    const context = await browser.newContext({ viewport: DESKTOP });
     // The portal's wallet: signs in only, with the key in this process.
-    await connectTestWallet(context, signInOnlyWallet(wallet));
-    page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    violations = policyViolations(context);
+    ({ browser, page, pageErrors, violations } = await openSignInWalletPage(wallet));
     await signInToAdmin(page, stack.baseUrl, project);
   }, 240_000);
 
-  afterEach(() => {
-    expect(pageErrors).toEqual([]);
-    expect(violations).toEqual([]);
-  });
+  afterEach(() => expectNoPageFaults({ pageErrors, violations }));
 
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
-  });
+  afterAll(() => closeBrowserAndStack(browser, stack));
 
   /** A link's text, title and path: what a reader sees, hovers and follows. */
   const linkOf = async (link: ReturnType<Page['getByRole']>) => ({

@@ -5,7 +5,7 @@ import { TestClock } from '../helpers/clock';
 import { randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
 import type { TestStack } from '../helpers/stack';
 import { requireTaxInfo } from '../tax/tax-forms';
-import { capturePage, connectTestWallet, DESKTOP, openChromium, policyViolations, signInOnlyWallet } from './browser';
+import { capturePage, closeBrowserAndStack, expectNoPageFaults, openSignInWalletPage } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -24,7 +24,7 @@ describe('the affiliate portal’s defects (issue 26)', () => {
   let page: Page;
   let address: string;
   const walletRequests: string[] = [];
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
   let violations: string[] = [];
 
   beforeAll(async () => {
@@ -45,24 +45,13 @@ describe('the affiliate portal’s defects (issue 26)', () => {
     expect(settings.status).toBe(200);
     await sendAttributedConversions(stack, project, [conversionBody({ reward_base: '10000', referral_code: code })]);
 
-    browser = await openChromium();
-    const context = await browser.newContext({ viewport: DESKTOP });
     // The wallet: signs in only (no chain), with the account's key in this process.
-    await connectTestWallet(context, signInOnlyWallet(account, walletRequests));
-    page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    violations = policyViolations(context);
+    ({ browser, page, pageErrors, violations } = await openSignInWalletPage(account, walletRequests));
   }, 240_000);
 
-  afterEach(() => {
-    expect(pageErrors).toEqual([]);
-    expect(violations).toEqual([]);
-  });
+  afterEach(() => expectNoPageFaults({ pageErrors, violations }));
 
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
-  });
+  afterAll(() => closeBrowserAndStack(browser, stack));
 
   const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name });
   const field = (label: string) => page.getByLabel(label, { exact: true });

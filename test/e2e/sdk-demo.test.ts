@@ -3,7 +3,7 @@ import { randomEvmAddress, startStackWithProject, type TestProject } from '../he
 import { pollUntil } from '../helpers/poll';
 import type { TestStack } from '../helpers/stack';
 import { newWallet } from '../helpers/wallet';
-import { DESKTOP, openChromium, policyViolations } from './browser';
+import { closeBrowserAndStack, DESKTOP, openChromium, openWatchedPage } from './browser';
 import { buildWebApp } from './web-build';
 
 /**
@@ -19,22 +19,17 @@ describe('the @fuul/sdk tracking demo', () => {
   let context: BrowserContext;
   let page: Page;
   let violations: string[];
-  const pageErrors: string[] = [];
+  let pageErrors: string[];
 
   beforeAll(async () => {
     await buildWebApp();
     ({ stack, project } = await startStackWithProject());
     browser = await openChromium();
     context = await browser.newContext({ viewport: DESKTOP });
-    violations = policyViolations(context);
-    page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    ({ page, pageErrors, violations } = await openWatchedPage(context));
   }, 240_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
-  });
+  afterAll(() => closeBrowserAndStack(browser, stack));
 
   it('counts the click of an ?af= visit and refers the wallet that connects', async () => {
     const affiliate = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, {

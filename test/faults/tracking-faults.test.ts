@@ -107,18 +107,26 @@ describe('tracking batch processing through an agency death and Redis loss', () 
     ).toBe(VISITORS * 3);
   }
 
-  it('applies every batch exactly once when the agency process dies (SIGKILL) in the middle of applying them', async () => {
-    const { projectId, code, affiliateId } = await projectWithAffiliate();
-    // Referring reads the affiliate FOR SHARE: with its row locked, the connect batches stop half-way (clicks written, uncommitted).
+  /**
+   * Stores the visits while the affiliate's row is locked: referring reads the affiliate FOR SHARE, so the connect
+   * batches stop half-way (clicks written, uncommitted). Does `meanwhile` once a batch waits, then lets the batches
+   * go on; answers the visitors' wallets.
+   */
+  async function storeVisitsHalfApplied(projectId: string, code: string, affiliateId: string, meanwhile: () => Promise<unknown>): Promise<string[]> {
     const lock = await holdRowLock(stack.databaseUrl, 'SELECT 1 FROM agency.affiliates WHERE id = $1 FOR UPDATE', [affiliateId]);
-    let wallets: string[];
     try {
-      wallets = await storeVisits(projectId, code);
+      const wallets = await storeVisits(projectId, code);
       await pollUntil(async () => (await lock.waiters()) >= 1, { timeoutMs: 20_000, intervalMs: 50, what: 'a batch waiting on the affiliate' });
-      await agency.kill();
+      await meanwhile();
+      return wallets;
     } finally {
       await lock.release();
     }
+  }
+
+  it('applies every batch exactly once when the agency process dies (SIGKILL) in the middle of applying them', async () => {
+    const { projectId, code, affiliateId } = await projectWithAffiliate();
+    const wallets = await storeVisitsHalfApplied(projectId, code, affiliateId, () => agency.kill());
     expect(await count('SELECT count(*) AS n FROM agency.referrals WHERE project_id = $1', [projectId])).toBe(0);
     await agency.restart();
     await expectAppliedOnce(projectId, affiliateId, wallets);
@@ -135,15 +143,7 @@ describe('tracking batch processing through an agency death and Redis loss', () 
 
   it('applies every batch once when Redis goes away while they are being applied and comes back empty', async () => {
     const { projectId, code, affiliateId } = await projectWithAffiliate();
-    const lock = await holdRowLock(stack.databaseUrl, 'SELECT 1 FROM agency.affiliates WHERE id = $1 FOR UPDATE', [affiliateId]);
-    let wallets: string[];
-    try {
-      wallets = await storeVisits(projectId, code);
-      await pollUntil(async () => (await lock.waiters()) >= 1, { timeoutMs: 20_000, intervalMs: 50, what: 'a batch waiting on the affiliate' });
-      await stack.redis!.stop();
-    } finally {
-      await lock.release();
-    }
+    const wallets = await storeVisitsHalfApplied(projectId, code, affiliateId, () => stack.redis!.stop());
     await stack.redis!.startEmpty();
     await expectAppliedOnce(projectId, affiliateId, wallets);
   }, 90_000);

@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import { EVENT_CONSUMER_LIST } from '../../services/platform/events/consumers';
 import { SERVICE_CATALOG } from '../../services/platform/service-catalog';
+import type { TestProject } from './fixtures';
+import type { Api } from './http';
 import { pollUntil } from './poll';
 
 type Producer = 'audience' | 'tax';
@@ -44,4 +46,18 @@ export async function audienceEventsProjected(stack: { db: pg.Pool }, timeoutMs 
 /** What a test does before it reads the affiliate list's tax_status (the agency's projection of tax statuses and settings). */
 export async function taxEventsProjected(stack: { db: pg.Pool }, timeoutMs = 15_000): Promise<void> {
   await producerEventsProjected(stack, 'tax', timeoutMs);
+}
+
+/**
+ * Waits until the affiliate list, searched for `name`, shows that affiliate with `conversions` conversions: the
+ * metrics projection has applied them (its consumer runs after the conversions settle).
+ */
+export async function affiliateConversionsProjected(stack: { api: Api }, project: TestProject, name: string, conversions: number): Promise<void> {
+  await pollUntil(
+    async () => {
+      const response = await stack.api.get(`/api/v1/projects/${project.id}/affiliates?q=${encodeURIComponent(name)}`, { key: project.keys.admin });
+      return response.body.results?.[0]?.conversions === conversions;
+    },
+    { timeoutMs: 15_000, intervalMs: 50, what: `the projection to hold ${name}’s ${conversions} conversions` },
+  );
 }

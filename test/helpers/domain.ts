@@ -7,6 +7,7 @@ import { deliverEvent, type EventConsumer } from '../../services/platform/outbox
 import type { EventJobData } from '../../services/platform/outbox/event';
 import type { OutboxTables } from '../../services/platform/outbox/tables';
 import type { TestClock } from './clock';
+import { lateBound } from './late-bound';
 import type { LogCapture } from './log-capture';
 import { createTestDatabase } from './test-database';
 
@@ -34,6 +35,31 @@ export interface DomainHarness<D, DB> {
 
 export interface HarnessOptions {
   clock?: TestClock;
+}
+
+/**
+ * The usual set-up of a medium file, as hooks: the harness `start` answers (e.g. `() => startClaimDomain()`),
+ * started before the file's tests and stopped after them. Call it inside the file's describe, before the
+ * file's own hooks. Returns a stand-in that answers with the started harness once the file's beforeAll
+ * hooks run (as useStackWithProject does for the HTTP tests).
+ */
+export function useDomainHarness<H extends { stop(): Promise<void> }>(start: () => Promise<H>): H {
+  let started: H | undefined;
+  beforeAll(async () => {
+    started = await start();
+  });
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return lateBound(() => {
+    if (!started) throw new Error('the harness is not started yet (it was asked for outside the tests and hooks)');
+    return started;
+  });
+}
+
+/** The rows a query answers on the harness's whole test database (`sql`), to check what was (not) written. */
+export function rowsOf(harness: { sql: pg.Pool }) {
+  return <T extends Record<string, unknown>>(text: string, values: unknown[]) => harness.sql.query<T>(text, values).then((result) => result.rows);
 }
 
 /** The service's schema on a database of its own, cloned from the run's template, and a pool on the whole database. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { randomEvmAddress } from './evm-addresses';
 import type { Api } from './http';
 import { lateBound } from './late-bound';
 import { type StackOptions, startStack, TEST_PLATFORM_KEY, type TestStack } from './stack';
@@ -83,4 +84,19 @@ export async function createSegment(stack: WithApi, project: TestProject, body: 
   });
   if (response.status !== 201) throw new Error(`segment creation failed: ${response.status} ${response.text}`);
   return response.body as { id: string; name: string; entries_count: number; tier_rank: number | null };
+}
+
+/** An affiliate of the project, created by the admin API with this body; answers the created affiliate. */
+export async function createAffiliate(stack: WithApi, project: TestProject, body: Record<string, unknown>) {
+  const response = await stack.api.post(`/api/v1/projects/${project.id}/affiliates`, { key: project.keys.admin, body });
+  if (response.status !== 201) throw new Error(`affiliate creation failed: ${response.status} ${response.text}`);
+  return response.body as { id: string };
+}
+
+/** An affiliate named `name` at a new address, with a code made of its name. */
+export async function newNamedAffiliate(stack: WithApi, project: TestProject, name: string) {
+  const identifier = randomEvmAddress();
+  const code = `${name.toLowerCase()}${randomEvmAddress().slice(2, 8)}`;
+  const { id } = await createAffiliate(stack, project, { identifier, identifier_type: 'evm_address', name, code });
+  return { id, identifier, code };
 }

@@ -1,4 +1,11 @@
-/** What the tests that drive the published @fuul/sdk share: its browser, its signed messages and its refusals. */
+/** What the tests that drive the published @fuul/sdk share: its set-up, its browser, its signed messages and its refusals. */
+
+import { Fuul } from '@fuul/sdk';
+
+/** Points the SDK's one configuration of the process at the stack's gateway, with this key of the project. */
+export function initFuulSdk(stack: { baseUrl: string }, apiKey: string): void {
+  Fuul.init({ apiKey, baseApiUrl: `${stack.baseUrl}/api/v1/` });
+}
 
 /** The messages the gateway asks an affiliate to sign by default (the AFFILIATE_*_MESSAGE_TEMPLATE settings). */
 export const creationMessage = (code: string) => `I confirm that I am creating the ${code} code`;

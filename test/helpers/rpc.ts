@@ -4,6 +4,7 @@ import { ClaimServiceClient } from '../../gen/referral/claim/v1/claim';
 import { TaxServiceClient } from '../../gen/referral/tax/v1/tax';
 import { createGrpcClient, type GrpcClient } from '../../services/platform/grpc/client';
 import { isServiceError, type RemoteError, readGrpcError } from '../../services/platform/grpc/errors';
+import { lateBound } from './late-bound';
 
 /** gRPC clients of a test stack's services, for tests that call them directly (as only the gateway does otherwise). */
 export interface ServiceClients {
@@ -31,6 +32,22 @@ export function serviceClients(stack: { grpcAddresses: { tax: string; audience: 
       claim.close();
     },
   };
+}
+
+/**
+ * serviceClients as hooks: opened on the started `stack` before the file's tests, closed after them. Call it
+ * inside the file's describe after useStackWithProject; returns a stand-in that answers once the hooks ran.
+ */
+export function useServiceClients(stack: Parameters<typeof serviceClients>[0]): ServiceClients {
+  let clients: ServiceClients | undefined;
+  beforeAll(() => {
+    clients = serviceClients(stack);
+  });
+  afterAll(() => clients?.close());
+  return lateBound(() => {
+    if (!clients) throw new Error('the service clients are not open yet (they were asked for outside the tests and hooks)');
+    return clients;
+  });
 }
 
 /** The error a call is refused with, as the gateway reads it; a call that succeeds fails the test. */

@@ -1,7 +1,7 @@
 import { Fuul, UserIdentifierType } from '@fuul/sdk';
-import { conversionBody, createCurrency, evmUser, putTerms, settled } from '../claim/claim-fixtures';
+import { conversionBody, createCurrency, evmUser, putTerms, sendSettledConversions, settled } from '../claim/claim-fixtures';
 import { createProject, randomEvmAddress, startStackWithProject, type TestProject } from '../helpers/fixtures';
-import { creationMessage, refusal } from '../helpers/fuul-sdk';
+import { creationMessage, refusal, initFuulSdk } from '../helpers/fuul-sdk';
 import { pollUntil } from '../helpers/poll';
 import { serviceClients, type ServiceClients } from '../helpers/rpc';
 import type { TestStack } from '../helpers/stack';
@@ -41,9 +41,7 @@ describe('a project’s rewards through the @fuul/sdk, to the unit', () => {
     const bodies = conversions.map(([user, rewardBase, volume, revenue]) =>
       conversionBody({ user: evmUser(user.identifier), reward_base: rewardBase, volume_usd: volume, revenue_usd: revenue }),
     );
-    const response = await stack.api.post('/api/v1/conversions/batch', { key: project.keys.service, body: { conversions: bodies } });
-    expect([200, 202]).toContain(response.status);
-    for (const body of bodies) await settled(stack, project, body.id);
+    await sendSettledConversions(stack, project, bodies);
   }
 
   beforeAll(async () => {
@@ -87,7 +85,7 @@ describe('a project’s rewards through the @fuul/sdk, to the unit', () => {
       },
       { timeoutMs: 15_000, what: 'the agency’s projection to count the four referred conversions' },
     );
-    Fuul.init({ apiKey: project.keys.service, baseApiUrl: `${stack.baseUrl}/api/v1/` });
+    initFuulSdk(stack, project.keys.service);
   });
   afterAll(async () => {
     clients?.close();

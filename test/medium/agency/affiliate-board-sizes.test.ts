@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { AgencyDatabase } from '../../../services/agency/database';
 import type { PaidConversionSource } from '../../../services/agency/domain/affiliate-metrics.service';
-import { affiliateMetrics, conversionFact, reversalFact } from '../../../services/agency/jobs/affiliate-metrics.consumer';
+import { conversionFact, reversalFact } from '../../../services/agency/jobs/affiliate-metrics.consumer';
 import type { ConversionFact, ReversalFact } from '../../../services/agency/repositories/affiliate-metrics.repository';
 import type { AffiliateRecord } from '../../../services/agency/repositories/affiliate-record';
-import type { EventPayload, EventType } from '../../../services/platform/events/contracts';
-import type { EventConsumer } from '../../../services/platform/outbox/consumer';
-import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
-import { deliverTo, eventNow } from '../../helpers/domain';
+import type { EventPayload } from '../../../services/platform/events/contracts';
+import { startAgencyDomain } from '../../helpers/agency-domain';
+import { useDomainHarness } from '../../helpers/domain';
 import { randomEvmAddress } from '../../helpers/evm-addresses';
+import { reversalEvent } from '../../helpers/conversion-events';
+import { metricsDelivery } from './metrics-events';
 import { newAffiliate, newProject, newUser } from './program-fixtures';
 
 type Processed = EventPayload<'claim.conversion.processed'>;
@@ -27,7 +27,6 @@ const METRICS = ['volume', 'revenue', 'referred_users'] as const;
  * transaction) each equals count(*) of its board, the number the boards' pages say.
  */
 describe('affiliate board sizes (kept count, domain)', () => {
-  let harness: AgencyHarness;
   const paid = new Map<string, ConversionFact[]>();
   const reversalsOf = new Map<string, ReversalFact[]>();
   const usdc = { id: randomUUID(), chainId: '8453', address: randomEvmAddress(), name: 'USDC', decimals: 6 };
@@ -45,18 +44,9 @@ describe('affiliate board sizes (kept count, domain)', () => {
     },
   };
 
-  beforeAll(async () => {
-    harness = await startAgencyDomain({ paidConversions: source });
-  });
-  afterAll(() => harness.stop());
+  const harness = useDomainHarness(() => startAgencyDomain({ paidConversions: source }));
 
-  const consumer = affiliateMetrics as unknown as EventConsumer<AgencyDatabase, EventType>;
-  const deliver = <T extends 'claim.conversion.processed' | 'claim.conversion.reversed'>(
-    projectId: string,
-    type: T,
-    payload: EventPayload<T>,
-    id?: string,
-  ) => deliverTo(harness, consumer, eventNow(harness, projectId, type, payload, id));
+  const deliver = metricsDelivery(harness);
 
   function conversion(projectId: string, affiliate: AffiliateRecord, volume: string, revenue: string): Processed {
     const user = newUser();
@@ -80,23 +70,7 @@ describe('affiliate board sizes (kept count, domain)', () => {
   }
 
   function reversal(converted: Processed, shareBps: number, volume: string, revenue: string): Reversed {
-    const amount = ((1000n * BigInt(shareBps)) / 10_000n).toString();
-    const payload: Reversed = {
-      conversion_id: converted.conversion_id,
-      reversal_id: `rev-${randomUUID()}`,
-      name: converted.name,
-      share_bps: shareBps,
-      reason: 'refund',
-      reversed_at: OCCURRED,
-      occurred_at: converted.occurred_at,
-      user: converted.user,
-      affiliate: converted.affiliate,
-      master: null,
-      volume_usd: volume,
-      revenue_usd: revenue,
-      currency_id: converted.currency_id,
-      reversals: [{ kind: 'affiliate_payout', user: converted.affiliate!.user, amount, was: 'available', from_check: amount, to_debt: '0' }],
-    };
+    const payload = reversalEvent(converted, shareBps, { volume, revenue });
     reversalsOf.set(converted.conversion_id, [...(reversalsOf.get(converted.conversion_id) ?? []), reversalFact(payload)]);
     return payload;
   }

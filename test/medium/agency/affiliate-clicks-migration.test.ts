@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { AgencyDatabase } from '../../../services/agency/database';
 import { agencyMigrations } from '../../../services/agency/migrations';
-import { type Database, openDatabase } from '../../../services/platform/db/database';
-import { migrateToLatest } from '../../../services/platform/db/migrate';
 import { SERVICE_CATALOG } from '../../../services/platform/service-catalog';
 import { randomEvmAddress } from '../../helpers/evm-addresses';
 import { LogCapture } from '../../helpers/log-capture';
-import { createEmptyDatabase } from '../../helpers/test-database';
+import { type DatabaseBeforeMigration, databaseBeforeMigration } from '../../helpers/migration-database';
 
 const SCHEMA = SERVICE_CATALOG.agency.schema;
 
@@ -17,9 +15,8 @@ const SCHEMA = SERVICE_CATALOG.agency.schema;
  * new clicks, and 0008's functions (rewritten by 0023) copy the clicks onto entries they create.
  */
 describe('migration 0023: an affiliate’s clicks on its metrics row and its filter entries', () => {
-  let empty: Awaited<ReturnType<typeof createEmptyDatabase>>;
   const logs = new LogCapture();
-  let database: Database<AgencyDatabase>;
+  let database: DatabaseBeforeMigration<AgencyDatabase>;
   const projectId = randomUUID();
   const [segmentId, laterSegmentId] = [randomUUID(), randomUUID()];
   const ids = { busy: randomUUID(), quiet: randomUUID(), idle: randomUUID() };
@@ -39,13 +36,7 @@ describe('migration 0023: an affiliate’s clicks on its metrics row and its fil
   };
 
   beforeAll(async () => {
-    empty = await createEmptyDatabase();
-    database = openDatabase<AgencyDatabase>({ url: empty.url, schema: SCHEMA, poolMax: 2, applicationName: 'test', logger: logs.logger('db') });
-    await sql`CREATE SCHEMA ${sql.id(SCHEMA)}`.execute(database.db);
-    const before = Object.fromEntries(Object.entries(agencyMigrations).filter(([key]) => key < '0023'));
-    const migrator = new Migrator({ db: database.db, migrationTableSchema: SCHEMA, provider: { getMigrations: async () => before } });
-    const { error } = await migrator.migrateToLatest();
-    if (error) throw error;
+    database = await databaseBeforeMigration<AgencyDatabase>(SCHEMA, agencyMigrations, (name) => name.startsWith('0023_'), logs);
 
     const db = database.db;
     for (const [key, id] of Object.entries(ids) as Array<[keyof typeof ids, string]>) {
@@ -68,11 +59,10 @@ describe('migration 0023: an affiliate’s clicks on its metrics row and its fil
     await click('quiet_code', 't1');
     await click('nobody', 't1');
 
-    await migrateToLatest(database.db, SCHEMA, agencyMigrations, logs.logger('migrate'));
+    await database.migrateRest();
   });
   afterAll(async () => {
     await database.close();
-    await empty?.drop();
   });
 
   it('counts the clicks stored before it onto the metrics rows and the filter entries', async () => {

@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { AgencyDatabase } from '../../../services/agency/database';
-import { affiliateMetrics } from '../../../services/agency/jobs/affiliate-metrics.consumer';
 import { metricsOf } from '../../../services/agency/repositories/affiliate-metrics.repository';
 import type { AffiliateRecord } from '../../../services/agency/repositories/affiliate-record';
-import type { EventPayload, EventType } from '../../../services/platform/events/contracts';
-import { type EventConsumer, eventProcessor } from '../../../services/platform/outbox/consumer';
-import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
-import { deliverTo, eventNow } from '../../helpers/domain';
+import type { EventPayload } from '../../../services/platform/events/contracts';
+import { eventProcessor } from '../../../services/platform/outbox/consumer';
+import { startAgencyDomain } from '../../helpers/agency-domain';
+import { eventNow, useDomainHarness } from '../../helpers/domain';
 import { randomEvmAddress } from '../../helpers/evm-addresses';
+import { reversalEvent } from '../../helpers/conversion-events';
+import { metricsConsumer, metricsDelivery } from './metrics-events';
 import { newAffiliate, newProject, newUser } from './program-fixtures';
 
 type Processed = EventPayload<'claim.conversion.processed'>;
-type Reversed = EventPayload<'claim.conversion.reversed'>;
 type User = { identifier: string; identifierType: string };
 
 const asUser = (user: User) => ({ identifier: user.identifier, identifier_type: user.identifierType as 'evm_address' });
@@ -22,23 +21,13 @@ const asUser = (user: User) => ({ identifier: user.identifier, identifier_type: 
  * (r1..r4: volume, revenue, conversions, users, earnings), net of reversals; an event without them is level 1.
  */
 describe('affiliate metrics: referral levels (consumer, domain)', () => {
-  let harness: AgencyHarness;
-  beforeAll(async () => {
-    harness = await startAgencyDomain();
-  });
-  afterAll(() => harness.stop());
+  const harness = useDomainHarness(() => startAgencyDomain());
 
-  const consumer = affiliateMetrics as unknown as EventConsumer<AgencyDatabase, EventType>;
-  const deliver = <T extends 'claim.conversion.processed' | 'claim.conversion.reversed'>(
-    projectId: string,
-    type: T,
-    payload: EventPayload<T>,
-    id?: string,
-  ) => deliverTo(harness, consumer, eventNow(harness, projectId, type, payload, id));
+  const deliver = metricsDelivery(harness);
   const deliverBatch = (projectId: string, payloads: Processed[]) =>
     eventProcessor(
       harness.db,
-      consumer,
+      metricsConsumer,
       harness.clock,
       harness.logs.logger('consumer'),
     )(
@@ -91,38 +80,6 @@ describe('affiliate metrics: referral levels (consumer, domain)', () => {
               ],
         ),
       ],
-    };
-  }
-
-  /** The claim service's reversal of `shareBps` of a conversion: each payout's floor share, with its level. */
-  function reversal(converted: Processed, shareBps: number, figures: { volume: string; revenue: string }): Reversed {
-    return {
-      conversion_id: converted.conversion_id,
-      reversal_id: `rev-${randomUUID()}`,
-      name: converted.name,
-      share_bps: shareBps,
-      reason: 'refund',
-      reversed_at: converted.occurred_at,
-      occurred_at: converted.occurred_at,
-      user: converted.user,
-      affiliate: converted.affiliate,
-      master: null,
-      ...(converted.upline ? { upline: converted.upline } : {}),
-      volume_usd: figures.volume,
-      revenue_usd: figures.revenue,
-      currency_id: converted.currency_id,
-      reversals: converted.payouts.map((payout) => {
-        const amount = ((BigInt(payout.amount) * BigInt(shareBps)) / 10_000n).toString();
-        return {
-          kind: payout.kind,
-          user: payout.user,
-          amount,
-          was: 'available' as const,
-          from_check: amount,
-          to_debt: '0',
-          ...(payout.level === undefined ? {} : { level: payout.level }),
-        };
-      }),
     };
   }
 
@@ -195,13 +152,13 @@ describe('affiliate metrics: referral levels (consumer, domain)', () => {
     const [a, b, c] = [await newAffiliate(harness, projectId), await newAffiliate(harness, projectId), await newAffiliate(harness, projectId)];
     const converted = conversion({ affiliate: a, upline: [b, c], volume: '100', revenue: '10', paid: [1000n, 301n, 200n] });
     await deliver(projectId, 'claim.conversion.processed', converted);
-    expect(await deliver(projectId, 'claim.conversion.reversed', reversal(converted, 5_000, { volume: '50', revenue: '5' }))).toBe('handled');
+    expect(await deliver(projectId, 'claim.conversion.reversed', reversalEvent(converted, 5_000, { volume: '50', revenue: '5' }))).toBe('handled');
     // floor(301 / 2) = 150 came back from level 2: 151 stays.
     expect(await levels(projectId, a)).toEqual([level(1, 50, 5, 1, ['500 USDC']), zero(2), zero(3), zero(4)]);
     expect(await levels(projectId, b)).toEqual([zero(1), level(2, 50, 5, 1, ['151 USDC']), zero(3), zero(4)]);
     expect(await levels(projectId, c)).toEqual([zero(1), zero(2), level(3, 50, 5, 1, ['100 USDC']), zero(4)]);
     // The rest (the other 5000 bps): nothing left, and no conversion counted at any level.
-    const rest = reversal(converted, 5_000, { volume: '50', revenue: '5' });
+    const rest = reversalEvent(converted, 5_000, { volume: '50', revenue: '5' });
     rest.reversals = rest.reversals.map((part) => (part.level === 2 ? { ...part, amount: '151', from_check: '151' } : part));
     await deliver(projectId, 'claim.conversion.reversed', rest);
     expect(await levels(projectId, b)).toEqual([zero(1), zero(2), zero(3), zero(4)]);

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { AgencyDatabase } from '../../../services/agency/database';
 import type { PaidConversionSource } from '../../../services/agency/domain/affiliate-metrics.service';
-import { affiliateMetrics, conversionFact, reversalFact } from '../../../services/agency/jobs/affiliate-metrics.consumer';
+import { conversionFact, reversalFact } from '../../../services/agency/jobs/affiliate-metrics.consumer';
 import {
   type ConversionFact,
   type MetricCurrency,
@@ -10,11 +9,13 @@ import {
 } from '../../../services/agency/repositories/affiliate-metrics.repository';
 import type { AffiliateRecord } from '../../../services/agency/repositories/affiliate-record';
 import { AffiliateStatsRepository } from '../../../services/agency/repositories/affiliate-stats.repository';
-import type { EventPayload, EventType } from '../../../services/platform/events/contracts';
-import { type EventConsumer, eventProcessor } from '../../../services/platform/outbox/consumer';
-import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
-import { deliverTo, eventNow } from '../../helpers/domain';
+import type { EventPayload } from '../../../services/platform/events/contracts';
+import { eventProcessor } from '../../../services/platform/outbox/consumer';
+import { startAgencyDomain } from '../../helpers/agency-domain';
+import { eventNow, useDomainHarness } from '../../helpers/domain';
 import { randomEvmAddress } from '../../helpers/evm-addresses';
+import { payoutShares, reversalEvent } from '../../helpers/conversion-events';
+import { metricsConsumer, metricsDelivery } from './metrics-events';
 import { newAffiliate, newProject, newUser } from './program-fixtures';
 
 type Processed = EventPayload<'claim.conversion.processed'>;
@@ -31,7 +32,6 @@ const OCCURRED = '2026-11-21T12:00:00.000Z';
  * from the claim service's paid conversions (each with its reversals) gives the same figures.
  */
 describe('affiliate metrics: reversals (consumer and rebuild, domain)', () => {
-  let harness: AgencyHarness;
   const paid = new Map<string, ConversionFact[]>();
   const reversalsOf = new Map<string, ReversalFact[]>();
   const currencies = new Map<string, MetricCurrency>();
@@ -45,18 +45,9 @@ describe('affiliate metrics: reversals (consumer and rebuild, domain)', () => {
     },
   };
 
-  beforeAll(async () => {
-    harness = await startAgencyDomain({ paidConversions: source });
-  });
-  afterAll(() => harness.stop());
+  const harness = useDomainHarness(() => startAgencyDomain({ paidConversions: source }));
 
-  const consumer = affiliateMetrics as unknown as EventConsumer<AgencyDatabase, EventType>;
-  const deliver = <T extends 'claim.conversion.processed' | 'claim.conversion.reversed'>(
-    projectId: string,
-    type: T,
-    payload: EventPayload<T>,
-    id?: string,
-  ) => deliverTo(harness, consumer, eventNow(harness, projectId, type, payload, id));
+  const deliver = metricsDelivery(harness);
 
   const usdc = { id: randomUUID(), chainId: '8453', address: randomEvmAddress(), name: 'USDC', decimals: 6 };
   currencies.set(usdc.id, usdc);
@@ -89,39 +80,10 @@ describe('affiliate metrics: reversals (consumer and rebuild, domain)', () => {
     return payload;
   }
 
-  /** A reversal as the claim service tells it: the share of the figures given, floor(amount × share / 10000) of each payout. */
+  /** A reversal as the claim service tells it: the share of the figures given, floor(amount × share / 10000) of each payout, leaving out a share that rounds to nothing. */
   function reversal(converted: Processed, shareBps: number, figures: { volume: string; revenue: string }): Reversed {
-    const payload: Reversed = {
-      conversion_id: converted.conversion_id,
-      reversal_id: `rev-${randomUUID()}`,
-      name: converted.name,
-      share_bps: shareBps,
-      reason: 'refund',
-      reversed_at: OCCURRED,
-      occurred_at: converted.occurred_at,
-      user: converted.user,
-      affiliate: converted.affiliate,
-      master: converted.master ? { id: converted.master.id, user: converted.master.user } : null,
-      volume_usd: figures.volume,
-      revenue_usd: figures.revenue,
-      currency_id: converted.currency_id,
-      reversals: converted.payouts.flatMap((payout) => {
-        const amount = (BigInt(payout.amount) * BigInt(shareBps)) / 10_000n;
-        return amount === 0n
-          ? []
-          : [
-              {
-                kind: payout.kind,
-                user: payout.user,
-                amount: amount.toString(),
-                was: 'available' as const,
-                from_check: amount.toString(),
-                to_debt: '0',
-                ...(payout.rebate ? { rebate: true as const } : {}),
-              },
-            ];
-      }),
-    };
+    const shares = payoutShares(converted, shareBps).filter((share) => share.amount !== '0');
+    const payload = reversalEvent(converted, shareBps, figures, shares);
     reversalsOf.set(converted.conversion_id, [...(reversalsOf.get(converted.conversion_id) ?? []), reversalFact(payload)]);
     return payload;
   }
@@ -319,7 +281,7 @@ describe('affiliate metrics: reversals (consumer and rebuild, domain)', () => {
     for (const converted of earlier) await deliver(projectId, 'claim.conversion.processed', converted);
     const later = Array.from({ length: 10 }, (_, index) => make(index));
     const batch = later.map((converted) => eventNow(harness, projectId, 'claim.conversion.processed', converted));
-    const processor = eventProcessor(harness.db, consumer, harness.clock, harness.logs.logger('consumer'));
+    const processor = eventProcessor(harness.db, metricsConsumer, harness.clock, harness.logs.logger('consumer'));
     await Promise.all([
       processor({ events: batch }, {} as never, new AbortController().signal),
       ...earlier.map((converted, index) =>

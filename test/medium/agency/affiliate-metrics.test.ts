@@ -7,8 +7,8 @@ import type { AffiliateRecord } from '../../../services/agency/repositories/affi
 import type { EventPayload, EventType } from '../../../services/platform/events/contracts';
 import { type EventConsumer, eventProcessor } from '../../../services/platform/outbox/consumer';
 import type { EventJobData } from '../../../services/platform/outbox/event';
-import { type AgencyHarness, startAgencyDomain } from '../../helpers/agency-domain';
-import { deliverTo, eventNow } from '../../helpers/domain';
+import { startAgencyDomain } from '../../helpers/agency-domain';
+import { deliverTo, eventNow, useDomainHarness } from '../../helpers/domain';
 import { randomEvmAddress } from '../../helpers/evm-addresses';
 import { newAffiliate, newProject, newUser } from './program-fixtures';
 
@@ -33,7 +33,6 @@ const newCurrency = (name: string): MetricCurrency & { chain_id: string } => ({
  * again), kept as per-affiliate figures; and its rebuild from the claim service's paid conversions.
  */
 describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
-  let harness: AgencyHarness;
   /** What "the claim service" paid, per project: the rebuild's source in this tier. */
   const paid = new Map<string, ConversionFact[]>();
   const currencies = new Map<string, MetricCurrency>();
@@ -46,10 +45,7 @@ describe('affiliate metrics projection (consumer and rebuild, domain)', () => {
     },
   };
 
-  beforeAll(async () => {
-    harness = await startAgencyDomain({ paidConversions: source });
-  });
-  afterAll(() => harness.stop());
+  const harness = useDomainHarness(() => startAgencyDomain({ paidConversions: source }));
 
   const consumer = affiliateMetrics as unknown as EventConsumer<AgencyDatabase, EventType>;
   const deliver = (projectId: string, payload: Payload, id?: string) =>

@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { AgencyDatabase } from '../../../services/agency/database';
 import { agencyMigrations } from '../../../services/agency/migrations';
-import { type Database, openDatabase } from '../../../services/platform/db/database';
-import { migrateToLatest } from '../../../services/platform/db/migrate';
 import { SERVICE_CATALOG } from '../../../services/platform/service-catalog';
 import { randomEvmAddress } from '../../helpers/evm-addresses';
 import { LogCapture } from '../../helpers/log-capture';
-import { createEmptyDatabase } from '../../helpers/test-database';
+import { type DatabaseBeforeMigration, databaseBeforeMigration } from '../../helpers/migration-database';
 
 const SCHEMA = SERVICE_CATALOG.agency.schema;
 
@@ -17,21 +15,14 @@ const SCHEMA = SERVICE_CATALOG.agency.schema;
  * `converting_users` keeps the old figure, on the metrics rows and on the list's filter entries.
  */
 describe('migration 0014: end users are every referred user, converting users kept apart', () => {
-  let empty: Awaited<ReturnType<typeof createEmptyDatabase>>;
   const logs = new LogCapture();
-  let database: Database<AgencyDatabase>;
+  let database: DatabaseBeforeMigration<AgencyDatabase>;
   const projectId = randomUUID();
   const segmentId = randomUUID();
   const ids = { busy: randomUUID(), quiet: randomUUID(), idle: randomUUID() };
 
   beforeAll(async () => {
-    empty = await createEmptyDatabase();
-    database = openDatabase<AgencyDatabase>({ url: empty.url, schema: SCHEMA, poolMax: 2, applicationName: 'test', logger: logs.logger('db') });
-    await sql`CREATE SCHEMA ${sql.id(SCHEMA)}`.execute(database.db);
-    const before = Object.fromEntries(Object.entries(agencyMigrations).filter(([key]) => key < '0014'));
-    const migrator = new Migrator({ db: database.db, migrationTableSchema: SCHEMA, provider: { getMigrations: async () => before } });
-    const { error } = await migrator.migrateToLatest();
-    if (error) throw error;
+    database = await databaseBeforeMigration<AgencyDatabase>(SCHEMA, agencyMigrations, (name) => name.startsWith('0014_'), logs);
 
     const db = database.db;
     const now = new Date('2026-11-21T12:00:00.000Z');
@@ -58,11 +49,10 @@ describe('migration 0014: end users are every referred user, converting users ke
     await refer('quiet', 2);
     await sql`UPDATE affiliate_metrics SET end_users = 2, conversions = 3 WHERE affiliate_id = ${ids.busy}`.execute(db);
 
-    await migrateToLatest(database.db, SCHEMA, agencyMigrations, logs.logger('migrate'));
+    await database.migrateRest();
   });
   afterAll(async () => {
     await database.close();
-    await empty?.drop();
   });
 
   it('counts every referral as an end user and keeps the converting users the old figure held', async () => {

@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { AudienceDomain } from '../../../services/audience/composition';
 import type { AudienceDatabase } from '../../../services/audience/database';
 import { conditionInputs } from '../../../services/audience/jobs/condition-inputs.consumer';
 import type { EventPayload, EventType } from '../../../services/platform/events/contracts';
 import type { EventConsumer } from '../../../services/platform/outbox/consumer';
 import type { EventJobData } from '../../../services/platform/outbox/event';
-import { deliverTo, type DomainHarness } from '../../helpers/domain';
+import { deliverTo, eventNow, useDomainHarness } from '../../helpers/domain';
 import { startAudienceDomain } from '../../helpers/audience-domain';
+import { reversalEvent } from '../../helpers/conversion-events';
 import { randomEvmAddress } from '../../helpers/evm-addresses';
 
 type Processed = EventPayload<'claim.conversion.processed'>;
-type Reversed = EventPayload<'claim.conversion.reversed'>;
 const wire = (identifier: string) => ({ identifier, identifier_type: 'evm_address' as const });
 const OCCURRED = '2026-11-21T12:00:00.000Z';
 
@@ -20,20 +19,11 @@ const OCCURRED = '2026-11-21T12:00:00.000Z';
  * reversal takes it out of the counts too), once per event, never below zero.
  */
 describe('condition inputs: reversals (consumer, domain)', () => {
-  let harness: DomainHarness<AudienceDomain, AudienceDatabase>;
-  beforeAll(async () => {
-    harness = await startAudienceDomain();
-  });
-  afterAll(() => harness.stop());
+  const harness = useDomainHarness(() => startAudienceDomain());
 
   const consumer = conditionInputs as unknown as EventConsumer<AudienceDatabase, EventType>;
-  const job = (projectId: string, type: EventType, payload: unknown, id: string = randomUUID()): EventJobData => ({
-    id,
-    type,
-    projectId,
-    payload,
-    createdAt: harness.clock.now().toISOString(),
-  });
+  const job = (projectId: string, type: EventType, payload: unknown, id?: string) =>
+    eventNow(harness, projectId, type, payload as EventPayload<EventType>, id);
   const deliver = (data: EventJobData) => deliverTo(harness, consumer, data);
 
   const usdc = randomUUID();
@@ -56,27 +46,8 @@ describe('condition inputs: reversals (consumer, domain)', () => {
       ],
     };
   }
-  function reversal(converted: Processed, shareBps: number, volume: string, revenue: string): Reversed {
-    return {
-      conversion_id: converted.conversion_id,
-      reversal_id: `rev-${randomUUID()}`,
-      name: converted.name,
-      share_bps: shareBps,
-      reason: 'refund',
-      reversed_at: OCCURRED,
-      occurred_at: converted.occurred_at,
-      user: converted.user,
-      affiliate: converted.affiliate,
-      master: null,
-      volume_usd: volume,
-      revenue_usd: revenue,
-      currency_id: converted.currency_id,
-      reversals: converted.payouts.map((payout) => {
-        const amount = ((BigInt(payout.amount) * BigInt(shareBps)) / 10_000n).toString();
-        return { kind: payout.kind, user: payout.user, amount, was: 'available' as const, from_check: amount, to_debt: '0' };
-      }),
-    };
-  }
+  const reversal = (converted: Processed, shareBps: number, volume: string, revenue: string) =>
+    reversalEvent(converted, shareBps, { volume, revenue });
 
   async function projection(projectId: string) {
     const read = async (query: string) => (await harness.sql.query(query, [projectId])).rows;

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { AudienceDomain } from '../../../services/audience/composition';
 import type { AudienceDatabase } from '../../../services/audience/database';
 import { conditionInputs } from '../../../services/audience/jobs/condition-inputs.consumer';
 import type { EventPayload, EventType } from '../../../services/platform/events/contracts';
 import { type EventConsumer, eventProcessor } from '../../../services/platform/outbox/consumer';
 import type { EventJobData } from '../../../services/platform/outbox/event';
-import { deliverTo, type DomainHarness } from '../../helpers/domain';
+import { deliverTo, eventNow, useDomainHarness } from '../../helpers/domain';
 import { startAudienceDomain } from '../../helpers/audience-domain';
 import { randomEvmAddress } from '../../helpers/evm-addresses';
 
@@ -20,20 +19,11 @@ const wire = (identifier: string): Wire => ({ identifier, identifier_type: 'evm_
  * one by one or many in one job, maybe again.
  */
 describe('condition inputs projection (consumer, domain)', () => {
-  let harness: DomainHarness<AudienceDomain, AudienceDatabase>;
-  beforeAll(async () => {
-    harness = await startAudienceDomain();
-  });
-  afterAll(() => harness.stop());
+  const harness = useDomainHarness(() => startAudienceDomain());
 
   const consumer = conditionInputs as unknown as EventConsumer<AudienceDatabase, EventType>;
-  const job = (projectId: string, type: EventType, payload: unknown, id: string = randomUUID()): EventJobData => ({
-    id,
-    type,
-    projectId,
-    payload,
-    createdAt: harness.clock.now().toISOString(),
-  });
+  const job = (projectId: string, type: EventType, payload: unknown, id?: string) =>
+    eventNow(harness, projectId, type, payload as EventPayload<EventType>, id);
   const deliver = (data: EventJobData) => deliverTo(harness, consumer, data);
   const deliverBatch = (events: EventJobData[]) =>
     eventProcessor(harness.db, consumer, harness.clock, harness.logs.logger('consumer'))({ events }, {} as never, new AbortController().signal);

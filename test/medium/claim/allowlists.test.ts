@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
-import { batchOf, conversion, movementsOf, newAffiliate, newProject, newUser, refer, termsInput } from './fixtures';
+import { batchOf, conversion, movementsOf, newAffiliate, newProject, newUser, pay, refer, termsInput } from './fixtures';
 
 type User = { identifier: string; identifierType: string };
 
@@ -25,10 +25,6 @@ describe('allowlists of payout terms (domain)', () => {
   /** A member of the audience: by a static or a dynamic entry alike (test/medium/audience/memberships.test.ts holds that rule). */
   const enter = (projectId: string, segmentId: string, user: User) => harness.audiences.add(projectId, segmentId, user);
 
-  async function submitAndPay(projectId: string, inputs: ReturnType<typeof conversion>[]) {
-    await harness.domain.conversions.submitMany(projectId, inputs);
-    return harness.domain.payouts.payBatch(await batchOf(harness, projectId, inputs[0]!.id));
-  }
   const eligibilityOf = async (projectId: string, id: string) => (await harness.domain.ledger.conversion(projectId, id)).eligibility;
   const membersCalls = () => harness.audiences.calls.filter((call) => call.method === 'members');
 
@@ -106,7 +102,7 @@ describe('allowlists of payout terms (domain)', () => {
       harness.audiences.calls.length = 0;
       // The listed user converts twice: asked about once.
       const inputs = [conversion({ user: listed }), conversion({ user: matched }), conversion({ user: outsider }), conversion({ user: listed })];
-      expect(await submitAndPay(projectId, inputs)).toEqual({ recorded: 4, movements: 3 });
+      expect(await pay(harness, projectId, inputs)).toEqual({ recorded: 4, movements: 3 });
       expect(harness.audiences.calls).toEqual([{ method: 'members', asked: 3 }]);
       expect((await movementsOf(harness, projectId)).map((row) => [row.conversion_id, row.kind, row.identifier, row.amount]).sort()).toEqual(
         [
@@ -145,7 +141,7 @@ describe('allowlists of payout terms (domain)', () => {
       harness.clock.advance(1_000);
       const [paid, refused] = [conversion({ user: byListed, rewardBase: '10000' }), conversion({ user: byUnlisted, rewardBase: '10000' })];
       harness.audiences.calls.length = 0;
-      await submitAndPay(projectId, [paid, refused]);
+      await pay(harness, projectId, [paid, refused]);
       expect(harness.audiences.calls).toEqual([{ method: 'members', asked: 2 }]);
       const movements = (await movementsOf(harness, projectId)).map((row) => [row.conversion_id, row.kind, row.identifier, row.amount]);
       expect(movements.filter(([id]) => id === paid.id)).toEqual([
@@ -168,7 +164,7 @@ describe('allowlists of payout terms (domain)', () => {
       const [leaving, joining] = [newUser(), newUser()];
       enter(projectId, allowed.id, leaving);
       const first = [conversion({ user: leaving }), conversion({ user: joining })];
-      await submitAndPay(projectId, first);
+      await pay(harness, projectId, first);
 
       harness.audiences.remove(projectId, allowed.id, leaving);
       enter(projectId, allowed.id, joining);
@@ -178,7 +174,7 @@ describe('allowlists of payout terms (domain)', () => {
       expect(await harness.domain.payouts.payBatch(await batchOf(harness, projectId, first[0]!.id))).toEqual({ recorded: 0, movements: 0 });
 
       const second = [conversion({ user: leaving }), conversion({ user: joining })];
-      await submitAndPay(projectId, second);
+      await pay(harness, projectId, second);
       expect((await eligibilityOf(projectId, second[0]!.id)).endUser?.eligible).toBe(false);
       expect((await eligibilityOf(projectId, second[1]!.id)).endUser?.eligible).toBe(true);
       expect((await movementsOf(harness, projectId)).map((row) => row.conversion_id).sort()).toEqual([first[0]!.id, second[1]!.id].sort());
@@ -192,7 +188,7 @@ describe('allowlists of payout terms (domain)', () => {
       enter(projectId, doomed.id, user);
       harness.audiences.delete(projectId, doomed.id);
       const input = conversion({ user });
-      expect(await submitAndPay(projectId, [input])).toEqual({ recorded: 1, movements: 0 });
+      expect(await pay(harness, projectId, [input])).toEqual({ recorded: 1, movements: 0 });
       expect(await eligibilityOf(projectId, input.id)).toEqual({ endUser: { allowlistAudienceId: doomed.id, eligible: false }, affiliate: null });
       expect(harness.logs.text()).toContain('payout terms name allowlist audiences the project no longer has');
       expect(harness.logs.text()).toContain(doomed.id);
@@ -207,7 +203,7 @@ describe('allowlists of payout terms (domain)', () => {
       await harness.domain.terms.put(projectId, 'gated', termsInput(currencyId, { endUser: { fixed: '5' }, endUserAllowlistAudienceId: allowed.id }));
       harness.audiences.calls.length = 0;
       const open = [conversion({ name: 'open' }), conversion({ name: 'open' }), conversion({ name: 'nothing' })];
-      expect(await submitAndPay(projectId, open)).toEqual({ recorded: 3, movements: 2 });
+      expect(await pay(harness, projectId, open)).toEqual({ recorded: 3, movements: 2 });
       expect(harness.audiences.calls).toEqual([]);
       expect(await eligibilityOf(projectId, open[0]!.id)).toEqual({ endUser: null, affiliate: null });
       const { rows } = await harness.sql.query(
@@ -217,7 +213,7 @@ describe('allowlists of payout terms (domain)', () => {
       expect(rows[0].n).toBe(0);
 
       const mixed = [conversion({ name: 'open' }), conversion({ name: 'gated' }), conversion({ name: 'gated' })];
-      expect(await submitAndPay(projectId, mixed)).toEqual({ recorded: 3, movements: 1 });
+      expect(await pay(harness, projectId, mixed)).toEqual({ recorded: 3, movements: 1 });
       expect(membersCalls()).toEqual([{ method: 'members', asked: 2 }]);
       expect(await eligibilityOf(projectId, mixed[0]!.id)).toEqual({ endUser: null, affiliate: null });
       expect(await eligibilityOf(projectId, mixed[1]!.id)).toEqual({

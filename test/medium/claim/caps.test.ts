@@ -1,7 +1,8 @@
 import type { PayoutCapsInput, PayoutTermsInput } from '../../../services/claim/domain/payout-terms.service';
 import { MAX_AMOUNT } from '../../../services/rules/money';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
-import { batchOf, conversion, newAffiliate, newProject, newUser, refer, termsInput } from './fixtures';
+import { startClaimDomain } from '../../helpers/claim-domain';
+import { rowsOf, useDomainHarness } from '../../helpers/domain';
+import { batchOf, checksOffTheirMovements, conversion, newAffiliate, newProject, newUser, pay, refer, termsInput } from './fixtures';
 
 const DAY = 86_400_000;
 const KEY = 'key-admin-caps';
@@ -14,24 +15,14 @@ const KEY = 'key-admin-caps';
  * movements but not declined ones, and hold when batches of the same user are paid at once.
  */
 describe('payout caps (domain)', () => {
-  let harness: ClaimHarness;
-  beforeAll(async () => {
-    harness = await startClaimDomain();
-  });
-  afterAll(() => harness.stop());
+  const harness = useDomainHarness(() => startClaimDomain());
 
-  const rows = <T extends Record<string, unknown>>(text: string, values: unknown[]) =>
-    harness.sql.query<T>(text, values).then((result) => result.rows);
+  const rows = rowsOf(harness);
 
   async function project(caps: PayoutCapsInput, fields: Partial<PayoutTermsInput> = {}, name = 'trade') {
     const created = await newProject(harness);
     await harness.domain.terms.put(created.projectId, name, termsInput(created.currencyId, { caps, ...fields }));
     return created;
-  }
-
-  async function pay(projectId: string, inputs: Array<ReturnType<typeof conversion>>) {
-    await harness.domain.conversions.submitMany(projectId, inputs);
-    return harness.domain.payouts.payBatch(await batchOf(harness, projectId, inputs[0]!.id));
   }
 
   /** Conversion ids that sort in the order given (a batch is capped in conversion-id order). */
@@ -58,13 +49,7 @@ describe('payout caps (domain)', () => {
 
   /** Every open check holds exactly its movements' amounts (the capped parts are in none). */
   async function expectChecksHoldTheirMovements(projectId: string) {
-    expect(
-      await rows(
-        `SELECT cc.id FROM claim.claim_checks cc WHERE cc.project_id = $1
-           AND (cc.amount, cc.movements_count) <> (SELECT coalesce(sum(amount), 0), count(*)::int FROM claim.movements m WHERE m.claim_check_id = cc.id)`,
-        [projectId],
-      ),
-    ).toEqual([]);
+    expect(await checksOffTheirMovements(harness, projectId)).toEqual([]);
   }
 
   it('cuts each movement of a conversion to the per-conversion cap: the end user’s, the affiliate’s and the master’s spread', async () => {
@@ -75,7 +60,7 @@ describe('payout caps (domain)', () => {
     const user = newUser();
     refer(harness, projectId, user, affiliate.code);
     const input = conversion({ user, rewardBase: '10000' });
-    expect(await pay(projectId, [input])).toEqual({ recorded: 1, movements: 3 });
+    expect(await pay(harness, projectId, [input])).toEqual({ recorded: 1, movements: 3 });
     expect(await movements(projectId)).toEqual([cut('600', '200', 'per_conversion'), cut('600', '400', 'per_conversion'), cut('500', '0', null)]);
     await expectChecksHoldTheirMovements(projectId);
     // The conversion and the user's movement list say what was cut.
@@ -99,7 +84,7 @@ describe('payout caps (domain)', () => {
     const user = newUser();
     const other = newUser();
     const batch = ordered(3, { user });
-    expect(await pay(projectId, [...batch, conversion({ user: other })])).toMatchObject({ recorded: 4, movements: 4 });
+    expect(await pay(harness, projectId, [...batch, conversion({ user: other })])).toMatchObject({ recorded: 4, movements: 4 });
     const byId = async () => new Map((await movements(projectId)).map((row) => [row.conversion_id, row]));
     let paid = await byId();
     expect(batch.map((input) => paid.get(input.id))).toEqual([cut('400', '0', null), cut('400', '0', null), cut('200', '200', 'per_end_user')]);
@@ -107,7 +92,7 @@ describe('payout caps (domain)', () => {
     // A later batch finds the cap spent: the movement is still written, amount 0, all of it capped.
     const later = conversion({ user });
     const elsewhere = conversion({ user, name: 'swap' });
-    expect(await pay(projectId, [later, elsewhere])).toMatchObject({ recorded: 2, movements: 2 });
+    expect(await pay(harness, projectId, [later, elsewhere])).toMatchObject({ recorded: 2, movements: 2 });
     paid = await byId();
     expect(paid.get(later.id)).toEqual(cut('0', '400', 'per_end_user'));
     // Other terms keep their own totals; another user has its own.
@@ -133,7 +118,7 @@ describe('payout caps (domain)', () => {
     const { projectId } = await project({ perEndUser: '1000' }, { endUser: { fixed: '400' } });
     const user = newUser();
     const first = ordered(3, { user });
-    await pay(projectId, first);
+    await pay(harness, projectId, first);
     // 400 + 400 + 200 (capped): the cap is spent. Half of the first is refunded: 200 of room comes back.
     await harness.domain.reversals.reverse(projectId, {
       conversionId: first[0]!.id,
@@ -143,7 +128,7 @@ describe('payout caps (domain)', () => {
       reversedBy: 'key-service-caps',
     });
     const later = conversion({ user });
-    await pay(projectId, [later]);
+    await pay(harness, projectId, [later]);
     const paid = new Map((await movements(projectId)).map((row) => [row.conversion_id, row]));
     expect(paid.get(later.id)).toEqual(cut('200', '200', 'per_end_user'));
     expect((await harness.domain.reconciliation.get(projectId, undefined)).balanced).toBe(true);
@@ -156,7 +141,7 @@ describe('payout caps (domain)', () => {
     for (const user of users) refer(harness, projectId, user, affiliate.code);
     const start = harness.clock.now();
     const affiliateCut = async (input: ReturnType<typeof conversion>) => {
-      await pay(projectId, [input]);
+      await pay(harness, projectId, [input]);
       return (await movements(projectId)).find((row) => row.conversion_id === input.id && row.kind === 'affiliate_payout');
     };
     expect(await affiliateCut(conversion({ user: users[0] }))).toEqual(cut('300', '0', null));
@@ -176,7 +161,7 @@ describe('payout caps (domain)', () => {
     const { projectId } = await project({ perEndUser: '1000' }, { endUser: { fixed: '600' }, requireApproval: true });
     const user = newUser();
     const [first, second] = ordered(2, { user });
-    await pay(projectId, [first!, second!]);
+    await pay(harness, projectId, [first!, second!]);
     expect(await movements(projectId)).toEqual([
       expect.objectContaining({ ...cutFields('600', '0', null), status: 'pending' }),
       expect.objectContaining({ ...cutFields('400', '200', 'per_end_user'), status: 'pending' }),
@@ -184,7 +169,7 @@ describe('payout caps (domain)', () => {
     // Declined: the 600 no longer counts, so 1000 − 400 = 600 of room.
     await harness.domain.decisions.decline(projectId, [first!.id], 'not a real order', KEY);
     const third = conversion({ user });
-    await pay(projectId, [third]);
+    await pay(harness, projectId, [third]);
     expect((await movements(projectId)).find((row) => row.conversion_id === third.id)).toEqual(cut('600', '0', null));
     // An approved capped movement stays as it was cut: the trigger refuses any change of its capped part.
     await harness.domain.decisions.approve(projectId, [second!.id], undefined, KEY);
@@ -199,7 +184,7 @@ describe('payout caps (domain)', () => {
     ).rejects.toThrow(/append-only/);
     // 400 + 600 spent: a fourth waits cut to nothing, and once approved is available in the open check, which grows by 0.
     const fourth = conversion({ user });
-    await pay(projectId, [fourth]);
+    await pay(harness, projectId, [fourth]);
     expect((await movements(projectId)).find((row) => row.conversion_id === fourth.id)).toEqual(
       expect.objectContaining({ ...cutFields('0', '600', 'per_end_user'), status: 'pending' }),
     );
@@ -231,7 +216,7 @@ describe('payout caps (domain)', () => {
 
   it('has the tables refuse a movement of nothing that no cap cut, a cut without its cap, and a window without its days', async () => {
     const { projectId } = await project({ perConversion: '10' }, { endUser: { fixed: '50' } });
-    await pay(projectId, [conversion()]);
+    await pay(harness, projectId, [conversion()]);
     const copy = (amount: string, capped: string, by: string | null) =>
       harness.sql.query(
         `INSERT INTO claim.movements (project_id, conversion_id, kind, identifier_type, identifier, currency_id, amount, claim_check_id, available_at, created_at, capped_amount, capped_by)

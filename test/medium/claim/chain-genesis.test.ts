@@ -3,9 +3,9 @@ import { claimManagerReader } from '../../../services/claim/chain/claim-manager-
 import { VoucherRepository } from '../../../services/claim/repositories/voucher.repository';
 import { TestClock } from '../../helpers/clock';
 import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
-import { openCheck, pay, trade } from './claim-check-fixtures';
+import { openCheck, trade } from './claim-check-fixtures';
 import { type MediumChain, startMediumChain } from './claim-chain';
-import { newUser } from './fixtures';
+import { newUser, pay } from './fixtures';
 
 const KEYS: Hex[] = [`0x${'5a'.repeat(32)}`];
 const TTL = 3_600;

@@ -2,9 +2,9 @@ import type { Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
 import type { ClaimRow } from '../../../services/claim/domain/claim-check.service';
 import { TestClock } from '../../helpers/clock';
 import type { TestAccount, TestChain } from '../../helpers/evm';
-import { openCheck, pay, reconciliation, trade, unbalanced } from './claim-check-fixtures';
+import { openCheck, reconciliation, trade, unbalanced } from './claim-check-fixtures';
 import { useClaimDomainOnChain } from './claim-chain';
-import { newUser } from './fixtures';
+import { newUser, pay } from './fixtures';
 
 const KEYS: Hex[] = [`0x${'7c'.repeat(32)}`, `0x${'8d'.repeat(32)}`];
 const TTL = 3_600;

@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { ClaimDatabase } from '../../../services/claim/database';
 import { claimMigrations } from '../../../services/claim/migrations';
 import { LedgerRepository } from '../../../services/claim/repositories/ledger.repository';
-import { type Database, openDatabase } from '../../../services/platform/db/database';
-import { migrateToLatest } from '../../../services/platform/db/migrate';
 import type { UserIdentifier } from '../../../services/rules/identifiers';
 import { SERVICE_CATALOG } from '../../../services/platform/service-catalog';
 import { evmAddress } from '../../helpers/evm-addresses';
 import { LogCapture } from '../../helpers/log-capture';
-import { createEmptyDatabase } from '../../helpers/test-database';
+import { type DatabaseBeforeMigration, databaseBeforeMigration } from '../../helpers/migration-database';
 
 const SCHEMA = SERVICE_CATALOG.claim.schema;
 const MAX = 2n ** 256n - 1n;
@@ -22,9 +20,8 @@ const NOW = new Date('2026-11-21T12:00:00.000Z');
  * then on the database refuses any check or movement past 2^256 − 1.
  */
 describe('migration claim_check_uint256: checks past 2^256 − 1 stop taking payouts', () => {
-  let empty: Awaited<ReturnType<typeof createEmptyDatabase>>;
   const logs = new LogCapture();
-  let database: Database<ClaimDatabase>;
+  let database: DatabaseBeforeMigration<ClaimDatabase>;
   const projectId = randomUUID();
   const currencyId = randomUUID();
   const locked: UserIdentifier = { identifier: evmAddress(1), identifierType: 'evm_address' };
@@ -43,25 +40,7 @@ describe('migration claim_check_uint256: checks past 2^256 − 1 stop taking pay
     ).rows;
 
   beforeAll(async () => {
-    empty = await createEmptyDatabase();
-    database = openDatabase<ClaimDatabase>({ url: empty.url, schema: SCHEMA, poolMax: 2, applicationName: 'test', logger: logs.logger('db') });
-    await sql`CREATE SCHEMA ${sql.id(SCHEMA)}`.execute(database.db);
-    // Every migration before this one (found by its name, whatever its number).
-    const names = Object.keys(claimMigrations);
-    const before = Object.fromEntries(
-      names
-        .slice(
-          0,
-          names.findIndex((migration) => migration.endsWith('_claim_check_uint256')),
-        )
-        .map((migration) => [migration, claimMigrations[migration]!]),
-    );
-    const { error } = await new Migrator({
-      db: database.db,
-      migrationTableSchema: SCHEMA,
-      provider: { getMigrations: async () => before },
-    }).migrateToLatest();
-    if (error) throw error;
+    database = await databaseBeforeMigration<ClaimDatabase>(SCHEMA, claimMigrations, (name) => name.endsWith('_claim_check_uint256'), logs);
 
     await sql`
       INSERT INTO currencies (id, project_id, chain_id, address, name, decimals, type, created_at)
@@ -70,11 +49,10 @@ describe('migration claim_check_uint256: checks past 2^256 − 1 stop taking pay
     await openCheck(locked, 2n * MAX);
     await openCheck(sound, 7n);
 
-    await migrateToLatest(database.db, SCHEMA, claimMigrations, logs.logger('migrate'));
+    await database.migrateRest();
   });
   afterAll(async () => {
     await database?.close();
-    await empty?.drop();
   });
 
   it('marks the open check past 2^256 − 1 full and leaves one within the bound taking payouts', async () => {

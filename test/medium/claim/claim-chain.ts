@@ -4,6 +4,7 @@ import { claimManagerAbi } from '../../../contracts/generated/claim-manager';
 import { claimManagerReader } from '../../../services/claim/chain/claim-manager-reader';
 import { VoucherSigner } from '../../../services/claim/chain/voucher-signer';
 import type { ClaimRow } from '../../../services/claim/domain/claim-check.service';
+import type { PayoutTermsInput } from '../../../services/claim/domain/payout-terms.service';
 import { ChainDirectory } from '../../../services/claim/domain/chains';
 import type { TestClock } from '../../helpers/clock';
 import { type ClaimHarness, type ClaimHarnessOptions, startClaimDomain } from '../../helpers/claim-domain';
@@ -127,4 +128,19 @@ export async function newProjectOnChain(harness: ClaimHarness, medium: MediumCha
   });
   await harness.domain.claimSettings.put(projectId, medium.projectAccount.address);
   return { projectId, currencyId: currency.id };
+}
+
+/**
+ * A project on the chain (newProjectOnChain) with terms of each name given, each paying the end user 1% and the
+ * referring affiliate 10% with that name's own settings (a hold, an approval, caps).
+ */
+export async function newProjectOnChainWithTerms(
+  harness: ClaimHarness,
+  medium: MediumChain,
+  terms: Record<string, Partial<PayoutTermsInput>>,
+): Promise<{ projectId: string; currencyId: string }> {
+  const { projectId, currencyId } = await newProjectOnChain(harness, medium);
+  const rewards = { endUser: { bps: 100 }, affiliate: { bps: 1_000 }, tiers: [] };
+  for (const [name, settings] of Object.entries(terms)) await harness.domain.terms.put(projectId, name, { currencyId, ...rewards, ...settings });
+  return { projectId, currencyId };
 }

@@ -3,7 +3,7 @@ import type { Address, Hex } from 'viem' with { 'resolution-mode': 'import' };
 import type { ClaimRow } from '../../../services/claim/domain/claim-check.service';
 import type { ClaimHarness } from '../../helpers/claim-domain';
 import { randomEvmAddress } from '../../helpers/evm-addresses';
-import { batchOf, conversion, newAffiliate, refer, termsInput } from './fixtures';
+import { conversion, newAffiliate, refer, termsInput } from './fixtures';
 
 /** Claim checks in the medium tier: projects set up for claims, paying conversions, and the (fake) tax service's side of the gate. */
 
@@ -31,12 +31,6 @@ export async function claimProject(harness: ClaimHarness, chainId = 8453, tokenA
   await harness.domain.terms.put(projectId, 'trade', termsInput(currency.id, { endUser: { bps: 100 }, affiliate: { bps: 1_000 } }));
   await harness.domain.claimSettings.put(projectId, PROJECT_ADDRESS);
   return { projectId, currencyId: currency.id, currency };
-}
-
-/** Stores and pays conversions at once (the job's step). */
-export async function pay(harness: ClaimHarness, projectId: string, inputs: Array<ReturnType<typeof conversion>>): Promise<void> {
-  await harness.domain.conversions.submitMany(projectId, inputs);
-  await harness.domain.payouts.payBatch(await batchOf(harness, projectId, inputs[0]!.id));
 }
 
 /** An affiliate and a user it referred; a `trade` of the user with this reward_base pays both. */

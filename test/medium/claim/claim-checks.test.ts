@@ -8,7 +8,6 @@ import {
   approveTaxForm,
   claimProject,
   openCheck,
-  pay,
   PROJECT_ADDRESS,
   reconciliation,
   referredPair,
@@ -17,7 +16,7 @@ import {
   trade,
   unbalanced,
 } from './claim-check-fixtures';
-import { newUser } from './fixtures';
+import { newUser, pay } from './fixtures';
 
 const viem = () => import('viem');
 

@@ -55,6 +55,35 @@ export async function movementsOf(harness: ClaimHarness, projectId: string): Pro
   return rows;
 }
 
+/** A project's movements with where each stands in the lifecycle (status, why it waits, when it becomes available, whether a check holds it, the decision). */
+export async function movementStatesOf(harness: ClaimHarness, projectId: string) {
+  const { rows } = await harness.sql.query<
+    Omit<MovementRow, 'identifier'> & {
+      status: string;
+      pending_reason: string | null;
+      available_at: Date;
+      in_check: boolean;
+      decided_by: string | null;
+      decline_reason: string | null;
+    }
+  >(
+    `SELECT conversion_id, kind, amount::text, status, pending_reason, available_at, claim_check_id IS NOT NULL AS in_check, decided_by, decline_reason
+     FROM claim.movements WHERE project_id = $1 ORDER BY conversion_id, kind`,
+    [projectId],
+  );
+  return rows;
+}
+
+/** The project's checks whose amount or movement count is not their movements' sum and count (none, in a sound ledger). */
+export async function checksOffTheirMovements(harness: ClaimHarness, projectId: string): Promise<Array<{ id: string }>> {
+  const { rows } = await harness.sql.query<{ id: string }>(
+    `SELECT cc.id FROM claim.claim_checks cc WHERE cc.project_id = $1
+       AND (cc.amount, cc.movements_count) <> (SELECT coalesce(sum(amount), 0), count(*)::int FROM claim.movements m WHERE m.claim_check_id = cc.id)`,
+    [projectId],
+  );
+  return rows;
+}
+
 export async function checksOf(harness: ClaimHarness, projectId: string) {
   const { rows } = await harness.sql.query<{ identifier: string; reason: string; status: string; amount: string; movements_count: number }>(
     'SELECT identifier, reason, status, amount::text, movements_count FROM claim.claim_checks WHERE project_id = $1 ORDER BY identifier, reason, created_at',
@@ -75,4 +104,17 @@ export async function batchOf(harness: ClaimHarness, projectId: string, id: stri
   ]);
   if (!rows[0]) throw new Error(`conversion ${id} is not stored`);
   return rows[0].batch_id;
+}
+
+/** Stores conversions and pays their batch at once (the job's step); answers what the payment recorded. */
+export async function pay(harness: ClaimHarness, projectId: string, inputs: ConversionInputLike[]) {
+  await harness.domain.conversions.submitMany(projectId, inputs);
+  return harness.domain.payouts.payBatch(await batchOf(harness, projectId, inputs[0]!.id));
+}
+
+/** Stores and pays one conversion with these fields at once; answers its id. */
+export async function payOne(harness: ClaimHarness, projectId: string, fields: Partial<ConversionInputLike>): Promise<string> {
+  const input = conversion(fields);
+  await pay(harness, projectId, [input]);
+  return input.id;
 }

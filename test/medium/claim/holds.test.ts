@@ -1,6 +1,7 @@
 import { MAX_AMOUNT } from '../../../services/rules/money';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
-import { batchOf, conversion, newAffiliate, newProject, newUser, refer, termsInput } from './fixtures';
+import { startClaimDomain } from '../../helpers/claim-domain';
+import { rowsOf, useDomainHarness } from '../../helpers/domain';
+import { checksOffTheirMovements, conversion, movementStatesOf, newAffiliate, newProject, newUser, pay, refer, termsInput } from './fixtures';
 
 const DAY = 86_400_000;
 const KEY = 'key-admin-1';
@@ -13,14 +14,9 @@ const KEY = 'key-admin-1';
  * idempotently; the ledger's trigger lets a status move forward only.
  */
 describe('holding and approval (domain)', () => {
-  let harness: ClaimHarness;
-  beforeAll(async () => {
-    harness = await startClaimDomain();
-  });
-  afterAll(() => harness.stop());
+  const harness = useDomainHarness(() => startClaimDomain());
 
-  const rows = <T extends Record<string, unknown>>(text: string, values: unknown[]) =>
-    harness.sql.query<T>(text, values).then((result) => result.rows);
+  const rows = rowsOf(harness);
 
   /** A project whose `trade` conversions pay the end user 1% and the referring affiliate 10%, under these hold and approval settings. */
   async function project(holdDays: number, requireApproval: boolean) {
@@ -33,27 +29,7 @@ describe('holding and approval (domain)', () => {
     return created;
   }
 
-  async function pay(projectId: string, inputs: Array<ReturnType<typeof conversion>>) {
-    await harness.domain.conversions.submitMany(projectId, inputs);
-    return harness.domain.payouts.payBatch(await batchOf(harness, projectId, inputs[0]!.id));
-  }
-
-  const movements = (projectId: string) =>
-    rows<{
-      conversion_id: string;
-      kind: string;
-      amount: string;
-      status: string;
-      pending_reason: string | null;
-      available_at: Date;
-      in_check: boolean;
-      decided_by: string | null;
-      decline_reason: string | null;
-    }>(
-      `SELECT conversion_id, kind, amount::text, status, pending_reason, available_at, claim_check_id IS NOT NULL AS in_check, decided_by, decline_reason
-       FROM claim.movements WHERE project_id = $1 ORDER BY conversion_id, kind`,
-      [projectId],
-    );
+  const movements = (projectId: string) => movementStatesOf(harness, projectId);
   const checks = (projectId: string) =>
     rows<{ identifier: string; reason: string; amount: string; movements_count: number; full: boolean }>(
       `SELECT identifier, reason, amount::text, movements_count, full_at IS NOT NULL AS full FROM claim.claim_checks
@@ -68,13 +44,7 @@ describe('holding and approval (domain)', () => {
     );
   /** Every check holds exactly its movements (no credits in these tests), and only available movements are in checks. */
   async function expectChecksHoldTheirMovements(projectId: string) {
-    expect(
-      await rows(
-        `SELECT cc.id FROM claim.claim_checks cc WHERE cc.project_id = $1
-           AND (cc.amount, cc.movements_count) <> (SELECT coalesce(sum(amount), 0), count(*)::int FROM claim.movements m WHERE m.claim_check_id = cc.id)`,
-        [projectId],
-      ),
-    ).toEqual([]);
+    expect(await checksOffTheirMovements(harness, projectId)).toEqual([]);
     expect(
       await rows(`SELECT id FROM claim.movements WHERE project_id = $1 AND (status = 'available') <> (claim_check_id IS NOT NULL)`, [projectId]),
     ).toEqual([]);
@@ -83,7 +53,7 @@ describe('holding and approval (domain)', () => {
   it('pays terms without hold or approval as before: available at once, in the open check, on the leaderboard', async () => {
     const { projectId } = await project(0, false);
     const input = conversion({ rewardBase: '10000' });
-    expect(await pay(projectId, [input])).toEqual({ recorded: 1, movements: 1 });
+    expect(await pay(harness, projectId, [input])).toEqual({ recorded: 1, movements: 1 });
     expect(await movements(projectId)).toEqual([
       expect.objectContaining({ status: 'available', pending_reason: null, available_at: harness.clock.now(), in_check: true, amount: '100' }),
     ]);
@@ -107,7 +77,7 @@ describe('holding and approval (domain)', () => {
     refer(harness, projectId, user, affiliate.code);
     const input = conversion({ user, rewardBase: '10000' });
     const paidAt = harness.clock.now();
-    await pay(projectId, [input]);
+    await pay(harness, projectId, [input]);
     const availableAt = new Date(paidAt.getTime() + 3 * DAY);
     expect(await movements(projectId)).toEqual([
       expect.objectContaining({
@@ -169,7 +139,7 @@ describe('holding and approval (domain)', () => {
   it('waits for approval whatever the time, then pays at once when approved after the hold', async () => {
     const { projectId } = await project(1, true);
     const input = conversion({ rewardBase: '50000' });
-    await pay(projectId, [input]);
+    await pay(harness, projectId, [input]);
     expect(await movements(projectId)).toEqual([expect.objectContaining({ status: 'pending', pending_reason: 'approval', in_check: false })]);
     harness.clock.advance(10 * DAY);
     await harness.domain.decisions.releaseDue(1_000);
@@ -201,7 +171,7 @@ describe('holding and approval (domain)', () => {
     const { projectId } = await project(2, true);
     const input = conversion({ rewardBase: '20000' });
     const paidAt = harness.clock.now();
-    await pay(projectId, [input]);
+    await pay(harness, projectId, [input]);
     harness.clock.advance(DAY);
     expect((await harness.domain.decisions.approve(projectId, [input.id], undefined, KEY)).map((r) => r.outcome)).toEqual(['approved']);
     expect(await movements(projectId)).toEqual([
@@ -224,7 +194,7 @@ describe('holding and approval (domain)', () => {
     const user = newUser();
     refer(harness, projectId, user, affiliate.code);
     const input = conversion({ user, rewardBase: '10000' });
-    await pay(projectId, [input]);
+    await pay(harness, projectId, [input]);
     const [declined] = await harness.domain.decisions.decline(projectId, [input.id], 'refunded order', KEY);
     expect(declined!.outcome).toBe('declined');
     expect(declined!.movements.map((movement) => [movement.status, movement.claimCheckStatus, movement.decision?.declineReason])).toEqual([
@@ -252,9 +222,9 @@ describe('holding and approval (domain)', () => {
     const a = conversion({ rewardBase: '10000' });
     const b = conversion({ rewardBase: '10000' });
     const nothing = conversion({ rewardBase: '0' });
-    await pay(waiting.projectId, [a, b, nothing]);
+    await pay(harness, waiting.projectId, [a, b, nothing]);
     const elsewhere = conversion({ rewardBase: '10000' });
-    await pay(plain.projectId, [elsewhere]);
+    await pay(harness, plain.projectId, [elsewhere]);
     const results = await harness.domain.decisions.approve(waiting.projectId, [b.id, 'nope', nothing.id, b.id, elsewhere.id], undefined, KEY);
     expect(results.map((r) => [r.conversionId, r.outcome, r.movements.length])).toEqual([
       [b.id, 'approved', 1],
@@ -303,8 +273,8 @@ describe('holding and approval (domain)', () => {
     await harness.domain.terms.put(projectId, 'held', termsInput(currencyId, { endUser: { fixed: '10' }, holdDays: 1 }));
     const user = newUser();
     const held = conversion({ user, name: 'held' });
-    await pay(projectId, [held]);
-    await pay(projectId, [conversion({ user, name: 'big' })]);
+    await pay(harness, projectId, [held]);
+    await pay(harness, projectId, [conversion({ user, name: 'big' })]);
     harness.clock.advance(DAY);
     await harness.domain.decisions.releaseDue(1_000);
     expect(await checks(projectId)).toEqual([
@@ -323,7 +293,7 @@ describe('holding and approval (domain)', () => {
     const inputs = Array.from({ length: 60 }, (_, index) =>
       conversion({ user: users[index % users.length]!, rewardBase: String(100 * (index + 1)) }),
     );
-    await pay(projectId, inputs);
+    await pay(harness, projectId, inputs);
     harness.clock.advance(DAY);
     const other = harness.anotherProcess();
     await Promise.all([
@@ -345,7 +315,7 @@ describe('holding and approval (domain)', () => {
   it('concurrent approvals of the same conversions approve each once', async () => {
     const { projectId } = await project(0, true);
     const inputs = Array.from({ length: 10 }, () => conversion({ rewardBase: '10000' }));
-    await pay(projectId, inputs);
+    await pay(harness, projectId, inputs);
     const ids = inputs.map((input) => input.id);
     const other = harness.anotherProcess();
     const answers = await Promise.all([
@@ -364,7 +334,7 @@ describe('holding and approval (domain)', () => {
   describe('the ledger’s trigger', () => {
     async function oneOf(holdDays: number, requireApproval: boolean) {
       const { projectId } = await project(holdDays, requireApproval);
-      await pay(projectId, [conversion({ rewardBase: '10000' })]);
+      await pay(harness, projectId, [conversion({ rewardBase: '10000' })]);
       const [row] = await rows<{ id: string; claim_check_id: string | null }>(
         'SELECT id::text, claim_check_id FROM claim.movements WHERE project_id = $1',
         [projectId],

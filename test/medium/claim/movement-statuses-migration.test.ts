@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { ClaimDatabase } from '../../../services/claim/database';
 import { claimMigrations } from '../../../services/claim/migrations';
 import { MovementRepository } from '../../../services/claim/repositories/movement.repository';
-import { type Database, openDatabase } from '../../../services/platform/db/database';
-import { migrateToLatest } from '../../../services/platform/db/migrate';
 import { SERVICE_CATALOG } from '../../../services/platform/service-catalog';
 import { evmAddress } from '../../helpers/evm-addresses';
 import { LogCapture } from '../../helpers/log-capture';
-import { createEmptyDatabase } from '../../helpers/test-database';
+import { type DatabaseBeforeMigration, databaseBeforeMigration } from '../../helpers/migration-database';
 
 const SCHEMA = SERVICE_CATALOG.claim.schema;
 const NOW = new Date('2026-11-21T12:00:00.000Z');
@@ -20,32 +18,14 @@ const NOW = new Date('2026-11-21T12:00:00.000Z');
  * pending movement's status move forward.
  */
 describe('migration movement_statuses: the ledger written before it', () => {
-  let empty: Awaited<ReturnType<typeof createEmptyDatabase>>;
   const logs = new LogCapture();
-  let database: Database<ClaimDatabase>;
+  let database: DatabaseBeforeMigration<ClaimDatabase>;
   const projectId = randomUUID();
   const currencyId = randomUUID();
   const user = { identifier: evmAddress(1), identifierType: 'evm_address' as const };
 
   beforeAll(async () => {
-    empty = await createEmptyDatabase();
-    database = openDatabase<ClaimDatabase>({ url: empty.url, schema: SCHEMA, poolMax: 2, applicationName: 'test', logger: logs.logger('db') });
-    await sql`CREATE SCHEMA ${sql.id(SCHEMA)}`.execute(database.db);
-    const names = Object.keys(claimMigrations);
-    const before = Object.fromEntries(
-      names
-        .slice(
-          0,
-          names.findIndex((migration) => migration.endsWith('_movement_statuses')),
-        )
-        .map((migration) => [migration, claimMigrations[migration]!]),
-    );
-    const { error } = await new Migrator({
-      db: database.db,
-      migrationTableSchema: SCHEMA,
-      provider: { getMigrations: async () => before },
-    }).migrateToLatest();
-    if (error) throw error;
+    database = await databaseBeforeMigration<ClaimDatabase>(SCHEMA, claimMigrations, (name) => name.endsWith('_movement_statuses'), logs);
 
     // As the code before statuses wrote them: terms, a paid conversion, its movement in an open check.
     await sql`
@@ -74,11 +54,10 @@ describe('migration movement_statuses: the ledger written before it', () => {
       database.db,
     );
 
-    await migrateToLatest(database.db, SCHEMA, claimMigrations, logs.logger('migrate'));
+    await database.migrateRest();
   });
   afterAll(async () => {
     await database?.close();
-    await empty?.drop();
   });
 
   it('reads an existing movement as available since it was written, in its check, and existing terms as holding nothing', async () => {

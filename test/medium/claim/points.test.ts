@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { CurrencyInput } from '../../../services/claim/domain/currency.service';
 import { toPage } from '../../../services/rules/pagination';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
+import { startClaimDomain } from '../../helpers/claim-domain';
+import { rowsOf, useDomainHarness } from '../../helpers/domain';
 import { batchOf, conversion, newAffiliate, newUser, refer, termsInput } from './fixtures';
 
 const DAY = 86_400_000;
@@ -15,14 +16,9 @@ const KEY = 'key-admin-1';
  * checks that the balances hold exactly what is available.
  */
 describe('points (domain)', () => {
-  let harness: ClaimHarness;
-  beforeAll(async () => {
-    harness = await startClaimDomain();
-  });
-  afterAll(() => harness.stop());
+  const harness = useDomainHarness(() => startClaimDomain());
 
-  const rows = <T extends Record<string, unknown>>(text: string, values: unknown[]) =>
-    harness.sql.query<T>(text, values).then((result) => result.rows);
+  const rows = rowsOf(harness);
   const points = (fields: Partial<CurrencyInput> = {}): CurrencyInput => ({
     chainId: undefined,
     address: undefined,

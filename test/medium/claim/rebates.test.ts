@@ -1,6 +1,7 @@
 import type { PayoutTermsInput } from '../../../services/claim/domain/payout-terms.service';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
-import { batchOf, conversion, newAffiliate, newProject, newUser, refer, termsInput } from './fixtures';
+import { startClaimDomain } from '../../helpers/claim-domain';
+import { rowsOf, useDomainHarness } from '../../helpers/domain';
+import { conversion, newAffiliate, newProject, newUser, pay, refer, termsInput } from './fixtures';
 
 const DAY = 86_400_000;
 const KEY = 'key-admin-rebates';
@@ -31,14 +32,9 @@ interface Row {
  * test/medium/agency/attribution.test.ts.
  */
 describe('rebates (domain)', () => {
-  let harness: ClaimHarness;
-  beforeAll(async () => {
-    harness = await startClaimDomain();
-  });
-  afterAll(() => harness.stop());
+  const harness = useDomainHarness(() => startClaimDomain());
 
-  const rows = <T extends Record<string, unknown>>(text: string, values: unknown[]) =>
-    harness.sql.query<T>(text, values).then((result) => result.rows);
+  const rows = rowsOf(harness);
 
   async function project(fields: Partial<PayoutTermsInput>, name = 'trade') {
     const created = await newProject(harness);
@@ -53,11 +49,6 @@ describe('rebates (domain)', () => {
     const user = newUser();
     refer(harness, projectId, user, affiliate.code);
     return { affiliate, user };
-  }
-
-  async function pay(projectId: string, inputs: Array<ReturnType<typeof conversion>>) {
-    await harness.domain.conversions.submitMany(projectId, inputs);
-    return harness.domain.payouts.payBatch(await batchOf(harness, projectId, inputs[0]!.id));
   }
 
   const movements = (projectId: string) =>
@@ -91,7 +82,7 @@ describe('rebates (domain)', () => {
     const { projectId } = await project({ affiliate: row.affiliate });
     const { affiliate, user } = referredWithRebate(projectId, row.bps);
     const input = conversion({ user, rewardBase: row.rewardBase });
-    await pay(projectId, [input]);
+    await pay(harness, projectId, [input]);
     const expected = [paid('affiliate_payout', false, affiliate.user, row.kept)];
     if (row.rebate !== null) expected.push(paid('end_user_payout', true, user, row.rebate));
     const written = await movements(projectId);
@@ -115,7 +106,7 @@ describe('rebates (domain)', () => {
     const zero = referredWithRebate(projectId, 0);
     const tenth = referredWithRebate(projectId, 1_000);
     const [first, second] = [conversion({ id: 'a-zero', user: zero.user }), conversion({ id: 'b-tenth', user: tenth.user })];
-    expect(await pay(projectId, [first, second])).toEqual({ recorded: 2, movements: 5 });
+    expect(await pay(harness, projectId, [first, second])).toEqual({ recorded: 2, movements: 5 });
     expect(await movements(projectId)).toEqual([
       paid('affiliate_payout', false, zero.affiliate.user, '1000'),
       paid('end_user_payout', false, zero.user, '50'),
@@ -138,10 +129,10 @@ describe('rebates (domain)', () => {
     const { projectId } = await project({ affiliate: { fixed: '1000' } });
     const { affiliate, user } = referredWithRebate(projectId, 500);
     const before = conversion({ id: 'a-before', user });
-    await pay(projectId, [before]);
+    await pay(harness, projectId, [before]);
     harness.agency.setRebateRate(projectId, affiliate.user, 2_000);
     const after = conversion({ id: 'b-after', user });
-    await pay(projectId, [after]);
+    await pay(harness, projectId, [after]);
     expect(await frozenRate(projectId, before.id)).toBe(500);
     expect(await frozenRate(projectId, after.id)).toBe(2_000);
     expect((await movements(projectId)).map((row) => [row.conversion_id, row.kind, row.rebate, row.amount])).toEqual([
@@ -156,7 +147,7 @@ describe('rebates (domain)', () => {
     const { projectId } = await project({ affiliate: { fixed: '1000' }, holdDays: 2 });
     const { user } = referredWithRebate(projectId, 1_500);
     const availableAt = new Date(harness.clock.now().getTime() + 2 * DAY);
-    await pay(projectId, [conversion({ user })]);
+    await pay(harness, projectId, [conversion({ user })]);
     expect(await movements(projectId)).toEqual([
       expect.objectContaining({ kind: 'affiliate_payout', amount: '850', status: 'pending', pending_reason: 'hold', in_check: false }),
       expect.objectContaining({ kind: 'end_user_payout', rebate: true, amount: '150', status: 'pending', pending_reason: 'hold', in_check: false }),
@@ -175,7 +166,7 @@ describe('rebates (domain)', () => {
     const approved = referredWithRebate(projectId, 1_000);
     const declined = referredWithRebate(projectId, 1_000);
     const [yes, no] = [conversion({ id: 'a-yes', user: approved.user }), conversion({ id: 'b-no', user: declined.user })];
-    await pay(projectId, [yes, no]);
+    await pay(harness, projectId, [yes, no]);
     expect((await movements(projectId)).map((row) => [row.conversion_id, row.rebate, row.status, row.pending_reason])).toEqual([
       ['a-yes', false, 'pending', 'approval'],
       ['a-yes', true, 'pending', 'approval'],
@@ -197,7 +188,7 @@ describe('rebates (domain)', () => {
     const { projectId } = await project({ endUser: { fixed: '7' }, affiliate: { fixed: '1000' } });
     const { affiliate, user } = referredWithRebate(projectId, 1_000);
     harness.agency.flag(projectId, affiliate.user);
-    await pay(projectId, [conversion({ user })]);
+    await pay(harness, projectId, [conversion({ user })]);
     expect((await movements(projectId)).map((row) => [row.kind, row.rebate, row.amount, row.status, row.pending_reason])).toEqual([
       ['affiliate_payout', false, '900', 'pending', 'review'],
       ['end_user_payout', false, '7', 'available', null],
@@ -209,7 +200,7 @@ describe('rebates (domain)', () => {
     const { projectId } = await project({ affiliate: { fixed: '1003' } });
     const { user } = referredWithRebate(projectId, 1_700); // rebate floor(1003 × 0.17) = 170, the affiliate 833
     const input = conversion({ user });
-    await pay(projectId, [input]);
+    await pay(harness, projectId, [input]);
     const { reversal } = await harness.domain.reversals.reverse(projectId, {
       conversionId: input.id,
       reversalId: 'refund-1',
@@ -250,7 +241,7 @@ describe('rebates (domain)', () => {
   it('caps the affiliate’s whole reward before the split: the per-conversion cap', async () => {
     const { projectId } = await project({ affiliate: { fixed: '800' }, caps: { perConversion: '500' } });
     const { affiliate, user } = referredWithRebate(projectId, 2_000);
-    await pay(projectId, [conversion({ user })]);
+    await pay(harness, projectId, [conversion({ user })]);
     // 800 capped to 500 (300 cut), then split: 100 to the user, 400 kept.
     expect(await movements(projectId)).toEqual([
       expect.objectContaining({
@@ -279,9 +270,9 @@ describe('rebates (domain)', () => {
     const users = [newUser(), newUser(), newUser()];
     for (const user of users) refer(harness, projectId, user, affiliate.code);
     // First batch: one conversion, 800 whole (640 kept, 160 rebated): the window counts 800.
-    await pay(projectId, [conversion({ id: 'a-1', user: users[0]! })]);
+    await pay(harness, projectId, [conversion({ id: 'a-1', user: users[0]! })]);
     // Second batch: 200 of room left (read from the ledger: the kept part and the rebate), then none.
-    await pay(projectId, [conversion({ id: 'b-2', user: users[1]! }), conversion({ id: 'c-3', user: users[2]! })]);
+    await pay(harness, projectId, [conversion({ id: 'b-2', user: users[1]! }), conversion({ id: 'c-3', user: users[2]! })]);
     expect(
       (await movements(projectId)).map((row) => [row.conversion_id, row.kind, row.rebate, row.amount, row.capped_amount, row.capped_by]),
     ).toEqual([
@@ -297,8 +288,8 @@ describe('rebates (domain)', () => {
   it('a rebate is not held to the end user’s cap, nor counted toward it', async () => {
     const { projectId } = await project({ endUser: { fixed: '100' }, affiliate: { fixed: '1000' }, caps: { perEndUser: '150' } });
     const { user } = referredWithRebate(projectId, 2_000);
-    await pay(projectId, [conversion({ id: 'a-1', user })]);
-    await pay(projectId, [conversion({ id: 'b-2', user })]);
+    await pay(harness, projectId, [conversion({ id: 'a-1', user })]);
+    await pay(harness, projectId, [conversion({ id: 'b-2', user })]);
     expect((await movements(projectId)).map((row) => [row.conversion_id, row.kind, row.rebate, row.amount, row.capped_by])).toEqual([
       ['a-1', 'affiliate_payout', false, '800', null],
       ['a-1', 'end_user_payout', false, '100', null],
@@ -313,7 +304,7 @@ describe('rebates (domain)', () => {
     const { projectId } = await project({ endUser: { fixed: '5' }, affiliate: { fixed: '1000' } });
     const { user } = referredWithRebate(projectId, 1_000);
     const input = conversion({ user });
-    await pay(projectId, [input]);
+    await pay(harness, projectId, [input]);
     const [rebate] = await rows<{ id: string; claim_check_id: string; currency_id: string }>(
       'SELECT id::text, claim_check_id, currency_id FROM claim.movements WHERE project_id = $1 AND rebate',
       [projectId],
@@ -333,7 +324,7 @@ describe('rebates (domain)', () => {
     const { projectId } = await project({ affiliate: { fixed: '1000' } });
     const { affiliate, user } = referredWithRebate(projectId, 1_250);
     const input = conversion({ user });
-    await pay(projectId, [input]);
+    await pay(harness, projectId, [input]);
     const [event] = await rows<{ payouts: unknown }>(
       `SELECT payload->'payouts' AS payouts FROM claim.outbox WHERE type = 'claim.conversion.processed' AND payload->>'conversion_id' = $1`,
       [input.id],

@@ -4,8 +4,8 @@ import { NotFoundError } from '../../../services/rules/errors';
 import { TestClock } from '../../helpers/clock';
 import { randomEvmAddress } from '../../helpers/evm-addresses';
 import { referredPair, type User } from './claim-check-fixtures';
-import { newProjectOnChain, useClaimDomainOnChain } from './claim-chain';
-import { batchOf, conversion } from './fixtures';
+import { newProjectOnChainWithTerms, useClaimDomainOnChain } from './claim-chain';
+import { payOne } from './fixtures';
 
 const KEYS: Hex[] = [`0x${'5c'.repeat(32)}`];
 const TTL = 3_600;
@@ -71,21 +71,16 @@ describe('ledger reconciliation', () => {
 
   async function project() {
     await medium.syncClock(clock);
-    const { projectId, currencyId } = await newProjectOnChain(harness, medium);
-    const rewards = { endUser: { bps: 100 }, affiliate: { bps: 1_000 }, tiers: [] };
-    await harness.domain.terms.put(projectId, 'trade', { currencyId, ...rewards });
-    await harness.domain.terms.put(projectId, 'held', { currencyId, ...rewards, holdDays: 1 });
-    await harness.domain.terms.put(projectId, 'vetted', { currencyId, ...rewards, requireApproval: true });
-    await harness.domain.terms.put(projectId, 'capped', { currencyId, ...rewards, caps: { perConversion: '50000', perEndUser: '15000' } });
-    return { projectId, currencyId };
+    return newProjectOnChainWithTerms(harness, medium, {
+      trade: {},
+      held: { holdDays: 1 },
+      vetted: { requireApproval: true },
+      capped: { caps: { perConversion: '50000', perEndUser: '15000' } },
+    });
   }
 
-  async function pay(projectId: string, user: User, name: string, rewardBase: number): Promise<string> {
-    const input = conversion({ user, rewardBase: String(rewardBase), name });
-    await harness.domain.conversions.submitMany(projectId, [input]);
-    await harness.domain.payouts.payBatch(await batchOf(harness, projectId, input.id));
-    return input.id;
-  }
+  const pay = (projectId: string, user: User, name: string, rewardBase: number) =>
+    payOne(harness, projectId, { user, name, rewardBase: String(rewardBase) });
 
   const closeOpen = async (projectId: string, user: User) => {
     const { rows } = await harness.sql.query<{ id: string }>(

@@ -1,7 +1,8 @@
 import { InvalidArgumentError } from '../../../services/rules/errors';
 import type { PayoutTermsInput } from '../../../services/claim/domain/payout-terms.service';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
-import { batchOf, conversion, newAffiliate, newProject, newUser, refer, termsInput } from './fixtures';
+import { startClaimDomain } from '../../helpers/claim-domain';
+import { rowsOf, useDomainHarness } from '../../helpers/domain';
+import { conversion, newAffiliate, newProject, newUser, pay, refer, termsInput } from './fixtures';
 
 const KEY = 'key-admin-levels';
 const DAY = 86_400_000;
@@ -28,14 +29,9 @@ type Row = {
  * reversals and the events. The agency's side (resolving the chain, refusing cycles) is the agency's tests'.
  */
 describe('referral levels (domain)', () => {
-  let harness: ClaimHarness;
-  beforeAll(async () => {
-    harness = await startClaimDomain();
-  });
-  afterAll(() => harness.stop());
+  const harness = useDomainHarness(() => startClaimDomain());
 
-  const rows = <T extends Record<string, unknown>>(text: string, values: unknown[]) =>
-    harness.sql.query<T>(text, values).then((result) => result.rows);
+  const rows = rowsOf(harness);
 
   async function project(fields: Partial<PayoutTermsInput>) {
     const created = await newProject(harness);
@@ -49,11 +45,6 @@ describe('referral levels (domain)', () => {
     for (let index = 1; index < length; index++) refer(harness, projectId, affiliates[index]!.user, affiliates[index - 1]!.code);
     refer(harness, projectId, user, affiliates[length - 1]!.code);
     return { levels: [...affiliates].reverse(), user };
-  }
-
-  async function pay(projectId: string, inputs: Array<ReturnType<typeof conversion>>) {
-    await harness.domain.conversions.submitMany(projectId, inputs);
-    return harness.domain.payouts.payBatch(await batchOf(harness, projectId, inputs[0]!.id));
   }
 
   const movements = (projectId: string, conversionId?: string) =>
@@ -76,7 +67,7 @@ describe('referral levels (domain)', () => {
     const { levels, user } = chainOf(projectId, 5);
     harness.clock.advance(1_000);
     const input = conversion({ user, rewardBase: '10000' });
-    await pay(projectId, [input]);
+    await pay(harness, projectId, [input]);
     expect((await movements(projectId)).map((row) => [row.kind, row.level, row.identifier, row.amount])).toEqual([
       ['affiliate_payout', 1, levels[0]!.user.identifier, '1000'],
       ['affiliate_payout', 2, levels[1]!.user.identifier, '500'],
@@ -115,13 +106,13 @@ describe('referral levels (domain)', () => {
     const { levels, user } = chainOf(projectId, 2);
     harness.clock.advance(1_000);
     const first = conversion({ user });
-    await pay(projectId, [first]);
+    await pay(harness, projectId, [first]);
     // Level 2 suspended from now on: the next conversion pays level 1 only; the first keeps its level 2.
     harness.agency.suspend(projectId, levels[1]!.user);
     await harness.domain.terms.put(projectId, 'trade', termsInput(currencyId, { affiliate: { bps: 1_000 }, affiliate2: { bps: 9_000 } }));
     harness.clock.advance(1_000);
     const second = conversion({ user });
-    await pay(projectId, [second]);
+    await pay(harness, projectId, [second]);
     expect((await harness.domain.ledger.conversion(projectId, first.id)).attribution?.upline.map((level) => level.level)).toEqual([2]);
     expect((await harness.domain.ledger.conversion(projectId, second.id)).attribution?.upline).toEqual([]);
     expect((await movements(projectId, first.id)).map((row) => [row.level, row.amount])).toEqual([
@@ -144,7 +135,7 @@ describe('referral levels (domain)', () => {
     refer(harness, projectId, direct, top.code);
     harness.clock.advance(1_000);
     const [viaMiddle, own, again] = [conversion({ id: 'a', user }), conversion({ id: 'b', user: direct }), conversion({ id: 'c', user: direct })];
-    await pay(projectId, [viaMiddle, own, again]);
+    await pay(harness, projectId, [viaMiddle, own, again]);
     const topRows = (await movements(projectId)).filter((row) => row.identifier === top.user.identifier);
     // Each movement at most 200 (per conversion); top's window of 500 holds its level-2 and its level-1 payouts together.
     expect(topRows.map((row) => [row.level, row.amount, row.capped_amount, row.capped_by])).toEqual([
@@ -162,7 +153,7 @@ describe('referral levels (domain)', () => {
     // Level 2's own code also has a rebate rate: it gives nothing from a conversion it did not refer.
     harness.agency.setRebateRate(projectId, levels[1]!.user, 2_000);
     harness.clock.advance(1_000);
-    await pay(projectId, [conversion({ user })]);
+    await pay(harness, projectId, [conversion({ user })]);
     // Level 1: 1000 capped to 600, then split (rebate 60, the affiliate 540); level 2: 400, under the cap, whole.
     expect((await movements(projectId)).map((row) => [row.kind, row.level, row.identifier, row.amount, row.capped_amount])).toEqual([
       ['affiliate_payout', 1, levels[0]!.user.identifier, '540', '400'],
@@ -176,7 +167,7 @@ describe('referral levels (domain)', () => {
     const heldChain = chainOf(held.projectId, 2);
     harness.clock.advance(1_000);
     const input = conversion({ user: heldChain.user });
-    await pay(held.projectId, [input]);
+    await pay(harness, held.projectId, [input]);
     expect((await movements(held.projectId)).map((row) => [row.level, row.status, row.pending_reason])).toEqual([
       [1, 'pending', 'approval'],
       [2, 'pending', 'approval'],
@@ -193,7 +184,7 @@ describe('referral levels (domain)', () => {
     const flaggedChain = chainOf(flagged.projectId, 3);
     harness.agency.flag(flagged.projectId, flaggedChain.levels[0]!.user);
     harness.clock.advance(1_000);
-    await pay(flagged.projectId, [conversion({ user: flaggedChain.user })]);
+    await pay(harness, flagged.projectId, [conversion({ user: flaggedChain.user })]);
     expect((await movements(flagged.projectId)).map((row) => [row.level, row.status, row.pending_reason])).toEqual([
       [1, 'pending', 'review'],
       [2, 'pending', 'review'],
@@ -210,7 +201,7 @@ describe('referral levels (domain)', () => {
     harness.audiences.add(projectId, list.id, levels[0]!.user);
     harness.audiences.add(projectId, list.id, levels[2]!.user);
     harness.clock.advance(1_000);
-    await pay(projectId, [conversion({ user })]);
+    await pay(harness, projectId, [conversion({ user })]);
     expect((await movements(projectId)).map((row) => [row.level, row.identifier])).toEqual([
       [1, levels[0]!.user.identifier],
       [3, levels[2]!.user.identifier],
@@ -222,7 +213,7 @@ describe('referral levels (domain)', () => {
     const { levels, user } = chainOf(projectId, 3);
     harness.clock.advance(1_000);
     const input = conversion({ user });
-    await pay(projectId, [input]);
+    await pay(harness, projectId, [input]);
     const { reversal } = await harness.domain.reversals.reverse(projectId, {
       conversionId: input.id,
       reversalId: 'refund-levels',
@@ -257,7 +248,7 @@ describe('referral levels (domain)', () => {
     const { levels, user } = chainOf(projectId, 3);
     harness.clock.advance(1_000);
     const input = conversion({ user });
-    await pay(projectId, [input]);
+    await pay(harness, projectId, [input]);
     await harness.domain.reversals.reverse(projectId, {
       conversionId: input.id,
       reversalId: 'r-levels',

@@ -5,8 +5,8 @@ import { TestClock } from '../../helpers/clock';
 import { holdRowLock } from '../../helpers/faults/row-lock';
 import { pollUntil } from '../../helpers/poll';
 import { referredPair, type User } from './claim-check-fixtures';
-import { newProjectOnChain, useClaimDomainOnChain } from './claim-chain';
-import { batchOf, conversion, newUser } from './fixtures';
+import { newProjectOnChainWithTerms, useClaimDomainOnChain } from './claim-chain';
+import { conversion, newUser, pay as payInputs } from './fixtures';
 
 const KEYS: Hex[] = [`0x${'7c'.repeat(32)}`];
 const TTL = 3_600;
@@ -26,16 +26,11 @@ describe('reversals under concurrency', () => {
 
   async function project() {
     await medium.syncClock(clock);
-    const { projectId, currencyId } = await newProjectOnChain(harness, medium);
-    const rewards = { endUser: { bps: 100 }, affiliate: { bps: 1_000 }, tiers: [] };
-    await harness.domain.terms.put(projectId, 'trade', { currencyId, ...rewards });
-    await harness.domain.terms.put(projectId, 'vetted', { currencyId, ...rewards, requireApproval: true });
-    return projectId;
+    return (await newProjectOnChainWithTerms(harness, medium, { trade: {}, vetted: { requireApproval: true } })).projectId;
   }
 
   async function pay(projectId: string, inputs: Array<ReturnType<typeof conversion>>): Promise<string[]> {
-    await harness.domain.conversions.submitMany(projectId, inputs);
-    await harness.domain.payouts.payBatch(await batchOf(harness, projectId, inputs[0]!.id));
+    await payInputs(harness, projectId, inputs);
     return inputs.map((input) => input.id);
   }
 

@@ -3,8 +3,8 @@ import type { ReverseInput } from '../../../services/claim/domain/reversal.servi
 import { ConflictError, InvalidArgumentError, NotFoundError } from '../../../services/rules/errors';
 import { TestClock } from '../../helpers/clock';
 import { referredPair, type User } from './claim-check-fixtures';
-import { newProjectOnChain, useClaimDomainOnChain } from './claim-chain';
-import { batchOf, conversion } from './fixtures';
+import { newProjectOnChainWithTerms, useClaimDomainOnChain } from './claim-chain';
+import { conversion, payOne } from './fixtures';
 
 const KEYS: Hex[] = [`0x${'6d'.repeat(32)}`];
 const TTL = 3_600;
@@ -23,19 +23,11 @@ describe('reversals', () => {
 
   async function project() {
     await medium.syncClock(clock);
-    const { projectId, currencyId } = await newProjectOnChain(harness, medium);
-    const rewards = { endUser: { bps: 100 }, affiliate: { bps: 1_000 }, tiers: [] };
-    await harness.domain.terms.put(projectId, 'trade', { currencyId, ...rewards });
-    await harness.domain.terms.put(projectId, 'held', { currencyId, ...rewards, holdDays: 1 });
-    return { projectId, currencyId };
+    return newProjectOnChainWithTerms(harness, medium, { trade: {}, held: { holdDays: 1 } });
   }
 
-  async function pay(projectId: string, user: User, name: string, rewardBase: number): Promise<string> {
-    const input = conversion({ user, rewardBase: String(rewardBase), name });
-    await harness.domain.conversions.submitMany(projectId, [input]);
-    await harness.domain.payouts.payBatch(await batchOf(harness, projectId, input.id));
-    return input.id;
-  }
+  const pay = (projectId: string, user: User, name: string, rewardBase: number) =>
+    payOne(harness, projectId, { user, name, rewardBase: String(rewardBase) });
 
   const reverse = (projectId: string, input: Partial<ReverseInput> & { conversionId: string }) =>
     harness.domain.reversals.reverse(projectId, { reversalId: `refund-${input.conversionId}`, reason: 'refunded', reversedBy: KEY, ...input });

@@ -4,9 +4,9 @@ import type { ReviewSettingsInput } from '../../../services/claim/domain/review.
 import { affiliateUnflags } from '../../../services/claim/jobs/affiliate-unflags.consumer';
 import type { EventType } from '../../../services/platform/events/contracts';
 import type { EventConsumer } from '../../../services/platform/outbox/consumer';
-import { type ClaimHarness, startClaimDomain } from '../../helpers/claim-domain';
-import { deliverTo, eventNow } from '../../helpers/domain';
-import { batchOf, conversion, newAffiliate, newProject, newUser, refer, termsInput } from './fixtures';
+import { startClaimDomain } from '../../helpers/claim-domain';
+import { deliverTo, eventNow, useDomainHarness } from '../../helpers/domain';
+import { batchOf, conversion, movementStatesOf, newAffiliate, newProject, newUser, pay, refer, termsInput } from './fixtures';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -23,15 +23,8 @@ const PAGE = { page: 1, offset: 0, pageSize: 50 };
  * as before.
  */
 describe('review rules and flagged affiliates on the payment path (domain)', () => {
-  let harness: ClaimHarness;
-  beforeAll(async () => {
-    harness = await startClaimDomain();
-    harness.clock.set('2026-11-21T12:00:00.000Z');
-  });
-  afterAll(() => harness.stop());
-
-  const rows = <T extends Record<string, unknown>>(text: string, values: unknown[]) =>
-    harness.sql.query<T>(text, values).then((result) => result.rows);
+  const harness = useDomainHarness(() => startClaimDomain());
+  beforeAll(() => harness.clock.set('2026-11-21T12:00:00.000Z'));
 
   /** `trade` pays the end user 1% and the referring affiliate 10% (a master its spread), under these hold, approval and review settings. */
   async function project(options: { holdDays?: number; requireApproval?: boolean; review?: ReviewSettingsInput } = {}) {
@@ -50,28 +43,22 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
     return created;
   }
 
-  async function pay(projectId: string, inputs: Array<ReturnType<typeof conversion>>) {
-    await harness.domain.conversions.submitMany(projectId, inputs);
-    return harness.domain.payouts.payBatch(await batchOf(harness, projectId, inputs[0]!.id));
-  }
-
-  const movements = (projectId: string) =>
-    rows<{
-      conversion_id: string;
-      kind: string;
-      amount: string;
-      status: string;
-      pending_reason: string | null;
-      available_at: Date;
-      in_check: boolean;
-    }>(
-      `SELECT conversion_id, kind, amount::text, status, pending_reason, available_at, claim_check_id IS NOT NULL AS in_check
-       FROM claim.movements WHERE project_id = $1 ORDER BY conversion_id, kind`,
-      [projectId],
-    );
+  const movements = (projectId: string) => movementStatesOf(harness, projectId);
   const statesOf = async (projectId: string, conversionId: string) =>
     (await movements(projectId)).filter((row) => row.conversion_id === conversionId).map((row) => [row.kind, row.status, row.pending_reason]);
   const queue = async (projectId: string) => (await harness.domain.review.list(projectId, {}, PAGE)).records;
+
+  /** An affiliate bound to a master (a 5% spread) and flagged, and a user it referred, a minute ago. */
+  function flaggedWithReferral(projectId: string) {
+    const affiliate = newAffiliate(harness, projectId);
+    const master = newAffiliate(harness, projectId);
+    harness.agency.setMaster(projectId, affiliate.user, { user: master.user, spreadBps: 500 });
+    const user = newUser();
+    refer(harness, projectId, user, affiliate.code);
+    harness.agency.flag(projectId, affiliate.user);
+    harness.clock.advance(MINUTE);
+    return { affiliate, user };
+  }
 
   it('pays as before with every rule off and nobody flagged: available at once, nothing in the queue', async () => {
     const { projectId } = await project({ review: { max_reward_per_conversion: null } });
@@ -79,7 +66,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
     const user = newUser();
     refer(harness, projectId, user, affiliate.code);
     const input = conversion({ user, rewardBase: '10000' });
-    expect(await pay(projectId, [input])).toEqual({ recorded: 1, movements: 2 });
+    expect(await pay(harness, projectId, [input])).toEqual({ recorded: 1, movements: 2 });
     expect(await statesOf(projectId, input.id)).toEqual([
       ['affiliate_payout', 'available', null],
       ['end_user_payout', 'available', null],
@@ -95,7 +82,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
     // 100 + 1,000 = 1,100: at the limit. 101 + 1,010 = 1,111: above it.
     const atLimit = conversion({ user, rewardBase: '10000' });
     const above = conversion({ user, rewardBase: '10100' });
-    expect(await pay(projectId, [atLimit, above])).toEqual({ recorded: 2, movements: 4 });
+    expect(await pay(harness, projectId, [atLimit, above])).toEqual({ recorded: 2, movements: 4 });
     expect(await statesOf(projectId, atLimit.id)).toEqual([
       ['affiliate_payout', 'available', null],
       ['end_user_payout', 'available', null],
@@ -123,7 +110,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
     const user = newUser();
     const start = harness.clock.now().getTime();
     const inputs = [0, 10, 20].map((minutes) => conversion({ user, occurredAt: new Date(start - 30 * MINUTE + minutes * MINUTE) }));
-    await pay(projectId, inputs);
+    await pay(harness, projectId, inputs);
     expect((await movements(projectId)).map((row) => [row.conversion_id, row.status, row.pending_reason])).toEqual(
       [
         [inputs[0]!.id, 'available', null],
@@ -145,7 +132,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
     harness.clock.advance(20 * MINUTE);
     const soon = conversion({ user, occurredAt: new Date(referredAt + 5 * MINUTE) });
     const late = conversion({ user, occurredAt: new Date(referredAt + 10 * MINUTE) });
-    await pay(projectId, [soon, late]);
+    await pay(harness, projectId, [soon, late]);
     expect(await statesOf(projectId, soon.id)).toEqual([
       ['affiliate_payout', 'pending', 'review'],
       ['end_user_payout', 'pending', 'review'],
@@ -163,7 +150,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
     const { projectId } = await project({ holdDays: 3, requireApproval: true, review: { max_reward_per_conversion: '0' } });
     const input = conversion({ rewardBase: '10000' });
     const paidAt = harness.clock.now();
-    await pay(projectId, [input]);
+    await pay(harness, projectId, [input]);
     expect(await movements(projectId)).toEqual([
       expect.objectContaining({ status: 'pending', pending_reason: 'review', available_at: new Date(paidAt.getTime() + 3 * DAY), in_check: false }),
     ]);
@@ -182,7 +169,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
   it('approve of a reviewed conversion without hold makes its movements available at once', async () => {
     const { projectId } = await project({ review: { max_reward_per_conversion: '0' } });
     const input = conversion({ rewardBase: '10000' });
-    await pay(projectId, [input]);
+    await pay(harness, projectId, [input]);
     await harness.domain.decisions.approve(projectId, [input.id], undefined, KEY);
     expect(await movements(projectId)).toEqual([expect.objectContaining({ status: 'available', pending_reason: null, in_check: true })]);
     expect(await queue(projectId)).toEqual([expect.objectContaining({ decision: 'approved' })]);
@@ -191,7 +178,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
   it('decline declines the movements and the queue row together; deciding again changes neither', async () => {
     const { projectId } = await project({ review: { max_reward_per_conversion: '0' } });
     const input = conversion({ rewardBase: '10000' });
-    await pay(projectId, [input]);
+    await pay(harness, projectId, [input]);
     const decidedAt = harness.clock.now();
     expect((await harness.domain.decisions.decline(projectId, [input.id], 'a farm', KEY)).map((r) => r.outcome)).toEqual(['declined']);
     harness.clock.advance(MINUTE);
@@ -202,16 +189,10 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
 
   it('a flagged affiliate: its and its master’s movements wait for review, the end user’s are paid, and the conversion is not in the rules’ queue', async () => {
     const { projectId } = await project({ holdDays: 0 });
-    const affiliate = newAffiliate(harness, projectId);
-    const master = newAffiliate(harness, projectId);
-    harness.agency.setMaster(projectId, affiliate.user, { user: master.user, spreadBps: 500 });
-    const user = newUser();
-    refer(harness, projectId, user, affiliate.code);
-    harness.agency.flag(projectId, affiliate.user);
-    harness.clock.advance(MINUTE);
+    const { affiliate, user } = flaggedWithReferral(projectId);
     const first = conversion({ user });
     const second = conversion({ user });
-    await pay(projectId, [first, second]);
+    await pay(harness, projectId, [first, second]);
     for (const input of [first, second]) {
       expect(await statesOf(projectId, input.id)).toEqual([
         ['affiliate_payout', 'pending', 'review'],
@@ -236,7 +217,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
     // Unflagged: its next conversions are paid under the terms again.
     harness.agency.flag(projectId, affiliate.user, false);
     const third = conversion({ user });
-    await pay(projectId, [third]);
+    await pay(harness, projectId, [third]);
     expect(await statesOf(projectId, third.id)).toEqual([
       ['affiliate_payout', 'available', null],
       ['agency_payout', 'available', null],
@@ -251,7 +232,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
     refer(harness, projectId, user, affiliate.code);
     harness.agency.flag(projectId, affiliate.user);
     const input = conversion({ user });
-    await pay(projectId, [input]);
+    await pay(harness, projectId, [input]);
     expect(await statesOf(projectId, input.id)).toEqual([
       ['affiliate_payout', 'pending', 'review'],
       ['end_user_payout', 'pending', 'hold'],
@@ -267,7 +248,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
   it('a redelivered batch flags nothing twice and pays nothing twice', async () => {
     const { projectId } = await project({ review: { max_reward_per_conversion: '0' } });
     const input = conversion({ rewardBase: '10000' });
-    await pay(projectId, [input]);
+    await pay(harness, projectId, [input]);
     const batchId = await batchOf(harness, projectId, input.id);
     expect(await harness.domain.payouts.payBatch(batchId)).toEqual({ recorded: 0, movements: 0 });
     expect(await queue(projectId)).toHaveLength(1);
@@ -300,20 +281,14 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
 
     it('releases the movements that waited for the flag (available, or hold for the rest of it), not those of a broken rule; once', async () => {
       const { projectId } = await project({ holdDays: 2, review: { max_reward_per_conversion: '5000' } });
-      const affiliate = newAffiliate(harness, projectId);
-      const master = newAffiliate(harness, projectId);
-      harness.agency.setMaster(projectId, affiliate.user, { user: master.user, spreadBps: 500 });
-      const user = newUser();
-      refer(harness, projectId, user, affiliate.code);
-      harness.agency.flag(projectId, affiliate.user);
-      harness.clock.advance(MINUTE);
+      const { affiliate, user } = flaggedWithReferral(projectId);
       const early = conversion({ user });
-      await pay(projectId, [early]);
+      await pay(harness, projectId, [early]);
       harness.clock.advance(2 * DAY);
       // 100 + 1,000 + 500 = 1,600 for this one; 100,000 base pays 1,000 + 10,000 + 5,000: above 5,000.
       const late = conversion({ user });
       const ruled = conversion({ user, rewardBase: '100000' });
-      await pay(projectId, [late, ruled]);
+      await pay(harness, projectId, [late, ruled]);
       harness.agency.flag(projectId, affiliate.user, false);
       const event = statusChanged(projectId, affiliate, 'flagged', 'active');
       expect(await deliverTo(harness, consumer, event)).toBe('handled');
@@ -350,7 +325,7 @@ describe('review rules and flagged affiliates on the payment path (domain)', () 
       refer(harness, projectId, user, affiliate.code);
       harness.agency.flag(projectId, affiliate.user);
       const input = conversion({ user });
-      await pay(projectId, [input]);
+      await pay(harness, projectId, [input]);
       for (const [from, to] of [
         ['active', 'flagged'],
         ['flagged', 'suspended'],

@@ -30,19 +30,31 @@ function movement(fields: Partial<Movement> & Pick<Movement, 'total_amount'>): M
   };
 }
 
+/** An amount of a currency as the earnings endpoint lists it. */
+const item = (currency: typeof TUSD, amount: string) => ({
+  currency_address: currency.address,
+  currency_chain_id: String(currency.chain_id),
+  currency_name: currency.name,
+  currency_decimals: currency.decimals,
+  amount,
+});
+
+/** A currency's line of earningsByCurrency: its key (chain 8453 and address), the currency, and these figures (0 unless given). */
+const line = (currency: typeof TUSD, figures: { available?: string; pending?: string; debt?: string }) => ({
+  key: `8453:${currency.address}`,
+  currency: { name: currency.name, decimals: currency.decimals, address: currency.address, chainId: 8453 },
+  available: '0',
+  pending: '0',
+  debt: '0',
+  ...figures,
+});
+
 /**
  * The portal's earnings: per currency what can be claimed and what waits (exact, summed as bigints),
  * and the pending movements grouped by the date they become available or the decision they wait for.
  */
 describe('the affiliate portal’s earnings', () => {
   it('puts each currency’s unclaimed and pending totals side by side, exactly', () => {
-    const item = (currency: typeof TUSD, amount: string) => ({
-      currency_address: currency.address,
-      currency_chain_id: String(currency.chain_id),
-      currency_name: currency.name,
-      currency_decimals: currency.decimals,
-      amount,
-    });
     expect(
       earningsByCurrency({
         claimed: [item(TUSD, '5')],
@@ -50,32 +62,10 @@ describe('the affiliate portal’s earnings', () => {
         pending: [item(TUSD, '2500000')],
         debt: [],
       }),
-    ).toEqual([
-      {
-        key: `8453:${TUSD.address}`,
-        currency: { name: 'TUSD', decimals: 6, address: TUSD.address, chainId: 8453 },
-        available: '1500000',
-        pending: '2500000',
-        debt: '0',
-      },
-      {
-        key: `8453:${WETH.address}`,
-        currency: { name: 'WETH', decimals: 18, address: WETH.address, chainId: 8453 },
-        available: '9007199254740993000000000000000001',
-        pending: '0',
-        debt: '0',
-      },
-    ]);
+    ).toEqual([line(TUSD, { available: '1500000', pending: '2500000' }), line(WETH, { available: '9007199254740993000000000000000001' })]);
   });
 
   it('carries each currency’s debt beside what is available, a currency owed in alone included', () => {
-    const item = (currency: typeof TUSD, amount: string) => ({
-      currency_address: currency.address,
-      currency_chain_id: String(currency.chain_id),
-      currency_name: currency.name,
-      currency_decimals: currency.decimals,
-      amount,
-    });
     expect(
       earningsByCurrency({
         claimed: [item(TUSD, '1000')],
@@ -83,22 +73,7 @@ describe('the affiliate portal’s earnings', () => {
         pending: [],
         debt: [item(TUSD, '2500000'), item(WETH, '9007199254740993')],
       }),
-    ).toEqual([
-      {
-        key: `8453:${TUSD.address}`,
-        currency: { name: 'TUSD', decimals: 6, address: TUSD.address, chainId: 8453 },
-        available: '0',
-        pending: '0',
-        debt: '2500000',
-      },
-      {
-        key: `8453:${WETH.address}`,
-        currency: { name: 'WETH', decimals: 18, address: WETH.address, chainId: 8453 },
-        available: '0',
-        pending: '0',
-        debt: '9007199254740993',
-      },
-    ]);
+    ).toEqual([line(TUSD, { debt: '2500000' }), line(WETH, { debt: '9007199254740993' })]);
   });
 
   it('groups pending movements by currency and date (UTC), decisions last, and leaves out available and declined ones', () => {
