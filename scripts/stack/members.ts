@@ -50,11 +50,11 @@ export function devChainUrl(config: StackConfig): string {
 }
 
 /**
- * The services' young generation: two semi-spaces of 8 MB at most instead of V8's 16. Once a process
- * has been busy its semi-spaces stay resident, so this is a fixed share of every service's RSS, and
- * their jobs and calls keep little alive from one scavenge to the next (bench/README.md, eleventh
- * session: the stack's peak RSS). The gateway keeps V8's default: its former 64 MB semi-spaces held
- * ~90 MB more at its peak for no CPU per lookup a pair could tell. docker-compose and deploy/k8s set the same.
+ * The services' young generation: two semi-spaces of 8 MB at most instead of V8's 16. Once a service
+ * has been busy (its start-up is enough) they stay resident, so this is a fixed share of each one's
+ * RSS; the conversions' CPU per conversion did not move. The gateway keeps V8's default: its former
+ * 64 MB semi-spaces held 68-94 MB more at its peak for no CPU per lookup the pairs could tell
+ * (bench/README.md, eleventh session: peak RSS of the stack). docker-compose and deploy/k8s set the same.
  */
 const SERVICE_NODE_FLAGS = ['--max-semi-space-size=8'];
 
