@@ -6,8 +6,12 @@ import { processName, processTree, rssBytes } from './proc';
 
 export interface MemoryReport {
   samples: number;
+  /** RSS per process name at the first sample, bytes: the stack just ready and idle (its modules loaded). */
+  atStartByProcess: Map<string, number>;
   /** Peak RSS per process name, bytes. */
   peakByProcess: Map<string, number>;
+  /** The phase during which each process reached its peak. */
+  peakPhaseByProcess: Map<string, string>;
   /** Peak of the sum over the stack's processes at one sample, bytes. */
   peakTotal: number;
   /** Peak of the sum within each phase the run named. */
@@ -19,7 +23,9 @@ export class MemorySampler {
   private phase = 'start-up';
   private readonly report: MemoryReport = {
     samples: 0,
+    atStartByProcess: new Map(),
     peakByProcess: new Map(),
+    peakPhaseByProcess: new Map(),
     peakTotal: 0,
     peakTotalByPhase: new Map(),
   };
@@ -52,7 +58,11 @@ export class MemorySampler {
       if (rss === undefined) continue;
       total += rss;
       const name = processName(pid);
-      this.report.peakByProcess.set(name, Math.max(this.report.peakByProcess.get(name) ?? 0, rss));
+      if (!this.report.atStartByProcess.has(name)) this.report.atStartByProcess.set(name, rss);
+      if (rss > (this.report.peakByProcess.get(name) ?? 0)) {
+        this.report.peakByProcess.set(name, rss);
+        this.report.peakPhaseByProcess.set(name, this.phase);
+      }
     }
     if (total === 0) return;
     this.report.samples += 1;

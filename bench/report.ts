@@ -77,8 +77,11 @@ export function cpuTable(report: CpuReport, per: { count: number; unit: string; 
 }
 
 export function memoryTable(memory: MemoryReport): string {
-  const rows = [...memory.peakByProcess].sort((a, b) => b[1] - a[1]).map(([name, bytes]) => [name, fmt.mb(bytes)]);
-  rows.push(['(peak of the sum)', fmt.mb(memory.peakTotal)]);
-  for (const [phase, bytes] of memory.peakTotalByPhase) rows.push([`  sum, peak during ${phase}`, fmt.mb(bytes)]);
-  return table(['process', 'peak RSS'], rows);
+  const rows = [...memory.peakByProcess]
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, bytes]) => [name, fmt.mb(memory.atStartByProcess.get(name) ?? 0), fmt.mb(bytes), memory.peakPhaseByProcess.get(name) ?? '-']);
+  const atStart = [...memory.atStartByProcess.values()].reduce((sum, bytes) => sum + bytes, 0);
+  rows.push(['(peak of the sum)', fmt.mb(atStart), fmt.mb(memory.peakTotal), '-']);
+  for (const [phase, bytes] of memory.peakTotalByPhase) rows.push([`  sum, peak during ${phase}`, '-', fmt.mb(bytes), '-']);
+  return table(['process', 'RSS at start (idle)', 'peak RSS', 'peak during'], rows);
 }
