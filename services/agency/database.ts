@@ -38,15 +38,19 @@ export interface AffiliateTable extends ProfileColumns {
   updated_at: Timestamp;
 }
 
-/**
- * The status history: one row per suspension period, open (reactivated_at NULL) while it lasts. An
- * affiliate is suspended at moment t when a row has suspended_at <= t < reactivated_at (or is open).
- */
-export interface AffiliateSuspensionTable {
+/** What a period of an affiliate's status (a suspension, a flag) holds besides its start and its end. */
+interface AffiliateStatusPeriod {
   id: Generated<string>;
   affiliate_id: string;
   project_id: string;
   reason: string;
+}
+
+/**
+ * The status history: one row per suspension period, open (reactivated_at NULL) while it lasts. An
+ * affiliate is suspended at moment t when a row has suspended_at <= t < reactivated_at (or is open).
+ */
+export interface AffiliateSuspensionTable extends AffiliateStatusPeriod {
   suspended_at: Timestamp;
   suspended_by: Nullable<string>;
   reactivated_at: OptionalNullable<Timestamp>;
@@ -54,11 +58,7 @@ export interface AffiliateSuspensionTable {
 }
 
 /** Flag periods (migration 0018), as affiliate_suspensions: one row per period, open (unflagged_at NULL) while flagged. */
-export interface AffiliateFlagTable {
-  id: Generated<string>;
-  affiliate_id: string;
-  project_id: string;
-  reason: string;
+export interface AffiliateFlagTable extends AffiliateStatusPeriod {
   flagged_at: Timestamp;
   flagged_by: Nullable<string>;
   unflagged_at: OptionalNullable<Timestamp>;
