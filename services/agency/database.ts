@@ -105,14 +105,8 @@ export interface InviteCodeTable {
 }
 
 /** A referral ended by its user or an admin (migration 0022): the row it was, with who ended it and when. */
-export interface EndedReferralTable {
+export interface EndedReferralTable extends ReferralTable {
   id: Generated<bigint>;
-  project_id: string;
-  identifier_type: IdentifierType;
-  identifier: string;
-  affiliate_id: string;
-  code: string;
-  referred_at: Timestamp;
   ended_at: Timestamp;
   ended_by: 'user' | 'admin';
   actor_api_key_id: Nullable<string>;
