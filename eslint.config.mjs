@@ -79,8 +79,10 @@ const LAYERS = [
   {
     name: 'the web applications',
     files: 'web/**',
-    mayImport: ['web/**', 'contracts/generated/**'],
-    why: "the browser reaches the platform only through the HTTP API (its types are generated from /openapi.json, web/generated) and the chain through the contracts' generated ABI (contracts/generated)",
+    // The shared rules the web states as the API does, each a plain file that imports nothing of the platform: the countries
+    // the API accepts, the affiliate export's columns and the CSV writer (the CLI's export writes the same file).
+    mayImport: ['web/**', 'contracts/generated/**', 'services/rules/countries', 'services/rules/affiliate-csv', 'services/rules/csv-line'],
+    why: "the browser reaches the platform only through the HTTP API (its types are generated from /openapi.json, web/generated) and the chain through the contracts' generated ABI (contracts/generated); of the shared rules it takes only the plain ones web/tsconfig.json includes",
   },
   {
     name: 'the client',

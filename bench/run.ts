@@ -613,7 +613,7 @@ async function main(): Promise<number> {
   progress(`done; load average ${loadAverage()}`);
 
   // ---------------------------------------------------------------- report
-  const goals: [string, string, string, boolean][] = [];
+  const goals: Goal[] = [];
   log(section('stack'));
   log(stackInfo);
 
@@ -677,12 +677,10 @@ async function main(): Promise<number> {
     log(`batch workers (BATCH_WORKER_CONCURRENCY=${ingest.workerConcurrency}) busy ${fmt.pct(workerBusy)} of our ingest time`);
     const same = JSON.stringify(ingest.indexesCompared.ours) === JSON.stringify(ingest.indexesCompared.copy);
     log(`COPY table ${same ? 'has the same' : 'DIFFERS in'} indexes and constraints: ${ingest.indexesCompared.copy.join('; ')}`);
-    for (const phase of ['ingest (gateway)', 'ingest (COPY)']) {
-      const measured = cpu.get(phase);
-      if (!measured) continue;
-      log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
-      log(cpuTable(measured.report, { count: ingest.entries, unit: 'entry', scale: 1e6, label: 'CPU µs/entry' }));
-    }
+    logPhasesCpu(cpu, 'entry', [
+      ['ingest (gateway)', ingest.entries],
+      ['ingest (COPY)', ingest.entries],
+    ]);
     goals.push([
       `ingest: ours / COPY <= ${config.goals.ingestRatioMax}`,
       fmt.ratio(ratio),
@@ -711,47 +709,25 @@ async function main(): Promise<number> {
     );
     log(`for context, gateway / direct as a named prepared statement: ${fmt.ratio(gateway.rps / prepared.rps)}`);
     log(`cross-check (gateway == direct): ${lookupRuns.notes.join(' | ')}`);
-    const floorRequests = floor.run.ok + floor.run.non2xx + floor.run.errors;
+    const floorRequests = requests(floor.run);
     const gatewayCpu = cpu.get('lookup (gateway)')?.report.rows.find((row) => row.group === 'gateway')?.seconds;
-    const gatewayRequests = gateway.ok + gateway.non2xx + gateway.errors;
+    const gatewayRequests = requests(gateway);
     log(
       `the floor (bench/gateway-floor.ts: node:http, the same gRPC client, batching and JSON; no Express, auth, validation, request id, metrics, logs): ` +
         `${fmt.int((floor.cpuSeconds / floorRequests) * 1e6)} µs of CPU per lookup in its process, ` +
         `against the gateway's ${gatewayCpu === undefined ? '?' : fmt.int((gatewayCpu / gatewayRequests) * 1e6)} µs; rate ${fmt.ratio(gateway.rps / floor.run.rps)} of the floor's`,
     );
-    for (const [phase, run] of [
-      ['lookup (gateway)', gateway],
-      ['lookup (floor)', floor.run],
-      ['lookup (direct)', direct],
-      ['lookup (direct, prepared)', prepared],
-    ] as const) {
-      const measured = cpu.get(phase);
-      if (!measured) continue;
-      log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
-      log(cpuTable(measured.report, { count: run.ok + run.non2xx + run.errors, unit: 'request', scale: 1e6, label: 'CPU µs/request' }));
-    }
+    logPhasesCpu(cpu, 'request', [
+      ['lookup (gateway)', requests(gateway)],
+      ['lookup (floor)', requests(floor.run)],
+      ['lookup (direct)', requests(direct)],
+      ['lookup (direct, prepared)', requests(prepared)],
+    ]);
     log('\nthe direct SQL (one query per lookup; the service batches concurrent lookups into one query):');
     log(lookupRuns.sql);
     log('\nEXPLAIN (ANALYZE, BUFFERS), one existing user, after the load:');
     log(lookupRuns.plan);
-    goals.push([
-      `lookup: gateway / direct >= ${config.goals.lookupRatioMin}`,
-      fmt.ratio(ratio),
-      `${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s`,
-      ratio >= config.goals.lookupRatioMin,
-    ]);
-    goals.push([
-      `lookup: gateway p99 < ${config.goals.lookupP99MaxMs} ms`,
-      fmt.ms(gateway.p99),
-      p99Detail(gateway, direct, config.goals.lookupP99MaxMs),
-      gateway.p99 < config.goals.lookupP99MaxMs,
-    ]);
-    goals.push([
-      'lookup: gateway answered 2xx to everything',
-      `${fmt.int(gateway.non2xx + gateway.errors + gateway.timeouts)} bad`,
-      `${fmt.int(gateway.ok)} 2xx, ${gateway.non2xx} non-2xx, ${gateway.errors} errors, ${gateway.timeouts} timeouts`,
-      gateway.non2xx + gateway.errors + gateway.timeouts === 0 && gateway.ok > 0,
-    ]);
+    goals.push(...gatewayGoals('lookup', gateway, direct, config.goals.lookupRatioMin, config.goals.lookupP99MaxMs));
   }
 
   if (attributionRuns) {
@@ -783,15 +759,10 @@ async function main(): Promise<number> {
       `outcomes (gRPC run): ${fmt.int(ours.outcomes.attributed)} attributed, ${fmt.int(ours.outcomes.notReferred)} not referred, ` +
         `${fmt.int(ours.outcomes.suspended)} affiliate suspended; cross-check: ${attributionRuns.check}`,
     );
-    for (const [phase, run] of [
-      ['attribution (gRPC)', ours],
-      ['attribution (direct)', direct],
-    ] as const) {
-      const measured = cpu.get(phase);
-      if (!measured) continue;
-      log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
-      log(cpuTable(measured.report, { count: run.calls * batchSize, unit: 'attribution', scale: 1e6, label: 'CPU µs/attribution' }));
-    }
+    logPhasesCpu(cpu, 'attribution', [
+      ['attribution (gRPC)', ours.calls * batchSize],
+      ['attribution (direct)', direct.calls * batchSize],
+    ]);
     log('\nEXPLAIN (ANALYZE, BUFFERS), one batch, after the load:');
     log(attributionRuns.plan);
     goals.push([
@@ -845,12 +816,11 @@ async function main(): Promise<number> {
       `consumers of the events (audience inputs, agency metrics, webhooks) idle (2 s under 0.1 cores) ${fmt.s(conversions.downstreamSeconds)} after the last payment` +
         (conversions.downstreamIdle ? '; the limit ran after that' : '; NOT idle after 300 s: the limit shared the machine'),
     );
-    for (const phase of ['conversions (gateway)', 'conversions (downstream catch-up)', 'conversions (INSERT ... SELECT)']) {
-      const measured = cpu.get(phase);
-      if (!measured) continue;
-      log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
-      log(cpuTable(measured.report, { count: conversions.conversions, unit: 'conversion', scale: 1e6, label: 'CPU µs/conversion' }));
-    }
+    logPhasesCpu(cpu, 'conversion', [
+      ['conversions (gateway)', conversions.conversions],
+      ['conversions (downstream catch-up)', conversions.conversions],
+      ['conversions (INSERT ... SELECT)', conversions.conversions],
+    ]);
     goals.push([
       `conversions: >= ${fmt.int(config.goals.conversionsPerSecondMin)} paid/s`,
       fmt.int(perSecond),
@@ -914,12 +884,10 @@ async function main(): Promise<number> {
         `; clicks ${fmt.int(processing.clicks)} (expected ${fmt.int(processing.expectedClicks)}); ` +
         `referrals from ${fmt.int(processing.expectedReferred)} signed connect_wallets ${fmt.int(processing.referred)}`,
     );
-    for (const phase of ['events (gateway)', 'events (COPY)']) {
-      const measured = cpu.get(phase);
-      if (!measured) continue;
-      log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
-      log(cpuTable(measured.report, { count: events.events, unit: 'event', scale: 1e6, label: 'CPU µs/event' }));
-    }
+    logPhasesCpu(cpu, 'event', [
+      ['events (gateway)', events.events],
+      ['events (COPY)', events.events],
+    ]);
     goals.push([
       `events: >= ${config.goals.eventsRatioMin}x COPY, every event stored once, clicks and referrals exact`,
       `${fmt.int(perSecond)}/s`,
@@ -976,12 +944,11 @@ async function main(): Promise<number> {
       `consumers of claim.conversion.reversed idle (2 s under 0.1 cores) ${fmt.s(reversals.downstreamSeconds)} after the last reversal` +
         (reversals.downstreamIdle ? '; the limit ran after that' : '; NOT idle after 300 s: the limit shared the machine'),
     );
-    for (const phase of ['reversals (gateway)', 'reversals (downstream catch-up)', 'reversals (INSERT ... SELECT)']) {
-      const measured = cpu.get(phase);
-      if (!measured) continue;
-      log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
-      log(cpuTable(measured.report, { count: reversals.reversals, unit: 'reversal', scale: 1e6, label: 'CPU µs/reversal' }));
-    }
+    logPhasesCpu(cpu, 'reversal', [
+      ['reversals (gateway)', reversals.reversals],
+      ['reversals (downstream catch-up)', reversals.reversals],
+      ['reversals (INSERT ... SELECT)', reversals.reversals],
+    ]);
     goals.push([
       'reversals: reported (issue 23 §6 sets no rate)',
       `${fmt.int(perSecond)}/s`,
@@ -1014,15 +981,10 @@ async function main(): Promise<number> {
         (bench.p99Goal ? ` (goal < ${config.goals.leaderboardP99MaxMs} ms)` : ''),
     );
     log(`cross-check: ${check}`);
-    for (const [measuredPhase, run] of [
-      [`${phase} (gateway)`, gateway],
-      [`${phase} (direct)`, direct],
-    ] as const) {
-      const measured = cpu.get(measuredPhase);
-      if (!measured) continue;
-      log(`\nCPU during ${measuredPhase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
-      log(cpuTable(measured.report, { count: run.ok + run.non2xx + run.errors, unit: 'request', scale: 1e6, label: 'CPU µs/request' }));
-    }
+    logPhasesCpu(cpu, 'request', [
+      [`${phase} (gateway)`, requests(gateway)],
+      [`${phase} (direct)`, requests(direct)],
+    ]);
     log("\nEXPLAIN (ANALYZE, BUFFERS) of the cross-checked requests' statements, after the load:");
     log(plans.join('\n\n'));
     // Both rates and both p99s on the goal's line (issue 25 §6: the p99 beside the direct query's).
@@ -1041,12 +1003,7 @@ async function main(): Promise<number> {
         gateway.p99 < config.goals.leaderboardP99MaxMs,
       ]);
     }
-    goals.push([
-      `${phase}: gateway answered 2xx to everything`,
-      `${fmt.int(gateway.non2xx + gateway.errors + gateway.timeouts)} bad`,
-      `${fmt.int(gateway.ok)} 2xx`,
-      gateway.non2xx + gateway.errors + gateway.timeouts === 0 && gateway.ok > 0,
-    ]);
+    goals.push(answeredAll2xx(phase, gateway));
   }
 
   if (affiliateListRuns) {
@@ -1061,15 +1018,10 @@ async function main(): Promise<number> {
       `throughput ratio gateway / direct: ${fmt.ratio(ratio)}; gateway p99 ${fmt.ms(gateway.p99)} (goal < ${config.goals.affiliateListP99MaxMs} ms)`,
     );
     log(`cross-check: ${affiliateListRuns.check}`);
-    for (const [phase, run] of [
-      ['affiliate list (gateway)', gateway],
-      ['affiliate list (direct)', direct],
-    ] as const) {
-      const measured = cpu.get(phase);
-      if (!measured) continue;
-      log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
-      log(cpuTable(measured.report, { count: run.ok + run.non2xx + run.errors, unit: 'request', scale: 1e6, label: 'CPU µs/request' }));
-    }
+    logPhasesCpu(cpu, 'request', [
+      ['affiliate list (gateway)', requests(gateway)],
+      ['affiliate list (direct)', requests(direct)],
+    ]);
     const dash = affiliateListRuns.dashboard;
     log(
       `\ndashboard: ${dash.cases} cases (8 filters x 6 sorts x 2 orders, each filter's first, middle and last page), ` +
@@ -1092,15 +1044,10 @@ async function main(): Promise<number> {
       log(stallTable(stalls(run.slow.requests, minStall)));
       log(gapLine(run.gaps));
     }
-    for (const [phase, run] of [
-      ['affiliate dashboard (gateway)', dash.gateway.figures],
-      ['affiliate dashboard (direct)', dash.direct.figures],
-    ] as const) {
-      const measured = cpu.get(phase);
-      if (!measured) continue;
-      log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
-      log(cpuTable(measured.report, { count: run.ok + run.non2xx + run.errors, unit: 'request', scale: 1e6, label: 'CPU µs/request' }));
-    }
+    logPhasesCpu(cpu, 'request', [
+      ['affiliate dashboard (gateway)', requests(dash.gateway.figures)],
+      ['affiliate dashboard (direct)', requests(dash.direct.figures)],
+    ]);
     log("\nEXPLAIN (ANALYZE, BUFFERS) of each case's page query, after the load:");
     log(affiliateListRuns.plans.join('\n\n'));
     goals.push([
@@ -1115,12 +1062,7 @@ async function main(): Promise<number> {
       `p50 ${fmt.ms(gateway.p50)}; ${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s direct (${fmt.ratio(ratio)})`,
       gateway.p99 < config.goals.affiliateListP99MaxMs,
     ]);
-    goals.push([
-      'affiliate list: gateway answered 2xx to everything',
-      `${fmt.int(gateway.non2xx + gateway.errors + gateway.timeouts)} bad`,
-      `${fmt.int(gateway.ok)} 2xx`,
-      gateway.non2xx + gateway.errors + gateway.timeouts === 0 && gateway.ok > 0,
-    ]);
+    goals.push(answeredAll2xx('affiliate list', gateway));
   }
 
   if (firstRows && affiliateListData) {
@@ -1146,35 +1088,13 @@ async function main(): Promise<number> {
     log(
       `throughput ratio gateway / direct: ${fmt.ratio(ratio)} (goal >= ${config.goals.claimListRatioMin}); gateway p99 ${fmt.ms(gateway.p99)} (goal < ${config.goals.claimListP99MaxMs} ms)`,
     );
-    for (const [phase, run] of [
-      ['claim list (gateway)', gateway],
-      ['claim list (direct)', direct],
-    ] as const) {
-      const measured = cpu.get(phase);
-      if (!measured) continue;
-      log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
-      log(cpuTable(measured.report, { count: run.ok + run.non2xx + run.errors, unit: 'request', scale: 1e6, label: 'CPU µs/request' }));
-    }
+    logPhasesCpu(cpu, 'request', [
+      ['claim list (gateway)', requests(gateway)],
+      ['claim list (direct)', requests(direct)],
+    ]);
     log("\nthe direct SQL (the repository's page, its count as a window), and its plan:");
     log(claimListRuns.check);
-    goals.push([
-      `claim list: gateway / direct >= ${config.goals.claimListRatioMin}`,
-      fmt.ratio(ratio),
-      `${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s`,
-      ratio >= config.goals.claimListRatioMin,
-    ]);
-    goals.push([
-      `claim list: gateway p99 < ${config.goals.claimListP99MaxMs} ms`,
-      fmt.ms(gateway.p99),
-      p99Detail(gateway, direct, config.goals.claimListP99MaxMs),
-      gateway.p99 < config.goals.claimListP99MaxMs,
-    ]);
-    goals.push([
-      'claim list: gateway answered 2xx to everything',
-      `${fmt.int(gateway.non2xx + gateway.errors + gateway.timeouts)} bad`,
-      `${fmt.int(gateway.ok)} 2xx, ${gateway.non2xx} non-2xx, ${gateway.errors} errors, ${gateway.timeouts} timeouts`,
-      gateway.non2xx + gateway.errors + gateway.timeouts === 0 && gateway.ok > 0,
-    ]);
+    goals.push(...gatewayGoals('claim list', gateway, direct, config.goals.claimListRatioMin, config.goals.claimListP99MaxMs));
   }
 
   if (memoryReport) {
@@ -1210,6 +1130,26 @@ main().then(
   },
 );
 
+/** A line of the goals' table: the goal, what was measured, the detail beside it, and whether it was met. */
+type Goal = [goal: string, measured: string, detail: string, pass: boolean];
+
+/** The gateway's goals against the direct query: its rate at least `ratioMin` of the direct's, its p99 under `p99MaxMs`, every answer 2xx. */
+function gatewayGoals(name: string, gateway: RunFigures, direct: RunFigures, ratioMin: number, p99MaxMs: number): Goal[] {
+  const ratio = gateway.rps / direct.rps;
+  return [
+    [`${name}: gateway / direct >= ${ratioMin}`, fmt.ratio(ratio), `${fmt.int(gateway.rps)} vs ${fmt.int(direct.rps)} req/s`, ratio >= ratioMin],
+    [`${name}: gateway p99 < ${p99MaxMs} ms`, fmt.ms(gateway.p99), p99Detail(gateway, direct, p99MaxMs), gateway.p99 < p99MaxMs],
+    answeredAll2xx(name, gateway),
+  ];
+}
+
+/** The gateway's load run answered every request 2xx: none non-2xx, failed or timed out. */
+function answeredAll2xx(name: string, gateway: RunFigures): Goal {
+  const bad = gateway.non2xx + gateway.errors + gateway.timeouts;
+  const detail = `${fmt.int(gateway.ok)} 2xx, ${gateway.non2xx} non-2xx, ${gateway.errors} errors, ${gateway.timeouts} timeouts`;
+  return [`${name}: gateway answered 2xx to everything`, `${fmt.int(bad)} bad`, detail, bad === 0 && gateway.ok > 0];
+}
+
 /**
  * The detail of a p99 goal: our p50, and the direct query's p99 beside ours. When the direct query,
  * the physical limit, misses the goal too, the machine is too slow for it that day, and the line says so.
@@ -1217,4 +1157,19 @@ main().then(
 function p99Detail(ours: { p50: number; p99: number }, direct: { p99: number }, goalMs: number): string {
   const beside = `p50 ${fmt.ms(ours.p50)}; direct p99 ${fmt.ms(direct.p99)} (${fmt.ratio(ours.p99 / direct.p99)})`;
   return direct.p99 >= goalMs ? `${beside}; the direct query misses it too` : beside;
+}
+
+/** Each measured phase's CPU table, per unit of its work (`count` units in the phase: requests, entries, conversions...). */
+function logPhasesCpu(cpu: ReadonlyMap<string, PhaseCpu>, unit: string, phases: ReadonlyArray<readonly [phase: string, count: number]>): void {
+  for (const [phase, count] of phases) {
+    const measured = cpu.get(phase);
+    if (!measured) continue;
+    log(`\nCPU during ${phase} (${fmt.s(measured.report.wallSeconds)} wall; load average ${measured.loadBefore} -> ${measured.loadAfter})`);
+    log(cpuTable(measured.report, { count, unit, scale: 1e6, label: `CPU µs/${unit}` }));
+  }
+}
+
+/** The requests of a load run that were answered, well or not (a timed-out one used no CPU to the end). */
+function requests(run: Pick<RunFigures, 'ok' | 'non2xx' | 'errors'>): number {
+  return run.ok + run.non2xx + run.errors;
 }

@@ -1,44 +1,6 @@
+import { AFFILIATE_COLUMNS as EXPORT_COLUMNS } from '../../services/rules/affiliate-csv';
+import type { CsvField } from '../../services/rules/csv-line';
 import type { ListedAffiliate } from './affiliate-page';
 
-type Earning = ListedAffiliate['earnings'][number];
-
-/**
- * The export's columns, in order: the list's fields, flattened. Amounts are the API's exact
- * strings: USD as decimals ("1234.5"), earnings as integer base units of their currency, written
- * `amount currency_name (chain_id:address)` and separated by "; " when an affiliate earned in several.
- */
-export const AFFILIATE_COLUMNS: ReadonlyArray<[string, (affiliate: ListedAffiliate) => string | number | boolean | null]> = [
-  ['id', (a) => a.id],
-  ['identifier', (a) => a.identifier],
-  ['identifier_type', (a) => a.identifier_type],
-  ['name', (a) => a.name],
-  ['region', (a) => a.region],
-  ['status', (a) => a.status],
-  ['suspended_at', (a) => a.suspended_at],
-  ['suspension_reason', (a) => a.suspension_reason],
-  ['flagged_at', (a) => a.flagged_at],
-  ['flag_reason', (a) => a.flag_reason],
-  ['tax_status', (a) => a.tax_status],
-  ['joined_at', (a) => a.joined_at],
-  ['updated_at', (a) => a.updated_at],
-  ['codes', (a) => a.codes.map((code) => code.code).join(' ')],
-  ['is_master', (a) => a.is_master],
-  ['master_id', (a) => a.master?.id ?? null],
-  ['master_identifier', (a) => a.master?.identifier ?? null],
-  ['current_tier', (a) => a.current_tier?.name ?? null],
-  ['active_tier', (a) => a.active_tier?.name ?? null],
-  ['tier_protection_days_remaining', (a) => a.tier_protection_days_remaining],
-  ['volume_usd', (a) => a.volume_usd],
-  ['revenue_usd', (a) => a.revenue_usd],
-  ['conversions', (a) => a.conversions],
-  ['end_users', (a) => a.end_users],
-  ['converting_users', (a) => a.converting_users],
-  ['referred_volume_usd', (a) => a.referred_volume_usd],
-  ['earnings', (a) => a.earnings.map(earningText).join('; ')],
-  ['agency_earnings', (a) => a.agency_earnings.map(earningText).join('; ')],
-];
-
-function earningText(earning: Earning): string {
-  const currency = `${earning.currency_chain_id ?? '?'}:${earning.currency_address ?? '?'}`;
-  return `${earning.amount} ${earning.currency_name ?? 'unknown'} (${currency})`;
-}
+/** The export's columns (services/rules/affiliate-csv.ts, which the admin dashboard's export writes too), over the list as the CLI reads it. */
+export const AFFILIATE_COLUMNS: ReadonlyArray<[string, (affiliate: ListedAffiliate) => CsvField]> = EXPORT_COLUMNS;

@@ -62,12 +62,5 @@ function parseLine(text: string, record: { fields: string[]; field: string }, in
   return quoted ? 'open' : 'done';
 }
 
-/** One CSV line (with its \r\n): a field is quoted when it holds a comma, a quote, a line break or edge spaces. */
-export function csvLine(fields: ReadonlyArray<string | number | boolean | null | undefined>): string {
-  return `${fields.map(csvField).join(',')}\r\n`;
-}
-
-function csvField(value: string | number | boolean | null | undefined): string {
-  const text = value === null || value === undefined ? '' : String(value);
-  return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
+/** The one CSV writer (RFC 4180), shared with the admin dashboard's export. */
+export { csvLine } from '../../services/rules/csv-line';

@@ -3,7 +3,7 @@ import type { IdentifierType } from '../rules/identifiers';
 import type { OutboxTables } from '../platform/outbox/tables';
 import type { TaxRecordStatus } from '../rules/tax-status-rule';
 import type { AffiliateStatus, ApplicationStatus, AttributionModel } from './domain/vocabulary';
-import type { Nullable, Timestamp } from '../platform/db/column-types';
+import type { Nullable, OptionalNullable, Timestamp } from '../platform/db/column-types';
 
 /** The agency schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
 export interface AgencyDatabase extends AgencyProgramTables, AffiliateMetricsTables, TrackingTables, OutboxTables {
@@ -38,31 +38,31 @@ export interface AffiliateTable extends ProfileColumns {
   updated_at: Timestamp;
 }
 
+/** What a period of an affiliate's status (a suspension, a flag) holds besides its start and its end. */
+interface AffiliateStatusPeriod {
+  id: Generated<string>;
+  affiliate_id: string;
+  project_id: string;
+  reason: string;
+}
+
 /**
  * The status history: one row per suspension period, open (reactivated_at NULL) while it lasts. An
  * affiliate is suspended at moment t when a row has suspended_at <= t < reactivated_at (or is open).
  */
-export interface AffiliateSuspensionTable {
-  id: Generated<string>;
-  affiliate_id: string;
-  project_id: string;
-  reason: string;
+export interface AffiliateSuspensionTable extends AffiliateStatusPeriod {
   suspended_at: Timestamp;
   suspended_by: Nullable<string>;
-  reactivated_at: ColumnType<Nullable<Timestamp>, Nullable<Timestamp> | undefined, Nullable<Timestamp>>;
-  reactivated_by: ColumnType<Nullable<string>, Nullable<string> | undefined, Nullable<string>>;
+  reactivated_at: OptionalNullable<Timestamp>;
+  reactivated_by: OptionalNullable<string>;
 }
 
 /** Flag periods (migration 0018), as affiliate_suspensions: one row per period, open (unflagged_at NULL) while flagged. */
-export interface AffiliateFlagTable {
-  id: Generated<string>;
-  affiliate_id: string;
-  project_id: string;
-  reason: string;
+export interface AffiliateFlagTable extends AffiliateStatusPeriod {
   flagged_at: Timestamp;
   flagged_by: Nullable<string>;
-  unflagged_at: ColumnType<Nullable<Timestamp>, Nullable<Timestamp> | undefined, Nullable<Timestamp>>;
-  unflagged_by: ColumnType<Nullable<string>, Nullable<string> | undefined, Nullable<string>>;
+  unflagged_at: OptionalNullable<Timestamp>;
+  unflagged_by: OptionalNullable<string>;
 }
 
 export interface AffiliateCodeTable {
@@ -74,7 +74,7 @@ export interface AffiliateCodeTable {
   affiliate_id: string;
   created_at: Timestamp;
   /** The share (bps of the affiliate's reward, 0..2000) that goes to users referred through the code; null: none. */
-  user_rebate_rate_bps: ColumnType<Nullable<number>, Nullable<number> | undefined, Nullable<number>>;
+  user_rebate_rate_bps: OptionalNullable<number>;
 }
 
 /** Who referred whom: one row per referred user per project, written once (the first referral wins). */
@@ -105,14 +105,8 @@ export interface InviteCodeTable {
 }
 
 /** A referral ended by its user or an admin (migration 0022): the row it was, with who ended it and when. */
-export interface EndedReferralTable {
+export interface EndedReferralTable extends ReferralTable {
   id: Generated<bigint>;
-  project_id: string;
-  identifier_type: IdentifierType;
-  identifier: string;
-  affiliate_id: string;
-  code: string;
-  referred_at: Timestamp;
   ended_at: Timestamp;
   ended_by: 'user' | 'admin';
   actor_api_key_id: Nullable<string>;
@@ -144,8 +138,6 @@ export interface ProgramSettingsTable {
   attribution_model: ColumnType<AttributionModel, AttributionModel | undefined, AttributionModel>;
 }
 
-type Closable<T> = ColumnType<Nullable<T>, Nullable<T> | undefined, Nullable<T>>;
-
 /** One period of master status; open (removed_at NULL) while it lasts. */
 export interface AgencyDesignationTable {
   id: Generated<string>;
@@ -153,8 +145,8 @@ export interface AgencyDesignationTable {
   affiliate_id: string;
   designated_at: Timestamp;
   designated_by: Nullable<string>;
-  removed_at: Closable<Timestamp>;
-  removed_by: Closable<string>;
+  removed_at: OptionalNullable<Timestamp>;
+  removed_by: OptionalNullable<string>;
 }
 
 /** A master's spread over [valid_from, valid_to). */
@@ -164,7 +156,7 @@ export interface AgencySpreadTable {
   master_id: string;
   spread_bps: number;
   valid_from: Timestamp;
-  valid_to: Closable<Timestamp>;
+  valid_to: OptionalNullable<Timestamp>;
   set_by: Nullable<string>;
 }
 
@@ -176,11 +168,11 @@ export interface SubAffiliateBindingTable {
   master_id: string;
   affiliate_id: string;
   bound_from: Timestamp;
-  bound_to: Closable<Timestamp>;
+  bound_to: OptionalNullable<Timestamp>;
   bound_by: Nullable<string>;
-  unbound_by: Closable<string>;
+  unbound_by: OptionalNullable<string>;
   /** The designation that closed it: its affiliate was made a master (migration 0015). */
-  ended_by_designation_id: Closable<string>;
+  ended_by_designation_id: OptionalNullable<string>;
 }
 
 /** A tier protection, in force over [starts_at, least(expires_at, ended_at)). */
@@ -193,8 +185,8 @@ export interface TierProtectionTable {
   starts_at: Timestamp;
   expires_at: Timestamp;
   set_by: Nullable<string>;
-  ended_at: Closable<Timestamp>;
-  ended_by: Closable<string>;
+  ended_at: OptionalNullable<Timestamp>;
+  ended_by: OptionalNullable<string>;
 }
 
 /** An affiliate application (specification §2.10, §3.2). */
@@ -205,17 +197,17 @@ export interface ApplicationTable extends ProfileColumns {
   status: ApplicationStatus;
   created_at: Timestamp;
   updated_at: Timestamp;
-  hold_note: Closable<string>;
-  held_at: Closable<Timestamp>;
-  held_by: Closable<string>;
-  decided_at: Closable<Timestamp>;
-  decided_by: Closable<string>;
-  rejection_reason: Closable<string>;
+  hold_note: OptionalNullable<string>;
+  held_at: OptionalNullable<Timestamp>;
+  held_by: OptionalNullable<string>;
+  decided_at: OptionalNullable<Timestamp>;
+  decided_by: OptionalNullable<string>;
+  rejection_reason: OptionalNullable<string>;
   /** The static segment an approval added the user to. */
-  audience_id: Closable<string>;
-  affiliate_id: Closable<string>;
+  audience_id: OptionalNullable<string>;
+  affiliate_id: OptionalNullable<string>;
   /** The desired code, when the approval could give it (it was free). */
-  granted_code: Closable<string>;
+  granted_code: OptionalNullable<string>;
 }
 
 /** The projection of audience entries (fed by the audience service's events): one user's entry of one kind in one segment. */
@@ -475,10 +467,10 @@ export interface TrackingEventBatchTable {
   project_id: string;
   received_at: Timestamp;
   event_count: number;
-  processed_at: ColumnType<Nullable<Timestamp>, Nullable<Timestamp> | undefined, Nullable<Timestamp>>;
+  processed_at: OptionalNullable<Timestamp>;
   /** Set when the batch was given up (its job kept failing; migration 0021), with the reason. */
-  failed_at: ColumnType<Nullable<Timestamp>, Nullable<Timestamp> | undefined, Nullable<Timestamp>>;
-  failure: ColumnType<Nullable<string>, Nullable<string> | undefined, Nullable<string>>;
+  failed_at: OptionalNullable<Timestamp>;
+  failure: OptionalNullable<string>;
 }
 
 /** One event as received (append-only; partitioned by month of received_at). */

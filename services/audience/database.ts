@@ -2,7 +2,7 @@ import type { IdentifierType } from '../rules/identifiers';
 import type { ColumnType, Generated } from 'kysely';
 import type { OutboxTables } from '../platform/outbox/tables';
 import type { EntryBatchStatus, EntryKind, EntrySource, EvaluationStatus } from './domain/vocabulary';
-import type { Timestamp } from '../platform/db/column-types';
+import type { OptionalNullable, Timestamp } from '../platform/db/column-types';
 
 /** The audience schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
 export interface AudienceDatabase extends OutboxTables {
@@ -37,7 +37,7 @@ export interface SegmentTable {
   /** bigint: int8 is read as bigint (services/platform/db/type-parsers.ts). */
   entries_count: ColumnType<bigint, bigint | number | undefined, bigint | number>;
   /** Set: the segment is a tier of its project (a higher rank is a higher tier); unique per project. */
-  tier_rank: ColumnType<number | null, number | null | undefined, number | null>;
+  tier_rank: OptionalNullable<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -76,8 +76,8 @@ export interface EntryBatchTable {
   skipped: ColumnType<number, number | undefined, number>;
   error: string | null;
   created_at: Timestamp;
-  started_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-  finished_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  started_at: OptionalNullable<Date>;
+  finished_at: OptionalNullable<Date>;
 }
 
 /** USD figures (fractional NUMERIC): select them cast to text (services/platform/db/type-parsers.ts), written from decimal strings. */
@@ -146,8 +146,8 @@ export interface SegmentEvaluationTable {
   /** How many evaluations were requested: the job of the latest carries this number. */
   requested: number;
   requested_at: Timestamp;
-  started_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-  finished_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  started_at: OptionalNullable<Date>;
+  finished_at: OptionalNullable<Date>;
   matched: ColumnType<bigint | null, number | null | undefined, number | null>;
   added: ColumnType<bigint | null, number | null | undefined, number | null>;
   removed: ColumnType<bigint | null, number | null | undefined, number | null>;

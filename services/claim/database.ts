@@ -14,7 +14,7 @@ import type {
   MovementStatus,
   PendingReason,
 } from './domain/vocabulary';
-import type { Nullable, Timestamp } from '../platform/db/column-types';
+import type { Nullable, OptionalNullable, Timestamp } from '../platform/db/column-types';
 
 /** The claim schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
 export interface ClaimDatabase extends OutboxTables, ReviewTables, ReversalTables {
@@ -53,7 +53,17 @@ export interface CurrencyTable {
   created_at: Timestamp;
 }
 
-export interface PayoutTermsTable {
+/** Migration 0017: the rewards of referral levels 2..4 (fixed or bps, never both; both null: the level is not paid), of terms and of their tiers alike. */
+interface DeeperLevelRewards {
+  affiliate2_fixed: OptionalNullable<bigint>;
+  affiliate2_bps: OptionalNullable<number>;
+  affiliate3_fixed: OptionalNullable<bigint>;
+  affiliate3_bps: OptionalNullable<number>;
+  affiliate4_fixed: OptionalNullable<bigint>;
+  affiliate4_bps: OptionalNullable<number>;
+}
+
+export interface PayoutTermsTable extends DeeperLevelRewards {
   project_id: string;
   conversion_name: string;
   currency_id: string;
@@ -64,39 +74,25 @@ export interface PayoutTermsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   /** Migration 0008: only members of this audience earn the side's reward (null: everyone may). */
-  end_user_allowlist_audience_id: ColumnType<string | null, string | null | undefined, string | null>;
-  affiliate_allowlist_audience_id: ColumnType<string | null, string | null | undefined, string | null>;
+  end_user_allowlist_audience_id: OptionalNullable<string>;
+  affiliate_allowlist_audience_id: OptionalNullable<string>;
   /** Migration 0010: days a movement is held before it is available (0..365), and whether it waits for an admin's approval. */
   hold_days: ColumnType<number, number | undefined, number>;
   require_approval: ColumnType<boolean, boolean | undefined, boolean>;
   /** Migration 0013: caps (null: off); the window's amount and days are set together. */
-  cap_per_conversion: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
-  cap_per_end_user: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
-  cap_window_amount: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
-  cap_window_days: ColumnType<number | null, number | null | undefined, number | null>;
-  /** Migration 0017: the rewards of referral levels 2..4 (fixed or bps, never both; both null: the level is not paid). */
-  affiliate2_fixed: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
-  affiliate2_bps: ColumnType<number | null, number | null | undefined, number | null>;
-  affiliate3_fixed: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
-  affiliate3_bps: ColumnType<number | null, number | null | undefined, number | null>;
-  affiliate4_fixed: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
-  affiliate4_bps: ColumnType<number | null, number | null | undefined, number | null>;
+  cap_per_conversion: OptionalNullable<bigint>;
+  cap_per_end_user: OptionalNullable<bigint>;
+  cap_window_amount: OptionalNullable<bigint>;
+  cap_window_days: OptionalNullable<number>;
 }
 
-export interface PayoutTermTierTable {
+export interface PayoutTermTierTable extends DeeperLevelRewards {
   project_id: string;
   conversion_name: string;
   audience_id: string;
   position: number;
   affiliate_fixed: Nullable<Money>;
   affiliate_bps: Nullable<number>;
-  /** Migration 0017: the rewards of referral levels 2..4 (fixed or bps, never both; both null: the level is not paid). */
-  affiliate2_fixed: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
-  affiliate2_bps: ColumnType<number | null, number | null | undefined, number | null>;
-  affiliate3_fixed: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
-  affiliate3_bps: ColumnType<number | null, number | null | undefined, number | null>;
-  affiliate4_fixed: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
-  affiliate4_bps: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface ConversionBatchTable {
@@ -104,7 +100,7 @@ export interface ConversionBatchTable {
   project_id: string;
   received: number;
   created_at: Timestamp;
-  finished_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  finished_at: OptionalNullable<Date>;
 }
 
 export interface ConversionTable {
@@ -135,15 +131,15 @@ export interface ConversionTable {
   master_spread_bps: Nullable<number>;
   tier_id: Nullable<string>;
   /** Migration 0014, frozen when paid: the rebate rate of the referral's code (bps of the affiliate's reward); null: nobody attributed. */
-  user_rebate_rate_bps: ColumnType<number | null, number | null | undefined, number | null>;
+  user_rebate_rate_bps: OptionalNullable<number>;
   /**
    * Migration 0008, frozen when paid: the allowlist audience each side was checked against and
    * whether it was a member (both null: its terms named none, or the side was not there).
    */
-  end_user_allowlist_audience_id: ColumnType<string | null, string | null | undefined, string | null>;
-  end_user_eligible: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
-  affiliate_allowlist_audience_id: ColumnType<string | null, string | null | undefined, string | null>;
-  affiliate_eligible: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
+  end_user_allowlist_audience_id: OptionalNullable<string>;
+  end_user_eligible: OptionalNullable<boolean>;
+  affiliate_allowlist_audience_id: OptionalNullable<string>;
+  affiliate_eligible: OptionalNullable<boolean>;
 }
 
 export interface ClaimCheckTable {
@@ -174,18 +170,18 @@ export interface MovementTable {
   currency_id: string;
   amount: Money;
   /** The check it is in: null while pending or declined (migration 0010); set once, when it becomes available. */
-  claim_check_id: ColumnType<string | null, string | null | undefined, string | null>;
+  claim_check_id: OptionalNullable<string>;
   created_at: Timestamp;
   /** Migration 0010: pending (in no check), available (in a check), declined. */
   status: ColumnType<MovementStatus, MovementStatus | undefined, MovementStatus>;
   /** Why it waits; null unless pending. */
-  pending_reason: ColumnType<PendingReason | null, PendingReason | null | undefined, PendingReason | null>;
+  pending_reason: OptionalNullable<PendingReason>;
   /** When it becomes available (processing time + hold); null on rows written before migration 0010 (read as created_at). */
   available_at: ColumnType<Date | null, Date | undefined, Date | null>;
-  decided_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  decided_at: OptionalNullable<Date>;
   /** The API key id that approved or declined it. */
-  decided_by: ColumnType<string | null, string | null | undefined, string | null>;
-  decline_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  decided_by: OptionalNullable<string>;
+  decline_reason: OptionalNullable<string>;
   /** Migration 0013: what a cap cut from it (never paid), and the cap that cut it first; 0 and null when uncapped. */
   capped_amount: ColumnType<bigint, bigint | undefined, never>;
   capped_by: ColumnType<CapKind | null, CapKind | null | undefined, never>;
@@ -262,11 +258,11 @@ export interface VoucherTable {
   proof: string;
   signatures: string[];
   closed_at: Timestamp;
-  claimed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-  claim_tx_hash: ColumnType<string | null, string | null | undefined, string | null>;
-  claim_block_number: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
-  claim_log_index: ColumnType<number | null, number | null | undefined, number | null>;
-  expired_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  claimed_at: OptionalNullable<Date>;
+  claim_tx_hash: OptionalNullable<string>;
+  claim_block_number: OptionalNullable<bigint>;
+  claim_log_index: OptionalNullable<number>;
+  expired_at: OptionalNullable<Date>;
 }
 
 export interface ClaimCheckCreditTable {
@@ -282,7 +278,7 @@ export interface ChainCursorTable {
   contract: string;
   last_block: ColumnType<bigint, bigint, bigint>;
   /** The hash of the chain's block 0 when the cursor was taken (null: taken before it was kept). */
-  genesis_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  genesis_hash: OptionalNullable<string>;
   updated_at: Timestamp;
 }
 

@@ -1,5 +1,6 @@
 import type { ColumnType } from 'kysely';
 import type { IdentifierType } from '../rules/identifiers';
+import type { OptionalNullable } from '../platform/db/column-types';
 import type { ReviewDecision } from './domain/vocabulary';
 
 /** The review rules' tables (migration 0011; docs/claims.md#review-rules), part of ClaimDatabase. */
@@ -27,6 +28,6 @@ export interface ConversionReviewTable {
   identifier: string;
   rules: ColumnType<unknown, string, string>;
   flagged_at: Date;
-  decided_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-  decision: ColumnType<ReviewDecision | null, ReviewDecision | null | undefined, ReviewDecision | null>;
+  decided_at: OptionalNullable<Date>;
+  decision: OptionalNullable<ReviewDecision>;
 }

@@ -2,7 +2,7 @@ import type { IdentifierType } from '../rules/identifiers';
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { OutboxTables } from '../platform/outbox/tables';
 import type { ActorType, Chapter3Status, FormType, RecordStatus, TaxClassification, TinType, W8ExpiryRule } from './domain/vocabulary';
-import type { Nullable, Timestamp } from '../platform/db/column-types';
+import type { Nullable, OptionalNullable, Timestamp } from '../platform/db/column-types';
 
 /** The tax schema, as Kysely sees it. Migrations in ./migrations are the source of truth. */
 export interface TaxDatabase extends OutboxTables {
@@ -38,7 +38,7 @@ export interface TaxSettingsTable {
   company_tax_id_auth_tag: Nullable<Buffer>;
   company_contact_email: Nullable<string>;
   /** The rule the project chose; null while it follows the default (migration 0006_w8_expiry_rule_default). */
-  w8_expiry_rule: ColumnType<W8ExpiryRule | null, W8ExpiryRule | null | undefined, W8ExpiryRule | null>;
+  w8_expiry_rule: OptionalNullable<W8ExpiryRule>;
   created_at: Timestamp;
   updated_at: Timestamp;
   /** Counts the row's writes (1 for the first): the order of tax.tax_settings.changed events. */

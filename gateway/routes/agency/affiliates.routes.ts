@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ListAffiliatesResponse } from '../../../gen/referral/agency/v1/agency';
+import type { Affiliate, ListAffiliatesResponse } from '../../../gen/referral/agency/v1/agency';
 import { AffiliateSort, AffiliateStatus, SortOrder } from '../../../gen/referral/agency/v1/enums';
 import { FreshReads } from '../../../services/platform/shared-reads';
 import { enumValue, optionalEnumValue } from '../../../services/rules/enums';
@@ -56,6 +56,48 @@ function affiliateListBody(page: ListAffiliatesResponse) {
 type AffiliateListBody = ReturnType<typeof affiliateListBody>;
 
 const NOT_FOUND = { description: 'AFFILIATE_NOT_FOUND: this user is not an affiliate of the project (or PROJECT_NOT_FOUND)' };
+
+/** What a status change declares beyond its path: `body` for the two that take a reason, `conflict` the 409 it may answer. */
+interface StatusChange {
+  operationId: string;
+  summary: string;
+  description: string;
+  body?: typeof suspendBody | typeof flagBody;
+  answer: string;
+  conflict?: string;
+}
+
+/** The change an admin key asks of the agency: the affiliate and the key as the actor. */
+type StatusChangeRequest = ReturnType<typeof target> & { actor: { apiKeyId: string } };
+
+/**
+ * Suspend, reactivate, flag, unflag: `POST .../affiliates/:userIdentifier/<change>` by an admin key, answering the affiliate as the
+ * change leaves it (404 when it is none, 409 `conflict` where the change cannot apply).
+ */
+function statusChangeRoute(
+  change: 'suspend' | 'reactivate' | 'flag' | 'unflag',
+  { body: reasonBody, answer, conflict, ...declaration }: StatusChange,
+  apply: (request: StatusChangeRequest, reason: string) => Promise<Affiliate>,
+) {
+  const answers = { 200: { description: answer, schema: affiliateSchema }, 404: NOT_FOUND };
+  return defineRoute(
+    {
+      method: 'post',
+      path: `/api/v1/projects/:projectId/affiliates/:userIdentifier/${change}`,
+      ...declaration,
+      tags,
+      auth: projectAdmin,
+      query: affiliateQuery,
+      body: reasonBody,
+      responses: conflict === undefined ? answers : { ...answers, 409: { description: conflict } },
+    },
+    async ({ params, query, body, caller }) => {
+      // The reason is read only by the two changes whose body carries one.
+      const affiliate = await apply({ ...target(params, query, caller), actor: { apiKeyId: caller.keyId } }, body?.reason ?? '');
+      return { status: 200, body: presentAffiliate(affiliate) };
+    },
+  );
+}
 
 /** Affiliate administration under /api/v1/projects/:projectId/affiliates (admin keys; read_only may read). */
 export function affiliateRoutes({ clients, sharedReads }: RouteDeps): AnyRoute[] {
@@ -181,61 +223,36 @@ export function affiliateRoutes({ clients, sharedReads }: RouteDeps): AnyRoute[]
         return { status: 200, body: presentAffiliate(affiliate) };
       },
     ),
-    defineRoute(
+    statusChangeRoute(
+      'suspend',
       {
-        method: 'post',
-        path: '/api/v1/projects/:projectId/affiliates/:userIdentifier/suspend',
         operationId: 'suspendAffiliate',
         summary: 'Suspend an affiliate',
         description:
           'From now until it is reactivated, the affiliate earns nothing for conversions (attribution reads its status at each ' +
           'conversion’s moment) and its codes refer nobody (409 AFFILIATE_SUSPENDED). Users it already referred stay its referrals. ' +
           'An affiliate already suspended answers 409 AFFILIATE_ALREADY_SUSPENDED.',
-        tags,
-        auth: projectAdmin,
-        query: affiliateQuery,
         body: suspendBody,
-        responses: {
-          200: { description: 'The affiliate, suspended', schema: affiliateSchema },
-          404: NOT_FOUND,
-          409: { description: 'AFFILIATE_ALREADY_SUSPENDED' },
-        },
+        answer: 'The affiliate, suspended',
+        conflict: 'AFFILIATE_ALREADY_SUSPENDED',
       },
-      async ({ params, query, body, caller }) => {
-        const affiliate = await clients.agency.suspendAffiliate({
-          ...target(params, query, caller),
-          reason: body.reason,
-          actor: { apiKeyId: caller.keyId },
-        });
-        return { status: 200, body: presentAffiliate(affiliate) };
-      },
+      (change, reason) => clients.agency.suspendAffiliate({ ...change, reason }),
     ),
-    defineRoute(
+    statusChangeRoute(
+      'reactivate',
       {
-        method: 'post',
-        path: '/api/v1/projects/:projectId/affiliates/:userIdentifier/reactivate',
         operationId: 'reactivateAffiliate',
         summary: 'Reactivate a suspended affiliate',
         description:
           'It earns again for conversions from now on (not for those during the suspension). An active affiliate answers 409 AFFILIATE_NOT_SUSPENDED.',
-        tags,
-        auth: projectAdmin,
-        query: affiliateQuery,
-        responses: {
-          200: { description: 'The affiliate, active', schema: affiliateSchema },
-          404: NOT_FOUND,
-          409: { description: 'AFFILIATE_NOT_SUSPENDED' },
-        },
+        answer: 'The affiliate, active',
+        conflict: 'AFFILIATE_NOT_SUSPENDED',
       },
-      async ({ params, query, caller }) => {
-        const affiliate = await clients.agency.reactivateAffiliate({ ...target(params, query, caller), actor: { apiKeyId: caller.keyId } });
-        return { status: 200, body: presentAffiliate(affiliate) };
-      },
+      (change) => clients.agency.reactivateAffiliate(change),
     ),
-    defineRoute(
+    statusChangeRoute(
+      'flag',
       {
-        method: 'post',
-        path: '/api/v1/projects/:projectId/affiliates/:userIdentifier/flag',
         operationId: 'flagAffiliate',
         summary: 'Flag an affiliate for review',
         description:
@@ -243,46 +260,23 @@ export function affiliateRoutes({ clients, sharedReads }: RouteDeps): AnyRoute[]
           'it is flagged wait for an admin’s review (docs/affiliates.md). Stored with the reason, the time and the admin key, and in the ' +
           'history (flagged). Idempotent: a flagged affiliate answers 200 as it is, the first flag’s reason and time kept (unflag first ' +
           'to give another). A suspended affiliate answers 409 AFFILIATE_SUSPENDED (reactivate it first); suspending a flagged one ends its flag.',
-        tags,
-        auth: projectAdmin,
-        query: affiliateQuery,
         body: flagBody,
-        responses: {
-          200: { description: 'The affiliate, flagged', schema: affiliateSchema },
-          404: NOT_FOUND,
-          409: { description: 'AFFILIATE_SUSPENDED' },
-        },
+        answer: 'The affiliate, flagged',
+        conflict: 'AFFILIATE_SUSPENDED',
       },
-      async ({ params, query, body, caller }) => {
-        const affiliate = await clients.agency.flagAffiliate({
-          ...target(params, query, caller),
-          reason: body.reason,
-          actor: { apiKeyId: caller.keyId },
-        });
-        return { status: 200, body: presentAffiliate(affiliate) };
-      },
+      (change, reason) => clients.agency.flagAffiliate({ ...change, reason }),
     ),
-    defineRoute(
+    statusChangeRoute(
+      'unflag',
       {
-        method: 'post',
-        path: '/api/v1/projects/:projectId/affiliates/:userIdentifier/unflag',
         operationId: 'unflagAffiliate',
         summary: 'End an affiliate’s flag',
         description:
           'A flagged affiliate becomes active again (history: unflagged). Idempotent: an affiliate that is not flagged (active, or ' +
           'suspended) answers 200 as it is, nothing changed.',
-        tags,
-        auth: projectAdmin,
-        query: affiliateQuery,
-        responses: {
-          200: { description: 'The affiliate, not flagged', schema: affiliateSchema },
-          404: NOT_FOUND,
-        },
+        answer: 'The affiliate, not flagged',
       },
-      async ({ params, query, caller }) => {
-        const affiliate = await clients.agency.unflagAffiliate({ ...target(params, query, caller), actor: { apiKeyId: caller.keyId } });
-        return { status: 200, body: presentAffiliate(affiliate) };
-      },
+      (change) => clients.agency.unflagAffiliate(change),
     ),
     defineRoute(
       {

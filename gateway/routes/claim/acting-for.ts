@@ -1,6 +1,7 @@
 import type { UserRef } from '../../../gen/referral/common/v1/common';
 import type { Caller } from '../../auth/caller';
 import { HttpError } from '../../http/errors';
+import { optionalIdentifierType } from './leaderboard-user';
 
 /**
  * The user_or_session access rule of the routes that read or act for one user (the claim checks,
@@ -8,6 +9,9 @@ import { HttpError } from '../../http/errors';
  * for its own wallet (docs/claims.md "Who acts for whom").
  */
 export const userReader = { kind: 'user_or_session', roles: ['service_role', 'read_only'], project: 'key' } as const;
+
+/** The 404 of a route under userReader: the project is the key's, or the session's `project_id`. */
+export const PROJECT_NOT_FOUND = { description: 'PROJECT_NOT_FOUND: the project_id names no project (of the key)' };
 
 export interface NamedUser {
   identifier: string | undefined;
@@ -34,4 +38,9 @@ export function actingFor(caller: Extract<Caller, { kind: 'api_key' | 'session' 
     ]);
   }
   return { projectId: caller.projectId, user: { identifier: named.identifier, identifierType: named.identifierType ?? 'evm_address' } };
+}
+
+/** The user the payout and points reads name in their query: `user_identifier`, its type `user_identifier_type` or `identifier_type`. */
+export function userOfQuery(query: { user_identifier?: string; user_identifier_type?: string; identifier_type?: string }): NamedUser {
+  return { identifier: query.user_identifier, identifierType: optionalIdentifierType(query), field: 'user_identifier' };
 }

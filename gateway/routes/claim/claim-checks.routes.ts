@@ -5,7 +5,7 @@ import { HttpError } from '../../http/errors';
 import { listBody, pageRequest } from '../../http/list';
 import { type AnyRoute, defineRoute, sharedBody } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
-import { actingFor, type NamedUser, userReader } from './acting-for';
+import { actingFor, type NamedUser, PROJECT_NOT_FOUND, userReader } from './acting-for';
 import { presentClaimCheck, presentClaimResponse, presentHistory, presentTotals, STATUS_OF_LIST_STATUS } from './claim-checks.presenters';
 import {
   claimBody,
@@ -32,7 +32,7 @@ const ACTING =
   'Affiliate and agency checks are behind the tax gate: where the project requires tax information and the user’s form is not ' +
   'approved (not submitted, in review, revoked, or an expired W-8), they come back with `restriction_message` (status 200, never 403).';
 
-const notFound = { 404: { description: 'PROJECT_NOT_FOUND: the project_id names no project (of the key)' } } as const;
+const notFound = { 404: PROJECT_NOT_FOUND } as const;
 
 /** One of two spellings of a body field (the SDK's camelCase, or snake_case); both given must agree. */
 function either(camel: string | undefined, snake: string | undefined, names: [string, string]): string | undefined {

@@ -7,9 +7,8 @@ import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { familyOf } from './currency-family';
 import { anyProjectKey } from '../route-access';
-import { actingFor, userReader } from './acting-for';
+import { actingFor, PROJECT_NOT_FOUND, userOfQuery, userReader } from './acting-for';
 import { timeWindow } from './date-window';
-import { optionalIdentifierType } from './leaderboard-user';
 import {
   type IncentiveContext,
   presentIncentives,
@@ -85,15 +84,11 @@ export function payoutQueryRoutes({ clients }: RouteDeps): AnyRoute[] {
         query: payoutsByConversionQuery,
         responses: {
           200: { description: 'A page of sums', schema: payoutsByConversionSchema },
-          404: { description: 'PROJECT_NOT_FOUND: the project_id names no project (of the key)' },
+          404: PROJECT_NOT_FOUND,
         },
       },
       async ({ query, caller }) => {
-        const { projectId, user } = actingFor(caller, {
-          identifier: query.user_identifier,
-          identifierType: optionalIdentifierType(query),
-          field: 'user_identifier',
-        });
+        const { projectId, user } = actingFor(caller, userOfQuery(query));
         const window = timeWindow({ field: 'from', value: query.from }, { field: 'to', value: query.to });
         const page = await clients.claim.sumUserPayouts({ projectId, user, family: familyOf(query.type), page: pageRequest(query), ...window });
         return { status: 200, body: listBody(page, presentPayoutSum) };
@@ -131,11 +126,7 @@ export function payoutQueryRoutes({ clients }: RouteDeps): AnyRoute[] {
         },
       },
       async ({ query, caller }) => {
-        const { projectId, user } = actingFor(caller, {
-          identifier: query.user_identifier,
-          identifierType: optionalIdentifierType(query),
-          field: 'user_identifier',
-        });
+        const { projectId, user } = actingFor(caller, userOfQuery(query));
         const window = timeWindow({ field: 'from_date', value: query.from_date }, { field: 'to_date', value: query.to_date }, true);
         const [paid, referred] = await Promise.all([
           clients.claim.listReferredUserPayouts({ projectId, affiliate: user, ...window }),

@@ -11,7 +11,7 @@ import { familyOf } from './currency-family';
 import { presentLeaderboardEntry, presentMovement } from './claim.presenters';
 import { leaderboardQuery, leaderboardSchema, movementListSchema, movementsQuery, pointsLeaderboardQuery } from './claim.schemas';
 import { anyProjectKey } from '../route-access';
-import { actingFor, userReader } from './acting-for';
+import { actingFor, PROJECT_NOT_FOUND, userOfQuery, userReader } from './acting-for';
 import { timeWindow } from './date-window';
 import { identifierType, leaderboardUser, optionalIdentifierType } from './leaderboard-user';
 
@@ -132,15 +132,11 @@ export function payoutRoutes({ clients, clock, sharedReads }: RouteDeps): AnyRou
         query: movementsQuery,
         responses: {
           200: { description: 'A page of movements', schema: movementListSchema },
-          404: { description: 'PROJECT_NOT_FOUND: the project_id names no project (of the key)' },
+          404: PROJECT_NOT_FOUND,
         },
       },
       async ({ query, caller }) => {
-        const { projectId, user } = actingFor(caller, {
-          identifier: query.user_identifier,
-          identifierType: optionalIdentifierType(query),
-          field: 'user_identifier',
-        });
+        const { projectId, user } = actingFor(caller, userOfQuery(query));
         const status = optionalEnumValue(MovementStatus, query.status) ?? MovementStatus.UNSPECIFIED;
         const window = timeWindow({ field: 'from_date', value: query.from_date }, { field: 'to_date', value: query.to_date });
         const family = query.type === undefined ? CurrencyFamily.UNSPECIFIED : familyOf(query.type);

@@ -4,9 +4,8 @@ import { required } from '../../http/present';
 import { type AnyRoute, defineRoute } from '../../http/route';
 import type { RouteDeps } from '../route-deps';
 import { projectAdmin } from '../route-access';
-import { actingFor, userReader } from './acting-for';
+import { actingFor, userOfQuery, userReader } from './acting-for';
 import { presentCurrencyRef, presentUser } from './claim.presenters';
-import { optionalIdentifierType } from './leaderboard-user';
 import { pointBalanceQuery, pointBalanceSchema, pointBalancesQuery, pointBalancesSchema } from './points.schemas';
 
 const tags = ['Payouts'];
@@ -45,11 +44,7 @@ export function pointsRoutes({ clients }: RouteDeps): AnyRoute[] {
         },
       },
       async ({ query, caller }) => {
-        const { projectId, user } = actingFor(caller, {
-          identifier: query.user_identifier,
-          identifierType: optionalIdentifierType(query),
-          field: 'user_identifier',
-        });
+        const { projectId, user } = actingFor(caller, userOfQuery(query));
         const answer = await clients.claim.listPointBalances({ projectId, user });
         const balance = required(answer.results[0], 'balance');
         return { status: 200, body: { ...presentBalance(balance), currency: presentCurrencyRef(answer.currency) } };

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { AgencyDatabase } from '../database';
 import { inReadSnapshot } from '../../platform/db/read-snapshot';
 import type { AffiliateStatus } from '../domain/vocabulary';
@@ -114,6 +114,40 @@ const emptyLevel = (level: number): LevelFiguresRecord => ({
   paidConversions: 0n,
   earnings: [],
 });
+
+/** A level's figures as levelOne and upperLevels select them (USD as decimal text, counts as int8 text). */
+interface LevelFiguresRow {
+  volume_usd: string;
+  revenue_usd: string;
+  conversions: string;
+  users: string;
+  paid_volume_usd: string;
+  paid_revenue_usd: string;
+  paid_conversions: string;
+}
+
+function toLevelFigures(level: number, row: LevelFiguresRow, earnings: EarningRecord[]): LevelFiguresRecord {
+  return {
+    level,
+    volumeUsd: row.volume_usd,
+    revenueUsd: row.revenue_usd,
+    conversions: BigInt(row.conversions),
+    convertingUsers: BigInt(row.users),
+    paidVolumeUsd: row.paid_volume_usd,
+    paidRevenueUsd: row.paid_revenue_usd,
+    paidConversions: BigInt(row.paid_conversions),
+    earnings,
+  };
+}
+
+/** A window's conditions on the conversions' moment (`occurredAt`: the facts' or the levels' column) and on the facts' name. */
+function windowConditions(occurredAt: RawBuilder<unknown>, window: FiguresWindow): RawBuilder<unknown>[] {
+  return [
+    ...(window.from === undefined ? [] : [sql`${occurredAt} >= ${window.from}`]),
+    ...(window.until === undefined ? [] : [sql`${occurredAt} < ${window.until}`]),
+    ...(window.conversionName === undefined ? [] : [sql`f.name = ${window.conversionName}`]),
+  ];
+}
 
 const DAY_MS = 86_400_000;
 /** The first day (YYYY-MM-DD, UTC) of the bucket of a fact's occurred_at. */
@@ -262,27 +296,13 @@ export class AffiliateStatsRepository {
    */
   async levelOne(projectId: string, affiliateId: string, window: FiguresWindow): Promise<LevelFiguresRecord> {
     const where = sql.join(
-      [
-        sql`f.project_id = ${projectId}`,
-        sql`f.affiliate_id = ${affiliateId}`,
-        ...(window.from === undefined ? [] : [sql`f.occurred_at >= ${window.from}`]),
-        ...(window.until === undefined ? [] : [sql`f.occurred_at < ${window.until}`]),
-        ...(window.conversionName === undefined ? [] : [sql`f.name = ${window.conversionName}`]),
-      ],
+      [sql`f.project_id = ${projectId}`, sql`f.affiliate_id = ${affiliateId}`, ...windowConditions(sql`f.occurred_at`, window)],
       sql` AND `,
     );
     const paid = sql`f.status = 'processed'`;
     // Raw: FILTERed aggregates over NUMERIC columns in one pass.
     const [figures, earnings] = await Promise.all([
-      sql<{
-        volume_usd: string;
-        revenue_usd: string;
-        conversions: string;
-        users: string;
-        paid_volume_usd: string;
-        paid_revenue_usd: string;
-        paid_conversions: string;
-      }>`
+      sql<LevelFiguresRow>`
         SELECT coalesce(sum(f.volume_usd), 0)::text AS volume_usd, coalesce(sum(f.revenue_usd), 0)::text AS revenue_usd,
           ${COUNTED_CONVERSIONS} AS conversions, ${COUNTED_USERS} AS users,
           coalesce(sum(f.volume_usd) FILTER (WHERE ${paid}), 0)::text AS paid_volume_usd,
@@ -299,18 +319,7 @@ export class AffiliateStatsRepository {
         LEFT JOIN metric_currencies c ON c.id = p.currency_id
         ORDER BY c.name, p.currency_id`.execute(this.db),
     ]);
-    const row = figures.rows[0]!;
-    return {
-      level: 1,
-      volumeUsd: row.volume_usd,
-      revenueUsd: row.revenue_usd,
-      conversions: BigInt(row.conversions),
-      convertingUsers: BigInt(row.users),
-      paidVolumeUsd: row.paid_volume_usd,
-      paidRevenueUsd: row.paid_revenue_usd,
-      paidConversions: BigInt(row.paid_conversions),
-      earnings: earnings.rows.map(toEarningRecord),
-    };
+    return toLevelFigures(1, figures.rows[0]!, earnings.rows.map(toEarningRecord));
   }
 
   /**
@@ -321,29 +330,14 @@ export class AffiliateStatsRepository {
    */
   async upperLevels(projectId: string, affiliateId: string, window: FiguresWindow): Promise<LevelFiguresRecord[]> {
     const where = sql.join(
-      [
-        sql`l.affiliate_id = ${affiliateId}`,
-        sql`l.project_id = ${projectId}`,
-        ...(window.from === undefined ? [] : [sql`l.occurred_at >= ${window.from}`]),
-        ...(window.until === undefined ? [] : [sql`l.occurred_at < ${window.until}`]),
-        ...(window.conversionName === undefined ? [] : [sql`f.name = ${window.conversionName}`]),
-      ],
+      [sql`l.affiliate_id = ${affiliateId}`, sql`l.project_id = ${projectId}`, ...windowConditions(sql`l.occurred_at`, window)],
       sql` AND `,
     );
     const facts = sql`conversion_fact_levels l JOIN conversion_facts f ON f.project_id = l.project_id AND f.conversion_id = l.conversion_id`;
     const paid = sql`f.status = 'processed'`;
     // Raw: FILTERed aggregates over NUMERIC columns per level, as levelOne's.
     const [figures, earnings] = await Promise.all([
-      sql<{
-        level: number;
-        volume_usd: string;
-        revenue_usd: string;
-        conversions: string;
-        users: string;
-        paid_volume_usd: string;
-        paid_revenue_usd: string;
-        paid_conversions: string;
-      }>`
+      sql<LevelFiguresRow & { level: number }>`
         SELECT l.level, coalesce(sum(f.volume_usd), 0)::text AS volume_usd, coalesce(sum(f.revenue_usd), 0)::text AS revenue_usd,
           count(*) FILTER (WHERE f.reversed_bps < 10000) AS conversions,
           count(DISTINCT (f.identifier_type, f.identifier)) FILTER (WHERE f.reversed_bps < 10000) AS users,
@@ -365,18 +359,7 @@ export class AffiliateStatsRepository {
     return REFERRAL_LEVELS.slice(1).map((level) => {
       const row = figures.rows.find((candidate) => Number(candidate.level) === level);
       const earned = earnings.rows.filter((candidate) => Number(candidate.level) === level).map(toEarningRecord);
-      if (!row) return { ...emptyLevel(level), earnings: earned };
-      return {
-        level,
-        volumeUsd: row.volume_usd,
-        revenueUsd: row.revenue_usd,
-        conversions: BigInt(row.conversions),
-        convertingUsers: BigInt(row.users),
-        paidVolumeUsd: row.paid_volume_usd,
-        paidRevenueUsd: row.paid_revenue_usd,
-        paidConversions: BigInt(row.paid_conversions),
-        earnings: earned,
-      };
+      return row ? toLevelFigures(level, row, earned) : { ...emptyLevel(level), earnings: earned };
     });
   }
 

@@ -21,7 +21,9 @@ type ConversionProcessed = EventPayload<'claim.conversion.processed'>;
 type ConversionReversed = EventPayload<'claim.conversion.reversed'>;
 type ReferralCreated = EventPayload<'agency.referral.created'>;
 
-const userOf = (user: { identifier: string; identifier_type: UserIdentifier['identifierType'] }): UserIdentifier => ({
+/** A user as the events name one. */
+type EventUser = { identifier: string; identifier_type: UserIdentifier['identifierType'] };
+const userOf = (user: EventUser): UserIdentifier => ({
   identifier: user.identifier,
   identifierType: user.identifier_type,
 });
@@ -29,32 +31,26 @@ const userOf = (user: { identifier: string; identifier_type: UserIdentifier['ide
 const utcDay = (iso: string) => new Date(iso).toISOString().slice(0, 10);
 
 export function conversionInput(payload: ConversionProcessed): ConversionInput {
-  const currencyId = payload.currency_id;
-  return {
-    user: userOf(payload.user),
-    name: payload.name,
-    day: utcDay(payload.occurred_at),
-    volumeUsd: payload.volume_usd ?? '0',
-    revenueUsd: payload.revenue_usd ?? '0',
-    referrer: payload.affiliate ? userOf(payload.affiliate.user) : null,
-    // Every payout to a user, whatever its kind: what the user earned.
-    earnings: currencyId === null ? [] : payload.payouts.map((payout) => ({ user: userOf(payout.user), currencyId, amount: BigInt(payout.amount) })),
-  };
+  // Every payout to a user, whatever its kind: what the user earned.
+  return inputOf(payload, payload.payouts);
 }
 
 export function reversalInput(payload: ConversionReversed): ReversalInput {
+  // What came back from each beneficiary, whatever its kind (pending or paid out): it was counted as earned.
+  return { conversionId: payload.conversion_id, shareBps: payload.share_bps, ...inputOf(payload, payload.reversals) };
+}
+
+/** What a conversion and a reversal of it both say: whose, which day, the (reversed) figures, the referrer, each user's amount. */
+function inputOf(payload: ConversionProcessed | ConversionReversed, amounts: ReadonlyArray<{ user: EventUser; amount: string }>): ConversionInput {
   const currencyId = payload.currency_id;
   return {
-    conversionId: payload.conversion_id,
-    shareBps: payload.share_bps,
     user: userOf(payload.user),
     name: payload.name,
     day: utcDay(payload.occurred_at),
     volumeUsd: payload.volume_usd ?? '0',
     revenueUsd: payload.revenue_usd ?? '0',
     referrer: payload.affiliate ? userOf(payload.affiliate.user) : null,
-    // What came back from each beneficiary, whatever its kind (pending or paid out): it was counted as earned.
-    earnings: currencyId === null ? [] : payload.reversals.map((part) => ({ user: userOf(part.user), currencyId, amount: BigInt(part.amount) })),
+    earnings: currencyId === null ? [] : amounts.map((part) => ({ user: userOf(part.user), currencyId, amount: BigInt(part.amount) })),
   };
 }
 

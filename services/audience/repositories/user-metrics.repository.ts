@@ -141,20 +141,14 @@ async function addAllTime(trx: Trx, projectId: string, now: Date, rows: readonly
           referred_volume_usd = m.referred_volume_usd + excluded.referred_volume_usd, updated_at = excluded.updated_at`.execute(trx);
 }
 
-/** One reversal of a paid conversion (claim.conversion.reversed): its share of what the conversion added. */
-export interface ReversalInput {
+/**
+ * One reversal of a paid conversion (claim.conversion.reversed): its share of what the conversion added, said as the
+ * conversion says it (its day, the day rows it was added to; the reversed share of its volume and revenue; what came
+ * back from each beneficiary).
+ */
+export interface ReversalInput extends ConversionInput {
   conversionId: string;
   shareBps: number;
-  user: UserIdentifier;
-  name: string;
-  /** The UTC day the conversion happened: the day rows it was added to. */
-  day: string;
-  /** The reversed share of its volume and revenue ('0' when it had none). */
-  volumeUsd: string;
-  revenueUsd: string;
-  referrer: UserIdentifier | null;
-  /** What came back from each beneficiary, in the conversion's currency. */
-  earnings: ReadonlyArray<{ user: UserIdentifier; currencyId: string; amount: bigint }>;
 }
 
 /** A user's key in the order the conversions' statements lock rows (identifier_type, identifier). */

@@ -82,16 +82,7 @@ export type CloseUnavailable = 'CHAIN_NOT_CONFIGURED' | 'CLAIM_SETTINGS_MISSING'
  * One row of /close and /claim: the voucher's struct. `signed` is what makes it redeemable; a
  * restricted row has none, and says why in `restriction`.
  */
-export interface ClaimRow {
-  claimCheckId: string;
-  chainId: bigint;
-  projectAddress: string;
-  to: string;
-  currency: string;
-  currencyType: number;
-  amount: bigint;
-  reason: number;
-  tokenId: bigint;
+export interface ClaimRow extends Omit<StoredVoucher, 'deadline' | 'proof' | 'signatures' | 'verifyingContract'> {
   signed: { deadline: bigint; proof: string; signatures: string[] } | null;
   restriction: string | null;
   /** The contract the voucher was signed for (its verifyingContract); null when no voucher was signed. */

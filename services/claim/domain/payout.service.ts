@@ -157,19 +157,7 @@ export class PayoutService {
       const attribution = attributions[index];
       if (attribution === undefined || attribution instanceof Error) {
         this.logger.error({ project_id: projectId, conversion_id: conversion.id, err: attribution }, 'attribution of a conversion failed');
-        return {
-          id: conversion.id,
-          status: 'failed',
-          failureReason: FAILED_REASON,
-          currencyId: null,
-          attribution: null,
-          movements: [],
-          eligibility: null,
-          pendingReason: null,
-          review: null,
-          holdDays: 0,
-          caps: null,
-        };
+        return failedOutcome(conversion.id, FAILED_REASON);
       }
       const terms = termsByName.get(conversion.name) ?? null;
       const plan = planPayouts(conversion, attribution, terms, isMember);
@@ -179,19 +167,7 @@ export class PayoutService {
           { project_id: projectId, conversion_id: conversion.id, conversion_name: conversion.name },
           'a payout of a conversion is past 2^256 - 1: not paid',
         );
-        return {
-          id: conversion.id,
-          status: 'failed',
-          failureReason: PAST_MAX_REASON,
-          currencyId: null,
-          attribution: null,
-          movements: [],
-          eligibility: null,
-          pendingReason: null,
-          review: null,
-          holdDays: 0,
-          caps: null,
-        };
+        return failedOutcome(conversion.id, PAST_MAX_REASON);
       }
       return {
         id: conversion.id,
@@ -282,4 +258,21 @@ export class PayoutService {
     const yes = new Set(asked.flatMap((question, position) => (members[position] ? [memberKey(question.audienceId, question.user)] : [])));
     return (audienceId, user) => yes.has(memberKey(audienceId, user));
   }
+}
+
+/** A conversion that failed (`failureReason`): nothing paid, nothing attributed. */
+function failedOutcome(id: string, failureReason: string): ConversionOutcome {
+  return {
+    id,
+    status: 'failed',
+    failureReason,
+    currencyId: null,
+    attribution: null,
+    movements: [],
+    eligibility: null,
+    pendingReason: null,
+    review: null,
+    holdDays: 0,
+    caps: null,
+  };
 }

@@ -4,7 +4,7 @@ import type { Page } from '../../rules/pagination';
 import type { ClaimDatabase } from '../database';
 import type { ClaimCheckStatus, ClaimReason } from '../domain/vocabulary';
 import type { KnownCurrencies } from './known-currencies';
-import type { CurrencySummary } from './movement.repository';
+import { CURRENCY_COLUMNS, type CurrencyRow, type CurrencySummary, toCurrency } from './movement.repository';
 import { reversedAmount } from './reversed-amount';
 
 /** A claim check as the user sees it, with its currency and (once closed) its voucher's deadline. */
@@ -274,23 +274,7 @@ export class ClaimCheckRepository {
 }
 
 const CHECK_COLUMNS = ['cc.id', 'cc.reason', 'cc.amount', 'cc.status', 'cc.created_at'] as const;
-const CURRENCY_COLUMNS = [
-  'cur.id as currency_id',
-  'cur.chain_id',
-  'cur.address',
-  'cur.name as currency_name',
-  'cur.decimals',
-  'cur.type as currency_type',
-] as const;
 
-type CurrencyRow = {
-  currency_id: string;
-  chain_id: bigint | null;
-  address: string | null;
-  currency_name: string;
-  decimals: number;
-  currency_type: CurrencySummary['type'];
-};
 type CheckRow = CurrencyRow & {
   id: string;
   reason: ClaimReason;
@@ -311,17 +295,6 @@ type CheckWithVoucherRow = CheckRow & {
   signatures: string[] | null;
   verifying_contract: string | null;
 };
-
-function toCurrency(row: CurrencyRow): CurrencySummary {
-  return {
-    id: row.currency_id,
-    chainId: row.chain_id,
-    address: row.address,
-    name: row.currency_name,
-    decimals: row.decimals,
-    type: row.currency_type,
-  };
-}
 
 function toCheck(row: CheckRow): ClaimCheckRecord {
   return {

@@ -25,6 +25,36 @@ export interface CurrencySummary {
   type: CurrencyType;
 }
 
+/** A statement's columns of the currency joined as `cur`, read back by toCurrency. */
+export const CURRENCY_COLUMNS = [
+  'cur.id as currency_id',
+  'cur.chain_id',
+  'cur.address',
+  'cur.name as currency_name',
+  'cur.decimals',
+  'cur.type as currency_type',
+] as const;
+
+export type CurrencyRow = {
+  currency_id: string;
+  chain_id: bigint | null;
+  address: string | null;
+  currency_name: string;
+  decimals: number;
+  currency_type: CurrencySummary['type'];
+};
+
+export function toCurrency(row: CurrencyRow): CurrencySummary {
+  return {
+    id: row.currency_id,
+    chainId: row.chain_id,
+    address: row.address,
+    name: row.currency_name,
+    decimals: row.decimals,
+    type: row.currency_type,
+  };
+}
+
 export interface MovementRecord {
   kind: MovementKind;
   beneficiary: UserIdentifier;
@@ -406,12 +436,7 @@ export class MovementRepository {
         'm.created_at',
         'c.name as conversion_name',
         'cc.status as claim_check_status',
-        'cur.id as currency_id',
-        'cur.chain_id',
-        'cur.address',
-        'cur.name as currency_name',
-        'cur.decimals',
-        'cur.type as currency_type',
+        ...CURRENCY_COLUMNS,
         reversedAmount('m').as('reversed'),
       ]);
   }
@@ -448,14 +473,7 @@ function toMovement(row: MovementRow): MovementRecord {
   return {
     kind: row.kind,
     beneficiary: { identifier: row.identifier, identifierType: row.identifier_type },
-    currency: {
-      id: row.currency_id,
-      chainId: row.chain_id,
-      address: row.address,
-      name: row.currency_name,
-      decimals: row.decimals,
-      type: row.currency_type,
-    },
+    currency: toCurrency(row),
     amount: row.amount,
     reversed: BigInt(row.reversed),
     conversionId: row.conversion_id,

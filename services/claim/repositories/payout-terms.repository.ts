@@ -34,21 +34,8 @@ export interface PayoutTermsRecord {
   updatedAt: Date;
 }
 
-export interface PayoutTermsChange {
-  projectId: string;
-  conversionName: string;
-  currencyId: string;
-  endUser: Reward | null;
-  affiliate: Reward | null;
-  upline: UplineRewards;
-  tiers: TierRewardRecord[];
-  endUserAllowlistAudienceId: string | null;
-  affiliateAllowlistAudienceId: string | null;
-  holdDays: number;
-  requireApproval: boolean;
-  caps: PayoutCaps;
-  now: Date;
-}
+/** The terms to store: a record's fields but its times, which `now` sets. */
+export type PayoutTermsChange = Omit<PayoutTermsRecord, 'createdAt' | 'updatedAt'> & { projectId: string; now: Date };
 
 /** Thrown when the terms name a currency the project does not have. */
 export class UnknownCurrency extends Error {}

@@ -65,6 +65,15 @@ export function LoadError({ query, title }: { query: FailedQuery; title?: string
   return <ErrorMessage error={query.error} title={title} onRetry={() => void query.refetch()} />;
 }
 
+/** What the previous screen left to say (a record created, a change made), as a status line; nothing when it said nothing. */
+export function Notice({ notice }: { notice: ReactNode }) {
+  return notice ? (
+    <p className="state" role="status">
+      {notice}
+    </p>
+  ) : null;
+}
+
 export function Empty({ children }: { children: ReactNode }) {
   return <p className="state state-empty">{children}</p>;
 }

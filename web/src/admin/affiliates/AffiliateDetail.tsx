@@ -13,7 +13,7 @@ import {
   formatUsd,
 } from '../../ui/format';
 import { Pager } from '../../ui/Pager';
-import { Empty, ListStates, LoadError, Loading } from '../../ui/states';
+import { Empty, ListStates, LoadError, Loading, Notice } from '../../ui/states';
 import { useProject } from '../session';
 import { AffiliateCodes } from './AffiliateCodes';
 import { ClicksChart } from './ClicksChart';
@@ -53,11 +53,7 @@ export function AffiliateDetail() {
         <Link to="../..">Affiliates</Link> /
       </p>
       <h1 id="affiliate-title">{data.name || data.identifier}</h1>
-      {notice ? (
-        <p className="state" role="status">
-          {notice}
-        </p>
-      ) : null}
+      <Notice notice={notice} />
       <p className="identifier">
         {data.identifier} <span className="subtle">({data.identifier_type})</span>
       </p>

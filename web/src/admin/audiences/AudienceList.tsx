@@ -6,6 +6,7 @@ import { pageFromUrl } from '../../ui/Pager';
 import { useProject } from '../session';
 import { numeric } from '../../ui/ScrollTable';
 import { WritesOnly } from '../key-role';
+import { Notice } from '../../ui/states';
 
 const PAGE_SIZE = 25;
 
@@ -31,11 +32,7 @@ export function AudienceList() {
           </Link>
         </WritesOnly>
       </div>
-      {notice ? (
-        <p className="state" role="status">
-          {notice}
-        </p>
-      ) : null}
+      <Notice notice={notice} />
       <PagedTable
         query={audiences}
         loading="Loading audiences…"

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { ConfirmMutationDialog } from '../../ui/ConfirmDialog';
 import { formatBasisPoints, formatCount, formatDateTime, formatDecimal, formatUsd } from '../../ui/format';
-import { LoadError, Loading } from '../../ui/states';
+import { LoadError, Loading, Notice } from '../../ui/states';
 import { useProject } from '../session';
 import { BindSubAffiliates } from './BindSubAffiliates';
 import { Amounts } from './figures';
@@ -41,11 +41,7 @@ export function MasterDetail() {
         <Link to="..">Master affiliates</Link> /
       </p>
       <h1 id="master-title">{title}</h1>
-      {notice ? (
-        <p className="state" role="status">
-          {notice}
-        </p>
-      ) : null}
+      <Notice notice={notice} />
       <p className="identifier">
         {data.identifier} <span className="subtle">({data.identifier_type})</span> ·{' '}
         <Link to={affiliatePath(data.identifier_type, data.identifier)}>Its affiliate page</Link>

@@ -2,7 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useLocation, useSearchParams } from 'react-router-dom';
 import { formatBasisPoints, formatDateTime, formatDecimal, formatUsd, shortIdentifier } from '../../ui/format';
 import { pageFromUrl, Pager } from '../../ui/Pager';
-import { ListStates } from '../../ui/states';
+import { ListStates, Notice } from '../../ui/states';
 import { useProject } from '../session';
 import { DesignateMaster } from './DesignateMaster';
 import { Amounts } from './figures';
@@ -26,11 +26,7 @@ export function MasterList() {
   return (
     <section aria-labelledby="masters-title">
       <h1 id="masters-title">Master affiliates</h1>
-      {notice ? (
-        <p className="state" role="status">
-          {notice}
-        </p>
-      ) : null}
+      <Notice notice={notice} />
       <ListStates query={masters} loading="Loading master affiliates…" empty="No master affiliates yet. Designate an affiliate below." />
       {masters.data && masters.data.results.length > 0 ? (
         <>

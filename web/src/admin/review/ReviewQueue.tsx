@@ -7,6 +7,7 @@ import { FieldError, fieldErrors } from '../../ui/field-errors';
 import { formatCount, formatDateTime, shortIdentifier } from '../../ui/format';
 import { PAGE_SIZES, pageFromUrl, PageSizeSelect } from '../../ui/Pager';
 import { PagedTable } from '../../ui/PagedTable';
+import { ANY_STATUS, StatusFilter, statusFromUrl } from '../../ui/StatusFilter';
 import { ErrorMessage } from '../../ui/states';
 import { useProject } from '../session';
 import {
@@ -21,8 +22,6 @@ import {
   ruleSentence,
 } from './review';
 
-/** The filter's value for "both statuses" (the API's list without `status`). */
-const ANY = 'any';
 const STATUSES: Array<{ value: ReviewStatus; label: string }> = [
   { value: 'open', label: 'Waiting for a decision' },
   { value: 'decided', label: 'Decided' },
@@ -40,7 +39,7 @@ export function ReviewQueue() {
   const queryClient = useQueryClient();
   const [params, setParams] = useSearchParams();
   const statusParam = params.get('status');
-  const status: ReviewStatus | typeof ANY = statusParam === ANY ? ANY : (STATUSES.find((entry) => entry.value === statusParam)?.value ?? 'open');
+  const status = statusFromUrl<ReviewStatus>(statusParam, STATUSES, 'open');
   const rule = RULES.find((entry) => entry === params.get('rule'));
   const user = params.get('user')?.trim() || undefined;
   const pageSize = PAGE_SIZES.includes(Number(params.get('page_size'))) ? Number(params.get('page_size')) : 20;
@@ -63,7 +62,7 @@ export function ReviewQueue() {
     queryFn: ({ signal }) =>
       api('get', '/api/v1/projects/{projectId}/review', {
         path: { projectId },
-        query: { status: status === ANY ? undefined : status, rule, user_identifier: user, page, page_size: pageSize },
+        query: { status: status === ANY_STATUS ? undefined : status, rule, user_identifier: user, page, page_size: pageSize },
         signal,
       }),
     placeholderData: keepPreviousData,
@@ -83,7 +82,8 @@ export function ReviewQueue() {
     onSuccess: (answer) => decided('Approved', answer.results),
   });
   const forbidden = list.error instanceof ApiError && list.error.status === 403;
-  const empty = status === 'open' ? 'No conversions wait for review.' : status === ANY ? 'No conversions were flagged.' : 'No decided reviews.';
+  const empty =
+    status === 'open' ? 'No conversions wait for review.' : status === ANY_STATUS ? 'No conversions were flagged.' : 'No decided reviews.';
   const toggle = (id: string, on: boolean) =>
     setSelected((current) => {
       const next = new Set(current);
@@ -189,15 +189,7 @@ function Filters({
   return (
     <div className="inline-fields">
       <div>
-        <label htmlFor="review-status-filter">Status</label>
-        <select id="review-status-filter" value={status} onChange={(event) => onChange({ status: event.target.value })}>
-          {STATUSES.map((entry) => (
-            <option key={entry.value} value={entry.value}>
-              {entry.label}
-            </option>
-          ))}
-          <option value={ANY}>Any status</option>
-        </select>
+        <StatusFilter id="review-status-filter" value={status} statuses={STATUSES} onChange={(next) => onChange({ status: next })} />
       </div>
       <div>
         <label htmlFor="review-rule-filter">Rule broken</label>

@@ -8,9 +8,7 @@ import { useProject } from '../session';
 import { ReviewActions } from './ReviewActions';
 import { ownerOf, RECORD_STATUSES, type RecordStatus, TAX_PATHS, type TaxSubmission, taxIdText, taxKeys } from './tax-records';
 import { ScrollTable } from '../../ui/ScrollTable';
-
-/** The filter's value for "every status" (the API's list without `status`). */
-const ANY = 'any';
+import { ANY_STATUS, StatusFilter, statusFromUrl } from '../../ui/StatusFilter';
 
 /**
  * The review queue: the project's current tax forms, `submitted` first by default, any status on
@@ -21,8 +19,7 @@ export function ReviewQueue() {
   const { projectId, api } = useProject();
   const [params, setParams] = useSearchParams();
   const statusParam = params.get('status');
-  const status: RecordStatus | typeof ANY =
-    statusParam === ANY ? ANY : (RECORD_STATUSES.find((entry) => entry.value === statusParam)?.value ?? 'submitted');
+  const status = statusFromUrl<RecordStatus>(statusParam, RECORD_STATUSES, 'submitted');
   const pageSize = PAGE_SIZES.includes(Number(params.get('page_size'))) ? Number(params.get('page_size')) : 20;
   const page = pageFromUrl(params);
   const setView = (next: { status?: string; page_size?: number; page?: number }) =>
@@ -33,28 +30,20 @@ export function ReviewQueue() {
     queryFn: ({ signal }) =>
       api('get', '/api/v1/projects/{projectId}/tax-submissions', {
         path: { projectId },
-        query: { status: status === ANY ? undefined : status, page, page_size: pageSize },
+        query: { status: status === ANY_STATUS ? undefined : status, page, page_size: pageSize },
         signal,
       }),
     placeholderData: keepPreviousData,
   });
   const rows = list.data?.results ?? [];
-  const empty = status === 'submitted' ? 'No tax forms await review.' : status === ANY ? 'No tax forms yet.' : `No ${status} tax forms.`;
+  const empty = status === 'submitted' ? 'No tax forms await review.' : status === ANY_STATUS ? 'No tax forms yet.' : `No ${status} tax forms.`;
 
   return (
     <section aria-labelledby="tax-queue-title">
       <h1 id="tax-queue-title">Tax forms</h1>
       <div className="inline-fields">
         <div>
-          <label htmlFor="tax-status-filter">Status</label>
-          <select id="tax-status-filter" value={status} onChange={(event) => setView({ status: event.target.value })}>
-            {RECORD_STATUSES.map((entry) => (
-              <option key={entry.value} value={entry.value}>
-                {entry.label}
-              </option>
-            ))}
-            <option value={ANY}>Any status</option>
-          </select>
+          <StatusFilter id="tax-status-filter" value={status} statuses={RECORD_STATUSES} onChange={(next) => setView({ status: next })} />
         </div>
         <div>
           <PageSizeSelect id="tax-page-size" value={pageSize} onChange={(size) => setView({ page_size: size })} />
