@@ -230,19 +230,23 @@ async function closesCycle(trx: Transaction<AgencyDatabase>, projectId: string, 
  * project, migration 0022, so at most one of the two matches).
  */
 async function findCodeHolder(trx: Transaction<AgencyDatabase>, projectId: string, code: string) {
-  // Typed as affiliate_codes: invite_codes has the same project_id, affiliate_id and code, all this statement reads of it.
-  const holderOf = (table: 'affiliate_codes' | 'invite_codes') =>
-    trx
-      .selectFrom(`${table} as c` as 'affiliate_codes as c')
-      .innerJoin('affiliates as a', 'a.id', 'c.affiliate_id')
-      .select(['a.id', 'a.identifier', 'a.identifier_type', 'a.status', 'c.code'])
-      .where('c.project_id', '=', projectId)
-      .where(sql`lower(c.code)`, '=', code.toLowerCase())
-      .forShare('a')
-      .executeTakeFirst();
-  const affiliateCode = await holderOf('affiliate_codes');
+  const affiliateCode = await trx
+    .selectFrom('affiliate_codes as c')
+    .innerJoin('affiliates as a', 'a.id', 'c.affiliate_id')
+    .select(['a.id', 'a.identifier', 'a.identifier_type', 'a.status', 'c.code'])
+    .where('c.project_id', '=', projectId)
+    .where(sql`lower(c.code)`, '=', code.toLowerCase())
+    .forShare('a')
+    .executeTakeFirst();
   if (affiliateCode) return { ...affiliateCode, invite: false };
-  const inviteCode = await holderOf('invite_codes');
+  const inviteCode = await trx
+    .selectFrom('invite_codes as c')
+    .innerJoin('affiliates as a', 'a.id', 'c.affiliate_id')
+    .select(['a.id', 'a.identifier', 'a.identifier_type', 'a.status', 'c.code'])
+    .where('c.project_id', '=', projectId)
+    .where(sql`lower(c.code)`, '=', code.toLowerCase())
+    .forShare('a')
+    .executeTakeFirst();
   return inviteCode && { ...inviteCode, invite: true };
 }
 
