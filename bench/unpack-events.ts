@@ -13,9 +13,9 @@ import { randomUUID } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { z } from 'zod';
-import { EVENT_PAYLOADS, type EventPayload } from '../services/platform/events/contracts';
-import { consumerJobData, eventJobData, type EventJobData, packEventsJson } from '../services/platform/outbox/event';
+import type { EventPayload } from '../services/platform/events/contracts';
+import { payloadContract } from '../services/platform/outbox/consumer';
+import { consumerJobData, type EventJobData, eventsOfJob, packedEvents, packEventsJson } from '../services/platform/outbox/event';
 
 const EVENTS = 1_000;
 const batches = Number(process.env.UNPACK_BATCHES ?? 200);
@@ -75,15 +75,14 @@ const json = `[${rows.map((row) => `{"id":${JSON.stringify(row.id)},"type":"clai
 const pack = packEventsJson(rows[0]!.id, EVENTS, json);
 const inflated = () => inflateRawSync(Buffer.from(pack.packed, 'base64')).toString('utf8');
 const parsedEvents = JSON.parse(json) as unknown[];
-const envelopes = z.array(eventJobData).min(1);
-const events: EventJobData[] = envelopes.parse(parsedEvents);
-const contract = EVENT_PAYLOADS['claim.conversion.processed'];
+const events: EventJobData[] = eventsOfJob(consumerJobData.parse(pack));
+const contract = payloadContract('claim.conversion.processed');
 
 const stages: Array<[string, () => unknown]> = [
   ['consumerJobData.parse of the packed job (the three below)', () => consumerJobData.parse(pack)],
   ['  base64 and inflating', inflated],
   ['  JSON.parse', () => JSON.parse(json)],
-  ['  the envelopes check', () => envelopes.parse(parsedEvents)],
+  ['  the envelopes check', () => packedEvents.parse(parsedEvents)],
   ['every payload by its contract (readEvent)', () => events.map((event) => contract.safeParse(event.payload))],
 ];
 
