@@ -73,7 +73,7 @@ function mutated(value: unknown): fc.Arbitrary<unknown> {
   return fc
     .tuple(fc.nat({ max: paths.length - 1 }), fc.constantFrom('replace', 'remove', 'add'), oddValue, fc.string({ maxLength: 6 }))
     .map(([at, how, odd, key]) => {
-      const copy = structuredClone(value) as unknown;
+      const copy = structuredClone<unknown>(value);
       const path = paths[at]!;
       if (path.length === 0) return how === 'replace' ? odd : copy;
       const parent = path.slice(0, -1).reduce<unknown>((node, step) => (node as Record<string | number, unknown>)[step], copy) as Record<
