@@ -57,7 +57,13 @@ export const eventPackJobData = z.object({ first: z.uuid(), count: z.number().in
 
 export type EventPackJobData = z.output<typeof eventPackJobData>;
 
-const packedEvents = z.array(eventJobData).min(1);
+/**
+ * The events of a packed batch, checked as eventJobData checks each (two UUIDs and a time apiece, up to
+ * 1,000 events a job, in every consumer of the type). Compiled (zod's AOT fast path): it accepts, refuses
+ * and answers exactly as the runtime parser does (a refused batch is parsed again by the runtime for its
+ * issues), in about half its time (bench/unpack-events.ts).
+ */
+export const packedEvents = z.compile(z.array(eventJobData).min(1));
 
 /** The packed form of a batch (for the relay), read back by consumerJobData. */
 export function packEvents(events: readonly EventJobData[]): EventPackJobData {
