@@ -1,11 +1,11 @@
 import { canonicalUuid, isUuid } from '../../services/rules/ids';
+import { csvLine } from '../../services/rules/csv-line';
 import { MAX_PAGE_SIZE } from '../../services/rules/pagination';
 import { AFFILIATE_COLUMNS } from '../affiliates/affiliate-csv';
 import { affiliatePage } from '../affiliates/affiliate-page';
 import { CsvOutput } from '../affiliates/csv-output';
 import { type CliConfig, wholeNumber } from '../config';
 import { CliError, EXIT, type ExitCode } from '../exit-codes';
-import { csvLine } from '../files/csv';
 import { ApiClient } from '../http/api-client';
 import { progressOn } from '../progress';
 

@@ -61,6 +61,3 @@ function parseLine(text: string, record: { fields: string[]; field: string }, in
   }
   return quoted ? 'open' : 'done';
 }
-
-/** The one CSV writer (RFC 4180), shared with the admin dashboard's export. */
-export { csvLine } from '../../services/rules/csv-line';

@@ -1,4 +1,5 @@
-import { csvLine, csvRecords } from '../../../cli/files/csv';
+import { csvLine } from '../../../services/rules/csv-line';
+import { csvRecords } from '../../../cli/files/csv';
 import { progressOn } from '../../../cli/progress';
 
 /** A stream that keeps what is written, as a terminal (isTTY, 60 columns) or as a pipe. */

@@ -1,7 +1,7 @@
 import { AFFILIATE_COLUMNS } from '../../../cli/affiliates/affiliate-csv';
 import type { ListedAffiliate } from '../../../cli/affiliates/affiliate-page';
-import { csvLine as cliCsvLine } from '../../../cli/files/csv';
-import { AFFILIATE_CSV_COLUMNS, csvLine } from '../../../web/src/admin/affiliates/affiliate-csv';
+import { csvLine } from '../../../services/rules/csv-line';
+import { AFFILIATE_CSV_COLUMNS } from '../../../web/src/admin/affiliates/affiliate-csv';
 
 /** The admin's CSV export and the CLI's `referral export-affiliates` write the same file (the web may not import the CLI). */
 describe('the affiliate CSV of the admin dashboard', () => {
@@ -43,7 +43,7 @@ describe('the affiliate CSV of the admin dashboard', () => {
     const web = csvLine(
       AFFILIATE_CSV_COLUMNS.map(([, value]) => value(affiliate as unknown as Parameters<(typeof AFFILIATE_CSV_COLUMNS)[number][1]>[0])),
     );
-    const cli = cliCsvLine(AFFILIATE_COLUMNS.map(([, value]) => value(affiliate as unknown as ListedAffiliate)));
+    const cli = csvLine(AFFILIATE_COLUMNS.map(([, value]) => value(affiliate as unknown as ListedAffiliate)));
     expect(web).toBe(cli);
     expect(web).toContain(',"Anna, ""the"" Affiliate",DE,flagged,');
     expect(web).toContain(',"Line one\nline two",');

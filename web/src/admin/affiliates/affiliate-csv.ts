@@ -2,8 +2,6 @@ import { AFFILIATE_COLUMNS } from '../../../../services/rules/affiliate-csv';
 import type { CsvField } from '../../../../services/rules/csv-line';
 import type { ApiResult } from '../../api/client';
 
-export { csvLine } from '../../../../services/rules/csv-line';
-
 /** A listed affiliate (columns.tsx's AffiliateRow, named here from the API's types so that tests outside the web's JSX settings can load this file). */
 type AffiliateRow = ApiResult<'/api/v1/projects/{projectId}/affiliates', 'get'>['results'][number];
 

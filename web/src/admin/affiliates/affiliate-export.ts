@@ -1,4 +1,5 @@
-import { AFFILIATE_CSV_COLUMNS, csvLine } from './affiliate-csv';
+import { csvLine } from '../../../../services/rules/csv-line';
+import { AFFILIATE_CSV_COLUMNS } from './affiliate-csv';
 import type { ApiRequest } from '../../api/client';
 import type { AffiliateRow } from './columns';
 import type { AffiliateFilters } from './filters';
